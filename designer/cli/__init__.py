@@ -1,0 +1,52 @@
+"""The command line: ``python -m designer COMMAND ...`` (also ``manipulator-designer``).
+
+Each command lives in a module of this package with a ``register(subparsers)``
+function; user errors exit with status 2 and a one-line message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .common import UserError
+
+__all__ = ["main", "UserError", "COMMAND_MODULES"]
+
+# modules that register commands, in --help order
+COMMAND_MODULES = ["model_commands", "dynamics_commands", "explore_commands"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="manipulator-designer",
+        description="Manipulator Designer: DH models of serial arms, their kinematics and equations of motion.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                continue  # a command group not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,47 @@
+"""Helpers shared by the command modules."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..model.manipulator import Manipulator
+from ..project import ProjectError, load_project
+
+__all__ = ["UserError", "load_model", "read_json", "write_output"]
+
+
+class UserError(Exception):
+    """A mistake of the user's: printed as one line, exit status 2."""
+
+
+def load_model(path: str) -> Manipulator:
+    try:
+        return load_project(path)
+    except ProjectError as exc:
+        raise UserError(str(exc)) from None
+
+
+def read_json(path: str, what: str):
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: {what} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: {what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+
+
+def write_output(text: str, out: str | None) -> None:
+    """Write to the file ``out`` or, without one, to standard output."""
+    if out:
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{out}: cannot write: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)

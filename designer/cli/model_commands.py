@@ -1,0 +1,98 @@
+"""Commands about the model itself: info, validate, fk."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model import MissingParameterError, parse_expr, validate
+from ..model.expr import ExpressionError
+from ..model.manipulator import Manipulator
+from .common import UserError, load_model
+
+
+def register(sub) -> None:
+    p = sub.add_parser("info", help="show the arm as a table: DH rows, masses, parameters, warnings")
+    p.add_argument("project")
+    p.set_defaults(func=cmd_info)
+    p = sub.add_parser("validate", help="check a project file; exit 0 when it has no errors")
+    p.add_argument("project")
+    p.set_defaults(func=cmd_validate)
+    p = sub.add_parser("fk", help="forward kinematics: every frame at the given joint values, as JSON")
+    p.add_argument("project")
+    p.add_argument("--q", nargs="+", required=True, metavar="Q",
+                   help="joint values (rad or m), numbers or expressions like pi/2")
+    p.set_defaults(func=cmd_fk)
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def describe(model: Manipulator) -> str:
+    out = [f"{model.name or '(unnamed)'}: {model.n} links, {model.convention.value} DH convention"]
+    if model.description:
+        out.append(model.description)
+    rows = [["#", "name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia (xx yy zz xy xz yz)"]]
+    for i, l in enumerate(model.links, start=1):
+        rows.append([str(i), l.name, l.joint.value, str(l.a), str(l.alpha), str(l.d), str(l.theta), str(l.mass),
+                     "[" + ", ".join(map(str, l.com)) + "]",
+                     "0" if l.inertia.is_zero else " ".join(map(str, l.inertia.entries()))])
+    out += ["", _table(rows), "", "gravity: [" + ", ".join(map(str, model.gravity)) + "]"]
+    for k, p in enumerate(model.point_masses, start=1):
+        out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
+    if model.parameters:
+        out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
+    problems = validate(model)
+    for p in problems:
+        out.append(f"{p.severity.value}: {p}")
+    return "\n".join(out) + "\n"
+
+
+def cmd_info(args) -> int:
+    print(describe(load_model(args.project)), end="")
+    return 0
+
+
+def cmd_validate(args) -> int:
+    model = load_model(args.project)  # errors raise here
+    problems = validate(model)
+    for p in problems:
+        print(f"{p.severity.value}: {p}")
+    print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
+    return 0
+
+
+def cmd_fk(args) -> int:
+    model = load_model(args.project)
+    if len(args.q) != model.n:
+        raise UserError(f"--q: {model.n} joint values needed, {len(args.q)} given")
+    q = []
+    for k, text in enumerate(args.q, start=1):
+        try:
+            value = parse_expr(text, f"--q[{k}]")
+            if value.free_symbols:
+                raise UserError(f"--q[{k}]: must be a number, not '{text}'")
+            q.append(float(value.evalf()))
+        except ExpressionError as exc:
+            raise UserError(str(exc)) from None
+    try:
+        arm = NumericArm.from_model(model)
+    except MissingParameterError as exc:
+        raise UserError(str(exc)) from None
+    T = arm.frames(q)
+    origins, axes = arm.joint_axes(q, T)
+    result = {
+        "q": q,
+        "frames": [np.round(t, 12).tolist() for t in T],
+        "joint_origins": origins.tolist(),
+        "joint_axes": axes.tolist(),
+        "tool_position": T[-1, :3, 3].tolist(),
+    }
+    print(json.dumps(result, indent=1))
+    return 0

@@ -1,0 +1,300 @@
+"""Frozen value objects describing a serial manipulator.
+
+Every quantity is a sympy expression (a number is just a constant expression),
+so the same model serves symbolic derivations and numeric work. Models are
+immutable: an edit makes a new model (``dataclasses.replace`` or the ``with_*``
+helpers), which is what the GUI's undo stack swaps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Iterable, Mapping
+
+import sympy as sp
+
+from .expr import symbol, to_expr
+
+__all__ = [
+    "Convention",
+    "Inertia",
+    "JointType",
+    "Link",
+    "Manipulator",
+    "PointMass",
+    "joint_symbols",
+    "MissingParameterError",
+]
+
+ZERO = sp.Integer(0)
+
+
+class JointType(str, Enum):
+    """What moves at a joint."""
+
+    REVOLUTE = "R"
+    PRISMATIC = "P"
+
+
+class Convention(str, Enum):
+    """Denavit-Hartenberg convention (see docs/project-format.md)."""
+
+    STANDARD = "standard"
+    MODIFIED = "modified"
+
+
+class MissingParameterError(ValueError):
+    """Numeric work needs values for symbols that have none."""
+
+    def __init__(self, names: Iterable[str]):
+        self.names = sorted(set(names))
+        super().__init__("no value for parameter(s): " + ", ".join(self.names))
+
+
+def _expr(value) -> sp.Expr:
+    return to_expr(value)
+
+
+def _vec3(values) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    items = tuple(_expr(v) for v in values)
+    if len(items) != 3:
+        raise ValueError("expected three components")
+    return items  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Inertia:
+    """Inertia tensor about the centre of mass, axes parallel to the link frame.
+
+    Off-diagonal entries are the tensor entries (minus the product integrals),
+    as in URDF and in project files.
+    """
+
+    xx: sp.Expr = ZERO
+    yy: sp.Expr = ZERO
+    zz: sp.Expr = ZERO
+    xy: sp.Expr = ZERO
+    xz: sp.Expr = ZERO
+    yz: sp.Expr = ZERO
+
+    def __post_init__(self):
+        for name in ("xx", "yy", "zz", "xy", "xz", "yz"):
+            object.__setattr__(self, name, _expr(getattr(self, name)))
+
+    @classmethod
+    def from_matrix(cls, m) -> "Inertia":
+        """From a symmetric 3x3 (nested sequence or sympy Matrix); symmetry is not checked here."""
+        return cls(m[0][0], m[1][1], m[2][2], m[0][1], m[0][2], m[1][2]) if not isinstance(m, sp.MatrixBase) \
+            else cls(m[0, 0], m[1, 1], m[2, 2], m[0, 1], m[0, 2], m[1, 2])
+
+    @classmethod
+    def diagonal(cls, xx, yy, zz) -> "Inertia":
+        return cls(xx, yy, zz)
+
+    def matrix(self) -> sp.Matrix:
+        return sp.Matrix([[self.xx, self.xy, self.xz], [self.xy, self.yy, self.yz], [self.xz, self.yz, self.zz]])
+
+    def entries(self) -> tuple[sp.Expr, ...]:
+        """(xx, yy, zz, xy, xz, yz)."""
+        return (self.xx, self.yy, self.zz, self.xy, self.xz, self.yz)
+
+    @property
+    def is_zero(self) -> bool:
+        return all(e == 0 for e in self.entries())
+
+    def __add__(self, other: "Inertia") -> "Inertia":
+        return Inertia(*(a + b for a, b in zip(self.entries(), other.entries())))
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link with the joint that moves it (base outwards).
+
+    For a revolute joint ``theta`` is the offset added to the joint variable;
+    for a prismatic joint ``d`` is. In the modified convention ``a`` and
+    ``alpha`` are a_{i-1} and alpha_{i-1} (row i of Craig's table).
+    """
+
+    joint: JointType = JointType.REVOLUTE
+    a: sp.Expr = ZERO
+    alpha: sp.Expr = ZERO
+    d: sp.Expr = ZERO
+    theta: sp.Expr = ZERO
+    mass: sp.Expr = ZERO
+    com: tuple[sp.Expr, sp.Expr, sp.Expr] = (ZERO, ZERO, ZERO)
+    inertia: Inertia = field(default_factory=Inertia)
+    name: str = ""
+    limits: tuple[sp.Expr, sp.Expr] | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "joint", JointType(self.joint))
+        for name in ("a", "alpha", "d", "theta", "mass"):
+            object.__setattr__(self, name, _expr(getattr(self, name)))
+        object.__setattr__(self, "com", _vec3(self.com))
+        if not isinstance(self.inertia, Inertia):
+            object.__setattr__(self, "inertia", Inertia.from_matrix(self.inertia))
+        if self.limits is not None:
+            lo, hi = self.limits
+            object.__setattr__(self, "limits", (_expr(lo), _expr(hi)))
+
+    @property
+    def is_revolute(self) -> bool:
+        return self.joint is JointType.REVOLUTE
+
+    def joint_values(self, q: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+        """(theta_i, d_i) with the joint variable q added to the right one."""
+        if self.is_revolute:
+            return self.theta + q, self.d
+        return self.theta, self.d + q
+
+    def expressions(self) -> Iterable[sp.Expr]:
+        yield from (self.a, self.alpha, self.d, self.theta, self.mass)
+        yield from self.com
+        yield from self.inertia.entries()
+        if self.limits:
+            yield from self.limits
+
+
+@dataclass(frozen=True)
+class PointMass:
+    """A load rigidly attached to link ``link`` (1-based) at ``position`` in that link's frame."""
+
+    link: int
+    mass: sp.Expr
+    position: tuple[sp.Expr, sp.Expr, sp.Expr] = (ZERO, ZERO, ZERO)
+
+    def __post_init__(self):
+        object.__setattr__(self, "mass", _expr(self.mass))
+        object.__setattr__(self, "position", _vec3(self.position))
+
+
+def joint_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], tuple[sp.Symbol, ...], tuple[sp.Symbol, ...]]:
+    """The symbols q1..qn, qd1..qdn, qdd1..qddn."""
+    return (
+        tuple(symbol(f"q{i}") for i in range(1, n + 1)),
+        tuple(symbol(f"qd{i}") for i in range(1, n + 1)),
+        tuple(symbol(f"qdd{i}") for i in range(1, n + 1)),
+    )
+
+
+@dataclass(frozen=True)
+class Manipulator:
+    """A serial arm: DH links base outwards, gravity, named parameters, point loads."""
+
+    links: tuple[Link, ...]
+    name: str = ""
+    description: str = ""
+    convention: Convention = Convention.STANDARD
+    gravity: tuple[sp.Expr, sp.Expr, sp.Expr] = (ZERO, ZERO, -symbol("g"))
+    parameters: tuple[tuple[str, float], ...] = ()
+    point_masses: tuple[PointMass, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "convention", Convention(self.convention))
+        object.__setattr__(self, "gravity", _vec3(self.gravity))
+        params = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
+        object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
+        object.__setattr__(self, "point_masses", tuple(self.point_masses))
+
+    # -- sizes and symbols -------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Degrees of freedom (number of links)."""
+        return len(self.links)
+
+    @property
+    def q(self) -> tuple[sp.Symbol, ...]:
+        return joint_symbols(self.n)[0]
+
+    @property
+    def qd(self) -> tuple[sp.Symbol, ...]:
+        return joint_symbols(self.n)[1]
+
+    @property
+    def qdd(self) -> tuple[sp.Symbol, ...]:
+        return joint_symbols(self.n)[2]
+
+    @property
+    def parameter_values(self) -> dict[str, float]:
+        return dict(self.parameters)
+
+    def expressions(self) -> Iterable[sp.Expr]:
+        for link in self.links:
+            yield from link.expressions()
+        yield from self.gravity
+        for pm in self.point_masses:
+            yield pm.mass
+            yield from pm.position
+
+    def free_symbols(self) -> set[sp.Symbol]:
+        """Every parameter symbol the model uses."""
+        out: set[sp.Symbol] = set()
+        for e in self.expressions():
+            out |= e.free_symbols
+        return out
+
+    def symbol_names(self) -> list[str]:
+        return sorted(s.name for s in self.free_symbols())
+
+    def unvalued_symbols(self) -> list[str]:
+        values = self.parameter_values
+        return [name for name in self.symbol_names() if name not in values]
+
+    def substitutions(self, overrides: Mapping[str, float] | None = None, *, require_all: bool = True) -> dict:
+        """{Symbol: value} for every used symbol; raises MissingParameterError when one has no value."""
+        values = dict(self.parameters)
+        if overrides:
+            values.update(overrides)
+        used = self.free_symbols()
+        missing = [s.name for s in used if s.name not in values]
+        if missing and require_all:
+            raise MissingParameterError(missing)
+        return {s: sp.Float(values[s.name]) for s in used if s.name in values}
+
+    def numeric(self, overrides: Mapping[str, float] | None = None) -> "Manipulator":
+        """The same arm with every symbol replaced by its (overridden) default value."""
+        subs = self.substitutions(overrides)
+        return self.map_expressions(lambda e: e.xreplace(subs) if e.free_symbols else e)
+
+    def map_expressions(self, fn) -> "Manipulator":
+        """A copy with ``fn`` applied to every quantity."""
+        def link_map(link: Link) -> Link:
+            return replace(
+                link,
+                a=fn(link.a), alpha=fn(link.alpha), d=fn(link.d), theta=fn(link.theta), mass=fn(link.mass),
+                com=tuple(fn(c) for c in link.com),
+                inertia=Inertia(*(fn(e) for e in link.inertia.entries())),
+                limits=None if link.limits is None else tuple(fn(v) for v in link.limits),
+            )
+        return replace(
+            self,
+            links=tuple(link_map(l) for l in self.links),
+            gravity=tuple(fn(g) for g in self.gravity),
+            point_masses=tuple(replace(p, mass=fn(p.mass), position=tuple(fn(c) for c in p.position))
+                               for p in self.point_masses),
+        )
+
+    # -- edits (each returns a new model) ----------------------------------
+    def with_link(self, index: int, link: Link) -> "Manipulator":
+        links = list(self.links)
+        links[index] = link
+        return replace(self, links=tuple(links))
+
+    def with_parameter(self, name: str, value: float | None) -> "Manipulator":
+        values = dict(self.parameters)
+        if value is None:
+            values.pop(name, None)
+        else:
+            values[name] = float(value)
+        return replace(self, parameters=tuple(values.items()))
+
+    def with_parameters(self, values: Mapping[str, float]) -> "Manipulator":
+        merged = dict(self.parameters)
+        merged.update({k: float(v) for k, v in values.items()})
+        return replace(self, parameters=tuple(merged.items()))
+
+    def point_masses_on(self, link_number: int) -> tuple[PointMass, ...]:
+        """The loads on link ``link_number`` (1-based)."""
+        return tuple(p for p in self.point_masses if p.link == link_number)

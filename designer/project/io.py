@@ -1,0 +1,356 @@
+"""Project files (docs/project-format.md): read, check, write atomically.
+
+Reading never runs code (expressions go through the whitelist parser) and
+reports every problem of a file at once, each naming its field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..model.expr import ExpressionError, format_expr, to_expr
+from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
+from ..model.validation import Problem, Severity, validate
+
+__all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
+           "from_dict", "to_dict", "save_project", "dumps_project"]
+
+FORMAT = "manipulator-designer"
+VERSION = 1
+MAX_FILE_BYTES = 5_000_000
+MAX_LINKS = 64
+MAX_PARAMETERS = 2000
+
+_LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits"}
+_TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
+             "links", "point_masses"}
+_INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
+
+
+class ProjectError(ValueError):
+    """A project that cannot be used; ``problems`` lists every error found (field: message)."""
+
+    def __init__(self, problems: list[str] | str, source: str = ""):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.source = source
+        head = f"{source}: " if source else ""
+        if len(self.problems) == 1:
+            msg = head + self.problems[0]
+        else:
+            msg = head + f"{len(self.problems)} problems: " + "; ".join(self.problems)
+        super().__init__(msg)
+
+
+class _Reader:
+    """Turns a parsed JSON document into a model, collecting problems instead of stopping."""
+
+    def __init__(self):
+        self.problems: list[str] = []
+
+    def fail(self, where: str, message: str):
+        self.problems.append(f"{where}: {message}")
+
+    def expr(self, value, where: str, default=None):
+        if value is None and default is not None:
+            return to_expr(default)
+        try:
+            return to_expr(value, where)
+        except ExpressionError as exc:
+            self.problems.append(str(exc))
+            return None
+
+    def vec3(self, value, where: str, default=(0, 0, 0)):
+        if value is None:
+            return tuple(to_expr(v) for v in default)
+        if not isinstance(value, list) or len(value) != 3:
+            self.fail(where, "must be a list of three numbers or expressions")
+            return None
+        items = [self.expr(v, f"{where}[{k}]") for k, v in enumerate(value)]
+        return None if any(v is None for v in items) else tuple(items)
+
+    def inertia(self, value, where: str):
+        if value is None:
+            return Inertia()
+        if isinstance(value, dict):
+            unknown = set(value) - _INERTIA_KEYS
+            if unknown:
+                self.fail(where, "unknown key(s) " + ", ".join(sorted(map(str, unknown))) +
+                          " (use xx, yy, zz, xy, xz, yz)")
+                return None
+            parts = {k: self.expr(value.get(k, 0), f"{where}.{k}") for k in _INERTIA_KEYS}
+            if any(v is None for v in parts.values()):
+                return None
+            return Inertia(**parts)
+        if not (isinstance(value, list) and len(value) == 3 and all(isinstance(r, list) and len(r) == 3 for r in value)):
+            self.fail(where, "must be a 3x3 matrix (list of three rows of three) or an object with xx, yy, zz, xy, xz, yz")
+            return None
+        m = [[self.expr(v, f"{where}[{r}][{c}]") for c, v in enumerate(row)] for r, row in enumerate(value)]
+        if any(v is None for row in m for v in row):
+            return None
+        for r, c in ((0, 1), (0, 2), (1, 2)):
+            if (m[r][c] - m[c][r]).expand() != 0:
+                self.fail(where, f"not symmetric ([{r}][{c}] = {m[r][c]} but [{c}][{r}] = {m[c][r]})")
+                return None
+        return Inertia.from_matrix(m)
+
+    def text(self, value, where: str) -> str:
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            self.fail(where, "must be text")
+            return ""
+        return value
+
+    def link(self, data, i: int):
+        where = f"links[{i}]"
+        if not isinstance(data, dict):
+            self.fail(where, "must be an object")
+            return None
+        unknown = set(data) - _LINK_KEYS
+        if unknown:
+            self.fail(where, "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
+        joint = data.get("joint")
+        if joint not in ("R", "P"):
+            self.fail(f"{where}.joint", f"must be \"R\" (revolute) or \"P\" (prismatic), not {json.dumps(joint)}")
+        fields = {k: self.expr(data.get(k, 0), f"{where}.{k}") for k in ("a", "alpha", "d", "theta")}
+        if "mass" not in data:
+            self.fail(f"{where}.mass", "missing")
+            mass = None
+        else:
+            mass = self.expr(data["mass"], f"{where}.mass")
+        com = self.vec3(data.get("com"), f"{where}.com")
+        inertia = self.inertia(data.get("inertia"), f"{where}.inertia")
+        name = self.text(data.get("name"), f"{where}.name")
+        limits = None
+        if data.get("limits") is not None:
+            lim = data["limits"]
+            if not isinstance(lim, list) or len(lim) != 2:
+                self.fail(f"{where}.limits", "must be [lower, upper]")
+            else:
+                limits = (self.expr(lim[0], f"{where}.limits[0]"), self.expr(lim[1], f"{where}.limits[1]"))
+                if None in limits:
+                    limits = None
+        values = [*fields.values(), mass, com, inertia]
+        if joint not in ("R", "P") or any(v is None for v in values):
+            return None
+        return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits, **fields)
+
+    def point_mass(self, data, k: int, n_links: int):
+        where = f"point_masses[{k}]"
+        if not isinstance(data, dict):
+            self.fail(where, "must be an object")
+            return None
+        unknown = set(data) - {"link", "mass", "position"}
+        if unknown:
+            self.fail(where, "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
+        link = data.get("link")
+        if isinstance(link, bool) or not isinstance(link, int):
+            self.fail(f"{where}.link", "must be a link number (1-based)")
+            link = None
+        mass = self.expr(data.get("mass"), f"{where}.mass") if "mass" in data else None
+        if "mass" not in data:
+            self.fail(f"{where}.mass", "missing")
+        position = self.vec3(data.get("position"), f"{where}.position")
+        if link is None or mass is None or position is None:
+            return None
+        return PointMass(link, mass, position)
+
+    def parameters(self, data) -> dict[str, float]:
+        out: dict[str, float] = {}
+        if data is None:
+            return out
+        if not isinstance(data, dict):
+            self.fail("parameters", "must be an object of name: number")
+            return out
+        if len(data) > MAX_PARAMETERS:
+            self.fail("parameters", f"more than {MAX_PARAMETERS} parameters")
+            return out
+        for name, value in data.items():
+            where = f"parameters.{name}"
+            expr = self.expr(value, where)
+            if expr is None:
+                continue
+            if expr.free_symbols:
+                self.fail(where, "a default value must be a number (it may use pi and functions, not names)")
+                continue
+            number = complex(expr.evalf())
+            if abs(number.imag) > 1e-12 or not np.isfinite(number.real):
+                self.fail(where, f"not a finite real number: {expr}")
+                continue
+            out[name] = float(number.real)
+        return out
+
+
+def from_dict(data: Any, source: str = "") -> Manipulator:
+    """A model from a parsed project document; raises :class:`ProjectError` listing every error."""
+    if not isinstance(data, dict):
+        raise ProjectError("the file must hold a JSON object", source)
+    fmt, version = data.get("format"), data.get("version")
+    if fmt != FORMAT:
+        raise ProjectError(f"format: not a Manipulator Designer project (expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ProjectError(f"version: must be a whole number, found {json.dumps(version)}", source)
+    if version > VERSION:
+        raise ProjectError(f"version: made by a newer version of Manipulator Designer (file version {version}, "
+                           f"this program reads up to {VERSION}); please update", source)
+    if version < 1:
+        raise ProjectError(f"version: unknown version {version}", source)
+    data = migrate(data)
+
+    reader = _Reader()
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
+    convention = data.get("convention", "standard")
+    if convention not in ("standard", "modified"):
+        reader.fail("convention", f"must be \"standard\" or \"modified\", not {json.dumps(convention)}")
+        convention = "standard"
+    gravity = reader.vec3(data.get("gravity"), "gravity", default=(0, 0, "-g"))
+    parameters = reader.parameters(data.get("parameters"))
+    links_data = data.get("links")
+    links = []
+    if not isinstance(links_data, list) or not links_data:
+        reader.fail("links", "must be a list with at least one link")
+    elif len(links_data) > MAX_LINKS:
+        reader.fail("links", f"more than {MAX_LINKS} links")
+    else:
+        links = [reader.link(l, i) for i, l in enumerate(links_data, start=1)]
+    pms_data = data.get("point_masses") or []
+    pms = []
+    if not isinstance(pms_data, list):
+        reader.fail("point_masses", "must be a list")
+    else:
+        pms = [reader.point_mass(p, k, len(links)) for k, p in enumerate(pms_data, start=1)]
+    name = reader.text(data.get("name"), "name")
+    description = reader.text(data.get("description"), "description")
+    if reader.problems:
+        raise ProjectError(reader.problems, source)
+
+    model = Manipulator(links=tuple(links), name=name, description=description,
+                        convention=Convention(convention), gravity=gravity,
+                        parameters=tuple(parameters.items()), point_masses=tuple(pms))
+    errs = [str(p) for p in validate(model) if p.severity is Severity.ERROR]
+    if errs:
+        raise ProjectError(errs, source)
+    return model
+
+
+def migrate(data: dict) -> dict:
+    """Bring an older document up to :data:`VERSION` (version 1 is the first; nothing to do yet)."""
+    return data
+
+
+def _inertia_json(inertia: Inertia):
+    m = inertia.matrix()
+    return [[format_expr(m[r, c]) for c in range(3)] for r in range(3)]
+
+
+def to_dict(model: Manipulator) -> dict:
+    """The project document of ``model`` (JSON-ready)."""
+    links = []
+    for link in model.links:
+        entry: dict[str, Any] = {}
+        if link.name:
+            entry["name"] = link.name
+        entry.update({
+            "joint": link.joint.value,
+            "a": format_expr(link.a), "alpha": format_expr(link.alpha),
+            "d": format_expr(link.d), "theta": format_expr(link.theta),
+            "mass": format_expr(link.mass),
+            "com": [format_expr(c) for c in link.com],
+            "inertia": _inertia_json(link.inertia),
+        })
+        if link.limits is not None:
+            entry["limits"] = [format_expr(v) for v in link.limits]
+        links.append(entry)
+    doc: dict[str, Any] = {
+        "format": FORMAT, "version": VERSION, "name": model.name, "description": model.description,
+        "convention": model.convention.value,
+        "gravity": [format_expr(g) for g in model.gravity],
+        "parameters": dict(model.parameters),
+        "links": links,
+    }
+    if model.point_masses:
+        doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
+                                "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
+    return doc
+
+
+def loads_project(text: str | bytes, source: str = "") -> Manipulator:
+    """A model from project text."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProjectError(f"not UTF-8 text (byte {exc.start})", source) from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ProjectError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", source) from None
+    except (ValueError, RecursionError) as exc:
+        raise ProjectError(f"not valid JSON: {exc}", source) from None
+    return from_dict(data, source)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def load_project(path: str | os.PathLike) -> Manipulator:
+    """Read a project file; every failure is a :class:`ProjectError` naming the file."""
+    path = Path(path)
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ProjectError(f"file is {size} bytes, larger than the {MAX_FILE_BYTES} a project may be", source)
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ProjectError("no such file", source) from None
+    except IsADirectoryError:
+        raise ProjectError("is a folder, not a project file", source) from None
+    except OSError as exc:
+        raise ProjectError(f"cannot read: {exc.strerror or exc}", source) from None
+    return loads_project(raw, source)
+
+
+def dumps_project(model: Manipulator) -> str:
+    return json.dumps(to_dict(model), indent=2, ensure_ascii=False) + "\n"
+
+
+def save_project(model: Manipulator, path: str | os.PathLike) -> None:
+    """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed."""
+    path = Path(path)
+    text = dumps_project(model)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
+def problems_text(problems: list[Problem]) -> str:
+    return "\n".join(f"{p.severity.value}: {p}" for p in problems)

@@ -1,0 +1,34 @@
+"""Test set-up shared by every test module."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ROBOTS = ROOT / "robots"
+sys.path.insert(0, str(ROOT))
+
+# The 3D view needs a real X server (Xvfb via pytest-xvfb); see docs and spec/headless-qt.md.
+os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+
+
+def pytest_configure(config):
+    # must happen before any QApplication exists (pyqtgraph shares shader programs across contexts)
+    try:
+        from PySide6.QtCore import QCoreApplication, Qt
+    except ImportError:
+        return
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+
+
+@pytest.fixture
+def robots_dir() -> Path:
+    return ROBOTS
+
+
+def robot_path(name: str) -> Path:
+    return ROBOTS / f"{name}.json"
