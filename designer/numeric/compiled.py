@@ -1,0 +1,205 @@
+"""Compile symbolic equations of motion into fast numeric functions.
+
+:func:`compile_equations` substitutes the parameter values, runs
+:func:`sympy.cse` on a *flat* list of the entries of each quantity (the upper
+triangle of M; the n entries of G, h and tau) and writes one Python function
+per quantity from the result. ``lambdify(cse=True)`` is not used because it
+silently skips common-subexpression elimination on nested outputs (see
+spec/sympy-notes.md). Each function is generated twice: with ``math`` for a
+single state (Python floats are the fastest there) and with ``numpy`` for
+arrays of states, where constant entries broadcast into the output.
+The generated source is kept in :attr:`CompiledDynamics.source` and is
+visible to :func:`inspect.getsource`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.pycode import PythonCodePrinter
+
+from ..dynamics.results import Equations
+from ..model import MissingParameterError
+
+__all__ = ["CompiledDynamics", "compile_equations", "operation_count"]
+
+_counter = itertools.count()
+
+
+def operation_count(exprs) -> int:
+    """Additions and multiplications (sympy's ``count_ops``) of a list of expressions after CSE."""
+    replacements, reduced = sp.cse(list(exprs), order="none")
+    return int(sum(sp.count_ops(e) for _, e in replacements) + sum(sp.count_ops(e) for e in reduced))
+
+
+def _emit(name: str, args: dict[str, list[sp.Symbol]], exprs: list[sp.Expr], printer) -> tuple[str, int]:
+    """Source of ``def name(q, qd, qdd): ... return (e0, e1, ...)`` with CSE; and its op count."""
+    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_x"), order="none")
+    lines = [f"def {name}({', '.join(args)}):"]
+    for vec, syms in args.items():
+        for k, s in enumerate(syms):
+            lines.append(f"    {s.name} = {vec}[{k}]")
+    for sym, value in replacements:
+        lines.append(f"    {sym.name} = {printer.doprint(value)}")
+    outs = ", ".join(printer.doprint(e) for e in reduced)
+    lines.append(f"    return ({outs}{',' if len(reduced) == 1 else ''})")
+    ops = sum(sp.count_ops(v) for _, v in replacements) + sum(sp.count_ops(e) for e in reduced)
+    return "\n".join(lines) + "\n", int(ops)
+
+
+def _build(name: str, source: str) -> Callable:
+    filename = f"<designer-compiled-{next(_counter)}-{name}>"
+    # register the text so that inspect.getsource and tracebacks can show it
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"math": math, "numpy": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+@dataclass(frozen=True)
+class CompiledDynamics:
+    """Numeric M, G, h and tau of one arm, compiled from its symbolic equations.
+
+    Single-state methods take sequences of n floats and return arrays; the
+    ``*_many`` methods take arrays of shape (N, n) and return (N, n, n) or (N, n).
+    """
+
+    n: int
+    method: str
+    parameters: Mapping[str, float]
+    source: Mapping[str, str]
+    operations: Mapping[str, int]  # count_ops after CSE per quantity (M: upper triangle)
+    _scalar: Mapping[str, Callable] = field(repr=False)
+    _vector: Mapping[str, Callable] = field(repr=False)
+
+    @property
+    def _triu(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.triu_indices(self.n)
+
+    def _one(self, v, name: str) -> list[float]:
+        a = np.asarray(v, dtype=float)
+        if a.shape != (self.n,):
+            raise ValueError(f"{name}: expected {self.n} values, got shape {a.shape}")
+        return a.tolist()
+
+    def _many(self, v, name: str) -> tuple[np.ndarray, int]:
+        a = np.asarray(v, dtype=float)
+        if a.ndim != 2 or a.shape[1] != self.n:
+            raise ValueError(f"{name}: expected an array of shape (N, {self.n}), got {a.shape}")
+        return np.ascontiguousarray(a.T), a.shape[0]
+
+    # single state ------------------------------------------------------------------
+    def M(self, q) -> np.ndarray:
+        """Mass matrix M(q), (n, n)."""
+        out = np.empty((self.n, self.n))
+        vals = self._scalar["M"](self._one(q, "q"))
+        i, j = self._triu
+        out[i, j] = vals
+        out[j, i] = vals
+        return out
+
+    def G(self, q) -> np.ndarray:
+        """Gravity torques G(q), (n,)."""
+        return np.array(self._scalar["G"](self._one(q, "q")), dtype=float)
+
+    def h(self, q, qd) -> np.ndarray:
+        """Coriolis and centrifugal torques h(q, qd) = tau(q, qd, 0) - G(q), (n,)."""
+        return np.array(self._scalar["h"](self._one(q, "q"), self._one(qd, "qd")), dtype=float)
+
+    def tau(self, q, qd, qdd) -> np.ndarray:
+        """Inverse dynamics tau(q, qd, qdd), (n,)."""
+        return np.array(self._scalar["tau"](self._one(q, "q"), self._one(qd, "qd"), self._one(qdd, "qdd")),
+                        dtype=float)
+
+    # many states -------------------------------------------------------------------
+    def _fill(self, vals, N: int, shape: tuple[int, ...]) -> np.ndarray:
+        out = np.empty((N,) + shape)
+        flat = out.reshape(N, -1)
+        for k, v in enumerate(vals):
+            flat[:, k] = v  # constants broadcast
+        return out
+
+    def M_many(self, Q) -> np.ndarray:
+        """M at each row of Q (N, n): (N, n, n)."""
+        Qt, N = self._many(Q, "Q")
+        vals = self._vector["M"](Qt)
+        out = np.empty((N, self.n, self.n))
+        for (i, j), v in zip(zip(*self._triu), vals):
+            out[:, i, j] = v
+            if i != j:
+                out[:, j, i] = v
+        return out
+
+    def G_many(self, Q) -> np.ndarray:
+        Qt, N = self._many(Q, "Q")
+        return self._fill(self._vector["G"](Qt), N, (self.n,))
+
+    def h_many(self, Q, QD) -> np.ndarray:
+        Qt, N = self._many(Q, "Q")
+        QDt, N2 = self._many(QD, "QD")
+        if N2 != N:
+            raise ValueError(f"QD: {N2} rows, Q has {N}")
+        return self._fill(self._vector["h"](Qt, QDt), N, (self.n,))
+
+    def tau_many(self, Q, QD, QDD) -> np.ndarray:
+        Qt, N = self._many(Q, "Q")
+        QDt, N2 = self._many(QD, "QD")
+        QDDt, N3 = self._many(QDD, "QDD")
+        if not N == N2 == N3:
+            raise ValueError(f"Q, QD, QDD: row counts differ ({N}, {N2}, {N3})")
+        return self._fill(self._vector["tau"](Qt, QDt, QDDt), N, (self.n,))
+
+
+def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) -> CompiledDynamics:
+    """Compile the M, G, h and tau of ``eq`` for numeric evaluation.
+
+    Parameters
+    ----------
+    eq : Equations
+        A symbolic result of any method.
+    values : dict, optional
+        Parameter values overriding the model's defaults.
+
+    Raises
+    ------
+    MissingParameterError
+        When a symbol other than the joint variables has no value; it names them all.
+    """
+    model = eq.model
+    n = model.n
+    q, qd, qdd = list(model.q), list(model.qd), list(model.qdd)
+    known = set(q) | set(qd) | set(qdd)
+    M = sp.Matrix(eq.mass_matrix)
+    quantities = {
+        "M": [M[i, j] for i in range(n) for j in range(i, n)],
+        "G": list(sp.Matrix(eq.gravity)),
+        "h": list(sp.Matrix(eq.coriolis)),
+        "tau": list(sp.Matrix(eq.tau)),
+    }
+    params = set().union(*(sp.sympify(e).free_symbols for exprs in quantities.values() for e in exprs)) - known
+    given = dict(model.parameter_values)
+    given.update(values or {})
+    missing = [s.name for s in params if s.name not in given]
+    if missing:
+        raise MissingParameterError(missing)
+    subs = {s: sp.Float(given[s.name], 17) for s in params}
+    signature = {"M": {"q": q}, "G": {"q": q}, "h": {"q": q, "qd": qd}, "tau": {"q": q, "qd": qd, "qdd": qdd}}
+    scalar_printer = PythonCodePrinter({"fully_qualified_modules": True})
+    vector_printer = NumPyPrinter({"fully_qualified_modules": True})
+    scalar, vector, source, ops = {}, {}, {}, {}
+    for name, exprs in quantities.items():
+        exprs = [sp.sympify(e).xreplace(subs) for e in exprs]
+        src, ops[name] = _emit(f"{name}_one", signature[name], exprs, scalar_printer)
+        vsrc, _ = _emit(f"{name}_many", signature[name], exprs, vector_printer)
+        scalar[name], vector[name] = _build(f"{name}_one", src), _build(f"{name}_many", vsrc)
+        source[name] = vsrc
+    return CompiledDynamics(n=n, method=getattr(eq.method, "value", str(eq.method)),
+                            parameters={s.name: float(given[s.name]) for s in params},
+                            source=source, operations=ops, _scalar=scalar, _vector=vector)
