@@ -1,0 +1,233 @@
+"""Dynamics of one arm at many configurations at once, from the link Jacobians.
+
+Exploration evaluates the same quantities at thousands of joint states, so
+everything here is vectorised over a leading axis of states. The mass matrix
+is assembled the way Lee, Lee & Nigam (RSD-TR-8-82, eq. 30) split it:
+
+    D_tra = sum_b m_b Jv_b^T Jv_b          (translation of each body's COM)
+    D_rot = sum_b Jw_b^T R_b I_b R_b^T Jw_b (rotation about the COM)
+    M = D_tra + D_rot,  G = -sum_b m_b Jv_b^T g.
+
+Each link is one body and each point mass another (a point mass has no
+rotational part), so the translation/rotation split is Lee's. The derivatives
+dM/dq come from the exact derivatives of the geometric Jacobians (a joint k
+turns every vector beyond it about z_k), giving the Christoffel symbols
+Gamma_ijk = (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) / 2 with h_i = qd^T Gamma_i qd,
+the same convention as :func:`designer.numeric.recursive.christoffel`.
+Single-state numbers (torques along a trajectory) come from
+:mod:`designer.numeric.recursive`; the tests check this module against it and
+against Pinocchio.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model.manipulator import Convention
+
+__all__ = ["Batch", "batch_frames", "CHUNK"]
+
+CHUNK = 4096  # states per block: bounds memory of the (N, bodies, 3, n, n) derivative arrays
+
+
+def batch_frames(arm: NumericArm, q: np.ndarray) -> np.ndarray:
+    """(N, n+1, 4, 4): T_0^i for every state, i = 0..n."""
+    q = np.atleast_2d(np.asarray(q, dtype=float))
+    N, n = q.shape
+    T = np.empty((N, n + 1, 4, 4))
+    T[:, 0] = np.eye(4)
+    for i in range(n):
+        a, alpha, d, theta = arm.dh[i]
+        theta = theta + q[:, i] if arm.revolute[i] else np.full(N, theta)
+        d = np.full(N, d) if arm.revolute[i] else d + q[:, i]
+        ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+        A = np.zeros((N, 4, 4))
+        A[:, 3, 3] = 1.0
+        if arm.convention is Convention.STANDARD:
+            A[:, 0, 0], A[:, 0, 1], A[:, 0, 2], A[:, 0, 3] = ct, -st * ca, st * sa, a * ct
+            A[:, 1, 0], A[:, 1, 1], A[:, 1, 2], A[:, 1, 3] = st, ct * ca, -ct * sa, a * st
+            A[:, 2, 1], A[:, 2, 2], A[:, 2, 3] = sa, ca, d
+        else:
+            A[:, 0, 0], A[:, 0, 1], A[:, 0, 3] = ct, -st, a
+            A[:, 1, 0], A[:, 1, 1], A[:, 1, 2], A[:, 1, 3] = st * ca, ct * ca, -sa, -sa * d
+            A[:, 2, 0], A[:, 2, 1], A[:, 2, 2], A[:, 2, 3] = st * sa, ct * sa, ca, ca * d
+        T[:, i + 1] = T[:, i] @ A
+    return T
+
+
+def _cross(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+    return np.cross(a, b, axisa=axis, axisb=axis, axisc=axis)
+
+
+class Batch:
+    """Jacobians, mass matrix parts, gravity and Christoffel symbols at states ``q`` (N, n).
+
+    Quantities are computed on first use and kept; arrays have the states first.
+    Keep N moderate (see :data:`CHUNK`) when asking for derivatives.
+    """
+
+    def __init__(self, arm: NumericArm, q):
+        self.arm = arm
+        self.q = np.atleast_2d(np.asarray(q, dtype=float))
+        if self.q.shape[1] != arm.n:
+            raise ValueError(f"states have {self.q.shape[1]} joint values, the arm has {arm.n} joints")
+        n = arm.n
+        # bodies: the links, then the point masses (translation only)
+        pm = arm.point_masses
+        self.body_link = np.concatenate([np.arange(n), np.array([p[0] for p in pm], dtype=int)])
+        self.body_mass = np.concatenate([np.asarray(arm.mass, float), np.array([p[1] for p in pm], float)])
+        self.body_com = np.concatenate([np.asarray(arm.com, float).reshape(n, 3),
+                                        np.array([p[2] for p in pm], float).reshape(len(pm), 3)])
+        self.body_inertia = np.concatenate([np.asarray(arm.inertia, float).reshape(n, 3, 3), np.zeros((len(pm), 3, 3))])
+        # moves[b, k]: joint k moves body b (k <= its link)
+        self.moves = np.arange(n)[None, :] <= self.body_link[:, None]
+        self.revolute = np.asarray(arm.revolute, bool)
+
+    @property
+    def n(self) -> int:
+        return self.arm.n
+
+    @property
+    def size(self) -> int:
+        return self.q.shape[0]
+
+    # -- kinematics ------------------------------------------------------------
+    @cached_property
+    def frames(self) -> np.ndarray:
+        return batch_frames(self.arm, self.q)
+
+    @cached_property
+    def axes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(origins, unit axes), each (N, n, 3), of the joints in the base frame."""
+        k = np.arange(self.n) + (0 if self.arm.convention is Convention.STANDARD else 1)
+        F = self.frames[:, k]
+        return F[..., :3, 3], F[..., :3, 2]
+
+    @cached_property
+    def body_positions(self) -> np.ndarray:
+        """(N, B, 3) centre of mass of every body."""
+        T = self.frames[:, self.body_link + 1]
+        return np.einsum("nbij,bj->nbi", T[..., :3, :3], self.body_com) + T[..., :3, 3]
+
+    @cached_property
+    def tool_position(self) -> np.ndarray:
+        return self.frames[:, -1, :3, 3]
+
+    def _point_jacobian(self, p: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Jv, Jw (N, ..., 3, n) of points p (N, ..., 3) moved by the joints where ``mask`` (..., n)."""
+        o, z = self.axes
+        extra = p.ndim - 2
+        shape = (o.shape[0],) + (1,) * extra + o.shape[1:]
+        o, z = o.reshape(shape), z.reshape(shape)
+        lever = np.cross(z, p[..., None, :] - o)                     # (N, ..., n, 3)
+        jv = np.where(self.revolute[:, None], lever, z) * mask[..., :, None]
+        jw = z * (self.revolute[:, None] & mask[..., :, None])
+        return np.swapaxes(jv, -1, -2), np.swapaxes(jw, -1, -2)
+
+    @cached_property
+    def com_jacobians(self) -> tuple[np.ndarray, np.ndarray]:
+        """Jv, Jw of every body, (N, B, 3, n) each."""
+        return self._point_jacobian(self.body_positions, self.moves)
+
+    @cached_property
+    def tool_jacobian(self) -> np.ndarray:
+        """(N, 6, n) geometric Jacobian [v; w] of the last frame's origin."""
+        jv, jw = self._point_jacobian(self.tool_position, np.ones(self.n, bool))
+        return np.concatenate([jv, jw], axis=1)
+
+    @cached_property
+    def world_inertia(self) -> np.ndarray:
+        """(N, B, 3, 3) R I R^T: each body's inertia about its COM in base axes."""
+        R = self.frames[:, self.body_link + 1, :3, :3]
+        return R @ self.body_inertia @ np.swapaxes(R, -1, -2)
+
+    # -- Lee's parts of the mass matrix, gravity -------------------------------
+    @cached_property
+    def D_tra(self) -> np.ndarray:
+        jv, _ = self.com_jacobians
+        return np.einsum("b,nbci,nbcj->nij", self.body_mass, jv, jv)
+
+    @cached_property
+    def D_rot(self) -> np.ndarray:
+        _, jw = self.com_jacobians
+        return np.einsum("nbci,nbcd,nbdj->nij", jw, self.world_inertia, jw)
+
+    @cached_property
+    def M(self) -> np.ndarray:
+        return self.D_tra + self.D_rot
+
+    @cached_property
+    def M_inv(self) -> np.ndarray:
+        return np.linalg.inv(self.M)
+
+    @cached_property
+    def G(self) -> np.ndarray:
+        """(N, n) gravity torques: tau = M qdd + h + G."""
+        jv, _ = self.com_jacobians
+        g = np.asarray(self.arm.gravity, float)
+        return -np.einsum("b,nbci,c->ni", self.body_mass, jv, g)
+
+    # -- derivatives and Christoffel symbols --------------------------------------
+    @cached_property
+    def dD(self) -> tuple[np.ndarray, np.ndarray]:
+        """(dD_tra, dD_rot), each (N, n, n, n) with [.., i, j, k] = d D_ij / d q_k."""
+        jv, jw = self.com_jacobians
+        zt = np.swapaxes(self.axes[1], 1, 2)                           # (N, 3, n)
+        n = self.n
+        rev = self.revolute
+        earlier = np.arange(n)[:, None] < np.arange(n)[None, :]      # [k, j]: k < j
+        later_eq = ~earlier                                            # [k, j]: j <= k
+        zk = zt[:, None, :, None, :]                                    # (N, 1, 3, 1, k)
+        # joint k < j turns column j about z_k (k revolute)
+        turn = lambda J: _cross(zk, J[..., :, None], axis=2) * (earlier.T[None, None, None] & rev[None, None, None, None, :])  # noqa: E731
+        # joint k >= j moves the point: column j of a revolute joint gets z_j x dp/dq_k
+        zj = zt[:, None, :, :, None]                                    # (N, 1, 3, j, 1)
+        push = _cross(zj, jv[..., None, :], axis=2) * (later_eq.T[None, None, None] & rev[None, None, None, :, None])
+        djv = turn(jv) + push                                          # (N, B, 3, j, k)
+        djw = turn(jw)
+        X = np.einsum("b,nbci,nbcjk->nijk", self.body_mass, jv, djv)
+        dtra = X + np.swapaxes(X, 1, 2)
+        Ic = self.world_inertia
+        W = np.einsum("nbcd,nbdj->nbcj", Ic, jw)                       # Ic Jw
+        Y = np.einsum("nbci,nbcjk->nijk", W, djw)                       # Jw^T Ic dJw
+        # d(Ic)/dq_k = S(z_k) Ic - Ic S(z_k) for a revolute k that moves the body
+        zmask = (self.moves & rev[None, :])[None, :, None, None, :]
+        zW = _cross(zk, W[..., :, None], axis=2) * zmask                # z_k x (Ic Jw_j)
+        zJ = _cross(zk, jw[..., :, None], axis=2) * zmask               # z_k x Jw_j
+        dI = np.einsum("nbci,nbcjk->nijk", jw, zW) - np.einsum("nbci,nbcjk->nijk", W, zJ)
+        drot = Y + np.swapaxes(Y, 1, 2) + dI
+        return dtra, drot
+
+    @staticmethod
+    def christoffel_of(dM: np.ndarray) -> np.ndarray:
+        """Gamma[.., i, j, k] = (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) / 2."""
+        return 0.5 * (dM + np.swapaxes(dM, 2, 3) - np.transpose(dM, (0, 3, 1, 2)))
+
+    @cached_property
+    def dM(self) -> np.ndarray:
+        dtra, drot = self.dD
+        return dtra + drot
+
+    @cached_property
+    def gamma(self) -> np.ndarray:
+        """(N, n, n, n) Christoffel symbols of M, symmetric in the last two indices."""
+        return self.christoffel_of(self.dM)
+
+    def coriolis(self, qd) -> np.ndarray:
+        """h (N, n) = qd^T Gamma_i qd for one velocity (n,) or one per state (N, n)."""
+        qd = np.broadcast_to(np.asarray(qd, float), (self.size, self.n))
+        return np.einsum("nijk,nj,nk->ni", self.gamma, qd, qd)
+
+    def lee_h(self, qd) -> tuple[np.ndarray, np.ndarray]:
+        """Lee's (H_tra, H_rot), each (N, n): the velocity torques of the two kinetic-energy parts."""
+        qd = np.broadcast_to(np.asarray(qd, float), (self.size, self.n))
+        dtra, drot = self.dD
+        return tuple(np.einsum("nijk,nj,nk->ni", self.christoffel_of(d), qd, qd) for d in (dtra, drot))
+
+    def torque(self, qd, qdd) -> np.ndarray:
+        """Inverse dynamics tau = M qdd + h + G at every state."""
+        qdd = np.broadcast_to(np.asarray(qdd, float), (self.size, self.n))
+        return np.einsum("nij,nj->ni", self.M, qdd) + self.coriolis(qd) + self.G

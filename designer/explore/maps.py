@@ -1,0 +1,152 @@
+"""Metrics over the workspace: 2-D joint grids, samples within the joint limits, tool positions.
+
+Everything returns plain arrays (for heat maps, histograms and 3D point
+clouds) and is a pure function of a :class:`~designer.kinematics.NumericArm`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Sequence
+
+import numpy as np
+from scipy.stats import qmc
+
+from ..kinematics import NumericArm
+from .batch import Batch, batch_frames
+from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
+
+__all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
+           "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE"]
+
+DEFAULT_REVOLUTE_RANGE = (-np.pi, np.pi)
+
+
+class Sampling(str, Enum):
+    SOBOL = "sobol"     # scrambled Sobol sequence (scipy.stats.qmc)
+    RANDOM = "random"   # independent uniform draws
+
+
+def joint_limits(arm: NumericArm) -> np.ndarray:
+    """(n, 2) ranges: the model's limits; [-pi, pi] for a revolute joint without; an error for a
+    prismatic joint without (no sensible default length)."""
+    lim = np.array(arm.limits, float).reshape(arm.n, 2).copy()
+    for i in range(arm.n):
+        if np.isnan(lim[i]).any():
+            if not arm.revolute[i]:
+                raise ValueError(f"joint {i + 1} is prismatic and has no limits: give its range in the model")
+            lim[i] = DEFAULT_REVOLUTE_RANGE
+        if lim[i, 1] < lim[i, 0]:
+            raise ValueError(f"joint {i + 1}: lower limit {lim[i, 0]:g} is above upper limit {lim[i, 1]:g}")
+    return lim
+
+
+def sample_configurations(arm: NumericArm, count: int, method: Sampling | str = Sampling.SOBOL,
+                          seed: int | None = 0, limits: np.ndarray | None = None) -> np.ndarray:
+    """``count`` joint states (count, n) spread uniformly within the limits."""
+    if count < 1:
+        raise ValueError("sample count must be at least 1")
+    lim = joint_limits(arm) if limits is None else np.asarray(limits, float)
+    method = Sampling(method)
+    if method is Sampling.SOBOL:
+        u = qmc.Sobol(d=arm.n, scramble=True, seed=seed).random(count)
+    else:
+        u = np.random.default_rng(seed).random((count, arm.n))
+    return lim[:, 0] + u * (lim[:, 1] - lim[:, 0])
+
+
+@dataclass(frozen=True)
+class GridMap:
+    """values[iy, ix] of a metric with joint ``joints[0]`` at x[ix] and ``joints[1]`` at y[iy]."""
+
+    label: str
+    joints: tuple[int, int]   # 1-based
+    x: np.ndarray
+    y: np.ndarray
+    values: np.ndarray
+    q0: np.ndarray            # the pose of the other joints (and the current pose to mark)
+
+
+def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: Sequence[float] | None = None,
+             steps: int | tuple[int, int] = 50, ranges: Sequence[Sequence[float]] | None = None,
+             ratings: Ratings | None = None) -> GridMap:
+    """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``."""
+    spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
+    i, j = joints
+    if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
+        raise ValueError(f"joints must be two different numbers from 1 to {arm.n}, got {i} and {j}")
+    q0 = np.zeros(arm.n) if q0 is None else np.asarray(q0, float)
+    if q0.shape != (arm.n,):
+        raise ValueError(f"the pose needs {arm.n} joint values, got {q0.size}")
+    lim = joint_limits(arm)
+    rx, ry = (lim[i - 1], lim[j - 1]) if ranges is None else (ranges[0], ranges[1])
+    nx, ny = (steps, steps) if np.isscalar(steps) else steps
+    x, y = np.linspace(rx[0], rx[1], int(nx)), np.linspace(ry[0], ry[1], int(ny))
+    X, Y = np.meshgrid(x, y)
+    Q = np.tile(q0, (X.size, 1))
+    Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
+    values = evaluate(arm, Q, spec, ratings).reshape(Y.shape)
+    return GridMap(spec.label, (i, j), x, y, values, q0)
+
+
+STATS = ("min", "max", "mean", "std", "p05", "p50", "p95")
+
+
+def summarize(values: np.ndarray) -> dict[str, float]:
+    """Statistics of one number per state, ignoring NaN (min, max, mean, std, 5/50/95th percentiles)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return {k: float("nan") for k in STATS}
+    p05, p50, p95 = np.percentile(v, [5, 50, 95])
+    return {"min": float(v.min()), "max": float(v.max()), "mean": float(v.mean()), "std": float(v.std()),
+            "p05": float(p05), "p50": float(p50), "p95": float(p95)}
+
+
+@dataclass(frozen=True)
+class SampleSummary:
+    label: str
+    q: np.ndarray        # (N, n) the samples
+    values: np.ndarray   # (N,)
+    stats: dict[str, float]
+
+
+def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
+                   method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
+                   ratings: Ratings | None = None) -> SampleSummary:
+    """A metric at ``count`` samples within the joint limits, with its statistics."""
+    spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
+    q = sample_configurations(arm, count, method, seed)
+    values = evaluate(arm, q, spec, ratings)
+    return SampleSummary(spec.label, q, values, summarize(values))
+
+
+def workspace_map(arm: NumericArm, spec: MetricSpec | str, count: int = 2000,
+                  method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
+                  ratings: Ratings | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(tool positions (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
+    q = sample_configurations(arm, count, method, seed)
+    return batch_frames(arm, q)[:, -1, :3, 3], evaluate(arm, q, spec, ratings)
+
+
+def variation(arm: NumericArm, q: np.ndarray) -> dict[str, np.ndarray]:
+    """Each M_ij over the states q: max, min (signed) and ratio = max|M_ij| / min|M_ij| (inf when
+    M_ij reaches or crosses zero, nan when it is zero everywhere), all (n, n) arrays, with the
+    largest and smallest cond(M)."""
+    M = compute(arm, q, "M")
+    absM = np.abs(M)
+    lo = absM.min(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(lo > 0, absM.max(axis=0) / np.where(lo > 0, lo, 1.0), np.inf)
+    sign_change = (M.max(axis=0) > 0) & (M.min(axis=0) < 0)
+    ratio = np.where(sign_change, np.inf, ratio)
+    ratio = np.where(absM.max(axis=0) == 0, np.nan, ratio)   # identically zero: no ratio
+    cond = compute(arm, q, "cond")
+    return {"max": M.max(axis=0), "min": M.min(axis=0), "ratio": ratio,
+            "cond_max": np.array(cond.max()), "cond_min": np.array(cond.min())}
+
+
+def at_pose(arm: NumericArm, q: Sequence[float]) -> Batch:
+    """A one-state batch, for single-configuration tables."""
+    return Batch(arm, np.asarray(q, float)[None, :])

@@ -1,0 +1,299 @@
+"""Dynamic design metrics, each for many configurations at once.
+
+Every metric is a function of a :class:`~designer.explore.batch.Batch` (and of
+the joints' ratings where it says so) returning an array with the states
+first: ``(N,)`` for a scalar, ``(N, n)`` per joint, ``(N, n, n)`` per pair.
+The exact definitions, units and references are in docs/metrics.md.
+
+A metric is picked by a short text, e.g. ``coupling[1,2]``, ``gravity[2]``,
+``cond`` or ``coupling`` (no index: the metric's worst case over its
+components, see :class:`Metric`). Joints are numbered from 1 in these texts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .batch import CHUNK, Batch
+
+__all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
+           "compute", "task_jacobian", "cartesian_inertia", "speed_corners", "MetricError"]
+
+
+class MetricError(ValueError):
+    """A metric text that names no metric, a bad index, or a rating the metric needs but lacks."""
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Rated values per joint (SI: N m or N, rad/s or m/s, rad/s^2 or m/s^2); None where not given."""
+
+    torque: np.ndarray | None = None
+    speed: np.ndarray | None = None
+    acceleration: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, n: int, torque=None, speed=None, acceleration=None) -> "Ratings":
+        def arr(v, what):
+            if v is None:
+                return None
+            a = np.broadcast_to(np.asarray(v, float), (n,)).copy()
+            if not np.all(a > 0):
+                raise MetricError(f"rated {what} must be positive for every joint")
+            return a
+        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"))
+
+    def need(self, what: str, metric: str) -> np.ndarray:
+        value = getattr(self, what)
+        if value is None:
+            raise MetricError(f"metric '{metric}' needs the joints' rated {what}")
+        return value
+
+
+class Shape(str, Enum):
+    SCALAR = "scalar"
+    JOINT = "joint"
+    PAIR = "pair"
+
+
+class Reduce(str, Enum):
+    """How a metric without an index becomes one number per state."""
+
+    MAX = "max"                 # largest component
+    MIN = "min"                 # smallest component
+    MAX_ABS_OFF = "max_abs_off"  # largest |value| off the diagonal
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    shape: Shape
+    unit: str
+    reduce: Reduce
+    func: Callable[[Batch, Ratings], np.ndarray]
+    description: str
+
+
+# -- task space ------------------------------------------------------------------
+def task_jacobian(b: Batch, task: str = "auto") -> np.ndarray:
+    """The tool Jacobian rows of the task: ``translation`` (3 x n), ``full`` (6 x n) or ``auto``
+    (full when n >= 6, else translation)."""
+    J = b.tool_jacobian
+    if task == "auto":
+        task = "full" if b.n >= 6 else "translation"
+    if task == "translation":
+        return J[:, :3]
+    if task == "full":
+        return J
+    raise MetricError(f"unknown task space '{task}' (translation, full or auto)")
+
+
+def _rank(b: Batch, m: int) -> int:
+    return min(m, b.n)
+
+
+def cartesian_inertia(b: Batch, task: str = "translation") -> np.ndarray:
+    """Eigenvalues (N, r) of the Cartesian inertia Lambda = (J M^-1 J^T)^-1, ascending.
+
+    Only the r = min(rows, n) largest eigenvalues of J M^-1 J^T are kept (the
+    rest are zero for an arm with fewer joints than task directions); Lambda's
+    eigenvalues are their reciprocals.
+    """
+    J = task_jacobian(b, task)
+    A = J @ b.M_inv @ np.swapaxes(J, 1, 2)
+    ev = np.linalg.eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]   # largest r, descending
+    with np.errstate(divide="ignore"):
+        return 1.0 / ev                                                # ascending
+
+
+def speed_corners(speed: np.ndarray) -> np.ndarray:
+    """(2^(n-1), n) corners of the box |qd_i| <= speed_i, one of each +- pair (h is even in qd)."""
+    n = len(speed)
+    signs = np.array(np.meshgrid(*([[1.0, -1.0]] * (n - 1)), indexing="ij")).reshape(n - 1, -1).T
+    return np.column_stack([np.ones(len(signs)), signs]) * speed
+
+
+# -- the metrics ---------------------------------------------------------------------
+def _coupling(b, r):
+    d = np.sqrt(np.einsum("nii->ni", b.M))
+    return b.M / (d[:, :, None] * d[:, None, :])
+
+
+def _locked(b, r):
+    return np.einsum("nii->ni", b.M).copy()
+
+
+def _free(b, r):
+    return 1.0 / np.einsum("nii->ni", b.M_inv)
+
+
+def _ratio(b, r):
+    return _free(b, r) / _locked(b, r)
+
+
+def _cond(b, r):
+    return np.linalg.cond(b.M)
+
+
+def _isotropy(b, r):
+    lam = cartesian_inertia(b, "translation")
+    return lam[:, 0] / lam[:, -1]
+
+
+def _lambda_min(b, r):
+    return cartesian_inertia(b, "translation")[:, 0]
+
+
+def _lambda_max(b, r):
+    return cartesian_inertia(b, "translation")[:, -1]
+
+
+def _dyn_manip(b, r):
+    tau = r.need("torque", "dyn_manipulability")
+    J = task_jacobian(b, "translation")
+    # (M^T W M)^-1 = M^-1 W^-1 M^-T with W = diag(1 / tau_rated^2)
+    Winv = np.diag(tau**2)
+    A = J @ b.M_inv @ Winv @ np.swapaxes(b.M_inv, 1, 2) @ np.swapaxes(J, 1, 2)
+    ev = np.linalg.eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]
+    return np.sqrt(np.prod(np.clip(ev, 0.0, None), axis=1))
+
+
+def _coriolis(b, r):
+    speed = r.need("speed", "coriolis")
+    acc = r.need("acceleration", "coriolis")
+    corners = speed_corners(speed)
+    h = np.einsum("nijk,cj,ck->nci", b.gamma, corners, corners)
+    return np.abs(h).max(axis=1) / (np.einsum("nii->ni", b.M) * acc)
+
+
+def _gravity(b, r):
+    return np.abs(b.G)
+
+
+def _gravity_ratio(b, r):
+    return np.abs(b.G) / r.need("torque", "gravity_ratio")
+
+
+def _share(tra, rot):
+    tot = np.abs(tra) + np.abs(rot)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, np.abs(tra) / np.where(tot > 0, tot, 1.0), np.nan)
+
+
+def _tra_share(b, r):
+    return _share(b.D_tra, b.D_rot)
+
+
+def _tra_share_h(b, r):
+    speed = r.speed if r.speed is not None else np.ones(b.n)
+    h_tra, h_rot = b.lee_h(speed)
+    return _share(h_tra, h_rot)
+
+
+def _M(b, r):
+    return b.M
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in [
+    Metric("M", Shape.PAIR, "kg m^2 / kg m / kg", Reduce.MAX_ABS_OFF, _M, "mass-matrix entry M_ij"),
+    Metric("coupling", Shape.PAIR, "1", Reduce.MAX_ABS_OFF, _coupling, "inertial coupling M_ij / sqrt(M_ii M_jj)"),
+    Metric("inertia_locked", Shape.JOINT, "kg m^2 or kg", Reduce.MAX, _locked, "effective inertia, others locked: M_ii"),
+    Metric("inertia_free", Shape.JOINT, "kg m^2 or kg", Reduce.MAX, _free, "effective inertia, others free: 1/(M^-1)_ii"),
+    Metric("inertia_ratio", Shape.JOINT, "1", Reduce.MIN, _ratio, "free / locked effective inertia"),
+    Metric("cond", Shape.SCALAR, "1", Reduce.MAX, _cond, "condition number of M (2-norm)"),
+    Metric("isotropy", Shape.SCALAR, "1", Reduce.MIN, _isotropy,
+           "Asada: smallest / largest eigenvalue of the translational Cartesian inertia"),
+    Metric("cartesian_min", Shape.SCALAR, "kg", Reduce.MIN, _lambda_min, "smallest eigenvalue of the Cartesian inertia"),
+    Metric("cartesian_max", Shape.SCALAR, "kg", Reduce.MAX, _lambda_max, "largest eigenvalue of the Cartesian inertia"),
+    Metric("dyn_manipulability", Shape.SCALAR, "m/s^2 (per unit normalised torque)", Reduce.MIN, _dyn_manip,
+           "Yoshikawa: sqrt det(J (M^T W M)^-1 J^T), W = diag(1/tau_rated^2)"),
+    Metric("coriolis", Shape.JOINT, "1", Reduce.MAX, _coriolis,
+           "max |qd^T Gamma_i qd| over rated-speed corners / (M_ii * rated acceleration_i)"),
+    Metric("gravity", Shape.JOINT, "N m or N", Reduce.MAX, _gravity, "|G_i|"),
+    Metric("gravity_ratio", Shape.JOINT, "1", Reduce.MAX, _gravity_ratio, "|G_i| / rated torque_i"),
+    Metric("tra_share", Shape.PAIR, "1", Reduce.MIN, _tra_share, "Lee: |D_tra,ij| / (|D_tra,ij| + |D_rot,ij|)"),
+    Metric("tra_share_h", Shape.JOINT, "1", Reduce.MIN, _tra_share_h,
+           "Lee: |H_tra,i| / (|H_tra,i| + |H_rot,i|) at the rated speeds (1 rad/s without ratings)"),
+]}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric and, optionally, the component picked (0-based)."""
+
+    metric: Metric
+    index: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        if not self.index:
+            return self.metric.name
+        return f"{self.metric.name}[{','.join(str(i + 1) for i in self.index)}]"
+
+
+_SPEC_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\[\s*([0-9]+)\s*(?:,\s*([0-9]+)\s*)?\])?\s*$")
+
+
+def parse_metric(text: str, n: int) -> MetricSpec:
+    """``name``, ``name[i]`` or ``name[i,j]`` (1-based) for an arm with ``n`` joints."""
+    m = _SPEC_RE.match(text or "")
+    if not m:
+        raise MetricError(f"metric '{text}': write name, name[i] or name[i,j]")
+    name, i, j = m.groups()
+    if name not in METRICS:
+        raise MetricError(f"unknown metric '{name}' (known: {', '.join(METRICS)})")
+    metric = METRICS[name]
+    index = tuple(int(v) - 1 for v in (i, j) if v is not None)
+    want = {Shape.SCALAR: 0, Shape.JOINT: 1, Shape.PAIR: 2}[metric.shape]
+    if index and len(index) != want:
+        raise MetricError(f"metric '{name}' takes {want} index(es), got {len(index)}")
+    if any(not 0 <= k < n for k in index):
+        raise MetricError(f"metric '{text}': joint numbers run from 1 to {n}")
+    return MetricSpec(metric, index)
+
+
+def _reduce(values: np.ndarray, how: Reduce) -> np.ndarray:
+    if values.ndim == 1:
+        return values
+    if how is Reduce.MAX_ABS_OFF:
+        n = values.shape[1]
+        off = ~np.eye(n, dtype=bool)
+        return np.abs(values[:, off]).max(axis=1) if n > 1 else np.abs(values[:, 0, 0])
+    flat = values.reshape(values.shape[0], -1)
+    return np.nanmax(flat, axis=1) if how is Reduce.MAX else np.nanmin(flat, axis=1)
+
+
+def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUNK) -> np.ndarray:
+    """The full metric ``name`` at states q (N, n): (N,), (N, n) or (N, n, n)."""
+    if name not in METRICS:
+        raise MetricError(f"unknown metric '{name}'")
+    ratings = ratings or Ratings()
+    q = np.atleast_2d(np.asarray(q, float))
+    parts = [METRICS[name].func(Batch(arm, q[s:s + chunk]), ratings) for s in range(0, len(q), chunk)]
+    return np.concatenate(parts) if parts else np.empty((0,))
+
+
+def evaluate(arm, q, spec: MetricSpec | str, ratings: Ratings | None = None, chunk: int = CHUNK) -> np.ndarray:
+    """One number per state (N,): the picked component, or the metric's reduction."""
+    if isinstance(spec, str):
+        spec = parse_metric(spec, arm.n)
+    values = compute(arm, q, spec.metric.name, ratings, chunk)
+    if spec.index:
+        return values[(slice(None),) + spec.index]
+    return _reduce(values, spec.metric.reduce)
+
+
+def metrics_at(arm, q: Sequence[float], ratings: Ratings | None = None) -> dict[str, np.ndarray]:
+    """Every metric that the ratings allow, at one configuration (for tables and A/B comparison)."""
+    out = {}
+    for name in METRICS:
+        try:
+            out[name] = compute(arm, [q], name, ratings)[0]
+        except MetricError:
+            continue
+    return out
