@@ -1,0 +1,70 @@
+"""Start the application: ``python main.py [PROJECT]``."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from ..project import ProjectError, load_project
+
+__all__ = ["main", "create_application"]
+
+USAGE = "usage: python main.py [PROJECT.json]"
+
+
+def create_application(argv: list[str]) -> QApplication:
+    """The QApplication (created once), with the attributes the 3D view needs."""
+    app = QApplication.instance()
+    if app is None:
+        # before the QApplication exists: pyqtgraph shares shader programs across GL contexts
+        QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+        app = QApplication([sys.argv[0] if sys.argv else "designer", *argv])
+    app.setOrganizationName("ManipulatorDesigner")
+    app.setApplicationName("Manipulator Designer")
+    return app
+
+
+def _excepthook(window):
+    """Show an unexpected error in the window instead of losing it on stderr."""
+    def hook(kind, value, tb):
+        details = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write(details)
+        if window is not None:
+            window.show_message(f"Internal error: {kind.__name__}: {value}")
+    return hook
+
+
+def main(argv: list[str]) -> int:
+    """Open PROJECT (or the PUMA 560 example), show the window, run the event loop."""
+    args = [a for a in argv if not a.startswith("-")]
+    if any(a in ("-h", "--help") for a in argv):
+        print(USAGE)
+        return 0
+    if len(args) > 1:
+        print(USAGE, file=sys.stderr)
+        return 2
+    app = create_application([a for a in argv if a.startswith("-")])
+    from .main_window import MainWindow
+    from .projects import default_project
+
+    window = MainWindow()
+    sys.excepthook = _excepthook(window)
+    window.show()
+    if not window.offer_recovery():
+        if args:
+            path = Path(args[0])
+            try:
+                model = load_project(path)
+            except ProjectError as exc:
+                QMessageBox.critical(window, "Cannot open project", str(exc))
+                window.show_message(str(exc))
+            else:
+                window.document.reset(model, path)
+                window.recent.add(path)
+        else:
+            window.open_example(default_project())
+    return app.exec()

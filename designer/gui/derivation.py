@@ -1,0 +1,276 @@
+"""The derivation panel: method and simplification, Derive / Cancel, progress, errors, results.
+
+Derivations run in a :class:`~designer.gui.worker.JobWorker`. Results are cached
+per (model, method, simplification), so going back to a model (undo) or a
+method shows its equations at once. After an edit the equations on display
+stay, under a banner saying they are out of date, until derived again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QProgressBar,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from ..dynamics.results import Equations, Method, SimplifyMode
+from ..jobs import CancelToken
+from .worker import JobWorker, start_job
+
+try:
+    from .equations_view import EquationsView
+except ImportError:  # temporary until the equation viewer lands
+    EquationsView = None
+
+__all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
+
+CACHE_SIZE = 24
+METHOD_TEXT = {Method.LAGRANGE: "Lagrange-Euler (M, B, C, G)", Method.NEWTON_EULER: "Newton-Euler (τ)",
+               Method.DALEMBERT: "Generalized d'Alembert (D, H, G)"}
+SIMPLIFY_TEXT = {SimplifyMode.OFF: "no simplification", SimplifyMode.FAST: "fast simplification",
+                 SimplifyMode.FULL: "full simplification"}
+STALE_TEXT = ("Out of date: these equations are for an earlier version of the model or other settings. "
+              "Derive again to update them.")
+
+
+def default_derive(model, method, simplify, token):
+    """The core's derivation job (imported when first used, in the worker thread)."""
+    from ..dynamics import derive_job
+    return derive_job(model, method, simplify, token)
+
+
+class PlainEquations(QPlainTextEdit):
+    """Equations as text (used until the rendered view exists)."""
+
+    def set_equations(self, equations, stale: bool = False) -> None:
+        if equations is None:
+            self.setPlainText("")
+            return
+        import sympy as sp
+        lines = [f"{equations.method.value}, {equations.simplify.value} simplification"
+                 + ("  (OUT OF DATE)" if stale else "")]
+        for name, matrix in equations.matrices.items():
+            for (r, c), entry in zip(((r, c) for r in range(matrix.rows) for c in range(matrix.cols)), matrix):
+                text = sp.sstr(entry)
+                lines.append(f"{name}[{r + 1},{c + 1}] = {text[:4000]}")
+        self.setPlainText("\n".join(lines))
+
+
+def _banner(text: str, color: str, parent) -> QLabel:
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"QLabel {{ background: {color}; border: 1px solid #b0a060; padding: 4px; }}")
+    return label
+
+
+class DerivationPanel(QWidget):
+    """Derive the equations of the document's model without blocking the window.
+
+    ``derive(model, method, simplify, token)`` returns a job generator
+    (:func:`default_derive` unless given, e.g. a fake in tests).
+    """
+
+    derivationFinished = Signal(object)   # Equations
+    derivationFailed = Signal(str, str)   # message, details
+    derivationCancelled = Signal()
+    progressed = Signal(object)           # Progress
+    message = Signal(str)
+
+    def __init__(self, document, derive: Callable | None = None, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.derive = derive or default_derive
+        self.cache: OrderedDict = OrderedDict()
+        self.worker: JobWorker | None = None
+        self._running_key = None
+        self.shown: tuple | None = None    # (key, Equations) on display
+        self._view_state = None
+
+        self.method = QComboBox(self)
+        for m in Method:
+            self.method.addItem(METHOD_TEXT[m], m)
+        self.simplify = QComboBox(self)
+        for s in SimplifyMode:
+            self.simplify.addItem(SIMPLIFY_TEXT[s], s)
+        self.simplify.setCurrentIndex(list(SimplifyMode).index(SimplifyMode.FAST))
+        self.derive_button = QPushButton("Derive", self)
+        self.derive_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setEnabled(False)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("idle")
+
+        self.stale = _banner(STALE_TEXT, "#fff3c4", self)
+        self.stale.hide()
+        self.error = _banner("", "#ffd6d6", self)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details_button = QPushButton("Details", self)
+        self.details_button.setCheckable(True)
+        self.details = QPlainTextEdit(self)
+        self.details.setReadOnly(True)
+        self.details.setMaximumHeight(160)
+        error_row = QHBoxLayout()
+        error_row.addWidget(self.error, 1)
+        error_row.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.error_box = QFrame(self)
+        box = QVBoxLayout(self.error_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addLayout(error_row)
+        box.addWidget(self.details)
+        self.error_box.hide()
+        self.details.hide()
+        self.details_button.toggled.connect(self.details.setVisible)
+
+        self.view = (EquationsView or PlainEquations)(self)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.method)
+        controls.addWidget(self.simplify)
+        controls.addWidget(self.derive_button)
+        controls.addWidget(self.progress, 1)
+        controls.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(controls)
+        layout.addWidget(self.error_box)
+        layout.addWidget(self.stale)
+        layout.addWidget(self.view, 1)
+
+        self.derive_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.method.currentIndexChanged.connect(self.update_display)
+        self.simplify.currentIndexChanged.connect(self.update_display)
+        document.modelChanged.connect(self.update_display)
+
+    # -- state ---------------------------------------------------------------------
+    def key(self) -> tuple:
+        return (self.document.model, self.method.currentData(), self.simplify.currentData())
+
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None
+
+    def current_equations(self) -> tuple[Equations | None, bool]:
+        """(equations on display, whether they are out of date)."""
+        if self.shown is None:
+            return None, False
+        return self.shown[1], self.shown[0] != self.key()
+
+    def set_method(self, method: Method, simplify: SimplifyMode | None = None) -> None:
+        self.method.setCurrentIndex(list(Method).index(Method(method)))
+        if simplify is not None:
+            self.simplify.setCurrentIndex(list(SimplifyMode).index(SimplifyMode(simplify)))
+
+    def clear(self) -> None:
+        """Forget results (a different project was opened)."""
+        self.cancel()
+        self.cache.clear()
+        self.shown = None
+        self._view_state = None
+        self.view.set_equations(None, False)
+        self.stale.hide()
+        self.error_box.hide()
+
+    # -- running -------------------------------------------------------------------
+    def start(self) -> None:
+        """Derive for the current key; instant when cached."""
+        key = self.key()
+        if key in self.cache:
+            self.cache.move_to_end(key)
+            self._show(key, self.cache[key])
+            return
+        if self.worker is not None:
+            if self._running_key == key:
+                return
+            self.cancel()
+        model, method, simplify = key
+        self._running_key = key
+        self.error_box.hide()
+        self.progress.setValue(0)
+        self.progress.setFormat("starting…")
+        self.derive_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        worker = start_job(lambda token: self.derive(model, method, simplify, token),
+                           progress=self._progress, finished=lambda eq: self._finished(worker, key, eq),
+                           failed=lambda m, d: self._failed(worker, m, d),
+                           cancelled=lambda: self._cancelled(worker))
+        self.worker = worker
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.progress.setFormat("cancelling…")
+            self.cancel_button.setEnabled(False)
+
+    def _progress(self, step) -> None:
+        if self.worker is None or self.worker.token.cancelled:
+            return
+        if step.fraction is None:
+            self.progress.setRange(0, 0)  # busy indicator
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * max(0.0, min(1.0, step.fraction))))
+        detail = f" — {step.detail}" if step.detail else ""
+        pct = "" if step.fraction is None else f" {100 * step.fraction:.0f}%"
+        self.progress.setFormat(f"{step.stage}{pct}{detail}")
+        self.progressed.emit(step)
+
+    def _end(self, worker, text: str) -> bool:
+        """Common end of a job; False when it is an old job already replaced."""
+        if worker is not self.worker:
+            return False
+        self.worker = None
+        self._running_key = None
+        self.derive_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(1000 if text == "done" else 0)
+        self.progress.setFormat(text)
+        return True
+
+    def _finished(self, worker, key, equations) -> None:
+        self.cache[key] = equations
+        while len(self.cache) > CACHE_SIZE:
+            self.cache.popitem(last=False)
+        if self._end(worker, "done"):
+            self._show(key, equations)
+            self.derivationFinished.emit(equations)
+
+    def _failed(self, worker, message: str, details: str) -> None:
+        if not self._end(worker, "failed"):
+            return
+        self.error.setText(f"The derivation failed: {message}")
+        self.details.setPlainText(details)
+        self.error_box.show()
+        self.message.emit(f"Derivation failed: {message}")
+        self.derivationFailed.emit(message, details)
+
+    def _cancelled(self, worker) -> None:
+        if self._end(worker, "cancelled"):
+            self.message.emit("Derivation cancelled")
+            self.derivationCancelled.emit()
+
+    # -- display -------------------------------------------------------------------
+    def _show(self, key, equations) -> None:
+        self.shown = (key, equations)
+        self.update_display()
+
+    def update_display(self, *_args) -> None:
+        key = self.key()
+        if key in self.cache and (self.shown is None or self.shown[0] != key):
+            self.shown = (key, self.cache[key])
+        if self.shown is None:
+            self.stale.hide()
+            return
+        stale = self.shown[0] != key
+        self.stale.setVisible(stale)
+        # the view re-renders only when what it shows changes (rendering can be slow)
+        state = (id(self.shown[1]), stale)
+        if state != self._view_state:
+            self._view_state = state
+            self.view.set_equations(self.shown[1], stale)

@@ -1,0 +1,247 @@
+"""The DH table: one row per link (name, joint type, a, alpha, d, theta, mass)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QStyledItemDelegate,
+                               QTableView, QToolButton, QVBoxLayout, QWidget)
+
+from ..model import Convention, ExpressionError, JointType, Link, Manipulator
+from .cells import ExprTableModel, expr_text
+
+__all__ = ["DHTableModel", "DHTable", "COLUMNS", "edit_links"]
+
+COLUMNS = ["name", "joint", "a", "alpha", "d", "theta", "mass"]
+_HEADERS = {
+    Convention.STANDARD: ["name", "joint", "a_i", "α_i", "d_i", "θ_i", "mass"],
+    Convention.MODIFIED: ["name", "joint", "a_(i-1)", "α_(i-1)", "d_i", "θ_i", "mass"],
+}
+_HEADER_TIPS = {
+    "a": "link length (m); {conv}",
+    "alpha": "link twist (rad); {conv}",
+    "d": "link offset (m); for a prismatic joint the offset added to q_i",
+    "theta": "joint angle offset (rad); for a revolute joint theta_i = theta + q_i",
+    "mass": "link mass (kg)",
+    "joint": "R = revolute, P = prismatic",
+    "name": "a label for the link",
+}
+CONVENTION_TEXT = {
+    Convention.STANDARD: "Standard DH (frame i at the distal end of link i)",
+    Convention.MODIFIED: "Modified DH, Craig (frame i at joint i; a, α are a_(i-1), α_(i-1))",
+}
+
+
+class DHTableModel(ExprTableModel):
+    columns = COLUMNS
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.document.model.n
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        conv = self.document.model.convention
+        if orientation == Qt.Orientation.Horizontal:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return _HEADERS[conv][section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return _HEADER_TIPS[COLUMNS[section]].format(conv=CONVENTION_TEXT[conv])
+        return super().headerData(section, orientation, role)
+
+    def where(self, row: int, col: int) -> str:
+        return f"links[{row + 1}].{COLUMNS[col]}"
+
+    def cell_value(self, row: int, col: int):
+        link = self.document.model.links[row]
+        key = COLUMNS[col]
+        if key == "joint":
+            return link.joint.value
+        return getattr(link, key)
+
+    def parse(self, row: int, col: int, text: str):
+        key = COLUMNS[col]
+        if key == "name":
+            return text.strip()
+        if key == "joint":
+            value = text.strip().upper()[:1]
+            if value not in ("R", "P"):
+                raise ExpressionError("joint type must be R (revolute) or P (prismatic)", self.where(row, col))
+            return JointType(value)
+        return super().parse(row, col, text)
+
+    def commit(self, row: int, col: int, value) -> None:
+        model = self.document.model
+        key = COLUMNS[col]
+        link = model.links[row]
+        if getattr(link, key) == value:
+            return
+        shown = value.value if key == "joint" else (expr_text(value) if key != "name" else repr(value))
+        self.document.apply(model.with_link(row, replace(link, **{key: value})),
+                            f"Set {key} of link {row + 1} to {shown}")
+
+    def _model_changed(self, model) -> None:
+        super()._model_changed(model)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+
+
+class JointTypeDelegate(QStyledItemDelegate):
+    """A combo box for the joint column."""
+
+    def createEditor(self, parent, option, index):
+        combo = QComboBox(parent)
+        combo.addItems(["R", "P"])
+        return combo
+
+    def setEditorData(self, editor, index):
+        editor.setCurrentText(str(index.data(Qt.ItemDataRole.EditRole)))
+
+    def setModelData(self, editor, model, index):
+        model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+
+
+def edit_links(model: Manipulator, links: list[Link], moved: dict[int, int | None]) -> Manipulator:
+    """A model with a new link list; ``moved`` maps old link numbers (1-based) to new ones or None.
+
+    Point masses follow their link; those on a removed link are dropped.
+    """
+    loads = []
+    for pm in model.point_masses:
+        target = moved.get(pm.link, pm.link)
+        if target is not None:
+            loads.append(replace(pm, link=target))
+    return replace(model, links=tuple(links), point_masses=tuple(loads))
+
+
+class DHTable(QWidget):
+    """The table with its tool row: convention, add, remove, move up and down.
+
+    ``currentLinkChanged(int)`` gives the selected row (-1 for none).
+    """
+
+    currentLinkChanged = Signal(int)
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.document = document
+        self.table_model = DHTableModel(document, self)
+        self.view = QTableView(self)
+        self.view.setModel(self.table_model)
+        self.view.setItemDelegateForColumn(COLUMNS.index("joint"), JointTypeDelegate(self.view))
+        self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.view.setAlternatingRowColors(True)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COLUMNS.index("joint"), QHeaderView.ResizeMode.ResizeToContents)
+        self.view.verticalHeader().setDefaultSectionSize(24)
+
+        self.convention = QComboBox(self)
+        for conv in Convention:
+            self.convention.addItem(CONVENTION_TEXT[conv].split(" (")[0], conv)
+        self.convention.setToolTip("DH convention of the table; changing it keeps the numbers "
+                                   "and reinterprets them")
+        self.convention.activated.connect(self._convention_chosen)
+        self.buttons = {}
+        tools = QHBoxLayout()
+        tools.addWidget(QLabel("Convention:"))
+        tools.addWidget(self.convention, 1)
+        for key, text, tip, slot in (
+                ("add", "+", "Add a link after the selected one", self.add_link),
+                ("remove", "−", "Remove the selected link", self.remove_link),
+                ("up", "↑", "Move the selected link towards the base", lambda: self.move_link(-1)),
+                ("down", "↓", "Move the selected link towards the tool", lambda: self.move_link(1))):
+            button = QToolButton(self)
+            button.setText(text)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            self.buttons[key] = button
+            tools.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(tools)
+        layout.addWidget(self.view)
+
+        self.view.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._emit_current())
+        self.table_model.modelReset.connect(self._restore_selection)
+        document.modelChanged.connect(self._sync_convention)
+        self._wanted_row = 0
+        self._sync_convention(document.model)
+        self.select_link(0)
+
+    # -- selection -------------------------------------------------------------
+    def current_link(self) -> int:
+        index = self.view.currentIndex()
+        return index.row() if index.isValid() else -1
+
+    def select_link(self, row: int) -> None:
+        if self.document.model.n == 0:
+            return
+        row = max(0, min(row, self.document.model.n - 1))
+        self._wanted_row = row
+        self.view.selectRow(row)
+        self.view.setCurrentIndex(self.table_model.index(row, max(0, self.view.currentIndex().column())))
+        self._emit_current()
+
+    def _restore_selection(self) -> None:
+        self.select_link(self._wanted_row)
+
+    def _emit_current(self) -> None:
+        row = self.current_link()
+        if row >= 0:
+            self._wanted_row = row
+        self._update_buttons()
+        self.currentLinkChanged.emit(row)
+
+    def _update_buttons(self) -> None:
+        row, n = self.current_link(), self.document.model.n
+        self.buttons["remove"].setEnabled(n > 1 and row >= 0)
+        self.buttons["up"].setEnabled(row > 0)
+        self.buttons["down"].setEnabled(0 <= row < n - 1)
+
+    def _sync_convention(self, model) -> None:
+        self.convention.setCurrentIndex(list(Convention).index(model.convention))
+        self._update_buttons()
+
+    # -- edits -------------------------------------------------------------------
+    def _convention_chosen(self, index: int) -> None:
+        conv = self.convention.itemData(index)
+        model = self.document.model
+        if conv != model.convention:
+            self.document.apply(replace(model, convention=conv), f"Set convention to {conv.value}")
+
+    def add_link(self) -> None:
+        model = self.document.model
+        row = self.current_link()
+        at = (row + 1) if row >= 0 else model.n
+        links = list(model.links)
+        links.insert(at, Link(name=f"link{model.n + 1}", a=0, mass=1))
+        moved = {k: (k + 1 if k > at else k) for k in range(1, model.n + 1)}
+        self._wanted_row = at
+        self.document.apply(edit_links(model, links, moved), f"Add link {at + 1}")
+        self.select_link(at)
+
+    def remove_link(self) -> None:
+        model = self.document.model
+        row = self.current_link()
+        if row < 0 or model.n <= 1:
+            return
+        links = list(model.links)
+        del links[row]
+        moved = {k: (None if k == row + 1 else (k - 1 if k > row + 1 else k)) for k in range(1, model.n + 1)}
+        self._wanted_row = min(row, model.n - 2)
+        self.document.apply(edit_links(model, links, moved), f"Remove link {row + 1}")
+        self.select_link(self._wanted_row)
+
+    def move_link(self, step: int) -> None:
+        model = self.document.model
+        row = self.current_link()
+        other = row + step
+        if row < 0 or not 0 <= other < model.n:
+            return
+        links = list(model.links)
+        links[row], links[other] = links[other], links[row]
+        moved = {row + 1: other + 1, other + 1: row + 1}
+        self._wanted_row = other
+        word = "up" if step < 0 else "down"
+        self.document.apply(edit_links(model, links, moved), f"Move link {row + 1} {word}")
+        self.select_link(other)

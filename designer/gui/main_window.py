@@ -1,0 +1,342 @@
+"""The main window: editors on the left, the arm in the middle, equations, plots and problems in tabs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget, QUndoView,
+                               QVBoxLayout, QWidget)
+
+from ..model import Link, Manipulator
+from ..project import ProjectError, load_project, save_project
+from . import export
+from .derivation import DerivationPanel
+from .dh_table import DHTable
+from .document import Document
+from .inspector import LinkInspector
+from .params import LoadsPanel, ParametersPanel
+from .problems import ProblemsPanel
+from .projects import RecentFiles, Recovery, default_project, examples
+from .views import make_views
+
+__all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS"]
+
+AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
+BURST_MS = 1_500       # and this long after the last edit of a burst
+FILE_FILTER = "Manipulator projects (*.json);;All files (*)"
+
+
+def new_model() -> Manipulator:
+    """The arm of File > New: two revolute links in a vertical plane."""
+    links = (Link(name="link1", a="L1", mass="m1", com=("-L1/2", 0, 0)),
+             Link(name="link2", a="L2", mass="m2", com=("-L2/2", 0, 0)))
+    return Manipulator(links=links, name="New arm", gravity=(0, "-g", 0),
+                       parameters=(("L1", 0.5), ("L2", 0.4), ("m1", 2.0), ("m2", 1.0), ("g", 9.81)))
+
+
+class MainWindow(QMainWindow):
+    """The designer window.
+
+    Parameters
+    ----------
+    model, path:
+        The project to show first (a new arm when omitted).
+    settings:
+        Where recent files are kept (the application's QSettings by default).
+    recovery_dir:
+        Folder of recovery files (AppDataLocation/recovery by default).
+    derive:
+        The derivation job factory (the core's ``derive_job`` by default).
+    """
+
+    def __init__(self, model: Manipulator | None = None, path=None, *, settings: QSettings | None = None,
+                 recovery_dir: Path | None = None, derive=None, parent=None):
+        super().__init__(parent)
+        self.resize(1560, 960)
+        self.document = Document(model or new_model(), path, self)
+        self.settings = settings or QSettings()
+        self.recent = RecentFiles(self.settings)
+        self.recovery = Recovery(recovery_dir)
+
+        doc = self.document
+        self.dh_table = DHTable(doc, self)
+        self.inspector = LinkInspector(doc, self)
+        self.parameters = ParametersPanel(doc, self)
+        self.loads = LoadsPanel(doc, self)
+        self.problems = ProblemsPanel(doc, self)
+        self.derivation = DerivationPanel(doc, derive, self)
+        self.history = QUndoView(doc.undo_stack, self)
+        self.history.setEmptyLabel("<opened>")
+        self.arm_view, self.sliders, self.coupling = make_views(self)
+
+        self.editor_tabs = QTabWidget(self)
+        self.editor_tabs.addTab(self.inspector, "Link")
+        self.editor_tabs.addTab(self.parameters, "Parameters")
+        self.editor_tabs.addTab(self.loads, "Gravity && loads")
+        left = QSplitter(Qt.Orientation.Vertical, self)
+        left.addWidget(self.dh_table)
+        left.addWidget(self.editor_tabs)
+        left.setSizes([330, 560])
+
+        centre = QWidget(self)
+        centre_layout = QVBoxLayout(centre)
+        centre_layout.setContentsMargins(0, 0, 0, 0)
+        centre_layout.addWidget(self.arm_view, 1)
+        centre_layout.addWidget(self.sliders)
+
+        self.result_tabs = QTabWidget(self)
+        self.result_tabs.addTab(self.derivation, "Equations")
+        self.result_tabs.addTab(self.coupling, "Coupling plots")
+        self.result_tabs.addTab(self.problems, "Problems")
+        self.result_tabs.addTab(self.history, "History")
+
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.addWidget(centre)
+        right.addWidget(self.result_tabs)
+        right.setSizes([520, 400])
+        main = QSplitter(Qt.Orientation.Horizontal, self)
+        main.addWidget(left)
+        main.addWidget(right)
+        main.setStretchFactor(1, 1)
+        main.setSizes([560, 1000])
+        self.setCentralWidget(main)
+
+        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
+                       self.derivation):
+            source.message.connect(self.show_message)
+        self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
+        self.problems.countChanged.connect(self._problem_count)
+        doc.modelChanged.connect(self._model_changed)
+        doc.dirtyChanged.connect(lambda _d: self._update_title())
+        doc.pathChanged.connect(lambda _p: self._update_title())
+        doc.reset_done.connect(self.derivation.clear)
+        self.sliders.valuesChanged.connect(self._joints_moved)
+
+        self._build_menus()
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        self.autosave_timer.start()
+        self.burst_timer = QTimer(self)
+        self.burst_timer.setSingleShot(True)
+        self.burst_timer.setInterval(BURST_MS)
+        self.burst_timer.timeout.connect(self.autosave)
+        self._autosaved_model = None
+        self._model_changed(doc.model)
+        self.problems.refresh(doc.model)
+
+    # -- menus -----------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(file_menu, "&New", self.new_project, QKeySequence.StandardKey.New)
+        self._action(file_menu, "&Open…", self.open_file, QKeySequence.StandardKey.Open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.examples_menu = file_menu.addMenu("&Examples")
+        for name, path in examples():
+            self._action(self.examples_menu, f"{name}  ({path.name})", lambda p=path: self.open_example(p))
+        file_menu.addSeparator()
+        self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        file_menu.addSeparator()
+        export.build_menu(self, file_menu.addMenu("&Export"))
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        self._action(edit_menu, "Add link", self.dh_table.add_link)
+        self._action(edit_menu, "Remove link", self.dh_table.remove_link)
+
+        arm_menu = bar.addMenu("&Arm")
+        self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
+        self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
+        self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        paths = self.recent.paths()
+        if not paths:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        for p in paths:
+            self._action(self.recent_menu, p, lambda p=p: self.open_file(p))
+
+    # -- keeping the window in step with the model ---------------------------------------
+    def _model_changed(self, model: Manipulator) -> None:
+        self.sliders.set_model(model)
+        self.arm_view.set_model(model)
+        self.coupling.set_model(model)
+        self._joints_moved(self.sliders.values())
+        self._update_title()
+        if self.document.dirty:
+            self.burst_timer.start()
+
+    def _joints_moved(self, q) -> None:
+        self.arm_view.set_joint_values(q)
+        self.coupling.set_joint_values(q)
+
+    def _update_title(self) -> None:
+        doc = self.document
+        name = doc.model.name or "Unnamed arm"
+        self.setWindowTitle(f"{name} — {doc.display_name()}[*]")
+        self.setWindowModified(doc.dirty)
+
+    def _problem_count(self, errors: int, warnings: int) -> None:
+        total = errors + warnings
+        index = self.result_tabs.indexOf(self.problems)
+        self.result_tabs.setTabText(index, f"Problems ({total})" if total else "Problems")
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10_000)
+
+    # -- projects ----------------------------------------------------------------------
+    def maybe_save(self) -> bool:
+        """Ask before unsaved work is lost; False when the user cancels."""
+        if not self.document.dirty:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", f"Save the changes to {self.document.display_name()}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_project(self) -> None:
+        if self.maybe_save():
+            self.document.reset(new_model())
+            self.recovery.discard()
+
+    def _load(self, path) -> Manipulator | None:
+        try:
+            return load_project(path)
+        except ProjectError as exc:
+            QMessageBox.critical(self, "Cannot open project", str(exc))
+            self.show_message(str(exc))
+            return None
+
+    def open_file(self, path=None) -> bool:
+        if not self.maybe_save():
+            return False
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open project", str(self._folder()), FILE_FILTER)
+            if not path:
+                return False
+        model = self._load(path)
+        if model is None:
+            self.recent.remove(path)
+            return False
+        self.document.reset(model, path)
+        self.recovery.discard()
+        self.recent.add(path)
+        self.show_message(f"Opened {path}")
+        return True
+
+    def open_example(self, path) -> bool:
+        """Open an example as an untitled copy, so Save never overwrites the bundled file."""
+        if not self.maybe_save():
+            return False
+        model = self._load(path)
+        if model is None:
+            return False
+        self.document.reset(model, None, origin=f"example {Path(path).name}")
+        self.recovery.discard()
+        return True
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._write(self.document.path)
+
+    def save_as(self, path=None) -> bool:
+        if path is None:
+            suggested = self._folder() / ((self.document.model.name or "arm").replace(" ", "_") + ".json")
+            path, _ = QFileDialog.getSaveFileName(self, "Save project as", str(suggested), FILE_FILTER)
+            if not path:
+                return False
+        path = Path(path)
+        if not path.suffix:
+            path = path.with_suffix(".json")
+        return self._write(path)
+
+    def _write(self, path: Path) -> bool:
+        try:
+            save_project(self.document.model, path)
+        except OSError as exc:
+            QMessageBox.critical(self, "Cannot save project", f"{path}: {exc.strerror or exc}")
+            return False
+        self.document.mark_saved(path)
+        self.recovery.discard()
+        self.recent.add(path)
+        self.show_message(f"Saved {path}")
+        return True
+
+    def _folder(self) -> Path:
+        return self.document.path.parent if self.document.path else Path.cwd()
+
+    # -- recovery ----------------------------------------------------------------------
+    def autosave(self) -> None:
+        """Write the recovery file when there are unsaved edits not yet written."""
+        doc = self.document
+        if not doc.dirty:
+            self.recovery.discard()
+            self._autosaved_model = None
+            return
+        if doc.model is self._autosaved_model:
+            return
+        try:
+            self.recovery.write(doc.model, doc.path, doc.origin)
+            self._autosaved_model = doc.model
+        except OSError as exc:
+            self.show_message(f"Could not write the recovery file: {exc.strerror or exc}")
+
+    def offer_recovery(self) -> bool:
+        """Offer unsaved work left by a crashed session; True when it was restored."""
+        sessions = self.recovery.orphans()
+        if not sessions:
+            return False
+        latest = sessions[0]
+        where = str(latest.path) if latest.path else (latest.origin or "an untitled project")
+        answer = QMessageBox.question(
+            self, "Recover unsaved work",
+            f"Manipulator Designer did not close cleanly. Recover the unsaved changes to {where}?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes)
+        for s in sessions:
+            if s.file != self.recovery.file:
+                s.file.unlink(missing_ok=True)
+        if answer != QMessageBox.StandardButton.Yes:
+            self.recovery.discard()
+            return False
+        self.document.reset(latest.model, latest.path, origin=latest.origin, dirty=True)
+        self.autosave()
+        self.show_message("Recovered unsaved changes")
+        return True
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.derivation.cancel()
+        self.autosave_timer.stop()
+        self.burst_timer.stop()
+        self.recovery.discard()
+        event.accept()

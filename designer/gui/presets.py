@@ -1,0 +1,130 @@
+"""A small dialog that fills a link's mass, COM and inertia from a few dimensions."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QVBoxLayout, QWidget)
+
+from ..model import Convention, ExpressionError, Manipulator, format_expr, parse_expr
+from ..model import mass as bodies
+
+__all__ = ["PresetDialog", "PRESETS"]
+
+# kind -> (label, fields); a field is (key, label, default text)
+PRESETS = {
+    "thin rod": ("Thin rod from start to end", ["mass", "start", "end"]),
+    "cylinder": ("Solid cylinder", ["mass", "radius", "length", "axis", "center"]),
+    "box": ("Solid box, edges along the link axes", ["mass", "size", "center"]),
+    "point mass": ("Point mass", ["mass", "center"]),
+}
+_LABELS = {"mass": "mass (kg)", "start": "start (x, y, z)", "end": "end (x, y, z)", "radius": "radius (m)",
+           "length": "length (m)", "axis": "axis", "center": "centre (x, y, z)", "size": "size (x, y, z)"}
+
+
+def _text(expr) -> str:
+    return str(format_expr(expr))
+
+
+class PresetDialog(QDialog):
+    """Choose a body and its dimensions; :meth:`body` gives the result."""
+
+    def __init__(self, model: Manipulator, link_index: int, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Mass preset for link {link_index + 1}")
+        link = model.links[link_index]
+        # a rod along the link: in the standard convention frame i is at the distal end,
+        # so the link runs from (-a, 0, 0) to the origin; in the modified one along +x of the next a
+        if model.convention is Convention.STANDARD:
+            a = _text(link.a)
+            rod = ((f"-({a})" if a != "0" else "0") + ", 0, 0", "0, 0, 0")
+        else:  # a_i of link i is written in the next row
+            nxt = model.links[link_index + 1] if link_index + 1 < model.n else None
+            a = _text(nxt.a) if nxt is not None else "0"
+            rod = ("0, 0, 0", f"{a}, 0, 0")
+        defaults = {"mass": _text(link.mass), "start": rod[0], "end": rod[1], "radius": "0.05",
+                    "length": a if a not in ("0", "") else "0.3", "axis": "z",
+                    "center": ", ".join(_text(c) for c in link.com), "size": "0.1, 0.1, 0.1"}
+        self.kind = QComboBox(self)
+        for key, (label, _fields) in PRESETS.items():
+            self.kind.addItem(label, key)
+        self.fields: dict[str, QWidget] = {}
+        form = QFormLayout()
+        form.addRow("body", self.kind)
+        self.rows: dict[str, tuple[QLabel, QWidget]] = {}
+        for key, label in _LABELS.items():
+            if key == "axis":
+                widget = QComboBox(self)
+                widget.addItems(["x", "y", "z"])
+                widget.setCurrentText(defaults[key])
+            else:
+                widget = QLineEdit(defaults[key], self)
+                widget.textChanged.connect(self._check)
+            lab = QLabel(label, self)
+            form.addRow(lab, widget)
+            self.fields[key] = widget
+            self.rows[key] = (lab, widget)
+        self.error = QLabel(self)
+        self.error.setStyleSheet("color: #b00000")
+        self.error.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                        | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        self._kind_changed()
+
+    def set_kind(self, kind: str) -> None:
+        self.kind.setCurrentIndex(list(PRESETS).index(kind))
+
+    def kind_label(self) -> str:
+        return self.kind.currentData()
+
+    def set_field(self, key: str, text: str) -> None:
+        widget = self.fields[key]
+        if isinstance(widget, QComboBox):
+            widget.setCurrentText(text)
+        else:
+            widget.setText(text)
+
+    def _kind_changed(self) -> None:
+        wanted = PRESETS[self.kind.currentData()][1]
+        for key, (lab, widget) in self.rows.items():
+            lab.setVisible(key in wanted)
+            widget.setVisible(key in wanted)
+        self._check()
+
+    def _expr(self, key: str):
+        return parse_expr(self.fields[key].text(), key)
+
+    def _vec(self, key: str):
+        parts = [p for p in self.fields[key].text().split(",")]
+        if len(parts) != 3:
+            raise ExpressionError("give three values separated by commas", key)
+        return tuple(parse_expr(p, key) for p in parts)
+
+    def body(self) -> bodies.Body:
+        """The chosen body; raises ExpressionError for a bad field."""
+        kind = self.kind.currentData()
+        mass = self._expr("mass")
+        if kind == "thin rod":
+            return bodies.thin_rod(mass, self._vec("start"), self._vec("end"))
+        if kind == "cylinder":
+            return bodies.solid_cylinder(mass, self._expr("radius"), self._expr("length"),
+                                         axis=self.fields["axis"].currentText(), center=self._vec("center"))
+        if kind == "box":
+            return bodies.box(mass, *self._vec("size"), center=self._vec("center"))
+        return bodies.point_mass(mass, self._vec("center"))
+
+    def _check(self) -> None:
+        try:
+            self.body()
+        except ExpressionError as exc:
+            self.error.setText(str(exc))
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
+            return
+        self.error.setText("")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
