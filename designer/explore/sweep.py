@@ -1,0 +1,220 @@
+"""Design sweeps: one or two model parameters over ranges, metrics summarised over the workspace.
+
+A sweep is a job (see :mod:`designer.jobs`): a generator that yields
+:class:`~designer.jobs.Progress` and returns a :class:`SweepResult`. The
+designs are evaluated in blocks on any :class:`concurrent.futures.Executor`:
+
+* default: a ``ProcessPoolExecutor`` with 2 workers (made and shut down here);
+* ``ThreadPoolExecutor(...)``: no pickling, useful in the GUI and for small sweeps;
+* a Dask cluster: ``Client(...).get_executor()``, whose futures are
+  ``concurrent.futures`` futures, so the same call runs there unchanged.
+
+Every design uses the same workspace samples (same seed), so differences between
+designs are not sampling noise. The worker function is a plain module-level
+function of picklable arguments (the model, numbers, texts).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import itertools
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..jobs import CancelToken, Job, Progress
+from ..kinematics import NumericArm
+from ..model.manipulator import Manipulator, MissingParameterError
+from .batch import batch_frames
+from .maps import Sampling, sample_configurations, summarize
+from .metrics import MetricError, Ratings, evaluate, parse_metric
+
+__all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "pareto_front", "DESIGN_QUANTITIES",
+           "evaluate_designs"]
+
+# design-level quantities every sweep reports beside the metric summaries
+DESIGN_QUANTITIES = ("total_mass", "reach")
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    """One swept parameter (a symbol of the model) and its values."""
+
+    name: str
+    values: tuple[float, ...]
+
+    @classmethod
+    def linspace(cls, name: str, start: float, stop: float, count: int) -> "SweepAxis":
+        return cls(name, tuple(float(v) for v in np.linspace(start, stop, int(count))))
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What to sweep and what to report.
+
+    ``metrics`` are metric texts (``"coupling[1,2]"``); ``stats`` the summaries of
+    each over the samples (names of :func:`designer.explore.maps.summarize`).
+    """
+
+    axes: tuple[SweepAxis, ...]
+    metrics: tuple[str, ...]
+    stats: tuple[str, ...] = ("max", "mean")
+    samples: int = 1000
+    sampling: Sampling = Sampling.SOBOL
+    seed: int = 0
+    ratings: Ratings | None = None
+
+    def keys(self) -> list[str]:
+        """Names of the columns: ``metric:stat`` for each metric and stat, then the design quantities."""
+        return [f"{m}:{s}" for m in self.metrics for s in self.stats] + list(DESIGN_QUANTITIES)
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Per design (grid order, last axis fastest): its parameter values and summaries."""
+
+    spec: SweepSpec
+    designs: list[dict[str, float]]                 # swept parameter values
+    values: dict[str, np.ndarray]                   # key -> (len(axis1)[, len(axis2)])
+    errors: dict[int, str] = field(default_factory=dict)  # design index -> why it has no values
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(len(a.values) for a in self.spec.axes)
+
+    def column(self, key: str) -> np.ndarray:
+        """Values of one key, flat in design order."""
+        if key not in self.values:
+            raise KeyError(f"no summary '{key}' (have: {', '.join(self.values)})")
+        return self.values[key].ravel()
+
+    def rows(self) -> list[dict[str, float]]:
+        keys = list(self.values)
+        return [{**d, **{k: float(self.values[k].ravel()[i]) for k in keys}} for i, d in enumerate(self.designs)]
+
+    def pareto(self, a: str, b: str, minimize: tuple[bool, bool] = (True, True)) -> np.ndarray:
+        """Boolean mask (design order) of the designs no other design beats in both ``a`` and ``b``."""
+        return pareto_front(self.column(a), self.column(b), minimize)
+
+
+def pareto_front(a: Sequence[float], b: Sequence[float], minimize: tuple[bool, bool] = (True, True)) -> np.ndarray:
+    """Non-dominated points: no other point is at least as good in both and better in one.
+
+    NaN points are never on the front.
+    """
+    x = np.asarray(a, float) * (1 if minimize[0] else -1)
+    y = np.asarray(b, float) * (1 if minimize[1] else -1)
+    ok = np.isfinite(x) & np.isfinite(y)
+    front = np.zeros(len(x), bool)
+    idx = np.flatnonzero(ok)
+    for i in idx:
+        others = idx[idx != i]
+        dominated = np.any((x[others] <= x[i]) & (y[others] <= y[i]) & ((x[others] < x[i]) | (y[others] < y[i])))
+        front[i] = not dominated
+    return front
+
+
+def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Sequence[float]],
+                     spec: SweepSpec) -> list[dict[str, float] | str]:
+    """Worker: the summaries of each design (a dict), or a one-line reason it failed (a str)."""
+    out: list[dict[str, float] | str] = []
+    parsed = None
+    for row in rows:
+        try:
+            arm = NumericArm.from_model(model, dict(zip(names, row)))
+            if parsed is None:
+                parsed = [parse_metric(m, arm.n) for m in spec.metrics]
+            q = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
+            values: dict[str, float] = {}
+            for text, metric in zip(spec.metrics, parsed):
+                stats = summarize(evaluate(arm, q, metric, spec.ratings))
+                values.update({f"{text}:{s}": stats[s] for s in spec.stats})
+            tool = batch_frames(arm, q)[:, -1, :3, 3]
+            values["total_mass"] = arm.total_mass()
+            values["reach"] = float(np.linalg.norm(tool, axis=1).max())
+            out.append(values)
+        except (MissingParameterError, MetricError, ValueError, np.linalg.LinAlgError) as exc:
+            out.append(f"{type(exc).__name__}: {exc}")
+    return out
+
+
+def _check(model: Manipulator, spec: SweepSpec) -> None:
+    if not 1 <= len(spec.axes) <= 2:
+        raise ValueError("a sweep has one or two parameters")
+    used = set(model.symbol_names())
+    for ax in spec.axes:
+        if ax.name not in used:
+            raise ValueError(f"parameter '{ax.name}' is not a symbol of the model (symbols: {', '.join(sorted(used))})")
+        if not ax.values:
+            raise ValueError(f"parameter '{ax.name}': no values to sweep")
+    if len({a.name for a in spec.axes}) != len(spec.axes):
+        raise ValueError("the two swept parameters must differ")
+    bad = [s for s in spec.stats if s not in summarize(np.array([0.0]))]
+    if bad:
+        raise ValueError(f"unknown statistic(s) {', '.join(bad)} (min, max, mean, std, p05, p50, p95)")
+    for m in spec.metrics:
+        parse_metric(m, model.n)
+
+
+def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = None,
+          block: int | None = None, token: CancelToken | None = None) -> Job[SweepResult]:
+    """Evaluate every design of the grid of ``spec.axes``; yields progress, returns the result.
+
+    Parameters
+    ----------
+    executor:
+        Where the blocks run; None makes a 2-process pool for this sweep and shuts it down after.
+        Pass ``client.get_executor()`` to run on a Dask cluster.
+    block:
+        Designs per submitted task (default: about four tasks per worker, at most 50 designs).
+    token:
+        Checked between blocks; cancelling stops submitted work that has not started.
+    """
+    _check(model, spec)
+    names = [a.name for a in spec.axes]
+    rows = list(itertools.product(*(a.values for a in spec.axes)))
+    own = executor is None
+    if own:
+        executor = cf.ProcessPoolExecutor(max_workers=2)
+    block = block or max(1, min(50, -(-len(rows) // 8)))
+    futures: dict[cf.Future, int] = {}
+    try:
+        for start in range(0, len(rows), block):
+            fut = executor.submit(evaluate_designs, model, names, rows[start:start + block], spec)
+            futures[fut] = start
+        yield Progress("sweep", 0.0, f"{len(rows)} designs in {len(futures)} blocks")
+        results: list[dict | str | None] = [None] * len(rows)
+        pending = set(futures)
+        while pending:
+            if token is not None:
+                token.check()
+            done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                start = futures[fut]
+                for k, value in enumerate(fut.result()):
+                    results[start + k] = value
+            finished = sum(r is not None for r in results)
+            yield Progress("sweep", finished / len(rows), f"{finished} of {len(rows)} designs")
+    finally:
+        for fut in futures:
+            fut.cancel()
+        if own:
+            executor.shutdown(wait=False, cancel_futures=True)
+    keys = spec.keys()
+    shape = tuple(len(a.values) for a in spec.axes)
+    values = {k: np.full(len(rows), np.nan) for k in keys}
+    errors = {}
+    for i, r in enumerate(results):
+        if isinstance(r, str):
+            errors[i] = r
+            continue
+        for k in keys:
+            values[k][i] = r[k]
+    designs = [dict(zip(names, row)) for row in rows]
+    return SweepResult(spec, designs, {k: v.reshape(shape) for k, v in values.items()}, errors)
+
+
+def axes_from_ranges(ranges: Iterable[tuple[str, float, float, int]]) -> tuple[SweepAxis, ...]:
+    """(name, start, stop, count) tuples as sweep axes."""
+    return tuple(SweepAxis.linspace(*r) for r in ranges)
