@@ -288,3 +288,16 @@ def test_scara_reach_height_and_yaw():
         assert T[2, 3] == pytest.approx(d1 - d3)  # the quill moves straight down
         yaw = np.arctan2(T[1, 0], T[0, 0])
         assert np.cos(yaw - (q1 + q2 - q4)) == pytest.approx(1.0)  # roll axis points down
+
+
+@pytest.mark.parametrize("q, published", [
+    # Corke, Robotics, Vision and Control: p560.gravload(qz) and p560.gravload(qn), g = 9.81
+    (QZ, [0, 37.4837, 0.2489, 0, 0, 0]),
+    (QN, [0, 31.6399, 6.0351, 0, 0.0283, 0]),
+])
+def test_puma560_gravity_load_matches_corke(q, published):
+    """Joint torques holding the arm still: sum_i m_i Jv_i^T (-g); checks masses and COMs together."""
+    a = arm("puma560")
+    J = a.com_jacobians(q)
+    load = -sum(a.mass[i] * J[i][:3].T @ a.gravity for i in range(a.n))
+    np.testing.assert_allclose(load, published, atol=1e-4)
