@@ -301,3 +301,20 @@ def test_puma560_gravity_load_matches_corke(q, published):
     J = a.com_jacobians(q)
     load = -sum(a.mass[i] * J[i][:3].T @ a.gravity for i in range(a.n))
     np.testing.assert_allclose(load, published, atol=1e-4)
+
+
+def test_double_pendulum_matches_robmat_out5_out8():
+    """ROBMAT section 5: M (Out[5]) and G (Out[8]) of the double pendulum with gravity {g, 0, 0}."""
+    v = params("double_pendulum")
+    L1, L2, m1, m2, g = (v[k] for k in ("L1", "L2", "m1", "m2", "g"))
+    a = arm("double_pendulum")
+    for q1, q2 in sample(2):
+        c2 = np.cos(q2)
+        M = [[L1**2 * m1 + L1**2 * m2 + 2 * c2 * L1 * L2 * m2 + L2**2 * m2, L2 * (c2 * L1 + L2) * m2],
+             [L2 * (c2 * L1 + L2) * m2, L2**2 * m2]]
+        np.testing.assert_allclose(jacobian_mass_matrix(a, [q1, q2]), M, rtol=1e-12)
+        J = a.com_jacobians([q1, q2])
+        G = -sum(a.mass[i] * J[i][:3].T @ a.gravity for i in range(2))
+        s1, s12 = np.sin(q1), np.sin(q1 + q2)
+        np.testing.assert_allclose(G, [g * (L1 * m1 * s1 + L1 * m2 * s1 + L2 * m2 * s12), g * L2 * m2 * s12],
+                                   atol=1e-12)
