@@ -318,3 +318,26 @@ def test_double_pendulum_matches_robmat_out5_out8():
         s1, s12 = np.sin(q1), np.sin(q1 + q2)
         np.testing.assert_allclose(G, [g * (L1 * m1 * s1 + L1 * m2 * s1 + L2 * m2 * s12), g * L2 * m2 * s12],
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["horn_three_dof", "horn_three_dof_offsets"])
+def test_horn_gravity_torques_match_memo(name):
+    """Memo pages 20 and 26-27, gravity g along -z: T2g = g [m2 l2/2 s2 + m3 (l2 s2 + l3/2 s23)
+    + M2 l2 s2 + M3 (l2 s2 + l3 s23)], T3g = g [m3 l3/2 s23 + M3 l3 s23], T1g = 0. The memo's
+    T_ig = -dP/dtheta_i; the torque that holds the arm still is its negative. The offsets lie
+    in horizontal directions, so they change nothing here."""
+    v = params(name)
+    g, L2, L3, m2, m3, M2, M3 = (v[k] for k in ("g", "L2", "L3", "m2", "m3", "M2", "M3"))
+    a = arm(name)
+    for q in sample(3):
+        s2, s23 = np.sin(q[1]), np.sin(q[1] + q[2])
+        memo = np.array([0.0,
+                         g * (m2 * L2 / 2 * s2 + m3 * (L2 * s2 + L3 / 2 * s23) + M2 * L2 * s2 + M3 * (L2 * s2 + L3 * s23)),
+                         g * (m3 * L3 / 2 * s23 + M3 * L3 * s23)])
+        T = a.frames(q)
+        J = a.com_jacobians(q)
+        hold = -sum(a.mass[i] * J[i][:3].T @ a.gravity for i in range(3))
+        for link, m, pos in a.point_masses:
+            p = T[link + 1][:3, :3] @ pos + T[link + 1][:3, 3]
+            hold = hold - m * a.point_jacobian(q, p, link + 1, T)[:3].T @ a.gravity
+        np.testing.assert_allclose(hold, -memo, atol=1e-12)
