@@ -1,0 +1,182 @@
+"""Inertial coupling and Coriolis/centrifugal coefficients of a joint pair, over many states at once.
+
+For a pair of joints (i, j) the designer looks at the coupling inertia M_ij,
+the normalised coupling M_ij / sqrt(M_ii M_jj), and the coefficients of
+ROBMAT's form tau = M qdd + 2 B [qd_j qd_k] + C [qd_j^2] + G that link the two
+joints: B_i,(ij) and B_j,(ij) (Coriolis), C_ij and C_ji (centrifugal).
+
+Joint sweeps evaluate all states at once with :class:`designer.explore.batch.Batch`
+(the vectorised Jacobian dynamics); a parameter sweep builds its arms once
+(:class:`ParameterGrid`) so that following the joint sliders only re-evaluates
+them. The tests check the numbers against Pinocchio.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Mapping, Sequence, TextIO
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model import Manipulator
+from .batch import Batch
+
+__all__ = ["Quantity", "Sweep", "pair_quantities", "sweep_joint", "ParameterGrid",
+           "parameter_grid", "default_range", "sweep_parameter", "write_csv"]
+
+
+class Quantity(str, Enum):
+    """What is plotted for a joint pair (i, j)."""
+
+    COUPLING = "coupling"              # M_ij
+    NORMALISED = "normalised"          # M_ij / sqrt(M_ii M_jj)
+    CORIOLIS_I = "coriolis_i"          # B_i,(ij): torque at joint i per 2 qd_i qd_j
+    CORIOLIS_J = "coriolis_j"          # B_j,(ij): torque at joint j per 2 qd_i qd_j
+    CENTRIFUGAL_IJ = "centrifugal_ij"  # C_ij: torque at joint i per qd_j^2
+    CENTRIFUGAL_JI = "centrifugal_ji"  # C_ji: torque at joint j per qd_i^2
+
+    def label(self, i: int, j: int) -> str:
+        """Plain-text name for 0-based joints i, j, e.g. ``M_12`` or ``B_2,12``."""
+        a, b = i + 1, j + 1
+        lo, hi = min(a, b), max(a, b)
+        return {
+            Quantity.COUPLING: f"M_{a}{b}",
+            Quantity.NORMALISED: f"M_{a}{b}/sqrt(M_{a}{a} M_{b}{b})",
+            Quantity.CORIOLIS_I: f"B_{a},{lo}{hi}",
+            Quantity.CORIOLIS_J: f"B_{b},{lo}{hi}",
+            Quantity.CENTRIFUGAL_IJ: f"C_{a}{b}",
+            Quantity.CENTRIFUGAL_JI: f"C_{b}{a}",
+        }[self]
+
+
+def _quantities(b: Batch, i: int, j: int) -> dict[Quantity, np.ndarray]:
+    M, gamma = b.M, b.gamma
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normalised = M[:, i, j] / np.sqrt(M[:, i, i] * M[:, j, j])
+    return {
+        Quantity.COUPLING: M[:, i, j],
+        Quantity.NORMALISED: normalised,
+        Quantity.CORIOLIS_I: gamma[:, i, i, j],
+        Quantity.CORIOLIS_J: gamma[:, j, i, j],
+        Quantity.CENTRIFUGAL_IJ: gamma[:, i, j, j],
+        Quantity.CENTRIFUGAL_JI: gamma[:, j, i, i],
+    }
+
+
+def _check_pair(n: int, i: int, j: int) -> None:
+    if not (0 <= i < n and 0 <= j < n) or i == j:
+        raise ValueError(f"joint pair ({i + 1}, {j + 1}) is not two different joints of 1..{n}")
+
+
+def pair_quantities(arm: NumericArm, q, i: int, j: int) -> dict[Quantity, np.ndarray]:
+    """Every :class:`Quantity` of joints i, j (0-based, i != j) at the states ``q`` (N, n) or (n,).
+
+    ROBMAT's B_i,(jk) and C_ij are the Christoffel symbols Gamma_ijk and
+    Gamma_ijj of M (h_i = qd^T Gamma_i qd), taken from
+    :class:`designer.explore.batch.Batch`.
+    """
+    _check_pair(arm.n, i, j)
+    return _quantities(Batch(arm, np.atleast_2d(np.asarray(q, dtype=float))), i, j)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Curves against one swept variable: ``curves[label][quantity]`` has the shape of ``x``."""
+
+    x: np.ndarray
+    x_label: str
+    pair: tuple[int, int]  # 0-based
+    curves: Mapping[str, Mapping[Quantity, np.ndarray]] = field(default_factory=dict)
+
+
+def sweep_joint(arm: NumericArm, q, i: int, j: int, joint: int, values) -> Sweep:
+    """The pair's quantities with joint ``joint`` (0-based) at ``values`` and the others at ``q``."""
+    values = np.asarray(values, dtype=float)
+    Q = np.tile(np.asarray(q, dtype=float), (len(values), 1))
+    Q[:, joint] = values
+    unit = "rad" if arm.revolute[joint] else "m"
+    result = pair_quantities(arm, Q, i, j)
+    return Sweep(values, f"q{joint + 1} ({unit})", (i, j), {"": result})
+
+
+def default_range(model: Manipulator, name: str) -> tuple[float, float]:
+    """A range around a parameter's default value: half to one and a half times it (+-0.5 if zero)."""
+    value = model.parameter_values.get(name)
+    if value is None:
+        raise ValueError(f"parameter {name!r} has no default value")
+    if value == 0:
+        return (-0.5, 0.5)
+    return tuple(sorted((0.5 * value, 1.5 * value)))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ParameterGrid:
+    """Arms for every (second value, value) pair, built once and evaluated at any joint values."""
+
+    name: str
+    values: np.ndarray
+    second: str | None
+    second_values: np.ndarray
+    arms: tuple[NumericArm, ...]  # second value major, then value
+
+    def evaluate(self, q, i: int, j: int) -> Sweep:
+        """The pair's quantities of every arm of the grid at joint values ``q`` (n,)."""
+        _check_pair(self.arms[0].n, i, j)
+        q = np.atleast_2d(np.asarray(q, dtype=float))
+        parts = [_quantities(Batch(arm, q), i, j) for arm in self.arms]
+        result = {k: np.concatenate([p[k] for p in parts]) for k in Quantity}
+        m = len(self.values)
+        curves = {}
+        for s, second_value in enumerate(self.second_values):
+            label = "" if self.second is None else f"{self.second} = {second_value:.4g}"
+            curves[label] = {k: v[s * m:(s + 1) * m] for k, v in result.items()}
+        return Sweep(self.values, self.name, (i, j), curves)
+
+
+def parameter_grid(model: Manipulator, name: str, values, second: str | None = None,
+                   second_values: Iterable[float] = ()) -> ParameterGrid:
+    """Build the arms of a parameter sweep (symbols not swept keep their default values).
+
+    Raises
+    ------
+    ValueError
+        A parameter is not a symbol of the model, or a value makes the model unusable.
+    """
+    used = set(model.symbol_names())
+    for p in (name, second):
+        if p is not None and p not in used:
+            raise ValueError(f"{p!r} is not a symbol of the model (symbols: {', '.join(sorted(used))})")
+    values = np.asarray(values, dtype=float)
+    seconds = np.asarray(list(second_values), dtype=float) if second is not None else np.array([np.nan])
+    if second is not None and len(seconds) == 0:
+        seconds = np.array([model.parameter_values.get(second, 0.0)])
+    arms = []
+    for s in seconds:
+        for v in values:
+            overrides = {name: float(v)} if second is None else {name: float(v), second: float(s)}
+            arms.append(NumericArm.from_model(model, overrides))
+    return ParameterGrid(name, values, second, seconds, tuple(arms))
+
+
+def sweep_parameter(model: Manipulator, q, i: int, j: int, name: str, values, second: str | None = None,
+                    second_values: Iterable[float] = ()) -> Sweep:
+    """The pair's quantities at joint values ``q`` with parameter ``name`` swept over ``values``."""
+    return parameter_grid(model, name, values, second, second_values).evaluate(q, i, j)
+
+
+def write_csv(sweep: Sweep, stream: TextIO, quantities: Sequence[Quantity] | None = None) -> None:
+    """One row per swept value: x, then a column per (curve, quantity)."""
+    quantities = list(quantities or Quantity)
+    i, j = sweep.pair
+    columns, data = [sweep.x_label], [sweep.x]
+    for label, curve in sweep.curves.items():
+        for quantity in quantities:
+            columns.append(quantity.label(i, j) + (f" [{label}]" if label else ""))
+            data.append(curve[quantity])
+    writer = csv.writer(stream)
+    writer.writerow(columns)
+    for row in zip(*data):
+        writer.writerow([f"{v:.10g}" for v in row])

@@ -1,0 +1,118 @@
+"""Geometry of the 3D arm picture, in plain numpy (no Qt, no OpenGL).
+
+:mod:`designer.gui.view3d` turns these numbers into item transforms; keeping
+them apart lets tests check the geometry without a display.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model.manipulator import Convention
+
+__all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix"]
+
+
+def arm_reach(arm: NumericArm) -> float:
+    """A length scale of the arm: the sum of its link lengths and offsets (at least 0.1 m)."""
+    return float(max(np.abs(arm.dh[:, 0]).sum() + np.abs(arm.dh[:, 2]).sum(), 0.1))
+
+
+def link_segments(arm: NumericArm, frames: np.ndarray) -> np.ndarray:
+    """(n, 2, 2, 3): for each link two straight pieces (start, end) from frame i-1 to frame i.
+
+    The link is drawn along its DH offsets rather than as one straight bar, so
+    an arm with offsets (the PUMA 560) looks like the real one: in the standard
+    convention the piece along z_{i-1} (length d_i) comes first, then the piece
+    along x_i (length a_i); in the modified convention the piece along x_{i-1}
+    (a_{i-1}) comes first, then the piece along z_i (d_i).
+    """
+    n = arm.n
+    out = np.empty((n, 2, 2, 3))
+    origins = frames[:, :3, 3]
+    for i in range(n):
+        start, end = origins[i], origins[i + 1]
+        if arm.convention is Convention.STANDARD:
+            # corner = end - a_i x_i
+            corner = end - arm.dh[i, 0] * frames[i + 1, :3, 0]
+        else:
+            corner = start + arm.dh[i, 0] * frames[i, :3, 0]
+        out[i, 0] = (start, corner)
+        out[i, 1] = (corner, end)
+    return out
+
+
+def _rotation_to(direction: np.ndarray) -> np.ndarray:
+    """A rotation matrix whose z column is the unit vector ``direction``."""
+    z = direction / np.linalg.norm(direction)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    return np.column_stack((x, y, z))
+
+
+def segment_matrix(start: np.ndarray, end: np.ndarray, radius: float) -> np.ndarray | None:
+    """4x4 matrix mapping a unit cylinder (radius 1, z from 0 to 1) onto a bar; None if too short."""
+    v = np.asarray(end, float) - np.asarray(start, float)
+    length = float(np.linalg.norm(v))
+    if length < 1e-9:
+        return None
+    M = np.eye(4)
+    M[:3, :3] = _rotation_to(v) @ np.diag([radius, radius, length])
+    M[:3, 3] = start
+    return M
+
+
+def axis_matrix(origin: np.ndarray, axis: np.ndarray, half_width: float, half_length: float) -> np.ndarray:
+    """4x4 matrix mapping a solid centred on the origin with half-extents 1 onto a joint body
+    centred at ``origin`` and aligned with ``axis``."""
+    M = np.eye(4)
+    M[:3, :3] = _rotation_to(np.asarray(axis, float)) @ np.diag([half_width, half_width, half_length])
+    M[:3, 3] = origin
+    return M
+
+
+def ellipsoid_axes(mass: float, inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Semi-axes and principal directions of the uniform solid ellipsoid with the same inertia.
+
+    For semi-axes (a, b, c) the principal moments are m(b^2+c^2)/5 and so on,
+    hence a^2 = 5 (I_2 + I_3 - I_1) / (2 m). Negative squares (inertias that
+    violate the triangle inequality) are clipped to zero.
+
+    Returns
+    -------
+    semi_axes : (3,) array
+    axes : (3, 3) array whose columns are the principal directions in the link frame
+    """
+    if mass <= 0:
+        return np.zeros(3), np.eye(3)
+    moments, axes = np.linalg.eigh(np.asarray(inertia, float))
+    total = moments.sum()
+    squares = 5.0 * (total - 2.0 * moments) / (2.0 * mass)
+    return np.sqrt(np.clip(squares, 0.0, None)), axes
+
+
+# -- unit solids as (vertices, faces) arrays; view3d scales them by item transforms ----------
+def cylinder_mesh(cols: int = 20, z0: float = 0.0, z1: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """A closed cylinder of radius 1 from z0 to z1 (side and both caps)."""
+    t = np.linspace(0.0, 2 * np.pi, cols, endpoint=False)
+    ring = np.column_stack((np.cos(t), np.sin(t)))
+    bottom, top = np.column_stack((ring, np.full(cols, z0))), np.column_stack((ring, np.full(cols, z1)))
+    # the caps get their own copies of the rim so smooth shading keeps the edges sharp
+    verts = np.vstack([bottom, top, bottom, top, [[0.0, 0.0, z0], [0.0, 0.0, z1]]])
+    faces = []
+    for k in range(cols):
+        k2 = (k + 1) % cols
+        faces += [[k, k2, cols + k], [k2, cols + k2, cols + k]]
+        faces += [[4 * cols, 2 * cols + k2, 2 * cols + k], [4 * cols + 1, 3 * cols + k, 3 * cols + k2]]
+    return verts, np.array(faces, dtype=np.int32)
+
+
+def box_mesh() -> tuple[np.ndarray, np.ndarray]:
+    """The cube [-1, 1]^3 as triangles (8 vertices, 12 faces)."""
+    verts = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    faces = [f for a, b, c, d in quads for f in ((a, b, c), (a, c, d))]
+    return verts, np.array(faces, dtype=np.int32)

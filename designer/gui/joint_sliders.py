@@ -1,0 +1,165 @@
+"""One slider and spin box per joint, within the joint's limits (degrees shown for revolute joints)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QLabel, QPushButton, QSlider, QVBoxLayout,
+                               QWidget)
+
+from ..kinematics import NumericArm
+from ..model import Manipulator
+from .arm_scene import arm_reach
+
+__all__ = ["JointSliders", "joint_ranges"]
+
+STEPS = 1000  # slider resolution over a joint's range
+
+
+def joint_ranges(model: Manipulator) -> np.ndarray:
+    """(n, 2) ranges in SI units: the limits, else +-pi (R) or +- the reach (P; 1 m if unknown)."""
+    n = model.n
+    try:
+        arm = NumericArm.from_model(model)
+        limits, reach = arm.limits, arm_reach(arm)
+    except (ValueError, TypeError, ZeroDivisionError):
+        limits, reach = np.full((n, 2), np.nan), 1.0
+    out = np.empty((n, 2))
+    for i, link in enumerate(model.links):
+        lo, hi = limits[i]
+        default = (-math.pi, math.pi) if link.is_revolute else (-reach, reach)
+        if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+            lo, hi = default
+        out[i] = lo, hi
+    return out
+
+
+class JointSliders(QWidget):
+    """Sliders for the joint values; emits :attr:`valuesChanged` with a list of floats (rad, m)."""
+
+    valuesChanged = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        self._grid = QGridLayout()
+        self._grid.setColumnStretch(1, 1)
+        outer.addLayout(self._grid)
+        self.home_button = QPushButton("Home")
+        self.home_button.setToolTip("All joints to zero (within their limits)")
+        self.home_button.clicked.connect(self.home)
+        outer.addWidget(self.home_button, alignment=Qt.AlignmentFlag.AlignRight)
+        outer.addStretch(1)
+        self.sliders: list[QSlider] = []
+        self.spins: list[QDoubleSpinBox] = []
+        self._labels: list[QLabel] = []
+        self._revolute: list[bool] = []
+        self._ranges = np.zeros((0, 2))
+        self._values = np.zeros(0)
+        self._quiet = False
+
+    # -- public API -----------------------------------------------------------
+    def set_model(self, model: Manipulator | None) -> None:
+        """Rebuild for ``model``; values are kept (clamped to the new ranges) when n is unchanged."""
+        old = self._values
+        n = 0 if model is None else model.n
+        self._ranges = joint_ranges(model) if model is not None else np.zeros((0, 2))
+        revolute = [] if model is None else [l.is_revolute for l in model.links]
+        if n != len(self.sliders) or revolute != self._revolute:
+            self._rebuild(revolute)
+        self._revolute = revolute
+        values = old if len(old) == n else np.zeros(n)
+        self._values = np.clip(values, self._ranges[:, 0], self._ranges[:, 1]) if n else np.zeros(0)
+        for i in range(n):
+            self._configure(i)
+        self._show_values()
+        if n and not np.array_equal(self._values, old):
+            self.valuesChanged.emit(self.values())
+
+    def values(self) -> list[float]:
+        return [float(v) for v in self._values]
+
+    def set_values(self, q) -> None:
+        """Set the joint values (SI units), clamped to the ranges; emits valuesChanged if they change."""
+        q = np.clip(np.asarray(q, dtype=float).ravel(), self._ranges[:, 0], self._ranges[:, 1])
+        if len(q) != len(self._values):
+            raise ValueError(f"expected {len(self._values)} joint values, got {len(q)}")
+        changed = not np.array_equal(q, self._values)
+        self._values = q
+        self._show_values()
+        if changed:
+            self.valuesChanged.emit(self.values())
+
+    def home(self) -> None:
+        """Every joint to zero, or to the nearest limit when zero is outside them."""
+        self.set_values(np.zeros(len(self._values)))
+
+    def ranges(self) -> np.ndarray:
+        return self._ranges.copy()
+
+    # -- internals ------------------------------------------------------------
+    def _rebuild(self, revolute: list[bool]) -> None:
+        for widget in self.sliders + self.spins + self._labels:
+            self._grid.removeWidget(widget)
+            widget.deleteLater()
+        self.sliders, self.spins, self._labels = [], [], []
+        for i, is_r in enumerate(revolute):
+            label = QLabel(f"q{i + 1}")
+            label.setToolTip("revolute joint (degrees)" if is_r else "prismatic joint (metres)")
+            slider = QSlider(Qt.Orientation.Horizontal)
+            slider.setRange(0, STEPS)
+            spin = QDoubleSpinBox()
+            spin.setKeyboardTracking(False)
+            spin.setSuffix(" °" if is_r else " m")
+            spin.setDecimals(1 if is_r else 4)
+            spin.setMinimumWidth(90)
+            slider.valueChanged.connect(lambda v, i=i: self._from_slider(i, v))
+            spin.valueChanged.connect(lambda v, i=i: self._from_spin(i, v))
+            self._grid.addWidget(label, i, 0)
+            self._grid.addWidget(slider, i, 1)
+            self._grid.addWidget(spin, i, 2)
+            self.sliders.append(slider)
+            self.spins.append(spin)
+            self._labels.append(label)
+
+    def _display(self, i: int, value: float) -> float:
+        return math.degrees(value) if self._revolute[i] else value
+
+    def _configure(self, i: int) -> None:
+        lo, hi = self._ranges[i]
+        spin = self.spins[i]
+        spin.blockSignals(True)
+        spin.setRange(self._display(i, lo), self._display(i, hi))
+        spin.setSingleStep(1.0 if self._revolute[i] else (hi - lo) / 100)
+        spin.blockSignals(False)
+
+    def _show_values(self) -> None:
+        self._quiet = True
+        try:
+            for i, v in enumerate(self._values):
+                lo, hi = self._ranges[i]
+                self.sliders[i].setValue(round((v - lo) / (hi - lo) * STEPS))
+                self.spins[i].setValue(self._display(i, v))
+        finally:
+            self._quiet = False
+
+    def _set_one(self, i: int, value: float) -> None:
+        lo, hi = self._ranges[i]
+        value = min(max(value, lo), hi)
+        if value == self._values[i]:
+            return
+        self._values[i] = value
+        self._show_values()
+        self.valuesChanged.emit(self.values())
+
+    def _from_slider(self, i: int, position: int) -> None:
+        if not self._quiet:
+            lo, hi = self._ranges[i]
+            self._set_one(i, lo + (hi - lo) * position / STEPS)
+
+    def _from_spin(self, i: int, shown: float) -> None:
+        if not self._quiet:
+            self._set_one(i, math.radians(shown) if self._revolute[i] else shown)
