@@ -16,6 +16,7 @@ from functools import lru_cache
 from numbers import Real
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 __all__ = [
     "ExpressionError",
@@ -251,4 +252,11 @@ def format_expr(expr: sp.Expr):
     if expr.is_Rational:
         # keep exact fractions exact: "1/3"
         return str(expr)
-    return sp.sstr(expr, order="none")
+    return _ExactPrinter({"order": "none"}).doprint(expr)
+
+
+class _ExactPrinter(StrPrinter):
+    """sympy's text form, with floats in the shortest form that reads back to the same double."""
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
