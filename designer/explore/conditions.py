@@ -1,0 +1,270 @@
+"""Design conditions: parameter relations that make a dynamic term vanish or stop depending on q.
+
+What only a symbolic tool can do. Every entry of M(q) and G(q) is a polynomial
+in cos q_i, sin q_i (revolute joints) and q_j (prismatic joints) with
+coefficients in the model's parameters. Reduced with sin^2 = 1 - cos^2 (no
+power of a sine above one), that form is unique, so
+
+* M_ij vanishes identically (joints i and j decoupled) iff every coefficient is 0;
+* M is configuration-invariant iff every coefficient but the constant one is 0;
+* G_i vanishes identically (static balance) iff every coefficient is 0.
+
+:func:`find_conditions` solves these coefficient equations for chosen unknowns
+(by default the inertial parameters: masses, centres of mass, inertias, loads)
+and keeps only physically admissible solutions: masses stay positive and the
+diagonal inertias of a link stay positive (non-negative where their value is
+0). When nothing is left it says so. :func:`apply_condition` makes the model
+that satisfies a solution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Iterable, Sequence
+
+import sympy as sp
+
+from ..model.expr import symbol
+from ..model.manipulator import Manipulator
+
+__all__ = ["Kind", "Condition", "ConditionResult", "trig_coefficients", "find_conditions", "apply_condition",
+           "default_unknowns"]
+
+
+class Kind(str, Enum):
+    DECOUPLED = "decoupled"   # M_ij == 0 for the given pairs (default: every pair i < j)
+    INVARIANT = "invariant"   # M independent of q (given entries, default: all)
+    BALANCED = "balanced"     # G_i == 0 for the given joints (default: all)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One admissible solution: unknown symbol -> expression in the remaining parameters."""
+
+    solution: dict[sp.Symbol, sp.Expr]
+    note: str = ""   # e.g. which sign conditions remain undecided
+
+    def text(self) -> str:
+        return ", ".join(f"{k} = {sp.sstr(v)}" for k, v in sorted(self.solution.items(), key=lambda kv: kv[0].name))
+
+
+@dataclass(frozen=True)
+class ConditionResult:
+    kind: Kind
+    targets: tuple[tuple[int, ...], ...]   # 1-based entries of M or joints of G
+    equations: tuple[sp.Expr, ...]         # the coefficient equations (each == 0)
+    unknowns: tuple[sp.Symbol, ...]
+    conditions: tuple[Condition, ...]
+    rejected: tuple[str, ...]              # solutions dropped and why
+    already: bool = False                  # holds for every parameter value
+
+    def summary(self) -> str:
+        what = {Kind.DECOUPLED: "M_ij = 0 identically", Kind.INVARIANT: "M independent of q",
+                Kind.BALANCED: "G_i = 0 identically"}[self.kind]
+        if self.already:
+            return f"{what}: holds already, for every value of the parameters"
+        if not self.conditions:
+            why = "; ".join(self.rejected) if self.rejected else "the coefficient equations have no solution"
+            return (f"{what}: no solution for {', '.join(s.name for s in self.unknowns)} with positive masses "
+                    f"and inertias ({why})")
+        return f"{what} when: " + " | or | ".join(c.text() + (f" ({c.note})" if c.note else "") for c in self.conditions)
+
+
+def _joint_generators(model: Manipulator) -> tuple[dict, list[sp.Symbol], list[sp.Symbol], list[sp.Symbol]]:
+    cos_s = [sp.Dummy(f"c{i + 1}") for i in range(model.n)]
+    sin_s = [sp.Dummy(f"s{i + 1}") for i in range(model.n)]
+    subs = {}
+    for i, (link, q) in enumerate(zip(model.links, model.q)):
+        if link.is_revolute:
+            subs[sp.cos(q)] = cos_s[i]
+            subs[sp.sin(q)] = sin_s[i]
+    return subs, cos_s, sin_s, list(model.q)
+
+
+def trig_coefficients(expr: sp.Expr, model: Manipulator) -> dict[tuple[int, ...], sp.Expr]:
+    """The canonical coefficients of ``expr`` as a polynomial in cos q_i, sin q_i (revolute) and
+    q_j (prismatic), with no sine squared; keys are exponent tuples (cos..., sin..., q...)."""
+    subs, cos_s, sin_s, qs = _joint_generators(model)
+    e = sp.expand(sp.expand_trig(sp.sympify(expr)))
+    e = sp.expand(e.xreplace(subs))
+    revolute = [l.is_revolute for l in model.links]
+    gens = [c for c, r in zip(cos_s, revolute) if r] + [s for s, r in zip(sin_s, revolute) if r] + \
+           [q for q, r in zip(qs, revolute) if not r]
+    if any(q in e.free_symbols for q, r in zip(qs, revolute) if r):
+        raise ValueError("expression is not a polynomial in the cosines and sines of the revolute joints")
+    if not gens:
+        return {(): e} if e != 0 else {}
+    poly = sp.Poly(e, *gens)
+    k = sum(revolute)
+    # reduce sin^2 -> 1 - cos^2, repeatedly, until every sine has degree <= 1
+    out: dict[tuple[int, ...], sp.Expr] = {}
+    work = list(poly.terms())
+    while work:
+        monom, coeff = work.pop()
+        monom = list(monom)
+        for r in range(k):
+            if monom[k + r] >= 2:
+                # s^2 = 1 - c^2
+                a, b = list(monom), list(monom)
+                a[k + r] -= 2
+                b[k + r] -= 2
+                b[r] += 2
+                work += [(tuple(a), coeff), (tuple(b), -coeff)]
+                break
+        else:
+            key = tuple(monom)
+            out[key] = out.get(key, 0) + coeff
+    return {m: c for m, c in ((m, sp.expand(c)) for m, c in out.items()) if c != 0}
+
+
+def _tiers(model: Manipulator) -> tuple[list[sp.Symbol], list[sp.Symbol], list[sp.Symbol]]:
+    """Symbols used only in inertial data, not in the geometry or gravity, grouped as
+    (COM and load positions, inertias, masses)."""
+    geometric: set[sp.Symbol] = set()
+    for link in model.links:
+        for e in (link.a, link.alpha, link.d, link.theta):
+            geometric |= e.free_symbols
+    for g in model.gravity:
+        geometric |= g.free_symbols
+    seen: set[sp.Symbol] = set()
+    tiers = []
+    for group in ([c for l in model.links for c in l.com] + [c for p in model.point_masses for c in p.position],
+                  [e for l in model.links for e in l.inertia.entries()],
+                  [l.mass for l in model.links] + [p.mass for p in model.point_masses]):
+        tier = []
+        for e in group:
+            for s in sorted(e.free_symbols, key=lambda s: s.name):
+                if s not in geometric and s not in seen:
+                    seen.add(s)
+                    tier.append(s)
+        tiers.append(tier)
+    return tuple(tiers)  # type: ignore[return-value]
+
+
+def default_unknowns(model: Manipulator) -> list[sp.Symbol]:
+    """Symbols used only in inertial data (mass, COM, inertia, point loads), not in the geometry or
+    gravity: COM coordinates first, then inertias, then masses."""
+    return [s for tier in _tiers(model) for s in tier]
+
+
+def _physical(model: Manipulator) -> list[tuple[sp.Expr, bool, str]]:
+    """(expression, strictly positive?, label) for every mass and diagonal inertia."""
+    values = model.parameter_values
+    out = []
+    for i, link in enumerate(model.links, start=1):
+        out.append((link.mass, True, f"m of link {i}"))
+        for name in ("xx", "yy", "zz"):
+            e = getattr(link.inertia, name)
+            strict = bool(e.free_symbols) and all(values.get(s.name, 1.0) != 0 for s in e.free_symbols)
+            out.append((e, strict, f"I{name} of link {i}"))
+    for k, p in enumerate(model.point_masses, start=1):
+        out.append((p.mass, True, f"mass of point load {k}"))
+    return [(e, strict, label) for e, strict, label in out if e != 0]
+
+
+def _assumed(model: Manipulator) -> dict[sp.Symbol, sp.Symbol]:
+    """Replace each symbol by one with its physical sign: masses and inertias positive."""
+    positive: set[sp.Symbol] = set()
+    for e, strict, _ in _physical(model):
+        if e.is_Symbol:
+            positive.add(e)
+    return {s: sp.Symbol(s.name, positive=True) if s in positive else sp.Symbol(s.name, real=True)
+            for s in model.free_symbols()}
+
+
+def _admissible(model: Manipulator, sol: dict) -> tuple[bool, str]:
+    rename = _assumed(model)
+    undecided = []
+    for e, strict, label in _physical(model):
+        value = sp.simplify(e.xreplace(sol).xreplace(rename))
+        ok = value.is_positive if strict else value.is_nonnegative
+        if ok is False:
+            return False, f"needs {label} = {sp.sstr(e.xreplace(sol))}, not {'positive' if strict else '>= 0'}"
+        if ok is None and (e.free_symbols & set(sol)):
+            undecided.append(f"{label} = {sp.sstr(e.xreplace(sol))} must be {'> 0' if strict else '>= 0'}")
+    return True, "; ".join(undecided)
+
+
+def _targets(kind: Kind, n: int, targets) -> list[tuple[int, ...]]:
+    if targets:
+        out = [tuple(int(v) for v in t) if not isinstance(t, int) else (int(t),) for t in targets]
+    elif kind is Kind.BALANCED:
+        out = [(i,) for i in range(1, n + 1)]
+    elif kind is Kind.DECOUPLED:
+        out = [(i, j) for i in range(1, n + 1) for j in range(i + 1, n + 1)]
+    else:
+        out = [(i, j) for i in range(1, n + 1) for j in range(i, n + 1)]
+    want = 1 if kind is Kind.BALANCED else 2
+    for t in out:
+        if len(t) != want or any(not 1 <= v <= n for v in t):
+            raise ValueError(f"{kind.value}: entry {t} is not {'a joint' if want == 1 else 'a pair of joints'} of 1..{n}")
+    return out
+
+
+def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | None = None,
+                    unknowns: Iterable[str | sp.Symbol] | None = None, equations=None) -> ConditionResult:
+    """Solve for the parameter relations of ``kind`` (see the module text).
+
+    Parameters
+    ----------
+    targets:
+        1-based entries (i, j) of M, or joints i of G; default all (off-diagonal ones for decoupling).
+    unknowns:
+        Names of the parameters to solve for; default :func:`default_unknowns`.
+    equations:
+        Already derived :class:`~designer.dynamics.results.Equations` of the model (else derived here).
+    """
+    kind = Kind(kind)
+    pairs = _targets(kind, model.n, targets)
+    if equations is None:
+        from ..dynamics.engine import derive
+        from ..dynamics.results import Method, SimplifyMode
+        equations = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
+    eqs: list[sp.Expr] = []
+    for t in pairs:
+        entry = equations.gravity[t[0] - 1] if kind is Kind.BALANCED else equations.mass_matrix[t[0] - 1, t[1] - 1]
+        coeffs = trig_coefficients(entry, model)
+        for monom, c in coeffs.items():
+            if kind is Kind.INVARIANT and not any(monom):
+                continue
+            eqs.append(c)
+    eqs = list(dict.fromkeys(sp.factor(e) for e in eqs if e != 0))
+    syms = default_unknowns(model) if unknowns is None else [u if isinstance(u, sp.Symbol) else symbol(u) for u in unknowns]
+    names = set(model.symbol_names())
+    for s in syms:
+        if s.name not in names:
+            raise ValueError(f"'{s.name}' is not a parameter of the model")
+    if not eqs:
+        return ConditionResult(kind, tuple(pairs), (), tuple(syms), (), (), already=True)
+    # By default solve for positions first (a counterweight's place), then add inertias, then masses:
+    # the first tier with an admissible solution answers.
+    if unknowns is None:
+        com, inertia, mass = _tiers(model)
+        attempts = [com, com + inertia, syms]
+    else:
+        attempts = [syms]
+    kept, rejected = [], []
+    for attempt in attempts:
+        if not attempt:
+            continue
+        kept, rejected = [], []
+        for sol in sp.solve(eqs, attempt, dict=True):
+            ok, note = _admissible(model, sol)
+            if ok:
+                kept.append(Condition({k: sp.simplify(v) for k, v in sol.items()}, note))
+            else:
+                rejected.append(note)
+        if kept:
+            break
+    return ConditionResult(kind, tuple(pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
+
+
+def apply_condition(model: Manipulator, condition: Condition | dict) -> Manipulator:
+    """The model with the solved parameters replaced by their expressions (and dropped from the
+    parameter values, since they are no longer free)."""
+    sol = condition.solution if isinstance(condition, Condition) else condition
+    sol = {(symbol(k) if isinstance(k, str) else k): sp.sympify(v) for k, v in sol.items()}
+    out = model.map_expressions(lambda e: e.xreplace(sol) if e.free_symbols else e)
+    solved = {s.name for s in sol}
+    return replace(out, parameters=tuple((k, v) for k, v in model.parameters if k not in solved))

@@ -1,0 +1,81 @@
+"""Design conditions: planar two-link invariance/decoupling/balance by hand, checked numerically after applying."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from conftest import robot_path
+from designer.explore.batch import Batch
+from designer.explore.conditions import Kind, apply_condition, find_conditions, trig_coefficients
+from designer.kinematics import NumericArm
+from designer.model import symbol
+from designer.project import load_project
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_project(robot_path("planar_two_link"))
+
+
+def _M(model, q):
+    return Batch(NumericArm.from_model(model), q).M
+
+
+def test_invariance_needs_link_2_com_on_joint_2_axis(model):
+    res = find_conditions(model, Kind.INVARIANT)
+    assert len(res.conditions) == 1
+    assert res.conditions[0].solution == {symbol("d2"): 0}   # COM at distance 0 from joint 2
+    q = RNG.uniform(-3, 3, (50, 2))
+    before, after = _M(model, q), _M(apply_condition(model, res.conditions[0]), q)
+    assert np.ptp(before[:, 0, 0]) > 0.1
+    assert np.ptp(after, axis=0) == pytest.approx(np.zeros((2, 2)), abs=1e-12)
+
+
+def test_never_diagonal_while_link_2_has_rotational_inertia(model):
+    res = find_conditions(model, Kind.DECOUPLED)
+    assert not res.conditions and "no solution" in res.summary()
+    # with no rotational inertia the only way out is a point mass on joint 2's axis
+    point = model.with_parameter("I2", 0.0)
+    res = find_conditions(point, Kind.DECOUPLED)
+    assert [c.solution for c in res.conditions] == [{symbol("d2"): 0, symbol("I2"): 0}]
+    M = _M(apply_condition(point, res.conditions[0]), RNG.uniform(-3, 3, (20, 2)))
+    assert np.abs(M[:, 0, 1]).max() < 1e-12
+
+
+def test_static_balance_by_counterweight(model):
+    res = find_conditions(model, Kind.BALANCED)
+    (cond,) = res.conditions
+    L1, m1, m2 = symbol("L1"), symbol("m1"), symbol("m2")
+    assert cond.solution == {symbol("d1"): -L1 * m2 / m1, symbol("d2"): 0}
+    balanced = NumericArm.from_model(apply_condition(model, cond))
+    q = RNG.uniform(-3, 3, (50, 2))
+    assert np.abs(Batch(balanced, q).G).max() < 1e-12
+    assert np.abs(Batch(NumericArm.from_model(model), q).G).max() > 1.0
+    # one joint only, solving for a named parameter
+    res2 = find_conditions(model, Kind.BALANCED, targets=[2], unknowns=["d2"])
+    assert [c.solution for c in res2.conditions] == [{symbol("d2"): 0}]
+
+
+def test_horn_chain_conditions():
+    horn = load_project(robot_path("horn_three_dof"))
+    # the column's axis meets the rods' plane: joint 1 is decoupled from 2 and 3 for any parameters
+    assert find_conditions(horn, Kind.DECOUPLED, targets=[(1, 2), (1, 3)]).already
+    # the thin rods' COMs are fixed at their middles, so no mass choice balances joints 2 and 3
+    res = find_conditions(horn, Kind.BALANCED, targets=[2, 3])
+    assert not res.conditions and "no solution" in res.summary()
+
+
+def test_trig_coefficients_are_canonical(model):
+    q1, q2 = model.q
+    assert trig_coefficients(sp.sin(q1)**2 + sp.cos(q1)**2 - 1, model) == {}
+    a = trig_coefficients(sp.cos(q1 + q2), model)
+    b = trig_coefficients(sp.cos(q1) * sp.cos(q2) - sp.sin(q1) * sp.sin(q2), model)
+    assert a == b and len(a) == 2
+    with pytest.raises(ValueError, match="not a parameter"):
+        find_conditions(model, Kind.BALANCED, unknowns=["nope"])
+    with pytest.raises(ValueError, match="pair"):
+        find_conditions(model, Kind.DECOUPLED, targets=[(1, 3)])
