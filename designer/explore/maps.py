@@ -6,7 +6,6 @@ clouds) and is a pure function of a :class:`~designer.kinematics.NumericArm`.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from enum import Enum
 from typing import Sequence
@@ -51,9 +50,9 @@ def sample_configurations(arm: NumericArm, count: int, method: Sampling | str = 
     lim = joint_limits(arm) if limits is None else np.asarray(limits, float)
     method = Sampling(method)
     if method is Sampling.SOBOL:
-        with warnings.catch_warnings():  # counts that are not powers of 2 are fine for summaries
-            warnings.simplefilter("ignore", UserWarning)
-            u = qmc.Sobol(d=arm.n, scramble=True, seed=seed).random(count)
+        # the first `count` points of a 2^m sequence (random() warns when count is no power of 2)
+        m = max(0, int(np.ceil(np.log2(count))))
+        u = qmc.Sobol(d=arm.n, scramble=True, seed=seed).random_base2(m)[:count]
     else:
         u = np.random.default_rng(seed).random((count, arm.n))
     return lim[:, 0] + u * (lim[:, 1] - lim[:, 0])

@@ -1,0 +1,327 @@
+"""``python -m designer explore PROJECT WHAT ...``: design exploration from the command line.
+
+WHAT is one of metric, map, sweep, conditions, significance, sizing, payload,
+compare. Tables go to CSV, structured results to JSON (by the ``--out``
+suffix, or ``--format``); without ``--out`` they go to standard output.
+Definitions of every metric: docs/metrics.md.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import csv
+import functools
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..jobs import run
+from ..kinematics import NumericArm
+from ..model import MissingParameterError, parse_expr
+from ..model.expr import ExpressionError
+from .common import UserError, load_model, write_output
+
+WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "compare")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("explore", help="design exploration: metrics, maps, sweeps, design conditions, sizing",
+                       description=__doc__.split("\n\n")[1])
+    p.add_argument("project")
+    whats = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+
+    def common(q, table=True):
+        q.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                       help="override a parameter value (repeatable)")
+        q.add_argument("--torque", metavar="T", help="rated joint torques/forces: one value or n comma-separated")
+        q.add_argument("--speed", metavar="V", help="rated joint speeds (rad/s or m/s)")
+        q.add_argument("--acceleration", metavar="A", help="rated joint accelerations (rad/s^2 or m/s^2)")
+        q.add_argument("--out", metavar="FILE", help="write here (.csv or .json) instead of standard output")
+        q.add_argument("--format", choices=["csv", "json"], default=None,
+                       help=f"output format (default: from --out, else {'csv' if table else 'json'})")
+
+    q = whats.add_parser("metric", help="every metric (or the chosen ones) at one pose")
+    q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
+    q.add_argument("--metric", action="append", metavar="SPEC", help="e.g. coupling or gravity[2] (repeatable)")
+    common(q)
+    q.set_defaults(func=_guard(cmd_metric))
+
+    q = whats.add_parser("map", help="a metric over a 2-D joint grid, or at samples within the joint limits")
+    q.add_argument("--metric", required=True, metavar="SPEC")
+    q.add_argument("--joints", nargs=2, type=int, metavar=("I", "J"), help="sweep these two joints on a grid")
+    q.add_argument("--steps", type=int, default=50, help="grid points per joint (default 50)")
+    q.add_argument("--q", nargs="+", metavar="Q", help="pose of the other joints (default: all zero)")
+    q.add_argument("--samples", type=int, default=1000, help="without --joints: number of samples (default 1000)")
+    q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
+    q.add_argument("--seed", type=int, default=0)
+    common(q)
+    q.set_defaults(func=_guard(cmd_map))
+
+    q = whats.add_parser("sweep", help="one or two parameters over ranges; metric summaries per design; Pareto")
+    q.add_argument("--param", nargs=4, action="append", required=True, metavar=("NAME", "START", "STOP", "COUNT"))
+    q.add_argument("--metric", action="append", required=True, metavar="SPEC")
+    q.add_argument("--stats", default="max,mean", help="comma list of min,max,mean,std,p05,p50,p95")
+    q.add_argument("--samples", type=int, default=1000)
+    q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    q.add_argument("--threads", action="store_true", help="use threads instead of processes")
+    q.add_argument("--pareto", nargs=2, metavar=("A", "B"), help="mark designs non-dominated in columns A, B")
+    q.add_argument("--maximize", nargs="*", default=[], metavar="COL", help="Pareto columns to maximise")
+    common(q)
+    q.set_defaults(func=_guard(cmd_sweep))
+
+    q = whats.add_parser("conditions", help="parameter relations for decoupling, invariant M or static balance")
+    q.add_argument("--kind", choices=["decoupled", "invariant", "balanced"], required=True)
+    q.add_argument("--target", action="append", metavar="I[,J]", help="entry of M or joint of G (repeatable)")
+    q.add_argument("--solve-for", metavar="NAMES", help="comma list of parameters to solve for")
+    q.add_argument("--apply", metavar="OUT.json", help="save the model with the first (or --choose) solution")
+    q.add_argument("--choose", type=int, default=1, help="which solution --apply uses (1-based)")
+    common(q, table=False)
+    q.set_defaults(func=_guard(cmd_conditions))
+
+
+
+# -- shared helpers -----------------------------------------------------------------
+def _guard(func):
+    """Turn the core's ValueErrors (bad metric, missing parameter, bad range) into one-line user errors."""
+    @functools.wraps(func)
+    def wrapper(args):
+        try:
+            return func(args)
+        except UserError:
+            raise
+        except (MissingParameterError, ExpressionError, ValueError, np.linalg.LinAlgError) as exc:
+            raise UserError(f"explore {args.what}: {exc}") from None
+    return wrapper
+
+
+def number(text: str, what: str) -> float:
+    try:
+        value = parse_expr(text, what)
+    except ExpressionError as exc:
+        raise UserError(str(exc)) from None
+    if value.free_symbols:
+        raise UserError(f"{what}: must be a number, not '{text}'")
+    return float(value.evalf())
+
+
+def overrides(args) -> dict[str, float]:
+    out = {}
+    for item in args.set:
+        if "=" not in item:
+            raise UserError(f"--set {item}: write NAME=VALUE")
+        name, text = item.split("=", 1)
+        out[name.strip()] = number(text, f"--set {name.strip()}")
+    return out
+
+
+def model_and_arm(args):
+    model = load_model(args.project)
+    sets = overrides(args)
+    unknown = sorted(set(sets) - set(model.symbol_names()))
+    if unknown:
+        raise UserError(f"--set: {', '.join(unknown)} is not a parameter of {args.project}")
+    model = model.with_parameters(sets)
+    try:
+        return model, NumericArm.from_model(model)
+    except MissingParameterError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+
+
+def vector(text: str | None, n: int, what: str):
+    if text is None:
+        return None
+    parts = [p for p in text.replace(",", " ").split() if p]
+    values = [number(p, what) for p in parts]
+    if len(values) not in (1, n):
+        raise UserError(f"{what}: give one value or {n}, got {len(values)}")
+    return np.broadcast_to(np.array(values), (n,)).copy()
+
+
+def ratings(args, n: int):
+    from ..explore.metrics import Ratings
+    return Ratings.of(n, vector(args.torque, n, "--torque"), vector(args.speed, n, "--speed"),
+                      vector(args.acceleration, n, "--acceleration"))
+
+
+def pose(args, n: int) -> np.ndarray:
+    if not getattr(args, "q", None):
+        return np.zeros(n)
+    if len(args.q) != n:
+        raise UserError(f"--q: {n} joint values needed, {len(args.q)} given")
+    return np.array([number(t, f"--q[{k}]") for k, t in enumerate(args.q, start=1)])
+
+
+def _clean(value):
+    if isinstance(value, np.ndarray):
+        return _clean(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else (None if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def output_format(args, table: bool) -> str:
+    if args.format:
+        return args.format
+    if args.out:
+        suffix = Path(args.out).suffix.lower()
+        if suffix in (".csv", ".json"):
+            return suffix[1:]
+        raise UserError(f"--out {args.out}: use a .csv or .json file, or give --format")
+    return "csv" if table else "json"
+
+
+def emit(args, rows: list[dict] | None = None, data: dict | None = None) -> int:
+    """Write ``rows`` as CSV, or ``data`` (default: {"rows": rows}) as JSON."""
+    fmt = output_format(args, table=rows is not None)
+    if fmt == "csv":
+        if rows is None:
+            raise UserError(f"explore {args.what}: this result is not a table; write it as JSON")
+        buf = io.StringIO()
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: _csv_value(v) for k, v in r.items()})
+        write_output(buf.getvalue(), args.out)
+    else:
+        write_output(json.dumps(_clean(data if data is not None else {"rows": rows}), indent=1) + "\n", args.out)
+    return 0
+
+
+def _csv_value(v):
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return v
+
+
+# -- commands -----------------------------------------------------------------------
+def cmd_metric(args) -> int:
+    from ..explore.metrics import METRICS, compute, evaluate, parse_metric
+    model, arm = model_and_arm(args)
+    q = pose(args, arm.n)
+    r = ratings(args, arm.n)
+    rows = []
+    if args.metric:
+        for text in args.metric:
+            spec = parse_metric(text, arm.n)
+            rows.append({"metric": spec.label, "index": "", "value": float(evaluate(arm, [q], spec, r)[0]),
+                         "unit": spec.metric.unit})
+    else:
+        from ..explore.metrics import MetricError
+        for name, m in METRICS.items():
+            try:
+                v = compute(arm, [q], name, r)[0]
+            except MetricError:
+                continue   # needs a rating that was not given
+            for idx in np.ndindex(v.shape):
+                rows.append({"metric": name, "index": ",".join(str(i + 1) for i in idx), "value": float(v[idx]),
+                             "unit": m.unit})
+    return emit(args, rows, {"project": args.project, "q": q, "metrics": rows})
+
+
+def cmd_map(args) -> int:
+    from ..explore.maps import grid_map, sample_summary
+    from ..explore.batch import batch_frames
+    model, arm = model_and_arm(args)
+    r = ratings(args, arm.n)
+    if args.joints:
+        if args.steps < 2:
+            raise UserError("--steps: at least 2")
+        gm = grid_map(arm, args.metric, tuple(args.joints), pose(args, arm.n), args.steps, ratings=r)
+        i, j = gm.joints
+        rows = [{f"q{i}": float(x), f"q{j}": float(y), gm.label: float(gm.values[iy, ix])}
+                for iy, y in enumerate(gm.y) for ix, x in enumerate(gm.x)]
+        return emit(args, rows, {"metric": gm.label, "joints": gm.joints, "x": gm.x, "y": gm.y,
+                                 "values": gm.values, "q0": gm.q0})
+    s = sample_summary(arm, args.metric, args.samples, args.sampling, args.seed, r)
+    tool = batch_frames(arm, s.q)[:, -1, :3, 3]
+    rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
+             "z": float(p[2]), s.label: float(val)} for q, p, val in zip(s.q, tool, s.values)]
+    return emit(args, rows, {"metric": s.label, "stats": s.stats, "samples": rows})
+
+
+def cmd_sweep(args) -> int:
+    from ..explore.maps import Sampling
+    from ..explore.sweep import SweepAxis, SweepSpec, sweep
+    model, arm = model_and_arm(args)
+    if len(args.param) > 2:
+        raise UserError("--param: at most two parameters")
+    axes = []
+    for name, start, stop, count in args.param:
+        try:
+            k = int(count)
+        except ValueError:
+            raise UserError(f"--param {name}: COUNT must be a whole number, not '{count}'") from None
+        if k < 1:
+            raise UserError(f"--param {name}: COUNT must be at least 1")
+        axes.append(SweepAxis.linspace(name, number(start, f"--param {name} START"),
+                                       number(stop, f"--param {name} STOP"), k))
+    spec = SweepSpec(tuple(axes), tuple(args.metric), tuple(s.strip() for s in args.stats.split(",") if s.strip()),
+                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n))
+    if args.samples < 1 or args.workers < 1:
+        raise UserError("--samples and --workers must be at least 1")
+    pool = cf.ThreadPoolExecutor(args.workers) if args.threads else cf.ProcessPoolExecutor(args.workers)
+    with pool:
+        result = run(sweep(model, spec, executor=pool))
+    rows = result.rows()
+    if args.pareto:
+        a, b = args.pareto
+        for key in (a, b):
+            if key not in result.values:
+                raise UserError(f"--pareto: no column '{key}' (have: {', '.join(result.values)})")
+        front = result.pareto(a, b, (a not in args.maximize, b not in args.maximize))
+        for row, f in zip(rows, front):
+            row["pareto"] = bool(f)
+    for i, row in enumerate(rows):
+        if i in result.errors:
+            row["error"] = result.errors[i]
+    return emit(args, rows, {"parameters": [a.name for a in axes], "rows": rows})
+
+
+def cmd_conditions(args) -> int:
+    from ..explore.conditions import apply_condition, find_conditions
+    from ..project import save_project
+    model = load_model(args.project)
+    targets = None
+    if args.target:
+        targets = [tuple(int(v) for v in t.split(",")) if all(v.strip().isdigit() for v in t.split(","))
+                   else _bad_target(t) for t in args.target]
+    unknowns = [s.strip() for s in args.solve_for.split(",") if s.strip()] if args.solve_for else None
+    res = find_conditions(model, args.kind, targets, unknowns)
+    data = {"kind": res.kind.value, "targets": [list(t) for t in res.targets], "summary": res.summary(),
+            "already": res.already, "unknowns": [s.name for s in res.unknowns],
+            "equations": [str(e) + " = 0" for e in res.equations],
+            "solutions": [{"solution": {k.name: str(v) for k, v in c.solution.items()}, "note": c.note}
+                          for c in res.conditions], "rejected": list(res.rejected)}
+    if args.apply:
+        if not res.conditions:
+            raise UserError(f"--apply: {res.summary()}")
+        if not 1 <= args.choose <= len(res.conditions):
+            raise UserError(f"--choose: pick 1 to {len(res.conditions)}")
+        try:
+            save_project(apply_condition(model, res.conditions[args.choose - 1]), args.apply)
+        except OSError as exc:
+            raise UserError(f"{args.apply}: cannot write: {exc.strerror or exc}") from None
+        data["applied"] = args.apply
+    if output_format(args, table=False) == "csv":
+        rows = [{"solution": c.text(), "note": c.note} for c in res.conditions] or [{"solution": "", "note": res.summary()}]
+        return emit(args, rows)
+    return emit(args, data=data)
+
+
+def _bad_target(text: str):
+    raise UserError(f"--target {text}: write I or I,J with joint numbers")
