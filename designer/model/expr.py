@@ -35,6 +35,8 @@ __all__ = [
 MAX_LENGTH = 2000
 MAX_DEPTH = 40
 MAX_EXPONENT = 64
+# numbers beyond 10**MAX_MAGNITUDE are not doubles; they would turn into inf in numeric work
+MAX_MAGNITUDE = 300
 
 FUNCTIONS = {
     "sin": sp.sin,
@@ -47,6 +49,7 @@ CONSTANTS = {"pi": sp.pi}
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 # q1, qd1, qdd1 are the joint variables of the equations (project-format.md).
+_BAD_CHAR = re.compile(r"[^\t\x20-\x7e]")
 JOINT_NAME_RE = re.compile(r"^q(d|dd)?[0-9]+$")
 RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"t", "E", "I", "oo", "nan"}
 
@@ -77,6 +80,23 @@ _BINOPS = {
     ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b,
 }
+
+
+def _short(value: sp.Expr) -> str:
+    """A number for a message: 1.845e+19, not twenty digits."""
+    text = str(value)
+    if len(text) <= 16:
+        return text
+    if value.is_number:
+        return str(sp.Float(value.evalf(), 4)).replace("E", "e")
+    return text[:16] + "..."
+
+
+def _check_size(value: sp.Expr) -> sp.Expr:
+    """``value`` unless it is a plain number too large to be a double (1e300*1e300)."""
+    if value.is_Number and not value.is_zero and abs(value) > sp.Integer(10) ** MAX_MAGNITUDE:
+        raise ExpressionError(f"number too large ({_short(value)})")
+    return value
 
 
 def _number(value) -> sp.Expr:
@@ -112,17 +132,43 @@ class _Converter:
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Pow):
                 return self.power(node, depth)
-            op = _BINOPS.get(type(node.op))
-            if op is None:
-                raise ExpressionError(f"operator '{_OPS.get(type(node.op), type(node.op).__name__)}' is not allowed")
-            left = self.convert(node.left, depth + 1)
-            right = self.convert(node.right, depth + 1)
-            if op is _BINOPS[ast.Div] and right == 0:
-                raise ExpressionError("division by zero")
-            return op(left, right)
+            return self.chain(node, depth)
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         raise ExpressionError(f"{_describe(node)} is not allowed")
+
+    def chain(self, node: ast.BinOp, depth: int) -> sp.Expr:
+        """``a + b - c * d / e ...``: a long flat sum or product is not deep nesting.
+
+        Python nests such chains down the left operand; walking that spine in a
+        loop keeps the depth limit for real parentheses and builds each run of
+        terms with one ``Add``/``Mul`` (linear, where pairwise sums are quadratic).
+        """
+        ops = []
+        while isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Pow):
+            if type(node.op) not in _BINOPS:
+                raise ExpressionError(f"operator '{_OPS.get(type(node.op), type(node.op).__name__)}' is not allowed")
+            ops.append((type(node.op), node.right))
+            node = node.left
+        acc = self.convert(node, depth + 1)
+        terms: list[sp.Expr] = [acc]
+        additive = None  # whether ``terms`` are summands (True) or factors (False)
+        for op, right_node in reversed(ops):
+            right = self.convert(right_node, depth + 1)
+            is_add = op in (ast.Add, ast.Sub)
+            if additive is not None and is_add != additive:
+                terms = [_check_size(sp.Add(*terms) if additive else sp.Mul(*terms))]
+            additive = is_add
+            if op is ast.Sub:
+                right = -right
+            elif op is ast.Div:
+                if right == 0:
+                    raise ExpressionError("division by zero")
+                right = 1 / right
+            terms.append(right)
+        if additive is None:
+            return acc
+        return _check_size(sp.Add(*terms) if additive else sp.Mul(*terms))
 
     def name(self, name: str) -> sp.Expr:
         if name in CONSTANTS:
@@ -143,14 +189,26 @@ class _Converter:
         if exponent.is_number:
             value = complex(exponent.evalf())
             if abs(value) > MAX_EXPONENT:
-                raise ExpressionError(f"exponent {exponent} is larger than {MAX_EXPONENT} in size")
-        if base == 0 and exponent.is_number and exponent.is_negative:
-            raise ExpressionError("division by zero")
-        return base**exponent
+                raise ExpressionError(f"exponent {_short(exponent)} is larger than {MAX_EXPONENT} in size")
+            if base.is_number:
+                # estimate before computing: (10**30)**64 nested a few times would never finish
+                b = complex(base.evalf())
+                if b == 0:
+                    if value.real < 0:
+                        raise ExpressionError("division by zero")
+                elif math.log10(abs(b)) * value.real > MAX_MAGNITUDE:
+                    raise ExpressionError(f"number too large (({_short(base)})**({_short(exponent)}))")
+                if b.real < 0 and not exponent.is_integer:
+                    raise ExpressionError(f"negative number to a fractional power is not real (({_short(base)})**({_short(exponent)}))")
+        result = base**exponent
+        # sympy folds (x**64)**64 into x**4096, which expands without end
+        if result.is_Pow and result.exp.is_number and abs(complex(result.exp.evalf())) > MAX_EXPONENT:
+            raise ExpressionError(f"exponent {_short(result.exp)} is larger than {MAX_EXPONENT} in size")
+        return _check_size(result)
 
     def call(self, node: ast.Call, depth: int) -> sp.Expr:
         if not isinstance(node.func, ast.Name):
-            raise ExpressionError(f"{_describe(node.func)} cannot be called")
+            raise ExpressionError(f"{_describe(node.func)} is not allowed (only {', '.join(FUNCTIONS)} can be called)")
         fname = node.func.id
         if fname not in FUNCTIONS:
             raise ExpressionError(f"unknown function '{fname}'")
@@ -159,7 +217,13 @@ class _Converter:
         arg = self.convert(node.args[0], depth + 1)
         if fname == "sqrt" and arg.is_number and arg.is_negative:
             raise ExpressionError("square root of a negative number")
-        return FUNCTIONS[fname](arg)
+        if fname == "exp" and arg.is_number and complex(arg.evalf()).real > MAX_MAGNITUDE * math.log(10):
+            # exp(exp(exp(100))) would make sympy's evaluation run for ever
+            raise ExpressionError(f"number too large (exp({arg}))")
+        result = FUNCTIONS[fname](arg)
+        if result.has(sp.zoo, sp.oo, sp.nan):
+            raise ExpressionError(f"{fname}({arg}) is infinite")
+        return result
 
 
 _OPS = {ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
@@ -175,6 +239,8 @@ def _describe(node: ast.AST) -> str:
         ast.Tuple: "a tuple", ast.Dict: "a dict", ast.Set: "a set", ast.JoinedStr: "a string",
         ast.NamedExpr: "an assignment", ast.Await: "await", ast.Starred: "unpacking",
     }
+    if isinstance(node, ast.UnaryOp):
+        return f"operator '{ {ast.Not: 'not', ast.Invert: '~'}.get(type(node.op), type(node.op).__name__)}'"
     return kinds.get(type(node), f"'{type(node).__name__}'")
 
 
@@ -197,6 +263,13 @@ def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -
     stripped = text.strip()
     if not stripped:
         raise ExpressionError("empty expression", where)
+    # Python folds look-alike letters (NFKC: fullwidth 'ａ' is 'a', 'ℌ' is 'H'), which would make
+    # a name silently mean another; only printable ASCII is allowed.
+    bad = _BAD_CHAR.search(stripped)
+    if bad:
+        ch = bad.group()
+        raise ExpressionError(f"character {ch!r} (U+{ord(ch):04X}) at column {bad.start() + 1} is not allowed "
+                              "(only ASCII letters, digits, operators and parentheses)", where)
     # Cheap nesting bound before ast.parse, whose own recursion could be driven deep.
     level = deepest = 0
     for ch in stripped:
@@ -215,11 +288,22 @@ def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -
     except (ValueError, RecursionError, MemoryError):
         raise ExpressionError(f"cannot read '{stripped[:40]}'", where) from None
     try:
-        return _Converter(allow_joint_names).convert(tree.body, 0)
+        return _check_value(_Converter(allow_joint_names).convert(tree.body, 0))
     except ExpressionError as exc:
         raise ExpressionError(exc.message, where) from None
     except RecursionError:
         raise ExpressionError("expression too deeply nested", where) from None
+
+
+def _check_value(expr: sp.Expr) -> sp.Expr:
+    """A constant expression must come out as a finite real double (exp(400)**2 does not)."""
+    if expr.is_number and not expr.is_Number:
+        value = complex(expr.evalf())
+        if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+            raise ExpressionError(f"number too large ({expr})")
+        if abs(value.imag) > 1e-12 * max(1.0, abs(value.real)):
+            raise ExpressionError(f"not a real number ({expr})")
+    return expr
 
 
 def to_expr(value, where: str = "", *, allow_joint_names: bool = False) -> sp.Expr:
@@ -260,3 +344,6 @@ class _ExactPrinter(StrPrinter):
 
     def _print_Float(self, expr):
         return repr(float(expr))
+
+    def _print_Exp1(self, expr):
+        return "exp(1)"  # sympy writes "E", which the parser reserves
