@@ -1,0 +1,446 @@
+"""Coupling and Coriolis/centrifugal plots of a joint pair (pyqtgraph), following the joint sliders.
+
+Tab "Against a joint": M_ij, M_ij / sqrt(M_ii M_jj) and the B and C coefficients
+that link joints i and j, with one joint swept over its range and the others
+at the slider values. Tab "Against a parameter": one quantity against a design
+parameter, one curve per value of a second parameter. The numbers come from
+:mod:`designer.explore.coupling`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import QRect, QTimer
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+
+from ..explore.coupling import Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
+from ..kinematics import NumericArm
+from ..model import Manipulator
+from .joint_sliders import joint_ranges
+
+__all__ = ["CouplingPanel"]
+
+THROTTLE_MS = 80        # at most ~12 recomputations a second while a slider is dragged
+JOINT_POINTS = 121
+PARAMETER_POINTS = 41
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
+COEFFICIENTS = (Quantity.CORIOLIS_I, Quantity.CORIOLIS_J, Quantity.CENTRIFUGAL_IJ, Quantity.CENTRIFUGAL_JI)
+UNITS = {Quantity.NORMALISED: ""}  # everything else: kg m^2 for R-R pairs
+
+
+def _pen(k: int, dashed: bool = False):
+    style = {"style": pg.QtCore.Qt.PenStyle.DashLine} if dashed else {}
+    return pg.mkPen(COLORS[k % len(COLORS)], width=2, **style)
+
+
+def _plot(layout: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotItem:
+    plot = layout.addPlot(row=row, col=0)
+    plot.setTitle(title, color="#222222")
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 200))
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.enableAutoSIPrefix(False)  # "kg m² (x0.001)" reads badly; numbers stay in SI
+        axis.setTextPen("#333333")
+        axis.setPen("#777777")
+    return plot
+
+
+def _fit_y(plot: pg.PlotItem) -> None:
+    """Autorange, except that a constant curve gets a sensible band instead of rounding noise."""
+    ys = [item.getData()[1] for item in plot.listDataItems()]
+    ys = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.zeros(0)
+    if len(ys) == 0:
+        return
+    lo, hi = float(ys.min()), float(ys.max())
+    if hi - lo <= 1e-9 * max(abs(lo), abs(hi), 1e-12):
+        pad = max(0.05 * abs(hi), 1e-6)
+        plot.setYRange(lo - pad, hi + pad, padding=0)
+    else:
+        plot.enableAutoRange(axis="y")
+
+
+class CouplingPanel(QWidget):
+    """Plots for a joint pair; call :meth:`set_model` and :meth:`set_joint_values` (rad, m)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=True)
+        self.model: Manipulator | None = None
+        self.arm: NumericArm | None = None
+        self.q = np.zeros(0)
+        self.sweeps: dict[str, Sweep | None] = {"joint": None, "parameter": None}
+        self._grid = None
+        self._grid_key = None
+        self._updating = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(THROTTLE_MS)
+        self._timer.timeout.connect(self.refresh)
+        self._build()
+
+    # -- layout -----------------------------------------------------------------
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        top = QHBoxLayout()
+        self.joint_i, self.joint_j = QSpinBox(), QSpinBox()
+        for box in (self.joint_i, self.joint_j):
+            box.setPrefix("joint ")
+            box.valueChanged.connect(self._pair_changed)
+        top.addWidget(QLabel("Pair:"))
+        top.addWidget(self.joint_i)
+        top.addWidget(self.joint_j)
+        top.addStretch(1)
+        self.buttons = {}
+        for name, slot in (("PNG…", lambda: self._export_dialog("png")), ("SVG…", lambda: self._export_dialog("svg")),
+                           ("CSV…", lambda: self._export_dialog("csv"))):
+            button = QPushButton(name)
+            button.setToolTip(f"Export the shown plot as {name[:3]}" if name != "CSV…" else "Export the plotted data")
+            button.clicked.connect(slot)
+            top.addWidget(button)
+            self.buttons[name[:3].lower()] = button
+        outer.addLayout(top)
+        self.status = QLabel()
+        self.status.setStyleSheet("color: #8a1c1c;")
+        self.status.hide()
+        outer.addWidget(self.status)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._build_joint_tab(), "Against a joint")
+        self.tabs.addTab(self._build_parameter_tab(), "Against a parameter")
+        self.tabs.currentChanged.connect(self._settings_changed)
+        outer.addWidget(self.tabs, 1)
+
+    def _build_joint_tab(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        row = QHBoxLayout()
+        self.swept_joint = QComboBox()
+        self.swept_joint.currentIndexChanged.connect(self._settings_changed)
+        row.addWidget(QLabel("Swept joint:"))
+        row.addWidget(self.swept_joint)
+        row.addStretch(1)
+        layout.addLayout(row)
+        self.joint_plots = pg.GraphicsLayoutWidget()
+        self.joint_plots.setBackground("w")
+        self.plot_coupling = _plot(self.joint_plots, 0, "Coupling inertia")
+        self.plot_normalised = _plot(self.joint_plots, 1, "Normalised coupling")
+        self.plot_coefficients = _plot(self.joint_plots, 2, "Coriolis (B) and centrifugal (C) coefficients")
+        for plot in (self.plot_normalised, self.plot_coefficients):
+            plot.setXLink(self.plot_coupling)
+        self.plot_coupling.getAxis("left").setLabel("kg m²")
+        self.plot_coefficients.getAxis("left").setLabel("kg m²")
+        self.joint_markers = []
+        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
+            marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
+            plot.addItem(marker, ignoreBounds=True)
+            self.joint_markers.append(marker)
+        layout.addWidget(self.joint_plots, 1)
+        return page
+
+    def _build_parameter_tab(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        form = QFormLayout()
+        self.parameter = QComboBox()
+        self.parameter.currentIndexChanged.connect(self._parameter_chosen)
+        self.range_lo, self.range_hi = QDoubleSpinBox(), QDoubleSpinBox()
+        for box in (self.range_lo, self.range_hi):
+            box.setDecimals(4)
+            box.setRange(-1e6, 1e6)
+            box.setKeyboardTracking(False)
+            box.valueChanged.connect(self._settings_changed)
+        span = QHBoxLayout()
+        span.addWidget(self.parameter, 1)
+        span.addWidget(QLabel("from"))
+        span.addWidget(self.range_lo)
+        span.addWidget(QLabel("to"))
+        span.addWidget(self.range_hi)
+        form.addRow("Parameter:", span)
+        self.second = QComboBox()
+        self.second.currentIndexChanged.connect(self._second_chosen)
+        self.second_values = QLineEdit()
+        self.second_values.setPlaceholderText("values, e.g. 1, 2, 3")
+        self.second_values.editingFinished.connect(self._settings_changed)
+        curves = QHBoxLayout()
+        curves.addWidget(self.second, 1)
+        curves.addWidget(QLabel("at"))
+        curves.addWidget(self.second_values, 2)
+        form.addRow("Curves for:", curves)
+        self.quantity = QComboBox()
+        self.quantity.currentIndexChanged.connect(self._settings_changed)
+        form.addRow("Quantity:", self.quantity)
+        layout.addLayout(form)
+        self.parameter_plots = pg.GraphicsLayoutWidget()
+        self.parameter_plots.setBackground("w")
+        self.plot_parameter = _plot(self.parameter_plots, 0, "")
+        self.parameter_marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
+        self.plot_parameter.addItem(self.parameter_marker, ignoreBounds=True)
+        layout.addWidget(self.parameter_plots, 1)
+        return page
+
+    # -- public API -----------------------------------------------------------
+    def set_model(self, model: Manipulator | None) -> None:
+        """Show plots for ``model`` (symbols at their default values)."""
+        self.model = model
+        self._grid, self._grid_key = None, None
+        try:
+            self.arm = None if model is None else NumericArm.from_model(model)
+        except (ValueError, TypeError, ZeroDivisionError) as exc:
+            self.arm = None
+            self._show_status(f"Cannot plot: {exc}")
+        n = 0 if self.arm is None else self.arm.n
+        if len(self.q) != n:
+            self.q = np.zeros(n)
+        self._quiet(True)
+        try:
+            self._fill_controls(n)
+        finally:
+            self._quiet(False)
+        self.refresh()
+
+    def set_joint_values(self, q) -> None:
+        """Follow the joint sliders; recomputation is throttled."""
+        q = np.asarray(q, dtype=float).ravel()
+        if self.arm is not None and len(q) == self.arm.n:
+            self.q = q
+            if not self._timer.isActive():
+                self._timer.start()
+
+    def pair(self) -> tuple[int, int]:
+        """The chosen joints, 0-based."""
+        return self.joint_i.value() - 1, self.joint_j.value() - 1
+
+    def set_pair(self, i: int, j: int) -> None:
+        """Choose joints i, j (0-based); the swept joint becomes the outer one of the two."""
+        self._quiet(True)
+        self.joint_i.setValue(i + 1)
+        self.joint_j.setValue(j + 1)
+        self.swept_joint.setCurrentIndex(max(i, j))
+        self._fill_quantities()
+        self._quiet(False)
+        self.refresh()
+
+    def set_swept_joint(self, k: int) -> None:
+        self.swept_joint.setCurrentIndex(k)
+
+    def set_parameter_sweep(self, name: str, lo: float, hi: float, second: str | None = None,
+                            values=(), quantity: Quantity = Quantity.COUPLING) -> None:
+        """Choose the parameter sweep shown in the second tab (and show that tab)."""
+        self._quiet(True)
+        try:
+            self.parameter.setCurrentText(name)
+            self.range_lo.setValue(lo)
+            self.range_hi.setValue(hi)
+            self.second.setCurrentText(second or "(none)")
+            self.second_values.setText(", ".join(f"{v:g}" for v in values))
+            self.quantity.setCurrentIndex(list(Quantity).index(quantity))
+            self.tabs.setCurrentIndex(1)
+        finally:
+            self._quiet(False)
+        self.refresh()
+
+    def curve_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """{legend name: (x, y)} of the curves on the shown tab, as drawn."""
+        plots = [self.plot_coupling, self.plot_normalised, self.plot_coefficients] \
+            if self.tabs.currentIndex() == 0 else [self.plot_parameter]
+        return {item.name(): item.getData() for plot in plots for item in plot.listDataItems()}
+
+    def export_image(self, path: str | Path) -> None:
+        """Save the shown plots as PNG or SVG (by the file's suffix)."""
+        path = Path(path)
+        layout = self.joint_plots if self.tabs.currentIndex() == 0 else self.parameter_plots
+        if path.suffix.lower() == ".svg":
+            # pyqtgraph 0.14's SVGExporter cannot parse the path syntax Qt 6.12 writes; paint
+            # the view into Qt's own SVG generator instead
+            generator = QSvgGenerator()
+            generator.setFileName(str(path))
+            generator.setSize(layout.size())
+            generator.setViewBox(QRect(0, 0, layout.width(), layout.height()))
+            generator.setTitle("Coupling plot")
+            painter = QPainter(generator)
+            try:
+                layout.render(painter)
+            finally:
+                painter.end()
+        else:
+            exporter = pg_exporters.ImageExporter(layout.ci)
+            exporter.parameters()["width"] = max(layout.width(), 800)
+            exporter.export(str(path))
+
+    def export_csv(self, path: str | Path) -> None:
+        """Save the data of the shown tab as CSV (SI units)."""
+        sweep = self.sweeps["joint" if self.tabs.currentIndex() == 0 else "parameter"]
+        if sweep is None:
+            raise ValueError("nothing is plotted")
+        with open(path, "w", newline="", encoding="utf-8") as stream:
+            write_csv(sweep, stream)
+
+    # -- internals ------------------------------------------------------------
+    def _quiet(self, on: bool) -> None:
+        self._updating = on
+
+    def _show_status(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+
+    def _fill_controls(self, n: int) -> None:
+        for box in (self.joint_i, self.joint_j):
+            box.setRange(1, max(n, 1))
+        if n >= 2 and self.joint_i.value() == self.joint_j.value():
+            self.joint_i.setValue(1)
+            self.joint_j.setValue(2)
+        keep = self.swept_joint.currentIndex()
+        self.swept_joint.clear()
+        self.swept_joint.addItems([f"q{k + 1}" for k in range(n)])
+        self.swept_joint.setCurrentIndex(keep if 0 <= keep < n else min(1, n - 1))
+        names = [] if self.model is None else [s for s in self.model.symbol_names()
+                                               if s in self.model.parameter_values and s != "g"]
+        chosen, second = self.parameter.currentText(), self.second.currentText()
+        self.parameter.clear()
+        self.parameter.addItems(names)
+        self.second.clear()
+        self.second.addItems(["(none)"] + names)
+        if chosen in names:
+            self.parameter.setCurrentText(chosen)
+        elif names:
+            self._reset_range(names[0])
+        if second in names:
+            self.second.setCurrentText(second)
+        self._fill_quantities()
+
+    def _fill_quantities(self) -> None:
+        i, j = self.pair()
+        keep = max(self.quantity.currentIndex(), 0)
+        self.quantity.clear()
+        self.quantity.addItems([q.label(i, j) for q in Quantity])
+        self.quantity.setCurrentIndex(keep)
+
+    def _reset_range(self, name: str) -> None:
+        lo, hi = default_range(self.model, name)
+        self.range_lo.setValue(lo)
+        self.range_hi.setValue(hi)
+
+    def _parameter_chosen(self) -> None:
+        if not self._updating and self.parameter.currentText():
+            self._quiet(True)
+            self._reset_range(self.parameter.currentText())
+            self._quiet(False)
+            self._settings_changed()
+
+    def _second_chosen(self) -> None:
+        if self._updating:
+            return
+        name = self.second.currentText()
+        value = None if self.model is None else self.model.parameter_values.get(name)
+        self.second_values.setText("" if value is None else ", ".join(f"{f * value:.4g}" for f in (0.5, 1.0, 1.5)))
+        self._settings_changed()
+
+    def _pair_changed(self, *_) -> None:
+        if not self._updating:
+            i, j = self.pair()
+            self._quiet(True)
+            self.swept_joint.setCurrentIndex(max(i, j))
+            self._quiet(False)
+            self._settings_changed()
+
+    def _settings_changed(self, *_) -> None:
+        if not self._updating:
+            self._quiet(True)
+            self._fill_quantities()
+            self._quiet(False)
+            self.refresh()
+
+    def showEvent(self, event):  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute and redraw the shown tab now."""
+        self._timer.stop()
+        if self.arm is None or self.arm.n < 2:
+            for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+                plot.clearPlots()
+            if self.arm is not None:
+                self._show_status("Coupling needs at least two joints.")
+            return
+        i, j = self.pair()
+        if i == j:
+            return self._show_status("Choose two different joints.")
+        try:
+            if self.tabs.currentIndex() == 0:
+                self._draw_joint_sweep(i, j)
+            else:
+                self._draw_parameter_sweep(i, j)
+        except ValueError as exc:
+            return self._show_status(str(exc))
+        self._show_status("")
+
+    def _draw_joint_sweep(self, i: int, j: int) -> None:
+        k = max(self.swept_joint.currentIndex(), 0)
+        lo, hi = joint_ranges(self.model)[k]
+        sweep = sweep_joint(self.arm, self.q, i, j, k, np.linspace(lo, hi, JOINT_POINTS))
+        self.sweeps["joint"] = sweep
+        curve = sweep.curves[""]
+        revolute = bool(self.arm.revolute[k])
+        x = np.degrees(sweep.x) if revolute else sweep.x
+        unit = "deg" if revolute else "m"
+        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
+            plot.clearPlots()
+        self.plot_coupling.plot(x, curve[Quantity.COUPLING], pen=_pen(0), name=Quantity.COUPLING.label(i, j))
+        self.plot_normalised.plot(x, curve[Quantity.NORMALISED], pen=_pen(1), name=Quantity.NORMALISED.label(i, j))
+        for n, quantity in enumerate(COEFFICIENTS):
+            self.plot_coefficients.plot(x, curve[quantity], pen=_pen(n + 2, dashed=n >= 2), name=quantity.label(i, j))
+        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
+            _fit_y(plot)
+        self.plot_coefficients.getAxis("bottom").setLabel(f"q{k + 1} ({unit})")
+        marker = math.degrees(self.q[k]) if revolute else self.q[k]
+        for line in self.joint_markers:
+            line.setValue(marker)
+
+    def _draw_parameter_sweep(self, i: int, j: int) -> None:
+        name = self.parameter.currentText()
+        if not name:
+            raise ValueError("the model has no parameters with default values to sweep")
+        second = self.second.currentText()
+        second = None if second in ("", "(none)") else second
+        seconds = ()
+        if second is not None:
+            try:
+                seconds = tuple(float(t) for t in self.second_values.text().replace(";", ",").split(",") if t.strip())
+            except ValueError:
+                raise ValueError(f"values of {second}: expected numbers separated by commas") from None
+        lo, hi = self.range_lo.value(), self.range_hi.value()
+        key = (name, lo, hi, second, seconds)
+        if key != self._grid_key:
+            self._grid = parameter_grid(self.model, name, np.linspace(lo, hi, PARAMETER_POINTS), second, seconds)
+            self._grid_key = key
+        sweep = self._grid.evaluate(self.q, i, j)
+        self.sweeps["parameter"] = sweep
+        quantity = list(Quantity)[max(self.quantity.currentIndex(), 0)]
+        plot = self.plot_parameter
+        plot.clearPlots()
+        for n, (label, curve) in enumerate(sweep.curves.items()):
+            plot.plot(sweep.x, curve[quantity], pen=_pen(n), name=label or quantity.label(i, j))
+        _fit_y(plot)
+        plot.setTitle(f"{quantity.label(i, j)} against {name}", color="#222222")
+        plot.getAxis("bottom").setLabel(name)
+        self.parameter_marker.setValue(self.model.parameter_values.get(name, lo))
+
+    def _export_dialog(self, kind: str) -> None:
+        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV data (*.csv)"}
+        path, _ = QFileDialog.getSaveFileName(self, "Export", f"coupling.{kind}", filters[kind])
+        if not path:
+            return
+        try:
+            self.export_csv(path) if kind == "csv" else self.export_image(path)
+        except (OSError, ValueError) as exc:
+            self._show_status(f"Export failed: {exc}")
