@@ -1,1 +1,44 @@
-"""codegen"""
+"""Code generation: tau, M, G and h as C or Python/numpy source, common subexpressions eliminated.
+
+    >>> source = generate(eq, "c")        # eq: designer.dynamics.Equations
+
+See :mod:`designer.codegen.plan` for the functions every language gets.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from ..dynamics.results import Equations
+from .plan import CodeFunction, CodePlan, plan_code
+
+__all__ = ["Language", "generate", "plan_code", "CodePlan", "CodeFunction", "SUFFIX"]
+
+
+class Language(str, Enum):
+    C = "c"
+    PYTHON = "python"
+
+
+SUFFIX = {Language.C: ".c", Language.PYTHON: ".py"}
+
+
+def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None) -> str:
+    """Source code for ``eq`` in ``lang``.
+
+    Parameters
+    ----------
+    eq:
+        A derivation's result.
+    lang:
+        ``"c"`` (C99, one .c file) or ``"python"`` (a module needing only numpy).
+    prefix:
+        C only: function name prefix (default: from the model's name).
+    """
+    lang = Language(lang)
+    plan = plan_code(eq)
+    if lang is Language.C:
+        from .c_code import emit_c
+        return emit_c(plan, prefix)
+    from .python_code import emit_python
+    return emit_python(plan)

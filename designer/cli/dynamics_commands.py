@@ -1,0 +1,95 @@
+"""Commands that derive equations of motion: derive (reports) and codegen (C, Python)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..dynamics.results import Equations, Method, SimplifyMode
+from .common import UserError, load_model, write_output
+
+_FORMATS = ("json", "latex", "markdown", "html")
+_BY_SUFFIX = {".json": "json", ".tex": "latex", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+              ".htm": "html"}
+
+
+def register(sub) -> None:
+    methods = [m.value for m in Method]
+    p = sub.add_parser("derive", help="derive the equations of motion and write them as JSON, LaTeX, Markdown "
+                                      "or HTML")
+    p.add_argument("project")
+    p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
+                   help="lagrange: M, B, C, G; newton-euler: tau; dalembert: D, H, G (default lagrange)")
+    p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value,
+                   help="simplification (default fast)")
+    p.add_argument("--format", choices=_FORMATS, default=None,
+                   help="output format (default: from the --out suffix, else json)")
+    p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    p.set_defaults(func=cmd_derive)
+
+    p = sub.add_parser("codegen", help="generate C or Python code for tau, M, G and h "
+                                       "(common subexpressions eliminated)")
+    p.add_argument("project")
+    p.add_argument("--lang", choices=["c", "python"], required=True)
+    p.add_argument("--method", choices=methods, default=Method.NEWTON_EULER.value,
+                   help="derivation used (default newton-euler; all give the same functions)")
+    p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
+    p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
+    p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    p.set_defaults(func=cmd_codegen)
+
+
+class _Progress:
+    """One overwritten status line on a terminal; silent when stderr is a file or pipe."""
+
+    def __init__(self):
+        self.live = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, step) -> None:
+        if not self.live:
+            return
+        frac = f" {step.fraction * 100:3.0f}%" if step.fraction is not None else ""
+        text = f"{step.stage}{frac} {step.detail}".strip()
+        sys.stderr.write("\r\x1b[K" + text[:100])
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _derive(args) -> Equations:
+    from ..dynamics import derive  # imported here: the CLI starts fast for other commands
+
+    model = load_model(args.project)
+    progress = _Progress()
+    try:
+        return derive(model, Method(args.method), SimplifyMode(args.simplify), progress)
+    except (ValueError, ArithmeticError) as exc:
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    finally:
+        progress.done()
+
+
+def cmd_derive(args) -> int:
+    fmt = args.format
+    if fmt is None:
+        fmt = _BY_SUFFIX.get(Path(args.out).suffix.lower(), "json") if args.out else "json"
+    eq = _derive(args)
+    from ..report import render
+    write_output(render(eq, fmt), args.out)
+    return 0
+
+
+def cmd_codegen(args) -> int:
+    eq = _derive(args)
+    from ..codegen import generate
+    try:
+        source = generate(eq, args.lang, prefix=args.prefix)
+    except ValueError as exc:
+        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
+    write_output(source, args.out)
+    return 0

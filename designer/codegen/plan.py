@@ -1,0 +1,139 @@
+"""What every code emitter writes: the functions, their inputs, and the equations after CSE.
+
+Four functions, the same in every language:
+
+============  ====================  ======================================
+function      inputs                output
+============  ====================  ======================================
+tau           q, qd, qdd, p         tau(q, qd, qdd), n values
+mass_matrix   q, p                  M(q), n x n, row-major
+gravity       q, p                  G(q), n values
+coriolis      q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
+============  ====================  ======================================
+
+``p`` holds the parameter values in :attr:`CodePlan.parameters` order (the
+names sorted). Common subexpressions are eliminated per function with
+``sympy.cse`` over the flat list of its entries (a nested list defeats it,
+see spec/sympy-notes.md); a symmetric M is computed on its upper triangle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..dynamics.results import Equations
+
+__all__ = ["CodePlan", "CodeFunction", "plan_code", "FUNCTION_ARGS"]
+
+FUNCTION_ARGS = {
+    "tau": ("q", "qd", "qdd"),
+    "mass_matrix": ("q",),
+    "gravity": ("q",),
+    "coriolis": ("q", "qd"),
+}
+_DOC = {
+    "tau": "joint torques/forces tau(q, qd, qdd)",
+    "mass_matrix": "mass matrix M(q), row-major",
+    "gravity": "gravity torques G(q)",
+    "coriolis": "Coriolis and centrifugal torques h(q, qd) = tau(q, qd, 0) - G(q)",
+}
+
+
+@dataclass(frozen=True)
+class CodeFunction:
+    """One function to emit.
+
+    ``temps`` are the CSE assignments in order; each output is
+    (flat indices it is stored at, expression). ``joints`` and ``params``
+    list the inputs the body uses: (symbol, array name, 0-based index).
+    """
+
+    name: str
+    doc: str
+    args: tuple[str, ...]
+    size: int
+    shape: tuple[int, int]
+    temps: tuple[tuple[sp.Symbol, sp.Expr], ...]
+    outputs: tuple[tuple[tuple[int, ...], sp.Expr], ...]
+    joints: tuple[tuple[sp.Symbol, str, int], ...]
+    params: tuple[tuple[sp.Symbol, int], ...]
+
+    @property
+    def operations(self) -> int:
+        """``count_ops`` of the body after CSE."""
+        return int(sum(sp.count_ops(e) for _, e in self.temps) + sum(sp.count_ops(e) for _, e in self.outputs))
+
+
+@dataclass(frozen=True)
+class CodePlan:
+    """The functions of one derivation and the facts a header comment states."""
+
+    model_name: str
+    method: str
+    simplify: str
+    n: int
+    parameters: tuple[tuple[str, float | None], ...]  # (name, default or None)
+    functions: tuple[CodeFunction, ...]
+    temp_prefix: str
+
+
+def _temp_prefix(names: set[str]) -> str:
+    """A prefix for CSE temporaries that no parameter name can collide with."""
+    prefix = "x"
+    while any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
+        prefix = "t" + prefix
+    return prefix
+
+
+def _is_symmetric(m: sp.Matrix) -> bool:
+    n = m.shape[0]
+    return m.shape == (n, n) and all(
+        m[i, j] == m[j, i] or sp.expand(m[i, j] - m[j, i]) == 0 for i in range(n) for j in range(i + 1, n))
+
+
+def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> CodeFunction:
+    n = model.n
+    rows, cols = mat.shape
+    if cols > 1 and _is_symmetric(mat):
+        cells = [((i * cols + j,) if i == j else (i * cols + j, j * cols + i), mat[i, j])
+                 for i in range(rows) for j in range(i, cols)]
+    else:
+        cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
+    temps, reduced = sp.cse([e for _, e in cells], symbols=sp.numbered_symbols(prefix, real=True))
+    used = set()
+    for e in [*(t for _, t in temps), *reduced]:
+        used |= e.free_symbols
+    joints = []
+    for arr, syms in (("q", model.q), ("qd", model.qd), ("qdd", model.qdd)):
+        joints += [(s, arr, k) for k, s in enumerate(syms) if s in used]
+    allowed = set(FUNCTION_ARGS[name])
+    stray = [s.name for s, arr, _ in joints if arr not in allowed]
+    if stray:
+        raise ValueError(f"{name} depends on {', '.join(stray)}, which it does not take as input")
+    known = {j for j, _, _ in joints} | {t for t, _ in temps}
+    missing = sorted(s.name for s in used if s.name not in params and s not in known)
+    if missing:
+        raise ValueError(f"{name} uses symbols that are not parameters: {', '.join(missing)}")
+    used_params = tuple((s, params[s.name]) for s in sorted(used, key=lambda s: s.name) if s.name in params)
+    return CodeFunction(name, _DOC[name], FUNCTION_ARGS[name], rows * cols, (rows, cols), tuple(temps),
+                        tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
+
+
+def plan_code(eq: Equations) -> CodePlan:
+    """Run CSE on tau, M, G and h of ``eq`` and say what each function needs."""
+    model = eq.model
+    joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
+    names = set(model.symbol_names())
+    for mat in (eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis):
+        names |= {s.name for s in mat.free_symbols}
+    names -= joint_names
+    ordered = sorted(names)
+    index = {name: k for k, name in enumerate(ordered)}
+    defaults = eq.model.parameter_values
+    prefix = _temp_prefix(names)
+    funcs = tuple(_function(name, mat, model, index, prefix) for name, mat in (
+        ("tau", eq.tau), ("mass_matrix", eq.mass_matrix), ("gravity", eq.gravity), ("coriolis", eq.coriolis)))
+    return CodePlan(model.name, eq.method.value, eq.simplify.value, model.n,
+                    tuple((name, defaults.get(name)) for name in ordered), funcs, prefix)

@@ -1,0 +1,77 @@
+"""The equations as JSON: every matrix entry as text sympy parses back.
+
+Read an entry back with the model's symbols as locals, so that names such as
+``beta`` or ``N`` stay symbols::
+
+    names = doc["symbols"]["q"] + doc["symbols"]["qd"] + doc["symbols"]["qdd"] + doc["symbols"]["parameters"]
+    local = {name: sympy.Symbol(name, real=True) for name in names}
+    M11 = sympy.sympify(doc["matrices"]["M"]["entries"][0][0], locals=local)
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..dynamics.results import Equations, Method
+from ..model.expr import format_expr
+from .printing import to_text
+from .tables import parameter_rows
+
+__all__ = ["render_json", "equations_dict", "FORM"]
+
+FORM = {
+    Method.LAGRANGE: "tau = M*qdd + 2*B*velocity_products + C*velocity_squares + G",
+    Method.NEWTON_EULER: "tau = tau(q, qd, qdd)",
+    Method.DALEMBERT: "tau = (D_rot + D_tra)*qdd + H_rot + H_tra + G",
+}
+
+
+def _matrix(mat) -> dict:
+    return {"shape": list(mat.shape),
+            "entries": [[to_text(mat[i, j]) for j in range(mat.shape[1])] for i in range(mat.shape[0])]}
+
+
+def _vector(mat) -> list[str]:
+    return [to_text(v) for v in mat]
+
+
+def equations_dict(eq: Equations) -> dict:
+    """The JSON document as a dict."""
+    model = eq.model
+    qd = model.qd
+    used = set(model.symbol_names())
+    for mat in [*eq.matrices.values(), eq.tau]:
+        used |= {s.name for s in mat.free_symbols}
+    joint_names = {s.name for s in (*model.q, *qd, *model.qdd)}
+    doc = {
+        "format": "manipulator-designer-equations",
+        "version": 1,
+        "model": model.name,
+        "method": eq.method.value,
+        "simplify": eq.simplify.value,
+        "n": eq.n,
+        "convention": model.convention.value,
+        "gravity": [format_expr(g) for g in model.gravity],
+        "symbols": {
+            "q": [s.name for s in model.q],
+            "qd": [s.name for s in qd],
+            "qdd": [s.name for s in model.qdd],
+            "parameters": sorted(used - joint_names),
+        },
+        "parameters": {name: value for name, value in parameter_rows(model) if value is not None},
+        "form": FORM.get(eq.method, ""),
+    }
+    if eq.method is Method.LAGRANGE:
+        doc["velocity_products"] = [f"{qd[j].name}*{qd[k].name}"
+                                    for j in range(eq.n) for k in range(j + 1, eq.n)]
+        doc["velocity_squares"] = [f"{v.name}**2" for v in qd]
+    doc["matrices"] = {name: _matrix(mat) for name, mat in eq.matrices.items()}
+    doc["tau"] = _vector(eq.tau)
+    doc["mass_matrix"] = _matrix(eq.mass_matrix)
+    doc["gravity_torques"] = _vector(eq.gravity)
+    doc["coriolis"] = _vector(eq.coriolis)
+    return doc
+
+
+def render_json(eq: Equations) -> str:
+    return json.dumps(equations_dict(eq), indent=1, ensure_ascii=False) + "\n"
