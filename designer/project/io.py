@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -229,15 +230,17 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         pms = [reader.point_mass(p, k, len(links)) for k, p in enumerate(pms_data, start=1)]
     name = reader.text(data.get("name"), "name")
     description = reader.text(data.get("description"), "description")
-    if reader.problems:
-        raise ProjectError(reader.problems, source)
-
-    model = Manipulator(links=tuple(links), name=name, description=description,
-                        convention=Convention(convention), gravity=gravity,
-                        parameters=tuple(parameters.items()), point_masses=tuple(pms))
-    errs = [str(p) for p in validate(model) if p.severity is Severity.ERROR]
-    if errs:
-        raise ProjectError(errs, source)
+    problems = list(reader.problems)
+    if links:
+        # Check the values too, with harmless stand-ins for the entries that could not be
+        # read, so that one pass over the file reports every problem (numbering kept).
+        model = Manipulator(links=tuple(Link() if l is None else l for l in links), name=name,
+                            description=description, convention=Convention(convention),
+                            gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
+                            point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms))
+        problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
+    if problems:
+        raise ProjectError(problems, source)
     return model
 
 
@@ -286,9 +289,10 @@ def loads_project(text: str | bytes, source: str = "") -> Manipulator:
     """A model from project text."""
     if isinstance(text, bytes):
         try:
-            text = text.decode("utf-8")
+            text = text.decode("utf-8-sig")  # a byte-order mark (Windows editors) is harmless
         except UnicodeDecodeError as exc:
             raise ProjectError(f"not UTF-8 text (byte {exc.start})", source) from None
+    text = text.removeprefix("\ufeff")
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -310,7 +314,11 @@ def load_project(path: str | os.PathLike) -> Manipulator:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
             raise ProjectError(f"file is {size} bytes, larger than the {MAX_FILE_BYTES} a project may be", source)
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            # bounded: a device such as /dev/zero reports size 0 and never ends
+            raw = fh.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise ProjectError(f"file is larger than the {MAX_FILE_BYTES} bytes a project may be", source)
     except FileNotFoundError:
         raise ProjectError("no such file", source) from None
     except IsADirectoryError:
@@ -324,6 +332,15 @@ def dumps_project(model: Manipulator) -> str:
     return json.dumps(to_dict(model), indent=2, ensure_ascii=False) + "\n"
 
 
+def _file_mode(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def save_project(model: Manipulator, path: str | os.PathLike) -> None:
     """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed."""
     path = Path(path)
@@ -332,6 +349,8 @@ def save_project(model: Manipulator, path: str | os.PathLike) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            # mkstemp makes the file private (0600); keep the mode the file had, or the usual one
+            os.fchmod(fh.fileno(), _file_mode(path))
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
