@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..project import ProjectError, load_project
 
-__all__ = ["main", "create_application"]
+__all__ = ["main", "start", "create_application"]
 
 USAGE = "usage: python main.py [PROJECT.json]"
 
@@ -38,15 +38,15 @@ def _excepthook(window):
     return hook
 
 
-def main(argv: list[str]) -> int:
-    """Open PROJECT (or the PUMA 560 example), show the window, run the event loop."""
+def start(argv: list[str]):
+    """Create the application and the window with its project; (app, window), or (None, exit status)."""
     args = [a for a in argv if not a.startswith("-")]
     if any(a in ("-h", "--help") for a in argv):
         print(USAGE)
-        return 0
+        return None, 0
     if len(args) > 1:
         print(USAGE, file=sys.stderr)
-        return 2
+        return None, 2
     app = create_application([a for a in argv if a.startswith("-")])
     from .main_window import MainWindow
     from .projects import default_project
@@ -67,4 +67,12 @@ def main(argv: list[str]) -> int:
                 window.recent.add(path)
         else:
             window.open_example(default_project())
+    return app, window
+
+
+def main(argv: list[str]) -> int:
+    """Open PROJECT (or the PUMA 560 example), show the window, run the event loop."""
+    app, window = start(argv)
+    if app is None:
+        return window
     return app.exec()

@@ -64,6 +64,7 @@ class ExprTableModel(QAbstractTableModel):
 
     message = Signal(str)
     columns: list[str] = []
+    typed = ""  # the text of the entry being committed, for the undo label
 
     def __init__(self, document, parent: QObject | None = None):
         super().__init__(parent)
@@ -153,6 +154,7 @@ class ExprTableModel(QAbstractTableModel):
             self.message.emit(str(exc))
             return True
         self.errors.pop((row, col), None)
+        self.typed = text.strip()
         self.commit(row, col, value)
         self._cell_changed(row, col)
         return True
@@ -191,7 +193,7 @@ class ExprLineEdit(QLineEdit):
     ``parser`` turns text into a value or raises ``ExpressionError``.
     """
 
-    committed = Signal(object)
+    committed = Signal(object, str)   # value, the text typed (for undo labels)
     failed = Signal(str)
 
     def __init__(self, where: str = "", parser: Callable[[str, str], Any] | None = None, parent=None):
@@ -233,7 +235,7 @@ class ExprLineEdit(QLineEdit):
             return
         self._set_error(None)
         if value != self._good:
-            self.committed.emit(value)
+            self.committed.emit(value, text.strip())
 
     def _set_error(self, message: str | None) -> None:
         self._error = message

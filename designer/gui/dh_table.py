@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSty
                                QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..model import Convention, ExpressionError, JointType, Link, Manipulator
-from .cells import ExprTableModel, expr_text
+from .cells import ExprTableModel
 
 __all__ = ["DHTableModel", "DHTable", "COLUMNS", "edit_links"]
 
@@ -75,7 +75,7 @@ class DHTableModel(ExprTableModel):
         link = model.links[row]
         if getattr(link, key) == value:
             return
-        shown = value.value if key == "joint" else (expr_text(value) if key != "name" else repr(value))
+        shown = value.value if key == "joint" else (self.typed if key != "name" else repr(value))
         self.document.apply(model.with_link(row, replace(link, **{key: value})),
                             f"Set {key} of link {row + 1} to {shown}")
 
@@ -204,7 +204,7 @@ class DHTable(QWidget):
 
     # -- edits -------------------------------------------------------------------
     def _convention_chosen(self, index: int) -> None:
-        conv = self.convention.itemData(index)
+        conv = Convention(self.convention.itemData(index))
         model = self.document.model
         if conv != model.convention:
             self.document.apply(replace(model, convention=conv), f"Set convention to {conv.value}")

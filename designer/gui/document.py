@@ -60,8 +60,11 @@ class Document(QObject):
         self._path = Path(path) if path else None
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(500)
-        self.undo_stack.cleanChanged.connect(lambda clean: self.dirtyChanged.emit(not clean))
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
         self.origin = ""  # e.g. "example: puma560.json" for an untitled copy of an example
+
+    def _clean_changed(self, clean: bool) -> None:
+        self.dirtyChanged.emit(not clean)
 
     # -- state ---------------------------------------------------------------
     @property

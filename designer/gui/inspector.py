@@ -36,7 +36,7 @@ class LinkInspector(QWidget):
         com_box = QGroupBox("Centre of mass (link frame, m)", self)
         com_row = QHBoxLayout(com_box)
         for k in range(3):
-            edit = self._field(lambda v, k=k: self._set_com(k, v))
+            edit = self._field(lambda v, t, k=k: self._set_com(k, v, t))
             com_row.addWidget(QLabel(AXES[k]))
             com_row.addWidget(edit)
             self.com.append(edit)
@@ -49,7 +49,7 @@ class LinkInspector(QWidget):
         for r in range(3):
             grid.addWidget(QLabel(AXES[r]), r + 1, 0)
             for c in range(3):
-                edit = self._field(lambda v, r=r, c=c: self._set_inertia(r, c, v))
+                edit = self._field(lambda v, t, r=r, c=c: self._set_inertia(r, c, v, t))
                 edit.setToolTip(f"I{AXES[r]}{AXES[c]}" + ("" if r == c else f" (= I{AXES[c]}{AXES[r]})"))
                 grid.addWidget(edit, r + 1, c + 1)
                 self.inertia[(r, c)] = edit
@@ -58,7 +58,7 @@ class LinkInspector(QWidget):
         limits_row = QHBoxLayout(limits_box)
         self.has_limits = QCheckBox("limited", self)
         self.has_limits.toggled.connect(self._toggle_limits)
-        self.limits = [self._field(lambda v, k=k: self._set_limit(k, v)) for k in range(2)]
+        self.limits = [self._field(lambda v, t, k=k: self._set_limit(k, v, t)) for k in range(2)]
         limits_row.addWidget(self.has_limits)
         limits_row.addWidget(QLabel("from"))
         limits_row.addWidget(self.limits[0])
@@ -135,20 +135,20 @@ class LinkInspector(QWidget):
     def _apply_link(self, link, label: str) -> None:
         self.document.apply(self.document.model.with_link(self.link_index, link), label)
 
-    def _set_com(self, k: int, value) -> None:
+    def _set_com(self, k: int, value, text: str) -> None:
         link = self._link()
         com = list(link.com)
         com[k] = value
         self._apply_link(replace(link, com=tuple(com)),
-                         f"Set COM {AXES[k]} of link {self.link_index + 1} to {expr_text(value)}")
+                         f"Set COM {AXES[k]} of link {self.link_index + 1} to {text}")
 
-    def _set_inertia(self, r: int, c: int, value) -> None:
+    def _set_inertia(self, r: int, c: int, value, text: str) -> None:
         link = self._link()
         key = INERTIA_KEYS[(r, c)]
         self._apply_link(replace(link, inertia=replace(link.inertia, **{key: value})),
-                         f"Set I{key} of link {self.link_index + 1} to {expr_text(value)}")
+                         f"Set I{key} of link {self.link_index + 1} to {text}")
 
-    def _set_limit(self, k: int, value) -> None:
+    def _set_limit(self, k: int, value, text: str) -> None:
         link = self._link()
         if link.limits is None:
             return
@@ -156,7 +156,7 @@ class LinkInspector(QWidget):
         limits[k] = value
         word = ("lower", "upper")[k]
         self._apply_link(replace(link, limits=tuple(limits)),
-                         f"Set {word} limit of link {self.link_index + 1} to {expr_text(value)}")
+                         f"Set {word} limit of link {self.link_index + 1} to {text}")
 
     def _toggle_limits(self, on: bool) -> None:
         link = self._link()

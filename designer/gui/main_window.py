@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         doc.pathChanged.connect(lambda _p: self._update_title())
         doc.reset_done.connect(self.derivation.clear)
         self.sliders.valuesChanged.connect(self._joints_moved)
+        doc.undo_stack.indexChanged.connect(lambda _i: self.burst_timer.start())
 
         self._build_menus()
         self.autosave_timer = QTimer(self)
@@ -187,8 +188,6 @@ class MainWindow(QMainWindow):
         self.coupling.set_model(model)
         self._joints_moved(self.sliders.values())
         self._update_title()
-        if self.document.dirty:
-            self.burst_timer.start()
 
     def _joints_moved(self, q) -> None:
         self.arm_view.set_joint_values(q)

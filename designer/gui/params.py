@@ -56,7 +56,7 @@ class ParametersModel(ExprTableModel):
         name = self.names()[row]
         model = self.document.model
         if model.parameter_values.get(name) != value:
-            self.document.apply(model.with_parameter(name, value), f"Set {name} to {short_number(value)}")
+            self.document.apply(model.with_parameter(name, value), f"Set {name} to {self.typed}")
 
     def _missing(self, row: int) -> bool:
         name = self.names()[row]
@@ -113,7 +113,7 @@ class PointMassModel(ExprTableModel):
             return
         loads = list(model.point_masses)
         loads[row] = new
-        shown = str(value) if col == 0 else expr_text(value)
+        shown = str(value) if col == 0 else self.typed
         self.document.apply(replace(model, point_masses=tuple(loads)),
                             f"Set {self.columns[col]} of point mass {row + 1} to {shown}")
 
@@ -194,7 +194,7 @@ class LoadsPanel(QWidget):
         self.gravity = []
         for k, axis in enumerate("xyz"):
             edit = ExprLineEdit(f"gravity[{axis}]", parent=self)
-            edit.committed.connect(lambda v, k=k: self._set_gravity(k, v))
+            edit.committed.connect(lambda v, t, k=k: self._set_gravity(k, v, t))
             edit.failed.connect(self.message)
             row.addWidget(QLabel(axis))
             row.addWidget(edit)
@@ -223,11 +223,11 @@ class LoadsPanel(QWidget):
         for edit, value in zip(self.gravity, self.document.model.gravity):
             edit.set_value(value)
 
-    def _set_gravity(self, k: int, value) -> None:
+    def _set_gravity(self, k: int, value, text: str) -> None:
         model = self.document.model
         g = list(model.gravity)
         g[k] = value
-        self.document.apply(replace(model, gravity=tuple(g)), f"Set gravity {'xyz'[k]} to {expr_text(value)}")
+        self.document.apply(replace(model, gravity=tuple(g)), f"Set gravity {'xyz'[k]} to {text}")
 
     def add_point_mass(self) -> None:
         model = self.document.model

@@ -1,0 +1,116 @@
+"""The window as a whole: start-up through ``main``, views following the model, derive from the window."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from designer.gui import app as gui_app
+from designer.gui import projects
+from designer.gui.dh_table import COLUMNS
+from designer.gui.main_window import MainWindow
+from designer.jobs import Progress
+from designer.project import load_project
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+@pytest.fixture
+def isolated(monkeypatch, tmp_path):
+    """Settings and recovery files of ``main`` go to tmp_path; message boxes are recorded."""
+    shown = []
+    monkeypatch.setattr(projects, "default_recovery_dir", lambda: tmp_path / "recovery")
+    old_format = QSettings.defaultFormat()
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    for name in ("critical", "information", "warning"):
+        monkeypatch.setattr(QMessageBox, name, lambda parent, title, text, *a, **k: shown.append(text))
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: pytest.fail(f"unexpected question {a[1:3]}"))
+    yield shown
+    QSettings.setDefaultFormat(old_format)
+
+
+def run_main(qtbot, argv) -> MainWindow:
+    """Start the application as ``main(argv)`` does, without entering its event loop."""
+    app, window = gui_app.start(argv)
+    assert app is QApplication.instance()
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    qtbot.waitExposed(window)
+    return window
+
+
+def test_main_opens_the_puma_without_a_file(qtbot, isolated):
+    window = run_main(qtbot, [])
+    assert window.document.model == load_project(projects.default_project())
+    assert window.document.model.n == 6 and window.document.path is None
+    assert "puma560.json" in window.windowTitle()
+    assert not isolated
+
+
+def test_main_with_a_bad_file_says_so_and_still_opens(qtbot, isolated, tmp_path):
+    bad = tmp_path / "broken.json"
+    doc = json.loads((ROBOTS / "double_pendulum.json").read_text())
+    doc["links"][0]["joint"] = "X"
+    bad.write_text(json.dumps(doc))
+    window = run_main(qtbot, [str(bad)])
+    assert len(isolated) == 1 and "broken.json" in isolated[0] and "links[1].joint" in isolated[0]
+    assert window.isVisible() and window.document.model.n >= 1   # a window with some arm is up
+
+
+def test_main_opens_the_given_project(qtbot, isolated):
+    window = run_main(qtbot, [str(ROBOTS / "double_pendulum.json")])
+    assert window.document.path == ROBOTS / "double_pendulum.json"
+    assert window.windowTitle() == "Double pendulum — double_pendulum.json[*]"
+
+
+def test_main_usage(capsys):
+    assert gui_app.main(["a.json", "b.json"]) == 2
+    assert "usage" in capsys.readouterr().err
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+    def derive(model, method, simplify, token):
+        yield Progress("fake", 0.5)
+        from designer.dynamics import derive as real
+        return real(model, method, simplify)
+
+    w = MainWindow(load_project(ROBOTS / "double_pendulum.json"), settings=settings,
+                   recovery_dir=tmp_path / "recovery", derive=derive)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def test_edits_reach_the_views_and_the_window_stays_usable(qtbot, window):
+    sliders = window.sliders
+    assert len(sliders.values()) == 2
+    window.dh_table.select_link(1)
+    window.dh_table.add_link()
+    assert len(sliders.values()) == 3                       # the sliders follow the model
+    assert window.inspector.link_index == 2
+    window.undo_action.trigger()
+    assert len(sliders.values()) == 2
+
+
+def test_derive_in_the_window_then_edit_marks_stale(qtbot, window):
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=60000):
+        window.derivation.start()
+    eq, stale = window.derivation.current_equations()
+    assert eq.model == window.document.model and not stale
+    window.dh_table.table_model.set_text(0, COLUMNS.index("mass"), "3")
+    assert window.derivation.stale.isVisible()
+    assert window.derivation.current_equations()[1]
+
+
+def test_problem_tab_counts(window):
+    index = window.result_tabs.indexOf(window.problems)
+    window.dh_table.table_model.set_text(0, COLUMNS.index("mass"), "-2")
+    assert window.result_tabs.tabText(index).startswith("Problems (")
