@@ -56,6 +56,8 @@ def thin_rod(mass, start, end) -> Body:
 def solid_cylinder(mass, radius, length, axis: str = "z", center=(0, 0, 0)) -> Body:
     """A solid cylinder along ``axis`` centred at ``center``: m r^2/2 about the axis, m(3r^2+h^2)/12 across."""
     m, r, h = to_expr(mass), to_expr(radius), to_expr(length)
+    if axis not in _AXES:
+        raise ValueError(f"axis must be 'x', 'y' or 'z', not {axis!r}")
     k = _AXES[axis]
     across = m * (3 * r**2 + h**2) / 12
     diag = [across, across, across]
