@@ -96,7 +96,7 @@ class _Reader:
             return None
         for r, c in ((0, 1), (0, 2), (1, 2)):
             if (m[r][c] - m[c][r]).expand() != 0:
-                self.fail(where, f"not symmetric ([{r}][{c}] = {m[r][c]} but [{c}][{r}] = {m[c][r]})")
+                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} but [{c}][{r}] = {format_expr(m[c][r])})")
                 return None
         return Inertia.from_matrix(m)
 
