@@ -18,6 +18,7 @@ import itertools
 import linecache
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Mapping
 
 import numpy as np
@@ -28,20 +29,24 @@ from sympy.printing.pycode import PythonCodePrinter
 from ..dynamics.results import Equations
 from ..model import MissingParameterError
 
-__all__ = ["CompiledDynamics", "compile_equations", "operation_count"]
+__all__ = ["CompiledDynamics", "compile_equations"]
 
 _counter = itertools.count()
 
 
-def operation_count(exprs) -> int:
-    """Additions and multiplications (sympy's ``count_ops``) of a list of expressions after CSE."""
-    replacements, reduced = sp.cse(list(exprs), order="none")
-    return int(sum(sp.count_ops(e) for _, e in replacements) + sum(sp.count_ops(e) for e in reduced))
+def _prune(replacements: list, reduced: list) -> list:
+    """The replacements (in order) that ``reduced`` needs, directly or through other replacements."""
+    need: set = set().union(*(e.free_symbols for e in reduced))
+    keep = []
+    for sym, value in reversed(replacements):
+        if sym in need:
+            keep.append((sym, value))
+            need |= value.free_symbols
+    return keep[::-1]
 
 
-def _emit(name: str, args: dict[str, list[sp.Symbol]], exprs: list[sp.Expr], printer) -> tuple[str, int]:
-    """Source of ``def name(q, qd, qdd): ... return (e0, e1, ...)`` with CSE; and its op count."""
-    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_x"), order="none")
+def _emit(name: str, args: dict[str, list[sp.Symbol]], replacements: list, reduced: list, printer) -> str:
+    """Source of ``def name(q, qd, qdd): ... return (e0, e1, ...)``, one line per subexpression."""
     lines = [f"def {name}({', '.join(args)}):"]
     for vec, syms in args.items():
         for k, s in enumerate(syms):
@@ -50,8 +55,7 @@ def _emit(name: str, args: dict[str, list[sp.Symbol]], exprs: list[sp.Expr], pri
         lines.append(f"    {sym.name} = {printer.doprint(value)}")
     outs = ", ".join(printer.doprint(e) for e in reduced)
     lines.append(f"    return ({outs}{',' if len(reduced) == 1 else ''})")
-    ops = sum(sp.count_ops(v) for _, v in replacements) + sum(sp.count_ops(e) for e in reduced)
-    return "\n".join(lines) + "\n", int(ops)
+    return "\n".join(lines) + "\n"
 
 
 def _build(name: str, source: str) -> Callable:
@@ -75,9 +79,15 @@ class CompiledDynamics:
     method: str
     parameters: Mapping[str, float]
     source: Mapping[str, str]
-    operations: Mapping[str, int]  # count_ops after CSE per quantity (M: upper triangle)
+    _parts: Mapping[str, tuple] = field(repr=False)  # per quantity: (replacements, reduced) after CSE
     _scalar: Mapping[str, Callable] = field(repr=False)
     _vector: Mapping[str, Callable] = field(repr=False)
+
+    @cached_property
+    def operations(self) -> dict[str, int]:
+        """Operation count (sympy's count_ops) after CSE per quantity; M counts its upper triangle."""
+        return {name: int(sum(sp.count_ops(v) for _, v in repl) + sum(sp.count_ops(e) for e in red))
+                for name, (repl, red) in self._parts.items()}
 
     @property
     def _triu(self) -> tuple[np.ndarray, np.ndarray]:
@@ -193,13 +203,22 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) 
     signature = {"M": {"q": q}, "G": {"q": q}, "h": {"q": q, "qd": qd}, "tau": {"q": q, "qd": qd, "qdd": qdd}}
     scalar_printer = PythonCodePrinter({"fully_qualified_modules": True})
     vector_printer = NumPyPrinter({"fully_qualified_modules": True})
-    scalar, vector, source, ops = {}, {}, {}, {}
-    for name, exprs in quantities.items():
-        exprs = [sp.sympify(e).xreplace(subs) for e in exprs]
-        src, ops[name] = _emit(f"{name}_one", signature[name], exprs, scalar_printer)
-        vsrc, _ = _emit(f"{name}_many", signature[name], exprs, vector_printer)
+    # one CSE over every quantity (tau shares most of its terms with M, h and G), then each
+    # function keeps only the subexpressions it needs
+    names = list(quantities)
+    flat = [sp.sympify(e).xreplace(subs) for name in names for e in quantities[name]]
+    replacements, reduced = sp.cse(flat, symbols=sp.numbered_symbols("_x"), order="none")
+    scalar, vector, source, parts = {}, {}, {}, {}
+    start = 0
+    for name in names:
+        mine = reduced[start:start + len(quantities[name])]
+        start += len(mine)
+        needed = _prune(replacements, mine)
+        parts[name] = (needed, mine)
+        src = _emit(f"{name}_one", signature[name], needed, mine, scalar_printer)
+        vsrc = _emit(f"{name}_many", signature[name], needed, mine, vector_printer)
         scalar[name], vector[name] = _build(f"{name}_one", src), _build(f"{name}_many", vsrc)
         source[name] = vsrc
     return CompiledDynamics(n=n, method=getattr(eq.method, "value", str(eq.method)),
                             parameters={s.name: float(given[s.name]) for s in params},
-                            source=source, operations=ops, _scalar=scalar, _vector=vector)
+                            source=source, _parts=parts, _scalar=scalar, _vector=vector)
