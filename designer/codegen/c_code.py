@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import sympy as sp
-from sympy.printing.c import C99CodePrinter
+from sympy.printing.c import C99CodePrinter, get_math_macros
 
 from .plan import CodeFunction, CodePlan
 
@@ -92,10 +92,6 @@ def emit_c(plan: CodePlan, prefix: str | None = None) -> str:
         " */",
         "#include <math.h>",
         "",
-        "#ifndef M_PI",
-        "#define M_PI 3.14159265358979323846",
-        "#endif",
-        "",
     ]
     body = []
     for f in plan.functions:
@@ -104,4 +100,17 @@ def emit_c(plan: CodePlan, prefix: str | None = None) -> str:
     body.append("")
     for f in plan.functions:
         body += _function(f, prefix)
-    return "\n".join(head + body)
+    return "\n".join(head + _macros("\n".join(body)) + body)
+
+
+def _macros(body: str) -> list[str]:
+    """Definitions of the math.h constants (M_PI, M_SQRT2 ...) the body uses; strict C99 lacks them."""
+    values = {}
+    for expr, name in get_math_macros().items():
+        value = sp.N(expr, 21)
+        if value.is_Float:  # some keys are codegen functions (Sqrt) that do not evaluate
+            values.setdefault(name, value)
+    out = []
+    for name in sorted(set(re.findall(r"\bM_[A-Z0-9_]+\b", body)) & set(values)):
+        out += [f"#ifndef {name}", f"#define {name} {values[name]}", "#endif"]
+    return out + [""] if out else []

@@ -1,0 +1,104 @@
+"""The derive and codegen commands: ROBMAT's double pendulum end to end, outputs, one-line errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from designer.cli import main
+from designer.model import symbol
+
+from conftest import robot_path
+
+DP = str(robot_path("double_pendulum"))
+
+
+def _robmat():
+    """ROBMAT section 5, Out[5]-Out[8], typed from the paper."""
+    L1, L2, m1, m2, g, q1, q2 = (symbol(s) for s in ("L1", "L2", "m1", "m2", "g", "q1", "q2"))
+    c2, s2 = sp.cos(q2), sp.sin(q2)
+    return {
+        "M": sp.Matrix([[L1**2 * m1 + L1**2 * m2 + 2 * c2 * L1 * L2 * m2 + L2**2 * m2, L2 * (c2 * L1 + L2) * m2],
+                        [L2 * (c2 * L1 + L2) * m2, L2**2 * m2]]),
+        "B": sp.Matrix([[-L1 * L2 * m2 * s2], [0]]),
+        "C": sp.Matrix([[0, -L1 * L2 * m2 * s2], [L1 * L2 * m2 * s2, 0]]),
+        "G": sp.Matrix([g * (L1 * m1 * sp.sin(q1) + L1 * m2 * sp.sin(q1) + L2 * m2 * sp.sin(q1 + q2)),
+                        g * L2 * m2 * sp.sin(q1 + q2)]),
+    }
+
+
+def test_derive_json_reproduces_robmat(capsys):
+    assert main(["derive", DP]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""  # no progress lines when stderr is not a terminal
+    doc = json.loads(out)
+    s = doc["symbols"]
+    local = {n: symbol(n) for n in s["q"] + s["qd"] + s["qdd"] + s["parameters"]}
+    for name, expected in _robmat().items():
+        got = sp.Matrix([[sp.sympify(t, locals=local) for t in row] for row in doc["matrices"][name]["entries"]])
+        assert (got - expected).applyfunc(lambda e: sp.simplify(sp.expand_trig(e))) == sp.zeros(*expected.shape), name
+
+
+@pytest.mark.parametrize("fmt,suffix,marker", [("latex", ".tex", r"\begin{document}"),
+                                               ("markdown", ".md", "| *i* | link | joint"),
+                                               ("html", ".html", "<math")])
+def test_derive_writes_documents(fmt, suffix, marker, tmp_path):
+    out = tmp_path / f"eq{suffix}"
+    assert main(["derive", DP, "--method", "newton-euler", "--format", fmt, "--out", str(out)]) == 0
+    assert marker in out.read_text(encoding="utf-8")
+    # the format follows the suffix when --format is not given
+    other = tmp_path / f"again{suffix}"
+    assert main(["derive", DP, "--simplify", "off", "--out", str(other)]) == 0
+    assert marker in other.read_text(encoding="utf-8")
+
+
+def test_codegen_python_matches_robmat_numbers(tmp_path):
+    out = tmp_path / "dp_dynamics.py"
+    assert main(["codegen", DP, "--lang", "python", "--out", str(out)]) == 0
+    spec = importlib.util.spec_from_file_location("dp_dynamics", out)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mats = _robmat()
+    L1, L2, m1, m2, g = (symbol(s) for s in ("L1", "L2", "m1", "m2", "g"))
+    values = {L1: 1.0, L2: 0.8, m1: 2.0, m2: 1.0, g: 9.81}  # the project's defaults
+    q = [0.4, -1.1]
+    at = {symbol("q1"): q[0], symbol("q2"): q[1], **values}
+    np.testing.assert_allclose(mod.mass_matrix(q), np.array(mats["M"].subs(at), dtype=float), rtol=1e-12)
+    np.testing.assert_allclose(mod.gravity(q), np.array(mats["G"].subs(at), dtype=float).ravel(), rtol=1e-12)
+
+
+def test_codegen_c_to_stdout(capsys):
+    assert main(["codegen", DP, "--lang", "c", "--prefix", "pend"]) == 0
+    out = capsys.readouterr().out
+    assert "void pend_tau(const double *q, const double *qd, const double *qdd, const double *p, double *out)" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["derive", "no/such/project.json"], "no/such/project.json"),
+    (["codegen", "no/such/project.json", "--lang", "c"], "no/such/project.json"),
+])
+def test_errors_are_one_line_exit_2(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and needle in err
+
+
+def test_bad_project_and_bad_output_path(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "manipulator-designer", "version": 1, "links": []}', encoding="utf-8")
+    assert main(["derive", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "links" in err
+    assert main(["derive", DP, "--out", str(tmp_path / "missing" / "eq.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write" in err
+
+
+def test_bad_choice_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["derive", DP, "--method", "kane"])
+    assert exc.value.code == 2
