@@ -1,0 +1,210 @@
+"""A/B view: the current model against a second file or a variant with one parameter changed."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QRadioButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+
+from ...explore.maps import STATS
+from ...model import Manipulator
+from ...project import ProjectError, load_project
+from .jobs import Comparison, compare_job
+from .picker import metric_tooltip
+from .plots import PlotBox, write_csv
+from .sweep_view import _spin
+
+__all__ = ["CompareView"]
+
+HEADER = ["metric", "A", "B", "B − A", "B / A"]
+
+
+def _fmt(v: float) -> str:
+    return "—" if not math.isfinite(v) else f"{v:.5g}"
+
+
+class CompareView(QWidget):
+    """Design B is a project file or the current model with one parameter set to another value."""
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.result: Comparison | None = None
+        self.from_file, self.from_variant = QRadioButton("file", self), QRadioButton("variant", self)
+        self.from_variant.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.from_file)
+        group.addButton(self.from_variant)
+        self.path = QLineEdit(self)
+        self.path.setPlaceholderText("project file of design B (.json)")
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._browse)
+        self.parameter = QComboBox(self)
+        self.value = _spin(self)
+        self.parameter.currentIndexChanged.connect(lambda _=0: self._default_value())
+        self.stat = QComboBox(self)
+        self.stat.addItems(list(STATS))
+        self.stat.setCurrentText("max")
+        self.stat.setToolTip("Statistic of each metric over the workspace samples")
+        self.joint = QComboBox(self)
+        self.joint.setToolTip("The picked metric is drawn against this joint, the others at the current pose")
+        self.samples = QSpinBox(self)
+        self.samples.setRange(1, 1_000_000)
+        self.samples.setValue(1000)
+        self.compare_button = QPushButton("Compare", self)
+        self.compare_button.clicked.connect(self.compare)
+        grid = QGridLayout()
+        grid.addWidget(QLabel("B from", self), 0, 0)
+        grid.addWidget(self.from_file, 0, 1)
+        grid.addWidget(self.path, 0, 2, 1, 3)
+        grid.addWidget(browse, 0, 5)
+        grid.addWidget(self.from_variant, 1, 1)
+        grid.addWidget(self.parameter, 1, 2)
+        grid.addWidget(QLabel("=", self), 1, 3)
+        grid.addWidget(self.value, 1, 4)
+        grid.setColumnStretch(2, 1)
+        options = QHBoxLayout()
+        for label, widget in (("statistic", self.stat), ("samples", self.samples), ("curve over", self.joint)):
+            options.addWidget(QLabel(label, self))
+            options.addWidget(widget)
+        options.addStretch(1)
+        options.addWidget(self.compare_button)
+
+        self.table = QTableWidget(0, len(HEADER), self)
+        self.table.setHorizontalHeaderLabels(HEADER)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table_csv = QPushButton("Table CSV…", self)
+        table_csv.clicked.connect(self._table_dialog)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(table_csv, alignment=Qt.AlignmentFlag.AlignRight)
+        self.box = PlotBox(self.csv_data, self)
+        self.box.add_legend()
+        self.box.failed.connect(panel.show_error)
+        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(left)
+        splitter.addWidget(self.box)
+        splitter.setSizes([480, 520])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(grid)
+        layout.addLayout(options)
+        layout.addWidget(splitter, 1)
+
+    def set_model(self, model: Manipulator) -> None:
+        self.model = model
+        keep = self.parameter.currentText()
+        self.parameter.blockSignals(True)
+        self.parameter.clear()
+        self.parameter.addItems(sorted(model.parameter_values))
+        k = self.parameter.findText(keep)
+        self.parameter.setCurrentIndex(max(k, 0))
+        self.parameter.blockSignals(False)
+        if k < 0:
+            self._default_value()
+        keep_joint = self.joint.currentData()
+        self.joint.clear()
+        for i in range(1, model.n + 1):
+            self.joint.addItem(f"q{i}", i)
+        self.joint.setCurrentIndex(max(self.joint.findData(keep_joint if keep_joint else min(2, model.n)), 0))
+
+    def _default_value(self) -> None:
+        value = self.model.parameter_values.get(self.parameter.currentText()) if self.model else None
+        if value is not None:
+            self.value.setValue(1.2 * value if value else 0.1)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Design B", "", "Manipulator projects (*.json);;All files (*)")
+        if path:
+            self.path.setText(path)
+            self.from_file.setChecked(True)
+
+    def model_b(self) -> tuple[Manipulator, str]:
+        """Design B and its name (raises ValueError naming the problem)."""
+        model = self.panel.require_model()
+        if self.from_file.isChecked():
+            text = self.path.text().strip()
+            if not text:
+                raise ValueError("give the project file of design B")
+            try:
+                return load_project(Path(text)), Path(text).name
+            except ProjectError as exc:
+                raise ValueError(str(exc)) from None
+        name = self.parameter.currentText()
+        if not name:
+            raise ValueError("the model has no parameters to vary")
+        return model.with_parameter(name, self.value.value()), f"{name} = {self.value.value():.6g}"
+
+    def compare(self):
+        def start():
+            model = self.panel.require_model()
+            b, label = self.model_b()
+            self.panel.arm(model)
+            self.panel.arm(b)
+            metric, q, stat = self.panel.metric_text(), self.panel.q.copy(), self.stat.currentText()
+            joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.panel.ratings(model.n)
+            return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, stat, samples,
+                                                                       ratings, token),
+                                      lambda result: self.show_result(result, label))
+        return self.panel.guarded("A/B", start)
+
+    def show_result(self, result: Comparison, label_b: str = "B") -> None:
+        self.result, self.label_b = result, label_b
+        self.table.setHorizontalHeaderLabels(["metric", "A (current)", f"B ({label_b})", "B − A", "B / A"])
+        self.table.setRowCount(len(result.rows))
+        for r, (name, unit, a, b) in enumerate(result.rows):
+            ratio = b / a if a not in (0.0,) and math.isfinite(a) and math.isfinite(b) else float("nan")
+            cells = [name, _fmt(a), _fmt(b), _fmt(b - a), _fmt(ratio)]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setToolTip(metric_tooltip(name) if math.isfinite(a) or math.isfinite(b) else
+                                    "needs a rating that is not given (see the Rated fields)")
+                self.table.setItem(r, c, item)
+        self.table.setToolTip(f"{result.stat} of each metric over the workspace samples")
+        plot = self.box.plot
+        plot.clear()
+        scale = 180 / math.pi if self.model.links[result.curve_joint - 1].is_revolute else 1.0
+        plot.plot(result.x * scale, result.curve_a, name="A (current)", pen=pg.mkPen("#1f77b4", width=2))
+        if result.curve_b is not None:
+            plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
+                      pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
+            self.box.caption.setText(f"{result.label} against q{result.curve_joint}, other joints at the current pose")
+        else:
+            self.box.caption.setText("B has a different number of joints: no overlaid curve")
+        plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
+        plot.setLabel("left", result.label)
+
+    def csv_data(self):
+        if self.result is None:
+            raise ValueError("no comparison computed yet")
+        r = self.result
+        b = r.curve_b if r.curve_b is not None else np.full_like(r.curve_a, np.nan)
+        return [f"q{r.curve_joint} (SI)", f"{r.label} A", f"{r.label} B"], list(zip(r.x, r.curve_a, b))
+
+    def export_table_csv(self, path) -> None:
+        if self.result is None:
+            raise ValueError("no comparison computed yet")
+        rows = [(n, u, a, b, b - a) for n, u, a, b in self.result.rows]
+        write_csv(path, ["metric", "unit", f"A {self.result.stat}", f"B {self.result.stat}", "B - A"], rows)
+
+    def _table_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export table", "compare.csv", "CSV data (*.csv)")
+        if path:
+            try:
+                self.export_table_csv(path)
+                self.panel.show_status(f"Wrote {path}")
+            except (OSError, ValueError) as exc:
+                self.panel.show_error(f"export to {path}: {exc}")

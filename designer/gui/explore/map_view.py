@@ -1,0 +1,190 @@
+"""Map view: a metric over a 2-D joint grid as a heat map with the current pose marked, and its
+statistics over samples within the joint limits."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+
+from ...explore.maps import STATS, Sampling
+from ...model import Manipulator
+from .jobs import MapResult, map_job
+from .plots import HeatMap, PlotBox
+
+__all__ = ["MapView"]
+
+_STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standard deviation",
+              "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
+
+
+class MapView(QWidget):
+    """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.map_job`."""
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.result: MapResult | None = None
+        self.result_model: Manipulator | None = None
+        self.revolute: list[bool] = []
+        self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
+        self.joint_x.setToolTip("Joint along the horizontal axis")
+        self.joint_y.setToolTip("Joint along the vertical axis")
+        self.steps = QSpinBox(self)
+        self.steps.setRange(5, 400)
+        self.steps.setValue(60)
+        self.steps.setToolTip("Grid points per joint")
+        self.samples = QSpinBox(self)
+        self.samples.setRange(0, 1_000_000)
+        self.samples.setSingleStep(500)
+        self.samples.setValue(2000)
+        self.samples.setToolTip("Samples within the joint limits for the statistics (0: none)")
+        self.sampling = QComboBox(self)
+        for s in Sampling:
+            self.sampling.addItem(s.value, s)
+        self.compute_button = QPushButton("Compute", self)
+        self.compute_button.clicked.connect(self.compute)
+        controls = QHBoxLayout()
+        for label, widget in (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps),
+                              ("samples", self.samples), ("", self.sampling)):
+            if label:
+                controls.addWidget(QLabel(label, self))
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        controls.addWidget(self.compute_button)
+
+        self.box = PlotBox(self.csv_data, self)
+        self.box.failed.connect(panel.show_error)
+        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.heat = HeatMap(self.box)
+        self.marker = pg.ScatterPlotItem(size=16, symbol="x", pen=pg.mkPen("w", width=1.5),
+                                         brush=pg.mkBrush("#e8175d"))
+        self.marker.setZValue(10)
+        self.marker.setToolTip("current pose")
+        self.box.plot.addItem(self.marker)
+
+        self.stats = QTableWidget(len(STATS), 1, self)
+        self.stats.setHorizontalHeaderLabels(["value"])
+        self.stats.setVerticalHeaderLabels([_STAT_TEXT[s] for s in STATS])
+        self.stats.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.stats.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.stats_caption = QLabel("Statistics over samples within the joint limits", self)
+        self.stats_caption.setWordWrap(True)
+        side = QWidget(self)
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.stats_caption)
+        side_layout.addWidget(self.stats, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.box)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 4)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([700, 230])
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(controls)
+        layout.addWidget(splitter, 1)
+
+    # -- model and pose ------------------------------------------------------------------------
+    def set_model(self, model: Manipulator) -> None:
+        keep = (self.joint_x.currentData(), self.joint_y.currentData())
+        self.revolute = [link.is_revolute for link in model.links]
+        for combo in (self.joint_x, self.joint_y):
+            combo.blockSignals(True)
+            combo.clear()
+            for i, link in enumerate(model.links, start=1):
+                combo.addItem(f"q{i}" + (f" ({link.name})" if link.name else ""), i)
+            combo.blockSignals(False)
+        default = (2, 3) if model.n >= 3 else (1, 2)
+        for combo, old, new in ((self.joint_x, keep[0], default[0]), (self.joint_y, keep[1], default[1])):
+            k = combo.findData(old if old is not None and old <= model.n else new)
+            combo.setCurrentIndex(max(k, 0))
+        if self.result is not None and model != self.result_model:
+            self._caption(stale="the model changed since")
+
+    def set_joint_values(self, q) -> None:
+        self._mark()
+        if self.result is not None:
+            self._caption()
+
+    # -- compute ----------------------------------------------------------------------------------
+    def compute(self):
+        def start():
+            model = self.panel.require_model()
+            arm = self.panel.arm()
+            ratings = self.panel.ratings(arm.n)
+            joints = (self.joint_x.currentData(), self.joint_y.currentData())
+            if joints[0] == joints[1]:
+                raise ValueError("pick two different joints for x and y")
+            metric, q = self.panel.metric_text(), self.panel.q.copy()
+            steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
+            return self.panel.run_job("Map", lambda token: map_job(arm, metric, joints, q, steps, samples,
+                                                                  sampling, ratings, token),
+                                      lambda result: self.show_result(result, model))
+        return self.panel.guarded("Map", start)
+
+    def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
+        self.result = result
+        self.result_model = model
+        grid = result.grid
+        i, j = grid.joints
+        sx, sy = self._scale(i), self._scale(j)
+        self.heat.set_data(grid.x * sx, grid.y * sy, grid.values)
+        self.box.plot.setLabel("bottom", f"q{i} ({self._unit(i)})")
+        self.box.plot.setLabel("left", f"q{j} ({self._unit(j)})")
+        self.box.plot.setTitle(grid.label)
+        self._mark()
+        self._caption()
+        for r, name in enumerate(STATS):
+            value = result.samples.stats[name] if result.samples is not None else float("nan")
+            self.stats.setItem(r, 0, QTableWidgetItem("—" if math.isnan(value) else f"{value:.6g}"))
+        if result.samples is not None:
+            v = result.samples.values
+            bad = int(np.count_nonzero(~np.isfinite(v)))
+            self.stats_caption.setText(f"{grid.label} over {len(v)} samples within the joint limits"
+                                       + (f" ({bad} undefined, left out)" if bad else ""))
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def _scale(self, joint: int) -> float:
+        return 180.0 / math.pi if self.revolute[joint - 1] else 1.0
+
+    def _unit(self, joint: int) -> str:
+        return "deg" if self.revolute[joint - 1] else "m"
+
+    def _mark(self) -> None:
+        if self.result is None or len(self.panel.q) != len(self.revolute):
+            self.marker.setData([], [])
+            return
+        i, j = self.result.grid.joints
+        q = self.panel.q
+        self.marker.setData([q[i - 1] * self._scale(i)], [q[j - 1] * self._scale(j)])
+
+    def _caption(self, stale: str = "") -> None:
+        grid = self.result.grid
+        others = [k for k in range(len(grid.q0)) if k + 1 not in grid.joints]
+        q = self.panel.q
+        if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
+            stale = "the other joints moved since"
+        held = ", ".join(f"q{k + 1} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
+        v = grid.values[np.isfinite(grid.values)]
+        span = f"range {v.min():.4g} … {v.max():.4g}" if v.size else "no finite values"
+        text = f"{grid.label} over q{grid.joints[0]}, q{grid.joints[1]} ({span})" + (f"; {held}" if held else "")
+        if stale:
+            text += f" — out of date: {stale}; Compute to update"
+        self.box.caption.setText(text)
+
+    def csv_data(self):
+        if self.result is None:
+            raise ValueError("no map computed yet")
+        grid = self.result.grid
+        i, j = grid.joints
+        unit = lambda k: "rad" if self.revolute[k - 1] else "m"  # noqa: E731
+        X, Y = np.meshgrid(grid.x, grid.y)
+        rows = zip(X.ravel(), Y.ravel(), grid.values.ravel())
+        return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", grid.label], list(rows)

@@ -1,0 +1,117 @@
+"""The metric picker: every metric of :mod:`designer.explore.metrics`, and which component of it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+
+from ...explore.metrics import METRICS, Reduce, Shape
+
+__all__ = ["MetricPicker", "metric_tooltip"]
+
+_REDUCE_TEXT = {Reduce.MAX: "largest component", Reduce.MIN: "smallest component",
+                Reduce.MAX_ABS_OFF: "largest |value| off the diagonal"}
+
+
+def _find(combo: QComboBox, data) -> int:
+    """Index of the item whose data equals ``data`` (findData does not compare Python tuples)."""
+    for k in range(combo.count()):
+        if combo.itemData(k) == data:
+            return k
+    return -1
+
+
+def metric_tooltip(name: str) -> str:
+    m = METRICS[name]
+    unit = "dimensionless" if m.unit == "1" else m.unit
+    return f"{m.name} [{unit}]: {m.description}"
+
+
+class MetricPicker(QWidget):
+    """A metric combo (tooltip: unit and definition) and a component combo (worst case, joint or pair).
+
+    :meth:`text` is the metric text the core parses, e.g. ``coupling[2,3]`` or ``cond``.
+    """
+
+    changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.n = 0
+        self.metric = QComboBox(self)
+        for k, name in enumerate(METRICS):
+            m = METRICS[name]
+            self.metric.addItem(name, name)
+            self.metric.setItemData(k, metric_tooltip(name), Qt.ItemDataRole.ToolTipRole)
+        self.component = QComboBox(self)
+        self.component.setToolTip("Which joint or joint pair; 'worst' reduces the metric to one number per pose")
+        self.unit = QLabel(self)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Metric", self))
+        layout.addWidget(self.metric, 2)
+        layout.addWidget(self.component, 1)
+        layout.addWidget(self.unit, 3)
+        self.metric.currentIndexChanged.connect(self._metric_changed)
+        self.component.currentIndexChanged.connect(lambda _=0: self.changed.emit(self.text()))
+        self.set_joint_count(2)
+        self.set_metric("coupling")
+
+    def set_joint_count(self, n: int) -> None:
+        if n != self.n:
+            self.n = n
+            self._fill_components()
+
+    def set_metric(self, text: str) -> None:
+        """Select ``name`` or ``name[i]`` / ``name[i,j]`` (1-based); unknown texts are ignored."""
+        name, _, rest = text.partition("[")
+        k = self.metric.findData(name.strip())
+        if k < 0:
+            return
+        self.metric.setCurrentIndex(k)
+        if rest:
+            k = _find(self.component, tuple(int(v) - 1 for v in rest.rstrip("]").split(",")))
+            if k >= 0:
+                self.component.setCurrentIndex(k)
+
+    def name(self) -> str:
+        return self.metric.currentData()
+
+    def text(self) -> str:
+        index = self.component.currentData()
+        if not index:
+            return self.name()
+        return f"{self.name()}[{','.join(str(i + 1) for i in index)}]"
+
+    def _metric_changed(self) -> None:
+        name = self.name()
+        self.metric.setToolTip(metric_tooltip(name))
+        m = METRICS[name]
+        self.unit.setText(f"{m.description}  [{'dimensionless' if m.unit == '1' else m.unit}]")
+        self.unit.setToolTip(metric_tooltip(name))
+        self._fill_components()
+
+    def _fill_components(self) -> None:
+        name = self.name()
+        if name is None:
+            return
+        m = METRICS[name]
+        keep = self.component.currentData()
+        self.component.blockSignals(True)
+        self.component.clear()
+        if m.shape is Shape.SCALAR:
+            self.component.addItem("(scalar)", ())
+        else:
+            self.component.addItem(f"worst ({_REDUCE_TEXT[m.reduce]})", ())
+            if m.shape is Shape.JOINT:
+                for i in range(self.n):
+                    self.component.addItem(f"joint {i + 1}", (i,))
+            else:
+                for i in range(self.n):
+                    for j in range(i, self.n):
+                        self.component.addItem(f"{i + 1},{j + 1}", (i, j))
+        k = _find(self.component, keep)
+        self.component.setCurrentIndex(max(k, 0))
+        self.component.setEnabled(m.shape is not Shape.SCALAR)
+        self.component.blockSignals(False)
+        self.changed.emit(self.text())

@@ -1,0 +1,149 @@
+"""A plot with PNG/SVG/CSV export buttons, and a heat map with a colour bar, for the Explore views."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import QRect, QRectF, Signal
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+__all__ = ["PlotBox", "HeatMap", "write_csv", "CsvData"]
+
+# (header, rows) of a plot's data
+CsvData = tuple[Sequence[str], Sequence[Sequence[float]]]
+
+
+def write_csv(path: str | Path, header: Sequence[str], rows: Sequence[Sequence]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow([f"{v:.10g}" if isinstance(v, (float, np.floating)) else v for v in row])
+
+
+class PlotBox(QWidget):
+    """One pyqtgraph plot with a title line and PNG / SVG / CSV buttons.
+
+    ``csv_data`` returns the plotted data as (header, rows), or raises ValueError when nothing
+    is plotted. Export failures are reported through :attr:`failed` (never raised to Qt).
+    """
+
+    failed = Signal(str)
+    exported = Signal(str)
+
+    def __init__(self, csv_data: Callable[[], CsvData], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.csv_data = csv_data
+        self.layout_widget = pg.GraphicsLayoutWidget(self)
+        self.layout_widget.setBackground("w")
+        self.plot: pg.PlotItem = self.layout_widget.addPlot(row=0, col=0)
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).enableAutoSIPrefix(False)  # "(x0.001)" on a ratio reads as a unit
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        bar = QHBoxLayout()
+        bar.addWidget(self.caption, 1)
+        self.buttons = {}
+        for kind, text in (("png", "PNG…"), ("svg", "SVG…"), ("csv", "CSV…")):
+            button = QPushButton(text, self)
+            button.setToolTip(f"Save {'the data' if kind == 'csv' else 'the plot'} as {kind.upper()}")
+            button.clicked.connect(lambda _=False, k=kind: self._export_dialog(k))
+            bar.addWidget(button)
+            self.buttons[kind] = button
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.layout_widget, 1)
+        outer.addLayout(bar)
+
+    # -- export -------------------------------------------------------------------
+    def add_legend(self) -> None:
+        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
+
+    def export_image(self, path: str | Path) -> Path:
+        """Save the plot as PNG or SVG, by the file's suffix (PNG when it has none)."""
+        path = Path(path)
+        if path.suffix.lower() == ".svg":
+            # pyqtgraph 0.14's SVGExporter fails on the path data Qt 6.12 produces; Qt's generator works
+            w, h = self.layout_widget.width(), self.layout_widget.height()
+            generator = QSvgGenerator()
+            generator.setFileName(str(path))
+            generator.setSize(self.layout_widget.size())
+            generator.setViewBox(QRect(0, 0, w, h))
+            painter = QPainter(generator)
+            try:
+                self.layout_widget.render(painter)
+            finally:
+                painter.end()
+        else:
+            path = path if path.suffix else path.with_suffix(".png")
+            exporter = pg_exporters.ImageExporter(self.layout_widget.ci)
+            exporter.parameters()["width"] = max(self.layout_widget.width(), 800)
+            exporter.export(str(path))
+        return path
+
+    def export_csv(self, path: str | Path) -> Path:
+        header, rows = self.csv_data()
+        write_csv(path, header, rows)
+        return Path(path)
+
+    def _export_dialog(self, kind: str) -> None:
+        filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV data (*.csv)"}
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"explore.{kind}", filters[kind])
+        if not path:
+            return
+        path = path if Path(path).suffix else f"{path}.{kind}"
+        try:
+            written = self.export_csv(path) if kind == "csv" else self.export_image(path)
+        except (OSError, ValueError) as exc:
+            self.failed.emit(f"export to {path}: {exc}")
+            return
+        self.exported.emit(str(written))
+
+
+def _finite_range(values: np.ndarray) -> tuple[float, float]:
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        return 0.0, 1.0
+    lo, hi = float(v.min()), float(v.max())
+    if hi <= lo:  # a constant map still needs a colour range
+        pad = abs(lo) * 1e-6 or 1e-12
+        lo, hi = lo - pad, hi + pad
+    return lo, hi
+
+
+class HeatMap:
+    """An ImageItem with a ColorBarItem in a :class:`PlotBox`; pixels centred on the grid values."""
+
+    def __init__(self, box: PlotBox, colormap: str = "viridis"):
+        self.box = box
+        self.image = pg.ImageItem(axisOrder="row-major")
+        box.plot.showGrid(x=False, y=False)
+        box.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=18)
+        self.colorbar.setImageItem(self.image, insert_in=box.plot)
+        self.values = np.zeros((0, 0))
+
+    def set_data(self, x: np.ndarray, y: np.ndarray, values: np.ndarray) -> None:
+        """``values[iy, ix]`` at (x[ix], y[iy]); non-finite cells are left transparent."""
+        self.values = np.asarray(values, float)
+        shown = np.where(np.isfinite(self.values), self.values, np.nan)
+        lo, hi = _finite_range(shown)
+        self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
+        self.colorbar.setLevels((lo, hi))
+        dx = (x[-1] - x[0]) / (len(x) - 1) if len(x) > 1 else 1.0
+        dy = (y[-1] - y[0]) / (len(y) - 1) if len(y) > 1 else 1.0
+        self.image.setRect(QRectF(x[0] - dx / 2, y[0] - dy / 2, dx * len(x), dy * len(y)))
+        self.box.plot.setRange(xRange=(x[0] - dx / 2, x[-1] + dx / 2), yRange=(y[0] - dy / 2, y[-1] + dy / 2),
+                               padding=0)
+
+    def clear(self) -> None:
+        self.values = np.zeros((0, 0))
+        self.image.clear()

@@ -1,0 +1,330 @@
+"""Sweep view (one or two design parameters, per-design summaries over workspace samples, 1-D curves
+or a 2-D heat map) and Pareto view (any two summaries, non-dominated designs marked, click to load)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
+
+from ...explore.coupling import default_range
+from ...explore.metrics import parse_metric
+from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
+from ...model import Manipulator
+from .jobs import sweep_job
+from .plots import HeatMap, PlotBox
+
+__all__ = ["SweepView", "ParetoView", "SWEEP_STATS"]
+
+SWEEP_STATS = ("max", "mean", "min")
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
+NONE = "(none)"
+
+
+def _spin(parent) -> QDoubleSpinBox:
+    spin = QDoubleSpinBox(parent)
+    spin.setDecimals(6)
+    spin.setRange(-1e9, 1e9)
+    spin.setKeyboardTracking(False)
+    return spin
+
+
+class SweepView(QWidget):
+    """Parameters and ranges; Run sweeps the picked metric (and an optional second metric)."""
+
+    finished = Signal(object)    # SweepResult, with the model it was computed for as .model attribute
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.model: Manipulator | None = None
+        self.result: SweepResult | None = None
+        grid = QGridLayout()
+        self.params, self.starts, self.stops, self.counts = [], [], [], []
+        for row, title in enumerate(("parameter", "second")):
+            combo = QComboBox(self)
+            combo.currentIndexChanged.connect(lambda _=0, r=row: self._default_range(r))
+            start, stop = _spin(self), _spin(self)
+            count = QSpinBox(self)
+            count.setRange(2, 500)
+            count.setValue(21 if row == 0 else 11)
+            for col, w in enumerate((QLabel(title, self), combo, QLabel("from", self), start, QLabel("to", self),
+                                     stop, QLabel("count", self), count)):
+                grid.addWidget(w, row, col)
+            self.params.append(combo)
+            self.starts.append(start)
+            self.stops.append(stop)
+            self.counts.append(count)
+        grid.setColumnStretch(1, 1)
+        self.second_metric = QLineEdit(self)
+        self.second_metric.setPlaceholderText("also report, e.g. gravity[2] (optional)")
+        self.second_metric.setToolTip("A second metric text to summarise per design (for the Pareto view); "
+                                      "total mass and reach are always reported")
+        self.samples = QSpinBox(self)
+        self.samples.setRange(1, 1_000_000)
+        self.samples.setValue(500)
+        self.samples.setToolTip("Workspace samples per design (the same samples for every design)")
+        self.run_button = QPushButton("Run sweep", self)
+        self.run_button.clicked.connect(self.run)
+        extra = QHBoxLayout()
+        extra.addWidget(self.second_metric, 2)
+        extra.addWidget(QLabel("samples", self))
+        extra.addWidget(self.samples)
+        extra.addStretch(1)
+        extra.addWidget(self.run_button)
+
+        self.show_key = QComboBox(self)
+        self.show_key.setToolTip("The summary to plot")
+        self.show_key.currentIndexChanged.connect(lambda _=0: self._draw())
+        show = QHBoxLayout()
+        show.addWidget(QLabel("show", self))
+        show.addWidget(self.show_key, 1)
+        show.addStretch(2)
+        self.curves = PlotBox(self.csv_data, self)
+        self.curves.add_legend()
+        self.heat_box = PlotBox(self.csv_data, self)
+        self.heat = HeatMap(self.heat_box)
+        for box in (self.curves, self.heat_box):
+            box.failed.connect(panel.show_error)
+            box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(self.curves)
+        self.stack.addWidget(self.heat_box)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(grid)
+        layout.addLayout(extra)
+        layout.addLayout(show)
+        layout.addWidget(self.stack, 1)
+
+    def set_model(self, model: Manipulator) -> None:
+        self.model = model
+        names = [n for n in model.symbol_names()]
+        for row, combo in enumerate(self.params):
+            keep = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            if row == 1:
+                combo.addItem(NONE)
+            combo.addItems(names)
+            k = combo.findText(keep)
+            combo.setCurrentIndex(k if k >= 0 else 0)
+            combo.blockSignals(False)
+            if k < 0:
+                self._default_range(row)
+
+    def _default_range(self, row: int) -> None:
+        name = self.params[row].currentText()
+        if self.model is None or not name or name == NONE:
+            return
+        try:
+            lo, hi = default_range(self.model, name)
+        except ValueError:
+            lo, hi = 0.0, 1.0
+        self.starts[row].setValue(lo)
+        self.stops[row].setValue(hi)
+
+    # -- run ------------------------------------------------------------------------------------
+    def spec(self) -> SweepSpec:
+        """The sweep the inputs describe (raises ValueError naming the bad input)."""
+        axes = []
+        for row in range(2):
+            name = self.params[row].currentText()
+            if not name or name == NONE:
+                continue
+            lo, hi = self.starts[row].value(), self.stops[row].value()
+            if lo == hi:
+                raise ValueError(f"parameter '{name}': the range is empty (from = to = {lo:g})")
+            axes.append(SweepAxis.linspace(name, lo, hi, self.counts[row].value()))
+        if not axes:
+            raise ValueError("pick a parameter to sweep")
+        model = self.panel.require_model()
+        metrics = [self.panel.metric_text()]
+        second = self.second_metric.text().strip()
+        if second:
+            metrics.append(parse_metric(second, model.n).label)
+        ratings = self.panel.ratings(model.n)
+        return SweepSpec(tuple(axes), tuple(dict.fromkeys(metrics)), SWEEP_STATS, self.samples.value(),
+                         ratings=ratings)
+
+    def run(self):
+        def start():
+            model = self.panel.require_model()
+            spec = self.spec()
+            self.panel.arm(model)  # a missing parameter value is named before the sweep starts
+            return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token),
+                                      lambda result: self.show_result(result, model))
+        return self.panel.guarded("Sweep", start)
+
+    def show_result(self, result: SweepResult, model: Manipulator | None = None) -> None:
+        self.result = result
+        self.result_model = model or self.model
+        keep = self.show_key.currentText()
+        self.show_key.blockSignals(True)
+        self.show_key.clear()
+        self.show_key.addItems(list(result.values))
+        k = self.show_key.findText(keep)
+        self.show_key.setCurrentIndex(k if k >= 0 else 0)
+        self.show_key.blockSignals(False)
+        self._draw()
+        if result.errors:
+            first = next(iter(result.errors.values()))
+            self.panel.show_error(f"Sweep: {len(result.errors)} of {len(result.designs)} designs have no values "
+                                  f"(first: {first})")
+        self.finished.emit(result)
+
+    def _draw(self) -> None:
+        result, key = self.result, self.show_key.currentText()
+        if result is None or not key:
+            return
+        axes = result.spec.axes
+        if len(axes) == 1:
+            self.stack.setCurrentWidget(self.curves)
+            plot = self.curves.plot
+            plot.clear()
+            metric, _, stat = key.partition(":")
+            keys = [f"{metric}:{s}" for s in result.spec.stats] if stat else [key]
+            x = np.array(axes[0].values)
+            for k, name in enumerate(keys):
+                plot.plot(x, result.values[name], name=name, symbol="o", symbolSize=5,
+                          pen=pg.mkPen(COLORS[k % len(COLORS)], width=2.5 if name == key else 1.2),
+                          symbolBrush=COLORS[k % len(COLORS)])
+            plot.setLabel("bottom", axes[0].name)
+            plot.setLabel("left", metric)
+            plot.setTitle(f"{metric} over {result.spec.samples} workspace samples per design")
+            self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of {metric}")
+        else:
+            self.stack.setCurrentWidget(self.heat_box)
+            x, y = np.array(axes[0].values), np.array(axes[1].values)
+            self.heat.set_data(x, y, result.values[key].T)   # values[i1, i2] -> rows along the second axis
+            self.heat_box.plot.setLabel("bottom", axes[0].name)
+            self.heat_box.plot.setLabel("left", axes[1].name)
+            self.heat_box.plot.setTitle(key)
+            self.heat_box.caption.setText(f"{len(x)} x {len(y)} designs; {key} over {result.spec.samples} "
+                                          "workspace samples per design")
+
+    def csv_data(self):
+        if self.result is None:
+            raise ValueError("no sweep computed yet")
+        rows = self.result.rows()
+        header = list(rows[0]) if rows else []
+        return header, [[r[h] for h in header] for r in rows]
+
+
+class ParetoView(QWidget):
+    """Scatter of two summaries of the last sweep; the non-dominated designs in red; a click on a
+    design emits the panel's ``loadDesignRequested`` with that design's model."""
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.result: SweepResult | None = None
+        self.front = np.zeros(0, bool)
+        self.axis_keys, self.senses = [], []
+        controls = QHBoxLayout()
+        for label in ("x", "y"):
+            key, sense = QComboBox(self), QComboBox(self)
+            sense.addItems(["minimise", "maximise"])
+            for w in (key, sense):
+                w.currentIndexChanged.connect(lambda _=0: self._draw())
+            controls.addWidget(QLabel(label, self))
+            controls.addWidget(key, 2)
+            controls.addWidget(sense)
+            self.axis_keys.append(key)
+            self.senses.append(sense)
+        self.box = PlotBox(self.csv_data, self)
+        self.box.failed.connect(panel.show_error)
+        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.caption.setText("Run a sweep first (Sweep tab); then click a design to load it.")
+        self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.front_line = pg.PlotDataItem(pen=pg.mkPen("#d62728", width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.box.plot.addItem(self.front_line)
+        self.box.plot.addItem(self.scatter)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(controls)
+        layout.addWidget(self.box, 1)
+
+    def set_model(self, model: Manipulator) -> None:
+        pass  # the designs come from the sweep's own model
+
+    def set_result(self, result: SweepResult) -> None:
+        self.result = result
+        self.model = getattr(self.panel.sweep_view, "result_model", None)
+        keys = list(result.values)
+        defaults = (keys[0], "total_mass")
+        for combo, default in zip(self.axis_keys, defaults):
+            keep = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(keys)
+            k = combo.findText(keep if keep in keys else default)
+            combo.setCurrentIndex(max(k, 0))
+            combo.blockSignals(False)
+        self.senses[1].blockSignals(True)
+        self.senses[1].setCurrentIndex(1 if self.axis_keys[1].currentText() == "reach" else 0)
+        self.senses[1].blockSignals(False)
+        self._draw()
+
+    def keys(self) -> tuple[str, str]:
+        return self.axis_keys[0].currentText(), self.axis_keys[1].currentText()
+
+    def points(self) -> tuple[np.ndarray, np.ndarray]:
+        a, b = self.keys()
+        return self.result.column(a), self.result.column(b)
+
+    def _draw(self) -> None:
+        if self.result is None or not all(self.keys()):
+            return
+        x, y = self.points()
+        minimize = tuple(s.currentIndex() == 0 for s in self.senses)
+        self.front = self.result.pareto(*self.keys(), minimize=minimize)
+        ok = np.isfinite(x) & np.isfinite(y)
+        spots = []
+        for i in np.flatnonzero(ok):
+            on = bool(self.front[i])
+            spots.append({"pos": (x[i], y[i]), "data": int(i), "size": 11 if on else 7,
+                          "brush": pg.mkBrush("#d62728" if on else "#8c8c8c"),
+                          "pen": pg.mkPen("k" if on else "#8c8c8c", width=1)})
+        self.scatter.setData(spots)
+        order = np.flatnonzero(self.front)
+        order = order[np.argsort(x[order])]
+        self.front_line.setData(x[order], y[order])
+        a, b = self.keys()
+        self.box.plot.setLabel("bottom", f"{a} ({'min' if minimize[0] else 'max'}imise)")
+        self.box.plot.setLabel("left", f"{b} ({'min' if minimize[1] else 'max'}imise)")
+        self.box.caption.setText(f"{int(ok.sum())} designs, {int(self.front.sum())} non-dominated (red); "
+                                 "click a design to load it")
+
+    def design(self, index: int) -> dict[str, float]:
+        return self.result.designs[index]
+
+    def _tip(self, x, y, data):
+        d = self.result.designs[data] if self.result is not None else {}
+        return "\n".join(f"{k} = {v:.6g}" for k, v in d.items()) + f"\n{self.keys()[0]} = {x:.6g}\n" \
+            f"{self.keys()[1]} = {y:.6g}\n(click to load)"
+
+    def _clicked(self, _item, points, _event=None) -> None:
+        if self.result is None or len(points) == 0 or self.model is None:
+            return
+        self.load_design(int(points[0].data()))
+
+    def load_design(self, index: int) -> None:
+        """Emit ``loadDesignRequested`` with the model of design ``index`` (grid order)."""
+        design = self.design(index)
+        self.panel.loadDesignRequested.emit(self.model.with_parameters(design))
+        self.panel.show_status("Loaded design " + ", ".join(f"{k} = {v:.6g}" for k, v in design.items()))
+
+    def csv_data(self):
+        if self.result is None:
+            raise ValueError("no sweep computed yet")
+        x, y = self.points()
+        a, b = self.keys()
+        names = [ax.name for ax in self.result.spec.axes]
+        rows = [[d[n] for n in names] + [x[i], y[i], int(self.front[i]) if len(self.front) else 0]
+                for i, d in enumerate(self.result.designs)]
+        return names + [a, b, "non_dominated"], rows

@@ -1,0 +1,334 @@
+"""The Explore panel: maps, sweeps, Pareto picks, A/B, conditions, errors and export, through the worker."""
+
+from __future__ import annotations
+
+import csv
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QMessageBox
+
+from designer.explore.batch import Batch
+from designer.explore.maps import grid_map, sample_summary
+from designer.gui.explore_panel import ExplorePanel
+from designer.kinematics import NumericArm
+from designer.project import load_project
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "explore"))
+from _arms import six_link  # noqa: E402
+
+POSE = np.array([0.3, 0.6, -1.2, 0.2, 0.4, 0.1])
+PUMA_MASSES = {"m1": 0.0, "m2": 17.4, "m3": 4.8, "m4": 0.82, "m5": 0.34, "m6": 0.09}  # Armstrong et al. 1986
+
+
+@pytest.fixture(autouse=True)
+def no_dialogs(monkeypatch):
+    def unexpected(*args, **kwargs):
+        raise AssertionError(f"unexpected message box: {args[1:3]}")
+    for name in ("question", "warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, name, unexpected)
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return six_link()
+
+
+@pytest.fixture
+def panel(qtbot, puma):
+    p = ExplorePanel()
+    qtbot.addWidget(p)
+    p.resize(1100, 750)
+    p.set_model(puma)
+    p.set_joint_values(POSE)
+    p.show()
+    qtbot.waitExposed(p)
+    yield p
+    if p.busy:
+        p.cancel()
+        qtbot.waitUntil(lambda: not p.busy, timeout=10_000)
+
+
+def run(qtbot, panel, start, timeout=20_000) -> str:
+    """Start a job with ``start()`` and wait for its end; returns how it ended."""
+    with qtbot.waitSignal(panel.jobEnded, timeout=timeout) as blocker:
+        assert start() is not None, panel.error_label.text()
+    return blocker.args[1]
+
+
+# -- map -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("metric", ["coupling[2,3]", "gravity[2]"])
+def test_map_image_is_the_core_map_and_marks_the_pose(qtbot, panel, puma, metric):
+    panel.picker.set_metric(metric)
+    assert panel.metric_text() == metric
+    view = panel.map_view
+    view.joint_x.setCurrentIndex(view.joint_x.findData(2))
+    view.joint_y.setCurrentIndex(view.joint_y.findData(3))
+    view.steps.setValue(25)
+    view.samples.setValue(600)
+    assert run(qtbot, panel, view.compute) == "finished"
+    arm = NumericArm.from_model(puma)
+    expected = grid_map(arm, metric, (2, 3), q0=POSE, steps=25)
+    np.testing.assert_allclose(view.heat.image.image, expected.values, rtol=1e-12, atol=1e-12)
+    stats = sample_summary(arm, metric, 600).stats
+    shown = [float(view.stats.item(r, 0).text()) for r in range(view.stats.rowCount())]
+    np.testing.assert_allclose(shown, [stats[k] for k in ("min", "max", "mean", "std", "p05", "p50", "p95")],
+                               rtol=1e-5)
+    # the marker sits at the current pose, in degrees
+    x, y = view.marker.getData()
+    assert (x[0], y[0]) == pytest.approx(np.degrees(POSE[[1, 2]]))
+    panel.set_joint_values(POSE + 0.1)
+    assert view.marker.getData()[0][0] == pytest.approx(np.degrees(POSE[1] + 0.1))
+    assert "out of date" in view.box.caption.text()   # q1, q4.. moved: the map no longer matches
+
+
+def test_map_pixels_agree_with_pinocchio(qtbot, panel, puma):
+    """A few map cells against Pinocchio's mass matrix (independent of our dynamics)."""
+    from explore_pin import PinArm
+    panel.picker.set_metric("coupling[2,3]")
+    view = panel.map_view
+    view.steps.setValue(9)
+    view.samples.setValue(0)
+    assert run(qtbot, panel, view.compute) == "finished"
+    grid = view.result.grid
+    ref = PinArm(NumericArm.from_model(puma))
+    for iy, ix in [(0, 0), (4, 7), (8, 3)]:
+        q = POSE.copy()
+        q[1], q[2] = grid.x[ix], grid.y[iy]
+        M = ref.M(q)
+        assert view.heat.image.image[iy, ix] == pytest.approx(M[1, 2] / np.sqrt(M[1, 1] * M[2, 2]), rel=1e-9)
+
+
+# -- sweep and Pareto ------------------------------------------------------------------------------
+def test_sweep_runs_in_the_worker_with_progress(qtbot, panel, puma, monkeypatch):
+    import designer.gui.explore.sweep_view as sv
+    threads = []
+    real = sv.sweep_job
+
+    def recording(*args, **kwargs):
+        threads.append(threading.get_ident())
+        return (yield from real(*args, **kwargs))
+    monkeypatch.setattr(sv, "sweep_job", recording)
+    panel.picker.set_metric("coupling")
+    view = panel.sweep_view
+    view.params[0].setCurrentText("a2")
+    view.starts[0].setValue(0.3)
+    view.stops[0].setValue(0.6)
+    view.counts[0].setValue(4)
+    view.params[1].setCurrentText("(none)")
+    view.samples.setValue(200)
+    steps = []
+    panel.jobProgress.connect(steps.append)
+    assert run(qtbot, panel, view.run) == "finished"
+    assert threads and threads[0] != threading.get_ident()
+    assert steps and steps[-1].fraction == pytest.approx(1.0)
+    fractions = [s.fraction for s in steps]
+    assert fractions == sorted(fractions)
+    # the curve holds, per design, the largest off-diagonal coupling over the same samples
+    curve = view.curves.plot.listDataItems()[0]
+    x, y = curve.getData()
+    np.testing.assert_allclose(x, [0.3, 0.4, 0.5, 0.6])
+    from designer.explore.maps import sample_configurations
+    from designer.explore.metrics import compute
+    for a2, value in zip(x, y):
+        arm = NumericArm.from_model(puma, {"a2": a2})
+        c = compute(arm, sample_configurations(arm, 200), "coupling")
+        off = ~np.eye(6, dtype=bool)
+        assert value == pytest.approx(np.abs(c[:, off]).max(), rel=1e-12)
+
+
+def test_sweep_can_be_cancelled_and_the_panel_keeps_working(qtbot, panel):
+    view = panel.sweep_view
+    view.params[0].setCurrentText("a2")
+    view.counts[0].setValue(40)
+    view.params[1].setCurrentText("m3")
+    view.counts[1].setValue(40)
+    view.samples.setValue(3000)
+    with qtbot.waitSignal(panel.jobProgress, timeout=10_000):
+        assert view.run() is not None
+    assert panel.cancel_button.isEnabled()
+    with qtbot.waitSignal(panel.jobEnded, timeout=5_000) as blocker:
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == ["Sweep", "cancelled"]
+    assert "cancelled" in panel.status_label.text()
+    assert view.result is None
+    view.counts[0].setValue(3)
+    view.params[1].setCurrentText("(none)")
+    view.samples.setValue(50)
+    assert run(qtbot, panel, view.run) == "finished"
+    assert len(view.result.designs) == 3
+
+
+def _pareto_sweep(qtbot, panel):
+    panel.picker.set_metric("gravity[2]")
+    view = panel.sweep_view
+    view.params[0].setCurrentText("a2")
+    view.starts[0].setValue(0.3)
+    view.stops[0].setValue(0.6)
+    view.counts[0].setValue(4)
+    view.params[1].setCurrentText("m3")
+    view.starts[1].setValue(2.0)
+    view.stops[1].setValue(8.0)
+    view.counts[1].setValue(4)
+    view.samples.setValue(100)
+    view.second_metric.setText("coupling[2,3]")
+    assert run(qtbot, panel, view.run) == "finished"
+    assert view.stack.currentWidget() is view.heat_box   # two parameters: a heat map
+    assert view.heat.values.shape == (4, 4)
+
+
+def test_clicking_a_pareto_point_loads_that_design(qtbot, panel):
+    _pareto_sweep(qtbot, panel)
+    pareto = panel.pareto_view
+    panel.tabs.setCurrentWidget(pareto)
+    pareto.axis_keys[0].setCurrentText("gravity[2]:max")
+    pareto.axis_keys[1].setCurrentText("total_mass")
+    x, y = pareto.points()
+    # non-dominated, checked by brute force: nobody is at least as good in both and better in one
+    for i in range(len(x)):
+        beaten = any(x[k] <= x[i] and y[k] <= y[i] and (x[k] < x[i] or y[k] < y[i]) for k in range(len(x)))
+        assert pareto.front[i] == (not beaten)
+    assert 1 <= pareto.front.sum() < len(x)
+    qtbot.wait(100)
+    index = int(np.flatnonzero(pareto.front)[-1])
+    vb = pareto.box.plot.vb
+    scene = vb.mapViewToScene(pg_point(x[index], y[index]))
+    pos = pareto.box.layout_widget.mapFromScene(scene)
+    with qtbot.waitSignal(panel.loadDesignRequested, timeout=2_000) as blocker:
+        qtbot.mouseClick(pareto.box.layout_widget.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
+    model = blocker.args[0]
+    design = pareto.result.designs[index]
+    values = model.parameter_values
+    assert (values["a2"], values["m3"]) == pytest.approx((design["a2"], design["m3"]))
+    # the design's total mass, by hand: the PUMA's link masses with m3 replaced
+    assert y[index] == pytest.approx(sum(PUMA_MASSES.values()) - 4.8 + design["m3"])
+    # and the loaded model carries it: its gravity torque on joint 2 is the plotted one's ingredient
+    arm = NumericArm.from_model(model)
+    assert arm.mass.sum() == pytest.approx(y[index])
+
+
+def pg_point(x, y):
+    from PySide6.QtCore import QPointF
+    return QPointF(float(x), float(y))
+
+
+# -- A/B ------------------------------------------------------------------------------------------
+def test_ab_variant_compares_metrics_and_curves(qtbot, panel, puma):
+    panel.picker.set_metric("gravity[2]")
+    view = panel.compare_view
+    view.from_variant.setChecked(True)
+    view.parameter.setCurrentText("m3")
+    view.value.setValue(9.6)            # twice the PUMA's 4.8 kg
+    view.joint.setCurrentIndex(view.joint.findData(2))
+    view.samples.setValue(64)
+    assert run(qtbot, panel, view.compare) == "finished"
+    r = view.result
+    rows = {name: (a, b) for name, _unit, a, b in r.rows}
+    a, b = rows["gravity"]
+    assert b > a   # a heavier forearm loads the shoulder more
+    # the curves: G_2 against q2 at the pose, for each design (Pinocchio as the reference)
+    from explore_pin import PinArm
+    for curve, model in ((r.curve_a, puma), (r.curve_b, puma.with_parameter("m3", 9.6))):
+        ref = PinArm(NumericArm.from_model(model))
+        for k in (0, 90, 180):
+            q = POSE.copy()
+            q[1] = r.x[k]
+            assert curve[k] == pytest.approx(abs(ref.G(q)[1]), rel=1e-9, abs=1e-9)
+    # a variant equal to A differs by nothing
+    view.value.setValue(4.8)
+    assert run(qtbot, panel, view.compare) == "finished"
+    for name, _unit, a, b in view.result.rows:
+        assert (np.isnan(a) and np.isnan(b)) or b == pytest.approx(a, rel=1e-12), name
+
+
+# -- errors ---------------------------------------------------------------------------------------
+def test_bad_input_shows_an_error_and_the_panel_keeps_working(qtbot, panel, puma, tmp_path):
+    # a parameter without a value: named, no job started
+    panel.set_model(puma.with_parameter("a2", None))
+    assert panel.map_view.compute() is None
+    assert panel.error_label.isVisible() and "a2" in panel.error_label.text()
+    panel.set_model(puma)
+    # a metric that needs ratings: the job fails with the core's one-line message
+    panel.picker.set_metric("coriolis[2]")
+    panel.map_view.steps.setValue(10)
+    panel.map_view.samples.setValue(100)
+    assert run(qtbot, panel, panel.map_view.compute) == "failed"
+    assert "rated speed" in panel.error_label.text()
+    # bad ratings text
+    panel.ratings_edits["speed"].setText("fast")
+    assert panel.map_view.compute() is None and "speed" in panel.error_label.text()
+    panel.ratings_edits["speed"].setText("1, 1, 1")
+    assert panel.map_view.compute() is None and "one value or 6" in panel.error_label.text()
+    # with ratings it works
+    panel.ratings_edits["speed"].setText("2")
+    panel.ratings_edits["acceleration"].setText("5")
+    assert run(qtbot, panel, panel.map_view.compute) == "finished"
+    assert not panel.error_label.isVisible()
+    assert np.isfinite(panel.map_view.heat.image.image).all()
+    # an empty sweep range, the same joint twice, a missing file
+    panel.sweep_view.params[0].setCurrentText("a2")
+    panel.sweep_view.starts[0].setValue(0.4)
+    panel.sweep_view.stops[0].setValue(0.4)
+    assert panel.sweep_view.run() is None and "range is empty" in panel.error_label.text()
+    panel.map_view.joint_y.setCurrentIndex(panel.map_view.joint_x.currentIndex())
+    assert panel.map_view.compute() is None and "different joints" in panel.error_label.text()
+    panel.compare_view.from_file.setChecked(True)
+    panel.compare_view.path.setText(str(tmp_path / "missing.json"))
+    assert panel.compare_view.compare() is None and "missing.json" in panel.error_label.text()
+    panel.sweep_view.second_metric.setText("nonsense[1]")
+    panel.sweep_view.stops[0].setValue(0.5)
+    assert panel.sweep_view.run() is None and "unknown metric" in panel.error_label.text()
+
+
+# -- export ---------------------------------------------------------------------------------------
+def test_export_writes_png_svg_and_csv(qtbot, panel, tmp_path):
+    panel.picker.set_metric("coupling[2,3]")
+    view = panel.map_view
+    view.steps.setValue(12)
+    view.samples.setValue(0)
+    assert run(qtbot, panel, view.compute) == "finished"
+    png = view.box.export_image(tmp_path / "map.png")
+    image = QImage(str(png))
+    assert image.width() >= 800
+    # M_23 of the PUMA depends on q3 only (the vertical axis): a column crosses many colours
+    colours = {image.pixel(image.width() // 3, y) for y in range(0, image.height(), 5)}
+    assert len(colours) > 10
+    svg = view.box.export_image(tmp_path / "map.svg")
+    assert "<svg" in svg.read_text(encoding="utf-8")
+    view.box.export_csv(tmp_path / "map.csv")
+    with open(tmp_path / "map.csv", encoding="utf-8") as stream:
+        rows = list(csv.reader(stream))
+    assert rows[0] == ["q2 (rad)", "q3 (rad)", "coupling[2,3]"]
+    assert len(rows) == 1 + 12 * 12
+    grid = view.result.grid
+    assert [float(v) for v in rows[1 + 12 + 5]] == pytest.approx([grid.x[5], grid.y[1], grid.values[1, 5]])
+    # the sweep, Pareto and A/B plots export too
+    _pareto_sweep(qtbot, panel)
+    for name, box in (("sweep", panel.sweep_view.heat_box), ("pareto", panel.pareto_view.box)):
+        box.export_image(tmp_path / f"{name}.png")
+        box.export_csv(tmp_path / f"{name}.csv")
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000
+        assert len((tmp_path / f"{name}.csv").read_text().splitlines()) == 1 + 16
+
+
+# -- conditions -------------------------------------------------------------------------------------
+def test_static_balance_condition_applies_to_a_balanced_arm(qtbot, panel):
+    model = load_project(ROBOTS / "planar_two_link.json")
+    panel.set_model(model)
+    view = panel.conditions_view
+    view.kind.setCurrentIndex(view.kind.findData("balanced"))
+    assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
+    assert view.list.count() >= 1 and view.apply_button.isEnabled()
+    with qtbot.waitSignal(panel.loadDesignRequested) as blocker:
+        qtbot.mouseClick(view.apply_button, Qt.MouseButton.LeftButton)
+    balanced = NumericArm.from_model(blocker.args[0])
+    q = np.random.default_rng(3).uniform(-3, 3, (40, 2))
+    assert np.abs(Batch(balanced, q).G).max() < 1e-9            # no gravity torque anywhere
+    assert np.abs(Batch(NumericArm.from_model(model), q).G).max() > 1.0
