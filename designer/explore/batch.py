@@ -30,7 +30,7 @@ from ..model.manipulator import Convention
 
 __all__ = ["Batch", "batch_frames", "CHUNK"]
 
-CHUNK = 4096  # states per block: bounds memory of the (N, bodies, 3, n, n) derivative arrays
+CHUNK = 2048  # states per block: bounds memory of the (N, bodies, 3, n, n) derivative arrays
 
 
 def batch_frames(arm: NumericArm, q: np.ndarray) -> np.ndarray:
@@ -59,7 +59,22 @@ def batch_frames(arm: NumericArm, q: np.ndarray) -> np.ndarray:
 
 
 def _cross(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
-    return np.cross(a, b, axisa=axis, axisb=axis, axisc=axis)
+    """Cross product along ``axis`` with broadcasting, into one preallocated array
+    (np.cross and np.stack are several times slower on big batches)."""
+    a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+        np.multiply(a[i], b[j], out=out[k])
+        out[k] -= a[j] * b[i]
+    return np.moveaxis(out, 0, axis)
+
+
+def _gram(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sum over bodies and xyz of a[n, b, c, i] b[n, b, c, ...] -> (N, i, ...), as one batched matmul."""
+    N, B, _, n = a.shape
+    rest = b.shape[3:]
+    out = np.swapaxes(a.reshape(N, B * 3, n), 1, 2) @ b.reshape(N, B * 3, -1)
+    return out.reshape((N, n) + rest)
 
 
 class Batch:
@@ -110,22 +125,29 @@ class Batch:
     def body_positions(self) -> np.ndarray:
         """(N, B, 3) centre of mass of every body."""
         T = self.frames[:, self.body_link + 1]
-        return np.einsum("nbij,bj->nbi", T[..., :3, :3], self.body_com) + T[..., :3, 3]
+        return (T[..., :3, :3] @ self.body_com[None, :, :, None])[..., 0] + T[..., :3, 3]
 
     @cached_property
     def tool_position(self) -> np.ndarray:
         return self.frames[:, -1, :3, 3]
 
+    @cached_property
+    def _axes_t(self) -> tuple[np.ndarray, np.ndarray]:
+        o, z = self.axes
+        return np.ascontiguousarray(np.swapaxes(o, 1, 2)), np.ascontiguousarray(np.swapaxes(z, 1, 2))
+
     def _point_jacobian(self, p: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Jv, Jw (N, ..., 3, n) of points p (N, ..., 3) moved by the joints where ``mask`` (..., n)."""
-        o, z = self.axes
+        o, z = self._axes_t                                             # (N, 3, n)
         extra = p.ndim - 2
         shape = (o.shape[0],) + (1,) * extra + o.shape[1:]
         o, z = o.reshape(shape), z.reshape(shape)
-        lever = np.cross(z, p[..., None, :] - o)                     # (N, ..., n, 3)
-        jv = np.where(self.revolute[:, None], lever, z) * mask[..., :, None]
-        jw = z * (self.revolute[:, None] & mask[..., :, None])
-        return np.swapaxes(jv, -1, -2), np.swapaxes(jw, -1, -2)
+        rev = self.revolute
+        jv = _cross(z, p[..., :, None] - o, axis=-2)                    # (N, ..., 3, n)
+        if not rev.all():
+            jv[..., ~rev] = np.broadcast_to(z, jv.shape)[..., ~rev]
+        mask = mask[..., None, :]
+        return jv * mask, z * (rev & mask)
 
     @cached_property
     def com_jacobians(self) -> tuple[np.ndarray, np.ndarray]:
@@ -148,12 +170,15 @@ class Batch:
     @cached_property
     def D_tra(self) -> np.ndarray:
         jv, _ = self.com_jacobians
-        return np.einsum("b,nbci,nbcj->nij", self.body_mass, jv, jv)
+        return _gram(jv * self.body_mass[:, None, None], jv)
 
     @cached_property
     def D_rot(self) -> np.ndarray:
+        # in body axes: Jw^T R I R^T Jw = K^T I K with K = R^T Jw
         _, jw = self.com_jacobians
-        return np.einsum("nbci,nbcd,nbdj->nij", jw, self.world_inertia, jw)
+        R = self.frames[:, self.body_link + 1, :3, :3]
+        K = np.swapaxes(R, -1, -2) @ jw
+        return _gram(K, self.body_inertia[None] @ K)
 
     @cached_property
     def M(self) -> np.ndarray:
@@ -168,7 +193,8 @@ class Batch:
         """(N, n) gravity torques: tau = M qdd + h + G."""
         jv, _ = self.com_jacobians
         g = np.asarray(self.arm.gravity, float)
-        return -np.einsum("b,nbci,c->ni", self.body_mass, jv, g)
+        w = self.body_mass[:, None] * g[None, :]                       # (B, 3)
+        return -_gram(jv, np.broadcast_to(w[None, :, :, None], (self.size,) + w.shape + (1,)))[..., 0]
 
     # -- derivatives and Christoffel symbols --------------------------------------
     @cached_property
@@ -188,16 +214,16 @@ class Batch:
         push = _cross(zj, jv[..., None, :], axis=2) * (later_eq.T[None, None, None] & rev[None, None, None, :, None])
         djv = turn(jv) + push                                          # (N, B, 3, j, k)
         djw = turn(jw)
-        X = np.einsum("b,nbci,nbcjk->nijk", self.body_mass, jv, djv)
+        X = _gram(jv * self.body_mass[:, None, None], djv)
         dtra = X + np.swapaxes(X, 1, 2)
         Ic = self.world_inertia
-        W = np.einsum("nbcd,nbdj->nbcj", Ic, jw)                       # Ic Jw
-        Y = np.einsum("nbci,nbcjk->nijk", W, djw)                       # Jw^T Ic dJw
+        W = Ic @ jw                                                    # Ic Jw
+        Y = _gram(W, djw)                                              # Jw^T Ic dJw
         # d(Ic)/dq_k = S(z_k) Ic - Ic S(z_k) for a revolute k that moves the body
         zmask = (self.moves & rev[None, :])[None, :, None, None, :]
         zW = _cross(zk, W[..., :, None], axis=2) * zmask                # z_k x (Ic Jw_j)
         zJ = _cross(zk, jw[..., :, None], axis=2) * zmask               # z_k x Jw_j
-        dI = np.einsum("nbci,nbcjk->nijk", jw, zW) - np.einsum("nbci,nbcjk->nijk", W, zJ)
+        dI = _gram(jw, zW) - _gram(W, zJ)
         drot = Y + np.swapaxes(Y, 1, 2) + dI
         return dtra, drot
 

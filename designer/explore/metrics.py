@@ -22,7 +22,7 @@ import numpy as np
 from .batch import CHUNK, Batch
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
-           "compute", "task_jacobian", "cartesian_inertia", "speed_corners", "MetricError"]
+           "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners", "MetricError"]
 
 
 class MetricError(ValueError):
@@ -278,14 +278,30 @@ def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUN
     return np.concatenate(parts) if parts else np.empty((0,))
 
 
+def _pick(values: np.ndarray, spec: MetricSpec) -> np.ndarray:
+    if spec.index:
+        return values[(slice(None),) + spec.index]
+    return _reduce(values, spec.metric.reduce)
+
+
 def evaluate(arm, q, spec: MetricSpec | str, ratings: Ratings | None = None, chunk: int = CHUNK) -> np.ndarray:
     """One number per state (N,): the picked component, or the metric's reduction."""
     if isinstance(spec, str):
         spec = parse_metric(spec, arm.n)
-    values = compute(arm, q, spec.metric.name, ratings, chunk)
-    if spec.index:
-        return values[(slice(None),) + spec.index]
-    return _reduce(values, spec.metric.reduce)
+    return _pick(compute(arm, q, spec.metric.name, ratings, chunk), spec)
+
+
+def evaluate_many(arm, q, specs: Sequence[MetricSpec], ratings: Ratings | None = None,
+                  chunk: int = CHUNK) -> list[np.ndarray]:
+    """Several metrics at the same states, sharing one :class:`Batch` per block of states."""
+    ratings = ratings or Ratings()
+    q = np.atleast_2d(np.asarray(q, float))
+    out: list[list[np.ndarray]] = [[] for _ in specs]
+    for s in range(0, len(q), chunk):
+        b = Batch(arm, q[s:s + chunk])
+        for k, spec in enumerate(specs):
+            out[k].append(_pick(spec.metric.func(b, ratings), spec))
+    return [np.concatenate(parts) for parts in out]
 
 
 def metrics_at(arm, q: Sequence[float], ratings: Ratings | None = None) -> dict[str, np.ndarray]:

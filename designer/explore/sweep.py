@@ -18,20 +18,22 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 import numpy as np
+import sympy as sp
 
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
+from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
 from .batch import batch_frames
 from .maps import Sampling, sample_configurations, summarize
-from .metrics import MetricError, Ratings, evaluate, parse_metric
+from .metrics import MetricError, Ratings, evaluate_many, parse_metric
 
 __all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "pareto_front", "DESIGN_QUANTITIES",
-           "evaluate_designs"]
+           "evaluate_designs", "ArmFactory"]
 
 # design-level quantities every sweep reports beside the metric summaries
 DESIGN_QUANTITIES = ("total_mass", "reach")
@@ -115,20 +117,71 @@ def pareto_front(a: Sequence[float], b: Sequence[float], minimize: tuple[bool, b
     return front
 
 
+class ArmFactory:
+    """NumericArms for many values of a few parameters, fast: the model is resolved once and only
+    the entries that depend on the swept parameters are recomputed (compiled with lambdify)."""
+
+    def __init__(self, model: Manipulator, names: Sequence[str], first: Sequence[float]):
+        self.names = list(names)
+        self.base = NumericArm.from_model(model, dict(zip(names, first)))
+        swept = {symbol(n) for n in names}
+        fixed = {k: v for k, v in model.substitutions(require_all=False).items() if k not in swept}
+        args = [symbol(n) for n in names]
+        self.entries: list[tuple[str, tuple, object]] = []
+
+        def add(field_name, index, expr):
+            if expr.free_symbols & swept:
+                self.entries.append((field_name, index, sp.lambdify(args, expr.xreplace(fixed), "math")))
+        for i, link in enumerate(model.links):
+            for k, e in enumerate((link.a, link.alpha, link.d, link.theta)):
+                add("dh", (i, k), e)
+            add("mass", (i,), link.mass)
+            for k, e in enumerate(link.com):
+                add("com", (i, k), e)
+            m = link.inertia.matrix()
+            for r in range(3):
+                for c in range(3):
+                    add("inertia", (i, r, c), m[r, c])
+            if link.limits is not None:
+                for k, e in enumerate(link.limits):
+                    add("limits", (i, k), e)
+        for k, e in enumerate(model.gravity):
+            add("gravity", (k,), e)
+        self.loads = [(p.link - 1, p.mass, p.position) for p in model.point_masses]
+        self.loads_swept = any((sp.Tuple(p.mass, *p.position).free_symbols & swept) for p in model.point_masses)
+        self.model = model
+
+    def __call__(self, values: Sequence[float]) -> NumericArm:
+        if self.loads_swept:
+            return NumericArm.from_model(self.model, dict(zip(self.names, values)))
+        arrays = {}
+        for field_name, index, f in self.entries:
+            if field_name not in arrays:
+                arrays[field_name] = np.array(getattr(self.base, field_name), dtype=float)
+            arrays[field_name][index] = float(f(*values))
+        return replace(self.base, **arrays)
+
+
 def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Sequence[float]],
                      spec: SweepSpec) -> list[dict[str, float] | str]:
     """Worker: the summaries of each design (a dict), or a one-line reason it failed (a str)."""
     out: list[dict[str, float] | str] = []
-    parsed = None
+    try:
+        factory = ArmFactory(model, names, rows[0])
+        parsed = [parse_metric(m, model.n) for m in spec.metrics]
+    except (MissingParameterError, MetricError, ValueError) as exc:
+        return [f"{type(exc).__name__}: {exc}"] * len(rows)
+    samples: dict[bytes, np.ndarray] = {}
     for row in rows:
         try:
-            arm = NumericArm.from_model(model, dict(zip(names, row)))
-            if parsed is None:
-                parsed = [parse_metric(m, arm.n) for m in spec.metrics]
-            q = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
+            arm = factory(row)
+            key = np.asarray(arm.limits).tobytes()
+            if key not in samples:   # the same limits give the same samples
+                samples[key] = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
+            q = samples[key]
             values: dict[str, float] = {}
-            for text, metric in zip(spec.metrics, parsed):
-                stats = summarize(evaluate(arm, q, metric, spec.ratings))
+            for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, spec.ratings)):
+                stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})
             tool = batch_frames(arm, q)[:, -1, :3, 3]
             values["total_mass"] = arm.total_mass()

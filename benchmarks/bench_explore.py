@@ -1,0 +1,111 @@
+"""Speed of design exploration, beside the same work done with Pinocchio in a Python loop.
+
+Run: ``python benchmarks/bench_explore.py`` (prints figures; not a test).
+
+1. Inertial coupling rho_ij = M_ij / sqrt(M_ii M_jj) of the PUMA 560 over a
+   200 x 200 grid of joints 2 and 3 (target: under 0.5 s).
+2. A 20 x 20 design sweep (a2, m3) of the PUMA 560, 1,000 Sobol workspace
+   samples per design, worst coupling and peak shoulder gravity torque per design
+   (target: under 10 s on two cores).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "numeric"))
+
+from designer.explore.maps import grid_map, sample_configurations  # noqa: E402
+from designer.explore.sweep import SweepAxis, SweepSpec, sweep  # noqa: E402
+from designer.jobs import run  # noqa: E402
+from designer.kinematics import NumericArm  # noqa: E402
+from designer.project import load_project  # noqa: E402
+
+
+def _pin():
+    try:
+        import pinocchio as pin
+        from pin_reference import pin_model
+        return pin, pin_model
+    except ImportError:
+        return None, None
+
+
+def _pin_coupling(pin, model, data, Q) -> np.ndarray:
+    out = np.empty(len(Q))
+    for k, q in enumerate(Q):
+        M = pin.crba(model, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        d = np.sqrt(np.diag(M))
+        rho = np.abs(M / np.outer(d, d))
+        np.fill_diagonal(rho, 0.0)
+        out[k] = rho.max()
+    return out
+
+
+def bench_grid(model) -> None:
+    arm = NumericArm.from_model(model)
+    q0 = np.zeros(arm.n)
+    grid_map(arm, "coupling", (2, 3), q0, steps=20)  # warm up
+    t, c = time.perf_counter(), time.process_time()
+    gm = grid_map(arm, "coupling", (2, 3), q0, steps=200)
+    ours, cpu = time.perf_counter() - t, time.process_time() - c
+    print(f"coupling, 200 x 200 grid, PUMA 560: {ours:.3f} s wall, {cpu:.3f} s CPU (target < 0.5 s)")
+    pin, pin_model = _pin()
+    if pin is None:
+        print("  (Pinocchio not installed: no peer figure)")
+        return
+    X, Y = np.meshgrid(gm.x, gm.y)
+    Q = np.tile(q0, (X.size, 1))
+    Q[:, 1], Q[:, 2] = X.ravel(), Y.ravel()
+    pm = pin_model(arm)
+    t, c = time.perf_counter(), time.process_time()
+    ref = _pin_coupling(pin, pm, pm.createData(), Q)
+    peer, peer_cpu = time.perf_counter() - t, time.process_time() - c
+    err = np.abs(ref - gm.values.ravel()).max()
+    print(f"  Pinocchio crba in a Python loop: {peer:.3f} s wall, {peer_cpu:.3f} s CPU; ratio peer/ours "
+          f"= {peer / ours:.1f} (wall), {peer_cpu / cpu:.1f} (CPU); max difference {err:.1e}")
+
+
+def bench_sweep(model) -> None:
+    spec = SweepSpec((SweepAxis.linspace("a2", 0.3, 0.6, 20), SweepAxis.linspace("m3", 2.0, 8.0, 20)),
+                     ("coupling", "gravity[2]"), ("max",), samples=1000)
+    t = time.perf_counter()
+    with cf.ProcessPoolExecutor(2) as pool:
+        res = run(sweep(model, spec, executor=pool))
+    ours = time.perf_counter() - t
+    print(f"(machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"20 x 20 design sweep, 1,000 samples each, 2 processes: {ours:.2f} s (target < 10 s)"
+          f"{'; errors: ' + str(len(res.errors)) if res.errors else ''}")
+    pin, pin_model = _pin()
+    if pin is None:
+        return
+    t = time.perf_counter()
+    worst = []
+    for a2 in spec.axes[0].values:
+        for m3 in spec.axes[1].values:
+            arm = NumericArm.from_model(model, {"a2": a2, "m3": m3})
+            Q = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
+            pm = pin_model(arm)
+            data = pm.createData()
+            worst.append(_pin_coupling(pin, pm, data, Q).max())
+            for q in Q:
+                pin.computeGeneralizedGravity(pm, data, q)
+    peer = time.perf_counter() - t
+    err = np.abs(np.array(worst) - res.column("coupling:max")).max()
+    print(f"  Pinocchio in a Python loop, one core: {peer:.2f} s; ratio peer/ours = {peer / ours:.1f}; "
+          f"max difference {err:.1e}")
+
+
+if __name__ == "__main__":
+    puma = load_project(ROOT / "robots" / "puma560.json")
+    bench_grid(puma)
+    bench_sweep(puma)
