@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
@@ -23,7 +24,11 @@ def register(sub) -> None:
     p = sub.add_parser("fk", help="forward kinematics: every frame at the given joint values, as JSON")
     p.add_argument("project")
     p.add_argument("--q", nargs="+", required=True, metavar="Q",
-                   help="joint values (rad or m), numbers or expressions like pi/2")
+                   help="joint values (rad or m), numbers or expressions like pi/2, separated by spaces or "
+                        "commas: --q -pi/2 0.5 or --q=-pi/2,0.5")
+    # Let "-pi/2" be a joint value, as argparse already lets "-1.5" be one (the command has no
+    # single-dash options but -h, which argparse matches before this test).
+    p._negative_number_matcher = re.compile(r"^-[^-]")
     p.set_defaults(func=cmd_fk)
 
 
@@ -70,17 +75,18 @@ def cmd_validate(args) -> int:
 
 def cmd_fk(args) -> int:
     model = load_model(args.project)
-    if len(args.q) != model.n:
-        raise UserError(f"--q: {model.n} joint values needed, {len(args.q)} given")
+    texts = [part for item in args.q for part in item.split(",") if part.strip()]
+    if len(texts) != model.n:
+        raise UserError(f"--q: {model.n} joint values needed, {len(texts)} given")
     q = []
-    for k, text in enumerate(args.q, start=1):
+    for k, text in enumerate(texts, start=1):
         try:
             value = parse_expr(text, f"--q[{k}]")
-            if value.free_symbols:
-                raise UserError(f"--q[{k}]: must be a number, not '{text}'")
-            q.append(float(value.evalf()))
         except ExpressionError as exc:
             raise UserError(str(exc)) from None
+        if value.free_symbols:
+            raise UserError(f"--q[{k}]: must be a number, not '{text.strip()}'")
+        q.append(float(value.evalf()))
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
