@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabWidget,
                                QVBoxLayout, QWidget)
@@ -171,6 +172,10 @@ class ExplorePanel(QWidget):
 
     # -- jobs -----------------------------------------------------------------------------
     @property
+    def job_title(self) -> str:
+        return self._job_title
+
+    @property
     def busy(self) -> bool:
         return self.worker is not None and not self.worker.done
 
@@ -182,9 +187,10 @@ class ExplorePanel(QWidget):
             self.cancel()
         self._job_title = title
         worker = None
+        alive = lambda: shiboken6.isValid(self) and worker is self.worker  # noqa: E731 - panel may be gone
 
         def finished(result):
-            if worker is not self.worker:
+            if not alive():
                 return  # a cancelled job that finished anyway
             self._end_job(f"{title}: done")
             try:
@@ -195,20 +201,20 @@ class ExplorePanel(QWidget):
             self.jobEnded.emit(title, "finished")
 
         def failed(message, details):
-            if worker is not self.worker:
+            if not alive():
                 return
             self._end_job(f"{title}: failed")
             self.show_error(f"{title}: {message}", details)
             self.jobEnded.emit(title, "failed")
 
         def cancelled():
-            if worker is not self.worker:
+            if not alive():
                 return
             self._end_job(f"{title}: cancelled")
             self.jobEnded.emit(title, "cancelled")
 
         def progress(step):
-            if worker is self.worker:
+            if alive():
                 self._progress(step)
                 self.jobProgress.emit(step)
 
@@ -218,6 +224,7 @@ class ExplorePanel(QWidget):
         worker = start_job(make_job, progress=progress, finished=finished, failed=failed,
                            cancelled=cancelled)
         self.worker = worker
+        self.destroyed.connect(worker.cancel)   # a closing window stops its computation
         return worker
 
     def guarded(self, title: str, action: Callable[[], object]):

@@ -87,6 +87,13 @@ def test_map_image_is_the_core_map_and_marks_the_pose(qtbot, panel, puma, metric
     panel.set_joint_values(POSE + 0.1)
     assert view.marker.getData()[0][0] == pytest.approx(np.degrees(POSE[1] + 0.1))
     assert "out of date" in view.box.caption.text()   # q1, q4.. moved: the map no longer matches
+    # following the pose recomputes it for the new values of the other joints
+    view.follow.setChecked(True)
+    with qtbot.waitSignal(panel.jobFinished, timeout=10_000):
+        panel.set_joint_values(POSE + 0.2)
+    np.testing.assert_allclose(view.heat.image.image,
+                               grid_map(arm, metric, (2, 3), q0=POSE + 0.2, steps=25).values, rtol=1e-12, atol=1e-12)
+    assert "out of date" not in view.box.caption.text()
 
 
 def test_map_pixels_agree_with_pinocchio(qtbot, panel, puma):
@@ -128,9 +135,9 @@ def test_sweep_runs_in_the_worker_with_progress(qtbot, panel, puma, monkeypatch)
     panel.jobProgress.connect(steps.append)
     assert run(qtbot, panel, view.run) == "finished"
     assert threads and threads[0] != threading.get_ident()
-    assert steps and steps[-1].fraction == pytest.approx(1.0)
-    fractions = [s.fraction for s in steps]
-    assert fractions == sorted(fractions)
+    fractions = [s.fraction for s in steps]   # the worker thins them out to one per 50 ms
+    assert fractions and fractions[0] == 0.0 and all(0.0 <= f <= 1.0 for f in fractions)
+    assert fractions == sorted(fractions) and all(s.stage == "sweep" for s in steps)
     # the curve holds, per design, the largest off-diagonal coupling over the same samples
     curve = view.curves.plot.listDataItems()[0]
     x, y = curve.getData()

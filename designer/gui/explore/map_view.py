@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
 from ...model import Manipulator
@@ -17,6 +17,8 @@ from .jobs import MapResult, map_job
 from .plots import HeatMap, PlotBox
 
 __all__ = ["MapView"]
+
+FOLLOW_MS = 250   # a pose change recomputes a following map at most this often
 
 _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standard deviation",
               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
@@ -30,6 +32,7 @@ class MapView(QWidget):
         self.panel = panel
         self.result: MapResult | None = None
         self.result_model: Manipulator | None = None
+        self.stale = ""
         self.revolute: list[bool] = []
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
@@ -46,6 +49,12 @@ class MapView(QWidget):
         self.sampling = QComboBox(self)
         for s in Sampling:
             self.sampling.addItem(s.value, s)
+        self.follow = QCheckBox("follow pose", self)
+        self.follow.setToolTip("Recompute the map when the other joints move (the pose sliders)")
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(FOLLOW_MS)
+        self._follow_timer.timeout.connect(self._follow_pose)
         self.compute_button = QPushButton("Compute", self)
         self.compute_button.clicked.connect(self.compute)
         controls = QHBoxLayout()
@@ -55,6 +64,7 @@ class MapView(QWidget):
                 controls.addWidget(QLabel(label, self))
             controls.addWidget(widget)
         controls.addStretch(1)
+        controls.addWidget(self.follow)
         controls.addWidget(self.compute_button)
 
         self.box = PlotBox(self.csv_data, self)
@@ -106,12 +116,20 @@ class MapView(QWidget):
             k = combo.findData(old if old is not None and old <= model.n else new)
             combo.setCurrentIndex(max(k, 0))
         if self.result is not None and model != self.result_model:
-            self._caption(stale="the model changed since")
+            self.stale = "the model changed since"
+            self._caption()
 
     def set_joint_values(self, q) -> None:
         self._mark()
         if self.result is not None:
             self._caption()
+            if self.follow.isChecked() and "moved" in self.box.caption.text():
+                self._follow_timer.start()
+
+    def _follow_pose(self) -> None:
+        # never cancel another view's job (a sweep) just because a slider moved
+        if not self.panel.busy or self.panel.job_title == "Map":
+            self.compute()
 
     # -- compute ----------------------------------------------------------------------------------
     def compute(self):
@@ -132,6 +150,7 @@ class MapView(QWidget):
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
         self.result = result
         self.result_model = model
+        self.stale = ""
         grid = result.grid
         i, j = grid.joints
         sx, sy = self._scale(i), self._scale(j)
@@ -165,8 +184,9 @@ class MapView(QWidget):
         q = self.panel.q
         self.marker.setData([q[i - 1] * self._scale(i)], [q[j - 1] * self._scale(j)])
 
-    def _caption(self, stale: str = "") -> None:
+    def _caption(self) -> None:
         grid = self.result.grid
+        stale = self.stale
         others = [k for k in range(len(grid.q0)) if k + 1 not in grid.joints]
         q = self.panel.q
         if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
