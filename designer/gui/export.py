@@ -1,4 +1,9 @@
-"""The Export menu: the equations report (LaTeX, Markdown, HTML) and generated code."""
+"""The Export menu: the equations report (LaTeX, Markdown, HTML, JSON) and generated code (C, Python).
+
+Writing a report of large equations takes a while (printing, operation
+counts, common subexpressions), so it runs as a job on the worker pool and the
+file is written when the text comes back.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,34 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-__all__ = ["build_menu", "export_report", "REPORT_FORMATS"]
+from ..codegen import SUFFIX as CODE_SUFFIX
+from ..codegen import Language, generate
+from ..jobs import Progress
+from ..report import SUFFIX as REPORT_SUFFIX
+from ..report import ReportFormat, render
+from .worker import start_job
 
-# format -> (menu text, file suffix, file filter)
+__all__ = ["build_menu", "export_report", "export_code", "REPORT_FORMATS", "CODE_LANGUAGES"]
+
+# what the menu offers: format -> (menu text, file filter)
 REPORT_FORMATS = {
-    "latex": ("Equations report as &LaTeX…", ".tex", "LaTeX (*.tex)"),
-    "markdown": ("Equations report as &Markdown…", ".md", "Markdown (*.md)"),
-    "html": ("Equations report as &HTML…", ".html", "HTML (*.html)"),
+    ReportFormat.LATEX: ("Equations report as &LaTeX…", "LaTeX (*.tex)"),
+    ReportFormat.MARKDOWN: ("Equations report as &Markdown…", "Markdown (*.md)"),
+    ReportFormat.HTML: ("Equations report as &HTML (self-contained)…", "HTML (*.html)"),
+    ReportFormat.JSON: ("Equations as &JSON…", "JSON (*.json)"),
+}
+CODE_LANGUAGES = {
+    Language.C: ("&C code (tau, M, G, h)…", "C source (*.c)"),
+    Language.PYTHON: ("&Python/numpy code (tau, M, G, h)…", "Python (*.py)"),
 }
 
 
 def build_menu(window, menu) -> None:
-    for fmt, (text, _suffix, _filter) in REPORT_FORMATS.items():
+    for fmt, (text, _filter) in REPORT_FORMATS.items():
         window._action(menu, text, lambda f=fmt: export_report(window, f))
+    menu.addSeparator()
+    for lang, (text, _filter) in CODE_LANGUAGES.items():
+        window._action(menu, text, lambda lang=lang: export_code(window, lang))
 
 
 def _equations(window):
@@ -29,7 +49,7 @@ def _equations(window):
         return None
     if stale:
         answer = QMessageBox.question(window, "Export", "The equations on display are out of date "
-                                      "(the model or settings changed). Export them anyway?")
+                                      "(the model or the settings changed). Export them anyway?")
         if answer != QMessageBox.StandardButton.Yes:
             return None
     return eq
@@ -37,8 +57,9 @@ def _equations(window):
 
 def _target(window, title: str, suffix: str, file_filter: str, path) -> Path | None:
     if path is None:
-        base = window.document.path.with_suffix(suffix) if window.document.path else \
-            Path.cwd() / ((window.document.model.name or "arm").replace(" ", "_") + suffix)
+        doc = window.document
+        stem = doc.path.stem if doc.path else (doc.model.name or "arm").split(" (")[0].replace(" ", "_")
+        base = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
         path, _ = QFileDialog.getSaveFileName(window, title, str(base), file_filter)
         if not path:
             return None
@@ -46,28 +67,51 @@ def _target(window, title: str, suffix: str, file_filter: str, path) -> Path | N
     return path if path.suffix else path.with_suffix(suffix)
 
 
-def _write(window, path: Path, text: str) -> bool:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        QMessageBox.critical(window, "Export", f"{path}: {exc.strerror or exc}")
-        return False
-    window.show_message(f"Wrote {path}")
-    return True
+def _run(window, what: str, target: Path, make_text) -> None:
+    """Make the text on the pool, then write it; errors go to a message box."""
+    def job(token):
+        yield Progress(what, None, target.name)
+        return make_text()
+
+    def write(text: str) -> None:
+        window.export_worker = None
+        try:
+            target.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            QMessageBox.critical(window, "Export", f"{target}: {exc.strerror or exc}")
+            return
+        window.show_message(f"Wrote {target}")
+        window.exported.emit(str(target))
+
+    def fail(message: str, details: str) -> None:
+        window.export_worker = None
+        QMessageBox.critical(window, "Export", f"{what} failed: {message}")
+
+    window.show_message(f"{what}…")
+    window.export_worker = start_job(job, finished=write, failed=fail)
 
 
-def export_report(window, fmt: str, path=None) -> bool:
-    """Write the equations report in ``fmt`` (latex, markdown, html)."""
+def export_report(window, fmt: ReportFormat | str, path=None) -> bool:
+    """Write the equations report in ``fmt``; False when there is nothing to write or the user stops."""
+    fmt = ReportFormat(fmt)
     eq = _equations(window)
     if eq is None:
         return False
-    _text, suffix, file_filter = REPORT_FORMATS[fmt]
-    target = _target(window, "Export equations report", suffix, file_filter, path)
+    target = _target(window, "Export equations report", REPORT_SUFFIX[fmt], REPORT_FORMATS[fmt][1], path)
     if target is None:
         return False
-    try:
-        from ..report import render
-    except ImportError:
-        QMessageBox.information(window, "Export", "The report writer is not available in this version.")
+    _run(window, f"Writing the {fmt.value} report", target, lambda: render(eq, fmt))
+    return True
+
+
+def export_code(window, lang: Language | str, path=None) -> bool:
+    """Write generated code for the equations on display."""
+    lang = Language(lang)
+    eq = _equations(window)
+    if eq is None:
         return False
-    return _write(window, target, render(eq, fmt))
+    target = _target(window, "Export code", CODE_SUFFIX[lang], CODE_LANGUAGES[lang][1], path)
+    if target is None:
+        return False
+    _run(window, f"Generating {lang.value} code", target, lambda: generate(eq, lang))
+    return True

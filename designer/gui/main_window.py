@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget, QUndoView,
                                QVBoxLayout, QWidget)
@@ -51,6 +51,8 @@ class MainWindow(QMainWindow):
         The derivation job factory (the core's ``derive_job`` by default).
     """
 
+    exported = Signal(str)   # path of a file the Export menu wrote
+
     def __init__(self, model: Manipulator | None = None, path=None, *, settings: QSettings | None = None,
                  recovery_dir: Path | None = None, derive=None, parent=None):
         super().__init__(parent)
@@ -59,6 +61,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
+        self.export_worker = None
 
         doc = self.document
         self.dh_table = DHTable(doc, self)
@@ -70,6 +73,10 @@ class MainWindow(QMainWindow):
         self.history = QUndoView(doc.undo_stack, self)
         self.history.setEmptyLabel("<opened>")
         self.arm_view, self.sliders, self.coupling = make_views(self)
+        # A GL widget in a window makes Qt composite the whole window with OpenGL on every
+        # repaint (over 100 ms a frame with software GL); in its own native window it does not.
+        self.arm_view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
+        self.arm_view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
         self.editor_tabs = QTabWidget(self)
         self.editor_tabs.addTab(self.inspector, "Link")

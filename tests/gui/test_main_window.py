@@ -114,3 +114,29 @@ def test_problem_tab_counts(window):
     index = window.result_tabs.indexOf(window.problems)
     window.dh_table.table_model.set_text(0, COLUMNS.index("mass"), "-2")
     assert window.result_tabs.tabText(index).startswith("Problems (")
+
+
+def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
+    from designer.codegen import generate
+    from designer.gui import export
+    from designer.report import render
+    monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: pytest.fail(f"unexpected: {a[1:3]}"))
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=60000) as blocker:
+        window.derivation.start()
+    eq = blocker.args[0]
+    for fmt in ("html", "latex", "markdown"):
+        target = tmp_path / f"report.{fmt}"
+        with qtbot.waitSignal(window.exported, timeout=60000):
+            assert export.export_report(window, fmt, target)
+        assert target.read_text(encoding="utf-8") == render(eq, fmt)
+    with qtbot.waitSignal(window.exported, timeout=60000):
+        export.export_code(window, "c", tmp_path / "arm")
+    assert (tmp_path / "arm.c").read_text(encoding="utf-8") == generate(eq, "c")
+
+
+def test_export_without_equations_says_so(window, monkeypatch):
+    from designer.gui import export
+    said = []
+    monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text, *a: said.append(text))
+    assert not export.export_report(window, "html", "/nonexistent/x.html")
+    assert said and "Derive the equations first" in said[0]

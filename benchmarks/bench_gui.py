@@ -1,0 +1,143 @@
+"""How long the GUI thread is blocked while a six-link derivation runs in the worker.
+
+Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/bench_gui.py [--method M] [--simplify S]``
+(prints figures; not a test). Needs a display for the 3D view: Xvfb, QT_QPA_PLATFORM=xcb.
+
+The full main window shows the PUMA 560 (3D view, sliders, plots). A QTimer
+ticks every 5 ms on the GUI thread; the longest gap between ticks minus 5 ms
+is the longest time the GUI thread could not react. Measured while the window
+is idle (the peer: what the platform gives with nothing running) and while
+the derivation runs, up to and including showing its result. Goal: < 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, QSettings, Qt, QTimer  # noqa: E402
+
+QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+TICK_MS = 5
+GOAL_MS = 50.0
+
+
+class GapMeter:
+    """Records the gaps between ticks of a 5 ms timer on the GUI thread."""
+
+    def __init__(self):
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.clock = QElapsedTimer()
+        self.gaps: list[float] = []
+        self.times: list[float] = []
+        self.last = 0.0
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self.times.clear()
+        self.clock.start()
+        self.last = 0.0
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _tick(self) -> None:
+        now = self.clock.nsecsElapsed() / 1e6
+        self.gaps.append(now - self.last)
+        self.times.append(now)
+        self.last = now
+
+    def now(self) -> float:
+        return self.clock.nsecsElapsed() / 1e6
+
+    def summary(self, start: float = 0.0, end: float = float("inf")) -> tuple[float, float, int]:
+        """(longest block in ms, 99th percentile block in ms, blocks over the goal) of ticks in [start, end)."""
+        blocks = sorted(max(0.0, g - TICK_MS) for g, t in zip(self.gaps, self.times) if start <= t < end)
+        if not blocks:
+            return 0.0, 0.0, 0
+        p99 = blocks[min(len(blocks) - 1, int(0.99 * len(blocks)))]
+        return blocks[-1], p99, sum(b > GOAL_MS for b in blocks)
+
+
+def wait(ms: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--method", default="lagrange", choices=["lagrange", "newton-euler", "dalembert"])
+    parser.add_argument("--simplify", default="fast", choices=["off", "fast", "full"])
+    parser.add_argument("--project", default=str(ROOT / "robots" / "puma560.json"))
+    args = parser.parse_args()
+
+    app = QApplication([])
+    if os.environ.get("SWITCH"):
+        sys.setswitchinterval(float(os.environ["SWITCH"]))
+    from designer.gui.main_window import MainWindow
+    from designer.project import load_project
+
+    tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_gui_{os.getpid()}"
+    model = load_project(args.project)
+    window = MainWindow(model, settings=QSettings(str(tmp / "s.ini"), QSettings.Format.IniFormat),
+                        recovery_dir=tmp / "recovery")
+    window.show()
+    wait(1500)  # first paint, GL set-up
+
+    meter = GapMeter()
+    meter.start()
+    wait(3000)
+    meter.stop()
+    idle = meter.summary()
+
+    panel = window.derivation
+    panel.set_method(args.method, args.simplify)
+    done = {}
+    panel.derivationFinished.connect(lambda eq: done.setdefault("result", eq))
+    panel.worker_done_at = None
+    panel.derivationFailed.connect(lambda m, d: done.setdefault("error", m))
+    meter.start()
+    started = time.perf_counter()
+    panel.start()
+    while not done:
+        wait(100)
+    elapsed = time.perf_counter() - started
+    arrived = meter.now()
+    wait(1000)  # the result is on display; keep measuring while it renders
+    meter.stop()
+    # the tick that ends the block in which the result was shown comes after `arrived`
+    running = meter.summary(0, arrived - 150)
+    busy = meter.summary()
+    if "error" in done:
+        print(f"derivation failed: {done['error']}")
+        return 1
+
+    print(f"project: {model.name} ({model.n} links); derivation: {args.method}, {args.simplify} "
+          f"simplification, {elapsed:.1f} s in the worker")
+    print(f"idle window     : longest GUI block {idle[0]:6.1f} ms, 99th percentile {idle[1]:5.1f} ms")
+    print(f"worker running  : longest GUI block {running[0]:6.1f} ms, 99th percentile {running[1]:5.1f} ms")
+    print(f"incl. showing   : longest GUI block {busy[0]:6.1f} ms, 99th percentile {busy[1]:5.1f} ms, "
+          f"{busy[2]} blocks over {GOAL_MS:.0f} ms in {len(meter.gaps)} ticks")
+    print(f"longest block / goal ({GOAL_MS:.0f} ms): {busy[0] / GOAL_MS:.2f}; "
+          f"/ idle peer: {busy[0] / max(idle[0], 1e-3):.1f}x")
+    window.document.undo_stack.setClean()
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
