@@ -10,6 +10,7 @@ its length, its nesting depth and the size of integer exponents.
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 import re
 from functools import lru_cache
@@ -51,7 +52,9 @@ NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 # q1, qd1, qdd1 are the joint variables of the equations (project-format.md).
 _BAD_CHAR = re.compile(r"[^\t\x20-\x7e]")
 JOINT_NAME_RE = re.compile(r"^q(d|dd)?[0-9]+$")
-RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"t", "E", "I", "oo", "nan"}
+# Python keywords ("lambda", "in", "None") cannot stand in an expression, so they are no names either.
+RESERVED_NAMES = (frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"t", "E", "I", "oo", "zoo", "nan"}
+                  | frozenset(keyword.kwlist))
 
 
 class ExpressionError(ValueError):
@@ -283,6 +286,9 @@ def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -
     try:
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
+        word = next((w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", stripped) if keyword.iskeyword(w)), None)
+        if word:
+            raise ExpressionError(f"'{word}' is a reserved word, not a name", where) from None
         col = f" at column {exc.offset}" if exc.offset else ""
         raise ExpressionError(f"syntax error{col} in '{stripped}'", where) from None
     except (ValueError, RecursionError, MemoryError):
@@ -344,6 +350,10 @@ class _ExactPrinter(StrPrinter):
 
     def _print_Float(self, expr):
         return repr(float(expr))
+
+    def _print_Abs(self, expr):
+        # sqrt(x**2) of a real x is Abs(x) in sympy; write it in the words the parser knows
+        return f"sqrt(({self._print(expr.args[0])})**2)"
 
     def _print_Exp1(self, expr):
         return "exp(1)"  # sympy writes "E", which the parser reserves
