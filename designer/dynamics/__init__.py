@@ -8,8 +8,8 @@ promptly when its cancel token is set.
 """
 
 from .algebra import count_ops_cse
-from .engine import coriolis_matrix, derive, derive_job
+from .engine import coriolis_matrix, derive, derive_job, link_torques, link_torques_job
 from .results import Equations, Method, SimplifyMode, velocity_products, velocity_squares
 
 __all__ = ["Equations", "Method", "SimplifyMode", "coriolis_matrix", "count_ops_cse", "derive",
-           "derive_job", "velocity_products", "velocity_squares"]
+           "derive_job", "link_torques", "link_torques_job", "velocity_products", "velocity_squares"]

@@ -1,15 +1,11 @@
-"""Expression housekeeping for the derivations: a canonical trigonometric form and simplification.
+"""Simplification of the derived equations for display, and operation counts.
 
-The derivations keep every quantity *expanded* and *reduced*: a polynomial in
-sin/cos of the individual angles in which no ``sin(x)**2`` remains (it becomes
-``1 - cos(x)**2``). That form is canonical, so cancellations happen as the
-terms are combined and zero tests are exact; it also keeps trees flat.
-
-Readable output comes afterwards, by :func:`simplify_expr`: the equations are
-linear in the inertial parameters, so an expression is split by parameter
-monomial and only the small trigonometric coefficient of each monomial is
-rewritten (products to sums, sums of angles recombined). Each piece is bounded
-in size, so simplification can never be the reason a derivation hangs.
+The derivations produce reduced trigonometric polynomials (see
+:mod:`~designer.dynamics.trigpoly`). For display the equations are linear in
+the inertial parameters, so an entry is split by parameter monomial and only
+the small trigonometric coefficient of each monomial is rewritten (products to
+sums, sums of angles recombined, sin(q2 + q3) kept as such). Each rewrite is
+bounded in size, so simplification can never be the reason a derivation hangs.
 """
 
 from __future__ import annotations
@@ -17,151 +13,137 @@ from __future__ import annotations
 from typing import Iterable
 
 import sympy as sp
-from sympy.simplify.fu import TR8, TR10, TR10i, fu
+from sympy.simplify.fu import TR10i
 
 from ..jobs import NEVER, CancelToken
 from .results import SimplifyMode
 
-__all__ = ["tidy", "tidy_matrix", "simplify_expr", "split_by_parameters", "count_ops_cse"]
+__all__ = ["simplify_poly", "compact_coefficient", "fourier", "count_ops_cse"]
 
 # size bounds (count_ops) of one coefficient for the costlier rewrites
-FAST_LIMIT = 60
+FAST_LIMIT = 80
 FULL_LIMIT = 400
-CHOP = 1e-12  # relative size of float round-off terms dropped after cancellation
 
 
-def _reduce_sin_squares(e: sp.Expr) -> sp.Expr:
-    while True:
-        pows = [p for p in e.atoms(sp.Pow)
-                if isinstance(p.base, sp.sin) and p.exp.is_Integer and p.exp >= 2]
-        if not pows:
-            return e
-        sub = {p: (1 - sp.cos(p.base.args[0]) ** 2) * p.base ** (p.exp - 2) for p in pows}
-        e = sp.expand(e.xreplace(sub))
+def _laurent(a: int, b: int, domain) -> dict:
+    """cos^a sin^b as sum_k r_k z^k times (-i)^b: the real r_k (z = e^{i theta})."""
+    poly = {0: domain.one}
+    for factor in [(1, 1)] * a + [(1, -1)] * b:  # (z + 1/z) a times, (z - 1/z) b times
+        nxt: dict = {}
+        for k, r in poly.items():
+            nxt[k + 1] = nxt.get(k + 1, domain.zero) + r * factor[0]
+            nxt[k - 1] = nxt.get(k - 1, domain.zero) + r * factor[1]
+        poly = nxt
+    scale = domain.convert(2 ** (a + b))
+    return {k: r / scale for k, r in poly.items() if r}
 
 
-def _chop(e: sp.Expr) -> sp.Expr:
-    """Drop float round-off left where exact terms would have cancelled."""
-    if not e.has(sp.Float) or not e.is_Add:
-        return e
-    terms = e.args
-    coeffs = [abs(float(t.as_coeff_Mul()[0])) for t in terms]
-    big = max(coeffs)
-    if big == 0:
-        return e
-    keep = [t for t, c in zip(terms, coeffs) if c > CHOP * big]
-    return sp.Add(*keep) if len(keep) < len(terms) else e
+def fourier(tr, terms: dict) -> sp.Expr:
+    """A trig polynomial {monomial: coefficient} (only c_i, s_i exponents set) as a sum of
+    cos / sin of integer combinations of the joint angles: products become sums,
+    cos(q2)cos(q3) - sin(q2)sin(q3) becomes cos(q2 + q3)."""
+    dom = tr.domain
+    rev = [i for i, l in enumerate(tr.model.links) if l.is_revolute]
+    n = tr.model.n
+    cache: dict = {}
+    acc: dict = {}
+    for monom, coeff in terms.items():
+        series = {(): coeff}
+        phase = 0
+        for i in rev:
+            a, b = monom[i], monom[n + i]
+            if (a, b) == (0, 0):
+                series = {k + (0,): r for k, r in series.items()}
+                continue
+            if (a, b) not in cache:
+                cache[a, b] = _laurent(a, b, dom)
+            phase += 3 * b
+            series = {k + (kk,): r * rr for k, r in series.items() for kk, rr in cache[a, b].items()}
+        phase %= 4
+        for k, r in series.items():
+            re_im = acc.setdefault(k, [dom.zero, dom.zero])
+            if phase == 0:
+                re_im[0] += r
+            elif phase == 1:
+                re_im[1] += r
+            elif phase == 2:
+                re_im[0] -= r
+            else:
+                re_im[1] -= r
+    angles = [tr.model.q[i] + tr.model.links[i].theta for i in rev]
+    out = []
+    for k, (re, im) in acc.items():
+        nz = [x for x in k if x]
+        if not nz:
+            out.append(dom.to_sympy(re))
+            continue
+        if nz[0] < 0:
+            continue  # the conjugate half
+        arg = sp.Add(*[kk * ang for kk, ang in zip(k, angles) if kk])
+        if re:
+            out.append(dom.to_sympy(2 * re) * sp.cos(arg))
+        if im:
+            out.append(dom.to_sympy(-2 * im) * sp.sin(arg))
+    return tr.chop_expr(sp.Add(*out))
 
 
-def tidy(e, token: CancelToken = NEVER) -> sp.Expr:
-    """The canonical form: expanded, no sin(x)**2, float round-off removed."""
-    e = sp.sympify(e)
-    if e.is_Number or e.is_Symbol:
-        return e
-    token.check()
-    if e.is_Mul and any(a.is_Add for a in e.args):
-        # expand a product of sums term by term so a cancel is seen between terms
-        head, *rest = [a for a in e.args]
-        acc = sp.expand(head)
-        for factor in rest:
-            token.check()
-            parts = []
-            for t in sp.Add.make_args(sp.expand(factor)):
-                parts.append(sp.expand(acc * t))
-            acc = sp.Add(*parts)
-        e = acc
-    else:
-        e = sp.expand(e)
-    token.check()
-    return _chop(_reduce_sin_squares(e))
+def _size(e: sp.Expr) -> int:
+    return sp.count_ops(e)
 
 
-def tidy_matrix(m: sp.Matrix, token: CancelToken = NEVER) -> sp.Matrix:
-    return m.applyfunc(lambda e: tidy(e, token))
+def compact_coefficient(tr, terms: dict, limit: int, thorough: bool) -> sp.Expr:
+    """The smaller of the product form and the sum form of a trig polynomial; FULL also tries
+    trigsimp on small pieces."""
+    product = tr.expr(tr.ring(terms))
+    if not product.has(sp.sin, sp.cos):
+        return product
+    candidates = [product, fourier(tr, terms)]
+    if thorough and _size(product) <= limit:
+        try:
+            candidates.append(TR10i(sp.factor_terms(product)))
+            candidates.append(sp.trigsimp(product))
+        except Exception:  # a rewrite that fails is just not a candidate  # noqa: BLE001
+            pass
+    return min(candidates, key=lambda x: (_size(x), len(str(x))))
 
 
-def dot(a: Iterable, b: Iterable, token: CancelToken = NEVER) -> sp.Expr:
-    """The canonical form of sum(a_k b_k)."""
-    return tidy(sp.Add(*[tidy(x * y, token) for x, y in zip(a, b) if x != 0 and y != 0]), token)
+def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect_by: Iterable = ()) -> sp.Expr:
+    """A ring element of ``tr`` as a sympy expression, simplified in the given mode.
 
-
-def cross(a: sp.Matrix, b: sp.Matrix, token: CancelToken = NEVER) -> sp.Matrix:
-    return sp.Matrix([tidy(a[1] * b[2] - a[2] * b[1], token),
-                      tidy(a[2] * b[0] - a[0] * b[2], token),
-                      tidy(a[0] * b[1] - a[1] * b[0], token)])
-
-
-# -- simplification for display -------------------------------------------------
-
-def split_by_parameters(e: sp.Expr, variables: set) -> dict:
-    """{parameter monomial: coefficient}: each term split into its variable-free factor and the rest.
-
-    ``variables`` are the joint symbols; the coefficient holds the number and every
-    factor that depends on them (sin/cos of q, qd, qdd).
+    OFF: the expanded polynomial. FAST / FULL: grouped by the monomial in parameters and
+    joint rates, each trigonometric coefficient in its smaller form (products or sums of
+    angles); FULL also tries trigsimp on small coefficients and collects by ``collect_by``.
     """
-    out: dict = {}
-    for term in sp.Add.make_args(sp.expand(e)):
-        num, factors = term.as_coeff_mul()
-        param, rest = [], [num]
-        for f in factors:
-            (rest if f.free_symbols & variables else param).append(f)
-        key = sp.Mul(*param)
-        out[key] = out.get(key, 0) + sp.Mul(*rest)
-    return out
-
-
-def _compact_coefficient(c: sp.Expr, limit: int, thorough: bool) -> sp.Expr:
-    """The smallest of a few rewrites of a small trig polynomial (sums of angles kept as such)."""
-    size = sp.count_ops(c)
-    if size <= 1 or not c.has(sp.sin, sp.cos):
-        return c
-    if size > limit:
-        return c
-    candidates = [c]
-    try:
-        candidates.append(TR10i(sp.factor_terms(c)))
-        sums = sp.expand(TR8(c))  # products to sums: cos(q2 + q3), cos(2 q2), ...
-        candidates.append(sums)
-        candidates.append(TR10i(sp.factor_terms(sp.expand(TR10(sums)))))
-        if thorough:
-            candidates.append(sp.trigsimp(c))
-            candidates.append(fu(c))
-    except Exception:  # a rewrite that fails is just not a candidate
-        pass
-    return min(candidates, key=lambda x: (sp.count_ops(x), len(str(x))))
-
-
-def simplify_expr(e: sp.Expr, mode: SimplifyMode, variables: set, token: CancelToken = NEVER,
-                  collect_by: Iterable = ()) -> sp.Expr:
-    """Simplify one entry of the equations in the given mode (OFF returns it unchanged)."""
     mode = SimplifyMode(mode)
-    if mode is SimplifyMode.OFF or e == 0:
-        return e
+    if mode is SimplifyMode.OFF or not p:
+        return tr.expr(p)
     token.check()
     limit = FAST_LIMIT if mode is SimplifyMode.FAST else FULL_LIMIT
     thorough = mode is SimplifyMode.FULL
-    groups = split_by_parameters(e, variables)
-    # coefficients that are equal up to sign share one compact form (a cheap cache)
+    split = 2 * tr.model.n  # generators [0, split) are the c_i, s_i
+    groups: dict = {}
+    for monom, coeff in p.items():
+        key, trig = monom[split:], monom[:split] + (0,) * (len(monom) - split)
+        groups.setdefault(key, {})[trig] = coeff
     cache: dict = {}
     out = []
-    for key, coeff in groups.items():
+    zero_head = (0,) * split
+    for key, terms in groups.items():
         token.check()
-        if coeff == 0:
-            continue
-        if coeff not in cache:
-            cache[coeff] = _compact_coefficient(coeff, limit, thorough)
-        out.append(key * cache[coeff])
+        factor = tr.expr(tr.ring({zero_head + key: tr.domain.one}))
+        sig = tuple(sorted(terms.items()))
+        if sig not in cache:
+            cache[sig] = compact_coefficient(tr, terms, limit, thorough)
+        out.append(factor * cache[sig])
     result = sp.Add(*out)
-    if thorough:
-        syms = [s for s in collect_by if isinstance(s, sp.Symbol)]
-        if syms:
-            token.check()
-            result = sp.collect(result, syms)
+    syms = [s for s in collect_by if isinstance(s, sp.Symbol)]
+    if thorough and syms:
+        token.check()
+        result = sp.collect(result, syms)
     return result
 
 
 def count_ops_cse(exprs) -> int:
     """count_ops of sympy.cse of the expressions: the replacements plus the reduced expressions."""
-    exprs = list(exprs)
-    reps, reduced = sp.cse(exprs)
+    reps, reduced = sp.cse(list(exprs))
     return int(sum(sp.count_ops(v) for _, v in reps) + sum(sp.count_ops(r) for r in reduced))

@@ -4,9 +4,10 @@ Working in link coordinates (as Luh, Walker & Paul and Lee do) keeps the
 expressions small: the inertia tensor needs no rotation, and each step of the
 outward recursion multiplies by one link rotation only.
 
-For link j, ``W[j]`` (3 x n) maps qd to the link's angular velocity and
-``V[j]`` (3 x n) maps qd to the velocity of the frame-j origin, both in
+For link j, ``W[j][k]`` (column k, a 3-vector) maps qd_k to the link's angular
+velocity and ``V[j][k]`` to the velocity of the frame-j origin, both in
 frame-j axes. A body at r (frame j) then has J_v = V + W x r, J_w = W.
+All entries are :class:`~designer.dynamics.trigpoly.TrigRing` elements.
 """
 
 from __future__ import annotations
@@ -14,16 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-import sympy as sp
-
 from ..jobs import NEVER, CancelToken, Progress
-from ..kinematics.symbolic import link_transform
 from ..model.manipulator import Convention, Manipulator
-from .algebra import cross, tidy, tidy_matrix
+from .trigpoly import TrigRing
 
-__all__ = ["Body", "ArmFrames", "arm_frames_job", "bodies"]
-
-EZ = sp.Matrix([0, 0, 1])
+__all__ = ["Body", "ArmFrames", "arm_frames_job", "bodies", "link_rotation"]
 
 
 @dataclass(frozen=True)
@@ -31,28 +27,58 @@ class Body:
     """A rigid body carried by link ``link`` (0-based): mass, position and inertia in that link's frame."""
 
     link: int
-    mass: sp.Expr
-    com: sp.Matrix
-    inertia: sp.Matrix  # about the COM, link-frame axes
+    mass: object     # ring element
+    com: list        # 3 ring elements
+    inertia: list    # 3x3 nested list of ring elements, about the COM, link-frame axes
     is_point: bool = False
 
 
-def bodies(model: Manipulator) -> list[Body]:
+def bodies(model: Manipulator, tr: TrigRing) -> list[Body]:
     """Every link body and every point mass, base outwards (massless bodies left out)."""
     out = []
     for j, link in enumerate(model.links):
         if link.mass != 0 or not link.inertia.is_zero:
-            out.append(Body(j, link.mass, sp.Matrix(link.com), link.inertia.matrix()))
+            I = link.inertia.matrix()
+            out.append(Body(j, tr.var(link.mass), [tr.var(c) for c in link.com],
+                            [[tr.var(I[r, c]) for c in range(3)] for r in range(3)]))
         for p in model.point_masses_on(j + 1):
             if p.mass != 0:
-                out.append(Body(j, p.mass, sp.Matrix(p.position), sp.zeros(3, 3), True))
+                out.append(Body(j, tr.var(p.mass), [tr.var(c) for c in p.position], None, True))
     return out
+
+
+def link_rotation(model: Manipulator, tr: TrigRing, j: int):
+    """(R, p) of link j (0-based): rotation frame j -> j-1 (nested lists) and origin of j in j-1."""
+    link = model.links[j]
+    if link.is_revolute:
+        ct, st = tr.joint_trig(j)
+        d = tr.var(link.d)
+    else:
+        from sympy import cos, sin
+        ct, st = tr.var(cos(link.theta)), tr.var(sin(link.theta))
+        d = tr.var(link.d) + tr.gens[model.q[j]]
+    from sympy import cos, sin
+    ca, sa, a = tr.var(cos(link.alpha)), tr.var(sin(link.alpha)), tr.var(link.a)
+    m = tr.mul
+    z = tr.zero
+    if model.convention is Convention.STANDARD:
+        R = [[ct, -m(st, ca), m(st, sa)], [st, m(ct, ca), -m(ct, sa)], [z, sa, ca]]
+        p = [m(a, ct), m(a, st), d]
+    else:
+        R = [[ct, -st, z], [m(st, ca), m(ct, ca), -sa], [m(st, sa), m(ct, sa), ca]]
+        p = [a, -m(sa, d), m(ca, d)]
+    return R, p
+
+
+def rotate_back(tr: TrigRing, R, v, token: CancelToken = NEVER):
+    """R^T v: a vector given in frame j-1 axes, in frame j axes."""
+    return [tr.dot([R[0][k], R[1][k], R[2][k]], v, token) for k in range(3)]
 
 
 @dataclass(frozen=True)
 class ArmFrames:
-    """Per link j (0-based): rotation R[j] (frame j-1 -> j axes), origin offset p[j] in frame j-1,
-    Jacobians W[j], V[j] in frame j, and gravity g[j] in frame-j axes."""
+    """Per link j (0-based): rotation R[j] (frame j -> j-1), origin offset p[j] in frame j-1,
+    Jacobian columns W[j][k], V[j][k] in frame j, gravity g[j] in frame-j axes."""
 
     R: list
     p: list
@@ -60,54 +86,52 @@ class ArmFrames:
     V: list
     g: list
 
-    def body_jacobians(self, body: Body, token: CancelToken = NEVER) -> tuple[sp.Matrix, sp.Matrix]:
-        """(J_v, J_w) of a body's centre, 3 x n each, in its link frame."""
+    def body_jacobians(self, tr: TrigRing, body: Body, token: CancelToken = NEVER):
+        """(J_v, J_w) of a body's centre as lists of n columns (3 ring elements each), link-frame axes."""
         W, V = self.W[body.link], self.V[body.link]
-        Jv = sp.zeros(3, W.shape[1])
-        r = body.com
-        for k in range(W.shape[1]):
-            token.check()
-            if W[:, k].is_zero_matrix and V[:, k].is_zero_matrix:
-                continue
-            Jv[:, k] = (V[:, k] + cross(W[:, k], r, token)) if any(r) else V[:, k]
-            Jv[:, k] = Jv[:, k].applyfunc(lambda e: tidy(e, token))
+        Jv = []
+        for w, v in zip(W, V):
+            if any(body.com) and any(w):
+                wr = tr.cross(w, body.com, token)
+                Jv.append([v[r] + wr[r] for r in range(3)])
+            else:
+                Jv.append(list(v))
         return Jv, W
 
 
-def arm_frames_job(model: Manipulator, token: CancelToken = NEVER) -> Iterator[Progress]:
+def arm_frames_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
     """Generator: yields Progress, returns :class:`ArmFrames`."""
     n = model.n
     modified = model.convention is Convention.MODIFIED
-    W_prev, V_prev = sp.zeros(3, n), sp.zeros(3, n)
-    g_prev = sp.Matrix(model.gravity)
+    zero = [tr.zero] * 3
+    ez = [tr.zero, tr.zero, tr.one]
+    W_prev = [list(zero) for _ in range(n)]
+    V_prev = [list(zero) for _ in range(n)]
+    g_prev = [tr.var(c) for c in model.gravity]
     Rs, ps, Ws, Vs, gs = [], [], [], [], []
-    for j, (link, q) in enumerate(zip(model.links, model.q)):
+    for j, link in enumerate(model.links):
         token.check()
         yield Progress("kinematics", j / n, f"link {j + 1}")
-        A = link_transform(link, q, model.convention)
-        R, p = A[:3, :3], A[:3, 3]
-        Rt = R.T
-        if modified:
-            # joint j turns about / slides along z_j, at the frame-j origin
-            v_origin = sp.Matrix.hstack(*[V_prev[:, k] + cross(W_prev[:, k], p, token) for k in range(n)])
-            W = tidy_matrix(Rt * W_prev, token)
-            V = tidy_matrix(Rt * v_origin, token)
-            if link.is_revolute:
-                W[:, j] = EZ
-            else:
-                V[:, j] = EZ
-        else:
-            # joint j turns about / slides along z_{j-1}, at the frame-(j-1) origin
-            Wp = W_prev.copy()
-            Vp = V_prev.copy()
-            if link.is_revolute:
-                Wp[:, j] = EZ
-            else:
-                Vp[:, j] = EZ
-            v_origin = sp.Matrix.hstack(*[Vp[:, k] + cross(Wp[:, k], p, token) for k in range(n)])
-            W = tidy_matrix(Rt * Wp, token)
-            V = tidy_matrix(Rt * v_origin, token)
-        g = tidy_matrix(Rt * g_prev, token)
+        R, p = link_rotation(model, tr, j)
+        W, V = [], []
+        for k in range(n):
+            token.check()
+            w, v = W_prev[k], V_prev[k]
+            if not modified and k == j:
+                # standard: joint j turns about / slides along z_{j-1}, at the frame-(j-1) origin
+                w, v = (ez, v) if link.is_revolute else (w, ez)
+            if any(w):
+                wp = tr.cross(w, p, token)
+                v = [v[r] + wp[r] for r in range(3)]
+            W.append(rotate_back(tr, R, w, token) if any(w) else list(zero))
+            V.append(rotate_back(tr, R, v, token) if any(v) else list(zero))
+            if modified and k == j:
+                # modified: joint j turns about / slides along z_j, at the frame-j origin
+                if link.is_revolute:
+                    W[k] = list(ez)
+                else:
+                    V[k] = list(ez)
+        g = rotate_back(tr, R, g_prev, token)
         Rs.append(R)
         ps.append(p)
         Ws.append(W)

@@ -9,14 +9,11 @@ import sympy as sp
 
 from ..jobs import NEVER, CancelToken, Progress, run
 from ..model.manipulator import Manipulator
-from .algebra import simplify_expr, tidy
+from .algebra import simplify_poly
 from .results import Equations, Method, SimplifyMode, velocity_products, velocity_squares
+from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "coriolis_matrix", "simplify_matrix_job"]
-
-
-def _variables(model: Manipulator) -> set:
-    return set(model.q) | set(model.qd) | set(model.qdd)
+__all__ = ["derive", "derive_job", "coriolis_matrix", "link_torques", "link_torques_job", "to_matrix_job"]
 
 
 def _collect_symbols(model: Manipulator) -> list:
@@ -25,39 +22,22 @@ def _collect_symbols(model: Manipulator) -> list:
     return [m for m in out if isinstance(m, sp.Symbol)]
 
 
-def simplify_matrix_job(model: Manipulator, m: sp.Matrix, mode: SimplifyMode, name: str,
-                        token: CancelToken = NEVER, symmetric: bool = False) -> Iterator[Progress]:
-    """Generator returning ``m`` simplified entry by entry (a symmetric matrix is done once per pair)."""
-    mode = SimplifyMode(mode)
-    if mode is SimplifyMode.OFF:
-        return m
-    variables, by = _variables(model), _collect_symbols(model)
-    out = m.copy()
-    rows, cols = m.shape
-    for i in range(rows):
-        for j in range(cols):
+def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMode, name: str,
+                  token: CancelToken = NEVER, symmetric: bool = False) -> Iterator[Progress]:
+    """Generator returning a sympy Matrix of ring elements, each entry simplified in ``mode``."""
+    by = _collect_symbols(model)
+    nr, nc = len(rows), len(rows[0]) if rows else 0
+    out = sp.zeros(nr, nc)
+    for i in range(nr):
+        for j in range(nc):
             if symmetric and j < i:
                 out[i, j] = out[j, i]
                 continue
             token.check()
-            yield Progress(f"simplifying {name}", (i * cols + j) / (rows * cols), f"{name}[{i + 1},{j + 1}]")
-            out[i, j] = simplify_expr(m[i, j], mode, variables, token, by)
+            yield Progress(f"simplifying {name}" if mode is not SimplifyMode.OFF else f"writing {name}",
+                           (i * nc + j) / max(nr * nc, 1), f"{name}[{i + 1},{j + 1}]")
+            out[i, j] = simplify_poly(tr, rows[i][j], mode, token, by)
     return out
-
-
-def _newton_euler_matrices(model, tau, token):
-    """M, G, h of an inverse-dynamics vector tau(q, qd, qdd) (it is linear in qdd)."""
-    n = model.n
-    zero_qdd = {v: 0 for v in model.qdd}
-    zero_qd = {v: 0 for v in model.qd}
-    M = sp.zeros(n, n)
-    for i in range(n):
-        for j in range(n):
-            token.check()
-            M[i, j] = tidy(sp.diff(tau[i], model.qdd[j]), token)
-    G = tau.applyfunc(lambda e: tidy(e.xreplace(zero_qdd).xreplace(zero_qd), token))
-    h = sp.Matrix(n, 1, lambda i, _: tidy(tau[i].xreplace(zero_qdd) - G[i], token))
-    return M, G, h
 
 
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
@@ -71,37 +51,41 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     token = NEVER if token is None else token
     started = time.perf_counter()
     n = model.n
-    qd, qdd = sp.Matrix(model.qd), sp.Matrix(model.qdd)
+    qdd = sp.Matrix(model.qdd)
     qq, q2 = velocity_products(model.qd), velocity_squares(model.qd)
+    yield Progress("preparing", 0.0, model.name)
+    tr = TrigRing(model)
     extras: dict = {}
+    mats: dict = {}
     if method is Method.LAGRANGE:
-        from . import lagrange
-        raw = yield from lagrange.lagrange_job(model, token)
-        mats = {}
+        from .lagrange import lagrange_job
+        raw = yield from lagrange_job(model, tr, token)
         for name in ("M", "B", "C", "G"):
-            mats[name] = yield from simplify_matrix_job(model, raw[name], simplify, name, token,
-                                                        symmetric=name == "M")
+            if name == "B" and n < 2:
+                mats[name] = sp.zeros(n, 0)
+                continue
+            mats[name] = yield from to_matrix_job(model, tr, raw[name], simplify, name, token, name == "M")
         M, G = mats["M"], mats["G"]
-        h = 2 * mats["B"] * qq + mats["C"] * q2 if n > 1 else mats["C"] * q2
+        h = (2 * mats["B"] * qq if n > 1 else sp.zeros(n, 1)) + mats["C"] * q2
         tau = M * qdd + h + G
-        extras["christoffel"] = raw["christoffel"]
+        extras["christoffel"] = (tr, raw["christoffel"])
     elif method is Method.NEWTON_EULER:
-        from . import newton_euler
-        raw_tau = yield from newton_euler.newton_euler_job(model, token)
-        yield Progress("mass matrix and gravity", None, "from tau")
-        M, G, h = _newton_euler_matrices(model, raw_tau, token)
-        tau = yield from simplify_matrix_job(model, raw_tau, simplify, "tau", token)
-        M = yield from simplify_matrix_job(model, M, simplify, "M", token, symmetric=True)
-        G = yield from simplify_matrix_job(model, G, simplify, "G", token)
-        h = yield from simplify_matrix_job(model, h, simplify, "h", token)
-        mats = {"tau": tau}
+        from .newton_euler import newton_euler_job
+        raw_tau = yield from newton_euler_job(model, tr, token)
+        rest = [tr.subs_zero(t, model.qdd) for t in raw_tau]
+        raw_G = [tr.subs_zero(t, model.qd) for t in rest]
+        raw_M = [[tr.diff(t, v) for v in model.qdd] for t in raw_tau]
+        tau = yield from to_matrix_job(model, tr, [[t] for t in raw_tau], simplify, "tau", token)
+        M = yield from to_matrix_job(model, tr, raw_M, simplify, "M", token, True)
+        G = yield from to_matrix_job(model, tr, [[g] for g in raw_G], simplify, "G", token)
+        h = yield from to_matrix_job(model, tr, [[r - g] for r, g in zip(rest, raw_G)], simplify, "h", token)
+        mats["tau"] = tau
     else:
-        from . import dalembert
-        raw = yield from dalembert.dalembert_job(model, token)
-        mats = {}
+        from .dalembert import dalembert_job
+        raw = yield from dalembert_job(model, tr, token)
         for name in ("D_rot", "D_tra", "H_rot", "H_tra", "G"):
-            mats[name] = yield from simplify_matrix_job(model, raw[name], simplify, name, token,
-                                                        symmetric=name.startswith("D"))
+            mats[name] = yield from to_matrix_job(model, tr, raw[name], simplify, name, token,
+                                                  name.startswith("D"))
         M = mats["D_rot"] + mats["D_tra"]
         h = mats["H_rot"] + mats["H_tra"]
         G = mats["G"]
@@ -119,13 +103,45 @@ def derive(model: Manipulator, method: Method = Method.LAGRANGE, simplify: Simpl
 
 
 def coriolis_matrix(eq: Equations) -> sp.Matrix:
-    """C(q, qd) with h = C qd, in Christoffel form (so dM/dt - 2C is skew-symmetric)."""
+    """C(q, qd) with h = C qd, in Christoffel form (so dM/dt - 2C is skew-symmetric).
+
+    C_ij = sum_k c_ijk qd_k with the Christoffel symbols c_ijk of M.
+    """
     model = eq.model
     n = model.n
-    c = eq.extras.get("christoffel")
-    if c is None:
-        from .lagrange import christoffel_job
-        M = eq.mass_matrix.applyfunc(tidy)
-        c = run(christoffel_job(model, M))
-    qd = model.qd
-    return sp.Matrix(n, n, lambda i, j: sp.Add(*[c[i][j][k] * qd[k] for k in range(n)]))
+    stored = eq.extras.get("christoffel")
+    if stored is None:
+        from .bodies import arm_frames_job
+        from .lagrange import body_jacobians_job, christoffel_job, mass_gravity_job
+
+        def job():
+            tr = TrigRing(model)
+            frames = yield from arm_frames_job(model, tr)
+            jac = yield from body_jacobians_job(model, tr, frames)
+            M_rot, M_tra, _ = yield from mass_gravity_job(model, tr, jac, frames)
+            M = [[M_rot[a][b] + M_tra[a][b] for b in range(n)] for a in range(n)]
+            c = yield from christoffel_job(model, tr, M)
+            return tr, c
+        stored = run(job())
+    tr, c = stored
+    qd = [tr.gens[v] for v in model.qd]
+    return sp.Matrix(n, n, lambda i, j: tr.expr(sum((tr.mul(c[i][j][k], qd[k]) for k in range(n)), tr.zero)))
+
+
+def link_torques_job(model: Manipulator, simplify: SimplifyMode = SimplifyMode.FAST,
+                     token: CancelToken | None = None) -> Iterator[Progress]:
+    """Generator returning Horn's T (sympy n x n): T[i, j] = torque at joint i to move link j.
+
+    Link j's point loads are counted with link j; gravity is included, so the rows sum to tau.
+    """
+    from .dalembert import link_torques_job as raw_job
+    token = NEVER if token is None else token
+    tr = TrigRing(model)
+    T = yield from raw_job(model, tr, token)
+    return (yield from to_matrix_job(model, tr, T, SimplifyMode(simplify), "T", token))
+
+
+def link_torques(model: Manipulator, simplify: SimplifyMode = SimplifyMode.FAST,
+                 progress: Callable[[Progress], None] | None = None, token: CancelToken | None = None) -> sp.Matrix:
+    """Horn's per-link torques T (n x n), see :func:`link_torques_job`."""
+    return run(link_torques_job(model, simplify, token), progress, token)

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import sympy as sp
-
 from ..jobs import NEVER, CancelToken, Progress
 from ..model.manipulator import Manipulator
-from .algebra import dot, tidy
 from .bodies import ArmFrames, arm_frames_job, bodies
+from .trigpoly import TrigRing
 
-__all__ = ["mass_gravity_job", "christoffel_job", "lagrange_job", "pair_index"]
+__all__ = ["body_jacobians_job", "mass_gravity_job", "christoffel_job", "lagrange_job", "pair_index"]
 
 
 def pair_index(n: int) -> list[tuple[int, int]]:
@@ -30,77 +28,90 @@ def pair_index(n: int) -> list[tuple[int, int]]:
     return [(j, k) for j in range(n) for k in range(j + 1, n)]
 
 
-def mass_gravity_job(model: Manipulator, frames: ArmFrames, token: CancelToken = NEVER,
-                     parts: bool = False) -> Iterator[Progress]:
-    """Generator returning (M, G) in canonical form, or (M_rot, M_tra, G) when ``parts``."""
-    n = model.n
-    jac = []
-    body_list = bodies(model)
+def body_jacobians_job(model: Manipulator, tr: TrigRing, frames: ArmFrames,
+                       token: CancelToken = NEVER) -> Iterator[Progress]:
+    """Generator returning [(body, J_v columns, J_w columns)] for every body."""
+    out = []
+    body_list = bodies(model, tr)
     for b, body in enumerate(body_list):
         yield Progress("jacobians", b / max(len(body_list), 1), f"body {b + 1}")
-        Jv, Jw = frames.body_jacobians(body, token)
-        jac.append((body, Jv, Jw))
-    M_rot, M_tra = sp.zeros(n, n), sp.zeros(n, n)
+        Jv, Jw = frames.body_jacobians(tr, body, token)
+        out.append((body, Jv, Jw))
+    return out
+
+
+def mass_gravity_job(model: Manipulator, tr: TrigRing, jac: list, frames: ArmFrames,
+                     token: CancelToken = NEVER) -> Iterator[Progress]:
+    """Generator returning (M_rot, M_tra, G) as nested lists of ring elements.
+
+    M_tra = sum m J_v^T J_v (translation of the mass centres), M_rot = sum J_w^T I J_w.
+    """
+    n = model.n
+    M_rot = [[tr.zero] * n for _ in range(n)]
+    M_tra = [[tr.zero] * n for _ in range(n)]
+    # I J_w once per body and column
+    IJw = [[tr.matvec(body.inertia, Jw[k], token) if not body.is_point and any(Jw[k]) else None
+            for k in range(n)] for body, _, Jw in jac]
     count, total = 0, n * (n + 1) // 2
     for a in range(n):
         for c in range(a, n):
             token.check()
             yield Progress("mass matrix", count / total, f"M{a + 1}{c + 1}")
             count += 1
-            tra, rot = [], []
-            for body, Jv, Jw in jac:
-                if body.link < max(a, c):
+            tra, rot = tr.zero, tr.zero
+            for (body, Jv, Jw), iw in zip(jac, IJw):
+                if body.link < c:
                     continue  # a joint beyond the body does not move it
-                tra.append(body.mass * dot(Jv[:, a], Jv[:, c], token))
-                if not body.is_point:
-                    rot.append(dot(Jw[:, a], body.inertia * Jw[:, c], token))
-            M_tra[a, c] = M_tra[c, a] = tidy(sp.Add(*tra), token)
-            M_rot[a, c] = M_rot[c, a] = tidy(sp.Add(*rot), token)
-    G = sp.zeros(n, 1)
+                tra += tr.mul(body.mass, tr.dot(Jv[a], Jv[c], token))
+                if iw[c] is not None:
+                    rot += tr.dot(Jw[a], iw[c], token)
+            M_tra[a][c] = M_tra[c][a] = tra
+            M_rot[a][c] = M_rot[c][a] = rot
+    G = []
     for i in range(n):
         token.check()
         yield Progress("gravity", i / n, f"G{i + 1}")
-        G[i] = tidy(sp.Add(*[-body.mass * dot(frames.g[body.link], Jv[:, i], token)
-                             for body, Jv, _ in jac if body.link >= i]), token)
-    if parts:
-        return M_rot, M_tra, G
-    return (M_rot + M_tra).applyfunc(lambda e: tidy(e, token)), G
+        total_g = tr.zero
+        for body, Jv, _ in jac:
+            if body.link >= i:
+                total_g -= tr.mul(body.mass, tr.dot(frames.g[body.link], Jv[i], token))
+        G.append(total_g)
+    return M_rot, M_tra, G
 
 
-def christoffel_job(model: Manipulator, M: sp.Matrix, token: CancelToken = NEVER) -> Iterator[Progress]:
-    """Generator returning c[i][j][k] (nested lists, symmetric in j, k) from a canonical M."""
+def christoffel_job(model: Manipulator, tr: TrigRing, M: list, token: CancelToken = NEVER) -> Iterator[Progress]:
+    """Generator returning c[i][j][k] (nested lists of ring elements, symmetric in j, k)."""
     n = model.n
-    q = model.q
     dM = {}
-    total, count = n * (n + 1) // 2 * n, 0
+    total, count = n * (n + 1) // 2, 0
     for a in range(n):
         for b in range(a, n):
+            token.check()
+            yield Progress("derivatives of M", count / total, f"dM{a + 1}{b + 1}/dq")
+            count += 1
             for k in range(n):
-                token.check()
-                yield Progress("derivatives of M", count / total, f"dM{a + 1}{b + 1}/dq{k + 1}")
-                count += 1
-                dM[a, b, k] = dM[b, a, k] = tidy(sp.diff(M[a, b], q[k]), token) if M[a, b].has(q[k]) else sp.S.Zero
-    c = [[[sp.S.Zero] * n for _ in range(n)] for _ in range(n)]
+                dM[a, b, k] = dM[b, a, k] = tr.diff_q(M[a][b], k)
+    half = tr.domain.convert(1) / 2
+    c = [[[tr.zero] * n for _ in range(n)] for _ in range(n)]
     for i in range(n):
+        token.check()
+        yield Progress("Christoffel symbols", i / n, f"c{i + 1}jk")
         for j in range(n):
             for k in range(j, n):
-                token.check()
-                yield Progress("Christoffel symbols", (i * n + j) / n**2, f"c{i + 1}{j + 1}{k + 1}")
-                val = tidy((dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) / 2, token)
-                c[i][j][k] = c[i][k][j] = val
+                val = (dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) * half
+                c[i][j][k] = c[i][k][j] = tr._chop(val)
     return c
 
 
-def lagrange_job(model: Manipulator, token: CancelToken = NEVER) -> Iterator[Progress]:
-    """Generator returning the raw (canonical, unsimplified) dict M, B, C, G and the symbols c."""
+def lagrange_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
+    """Generator returning the raw ring-element dict M, B, C, G, christoffel (nested lists)."""
     n = model.n
-    frames = yield from arm_frames_job(model, token)
-    M, G = yield from mass_gravity_job(model, frames, token)
-    c = yield from christoffel_job(model, M, token)
+    frames = yield from arm_frames_job(model, tr, token)
+    jac = yield from body_jacobians_job(model, tr, frames, token)
+    M_rot, M_tra, G = yield from mass_gravity_job(model, tr, jac, frames, token)
+    M = [[M_rot[a][b] + M_tra[a][b] for b in range(n)] for a in range(n)]
+    c = yield from christoffel_job(model, tr, M, token)
     pairs = pair_index(n)
-    B = sp.zeros(n, len(pairs))
-    for col, (j, k) in enumerate(pairs):
-        for i in range(n):
-            B[i, col] = c[i][j][k]
-    C = sp.Matrix(n, n, lambda i, j: c[i][j][j])
-    return {"M": M, "B": B, "C": C, "G": G, "christoffel": c}
+    B = [[c[i][j][k] for (j, k) in pairs] for i in range(n)]
+    C = [[c[i][j][j] for j in range(n)] for i in range(n)]
+    return {"M": M, "B": B, "C": C, "G": [[g] for g in G], "christoffel": c}

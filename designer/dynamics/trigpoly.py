@@ -1,0 +1,202 @@
+"""Fast exact arithmetic for the derivations: polynomials in cos/sin of the joint angles.
+
+Every quantity of a rigid serial arm (Jacobians, M, G, tau) is a polynomial in
+c_i = cos(q_i + theta_i), s_i = sin(q_i + theta_i), the prismatic joint
+variables, the joint rates and the model's parameters. :class:`TrigRing` holds
+such polynomials in sympy's sparse polynomial ring (dicts of monomials, far
+faster than ``expand`` on expression trees) and keeps them *reduced*: no
+s_i**2 remains (it is 1 - c_i**2). The reduced form is canonical, so terms
+cancel as soon as they meet and a zero test is exact.
+
+Anything that is not a polynomial in these (a parameter's cosine, 1/L, sqrt(2))
+becomes one more opaque generator.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import sympy as sp
+from sympy.polys.domains import QQ, RR
+from sympy.polys.rings import PolyRing
+
+from ..jobs import NEVER, CancelToken
+from ..model.manipulator import Manipulator
+
+__all__ = ["TrigRing"]
+
+CHOP = 1e-13  # relative size of float round-off terms dropped (only with float parameters)
+
+
+def _atoms(e: sp.Expr, out: dict) -> None:
+    """Collect the opaque generators of ``e`` (everything that is not + , * or a natural power)."""
+    if e.is_Number:
+        return
+    if e.is_Add or e.is_Mul:
+        for a in e.args:
+            _atoms(a, out)
+        return
+    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+        _atoms(e.base, out)
+        return
+    out.setdefault(e, None)
+
+
+class TrigRing:
+    """The polynomial ring of one model's derivation.
+
+    ``cos(i)``, ``sin(i)`` are the generators of revolute joint i (0-based);
+    ``var(e)`` converts a sympy expression of the model (parameters, joint
+    symbols) to a ring element; ``expr(p)`` converts back.
+    """
+
+    def __init__(self, model: Manipulator, extra: Iterable[sp.Expr] = ()):
+        self.model = model
+        n = model.n
+        exprs = list(model.expressions()) + list(extra)
+        for link in model.links:
+            exprs += [sp.cos(link.alpha), sp.sin(link.alpha)]
+            if not link.is_revolute:
+                exprs += [sp.cos(link.theta), sp.sin(link.theta)]
+        floats = any(e.has(sp.Float) for e in exprs)
+        self.domain = RR if floats else QQ
+        self.c_sym = [sp.Dummy(f"c{i + 1}") for i in range(n)]
+        self.s_sym = [sp.Dummy(f"s{i + 1}") for i in range(n)]
+        self.trig = {}  # dummy -> cos/sin expression
+        for i, link in enumerate(model.links):
+            if not link.is_revolute:
+                continue  # its c_i, s_i never occur
+            angle = model.q[i] + link.theta
+            self.trig[self.c_sym[i]] = sp.cos(angle)
+            self.trig[self.s_sym[i]] = sp.sin(angle)
+        atoms: dict = {}
+        for e in exprs:
+            _atoms(sp.sympify(e), atoms)
+        joint = list(model.q) + list(model.qd) + list(model.qdd)
+        params = [a for a in atoms if a not in joint]
+        gens = self.c_sym + self.s_sym + joint + params
+        self.n_variable_gens = 5 * n  # c, s, q, qd, qdd come first
+        self.ring = PolyRing(gens, self.domain)
+        self.gens = dict(zip(gens, self.ring.gens))
+        self.zero, self.one = self.ring.zero, self.ring.one
+        self._ci = {i: gens.index(self.c_sym[i]) for i in range(n)}
+        self._si = {i: gens.index(self.s_sym[i]) for i in range(n)}
+        self._s_positions = [self._si[i] for i in range(n) if model.links[i].is_revolute]
+        self._one_minus_c2 = {self._si[i]: self.one - self.gens[self.c_sym[i]] ** 2 for i in range(n)}
+        self._qpos = {i: gens.index(model.q[i]) for i in range(n)}
+        self.back = {g: self.trig.get(g, g) for g in gens}
+
+    # -- conversion ---------------------------------------------------------------
+    def var(self, e) -> "PolyElement":  # noqa: F821
+        """A sympy expression of the model as a ring element."""
+        e = sp.sympify(e)
+        if e.is_Number:
+            return self.ring.ground_new(self.domain.convert(e))
+        if e in self.gens:
+            return self.gens[e]
+        if e.is_Add:
+            return sum((self.var(a) for a in e.args), self.zero)
+        if e.is_Mul:
+            out = self.one
+            for a in e.args:
+                out = self.mul(out, self.var(a))
+            return out
+        if e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            return self.reduce(self.var(e.base) ** int(e.exp))
+        raise ValueError(f"cannot use {e} in the equations of motion")
+
+    def joint_trig(self, i: int):
+        """(cos, sin) of the angle of joint i as ring elements (revolute joints)."""
+        return self.gens[self.c_sym[i]], self.gens[self.s_sym[i]]
+
+    def expr(self, p) -> sp.Expr:
+        """Back to a sympy expression in cos(q_i), sin(q_i) and the parameters."""
+        if not p:
+            return sp.S.Zero
+        return p.as_expr().xreplace(self.trig)
+
+    def chop_expr(self, e: sp.Expr) -> sp.Expr:
+        """Drop float round-off terms of a sympy sum (float models only)."""
+        if self.domain is not RR or not e.is_Add:
+            return e
+        coeffs = [abs(float(t.as_coeff_Mul()[0])) for t in e.args]
+        big = max(coeffs)
+        return sp.Add(*[t for t, c in zip(e.args, coeffs) if c > CHOP * big])
+
+    # -- arithmetic -----------------------------------------------------------------
+    def reduce(self, p):
+        """Replace s_i**2 by 1 - c_i**2 everywhere; drop float round-off."""
+        if not any(m[k] >= 2 for m in p for k in self._s_positions):
+            return self._chop(p)
+        ring = self.ring
+        out = ring.zero
+        plain = {}
+        for monom, coeff in p.items():
+            high = [(k, monom[k] // 2) for k in self._s_positions if monom[k] >= 2]
+            if not high:
+                plain[monom] = coeff
+                continue
+            m = list(monom)
+            factor = ring.one
+            for k, half in high:
+                m[k] -= 2 * half
+                factor = factor * self._one_minus_c2[k] ** half
+            out += ring({tuple(m): coeff}) * factor
+        out += ring(plain)
+        return self._chop(self.reduce(out) if out and any(m[k] >= 2 for m in out for k in self._s_positions) else out)
+
+    def _chop(self, p):
+        if self.domain is not RR or not p:
+            return p
+        vals = [abs(c) for c in p.values()]
+        big = max(vals)
+        if big == 0:
+            return self.zero
+        small = [m for m, c in p.items() if abs(c) <= CHOP * big]
+        if not small:
+            return p
+        q = p.copy()
+        for m in small:
+            del q[m]
+        return q
+
+    def mul(self, a, b):
+        if not a or not b:
+            return self.zero
+        return self.reduce(a * b)
+
+    def dot(self, a, b, token: CancelToken = NEVER):
+        out = self.zero
+        for x, y in zip(a, b):
+            if x and y:
+                token.check()
+                out += x * y
+        return self.reduce(out)
+
+    def matvec(self, m, v, token: CancelToken = NEVER):
+        """3x3 (nested lists) times a 3-vector (list)."""
+        return [self.dot(row, v, token) for row in m]
+
+    def cross(self, a, b, token: CancelToken = NEVER):
+        token.check()
+        return [self.reduce(a[1] * b[2] - a[2] * b[1]),
+                self.reduce(a[2] * b[0] - a[0] * b[2]),
+                self.reduce(a[0] * b[1] - a[1] * b[0])]
+
+    def diff_q(self, p, i: int):
+        """d p / d q_i (chain rule through c_i, s_i for a revolute joint)."""
+        if not p:
+            return self.zero
+        if self.model.links[i].is_revolute:
+            c, s = self.joint_trig(i)
+            return self.reduce(p.diff(c) * (-s) + p.diff(s) * c)
+        return p.diff(self.gens[self.model.q[i]])
+
+    def diff(self, p, symbol):
+        """d p / d symbol for a generator (a joint rate, an acceleration)."""
+        return p.diff(self.gens[symbol]) if p else self.zero
+
+    def subs_zero(self, p, symbols):
+        """p with the given generators set to zero."""
+        idx = [self.ring.gens.index(self.gens[s]) for s in symbols]
+        return self.ring({m: c for m, c in p.items() if not any(m[k] for k in idx)})
