@@ -94,25 +94,53 @@ def ellipsoid_axes(mass: float, inertia: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.sqrt(np.clip(squares, 0.0, None)), axes
 
 
-# -- unit solids as (vertices, faces) arrays; view3d scales them by item transforms ----------
-def cylinder_mesh(cols: int = 20, z0: float = 0.0, z1: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+# -- unit solids as (vertices, normals, faces); view3d moves them with per-part matrices -------
+def cylinder_mesh(cols: int = 20, z0: float = 0.0, z1: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A closed cylinder of radius 1 from z0 to z1 (side and both caps)."""
     t = np.linspace(0.0, 2 * np.pi, cols, endpoint=False)
     ring = np.column_stack((np.cos(t), np.sin(t)))
     bottom, top = np.column_stack((ring, np.full(cols, z0))), np.column_stack((ring, np.full(cols, z1)))
-    # the caps get their own copies of the rim so smooth shading keeps the edges sharp
+    # the caps get their own copies of the rim so that their normals point along the axis
     verts = np.vstack([bottom, top, bottom, top, [[0.0, 0.0, z0], [0.0, 0.0, z1]]])
+    side = np.column_stack((ring, np.zeros(cols)))
+    down, up = np.tile([0.0, 0.0, -1.0], (cols, 1)), np.tile([0.0, 0.0, 1.0], (cols, 1))
+    normals = np.vstack([side, side, down, up, [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0]]])
     faces = []
     for k in range(cols):
         k2 = (k + 1) % cols
         faces += [[k, k2, cols + k], [k2, cols + k2, cols + k]]
         faces += [[4 * cols, 2 * cols + k2, 2 * cols + k], [4 * cols + 1, 3 * cols + k, 3 * cols + k2]]
-    return verts, np.array(faces, dtype=np.int32)
+    return verts, normals, np.array(faces, dtype=np.int64)
 
 
-def box_mesh() -> tuple[np.ndarray, np.ndarray]:
-    """The cube [-1, 1]^3 as triangles (8 vertices, 12 faces)."""
-    verts = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0)])
-    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    faces = [f for a, b, c, d in quads for f in ((a, b, c), (a, c, d))]
-    return verts, np.array(faces, dtype=np.int32)
+def box_mesh() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cube [-1, 1]^3, four vertices per side so that each side is flat."""
+    verts, normals, faces = [], [], []
+    for axis in range(3):
+        for sign in (-1.0, 1.0):
+            u, v = [(axis + 1) % 3, (axis + 2) % 3]
+            base = len(verts)
+            for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                p = np.zeros(3)
+                p[axis], p[u], p[v] = sign, a, b
+                verts.append(p)
+                n = np.zeros(3)
+                n[axis] = sign
+                normals.append(n)
+            quad = [(0, 1, 2), (0, 2, 3)] if sign > 0 else [(0, 2, 1), (0, 3, 2)]
+            faces += [[base + i for i in tri] for tri in quad]
+    return np.array(verts), np.array(normals), np.array(faces, dtype=np.int64)
+
+
+def sphere_mesh(rows: int = 10, cols: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unit sphere (its normals are its points)."""
+    phi = np.linspace(0.0, np.pi, rows + 1)
+    theta = np.linspace(0.0, 2 * np.pi, cols, endpoint=False)
+    P, T = np.meshgrid(phi, theta, indexing="ij")
+    verts = np.stack([np.sin(P) * np.cos(T), np.sin(P) * np.sin(T), np.cos(P)], axis=-1).reshape(-1, 3)
+    faces = []
+    for r in range(rows):
+        for c in range(cols):
+            a, b = r * cols + c, r * cols + (c + 1) % cols
+            faces += [[a, a + cols, b], [b, a + cols, b + cols]]
+    return verts, verts.copy(), np.array(faces, dtype=np.int64)

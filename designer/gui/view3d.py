@@ -1,17 +1,22 @@
 """The live 3D picture of the arm (pyqtgraph.opengl).
 
-Every solid is a unit mesh placed by its item transform, so moving a joint
-only changes transforms; items are rebuilt only when the number or the types
-of the joints change.
+Every solid is a unit mesh (cylinder, box, sphere) placed by a 4x4 matrix.
+All opaque solids share one GL item and the inertia ellipsoids another:
+pyqtgraph spends about half a millisecond of Python per item and frame, which
+for thirty separate items on a software renderer would halve the frame rate.
+Moving a joint only recomputes the matrices and moves the few thousand
+vertices in numpy (:meth:`_Solids.place`); items are rebuilt only when the
+number or the types of the joints change.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph.opengl as gl
-from pyqtgraph.opengl import MeshData, shaders
+from pyqtgraph.opengl import shaders
+from pyqtgraph.opengl.items.GLMeshItem import DirtyFlag
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QMatrix4x4, QVector3D
+from PySide6.QtGui import QVector3D
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ..kinematics import NumericArm
@@ -62,13 +67,43 @@ _LIT = shaders.ShaderProgram("designer_lit", [
 ])
 
 
-def _meshdata(mesh) -> MeshData:
-    verts, faces = mesh
-    return MeshData(vertexes=verts, faces=faces)
+HIDDEN = np.diag([1e-9, 1e-9, 1e-9, 1.0])  # a part scaled to a point is not drawn
 
 
-def _qmatrix(M: np.ndarray) -> QMatrix4x4:
-    return QMatrix4x4(*np.asarray(M, dtype=float).ravel())
+class _Solids(gl.GLMeshItem):
+    """Many solids drawn as one mesh; :meth:`place` moves each by its own 4x4 matrix."""
+
+    def __init__(self, translucent: bool = False):
+        super().__init__(shader=_LIT, smooth=True, glOptions="translucent" if translucent else "opaque")
+        self._pending = DirtyFlag(0)
+        self._part = np.zeros(0, dtype=np.int64)
+        self._unit_verts = self._unit_normals = np.zeros((0, 3))
+
+    def set_parts(self, meshes: list, colors: list) -> None:
+        """One (vertices, normals, faces) unit mesh and one RGBA colour per part."""
+        offsets = np.cumsum([0] + [len(m[0]) for m in meshes])
+        self._unit_verts = np.vstack([m[0] for m in meshes])
+        self._unit_normals = np.vstack([m[1] for m in meshes])
+        self._part = np.repeat(np.arange(len(meshes)), [len(m[0]) for m in meshes])
+        self.faces = np.vstack([m[2] + o for m, o in zip(meshes, offsets)]).astype(np.uint32)
+        self.colors = np.repeat(np.asarray(colors, np.float32), [len(m[0]) for m in meshes], axis=0)
+        self.vertexes = None
+        self._pending |= DirtyFlag.FACES | DirtyFlag.COLOR
+
+    def place(self, matrices: np.ndarray) -> None:
+        """Move part k by ``matrices[k]`` (4x4, may scale); normals follow the inverse transpose."""
+        A, t = matrices[:, :3, :3], matrices[:, :3, 3]
+        verts = np.einsum("vij,vj->vi", A[self._part], self._unit_verts) + t[self._part]
+        normals = np.einsum("vji,vj->vi", np.linalg.inv(A)[self._part], self._unit_normals)
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+        self.vertexes = verts.astype(np.float32)
+        self.normals = normals.astype(np.float32)
+        self._pending |= DirtyFlag.POSITION | DirtyFlag.NORMAL
+        self.update()
+
+    def parseMeshData(self) -> DirtyFlag:  # noqa: N802 - pyqtgraph hook: report what changed
+        bits, self._pending = self._pending, DirtyFlag(0)
+        return bits
 
 
 class ArmView(QWidget):
@@ -92,14 +127,15 @@ class ArmView(QWidget):
         self.message.setStyleSheet("QLabel { background: rgba(255, 250, 220, 235); color: #5a4500;"
                                    " border: 1px solid #c9a400; padding: 10px; font-size: 13px; }")
         self.message.hide()
-        self._meshes = {"cyl": _meshdata(scene.cylinder_mesh(20)), "joint": _meshdata(scene.cylinder_mesh(24, -1, 1)),
-                        "box": _meshdata(scene.box_mesh()), "sphere": MeshData.sphere(12, 20)}
+        self._meshes = {"cyl": scene.cylinder_mesh(16), "joint": scene.cylinder_mesh(20, -1, 1),
+                        "box": scene.box_mesh(), "sphere": scene.sphere_mesh(10, 16)}
         self._options = {"show_frames": True, "show_com": True, "show_inertia": False, "show_grid": True}
         self.model: Manipulator | None = None
         self.arm: NumericArm | None = None
         self._q = np.zeros(0)
         self._signature: tuple | None = None
-        self._items: dict[str, list] = {}
+        self._items: dict[str, object] = {}
+        self.parts: dict[str, np.ndarray] = {}  # the last placed 4x4 matrices of each kind of part
         self.grid = gl.GLGridItem(color=(0, 0, 0, 60))
         self.view.addItem(self.grid)
 
@@ -189,6 +225,7 @@ class ArmView(QWidget):
         self.show_grid = on
 
     def item_count(self) -> int:
+        """GL items in the scene (the grid, the solids, the ellipsoids, the frame triads)."""
         return len(self.view.items)
 
     # -- building and updating items -----------------------------------------
@@ -209,34 +246,31 @@ class ArmView(QWidget):
                           (self.view.height() - self.message.height()) // 2)
 
     def _clear(self) -> None:
-        for items in self._items.values():
-            for item in items:
-                self.view.removeItem(item)
+        for item in self._items.values():
+            self.view.removeItem(item)
         self._items = {}
+        self.parts = {}
         self._signature = None
         self.arm = None
-
-    def _mesh(self, kind: str, color, smooth=True, translucent=False) -> gl.GLMeshItem:
-        item = gl.GLMeshItem(meshdata=self._meshes[kind], color=color, smooth=smooth, shader=_LIT,
-                             glOptions="translucent" if translucent else "opaque")
-        self.view.addItem(item)
-        return item
 
     def _build_items(self, arm: NumericArm) -> None:
         self._clear()
         self.arm = arm
-        items = self._items
-        items["base"] = [self._mesh("cyl", LINK_COLOR)]
-        items["links"] = [self._mesh("cyl", LINK_COLOR) for _ in range(2 * arm.n)]
-        items["joints"] = [self._mesh("joint", REVOLUTE_COLOR) if r else self._mesh("box", PRISMATIC_COLOR, smooth=False)
-                           for r in arm.revolute]
-        items["coms"] = [self._mesh("sphere", COM_COLOR) for _ in range(arm.n)]
-        items["loads"] = [self._mesh("sphere", LOAD_COLOR) for _ in arm.point_masses]
-        items["ellipsoids"] = [self._mesh("sphere", ELLIPSOID_COLOR, translucent=True) for _ in range(arm.n)]
-        triads = gl.GLLinePlotItem(mode="lines", width=2.5, antialias=True)
+        m = self._meshes
+        kinds = ([("base", m["cyl"], LINK_COLOR)] + [("links", m["cyl"], LINK_COLOR)] * (2 * arm.n)
+                 + [("joints", m["joint"], REVOLUTE_COLOR) if r else ("joints", m["box"], PRISMATIC_COLOR)
+                    for r in arm.revolute]
+                 + [("coms", m["sphere"], COM_COLOR)] * arm.n + [("loads", m["sphere"], LOAD_COLOR)] * len(arm.point_masses))
+        self._order = [k for k, _, _ in kinds]
+        solids = _Solids()
+        solids.set_parts([mesh for _, mesh, _ in kinds], [color for _, _, color in kinds])
+        ellipsoids = _Solids(translucent=True)
+        ellipsoids.set_parts([m["sphere"]] * arm.n, [ELLIPSOID_COLOR] * arm.n)
+        triads = gl.GLLinePlotItem(mode="lines", width=2.0, antialias=False)
         triads.setGLOptions("opaque")
-        self.view.addItem(triads)
-        items["triads"] = [triads]
+        self._items = {"solids": solids, "ellipsoids": ellipsoids, "triads": triads}
+        for item in self._items.values():
+            self.view.addItem(item)
         self._apply_visibility()
 
     def _scale_scene(self) -> None:
@@ -249,55 +283,52 @@ class ArmView(QWidget):
 
     def _apply_visibility(self) -> None:
         self.grid.setVisible(self._options["show_grid"])
-        for name, option in (("coms", "show_com"), ("loads", "show_com"), ("ellipsoids", "show_inertia"),
-                             ("triads", "show_frames")):
-            for item in self._items.get(name, []):
-                item.setVisible(self._options[option])
+        for name, option in (("ellipsoids", "show_inertia"), ("triads", "show_frames")):
+            if name in self._items:
+                self._items[name].setVisible(self._options[option])
 
     def _update_items(self) -> None:
-        arm, items = self.arm, self._items
-        if arm is None or not items or len(self._q) != arm.n:
+        arm = self.arm
+        if arm is None or not self._items or len(self._q) != arm.n:
             return
         r = self._radius
         T = arm.frames(self._q)
-        base = scene.segment_matrix(np.array([0, 0, -0.6 * r]), np.zeros(3), 2.6 * r)
-        items["base"][0].setTransform(_qmatrix(base))
-        for k, (start, end) in enumerate(scene.link_segments(arm, T).reshape(-1, 2, 3)):
-            M = scene.segment_matrix(start, end, r)
-            item = items["links"][k]
-            item.setVisible(M is not None)
-            if M is not None:
-                item.setTransform(_qmatrix(M))
+        parts = {"base": [scene.segment_matrix(np.array([0, 0, -0.6 * r]), np.zeros(3), 2.6 * r)]}
+        parts["links"] = [scene.segment_matrix(a, b, r) for a, b in scene.link_segments(arm, T).reshape(-1, 2, 3)]
         origins, axes = arm.joint_axes(self._q, T)
-        for i, item in enumerate(items["joints"]):
-            half = (1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)
-            item.setTransform(_qmatrix(scene.axis_matrix(origins[i], axes[i], *half)))
-        if self._options["show_com"]:
-            self._place_masses(arm, T, r)
+        parts["joints"] = [scene.axis_matrix(origins[i], axes[i], *((1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)))
+                           for i in range(arm.n)]
+        parts["coms"], parts["loads"] = self._mass_matrices(arm, T, r)
+        self.parts = {k: np.array([HIDDEN if M is None else M for M in v]).reshape(-1, 4, 4) for k, v in parts.items()}
+        show_com = self._options["show_com"]
+        ordered = [M if show_com or kind not in ("coms", "loads") else HIDDEN
+                   for kind, M in zip(self._order, _interleave(self._order, self.parts))]
+        self._items["solids"].place(np.array(ordered))
         if self._options["show_inertia"]:
-            self._place_ellipsoids(arm, T)
+            self._items["ellipsoids"].place(self._ellipsoid_matrices(arm, T))
         if self._options["show_frames"]:
             self._place_triads(T, 4.0 * r)
 
-    def _place_masses(self, arm: NumericArm, T: np.ndarray, r: float) -> None:
+    def _mass_matrices(self, arm: NumericArm, T: np.ndarray, r: float) -> tuple[list, list]:
         masses = np.concatenate([arm.mass, [m for _, m, _ in arm.point_masses]])
         biggest = masses.max() if len(masses) and masses.max() > 0 else 1.0
         # sphere volume proportional to mass, the heaviest 1.6 link radii across
         radius = lambda m: 1.6 * r * np.cbrt(max(m, 0.0) / biggest)  # noqa: E731
         coms = arm.com_positions(self._q, T)
-        for i, item in enumerate(self._items["coms"]):
-            item.setVisible(arm.mass[i] > 0)
-            item.setTransform(_qmatrix(_sphere_matrix(coms[i], np.eye(3), np.full(3, radius(arm.mass[i])))))
-        for item, (link, m, p) in zip(self._items["loads"], arm.point_masses):
-            where = T[link + 1, :3, :3] @ p + T[link + 1, :3, 3]
-            item.setTransform(_qmatrix(_sphere_matrix(where, np.eye(3), np.full(3, radius(m)))))
+        com_parts = [_sphere_matrix(coms[i], np.eye(3), np.full(3, radius(arm.mass[i]))) if arm.mass[i] > 0 else None
+                     for i in range(arm.n)]
+        load_parts = [_sphere_matrix(T[k + 1, :3, :3] @ p + T[k + 1, :3, 3], np.eye(3), np.full(3, radius(m)))
+                      for k, m, p in arm.point_masses]
+        return com_parts, load_parts
 
-    def _place_ellipsoids(self, arm: NumericArm, T: np.ndarray) -> None:
+    def _ellipsoid_matrices(self, arm: NumericArm, T: np.ndarray) -> np.ndarray:
         coms = arm.com_positions(self._q, T)
-        for i, item in enumerate(self._items["ellipsoids"]):
+        out = []
+        for i in range(arm.n):
             semi, axes = scene.ellipsoid_axes(arm.mass[i], arm.inertia[i])
-            item.setVisible(bool(semi.max() > 0))
-            item.setTransform(_qmatrix(_sphere_matrix(coms[i], T[i + 1, :3, :3] @ axes, np.maximum(semi, 1e-6))))
+            out.append(_sphere_matrix(coms[i], T[i + 1, :3, :3] @ axes, np.maximum(semi, 1e-6))
+                       if semi.max() > 0 else HIDDEN)
+        return np.array(out)
 
     def _place_triads(self, T: np.ndarray, length: float) -> None:
         origins = T[:, :3, 3]
@@ -305,7 +336,15 @@ class ArmView(QWidget):
         pos[:, :, 0] = origins[:, None, :]
         pos[:, :, 1] = origins[:, None, :] + length * np.transpose(T[:, :3, :3], (0, 2, 1))
         colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4))
-        self._items["triads"][0].setData(pos=pos.reshape(-1, 3), color=colors.reshape(-1, 4).copy())
+        self._items["triads"].setData(pos=pos.reshape(-1, 3), color=colors.reshape(-1, 4).copy())
+
+
+def _interleave(order: list[str], parts: dict[str, np.ndarray]):
+    """The matrices in the order the parts were added to the solids item."""
+    counters = dict.fromkeys(parts, 0)
+    for kind in order:
+        yield parts[kind][counters[kind]]
+        counters[kind] += 1
 
 
 def _sphere_matrix(center, rotation, semi_axes) -> np.ndarray:

@@ -1,0 +1,114 @@
+"""Frames per second of the 3D view while a joint slider is dragged on the PUMA 560.
+
+Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/bench_view3d.py [--size 1000x700]``
+(prints figures; not a test). Needs Xvfb and QT_QPA_PLATFORM=xcb (Mesa's software OpenGL).
+
+A JointSliders widget drives an ArmView, as in the main window. Each step
+moves the slider of joint 2 by one notch and runs the event loop until the
+view has painted a new frame (paintGL counted), so the figure is frames that
+were actually drawn, not slider events. The peer is the same window showing
+an empty scene (the base grid only): the ratio says what the arm costs on
+top of what the platform's software OpenGL gives anyway. Goal: >= 30 fps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+
+from PySide6.QtCore import QCoreApplication, Qt  # noqa: E402
+
+QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget  # noqa: E402
+
+GOAL_FPS = 30.0
+
+
+def _model():
+    from designer.project import load_project
+    path = ROOT / "robots" / "puma560.json"
+    if path.exists():
+        return load_project(path)
+    sys.path.insert(0, str(ROOT / "tests" / "gui"))
+    from _arms import puma560
+    return puma560()
+
+
+def measure(app: QApplication, window: QWidget, view, sliders, steps: int, with_arm: bool) -> tuple[float, float]:
+    """(frames per second, mean ms of Python work per step) over ``steps`` slider notches."""
+    frames = [0]
+    original = view.view.paintGL
+
+    def counting_paint(*args):
+        frames[0] += 1
+        return original(*args)
+
+    view.view.paintGL = counting_paint
+    slider = sliders.sliders[1] if with_arm else None
+    work = 0.0
+    start = time.perf_counter()
+    for k in range(steps):
+        before = frames[0]
+        t0 = time.perf_counter()
+        if with_arm:
+            slider.setValue(200 + (k * 3) % 600)  # drag back and forth over the middle of the range
+        else:
+            view.view.update()
+        work += time.perf_counter() - t0
+        deadline = time.perf_counter() + 2.0
+        while frames[0] == before and time.perf_counter() < deadline:
+            app.processEvents()
+    elapsed = time.perf_counter() - start
+    view.view.paintGL = original
+    return frames[0] / elapsed, 1000 * work / steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="1000x700", help="3D view size WxH (default 1000x700)")
+    parser.add_argument("--steps", type=int, default=300)
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    app = QApplication.instance() or QApplication([])
+    from designer.gui.joint_sliders import JointSliders
+    from designer.gui.view3d import ArmView
+
+    results = {}
+    for with_arm in (False, True):
+        window = QWidget()
+        layout = QHBoxLayout(window)
+        view, sliders = ArmView(), JointSliders()
+        layout.addWidget(view, 1)
+        layout.addWidget(sliders)
+        view.setMinimumSize(width, height)
+        window.show()
+        if with_arm:
+            model = _model()
+            view.set_model(model)
+            view.show_frames = view.show_com = True
+            sliders.set_model(model)
+            sliders.valuesChanged.connect(view.set_joint_values)
+        for _ in range(20):
+            app.processEvents()
+        measure(app, window, view, sliders, 20, with_arm)  # warm up shaders and buffers
+        results[with_arm] = measure(app, window, view, sliders, args.steps, with_arm)
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+    fps, work = results[True]
+    peer, _ = results[False]
+    print(f"3D view {width}x{height}, PUMA 560 with frames and COM markers, {args.steps} slider steps")
+    print(f"  dragging a joint slider: {fps:6.1f} frames/s  (Python work per step {work:.2f} ms)")
+    print(f"  peer, empty scene:       {peer:6.1f} frames/s  (ratio arm/empty {fps / peer:.2f})")
+    print(f"  goal >= {GOAL_FPS:.0f} frames/s: {'met' if fps >= GOAL_FPS else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

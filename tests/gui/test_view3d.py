@@ -1,0 +1,175 @@
+"""The 3D arm view and the joint sliders (pytest-qt under Xvfb, QT_QPA_PLATFORM=xcb)."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _arms import six_link  # noqa: E402
+from designer.gui import arm_scene  # noqa: E402
+from designer.kinematics import NumericArm  # noqa: E402
+from designer.model import Convention, Link, Manipulator  # noqa: E402
+
+Q1 = np.array([0.3, -0.6, 0.4, 0.2, 0.5, 0.1])
+
+
+@pytest.fixture
+def arm_view(qtbot):
+    from designer.gui.view3d import ArmView
+    view = ArmView()
+    view.resize(480, 360)
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _apply(M: np.ndarray, p) -> np.ndarray:
+    return M[:3, :3] @ np.asarray(p, float) + M[:3, 3]
+
+
+def _render(view) -> np.ndarray:
+    """BGRA pixels of the 3D scene (see spec/headless-qt.md)."""
+    return np.asarray(view.view.renderToArray((240, 180)), dtype=np.int16)
+
+
+def test_parts_sit_on_the_frames_of_a_six_link_arm(arm_view):
+    model = six_link()
+    arm_view.set_model(model)
+    arm_view.set_joint_values(Q1)
+    arm = NumericArm.from_model(model)
+    T = arm.frames(Q1)
+    links = arm_view.parts["links"].reshape(arm.n, 2, 4, 4)
+    assert len(arm_view.parts["joints"]) == 6 and links.shape[0] == 6
+    for i in range(arm.n):
+        # the unit bar runs from z = 0 to z = 1: link i starts at frame i-1 and ends at frame i
+        start, end = _apply(links[i, 0], [0, 0, 0]), _apply(links[i, 1], [0, 0, 1])
+        visible = [k for k in range(2) if np.linalg.norm(links[i, k, :3, :3]) > 1e-6]
+        if visible:
+            start = _apply(links[i, visible[0]], [0, 0, 0])
+            end = _apply(links[i, visible[-1]], [0, 0, 1])
+            np.testing.assert_allclose(start, T[i, :3, 3], atol=1e-12)
+            np.testing.assert_allclose(end, T[i + 1, :3, 3], atol=1e-12)
+        else:
+            np.testing.assert_allclose(T[i, :3, 3], T[i + 1, :3, 3], atol=1e-12)
+    origins, axes = arm.joint_axes(Q1)
+    for i, M in enumerate(arm_view.parts["joints"]):
+        np.testing.assert_allclose(_apply(M, [0, 0, 0]), origins[i], atol=1e-12)
+        direction = M[:3, 2] / np.linalg.norm(M[:3, 2])
+        np.testing.assert_allclose(direction, axes[i], atol=1e-12)
+    coms = arm.com_positions(Q1)
+    for i, M in enumerate(arm_view.parts["coms"]):
+        if arm.mass[i] > 0:
+            np.testing.assert_allclose(_apply(M, [0, 0, 0]), coms[i], atol=1e-12)
+
+
+def test_moving_a_joint_moves_the_pixels_without_rebuilding_items(arm_view, qtbot):
+    arm_view.set_model(six_link())
+    items = list(arm_view.view.items)
+    before = _render(arm_view)
+    assert (np.abs(before[..., :3] - before[0, 0, :3]).sum(axis=-1) > 30).sum() > 200, "the arm is drawn"
+    arm_view.set_joint_values([0.0, -1.2, 0.8, 0.0, 0.0, 0.0])
+    after = _render(arm_view)
+    changed = (np.abs(after[..., :3] - before[..., :3]).sum(axis=-1) > 30).sum()
+    assert changed > 200
+    assert list(arm_view.view.items) == items, "a joint move only re-places the existing items"
+
+
+def test_options_toggle_what_is_drawn(arm_view):
+    arm_view.set_model(six_link())
+    arm_view.show_inertia = True
+    assert arm_view._items["ellipsoids"].visible()
+    plain = _render(arm_view)
+    arm_view.show_inertia = False
+    arm_view.show_grid = False
+    arm_view.show_frames = False
+    assert not arm_view._items["ellipsoids"].visible() and not arm_view.grid.visible()
+    assert (np.abs(_render(arm_view) - plain)[..., :3].sum(axis=-1) > 30).sum() > 100
+
+
+def test_missing_values_show_a_message_instead_of_failing(arm_view):
+    links = (Link("R", a="L1", mass=1), Link("R", a="L2", mass=1))
+    arm_view.set_model(Manipulator(links=links, parameters={"L1": 1.0}))
+    assert arm_view.message.isVisible() and "L2" in arm_view.message.text()
+    arm_view.set_joint_values([0.1, 0.2])  # kept for when the model can be drawn
+    arm_view.set_model(Manipulator(links=links, parameters={"L1": 1.0, "L2": 0.5, "g": 9.81}))
+    assert not arm_view.message.isVisible()
+    tip = [math.cos(0.1) + 0.5 * math.cos(0.3), math.sin(0.1) + 0.5 * math.sin(0.3), 0.0]
+    np.testing.assert_allclose(_apply(arm_view.parts["links"][3], [0, 0, 1]), tip, atol=1e-12)
+
+
+def test_home_returns_to_zero(arm_view):
+    arm_view.set_model(six_link())
+    arm_view.set_joint_values(Q1)
+    arm_view.home()
+    np.testing.assert_array_equal(arm_view.joint_values(), np.zeros(6))
+
+
+def test_equivalent_ellipsoid_has_the_inertia():
+    """A uniform solid ellipsoid of semi-axes (a, b, c) has I_xx = m (b^2 + c^2) / 5, ..."""
+    m, (a, b, c) = 3.0, (0.4, 0.25, 0.1)
+    R = np.linalg.qr(np.random.default_rng(0).normal(size=(3, 3)))[0]
+    inertia = R @ np.diag([m * (b * b + c * c) / 5, m * (a * a + c * c) / 5, m * (a * a + b * b) / 5]) @ R.T
+    semi, axes = arm_scene.ellipsoid_axes(m, inertia)
+    order = np.argsort(semi)[::-1]
+    np.testing.assert_allclose(semi[order], [a, b, c], rtol=1e-12)
+    np.testing.assert_allclose(np.abs(axes[:, order].T @ R), np.eye(3), atol=1e-9)
+
+
+def test_modified_convention_segments_meet_the_frames():
+    links = tuple(Link("R", a=a, alpha=al, d=d) for a, al, d in ((0, 0, 0.3), (0.2, math.pi / 2, 0.1), (0.4, 0, 0.05)))
+    arm = NumericArm.from_model(Manipulator(links=links, convention=Convention.MODIFIED, parameters={"g": 9.81}))
+    T = arm.frames([0.4, -0.3, 1.1])
+    seg = arm_scene.link_segments(arm, T)
+    np.testing.assert_allclose(seg[:, 0, 0], T[:-1, :3, 3], atol=1e-12)
+    np.testing.assert_allclose(seg[:, 1, 1], T[1:, :3, 3], atol=1e-12)
+    np.testing.assert_allclose(seg[:, 0, 1], seg[:, 1, 0], atol=1e-12)
+    # the first piece runs along x_{i-1} (a_{i-1}), the second along z_i (d_i)
+    for i in range(3):
+        np.testing.assert_allclose(seg[i, 0, 1] - seg[i, 0, 0], arm.dh[i, 0] * T[i, :3, 0], atol=1e-12)
+
+
+# -- joint sliders ------------------------------------------------------------------
+@pytest.fixture
+def sliders(qtbot):
+    from designer.gui.joint_sliders import JointSliders
+    widget = JointSliders()
+    qtbot.addWidget(widget)
+    return widget
+
+
+def _prismatic_arm() -> Manipulator:
+    links = (Link("R", a="L", mass=1), Link("P", alpha=0, mass=1, limits=(0, 0.5)), Link("P", mass=1))
+    return Manipulator(links=links, parameters={"L": 0.7, "g": 9.81})
+
+
+def test_sliders_emit_si_values_and_show_degrees(sliders, qtbot):
+    sliders.set_model(_prismatic_arm())
+    assert len(sliders.sliders) == 3
+    np.testing.assert_allclose(sliders.ranges(), [[-math.pi, math.pi], [0, 0.5], [-0.7, 0.7]])
+    with qtbot.waitSignal(sliders.valuesChanged) as signal:
+        sliders.spins[0].setValue(90.0)
+    assert signal.args[0][0] == pytest.approx(math.pi / 2)
+    with qtbot.waitSignal(sliders.valuesChanged) as signal:
+        sliders.sliders[1].setValue(sliders.sliders[1].maximum())
+    assert signal.args[0][1] == pytest.approx(0.5)
+    assert sliders.spins[0].suffix().strip() == "°" and sliders.spins[1].suffix().strip() == "m"
+
+
+def test_sliders_keep_values_when_the_joint_count_is_unchanged(sliders):
+    sliders.set_model(_prismatic_arm())
+    sliders.set_values([1.0, 0.2, -0.3])
+    sliders.set_model(_prismatic_arm().with_parameter("L", 0.2))  # P range shrinks to +-0.2
+    np.testing.assert_allclose(sliders.values(), [1.0, 0.2, -0.2])
+    sliders.set_model(six_link())
+    assert sliders.values() == [0.0] * 6
+    sliders.set_values([0.5] * 6)
+    sliders.home()
+    assert sliders.values() == [0.0] * 6
