@@ -339,3 +339,8 @@ def test_static_balance_condition_applies_to_a_balanced_arm(qtbot, panel):
     q = np.random.default_rng(3).uniform(-3, 3, (40, 2))
     assert np.abs(Batch(balanced, q).G).max() < 1e-9            # no gravity torque anywhere
     assert np.abs(Batch(NumericArm.from_model(model), q).G).max() > 1.0
+    # a planar two-link arm can never be diagonal while link 2 has rotational inertia: said, nothing to apply
+    view.kind.setCurrentIndex(view.kind.findData("decoupled"))
+    assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
+    assert "no solution" in view.summary.text()
+    assert view.list.count() == 0 and not view.apply_button.isEnabled()

@@ -3,8 +3,10 @@ G_i vanishes (symbolic, from :mod:`designer.explore.conditions`), and Apply to l
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton, QVBoxLayout,
-                               QWidget)
+import sympy as sp
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
+                               QSplitter, QVBoxLayout, QWidget)
 
 from ...model import Manipulator
 from .jobs import conditions_job
@@ -31,6 +33,18 @@ def parse_targets(text: str, kind: str) -> list[tuple[int, ...]]:
     return [t for t in out if t]
 
 
+def describe(result) -> str:
+    """The targets, unknowns, coefficient equations and rejected solutions of a ConditionResult."""
+    name = "G_{}" if result.kind.value == "balanced" else "M_{}{}"
+    lines = ["Entries: " + ", ".join(name.format(*t) for t in result.targets),
+             "Solved for: " + ", ".join(s.name for s in result.unknowns),
+             f"Coefficient equations (each = 0), {len(result.equations)}:"]
+    lines += [f"  {sp.sstr(e)}" for e in result.equations]
+    if result.rejected:
+        lines += ["Rejected solutions:"] + [f"  {r}" for r in result.rejected]
+    return "\n".join(lines)
+
+
 class ConditionsView(QWidget):
     def __init__(self, panel):
         super().__init__(panel)
@@ -55,6 +69,14 @@ class ConditionsView(QWidget):
                               "terms vanish for every configuration.", self)
         self.summary.setWordWrap(True)
         self.list = QListWidget(self)
+        self.list.setToolTip("Admissible solutions (positive masses and inertias); pick one and Apply")
+        self.details = QPlainTextEdit(self)
+        self.details.setReadOnly(True)
+        self.details.setPlaceholderText("The coefficient equations solved, and solutions rejected as unphysical")
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.list)
+        splitter.addWidget(self.details)
+        splitter.setSizes([160, 300])
         self.apply_button = QPushButton("Apply", self)
         self.apply_button.setToolTip("Load the model with the chosen condition applied")
         self.apply_button.setEnabled(False)
@@ -64,7 +86,7 @@ class ConditionsView(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
         layout.addWidget(self.summary)
-        layout.addWidget(self.list, 1)
+        layout.addWidget(splitter, 1)
         bottom = QHBoxLayout()
         bottom.addStretch(1)
         bottom.addWidget(self.apply_button)
@@ -95,6 +117,7 @@ class ConditionsView(QWidget):
             self.list.addItem(c.text() + (f"   ({c.note})" if c.note else ""))
         if result.conditions:
             self.list.setCurrentRow(0)
+        self.details.setPlainText(describe(result))
         self.apply_button.setEnabled(bool(result.conditions))
 
     def apply(self) -> None:

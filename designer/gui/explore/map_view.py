@@ -58,8 +58,7 @@ class MapView(QWidget):
         self.compute_button = QPushButton("Compute", self)
         self.compute_button.clicked.connect(self.compute)
         controls = QHBoxLayout()
-        for label, widget in (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps),
-                              ("samples", self.samples), ("", self.sampling)):
+        for label, widget in (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps)):
             if label:
                 controls.addWidget(QLabel(label, self))
             controls.addWidget(widget)
@@ -87,6 +86,11 @@ class MapView(QWidget):
         side = QWidget(self)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
+        sampling_row = QHBoxLayout()
+        sampling_row.addWidget(QLabel("samples", self))
+        sampling_row.addWidget(self.samples, 1)
+        sampling_row.addWidget(self.sampling)
+        side_layout.addLayout(sampling_row)
         side_layout.addWidget(self.stats_caption)
         side_layout.addWidget(self.stats, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)

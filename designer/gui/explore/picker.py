@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from ...explore.metrics import METRICS, Reduce, Shape
 
@@ -46,6 +46,8 @@ class MetricPicker(QWidget):
         self.component = QComboBox(self)
         self.component.setToolTip("Which joint or joint pair; 'worst' reduces the metric to one number per pose")
         self.unit = QLabel(self)
+        # the definition may be long: it must not set the panel's minimum width
+        self.unit.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(QLabel("Metric", self))

@@ -28,6 +28,7 @@ def _spin(parent) -> QDoubleSpinBox:
     spin.setDecimals(6)
     spin.setRange(-1e9, 1e9)
     spin.setKeyboardTracking(False)
+    spin.setMinimumWidth(80)   # the 1e9 range would otherwise make it very wide
     return spin
 
 
