@@ -1,0 +1,338 @@
+"""The equation viewer: a derivation's matrices entry by entry, rendered as mathematics.
+
+The table lists every entry (label, operation count, a text preview); the
+pane beside it renders the selected entries with matplotlib's mathtext, so
+only what the user looks at is typeset and counted (a six-link arm has
+hundreds of long entries).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+import sympy as sp
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QPainter, QPixmap
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu,
+                               QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
+
+from ..dynamics.results import Equations
+from .mathtext import latex_of, render_entry
+
+__all__ = ["EquationsView", "entries_of"]
+
+PREVIEW_CHARS = 160
+MAX_RENDERED = 12  # entries typeset at once when many rows are selected
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """Fallback entry (the report package's :class:`Entry` has the same fields)."""
+
+    matrix: str
+    indices: tuple[int, ...]
+    label: str
+    latex_label: str
+    expr: sp.Expr
+    mirror: tuple[int, ...] | None = None
+
+    @property
+    def ops(self) -> int:
+        return int(sp.count_ops(self.expr))
+
+
+def _fallback_entries(eq: Equations) -> Iterator[_Entry]:
+    mats = dict(eq.matrices)
+    mats.update({k: v for k, v in eq.extras.items() if isinstance(v, sp.MatrixBase) and k not in mats})
+    for name, mat in mats.items():
+        for r in range(mat.rows):
+            for c in range(mat.cols):
+                sub = f"{r + 1}" if mat.cols == 1 else f"{r + 1},{c + 1}"
+                yield _Entry(name, (r + 1, c + 1), f"{name}_{sub}", f"{name}_{{{sub}}}", mat[r, c])
+
+
+def entries_of(eq: Equations) -> list:
+    """The entries in display order, labelled by :mod:`designer.report.entries` when it is there."""
+    try:
+        from ..report.entries import iter_entries
+    except ImportError:
+        return list(_fallback_entries(eq))
+    return list(iter_entries(eq))
+
+
+class _EntriesModel(QAbstractTableModel):
+    HEADERS = ("Entry", "Operations", "Expression")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.entries: list = []
+        self.rows: list[int] = []
+        self._ops: dict[int, int] = {}
+        self._text: dict[int, str] = {}
+
+    def set_entries(self, entries: list, rows: list[int]) -> None:
+        self.beginResetModel()
+        self.entries, self.rows = entries, rows
+        self._ops.clear()
+        self._text.clear()
+        self.endResetModel()
+
+    def set_rows(self, rows: list[int]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt API
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802 - Qt API
+        return 0 if parent.isValid() else 3
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+    def entry(self, row: int):
+        return self.entries[self.rows[row]]
+
+    def ops(self, k: int) -> int:
+        """Operation count of entry k, counted the first time it is shown."""
+        if k not in self._ops:
+            self._ops[k] = int(self.entries[k].ops)
+        return self._ops[k]
+
+    def text(self, k: int) -> str:
+        if k not in self._text:
+            self._text[k] = sp.sstr(self.entries[k].expr)
+        return self._text[k]
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        k = self.rows[index.row()]
+        entry = self.entries[k]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() == 0:
+                return entry.label
+            if index.column() == 1:
+                return self.ops(k)
+            text = self.text(k)
+            if getattr(entry, "mirror", None):
+                return f"(= {entry.matrix}_{''.join(map(str, entry.mirror))})  " + text[:PREVIEW_CHARS]
+            return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
+            return "Select to see it typeset; right-click to copy"
+        return None
+
+
+class _Typeset(QObject):
+    done = Signal(int, list)  # (request number, [QImage])
+
+
+class _TypesetJob(QRunnable):
+    """mathtext is pure Python and slow for long entries (tens of ms a line): typeset off the GUI thread."""
+
+    def __init__(self, number: int, entries: list, signals: _Typeset):
+        super().__init__()
+        self.number, self.entries, self.signals = number, entries, signals
+
+    def run(self) -> None:
+        images = [render_entry(e.latex_label, e.label, e.expr)[0] for e in self.entries]
+        self.signals.done.emit(self.number, images)
+
+
+class EquationsView(QWidget):
+    """Entries of a derivation result with search, copy and an out-of-date banner."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.equations: Equations | None = None
+        self.stale = False
+        self._symbols: dict[int, frozenset[str]] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.banner = QLabel("Out of date: the model changed after these equations were derived. Derive again.")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("QLabel { background: #fff3c4; color: #6b4e00; border: 1px solid #e0b400;"
+                                  " padding: 6px; font-weight: bold; }")
+        self.banner.hide()
+        layout.addWidget(self.banner)
+        self.title = QLabel("No equations yet.")
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        bar = QHBoxLayout()
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Filter by symbol, e.g. m2 L1")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(200)
+        self.search.setToolTip("Show the entries containing every symbol typed (names or their beginnings)")
+        self.search.textChanged.connect(self._apply_filter)
+        bar.addWidget(self.search, 1)
+        self.hide_zero = QCheckBox("Hide zeros")
+        self.hide_zero.setChecked(True)
+        self.hide_zero.toggled.connect(self._apply_filter)
+        bar.addWidget(self.hide_zero)
+        self.copy_latex_button = QPushButton("Copy LaTeX")
+        self.copy_latex_button.clicked.connect(self.copy_latex)
+        self.copy_text_button = QPushButton("Copy text")
+        self.copy_text_button.clicked.connect(self.copy_text)
+        bar.addWidget(self.copy_latex_button)
+        bar.addWidget(self.copy_text_button)
+        layout.addLayout(bar)
+        self.model = _EntriesModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.table.setColumnWidth(0, 90)
+        self.table.setColumnWidth(1, 80)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.table.selectionModel().selectionChanged.connect(self._render_selection)
+        self.math = QLabel()
+        self.math.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.math.setStyleSheet("QLabel { background: white; padding: 8px; }")
+        self.math.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        scroll = QScrollArea()
+        scroll.setWidget(self.math)
+        scroll.setWidgetResizable(True)
+        scroll.setStyleSheet("QScrollArea { background: white; }")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(scroll)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        layout.addWidget(splitter, 1)
+        self.rendered_count = 0  # entries typeset so far (laziness is visible to tests)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)  # one typesetter: requests queue and stale ones are dropped
+        self._typeset = _Typeset(self)
+        self._typeset.done.connect(self._show_images)
+        self._request = 0
+
+    # -- public API -----------------------------------------------------------
+    def set_equations(self, eq: Equations | None, stale: bool = False) -> None:
+        """Show ``eq`` (None clears); ``stale`` shows the out-of-date banner."""
+        self.stale = bool(stale)
+        self.banner.setVisible(self.stale and eq is not None)
+        if eq is self.equations:
+            return
+        self.equations = eq
+        self._symbols.clear()
+        entries = [] if eq is None else entries_of(eq)
+        self.model.set_entries(entries, [])
+        if eq is None:
+            self.title.setText("No equations yet.")
+        else:
+            forms = ", ".join(entries_names(entries))
+            self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
+                               f"simplification — {forms}")
+        self._apply_filter()
+
+    def entry_count(self) -> int:
+        """Entries listed now (after the search and the zero filter)."""
+        return self.model.rowCount()
+
+    def visible_labels(self) -> list[str]:
+        return [self.model.entry(r).label for r in range(self.model.rowCount())]
+
+    def select_row(self, row: int) -> None:
+        self.table.selectRow(row)
+
+    def selected_entries(self) -> list:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        if not rows and self.model.rowCount():
+            current = self.table.currentIndex()
+            rows = [current.row()] if current.isValid() else []
+        return [self.model.entry(r) for r in rows]
+
+    def copy_latex(self) -> str:
+        """Put the selected entries on the clipboard as LaTeX (``M_{12} = ...``, one a line)."""
+        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in self.selected_entries())
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def copy_text(self) -> str:
+        """Put the selected entries on the clipboard as plain text (sympy syntax)."""
+        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in self.selected_entries())
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    # -- internals ------------------------------------------------------------
+    def _symbol_names(self, k: int) -> frozenset[str]:
+        if k not in self._symbols:
+            self._symbols[k] = frozenset(s.name for s in self.model.entries[k].expr.free_symbols)
+        return self._symbols[k]
+
+    def _apply_filter(self, *_) -> None:
+        tokens = [t for t in re.split(r"[\s,;]+", self.search.text().strip()) if t]
+        hide_zero = self.hide_zero.isChecked()
+        rows = []
+        for k, entry in enumerate(self.model.entries):
+            if hide_zero and entry.expr == 0:
+                continue
+            if tokens:
+                names = self._symbol_names(k)
+                if not all(any(name.startswith(t) for name in names) for t in tokens):
+                    continue
+            rows.append(k)
+        self.model.set_rows(rows)
+        self._render_selection()
+
+    def _render_selection(self, *_) -> None:
+        self._request += 1
+        entries = self.selected_entries()[:MAX_RENDERED]
+        if not entries:
+            self.math.clear()
+            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else "")
+            return
+        self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
+        self._pool.start(_TypesetJob(self._request, entries, self._typeset))
+
+    def wait_for_typesetting(self, msecs: int = 30000) -> bool:
+        """Block until queued typesetting is done (tests, screenshots)."""
+        return self._pool.waitForDone(msecs)
+
+    def _show_images(self, number: int, images: list) -> None:
+        if number != self._request or not images:
+            return  # the selection changed while this was typeset
+        self.rendered_count += len(images)
+        width = max(im.width() for im in images)
+        height = sum(im.height() for im in images) + 10 * (len(images) - 1)
+        pixmap = QPixmap(width, height)
+        pixmap.fill(Qt.GlobalColor.white)
+        painter = QPainter(pixmap)
+        y = 0
+        for im in images:
+            painter.drawImage(0, y, im)
+            y += im.height() + 10
+        painter.end()
+        self.math.setPixmap(pixmap)
+
+    def _context_menu(self, pos) -> None:
+        menu = QMenu(self)
+        for text, slot in (("Copy as LaTeX", self.copy_latex), ("Copy as text", self.copy_text)):
+            action = QAction(text, menu)
+            action.triggered.connect(slot)
+            menu.addAction(action)
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
+
+def entries_names(entries: list) -> list[str]:
+    """Matrix names in first-seen order."""
+    seen: dict[str, None] = {}
+    for e in entries:
+        seen.setdefault(e.matrix, None)
+    return list(seen)
