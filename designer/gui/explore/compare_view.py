@@ -5,24 +5,26 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QPushButton, QRadioButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 from PySide6.QtCore import Qt
 
-from ...explore.maps import STATS
 from ...model import Manipulator
 from ...project import ProjectError, load_project
 from .jobs import Comparison, compare_job
+from ...explore.metrics import METRICS
 from .picker import metric_tooltip
 from .plots import PlotBox, write_csv
 from .sweep_view import _spin
 
 __all__ = ["CompareView"]
 
-HEADER = ["metric", "A", "B", "B − A", "B / A"]
+STATS_SHOWN = ("max", "mean", "min")
+
+HEADER = ["metric", "where", "A", "B", "B − A", "B / A"]
+WHERE = (("workspace", "over the workspace"), ("pose", "at the current pose"), ("", "everything"))
 
 
 def _fmt(v: float) -> str:
@@ -48,10 +50,11 @@ class CompareView(QWidget):
         self.parameter = QComboBox(self)
         self.value = _spin(self)
         self.parameter.currentIndexChanged.connect(lambda _=0: self._default_value())
-        self.stat = QComboBox(self)
-        self.stat.addItems(list(STATS))
-        self.stat.setCurrentText("max")
-        self.stat.setToolTip("Statistic of each metric over the workspace samples")
+        self.where = QComboBox(self)
+        for key, text in WHERE:
+            self.where.addItem(text, key)
+        self.where.setToolTip("Rows to list: summaries over workspace samples, values at the pose, or both")
+        self.where.currentIndexChanged.connect(lambda _=0: self._fill_table())
         self.joint = QComboBox(self)
         self.joint.setToolTip("The picked metric is drawn against this joint, the others at the current pose")
         self.samples = QSpinBox(self)
@@ -70,7 +73,7 @@ class CompareView(QWidget):
         grid.addWidget(self.value, 1, 4)
         grid.setColumnStretch(2, 1)
         options = QHBoxLayout()
-        for label, widget in (("statistic", self.stat), ("samples", self.samples), ("curve over", self.joint)):
+        for label, widget in (("show", self.where), ("samples", self.samples), ("curve over", self.joint)):
             options.addWidget(QLabel(label, self))
             options.addWidget(widget)
         options.addStretch(1)
@@ -153,37 +156,46 @@ class CompareView(QWidget):
             b, label = self.model_b()
             self.panel.arm(model)
             self.panel.arm(b)
-            metric, q, stat = self.panel.metric_text(), self.panel.q.copy(), self.stat.currentText()
+            if b.n != model.n:
+                raise ValueError(f"design B has {b.n} joints, the current model {model.n}: compare arms of the same size")
+            metric, q = self.panel.metric_text(), self.panel.q.copy()
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.panel.ratings(model.n)
-            return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, stat, samples,
-                                                                       ratings, token),
+            return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
+                                                                       samples, ratings, token),
                                       lambda result: self.show_result(result, label))
         return self.panel.guarded("A/B", start)
 
-    def show_result(self, result: Comparison, label_b: str = "B") -> None:
-        self.result, self.label_b = result, label_b
-        self.table.setHorizontalHeaderLabels(["metric", "A (current)", f"B ({label_b})", "B − A", "B / A"])
-        self.table.setRowCount(len(result.rows))
-        for r, (name, unit, a, b) in enumerate(result.rows):
-            ratio = b / a if a not in (0.0,) and math.isfinite(a) and math.isfinite(b) else float("nan")
-            cells = [name, _fmt(a), _fmt(b), _fmt(b - a), _fmt(ratio)]
+    def rows(self) -> list[dict]:
+        """The comparison rows the table shows (after the where filter)."""
+        if self.result is None:
+            return []
+        key = self.where.currentData()
+        return [r for r in self.result.rows if not key or r["where"].startswith(key) or r["where"] == "design"]
+
+    def _fill_table(self) -> None:
+        rows = self.rows()
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            name = row["metric"].partition("[")[0]
+            cells = [row["metric"], row["where"].replace("workspace:", "workspace ")] + \
+                [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c == 0:
-                    item.setToolTip(metric_tooltip(name) if math.isfinite(a) or math.isfinite(b) else
-                                    "needs a rating that is not given (see the Rated fields)")
+                if c == 0 and name in METRICS:
+                    item.setToolTip(metric_tooltip(name))
                 self.table.setItem(r, c, item)
-        self.table.setToolTip(f"{result.stat} of each metric over the workspace samples")
+
+    def show_result(self, result: Comparison, label_b: str = "B") -> None:
+        self.result, self.label_b = result, label_b
+        self.table.setHorizontalHeaderLabels(["metric", "where", "A (current)", f"B ({label_b})", "B − A", "B / A"])
+        self._fill_table()
         plot = self.box.plot
         plot.clear()
         scale = 180 / math.pi if self.model.links[result.curve_joint - 1].is_revolute else 1.0
         plot.plot(result.x * scale, result.curve_a, name="A (current)", pen=pg.mkPen("#1f77b4", width=2))
-        if result.curve_b is not None:
-            plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
-                      pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
-            self.box.caption.setText(f"{result.label} against q{result.curve_joint}, other joints at the current pose")
-        else:
-            self.box.caption.setText("B has a different number of joints: no overlaid curve")
+        plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
+                  pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
+        self.box.caption.setText(f"{result.label} against q{result.curve_joint}, other joints at the current pose")
         plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
         plot.setLabel("left", result.label)
 
@@ -191,14 +203,13 @@ class CompareView(QWidget):
         if self.result is None:
             raise ValueError("no comparison computed yet")
         r = self.result
-        b = r.curve_b if r.curve_b is not None else np.full_like(r.curve_a, np.nan)
-        return [f"q{r.curve_joint} (SI)", f"{r.label} A", f"{r.label} B"], list(zip(r.x, r.curve_a, b))
+        return [f"q{r.curve_joint} (SI)", f"{r.label} A", f"{r.label} B"], list(zip(r.x, r.curve_a, r.curve_b))
 
     def export_table_csv(self, path) -> None:
         if self.result is None:
             raise ValueError("no comparison computed yet")
-        rows = [(n, u, a, b, b - a) for n, u, a, b in self.result.rows]
-        write_csv(path, ["metric", "unit", f"A {self.result.stat}", f"B {self.result.stat}", "B - A"], rows)
+        keys = ("metric", "where", "A", "B", "B-A", "B/A")
+        write_csv(path, keys, [[r[k] for k in keys] for r in self.result.rows])
 
     def _table_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export table", "compare.csv", "CSV data (*.csv)")

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ...explore.maps import GridMap, SampleSummary, Sampling, joint_limits, sample_configurations, summarize
-from ...explore.metrics import METRICS, MetricError, Ratings, evaluate, parse_metric
+from ...explore.metrics import Ratings, evaluate, parse_metric
 from ...explore.sweep import SweepSpec, sweep
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
@@ -91,53 +91,37 @@ def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Two designs side by side.
+    """Two designs side by side: the core's comparison rows (:func:`designer.explore.compare.compare`:
+    metric, where, A, B, B-A, B/A) and the picked metric against one joint for each design."""
 
-    ``rows``: (metric, unit, value A, value B) with the statistic ``stat`` of each metric's
-    per-state reduction over samples within each design's joint limits (NaN where the metric
-    needs a rating that is not given). ``curve``: the picked metric against one joint.
-    """
-
-    stat: str
-    rows: list[tuple[str, str, float, float]]
+    rows: list[dict]
     curve_joint: int                    # 1-based
     x: np.ndarray
     curve_a: np.ndarray
-    curve_b: np.ndarray | None          # None when B has a different number of joints
+    curve_b: np.ndarray
     label: str
 
 
 def compare_job(model_a: Manipulator, model_b: Manipulator, metric: str, joint: int, q: Sequence[float],
-                stat: str, samples: int, ratings: Ratings | None, token: CancelToken) -> Job[Comparison]:
-    """Every metric's ``stat`` over the workspace for A and B, and ``metric`` against joint ``joint``."""
+                stats: Sequence[str], samples: int, ratings: Ratings | None, token: CancelToken) -> Job[Comparison]:
+    """The core's A/B table at the pose ``q`` and over ``samples`` workspace states, and ``metric``
+    against joint ``joint`` (1-based) with the other joints at ``q``."""
+    from ...explore.compare import compare
     arm_a = NumericArm.from_model(model_a)
     arm_b = NumericArm.from_model(model_b)
+    if arm_a.n != arm_b.n:
+        raise ValueError(f"design A has {arm_a.n} joints and design B {arm_b.n}: compare arms of the same size")
     spec = parse_metric(metric, arm_a.n)
-    qa = sample_configurations(arm_a, samples, Sampling.SOBOL, seed=0)
-    qb = qa if arm_b.n == arm_a.n and np.allclose(joint_limits(arm_b), joint_limits(arm_a)) else \
-        sample_configurations(arm_b, samples, Sampling.SOBOL, seed=0)
-    rows = []
-    names = list(METRICS)
-    for k, name in enumerate(names):
-        token.check()
-        out = []
-        for arm, qs in ((arm_a, qa), (arm_b, qb)):
-            try:
-                out.append(summarize(evaluate(arm, qs, name, ratings))[stat])
-            except MetricError:
-                out.append(float("nan"))
-        rows.append((name, METRICS[name].unit, out[0], out[1]))
-        yield Progress("compare", 0.8 * (k + 1) / len(names), name)
+    yield Progress("compare", None, f"every metric at the pose and over {samples} samples")
+    rows = compare(arm_a, arm_b, q, ratings, samples, stats=tuple(stats))
+    token.check()
+    yield Progress("curves", 0.9, spec.label)
     lim = joint_limits(arm_a)[joint - 1]
     x = np.linspace(lim[0], lim[1], 181)
     Q = np.tile(np.asarray(q, float), (len(x), 1))
     Q[:, joint - 1] = x
-    curve_a = evaluate(arm_a, Q, spec, ratings)
-    curve_b = None
-    if arm_b.n == arm_a.n:
-        curve_b = evaluate(arm_b, Q, parse_metric(metric, arm_b.n), ratings)
-    yield Progress("compare", 1.0, "curves")
-    return Comparison(stat, rows, joint, x, curve_a, curve_b, spec.label)
+    curve_a, curve_b = evaluate(arm_a, Q, spec, ratings), evaluate(arm_b, Q, spec, ratings)
+    return Comparison(rows, joint, x, curve_a, curve_b, spec.label)
 
 
 def conditions_job(model: Manipulator, kind: str, targets, unknowns, token: CancelToken) -> Job:

@@ -40,7 +40,6 @@ class MetricPicker(QWidget):
         self.n = 0
         self.metric = QComboBox(self)
         for k, name in enumerate(METRICS):
-            m = METRICS[name]
             self.metric.addItem(name, name)
             self.metric.setItemData(k, metric_tooltip(name), Qt.ItemDataRole.ToolTipRole)
         self.component = QComboBox(self)
