@@ -83,6 +83,47 @@ def register(sub) -> None:
     common(q, table=False)
     q.set_defaults(func=_guard(cmd_conditions))
 
+    q = whats.add_parser("significance", help="each term's largest share of the torque; simplified model and its bound")
+    q.add_argument("--threshold", type=float, default=0.01, help="drop terms below this fraction (default 0.01)")
+    q.add_argument("--samples", type=int, default=2048)
+    q.add_argument("--check", type=int, default=2000, help="fresh random states to check the bound (0: skip)")
+    q.add_argument("--ops", action="store_true", help="also count operations of full and simplified tau (symbolic)")
+    common(q)
+    q.set_defaults(func=_guard(cmd_significance))
+
+    def motion(q):
+        q.add_argument("--trajectory", metavar="CSV", help="columns t, q1..qn (optional qd1.., qdd1..)")
+        q.add_argument("--from", dest="q_from", nargs="+", metavar="Q", help="quintic move: start pose")
+        q.add_argument("--to", dest="q_to", nargs="+", metavar="Q", help="quintic move: end pose")
+        q.add_argument("--duration", type=float, default=1.0, help="quintic move: duration in s (default 1)")
+        q.add_argument("--steps", type=int, default=201, help="quintic move: time steps (default 201)")
+
+    q = whats.add_parser("sizing", help="joint torque, speed, power along a trajectory; peak and RMS per joint")
+    motion(q)
+    q.add_argument("--gear", metavar="N", help="gear ratios: one value or n comma-separated")
+    q.add_argument("--rotor", metavar="JM", help="rotor inertias (kg m^2), motor side")
+    q.add_argument("--series", action="store_true", help="CSV: the time series instead of the per-joint table")
+    common(q)
+    q.set_defaults(func=_guard(cmd_sizing))
+
+    q = whats.add_parser("payload", help="largest payload mass vs its offset within the rated torques (load diagram)")
+    motion(q)
+    q.add_argument("--z", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
+                   help="offsets along the last frame's z axis (m)")
+    q.add_argument("--x", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
+                   help="offsets along the last frame's x axis (m)")
+    q.add_argument("--samples", type=int, default=1000, help="without a motion: holding still at this many samples")
+    common(q)
+    q.set_defaults(func=_guard(cmd_payload))
+
+    q = whats.add_parser("compare", help="A/B: the same metrics for two designs, with differences")
+    q.add_argument("--with", dest="other", metavar="PROJECT_B", help="design B (default: PROJECT with --set-b)")
+    q.add_argument("--set-b", action="append", default=[], metavar="NAME=VALUE", help="override in design B")
+    q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
+    q.add_argument("--samples", type=int, default=1000)
+    common(q)
+    q.set_defaults(func=_guard(cmd_compare))
+
 
 
 # -- shared helpers -----------------------------------------------------------------
@@ -110,8 +151,12 @@ def number(text: str, what: str) -> float:
 
 
 def overrides(args) -> dict[str, float]:
+    return parse_sets(args.set)
+
+
+def parse_sets(items: list[str]) -> dict[str, float]:
     out = {}
-    for item in args.set:
+    for item in items:
         if "=" not in item:
             raise UserError(f"--set {item}: write NAME=VALUE")
         name, text = item.split("=", 1)
@@ -149,11 +194,15 @@ def ratings(args, n: int):
 
 
 def pose(args, n: int) -> np.ndarray:
-    if not getattr(args, "q", None):
+    return pose_from(getattr(args, "q", None), n, "--q")
+
+
+def pose_from(texts: list[str] | None, n: int, flag: str) -> np.ndarray:
+    if not texts:
         return np.zeros(n)
-    if len(args.q) != n:
-        raise UserError(f"--q: {n} joint values needed, {len(args.q)} given")
-    return np.array([number(t, f"--q[{k}]") for k, t in enumerate(args.q, start=1)])
+    if len(texts) != n:
+        raise UserError(f"{flag}: {n} joint values needed, {len(texts)} given")
+    return np.array([number(t, f"{flag}[{k}]") for k, t in enumerate(texts, start=1)])
 
 
 def _clean(value):
@@ -325,3 +374,91 @@ def cmd_conditions(args) -> int:
 
 def _bad_target(text: str):
     raise UserError(f"--target {text}: write I or I,J with joint numbers")
+
+
+def cmd_significance(args) -> int:
+    from ..explore.significance import check_bound, operation_counts, term_significance
+    model, arm = model_and_arm(args)
+    v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
+    if v is None or a is None:
+        raise UserError("significance: give the envelope with --speed and --acceleration")
+    sig = term_significance(arm, v, a, args.threshold, args.samples)
+    rows = [{"term": t.label, "contribution": t.contribution, "relative": t.relative,
+             "kept": t.relative >= sig.threshold, "translation_share": t.share_translation} for t in sig.terms]
+    data = {"threshold": sig.threshold, "speed": sig.speed, "acceleration": sig.acceleration,
+            "reference_torque": sig.reference, "bound": sig.bound(),
+            "bound_relative": sig.bound() / np.where(sig.reference > 0, sig.reference, 1), "terms": rows,
+            "kept": len(sig.kept()), "total": len(sig.terms)}
+    if args.check > 0:
+        data["check"] = check_bound(arm, sig, args.check)
+    if args.ops:
+        full, simple = operation_counts(model, sig)
+        data["operations"] = {"full": full, "simplified": simple}
+    return emit(args, rows, data)
+
+
+def _motion(args, n: int):
+    from ..explore.sizing import quintic, read_trajectory
+    if args.trajectory:
+        return read_trajectory(args.trajectory, n)
+    if args.q_from or args.q_to:
+        if not (args.q_from and args.q_to):
+            raise UserError("give both --from and --to for a quintic move")
+        return quintic(pose_from(args.q_from, n, "--from"), pose_from(args.q_to, n, "--to"), args.duration, args.steps)
+    return None
+
+
+def cmd_sizing(args) -> int:
+    from ..explore.sizing import size_motors
+    model, arm = model_and_arm(args)
+    traj = _motion(args, arm.n)
+    if traj is None:
+        raise UserError("sizing: give --trajectory CSV or a move with --from and --to")
+    res = size_motors(arm, traj, vector(args.gear, arm.n, "--gear"), vector(args.rotor, arm.n, "--rotor"))
+    table = res.table()
+    series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
+               **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},
+               **{f"power{i + 1}": float(v) for i, v in enumerate(p)}}
+              for t, tau, qd, p in zip(traj.t, res.torque, traj.qd, res.power)]
+    return emit(args, series if args.series else table, {"joints": table, "series": series})
+
+
+def cmd_payload(args) -> int:
+    from ..explore.maps import sample_configurations
+    from ..explore.sizing import payload_envelope
+    model, arm = model_and_arm(args)
+    torque = vector(args.torque, arm.n, "--torque")
+    if torque is None:
+        raise UserError("payload: give the rated torques with --torque")
+    traj = _motion(args, arm.n)
+    if traj is None:
+        q, qd, qdd = sample_configurations(arm, args.samples), None, None
+    else:
+        q, qd, qdd = traj.q, traj.qd, traj.qdd
+    grids = []
+    for flag, (start, stop, count) in (("--z", args.z), ("--x", args.x)):
+        if not count.isdigit() or int(count) < 1:
+            raise UserError(f"{flag}: COUNT must be a whole number >= 1, not '{count}'")
+        grids.append(np.linspace(number(start, flag), number(stop, flag), int(count)))
+    Z, X = np.meshgrid(*grids, indexing="ij")
+    offsets = np.column_stack([X.ravel(), np.zeros(X.size), Z.ravel()])
+    mass = payload_envelope(arm, offsets, torque, q, qd, qdd)
+    rows = [{"z": float(z), "x": float(x), "max_payload": float(m)} for z, x, m in zip(Z.ravel(), X.ravel(), mass)]
+    return emit(args, rows, {"torque": torque, "states": len(q), "rows": rows})
+
+
+def cmd_compare(args) -> int:
+    from ..explore.compare import compare
+    model_a, arm_a = model_and_arm(args)
+    model_b = load_model(args.other) if args.other else load_model(args.project)
+    sets = parse_sets(args.set + args.set_b)
+    unknown = sorted(set(sets) - set(model_b.symbol_names()))
+    if unknown:
+        raise UserError(f"--set-b: {', '.join(unknown)} is not a parameter of design B")
+    try:
+        arm_b = NumericArm.from_model(model_b.with_parameters(sets))
+    except MissingParameterError as exc:
+        raise UserError(f"design B: {exc}") from None
+    rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n), args.samples)
+    return emit(args, rows)
+
