@@ -13,6 +13,7 @@ import ast
 import keyword
 import math
 import re
+import warnings
 from functools import lru_cache
 from numbers import Real
 
@@ -95,6 +96,14 @@ def _short(value: sp.Expr) -> str:
     return text[:16] + "..."
 
 
+def _check_real(value: sp.Expr, what: str) -> None:
+    """Refuse what sympy made infinite (tan(pi/2), 0**-x) or complex (sqrt(-exp(a)))."""
+    if value.has(sp.zoo, sp.oo, sp.nan):
+        raise ExpressionError(f"{what} is infinite")
+    if value.has(sp.I):
+        raise ExpressionError(f"{what} is not a real number")
+
+
 def _check_size(value: sp.Expr) -> sp.Expr:
     """``value`` unless it is a plain number too large to be a double (1e300*1e300)."""
     if value.is_Number and not value.is_zero and abs(value) > sp.Integer(10) ** MAX_MAGNITUDE:
@@ -168,6 +177,7 @@ class _Converter:
                 if right == 0:
                     raise ExpressionError("division by zero")
                 right = 1 / right
+                _check_real(right, "a division")
             terms.append(right)
         if additive is None:
             return acc
@@ -203,10 +213,15 @@ class _Converter:
                     raise ExpressionError(f"number too large (({_short(base)})**({_short(exponent)}))")
                 if b.real < 0 and not exponent.is_integer:
                     raise ExpressionError(f"negative number to a fractional power is not real (({_short(base)})**({_short(exponent)}))")
+        if base == 0 and not (exponent.is_number and exponent.is_nonnegative):
+            raise ExpressionError(f"0**({_short(exponent)}) is not defined for every value")
+        if exponent.is_number and not exponent.is_integer and not base.is_number and base.is_negative:
+            raise ExpressionError(f"({_short(base)})**({_short(exponent)}) is not a real number")
         result = base**exponent
         # sympy folds (x**64)**64 into x**4096, which expands without end
         if result.is_Pow and result.exp.is_number and abs(complex(result.exp.evalf())) > MAX_EXPONENT:
             raise ExpressionError(f"exponent {_short(result.exp)} is larger than {MAX_EXPONENT} in size")
+        _check_real(result, f"({_short(base)})**({_short(exponent)})")
         return _check_size(result)
 
     def call(self, node: ast.Call, depth: int) -> sp.Expr:
@@ -218,14 +233,13 @@ class _Converter:
         if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
             raise ExpressionError(f"function '{fname}' takes exactly one argument")
         arg = self.convert(node.args[0], depth + 1)
-        if fname == "sqrt" and arg.is_number and arg.is_negative:
+        if fname == "sqrt" and arg.is_negative:  # numbers, and sums like -a**2 - 1 of real symbols
             raise ExpressionError("square root of a negative number")
         if fname == "exp" and arg.is_number and complex(arg.evalf()).real > MAX_MAGNITUDE * math.log(10):
             # exp(exp(exp(100))) would make sympy's evaluation run for ever
             raise ExpressionError(f"number too large (exp({arg}))")
         result = FUNCTIONS[fname](arg)
-        if result.has(sp.zoo, sp.oo, sp.nan):
-            raise ExpressionError(f"{fname}({arg}) is infinite")
+        _check_real(result, f"{fname}({_short(arg)})")
         return result
 
 
@@ -284,7 +298,9 @@ def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -
     if deepest > MAX_DEPTH:
         raise ExpressionError(f"nested more than {MAX_DEPTH} levels deep", where)
     try:
-        tree = ast.parse(stripped, mode="eval")
+        with warnings.catch_warnings():  # "1if" would print a SyntaxWarning on stderr
+            warnings.simplefilter("ignore")
+            tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
         word = next((w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", stripped) if keyword.iskeyword(w)), None)
         if word:

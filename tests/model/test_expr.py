@@ -42,6 +42,8 @@ a, b, L1, m_2 = (symbol(n) for n in ("a", "b", "L1", "m_2"))
     ("exp(a)", sp.exp(a)),
     ("cos(pi/3)", sp.Rational(1, 2)),
     ("1/3", sp.Rational(1, 3)),
+    ("0**0", sp.Integer(1)),
+    ("0**2 + a", a),
     ("sqrt(a**2)", sp.Abs(a)),             # symbols are real
 ])
 def test_grammar(text, expected):
@@ -140,6 +142,11 @@ HOSTILE = [
     ("(-1)**0.5", "not real"),
     ("tan(pi/2)", "infinite"),
     ("tan(pi/2) * 0", "infinite"),
+    ("sqrt(-exp(a))", "square root of a negative"),
+    ("sqrt(-a**2 - 1)", "square root of a negative"),       # sympy knows the sign and would return I*...
+    ("(-a**2 - 1)**(1/2)", "not a real number"),
+    ("((0)**(b))**(-1/2)", "not defined"),
+    ("a / 0**b", "not defined"),
     ("\uff41", "U+FF41"),                 # fullwidth 'a' that Python would read as 'a'
     ("\u210c", "U+210C"),                 # black-letter H, NFKC 'H'
     ("\ufb01", "U+FB01"),                 # the ligature 'fi'
@@ -348,3 +355,11 @@ def test_abs_round_trips():
         expr = parse_expr(text)
         assert expr.has(sp.Abs)
         assert parse_expr(format_expr(expr)) == expr
+
+
+def test_no_warnings_escape(recwarn):
+    # "1if" makes Python's parser warn about the literal; a user should see one message only
+    for text in ("1if 1else 2", "0x1for", "1and 2"):
+        with pytest.raises(ExpressionError):
+            parse_expr(text)
+    assert [str(w.message) for w in recwarn] == []
