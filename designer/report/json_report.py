@@ -27,12 +27,14 @@ FORM = {
 
 
 def _matrix(mat) -> dict:
+    # terms in tree order: sorting them costs half the printing time of a 6-link arm
     return {"shape": list(mat.shape),
-            "entries": [[to_text(mat[i, j]) for j in range(mat.shape[1])] for i in range(mat.shape[0])]}
+            "entries": [[to_text(mat[i, j], ordered=False) for j in range(mat.shape[1])]
+                        for i in range(mat.shape[0])]}
 
 
 def _vector(mat) -> list[str]:
-    return [to_text(v) for v in mat]
+    return [to_text(v, ordered=False) for v in mat]
 
 
 def equations_dict(eq: Equations) -> dict:
@@ -66,10 +68,10 @@ def equations_dict(eq: Equations) -> dict:
                                     for j in range(eq.n) for k in range(j + 1, eq.n)]
         doc["velocity_squares"] = [f"{v.name}**2" for v in qd]
     doc["matrices"] = {name: _matrix(mat) for name, mat in eq.matrices.items()}
-    doc["tau"] = _vector(eq.tau)
-    doc["mass_matrix"] = _matrix(eq.mass_matrix)
-    doc["gravity_torques"] = _vector(eq.gravity)
-    doc["coriolis"] = _vector(eq.coriolis)
+    if eq.method is Method.NEWTON_EULER:
+        # the other forms contain M, G and h (tau follows from "form"); tau alone does not show them
+        doc["derived"] = {"mass_matrix": _matrix(eq.mass_matrix), "gravity_torques": _vector(eq.gravity),
+                          "coriolis": _vector(eq.coriolis)}
     return doc
 
 

@@ -49,14 +49,33 @@ Token = Union[Term, Open, Close]
 
 
 class _Measure:
+    """Length of an expression's plain text, estimated from its tree (printing it is far slower)."""
+
     def __init__(self):
         self.cache: dict[sp.Basic, int] = {}
 
     def __call__(self, expr) -> int:
         size = self.cache.get(expr)
         if size is None:
-            size = self.cache[expr] = len(to_text(expr))
+            size = self.cache[expr] = self._size(expr)
         return size
+
+    def _size(self, e) -> int:
+        if e.is_Symbol:
+            return len(e.name)
+        if e.is_Number:
+            return len(to_text(e))
+        args = e.args
+        if e.is_Add:
+            return sum(self(a) for a in args) + 3 * (len(args) - 1)
+        if e.is_Mul:
+            return sum(self(a) + (2 if a.is_Add else 0) for a in args) + len(args) - 1
+        if e.is_Pow:
+            base, exp = args
+            return self(base) + self(exp) + 2 + (2 if not (base.is_Symbol or base.is_Function) else 0)
+        if not args:
+            return len(to_text(e))
+        return len(type(e).__name__) + 2 + sum(self(a) for a in args) + 2 * (len(args) - 1)
 
 
 def _split_product(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:

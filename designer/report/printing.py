@@ -31,9 +31,12 @@ class _TextPrinter(StrPrinter):
         return super()._print_Float(expr)
 
 
-def to_text(expr) -> str:
-    """Text that ``sympy.sympify`` parses back to ``expr`` (with the model's symbols as locals)."""
-    return _TextPrinter().doprint(sp.sympify(expr))
+def to_text(expr, ordered: bool = True) -> str:
+    """Text that ``sympy.sympify`` parses back to ``expr`` (with the model's symbols as locals).
+
+    ``ordered=False`` keeps the terms in the expression's own order, much faster on large ones.
+    """
+    return _TextPrinter({} if ordered else {"order": "none"}).doprint(sp.sympify(expr))
 
 
 def joint_latex(name: str) -> str | None:
@@ -99,6 +102,7 @@ class _MathMLPrinter(MathMLPresentationPrinter):
         return sub
 
 
+_FUNCTION_AFTER_PRODUCT = re.compile(r"(<mo>&#x2062;</mo>)(<mrow><mi>(?:sin|cos|tan|exp|log)</mi>)")
 _ENTITY_RE = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
 
 
@@ -115,4 +119,6 @@ def _numeric_entities(text: str) -> str:
 def to_mathml(expr) -> str:
     """Presentation MathML (the content of a ``<math>`` element) of an expression."""
     text = _numeric_entities(_MathMLPrinter().doprint(sp.sympify(expr)))
-    return text.replace("<mo>-</mo>", "<mo>&#x2212;</mo>")  # a minus sign, not a hyphen
+    text = text.replace("<mo>-</mo>", "<mo>&#x2212;</mo>")  # a minus sign, not a hyphen
+    # browsers put no space between a factor and a function name (TeX does): I2yy cos(q2), not I2yycos
+    return _FUNCTION_AFTER_PRODUCT.sub(r'\1<mspace width="0.17em"></mspace>\2', text)
