@@ -306,7 +306,8 @@ def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -
         if word:
             raise ExpressionError(f"'{word}' is a reserved word, not a name", where) from None
         col = f" at column {exc.offset}" if exc.offset else ""
-        raise ExpressionError(f"syntax error{col} in '{stripped}'", where) from None
+        shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
+        raise ExpressionError(f"syntax error{col} in '{shown}'", where) from None
     except (ValueError, RecursionError, MemoryError):
         raise ExpressionError(f"cannot read '{stripped[:40]}'", where) from None
     try:

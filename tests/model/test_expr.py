@@ -363,3 +363,9 @@ def test_no_warnings_escape(recwarn):
         with pytest.raises(ExpressionError):
             parse_expr(text)
     assert [str(w.message) for w in recwarn] == []
+
+
+def test_messages_stay_short():
+    with pytest.raises(ExpressionError) as info:
+        parse_expr("a + " * 400 + "(", "links[1].d")
+    assert len(str(info.value)) < 120 and str(info.value).startswith("links[1].d: syntax error")
