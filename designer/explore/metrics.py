@@ -210,7 +210,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
            "Asada: smallest / largest eigenvalue of the translational Cartesian inertia"),
     Metric("cartesian_min", Shape.SCALAR, "kg", Reduce.MIN, _lambda_min, "smallest eigenvalue of the Cartesian inertia"),
     Metric("cartesian_max", Shape.SCALAR, "kg", Reduce.MAX, _lambda_max, "largest eigenvalue of the Cartesian inertia"),
-    Metric("dyn_manipulability", Shape.SCALAR, "m/s^2 (per unit normalised torque)", Reduce.MIN, _dyn_manip,
+    Metric("dyn_manipulability", Shape.SCALAR, "(m/s^2)^r, r = min(3, n)", Reduce.MIN, _dyn_manip,
            "Yoshikawa: sqrt det(J (M^T W M)^-1 J^T), W = diag(1/tau_rated^2)"),
     Metric("coriolis", Shape.JOINT, "1", Reduce.MAX, _coriolis,
            "max |qd^T Gamma_i qd| over rated-speed corners / (M_ii * rated acceleration_i)"),
