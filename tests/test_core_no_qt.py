@@ -18,14 +18,18 @@ QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")
 
 
 def core_modules() -> list[str]:
-    """Every module and package under designer/, except designer.gui and what is below it."""
+    """Every module and package under designer/ except designer.gui, found without importing any."""
     names = ["designer"]
-    for info in pkgutil.walk_packages(designer.__path__, prefix="designer.", onerror=lambda name: None):
-        if info.name == "designer.gui" or info.name.startswith("designer.gui."):
-            continue
-        if info.name == "designer.__main__":
-            continue  # running it parses sys.argv and exits
-        names.append(info.name)
+
+    def walk(path: list[str], prefix: str) -> None:
+        for info in pkgutil.iter_modules(path, prefix):
+            if info.name in ("designer.gui", "designer.__main__"):  # __main__ parses argv and exits
+                continue
+            names.append(info.name)
+            if info.ispkg:
+                walk([str(Path(path[0]) / info.name.rsplit(".", 1)[1])], info.name + ".")
+
+    walk(list(designer.__path__), "designer.")
     return names
 
 
