@@ -1,5 +1,5 @@
-"""The Explore area: dynamic metrics over the workspace, design sweeps, Pareto fronts, A/B comparison
-and design conditions, each computed in a worker thread with progress and Cancel.
+"""The Explore area: dynamic metrics over the workspace, design sweeps, Pareto fronts, A/B comparison,
+design conditions and term significance, each computed in a worker thread with progress and Cancel.
 
 The lead's window embeds :class:`ExplorePanel` and wires three things::
 
@@ -28,6 +28,7 @@ from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
 from .explore.map_view import MapView
 from .explore.picker import MetricPicker
+from .explore.significance_view import SignificanceView
 from .explore.sweep_view import ParetoView, SweepView
 from .worker import JobWorker, start_job
 
@@ -76,12 +77,12 @@ class ExplorePanel(QWidget):
         self.picker = MetricPicker(self)
         self.ratings_edits: dict[str, QLineEdit] = {}
         ratings_row = QHBoxLayout()
-        ratings_row.addWidget(QLabel("Rated", self))
         for what, unit in (("torque", "N m or N"), ("speed", "rad/s or m/s"), ("acceleration", "rad/s² or m/s²")):
             edit = QLineEdit(self)
-            edit.setPlaceholderText(f"{what} ({unit})")
+            edit.setPlaceholderText(unit)
             edit.setToolTip(f"Rated joint {what} in {unit}: one value for every joint or one per joint, "
                             "separated by commas. Needed by coriolis, gravity_ratio and dyn_manipulability.")
+            ratings_row.addWidget(QLabel(f"rated {what}" if what == "torque" else what, self))
             ratings_row.addWidget(edit, 1)
             self.ratings_edits[what] = edit
 
@@ -91,8 +92,10 @@ class ExplorePanel(QWidget):
         self.pareto_view = ParetoView(self)
         self.compare_view = CompareView(self)
         self.conditions_view = ConditionsView(self)
+        self.significance_view = SignificanceView(self)
         for view, title in ((self.map_view, "Map"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
-                            (self.compare_view, "A/B"), (self.conditions_view, "Conditions")):
+                            (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
+                            (self.significance_view, "Significance")):
             self.tabs.addTab(view, title)
         self.sweep_view.finished.connect(self.pareto_view.set_result)
 
@@ -140,7 +143,8 @@ class ExplorePanel(QWidget):
         self.map_view.set_joint_values(q)
 
     def views(self):
-        return (self.map_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view)
+        return (self.map_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
+                self.significance_view)
 
     # -- inputs the views share ---------------------------------------------------------
     def metric_text(self) -> str:

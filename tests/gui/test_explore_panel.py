@@ -350,3 +350,29 @@ def test_static_balance_condition_applies_to_a_balanced_arm(qtbot, panel):
     assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
     assert "no solution" in view.summary.text()
     assert view.list.count() == 0 and not view.apply_button.isEnabled()
+
+
+# -- term significance ------------------------------------------------------------------------------
+def test_term_significance_of_the_planar_arm(qtbot, panel, tmp_path):
+    model = load_project(ROBOTS / "planar_two_link.json")
+    p = model.parameter_values
+    panel.set_model(model)
+    view = panel.significance_view
+    assert view.run() is None and "rated speed and acceleration" in panel.error_label.text()
+    panel.ratings_edits["speed"].setText("2")
+    panel.ratings_edits["acceleration"].setText("5")
+    assert run(qtbot, panel, view.run) == "finished"
+    sig = view.result.significance
+    terms = {t.label: t for t in sig.terms}
+    assert view.terms.rowCount() == len(sig.terms) == 2 * 2 + 2 * 1 + 2 * 2 + 2
+    # by hand, gravity in the arm's plane: |G_2| <= m2 g d2, |G_1| <= g (m1 d1 + m2 (L1 + d2)), M_22 = I2 + m2 d2^2
+    # (maxima over samples: never above the true maximum, close to it)
+    g2, g1 = p["m2"] * p["g"] * p["d2"], p["g"] * (p["m1"] * p["d1"] + p["m2"] * (p["L1"] + p["d2"]))
+    assert g2 * (1 - 1e-4) <= terms["G_2"].contribution <= g2 * (1 + 1e-12)
+    assert g1 * (1 - 5e-3) <= terms["G_1"].contribution <= g1 * (1 + 1e-12)
+    assert terms["M_22"].contribution == pytest.approx((p["I2"] + p["m2"] * p["d2"] ** 2) * 5, rel=1e-9)
+    shown = {view.terms.item(r, 0).text(): view.terms.item(r, 3).text() for r in range(view.terms.rowCount())}
+    assert all((shown[t.label] == "yes") == (t.relative >= 0.01) for t in sig.terms)
+    assert all(view.joints.item(i, 5).text() == "yes" for i in range(2))   # the sampled bound holds
+    view.box.export_csv(tmp_path / "terms.csv")
+    assert len((tmp_path / "terms.csv").read_text().splitlines()) == 1 + len(sig.terms)

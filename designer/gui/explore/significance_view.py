@@ -1,0 +1,188 @@
+"""Term significance view: every term of M, B, C, G against the largest joint torque over an envelope,
+the simplified model that drops the small ones, its stated bound and a sampled check
+(:mod:`designer.explore.significance`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+                               QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...jobs import CancelToken, Job, Progress
+from ...kinematics import NumericArm
+from ...model import Manipulator
+from .plots import PlotBox
+
+__all__ = ["SignificanceView", "SignificanceResult", "significance_job"]
+
+FLOOR = 1e-12   # relative sizes below this are drawn at it (a log axis has no zero)
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    significance: object          # designer.explore.significance.Significance
+    check: dict                   # check_bound's arrays
+    operations: tuple[int, int] | None
+
+
+def significance_job(model: Manipulator, arm: NumericArm, speed, acceleration, threshold: float, samples: int,
+                     count_operations: bool, token: CancelToken) -> Job[SignificanceResult]:
+    from ...explore.significance import check_bound, operation_counts, term_significance
+    yield Progress("terms", 0.0, f"largest contributions over {samples} samples")
+    sig = term_significance(arm, speed, acceleration, threshold, samples)
+    token.check()
+    yield Progress("bound check", 0.5, "sampling the simplified model's error")
+    check = check_bound(arm, sig)
+    ops = None
+    if count_operations:
+        token.check()
+        yield Progress("operation counts", None, "deriving the symbolic model")
+        ops = operation_counts(model, sig)
+    return SignificanceResult(sig, check, ops)
+
+
+def _item(text: str, tip: str = "") -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    if tip:
+        item.setToolTip(tip)
+    return item
+
+
+class SignificanceView(QWidget):
+    """Envelope: joint limits, the panel's rated speeds and accelerations; a threshold in percent."""
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.result: SignificanceResult | None = None
+        self.threshold = QDoubleSpinBox(self)
+        self.threshold.setRange(0.0, 99.0)
+        self.threshold.setDecimals(3)
+        self.threshold.setValue(1.0)
+        self.threshold.setSuffix(" %")
+        self.threshold.setToolTip("Terms below this share of the joint's largest torque are dropped "
+                                  "(1 %: Armstrong, Khatib & Burdick)")
+        self.samples = QSpinBox(self)
+        self.samples.setRange(16, 1_000_000)
+        self.samples.setValue(2048)
+        self.samples.setToolTip("Sobol samples of the joint positions for the maxima")
+        self.count_ops = QCheckBox("operation counts (symbolic, slow)", self)
+        self.run_button = QPushButton("Rank terms", self)
+        self.run_button.clicked.connect(self.run)
+        row = QHBoxLayout()
+        for label, widget in (("threshold", self.threshold), ("samples", self.samples)):
+            row.addWidget(QLabel(label, self))
+            row.addWidget(widget)
+        row.addWidget(self.count_ops)
+        row.addStretch(1)
+        row.addWidget(self.run_button)
+        self.summary = QLabel("Envelope: positions within the joint limits, |qd| and |qdd| up to the rated speed and "
+                              "acceleration (Rated fields above).", self)
+        self.summary.setWordWrap(True)
+
+        self.joints = QTableWidget(0, 6, self)
+        self.joints.setHorizontalHeaderLabels(["joint", "T_i", "bound E_i", "E_i / T_i", "sampled error", "holds"])
+        self.terms = QTableWidget(0, 5, self)
+        self.terms.setHorizontalHeaderLabels(["term", "largest contribution", "share of T_i", "kept",
+                                              "translation share"])
+        for table in (self.joints, self.terms):
+            table.verticalHeader().hide()
+            table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.terms.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.terms.horizontalHeader().setStretchLastSection(True)
+        self.box = PlotBox(self.csv_data, self)
+        self.box.failed.connect(panel.show_error)
+        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.plot.setLogMode(y=True)
+        self.box.plot.setLabel("left", "share of the joint's largest torque")
+        self.box.plot.setLabel("bottom", "terms, largest first")
+        self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip)
+        self.line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
+        self.box.plot.addItem(self.scatter)
+        self.box.plot.addItem(self.line)
+
+        left = QSplitter(Qt.Orientation.Vertical, self)
+        left.addWidget(self.joints)
+        left.addWidget(self.terms)
+        left.setSizes([170, 400])
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(left)
+        split.addWidget(self.box)
+        split.setSizes([520, 480])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(row)
+        layout.addWidget(self.summary)
+        layout.addWidget(split, 1)
+
+    def set_model(self, model: Manipulator) -> None:
+        pass
+
+    def run(self):
+        def start():
+            model = self.panel.require_model()
+            arm = self.panel.arm(model)
+            ratings = self.panel.ratings(arm.n)
+            if ratings.speed is None or ratings.acceleration is None:
+                raise ValueError("term significance needs the rated speed and acceleration of the joints "
+                                 "(Rated fields above)")
+            args = (model, arm, ratings.speed, ratings.acceleration, self.threshold.value() / 100.0,
+                    self.samples.value(), self.count_ops.isChecked())
+            return self.panel.run_job("Significance", lambda token: significance_job(*args, token), self.show_result)
+        return self.panel.guarded("Significance", start)
+
+    def show_result(self, result: SignificanceResult) -> None:
+        self.result = result
+        sig, check = result.significance, result.check
+        n = len(sig.reference)
+        self.joints.setRowCount(n)
+        for i in range(n):
+            T, E, err = sig.reference[i], check["bound"][i], check["error"][i]
+            cells = [f"{i + 1}", f"{T:.5g}", f"{E:.4g}", f"{E / T:.3%}" if T > 0 else "—", f"{err:.4g}",
+                     "yes" if check["holds"][i] else "NO"]
+            for c, text in enumerate(cells):
+                self.joints.setItem(i, c, _item(text))
+        terms = sorted(sig.terms, key=lambda t: -t.relative)
+        self.terms.setRowCount(len(terms))
+        for r, t in enumerate(terms):
+            share = "" if math.isnan(t.share_translation) else f"{t.share_translation:.3f}"
+            cells = [t.label, f"{t.contribution:.4g}", f"{t.relative:.3%}", "yes" if t.relative >= sig.threshold
+                     else "", share]
+            for c, text in enumerate(cells):
+                self.terms.setItem(r, c, _item(text, "Lee: |D_tra| / (|D_tra| + |D_rot|) where the term is largest"
+                                               if c == 4 else ""))
+        kept = len(sig.kept())
+        text = (f"{kept} of {len(sig.terms)} terms reach {sig.threshold:.3%} of their joint's largest torque; "
+                f"the simplified model's error stays below the bounds E_i, sampled check: "
+                f"{'holds' if bool(np.all(check['holds'])) else 'FAILS'} at every joint")
+        if result.operations:
+            full, simple = result.operations
+            text += f"; operations: {full} full, {simple} simplified"
+        self.summary.setText(text)
+        rel = np.array([max(t.relative, FLOOR) for t in terms])
+        keep = np.array([t.relative >= sig.threshold for t in terms])
+        brushes = [pg.mkBrush("#d62728" if k else "#8c8c8c") for k in keep]
+        self.scatter.setData(x=np.arange(len(rel)), y=np.log10(rel), brush=brushes, pen=None, size=6,
+                             data=np.arange(len(rel)))
+        self._shown = terms
+        self.line.setValue(math.log10(max(sig.threshold, FLOOR)))
+        self.box.caption.setText(f"{kept} kept (red), {len(terms) - kept} dropped; dashed: the threshold"
+                                 + (f"; {int((rel <= FLOOR).sum())} zero terms drawn at 1e-12" if (rel <= FLOOR).any() else ""))
+
+    def _tip(self, x, y, data):
+        t = self._shown[int(data)]
+        return f"{t.label}: {t.contribution:.4g} ({t.relative:.3%} of T_{t.joint + 1})"
+
+    def csv_data(self):
+        if self.result is None:
+            raise ValueError("no ranking computed yet")
+        sig = self.result.significance
+        rows = [[t.label, t.matrix, t.joint + 1, t.contribution, t.relative, int(t.relative >= sig.threshold),
+                 t.share_translation] for t in sorted(sig.terms, key=lambda t: -t.relative)]
+        return ["term", "matrix", "joint", "contribution", "relative", "kept", "translation_share"], rows
