@@ -42,6 +42,8 @@ class GapMeter:
         self.clock = QElapsedTimer()
         self.gaps: list[float] = []
         self.times: list[float] = []
+        self.blocks: list[tuple[int, str]] = []   # (ms, what was on display just after)
+        self.label = None
         self.last = 0.0
 
     def start(self) -> None:
@@ -56,6 +58,8 @@ class GapMeter:
 
     def _tick(self) -> None:
         now = self.clock.nsecsElapsed() / 1e6
+        if self.label is not None and now - self.last > TICK_MS + GOAL_MS:
+            self.blocks.append((round(now - self.last), self.label()))
         self.gaps.append(now - self.last)
         self.times.append(now)
         self.last = now
@@ -86,8 +90,6 @@ def main() -> int:
     args = parser.parse_args()
 
     app = QApplication([])
-    if os.environ.get("SWITCH"):
-        sys.setswitchinterval(float(os.environ["SWITCH"]))
     from designer.gui.main_window import MainWindow
     from designer.project import load_project
 
@@ -97,6 +99,9 @@ def main() -> int:
                         recovery_dir=tmp / "recovery")
     window.show()
     wait(1500)  # first paint, GL set-up
+    if not os.environ.get("NO_FREEZE"):
+        from designer.gui.app import settle_memory
+        settle_memory()  # as the application does after start-up
 
     meter = GapMeter()
     meter.start()
@@ -110,6 +115,7 @@ def main() -> int:
     panel.derivationFinished.connect(lambda eq: done.setdefault("result", eq))
     panel.worker_done_at = None
     panel.derivationFailed.connect(lambda m, d: done.setdefault("error", m))
+    meter.label = panel.progress.format
     meter.start()
     started = time.perf_counter()
     panel.start()
@@ -132,6 +138,8 @@ def main() -> int:
     print(f"worker running  : longest GUI block {running[0]:6.1f} ms, 99th percentile {running[1]:5.1f} ms")
     print(f"incl. showing   : longest GUI block {busy[0]:6.1f} ms, 99th percentile {busy[1]:5.1f} ms, "
           f"{busy[2]} blocks over {GOAL_MS:.0f} ms in {len(meter.gaps)} ticks")
+    if meter.blocks:
+        print("blocks over the goal (ms, progress shown after):", meter.blocks[:10])
     print(f"longest block / goal ({GOAL_MS:.0f} ms): {busy[0] / GOAL_MS:.2f}; "
           f"/ idle peer: {busy[0] / max(idle[0], 1e-3):.1f}x")
     window.document.undo_stack.setClean()

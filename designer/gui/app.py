@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import traceback
 from pathlib import Path
@@ -11,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..project import ProjectError, load_project
 
-__all__ = ["main", "start", "create_application"]
+__all__ = ["main", "start", "create_application", "settle_memory"]
 
 USAGE = "usage: python main.py [PROJECT.json]"
 
@@ -26,6 +27,18 @@ def create_application(argv: list[str]) -> QApplication:
     app.setOrganizationName("ManipulatorDesigner")
     app.setApplicationName("Manipulator Designer")
     return app
+
+
+def settle_memory() -> None:
+    """Move everything alive after start-up (modules, sympy's tables, widgets) out of the collector's way.
+
+    A full pass of the cyclic garbage collector runs in whichever thread
+    allocates, holding the GIL: during a derivation it stopped the GUI thread
+    for 200-600 ms, most of it spent walking the ~150,000 objects that exist
+    from start-up on and never die. Frozen, they are skipped (``gc.freeze``).
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def _excepthook(window):
@@ -67,6 +80,7 @@ def start(argv: list[str]):
                 window.recent.add(path)
         else:
             window.open_example(default_project())
+    settle_memory()
     return app, window
 
 

@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)
-        left.setSizes([330, 560])
+        left.setSizes([250, 640])
 
         centre = QWidget(self)
         centre_layout = QVBoxLayout(centre)
@@ -99,15 +99,12 @@ class MainWindow(QMainWindow):
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
-        right = QSplitter(Qt.Orientation.Vertical, self)
-        right.addWidget(centre)
-        right.addWidget(self.result_tabs)
-        right.setSizes([520, 400])
         main = QSplitter(Qt.Orientation.Horizontal, self)
         main.addWidget(left)
-        main.addWidget(right)
+        main.addWidget(centre)
+        main.addWidget(self.result_tabs)
         main.setStretchFactor(1, 1)
-        main.setSizes([560, 1000])
+        main.setSizes([470, 560, 530])
         self.setCentralWidget(main)
 
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
