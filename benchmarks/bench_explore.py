@@ -59,6 +59,7 @@ def bench_grid(model) -> None:
     gm = grid_map(arm, "coupling", (2, 3), q0, steps=200)
     ours, cpu = time.perf_counter() - t, time.process_time() - c
     print(f"coupling, 200 x 200 grid, PUMA 560: {ours:.3f} s wall, {cpu:.3f} s CPU (target < 0.5 s)")
+    _bench_compiled(model, arm, q0, cpu)
     pin, pin_model = _pin()
     if pin is None:
         print("  (Pinocchio not installed: no peer figure)")
@@ -73,6 +74,25 @@ def bench_grid(model) -> None:
     err = np.abs(ref - gm.values.ravel()).max()
     print(f"  Pinocchio crba in a Python loop: {peer:.3f} s wall, {peer_cpu:.3f} s CPU; ratio peer/ours "
           f"= {peer / ours:.1f} (wall), {peer_cpu / cpu:.1f} (CPU); max difference {err:.1e}")
+
+
+def _bench_compiled(model, arm, q0, cpu_batch: float) -> None:
+    """The same grid with M from the compiled symbolic dynamics (derived and compiled once)."""
+    try:
+        from designer.dynamics.engine import derive
+        from designer.dynamics.results import Method, SimplifyMode
+        from designer.numeric.compiled import compile_equations
+    except ImportError:
+        return
+    t = time.perf_counter()
+    compiled = compile_equations(derive(model.numeric(), Method.LAGRANGE, SimplifyMode.FAST))
+    setup = time.perf_counter() - t
+    grid_map(arm, "coupling", (2, 3), q0, steps=20, compiled=compiled)
+    t, c = time.perf_counter(), time.process_time()
+    grid_map(arm, "coupling", (2, 3), q0, steps=200, compiled=compiled)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    print(f"  with compiled M (designer.numeric.compiled, derived + compiled once in {setup:.1f} s): "
+          f"{wall:.3f} s wall, {cpu:.3f} s CPU ({cpu_batch / cpu:.1f}x the Jacobian batch)")
 
 
 def bench_sweep(model) -> None:

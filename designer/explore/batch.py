@@ -81,11 +81,14 @@ class Batch:
     """Jacobians, mass matrix parts, gravity and Christoffel symbols at states ``q`` (N, n).
 
     Quantities are computed on first use and kept; arrays have the states first.
-    Keep N moderate (see :data:`CHUNK`) when asking for derivatives.
+    Keep N moderate (see :data:`CHUNK`) when asking for derivatives. ``compiled``, a
+    :class:`designer.numeric.compiled.CompiledDynamics` of the same model and values, takes over
+    M and G (several times faster once compiled); everything else comes from the Jacobians.
     """
 
-    def __init__(self, arm: NumericArm, q):
+    def __init__(self, arm: NumericArm, q, compiled=None):
         self.arm = arm
+        self.compiled = compiled
         self.q = np.atleast_2d(np.asarray(q, dtype=float))
         if self.q.shape[1] != arm.n:
             raise ValueError(f"states have {self.q.shape[1]} joint values, the arm has {arm.n} joints")
@@ -182,6 +185,8 @@ class Batch:
 
     @cached_property
     def M(self) -> np.ndarray:
+        if self.compiled is not None:
+            return self.compiled.M_many(self.q)
         return self.D_tra + self.D_rot
 
     @cached_property
@@ -191,6 +196,8 @@ class Batch:
     @cached_property
     def G(self) -> np.ndarray:
         """(N, n) gravity torques: tau = M qdd + h + G."""
+        if self.compiled is not None:
+            return self.compiled.G_many(self.q)
         jv, _ = self.com_jacobians
         g = np.asarray(self.arm.gravity, float)
         w = self.body_mass[:, None] * g[None, :]                       # (B, 3)

@@ -72,8 +72,11 @@ class GridMap:
 
 def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: Sequence[float] | None = None,
              steps: int | tuple[int, int] = 50, ranges: Sequence[Sequence[float]] | None = None,
-             ratings: Ratings | None = None) -> GridMap:
-    """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``."""
+             ratings: Ratings | None = None, compiled=None) -> GridMap:
+    """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``.
+
+    ``compiled``: optional compiled dynamics of the same model for M and G (faster maps).
+    """
     spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
     i, j = joints
     if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
@@ -88,7 +91,7 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
     X, Y = np.meshgrid(x, y)
     Q = np.tile(q0, (X.size, 1))
     Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
-    values = evaluate(arm, Q, spec, ratings).reshape(Y.shape)
+    values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(Y.shape)
     return GridMap(spec.label, (i, j), x, y, values, q0)
 
 

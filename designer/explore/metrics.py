@@ -268,13 +268,16 @@ def _reduce(values: np.ndarray, how: Reduce) -> np.ndarray:
     return np.nanmax(flat, axis=1) if how is Reduce.MAX else np.nanmin(flat, axis=1)
 
 
-def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUNK) -> np.ndarray:
-    """The full metric ``name`` at states q (N, n): (N,), (N, n) or (N, n, n)."""
+def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUNK, compiled=None) -> np.ndarray:
+    """The full metric ``name`` at states q (N, n): (N,), (N, n) or (N, n, n).
+
+    ``compiled``: optional compiled dynamics of the same model for M and G (see :class:`Batch`).
+    """
     if name not in METRICS:
         raise MetricError(f"unknown metric '{name}'")
     ratings = ratings or Ratings()
     q = np.atleast_2d(np.asarray(q, float))
-    parts = [METRICS[name].func(Batch(arm, q[s:s + chunk]), ratings) for s in range(0, len(q), chunk)]
+    parts = [METRICS[name].func(Batch(arm, q[s:s + chunk], compiled), ratings) for s in range(0, len(q), chunk)]
     return np.concatenate(parts) if parts else np.empty((0,))
 
 
@@ -284,11 +287,12 @@ def _pick(values: np.ndarray, spec: MetricSpec) -> np.ndarray:
     return _reduce(values, spec.metric.reduce)
 
 
-def evaluate(arm, q, spec: MetricSpec | str, ratings: Ratings | None = None, chunk: int = CHUNK) -> np.ndarray:
+def evaluate(arm, q, spec: MetricSpec | str, ratings: Ratings | None = None, chunk: int = CHUNK,
+             compiled=None) -> np.ndarray:
     """One number per state (N,): the picked component, or the metric's reduction."""
     if isinstance(spec, str):
         spec = parse_metric(spec, arm.n)
-    return _pick(compute(arm, q, spec.metric.name, ratings, chunk), spec)
+    return _pick(compute(arm, q, spec.metric.name, ratings, chunk, compiled), spec)
 
 
 def evaluate_many(arm, q, specs: Sequence[MetricSpec], ratings: Ratings | None = None,
