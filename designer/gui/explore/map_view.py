@@ -109,6 +109,8 @@ class MapView(QWidget):
     def set_model(self, model: Manipulator) -> None:
         keep = (self.joint_x.currentData(), self.joint_y.currentData())
         self.revolute = [link.is_revolute for link in model.links]
+        if self.result is not None and len(self.result.grid.q0) != model.n:
+            self.clear()   # a map of another arm has nothing to say about this one
         for combo in (self.joint_x, self.joint_y):
             combo.blockSignals(True)
             combo.clear()
@@ -154,6 +156,8 @@ class MapView(QWidget):
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
         self.result = result
         self.result_model = model
+        # units of the map's joints: those of the model it was computed for
+        self.result_revolute = [l.is_revolute for l in model.links] if model is not None else list(self.revolute)
         self.stale = ""
         grid = result.grid
         i, j = grid.joints
@@ -174,14 +178,23 @@ class MapView(QWidget):
                                        + (f" ({bad} undefined, left out)" if bad else ""))
 
     # -- helpers ----------------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.result = self.result_model = None
+        self.heat.clear()
+        self.marker.setData([], [])
+        self.box.caption.setText("")
+        self.box.plot.setTitle("")
+        for r in range(self.stats.rowCount()):
+            self.stats.setItem(r, 0, QTableWidgetItem(""))
+
     def _scale(self, joint: int) -> float:
-        return 180.0 / math.pi if self.revolute[joint - 1] else 1.0
+        return 180.0 / math.pi if self.result_revolute[joint - 1] else 1.0
 
     def _unit(self, joint: int) -> str:
-        return "deg" if self.revolute[joint - 1] else "m"
+        return "deg" if self.result_revolute[joint - 1] else "m"
 
     def _mark(self) -> None:
-        if self.result is None or len(self.panel.q) != len(self.revolute):
+        if self.result is None or len(self.panel.q) != len(self.result_revolute):
             self.marker.setData([], [])
             return
         i, j = self.result.grid.joints
@@ -208,7 +221,7 @@ class MapView(QWidget):
             raise ValueError("no map computed yet")
         grid = self.result.grid
         i, j = grid.joints
-        unit = lambda k: "rad" if self.revolute[k - 1] else "m"  # noqa: E731
+        unit = lambda k: "rad" if self.result_revolute[k - 1] else "m"  # noqa: E731
         X, Y = np.meshgrid(grid.x, grid.y)
         rows = zip(X.ravel(), Y.ravel(), grid.values.ravel())
         return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", grid.label], list(rows)

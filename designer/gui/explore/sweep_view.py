@@ -32,6 +32,17 @@ def _spin(parent) -> QDoubleSpinBox:
     return spin
 
 
+def _geometric_parameter(model: Manipulator) -> str:
+    """The first link length or offset with a non-zero value (the usual first thing to sweep)."""
+    values = model.parameter_values
+    for link in model.links:
+        for e in (link.a, link.d):
+            for s in sorted(e.free_symbols, key=lambda s: s.name):
+                if values.get(s.name):
+                    return s.name
+    return ""
+
+
 class SweepView(QWidget):
     """Parameters and ranges; Run sweeps the picked metric (and an optional second metric)."""
 
@@ -112,9 +123,11 @@ class SweepView(QWidget):
                 combo.addItem(NONE)
             combo.addItems(names)
             k = combo.findText(keep)
+            if k < 0 and row == 0:
+                k = combo.findText(_geometric_parameter(model))
             combo.setCurrentIndex(k if k >= 0 else 0)
             combo.blockSignals(False)
-            if k < 0:
+            if k < 0 or keep != combo.currentText():
                 self._default_range(row)
 
     def _default_range(self, row: int) -> None:
