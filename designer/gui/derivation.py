@@ -17,12 +17,8 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTex
 
 from ..dynamics.results import Equations, Method, SimplifyMode
 from ..jobs import CancelToken
+from .equations_view import EquationsView
 from .worker import JobWorker, start_job
-
-try:
-    from .equations_view import EquationsView
-except ImportError:  # temporary until the equation viewer lands
-    EquationsView = None
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
 
@@ -39,23 +35,6 @@ def default_derive(model, method, simplify, token):
     """The core's derivation job (imported when first used, in the worker thread)."""
     from ..dynamics import derive_job
     return derive_job(model, method, simplify, token)
-
-
-class PlainEquations(QPlainTextEdit):
-    """Equations as text (used until the rendered view exists)."""
-
-    def set_equations(self, equations, stale: bool = False) -> None:
-        if equations is None:
-            self.setPlainText("")
-            return
-        import sympy as sp
-        lines = [f"{equations.method.value}, {equations.simplify.value} simplification"
-                 + ("  (OUT OF DATE)" if stale else "")]
-        for name, matrix in equations.matrices.items():
-            for (r, c), entry in zip(((r, c) for r in range(matrix.rows) for c in range(matrix.cols)), matrix):
-                text = sp.sstr(entry)
-                lines.append(f"{name}[{r + 1},{c + 1}] = {text[:4000]}")
-        self.setPlainText("\n".join(lines))
 
 
 def _banner(text: str, color: str, parent) -> QLabel:
@@ -126,7 +105,7 @@ class DerivationPanel(QWidget):
         self.details.hide()
         self.details_button.toggled.connect(self.details.setVisible)
 
-        self.view = (EquationsView or PlainEquations)(self)
+        self.view = EquationsView(self)
 
         controls = QHBoxLayout()
         controls.addWidget(self.method, 1)

@@ -14,12 +14,15 @@ from ..project import ProjectError, load_project, save_project
 from . import export
 from .derivation import DerivationPanel
 from .dh_table import DHTable
+from .explore_panel import ExplorePanel
 from .document import Document
 from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
 from .projects import RecentFiles, Recovery, default_project, examples
-from .views import make_views
+from .view3d import ArmView
+from .joint_sliders import JointSliders
+from .coupling_plots import CouplingPanel
 
 __all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS"]
 
@@ -72,7 +75,8 @@ class MainWindow(QMainWindow):
         self.derivation = DerivationPanel(doc, derive, self)
         self.history = QUndoView(doc.undo_stack, self)
         self.history.setEmptyLabel("<opened>")
-        self.arm_view, self.sliders, self.coupling = make_views(self)
+        self.arm_view, self.sliders, self.coupling = ArmView(self), JointSliders(self), CouplingPanel(self)
+        self.explore = ExplorePanel(self)
         # A GL widget in a window makes Qt composite the whole window with OpenGL on every
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
         self.arm_view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
@@ -96,6 +100,7 @@ class MainWindow(QMainWindow):
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
         self.result_tabs.addTab(self.coupling, "Coupling plots")
+        self.result_tabs.addTab(self.explore, "Explore")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
@@ -118,6 +123,8 @@ class MainWindow(QMainWindow):
         doc.reset_done.connect(self.derivation.clear)
         self.sliders.valuesChanged.connect(self._joints_moved)
         doc.undo_stack.indexChanged.connect(lambda _i: self.burst_timer.start())
+        self.explore.loadDesignRequested.connect(
+            lambda model: doc.apply(model, f"Load design {model.name}" if model.name else "Load design"))
 
         self._build_menus()
         self.autosave_timer = QTimer(self)
@@ -190,12 +197,14 @@ class MainWindow(QMainWindow):
         self.sliders.set_model(model)
         self.arm_view.set_model(model)
         self.coupling.set_model(model)
+        self.explore.set_model(model)
         self._joints_moved(self.sliders.values())
         self._update_title()
 
     def _joints_moved(self, q) -> None:
         self.arm_view.set_joint_values(q)
         self.coupling.set_joint_values(q)
+        self.explore.set_joint_values(q)
 
     def _update_title(self) -> None:
         doc = self.document
@@ -339,6 +348,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.derivation.cancel()
+        self.explore.cancel()
         self.autosave_timer.stop()
         self.burst_timer.stop()
         self.recovery.discard()
