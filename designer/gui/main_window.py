@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.editor_tabs = QTabWidget(self)
         self.editor_tabs.addTab(self.inspector, "Link")
         self.editor_tabs.addTab(self.parameters, "Parameters")
-        self.editor_tabs.addTab(self.loads, "Gravity && loads")
+        self.editor_tabs.addTab(self.loads, "Arm, gravity && loads")
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QTableView,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
+                               QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..model import ExpressionError, PointMass, is_valid_name
 from .cells import MISSING_COLOR, ExprLineEdit, ExprTableModel, expr_text, parse_number, short_number
@@ -182,13 +182,22 @@ class ParametersPanel(QWidget):
 
 
 class LoadsPanel(QWidget):
-    """Gravity vector and point masses."""
+    """The arm's name and description, the gravity vector and point masses."""
 
     message = Signal(str)
 
     def __init__(self, document, parent=None):
         super().__init__(parent)
         self.document = document
+        arm_box = QGroupBox("Arm", self)
+        form = QFormLayout(arm_box)
+        self.name = QLineEdit(self)
+        self.description = QLineEdit(self)
+        self.name.editingFinished.connect(lambda: self._set_text("name", self.name.text()))
+        self.description.editingFinished.connect(lambda: self._set_text("description", self.description.text()))
+        form.addRow("name", self.name)
+        form.addRow("description", self.description)
+
         gravity_box = QGroupBox("Gravity: acceleration in the base frame (m/s²)", self)
         row = QHBoxLayout(gravity_box)
         self.gravity = []
@@ -214,14 +223,28 @@ class LoadsPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(arm_box)
         layout.addWidget(gravity_box)
         layout.addWidget(loads_box, 1)
         document.modelChanged.connect(lambda _m: self.refresh())
         self.refresh()
 
     def refresh(self) -> None:
-        for edit, value in zip(self.gravity, self.document.model.gravity):
+        model = self.document.model
+        for edit, value in zip(self.gravity, model.gravity):
             edit.set_value(value)
+        for edit, text in ((self.name, model.name), (self.description, model.description)):
+            if edit.text() != text:
+                edit.setText(text)
+                edit.setCursorPosition(0)
+        self.description.setToolTip(model.description)
+
+    def _set_text(self, field: str, text: str) -> None:
+        model = self.document.model
+        text = text.strip()
+        if getattr(model, field) != text:
+            label = f"Rename arm to {text!r}" if field == "name" else "Edit description"
+            self.document.apply(replace(model, **{field: text}), label)
 
     def _set_gravity(self, k: int, value, text: str) -> None:
         model = self.document.model

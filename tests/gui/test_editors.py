@@ -262,3 +262,14 @@ def test_problems_listed_and_never_blocking(qtbot, doc, table):
     assert counts[-1][0] == 1
     doc.undo_stack.undo()
     assert not any("links[1].mass" in problems.item(i).text() for i in range(problems.count()))
+
+
+def test_arm_name_and_description(qtbot, doc):
+    panel = LoadsPanel(doc)
+    qtbot.addWidget(panel)
+    assert panel.name.text() == "Double pendulum"
+    panel.name.setText("Pendulum II")
+    panel.name.editingFinished.emit()
+    assert doc.model.name == "Pendulum II" and doc.undo_stack.undoText() == "Rename arm to 'Pendulum II'"
+    doc.undo_stack.undo()
+    assert panel.name.text() == "Double pendulum"
