@@ -53,22 +53,25 @@ def sections(eq: Equations) -> list[MatrixSection]:
     return list(out.values())
 
 
-def _vec(items: list[str]) -> str:
-    return r"\begin{pmatrix}" + r" & ".join(items) + r"\end{pmatrix}^{T}"
+def vector_definitions_latex(eq: Equations, per_line: int = 8) -> list[str]:
+    """Rows of an ``aligned``/``align*`` block defining [q'q'] and [q'^2] (Lagrange form only).
 
-
-def vector_definitions_latex(eq: Equations) -> list[str]:
-    """LaTeX of [q'q'] and [q'^2] (Lagrange form only), one definition each."""
+    Long vectors continue on further rows, ``per_line`` items each.
+    """
     if eq.method is not Method.LAGRANGE:
         return []
     n = eq.n
     pairs = [rf"\dot{{q}}_{{{j}}}\dot{{q}}_{{{k}}}" for j in range(1, n + 1) for k in range(j + 1, n + 1)]
     squares = [rf"\dot{{q}}_{{{j}}}^{{2}}" for j in range(1, n + 1)]
-    out = []
-    if pairs:
-        out.append(r"[\dot{q}\dot{q}] = " + _vec(pairs))
-    out.append(r"[\dot{q}^{2}] = " + _vec(squares))
-    return out
+    rows = []
+    for name, items in ((r"[\dot{q}\dot{q}]", pairs), (r"[\dot{q}^{2}]", squares)):
+        if not items:
+            continue
+        chunks = [", ".join(items[k:k + per_line]) for k in range(0, len(items), per_line)]
+        lines = [f"{name} &= \\bigl({chunks[0]}"] + [r"&\qquad " + c for c in chunks[1:]]
+        lines = [line + "," for line in lines[:-1]] + [lines[-1] + r"\bigr)^{T}"]
+        rows += lines
+    return rows
 
 
 def form_latex(eq: Equations) -> str:

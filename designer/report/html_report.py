@@ -34,6 +34,7 @@ table.entries td { border-bottom: 1px solid #eee; vertical-align: baseline; }
 table.entries td.lhs { white-space: nowrap; text-align: right; padding-right: 0.3em; }
 table.entries td.rhs div { margin: 0.2em 0; }
 table.entries td.rhs div.cont { padding-left: 2em; }
+table.entries td.rhs div.lead { padding-left: 3.1em; }
 table.entries td.ops { color: #777; font-size: 0.85em; white-space: nowrap; text-align: right; }
 .compact { margin: 0.3em 0 1em; }
 """
@@ -126,8 +127,15 @@ def _arm(eq: Equations) -> list[str]:
 def _entry_row(entry: Entry) -> str:
     lines = entry_mathml_lines(entry.expr)
     # an empty row before a continuation line's sign makes it a binary operator (with spacing)
-    rhs = "".join("<div>" + _math(line) + "</div>" if k == 0 else
-                  '<div class="cont">' + _math("<mrow></mrow>" + line) + "</div>" for k, line in enumerate(lines))
+    rows = []
+    for k, line in enumerate(lines):
+        if k == 0:
+            rows.append("<div>" + _math(line) + "</div>")
+        elif line.startswith("<mo>"):
+            rows.append('<div class="cont">' + _math("<mrow></mrow>" + line) + "</div>")
+        else:  # the first term inside a parenthesis: line up with the terms after a sign
+            rows.append('<div class="cont lead">' + _math(line) + "</div>")
+    rhs = "".join(rows)
     lhs = _math(label_mathml(entry) + "<mo>=</mo>")
     return (f'<tr id="{escape(entry.label)}"><td class="lhs">{lhs}</td><td class="rhs">{rhs}</td>'
             f'<td class="ops">{entry.ops} ops</td></tr>')

@@ -35,8 +35,13 @@ def entry_latex_lines(expr, width: int = DEFAULT_WIDTH) -> list[str]:
     return render_lines(break_lines(expr, width), to_latex, open_=r"\bigl(", close=r"\bigr)")
 
 
+def continuation(line: str) -> str:
+    """An aligned continuation row; a row without a leading sign lines up with the signed ones' terms."""
+    return (r"&\quad {}" if line.startswith((" + ", " - ")) else r"&\quad \phantom{{}+{}}") + line
+
+
 def _align_rows(label: str, lines: list[str]) -> list[str]:
-    return [f"{label} &= {lines[0]}"] + [r"&\quad {}" + line for line in lines[1:]]
+    return [f"{label} &= {lines[0]}"] + [continuation(line) for line in lines[1:]]
 
 
 def _dh_table(eq: Equations) -> list[str]:
@@ -150,7 +155,7 @@ def render_latex(eq: Equations, title: str | None = None) -> str:
     body += [r"\section{Equations of motion}", r"\begin{equation*}", form_latex(eq), r"\end{equation*}"]
     defs = vector_definitions_latex(eq)
     if defs:
-        body += ["with", r"\begin{gather*}", " \\\\\n".join(defs), r"\end{gather*}"]
+        body += ["with", r"\begin{align*}", " \\\\\n".join(defs), r"\end{align*}"]
     body += ["Joint positions $q_i$, velocities $\\dot{q}_i$, accelerations $\\ddot{q}_i$.", ""]
     body += _summary(secs)
     for sec in secs:

@@ -10,7 +10,7 @@ from ..dynamics.results import Equations
 from ..model.expr import symbol
 from ..model.manipulator import Convention
 from .document import METHOD_TITLE, SIMPLIFY_TEXT, form_latex, sections, vector_definitions_latex
-from .latex_report import entry_latex_lines
+from .latex_report import continuation, entry_latex_lines
 from .printing import to_latex
 from .tables import dh_rows, inertia_cells, mass_rows, parameter_rows
 
@@ -78,7 +78,7 @@ def _arm(eq: Equations) -> list[str]:
 def _display(label: str, lines: list[str]) -> list[str]:
     if len(lines) == 1:
         return ["$$", f"{label} = {lines[0]}", "$$", ""]
-    rows = [f"{label} &= {lines[0]}"] + [r"&\quad {}" + line for line in lines[1:]]
+    rows = [f"{label} &= {lines[0]}"] + [continuation(line) for line in lines[1:]]
     return ["$$", r"\begin{aligned}", " \\\\\n".join(rows), r"\end{aligned}", "$$", ""]
 
 
@@ -94,8 +94,9 @@ def render_markdown(eq: Equations, title: str | None = None) -> str:
         out += [_esc(model.description), ""]
     out += _arm(eq)
     out += ["## Equations of motion", "", "$$", form_latex(eq), "$$", ""]
-    for d in vector_definitions_latex(eq):
-        out += ["$$", d, "$$", ""]
+    defs = vector_definitions_latex(eq)
+    if defs:
+        out += ["$$", r"\begin{aligned}", " \\\\\n".join(defs), r"\end{aligned}", "$$", ""]
     out += ["Joint positions $q_i$, velocities $\\dot{q}_i$, accelerations $\\ddot{q}_i$.", ""]
     out += _table(["matrix", "size", "non-zero entries", "operations"],
                   [[f"${s.info.latex}$", f"{s.shape[0]} × {s.shape[1]}", str(len(s.shown) + len(s.mirrors)),

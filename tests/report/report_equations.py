@@ -65,3 +65,14 @@ def awkward_three_link() -> Equations:
     C = sp.Matrix(3, 3, lambda i, j: -k * sp.cos(q1 + q2) * (i + 1) if j == 2 else 0)
     G = sp.Matrix([0, -symbol("g") * N * S * sp.cos(q2), symbol("g") * 2.5])
     return assemble(model, Method.LAGRANGE, M, B, C, G, SimplifyMode.FULL)
+
+
+def six_link_diagonal() -> Equations:
+    """Six links, M diagonal, B and C sparse: a large B (6 x 15) and long velocity vectors."""
+    model = Manipulator(links=tuple(Link(a=symbol(f"l{i}"), mass=symbol(f"m{i}")) for i in range(1, 7)))
+    q = model.q
+    M = sp.diag(*[symbol(f"m{i}") * symbol(f"l{i}") ** 2 * (2 + sp.cos(q[i % 6])) for i in range(1, 7)])
+    B = sp.Matrix(6, 15, lambda i, j: symbol(f"m{i + 1}") * sp.sin(q[(i + j) % 6]) if (i + j) % 4 == 0 else 0)
+    C = sp.Matrix(6, 6, lambda i, j: -symbol(f"l{j + 1}") * sp.sin(q[i]) if i != j else 0)
+    G = sp.Matrix([symbol("g") * symbol(f"m{i}") * sp.cos(q[i - 1]) for i in range(1, 7)])
+    return assemble(model, Method.LAGRANGE, M, B, C, G)

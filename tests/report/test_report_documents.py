@@ -14,7 +14,7 @@ from designer.dynamics.results import Method
 from designer.report import render
 from designer.report.document import sections
 
-from report_equations import awkward_three_link, robmat_double_pendulum
+from report_equations import awkward_three_link, robmat_double_pendulum, six_link_diagonal
 
 ALLOWED_PACKAGES = {"amsmath", "amssymb", "geometry", "longtable"}  # all in texlive-latex-base
 
@@ -27,7 +27,7 @@ def _labels(eq):
     return shown, mirrors, zeros
 
 
-@pytest.mark.parametrize("make", [robmat_double_pendulum, awkward_three_link])
+@pytest.mark.parametrize("make", [robmat_double_pendulum, awkward_three_link, six_link_diagonal])
 def test_latex_document_has_everything(make):
     eq = make()
     tex = render(eq, "latex")
@@ -61,7 +61,7 @@ def test_latex_escapes_text_and_keeps_symbols_readable():
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
-@pytest.mark.parametrize("make", [robmat_double_pendulum, awkward_three_link])
+@pytest.mark.parametrize("make", [robmat_double_pendulum, awkward_three_link, six_link_diagonal])
 def test_latex_compiles_without_overfull_lines(make, tmp_path):
     (tmp_path / "eq.tex").write_text(render(make(), "latex"), encoding="utf-8")
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "eq.tex"], cwd=tmp_path,
