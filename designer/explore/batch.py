@@ -69,6 +69,16 @@ def _cross(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(out, 0, axis)
 
 
+def _outer_cross(z: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """(N, B, 3, n, n) with [..., :, a, c] = z_a x v_c for z, v (N, B, 3, n)."""
+    out = np.empty(v.shape + (v.shape[-1],))
+    za, vc = z[..., :, None], v[..., None, :]
+    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+        np.multiply(za[:, :, i], vc[:, :, j], out=out[:, :, k])
+        out[:, :, k] -= za[:, :, j] * vc[:, :, i]
+    return out
+
+
 def _gram(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """sum over bodies and xyz of a[n, b, c, i] b[n, b, c, ...] -> (N, i, ...), as one batched matmul."""
     N, B, _, n = a.shape
@@ -206,31 +216,26 @@ class Batch:
     # -- derivatives and Christoffel symbols --------------------------------------
     @cached_property
     def dD(self) -> tuple[np.ndarray, np.ndarray]:
-        """(dD_tra, dD_rot), each (N, n, n, n) with [.., i, j, k] = d D_ij / d q_k."""
+        """(dD_tra, dD_rot), each (N, n, n, n) with [.., i, j, k] = d D_ij / d q_k.
+
+        A revolute joint a that moves body b turns every vector beyond it: d(v)/dq_a = z_a x v.
+        Column c of a Jacobian changes with joint a < c by z_a x J_c (the axis and lever turn) and,
+        for the linear part, with joint a = c <= k by z_c x Jv_k (the point moves). With
+        P[a, c] = z_a x J_c all these come from one array per Jacobian.
+        """
         jv, jw = self.com_jacobians
-        zt = np.swapaxes(self.axes[1], 1, 2)                           # (N, 3, n)
+        zb = np.swapaxes(self.axes[1], 1, 2)[:, None] * (self.moves & self.revolute[None, :])[None, :, None, :]
         n = self.n
-        rev = self.revolute
-        earlier = np.arange(n)[:, None] < np.arange(n)[None, :]      # [k, j]: k < j
-        later_eq = ~earlier                                            # [k, j]: j <= k
-        zk = zt[:, None, :, None, :]                                    # (N, 1, 3, 1, k)
-        # joint k < j turns column j about z_k (k revolute)
-        turn = lambda J: _cross(zk, J[..., :, None], axis=2) * (earlier.T[None, None, None] & rev[None, None, None, None, :])  # noqa: E731
-        # joint k >= j moves the point: column j of a revolute joint gets z_j x dp/dq_k
-        zj = zt[:, None, :, :, None]                                    # (N, 1, 3, j, 1)
-        push = _cross(zj, jv[..., None, :], axis=2) * (later_eq.T[None, None, None] & rev[None, None, None, :, None])
-        djv = turn(jv) + push                                          # (N, B, 3, j, k)
-        djw = turn(jw)
-        X = _gram(jv * self.body_mass[:, None, None], djv)
+        below = np.arange(n)[None, :] < np.arange(n)[:, None]          # [j, k]: k < j
+        W = self.world_inertia @ jw                                     # Ic Jw, (N, B, 3, n)
+        Q = _gram(jv * self.body_mass[:, None, None], _outer_cross(zb, jv))   # [i, a, c]
+        QT = np.swapaxes(Q, 2, 3)                                       # [i, c, a]
+        X = np.where(below, QT, Q)       # k < j: turn (Q[i, k, j]); j <= k: push (Q[i, j, k])
         dtra = X + np.swapaxes(X, 1, 2)
-        Ic = self.world_inertia
-        W = Ic @ jw                                                    # Ic Jw
-        Y = _gram(W, djw)                                              # Jw^T Ic dJw
-        # d(Ic)/dq_k = S(z_k) Ic - Ic S(z_k) for a revolute k that moves the body
-        zmask = (self.moves & rev[None, :])[None, :, None, None, :]
-        zW = _cross(zk, W[..., :, None], axis=2) * zmask                # z_k x (Ic Jw_j)
-        zJ = _cross(zk, jw[..., :, None], axis=2) * zmask               # z_k x Jw_j
-        dI = _gram(jw, zW) - _gram(W, zJ)
+        YR = np.swapaxes(_gram(W, _outer_cross(zb, jw)), 2, 3)          # [i, j, k] = W_i . (z_k x Jw_j)
+        Y = np.where(below, YR, 0.0)                                    # Jw^T Ic dJw (k < j)
+        # d(Ic)/dq_k = S(z_k) Ic - Ic S(z_k): Jw_i . (z_k x Ic Jw_j) - (Ic Jw_i) . (z_k x Jw_j)
+        dI = np.swapaxes(_gram(jw, _outer_cross(zb, W)), 2, 3) - YR
         drot = Y + np.swapaxes(Y, 1, 2) + dI
         return dtra, drot
 
