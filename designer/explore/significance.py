@@ -108,7 +108,6 @@ def term_significance(arm: NumericArm, speed, acceleration, threshold: float = 0
     q = sample_configurations(arm, samples, Sampling.SOBOL, seed)
     pairs = [(j, k) for j in range(n) for k in range(j + 1, n)]
     cM = np.zeros((n, n))
-    arg = np.zeros((n, n), int)
     cB = np.zeros((n, len(pairs)))
     cC = np.zeros((n, n))
     cG = np.zeros(n)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import sympy as sp
@@ -267,7 +267,3 @@ def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = No
     designs = [dict(zip(names, row)) for row in rows]
     return SweepResult(spec, designs, {k: v.reshape(shape) for k, v in values.items()}, errors)
 
-
-def axes_from_ranges(ranges: Iterable[tuple[str, float, float, int]]) -> tuple[SweepAxis, ...]:
-    """(name, start, stop, count) tuples as sweep axes."""
-    return tuple(SweepAxis.linspace(*r) for r in ranges)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import robot_path
-from explore_pin import PinArm, pin, random_arm
+from explore_pin import PinArm, random_arm
 from designer.explore.batch import Batch
 from designer.explore.metrics import (METRICS, MetricError, Ratings, compute, evaluate, parse_metric,
                                       speed_corners)
