@@ -33,6 +33,17 @@ __all__ = ["CompiledDynamics", "compile_equations"]
 
 _counter = itertools.count()
 
+#: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
+BLOCK = 2048
+#: significant digits kept of the numbers in the equations: a derivation in floating point leaves
+#: near-duplicates like 0.00040432 and 0.000404319999999995 that would hide common subexpressions
+DIGITS = 14
+
+
+def _round_floats(e: sp.Expr) -> sp.Expr:
+    floats = e.atoms(sp.Float)
+    return e.xreplace({f: sp.Float(float(f"{float(f):.{DIGITS}g}")) for f in floats}) if floats else e
+
 
 def _prune(replacements: list, reduced: list) -> list:
     """The replacements (in order) that ``reduced`` needs, directly or through other replacements."""
@@ -129,42 +140,53 @@ class CompiledDynamics:
                         dtype=float)
 
     # many states -------------------------------------------------------------------
-    def _fill(self, vals, N: int, shape: tuple[int, ...]) -> np.ndarray:
-        out = np.empty((N,) + shape)
-        flat = out.reshape(N, -1)
-        for k, v in enumerate(vals):
-            flat[:, k] = v  # constants broadcast
+    def _evaluate(self, name: str, arrays: list[np.ndarray], width: int, places=None) -> np.ndarray:
+        """(N, width) entries of quantity ``name``, in blocks of rows small enough to stay in cache.
+
+        ``places[k]`` lists the output columns of the k-th value (default: column k).
+        """
+        N = arrays[0].shape[1]
+        out = np.empty((N, width))
+        fn = self._vector[name]
+        block = np.empty((width, min(N, BLOCK)))
+        for start in range(0, N, BLOCK):
+            stop = min(N, start + BLOCK)
+            rows = block[:, :stop - start]
+            values = fn(*(a[:, start:stop] for a in arrays))
+            if places is None:
+                for k, v in enumerate(values):
+                    rows[k] = v  # constant entries broadcast
+            else:
+                for cols, v in zip(places, values):
+                    for c in cols:
+                        rows[c] = v
+            out[start:stop] = rows.T
         return out
+
+    def _states(self, *named) -> list[np.ndarray]:
+        arrays = [self._many(v, name)[0] for name, v in named]
+        counts = [a.shape[1] for a in arrays]
+        if len(set(counts)) > 1:
+            raise ValueError(f"{', '.join(n for n, _ in named)}: row counts differ ({', '.join(map(str, counts))})")
+        return arrays
 
     def M_many(self, Q) -> np.ndarray:
         """M at each row of Q (N, n): (N, n, n)."""
-        Qt, N = self._many(Q, "Q")
-        vals = self._vector["M"](Qt)
-        out = np.empty((N, self.n, self.n))
-        for (i, j), v in zip(zip(*self._triu), vals):
-            out[:, i, j] = v
-            if i != j:
-                out[:, j, i] = v
-        return out
+        n = self.n
+        places = [(i * n + j,) if i == j else (i * n + j, j * n + i) for i, j in zip(*self._triu)]
+        return self._evaluate("M", self._states(("Q", Q)), n * n, places).reshape(-1, n, n)
 
     def G_many(self, Q) -> np.ndarray:
-        Qt, N = self._many(Q, "Q")
-        return self._fill(self._vector["G"](Qt), N, (self.n,))
+        """G at each row of Q (N, n): (N, n)."""
+        return self._evaluate("G", self._states(("Q", Q)), self.n)
 
     def h_many(self, Q, QD) -> np.ndarray:
-        Qt, N = self._many(Q, "Q")
-        QDt, N2 = self._many(QD, "QD")
-        if N2 != N:
-            raise ValueError(f"QD: {N2} rows, Q has {N}")
-        return self._fill(self._vector["h"](Qt, QDt), N, (self.n,))
+        """h at each pair of rows of Q and QD (N, n): (N, n)."""
+        return self._evaluate("h", self._states(("Q", Q), ("QD", QD)), self.n)
 
     def tau_many(self, Q, QD, QDD) -> np.ndarray:
-        Qt, N = self._many(Q, "Q")
-        QDt, N2 = self._many(QD, "QD")
-        QDDt, N3 = self._many(QDD, "QDD")
-        if not N == N2 == N3:
-            raise ValueError(f"Q, QD, QDD: row counts differ ({N}, {N2}, {N3})")
-        return self._fill(self._vector["tau"](Qt, QDt, QDDt), N, (self.n,))
+        """tau at each triple of rows of Q, QD, QDD (N, n): (N, n)."""
+        return self._evaluate("tau", self._states(("Q", Q), ("QD", QD), ("QDD", QDD)), self.n)
 
 
 def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) -> CompiledDynamics:
@@ -206,7 +228,7 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) 
     # one CSE over every quantity (tau shares most of its terms with M, h and G), then each
     # function keeps only the subexpressions it needs
     names = list(quantities)
-    flat = [sp.sympify(e).xreplace(subs) for name in names for e in quantities[name]]
+    flat = [_round_floats(sp.sympify(e).xreplace(subs)) for name in names for e in quantities[name]]
     replacements, reduced = sp.cse(flat, symbols=sp.numbered_symbols("_x"), order="none")
     scalar, vector, source, parts = {}, {}, {}, {}
     start = 0
