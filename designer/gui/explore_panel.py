@@ -30,6 +30,7 @@ from .explore.map_view import MapView
 from .explore.picker import MetricPicker
 from .explore.significance_view import SignificanceView
 from .explore.sweep_view import ParetoView, SweepView
+from .explore.workspace_view import WorkspaceView
 from .worker import JobWorker, start_job
 
 __all__ = ["ExplorePanel", "ExploreInputError"]
@@ -60,9 +61,13 @@ class ExplorePanel(QWidget):
     -------
     loadDesignRequested(Manipulator)
         The user picked a design (a Pareto point, or an applied design condition) to load.
+    workspaceMapped(positions, values, label)
+        A workspace map is ready: tool positions (N, 3) in the base frame and the metric there (N,),
+        for a 3D view that colours points by value.
     """
 
     loadDesignRequested = Signal(object)
+    workspaceMapped = Signal(object, object, str)   # tool positions (N, 3), metric values (N,), metric label
     jobFinished = Signal(str)      # the job's title, after its result is shown
     jobEnded = Signal(str, str)    # title, how: "finished", "failed" or "cancelled"
     jobProgress = Signal(object)   # the running job's Progress
@@ -88,16 +93,19 @@ class ExplorePanel(QWidget):
 
         self.tabs = QTabWidget(self)
         self.map_view = MapView(self)
+        self.workspace_view = WorkspaceView(self)
         self.sweep_view = SweepView(self)
         self.pareto_view = ParetoView(self)
         self.compare_view = CompareView(self)
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
-        for view, title in ((self.map_view, "Map"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
+        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
                             (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
                             (self.significance_view, "Significance")):
             self.tabs.addTab(view, title)
         self.sweep_view.finished.connect(self.pareto_view.set_result)
+        # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
+        self.workspace_view.mapped.connect(lambda r: self.workspaceMapped.emit(r.positions, r.values, r.label))
 
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
@@ -143,7 +151,7 @@ class ExplorePanel(QWidget):
         self.map_view.set_joint_values(q)
 
     def views(self):
-        return (self.map_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
+        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
                 self.significance_view)
 
     # -- inputs the views share ---------------------------------------------------------

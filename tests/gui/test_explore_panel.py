@@ -376,3 +376,39 @@ def test_term_significance_of_the_planar_arm(qtbot, panel, tmp_path):
     assert all(view.joints.item(i, 5).text() == "yes" for i in range(2))   # the sampled bound holds
     view.box.export_csv(tmp_path / "terms.csv")
     assert len((tmp_path / "terms.csv").read_text().splitlines()) == 1 + len(sig.terms)
+
+
+# -- workspace ------------------------------------------------------------------------------------
+def test_workspace_map_is_the_core_one_and_is_offered_to_a_3d_view(qtbot, panel, puma, tmp_path):
+    from designer.explore.maps import workspace_map
+    panel.picker.set_metric("gravity[2]")
+    view = panel.workspace_view
+    view.samples.setValue(700)
+    with qtbot.waitSignal(panel.workspaceMapped, timeout=20_000) as blocker:
+        assert view.compute() is not None
+    positions, values, label = blocker.args
+    arm = NumericArm.from_model(puma)
+    ref_positions, ref_values = workspace_map(arm, "gravity[2]", 700)
+    np.testing.assert_allclose(positions, ref_positions, atol=1e-12)
+    np.testing.assert_allclose(values, ref_values, rtol=1e-12, atol=1e-12)
+    assert label == "gravity[2]"
+    # every tool position lies within the PUMA's reach: |p| <= sqrt(a2... ) bounded by the link lengths
+    reach = 0.4318 + np.hypot(0.0203, 0.4318) + 0.15005
+    assert np.linalg.norm(positions, axis=1).max() <= reach
+    assert view.colorbar.levels() == pytest.approx((values.min(), values.max()))
+    view.projection.setCurrentText("x–z (front)")
+    x, y = view.scatter.getData()
+    assert sorted(y) == pytest.approx(sorted(positions[:, 2]))
+    view.box.export_csv(tmp_path / "ws.csv")
+    assert len((tmp_path / "ws.csv").read_text().splitlines()) == 701
+
+
+def test_a_map_of_another_arm_is_cleared(qtbot, panel):
+    panel.map_view.steps.setValue(8)
+    panel.map_view.samples.setValue(0)
+    assert run(qtbot, panel, panel.map_view.compute) == "finished"
+    panel.set_model(load_project(ROBOTS / "planar_two_link.json"))
+    panel.set_joint_values([0.1, 0.2])
+    assert panel.map_view.result is None and panel.map_view.heat.values.size == 0
+    assert run(qtbot, panel, panel.map_view.compute) == "finished"
+    assert panel.map_view.heat.values.shape == (8, 8)

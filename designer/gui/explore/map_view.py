@@ -117,9 +117,11 @@ class MapView(QWidget):
             for i, link in enumerate(model.links, start=1):
                 combo.addItem(f"q{i}" + (f" ({link.name})" if link.name else ""), i)
             combo.blockSignals(False)
-        default = (2, 3) if model.n >= 3 else (1, 2)
-        for combo, old, new in ((self.joint_x, keep[0], default[0]), (self.joint_y, keep[1], default[1])):
-            k = combo.findData(old if old is not None and old <= model.n else new)
+        pair = (2, 3) if model.n >= 3 else (1, 2)
+        if None not in keep and keep[0] != keep[1] and max(keep) <= model.n:
+            pair = keep
+        for combo, joint in zip((self.joint_x, self.joint_y), pair):
+            k = combo.findData(joint)
             combo.setCurrentIndex(max(k, 0))
         if self.result is not None and model != self.result_model:
             self.stale = "the model changed since"
