@@ -121,7 +121,8 @@ def speed_corners(speed: np.ndarray) -> np.ndarray:
 # -- the metrics ---------------------------------------------------------------------
 def _coupling(b, r):
     d = np.sqrt(np.einsum("nii->ni", b.M))
-    return b.M / (d[:, :, None] * d[:, None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):   # a joint that moves nothing: NaN, no warning
+        return b.M / (d[:, :, None] * d[:, None, :])
 
 
 def _locked(b, r):
@@ -129,11 +130,13 @@ def _locked(b, r):
 
 
 def _free(b, r):
-    return 1.0 / np.einsum("nii->ni", b.M_inv)
+    with np.errstate(divide="ignore"):
+        return 1.0 / np.einsum("nii->ni", b.M_inv)
 
 
 def _ratio(b, r):
-    return _free(b, r) / _locked(b, r)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _free(b, r) / _locked(b, r)
 
 
 def _cond(b, r):
