@@ -104,7 +104,6 @@ def test_bad_choice_is_a_usage_error(capsys):
     assert exc.value.code == 2
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc not installed")
 def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(tmp_path):
     """Stanford arm (modified DH, prismatic boom): generated C vs the numeric recursive dynamics."""

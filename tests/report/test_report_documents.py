@@ -59,7 +59,6 @@ def test_latex_escapes_text_and_keeps_symbols_readable():
     assert not re.search(r"qd+\d", tex)
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
 @pytest.mark.parametrize("make", [robmat_double_pendulum, awkward_three_link, six_link_diagonal])
 def test_latex_compiles_without_overfull_lines(make, tmp_path):
