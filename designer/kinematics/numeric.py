@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
 
 __all__ = ["NumericArm", "dh_transform"]
@@ -46,8 +47,18 @@ class NumericArm:
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> "NumericArm":
         """Raises :class:`~designer.model.MissingParameterError` naming symbols without values."""
-        num = model.numeric(overrides)
-        f = lambda e: float(e.evalf())  # noqa: E731
+        model.substitutions(overrides)  # raises MissingParameterError naming every missing symbol
+        values = dict(model.parameters)
+        values.update(overrides or {})
+
+        def f(e) -> float:
+            # plain doubles: substituting into sympy could overflow in mpmath (exp(exp(100*L)))
+            try:
+                return real_value(e, values)
+            except NotANumber as exc:
+                raise ValueError(f"{e}: {exc.reason} with the parameter values given") from None
+
+        num = model
         limits = np.full((num.n, 2), np.nan)
         for i, link in enumerate(num.links):
             if link.limits is not None:
@@ -58,7 +69,8 @@ class NumericArm:
             dh=np.array([[f(l.a), f(l.alpha), f(l.d), f(l.theta)] for l in num.links], dtype=float).reshape(-1, 4),
             mass=np.array([f(l.mass) for l in num.links]),
             com=np.array([[f(c) for c in l.com] for l in num.links]).reshape(-1, 3),
-            inertia=np.array([np.array(l.inertia.matrix().evalf(), dtype=float) for l in num.links]).reshape(-1, 3, 3),
+            inertia=np.array([[[f(e) for e in row] for row in l.inertia.matrix().tolist()]
+                              for l in num.links], dtype=float).reshape(-1, 3, 3),
             gravity=np.array([f(g) for g in num.gravity]),
             limits=limits,
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),

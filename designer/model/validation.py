@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
-import sympy as sp
 
+from .evaluate import NotANumber, real_value
 from .expr import is_valid_name
-from .manipulator import Manipulator
+from .manipulator import Manipulator, MissingParameterError
 
 __all__ = ["Severity", "Problem", "validate", "errors", "warnings"]
 
@@ -35,16 +35,40 @@ class Problem:
         return f"{self.where}: {self.message}" if self.where else self.message
 
 
-def _num(expr: sp.Expr, subs: dict) -> float | None:
-    """A float when the expression is numeric with the default values, else None."""
-    try:
-        value = expr.xreplace(subs) if expr.free_symbols else expr
-        if value.free_symbols:
-            return None
-        out = complex(value.evalf())
-    except (TypeError, ValueError, ZeroDivisionError):
-        return None
-    return out.real if abs(out.imag) < 1e-12 and np.isfinite(out.real) else None
+def _fields(model: Manipulator):
+    """(where, expression) for every quantity of the model."""
+    for i, link in enumerate(model.links, start=1):
+        w = f"links[{i}]"
+        yield from ((f"{w}.{k}", getattr(link, k)) for k in ("a", "alpha", "d", "theta", "mass"))
+        yield from ((f"{w}.com[{k}]", c) for k, c in enumerate(link.com))
+        yield from ((f"{w}.inertia.{k}", getattr(link.inertia, k)) for k in ("xx", "yy", "zz", "xy", "xz", "yz"))
+        if link.limits is not None:
+            yield from ((f"{w}.limits[{k}]", v) for k, v in enumerate(link.limits))
+    yield from ((f"gravity[{k}]", g) for k, g in enumerate(model.gravity))
+    for k, pm in enumerate(model.point_masses, start=1):
+        yield f"point_masses[{k}].mass", pm.mass
+        yield from ((f"point_masses[{k}].position[{j}]", c) for j, c in enumerate(pm.position))
+
+
+def _numbers(model: Manipulator, err) -> dict[str, float | None]:
+    """{where: value with the default parameter values}, None where a symbol has no value.
+
+    A quantity that is infinite or complex with the defaults (sqrt(L - 2) at L = 1) is an
+    error: numeric work could not use the model.
+    """
+    values = {k: v for k, v in model.parameters if np.isfinite(v)}
+    out: dict[str, float | None] = {}
+    for where, expr in _fields(model):
+        try:
+            out[where] = real_value(expr, values)
+        except MissingParameterError:
+            out[where] = None
+        except NotANumber as exc:
+            out[where] = None
+            text = str(expr)
+            text = text if len(text) <= 60 else text[:57] + "..."
+            err(where, f"{exc.reason} with the default parameter values ({text})")
+    return out
 
 
 def validate(model: Manipulator) -> list[Problem]:
@@ -59,7 +83,6 @@ def validate(model: Manipulator) -> list[Problem]:
 
     if not model.links:
         err("links", "at least one link is needed")
-    subs = model.substitutions(require_all=False)
     for name, value in model.parameters:
         if not is_valid_name(name):
             err(f"parameters.{name}", "not a valid parameter name (letters, digits and _, starting "
@@ -67,13 +90,13 @@ def validate(model: Manipulator) -> list[Problem]:
         if not np.isfinite(value):
             err(f"parameters.{name}", "value is not finite")
 
+    num = _numbers(model, err)
     for i, link in enumerate(model.links, start=1):
         where = f"links[{i}]"
-        mass = _num(link.mass, subs)
+        mass = num[f"{where}.mass"]
         if mass is not None and mass < 0:
             err(f"{where}.mass", f"must be >= 0, is {mass:g}")
-        inertia = link.inertia.matrix()
-        values = [_num(e, subs) for e in inertia]
+        values = [num[f"{where}.inertia.{k}"] for k in ("xx", "xy", "xz", "xy", "yy", "yz", "xz", "yz", "zz")]
         if all(v is not None for v in values):
             mat = np.array(values, dtype=float).reshape(3, 3)
             eig = np.linalg.eigvalsh(mat)
@@ -92,7 +115,7 @@ def validate(model: Manipulator) -> list[Problem]:
                 if mass is not None and mass == 0 and np.any(np.abs(mat) > TOL):
                     warn(f"{where}.mass", "massless link with a non-zero inertia")
         if link.limits is not None:
-            lo, hi = (_num(v, subs) for v in link.limits)
+            lo, hi = num[f"{where}.limits[0]"], num[f"{where}.limits[1]"]
             if lo is not None and hi is not None and lo >= hi:
                 err(f"{where}.limits", f"lower limit {lo:g} is not below upper limit {hi:g}")
 
@@ -100,7 +123,7 @@ def validate(model: Manipulator) -> list[Problem]:
         where = f"point_masses[{k}]"
         if not 1 <= pm.link <= model.n:
             err(f"{where}.link", f"no link {pm.link} (links are numbered 1 to {model.n})")
-        mass = _num(pm.mass, subs)
+        mass = num[f"{where}.mass"]
         if mass is not None and mass < 0:
             err(f"{where}.mass", f"must be >= 0, is {mass:g}")
 

@@ -154,3 +154,52 @@ def test_loader_messages(change, message):
 
 def test_symbol_helper():
     assert symbol("L1").is_real and symbol("L1") is symbol("L1")
+
+
+# -- values with the defaults must be finite real numbers ----------------------------------------
+
+@pytest.mark.parametrize("field, text, reason", [
+    ("a", "sqrt(L - 2)", "not a real number"),
+    ("d", "(L - 2)**(1/3)", "not a real number"),
+    ("theta", "1/(L - 1)", "infinite"),
+    ("mass", "exp(exp(exp(100*L)))", "too large"),        # sympy's own evaluation overflows here
+    ("alpha", "L**(-1) * (L - 1)**(-2)", "infinite"),
+    ("mass", "exp(1000*L)", "too large"),
+])
+def test_values_must_be_finite_and_real_with_the_defaults(field, text, reason):
+    doc = {"format": "manipulator-designer", "version": 1, "gravity": [0, 0, -9.81], "parameters": {"L": 1.0},
+           "links": [{"joint": "R", "mass": 1, field: text}]}
+    with pytest.raises(ProjectError) as info:
+        from_dict(doc)
+    assert len(info.value.problems) == 1
+    problem = info.value.problems[0]
+    assert problem.startswith(f"links[1].{field}: ") and reason in problem, problem
+    # with another default the same text is fine
+    doc["parameters"]["L"] = 3.0 if field != "mass" else 0.001
+    assert from_dict(doc).n == 1
+
+
+def test_evaluate_matches_sympy():
+    from designer.model.evaluate import NotANumber, evaluate, real_value
+    from designer.model import parse_expr
+    values = {"a": 0.7, "b": -1.3, "L1": 2.0}
+    for text in ("a + b*L1", "sin(a)*cos(b)/tan(L1)", "sqrt(a**2 + b**2)", "exp(-a)*b**3", "(a - b)**(1/3)",
+                 "sqrt(b**2)", "pi*L1**-2", "exp(1)*a", "2**(1/2) + 1/3"):
+        e = parse_expr(text)
+        expected = complex(e.subs({symbol(k): v for k, v in values.items()}).evalf(30))
+        assert evaluate(e, values) == pytest.approx(expected, rel=1e-13, abs=1e-15), text
+        assert real_value(e, values) == pytest.approx(expected.real, rel=1e-13, abs=1e-15)
+    with pytest.raises(NotANumber, match="not a real"):
+        real_value(parse_expr("sqrt(b)"), values)
+    from designer.model import MissingParameterError
+    with pytest.raises(MissingParameterError):
+        evaluate(parse_expr("a + c"), values)
+
+
+def test_numeric_arm_with_bad_overrides():
+    from designer.kinematics import NumericArm
+    model = arm(Link(a="sqrt(L)", mass=1), parameters={"L": 1.0})
+    assert NumericArm.from_model(model).dh[0, 0] == 1.0
+    assert NumericArm.from_model(model, {"L": 4.0}).dh[0, 0] == 2.0
+    with pytest.raises(ValueError, match="not a real number"):
+        NumericArm.from_model(model, {"L": -1.0})
