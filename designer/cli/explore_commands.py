@@ -1,7 +1,7 @@
 """``python -m designer explore PROJECT WHAT ...``: design exploration from the command line.
 
 WHAT is one of metric, map, sweep, conditions, significance, sizing, payload,
-compare. Tables go to CSV, structured results to JSON (by the ``--out``
+sensitivity, compare. Tables go to CSV, structured results to JSON (by the ``--out``
 suffix, or ``--format``); without ``--out`` they go to standard output.
 Definitions of every metric: docs/metrics.md.
 """
@@ -24,7 +24,7 @@ from ..model import MissingParameterError, parse_expr
 from ..model.expr import ExpressionError
 from .common import UserError, load_model, write_output
 
-WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "compare")
+WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
 
 
 def register(sub) -> None:
@@ -115,6 +115,13 @@ def register(sub) -> None:
     q.add_argument("--samples", type=int, default=1000, help="without a motion: holding still at this many samples")
     common(q)
     q.set_defaults(func=_guard(cmd_payload))
+
+    q = whats.add_parser("sensitivity", help="d(metric)/d(parameter) at a pose; parameters ranked over the workspace")
+    q.add_argument("--metric", required=True, metavar="SPEC")
+    q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
+    q.add_argument("--samples", type=int, default=256, help="workspace samples for the ranking (default 256)")
+    common(q)
+    q.set_defaults(func=_guard(cmd_sensitivity))
 
     q = whats.add_parser("compare", help="A/B: the same metrics for two designs, with differences")
     q.add_argument("--with", dest="other", metavar="PROJECT_B", help="design B (default: PROJECT with --set-b)")
@@ -445,6 +452,18 @@ def cmd_payload(args) -> int:
     mass = payload_envelope(arm, offsets, torque, q, qd, qdd)
     rows = [{"z": float(z), "x": float(x), "max_payload": float(m)} for z, x, m in zip(Z.ravel(), X.ravel(), mass)]
     return emit(args, rows, {"torque": torque, "states": len(q), "rows": rows})
+
+
+def cmd_sensitivity(args) -> int:
+    from ..explore.sensitivity import rank_parameters
+    model, arm = model_and_arm(args)
+    if args.samples < 1:
+        raise UserError("--samples must be at least 1")
+    ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n), args.samples)
+    rows = [{"parameter": s.parameter, "value": s.value, "derivative_at_q": s.derivative,
+             "derivative_expression": "" if s.expression is None else str(s.expression),
+             "influence": s.influence, "mean_abs_derivative": s.derivative_mean_abs} for s in ranked]
+    return emit(args, rows, {"metric": args.metric, "q": pose(args, arm.n), "rows": rows})
 
 
 def cmd_compare(args) -> int:

@@ -8,6 +8,7 @@ Modules, each a set of pure functions (definitions in docs/metrics.md):
 - :mod:`.maps`: 2-D joint grids, Sobol/random samples within the joint limits, tool positions
 - :mod:`.sweep`: one or two parameters over ranges on any concurrent.futures executor; Pareto fronts
 - :mod:`.conditions`: symbolic decoupling, invariance and static-balance conditions
+- :mod:`.sensitivity`: exact d(metric)/d(parameter) at a pose, parameters ranked over the workspace
 - :mod:`.significance`: term significance, simplified models and their error bound
 - :mod:`.sizing`: motor sizing along trajectories, payload envelope
 - :mod:`.compare`: A/B comparison of two designs

@@ -71,6 +71,9 @@ def test_significance_sizing_payload_compare(capsys):
                         "--x", "0", "0.2", "2")
     rows = _rows(out)
     assert code == 0 and len(rows) == 2 and float(rows[1]["max_payload"]) < float(rows[0]["max_payload"])
+    code, out, _ = _run(capsys, TWO, "sensitivity", "--metric", "M[2,2]", "--samples", "16")
+    rows = _rows(out)
+    assert code == 0 and rows[0]["parameter"] == "d2" and rows[0]["derivative_expression"] == "2*d2*m2"
     code, out, _ = _run(capsys, TWO, "compare", "--set-b", "m2=2", "--samples", "32")
     rows = {(r["metric"], r["where"]): r for r in _rows(out)}
     assert code == 0 and float(rows[("total_mass", "design")]["B-A"]) == pytest.approx(1.0)
