@@ -78,7 +78,7 @@ def test_map_image_is_the_core_map_and_marks_the_pose(qtbot, panel, puma, metric
     expected = grid_map(arm, metric, (2, 3), q0=POSE, steps=25)
     np.testing.assert_allclose(view.heat.image.image, expected.values, rtol=1e-12, atol=1e-12)
     stats = sample_summary(arm, metric, 600).stats
-    shown = [float(view.stats.item(r, 0).text()) for r in range(view.stats.rowCount())]
+    shown = [float(view.stats.item(0, c).text()) for c in range(view.stats.columnCount())]
     np.testing.assert_allclose(shown, [stats[k] for k in ("min", "max", "mean", "std", "p05", "p50", "p95")],
                                rtol=1e-5)
     # the marker sits at the current pose, in degrees

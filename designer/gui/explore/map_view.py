@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 from PySide6.QtCore import Qt, QTimer
 
@@ -20,6 +20,8 @@ __all__ = ["MapView"]
 
 FOLLOW_MS = 250   # a pose change recomputes a following map at most this often
 
+_STAT_SHORT = {"min": "min", "max": "max", "mean": "mean", "std": "std", "p05": "5 %", "p50": "median",
+               "p95": "95 %"}
 _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standard deviation",
               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
 
@@ -76,34 +78,32 @@ class MapView(QWidget):
         self.marker.setToolTip("current pose")
         self.box.plot.addItem(self.marker)
 
-        self.stats = QTableWidget(len(STATS), 1, self)
-        self.stats.setHorizontalHeaderLabels(["value"])
-        self.stats.setVerticalHeaderLabels([_STAT_TEXT[s] for s in STATS])
+        # one row of statistics under the map: the map keeps the width of a narrow tab
+        self.stats = QTableWidget(1, len(STATS), self)
+        self.stats.setHorizontalHeaderLabels([_STAT_SHORT[s] for s in STATS])
+        for c, name in enumerate(STATS):
+            self.stats.horizontalHeaderItem(c).setToolTip(_STAT_TEXT[name])
+        self.stats.verticalHeader().hide()
         self.stats.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.stats.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.stats_caption = QLabel("Statistics over samples within the joint limits", self)
-        self.stats_caption.setWordWrap(True)
-        side = QWidget(self)
-        side_layout = QVBoxLayout(side)
-        side_layout.setContentsMargins(0, 0, 0, 0)
+        self.stats.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.stats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.stats.setFixedHeight(self.stats.horizontalHeader().sizeHint().height()
+                                  + self.stats.verticalHeader().defaultSectionSize() + 4)
+        self.stats_caption = QLabel("over samples within the joint limits", self)
+        self.stats_caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         sampling_row = QHBoxLayout()
-        sampling_row.addWidget(QLabel("samples", self))
-        sampling_row.addWidget(self.samples, 1)
+        sampling_row.addWidget(QLabel("Statistics over", self))
+        sampling_row.addWidget(self.samples)
         sampling_row.addWidget(self.sampling)
-        side_layout.addLayout(sampling_row)
-        side_layout.addWidget(self.stats_caption)
-        side_layout.addWidget(self.stats, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.box)
-        splitter.addWidget(side)
-        splitter.setStretchFactor(0, 4)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([700, 230])
+        sampling_row.addWidget(self.stats_caption, 1)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.box, 1)
+        layout.addLayout(sampling_row)
+        layout.addWidget(self.stats)
 
     # -- model and pose ------------------------------------------------------------------------
     def set_model(self, model: Manipulator) -> None:
@@ -172,11 +172,11 @@ class MapView(QWidget):
         self._caption()
         for r, name in enumerate(STATS):
             value = result.samples.stats[name] if result.samples is not None else float("nan")
-            self.stats.setItem(r, 0, QTableWidgetItem("—" if math.isnan(value) else f"{value:.6g}"))
+            self.stats.setItem(0, r, QTableWidgetItem("—" if math.isnan(value) else f"{value:.6g}"))
         if result.samples is not None:
             v = result.samples.values
             bad = int(np.count_nonzero(~np.isfinite(v)))
-            self.stats_caption.setText(f"{grid.label} over {len(v)} samples within the joint limits"
+            self.stats_caption.setText(f"samples within the joint limits: {grid.label}"
                                        + (f" ({bad} undefined, left out)" if bad else ""))
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -186,8 +186,8 @@ class MapView(QWidget):
         self.marker.setData([], [])
         self.box.caption.setText("")
         self.box.plot.setTitle("")
-        for r in range(self.stats.rowCount()):
-            self.stats.setItem(r, 0, QTableWidgetItem(""))
+        for c in range(self.stats.columnCount()):
+            self.stats.setItem(0, c, QTableWidgetItem(""))
 
     def _scale(self, joint: int) -> float:
         return 180.0 / math.pi if self.result_revolute[joint - 1] else 1.0

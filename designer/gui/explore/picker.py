@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ...explore.metrics import METRICS, Reduce, Shape
 
@@ -44,15 +44,19 @@ class MetricPicker(QWidget):
             self.metric.setItemData(k, metric_tooltip(name), Qt.ItemDataRole.ToolTipRole)
         self.component = QComboBox(self)
         self.component.setToolTip("Which joint or joint pair; 'worst' reduces the metric to one number per pose")
-        self.unit = QLabel(self)
-        # the definition may be long: it must not set the panel's minimum width
+        self.unit = QLabel(self)   # the definition and unit, on a line of its own
+        self.unit.setWordWrap(True)
+        self.unit.setStyleSheet("color: #555;")
         self.unit.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        layout = QHBoxLayout(self)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Metric", self))
+        row.addWidget(self.metric, 2)
+        row.addWidget(self.component, 2)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(QLabel("Metric", self))
-        layout.addWidget(self.metric, 2)
-        layout.addWidget(self.component, 1)
-        layout.addWidget(self.unit, 3)
+        layout.setSpacing(2)
+        layout.addLayout(row)
+        layout.addWidget(self.unit)
         self.metric.currentIndexChanged.connect(self._metric_changed)
         self.component.currentIndexChanged.connect(lambda _=0: self.changed.emit(self.text()))
         self.set_joint_count(2)
