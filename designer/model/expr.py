@@ -96,12 +96,15 @@ def _short(value: sp.Expr) -> str:
     return text[:16] + "..."
 
 
-def _check_real(value: sp.Expr, what: str) -> None:
-    """Refuse what sympy made infinite (tan(pi/2), 0**-x) or complex (sqrt(-exp(a)))."""
+def _check_real(value: sp.Expr, what) -> None:
+    """Refuse what sympy made infinite (tan(pi/2), 0**-x) or complex (sqrt(-exp(a))).
+
+    ``what()`` names the culprit; it is called only for the message (printing is costly).
+    """
     if value.has(sp.zoo, sp.oo, sp.nan):
-        raise ExpressionError(f"{what} is infinite")
+        raise ExpressionError(f"{what()} is infinite")
     if value.has(sp.I):
-        raise ExpressionError(f"{what} is not a real number")
+        raise ExpressionError(f"{what()} is not a real number")
 
 
 def _check_size(value: sp.Expr) -> sp.Expr:
@@ -177,7 +180,7 @@ class _Converter:
                 if right == 0:
                     raise ExpressionError("division by zero")
                 right = 1 / right
-                _check_real(right, "a division")
+                _check_real(right, lambda: "a division")
             terms.append(right)
         if additive is None:
             return acc
@@ -215,13 +218,11 @@ class _Converter:
                     raise ExpressionError(f"negative number to a fractional power is not real (({_short(base)})**({_short(exponent)}))")
         if base == 0 and not (exponent.is_number and exponent.is_nonnegative):
             raise ExpressionError(f"0**({_short(exponent)}) is not defined for every value")
-        if exponent.is_number and not exponent.is_integer and not base.is_number and base.is_negative:
-            raise ExpressionError(f"({_short(base)})**({_short(exponent)}) is not a real number")
         result = base**exponent
         # sympy folds (x**64)**64 into x**4096, which expands without end
         if result.is_Pow and result.exp.is_number and abs(complex(result.exp.evalf())) > MAX_EXPONENT:
             raise ExpressionError(f"exponent {_short(result.exp)} is larger than {MAX_EXPONENT} in size")
-        _check_real(result, f"({_short(base)})**({_short(exponent)})")
+        _check_real(result, lambda: f"({_short(base)})**({_short(exponent)})")
         return _check_size(result)
 
     def call(self, node: ast.Call, depth: int) -> sp.Expr:
@@ -233,13 +234,15 @@ class _Converter:
         if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
             raise ExpressionError(f"function '{fname}' takes exactly one argument")
         arg = self.convert(node.args[0], depth + 1)
-        if fname == "sqrt" and arg.is_negative:  # numbers, and sums like -a**2 - 1 of real symbols
+        # Only numbers: asking sympy about the sign of a long symbolic sum costs too much for
+        # hostile text; sqrt(-a**2 - 1) is caught by validation with the parameter values.
+        if fname == "sqrt" and arg.is_number and arg.is_negative:
             raise ExpressionError("square root of a negative number")
         if fname == "exp" and arg.is_number and complex(arg.evalf()).real > MAX_MAGNITUDE * math.log(10):
             # exp(exp(exp(100))) would make sympy's evaluation run for ever
             raise ExpressionError(f"number too large (exp({arg}))")
         result = FUNCTIONS[fname](arg)
-        _check_real(result, f"{fname}({_short(arg)})")
+        _check_real(result, lambda: f"{fname}({_short(arg)})")
         return result
 
 

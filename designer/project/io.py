@@ -27,6 +27,7 @@ VERSION = 1
 MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
+MAX_EXPRESSION_CHARS = 100_000
 
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
@@ -53,6 +54,7 @@ class _Reader:
 
     def __init__(self):
         self.problems: list[str] = []
+        self.chars = 0  # expression text read so far, against MAX_EXPRESSION_CHARS
 
     def fail(self, where: str, message: str):
         self.problems.append(f"{where}: {message}")
@@ -60,6 +62,14 @@ class _Reader:
     def expr(self, value, where: str, default=None):
         if value is None and default is not None:
             return to_expr(default)
+        if isinstance(value, str):
+            # each text is bounded by the parser; this bounds the whole file's reading time
+            self.chars += len(value)
+            if self.chars > MAX_EXPRESSION_CHARS:
+                if self.chars - len(value) <= MAX_EXPRESSION_CHARS:
+                    self.fail(where, f"the file's expressions are longer than {MAX_EXPRESSION_CHARS} "
+                                     "characters in all")
+                return None
         try:
             return to_expr(value, where)
         except ExpressionError as exc:

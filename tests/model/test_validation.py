@@ -203,3 +203,10 @@ def test_numeric_arm_with_bad_overrides():
     assert NumericArm.from_model(model, {"L": 4.0}).dh[0, 0] == 2.0
     with pytest.raises(ValueError, match="not a real number"):
         NumericArm.from_model(model, {"L": -1.0})
+
+
+def test_never_real_expression_is_caught_with_defaults():
+    doc = {"format": "manipulator-designer", "version": 1, "gravity": [0, 0, -9.81], "parameters": {"L": 3.0},
+           "links": [{"joint": "R", "mass": 1, "a": "sqrt(-L**2 - 1)"}]}
+    with pytest.raises(ProjectError, match=r"links\[1\].a: not a real number"):
+        from_dict(doc)
