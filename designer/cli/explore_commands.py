@@ -9,20 +9,15 @@ Definitions of every metric: docs/metrics.md.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import csv
-import functools
-import io
-import json
-import math
-from pathlib import Path
 
 import numpy as np
 
 from ..jobs import run
 from ..kinematics import NumericArm
-from ..model import MissingParameterError, parse_expr
-from ..model.expr import ExpressionError
-from .common import UserError, load_model, write_output
+from ..model import MissingParameterError
+from .common import UserError, load_model
+from .explore_io import (emit, guard, model_and_arm, number, output_format, parse_sets, pose, pose_from,
+                         ratings, vector)
 
 WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
 
@@ -47,7 +42,7 @@ def register(sub) -> None:
     q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
     q.add_argument("--metric", action="append", metavar="SPEC", help="e.g. coupling or gravity[2] (repeatable)")
     common(q)
-    q.set_defaults(func=_guard(cmd_metric))
+    q.set_defaults(func=guard(cmd_metric))
 
     q = whats.add_parser("map", help="a metric over a 2-D joint grid, or at samples within the joint limits")
     q.add_argument("--metric", required=True, metavar="SPEC")
@@ -58,7 +53,7 @@ def register(sub) -> None:
     q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
     q.add_argument("--seed", type=int, default=0)
     common(q)
-    q.set_defaults(func=_guard(cmd_map))
+    q.set_defaults(func=guard(cmd_map))
 
     q = whats.add_parser("sweep", help="one or two parameters over ranges; metric summaries per design; Pareto")
     q.add_argument("--param", nargs=4, action="append", required=True, metavar=("NAME", "START", "STOP", "COUNT"))
@@ -72,7 +67,7 @@ def register(sub) -> None:
     q.add_argument("--pareto", nargs=2, metavar=("A", "B"), help="mark designs non-dominated in columns A, B")
     q.add_argument("--maximize", nargs="*", default=[], metavar="COL", help="Pareto columns to maximise")
     common(q)
-    q.set_defaults(func=_guard(cmd_sweep))
+    q.set_defaults(func=guard(cmd_sweep))
 
     q = whats.add_parser("conditions", help="parameter relations for decoupling, invariant M or static balance")
     q.add_argument("--kind", choices=["decoupled", "invariant", "balanced"], required=True)
@@ -81,7 +76,7 @@ def register(sub) -> None:
     q.add_argument("--apply", metavar="OUT.json", help="save the model with the first (or --choose) solution")
     q.add_argument("--choose", type=int, default=1, help="which solution --apply uses (1-based)")
     common(q, table=False)
-    q.set_defaults(func=_guard(cmd_conditions))
+    q.set_defaults(func=guard(cmd_conditions))
 
     q = whats.add_parser("significance", help="each term's largest share of the torque; simplified model and its bound")
     q.add_argument("--threshold", type=float, default=0.01, help="drop terms below this fraction (default 0.01)")
@@ -89,7 +84,7 @@ def register(sub) -> None:
     q.add_argument("--check", type=int, default=2000, help="fresh random states to check the bound (0: skip)")
     q.add_argument("--ops", action="store_true", help="also count operations of full and simplified tau (symbolic)")
     common(q)
-    q.set_defaults(func=_guard(cmd_significance))
+    q.set_defaults(func=guard(cmd_significance))
 
     def motion(q):
         q.add_argument("--trajectory", metavar="CSV", help="columns t, q1..qn (optional qd1.., qdd1..)")
@@ -104,7 +99,7 @@ def register(sub) -> None:
     q.add_argument("--rotor", metavar="JM", help="rotor inertias (kg m^2), motor side")
     q.add_argument("--series", action="store_true", help="CSV: the time series instead of the per-joint table")
     common(q)
-    q.set_defaults(func=_guard(cmd_sizing))
+    q.set_defaults(func=guard(cmd_sizing))
 
     q = whats.add_parser("payload", help="largest payload mass vs its offset within the rated torques (load diagram)")
     motion(q)
@@ -114,14 +109,14 @@ def register(sub) -> None:
                    help="offsets along the last frame's x axis (m)")
     q.add_argument("--samples", type=int, default=1000, help="without a motion: holding still at this many samples")
     common(q)
-    q.set_defaults(func=_guard(cmd_payload))
+    q.set_defaults(func=guard(cmd_payload))
 
     q = whats.add_parser("sensitivity", help="d(metric)/d(parameter) at a pose; parameters ranked over the workspace")
     q.add_argument("--metric", required=True, metavar="SPEC")
     q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
     q.add_argument("--samples", type=int, default=256, help="workspace samples for the ranking (default 256)")
     common(q)
-    q.set_defaults(func=_guard(cmd_sensitivity))
+    q.set_defaults(func=guard(cmd_sensitivity))
 
     q = whats.add_parser("compare", help="A/B: the same metrics for two designs, with differences")
     q.add_argument("--with", dest="other", metavar="PROJECT_B", help="design B (default: PROJECT with --set-b)")
@@ -129,139 +124,8 @@ def register(sub) -> None:
     q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
     q.add_argument("--samples", type=int, default=1000)
     common(q)
-    q.set_defaults(func=_guard(cmd_compare))
+    q.set_defaults(func=guard(cmd_compare))
 
-
-
-# -- shared helpers -----------------------------------------------------------------
-def _guard(func):
-    """Turn the core's ValueErrors (bad metric, missing parameter, bad range) into one-line user errors."""
-    @functools.wraps(func)
-    def wrapper(args):
-        try:
-            return func(args)
-        except UserError:
-            raise
-        except (MissingParameterError, ExpressionError, ValueError, np.linalg.LinAlgError) as exc:
-            raise UserError(f"explore {args.what}: {exc}") from None
-    return wrapper
-
-
-def number(text: str, what: str) -> float:
-    try:
-        value = parse_expr(text, what)
-    except ExpressionError as exc:
-        raise UserError(str(exc)) from None
-    if value.free_symbols:
-        raise UserError(f"{what}: must be a number, not '{text}'")
-    return float(value.evalf())
-
-
-def overrides(args) -> dict[str, float]:
-    return parse_sets(args.set)
-
-
-def parse_sets(items: list[str]) -> dict[str, float]:
-    out = {}
-    for item in items:
-        if "=" not in item:
-            raise UserError(f"--set {item}: write NAME=VALUE")
-        name, text = item.split("=", 1)
-        out[name.strip()] = number(text, f"--set {name.strip()}")
-    return out
-
-
-def model_and_arm(args):
-    model = load_model(args.project)
-    sets = overrides(args)
-    unknown = sorted(set(sets) - set(model.symbol_names()))
-    if unknown:
-        raise UserError(f"--set: {', '.join(unknown)} is not a parameter of {args.project}")
-    model = model.with_parameters(sets)
-    try:
-        return model, NumericArm.from_model(model)
-    except MissingParameterError as exc:
-        raise UserError(f"{args.project}: {exc}") from None
-
-
-def vector(text: str | None, n: int, what: str):
-    if text is None:
-        return None
-    parts = [p for p in text.replace(",", " ").split() if p]
-    values = [number(p, what) for p in parts]
-    if len(values) not in (1, n):
-        raise UserError(f"{what}: give one value or {n}, got {len(values)}")
-    return np.broadcast_to(np.array(values), (n,)).copy()
-
-
-def ratings(args, n: int):
-    from ..explore.metrics import Ratings
-    return Ratings.of(n, vector(args.torque, n, "--torque"), vector(args.speed, n, "--speed"),
-                      vector(args.acceleration, n, "--acceleration"))
-
-
-def pose(args, n: int) -> np.ndarray:
-    return pose_from(getattr(args, "q", None), n, "--q")
-
-
-def pose_from(texts: list[str] | None, n: int, flag: str) -> np.ndarray:
-    if not texts:
-        return np.zeros(n)
-    if len(texts) != n:
-        raise UserError(f"{flag}: {n} joint values needed, {len(texts)} given")
-    return np.array([number(t, f"{flag}[{k}]") for k, t in enumerate(texts, start=1)])
-
-
-def _clean(value):
-    if isinstance(value, np.ndarray):
-        return _clean(value.tolist())
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return v if math.isfinite(v) else (None if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
-def output_format(args, table: bool) -> str:
-    if args.format:
-        return args.format
-    if args.out:
-        suffix = Path(args.out).suffix.lower()
-        if suffix in (".csv", ".json"):
-            return suffix[1:]
-        raise UserError(f"--out {args.out}: use a .csv or .json file, or give --format")
-    return "csv" if table else "json"
-
-
-def emit(args, rows: list[dict] | None = None, data: dict | None = None) -> int:
-    """Write ``rows`` as CSV, or ``data`` (default: {"rows": rows}) as JSON."""
-    fmt = output_format(args, table=rows is not None)
-    if fmt == "csv":
-        if rows is None:
-            raise UserError(f"explore {args.what}: this result is not a table; write it as JSON")
-        buf = io.StringIO()
-        keys = list(dict.fromkeys(k for r in rows for k in r))
-        w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: _csv_value(v) for k, v in r.items()})
-        write_output(buf.getvalue(), args.out)
-    else:
-        write_output(json.dumps(_clean(data if data is not None else {"rows": rows}), indent=1) + "\n", args.out)
-    return 0
-
-
-def _csv_value(v):
-    if isinstance(v, (float, np.floating)):
-        return repr(float(v))
-    return v
 
 
 # -- commands -----------------------------------------------------------------------

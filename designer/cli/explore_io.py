@@ -1,0 +1,150 @@
+"""Argument parsing and output for ``explore`` (numbers, poses, ratings, CSV/JSON writing)."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model import MissingParameterError, parse_expr
+from ..model.expr import ExpressionError
+from .common import UserError, load_model, write_output
+
+__all__ = ["guard", "number", "overrides", "parse_sets", "model_and_arm", "vector", "ratings", "pose",
+           "pose_from", "output_format", "emit"]
+
+
+def guard(func):
+    """Turn the core's ValueErrors (bad metric, missing parameter, bad range) into one-line user errors."""
+    @functools.wraps(func)
+    def wrapper(args):
+        try:
+            return func(args)
+        except UserError:
+            raise
+        except (MissingParameterError, ExpressionError, ValueError, np.linalg.LinAlgError) as exc:
+            raise UserError(f"explore {args.what}: {exc}") from None
+    return wrapper
+
+
+def number(text: str, what: str) -> float:
+    try:
+        value = parse_expr(text, what)
+    except ExpressionError as exc:
+        raise UserError(str(exc)) from None
+    if value.free_symbols:
+        raise UserError(f"{what}: must be a number, not '{text}'")
+    return float(value.evalf())
+
+
+def overrides(args) -> dict[str, float]:
+    return parse_sets(args.set)
+
+
+def parse_sets(items: list[str]) -> dict[str, float]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise UserError(f"--set {item}: write NAME=VALUE")
+        name, text = item.split("=", 1)
+        out[name.strip()] = number(text, f"--set {name.strip()}")
+    return out
+
+
+def model_and_arm(args):
+    model = load_model(args.project)
+    sets = overrides(args)
+    unknown = sorted(set(sets) - set(model.symbol_names()))
+    if unknown:
+        raise UserError(f"--set: {', '.join(unknown)} is not a parameter of {args.project}")
+    model = model.with_parameters(sets)
+    try:
+        return model, NumericArm.from_model(model)
+    except MissingParameterError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+
+
+def vector(text: str | None, n: int, what: str):
+    if text is None:
+        return None
+    parts = [p for p in text.replace(",", " ").split() if p]
+    values = [number(p, what) for p in parts]
+    if len(values) not in (1, n):
+        raise UserError(f"{what}: give one value or {n}, got {len(values)}")
+    return np.broadcast_to(np.array(values), (n,)).copy()
+
+
+def ratings(args, n: int):
+    from ..explore.metrics import Ratings
+    return Ratings.of(n, vector(args.torque, n, "--torque"), vector(args.speed, n, "--speed"),
+                      vector(args.acceleration, n, "--acceleration"))
+
+
+def pose(args, n: int) -> np.ndarray:
+    return pose_from(getattr(args, "q", None), n, "--q")
+
+
+def pose_from(texts: list[str] | None, n: int, flag: str) -> np.ndarray:
+    if not texts:
+        return np.zeros(n)
+    if len(texts) != n:
+        raise UserError(f"{flag}: {n} joint values needed, {len(texts)} given")
+    return np.array([number(t, f"{flag}[{k}]") for k, t in enumerate(texts, start=1)])
+
+
+def _clean(value):
+    if isinstance(value, np.ndarray):
+        return _clean(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else (None if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def output_format(args, table: bool) -> str:
+    if args.format:
+        return args.format
+    if args.out:
+        suffix = Path(args.out).suffix.lower()
+        if suffix in (".csv", ".json"):
+            return suffix[1:]
+        raise UserError(f"--out {args.out}: use a .csv or .json file, or give --format")
+    return "csv" if table else "json"
+
+
+def emit(args, rows: list[dict] | None = None, data: dict | None = None) -> int:
+    """Write ``rows`` as CSV, or ``data`` (default: {"rows": rows}) as JSON."""
+    fmt = output_format(args, table=rows is not None)
+    if fmt == "csv":
+        if rows is None:
+            raise UserError(f"explore {args.what}: this result is not a table; write it as JSON")
+        buf = io.StringIO()
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: _csv_value(v) for k, v in r.items()})
+        write_output(buf.getvalue(), args.out)
+    else:
+        write_output(json.dumps(_clean(data if data is not None else {"rows": rows}), indent=1) + "\n", args.out)
+    return 0
+
+
+def _csv_value(v):
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return v
