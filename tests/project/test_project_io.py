@@ -335,11 +335,11 @@ def test_save_to_a_missing_folder_is_an_os_error(tmp_path):
 
 def test_expression_text_in_all_is_bounded():
     import time
-    # each text is legal but slow-ish to read; together they stop at a fixed budget, quickly
-    heavy = "sqrt(" * 30 + "+".join(f"x{i}**2" for i in range(150)) + ")" * 30
+    # each text is legal; together they stop at a fixed budget
+    heavy = "+".join(["1"] * 900)
     doc = pendulum_doc()
     doc["links"] = [{"joint": "R", "mass": 1, "a": heavy, "d": heavy, "theta": heavy} for _ in range(60)]
     start = time.perf_counter()
     with pytest.raises(ProjectError, match="longer than 100000 characters in all"):
         from_dict(doc)
-    assert time.perf_counter() - start < 60
+    assert time.perf_counter() - start < 30
