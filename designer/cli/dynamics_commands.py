@@ -31,8 +31,9 @@ def register(sub) -> None:
                                        "(common subexpressions eliminated)")
     p.add_argument("project")
     p.add_argument("--lang", choices=["c", "python"], required=True)
-    p.add_argument("--method", choices=methods, default=Method.NEWTON_EULER.value,
-                   help="derivation used (default newton-euler; all give the same functions)")
+    # lagrange by default: on the PUMA 560 its tau needs 3318 operations after CSE, newton-euler's 5152
+    p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
+                   help="derivation used (default lagrange; all give the same functions, of different sizes)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
