@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)
-        left.setSizes([250, 640])
+        left.setSizes([215, 700])
 
         centre = QWidget(self)
         centre_layout = QVBoxLayout(centre)
@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
         main.addWidget(centre)
         main.addWidget(self.result_tabs)
         main.setStretchFactor(1, 1)
-        main.setSizes([470, 560, 530])
+        main.setSizes([430, 650, 480])
         self.setCentralWidget(main)
 
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)
+        self.problems.linkChosen.connect(self.dh_table.select_link)
         doc.modelChanged.connect(self._model_changed)
         doc.dirtyChanged.connect(lambda _d: self._update_title())
         doc.pathChanged.connect(lambda _p: self._update_title())
@@ -272,6 +273,7 @@ class MainWindow(QMainWindow):
             return False
         self.document.reset(model, None, origin=f"example {Path(path).name}")
         self.recovery.discard()
+        self.show_message(f"Opened the example {Path(path).name} as an untitled copy")
         return True
 
     def save(self) -> bool:
