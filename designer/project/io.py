@@ -116,6 +116,11 @@ class _Reader:
         if not isinstance(value, str):
             self.fail(where, "must be text")
             return ""
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate from a "\ud800" escape could never be saved
+            self.fail(where, "is not valid Unicode text")
+            return ""
         return value
 
     def link(self, data, i: int):

@@ -132,6 +132,7 @@ BAD = {
     "limits": (_mutated(lambda d: d["links"][0].update(limits=[1, -1])), "links[1].limits"),
     "limits shape": (_mutated(lambda d: d["links"][0].update(limits=[1])), "links[1].limits"),
     "name number": (_mutated(lambda d: d.update(name=3)), "name"),
+    "lone surrogate": (json.dumps(pendulum_doc()).replace('"upper"', '"\\ud800"'), "links[1].name"),
     "gravity": (_mutated(lambda d: d.update(gravity=[0, 0])), "gravity"),
     "joint variable": (_mutated(lambda d: d["links"][0].update(d="q1")), "links[1].d"),
 }
