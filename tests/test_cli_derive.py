@@ -104,9 +104,26 @@ def test_bad_choice_is_a_usage_error(capsys):
     assert exc.value.code == 2
 
 
+# a modified-DH (Craig) arm with a prismatic joint and full, non-diagonal inertia tensors
+RPR_MODIFIED = {
+    "format": "manipulator-designer", "version": 1, "name": "RPR modified", "convention": "modified",
+    "gravity": [0, "-g", 0], "parameters": {"l1": 0.5, "m1": 2.0, "m2": 1.5, "m3": 0.7, "g": 9.81},
+    "links": [
+        {"joint": "R", "a": 0, "alpha": 0, "d": 0.1, "theta": 0, "mass": "m1", "com": ["l1/2", 0.02, 0],
+         "inertia": {"xx": 0.02, "yy": 0.05, "zz": 0.06, "xy": 0.003}},
+        {"joint": "P", "a": "l1", "alpha": "pi/2", "d": 0.2, "theta": 0.3, "mass": "m2", "com": [0, 0.05, -0.1],
+         "inertia": {"xx": 0.03, "yy": 0.03, "zz": 0.01, "yz": 0.002}},
+        {"joint": "R", "a": 0.1, "alpha": "-pi/2", "d": 0, "theta": 0, "mass": "m3", "com": [0.1, 0, 0.03],
+         "inertia": {"xx": 0.004, "yy": 0.006, "zz": 0.005, "xz": -0.001}},
+    ],
+}
+
+
 @pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc not installed")
-def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(tmp_path):
-    """Stanford arm (modified DH, prismatic boom): generated C vs the numeric recursive dynamics."""
+@pytest.mark.parametrize("arm", ["stanford_modified", "rpr_modified"])
+def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, tmp_path):
+    """ROBMAT's modified Stanford arm (prismatic boom) and a Craig-convention RPR arm with full inertias:
+    generated C and Python against the numeric recursive dynamics."""
     import ctypes
     import subprocess
 
@@ -114,7 +131,11 @@ def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(tmp_path):
     from designer.numeric import recursive as rec
     from designer.project import load_project
 
-    path = str(robot_path("stanford_modified"))
+    if arm == "rpr_modified":
+        (tmp_path / "rpr.json").write_text(json.dumps(RPR_MODIFIED), encoding="utf-8")
+        path = str(tmp_path / "rpr.json")
+    else:
+        path = str(robot_path(arm))
     assert main(["codegen", path, "--lang", "python", "--out", str(tmp_path / "st.py")]) == 0
     assert main(["codegen", path, "--lang", "c", "--prefix", "st", "--out", str(tmp_path / "st.c")]) == 0
     spec = importlib.util.spec_from_file_location("st", tmp_path / "st.py")
