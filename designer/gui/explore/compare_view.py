@@ -23,7 +23,7 @@ __all__ = ["CompareView"]
 
 STATS_SHOWN = ("max", "mean", "min")
 
-HEADER = ["metric", "where", "A", "B", "B − A", "B / A"]
+HEADER = ["metric", "where", "A", "B", "B − A", "B / A"]   # where: pose, design, or a workspace statistic
 WHERE = (("workspace", "over the workspace"), ("pose", "at the current pose"), ("", "everything"))
 
 
@@ -96,10 +96,10 @@ class CompareView(QWidget):
         self.box.add_legend()
         self.box.failed.connect(panel.show_error)
         self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)   # fits a narrow tab
         splitter.addWidget(left)
         splitter.addWidget(self.box)
-        splitter.setSizes([480, 520])
+        splitter.setSizes([400, 320])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(grid)
@@ -177,7 +177,7 @@ class CompareView(QWidget):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             name = row["metric"].partition("[")[0]
-            cells = [row["metric"], row["where"].replace("workspace:", "workspace ")] + \
+            cells = [row["metric"], row["where"].replace("workspace:", "")] + \
                 [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -195,7 +195,7 @@ class CompareView(QWidget):
         plot.plot(result.x * scale, result.curve_a, name="A (current)", pen=pg.mkPen("#1f77b4", width=2))
         plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
                   pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
-        self.box.caption.setText(f"{result.label} against q{result.curve_joint}, other joints at the current pose")
+        self.box.caption.setText(f"{result.label} against q{result.curve_joint}; other joints at the pose")
         plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
         plot.setLabel("left", result.label)
 
