@@ -175,3 +175,16 @@ def test_argparse_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as info:
         main(["no-such-command"])
     assert info.value.code == 2
+
+
+def test_read_json_refuses_nan_and_deep_nesting(tmp_path):
+    from designer.cli.common import UserError, read_json
+    assert read_json(write(tmp_path, '{"q": [1, 2.5]}', "ok.json"), "states") == {"q": [1, 2.5]}
+    for name, text, fragment in [("nan.json", '{"q": [NaN]}', "NaN"), ("inf.json", '{"q": [-Infinity]}', "Infinity"),
+                                 ("deep.json", "[" * 100000 + "]" * 100000, "not valid JSON"),
+                                 ("bad.json", "{", "not valid JSON")]:
+        with pytest.raises(UserError, match=fragment) as info:
+            read_json(write(tmp_path, text, name), "states")
+        assert str(info.value).startswith(str(tmp_path / name) + ": states is not valid JSON")
+    with pytest.raises(UserError, match="cannot read states"):
+        read_json(str(tmp_path / "missing.json"), "states")

@@ -31,9 +31,15 @@ def read_json(path: str, what: str):
     except UnicodeDecodeError:
         raise UserError(f"{path}: {what} is not UTF-8 text") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: {what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the parser goes
+        raise UserError(f"{path}: {what} is not valid JSON: {exc}") from None
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def write_output(text: str, out: str | None) -> None:
