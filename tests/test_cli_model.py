@@ -188,3 +188,16 @@ def test_read_json_refuses_nan_and_deep_nesting(tmp_path):
         assert str(info.value).startswith(str(tmp_path / name) + ": states is not valid JSON")
     with pytest.raises(UserError, match="cannot read states"):
         read_json(str(tmp_path / "missing.json"), "states")
+
+
+def test_unwrapped_project_and_parameter_errors_still_exit_2(capsys, monkeypatch):
+    from designer.cli import model_commands
+    from designer.model import MissingParameterError
+    from designer.project import ProjectError
+
+    for exc in (ProjectError("links[1].a: bad", "x.json"), MissingParameterError(["L9"])):
+        def fail(args, exc=exc):
+            raise exc
+        monkeypatch.setattr(model_commands, "cmd_info", fail)
+        code, out, err = run(capsys, "info", PENDULUM)
+        assert code == 2 and err.startswith("error: ") and len(err.strip().splitlines()) == 1

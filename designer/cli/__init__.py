@@ -10,6 +10,8 @@ import argparse
 import importlib
 import sys
 
+from ..model import MissingParameterError
+from ..project import ProjectError
 from .common import UserError
 
 __all__ = ["main", "UserError", "COMMAND_MODULES"]
@@ -42,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except UserError as exc:
+    except (UserError, ProjectError, MissingParameterError) as exc:
+        # the last two are user mistakes too when a command forgets to wrap them
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
