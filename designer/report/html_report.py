@@ -157,7 +157,8 @@ def render_html(eq: Equations, title: str | None = None) -> str:
     out += ["<h2>Equations of motion</h2>", f"<p>{escape(form_text(eq))}</p>",
             "<p>Joint positions q<sub>i</sub>, velocities q&#x307;<sub>i</sub>, "
             "accelerations q&#x308;<sub>i</sub>. Operations: <code>sympy.count_ops</code> of each entry, "
-            "before common-subexpression elimination.</p>"]
+            "before common-subexpression elimination. Numbers are shown to 6 significant digits (the JSON "
+            "export keeps full precision).</p>"]
     out += _table(["matrix", "size", "non-zero entries", "operations"],
                   [[escape(s.name), f"{s.shape[0]} &#xd7; {s.shape[1]}", str(len(s.shown) + len(s.mirrors)),
                     str(s.ops)] for s in secs])

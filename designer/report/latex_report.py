@@ -64,8 +64,9 @@ def _inertia(entries) -> str:
     if kind == "diag":
         return r"$\mathrm{diag}(" + ", ".join(to_latex(c) for c in cells) + ")$"
     xx, yy, zz, xy, xz, yz = (to_latex(c) for c in cells)
-    return (r"$\left(\begin{smallmatrix}" + rf"{xx} & {xy} & {xz} \\ {xy} & {yy} & {yz} \\ {xz} & {yz} & {zz}"
-            + r"\end{smallmatrix}\right)$")
+    # the strut gives the table row the height of the matrix (it would overlap the rules)
+    return (r"\rule[-1.1em]{0pt}{2.6em}$\left(\begin{smallmatrix}"
+            + rf"{xx} & {xy} & {xz} \\ {xy} & {yy} & {yz} \\ {xz} & {yz} & {zz}" + r"\end{smallmatrix}\right)$")
 
 
 def _mass_table(eq: Equations) -> list[str]:
@@ -117,7 +118,7 @@ def _summary(secs: list[MatrixSection]) -> list[str]:
         out.append(rf"${s.info.latex}$ & ${s.shape[0]} \times {s.shape[1]}$ & {nonzero} & {s.ops} \\")
     out += [r"\hline", r"\end{longtable}",
             "Operations: \\texttt{sympy.count\\_ops} of the distinct entries, before common-subexpression "
-            "elimination.", ""]
+            "elimination. Numbers are shown to 6 significant digits (the JSON export keeps full precision).", ""]
     return out
 
 

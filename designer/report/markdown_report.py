@@ -101,7 +101,8 @@ def render_markdown(eq: Equations, title: str | None = None) -> str:
     out += _table(["matrix", "size", "non-zero entries", "operations"],
                   [[f"${s.info.latex}$", f"{s.shape[0]} × {s.shape[1]}", str(len(s.shown) + len(s.mirrors)),
                     str(s.ops)] for s in secs])
-    out += ["Operations: `sympy.count_ops` of the distinct entries, before common-subexpression elimination.", ""]
+    out += ["Operations: `sympy.count_ops` of the distinct entries, before common-subexpression elimination. "
+            "Numbers are shown to 6 significant digits (the JSON export keeps full precision).", ""]
     for sec in secs:
         out += [f"### ${sec.info.latex}$: {_esc(sec.info.description)}", "",
                 f"Size {sec.shape[0]} × {sec.shape[1]}." + (" Symmetric." if sec.info.symmetric else ""), ""]

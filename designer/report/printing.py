@@ -15,7 +15,7 @@ import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 from sympy.printing.str import StrPrinter
 
-__all__ = ["to_text", "to_latex", "to_mathml", "joint_latex", "latex_escape", "JOINT_RE"]
+__all__ = ["to_text", "to_latex", "to_mathml", "for_display", "DISPLAY_DIGITS", "joint_latex", "latex_escape", "JOINT_RE"]
 
 JOINT_RE = re.compile(r"^q(d|dd)?([0-9]+)$")
 _ACCENT = {None: "", "d": "\\dot", "dd": "\\ddot"}
@@ -49,9 +49,28 @@ def joint_latex(name: str) -> str | None:
     return f"{base}_{{{m.group(2)}}}"
 
 
-def to_latex(expr) -> str:
-    """LaTeX of an expression, joint symbols as q_i, \\dot q_i, \\ddot q_i."""
+DISPLAY_DIGITS = 6
+
+
+def for_display(expr, digits: int = DISPLAY_DIGITS):
+    """``expr`` with floats rounded to ``digits`` significant digits, integral ones as integers.
+
+    For documents people read; JSON and generated code keep full precision.
+    """
     expr = sp.sympify(expr)
+    floats = expr.atoms(sp.Float)
+    if not floats:
+        return expr
+    subs = {}
+    for f in floats:
+        value = float(f)
+        subs[f] = sp.Integer(int(value)) if value.is_integer() and abs(value) < 1e6 else sp.Float(f, digits)
+    return expr.xreplace(subs)
+
+
+def to_latex(expr) -> str:
+    """LaTeX of an expression, joint symbols as q_i, \\dot q_i, \\ddot q_i; floats to 6 digits."""
+    expr = for_display(expr)
     names = {s: joint_latex(s.name) for s in expr.free_symbols if isinstance(s, sp.Symbol)}
     names = {s: v for s, v in names.items() if v}
     return sp.latex(expr, symbol_names=names)
@@ -117,8 +136,8 @@ def _numeric_entities(text: str) -> str:
 
 
 def to_mathml(expr) -> str:
-    """Presentation MathML (the content of a ``<math>`` element) of an expression."""
-    text = _numeric_entities(_MathMLPrinter().doprint(sp.sympify(expr)))
+    """Presentation MathML (the content of a ``<math>`` element) of an expression; floats to 6 digits."""
+    text = _numeric_entities(_MathMLPrinter().doprint(for_display(expr)))
     text = text.replace("<mo>-</mo>", "<mo>&#x2212;</mo>")  # a minus sign, not a hyphen
     # browsers put no space between a factor and a function name (TeX does): I2yy cos(q2), not I2yycos
     return _FUNCTION_AFTER_PRODUCT.sub(r'\1<mspace width="0.17em"></mspace>\2', text)

@@ -122,3 +122,14 @@ def test_html_shows_dotted_joint_symbols():
     assert '<mover accent="true"><mi>q</mi><mo>&#168;</mo></mover>' in page
     body = page.split("<h2>Equations of motion</h2>")[1]
     assert "<mi>qd</mi>" not in body and "qdd" not in body
+
+
+def test_documents_round_floats_json_keeps_them():
+    from designer.model import symbol
+    from designer.report.printing import to_latex, to_mathml, to_text
+
+    x = symbol("x")
+    e = sp.Float(0.0295520206661341) * x + sp.Float(1.0) * x**2 + sp.Float(8.7332192545e-5)
+    assert to_latex(e) == r"x^{2} + 0.029552 x + 8.73322 \cdot 10^{-5}"
+    assert "<mn>0.029552</mn>" in to_mathml(e) and "1.0" not in to_mathml(e)
+    assert sp.sympify(to_text(e), locals={"x": x}) == e
