@@ -62,35 +62,46 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _derive(args) -> Equations:
+def _derive(args, progress: _Progress) -> Equations:
     from ..dynamics import derive  # imported here: the CLI starts fast for other commands
 
     model = load_model(args.project)
-    progress = _Progress()
     try:
         return derive(model, Method(args.method), SimplifyMode(args.simplify), progress)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
-    finally:
-        progress.done()
 
 
 def cmd_derive(args) -> int:
+    from ..jobs import Progress
+    from ..report import render
+
     fmt = args.format
     if fmt is None:
         fmt = _BY_SUFFIX.get(Path(args.out).suffix.lower(), "json") if args.out else "json"
-    eq = _derive(args)
-    from ..report import render
-    write_output(render(eq, fmt), args.out)
+    progress = _Progress()
+    try:
+        eq = _derive(args, progress)
+        progress(Progress(f"writing {fmt}"))  # seconds for a six-link arm
+        text = render(eq, fmt)
+    finally:
+        progress.done()
+    write_output(text, args.out)
     return 0
 
 
 def cmd_codegen(args) -> int:
-    eq = _derive(args)
     from ..codegen import generate
+    from ..jobs import Progress
+
+    progress = _Progress()
     try:
+        eq = _derive(args, progress)
+        progress(Progress("common subexpressions"))
         source = generate(eq, args.lang, prefix=args.prefix)
     except ValueError as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
+    finally:
+        progress.done()
     write_output(source, args.out)
     return 0
