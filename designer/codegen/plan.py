@@ -94,7 +94,6 @@ def _is_symmetric(m: sp.Matrix) -> bool:
 
 
 def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> CodeFunction:
-    n = model.n
     rows, cols = mat.shape
     if cols > 1 and _is_symmetric(mat):
         cells = [((i * cols + j,) if i == j else (i * cols + j, j * cols + i), mat[i, j])

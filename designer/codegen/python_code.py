@@ -37,7 +37,7 @@ def _function(func: CodeFunction) -> list[str]:
     one, many = (f"({rows},)", f"({rows}, N)") if cols == 1 else (f"({rows}, {cols})", f"({rows}, {cols}, N)")
     out = [f"def {func.name}({', '.join(func.args)}, p=None):",
            f'    """{func.doc[0].upper() + func.doc[1:]}: shape {one}, or {many} for N states."""',
-           f"    p = _params(p)", f"    {func.args[0]} = numpy.asarray({func.args[0]}, dtype=float)",
+           "    p = _params(p)", f"    {func.args[0]} = numpy.asarray({func.args[0]}, dtype=float)",
            f"    shape = {func.args[0]}.shape[1:]"]
     for a in func.args[1:]:
         out.append(f"    {a} = numpy.asarray({a}, dtype=float)")

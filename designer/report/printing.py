@@ -15,7 +15,8 @@ import sympy as sp
 from sympy.printing.mathml import MathMLPresentationPrinter
 from sympy.printing.str import StrPrinter
 
-__all__ = ["to_text", "to_latex", "to_mathml", "for_display", "DISPLAY_DIGITS", "joint_latex", "latex_escape", "JOINT_RE"]
+__all__ = ["to_text", "to_latex", "to_mathml", "for_display", "DISPLAY_DIGITS", "joint_latex", "latex_escape",
+           "JOINT_RE"]
 
 JOINT_RE = re.compile(r"^q(d|dd)?([0-9]+)$")
 _ACCENT = {None: "", "d": "\\dot", "dd": "\\ddot"}

@@ -52,7 +52,8 @@ def awkward_three_link() -> Equations:
     """
     beta, N, S, k = symbol("beta"), symbol("N"), symbol("S"), symbol("k_2")
     model = Manipulator(
-        links=(Link(a=beta, mass=N), Link(a=S, alpha=sp.pi / 2, mass=k), Link(joint="P", d=sp.Rational(1, 3), mass=2.5)),
+        links=(Link(a=beta, mass=N), Link(a=S, alpha=sp.pi / 2, mass=k),
+               Link(joint="P", d=sp.Rational(1, 3), mass=2.5)),
         name="Awkward & odd_name #3", description="Not physics: a % test $ of {escaping}.",
         gravity=(0, 0, -symbol("g")), parameters={"beta": 0.3, "N": 2.0, "S": 0.25, "g": 9.81})
     q1, q2, q3 = model.q

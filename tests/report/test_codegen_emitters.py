@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from designer.codegen import generate, plan_code
-from designer.dynamics.results import Equations, Method, SimplifyMode
+from designer.dynamics.results import Equations, Method
 from designer.model import Link, Manipulator, symbol
 
 from report_equations import assemble, awkward_three_link, robmat_double_pendulum
