@@ -90,6 +90,7 @@ def main() -> int:
     args = parser.parse_args()
 
     app = QApplication([])
+    app.setApplicationName("bench_gui")
     from designer.gui.main_window import MainWindow
     from designer.project import load_project
 

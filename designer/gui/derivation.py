@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTex
                                QPushButton, QVBoxLayout, QWidget)
 
 from ..dynamics.results import Equations, Method, SimplifyMode
-from ..jobs import CancelToken
 from .equations_view import EquationsView
 from .worker import JobWorker, start_job
 

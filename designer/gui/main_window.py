@@ -19,7 +19,7 @@ from .document import Document
 from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
-from .projects import RecentFiles, Recovery, default_project, examples
+from .projects import RecentFiles, Recovery, examples
 from .view3d import ArmView
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel

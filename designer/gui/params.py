@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
                                QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..model import ExpressionError, PointMass, is_valid_name
-from .cells import MISSING_COLOR, ExprLineEdit, ExprTableModel, expr_text, parse_number, short_number
+from .cells import MISSING_COLOR, ExprLineEdit, ExprTableModel, parse_number
 
 __all__ = ["ParametersModel", "PointMassModel", "ParametersPanel", "LoadsPanel"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QStandardPaths
 
 from ..model import Manipulator
-from ..project import ProjectError, from_dict, load_project, to_dict
+from ..project import ProjectError, from_dict, to_dict
 
 __all__ = ["ROBOTS_DIR", "RecentFiles", "Recovery", "RecoveredSession", "default_project", "examples",
            "default_recovery_dir"]

@@ -17,7 +17,7 @@ from designer.gui.params import LoadsPanel, ParametersPanel
 from designer.gui.presets import PresetDialog
 from designer.gui.dh_table import DHTable
 from designer.gui.problems import ProblemsPanel
-from designer.model import Convention, PointMass, parse_expr, symbol
+from designer.model import Convention, PointMass, symbol
 from designer.project import load_project
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -58,11 +57,10 @@ def failing_job(token):
 
 
 def test_job_runs_in_a_pool_thread_and_reports(qtbot):
-    seen = []
-    with qtbot.waitSignal(start_job(counting_job, progress=seen.append).signals.finished,
-                          timeout=5000) as blocker:
-        pass
-    result, thread = blocker.args[0]
+    seen, results = [], []   # connected before the job starts: a fast job cannot outrun them
+    start_job(counting_job, progress=seen.append, finished=results.append)
+    qtbot.waitUntil(lambda: bool(results), timeout=5000)
+    result, thread = results[0]
     assert result == "done" and thread != threading.get_ident()
     qtbot.waitUntil(lambda: len(seen) >= 1)
     assert seen[0].stage == "counting"
@@ -81,10 +79,10 @@ def test_cancel_stops_a_job(qtbot, job):
 
 
 def test_failure_comes_back_with_details(qtbot):
-    worker = start_job(failing_job)
-    with qtbot.waitSignal(worker.signals.failed, timeout=5000) as blocker:
-        pass
-    message, details = blocker.args
+    failures = []
+    start_job(failing_job, failed=lambda *args: failures.append(args))
+    qtbot.waitUntil(lambda: bool(failures), timeout=5000)
+    message, details = failures[0]
     assert message == "ZeroDivisionError: 1/0 in stage two"
     assert "failing_job" in details and "Traceback" in details
 
