@@ -15,14 +15,22 @@ from typing import Iterable
 import sympy as sp
 from sympy.simplify.fu import TR10i
 
+from sympy.polys.domains import RR
+
 from ..jobs import NEVER, CancelToken
+from .trigpoly import CHOP
 from .results import SimplifyMode
 
 __all__ = ["simplify_poly", "compact_coefficient", "fourier", "count_ops_cse"]
 
 # size bounds (count_ops) of one coefficient for the costlier rewrites
 FAST_LIMIT = 80
-FULL_LIMIT = 400
+FULL_LIMIT = 120
+
+
+class _FloatDomain:
+    zero, one = 0.0, 1.0
+    convert = staticmethod(float)
 
 
 def _laurent(a: int, b: int, domain) -> dict:
@@ -38,16 +46,18 @@ def _laurent(a: int, b: int, domain) -> dict:
     return {k: r / scale for k, r in poly.items() if r}
 
 
-def fourier(tr, terms: dict) -> sp.Expr:
+def fourier_terms(tr, terms: dict) -> list:
     """A trig polynomial {monomial: coefficient} (only c_i, s_i exponents set) as a sum of
-    cos / sin of integer combinations of the joint angles: products become sums,
-    cos(q2)cos(q3) - sin(q2)sin(q3) becomes cos(q2 + q3)."""
-    dom = tr.domain
+    cos / sin of integer combinations of the joint angles: [(coefficient, cos or sin, k)].
+    Products become sums; cos(q2)cos(q3) - sin(q2)sin(q3) becomes cos(q2 + q3)."""
+    dom = _FloatDomain if tr.domain is RR else tr.domain  # plain floats are far faster than mpf
     rev = [i for i, l in enumerate(tr.model.links) if l.is_revolute]
     n = tr.model.n
     cache: dict = {}
     acc: dict = {}
     for monom, coeff in terms.items():
+        if dom is _FloatDomain:
+            coeff = float(coeff)
         series = {(): coeff}
         phase = 0
         for i in rev:
@@ -62,49 +72,72 @@ def fourier(tr, terms: dict) -> sp.Expr:
         phase %= 4
         for k, r in series.items():
             re_im = acc.setdefault(k, [dom.zero, dom.zero])
-            if phase == 0:
-                re_im[0] += r
-            elif phase == 1:
-                re_im[1] += r
-            elif phase == 2:
-                re_im[0] -= r
-            else:
-                re_im[1] -= r
-    angles = [tr.model.q[i] + tr.model.links[i].theta for i in rev]
+            re_im[phase % 2] += r if phase < 2 else -r
     out = []
     for k, (re, im) in acc.items():
         nz = [x for x in k if x]
         if not nz:
-            out.append(dom.to_sympy(re))
+            if re:
+                out.append((re, None, k))
             continue
         if nz[0] < 0:
             continue  # the conjugate half
-        arg = sp.Add(*[kk * ang for kk, ang in zip(k, angles) if kk])
         if re:
-            out.append(dom.to_sympy(2 * re) * sp.cos(arg))
+            out.append((2 * re, sp.cos, k))
         if im:
-            out.append(dom.to_sympy(-2 * im) * sp.sin(arg))
-    return tr.chop_expr(sp.Add(*out))
+            out.append((-2 * im, sp.sin, k))
+    if tr.domain is RR and out:
+        big = max(abs(c) for c, _, _ in out)
+        out = [t for t in out if abs(t[0]) > CHOP * big]
+    return out
 
 
-def _size(e: sp.Expr) -> int:
-    return sp.count_ops(e)
+def _fourier_size(items) -> int:
+    return sum(2 + sum(1 for x in k if x) for _, f, k in items if f is not None) + len(items)
+
+
+def _product_size(terms: dict) -> int:
+    return sum(1 + sum(1 + (e > 1) for e in m if e) for m in terms) + len(terms)
+
+
+def fourier_expr(tr, items) -> sp.Expr:
+    rev = [i for i, l in enumerate(tr.model.links) if l.is_revolute]
+    angles = [tr.model.q[i] + tr.model.links[i].theta for i in rev]
+    out = []
+    for c, f, k in items:
+        c = sp.Float(c) if isinstance(c, float) else tr.domain.to_sympy(c)
+        if f is None:
+            out.append(c)
+            continue
+        arg = sp.Add(*[kk * ang for kk, ang in zip(k, angles) if kk])
+        out.append(sp.Mul(c, f(arg)))
+    return sp.Add(*out)
+
+
+def fourier(tr, terms: dict) -> sp.Expr:
+    """The sum-of-angles form of a trig polynomial (see :func:`fourier_terms`)."""
+    return fourier_expr(tr, fourier_terms(tr, terms))
 
 
 def compact_coefficient(tr, terms: dict, limit: int, thorough: bool) -> sp.Expr:
-    """The smaller of the product form and the sum form of a trig polynomial; FULL also tries
-    trigsimp on small pieces."""
+    """The smaller of the product form and the sum form of a trig polynomial (sizes judged
+    from the structure, cheaply); FULL also tries TR10i and trigsimp on small pieces."""
+    if all(not any(m) for m in terms):
+        return tr.expr(tr.ring(terms))
+    if len(terms) > limit * 5:
+        return tr.expr(tr.ring(terms))  # too large to be worth rewriting in this mode
+    items = fourier_terms(tr, terms)
+    best = fourier_expr(tr, items) if _fourier_size(items) < _product_size(terms) else tr.expr(tr.ring(terms))
+    if not thorough or _product_size(terms) > limit:
+        return best
+    candidates = [best]
     product = tr.expr(tr.ring(terms))
-    if not product.has(sp.sin, sp.cos):
-        return product
-    candidates = [product, fourier(tr, terms)]
-    if thorough and _size(product) <= limit:
-        try:
-            candidates.append(TR10i(sp.factor_terms(product)))
-            candidates.append(sp.trigsimp(product))
-        except Exception:  # a rewrite that fails is just not a candidate  # noqa: BLE001
-            pass
-    return min(candidates, key=lambda x: (_size(x), len(str(x))))
+    try:
+        candidates.append(TR10i(sp.factor_terms(product)))
+        candidates.append(sp.trigsimp(product))
+    except Exception:  # a rewrite that fails is just not a candidate  # noqa: BLE001
+        pass
+    return min(candidates, key=lambda x: (sp.count_ops(x), len(str(x))))
 
 
 def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect_by: Iterable = ()) -> sp.Expr:
@@ -134,7 +167,7 @@ def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect
         sig = tuple(sorted(terms.items()))
         if sig not in cache:
             cache[sig] = compact_coefficient(tr, terms, limit, thorough)
-        out.append(factor * cache[sig])
+        out.append(cache[sig] if factor == 1 else factor * cache[sig])
     result = sp.Add(*out)
     syms = [s for s in collect_by if isinstance(s, sp.Symbol)]
     if thorough and syms:

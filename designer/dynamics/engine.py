@@ -40,6 +40,22 @@ def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMo
     return out
 
 
+def _combine(matrices, vectors) -> sp.Matrix:
+    """sum_k A_k v_k without letting sympy distribute numbers over the (large) entries."""
+    n = matrices[0].shape[0]
+    out = []
+    for i in range(n):
+        terms = []
+        for A, v in zip(matrices, vectors):
+            for j in range(A.shape[1]):
+                a, x = A[i, j], v[j]
+                if a == 0 or x == 0:
+                    continue
+                terms.append(a if x == 1 else x if a == 1 else sp.Mul(a, x, evaluate=not (a.is_Add and x.is_Mul)))
+        out.append(sp.Add(*terms))
+    return sp.Matrix(out)
+
+
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
                simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None) -> Iterator[Progress]:
     """Generator yielding :class:`Progress` and returning :class:`Equations`.
@@ -66,8 +82,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
                 continue
             mats[name] = yield from to_matrix_job(model, tr, raw[name], simplify, name, token, name == "M")
         M, G = mats["M"], mats["G"]
-        h = (2 * mats["B"] * qq if n > 1 else sp.zeros(n, 1)) + mats["C"] * q2
-        tau = M * qdd + h + G
+        h = _combine([mats["B"], mats["C"]], [2 * qq, q2])
+        tau = _combine([M, sp.eye(n), sp.eye(n)], [qdd, h, G])
         extras["christoffel"] = (tr, raw["christoffel"])
     elif method is Method.NEWTON_EULER:
         from .newton_euler import newton_euler_job
@@ -86,10 +102,10 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
         for name in ("D_rot", "D_tra", "H_rot", "H_tra", "G"):
             mats[name] = yield from to_matrix_job(model, tr, raw[name], simplify, name, token,
                                                   name.startswith("D"))
-        M = mats["D_rot"] + mats["D_tra"]
-        h = mats["H_rot"] + mats["H_tra"]
+        M = sp.Matrix(n, n, lambda i, j: mats["D_rot"][i, j] + mats["D_tra"][i, j])
+        h = sp.Matrix(n, 1, lambda i, _: mats["H_rot"][i] + mats["H_tra"][i])
         G = mats["G"]
-        tau = M * qdd + h + G
+        tau = _combine([M, sp.eye(n), sp.eye(n)], [qdd, h, G])
     extras["seconds"] = time.perf_counter() - started
     yield Progress("done", 1.0, f"{method.value} in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,

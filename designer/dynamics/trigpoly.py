@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Iterable
 
 import sympy as sp
+from sympy.core.add import Add, _addsort
+from sympy.core.mul import Mul, _mulsort
 from sympy.polys.domains import QQ, RR
 from sympy.polys.rings import PolyRing
 
@@ -84,7 +86,8 @@ class TrigRing:
         self._s_positions = [self._si[i] for i in range(n) if model.links[i].is_revolute]
         self._one_minus_c2 = {self._si[i]: self.one - self.gens[self.c_sym[i]] ** 2 for i in range(n)}
         self._qpos = {i: gens.index(model.q[i]) for i in range(n)}
-        self.back = {g: self.trig.get(g, g) for g in gens}
+        self._atoms_out = [self.trig.get(g, g) for g in gens]
+        self._powers: dict = {}
 
     # -- conversion ---------------------------------------------------------------
     def var(self, e) -> "PolyElement":  # noqa: F821
@@ -110,10 +113,44 @@ class TrigRing:
         return self.gens[self.c_sym[i]], self.gens[self.s_sym[i]]
 
     def expr(self, p) -> sp.Expr:
-        """Back to a sympy expression in cos(q_i), sin(q_i) and the parameters."""
+        """Back to a sympy expression in cos(q_i), sin(q_i) and the parameters.
+
+        The terms are distinct monomials, so the tree is assembled directly (in sympy's
+        canonical argument order) instead of through Mul/Add flattening, which is slow here.
+        """
         if not p:
             return sp.S.Zero
-        return p.as_expr().xreplace(self.trig)
+        atoms = self._atoms_out
+        to_sympy = self.domain.to_sympy
+        powers = self._powers
+        one = self.domain.one
+        terms = []
+        for monom, coeff in p.items():
+            factors = []
+            for k, e in enumerate(monom):
+                if e:
+                    key = (k, e)
+                    if key not in powers:
+                        powers[key] = atoms[k] if e == 1 else atoms[k] ** e
+                    factors.append(powers[key])
+            unit = coeff == one
+            c = sp.S.One if unit else to_sympy(coeff)
+            if not factors:
+                terms.append(c)
+                continue
+            if any(not f.is_commutative or f.is_Number or f.is_Mul for f in factors):
+                terms.append(sp.Mul(c, *factors))  # unusual atoms: let sympy sort it out
+                continue
+            _mulsort(factors)
+            if not unit:
+                factors.insert(0, c)
+            terms.append(factors[0] if len(factors) == 1 else Mul._from_args(factors))
+        if len(terms) == 1:
+            return terms[0]
+        if any(t.is_Add for t in terms):
+            return sp.Add(*terms)
+        _addsort(terms)
+        return Add._from_args(terms)
 
     def chop_expr(self, e: sp.Expr) -> sp.Expr:
         """Drop float round-off terms of a sympy sum (float models only)."""
