@@ -26,7 +26,7 @@ from ...model import Manipulator
 __all__ = ["MapResult", "map_job", "sweep_job", "Comparison", "compare_job", "conditions_job",
            "evaluate_chunked", "CHUNK_STATES"]
 
-CHUNK_STATES = 1024  # states per step: a few tens of milliseconds for a six-joint arm
+CHUNK_STATES = 256   # states per step: ~5 ms for a six-joint arm (and faster than big blocks: they stay in cache)
 
 
 def evaluate_chunked(arm: NumericArm, q: np.ndarray, spec, ratings: Ratings | None, token: CancelToken,

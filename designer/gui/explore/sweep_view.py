@@ -254,6 +254,8 @@ class ParetoView(QWidget):
         self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
         self.box.caption.setText("Run a sweep first (Sweep tab); then click a design to load it.")
         self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip)
+        self._styles = {"front": (pg.mkPen("k", width=1), pg.mkBrush("#d62728")),
+                        "other": (pg.mkPen("#8c8c8c", width=1), pg.mkBrush("#8c8c8c"))}
         self.scatter.sigClicked.connect(self._clicked)
         self.front_line = pg.PlotDataItem(pen=pg.mkPen("#d62728", width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
         self.box.plot.addItem(self.front_line)
@@ -298,13 +300,12 @@ class ParetoView(QWidget):
         minimize = tuple(s.currentIndex() == 0 for s in self.senses)
         self.front = self.result.pareto(*self.keys(), minimize=minimize)
         ok = np.isfinite(x) & np.isfinite(y)
-        spots = []
-        for i in np.flatnonzero(ok):
-            on = bool(self.front[i])
-            spots.append({"pos": (x[i], y[i]), "data": int(i), "size": 11 if on else 7,
-                          "brush": pg.mkBrush("#d62728" if on else "#8c8c8c"),
-                          "pen": pg.mkPen("k" if on else "#8c8c8c", width=1)})
-        self.scatter.setData(spots)
+        idx = np.flatnonzero(ok)
+        on = self.front[idx]
+        # shared pens and brushes: pyqtgraph renders one symbol per distinct style, not one per point
+        self.scatter.setData(x=x[idx], y=y[idx], data=idx, size=np.where(on, 11, 7),
+                             brush=[self._styles["front" if f else "other"][1] for f in on],
+                             pen=[self._styles["front" if f else "other"][0] for f in on])
         order = np.flatnonzero(self.front)
         order = order[np.argsort(x[order])]
         self.front_line.setData(x[order], y[order])
