@@ -45,6 +45,23 @@ def _round_floats(e: sp.Expr) -> sp.Expr:
     return e.xreplace({f: sp.Float(float(f"{float(f):.{DIGITS}g}")) for f in floats}) if floats else e
 
 
+def _horner(e: sp.Expr) -> sp.Expr:
+    """Nested (Horner) form of ``e`` as a polynomial in its sines, cosines and symbols.
+
+    The derivations leave M and G as expanded sums of trigonometric products;
+    nesting them saves about a quarter of the operations (PUMA 560: 338 -> ~260).
+    """
+    if not e.free_symbols:
+        return e
+    funcs = sorted(e.atoms(sp.sin, sp.cos), key=sp.default_sort_key)
+    placeholders = {f: sp.Dummy(f"t{k}") for k, f in enumerate(funcs)}
+    try:
+        nested = sp.horner(sp.expand(e.xreplace(placeholders)))
+    except sp.PolynomialError:
+        return e
+    return nested.xreplace({v: k for k, v in placeholders.items()})
+
+
 def _prune(replacements: list, reduced: list) -> list:
     """The replacements (in order) that ``reduced`` needs, directly or through other replacements."""
     need: set = set().union(*(e.free_symbols for e in reduced))
@@ -189,7 +206,8 @@ class CompiledDynamics:
         return self._evaluate("tau", self._states(("Q", Q), ("QD", QD), ("QDD", QDD)), self.n)
 
 
-def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) -> CompiledDynamics:
+def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
+                      horner: tuple[str, ...] = ()) -> CompiledDynamics:
     """Compile the M, G, h and tau of ``eq`` for numeric evaluation.
 
     Parameters
@@ -198,6 +216,10 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) 
         A symbolic result of any method.
     values : dict, optional
         Parameter values overriding the model's defaults.
+    horner : tuple of str
+        Quantities ("M", "G") to rewrite in nested polynomial form before CSE: fewer
+        operations per evaluation for a few seconds more compile time on a 6-link arm
+        (worth it for many states; too slow for h and tau of large arms).
 
     Raises
     ------
@@ -228,7 +250,14 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None) 
     # one CSE over every quantity (tau shares most of its terms with M, h and G), then each
     # function keeps only the subexpressions it needs
     names = list(quantities)
-    flat = [_round_floats(sp.sympify(e).xreplace(subs)) for name in names for e in quantities[name]]
+    unknown = set(horner) - set(names)
+    if unknown:
+        raise ValueError(f"horner: unknown quantities {sorted(unknown)}")
+    flat = []
+    for name in names:
+        for e in quantities[name]:
+            e = _round_floats(sp.sympify(e).xreplace(subs))
+            flat.append(_horner(e) if name in horner else e)
     replacements, reduced = sp.cse(flat, symbols=sp.numbered_symbols("_x"), order="none")
     scalar, vector, source, parts = {}, {}, {}, {}
     start = 0

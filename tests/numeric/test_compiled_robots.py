@@ -17,10 +17,10 @@ from designer.project import load_project
 from conftest import robot_path
 
 
-def _agree(name: str, method: Method, simplify=SimplifyMode.OFF, states: int = 5):
+def _agree(name: str, method: Method, simplify=SimplifyMode.OFF, states: int = 5, horner=()):
     model = load_project(robot_path(name))
     arm = NumericArm.from_model(model)
-    cd = compile_equations(derive(model.numeric(), method, simplify))
+    cd = compile_equations(derive(model.numeric(), method, simplify), horner=horner)
     rng = np.random.default_rng(zlib.crc32(f"{name} {method.value}".encode()))
     Q, QD, QDD = (rng.uniform(-1.5, 1.5, (states, arm.n)) for _ in range(3))
     got = {"M": cd.M_many(Q), "G": cd.G_many(Q), "h": cd.h_many(Q, QD), "tau": cd.tau_many(Q, QD, QDD)}
@@ -37,6 +37,7 @@ def _agree(name: str, method: Method, simplify=SimplifyMode.OFF, states: int = 5
                                   "stanford_modified", "puma560_three_link"])
 def test_lagrange_small_robots(name):
     _agree(name, Method.LAGRANGE)
+    _agree(name, Method.LAGRANGE, horner=("M", "G"))
 
 
 @pytest.mark.parametrize("method", [Method.NEWTON_EULER, Method.DALEMBERT])
@@ -48,6 +49,11 @@ def test_other_methods_stanford(method):
 @pytest.mark.parametrize("method", list(Method))
 def test_puma560(method):
     _agree("puma560", method)
+
+
+@pytest.mark.slow
+def test_puma560_horner_form():
+    _agree("puma560", Method.LAGRANGE, horner=("M", "G"))
 
 
 @pytest.mark.slow
