@@ -116,3 +116,20 @@ def test_job_reports_progress_and_cancels():
     token = CancelToken()
     with pytest.raises(Cancelled):
         run(simulate_job(arm, [0.3], [0.0], (0, 1.0), chunks=5), lambda p: token.cancel(), token)
+
+
+def test_compiled_and_recursive_simulations_agree():
+    from designer.dynamics import derive
+    from designer.dynamics.results import Method, SimplifyMode
+    from designer.numeric.compiled import compile_equations
+    model = load_project(robot_path("stanford_modified"))
+    arm = NumericArm.from_model(model)
+    cd = compile_equations(derive(model.numeric(), Method.NEWTON_EULER, SimplifyMode.OFF))
+    q0 = np.array([0.2, -0.3, 0.5, 0.1, 0.4, -0.2])[:arm.n]
+    qd0 = np.linspace(-0.5, 0.5, arm.n)
+    np.testing.assert_allclose(forward_dynamics(cd, q0, qd0, np.ones(arm.n)),
+                               forward_dynamics(arm, q0, qd0, np.ones(arm.n)), rtol=1e-9, atol=1e-12)
+    t = np.linspace(0, 0.3, 7)
+    a = simulate(cd, q0, qd0, (0, 0.3), t_eval=t, rtol=1e-10, atol=1e-12)
+    b = simulate(arm, q0, qd0, (0, 0.3), t_eval=t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.q, b.q, atol=1e-8)
