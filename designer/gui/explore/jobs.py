@@ -26,6 +26,7 @@ from ...model import Manipulator
 __all__ = ["MapResult", "map_job", "sweep_job", "Comparison", "compare_job", "conditions_job",
            "evaluate_chunked", "CHUNK_STATES"]
 
+BLOCK_STATES = 10_000   # workspace states per block of designs in a sweep (~0.5 s for a six-joint arm)
 CHUNK_STATES = 256   # states per step: ~5 ms for a six-joint arm (and faster than big blocks: they stay in cache)
 
 
@@ -84,7 +85,10 @@ def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: 
     designs = int(np.prod([len(a.values) for a in spec.axes]))
     executor = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="explore-sweep")
     try:
-        return (yield from sweep(model, spec, executor, block=max(1, designs // 40), token=token))
+        # blocks of at most ~BLOCK_STATES state evaluations: a cancelled sweep leaves at most that much
+        # work running in the pool's threads
+        block = max(1, min(designs // 40, BLOCK_STATES // max(1, spec.samples)))
+        return (yield from sweep(model, spec, executor, block=block, token=token))
     finally:
         executor.shutdown(wait=False, cancel_futures=True)
 
