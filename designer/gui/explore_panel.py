@@ -1,5 +1,6 @@
 """The Explore area: dynamic metrics over the workspace, design sweeps, Pareto fronts, A/B comparison,
-design conditions and term significance, each computed in a worker thread with progress and Cancel.
+design conditions, term significance and motor sizing, each computed in a worker thread with progress
+and Cancel.
 
 The lead's window embeds :class:`ExplorePanel` and wires three things::
 
@@ -29,6 +30,7 @@ from .explore.conditions_view import ConditionsView
 from .explore.map_view import MapView
 from .explore.picker import MetricPicker
 from .explore.significance_view import SignificanceView
+from .explore.sizing_view import SizingView
 from .explore.sweep_view import ParetoView, SweepView
 from .explore.workspace_view import WorkspaceView
 from .worker import JobWorker, start_job
@@ -99,9 +101,10 @@ class ExplorePanel(QWidget):
         self.compare_view = CompareView(self)
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
+        self.sizing_view = SizingView(self)
         for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
                             (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
-                            (self.significance_view, "Significance")):
+                            (self.significance_view, "Significance"), (self.sizing_view, "Sizing")):
             self.tabs.addTab(view, title)
         self.sweep_view.finished.connect(self.pareto_view.set_result)
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
@@ -152,7 +155,7 @@ class ExplorePanel(QWidget):
 
     def views(self):
         return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
-                self.significance_view)
+                self.significance_view, self.sizing_view)
 
     # -- inputs the views share ---------------------------------------------------------
     def metric_text(self) -> str:

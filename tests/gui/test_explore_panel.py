@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -415,3 +416,45 @@ def test_a_map_of_another_arm_is_cleared(qtbot, panel):
     assert panel.map_view.result is None and panel.map_view.heat.values.size == 0
     assert run(qtbot, panel, panel.map_view.compute) == "finished"
     assert panel.map_view.heat.values.shape == (8, 8)
+
+
+# -- motor sizing and payload -----------------------------------------------------------------------
+def test_sizing_a_move_against_pinocchio(qtbot, panel, puma):
+    from explore_pin import PinArm
+    view = panel.sizing_view
+    assert view.run() is None and "target pose" in panel.error_label.text()
+    view.target.setText("60, 45, -30, 20, -40, 60")          # degrees, from the current pose
+    view.duration.setValue(0.8)
+    view.steps.setValue(41)
+    view.gear.setText("62.6, 107.8, 53.7, 76, 71.9, 76.7")   # the PUMA's gear ratios (Corke)
+    view.rotor.setText("2e-4")
+    view.payload.setChecked(True)
+    assert view.run() is None and "rated torque" in panel.error_label.text()
+    rated = np.array([97.6, 186.4, 89.4, 24.2, 20.1, 21.3])
+    panel.ratings_edits["torque"].setText(", ".join(map(str, rated)))
+    assert run(qtbot, panel, view.run) == "finished"
+    s = view.result.sizing
+    arm = NumericArm.from_model(puma)
+    ref = PinArm(arm)
+    np.testing.assert_allclose(s.traj.q[0], POSE)
+    np.testing.assert_allclose(s.traj.q[-1], np.radians([60, 45, -30, 20, -40, 60]))
+    gear = np.array([62.6, 107.8, 53.7, 76, 71.9, 76.7])
+    # joint torque = inverse dynamics (Pinocchio) + the reflected rotor inertia N^2 Jm qdd
+    for k in (5, 20, 33):
+        tau = pin_rnea(ref, s.traj.q[k], s.traj.qd[k], s.traj.qdd[k]) + gear**2 * 2e-4 * s.traj.qdd[k]
+        np.testing.assert_allclose(s.torque[k], tau, rtol=1e-9, atol=1e-9)
+    peak = [float(view.table.item(i, 1).text()) for i in range(6)]
+    np.testing.assert_allclose(peak, np.abs(s.torque).max(axis=0), rtol=1e-3)
+    # the envelope's mass at the flange makes the most loaded joint reach its rating, exactly
+    m0 = view.result.payload[0, 0]
+    loaded = PinArm(replace(arm, point_masses=arm.point_masses + ((5, float(m0), np.zeros(3)),)))
+    worst = max(np.max(np.abs(pin_rnea(loaded, q, qd, qdd)) / rated)
+                for q, qd, qdd in zip(s.traj.q, s.traj.qd, s.traj.qdd))
+    assert worst == pytest.approx(1.0, rel=1e-9)
+    # a farther payload may weigh less (z along the flange axis, x across it)
+    assert view.result.payload[-1, -1] < m0
+
+
+def pin_rnea(ref, q, qd, qdd):
+    from explore_pin import pin
+    return pin.rnea(ref.model, ref.data, np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)).copy()

@@ -1,0 +1,248 @@
+"""Sizing view: joint torque, speed and power along a move (quintic from the current pose, or a CSV
+trajectory), peak and RMS per joint with gears and rotor inertias, and the payload envelope (the
+largest payload against its offset from the flange) when rated torques are given
+(:mod:`designer.explore.sizing`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from ...jobs import CancelToken, Job, Progress
+from ...kinematics import NumericArm
+from ...model import Manipulator
+from .plots import HeatMap, PlotBox
+
+__all__ = ["SizingView", "SizingOutput", "sizing_job", "parse_values"]
+
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+# (key of SizingResult.table(), header, tooltip)
+COLUMNS = (("peak_torque", "peak τ", "peak joint torque (N m or N)"),
+           ("rms_torque", "RMS τ", "root-mean-square joint torque over the move"),
+           ("peak_speed", "peak q̇", "peak joint speed (rad/s or m/s)"),
+           ("peak_power", "peak P", "peak mechanical power τ q̇ (W)"),
+           ("motor_peak_torque", "motor τ", "peak torque at the motor: τ / gear ratio"),
+           ("motor_peak_speed", "motor q̇", "peak motor speed: q̇ × gear ratio"),
+           ("inertia_ratio_max", "J ratio", "largest load-to-rotor inertia ratio M_ii / (N² Jm)"))
+QUANTITIES = {"torque (N m or N)": "torque", "speed (rad/s or m/s)": "speed", "power (W)": "power"}
+
+
+def parse_values(text: str, n: int, what: str, default=None) -> np.ndarray | None:
+    """One number or ``n`` numbers separated by commas or spaces; ``default`` when empty."""
+    parts = [p for p in text.replace(",", " ").split() if p]
+    if not parts:
+        return default
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{what}: '{text}' is not a list of numbers") from None
+    if len(values) not in (1, n):
+        raise ValueError(f"{what}: give one value or {n}, got {len(values)}")
+    return np.broadcast_to(np.array(values), (n,)).copy()
+
+
+@dataclass(frozen=True)
+class SizingOutput:
+    sizing: object                     # designer.explore.sizing.SizingResult
+    radial: np.ndarray | None = None   # payload offsets along the flange's x axis (m)
+    axial: np.ndarray | None = None    # and along its z axis (m)
+    payload: np.ndarray | None = None  # [iz, ix] largest payload mass (kg)
+
+
+def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) -> Job[SizingOutput]:
+    """``move``: ("quintic", q0, q1, duration, steps) or ("csv", path); ``payload``: None or
+    (rated torque, reach, count) for the envelope over a count x count grid of offsets."""
+    from ...explore.sizing import payload_envelope, quintic, read_trajectory, size_motors
+    traj = quintic(*move[1:]) if move[0] == "quintic" else read_trajectory(move[1], arm.n)
+    yield Progress("torques", 0.0, f"{len(traj.t)} states")
+    sizing = size_motors(arm, traj, gear, rotor)
+    if payload is None:
+        return SizingOutput(sizing)
+    torque, reach, count = payload
+    radial = axial = np.linspace(0.0, reach, count)
+    values = np.empty((count, count))
+    for iz, z in enumerate(axial):
+        token.check()
+        offsets = np.column_stack([radial, np.zeros(count), np.full(count, z)])
+        values[iz] = payload_envelope(arm, offsets, torque, traj.q, traj.qd, traj.qdd)
+        yield Progress("payload envelope", (iz + 1) / count, f"offset z = {z:.3g} m")
+    return SizingOutput(sizing, radial, axial, values)
+
+
+class SizingView(QWidget):
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.result: SizingOutput | None = None
+        self.target = QLineEdit(self)
+        self.target.setPlaceholderText("target pose: one value per joint (deg or m)")
+        self.csv = QLineEdit(self)
+        self.csv.setPlaceholderText("or a trajectory CSV: t, q1..qn [, qd1.., qdd1..]")
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._browse)
+        self.duration = QDoubleSpinBox(self)
+        self.duration.setRange(0.01, 1e4)
+        self.duration.setValue(1.0)
+        self.duration.setSuffix(" s")
+        self.steps = QSpinBox(self)
+        self.steps.setRange(2, 100_000)
+        self.steps.setValue(201)
+        self.duration.setToolTip("Duration of the quintic move (rest to rest)")
+        self.steps.setToolTip("States along the move")
+        self.gear = QLineEdit(self)
+        self.gear.setPlaceholderText("gear ratios (1)")
+        self.rotor = QLineEdit(self)
+        self.rotor.setPlaceholderText("rotor inertias, kg m² (0)")
+        self.payload = QCheckBox("payload envelope (needs rated torque)", self)
+        self.reach = QDoubleSpinBox(self)
+        self.reach.setRange(0.01, 10.0)
+        self.reach.setValue(0.3)
+        self.reach.setSuffix(" m")
+        self.reach.setToolTip("Largest payload offset from the flange, along its x and z axes")
+        self.quantity = QComboBox(self)
+        self.quantity.addItems(list(QUANTITIES))
+        self.quantity.currentIndexChanged.connect(lambda _=0: self._draw())
+        self.run_button = QPushButton("Size", self)
+        self.run_button.clicked.connect(self.run)
+        grid = QGridLayout()
+        grid.addWidget(QLabel("move", self), 0, 0)
+        grid.addWidget(self.target, 0, 1, 1, 3)
+        grid.addWidget(self.duration, 0, 4)
+        grid.addWidget(self.steps, 0, 5)
+        grid.addWidget(self.csv, 1, 1, 1, 4)
+        grid.addWidget(browse, 1, 5)
+        grid.addWidget(QLabel("drive", self), 2, 0)
+        grid.addWidget(self.gear, 2, 1, 1, 2)
+        grid.addWidget(self.rotor, 2, 3, 1, 3)
+        grid.addWidget(self.payload, 3, 1, 1, 2)
+        grid.addWidget(self.reach, 3, 3)
+        grid.addWidget(self.run_button, 3, 5)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+
+        self.table = QTableWidget(0, len(COLUMNS) + 1, self)
+        self.table.setHorizontalHeaderLabels(["joint"] + [c[1] for c in COLUMNS])
+        for c, (_key, _title, tip) in enumerate(COLUMNS, start=1):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.curves = PlotBox(self.curve_csv, self)
+        self.curves.add_legend()
+        self.curves.plot.legend.setColumnCount(3)
+        self.curves.plot.setLabel("bottom", "t (s)")
+        self.load = PlotBox(self.payload_csv, self)
+        self.heat = HeatMap(self.load)
+        self.load.plot.setLabel("bottom", "offset along the flange's x (m)")
+        self.load.plot.setLabel("left", "offset along z (m)")
+        for box in (self.curves, self.load):
+            box.failed.connect(panel.show_error)
+            box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.load.hide()
+        top = QWidget(self)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.table)
+        top_layout.addWidget(self.quantity, alignment=Qt.AlignmentFlag.AlignLeft)
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        for w in (top, self.curves, self.load):
+            split.addWidget(w)
+        split.setSizes([200, 300, 300])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(grid)
+        layout.addWidget(split, 1)
+
+    def set_model(self, model: Manipulator) -> None:
+        self.revolute = [link.is_revolute for link in model.links]
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv);;All files (*)")
+        if path:
+            self.csv.setText(path)
+
+    def move(self, n: int):
+        """The trajectory the inputs describe (raises ValueError naming the bad input)."""
+        path = self.csv.text().strip()
+        if path:
+            if not Path(path).is_file():
+                raise ValueError(f"{path}: no such file")
+            return ("csv", path)
+        target = parse_values(self.target.text(), n, "target pose")
+        if target is None:
+            raise ValueError("give a target pose (one value per joint, deg or m) or a trajectory CSV")
+        scale = np.where(self.revolute, math.pi / 180.0, 1.0)
+        return ("quintic", self.panel.q.copy(), target * scale, self.duration.value(), self.steps.value())
+
+    def run(self):
+        def start():
+            arm = self.panel.arm()
+            n = arm.n
+            move = self.move(n)
+            gear = parse_values(self.gear.text(), n, "gear ratios")
+            rotor = parse_values(self.rotor.text(), n, "rotor inertias")
+            payload = None
+            if self.payload.isChecked():
+                torque = self.panel.ratings(n).torque
+                if torque is None:
+                    raise ValueError("the payload envelope needs the joints' rated torque (Rated fields above)")
+                payload = (torque, self.reach.value(), 21)
+            return self.panel.run_job("Sizing", lambda token: sizing_job(arm, move, gear, rotor, payload, token),
+                                      self.show_result)
+        return self.panel.guarded("Sizing", start)
+
+    def show_result(self, result: SizingOutput) -> None:
+        self.result = result
+        rows = result.sizing.table()
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(str(row["joint"])))
+            for c, (key, _title, _tip) in enumerate(COLUMNS, start=1):
+                v = row[key]
+                self.table.setItem(r, c, QTableWidgetItem("—" if not math.isfinite(v) else f"{v:.4g}"))
+        self._draw()
+        if result.payload is not None:
+            self.load.show()
+            self.heat.set_data(result.radial, result.axial, np.where(np.isfinite(result.payload), result.payload, np.nan))
+            best = result.payload[0, 0]
+            self.load.plot.setTitle("largest payload (kg)")
+            self.load.caption.setText(f"payload at the flange: up to {best:.4g} kg along the whole move")
+        else:
+            self.load.hide()
+
+    def _draw(self) -> None:
+        if self.result is None:
+            return
+        s = self.result.sizing
+        what = QUANTITIES[self.quantity.currentText()]
+        data = {"torque": s.torque, "speed": s.traj.qd, "power": s.power}[what]
+        plot = self.curves.plot
+        plot.clear()
+        for i in range(data.shape[1]):
+            plot.plot(s.traj.t, data[:, i], name=f"joint {i + 1}", pen=pg.mkPen(COLORS[i % len(COLORS)], width=2))
+        plot.setLabel("left", self.quantity.currentText())
+        self.curves.caption.setText(f"{what} along the move ({len(s.traj.t)} states)")
+
+    def curve_csv(self):
+        if self.result is None:
+            raise ValueError("nothing sized yet")
+        s = self.result.sizing
+        n = s.torque.shape[1]
+        header = ["t"] + [f"{k}{i + 1}" for k in ("q", "qd", "qdd", "tau", "power") for i in range(n)]
+        return header, [list(r) for r in np.column_stack([s.traj.t, s.traj.q, s.traj.qd, s.traj.qdd, s.torque,
+                                                           s.power])]
+
+    def payload_csv(self):
+        r = self.result
+        if r is None or r.payload is None:
+            raise ValueError("no payload envelope computed")
+        X, Z = np.meshgrid(r.radial, r.axial)
+        return ["offset x (m)", "offset z (m)", "payload (kg)"], list(zip(X.ravel(), Z.ravel(), r.payload.ravel()))
