@@ -80,6 +80,10 @@ class ExplorePanel(QWidget):
         self.q = np.zeros(0)
         self.worker: JobWorker | None = None
         self._job_title = ""
+        # a closing window stops its computation (a holder, not self: the slot runs during destruction)
+        self._running: list[JobWorker | None] = [None]
+        running = self._running
+        self.destroyed.connect(lambda *_: running[0] is not None and running[0].cancel())
 
         self.picker = MetricPicker(self)
         self.ratings_edits: dict[str, QLineEdit] = {}
@@ -239,7 +243,7 @@ class ExplorePanel(QWidget):
         worker = start_job(make_job, progress=progress, finished=finished, failed=failed,
                            cancelled=cancelled)
         self.worker = worker
-        self.destroyed.connect(worker.cancel)   # a closing window stops its computation
+        self._running[0] = worker
         return worker
 
     def guarded(self, title: str, action: Callable[[], object]):

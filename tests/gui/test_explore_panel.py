@@ -177,6 +177,20 @@ def test_sweep_can_be_cancelled_and_the_panel_keeps_working(qtbot, panel):
     assert len(view.result.designs) == 3
 
 
+def test_closing_the_panel_stops_its_job(qtbot, puma):
+    import shiboken6
+    p = ExplorePanel()
+    p.set_model(puma)
+    p.sweep_view.counts[0].setValue(40)
+    p.sweep_view.params[1].setCurrentText("m3")
+    p.sweep_view.counts[1].setValue(40)
+    with qtbot.waitSignal(p.jobProgress, timeout=10_000):
+        worker = p.sweep_view.run()
+    shiboken6.delete(p)
+    qtbot.waitUntil(lambda: worker.done, timeout=5_000)
+    assert worker.token.cancelled
+
+
 def _pareto_sweep(qtbot, panel):
     panel.picker.set_metric("gravity[2]")
     view = panel.sweep_view
