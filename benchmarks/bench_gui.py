@@ -91,6 +91,7 @@ def main() -> int:
 
     app = QApplication([])
     app.setApplicationName("bench_gui")
+
     from designer.gui.main_window import MainWindow
     from designer.project import load_project
 
@@ -100,9 +101,10 @@ def main() -> int:
                         recovery_dir=tmp / "recovery")
     window.show()
     wait(1500)  # first paint, GL set-up
-    if not os.environ.get("NO_FREEZE"):
-        from designer.gui.app import settle_memory
+    if not os.environ.get("PLAIN_PYTHON"):  # set it to see what the two settings buy
+        from designer.gui.app import settle_memory, share_the_gil
         settle_memory()  # as the application does after start-up
+        share_the_gil()
 
     meter = GapMeter()
     meter.start()
