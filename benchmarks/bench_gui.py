@@ -8,6 +8,8 @@ ticks every 5 ms on the GUI thread; the longest gap between ticks minus 5 ms
 is the longest time the GUI thread could not react. Measured while the window
 is idle (the peer: what the platform gives with nothing running) and while
 the derivation runs, up to and including showing its result. Goal: < 50 ms.
+The window is tuned as the application tunes it (``settle_memory``,
+``share_the_gil``); PLAIN_PYTHON=1 in the environment leaves both out.
 """
 
 from __future__ import annotations
