@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
             lambda model: doc.apply(model, f"Load design {model.name}" if model.name else "Load design"))
 
         self._build_menus()
+        self.setAcceptDrops(True)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
@@ -344,6 +345,22 @@ class MainWindow(QMainWindow):
         self.autosave()
         self.show_message("Recovered unsaved changes")
         return True
+
+    @staticmethod
+    def _dropped_project(event) -> str | None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
+        return paths[0] if len(paths) == 1 and paths[0].lower().endswith(".json") else None
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self._dropped_project(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
+        path = self._dropped_project(event)
+        if path:
+            event.acceptProposedAction()
+            self.open_file(path)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self.maybe_save():

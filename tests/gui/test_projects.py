@@ -199,3 +199,15 @@ def test_saved_file_is_written_atomically_over_the_old_one(window, project):
     leftovers = [p for p in project.parent.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
     save_project(load_project(project), project)        # and it still reads back
+
+
+def test_dropping_a_project_file_opens_it(window, project):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(project))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.document.path == project
+    assert window.document.model == load_project(project)
