@@ -161,7 +161,7 @@ class DHTable(QWidget):
         layout.addLayout(tools)
         layout.addWidget(self.view)
 
-        self.view.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._emit_current())
+        self.view.selectionModel().currentRowChanged.connect(self._emit_current)
         self.table_model.modelReset.connect(self._restore_selection)
         document.modelChanged.connect(self._sync_convention)
         self._wanted_row = 0
@@ -185,7 +185,7 @@ class DHTable(QWidget):
     def _restore_selection(self) -> None:
         self.select_link(self._wanted_row)
 
-    def _emit_current(self) -> None:
+    def _emit_current(self, *_args) -> None:
         row = self.current_link()
         if row >= 0:
             self._wanted_row = row

@@ -79,7 +79,7 @@ class LinkInspector(QWidget):
         layout.addWidget(inertia_box)
         layout.addWidget(limits_box)
         layout.addStretch(1)
-        document.modelChanged.connect(lambda _m: self.refresh())
+        document.modelChanged.connect(self.refresh)
         self.refresh()
 
     def _field(self, on_commit) -> ExprLineEdit:
@@ -101,7 +101,7 @@ class LinkInspector(QWidget):
     def _edits(self):
         return [*self.com, *self.inertia.values(), *self.limits]
 
-    def refresh(self) -> None:
+    def refresh(self, *_args) -> None:
         model = self.document.model
         if model.n == 0:
             return

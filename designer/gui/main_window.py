@@ -119,13 +119,12 @@ class MainWindow(QMainWindow):
         self.problems.countChanged.connect(self._problem_count)
         self.problems.linkChosen.connect(self.dh_table.select_link)
         doc.modelChanged.connect(self._model_changed)
-        doc.dirtyChanged.connect(lambda _d: self._update_title())
-        doc.pathChanged.connect(lambda _p: self._update_title())
+        doc.dirtyChanged.connect(self._update_title)
+        doc.pathChanged.connect(self._update_title)
         doc.reset_done.connect(self.derivation.clear)
         self.sliders.valuesChanged.connect(self._joints_moved)
-        doc.undo_stack.indexChanged.connect(lambda _i: self.burst_timer.start())
-        self.explore.loadDesignRequested.connect(
-            lambda model: doc.apply(model, f"Load design {model.name}" if model.name else "Load design"))
+        doc.undo_stack.indexChanged.connect(self._edited)
+        self.explore.loadDesignRequested.connect(self._load_design)
 
         self._build_menus()
         self.setAcceptDrops(True)
@@ -208,7 +207,13 @@ class MainWindow(QMainWindow):
         self.coupling.set_joint_values(q)
         self.explore.set_joint_values(q)
 
-    def _update_title(self) -> None:
+    def _edited(self, _index: int) -> None:
+        self.burst_timer.start()  # a recovery write once the burst of edits pauses
+
+    def _load_design(self, model: Manipulator) -> None:
+        self.document.apply(model, f"Load design {model.name}" if model.name else "Load design")
+
+    def _update_title(self, *_args) -> None:
         doc = self.document
         name = doc.model.name or "Unnamed arm"
         self.setWindowTitle(f"{name} — {doc.display_name()}[*]")

@@ -226,10 +226,10 @@ class LoadsPanel(QWidget):
         layout.addWidget(arm_box)
         layout.addWidget(gravity_box)
         layout.addWidget(loads_box, 1)
-        document.modelChanged.connect(lambda _m: self.refresh())
+        document.modelChanged.connect(self.refresh)
         self.refresh()
 
-    def refresh(self) -> None:
+    def refresh(self, *_args) -> None:
         model = self.document.model
         for edit, value in zip(self.gravity, model.gravity):
             edit.set_value(value)
