@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import sympy as sp
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRunnable, Qt, QThreadPool, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QPainter, QPixmap
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu,
                                QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ..dynamics.results import Equations
-from .mathtext import latex_of, render_entry
+from .background import Background
+from .mathtext import MAX_LINES, latex_of
 
 __all__ = ["EquationsView", "entries_of"]
 
@@ -37,10 +38,6 @@ class _Entry:
     latex_label: str
     expr: sp.Expr
     mirror: tuple[int, ...] | None = None
-
-    @property
-    def ops(self) -> int:
-        return int(sp.count_ops(self.expr))
 
 
 def _fallback_entries(eq: Equations) -> Iterator[_Entry]:
@@ -64,19 +61,25 @@ def entries_of(eq: Equations) -> list:
 
 class _EntriesModel(QAbstractTableModel):
     HEADERS = ("Entry", "Operations", "Expression")
+    WAITING = "…"
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.entries: list = []
         self.rows: list[int] = []
-        self._ops: dict[int, int] = {}
-        self._text: dict[int, str] = {}
+        self._stats: dict[int, tuple[int, str]] = {}
+        self._asked: set[int] = set()
+        self._batch: list[int] = []
+        self._generation = 0
+        self._background = Background(self)
+        self._background.finished.connect(self._stats_done)
 
     def set_entries(self, entries: list, rows: list[int]) -> None:
         self.beginResetModel()
         self.entries, self.rows = entries, rows
-        self._ops.clear()
-        self._text.clear()
+        self._stats.clear()
+        self._asked.clear()
+        self._generation += 1
         self.endResetModel()
 
     def set_rows(self, rows: list[int]) -> None:
@@ -98,16 +101,29 @@ class _EntriesModel(QAbstractTableModel):
     def entry(self, row: int):
         return self.entries[self.rows[row]]
 
-    def ops(self, k: int) -> int:
-        """Operation count of entry k, counted the first time it is shown."""
-        if k not in self._ops:
-            self._ops[k] = int(self.entries[k].ops)
-        return self._ops[k]
+    def stats(self, k: int) -> tuple[int, str] | None:
+        """(operation count, preview) of entry k, or None while it is being counted."""
+        if k not in self._stats and k not in self._asked:
+            self._asked.add(k)
+            if not self._batch:
+                QTimer.singleShot(0, self._send_batch)  # one job for all rows painted together
+            self._batch.append(k)
+        return self._stats.get(k)
 
-    def text(self, k: int) -> str:
-        if k not in self._text:
-            self._text[k] = sp.sstr(self.entries[k].expr)
-        return self._text[k]
+    def _send_batch(self) -> None:
+        batch, self._batch = self._batch, []
+        if batch:
+            items = [(k, self.entries[k].expr) for k in batch]
+            self._background.submit(self._generation, "stats_many", items, PREVIEW_CHARS)
+
+    def _stats_done(self, generation: int, stats) -> None:
+        if generation != self._generation:
+            return
+        if isinstance(stats, Exception):
+            stats = {k: (-1, f"(could not count: {stats})") for k in self._asked if k not in self._stats}
+        self._stats.update(stats)
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 1), self.index(len(self.rows) - 1, 2))
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -117,33 +133,19 @@ class _EntriesModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if index.column() == 0:
                 return entry.label
+            stats = self.stats(k)
+            if stats is None:
+                return self.WAITING
             if index.column() == 1:
-                return self.ops(k)
-            text = self.text(k)
+                return stats[0]
             if getattr(entry, "mirror", None):
-                return f"(= {entry.matrix}_{''.join(map(str, entry.mirror))})  " + text[:PREVIEW_CHARS]
-            return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
+                return f"(= {entry.matrix}_{''.join(map(str, entry.mirror))})  " + stats[1]
+            return stats[1]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
             return "Select to see it typeset; right-click to copy"
         return None
-
-
-class _Typeset(QObject):
-    done = Signal(int, list)  # (request number, [QImage])
-
-
-class _TypesetJob(QRunnable):
-    """mathtext is pure Python and slow for long entries (tens of ms a line): typeset off the GUI thread."""
-
-    def __init__(self, number: int, entries: list, signals: _Typeset):
-        super().__init__()
-        self.number, self.entries, self.signals = number, entries, signals
-
-    def run(self) -> None:
-        images = [render_entry(e.latex_label, e.label, e.expr)[0] for e in self.entries]
-        self.signals.done.emit(self.number, images)
 
 
 class EquationsView(QWidget):
@@ -216,11 +218,10 @@ class EquationsView(QWidget):
         splitter.setStretchFactor(1, 1)
         layout.addWidget(splitter, 1)
         self.rendered_count = 0  # entries typeset so far (laziness is visible to tests)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)  # one typesetter: requests queue and stale ones are dropped
-        self._typeset = _Typeset(self)
-        self._typeset.done.connect(self._show_images)
+        self._typesetter = Background(self)
+        self._typesetter.finished.connect(self._show_images)
         self._request = 0
+        self._typeset_entries: list = []
 
     # -- public API -----------------------------------------------------------
     def set_equations(self, eq: Equations | None, stale: bool = False) -> None:
@@ -299,15 +300,24 @@ class EquationsView(QWidget):
             self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else "")
             return
         self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
-        self._pool.start(_TypesetJob(self._request, entries, self._typeset))
+        self._typeset_entries = entries
+        self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries])
 
-    def wait_for_typesetting(self, msecs: int = 30000) -> bool:
-        """Block until queued typesetting is done (tests, screenshots)."""
-        return self._pool.waitForDone(msecs)
+    @staticmethod
+    def wait_for_background(timeout: float = 60.0) -> bool:
+        """Block until queued typesetting and counting are done (then process events to show them)."""
+        return Background.wait(timeout)
 
-    def _show_images(self, number: int, images: list) -> None:
-        if number != self._request or not images:
+    def _show_images(self, number: int, arrays) -> None:
+        if number != self._request:
             return  # the selection changed while this was typeset
+        entries = self._typeset_entries
+        if isinstance(arrays, Exception):
+            arrays = [None] * len(entries)
+        images = [_to_qimage(a) if a is not None else _text_image(f"{e.label} = {sp.sstr(e.expr)}")
+                  for a, e in zip(arrays, entries)]
+        if not images:
+            return
         self.rendered_count += len(images)
         width = max(im.width() for im in images)
         height = sum(im.height() for im in images) + 10 * (len(images) - 1)
@@ -328,6 +338,29 @@ class EquationsView(QWidget):
             action.triggered.connect(slot)
             menu.addAction(action)
         menu.exec(self.table.viewport().mapToGlobal(pos))
+
+
+def _to_qimage(rgba) -> QImage:
+    h, w, _ = rgba.shape
+    return QImage(rgba.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+
+
+def _text_image(text: str) -> QImage:
+    """An entry mathtext cannot typeset, as monospaced text (at most MAX_LINES lines of 120 characters)."""
+    font = QFont("DejaVu Sans Mono", 10)
+    metrics = QFontMetrics(font)
+    note = "(shown as text: mathtext cannot typeset this entry)"
+    lines = [note] + [text[k:k + 120] for k in range(0, min(len(text), 120 * MAX_LINES), 120)]
+    width = max(metrics.horizontalAdvance(line) for line in lines) + 12
+    image = QImage(width, metrics.lineSpacing() * len(lines) + 12, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(image)
+    painter.setFont(font)
+    for k, line in enumerate(lines):
+        painter.setPen(QColor("#8a5a00") if k == 0 else QColor("black"))
+        painter.drawText(6, 6 + metrics.ascent() + k * metrics.lineSpacing(), line)
+    painter.end()
+    return image
 
 
 def entries_names(entries: list) -> list[str]:

@@ -1,8 +1,11 @@
 """Offline rendering of sympy expressions as mathematics, with matplotlib's mathtext.
 
 mathtext handles one line of a LaTeX subset, so a long sum is broken into
-lines of a few terms each (every line a valid formula on its own), and an
-expression mathtext cannot parse falls back to plain text.
+lines of a few terms each (every line a valid formula on its own); for an
+expression mathtext cannot parse :func:`typeset` returns None and the caller
+shows text. This module does not import Qt: the equation viewer runs it in a
+separate process, because typesetting a long entry is seconds of pure Python
+and, in a thread, would starve the GUI thread of the GIL.
 """
 
 from __future__ import annotations
@@ -14,11 +17,10 @@ import numpy as np
 import sympy as sp
 from matplotlib.font_manager import FontProperties
 from matplotlib.mathtext import MathTextParser
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
+__all__ = ["latex_of", "latex_lines", "render_lines", "typeset", "entry_stats", "typeset_many", "stats_many",
+           "MAX_LINES"]
 
-__all__ = ["latex_of", "latex_lines", "render_lines", "render_entry", "MAX_LINES"]
-
-MAX_LINES = 40       # beyond this a rendering says how much it left out (copy as text gives all)
+MAX_LINES = 16       # beyond this a rendering says how much it left out (mathtext needs ~0.1 s a line)
 LINE_CHARS = 80      # visible characters per rendered line (about one screen width at 12 pt)
 _parser = MathTextParser("agg")
 
@@ -48,8 +50,14 @@ def visible_length(latex: str) -> int:
     return len(re.sub(r"[{}^_\s]", "", text))
 
 
-def latex_lines(label: str, expr, width: int = LINE_CHARS) -> list[str]:
+def latex_lines(label: str, expr, width: int = LINE_CHARS, max_lines: int | None = None) -> list[str]:
     """``label = expr`` as one or more LaTeX lines; a sum is broken between its terms.
+
+    Parameters
+    ----------
+    max_lines : int, optional
+        Stop after this many lines and end with a line saying how many terms
+        were left out (the LaTeX of a long entry takes seconds to write).
 
     Returns
     -------
@@ -57,18 +65,24 @@ def latex_lines(label: str, expr, width: int = LINE_CHARS) -> list[str]:
         The first line starts with ``label =``; later ones with ``\\quad +`` or ``\\quad -``.
     """
     expr = sp.sympify(expr)
-    whole = latex_of(expr)
-    if visible_length(whole) <= width or not isinstance(expr, sp.Add):
-        return [f"{label} = {whole}"]
+    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
+    if len(terms) <= 3:
+        whole = latex_of(expr)
+        if visible_length(whole) <= width or len(terms) == 1:
+            return [f"{label} = {whole}"]
     names = _symbol_names(expr)
     lines, current, used = [], f"{label} =", visible_length(label) + 2
-    for k, term in enumerate(expr.as_ordered_terms()):
+    for k, term in enumerate(terms):
         negative = term.could_extract_minus_sign()
         body = sp.latex(-term if negative else term, symbol_names=names)
         piece = ("- " if negative else ("" if k == 0 else "+ ")) + body
         size = visible_length(piece) + 1
         if k and used + size > width:
             lines.append(current)
+            if max_lines is not None and len(lines) >= max_lines:
+                left = len(terms) - k
+                lines.append(rf"\quad \ldots\ \mathrm{{and\ {left}\ more\ terms}}")
+                return lines
             current, used = r"\quad ", 4
         current += " " + piece
         used += size
@@ -81,8 +95,14 @@ def _render_line(line: str, size: float, dpi: int) -> np.ndarray:
     return np.asarray(_parser.parse(f"${line}$", dpi=dpi, prop=FontProperties(size=size)).image)
 
 
-def render_lines(lines: list[str], size: float = 12.0, dpi: int = 100, gap: int = 6) -> QImage:
-    """Render LaTeX lines one below the other (black on transparent); raises ValueError if mathtext cannot."""
+def render_lines(lines: list[str], size: float = 12.0, dpi: int = 100, gap: int = 6) -> np.ndarray:
+    """LaTeX lines one below the other as an RGBA array (black on transparent).
+
+    Raises
+    ------
+    ValueError
+        mathtext cannot parse a line.
+    """
     images = [_render_line(line, size, dpi) for line in lines]
     width = max(im.shape[1] for im in images) + 8
     height = sum(im.shape[0] for im in images) + gap * (len(images) - 1) + 8
@@ -92,33 +112,28 @@ def render_lines(lines: list[str], size: float = 12.0, dpi: int = 100, gap: int 
         h, w = im.shape
         rgba[y:y + h, 4:4 + w, 3] = im  # black text: colour 0, alpha from the glyph coverage
         y += h + gap
-    image = QImage(rgba.data, width, height, 4 * width, QImage.Format.Format_RGBA8888)
-    return image.copy()  # own the pixels (rgba goes away)
+    return rgba
 
 
-def _text_image(text: str, note: str) -> QImage:
-    font = QFont("DejaVu Sans Mono", 10)
-    metrics = QFontMetrics(font)
-    lines = [note] + [text[k:k + 120] for k in range(0, min(len(text), 120 * MAX_LINES), 120)]
-    width = max(metrics.horizontalAdvance(line) for line in lines) + 12
-    image = QImage(width, metrics.lineSpacing() * len(lines) + 12, QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(QColor(0, 0, 0, 0))
-    painter = QPainter(image)
-    painter.setFont(font)
-    for k, line in enumerate(lines):
-        painter.setPen(QColor("#8a5a00") if k == 0 else QColor("black"))
-        painter.drawText(6, 6 + metrics.ascent() + k * metrics.lineSpacing(), line)
-    painter.end()
-    return image
-
-
-def render_entry(latex_label: str, text_label: str, expr, size: float = 12.0) -> tuple[QImage, bool]:
-    """An entry as an image: (image, True) rendered by mathtext or (image, False) as plain text."""
-    lines = latex_lines(latex_label, expr)
-    if len(lines) > MAX_LINES:
-        left = len(lines) - MAX_LINES
-        lines = lines[:MAX_LINES] + [rf"\quad \ldots\ \mathrm{{and\ {left}\ more\ lines}}"]
+def typeset(latex_label: str, expr, size: float = 12.0) -> np.ndarray | None:
+    """``label = expr`` as an RGBA array, or None when mathtext cannot typeset it."""
     try:
-        return render_lines(lines, size), True
+        return render_lines(latex_lines(latex_label, expr, max_lines=MAX_LINES), size)
     except (ValueError, RuntimeError, KeyError, IndexError):
-        return _text_image(f"{text_label} = {sp.sstr(expr)}", "(shown as text: mathtext cannot typeset this entry)"), False
+        return None
+
+
+def entry_stats(expr, preview_chars: int = 160) -> tuple[int, str]:
+    """(sympy.count_ops, the start of sympy.sstr) of an entry."""
+    text = sp.sstr(expr)
+    return int(sp.count_ops(expr)), text if len(text) <= preview_chars else text[:preview_chars] + " …"
+
+
+def typeset_many(items: list) -> list:
+    """[(latex label, expr)] -> [RGBA array or None] (one call per worker round trip)."""
+    return [typeset(label, expr) for label, expr in items]
+
+
+def stats_many(items: list, preview_chars: int = 160) -> dict:
+    """[(key, expr)] -> {key: (operation count, preview)}."""
+    return {key: entry_stats(expr, preview_chars) for key, expr in items}

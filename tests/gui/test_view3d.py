@@ -173,3 +173,19 @@ def test_sliders_keep_values_when_the_joint_count_is_unchanged(sliders):
     sliders.set_values([0.5] * 6)
     sliders.home()
     assert sliders.values() == [0.0] * 6
+
+
+def test_many_signal_emissions_do_not_exhaust_true(qtbot):
+    """PySide6 6.12.0 on Python 3.11 drops a reference to True per emit(); designer.gui pins it."""
+    import designer.gui  # noqa: F401 - applies the work-around
+    from PySide6.QtCore import QObject, Signal
+
+    class Emitter(QObject):
+        changed = Signal(list)
+
+    emitter, got = Emitter(), []
+    emitter.changed.connect(got.append)
+    for k in range(5000):  # True has a few hundred references of its own: unpinned, this aborts the interpreter
+        emitter.changed.emit([k])
+    assert len(got) == 5000
+    assert sys.version_info >= (3, 12) or sys.getrefcount(True) > 1 << 39

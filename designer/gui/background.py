@@ -1,0 +1,126 @@
+"""Pure-Python work (typesetting, counting operations) in a worker process, results as Qt signals.
+
+A Python thread would do, but while it computes it holds the GIL, and the GUI
+thread, which re-acquires the GIL for every Python callback of a paint (a
+table asks its model's ``data()`` hundreds of times), then waits up to the
+interpreter's 5 ms switch interval for each one: a table repaint took four
+seconds while a six-link entry was typeset in a thread. A separate process
+shares no GIL. It is a plain subprocess (``python -m
+designer.gui._typeset_worker``) fed through a pipe by one thread, so nothing
+depends on how the application's main module is written (multiprocessing's
+spawn re-imports it). If the process cannot run, the thread computes itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from . import mathtext
+
+__all__ = ["Background"]
+
+_LOCAL = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
+_ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the designer package
+
+
+class _Service:
+    """One worker process and the thread that talks to it, shared by every widget."""
+
+    def __init__(self):
+        self.requests: queue.Queue = queue.Queue()
+        self.busy = 0
+        self.idle = threading.Condition()
+        self.process: subprocess.Popen | None = None
+        self.thread = threading.Thread(target=self._serve, name="designer-typesetter", daemon=True)
+        self.thread.start()
+        atexit.register(self.close)
+
+    def _start(self) -> subprocess.Popen | None:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH", "")) if p)
+        try:
+            return subprocess.Popen([sys.executable, "-m", "designer.gui._typeset_worker"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, env=env)
+        except OSError:
+            return None
+
+    def _call(self, name: str, args: tuple):
+        if self.process is None or self.process.poll() is not None:
+            self.process = self._start()
+        if self.process is not None:
+            try:
+                pickle.dump((name, args), self.process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.process.stdin.flush()
+                ok, result = pickle.load(self.process.stdout)
+                return result if ok else RuntimeError(result)
+            except (OSError, ValueError, EOFError, pickle.PickleError):
+                self.process = None  # the worker died: compute here this time, restart next time
+        try:
+            return _LOCAL[name](*args)
+        except Exception as exc:  # noqa: BLE001 - handed to the GUI, which shows text instead
+            return exc
+
+    def _serve(self) -> None:
+        while True:
+            sender, tag, name, args = self.requests.get()
+            result = self._call(name, args)
+            try:
+                sender.finished.emit(tag, result)
+            except RuntimeError:
+                pass  # the widget was deleted meanwhile
+            with self.idle:
+                self.busy -= 1
+                self.idle.notify_all()
+
+    def submit(self, sender, tag, name: str, args: tuple) -> None:
+        with self.idle:
+            self.busy += 1
+        self.requests.put((sender, tag, name, args))
+
+    def wait(self, timeout: float) -> bool:
+        with self.idle:
+            return self.idle.wait_for(lambda: self.busy == 0, timeout)
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            try:
+                self.process.stdin.close()
+                self.process.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+
+
+_service: _Service | None = None
+
+
+def _get_service() -> _Service:
+    global _service
+    if _service is None:
+        _service = _Service()
+    return _service
+
+
+class Background(QObject):
+    """Run a :mod:`designer.gui.mathtext` batch function; :attr:`finished` brings (tag, result or exception)."""
+
+    finished = Signal(object, object)
+
+    def submit(self, tag, name: str, *args) -> None:
+        """Queue ``mathtext.<name>(*args)`` (``"typeset_many"`` or ``"stats_many"``)."""
+        if name not in _LOCAL:
+            raise ValueError(f"not a background function: {name}")
+        _get_service().submit(self, tag, name, args)
+
+    @staticmethod
+    def wait(timeout: float = 60.0) -> bool:
+        """Block until submitted work is done (tests, screenshots); process events afterwards."""
+        return _service is None or _service.wait(timeout)
