@@ -111,6 +111,8 @@ class MainWindow(QMainWindow):
         main.setStretchFactor(1, 1)
         main.setSizes([430, 650, 480])
         self.setCentralWidget(main)
+        self.splitters = {"main": main, "left": left}
+        self._restore_layout()
 
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
                        self.derivation):
@@ -351,6 +353,21 @@ class MainWindow(QMainWindow):
         self.show_message("Recovered unsaved changes")
         return True
 
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        for name, splitter in self.splitters.items():
+            state = self.settings.value(f"window/{name}")
+            if state is not None:
+                splitter.restoreState(state)
+
+    def _save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        for name, splitter in self.splitters.items():
+            self.settings.setValue(f"window/{name}", splitter.saveState())
+        self.settings.sync()
+
     @staticmethod
     def _dropped_project(event) -> str | None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
@@ -376,4 +393,5 @@ class MainWindow(QMainWindow):
         self.autosave_timer.stop()
         self.burst_timer.stop()
         self.recovery.discard()
+        self._save_layout()
         event.accept()

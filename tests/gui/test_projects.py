@@ -211,3 +211,11 @@ def test_dropping_a_project_file_opens_it(window, project):
     window.dropEvent(event)
     assert window.document.path == project
     assert window.document.model == load_project(project)
+
+
+def test_window_layout_is_remembered(qtbot, tmp_path, window):
+    window.splitters["main"].setSizes([300, 700, 500])
+    sizes = window.splitters["main"].sizes()
+    assert window.close()
+    again = make_window(qtbot, tmp_path)
+    assert again.splitters["main"].sizes() == sizes
