@@ -174,7 +174,9 @@ class ExprTableModel(QAbstractTableModel):
         self.refresh()
 
     def _structure_changed(self) -> None:
-        self.errors.clear()
+        if self.errors:
+            self.errors.clear()
+            self.refresh()
 
     def refresh(self) -> None:
         """Re-read everything; a reset only when the row count changed (keeps the selection)."""
