@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QSplitter, QTabWidget, QUndoView,
+from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QUndoView,
                                QVBoxLayout, QWidget)
 
 from ..model import Link, Manipulator
@@ -100,7 +100,12 @@ class MainWindow(QMainWindow):
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
         self.result_tabs.addTab(self.coupling, "Coupling plots")
-        self.result_tabs.addTab(self.explore, "Explore")
+        # the explore controls are wide; scrolling keeps them from widening the whole column
+        explore_scroll = QScrollArea(self)
+        explore_scroll.setWidgetResizable(True)
+        explore_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        explore_scroll.setWidget(self.explore)
+        self.result_tabs.addTab(explore_scroll, "Explore")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
