@@ -10,6 +10,7 @@ parameter, one curve per value of a second parameter. The numbers come from
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ from .joint_sliders import joint_ranges
 
 __all__ = ["CouplingPanel"]
 
-THROTTLE_MS = 80        # at most ~12 recomputations a second while a slider is dragged
+THROTTLE_MS = 80        # at least this long between recomputations while a slider is dragged
 JOINT_POINTS = 121
 PARAMETER_POINTS = 41
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
@@ -366,6 +367,15 @@ class CouplingPanel(QWidget):
     def refresh(self) -> None:
         """Recompute and redraw the shown tab now."""
         self._timer.stop()
+        started = time.perf_counter()
+        try:
+            self._refresh()
+        finally:
+            # while dragging, leave the GUI thread at least twice the computing time to itself
+            spent_ms = 1000 * (time.perf_counter() - started)
+            self._timer.setInterval(int(max(THROTTLE_MS, 2 * spent_ms)))
+
+    def _refresh(self) -> None:
         if self.arm is None or self.arm.n < 2:
             for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
                 plot.clearPlots()

@@ -297,8 +297,10 @@ class EquationsView(QWidget):
         entries = self.selected_entries()[:MAX_RENDERED]
         if not entries:
             self.math.clear()
+            self.math.setMinimumSize(0, 0)
             self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else "")
             return
+        self.math.setMinimumSize(0, 0)
         self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
         self._typeset_entries = entries
         self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries])
@@ -330,6 +332,7 @@ class EquationsView(QWidget):
             y += im.height() + 10
         painter.end()
         self.math.setPixmap(pixmap)
+        self.math.setMinimumSize(pixmap.size())  # wider than the pane: the scroll area scrolls
 
     def _context_menu(self, pos) -> None:
         menu = QMenu(self)

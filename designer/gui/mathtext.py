@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Iterator
 
 import numpy as np
 import sympy as sp
@@ -21,7 +22,7 @@ __all__ = ["latex_of", "latex_lines", "render_lines", "typeset", "entry_stats", 
            "MAX_LINES"]
 
 MAX_LINES = 16       # beyond this a rendering says how much it left out (mathtext needs ~0.1 s a line)
-LINE_CHARS = 80      # visible characters per rendered line (about one screen width at 12 pt)
+LINE_CHARS = 70      # visible characters per rendered line (about 600 px at 12 pt)
 _parser = MathTextParser("agg")
 
 
@@ -43,45 +44,78 @@ def latex_of(expr) -> str:
 
 
 def visible_length(latex: str) -> int:
-    """Rough printed width of LaTeX in characters: commands count as one, braces and scripts as none."""
-    text = re.sub(r"\\(left|right)\b", "", latex)
-    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: max(m[1], m[2], key=len), text)
+    """Rough printed width of LaTeX in characters.
+
+    Function names count by their letters (sin: 3, plus one for the space),
+    Greek letters and accents as one, layout commands and braces as nothing;
+    scripts count like letters (they are narrower, but it errs on the safe side).
+    """
+    text = re.sub(r"\\(left|right|frac|mathrm|quad|dot|ddot)\b", "", latex)
+    text = re.sub(r"\\(sin|cos|tan|log|exp|sqrt)\b", lambda m: "x" * (len(m[1]) + 1), text)
     text = re.sub(r"\\[a-zA-Z]+", "x", text)
-    return len(re.sub(r"[{}^_\s]", "", text))
+    return len(re.sub(r"[{}^_\s\\,]", "", text))
+
+
+def _prefixed(prefix: str, pieces: Iterator[str], suffix: str = "") -> Iterator[str]:
+    """``pieces`` with ``prefix`` on the first and ``suffix`` on the last."""
+    previous = None
+    for k, piece in enumerate(pieces):
+        if previous is not None:
+            yield previous
+        previous = prefix + piece if k == 0 else piece
+    if previous is not None:
+        yield previous + suffix
+
+
+def _pieces(expr, names: dict, width: int) -> Iterator[str]:
+    """LaTeX fragments of ``expr`` between which a line may break, written lazily.
+
+    A sum breaks between its terms; a product with one long sum in it, such as
+    m_2 (a_2 d_2 sin q_2 + ...), breaks inside that sum, with plain brackets
+    (mathtext's \\left( ... \\right) cannot span lines).
+    """
+    if isinstance(expr, sp.Add):
+        for k, term in enumerate(expr.as_ordered_terms()):
+            negative = term.could_extract_minus_sign()
+            sign = "- " if negative else ("" if k == 0 else "+ ")
+            yield from _prefixed(sign, _pieces(-term if negative else term, names, width))
+        return
+    text = sp.latex(expr, symbol_names=names)
+    if isinstance(expr, sp.Mul) and visible_length(text) > width:
+        sums = [f for f in expr.args if isinstance(f, sp.Add)]
+        if len(sums) == 1:
+            rest = sp.Mul(*[f for f in expr.args if f is not sums[0]])
+            head = "" if rest == 1 else ("-" if rest == -1 else sp.latex(rest, symbol_names=names))
+            yield from _prefixed(f"{head} (", _pieces(sums[0], names, width), ")")
+            return
+    yield text
 
 
 def latex_lines(label: str, expr, width: int = LINE_CHARS, max_lines: int | None = None) -> list[str]:
-    """``label = expr`` as one or more LaTeX lines; a sum is broken between its terms.
+    """``label = expr`` as one or more LaTeX lines, broken between terms of sums.
 
     Parameters
     ----------
     max_lines : int, optional
-        Stop after this many lines and end with a line saying how many terms
-        were left out (the LaTeX of a long entry takes seconds to write).
+        Stop after this many lines and end with a line saying the rest was
+        left out (the LaTeX of a long entry takes seconds to write).
 
     Returns
     -------
     list of str
-        The first line starts with ``label =``; later ones with ``\\quad +`` or ``\\quad -``.
+        The first line starts with ``label =``; later ones with ``\\quad``.
     """
     expr = sp.sympify(expr)
-    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
-    if len(terms) <= 3:
-        whole = latex_of(expr)
-        if visible_length(whole) <= width or len(terms) == 1:
-            return [f"{label} = {whole}"]
     names = _symbol_names(expr)
+    if not isinstance(expr, (sp.Add, sp.Mul)):
+        return [f"{label} = {sp.latex(expr, symbol_names=names)}"]
     lines, current, used = [], f"{label} =", visible_length(label) + 2
-    for k, term in enumerate(terms):
-        negative = term.could_extract_minus_sign()
-        body = sp.latex(-term if negative else term, symbol_names=names)
-        piece = ("- " if negative else ("" if k == 0 else "+ ")) + body
+    for k, piece in enumerate(_pieces(expr, names, width)):
         size = visible_length(piece) + 1
         if k and used + size > width:
             lines.append(current)
             if max_lines is not None and len(lines) >= max_lines:
-                left = len(terms) - k
-                lines.append(rf"\quad \ldots\ \mathrm{{and\ {left}\ more\ terms}}")
+                lines.append(r"\quad \ldots\ \mathrm{(copy\ as\ text\ for\ the\ rest)}")
                 return lines
             current, used = r"\quad ", 4
         current += " " + piece

@@ -118,6 +118,7 @@ class ArmView(QWidget):
         super().__init__(parent)
         self.view = gl.GLViewWidget()
         self.view.setBackgroundColor(BACKGROUND)
+        self.view.setMinimumSize(240, 180)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
@@ -138,6 +139,10 @@ class ArmView(QWidget):
         self.parts: dict[str, np.ndarray] = {}  # the last placed 4x4 matrices of each kind of part
         self.grid = gl.GLGridItem(color=(0, 0, 0, 60))
         self.view.addItem(self.grid)
+
+    def sizeHint(self):  # noqa: N802 - Qt override
+        from PySide6.QtCore import QSize
+        return QSize(640, 480)
 
     # -- public API -----------------------------------------------------------
     def set_model(self, model: Manipulator | None) -> None:
