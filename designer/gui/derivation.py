@@ -21,7 +21,7 @@ from .worker import JobWorker, start_job
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
 
-CACHE_SIZE = 24
+CACHE_SIZE = 8   # six-link results are large; eight covers undo/redo and the three methods
 METHOD_TEXT = {Method.LAGRANGE: "Lagrange-Euler (M, B, C, G)", Method.NEWTON_EULER: "Newton-Euler (τ)",
                Method.DALEMBERT: "Generalized d'Alembert (D, H, G)"}
 SIMPLIFY_TEXT = {SimplifyMode.OFF: "no simplification", SimplifyMode.FAST: "fast simplification",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 def isolated(monkeypatch, tmp_path):
     """Settings and recovery files of ``main`` go to tmp_path; message boxes are recorded."""
     shown = []
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # start() installs its own; put pytest-qt's back
     monkeypatch.setattr(projects, "default_recovery_dir", lambda: tmp_path / "recovery")
     old_format = QSettings.defaultFormat()
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
