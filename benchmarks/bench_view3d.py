@@ -74,6 +74,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="1000x700", help="3D view size WxH (default 1000x700)")
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--no-native", dest="native", action="store_false",
+                        help="leave the view inside the window's backing store (Qt composites the whole window)")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     app = QApplication.instance() or QApplication([])
@@ -85,6 +87,9 @@ def main() -> None:
         window = QWidget()
         layout = QHBoxLayout(window)
         view, sliders = ArmView(), JointSliders()
+        if args.native:  # what the main window does: the GL view in its own native window
+            view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
+            view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
         layout.addWidget(view, 1)
         layout.addWidget(sliders)
         view.setMinimumSize(width, height)
@@ -104,7 +109,8 @@ def main() -> None:
         app.processEvents()
     fps, work = results[True]
     peer, _ = results[False]
-    print(f"3D view {width}x{height}, PUMA 560 with frames and COM markers, {args.steps} slider steps")
+    where = "own native window, as in the main window" if args.native else "composited with the window"
+    print(f"3D view {width}x{height} ({where}), PUMA 560 with frames and COM markers, {args.steps} slider steps")
     print(f"  dragging a joint slider: {fps:6.1f} frames/s  (Python work per step {work:.2f} ms)")
     print(f"  peer, empty scene:       {peer:6.1f} frames/s  (ratio arm/empty {fps / peer:.2f})")
     print(f"  goal >= {GOAL_FPS:.0f} frames/s: {'met' if fps >= GOAL_FPS else 'NOT met'}")

@@ -144,3 +144,21 @@ def sphere_mesh(rows: int = 10, cols: int = 16) -> tuple[np.ndarray, np.ndarray,
             a, b = r * cols + c, r * cols + (c + 1) % cols
             faces += [[a, a + cols, b], [b, a + cols, b + cols]]
     return verts, verts.copy(), np.array(faces, dtype=np.int64)
+
+
+def numeric_arm(model) -> NumericArm:
+    """The model at its default values for drawing and plotting.
+
+    Symbols used only in the gravity vector may lack a value: nothing drawn or
+    plotted here (geometry, M, B, C) depends on gravity, so they count as 0.
+    Raises :class:`~designer.model.MissingParameterError` for any other symbol without a value.
+    """
+    elsewhere = set()
+    for link in model.links:
+        for e in link.expressions():
+            elsewhere |= {s.name for s in e.free_symbols}
+    for pm in model.point_masses:
+        for e in (pm.mass, *pm.position):
+            elsewhere |= {s.name for s in e.free_symbols}
+    overrides = {name: 0.0 for name in model.unvalued_symbols() if name not in elsewhere}
+    return NumericArm.from_model(model, overrides)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 from ..explore.coupling import Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
 from ..kinematics import NumericArm
 from ..model import Manipulator
+from .arm_scene import numeric_arm
 from .joint_sliders import joint_ranges
 
 __all__ = ["CouplingPanel"]
@@ -194,7 +195,7 @@ class CouplingPanel(QWidget):
         self.model = model
         self._grid, self._grid_key = None, None
         try:
-            self.arm = None if model is None else NumericArm.from_model(model)
+            self.arm = None if model is None else numeric_arm(model)
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             self.arm = None
             self._show_status(f"Cannot plot: {exc}")

@@ -9,9 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QLabel, QPushButton, QSlider, QVBoxLayout,
                                QWidget)
 
-from ..kinematics import NumericArm
 from ..model import Manipulator
-from .arm_scene import arm_reach
+from .arm_scene import arm_reach, numeric_arm
 
 __all__ = ["JointSliders", "joint_ranges"]
 
@@ -22,7 +21,7 @@ def joint_ranges(model: Manipulator) -> np.ndarray:
     """(n, 2) ranges in SI units: the limits, else +-pi (R) or +- the reach (P; 1 m if unknown)."""
     n = model.n
     try:
-        arm = NumericArm.from_model(model)
+        arm = numeric_arm(model)
         limits, reach = arm.limits, arm_reach(arm)
     except (ValueError, TypeError, ZeroDivisionError):
         limits, reach = np.full((n, 2), np.nan), 1.0

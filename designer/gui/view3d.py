@@ -152,7 +152,7 @@ class ArmView(QWidget):
             self._clear()
             return self._show_message("No arm to show.")
         try:
-            arm = NumericArm.from_model(model)
+            arm = scene.numeric_arm(model)
         except MissingParameterError as exc:
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}. Give them default values in the parameters panel.")

@@ -105,6 +105,13 @@ def test_missing_values_show_a_message_instead_of_failing(arm_view):
     np.testing.assert_allclose(_apply(arm_view.parts["links"][3], [0, 0, 1]), tip, atol=1e-12)
 
 
+def test_gravity_without_a_value_does_not_stop_the_drawing(arm_view):
+    links = (Link("R", a="L1", mass=1), Link("R", a="L2", mass=1))
+    arm_view.set_model(Manipulator(links=links, parameters={"L1": 1.0, "L2": 0.5}))  # g has no value
+    assert not arm_view.message.isVisible()
+    np.testing.assert_allclose(_apply(arm_view.parts["links"][3], [0, 0, 1]), [1.5, 0, 0], atol=1e-12)
+
+
 def test_home_returns_to_zero(arm_view):
     arm_view.set_model(six_link())
     arm_view.set_joint_values(Q1)
