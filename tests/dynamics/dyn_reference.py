@@ -71,13 +71,15 @@ def random_inertia_matrix(rng) -> np.ndarray:
 
 
 def seven_modified(seed: int = 3) -> Manipulator:
-    """Seven links, modified DH, joints RRPRRPR, full non-diagonal inertias, offsets, two loads."""
+    """Seven links, modified DH, joints RRPRRPR, twists 0 / +-pi/2, generic offsets and lengths,
+    full non-diagonal inertias, two loads."""
     rng = np.random.default_rng(seed)
     r = lambda lo, hi: round(float(rng.uniform(lo, hi)), 4)  # noqa: E731
     links = []
     for i, kind in enumerate("RRPRRPR"):
         I = random_inertia_matrix(rng).round(4)
-        links.append(Link(R if kind == "R" else P, a=r(-0.5, 0.5), alpha=r(-3, 3), d=r(-0.3, 0.3),
+        alpha = (-sp.pi / 2, 0, sp.pi / 2)[int(rng.integers(3))]  # a designer's twists; offsets are generic
+        links.append(Link(R if kind == "R" else P, a=r(-0.5, 0.5), alpha=alpha, d=r(-0.3, 0.3),
                           theta=r(-3, 3), mass=r(0.5, 4), com=(r(-0.2, 0.2), r(-0.2, 0.2), r(-0.2, 0.2)),
                           inertia=Inertia.from_matrix(I.tolist())))
     return Manipulator(links=tuple(links), name="seven", convention=Convention.MODIFIED,

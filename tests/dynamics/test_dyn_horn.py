@@ -26,7 +26,10 @@ s23, c23 = sp.sin(q2 + q3), sp.cos(q2 + q3)
 
 
 def _same(a, b) -> bool:
-    return sp.simplify(sp.expand_trig(a - b)) == 0
+    """a - b is zero: expanded in sin/cos of single angles with sin^2 = 1 - cos^2 (exact)."""
+    e = sp.expand(sp.expand_trig(sp.expand(sp.expand_trig(sp.expand(a - b)))))
+    e = sp.expand(e.subs({sp.sin(q) ** 2: 1 - sp.cos(q) ** 2 for q in (q1, q2, q3)}))
+    return e == 0
 
 
 def _model(loads: bool, gravity=(0, 0, 0)):
