@@ -16,9 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QRect, QTimer
-from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
@@ -27,47 +25,14 @@ from ..kinematics import NumericArm
 from ..model import Manipulator
 from .arm_scene import numeric_arm
 from .joint_sliders import joint_ranges
+from .plot_style import fit_y, new_plot, pen, save_svg
 
 __all__ = ["CouplingPanel"]
 
 THROTTLE_MS = 80        # at least this long between recomputations while a slider is dragged
 JOINT_POINTS = 121
 PARAMETER_POINTS = 41
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 COEFFICIENTS = (Quantity.CORIOLIS_I, Quantity.CORIOLIS_J, Quantity.CENTRIFUGAL_IJ, Quantity.CENTRIFUGAL_JI)
-UNITS = {Quantity.NORMALISED: ""}  # everything else: kg m^2 for R-R pairs
-
-
-def _pen(k: int, dashed: bool = False):
-    style = {"style": pg.QtCore.Qt.PenStyle.DashLine} if dashed else {}
-    return pg.mkPen(COLORS[k % len(COLORS)], width=2, **style)
-
-
-def _plot(layout: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotItem:
-    plot = layout.addPlot(row=row, col=0)
-    plot.setTitle(title, color="#222222")
-    plot.showGrid(x=True, y=True, alpha=0.25)
-    plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 200))
-    for name in ("left", "bottom"):
-        axis = plot.getAxis(name)
-        axis.enableAutoSIPrefix(False)  # "kg m² (x0.001)" reads badly; numbers stay in SI
-        axis.setTextPen("#333333")
-        axis.setPen("#777777")
-    return plot
-
-
-def _fit_y(plot: pg.PlotItem) -> None:
-    """Autorange, except that a constant curve gets a sensible band instead of rounding noise."""
-    ys = [item.getData()[1] for item in plot.listDataItems()]
-    ys = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.zeros(0)
-    if len(ys) == 0:
-        return
-    lo, hi = float(ys.min()), float(ys.max())
-    if hi - lo <= 1e-9 * max(abs(lo), abs(hi), 1e-12):
-        pad = max(0.05 * abs(hi), 1e-6)
-        plot.setYRange(lo - pad, hi + pad, padding=0)
-    else:
-        plot.enableAutoRange(axis="y")
 
 
 class CouplingPanel(QWidget):
@@ -133,9 +98,9 @@ class CouplingPanel(QWidget):
         layout.addLayout(row)
         self.joint_plots = pg.GraphicsLayoutWidget()
         self.joint_plots.setBackground("w")
-        self.plot_coupling = _plot(self.joint_plots, 0, "Coupling inertia")
-        self.plot_normalised = _plot(self.joint_plots, 1, "Normalised coupling")
-        self.plot_coefficients = _plot(self.joint_plots, 2, "Coriolis (B) and centrifugal (C) coefficients")
+        self.plot_coupling = new_plot(self.joint_plots, 0, "Coupling inertia")
+        self.plot_normalised = new_plot(self.joint_plots, 1, "Normalised coupling")
+        self.plot_coefficients = new_plot(self.joint_plots, 2, "Coriolis (B) and centrifugal (C) coefficients")
         for plot in (self.plot_normalised, self.plot_coefficients):
             plot.setXLink(self.plot_coupling)
         self.plot_coupling.getAxis("left").setLabel("kg m²")
@@ -183,7 +148,7 @@ class CouplingPanel(QWidget):
         layout.addLayout(form)
         self.parameter_plots = pg.GraphicsLayoutWidget()
         self.parameter_plots.setBackground("w")
-        self.plot_parameter = _plot(self.parameter_plots, 0, "")
+        self.plot_parameter = new_plot(self.parameter_plots, 0, "")
         self.parameter_marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
         self.plot_parameter.addItem(self.parameter_marker, ignoreBounds=True)
         layout.addWidget(self.parameter_plots, 1)
@@ -261,18 +226,7 @@ class CouplingPanel(QWidget):
         path = Path(path)
         layout = self.joint_plots if self.tabs.currentIndex() == 0 else self.parameter_plots
         if path.suffix.lower() == ".svg":
-            # pyqtgraph 0.14's SVGExporter cannot parse the path syntax Qt 6.12 writes; paint
-            # the view into Qt's own SVG generator instead
-            generator = QSvgGenerator()
-            generator.setFileName(str(path))
-            generator.setSize(layout.size())
-            generator.setViewBox(QRect(0, 0, layout.width(), layout.height()))
-            generator.setTitle("Coupling plot")
-            painter = QPainter(generator)
-            try:
-                layout.render(painter)
-            finally:
-                painter.end()
+            save_svg(layout, path, "Coupling plot")
         else:
             exporter = pg_exporters.ImageExporter(layout.ci)
             exporter.parameters()["width"] = max(layout.width(), 800)
@@ -406,12 +360,12 @@ class CouplingPanel(QWidget):
         unit = "deg" if revolute else "m"
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
             plot.clearPlots()
-        self.plot_coupling.plot(x, curve[Quantity.COUPLING], pen=_pen(0), name=Quantity.COUPLING.label(i, j))
-        self.plot_normalised.plot(x, curve[Quantity.NORMALISED], pen=_pen(1), name=Quantity.NORMALISED.label(i, j))
+        self.plot_coupling.plot(x, curve[Quantity.COUPLING], pen=pen(0), name=Quantity.COUPLING.label(i, j))
+        self.plot_normalised.plot(x, curve[Quantity.NORMALISED], pen=pen(1), name=Quantity.NORMALISED.label(i, j))
         for n, quantity in enumerate(COEFFICIENTS):
-            self.plot_coefficients.plot(x, curve[quantity], pen=_pen(n + 2, dashed=n >= 2), name=quantity.label(i, j))
+            self.plot_coefficients.plot(x, curve[quantity], pen=pen(n + 2, dashed=n >= 2), name=quantity.label(i, j))
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
-            _fit_y(plot)
+            fit_y(plot)
         self.plot_coefficients.getAxis("bottom").setLabel(f"q{k + 1} ({unit})")
         marker = math.degrees(self.q[k]) if revolute else self.q[k]
         for line in self.joint_markers:
@@ -440,8 +394,8 @@ class CouplingPanel(QWidget):
         plot = self.plot_parameter
         plot.clearPlots()
         for n, (label, curve) in enumerate(sweep.curves.items()):
-            plot.plot(sweep.x, curve[quantity], pen=_pen(n), name=label or quantity.label(i, j))
-        _fit_y(plot)
+            plot.plot(sweep.x, curve[quantity], pen=pen(n), name=label or quantity.label(i, j))
+        fit_y(plot)
         plot.setTitle(f"{quantity.label(i, j)} against {name}", color="#222222")
         plot.getAxis("bottom").setLabel(name)
         self.parameter_marker.setValue(self.model.parameter_values.get(name, lo))

@@ -12,7 +12,7 @@ import pytest
 from designer.explore.coupling import (Quantity, default_range, pair_quantities, parameter_grid,
                                        sweep_joint, sweep_parameter, write_csv)
 from designer.kinematics import NumericArm
-from designer.model import Convention, Inertia, Link, Manipulator
+from designer.model import Convention, Link, Manipulator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "numeric"))
 from pin_reference import pin, pin_model, random_arm  # noqa: E402
