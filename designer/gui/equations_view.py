@@ -9,7 +9,7 @@ hundreds of long entries).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 import sympy as sp
@@ -51,7 +51,14 @@ def _fallback_entries(eq: Equations) -> Iterator[_Entry]:
 
 
 def entries_of(eq: Equations) -> list:
-    """The entries in display order, labelled by :mod:`designer.report.entries` when it is there."""
+    """The entries in display order, labelled by :mod:`designer.report.entries` when it is there.
+
+    Horn's per-link torques (``eq.extras["link_torques"]``, n x n) are listed last as T_ij.
+    """
+    torques = eq.extras.get("link_torques")
+    if isinstance(torques, sp.MatrixBase) and "T" not in eq.matrices and "T" not in eq.extras:
+        extras = {k: v for k, v in eq.extras.items() if k != "link_torques"}
+        eq = replace(eq, extras={**extras, "T": torques})
     try:
         from ..report.entries import iter_entries
     except ImportError:

@@ -58,6 +58,15 @@ def test_lists_every_entry_of_the_form(view, qtbot):
     assert view.model.data(view.model.index(0, 1)) == sp.count_ops(eq["M"][0, 0])
 
 
+def test_link_torques_are_listed_as_T(view):
+    eq = robmat_double_pendulum()
+    T = sp.Matrix([[L1 * m1 * qdd1, 0], [0, L2 * m2 * qdd2]])  # any n x n matrix stands in for Horn's T_ij
+    eq = Equations(eq.method, eq.model, eq.simplify, eq.matrices, eq.tau, eq.mass_matrix, eq.gravity,
+                   eq.coriolis, {"link_torques": T})
+    view.set_equations(eq)
+    assert view.visible_labels()[-2:] == ["T_11", "T_22"]
+
+
 def test_copy_puts_latex_and_text_on_the_clipboard(view):
     from PySide6.QtGui import QGuiApplication
     eq = robmat_double_pendulum()
