@@ -15,8 +15,10 @@ __all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "ax
 
 
 def arm_reach(arm: NumericArm) -> float:
-    """A length scale of the arm: the sum of its link lengths and offsets (at least 0.1 m)."""
-    return float(max(np.abs(arm.dh[:, 0]).sum() + np.abs(arm.dh[:, 2]).sum(), 0.1))
+    """A length scale of the arm: link lengths, offsets and prismatic strokes summed (at least 0.1 m)."""
+    strokes = np.nan_to_num(np.abs(arm.limits[~arm.revolute]), nan=0.0)
+    stroke = strokes.max(axis=1).sum() if len(strokes) else 0.0
+    return float(max(np.abs(arm.dh[:, 0]).sum() + np.abs(arm.dh[:, 2]).sum() + stroke, 0.1))
 
 
 def link_segments(arm: NumericArm, frames: np.ndarray) -> np.ndarray:

@@ -327,10 +327,13 @@ class ArmView(QWidget):
         return com_parts, load_parts
 
     def _ellipsoid_matrices(self, arm: NumericArm, T: np.ndarray) -> np.ndarray:
+        """Equivalent ellipsoids; semi-axes capped at half the reach so one outsized link does not hide the arm."""
         coms = arm.com_positions(self._q, T)
+        cap = 0.5 * scene.arm_reach(arm)
         out = []
         for i in range(arm.n):
             semi, axes = scene.ellipsoid_axes(arm.mass[i], arm.inertia[i])
+            semi = np.minimum(semi, cap)
             out.append(_sphere_matrix(coms[i], T[i + 1, :3, :3] @ axes, np.maximum(semi, 1e-6))
                        if semi.max() > 0 else HIDDEN)
         return np.array(out)
