@@ -160,7 +160,8 @@ def _prismatic_arm() -> Manipulator:
 def test_sliders_emit_si_values_and_show_degrees(sliders, qtbot):
     sliders.set_model(_prismatic_arm())
     assert len(sliders.sliders) == 3
-    np.testing.assert_allclose(sliders.ranges(), [[-math.pi, math.pi], [0, 0.5], [-0.7, 0.7]])
+    # no limits on the last joint: +- the reach, here L plus the 0.5 m stroke of joint 2
+    np.testing.assert_allclose(sliders.ranges(), [[-math.pi, math.pi], [0, 0.5], [-1.2, 1.2]])
     with qtbot.waitSignal(sliders.valuesChanged) as signal:
         sliders.spins[0].setValue(90.0)
     assert signal.args[0][0] == pytest.approx(math.pi / 2)
@@ -172,9 +173,9 @@ def test_sliders_emit_si_values_and_show_degrees(sliders, qtbot):
 
 def test_sliders_keep_values_when_the_joint_count_is_unchanged(sliders):
     sliders.set_model(_prismatic_arm())
-    sliders.set_values([1.0, 0.2, -0.3])
-    sliders.set_model(_prismatic_arm().with_parameter("L", 0.2))  # P range shrinks to +-0.2
-    np.testing.assert_allclose(sliders.values(), [1.0, 0.2, -0.2])
+    sliders.set_values([1.0, 0.2, -0.9])
+    sliders.set_model(_prismatic_arm().with_parameter("L", 0.2))  # P range shrinks to +-0.7
+    np.testing.assert_allclose(sliders.values(), [1.0, 0.2, -0.7])
     sliders.set_model(six_link())
     assert sliders.values() == [0.0] * 6
     sliders.set_values([0.5] * 6)
