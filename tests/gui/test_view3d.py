@@ -184,7 +184,8 @@ def test_sliders_keep_values_when_the_joint_count_is_unchanged(sliders):
 
 
 def test_many_signal_emissions_do_not_exhaust_true(qtbot):
-    """PySide6 6.12.0 on Python 3.11 drops a reference to True per emit(); designer.gui pins it."""
+    """PySide6 6.12.0 on Python 3.11 drops a reference to True per emit(): excluded by pyproject,
+    and pinned by designer.gui where it is installed anyway. Either way, many emits must not abort."""
     import designer.gui  # noqa: F401 - applies the work-around
     from PySide6.QtCore import QObject, Signal
 
@@ -196,4 +197,8 @@ def test_many_signal_emissions_do_not_exhaust_true(qtbot):
     for k in range(5000):  # True has a few hundred references of its own: unpinned, this aborts the interpreter
         emitter.changed.emit([k])
     assert len(got) == 5000
-    assert sys.version_info >= (3, 12) or sys.getrefcount(True) > 1 << 39
+    before = sys.getrefcount(True)
+    for k in range(1000):
+        emitter.changed.emit([k])
+    # no references leak (or, under the pinned 6.12.0, far too many remain to ever run out)
+    assert sys.getrefcount(True) >= before or sys.getrefcount(True) > 1 << 39
