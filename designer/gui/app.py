@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..project import ProjectError, load_project
@@ -26,6 +27,9 @@ def create_application(argv: list[str]) -> QApplication:
         app = QApplication([sys.argv[0] if sys.argv else "designer", *argv])
     app.setOrganizationName("ManipulatorDesigner")
     app.setApplicationName("Manipulator Designer")
+    icon = Path(__file__).resolve().parents[2] / "resources" / "icon.svg"
+    if icon.exists():  # a source checkout or editable install; a wheel has no resources/
+        app.setWindowIcon(QIcon(str(icon)))
     return app
 
 
