@@ -37,6 +37,12 @@ def _scale(tr, v, s):
     return [tr.mul(x, s) for x in v]
 
 
+def _frame_offset(model, tr, j, R, p):
+    """Origin of frame j seen from frame j-1's origin, in frame-j axes (standard DH: (a, d sa, d ca),
+    constant for a revolute joint, which is what keeps the recursion cheap)."""
+    return rotate_back(tr, R, p)
+
+
 def forward_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER, *,
                 accelerations: bool = True, gravity: bool = True) -> Iterator[Progress]:
     """Generator returning (motions, rotations): LinkMotion per link and (R, p) per link.
@@ -49,6 +55,7 @@ def forward_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER, *,
     w, dw = list(zero), list(zero)
     a = [-tr.var(c) for c in model.gravity] if gravity else list(zero)
     motions, rotations = [], []
+    two = tr.ring(2)
     for j, link in enumerate(model.links):
         token.check()
         yield Progress("forward recursion", j / n, f"link {j + 1}")
@@ -56,26 +63,31 @@ def forward_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER, *,
         rotations.append((R, p))
         qd = tr.gens[model.qd[j]]
         qdd = tr.gens[model.qdd[j]] if accelerations else tr.zero
-        zqd = [tr.zero, tr.zero, qd]
-        zqdd = [tr.zero, tr.zero, qdd]
         if not modified:
-            # joint j acts along z_{j-1}: add its rates in frame j-1, then rotate
-            if link.is_revolute:
-                dw = _add(dw, zqdd, tr.cross(w, zqd, token))
-                w = _add(w, zqd)
-            a = _add(a, tr.cross(dw, p, token), tr.cross(w, tr.cross(w, p, token), token))
-            if not link.is_revolute:
-                a = _add(a, zqdd, _scale(tr, tr.cross(w, zqd, token), tr.ring(2)))
+            # joint j acts along z_{j-1}; rotate into frame j first, where the offset
+            # p* = R^T p of a revolute link is constant
+            axis = [R[2][0], R[2][1], R[2][2]]  # z_{j-1} in frame-j axes
             w, dw, a = (rotate_back(tr, R, v, token) for v in (w, dw, a))
+            p_star = _frame_offset(model, tr, j, R, p)
+            if link.is_revolute:
+                zqd = [tr.mul(x, qd) for x in axis]
+                dw = _add(dw, [tr.mul(x, qdd) for x in axis], tr.cross(w, zqd, token))
+                w = _add(w, zqd)
+            else:
+                a = _add(a, [tr.mul(x, qdd) for x in axis],
+                         _scale(tr, tr.cross(w, [tr.mul(x, qd) for x in axis], token), two))
+            a = _add(a, tr.cross(dw, p_star, token), tr.cross(w, tr.cross(w, p_star, token), token))
         else:
             # the origin of frame j moves with link j-1; joint j then acts along z_j
+            zqd = [tr.zero, tr.zero, qd]
+            zqdd = [tr.zero, tr.zero, qdd]
             a = _add(a, tr.cross(dw, p, token), tr.cross(w, tr.cross(w, p, token), token))
             w, dw, a = (rotate_back(tr, R, v, token) for v in (w, dw, a))
             if link.is_revolute:
                 dw = _add(dw, zqdd, tr.cross(w, zqd, token))
                 w = _add(w, zqd)
             else:
-                a = _add(a, zqdd, _scale(tr, tr.cross(w, zqd, token), tr.ring(2)))
+                a = _add(a, zqdd, _scale(tr, tr.cross(w, zqd, token), two))
         motions.append(LinkMotion(w, dw, a))
     return motions, rotations
 
@@ -101,7 +113,8 @@ def newton_euler_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVE
     for body in bodies(model, tr):
         per_link[body.link].append(body)
     tau = [tr.zero] * n
-    f_next, n_next = None, None  # force and moment (about its origin) of link j+1, frame j+1 axes
+    child = None  # wrench of link j+1 and beyond: force, moment about o_j, frame-j axes
+    standard = model.convention is Convention.STANDARD
     for j in reversed(range(n)):
         token.check()
         yield Progress("backward recursion", (n - j) / n, f"link {j + 1}")
@@ -110,19 +123,17 @@ def newton_euler_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVE
             F, N, _ = body_wrench(tr, body, motions[j], token)
             f = _add(f, F)
             m = _add(m, N, tr.cross(body.com, F, token))
-        if f_next is not None:
-            R, p = rotations[j + 1]
-            Rf = tr.matvec(R, f_next, token)
-            f = _add(f, Rf)
-            m = _add(m, tr.matvec(R, n_next, token), tr.cross(p, Rf, token))
+        if child is not None:
+            f, m = _add(f, child[0]), _add(m, child[1])
+        if not standard:
+            # modified: joint j is on z_j at the frame-j origin
+            tau[j] = m[2] if model.links[j].is_revolute else f[2]
+        # the wrench in frame j-1 axes, moment about o_{j-1}: what link j-1 carries
         R, p = rotations[j]
-        if model.convention is Convention.STANDARD:
-            # the joint sits at the frame-(j-1) origin, on z_{j-1}: move the moment there
-            to_joint = rotate_back(tr, R, p, token)  # o_j - o_{j-1}, frame-j axes
-            m_joint = _add(m, tr.cross(to_joint, f, token))
-            axis = R[2]  # z_{j-1} in frame-j axes
-        else:
-            m_joint, axis = m, [tr.zero, tr.zero, tr.one]
-        tau[j] = tr.dot(axis, m_joint if model.links[j].is_revolute else f, token)
-        f_next, n_next = f, m
+        Rf = tr.matvec(R, f, token)
+        Rm = _add(tr.matvec(R, m, token), tr.cross(p, Rf, token))
+        if standard:
+            # standard: joint j is on z_{j-1} at o_{j-1}
+            tau[j] = Rm[2] if model.links[j].is_revolute else Rf[2]
+        child = (Rf, Rm)
     return tau
