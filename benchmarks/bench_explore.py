@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "numeric"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from designer.explore.maps import grid_map, sample_configurations  # noqa: E402
 from designer.explore.sweep import SweepAxis, SweepSpec, sweep  # noqa: E402

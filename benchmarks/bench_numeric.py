@@ -21,7 +21,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "numeric"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from designer.dynamics import derive  # noqa: E402
 from designer.dynamics.results import Method, SimplifyMode  # noqa: E402

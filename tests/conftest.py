@@ -11,6 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ROBOTS = ROOT / "robots"
 sys.path.insert(0, str(ROOT))
+# shared test helpers (pin_reference: the Pinocchio model of a DH table) import by name
+sys.path.insert(0, str(ROOT / "tests"))
 
 # The 3D view needs a real X server (Xvfb via pytest-xvfb); see docs and spec/headless-qt.md.
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")

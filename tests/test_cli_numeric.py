@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,6 @@ from designer.project import load_project
 
 from conftest import robot_path
 
-sys.path.insert(0, str(Path(__file__).parent / "numeric"))
 from pin_reference import pin, pin_model  # noqa: E402
 
 PUMA = str(robot_path("puma560"))

@@ -1,19 +1,16 @@
 """Pinocchio as the independent reference for the exploration tests.
 
-The DH-to-Pinocchio builder is the numeric tests' (tests/numeric/pin_reference.py);
+The DH-to-Pinocchio builder is the numeric tests' (tests/pin_reference.py);
 this module adds what exploration needs: the tool Jacobian and plain M, G, h.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pin = pytest.importorskip("pinocchio")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "numeric"))
 from pin_reference import pin_model, random_arm  # noqa: E402
 
 from designer.model import Convention  # noqa: E402

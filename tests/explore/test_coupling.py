@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +12,6 @@ from designer.explore.coupling import (Quantity, default_range, pair_quantities,
 from designer.kinematics import NumericArm
 from designer.model import Convention, Link, Manipulator
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "numeric"))
 from pin_reference import pin, pin_model, random_arm  # noqa: E402
 
 

@@ -11,7 +11,6 @@ import pytest
 
 pytest.importorskip("pytestqt")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "numeric"))
 
 from _arms import six_link  # noqa: E402
 from designer.explore.coupling import Quantity  # noqa: E402
