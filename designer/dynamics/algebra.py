@@ -25,7 +25,7 @@ __all__ = ["simplify_poly", "compact_coefficient", "fourier", "count_ops_cse"]
 
 # size bounds (count_ops) of one coefficient for the costlier rewrites
 FAST_LIMIT = 80
-FULL_LIMIT = 120
+FULL_LIMIT = 40
 
 
 class _FloatDomain:
@@ -121,7 +121,7 @@ def fourier(tr, terms: dict) -> sp.Expr:
 
 def compact_coefficient(tr, terms: dict, limit: int, thorough: bool) -> sp.Expr:
     """The smaller of the product form and the sum form of a trig polynomial (sizes judged
-    from the structure, cheaply); FULL also tries TR10i and trigsimp on small pieces."""
+    from the structure, cheaply); FULL also tries TR10i (sums of angles) on small pieces."""
     if all(not any(m) for m in terms):
         return tr.expr(tr.ring(terms))
     if len(terms) > limit * 5:
@@ -133,19 +133,19 @@ def compact_coefficient(tr, terms: dict, limit: int, thorough: bool) -> sp.Expr:
     candidates = [best]
     product = tr.expr(tr.ring(terms))
     try:
-        candidates.append(TR10i(sp.factor_terms(product)))
-        candidates.append(sp.trigsimp(product))
+        candidates.append(TR10i(sp.factor_terms(product)))  # recombine angle sums; trigsimp is far too slow here
     except Exception:  # a rewrite that fails is just not a candidate  # noqa: BLE001
         pass
     return min(candidates, key=lambda x: (sp.count_ops(x), len(str(x))))
 
 
-def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect_by: Iterable = ()) -> sp.Expr:
+def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect_by: Iterable = (),
+                  cache: dict | None = None) -> sp.Expr:
     """A ring element of ``tr`` as a sympy expression, simplified in the given mode.
 
     OFF: the expanded polynomial. FAST / FULL: grouped by the monomial in parameters and
     joint rates, each trigonometric coefficient in its smaller form (products or sums of
-    angles); FULL also tries trigsimp on small coefficients and collects by ``collect_by``.
+    angles); FULL also recombines angle sums in small coefficients and collects by ``collect_by``.
     """
     mode = SimplifyMode(mode)
     if mode is SimplifyMode.OFF or not p:
@@ -158,13 +158,13 @@ def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect
     for monom, coeff in p.items():
         key, trig = monom[split:], monom[:split] + (0,) * (len(monom) - split)
         groups.setdefault(key, {})[trig] = coeff
-    cache: dict = {}
+    cache = {} if cache is None else cache  # shared between entries: coefficients repeat
     out = []
     zero_head = (0,) * split
     for key, terms in groups.items():
         token.check()
         factor = tr.expr(tr.ring({zero_head + key: tr.domain.one}))
-        sig = tuple(sorted(terms.items()))
+        sig = (thorough, frozenset(terms.items()))
         if sig not in cache:
             cache[sig] = compact_coefficient(tr, terms, limit, thorough)
         out.append(cache[sig] if factor == 1 else factor * cache[sig])

@@ -26,6 +26,7 @@ def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMo
                   token: CancelToken = NEVER, symmetric: bool = False) -> Iterator[Progress]:
     """Generator returning a sympy Matrix of ring elements, each entry simplified in ``mode``."""
     by = _collect_symbols(model)
+    cache = tr.__dict__.setdefault("_simplify_cache", {})
     nr, nc = len(rows), len(rows[0]) if rows else 0
     out = sp.zeros(nr, nc)
     for i in range(nr):
@@ -36,7 +37,7 @@ def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMo
             token.check()
             yield Progress(f"simplifying {name}" if mode is not SimplifyMode.OFF else f"writing {name}",
                            (i * nc + j) / max(nr * nc, 1), f"{name}[{i + 1},{j + 1}]")
-            out[i, j] = simplify_poly(tr, rows[i][j], mode, token, by)
+            out[i, j] = simplify_poly(tr, rows[i][j], mode, token, by, cache)
     return out
 
 
