@@ -14,7 +14,7 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 
-__all__ = ["TreeAlgebra"]
+__all__ = ["TreeAlgebra", "tree_tau", "tree_mass_matrix"]
 
 
 class TreeAlgebra:
@@ -58,3 +58,26 @@ class TreeAlgebra:
         token.check()
         return [self.dot((a[1], -a[2]), (b[2], b[1])), self.dot((a[2], -a[0]), (b[0], b[2])),
                 self.dot((a[0], -a[1]), (b[1], b[0]))]
+
+
+def tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
+    """tau(q, qd, qdd) from the recursive Newton-Euler algorithm, unexpanded (for code generation)."""
+    from ..jobs import run
+    from .newton_euler import newton_euler_job
+    return sp.Matrix(run(newton_euler_job(model, TreeAlgebra(model), token), None, token))
+
+
+def tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
+    """M(q) = sum m J_v^T J_v + J_w^T I J_w with link-frame Jacobians, unexpanded (for code generation)."""
+    from ..jobs import run
+    from .bodies import arm_frames_job
+    from .lagrange import body_jacobians_job, mass_gravity_job
+    tr = TreeAlgebra(model)
+
+    def job():
+        frames = yield from arm_frames_job(model, tr, token)
+        jac = yield from body_jacobians_job(model, tr, frames, token)
+        return (yield from mass_gravity_job(model, tr, jac, frames, token))
+    M_rot, M_tra, _ = run(job(), None, token)
+    n = model.n
+    return sp.Matrix(n, n, lambda i, j: M_rot[i][j] + M_tra[i][j])
