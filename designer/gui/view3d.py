@@ -199,7 +199,7 @@ class ArmView(QWidget):
         if self.arm is not None:
             reach = scene.arm_reach(self.arm)
             centre = self.arm.frames(np.zeros(self.arm.n))[:, :3, 3].mean(axis=0)
-        self.view.setCameraPosition(pos=QVector3D(*map(float, centre)), distance=1.7 * reach, elevation=20, azimuth=-60)
+        self.view.setCameraPosition(pos=QVector3D(*map(float, centre)), distance=1.4 * reach, elevation=20, azimuth=-60)
 
     def _option(name):  # noqa: N805 - builds the four option properties
         def getter(self) -> bool:
