@@ -110,3 +110,21 @@ def test_simplify_modes_do_not_change_the_values(mode):
     for _ in range(3):
         q, qd, qdd = rng.uniform(-3, 3, (3, 3))
         np.testing.assert_allclose(f(q, qd, qdd), f_ref(q, qd, qdd), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["puma3_symbolic_inertia", "stanford6", "seven_modified"])
+def test_tree_forms_match_pinocchio(name):
+    """The unexpanded code-generation forms (recursive NE for tau, link Jacobians for M)."""
+    from designer.dynamics import tree_mass_matrix, tree_tau
+    model = ARMS[name]()
+    n = model.n
+    tau_f = numeric_function(model, list(tree_tau(model)))
+    M_f = numeric_function(model, list(tree_mass_matrix(model)))
+    pm = pin_model(model)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, n))
+        tau_ref, M_ref = pin_rnea_crba(pm, q, qd, qdd)
+        np.testing.assert_allclose(tau_f(q, qd, qdd), tau_ref, rtol=1e-10, atol=1e-10 * np.abs(tau_ref).max())
+        np.testing.assert_allclose(M_f(q, qd, qdd).reshape(n, n), M_ref, rtol=1e-10, atol=1e-10 * np.abs(M_ref).max())
