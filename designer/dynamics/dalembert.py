@@ -52,8 +52,9 @@ def dalembert_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) 
     jac = yield from body_jacobians_job(model, tr, frames, token)
     D_rot, D_tra, G = yield from mass_gravity_job(model, tr, jac, frames, token)
     H_rot, H_tra = yield from _velocity_terms_job(model, tr, jac, token)
+    T = yield from _link_torques_job(model, tr, jac, token)
     col = lambda v: [[x] for x in v]  # noqa: E731
-    return {"D_rot": D_rot, "D_tra": D_tra, "H_rot": col(H_rot), "H_tra": col(H_tra), "G": col(G)}
+    return {"D_rot": D_rot, "D_tra": D_tra, "H_rot": col(H_rot), "H_tra": col(H_tra), "G": col(G), "T": T}
 
 
 def link_torques_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
@@ -61,9 +62,13 @@ def link_torques_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVE
 
     Gravity included (the base accelerates at -g), so sum_j T[i][j] = tau_i.
     """
-    n = model.n
     frames = yield from arm_frames_job(model, tr, token)
     jac = yield from body_jacobians_job(model, tr, frames, token)
+    return (yield from _link_torques_job(model, tr, jac, token))
+
+
+def _link_torques_job(model, tr, jac, token) -> Iterator[Progress]:
+    n = model.n
     motions, _ = yield from forward_job(model, tr, token)
     T = [[tr.zero] * n for _ in range(n)]
     for b, (body, Jv, Jw) in enumerate(jac):

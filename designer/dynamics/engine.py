@@ -107,6 +107,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
         h = sp.Matrix(n, 1, lambda i, _: mats["H_rot"][i] + mats["H_tra"][i])
         G = mats["G"]
         tau = _combine([M, sp.eye(n), sp.eye(n)], [qdd, h, G])
+        # Horn's per-link torques T_ij (joint i, link j), the same split by link instead of by kind
+        extras["link_torques"] = yield from to_matrix_job(model, tr, raw["T"], simplify, "T", token)
     extras["seconds"] = time.perf_counter() - started
     yield Progress("done", 1.0, f"{method.value} in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,

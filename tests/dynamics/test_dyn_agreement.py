@@ -87,6 +87,10 @@ def test_dalembert_parts_sum_to_the_lagrange_terms():
     lag = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
     assert sp.expand(lee["D_rot"] + lee["D_tra"] - lag["M"]) == sp.zeros(3, 3)
     assert sp.expand(lee["H_rot"] + lee["H_tra"] - lag.coriolis) == sp.zeros(3, 1)
+    # Horn's per-link torques come with the d'Alembert form; each row sums to tau_i
+    T = lee.extras["link_torques"]
+    assert T.shape == (3, 3) and T[1, 0] == 0
+    assert sp.expand(sp.Matrix([sum(T[i, :]) for i in range(3)]) - lag.tau) == sp.zeros(3, 1)
     # the prismatic boom's own translation is all of D_33; its rotation adds nothing there
     assert lee["D_rot"][2, 2] == 0 and sp.expand(lee["D_tra"][2, 2] - model.links[2].mass) == 0
 
