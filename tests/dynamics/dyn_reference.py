@@ -91,7 +91,7 @@ def numeric_function(model: Manipulator, exprs, extra=()):
     """f(q, qd, qdd) -> numpy array of the expressions (model parameters at their values)."""
     subs = model.substitutions(require_all=True) if model.free_symbols() else {}
     flat = [sp.sympify(e).xreplace(subs) for e in exprs]
-    f = sp.lambdify([list(model.q), list(model.qd), list(model.qdd), *extra], flat, "numpy")
+    f = sp.lambdify([list(model.q), list(model.qd), list(model.qdd), *extra], flat, "numpy", cse=True)
     return lambda q, qd, qdd, *rest: np.array(f(q, qd, qdd, *rest), dtype=float)
 
 

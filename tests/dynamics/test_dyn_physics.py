@@ -43,6 +43,7 @@ def test_mdot_minus_2c_is_skew_symmetric_symbolically():
     assert (C * sp.Matrix(model.qd) - eq.coriolis).applyfunc(sp.expand) == sp.zeros(3, 1)
 
 
+@pytest.mark.slow
 def test_mdot_minus_2c_skew_numerically_on_a_seven_link_arm():
     model = seven_modified()
     eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
