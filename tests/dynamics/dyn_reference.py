@@ -96,39 +96,11 @@ def numeric_function(model: Manipulator, exprs, extra=()):
 
 
 def pin_model(model: Manipulator):
-    """Pinocchio model from the DH table: joint of link i at frame i-1 (standard) or frame i (modified)."""
-    import pinocchio as pin
+    """Pinocchio model of ``model`` at its default values (the shared reference, tests/pin_reference.py)."""
     from designer.kinematics import NumericArm
-    arm = NumericArm.from_model(model)
+    from pin_reference import pin_model as from_arm
 
-    def rot(axis, angle):
-        c, s = np.cos(angle), np.sin(angle)
-        if axis == "x":
-            return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-        return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
-
-    se3 = lambda Rm=np.eye(3), p=np.zeros(3): pin.SE3(np.asarray(Rm, float), np.asarray(p, float))  # noqa: E731
-    pm = pin.Model()
-    pm.gravity = pin.Motion(np.asarray(arm.gravity, float), np.zeros(3))
-    parent, after_prev = 0, se3()
-    for i in range(arm.n):
-        a, alpha, d, theta = arm.dh[i]
-        offset = se3(rot("z", theta)) * se3(p=[0, 0, d])
-        if arm.convention is Convention.STANDARD:
-            placement = after_prev * offset
-            to_frame = se3(p=[a, 0, 0]) * se3(rot("x", alpha))
-        else:
-            placement = after_prev * se3(rot("x", alpha)) * se3(p=[a, 0, 0]) * offset
-            to_frame = se3()
-        joint = pin.JointModelRZ() if arm.revolute[i] else pin.JointModelPZ()
-        jid = pm.addJoint(parent, joint, placement, f"j{i + 1}")
-        inertia = pin.Inertia(float(arm.mass[i]), np.asarray(arm.com[i], float), np.asarray(arm.inertia[i], float))
-        for link, m, pos in arm.point_masses:
-            if link == i:
-                inertia = inertia + pin.Inertia(float(m), np.asarray(pos, float), np.zeros((3, 3)))
-        pm.appendBodyToJoint(jid, to_frame.act(inertia), pin.SE3.Identity())
-        parent, after_prev = jid, to_frame
-    return pm
+    return from_arm(NumericArm.from_model(model))
 
 
 def pin_rnea_crba(pm, q, qd, qdd):
