@@ -9,7 +9,7 @@ from pathlib import Path
 from ..model.manipulator import Manipulator
 from ..project import ProjectError, load_project
 
-__all__ = ["UserError", "load_model", "read_json", "write_output"]
+__all__ = ["UserError", "load_model", "read_json", "read_text", "write_output"]
 
 
 class UserError(Exception):
@@ -23,13 +23,18 @@ def load_model(path: str) -> Manipulator:
         raise UserError(str(exc)) from None
 
 
-def read_json(path: str, what: str):
+def read_text(path: str, what: str) -> str:
+    """The text of a UTF-8 file (a byte-order mark is dropped); user errors name the file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise UserError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: {what} is not UTF-8 text") from None
+
+
+def read_json(path: str, what: str):
+    text = read_text(path, what)
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

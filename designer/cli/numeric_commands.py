@@ -7,13 +7,12 @@ import io
 import json
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
-from .common import UserError, load_model, read_json, write_output
+from .common import UserError, load_model, read_json, read_text, write_output
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 
@@ -96,13 +95,7 @@ def cmd_eval(args) -> int:
 
 def read_trajectory(path: str, n: int) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
     """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read trajectory: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: trajectory is not UTF-8 text") from None
-    rows = list(csv.reader(io.StringIO(text)))
+    rows = list(csv.reader(io.StringIO(read_text(path, "trajectory"))))
     # line numbers as a person counts them; blank lines are skipped
     numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
     if not numbered:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QMessageBox
+from PySide6.QtWidgets import QLineEdit
 
 from designer.gui.cells import BAD_COLOR, MISSING_COLOR
 from designer.gui.dh_table import COLUMNS
@@ -23,12 +23,7 @@ from designer.project import load_project
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
 
-@pytest.fixture(autouse=True)
-def no_dialogs(monkeypatch):
-    def unexpected(*args, **kwargs):
-        raise AssertionError(f"unexpected message box: {args[1:3]}")
-    for name in ("question", "warning", "critical", "information"):
-        monkeypatch.setattr(QMessageBox, name, unexpected)
+pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/gui/conftest.py
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QMessageBox
 
 from designer.explore.batch import Batch
 from designer.explore.maps import grid_map, sample_summary
@@ -29,12 +28,7 @@ POSE = np.array([0.3, 0.6, -1.2, 0.2, 0.4, 0.1])
 PUMA_MASSES = {"m1": 0.0, "m2": 17.4, "m3": 4.8, "m4": 0.82, "m5": 0.34, "m6": 0.09}  # Armstrong et al. 1986
 
 
-@pytest.fixture(autouse=True)
-def no_dialogs(monkeypatch):
-    def unexpected(*args, **kwargs):
-        raise AssertionError(f"unexpected message box: {args[1:3]}")
-    for name in ("question", "warning", "critical", "information"):
-        monkeypatch.setattr(QMessageBox, name, unexpected)
+pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/gui/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
-from PySide6.QtWidgets import QMessageBox
 
 from designer.dynamics.results import Equations, Method, SimplifyMode
 from designer.gui.derivation import DerivationPanel
@@ -20,12 +19,7 @@ from designer.project import load_project
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
 
-@pytest.fixture(autouse=True)
-def no_dialogs(monkeypatch):
-    def unexpected(*args, **kwargs):
-        raise AssertionError(f"unexpected message box: {args[1:3]}")
-    for name in ("question", "warning", "critical", "information"):
-        monkeypatch.setattr(QMessageBox, name, unexpected)
+pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/gui/conftest.py
 
 
 def counting_job(token, steps=5, result="done"):
