@@ -94,24 +94,23 @@ def _run(window, what: str, target: Path, make_text) -> None:
 def export_report(window, fmt: ReportFormat | str, path=None) -> bool:
     """Write the equations report in ``fmt``; False when there is nothing to write or the user stops."""
     fmt = ReportFormat(fmt)
-    eq = _equations(window)
-    if eq is None:
-        return False
-    target = _target(window, "Export equations report", REPORT_SUFFIX[fmt], REPORT_FORMATS[fmt][1], path)
-    if target is None:
-        return False
-    _run(window, f"Writing the {fmt.value} report", target, lambda: render(eq, fmt))
-    return True
+    return _export(window, "Export equations report", REPORT_SUFFIX[fmt], REPORT_FORMATS[fmt][1], path,
+                   f"Writing the {fmt.value} report", lambda eq: render(eq, fmt))
 
 
 def export_code(window, lang: Language | str, path=None) -> bool:
     """Write generated code for the equations on display."""
     lang = Language(lang)
+    return _export(window, "Export code", CODE_SUFFIX[lang], CODE_LANGUAGES[lang][1], path,
+                   f"Generating {lang.value} code", lambda eq: generate(eq, lang))
+
+
+def _export(window, title: str, suffix: str, file_filter: str, path, what: str, make_text) -> bool:
     eq = _equations(window)
     if eq is None:
         return False
-    target = _target(window, "Export code", CODE_SUFFIX[lang], CODE_LANGUAGES[lang][1], path)
+    target = _target(window, title, suffix, file_filter, path)
     if target is None:
         return False
-    _run(window, f"Generating {lang.value} code", target, lambda: generate(eq, lang))
+    _run(window, what, target, lambda: make_text(eq))
     return True
