@@ -14,7 +14,7 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 
-__all__ = ["TreeAlgebra", "tree_tau", "tree_mass_matrix"]
+__all__ = ["TreeAlgebra", "tree_tau", "tree_mass_matrix", "generic_tree_tau", "generic_tree_mass_matrix"]
 
 
 class TreeAlgebra:
@@ -61,13 +61,25 @@ class TreeAlgebra:
 
 
 def tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
+    """tau(q, qd, qdd) for code generation: the customized Newton-Euler form (fewest operations)."""
+    from .customized import custom_tau
+    return custom_tau(model, token)
+
+
+def tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
+    """M(q) for code generation: the composite-rigid-body form in joint frames (fewest operations)."""
+    from .customized import custom_mass_matrix
+    return custom_mass_matrix(model, token)
+
+
+def generic_tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """tau(q, qd, qdd) from the recursive Newton-Euler algorithm, unexpanded (for code generation)."""
     from ..jobs import run
     from .newton_euler import newton_euler_job
     return sp.Matrix(run(newton_euler_job(model, TreeAlgebra(model), token), None, token))
 
 
-def tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
+def generic_tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """M(q) = sum m J_v^T J_v + J_w^T I J_w with link-frame Jacobians, unexpanded (for code generation)."""
     from ..jobs import run
     from .bodies import arm_frames_job

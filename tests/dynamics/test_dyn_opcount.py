@@ -1,0 +1,38 @@
+"""The customized Newton-Euler / composite-rigid-body forms (designer.dynamics.customized, used by
+tree_tau / tree_mass_matrix) against Pinocchio's rnea and crba, on the PUMA 560 with symbolic
+inertial parameters, the Stanford arm (prismatic joint, a load) and a seven-link modified-DH arm."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dyn_reference import numeric_function, pin_model, pin_rnea_crba, puma560, seven_modified, stanford_six
+from designer.dynamics import tree_mass_matrix, tree_tau
+from designer.dynamics.customized import custom_mass_matrix, custom_tau
+
+pytest.importorskip("pinocchio")
+
+ARMS = {"puma560_symbolic": lambda: puma560(symbolic_inertia=True), "stanford6": stanford_six,
+        "seven_modified": seven_modified}
+
+
+@pytest.mark.parametrize("name", list(ARMS))
+def test_customized_forms_match_pinocchio(name):
+    model = ARMS[name]()
+    n = model.n
+    tau_f = numeric_function(model, list(custom_tau(model)))
+    M_f = numeric_function(model, list(custom_mass_matrix(model)))
+    pm = pin_model(model)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, n))
+        tau_ref, M_ref = pin_rnea_crba(pm, q, qd, qdd)
+        np.testing.assert_allclose(tau_f(q, qd, qdd), tau_ref, rtol=1e-10, atol=1e-10 * np.abs(tau_ref).max())
+        np.testing.assert_allclose(M_f(q, qd, qdd).reshape(n, n), M_ref, rtol=1e-10, atol=1e-10 * np.abs(M_ref).max())
+
+
+def test_tree_forms_are_the_customized_ones():
+    model = stanford_six()
+    assert tree_tau(model) == custom_tau(model)
+    assert tree_mass_matrix(model) == custom_mass_matrix(model)
