@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         self.problems.countChanged.connect(self._problem_count)
         self.problems.linkChosen.connect(self.dh_table.select_link)
         doc.modelChanged.connect(self._model_changed)
+        self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
         doc.reset_done.connect(self.derivation.clear)

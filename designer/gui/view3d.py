@@ -12,6 +12,7 @@ number or the types of the joints change.
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import shaders
 from pyqtgraph.opengl.items.GLMeshItem import DirtyFlag
@@ -67,6 +68,7 @@ _LIT = shaders.ShaderProgram("designer_lit", [
 ])
 
 
+WORKSPACE_MAP = pg.colormap.get("viridis")
 HIDDEN = np.diag([1e-9, 1e-9, 1e-9, 1.0])  # a part scaled to a point is not drawn
 
 
@@ -139,6 +141,11 @@ class ArmView(QWidget):
         self.parts: dict[str, np.ndarray] = {}  # the last placed 4x4 matrices of each kind of part
         self.grid = gl.GLGridItem(color=(0, 0, 0, 60))
         self.view.addItem(self.grid)
+        # tool positions coloured by a metric (the Explore panel's workspace map)
+        self.workspace = gl.GLScatterPlotItem(pos=np.zeros((0, 3)), size=5.0, pxMode=True)
+        self.workspace.setGLOptions("translucent")
+        self.view.addItem(self.workspace)
+        self.workspace_label = ""
 
     def sizeHint(self):  # noqa: N802 - Qt override
         from PySide6.QtCore import QSize
@@ -147,6 +154,8 @@ class ArmView(QWidget):
     # -- public API -----------------------------------------------------------
     def set_model(self, model: Manipulator | None) -> None:
         """Show ``model`` (symbols at their default values); a message replaces it when it cannot be drawn."""
+        if model != self.model:  # a map of another arm would mislead
+            self.clear_workspace_points()
         self.model = model
         if model is None:
             self._clear()
@@ -173,6 +182,26 @@ class ArmView(QWidget):
         if first or abs(scene.arm_reach(arm) - old_reach) > 0.25 * old_reach:
             self.reset_camera()
         self._update_items()
+
+    def set_workspace_points(self, positions, values, label: str = "") -> None:
+        """Show tool positions (N, 3) coloured by ``values`` (N,), low blue to high yellow (viridis)."""
+        positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+        values = np.asarray(values, dtype=float).ravel()
+        finite = np.isfinite(values) & np.all(np.isfinite(positions), axis=1)
+        positions, values = positions[finite], values[finite]
+        span = float(np.ptp(values)) if len(values) else 0.0
+        t = (values - values.min()) / span if span > 0 else np.full(len(values), 0.5)
+        colors = WORKSPACE_MAP.map(t, mode="float")
+        colors[:, 3] = 0.8
+        self.workspace.setData(pos=positions, color=colors)
+        self.workspace_label = label
+
+    def clear_workspace_points(self) -> None:
+        self.workspace.setData(pos=np.zeros((0, 3)))
+        self.workspace_label = ""
+
+    def workspace_point_count(self) -> int:
+        return len(self.workspace.pos) if self.workspace.pos is not None else 0
 
     def set_joint_values(self, q) -> None:
         """Move the joints to ``q`` (SI units: rad, m)."""

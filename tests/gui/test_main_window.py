@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -152,3 +153,10 @@ def test_bad_entry_message_reaches_the_status_bar(window):
     window.inspector.com[2].submit("sqrt(-1)")
     assert "square root of a negative number" in window.statusBar().currentMessage()
     assert window.document.model == before
+
+
+def test_a_workspace_map_is_drawn_in_the_3d_view(window):
+    positions = np.array([[0.5, 0.1, 0.0], [0.2, -0.3, 0.0], [1.1, 0.4, 0.0]])
+    window.explore.workspaceMapped.emit(positions, np.array([1.0, 2.0, 3.0]), "gravity[1]")
+    assert window.arm_view.workspace_point_count() == 3
+    assert window.arm_view.workspace_label == "gravity[1]"

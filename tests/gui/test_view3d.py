@@ -112,6 +112,27 @@ def test_gravity_without_a_value_does_not_stop_the_drawing(arm_view):
     np.testing.assert_allclose(_apply(arm_view.parts["links"][3], [0, 0, 1]), [1.5, 0, 0], atol=1e-12)
 
 
+def test_workspace_points_are_coloured_by_value_and_cleared_for_another_arm(arm_view, qtbot):
+    model = six_link()
+    arm_view.set_model(model)
+    arm = NumericArm.from_model(model)
+    qs = np.random.default_rng(1).uniform(-1, 1, (50, 6))
+    tips = np.array([arm.frames(q)[-1, :3, 3] for q in qs])
+    values = np.linspace(0.0, 1.0, 50)
+    before = _render(arm_view)
+    arm_view.set_workspace_points(tips, values, "coupling[1,2]")
+    assert arm_view.workspace_point_count() == 50
+    colors = np.asarray(arm_view.workspace.color)
+    assert colors[0, :3] @ [0, 0, 1] > colors[0, :3] @ [1, 1, 0] / 2  # viridis: low end is blue
+    assert colors[-1, 0] > colors[0, 0] and colors[-1, 1] > colors[0, 1]  # high end is yellow
+    assert np.abs(_render(arm_view) - before).sum() > 0
+    arm_view.set_model(model)  # the same arm keeps its map
+    assert arm_view.workspace_point_count() == 50
+    arm_view.set_model(model.with_parameter("a2", 0.5) if "a2" in model.parameter_values
+                       else Manipulator(links=model.links[:5]))
+    assert arm_view.workspace_point_count() == 0
+
+
 def test_home_returns_to_zero(arm_view):
     arm_view.set_model(six_link())
     arm_view.set_joint_values(Q1)
