@@ -34,3 +34,14 @@ def robots_dir() -> Path:
 
 def robot_path(name: str) -> Path:
     return ROBOTS / f"{name}.json"
+
+
+@pytest.fixture
+def no_dialogs(monkeypatch):
+    """Fail on any message box instead of blocking on a modal one (GUI tests opt in)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    def unexpected(*args, **kwargs):
+        raise AssertionError(f"unexpected message box: {args[1:3]}")
+    for name in ("question", "warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, name, unexpected)

@@ -23,7 +23,7 @@ from designer.project import load_project
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
 
-pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/gui/conftest.py
+pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/conftest.py
 
 
 @pytest.fixture

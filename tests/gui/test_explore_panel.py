@@ -28,7 +28,7 @@ POSE = np.array([0.3, 0.6, -1.2, 0.2, 0.4, 0.1])
 PUMA_MASSES = {"m1": 0.0, "m2": 17.4, "m3": 4.8, "m4": 0.82, "m5": 0.34, "m6": 0.09}  # Armstrong et al. 1986
 
 
-pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/gui/conftest.py
+pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

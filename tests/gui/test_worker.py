@@ -19,7 +19,7 @@ from designer.project import load_project
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
 
-pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/gui/conftest.py
+pytestmark = pytest.mark.usefixtures("no_dialogs")  # tests/conftest.py
 
 
 def counting_job(token, steps=5, result="done"):
