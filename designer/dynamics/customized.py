@@ -22,6 +22,8 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Convention, Manipulator
 
+from sympy.core.parameters import distribute
+
 __all__ = ["custom_tau", "custom_mass_matrix"]
 
 ZERO, ONE = sp.S.Zero, sp.S.One
@@ -157,6 +159,11 @@ def _u_matrix(w, wd):
 
 def custom_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """tau(q, qd, qdd): customized recursive Newton-Euler in joint frames, unexpanded."""
+    with distribute(False):  # -(a + b) stays one negated sum, which cse can share
+        return _tau(model, token)
+
+
+def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
     w, wd = [ZERO] * 3, [ZERO] * 3
@@ -219,6 +226,11 @@ def _transform_inertia(R, P, m, MS, J):
 
 def custom_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """M(q): composite rigid body algorithm in joint frames, unexpanded."""
+    with distribute(False):
+        return _mass_matrix(model, token)
+
+
+def _mass_matrix(model: Manipulator, token: CancelToken) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
     comp = [None] * n
