@@ -92,6 +92,11 @@ def register(sub) -> None:
         q.add_argument("--to", dest="q_to", nargs="+", metavar="Q", help="quintic move: end pose")
         q.add_argument("--duration", type=float, default=1.0, help="quintic move: duration in s (default 1)")
         q.add_argument("--steps", type=int, default=201, help="quintic move: time steps (default 201)")
+        q.add_argument("--iso-cube", action="store_true",
+                       help="ISO 9283 test-cube path P1-P2-P3-P4-P5-P1 (straight lines; --steps in all)")
+        q.add_argument("--cube-centre", nargs=3, metavar=("X", "Y", "Z"), help="cube centre in m (default: search)")
+        q.add_argument("--cube-edge", metavar="E", help="cube edge in m (with --cube-centre)")
+        q.add_argument("--cube-speed", metavar="V", default="0.25", help="peak tool speed in m/s (default 0.25)")
 
     q = whats.add_parser("sizing", help="joint torque, speed, power along a trajectory; peak and RMS per joint")
     motion(q)
@@ -268,10 +273,12 @@ def cmd_significance(args) -> int:
     return emit(args, rows, data)
 
 
-def _motion(args, n: int):
+def _motion(args, n: int, arm=None):
     from ..explore.sizing import quintic, read_trajectory
     if args.trajectory:
         return read_trajectory(args.trajectory, n)
+    if args.iso_cube or args.cube_centre or args.cube_edge:
+        return _cube_motion(args, arm if arm is not None else model_and_arm(args)[1])
     if args.q_from or args.q_to:
         if not (args.q_from and args.q_to):
             raise UserError("give both --from and --to for a quintic move")
@@ -279,12 +286,24 @@ def _motion(args, n: int):
     return None
 
 
+def _cube_motion(args, arm):
+    from ..explore.iso9283 import cube_path, test_cube
+    if not args.iso_cube:
+        raise UserError("--cube-centre and --cube-edge go with --iso-cube")
+    if bool(args.cube_centre) != bool(args.cube_edge):
+        raise UserError("--iso-cube: give both --cube-centre and --cube-edge, or neither (to search the largest)")
+    centre = [number(v, "--cube-centre") for v in args.cube_centre] if args.cube_centre else None
+    edge = number(args.cube_edge, "--cube-edge") if args.cube_edge else None
+    cube = test_cube(arm, centre, edge)
+    return cube_path(arm, cube, number(args.cube_speed, "--cube-speed"), max(3, (args.steps - 1) // 5 + 1)).trajectory
+
+
 def cmd_sizing(args) -> int:
     from ..explore.sizing import size_motors
     model, arm = model_and_arm(args)
-    traj = _motion(args, arm.n)
+    traj = _motion(args, arm.n, arm)
     if traj is None:
-        raise UserError("sizing: give --trajectory CSV or a move with --from and --to")
+        raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
     res = size_motors(arm, traj, vector(args.gear, arm.n, "--gear"), vector(args.rotor, arm.n, "--rotor"))
     table = res.table()
     series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
@@ -301,7 +320,7 @@ def cmd_payload(args) -> int:
     torque = vector(args.torque, arm.n, "--torque")
     if torque is None:
         raise UserError("payload: give the rated torques with --torque")
-    traj = _motion(args, arm.n)
+    traj = _motion(args, arm.n, arm)
     if traj is None:
         q, qd, qdd = sample_configurations(arm, args.samples), None, None
     else:

@@ -121,3 +121,24 @@ def test_searched_cube_is_reachable_and_bounded_by_the_reach(puma):
     assert np.linalg.norm(cube.corners(), axis=1).max() <= reach
     checked = make_cube(puma, cube.centre, cube.edge, seed=cube.q_centre)   # raises if a corner is out of reach
     assert checked.edge == cube.edge
+
+
+def test_cli_sizing_on_the_cube_path(capsys, puma, path):
+    import json
+    from designer.cli import main
+    argv = ["explore", str(robot_path("puma560")), "sizing", "--iso-cube", "--cube-centre", *map(str, CENTRE),
+            "--cube-edge", str(EDGE), "--cube-speed", "0.5", "--steps", "401", "--format", "json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    tr = path.trajectory   # the same cube, speed and 81 states per segment
+    assert len(data["series"]) == len(tr.t)
+    ref = PinArm(puma)
+    peak = np.max([np.abs(pin.rnea(ref.model, ref.data, q, qd, qdd)) for q, qd, qdd in zip(tr.q, tr.qd, tr.qdd)],
+                  axis=0)
+    np.testing.assert_allclose([row["peak_torque"] for row in data["joints"]], peak, rtol=1e-9, atol=1e-12)
+    for bad, message in ((["--iso-cube", "--cube-edge", "0.2"], "give both --cube-centre and --cube-edge"),
+                         (["--iso-cube", "--cube-centre", "3", "0", "0", "--cube-edge", "0.2"],
+                          "cube centre P1 at (3, 0, 0) m")):
+        assert main(["explore", str(robot_path("puma560")), "sizing", *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
