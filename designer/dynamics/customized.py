@@ -84,6 +84,8 @@ class _Joint:
     R: list        # rotation j' -> (j-1)'
     P: list        # origin of j' in (j-1)'
     bodies: list   # [(m, c, I_c or None)] in frame j'
+    theta: object  # R = Rot_x(alpha) Rot_z(theta)
+    alpha: object
 
 
 def _bodies(model: Manipulator, j: int, offset_R, offset_p) -> list:
@@ -144,7 +146,7 @@ def _chain(model: Manipulator) -> list[_Joint]:
         ca, sa = sp.cos(alpha), sp.sin(alpha)
         R = [[ct, -st, ZERO], [_mul(ca, st), _mul(ca, ct), -sa], [_mul(sa, st), _mul(sa, ct), ca]]
         P = [a, -_mul(sa, d), _mul(ca, d)]
-        out.append(_Joint(link.is_revolute, R, P, _bodies(model, j, off_R, off_p)))
+        out.append(_Joint(link.is_revolute, R, P, _bodies(model, j, off_R, off_p), theta, alpha))
     return out
 
 
@@ -207,13 +209,27 @@ def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
     return sp.Matrix(tau)
 
 
-def _transform_inertia(R, P, m, MS, J):
+def _rotz_inertia(theta, J):
+    """Rot_z(theta) J Rot_z(theta)^T with double angles (fewer operations than c^2, s^2, cs)."""
+    xx, yy, zz, xy, xz, yz = J
+    c, s = sp.cos(theta), sp.sin(theta)
+    c2, s2 = sp.cos(2 * theta), sp.sin(2 * theta)
+    h = _mul(sp.Rational(1, 2), _add(xx, -yy))
+    u = _add(_mul(h, c2), -_mul(xy, s2))
+    v = _add(h, u)  # xx' = yy + v, yy' = xx - v
+    return [_add(yy, v), _add(xx, -v), zz, _add(_mul(h, s2), _mul(xy, c2)),
+            _add(_mul(c, xz), -_mul(s, yz)), _add(_mul(s, xz), _mul(c, yz))]
+
+
+def _transform_inertia(jt, m, MS, J):
     """Standard inertial parameters of a body given in frame j', expressed in (j-1)'."""
+    R, P = jt.R, jt.P
     s = _matvec(R, MS)
     MS2 = _vadd(s, [_mul(m, x) for x in P])
-    Jm = _sym3(J)
-    A = [_matvec(Jm, R[k]) for k in range(3)]  # columns of J R^T
-    RJR = [[_dot(R[r], [A[k][t] for t in range(3)]) for k in range(3)] for r in range(3)]
+    Rx = _rotx(jt.alpha)
+    Jm = _sym3(_rotz_inertia(jt.theta, J))
+    A = [_matvec(Jm, Rx[k]) for k in range(3)]  # columns of J Rx^T
+    RJR = [[_dot(Rx[r], A[k]) for k in range(3)] for r in range(3)]
     # J' = R J R^T + [(s.P) 1 - s P^T] + [(MS'.P) 1 - P MS'^T]
     sp_, Mp = _dot(s, P), _dot(MS2, P)
     idx = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)]
@@ -239,7 +255,7 @@ def _mass_matrix(model: Manipulator, token: CancelToken) -> sp.Matrix:
         m, MS, J = _standard_parameters(chain[j].bodies)
         if j + 1 < n:
             mc, MSc, Jc = comp[j + 1]
-            MSt, Jt = _transform_inertia(chain[j + 1].R, chain[j + 1].P, mc, MSc, Jc)
+            MSt, Jt = _transform_inertia(chain[j + 1], mc, MSc, Jc)
             m, MS, J = _add(m, mc), _vadd(MS, MSt), [_add(x, y) for x, y in zip(J, Jt)]
         comp[j] = (m, MS, J)
     M = [[ZERO] * n for _ in range(n)]
