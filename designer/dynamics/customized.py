@@ -210,14 +210,15 @@ def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
 
 
 def _rotz_inertia(theta, J):
-    """Rot_z(theta) J Rot_z(theta)^T with double angles (fewer operations than c^2, s^2, cs)."""
+    """Rot_z(theta) J Rot_z(theta)^T in ten operations.
+
+    With q = s (xx - yy) + 2 c xy: xx' = xx - s q, yy' = yy + s q, xy' = c q - xy.
+    """
     xx, yy, zz, xy, xz, yz = J
     c, s = sp.cos(theta), sp.sin(theta)
-    c2, s2 = sp.cos(2 * theta), sp.sin(2 * theta)
-    h = _mul(sp.Rational(1, 2), _add(xx, -yy))
-    u = _add(_mul(h, c2), -_mul(xy, s2))
-    v = _add(h, u)  # xx' = yy + v, yy' = xx - v
-    return [_add(yy, v), _add(xx, -v), zz, _add(_mul(h, s2), _mul(xy, c2)),
+    q = _add(_mul(s, _add(xx, -yy)), _mul(2, c, xy))
+    w = _mul(s, q)
+    return [_add(xx, -w), _add(yy, w), zz, _add(_mul(c, q), -xy),
             _add(_mul(c, xz), -_mul(s, yz)), _add(_mul(s, xz), _mul(c, yz))]
 
 
