@@ -182,9 +182,17 @@ def find_test_cube(arm: NumericArm, candidates: int = 32, bisections: int = 8, s
     return best
 
 
-def test_cube(arm: NumericArm, centre=None, edge: float | None = None, seed=None, **search) -> TestCube:
-    """The test cube: the one given (``centre`` (3,), ``edge`` m), checked for reach from ``seed``
-    (default: the middle of the joint ranges), or the largest one :func:`find_test_cube` finds."""
+def test_cube(arm: NumericArm, centre=None, edge: float | None = None, seed=None, starts: int = 16,
+              **search) -> TestCube:
+    """The test cube: the one given (``centre`` (3,), ``edge`` m), or the largest one
+    :func:`find_test_cube` finds (``search``: its options).
+
+    A given cube is checked: IK reaches the centre and walks from there to every corner in four
+    straight increments within the joint limits. The first start is ``seed`` (default: the middle
+    of the joint ranges); when that branch cannot reach the cube, ``starts`` Sobol samples of the
+    joint ranges are tried in turn (another elbow or shoulder branch may). The error names the
+    point the first start could not reach.
+    """
     if centre is None and edge is None:
         return run(find_test_cube(arm, **search))
     if centre is None or edge is None:
@@ -192,11 +200,19 @@ def test_cube(arm: NumericArm, centre=None, edge: float | None = None, seed=None
     centre = np.asarray(centre, float).reshape(3)
     if not edge > 0:
         raise ValueError(f"cube edge: must be positive, not {edge:g}")
-    q0 = solve_position(arm, centre, default_seed(arm) if seed is None else seed, "cube centre P1")
-    cube = TestCube(centre, float(edge), q0)
-    for k, corner in enumerate(cube.corners()):
-        _walk(arm, q0, centre, corner, f"cube corner C{k + 1}", 4, 200)
-    return cube
+    from .maps import sample_configurations
+    first = default_seed(arm) if seed is None else np.asarray(seed, float)
+    error = None
+    for q_start in [first, *(sample_configurations(arm, starts) if starts > 0 else [])]:
+        try:
+            q0 = solve_position(arm, centre, q_start, "cube centre P1")
+            cube = TestCube(centre, float(edge), q0)
+            for k, corner in enumerate(cube.corners()):
+                _walk(arm, q0, centre, corner, f"cube corner C{k + 1}", 4, 200)
+            return cube
+        except IKError as exc:
+            error = error or exc
+    raise IKError(f"{error} (tried {1 + max(starts, 0)} starting poses)")
 
 
 @dataclass(frozen=True)

@@ -466,3 +466,27 @@ def test_sizing_a_move_against_pinocchio(qtbot, panel, puma):
 def pin_rnea(ref, q, qd, qdd):
     from explore_pin import pin
     return pin.rnea(ref.model, ref.data, np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)).copy()
+
+
+def test_sizing_on_the_iso_9283_cube_path(qtbot, panel, puma):
+    from explore_pin import PinArm
+    view = panel.sizing_view
+    view.source.setCurrentText("ISO 9283 test cube")
+    view.cube.setText("0.5, 0, 0.1")
+    assert view.run() is None and "test cube" in panel.error_label.text()
+    view.cube.setText("0.5, 0, 0.1, 0.3")               # centre (m) and edge (m)
+    view.cube_speed.setValue(0.5)
+    view.steps.setValue(101)                             # 21 states per segment
+    assert run(qtbot, panel, view.run) == "finished"
+    out = view.result
+    assert out.cube.edge == 0.3 and out.cube.centre == pytest.approx([0.5, 0.0, 0.1])
+    s, arm = out.sizing, NumericArm.from_model(puma)
+    ref = PinArm(arm)
+    assert len(s.traj.t) == 101
+    # the tool starts and ends at P1 (the cube centre) and passes P2..P5 at the segment ends
+    for k, p in zip((0, 20, 40, 60, 80, 100), out.cube.points()[[0, 1, 2, 3, 4, 0]]):
+        np.testing.assert_allclose(ref.tool_position(s.traj.q[k]), p, atol=1e-9)
+    for k in (7, 33, 64, 90):
+        np.testing.assert_allclose(s.torque[k], pin_rnea(ref, s.traj.q[k], s.traj.qd[k], s.traj.qdd[k]),
+                                   rtol=1e-9, atol=1e-9)
+    assert "ISO 9283" in view.curves.caption.text()

@@ -1,5 +1,5 @@
-"""Sizing view: joint torque, speed and power along a move (quintic from the current pose, or a CSV
-trajectory), peak and RMS per joint with gears and rotor inertias, and the payload envelope (the
+"""Sizing view: joint torque, speed and power along a move (quintic from the current pose, a CSV
+trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint with gears and rotor inertias, and the payload envelope (the
 largest payload against its offset from the flange) when rated torques are given
 (:mod:`designer.explore.sizing`)."""
 
@@ -32,6 +32,7 @@ COLUMNS = (("peak_torque", "peak τ", "peak joint torque (N m or N)"),
            ("motor_peak_torque", "motor τ", "peak torque at the motor: τ / gear ratio"),
            ("motor_peak_speed", "motor q̇", "peak motor speed: q̇ × gear ratio"),
            ("inertia_ratio_max", "J ratio", "largest load-to-rotor inertia ratio M_ii / (N² Jm)"))
+SOURCES = ("quintic move", "trajectory CSV", "ISO 9283 test cube")
 QUANTITIES = {"torque (N m or N)": "torque", "speed (rad/s or m/s)": "speed", "power (W)": "power"}
 
 
@@ -55,17 +56,26 @@ class SizingOutput:
     radial: np.ndarray | None = None   # payload offsets along the flange's x axis (m)
     axial: np.ndarray | None = None    # and along its z axis (m)
     payload: np.ndarray | None = None  # [iz, ix] largest payload mass (kg)
+    cube: object = None                # the ISO 9283 TestCube when the move is the cube path
 
 
 def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) -> Job[SizingOutput]:
-    """``move``: ("quintic", q0, q1, duration, steps) or ("csv", path); ``payload``: None or
+    """``move``: ("quintic", q0, q1, duration, steps), ("csv", path) or ("cube", seed, centre, edge,
+    tool speed, steps) with centre None to search the largest cube; ``payload``: None or
     (rated torque, reach, count) for the envelope over a count x count grid of offsets."""
     from ...explore.sizing import payload_envelope, quintic, read_trajectory, size_motors
-    traj = quintic(*move[1:]) if move[0] == "quintic" else read_trajectory(move[1], arm.n)
+    cube = None
+    if move[0] == "cube":
+        from ...explore.iso9283 import cube_path, find_test_cube, test_cube
+        _kind, seed, centre, edge, speed, steps = move
+        cube = (yield from find_test_cube(arm)) if centre is None else test_cube(arm, centre, edge, seed=seed)
+        traj = cube_path(arm, cube, speed, max(3, (steps - 1) // 5 + 1)).trajectory
+    else:
+        traj = quintic(*move[1:]) if move[0] == "quintic" else read_trajectory(move[1], arm.n)
     yield Progress("torques", 0.0, f"{len(traj.t)} states")
     sizing = size_motors(arm, traj, gear, rotor)
     if payload is None:
-        return SizingOutput(sizing)
+        return SizingOutput(sizing, cube=cube)
     torque, reach, count = payload
     radial = axial = np.linspace(0.0, reach, count)
     values = np.empty((count, count))
@@ -74,7 +84,7 @@ def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) 
         offsets = np.column_stack([radial, np.zeros(count), np.full(count, z)])
         values[iz] = payload_envelope(arm, offsets, torque, traj.q, traj.qd, traj.qdd)
         yield Progress("payload envelope", (iz + 1) / count, f"offset z = {z:.3g} m")
-    return SizingOutput(sizing, radial, axial, values)
+    return SizingOutput(sizing, radial, axial, values, cube)
 
 
 class SizingView(QWidget):
@@ -88,6 +98,18 @@ class SizingView(QWidget):
         self.csv.setPlaceholderText("or a trajectory CSV: t, q1..qn [, qd1.., qdd1..]")
         browse = QPushButton("Browse…", self)
         browse.clicked.connect(self._browse)
+        self.source = QComboBox(self)
+        self.source.addItems(list(SOURCES))
+        self.source.setToolTip("What to size along: a quintic move from the current pose, a CSV trajectory, or\n"
+                               "the ISO 9283 path P1-P2-P3-P4-P5-P1 on the test cube's diagonal plane")
+        self.cube = QLineEdit(self)
+        self.cube.setPlaceholderText("test cube: centre x, y, z and edge (m); empty: search the largest")
+        self.cube_speed = QDoubleSpinBox(self)
+        self.cube_speed.setRange(0.001, 10.0)
+        self.cube_speed.setDecimals(3)
+        self.cube_speed.setValue(0.25)
+        self.cube_speed.setSuffix(" m/s")
+        self.cube_speed.setToolTip("Peak tool speed on each straight segment of the cube path")
         self.duration = QDoubleSpinBox(self)
         self.duration.setRange(0.01, 1e4)
         self.duration.setValue(1.0)
@@ -113,18 +135,20 @@ class SizingView(QWidget):
         self.run_button = QPushButton("Size", self)
         self.run_button.clicked.connect(self.run)
         grid = QGridLayout()
-        grid.addWidget(QLabel("move", self), 0, 0)
+        grid.addWidget(self.source, 0, 0)
         grid.addWidget(self.target, 0, 1, 1, 3)
         grid.addWidget(self.duration, 0, 4)
         grid.addWidget(self.steps, 0, 5)
         grid.addWidget(self.csv, 1, 1, 1, 4)
         grid.addWidget(browse, 1, 5)
-        grid.addWidget(QLabel("drive", self), 2, 0)
-        grid.addWidget(self.gear, 2, 1, 1, 2)
-        grid.addWidget(self.rotor, 2, 3, 1, 3)
-        grid.addWidget(self.payload, 3, 1, 1, 2)
-        grid.addWidget(self.reach, 3, 3)
-        grid.addWidget(self.run_button, 3, 5)
+        grid.addWidget(self.cube, 2, 1, 1, 4)
+        grid.addWidget(self.cube_speed, 2, 5)
+        grid.addWidget(QLabel("drive", self), 3, 0)
+        grid.addWidget(self.gear, 3, 1, 1, 2)
+        grid.addWidget(self.rotor, 3, 3, 1, 3)
+        grid.addWidget(self.payload, 4, 1, 1, 2)
+        grid.addWidget(self.reach, 4, 3)
+        grid.addWidget(self.run_button, 4, 5)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
 
@@ -168,10 +192,20 @@ class SizingView(QWidget):
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv);;All files (*)")
         if path:
             self.csv.setText(path)
+            self.source.setCurrentText("trajectory CSV")
 
     def move(self, n: int):
         """The trajectory the inputs describe (raises ValueError naming the bad input)."""
+        if self.source.currentText() == "ISO 9283 test cube":
+            parts = [p for p in self.cube.text().replace(",", " ").split() if p]
+            if parts and len(parts) != 4:
+                raise ValueError("test cube: give the centre x, y, z and the edge (4 numbers, m), or nothing")
+            values = parse_values(self.cube.text(), 4, "test cube")
+            centre, edge = (None, None) if values is None else (values[:3], float(values[3]))
+            return ("cube", self.panel.q.copy(), centre, edge, self.cube_speed.value(), self.steps.value())
         path = self.csv.text().strip()
+        if not path and self.source.currentText() == "trajectory CSV":
+            raise ValueError("give a trajectory CSV (t, q1..qn)")
         if path:
             if not Path(path).is_file():
                 raise ValueError(f"{path}: no such file")
@@ -229,7 +263,12 @@ class SizingView(QWidget):
         for i in range(data.shape[1]):
             plot.plot(s.traj.t, data[:, i], name=f"joint {i + 1}", pen=pg.mkPen(COLORS[i % len(COLORS)], width=2))
         plot.setLabel("left", self.quantity.currentText())
-        self.curves.caption.setText(f"{what} along the move ({len(s.traj.t)} states)")
+        text = f"{what} along the move ({len(s.traj.t)} states)"
+        cube = self.result.cube
+        if cube is not None:
+            c = ", ".join(f"{v:.4g}" for v in cube.centre)
+            text += f"; ISO 9283 path P1-P2-P3-P4-P5-P1 on the cube centred at ({c}) m, edge {cube.edge:.4g} m"
+        self.curves.caption.setText(text)
 
     def curve_csv(self):
         if self.result is None:
