@@ -76,13 +76,28 @@ def _fmt(p) -> str:
     return "(" + ", ".join(f"{v:.4g}" for v in p) + ") m"
 
 
+def _dls_step(J, e, lam, q, lo, hi) -> np.ndarray:
+    """A damped least-squares step; a joint resting on a limit that the step would push past is
+    frozen and the step recomputed with the others (so the solver slides along the limit)."""
+    free = np.ones(len(q), bool)
+    for _ in range(len(q)):
+        Jf = J * free
+        dq = Jf.T @ np.linalg.solve(Jf @ Jf.T + lam**2 * np.eye(3), e)
+        out = free & (((q <= lo) & (dq < 0)) | ((q >= hi) & (dq > 0)))
+        if not out.any():
+            break
+        free &= ~out
+    return dq
+
+
 def solve_position(arm: NumericArm, target, seed, label: str = "target", tol: float = 1e-10,
                    max_iter: int = 200) -> np.ndarray:
     """Joint values (n,) putting the last frame's origin at ``target`` (3,), starting from ``seed``.
 
     Damped least squares dq = J^T (J J^T + lam^2 I)^-1 e on the translational rows of the tool
     Jacobian; lam shrinks after a step that lowers the error and grows after one that does not.
-    Every step is clipped to the joint limits. Raises :class:`IKError` naming ``label`` when the
+    Joints resting on a limit the step would cross are frozen for that step; every step is clipped
+    to the joint limits. Raises :class:`IKError` naming ``label`` when the
     residual does not fall below ``tol`` (m).
     """
     lo, hi = _bounds(arm)
@@ -95,7 +110,7 @@ def solve_position(arm: NumericArm, target, seed, label: str = "target", tol: fl
             return q
         J = arm.tool_jacobian(q)[:3]
         while True:
-            dq = J.T @ np.linalg.solve(J @ J.T + lam**2 * np.eye(3), e)
+            dq = _dls_step(J, e, lam, q, lo, hi)
             step = np.linalg.norm(dq)
             if step > 0.5:   # keep each step local: the linearisation is poor beyond ~0.5 rad
                 dq *= 0.5 / step
