@@ -6,9 +6,11 @@ Run: ``python -m benchmarks.bench_derive [--runs R] [--no-kane]`` or ``python be
 The arm: PUMA 560 (standard DH) with symbolic d1, a2, a3, d3, d4, symbolic g and ten symbolic
 inertial parameters per link (m, cx, cy, cz, Ixx, Iyy, Izz, Ixy, Ixz, Iyz). Figures:
 
-* time to derive tau and M: ours (the tree forms for code generation, and ``derive`` with
-  Lagrange FAST for reading) vs roboticstoolbox-python's symbolic ``rne`` (M from rne with
-  unit accelerations) and sympy's ``KanesMethod``, in the same run;
+* time to derive tau and M: ours (the tree forms for code generation, i.e. customized
+  Newton-Euler and composite rigid body in joint frames from :mod:`designer.dynamics.customized`;
+  the earlier generic tree forms; ``derive`` with Lagrange FAST for reading) vs
+  roboticstoolbox-python's symbolic ``rne`` (M from rne with unit accelerations) and sympy's
+  ``KanesMethod``, in the same run;
 * ``count_ops`` after ``sympy.cse`` of tau (6 entries) and of M's upper triangle (21 entries).
   Targets: tau <= ~500, M <= ~460; peers reach about 840 / 770.
 """
@@ -27,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from designer.dynamics import Method, SimplifyMode, count_ops_cse, derive, tree_mass_matrix, tree_tau  # noqa: E402
+from designer.dynamics.tree import generic_tree_mass_matrix, generic_tree_tau  # noqa: E402
 from designer.model import Inertia, JointType, Link, Manipulator, symbol as S  # noqa: E402
 
 DH = [(0, sp.pi / 2, "d1"), ("a2", 0, 0), ("a3", -sp.pi / 2, "d3"), (0, sp.pi / 2, "d4"), (0, -sp.pi / 2, 0), (0, 0, 0)]
@@ -138,7 +141,11 @@ def main() -> int:
 
     t_tau, tau = timed(lambda: tree_tau(model), args.runs)
     t_M, M = timed(lambda: tree_mass_matrix(model), args.runs)
-    rows.append(("ours: tree forms (codegen)", t_tau, t_M, count_ops_cse(list(tau)), count_ops_cse(upper(M))))
+    rows.append(("ours: customized NE + CRBA (codegen)", t_tau, t_M, count_ops_cse(list(tau)),
+                 count_ops_cse(upper(M))))
+    t_tau, tau = timed(lambda: generic_tree_tau(model), args.runs)
+    t_M, M = timed(lambda: generic_tree_mass_matrix(model), args.runs)
+    rows.append(("ours: generic tree forms", t_tau, t_M, count_ops_cse(list(tau)), count_ops_cse(upper(M))))
     t_d, eq = timed(lambda: derive(model, Method.LAGRANGE, SimplifyMode.FAST), 1)
     rows.append(("ours: derive Lagrange FAST (reading)", t_d, t_d, count_ops_cse(list(eq.tau)),
                  count_ops_cse(upper(eq.mass_matrix))))
@@ -159,7 +166,7 @@ def main() -> int:
     for name, a, b, c, d in rows:
         print(f"{name:40s} {a:9.3f} {b:9.3f} {c:8d} {d:7d}")
     ours = rows[0]
-    for name, a, b, c, d in rows[2:]:
+    for name, a, b, c, d in rows[3:]:
         print(f"ratio ours/{name}: time tau {ours[1] / a:.3f}, time M {ours[2] / b:.3f}, "
               f"ops tau {ours[3] / c:.2f}, ops M {ours[4] / d:.2f}")
     print("targets: ops tau <= ~500, ops M <= ~460")

@@ -9,8 +9,13 @@ Both DH conventions are handled as one chain of "joint frames": frame j' is fixe
 its joint, with the joint along z_j'. In the modified convention j' is frame j. In the standard
 convention j' is frame j-1 turned by theta_j and shifted by d_j; link j's inertial data (given in
 frame j) are moved to frame j' once, through the constant offset Trans_x(a_j) Rot_x(alpha_j).
-Per link the standard inertial parameters are formed once: mass m, first moment MS = m c and
-inertia J about the joint-frame origin.
+
+tau: the Newton-Euler recursion with the body terms about each centre of mass (the parameters
+come as m, c, I_c, so no conversion is paid), the link's U = [wd x] + [w x]^2 formed once and
+used for both the next origin and the centre of mass. M: the composite rigid body algorithm on
+the standard inertial parameters (m, MS = m c, J about the joint-frame origin, formed once per
+link), the composite inertia turned about z in ten operations, then M_ij = S_i . (wrench of the
+composite j carried back to joint i). Both were checked against Pinocchio (tests/dynamics).
 """
 
 from __future__ import annotations
@@ -19,14 +24,15 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from sympy.core.parameters import distribute
+
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Convention, Manipulator
-
-from sympy.core.parameters import distribute
 
 __all__ = ["custom_tau", "custom_mass_matrix"]
 
 ZERO, ONE = sp.S.Zero, sp.S.One
+_IDENTITY = [[ONE, ZERO, ZERO], [ZERO, ONE, ZERO], [ZERO, ZERO, ONE]]
 
 
 def _mul(*xs):
@@ -125,9 +131,6 @@ def _standard_parameters(bodies: list):
         MS = _vadd(MS, ms)
         J = [_add(x, y) for x, y in zip(J, Jo)]
     return m, MS, J
-
-
-_IDENTITY = [[ONE, ZERO, ZERO], [ZERO, ONE, ZERO], [ZERO, ZERO, ONE]]
 
 
 def _chain(model: Manipulator) -> list[_Joint]:
