@@ -120,8 +120,9 @@ RPR_MODIFIED = {
 
 
 @pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc not installed")
+@pytest.mark.parametrize("form", ["compact", "derived"])
 @pytest.mark.parametrize("arm", ["stanford_modified", "rpr_modified"])
-def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, tmp_path):
+def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, form, tmp_path):
     """ROBMAT's modified Stanford arm (prismatic boom) and a Craig-convention RPR arm with full inertias:
     generated C and Python against the numeric recursive dynamics."""
     import ctypes
@@ -136,8 +137,8 @@ def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, tmp_pa
         path = str(tmp_path / "rpr.json")
     else:
         path = str(robot_path(arm))
-    assert main(["codegen", path, "--lang", "python", "--out", str(tmp_path / "st.py")]) == 0
-    assert main(["codegen", path, "--lang", "c", "--prefix", "st", "--out", str(tmp_path / "st.c")]) == 0
+    assert main(["codegen", path, "--lang", "python", "--form", form, "--out", str(tmp_path / "st.py")]) == 0
+    assert main(["codegen", path, "--lang", "c", "--form", form, "--prefix", "st", "--out", str(tmp_path / "st.c")]) == 0
     spec = importlib.util.spec_from_file_location("st", tmp_path / "st.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -31,9 +31,13 @@ def register(sub) -> None:
                                        "(common subexpressions eliminated)")
     p.add_argument("project")
     p.add_argument("--lang", choices=["c", "python"], required=True)
-    # lagrange by default: on the PUMA 560 its tau needs 3318 operations after CSE, newton-euler's 5152
+    p.add_argument("--form", choices=["compact", "derived"], default="compact",
+                   help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
+                        "fewest operations (PUMA 560: tau 763, M 434 after CSE); derived: the expressions of "
+                        "--method with --simplify")
+    # with --form derived, lagrange by default: on the PUMA 560 its tau needs 3318 operations, newton-euler's 5152
     p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
-                   help="derivation used (default lagrange; all give the same functions, of different sizes)")
+                   help="derivation used with --form derived (default lagrange)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
@@ -96,9 +100,11 @@ def cmd_codegen(args) -> int:
 
     progress = _Progress()
     try:
+        if args.form == "compact":  # the derivation only carries the model: keep it cheap
+            args.simplify = SimplifyMode.OFF.value
         eq = _derive(args, progress)
         progress(Progress("common subexpressions"))
-        source = generate(eq, args.lang, prefix=args.prefix)
+        source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
     except ValueError as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

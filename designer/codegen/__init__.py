@@ -10,9 +10,9 @@ from __future__ import annotations
 from enum import Enum
 
 from ..dynamics.results import Equations
-from .plan import CodeFunction, CodePlan, plan_code
+from .plan import CodeForm, CodeFunction, CodePlan, plan_code
 
-__all__ = ["Language", "generate", "plan_code", "CodePlan", "CodeFunction", "SUFFIX"]
+__all__ = ["Language", "generate", "plan_code", "CodeForm", "CodePlan", "CodeFunction", "SUFFIX"]
 
 
 class Language(str, Enum):
@@ -23,7 +23,8 @@ class Language(str, Enum):
 SUFFIX = {Language.C: ".c", Language.PYTHON: ".py"}
 
 
-def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None) -> str:
+def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None,
+             form: CodeForm | str = CodeForm.COMPACT) -> str:
     """Source code for ``eq`` in ``lang``.
 
     Parameters
@@ -34,9 +35,11 @@ def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | 
         ``"c"`` (C99, one .c file) or ``"python"`` (a module needing only numpy).
     prefix:
         C only: function name prefix (default: from the model's name).
+    form:
+        ``"compact"`` (recursive forms, fewest operations) or ``"derived"`` (the expressions of ``eq``).
     """
     lang = Language(lang)
-    plan = plan_code(eq)
+    plan = plan_code(eq, form)
     if lang is Language.C:
         from .c_code import emit_c
         return emit_c(plan, prefix)

@@ -11,6 +11,11 @@ gravity       q, p                  G(q), n values
 coriolis      q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
 ============  ====================  ======================================
 
+Two forms: ``compact`` (default) writes the recursive forms of
+:mod:`designer.dynamics.tree` (customized Newton-Euler for tau, composite rigid
+bodies for M; a few hundred operations for a six-link arm), whatever method
+derived ``eq``; ``derived`` writes the derivation's own expressions.
+
 ``p`` holds the parameter values in :attr:`CodePlan.parameters` order (the
 names sorted). Common subexpressions are eliminated per function with
 ``sympy.cse`` over the flat list of its entries (a nested list defeats it,
@@ -19,13 +24,19 @@ see spec/sympy-notes.md); a symmetric M is computed on its upper triangle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 
 import sympy as sp
 
 from ..dynamics.results import Equations
 
-__all__ = ["CodePlan", "CodeFunction", "plan_code", "FUNCTION_ARGS"]
+__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "compact_functions", "FUNCTION_ARGS"]
+
+
+class CodeForm(str, Enum):
+    COMPACT = "compact"   # recursive tree forms: fewest operations
+    DERIVED = "derived"   # the derivation's expressions (Lagrange / Newton-Euler / d'Alembert)
 
 FUNCTION_ARGS = {
     "tau": ("q", "qd", "qdd"),
@@ -120,12 +131,30 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> Co
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
-def plan_code(eq: Equations) -> CodePlan:
-    """Run CSE on tau, M, G and h of ``eq`` and say what each function needs."""
+def compact_functions(model) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
+    """(tau, M, G, h) of ``model`` in the recursive tree forms."""
+    from ..dynamics.tree import tree_mass_matrix, tree_tau
+
+    tau = tree_tau(model)
+    gravity = tau.xreplace({s: sp.Integer(0) for s in (*model.qd, *model.qdd)})
+    weightless = replace(model, gravity=(0, 0, 0))
+    coriolis = tree_tau(weightless).xreplace({s: sp.Integer(0) for s in model.qdd})
+    return tau, tree_mass_matrix(model), gravity, coriolis
+
+
+def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT) -> CodePlan:
+    """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs."""
     model = eq.model
+    form = CodeForm(form)
+    if form is CodeForm.COMPACT:
+        tau, mass, gravity, coriolis = compact_functions(model)
+        method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
+    else:
+        tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
+        method = eq.method.value
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(model.symbol_names())
-    for mat in (eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis):
+    for mat in (tau, mass, gravity, coriolis):
         names |= {s.name for s in mat.free_symbols}
     names -= joint_names
     ordered = sorted(names)
@@ -133,6 +162,6 @@ def plan_code(eq: Equations) -> CodePlan:
     defaults = eq.model.parameter_values
     prefix = _temp_prefix(names)
     funcs = tuple(_function(name, mat, model, index, prefix) for name, mat in (
-        ("tau", eq.tau), ("mass_matrix", eq.mass_matrix), ("gravity", eq.gravity), ("coriolis", eq.coriolis)))
-    return CodePlan(model.name, eq.method.value, eq.simplify.value, model.n,
+        ("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("coriolis", coriolis)))
+    return CodePlan(model.name, method, eq.simplify.value if form is CodeForm.DERIVED else "none", model.n,
                     tuple((name, defaults.get(name)) for name in ordered), funcs, prefix)

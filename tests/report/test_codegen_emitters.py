@@ -36,7 +36,7 @@ CASES = [robmat_double_pendulum, awkward_three_link, clashing_names]
 
 
 def _param_values(eq, rng):
-    names = [name for name, _ in plan_code(eq).parameters]
+    names = [name for name, _ in plan_code(eq, "derived").parameters]
     return names, rng.uniform(0.3, 2.0, len(names))
 
 
@@ -62,7 +62,7 @@ def test_python_module_matches_lambdify(make, tmp_path):
     eq = make()
     rng = np.random.default_rng(7)
     names, values = _param_values(eq, rng)
-    mod = _load_module(generate(eq, "python"), tmp_path / f"gen_{make.__name__}.py")
+    mod = _load_module(generate(eq, "python", form="derived"), tmp_path / f"gen_{make.__name__}.py")
     assert list(mod.PARAMETERS) == names and mod.N_JOINTS == eq.n
     ref = _reference(eq, names, values)
     n = eq.n
@@ -77,7 +77,7 @@ def test_python_module_matches_lambdify(make, tmp_path):
 
 def test_python_module_vectorised_and_defaults(tmp_path):
     eq = robmat_double_pendulum()
-    mod = _load_module(generate(eq, "python"), tmp_path / "gen_dp.py")
+    mod = _load_module(generate(eq, "python", form="derived"), tmp_path / "gen_dp.py")
     rng = np.random.default_rng(3)
     Q, QD, QDD = rng.uniform(-3, 3, (3, 2, 50))
     many = mod.tau(Q, QD, QDD)
@@ -91,14 +91,14 @@ def test_python_module_vectorised_and_defaults(tmp_path):
 
 
 def test_missing_default_is_named(tmp_path):
-    mod = _load_module(generate(awkward_three_link(), "python"), tmp_path / "gen_aw.py")
+    mod = _load_module(generate(awkward_three_link(), "python", form="derived"), tmp_path / "gen_aw.py")
     with pytest.raises(ValueError, match="k_2"):
         mod.gravity([0, 0, 0])
 
 
 def test_cse_shrinks_the_code():
     eq = awkward_three_link()
-    plan = plan_code(eq)
+    plan = plan_code(eq, "derived")
     tau = next(f for f in plan.functions if f.name == "tau")
     assert tau.temps  # common subexpressions were found
     assert tau.operations < sum(sp.count_ops(e) for e in eq.tau)
@@ -111,7 +111,7 @@ def test_cse_shrinks_the_code():
 def test_c_compiles_cleanly_and_matches(make, tmp_path):
     eq = make()
     src = tmp_path / "arm.c"
-    src.write_text(generate(eq, "c", prefix="arm"), encoding="utf-8")
+    src.write_text(generate(eq, "c", prefix="arm", form="derived"), encoding="utf-8")
     lib = tmp_path / "libarm.so"
     run = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC",
                           str(src), "-o", str(lib), "-lm"], capture_output=True, text=True)
