@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QGridLayout, QHeaderView, QLabel, QLineEdit,
                                QPushButton, QRadioButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 from PySide6.QtCore import Qt
@@ -17,7 +17,7 @@ from .jobs import Comparison, compare_job
 from ...explore.metrics import METRICS
 from .picker import metric_tooltip
 from .plots import PlotBox, write_csv
-from .sweep_view import _spin
+from .controls import labelled_row, value_box
 
 __all__ = ["CompareView"]
 
@@ -48,7 +48,7 @@ class CompareView(QWidget):
         browse = QPushButton("Browse…", self)
         browse.clicked.connect(self._browse)
         self.parameter = QComboBox(self)
-        self.value = _spin(self)
+        self.value = value_box(self)
         self.parameter.currentIndexChanged.connect(lambda _=0: self._default_value())
         self.where = QComboBox(self)
         for key, text in WHERE:
@@ -72,10 +72,7 @@ class CompareView(QWidget):
         grid.addWidget(QLabel("=", self), 1, 3)
         grid.addWidget(self.value, 1, 4)
         grid.setColumnStretch(2, 1)
-        options = QHBoxLayout()
-        for label, widget in (("show", self.where), ("samples", self.samples), ("curve over", self.joint)):
-            options.addWidget(QLabel(label, self))
-            options.addWidget(widget)
+        options = labelled_row(self, (("show", self.where), ("samples", self.samples), ("curve over", self.joint)))
         options.addStretch(1)
         options.addWidget(self.compare_button)
 

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from ...explore.maps import STATS, Sampling
 from ...model import Manipulator
 from .jobs import MapResult, map_job
+from .controls import labelled_row
 from .plots import HeatMap, PlotBox
 
 __all__ = ["MapView"]
@@ -59,11 +60,7 @@ class MapView(QWidget):
         self._follow_timer.timeout.connect(self._follow_pose)
         self.compute_button = QPushButton("Compute", self)
         self.compute_button.clicked.connect(self.compute)
-        controls = QHBoxLayout()
-        for label, widget in (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps)):
-            if label:
-                controls.addWidget(QLabel(label, self))
-            controls.addWidget(widget)
+        controls = labelled_row(self, (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps)))
         controls.addStretch(1)
         controls.addWidget(self.follow)
         controls.addWidget(self.compute_button)

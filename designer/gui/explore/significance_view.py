@@ -10,12 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHeaderView, QLabel, QPushButton, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from .controls import labelled_row
 from .plots import PlotBox
 
 __all__ = ["SignificanceView", "SignificanceResult", "significance_job"]
@@ -74,10 +75,7 @@ class SignificanceView(QWidget):
         self.count_ops = QCheckBox("operation counts (symbolic, slow)", self)
         self.run_button = QPushButton("Rank terms", self)
         self.run_button.clicked.connect(self.run)
-        row = QHBoxLayout()
-        for label, widget in (("threshold", self.threshold), ("samples", self.samples)):
-            row.addWidget(QLabel(label, self))
-            row.addWidget(widget)
+        row = labelled_row(self, (("threshold", self.threshold), ("samples", self.samples)))
         row.addWidget(self.count_ops)
         row.addStretch(1)
         row.addWidget(self.run_button)

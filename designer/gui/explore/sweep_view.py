@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
 
 from ...explore.coupling import default_range
@@ -14,6 +14,7 @@ from ...explore.metrics import parse_metric
 from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
 from ...model import Manipulator
 from .jobs import sweep_job
+from .controls import value_box
 from .plots import HeatMap, PlotBox
 
 __all__ = ["SweepView", "ParetoView", "SWEEP_STATS"]
@@ -21,15 +22,6 @@ __all__ = ["SweepView", "ParetoView", "SWEEP_STATS"]
 SWEEP_STATS = ("max", "mean", "min")
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
 NONE = "(none)"
-
-
-def _spin(parent) -> QDoubleSpinBox:
-    spin = QDoubleSpinBox(parent)
-    spin.setDecimals(6)
-    spin.setRange(-1e9, 1e9)
-    spin.setKeyboardTracking(False)
-    spin.setMinimumWidth(80)   # the 1e9 range would otherwise make it very wide
-    return spin
 
 
 def _geometric_parameter(model: Manipulator) -> str:
@@ -58,7 +50,7 @@ class SweepView(QWidget):
         for row, title in enumerate(("parameter", "second")):
             combo = QComboBox(self)
             combo.currentIndexChanged.connect(lambda _=0, r=row: self._default_range(r))
-            start, stop = _spin(self), _spin(self)
+            start, stop = value_box(self), value_box(self)
             count = QSpinBox(self)
             count.setRange(2, 500)
             count.setValue(21 if row == 0 else 11)

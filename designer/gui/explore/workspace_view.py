@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
@@ -17,6 +17,7 @@ from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
 from .jobs import CHUNK_STATES, evaluate_chunked
+from .controls import labelled_row
 from .plots import PlotBox
 
 __all__ = ["WorkspaceView", "WorkspaceResult", "workspace_job", "PROJECTIONS"]
@@ -69,11 +70,7 @@ class WorkspaceView(QWidget):
             self.sampling.addItem(s.value, s)
         self.run_button = QPushButton("Compute", self)
         self.run_button.clicked.connect(self.compute)
-        row = QHBoxLayout()
-        for label, widget in (("view", self.projection), ("samples", self.samples), ("", self.sampling)):
-            if label:
-                row.addWidget(QLabel(label, self))
-            row.addWidget(widget)
+        row = labelled_row(self, (("view", self.projection), ("samples", self.samples), ("", self.sampling)))
         row.addStretch(1)
         row.addWidget(self.run_button)
         self.box = PlotBox(self.csv_data, self)
