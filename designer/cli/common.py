@@ -6,10 +6,11 @@ import json
 import sys
 from pathlib import Path
 
+from ..model.expr import ExpressionError, parse_expr
 from ..model.manipulator import Manipulator
 from ..project import ProjectError, load_project
 
-__all__ = ["UserError", "load_model", "read_json", "read_text", "write_output"]
+__all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
 
 
 class UserError(Exception):
@@ -21,6 +22,17 @@ def load_model(path: str) -> Manipulator:
         return load_project(path)
     except ProjectError as exc:
         raise UserError(str(exc)) from None
+
+
+def number(text: str, what: str) -> float:
+    """A command-line number, written as a number or an expression without names (``pi/2``)."""
+    try:
+        value = parse_expr(text, what)
+    except ExpressionError as exc:
+        raise UserError(str(exc)) from None
+    if value.free_symbols:
+        raise UserError(f"{what}: must be a number, not '{text.strip()}'")
+    return float(value.evalf())
 
 
 def read_text(path: str, what: str) -> str:

@@ -16,7 +16,8 @@ from ..jobs import run
 from ..kinematics import NumericArm
 from ..model import MissingParameterError
 from .common import UserError, load_model
-from .explore_io import (emit, guard, model_and_arm, number, output_format, parse_sets, pose, pose_from,
+from .common import number
+from .explore_io import (emit, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 
 WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")

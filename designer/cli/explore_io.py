@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..model import MissingParameterError, parse_expr
+from ..model import MissingParameterError
 from ..model.expr import ExpressionError
-from .common import UserError, load_model, write_output
+from .common import UserError, load_model, number, write_output
 
 __all__ = ["guard", "number", "overrides", "parse_sets", "model_and_arm", "vector", "ratings", "pose",
            "pose_from", "output_format", "emit"]
@@ -31,16 +31,6 @@ def guard(func):
         except (MissingParameterError, ExpressionError, ValueError, np.linalg.LinAlgError) as exc:
             raise UserError(f"explore {args.what}: {exc}") from None
     return wrapper
-
-
-def number(text: str, what: str) -> float:
-    try:
-        value = parse_expr(text, what)
-    except ExpressionError as exc:
-        raise UserError(str(exc)) from None
-    if value.free_symbols:
-        raise UserError(f"{what}: must be a number, not '{text}'")
-    return float(value.evalf())
 
 
 def overrides(args) -> dict[str, float]:

@@ -8,10 +8,9 @@ import re
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..model import MissingParameterError, parse_expr, validate
-from ..model.expr import ExpressionError
+from ..model import MissingParameterError, validate
 from ..model.manipulator import Manipulator
-from .common import UserError, load_model
+from .common import UserError, load_model, number
 
 
 def register(sub) -> None:
@@ -78,15 +77,7 @@ def cmd_fk(args) -> int:
     texts = [part for item in args.q for part in item.split(",") if part.strip()]
     if len(texts) != model.n:
         raise UserError(f"--q: {model.n} joint values needed, {len(texts)} given")
-    q = []
-    for k, text in enumerate(texts, start=1):
-        try:
-            value = parse_expr(text, f"--q[{k}]")
-        except ExpressionError as exc:
-            raise UserError(str(exc)) from None
-        if value.free_symbols:
-            raise UserError(f"--q[{k}]: must be a number, not '{text.strip()}'")
-        q.append(float(value.evalf()))
+    q = [number(text, f"--q[{k}]") for k, text in enumerate(texts, start=1)]
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
