@@ -15,8 +15,7 @@ import numpy as np
 from ..jobs import run
 from ..kinematics import NumericArm
 from ..model import MissingParameterError
-from .common import UserError, load_model
-from .common import number
+from .common import UserError, load_model, number
 from .explore_io import (emit, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 
