@@ -8,13 +8,17 @@ ROBOT ?= robots/puma560.json
 APT_PACKAGES := xvfb xauth libegl1 libgl1-mesa-dri libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 \
 	libxcb-keysyms1 libxcb-shape0 libdbus-1-3 libfontconfig1 libglib2.0-0 fonts-dejavu-core
 
-.PHONY: run test bench system-deps venv clean
+.PHONY: run test fuzz bench system-deps venv clean
 
 run: venv
 	$(PY) main.py $(ROBOT)
 
 test: system-deps venv
 	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q
+
+# The property tests with fresh random examples, twenty times as many as the suite replays.
+fuzz: venv
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q tests/model tests/project
 
 bench: venv
 	$(PY) -m benchmarks

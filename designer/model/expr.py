@@ -165,8 +165,17 @@ class _Converter:
                 raise ExpressionError(f"operator '{_OPS.get(type(node.op), type(node.op).__name__)}' is not allowed")
             ops.append((type(node.op), node.right))
             node = node.left
+        negative = False
+        if ops and ops[-1][0] in (ast.Mult, ast.Div):
+            # ``-(a + b)/c`` is (-1)*(a + b)/c, as sympy prints it: negating the sum first
+            # would distribute the sign (-a - b)/c, equal but not the same expression, so a
+            # saved model would not read back identical.
+            while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+                negative ^= isinstance(node.op, ast.USub)
+                node = node.operand
+                depth += 1
         acc = self.convert(node, depth + 1)
-        terms: list[sp.Expr] = [acc]
+        terms: list[sp.Expr] = [sp.Integer(-1), acc] if negative else [acc]
         additive = None  # whether ``terms`` are summands (True) or factors (False)
         for op, right_node in reversed(ops):
             right = self.convert(right_node, depth + 1)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from designer.model import ExpressionError, format_expr, is_valid_name, parse_expr, symbol, to_expr
 from designer.model.expr import MAX_DEPTH, MAX_LENGTH
+from conftest import examples
 
 a, b, L1, m_2 = (symbol(n) for n in ("a", "b", "L1", "m_2"))
 
@@ -262,6 +263,9 @@ def _extend(children):
 
     def make_func(t):
         name, (at, ae) = t
+        if name == "sqrt" and ae.is_number and ae.is_negative:
+            # the parser refuses sqrt of a negative number (even where the result folds to real)
+            return (at, ae)
         return (f"{name}({at})", getattr(sp, name)(ae))
 
     def make_pow(t):
@@ -314,7 +318,7 @@ def _numerically_equal(x: sp.Expr, y: sp.Expr) -> bool:
     return True
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(EXPRESSIONS)
 def test_parser_matches_sympy(pair):
     text, expected = pair
@@ -322,7 +326,7 @@ def test_parser_matches_sympy(pair):
     assert parsed == expected or _numerically_equal(parsed, expected), (text, parsed, expected)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(EXPRESSIONS)
 def test_format_parses_back(pair):
     expr = parse_expr(pair[0])
@@ -334,6 +338,17 @@ def test_format_parses_back(pair):
         assert _numerically_equal(back, expr), (out, back, expr)
     else:
         assert back == expr, (out, back, expr)
+
+
+@pytest.mark.parametrize("text", ["-(pi + a)/a", "((pi) + (a)) / (-(a))", "-(a + b)/L1*b", "2*(a + b)/L1",
+                                  "-(-(a + b))/L1", "-m_2*(a + b)", "-(a + b)", "-a*(b + L1)/(a - b)"])
+def test_signed_products_read_back_identical(text):
+    # found by the property test below in CI: "-(pi + a)/a" read back as (-a - pi)/a, the same
+    # value but not the same expression, so a saved model did not compare equal after reopening
+    expr = parse_expr(text)
+    assert to_expr(format_expr(expr)) == expr
+    direct = sp.sympify(text, locals={n: symbol(n) for n in _NAMES})
+    assert sp.simplify(expr - direct) == 0
 
 
 def test_format_special_values():

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from designer.model import (Convention, Inertia, JointType, Link, Manipulator, PointMass, Severity, symbol,
                             validate)
 from designer.project import ProjectError, from_dict
+from conftest import examples
 
 GOOD = Link(a=1, mass=1, inertia=Inertia(0.1, 0.1, 0.1))
 
@@ -107,7 +108,7 @@ def test_warnings_do_not_block_loading():
     assert sorted(p.where for p in warnings) == ["links[1].inertia", "links[1].mass", "parameters"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(0.01, 10), min_size=3, max_size=3), st.integers(0, 2**32 - 1), st.floats(0.01, 5))
 def test_real_bodies_never_warn(extent, seed, mass):
     """A rotated body of point masses: PSD and the triangle inequality hold by physics."""
