@@ -312,6 +312,9 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             QMessageBox.critical(self, "Cannot save project", f"{path}: {exc.strerror or exc}")
             return False
+        except ProjectError as exc:
+            QMessageBox.critical(self, "Cannot save project", f"{path}: {exc}")
+            return False
         self.document.mark_saved(path)
         self.recovery.discard()
         self.recent.add(path)

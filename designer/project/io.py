@@ -309,12 +309,25 @@ def loads_project(text: str | bytes, source: str = "") -> Manipulator:
             raise ProjectError(f"not UTF-8 text (byte {exc.start})", source) from None
     text = text.removeprefix("\ufeff")
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ProjectError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", source) from None
     except (ValueError, RecursionError) as exc:
         raise ProjectError(f"not valid JSON: {exc}", source) from None
     return from_dict(data, source)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    # json keeps the last of repeated keys without a word: a hand-edited file with two "mass"
+    # entries would load a value the author may not have meant
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
+            seen.add(key)
+    return data
 
 
 def _reject_constant(name: str):
@@ -344,7 +357,11 @@ def load_project(path: str | os.PathLike) -> Manipulator:
 
 
 def dumps_project(model: Manipulator) -> str:
-    return json.dumps(to_dict(model), indent=2, ensure_ascii=False) + "\n"
+    try:
+        return json.dumps(to_dict(model), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:
+        # only a model built in code can hold NaN or infinity; the file would not load again
+        raise ProjectError("cannot save: a value is NaN or infinite, which a project file cannot hold") from None
 
 
 def _file_mode(path: Path) -> int:

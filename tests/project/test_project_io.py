@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from designer.model import Convention, Inertia, JointType, Link, Manipulator, PointMass, symbol, to_expr
 from designer.project import ProjectError, from_dict, load_project, loads_project, save_project, to_dict
 from designer.project.io import MAX_FILE_BYTES, dumps_project
+from conftest import examples
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 PENDULUM = ROBOTS / "double_pendulum.json"
@@ -85,6 +86,8 @@ BAD = {
     "a list": ("[1, 2]", "JSON object"),
     "deep json": ("[" * 100000 + "]" * 100000, "not valid JSON"),
     "NaN": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": NaN'), "NaN"),
+    "duplicate key": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": 2.0, "m1": 20'),
+                      'key "m1" appears twice'),
     "Infinity": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": Infinity'), "Infinity"),
     "-Infinity": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": -Infinity'), "Infinity"),
     "1e400": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": 1e400'), "parameters.m1"),
@@ -242,7 +245,7 @@ def models(draw) -> Manipulator:
         parameters=tuple(params.items()), point_masses=pms)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(models())
 def test_round_trip_of_generated_models(model):
     text = dumps_project(model)
@@ -344,3 +347,17 @@ def test_expression_text_in_all_is_bounded():
     with pytest.raises(ProjectError, match="longer than 100000 characters in all"):
         from_dict(doc)
     assert time.perf_counter() - start < 30
+
+
+def test_a_model_holding_nan_is_not_saved(tmp_path):
+    # the parser refuses NaN, but a model built in code can hold one; the old file must survive
+    import dataclasses
+    path = tmp_path / "arm.json"
+    model = from_dict(pendulum_doc())
+    save_project(model, path)
+    before = path.read_bytes()
+    bad = dataclasses.replace(model, parameters=tuple((k, float("nan") if k == "m1" else v)
+                                                      for k, v in model.parameters))
+    with pytest.raises(ProjectError, match="NaN or infinite"):
+        save_project(bad, path)
+    assert path.read_bytes() == before
