@@ -22,12 +22,13 @@ _EXTRA = 1 << 40
 
 
 def pin_singletons() -> None:
-    """Add 2**40 references to True, False and None once, under shiboken6 6.12.0 on Python < 3.12."""
+    """Add 2**40 references to True, False and None once, under shiboken6 6.12.x on Python < 3.12."""
     if sys.version_info >= (3, 12) or getattr(pin_singletons, "done", False):
         return
-    import shiboken6  # the bug is in 6.12.0; pyproject excludes it, but an existing install may have it
+    import shiboken6  # the bug is in 6.12.0 (later 6.12.x unchecked); pyproject excludes 6.12, but an
+    # existing install may have it
 
-    if not shiboken6.__version__.startswith("6.12.0"):
+    if not shiboken6.__version__.startswith("6.12."):
         return
     for obj in (True, False, None):
         # ob_refcnt is the first field of every CPython object
