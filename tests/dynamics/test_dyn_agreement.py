@@ -10,7 +10,8 @@ import sympy as sp
 from conftest import robot_path
 from designer.dynamics import Method, SimplifyMode, derive
 from designer.project import load_project
-from dyn_reference import numeric_function, pin_model, pin_rnea_crba, puma560, seven_modified, stanford_six
+from dyn_reference import (assert_tau_and_m_match_pinocchio, numeric_function, pin_model, pin_rnea_crba, puma560,
+                           seven_modified, stanford_six)
 
 pytest.importorskip("pinocchio")
 
@@ -124,13 +125,4 @@ def test_generic_tree_forms_match_pinocchio(name):
     Pinocchio in test_dyn_opcount.py."""
     from designer.dynamics.tree import generic_tree_mass_matrix, generic_tree_tau
     model = ARMS[name]()
-    n = model.n
-    tau_f = numeric_function(model, list(generic_tree_tau(model)))
-    M_f = numeric_function(model, list(generic_tree_mass_matrix(model)))
-    pm = pin_model(model)
-    rng = np.random.default_rng(3)
-    for _ in range(3):
-        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, n))
-        tau_ref, M_ref = pin_rnea_crba(pm, q, qd, qdd)
-        np.testing.assert_allclose(tau_f(q, qd, qdd), tau_ref, rtol=1e-10, atol=1e-10 * np.abs(tau_ref).max())
-        np.testing.assert_allclose(M_f(q, qd, qdd).reshape(n, n), M_ref, rtol=1e-10, atol=1e-10 * np.abs(M_ref).max())
+    assert_tau_and_m_match_pinocchio(model, generic_tree_tau(model), generic_tree_mass_matrix(model), seed=3, states=3)

@@ -4,10 +4,9 @@ inertial parameters, the Stanford arm (prismatic joint, a load) and a seven-link
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from dyn_reference import numeric_function, pin_model, pin_rnea_crba, puma560, seven_modified, stanford_six
+from dyn_reference import assert_tau_and_m_match_pinocchio, puma560, seven_modified, stanford_six
 from designer.dynamics import tree_mass_matrix, tree_tau
 from designer.dynamics.customized import custom_mass_matrix, custom_tau
 
@@ -21,16 +20,7 @@ ARMS = {"puma560_symbolic": lambda: puma560(symbolic_inertia=True), "stanford6":
                                   for k in ARMS])
 def test_customized_forms_match_pinocchio(name):
     model = ARMS[name]()
-    n = model.n
-    tau_f = numeric_function(model, list(custom_tau(model)))
-    M_f = numeric_function(model, list(custom_mass_matrix(model)))
-    pm = pin_model(model)
-    rng = np.random.default_rng(5)
-    for _ in range(4):
-        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, n))
-        tau_ref, M_ref = pin_rnea_crba(pm, q, qd, qdd)
-        np.testing.assert_allclose(tau_f(q, qd, qdd), tau_ref, rtol=1e-10, atol=1e-10 * np.abs(tau_ref).max())
-        np.testing.assert_allclose(M_f(q, qd, qdd).reshape(n, n), M_ref, rtol=1e-10, atol=1e-10 * np.abs(M_ref).max())
+    assert_tau_and_m_match_pinocchio(model, custom_tau(model), custom_mass_matrix(model), seed=5, states=4)
 
 
 def test_tree_forms_are_the_customized_ones():
