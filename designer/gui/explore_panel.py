@@ -27,6 +27,7 @@ from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
 from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
+from .explore.controls import parse_values
 from .explore.map_view import MapView
 from .explore.picker import MetricPicker
 from .explore.significance_view import SignificanceView
@@ -40,19 +41,6 @@ __all__ = ["ExplorePanel", "ExploreInputError"]
 
 class ExploreInputError(ValueError):
     """A user mistake in the panel's inputs (shown as one line, never raised to Qt)."""
-
-
-def _vector(text: str, n: int, what: str) -> np.ndarray | None:
-    parts = [p for p in text.replace(",", " ").replace(";", " ").split() if p]
-    if not parts:
-        return None
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise ExploreInputError(f"rated {what}: '{text}' is not a list of numbers") from None
-    if len(values) not in (1, n):
-        raise ExploreInputError(f"rated {what}: give one value or {n}, got {len(values)}")
-    return np.broadcast_to(np.array(values), (n,)).copy()
 
 
 class ExplorePanel(QWidget):
@@ -183,10 +171,10 @@ class ExplorePanel(QWidget):
 
     def ratings(self, n: int | None = None) -> Ratings:
         n = n or self.require_model().n
-        values = {what: _vector(edit.text(), n, what) for what, edit in self.ratings_edits.items()}
         try:
+            values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             return Ratings.of(n, **values)
-        except MetricError as exc:
+        except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 
     # -- jobs -----------------------------------------------------------------------------

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QGridLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QRadioButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QPushButton, QRadioButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
 from PySide6.QtCore import Qt
 
 from ...model import Manipulator
@@ -17,7 +17,7 @@ from .jobs import Comparison, compare_job
 from ...explore.metrics import METRICS
 from .picker import metric_tooltip
 from .plots import PlotBox, write_csv
-from .controls import labelled_row, value_box
+from .controls import labelled_row, spin_box, value_box
 
 __all__ = ["CompareView"]
 
@@ -57,9 +57,7 @@ class CompareView(QWidget):
         self.where.currentIndexChanged.connect(lambda _=0: self._fill_table())
         self.joint = QComboBox(self)
         self.joint.setToolTip("The picked metric is drawn against this joint, the others at the current pose")
-        self.samples = QSpinBox(self)
-        self.samples.setRange(1, 1_000_000)
-        self.samples.setValue(1000)
+        self.samples = spin_box(self, 1, 1_000_000, 1000)
         self.compare_button = QPushButton("Compare", self)
         self.compare_button.clicked.connect(self.compare)
         grid = QGridLayout()

@@ -7,14 +7,14 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QSpinBox,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
 from ...model import Manipulator
 from .jobs import MapResult, map_job
-from .controls import labelled_row
+from .controls import labelled_row, spin_box
 from .plots import HeatMap, PlotBox
 
 __all__ = ["MapView"]
@@ -40,15 +40,9 @@ class MapView(QWidget):
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
         self.joint_y.setToolTip("Joint along the vertical axis")
-        self.steps = QSpinBox(self)
-        self.steps.setRange(5, 400)
-        self.steps.setValue(60)
-        self.steps.setToolTip("Grid points per joint")
-        self.samples = QSpinBox(self)
-        self.samples.setRange(0, 1_000_000)
-        self.samples.setSingleStep(500)
-        self.samples.setValue(2000)
-        self.samples.setToolTip("Samples within the joint limits for the statistics (0: none)")
+        self.steps = spin_box(self, 5, 400, 60, tip="Grid points per joint")
+        self.samples = spin_box(self, 0, 1_000_000, 2000, step=500,
+                                tip="Samples within the joint limits for the statistics (0: none)")
         self.sampling = QComboBox(self)
         for s in Sampling:
             self.sampling.addItem(s.value, s)

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QHeaderView, QLabel, QPushButton, QSpinBox,
-                               QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
-from .controls import labelled_row
+from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
 __all__ = ["SignificanceView", "SignificanceResult", "significance_job"]
@@ -61,17 +61,10 @@ class SignificanceView(QWidget):
         super().__init__(panel)
         self.panel = panel
         self.result: SignificanceResult | None = None
-        self.threshold = QDoubleSpinBox(self)
-        self.threshold.setRange(0.0, 99.0)
-        self.threshold.setDecimals(3)
-        self.threshold.setValue(1.0)
-        self.threshold.setSuffix(" %")
-        self.threshold.setToolTip("Terms below this share of the joint's largest torque are dropped "
-                                  "(1 %: Armstrong, Khatib & Burdick)")
-        self.samples = QSpinBox(self)
-        self.samples.setRange(16, 1_000_000)
-        self.samples.setValue(2048)
-        self.samples.setToolTip("Sobol samples of the joint positions for the maxima")
+        self.threshold = spin_box(self, 0.0, 99.0, 1.0, decimals=3, suffix=" %",
+                                  tip="Terms below this share of the joint's largest torque are dropped "
+                                      "(1 %: Armstrong, Khatib & Burdick)")
+        self.samples = spin_box(self, 16, 1_000_000, 2048, tip="Sobol samples of the joint positions for the maxima")
         self.count_ops = QCheckBox("operation counts (symbolic, slow)", self)
         self.run_button = QPushButton("Rank terms", self)
         self.run_button.clicked.connect(self.run)

@@ -12,16 +12,16 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
 
-__all__ = ["SizingView", "SizingOutput", "sizing_job", "parse_values"]
+__all__ = ["SizingView", "SizingOutput", "sizing_job"]
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 # (key of SizingResult.table(), header, tooltip)
@@ -34,20 +34,6 @@ COLUMNS = (("peak_torque", "peak τ", "peak joint torque (N m or N)"),
            ("inertia_ratio_max", "J ratio", "largest load-to-rotor inertia ratio M_ii / (N² Jm)"))
 SOURCES = ("quintic move", "trajectory CSV", "ISO 9283 test cube")
 QUANTITIES = {"torque (N m or N)": "torque", "speed (rad/s or m/s)": "speed", "power (W)": "power"}
-
-
-def parse_values(text: str, n: int, what: str, default=None) -> np.ndarray | None:
-    """One number or ``n`` numbers separated by commas or spaces; ``default`` when empty."""
-    parts = [p for p in text.replace(",", " ").split() if p]
-    if not parts:
-        return default
-    try:
-        values = [float(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"{what}: '{text}' is not a list of numbers") from None
-    if len(values) not in (1, n):
-        raise ValueError(f"{what}: give one value or {n}, got {len(values)}")
-    return np.broadcast_to(np.array(values), (n,)).copy()
 
 
 @dataclass(frozen=True)
@@ -104,31 +90,17 @@ class SizingView(QWidget):
                                "the ISO 9283 path P1-P2-P3-P4-P5-P1 on the test cube's diagonal plane")
         self.cube = QLineEdit(self)
         self.cube.setPlaceholderText("test cube: centre x, y, z and edge (m); empty: search the largest")
-        self.cube_speed = QDoubleSpinBox(self)
-        self.cube_speed.setRange(0.001, 10.0)
-        self.cube_speed.setDecimals(3)
-        self.cube_speed.setValue(0.25)
-        self.cube_speed.setSuffix(" m/s")
-        self.cube_speed.setToolTip("Peak tool speed on each straight segment of the cube path")
-        self.duration = QDoubleSpinBox(self)
-        self.duration.setRange(0.01, 1e4)
-        self.duration.setValue(1.0)
-        self.duration.setSuffix(" s")
-        self.steps = QSpinBox(self)
-        self.steps.setRange(2, 100_000)
-        self.steps.setValue(201)
-        self.duration.setToolTip("Duration of the quintic move (rest to rest)")
-        self.steps.setToolTip("States along the move")
+        self.cube_speed = spin_box(self, 0.001, 10.0, 0.25, decimals=3, suffix=" m/s",
+                                   tip="Peak tool speed on each straight segment of the cube path")
+        self.duration = spin_box(self, 0.01, 1e4, 1.0, suffix=" s", tip="Duration of the quintic move (rest to rest)")
+        self.steps = spin_box(self, 2, 100_000, 201, tip="States along the move")
         self.gear = QLineEdit(self)
         self.gear.setPlaceholderText("gear ratios (1)")
         self.rotor = QLineEdit(self)
         self.rotor.setPlaceholderText("rotor inertias, kg m² (0)")
         self.payload = QCheckBox("payload envelope (needs rated torque)", self)
-        self.reach = QDoubleSpinBox(self)
-        self.reach.setRange(0.01, 10.0)
-        self.reach.setValue(0.3)
-        self.reach.setSuffix(" m")
-        self.reach.setToolTip("Largest payload offset from the flange, along its x and z axes")
+        self.reach = spin_box(self, 0.01, 10.0, 0.3, suffix=" m",
+                              tip="Largest payload offset from the flange, along its x and z axes")
         self.quantity = QComboBox(self)
         self.quantity.addItems(list(QUANTITIES))
         self.quantity.currentIndexChanged.connect(lambda _=0: self._draw())

@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QSpinBox, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
 from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
 from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
 from ...model import Manipulator
 from .jobs import sweep_job
-from .controls import value_box
+from .controls import spin_box, value_box
 from .plots import HeatMap, PlotBox
 
 __all__ = ["SweepView", "ParetoView", "SWEEP_STATS"]
@@ -51,9 +51,7 @@ class SweepView(QWidget):
             combo = QComboBox(self)
             combo.currentIndexChanged.connect(lambda _=0, r=row: self._default_range(r))
             start, stop = value_box(self), value_box(self)
-            count = QSpinBox(self)
-            count.setRange(2, 500)
-            count.setValue(21 if row == 0 else 11)
+            count = spin_box(self, 2, 500, 21 if row == 0 else 11)
             for col, w in enumerate((QLabel(title, self), combo, QLabel("from", self), start, QLabel("to", self),
                                      stop, QLabel("count", self), count)):
                 grid.addWidget(w, row, col)
@@ -66,10 +64,8 @@ class SweepView(QWidget):
         self.second_metric.setPlaceholderText("also report, e.g. gravity[2] (optional)")
         self.second_metric.setToolTip("A second metric text to summarise per design (for the Pareto view); "
                                       "total mass and reach are always reported")
-        self.samples = QSpinBox(self)
-        self.samples.setRange(1, 1_000_000)
-        self.samples.setValue(500)
-        self.samples.setToolTip("Workspace samples per design (the same samples for every design)")
+        self.samples = spin_box(self, 1, 1_000_000, 500,
+                                tip="Workspace samples per design (the same samples for every design)")
         self.run_button = QPushButton("Run sweep", self)
         self.run_button.clicked.connect(self.run)
         extra = QHBoxLayout()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
 
 from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
@@ -17,7 +17,7 @@ from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
 from .jobs import CHUNK_STATES, evaluate_chunked
-from .controls import labelled_row
+from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
 __all__ = ["WorkspaceView", "WorkspaceResult", "workspace_job", "PROJECTIONS"]
@@ -61,10 +61,7 @@ class WorkspaceView(QWidget):
         self.projection = QComboBox(self)
         self.projection.addItems(list(PROJECTIONS))
         self.projection.currentIndexChanged.connect(lambda _=0: self._draw())
-        self.samples = QSpinBox(self)
-        self.samples.setRange(10, 200_000)
-        self.samples.setSingleStep(1000)
-        self.samples.setValue(4000)
+        self.samples = spin_box(self, 10, 200_000, 4000, step=1000)
         self.sampling = QComboBox(self)
         for s in Sampling:
             self.sampling.addItem(s.value, s)
