@@ -15,7 +15,7 @@ from designer.project import load_project
 
 from conftest import robot_path
 
-from pin_reference import pin, pin_model  # noqa: E402
+from pin_reference import pin, pin_model
 
 PUMA = str(robot_path("puma560"))
 

@@ -10,7 +10,7 @@ bounded in size, so simplification can never be the reason a derivation hangs.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import sympy as sp
 from sympy.simplify.fu import TR10i

@@ -13,7 +13,7 @@ All entries are :class:`~designer.dynamics.trigpoly.TrigRing` elements.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..jobs import NEVER, CancelToken, Progress
 from ..model.manipulator import Convention, Manipulator

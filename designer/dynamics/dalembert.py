@@ -18,7 +18,7 @@ at joint i needed to move link j (its point loads counted with it).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..jobs import NEVER, CancelToken, Progress
 from ..model.manipulator import Manipulator

@@ -12,7 +12,8 @@ that the GUI can show progress and cancel; :func:`simulate` runs it to its end.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence, Union
+from typing import Union
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.integrate import solve_ivp

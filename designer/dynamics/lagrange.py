@@ -13,7 +13,7 @@ and G from the potential energy, G_i = -sum m g^T J_v[:, i].
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..jobs import NEVER, CancelToken, Progress
 from ..model.manipulator import Manipulator

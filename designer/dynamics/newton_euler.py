@@ -10,7 +10,7 @@ point masses ride on their link.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..jobs import NEVER, CancelToken, Progress
 from ..model.manipulator import Convention, Manipulator

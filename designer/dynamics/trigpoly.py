@@ -14,7 +14,7 @@ becomes one more opaque generator.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import sympy as sp
 from sympy.core.add import Add, _addsort
@@ -90,7 +90,7 @@ class TrigRing:
         self._powers: dict = {}
 
     # -- conversion ---------------------------------------------------------------
-    def var(self, e) -> "PolyElement":  # noqa: F821
+    def var(self, e) -> PolyElement:  # noqa: F821
         """A sympy expression of the model as a ring element."""
         e = sp.sympify(e)
         if e.is_Number:

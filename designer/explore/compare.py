@@ -8,7 +8,7 @@ noise; metrics that need ratings nobody gave are left out.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import sympy as sp
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Mapping, Sequence, TextIO
+from typing import TextIO
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 

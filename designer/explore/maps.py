@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.stats import qmc

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -38,7 +38,7 @@ class Ratings:
     acceleration: np.ndarray | None = None
 
     @classmethod
-    def of(cls, n: int, torque=None, speed=None, acceleration=None) -> "Ratings":
+    def of(cls, n: int, torque=None, speed=None, acceleration=None) -> Ratings:
         def arr(v, what):
             if v is None:
                 return None

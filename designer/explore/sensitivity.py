@@ -18,7 +18,7 @@ value is 0 has I_p = 0 by this measure; its derivative per unit is reported too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import sympy as sp

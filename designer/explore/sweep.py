@@ -19,7 +19,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import sympy as sp
@@ -47,7 +47,7 @@ class SweepAxis:
     values: tuple[float, ...]
 
     @classmethod
-    def linspace(cls, name: str, start: float, stop: float, count: int) -> "SweepAxis":
+    def linspace(cls, name: str, start: float, stop: float, count: int) -> SweepAxis:
         return cls(name, tuple(float(v) for v in np.linspace(start, stop, int(count))))
 
 

@@ -8,7 +8,8 @@ value changes by another route (undo, another editor) or a good entry replaces i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import sympy as sp
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, Signal

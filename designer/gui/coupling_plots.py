@@ -315,7 +315,7 @@ class CouplingPanel(QWidget):
             self._quiet(False)
             self.refresh()
 
-    def showEvent(self, event):  # noqa: N802 - Qt override
+    def showEvent(self, event):
         super().showEvent(event)
         self.refresh()
 

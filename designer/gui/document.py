@@ -20,7 +20,7 @@ __all__ = ["Document", "ModelEdit"]
 class ModelEdit(QUndoCommand):
     """One edit of the model: ``before`` -> ``after`` with a readable label."""
 
-    def __init__(self, document: "Document", before: Manipulator, after: Manipulator, label: str):
+    def __init__(self, document: Document, before: Manipulator, after: Manipulator, label: str):
         super().__init__(label)
         self.document = document
         self.before = before

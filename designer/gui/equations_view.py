@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Iterator
+from collections.abc import Iterator
 
 import sympy as sp
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
@@ -94,13 +94,13 @@ class _EntriesModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802 - Qt API
+    def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802 - Qt API
+    def columnCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else 3
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 - Qt API
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return self.HEADERS[section]
         return None

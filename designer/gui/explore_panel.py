@@ -13,7 +13,7 @@ The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`desig
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import shiboken6

@@ -383,17 +383,17 @@ class MainWindow(QMainWindow):
         paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
         return paths[0] if len(paths) == 1 and paths[0].lower().endswith(".json") else None
 
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def dragEnterEvent(self, event) -> None:
         if self._dropped_project(event):
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def dropEvent(self, event) -> None:
         path = self._dropped_project(event)
         if path:
             event.acceptProposedAction()
             self.open_file(path)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event) -> None:
         if not self.maybe_save():
             event.ignore()
             return

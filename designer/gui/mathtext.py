@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import sympy as sp

@@ -103,7 +103,7 @@ class _Solids(gl.GLMeshItem):
         self._pending |= DirtyFlag.POSITION | DirtyFlag.NORMAL
         self.update()
 
-    def parseMeshData(self) -> DirtyFlag:  # noqa: N802 - pyqtgraph hook: report what changed
+    def parseMeshData(self) -> DirtyFlag:
         bits, self._pending = self._pending, DirtyFlag(0)
         return bits
 
@@ -147,7 +147,7 @@ class ArmView(QWidget):
         self.view.addItem(self.workspace)
         self.workspace_label = ""
 
-    def sizeHint(self):  # noqa: N802 - Qt override
+    def sizeHint(self):
         from PySide6.QtCore import QSize
         return QSize(640, 480)
 
@@ -268,7 +268,7 @@ class ArmView(QWidget):
         self.message.show()
         self._place_message()
 
-    def resizeEvent(self, event):  # noqa: N802 - Qt override
+    def resizeEvent(self, event):
         super().resizeEvent(event)
         self._place_message()
 

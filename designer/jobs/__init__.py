@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Callable, Generator, TypeVar
+from typing import TypeVar
+from collections.abc import Callable, Generator
 
 __all__ = ["Cancelled", "CancelToken", "Progress", "Job", "run", "NEVER"]
 

@@ -7,7 +7,7 @@ then cost only a few small matrix products per call.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class NumericArm:
     point_masses: tuple[tuple[int, float, np.ndarray], ...]  # (link index 0-based, mass, position)
 
     @classmethod
-    def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> "NumericArm":
+    def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> NumericArm:
         """Raises :class:`~designer.model.MissingParameterError` naming symbols without values."""
         model.substitutions(overrides)  # raises MissingParameterError naming every missing symbol
         values = dict(model.parameters)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import cmath
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import sympy as sp
 

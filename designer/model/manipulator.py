@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
@@ -83,13 +83,13 @@ class Inertia:
             object.__setattr__(self, name, _expr(getattr(self, name)))
 
     @classmethod
-    def from_matrix(cls, m) -> "Inertia":
+    def from_matrix(cls, m) -> Inertia:
         """From a symmetric 3x3 (nested sequence or sympy Matrix); symmetry is not checked here."""
         return cls(m[0][0], m[1][1], m[2][2], m[0][1], m[0][2], m[1][2]) if not isinstance(m, sp.MatrixBase) \
             else cls(m[0, 0], m[1, 1], m[2, 2], m[0, 1], m[0, 2], m[1, 2])
 
     @classmethod
-    def diagonal(cls, xx, yy, zz) -> "Inertia":
+    def diagonal(cls, xx, yy, zz) -> Inertia:
         return cls(xx, yy, zz)
 
     def matrix(self) -> sp.Matrix:
@@ -103,7 +103,7 @@ class Inertia:
     def is_zero(self) -> bool:
         return all(e == 0 for e in self.entries())
 
-    def __add__(self, other: "Inertia") -> "Inertia":
+    def __add__(self, other: Inertia) -> Inertia:
         return Inertia(*(a + b for a, b in zip(self.entries(), other.entries())))
 
 
@@ -253,12 +253,12 @@ class Manipulator:
             raise MissingParameterError(missing)
         return {s: sp.Float(values[s.name]) for s in used if s.name in values}
 
-    def numeric(self, overrides: Mapping[str, float] | None = None) -> "Manipulator":
+    def numeric(self, overrides: Mapping[str, float] | None = None) -> Manipulator:
         """The same arm with every symbol replaced by its (overridden) default value."""
         subs = self.substitutions(overrides)
         return self.map_expressions(lambda e: e.xreplace(subs) if e.free_symbols else e)
 
-    def map_expressions(self, fn) -> "Manipulator":
+    def map_expressions(self, fn) -> Manipulator:
         """A copy with ``fn`` applied to every quantity."""
         def link_map(link: Link) -> Link:
             return replace(
@@ -277,12 +277,12 @@ class Manipulator:
         )
 
     # -- edits (each returns a new model) ----------------------------------
-    def with_link(self, index: int, link: Link) -> "Manipulator":
+    def with_link(self, index: int, link: Link) -> Manipulator:
         links = list(self.links)
         links[index] = link
         return replace(self, links=tuple(links))
 
-    def with_parameter(self, name: str, value: float | None) -> "Manipulator":
+    def with_parameter(self, name: str, value: float | None) -> Manipulator:
         values = dict(self.parameters)
         if value is None:
             values.pop(name, None)
@@ -290,7 +290,7 @@ class Manipulator:
             values[name] = float(value)
         return replace(self, parameters=tuple(values.items()))
 
-    def with_parameters(self, values: Mapping[str, float]) -> "Manipulator":
+    def with_parameters(self, values: Mapping[str, float]) -> Manipulator:
         merged = dict(self.parameters)
         merged.update({k: float(v) for k, v in values.items()})
         return replace(self, parameters=tuple(merged.items()))

@@ -8,7 +8,7 @@ joins several bodies into one with the parallel-axis theorem.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import sympy as sp
 

@@ -19,7 +19,7 @@ import linecache
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import sympy as sp

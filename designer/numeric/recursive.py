@@ -15,7 +15,6 @@ quadratic form h(qd).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -11,7 +11,8 @@ the tokens of each line with its own printer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Union
+from collections.abc import Callable
 
 import sympy as sp
 

@@ -18,7 +18,7 @@ from designer.model import Convention  # noqa: E402
 __all__ = ["pin", "PinArm", "random_arm"]
 
 
-def _tool_placement(arm) -> "pin.SE3":
+def _tool_placement(arm) -> pin.SE3:
     a, alpha = arm.dh[-1, 0], arm.dh[-1, 1]
     if arm.convention is not Convention.STANDARD:
         return pin.SE3.Identity()

@@ -8,8 +8,8 @@ import sympy as sp
 
 pytest.importorskip("pytestqt")
 
-from designer.dynamics.results import Equations, Method, SimplifyMode  # noqa: E402
-from designer.model import Link, Manipulator, symbol  # noqa: E402
+from designer.dynamics.results import Equations, Method, SimplifyMode
+from designer.model import Link, Manipulator, symbol
 
 L1, L2, m1, m2, g = (symbol(n) for n in ("L1", "L2", "m1", "m2", "g"))
 q1, q2 = symbol("q1"), symbol("q2")

@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("pytestqt")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _arms import six_link  # noqa: E402
-from designer.explore.coupling import Quantity  # noqa: E402
-from designer.kinematics import NumericArm  # noqa: E402
-from designer.numeric import recursive as rec  # noqa: E402
+from _arms import six_link
+from designer.explore.coupling import Quantity
+from designer.kinematics import NumericArm
+from designer.numeric import recursive as rec
 
 Q = np.array([0.2, 0.4, -0.7, 0.3, 0.5, -0.2])
 

@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("pytestqt")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _arms import six_link  # noqa: E402
-from designer.gui import arm_scene  # noqa: E402
-from designer.kinematics import NumericArm  # noqa: E402
-from designer.model import Convention, Link, Manipulator  # noqa: E402
+from _arms import six_link
+from designer.gui import arm_scene
+from designer.kinematics import NumericArm
+from designer.model import Convention, Link, Manipulator
 
 Q1 = np.array([0.3, -0.6, 0.4, 0.2, 0.5, 0.1])
 

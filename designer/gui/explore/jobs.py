@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
