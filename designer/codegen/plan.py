@@ -24,12 +24,17 @@ see spec/sympy-notes.md); a symmetric M is computed on its upper triangle.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
 import sympy as sp
 
 from ..dynamics.results import Equations
+from ..jobs import NEVER, CancelToken
+from ..model.angles import exact_angles
+from .bounded import bound_nesting
+from .graph_cse import cse_graph
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "compact_functions", "FUNCTION_ARGS"]
 
@@ -100,18 +105,21 @@ def _temp_prefix(names: set[str]) -> str:
 
 def _is_symmetric(m: sp.Matrix) -> bool:
     n = m.shape[0]
-    return m.shape == (n, n) and all(
-        m[i, j] == m[j, i] or sp.expand(m[i, j] - m[j, i]) == 0 for i in range(n) for j in range(i + 1, n))
+    # structural equality only: expanding two large entries to compare them could take minutes, and
+    # every derivation builds M symmetric entry by entry
+    return m.shape == (n, n) and all(m[i, j] == m[j, i] for i in range(n) for j in range(i + 1, n))
 
 
 def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> CodeFunction:
     rows, cols = mat.shape
+    symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and _is_symmetric(mat):
         cells = [((i * cols + j,) if i == j else (i * cols + j, j * cols + i), mat[i, j])
                  for i in range(rows) for j in range(i, cols)]
     else:
         cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
-    temps, reduced = sp.cse([e for _, e in cells], symbols=sp.numbered_symbols(prefix, real=True))
+    temps, reduced = cse_graph([e for _, e in cells], symbols)
+    temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:
         used |= e.free_symbols
@@ -131,32 +139,60 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> Co
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
-def compact_functions(model) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
-    """(tau, M, G, h) of ``model`` in the recursive tree forms."""
+def compact_functions(model, token: CancelToken = NEVER) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
+    """(tau, M, G, h) of ``model`` in the recursive tree forms (angles read exactly, see model.angles)."""
     from ..dynamics.tree import tree_mass_matrix, tree_tau
 
-    tau = tree_tau(model)
-    gravity = tau.xreplace({s: sp.Integer(0) for s in (*model.qd, *model.qdd)})
-    weightless = replace(model, gravity=(0, 0, 0))
-    coriolis = tree_tau(weightless).xreplace({s: sp.Integer(0) for s in model.qdd})
-    return tau, tree_mass_matrix(model), gravity, coriolis
+    model = exact_angles(model).model
+    zeros = [0] * model.n
+    tau = tree_tau(model, token)
+    gravity = tree_tau(model, token, zeros, zeros)
+    coriolis = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
+    return tau, tree_mass_matrix(model, token), gravity, coriolis
 
 
-def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT) -> CodePlan:
-    """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs."""
-    model = eq.model
+#: significant digits kept of the numbers substituted by ``values``: a derivation in floating point
+#: leaves near-duplicates like 0.00040432 and 0.000404319999999995 that would hide shared terms
+DIGITS = 14
+
+
+def _substitute(mat: sp.Matrix, subs: dict) -> sp.Matrix:
+    def one(e):
+        e = sp.sympify(e).xreplace(subs)
+        floats = e.atoms(sp.Float)
+        return e.xreplace({f: sp.Float(float(f"{float(f):.{DIGITS}g}")) for f in floats}) if floats else e
+    return mat.applyfunc(one)
+
+
+def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, values: Mapping[str, float] | None = None,
+              token: CancelToken = NEVER) -> CodePlan:
+    """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
+
+    ``values``: parameter values to write into the code as numbers (the functions the app
+    compiles for itself); those parameters then leave ``p``.
+    """
+    model = built = eq.model
     form = CodeForm(form)
     if form is CodeForm.COMPACT:
-        tau, mass, gravity, coriolis = compact_functions(model)
+        # numbers go into the model, not into the shared graph (a substitution there walks every path)
+        built = model.numeric(values) if values else model
+        tau, mass, gravity, coriolis = compact_functions(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
         tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         method = eq.method.value
+    if values and form is CodeForm.DERIVED:
+        every = set().union(*(m.free_symbols for m in (tau, mass, gravity, coriolis)))
+        subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
+        tau, mass, gravity, coriolis = (_substitute(m, subs) for m in (tau, mass, gravity, coriolis))
+    token.check()
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
-    names = set(model.symbol_names())
-    for mat in (tau, mass, gravity, coriolis):
-        names |= {s.name for s in mat.free_symbols}
+    names = set(built.symbol_names())
+    if form is CodeForm.DERIVED:  # the compact forms use the model's symbols only (and walking them is slow)
+        for mat in (tau, mass, gravity, coriolis):
+            names |= {s.name for s in mat.free_symbols}
     names -= joint_names
+    names -= set(values or ())
     ordered = sorted(names)
     index = {name: k for k, name in enumerate(ordered)}
     defaults = eq.model.parameter_values

@@ -162,13 +162,17 @@ def _u_matrix(w, wd):
             [_add(xz, -wd[1]), _add(yz, wd[0]), -_add(sq[0], sq[1])]]
 
 
-def custom_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
-    """tau(q, qd, qdd): customized recursive Newton-Euler in joint frames, unexpanded."""
+def custom_tau(model: Manipulator, token: CancelToken = NEVER, qd=None, qdd=None) -> sp.Matrix:
+    """tau(q, qd, qdd): customized recursive Newton-Euler in joint frames, unexpanded.
+
+    ``qd``, ``qdd``: values to use instead of the joint-rate symbols (zeros give G and h
+    directly, cheaper than substituting into the shared graph afterwards).
+    """
     with distribute(False):  # -(a + b) stays one negated sum, which cse can share
-        return _tau(model, token)
+        return _tau(model, token, model.qd if qd is None else qd, model.qdd if qdd is None else qdd)
 
 
-def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
+def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
     w, wd = [ZERO] * 3, [ZERO] * 3
@@ -177,7 +181,7 @@ def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
     U = None
     for j, jt in enumerate(chain):
         token.check()
-        qd, qdd = model.qd[j], model.qdd[j]
+        qd, qdd = sp.sympify(qd_all[j]), sp.sympify(qdd_all[j])
         # acceleration of the origin of j' in (j-1)' axes, then in j' axes
         a_prev = _vadd(vd, _matvec(U, jt.P)) if U is not None else vd
         w0, wd0, vd = _tmatvec(jt.R, w), _tmatvec(jt.R, wd), _tmatvec(jt.R, a_prev)

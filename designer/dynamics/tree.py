@@ -65,10 +65,11 @@ class TreeAlgebra:
                 self.dot((a[0], -a[1]), (b[1], b[0]))]
 
 
-def tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
-    """tau(q, qd, qdd) for code generation: the customized Newton-Euler form (fewest operations)."""
+def tree_tau(model: Manipulator, token: CancelToken = NEVER, qd=None, qdd=None) -> sp.Matrix:
+    """tau(q, qd, qdd) for code generation: the customized Newton-Euler form (fewest operations);
+    ``qd``/``qdd`` replace the rate symbols (zeros for G and h)."""
     from .customized import custom_tau
-    return custom_tau(model, token)
+    return custom_tau(model, token, qd, qdd)
 
 
 def tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
