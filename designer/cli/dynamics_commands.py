@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..dynamics.results import Equations, Method, SimplifyMode
+from ..dynamics.results import Equations, Form, Method, SimplifyMode
+from ..jobs import NEVER
 from .common import UserError, load_model, write_output
 
 _FORMATS = ("json", "latex", "markdown", "html")
@@ -22,6 +23,13 @@ def register(sub) -> None:
                    help="lagrange: M, B, C, G; newton-euler: tau; dalembert: D, H, G (default lagrange)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value,
                    help="simplification (default fast)")
+    p.add_argument("--form", choices=[f.value for f in Form], default=Form.AUTO.value,
+                   help="closed: expanded matrices of --method; compact: the recursive form (named "
+                        "intermediate variables per link, any arm in about a second); auto (default): closed "
+                        "when the expanded tau is estimated within --max-terms terms, else compact")
+    p.add_argument("--max-terms", type=int, default=None, metavar="N",
+                   help="largest estimated term count of an expanded tau_i to derive in closed form "
+                        "(default 200000)")
     p.add_argument("--format", choices=_FORMATS, default=None,
                    help="output format (default: from the --out suffix, else json)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
@@ -69,9 +77,18 @@ class _Progress:
 def _derive(args, progress: _Progress) -> Equations:
     from ..dynamics import derive  # imported here: the CLI starts fast for other commands
 
+    from ..dynamics.engine import AUTO_LIMIT
+    from ..dynamics.size import ExpansionTooLarge
+
     model = load_model(args.project)
+    form = getattr(args, "form", Form.AUTO.value)
+    limit = getattr(args, "max_terms", None) or AUTO_LIMIT
     try:
-        return derive(model, Method(args.method), SimplifyMode(args.simplify), progress)
+        return derive(model, Method(args.method), SimplifyMode(args.simplify), progress, form=Form(form),
+                      max_terms=limit)
+    except ExpansionTooLarge as exc:
+        raise UserError(f"{args.project}: {exc.args[0].replace('; show the recursive form instead?', '')}; "
+                        f"use --form compact for the recursive form, or --max-terms to raise the limit") from None
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
@@ -101,8 +118,13 @@ def cmd_codegen(args) -> int:
     progress = _Progress()
     try:
         if args.form == "compact":  # the derivation only carries the model: keep it cheap
-            args.simplify = SimplifyMode.OFF.value
-        eq = _derive(args, progress)
+            from ..dynamics.engine import compact_job
+            from ..jobs import run
+            model = load_model(args.project)
+            tau, M, G, h = run(compact_job(model, NEVER))
+            eq = Equations(Method(args.method), model, SimplifyMode.OFF, {}, tau, M, G, h, form=Form.COMPACT)
+        else:
+            eq = _derive(args, progress)
         progress(Progress("common subexpressions"))
         source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
     except ValueError as exc:

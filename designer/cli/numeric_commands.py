@@ -45,7 +45,8 @@ def compiled_for(model: Manipulator, method: str, where: str):
         numeric = model.numeric()
     except MissingParameterError as exc:
         raise UserError(f"{where}: {exc}") from None
-    eq = derive(numeric, Method(method), SimplifyMode.OFF)
+    # the compiled functions come from the recursive forms whatever the method: never expanded
+    eq = derive(numeric, Method(method), SimplifyMode.OFF, form="compact")
     return compile_equations(eq)
 
 

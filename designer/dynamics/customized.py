@@ -172,7 +172,12 @@ def custom_tau(model: Manipulator, token: CancelToken = NEVER, qd=None, qdd=None
         return _tau(model, token, model.qd if qd is None else qd, model.qdd if qdd is None else qdd)
 
 
-def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all) -> sp.Matrix:
+def _same(kind: str, j: int, values: list) -> list:
+    return values
+
+
+def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all, name=_same) -> sp.Matrix:
+    """``name(kind, j, values)`` may replace each intermediate vector by named symbols (the report)."""
     chain = _chain(model)
     n = model.n
     w, wd = [ZERO] * 3, [ZERO] * 3
@@ -191,7 +196,8 @@ def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all) -> sp.Matrix:
         else:
             w, wd = w0, wd0
             vd = [_add(vd[0], _mul(2, qd, w0[1])), _add(vd[1], -_mul(2, qd, w0[0])), _add(vd[2], qdd)]
-        U = _u_matrix(w, wd)
+        w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
+        U = name("U", j, _u_matrix(w, wd))
         Fj, Mj = [ZERO] * 3, [ZERO] * 3
         for m, c, I in jt.bodies:  # about the COM: no inertia transfer needed
             f = [_mul(m, x) for x in _vadd(vd, _matvec(U, c))]
@@ -199,8 +205,8 @@ def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all) -> sp.Matrix:
             if I is not None:
                 Mj = _vadd(Mj, _matvec(I, wd), _cross(w, _matvec(I, w)))
             Fj = _vadd(Fj, f)
-        F.append(Fj)
-        Mo.append(Mj)
+        F.append(name("F", j, Fj))
+        Mo.append(name("N", j, Mj))
     tau = [ZERO] * n
     f, nm = [ZERO] * 3, [ZERO] * 3
     for j in range(n - 1, -1, -1):
@@ -212,7 +218,8 @@ def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all) -> sp.Matrix:
             f = _vadd(F[j], Rf)
         else:
             f, nm = F[j], Mo[j]
-        tau[j] = nm[2] if chain[j].revolute else f[2]
+        f, nm = name("f", j, f), name("n", j, nm)
+        tau[j] = name("tau", j, [nm[2] if chain[j].revolute else f[2]])[0]
     return sp.Matrix(tau)
 
 

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from collections.abc import Callable, Iterator
 
 import sympy as sp
 
 from ..jobs import NEVER, CancelToken, Progress, run
 from ..model.manipulator import Manipulator
+from ..model.angles import exact_angles
 from .algebra import simplify_poly
-from .results import Equations, Method, SimplifyMode, velocity_products, velocity_squares
+from .methods import METHODS
+from .results import Equations, Form, Method, SimplifyMode
+from .size import ExpansionTooLarge, expanded_terms
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "coriolis_matrix", "link_torques", "link_torques_job", "to_matrix_job"]
+__all__ = ["derive", "derive_job", "combine", "compact_job", "check_size", "AUTO_LIMIT", "coriolis_matrix",
+           "link_torques", "link_torques_job", "to_matrix_job"]
 
 
 def _collect_symbols(model: Manipulator) -> list:
@@ -41,7 +46,7 @@ def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMo
     return out
 
 
-def _combine(matrices, vectors) -> sp.Matrix:
+def combine(matrices, vectors) -> sp.Matrix:
     """sum_k A_k v_k without letting sympy distribute numbers over the (large) entries."""
     n = matrices[0].shape[0]
     out = []
@@ -57,68 +62,83 @@ def _combine(matrices, vectors) -> sp.Matrix:
     return sp.Matrix(out)
 
 
+#: the largest estimated term count of an expanded tau_i that Form.AUTO expands (PUMA 560 with
+#: symbolic inertias: 80,000, derived in seconds; a generic 5-joint arm: 5e8)
+AUTO_LIMIT = 200_000
+
+
+def compact_job(model: Manipulator, token: CancelToken) -> Iterator[Progress]:
+    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read)."""
+    from .tree import tree_mass_matrix, tree_tau
+    exact = exact_angles(model).model
+    zeros = [0] * model.n
+    yield Progress("recursive form", 0.0, "tau")
+    tau = tree_tau(exact, token)
+    yield Progress("recursive form", 0.25, "M")
+    M = tree_mass_matrix(exact, token)
+    yield Progress("recursive form", 0.5, "G")
+    G = tree_tau(exact, token, zeros, zeros)
+    yield Progress("recursive form", 0.75, "h")
+    h = tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)
+    return tau, M, G, h
+
+
+def check_size(tau: sp.Matrix, limit: int | None) -> tuple[list[int], int | None]:
+    """The estimated terms of each expanded tau_i; raises ExpansionTooLarge above ``limit``."""
+    sizes = expanded_terms(list(tau))
+    worst = max(range(len(sizes)), key=sizes.__getitem__) if sizes else None
+    if limit is not None and worst is not None and sizes[worst] > limit:
+        raise ExpansionTooLarge(f"tau_{worst + 1}", sizes[worst], limit)
+    return sizes, worst
+
+
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
-               simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None) -> Iterator[Progress]:
+               simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None,
+               form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT) -> Iterator[Progress]:
     """Generator yielding :class:`Progress` and returning :class:`Equations`.
 
-    ``token.check()`` is called inside every loop, so a cancel stops the job within
-    one small step (a ``Cancelled`` exception).
+    ``form``: compact returns the recursive graphs at once (any arm, about a second); closed
+    expands, after checking the size estimate of tau against ``max_terms`` (None: no limit;
+    above it an :class:`~designer.dynamics.size.ExpansionTooLarge` names the entry and its
+    size); auto (default) is closed when the estimate is within ``max_terms`` (default
+    :data:`AUTO_LIMIT`), else compact. ``token.check()`` is called inside every loop, so a
+    cancel stops the job within one small step (a ``Cancelled`` exception).
     """
-    method, simplify = Method(method), SimplifyMode(simplify)
+    method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
+    strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
-    n = model.n
-    qdd = sp.Matrix(model.qdd)
-    qq, q2 = velocity_products(model.qd), velocity_squares(model.qd)
     yield Progress("preparing", 0.0, model.name)
-    tr = TrigRing(model)
-    extras: dict = {}
+    tau, M, G, h = yield from compact_job(model, token)
+    extras: dict = {"angles_read": exact_angles(model).notes()}
+    if form is not Form.COMPACT:
+        token.check()
+        try:
+            extras["estimated_terms"], _ = check_size(tau, max_terms)
+            form = Form.CLOSED
+        except ExpansionTooLarge:
+            if form is Form.CLOSED:
+                raise
+            form = Form.COMPACT
     mats: dict = {}
-    if method is Method.LAGRANGE:
-        from .lagrange import lagrange_job
-        raw = yield from lagrange_job(model, tr, token)
-        for name in ("M", "B", "C", "G"):
-            if name == "B" and n < 2:
-                mats[name] = sp.zeros(n, 0)
-                continue
-            mats[name] = yield from to_matrix_job(model, tr, raw[name], simplify, name, token, name == "M")
-        M, G = mats["M"], mats["G"]
-        h = _combine([mats["B"], mats["C"]], [2 * qq, q2])
-        tau = _combine([M, sp.eye(n), sp.eye(n)], [qdd, h, G])
-        extras["christoffel"] = (tr, raw["christoffel"])
-    elif method is Method.NEWTON_EULER:
-        from .newton_euler import newton_euler_job
-        raw_tau = yield from newton_euler_job(model, tr, token)
-        rest = [tr.subs_zero(t, model.qdd) for t in raw_tau]
-        raw_G = [tr.subs_zero(t, model.qd) for t in rest]
-        raw_M = [[tr.diff(t, v) for v in model.qdd] for t in raw_tau]
-        tau = yield from to_matrix_job(model, tr, [[t] for t in raw_tau], simplify, "tau", token)
-        M = yield from to_matrix_job(model, tr, raw_M, simplify, "M", token, True)
-        G = yield from to_matrix_job(model, tr, [[g] for g in raw_G], simplify, "G", token)
-        h = yield from to_matrix_job(model, tr, [[r - g] for r, g in zip(rest, raw_G)], simplify, "h", token)
-        mats["tau"] = tau
-    else:
-        from .dalembert import dalembert_job
-        raw = yield from dalembert_job(model, tr, token)
-        for name in ("D_rot", "D_tra", "H_rot", "H_tra", "G"):
-            mats[name] = yield from to_matrix_job(model, tr, raw[name], simplify, name, token,
-                                                  name.startswith("D"))
-        M = sp.Matrix(n, n, lambda i, j: mats["D_rot"][i, j] + mats["D_tra"][i, j])
-        h = sp.Matrix(n, 1, lambda i, _: mats["H_rot"][i] + mats["H_tra"][i])
-        G = mats["G"]
-        tau = _combine([M, sp.eye(n), sp.eye(n)], [qdd, h, G])
-        # Horn's per-link torques T_ij (joint i, link j), the same split by link instead of by kind
-        extras["link_torques"] = yield from to_matrix_job(model, tr, raw["T"], simplify, "T", token)
+    if form is Form.COMPACT:
+        from .recursive_form import recursive_form
+        extras["recursive"] = recursive_form(model, token)
+    if form is Form.CLOSED:
+        tr = TrigRing(exact_angles(model).model)
+        mats, tau, M, G, h, more = yield from strategy.closed_job(model, tr, simplify, token)
+        extras.update(more)
     extras["seconds"] = time.perf_counter() - started
-    yield Progress("done", 1.0, f"{method.value} in {extras['seconds']:.2f} s")
+    yield Progress("done", 1.0, f"{method.value} ({form.value}) in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,
-                     mass_matrix=M, gravity=G, coriolis=h, extras=extras)
+                     mass_matrix=M, gravity=G, coriolis=h, extras=extras, form=form)
 
 
 def derive(model: Manipulator, method: Method = Method.LAGRANGE, simplify: SimplifyMode = SimplifyMode.FAST,
-           progress: Callable[[Progress], None] | None = None, token: CancelToken | None = None) -> Equations:
+           progress: Callable[[Progress], None] | None = None, token: CancelToken | None = None,
+           form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT) -> Equations:
     """Derive the equations of motion of ``model`` (see :func:`derive_job`)."""
-    return run(derive_job(model, method, simplify, token), progress, token)
+    return run(derive_job(model, method, simplify, token, form, max_terms), progress, token)
 
 
 def coriolis_matrix(eq: Equations) -> sp.Matrix:

@@ -99,7 +99,7 @@ def christoffel_job(model: Manipulator, tr: TrigRing, M: list, token: CancelToke
         for j in range(n):
             for k in range(j, n):
                 val = (dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) * half
-                c[i][j][k] = c[i][k][j] = tr._chop(val)
+                c[i][j][k] = c[i][k][j] = tr.chop(val)
     return c
 
 

@@ -17,7 +17,7 @@ import sympy as sp
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["Method", "SimplifyMode", "Equations", "velocity_products", "velocity_squares"]
+__all__ = ["Method", "SimplifyMode", "Form", "Equations", "velocity_products", "velocity_squares"]
 
 
 class Method(str, Enum):
@@ -30,6 +30,20 @@ class SimplifyMode(str, Enum):
     OFF = "off"    # no simplification
     FAST = "fast"  # bounded-time trigonometric simplification and collection
     FULL = "full"  # readable form, collected by inertial parameter
+
+
+class Form(str, Enum):
+    """Which form a derivation returns.
+
+    closed: expanded and simplified matrices of the method's form (the derivation to read);
+    compact: the recursive form (customized Newton-Euler graph, named intermediate variables),
+    never expanded, for any arm in about a second; auto: closed when the size estimate of the
+    expanded tau (designer.dynamics.size) is below the limit, else compact.
+    """
+
+    AUTO = "auto"
+    CLOSED = "closed"
+    COMPACT = "compact"
 
 
 def velocity_products(qd) -> sp.Matrix:
@@ -65,6 +79,7 @@ class Equations:
     gravity: sp.Matrix
     coriolis: sp.Matrix
     extras: Mapping[str, object] = field(default_factory=dict)  # e.g. per-link contributions, timings
+    form: Form = Form.CLOSED  # compact: matrices is empty, tau/M/G/h are shared graphs (never print them whole)
 
     def __post_init__(self):
         object.__setattr__(self, "matrices", MappingProxyType(dict(self.matrices)))

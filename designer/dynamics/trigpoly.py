@@ -164,7 +164,7 @@ class TrigRing:
     def reduce(self, p):
         """Replace s_i**2 by 1 - c_i**2 everywhere; drop float round-off."""
         if not any(m[k] >= 2 for m in p for k in self._s_positions):
-            return self._chop(p)
+            return self.chop(p)
         ring = self.ring
         out = ring.zero
         plain = {}
@@ -180,9 +180,9 @@ class TrigRing:
                 factor = factor * self._one_minus_c2[k] ** half
             out += ring({tuple(m): coeff}) * factor
         out += ring(plain)
-        return self._chop(self.reduce(out) if out and any(m[k] >= 2 for m in out for k in self._s_positions) else out)
+        return self.chop(self.reduce(out) if out and any(m[k] >= 2 for m in out for k in self._s_positions) else out)
 
-    def _chop(self, p):
+    def chop(self, p):
         if self.domain is not RR or not p:
             return p
         vals = [abs(c) for c in p.values()]

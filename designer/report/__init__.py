@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ..dynamics.results import Equations
+from ..dynamics.results import Equations, Form
 from .entries import Entry, iter_entries, matrix_names, operation_count
 
 __all__ = ["ReportFormat", "render", "Entry", "iter_entries", "matrix_names", "operation_count", "SUFFIX"]
@@ -40,6 +40,9 @@ def render(eq: Equations, fmt: ReportFormat | str = ReportFormat.JSON, *, title:
         Document title (default "Equations of motion: <model name>"); ignored by JSON.
     """
     fmt = ReportFormat(fmt)
+    if eq.form is Form.COMPACT:  # the graphs are never printed whole: the named recursion instead
+        from .recursive_report import render_recursive
+        return render_recursive(eq, fmt.value, title)
     if fmt is ReportFormat.JSON:
         from .json_report import render_json
         return render_json(eq)

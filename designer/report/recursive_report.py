@@ -1,0 +1,99 @@
+"""The recursive form as a report (``derive --form compact``): named assignments per link, in the
+order they evaluate, as OpenSYMORO prints the customized Newton-Euler algorithm.
+
+A 7-joint arm gives about 190 short lines: a few pages, where its expanded closed form would
+run to millions of terms.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+import sympy as sp
+
+from ..dynamics.recursive_form import KINDS, RecursiveForm
+from ..dynamics.results import Equations
+from .printing import for_display, latex_escape, to_latex, to_text
+
+__all__ = ["render_recursive"]
+
+
+def _groups(rf: RecursiveForm) -> list[tuple[str, list]]:
+    """[(heading, assignments)] forward pass by link, then backward pass by link."""
+    forward = {"w", "wd", "vd", "U", "F", "N"}
+    out: list = []
+    for label, kinds in (("forward", forward), ("backward", set(KINDS) - forward)):
+        links: dict = {}
+        for a in rf.assignments:
+            if a.kind in kinds:
+                links.setdefault(a.link, []).append(a)
+        order = sorted(links) if label == "forward" else sorted(links, reverse=True)
+        out += [(f"Link {j} ({label} pass)", links[j]) for j in order]
+    return out
+
+
+def _short(expr) -> str:
+    """Text with floats to six significant digits (the JSON keeps them all)."""
+    expr = for_display(expr)
+    floats = expr.atoms(sp.Float)
+    expr = expr.xreplace({f: sp.Float(f"{float(f):.6g}", 15) for f in floats}) if floats else expr
+    return to_text(expr, ordered=False)
+
+
+def _legend() -> list[tuple[str, str]]:
+    return [(k, v.replace("link j", "link j")) for k, v in KINDS.items()]
+
+
+def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
+    """``eq``'s recursive form (``eq.extras["recursive"]``) as json, latex, markdown or html."""
+    rf: RecursiveForm = eq.extras["recursive"]
+    model = eq.model
+    title = title or f"Equations of motion (recursive form): {model.name or 'arm'}"
+    notes = list(eq.extras.get("angles_read", ()))
+    if fmt == "json":
+        doc = {"format": "manipulator-designer-equations", "form": "compact", "model": model.name,
+               "method": eq.method.value, "n": model.n, "convention": model.convention.value,
+               "angles_read": notes, "legend": KINDS,
+               "assignments": [{"name": a.symbol.name, "value": to_text(a.value, ordered=False), "kind": a.kind,
+                                "link": a.link} for a in rf.assignments],
+               "tau": [to_text(t) for t in rf.tau],
+               "symbols": {"q": [s.name for s in model.q], "qd": [s.name for s in model.qd],
+                           "qdd": [s.name for s in model.qdd], "parameters": model.symbol_names()}}
+        return json.dumps(doc, indent=1) + "\n"
+    taus = [(f"tau{j}", t) for j, t in enumerate(rf.tau, start=1)]
+    intro = ("Customized recursive Newton-Euler algorithm in joint frames; every line uses only "
+             "joint variables, parameters and names defined above it.")
+    if fmt == "markdown":
+        lines = [f"# {title}", "", intro, ""]
+        lines += [f"- {n}" for n in notes] + ([""] if notes else [])
+        lines += [f"- `{k}`: {v}" for k, v in _legend()] + [""]
+        for heading, items in _groups(rf):
+            lines += [f"## {heading}", "", "```"]
+            lines += [f"{a.symbol.name} = {_short(a.value)}" for a in items]
+            lines += ["```", ""]
+        lines += ["## Joint torques", "", "```"] + [f"{n} = {to_text(t)}" for n, t in taus] + ["```", ""]
+        return "\n".join(lines)
+    if fmt == "latex":
+        lines = [r"\documentclass{article}", r"\usepackage{amsmath}", r"\usepackage[margin=2cm]{geometry}",
+                 r"\allowdisplaybreaks", r"\begin{document}", rf"\section*{{{latex_escape(title)}}}",
+                 latex_escape(intro), ""]
+        lines += [latex_escape(n) + r"\\" for n in notes]
+        for heading, items in _groups(rf):
+            lines += [rf"\subsection*{{{latex_escape(heading)}}}", r"\begin{align*}"]
+            lines += [rf"\mathrm{{{latex_escape(a.symbol.name)}}} &= {to_latex(a.value)}\\" for a in items]
+            lines += [r"\end{align*}"]
+        lines += [r"\subsection*{Joint torques}", r"\begin{align*}"]
+        lines += [rf"\tau_{{{j}}} &= {to_latex(t)}\\" for j, (_, t) in enumerate(taus, start=1)]
+        lines += [r"\end{align*}", r"\end{document}", ""]
+        return "\n".join(lines)
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
+    body += [f"<p>{html.escape(n)}</p>" for n in notes]
+    body.append("<dl>" + "".join(f"<dt>{k}</dt><dd>{html.escape(v)}</dd>" for k, v in _legend()) + "</dl>")
+    for heading, items in _groups(rf):
+        text = "\n".join(f"{a.symbol.name} = {_short(a.value)}" for a in items)
+        body += [f"<h2>{html.escape(heading)}</h2>", f"<pre>{html.escape(text)}</pre>"]
+    body += ["<h2>Joint torques</h2>", "<pre>" + html.escape("\n".join(f"{n} = {to_text(t)}" for n, t in taus))
+             + "</pre>"]
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html.escape(title)
+            + "</title></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
