@@ -82,6 +82,7 @@ def _derive(args, progress: _Progress) -> Equations:
 
     model = load_model(args.project)
     form = getattr(args, "form", Form.AUTO.value)
+    form = Form.CLOSED.value if form == "derived" else form  # codegen --form derived: the closed forms
     limit = getattr(args, "max_terms", None) or AUTO_LIMIT
     try:
         return derive(model, Method(args.method), SimplifyMode(args.simplify), progress, form=Form(form),

@@ -97,6 +97,28 @@ def _rank(b: Batch, m: int) -> int:
     return min(m, b.n)
 
 
+#: M is singular where its smallest eigenvalue is below this share of its largest (rounding level:
+#: a point mass on the last joint's axis leaves 1e-17 there, not 0)
+SINGULAR = 1e-12
+#: two quantities below this share of the largest entry of their matrix both vanish up to rounding
+ROUNDING = 1e-12
+
+
+def singular(b: Batch) -> np.ndarray:
+    """(N,) True where M is singular: metrics that need M^-1 are NaN there ("singular")."""
+    ev = np.linalg.eigvalsh(b.M)
+    return ev[:, 0] <= SINGULAR * np.maximum(np.abs(ev[:, -1]), np.finfo(float).tiny)
+
+
+def _masked(b: Batch, values: np.ndarray) -> np.ndarray:
+    bad = singular(b)
+    if not bad.any():
+        return values
+    values = np.array(values, dtype=float, copy=True)
+    values[bad] = np.nan
+    return values
+
+
 def cartesian_inertia(b: Batch, task: str = "translation") -> np.ndarray:
     """Eigenvalues (N, r) of the Cartesian inertia Lambda = (J M^-1 J^T)^-1, ascending.
 
@@ -108,7 +130,7 @@ def cartesian_inertia(b: Batch, task: str = "translation") -> np.ndarray:
     A = J @ b.M_inv @ np.swapaxes(J, 1, 2)
     ev = np.linalg.eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]   # largest r, descending
     with np.errstate(divide="ignore"):
-        return 1.0 / ev                                                # ascending
+        return _masked(b, 1.0 / ev)                                    # ascending
 
 
 def speed_corners(speed: np.ndarray) -> np.ndarray:
@@ -131,7 +153,7 @@ def _locked(b, r):
 
 def _free(b, r):
     with np.errstate(divide="ignore"):
-        return 1.0 / np.einsum("nii->ni", b.M_inv)
+        return _masked(b, 1.0 / np.einsum("nii->ni", b.M_inv))
 
 
 def _ratio(b, r):
@@ -140,7 +162,7 @@ def _ratio(b, r):
 
 
 def _cond(b, r):
-    return np.linalg.cond(b.M)
+    return np.where(singular(b), np.inf, np.linalg.cond(b.M))
 
 
 def _isotropy(b, r):
@@ -163,7 +185,7 @@ def _dyn_manip(b, r):
     Winv = np.diag(tau**2)
     A = J @ b.M_inv @ Winv @ np.swapaxes(b.M_inv, 1, 2) @ np.swapaxes(J, 1, 2)
     ev = np.linalg.eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]
-    return np.sqrt(np.prod(np.clip(ev, 0.0, None), axis=1))
+    return _masked(b, np.sqrt(np.prod(np.clip(ev, 0.0, None), axis=1)))
 
 
 def _coriolis(b, r):
@@ -184,8 +206,11 @@ def _gravity_ratio(b, r):
 
 def _share(tra, rot):
     tot = np.abs(tra) + np.abs(rot)
+    # NaN where both vanish up to rounding, judged against the largest entry of the state's matrix
+    scale = tot.reshape(tot.shape[0], -1).max(axis=1).reshape((-1,) + (1,) * (tot.ndim - 1))
+    real = tot > ROUNDING * scale
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, np.abs(tra) / np.where(tot > 0, tot, 1.0), np.nan)
+        return np.where(real, np.abs(tra) / np.where(real, tot, 1.0), np.nan)
 
 
 def _tra_share(b, r):

@@ -127,11 +127,60 @@ def validate(model: Manipulator) -> list[Problem]:
         if mass is not None and mass < 0:
             err(f"{where}.mass", f"must be >= 0, is {mass:g}")
 
+    from .angles import exact_angles
+    for where, value, angle in exact_angles(model).changed:
+        warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
+    _singular_mass_matrix(model, num, warn)
+
     missing = model.unvalued_symbols()
     if missing:
         warn("parameters", "no default value for " + ", ".join(missing) +
              " (they stay symbolic; numeric work will ask for them)")
     return out
+
+
+def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
+    """Warn when M(q) is singular at every pose: a joint that moves no mass, or a last moving
+    link whose mass lies on its joint axis with no inertia about it (Corke's UR5 with a point
+    mass on the last axis)."""
+    n = model.n
+    bodies: list[list] = [[] for _ in range(n)]  # (mass, com, inertia 3x3) in link frame i
+    for i in range(n):
+        w = f"links[{i + 1}]"
+        vals = [num.get(f"{w}.mass")] + [num.get(f"{w}.com[{k}]") for k in range(3)] + \
+            [num.get(f"{w}.inertia.{k}") for k in ("xx", "xy", "xz", "xy", "yy", "yz", "xz", "yz", "zz")]
+        if any(v is None for v in vals):
+            return  # symbolic: nothing to say
+        bodies[i].append((vals[0], np.array(vals[1:4]), np.array(vals[4:]).reshape(3, 3)))
+    for k, pm in enumerate(model.point_masses, start=1):
+        vals = [num.get(f"point_masses[{k}].mass")] + [num.get(f"point_masses[{k}].position[{j}]") for j in range(3)]
+        if any(v is None for v in vals) or not 1 <= pm.link <= n:
+            return
+        bodies[pm.link - 1].append((vals[0], np.array(vals[1:]), np.zeros((3, 3))))
+    total = sum(m for b in bodies for m, _, _ in b)
+    if total <= 0:
+        return
+    last = max((i for i in range(n) if any(m > 0 or np.any(I != 0) for m, _, I in bodies[i])), default=-1)
+    for j in range(last + 1, n):
+        warn(f"links[{j + 1}]", "the mass matrix is singular at every pose: joint "
+             f"{j + 1} moves no mass (metrics that need M^-1 will say 'singular')")
+    if last < 0 or not model.links[last].is_revolute:
+        return
+    alpha = num.get(f"links[{last + 1}].alpha")
+    a = num.get(f"links[{last + 1}].a")
+    if alpha is None or a is None:
+        return
+    if model.convention.value == "standard":  # joint axis z_{i-1} seen from frame i
+        u, p = np.array([0.0, np.sin(alpha), np.cos(alpha)]), np.array([-a, 0.0, 0.0])
+    else:
+        u, p = np.array([0.0, 0.0, 1.0]), np.zeros(3)
+    about = sum(u @ I @ u + m * float(np.sum(np.cross(c - p, u) ** 2)) for m, c, I in bodies[last])
+    reach = max(1.0, float(np.max(np.abs([c for _, c, _ in bodies[last]]))))
+    scale = max(sum(m for m, _, _ in bodies[last]), 1e-300) * reach**2
+    if about <= 1e-12 * scale:
+        warn(f"links[{last + 1}]", "the mass matrix is singular at every pose: the mass of link "
+             f"{last + 1} lies on its joint axis and has no inertia about it (metrics that need M^-1 "
+             "will say 'singular')")
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

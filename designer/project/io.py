@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..model.angles import nearly_equal
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.validation import Problem, Severity, validate
@@ -105,7 +106,9 @@ class _Reader:
         if any(v is None for row in m for v in row):
             return None
         for r, c in ((0, 1), (0, 2), (1, 2)):
-            if (m[r][c] - m[c][r]).expand() != 0:
+            # numbers within a relative 1e-12 are equal: R D R^T from CAD is symmetric only to rounding
+            if (m[r][c] - m[c][r]).expand() != 0 and not (
+                    m[r][c].is_Number and m[c][r].is_Number and nearly_equal(float(m[r][c]), float(m[c][r]))):
                 self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} but [{c}][{r}] = {format_expr(m[c][r])})")
                 return None
         return Inertia.from_matrix(m)
