@@ -137,6 +137,16 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[
     names:
         Matrix names to list, looked up in ``eq.matrices`` and then ``eq.extras``.
     """
+    recursive = eq.extras.get("recursive")
+    if recursive is not None and not eq.matrices and names is None:
+        # the compact form: the named assignments of the recursion (the GUI's "recursive form" view)
+        for a in recursive.assignments:
+            base, _, axes = a.symbol.name.partition("_")
+            tex = rf"\mathrm{{{base}}}" + (rf"_{{{axes}}}" if axes else "")
+            yield Entry(a.kind, (a.link,), a.symbol.name, tex, a.value)
+        for j, t in enumerate(recursive.tau, start=1):
+            yield Entry("tau", (j,), f"tau_{j}", rf"\tau_{{{j}}}", t)
+        return
     n = eq.n
     wide = n >= 10
     qd, qdd = eq.model.qd, eq.model.qdd
