@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollAre
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
-from . import export
+from . import export, preferences
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .explore_panel import ExplorePanel
@@ -187,6 +187,8 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         self._action(edit_menu, "Add link", self.dh_table.add_link)
         self._action(edit_menu, "Remove link", self.dh_table.remove_link)
+        edit_menu.addSeparator()
+        preferences.build_menu(self, edit_menu)
 
         arm_menu = bar.addMenu("&Arm")
         self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")

@@ -4,6 +4,13 @@ The generator runs entirely in a pool thread; its progress, result and errors
 reach the GUI thread as queued signals, so the GUI thread never waits for it.
 Cancelling sets the job's :class:`~designer.jobs.CancelToken`; the worker
 checks it between yields (and the job may check it inside long steps).
+
+Long symbolic jobs (derivations, conditions, reports and code) are given as a
+:class:`~designer.jobs.process.ProcessJob` and run in a worker process instead
+(:class:`ProcessJobWorker`, same signals): a process holds no GIL the window
+needs, is stopped at once on Cancel, and can run out of memory or crash without
+taking the window along. Short numeric jobs stay on the thread pool, where
+they start faster than a process could.
 """
 
 from __future__ import annotations
@@ -12,11 +19,12 @@ import time
 import traceback
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
 from ..jobs import Cancelled, CancelToken, Job, Progress
+from ..jobs.process import ProcessJob, ProcessRunner
 
-__all__ = ["JobSignals", "JobWorker", "start_job"]
+__all__ = ["JobSignals", "JobWorker", "ProcessJobWorker", "start_job", "process_runner"]
 
 # progress within one stage is forwarded at most this often (seconds); stage changes always are
 PROGRESS_INTERVAL = 0.05
@@ -84,17 +92,87 @@ class JobWorker(QRunnable):
         signal.emit(*args)
 
 
-def start_job(make_job: Callable[[CancelToken], Job], *, progress=None, finished=None, failed=None,
-              cancelled=None, pool: QThreadPool | None = None) -> JobWorker:
-    """Connect the given callbacks, then start ``make_job(token)`` on ``pool`` (the global pool).
+class _Relay(QObject):
+    """Carries a runner's events into the GUI thread (the runner calls from its own threads)."""
+
+    event = Signal(str, object)
+
+
+class ProcessJobWorker:
+    """A :class:`ProcessJob` in a worker process, with :class:`JobWorker`'s signals, token, ``cancel`` and ``done``.
+
+    ``cancelled`` is emitted as soon as the event loop runs after :meth:`cancel`
+    (queued, so that the caller's own "cancelling…" comes first and is replaced).
+    """
+
+    def __init__(self, spec: ProcessJob, runner: ProcessRunner):
+        self.spec = spec
+        self.runner = runner
+        self.token = CancelToken()
+        self.signals = JobSignals()
+        self.done = False
+        self.ticket = None
+        self._relay = _Relay()
+        self._relay.event.connect(self._dispatch, Qt.ConnectionType.QueuedConnection)
+
+    def start(self) -> None:
+        self.ticket = self.runner.submit(self.spec, self._event)
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id once the job was handed to it."""
+        return None if self.ticket is None else self.ticket.pid
+
+    def cancel(self) -> None:
+        self.token.cancel()
+        if self.ticket is not None:
+            self.runner.cancel(self.ticket)   # kills the process; "cancelled" comes back queued
+
+    def _event(self, kind: str, *payload) -> None:   # any thread
+        self._relay.event.emit(kind, payload)
+
+    def _dispatch(self, kind: str, payload: tuple) -> None:   # GUI thread
+        if kind == "progress":
+            if not self.done:
+                self.signals.progress.emit(*payload)
+            return
+        self.done = True
+        {"finished": self.signals.finished, "failed": self.signals.failed,
+         "cancelled": self.signals.cancelled}[kind].emit(*payload)
+
+
+_runner: ProcessRunner | None = None
+
+
+def process_runner() -> ProcessRunner:
+    """The application's runner of worker processes (created on first use; ``warm_up`` starts it)."""
+    global _runner
+    if _runner is None:
+        from .preferences import memory_limit_mb
+        _runner = ProcessRunner(memory_limit_mb())
+    return _runner
+
+
+def start_job(make_job: Callable[[CancelToken], Job] | ProcessJob, *, progress=None, finished=None, failed=None,
+              cancelled=None, pool: QThreadPool | None = None,
+              runner: ProcessRunner | None = None) -> JobWorker | ProcessJobWorker:
+    """Connect the given callbacks, then start ``make_job(token)`` on ``pool`` (the global pool), or,
+    for a :class:`ProcessJob`, in a worker process of ``runner`` (the application's).
 
     Connections are made before the job starts: a signal emitted before a
     receiver is connected would be lost. Keep the returned worker alive until it ends.
     """
-    worker = JobWorker(make_job)
+    worker: JobWorker | ProcessJobWorker
+    if isinstance(make_job, ProcessJob):
+        worker = ProcessJobWorker(make_job, runner or process_runner())
+    else:
+        worker = JobWorker(make_job)
     for signal, slot in ((worker.signals.progress, progress), (worker.signals.finished, finished),
                          (worker.signals.failed, failed), (worker.signals.cancelled, cancelled)):
         if slot is not None:
             signal.connect(slot)
-    (pool or QThreadPool.globalInstance()).start(worker)
+    if isinstance(worker, ProcessJobWorker):
+        worker.start()
+    else:
+        (pool or QThreadPool.globalInstance()).start(worker)
     return worker

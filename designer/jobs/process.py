@@ -18,6 +18,7 @@ signals. The command line and the tests keep running jobs in-process
 
 from __future__ import annotations
 
+import atexit
 import copyreg
 import gc
 import io
@@ -265,6 +266,7 @@ class ProcessRunner:
         self._spare_wanted = threading.Condition(self._lock)
         self._spare_thread: threading.Thread | None = None
         self._closed = False
+        atexit.register(self.close)   # before multiprocessing's own exit handler stops the server
 
     # -- the spare process ------------------------------------------------------------
     def warm_up(self) -> None:
@@ -288,6 +290,8 @@ class ProcessRunner:
             try:
                 child = _Child(self.ctx)   # blocks until the server forked it (first time: preload)
             except (OSError, ValueError, EOFError) as exc:
+                if self._closed:
+                    return
                 sys.stderr.write(f"designer: cannot start a worker process: {exc}\n")
                 time.sleep(1.0)
                 continue
