@@ -7,7 +7,7 @@ import time
 
 from designer.jobs import Progress
 
-__all__ = ["counting_job", "endless_allocation_job", "sleeping_job", "failing_job", "pid_job"]
+__all__ = ["counting_job", "endless_allocation_job", "sleeping_job", "failing_job", "pid_job", "address_space_job"]
 
 
 def counting_job(steps: int, token):
@@ -37,6 +37,16 @@ def endless_allocation_job(token):
 def failing_job(token):
     yield Progress("about to fail", 0.5)
     raise ZeroDivisionError("1/0 in stage two")
+
+
+def address_space_job(token):
+    """The worker's address space in MB (Linux), what RLIMIT_AS counts."""
+    yield Progress("measuring", None)
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) // 1024
+    raise RuntimeError("no VmSize in /proc/self/status")
 
 
 def pid_job(token):

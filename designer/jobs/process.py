@@ -101,8 +101,20 @@ def _ring(symbols, domain, order):
     return PolyRing(symbols, domain, order)
 
 
+def _real_field(precision, tolerance):
+    from sympy.polys.domains import RealField
+    return RealField(prec=precision, tol=tolerance)
+
+
 def _ring_element(ring, terms):
-    return ring.from_dict(dict(terms))
+    to = ring.domain.from_sympy
+    return ring.from_dict({monom: to(c) for monom, c in terms})
+
+
+def _reduce_ring_element(p):
+    # coefficients as sympy numbers: a RealField's mpf class is made per field and cannot be pickled
+    to = p.ring.domain.to_sympy
+    return _ring_element, (p.ring, [(monom, to(c)) for monom, c in p.items()])
 
 
 def _dispatch_table() -> dict:
@@ -110,13 +122,15 @@ def _dispatch_table() -> dict:
     table[MappingProxyType] = lambda m: (_mapping, (dict(m),))
     if "sympy" in sys.modules:  # only results that hold sympy objects need these
         import sympy
+        from sympy.polys.domains import RealField
         from sympy.polys.rings import PolyElement, PolyRing
         table[sympy.Add] = lambda e: (_assoc, (sympy.Add, e.args))
         table[sympy.Mul] = lambda e: (_assoc, (sympy.Mul, e.args))
         table[sympy.Pow] = lambda e: (_power, e.args)
         # sympy 1.14's PolyRing.__getstate__ changes the dict it iterates over
         table[PolyRing] = lambda r: (_ring, (r.symbols, r.domain, r.order))
-        table[PolyElement] = lambda p: (_ring_element, (p.ring, list(p.items())))
+        table[PolyElement] = _reduce_ring_element
+        table[RealField] = lambda d: (_real_field, (d.precision, float(d.tolerance)))   # its mpf class, too
     return table
 
 
