@@ -148,3 +148,27 @@ def test_a_derivation_in_the_worker_equals_the_in_process_one(qtbot, robot, meth
         assert got.matrices[name] == want.matrices[name], name   # every entry, structurally
     for name in ("tau", "mass_matrix", "gravity", "coriolis"):
         assert getattr(got, name) == getattr(want, name), name
+
+
+def test_the_memory_limit_preference_is_stored_and_applied(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QDialog
+
+    from designer.gui import preferences
+    from designer.jobs.process import default_memory_limit_mb
+    window = MainWindow(load_project(ROBOTS / "double_pendulum.json"),
+                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window)
+    runner = process_runner()
+    monkeypatch.setattr(runner, "memory_limit_mb", runner.memory_limit_mb)   # restored afterwards
+    assert preferences.memory_limit_mb(window.settings) == default_memory_limit_mb() == runner.memory_limit_mb
+    action = next(a for a in window.menuBar().actions()[1].menu().actions() if "memory limit" in a.text())
+
+    def accept(dialog):
+        dialog.spin.setValue(1536)
+        return QDialog.DialogCode.Accepted
+    monkeypatch.setattr(preferences.MemoryLimitDialog, "exec", accept)
+    action.trigger()
+    assert preferences.memory_limit_mb(window.settings) == 1536 and runner.memory_limit_mb == 1536
+    window.settings.setValue(preferences.MEMORY_KEY, "lots")   # a hand-edited settings file
+    assert preferences.memory_limit_mb(window.settings) == default_memory_limit_mb()
