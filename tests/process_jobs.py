@@ -7,7 +7,8 @@ import time
 
 from designer.jobs import Progress
 
-__all__ = ["counting_job", "endless_allocation_job", "sleeping_job", "failing_job", "pid_job", "address_space_job"]
+__all__ = ["counting_job", "endless_allocation_job", "sleeping_job", "failing_job", "pid_job", "address_space_job",
+           "ticking_job"]
 
 
 def counting_job(steps: int, token):
@@ -52,3 +53,12 @@ def address_space_job(token):
 def pid_job(token):
     yield Progress("pid", None)
     return os.getpid()
+
+
+def ticking_job(token):
+    """Small steps without end (cancel between steps is all that stops it in-process)."""
+    k = 0
+    while True:
+        k += 1
+        time.sleep(0.005)
+        yield Progress("ticking", None, str(k))

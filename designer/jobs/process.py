@@ -11,7 +11,7 @@ reports at once; a process that dies (out of memory, a crash, a kill from
 outside) ends its job with a message saying so. Results come back pickled by
 :func:`dumps`, which rebuilds sympy expressions exactly as they were (sympy's
 own pickling re-evaluates ``Add``/``Mul``/``Pow`` and so can change an
-unevaluated product). No Qt here; :mod:`designer.gui.worker` adapts it to
+unevaluated product; see :mod:`designer.jobs.pickling`). No Qt here; :mod:`designer.gui.worker` adapts it to
 signals. The command line and the tests keep running jobs in-process
 (:func:`designer.jobs.run`).
 """
@@ -19,9 +19,7 @@ signals. The command line and the tests keep running jobs in-process
 from __future__ import annotations
 
 import atexit
-import copyreg
 import gc
-import io
 import multiprocessing as mp
 import os
 import pickle
@@ -32,10 +30,10 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
-from . import CancelToken, Job, Progress
+from . import Cancelled, CancelToken, Job, Progress
+from .pickling import dumps, loads
 
 __all__ = ["ProcessJob", "call_job", "ProcessRunner", "Ticket", "dumps", "loads", "default_memory_limit_mb",
            "PROGRESS_INTERVAL"]
@@ -81,72 +79,6 @@ def default_memory_limit_mb() -> int:
     return max(1024, total // 2 // 2**20)
 
 
-# -- exact pickling ---------------------------------------------------------------------
-
-def _mapping(d: dict) -> MappingProxyType:
-    return MappingProxyType(d)
-
-
-def _assoc(cls, args):
-    return cls._from_args(args)   # as they were: no flattening, no distributing of numbers
-
-
-def _power(base, exp):
-    import sympy
-    return sympy.Pow(base, exp, evaluate=False)
-
-
-def _ring(symbols, domain, order):
-    from sympy.polys.rings import PolyRing
-    return PolyRing(symbols, domain, order)
-
-
-def _real_field(precision, tolerance):
-    from sympy.polys.domains import RealField
-    return RealField(prec=precision, tol=tolerance)
-
-
-def _ring_element(ring, terms):
-    to = ring.domain.from_sympy
-    return ring.from_dict({monom: to(c) for monom, c in terms})
-
-
-def _reduce_ring_element(p):
-    # coefficients as sympy numbers: a RealField's mpf class is made per field and cannot be pickled
-    to = p.ring.domain.to_sympy
-    return _ring_element, (p.ring, [(monom, to(c)) for monom, c in p.items()])
-
-
-def _dispatch_table() -> dict:
-    table = copyreg.dispatch_table.copy()
-    table[MappingProxyType] = lambda m: (_mapping, (dict(m),))
-    if "sympy" in sys.modules:  # only results that hold sympy objects need these
-        import sympy
-        from sympy.polys.domains import RealField
-        from sympy.polys.rings import PolyElement, PolyRing
-        table[sympy.Add] = lambda e: (_assoc, (sympy.Add, e.args))
-        table[sympy.Mul] = lambda e: (_assoc, (sympy.Mul, e.args))
-        table[sympy.Pow] = lambda e: (_power, e.args)
-        # sympy 1.14's PolyRing.__getstate__ changes the dict it iterates over
-        table[PolyRing] = lambda r: (_ring, (r.symbols, r.domain, r.order))
-        table[PolyElement] = _reduce_ring_element
-        table[RealField] = lambda d: (_real_field, (d.precision, float(d.tolerance)))   # its mpf class, too
-    return table
-
-
-def dumps(obj: Any) -> bytes:
-    """Pickle ``obj`` so that :func:`loads` gives back equal sympy trees, node for node."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _dispatch_table()
-    pickler.dump(obj)
-    return buffer.getvalue()
-
-
-def loads(data: bytes) -> Any:
-    return pickle.loads(data)
-
-
 # -- the worker process -------------------------------------------------------------------
 
 def _limit_memory(limit_mb: int | None) -> None:
@@ -158,6 +90,21 @@ def _limit_memory(limit_mb: int | None) -> None:
         return
     limit = int(limit_mb) * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _drive(job: Job, send: Callable[[Progress], None]) -> Any:
+    """Run ``job`` to its end, passing on progress at most every PROGRESS_INTERVAL within a stage."""
+    last_stage, last_time = None, 0.0
+    while True:
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(step, Progress):
+            now = time.monotonic()
+            if step.stage != last_stage or now - last_time >= PROGRESS_INTERVAL:
+                last_stage, last_time = step.stage, now
+                send(step)
 
 
 def _child_main(conn) -> None:
@@ -179,19 +126,8 @@ def _child_main(conn) -> None:
         return   # the runner closed without giving work
     try:
         _limit_memory(limit_mb)
-        last_stage, last_time = None, 0.0
         job = job_spec(CancelToken())   # cancel is a kill; the token is never set here
-        while True:
-            try:
-                step = next(job)
-            except StopIteration as stop:
-                result = stop.value
-                break
-            if isinstance(step, Progress):
-                now = time.monotonic()
-                if step.stage != last_stage or now - last_time >= PROGRESS_INTERVAL:
-                    last_stage, last_time = step.stage, now
-                    conn.send_bytes(dumps(("progress", step)))
+        result = _drive(job, lambda step: conn.send_bytes(dumps(("progress", step))))
         job = None
         try:
             message = dumps(("finished", result))
@@ -269,6 +205,11 @@ class Ticket:
     child: _Child | None = None
     pid: int | None = None
     started: threading.Event = field(default_factory=threading.Event)
+    token: CancelToken | None = None   # only when it runs in this process (no worker could start)
+
+
+class _NoProcess(RuntimeError):
+    """No worker process can be started here."""
 
 
 class ProcessRunner:
@@ -291,6 +232,7 @@ class ProcessRunner:
         self._spare_wanted = threading.Condition(self._lock)
         self._spare_thread: threading.Thread | None = None
         self._closed = False
+        self._start_error: str | None = None
         atexit.register(self.close)   # before multiprocessing's own exit handler stops the server
 
     # -- the spare process ------------------------------------------------------------
@@ -314,13 +256,18 @@ class ProcessRunner:
                 dead.reap()
             try:
                 child = _Child(self.ctx)   # blocks until the server forked it (first time: preload)
-            except (OSError, ValueError, EOFError) as exc:
+            except (OSError, ValueError, EOFError, RuntimeError) as exc:
                 if self._closed:
                     return
-                sys.stderr.write(f"designer: cannot start a worker process: {exc}\n")
-                time.sleep(1.0)
+                if self._start_error is None:
+                    sys.stderr.write(f"designer: cannot start a worker process ({exc}); jobs run in this one\n")
+                with self._lock:
+                    self._start_error = str(exc) or type(exc).__name__
+                    self._spare_wanted.notify_all()
+                time.sleep(5.0)
                 continue
             with self._lock:
+                self._start_error = None
                 self._spare = child
                 self._spare_wanted.notify_all()
 
@@ -328,6 +275,8 @@ class ProcessRunner:
         self.warm_up()
         with self._lock:
             while self._spare is None or not self._spare.alive():
+                if self._start_error is not None:
+                    raise _NoProcess(self._start_error)
                 self._spare_wanted.notify_all()
                 self._spare_wanted.wait(0.5)
                 if self._closed:
@@ -352,6 +301,8 @@ class ProcessRunner:
             child = ticket.child
         if child is not None:
             child.kill()
+        if ticket.token is not None:
+            ticket.token.cancel()
         ticket.listener("cancelled")
         return True
 
@@ -366,6 +317,9 @@ class ProcessRunner:
         """The thread of one job: hand it to a worker, pass its messages on, notice its death."""
         try:
             child = self._take_spare()
+        except _NoProcess:
+            self._run_here(ticket)
+            return
         except RuntimeError as exc:
             self._end(ticket, "failed", str(exc), "")
             return
@@ -396,6 +350,26 @@ class ProcessRunner:
             self._end(ticket, "failed", f"the result could not be read back: {exc}", traceback.format_exc())
         exitcode = child.reap()
         self._end(ticket, "failed", _death(exitcode, limit), "")
+
+    def _run_here(self, ticket: Ticket) -> None:
+        """Without worker processes: the job in this thread, as the thread runner would (cancel between steps)."""
+        token = ticket.token = CancelToken()
+        if ticket.ended:
+            return
+        ticket.started.set()
+
+        def progress(step: Progress) -> None:
+            token.check()
+            ticket.listener("progress", step)
+        try:
+            result = _drive(ticket.spec(token), progress)
+        except Cancelled:
+            return   # reported by cancel()
+        except Exception as exc:  # noqa: BLE001 - every failure of a job goes back to the caller
+            text = str(exc) or type(exc).__name__
+            self._end(ticket, "failed", f"{type(exc).__name__}: {text}".splitlines()[0], traceback.format_exc())
+            return
+        self._end(ticket, "finished", result)
 
     def close(self) -> None:
         """Stop the spare (running jobs' processes die with the application: they are daemons)."""

@@ -156,3 +156,24 @@ def test_the_memory_limit_stops_a_job_that_allocates_without_end():
     end, _, _ = run(limited, ProcessJob(pj.counting_job, (2,)))   # the next job gets a fresh process
     assert end[0] == "finished"
     limited.close()
+
+
+def test_where_no_worker_process_can_start_jobs_run_in_this_process(monkeypatch):
+    from designer.jobs import process
+
+    def cannot(ctx):
+        raise OSError("no processes here")
+    monkeypatch.setattr(process, "_Child", cannot)
+    here = ProcessRunner()
+    end, out, _ = run(here, ProcessJob(pj.counting_job, (3,)))
+    assert end == ("finished", ("done", os.getpid()))
+    assert [p.stage for p in out.progress()] == ["counting"]   # within a stage: at most every 50 ms
+    end, _, _ = run(here, ProcessJob(pj.failing_job))
+    assert end[0] == "failed" and end[1] == "ZeroDivisionError: 1/0 in stage two"
+    out = Outcome()
+    ticket = here.submit(ProcessJob(pj.ticking_job), out)
+    assert ticket.started.wait(30)
+    while not out.progress():
+        out.ended.wait(0.01)
+    assert here.cancel(ticket) and out.events[-1] == ("cancelled",)
+    here.close()
