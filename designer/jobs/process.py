@@ -208,6 +208,10 @@ class Ticket:
     token: CancelToken | None = None   # only when it runs in this process (no worker could start)
 
 
+def _ignore(kind: str, *payload) -> None:
+    pass
+
+
 class _NoProcess(RuntimeError):
     """No worker process can be started here."""
 
@@ -298,12 +302,12 @@ class ProcessRunner:
             if ticket.ended:
                 return False
             ticket.ended = True
-            child = ticket.child
+            child, listener, ticket.listener = ticket.child, ticket.listener, _ignore
         if child is not None:
             child.kill()
         if ticket.token is not None:
             ticket.token.cancel()
-        ticket.listener("cancelled")
+        listener("cancelled")
         return True
 
     def _end(self, ticket: Ticket, kind: str, *payload) -> None:
@@ -311,7 +315,9 @@ class ProcessRunner:
             if ticket.ended:
                 return
             ticket.ended = True
-        ticket.listener(kind, *payload)
+            # let go of the listener: the caller's objects (a window's) should not be freed in our thread
+            listener, ticket.listener = ticket.listener, _ignore
+        listener(kind, *payload)
 
     def _serve(self, ticket: Ticket) -> None:
         """The thread of one job: hand it to a worker, pass its messages on, notice its death."""
