@@ -23,6 +23,7 @@ import gc
 import multiprocessing as mp
 import os
 import pickle
+import queue
 import signal
 import sys
 import threading
@@ -237,6 +238,8 @@ class ProcessRunner:
         self._spare_thread: threading.Thread | None = None
         self._closed = False
         self._start_error: str | None = None
+        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._dispatcher: threading.Thread | None = None
         atexit.register(self.close)   # before multiprocessing's own exit handler stops the server
 
     # -- the spare process ------------------------------------------------------------
@@ -247,6 +250,10 @@ class ProcessRunner:
                 self._spare_thread = threading.Thread(target=self._keep_spare, name="designer-job-starter",
                                                       daemon=True)
                 self._spare_thread.start()
+            if self._dispatcher is None:
+                self._dispatcher = threading.Thread(target=self._dispatch, name="designer-job-dispatcher",
+                                                    daemon=True)
+                self._dispatcher.start()
 
     def _keep_spare(self) -> None:
         while True:
@@ -293,8 +300,16 @@ class ProcessRunner:
     def submit(self, spec: ProcessJob, listener: Listener) -> Ticket:
         """Start ``spec`` in a worker process; returns at once."""
         ticket = Ticket(spec, listener)
-        threading.Thread(target=self._serve, args=(ticket,), name="designer-job-reader", daemon=True).start()
+        self.warm_up()
+        self._inbox.put(ticket)
         return ticket
+
+    def _dispatch(self) -> None:
+        # Thread.start() waits until the new thread runs: on a loaded machine that wait, in the
+        # window's thread, was up to 100 ms; here the window only puts the ticket in a queue
+        while True:
+            ticket = self._inbox.get()
+            threading.Thread(target=self._serve, args=(ticket,), name="designer-job-reader", daemon=True).start()
 
     def cancel(self, ticket: Ticket) -> bool:
         """Kill the job's process and report ``cancelled`` now; False if the job had already ended."""
