@@ -141,8 +141,8 @@ def _child_main(conn) -> None:
     except MemoryError:
         job = None
         gc.collect()
-        conn.send_bytes(dumps(("failed", f"out of memory: the job needed more than the worker's limit "
-                               f"of {limit_mb} MB", traceback.format_exc())))
+        limit = f": the job needed more than the worker's limit of {limit_mb} MB" if limit_mb else ""
+        conn.send_bytes(dumps(("failed", f"out of memory{limit}", traceback.format_exc())))
     except Exception as exc:  # noqa: BLE001 - every failure of a job goes back to the caller
         text = str(exc) or type(exc).__name__
         conn.send_bytes(dumps(("failed", f"{type(exc).__name__}: {text}".splitlines()[0],
