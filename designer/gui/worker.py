@@ -15,7 +15,6 @@ they start faster than a process could.
 
 from __future__ import annotations
 
-import gc
 import time
 import traceback
 from collections.abc import Callable
@@ -146,12 +145,6 @@ class ProcessJobWorker:
             self.runner.cancel(self.ticket)   # kills the process; "cancelled" comes back queued
 
     def _event(self, kind: str, *payload) -> None:   # a runner thread, or cancel's
-        if kind == "finished":
-            # The result's objects live while the window keeps them and die by reference counting
-            # (sympy trees hold no cycles); the collector need never walk them. Unfrozen, each full
-            # pass over a six-link result stopped the GUI thread for 40-130 ms.
-            gc.collect(1)
-            gc.freeze()
         assert _relay is not None
         _relay.event.emit(self, kind, payload)
 
@@ -174,7 +167,7 @@ def process_runner() -> ProcessRunner:
     global _runner
     if _runner is None:
         from .preferences import memory_limit_mb
-        _runner = ProcessRunner(memory_limit_mb())
+        _runner = ProcessRunner(memory_limit_mb(), freeze_results=True)   # the window keeps results
     return _runner
 
 

@@ -177,3 +177,16 @@ def test_where_no_worker_process_can_start_jobs_run_in_this_process(monkeypatch)
         out.ended.wait(0.01)
     assert here.cancel(ticket) and out.events[-1] == ("cancelled",)
     here.close()
+
+
+def test_kept_results_are_read_with_the_collector_paused_and_frozen_out_of_it():
+    import gc
+    keeper = ProcessRunner(memory_limit_mb=0, freeze_results=True)
+    before = gc.get_freeze_count()
+    try:
+        end, _, _ = run(keeper, ProcessJob(pj.counting_job, (2,)))
+        assert end[0] == "finished" and gc.isenabled()
+        assert gc.get_freeze_count() > before and gc.is_tracked(end[1])
+    finally:
+        gc.unfreeze()
+        keeper.close()
