@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import ROBOTS, robot_path
+from tests.support import ROBOTS, robot_path
 from designer.kinematics import NumericArm, com_positions, frames
 from designer.project import load_project
 

@@ -11,7 +11,7 @@ import json
 import pytest
 import sympy as sp
 
-from conftest import ROBOTS, robot_path
+from tests.support import ROBOTS, robot_path
 from designer.model import symbol, validate
 from designer.model.validation import Severity
 from designer.project import load_project, save_project

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics import Method, SimplifyMode, coriolis_matrix, derive, derive_job
 from designer.jobs import Cancelled, CancelToken, Progress, run
 from designer.project import load_project
-from dyn_reference import numeric_function, puma560, seven_modified, stanford_six
+from tests.support.dyn_reference import numeric_function, puma560, seven_modified, stanford_six
 
 
 @pytest.mark.parametrize("build", [lambda: puma560(n=6), stanford_six, seven_modified], ids=["puma", "stanford", "seven"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
-from explore_pin import PinArm, random_arm
+from tests.support import robot_path
+from tests.support.explore_pin import PinArm, random_arm
 from designer.explore.batch import Batch
 from designer.explore.metrics import (METRICS, MetricError, Ratings, compute, evaluate, parse_metric,
                                       speed_corners)

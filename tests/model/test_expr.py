@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from designer.model import ExpressionError, format_expr, is_valid_name, parse_expr, symbol, to_expr
 from designer.model.expr import MAX_DEPTH, MAX_LENGTH
-from conftest import examples
+from tests.support import examples
 
 a, b, L1, m_2 = (symbol(n) for n in ("a", "b", "L1", "m_2"))
 

@@ -10,8 +10,8 @@ from designer.model import Convention
 from designer.numeric import recursive as rec
 from designer.project import load_project
 
-from pin_reference import pin, pin_model, random_arm
-from conftest import robot_path
+from tests.support.pin_reference import pin, pin_model, random_arm
+from tests.support import robot_path
 
 CASES = [(Convention.STANDARD, "RRRRRR"), (Convention.MODIFIED, "RRPRRRR"), (Convention.STANDARD, "RPRPR"),
          (Convention.MODIFIED, "PRPR"), (Convention.STANDARD, None), (Convention.MODIFIED, None)]

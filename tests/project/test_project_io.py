@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from designer.model import Convention, Inertia, JointType, Link, Manipulator, PointMass, symbol, to_expr
 from designer.project import ProjectError, from_dict, load_project, loads_project, save_project, to_dict
 from designer.project.io import MAX_FILE_BYTES, dumps_project
-from conftest import examples
+from tests.support import examples
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 PENDULUM = ROBOTS / "double_pendulum.json"

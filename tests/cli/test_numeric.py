@@ -13,9 +13,9 @@ from designer.cli import main
 from designer.kinematics import NumericArm
 from designer.project import load_project
 
-from conftest import robot_path
+from tests.support import robot_path
 
-from pin_reference import pin, pin_model
+from tests.support.pin_reference import pin, pin_model
 
 PUMA = str(robot_path("puma560"))
 

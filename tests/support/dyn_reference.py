@@ -96,9 +96,9 @@ def numeric_function(model: Manipulator, exprs, extra=()):
 
 
 def pin_model(model: Manipulator):
-    """Pinocchio model of ``model`` at its default values (the shared reference, tests/pin_reference.py)."""
+    """Pinocchio model of ``model`` at its default values (the shared reference, pin_reference)."""
     from designer.kinematics import NumericArm
-    from pin_reference import pin_model as from_arm
+    from tests.support.pin_reference import pin_model as from_arm
 
     return from_arm(NumericArm.from_model(model))
 

@@ -12,7 +12,7 @@ import sympy as sp
 from designer.cli import main
 from designer.model import symbol
 
-from conftest import robot_path
+from tests.support import robot_path
 
 DP = str(robot_path("double_pendulum"))
 
