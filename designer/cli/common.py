@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import DesignerError
 from ..model.expr import ExpressionError, parse_expr
 from ..model.manipulator import Manipulator
 from ..project import ProjectError, load_project
@@ -13,7 +14,7 @@ from ..project import ProjectError, load_project
 __all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
 
 
-class UserError(Exception):
+class UserError(DesignerError):
     """A mistake of the user's: printed as one line, exit status 2."""
 
 

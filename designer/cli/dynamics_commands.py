@@ -105,6 +105,8 @@ def cmd_codegen(args) -> int:
         eq = _derive(args, progress)
         progress(Progress("common subexpressions"))
         source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
+    except UserError:  # already says what and where (a UserError is a ValueError too)
+        raise
     except ValueError as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

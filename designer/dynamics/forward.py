@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from ..errors import DesignerError
 from ..jobs import Job, Progress, run
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
@@ -34,7 +35,7 @@ Torque = Union[None, Sequence[float], np.ndarray, Callable[[float, np.ndarray, n
 MAX_CONDITION = 1e12
 
 
-class SingularConfigurationError(ValueError):
+class SingularConfigurationError(DesignerError):
     """The mass matrix is singular or too ill-conditioned to solve for q''."""
 
     def __init__(self, q: np.ndarray, condition: float):
@@ -45,7 +46,7 @@ class SingularConfigurationError(ValueError):
                          "forward dynamics is undefined there (a massless link or joint?)")
 
 
-class SimulationError(RuntimeError):
+class SimulationError(DesignerError, RuntimeError):
     """The integrator failed (its message says why)."""
 
 

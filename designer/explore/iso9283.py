@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..jobs import Job, Progress, run
 from ..kinematics import NumericArm
 from .sizing import Trajectory
@@ -34,7 +35,7 @@ _SIGNS = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
                    [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], float)
 
 
-class IKError(ValueError):
+class IKError(DesignerError):
     """A point the tool cannot reach (within the joint limits, from the seed given)."""
 
 

@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..errors import DesignerError
 from .batch import CHUNK, Batch
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners", "MetricError"]
 
 
-class MetricError(ValueError):
+class MetricError(DesignerError):
     """A metric text that names no metric, a bad index, or a rating the metric needs but lacks."""
 
 

@@ -21,6 +21,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
@@ -39,7 +40,7 @@ from .worker import JobWorker, start_job
 __all__ = ["ExplorePanel", "ExploreInputError"]
 
 
-class ExploreInputError(ValueError):
+class ExploreInputError(DesignerError):
     """A user mistake in the panel's inputs (shown as one line, never raised to Qt)."""
 
 

@@ -20,6 +20,8 @@ from numbers import Real
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from ..errors import DesignerError
+
 __all__ = [
     "ExpressionError",
     "FUNCTIONS",
@@ -58,7 +60,7 @@ RESERVED_NAMES = (frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"t", "E", "I", 
                   | frozenset(keyword.kwlist))
 
 
-class ExpressionError(ValueError):
+class ExpressionError(DesignerError):
     """A text that is not an allowed expression; ``str()`` says what and where."""
 
     def __init__(self, message: str, where: str = ""):

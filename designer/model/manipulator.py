@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
+from ..errors import DesignerError
 from .expr import symbol, to_expr
 
 __all__ = [
@@ -44,7 +45,7 @@ class Convention(str, Enum):
     MODIFIED = "modified"
 
 
-class MissingParameterError(ValueError):
+class MissingParameterError(DesignerError):
     """Numeric work needs values for symbols that have none."""
 
     def __init__(self, names: Iterable[str]):

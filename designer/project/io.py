@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.validation import Problem, Severity, validate
@@ -35,7 +36,7 @@ _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity"
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
-class ProjectError(ValueError):
+class ProjectError(DesignerError):
     """A project that cannot be used; ``problems`` lists every error found (field: message)."""
 
     def __init__(self, problems: list[str] | str, source: str = ""):
