@@ -243,7 +243,8 @@ def cmd_conditions(args) -> int:
             raise UserError(f"{args.apply}: cannot write: {exc.strerror or exc}") from None
         data["applied"] = args.apply
     if output_format(args, table=False) == "csv":
-        rows = [{"solution": c.text(), "note": c.note} for c in res.conditions] or [{"solution": "", "note": res.summary()}]
+        rows = ([{"solution": c.text(), "note": c.note} for c in res.conditions]
+                or [{"solution": "", "note": res.summary()}])
         return emit(args, rows)
     return emit(args, data=data)
 

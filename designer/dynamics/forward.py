@@ -12,7 +12,6 @@ that the GUI can show progress and cancel; :func:`simulate` runs it to its end.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -28,8 +27,8 @@ from ..numeric.compiled import CompiledDynamics
 __all__ = ["SingularConfigurationError", "SimulationError", "Trajectory", "forward_dynamics", "simulate",
            "simulate_job", "energy"]
 
-System = Union[NumericArm, CompiledDynamics, Manipulator]
-Torque = Union[None, Sequence[float], np.ndarray, Callable[[float, np.ndarray, np.ndarray], Sequence[float]]]
+System = NumericArm | CompiledDynamics | Manipulator
+Torque = None | Sequence[float] | np.ndarray | Callable[[float, np.ndarray, np.ndarray], Sequence[float]]
 
 #: M is treated as singular above this condition number (about 1/sqrt(machine epsilon) squared)
 MAX_CONDITION = 1e12

@@ -46,7 +46,8 @@ def compare(arm_a: NumericArm, arm_b: NumericArm, q: Sequence[float] | None = No
             if metric.shape is Shape.PAIR and idx[0] > idx[1]:
                 continue   # symmetric: the upper triangle says it all
             label = name + (f"[{','.join(str(i + 1) for i in idx)}]" if idx else "")
-            rows.append({"metric": label, "where": "pose", **_diff(float(np.asarray(va)[idx]), float(np.asarray(vb)[idx]))})
+            rows.append({"metric": label, "where": "pose",
+                         **_diff(float(np.asarray(va)[idx]), float(np.asarray(vb)[idx]))})
     Q = sample_configurations(arm_a, samples, sampling, seed)
     for spec, va, vb in zip(usable, evaluate_many(arm_a, Q, usable, ratings), evaluate_many(arm_b, Q, usable, ratings)):
         sa, sb = summarize(va), summarize(vb)

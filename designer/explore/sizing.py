@@ -125,8 +125,10 @@ class SizingResult:
                 "peak_speed": float(np.abs(qd).max()), "peak_power": float(np.abs(p).max()),
                 "motor_peak_torque": float(np.abs(tau).max() / self.gear[i]), "motor_rms_torque": rms / self.gear[i],
                 "motor_peak_speed": float(np.abs(qd).max() * self.gear[i]),
-                "inertia_ratio_max": float(np.nanmax(self.inertia_ratio[:, i])) if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan"),
-                "inertia_ratio_mean": float(np.nanmean(self.inertia_ratio[:, i])) if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan"),
+                "inertia_ratio_max": (float(np.nanmax(self.inertia_ratio[:, i]))
+                                      if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan")),
+                "inertia_ratio_mean": (float(np.nanmean(self.inertia_ratio[:, i]))
+                                       if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan")),
             })
         return rows
 

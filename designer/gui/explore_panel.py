@@ -95,7 +95,8 @@ class ExplorePanel(QWidget):
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
         self.sizing_view = SizingView(self)
-        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
+        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"),
+                            (self.pareto_view, "Pareto"),
                             (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
                             (self.significance_view, "Significance"), (self.sizing_view, "Sizing")):
             self.tabs.addTab(view, title)
@@ -147,7 +148,8 @@ class ExplorePanel(QWidget):
         self.map_view.set_joint_values(q)
 
     def views(self):
-        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
+        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view,
+                self.conditions_view,
                 self.significance_view, self.sizing_view)
 
     # -- inputs the views share ---------------------------------------------------------

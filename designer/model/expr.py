@@ -226,7 +226,8 @@ class _Converter:
                 elif math.log10(abs(b)) * value.real > MAX_MAGNITUDE:
                     raise ExpressionError(f"number too large (({_short(base)})**({_short(exponent)}))")
                 if b.real < 0 and not exponent.is_integer:
-                    raise ExpressionError(f"negative number to a fractional power is not real (({_short(base)})**({_short(exponent)}))")
+                    raise ExpressionError("negative number to a fractional power is not real "
+                                          f"(({_short(base)})**({_short(exponent)}))")
         if base == 0 and not (exponent.is_number and exponent.is_nonnegative):
             raise ExpressionError(f"0**({_short(exponent)}) is not defined for every value")
         result = base**exponent

@@ -99,15 +99,18 @@ class _Reader:
             if any(v is None for v in parts.values()):
                 return None
             return Inertia(**parts)
-        if not (isinstance(value, list) and len(value) == 3 and all(isinstance(r, list) and len(r) == 3 for r in value)):
-            self.fail(where, "must be a 3x3 matrix (list of three rows of three) or an object with xx, yy, zz, xy, xz, yz")
+        if not (isinstance(value, list) and len(value) == 3
+                and all(isinstance(r, list) and len(r) == 3 for r in value)):
+            self.fail(where, "must be a 3x3 matrix (list of three rows of three) "
+                             "or an object with xx, yy, zz, xy, xz, yz")
             return None
         m = [[self.expr(v, f"{where}[{r}][{c}]") for c, v in enumerate(row)] for r, row in enumerate(value)]
         if any(v is None for row in m for v in row):
             return None
         for r, c in ((0, 1), (0, 2), (1, 2)):
             if (m[r][c] - m[c][r]).expand() != 0:
-                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} but [{c}][{r}] = {format_expr(m[c][r])})")
+                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} "
+                                 f"but [{c}][{r}] = {format_expr(m[c][r])})")
                 return None
         return Inertia.from_matrix(m)
 
@@ -210,7 +213,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         raise ProjectError("the file must hold a JSON object", source)
     fmt, version = data.get("format"), data.get("version")
     if fmt != FORMAT:
-        raise ProjectError(f"format: not a Manipulator Designer project (expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
+        raise ProjectError("format: not a Manipulator Designer project "
+                           f"(expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
     if isinstance(version, bool) or not isinstance(version, int):
         raise ProjectError(f"version: must be a whole number, found {json.dumps(version)}", source)
     if version > VERSION:

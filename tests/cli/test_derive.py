@@ -138,7 +138,8 @@ def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, form, 
     else:
         path = str(robot_path(arm))
     assert main(["codegen", path, "--lang", "python", "--form", form, "--out", str(tmp_path / "st.py")]) == 0
-    assert main(["codegen", path, "--lang", "c", "--form", form, "--prefix", "st", "--out", str(tmp_path / "st.c")]) == 0
+    assert main(["codegen", path, "--lang", "c", "--form", form, "--prefix", "st",
+                 "--out", str(tmp_path / "st.c")]) == 0
     spec = importlib.util.spec_from_file_location("st", tmp_path / "st.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -36,7 +36,8 @@ def test_matches_pinocchio(seed, convention, joints):
         M = np.triu(M) + np.triu(M, 1).T
         _close(rec.mass_matrix(arm, q), M)
         _close(rec.gravity_torque(arm, q), pin.computeGeneralizedGravity(model, data, q))
-        _close(rec.bias(arm, q, qd), pin.nonLinearEffects(model, data, q, qd) - pin.computeGeneralizedGravity(model, data, q))
+        _close(rec.bias(arm, q, qd),
+               pin.nonLinearEffects(model, data, q, qd) - pin.computeGeneralizedGravity(model, data, q))
         C_pin = pin.computeCoriolisMatrix(model, data, q, qd)
         _close(rec.coriolis_matrix(arm, q, qd) @ qd, C_pin @ qd)
 
