@@ -76,7 +76,7 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
             if key not in state:
                 raise UserError(f"{path}: states[{i}].{key}: missing")
             vecs.append(_vector(state[key], n, f"{path}: states[{i}].{key}"))
-        out.append(tuple(vecs))
+        out.append((vecs[0], vecs[1], vecs[2]))
     return out
 
 
@@ -111,7 +111,7 @@ def read_trajectory(path: str, n: int) -> tuple[list[str], np.ndarray, np.ndarra
         raise UserError(f"{path}, line {numbered[0][0]}: column '{dup}' appears twice")
     index = [header.index(name) for name in names]
     values = np.empty((len(numbered) - 1, 3 * n))
-    others = {c: [] for c in header if c not in names}
+    others: dict[str, list[str]] = {c: [] for c in header if c not in names}
     for r, (line, row) in enumerate(numbered[1:]):
         if len(row) != len(header):
             raise UserError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")

@@ -247,7 +247,8 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
         attempts = [com, com + inertia, syms]
     else:
         attempts = [syms]
-    kept, rejected = [], []
+    kept: list[Condition] = []
+    rejected: list[str] = []
     for attempt in attempts:
         if not attempt:
             continue

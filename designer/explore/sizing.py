@@ -26,7 +26,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from .batch import CHUNK, Batch
 
-_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # numpy < 2 has only trapz
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz
 
 __all__ = ["Trajectory", "quintic", "read_trajectory", "SizingResult", "size_motors", "payload_envelope"]
 

@@ -154,7 +154,7 @@ class _Converter:
             return self.call(node, depth)
         raise ExpressionError(f"{_describe(node)} is not allowed")
 
-    def chain(self, node: ast.BinOp, depth: int) -> sp.Expr:
+    def chain(self, node: ast.expr, depth: int) -> sp.Expr:
         """``a + b - c * d / e ...``: a long flat sum or product is not deep nesting.
 
         Python nests such chains down the left operand; walking that spine in a

@@ -61,7 +61,7 @@ def _vec3(values) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     items = tuple(_expr(v) for v in values)
     if len(items) != 3:
         raise ValueError("expected three components")
-    return items  # type: ignore[return-value]
+    return items
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import linecache
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -90,7 +91,7 @@ def _build(name: str, source: str) -> Callable:
     filename = f"<designer-compiled-{next(_counter)}-{name}>"
     # register the text so that inspect.getsource and tracebacks can show it
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"math": math, "numpy": np}
+    namespace: dict[str, Any] = {"math": math, "numpy": np}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 
