@@ -56,6 +56,21 @@ def test_derive_writes_documents(fmt, suffix, marker, tmp_path):
     assert marker in other.read_text(encoding="utf-8")
 
 
+def test_derive_refuses_an_out_suffix_it_does_not_know(tmp_path, capsys):
+    """JSON written into eq.xyz or eq would only be found out when the file is opened: refused, nothing written."""
+    for name, said in (("eq.xyz", "unknown suffix '.xyz'"), ("eq", "no suffix")):
+        out = tmp_path / name
+        assert main(["derive", DP, "--simplify", "off", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and ".json" in err and ".tex" in err and "--format" in err
+        assert not out.exists()
+    # an explicit --format takes any name; the suffix is matched without regard to case
+    assert main(["derive", DP, "--simplify", "off", "--format", "json", "--out", str(tmp_path / "eq.xyz")]) == 0
+    assert "matrices" in json.loads((tmp_path / "eq.xyz").read_text(encoding="utf-8"))
+    assert main(["derive", DP, "--simplify", "off", "--out", str(tmp_path / "EQ.MD")]) == 0
+    assert "| *i* | link | joint" in (tmp_path / "EQ.MD").read_text(encoding="utf-8")
+
+
 def test_codegen_python_matches_robmat_numbers(tmp_path):
     out = tmp_path / "dp_dynamics.py"
     assert main(["codegen", DP, "--lang", "python", "--out", str(out)]) == 0
