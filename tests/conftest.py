@@ -20,7 +20,8 @@ try:
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
 
-# The 3D view needs a real X server (Xvfb via pytest-xvfb); see docs and spec/headless-qt.md.
+# The 3D view needs a real X server (Xvfb via pytest-xvfb): on Qt's offscreen platform it renders
+# blank and renderToArray crashes the process; under Xvfb Mesa's llvmpipe draws real pixels.
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 

