@@ -54,7 +54,9 @@ def _modified_offset(a, alpha, d, theta) -> np.ndarray:
 
 
 def _names(model: Manipulator) -> tuple[list[str], list[str]]:
-    links, joints, seen = [], [], {"base", "dh_frame0", "tool"}
+    links: list[str] = []
+    joints: list[str] = []
+    seen = {"base", "dh_frame0", "tool"}
     for i, link in enumerate(model.links, start=1):
         for out, name, fallback in ((links, link.name, f"link{i}"), (joints, link.joint_name, f"joint{i}")):
             name = name if name and name not in seen and name.isprintable() else fallback
@@ -168,7 +170,7 @@ def urdf_text(model: Manipulator) -> str:
         limit = {"effort": _num(effort), "velocity": _num(velocity)}
         if limited:
             limit.update(lower=_num(arm.limits[i][0]), upper=_num(arm.limits[i][1]))
-        ET.SubElement(joint, "limit", **limit)
+        ET.SubElement(joint, "limit", attrib=limit)
         if drive and (drive.viscous or drive.coulomb):
             ET.SubElement(joint, "dynamics", damping=_num(drive.viscous or 0.0), friction=_num(drive.coulomb or 0.0))
         parent = link_names[i]

@@ -3,7 +3,6 @@ manipulators by naming base and tip), the rest is refused with a one-line messag
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from designer.kinematics import NumericArm

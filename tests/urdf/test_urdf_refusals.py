@@ -37,7 +37,8 @@ def test_a_plain_chain_imports(tmp_path):
 
 
 @pytest.mark.parametrize("text,fragment", [
-    (robot(CHAIN[0], joint("j2", "revolute", "b", "c", '<mimic joint="j1"/>'), CHAIN[2]), "joint 'j2' mimics joint 'j1'"),
+    (robot(CHAIN[0], joint("j2", "revolute", "b", "c", '<mimic joint="j1"/>'), CHAIN[2]),
+     "joint 'j2' mimics joint 'j1'"),
     (robot(CHAIN[0], joint("j2", "floating", "b", "c"), CHAIN[2]), "joint 'j2' is floating"),
     (robot(CHAIN[0], joint("j2", "planar", "b", "c"), CHAIN[2]), "joint 'j2' is planar"),
     (robot(*CHAIN, joint("j4", "revolute", "a", "d")), "closed loop: link 'd' is the child of joints 'j3' and 'j4'"),
@@ -48,7 +49,8 @@ def test_a_plain_chain_imports(tmp_path):
     ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "yyyy">]><robot name="r">&x;</robot>', "document type declaration"),
     ("<robot name='r'><link name='a'>", "not valid XML"),
     ("<model/>", "not a URDF"),
-    (robot(joint("j1", "revolute", "a", "b", ""), links=("a", "b")).replace('xyz="0 1 0"', 'xyz="0 0 0"'), "axis is zero"),
+    (robot(joint("j1", "revolute", "a", "b", ""), links=("a", "b")).replace('xyz="0 1 0"', 'xyz="0 0 0"'),
+     "axis is zero"),
 ])
 def test_refused_with_a_message_naming_the_joint(tmp_path, text, fragment):
     with pytest.raises(UrdfError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
@@ -91,6 +93,7 @@ def test_cli_import_then_export(tmp_path, capsys):
 
 def test_export_names_a_symbol_without_value(tmp_path, capsys):
     project = tmp_path / "p.json"
-    project.write_text('{"format": "manipulator-designer", "version": 2, "links": [{"joint": "R", "a": "L", "mass": 1}]}')
+    project.write_text('{"format": "manipulator-designer", "version": 2, '
+                       '"links": [{"joint": "R", "a": "L", "mass": 1}]}')
     assert main(["export-urdf", str(project)]) == 2
     assert "symbol(s) without a value: L" in capsys.readouterr().err

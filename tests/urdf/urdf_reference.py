@@ -89,7 +89,8 @@ def compare_with_pinocchio(arm: NumericArm, pin_chain: PinChain, tip: str | None
     worst, worst_pose = 0.0, 0.0
     for _ in range(states):
         q, qd, qdd = rng.uniform(-np.pi, np.pi, arm.n), rng.normal(size=arm.n), rng.normal(size=arm.n)
-        worst = max(worst, rel_err(mass_matrix(arm, q), pin_chain.M(q)), rel_err(gravity_torque(arm, q), pin_chain.G(q)),
+        worst = max(worst, rel_err(mass_matrix(arm, q), pin_chain.M(q)),
+                    rel_err(gravity_torque(arm, q), pin_chain.G(q)),
                     rel_err(rnea(arm, q, qd, qdd), pin_chain.tau(q, qd, qdd)))
         if tip is not None:
             worst_pose = max(worst_pose, float(np.abs(arm.tool_pose(q) - pin_chain.frame(tip, q)).max()))
