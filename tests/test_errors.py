@@ -36,7 +36,7 @@ def test_the_core_errors_are_designer_errors():
     names = {cls.__name__ for cls in classes}
     # the ones this test was written against: a rename or a move must not drop one silently
     assert {"MissingParameterError", "ExpressionError", "NotANumber", "SingularConfigurationError", "SimulationError",
-            "ProjectError", "MetricError", "IKError", "UserError"} <= names
+            "ProjectError", "MetricError", "IKError", "UserError", "UrdfError"} <= names
     for cls in classes:
         assert issubclass(cls, DesignerError), f"{cls.__module__}.{cls.__name__} is not a DesignerError"
         assert issubclass(cls, ValueError)

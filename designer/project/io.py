@@ -141,7 +141,7 @@ class _Reader:
                 or np.abs(T[3] - [0, 0, 0, 1]).max() > 0:
             self.fail(where, "not a rigid transform (the 3x3 part must be a rotation, the last row 0 0 0 1)")
             return None
-        return Pose(tuple(float(v) for v in T[:3, 3]), rpy_from_matrix(R))
+        return Pose((float(T[0, 3]), float(T[1, 3]), float(T[2, 3])), rpy_from_matrix(R))
 
     def drive(self, value, where: str) -> Drive | None:
         if value is None:

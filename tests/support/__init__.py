@@ -3,7 +3,8 @@
 ``pin_reference``: the Pinocchio model of a DH table and random arms; ``dyn_reference``: arms built in
 code and the Pinocchio rnea/crba comparison of derived equations; ``explore_pin``: the tool Jacobian
 and M, G, h for the exploration tests; ``report_equations``: equations built by hand for the report
-and code generation tests; ``arms``: the PUMA 560 built in code for the GUI tests.
+and code generation tests; ``arms``: the PUMA 560 built in code for the GUI tests; ``urdf_reference``:
+Pinocchio models of URDF chains for the URDF import and export tests.
 """
 
 from __future__ import annotations
