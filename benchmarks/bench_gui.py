@@ -1,7 +1,7 @@
 """How long the GUI thread is blocked while six-link derivations run and their results are shown,
 how soon the first progress message arrives, and what the worker process costs in time.
 
-Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/bench_gui.py [--runs 10]
+Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m benchmarks.bench_gui [--runs 10]
 [--configs lagrange:fast,lagrange:full,newton-euler:full] [--runner process|thread] [--drag]``
 (prints figures; not a test). Needs a display for the 3D view: Xvfb, QT_QPA_PLATFORM=xcb.
 
@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, QSettings, Qt, QTimer  # noqa: E402

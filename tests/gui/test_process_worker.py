@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
 
-import process_jobs as pj   # tests/process_jobs.py: jobs the worker imports by name
+from tests.support import process_jobs as pj   # jobs the worker process imports by name
 from designer.dynamics import derive
 from designer.dynamics.results import Method, SimplifyMode
 from designer.gui import derivation

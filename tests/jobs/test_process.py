@@ -11,7 +11,7 @@ import time
 import pytest
 import sympy as sp
 
-import process_jobs as pj   # tests/process_jobs.py: jobs the worker imports by name
+from tests.support import process_jobs as pj   # jobs the worker process imports by name
 from designer.dynamics import derive
 from designer.dynamics.engine import derive_job
 from designer.dynamics.results import Method, SimplifyMode
