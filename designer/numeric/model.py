@@ -1,0 +1,133 @@
+"""The constants of one arm at given parameter values, laid out for the recursive algorithms.
+
+Pinocchio's split: an :class:`ArmModel` holds what does not change between
+evaluations (built once per arm), the algorithms keep their per-state values
+local and return them. Every DH link is written as a constant placement, a
+joint about or along its own z axis, and nothing after it::
+
+    F_i = F_{i-1} X_i J(q_i),   J = Rz(q) (revolute) or Tz(q) (prismatic)
+
+For standard DH, A_i = Rz(theta + q) Tz(d) Tx(a) Rx(alpha), the part after the
+joint, Tz(d) Tx(a) Rx(alpha) with the offset Rz(theta), moves into the next
+placement and into the body's own constants (its COM and inertia are given in
+frame i); for modified DH, A_i = Rx(alpha) Tx(a) Rz(theta) Tz(d) J(q), nothing
+follows the joint. Both conventions then share one code path, in joint frames
+where every joint axis is (0, 0, 1).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model.manipulator import Convention
+
+__all__ = ["ArmModel", "arm_model", "SNAP"]
+
+#: a cosine or sine of a constant angle this close to 0 is 0: cos(1.5707963267948966) = 6e-17 is
+#: rounding, and an exact zero lets the generated code drop the terms it multiplies
+SNAP = 1e-15
+
+
+def _cs(angle: float) -> tuple[float, float]:
+    c, s = np.cos(angle), np.sin(angle)
+    return (0.0 if abs(c) < SNAP else float(c)), (0.0 if abs(s) < SNAP else float(s))
+
+
+def _rot_z(angle: float) -> np.ndarray:
+    c, s = _cs(angle)
+    T = np.eye(4)
+    T[:2, :2] = [[c, -s], [s, c]]
+    return T
+
+
+def _rot_x(angle: float) -> np.ndarray:
+    c, s = _cs(angle)
+    T = np.eye(4)
+    T[1:3, 1:3] = [[c, -s], [s, c]]
+    return T
+
+
+def _shift(x: float = 0.0, z: float = 0.0) -> np.ndarray:
+    T = np.eye(4)
+    T[0, 3], T[2, 3] = x, z
+    return T
+
+
+def _split(arm: NumericArm, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """(before, after): A_i = before J(q_i) after."""
+    a, alpha, d, theta = (float(v) for v in arm.dh[i])
+    rev = bool(arm.revolute[i])
+    if arm.convention is Convention.STANDARD:
+        if rev:
+            return np.eye(4), _rot_z(theta) @ _shift(z=d) @ _shift(x=a) @ _rot_x(alpha)
+        return _rot_z(theta) @ _shift(z=d), _shift(x=a) @ _rot_x(alpha)
+    before = _rot_x(alpha) @ _shift(x=a) @ _rot_z(theta) @ _shift(z=d)
+    return before, np.eye(4)
+
+
+def _tuple3(v) -> tuple[float, float, float]:
+    return tuple(float(x) for x in v)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, eq=False)
+class ArmModel:
+    """Per joint i: placement X_i (rotation ``E[i]``, offset ``r[i]``) from the previous joint frame,
+    and the lumped body in joint frame i (mass, COM, inertia about the COM); plain floats.
+
+    ``after[i]`` (4 x 4) places DH frame i in joint frame i; ``gravity`` is in the base frame.
+    """
+
+    n: int
+    revolute: tuple[bool, ...]
+    E: tuple[tuple[tuple[float, ...], ...], ...]
+    r: tuple[tuple[float, float, float], ...]
+    mass: tuple[float, ...]
+    com: tuple[tuple[float, float, float], ...]
+    inertia: tuple[tuple[tuple[float, ...], ...], ...]
+    gravity: tuple[float, float, float]
+    after: tuple[np.ndarray, ...]
+
+    @classmethod
+    def from_arm(cls, arm: NumericArm) -> ArmModel:
+        from .recursive import lumped_bodies  # the one place point masses are merged into links
+        bodies = lumped_bodies(arm)
+        E, r, mass, com, inertia, after = [], [], [], [], [], []
+        prev_after = np.eye(4)
+        for i in range(arm.n):
+            before, aft = _split(arm, i)
+            X = prev_after @ before
+            E.append(tuple(_tuple3(row) for row in X[:3, :3]))
+            r.append(_tuple3(X[:3, 3]))
+            R, p = aft[:3, :3], aft[:3, 3]
+            mass.append(float(bodies.mass[i]))
+            com.append(_tuple3(R @ bodies.com[i] + p))
+            inertia.append(tuple(_tuple3(row) for row in R @ bodies.inertia[i] @ R.T))
+            after.append(aft)
+            prev_after = aft
+        return cls(n=arm.n, revolute=tuple(bool(x) for x in arm.revolute), E=tuple(E), r=tuple(r),
+                   mass=tuple(mass), com=tuple(com), inertia=tuple(inertia),
+                   gravity=_tuple3(arm.gravity), after=tuple(after))
+
+
+_models: dict[int, tuple[weakref.ref, object]] = {}
+
+
+def cached(arm: NumericArm, key: str, make):
+    """``make(arm)``, kept while ``arm`` lives (a NumericArm holds arrays, so it cannot be a dict key)."""
+    entry = _models.get(id(arm))
+    if entry is None or entry[0]() is not arm:
+        entry = (weakref.ref(arm, lambda _, k=id(arm): _models.pop(k, None)), {})
+        _models[id(arm)] = entry
+    store = entry[1]
+    if key not in store:
+        store[key] = make(arm)
+    return store[key]
+
+
+def arm_model(arm: NumericArm) -> ArmModel:
+    """The :class:`ArmModel` of ``arm``, built once per arm object."""
+    return cached(arm, "model", ArmModel.from_arm)
