@@ -198,23 +198,22 @@ class ArmDynamics:
         return solve_checked(self.M(q), tau - self.h(q, qd) - self.G(q), q)
 
     # -- from the batch engine --------------------------------------------------------
+    @cached_property
+    def _batch(self):
+        from .batch import BatchDynamics
+        return BatchDynamics(self.arm)
+
     def christoffel(self, q) -> np.ndarray:
         """Christoffel symbols of the first kind (..., n, n, n), h_i = qd^T Gamma_i qd."""
-        from .batch import map_states
-        return map_states(self.arm, q, lambda b: b.gamma, (self.n, self.n, self.n))
+        return self._batch.christoffel(q)
 
     def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
         """(Jv, Jw), each (..., B, 3, n): every body's COM (links, then point masses)."""
-        from .batch import map_states
-        B = self.n + len(self.arm.point_masses)
-        jv = map_states(self.arm, q, lambda b: b.com_jacobians[0], (B, 3, self.n))
-        jw = map_states(self.arm, q, lambda b: b.com_jacobians[1], (B, 3, self.n))
-        return jv, jw
+        return self._batch.com_jacobians(q)
 
     def tool_jacobian(self, q) -> np.ndarray:
         """(..., 6, n) geometric Jacobian [v; w] of the last frame's origin."""
-        from .batch import map_states
-        return map_states(self.arm, q, lambda b: b.tool_jacobian, (6, self.n))
+        return self._batch.tool_jacobian(q)
 
     @cached_property
     def operations(self) -> dict[str, int]:

@@ -25,7 +25,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention
 
-__all__ = ["ArmModel", "arm_model", "SNAP"]
+__all__ = ["ArmModel", "LumpedBodies", "arm_model", "lumped_bodies", "SNAP"]
 
 #: a cosine or sine of a constant angle this close to 0 is 0: cos(1.5707963267948966) = 6e-17 is
 #: rounding, and an exact zero lets the generated code drop the terms it multiplies
@@ -93,7 +93,6 @@ class ArmModel:
 
     @classmethod
     def from_arm(cls, arm: NumericArm) -> ArmModel:
-        from .recursive import lumped_bodies  # the one place point masses are merged into links
         bodies = lumped_bodies(arm)
         E, r, mass, com, inertia, after = [], [], [], [], [], []
         prev_after = np.eye(4)
@@ -111,6 +110,39 @@ class ArmModel:
         return cls(n=arm.n, revolute=tuple(bool(x) for x in arm.revolute), E=tuple(E), r=tuple(r),
                    mass=tuple(mass), com=tuple(com), inertia=tuple(inertia),
                    gravity=_tuple3(arm.gravity), after=tuple(after))
+
+
+@dataclass(frozen=True)
+class LumpedBodies:
+    """Per link: total mass, COM (link frame) and inertia about that COM (link-frame axes)."""
+
+    mass: np.ndarray     # (n,)
+    com: np.ndarray      # (n, 3)
+    inertia: np.ndarray  # (n, 3, 3)
+
+
+def _point_inertia(mass: float, r: np.ndarray) -> np.ndarray:
+    """Inertia of a point mass at offset r about the origin: m (|r|^2 E - r r^T)."""
+    return mass * (np.dot(r, r) * np.eye(3) - np.outer(r, r))
+
+
+def lumped_bodies(arm: NumericArm) -> LumpedBodies:
+    """Each link with the point masses it carries, as one rigid body."""
+    mass = np.array(arm.mass, dtype=float).copy()
+    com = np.array(arm.com, dtype=float).copy()
+    inertia = np.array(arm.inertia, dtype=float).copy()
+    by_link: dict[int, list[tuple[float, np.ndarray]]] = {}
+    for link, m, pos in arm.point_masses:
+        by_link.setdefault(int(link), []).append((float(m), np.asarray(pos, dtype=float)))
+    for i, loads in by_link.items():
+        parts = [(mass[i], com[i])] + loads
+        total = sum(m for m, _ in parts)
+        if total <= 0.0:
+            continue
+        c = sum(m * r for m, r in parts) / total
+        I = inertia[i] + sum(_point_inertia(m, r - c) for m, r in parts)
+        mass[i], com[i], inertia[i] = total, c, I
+    return LumpedBodies(mass, com, inertia)
 
 
 _models: dict[int, tuple[weakref.ref, object]] = {}
