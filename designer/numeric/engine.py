@@ -11,6 +11,7 @@ Christoffel symbols and Jacobians come from the batch engine
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cached_property
 
@@ -189,7 +190,7 @@ class ArmDynamics:
         if out is not None:
             d = out[n:]
             dmin = min(d)
-            if dmin > 0 and max(d) <= PIVOT_RATIO * dmin and all(map(np.isfinite, out[:n])):
+            if dmin > 0 and max(d) <= PIVOT_RATIO * dmin and all(map(math.isfinite, out[:n])):
                 return np.array(out[:n])
         Q, QD, TAU = (np.array(v) for v in args)
         return self._checked(Q, QD, TAU)

@@ -85,6 +85,7 @@ class Tape:
         self.lines: list[str] = []
         self._memo: dict[tuple, Var] = {}
         self._negated: dict[str, Var] = {}
+        self._scaled: dict[str, tuple[float, Var]] = {}  # v = k * w with a constant k
 
     def input(self, name: str) -> Var:
         return Var(self, name)
@@ -100,10 +101,13 @@ class Tape:
     def binary(self, op: str, a: Scalar, b: Scalar) -> Var:
         return self._line((op, _text(a), _text(b)), f"{_text(a)} {op} {_text(b)}")
 
-    def neg(self, a: Var) -> Var:
+    def neg(self, a: Var) -> Scalar:
         back = self._negated.get(a.name)
         if back is not None:
             return back
+        if a.name in self._scaled:  # -(k w) is (-k) w: the sign folds into the constant
+            k, w = self._scaled[a.name]
+            return self.mul(w, -k)
         out = self._line(("neg", a.name), f"-{a.name}")
         self._negated[out.name] = a
         return out
@@ -135,8 +139,16 @@ class Tape:
                 return 0.0
             if b == 1.0:
                 return a
+            if a.name in self._negated:  # k (-w) is (-k) w
+                return self.mul(self._negated[a.name], -b)
+            if a.name in self._scaled:  # k (k' w) is (k k') w
+                k, w = self._scaled[a.name]
+                return self.mul(w, k * b)
             if b == -1.0:
                 return self.neg(a)
+            out = self.binary("*", a, b)
+            self._scaled[out.name] = (float(b), a)
+            return out
         x, y = sorted((a, b), key=_text)
         return self.binary("*", x, y)
 
