@@ -83,8 +83,8 @@ def main(argv=None) -> int:
         return solve_ivp(rhs, (0.0, args.t), np.zeros(12), method=METHOD, rtol=RTOL, atol=ATOL)
 
     def mine():
-        return simulate(arm, q0, np.zeros(6), (0.0, args.t), torque=PDControl(kp.tolist(), kd.tolist(), target.tolist()),
-                        rtol=RTOL, atol=ATOL, method=METHOD)
+        pd = PDControl(kp.tolist(), kd.tolist(), target.tolist())
+        return simulate(arm, q0, np.zeros(6), (0.0, args.t), torque=pd, rtol=RTOL, atol=ATOL, method=METHOD)
 
     ours, theirs = [], []
     for _ in range(args.runs):

@@ -35,7 +35,8 @@ def register(sub) -> None:
     p.add_argument("--method", choices=["rnea"] + METHODS, default="rnea",
                    help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
     p.set_defaults(func=cmd_torques)
-    p = sub.add_parser("simulate", help="integrate the motion from an initial state under torques or PD control (CSV out)")
+    p = sub.add_parser("simulate",
+                       help="integrate the motion from an initial state under torques or PD control (CSV out)")
     p.add_argument("project")
     p.add_argument("--q0", nargs="+", required=True, metavar="Q", help="initial joint positions (n values; rad or m)")
     p.add_argument("--qd0", nargs="+", metavar="QD", help="initial joint velocities (default: zero)")

@@ -4,5 +4,5 @@ from .numeric import NumericArm, dh_frames, dh_matrices, dh_transform
 from .symbolic import (JointAxis, com_jacobians, com_positions, frames, joint_axes, link_transform,
                        point_jacobian, tool_jacobian)
 
-__all__ = ["JointAxis", "NumericArm", "com_jacobians", "com_positions", "dh_frames", "dh_matrices", "dh_transform", "frames",
-           "joint_axes", "link_transform", "point_jacobian", "tool_jacobian"]
+__all__ = ["JointAxis", "NumericArm", "com_jacobians", "com_positions", "dh_frames", "dh_matrices", "dh_transform",
+           "frames", "joint_axes", "link_transform", "point_jacobian", "tool_jacobian"]

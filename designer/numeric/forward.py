@@ -8,7 +8,7 @@ equations through :class:`~designer.numeric.protocol.CompiledAdapter`.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from .protocol import MAX_CONDITION, CompiledAdapter, Dynamics, SingularConfigur
 __all__ = ["SingularConfigurationError", "MAX_CONDITION", "System", "dynamics_of", "forward_dynamics"]
 
 #: an arm (model or numbers), compiled symbolic equations, or anything implementing Dynamics
-System = Union[NumericArm, Manipulator, Dynamics, Any]
+System = NumericArm | Manipulator | Dynamics | Any
 
 
 def dynamics_of(system: System) -> Dynamics:

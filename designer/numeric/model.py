@@ -17,7 +17,8 @@ where every joint axis is (0, 0, 1).
 
 from __future__ import annotations
 
-import weakref
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,16 +146,26 @@ def lumped_bodies(arm: NumericArm) -> LumpedBodies:
     return LumpedBodies(mass, com, inertia)
 
 
-_models: dict[int, tuple[weakref.ref, object]] = {}
+#: arms whose generated code is kept (a few kilobytes each); the least recently used go first
+CACHE_SIZE = 32
+_cache: OrderedDict[int, tuple[NumericArm, dict]] = OrderedDict()
+_lock = threading.Lock()
 
 
 def cached(arm: NumericArm, key: str, make):
-    """``make(arm)``, kept while ``arm`` lives (a NumericArm holds arrays, so it cannot be a dict key)."""
-    entry = _models.get(id(arm))
-    if entry is None or entry[0]() is not arm:
-        entry = (weakref.ref(arm, lambda _, k=id(arm): _models.pop(k, None)), {})
-        _models[id(arm)] = entry
-    store = entry[1]
+    """``make(arm)``, made once per arm object while it is among the last :data:`CACHE_SIZE` used.
+
+    Keyed by identity: a NumericArm holds arrays, so it cannot be a dict key itself.
+    """
+    with _lock:
+        entry = _cache.get(id(arm))
+        if entry is None or entry[0] is not arm:
+            entry = (arm, {})
+            _cache[id(arm)] = entry
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+        _cache.move_to_end(id(arm))
+        store = entry[1]
     if key not in store:
         store[key] = make(arm)
     return store[key]

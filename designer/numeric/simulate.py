@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolver, Radau, solve_ivp
@@ -97,8 +96,8 @@ class PDControl:
         return [kp * (r - x) - kd * v + gi for kp, kd, r, x, v, gi in zip(self.kp, self.kd, self.target, q, qd, g)]
 
 
-Torque = Union[None, Sequence[float], np.ndarray, TorqueTable, PDControl,
-               Callable[[float, np.ndarray, np.ndarray], Sequence[float]]]
+Torque = (None | Sequence[float] | np.ndarray | TorqueTable | PDControl
+          | Callable[[float, np.ndarray, np.ndarray], Sequence[float]])
 
 
 def _vector(v, n: int, name: str) -> np.ndarray:

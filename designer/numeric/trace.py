@@ -19,7 +19,6 @@ import linecache
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Union
 
 import numpy as np
 
@@ -69,7 +68,7 @@ class Var:
         return self.name
 
 
-Scalar = Union[float, Var]
+Scalar = float | Var
 
 
 def _text(x: Scalar) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -55,13 +57,14 @@ def test_twists_written_as_floats_of_right_angles():
     rng = np.random.default_rng(7)
     arm = random_arm(rng, 7, Convention.MODIFIED, "RRRPRRR")
     dh = arm.dh.copy()
-    dh[:, 1] = [0.0, 1.5707963267948966, -1.5707963267948966, 1.5707963267948966, 3.141592653589793, -1.5707963267948966, 0.3]
-    arm = NumericArm(**{**arm.__dict__, "dh": dh})
+    right = 1.5707963267948966
+    dh[:, 1] = [0.0, right, -right, right, 3.141592653589793, -right, 0.3]
+    arm = replace(arm, dh=dh)
     model = pin_model(arm)
     data = model.createData()
     dyn = ArmDynamics(arm)
     # the exact zeros drop terms: fewer operations than with the twists off by 1e-9
-    nudged = ArmDynamics(NumericArm(**{**arm.__dict__, "dh": dh + [0, 1e-9, 0, 0]}))
+    nudged = ArmDynamics(replace(arm, dh=dh + [0, 1e-9, 0, 0]))
     assert dyn.operations["M"] < nudged.operations["M"]
     for _ in range(3):
         q, qd, tau = (rng.uniform(-2, 2, arm.n) for _ in range(3))
