@@ -157,12 +157,12 @@ def cmd_torques(args) -> int:
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n)
     if args.method == "rnea":
         from ..kinematics import NumericArm
-        from ..numeric.recursive import rnea
+        from ..numeric import arm_dynamics
         try:
             arm = NumericArm.from_model(model)
         except MissingParameterError as exc:
             raise UserError(f"{args.project}: {exc}") from None
-        tau = np.array([rnea(arm, q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)]).reshape(-1, n)
+        tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
         tau = compiled_for(model, args.method, args.project).tau_many(Q, QD, QDD)
     buf = io.StringIO()

@@ -82,7 +82,8 @@ class ArmDynamics:
             source, width = _record(self.model, quantity)
             name = f"{quantity}_of"
             self._code[quantity] = (source, width, build(name, source, False), build(name, source, True))
-        return self._code[quantity][3 if vectorised else 2]
+        code = self._code[quantity]
+        return code[3] if vectorised else code[2]
 
     def source(self, quantity: str) -> str:
         """The generated Python source of ``quantity`` ("M", "G", "h", "tau", "qdd", "energy")."""

@@ -80,7 +80,7 @@ def _text(x: Scalar) -> str:
 class Tape:
     """The lines an algorithm run on :class:`Var` values has written, and their inputs."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lines: list[str] = []
         self._memo: dict[tuple, Var] = {}
         self._negated: dict[str, Var] = {}
