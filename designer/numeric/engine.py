@@ -102,16 +102,15 @@ class ArmDynamics:
         fn = self._fn(quantity, True)
         width = self._code[quantity][1]
         N = arrays[0].shape[0]
-        out = np.empty((N, width))
+        out = np.empty((width, N))  # outputs by rows: each write is contiguous
         cols = [np.ascontiguousarray(a.T) for a in arrays]
         with np.errstate(divide="ignore", invalid="ignore"):
             for start in range(0, N, BLOCK):
                 stop = min(N, start + BLOCK)
                 values = fn(*(c[:, start:stop] for c in cols))
-                block = out[start:stop]
                 for k, v in enumerate(values):
-                    block[:, k] = v  # constant entries broadcast
-        return out
+                    out[k, start:stop] = v  # constant entries broadcast
+        return out.T
 
     def _eval(self, quantity: str, named: tuple) -> tuple[np.ndarray, tuple[int, ...], list[np.ndarray]]:
         arrays = states(self.n, *named)
@@ -125,11 +124,10 @@ class ArmDynamics:
         """Mass matrix (..., n, n) by composite rigid bodies."""
         vals, lead, _ = self._eval("M", (("q", q),))
         n = self.n
-        i, j = np.triu_indices(n)
-        out = np.empty(vals.shape[:-1] + (n, n))
-        out[..., i, j] = vals
-        out[..., j, i] = vals
-        return out.reshape(lead + (n, n))
+        out = np.empty((n, n) + vals.shape[:-1])
+        for k, (i, j) in enumerate(zip(*np.triu_indices(n))):
+            out[i, j] = out[j, i] = vals[..., k]
+        return np.moveaxis(out, (0, 1), (-2, -1)).reshape(lead + (n, n))
 
     def _vector(self, quantity: str, named: tuple) -> np.ndarray:
         vals, lead, _ = self._eval(quantity, named)
