@@ -160,8 +160,12 @@ def crba(model: ArmModel, q: Sequence, trig: Trig) -> list[list]:
         RIo = _rotate_sym(jt, i, Io)
         hp, pp = _dot(hr, p), _dot(p, p)
         parent = rot[i - 1]
-        rot[i - 1] = tuple(tuple(parent[j][k] + RIo[j][k] - p[j] * hr[k] - hr[j] * p[k] - m * p[j] * p[k]
-                                 + ((2.0 * hp + m * pp) if j == k else 0.0) for k in range(3)) for j in range(3))
+        new = [[0.0] * 3 for _ in range(3)]
+        for j in range(3):
+            for k in range(j, 3):  # symmetric: the upper triangle, mirrored
+                new[j][k] = new[k][j] = (parent[j][k] + RIo[j][k] - p[j] * hr[k] - hr[j] * p[k] - m * p[j] * p[k]
+                                         + ((2.0 * hp + m * pp) if j == k else 0.0))
+        rot[i - 1] = tuple(tuple(row) for row in new)
         first[i - 1] = _add(first[i - 1], _add(hr, _scale(m, p)))
         mass[i - 1] = mass[i - 1] + m
     return M
