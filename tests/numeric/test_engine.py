@@ -171,3 +171,18 @@ def test_singular_states_are_named():
     assert err.value.condition > 1e12
     with pytest.raises(ValueError, match="qd: expected 2 values"):
         dyn.qdd([0.1, 0.2], [0.0], [0.0, 0.0])
+
+
+def test_numeric_layer_does_not_load_the_symbolic_dynamics():
+    """The numeric layer depends on the model and kinematics only (no dynamics <-> numeric cycle)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, designer.numeric, designer.numeric.forward, designer.numeric.simulate, "
+            "designer.numeric.batch, designer.explore.batch; "
+            "print(sorted(m for m in sys.modules if m.startswith('designer.dynamics')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)}, timeout=300)
+    assert out.stdout.strip() == "[]"
