@@ -20,7 +20,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from . import algorithms as alg
 from .model import ArmModel, arm_model, cached
-from .protocol import MAX_CONDITION, SingularConfigurationError, solve_checked, states
+from .protocol import solve_checked, states
 from .trace import Tape, build
 
 __all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO"]
@@ -225,5 +225,3 @@ def arm_dynamics(arm: NumericArm) -> ArmDynamics:
     """The :class:`ArmDynamics` of ``arm``, one per arm object."""
     return cached(arm, "dynamics", ArmDynamics)
 
-
-__all__ += ["MAX_CONDITION", "SingularConfigurationError"]

@@ -50,6 +50,15 @@ class Dynamics(Protocol):
     def qdd(self, q, qd, tau) -> np.ndarray:
         """Forward dynamics, (..., n); raises :class:`SingularConfigurationError` where M is singular."""
 
+    def christoffel(self, q) -> np.ndarray:
+        """Christoffel symbols of the first kind, (..., n, n, n): h_i = qd^T Gamma_i qd."""
+
+    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(Jv, Jw), each (..., B, 3, n): the Jacobians of every body's COM (links, then point masses)."""
+
+    def tool_jacobian(self, q) -> np.ndarray:
+        """(..., 6, n): the geometric Jacobian [v; w] of the last frame's origin."""
+
 
 def states(n: int, *named: tuple[str, Any]) -> list[np.ndarray]:
     """The named arrays as floats of one common shape (..., n); a one-line error names the culprit."""
@@ -82,12 +91,32 @@ class CompiledAdapter:
     ``compiled`` needs ``n`` and the single-state calls ``M(q)``, ``G(q)``, ``h(q, qd)``,
     ``tau(q, qd, qdd)`` on (n,) plus the batch calls ``M_many``, ``G_many``, ``h_many``,
     ``tau_many`` on (N, n), as :class:`designer.numeric.compiled.CompiledDynamics` has; this
-    adapter adds the (..., n) shapes and forward dynamics by a checked solve.
+    adapter adds the (..., n) shapes and forward dynamics by a checked solve. The Christoffel
+    symbols and Jacobians come from the batch engine of ``arm`` (the same arm at the same
+    parameter values), which the equations do not hold.
     """
 
-    def __init__(self, compiled):
+    def __init__(self, compiled, arm=None):
         self.compiled = compiled
         self.n = int(compiled.n)
+        self.arm = arm
+
+    @property
+    def _batch(self):
+        if self.arm is None:
+            raise ValueError("Christoffel symbols and Jacobians of compiled equations need the arm: "
+                             "CompiledAdapter(compiled, arm)")
+        from .batch import BatchDynamics
+        return BatchDynamics(self.arm, self.compiled)
+
+    def christoffel(self, q) -> np.ndarray:
+        return self._batch.christoffel(q)
+
+    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
+        return self._batch.com_jacobians(q)
+
+    def tool_jacobian(self, q) -> np.ndarray:
+        return self._batch.tool_jacobian(q)
 
     def _apply(self, one, many, names, values, tail: tuple[int, ...]) -> np.ndarray:
         arrays = states(self.n, *zip(names, values))

@@ -123,7 +123,7 @@ def test_compiled_equations_answer_through_the_adapter():
     from conftest import robot_path
     model = load_project(robot_path("stanford_modified"))
     arm = NumericArm.from_model(model)
-    adapter = CompiledAdapter(compile_equations(derive(model.numeric(), Method.NEWTON_EULER, SimplifyMode.OFF)))
+    adapter = CompiledAdapter(compile_equations(derive(model.numeric(), Method.NEWTON_EULER, SimplifyMode.OFF)), arm)
     assert isinstance(adapter, Dynamics)
     ours = arm_dynamics(arm)
     rng = np.random.default_rng(1)
@@ -131,6 +131,8 @@ def test_compiled_equations_answer_through_the_adapter():
     for name, args in (("M", (Q,)), ("G", (Q,)), ("h", (Q, QD)), ("tau", (Q, QD, X)), ("qdd", (Q, QD, X))):
         _close(getattr(adapter, name)(*args), getattr(ours, name)(*args), 1e-9)
         _close(getattr(adapter, name)(*(a[1, 2] for a in args)), getattr(ours, name)(*args)[1, 2], 1e-9)
+    _close(adapter.christoffel(Q), ours.christoffel(Q), 1e-9)
+    _close(adapter.tool_jacobian(Q), ours.tool_jacobian(Q))
 
 
 def test_energy_matches_pinocchio():
