@@ -200,10 +200,11 @@ def ldl_solve(M: Sequence[Sequence], b: Sequence) -> tuple[list, list]:
     return x, d
 
 
-def forward(model: ArmModel, q: Sequence, qd: Sequence, tau: Sequence, trig: Trig) -> tuple[list, list]:
-    """(q'', pivots of M): q'' = M^-1 (tau - h - G)."""
+def forward(model: ArmModel, q: Sequence, qd: Sequence, tau: Sequence, trig: Trig,
+            gravity: bool = True) -> tuple[list, list]:
+    """(q'', pivots of M): q'' = M^-1 (tau - h - G), or M^-1 (tau - h) without ``gravity``."""
     zero = [0.0] * model.n
-    bias = rnea(model, q, qd, zero, True, trig)
+    bias = rnea(model, q, qd, zero, gravity, trig)
     return ldl_solve(crba(model, q, trig), [t - b for t, b in zip(tau, bias)])
 
 

@@ -32,7 +32,7 @@ BLOCK = 2048
 PIVOT_RATIO = 1e8
 
 _ARGS = {"M": ("q",), "G": ("q",), "h": ("q", "qd"), "tau": ("q", "qd", "qdd"),
-         "qdd": ("q", "qd", "tau"), "energy": ("q", "qd")}
+         "qdd": ("q", "qd", "tau"), "qdd_free": ("q", "qd", "tau"), "energy": ("q", "qd")}
 
 
 def _record(model: ArmModel, quantity: str) -> tuple[str, int]:
@@ -55,8 +55,8 @@ def _record(model: ArmModel, quantity: str) -> tuple[str, int]:
         out = alg.rnea(model, q, inputs["qd"], zero, False, trig)
     elif quantity == "tau":
         out = alg.rnea(model, q, inputs["qd"], inputs["qdd"], True, trig)
-    elif quantity == "qdd":
-        x, d = alg.forward(model, q, inputs["qd"], inputs["tau"], trig)
+    elif quantity in ("qdd", "qdd_free"):
+        x, d = alg.forward(model, q, inputs["qd"], inputs["tau"], trig, gravity=quantity == "qdd")
         out = x + d
     else:
         out = list(alg.energy(model, q, inputs["qd"], trig))
@@ -93,7 +93,8 @@ class ArmDynamics:
     def scalar_function(self, quantity: str) -> Callable:
         """The raw single-state function: lists of floats in, a tuple of floats out (no checks).
 
-        M gives its upper triangle by rows; qdd gives q'' and then the n pivots of M = L D L^T.
+        M gives its upper triangle by rows; qdd gives q'' and then the n pivots of M = L D L^T;
+        qdd_free is qdd with tau meaning the torque beyond gravity compensation (M^-1 (tau - h)).
         """
         return self._fn(quantity, False)
 

@@ -131,12 +131,17 @@ def _torque_function(torque: Torque, n: int, dyn) -> tuple[Callable[[float, list
 
 
 def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.ndarray]:
+    quantity = "qdd"
+    if isinstance(tau_of, PDControl) and isinstance(dyn, ArmDynamics) and tau_of.gravity is dyn.scalar_function("G"):
+        # gravity compensation cancels G in tau - h - G: integrate M^-1 (PD - h), skipping G twice
+        quantity, tau_of = "qdd_free", PDControl(tau_of.kp, tau_of.kd, tau_of.target, None)
     if not isinstance(dyn, ArmDynamics):
         def rhs(t, y):
             q, qd = y[:n], y[n:]
             return np.concatenate([qd, dyn.qdd(q, qd, np.asarray(tau_of(t, q.tolist(), qd.tolist())))])
         return rhs
-    raw = dyn.scalar_function("qdd")
+    raw = dyn.scalar_function(quantity)
+    full = tau_of if quantity == "qdd" else (lambda t, q, qd: [a + b for a, b in zip(tau_of(t, q, qd), dyn.G(q))])
 
     def fast(t, y):
         state = y.tolist()
@@ -150,7 +155,7 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
             ok = False
         if not ok or not all(map(math.isfinite, out[:n])):
             # the checked path raises SingularConfigurationError where M is singular
-            return np.concatenate([y[n:], dyn.qdd(y[:n], y[n:], np.asarray(tau_of(t, q, qd)))])
+            return np.concatenate([y[n:], dyn.qdd(y[:n], y[n:], np.asarray(full(t, q, qd)))])
         return np.array(qd + list(out[:n]))
     return fast
 
