@@ -35,8 +35,8 @@ _ARGS = {"M": ("q",), "G": ("q",), "h": ("q", "qd"), "tau": ("q", "qd", "qdd"),
          "qdd": ("q", "qd", "tau"), "qdd_free": ("q", "qd", "tau"), "energy": ("q", "qd")}
 
 
-def _record(model: ArmModel, quantity: str) -> tuple[str, int]:
-    """(source of ``quantity``'s function, number of outputs), traced from the algorithm."""
+def _record(model: ArmModel, quantity: str) -> tuple[str, int, int]:
+    """(source of ``quantity``'s function, its number of outputs and of operations), traced."""
     tape = Tape()
     n = model.n
     inputs = {a: [tape.input(f"{a}_{i}") for i in range(n)] for a in _ARGS[quantity]}
@@ -61,7 +61,8 @@ def _record(model: ArmModel, quantity: str) -> tuple[str, int]:
     else:
         out = list(alg.energy(model, q, inputs["qd"], trig))
     names = _ARGS[quantity]
-    return tape.source(f"{quantity}_of", names, [inputs[a] for a in names], out), len(out)
+    return (tape.source(f"{quantity}_of", names, [inputs[a] for a in names], out), len(out),
+            tape.operations(out))
 
 
 class ArmDynamics:
@@ -75,15 +76,15 @@ class ArmDynamics:
         self.arm = arm
         self.model = arm_model(arm)
         self.n = self.model.n
-        self._code: dict[str, tuple[str, int, Callable, Callable]] = {}
+        self._code: dict[str, tuple[str, int, int, Callable, Callable]] = {}
 
     def _fn(self, quantity: str, vectorised: bool) -> Callable:
         if quantity not in self._code:
-            source, width = _record(self.model, quantity)
+            source, width, ops = _record(self.model, quantity)
             name = f"{quantity}_of"
-            self._code[quantity] = (source, width, build(name, source, False), build(name, source, True))
+            self._code[quantity] = (source, width, ops, build(name, source, False), build(name, source, True))
         code = self._code[quantity]
-        return code[3] if vectorised else code[2]
+        return code[4] if vectorised else code[3]
 
     def source(self, quantity: str) -> str:
         """The generated Python source of ``quantity`` ("M", "G", "h", "tau", "qdd", "energy")."""
@@ -218,8 +219,10 @@ class ArmDynamics:
 
     @cached_property
     def operations(self) -> dict[str, int]:
-        """Arithmetic lines of each generated function (one operation or call a line)."""
-        return {k: self.source(k).count("\n    v") for k in _ARGS}
+        """Operations (+ - * /, negation, sin, cos) of each generated function."""
+        for k in _ARGS:
+            self._fn(k, False)
+        return {k: self._code[k][2] for k in _ARGS}
 
 
 def arm_dynamics(arm: NumericArm) -> ArmDynamics:

@@ -25,6 +25,8 @@ import numpy as np
 __all__ = ["Tape", "Var", "Scalar", "build"]
 
 _counter = itertools.count()
+#: the deepest nesting of operations in one generated line
+DEPTH = 4
 _NAME = re.compile(r"\bv\d+\b")  # the names the tape gives its lines
 
 
@@ -162,9 +164,13 @@ class Tape:
         for arg, names in zip(args, inputs):
             if names:
                 body.append(f"    {', '.join(v.name for v in names)}, = {arg}")
-        body += [f"    {line}" for line in self._needed(outputs)]
+        body += [f"    {line}" for line in _inline(self._needed(outputs), outputs)]
         body.append(f"    return ({', '.join(_text(o) for o in outputs)},)")
         return "\n".join(body) + "\n"
+
+    def operations(self, outputs: Sequence[Scalar]) -> int:
+        """How many operations the outputs take."""
+        return len(self._needed(outputs))
 
     def _needed(self, outputs: Sequence[Scalar]) -> list[str]:
         """The lines the outputs depend on, in order (a traced branch may leave dead ones)."""
@@ -176,6 +182,38 @@ class Tape:
                 keep.append(line)
                 need.update(_NAME.findall(text))
         return keep[::-1]
+
+
+def _inline(lines: list[str], outputs: Sequence[Scalar]) -> list[str]:
+    """The lines with each value used once written into its user, nested at most :data:`DEPTH` deep.
+
+    A statement per operation costs a store and a load more than a nested expression (about a
+    third of the time of a line); the bound keeps every line far from any parser's limit.
+    """
+    uses: dict[str, int] = {o.name: 2 for o in outputs if isinstance(o, Var)}  # outputs stay named
+    for line in lines:
+        for name in _NAME.findall(line.split(" = ", 1)[1]):
+            uses[name] = uses.get(name, 0) + 1
+    pending: dict[str, tuple[str, int]] = {}
+    out = []
+    for line in lines:
+        target, text = line.split(" = ", 1)
+        depth = 1
+
+        def put(match: re.Match) -> str:
+            nonlocal depth
+            found = pending.pop(match.group(0), None)
+            if found is None:
+                return match.group(0)
+            depth = max(depth, found[1] + 1)
+            return f"({found[0]})"
+
+        text = _NAME.sub(put, text)
+        if uses.get(target, 0) == 1 and depth < DEPTH:
+            pending[target] = (text, depth)
+        else:
+            out.append(f"{target} = {text}")
+    return out
 
 
 def build(name: str, source: str, vectorised: bool) -> Callable:
