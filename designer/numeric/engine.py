@@ -180,19 +180,21 @@ class ArmDynamics:
     def _qdd_one(self, q, qd, tau) -> np.ndarray:
         """One state without the array machinery (a third of the cost of a call at n = 6)."""
         n = self.n
-        args = [np.asarray(v, dtype=float).tolist() for v in (q, qd, tau)]
-        for name, v in zip(("q", "qd", "tau"), args):
-            if len(v) != n:
-                raise ValueError(f"{name}: expected {n} values per state, got shape ({len(v)},)")
+        args = [v.tolist() if type(v) is np.ndarray and v.dtype == float else np.asarray(v, dtype=float).tolist()
+                for v in (q, qd, tau)]
+        if not len(args[0]) == len(args[1]) == len(args[2]) == n:
+            name, v = next((k, v) for k, v in zip(("q", "qd", "tau"), args) if len(v) != n)
+            raise ValueError(f"{name}: expected {n} values per state, got shape ({len(v)},)")
         try:
             out = self._fn("qdd", False)(*args)
         except ZeroDivisionError:
             out = None
         if out is not None:
-            d = out[n:]
+            x, d = out[:n], out[n:]
             dmin = min(d)
-            if dmin > 0 and max(d) <= PIVOT_RATIO * dmin and all(map(math.isfinite, out[:n])):
-                return np.array(out[:n])
+            # a sum of finite numbers is finite (an overflow just takes the checked path)
+            if dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(sum(x)):
+                return np.array(x)
         Q, QD, TAU = (np.array(v) for v in args)
         return self._checked(Q, QD, TAU)
 
