@@ -193,7 +193,7 @@ def _values(tokens: list[str] | None, n: int, what: str, default: list[float] | 
     if scalar and len(values) == 1:
         values = values * n
     if len(values) != n:
-        raise UserError(f"{what}: {len(values)} values, the arm has {n} joints")
+        raise UserError(f"{what}: {len(values)} value{'' if len(values) == 1 else 's'}, the arm has {n} joints")
     bad = next((v for v in values if not math.isfinite(v)), None)
     if bad is not None:
         raise UserError(f"{what}: {bad} is not a finite number")

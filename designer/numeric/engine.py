@@ -65,6 +65,10 @@ def _record(model: ArmModel, quantity: str) -> tuple[str, int, int]:
             tape.operations(out))
 
 
+def _singular(*args):
+    raise ZeroDivisionError("the mass matrix has a zero pivot at every state")
+
+
 class ArmDynamics:
     """M, G, h, tau, forward dynamics and energy of one :class:`NumericArm` over states (..., n).
 
@@ -80,9 +84,13 @@ class ArmDynamics:
 
     def _fn(self, quantity: str, vectorised: bool) -> Callable:
         if quantity not in self._code:
-            source, width, ops = _record(self.model, quantity)
-            name = f"{quantity}_of"
-            self._code[quantity] = (source, width, ops, build(name, source, False), build(name, source, True))
+            try:
+                source, width, ops = _record(self.model, quantity)
+            except ZeroDivisionError:  # an LDL pivot that is 0 at every state: the callers' checked path reports it
+                self._code[quantity] = ("# M is singular at every state\n", 2 * self.n, 0, _singular, _singular)
+            else:
+                name = f"{quantity}_of"
+                self._code[quantity] = (source, width, ops, build(name, source, False), build(name, source, True))
         code = self._code[quantity]
         return code[4] if vectorised else code[3]
 

@@ -170,3 +170,15 @@ def test_command_bad_inputs(arm_file, tmp_path, capsys, monkeypatch, args, messa
     assert code == 2 and message in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "run.csv").exists()
+
+
+def test_command_refuses_a_singular_arm(tmp_path, capsys):
+    """A massless last link: M is singular at every pose; one line naming q, exit 2, no file."""
+    path = tmp_path / "limp.json"
+    path.write_text(json.dumps({"format": "manipulator-designer", "version": 1, "convention": "standard",
+                                "gravity": [0, 0, -9.81],
+                                "links": [{"joint": "R", "a": 1, "alpha": 0, "d": 0, "theta": 0, "mass": 1},
+                                          {"joint": "R", "a": 0.5, "alpha": 0, "d": 0, "theta": 0, "mass": 0}]}))
+    code, _, err = _run(capsys, "simulate", path, "--q0", "0.1", "0.2", "--t", "1", "--out", tmp_path / "run.csv")
+    assert code == 2 and "mass matrix singular at q = [0.1, 0.2]" in err and err.count("\n") == 1
+    assert not (tmp_path / "run.csv").exists()
