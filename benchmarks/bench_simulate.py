@@ -1,6 +1,6 @@
 """Forward dynamics and a 1 s PD simulation of the PUMA 560 beside Pinocchio's ``aba``.
 
-Run: ``python benchmarks/bench_simulate.py [--runs R] [--t T]`` (prints figures; not a test).
+Run: ``python -m benchmarks.bench_simulate [--runs R] [--t T]`` (prints figures; not a test).
 
 1. One call of forward dynamics at a random state: ours (``ArmDynamics.qdd``, the
    generated recursive code with an LDL^T solve, arrays in and out) against
@@ -23,14 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from designer.kinematics import NumericArm
+from designer.numeric import arm_dynamics
+from designer.numeric.simulate import PDControl, simulate
+from designer.project import load_project
 
-from designer.kinematics import NumericArm  # noqa: E402
-from designer.numeric import arm_dynamics  # noqa: E402
-from designer.numeric.simulate import PDControl, simulate  # noqa: E402
-from designer.project import load_project  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 KP, KD, RTOL, ATOL, METHOD = 100.0, 2.0, 1e-8, 1e-10, "DOP853"
 
@@ -55,7 +53,7 @@ def main(argv=None) -> int:
     dyn.qdd(q, qd, tau)  # generate the code before timing
     try:
         import pinocchio as pin
-        from pin_reference import pin_model
+        from tests.support.pin_reference import pin_model
     except ImportError:
         print("Pinocchio not installed (pip install pin): no peer figures")
         return 0

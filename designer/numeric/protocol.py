@@ -12,13 +12,15 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import DesignerError
+
 __all__ = ["Dynamics", "CompiledAdapter", "SingularConfigurationError", "MAX_CONDITION", "states"]
 
 #: M is treated as singular above this condition number (about 1/sqrt(machine epsilon) squared)
 MAX_CONDITION = 1e12
 
 
-class SingularConfigurationError(ValueError):
+class SingularConfigurationError(DesignerError):
     """The mass matrix is singular or too ill-conditioned to solve for q''."""
 
     def __init__(self, q: np.ndarray, condition: float):

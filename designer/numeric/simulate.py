@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolver, Radau, solve_ivp
 
+from ..errors import DesignerError
 from ..jobs import Job, Progress, run
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
@@ -30,7 +31,7 @@ _SOLVERS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "Radau": Radau, "BDF":
 __all__ = ["Trajectory", "SimulationError", "TorqueTable", "PDControl", "simulate_job", "simulate", "energy"]
 
 
-class SimulationError(RuntimeError):
+class SimulationError(DesignerError, RuntimeError):
     """The integrator failed (its message says why)."""
 
 

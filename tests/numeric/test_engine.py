@@ -14,7 +14,7 @@ from designer.numeric.batch import BatchDynamics
 from designer.numeric.forward import forward_dynamics
 from designer.numeric.trace import DEPTH
 
-from pin_reference import pin, pin_model, random_arm
+from tests.support.pin_reference import pin, pin_model, random_arm
 
 # both conventions, R and P mixed, random twists and offsets (not multiples of 90 degrees), 7+ joints
 CASES = [(Convention.STANDARD, "RRPRRRR"), (Convention.MODIFIED, "RRRRRRR"), (Convention.STANDARD, "PRPRRPRR"),
@@ -121,7 +121,7 @@ def test_compiled_equations_answer_through_the_adapter():
     from designer.dynamics.results import Method, SimplifyMode
     from designer.numeric.compiled import compile_equations
     from designer.project import load_project
-    from conftest import robot_path
+    from tests.support import robot_path
     model = load_project(robot_path("stanford_modified"))
     arm = NumericArm.from_model(model)
     adapter = CompiledAdapter(compile_equations(derive(model.numeric(), Method.NEWTON_EULER, SimplifyMode.OFF)), arm)
