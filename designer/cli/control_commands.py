@@ -148,3 +148,51 @@ def cmd_linearize(args) -> int:
         out += [_matrix_text("Ad", dm.Ad, args.format).rstrip(), _matrix_text("Bd", dm.Bd, args.format).rstrip()]
     write_output("\n".join(out) + "\n", args.out)
     return 0
+
+
+def codegen_control(args, derive, progress) -> int:
+    """``codegen`` for C (source and header), MATLAB (a folder of .m files) and base parameters."""
+    from pathlib import Path
+
+    from ..codegen.control_plan import extra_functions, plan_base_code
+    from ..codegen.plan import plan_code
+    from ..dynamics.results import SimplifyMode
+    from ..jobs import Progress
+
+    if args.lang == "matlab" and not args.out:
+        raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
+    try:
+        if args.parameters == "base":
+            model = load_model(args.project)
+            progress(Progress("base parameters"))
+            plan, _ = plan_base_code(model, extras=True)
+        else:
+            if args.form == "compact":
+                args.simplify = SimplifyMode.OFF.value
+            eq = derive(args, progress)
+            progress(Progress("common subexpressions"))
+            plan = extra_functions(plan_code(eq, args.form), eq.model)
+    except (ValueError, MissingParameterError) as exc:
+        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
+    finally:
+        progress.done()
+    if args.lang == "python":
+        from ..codegen.python_code import emit_python
+        write_output(emit_python(plan), args.out)
+    elif args.lang == "matlab":
+        from ..codegen.matlab_code import emit_matlab
+        folder = Path(args.out)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{args.out}: cannot create the folder: {exc.strerror or exc}") from None
+        for name, text in emit_matlab(plan, args.prefix).items():
+            write_output(text, str(folder / name))
+    else:
+        from ..codegen.c_library import emit_c_library
+        header_path = args.header or (str(Path(args.out).with_suffix(".h")) if args.out else None)
+        source, header = emit_c_library(plan, args.prefix, Path(header_path).name if header_path else None)
+        write_output(source, args.out)
+        if header_path:
+            write_output(header, header_path)
+    return 0
