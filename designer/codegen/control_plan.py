@@ -65,14 +65,15 @@ def with_functions(plan: CodePlan, funcs: list[CodeFunction], parameters=None) -
 
 
 def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
-                    mass: sp.Matrix | None = None) -> CodePlan:
+                    mass: sp.Matrix | None = None, Y: sp.Matrix | None = None) -> CodePlan:
     """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
     regressor uses only geometry parameters, which are already in the plan's list."""
     from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     funcs = [_as("coriolis", "coriolis_matrix", tree_coriolis_matrix(model, mass), model, index, plan.temp_prefix)]
     if regressor:
-        Y, _ = symbolic_regressor(model)
+        if Y is None:
+            Y, _ = symbolic_regressor(model)
         funcs.append(_as("tau", "regressor", Y, model, index, plan.temp_prefix))
     return with_functions(plan, funcs)
 
@@ -81,7 +82,7 @@ def plan_base_code(model: Manipulator, extras: bool = False) -> tuple[CodePlan, 
     """(plan, base parameters): tau, mass_matrix and gravity with the base parameters as inputs;
     ``extras``: also bias h(q, qd) (as "coriolis"), coriolis_matrix and the standard regressor."""
     from ..dynamics.base_params import base_parameters
-    from ..dynamics.standard_ne import standard_mass_matrix, standard_tau
+    from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, symbolic_regressor
     bp = base_parameters(model)
     inputs = bp.joint_frame_inputs()
     tau = standard_tau(model, inputs)
@@ -89,7 +90,8 @@ def plan_base_code(model: Manipulator, extras: bool = False) -> tuple[CodePlan, 
     mass = standard_mass_matrix(model, inputs)
     joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     geometry = set()
-    for mat in (tau, mass):
+    Y = symbolic_regressor(model)[0] if extras else sp.zeros(1, 1)
+    for mat in (tau, mass, Y):
         geometry |= {s.name for s in mat.free_symbols}
     geometry -= joints | set(bp.names)
     names = list(bp.names) + sorted(geometry)
@@ -111,4 +113,4 @@ def plan_base_code(model: Manipulator, extras: bool = False) -> tuple[CodePlan, 
     plan = CodePlan(model.name, "customized Newton-Euler and composite rigid bodies on the base parameters", "none",
                     model.n, tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))),
                     funcs, prefix)
-    return (extra_functions(plan, model, mass=mass) if extras else plan), bp
+    return (extra_functions(plan, model, mass=mass, Y=Y) if extras else plan), bp

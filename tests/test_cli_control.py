@@ -1,0 +1,86 @@
+"""The regressor and linearize commands, and codegen's C header, MATLAB folder and base parameters."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import robot_path
+from designer.cli import main
+from designer.kinematics import NumericArm
+from designer.project import load_project
+
+SCARA = str(robot_path("scara"))
+TWO = str(robot_path("planar_two_link"))
+
+
+def test_regressor_base_json_and_excitation(tmp_path, capsys):
+    out = tmp_path / "traj.csv"
+    assert main(["regressor", SCARA, "--base", "--excite", "--excite-out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "base" and data["count"] == len(data["parameters"]) == data["rank"]
+    assert data["count"] + len(data["dropped"]) == 40
+    assert 1 <= data["excitation"]["condition"] < 1e6
+    # the trajectory it wrote gives the same condition number when read back
+    assert main(["regressor", SCARA, "--base", "--trajectory", str(out)]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["excitation"]["condition"] == pytest.approx(data["excitation"]["condition"], rel=1e-9)
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    q = rows[:, 1:5]
+    limits = NumericArm.from_model(load_project(SCARA)).limits  # the joint ranges written in the file
+    assert np.all(q >= limits[:, 0]) and np.all(q <= limits[:, 1])
+
+
+@pytest.mark.parametrize("fmt,needle", [("markdown", "| parameter | formula | value |"),
+                                        ("latex", "\\begin{longtable}"), ("html", "<table")])
+def test_regressor_reports(fmt, needle, capsys):
+    assert main(["regressor", TWO, "--base", "--format", fmt]) == 0
+    assert needle in capsys.readouterr().out
+
+
+def test_regressor_standard_lists_ten_per_link(capsys):
+    assert main(["regressor", TWO]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "standard" and data["count"] == 20
+    names = [p["name"] for p in data["parameters"]]
+    assert names[:10] == ["m1", "mx1", "my1", "mz1", "XX1", "XY1", "XZ1", "YY1", "YZ1", "ZZ1"]
+
+
+def test_linearize_json_matlab_python(capsys, tmp_path):
+    assert main(["linearize", TWO, "--q", "0.1", "pi/4", "--dt", "0.01", "--method", "tustin"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    A, B = np.array(data["A"]), np.array(data["B"])
+    assert A.shape == (4, 4) and B.shape == (4, 2) and data["discrete"]["method"] == "tustin"
+    assert np.allclose(B[2:], np.linalg.inv(np.array(data["M"])))
+    assert main(["linearize", TWO, "--q", "0.1", "pi/4", "--format", "python", "--out", str(tmp_path / "lin.py")]) == 0
+    scope: dict = {}
+    exec((tmp_path / "lin.py").read_text(), scope)  # the file is our own output: numpy arrays only
+    assert np.allclose(scope["A"], A)
+    assert main(["linearize", TWO, "--q", "0.1", "pi/4", "--format", "matlab"]) == 0
+    assert "A = [" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["linearize", TWO, "--q", "0.1"], "--q: 2 joint values"),
+    (["linearize", TWO, "--dt", "-1"], "sample time"),
+    (["regressor", TWO, "--trajectory", "no/such.csv"], "no/such.csv"),
+    (["codegen", TWO, "--lang", "matlab"], "--out DIRECTORY"),
+])
+def test_errors_are_one_line(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+
+
+def test_codegen_matlab_folder_and_c_header(tmp_path):
+    assert main(["codegen", TWO, "--lang", "matlab", "--prefix", "two", "--out", str(tmp_path / "m")]) == 0
+    files = sorted(p.name for p in (tmp_path / "m").iterdir())
+    assert files == ["two_coriolis.m", "two_coriolis_matrix.m", "two_gravity.m", "two_mass_matrix.m",
+                     "two_regressor.m", "two_tau.m"]
+    assert main(["codegen", TWO, "--lang", "c", "--prefix", "two", "--parameters", "base",
+                 "--out", str(tmp_path / "two.c")]) == 0
+    header = (tmp_path / "two.h").read_text()
+    assert "#define TWO_N_JOINTS 2" in header and "two_bias" in header and "two_default_parameters" in header
+    assert '#include "two.h"' in (tmp_path / "two.c").read_text()
