@@ -84,3 +84,21 @@ def test_codegen_matlab_folder_and_c_header(tmp_path):
     header = (tmp_path / "two.h").read_text()
     assert "#define TWO_N_JOINTS 2" in header and "two_bias" in header and "two_default_parameters" in header
     assert '#include "two.h"' in (tmp_path / "two.c").read_text()
+
+
+def test_codegen_python_with_base_parameters(tmp_path):
+    import importlib.util
+
+    from designer.numeric import rnea
+    out = tmp_path / "two_base.py"
+    assert main(["codegen", TWO, "--lang", "python", "--parameters", "base", "--out", str(out)]) == 0
+    spec = importlib.util.spec_from_file_location("two_base", out)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.PARAMETERS[:6] == ("mxR1", "my1", "ZZR1", "mxR2", "my2", "ZZR2")
+    arm = NumericArm.from_model(load_project(TWO))
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        q, qd, qdd = rng.normal(size=(3, 2))
+        np.testing.assert_allclose(mod.tau(q, qd, qdd), rnea(arm, q, qd, qdd), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(mod.coriolis_matrix(q, qd) @ qd, mod.coriolis(q, qd), atol=1e-12)
