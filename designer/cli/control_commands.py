@@ -41,6 +41,8 @@ def register(sub) -> None:
     p.add_argument("--dt", help="sample time in s: also give the discrete-time model")
     p.add_argument("--method", choices=["zoh", "tustin"], default="zoh", help="discretization (default zoh)")
     p.add_argument("--format", choices=["json", "matlab", "python"], default="json")
+    p.add_argument("--symbolic", action="store_true",
+                   help="json: also dtau/dq, dtau/dqd, M (and A, B up to three joints) as expressions")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_linearize)
 
@@ -112,6 +114,15 @@ def _matrix_text(name: str, m: np.ndarray, fmt: str) -> str:
     return f"{name} = numpy.array([{rows}])\n"
 
 
+def _symbolic(model) -> dict:
+    from ..control.symbolic import symbolic_linearization
+    from ..report.printing import to_text
+    lin = symbolic_linearization(model)
+    text = lambda m: None if m is None else [[to_text(e, ordered=False) for e in m.row(i)] for i in range(m.rows)]  # noqa: E731
+    return {"dtau_dq": text(lin.dtau_dq), "dtau_dqd": text(lin.dtau_dqd), "M": text(lin.M), "A": text(lin.A),
+            "B": text(lin.B)}
+
+
 def cmd_linearize(args) -> int:
     from ..control import linearize
 
@@ -130,11 +141,15 @@ def cmd_linearize(args) -> int:
                 "q0": lm.q0.tolist(), "qd0": lm.qd0.tolist(), "qdd0": lm.qdd0.tolist(), "tau0": lm.tau0.tolist(),
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
+        if args.symbolic:
+            data["symbolic"] = _symbolic(model)
         if dm is not None:
             data["discrete"] = {"dt": dm.dt, "method": dm.method, "Ad": dm.Ad.tolist(), "Bd": dm.Bd.tolist(),
                                 "eigenvalues": eig(dm.eigenvalues)}
         write_output(json.dumps(data, indent=1) + "\n", args.out)
         return 0
+    if args.symbolic:
+        raise UserError("linearize --symbolic: use --format json")
     comment = "%" if args.format == "matlab" else "#"
     out = [f"{comment} Linearized model of {model.name or args.project}: x = [q; qd], dx/dt = A x + B tau",
            f"{comment} operating point q0 = {lm.q0.tolist()}, qd0 = {lm.qd0.tolist()}, qdd0 = {lm.qdd0.tolist()}"]

@@ -106,3 +106,29 @@ def test_bad_input_messages():
         linearize(arm, [0.0]).discretize(0.01, "euler")
     with pytest.raises(ValueError, match="sample time"):
         linearize(arm, [0.0]).discretize(-1.0)
+
+
+def test_symbolic_linearization_is_the_numeric_one():
+    import sympy as sp
+
+    from designer.control.symbolic import symbolic_linearization
+    from random_models import random_model
+    model = random_model(np.random.default_rng(12), 2, Convention.STANDARD)
+    lin = symbolic_linearization(model)
+    arm = NumericArm.from_model(model)
+    rng = np.random.default_rng(1)
+    q, qd, qdd = rng.normal(size=(3, 2))
+    at = {**dict(zip(model.q, q)), **dict(zip(model.qd, qd)), **dict(zip(model.qdd, qdd))}
+    num = linearize(arm, q, qd, qdd)
+    value = lambda m: np.array(m.xreplace(at).evalf(), dtype=float)  # noqa: E731
+    assert np.allclose(value(lin.dtau_dq), num.dtau_dq, atol=1e-10)
+    assert np.allclose(value(lin.dtau_dqd), num.dtau_dqd, atol=1e-10)
+    assert np.allclose(value(lin.M), num.M, atol=1e-10)
+    assert np.allclose(value(lin.A), num.A, atol=1e-9) and np.allclose(value(lin.B), num.B, atol=1e-9)
+    # the pendulum by hand: G = m g L cos(q) (q from +x, gravity along -y), M = m L^2, so qdd = -(g/L) cos(q)
+    # and A = [[0, 1], [(g/L) sin(q), 0]]
+    L, g, m = sp.symbols("L g m", positive=True)
+    pend = Manipulator(links=(Link(JointType.REVOLUTE, a=L, mass=m),), gravity=(0, -g, 0))
+    A = symbolic_linearization(pend).A
+    q1 = pend.q[0]
+    assert sp.simplify(A[1, 0] - (g / L) * sp.sin(q1)) == 0 and A[1, 1] == 0
