@@ -150,7 +150,7 @@ def joint_to_link_matrix(model: Manipulator, arm=None) -> np.ndarray:
         for k in range(10):
             unit = np.zeros(10)
             unit[k] = 1.0
-            back[10 * j:10 * j + 10, 10 * j + k] = move_parameters(unit, Rn.T.tolist(), (-Rn.T @ pn).tolist())
+            back[10 * j:10 * j + 10, 10 * j + k] = move_parameters(unit.tolist(), Rn.T.tolist(), (-Rn.T @ pn).tolist())
     return back
 
 
