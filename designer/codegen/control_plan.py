@@ -50,7 +50,8 @@ def pruned(func: CodeFunction) -> CodeFunction:
         if t in needed:
             keep.append((t, e))
             needed |= e.free_symbols
-    return replace(func, temps=tuple(reversed(keep)))
+    return replace(func, temps=tuple(reversed(keep)), joints=tuple(j for j in func.joints if j[0] in needed),
+                   params=tuple(p for p in func.params if p[0] in needed))
 
 
 def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str) -> CodeFunction:
