@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -102,3 +103,18 @@ def test_codegen_python_with_base_parameters(tmp_path):
         q, qd, qdd = rng.normal(size=(3, 2))
         np.testing.assert_allclose(mod.tau(q, qd, qdd), rnea(arm, q, qd, qdd), rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(mod.coriolis_matrix(q, qd) @ qd, mod.coriolis(q, qd), atol=1e-12)
+
+
+def test_regressor_with_drive_parameters(tmp_path, capsys):
+    doc = json.loads(Path(TWO).read_text())
+    doc["version"] = 2
+    doc["links"][0]["drive"] = {"gear_ratio": 100, "motor_inertia": 1e-4, "viscous": 0.5, "coulomb": 0.2}
+    path = tmp_path / "two_drives.json"
+    path.write_text(json.dumps(doc))
+    assert main(["regressor", str(path), "--drives"]) == 0
+    rows = {p["name"]: p["value"] for p in json.loads(capsys.readouterr().out)["parameters"]}
+    assert rows["Ia1"] == pytest.approx(100 ** 2 * 1e-4) and rows["fv1"] == 0.5 and rows["fc1"] == 0.2
+    assert main(["regressor", str(path), "--drives", "--base"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # Ia1 multiplies qdd1 alone, as ZZR1 does in a planar arm: one of them is grouped into the other
+    assert data["count"] == 6 + 3 - 1 and ("Ia1" in data["dropped"]) != ("ZZ1" in data["dropped"])

@@ -20,6 +20,8 @@ def register(sub) -> None:
                                          "number of Y over an excitation trajectory")
     p.add_argument("project")
     p.add_argument("--base", action="store_true", help="the base parameters: grouping formulas, dropped parameters")
+    p.add_argument("--drives", action="store_true", help="include the drive parameters (Ia = N^2 Jm, viscous fv, "
+                                                         "Coulomb fc) of the joints with drive data")
     p.add_argument("--format", choices=_REPORT_FORMATS, default="json")
     p.add_argument("--trajectory", metavar="CSV", help="condition number of Y_b over this trajectory "
                                                        "(columns q1..qn, qd1..qdn, qdd1..qddn)")
@@ -97,11 +99,11 @@ def cmd_regressor(args) -> int:
 
     model = load_model(args.project)
     try:
-        bp = base_parameters(model)
+        bp = base_parameters(model, drives=args.drives)
     except (MissingParameterError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     cond = _condition(args, model, bp)
-    write_output(regressor_report(model, bp if args.base else None, cond, args.format), args.out)
+    write_output(regressor_report(model, bp if args.base else None, cond, args.format, args.drives), args.out)
     return 0
 
 

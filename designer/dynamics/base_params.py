@@ -56,8 +56,8 @@ class BaseParameters:
         return len(self.names)
 
     def values(self, standard: np.ndarray, geometry: dict[str, float] | None = None) -> np.ndarray:
-        """Base parameter values from the standard ones (10 n numbers) at the default geometry
-        (``geometry``: values for symbols the model leaves without one)."""
+        """Base parameter values from the standard ones (10 n numbers, then the drive parameters when
+        the set includes them) at the default geometry (``geometry``: values for unvalued symbols)."""
         subs = dict(zip(self.standard_symbols, map(float, standard)))
         subs.update(self.model.substitutions(geometry, require_all=False))
         return np.array([float(f.xreplace(subs)) for f in self.formulas])
@@ -67,7 +67,8 @@ class BaseParameters:
         places and zeros elsewhere: the parameters to run a recursion with."""
         out = [[sp.S.Zero] * 10 for _ in range(self.model.n)]
         for name, (j, kind) in zip(self.names, self.slots):
-            out[j][PARAMETER_KINDS.index(kind)] = sp.Symbol(name, real=True)
+            if kind in PARAMETER_KINDS:
+                out[j][PARAMETER_KINDS.index(kind)] = sp.Symbol(name, real=True)
         return out
 
 
@@ -160,29 +161,52 @@ def joint_frame_regressor(model: Manipulator, arm, q, qd, qdd) -> np.ndarray:
     return regressor(arm, q, qd, qdd) @ joint_to_link_matrix(model, arm)
 
 
+def _full_regressor(model: Manipulator, arm, q, qd, qdd, drives: bool) -> np.ndarray:
+    Y = joint_frame_regressor(model, arm, q, qd, qdd)
+    if drives:
+        from ..numeric.regressor import drive_regressor
+        Y = np.concatenate([Y, drive_regressor(model, qd, qdd)], axis=-1)
+    return Y
+
+
+def _column(model: Manipulator, slot: tuple[int, str]) -> int:
+    j, kind = slot
+    if kind in PARAMETER_KINDS:
+        return 10 * j + PARAMETER_KINDS.index(kind)
+    from ..numeric.regressor import drive_slots
+    return 10 * model.n + drive_slots(model).index(slot)
+
+
 def base_regressor(bp: BaseParameters, arm, q, qd, qdd) -> np.ndarray:
     """Y_b with tau = Y_b beta: the joint-frame regressor's columns of the base parameters."""
-    cols = [10 * j + PARAMETER_KINDS.index(kind) for j, kind in bp.slots]
-    return joint_frame_regressor(bp.model, arm, q, qd, qdd)[..., cols]
+    drives = len(bp.standard_symbols) > 10 * bp.model.n  # the set was found with the drive parameters
+    return _full_regressor(bp.model, arm, q, qd, qdd, drives)[..., [_column(bp.model, s) for s in bp.slots]]
 
 
-def _stacked(model: Manipulator, arm, states: int, rng) -> np.ndarray:
+def _stacked(model: Manipulator, arm, states: int, rng, drives: bool) -> np.ndarray:
     n = model.n
     Q = rng.uniform(-np.pi, np.pi, (n, states))
-    Y = joint_frame_regressor(model, arm, Q, rng.normal(size=(n, states)), rng.normal(size=(n, states)))
-    return Y.reshape(-1, 10 * n)
+    Y = _full_regressor(model, arm, Q, rng.normal(size=(n, states)), rng.normal(size=(n, states)), drives)
+    return Y.reshape(-1, Y.shape[-1])
 
 
-def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: float = 1e-9) -> BaseParameters:
-    """The base parameters of ``model`` (see the module docstring)."""
+def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: float = 1e-9,
+                    drives: bool = False) -> BaseParameters:
+    """The base parameters of ``model`` (see the module docstring); ``drives``: with the drive
+    parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
+    have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
+    fixed vertical axis)."""
+    from ..numeric.regressor import drive_slots
     n = model.n
-    names = parameter_names(n)
+    extra = drive_slots(model) if drives else []
+    names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]
     symbols = [sp.Symbol(s, real=True) for s in names]
-    slots, emptied = _symbolic_grouping(model, symbols)
+    slots, emptied = _symbolic_grouping(model, symbols[:10 * n])
+    slots.append(symbols[10 * n:])
     rng = np.random.default_rng(seed)
     arm, _ = _geometry(model, rng)
-    Y = _stacked(model, arm, states, rng)
-    flat = [(j, kind) for j in range(n) for kind in PARAMETER_KINDS]
+    Y = _stacked(model, arm, states, rng, bool(extra))
+    flat = [(j, kind) for j in range(n) for kind in PARAMETER_KINDS] + extra
     kept = [k for k, slot in enumerate(flat) if slot not in emptied]
     scale = max(float(np.abs(Y).max()), 1.0)
     live = [k for k in kept if np.linalg.norm(Y[:, k]) > tol * scale * np.sqrt(len(Y))]
@@ -193,7 +217,9 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     rank = int(np.sum(diag > tol * 1e3 * diag[0])) if len(diag) else 0
     independent = sorted(live[i] for i in piv[:rank])
     dependent = [live[i] for i in piv[rank:]]
-    formulas = {k: sp.expand(slots[k // 10][k % 10]) for k in independent}
+    def slot_value(k: int) -> sp.Expr:
+        return slots[k // 10][k % 10] if k < 10 * n else slots[n][k - 10 * n]
+    formulas = {k: sp.expand(slot_value(k)) for k in independent}
     notes = []
     if dependent:
         C, *_ = np.linalg.lstsq(Y[:, independent], Y[:, dependent], rcond=None)
@@ -203,13 +229,13 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
                 c = float(C[i_row, d_col])
                 if abs(c) > 1e-9:
                     c_exact = sp.Integer(round(c)) if abs(c - round(c)) < 1e-9 else sp.Float(c, 15)
-                    formulas[k_ind] = sp.expand(formulas[k_ind] + c_exact * slots[k_dep // 10][k_dep % 10])
+                    formulas[k_ind] = sp.expand(formulas[k_ind] + c_exact * slot_value(k_dep))
                     terms.append(names[k_ind])
             notes.append(f"{names[k_dep]} grouped numerically into {', '.join(terms) or 'nothing'}")
     out_names = []
     for k in independent:
         plain = symbols[k]
         out_names.append(names[k] if formulas[k] == plain else f"{flat[k][1]}R{flat[k][0] + 1}")
-    dropped = tuple(names[k] for k in range(10 * n) if k not in independent)
+    dropped = tuple(names[k] for k in range(len(names)) if k not in independent)
     return BaseParameters(model, tuple(out_names), tuple(flat[k] for k in independent),
                           tuple(formulas[k] for k in independent), tuple(symbols), dropped, tuple(notes), rank)

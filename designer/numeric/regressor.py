@@ -21,7 +21,8 @@ from ..dynamics.inertial import PARAMETER_KINDS
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention
 
-__all__ = ["regressor", "standard_parameter_values", "frames_many"]
+__all__ = ["regressor", "standard_parameter_values", "frames_many", "drive_slots", "drive_regressor",
+           "drive_parameter_values", "DRIVE_KINDS"]
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -159,3 +160,33 @@ def standard_parameter_values(arm: NumericArm) -> np.ndarray:
     for j, mass, pos in arm.point_masses:
         add(int(j), float(mass), pos, np.zeros((3, 3)))
     return out.ravel()
+
+
+DRIVE_KINDS = ("Ia", "fv", "fc")  # reflected rotor inertia N^2 Jm, viscous and Coulomb friction
+
+
+def drive_slots(model) -> list[tuple[int, str]]:
+    """(joint 0-based, kind) of the drive parameters: three for every joint with drive data."""
+    return [(j, kind) for j, link in enumerate(model.links) if link.drive is not None for kind in DRIVE_KINDS]
+
+
+def drive_regressor(model, qd, qdd) -> np.ndarray:
+    """Columns of the drive parameters: tau_j gains Ia_j qdd_j + fv_j qd_j + fc_j sign(qd_j).
+    Shape (n, k) for one state, (N, n, k) for columns of (n, N) arrays."""
+    qd, qdd = np.asarray(qd, dtype=float), np.asarray(qdd, dtype=float)
+    single = qd.ndim == 1
+    QD, QDD = (qd[:, None], qdd[:, None]) if single else (qd, qdd)
+    slots = drive_slots(model)
+    out = np.zeros((QD.shape[1], model.n, len(slots)))
+    for c, (j, kind) in enumerate(slots):
+        out[:, j, c] = {"Ia": QDD[j], "fv": QD[j], "fc": np.sign(QD[j])}[kind]
+    return out[0] if single else out
+
+
+def drive_parameter_values(model) -> np.ndarray:
+    """The drive parameters in :func:`drive_slots` order (0 where the project gives none)."""
+    out = []
+    for j, kind in drive_slots(model):
+        d = model.links[j].drive
+        out.append({"Ia": d.reflected_inertia, "fv": d.viscous or 0.0, "fc": d.coulomb or 0.0}[kind])
+    return np.array(out, dtype=float)

@@ -23,19 +23,24 @@ def _value(expr: sp.Expr, model: Manipulator) -> float | None:
     return float(value) if not value.free_symbols else None
 
 
-def parameter_rows(model: Manipulator, bp: BaseParameters | None) -> list[dict]:
-    """[{name, formula (expression), value or None}] of the standard or the base parameters."""
+def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool = False) -> list[dict]:
+    """[{name, formula (expression), value or None}] of the standard (with ``drives``, and the drive)
+    parameters, or of the base parameters."""
+    from ..numeric.regressor import drive_parameter_values, drive_slots
     standard = standard_parameters(model)
+    if drives or (bp is not None and len(bp.standard_symbols) > 10 * model.n):
+        standard += [sp.Float(v) for v in drive_parameter_values(model)]
+    names = parameter_names(model.n) + [f"{kind}{j + 1}" for j, kind in drive_slots(model)]
     if bp is None:
-        return [{"name": name, "formula": e, "value": _value(e, model)}
-                for name, e in zip(parameter_names(model.n), standard)]
+        return [{"name": name, "formula": e, "value": _value(e, model)} for name, e in zip(names, standard)]
     subs = dict(zip(bp.standard_symbols, standard))
     return [{"name": name, "formula": f, "value": _value(sp.expand(f.xreplace(subs)), model)}
             for name, f in zip(bp.names, bp.formulas)]
 
 
-def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: dict | None, fmt: str) -> str:
-    rows = parameter_rows(model, bp)
+def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: dict | None, fmt: str,
+                     drives: bool = False) -> str:
+    rows = parameter_rows(model, bp, drives)
     kind = "base" if bp is not None else "standard"
     title = f"{kind.capitalize()} inertial parameters of {model.name or 'the arm'}"
     notes = []
@@ -46,6 +51,8 @@ def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: d
         notes += [f"Numeric grouping: {g}" for g in bp.numeric_groups]
     else:
         notes.append("Per link, in link frame j about its origin: m, first moments m c, inertia tensor entries.")
+        if drives:
+            notes.append("Per joint with drive data: Ia (reflected rotor inertia N^2 Jm), fv (viscous), fc (Coulomb).")
     if condition:
         notes.append(f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} samples): "
                      f"{condition['condition']:.6g}")

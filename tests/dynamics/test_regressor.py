@@ -102,3 +102,40 @@ def test_base_parameters_random_arms(seed):
     convention = list(Convention)[seed % 2]
     n = 3 + seed % 5
     _check_base(random_model(rng, n, convention, right_angles=seed % 3 != 0), seed)
+
+
+def test_drive_parameters_join_the_regressor_and_the_base_set():
+    """Reflected rotor inertia and friction on every joint of the PUMA: the drive columns give the
+    drive terms of designer.dynamics.drives, the base set still matches the rank, and Ia1 (joint 1
+    turns about the fixed vertical axis, like ZZR1) is grouped with link 1's inertia about that axis."""
+    from dataclasses import replace
+
+    from designer.dynamics.drives import friction_torque, reflected_inertia
+    from designer.model.extras import Drive
+    from designer.numeric.regressor import drive_parameter_values, drive_regressor
+
+    base = load_project(robot_path("puma560"))
+    links = tuple(replace(link, drive=Drive(gear_ratio=50.0 + j, motor_inertia=2e-4, viscous=1.0 + j,
+                                             coulomb=0.5 * j)) for j, link in enumerate(base.links))
+    model = replace(base, links=links)
+    rng = np.random.default_rng(3)
+    Q, QD, QDD = _states(rng, 6, 40)
+    Yd = drive_regressor(model, QD, QDD)
+    pd = drive_parameter_values(model)
+    for k in range(5):
+        expected = reflected_inertia(model) @ QDD[:, k] + friction_torque(model, QD[:, k])
+        assert np.allclose(Yd[k] @ pd, expected, atol=1e-12)
+    bp = base_parameters(model, drives=True)
+    arm = NumericArm.from_model(model)
+    Y = np.concatenate([regressor(arm, Q, QD, QDD), Yd], axis=-1).reshape(-1, 78)
+    s = np.linalg.svd(Y, compute_uv=False)
+    assert bp.count == int(np.sum(s > 1e-9 * s[0]))
+    zz1 = next(f for f in bp.formulas if "ZZ1" in str(f) or "Ia1" in str(f))  # ZZR1 + Ia1 one parameter
+    assert "Ia1" in bp.dropped and {"Ia1", "YY1"} <= {s.name for s in zz1.free_symbols}
+    pi = np.concatenate([standard_parameter_values(arm), pd])
+    beta = bp.values(pi)
+    Yb = base_regressor(bp, arm, Q, QD, QDD).reshape(-1, bp.count)
+    tau = Y @ pi
+    fit, *_ = np.linalg.lstsq(Yb, tau, rcond=None)
+    assert np.abs(Yb @ beta - tau).max() < 1e-9 * np.abs(tau).max()
+    assert np.abs(fit - beta).max() < 1e-8 * max(1.0, np.abs(beta).max())
