@@ -141,6 +141,6 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
-        gravity=_gravity(frames[0][:3, :3]), parameters={"g": 9.81},
+        gravity=_gravity(frames[0][:3, :3]), parameters=(("g", 9.81),),
         base=_pose(frames[0]), tool=_pose(tool))
     return ImportReport(model, source, chain, lumped, warnings)
