@@ -30,7 +30,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from benchmarks.bench_derive import puma_symbolic  # noqa: E402
 from designer.codegen.control_plan import plan_base_code  # noqa: E402
@@ -76,13 +75,13 @@ def puma_ops(runs: int) -> None:
 
 def pinocchio_errors() -> None:
     import pinocchio as pin
-    from pin_reference import pin_model, random_arm
+    from tests.support.pin_reference import pin_model, random_arm
     order = [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]
     worst_y = worst_a = 0.0
     rng = np.random.default_rng(1)
     for k in range(10):
         convention = list(Convention)[k % 2]
-        from random_models import model_from_arm
+        from tests.support.random_models import model_from_arm
         arm = random_arm(rng, 7, convention)
         model = model_from_arm(arm)
         pm = pin_model(arm)
@@ -118,7 +117,7 @@ def octave(runs: int) -> None:
                        timeout=600)
         octave_s = float((Path(tmp) / "t.txt").read_text())
     import pinocchio as pin
-    from pin_reference import pin_model
+    from tests.support.pin_reference import pin_model
     arm = NumericArm.from_model(model)
     pm = pin_model(arm)
     data = pm.createData()

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.cli import main
 from designer.kinematics import NumericArm
 from designer.project import load_project

@@ -11,7 +11,7 @@ from designer.control import linearize
 from designer.kinematics import NumericArm
 from designer.model import Convention, JointType, Link, Manipulator
 from designer.numeric import mass_matrix, rnea
-from pin_reference import pin_model, random_arm
+from tests.support.pin_reference import pin_model, random_arm
 
 pin = pytest.importorskip("pinocchio")
 
@@ -112,7 +112,7 @@ def test_symbolic_linearization_is_the_numeric_one():
     import sympy as sp
 
     from designer.control.symbolic import symbolic_linearization
-    from random_models import random_model
+    from tests.support.random_models import random_model
     model = random_model(np.random.default_rng(12), 2, Convention.STANDARD)
     lin = symbolic_linearization(model)
     arm = NumericArm.from_model(model)

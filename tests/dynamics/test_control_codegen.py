@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.codegen.c_library import emit_c_library
 from designer.codegen.control_plan import extra_functions, plan_base_code
 from designer.codegen.matlab_code import emit_matlab
@@ -25,8 +25,8 @@ from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric.regressor import regressor, standard_parameter_values
 from designer.project import load_project
-from dyn_reference import pin_model, pin_rnea_crba, puma560, seven_modified
-from random_models import random_model
+from tests.support.dyn_reference import pin_model, pin_rnea_crba, puma560, seven_modified
+from tests.support.random_models import random_model
 
 pin = pytest.importorskip("pinocchio")
 
@@ -222,7 +222,7 @@ def test_the_documented_main_c_builds_and_runs(tmp_path):
     """docs/codegen.md's main.c and Makefile against a generated library (the PUMA's prefix)."""
     import re
 
-    from conftest import ROOT
+    from tests.support import ROOT
     text = (ROOT / "docs" / "codegen.md").read_text(encoding="utf-8")
     main_c = re.search(r"```c\n(.*?)```", text, re.S).group(1)
     makefile = re.search(r"```make\n(.*?)```", text, re.S).group(1)

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics.base_params import base_parameters, base_regressor, joint_frame_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric import rnea
 from designer.numeric.regressor import regressor, standard_parameter_values
 from designer.project import load_project
-from dyn_reference import puma560, seven_modified, stanford_six
-from pin_reference import pin_model
-from random_models import random_model
+from tests.support.dyn_reference import puma560, seven_modified, stanford_six
+from tests.support.pin_reference import pin_model
+from tests.support.random_models import random_model
 
 pin = pytest.importorskip("pinocchio")
 

@@ -25,7 +25,7 @@ def model_from_arm(arm: NumericArm, name: str = "random") -> Manipulator:
 def random_model(rng: np.random.Generator, n: int, convention: Convention, right_angles: bool = False) -> Manipulator:
     """A random arm; with ``right_angles`` the twists are 0 or +-pi/2 (written as floats) and some
     lengths zero, the structure of real arms where extra parameters group."""
-    from pin_reference import random_arm
+    from tests.support.pin_reference import random_arm
     arm = random_arm(rng, n, convention)
     if right_angles:
         dh = arm.dh.copy()
