@@ -30,7 +30,12 @@ def register(sub) -> None:
     p = sub.add_parser("codegen", help="generate C or Python code for tau, M, G and h "
                                        "(common subexpressions eliminated)")
     p.add_argument("project")
-    p.add_argument("--lang", choices=["c", "python"], required=True)
+    p.add_argument("--lang", choices=["c", "python", "matlab"], required=True,
+                   help="c: a .c source and a .h header (with --out X.c, X.h next to it); python: a numpy module; "
+                        "matlab: one .m function per quantity, vectorised over columns (--out DIRECTORY)")
+    p.add_argument("--parameters", choices=["standard", "base"], default="standard",
+                   help="base: tau, M, G with the base inertial parameters as inputs (see 'regressor --base')")
+    p.add_argument("--header", metavar="FILE", help="C: write the header here")
     p.add_argument("--form", choices=["compact", "derived"], default="compact",
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
                         "fewest operations (PUMA 560: tau 763, M 434 after CSE); derived: the expressions of "
@@ -103,6 +108,9 @@ def cmd_codegen(args) -> int:
     from ..codegen import generate
     from ..jobs import Progress
 
+    if args.lang != "python" or args.parameters == "base":  # header, defaults, C(q, qd), regressor
+        from .control_commands import codegen_control
+        return codegen_control(args, _derive, _Progress())
     progress = _Progress()
     try:
         if args.form == "compact":  # the derivation only carries the model: keep it cheap

@@ -192,6 +192,8 @@ class MainWindow(QMainWindow):
         self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
         self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
         self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
+        from . import control_dialogs
+        control_dialogs.build_menu(self, arm_menu)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
