@@ -237,3 +237,30 @@ def test_save_as_from_a_version_1_file_tells_too_and_a_version_2_file_does_not(w
     messages.clear()
     assert window.open_file(tmp_path / "copy.json") and window.save()
     assert not [m for m in messages if "version 2" in m]
+
+
+def test_explore_rated_values_and_sizing_drive_come_from_the_project(qtbot):
+    from dataclasses import replace
+
+    from designer.gui.explore_panel import ExplorePanel
+    from designer.model import Drive
+    from designer.project import load_project
+    model = load_project(ROBOTS / "puma560.json")
+    drives = [Drive(rated_torque=50 + i, rated_speed=2.0, gear_ratio=100 - i) for i in range(6)]
+    model = replace(model, links=tuple(replace(l, drive=d) for l, d in zip(model.links, drives)))
+    panel = ExplorePanel()
+    qtbot.addWidget(panel)
+    panel.set_model(model)
+    r = panel.ratings()
+    np.testing.assert_array_equal(r.torque, 50 + np.arange(6))
+    np.testing.assert_array_equal(r.speed, np.full(6, 2.0))
+    assert r.acceleration is None
+    assert "from the project" in panel.ratings_edits["torque"].placeholderText()
+    assert "51" in panel.ratings_edits["torque"].placeholderText()
+    assert "from the project" in panel.sizing_view.gear.placeholderText()
+    panel.ratings_edits["torque"].setText("10")      # typed values override
+    np.testing.assert_array_equal(panel.ratings().torque, np.full(6, 10.0))
+    panel.set_model(load_project(ROBOTS / "puma560.json"))   # no drive data: asked as before
+    panel.ratings_edits["torque"].clear()
+    assert panel.ratings().torque is None
+    assert "from the project" not in panel.ratings_edits["torque"].placeholderText()
