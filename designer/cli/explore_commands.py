@@ -173,7 +173,7 @@ def cmd_map(args) -> int:
         return emit(args, rows, {"metric": gm.label, "joints": gm.joints, "x": gm.x, "y": gm.y,
                                  "values": gm.values, "q0": gm.q0})
     s = sample_summary(arm, args.metric, args.samples, args.sampling, args.seed, r)
-    tool = batch_frames(arm, s.q)[:, -1, :3, 3]
+    tool = (batch_frames(arm, s.q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
     rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
              "z": float(p[2]), s.label: float(val)} for q, p, val in zip(s.q, tool, s.values)]
     return emit(args, rows, {"metric": s.label, "stats": s.stats, "samples": rows})

@@ -89,7 +89,8 @@ def cmd_fk(args) -> int:
         "frames": [np.round(t, 12).tolist() for t in T],
         "joint_origins": origins.tolist(),
         "joint_axes": axes.tolist(),
-        "tool_position": T[-1, :3, 3].tolist(),
+        "tool_position": arm.tool_in_base(q, T)[:3, 3].tolist(),   # the tool point, frame 0
+        "tool_pose": np.round(arm.tool_pose(q), 12).tolist(),      # the tool frame in the world (base)
     }
     print(json.dumps(result, indent=1))
     return 0

@@ -142,7 +142,8 @@ class Batch:
 
     @cached_property
     def tool_position(self) -> np.ndarray:
-        return self.frames[:, -1, :3, 3]
+        """(N, 3) the tool point (the project's tool frame origin; the last frame's without one)."""
+        return (self.frames[:, -1] @ self.arm.tool)[:, :3, 3]
 
     @cached_property
     def _axes_t(self) -> tuple[np.ndarray, np.ndarray]:
@@ -169,7 +170,7 @@ class Batch:
 
     @cached_property
     def tool_jacobian(self) -> np.ndarray:
-        """(N, 6, n) geometric Jacobian [v; w] of the last frame's origin."""
+        """(N, 6, n) geometric Jacobian [v; w] of the tool point (:attr:`tool_position`)."""
         jv, jw = self._point_jacobian(self.tool_position, np.ones(self.n, bool))
         return np.concatenate([jv, jw], axis=1)
 
