@@ -264,3 +264,40 @@ def test_explore_rated_values_and_sizing_drive_come_from_the_project(qtbot):
     panel.ratings_edits["torque"].clear()
     assert panel.ratings().torque is None
     assert "from the project" not in panel.ratings_edits["torque"].placeholderText()
+
+
+def test_3d_view_places_the_arm_by_the_base_pose_and_draws_the_tool_frame(qtbot):
+    from dataclasses import replace
+
+    from designer.gui.view3d import ArmView
+    from designer.model.extras import Pose
+    from designer.project import load_project
+    model = load_project(ROBOTS / "puma560.json")
+    model = replace(model, base=Pose((0.2, -0.1, 0.5), (0.1, 0.0, 1.2)), tool=Pose((0.0, 0.02, 0.12), (0.3, 0, 0)))
+    view = ArmView()
+    qtbot.addWidget(view)
+    view.resize(480, 360)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_model(model)
+    q = np.array([0.3, -0.6, 0.4, 0.2, 0.5, 0.1])
+    view.set_joint_values(q)
+    arm = NumericArm.from_model(model)
+    # the joints sit on the axes in the world: base * (frame-0 axes), computed apart from the view
+    T0 = arm.frames(q)
+    origins, axes = arm.joint_axes(q, T0)
+    R, t = arm.base[:3, :3], arm.base[:3, 3]
+    for i, M in enumerate(view.parts["joints"]):
+        np.testing.assert_allclose(M[:3, 3], R @ origins[i] + t, atol=1e-12)
+        np.testing.assert_allclose(M[:3, 2] / np.linalg.norm(M[:3, 2]), R @ axes[i], atol=1e-12)
+    np.testing.assert_allclose(view.parts["tool"][0], arm.tool_pose(q), atol=1e-12)
+    assert np.linalg.norm(arm.tool_pose(q)[:3, 3] - (arm.base @ T0[-1])[:3, 3]) > 0.1
+    # triads: the world's at the origin, then frames 0..n, then the tool's; a line from the world to frame 0
+    pos = np.asarray(view._items["triads"].pos)
+    assert len(pos) == (1 + 7 + 1) * 6 + 2
+    np.testing.assert_allclose(pos[0], 0, atol=1e-15)
+    np.testing.assert_allclose(pos[-6 - 2], arm.tool_pose(q)[:3, 3], atol=1e-12)
+    np.testing.assert_allclose(pos[-1], t, atol=1e-12)
+    # workspace points (frame 0 from the explore tools) are shown in the world too
+    view.set_workspace_points(T0[-1, :3, 3][None], [1.0])
+    np.testing.assert_allclose(np.asarray(view.workspace.pos)[0], R @ T0[-1, :3, 3] + t, atol=1e-12)
