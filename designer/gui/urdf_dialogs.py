@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QLabel,
-                               QMessageBox, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget)
 
 from ..model import Convention
 from ..urdf import UrdfError, chain_ends, default_tip, import_tree, read_urdf, urdf_text
@@ -101,11 +102,15 @@ def import_urdf_file(window, path=None, options: dict | None = None) -> ImportRe
         path, _ = QFileDialog.getOpenFileName(window, "Import URDF", str(folder), URDF_FILTER)
         if not path:
             return None
+    # the first read loads the URDF parser (about 2 s); later imports take tens of milliseconds
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
         tree = read_urdf(path)
     except UrdfError as exc:
+        QApplication.restoreOverrideCursor()
         _refuse(window, "Cannot import URDF", str(exc))
         return None
+    QApplication.restoreOverrideCursor()
     while True:
         if options is None:
             dialog = ImportDialog(tree, str(path), window)
