@@ -25,7 +25,10 @@ from designer.project import ProjectError, dumps_project, loads_project
 G_WORLD = np.array([0.0, 0.0, -9.81])
 
 
-def arm(convention=Convention.STANDARD, base=Pose((0.1, -0.2, 0.4), ("pi/4", "pi/6", "pi/3"))) -> Manipulator:
+BASE = Pose((0.1, -0.2, 0.4), ("pi/4", "pi/6", "pi/3"))
+
+
+def arm(convention=Convention.STANDARD, base=BASE) -> Manipulator:
     links = (Link(a=0.3, alpha="pi/2", d=0.1, mass=2.0, com=(-0.1, 0.02, 0.03),
                   inertia=Inertia(0.02, 0.03, 0.01, 0.001, 0.0, 0.002)),
              Link(a=0.25, alpha=0.4, theta=0.2, mass=1.5, com=(-0.1, 0.0, 0.01),
