@@ -9,10 +9,12 @@ dynamics returned, and says so in its report.
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["drive_arrays", "drive_values", "has_drive_terms", "reflected_inertia", "friction_torque", "with_drives"]
+__all__ = ["drive_arrays", "drive_statement", "drive_values", "has_drive_terms", "symbolic_drive_terms",
+           "reflected_inertia", "friction_torque", "with_drives"]
 
 
 def drive_arrays(model: Manipulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,3 +77,23 @@ def drive_values(model: Manipulator) -> dict[str, np.ndarray | None]:
 def has_drive_terms(model: Manipulator) -> bool:
     """Whether any joint has a reflected inertia or friction for :func:`with_drives` to add."""
     return any(np.any(a != 0) for a in drive_arrays(model))
+
+
+def symbolic_drive_terms(model: Manipulator) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
+    """(diag(N^2 Jm) for M, N^2 Jm qdd for tau, friction b qd + fc sign(qd)), sympy, n x n, n x 1, n x 1."""
+    refl, visc, coul = drive_arrays(model)
+
+    def num(v: float) -> sp.Expr:
+        return sp.Float(v) if v else sp.Integer(0)
+    dM = sp.diag(*[num(r) for r in refl])
+    inertia = sp.Matrix([num(r) * qdd for r, qdd in zip(refl, model.qdd)])
+    friction = sp.Matrix([num(b) * qd + num(c) * sp.sign(qd) for b, c, qd in zip(visc, coul, model.qd)])
+    return dM, inertia, friction
+
+
+def drive_statement(model: Manipulator, applied: bool) -> str:
+    """What a report says about the drive terms: '' for a project without any."""
+    if applied:
+        return ("drive terms added: N^2 Jm on the diagonal of M and N^2 Jm qdd in tau, friction b qd + fc sign(qd) "
+                "in tau and h")
+    return "drive terms of the project not added" if has_drive_terms(model) else ""

@@ -151,3 +151,42 @@ def test_drives_on_a_project_without_drive_data_says_so(capsys, tmp_path):
     path.write_text(json.dumps({"states": _states(6, 1)}))
     out, err = run(capsys, "eval", robot_path("puma560"), "--states", path, "--drives")
     assert "nothing is added" in err and json.loads(out)["drives"] is True
+
+
+def test_codegen_drives_python_against_pinocchio_and_c_header(capsys, tmp_path, puma_with_drives):
+    import shutil
+    import subprocess
+    out = tmp_path / "puma.py"
+    run(capsys, "codegen", puma_with_drives, "--lang", "python", "--drives", "--out", out)
+    source = out.read_text()
+    assert "drive terms added" in source.split('"""')[1]
+    namespace: dict = {}
+    exec(compile(source, str(out), "exec"), namespace)
+    model = pin_model(NumericArm.from_model(load_project(puma_with_drives)))
+    model.armature = np.array(GEAR) ** 2 * np.array(JM)
+    data = model.createData()
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        q, qd, qdd = rng.uniform(-2, 2, 6), rng.uniform(-2, 2, 6), rng.uniform(-2, 2, 6)
+        friction = np.array(VISC) * qd + np.array(COUL) * np.sign(qd)
+        M_pin = pin.crba(model, data, q)
+        M_pin = np.triu(M_pin) + np.triu(M_pin, 1).T
+        np.testing.assert_allclose(np.asarray(namespace["mass_matrix"](q, None)).reshape(6, 6), M_pin,
+                                   rtol=1e-9, atol=1e-10)
+        tau = np.asarray(namespace["tau"](q, qd, qdd, None)).ravel()
+        np.testing.assert_allclose(tau, pin.rnea(model, data, q, qd, qdd) + friction, rtol=1e-9, atol=1e-9)
+        # the header's identity coriolis = tau(q, qd, 0) - gravity holds with the drive terms
+        h = np.asarray(namespace["coriolis"](q, qd, None)).ravel()
+        G = np.asarray(namespace["gravity"](q, None)).ravel()
+        np.testing.assert_allclose(h, np.asarray(namespace["tau"](q, qd, np.zeros(6), None)).ravel() - G,
+                                   rtol=1e-9, atol=1e-9)
+    # C: the header says it; the project's drive data left out is said too
+    c_out = tmp_path / "puma.c"
+    run(capsys, "codegen", puma_with_drives, "--lang", "c", "--drives", "--out", c_out)
+    assert "drive terms added" in c_out.read_text().split("*/")[0]
+    if shutil.which("gcc"):
+        subprocess.run(["gcc", "-std=c99", "-fsyntax-only", str(c_out)], check=True)
+    run(capsys, "codegen", puma_with_drives, "--lang", "c", "--out", c_out)
+    assert "drive terms of the project not added" in c_out.read_text().split("*/")[0]
+    run(capsys, "codegen", robot_path("puma560"), "--lang", "c", "--out", c_out)
+    assert "drive terms" not in c_out.read_text().split("*/")[0]
