@@ -74,7 +74,8 @@ class ImportDialog(QDialog):
         self.tip.setCurrentText(tip or "")
         if len(ends) > 1:
             self.ends.setText(f"The tree below {base} has {len(ends)} ends: {', '.join(ends)}"
-                              + ("" if tip else ". Pick the tip link."))
+                              + (f"; proposed: {tip}, where the moving branches part." if tip and tip not in ends
+                                 else "." if tip else ". Pick the tip link."))
         else:
             self.ends.setText("")
 
