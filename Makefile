@@ -12,13 +12,18 @@ RUN_PACKAGES := xvfb xauth libegl1 libgl1 libgl1-mesa-dri libxkbcommon-x11-0 lib
 # generated-code tests, pdflatex for the LaTeX report test.
 TEST_PACKAGES := $(RUN_PACKAGES) libgomp1 gcc libc6-dev texlive-latex-base
 
-.PHONY: run test fuzz bench system-deps run-deps test-deps venv clean check-fresh
+.PHONY: run test lint fuzz bench system-deps run-deps test-deps venv clean check-fresh
 
 run: run-deps venv
 	$(PY) main.py $(ROBOT)
 
-test: test-deps venv
+test: test-deps venv lint
 	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q -rs
+
+# ruff over everything, mypy over the headless core (configuration in pyproject.toml)
+lint: venv
+	$(VENV)/bin/ruff check designer tests benchmarks main.py
+	$(VENV)/bin/mypy
 
 # The property tests with fresh random examples, twenty times as many as the suite replays.
 fuzz: venv

@@ -2,7 +2,7 @@
 Pinocchio (the original file) and MuJoCo (our export), and how many of the package's URDF files
 import or are refused, and why.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_urdf.py`` (needs the test extra:
+Run: ``.venv/bin/python -m benchmarks.bench_urdf`` (needs the test extra:
 example-robot-data, pinocchio, mujoco). Times are the median of ``--repeat`` warm imports.
 """
 
@@ -18,15 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "urdf"))   # the tests' Pinocchio reference and arm list
-
 
 def mujoco_error(text: str, arm, states: int = 100) -> float:
     import mujoco
 
     from designer.numeric.recursive import mass_matrix, rnea
-    from urdf_reference import rel_err
+    from tests.support.urdf_reference import rel_err
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "arm.urdf"
         path.write_text(text)
@@ -54,9 +51,9 @@ def main() -> int:
     from designer.kinematics import NumericArm
     from designer.model import Convention
     from designer.urdf import UrdfError, import_urdf, urdf_text
-    from test_urdf_arms import ARMS
-    from test_urdf_package import NAMED, urdf_files
-    from urdf_reference import PinChain, compare_with_pinocchio, erd
+    from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd
+    from tests.urdf.test_urdf_arms import ARMS
+    from tests.urdf.test_urdf_package import NAMED, urdf_files
 
     start = time.perf_counter()
     import_urdf(erd(ARMS[0][0]))

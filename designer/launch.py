@@ -17,8 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["USAGE", "DEBIAN_PACKAGES", "debian_package", "display_problem", "missing_libraries", "diagnose_import_error",
-           "main"]
+__all__ = ["USAGE", "DEBIAN_PACKAGES", "debian_package", "display_problem", "missing_libraries",
+           "diagnose_import_error", "main"]
 
 # The shared libraries Qt's widgets, its xcb platform plugin and OpenGL link against that a bare Debian 12
 # lacks (found with ldd in a debootstrap minbase chroot), and the package of each.

@@ -10,8 +10,7 @@ import argparse
 import importlib
 import sys
 
-from ..model import MissingParameterError
-from ..project import ProjectError
+from ..errors import DesignerError
 from .common import UserError
 
 __all__ = ["main", "UserError", "COMMAND_MODULES"]
@@ -45,8 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except (UserError, ProjectError, MissingParameterError) as exc:
-        # the last two are user mistakes too when a command forgets to wrap them
+    except DesignerError as exc:  # UserError, and the core's own errors when a command forgets to wrap them
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -8,6 +8,8 @@ dynamics returned, and says so in its report.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 
@@ -46,7 +48,7 @@ def with_drives(model: Manipulator, M: np.ndarray, tau: np.ndarray, qd, qdd) -> 
     return M + np.diag(refl), tau + refl * np.asarray(qdd, dtype=float) + friction_torque(model, qd)
 
 
-def drive_values(model: Manipulator) -> dict[str, np.ndarray | None]:
+def drive_values(model: Manipulator) -> dict[str, Any]:
     """What the explore tools and motor sizing read from the project instead of asking.
 
     ``torque`` (rated torque of every joint, else the peak torque of every joint: a URDF's

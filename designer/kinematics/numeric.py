@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
@@ -84,7 +85,7 @@ class NumericArm:
     def n(self) -> int:
         return len(self.revolute)
 
-    def link_transforms(self, q: Sequence[float]) -> list[np.ndarray]:
+    def link_transforms(self, q: ArrayLike) -> list[np.ndarray]:
         q = np.asarray(q, dtype=float)
         out = []
         for i in range(self.n):

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
+from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
 
@@ -47,7 +48,7 @@ class Convention(str, Enum):
     MODIFIED = "modified"
 
 
-class MissingParameterError(ValueError):
+class MissingParameterError(DesignerError):
     """Numeric work needs values for symbols that have none."""
 
     def __init__(self, names: Iterable[str]):
@@ -63,7 +64,7 @@ def _vec3(values) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     items = tuple(_expr(v) for v in values)
     if len(items) != 3:
         raise ValueError("expected three components")
-    return items  # type: ignore[return-value]
+    return items
 
 
 @dataclass(frozen=True)

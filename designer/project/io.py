@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
@@ -40,7 +41,7 @@ _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
-class ProjectError(ValueError):
+class ProjectError(DesignerError):
     """A project that cannot be used; ``problems`` lists every error found (field: message)."""
 
     def __init__(self, problems: list[str] | str, source: str = ""):
@@ -103,15 +104,18 @@ class _Reader:
             if any(v is None for v in parts.values()):
                 return None
             return Inertia(**parts)
-        if not (isinstance(value, list) and len(value) == 3 and all(isinstance(r, list) and len(r) == 3 for r in value)):
-            self.fail(where, "must be a 3x3 matrix (list of three rows of three) or an object with xx, yy, zz, xy, xz, yz")
+        if not (isinstance(value, list) and len(value) == 3
+                and all(isinstance(r, list) and len(r) == 3 for r in value)):
+            self.fail(where, "must be a 3x3 matrix (list of three rows of three) "
+                             "or an object with xx, yy, zz, xy, xz, yz")
             return None
         m = [[self.expr(v, f"{where}[{r}][{c}]") for c, v in enumerate(row)] for r, row in enumerate(value)]
         if any(v is None for row in m for v in row):
             return None
         for r, c in ((0, 1), (0, 2), (1, 2)):
             if (m[r][c] - m[c][r]).expand() != 0:
-                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} but [{c}][{r}] = {format_expr(m[c][r])})")
+                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} "
+                                 f"but [{c}][{r}] = {format_expr(m[c][r])})")
                 return None
         return Inertia.from_matrix(m)
 
@@ -137,7 +141,7 @@ class _Reader:
                 or np.abs(T[3] - [0, 0, 0, 1]).max() > 0:
             self.fail(where, "not a rigid transform (the 3x3 part must be a rotation, the last row 0 0 0 1)")
             return None
-        return Pose(tuple(float(v) for v in T[:3, 3]), rpy_from_matrix(R))
+        return Pose((float(T[0, 3]), float(T[1, 3]), float(T[2, 3])), rpy_from_matrix(R))
 
     def drive(self, value, where: str) -> Drive | None:
         if value is None:
@@ -277,7 +281,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         raise ProjectError("the file must hold a JSON object", source)
     fmt, version = data.get("format"), data.get("version")
     if fmt != FORMAT:
-        raise ProjectError(f"format: not a Manipulator Designer project (expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
+        raise ProjectError("format: not a Manipulator Designer project "
+                           f"(expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
     if isinstance(version, bool) or not isinstance(version, int):
         raise ProjectError(f"version: must be a whole number, found {json.dumps(version)}", source)
     if version > VERSION:

@@ -86,7 +86,7 @@ def _normal(a: Axis, b: Axis, prev_point: np.ndarray, prev_x: np.ndarray):
         return fa, fa + gap * x, x
     fa = prev_point
     fb = _foot(prev_point, b)
-    gap = np.linalg.norm(fb - fa)
+    gap = float(np.linalg.norm(fb - fa))
     if gap <= DISTANCE_TOL:
         return fa, fa, prev_x
     return fa, fb, (fb - fa) / gap

@@ -135,6 +135,6 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
-        gravity=(0, 0, -symbol("g")), gravity_in_world=True, parameters={"g": 9.81},   # -z of the URDF's world
+        gravity=(0, 0, -symbol("g")), gravity_in_world=True, parameters=(("g", 9.81),),   # -z of the URDF's world
         base=_pose(frames[0]), tool=_pose(tool))
     return ImportReport(model, source, chain, lumped, warnings)

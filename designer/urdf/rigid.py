@@ -37,6 +37,6 @@ def combine(bodies: list[Body]) -> Body:
     if total <= 0.0:
         # massless parts: only their rotational inertia (if any) adds, about the origin
         return Body(0.0, np.zeros(3), sum((b.inertia for b in bodies), np.zeros((3, 3))))
-    c = sum(b.mass * b.com for b in bodies) / total
+    c = np.asarray(sum(b.mass * b.com for b in bodies)) / total
     inertia = sum((b.inertia + _point_inertia(b.mass, b.com - c) for b in bodies), np.zeros((3, 3)))
     return Body(float(total), c, 0.5 * (inertia + inertia.T))

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import DesignerError
+
 __all__ = ["MAX_URDF_BYTES", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
 
 MAX_URDF_BYTES = 20_000_000
@@ -23,7 +25,7 @@ MOVABLE = ("revolute", "continuous", "prismatic")
 _KNOWN_TYPES = (*MOVABLE, "fixed", "floating", "planar")
 
 
-class UrdfError(ValueError):
+class UrdfError(DesignerError):
     """A URDF file that cannot be imported; the message names the file and the joint or link."""
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.batch import Batch
 from designer.explore.iso9283 import cube_path
 from designer.explore.iso9283 import test_cube as make_cube

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from designer.model import Convention, Inertia, JointType, Link, Manipulator, PointMass, symbol, to_expr
 from designer.project import ProjectError, from_dict, load_project, loads_project, save_project, to_dict
 from designer.project.io import MAX_FILE_BYTES, dumps_project
-from conftest import examples
+from tests.support import examples
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 PENDULUM = ROBOTS / "double_pendulum.json"
@@ -222,7 +222,7 @@ _MOMENT = st.one_of(st.floats(0, 5, allow_nan=False), st.sampled_from(["Ixx1", "
 def models(draw) -> Manipulator:
     n = draw(st.integers(1, 4))
     links = []
-    for i in range(n):
+    for _ in range(n):
         ixx, iyy, izz = (to_expr(draw(_MOMENT)) for _ in range(3))
         limits = draw(st.one_of(st.none(), st.tuples(st.floats(-3, -0.1), st.floats(0.1, 3))))
         links.append(Link(

@@ -19,8 +19,8 @@ from designer.kinematics import NumericArm
 from designer.model import Drive
 from designer.project import load_project, save_project
 
-from conftest import robot_path
-from pin_reference import pin, pin_model
+from tests.support import robot_path
+from tests.support.pin_reference import pin, pin_model
 
 GEAR = [120.0, 100.0, 80.0, 50.0, 50.0, 40.0]
 JM = [2e-4, 1.5e-4, 1e-4, 3e-5, 3e-5, 2e-5]

@@ -12,7 +12,7 @@ from designer.model import Drive
 from designer.numeric.recursive import mass_matrix, rnea
 from designer.urdf import import_urdf
 
-from urdf_reference import PinChain, erd, pin
+from tests.support.urdf_reference import PinChain, erd, pin
 
 
 def test_reflected_inertia_is_pinocchio_armature():

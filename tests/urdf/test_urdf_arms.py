@@ -13,7 +13,7 @@ from designer.numeric.recursive import mass_matrix, rnea
 from designer.urdf import import_urdf, urdf_text
 from designer.urdf.exporter import urdf_base
 
-from urdf_reference import PinChain, compare_with_pinocchio, erd, rel_err
+from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd, rel_err
 
 # (file, base, tip): None takes the default (the root; the only end, or where the branches part)
 ARMS = [

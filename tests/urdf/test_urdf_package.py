@@ -8,7 +8,7 @@ import pytest
 from designer.kinematics import NumericArm
 from designer.urdf import UrdfError, import_urdf
 
-from urdf_reference import PinChain, compare_with_pinocchio, erd_folder
+from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd_folder
 
 # files whose default chain is not the arm (trees): the arm named by base and tip
 NAMED = {

@@ -15,8 +15,8 @@ from designer.project import load_project
 from designer.urdf import import_urdf, urdf_text
 from designer.urdf.exporter import urdf_base
 
-from urdf_reference import PinChain, compare_with_pinocchio, rel_err
-from test_urdf_arms import _mujoco_errors
+from tests.support.urdf_reference import PinChain, compare_with_pinocchio, rel_err
+from tests.urdf.test_urdf_arms import _mujoco_errors
 
 ROBOTS = sorted((Path(__file__).resolve().parents[2] / "robots").glob("*.json"))
 
