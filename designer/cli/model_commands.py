@@ -48,6 +48,8 @@ def describe(model: Manipulator) -> str:
                      "[" + ", ".join(map(str, l.com)) + "]",
                      "0" if l.inertia.is_zero else " ".join(map(str, l.inertia.entries()))])
     out += ["", _table(rows), "", "gravity: [" + ", ".join(map(str, model.gravity)) + "]"]
+    if model.gravity_in_world and model.base is not None:
+        out[-1] += " in the world; in frame 0: [" + ", ".join(map(str, model.gravity_frame0)) + "]"
     for k, p in enumerate(model.point_masses, start=1):
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
     if model.parameters:
