@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
-from .batch import Batch, batch_frames
+from ..numeric.batch import Batch, batch_frames
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",

@@ -30,7 +30,7 @@ from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
-from .batch import batch_frames
+from ..numeric.batch import batch_frames
 from .maps import Sampling, sample_configurations, summarize
 from .metrics import MetricError, Ratings, evaluate_many, parse_metric
 
