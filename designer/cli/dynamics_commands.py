@@ -45,6 +45,9 @@ def register(sub) -> None:
                    help="derivation used with --form derived (default lagrange)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
+    p.add_argument("--drives", action="store_true",
+                   help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
+                        "Coulomb friction in tau (default: rigid bodies only; the header says which)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_codegen)
 
@@ -117,7 +120,7 @@ def cmd_codegen(args) -> int:
             args.simplify = SimplifyMode.OFF.value
         eq = _derive(args, progress)
         progress(Progress("common subexpressions"))
-        source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
+        source = generate(eq, args.lang, prefix=args.prefix, form=args.form, drives=args.drives)
     except UserError:  # already says what and where (a UserError is a ValueError too)
         raise
     except ValueError as exc:

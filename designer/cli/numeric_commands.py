@@ -26,6 +26,7 @@ def register(sub) -> None:
                    help='{"states": [{"q": [...], "qd": [...], "qdd": [...]}, ...]} in SI units and radians')
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
+    _drives_option(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
     p.add_argument("project")
@@ -37,6 +38,7 @@ def register(sub) -> None:
                    help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
     p.add_argument("--strict", action="store_true",
                    help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
+    _drives_option(p)
     p.set_defaults(func=cmd_torques)
     p = sub.add_parser("simulate",
                        help="integrate the motion from an initial state under torques or PD control (CSV out)")
@@ -57,6 +59,20 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
     p.set_defaults(func=cmd_simulate)
+
+
+def _drives_option(p) -> None:
+    p.add_argument("--drives", action="store_true",
+                   help="add the project's drive terms: reflected motor inertia N^2 Jm on the diagonal of M "
+                        "(and N^2 Jm qdd in tau), viscous and Coulomb friction in tau (eval: also as "
+                        "'friction') (default: rigid bodies only)")
+
+
+def _drive_note(model: Manipulator, drives: bool) -> None:
+    from ..dynamics.drives import has_drive_terms
+    if drives and not has_drive_terms(model):
+        sys.stderr.write("note: --drives: the project has no motor inertia, gear ratio or friction; "
+                         "nothing is added\n")
 
 
 def compiled_for(model: Manipulator, method: str, where: str):
@@ -107,11 +123,18 @@ def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project)
+    from ..dynamics.drives import friction_torque, with_drives
+    _drive_note(model, args.drives)
     results = []
     for q, qd, qdd in states:
-        results.append({"tau": cd.tau(q, qd, qdd).tolist(), "M": cd.M(q).tolist(), "G": cd.G(q).tolist(),
-                        "h": cd.h(q, qd).tolist()})
-    json.dump({"method": args.method, "results": results}, sys.stdout)
+        M, tau = cd.M(q), cd.tau(q, qd, qdd)
+        result = {}
+        if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
+            M, tau = with_drives(model, M, tau, qd, qdd)
+            result["friction"] = friction_torque(model, qd).tolist()
+        results.append({"tau": tau.tolist(), "M": M.tolist(), "G": cd.G(q).tolist(), "h": cd.h(q, qd).tolist(),
+                        **result})
+    json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
@@ -179,6 +202,10 @@ def cmd_torques(args) -> int:
         tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
         tau = compiled_for(model, args.method, args.project).tau_many(Q, QD, QDD)
+    if args.drives:
+        from ..dynamics.drives import drive_arrays, friction_torque
+        _drive_note(model, True)
+        tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(list(others) + [f"tau{j}" for j in range(1, n + 1)])
@@ -187,7 +214,9 @@ def cmd_torques(args) -> int:
     write_output(buf.getvalue(), args.out)
     peak = np.max(np.abs(tau), axis=0)
     rms = np.sqrt(np.mean(tau**2, axis=0))
-    lines = [f"{tau.shape[0]} rows, method {args.method}; N m for revolute joints, N for prismatic",
+    drives = "added (--drives)" if args.drives else "not added"
+    lines = [f"{tau.shape[0]} rows, method {args.method}, drive terms {drives}; N m for revolute joints, "
+             "N for prismatic",
              f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
     for j, link in enumerate(model.links):
         lines.append(f"{j + 1:<6} {link.joint.value:<4} {peak[j]:>14.6g} {rms[j]:>14.6g}")

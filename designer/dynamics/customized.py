@@ -172,7 +172,7 @@ def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
     w, wd = [ZERO] * 3, [ZERO] * 3
-    vd = [-sp.sympify(g) for g in model.gravity]  # base acceleration -g carries gravity
+    vd = [-sp.sympify(g) for g in model.gravity_frame0]  # base acceleration -g carries gravity
     F, Mo = [], []
     U = None
     for j, jt in enumerate(chain):
