@@ -18,8 +18,8 @@ derived ``eq``; ``derived`` writes the derivation's own expressions.
 
 ``p`` holds the parameter values in :attr:`CodePlan.parameters` order (the
 names sorted). Common subexpressions are eliminated per function with
-``sympy.cse`` over the flat list of its entries (a nested list defeats it,
-see spec/sympy-notes.md); a symmetric M is computed on its upper triangle.
+``sympy.cse`` over the flat list of its entries (on nested output ``lambdify(cse=True)``
+silently eliminates nothing); a symmetric M is computed on its upper triangle.
 """
 
 from __future__ import annotations
@@ -164,9 +164,11 @@ def _substitute(mat: sp.Matrix, subs: dict) -> sp.Matrix:
     return mat.applyfunc(one)
 
 
-def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, values: Mapping[str, float] | None = None,
-              token: CancelToken = NEVER) -> CodePlan:
+def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
+              values: Mapping[str, float] | None = None, token: CancelToken = NEVER) -> CodePlan:
     """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
+
+    ``drives``: add the project's drive terms to M and tau (:mod:`designer.dynamics.drives`).
 
     ``values``: parameter values to write into the code as numbers (the functions the app
     compiles for itself); those parameters then leave ``p``.
@@ -186,6 +188,11 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, values: Ma
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         tau, mass, gravity, coriolis = (_substitute(m, subs) for m in (tau, mass, gravity, coriolis))
     token.check()
+    from ..dynamics.drives import drive_statement, symbolic_drive_terms
+    if drives:
+        dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
+        mass, tau, coriolis = mass + dM, tau + inertia + friction, coriolis + friction
+    method = "; ".join(filter(None, (method, drive_statement(model, drives))))
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(built.symbol_names())
     if form is CodeForm.DERIVED:  # the compact forms use the model's symbols only (and walking them is slow)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from collections.abc import Callable, Iterator
+from typing import Any
 
 import sympy as sp
 
-from ..jobs import NEVER, CancelToken, Progress, run
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
 from .algebra import simplify_poly
@@ -28,7 +29,7 @@ def _collect_symbols(model: Manipulator) -> list:
 
 
 def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMode, name: str,
-                  token: CancelToken = NEVER, symmetric: bool = False) -> Iterator[Progress]:
+                  token: CancelToken = NEVER, symmetric: bool = False) -> Job[sp.Matrix]:
     """Generator returning a sympy Matrix of ring elements, each entry simplified in ``mode``."""
     by = _collect_symbols(model)
     cache = tr.__dict__.setdefault("_simplify_cache", {})
@@ -67,7 +68,7 @@ def combine(matrices, vectors) -> sp.Matrix:
 AUTO_LIMIT = 200_000
 
 
-def compact_job(model: Manipulator, token: CancelToken) -> Iterator[Progress]:
+def compact_job(model: Manipulator, token: CancelToken) -> Job[tuple]:
     """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read)."""
     from .tree import tree_mass_matrix, tree_tau
     exact = exact_angles(model).model
@@ -94,7 +95,7 @@ def check_size(tau: sp.Matrix, limit: int | None) -> tuple[list[int], int | None
 
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
                simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None,
-               form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT) -> Iterator[Progress]:
+               form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT) -> Job[Equations]:
     """Generator yielding :class:`Progress` and returning :class:`Equations`.
 
     ``form``: compact returns the recursive graphs at once (any arm, about a second); closed
@@ -148,12 +149,12 @@ def coriolis_matrix(eq: Equations) -> sp.Matrix:
     """
     model = eq.model
     n = model.n
-    stored = eq.extras.get("christoffel")
+    stored: Any = eq.extras.get("christoffel")  # (the ring, c_ijk), kept by a Lagrange derivation
     if stored is None:
         from .bodies import arm_frames_job
         from .lagrange import body_jacobians_job, christoffel_job, mass_gravity_job
 
-        def job():
+        def job() -> Job[tuple[TrigRing, list]]:
             tr = TrigRing(model)
             frames = yield from arm_frames_job(model, tr)
             jac = yield from body_jacobians_job(model, tr, frames)
@@ -168,7 +169,7 @@ def coriolis_matrix(eq: Equations) -> sp.Matrix:
 
 
 def link_torques_job(model: Manipulator, simplify: SimplifyMode = SimplifyMode.FAST,
-                     token: CancelToken | None = None) -> Iterator[Progress]:
+                     token: CancelToken | None = None) -> Job[sp.Matrix]:
     """Generator returning Horn's T (sympy n x n): T[i, j] = torque at joint i to move link j.
 
     Link j's point loads are counted with link j; gravity is included, so the rows sum to tau.

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..errors import DesignerError
+
 __all__ = ["expanded_terms", "ExpansionTooLarge"]
 
 
-class ExpansionTooLarge(ValueError):
+class ExpansionTooLarge(DesignerError):
     """A closed form would be too large to derive and read; the recursive form is the answer.
 
     ``entry`` names it (tau_3), ``terms`` is the estimated number of terms.

@@ -20,7 +20,7 @@ import sympy as sp
 from sympy.core.add import Add, _addsort
 from sympy.core.mul import Mul, _mulsort
 from sympy.polys.domains import QQ, RR
-from sympy.polys.rings import PolyRing
+from sympy.polys.rings import PolyElement, PolyRing
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
@@ -89,8 +89,12 @@ class TrigRing:
         self._atoms_out = [self.trig.get(g, g) for g in gens]
         self._powers: dict = {}
 
+    def __getstate__(self) -> dict:
+        """Pickled without its caches (a worker process sends the ring back with a result)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_simplify_cache", "_powers")} | {"_powers": {}}
+
     # -- conversion ---------------------------------------------------------------
-    def var(self, e) -> PolyElement:  # noqa: F821
+    def var(self, e) -> PolyElement:
         """A sympy expression of the model as a ring element."""
         e = sp.sympify(e)
         if e.is_Number:

@@ -9,8 +9,9 @@ cube (a rectangle e by e sqrt 2); its diagonals C1-C7 and C2-C8 are body diagona
 L = e sqrt 3. P1 is the centre of the cube; P2, P3, P4, P5 lie on those diagonals at 0.1 L from
 C1, C2, C7, C8 respectively, so P2 -> P3 -> P4 -> P5 goes round the plane.
 
-Positions are those of the last frame's origin (the tool point of
-:meth:`~designer.kinematics.NumericArm.tool_jacobian`); orientation is not controlled. Inverse
+Positions are those of the tool point (the project's ``tool`` frame origin, the last frame's
+origin when there is none; the point of :meth:`~designer.kinematics.NumericArm.tool_jacobian`),
+in frame 0 coordinates; orientation is not controlled. Inverse
 kinematics is numeric (damped least squares, Levenberg-Marquardt damping) and stays within the
 joint limits. The path P1 -> P2 -> P3 -> P4 -> P5 -> P1 is made of straight segments, each a quintic
 rest-to-rest profile whose peak speed is the given tool speed; joint rates follow the minimum-norm
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..jobs import Job, Progress, run
 from ..kinematics import NumericArm
 from .sizing import Trajectory
@@ -34,7 +36,7 @@ _SIGNS = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
                    [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], float)
 
 
-class IKError(ValueError):
+class IKError(DesignerError):
     """A point the tool cannot reach (within the joint limits, from the seed given)."""
 
 
@@ -69,7 +71,7 @@ def _bounds(arm: NumericArm) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tool(arm: NumericArm, q) -> np.ndarray:
-    return arm.frames(q)[-1, :3, 3]
+    return arm.tool_in_base(q)[:3, 3]
 
 
 def _fmt(p) -> str:
@@ -272,10 +274,11 @@ def cube_path(arm: NumericArm, cube: TestCube, speed: float, samples: int = 41, 
     s = 10 * u**3 - 15 * u**4 + 6 * u**5
     sd = 30 * u**2 - 60 * u**3 + 30 * u**4
     sdd = 60 * u - 180 * u**2 + 120 * u**3
-    ts, xs, xds, xdds, knots, t0 = [], [], [], [], [0], 0.0
+    ts: list[np.ndarray] = []
+    xs, xds, xdds, knots, t0 = [], [], [], [0], 0.0
     for a, b in zip(order, order[1:]):
         d = pts[b] - pts[a]
-        T = 15.0 * np.linalg.norm(d) / (8.0 * speed)
+        T = 15.0 * float(np.linalg.norm(d)) / (8.0 * speed)
         first = 0 if not ts else 1   # the segment's start is the previous one's end
         ts.append(t0 + T * u[first:])
         xs.append(pts[a] + s[first:, None] * d)
@@ -309,4 +312,4 @@ def cube_path(arm: NumericArm, cube: TestCube, speed: float, samples: int = 41, 
     return CubePath(cube, Trajectory(t, q, qd, qdd), x, xd, xdd, tuple(knots))
 
 
-test_cube.__test__ = False  # a builder, not a pytest test, when imported into a test module
+test_cube.__test__ = False  # type: ignore[attr-defined]  # a builder, not a pytest test, when imported into a test module

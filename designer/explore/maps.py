@@ -11,10 +11,11 @@ from enum import Enum
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
-from .batch import Batch, batch_frames
+from ..numeric.batch import Batch, batch_frames
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
@@ -70,7 +71,7 @@ class GridMap:
     q0: np.ndarray            # the pose of the other joints (and the current pose to mark)
 
 
-def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: Sequence[float] | None = None,
+def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: ArrayLike | None = None,
              steps: int | tuple[int, int] = 50, ranges: Sequence[Sequence[float]] | None = None,
              ratings: Ratings | None = None, compiled=None) -> GridMap:
     """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``.
@@ -86,7 +87,7 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
         raise ValueError(f"the pose needs {arm.n} joint values, got {q0.size}")
     lim = joint_limits(arm)
     rx, ry = (lim[i - 1], lim[j - 1]) if ranges is None else (ranges[0], ranges[1])
-    nx, ny = (steps, steps) if np.isscalar(steps) else steps
+    nx, ny = (steps, steps) if isinstance(steps, int | float | np.number) else steps
     x, y = np.linspace(rx[0], rx[1], int(nx)), np.linspace(ry[0], ry[1], int(ny))
     X, Y = np.meshgrid(x, y)
     Q = np.tile(q0, (X.size, 1))
@@ -130,9 +131,9 @@ def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
 def workspace_map(arm: NumericArm, spec: MetricSpec | str, count: int = 2000,
                   method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
                   ratings: Ratings | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(tool positions (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
+    """(tool points in frame 0 (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
     q = sample_configurations(arm, count, method, seed)
-    return batch_frames(arm, q)[:, -1, :3, 3], evaluate(arm, q, spec, ratings)
+    return (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3], evaluate(arm, q, spec, ratings)  # tool point
 
 
 def variation(arm: NumericArm, q: np.ndarray) -> dict[str, np.ndarray]:

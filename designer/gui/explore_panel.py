@@ -6,7 +6,7 @@ The lead's window embeds :class:`ExplorePanel` and wires three things::
 
     panel.set_model(model)            # on every model change
     panel.set_joint_values(q)         # from the joint sliders (rad, m)
-    panel.loadDesignRequested.connect(lambda m: document.set_model(m))  # a picked design
+    panel.loadDesignRequested.connect(lambda m: document.apply(m, "Load design"))  # a picked design, undoable
 
 The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`designer.explore`.
 """
@@ -21,10 +21,12 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
+from .explore import drive_defaults
 from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
 from .explore.controls import parse_values
@@ -38,8 +40,10 @@ from .worker import JobWorker, start_job
 
 __all__ = ["ExplorePanel", "ExploreInputError"]
 
+RATING_UNITS = {"torque": "N m or N", "speed": "rad/s or m/s", "acceleration": "rad/s² or m/s²"}
 
-class ExploreInputError(ValueError):
+
+class ExploreInputError(DesignerError):
     """A user mistake in the panel's inputs (shown as one line, never raised to Qt)."""
 
 
@@ -76,7 +80,7 @@ class ExplorePanel(QWidget):
         self.picker = MetricPicker(self)
         self.ratings_edits: dict[str, QLineEdit] = {}
         ratings_row = QHBoxLayout()
-        for what, unit in (("torque", "N m or N"), ("speed", "rad/s or m/s"), ("acceleration", "rad/s² or m/s²")):
+        for what, unit in RATING_UNITS.items():
             edit = QLineEdit(self)
             edit.setPlaceholderText(unit)
             edit.setToolTip(f"Rated joint {what} in {unit}: one value for every joint or one per joint, "
@@ -94,7 +98,8 @@ class ExplorePanel(QWidget):
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
         self.sizing_view = SizingView(self)
-        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
+        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"),
+                            (self.pareto_view, "Pareto"),
                             (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
                             (self.significance_view, "Significance"), (self.sizing_view, "Sizing")):
             self.tabs.addTab(view, title)
@@ -134,6 +139,7 @@ class ExplorePanel(QWidget):
         if self.q.shape != (model.n,):
             self.q = np.zeros(model.n)
         self.picker.set_joint_count(model.n)
+        drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
 
@@ -146,7 +152,8 @@ class ExplorePanel(QWidget):
         self.map_view.set_joint_values(q)
 
     def views(self):
-        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
+        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view,
+                self.conditions_view,
                 self.significance_view, self.sizing_view)
 
     # -- inputs the views share ---------------------------------------------------------
@@ -173,6 +180,7 @@ class ExplorePanel(QWidget):
         n = n or self.require_model().n
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
+            values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
             return Ratings.of(n, **values)
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.dynamics.forward import (SingularConfigurationError, Trajectory, energy, forward_dynamics, simulate,
-                                       simulate_job)
+from designer.numeric.forward import SingularConfigurationError, forward_dynamics
+from designer.numeric.simulate import Trajectory, energy, simulate, simulate_job
 from designer.jobs import CancelToken, Cancelled, run
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric import recursive as rec
 from designer.project import from_dict, load_project
 
-from conftest import robot_path
-from pin_reference import pin, pin_model, random_arm
+from tests.support import robot_path
+from tests.support.pin_reference import pin, pin_model, random_arm
 
 
 def pendulum(L=0.7, m=1.3, rod=True, g=9.81):

@@ -1,5 +1,6 @@
 """Sizing view: joint torque, speed and power along a move (quintic from the current pose, a CSV
-trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint with gears and rotor inertias, and the payload envelope (the
+trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint
+with gears and rotor inertias, and the payload envelope (the
 largest payload against its offset from the flange) when rated torques are given
 (:mod:`designer.explore.sizing`)."""
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, Q
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from . import drive_defaults
 from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -159,6 +161,8 @@ class SizingView(QWidget):
 
     def set_model(self, model: Manipulator) -> None:
         self.revolute = [link.is_revolute for link in model.links]
+        drive_defaults.show({"gear": self.gear, "rotor": self.rotor}, model,
+                            {"gear": "gear ratios (1)", "rotor": "rotor inertias, kg m² (0)"})
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv);;All files (*)")
@@ -195,6 +199,8 @@ class SizingView(QWidget):
             move = self.move(n)
             gear = parse_values(self.gear.text(), n, "gear ratios")
             rotor = parse_values(self.rotor.text(), n, "rotor inertias")
+            drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.panel.model)  # empty: the project's
+            gear, rotor = drives["gear"], drives["rotor"]
             payload = None
             if self.payload.isChecked():
                 torque = self.panel.ratings(n).torque
@@ -217,7 +223,8 @@ class SizingView(QWidget):
         self._draw()
         if result.payload is not None:
             self.load.show()
-            self.heat.set_data(result.radial, result.axial, np.where(np.isfinite(result.payload), result.payload, np.nan))
+            self.heat.set_data(result.radial, result.axial,
+                               np.where(np.isfinite(result.payload), result.payload, np.nan))
             best = result.payload[0, 0]
             self.load.plot.setTitle("largest payload (kg)")
             self.load.caption.setText(f"payload at the flange: up to {best:.4g} kg along the whole move")
