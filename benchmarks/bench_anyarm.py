@@ -22,8 +22,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "dynamics"))
 
 _CHILD = ("import resource, runpy, sys\n"
           "sys.argv = ['designer'] + sys.argv[1:]\n"
@@ -50,7 +48,7 @@ def _run(tree: Path, args: list[str], timeout: float) -> str:
 
 
 def _arms(folder: Path, wanted: list[str]) -> dict[str, tuple[Path, int]]:
-    from anyarm_arms import generic_arm, kr5
+    from tests.support.anyarm_arms import generic_arm, kr5
     from designer.project import load_project
     from designer.project.io import save_project
     import numpy as np

@@ -13,7 +13,7 @@ import sympy as sp
 
 from designer.codegen import generate
 from designer.codegen.bounded import MAX_ARGS, MAX_DEPTH, nesting
-from designer.codegen.plan import CodeForm, plan_code
+from designer.codegen.plan import plan_code
 from designer.dynamics import ExpansionTooLarge, Form, Method, SimplifyMode, derive
 from designer.jobs import CancelToken, Cancelled
 from designer.model import Convention, Inertia, Link, Manipulator, PointMass
@@ -21,8 +21,8 @@ from designer.model.angles import exact_angle, exact_angles
 from designer.numeric.compiled import compile_equations
 from designer.report import render
 
-from anyarm_arms import P, R, generic_arm, kr5, panda
-from dyn_reference import pin_model, pin_rnea_crba
+from tests.support.anyarm_arms import P, R, generic_arm, kr5, panda
+from tests.support.dyn_reference import pin_model, pin_rnea_crba
 
 pin = pytest.importorskip("pinocchio")
 
@@ -160,22 +160,26 @@ def test_twelve_joints_evaluate_and_generate_bounded_code(tmp_path):
 
 
 def test_long_sums_are_split_into_partial_results():
-    """A closed form of thousands of terms: Python's compiler would overflow on one line."""
-    model = generic_arm(2, seed=1)
-    q = model.q
-    huge = sum(sp.Float(k + 1) * sp.cos(k * q[0]) * sp.sin(q[1]) for k in range(3000))
-    eq = derive(model, form=Form.COMPACT)
-    from dataclasses import replace
-    big = replace(eq, tau=sp.Matrix([huge, q[1]]), mass_matrix=sp.eye(2), gravity=sp.zeros(2, 1),
-                  coriolis=sp.zeros(2, 1))
-    cd = compile_equations(big, form=CodeForm.DERIVED)
-    x = [0.3, -0.7]
-    want = sum((k + 1) * math.cos(k * x[0]) * math.sin(x[1]) for k in range(3000))
-    assert cd.tau(x, [0, 0], [0, 0])[0] == pytest.approx(want, rel=1e-12)
+    """A closed form of thousands of terms: printed on one line, Python's compiler overflows."""
+    from sympy.printing.pycode import PythonCodePrinter
+    from designer.codegen.bounded import bound_nesting
+    x, y = sp.symbols("x y")
+    huge = sp.Add(*[sp.Float(k + 1) * sp.cos(sp.Float(k) * x) * sp.sin(y) for k in range(5000)])
+    printer = PythonCodePrinter({"fully_qualified_modules": True, "order": "none"})
+    with pytest.raises(RecursionError):
+        compile(f"out = {printer.doprint(huge)}", "<one line>", "exec")
+    temps, (out,) = bound_nesting([], [huge], sp.numbered_symbols("t"))
+    lines = [f"{s} = {printer.doprint(v)}" for s, v in temps] + [f"out = {printer.doprint(out)}"]
+    space = {"x": 0.3, "y": -0.7}
+    exec(compile("import math\n" + "\n".join(lines), "<split>", "exec"), space)
+    want = sum((k + 1) * math.cos(k * 0.3) * math.sin(-0.7) for k in range(5000))
+    assert space["out"] == pytest.approx(want, rel=1e-12)
+    assert all(nesting(v)[1] <= MAX_ARGS for _, v in temps)
 
 
 def test_closed_form_asked_for_beyond_the_limit_names_the_entry():
-    with pytest.raises(ExpansionTooLarge, match=r"the expanded tau_\d has about .* terms; show the recursive form"):
+    expected = r"the expanded tau_\d has about \S+ terms \(limit 200,000\); show the recursive form instead\?"
+    with pytest.raises(ExpansionTooLarge, match=expected):
         derive(generic_arm(7), Method.NEWTON_EULER, form=Form.CLOSED)
     assert derive(generic_arm(7), Method.DALEMBERT).form is Form.COMPACT  # auto
 
