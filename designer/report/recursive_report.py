@@ -81,7 +81,7 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
         lines += [latex_escape(n) + r"\\" for n in notes]
         for heading, items in _groups(rf):
             lines += [rf"\subsection*{{{latex_escape(heading)}}}", r"\begin{align*}"]
-            lines += [rf"\mathrm{{{latex_escape(a.symbol.name)}}} &= {to_latex(a.value)}\\" for a in items]
+            lines += [rf"{to_latex(a.symbol)} &= {to_latex(a.value)}\\" for a in items]  # as the right sides name it
             lines += [r"\end{align*}"]
         lines += [r"\subsection*{Joint torques}", r"\begin{align*}"]
         lines += [rf"\tau_{{{j}}} &= {to_latex(t)}\\" for j, (_, t) in enumerate(taus, start=1)]
