@@ -88,7 +88,7 @@ def main(argv=None) -> int:
             states = path.with_suffix(".states.json")
             for method in ("lagrange", "newton-euler", "dalembert"):
                 print(f"{name:5s} derive {method:13s}", _run(args.tree, ["derive", str(path), "--method", method,
-                                                                       "--out", str(path.with_suffix(".out"))],
+                                                                       "--out", str(path.parent / f"{name}.{method}.json")],
                                                            args.timeout), flush=True)
                 print(f"{name:5s} eval   {method:13s}", _run(args.tree, ["eval", str(path), "--states", str(states),
                                                                        "--method", method], args.timeout), flush=True)
