@@ -87,9 +87,9 @@ def main(argv=None) -> int:
         for name, (path, _) in arms.items():
             states = path.with_suffix(".states.json")
             for method in ("lagrange", "newton-euler", "dalembert"):
+                out = str(path.parent / f"{name}.{method}.json")
                 print(f"{name:5s} derive {method:13s}", _run(args.tree, ["derive", str(path), "--method", method,
-                                                                       "--out", str(path.parent / f"{name}.{method}.json")],
-                                                           args.timeout), flush=True)
+                                                                       "--out", out], args.timeout), flush=True)
                 print(f"{name:5s} eval   {method:13s}", _run(args.tree, ["eval", str(path), "--states", str(states),
                                                                        "--method", method], args.timeout), flush=True)
             for lang in ("c", "python"):
