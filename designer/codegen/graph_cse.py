@@ -81,4 +81,17 @@ def cse_graph(exprs: list, symbols: Iterator[sp.Symbol]) -> tuple[list, list]:
     # order="none": the same operation counts as the canonical order, several times faster
     found, reduced = sp.cse([v for _, v in shared] + outputs, symbols=symbols, order="none")
     named = [(s, r) for (s, _), r in zip(shared, reduced)]
-    return ordered_assignments(found + named), reduced[len(shared):]
+    temps, out = ordered_assignments(found + named), reduced[len(shared):]
+    if len(shared) <= SMALL:  # small graphs: sympy.cse alone sometimes shares more (PUMA 560 M: 434 against 455)
+        alone, alone_out = sp.cse(exprs, symbols=symbols, order="none")
+        if _ops(alone, alone_out) < _ops(temps, out):
+            return alone, alone_out
+    return temps, out
+
+
+#: graphs with at most this many shared nodes also try sympy.cse alone (PUMA 560 M: 134, a generic 7-joint M: 291)
+SMALL = 150
+
+
+def _ops(temps: list, outputs: list) -> int:
+    return int(sum(sp.count_ops(v) for _, v in temps) + sum(sp.count_ops(e) for e in outputs))
