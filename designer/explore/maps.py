@@ -6,6 +6,7 @@ clouds) and is a pure function of a :class:`~designer.kinematics.NumericArm`.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 from dataclasses import dataclass
 from enum import Enum
 from collections.abc import Sequence
@@ -14,11 +15,14 @@ import numpy as np
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
+from ..jobs import CancelToken, Job
 from .batch import Batch, batch_frames
+from .distribute import ordered_blocks
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
-           "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE"]
+           "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE",
+           "grid_states", "states_job"]
 
 DEFAULT_REVOLUTE_RANGE = (-np.pi, np.pi)
 
@@ -78,6 +82,16 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
     ``compiled``: optional compiled dynamics of the same model for M and G (faster maps).
     """
     spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
+    x, y, Q = grid_states(arm, joints, q0, steps, ranges)
+    values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(len(y), len(x))
+    return GridMap(spec.label, tuple(joints), x, y, values,
+                   np.zeros(arm.n) if q0 is None else np.asarray(q0, float))
+
+
+def grid_states(arm: NumericArm, joints: tuple[int, int], q0: Sequence[float] | None = None,
+                steps: int | tuple[int, int] = 50,
+                ranges: Sequence[Sequence[float]] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, Q): the grid of :func:`grid_map`, its states row by row (``y`` slowest), (len(x) len(y), n)."""
     i, j = joints
     if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
         raise ValueError(f"joints must be two different numbers from 1 to {arm.n}, got {i} and {j}")
@@ -91,8 +105,28 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
     X, Y = np.meshgrid(x, y)
     Q = np.tile(q0, (X.size, 1))
     Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
-    values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(Y.shape)
-    return GridMap(spec.label, (i, j), x, y, values, q0)
+    return x, y, Q
+
+
+def _evaluate_block(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None) -> list[float]:
+    return evaluate(arm, q, parse_metric(metric, arm.n), ratings).tolist()
+
+
+def states_job(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None, executor: cf.Executor,
+               slots: int = 4, token: CancelToken | None = None) -> Job[np.ndarray]:
+    """The metric (one number per state) at states ``q`` on ``executor`` (local processes or a Dask
+    cluster), in blocks sized to run about a second each; yields progress, returns the values in order."""
+    parse_metric(metric, arm.n)   # a bad metric is named here, not on a worker
+    out = np.empty(len(q))
+
+    def task(lo: int, hi: int):
+        return _evaluate_block, (arm, q[lo:hi], metric, ratings)
+
+    def sink(first: int, values: list) -> None:
+        out[first:first + len(values)] = values
+
+    yield from ordered_blocks(task, len(q), executor, sink, slots=slots, token=token, stage="states")
+    return out
 
 
 STATS = ("min", "max", "mean", "std", "p05", "p50", "p95")
