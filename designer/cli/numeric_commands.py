@@ -12,7 +12,9 @@ import numpy as np
 
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
+from ..jobs import Progress
 from .common import UserError, load_model, read_json, read_text, write_output
+from .progress import add_quiet, job_bar, loop_bar
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 
@@ -24,6 +26,7 @@ def register(sub) -> None:
                    help='{"states": [{"q": [...], "qd": [...], "qdd": [...]}, ...]} in SI units and radians')
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
+    add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
     p.add_argument("project")
@@ -33,10 +36,11 @@ def register(sub) -> None:
                         "without it the torques go to standard output and the summary to standard error")
     p.add_argument("--method", choices=["rnea"] + METHODS, default="rnea",
                    help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
+    add_quiet(p)
     p.set_defaults(func=cmd_torques)
 
 
-def compiled_for(model: Manipulator, method: str, where: str):
+def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
     """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
     from ..dynamics import derive
     from ..dynamics.results import Method, SimplifyMode
@@ -45,8 +49,10 @@ def compiled_for(model: Manipulator, method: str, where: str):
         numeric = model.numeric()
     except MissingParameterError as exc:
         raise UserError(f"{where}: {exc}") from None
-    eq = derive(numeric, Method(method), SimplifyMode.OFF)
-    return compile_equations(eq)
+    with job_bar(quiet, desc=f"derive ({method})") as progress:
+        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress)
+        progress(Progress("compile"))
+        return compile_equations(eq)
 
 
 def _vector(value, n: int, where: str) -> list[float]:
@@ -83,9 +89,9 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
-    cd = compiled_for(model, args.method, args.project)
+    cd = compiled_for(model, args.method, args.project, args.quiet)
     results = []
-    for q, qd, qdd in states:
+    for q, qd, qdd in loop_bar(states, args.quiet, unit="state", desc="eval"):
         results.append({"tau": cd.tau(q, qd, qdd).tolist(), "M": cd.M(q).tolist(), "G": cd.G(q).tolist(),
                         "h": cd.h(q, qd).tolist()})
     json.dump({"method": args.method, "results": results}, sys.stdout)
@@ -142,9 +148,10 @@ def cmd_torques(args) -> int:
             arm = NumericArm.from_model(model)
         except MissingParameterError as exc:
             raise UserError(f"{args.project}: {exc}") from None
-        tau = np.array([rnea(arm, q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)]).reshape(-1, n)
+        states = loop_bar(zip(Q, QD, QDD), args.quiet, total=len(Q), unit="row", desc="torques")
+        tau = np.array([rnea(arm, q, qd, qdd) for q, qd, qdd in states]).reshape(-1, n)
     else:
-        tau = compiled_for(model, args.method, args.project).tau_many(Q, QD, QDD)
+        tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(list(others) + [f"tau{j}" for j in range(1, n + 1)])
