@@ -10,6 +10,7 @@ a loop (:func:`loop_bar`).
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
@@ -44,7 +45,7 @@ def job_bar(quiet: bool = False, total: int | None = None, unit: str = "%",
     (default: percent); its stage names the bar. Steps without a fraction only change the name."""
     count = 100 if total is None else max(int(total), 1)
     bar = tqdm(total=count, unit=unit, desc=desc or "working", file=sys.stderr, disable=not shown(quiet),
-               leave=False, dynamic_ncols=True, bar_format=_FORMAT, mininterval=0.2)
+               leave=False, bar_format=_FORMAT, mininterval=0.2, **_size())
 
     def update(step: Progress) -> None:
         if bar.disable:
@@ -53,6 +54,8 @@ def job_bar(quiet: bool = False, total: int | None = None, unit: str = "%",
             bar.set_description_str(step.stage, refresh=False)
         if step.fraction is not None:
             bar.update(max(0, round(step.fraction * count) - bar.n))
+            if bar.n >= count:
+                bar.refresh()      # the last step shows even inside the minimum interval
         else:
             bar.refresh()
 
@@ -66,4 +69,11 @@ def loop_bar(items: Iterable[T], quiet: bool = False, total: int | None = None, 
              desc: str = "") -> Iterator[T]:
     """``items`` with a bar that advances one unit per item."""
     yield from tqdm(items, total=total, unit=unit, desc=desc or None, file=sys.stderr, disable=not shown(quiet),
-                    leave=False, dynamic_ncols=True, mininterval=0.2)
+                    leave=False, mininterval=0.2, **_size())
+
+
+def _size() -> dict[str, int]:
+    # a terminal that reports no size (a fresh pseudo-terminal, some CI consoles) has 0 rows: tqdm then
+    # counts -1 rows and draws nothing at all
+    size = shutil.get_terminal_size((100, 24))
+    return {"ncols": min(size.columns, 120), "nrows": max(size.lines, 2)}
