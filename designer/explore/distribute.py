@@ -74,11 +74,12 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _client(address: str, timeout: float):
+def _client(address: str, timeout: float | None = None):
     try:
         from distributed import Client
     except ImportError:
         raise ComputeError("a Dask scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    timeout = timeout or _connect_timeout()
     try:
         return Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError) as exc:
@@ -98,6 +99,15 @@ def check_scheduler(address: str, timeout: float = 5.0) -> str:
         client.close()
 
 
+def _connect_timeout() -> float:
+    """:data:`CONNECT_TIMEOUT`, or Dask's own connect timeout when that is shorter (a user who set
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT`` wants to hear sooner)."""
+    import dask.config
+    from dask.utils import parse_timedelta
+    configured = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect", CONNECT_TIMEOUT), "s")
+    return min(CONNECT_TIMEOUT, float(configured or CONNECT_TIMEOUT))
+
+
 @contextlib.contextmanager
 def open_executor(compute: Compute) -> Iterator[tuple[cf.Executor, int]]:
     """(executor, slots): the executor and how many tasks to keep in flight on it (twice its workers)."""
@@ -112,7 +122,7 @@ def open_executor(compute: Compute) -> Iterator[tuple[cf.Executor, int]]:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         return
-    client = _client(compute.scheduler, CONNECT_TIMEOUT)
+    client = _client(compute.scheduler)
     try:
         threads = sum(client.nthreads().values())
         if threads == 0:

@@ -63,7 +63,7 @@ def _rho_max(p, m2):
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, worker_dashboard_address=None) as c:
+                                  dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0") as c:
         yield c
 
 
@@ -88,31 +88,23 @@ def test_cli_sweep_on_a_cluster_by_address_equals_the_local_run(cluster, tmp_pat
 
 
 def test_an_unreachable_scheduler_is_one_clear_line(tmp_path):
-    with socket_free_port() as port:
-        address = f"tcp://127.0.0.1:{port}"
-        with pytest.raises(ComputeError, match="cannot reach the Dask scheduler at tcp://127.0.0.1"):
-            check_scheduler(address, timeout=1.0)
-        code, _, err = _finish(_cli("explore", TWO, *SWEEP, "--scheduler", address, "--out", str(tmp_path / "x.csv"),
-                                    stderr=subprocess.PIPE, env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}))
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    with pytest.raises(ComputeError, match="cannot reach the Dask scheduler at tcp://127.0.0.1"):
+        check_scheduler(address, timeout=1.0)
+    code, _, err = _finish(_cli("explore", TWO, *SWEEP, "--scheduler", address, "--out", str(tmp_path / "x.csv"),
+                                stderr=subprocess.PIPE, env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}))
     assert code == 2 and err.count("\n") == 1 and "cannot reach the Dask scheduler" in err
     code, _, err = _finish(_cli("explore", TWO, *SWEEP, "--scheduler", "tcp://x:1", "--workers", "2",
                                 stderr=subprocess.PIPE))
     assert code == 2 and "leave out --workers" in err
 
 
-class socket_free_port:
+def _free_port() -> int:
     """A localhost port nobody listens on (bound, then released)."""
-
-    def __enter__(self) -> int:
-        import socket
-        s = socket.socket()
+    import socket
+    with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        return self.port
-
-    def __exit__(self, *exc) -> None:
-        return None
+        return s.getsockname()[1]
 
 
 def _wait_rows(path: Path, at_least: int, proc: subprocess.Popen, timeout: float = 300) -> int:
@@ -132,7 +124,7 @@ def test_a_worker_killed_mid_sweep_and_every_row_still_comes(tmp_path):
     spec = ("sweep", "--param", "a2", "0.3", "0.6", "12", "--param", "m3", "2", "8", "5", "--metric", "coupling",
             "--samples", "512")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None, worker_dashboard_address=None) as c, \
+                                  dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0") as c, \
             distributed.Client(c) as client:
         pids = client.run(os.getpid)
         out = tmp_path / "killed.csv"
