@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import multiprocessing
 import os
 import signal
 import time
@@ -88,7 +89,7 @@ def _client(address: str, timeout: float | None = None):
         raise ComputeError(f"Dask scheduler address '{address}': {exc}") from None
 
 
-def check_scheduler(address: str, timeout: float = 5.0) -> str:
+def check_scheduler(address: str, timeout: float | None = None) -> str:
     """Connect to the scheduler and describe its workers (one line); :class:`ComputeError` if unreachable."""
     client = _client(address, timeout)
     try:
@@ -109,14 +110,18 @@ def _connect_timeout() -> float:
 
 
 @contextlib.contextmanager
-def open_executor(compute: Compute) -> Iterator[tuple[cf.Executor, int]]:
-    """(executor, slots): the executor and how many tasks to keep in flight on it (twice its workers)."""
+def open_executor(compute: Compute, spawn: bool = False) -> Iterator[tuple[cf.Executor, int]]:
+    """(executor, slots): the executor and how many tasks to keep in flight on it (twice its workers).
+
+    ``spawn`` starts local processes fresh instead of forking (a process with a Qt application or other
+    threads running must not fork)."""
     if compute.kind == "threads":
         with cf.ThreadPoolExecutor(compute.workers, thread_name_prefix="explore") as pool:
             yield pool, 2 * compute.workers
         return
     if compute.kind == "processes":
-        pool = cf.ProcessPoolExecutor(compute.workers, initializer=_ignore_sigint)
+        context = multiprocessing.get_context("spawn") if spawn else None
+        pool = cf.ProcessPoolExecutor(compute.workers, mp_context=context, initializer=_ignore_sigint)
         try:
             yield pool, 2 * compute.workers
         finally:

@@ -13,6 +13,7 @@ from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
 from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
 from ...model import Manipulator
+from ..compute import ComputeButton
 from .jobs import sweep_job
 from .controls import spin_box, value_box
 from .plots import HeatMap, PlotBox
@@ -73,6 +74,8 @@ class SweepView(QWidget):
         extra.addWidget(QLabel("samples", self))
         extra.addWidget(self.samples)
         extra.addStretch(1)
+        self.compute_button = ComputeButton(self)   # where sweeps run (designer/gui/compute.py)
+        extra.addWidget(self.compute_button)
         extra.addWidget(self.run_button)
 
         self.show_key = QComboBox(self)
@@ -156,8 +159,9 @@ class SweepView(QWidget):
         def start():
             model = self.panel.require_model()
             spec = self.spec()
+            compute = self.compute_button.compute()
             self.panel.arm(model)  # a missing parameter value is named before the sweep starts
-            return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token),
+            return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token, compute=compute),
                                       lambda result: self.show_result(result, model))
         return self.panel.guarded("Sweep", start)
 
