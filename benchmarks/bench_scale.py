@@ -33,7 +33,14 @@ PUMA = ROOT / "robots" / "puma560.json"
 
 _CLUSTER = """
 import sys
+import dask
 from distributed import LocalCluster
+if sys.argv[2] == "no-trim":
+    # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which also pins glibc's mmap threshold
+    # at 128 KiB: every large numpy temporary is then mapped and unmapped afresh
+    env = dict(dask.config.get("distributed.nanny.pre-spawn-environ"))
+    env.pop("MALLOC_TRIM_THRESHOLD_", None)
+    dask.config.set({"distributed.nanny.pre-spawn-environ": env})
 cluster = LocalCluster(n_workers=int(sys.argv[1]), threads_per_worker=1, processes=True, host="127.0.0.1",
                        dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0")
 print(cluster.scheduler_address, flush=True)
@@ -102,12 +109,15 @@ def main() -> int:
     ap.add_argument("--poses", type=int, default=1000, help="workspace samples per design (default 1000)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1, help="runs of each, alternated; medians reported")
+    ap.add_argument("--no-malloc-trim", action="store_true",
+                    help="start the Dask workers without MALLOC_TRIM_THRESHOLD_ (see docs/scaling.md)")
     args = ap.parse_args()
     grid = (40, 25) if args.quick else (100, 100)
     designs = grid[0] * grid[1]
     print(f"load average before: {', '.join(f'{v:.1f}' for v in os.getloadavg())} on {os.cpu_count()} cores")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cluster = subprocess.Popen([sys.executable, "-c", _CLUSTER, str(args.workers)], stdin=subprocess.PIPE,
+    trim = "no-trim" if args.no_malloc_trim else "default"
+    cluster = subprocess.Popen([sys.executable, "-c", _CLUSTER, str(args.workers), trim], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     address = cluster.stdout.readline().strip()
     if not address:
@@ -116,14 +126,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
             a, b = Path(tmp, f"local{k}.csv"), Path(tmp, f"dask{k}.csv")
-            t, m = timed_run(sweep_command(grid, args.poses, a, ["--workers", str(args.workers)]), [])
-            local_t.append(t)
-            local_m.append(m)
-            print(f"  local {args.workers} processes: {t:.1f} s, peak {m / 2**20:.0f} MiB", flush=True)
-            t, m = timed_run(sweep_command(grid, args.poses, b, ["--scheduler", address]), [cluster.pid])
-            dask_t.append(t)
-            dask_m.append(m)
-            print(f"  Dask LocalCluster, {args.workers} workers: {t:.1f} s, peak {m / 2**20:.0f} MiB", flush=True)
+            for which in (("local", "dask") if k % 2 == 0 else ("dask", "local")):   # alternated: drift cancels
+                if which == "local":
+                    t, m = timed_run(sweep_command(grid, args.poses, a, ["--workers", str(args.workers)]), [])
+                    local_t.append(t)
+                    local_m.append(m)
+                    print(f"  local {args.workers} processes: {t:.1f} s, peak {m / 2**20:.0f} MiB", flush=True)
+                else:
+                    t, m = timed_run(sweep_command(grid, args.poses, b, ["--scheduler", address]), [cluster.pid])
+                    dask_t.append(t)
+                    dask_m.append(m)
+                    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {t:.1f} s, peak {m / 2**20:.0f} MiB",
+                          flush=True)
             if a.read_bytes() != b.read_bytes():
                 raise SystemExit("the two runs wrote different files")
             rows = a.read_bytes().count(b"\n") - 1
@@ -136,7 +150,7 @@ def main() -> int:
           f"(median of {args.repeat}):")
     print(f"  local {args.workers} processes:       {lt:7.1f} s  ({designs / lt:.0f} designs/s), "
           f"peak memory {statistics.median(local_m) / 2**20:.0f} MiB")
-    print(f"  Dask LocalCluster, {args.workers} workers: {dt:7.1f} s  ({designs / dt:.0f} designs/s), "
+    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {dt:7.1f} s  ({designs / dt:.0f} designs/s), "
           f"peak memory {statistics.median(dask_m) / 2**20:.0f} MiB (scheduler, nannies, workers, client)")
     print(f"  Dask overhead: {100 * (dt / lt - 1):+.1f} % of the local time (target under +20 %); files identical")
     print(f"load average after: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
