@@ -72,7 +72,7 @@ def cmd_sweep(args) -> int:
     from ..explore.sweep_file import SweepFileError, sweep_to_csv
     model, arm = model_and_arm(args)
     spec = _spec(args, model, arm)
-    compute = compute_from(args)
+    compute = compute_from(args) or Compute()
     fmt = output_format(args, table=True)
     if args.resume and not (args.out and fmt == "csv"):
         raise UserError("--resume continues a CSV file: give --out FILE.csv")
@@ -80,7 +80,7 @@ def cmd_sweep(args) -> int:
     for key in args.pareto or ():
         if key not in spec.keys():
             raise UserError(f"--pareto: no column '{key}' (have: {', '.join(spec.keys())})")
-    maximize = tuple(k in args.maximize for k in args.pareto) if args.pareto else (False, False)
+    maximize = (args.pareto[0] in args.maximize, args.pareto[1] in args.maximize) if args.pareto else (False, False)
     streamed = fmt == "csv" and args.out
     try:
         with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "designs") as bar:
@@ -102,7 +102,7 @@ def cmd_sweep(args) -> int:
         print(f"interrupted: {done} of {total} designs are in {stop.path}; the same command with --resume "
               f"continues", file=sys.stderr)
         return 130
-    rows = result.rows()
+    rows: list[dict] = result.rows()
     if args.pareto:
         a, b = args.pareto
         front = result.pareto(a, b, (not maximize[0], not maximize[1]))
@@ -138,7 +138,7 @@ def cmd_map(args) -> int:
     if args.joints:
         if args.steps < 2:
             raise UserError("--steps: at least 2")
-        x, y, Q = grid_states(arm, tuple(args.joints), pose(args, arm.n), args.steps)
+        x, y, Q = grid_states(arm, tuple(args.joints), list(pose(args, arm.n)), args.steps)
     else:
         if args.samples < 1:
             raise UserError("--samples must be at least 1")

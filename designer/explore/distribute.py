@@ -116,8 +116,8 @@ def open_executor(compute: Compute, spawn: bool = False) -> Iterator[tuple[cf.Ex
     ``spawn`` starts local processes fresh instead of forking (a process with a Qt application or other
     threads running must not fork)."""
     if compute.kind == "threads":
-        with cf.ThreadPoolExecutor(compute.workers, thread_name_prefix="explore") as pool:
-            yield pool, 2 * compute.workers
+        with cf.ThreadPoolExecutor(compute.workers, thread_name_prefix="explore") as threads:
+            yield threads, 2 * compute.workers
         return
     if compute.kind == "processes":
         context = multiprocessing.get_context("spawn") if spawn else None

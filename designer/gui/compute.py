@@ -26,7 +26,7 @@ def load_compute(settings: QSettings | None = None) -> Compute:
     s = settings or QSettings()
     kind = str(s.value("compute/kind", "threads"))
     try:
-        workers = int(s.value("compute/workers", 2))
+        workers = int(str(s.value("compute/workers", 2)))
     except (TypeError, ValueError):
         workers = 2
     address = str(s.value("compute/scheduler", "") or "")
