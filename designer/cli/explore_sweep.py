@@ -83,7 +83,7 @@ def cmd_sweep(args) -> int:
     maximize = (args.pareto[0] in args.maximize, args.pareto[1] in args.maximize) if args.pareto else (False, False)
     streamed = fmt == "csv" and args.out
     try:
-        with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "designs") as bar:
+        with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "sweep") as bar:
             if streamed:
                 job = sweep_to_csv(model, spec, args.out, executor, slots=slots, resume=args.resume,
                                    pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize)
@@ -144,7 +144,7 @@ def cmd_map(args) -> int:
             raise UserError("--samples must be at least 1")
         Q = sample_configurations(arm, args.samples, args.sampling, args.seed)
     try:
-        with job_bar(args.quiet, len(Q), "state", "states") as bar:
+        with job_bar(args.quiet, len(Q), "state", "map") as bar:
             if compute is None:
                 from ..explore.metrics import evaluate
                 values = evaluate(arm, Q, spec, r)

@@ -148,7 +148,7 @@ def timed(func: Callable[..., list], *args: Any) -> tuple[list, float]:
 def ordered_blocks(task: Callable[[int, int], tuple[Callable[..., list], tuple]], total: int,
                    executor: cf.Executor, sink: Callable[[int, list], None], *, slots: int = 4,
                    start: int = 0, block: int | None = None, target: float = TARGET_SECONDS,
-                   token: CancelToken | None = None, stage: str = "items") -> Job[None]:
+                   token: CancelToken | None = None, stage: str = "blocks", unit: str = "items") -> Job[None]:
     """Run items ``start`` .. ``total`` - 1 in blocks; ``sink(first, results)`` sees them in item order.
 
     ``task(lo, hi)`` gives the function and arguments of the block of items ``lo`` .. ``hi`` - 1; the
@@ -173,7 +173,7 @@ def ordered_blocks(task: Callable[[int, int], tuple[Callable[..., list], tuple]]
         return max(1, min(round(target / max(per_item, 1e-6)), -(-left // slots)))
 
     try:
-        yield Progress(stage, (written / total) if total else 1.0, f"{written} of {total} {stage}")
+        yield Progress(stage, (written / total) if total else 1.0, f"{written} of {total} {unit}")
         while written < total:
             while next_item < total and len(running) + len(ready) < slots:
                 hi = min(total, next_item + size())
@@ -187,7 +187,7 @@ def ordered_blocks(task: Callable[[int, int], tuple[Callable[..., list], tuple]]
                 lo, hi = running.pop(fut)
                 results, seconds = fut.result()
                 if len(results) != hi - lo:
-                    raise RuntimeError(f"a block of {hi - lo} {stage} returned {len(results)} results")
+                    raise RuntimeError(f"a block of {hi - lo} {unit} returned {len(results)} results")
                 rate = seconds / (hi - lo)
                 per_item = rate if per_item is None else 0.7 * per_item + 0.3 * rate
                 ready[lo] = results
@@ -196,7 +196,7 @@ def ordered_blocks(task: Callable[[int, int], tuple[Callable[..., list], tuple]]
                 sink(written, results)
                 written += len(results)
             if done:
-                yield Progress(stage, written / total, f"{written} of {total} {stage} "
+                yield Progress(stage, written / total, f"{written} of {total} {unit} "
                                                        f"({time.perf_counter() - began:.0f} s)")
     finally:
         for fut in running:

@@ -125,7 +125,7 @@ def states_job(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | N
     def sink(first: int, values: list) -> None:
         out[first:first + len(values)] = values
 
-    yield from ordered_blocks(task, len(q), executor, sink, slots=slots, token=token, stage="states")
+    yield from ordered_blocks(task, len(q), executor, sink, slots=slots, token=token, stage="map", unit="states")
     return out
 
 

@@ -254,7 +254,7 @@ def sweep_blocks(model: Manipulator, spec: SweepSpec, executor: cf.Executor,
         return evaluate_designs, (model, names, design_values(spec, lo, hi), spec)
 
     yield from ordered_blocks(task, design_count(spec), executor, sink, slots=slots, start=start, block=block,
-                              token=token, stage="designs")
+                              token=token, stage="sweep", unit="designs")
 
 
 def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = None,

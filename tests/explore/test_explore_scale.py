@@ -276,7 +276,7 @@ def test_progress_bar_on_a_terminal_and_none_through_a_pipe(tmp_path):
     text = _read_pty(master, proc).decode(errors="replace")
     os.close(master)
     assert proc.wait(60) == 0
-    assert "designs:" in text and "design/s" in text and "40/40" in text, text    # rate and count
+    assert "sweep:" in text and "design/s" in text and "40/40" in text, text    # rate and count
     assert "<" in text     # elapsed<remaining
     code, _, err = _finish(_cli(*args, "--out", str(tmp_path / "b.csv"), stderr=subprocess.PIPE))
     assert code == 0 and err == ""
