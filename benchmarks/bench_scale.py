@@ -7,11 +7,12 @@ Both runs are the same ``explore PUMA sweep ... --out FILE.csv`` command a user 
 subprocess: once with ``--workers 2``, once with ``--scheduler`` pointing at a
 ``distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True)`` that a helper process
 started beforehand on 127.0.0.1 (a cluster is up before a user sends work to it, so its start is not
-timed). Reported per run: wall time of the command, and the peak of the summed resident memory of every
-process taking part (the command and its pool; for Dask also the scheduler, nannies and workers),
-sampled every 0.1 s with psutil. The two output files must be byte-identical. Target: the Dask run
-takes under 1.2 x the local one. Quote the load average printed alongside: on a busy machine both
-runs slow down and the ratio is what to compare.
+timed). Reported per run: wall time of the command, and the CPU seconds and the peak of the summed
+resident memory of every process taking part (the command and its pool; for Dask also the scheduler,
+nannies and workers), sampled every 0.1 s with psutil. The two output files must be byte-identical.
+Target: the Dask run takes under 1.2 x the local one. Quote the load average printed alongside: on a
+busy machine wall time mostly measures how the kernel shares the cores with everybody else, and the CPU
+ratio is the figure to compare.
 """
 
 from __future__ import annotations
@@ -49,33 +50,51 @@ cluster.close()
 """
 
 
-class PeakMemory:
-    """Peak of the summed RSS of some process trees, sampled in a thread."""
+class Usage:
+    """Peak of the summed RSS and the CPU seconds (user + system) of some process trees, sampled every 0.1 s
+    in a thread. CPU time is the figure to compare on a loaded machine: wall time there mostly measures
+    how the kernel shares the cores with everybody else."""
 
     def __init__(self, *pids: int):
         self.pids = list(pids)
         self.peak = 0
+        self.cpu_start: dict[int, float] = {}   # processes that existed before (the cluster): their baseline
+        self.cpu_last: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+        self._sample(baseline=True)
 
-    def _total(self) -> int:
+    def _sample(self, baseline: bool = False) -> None:
         total = 0
         for pid in self.pids:
             try:
                 root = psutil.Process(pid)
-                for p in [root, *root.children(recursive=True)]:
-                    total += p.memory_info().rss
+                procs = [root, *root.children(recursive=True)]
             except psutil.Error:
-                continue   # a process that ended between listing and reading
-        return total
+                continue
+            for p in procs:
+                try:
+                    total += p.memory_info().rss
+                    t = p.cpu_times()
+                    cpu = t.user + t.system
+                except psutil.Error:
+                    continue   # a process that ended between listing and reading
+                if baseline:
+                    self.cpu_start[p.pid] = cpu
+                self.cpu_last[p.pid] = cpu
+        self.peak = max(self.peak, total)
 
-    def __enter__(self) -> PeakMemory:
+    @property
+    def cpu(self) -> float:
+        return sum(v - self.cpu_start.get(pid, 0.0) for pid, v in self.cpu_last.items())
+
+    def __enter__(self) -> Usage:
         self._thread.start()
         return self
 
     def _run(self) -> None:
         while not self._stop.wait(0.1):
-            self.peak = max(self.peak, self._total())
+            self._sample()
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
@@ -89,18 +108,18 @@ def sweep_command(grid: tuple[int, int], poses: int, out: Path, where: list[str]
             "--stats", "max,mean", "--samples", str(poses), "--quiet", "--out", str(out), *where]
 
 
-def timed_run(cmd: list[str], also: list[int]) -> tuple[float, int]:
-    """(wall seconds, peak bytes of the command's tree plus the trees of ``also``)."""
+def timed_run(cmd: list[str], also: list[int]) -> tuple[float, int, float]:
+    """(wall seconds, peak bytes, CPU seconds) of the command's tree plus the trees of ``also``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("DASK_SCHEDULER_ADDRESS", None)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE)
-    with PeakMemory(proc.pid, *also) as mem:
+    with Usage(proc.pid, *also) as use:
         _, err = proc.communicate()
     wall = time.perf_counter() - t
     if proc.returncode:
         raise SystemExit(f"the sweep failed ({proc.returncode}): {err.decode().strip()}")
-    return wall, mem.peak
+    return wall, use.peak, use.cpu
 
 
 def main() -> int:
@@ -122,22 +141,26 @@ def main() -> int:
     address = cluster.stdout.readline().strip()
     if not address:
         raise SystemExit("the LocalCluster did not start")
-    local_t, dask_t, local_m, dask_m = [], [], [], []
+    local_t, dask_t, local_m, dask_m, local_c, dask_c = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
             a, b = Path(tmp, f"local{k}.csv"), Path(tmp, f"dask{k}.csv")
             for which in (("local", "dask") if k % 2 == 0 else ("dask", "local")):   # alternated: drift cancels
                 if which == "local":
-                    t, m = timed_run(sweep_command(grid, args.poses, a, ["--workers", str(args.workers)]), [])
+                    t, m, c = timed_run(sweep_command(grid, args.poses, a, ["--workers", str(args.workers)]), [])
                     local_t.append(t)
                     local_m.append(m)
-                    print(f"  local {args.workers} processes: {t:.1f} s, peak {m / 2**20:.0f} MiB", flush=True)
+                    local_c.append(c)
+                    print(f"  local {args.workers} processes: {t:.1f} s, {c:.1f} CPU s, peak {m / 2**20:.0f} MiB",
+                          flush=True)
                 else:
-                    t, m = timed_run(sweep_command(grid, args.poses, b, ["--scheduler", address]), [cluster.pid])
+                    t, m, c = timed_run(sweep_command(grid, args.poses, b, ["--scheduler", address]),
+                                        [cluster.pid])
                     dask_t.append(t)
                     dask_m.append(m)
-                    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {t:.1f} s, peak {m / 2**20:.0f} MiB",
-                          flush=True)
+                    dask_c.append(c)
+                    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {t:.1f} s, {c:.1f} CPU s, "
+                          f"peak {m / 2**20:.0f} MiB", flush=True)
             if a.read_bytes() != b.read_bytes():
                 raise SystemExit("the two runs wrote different files")
             rows = a.read_bytes().count(b"\n") - 1
@@ -146,13 +169,16 @@ def main() -> int:
     cluster.stdin.close()
     cluster.wait(60)
     lt, dt = statistics.median(local_t), statistics.median(dask_t)
+    lc, dc = statistics.median(local_c), statistics.median(dask_c)
     print(f"{designs} designs x {args.poses} poses, PUMA 560, coupling and dynamic manipulability "
           f"(median of {args.repeat}):")
-    print(f"  local {args.workers} processes:       {lt:7.1f} s  ({designs / lt:.0f} designs/s), "
+    print(f"  local {args.workers} processes: {lt:7.1f} s wall ({designs / lt:.0f} designs/s), {lc:7.1f} CPU s, "
           f"peak memory {statistics.median(local_m) / 2**20:.0f} MiB")
-    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {dt:7.1f} s  ({designs / dt:.0f} designs/s), "
-          f"peak memory {statistics.median(dask_m) / 2**20:.0f} MiB (scheduler, nannies, workers, client)")
-    print(f"  Dask overhead: {100 * (dt / lt - 1):+.1f} % of the local time (target under +20 %); files identical")
+    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {dt:7.1f} s wall ({designs / dt:.0f} designs/s), "
+          f"{dc:7.1f} CPU s, peak memory {statistics.median(dask_m) / 2**20:.0f} MiB (scheduler, nannies, workers, "
+          f"client)")
+    print(f"  Dask overhead: {100 * (dt / lt - 1):+.1f} % wall, {100 * (dc / lc - 1):+.1f} % CPU "
+          f"(target under +20 %); files identical")
     print(f"load average after: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
     return 0
 
