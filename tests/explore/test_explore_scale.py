@@ -87,6 +87,22 @@ def test_cli_sweep_on_a_cluster_by_address_equals_the_local_run(cluster, tmp_pat
     assert "2 workers" in check_scheduler(cluster.scheduler_address)
 
 
+@pytest.mark.slow
+def test_cli_map_on_a_cluster_and_on_processes_equals_the_map_here(cluster, tmp_path, capsys):
+    from designer.cli import main
+    for extra in (["--joints", "2", "3", "--steps", "23"], ["--samples", "700"]):
+        argv = ["explore", PUMA, "map", "--metric", "coupling", *extra, "--quiet"]
+        assert main([*argv, "--out", str(tmp_path / "here.csv")]) == 0
+        assert main([*argv, "--workers", "2", "--out", str(tmp_path / "procs.csv")]) == 0
+        code, _, err = _finish(_cli(*argv, "--scheduler", cluster.scheduler_address, "--out",
+                                    str(tmp_path / "dask.csv"), stderr=subprocess.PIPE))
+        assert code == 0, err
+        here = (tmp_path / "here.csv").read_bytes()
+        assert here == (tmp_path / "procs.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
+        values = [float(r["coupling"]) for r in _rows(tmp_path / "here.csv")]
+        assert len(values) in (23 * 23, 700) and all(0 <= v < 1 for v in values)   # |rho| < 1: M is positive definite
+
+
 def test_an_unreachable_scheduler_is_one_clear_line(tmp_path):
     address = f"tcp://127.0.0.1:{_free_port()}"
     with pytest.raises(ComputeError, match="cannot reach the Dask scheduler at tcp://127.0.0.1"):
