@@ -60,6 +60,7 @@ class Usage:
         self.peak = 0
         self.cpu_start: dict[int, float] = {}   # processes that existed before (the cluster): their baseline
         self.cpu_last: dict[int, float] = {}
+        self.roots: set[int] = set()             # the command, the cluster's scheduler process; the rest work
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._sample(baseline=True)
@@ -72,6 +73,7 @@ class Usage:
                 procs = [root, *root.children(recursive=True)]
             except psutil.Error:
                 continue
+            self.roots.add(root.pid)
             for p in procs:
                 try:
                     total += p.memory_info().rss
@@ -87,6 +89,11 @@ class Usage:
     @property
     def cpu(self) -> float:
         return sum(v - self.cpu_start.get(pid, 0.0) for pid, v in self.cpu_last.items())
+
+    @property
+    def worker_cpu(self) -> float:
+        """CPU seconds of the worker processes only (children of the command or of the cluster's process)."""
+        return sum(v - self.cpu_start.get(pid, 0.0) for pid, v in self.cpu_last.items() if pid not in self.roots)
 
     def __enter__(self) -> Usage:
         self._thread.start()
@@ -108,8 +115,9 @@ def sweep_command(grid: tuple[int, int], poses: int, out: Path, where: list[str]
             "--stats", "max,mean", "--samples", str(poses), "--quiet", "--out", str(out), *where]
 
 
-def timed_run(cmd: list[str], also: list[int]) -> tuple[float, int, float]:
-    """(wall seconds, peak bytes, CPU seconds) of the command's tree plus the trees of ``also``."""
+def timed_run(cmd: list[str], also: list[int]) -> tuple[float, int, float, float]:
+    """(wall seconds, peak bytes, CPU seconds, CPU seconds of the workers) of the command's tree plus the
+    trees of ``also``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("DASK_SCHEDULER_ADDRESS", None)
     t = time.perf_counter()
@@ -119,7 +127,7 @@ def timed_run(cmd: list[str], also: list[int]) -> tuple[float, int, float]:
     wall = time.perf_counter() - t
     if proc.returncode:
         raise SystemExit(f"the sweep failed ({proc.returncode}): {err.decode().strip()}")
-    return wall, use.peak, use.cpu
+    return wall, use.peak, use.cpu, use.worker_cpu
 
 
 def main() -> int:
@@ -141,26 +149,28 @@ def main() -> int:
     address = cluster.stdout.readline().strip()
     if not address:
         raise SystemExit("the LocalCluster did not start")
-    local_t, dask_t, local_m, dask_m, local_c, dask_c = [], [], [], [], [], []
+    local_t, dask_t, local_m, dask_m, local_c, dask_c, local_w, dask_w = [], [], [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.repeat):
             a, b = Path(tmp, f"local{k}.csv"), Path(tmp, f"dask{k}.csv")
             for which in (("local", "dask") if k % 2 == 0 else ("dask", "local")):   # alternated: drift cancels
                 if which == "local":
-                    t, m, c = timed_run(sweep_command(grid, args.poses, a, ["--workers", str(args.workers)]), [])
+                    t, m, c, w = timed_run(sweep_command(grid, args.poses, a, ["--workers", str(args.workers)]), [])
                     local_t.append(t)
                     local_m.append(m)
                     local_c.append(c)
-                    print(f"  local {args.workers} processes: {t:.1f} s, {c:.1f} CPU s, peak {m / 2**20:.0f} MiB",
-                          flush=True)
+                    local_w.append(w)
+                    print(f"  local {args.workers} processes: {t:.1f} s, {c:.1f} CPU s ({w:.1f} in workers), "
+                          f"peak {m / 2**20:.0f} MiB", flush=True)
                 else:
-                    t, m, c = timed_run(sweep_command(grid, args.poses, b, ["--scheduler", address]),
-                                        [cluster.pid])
+                    t, m, c, w = timed_run(sweep_command(grid, args.poses, b, ["--scheduler", address]),
+                                           [cluster.pid])
                     dask_t.append(t)
                     dask_m.append(m)
                     dask_c.append(c)
-                    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {t:.1f} s, {c:.1f} CPU s, "
-                          f"peak {m / 2**20:.0f} MiB", flush=True)
+                    dask_w.append(w)
+                    print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {t:.1f} s, {c:.1f} CPU s "
+                          f"({w:.1f} in workers), peak {m / 2**20:.0f} MiB", flush=True)
             if a.read_bytes() != b.read_bytes():
                 raise SystemExit("the two runs wrote different files")
             rows = a.read_bytes().count(b"\n") - 1
@@ -170,15 +180,16 @@ def main() -> int:
     cluster.wait(60)
     lt, dt = statistics.median(local_t), statistics.median(dask_t)
     lc, dc = statistics.median(local_c), statistics.median(dask_c)
+    lw, dw = statistics.median(local_w), statistics.median(dask_w)
     print(f"{designs} designs x {args.poses} poses, PUMA 560, coupling and dynamic manipulability "
           f"(median of {args.repeat}):")
-    print(f"  local {args.workers} processes: {lt:7.1f} s wall ({designs / lt:.0f} designs/s), {lc:7.1f} CPU s, "
-          f"peak memory {statistics.median(local_m) / 2**20:.0f} MiB")
+    print(f"  local {args.workers} processes: {lt:7.1f} s wall ({designs / lt:.0f} designs/s), {lc:7.1f} CPU s "
+          f"({lw:.1f} in workers), peak memory {statistics.median(local_m) / 2**20:.0f} MiB")
     print(f"  Dask LocalCluster, {args.workers} workers ({trim}): {dt:7.1f} s wall ({designs / dt:.0f} designs/s), "
-          f"{dc:7.1f} CPU s, peak memory {statistics.median(dask_m) / 2**20:.0f} MiB (scheduler, nannies, workers, "
-          f"client)")
-    print(f"  Dask overhead: {100 * (dt / lt - 1):+.1f} % wall, {100 * (dc / lc - 1):+.1f} % CPU "
-          f"(target under +20 %); files identical")
+          f"{dc:7.1f} CPU s ({dw:.1f} in workers), peak memory {statistics.median(dask_m) / 2**20:.0f} MiB "
+          f"(scheduler, nannies, workers, client)")
+    print(f"  Dask overhead: {100 * (dt / lt - 1):+.1f} % wall, {100 * (dc / lc - 1):+.1f} % CPU of all processes, "
+          f"{100 * (dw / lw - 1):+.1f} % CPU in the workers (target under +20 %); files identical")
     print(f"load average after: {', '.join(f'{v:.1f}' for v in os.getloadavg())}")
     return 0
 
