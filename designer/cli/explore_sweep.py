@@ -85,22 +85,18 @@ def cmd_sweep(args) -> int:
     try:
         with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "sweep") as bar:
             if streamed:
-                job = sweep_to_csv(model, spec, args.out, executor, slots=slots, resume=args.resume,
-                                   pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize)
-                try:
-                    run(job, bar)
-                except KeyboardInterrupt:
-                    raise _Interrupted(args.out) from None
+                run(sweep_to_csv(model, spec, args.out, executor, slots=slots, resume=args.resume,
+                                 pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize), bar)
                 return 0
             result = run(sweep(model, spec, executor, slots=slots), bar)
-    except ComputeError as exc:
+    except (ComputeError, SweepFileError) as exc:
         raise UserError(str(exc)) from None
-    except SweepFileError as exc:
-        raise UserError(str(exc)) from None
-    except _Interrupted as stop:
-        done = _rows_in(stop.path)
-        print(f"interrupted: {done} of {total} designs are in {stop.path}; the same command with --resume "
-              f"continues", file=sys.stderr)
+    except KeyboardInterrupt:
+        if not streamed:
+            raise
+        # the bar and the workers are gone by now: one line, and the file is ready for --resume
+        print(f"interrupted: {_rows_in(args.out)} of {total} designs are in {args.out}; the same command with "
+              f"--resume continues", file=sys.stderr)
         return 130
     rows: list[dict] = result.rows()
     if args.pareto:
@@ -111,12 +107,6 @@ def cmd_sweep(args) -> int:
     for i, row in enumerate(rows):
         row["error"] = result.errors.get(i, "")
     return emit(args, rows, {"parameters": [a.name for a in spec.axes], "rows": rows})
-
-
-class _Interrupted(Exception):
-    def __init__(self, path: str):
-        super().__init__(path)
-        self.path = path
 
 
 def _rows_in(path: str) -> int:
@@ -138,7 +128,7 @@ def cmd_map(args) -> int:
     if args.joints:
         if args.steps < 2:
             raise UserError("--steps: at least 2")
-        x, y, Q = grid_states(arm, tuple(args.joints), list(pose(args, arm.n)), args.steps)
+        x, y, Q = grid_states(arm, (args.joints[0], args.joints[1]), pose(args, arm.n), args.steps)
     else:
         if args.samples < 1:
             raise UserError("--samples must be at least 1")

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress
 
 __all__ = ["Compute", "ComputeError", "SCHEDULER_ENV", "scheduler_from_env", "open_executor", "check_scheduler",
@@ -40,7 +41,7 @@ TARGET_SECONDS = 1.0      # wanted run time of one task: long against Dask's ~1 
 CONNECT_TIMEOUT = 10.0    # seconds to reach a scheduler before saying it cannot be reached
 
 
-class ComputeError(Exception):
+class ComputeError(DesignerError):
     """The place to compute cannot be used (no Dask installed, scheduler unreachable); one line."""
 
 

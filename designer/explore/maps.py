@@ -12,6 +12,7 @@ from enum import Enum
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
@@ -74,7 +75,7 @@ class GridMap:
     q0: np.ndarray            # the pose of the other joints (and the current pose to mark)
 
 
-def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: Sequence[float] | None = None,
+def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: ArrayLike | None = None,
              steps: int | tuple[int, int] = 50, ranges: Sequence[Sequence[float]] | None = None,
              ratings: Ratings | None = None, compiled=None) -> GridMap:
     """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``.
@@ -84,26 +85,26 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
     spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
     x, y, Q = grid_states(arm, joints, q0, steps, ranges)
     values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(len(y), len(x))
-    return GridMap(spec.label, tuple(joints), x, y, values,
+    return GridMap(spec.label, (joints[0], joints[1]), x, y, values,
                    np.zeros(arm.n) if q0 is None else np.asarray(q0, float))
 
 
-def grid_states(arm: NumericArm, joints: tuple[int, int], q0: Sequence[float] | None = None,
+def grid_states(arm: NumericArm, joints: tuple[int, int], q0: ArrayLike | None = None,
                 steps: int | tuple[int, int] = 50,
                 ranges: Sequence[Sequence[float]] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(x, y, Q): the grid of :func:`grid_map`, its states row by row (``y`` slowest), (len(x) len(y), n)."""
     i, j = joints
     if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
         raise ValueError(f"joints must be two different numbers from 1 to {arm.n}, got {i} and {j}")
-    q0 = np.zeros(arm.n) if q0 is None else np.asarray(q0, float)
-    if q0.shape != (arm.n,):
-        raise ValueError(f"the pose needs {arm.n} joint values, got {q0.size}")
+    pose = np.zeros(arm.n) if q0 is None else np.asarray(q0, float)
+    if pose.shape != (arm.n,):
+        raise ValueError(f"the pose needs {arm.n} joint values, got {pose.size}")
     lim = joint_limits(arm)
     rx, ry = (lim[i - 1], lim[j - 1]) if ranges is None else (ranges[0], ranges[1])
-    nx, ny = (steps, steps) if np.isscalar(steps) else steps
+    nx, ny = (steps, steps) if isinstance(steps, int | float | np.number) else steps
     x, y = np.linspace(rx[0], rx[1], int(nx)), np.linspace(ry[0], ry[1], int(ny))
     X, Y = np.meshgrid(x, y)
-    Q = np.tile(q0, (X.size, 1))
+    Q: np.ndarray = np.tile(pose, (X.size, 1))
     Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
     return x, y, Q
 

@@ -21,8 +21,10 @@ import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 import sympy as sp
 
 from ..jobs import CancelToken, Job
@@ -102,7 +104,7 @@ class SweepResult:
         return pareto_front(self.column(a), self.column(b), minimize)
 
 
-def pareto_front(a: Sequence[float], b: Sequence[float], minimize: tuple[bool, bool] = (True, True)) -> np.ndarray:
+def pareto_front(a: ArrayLike, b: ArrayLike, minimize: tuple[bool, bool] = (True, True)) -> np.ndarray:
     """Non-dominated points: no other point is at least as good in both and better in one.
 
     NaN points are never on the front.
@@ -129,7 +131,7 @@ class ArmFactory:
         swept = {symbol(n) for n in names}
         fixed = {k: v for k, v in model.substitutions(require_all=False).items() if k not in swept}
         args = [symbol(n) for n in names]
-        self.entries: list[tuple[str, tuple, object]] = []
+        self.entries: list[tuple[str, tuple, Callable[..., float]]] = []
 
         def add(field_name, index, expr):
             if expr.free_symbols & swept:
@@ -156,7 +158,7 @@ class ArmFactory:
     def __call__(self, values: Sequence[float]) -> NumericArm:
         if self.loads_swept:
             return NumericArm.from_model(self.model, dict(zip(self.names, values)))
-        arrays = {}
+        arrays: dict[str, Any] = {}
         for field_name, index, f in self.entries:
             if field_name not in arrays:
                 arrays[field_name] = np.array(getattr(self.base, field_name), dtype=float)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress
 from ..model.manipulator import Manipulator
 from .sweep import SweepSpec, design_count, design_values, pareto_front, sweep_blocks
@@ -35,7 +36,7 @@ from .sweep import SweepSpec, design_count, design_values, pareto_front, sweep_b
 __all__ = ["SweepFileError", "SweepFileSummary", "columns", "sweep_to_csv", "sidecar_path", "rows_on_disk"]
 
 
-class SweepFileError(ValueError):
+class SweepFileError(DesignerError):
     """The output file cannot be resumed or written (one line, names the file)."""
 
 

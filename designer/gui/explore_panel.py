@@ -6,7 +6,7 @@ The lead's window embeds :class:`ExplorePanel` and wires three things::
 
     panel.set_model(model)            # on every model change
     panel.set_joint_values(q)         # from the joint sliders (rad, m)
-    panel.loadDesignRequested.connect(lambda m: document.set_model(m))  # a picked design
+    panel.loadDesignRequested.connect(lambda m: document.apply(m, "Load design"))  # a picked design, undoable
 
 The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`designer.explore`.
 """
@@ -21,6 +21,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
@@ -39,7 +40,7 @@ from .worker import JobWorker, start_job
 __all__ = ["ExplorePanel", "ExploreInputError"]
 
 
-class ExploreInputError(ValueError):
+class ExploreInputError(DesignerError):
     """A user mistake in the panel's inputs (shown as one line, never raised to Qt)."""
 
 
@@ -94,7 +95,8 @@ class ExplorePanel(QWidget):
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
         self.sizing_view = SizingView(self)
-        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
+        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"),
+                            (self.pareto_view, "Pareto"),
                             (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
                             (self.significance_view, "Significance"), (self.sizing_view, "Sizing")):
             self.tabs.addTab(view, title)
@@ -146,7 +148,8 @@ class ExplorePanel(QWidget):
         self.map_view.set_joint_values(q)
 
     def views(self):
-        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
+        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view,
+                self.conditions_view,
                 self.significance_view, self.sizing_view)
 
     # -- inputs the views share ---------------------------------------------------------

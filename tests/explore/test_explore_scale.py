@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.distribute import Compute, ComputeError, check_scheduler, open_executor
 from designer.explore.sweep import SweepAxis, SweepSpec, design_count, sweep
 from designer.explore.sweep_file import SweepFileError, rows_on_disk, sidecar_path, sweep_to_csv

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.distribute import Compute
 from designer.explore.sweep import SweepAxis, SweepSpec
 from designer.gui.compute import ComputeButton, ComputeDialog, load_compute, save_compute

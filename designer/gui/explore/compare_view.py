@@ -152,7 +152,8 @@ class CompareView(QWidget):
             self.panel.arm(model)
             self.panel.arm(b)
             if b.n != model.n:
-                raise ValueError(f"design B has {b.n} joints, the current model {model.n}: compare arms of the same size")
+                raise ValueError(f"design B has {b.n} joints, the current model {model.n}: "
+                                 "compare arms of the same size")
             metric, q = self.panel.metric_text(), self.panel.q.copy()
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.panel.ratings(model.n)
             return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,

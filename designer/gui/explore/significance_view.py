@@ -161,7 +161,8 @@ class SignificanceView(QWidget):
         self._shown = terms
         self.line.setValue(math.log10(max(sig.threshold, FLOOR)))
         self.box.caption.setText(f"{kept} kept (red), {len(terms) - kept} dropped; dashed: the threshold"
-                                 + (f"; {int((rel <= FLOOR).sum())} zero terms drawn at 1e-12" if (rel <= FLOOR).any() else ""))
+                                 + (f"; {int((rel <= FLOOR).sum())} zero terms drawn at 1e-12"
+                                    if (rel <= FLOOR).any() else ""))
 
     def _tip(self, x, y, data):
         t = self._shown[int(data)]

@@ -1,5 +1,6 @@
 """Sizing view: joint torque, speed and power along a move (quintic from the current pose, a CSV
-trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint with gears and rotor inertias, and the payload envelope (the
+trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint
+with gears and rotor inertias, and the payload envelope (the
 largest payload against its offset from the flange) when rated torques are given
 (:mod:`designer.explore.sizing`)."""
 
@@ -217,7 +218,8 @@ class SizingView(QWidget):
         self._draw()
         if result.payload is not None:
             self.load.show()
-            self.heat.set_data(result.radial, result.axial, np.where(np.isfinite(result.payload), result.payload, np.nan))
+            self.heat.set_data(result.radial, result.axial,
+                               np.where(np.isfinite(result.payload), result.payload, np.nan))
             best = result.payload[0, 0]
             self.load.plot.setTitle("largest payload (kg)")
             self.load.caption.setText(f"payload at the flange: up to {best:.4g} kg along the whole move")
