@@ -64,7 +64,7 @@ def _spec(args, model, arm):
     if args.samples < 1:
         raise UserError("--samples must be at least 1")
     return SweepSpec(tuple(axes), tuple(args.metric), tuple(s.strip() for s in args.stats.split(",") if s.strip()),
-                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n))
+                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n, model))
 
 
 def cmd_sweep(args) -> int:
@@ -118,11 +118,10 @@ def _rows_in(path: str) -> int:
 
 
 def cmd_map(args) -> int:
-    from ..explore.batch import batch_frames
     from ..explore.maps import grid_states, sample_configurations, states_job, summarize
     from ..explore.metrics import parse_metric
     model, arm = model_and_arm(args)
-    r = ratings(args, arm.n)
+    r = ratings(args, arm.n, model)
     spec = parse_metric(args.metric, arm.n)
     compute = compute_from(args, default_workers=None)
     if args.joints:
@@ -150,7 +149,8 @@ def cmd_map(args) -> int:
                 for iy, yv in enumerate(y) for ix, xv in enumerate(x)]
         return emit(args, rows, {"metric": spec.label, "joints": list(args.joints), "x": x, "y": y,
                                  "values": grid, "q0": pose(args, arm.n)})
-    tool = batch_frames(arm, Q)[:, -1, :3, 3]
+    from ..numeric.batch import batch_frames
+    tool = (batch_frames(arm, Q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
     rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
              "z": float(p[2]), spec.label: float(val)} for q, p, val in zip(Q, tool, values)]
     return emit(args, rows, {"metric": spec.label, "stats": summarize(values), "samples": rows})

@@ -38,6 +38,29 @@ def shown(quiet: bool = False) -> bool:
         return False
 
 
+class _Feed:
+    """What :func:`job_bar` hands out: call it with each :class:`~designer.jobs.Progress` step."""
+
+    def __init__(self, bar: tqdm, count: int):
+        self.bar, self.count = bar, count
+
+    def __call__(self, step: Progress) -> None:
+        bar = self.bar
+        if bar.disable:
+            return
+        if step.stage and step.stage != bar.desc:
+            bar.set_description_str(step.stage, refresh=False)
+        if step.fraction is not None:
+            bar.update(max(0, round(step.fraction * self.count) - bar.n))
+            if bar.n >= self.count:
+                bar.refresh()      # the last step shows even inside the minimum interval
+        else:
+            bar.refresh()
+
+    def done(self) -> None:
+        """Nothing to do: the bar goes when the ``with`` block ends (kept for callers that finish early)."""
+
+
 @contextlib.contextmanager
 def job_bar(quiet: bool = False, total: int | None = None, unit: str = "%",
             desc: str = "") -> Iterator[Callable[[Progress], None]]:
@@ -46,21 +69,8 @@ def job_bar(quiet: bool = False, total: int | None = None, unit: str = "%",
     count = 100 if total is None else max(int(total), 1)
     bar = tqdm(total=count, unit=unit, desc=desc or "working", file=sys.stderr, disable=not shown(quiet),
                leave=False, bar_format=_FORMAT, mininterval=0.2, **_size())
-
-    def update(step: Progress) -> None:
-        if bar.disable:
-            return
-        if step.stage and step.stage != bar.desc:
-            bar.set_description_str(step.stage, refresh=False)
-        if step.fraction is not None:
-            bar.update(max(0, round(step.fraction * count) - bar.n))
-            if bar.n >= count:
-                bar.refresh()      # the last step shows even inside the minimum interval
-        else:
-            bar.refresh()
-
     try:
-        yield update
+        yield _Feed(bar, count)
     finally:
         bar.close()
 

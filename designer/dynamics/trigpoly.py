@@ -89,6 +89,10 @@ class TrigRing:
         self._atoms_out = [self.trig.get(g, g) for g in gens]
         self._powers: dict = {}
 
+    def __getstate__(self) -> dict:
+        """Pickled without its caches (a worker process sends the ring back with a result)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_simplify_cache", "_powers")} | {"_powers": {}}
+
     # -- conversion ---------------------------------------------------------------
     def var(self, e) -> PolyElement:
         """A sympy expression of the model as a ring element."""

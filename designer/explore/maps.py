@@ -17,7 +17,7 @@ from scipy.stats import qmc
 
 from ..kinematics import NumericArm
 from ..jobs import CancelToken, Job
-from .batch import Batch, batch_frames
+from ..numeric.batch import Batch, batch_frames
 from .distribute import ordered_blocks
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
@@ -165,9 +165,9 @@ def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
 def workspace_map(arm: NumericArm, spec: MetricSpec | str, count: int = 2000,
                   method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
                   ratings: Ratings | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(tool positions (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
+    """(tool points in frame 0 (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
     q = sample_configurations(arm, count, method, seed)
-    return batch_frames(arm, q)[:, -1, :3, 3], evaluate(arm, q, spec, ratings)
+    return (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3], evaluate(arm, q, spec, ratings)  # tool point
 
 
 def variation(arm: NumericArm, q: np.ndarray) -> dict[str, np.ndarray]:

@@ -26,6 +26,7 @@ from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
+from .explore import drive_defaults
 from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
 from .explore.controls import parse_values
@@ -38,6 +39,8 @@ from .explore.workspace_view import WorkspaceView
 from .worker import JobWorker, start_job
 
 __all__ = ["ExplorePanel", "ExploreInputError"]
+
+RATING_UNITS = {"torque": "N m or N", "speed": "rad/s or m/s", "acceleration": "rad/s² or m/s²"}
 
 
 class ExploreInputError(DesignerError):
@@ -77,7 +80,7 @@ class ExplorePanel(QWidget):
         self.picker = MetricPicker(self)
         self.ratings_edits: dict[str, QLineEdit] = {}
         ratings_row = QHBoxLayout()
-        for what, unit in (("torque", "N m or N"), ("speed", "rad/s or m/s"), ("acceleration", "rad/s² or m/s²")):
+        for what, unit in RATING_UNITS.items():
             edit = QLineEdit(self)
             edit.setPlaceholderText(unit)
             edit.setToolTip(f"Rated joint {what} in {unit}: one value for every joint or one per joint, "
@@ -136,6 +139,7 @@ class ExplorePanel(QWidget):
         if self.q.shape != (model.n,):
             self.q = np.zeros(model.n)
         self.picker.set_joint_count(model.n)
+        drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
 
@@ -176,6 +180,7 @@ class ExplorePanel(QWidget):
         n = n or self.require_model().n
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
+            values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
             return Ratings.of(n, **values)
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollAre
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
-from . import export
+from . import export, preferences, urdf_dialogs
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .explore_panel import ExplorePanel
@@ -20,6 +20,7 @@ from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
 from .projects import RecentFiles, Recovery, examples
+from .version_notice import upgrade_notice
 from .view3d import ArmView
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel
@@ -174,6 +175,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
         export.build_menu(self, file_menu.addMenu("&Export"))
+        urdf_dialogs.build_menu(self, file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -187,11 +189,15 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         self._action(edit_menu, "Add link", self.dh_table.add_link)
         self._action(edit_menu, "Remove link", self.dh_table.remove_link)
+        edit_menu.addSeparator()
+        preferences.build_menu(self, edit_menu)
 
         arm_menu = bar.addMenu("&Arm")
         self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
         self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
         self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
+        from . import control_dialogs
+        control_dialogs.build_menu(self, arm_menu)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -307,6 +313,7 @@ class MainWindow(QMainWindow):
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
+        notice = upgrade_notice(self.document.path, path)
         try:
             save_project(self.document.model, path)
         except OSError as exc:
@@ -318,7 +325,7 @@ class MainWindow(QMainWindow):
         self.document.mark_saved(path)
         self.recovery.discard()
         self.recent.add(path)
-        self.show_message(f"Saved {path}")
+        self.show_message(notice or f"Saved {path}")
         return True
 
     def _folder(self) -> Path:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, Q
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from . import drive_defaults
 from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -160,6 +161,8 @@ class SizingView(QWidget):
 
     def set_model(self, model: Manipulator) -> None:
         self.revolute = [link.is_revolute for link in model.links]
+        drive_defaults.show({"gear": self.gear, "rotor": self.rotor}, model,
+                            {"gear": "gear ratios (1)", "rotor": "rotor inertias, kg m² (0)"})
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv);;All files (*)")
@@ -196,6 +199,8 @@ class SizingView(QWidget):
             move = self.move(n)
             gear = parse_values(self.gear.text(), n, "gear ratios")
             rotor = parse_values(self.rotor.text(), n, "rotor inertias")
+            drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.panel.model)  # empty: the project's
+            gear, rotor = drives["gear"], drives["rotor"]
             payload = None
             if self.payload.isChecked():
                 torque = self.panel.ratings(n).torque
