@@ -36,7 +36,18 @@ from .explore.sweep_view import ParetoView, SweepView
 from .explore.workspace_view import WorkspaceView
 from .worker import JobWorker, start_job
 
-__all__ = ["ExplorePanel", "ExploreInputError"]
+__all__ = ["ExplorePanel", "ExploreInputError", "plain_message"]
+
+
+_USER_ERRORS = ("ValueError", "MetricError", "ConditionError", "MissingParameterError", "ExploreInputError",
+                "ProjectError", "TrajectoryError", "SizingError")
+
+
+def plain_message(message: str) -> str:
+    """A job's failure message without the Python exception name of an input mistake
+    ("ValueError: entry 3 ..." -> "entry 3 ...")."""
+    kind, sep, rest = message.partition(": ")
+    return rest if sep and kind in _USER_ERRORS else message
 
 
 class ExploreInputError(ValueError):
@@ -94,9 +105,8 @@ class ExplorePanel(QWidget):
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
         self.sizing_view = SizingView(self)
-        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"), (self.pareto_view, "Pareto"),
-                            (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
-                            (self.significance_view, "Significance"), (self.sizing_view, "Sizing")):
+        titles = ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")
+        for view, title in zip(self.views(), titles):
             self.tabs.addTab(view, title)
         self.sweep_view.finished.connect(self.pareto_view.set_result)
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
@@ -146,8 +156,8 @@ class ExplorePanel(QWidget):
         self.map_view.set_joint_values(q)
 
     def views(self):
-        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view, self.conditions_view,
-                self.significance_view, self.sizing_view)
+        return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view,
+                self.conditions_view, self.significance_view, self.sizing_view)
 
     # -- inputs the views share ---------------------------------------------------------
     def metric_text(self) -> str:
@@ -186,10 +196,13 @@ class ExplorePanel(QWidget):
     def busy(self) -> bool:
         return self.worker is not None and not self.worker.done
 
-    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None]):
+    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
+                owner=None):
         """Start ``make_job(token)`` in the worker pool (cancelling a running job first); ``on_result``
-        gets its result in the GUI thread. Returns the worker, or None if the inputs were bad."""
+        gets its result in the GUI thread, then ``owner`` (the view showing it) learns the model it was
+        computed for (see :class:`~designer.gui.explore.base.ExploreView`). Returns the worker."""
         self.clear_error()
+        model = self.model
         if self.busy:
             self.cancel()
         self._job_title = title
@@ -204,6 +217,9 @@ class ExplorePanel(QWidget):
                 on_result(result)
             except (ValueError, KeyError, IndexError) as exc:
                 self.show_error(f"{title}: {exc}")
+            else:
+                if owner is not None:
+                    owner.mark_fresh(model)
             self.jobFinished.emit(title)
             self.jobEnded.emit(title, "finished")
 
@@ -211,7 +227,7 @@ class ExplorePanel(QWidget):
             if not alive():
                 return
             self._end_job(f"{title}: failed")
-            self.show_error(f"{title}: {message}", details)
+            self.show_error(f"{title}: {plain_message(message)}", details)
             self.jobEnded.emit(title, "failed")
 
         def cancelled():

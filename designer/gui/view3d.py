@@ -294,7 +294,8 @@ class ArmView(QWidget):
         kinds = ([("base", m["cyl"], LINK_COLOR)] + [("links", m["cyl"], LINK_COLOR)] * (2 * arm.n)
                  + [("joints", m["joint"], REVOLUTE_COLOR) if r else ("joints", m["box"], PRISMATIC_COLOR)
                     for r in arm.revolute]
-                 + [("coms", m["sphere"], COM_COLOR)] * arm.n + [("loads", m["sphere"], LOAD_COLOR)] * len(arm.point_masses))
+                 + [("coms", m["sphere"], COM_COLOR)] * arm.n
+                 + [("loads", m["sphere"], LOAD_COLOR)] * len(arm.point_masses))
         self._order = [k for k, _, _ in kinds]
         solids = _Solids()
         solids.set_parts([mesh for _, mesh, _ in kinds], [color for _, _, color in kinds])
@@ -330,7 +331,8 @@ class ArmView(QWidget):
         parts = {"base": [scene.segment_matrix(np.array([0, 0, -0.6 * r]), np.zeros(3), 2.6 * r)]}
         parts["links"] = [scene.segment_matrix(a, b, r) for a, b in scene.link_segments(arm, T).reshape(-1, 2, 3)]
         origins, axes = arm.joint_axes(self._q, T)
-        parts["joints"] = [scene.axis_matrix(origins[i], axes[i], *((1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)))
+        parts["joints"] = [scene.axis_matrix(origins[i], axes[i],
+                                             *((1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)))
                            for i in range(arm.n)]
         parts["coms"], parts["loads"] = self._mass_matrices(arm, T, r)
         self.parts = {k: np.array([HIDDEN if M is None else M for M in v]).reshape(-1, 4, 4) for k, v in parts.items()}

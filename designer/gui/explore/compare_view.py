@@ -17,6 +17,8 @@ from .jobs import Comparison, compare_job
 from ...explore.metrics import METRICS
 from .picker import metric_tooltip
 from .plots import PlotBox, write_csv
+from ..folders import last_folder, remember_folder
+from .base import ExploreView
 from .controls import labelled_row, spin_box, value_box
 
 __all__ = ["CompareView"]
@@ -31,12 +33,11 @@ def _fmt(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:.5g}"
 
 
-class CompareView(QWidget):
+class CompareView(ExploreView):
     """Design B is a project file or the current model with one parameter set to another value."""
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: Comparison | None = None
         self.from_file, self.from_variant = QRadioButton("file", self), QRadioButton("variant", self)
         self.from_variant.setChecked(True)
@@ -99,9 +100,11 @@ class CompareView(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(grid)
         layout.addLayout(options)
+        self.add_banner(layout, 2)
         layout.addWidget(splitter, 1)
 
     def set_model(self, model: Manipulator) -> None:
+        self.check_stale(model)
         self.model = model
         keep = self.parameter.currentText()
         self.parameter.blockSignals(True)
@@ -124,8 +127,10 @@ class CompareView(QWidget):
             self.value.setValue(1.2 * value if value else 0.1)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Design B", "", "Manipulator projects (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Design B", str(last_folder()),
+                                              "Manipulator projects (*.json);;All files (*)")
         if path:
+            remember_folder(path)
             self.path.setText(path)
             self.from_file.setChecked(True)
 
@@ -152,12 +157,13 @@ class CompareView(QWidget):
             self.panel.arm(model)
             self.panel.arm(b)
             if b.n != model.n:
-                raise ValueError(f"design B has {b.n} joints, the current model {model.n}: compare arms of the same size")
+                raise ValueError(f"design B has {b.n} joints, the current model {model.n}: "
+                                 "compare arms of the same size")
             metric, q = self.panel.metric_text(), self.panel.q.copy()
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.panel.ratings(model.n)
             return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
                                                                        samples, ratings, token),
-                                      lambda result: self.show_result(result, label))
+                                      lambda result: self.show_result(result, label), owner=self)
         return self.panel.guarded("A/B", start)
 
     def rows(self) -> list[dict]:
@@ -197,20 +203,29 @@ class CompareView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no comparison computed yet")
+        self.require_fresh()
         r = self.result
         return [f"q{r.curve_joint} (SI)", f"{r.label} A", f"{r.label} B"], list(zip(r.x, r.curve_a, r.curve_b))
 
     def export_table_csv(self, path) -> None:
         if self.result is None:
             raise ValueError("no comparison computed yet")
+        self.require_fresh()
         keys = ("metric", "where", "A", "B", "B-A", "B/A")
         write_csv(path, keys, [[r[k] for k in keys] for r in self.result.rows])
 
     def _table_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export table", "compare.csv", "CSV data (*.csv)")
+        try:
+            self.require_fresh()
+        except ValueError as exc:
+            self.panel.show_error(f"A/B: {exc}")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export table", str(last_folder() / "compare.csv"),
+                                              "CSV data (*.csv)")
         if path:
             try:
                 self.export_table_csv(path)
+                remember_folder(path)
                 self.panel.show_status(f"Wrote {path}")
             except (OSError, ValueError) as exc:
                 self.panel.show_error(f"export to {path}: {exc}")

@@ -8,12 +8,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidget, QTableWidgetItem, QVBoxLayout)
 from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
 from ...model import Manipulator
 from .jobs import MapResult, map_job
+from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -27,15 +28,12 @@ _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standa
               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
 
 
-class MapView(QWidget):
+class MapView(ExploreView):
     """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.map_job`."""
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: MapResult | None = None
-        self.result_model: Manipulator | None = None
-        self.stale = ""
         self.revolute: list[bool] = []
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
@@ -92,6 +90,7 @@ class MapView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
+        self.add_banner(layout, 1)
         layout.addWidget(self.box, 1)
         layout.addLayout(sampling_row)
         layout.addWidget(self.stats)
@@ -114,8 +113,11 @@ class MapView(QWidget):
         for combo, joint in zip((self.joint_x, self.joint_y), pair):
             k = combo.findData(joint)
             combo.setCurrentIndex(max(k, 0))
-        if self.result is not None and model != self.result_model:
-            self.stale = "the model changed since"
+        self.check_stale(model)
+
+    def set_stale(self, reason: str) -> None:
+        super().set_stale(reason)
+        if self.result is not None:
             self._caption()
 
     def set_joint_values(self, q) -> None:
@@ -143,7 +145,7 @@ class MapView(QWidget):
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             return self.panel.run_job("Map", lambda token: map_job(arm, metric, joints, q, steps, samples,
                                                                   sampling, ratings, token),
-                                      lambda result: self.show_result(result, model))
+                                      lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Map", start)
 
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
@@ -152,6 +154,7 @@ class MapView(QWidget):
         # units of the map's joints: those of the model it was computed for
         self.result_revolute = [l.is_revolute for l in model.links] if model is not None else list(self.revolute)
         self.stale = ""
+        self.stale_banner.hide()
         grid = result.grid
         i, j = grid.joints
         sx, sy = self._scale(i), self._scale(j)
@@ -173,6 +176,7 @@ class MapView(QWidget):
     # -- helpers ----------------------------------------------------------------------------------
     def clear(self) -> None:
         self.result = self.result_model = None
+        self.set_stale("")
         self.heat.clear()
         self.marker.setData([], [])
         self.box.caption.setText("")
@@ -197,21 +201,23 @@ class MapView(QWidget):
     def _caption(self) -> None:
         grid = self.result.grid
         stale = self.stale
+        moved = ""
         others = [k for k in range(len(grid.q0)) if k + 1 not in grid.joints]
         q = self.panel.q
         if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
-            stale = "the other joints moved since"
+            moved = "the other joints moved since"
         held = ", ".join(f"q{k + 1} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
         v = grid.values[np.isfinite(grid.values)]
         span = f"range {v.min():.4g} … {v.max():.4g}" if v.size else "no finite values"
         text = f"{grid.label} over q{grid.joints[0]}, q{grid.joints[1]} ({span})" + (f"; {held}" if held else "")
-        if stale:
-            text += f" — out of date: {stale}; Compute to update"
+        if stale or moved:
+            text += f" — out of date: {stale or moved}; Compute to update"
         self.box.caption.setText(text)
 
     def csv_data(self):
         if self.result is None:
             raise ValueError("no map computed yet")
+        self.require_fresh()
         grid = self.result.grid
         i, j = grid.joints
         unit = lambda k: "rad" if self.result_revolute[k - 1] else "m"  # noqa: E731

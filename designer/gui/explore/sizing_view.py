@@ -1,5 +1,6 @@
 """Sizing view: joint torque, speed and power along a move (quintic from the current pose, a CSV
-trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint with gears and rotor inertias, and the payload envelope (the
+trajectory, or the ISO 9283 test-cube path of :mod:`designer.explore.iso9283`), peak and RMS per joint
+with gears and rotor inertias, and the payload envelope (the
 largest payload against its offset from the flange) when rated torques are given
 (:mod:`designer.explore.sizing`)."""
 
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, Q
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from ..folders import last_folder, remember_folder
+from .base import ExploreView
 from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -73,10 +76,11 @@ def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) 
     return SizingOutput(sizing, radial, axial, values, cube)
 
 
-class SizingView(QWidget):
+class SizingView(ExploreView):
+    action = "Size"
+
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: SizingOutput | None = None
         self.target = QLineEdit(self)
         self.target.setPlaceholderText("target pose: one value per joint (deg or m)")
@@ -155,14 +159,17 @@ class SizingView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(grid)
+        self.add_banner(layout, 1)
         layout.addWidget(split, 1)
 
     def set_model(self, model: Manipulator) -> None:
+        self.check_stale(model)
         self.revolute = [link.is_revolute for link in model.links]
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
         if path:
+            remember_folder(path)
             self.csv.setText(path)
             self.source.setCurrentText("trajectory CSV")
 
@@ -202,7 +209,7 @@ class SizingView(QWidget):
                     raise ValueError("the payload envelope needs the joints' rated torque (Rated fields above)")
                 payload = (torque, self.reach.value(), 21)
             return self.panel.run_job("Sizing", lambda token: sizing_job(arm, move, gear, rotor, payload, token),
-                                      self.show_result)
+                                      self.show_result, owner=self)
         return self.panel.guarded("Sizing", start)
 
     def show_result(self, result: SizingOutput) -> None:
@@ -217,7 +224,8 @@ class SizingView(QWidget):
         self._draw()
         if result.payload is not None:
             self.load.show()
-            self.heat.set_data(result.radial, result.axial, np.where(np.isfinite(result.payload), result.payload, np.nan))
+            shown = np.where(np.isfinite(result.payload), result.payload, np.nan)
+            self.heat.set_data(result.radial, result.axial, shown)
             best = result.payload[0, 0]
             self.load.plot.setTitle("largest payload (kg)")
             self.load.caption.setText(f"payload at the flange: up to {best:.4g} kg along the whole move")
@@ -245,6 +253,7 @@ class SizingView(QWidget):
     def curve_csv(self):
         if self.result is None:
             raise ValueError("nothing sized yet")
+        self.require_fresh()
         s = self.result.sizing
         n = s.torque.shape[1]
         header = ["t"] + [f"{k}{i + 1}" for k in ("q", "qd", "qdd", "tau", "power") for i in range(n)]
@@ -255,5 +264,6 @@ class SizingView(QWidget):
         r = self.result
         if r is None or r.payload is None:
             raise ValueError("no payload envelope computed")
+        self.require_fresh()
         X, Z = np.meshgrid(r.radial, r.axial)
         return ["offset x (m)", "offset z (m)", "payload (kg)"], list(zip(X.ravel(), Z.ravel(), r.payload.ravel()))

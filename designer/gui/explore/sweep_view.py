@@ -7,13 +7,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QStackedWidget,
-                               QVBoxLayout, QWidget)
+                               QVBoxLayout)
 
 from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
 from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
 from ...model import Manipulator
 from .jobs import sweep_job
+from .base import ExploreView
 from .controls import spin_box, value_box
 from .plots import HeatMap, PlotBox
 
@@ -35,14 +36,26 @@ def _geometric_parameter(model: Manipulator) -> str:
     return ""
 
 
-class SweepView(QWidget):
+def _fresh_for_sweep(model: Manipulator, swept_model: Manipulator | None, result: SweepResult | None) -> bool:
+    """Whether a sweep of ``swept_model`` still describes ``model``: they differ at most in the swept
+    parameters (loading one of the designs is no reason to compute the sweep again)."""
+    if swept_model is None or result is None:
+        return True
+    try:
+        names = [axis.name for axis in result.spec.axes]
+        return model.with_parameters({n: swept_model.parameter_values[n] for n in names}) == swept_model
+    except (KeyError, ValueError):
+        return False
+
+
+class SweepView(ExploreView):
     """Parameters and ranges; Run sweeps the picked metric (and an optional second metric)."""
 
     finished = Signal(object)    # SweepResult, with the model it was computed for as .model attribute
+    action = "Run sweep"
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.model: Manipulator | None = None
         self.result: SweepResult | None = None
         grid = QGridLayout()
@@ -98,9 +111,14 @@ class SweepView(QWidget):
         layout.addLayout(grid)
         layout.addLayout(extra)
         layout.addLayout(show)
+        self.add_banner(layout, 3)
         layout.addWidget(self.stack, 1)
 
+    def fresh_for(self, model: Manipulator) -> bool:
+        return _fresh_for_sweep(model, self.result_model, self.result)
+
     def set_model(self, model: Manipulator) -> None:
+        self.check_stale(model)
         self.model = model
         names = [n for n in model.symbol_names()]
         for row, combo in enumerate(self.params):
@@ -158,12 +176,13 @@ class SweepView(QWidget):
             spec = self.spec()
             self.panel.arm(model)  # a missing parameter value is named before the sweep starts
             return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token),
-                                      lambda result: self.show_result(result, model))
+                                      lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Sweep", start)
 
     def show_result(self, result: SweepResult, model: Manipulator | None = None) -> None:
         self.result = result
         self.result_model = model or self.model
+        self.set_stale("")
         keep = self.show_key.currentText()
         self.show_key.blockSignals(True)
         self.show_key.clear()
@@ -211,18 +230,20 @@ class SweepView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no sweep computed yet")
+        self.require_fresh()
         rows = self.result.rows()
         header = list(rows[0]) if rows else []
         return header, [[r[h] for h in header] for r in rows]
 
 
-class ParetoView(QWidget):
+class ParetoView(ExploreView):
     """Scatter of two summaries of the last sweep; the non-dominated designs in red; a click on a
     design emits the panel's ``loadDesignRequested`` with that design's model."""
 
+    action = "Run the sweep (Sweep tab)"
+
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: SweepResult | None = None
         self.front = np.zeros(0, bool)
         self.axis_keys, self.senses = [], []
@@ -251,14 +272,20 @@ class ParetoView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
+        self.add_banner(layout, 1)
         layout.addWidget(self.box, 1)
 
-    def set_model(self, model: Manipulator) -> None:
-        pass  # the designs come from the sweep's own model
+    def fresh_for(self, model: Manipulator) -> bool:
+        return _fresh_for_sweep(model, self.result_model, self.result)
+
+    def mark_fresh(self, model: Manipulator | None) -> None:
+        pass   # the designs come from the sweep's own model (set_result)
 
     def set_result(self, result: SweepResult) -> None:
         self.result = result
         self.model = getattr(self.panel.sweep_view, "result_model", None)
+        self.result_model = self.model
+        self.set_stale("")
         keys = list(result.values)
         defaults = (keys[0], "total_mass")
         for combo, default in zip(self.axis_keys, defaults):
@@ -318,6 +345,9 @@ class ParetoView(QWidget):
 
     def load_design(self, index: int) -> None:
         """Emit ``loadDesignRequested`` with the model of design ``index`` (grid order)."""
+        if self.stale:
+            self.panel.show_error(f"Pareto: {self.stale}; run the sweep again to load its designs")
+            return
         design = self.design(index)
         self.panel.loadDesignRequested.emit(self.model.with_parameters(design))
         self.panel.show_status("Loaded design " + ", ".join(f"{k} = {v:.6g}" for k, v in design.items()))
@@ -325,6 +355,7 @@ class ParetoView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no sweep computed yet")
+        self.require_fresh()
         x, y = self.points()
         a, b = self.keys()
         names = [ax.name for ax in self.result.spec.axes]

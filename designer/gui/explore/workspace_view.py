@@ -8,15 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout
 
 from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
 from ...explore.metrics import Ratings, parse_metric
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
-from ...model import Manipulator
 from .jobs import CHUNK_STATES, evaluate_chunked
+from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
@@ -49,14 +49,13 @@ def workspace_job(arm: NumericArm, metric: str, count: int, sampling: Sampling, 
     return WorkspaceResult(spec.label, q, positions, values)
 
 
-class WorkspaceView(QWidget):
+class WorkspaceView(ExploreView):
     """Emits :attr:`mapped` with the result, so that a 3D view can show the same cloud."""
 
     mapped = Signal(object)   # WorkspaceResult
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: WorkspaceResult | None = None
         self.projection = QComboBox(self)
         self.projection.addItems(list(PROJECTIONS))
@@ -82,10 +81,8 @@ class WorkspaceView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
+        self.add_banner(layout, 1)
         layout.addWidget(self.box, 1)
-
-    def set_model(self, model: Manipulator) -> None:
-        pass
 
     def compute(self):
         def start():
@@ -93,7 +90,8 @@ class WorkspaceView(QWidget):
             metric, ratings = self.panel.metric_text(), self.panel.ratings(arm.n)
             count, sampling = self.samples.value(), self.sampling.currentData()
             return self.panel.run_job("Workspace", lambda token: workspace_job(arm, metric, count, sampling,
-                                                                               ratings, token), self.show_result)
+                                                                               ratings, token), self.show_result,
+                                        owner=self)
         return self.panel.guarded("Workspace", start)
 
     def show_result(self, result: WorkspaceResult) -> None:
@@ -131,6 +129,7 @@ class WorkspaceView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no workspace map computed yet")
+        self.require_fresh()
         r = self.result
         n = r.q.shape[1]
         header = [f"q{i + 1}" for i in range(n)] + ["x", "y", "z", r.label]
