@@ -18,8 +18,8 @@ from collections.abc import Callable
 import numpy as np
 import shiboken6
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
@@ -86,15 +86,18 @@ class ExplorePanel(QWidget):
 
         self.picker = MetricPicker(self)
         self.ratings_edits: dict[str, QLineEdit] = {}
-        ratings_row = QHBoxLayout()
-        for what, unit in (("torque", "N m or N"), ("speed", "rad/s or m/s"), ("acceleration", "rad/s² or m/s²")):
+        ratings_row = QGridLayout()
+        for k, (what, unit) in enumerate((("torque", "N m or N"), ("speed", "rad/s or m/s"),
+                                          ("acceleration", "rad/s² or m/s²"))):
             edit = QLineEdit(self)
             edit.setPlaceholderText(unit)
             edit.setToolTip(f"Rated joint {what} in {unit}: one value for every joint or one per joint, "
                             "separated by commas. Needed by coriolis, gravity_ratio and dyn_manipulability.")
-            ratings_row.addWidget(QLabel(f"rated {what}" if what == "torque" else what, self))
-            ratings_row.addWidget(edit, 1)
+            ratings_row.addWidget(QLabel(f"rated {what}" if what == "torque" else what, self), k // 2, 2 * (k % 2))
+            ratings_row.addWidget(edit, k // 2, 2 * (k % 2) + 1)
             self.ratings_edits[what] = edit
+        ratings_row.setColumnStretch(1, 1)
+        ratings_row.setColumnStretch(3, 1)
 
         self.tabs = QTabWidget(self)
         self.map_view = MapView(self)
@@ -133,6 +136,11 @@ class ExplorePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.picker)
         layout.addLayout(ratings_row)
+        self.tabs.setUsesScrollButtons(True)
+        # combo boxes as wide as their longest entry made the panel wider than its column
+        for combo in self.findChildren(QComboBox):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error_label)
         layout.addLayout(job_row)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QUndoView,
                                QVBoxLayout, QWidget)
 
@@ -26,6 +26,8 @@ from .coupling_plots import CouplingPanel
 
 __all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS"]
 
+DEFAULT_SIZE = (1560, 960)   # on a screen with room for it; smaller screens get what they have
+FRAME = (16, 48)              # room for the window manager's frame and title bar (pixels)
 AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
 FILE_FILTER = "Manipulator projects (*.json);;All files (*)"
@@ -59,7 +61,7 @@ class MainWindow(QMainWindow):
     def __init__(self, model: Manipulator | None = None, path=None, *, settings: QSettings | None = None,
                  recovery_dir: Path | None = None, derive=None, parent=None):
         super().__init__(parent)
-        self.resize(1560, 960)
+        self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
@@ -114,9 +116,9 @@ class MainWindow(QMainWindow):
         main.addWidget(centre)
         main.addWidget(self.result_tabs)
         main.setStretchFactor(1, 1)
-        main.setSizes([430, 650, 480])
         self.setCentralWidget(main)
         self.splitters = {"main": main, "left": left}
+        self.fit_to_screen()
         self._restore_layout()
 
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
@@ -362,10 +364,30 @@ class MainWindow(QMainWindow):
         self.show_message("Recovered unsaved changes")
         return True
 
+    # -- layout ------------------------------------------------------------------------
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Size the window to fit ``available`` (the screen's free area by default), centred in it, and
+        share its width between the three columns (editors, arm, results)."""
+        if available is None:
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            available = screen.availableGeometry() if screen is not None else QRect(0, 0, *DEFAULT_SIZE)
+        width = max(640, min(DEFAULT_SIZE[0], available.width() - FRAME[0]))
+        height = max(480, min(DEFAULT_SIZE[1], available.height() - FRAME[1]))
+        self.resize(width, height)
+        self.move(available.x() + (available.width() - width) // 2,
+                  available.y() + max(0, (available.height() - height - FRAME[1]) // 2))
+        left, right = int(0.27 * width), int(0.33 * width)
+        self.splitters["main"].setSizes([left, width - left - right, right])
+        self.splitters["left"].setSizes([int(0.25 * height), int(0.75 * height)])
+
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            if screen is not None and not screen.availableGeometry().contains(self.frameGeometry()):
+                self.fit_to_screen()   # saved on a larger screen
+                return
         for name, splitter in self.splitters.items():
             state = self.settings.value(f"window/{name}")
             if state is not None:

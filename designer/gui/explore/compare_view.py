@@ -71,9 +71,10 @@ class CompareView(ExploreView):
         grid.addWidget(QLabel("=", self), 1, 3)
         grid.addWidget(self.value, 1, 4)
         grid.setColumnStretch(2, 1)
-        options = labelled_row(self, (("show", self.where), ("samples", self.samples), ("curve over", self.joint)))
-        options.addStretch(1)
-        options.addWidget(self.compare_button)
+        options = labelled_row(self, (("show", self.where), ("curve over", self.joint)))
+        options2 = labelled_row(self, (("samples", self.samples),))
+        options2.addStretch(1)
+        options2.addWidget(self.compare_button)
 
         self.table = QTableWidget(0, len(HEADER), self)
         self.table.setHorizontalHeaderLabels(HEADER)
@@ -100,7 +101,8 @@ class CompareView(ExploreView):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(grid)
         layout.addLayout(options)
-        self.add_banner(layout, 2)
+        layout.addLayout(options2)
+        self.add_banner(layout, 3)
         layout.addWidget(splitter, 1)
 
     def set_model(self, model: Manipulator) -> None:

@@ -54,8 +54,10 @@ class MapView(ExploreView):
         self.compute_button.clicked.connect(self.compute)
         controls = labelled_row(self, (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps)))
         controls.addStretch(1)
-        controls.addWidget(self.follow)
-        controls.addWidget(self.compute_button)
+        run_row = QHBoxLayout()   # a row of its own: the panel keeps the width of a narrow column
+        run_row.addWidget(self.follow)
+        run_row.addStretch(1)
+        run_row.addWidget(self.compute_button)
 
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(panel.show_error)
@@ -90,7 +92,8 @@ class MapView(ExploreView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
-        self.add_banner(layout, 1)
+        layout.addLayout(run_row)
+        self.add_banner(layout, 2)
         layout.addWidget(self.box, 1)
         layout.addLayout(sampling_row)
         layout.addWidget(self.stats)

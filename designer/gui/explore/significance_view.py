@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
@@ -71,9 +71,11 @@ class SignificanceView(ExploreView):
         self.run_button = QPushButton("Rank terms", self)
         self.run_button.clicked.connect(self.run)
         row = labelled_row(self, (("threshold", self.threshold), ("samples", self.samples)))
-        row.addWidget(self.count_ops)
         row.addStretch(1)
-        row.addWidget(self.run_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.count_ops)
+        row2.addStretch(1)
+        row2.addWidget(self.run_button)
         self.summary = QLabel("Envelope: positions within the joint limits, |qd| and |qdd| up to the rated speed and "
                               "acceleration (Rated fields above).", self)
         self.summary.setWordWrap(True)
@@ -108,8 +110,9 @@ class SignificanceView(ExploreView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
+        layout.addLayout(row2)
         layout.addWidget(self.summary)
-        self.add_banner(layout, 2)
+        self.add_banner(layout, 3)
         layout.addWidget(split, 1)
 
     def run(self):

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
@@ -93,7 +93,8 @@ class SizingView(ExploreView):
         self.source.setToolTip("What to size along: a quintic move from the current pose, a CSV trajectory, or\n"
                                "the ISO 9283 path P1-P2-P3-P4-P5-P1 on the test cube's diagonal plane")
         self.cube = QLineEdit(self)
-        self.cube.setPlaceholderText("test cube: centre x, y, z and edge (m); empty: search the largest")
+        self.cube.setPlaceholderText("cube centre x, y, z, edge (m)")
+        self.cube.setToolTip("ISO 9283 test cube: centre x, y, z and edge in metres; empty: search the largest")
         self.cube_speed = spin_box(self, 0.001, 10.0, 0.25, decimals=3, suffix=" m/s",
                                    tip="Peak tool speed on each straight segment of the cube path")
         self.duration = spin_box(self, 0.01, 1e4, 1.0, suffix=" s", tip="Duration of the quintic move (rest to rest)")
@@ -102,7 +103,8 @@ class SizingView(ExploreView):
         self.gear.setPlaceholderText("gear ratios (1)")
         self.rotor = QLineEdit(self)
         self.rotor.setPlaceholderText("rotor inertias, kg m² (0)")
-        self.payload = QCheckBox("payload envelope (needs rated torque)", self)
+        self.payload = QCheckBox("payload envelope", self)
+        self.payload.setToolTip("The largest payload against its offset from the flange (needs the rated torque)")
         self.reach = spin_box(self, 0.01, 10.0, 0.3, suffix=" m",
                               tip="Largest payload offset from the flange, along its x and z axes")
         self.quantity = QComboBox(self)
@@ -110,23 +112,29 @@ class SizingView(ExploreView):
         self.quantity.currentIndexChanged.connect(lambda _=0: self._draw())
         self.run_button = QPushButton("Size", self)
         self.run_button.clicked.connect(self.run)
+        # three columns (what, the long field, a small one): fits the panel's column
         grid = QGridLayout()
         grid.addWidget(self.source, 0, 0)
-        grid.addWidget(self.target, 0, 1, 1, 3)
-        grid.addWidget(self.duration, 0, 4)
-        grid.addWidget(self.steps, 0, 5)
-        grid.addWidget(self.csv, 1, 1, 1, 4)
-        grid.addWidget(browse, 1, 5)
-        grid.addWidget(self.cube, 2, 1, 1, 4)
-        grid.addWidget(self.cube_speed, 2, 5)
-        grid.addWidget(QLabel("drive", self), 3, 0)
-        grid.addWidget(self.gear, 3, 1, 1, 2)
-        grid.addWidget(self.rotor, 3, 3, 1, 3)
-        grid.addWidget(self.payload, 4, 1, 1, 2)
-        grid.addWidget(self.reach, 4, 3)
-        grid.addWidget(self.run_button, 4, 5)
+        grid.addWidget(self.target, 0, 1)
+        grid.addWidget(self.duration, 0, 2)
+        grid.addWidget(self.csv, 1, 1)
+        grid.addWidget(browse, 1, 2)
+        grid.addWidget(self.cube, 2, 1)
+        grid.addWidget(self.cube_speed, 2, 2)
+        grid.addWidget(QLabel("states", self), 3, 0)
+        grid.addWidget(self.steps, 3, 2)
+        drive = QHBoxLayout()
+        drive.addWidget(self.gear, 1)
+        drive.addWidget(self.rotor, 1)
+        grid.addWidget(QLabel("drive", self), 4, 0)
+        grid.addLayout(drive, 4, 1, 1, 2)
+        load = QHBoxLayout()
+        load.addWidget(self.payload)
+        load.addWidget(self.reach)
+        load.addStretch(1)
+        load.addWidget(self.run_button)
+        grid.addLayout(load, 5, 0, 1, 3)
         grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
 
         self.table = QTableWidget(0, len(COLUMNS) + 1, self)
         self.table.setHorizontalHeaderLabels(["joint"] + [c[1] for c in COLUMNS])

@@ -65,14 +65,18 @@ class SweepView(ExploreView):
             combo.currentIndexChanged.connect(lambda _=0, r=row: self._default_range(r))
             start, stop = value_box(self), value_box(self)
             count = spin_box(self, 2, 500, 21 if row == 0 else 11)
-            for col, w in enumerate((QLabel(title, self), combo, QLabel("from", self), start, QLabel("to", self),
-                                     stop, QLabel("count", self), count)):
-                grid.addWidget(w, row, col)
+            # two grid rows a parameter (name, then its range): fits a narrow column
+            grid.addWidget(QLabel(title, self), 2 * row, 0)
+            grid.addWidget(combo, 2 * row, 1, 1, 5)
+            for col, w in enumerate((QLabel("from", self), start, QLabel("to", self), stop, QLabel("count", self),
+                                     count)):
+                grid.addWidget(w, 2 * row + 1, col)
             self.params.append(combo)
             self.starts.append(start)
             self.stops.append(stop)
             self.counts.append(count)
         grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
         self.second_metric = QLineEdit(self)
         self.second_metric.setPlaceholderText("also report, e.g. gravity[2] (optional)")
         self.second_metric.setToolTip("A second metric text to summarise per design (for the Pareto view); "
@@ -247,17 +251,18 @@ class ParetoView(ExploreView):
         self.result: SweepResult | None = None
         self.front = np.zeros(0, bool)
         self.axis_keys, self.senses = [], []
-        controls = QHBoxLayout()
-        for label in ("x", "y"):
+        controls = QGridLayout()
+        for r, label in enumerate(("x", "y")):
             key, sense = QComboBox(self), QComboBox(self)
             sense.addItems(["minimise", "maximise"])
             for w in (key, sense):
                 w.currentIndexChanged.connect(lambda _=0: self._draw())
-            controls.addWidget(QLabel(label, self))
-            controls.addWidget(key, 2)
-            controls.addWidget(sense)
+            controls.addWidget(QLabel(label, self), r, 0)
+            controls.addWidget(key, r, 1)
+            controls.addWidget(sense, r, 2)
             self.axis_keys.append(key)
             self.senses.append(sense)
+        controls.setColumnStretch(1, 1)
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(panel.show_error)
         self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))

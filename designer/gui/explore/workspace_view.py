@@ -66,9 +66,11 @@ class WorkspaceView(ExploreView):
             self.sampling.addItem(s.value, s)
         self.run_button = QPushButton("Compute", self)
         self.run_button.clicked.connect(self.compute)
-        row = labelled_row(self, (("view", self.projection), ("samples", self.samples), ("", self.sampling)))
+        row = labelled_row(self, (("view", self.projection), ("samples", self.samples)))
         row.addStretch(1)
-        row.addWidget(self.run_button)
+        row2 = labelled_row(self, (("sampling", self.sampling),))
+        row2.addStretch(1)
+        row2.addWidget(self.run_button)
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(panel.show_error)
         self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
@@ -81,7 +83,8 @@ class WorkspaceView(ExploreView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
-        self.add_banner(layout, 1)
+        layout.addLayout(row2)
+        self.add_banner(layout, 2)
         layout.addWidget(self.box, 1)
 
     def compute(self):
