@@ -17,6 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QTimer
+from .folders import last_folder, remember_folder
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
@@ -402,7 +403,9 @@ class CouplingPanel(QWidget):
 
     def _export_dialog(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV data (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, "Export", f"coupling.{kind}", filters[kind])
+        path, _ = QFileDialog.getSaveFileName(self, "Export", str(last_folder() / f"coupling.{kind}"), filters[kind])
+        if path:
+            remember_folder(path)
         if not path:
             return
         try:

@@ -68,6 +68,8 @@ class ExplorePanel(QWidget):
     """
 
     loadDesignRequested = Signal(object)
+    metricHelpRequested = Signal()   # the picker's "?": show the metric definitions
+    poseRequested = Signal(object)   # joint values (rad, m): a click on a map asks the arm to take this pose
     workspaceMapped = Signal(object, object, str)   # tool positions (N, 3), metric values (N,), metric label
     jobFinished = Signal(str)      # the job's title, after its result is shown
     jobEnded = Signal(str, str)    # title, how: "finished", "failed" or "cancelled"
@@ -85,6 +87,7 @@ class ExplorePanel(QWidget):
         self.destroyed.connect(lambda *_: running[0] is not None and running[0].cancel())
 
         self.picker = MetricPicker(self)
+        self.picker.helpRequested.connect(self.metricHelpRequested)
         self.ratings_edits: dict[str, QLineEdit] = {}
         ratings_row = QGridLayout()
         for k, (what, unit) in enumerate((("torque", "N m or N"), ("speed", "rad/s or m/s"),

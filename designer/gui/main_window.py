@@ -12,9 +12,12 @@ from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollAre
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
 from . import export
+from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .explore_panel import ExplorePanel
+from .folders import KEY as FOLDER_KEY
+from .folders import last_folder, remember_folder, safe_file_name
 from .document import Document
 from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
@@ -67,6 +70,8 @@ class MainWindow(QMainWindow):
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
         self.export_worker = None
+        self.docs_window: help_windows.DocsWindow | None = None
+        self.view_actions: dict[str, QAction] = {}
 
         doc = self.document
         self.dh_table = DHTable(doc, self)
@@ -135,6 +140,8 @@ class MainWindow(QMainWindow):
         self.sliders.valuesChanged.connect(self._joints_moved)
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
+        self.explore.poseRequested.connect(self.sliders.set_values)
+        self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._build_menus()
         self.setAcceptDrops(True)
@@ -162,8 +169,15 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
+        """One method a menu, so that a new command is one line in its menu's method."""
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        self._build_file_menu(bar.addMenu("&File"))
+        self._build_edit_menu(bar.addMenu("&Edit"))
+        self._build_view_menu(bar.addMenu("&View"))
+        self._build_arm_menu(bar.addMenu("&Arm"))
+        self._build_help_menu(bar.addMenu("&Help"))
+
+    def _build_file_menu(self, file_menu) -> None:
         self._action(file_menu, "&New", self.new_project, QKeySequence.StandardKey.New)
         self._action(file_menu, "&Open…", self.open_file, QKeySequence.StandardKey.Open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
@@ -179,21 +193,74 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
-        edit_menu = bar.addMenu("&Edit")
+    def _build_edit_menu(self, edit_menu) -> None:
         self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        # Ctrl+Shift+Z (the platform's key) and Ctrl+Y, which many users reach for
+        redo_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)]
+        for extra in (QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")):
+            if extra not in redo_keys:
+                redo_keys.append(extra)
+        self.redo_action.setShortcuts(redo_keys)
         edit_menu.addAction(self.undo_action)
         edit_menu.addAction(self.redo_action)
         edit_menu.addSeparator()
         self._action(edit_menu, "Add link", self.dh_table.add_link)
         self._action(edit_menu, "Remove link", self.dh_table.remove_link)
 
-        arm_menu = bar.addMenu("&Arm")
+    def _build_view_menu(self, view_menu) -> None:
+        view = self.arm_view
+        self._action(view_menu, "&Fit the arm in the 3D view", view.fit_camera, "Ctrl+Shift+F")
+        self._action(view_menu, "&Reset the 3D view", view.reset_camera, "Ctrl+0")
+        for k, name in enumerate(("front", "side", "top", "iso"), start=1):
+            self._action(view_menu, f"{name.capitalize()} view", lambda n=name: view.set_view(n), f"Ctrl+{k}")
+        view_menu.addSeparator()
+        for name, action in view.toolbar.option_actions.items():
+            view_menu.addAction(action)   # the same checkable actions as the view's Show menu
+            self.view_actions[name] = action
+
+    def _build_arm_menu(self, arm_menu) -> None:
         self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
         self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
         self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
+
+    def _build_help_menu(self, help_menu) -> None:
+        self._action(help_menu, "&User guide", self.show_user_guide, QKeySequence.StandardKey.HelpContents)
+        self._action(help_menu, "&Metric definitions", lambda: self.show_user_guide("metrics.md"))
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts)
+        help_menu.addSeparator()
+        self._action(help_menu, "&About Manipulator Designer", lambda: help_windows.show_about(self))
+
+    def menu_actions(self) -> list[tuple[str, QAction]]:
+        """(menu title, action) of every command in the menu bar, sub-menus included."""
+        out = []
+
+        def walk(menu, title):
+            for action in menu.actions():
+                if action.menu() is not None:
+                    walk(action.menu(), title)
+                elif not action.isSeparator():
+                    out.append((title, action))
+        for top in self.menuBar().actions():
+            if top.menu() is not None:
+                walk(top.menu(), top.text().replace("&", ""))
+        return out
+
+    def show_user_guide(self, page: str | None = None) -> help_windows.DocsWindow:
+        """Open the user guide (README and docs/*.md) in a window, at ``page`` (a file name) if given."""
+        if self.docs_window is None:
+            self.docs_window = help_windows.DocsWindow(self)
+        if page:
+            self.docs_window.show_page(page)
+        self.docs_window.show()
+        self.docs_window.raise_()
+        return self.docs_window
+
+    def show_shortcuts(self) -> help_windows.ShortcutsDialog:
+        dialog = help_windows.ShortcutsDialog(self.menu_actions(), self)
+        dialog.show()
+        return dialog
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -270,6 +337,7 @@ class MainWindow(QMainWindow):
             path, _ = QFileDialog.getOpenFileName(self, "Open project", str(self._folder()), FILE_FILTER)
             if not path:
                 return False
+            remember_folder(path, self.settings)
         model = self._load(path)
         if model is None:
             self.recent.remove(path)
@@ -299,10 +367,11 @@ class MainWindow(QMainWindow):
 
     def save_as(self, path=None) -> bool:
         if path is None:
-            suggested = self._folder() / ((self.document.model.name or "arm").replace(" ", "_") + ".json")
+            suggested = self._folder() / (safe_file_name(self.document.model.name or "arm") + ".json")
             path, _ = QFileDialog.getSaveFileName(self, "Save project as", str(suggested), FILE_FILTER)
             if not path:
                 return False
+            remember_folder(path, self.settings)
         path = Path(path)
         if not path.suffix:
             path = path.with_suffix(".json")
@@ -324,7 +393,11 @@ class MainWindow(QMainWindow):
         return True
 
     def _folder(self) -> Path:
-        return self.document.path.parent if self.document.path else Path.cwd()
+        """Where a file dialog starts: the last folder used (any dialog), else the project's own."""
+        used = self.settings.value(FOLDER_KEY)
+        if used and Path(str(used)).is_dir():
+            return Path(str(used))
+        return self.document.path.parent if self.document.path else last_folder(self.settings)
 
     # -- recovery ----------------------------------------------------------------------
     def autosave(self) -> None:

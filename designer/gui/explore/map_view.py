@@ -68,6 +68,8 @@ class MapView(ExploreView):
         self.marker.setZValue(10)
         self.marker.setToolTip("current pose")
         self.box.plot.addItem(self.marker)
+        self.box.plot.scene().sigMouseClicked.connect(self._clicked)
+        self.box.layout_widget.setToolTip("Click a point of the map to move the arm to that pose")
 
         # one row of statistics under the map: the map keeps the width of a narrow tab
         self.stats = QTableWidget(1, len(STATS), self)
@@ -175,6 +177,36 @@ class MapView(ExploreView):
             bad = int(np.count_nonzero(~np.isfinite(v)))
             self.stats_caption.setText(f"samples within the joint limits: {grid.label}"
                                        + (f" ({bad} undefined, left out)" if bad else ""))
+
+    def pose_at(self, x: float, y: float) -> np.ndarray | None:
+        """The pose of the map point (x, y) in the plot's units (deg or m): the map's held joints with
+        its two joints at x and y; None outside the map or when it describes another arm."""
+        if self.result is None or self.stale:
+            return None
+        grid = self.result.grid
+        i, j = grid.joints
+        qi, qj = x / self._scale(i), y / self._scale(j)
+        di = (grid.x[-1] - grid.x[0]) / max(len(grid.x) - 1, 1) / 2
+        dj = (grid.y[-1] - grid.y[0]) / max(len(grid.y) - 1, 1) / 2
+        if not (grid.x[0] - di <= qi <= grid.x[-1] + di and grid.y[0] - dj <= qj <= grid.y[-1] + dj):
+            return None
+        q = np.array(grid.q0, float)
+        q[i - 1] = np.clip(qi, grid.x[0], grid.x[-1])
+        q[j - 1] = np.clip(qj, grid.y[0], grid.y[-1])
+        return q
+
+    def _clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self.result is None:
+            return
+        vb = self.box.plot.vb
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        point = vb.mapSceneToView(event.scenePos())
+        q = self.pose_at(point.x(), point.y())
+        if q is not None:
+            self.panel.poseRequested.emit(q)
+            self.panel.show_status("Pose from the map: " + ", ".join(
+                f"q{k + 1} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
 
     # -- helpers ----------------------------------------------------------------------------------
     def clear(self) -> None:
