@@ -4,17 +4,26 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 ROBOT ?= robots/puma560.json
 
-# Debian packages Qt's xcb platform, Mesa's software OpenGL and Xvfb need.
-APT_PACKAGES := xvfb xauth libegl1 libgl1-mesa-dri libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 \
+# Debian packages the window needs on a bare Debian 12: Qt's xcb platform, Mesa's software OpenGL, fonts,
+# and Xvfb with xauth so that it can also run on a machine without a screen (xvfb-run).
+RUN_PACKAGES := xvfb xauth libegl1 libgl1 libgl1-mesa-dri libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 \
 	libxcb-keysyms1 libxcb-shape0 libdbus-1-3 libfontconfig1 libglib2.0-0 fonts-dejavu-core
+# ... and what the whole test suite needs besides: OpenMP for Pinocchio (libgomp1), a C compiler for the
+# generated-code tests, pdflatex for the LaTeX report test.
+TEST_PACKAGES := $(RUN_PACKAGES) libgomp1 gcc libc6-dev texlive-latex-base
 
-.PHONY: run test fuzz bench system-deps venv clean
+.PHONY: run test lint fuzz bench system-deps run-deps test-deps venv clean check-fresh
 
-run: venv
+run: run-deps venv
 	$(PY) main.py $(ROBOT)
 
-test: system-deps venv
-	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q
+test: test-deps venv lint
+	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q -rs
+
+# ruff over everything, mypy over the headless core (configuration in pyproject.toml)
+lint: venv
+	$(VENV)/bin/ruff check designer tests benchmarks main.py
+	$(VENV)/bin/mypy
 
 # The property tests with fresh random examples, twenty times as many as the suite replays.
 fuzz: venv
@@ -24,13 +33,23 @@ bench: venv
 	$(PY) -m benchmarks
 
 # Installs the Debian packages only when one is missing (as root, or through sudo).
+run-deps:
+	@$(MAKE) --no-print-directory system-deps PACKAGES="$(RUN_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory system-deps PACKAGES="$(TEST_PACKAGES)"
+
 system-deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:" $$missing; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+
+# The README's two commands on a bare Debian 12 (debootstrap), from a clone of this repository's HEAD.
+check-fresh:
+	tools/check-fresh.sh
 
 venv: $(VENV)/.installed
 

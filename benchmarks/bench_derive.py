@@ -1,6 +1,6 @@
 """Symbolic derivation of the PUMA 560 beside peers: time to derive tau and M, and their size.
 
-Run: ``python -m benchmarks.bench_derive [--runs R] [--no-kane]`` or ``python benchmarks/bench_derive.py``
+Run: ``python -m benchmarks.bench_derive [--runs R] [--no-kane]`` from the repository root
 (prints figures; not a test).
 
 The arm: PUMA 560 (standard DH) with symbolic d1, a2, a3, d3, d4, symbolic g and ten symbolic
@@ -26,7 +26,6 @@ from pathlib import Path
 import sympy as sp
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from designer.dynamics import Method, SimplifyMode, count_ops_cse, derive, tree_mass_matrix, tree_tau  # noqa: E402
 from designer.dynamics.tree import generic_tree_mass_matrix, generic_tree_tau  # noqa: E402

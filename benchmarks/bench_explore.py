@@ -1,6 +1,6 @@
 """Speed of design exploration, beside the same work done with Pinocchio in a Python loop.
 
-Run: ``python benchmarks/bench_explore.py`` (prints figures; not a test).
+Run: ``python -m benchmarks.bench_explore`` (prints figures; not a test).
 
 1. Inertial coupling rho_ij = M_ij / sqrt(M_ii M_jj) of the PUMA 560 over a
    200 x 200 grid of joints 2 and 3 (target: under 0.5 s).
@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from designer.explore.maps import grid_map, sample_configurations  # noqa: E402
 from designer.explore.sweep import SweepAxis, SweepSpec, sweep  # noqa: E402
@@ -33,7 +30,7 @@ from designer.project import load_project  # noqa: E402
 def _pin():
     try:
         import pinocchio as pin
-        from pin_reference import pin_model
+        from tests.support.pin_reference import pin_model
         return pin, pin_model
     except ImportError:
         return None, None

@@ -1,7 +1,7 @@
 """How long the GUI thread is blocked while a six-link derivation runs in the worker,
 and how fast the 3D view follows a dragged joint slider in the full window.
 
-Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/bench_gui.py [--method M] [--simplify S]``
+Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m benchmarks.bench_gui [--method M] [--simplify S]``
 (prints figures; not a test). Needs a display for the 3D view: Xvfb, QT_QPA_PLATFORM=xcb.
 
 The full main window shows the PUMA 560 (3D view, sliders, plots). A QTimer
@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEventLoop, QSettings, Qt, QTimer  # noqa: E402

@@ -1,6 +1,6 @@
 """Vectorised mass matrix of the PUMA 560 beside Pinocchio's crba in a Python loop.
 
-Run: ``python benchmarks/bench_numeric.py [--states N] [--runs R]`` (prints figures; not a test).
+Run: ``python -m benchmarks.bench_numeric [--states N] [--runs R]`` (prints figures; not a test).
 
 The PUMA's equations are derived symbolically (Lagrange, default parameter
 values substituted first, no simplification, as ``eval`` does), compiled with
@@ -20,8 +20,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from designer.dynamics import derive  # noqa: E402
 from designer.dynamics.results import Method, SimplifyMode  # noqa: E402
@@ -57,7 +55,7 @@ def main(argv=None) -> int:
     Q = np.random.default_rng(0).uniform(-np.pi, np.pi, (args.states, 6))
     try:
         import pinocchio as pin
-        from pin_reference import pin_model
+        from tests.support.pin_reference import pin_model
     except ImportError:
         print("Pinocchio not installed (pip install pin): no peer figure")
         pin = None

@@ -1,6 +1,6 @@
 """Frames per second of the 3D view while a joint slider is dragged on the PUMA 560.
 
-Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python benchmarks/bench_view3d.py [--size 1000x700]``
+Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m benchmarks.bench_view3d [--size 1000x700]``
 (prints figures; not a test). Needs Xvfb and QT_QPA_PLATFORM=xcb (Mesa's software OpenGL).
 
 A JointSliders widget drives an ArmView, as in the main window. Each step
@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 from PySide6.QtCore import QCoreApplication, Qt  # noqa: E402
@@ -36,8 +34,7 @@ def _model():
     path = ROOT / "robots" / "puma560.json"
     if path.exists():
         return load_project(path)
-    sys.path.insert(0, str(ROOT / "tests" / "gui"))
-    from _arms import puma560
+    from tests.support.arms import puma560
     return puma560()
 
 

@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-ROBOTS = ROOT / "robots"
-sys.path.insert(0, str(ROOT))
-# shared test helpers (pin_reference: the Pinocchio model of a DH table) import by name
-sys.path.insert(0, str(ROOT / "tests"))
-
-# Property tests: the suite (`make test`, CI) replays the same examples every run, so a red
-# run is reproducible and never a draw of the dice; `make fuzz` explores with fresh random
-# examples, twenty times as many, to find new counterexamples (then fix them, add them here).
-HYPOTHESIS_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "suite")
-
-
-def examples(n: int) -> int:
-    """A property test's example count: n in the suite, 20 n when fuzzing."""
-    return n * 20 if HYPOTHESIS_PROFILE == "fuzz" else n
-
+# tests/ is a package (every folder has an __init__.py), so pytest puts the repository root on
+# sys.path and the shared helpers import as `from tests.support import robot_path`.
+from tests.support import HYPOTHESIS_PROFILE, ROBOTS
 
 try:
     from hypothesis import settings as _hsettings
@@ -34,7 +20,8 @@ try:
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
 
-# The 3D view needs a real X server (Xvfb via pytest-xvfb); see docs and spec/headless-qt.md.
+# The 3D view needs a real X server (Xvfb via pytest-xvfb): on Qt's offscreen platform it renders
+# blank and renderToArray crashes the process; under Xvfb Mesa's llvmpipe draws real pixels.
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 
@@ -50,10 +37,6 @@ def pytest_configure(config):
 @pytest.fixture
 def robots_dir() -> Path:
     return ROBOTS
-
-
-def robot_path(name: str) -> Path:
-    return ROBOTS / f"{name}.json"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import ROBOTS, robot_path
+from tests.support import ROBOTS, robot_path
 from designer.kinematics import NumericArm, com_positions, frames
 from designer.project import load_project
 
@@ -241,7 +241,7 @@ def test_horn_kinetic_energy_matches_memo_integral(name, offsets):
         qd = rng.normal(size=3)
         h = 1e-6
 
-        def velocity(s2, s3):
+        def velocity(s2, s3, q=q, h=h, qd=qd):
             p_plus = horn_points(v, q + h * qd, s2, s3, offsets)
             p_minus = horn_points(v, q - h * qd, s2, s3, offsets)
             return [(pp - pm) / (2 * h) for pp, pm in zip(p_plus, p_minus)]
@@ -332,7 +332,8 @@ def test_horn_gravity_torques_match_memo(name):
     for q in sample(3):
         s2, s23 = np.sin(q[1]), np.sin(q[1] + q[2])
         memo = np.array([0.0,
-                         g * (m2 * L2 / 2 * s2 + m3 * (L2 * s2 + L3 / 2 * s23) + M2 * L2 * s2 + M3 * (L2 * s2 + L3 * s23)),
+                         g * (m2 * L2 / 2 * s2 + m3 * (L2 * s2 + L3 / 2 * s23)
+                              + M2 * L2 * s2 + M3 * (L2 * s2 + L3 * s23)),
                          g * (m3 * L3 / 2 * s23 + M3 * L3 * s23)])
         T = a.frames(q)
         J = a.com_jacobians(q)

@@ -11,7 +11,7 @@ import json
 import pytest
 import sympy as sp
 
-from conftest import ROBOTS, robot_path
+from tests.support import ROBOTS, robot_path
 from designer.model import symbol, validate
 from designer.model.validation import Severity
 from designer.project import load_project, save_project
@@ -110,7 +110,7 @@ def test_horn_structure_and_memo_inertias(name):
     assert loads[2].mass == S("M2") and loads[3].mass == S("M3")
     # at the ends of links 2 and 3: the origins of the distal frames (standard DH)
     assert loads[2].position == (0, 0, 0) and loads[3].position == (0, 0, 0)
-    m1, R, H = S("m1"), S("R"), S("H")
+    m1, R = S("m1"), S("R")
     column = m.links[0]
     # the column axis (base z) is -y1 in frame 1; the memo's I1 = m1 R^2 / 2 about it
     assert sp.simplify(column.inertia.matrix()[1, 1] - m1 * R**2 / 2) == 0

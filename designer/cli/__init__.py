@@ -10,14 +10,14 @@ import argparse
 import importlib
 import sys
 
-from ..model import MissingParameterError
-from ..project import ProjectError
+from ..errors import DesignerError
 from .common import UserError
 
 __all__ = ["main", "UserError", "COMMAND_MODULES"]
 
 # modules that register commands, in --help order
-COMMAND_MODULES = ["model_commands", "dynamics_commands", "numeric_commands", "explore_commands"]
+COMMAND_MODULES = ["model_commands", "dynamics_commands", "numeric_commands", "explore_commands", "urdf_commands",
+                   "gui_command"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,8 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args) or 0)
-    except (UserError, ProjectError, MissingParameterError) as exc:
-        # the last two are user mistakes too when a command forgets to wrap them
+    except DesignerError as exc:  # UserError, and the core's own errors when a command forgets to wrap them
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import DesignerError
 from ..model.expr import ExpressionError, parse_expr
 from ..model.manipulator import Manipulator
 from ..project import ProjectError, load_project
@@ -13,7 +14,7 @@ from ..project import ProjectError, load_project
 __all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
 
 
-class UserError(Exception):
+class UserError(DesignerError):
     """A mistake of the user's: printed as one line, exit status 2."""
 
 
@@ -50,7 +51,8 @@ def read_json(path: str, what: str):
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: {what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        raise UserError(f"{path}: {what} is not valid JSON: {exc.msg} "
+                        f"at line {exc.lineno}, column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the parser goes
         raise UserError(f"{path}: {what} is not valid JSON: {exc}") from None
 

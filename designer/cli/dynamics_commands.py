@@ -23,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value,
                    help="simplification (default fast)")
     p.add_argument("--format", choices=_FORMATS, default=None,
-                   help="output format (default: from the --out suffix, else json)")
+                   help="output format (default: from the --out suffix, else json; an unknown suffix is refused)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_derive)
 
@@ -81,8 +81,13 @@ def cmd_derive(args) -> int:
     from ..report import render
 
     fmt = args.format
+    if fmt is None and args.out and Path(args.out).suffix.lower() not in _BY_SUFFIX:
+        # writing JSON into report.pdf or eqs.txt would only be found out when the file is opened
+        suffix = Path(args.out).suffix
+        raise UserError(f"--out {args.out}: " + (f"unknown suffix '{suffix}'" if suffix else "no suffix")
+                        + f" (known: {', '.join(_BY_SUFFIX)}); or choose the format with --format")
     if fmt is None:
-        fmt = _BY_SUFFIX.get(Path(args.out).suffix.lower(), "json") if args.out else "json"
+        fmt = _BY_SUFFIX[Path(args.out).suffix.lower()] if args.out else "json"
     progress = _Progress()
     try:
         eq = _derive(args, progress)
@@ -105,6 +110,8 @@ def cmd_codegen(args) -> int:
         eq = _derive(args, progress)
         progress(Progress("common subexpressions"))
         source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
+    except UserError:  # already says what and where (a UserError is a ValueError too)
+        raise
     except ValueError as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

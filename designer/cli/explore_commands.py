@@ -9,6 +9,7 @@ Definitions of every metric: docs/metrics.md.
 from __future__ import annotations
 
 import concurrent.futures as cf
+from typing import Any
 
 import numpy as np
 
@@ -202,7 +203,7 @@ def cmd_sweep(args) -> int:
     pool = cf.ThreadPoolExecutor(args.workers) if args.threads else cf.ProcessPoolExecutor(args.workers)
     with pool:
         result = run(sweep(model, spec, executor=pool))
-    rows = result.rows()
+    rows: list[dict[str, Any]] = result.rows()  # with the pareto and error columns added below
     if args.pareto:
         a, b = args.pareto
         for key in (a, b):
@@ -243,7 +244,8 @@ def cmd_conditions(args) -> int:
             raise UserError(f"{args.apply}: cannot write: {exc.strerror or exc}") from None
         data["applied"] = args.apply
     if output_format(args, table=False) == "csv":
-        rows = [{"solution": c.text(), "note": c.note} for c in res.conditions] or [{"solution": "", "note": res.summary()}]
+        rows = ([{"solution": c.text(), "note": c.note} for c in res.conditions]
+                or [{"solution": "", "note": res.summary()}])
         return emit(args, rows)
     return emit(args, data=data)
 

@@ -53,8 +53,8 @@ def describe(model: Manipulator) -> str:
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
     problems = validate(model)
-    for p in problems:
-        out.append(f"{p.severity.value}: {p}")
+    for problem in problems:
+        out.append(f"{problem.severity.value}: {problem}")
     return "\n".join(out) + "\n"
 
 

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 import sys
 
 import numpy as np
@@ -33,6 +34,8 @@ def register(sub) -> None:
                         "without it the torques go to standard output and the summary to standard error")
     p.add_argument("--method", choices=["rnea"] + METHODS, default="rnea",
                    help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
     p.set_defaults(func=cmd_torques)
 
 
@@ -76,7 +79,7 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
             if key not in state:
                 raise UserError(f"{path}: states[{i}].{key}: missing")
             vecs.append(_vector(state[key], n, f"{path}: states[{i}].{key}"))
-        out.append(tuple(vecs))
+        out.append((vecs[0], vecs[1], vecs[2]))
     return out
 
 
@@ -93,8 +96,12 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def read_trajectory(path: str, n: int) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
-    """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line."""
+def read_trajectory(path: str, n: int,
+                    strict: bool = False) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
+    """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line.
+
+    Joint columns beyond the arm's n joints (q3.. for a 2-joint arm: a trajectory of another arm?)
+    are passed through with a warning on standard error, or refused when ``strict``."""
     rows = list(csv.reader(io.StringIO(read_text(path, "trajectory"))))
     # line numbers as a person counts them; blank lines are skipped
     numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
@@ -109,9 +116,16 @@ def read_trajectory(path: str, n: int) -> tuple[list[str], np.ndarray, np.ndarra
     dup = next((c for c in header if header.count(c) > 1), None)
     if dup:
         raise UserError(f"{path}, line {numbered[0][0]}: column '{dup}' appears twice")
+    beyond = [c for c in header if (m := re.fullmatch(r"(?:q|qd|qdd)(\d+)", c)) and int(m.group(1)) > n]
+    if beyond:
+        what = (f"{path}, line {numbered[0][0]}: column{'s' if len(beyond) > 1 else ''} {', '.join(beyond)} "
+                f"{'are' if len(beyond) > 1 else 'is'} for joints beyond the arm's {n}")
+        if strict:
+            raise UserError(f"{what} (a trajectory of another arm?)")
+        print(f"warning: {what}: copied to the output unchanged (--strict refuses them)", file=sys.stderr)
     index = [header.index(name) for name in names]
     values = np.empty((len(numbered) - 1, 3 * n))
-    others = {c: [] for c in header if c not in names}
+    others: dict[str, list[str]] = {c: [] for c in header if c not in names}
     for r, (line, row) in enumerate(numbered[1:]):
         if len(row) != len(header):
             raise UserError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
@@ -134,7 +148,7 @@ def read_trajectory(path: str, n: int) -> tuple[list[str], np.ndarray, np.ndarra
 def cmd_torques(args) -> int:
     model = load_model(args.project)
     n = model.n
-    _, Q, QD, QDD, others = read_trajectory(args.trajectory, n)
+    _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict)
     if args.method == "rnea":
         from ..kinematics import NumericArm
         from ..numeric.recursive import rnea

@@ -105,7 +105,7 @@ def emit_c(plan: CodePlan, prefix: str | None = None) -> str:
 
 def _macros(body: str) -> list[str]:
     """Definitions of the math.h constants (M_PI, M_SQRT2 ...) the body uses; strict C99 lacks them."""
-    values = {}
+    values: dict[str, sp.Float] = {}
     for expr, name in get_math_macros().items():
         value = sp.N(expr, 21)
         if value.is_Float:  # some keys are codegen functions (Sqrt) that do not evaluate

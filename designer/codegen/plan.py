@@ -18,8 +18,8 @@ derived ``eq``; ``derived`` writes the derivation's own expressions.
 
 ``p`` holds the parameter values in :attr:`CodePlan.parameters` order (the
 names sorted). Common subexpressions are eliminated per function with
-``sympy.cse`` over the flat list of its entries (a nested list defeats it,
-see spec/sympy-notes.md); a symmetric M is computed on its upper triangle.
+``sympy.cse`` over the flat list of its entries (on nested output ``lambdify(cse=True)``
+silently eliminates nothing); a symmetric M is computed on its upper triangle.
 """
 
 from __future__ import annotations

@@ -13,4 +13,5 @@ from .tree import tree_mass_matrix, tree_tau
 from .results import Equations, Method, SimplifyMode, velocity_products, velocity_squares
 
 __all__ = ["Equations", "Method", "SimplifyMode", "coriolis_matrix", "count_ops_cse", "derive",
-           "derive_job", "link_torques", "link_torques_job", "tree_mass_matrix", "tree_tau", "velocity_products", "velocity_squares"]
+           "derive_job", "link_torques", "link_torques_job", "tree_mass_matrix", "tree_tau", "velocity_products",
+           "velocity_squares"]

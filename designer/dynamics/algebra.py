@@ -11,6 +11,7 @@ bounded in size, so simplification can never be the reason a derivation hangs.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import sympy as sp
 from sympy.simplify.fu import TR10i
@@ -58,7 +59,7 @@ def fourier_terms(tr, terms: dict) -> list:
     for monom, coeff in terms.items():
         if dom is _FloatDomain:
             coeff = float(coeff)
-        series = {(): coeff}
+        series: dict[tuple[int, ...], Any] = {(): coeff}
         phase = 0
         for i in rev:
             a, b = monom[i], monom[n + i]

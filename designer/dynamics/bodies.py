@@ -13,9 +13,7 @@ All entries are :class:`~designer.dynamics.trigpoly.TrigRing` elements.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterator
-
-from ..jobs import NEVER, CancelToken, Progress
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..model.manipulator import Convention, Manipulator
 from .trigpoly import TrigRing
 
@@ -29,7 +27,7 @@ class Body:
     link: int
     mass: object     # ring element
     com: list        # 3 ring elements
-    inertia: list    # 3x3 nested list of ring elements, about the COM, link-frame axes
+    inertia: list | None  # 3x3 nested list of ring elements, about the COM, link-frame axes; None: a point
     is_point: bool = False
 
 
@@ -99,7 +97,7 @@ class ArmFrames:
         return Jv, W
 
 
-def arm_frames_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
+def arm_frames_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Job[ArmFrames]:
     """Generator: yields Progress, returns :class:`ArmFrames`."""
     n = model.n
     modified = model.convention is Convention.MODIFIED

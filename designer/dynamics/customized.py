@@ -253,7 +253,7 @@ def custom_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Mat
 def _mass_matrix(model: Manipulator, token: CancelToken) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
-    comp = [None] * n
+    comp: list = [None] * n  # (m, MS, J) of the composite body j..n-1, filled from the tip inwards
     for j in range(n - 1, -1, -1):
         token.check()
         m, MS, J = _standard_parameters(chain[j].bodies)

@@ -18,9 +18,7 @@ at joint i needed to move link j (its point loads counted with it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from ..jobs import NEVER, CancelToken, Progress
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..model.manipulator import Manipulator
 from .bodies import arm_frames_job
 from .lagrange import body_jacobians_job, mass_gravity_job
@@ -30,7 +28,7 @@ from .trigpoly import TrigRing
 __all__ = ["dalembert_job", "link_torques_job"]
 
 
-def _velocity_terms_job(model, tr, jac, token) -> Iterator[Progress]:
+def _velocity_terms_job(model, tr, jac, token) -> Job[tuple[list, list]]:
     """Generator returning (H_rot, H_tra) lists of ring elements."""
     n = model.n
     motions, _ = yield from forward_job(model, tr, token, accelerations=False, gravity=False)
@@ -46,7 +44,7 @@ def _velocity_terms_job(model, tr, jac, token) -> Iterator[Progress]:
     return H_rot, H_tra
 
 
-def dalembert_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
+def dalembert_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Job[dict[str, list]]:
     """Generator returning the dict D_rot, D_tra, H_rot, H_tra, G (nested lists of ring elements)."""
     frames = yield from arm_frames_job(model, tr, token)
     jac = yield from body_jacobians_job(model, tr, frames, token)
@@ -57,7 +55,7 @@ def dalembert_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) 
     return {"D_rot": D_rot, "D_tra": D_tra, "H_rot": col(H_rot), "H_tra": col(H_tra), "G": col(G), "T": T}
 
 
-def link_torques_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
+def link_torques_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Job[list]:
     """Generator returning T (n x n nested lists): T[i][j] = torque at joint i to move link j.
 
     Gravity included (the base accelerates at -g), so sum_j T[i][j] = tau_i.
@@ -67,7 +65,7 @@ def link_torques_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVE
     return (yield from _link_torques_job(model, tr, jac, token))
 
 
-def _link_torques_job(model, tr, jac, token) -> Iterator[Progress]:
+def _link_torques_job(model, tr, jac, token) -> Job[list]:
     n = model.n
     motions, _ = yield from forward_job(model, tr, token)
     T = [[tr.zero] * n for _ in range(n)]

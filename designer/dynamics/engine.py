@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from typing import Any
 
 import sympy as sp
 
-from ..jobs import NEVER, CancelToken, Progress, run
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from .algebra import simplify_poly
 from .results import Equations, Method, SimplifyMode, velocity_products, velocity_squares
@@ -23,7 +24,7 @@ def _collect_symbols(model: Manipulator) -> list:
 
 
 def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMode, name: str,
-                  token: CancelToken = NEVER, symmetric: bool = False) -> Iterator[Progress]:
+                  token: CancelToken = NEVER, symmetric: bool = False) -> Job[sp.Matrix]:
     """Generator returning a sympy Matrix of ring elements, each entry simplified in ``mode``."""
     by = _collect_symbols(model)
     cache = tr.__dict__.setdefault("_simplify_cache", {})
@@ -58,7 +59,7 @@ def _combine(matrices, vectors) -> sp.Matrix:
 
 
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
-               simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None) -> Iterator[Progress]:
+               simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None) -> Job[Equations]:
     """Generator yielding :class:`Progress` and returning :class:`Equations`.
 
     ``token.check()`` is called inside every loop, so a cancel stops the job within
@@ -128,12 +129,12 @@ def coriolis_matrix(eq: Equations) -> sp.Matrix:
     """
     model = eq.model
     n = model.n
-    stored = eq.extras.get("christoffel")
+    stored: Any = eq.extras.get("christoffel")  # (the ring, c_ijk), kept by a Lagrange derivation
     if stored is None:
         from .bodies import arm_frames_job
         from .lagrange import body_jacobians_job, christoffel_job, mass_gravity_job
 
-        def job():
+        def job() -> Job[tuple[TrigRing, list]]:
             tr = TrigRing(model)
             frames = yield from arm_frames_job(model, tr)
             jac = yield from body_jacobians_job(model, tr, frames)
@@ -148,7 +149,7 @@ def coriolis_matrix(eq: Equations) -> sp.Matrix:
 
 
 def link_torques_job(model: Manipulator, simplify: SimplifyMode = SimplifyMode.FAST,
-                     token: CancelToken | None = None) -> Iterator[Progress]:
+                     token: CancelToken | None = None) -> Job[sp.Matrix]:
     """Generator returning Horn's T (sympy n x n): T[i, j] = torque at joint i to move link j.
 
     Link j's point loads are counted with link j; gravity is included, so the rows sum to tau.

@@ -12,12 +12,12 @@ that the GUI can show progress and cancel; :func:`simulate` runs it to its end.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from ..errors import DesignerError
 from ..jobs import Job, Progress, run
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
@@ -27,14 +27,14 @@ from ..numeric.compiled import CompiledDynamics
 __all__ = ["SingularConfigurationError", "SimulationError", "Trajectory", "forward_dynamics", "simulate",
            "simulate_job", "energy"]
 
-System = Union[NumericArm, CompiledDynamics, Manipulator]
-Torque = Union[None, Sequence[float], np.ndarray, Callable[[float, np.ndarray, np.ndarray], Sequence[float]]]
+System = NumericArm | CompiledDynamics | Manipulator
+Torque = None | Sequence[float] | np.ndarray | Callable[[float, np.ndarray, np.ndarray], Sequence[float]]
 
 #: M is treated as singular above this condition number (about 1/sqrt(machine epsilon) squared)
 MAX_CONDITION = 1e12
 
 
-class SingularConfigurationError(ValueError):
+class SingularConfigurationError(DesignerError):
     """The mass matrix is singular or too ill-conditioned to solve for q''."""
 
     def __init__(self, q: np.ndarray, condition: float):
@@ -45,7 +45,7 @@ class SingularConfigurationError(ValueError):
                          "forward dynamics is undefined there (a massless link or joint?)")
 
 
-class SimulationError(RuntimeError):
+class SimulationError(DesignerError, RuntimeError):
     """The integrator failed (its message says why)."""
 
 

@@ -13,9 +13,7 @@ and G from the potential energy, G_i = -sum m g^T J_v[:, i].
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from ..jobs import NEVER, CancelToken, Progress
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..model.manipulator import Manipulator
 from .bodies import ArmFrames, arm_frames_job, bodies
 from .trigpoly import TrigRing
@@ -29,7 +27,7 @@ def pair_index(n: int) -> list[tuple[int, int]]:
 
 
 def body_jacobians_job(model: Manipulator, tr: TrigRing, frames: ArmFrames,
-                       token: CancelToken = NEVER) -> Iterator[Progress]:
+                       token: CancelToken = NEVER) -> Job[list]:
     """Generator returning [(body, J_v columns, J_w columns)] for every body."""
     out = []
     body_list = bodies(model, tr)
@@ -41,7 +39,7 @@ def body_jacobians_job(model: Manipulator, tr: TrigRing, frames: ArmFrames,
 
 
 def mass_gravity_job(model: Manipulator, tr: TrigRing, jac: list, frames: ArmFrames,
-                     token: CancelToken = NEVER) -> Iterator[Progress]:
+                     token: CancelToken = NEVER) -> Job[tuple[list, list, list]]:
     """Generator returning (M_rot, M_tra, G) as nested lists of ring elements.
 
     M_tra = sum m J_v^T J_v (translation of the mass centres), M_rot = sum J_w^T I J_w.
@@ -79,7 +77,7 @@ def mass_gravity_job(model: Manipulator, tr: TrigRing, jac: list, frames: ArmFra
     return M_rot, M_tra, G
 
 
-def christoffel_job(model: Manipulator, tr: TrigRing, M: list, token: CancelToken = NEVER) -> Iterator[Progress]:
+def christoffel_job(model: Manipulator, tr: TrigRing, M: list, token: CancelToken = NEVER) -> Job[list]:
     """Generator returning c[i][j][k] (nested lists of ring elements, symmetric in j, k)."""
     n = model.n
     dM = {}
@@ -103,7 +101,7 @@ def christoffel_job(model: Manipulator, tr: TrigRing, M: list, token: CancelToke
     return c
 
 
-def lagrange_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
+def lagrange_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Job[dict[str, list]]:
     """Generator returning the raw ring-element dict M, B, C, G, christoffel (nested lists)."""
     n = model.n
     frames = yield from arm_frames_job(model, tr, token)

@@ -10,9 +10,7 @@ point masses ride on their link.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Iterator
-
-from ..jobs import NEVER, CancelToken, Progress
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..model.manipulator import Convention, Manipulator
 from .bodies import Body, bodies, link_rotation, rotate_back
 from .trigpoly import TrigRing
@@ -44,7 +42,7 @@ def _frame_offset(model, tr, j, R, p):
 
 
 def forward_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER, *,
-                accelerations: bool = True, gravity: bool = True) -> Iterator[Progress]:
+                accelerations: bool = True, gravity: bool = True) -> Job[tuple[list, list]]:
     """Generator returning (motions, rotations): LinkMotion per link and (R, p) per link.
 
     ``accelerations=False`` sets qdd = 0; ``gravity=False`` leaves the base at rest.
@@ -105,11 +103,11 @@ def body_wrench(tr: TrigRing, body: Body, motion: LinkMotion, token: CancelToken
     return F, N, a_c
 
 
-def newton_euler_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Iterator[Progress]:
+def newton_euler_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER) -> Job[list]:
     """Generator returning tau as a list of ring elements."""
     n = model.n
     motions, rotations = yield from forward_job(model, tr, token)
-    per_link = {j: [] for j in range(n)}
+    per_link: dict[int, list[Body]] = {j: [] for j in range(n)}
     for body in bodies(model, tr):
         per_link[body.link].append(body)
     tau = [tr.zero] * n

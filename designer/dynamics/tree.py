@@ -14,10 +14,15 @@ against 806 / 879 for the generic forms; see benchmarks/bench_derive.py).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import sympy as sp
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
+
+if TYPE_CHECKING:
+    from .trigpoly import TrigRing
 
 __all__ = ["TreeAlgebra", "tree_tau", "tree_mass_matrix", "generic_tree_tau", "generic_tree_mass_matrix"]
 
@@ -81,7 +86,8 @@ def generic_tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matri
     """tau(q, qd, qdd) from the recursive Newton-Euler algorithm, unexpanded (for code generation)."""
     from ..jobs import run
     from .newton_euler import newton_euler_job
-    return sp.Matrix(run(newton_euler_job(model, TreeAlgebra(model), token), None, token))
+    tr = cast("TrigRing", TreeAlgebra(model))  # duck-typed: the ring operations the jobs call
+    return sp.Matrix(run(newton_euler_job(model, tr, token), None, token))
 
 
 def generic_tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
@@ -89,7 +95,7 @@ def generic_tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> 
     from ..jobs import run
     from .bodies import arm_frames_job
     from .lagrange import body_jacobians_job, mass_gravity_job
-    tr = TreeAlgebra(model)
+    tr = cast("TrigRing", TreeAlgebra(model))  # duck-typed: the ring operations the jobs call
 
     def job():
         frames = yield from arm_frames_job(model, tr, token)

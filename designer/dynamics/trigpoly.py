@@ -20,7 +20,7 @@ import sympy as sp
 from sympy.core.add import Add, _addsort
 from sympy.core.mul import Mul, _mulsort
 from sympy.polys.domains import QQ, RR
-from sympy.polys.rings import PolyRing
+from sympy.polys.rings import PolyElement, PolyRing
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
@@ -93,7 +93,7 @@ class TrigRing:
         self._powers: dict = {}
 
     # -- conversion ---------------------------------------------------------------
-    def var(self, e) -> PolyElement:  # noqa: F821
+    def var(self, e) -> PolyElement:
         """A sympy expression of the model as a ring element."""
         e = sp.sympify(e)
         if e.is_Number:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..kinematics import NumericArm
 from .maps import Sampling, sample_configurations, summarize
@@ -25,7 +26,7 @@ def _diff(a: float, b: float) -> dict[str, float]:
     return {"A": a, "B": b, "B-A": b - a, "B/A": float(ratio)}
 
 
-def compare(arm_a: NumericArm, arm_b: NumericArm, q: Sequence[float] | None = None,
+def compare(arm_a: NumericArm, arm_b: NumericArm, q: ArrayLike | None = None,
             ratings: Ratings | None = None, samples: int = 1000, sampling: Sampling | str = Sampling.SOBOL,
             seed: int = 0, stats: Sequence[str] = ("max", "mean")) -> list[dict]:
     """Rows of differences: each metric component at the pose ``q`` (``where`` = "pose"), and each
@@ -46,7 +47,8 @@ def compare(arm_a: NumericArm, arm_b: NumericArm, q: Sequence[float] | None = No
             if metric.shape is Shape.PAIR and idx[0] > idx[1]:
                 continue   # symmetric: the upper triangle says it all
             label = name + (f"[{','.join(str(i + 1) for i in idx)}]" if idx else "")
-            rows.append({"metric": label, "where": "pose", **_diff(float(np.asarray(va)[idx]), float(np.asarray(vb)[idx]))})
+            rows.append({"metric": label, "where": "pose",
+                         **_diff(float(np.asarray(va)[idx]), float(np.asarray(vb)[idx]))})
     Q = sample_configurations(arm_a, samples, sampling, seed)
     for spec, va, vb in zip(usable, evaluate_many(arm_a, Q, usable, ratings), evaluate_many(arm_b, Q, usable, ratings)):
         sa, sb = summarize(va), summarize(vb)

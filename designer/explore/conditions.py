@@ -68,7 +68,8 @@ class ConditionResult:
             why = "; ".join(self.rejected) if self.rejected else "the coefficient equations have no solution"
             return (f"{what}: no solution for {', '.join(s.name for s in self.unknowns)} with positive masses "
                     f"and inertias ({why})")
-        return f"{what} when: " + " | or | ".join(c.text() + (f" ({c.note})" if c.note else "") for c in self.conditions)
+        return f"{what} when: " + " | or | ".join(c.text() + (f" ({c.note})" if c.note else "")
+                                                   for c in self.conditions)
 
 
 def _joint_generators(model: Manipulator) -> tuple[dict, list[sp.Symbol], list[sp.Symbol], list[sp.Symbol]]:
@@ -166,7 +167,7 @@ def _physical(model: Manipulator) -> list[tuple[sp.Expr, bool, str]]:
 def _assumed(model: Manipulator) -> dict[sp.Symbol, sp.Symbol]:
     """Replace each symbol by one with its physical sign: masses and inertias positive."""
     positive: set[sp.Symbol] = set()
-    for e, strict, _ in _physical(model):
+    for e, _strict, _ in _physical(model):
         if e.is_Symbol:
             positive.add(e)
     return {s: sp.Symbol(s.name, positive=True) if s in positive else sp.Symbol(s.name, real=True)
@@ -198,7 +199,8 @@ def _targets(kind: Kind, n: int, targets) -> list[tuple[int, ...]]:
     want = 1 if kind is Kind.BALANCED else 2
     for t in out:
         if len(t) != want or any(not 1 <= v <= n for v in t):
-            raise ValueError(f"{kind.value}: entry {t} is not {'a joint' if want == 1 else 'a pair of joints'} of 1..{n}")
+            raise ValueError(f"{kind.value}: entry {t} is not "
+                             f"{'a joint' if want == 1 else 'a pair of joints'} of 1..{n}")
     return out
 
 
@@ -230,7 +232,8 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
                 continue
             eqs.append(c)
     eqs = list(dict.fromkeys(sp.factor(e) for e in eqs if e != 0))
-    syms = default_unknowns(model) if unknowns is None else [u if isinstance(u, sp.Symbol) else symbol(u) for u in unknowns]
+    syms = (default_unknowns(model) if unknowns is None
+            else [u if isinstance(u, sp.Symbol) else symbol(u) for u in unknowns])
     names = set(model.symbol_names())
     for s in syms:
         if s.name not in names:
@@ -244,7 +247,8 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
         attempts = [com, com + inertia, syms]
     else:
         attempts = [syms]
-    kept, rejected = [], []
+    kept: list[Condition] = []
+    rejected: list[str] = []
     for attempt in attempts:
         if not attempt:
             continue

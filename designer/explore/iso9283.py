@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..jobs import Job, Progress, run
 from ..kinematics import NumericArm
 from .sizing import Trajectory
@@ -34,7 +35,7 @@ _SIGNS = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
                    [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], float)
 
 
-class IKError(ValueError):
+class IKError(DesignerError):
     """A point the tool cannot reach (within the joint limits, from the seed given)."""
 
 
@@ -272,10 +273,11 @@ def cube_path(arm: NumericArm, cube: TestCube, speed: float, samples: int = 41, 
     s = 10 * u**3 - 15 * u**4 + 6 * u**5
     sd = 30 * u**2 - 60 * u**3 + 30 * u**4
     sdd = 60 * u - 180 * u**2 + 120 * u**3
-    ts, xs, xds, xdds, knots, t0 = [], [], [], [], [0], 0.0
+    ts: list[np.ndarray] = []
+    xs, xds, xdds, knots, t0 = [], [], [], [0], 0.0
     for a, b in zip(order, order[1:]):
         d = pts[b] - pts[a]
-        T = 15.0 * np.linalg.norm(d) / (8.0 * speed)
+        T = 15.0 * float(np.linalg.norm(d)) / (8.0 * speed)
         first = 0 if not ts else 1   # the segment's start is the previous one's end
         ts.append(t0 + T * u[first:])
         xs.append(pts[a] + s[first:, None] * d)
@@ -309,4 +311,4 @@ def cube_path(arm: NumericArm, cube: TestCube, speed: float, samples: int = 41, 
     return CubePath(cube, Trajectory(t, q, qd, qdd), x, xd, xdd, tuple(knots))
 
 
-test_cube.__test__ = False  # a builder, not a pytest test, when imported into a test module
+test_cube.__test__ = False  # type: ignore[attr-defined]  # a builder, not a pytest test, when imported into a test module

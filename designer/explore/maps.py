@@ -11,6 +11,7 @@ from enum import Enum
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
@@ -70,7 +71,7 @@ class GridMap:
     q0: np.ndarray            # the pose of the other joints (and the current pose to mark)
 
 
-def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: Sequence[float] | None = None,
+def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: ArrayLike | None = None,
              steps: int | tuple[int, int] = 50, ranges: Sequence[Sequence[float]] | None = None,
              ratings: Ratings | None = None, compiled=None) -> GridMap:
     """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``.
@@ -86,7 +87,7 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
         raise ValueError(f"the pose needs {arm.n} joint values, got {q0.size}")
     lim = joint_limits(arm)
     rx, ry = (lim[i - 1], lim[j - 1]) if ranges is None else (ranges[0], ranges[1])
-    nx, ny = (steps, steps) if np.isscalar(steps) else steps
+    nx, ny = (steps, steps) if isinstance(steps, int | float | np.number) else steps
     x, y = np.linspace(rx[0], rx[1], int(nx)), np.linspace(ry[0], ry[1], int(ny))
     X, Y = np.meshgrid(x, y)
     Q = np.tile(q0, (X.size, 1))

@@ -19,13 +19,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..errors import DesignerError
 from .batch import CHUNK, Batch
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
-           "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners", "MetricError"]
+           "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
+           "MetricError"]
 
 
-class MetricError(ValueError):
+class MetricError(DesignerError):
     """A metric text that names no metric, a bad index, or a rating the metric needs but lacks."""
 
 
@@ -205,13 +207,16 @@ def _M(b, r):
 METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("M", Shape.PAIR, "kg m^2 / kg m / kg", Reduce.MAX_ABS_OFF, _M, "mass-matrix entry M_ij"),
     Metric("coupling", Shape.PAIR, "1", Reduce.MAX_ABS_OFF, _coupling, "inertial coupling M_ij / sqrt(M_ii M_jj)"),
-    Metric("inertia_locked", Shape.JOINT, "kg m^2 or kg", Reduce.MAX, _locked, "effective inertia, others locked: M_ii"),
-    Metric("inertia_free", Shape.JOINT, "kg m^2 or kg", Reduce.MAX, _free, "effective inertia, others free: 1/(M^-1)_ii"),
+    Metric("inertia_locked", Shape.JOINT, "kg m^2 or kg", Reduce.MAX, _locked,
+           "effective inertia, others locked: M_ii"),
+    Metric("inertia_free", Shape.JOINT, "kg m^2 or kg", Reduce.MAX, _free,
+           "effective inertia, others free: 1/(M^-1)_ii"),
     Metric("inertia_ratio", Shape.JOINT, "1", Reduce.MIN, _ratio, "free / locked effective inertia"),
     Metric("cond", Shape.SCALAR, "1", Reduce.MAX, _cond, "condition number of M (2-norm)"),
     Metric("isotropy", Shape.SCALAR, "1", Reduce.MIN, _isotropy,
            "Asada: smallest / largest eigenvalue of the translational Cartesian inertia"),
-    Metric("cartesian_min", Shape.SCALAR, "kg", Reduce.MIN, _lambda_min, "smallest eigenvalue of the Cartesian inertia"),
+    Metric("cartesian_min", Shape.SCALAR, "kg", Reduce.MIN, _lambda_min,
+           "smallest eigenvalue of the Cartesian inertia"),
     Metric("cartesian_max", Shape.SCALAR, "kg", Reduce.MAX, _lambda_max, "largest eigenvalue of the Cartesian inertia"),
     Metric("dyn_manipulability", Shape.SCALAR, "(m/s^2)^r, r = min(3, n)", Reduce.MIN, _dyn_manip,
            "Yoshikawa: sqrt det(J (M^T W M)^-1 J^T), W = diag(1/tau_rated^2)"),

@@ -18,9 +18,11 @@ value is 0 has I_p = 0 by this measure; its derivative per unit is reported too.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 import sympy as sp
 
 from ..model.expr import symbol
@@ -45,7 +47,7 @@ class Sensitivity:
     derivative_mean_abs: float = float("nan")
 
 
-def _symbolic_metric(model: Manipulator, spec: MetricSpec, q: Sequence[float]) -> sp.Expr:
+def _symbolic_metric(model: Manipulator, spec: MetricSpec, q: np.ndarray) -> sp.Expr:
     from ..dynamics.engine import derive
     from ..dynamics.results import Method, SimplifyMode
     eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
@@ -72,7 +74,7 @@ def _numeric_derivative(model, names, values, spec, q, ratings, k) -> np.ndarray
     return (evaluate(factory(up), q, spec, ratings) - evaluate(factory(down), q, spec, ratings)) / (2 * h)
 
 
-def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: Sequence[float], ratings: Ratings | None = None,
+def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: ArrayLike, ratings: Ratings | None = None,
                    parameters: Sequence[str] | None = None) -> list[Sensitivity]:
     """d metric / d p at the configuration ``q`` for each parameter (default: all with values)."""
     spec = parse_metric(spec, model.n) if isinstance(spec, str) else spec
@@ -83,7 +85,7 @@ def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: Sequence[float
         raise ValueError(f"no value for parameter(s) {', '.join(missing)}")
     q = np.asarray(q, float)
     symbolic = spec.metric.name in SYMBOLIC_METRICS and bool(spec.index)
-    expr = _symbolic_metric(model, spec, q) if symbolic else None
+    expr: Any = _symbolic_metric(model, spec, q) if symbolic else None  # a sympy expression when symbolic
     subs = {symbol(k): v for k, v in values.items()}
     out = []
     for k, name in enumerate(names):
@@ -99,7 +101,7 @@ def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: Sequence[float
     return out
 
 
-def rank_parameters(model: Manipulator, spec: MetricSpec | str, q: Sequence[float] | None = None,
+def rank_parameters(model: Manipulator, spec: MetricSpec | str, q: ArrayLike | None = None,
                     ratings: Ratings | None = None, samples: int = 256, seed: int = 0,
                     parameters: Sequence[str] | None = None) -> list[Sensitivity]:
     """Parameters by influence over workspace samples (largest first), with the derivative at ``q``

@@ -26,7 +26,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from .batch import CHUNK, Batch
 
-_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # numpy < 2 has only trapz
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz
 
 __all__ = ["Trajectory", "quintic", "read_trajectory", "SizingResult", "size_motors", "payload_envelope"]
 
@@ -125,8 +125,10 @@ class SizingResult:
                 "peak_speed": float(np.abs(qd).max()), "peak_power": float(np.abs(p).max()),
                 "motor_peak_torque": float(np.abs(tau).max() / self.gear[i]), "motor_rms_torque": rms / self.gear[i],
                 "motor_peak_speed": float(np.abs(qd).max() * self.gear[i]),
-                "inertia_ratio_max": float(np.nanmax(self.inertia_ratio[:, i])) if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan"),
-                "inertia_ratio_mean": float(np.nanmean(self.inertia_ratio[:, i])) if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan"),
+                "inertia_ratio_max": (float(np.nanmax(self.inertia_ratio[:, i]))
+                                      if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan")),
+                "inertia_ratio_mean": (float(np.nanmean(self.inertia_ratio[:, i]))
+                                       if np.isfinite(self.inertia_ratio[:, i]).any() else float("nan")),
             })
         return rows
 

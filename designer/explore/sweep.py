@@ -19,9 +19,11 @@ from __future__ import annotations
 import concurrent.futures as cf
 import itertools
 from dataclasses import dataclass, field, replace
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 import sympy as sp
 
 from ..jobs import CancelToken, Job, Progress
@@ -100,7 +102,7 @@ class SweepResult:
         return pareto_front(self.column(a), self.column(b), minimize)
 
 
-def pareto_front(a: Sequence[float], b: Sequence[float], minimize: tuple[bool, bool] = (True, True)) -> np.ndarray:
+def pareto_front(a: ArrayLike, b: ArrayLike, minimize: tuple[bool, bool] = (True, True)) -> np.ndarray:
     """Non-dominated points: no other point is at least as good in both and better in one.
 
     NaN points are never on the front.
@@ -127,7 +129,7 @@ class ArmFactory:
         swept = {symbol(n) for n in names}
         fixed = {k: v for k, v in model.substitutions(require_all=False).items() if k not in swept}
         args = [symbol(n) for n in names]
-        self.entries: list[tuple[str, tuple, object]] = []
+        self.entries: list[tuple[str, tuple, Callable[..., float]]] = []
 
         def add(field_name, index, expr):
             if expr.free_symbols & swept:
@@ -154,7 +156,7 @@ class ArmFactory:
     def __call__(self, values: Sequence[float]) -> NumericArm:
         if self.loads_swept:
             return NumericArm.from_model(self.model, dict(zip(self.names, values)))
-        arrays = {}
+        arrays: dict[str, Any] = {}
         for field_name, index, f in self.entries:
             if field_name not in arrays:
                 arrays[field_name] = np.array(getattr(self.base, field_name), dtype=float)
@@ -230,6 +232,7 @@ def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = No
     own = executor is None
     if own:
         executor = cf.ProcessPoolExecutor(max_workers=2)
+    assert executor is not None  # given, or made just above
     block = block or max(1, min(50, -(-len(rows) // 8)))
     futures: dict[cf.Future, int] = {}
     try:
@@ -245,8 +248,8 @@ def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = No
             done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
             for fut in done:
                 start = futures[fut]
-                for k, value in enumerate(fut.result()):
-                    results[start + k] = value
+                for offset, value in enumerate(fut.result()):
+                    results[start + offset] = value
             finished = sum(r is not None for r in results)
             yield Progress("sweep", finished / len(rows), f"{finished} of {len(rows)} designs")
     finally:
@@ -262,6 +265,7 @@ def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = No
         if isinstance(r, str):
             errors[i] = r
             continue
+        assert r is not None  # every block answered before the loop above ended
         for k in keys:
             values[k][i] = r[k]
     designs = [dict(zip(names, row)) for row in rows]

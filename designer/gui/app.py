@@ -11,11 +11,11 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from ..launch import USAGE
 from ..project import ProjectError, load_project
 
 __all__ = ["main", "start", "create_application", "settle_memory", "share_the_gil"]
 
-USAGE = "usage: python main.py [PROJECT.json]"
 
 
 def create_application(argv: list[str]) -> QApplication:

@@ -6,7 +6,7 @@ The lead's window embeds :class:`ExplorePanel` and wires three things::
 
     panel.set_model(model)            # on every model change
     panel.set_joint_values(q)         # from the joint sliders (rad, m)
-    panel.loadDesignRequested.connect(lambda m: document.set_model(m))  # a picked design
+    panel.loadDesignRequested.connect(lambda m: document.apply(m, "Load design"))  # a picked design, undoable
 
 The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`designer.explore`.
 """
@@ -21,6 +21,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QTabWidget, QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
@@ -39,8 +40,9 @@ from .worker import JobWorker, start_job
 __all__ = ["ExplorePanel", "ExploreInputError", "plain_message"]
 
 
-_USER_ERRORS = ("ValueError", "MetricError", "ConditionError", "MissingParameterError", "ExploreInputError",
-                "ProjectError", "TrajectoryError", "SizingError")
+_USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
+                "ExploreInputError", "ProjectError", "ExpressionError", "IKError", "SingularConfigurationError",
+                "TrajectoryError", "SizingError")
 
 
 def plain_message(message: str) -> str:
@@ -50,7 +52,7 @@ def plain_message(message: str) -> str:
     return rest if sep and kind in _USER_ERRORS else message
 
 
-class ExploreInputError(ValueError):
+class ExploreInputError(DesignerError):
     """A user mistake in the panel's inputs (shown as one line, never raised to Qt)."""
 
 

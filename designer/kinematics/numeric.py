@@ -6,10 +6,11 @@ then cost only a few small matrix products per call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
@@ -43,6 +44,8 @@ class NumericArm:
     gravity: np.ndarray    # (3,)
     limits: np.ndarray     # (n, 2), nan where none
     point_masses: tuple[tuple[int, float, np.ndarray], ...]  # (link index 0-based, mass, position)
+    base: np.ndarray = field(default_factory=lambda: np.eye(4))  # frame 0 in the world
+    tool: np.ndarray = field(default_factory=lambda: np.eye(4))  # tool frame in frame n
 
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> NumericArm:
@@ -74,13 +77,15 @@ class NumericArm:
             gravity=np.array([f(g) for g in num.gravity]),
             limits=limits,
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),
+            base=np.eye(4) if model.base is None else model.base.matrix(f),
+            tool=np.eye(4) if model.tool is None else model.tool.matrix(f),
         )
 
     @property
     def n(self) -> int:
         return len(self.revolute)
 
-    def link_transforms(self, q: Sequence[float]) -> list[np.ndarray]:
+    def link_transforms(self, q: ArrayLike) -> list[np.ndarray]:
         q = np.asarray(q, dtype=float)
         out = []
         for i in range(self.n):
@@ -129,9 +134,19 @@ class NumericArm:
         coms = self.com_positions(q, T)
         return np.array([self.point_jacobian(q, coms[i], i + 1, T) for i in range(self.n)])
 
+    def tool_in_base(self, q: Sequence[float], T: np.ndarray | None = None) -> np.ndarray:
+        """The tool frame in frame 0 (the last DH frame when the model has no tool)."""
+        T = self.frames(q) if T is None else T
+        return T[-1] @ self.tool
+
+    def tool_pose(self, q: Sequence[float]) -> np.ndarray:
+        """The tool frame in the world: base * T_0^n(q) * tool."""
+        return self.base @ self.tool_in_base(q)
+
     def tool_jacobian(self, q) -> np.ndarray:
+        """6 x n Jacobian of the tool point, in frame-0 coordinates."""
         T = self.frames(q)
-        return self.point_jacobian(q, T[-1, :3, 3], self.n, T)
+        return self.point_jacobian(q, self.tool_in_base(q, T)[:3, 3], self.n, T)
 
     def total_mass(self) -> float:
         return float(self.mass.sum() + sum(m for _, m, _ in self.point_masses))

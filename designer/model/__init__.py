@@ -3,18 +3,20 @@
 from .expr import ExpressionError, format_expr, is_valid_name, parse_expr, symbol, to_expr
 from .manipulator import (
     Convention,
+    Drive,
     Inertia,
     JointType,
     Link,
     Manipulator,
     MissingParameterError,
     PointMass,
+    Pose,
     joint_symbols,
 )
 from .validation import Problem, Severity, validate
 
 __all__ = [
-    "Convention", "ExpressionError", "Inertia", "JointType", "Link", "Manipulator",
-    "MissingParameterError", "PointMass", "Problem", "Severity", "format_expr", "is_valid_name",
+    "Convention", "Drive", "ExpressionError", "Inertia", "JointType", "Link", "Manipulator",
+    "MissingParameterError", "PointMass", "Pose", "Problem", "Severity", "format_expr", "is_valid_name",
     "joint_symbols", "parse_expr", "symbol", "to_expr", "validate",
 ]

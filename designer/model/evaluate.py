@@ -15,12 +15,13 @@ from collections.abc import Mapping
 
 import sympy as sp
 
+from ..errors import DesignerError
 from .manipulator import MissingParameterError
 
 __all__ = ["evaluate", "real_value", "NotANumber"]
 
 
-class NotANumber(ValueError):
+class NotANumber(DesignerError):
     """The expression has no finite real value at the given parameter values."""
 
     def __init__(self, reason: str):

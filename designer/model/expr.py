@@ -20,6 +20,8 @@ from numbers import Real
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from ..errors import DesignerError
+
 __all__ = [
     "ExpressionError",
     "FUNCTIONS",
@@ -58,7 +60,7 @@ RESERVED_NAMES = (frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"t", "E", "I", 
                   | frozenset(keyword.kwlist))
 
 
-class ExpressionError(ValueError):
+class ExpressionError(DesignerError):
     """A text that is not an allowed expression; ``str()`` says what and where."""
 
     def __init__(self, message: str, where: str = ""):
@@ -152,7 +154,7 @@ class _Converter:
             return self.call(node, depth)
         raise ExpressionError(f"{_describe(node)} is not allowed")
 
-    def chain(self, node: ast.BinOp, depth: int) -> sp.Expr:
+    def chain(self, node: ast.expr, depth: int) -> sp.Expr:
         """``a + b - c * d / e ...``: a long flat sum or product is not deep nesting.
 
         Python nests such chains down the left operand; walking that spine in a
@@ -224,7 +226,8 @@ class _Converter:
                 elif math.log10(abs(b)) * value.real > MAX_MAGNITUDE:
                     raise ExpressionError(f"number too large (({_short(base)})**({_short(exponent)}))")
                 if b.real < 0 and not exponent.is_integer:
-                    raise ExpressionError(f"negative number to a fractional power is not real (({_short(base)})**({_short(exponent)}))")
+                    raise ExpressionError("negative number to a fractional power is not real "
+                                          f"(({_short(base)})**({_short(exponent)}))")
         if base == 0 and not (exponent.is_number and exponent.is_nonnegative):
             raise ExpressionError(f"0**({_short(exponent)}) is not defined for every value")
         result = base**exponent

@@ -14,15 +14,19 @@ from collections.abc import Iterable, Mapping
 
 import sympy as sp
 
+from ..errors import DesignerError
 from .expr import symbol, to_expr
+from .extras import Drive, Pose
 
 __all__ = [
     "Convention",
+    "Drive",
     "Inertia",
     "JointType",
     "Link",
     "Manipulator",
     "PointMass",
+    "Pose",
     "joint_symbols",
     "MissingParameterError",
 ]
@@ -44,7 +48,7 @@ class Convention(str, Enum):
     MODIFIED = "modified"
 
 
-class MissingParameterError(ValueError):
+class MissingParameterError(DesignerError):
     """Numeric work needs values for symbols that have none."""
 
     def __init__(self, names: Iterable[str]):
@@ -60,7 +64,7 @@ def _vec3(values) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     items = tuple(_expr(v) for v in values)
     if len(items) != 3:
         raise ValueError("expected three components")
-    return items  # type: ignore[return-value]
+    return items
 
 
 @dataclass(frozen=True)
@@ -126,9 +130,13 @@ class Link:
     inertia: Inertia = field(default_factory=Inertia)
     name: str = ""
     limits: tuple[sp.Expr, sp.Expr] | None = None
+    joint_name: str = ""
+    drive: Drive | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
+        if self.drive is not None and self.drive.is_empty:
+            object.__setattr__(self, "drive", None)
         for name in ("a", "alpha", "d", "theta", "mass"):
             object.__setattr__(self, name, _expr(getattr(self, name)))
         object.__setattr__(self, "com", _vec3(self.com))
@@ -189,9 +197,14 @@ class Manipulator:
     gravity: tuple[sp.Expr, sp.Expr, sp.Expr] = (ZERO, ZERO, -symbol("g"))
     parameters: tuple[tuple[str, float], ...] = ()
     point_masses: tuple[PointMass, ...] = ()
+    base: Pose | None = None   # pose of DH frame 0 in the world; None: the world is frame 0
+    tool: Pose | None = None   # tool (flange) frame in the last link's frame; None: frame n
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
+        for name in ("base", "tool"):
+            if getattr(self, name) is not None and getattr(self, name).is_identity:
+                object.__setattr__(self, name, None)
         object.__setattr__(self, "convention", Convention(self.convention))
         object.__setattr__(self, "gravity", _vec3(self.gravity))
         params = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
@@ -227,6 +240,9 @@ class Manipulator:
         for pm in self.point_masses:
             yield pm.mass
             yield from pm.position
+        for pose in (self.base, self.tool):
+            if pose is not None:
+                yield from pose.expressions()
 
     def free_symbols(self) -> set[sp.Symbol]:
         """Every parameter symbol the model uses."""
@@ -274,6 +290,8 @@ class Manipulator:
             gravity=tuple(fn(g) for g in self.gravity),
             point_masses=tuple(replace(p, mass=fn(p.mass), position=tuple(fn(c) for c in p.position))
                                for p in self.point_masses),
+            base=None if self.base is None else self.base.map(fn),
+            tool=None if self.tool is None else self.tool.map(fn),
         )
 
     # -- edits (each returns a new model) ----------------------------------

@@ -33,7 +33,7 @@ def _v(values) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     out = tuple(to_expr(v) for v in values)
     if len(out) != 3:
         raise ValueError("a point needs three coordinates")
-    return out  # type: ignore[return-value]
+    return out
 
 
 def point_mass(mass, position=(0, 0, 0)) -> Body:

@@ -4,10 +4,10 @@
 :func:`sympy.cse` on a *flat* list of the entries of each quantity (the upper
 triangle of M; the n entries of G, h and tau) and writes one Python function
 per quantity from the result. ``lambdify(cse=True)`` is not used because it
-silently skips common-subexpression elimination on nested outputs (see
-spec/sympy-notes.md). Each function is generated twice: with ``math`` for a
-single state (Python floats are the fastest there) and with ``numpy`` for
-arrays of states, where constant entries broadcast into the output.
+silently skips common-subexpression elimination on nested outputs (sympy
+1.14: M(q) over 100,000 states took 16 s that way, 0.075 s from a flat list).
+Each function is generated twice: with ``math`` for a single state (Python
+floats are the fastest there) and with ``numpy`` for arrays of states, where constant entries broadcast into the output.
 The generated source is kept in :attr:`CompiledDynamics.source` and is
 visible to :func:`inspect.getsource`.
 """
@@ -19,6 +19,7 @@ import linecache
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -90,7 +91,7 @@ def _build(name: str, source: str) -> Callable:
     filename = f"<designer-compiled-{next(_counter)}-{name}>"
     # register the text so that inspect.getsource and tracebacks can show it
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"math": math, "numpy": np}
+    namespace: dict[str, Any] = {"math": math, "numpy": np}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 

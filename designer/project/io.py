@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
+from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.validation import Problem, Severity, validate
 
@@ -23,19 +25,23 @@ __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project"
            "from_dict", "to_dict", "save_project", "dumps_project"]
 
 FORMAT = "manipulator-designer"
-VERSION = 1
+VERSION = 2
 MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
 MAX_EXPRESSION_CHARS = 100_000
 
-_LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits"}
+_LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
+              "joint_name", "drive"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
-             "links", "point_masses"}
+             "links", "point_masses", "base", "tool"}
+# fields that version 1 did not have: a version-1 file holding them is refused, as it was before
+_V2_LINK_KEYS = {"joint_name", "drive"}
+_V2_TOP_KEYS = {"base", "tool"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
-class ProjectError(ValueError):
+class ProjectError(DesignerError):
     """A project that cannot be used; ``problems`` lists every error found (field: message)."""
 
     def __init__(self, problems: list[str] | str, source: str = ""):
@@ -98,17 +104,80 @@ class _Reader:
             if any(v is None for v in parts.values()):
                 return None
             return Inertia(**parts)
-        if not (isinstance(value, list) and len(value) == 3 and all(isinstance(r, list) and len(r) == 3 for r in value)):
-            self.fail(where, "must be a 3x3 matrix (list of three rows of three) or an object with xx, yy, zz, xy, xz, yz")
+        if not (isinstance(value, list) and len(value) == 3
+                and all(isinstance(r, list) and len(r) == 3 for r in value)):
+            self.fail(where, "must be a 3x3 matrix (list of three rows of three) "
+                             "or an object with xx, yy, zz, xy, xz, yz")
             return None
         m = [[self.expr(v, f"{where}[{r}][{c}]") for c, v in enumerate(row)] for r, row in enumerate(value)]
         if any(v is None for row in m for v in row):
             return None
         for r, c in ((0, 1), (0, 2), (1, 2)):
             if (m[r][c] - m[c][r]).expand() != 0:
-                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} but [{c}][{r}] = {format_expr(m[c][r])})")
+                self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} "
+                                 f"but [{c}][{r}] = {format_expr(m[c][r])})")
                 return None
         return Inertia.from_matrix(m)
+
+    def pose(self, value, where: str) -> Pose | None:
+        """``{"xyz": [..], "rpy": [..]}`` or a 4x4 homogeneous matrix of numbers."""
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            unknown = set(value) - {"xyz", "rpy"}
+            if unknown:
+                self.fail(where, "unknown key(s) " + ", ".join(sorted(map(str, unknown))) + " (use xyz, rpy)")
+                return None
+            xyz = self.vec3(value.get("xyz"), f"{where}.xyz")
+            rpy = self.vec3(value.get("rpy"), f"{where}.rpy")
+            return None if xyz is None or rpy is None else Pose(xyz, rpy)
+        if not (isinstance(value, list) and len(value) == 4 and all(isinstance(r, list) and len(r) == 4 for r in value)
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in value for v in r)):
+            self.fail(where, "must be {\"xyz\": [x, y, z], \"rpy\": [roll, pitch, yaw]} or a 4x4 matrix of numbers")
+            return None
+        T = np.array(value, dtype=float)
+        R = T[:3, :3]
+        if not np.all(np.isfinite(T)) or np.abs(R.T @ R - np.eye(3)).max() > 1e-9 or np.linalg.det(R) < 0 \
+                or np.abs(T[3] - [0, 0, 0, 1]).max() > 0:
+            self.fail(where, "not a rigid transform (the 3x3 part must be a rotation, the last row 0 0 0 1)")
+            return None
+        return Pose((float(T[0, 3]), float(T[1, 3]), float(T[2, 3])), rpy_from_matrix(R))
+
+    def drive(self, value, where: str) -> Drive | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.fail(where, "must be an object (" + ", ".join(DRIVE_FIELDS) + ")")
+            return None
+        unknown = set(value) - set(DRIVE_FIELDS)
+        if unknown:
+            self.fail(where, "unknown key(s) " + ", ".join(sorted(map(str, unknown))) +
+                      " (use " + ", ".join(DRIVE_FIELDS) + ")")
+            return None
+        out: dict[str, float] = {}
+        for key, raw in value.items():
+            number = self.number(raw, f"{where}.{key}")
+            if number is None:
+                continue
+            if number < 0:
+                self.fail(f"{where}.{key}", f"must not be negative, found {number!r}")
+                continue
+            out[key] = number
+        return Drive(**out)
+
+    def number(self, value, where: str) -> float | None:
+        """A value that must not use names (drive data, parameter defaults)."""
+        expr = self.expr(value, where)
+        if expr is None:
+            return None
+        if expr.free_symbols:
+            self.fail(where, "must be a number (it may use pi and functions, not names)")
+            return None
+        number = complex(expr.evalf())
+        if abs(number.imag) > 1e-12 or not np.isfinite(number.real):
+            self.fail(where, f"not a finite real number: {expr}")
+            return None
+        return float(number.real)
 
     def text(self, value, where: str) -> str:
         if value is None:
@@ -143,6 +212,8 @@ class _Reader:
         com = self.vec3(data.get("com"), f"{where}.com")
         inertia = self.inertia(data.get("inertia"), f"{where}.inertia")
         name = self.text(data.get("name"), f"{where}.name")
+        joint_name = self.text(data.get("joint_name"), f"{where}.joint_name")
+        drive = self.drive(data.get("drive"), f"{where}.drive")
         limits = None
         if data.get("limits") is not None:
             lim = data["limits"]
@@ -155,7 +226,8 @@ class _Reader:
         values = [*fields.values(), mass, com, inertia]
         if joint not in ("R", "P") or any(v is None for v in values):
             return None
-        return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits, **fields)
+        return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
+                    joint_name=joint_name, drive=drive, **fields)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -209,7 +281,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         raise ProjectError("the file must hold a JSON object", source)
     fmt, version = data.get("format"), data.get("version")
     if fmt != FORMAT:
-        raise ProjectError(f"format: not a Manipulator Designer project (expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
+        raise ProjectError("format: not a Manipulator Designer project "
+                           f"(expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
     if isinstance(version, bool) or not isinstance(version, int):
         raise ProjectError(f"version: must be a whole number, found {json.dumps(version)}", source)
     if version > VERSION:
@@ -221,6 +294,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
 
     reader = _Reader()
     unknown = set(data) - _TOP_KEYS
+    if version < 2:
+        unknown |= set(data) & _V2_TOP_KEYS
     if unknown:
         reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
     convention = data.get("convention", "standard")
@@ -237,6 +312,11 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         reader.fail("links", f"more than {MAX_LINKS} links")
     else:
         links = [reader.link(l, i) for i, l in enumerate(links_data, start=1)]
+        if version < 2:
+            for i, l in enumerate(links_data, start=1):
+                if isinstance(l, dict) and set(l) & _V2_LINK_KEYS:
+                    reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V2_LINK_KEYS)) +
+                                " need format version 2")
     pms_data = data.get("point_masses") or []
     pms = []
     if not isinstance(pms_data, list):
@@ -245,6 +325,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         pms = [reader.point_mass(p, k, len(links)) for k, p in enumerate(pms_data, start=1)]
     name = reader.text(data.get("name"), "name")
     description = reader.text(data.get("description"), "description")
+    base = reader.pose(data.get("base"), "base")
+    tool = reader.pose(data.get("tool"), "tool")
     problems = list(reader.problems)
     if links:
         # Check the values too, with harmless stand-ins for the entries that could not be
@@ -252,7 +334,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         model = Manipulator(links=tuple(Link() if l is None else l for l in links), name=name,
                             description=description, convention=Convention(convention),
                             gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
-                            point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms))
+                            point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
+                            base=base, tool=tool)
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
     if problems:
         raise ProjectError(problems, source)
@@ -260,8 +343,16 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
 
 
 def migrate(data: dict) -> dict:
-    """Bring an older document up to :data:`VERSION` (version 1 is the first; nothing to do yet)."""
+    """Bring an older document up to :data:`VERSION`.
+
+    Version 2 only adds optional fields (base, tool, joint names, drive data), so a version-1
+    document reads unchanged; saving it writes version 2.
+    """
     return data
+
+
+def _pose_json(pose: Pose) -> dict:
+    return {"xyz": [format_expr(v) for v in pose.xyz], "rpy": [format_expr(v) for v in pose.rpy]}
 
 
 def _inertia_json(inertia: Inertia):
@@ -286,6 +377,10 @@ def to_dict(model: Manipulator) -> dict:
         })
         if link.limits is not None:
             entry["limits"] = [format_expr(v) for v in link.limits]
+        if link.joint_name:
+            entry["joint_name"] = link.joint_name
+        if link.drive is not None:
+            entry["drive"] = link.drive.as_dict()
         links.append(entry)
     doc: dict[str, Any] = {
         "format": FORMAT, "version": VERSION, "name": model.name, "description": model.description,
@@ -294,6 +389,10 @@ def to_dict(model: Manipulator) -> dict:
         "parameters": dict(model.parameters),
         "links": links,
     }
+    for key in ("base", "tool"):
+        pose = getattr(model, key)
+        if pose is not None:
+            doc[key] = _pose_json(pose)
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]

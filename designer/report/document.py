@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..dynamics.results import Equations, Method
 from .entries import Entry, MatrixInfo, iter_entries, matrix_info, matrix_names
@@ -38,7 +39,7 @@ class MatrixSection:
 def sections(eq: Equations) -> list[MatrixSection]:
     out: dict[str, MatrixSection] = {}
     for name in matrix_names(eq):
-        mat = eq.matrices[name] if name in eq.matrices else eq.extras[name]
+        mat: Any = eq.matrices[name] if name in eq.matrices else eq.extras[name]  # a sympy Matrix
         out[name] = MatrixSection(name, matrix_info(name), tuple(mat.shape))
     seen: dict[tuple, Entry] = {}
     for entry in iter_entries(eq):

@@ -151,7 +151,7 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[
                 expr = mat[i, j]
                 if name == "B" and mat.shape[1] == len(pairs) and eq.method is Method.LAGRANGE:
                     a, b = pairs[j]
-                    idx = (i + 1, j + 1)
+                    idx: tuple[int, ...] = (i + 1, j + 1)
                     pair = f"({a},{b})" if wide else f"{a}{b}"
                     col_text = pair
                     factor = qd[a - 1] * qd[b - 1]

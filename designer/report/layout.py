@@ -11,7 +11,6 @@ the tokens of each line with its own printer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 from collections.abc import Callable
 
 import sympy as sp
@@ -46,7 +45,7 @@ class Close:
     """``)``"""
 
 
-Token = Union[Term, Open, Close]
+Token = Term | Open | Close
 
 
 class _Measure:

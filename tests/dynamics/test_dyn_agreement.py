@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics import Method, SimplifyMode, derive
 from designer.project import load_project
-from dyn_reference import (assert_tau_and_m_match_pinocchio, numeric_function, pin_model, pin_rnea_crba, puma560,
-                           seven_modified, stanford_six)
+from tests.support.dyn_reference import (assert_tau_and_m_match_pinocchio, numeric_function, pin_model,
+                                         pin_rnea_crba, puma560, seven_modified, stanford_six)
 
 pytest.importorskip("pinocchio")
 

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 from sympy.physics.vector import dynamicsymbols
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics import Method, SimplifyMode, derive
 from designer.model import symbol as S
 from designer.project import load_project

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics import Method, SimplifyMode, derive, link_torques
 from designer.model import symbol as S
 from designer.project import load_project

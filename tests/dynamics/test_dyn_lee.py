@@ -58,7 +58,8 @@ def test_rotational_inertia_terms(lee):
     assert _zero(D[2, 2] - I["I3yy"])
     assert _zero(D[1, 2] - I["I3yy"])
     assert _zero(D[1, 1] - (I["I2zz"] + I["I3yy"]))
-    assert _zero(D[0, 0] - (I["I1yy"] + s2**2 * I["I2xx"] + c2**2 * I["I2yy"] + s23**2 * I["I3xx"] + c23**2 * I["I3zz"]))
+    assert _zero(D[0, 0] - (I["I1yy"] + s2**2 * I["I2xx"] + c2**2 * I["I2yy"]
+                            + s23**2 * I["I3xx"] + c23**2 * I["I3zz"]))
     assert _zero(D[0, 1]) and _zero(D[0, 2])
     assert not lee["D_rot"][0, 0].has(S("m1"), S("m2"), S("m3"))  # rotational: inertias only
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from dyn_reference import assert_tau_and_m_match_pinocchio, puma560, seven_modified, stanford_six
+from tests.support.dyn_reference import assert_tau_and_m_match_pinocchio, puma560, seven_modified, stanford_six
 from designer.dynamics import tree_mass_matrix, tree_tau
 from designer.dynamics.customized import custom_mass_matrix, custom_tau
 

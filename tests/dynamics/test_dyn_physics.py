@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics import Method, SimplifyMode, coriolis_matrix, derive, derive_job
 from designer.jobs import Cancelled, CancelToken, Progress, run
 from designer.project import load_project
-from dyn_reference import numeric_function, puma560, seven_modified, stanford_six
+from tests.support.dyn_reference import numeric_function, puma560, seven_modified, stanford_six
 
 
-@pytest.mark.parametrize("build", [lambda: puma560(n=6), stanford_six, seven_modified], ids=["puma", "stanford", "seven"])
+@pytest.mark.parametrize("build", [lambda: puma560(n=6), stanford_six, seven_modified],
+                         ids=["puma", "stanford", "seven"])
 def test_mass_matrix_symmetric_positive_definite(build):
     model = build()
     eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
@@ -34,7 +35,7 @@ def test_mdot_minus_2c_is_skew_symmetric_symbolically():
     eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
     C = coriolis_matrix(eq)
     Mdot = sp.zeros(3, 3)
-    for k, (q, qd) in enumerate(zip(model.q, model.qd)):
+    for q, qd in zip(model.q, model.qd):
         Mdot += eq.mass_matrix.diff(q) * qd
     N = (Mdot - 2 * C).applyfunc(sp.expand)
     assert (N + N.T).applyfunc(sp.expand) == sp.zeros(3, 3)
@@ -83,7 +84,8 @@ def test_energy_balance_power_equals_qd_dot_tau():
     rng = np.random.default_rng(9)
     q, qd, qdd = rng.uniform(-1, 1, (3, n))
     h = 1e-5
-    e_dot = (energy(q + h * qd + h * h / 2 * qdd, qd + h * qdd) - energy(q - h * qd + h * h / 2 * qdd, qd - h * qdd)) / (2 * h)
+    e_dot = (energy(q + h * qd + h * h / 2 * qdd, qd + h * qdd)
+             - energy(q - h * qd + h * h / 2 * qdd, qd - h * qdd)) / (2 * h)
     assert abs(e_dot - qd @ tau_f(q, qd, qdd)) < 1e-5 * max(1.0, abs(e_dot))
 
 

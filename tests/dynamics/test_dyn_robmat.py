@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.dynamics import Method, SimplifyMode, derive, velocity_products, velocity_squares
 from designer.model import symbol as S
 from designer.project import load_project

@@ -12,7 +12,7 @@ from designer.explore.coupling import (Quantity, default_range, pair_quantities,
 from designer.kinematics import NumericArm
 from designer.model import Convention, Link, Manipulator
 
-from pin_reference import pin, pin_model, random_arm
+from tests.support.pin_reference import pin, pin_model, random_arm
 
 
 def _pin_reference(arm: NumericArm, q, i: int, j: int) -> dict[Quantity, float]:

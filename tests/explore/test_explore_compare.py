@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.compare import compare
 from designer.explore.metrics import Ratings
 from designer.kinematics import NumericArm

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.batch import Batch
 from designer.explore.conditions import Kind, apply_condition, find_conditions, trig_coefficients
 from designer.kinematics import NumericArm

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
-from explore_pin import PinArm, pin
+from tests.support import robot_path
+from tests.support.explore_pin import PinArm, pin
 from designer.explore.iso9283 import IKError, TestCube, cube_path, solve_position
 from designer.explore.iso9283 import test_cube as make_cube
 from designer.explore.sizing import size_motors

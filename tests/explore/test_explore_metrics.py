@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
-from explore_pin import PinArm, random_arm
+from tests.support import robot_path
+from tests.support.explore_pin import PinArm, random_arm
 from designer.explore.batch import Batch
 from designer.explore.metrics import (METRICS, MetricError, Ratings, compute, evaluate, parse_metric,
                                       speed_corners)
@@ -102,7 +102,8 @@ def test_cartesian_metrics_match_pinocchio():
     tau = RNG.uniform(5, 50, 6)
     ratings = Ratings.of(6, torque=tau)
     q = RNG.uniform(-3, 3, (8, 6))
-    iso, lmin, dyn, cond = (compute(arm, q, k, ratings) for k in ("isotropy", "cartesian_min", "dyn_manipulability", "cond"))
+    iso, lmin, dyn, cond = (compute(arm, q, k, ratings)
+                            for k in ("isotropy", "cartesian_min", "dyn_manipulability", "cond"))
     for s in range(len(q)):
         M, Jv = ref.M(q[s]), ref.J(q[s])[:3]
         Lam = np.linalg.inv(Jv @ np.linalg.solve(M, Jv.T))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.metrics import compute
 from designer.explore.sensitivity import rank_parameters, sensitivity_at
 from designer.kinematics import NumericArm

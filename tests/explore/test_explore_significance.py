@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
-from explore_pin import PinArm
+from tests.support import robot_path
+from tests.support.explore_pin import PinArm
 from designer.explore.batch import Batch
 from designer.explore.significance import check_bound, operation_counts, term_significance
 from designer.kinematics import NumericArm

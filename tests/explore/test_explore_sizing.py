@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import robot_path
-from explore_pin import PinArm, random_arm
+from tests.support import robot_path
+from tests.support.explore_pin import PinArm, random_arm
 from designer.explore.sizing import payload_envelope, quintic, read_trajectory, size_motors
 from designer.kinematics import NumericArm
 from designer.model import Convention

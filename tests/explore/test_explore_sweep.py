@@ -7,7 +7,7 @@ import concurrent.futures as cf
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.explore.maps import grid_map, sample_summary, variation, workspace_map, sample_configurations
 from designer.explore.sweep import SweepAxis, SweepSpec, pareto_front, sweep
 from designer.jobs import CancelToken, Cancelled, run

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -20,9 +19,7 @@ from designer.kinematics import NumericArm
 from designer.project import load_project
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "explore"))
-from _arms import six_link  # noqa: E402
+from tests.support.arms import six_link  # noqa: E402
 
 POSE = np.array([0.3, 0.6, -1.2, 0.2, 0.4, 0.1])
 PUMA_MASSES = {"m1": 0.0, "m2": 17.4, "m3": 4.8, "m4": 0.82, "m5": 0.34, "m6": 0.09}  # Armstrong et al. 1986
@@ -93,7 +90,7 @@ def test_map_image_is_the_core_map_and_marks_the_pose(qtbot, panel, puma, metric
 
 def test_map_pixels_agree_with_pinocchio(qtbot, panel, puma):
     """A few map cells against Pinocchio's mass matrix (independent of our dynamics)."""
-    from explore_pin import PinArm
+    from tests.support.explore_pin import PinArm
     panel.picker.set_metric("coupling[2,3]")
     view = panel.map_view
     view.steps.setValue(9)
@@ -258,7 +255,7 @@ def test_ab_variant_compares_metrics_and_curves(qtbot, panel, puma):
     view.where.setCurrentIndex(view.where.findData("pose"))
     assert any(view.table.item(k, 1).text() == "pose" for k in range(view.table.rowCount()))
     # the curves: |G_2| against q2 at the pose, for each design, with Pinocchio as the reference
-    from explore_pin import PinArm
+    from tests.support.explore_pin import PinArm
     for curve, model in ((r.curve_a, puma), (r.curve_b, puma.with_parameter("m3", 9.6))):
         ref = PinArm(NumericArm.from_model(model))
         for k in (0, 90, 180):
@@ -428,7 +425,7 @@ def test_a_map_of_another_arm_is_cleared(qtbot, panel):
 
 # -- motor sizing and payload -----------------------------------------------------------------------
 def test_sizing_a_move_against_pinocchio(qtbot, panel, puma):
-    from explore_pin import PinArm
+    from tests.support.explore_pin import PinArm
     view = panel.sizing_view
     assert view.run() is None and "target pose" in panel.error_label.text()
     view.target.setText("60, 45, -30, 20, -40, 60")          # degrees, from the current pose
@@ -464,12 +461,12 @@ def test_sizing_a_move_against_pinocchio(qtbot, panel, puma):
 
 
 def pin_rnea(ref, q, qd, qdd):
-    from explore_pin import pin
+    from tests.support.explore_pin import pin
     return pin.rnea(ref.model, ref.data, np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)).copy()
 
 
 def test_sizing_on_the_iso_9283_cube_path(qtbot, panel, puma):
-    from explore_pin import PinArm
+    from tests.support.explore_pin import PinArm
     view = panel.sizing_view
     view.source.setCurrentText("ISO 9283 test cube")
     view.cube.setText("0.5, 0, 0.1")

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import xml.dom.minidom
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _arms import six_link
+from tests.support.arms import six_link
 from designer.explore.coupling import Quantity
 from designer.kinematics import NumericArm
 from designer.numeric import recursive as rec
@@ -31,7 +28,7 @@ def panel(qtbot):
 
 
 def test_joint_sweep_curves_equal_pinocchio_crba(panel, qtbot):
-    from pin_reference import pin, pin_model
+    from tests.support.pin_reference import pin, pin_model
     model = six_link()
     panel.set_model(model)
     panel.set_pair(1, 2)  # joints 2 and 3 of the PUMA; q3 swept

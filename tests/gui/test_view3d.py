@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _arms import six_link
+from tests.support.arms import six_link
 from designer.gui import arm_scene
 from designer.kinematics import NumericArm
 from designer.model import Convention, Link, Manipulator
@@ -36,7 +34,7 @@ def _apply(M: np.ndarray, p) -> np.ndarray:
 
 
 def _render(view) -> np.ndarray:
-    """BGRA pixels of the 3D scene (see spec/headless-qt.md)."""
+    """BGRA pixels of the 3D scene (red is channel 2), drawn under Xvfb (see tests/conftest.py)."""
     return np.asarray(view.view.renderToArray((240, 180)), dtype=np.int16)
 
 

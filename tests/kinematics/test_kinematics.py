@@ -160,7 +160,7 @@ def test_symbolic_matches_numeric(convention):
     for _ in range(3):
         q = rng.uniform(-2, 2, 3)
         subs = dict(zip(model.q, q))
-        num = lambda M: np.array(M.subs(subs).evalf(), dtype=float)  # noqa: E731
+        num = lambda M, subs=subs: np.array(M.subs(subs).evalf(), dtype=float)  # noqa: E731
         T = arm.frames(q)
         for i in range(4):
             np.testing.assert_allclose(num(Ts[i]), T[i], atol=1e-12)

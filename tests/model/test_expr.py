@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from designer.model import ExpressionError, format_expr, is_valid_name, parse_expr, symbol, to_expr
 from designer.model.expr import MAX_DEPTH, MAX_LENGTH
-from conftest import examples
+from tests.support import examples
 
 a, b, L1, m_2 = (symbol(n) for n in ("a", "b", "L1", "m_2"))
 
@@ -318,7 +318,8 @@ def _numerically_equal(x: sp.Expr, y: sp.Expr) -> bool:
     return True
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None,
+          suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(EXPRESSIONS)
 def test_parser_matches_sympy(pair):
     text, expected = pair
@@ -326,7 +327,8 @@ def test_parser_matches_sympy(pair):
     assert parsed == expected or _numerically_equal(parsed, expected), (text, parsed, expected)
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None,
+          suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(EXPRESSIONS)
 def test_format_parses_back(pair):
     expr = parse_expr(pair[0])

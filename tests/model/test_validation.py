@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from designer.model import (Convention, Inertia, JointType, Link, Manipulator, PointMass, Severity, symbol,
                             validate)
 from designer.project import ProjectError, from_dict
-from conftest import examples
+from tests.support import examples
 
 GOOD = Link(a=1, mass=1, inertia=Inertia(0.1, 0.1, 0.1))
 

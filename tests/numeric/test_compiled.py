@@ -15,7 +15,7 @@ from designer.numeric import recursive as rec
 from designer.numeric.compiled import compile_equations
 from designer.project import from_dict, load_project
 
-from conftest import robot_path
+from tests.support import robot_path
 
 # a small modified-DH arm with a prismatic joint, full inertia and symbolic parameters
 SCARA_LIKE = {

@@ -14,7 +14,7 @@ from designer.numeric import recursive as rec
 from designer.numeric.compiled import compile_equations
 from designer.project import load_project
 
-from conftest import robot_path
+from tests.support import robot_path
 
 
 def _agree(name: str, method: Method, simplify=SimplifyMode.OFF, states: int = 5, horner=()):

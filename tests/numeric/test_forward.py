@@ -13,8 +13,8 @@ from designer.model import Convention
 from designer.numeric import recursive as rec
 from designer.project import from_dict, load_project
 
-from conftest import robot_path
-from pin_reference import pin, pin_model, random_arm
+from tests.support import robot_path
+from tests.support.pin_reference import pin, pin_model, random_arm
 
 
 def pendulum(L=0.7, m=1.3, rod=True, g=9.81):

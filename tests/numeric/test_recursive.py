@@ -10,8 +10,8 @@ from designer.model import Convention
 from designer.numeric import recursive as rec
 from designer.project import load_project
 
-from pin_reference import pin, pin_model, random_arm
-from conftest import robot_path
+from tests.support.pin_reference import pin, pin_model, random_arm
+from tests.support import robot_path
 
 CASES = [(Convention.STANDARD, "RRRRRR"), (Convention.MODIFIED, "RRPRRRR"), (Convention.STANDARD, "RPRPR"),
          (Convention.MODIFIED, "PRPR"), (Convention.STANDARD, None), (Convention.MODIFIED, None)]
@@ -36,7 +36,8 @@ def test_matches_pinocchio(seed, convention, joints):
         M = np.triu(M) + np.triu(M, 1).T
         _close(rec.mass_matrix(arm, q), M)
         _close(rec.gravity_torque(arm, q), pin.computeGeneralizedGravity(model, data, q))
-        _close(rec.bias(arm, q, qd), pin.nonLinearEffects(model, data, q, qd) - pin.computeGeneralizedGravity(model, data, q))
+        _close(rec.bias(arm, q, qd),
+               pin.nonLinearEffects(model, data, q, qd) - pin.computeGeneralizedGravity(model, data, q))
         C_pin = pin.computeCoriolisMatrix(model, data, q, qd)
         _close(rec.coriolis_matrix(arm, q, qd) @ qd, C_pin @ qd)
 

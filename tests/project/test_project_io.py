@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from designer.model import Convention, Inertia, JointType, Link, Manipulator, PointMass, symbol, to_expr
 from designer.project import ProjectError, from_dict, load_project, loads_project, save_project, to_dict
 from designer.project.io import MAX_FILE_BYTES, dumps_project
-from conftest import examples
+from tests.support import examples
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 PENDULUM = ROBOTS / "double_pendulum.json"
@@ -92,7 +92,7 @@ BAD = {
     "-Infinity": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": -Infinity'), "Infinity"),
     "1e400": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": 1e400'), "parameters.m1"),
     "huge int": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": 1' + "0" * 5000), "not valid JSON"),
-    "newer version": (_mutated(lambda d: d.update(version=2)), "newer version"),
+    "newer version": (_mutated(lambda d: d.update(version=3)), "newer version"),
     "version 0": (_mutated(lambda d: d.update(version=0)), "version"),
     "version text": (_mutated(lambda d: d.update(version="1")), "version"),
     "no format": (_mutated(lambda d: d.pop("format")), "format"),
@@ -204,7 +204,7 @@ def test_save_writes_readable_json_with_format_and_version(tmp_path):
     out = tmp_path / "p.json"
     save_project(model, out)
     doc = json.loads(out.read_text(encoding="utf-8"))
-    assert doc["format"] == "manipulator-designer" and doc["version"] == 1
+    assert doc["format"] == "manipulator-designer" and doc["version"] == 2  # a version-1 file is saved as version 2
     assert doc["links"][0]["a"] == "L1" and doc["parameters"]["g"] == 9.81
 
 
@@ -222,7 +222,7 @@ _MOMENT = st.one_of(st.floats(0, 5, allow_nan=False), st.sampled_from(["Ixx1", "
 def models(draw) -> Manipulator:
     n = draw(st.integers(1, 4))
     links = []
-    for i in range(n):
+    for _ in range(n):
         ixx, iyy, izz = (to_expr(draw(_MOMENT)) for _ in range(3))
         limits = draw(st.one_of(st.none(), st.tuples(st.floats(-3, -0.1), st.floats(0.1, 3))))
         links.append(Link(

@@ -14,7 +14,7 @@ from designer.dynamics.results import Method
 from designer.report import render
 from designer.report.document import sections
 
-from report_equations import awkward_three_link, robmat_double_pendulum, six_link_diagonal
+from tests.support.report_equations import awkward_three_link, robmat_double_pendulum, six_link_diagonal
 
 ALLOWED_PACKAGES = {"amsmath", "amssymb", "geometry", "longtable"}  # all in texlive-latex-base
 

@@ -8,7 +8,7 @@ from designer.dynamics.results import Equations, Method, SimplifyMode
 from designer.model import Link, Manipulator, symbol
 from designer.report.entries import iter_entries, velocity_pairs
 
-from report_equations import robmat_double_pendulum
+from tests.support.report_equations import robmat_double_pendulum
 
 
 def test_double_pendulum_labels_in_display_order():

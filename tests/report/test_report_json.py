@@ -11,7 +11,7 @@ from designer.dynamics.results import Method
 from designer.model import symbol
 from designer.report import render
 
-from report_equations import awkward_three_link, robmat_double_pendulum
+from tests.support.report_equations import awkward_three_link, robmat_double_pendulum
 
 
 def _locals(doc):

@@ -8,7 +8,7 @@ from designer.model import symbol
 from designer.report.layout import Close, Open, Term, break_lines, render_lines
 from designer.report.printing import to_text
 
-from report_equations import awkward_three_link, robmat_double_pendulum
+from tests.support.report_equations import awkward_three_link, robmat_double_pendulum
 
 
 def _rejoin(expr, width):

@@ -76,7 +76,7 @@ def seven_modified(seed: int = 3) -> Manipulator:
     rng = np.random.default_rng(seed)
     r = lambda lo, hi: round(float(rng.uniform(lo, hi)), 4)  # noqa: E731
     links = []
-    for i, kind in enumerate("RRPRRPR"):
+    for kind in "RRPRRPR":
         I = random_inertia_matrix(rng).round(4)
         alpha = (-sp.pi / 2, 0, sp.pi / 2)[int(rng.integers(3))]  # a designer's twists; offsets are generic
         links.append(Link(R if kind == "R" else P, a=r(-0.5, 0.5), alpha=alpha, d=r(-0.3, 0.3),
@@ -96,9 +96,9 @@ def numeric_function(model: Manipulator, exprs, extra=()):
 
 
 def pin_model(model: Manipulator):
-    """Pinocchio model of ``model`` at its default values (the shared reference, tests/pin_reference.py)."""
+    """Pinocchio model of ``model`` at its default values (the shared reference, pin_reference)."""
     from designer.kinematics import NumericArm
-    from pin_reference import pin_model as from_arm
+    from tests.support.pin_reference import pin_model as from_arm
 
     return from_arm(NumericArm.from_model(model))
 

@@ -13,7 +13,7 @@ import pytest
 
 from designer.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PENDULUM = str(ROOT / "robots" / "double_pendulum.json")
 L1, L2 = 1.0, 0.8  # the file's default values
 

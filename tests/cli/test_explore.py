@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import robot_path
+from tests.support import robot_path
 from designer.cli import main
 from designer.project import load_project
 

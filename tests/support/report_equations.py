@@ -13,7 +13,7 @@ from designer.dynamics.results import Equations, Method, SimplifyMode, velocity_
 from designer.model import Link, Manipulator, symbol
 from designer.project import load_project
 
-from conftest import robot_path
+from tests.support import robot_path
 
 
 def robmat_double_pendulum(method: Method = Method.LAGRANGE) -> Equations:

@@ -1,6 +1,6 @@
 """Pinocchio as the independent reference for the exploration tests.
 
-The DH-to-Pinocchio builder is the numeric tests' (tests/pin_reference.py);
+The DH-to-Pinocchio builder is the numeric tests' (tests/support/pin_reference.py);
 this module adds what exploration needs: the tool Jacobian and plain M, G, h.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 pin = pytest.importorskip("pinocchio")
-from pin_reference import pin_model, random_arm  # noqa: E402
+from tests.support.pin_reference import pin_model, random_arm  # noqa: E402
 
 from designer.model import Convention  # noqa: E402
 

@@ -13,9 +13,9 @@ from designer.cli import main
 from designer.kinematics import NumericArm
 from designer.project import load_project
 
-from conftest import robot_path
+from tests.support import robot_path
 
-from pin_reference import pin, pin_model
+from tests.support.pin_reference import pin, pin_model
 
 PUMA = str(robot_path("puma560"))
 
@@ -168,3 +168,32 @@ def test_torques_bad_trajectory(tmp_path, capsys, content, message):
     code, out, err = _run(capsys, "torques", robot_path("double_pendulum"), path)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+def test_torques_warns_of_joint_columns_the_arm_does_not_have(tmp_path, capsys):
+    """A 6-joint trajectory given to the 2-joint pendulum: the extra joint columns are named on stderr
+    (they pass through unchanged), and --strict refuses the file instead."""
+    Q, QD, QDD = _trajectory(tmp_path / "six.csv", np.random.default_rng(4), 6, 5, extra_t=False)
+    code, out, err = _run(capsys, "torques", robot_path("double_pendulum"), tmp_path / "six.csv")
+    assert code == 0, err
+    warning = err.splitlines()[0]
+    assert warning.startswith("warning: ") and "six.csv, line 1" in warning and "beyond the arm's 2" in warning
+    listed = warning.split(": columns ")[1].split(" are for")[0].split(", ")
+    assert sorted(listed) == sorted(f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(3, 7))
+    header = out.splitlines()[0].split(",")
+    assert header[-2:] == ["tau1", "tau2"] and "q3" in header
+    # the two joints' torques are those of the same motion given as a 2-joint trajectory
+    model, data = _pin_reference(robot_path("double_pendulum"))
+    want = np.array([pin.rnea(model, data, q[:2], qd[:2], qdd[:2]) for q, qd, qdd in zip(Q, QD, QDD)])
+    got = np.array([[float(v) for v in line.split(",")[-2:]] for line in out.splitlines()[1:]])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+    code, out, err = _run(capsys, "torques", robot_path("double_pendulum"), tmp_path / "six.csv", "--strict")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("error: ") and "q3" in err and "qdd6" in err and "beyond the arm's 2" in err
+
+
+def test_torques_strict_accepts_a_trajectory_of_the_right_arm(tmp_path, capsys):
+    _trajectory(tmp_path / "two.csv", np.random.default_rng(5), 2, 3)
+    code, out, err = _run(capsys, "torques", robot_path("double_pendulum"), tmp_path / "two.csv", "--strict")
+    assert code == 0 and "warning" not in err and out.splitlines()[0] == "t,tau1,tau2"

@@ -12,7 +12,7 @@ import sympy as sp
 from designer.cli import main
 from designer.model import symbol
 
-from conftest import robot_path
+from tests.support import robot_path
 
 DP = str(robot_path("double_pendulum"))
 
@@ -54,6 +54,21 @@ def test_derive_writes_documents(fmt, suffix, marker, tmp_path):
     other = tmp_path / f"again{suffix}"
     assert main(["derive", DP, "--simplify", "off", "--out", str(other)]) == 0
     assert marker in other.read_text(encoding="utf-8")
+
+
+def test_derive_refuses_an_out_suffix_it_does_not_know(tmp_path, capsys):
+    """JSON written into eq.xyz or eq would only be found out when the file is opened: refused, nothing written."""
+    for name, said in (("eq.xyz", "unknown suffix '.xyz'"), ("eq", "no suffix")):
+        out = tmp_path / name
+        assert main(["derive", DP, "--simplify", "off", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and ".json" in err and ".tex" in err and "--format" in err
+        assert not out.exists()
+    # an explicit --format takes any name; the suffix is matched without regard to case
+    assert main(["derive", DP, "--simplify", "off", "--format", "json", "--out", str(tmp_path / "eq.xyz")]) == 0
+    assert "matrices" in json.loads((tmp_path / "eq.xyz").read_text(encoding="utf-8"))
+    assert main(["derive", DP, "--simplify", "off", "--out", str(tmp_path / "EQ.MD")]) == 0
+    assert "| *i* | link | joint" in (tmp_path / "EQ.MD").read_text(encoding="utf-8")
 
 
 def test_codegen_python_matches_robmat_numbers(tmp_path):
@@ -138,7 +153,8 @@ def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, form, 
     else:
         path = str(robot_path(arm))
     assert main(["codegen", path, "--lang", "python", "--form", form, "--out", str(tmp_path / "st.py")]) == 0
-    assert main(["codegen", path, "--lang", "c", "--form", form, "--prefix", "st", "--out", str(tmp_path / "st.c")]) == 0
+    assert main(["codegen", path, "--lang", "c", "--form", form, "--prefix", "st",
+                 "--out", str(tmp_path / "st.c")]) == 0
     spec = importlib.util.spec_from_file_location("st", tmp_path / "st.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

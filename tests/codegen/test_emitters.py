@@ -15,7 +15,7 @@ from designer.codegen import generate, plan_code
 from designer.dynamics.results import Equations, Method
 from designer.model import Link, Manipulator, symbol
 
-from report_equations import assemble, awkward_three_link, robmat_double_pendulum
+from tests.support.report_equations import assemble, awkward_three_link, robmat_double_pendulum
 
 
 def clashing_names() -> Equations:

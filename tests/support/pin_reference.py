@@ -9,6 +9,7 @@ from designer.kinematics import NumericArm
 from designer.model import Convention
 
 pin = __import__("pytest").importorskip("pinocchio")
+_EYE, _ZERO = np.eye(3), np.zeros(3)  # read only
 
 
 def _rot(axis: str, angle: float) -> np.ndarray:
@@ -18,7 +19,7 @@ def _rot(axis: str, angle: float) -> np.ndarray:
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
-def _se3(R=np.eye(3), p=np.zeros(3)):
+def _se3(R=_EYE, p=_ZERO):
     return pin.SE3(np.asarray(R, dtype=float), np.asarray(p, dtype=float))
 
 

@@ -1,0 +1,64 @@
+"""``import-urdf`` and ``export-urdf``: real arms in and out (docs/urdf.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..project import ProjectError, save_project
+from ..project.io import dumps_project
+from .common import UserError, load_model, write_output
+
+__all__ = ["register"]
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ..urdf import UrdfError, import_urdf
+    try:
+        report = import_urdf(args.urdf, base=args.base, tip=args.tip, convention=args.convention,
+                             drop_rest=args.drop_rest, massless=args.massless)
+    except UrdfError as exc:
+        raise UserError(str(exc)) from None
+    if args.out:
+        try:
+            save_project(report.model, args.out)
+        except (OSError, ProjectError) as exc:
+            raise UserError(f"{args.out}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
+    else:
+        sys.stdout.write(dumps_project(report.model))
+    sys.stderr.write(report.text())
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from ..urdf import UrdfError, urdf_text
+    model = load_model(args.project)
+    try:
+        text = urdf_text(model)
+    except UrdfError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    write_output(text, args.out)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("import-urdf", help="make a project of a serial chain in a URDF file",
+                       description="Make a project of the serial chain from --base to --tip of a URDF file. "
+                                   "The report (what was lumped, locked, dropped) goes to standard error.")
+    p.add_argument("urdf", help="the URDF file (run xacro first on a .xacro)")
+    p.add_argument("--base", help="the link the arm stands on (default: the root link)")
+    p.add_argument("--tip", help="the last link of the arm (default: the only end of the tree, or where it branches)")
+    p.add_argument("--convention", choices=["standard", "modified"], default="standard")
+    p.add_argument("--drop-rest", action="store_true",
+                   help="leave out links behind movable joints off the chain (default: lock them at zero and lump)")
+    p.add_argument("--massless", action="store_true",
+                   help="import a moving link without <inertial> as massless, with a warning (default: refuse)")
+    p.add_argument("--out", help="the project file to write (default: standard output)")
+    p.set_defaults(func=_import)
+
+    p = sub.add_parser("export-urdf", help="write a project as a URDF file",
+                       description="Write a project as URDF: one link per DH link, the base and tool frames "
+                                   "as fixed joints; symbols take their default values.")
+    p.add_argument("project")
+    p.add_argument("--out", help="the URDF file to write (default: standard output)")
+    p.set_defaults(func=_export)

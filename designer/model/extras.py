@@ -1,0 +1,130 @@
+"""Optional parts of a model added in project format version 2: base and tool poses, drive data.
+
+A :class:`Pose` is a rigid transform written as a translation and URDF-style roll-pitch-yaw
+angles, R = Rz(yaw) Ry(pitch) Rx(roll), so that a pose read from a URDF ``origin`` is kept as
+written. A :class:`Drive` holds a joint's motor and gearbox numbers (SI units, joint side unless
+said otherwise); every entry is optional.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import sympy as sp
+
+from .expr import to_expr
+
+__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "pose_matrix", "rpy_from_matrix", "rpy_matrix"]
+
+ZERO = sp.Integer(0)
+
+
+def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """Rz(yaw) Ry(pitch) Rx(roll), the URDF ``rpy`` convention."""
+    cr, sr, cp, sp_, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
+    return np.array([[cy * cp, cy * sp_ * sr - sy * cr, cy * sp_ * cr + sy * sr],
+                     [sy * cp, sy * sp_ * sr + cy * cr, sy * sp_ * cr - cy * sr],
+                     [-sp_, cp * sr, cp * cr]])
+
+
+def pose_matrix(xyz, rpy) -> np.ndarray:
+    """The 4x4 homogeneous transform of a translation and roll-pitch-yaw angles (floats)."""
+    T = np.eye(4)
+    T[:3, :3] = rpy_matrix(*(float(v) for v in rpy))
+    T[:3, 3] = [float(v) for v in xyz]
+    return T
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A rigid transform: translation ``xyz`` then rotation ``rpy`` (URDF ``origin`` semantics)."""
+
+    xyz: tuple[sp.Expr, sp.Expr, sp.Expr] = (ZERO, ZERO, ZERO)
+    rpy: tuple[sp.Expr, sp.Expr, sp.Expr] = (ZERO, ZERO, ZERO)
+
+    def __post_init__(self):
+        for name in ("xyz", "rpy"):
+            items = tuple(to_expr(v) for v in getattr(self, name))
+            if len(items) != 3:
+                raise ValueError(f"{name}: expected three components")
+            object.__setattr__(self, name, items)
+
+    @property
+    def is_identity(self) -> bool:
+        return all(v == 0 for v in (*self.xyz, *self.rpy))
+
+    def expressions(self):
+        yield from self.xyz
+        yield from self.rpy
+
+    def map(self, fn) -> Pose:
+        return Pose(tuple(fn(v) for v in self.xyz), tuple(fn(v) for v in self.rpy))
+
+    def matrix(self, value=float) -> np.ndarray:
+        """The 4x4 transform; ``value`` turns each entry into a float (a model's symbols resolved)."""
+        return pose_matrix([value(v) for v in self.xyz], [value(v) for v in self.rpy])
+
+    def sym_matrix(self) -> sp.Matrix:
+        """The same transform as a sympy matrix (exact for exact angles)."""
+        r, p, y = self.rpy
+        Rx = sp.Matrix([[1, 0, 0], [0, sp.cos(r), -sp.sin(r)], [0, sp.sin(r), sp.cos(r)]])
+        Ry = sp.Matrix([[sp.cos(p), 0, sp.sin(p)], [0, 1, 0], [-sp.sin(p), 0, sp.cos(p)]])
+        Rz = sp.Matrix([[sp.cos(y), -sp.sin(y), 0], [sp.sin(y), sp.cos(y), 0], [0, 0, 1]])
+        T = sp.eye(4)
+        T[:3, :3] = Rz * Ry * Rx
+        T[:3, 3] = sp.Matrix(self.xyz)
+        return T
+
+
+@dataclass(frozen=True)
+class Drive:
+    """Drive data of one joint; ``None`` where not known.
+
+    Torques are forces for a prismatic joint (N), speeds m/s. ``gear_ratio`` N is motor turns per
+    joint turn and ``motor_inertia`` Jm the rotor inertia on the motor side, so the inertia
+    reflected to the joint is N^2 Jm. ``viscous`` (N m s/rad) and ``coulomb`` (N m) friction act at
+    the joint.
+    """
+
+    rated_torque: float | None = None
+    peak_torque: float | None = None
+    rated_speed: float | None = None
+    gear_ratio: float | None = None
+    motor_inertia: float | None = None
+    viscous: float | None = None
+    coulomb: float | None = None
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v is not None:
+                object.__setattr__(self, f.name, float(v))
+
+    @property
+    def is_empty(self) -> bool:
+        return all(getattr(self, f.name) is None for f in fields(self))
+
+    @property
+    def reflected_inertia(self) -> float:
+        """N^2 Jm, 0 when either is unknown."""
+        if self.gear_ratio is None or self.motor_inertia is None:
+            return 0.0
+        return self.gear_ratio ** 2 * self.motor_inertia
+
+    def as_dict(self) -> dict[str, float]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+
+DRIVE_FIELDS = tuple(f.name for f in fields(Drive))
+
+
+def rpy_from_matrix(R: np.ndarray) -> tuple[float, float, float]:
+    """Roll, pitch, yaw with R = Rz(yaw) Ry(pitch) Rx(roll); at pitch = +-pi/2 roll is taken 0."""
+    R = np.asarray(R, dtype=float)
+    cp = float(np.hypot(R[0, 0], R[1, 0]))
+    pitch = float(np.arctan2(-R[2, 0], cp))
+    if cp > 1e-12:
+        return float(np.arctan2(R[2, 1], R[2, 2])), pitch, float(np.arctan2(R[1, 0], R[0, 0]))
+    # gimbal lock: only yaw - roll (or yaw + roll) is defined
+    return 0.0, pitch, float(np.arctan2(-R[0, 1], R[1, 1]))

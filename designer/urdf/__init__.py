@@ -1,0 +1,8 @@
+"""URDF import and export (docs/urdf.md)."""
+
+from .exporter import export_urdf, urdf_text
+from .importer import ImportReport, import_tree, import_urdf
+from .source import UrdfError, parse_urdf, read_urdf
+
+__all__ = ["ImportReport", "UrdfError", "export_urdf", "import_tree", "import_urdf", "parse_urdf", "read_urdf",
+           "urdf_text"]

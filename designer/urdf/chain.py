@@ -1,0 +1,119 @@
+"""Choosing the serial chain in a URDF tree and sorting every other link into a body or out.
+
+The chain is the path of joints from the base link down to the tip link; each movable joint
+on it starts a body. A link off the path belongs to the body of the path link it hangs from:
+joined by fixed joints it is lumped in; behind a movable joint off the path it is locked at
+that joint's zero and lumped in (as Pinocchio's buildReducedModel), or dropped on request.
+Links fixed to the base before the first movable joint do not move and are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .source import UrdfError, UrdfTree
+
+__all__ = ["Chain", "select_chain", "world_poses"]
+
+
+@dataclass
+class Chain:
+    base: str
+    tip: str
+    joints: list[str]                               # the movable joints, base outwards
+    bodies: list[list[str]]                         # links of each moving body
+    locked: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # links left out with --drop-rest
+    fixed_to_base: list[str] = field(default_factory=list)
+
+
+def world_poses(tree: UrdfTree) -> dict[str, np.ndarray]:
+    """Every link's frame in the root link's frame with all joints at zero."""
+    poses = {tree.root: np.eye(4)}
+    todo = [tree.root]
+    while todo:
+        link = todo.pop()
+        for j in tree.child_joints.get(link, []):
+            joint = tree.joints[j]
+            poses[joint.child] = poses[link] @ joint.origin
+            todo.append(joint.child)
+    return poses
+
+
+def _default_tip(tree: UrdfTree, base: str) -> str:
+    """The only leaf, else the link where the branches part when the chain up to it moves."""
+    leaves = tree.leaves(base)
+    # a leaf fixed to the base (a mounting plate, a "base" frame) is not where the arm ends
+    moving = [leaf for leaf in leaves if any(tree.joints[j].movable for j in tree.path(base, leaf) or [])]
+    leaves = moving or leaves
+    if len(leaves) == 1:
+        return leaves[0]
+    paths = [tree.path(base, leaf) or [] for leaf in leaves]
+    common = 0
+    while all(len(p) > common for p in paths) and len({p[common] for p in paths}) == 1:
+        common += 1
+    shared = paths[0][:common]
+    if shared and any(tree.joints[j].movable for j in shared):
+        return tree.joints[shared[-1]].child
+    branch = tree.joints[shared[-1]].child if shared else base
+    names = ", ".join(sorted(leaves)[:8]) + (", ..." if len(leaves) > 8 else "")
+    raise UrdfError(f"the file holds a tree that branches at link {branch!r}: name the tip link "
+                    f"(--tip; leaves: {names})")
+
+
+def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None,
+                 drop_rest: bool = False) -> Chain:
+    base = base or tree.root
+    for name, what in ((base, "base"), (tip, "tip")):
+        if name is not None and name not in tree.inertials:
+            raise UrdfError(f"no link named {name!r} for the {what} (links: " +
+                            ", ".join(list(tree.inertials)[:10]) + (", ..." if len(tree.inertials) > 10 else "") + ")")
+    tip = tip or _default_tip(tree, base)
+    path = tree.path(base, tip)
+    if path is None:
+        raise UrdfError(f"link {tip!r} is not below link {base!r}: the chain from base to tip must be a path "
+                        "down the tree")
+    movable = [j for j in path if tree.joints[j].movable]
+    for j in path:
+        joint = tree.joints[j]
+        if joint.type in ("floating", "planar"):
+            raise UrdfError(f"joint {j!r} is {joint.type}: only revolute, continuous, prismatic and fixed joints "
+                            "can be on the chain")
+        if joint.mimic:
+            raise UrdfError(f"joint {j!r} mimics joint {joint.mimic!r}: mimic joints cannot be imported")
+    if not movable:
+        raise UrdfError(f"no movable joint between {base!r} and {tip!r}")
+    on_path = set(path)
+    chain = Chain(base, tip, movable, [[] for _ in movable])
+    index = {j: k for k, j in enumerate(movable)}
+
+    # walk the subtree below the base: (link, body index or None before joint 1)
+    todo: list[tuple[str, int | None]] = [(base, None)]
+    while todo:
+        link, owner = todo.pop()
+        if owner is None:
+            if link != base:
+                chain.fixed_to_base.append(link)
+        else:
+            chain.bodies[owner].append(link)
+        for j in tree.child_joints.get(link, []):
+            joint = tree.joints[j]
+            if j in on_path:
+                todo.append((joint.child, index.get(j, owner)))
+                continue
+            if joint.movable or joint.type in ("floating", "planar"):
+                if drop_rest and owner is not None:
+                    chain.dropped.extend(tree.subtree(joint.child))
+                    continue
+                if owner is not None:
+                    if joint.type in ("floating", "planar"):
+                        raise UrdfError(f"joint {j!r} is {joint.type} and off the chain: it cannot be locked "
+                                        "(use --drop-rest to leave its links out)")
+                    if joint.mimic in on_path:
+                        raise UrdfError(f"joint {j!r} mimics joint {joint.mimic!r} of the chain: it cannot be "
+                                        "locked (use --drop-rest to leave its links out)")
+                    chain.locked.append(j)
+            todo.append((joint.child, owner))
+    return chain

@@ -1,0 +1,147 @@
+"""DH frames from joint axes by the common-normal construction, and the DH numbers between them.
+
+Input: the joint axes of a serial chain as lines in the world at the zero pose (a point and a
+unit direction each, the direction being the URDF axis), the base link's frame and the tip
+link's frame. Output: the frames 0..n of the chosen convention at the zero pose, so that
+q_DH = q_URDF and the constant part of theta (revolute) or d (prismatic) is the offset.
+
+The choices the construction leaves open (docs/urdf.md):
+
+- z_i points along the URDF axis of the joint that the frame's z serves.
+- Frame 0: z along axis 1, origin at the foot of the base link's origin on axis 1, x along
+  the base link's x projected onto the plane normal to z (its y when x is along the axis).
+- Skew axes i, i+1: the common normal, x from axis i towards axis i+1 (a > 0).
+- Intersecting axes: x = z_i x z_{i+1} (normalised), the origin at the intersection.
+- Parallel axes: the common normal through the previous origin on axis i (so d_i = 0 in the
+  standard convention, d_i = 0 in the modified one), x towards axis i+1.
+- Coincident axes: x kept from the previous frame, a = 0, alpha = 0 or pi.
+- Frame n: z along axis n, origin at the foot of the tip link's origin on axis n, x along the
+  tip's x projected (the previous x when degenerate). The tool frame is what is left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.manipulator import Convention
+
+__all__ = ["Axis", "PARALLEL_TOL", "DISTANCE_TOL", "dh_frames", "dh_numbers"]
+
+# sin of the angle between axes, and metres: below these axes count as parallel / meeting.
+# URDF angles written to full double precision give about 1e-16; a value written short
+# (1.5708) leaves a real, small angle that is kept.
+PARALLEL_TOL = 1e-10
+DISTANCE_TOL = 1e-10
+
+
+@dataclass(frozen=True)
+class Axis:
+    point: np.ndarray
+    direction: np.ndarray
+
+
+def _frame(origin, x, z) -> np.ndarray:
+    z = z / np.linalg.norm(z)
+    x = x - (x @ z) * z
+    x = x / np.linalg.norm(x)
+    T = np.eye(4)
+    T[:3, 0], T[:3, 1], T[:3, 2], T[:3, 3] = x, np.cross(z, x), z, origin
+    return T
+
+
+def _foot(point, axis: Axis) -> np.ndarray:
+    return axis.point + ((point - axis.point) @ axis.direction) * axis.direction
+
+
+def _projected_x(T: np.ndarray, z: np.ndarray) -> np.ndarray | None:
+    """The frame's x (else its y) projected onto the plane normal to z, or None."""
+    for k in (0, 1):
+        v = T[:3, k] - (T[:3, k] @ z) * z
+        if np.linalg.norm(v) > 1e-6:
+            return v / np.linalg.norm(v)
+    return None
+
+
+def _normal(a: Axis, b: Axis, prev_point: np.ndarray, prev_x: np.ndarray):
+    """(foot on a, foot on b, x) of the common normal of axes a and b."""
+    cross = np.cross(a.direction, b.direction)
+    s = np.linalg.norm(cross)
+    if s > PARALLEL_TOL:
+        w = a.point - b.point
+        bb = a.direction @ b.direction
+        d, e = a.direction @ w, b.direction @ w
+        denom = 1.0 - bb * bb
+        fa = a.point + ((bb * e - d) / denom) * a.direction
+        fb = b.point + ((e - bb * d) / denom) * b.direction
+        # x from the cross product, not from fb - fa: for a small gap that difference has
+        # few correct digits (a gap of 1e-7 m would leave x wrong by 1e-9)
+        x = cross / s
+        gap = float((fb - fa) @ x)
+        if abs(gap) <= DISTANCE_TOL:
+            return fa, fa, x
+        if gap < 0:
+            x, gap = -x, -gap
+        return fa, fa + gap * x, x
+    fa = prev_point
+    fb = _foot(prev_point, b)
+    gap = float(np.linalg.norm(fb - fa))
+    if gap <= DISTANCE_TOL:
+        return fa, fa, prev_x
+    return fa, fb, (fb - fa) / gap
+
+
+def dh_frames(axes: list[Axis], base: np.ndarray, tip: np.ndarray, convention: Convention) -> list[np.ndarray]:
+    """World frames 0..n (4x4) at the zero pose; ``base``, ``tip``: the base and tip link frames."""
+    n = len(axes)
+    z1 = axes[0].direction
+    x0 = _projected_x(base, z1)
+    o0 = _foot(base[:3, 3], axes[0])
+    if x0 is None:  # cannot happen: x and y of a frame are not both along one axis
+        raise ValueError("no x axis for frame 0")
+    frames = [_frame(o0, x0, z1)]
+    prev_point, prev_x = o0, x0
+    for i in range(n - 1):
+        fa, fb, x = _normal(axes[i], axes[i + 1], prev_point, prev_x)
+        if convention is Convention.STANDARD:
+            frames.append(_frame(fb, x, axes[i + 1].direction))
+        else:
+            frames.append(_frame(fa, x, axes[i].direction))
+        prev_point, prev_x = fb, x
+    zn = axes[-1].direction
+    xn = _projected_x(tip, zn)
+    frames.append(_frame(_foot(tip[:3, 3], axes[-1]), prev_x if xn is None else xn, zn))
+    return frames
+
+
+def dh_numbers(prev: np.ndarray, frame: np.ndarray, convention: Convention) -> tuple[float, float, float, float]:
+    """(a, alpha, d, theta) with frame = prev * A; raises ValueError when A is not a DH transform."""
+    A = np.linalg.solve(prev, frame)
+    R, p = A[:3, :3], A[:3, 3]
+    if convention is Convention.STANDARD:
+        theta = float(np.arctan2(R[1, 0], R[0, 0]))
+        alpha = float(np.arctan2(R[2, 1], R[2, 2]))
+        d = float(p[2])
+        a = float(p[0] * np.cos(theta) + p[1] * np.sin(theta))
+        check = _standard(a, alpha, d, theta)
+    else:
+        alpha = float(np.arctan2(-R[1, 2], R[2, 2]))
+        theta = float(np.arctan2(-R[0, 1], R[0, 0]))
+        a = float(p[0])
+        d = float(-np.sin(alpha) * p[1] + np.cos(alpha) * p[2])
+        check = _modified(a, alpha, d, theta)
+    err = np.abs(check - A).max()
+    if err > 1e-9 * max(1.0, np.abs(p).max()):
+        raise ValueError(f"frames are not related by a DH transform (residual {err:.2e})")
+    return a, alpha, d, theta
+
+
+def _standard(a, alpha, d, theta) -> np.ndarray:
+    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+    return np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0, sa, ca, d], [0, 0, 0, 1]])
+
+
+def _modified(a, alpha, d, theta) -> np.ndarray:
+    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+    return np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -sa * d], [st * sa, ct * sa, ca, ca * d], [0, 0, 0, 1]])

@@ -1,0 +1,193 @@
+"""Project -> URDF: one URDF link per DH link, the base and tool frames as fixed joints.
+
+The URDF link of joint i is the frame that the joint moves: DH frame i in the modified
+convention; in the standard one, frame i-1 turned by q_i (the URDF joint axis must pass
+through its link's origin, and standard frame i lies beyond the joint), so that there the
+inertial's origin carries the constant transform to DH frame i and the inertia is written
+exactly as in the project, in frame i's axes. Symbols take their default values.
+
+A URDF's gravity is -z of its world with the simulator's magnitude (9.81 by default): the
+base pose written is turned so that the model's gravity points down (:func:`urdf_base`).
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model.extras import rpy_from_matrix
+from ..model.manipulator import Convention, Manipulator, MissingParameterError
+from ..numeric.recursive import lumped_bodies
+from .source import UrdfError
+
+__all__ = ["export_urdf", "urdf_base", "urdf_text"]
+
+JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
+
+
+def _num(x: float) -> str:
+    x = float(x)
+    return "0" if x == 0 else repr(x)
+
+
+def _vec(v) -> str:
+    return " ".join(_num(x) for x in v)
+
+
+def _origin(parent: ET.Element, T: np.ndarray) -> None:
+    ET.SubElement(parent, "origin", xyz=_vec(T[:3, 3]), rpy=_vec(rpy_from_matrix(T[:3, :3])))
+
+
+def _standard_offset(a, alpha, d, theta) -> np.ndarray:
+    """Rz(theta) Tz(d) Tx(a) Rx(alpha)."""
+    ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
+    return np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0, sa, ca, d], [0, 0, 0, 1.0]])
+
+
+def _modified_offset(a, alpha, d, theta) -> np.ndarray:
+    """Rx(alpha) Tx(a) Rz(theta) Tz(d)."""
+    ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
+    return np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -sa * d], [st * sa, ct * sa, ca, ca * d], [0, 0, 0, 1.0]])
+
+
+def _names(model: Manipulator) -> tuple[list[str], list[str]]:
+    links: list[str] = []
+    joints: list[str] = []
+    seen = {"base", "dh_frame0", "tool"}
+    for i, link in enumerate(model.links, start=1):
+        for out, name, fallback in ((links, link.name, f"link{i}"), (joints, link.joint_name, f"joint{i}")):
+            name = name if name and name not in seen and name.isprintable() else fallback
+            seen.add(name)
+            out.append(name)
+    return links, joints
+
+
+def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, material: str) -> None:
+    for kind in ("visual", "collision"):
+        el = ET.SubElement(link, kind)
+        _origin(el, T)
+        geom = ET.SubElement(el, "geometry")
+        ET.SubElement(geom, "cylinder", radius=_num(radius), length=_num(length))
+        if kind == "visual":
+            ET.SubElement(el, "material", name=material)
+
+
+def _segment(link: ET.Element, end: np.ndarray) -> None:
+    """A thin cylinder from the link frame's origin to ``end``."""
+    length = float(np.linalg.norm(end))
+    if length < 1e-6:
+        return
+    z = end / length
+    x = np.cross([0.0, 0.0, 1.0], z) if abs(z[2]) < 0.9 else np.cross([1.0, 0.0, 0.0], z)
+    x /= np.linalg.norm(x)
+    T = np.eye(4)
+    T[:3, :3] = np.column_stack([x, np.cross(z, x), z])
+    T[:3, 3] = end / 2
+    _cylinder(link, T, LINK_RADIUS, length, "link")
+
+
+def urdf_base(arm: NumericArm) -> np.ndarray:
+    """Frame 0 in the URDF's world, whose gravity is -z by convention.
+
+    The model's base pose, turned (about the world origin, by the smallest rotation) when the
+    model's gravity does not point down that world's z; a URDF cannot say where gravity points.
+    """
+    g = arm.base[:3, :3] @ arm.gravity
+    norm = float(np.linalg.norm(g))
+    if norm == 0.0:
+        return arm.base
+    u, down = g / norm, np.array([0.0, 0.0, -1.0])
+    axis = np.cross(u, down)
+    s, c = float(np.linalg.norm(axis)), float(u @ down)
+    if s < 1e-15:
+        if c > 0:
+            return arm.base
+        axis, s = np.array([1.0, 0.0, 0.0]), 1.0  # upside down: half a turn about x
+        angle = math.pi
+    else:
+        angle = math.atan2(s, c)
+    k = axis / s
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    turn = np.eye(4)
+    turn[:3, :3] = np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K
+    return turn @ arm.base
+
+
+def urdf_text(model: Manipulator) -> str:
+    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+    try:
+        arm = NumericArm.from_model(model)
+    except MissingParameterError as exc:
+        raise UrdfError("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
+    except ValueError as exc:
+        raise UrdfError(f"cannot export: {exc}") from None
+    bodies = lumped_bodies(arm)
+    standard = arm.convention is Convention.STANDARD
+    offset = _standard_offset if standard else _modified_offset
+    M = [offset(*arm.dh[i]) for i in range(arm.n)]
+    link_names, joint_names = _names(model)
+
+    robot = ET.Element("robot", name=model.name or "manipulator")
+    for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):
+        ET.SubElement(ET.SubElement(robot, "material", name=name), "color", rgba=rgba)
+    ET.SubElement(robot, "link", name="base")
+    ET.SubElement(robot, "link", name="dh_frame0")
+    fixed = ET.SubElement(robot, "joint", name="base_joint", type="fixed")
+    _origin(fixed, urdf_base(arm))
+    ET.SubElement(fixed, "parent", link="base")
+    ET.SubElement(fixed, "child", link="dh_frame0")
+    parent = "dh_frame0"
+    for i in range(arm.n):
+        link = ET.SubElement(robot, "link", name=link_names[i])
+        to_frame = M[i] if standard else np.eye(4)   # DH frame i in this URDF link's frame
+        inertial = ET.SubElement(link, "inertial")
+        T = to_frame.copy()
+        T[:3, 3] = to_frame[:3, :3] @ bodies.com[i] + to_frame[:3, 3]
+        _origin(inertial, T)
+        ET.SubElement(inertial, "mass", value=_num(bodies.mass[i]))
+        I = bodies.inertia[i]
+        ET.SubElement(inertial, "inertia", ixx=_num(I[0, 0]), iyy=_num(I[1, 1]), izz=_num(I[2, 2]),
+                      ixy=_num(I[0, 1]), ixz=_num(I[0, 2]), iyz=_num(I[1, 2]))
+        _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint")
+        next_origin = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
+        _segment(link, next_origin)
+
+        src = model.links[i]
+        revolute = bool(arm.revolute[i])
+        limited = not np.isnan(arm.limits[i]).any()
+        kind = "prismatic" if not revolute else ("revolute" if limited else "continuous")
+        joint = ET.SubElement(robot, "joint", name=joint_names[i], type=kind)
+        _origin(joint, np.eye(4) if standard and i == 0 else (M[i - 1] if standard else M[i]))
+        ET.SubElement(joint, "parent", link=parent)
+        ET.SubElement(joint, "child", link=link_names[i])
+        ET.SubElement(joint, "axis", xyz="0 0 1")
+        drive = src.drive
+        effort = (drive.peak_torque or drive.rated_torque or 0.0) if drive else 0.0
+        velocity = (drive.rated_speed or 0.0) if drive else 0.0
+        limit = {"effort": _num(effort), "velocity": _num(velocity)}
+        if limited:
+            limit.update(lower=_num(arm.limits[i][0]), upper=_num(arm.limits[i][1]))
+        ET.SubElement(joint, "limit", attrib=limit)
+        if drive and (drive.viscous or drive.coulomb):
+            ET.SubElement(joint, "dynamics", damping=_num(drive.viscous or 0.0), friction=_num(drive.coulomb or 0.0))
+        parent = link_names[i]
+    ET.SubElement(robot, "link", name="tool")
+    tool = ET.SubElement(robot, "joint", name="tool_joint", type="fixed")
+    _origin(tool, (M[-1] if standard else np.eye(4)) @ arm.tool)
+    ET.SubElement(tool, "parent", link=parent)
+    ET.SubElement(tool, "child", link="tool")
+    ET.indent(robot)
+    return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+
+
+def export_urdf(model: Manipulator, path) -> None:
+    """Write ``model`` as a URDF file."""
+    from pathlib import Path
+    text = urdf_text(model)
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UrdfError(f"{path}: cannot write: {exc.strerror or exc}") from None

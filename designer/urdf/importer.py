@@ -1,0 +1,146 @@
+"""URDF -> project: the chosen chain as a DH model with lumped bodies, base and tool poses, drives."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from ..model.expr import symbol
+from ..model.extras import Drive, Pose, rpy_from_matrix
+from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator
+from .chain import Chain, select_chain, world_poses
+from .dh import Axis, dh_frames, dh_numbers
+from .numbers import tidy_angle, tidy_number
+from .rigid import Body, combine
+from .source import UrdfError, UrdfTree, read_urdf
+
+__all__ = ["ImportReport", "import_urdf", "import_tree"]
+
+
+@dataclass
+class ImportReport:
+    """What an import made and what it did with the rest of the file."""
+
+    model: Manipulator
+    source: str
+    chain: Chain
+    lumped: dict[str, list[str]] = field(default_factory=dict)   # DH link name -> URDF links lumped in
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        c = self.chain
+        lines = [f"imported {self.source}: {len(c.joints)} joints from {c.base!r} to {c.tip!r} "
+                 f"({self.model.convention.value} DH) in {self.seconds:.2f} s"]
+        for name, parts in self.lumped.items():
+            if parts:
+                lines.append(f"  lumped into {name}: " + ", ".join(parts))
+        if c.locked:
+            lines.append("  locked at zero (and lumped): " + ", ".join(c.locked))
+        if c.dropped:
+            lines.append("  dropped: " + ", ".join(c.dropped))
+        if c.fixed_to_base:
+            lines.append("  fixed to the base (no effect on the dynamics): " + ", ".join(c.fixed_to_base))
+        lines += ["  warning: " + w for w in self.warnings]
+        return "\n".join(lines) + "\n"
+
+
+def import_urdf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
+                massless: bool = False) -> ImportReport:
+    """Read a URDF file and make a model of the chain from ``base`` to ``tip``.
+
+    Raises :class:`UrdfError` (one line naming the file and the joint or link) for what cannot
+    be represented. ``massless``: a moving body without any ``<inertial>`` gets mass 0 and a
+    warning instead of a refusal.
+    """
+    start = time.perf_counter()
+    tree = read_urdf(path)
+    try:
+        report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
+                             massless=massless, source=str(path))
+    except UrdfError as exc:
+        raise UrdfError(f"{path}: {exc}") from None
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _vec(values, scale: float = 1.0) -> tuple[sp.Expr, ...]:
+    return tuple(tidy_number(v, scale) for v in values)
+
+
+def _pose(T: np.ndarray) -> Pose:
+    rpy = rpy_from_matrix(T[:3, :3])
+    return Pose(_vec(T[:3, 3]), tuple(tidy_angle(a) for a in rpy))
+
+
+def _drive(joint) -> Drive | None:
+    def positive(v):
+        return v if v is not None and v > 0 else None
+    return Drive(peak_torque=positive(joint.effort), rated_speed=positive(joint.velocity),
+                 viscous=positive(joint.damping), coulomb=positive(joint.friction))
+
+
+def _gravity(R0: np.ndarray) -> tuple[sp.Expr, ...]:
+    """World gravity (0, 0, -g) in frame 0."""
+    g = symbol("g")
+    return tuple(-g * tidy_number(c) for c in R0[2, :])
+
+
+def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = None,
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
+                massless: bool = False, source: str = "URDF") -> ImportReport:
+    convention = Convention(convention)
+    chain = select_chain(tree, base, tip, drop_rest)
+    poses = world_poses(tree)
+    axes = []
+    for j in chain.joints:
+        joint = tree.joints[j]
+        T = poses[joint.parent] @ joint.origin
+        axes.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
+    frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
+    warnings = []
+    links, lumped = [], {}
+    for k, j in enumerate(chain.joints):
+        joint = tree.joints[j]
+        try:
+            a, alpha, d, theta = dh_numbers(frames[k], frames[k + 1], convention)
+        except ValueError as exc:
+            raise UrdfError(f"joint {j!r}: {exc}") from None
+        parts = []
+        for link in chain.bodies[k]:
+            ine = tree.inertials[link]
+            if ine is not None:
+                parts.append(Body(ine.mass, ine.com, ine.inertia).moved(poses[link]))
+        name = joint.child
+        if not parts:
+            if not massless:
+                raise UrdfError(f"link {name!r} (moved by joint {j!r}) and the links fixed to it have no "
+                                "<inertial>: add one, or import it massless (--massless)")
+            warnings.append(f"link {name!r} (moved by joint {j!r}) has no <inertial>: imported massless")
+        body = combine(parts).moved(np.linalg.inv(frames[k + 1])) if parts else Body.empty()
+        scale = float(np.abs(body.inertia).max()) if parts else 1.0
+        lumped[name] = [l for l in chain.bodies[k] if l != name]
+        revolute = joint.type != "prismatic"
+        limits = None
+        if joint.type != "continuous" and joint.lower is not None and joint.upper is not None \
+                and joint.upper > joint.lower:
+            limits = (tidy_number(joint.lower), tidy_number(joint.upper))
+        links.append(Link(
+            JointType.REVOLUTE if revolute else JointType.PRISMATIC,
+            a=tidy_number(a), alpha=tidy_angle(alpha),
+            d=tidy_number(d), theta=tidy_angle(theta) if revolute else tidy_number(theta),
+            mass=tidy_number(body.mass), com=_vec(body.com), inertia=Inertia.from_matrix(
+                [[tidy_number(body.inertia[r, c], scale) for c in range(3)] for r in range(3)]),
+            name=name, joint_name=j, limits=limits, drive=_drive(joint)))
+    tool = np.linalg.solve(frames[-1], poses[chain.tip])
+    model = Manipulator(
+        links=tuple(links), name=tree.name, convention=convention,
+        description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
+        gravity=_gravity(frames[0][:3, :3]), parameters=(("g", 9.81),),
+        base=_pose(frames[0]), tool=_pose(tool))
+    return ImportReport(model, source, chain, lumped, warnings)

@@ -1,0 +1,234 @@
+"""Reading a URDF file safely into plain data: links with their inertials, joints, the tree.
+
+The file is untrusted: its size is bounded, a document type declaration (the only way to
+declare entities, internal or external) is refused, the XML parser resolves no entities and
+opens no network connection, and nothing in the file is ever run. xacro macros are refused
+with "run xacro first". The parsing of the URDF elements themselves is yourdfpy's.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DesignerError
+
+__all__ = ["MAX_URDF_BYTES", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
+
+MAX_URDF_BYTES = 20_000_000
+MOVABLE = ("revolute", "continuous", "prismatic")
+_KNOWN_TYPES = (*MOVABLE, "fixed", "floating", "planar")
+
+
+class UrdfError(DesignerError):
+    """A URDF file that cannot be imported; the message names the file and the joint or link."""
+
+
+@dataclass(frozen=True)
+class UrdfInertial:
+    """Mass, centre of mass and inertia about it (3x3), in the link's frame."""
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: np.ndarray            # 4x4: the joint frame in the parent link's frame
+    axis: np.ndarray              # unit vector in the joint frame
+    lower: float | None = None
+    upper: float | None = None
+    effort: float | None = None
+    velocity: float | None = None
+    damping: float | None = None
+    friction: float | None = None
+    mimic: str | None = None
+
+    @property
+    def movable(self) -> bool:
+        return self.type in MOVABLE
+
+
+@dataclass
+class UrdfTree:
+    """A URDF's kinematic tree: every link (its inertial or None) and every joint."""
+
+    name: str
+    inertials: dict[str, UrdfInertial | None]
+    joints: dict[str, UrdfJoint]
+    parent_joint: dict[str, str] = field(default_factory=dict)     # child link -> joint
+    child_joints: dict[str, list[str]] = field(default_factory=dict)  # link -> joints, file order
+    root: str = ""
+    mesh_links: set[str] = field(default_factory=set)
+
+    def leaves(self, below: str | None = None) -> list[str]:
+        start = below or self.root
+        return [l for l in self.subtree(start) if not self.child_joints.get(l)]
+
+    def subtree(self, link: str) -> list[str]:
+        out, todo = [], [link]
+        while todo:
+            l = todo.pop()
+            out.append(l)
+            todo.extend(self.joints[j].child for j in reversed(self.child_joints.get(l, [])))
+        return out
+
+    def path(self, base: str, tip: str) -> list[str] | None:
+        """Joint names from ``base`` down to ``tip``, or None when tip is not below base."""
+        joints, link = [], tip
+        while link != base:
+            j = self.parent_joint.get(link)
+            if j is None:
+                return None
+            joints.append(j)
+            link = self.joints[j].parent
+        return joints[::-1]
+
+
+def read_urdf(path: str | os.PathLike) -> UrdfTree:
+    """A URDF file's tree; every failure is a :class:`UrdfError` naming the file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_URDF_BYTES:
+            raise UrdfError(f"{path}: file is {size} bytes, larger than the {MAX_URDF_BYTES} a URDF may be")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_URDF_BYTES + 1)
+    except FileNotFoundError:
+        raise UrdfError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UrdfError(f"{path}: is a folder, not a URDF file") from None
+    except OSError as exc:
+        raise UrdfError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_URDF_BYTES:
+        raise UrdfError(f"{path}: file is larger than the {MAX_URDF_BYTES} bytes a URDF may be")
+    if path.name.endswith(".xacro"):
+        raise UrdfError(f"{path}: a xacro file: run xacro first (xacro {path.name} > robot.urdf)")
+    return parse_urdf(raw, str(path))
+
+
+def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
+    """The tree of URDF text (bytes)."""
+    from lxml import etree  # yourdfpy's own dependency
+    import yourdfpy
+
+    if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
+        raise UrdfError(f"{source}: holds a document type declaration (<!DOCTYPE or <!ENTITY), "
+                        "which a URDF does not need; refused for safety")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        root = etree.fromstring(raw, parser=parser)
+    except etree.XMLSyntaxError as exc:
+        raise UrdfError(f"{source}: not valid XML: {exc}") from None
+    if root.tag != "robot":
+        raise UrdfError(f"{source}: not a URDF (the top element is <{root.tag}>, not <robot>)")
+    if _uses_xacro(root):
+        raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf)")
+    try:
+        robot = yourdfpy.URDF.load(io.BytesIO(raw), build_scene_graph=False, load_meshes=False,
+                                   build_collision_scene_graph=False, load_collision_meshes=False).robot
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise UrdfError(f"{source}: cannot read the URDF: {exc}") from None
+    return _tree(robot, source)
+
+
+def _uses_xacro(root) -> bool:
+    # files made by xacro keep its namespace declaration; only its elements or ${...} matter
+    for el in root.iter():
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if "xacro" in tag:
+            return True
+        if any("${" in v or "$(" in v for v in el.attrib.values()):
+            return True
+    return False
+
+
+def _number(value, where: str, source: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise UrdfError(f"{source}: {where}: not a number: {value!r}") from None
+    if not np.isfinite(x):
+        raise UrdfError(f"{source}: {where}: not a finite number: {value!r}")
+    return x
+
+
+def _tree(robot, source: str) -> UrdfTree:
+    inertials: dict[str, UrdfInertial | None] = {}
+    mesh_links = set()
+    for link in robot.links:
+        if link.name in inertials:
+            raise UrdfError(f"{source}: link {link.name!r} is defined twice")
+        if any(getattr(v.geometry, "mesh", None) is not None for v in link.visuals):
+            mesh_links.add(link.name)
+        ine = link.inertial
+        if ine is None or ine.mass is None:
+            inertials[link.name] = None
+            continue
+        origin = np.eye(4) if ine.origin is None else np.asarray(ine.origin, dtype=float)
+        inertia = np.zeros((3, 3)) if ine.inertia is None else np.asarray(ine.inertia, dtype=float)
+        mass = _number(ine.mass, f"link {link.name!r}: mass", source) or 0.0
+        if not np.all(np.isfinite(inertia)) or not np.all(np.isfinite(origin)):
+            raise UrdfError(f"{source}: link {link.name!r}: inertial holds a number that is not finite")
+        if mass < 0:
+            raise UrdfError(f"{source}: link {link.name!r}: negative mass {mass}")
+        R = origin[:3, :3]
+        # the inertial frame may be rotated: the tensor is given in its axes
+        inertials[link.name] = UrdfInertial(mass, origin[:3, 3].copy(), R @ inertia @ R.T)
+    joints: dict[str, UrdfJoint] = {}
+    parent_joint: dict[str, str] = {}
+    child_joints: dict[str, list[str]] = {name: [] for name in inertials}
+    for j in robot.joints:
+        where = f"joint {j.name!r}"
+        if j.name in joints:
+            raise UrdfError(f"{source}: {where} is defined twice")
+        if j.type not in _KNOWN_TYPES:
+            raise UrdfError(f"{source}: {where}: unknown joint type {j.type!r}")
+        for end in (j.parent, j.child):
+            if end not in inertials:
+                raise UrdfError(f"{source}: {where} names link {end!r}, which the file does not define")
+        if j.child in parent_joint:
+            raise UrdfError(f"{source}: closed loop: link {j.child!r} is the child of joints "
+                            f"{parent_joint[j.child]!r} and {j.name!r}")
+        axis = np.asarray(j.axis if j.axis is not None else (1.0, 0.0, 0.0), dtype=float)
+        norm = float(np.linalg.norm(axis))
+        if j.type in MOVABLE and not (np.isfinite(norm) and norm > 1e-12):
+            raise UrdfError(f"{source}: {where}: the axis is zero")
+        lim, dyn = j.limit, j.dynamics
+        origin = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=float)
+        if not np.all(np.isfinite(origin)):
+            raise UrdfError(f"{source}: {where}: origin holds a number that is not finite")
+        joints[j.name] = UrdfJoint(
+            name=j.name, type=j.type, parent=j.parent, child=j.child, origin=origin,
+            axis=axis / norm if norm > 0 else axis,
+            lower=_number(getattr(lim, "lower", None), f"{where}: limit lower", source),
+            upper=_number(getattr(lim, "upper", None), f"{where}: limit upper", source),
+            effort=_number(getattr(lim, "effort", None), f"{where}: limit effort", source),
+            velocity=_number(getattr(lim, "velocity", None), f"{where}: limit velocity", source),
+            damping=_number(getattr(dyn, "damping", None), f"{where}: dynamics damping", source),
+            friction=_number(getattr(dyn, "friction", None), f"{where}: dynamics friction", source),
+            mimic=None if j.mimic is None else str(j.mimic.joint))
+        parent_joint[j.child] = j.name
+        child_joints[j.parent].append(j.name)
+    roots = [name for name in inertials if name not in parent_joint]
+    if not roots:
+        raise UrdfError(f"{source}: closed loop: every link has a parent joint")
+    if len(roots) > 1:
+        raise UrdfError(f"{source}: the links form {len(roots)} separate trees (roots " +
+                        ", ".join(repr(r) for r in roots[:5]) + ("..." if len(roots) > 5 else "") + ")")
+    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links)
+    if len(tree.subtree(tree.root)) != len(inertials):  # a cycle not reachable from the root
+        raise UrdfError(f"{source}: closed loop among the links not reachable from {roots[0]!r}")
+    return tree

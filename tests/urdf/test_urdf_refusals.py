@@ -1,0 +1,99 @@
+"""What cannot be represented is refused with one line naming the joint or link."""
+
+from __future__ import annotations
+
+import pytest
+
+from designer.cli import main
+from designer.urdf import UrdfError, import_urdf
+
+LINK = '<link name="{n}"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1"/></inertial></link>'
+
+
+def robot(*joints: str, links=("a", "b", "c", "d"), bare=()) -> str:
+    body = "".join(f'<link name="{n}"/>' if n in bare else LINK.format(n=n) for n in links)
+    return f'<robot name="r">{body}{"".join(joints)}</robot>'
+
+
+def joint(name, kind, parent, child, extra=""):
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="0 0 0.3"/><axis xyz="0 1 0"/><limit effort="10" velocity="2" lower="-1" upper="1"/>'
+            f'{extra}</joint>')
+
+
+CHAIN = [joint("j1", "revolute", "a", "b"), joint("j2", "revolute", "b", "c"), joint("j3", "continuous", "c", "d")]
+
+
+def write(tmp_path, text: str, name: str = "r.urdf"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_plain_chain_imports(tmp_path):
+    report = import_urdf(write(tmp_path, robot(*CHAIN)))
+    assert [l.joint_name for l in report.model.links] == ["j1", "j2", "j3"]
+    assert report.model.links[2].limits is None and report.model.links[0].limits is not None
+
+
+@pytest.mark.parametrize("text,fragment", [
+    (robot(CHAIN[0], joint("j2", "revolute", "b", "c", '<mimic joint="j1"/>'), CHAIN[2]),
+     "joint 'j2' mimics joint 'j1'"),
+    (robot(CHAIN[0], joint("j2", "floating", "b", "c"), CHAIN[2]), "joint 'j2' is floating"),
+    (robot(CHAIN[0], joint("j2", "planar", "b", "c"), CHAIN[2]), "joint 'j2' is planar"),
+    (robot(*CHAIN, joint("j4", "revolute", "a", "d")), "closed loop: link 'd' is the child of joints 'j3' and 'j4'"),
+    (robot(*CHAIN, links=("a", "b", "c", "d", "e")), "separate trees"),
+    (robot(CHAIN[0], joint("j2", "revolute", "a", "c"), joint("j3", "revolute", "b", "d")), "branches at link 'a'"),
+    (robot(*CHAIN, bare=("c",)), "link 'c' (moved by joint 'j2')"),
+    ('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:macro name="m"/></robot>', "run xacro first"),
+    ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "yyyy">]><robot name="r">&x;</robot>', "document type declaration"),
+    ("<robot name='r'><link name='a'>", "not valid XML"),
+    ("<model/>", "not a URDF"),
+    (robot(joint("j1", "revolute", "a", "b", ""), links=("a", "b")).replace('xyz="0 1 0"', 'xyz="0 0 0"'),
+     "axis is zero"),
+])
+def test_refused_with_a_message_naming_the_joint(tmp_path, text, fragment):
+    with pytest.raises(UrdfError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        import_urdf(write(tmp_path, text))
+
+
+def test_default_tip_is_where_a_moving_chain_branches(tmp_path):
+    report = import_urdf(write(tmp_path, robot(CHAIN[0], joint("j2", "revolute", "b", "c"),
+                                               joint("j3", "revolute", "b", "d"))))
+    assert report.chain.tip == "b" and report.chain.locked == ["j2", "j3"] or report.chain.locked == ["j3", "j2"]
+    assert float(report.model.links[0].mass) == 3.0  # b with c and d lumped in
+
+
+def test_missing_inertial_may_import_massless(tmp_path):
+    report = import_urdf(write(tmp_path, robot(*CHAIN, bare=("c",))), massless=True)
+    assert report.model.links[1].mass == 0 and "imported massless" in report.text()
+
+
+def test_tip_must_be_below_base(tmp_path):
+    with pytest.raises(UrdfError, match="not below link 'c'"):
+        import_urdf(write(tmp_path, robot(*CHAIN)), base="c", tip="b")
+    with pytest.raises(UrdfError, match="no link named 'zz'"):
+        import_urdf(write(tmp_path, robot(*CHAIN)), tip="zz")
+
+
+def test_cli_refuses_with_exit_2_and_one_line(tmp_path, capsys):
+    assert main(["import-urdf", str(write(tmp_path, robot(*CHAIN, joint("j4", "revolute", "a", "d"))))]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "closed loop" in err
+
+
+def test_cli_import_then_export(tmp_path, capsys):
+    project = tmp_path / "p.json"
+    assert main(["import-urdf", str(write(tmp_path, robot(*CHAIN))), "--convention", "modified",
+                 "--out", str(project)]) == 0
+    assert "imported" in capsys.readouterr().err
+    assert main(["export-urdf", str(project), "--out", str(tmp_path / "back.urdf")]) == 0
+    assert import_urdf(tmp_path / "back.urdf", tip="tool").model.n == 3
+
+
+def test_export_names_a_symbol_without_value(tmp_path, capsys):
+    project = tmp_path / "p.json"
+    project.write_text('{"format": "manipulator-designer", "version": 2, '
+                       '"links": [{"joint": "R", "a": "L", "mass": 1}]}')
+    assert main(["export-urdf", str(project)]) == 2
+    assert "symbol(s) without a value: L" in capsys.readouterr().err

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The README's two commands on a bare Debian 12, as a new user meets them.
+#
+# Builds a debootstrap `minbase` chroot with only python3, python3-venv, git and make (the README's
+# prerequisites), clones this repository's HEAD into it (commit first: uncommitted changes are not in the
+# clone), and runs there, as root:
+#   1. `make run` with no display: it must set everything up, then refuse with one line and exit 1;
+#   2. `make run` under xvfb-run: the window must still be up when the time limit ends;
+#   3. `make test`: the whole suite must pass, with no test skipped for want of a system package.
+# The machine's network settings for apt and pip (resolv.conf, CA bundle, pip configuration and PIP_*
+# variables) are copied in; no package is. Needs root and debootstrap (installed if missing).
+#
+# usage: tools/check-fresh.sh            (work folder: $CHECK_FRESH_DIR, default /var/tmp/md-check-fresh)
+set -euo pipefail
+
+repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+work=${CHECK_FRESH_DIR:-/var/tmp/md-check-fresh}
+suite=${CHECK_FRESH_SUITE:-bookworm}
+mirror=${CHECK_FRESH_MIRROR:-http://deb.debian.org/debian}
+window_seconds=${CHECK_FRESH_WINDOW_SECONDS:-90}
+
+[ "$(id -u)" = 0 ] || { echo "check-fresh: run as root (debootstrap and chroot need it)" >&2; exit 2; }
+command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
+
+mkdir -p "$work"
+base="$work/base-$suite"
+if [ ! -x "$base/usr/bin/python3" ]; then
+    echo "== debootstrap $suite (minbase + python3 python3-venv git make) into $base"
+    rm -rf "$base"
+    debootstrap --variant=minbase --include=python3,python3-venv,git,make,ca-certificates \
+        "$suite" "$base" "$mirror" >"$work/debootstrap.log" 2>&1 \
+        || { tail -20 "$work/debootstrap.log"; exit 1; }
+fi
+
+root="$work/root"
+cleanup() {
+    for m in dev/pts dev/shm dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+cleanup
+rm -rf "$root"
+echo "== fresh copy of the bare system"
+cp -a "$base" "$root"
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+mount -t tmpfs shm "$root/dev/shm"
+
+# network settings only: name resolution, the CA bundle this site's traffic is signed with, pip's configuration
+cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+[ -f /etc/ssl/certs/ca-certificates.crt ] && cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
+[ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/"
+[ -d /etc/xdg/pip ] && mkdir -p "$root/etc/xdg" && cp -r /etc/xdg/pip "$root/etc/xdg/"
+[ -f /etc/apt/sources.list.d/debian.sources ] && cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/" \
+    && rm -f "$root/etc/apt/sources.list"
+envs=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 CI=true)
+while IFS='=' read -r name value; do envs+=("$name=$value"); done < <(env | grep -E '^PIP_' || true)
+
+echo "== clone $(git -C "$repo" rev-parse --short HEAD) into the chroot"
+git clone -q --no-local "$repo" "$root/repo"
+
+in_chroot() { chroot "$root" /usr/bin/env -i "${envs[@]}" bash -c "cd /repo && $1"; }
+status=0
+
+echo "== 1. make run, no display (sets up, then must say why it cannot open, exit 1)"
+set +e
+in_chroot "make run" >"$work/run-nodisplay.log" 2>&1
+rc=$?
+set -e
+tail -3 "$work/run-nodisplay.log"
+if [ "$rc" -ne 0 ] && grep -q "xvfb-run" "$work/run-nodisplay.log"; then
+    echo "   ok: exit $rc with the message above"
+else
+    echo "   FAILED: exit $rc (log: $work/run-nodisplay.log)"; status=1
+fi
+
+echo "== 2. make run under xvfb-run, for ${window_seconds} s"
+set +e
+in_chroot "timeout --kill-after=10 $window_seconds xvfb-run -a -s '-screen 0 1600x1000x24' make run" \
+    >"$work/run-xvfb.log" 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 124 ]; then
+    echo "   ok: the window was still up after ${window_seconds} s"
+else
+    tail -5 "$work/run-xvfb.log"; echo "   FAILED: make run ended by itself with exit $rc (log: $work/run-xvfb.log)"; status=1
+fi
+
+echo "== 3. make test"
+set +e
+in_chroot "make test -o run-deps" >"$work/test.log" 2>&1
+rc=$?
+set -e
+tail -3 "$work/test.log"
+if [ "$rc" -ne 0 ]; then
+    echo "   FAILED: exit $rc (log: $work/test.log)"; status=1
+fi
+grep -E "^SKIPPED" "$work/test.log" | sed 's/^/   /' || true
+if grep -E "^SKIPPED" "$work/test.log" | grep -qiE "not installed|no module|shared object|could not import"; then
+    echo "   FAILED: tests skipped for want of a package (above)"; status=1
+fi
+
+[ "$status" -eq 0 ] && echo "check-fresh: passed" || echo "check-fresh: FAILED"
+exit "$status"
