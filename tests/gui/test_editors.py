@@ -258,11 +258,11 @@ def test_problems_listed_and_never_blocking(qtbot, doc, table):
     assert counts[-1][0] == 1
     chosen = []
     problems.linkChosen.connect(chosen.append)
-    item = next(problems.item(i) for i in range(problems.count()) if "links[1].mass" in problems.item(i).text())
+    item = next(problems.item(i) for i in range(problems.count()) if "link 1, mass" in problems.item(i).text())
     problems.itemClicked.emit(item)
     assert chosen == [0]
     doc.undo_stack.undo()
-    assert not any("links[1].mass" in problems.item(i).text() for i in range(problems.count()))
+    assert not any("link 1, mass" in problems.item(i).text() for i in range(problems.count()))
 
 
 def test_arm_name_and_description(qtbot, doc):

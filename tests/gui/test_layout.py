@@ -66,7 +66,7 @@ def test_the_explore_panel_fits_its_column_at_1600(qtbot, window):
 
 def test_a_long_equation_scrolls_sideways(qtbot):
     from designer.gui.equations_view import EquationsView
-    from tests.gui.test_equations_view import robmat_double_pendulum
+    from tests.support.report_equations import robmat_double_pendulum
     view = EquationsView()
     qtbot.addWidget(view)
     view.resize(320, 500)

@@ -3,7 +3,6 @@ click that poses the arm."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,8 +10,7 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QVector3D
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _arms import six_link
+from tests.support.arms import six_link
 from designer.gui import arm_scene
 from designer.gui.view3d_controls import OPTIONS, PRESETS, camera_axes, fit_distance
 from designer.project import load_project
