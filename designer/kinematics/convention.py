@@ -81,7 +81,8 @@ def convert_convention(model: Manipulator, convention: Convention) -> tuple[Mani
         new_links.append(replace(link, a=row_a, alpha=row_alpha,
                                  com=_move(link.com, a, alpha, inverse=not to_modified),
                                  inertia=_turn(link.inertia, alpha, inverse=not to_modified)))
-    loads = tuple(replace(pm, position=_move(pm.position, *shift[pm.link - 1], inverse=not to_modified))
+    loads = tuple(replace(pm, position=_move(pm.position, shift[pm.link - 1][0], shift[pm.link - 1][1],
+                                             inverse=not to_modified))
                   for pm in model.point_masses)
     if to_modified and not (_zero(links[-1].a) and _zero(links[-1].alpha)):
         note = (f"the last link's a = {links[-1].a}, alpha = {links[-1].alpha} place the tool frame beyond the "
