@@ -8,7 +8,8 @@ import sympy as sp
 
 from .manipulator import Manipulator
 
-__all__ = ["parameter_units", "joint_unit", "LENGTH", "MASS", "INERTIA", "ANGLE", "ACCELERATION"]
+__all__ = ["parameter_units", "joint_unit", "mass_length", "inertial_unit", "with_unit", "LENGTH", "MASS", "INERTIA",
+           "ANGLE", "ACCELERATION"]
 
 LENGTH, MASS, INERTIA, ANGLE, ACCELERATION = "m", "kg", "kg m²", "rad", "m/s²"
 
@@ -57,3 +58,28 @@ def parameter_units(model: Manipulator) -> dict[str, str]:
         note(pm.position, LENGTH)
     note(model.gravity, ACCELERATION)
     return {name: units.pop() for name, units in found.items() if len(units) == 1}
+
+
+def mass_length(power: int) -> str:
+    """kg times metres to ``power``: ``kg``, ``kg m``, ``kg m²``, ``kg/m``."""
+    if power == 0:
+        return "kg"
+    if power < 0:
+        return "kg/m" if power == -1 else f"kg/m{_SUPER.get(-power, f'^{-power}')}"
+    return "kg m" if power == 1 else f"kg m{_SUPER.get(power, f'^{power}')}"
+
+
+_SUPER = {2: "²", 3: "³"}
+
+
+def inertial_unit(torque_revolute: bool, *rates_revolute: bool) -> str:
+    """Unit of a coefficient that turns accelerations or products of rates of joints
+    (``rates_revolute``, one or two) into the torque or force of a joint (``torque_revolute``):
+    M_ij (one rate), B_k,ij and C_kj (two). A torque is kg m² s⁻², a force kg m s⁻², a revolute
+    rate s⁻¹ and a prismatic one m s⁻¹: kg m^(1 + [k revolute] - [prismatic rates])."""
+    return mass_length(1 + int(torque_revolute) - sum(not r for r in rates_revolute))
+
+
+def with_unit(label: str, unit: str) -> str:
+    """``label (unit)``; dimensionless quantities read ``(1)``; no unit known: the label alone."""
+    return f"{label} ({unit})" if unit else label

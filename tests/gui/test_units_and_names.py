@@ -145,3 +145,58 @@ def test_bad_cells_stay_readable_in_a_dark_palette(qtbot, puma_doc):
     foreground = model.data(index, Qt.ItemDataRole.ForegroundRole).color()
     assert foreground == TEXT_ON_LIGHT
     assert background.lightness() - foreground.lightness() > 120   # dark text on the light red
+
+
+def test_metric_and_coefficient_units():
+    from designer.gui.explore.picker import metric_unit
+    from designer.model.units import inertial_unit
+    rev = [True, True, False]
+    assert metric_unit("gravity[2]", rev) == "N m" and metric_unit("gravity[3]", rev) == "N"
+    assert metric_unit("M[1,2]", rev) == "kg m²" and metric_unit("M[1,3]", rev) == "kg m"
+    assert metric_unit("M[3,3]", rev) == "kg"
+    assert metric_unit("inertia_locked[3]:max", rev) == "kg" and metric_unit("coupling[1,2]", rev) == "1"
+    assert metric_unit("total_mass") == "kg" and metric_unit("reach") == "m" and metric_unit("nonsense") == ""
+    # torque N m = kg m^2 s^-2 over revolute rates (s^-1): kg m^2; a force over two prismatic rates: kg/m
+    assert inertial_unit(True, True, True) == "kg m²" and inertial_unit(False, False, False) == "kg/m"
+    assert inertial_unit(True, False) == "kg m" == inertial_unit(False, True)   # M_ij = M_ji
+
+
+def test_a_zero_inertia_is_never_swept_negative():
+    from designer.explore.coupling import default_range
+    model = load_project(ROBOTS / "puma560.json")
+    zero = [n for n, v in model.parameter_values.items() if v == 0 and n.startswith("I")]
+    assert zero, "the PUMA has zero inertia entries"
+    assert default_range(model, zero[0])[0] >= 0
+    offsets = [n for n, v in model.parameter_values.items() if v == 0 and n.startswith("c")]
+    if offsets:   # a COM offset of zero may go either way
+        assert default_range(model, offsets[0]) == (-0.5, 0.5)
+
+
+def test_sweep_and_sizing_exports_name_units(qtbot, tmp_path):
+    import numpy as np
+
+    from designer.gui.explore_panel import ExplorePanel
+    planar = load_project(ROBOTS / "planar_two_link.json")
+    panel = ExplorePanel()
+    qtbot.addWidget(panel)
+    panel.set_model(planar)
+    panel.set_joint_values(np.array([0.2, 0.4]))
+    panel.picker.set_metric("gravity[1]")
+    view = panel.sweep_view
+    view.params[0].setCurrentText("m2")
+    view.counts[0].setValue(3)
+    view.samples.setValue(10)
+    with qtbot.waitSignal(panel.jobEnded, timeout=30_000):
+        view.run()
+    header, _rows = view.csv_data()
+    assert header[0] == "m2 (kg)" and "gravity[1]:max (N m)" in header and "total_mass (kg)" in header
+    assert view.curves.plot.getAxis("left").labelText.startswith("gravity[1] (N m)")
+    sizing = panel.sizing_view
+    sizing.target.setText("10, 20")
+    sizing.steps.setValue(11)
+    with qtbot.waitSignal(panel.jobEnded, timeout=30_000):
+        sizing.run()
+    header, _ = sizing.curve_csv()
+    assert header[:3] == ["t (s)", "q1 (rad)", "q2 (rad)"] and "tau1 (N m)" in header
+    titles = [sizing.table.horizontalHeaderItem(c).text() for c in range(sizing.table.columnCount())]
+    assert "peak q̇" in titles

@@ -6,6 +6,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
 from ...model import Manipulator
+from ...model.units import parameter_units, with_unit
+from .picker import metric_unit
 from .plots import PlotBox
 
 __all__ = ["ExploreView", "STALE_STYLE"]
@@ -66,6 +68,23 @@ class ExploreView(QWidget):
         self.set_stale("")
         if model is not None and self.panel.model is not None:
             self.check_stale(self.panel.model)   # the model changed while the job ran
+
+    # -- units ---------------------------------------------------------------------------
+    def _model_for_units(self) -> Manipulator | None:
+        return self.result_model or getattr(self.panel, "model", None)
+
+    def unit_of(self, metric_text: str) -> str:
+        model = self._model_for_units()
+        return metric_unit(metric_text, [link.is_revolute for link in model.links] if model is not None else None)
+
+    def with_unit(self, metric_text: str) -> str:
+        """``gravity[2] (N m)``: a metric (or sweep summary) with its SI unit."""
+        return with_unit(metric_text, self.unit_of(metric_text))
+
+    def parameter_label(self, name: str) -> str:
+        """``a2 (m)``: a parameter with the unit its use gives it."""
+        model = self._model_for_units()
+        return with_unit(name, parameter_units(model).get(name, "") if model is not None else "")
 
     def require_fresh(self) -> None:
         """Raise ValueError when the result on display is out of date (called before any export)."""

@@ -180,7 +180,7 @@ class CompareView(ExploreView):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             name = row["metric"].partition("[")[0]
-            cells = [row["metric"], row["where"].replace("workspace:", "")] + \
+            cells = [self.with_unit(row["metric"]), row["where"].replace("workspace:", "")] + \
                 [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -200,21 +200,24 @@ class CompareView(ExploreView):
                   pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
         self.box.caption.setText(f"{result.label} against q{result.curve_joint}; other joints at the pose")
         plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
-        plot.setLabel("left", result.label)
+        plot.setLabel("left", self.with_unit(result.label))
 
     def csv_data(self):
         if self.result is None:
             raise ValueError("no comparison computed yet")
         self.require_fresh()
         r = self.result
-        return [f"q{r.curve_joint} (SI)", f"{r.label} A", f"{r.label} B"], list(zip(r.x, r.curve_a, r.curve_b))
+        unit = "rad" if self.model.links[r.curve_joint - 1].is_revolute else "m"
+        label = self.with_unit(r.label)
+        return [f"q{r.curve_joint} ({unit})", f"A: {label}", f"B: {label}"], list(zip(r.x, r.curve_a, r.curve_b))
 
     def export_table_csv(self, path) -> None:
         if self.result is None:
             raise ValueError("no comparison computed yet")
         self.require_fresh()
         keys = ("metric", "where", "A", "B", "B-A", "B/A")
-        write_csv(path, keys, [[r[k] for k in keys] for r in self.result.rows])
+        write_csv(path, ("metric", "unit", "where", "A", "B", "B-A", "B/A (1)"),
+                  [[r["metric"], self.unit_of(r["metric"])] + [r[k] for k in keys[1:]] for r in self.result.rows])
 
     def _table_dialog(self) -> None:
         try:

@@ -167,6 +167,7 @@ class MapView(ExploreView):
         self.box.plot.setLabel("bottom", f"q{i} ({self._unit(i)})")
         self.box.plot.setLabel("left", f"q{j} ({self._unit(j)})")
         self.box.plot.setTitle(grid.label)
+        self.heat.set_label(self.with_unit(grid.label))
         self._mark()
         self._caption()
         for r, name in enumerate(STATS):
@@ -258,4 +259,4 @@ class MapView(ExploreView):
         unit = lambda k: "rad" if self.result_revolute[k - 1] else "m"  # noqa: E731
         X, Y = np.meshgrid(grid.x, grid.y)
         rows = zip(X.ravel(), Y.ravel(), grid.values.ravel())
-        return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", grid.label], list(rows)
+        return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", self.with_unit(grid.label)], list(rows)

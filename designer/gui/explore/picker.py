@@ -6,8 +6,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from ...explore.metrics import METRICS, Reduce, Shape
+from ...model.units import inertial_unit
 
-__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE"]
+__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE", "metric_unit"]
 
 _REDUCE_TEXT = {Reduce.MAX: "largest component", Reduce.MIN: "smallest component",
                 Reduce.MAX_ABS_OFF: "largest |value| off the diagonal"}
@@ -23,6 +24,36 @@ READABLE = {
     "gravity": "Gravity torque", "gravity_ratio": "Gravity torque / rated torque",
     "tra_share": "Translational share of M_ij (Lee)", "tra_share_h": "Translational share of h_i (Lee)",
 }
+
+
+def metric_unit(text: str, revolute: list[bool] | None = None) -> str:
+    """The SI unit of a metric text (``gravity[2]``, ``M[1,3]``, ``cond``; a sweep key such as
+    ``gravity[2]:max`` too, and ``total_mass``, ``reach``), for the joints' types ``revolute``;
+    "1" for dimensionless, "" when unknown."""
+    text = text.split(":")[0].strip()
+    if text in ("total_mass", "mass"):
+        return "kg"
+    if text == "reach":
+        return "m"
+    name, _, rest = text.partition("[")
+    m = METRICS.get(name.strip())
+    if m is None:
+        return ""
+    try:
+        index = [int(v) - 1 for v in rest.rstrip("]").split(",")] if rest else []
+    except ValueError:
+        index = []
+    known = revolute is not None and index and all(0 <= i < len(revolute) for i in index)
+    unit = m.unit.replace("^2", "²")
+    if name == "M":
+        if known:
+            i, j = index[0], index[-1]
+            return inertial_unit(revolute[i], revolute[j])
+        return "kg m², kg m or kg"
+    if " or " in unit and known:
+        first, second = unit.split(" or ")
+        return first if revolute[index[0]] else second
+    return unit
 
 
 def readable(name: str) -> str:

@@ -159,6 +159,10 @@ class HeatMap:
         self.box.plot.setRange(xRange=(x[0] - dx / 2, x[-1] + dx / 2), yRange=(y[0] - dy / 2, y[-1] + dy / 2),
                                padding=0)
 
+    def set_label(self, text: str) -> None:
+        """The colour bar's axis title (the quantity and its unit)."""
+        self.colorbar.axis.setLabel(text)
+
     def clear(self) -> None:
         self.values = np.zeros((0, 0))
         self.image.clear()

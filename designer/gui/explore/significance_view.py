@@ -81,10 +81,11 @@ class SignificanceView(ExploreView):
         self.summary.setWordWrap(True)
 
         self.joints = QTableWidget(0, 6, self)
-        self.joints.setHorizontalHeaderLabels(["joint", "T_i", "bound E_i", "E_i / T_i", "sampled error", "holds"])
+        self.joints.setHorizontalHeaderLabels(["joint", "T_i (N m or N)", "bound E_i (N m or N)", "E_i / T_i",
+                                               "sampled error (N m or N)", "holds"])
         self.terms = QTableWidget(0, 5, self)
-        self.terms.setHorizontalHeaderLabels(["term", "largest contribution", "share of T_i", "kept",
-                                              "translation share"])
+        self.terms.setHorizontalHeaderLabels(["term", "largest contribution (N m or N)", "share of T_i", "kept",
+                                              "translation share (1)"])
         for table in (self.joints, self.terms):
             table.verticalHeader().hide()
             table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -179,4 +180,5 @@ class SignificanceView(ExploreView):
         sig = self.result.significance
         rows = [[t.label, t.matrix, t.joint + 1, t.contribution, t.relative, int(t.relative >= sig.threshold),
                  t.share_translation] for t in sorted(sig.terms, key=lambda t: -t.relative)]
-        return ["term", "matrix", "joint", "contribution", "relative", "kept", "translation_share"], rows
+        header = ["term", "matrix", "joint", "contribution (N m or N)", "relative (1)", "kept", "translation_share (1)"]
+        return header, rows

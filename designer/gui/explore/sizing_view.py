@@ -264,7 +264,10 @@ class SizingView(ExploreView):
         self.require_fresh()
         s = self.result.sizing
         n = s.torque.shape[1]
-        header = ["t"] + [f"{k}{i + 1}" for k in ("q", "qd", "qdd", "tau", "power") for i in range(n)]
+        rev = list(self.revolute) if len(self.revolute) == n else [True] * n
+        units = {"q": ("rad", "m"), "qd": ("rad/s", "m/s"), "qdd": ("rad/s²", "m/s²"), "tau": ("N m", "N"),
+                 "power": ("W", "W")}
+        header = ["t (s)"] + [f"{k}{i + 1} ({units[k][0 if rev[i] else 1]})" for k in units for i in range(n)]
         return header, [list(r) for r in np.column_stack([s.traj.t, s.traj.q, s.traj.qd, s.traj.qdd, s.torque,
                                                            s.power])]
 

@@ -217,17 +217,18 @@ class SweepView(ExploreView):
                 plot.plot(x, result.values[name], name=name, symbol="o", symbolSize=5,
                           pen=pg.mkPen(COLORS[k % len(COLORS)], width=2.5 if name == key else 1.2),
                           symbolBrush=COLORS[k % len(COLORS)])
-            plot.setLabel("bottom", axes[0].name)
-            plot.setLabel("left", metric)
+            plot.setLabel("bottom", self.parameter_label(axes[0].name))
+            plot.setLabel("left", self.with_unit(metric))
             plot.setTitle(f"{metric} over {result.spec.samples} workspace samples per design")
             self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of {metric}")
         else:
             self.stack.setCurrentWidget(self.heat_box)
             x, y = np.array(axes[0].values), np.array(axes[1].values)
             self.heat.set_data(x, y, result.values[key].T)   # values[i1, i2] -> rows along the second axis
-            self.heat_box.plot.setLabel("bottom", axes[0].name)
-            self.heat_box.plot.setLabel("left", axes[1].name)
+            self.heat_box.plot.setLabel("bottom", self.parameter_label(axes[0].name))
+            self.heat_box.plot.setLabel("left", self.parameter_label(axes[1].name))
             self.heat_box.plot.setTitle(key)
+            self.heat.set_label(self.with_unit(key))
             self.heat_box.caption.setText(f"{len(x)} x {len(y)} designs; {key} over {result.spec.samples} "
                                           "workspace samples per design")
 
@@ -236,8 +237,10 @@ class SweepView(ExploreView):
             raise ValueError("no sweep computed yet")
         self.require_fresh()
         rows = self.result.rows()
-        header = list(rows[0]) if rows else []
-        return header, [[r[h] for h in header] for r in rows]
+        keys = list(rows[0]) if rows else []
+        names = {axis.name for axis in self.result.spec.axes}
+        header = [self.parameter_label(k) if k in names else self.with_unit(k) for k in keys]
+        return header, [[r[h] for h in keys] for r in rows]
 
 
 class ParetoView(ExploreView):
@@ -330,8 +333,8 @@ class ParetoView(ExploreView):
         order = order[np.argsort(x[order])]
         self.front_line.setData(x[order], y[order])
         a, b = self.keys()
-        self.box.plot.setLabel("bottom", f"{a} ({'min' if minimize[0] else 'max'}imise)")
-        self.box.plot.setLabel("left", f"{b} ({'min' if minimize[1] else 'max'}imise)")
+        self.box.plot.setLabel("bottom", f"{self.with_unit(a)}, {'min' if minimize[0] else 'max'}imised")
+        self.box.plot.setLabel("left", f"{self.with_unit(b)}, {'min' if minimize[1] else 'max'}imised")
         self.box.caption.setText(f"{int(ok.sum())} designs, {int(self.front.sum())} non-dominated (red); "
                                  "click a design to load it")
 
@@ -366,4 +369,4 @@ class ParetoView(ExploreView):
         names = [ax.name for ax in self.result.spec.axes]
         rows = [[d[n] for n in names] + [x[i], y[i], int(self.front[i]) if len(self.front) else 0]
                 for i, d in enumerate(self.result.designs)]
-        return names + [a, b, "non_dominated"], rows
+        return [self.parameter_label(n) for n in names] + [self.with_unit(a), self.with_unit(b), "non_dominated"], rows

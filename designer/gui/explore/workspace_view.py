@@ -121,6 +121,7 @@ class WorkspaceView(ExploreView):
         p = self.result.positions
         self.scatter.setData(x=p[order, h], y=p[order, v], brush=brushes)
         self.colorbar.setLevels((lo, hi if hi > lo else lo + 1e-12))
+        self.colorbar.axis.setLabel(self.with_unit(self.result.label))
         names = "xyz"
         self.box.plot.setLabel("bottom", f"{names[h]} (m)")
         self.box.plot.setLabel("left", f"{names[v]} (m)")
@@ -135,5 +136,7 @@ class WorkspaceView(ExploreView):
         self.require_fresh()
         r = self.result
         n = r.q.shape[1]
-        header = [f"q{i + 1}" for i in range(n)] + ["x", "y", "z", r.label]
+        model = self._model_for_units()
+        joint = [("rad" if model is None or model.links[i].is_revolute else "m") for i in range(n)]
+        header = [f"q{i + 1} ({joint[i]})" for i in range(n)] + ["x (m)", "y (m)", "z (m)", self.with_unit(r.label)]
         return header, [list(q) + list(p) + [v] for q, p, v in zip(r.q, r.positions, r.values)]
