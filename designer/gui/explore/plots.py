@@ -128,6 +128,8 @@ def _finite_range(values: np.ndarray) -> tuple[float, float]:
     if v.size == 0:
         return 0.0, 1.0
     lo, hi = float(v.min()), float(v.max())
+    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)):  # constant up to round-off: one colour, not noise
+        lo = hi = 0.5 * (lo + hi)
     if hi <= lo:  # a constant map still needs a colour range
         pad = abs(lo) * 1e-6 or 1e-12
         lo, hi = lo - pad, hi + pad
@@ -144,6 +146,7 @@ class HeatMap:
         box.plot.addItem(self.image)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=18)
         self.colorbar.setImageItem(self.image, insert_in=box.plot)
+        self.colorbar.axis.enableAutoSIPrefix(False)   # "(x0.001)" beside a unit reads as part of it
         self.values = np.zeros((0, 0))
 
     def set_data(self, x: np.ndarray, y: np.ndarray, values: np.ndarray) -> None:

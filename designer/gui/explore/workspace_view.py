@@ -80,6 +80,7 @@ class WorkspaceView(ExploreView):
         self.cmap = pg.colormap.get("viridis")
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=18)
         self.box.layout_widget.addItem(self.colorbar, row=0, col=1)
+        self.colorbar.axis.enableAutoSIPrefix(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
