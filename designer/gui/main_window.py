@@ -22,6 +22,7 @@ from .document import Document
 from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
+from .readout import KinematicsReadout
 from .projects import RecentFiles, Recovery, examples
 from .view3d import ArmView
 from .joint_sliders import JointSliders
@@ -103,6 +104,8 @@ class MainWindow(QMainWindow):
         centre_layout.setContentsMargins(0, 0, 0, 0)
         centre_layout.addWidget(self.arm_view, 1)
         centre_layout.addWidget(self.sliders)
+        self.readout = KinematicsReadout(self)
+        centre_layout.addWidget(self.readout)
 
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
@@ -281,6 +284,7 @@ class MainWindow(QMainWindow):
 
     def _joints_moved(self, q) -> None:
         self.arm_view.set_joint_values(q)
+        self.readout.update_pose(self.arm_view.arm, q)
         self.coupling.set_joint_values(q)
         self.explore.set_joint_values(q)
 

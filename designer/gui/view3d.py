@@ -175,7 +175,7 @@ class ArmView(QWidget):
             pts.append(T[:, :3, 3])
             r = getattr(self, "_radius", 0.0)
             for on, frames, length in ((self._options["show_frames"], T, 4.0 * r),
-                                       (self._options["show_tool"], T[-1:], 8.0 * r)):
+                                       (self._options["show_tool"], self._tool(T), 8.0 * r)):
                 if on:   # the tips of the frame axes (row k, axis a: origin + length * column a)
                     tips = frames[:, None, :3, 3] + length * np.transpose(frames[:, :3, :3], (0, 2, 1))
                     pts.append(tips.reshape(-1, 3))
@@ -330,7 +330,7 @@ class ArmView(QWidget):
         if self._options["show_frames"]:
             self._place_triads(self._items["triads"], T, 4.0 * r)
         if self._options["show_tool"]:
-            self._place_triads(self._items["tool"], T[-1:], 8.0 * r)
+            self._place_triads(self._items["tool"], self._tool(T), 8.0 * r)
 
     def _mass_matrices(self, arm: NumericArm, T: np.ndarray, r: float) -> tuple[list, list]:
         masses = np.concatenate([arm.mass, [m for _, m, _ in arm.point_masses]])
@@ -355,6 +355,11 @@ class ArmView(QWidget):
             out.append(_sphere_matrix(coms[i], T[i + 1, :3, :3] @ axes, np.maximum(semi, 1e-6))
                        if semi.max() > 0 else HIDDEN)
         return np.array(out)
+
+    def _tool(self, T: np.ndarray) -> np.ndarray:
+        """(1, 4, 4): the tool frame in the base frame (the last DH frame times the model's tool pose)."""
+        tool = getattr(self.arm, "tool", None)
+        return (T[-1] @ tool)[None] if tool is not None else T[-1:]
 
     @staticmethod
     def _place_triads(item, T: np.ndarray, length: float) -> None:
