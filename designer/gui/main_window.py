@@ -23,6 +23,7 @@ from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
 from .readout import KinematicsReadout
+from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery, examples
 from .view3d import ArmView
 from .joint_sliders import JointSliders
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.history.setEmptyLabel("<opened>")
         self.arm_view, self.sliders, self.coupling = ArmView(self), JointSliders(self), CouplingPanel(self)
         self.explore = ExplorePanel(self)
+        self.simulate = SimulatePanel(self)
         # A GL widget in a window makes Qt composite the whole window with OpenGL on every
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
         self.arm_view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
@@ -116,6 +118,7 @@ class MainWindow(QMainWindow):
         explore_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         explore_scroll.setWidget(self.explore)
         self.result_tabs.addTab(explore_scroll, "Explore")
+        self.result_tabs.addTab(self.simulate, "Simulate")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
@@ -144,6 +147,7 @@ class MainWindow(QMainWindow):
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
+        self.simulate.poseRequested.connect(self.sliders.set_values)
         self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._build_menus()
@@ -279,12 +283,14 @@ class MainWindow(QMainWindow):
         self.arm_view.set_model(model)
         self.coupling.set_model(model)
         self.explore.set_model(model)
+        self.simulate.set_model(model, self.arm_view.arm)
         self._joints_moved(self.sliders.values())
         self._update_title()
 
     def _joints_moved(self, q) -> None:
         self.arm_view.set_joint_values(q)
         self.readout.update_pose(self.arm_view.arm, q)
+        self.simulate.set_joint_values(q)
         self.coupling.set_joint_values(q)
         self.explore.set_joint_values(q)
 
@@ -498,6 +504,7 @@ class MainWindow(QMainWindow):
             return
         self.derivation.cancel()
         self.explore.cancel()
+        self.simulate.cancel()
         self.autosave_timer.stop()
         self.burst_timer.stop()
         self.recovery.discard()
