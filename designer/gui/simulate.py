@@ -95,8 +95,8 @@ class SimulatePanel(QWidget):
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
         self.q_plot.setLabel("left", "q (rad or m)")
-        self.e_plot = self.plots.addPlot(row=1, col=0, title="energy (kinetic + potential)")
-        self.e_plot.setLabel("left", "E (J)")
+        self.e_plot = self.plots.addPlot(row=1, col=0, title="energy change since the release")
+        self.e_plot.setLabel("left", "E − E(0) (J)")
         self.e_plot.setLabel("bottom", "t (s)")
         self.e_plot.setXLink(self.q_plot)
         self.q_plot.addLegend(offset=(-10, 10))
@@ -201,11 +201,19 @@ class SimulatePanel(QWidget):
             self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2), name=f"q{i + 1}")
         self.e_plot.clear()
         self.e_plot.addItem(self.cursor[1])
-        self.e_plot.plot(result.t, result.energy, pen=pg.mkPen("#444444", width=2))
         e = result.energy
+        self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2))
         drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
-        self.status.setText(f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
-                            "(no friction, no torques: it should stay constant)")
+        text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
+                "(no friction, no torques: it should stay constant)")
+        if self.arm is not None and self.arm.n == result.q.shape[1]:
+            lo, hi = self.arm.limits[:, 0], self.arm.limits[:, 1]
+            past = [i + 1 for i in range(self.arm.n)
+                    if np.any(result.q[:, i] < lo[i] - 1e-9) or np.any(result.q[:, i] > hi[i] + 1e-9)]
+            if past:   # nan limits compare False: joints without limits are never listed
+                text += (f"; joints {', '.join(map(str, past))} pass their limits (the simulation has no end "
+                         "stops; the sliders stop at the limits)")
+        self.status.setText(text)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, len(result.t) - 1)
         self.scrub.setValue(0)
