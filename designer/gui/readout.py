@@ -4,7 +4,7 @@ Jacobian is there, and a warning near a singularity."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from ..kinematics import NumericArm
 from . import arm_scene as scene
@@ -35,6 +35,10 @@ class KinematicsReadout(QLabel):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWordWrap(True)
+        # a fixed two-line box: new text every slider step must not re-lay out the window (the 3D
+        # view beside it would be resized and redrawn)
+        self.setFixedHeight(2 * self.fontMetrics().lineSpacing() + 6)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.condition = float("nan")
         self.near_singular = False
 
