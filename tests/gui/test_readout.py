@@ -44,3 +44,30 @@ def test_readout_in_the_window_warns_at_a_stretched_arm(qtbot, tmp_path):
     assert f"{x:.4g}, {y:.4g}" in readout.text() and not readout.near_singular
     window.sliders.set_values([0.4, 0.0])   # stretched out: the arm cannot move along itself
     assert readout.near_singular and "singularity" in readout.text()
+
+
+def test_moving_the_sliders_does_not_re_lay_out_the_window(qtbot, tmp_path):
+    from PySide6.QtCore import QEvent, QObject
+
+    from designer.gui.main_window import MainWindow
+    window = MainWindow(load_project(ROBOTS / "puma560.json"),
+                        settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(100)
+
+    class Counter(QObject):
+        resizes = 0
+
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Resize:
+                Counter.resizes += 1
+            return False
+    counter = Counter()
+    window.arm_view.view.installEventFilter(counter)
+    for k in range(30):   # read-out texts of different lengths, one line or two
+        window.sliders.set_values(np.full(6, 0.05 * k) * (-1) ** k)
+        qtbot.wait(5)
+    assert Counter.resizes == 0
