@@ -6,7 +6,9 @@ The PUMA's equations are derived symbolically (Lagrange, default parameter
 values substituted first, no simplification, as ``eval`` does), compiled with
 common-subexpression elimination, and M(q) is evaluated for N random states
 at once with numpy. The peer: ``pinocchio.crba`` called once per state from
-Python, on the same states. Target: at most half the peer's time.
+Python, on the same states. Target: at most half the peer's time. Beside them, the
+numeric engine's M (composite rigid bodies generated as flat numpy code from the
+arm's numbers, no symbolic derivation: ``designer.numeric.ArmDynamics.M``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 from designer.dynamics import derive  # noqa: E402
 from designer.dynamics.results import Method, SimplifyMode  # noqa: E402
 from designer.kinematics import NumericArm  # noqa: E402
+from designer.numeric import ArmDynamics  # noqa: E402
 from designer.numeric.compiled import compile_equations  # noqa: E402
 from designer.project import load_project  # noqa: E402
 
@@ -63,7 +66,13 @@ def main(argv=None) -> int:
         t = _times(lambda: cd.M_many(Q), args.runs)
         print(f"ours: M_many over {args.states:,} states: median {statistics.median(t):.4f} s, min {min(t):.4f} s")
         return 0
-    pmodel = pin_model(NumericArm.from_model(model))
+    arm = NumericArm.from_model(model)
+    t = time.perf_counter()
+    engine = ArmDynamics(arm)
+    engine.M(Q[:2])
+    print(f"numeric engine: M generated and compiled in {time.perf_counter() - t:.3f} s, "
+          f"{engine.operations['M']} operations")
+    pmodel = pin_model(arm)
     data = pmodel.createData()
 
     def peer():
@@ -71,22 +80,26 @@ def main(argv=None) -> int:
             pin.crba(pmodel, data, q)
 
     # the two must agree before their times mean anything
-    ours_M = cd.M_many(Q[:200])
+    ours_M, engine_M = cd.M_many(Q[:200]), engine.M(Q[:200])
     for k in range(200):
         M = pin.crba(pmodel, data, Q[k])
         M = np.triu(M) + np.triu(M, 1).T
         assert np.allclose(ours_M[k], M, rtol=1e-10, atol=1e-12)
+        assert np.allclose(engine_M[k], M, rtol=1e-10, atol=1e-12)
     # interleaved, so that a busy machine slows both sides alike
-    ours, theirs = [], []
+    ours, theirs, eng = [], [], []
     for _ in range(args.runs):
         ours += _times(lambda: cd.M_many(Q), 1)
         theirs += _times(peer, 1)
-    for label, t in (("ours: M_many, vectorised", ours), ("peer: pinocchio.crba in a Python loop", theirs)):
+        eng += _times(lambda: engine.M(Q), 1)
+    for label, t in (("ours: M_many, vectorised", ours), ("peer: pinocchio.crba in a Python loop", theirs),
+                     ("numeric engine: ArmDynamics.M, vectorised", eng)):
         print(f"{label} over {args.states:,} states, {args.runs} runs: median {statistics.median(t):.4f} s, "
               f"min {min(t):.4f} s")
     ratio = statistics.median(ours) / statistics.median(theirs)
     print(f"ratio ours/peer: {ratio:.3f} of medians, {min(ours) / min(theirs):.3f} of minima "
-          f"(target <= 0.5: {'met' if ratio <= 0.5 else 'NOT met'})")
+          f"(target <= 0.5: {'met' if ratio <= 0.5 else 'NOT met'}); "
+          f"numeric engine/peer: {statistics.median(eng) / statistics.median(theirs):.3f} of medians")
     return 0
 
 

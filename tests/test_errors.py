@@ -53,7 +53,7 @@ def test_the_gui_errors_are_designer_errors():
 def test_the_cli_reports_any_designer_error_in_one_line(capsys, monkeypatch):
     """A core error a command forgot to wrap still ends as one line on stderr and status 2, no traceback."""
     from designer import cli
-    from designer.dynamics.forward import SingularConfigurationError
+    from designer.numeric import SingularConfigurationError
 
     def fails(args):
         raise SingularConfigurationError(np.array([0.0, 1.5]), 1e17)

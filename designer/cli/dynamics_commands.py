@@ -30,7 +30,12 @@ def register(sub) -> None:
     p = sub.add_parser("codegen", help="generate C or Python code for tau, M, G and h "
                                        "(common subexpressions eliminated)")
     p.add_argument("project")
-    p.add_argument("--lang", choices=["c", "python"], required=True)
+    p.add_argument("--lang", choices=["c", "python", "matlab"], required=True,
+                   help="c: a .c source and a .h header (with --out X.c, X.h next to it); python: a numpy module; "
+                        "matlab: one .m function per quantity, vectorised over columns (--out DIRECTORY)")
+    p.add_argument("--parameters", choices=["standard", "base"], default="standard",
+                   help="base: tau, M, G with the base inertial parameters as inputs (see 'regressor --base')")
+    p.add_argument("--header", metavar="FILE", help="C: write the header here")
     p.add_argument("--form", choices=["compact", "derived"], default="compact",
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
                         "fewest operations (PUMA 560: tau 763, M 434 after CSE); derived: the expressions of "
@@ -40,6 +45,9 @@ def register(sub) -> None:
                    help="derivation used with --form derived (default lagrange)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
+    p.add_argument("--drives", action="store_true",
+                   help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
+                        "Coulomb friction in tau (default: rigid bodies only; the header says which)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_codegen)
 
@@ -103,13 +111,16 @@ def cmd_codegen(args) -> int:
     from ..codegen import generate
     from ..jobs import Progress
 
+    if args.lang != "python" or args.parameters == "base":  # header, defaults, C(q, qd), regressor
+        from .control_commands import codegen_control
+        return codegen_control(args, _derive, _Progress())
     progress = _Progress()
     try:
         if args.form == "compact":  # the derivation only carries the model: keep it cheap
             args.simplify = SimplifyMode.OFF.value
         eq = _derive(args, progress)
         progress(Progress("common subexpressions"))
-        source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
+        source = generate(eq, args.lang, prefix=args.prefix, form=args.form, drives=args.drives)
     except UserError:  # already says what and where (a UserError is a ValueError too)
         raise
     except ValueError as exc:

@@ -17,7 +17,7 @@ from ..jobs import run
 from ..kinematics import NumericArm
 from ..model import MissingParameterError
 from .common import UserError, load_model, number
-from .explore_io import (emit, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
+from .explore_io import (emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 
 WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
@@ -139,7 +139,7 @@ def cmd_metric(args) -> int:
     from ..explore.metrics import METRICS, compute, evaluate, parse_metric
     model, arm = model_and_arm(args)
     q = pose(args, arm.n)
-    r = ratings(args, arm.n)
+    r = ratings(args, arm.n, model)
     rows = []
     if args.metric:
         for text in args.metric:
@@ -163,7 +163,7 @@ def cmd_map(args) -> int:
     from ..explore.maps import grid_map, sample_summary
     from ..explore.batch import batch_frames
     model, arm = model_and_arm(args)
-    r = ratings(args, arm.n)
+    r = ratings(args, arm.n, model)
     if args.joints:
         if args.steps < 2:
             raise UserError("--steps: at least 2")
@@ -174,7 +174,7 @@ def cmd_map(args) -> int:
         return emit(args, rows, {"metric": gm.label, "joints": gm.joints, "x": gm.x, "y": gm.y,
                                  "values": gm.values, "q0": gm.q0})
     s = sample_summary(arm, args.metric, args.samples, args.sampling, args.seed, r)
-    tool = batch_frames(arm, s.q)[:, -1, :3, 3]
+    tool = (batch_frames(arm, s.q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
     rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
              "z": float(p[2]), s.label: float(val)} for q, p, val in zip(s.q, tool, s.values)]
     return emit(args, rows, {"metric": s.label, "stats": s.stats, "samples": rows})
@@ -197,7 +197,7 @@ def cmd_sweep(args) -> int:
         axes.append(SweepAxis.linspace(name, number(start, f"--param {name} START"),
                                        number(stop, f"--param {name} STOP"), k))
     spec = SweepSpec(tuple(axes), tuple(args.metric), tuple(s.strip() for s in args.stats.split(",") if s.strip()),
-                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n))
+                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n, model))
     if args.samples < 1 or args.workers < 1:
         raise UserError("--samples and --workers must be at least 1")
     pool = cf.ThreadPoolExecutor(args.workers) if args.threads else cf.ProcessPoolExecutor(args.workers)
@@ -258,6 +258,7 @@ def cmd_significance(args) -> int:
     from ..explore.significance import check_bound, operation_counts, term_significance
     model, arm = model_and_arm(args)
     v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
+    v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
         raise UserError("significance: give the envelope with --speed and --acceleration")
     sig = term_significance(arm, v, a, args.threshold, args.samples)
@@ -306,7 +307,8 @@ def cmd_sizing(args) -> int:
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
-    res = size_motors(arm, traj, vector(args.gear, arm.n, "--gear"), vector(args.rotor, arm.n, "--rotor"))
+    res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
+                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
     table = res.table()
     series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
                **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},
@@ -319,9 +321,9 @@ def cmd_payload(args) -> int:
     from ..explore.maps import sample_configurations
     from ..explore.sizing import payload_envelope
     model, arm = model_and_arm(args)
-    torque = vector(args.torque, arm.n, "--torque")
+    torque = from_drives(model, "torque", vector(args.torque, arm.n, "--torque"), "--torque")
     if torque is None:
-        raise UserError("payload: give the rated torques with --torque")
+        raise UserError("payload: give the rated torques with --torque (or drive data in the project)")
     traj = _motion(args, arm.n, arm)
     if traj is None:
         q, qd, qdd = sample_configurations(arm, args.samples), None, None
@@ -344,7 +346,7 @@ def cmd_sensitivity(args) -> int:
     model, arm = model_and_arm(args)
     if args.samples < 1:
         raise UserError("--samples must be at least 1")
-    ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n), args.samples)
+    ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n, model), args.samples)
     rows = [{"parameter": s.parameter, "value": s.value, "derivative_at_q": s.derivative,
              "derivative_expression": "" if s.expression is None else str(s.expression),
              "influence": s.influence, "mean_abs_derivative": s.derivative_mean_abs} for s in ranked]
@@ -363,6 +365,6 @@ def cmd_compare(args) -> int:
         arm_b = NumericArm.from_model(model_b.with_parameters(sets))
     except MissingParameterError as exc:
         raise UserError(f"design B: {exc}") from None
-    rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n), args.samples)
+    rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n, model_a), args.samples)
     return emit(args, rows)
 

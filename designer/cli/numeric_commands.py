@@ -1,4 +1,5 @@
-"""Numeric commands: ``eval`` (M, G, h, tau at given states) and ``torques`` (along a trajectory)."""
+"""Numeric commands: ``eval`` (M, G, h, tau at given states), ``torques`` (along a trajectory)
+and ``simulate`` (forward dynamics integrated over time)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
-from .common import UserError, load_model, read_json, read_text, write_output
+from .common import UserError, load_model, number, read_json, read_text, write_output
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 
@@ -25,6 +26,7 @@ def register(sub) -> None:
                    help='{"states": [{"q": [...], "qd": [...], "qdd": [...]}, ...]} in SI units and radians')
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
+    _drives_option(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
     p.add_argument("project")
@@ -36,7 +38,41 @@ def register(sub) -> None:
                    help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
     p.add_argument("--strict", action="store_true",
                    help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
+    _drives_option(p)
     p.set_defaults(func=cmd_torques)
+    p = sub.add_parser("simulate",
+                       help="integrate the motion from an initial state under torques or PD control (CSV out)")
+    p.add_argument("project")
+    p.add_argument("--q0", nargs="+", required=True, metavar="Q", help="initial joint positions (n values; rad or m)")
+    p.add_argument("--qd0", nargs="+", metavar="QD", help="initial joint velocities (default: zero)")
+    p.add_argument("--t", required=True, metavar="T", help="duration in seconds")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--torque", metavar="TORQUE.csv",
+                     help="joint torques over time: header t, tau1..taun; linear between rows, held after the last")
+    how.add_argument("--pd", nargs=2, metavar=("KP", "KD"),
+                     help="PD control with gravity compensation towards --target: gains, one number for every "
+                          "joint or n numbers separated by commas")
+    p.add_argument("--target", nargs="+", metavar="Q", help="the PD target (n values, or one for all; default: q0)")
+    p.add_argument("--dt", metavar="DT", help="report every DT seconds (default: every integrator step)")
+    p.add_argument("--rtol", default="1e-8", help="relative tolerance of the integrator (default 1e-8)")
+    p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
+    p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
+                   "the summary then goes to standard error)")
+    p.set_defaults(func=cmd_simulate)
+
+
+def _drives_option(p) -> None:
+    p.add_argument("--drives", action="store_true",
+                   help="add the project's drive terms: reflected motor inertia N^2 Jm on the diagonal of M "
+                        "(and N^2 Jm qdd in tau), viscous and Coulomb friction in tau (eval: also as "
+                        "'friction') (default: rigid bodies only)")
+
+
+def _drive_note(model: Manipulator, drives: bool) -> None:
+    from ..dynamics.drives import has_drive_terms
+    if drives and not has_drive_terms(model):
+        sys.stderr.write("note: --drives: the project has no motor inertia, gear ratio or friction; "
+                         "nothing is added\n")
 
 
 def compiled_for(model: Manipulator, method: str, where: str):
@@ -87,11 +123,18 @@ def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project)
+    from ..dynamics.drives import friction_torque, with_drives
+    _drive_note(model, args.drives)
     results = []
     for q, qd, qdd in states:
-        results.append({"tau": cd.tau(q, qd, qdd).tolist(), "M": cd.M(q).tolist(), "G": cd.G(q).tolist(),
-                        "h": cd.h(q, qd).tolist()})
-    json.dump({"method": args.method, "results": results}, sys.stdout)
+        M, tau = cd.M(q), cd.tau(q, qd, qdd)
+        result = {}
+        if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
+            M, tau = with_drives(model, M, tau, qd, qdd)
+            result["friction"] = friction_torque(model, qd).tolist()
+        results.append({"tau": tau.tolist(), "M": M.tolist(), "G": cd.G(q).tolist(), "h": cd.h(q, qd).tolist(),
+                        **result})
+    json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
@@ -151,14 +194,18 @@ def cmd_torques(args) -> int:
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict)
     if args.method == "rnea":
         from ..kinematics import NumericArm
-        from ..numeric.recursive import rnea
+        from ..numeric import arm_dynamics
         try:
             arm = NumericArm.from_model(model)
         except MissingParameterError as exc:
             raise UserError(f"{args.project}: {exc}") from None
-        tau = np.array([rnea(arm, q, qd, qdd) for q, qd, qdd in zip(Q, QD, QDD)]).reshape(-1, n)
+        tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
         tau = compiled_for(model, args.method, args.project).tau_many(Q, QD, QDD)
+    if args.drives:
+        from ..dynamics.drives import drive_arrays, friction_torque
+        _drive_note(model, True)
+        tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(list(others) + [f"tau{j}" for j in range(1, n + 1)])
@@ -167,9 +214,122 @@ def cmd_torques(args) -> int:
     write_output(buf.getvalue(), args.out)
     peak = np.max(np.abs(tau), axis=0)
     rms = np.sqrt(np.mean(tau**2, axis=0))
-    lines = [f"{tau.shape[0]} rows, method {args.method}; N m for revolute joints, N for prismatic",
+    drives = "added (--drives)" if args.drives else "not added"
+    lines = [f"{tau.shape[0]} rows, method {args.method}, drive terms {drives}; N m for revolute joints, "
+             "N for prismatic",
              f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
     for j, link in enumerate(model.links):
         lines.append(f"{j + 1:<6} {link.joint.value:<4} {peak[j]:>14.6g} {rms[j]:>14.6g}")
     print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
+    return 0
+
+
+def _values(tokens: list[str] | None, n: int, what: str, default: list[float] | None = None,
+            scalar: bool = False) -> list[float]:
+    """n numbers from the command line: separate words or commas; ``scalar`` also takes one for all."""
+    if tokens is None:
+        if default is None:
+            raise UserError(f"{what}: missing")
+        return default
+    words = [w for t in tokens for w in t.split(",") if w.strip()]
+    values = [number(w, what) for w in words]
+    if scalar and len(values) == 1:
+        values = values * n
+    if len(values) != n:
+        raise UserError(f"{what}: {len(values)} value{'' if len(values) == 1 else 's'}, the arm has {n} joints")
+    bad = next((v for v in values if not math.isfinite(v)), None)
+    if bad is not None:
+        raise UserError(f"{what}: {bad} is not a finite number")
+    return values
+
+
+def read_torque_table(path: str, n: int):
+    """A :class:`~designer.numeric.simulate.TorqueTable` from CSV columns t, tau1..taun."""
+    from ..numeric.simulate import TorqueTable
+    rows = list(csv.reader(io.StringIO(read_text(path, "torque table"))))
+    numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
+    if not numbered:
+        raise UserError(f"{path}: empty file (expected a header row t, tau1..tau{n})")
+    header = [c.strip() for c in numbered[0][1]]
+    names = ["t"] + [f"tau{j}" for j in range(1, n + 1)]
+    for name in names:
+        if name not in header:
+            raise UserError(f"{path}, line {numbered[0][0]}: missing column '{name}' (expected t, tau1..tau{n})")
+    index = [header.index(name) for name in names]
+    values = np.empty((len(numbered) - 1, n + 1))
+    for r, (line, row) in enumerate(numbered[1:]):
+        if len(row) != len(header):
+            raise UserError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
+        for k, (name, col) in enumerate(zip(names, index)):
+            cell = row[col].strip()
+            try:
+                values[r, k] = float(cell)
+            except ValueError:
+                raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a number") from None
+            if not math.isfinite(values[r, k]):
+                raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a finite number")
+        if r and values[r, 0] <= values[r - 1, 0]:
+            raise UserError(f"{path}, line {line}: t = {values[r, 0]:g} does not come after the row before")
+    if values.shape[0] == 0:
+        raise UserError(f"{path}: no data rows after the header")
+    return TorqueTable(values[:, 0], values[:, 1:])
+
+
+def _positive(text: str, what: str) -> float:
+    v = number(text, what)
+    if not (math.isfinite(v) and v > 0):
+        raise UserError(f"{what}: must be a positive number, not '{text}'")
+    return v
+
+
+def cmd_simulate(args) -> int:
+    from ..kinematics import NumericArm
+    from ..numeric import SingularConfigurationError, arm_dynamics
+    from ..numeric.simulate import PDControl, SimulationError, simulate
+    model = load_model(args.project)
+    n = model.n
+    try:
+        arm = NumericArm.from_model(model)
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    q0 = _values(args.q0, n, "--q0")
+    qd0 = _values(args.qd0, n, "--qd0", [0.0] * n)
+    duration = _positive(args.t, "--t")
+    rtol, atol = _positive(args.rtol, "--rtol"), _positive(args.atol, "--atol")
+    t_eval = None
+    if args.dt is not None:
+        dt = _positive(args.dt, "--dt")
+        if duration / dt > 1e7:
+            raise UserError(f"--dt: {duration / dt:.3g} rows is too many (at most 10,000,000)")
+        t_eval = np.append(np.arange(0.0, duration, dt), duration)
+        t_eval = t_eval[np.concatenate([np.diff(t_eval) > 1e-12 * duration, [True]])]
+    if args.target is not None and args.pd is None:
+        raise UserError("--target: only with --pd KP KD")
+    torque = None
+    if args.torque:
+        torque = read_torque_table(args.torque, n)
+    elif args.pd:
+        kp = _values([args.pd[0]], n, "--pd KP", scalar=True)
+        kd = _values([args.pd[1]], n, "--pd KD", scalar=True)
+        if min(kp + kd) < 0:
+            raise UserError("--pd: gains must not be negative")
+        torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
+    try:
+        traj = simulate(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol, t_eval=t_eval)
+    except (SingularConfigurationError, SimulationError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    kinetic, potential = arm_dynamics(arm).energy(traj.q, traj.qd)
+    tau = traj.tau if traj.tau is not None else np.zeros_like(traj.q)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "tau") for j in range(1, n + 1)]
+                    + ["kinetic", "potential", "energy"])
+    for r in range(len(traj.t)):
+        cells = [traj.t[r], *traj.q[r], *traj.qd[r], *tau[r], kinetic[r], potential[r], kinetic[r] + potential[r]]
+        writer.writerow([repr(float(v)) for v in cells])
+    write_output(buf.getvalue(), args.out)
+    energy = kinetic + potential
+    print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
+          f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end",
+          file=sys.stdout if args.out else sys.stderr)
     return 0

@@ -15,7 +15,7 @@ Modules, each a set of pure functions (definitions in docs/metrics.md):
 - :mod:`.coupling`: joint-pair coupling/Coriolis curves for the GUI's plots
 """
 
-from .batch import Batch
+from ..numeric.batch import Batch
 from .conditions import Kind, apply_condition, find_conditions
 from .maps import Sampling, grid_map, sample_configurations, sample_summary, variation, workspace_map
 from .metrics import METRICS, MetricError, Ratings, compute, evaluate, evaluate_many, parse_metric

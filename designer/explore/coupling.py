@@ -23,7 +23,7 @@ import numpy as np
 
 from ..kinematics import NumericArm
 from ..model import Manipulator
-from .batch import Batch
+from ..numeric.batch import Batch
 
 __all__ = ["Quantity", "Sweep", "pair_quantities", "sweep_joint", "ParameterGrid",
            "parameter_grid", "default_range", "sweep_parameter", "write_csv"]

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
-from .batch import Batch, batch_frames
+from ..numeric.batch import Batch, batch_frames
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
@@ -131,9 +131,9 @@ def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
 def workspace_map(arm: NumericArm, spec: MetricSpec | str, count: int = 2000,
                   method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
                   ratings: Ratings | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(tool positions (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
+    """(tool points in frame 0 (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
     q = sample_configurations(arm, count, method, seed)
-    return batch_frames(arm, q)[:, -1, :3, 3], evaluate(arm, q, spec, ratings)
+    return (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3], evaluate(arm, q, spec, ratings)  # tool point
 
 
 def variation(arm: NumericArm, q: np.ndarray) -> dict[str, np.ndarray]:

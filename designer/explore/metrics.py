@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..errors import DesignerError
-from .batch import CHUNK, Batch
+from ..numeric.batch import CHUNK, Batch
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",

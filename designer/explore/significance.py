@@ -27,7 +27,7 @@ import numpy as np
 import sympy as sp
 
 from ..kinematics import NumericArm
-from .batch import CHUNK, Batch
+from ..numeric.batch import CHUNK, Batch
 from .maps import Sampling, joint_limits, sample_configurations
 
 __all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts"]

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..kinematics import NumericArm
-from .batch import CHUNK, Batch
+from ..numeric.batch import CHUNK, Batch
 
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz
 

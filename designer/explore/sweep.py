@@ -30,7 +30,7 @@ from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
-from .batch import batch_frames
+from ..numeric.batch import batch_frames
 from .maps import Sampling, sample_configurations, summarize
 from .metrics import MetricError, Ratings, evaluate_many, parse_metric
 
@@ -185,7 +185,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
             for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, spec.ratings)):
                 stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})
-            tool = batch_frames(arm, q)[:, -1, :3, 3]
+            tool = (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3]
             values["total_mass"] = arm.total_mass()
             values["reach"] = float(np.linalg.norm(tool, axis=1).max())
             out.append(values)

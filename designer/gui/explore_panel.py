@@ -26,6 +26,7 @@ from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
+from .explore import drive_defaults
 from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
 from .explore.controls import parse_values
@@ -50,6 +51,8 @@ def plain_message(message: str) -> str:
     ("ValueError: entry 3 ..." -> "entry 3 ...")."""
     kind, sep, rest = message.partition(": ")
     return rest if sep and kind in _USER_ERRORS else message
+
+RATING_UNITS = {"torque": "N m or N", "speed": "rad/s or m/s", "acceleration": "rad/s² or m/s²"}
 
 
 class ExploreInputError(DesignerError):
@@ -92,8 +95,7 @@ class ExplorePanel(QWidget):
         self.picker.helpRequested.connect(self.metricHelpRequested)
         self.ratings_edits: dict[str, QLineEdit] = {}
         ratings_row = QGridLayout()
-        for k, (what, unit) in enumerate((("torque", "N m or N"), ("speed", "rad/s or m/s"),
-                                          ("acceleration", "rad/s² or m/s²"))):
+        for k, (what, unit) in enumerate(RATING_UNITS.items()):
             edit = QLineEdit(self)
             edit.setPlaceholderText(unit)
             edit.setToolTip(f"Rated joint {what} in {unit}: one value for every joint or one per joint, "
@@ -157,6 +159,7 @@ class ExplorePanel(QWidget):
         if self.q.shape != (model.n,):
             self.q = np.zeros(model.n)
         self.picker.set_joint_count(model.n)
+        drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
 
@@ -196,6 +199,7 @@ class ExplorePanel(QWidget):
         n = n or self.require_model().n
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
+            values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
             return Ratings.of(n, **values)
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollAre
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
-from . import export
+from . import export, urdf_dialogs
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
@@ -25,6 +25,7 @@ from .problems import ProblemsPanel
 from .readout import KinematicsReadout
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery, examples
+from .version_notice import upgrade_notice
 from .view3d import ArmView
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel
@@ -199,6 +200,7 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
         export.build_menu(self, file_menu.addMenu("&Export"))
+        urdf_dialogs.build_menu(self, file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -233,6 +235,8 @@ class MainWindow(QMainWindow):
         self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
         self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
         self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
+        from . import control_dialogs
+        control_dialogs.build_menu(self, arm_menu)
 
     def _build_help_menu(self, help_menu) -> None:
         self._action(help_menu, "&User guide", self.show_user_guide, QKeySequence.StandardKey.HelpContents)
@@ -390,6 +394,7 @@ class MainWindow(QMainWindow):
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
+        notice = upgrade_notice(self.document.path, path)
         try:
             save_project(self.document.model, path)
         except OSError as exc:
@@ -401,7 +406,7 @@ class MainWindow(QMainWindow):
         self.document.mark_saved(path)
         self.recovery.discard()
         self.recent.add(path)
-        self.show_message(f"Saved {path}")
+        self.show_message(notice or f"Saved {path}")
         return True
 
     def _folder(self) -> Path:

@@ -206,7 +206,7 @@ class LoadsPanel(QWidget):
         form.addRow("name", self.name)
         form.addRow("description", self.description)
 
-        gravity_box = QGroupBox("Gravity: acceleration in the base frame (m/s²)", self)
+        gravity_box = self.gravity_box = QGroupBox("Gravity: acceleration in the base frame (m/s²)", self)
         row = QHBoxLayout(gravity_box)
         self.gravity = []
         for k, axis in enumerate("xyz"):
@@ -241,6 +241,8 @@ class LoadsPanel(QWidget):
         model = self.document.model
         for edit, value in zip(self.gravity, model.gravity):
             edit.set_value(value)
+        world = model.gravity_in_world and model.base is not None
+        self.gravity_box.setTitle(f"Gravity: acceleration in the {'world' if world else 'base'} frame (m/s²)")
         for edit, text in ((self.name, model.name), (self.description, model.description)):
             if edit.text() != text:
                 edit.setText(text)

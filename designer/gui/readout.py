@@ -30,7 +30,7 @@ def jacobian_condition(arm: NumericArm, q) -> float:
 
 
 class KinematicsReadout(QLabel):
-    """``update_pose(arm, q)`` shows the tool position, its z axis and the Jacobian's condition number."""
+    """``update_pose(arm, q)`` shows the tool position and z axis in the world and the Jacobian's condition number."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -47,7 +47,7 @@ class KinematicsReadout(QLabel):
         if arm is None or len(q) != arm.n:
             self.setText("")
             return
-        pose = arm.tool_in_base(q) if hasattr(arm, "tool_in_base") else arm.frames(q)[-1]
+        pose = arm.tool_pose(q)   # in the world, like the 3D view
         p, z = pose[:3, 3], pose[:3, 2]
         self.condition = jacobian_condition(arm, q)
         self.near_singular = not self.condition < NEAR_SINGULAR

@@ -1,5 +1,5 @@
 """The Simulate tab: the arm falling from the current pose under gravity alone (forward dynamics,
-:func:`designer.dynamics.forward.simulate_job`, in the worker), played back in the 3D view with
+:func:`designer.numeric.simulate.simulate_job`, in the worker), played back in the 3D view with
 play/pause, a time slider and a speed, with plots of q and of the energy (constant when nothing
 but gravity acts: the check that the motion is right)."""
 
@@ -36,7 +36,7 @@ class SimulationResult:
 
 def passive_job(arm: NumericArm, q0, duration: float, frames: int, token: CancelToken) -> Job[SimulationResult]:
     """The arm released at rest from ``q0`` under gravity alone, reported at ``frames`` times."""
-    from ..dynamics.forward import energy, simulate_job
+    from ..numeric.simulate import energy, simulate_job
     t = np.linspace(0.0, duration, frames)
     job = simulate_job(arm, q0, np.zeros(arm.n), (0.0, duration), t_eval=t)
     while True:   # the integrator's chunks, with a chance to cancel between them

@@ -122,6 +122,8 @@ class ArmView(QWidget):
     def set_workspace_points(self, positions, values, label: str = "") -> None:
         """Show tool positions (N, 3) coloured by ``values`` (N,), low blue to high yellow (viridis)."""
         positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+        if self.arm is not None:   # the explore tools work in frame 0; the scene is in the world (base pose)
+            positions = positions @ self.arm.base[:3, :3].T + self.arm.base[:3, 3]
         values = np.asarray(values, dtype=float).ravel()
         finite = np.isfinite(values) & np.all(np.isfinite(positions), axis=1)
         positions, values = positions[finite], values[finite]
@@ -171,11 +173,11 @@ class ArmView(QWidget):
         if joints is not None and len(joints):   # both ends of each joint's cylinder or box
             pts += [joints[:, :3, 3] + joints[:, :3, 2], joints[:, :3, 3] - joints[:, :3, 2]]
         if self.arm is not None and len(self._q) == self.arm.n:
-            T = self.arm.frames(self._q)
+            T = self.arm.base @ self.arm.frames(self._q)   # the scene is in the world (the base pose)
             pts.append(T[:, :3, 3])
             r = getattr(self, "_radius", 0.0)
             for on, frames, length in ((self._options["show_frames"], T, 4.0 * r),
-                                       (self._options["show_tool"], self._tool(T), 8.0 * r)):
+                                       (self._options["show_tool"], (T[-1] @ self.arm.tool)[None], 8.0 * r)):
                 if on:   # the tips of the frame axes (row k, axis a: origin + length * column a)
                     tips = frames[:, None, :3, 3] + length * np.transpose(frames[:, :3, :3], (0, 2, 1))
                     pts.append(tips.reshape(-1, 3))
@@ -310,8 +312,8 @@ class ArmView(QWidget):
         if arm is None or not self._items or len(self._q) != arm.n:
             return
         r = self._radius
-        T = arm.frames(self._q)
-        parts = {"base": [scene.segment_matrix(np.array([0, 0, -0.6 * r]), np.zeros(3), 2.6 * r)]}
+        T = arm.base @ arm.frames(self._q)   # in the world: the project's base pose places frame 0
+        parts = {"base": [scene.segment_matrix(T[0, :3, 3] - 0.6 * r * T[0, :3, 2], T[0, :3, 3], 2.6 * r)]}
         parts["links"] = [scene.segment_matrix(a, b, r) for a, b in scene.link_segments(arm, T).reshape(-1, 2, 3)]
         origins, axes = arm.joint_axes(self._q, T)
         parts["joints"] = [scene.axis_matrix(origins[i], axes[i],
@@ -327,10 +329,13 @@ class ArmView(QWidget):
         self._items["solids"].place(np.array(ordered))
         if self._options["show_inertia"]:
             self._items["ellipsoids"].place(self._ellipsoid_matrices(arm, T))
+        # the world frame, the DH frames and the tool frame (the flange's own when the project has none)
+        self.parts["tool"] = (T[-1] @ arm.tool)[None]
         if self._options["show_frames"]:
-            self._place_triads(self._items["triads"], T, 4.0 * r)
+            # the world frame and the DH frames, and the base pose as a grey line from one to the other
+            self._place_triads(self._items["triads"], np.concatenate([np.eye(4)[None], T]), 4.0 * r, base_line=True)
         if self._options["show_tool"]:
-            self._place_triads(self._items["tool"], self._tool(T), 8.0 * r)
+            self._place_triads(self._items["tool"], self.parts["tool"], 8.0 * r)
 
     def _mass_matrices(self, arm: NumericArm, T: np.ndarray, r: float) -> tuple[list, list]:
         masses = np.concatenate([arm.mass, [m for _, m, _ in arm.point_masses]])
@@ -356,19 +361,18 @@ class ArmView(QWidget):
                        if semi.max() > 0 else HIDDEN)
         return np.array(out)
 
-    def _tool(self, T: np.ndarray) -> np.ndarray:
-        """(1, 4, 4): the tool frame in the base frame (the last DH frame times the model's tool pose)."""
-        tool = getattr(self.arm, "tool", None)
-        return (T[-1] @ tool)[None] if tool is not None else T[-1:]
-
     @staticmethod
-    def _place_triads(item, T: np.ndarray, length: float) -> None:
+    def _place_triads(item, T: np.ndarray, length: float, base_line: bool = False) -> None:
         origins = T[:, :3, 3]
         pos = np.empty((len(T), 3, 2, 3))
         pos[:, :, 0] = origins[:, None, :]
         pos[:, :, 1] = origins[:, None, :] + length * np.transpose(T[:, :3, :3], (0, 2, 1))
-        colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4))
-        item.setData(pos=pos.reshape(-1, 3), color=colors.reshape(-1, 4).copy())
+        colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4)).reshape(-1, 4)
+        pos = pos.reshape(-1, 3)
+        if base_line:   # the base pose: a grey line from the world origin (T[0]) to DH frame 0 (T[1])
+            pos = np.concatenate([pos, [origins[0], origins[1]]])
+            colors = np.concatenate([colors, np.full((2, 4), 0.45) * [1, 1, 1, 0] + [0, 0, 0, 1]])
+        item.setData(pos=pos, color=np.ascontiguousarray(colors))
 
 
 def _interleave(order: list[str], parts: dict[str, np.ndarray]):

@@ -15,20 +15,54 @@ from numpy.typing import ArrayLike
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
 
-__all__ = ["NumericArm", "dh_transform"]
+__all__ = ["NumericArm", "dh_frames", "dh_matrices", "dh_transform"]
+
+
+def dh_matrices(a, alpha, d, theta, convention: Convention) -> np.ndarray:
+    """Link transforms A (..., 4, 4) for DH parameters of any (broadcast) shape.
+
+    Standard: Rz(theta) Tz(d) Tx(a) Rx(alpha); modified: Rx(alpha) Tx(a) Rz(theta) Tz(d).
+    The one DH frame function: single links, whole arms and batches of states all come here.
+    """
+    a, alpha, d, theta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, alpha, d, theta)))
+    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+    A = np.zeros(a.shape + (4, 4))
+    A[..., 3, 3] = 1.0
+    if convention is Convention.STANDARD:
+        A[..., 0, 0], A[..., 0, 1], A[..., 0, 2], A[..., 0, 3] = ct, -st * ca, st * sa, a * ct
+        A[..., 1, 0], A[..., 1, 1], A[..., 1, 2], A[..., 1, 3] = st, ct * ca, -ct * sa, a * st
+        A[..., 2, 1], A[..., 2, 2], A[..., 2, 3] = sa, ca, d
+    else:
+        A[..., 0, 0], A[..., 0, 1], A[..., 0, 3] = ct, -st, a
+        A[..., 1, 0], A[..., 1, 1], A[..., 1, 2], A[..., 1, 3] = st * ca, ct * ca, -sa, -sa * d
+        A[..., 2, 0], A[..., 2, 1], A[..., 2, 2], A[..., 2, 3] = st * sa, ct * sa, ca, ca * d
+    return A
 
 
 def dh_transform(a: float, alpha: float, d: float, theta: float, convention: Convention) -> np.ndarray:
-    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    if convention is Convention.STANDARD:
-        return np.array([[ct, -st * ca, st * sa, a * ct],
-                         [st, ct * ca, -ct * sa, a * st],
-                         [0.0, sa, ca, d],
-                         [0.0, 0.0, 0.0, 1.0]])
-    return np.array([[ct, -st, 0.0, a],
-                     [st * ca, ct * ca, -sa, -sa * d],
-                     [st * sa, ct * sa, ca, ca * d],
-                     [0.0, 0.0, 0.0, 1.0]])
+    """The 4 x 4 transform of one link (see :func:`dh_matrices`)."""
+    return dh_matrices(a, alpha, d, theta, convention)
+
+
+def _link_matrices(arm: NumericArm, q: np.ndarray) -> np.ndarray:
+    """(..., n, 4, 4): A_i of every link at joint values q (..., n)."""
+    if q.ndim == 0 or q.shape[-1] != arm.n:
+        raise ValueError(f"q: expected {arm.n} values per state, got shape {q.shape}")
+    zero = np.zeros_like(q)
+    theta = arm.dh[:, 3] + np.where(arm.revolute, q, zero)
+    d = arm.dh[:, 2] + np.where(arm.revolute, zero, q)
+    return dh_matrices(arm.dh[:, 0], arm.dh[:, 1], d, theta, arm.convention)
+
+
+def dh_frames(arm: NumericArm, q) -> np.ndarray:
+    """(..., n+1, 4, 4): T_0^i for i = 0..n at joint values q of shape (..., n)."""
+    q = np.asarray(q, dtype=float)
+    A = _link_matrices(arm, q)
+    T = np.empty(q.shape[:-1] + (arm.n + 1, 4, 4))
+    T[..., 0, :, :] = np.eye(4)
+    for i in range(arm.n):
+        np.matmul(T[..., i, :, :], A[..., i, :, :], out=T[..., i + 1, :, :])
+    return T
 
 
 @dataclass(frozen=True)
@@ -74,7 +108,7 @@ class NumericArm:
             com=np.array([[f(c) for c in l.com] for l in num.links]).reshape(-1, 3),
             inertia=np.array([[[f(e) for e in row] for row in l.inertia.matrix().tolist()]
                               for l in num.links], dtype=float).reshape(-1, 3, 3),
-            gravity=np.array([f(g) for g in num.gravity]),
+            gravity=np.array([f(g) for g in num.gravity_frame0]),   # in frame 0
             limits=limits,
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),
             base=np.eye(4) if model.base is None else model.base.matrix(f),
@@ -86,24 +120,12 @@ class NumericArm:
         return len(self.revolute)
 
     def link_transforms(self, q: ArrayLike) -> list[np.ndarray]:
-        q = np.asarray(q, dtype=float)
-        out = []
-        for i in range(self.n):
-            a, alpha, d, theta = self.dh[i]
-            if self.revolute[i]:
-                theta = theta + q[i]
-            else:
-                d = d + q[i]
-            out.append(dh_transform(a, alpha, d, theta, self.convention))
-        return out
+        """A_i (4, 4) of each link at the joint values q (n,)."""
+        return list(_link_matrices(self, np.asarray(q, dtype=float)))
 
     def frames(self, q: Sequence[float]) -> np.ndarray:
-        """(n+1, 4, 4): T_0^i for i = 0..n."""
-        T = np.empty((self.n + 1, 4, 4))
-        T[0] = np.eye(4)
-        for i, A in enumerate(self.link_transforms(q), start=1):
-            T[i] = T[i - 1] @ A
-        return T
+        """(n+1, 4, 4): T_0^i for i = 0..n (q of shape (n,); (..., n) gives (..., n+1, 4, 4))."""
+        return dh_frames(self, q)
 
     def joint_axes(self, q: Sequence[float], T: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(origins (n, 3), unit axes (n, 3)) of the joints in the base frame."""

@@ -1,7 +1,21 @@
-"""Numeric dynamics: recursive Newton-Euler with numpy, and compiled symbolic equations."""
+"""The numeric layer: one arm's dynamics at numbers, for one state or arrays of states.
 
+- :mod:`~designer.numeric.model`: the arm's constants (:class:`ArmModel`), apart from per-state values
+- :mod:`~designer.numeric.algorithms`: RNEA, CRBA, LDL^T, energy, written once over any scalar
+- :mod:`~designer.numeric.engine`: :class:`ArmDynamics`, those algorithms generated as flat code
+- :mod:`~designer.numeric.batch`: the batch engine (Jacobians, Christoffel symbols, Lee's split)
+- :mod:`~designer.numeric.protocol`: :class:`Dynamics`, the calls every engine answers
+- :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, simulation
+- :mod:`~designer.numeric.recursive`: single-state conveniences; :mod:`~designer.numeric.compiled`:
+  compiled symbolic equations
+"""
+
+from .engine import ArmDynamics, arm_dynamics
+from .model import ArmModel, arm_model
+from .protocol import MAX_CONDITION, CompiledAdapter, Dynamics, SingularConfigurationError
 from .recursive import (bias, christoffel, coriolis_coefficients, coriolis_matrix, gravity_torque,
                         kinetic_energy, lumped_bodies, mass_matrix, potential_energy, rnea)
 
-__all__ = ["bias", "christoffel", "coriolis_coefficients", "coriolis_matrix", "gravity_torque",
-           "kinetic_energy", "lumped_bodies", "mass_matrix", "potential_energy", "rnea"]
+__all__ = ["ArmDynamics", "ArmModel", "CompiledAdapter", "Dynamics", "MAX_CONDITION", "SingularConfigurationError",
+           "arm_dynamics", "arm_model", "bias", "christoffel", "coriolis_coefficients", "coriolis_matrix",
+           "gravity_torque", "kinetic_energy", "lumped_bodies", "mass_matrix", "potential_energy", "rnea"]

@@ -20,6 +20,7 @@ from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
 from ..folders import last_folder, remember_folder
+from . import drive_defaults
 from .base import ExploreView
 from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
@@ -173,6 +174,8 @@ class SizingView(ExploreView):
     def set_model(self, model: Manipulator) -> None:
         self.check_stale(model)
         self.revolute = [link.is_revolute for link in model.links]
+        drive_defaults.show({"gear": self.gear, "rotor": self.rotor}, model,
+                            {"gear": "gear ratios (1)", "rotor": "rotor inertias, kg m² (0)"})
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
@@ -210,6 +213,8 @@ class SizingView(ExploreView):
             move = self.move(n)
             gear = parse_values(self.gear.text(), n, "gear ratios")
             rotor = parse_values(self.rotor.text(), n, "rotor inertias")
+            drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.panel.model)  # empty: the project's
+            gear, rotor = drives["gear"], drives["rotor"]
             payload = None
             if self.payload.isChecked():
                 torque = self.panel.ratings(n).torque

@@ -43,7 +43,7 @@ def workspace_job(arm: NumericArm, metric: str, count: int, sampling: Sampling, 
     positions = np.empty((len(q), 3))
     for s in range(0, len(q), CHUNK_STATES):
         token.check()
-        positions[s:s + CHUNK_STATES] = batch_frames(arm, q[s:s + CHUNK_STATES])[:, -1, :3, 3]
+        positions[s:s + CHUNK_STATES] = (batch_frames(arm, q[s:s + CHUNK_STATES])[:, -1] @ arm.tool)[:, :3, 3]
     yield Progress("tool positions", 0.2, f"{len(q)} samples")
     values = yield from evaluate_chunked(arm, q, spec, ratings, token, "metric", 0.2, 0.8)
     return WorkspaceResult(spec.label, q, positions, values)

@@ -1,0 +1,241 @@
+"""The numeric engine: the recursive algorithms generated as flat code for one arm.
+
+:class:`ArmDynamics` runs :mod:`designer.numeric.algorithms` once on a
+:class:`~designer.numeric.trace.Tape` per quantity and compiles the recorded
+lines twice: over Python floats for one state (PUMA 560 forward dynamics about
+25 us a call, against about 2 ms for numpy's small-array calls) and over numpy
+arrays for many states at once, in blocks of rows that stay in the CPU cache.
+Christoffel symbols and Jacobians come from the batch engine
+(:mod:`designer.numeric.batch`), which computes them from the link Jacobians.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import cached_property
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from . import algorithms as alg
+from .model import ArmModel, arm_model, cached
+from .protocol import solve_checked, states
+from .trace import Tape, build
+
+__all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO"]
+
+#: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
+BLOCK = 2048
+#: the ratio of the largest to the smallest LDL pivot is a lower bound of cond(M); above this one
+#: (four orders below MAX_CONDITION) the exact condition number decides
+PIVOT_RATIO = 1e8
+
+_ARGS = {"M": ("q",), "G": ("q",), "h": ("q", "qd"), "tau": ("q", "qd", "qdd"),
+         "qdd": ("q", "qd", "tau"), "qdd_free": ("q", "qd", "tau"), "energy": ("q", "qd")}
+
+
+def _record(model: ArmModel, quantity: str) -> tuple[str, int, int]:
+    """(source of ``quantity``'s function, its number of outputs and of operations), traced."""
+    tape = Tape()
+    n = model.n
+    inputs = {a: [tape.input(f"{a}_{i}") for i in range(n)] for a in _ARGS[quantity]}
+
+    def trig(x):
+        return tape.call("cos", x), tape.call("sin", x)
+
+    zero = [0.0] * n
+    q = inputs["q"]
+    if quantity == "M":
+        M = alg.crba(model, q, trig)
+        out = [M[i][j] for i in range(n) for j in range(i, n)]
+    elif quantity == "G":
+        out = alg.rnea(model, q, zero, zero, True, trig)
+    elif quantity == "h":
+        out = alg.rnea(model, q, inputs["qd"], zero, False, trig)
+    elif quantity == "tau":
+        out = alg.rnea(model, q, inputs["qd"], inputs["qdd"], True, trig)
+    elif quantity in ("qdd", "qdd_free"):
+        x, d = alg.forward(model, q, inputs["qd"], inputs["tau"], trig, gravity=quantity == "qdd")
+        out = x + d
+    else:
+        out = list(alg.energy(model, q, inputs["qd"], trig))
+    names = _ARGS[quantity]
+    return (tape.source(f"{quantity}_of", names, [inputs[a] for a in names], out), len(out),
+            tape.operations(out))
+
+
+def _singular(*args):
+    raise ZeroDivisionError("the mass matrix has a zero pivot at every state")
+
+
+class ArmDynamics:
+    """M, G, h, tau, forward dynamics and energy of one :class:`NumericArm` over states (..., n).
+
+    Implements :class:`~designer.numeric.protocol.Dynamics`. Build it with :func:`arm_dynamics`
+    to share one per arm; each quantity's code is generated on first use (milliseconds).
+    """
+
+    def __init__(self, arm: NumericArm):
+        self.arm = arm
+        self.model = arm_model(arm)
+        self.n = self.model.n
+        self._code: dict[str, tuple[str, int, int, Callable, Callable]] = {}
+
+    def _fn(self, quantity: str, vectorised: bool) -> Callable:
+        if quantity not in self._code:
+            try:
+                source, width, ops = _record(self.model, quantity)
+            except ZeroDivisionError:  # an LDL pivot that is 0 at every state: the callers' checked path reports it
+                self._code[quantity] = ("# M is singular at every state\n", 2 * self.n, 0, _singular, _singular)
+            else:
+                name = f"{quantity}_of"
+                self._code[quantity] = (source, width, ops, build(name, source, False), build(name, source, True))
+        code = self._code[quantity]
+        return code[4] if vectorised else code[3]
+
+    def source(self, quantity: str) -> str:
+        """The generated Python source of ``quantity`` ("M", "G", "h", "tau", "qdd", "energy")."""
+        self._fn(quantity, False)
+        return self._code[quantity][0]
+
+    def scalar_function(self, quantity: str) -> Callable:
+        """The raw single-state function: lists of floats in, a tuple of floats out (no checks).
+
+        M gives its upper triangle by rows; qdd gives q'' and then the n pivots of M = L D L^T;
+        qdd_free is qdd with tau meaning the torque beyond gravity compensation (M^-1 (tau - h)).
+        """
+        return self._fn(quantity, False)
+
+    def _many(self, quantity: str, arrays: list[np.ndarray]) -> np.ndarray:
+        """(N, width) outputs at the rows of the (N, n) arrays, block by block."""
+        fn = self._fn(quantity, True)
+        width = self._code[quantity][1]
+        N = arrays[0].shape[0]
+        out = np.empty((width, N))  # outputs by rows: each write is contiguous
+        cols = [np.ascontiguousarray(a.T) for a in arrays]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for start in range(0, N, BLOCK):
+                stop = min(N, start + BLOCK)
+                values = fn(*(c[:, start:stop] for c in cols))
+                for k, v in enumerate(values):
+                    out[k, start:stop] = v  # constant entries broadcast
+        return out.T
+
+    def _eval(self, quantity: str, named: tuple) -> tuple[np.ndarray, tuple[int, ...], list[np.ndarray]]:
+        arrays = states(self.n, *named)
+        lead = arrays[0].shape[:-1]
+        if not lead:
+            return np.array(self._fn(quantity, False)(*(a.tolist() for a in arrays)), dtype=float), lead, arrays
+        flat = [a.reshape(-1, self.n) for a in arrays]
+        return self._many(quantity, flat), lead, arrays
+
+    def M(self, q) -> np.ndarray:
+        """Mass matrix (..., n, n) by composite rigid bodies."""
+        vals, lead, _ = self._eval("M", (("q", q),))
+        n = self.n
+        out = np.empty((n, n) + vals.shape[:-1])
+        for k, (i, j) in enumerate(zip(*np.triu_indices(n))):
+            out[i, j] = out[j, i] = vals[..., k]
+        return np.moveaxis(out, (0, 1), (-2, -1)).reshape(lead + (n, n))
+
+    def _vector(self, quantity: str, named: tuple) -> np.ndarray:
+        vals, lead, _ = self._eval(quantity, named)
+        return vals.reshape(lead + (self.n,))
+
+    def G(self, q) -> np.ndarray:
+        """Gravity torques (..., n)."""
+        return self._vector("G", (("q", q),))
+
+    def h(self, q, qd) -> np.ndarray:
+        """Coriolis and centrifugal torques (..., n)."""
+        return self._vector("h", (("q", q), ("qd", qd)))
+
+    def tau(self, q, qd, qdd) -> np.ndarray:
+        """Inverse dynamics (..., n) by recursive Newton-Euler."""
+        return self._vector("tau", (("q", q), ("qd", qd), ("qdd", qdd)))
+
+    def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
+        """(kinetic, potential), each of the leading shape (...)."""
+        vals, lead, _ = self._eval("energy", (("q", q), ("qd", qd)))
+        return vals[..., 0].reshape(lead), vals[..., 1].reshape(lead)
+
+    def qdd(self, q, qd, tau) -> np.ndarray:
+        """Forward dynamics q'' = M^-1 (tau - h - G), (..., n), by an LDL^T solve.
+
+        Raises :class:`SingularConfigurationError` (naming q and the condition number of M) at the
+        first state where M is singular or its condition number exceeds ``MAX_CONDITION``.
+        """
+        n = self.n
+        if np.ndim(q) == 1 and np.ndim(qd) == 1 and np.ndim(tau) == 1:
+            return self._qdd_one(q, qd, tau)
+        try:
+            vals, lead, (Q, QD, TAU) = self._eval("qdd", (("q", q), ("qd", qd), ("tau", tau)))
+        except ZeroDivisionError:  # a zero pivot, one state
+            Q, QD, TAU = states(n, ("q", q), ("qd", qd), ("tau", tau))
+            return self._checked(Q, QD, TAU)
+        x, d = vals[..., :n], vals[..., n:]
+        dmin, dmax = d.min(axis=-1), d.max(axis=-1)
+        doubtful = ~(dmin > 0) | ~(dmax <= PIVOT_RATIO * dmin) | ~np.isfinite(x).all(axis=-1)
+        if np.any(doubtful):
+            flat = x.reshape(-1, n).copy()
+            rows = np.flatnonzero(np.atleast_1d(doubtful))
+            Qf, QDf, TAUf = (a.reshape(-1, n)[rows] for a in (Q, QD, TAU))
+            flat[rows] = self._checked(Qf, QDf, TAUf).reshape(-1, n)
+            x = flat
+        return x.reshape(lead + (n,))
+
+    def _qdd_one(self, q, qd, tau) -> np.ndarray:
+        """One state without the array machinery (a third of the cost of a call at n = 6)."""
+        n = self.n
+        args = [v.tolist() if type(v) is np.ndarray and v.dtype == float else np.asarray(v, dtype=float).tolist()
+                for v in (q, qd, tau)]
+        if not len(args[0]) == len(args[1]) == len(args[2]) == n:
+            name, v = next((k, v) for k, v in zip(("q", "qd", "tau"), args) if len(v) != n)
+            raise ValueError(f"{name}: expected {n} values per state, got shape ({len(v)},)")
+        try:
+            out = self._fn("qdd", False)(*args)
+        except ZeroDivisionError:
+            out = None
+        if out is not None:
+            x, d = out[:n], out[n:]
+            dmin = min(d)
+            # a sum of finite numbers is finite (an overflow just takes the checked path)
+            if dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(sum(x)):
+                return np.array(x)
+        Q, QD, TAU = (np.array(v) for v in args)
+        return self._checked(Q, QD, TAU)
+
+    def _checked(self, q, qd, tau) -> np.ndarray:
+        return solve_checked(self.M(q), tau - self.h(q, qd) - self.G(q), q)
+
+    # -- from the batch engine --------------------------------------------------------
+    @cached_property
+    def _batch(self):
+        from .batch import BatchDynamics
+        return BatchDynamics(self.arm)
+
+    def christoffel(self, q) -> np.ndarray:
+        """Christoffel symbols of the first kind (..., n, n, n), h_i = qd^T Gamma_i qd."""
+        return self._batch.christoffel(q)
+
+    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(Jv, Jw), each (..., B, 3, n): every body's COM (links, then point masses)."""
+        return self._batch.com_jacobians(q)
+
+    def tool_jacobian(self, q) -> np.ndarray:
+        """(..., 6, n) geometric Jacobian [v; w] of the last frame's origin."""
+        return self._batch.tool_jacobian(q)
+
+    @cached_property
+    def operations(self) -> dict[str, int]:
+        """Operations (+ - * /, negation, sin, cos) of each generated function."""
+        for k in _ARGS:
+            self._fn(k, False)
+        return {k: self._code[k][2] for k in _ARGS}
+
+
+def arm_dynamics(arm: NumericArm) -> ArmDynamics:
+    """The :class:`ArmDynamics` of ``arm``, one per arm object."""
+    return cached(arm, "dynamics", ArmDynamics)
+

@@ -1,0 +1,227 @@
+"""Record an algorithm written over plain numbers as straight-line Python code.
+
+The numeric algorithms (:mod:`designer.numeric.algorithms`) are written once,
+over any scalar type with ``+ - * /``: run on floats they compute; run on the
+:class:`Var` of a :class:`Tape` they write themselves down as one assignment
+per operation (Pinocchio's idea of templating the algorithm on its scalar, as
+its code generator does). On the tape the model's constants are folded
+(``0 * x``, ``1 * x``, ``x + 0``), repeated operations are shared, and the
+result is a flat function without loops or calls, one binary operation a line,
+so neither the compiler nor the interpreter nests deeper than one level,
+however long the arm. The same source runs on Python floats (``math``) for one
+state, the fastest way for arrays of six, and on numpy arrays for many.
+"""
+
+from __future__ import annotations
+
+import itertools
+import linecache
+import math
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["Tape", "Var", "Scalar", "build"]
+
+_counter = itertools.count()
+#: the deepest nesting of operations in one generated line
+DEPTH = 4
+_NAME = re.compile(r"\bv\d+\b")  # the names the tape gives its lines
+
+
+class Var:
+    """A value on a :class:`Tape`, named by the line that computes it."""
+
+    __slots__ = ("tape", "name")
+
+    def __init__(self, tape: Tape, name: str):
+        self.tape = tape
+        self.name = name
+
+    def __add__(self, other: Scalar) -> Scalar:
+        return self.tape.add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Scalar) -> Scalar:
+        return self.tape.add(self, -other)
+
+    def __rsub__(self, other: Scalar) -> Scalar:
+        return self.tape.add(-self, other)
+
+    def __mul__(self, other: Scalar) -> Scalar:
+        return self.tape.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: Scalar) -> Scalar:
+        if isinstance(other, Var):
+            return self.tape.binary("/", self, other)
+        return self.tape.mul(self, 1.0 / other)
+
+    def __rtruediv__(self, other: Scalar) -> Scalar:
+        return self.tape.binary("/", other, self)
+
+    def __neg__(self) -> Scalar:
+        return self.tape.neg(self)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+Scalar = float | Var
+
+
+def _text(x: Scalar) -> str:
+    if isinstance(x, Var):
+        return x.name
+    return repr(float(x)) if x >= 0 else f"({float(x)!r})"
+
+
+class Tape:
+    """The lines an algorithm run on :class:`Var` values has written, and their inputs."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._memo: dict[tuple, Var] = {}
+        self._negated: dict[str, Var] = {}
+        self._scaled: dict[str, tuple[float, Var]] = {}  # v = k * w with a constant k
+
+    def input(self, name: str) -> Var:
+        return Var(self, name)
+
+    def _line(self, key: tuple, text: str) -> Var:
+        found = self._memo.get(key)
+        if found is None:
+            found = Var(self, f"v{len(self.lines)}")
+            self.lines.append(f"{found.name} = {text}")
+            self._memo[key] = found
+        return found
+
+    def binary(self, op: str, a: Scalar, b: Scalar) -> Var:
+        return self._line((op, _text(a), _text(b)), f"{_text(a)} {op} {_text(b)}")
+
+    def neg(self, a: Var) -> Scalar:
+        back = self._negated.get(a.name)
+        if back is not None:
+            return back
+        if a.name in self._scaled:  # -(k w) is (-k) w: the sign folds into the constant
+            k, w = self._scaled[a.name]
+            return self.mul(w, -k)
+        out = self._line(("neg", a.name), f"-{a.name}")
+        self._negated[out.name] = a
+        return out
+
+    def add(self, a: Scalar, b: Scalar) -> Scalar:
+        if not isinstance(a, Var):
+            a, b = b, a
+        if not isinstance(a, Var):
+            return a + b
+        if not isinstance(b, Var) and b == 0.0:
+            return a
+        # x + (-y) is written x - y; the operands of + in a fixed order, so that x + y meets y + x
+        if isinstance(b, Var) and b.name in self._negated:
+            return self.binary("-", a, self._negated[b.name])
+        if a.name in self._negated and isinstance(b, Var):
+            return self.binary("-", b, self._negated[a.name])
+        if not isinstance(b, Var) and b < 0:
+            return self.binary("-", a, -b)
+        x, y = sorted((a, b), key=_text)
+        return self.binary("+", x, y)
+
+    def mul(self, a: Scalar, b: Scalar) -> Scalar:
+        if not isinstance(a, Var):
+            a, b = b, a
+        if not isinstance(a, Var):
+            return a * b
+        if not isinstance(b, Var):
+            if b == 0.0:
+                return 0.0
+            if b == 1.0:
+                return a
+            if a.name in self._negated:  # k (-w) is (-k) w
+                return self.mul(self._negated[a.name], -b)
+            if a.name in self._scaled:  # k (k' w) is (k k') w
+                k, w = self._scaled[a.name]
+                return self.mul(w, k * b)
+            if b == -1.0:
+                return self.neg(a)
+            out = self.binary("*", a, b)
+            self._scaled[out.name] = (float(b), a)
+            return out
+        x, y = sorted((a, b), key=_text)
+        return self.binary("*", x, y)
+
+    def call(self, fn: str, a: Scalar) -> Scalar:
+        if not isinstance(a, Var):
+            return getattr(math, fn)(a)
+        return self._line((fn, a.name), f"{fn}({a.name})")
+
+    def source(self, name: str, args: Sequence[str], inputs: Sequence[Sequence[Var]], outputs: Sequence[Scalar]) -> str:
+        """``def name(*args): ... return (outputs)``; ``inputs[k]`` are unpacked from argument k."""
+        body = [f"def {name}({', '.join(args)}):"]
+        for arg, names in zip(args, inputs):
+            if names:
+                body.append(f"    {', '.join(v.name for v in names)}, = {arg}")
+        body += [f"    {line}" for line in _inline(self._needed(outputs), outputs)]
+        body.append(f"    return ({', '.join(_text(o) for o in outputs)},)")
+        return "\n".join(body) + "\n"
+
+    def operations(self, outputs: Sequence[Scalar]) -> int:
+        """How many operations the outputs take."""
+        return len(self._needed(outputs))
+
+    def _needed(self, outputs: Sequence[Scalar]) -> list[str]:
+        """The lines the outputs depend on, in order (a traced branch may leave dead ones)."""
+        need = {o.name for o in outputs if isinstance(o, Var)}
+        keep = []
+        for line in reversed(self.lines):
+            target, text = line.split(" = ", 1)
+            if target in need:
+                keep.append(line)
+                need.update(_NAME.findall(text))
+        return keep[::-1]
+
+
+def _inline(lines: list[str], outputs: Sequence[Scalar]) -> list[str]:
+    """The lines with each value used once written into its user, nested at most :data:`DEPTH` deep.
+
+    A statement per operation costs a store and a load more than a nested expression (about a
+    third of the time of a line); the bound keeps every line far from any parser's limit.
+    """
+    uses: dict[str, int] = {o.name: 2 for o in outputs if isinstance(o, Var)}  # outputs stay named
+    for line in lines:
+        for name in _NAME.findall(line.split(" = ", 1)[1]):
+            uses[name] = uses.get(name, 0) + 1
+    pending: dict[str, tuple[str, int]] = {}
+    out = []
+    for line in lines:
+        target, text = line.split(" = ", 1)
+        depth = 1
+
+        def put(match: re.Match) -> str:
+            nonlocal depth
+            found = pending.pop(match.group(0), None)
+            if found is None:
+                return match.group(0)
+            depth = max(depth, found[1] + 1)
+            return f"({found[0]})"
+
+        text = _NAME.sub(put, text)
+        if uses.get(target, 0) == 1 and depth < DEPTH:
+            pending[target] = (text, depth)
+        else:
+            out.append(f"{target} = {text}")
+    return out
+
+
+def build(name: str, source: str, vectorised: bool) -> Callable:
+    """Compile ``source`` defining ``name``, with sin/cos from numpy (arrays) or math (floats)."""
+    filename = f"<designer-numeric-{next(_counter)}-{name}>"
+    # register the text so that inspect.getsource and tracebacks can show it
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    lib = np if vectorised else math
+    namespace = {"sin": lib.sin, "cos": lib.cos}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
