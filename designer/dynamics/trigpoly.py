@@ -92,6 +92,10 @@ class TrigRing:
         self._shared_bases = len({a.as_base_exp()[0] for a in self._atoms_out}) < len(self._atoms_out)
         self._powers: dict = {}
 
+    def __getstate__(self) -> dict:
+        """Pickled without its caches (a worker process sends the ring back with a result)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_simplify_cache", "_powers")} | {"_powers": {}}
+
     # -- conversion ---------------------------------------------------------------
     def var(self, e) -> PolyElement:
         """A sympy expression of the model as a ring element."""

@@ -1,6 +1,10 @@
 """The derivation panel: method and simplification, Derive / Cancel, progress, errors, results.
 
-Derivations run in a :class:`~designer.gui.worker.JobWorker`. Results are cached
+Derivations run in a worker process (:class:`~designer.gui.worker.ProcessJobWorker`),
+started in the background when the panel is made: Cancel stops one at once, and
+one that runs out of memory or crashes leaves the window and the model as they
+were. A ``derive`` given to the panel (a fake in tests) runs on the thread
+pool instead. Results are cached
 per (model, method, simplification), so going back to a model (undo) or a
 method shows its equations at once. After an edit the equations on display
 stay, under a banner saying they are out of date, until derived again.
@@ -16,8 +20,9 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTex
                                QPushButton, QVBoxLayout, QWidget)
 
 from ..dynamics.results import Equations, Method, SimplifyMode
+from ..jobs.process import ProcessJob
 from .equations_view import EquationsView
-from .worker import JobWorker, start_job
+from .worker import JobWorker, ProcessJobWorker, process_runner, start_job
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
 
@@ -46,6 +51,12 @@ def default_derive(model, method, simplify, token):
     return derive_job(model, method, simplify, token)
 
 
+def process_derive(model, method, simplify) -> ProcessJob:
+    """The core's derivation job, described for a worker process."""
+    from ..dynamics.engine import derive_job
+    return ProcessJob(derive_job, (model, method, simplify), "derivation")
+
+
 def _banner(text: str, color: str, parent) -> QLabel:
     label = QLabel(text, parent)
     label.setWordWrap(True)
@@ -56,8 +67,9 @@ def _banner(text: str, color: str, parent) -> QLabel:
 class DerivationPanel(QWidget):
     """Derive the equations of the document's model without blocking the window.
 
-    ``derive(model, method, simplify, token)`` returns a job generator
-    (:func:`default_derive` unless given, e.g. a fake in tests).
+    ``derive(model, method, simplify, token)`` returns a job generator for
+    the thread pool (e.g. a fake in tests); without it, derivations run in a
+    worker process (:func:`process_derive`).
     """
 
     derivationFinished = Signal(object)   # Equations
@@ -69,9 +81,9 @@ class DerivationPanel(QWidget):
     def __init__(self, document, derive: Callable | None = None, parent=None):
         super().__init__(parent)
         self.document = document
-        self.derive = derive or default_derive
+        self.derive = derive
         self.cache: OrderedDict = OrderedDict()
-        self.worker: JobWorker | None = None
+        self.worker: JobWorker | ProcessJobWorker | None = None
         self._running_key = None
         self.shown: tuple | None = None    # (key, Equations) on display
         self._view_state = None
@@ -134,6 +146,8 @@ class DerivationPanel(QWidget):
         self.method.currentIndexChanged.connect(self.update_display)
         self.simplify.currentIndexChanged.connect(self.update_display)
         document.modelChanged.connect(self.update_display)
+        if derive is None:
+            process_runner().warm_up()   # so that the first Derive does not wait for the process to start
 
     # -- state ---------------------------------------------------------------------
     def key(self) -> tuple:
@@ -190,8 +204,9 @@ class DerivationPanel(QWidget):
         self.progress.setFormat("starting…")
         self.derive_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        worker = start_job(lambda token: self.derive(model, method, simplify, token),
-                           progress=self._progress, finished=lambda eq: self._finished(worker, key, eq),
+        make_job = (process_derive(model, method, simplify) if self.derive is None
+                    else lambda token: self.derive(model, method, simplify, token))
+        worker = start_job(make_job, progress=self._progress, finished=lambda eq: self._finished(worker, key, eq),
                            failed=lambda m, d: self._failed(worker, m, d),
                            cancelled=lambda: self._cancelled(worker))
         self.worker = worker

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollAre
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
-from . import export, urdf_dialogs
+from . import export, preferences, urdf_dialogs
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
@@ -219,6 +219,8 @@ class MainWindow(QMainWindow):
         edit_menu.addSeparator()
         self._action(edit_menu, "Add link", self.dh_table.add_link)
         self._action(edit_menu, "Remove link", self.dh_table.remove_link)
+        edit_menu.addSeparator()
+        preferences.build_menu(self, edit_menu)
 
     def _build_view_menu(self, view_menu) -> None:
         view = self.arm_view

@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout)
 
+from ...jobs.process import ProcessJob, call_job
 from ...model import Manipulator
 from .base import ExploreView
-from .jobs import conditions_job
 
 __all__ = ["ConditionsView", "parse_targets"]
 
@@ -132,10 +132,13 @@ class ConditionsView(ExploreView):
             bad = [u for u in unknowns if u not in names]
             if bad:
                 raise ValueError(f"'{bad[0]}' is not a parameter of the model")
+            from ...explore.conditions import find_conditions
             self.clear_result()
             self.summary.setText(f"Searching: {self.kind.currentText()} …")
-            return self.panel.run_job("Conditions", lambda token: conditions_job(model, kind, targets, unknowns, token),
-                                      lambda result: self.show_result(result, model), owner=self)
+            # in a worker process: the sympy solve cannot be interrupted, the process can
+            job = ProcessJob(call_job, (find_conditions, (model, kind, targets or None, unknowns or None),
+                                        "conditions", "deriving M and G and solving the coefficient equations"))
+            return self.panel.run_job("Conditions", job, lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Conditions", start)
 
     def show_result(self, result, model: Manipulator) -> None:
