@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollAre
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
-from . import export, preferences, urdf_dialogs
+from . import design_export, export, preferences, urdf_dialogs
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
@@ -199,7 +199,10 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
-        export.build_menu(self, file_menu.addMenu("&Export"))
+        export_menu = file_menu.addMenu("&Export")
+        export.build_menu(self, export_menu)
+        export_menu.addSeparator()
+        design_export.build_menu(self, export_menu)
         urdf_dialogs.build_menu(self, file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
