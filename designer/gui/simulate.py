@@ -1,55 +1,44 @@
-"""The Simulate tab: the arm falling from the current pose under gravity alone (forward dynamics,
-:func:`designer.numeric.simulate.simulate_job`, in the worker), played back in the 3D view with
-play/pause, a time slider and a speed, with plots of q and of the energy (constant when nothing
-but gravity acts: the check that the motion is right)."""
+"""The Simulate tab: a motion computed in the worker (:mod:`designer.numeric.motion`), played back
+in the 3D view with play/pause, a time slider and a speed, with plots of q, of the joint torques
+and of the energy.
+
+Three motions: the arm let go at rest from the current pose under gravity alone (forward
+dynamics; the energy stays constant, the check that the motion is right); a quintic move from the
+current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
+qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
+changes by the torques' work, drawn beside it as the check."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSlider, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QSlider, QVBoxLayout, QWidget)
 
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import Progress
 from ..kinematics import NumericArm
 from ..model import Manipulator
+from ..numeric.motion import MotionResult, driven_job, passive_job
 from .explore.base import STALE_STYLE
-from .explore.controls import spin_box
+from .explore.controls import parse_values, spin_box
+from .folders import last_folder, remember_folder
 from .worker import JobWorker, start_job
 
-__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS"]
+__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
 
-@dataclass(frozen=True)
-class SimulationResult:
-    t: np.ndarray        # (N,) s
-    q: np.ndarray        # (N, n) rad or m
-    energy: np.ndarray   # (N,) J
-
-
-def passive_job(arm: NumericArm, q0, duration: float, frames: int, token: CancelToken) -> Job[SimulationResult]:
-    """The arm released at rest from ``q0`` under gravity alone, reported at ``frames`` times."""
-    from ..numeric.simulate import energy, simulate_job
-    t = np.linspace(0.0, duration, frames)
-    job = simulate_job(arm, q0, np.zeros(arm.n), (0.0, duration), t_eval=t)
-    while True:   # the integrator's chunks, with a chance to cancel between them
-        token.check()
-        try:
-            step = next(job)
-        except StopIteration as done:
-            traj = done.value
-            break
-        yield step
-    token.check()
-    yield Progress("energy", None, f"{len(traj.t)} states")
-    return SimulationResult(np.asarray(traj.t), np.asarray(traj.q), np.asarray(energy(arm, traj.q, traj.qd)))
+SimulationResult = MotionResult   # the name this module gave it first
+MOTIONS = {"passive fall": "Release from this pose",
+           "quintic move": "Move to the target",
+           "trajectory CSV": "Drive along the CSV"}
 
 
 class SimulatePanel(QWidget):
@@ -66,7 +55,19 @@ class SimulatePanel(QWidget):
         self.result: SimulationResult | None = None
         self.result_model: Manipulator | None = None
         self.worker: JobWorker | None = None
-        self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s", tip="Time to simulate")
+        self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
+                                 tip="Time to simulate (passive fall) or of the move (quintic)")
+        self.motion = QComboBox(self)
+        self.motion.addItems(list(MOTIONS))
+        self.motion.setToolTip("Passive fall: let go under gravity. Quintic move: rest to rest from the current\n"
+                               "pose to the target in the given time. Trajectory CSV: t, q1..qn (qd, qdd optional).")
+        self.motion.currentTextChanged.connect(self._motion_changed)
+        self.target = QLineEdit(self)
+        self.target.setPlaceholderText("target pose: one value per joint (deg, or m for prismatic joints)")
+        self.csv_path = QLineEdit(self)
+        self.csv_path.setPlaceholderText("trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)")
+        self.browse_button = QPushButton("Browse…", self)
+        self.browse_button.clicked.connect(self._browse)
         self.run_button = QPushButton("Release from this pose", self)
         self.run_button.setToolTip("Simulate the arm let go at rest from the current pose, gravity the only load")
         self.run_button.clicked.connect(self.run)
@@ -95,18 +96,28 @@ class SimulatePanel(QWidget):
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
         self.q_plot.setLabel("left", "q (rad or m)")
-        self.e_plot = self.plots.addPlot(row=1, col=0, title="energy change since the release")
+        self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        self.tau_plot.setLabel("left", "τ (N·m or N)")
+        self.tau_plot.setXLink(self.q_plot)
+        self.tau_plot.addLegend(offset=(-10, 10))
+        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
         self.e_plot.setLabel("left", "E − E(0) (J)")
+        self.e_plot.addLegend(offset=(-10, 10))
         self.e_plot.setLabel("bottom", "t (s)")
         self.e_plot.setXLink(self.q_plot)
         self.q_plot.addLegend(offset=(-10, 10))
-        self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(2)]
-        self.q_plot.addItem(self.cursor[0])
-        self.e_plot.addItem(self.cursor[1])
+        self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
+        for plot, line in zip(self._plots(), self.cursor):
+            plot.addItem(line)
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
 
+        motion_row = QHBoxLayout()
+        motion_row.addWidget(self.motion)
+        motion_row.addWidget(self.target, 1)
+        motion_row.addWidget(self.csv_path, 1)
+        motion_row.addWidget(self.browse_button)
         run_row = QHBoxLayout()
         run_row.addWidget(QLabel("for", self))
         run_row.addWidget(self.duration)
@@ -119,6 +130,7 @@ class SimulatePanel(QWidget):
         play_row.addWidget(self.speed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(motion_row)
         layout.addLayout(run_row)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
@@ -126,6 +138,23 @@ class SimulatePanel(QWidget):
         layout.addLayout(play_row)
         layout.addWidget(self.plots, 1)
         self._set_playable(False)
+        self._motion_changed(self.motion.currentText())
+
+    def _plots(self) -> tuple:
+        return self.q_plot, self.tau_plot, self.e_plot
+
+    def _motion_changed(self, name: str) -> None:
+        self.run_button.setText(MOTIONS[name])
+        self.target.setVisible(name == "quintic move")
+        self.csv_path.setVisible(name == "trajectory CSV")
+        self.browse_button.setVisible(name == "trajectory CSV")
+        self.duration.setEnabled(name != "trajectory CSV")
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
+        if path:
+            remember_folder(path)
+            self.csv_path.setText(path)
 
     # -- the window's calls --------------------------------------------------------------
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
@@ -148,10 +177,14 @@ class SimulatePanel(QWidget):
         if self.arm is None or len(self.q0) != self.arm.n:
             self.status.setText("No arm to simulate: the model needs values for all its parameters.")
             return None
+        try:
+            make_job = self._job()
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return None
         self.cancel()
         self.set_playing(False)
-        arm, q0, duration, model = self.arm, self.q0.copy(), self.duration.value(), self.model
-        frames = int(duration * 1000 / FRAME_MS) + 1
+        model = self.model
         self.progress.setValue(0)
         self.status.setText("Simulating…")
         self.run_button.setEnabled(False)
@@ -183,10 +216,33 @@ class SimulatePanel(QWidget):
             if worker is self.worker and step.fraction is not None:
                 self.progress.setValue(int(1000 * step.fraction))
 
-        worker = start_job(lambda token: passive_job(arm, q0, duration, frames, token), progress=progress,
+        worker = start_job(make_job, progress=progress,
                            finished=finished, failed=failed, cancelled=cancelled)
         self.worker = worker
         return worker
+
+    def _job(self):
+        """The job factory of the chosen motion (ValueError naming a bad input)."""
+        arm, q0, duration = self.arm, self.q0.copy(), self.duration.value()
+        frames = int(duration * 1000 / FRAME_MS) + 1
+        motion = self.motion.currentText()
+        if motion == "passive fall":
+            return lambda token: passive_job(arm, q0, duration, frames, token)
+        from ..explore.sizing import quintic, read_trajectory
+        if motion == "quintic move":
+            target = parse_values(self.target.text(), arm.n, "target pose")
+            if target is None:
+                raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
+            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in self.model.links])
+            traj = quintic(q0, target * scale, duration, frames)
+        else:
+            path = self.csv_path.text().strip()
+            if not path:
+                raise ValueError("Choose a trajectory CSV (Browse…).")
+            if not Path(path).is_file():
+                raise ValueError(f"{path}: no such file")
+            traj = read_trajectory(path, arm.n)
+        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token)
 
     def cancel(self) -> None:
         if self.busy:
@@ -195,17 +251,30 @@ class SimulatePanel(QWidget):
     def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
         self.result, self.result_model = result, model
         self.stale_banner.hide()
-        self.q_plot.clear()
-        self.q_plot.addItem(self.cursor[0])
+        for plot, line in zip(self._plots(), self.cursor):
+            plot.clear()
+            plot.addItem(line)
         for i in range(result.q.shape[1]):
-            self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2), name=f"q{i + 1}")
-        self.e_plot.clear()
-        self.e_plot.addItem(self.cursor[1])
+            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
+            self.q_plot.plot(result.t, result.q[:, i], pen=pen, name=f"q{i + 1}")
+            if result.tau is not None:
+                self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
         e = result.energy
-        self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2))
-        drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
-        text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
-                "(no friction, no torques: it should stay constant)")
+        self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
+        if result.work is None:
+            self.tau_plot.setTitle("joint torques: none (the arm is let go)")
+            drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
+            text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
+                    "(no friction, no torques: it should stay constant)")
+        else:
+            self.tau_plot.setTitle("joint torques (inverse dynamics)")
+            self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                             name="work of τ")
+            peaks = ", ".join(f"{abs_max:.3g} {'N·m' if rev else 'N'}" for abs_max, rev in
+                              zip(np.abs(result.tau).max(axis=0), self._revolute(result.q.shape[1])))
+            gap = float(np.abs(e - e[0] - result.work).max())
+            text = (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; peak |τ| per joint: {peaks}. "
+                    f"Energy change and the torques' work differ by at most {gap:.2g} J.")
         if self.arm is not None and self.arm.n == result.q.shape[1]:
             lo, hi = self.arm.limits[:, 0], self.arm.limits[:, 1]
             past = [i + 1 for i in range(self.arm.n)
@@ -222,6 +291,11 @@ class SimulatePanel(QWidget):
         self._show_frame(0)
 
     # -- playback ------------------------------------------------------------------------------
+    def _revolute(self, n: int) -> list[bool]:
+        if self.model is not None and self.model.n == n:
+            return [link.is_revolute for link in self.model.links]
+        return [True] * n
+
     def _set_playable(self, on: bool) -> None:
         for w in (self.play_button, self.scrub, self.speed):
             w.setEnabled(on)
