@@ -16,16 +16,17 @@ from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
-from ..jobs import CancelToken, Job
+from ..jobs import CancelToken, Job, Progress
 from ..numeric.batch import Batch, batch_frames
 from .distribute import ordered_blocks
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
            "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE",
-           "grid_states", "states_job"]
+           "grid_states", "states_job", "MapResult", "map_job", "evaluate_chunked", "CHUNK_STATES"]
 
 DEFAULT_REVOLUTE_RANGE = (-np.pi, np.pi)
+CHUNK_STATES = 256   # states per step: ~5 ms for a six-joint arm (and faster than big blocks: they stay in cache)
 
 
 class Sampling(str, Enum):
@@ -107,6 +108,45 @@ def grid_states(arm: NumericArm, joints: tuple[int, int], q0: ArrayLike | None =
     Q: np.ndarray = np.tile(pose, (X.size, 1))
     Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
     return x, y, Q
+
+
+def evaluate_chunked(arm: NumericArm, q: np.ndarray, spec: MetricSpec, ratings: Ratings | None,
+                     token: CancelToken, stage: str, start: float = 0.0, span: float = 1.0) -> Job[np.ndarray]:
+    """:func:`evaluate` over ``q`` in chunks of :data:`CHUNK_STATES`, checking ``token`` between them
+    and yielding progress from ``start`` to ``start + span``."""
+    parts = []
+    for s in range(0, len(q), CHUNK_STATES):
+        token.check()
+        parts.append(evaluate(arm, q[s:s + CHUNK_STATES], spec, ratings))
+        done = min(len(q), s + CHUNK_STATES)
+        yield Progress(stage, start + span * done / len(q), f"{done} of {len(q)} states")
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+@dataclass(frozen=True)
+class MapResult:
+    """A joint-grid map and the metric's statistics over samples within the joint limits."""
+
+    grid: GridMap
+    samples: SampleSummary | None
+
+
+def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[float], steps: int,
+            samples: int, sampling: Sampling, ratings: Ratings | None, token: CancelToken) -> Job[MapResult]:
+    """:func:`grid_map` on a ``steps`` x ``steps`` grid then, if ``samples`` > 0, :func:`sample_summary`
+    (seed 0) as one job: the same states and numbers, evaluated in chunks with progress and cancel."""
+    spec = parse_metric(metric, arm.n)
+    x, y, Q = grid_states(arm, joints, q0, int(steps))
+    span = 0.8 if samples > 0 else 1.0
+    yield Progress("map", 0.0, f"{len(Q)} states")
+    values = yield from evaluate_chunked(arm, Q, spec, ratings, token, "map", 0.0, span)
+    grid = GridMap(spec.label, (joints[0], joints[1]), x, y, values.reshape(len(y), len(x)), np.asarray(q0, float))
+    summary = None
+    if samples > 0:
+        q = sample_configurations(arm, int(samples), sampling, seed=0)
+        v = yield from evaluate_chunked(arm, q, spec, ratings, token, "samples", span, 1.0 - span)
+        summary = SampleSummary(spec.label, q, v, summarize(v))
+    return MapResult(grid, summary)
 
 
 def _evaluate_block(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None) -> list[float]:
