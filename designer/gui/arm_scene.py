@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics import NumericArm
+from ..kinematics import NumericArm, display_arm
 from ..model.manipulator import Convention
 
 __all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix", "gravity_arrow"]
@@ -168,19 +168,4 @@ def gravity_arrow(gravity: np.ndarray, reach: float) -> np.ndarray:
     return np.array(segments)
 
 
-def numeric_arm(model) -> NumericArm:
-    """The model at its default values for drawing and plotting.
-
-    Symbols used only in the gravity vector may lack a value: nothing drawn or
-    plotted here (geometry, M, B, C) depends on gravity, so they count as 0.
-    Raises :class:`~designer.model.MissingParameterError` for any other symbol without a value.
-    """
-    elsewhere = set()
-    for link in model.links:
-        for e in link.expressions():
-            elsewhere |= {s.name for s in e.free_symbols}
-    for pm in model.point_masses:
-        for e in (pm.mass, *pm.position):
-            elsewhere |= {s.name for s in e.free_symbols}
-    overrides = {name: 0.0 for name in model.unvalued_symbols() if name not in elsewhere}
-    return NumericArm.from_model(model, overrides)
+numeric_arm = display_arm   # moved to the core: designer.kinematics.display_arm

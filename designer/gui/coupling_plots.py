@@ -157,12 +157,12 @@ class CouplingPanel(QWidget):
         return page
 
     # -- public API -----------------------------------------------------------
-    def set_model(self, model: Manipulator | None) -> None:
-        """Show plots for ``model`` (symbols at their default values)."""
+    def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
+        """Show plots for ``model`` (symbols at their default values; ``arm``: its numeric arm if built)."""
         self.model = model
         self._grid, self._grid_key = None, None
         try:
-            self.arm = None if model is None else numeric_arm(model)
+            self.arm = None if model is None else arm if arm is not None else numeric_arm(model)
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             self.arm = None
             self._show_status(f"Cannot plot: {exc}")

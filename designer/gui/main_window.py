@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QUndoView,
                                QVBoxLayout, QWidget)
 
+from ..design_state import OpenDesign
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
 from . import design_export, export, preferences, urdf_dialogs
@@ -69,6 +71,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
+        self.design = OpenDesign(self.document.model)   # the pose and the arm the views share
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
@@ -141,12 +144,13 @@ class MainWindow(QMainWindow):
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)
         self.problems.linkChosen.connect(self.dh_table.select_link)
-        doc.modelChanged.connect(self._model_changed)
+        self._observe_design()
+        doc.modelChanged.connect(self.design.set_model)
         self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
         doc.reset_done.connect(self.derivation.clear)
-        self.sliders.valuesChanged.connect(self._joints_moved)
+        self.sliders.valuesChanged.connect(self.design.set_pose)
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
@@ -164,7 +168,7 @@ class MainWindow(QMainWindow):
         self.burst_timer.setInterval(BURST_MS)
         self.burst_timer.timeout.connect(self.autosave)
         self._autosaved_model = None
-        self._model_changed(doc.model)
+        self.design.set_model(doc.model)
         self.problems.refresh(doc.model)
 
     # -- menus -----------------------------------------------------------------------
@@ -289,21 +293,28 @@ class MainWindow(QMainWindow):
             self._action(self.recent_menu, p, lambda p=p: self.open_file(p))
 
     # -- keeping the window in step with the model ---------------------------------------
-    def _model_changed(self, model: Manipulator) -> None:
-        self.sliders.set_model(model)
-        self.arm_view.set_model(model)
-        self.coupling.set_model(model)
-        self.explore.set_model(model)
-        self.simulate.set_model(model, self.arm_view.arm)
-        self._joints_moved(self.sliders.values())
-        self._update_title()
+    def _observe_design(self) -> None:
+        """The views follow :attr:`design` (the model, its arm built once, the pose); the sliders set
+        the pose and follow the model."""
+        design = self.design
+        design.observe(model=lambda d: self.sliders.set_model(d.model, d.arm))
+        design.observe(model=lambda d: self.arm_view.set_model(d.model, d.arm),
+                       pose=lambda d: self.arm_view.set_joint_values(d.q))
+        design.observe(pose=lambda d: self.readout.update_pose(d.arm, d.q))
+        design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
+                       pose=lambda d: self.coupling.set_joint_values(d.q))
+        design.observe(model=lambda d: self.explore.set_model(d.model),
+                       pose=lambda d: self.explore.set_joint_values(d.q))
+        design.observe(model=lambda d: self.simulate.set_model(d.model, d.arm),
+                       pose=lambda d: self.simulate.set_joint_values(d.q))
+        # the sliders keep their values (clamped) or start at zero: the pose is theirs after a model change
+        design.observe(model=lambda d: self._sync_pose())
+        design.observe(model=lambda d: self._update_title())
 
-    def _joints_moved(self, q) -> None:
-        self.arm_view.set_joint_values(q)
-        self.readout.update_pose(self.arm_view.arm, q)
-        self.simulate.set_joint_values(q)
-        self.coupling.set_joint_values(q)
-        self.explore.set_joint_values(q)
+    def _sync_pose(self) -> None:
+        q = self.sliders.values()
+        if len(q) == self.design.model.n:
+            self.design.q = np.asarray(q, float)
 
     def _edited(self, _index: int) -> None:
         self.burst_timer.start()  # a recovery write once the burst of edits pauses

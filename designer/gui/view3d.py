@@ -88,8 +88,9 @@ class ArmView(QWidget):
         return QSize(640, 480)
 
     # -- public API -----------------------------------------------------------
-    def set_model(self, model: Manipulator | None) -> None:
-        """Show ``model`` (symbols at their default values); a message replaces it when it cannot be drawn."""
+    def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
+        """Show ``model`` (symbols at their default values; ``arm``: its numeric arm when already built,
+        e.g. by :class:`~designer.design_state.OpenDesign`); a message replaces it when it cannot be drawn."""
         if model != self.model:  # a map of another arm would mislead
             self.clear_workspace_points()
         self.model = model
@@ -97,7 +98,7 @@ class ArmView(QWidget):
             self._clear()
             return self._show_message("No arm to show.")
         try:
-            arm = scene.numeric_arm(model)
+            arm = arm if arm is not None else scene.numeric_arm(model)
         except MissingParameterError as exc:
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}. Give them default values in the parameters panel.")
