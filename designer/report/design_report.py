@@ -108,8 +108,8 @@ def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | N
            _figures_html(figures) if figures else ""]
     block = "\n".join(arm) + "\n"
     if eq is not None:
-        from .html_report import render_html
-        page = render_html(eq, _title(model, title))
+        from . import render   # the dispatcher: every form of the equations has its HTML
+        page = render(eq, "html", title=_title(model, title))
         marker = "<h2>Equations of motion</h2>"
         at = page.find(marker)
         at = at if at >= 0 else page.rfind("</body>")
