@@ -1,5 +1,5 @@
 """File > Export > Design report: the window's figures (3D view at the current pose, coupling plots,
-the Explore map when one is computed and current) beside the DH table and the equations, as one
+the Simulate tab's plots and the Explore map when computed and current) beside the DH table and the equations, as one
 self-contained HTML file or a PDF (:mod:`designer.report.design_report`, run in a worker process).
 """
 
@@ -71,6 +71,14 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
             i, j = coupling.pair()
             figures.append(Figure("Coupling plots", _plot_png(coupling.joint_plots),
                                   f"joints {i} and {j}, swept over joint {coupling.swept_joint.currentIndex() + 1}"))
+    simulate = window.simulate
+    if simulate.result is not None:
+        if simulate.stale_banner.isVisibleTo(simulate):
+            notes.append("the simulation is out of date and was left out")
+        else:
+            r = simulate.result
+            figures.append(Figure("Simulation", _plot_png(simulate.plots),
+                                  f"{r.kind}, {r.t[-1]:.3g} s: q, joint torques and energy"))
     map_view = window.explore.map_view
     if map_view.result is not None:
         if map_view.stale:

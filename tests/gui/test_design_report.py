@@ -76,14 +76,20 @@ def test_pdf_report_with_equations_and_the_explore_map(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: mv.result is not None, timeout=60_000)
     figures, notes = grab_figures(window)
     assert [f.title for f in figures] == ["The arm in the 3D view", "Coupling plots", "Explore map"]
+    window.simulate.duration.setValue(0.4)
+    with qtbot.waitSignal(window.simulate.finished, timeout=60_000):
+        window.simulate.run()
+    figures, notes = grab_figures(window)
+    assert [f.title for f in figures] == ["The arm in the 3D view", "Coupling plots", "Simulation", "Explore map"]
     target = tmp_path / "report.pdf"
     with qtbot.waitSignal(window.exported, timeout=60_000):
         assert export_design_report(window, "pdf", target)
     data = target.read_bytes()
     assert data.startswith(b"%PDF")
-    assert pdf_pages(data) >= 1 + 3 + 1                     # tables, three figures, equations
+    assert pdf_pages(data) >= 1 + 4 + 1                     # tables, four figures, equations
     # after an edit the map is out of date: left out, and said so
     window.document.apply(window.document.model.with_parameter("m2", 3.0), "Set m2")
     figures, notes = grab_figures(window)
     assert "Explore map" not in [f.title for f in figures]
     assert any("Explore map is out of date" in n for n in notes)
+    assert "Simulation" not in [f.title for f in figures] and any("simulation is out of date" in n for n in notes)
