@@ -39,6 +39,11 @@ SimulationResult = MotionResult   # the name this module gave it first
 MOTIONS = {"passive fall": "Release from this pose",
            "quintic move": "Move to the target",
            "trajectory CSV": "Drive along the CSV"}
+TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, gravity the only load",
+        "quintic move": "Move rest to rest from the current pose to the target pose in the given time, with the "
+                        "torques that drive it",
+        "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
+QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
 
 
 class SimulatePanel(QWidget):
@@ -145,6 +150,7 @@ class SimulatePanel(QWidget):
 
     def _motion_changed(self, name: str) -> None:
         self.run_button.setText(MOTIONS[name])
+        self.run_button.setToolTip(TIPS[name])
         self.target.setVisible(name == "quintic move")
         self.csv_path.setVisible(name == "trajectory CSV")
         self.browse_button.setVisible(name == "trajectory CSV")
@@ -160,7 +166,7 @@ class SimulatePanel(QWidget):
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
         self.model, self.arm = model, arm
         stale = self.result is not None and model != self.result_model
-        self.stale_banner.setText("Out of date: the model changed after this simulation. Release again to update."
+        self.stale_banner.setText("Out of date: the model changed after this simulation. Run it again to update."
                                   if stale else "")
         self.stale_banner.setVisible(stale)
 
@@ -234,7 +240,7 @@ class SimulatePanel(QWidget):
             if target is None:
                 raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
             scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in self.model.links])
-            traj = quintic(q0, target * scale, duration, frames)
+            traj = quintic(q0, target * scale, duration, max(frames, QUINTIC_STEPS))
         else:
             path = self.csv_path.text().strip()
             if not path:
