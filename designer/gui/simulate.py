@@ -104,13 +104,13 @@ class SimulatePanel(QWidget):
         self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
         self.tau_plot.setLabel("left", "τ (N·m or N)")
         self.tau_plot.setXLink(self.q_plot)
-        self.tau_plot.addLegend(offset=(-10, 10))
+        self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
         self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
         self.e_plot.setLabel("left", "E − E(0) (J)")
-        self.e_plot.addLegend(offset=(-10, 10))
+        self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
         self.e_plot.setLabel("bottom", "t (s)")
         self.e_plot.setXLink(self.q_plot)
-        self.q_plot.addLegend(offset=(-10, 10))
+        self.q_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
         self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
         for plot, line in zip(self._plots(), self.cursor):
             plot.addItem(line)
