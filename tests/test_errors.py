@@ -26,7 +26,9 @@ def exception_classes(with_gui: bool) -> list[type[BaseException]]:
             continue
         module = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
-            if issubclass(cls, BaseException) and cls.__module__ == module.__name__:
+            # a private class (jobs.process._NoProcess) is control flow caught inside its module, never shown
+            own = issubclass(cls, BaseException) and cls.__module__ == module.__name__
+            if own and not cls.__name__.startswith("_"):
                 found.append(cls)
     return found
 

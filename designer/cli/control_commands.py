@@ -178,6 +178,9 @@ def codegen_control(args, derive, progress) -> int:
 
     if args.lang == "matlab" and not args.out:
         raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
+    if args.parameters == "base" and getattr(args, "drives", False):
+        raise UserError("codegen --parameters base --drives: the drive terms are base parameters of their own "
+                        "(see 'regressor --base --drives'); use --drives with --parameters standard")
     try:
         if args.parameters == "base":
             model = load_model(args.project)
@@ -188,7 +191,7 @@ def codegen_control(args, derive, progress) -> int:
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = extra_functions(plan_code(eq, args.form), eq.model)
+            plan = extra_functions(plan_code(eq, args.form, getattr(args, "drives", False)), eq.model)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

@@ -14,7 +14,9 @@ import numpy as np
 
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
+from ..jobs import Progress
 from .common import UserError, load_model, number, read_json, read_text, write_output
+from .progress import add_quiet, job_bar, loop_bar
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 
@@ -27,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
     _drives_option(p)
+    add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
     p.add_argument("project")
@@ -39,6 +42,7 @@ def register(sub) -> None:
     p.add_argument("--strict", action="store_true",
                    help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
     _drives_option(p)
+    add_quiet(p)
     p.set_defaults(func=cmd_torques)
     p = sub.add_parser("simulate",
                        help="integrate the motion from an initial state under torques or PD control (CSV out)")
@@ -75,7 +79,7 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
                          "nothing is added\n")
 
 
-def compiled_for(model: Manipulator, method: str, where: str):
+def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
     """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
     from ..dynamics import derive
     from ..dynamics.results import Method, SimplifyMode
@@ -84,9 +88,11 @@ def compiled_for(model: Manipulator, method: str, where: str):
         numeric = model.numeric()
     except MissingParameterError as exc:
         raise UserError(f"{where}: {exc}") from None
-    # the compiled functions come from the recursive forms whatever the method: never expanded
-    eq = derive(numeric, Method(method), SimplifyMode.OFF, form="compact")
-    return compile_equations(eq)
+    with job_bar(quiet, desc=f"derive ({method})") as progress:
+        # the compiled functions come from the recursive forms whatever the method: never expanded
+        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress, form="compact")
+        progress(Progress("compile"))
+        return compile_equations(eq)
 
 
 def _vector(value, n: int, where: str) -> list[float]:
@@ -123,11 +129,11 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
-    cd = compiled_for(model, args.method, args.project)
+    cd = compiled_for(model, args.method, args.project, args.quiet)
     from ..dynamics.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
-    for q, qd, qdd in states:
+    for q, qd, qdd in loop_bar(states, args.quiet, unit="state", desc="eval"):
         M, tau = cd.M(q), cd.tau(q, qd, qdd)
         result = {}
         if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
@@ -202,7 +208,7 @@ def cmd_torques(args) -> int:
             raise UserError(f"{args.project}: {exc}") from None
         tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
-        tau = compiled_for(model, args.method, args.project).tau_many(Q, QD, QDD)
+        tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
     if args.drives:
         from ..dynamics.drives import drive_arrays, friction_torque
         _drive_note(model, True)

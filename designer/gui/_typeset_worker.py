@@ -10,7 +10,7 @@ from __future__ import annotations
 import pickle
 import sys
 
-from designer.gui import mathtext
+from designer.report import typeset as mathtext
 
 FUNCTIONS = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
 

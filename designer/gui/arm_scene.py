@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics import NumericArm
+from ..kinematics import NumericArm, display_arm
 from ..model.manipulator import Convention
 
-__all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix"]
+__all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix", "gravity_arrow"]
 
 
 def arm_reach(arm: NumericArm) -> float:
@@ -148,19 +148,24 @@ def sphere_mesh(rows: int = 10, cols: int = 16) -> tuple[np.ndarray, np.ndarray,
     return verts, verts.copy(), np.array(faces, dtype=np.int64)
 
 
-def numeric_arm(model) -> NumericArm:
-    """The model at its default values for drawing and plotting.
+def gravity_arrow(gravity: np.ndarray, reach: float) -> np.ndarray:
+    """Line segments (pairs of points) of an arrow along ``gravity`` beside the base: a shaft of a
+    quarter of the reach and a four-line head; no segments when gravity is zero."""
+    g = np.asarray(gravity, float)
+    norm = float(np.linalg.norm(g))
+    if not np.isfinite(norm) or norm == 0.0:
+        return np.zeros((0, 3))
+    direction = g / norm
+    length = 0.25 * reach
+    side = _rotation_to(direction)
+    start = -0.3 * reach * side[:, 0] - 0.5 * length * direction   # beside the base, centred on it
+    tip = start + length * direction
+    head = 0.25 * length
+    segments = [start, tip]
+    for k in (0, 1):
+        for sign in (1.0, -1.0):
+            segments += [tip, tip - head * direction + sign * 0.5 * head * side[:, k]]
+    return np.array(segments)
 
-    Symbols used only in the gravity vector may lack a value: nothing drawn or
-    plotted here (geometry, M, B, C) depends on gravity, so they count as 0.
-    Raises :class:`~designer.model.MissingParameterError` for any other symbol without a value.
-    """
-    elsewhere = set()
-    for link in model.links:
-        for e in link.expressions():
-            elsewhere |= {s.name for s in e.free_symbols}
-    for pm in model.point_masses:
-        for e in (pm.mass, *pm.position):
-            elsewhere |= {s.name for s in e.free_symbols}
-    overrides = {name: 0.0 for name in model.unvalued_symbols() if name not in elsewhere}
-    return NumericArm.from_model(model, overrides)
+
+numeric_arm = display_arm   # moved to the core: designer.kinematics.display_arm

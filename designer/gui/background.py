@@ -24,7 +24,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from . import mathtext
+from ..report import typeset as mathtext
 
 __all__ = ["Background"]
 
@@ -110,7 +110,7 @@ def _get_service() -> _Service:
 
 
 class Background(QObject):
-    """Run a :mod:`designer.gui.mathtext` batch function; :attr:`finished` brings (tag, result or exception)."""
+    """Run a :mod:`designer.report.typeset` batch function; :attr:`finished` brings (tag, result or exception)."""
 
     finished = Signal(object, object)
 

@@ -31,8 +31,18 @@ METHOD_TEXT = {Method.LAGRANGE: "Lagrange-Euler (M, B, C, G)", Method.NEWTON_EUL
                Method.DALEMBERT: "Generalized d'Alembert (D, H, G)"}
 SIMPLIFY_TEXT = {SimplifyMode.OFF: "no simplification", SimplifyMode.FAST: "fast simplification",
                  SimplifyMode.FULL: "full simplification"}
-STALE_TEXT = ("Out of date: these equations are for an earlier version of the model or other settings. "
-              "Derive again to update them.")
+
+
+def stale_reason(shown_key: tuple, key: tuple) -> str:
+    """Why equations derived for ``shown_key`` (model, method, simplification) do not answer ``key``."""
+    if shown_key[0] != key[0]:
+        return "the model changed after these equations were derived"
+    what = []
+    if shown_key[1] != key[1]:
+        what.append(f"derived with {METHOD_TEXT[shown_key[1]]}, not {METHOD_TEXT[key[1]]}")
+    if shown_key[2] != key[2]:
+        what.append(f"{SIMPLIFY_TEXT[shown_key[2]]}, not {SIMPLIFY_TEXT[key[2]]}")
+    return "; ".join(what) if what else ""
 
 
 def default_derive(model, method, simplify, token):
@@ -95,8 +105,6 @@ class DerivationPanel(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setFormat("idle")
 
-        self.stale = _banner(STALE_TEXT, "#fff3c4", self)
-        self.stale.hide()
         self.error = _banner("", "#ffd6d6", self)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details_button = QPushButton("Details", self)
@@ -117,6 +125,7 @@ class DerivationPanel(QWidget):
         self.details_button.toggled.connect(self.details.setVisible)
 
         self.view = EquationsView(self)
+        self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
 
         controls = QHBoxLayout()
         controls.addWidget(self.method, 1)
@@ -130,7 +139,6 @@ class DerivationPanel(QWidget):
         layout.addLayout(controls)
         layout.addLayout(running)
         layout.addWidget(self.error_box)
-        layout.addWidget(self.stale)
         layout.addWidget(self.view, 1)
 
         self.derive_button.clicked.connect(self.start)
@@ -167,8 +175,15 @@ class DerivationPanel(QWidget):
         self.shown = None
         self._view_state = None
         self.view.set_equations(None, False)
-        self.stale.hide()
         self.error_box.hide()
+        self._idle()
+
+    def _idle(self) -> None:
+        """No job and nothing derived for the current settings: no finished-looking progress bar."""
+        if self.worker is None:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+            self.progress.setFormat("idle")
 
     # -- running -------------------------------------------------------------------
     def start(self) -> None:
@@ -260,12 +275,13 @@ class DerivationPanel(QWidget):
         if key in self.cache and (self.shown is None or self.shown[0] != key):
             self.shown = (key, self.cache[key])
         if self.shown is None:
-            self.stale.hide()
+            self._idle()
             return
-        stale = self.shown[0] != key
-        self.stale.setVisible(stale)
+        reason = stale_reason(self.shown[0], key)
+        if reason:
+            self._idle()
         # the view re-renders only when what it shows changes (rendering can be slow)
-        state = (id(self.shown[1]), stale)
+        state = (id(self.shown[1]), reason)
         if state != self._view_state:
             self._view_state = state
-            self.view.set_equations(self.shown[1], stale)
+            self.view.set_equations(self.shown[1], reason)

@@ -16,6 +16,7 @@ from ..codegen import Language, generate
 from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
+from .folders import remember_folder, safe_file_name
 from .worker import start_job
 
 __all__ = ["build_menu", "export_report", "export_code", "REPORT_FORMATS", "CODE_LANGUAGES"]
@@ -58,11 +59,12 @@ def _equations(window):
 def _target(window, title: str, suffix: str, file_filter: str, path) -> Path | None:
     if path is None:
         doc = window.document
-        stem = doc.path.stem if doc.path else (doc.model.name or "arm").split(" (")[0].replace(" ", "_")
-        base = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
+        stem = doc.path.stem if doc.path else safe_file_name((doc.model.name or "arm").split(" (")[0])
+        base = window._folder() / (stem + suffix)
         path, _ = QFileDialog.getSaveFileName(window, title, str(base), file_filter)
         if not path:
             return None
+        remember_folder(path, window.settings)
     path = Path(path)
     return path if path.suffix else path.with_suffix(suffix)
 

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QLabel, QPushButton, QSlider, QVBoxLayout,
                                QWidget)
 
+from ..kinematics import NumericArm
 from ..model import Manipulator
 from .arm_scene import arm_reach, numeric_arm
 
@@ -17,11 +18,11 @@ __all__ = ["JointSliders", "joint_ranges"]
 STEPS = 1000  # slider resolution over a joint's range
 
 
-def joint_ranges(model: Manipulator) -> np.ndarray:
+def joint_ranges(model: Manipulator, arm: NumericArm | None = None) -> np.ndarray:
     """(n, 2) ranges in SI units: the limits, else +-pi (R) or +- the reach (P; 1 m if unknown)."""
     n = model.n
     try:
-        arm = numeric_arm(model)
+        arm = arm if arm is not None else numeric_arm(model)
         limits, reach = arm.limits, arm_reach(arm)
     except (ValueError, TypeError, ZeroDivisionError):
         limits, reach = np.full((n, 2), np.nan), 1.0
@@ -61,11 +62,12 @@ class JointSliders(QWidget):
         self._quiet = False
 
     # -- public API -----------------------------------------------------------
-    def set_model(self, model: Manipulator | None) -> None:
-        """Rebuild for ``model``; values are kept (clamped to the new ranges) when n is unchanged."""
+    def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
+        """Rebuild for ``model`` (``arm``: its numeric arm if built); values are kept (clamped to the new
+        ranges) when n is unchanged."""
         old = self._values
         n = 0 if model is None else model.n
-        self._ranges = joint_ranges(model) if model is not None else np.zeros((0, 2))
+        self._ranges = joint_ranges(model, arm) if model is not None else np.zeros((0, 2))
         revolute = [] if model is None else [l.is_revolute for l in model.links]
         if n != len(self.sliders) or revolute != self._revolute:
             self._rebuild(revolute)

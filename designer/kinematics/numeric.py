@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
 
-__all__ = ["NumericArm", "dh_frames", "dh_matrices", "dh_transform"]
+__all__ = ["NumericArm", "dh_frames", "dh_matrices", "dh_transform", "display_arm"]
 
 
 def dh_matrices(a, alpha, d, theta, convention: Convention) -> np.ndarray:
@@ -172,3 +172,22 @@ class NumericArm:
 
     def total_mass(self) -> float:
         return float(self.mass.sum() + sum(m for _, m, _ in self.point_masses))
+
+
+def display_arm(model: Manipulator) -> NumericArm:
+    """The model at its default values for drawing and plotting (the window's 3D view, sliders,
+    read-out and coupling plots).
+
+    Symbols used only in the gravity vector may lack a value: geometry, M, B and C
+    do not depend on gravity, so they count as 0. Raises
+    :class:`~designer.model.MissingParameterError` for any other symbol without a value.
+    """
+    elsewhere: set[str] = set()
+    for link in model.links:
+        for e in link.expressions():
+            elsewhere |= {s.name for s in e.free_symbols}
+    for pm in model.point_masses:
+        for e in (pm.mass, *pm.position):
+            elsewhere |= {s.name for s in e.free_symbols}
+    overrides = {name: 0.0 for name in model.unvalued_symbols() if name not in elsewhere}
+    return NumericArm.from_model(model, overrides)

@@ -160,3 +160,21 @@ def test_a_workspace_map_is_drawn_in_the_3d_view(window):
     window.explore.workspaceMapped.emit(positions, np.array([1.0, 2.0, 3.0]), "gravity[1]")
     assert window.arm_view.workspace_point_count() == 3
     assert window.arm_view.workspace_label == "gravity[1]"
+
+
+def test_the_views_share_the_open_designs_arm_built_once_per_edit(qtbot, tmp_path):
+    w = MainWindow(load_project(ROBOTS / "puma560.json"),
+                   settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                   recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    design = w.design
+    builds = design.arm_builds
+    w.document.apply(w.document.model.with_parameter("m3", 7.5), "Set m3")
+    assert design.arm_builds == builds + 1              # one arm for the edit, not one per view
+    for view_arm in (w.arm_view.arm, w.coupling.arm, w.simulate.arm):
+        assert view_arm is design.arm
+    assert design.arm.mass[2] == 7.5
+    w.sliders.set_values([0.2, -0.3, 0.4, 0.1, 0.5, -0.6])
+    np.testing.assert_allclose(design.q, w.sliders.values())
+    np.testing.assert_allclose(w.arm_view.joint_values(), design.q)
+    np.testing.assert_allclose(w.coupling.q, design.q)

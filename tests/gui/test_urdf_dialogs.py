@@ -292,12 +292,15 @@ def test_3d_view_places_the_arm_by_the_base_pose_and_draws_the_tool_frame(qtbot)
         np.testing.assert_allclose(M[:3, 2] / np.linalg.norm(M[:3, 2]), R @ axes[i], atol=1e-12)
     np.testing.assert_allclose(view.parts["tool"][0], arm.tool_pose(q), atol=1e-12)
     assert np.linalg.norm(arm.tool_pose(q)[:3, 3] - (arm.base @ T0[-1])[:3, 3]) > 0.1
-    # triads: the world's at the origin, then frames 0..n, then the tool's; a line from the world to frame 0
+    # triads: the world's at the origin, then frames 0..n; a line from the world to frame 0; the tool
+    # frame is the view's own, larger triad (its Show option)
     pos = np.asarray(view._items["triads"].pos)
-    assert len(pos) == (1 + 7 + 1) * 6 + 2
+    assert len(pos) == (1 + 7) * 6 + 2
     np.testing.assert_allclose(pos[0], 0, atol=1e-15)
-    np.testing.assert_allclose(pos[-6 - 2], arm.tool_pose(q)[:3, 3], atol=1e-12)
     np.testing.assert_allclose(pos[-1], t, atol=1e-12)
+    tool = np.asarray(view._items["tool"].pos)
+    assert len(tool) == 6
+    np.testing.assert_allclose(tool[0], arm.tool_pose(q)[:3, 3], atol=1e-12)
     # workspace points (frame 0 from the explore tools) are shown in the world too
     view.set_workspace_points(T0[-1, :3, 3][None], [1.0])
     np.testing.assert_allclose(np.asarray(view.workspace.pos)[0], R @ T0[-1, :3, 3] + t, atol=1e-12)

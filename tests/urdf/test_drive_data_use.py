@@ -190,3 +190,15 @@ def test_codegen_drives_python_against_pinocchio_and_c_header(capsys, tmp_path, 
     assert "drive terms of the project not added" in c_out.read_text().split("*/")[0]
     run(capsys, "codegen", robot_path("puma560"), "--lang", "c", "--out", c_out)
     assert "drive terms" not in c_out.read_text().split("*/")[0]
+
+
+def test_codegen_c_applies_the_drive_terms_and_base_parameters_refuse_them(capsys, tmp_path, puma_with_drives):
+    # the C path (header + source) must not drop --drives: M's diagonal carries N^2 Jm
+    plain, driven = tmp_path / "plain.c", tmp_path / "driven.c"
+    run(capsys, "codegen", puma_with_drives, "--lang", "c", "--out", plain)
+    run(capsys, "codegen", puma_with_drives, "--lang", "c", "--drives", "--out", driven)
+    assert plain.read_text() != driven.read_text()
+    assert main(["codegen", str(puma_with_drives), "--lang", "c", "--parameters", "base", "--drives",
+                 "--out", str(tmp_path / "base.c")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--drives" in err[0] and not (tmp_path / "base.c").exists()

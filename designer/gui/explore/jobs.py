@@ -1,11 +1,8 @@
 """The Explore area's computations as jobs (generators that yield progress and check a cancel token).
 
-The core's map and sample functions evaluate everything in one call; here the
-same arithmetic runs in chunks of states so that the window can show progress
-and cancel between chunks. The numbers are the core's: the states are built the
-way :func:`designer.explore.maps.grid_map` and
-:func:`~designer.explore.maps.sample_summary` build them and evaluated by
-:func:`designer.explore.metrics.evaluate`. No Qt here.
+The map job (a grid map in chunks of states, with its sample statistics) is the
+core's :func:`designer.explore.maps.map_job`; the sweep, comparison and conditions
+jobs here wrap core calls for the window's executor and progress. No Qt here.
 """
 
 from __future__ import annotations
@@ -16,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...explore.maps import GridMap, SampleSummary, Sampling, joint_limits, sample_configurations, summarize
+from ...explore.distribute import Compute, open_executor
+from ...explore.maps import CHUNK_STATES, MapResult, evaluate_chunked, joint_limits, map_job
 from ...explore.metrics import Ratings, evaluate, parse_metric
 from ...explore.sweep import SweepSpec, sweep
 from ...jobs import CancelToken, Job, Progress
@@ -27,63 +25,20 @@ __all__ = ["MapResult", "map_job", "sweep_job", "Comparison", "compare_job", "co
            "evaluate_chunked", "CHUNK_STATES"]
 
 BLOCK_STATES = 10_000   # workspace states per block of designs in a sweep (~0.5 s for a six-joint arm)
-CHUNK_STATES = 256   # states per step: ~5 ms for a six-joint arm (and faster than big blocks: they stay in cache)
 
 
-def evaluate_chunked(arm: NumericArm, q: np.ndarray, spec, ratings: Ratings | None, token: CancelToken,
-                     stage: str, start: float = 0.0, span: float = 1.0) -> Job[np.ndarray]:
-    """:func:`evaluate` over ``q`` in chunks, yielding progress from ``start`` to ``start + span``."""
-    parts = []
-    for s in range(0, len(q), CHUNK_STATES):
-        token.check()
-        parts.append(evaluate(arm, q[s:s + CHUNK_STATES], spec, ratings))
-        done = min(len(q), s + CHUNK_STATES)
-        yield Progress(stage, start + span * done / len(q), f"{done} of {len(q)} states")
-    return np.concatenate(parts) if parts else np.empty(0)
-
-
-@dataclass(frozen=True)
-class MapResult:
-    """A joint-grid map and the metric's statistics over samples within the joint limits."""
-
-    grid: GridMap
-    samples: SampleSummary | None
-
-
-def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[float], steps: int,
-            samples: int, sampling: Sampling, ratings: Ratings | None, token: CancelToken) -> Job[MapResult]:
-    """The metric over joints ``joints`` (1-based) on a ``steps`` x ``steps`` grid, the other joints at
-    ``q0``; then, if ``samples`` > 0, its statistics over that many samples."""
-    spec = parse_metric(metric, arm.n)
-    i, j = joints
-    if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
-        raise ValueError(f"pick two different joints from 1 to {arm.n} (got {i} and {j})")
-    q0 = np.asarray(q0, float)
-    if q0.shape != (arm.n,):
-        raise ValueError(f"the pose needs {arm.n} joint values, got {q0.size}")
-    lim = joint_limits(arm)
-    x = np.linspace(lim[i - 1, 0], lim[i - 1, 1], int(steps))
-    y = np.linspace(lim[j - 1, 0], lim[j - 1, 1], int(steps))
-    X, Y = np.meshgrid(x, y)
-    Q = np.tile(q0, (X.size, 1))
-    Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
-    span = 0.8 if samples > 0 else 1.0
-    yield Progress("map", 0.0, f"{X.size} states")
-    values = yield from evaluate_chunked(arm, Q, spec, ratings, token, "map", 0.0, span)
-    grid = GridMap(spec.label, (i, j), x, y, values.reshape(Y.shape), q0)
-    summary = None
-    if samples > 0:
-        q = sample_configurations(arm, int(samples), sampling, seed=0)
-        v = yield from evaluate_chunked(arm, q, spec, ratings, token, "samples", span, 1.0 - span)
-        summary = SampleSummary(spec.label, q, v, summarize(v))
-    return MapResult(grid, summary)
-
-
-def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: int = 2) -> Job:
-    """The core's design sweep on a thread pool (no pickling, nothing forked from a Qt process), in
-    small blocks so that progress is smooth and a cancel takes effect within a block."""
+def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: int = 2,
+              compute: Compute | None = None) -> Job:
+    """The core's design sweep where ``compute`` says (default: ``workers`` threads: no pickling, nothing
+    forked from a Qt process), in small blocks so that progress is smooth and a cancel takes effect within
+    a block."""
     designs = int(np.prod([len(a.values) for a in spec.axes]))
-    executor = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="explore-sweep")
+    if compute is not None and compute.kind != "threads":
+        # local processes are spawned, not forked (this process runs Qt); blocks are sized by time
+        with open_executor(compute, spawn=True) as (executor, slots):
+            return (yield from sweep(model, spec, executor, token=token, slots=slots))
+    executor = cf.ThreadPoolExecutor(max_workers=compute.workers if compute else workers,
+                                     thread_name_prefix="explore-sweep")
     try:
         # blocks of at most ~BLOCK_STATES state evaluations: a cancelled sweep leaves at most that much
         # work running in the pool's threads

@@ -1,0 +1,137 @@
+"""File > Export > Design report: the window's figures (3D view at the current pose, coupling plots,
+the Simulate tab's plots and the Explore map when computed and current) beside the DH table and the equations, as one
+self-contained HTML file or a PDF (:mod:`designer.report.design_report`, run in a worker process).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QIODevice
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from ..jobs.process import ProcessJob, call_job
+from ..report.design_report import Figure, write_design_report
+from .folders import remember_folder, safe_file_name
+from .worker import start_job
+
+__all__ = ["build_menu", "grab_figures", "export_design_report", "FORMATS", "png_bytes"]
+
+FORMATS = {"html": ("Design report with figures as &HTML…", "HTML (*.html)", ".html"),
+           "pdf": ("Design report with figures as &PDF…", "PDF (*.pdf)", ".pdf")}
+
+
+def build_menu(window, menu) -> None:
+    for fmt, (text, _filter, _suffix) in FORMATS.items():
+        window._action(menu, text, lambda f=fmt: export_design_report(window, f))
+
+
+def png_bytes(image: QImage) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise ValueError("could not encode the image as PNG")
+    return bytes(buffer.data())
+
+
+def _plot_png(layout_widget) -> bytes:
+    from pyqtgraph import exporters
+    exporter = exporters.ImageExporter(layout_widget.ci)
+    exporter.parameters()["width"] = max(layout_widget.width(), 900)
+    return png_bytes(exporter.export(toBytes=True))
+
+
+def _pose_text(window) -> str:
+    q = window.sliders.values()
+    model = window.document.model
+    parts = [f"q{i} = {v * 57.29577951308232:.1f}°" if link.is_revolute else f"q{i} = {v:.3f} m"
+             for i, (v, link) in enumerate(zip(q, model.links), start=1)]
+    return "pose " + ", ".join(parts)
+
+
+def grab_figures(window) -> tuple[list[Figure], list[str]]:
+    """The figures the window can give now, and a note for each one left out."""
+    figures: list[Figure] = []
+    notes: list[str] = []
+    view = window.arm_view
+    if view.arm is not None:
+        image = view.view.grabFramebuffer()
+        if image.isNull() or image.width() < 2:
+            notes.append("the 3D view could not be grabbed")
+        else:
+            figures.append(Figure("The arm in the 3D view", png_bytes(image), _pose_text(window)))
+    else:
+        notes.append("no 3D view (the model lacks parameter values)")
+    coupling = window.coupling
+    if coupling.arm is not None and coupling.arm.n >= 2:
+        if not coupling.curve_data():
+            coupling.refresh()
+        if coupling.curve_data():
+            i, j = coupling.pair()
+            figures.append(Figure("Coupling plots", _plot_png(coupling.joint_plots),
+                                  f"joints {i} and {j}, swept over joint {coupling.swept_joint.currentIndex() + 1}"))
+    simulate = window.simulate
+    if simulate.result is not None:
+        if simulate.stale_banner.isVisibleTo(simulate):
+            notes.append("the simulation is out of date and was left out")
+        else:
+            r = simulate.result
+            figures.append(Figure("Simulation", _plot_png(simulate.plots),
+                                  f"{r.kind}, {r.t[-1]:.3g} s: q, joint torques and energy"))
+    map_view = window.explore.map_view
+    if map_view.result is not None:
+        if map_view.stale:
+            notes.append("the Explore map is out of date and was left out")
+        else:
+            figures.append(Figure("Explore map", _plot_png(map_view.box.layout_widget), map_view.result.grid.label))
+    return figures, notes
+
+
+def _equations(window):
+    eq, stale = window.derivation.current_equations()
+    if eq is None:
+        return None, "no equations (not derived yet)"
+    if stale:
+        return None, "the equations on display are out of date and were left out"
+    return eq, ""
+
+
+def export_design_report(window, fmt: str, path=None) -> bool:
+    """Grab the figures and write the report (``fmt`` "html" or "pdf") to ``path`` (asked when None)."""
+    text, file_filter, suffix = FORMATS[fmt]
+    if path is None:
+        doc = window.document
+        stem = doc.path.stem if doc.path else safe_file_name((doc.model.name or "arm").split(" (")[0])
+        chosen, _ = QFileDialog.getSaveFileName(window, "Export design report",
+                                                str(window._folder() / (stem + "-report" + suffix)), file_filter)
+        if not chosen:
+            return False
+        remember_folder(chosen, window.settings)
+        path = chosen
+    target = Path(path)
+    target = target if target.suffix else target.with_suffix(suffix)
+    try:
+        figures, notes = grab_figures(window)
+    except ValueError as exc:
+        QMessageBox.critical(window, "Export", f"Design report: {exc}")
+        return False
+    eq, note = _equations(window)
+    if note:
+        notes.append(note)
+    model = window.document.model
+    job = ProcessJob(call_job, (write_design_report, (target, model, figures, eq), "Writing the design report",
+                                target.name))
+
+    def done(summary: str) -> None:
+        window.export_worker = None
+        window.show_message(summary + ("; " + "; ".join(notes) if notes else ""))
+        window.exported.emit(str(target))
+
+    def fail(message: str, _details: str) -> None:
+        window.export_worker = None
+        QMessageBox.critical(window, "Export", f"Design report failed: {message}")
+
+    window.show_message("Writing the design report…")
+    window.export_worker = start_job(job, finished=done, failed=fail)
+    return True

@@ -1,0 +1,345 @@
+"""The Simulate tab: a motion computed in the worker (:mod:`designer.numeric.motion`), played back
+in the 3D view with play/pause, a time slider and a speed, with plots of q, of the joint torques
+and of the energy.
+
+Three motions: the arm let go at rest from the current pose under gravity alone (forward
+dynamics; the energy stays constant, the check that the motion is right); a quintic move from the
+current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
+qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
+changes by the torques' work, drawn beside it as the check."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QSlider, QVBoxLayout, QWidget)
+
+from ..jobs import Progress
+from ..kinematics import NumericArm
+from ..model import Manipulator
+from ..numeric.motion import MotionResult, driven_job, passive_job
+from .explore.base import STALE_STYLE
+from .explore.controls import parse_values, spin_box
+from .folders import last_folder, remember_folder
+from .worker import JobWorker, start_job
+
+__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
+
+FRAME_MS = 40          # playback frame interval
+SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+
+
+SimulationResult = MotionResult   # the name this module gave it first
+MOTIONS = {"passive fall": "Release from this pose",
+           "quintic move": "Move to the target",
+           "trajectory CSV": "Drive along the CSV"}
+TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, gravity the only load",
+        "quintic move": "Move rest to rest from the current pose to the target pose in the given time, with the "
+                        "torques that drive it",
+        "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
+QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
+
+
+class SimulatePanel(QWidget):
+    """Run, play back and plot a passive fall; ``poseRequested(q)`` moves the arm during playback."""
+
+    poseRequested = Signal(object)
+    finished = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model: Manipulator | None = None
+        self.arm: NumericArm | None = None
+        self.q0 = np.zeros(0)
+        self.result: SimulationResult | None = None
+        self.result_model: Manipulator | None = None
+        self.worker: JobWorker | None = None
+        self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
+                                 tip="Time to simulate (passive fall) or of the move (quintic)")
+        self.motion = QComboBox(self)
+        self.motion.addItems(list(MOTIONS))
+        self.motion.setToolTip("Passive fall: let go under gravity. Quintic move: rest to rest from the current\n"
+                               "pose to the target in the given time. Trajectory CSV: t, q1..qn (qd, qdd optional).")
+        self.motion.currentTextChanged.connect(self._motion_changed)
+        self.target = QLineEdit(self)
+        self.target.setPlaceholderText("target pose: one value per joint (deg, or m for prismatic joints)")
+        self.csv_path = QLineEdit(self)
+        self.csv_path.setPlaceholderText("trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)")
+        self.browse_button = QPushButton("Browse…", self)
+        self.browse_button.clicked.connect(self._browse)
+        self.run_button = QPushButton("Release from this pose", self)
+        self.run_button.setToolTip("Simulate the arm let go at rest from the current pose, gravity the only load")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.play_button = QPushButton("Play", self)
+        self.play_button.setCheckable(True)
+        self.play_button.toggled.connect(self.set_playing)
+        self.scrub = QSlider(Qt.Orientation.Horizontal, self)
+        self.scrub.valueChanged.connect(self._scrubbed)
+        self.speed = QComboBox(self)
+        self.speed.addItems(list(SPEEDS))
+        self.speed.setCurrentText("1x")
+        self.time_label = QLabel("", self)
+        self.status = QLabel("Set a pose with the sliders, then release the arm.", self)
+        self.status.setWordWrap(True)
+        self.stale_banner = QLabel(self)
+        self.stale_banner.setStyleSheet(STALE_STYLE)
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.hide()
+        self.plots = pg.GraphicsLayoutWidget(self)
+        self.plots.setBackground("w")
+        self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
+        self.q_plot.setLabel("left", "q (rad or m)")
+        self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        self.tau_plot.setLabel("left", "τ (N·m or N)")
+        self.tau_plot.setXLink(self.q_plot)
+        self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
+        self.e_plot.setLabel("left", "E − E(0) (J)")
+        self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
+        self.e_plot.setLabel("bottom", "t (s)")
+        self.e_plot.setXLink(self.q_plot)
+        self.q_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+        self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
+        for plot, line in zip(self._plots(), self.cursor):
+            plot.addItem(line)
+        self.timer = QTimer(self)
+        self.timer.setInterval(FRAME_MS)
+        self.timer.timeout.connect(self._tick)
+
+        motion_row = QHBoxLayout()
+        motion_row.addWidget(self.motion)
+        motion_row.addWidget(self.target, 1)
+        motion_row.addWidget(self.csv_path, 1)
+        motion_row.addWidget(self.browse_button)
+        run_row = QHBoxLayout()
+        run_row.addWidget(QLabel("for", self))
+        run_row.addWidget(self.duration)
+        run_row.addWidget(self.run_button, 1)
+        run_row.addWidget(self.cancel_button)
+        play_row = QHBoxLayout()
+        play_row.addWidget(self.play_button)
+        play_row.addWidget(self.scrub, 1)
+        play_row.addWidget(self.time_label)
+        play_row.addWidget(self.speed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(motion_row)
+        layout.addLayout(run_row)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.stale_banner)
+        layout.addLayout(play_row)
+        layout.addWidget(self.plots, 1)
+        self._set_playable(False)
+        self._motion_changed(self.motion.currentText())
+
+    def _plots(self) -> tuple:
+        return self.q_plot, self.tau_plot, self.e_plot
+
+    def _motion_changed(self, name: str) -> None:
+        self.run_button.setText(MOTIONS[name])
+        self.run_button.setToolTip(TIPS[name])
+        self.target.setVisible(name == "quintic move")
+        self.csv_path.setVisible(name == "trajectory CSV")
+        self.browse_button.setVisible(name == "trajectory CSV")
+        self.duration.setEnabled(name != "trajectory CSV")
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
+        if path:
+            remember_folder(path)
+            self.csv_path.setText(path)
+
+    # -- the window's calls --------------------------------------------------------------
+    def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
+        self.model, self.arm = model, arm
+        stale = self.result is not None and model != self.result_model
+        self.stale_banner.setText("Out of date: the model changed after this simulation. Run it again to update."
+                                  if stale else "")
+        self.stale_banner.setVisible(stale)
+
+    def set_joint_values(self, q) -> None:
+        if not self.timer.isActive():
+            self.q0 = np.asarray(q, float).ravel()
+
+    # -- running ----------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None and not self.worker.done
+
+    def run(self) -> JobWorker | None:
+        if self.arm is None or len(self.q0) != self.arm.n:
+            self.status.setText("No arm to simulate: the model needs values for all its parameters.")
+            return None
+        try:
+            make_job = self._job()
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return None
+        self.cancel()
+        self.set_playing(False)
+        model = self.model
+        self.progress.setValue(0)
+        self.status.setText("Simulating…")
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        worker = None
+
+        def ended(text: str) -> bool:
+            if worker is not self.worker:
+                return False
+            self.run_button.setEnabled(True)
+            self.cancel_button.setEnabled(False)
+            self.progress.setValue(1000 if text == "done" else 0)
+            return True
+
+        def finished(result: SimulationResult) -> None:
+            if ended("done"):
+                self.show_result(result, model)
+                self.finished.emit()
+
+        def failed(message: str, _details: str) -> None:
+            if ended("failed"):
+                self.status.setText(f"The simulation failed: {message}")
+
+        def cancelled() -> None:
+            if ended("cancelled"):
+                self.status.setText("Simulation cancelled")
+
+        def progress(step: Progress) -> None:
+            if worker is self.worker and step.fraction is not None:
+                self.progress.setValue(int(1000 * step.fraction))
+
+        worker = start_job(make_job, progress=progress,
+                           finished=finished, failed=failed, cancelled=cancelled)
+        self.worker = worker
+        return worker
+
+    def _job(self):
+        """The job factory of the chosen motion (ValueError naming a bad input)."""
+        arm, q0, duration = self.arm, self.q0.copy(), self.duration.value()
+        frames = int(duration * 1000 / FRAME_MS) + 1
+        motion = self.motion.currentText()
+        if motion == "passive fall":
+            return lambda token: passive_job(arm, q0, duration, frames, token)
+        from ..explore.sizing import quintic, read_trajectory
+        if motion == "quintic move":
+            target = parse_values(self.target.text(), arm.n, "target pose")
+            if target is None:
+                raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
+            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in self.model.links])
+            traj = quintic(q0, target * scale, duration, max(frames, QUINTIC_STEPS))
+        else:
+            path = self.csv_path.text().strip()
+            if not path:
+                raise ValueError("Choose a trajectory CSV (Browse…).")
+            if not Path(path).is_file():
+                raise ValueError(f"{path}: no such file")
+            traj = read_trajectory(path, arm.n)
+        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token)
+
+    def cancel(self) -> None:
+        if self.busy:
+            self.worker.cancel()
+
+    def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
+        self.result, self.result_model = result, model
+        self.stale_banner.hide()
+        for plot, line in zip(self._plots(), self.cursor):
+            plot.clear()
+            plot.addItem(line)
+        for i in range(result.q.shape[1]):
+            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
+            self.q_plot.plot(result.t, result.q[:, i], pen=pen, name=f"q{i + 1}")
+            if result.tau is not None:
+                self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
+        e = result.energy
+        self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
+        if result.work is None:
+            self.tau_plot.setTitle("joint torques: none (the arm is let go)")
+            drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
+            text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
+                    "(no friction, no torques: it should stay constant)")
+        else:
+            self.tau_plot.setTitle("joint torques (inverse dynamics)")
+            self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                             name="work of τ")
+            peaks = ", ".join(f"{abs_max:.3g} {'N·m' if rev else 'N'}" for abs_max, rev in
+                              zip(np.abs(result.tau).max(axis=0), self._revolute(result.q.shape[1])))
+            gap = float(np.abs(e - e[0] - result.work).max())
+            text = (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; peak |τ| per joint: {peaks}. "
+                    f"Energy change and the torques' work differ by at most {gap:.2g} J.")
+        if self.arm is not None and self.arm.n == result.q.shape[1]:
+            lo, hi = self.arm.limits[:, 0], self.arm.limits[:, 1]
+            past = [i + 1 for i in range(self.arm.n)
+                    if np.any(result.q[:, i] < lo[i] - 1e-9) or np.any(result.q[:, i] > hi[i] + 1e-9)]
+            if past:   # nan limits compare False: joints without limits are never listed
+                text += (f"; joints {', '.join(map(str, past))} pass their limits (the simulation has no end "
+                         "stops; the sliders stop at the limits)")
+        self.status.setText(text)
+        self.scrub.blockSignals(True)
+        self.scrub.setRange(0, len(result.t) - 1)
+        self.scrub.setValue(0)
+        self.scrub.blockSignals(False)
+        self._set_playable(True)
+        self._show_frame(0)
+
+    # -- playback ------------------------------------------------------------------------------
+    def _revolute(self, n: int) -> list[bool]:
+        if self.model is not None and self.model.n == n:
+            return [link.is_revolute for link in self.model.links]
+        return [True] * n
+
+    def _set_playable(self, on: bool) -> None:
+        for w in (self.play_button, self.scrub, self.speed):
+            w.setEnabled(on)
+
+    def set_playing(self, on: bool) -> None:
+        if on and self.result is None:
+            on = False
+        if self.play_button.isChecked() != on:
+            self.play_button.setChecked(on)   # calls back here once
+            return
+        self.play_button.setText("Pause" if on else "Play")
+        if on:
+            if self.scrub.value() >= self.scrub.maximum():
+                self.scrub.setValue(0)
+            self._clock = float(self.result.t[self.scrub.value()])
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _tick(self) -> None:
+        r = self.result
+        self._clock += SPEEDS[self.speed.currentText()] * FRAME_MS / 1000.0
+        k = int(np.searchsorted(r.t, self._clock))
+        if k >= len(r.t) - 1:
+            self.scrub.setValue(len(r.t) - 1)
+            self.set_playing(False)
+            return
+        self.scrub.setValue(k)
+
+    def _scrubbed(self, k: int) -> None:
+        if self.result is not None:
+            self._show_frame(k)
+
+    def _show_frame(self, k: int) -> None:
+        r = self.result
+        t = float(r.t[k])
+        self.time_label.setText(f"t = {t:.2f} s")
+        for line in self.cursor:
+            line.setValue(t)
+        if self.model is not None and r.q.shape[1] == self.model.n:
+            self.poseRequested.emit(r.q[k].copy())

@@ -1,0 +1,211 @@
+"""A design report a designer can hand on: the arm's tables and figures, with its equations if derived.
+
+The figures arrive as PNG bytes (the window grabs its 3D view and plots; a
+script can pass any images), so this module needs no Qt:
+
+    >>> html = design_html(model, [Figure("3D view", png)], eq)
+    >>> pages = design_pdf(model, [Figure("3D view", png)], "arm.pdf", eq)
+
+HTML embeds the figures as base64 ``data:`` URLs (one self-contained file,
+with the equations as MathML when given). PDF is written by matplotlib (no
+LaTeX): a page with the DH and parameter tables, one page per figure, then
+the equations as plain text, as many pages as they need.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import sympy as sp
+
+from ..dynamics.results import Equations
+from ..model.manipulator import Manipulator
+from .tables import dh_headers, dh_rows, parameter_rows
+
+__all__ = ["Figure", "design_html", "design_pdf", "write_design_report", "equation_lines", "PNG_SIGNATURE"]
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PAGE = (8.27, 11.69)       # A4 portrait, inches
+LINES_PER_PAGE = 62        # equation text lines on one page at 7.5 pt
+LINE_WIDTH = 110           # characters of one equation line
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One image of the report: a title, PNG bytes and an optional caption."""
+
+    title: str
+    png: bytes
+    caption: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.png.startswith(PNG_SIGNATURE):
+            raise ValueError(f"figure {self.title!r}: not PNG data")
+
+
+def _title(model: Manipulator, title: str | None) -> str:
+    return title or f"Design report: {model.name or 'unnamed arm'}"
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    return str(sp.nsimplify(value) if isinstance(value, float) and float(value).is_integer() else value)
+
+
+def _dh_table(model: Manipulator) -> tuple[list[str], list[list[str]]]:
+    a, alpha = dh_headers(model)
+    header = ["link", "name", "joint", a, alpha, "d_i", "theta_i"]
+    rows = [[str(r.index), r.name, r.joint, _cell(r.a), _cell(r.alpha), _cell(r.d), _cell(r.theta)]
+            for r in dh_rows(model)]
+    return header, rows
+
+
+def _parameter_table(model: Manipulator) -> list[list[str]]:
+    return [[name, "" if value is None else f"{value:.6g}"] for name, value in parameter_rows(model)]
+
+
+def equation_lines(eq: Equations, width: int = LINE_WIDTH) -> list[str]:
+    """The entries of ``eq`` as plain text, ``label = expression``, wrapped at ``width`` characters."""
+    from .entries import iter_entries
+    out: list[str] = []
+    for entry in iter_entries(eq):
+        if entry.expr == 0:
+            continue
+        text = f"{entry.label} = {sp.sstr(entry.expr)}"
+        out += textwrap.wrap(text, width, subsequent_indent="        ", break_on_hyphens=False) or [text]
+    return out
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    head = "<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="design">{head}{body}</table>'
+
+
+def _figures_html(figures: Sequence[Figure]) -> str:
+    parts = ['<h2 id="figures">Figures</h2>']
+    for k, f in enumerate(figures, start=1):
+        data = base64.b64encode(f.png).decode("ascii")
+        caption = f"Figure {k}. {f.title}" + (f": {f.caption}" if f.caption else "")
+        parts.append(f'<figure><img alt="{escape(f.title)}" style="max-width: 100%" '
+                     f'src="data:image/png;base64,{data}"/><figcaption>{escape(caption)}</figcaption></figure>')
+    return "\n".join(parts)
+
+
+def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | None = None,
+                title: str | None = None) -> str:
+    """One self-contained HTML page: the arm's DH and parameter tables, the figures, the equations if given."""
+    header, rows = _dh_table(model)
+    arm = ["<h2>The arm (design tables)</h2>", _html_table(header, rows),
+           "<h3>Parameter values</h3>", _html_table(["parameter", "value (SI)"], _parameter_table(model)),
+           _figures_html(figures) if figures else ""]
+    block = "\n".join(arm) + "\n"
+    if eq is not None:
+        from . import render   # the dispatcher: every form of the equations has its HTML
+        page = render(eq, "html", title=_title(model, title))
+        marker = "<h2>Equations of motion</h2>"
+        at = page.find(marker)
+        at = at if at >= 0 else page.rfind("</body>")
+        return page[:at] + block + page[at:]
+    name = escape(_title(model, title))
+    return ("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\"/>\n"
+            f"<title>{name}</title>\n<style>body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; }}"
+            " table { border-collapse: collapse; } th, td { border-bottom: 1px solid #ccc; padding: 0.2em 0.7em; }"
+            "</style>\n</head>\n<body>\n"
+            f"<h1>{name}</h1>\n<p>Made by Manipulator Designer. Derive the equations to add them here.</p>\n"
+            + block + "</body>\n</html>\n")
+
+
+def _table_page(pdf, model: Manipulator, title: str, eq: Equations | None) -> None:
+    from matplotlib.figure import Figure as Page
+    fig = Page(figsize=PAGE)
+    fig.text(0.5, 0.96, title, ha="center", va="top", fontsize=15, weight="bold")
+    note = f"{model.n} joints, {model.convention.value} DH convention"
+    if eq is not None:
+        note += f"; equations by {eq.method.value}"
+    fig.text(0.5, 0.935, note, ha="center", va="top", fontsize=9, color="#555555")
+    header, rows = _dh_table(model)
+    ax = fig.add_axes((0.06, 0.62, 0.88, 0.28))
+    ax.axis("off")
+    ax.set_title("DH table", loc="left", fontsize=11)
+    table = ax.table(cellText=rows, colLabels=header, loc="upper center", cellLoc="left")
+    table.auto_set_font_size(False)
+    table.set_fontsize(8)
+    params = _parameter_table(model)
+    rows_per_column = 36
+    columns = [params[k:k + rows_per_column] for k in range(0, len(params), rows_per_column)]
+    fig.text(0.06, 0.585, "Parameter values (SI)", fontsize=11)
+    for c, column in enumerate(columns[:2]):
+        ax2 = fig.add_axes((0.06 + 0.45 * c, 0.05, 0.42, 0.52))
+        ax2.axis("off")
+        t2 = ax2.table(cellText=column, colLabels=["parameter", "value"], loc="upper center", cellLoc="left")
+        t2.auto_set_font_size(False)
+        t2.set_fontsize(8)
+    if len(columns) > 2:
+        fig.text(0.06, 0.03, f"… and {len(params) - 2 * rows_per_column} more parameters (in the HTML report)",
+                 fontsize=8)
+    pdf.savefig(fig)
+
+
+def _figure_page(pdf, k: int, figure: Figure) -> None:
+    import matplotlib.image as mpimg
+    from matplotlib.figure import Figure as Page
+    fig = Page(figsize=PAGE)
+    ax = fig.add_axes((0.05, 0.08, 0.9, 0.84))
+    ax.imshow(mpimg.imread(io.BytesIO(figure.png), format="png"))
+    ax.axis("off")
+    fig.text(0.5, 0.96, f"Figure {k}. {figure.title}", ha="center", va="top", fontsize=12, weight="bold")
+    if figure.caption:
+        fig.text(0.5, 0.05, textwrap.fill(figure.caption, 100), ha="center", va="top", fontsize=9)
+    pdf.savefig(fig)
+
+
+def _text_pages(pdf, heading: str, lines: list[str]) -> int:
+    from matplotlib.figure import Figure as Page
+    pages = 0
+    for start in range(0, len(lines), LINES_PER_PAGE):
+        fig = Page(figsize=PAGE)
+        fig.text(0.05, 0.97, heading + (" (continued)" if start else ""), va="top", fontsize=12, weight="bold")
+        fig.text(0.05, 0.94, "\n".join(lines[start:start + LINES_PER_PAGE]), va="top", family="monospace",
+                 fontsize=7.5, linespacing=1.35)
+        pdf.savefig(fig)
+        pages += 1
+    return pages
+
+
+def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, eq: Equations | None = None,
+               title: str | None = None) -> int:
+    """Write the report as PDF to ``path``; returns its page count.
+
+    Pages: the DH and parameter tables, one per figure, then the equations
+    (when given) as plain text, :data:`LINES_PER_PAGE` lines a page.
+    """
+    import matplotlib
+    from matplotlib.backends.backend_pdf import PdfPages
+    with matplotlib.rc_context({"pdf.fonttype": 42}):
+        with PdfPages(str(path), metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
+            _table_page(pdf, model, _title(model, title), eq)
+            for k, figure in enumerate(figures, start=1):
+                _figure_page(pdf, k, figure)
+            pages = 1 + len(figures)
+            if eq is not None:
+                pages += _text_pages(pdf, "Equations of motion", equation_lines(eq))
+    return pages
+
+
+def write_design_report(path: str | Path, model: Manipulator, figures: Sequence[Figure],
+                        eq: Equations | None = None, title: str | None = None) -> str:
+    """Write the report to ``path``, PDF when its suffix is ``.pdf``, HTML otherwise; a one-line summary."""
+    path = Path(path)
+    if path.suffix.lower() == ".pdf":
+        pages = design_pdf(model, figures, path, eq, title)
+        return f"Wrote {path} ({pages} pages, {len(figures)} figures)"
+    path.write_text(design_html(model, figures, eq, title), encoding="utf-8")
+    return f"Wrote {path} ({len(figures)} figures)"

@@ -1,0 +1,77 @@
+"""The design report: figures embedded in a self-contained HTML page and in a PDF with one page per
+figure, beside the DH table and (when derived) the equations."""
+
+from __future__ import annotations
+
+import base64
+import re
+import struct
+import zlib
+
+import pytest
+
+from designer.dynamics import derive
+from designer.project import load_project
+from designer.report.design_report import Figure, design_html, design_pdf, equation_lines
+from tests.support import robot_path
+
+
+def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A solid-colour PNG written by hand (independent of any image library)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return load_project(robot_path("puma560"))
+
+
+def pdf_pages(data: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page\b(?!s)", data))
+
+
+def test_html_embeds_each_figure_and_the_dh_table(puma):
+    figs = [Figure("3D view", png(30, 20, (200, 10, 10))), Figure("coupling", png(10, 10, (0, 0, 255)), "M12/M11")]
+    html = design_html(puma, figs)
+    found = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    assert [base64.b64decode(s) for s in found] == [f.png for f in figs]
+    assert "http" not in html.replace("http-equiv", "")        # nothing fetched from the network
+    # the DH table: one row per link, with the joint types and link names of the model
+    rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td><td>([RP])</td>", html)
+    assert [(int(i), name, j) for i, name, j in rows] == \
+        [(k, link.name, link.joint.value) for k, link in enumerate(puma.links, start=1)]
+    assert "Figure 2. coupling: M12/M11" in html
+
+
+def test_html_with_equations_keeps_the_equations_and_adds_the_figures():
+    model = load_project(robot_path("planar_two_link"))
+    eq = derive(model)
+    html = design_html(model, [Figure("view", png(4, 4, (1, 2, 3)))], eq)
+    assert html.count("data:image/png;base64,") == 1
+    assert html.index("Figures") < html.index("Equations of motion")
+    assert "<math" in html and html.rstrip().endswith("</html>")
+
+
+def test_not_png_is_refused():
+    with pytest.raises(ValueError, match="not PNG"):
+        Figure("x", b"GIF89a")
+
+
+def test_pdf_has_a_table_page_a_page_per_figure_and_the_equations(tmp_path):
+    model = load_project(robot_path("planar_two_link"))
+    eq = derive(model)
+    figs = [Figure("a", png(40, 30, (255, 0, 0))), Figure("b", png(40, 30, (0, 255, 0)))]
+    path = tmp_path / "r.pdf"
+    pages = design_pdf(model, figs, path, eq)
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF")
+    lines = equation_lines(eq)
+    assert any(line.startswith("M_11 = ") for line in lines)
+    expected = 1 + len(figs) + -(-len(lines) // 62)
+    assert pages == expected == pdf_pages(data)
+    pages_plain = design_pdf(model, [], tmp_path / "plain.pdf")
+    assert pages_plain == 1 == pdf_pages((tmp_path / "plain.pdf").read_bytes())
