@@ -82,7 +82,7 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
 def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
     """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
     from ..dynamics import derive
-    from ..dynamics.results import Method, SimplifyMode
+    from ..dynamics.results import Form, Method, SimplifyMode
     from ..numeric.compiled import compile_equations
     try:
         numeric = model.numeric()
@@ -90,7 +90,7 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         raise UserError(f"{where}: {exc}") from None
     with job_bar(quiet, desc=f"derive ({method})") as progress:
         # the compiled functions come from the recursive forms whatever the method: never expanded
-        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress, form="compact")
+        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress, form=Form.COMPACT)
         progress(Progress("compile"))
         return compile_equations(eq)
 

@@ -7,7 +7,7 @@ only looks a method up in :data:`METHODS`. A new method is one more class here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Protocol
 
 import sympy as sp
@@ -30,7 +30,7 @@ class DerivationMethod(Protocol):
     matrix_names: tuple[str, ...]  # the method's form, in display order
 
     def closed_job(self, model: Manipulator, tr: TrigRing, simplify: SimplifyMode,
-                   token: CancelToken) -> Iterator[Progress]:
+                   token: CancelToken) -> Generator[Progress, None, ClosedForms]:
         """Generator returning :data:`ClosedForms` (expanded, simplified in ``simplify``)."""
         ...
 
@@ -42,7 +42,7 @@ def _matrix_job(model, tr, rows, simplify, name, token, symmetric=False):
 
 class Lagrange:
     method = Method.LAGRANGE
-    matrix_names = ("M", "B", "C", "G")
+    matrix_names: tuple[str, ...] = ("M", "B", "C", "G")
 
     def closed_job(self, model, tr, simplify, token):
         from .engine import combine
@@ -63,7 +63,7 @@ class Lagrange:
 
 class NewtonEuler:
     method = Method.NEWTON_EULER
-    matrix_names = ("tau",)
+    matrix_names: tuple[str, ...] = ("tau",)
 
     def closed_job(self, model, tr, simplify, token):
         from .newton_euler import newton_euler_job
@@ -80,7 +80,7 @@ class NewtonEuler:
 
 class DAlembert:
     method = Method.DALEMBERT
-    matrix_names = ("D_rot", "D_tra", "H_rot", "H_tra", "G")
+    matrix_names: tuple[str, ...] = ("D_rot", "D_tra", "H_rot", "H_tra", "G")
 
     def closed_job(self, model, tr, simplify, token):
         from .dalembert import dalembert_job

@@ -13,12 +13,16 @@ separated by commas (``M_1,10``, ``B_1,(2,10)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 from functools import cached_property
 from collections.abc import Iterator, Sequence
 
 import sympy as sp
 
 from ..dynamics.results import Equations, Method
+
+if TYPE_CHECKING:
+    from ..dynamics.recursive_form import RecursiveForm
 
 __all__ = ["Entry", "MATRIX_INFO", "MatrixInfo", "iter_entries", "matrix_names", "matrix_info",
            "velocity_pairs", "operation_count"]
@@ -137,13 +141,13 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[
     names:
         Matrix names to list, looked up in ``eq.matrices`` and then ``eq.extras``.
     """
-    recursive = eq.extras.get("recursive")
+    recursive = cast("RecursiveForm | None", eq.extras.get("recursive"))
     if recursive is not None and not eq.matrices and names is None:
         # the compact form: the named assignments of the recursion (the GUI's "recursive form" view)
-        for a in recursive.assignments:
-            base, _, axes = a.symbol.name.partition("_")
+        for step in recursive.assignments:
+            base, _, axes = step.symbol.name.partition("_")
             tex = rf"\mathrm{{{base}}}" + (rf"_{{{axes}}}" if axes else "")
-            yield Entry(a.kind, (a.link,), a.symbol.name, tex, a.value)
+            yield Entry(step.kind, (step.link,), step.symbol.name, tex, step.value)
         for j, t in enumerate(recursive.tau, start=1):
             yield Entry("tau", (j,), f"tau_{j}", rf"\tau_{{{j}}}", t)
         return

@@ -8,6 +8,8 @@ run to millions of terms.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
+from typing import cast
 import json
 
 import sympy as sp
@@ -47,10 +49,10 @@ def _legend() -> list[tuple[str, str]]:
 
 def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
     """``eq``'s recursive form (``eq.extras["recursive"]``) as json, latex, markdown or html."""
-    rf: RecursiveForm = eq.extras["recursive"]
+    rf = cast(RecursiveForm, eq.extras["recursive"])
     model = eq.model
     title = title or f"Equations of motion (recursive form): {model.name or 'arm'}"
-    notes = list(eq.extras.get("angles_read", ()))
+    notes = list(cast("Iterable[str]", eq.extras.get("angles_read", ())))
     if fmt == "json":
         doc = {"format": "manipulator-designer-equations", "form": "compact", "model": model.name,
                "method": eq.method.value, "n": model.n, "convention": model.convention.value,
