@@ -110,7 +110,7 @@ def _is_symmetric(m: sp.Matrix) -> bool:
     return m.shape == (n, n) and all(m[i, j] == m[j, i] for i in range(n) for j in range(i + 1, n))
 
 
-def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> CodeFunction:
+def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None) -> CodeFunction:
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and _is_symmetric(mat):
@@ -118,7 +118,7 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str) -> Co
                  for i in range(rows) for j in range(i, cols)]
     else:
         cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
-    temps, reduced = cse_graph([e for _, e in cells], symbols)
+    temps, reduced = cse_graph([e for _, e in cells], symbols, refine)
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:
