@@ -121,6 +121,9 @@ def _check_library(lib, prefix: str, model, p):
         assert np.abs(h - h_ref).max() < tol
         C = _c_call(lib, f"{prefix}_coriolis_matrix", (q, qd), p, n * n).reshape(n, n)
         assert np.abs(C @ qd - h_ref).max() < tol
+        # Pinocchio's C is the Christoffel form too (the one whose dM/dt - 2C is skew by construction)
+        C_ref = pin.computeCoriolisMatrix(pm, data, q, qd)
+        assert np.abs(C - C_ref).max() < 1e-10 * max(1.0, np.abs(C_ref).max())
         # dM/dt - 2C is skew-symmetric: dM/dt by central differences of the generated M along qd
         e = 1e-6
         Mdot = (_c_call(lib, f"{prefix}_mass_matrix", (q + e * qd,), p, n * n)
@@ -166,6 +169,24 @@ def test_c_library_of_a_seven_joint_arm(tmp_path, seven_plan):
     source, header = emit_c_library(plan, "seven")
     lib = _compile(tmp_path, source, header, "seven")
     _check_library(lib, "seven", model, None)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+@pytest.mark.parametrize("convention", [Convention.MODIFIED, Convention.STANDARD])
+def test_codegen_c_of_a_generic_seven_joint_arm(tmp_path, convention):
+    """The whole command on an arm with random twists and offsets, a prismatic joint and full inertias
+    (its M as a shared graph: C(q, qd) is differentiated on the graph, not as a tree)."""
+    from designer.cli import main
+    from designer.project.io import save_project
+    from tests.support.anyarm_arms import generic_arm
+    model = generic_arm(7, seed=11, convention=convention)
+    save_project(model, tmp_path / "arm.json")
+    assert main(["codegen", str(tmp_path / "arm.json"), "--lang", "c", "--prefix", "arm",
+                 "--out", str(tmp_path / "arm.c")]) == 0
+    source, header = (tmp_path / "arm.c").read_text(), (tmp_path / "arm.h").read_text()
+    lib = _compile(tmp_path, source, header, "arm")
+    _check_library(lib, "arm", model, None)
 
 
 OCTAVE = shutil.which("octave-cli")
