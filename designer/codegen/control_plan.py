@@ -74,8 +74,9 @@ def pruned(func: CodeFunction) -> CodeFunction:
 
 
 #: the Coriolis matrix and the regressor get sympy.cse's finer pass only up to this many shared nodes
-#: (PUMA 560 and smaller; a generic 7-joint arm's C has about 1,000: 4 s for 10% fewer operations)
-REFINE = 400
+#: (six-joint arms: about 450, 0.4 s for 15% fewer operations; a generic 7-joint arm's C has about
+#: 1,000 and the pass would take 4 s)
+REFINE = 600
 
 
 def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str) -> CodeFunction:
