@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 import sympy as sp
+from sympy.core.parameters import distribute
 
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
@@ -45,17 +46,9 @@ def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None) -> sp.M
     halves = [sp.Mul(sp.Rational(1, 2), v) for v in qd]
 
     def entry(i: int, j: int) -> sp.Expr:
-        # unevaluated: sympy would distribute the 1/2 over the large sums and copy them
-        terms = []
-        for k in range(n):
-            parts = [e for e in (dM[k][i, j], dM[j][i, k]) if e != 0]
-            if dM[i][j, k] != 0:
-                parts.append(sp.Mul(-1, dM[i][j, k], evaluate=False))
-            if parts:
-                total = parts[0] if len(parts) == 1 else sp.Add(*parts, evaluate=False)
-                terms.append(sp.Mul(halves[k], total, evaluate=False))
-        return sp.S.Zero if not terms else terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
-    return sp.Matrix(n, n, entry)
+        return sp.Add(*[halves[k] * (dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) for k in range(n)])
+    with distribute(False):  # sympy would distribute -1 over the large sums and copy them
+        return sp.Matrix(n, n, entry)
 
 
 def pruned(func: CodeFunction) -> CodeFunction:

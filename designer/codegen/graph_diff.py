@@ -12,6 +12,7 @@ recovers its sharing.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.parameters import distribute
 
 __all__ = ["graph_diff"]
 
@@ -38,8 +39,7 @@ def _post_order(exprs: list) -> list:
 
 
 def _sum(terms: list) -> sp.Expr:
-    # unevaluated: flattening and sorting the large sums again costs more than it saves
-    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
+    return terms[0] if len(terms) == 1 else sp.Add(*terms)
 
 
 def _product(factors: list) -> sp.Expr:
@@ -48,7 +48,7 @@ def _product(factors: list) -> sp.Expr:
     factors = [f for f in factors if f is not sp.S.One]
     if not factors:
         return sp.S.One
-    return factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
+    return factors[0] if len(factors) == 1 else sp.Mul(*factors)
 
 
 def _derivative(node: sp.Basic, darg: list) -> sp.Expr:
@@ -75,10 +75,16 @@ def graph_diff(exprs: list, variables: list) -> list[list[sp.Expr]]:
     exprs = [sp.sympify(e) for e in exprs]
     order = _post_order(exprs)
     out = []
-    for v in variables:
-        d: dict = {}
-        for node in order:
-            darg = [d[a] if a.args else (sp.S.One if a == v else _ZERO) for a in node.args]
-            d[node] = _ZERO if all(x is _ZERO for x in darg) else _derivative(node, darg)
-        out.append([d.get(e, _ZERO) if e.args else (sp.S.One if e == v else _ZERO) for e in exprs])
+    with distribute(False):  # a number times a large sum stays one product: no copy of the sum
+        for v in variables:
+            out.append(_one(exprs, order, v))
     return out
+
+
+def _one(exprs: list, order: list, v: sp.Symbol) -> list[sp.Expr]:
+    """The derivatives of ``exprs`` along ``v``, visiting ``order`` (children first) once."""
+    d: dict = {}
+    for node in order:
+        darg = [d[a] if a.args else (sp.S.One if a == v else _ZERO) for a in node.args]
+        d[node] = _ZERO if all(x is _ZERO for x in darg) else _derivative(node, darg)
+    return [d.get(e, _ZERO) if e.args else (sp.S.One if e == v else _ZERO) for e in exprs]

@@ -173,14 +173,15 @@ def test_c_library_of_a_seven_joint_arm(tmp_path, seven_plan):
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
-@pytest.mark.parametrize("convention", [Convention.MODIFIED, Convention.STANDARD])
-def test_codegen_c_of_a_generic_seven_joint_arm(tmp_path, convention):
-    """The whole command on an arm with random twists and offsets, a prismatic joint and full inertias
-    (its M as a shared graph: C(q, qd) is differentiated on the graph, not as a tree)."""
+@pytest.mark.parametrize("arm", ["modified", "standard", "kr5"])
+def test_codegen_c_of_a_generic_seven_joint_arm(tmp_path, arm):
+    """The whole command on arms with random twists and offsets, a prismatic joint and full inertias
+    (their M a shared graph: C(q, qd) is differentiated on the graph, not as a tree; seven joints keep
+    the graph CSE only, the KR5 with float twists also gets sympy's finer pass)."""
     from designer.cli import main
     from designer.project.io import save_project
-    from tests.support.anyarm_arms import generic_arm
-    model = generic_arm(7, seed=11, convention=convention)
+    from tests.support.anyarm_arms import generic_arm, kr5
+    model = kr5(True) if arm == "kr5" else generic_arm(7, seed=11, convention=Convention(arm))
     save_project(model, tmp_path / "arm.json")
     assert main(["codegen", str(tmp_path / "arm.json"), "--lang", "c", "--prefix", "arm",
                  "--out", str(tmp_path / "arm.c")]) == 0
