@@ -131,7 +131,35 @@ def validate(model: Manipulator) -> list[Problem]:
     if missing:
         warn("parameters", "no default value for " + ", ".join(missing) +
              " (they stay symbolic; numeric work will ask for them)")
+    elif model.links and not any(p.severity is Severity.ERROR for p in out):
+        singular = _singular_joint(model)
+        if singular is not None:
+            warn(f"links[{singular}]", "the mass matrix is singular at every pose tried: nothing resists "
+                 f"acceleration of joint {singular} (no inertia about its axis and no mass beyond it?); "
+                 "forward dynamics, simulation and metrics that need M^-1 are undefined")
     return out
+
+
+SINGULAR_RTOL = 1e-12  # smallest eigenvalue of M relative to its largest
+
+
+def _singular_joint(model: Manipulator, poses: int = 3) -> int | None:
+    """The joint (1-based) that M(q) leaves free at every one of a few random poses, or None."""
+    from ..kinematics import NumericArm  # numeric layers import the model package: import here
+    from ..numeric.recursive import mass_matrix
+    try:
+        arm = NumericArm.from_model(model)
+    except (ValueError, ArithmeticError):
+        return None
+    rng = np.random.default_rng(0)  # the same poses every time: a warning must not flicker
+    joint = None
+    for _ in range(poses):
+        q = np.where(arm.revolute, rng.uniform(-np.pi, np.pi, arm.n), rng.uniform(-0.5, 0.5, arm.n))
+        eig, vec = np.linalg.eigh(mass_matrix(arm, q))
+        if not np.all(np.isfinite(eig)) or eig[0] > SINGULAR_RTOL * max(float(np.abs(eig).max()), 1e-300):
+            return None
+        joint = int(np.argmax(np.abs(vec[:, 0]))) + 1
+    return joint
 
 
 def errors(problems: list[Problem]) -> list[Problem]:
