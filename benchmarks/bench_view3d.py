@@ -85,8 +85,8 @@ def main() -> None:
         layout = QHBoxLayout(window)
         view, sliders = ArmView(), JointSliders()
         if args.native:  # what the main window does: the GL view in its own native window
-            view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
-            view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
+            view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
+            view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
         layout.addWidget(view, 1)
         layout.addWidget(sliders)
         view.setMinimumSize(width, height)

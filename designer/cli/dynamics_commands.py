@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from ..dynamics.results import Equations, Method, SimplifyMode
 from .common import UserError, load_model, write_output
+from .progress import add_quiet, job_bar
 
 _FORMATS = ("json", "latex", "markdown", "html")
 _BY_SUFFIX = {".json": "json", ".tex": "latex", ".md": "markdown", ".markdown": "markdown", ".html": "html",
@@ -25,12 +25,18 @@ def register(sub) -> None:
     p.add_argument("--format", choices=_FORMATS, default=None,
                    help="output format (default: from the --out suffix, else json; an unknown suffix is refused)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    add_quiet(p)
     p.set_defaults(func=cmd_derive)
 
     p = sub.add_parser("codegen", help="generate C or Python code for tau, M, G and h "
                                        "(common subexpressions eliminated)")
     p.add_argument("project")
-    p.add_argument("--lang", choices=["c", "python"], required=True)
+    p.add_argument("--lang", choices=["c", "python", "matlab"], required=True,
+                   help="c: a .c source and a .h header (with --out X.c, X.h next to it); python: a numpy module; "
+                        "matlab: one .m function per quantity, vectorised over columns (--out DIRECTORY)")
+    p.add_argument("--parameters", choices=["standard", "base"], default="standard",
+                   help="base: tau, M, G with the base inertial parameters as inputs (see 'regressor --base')")
+    p.add_argument("--header", metavar="FILE", help="C: write the header here")
     p.add_argument("--form", choices=["compact", "derived"], default="compact",
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
                         "fewest operations (PUMA 560: tau 763, M 434 after CSE); derived: the expressions of "
@@ -40,33 +46,15 @@ def register(sub) -> None:
                    help="derivation used with --form derived (default lagrange)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
+    p.add_argument("--drives", action="store_true",
+                   help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
+                        "Coulomb friction in tau (default: rigid bodies only; the header says which)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    add_quiet(p)
     p.set_defaults(func=cmd_codegen)
 
 
-class _Progress:
-    """One overwritten status line on a terminal; silent when stderr is a file or pipe."""
-
-    def __init__(self):
-        self.live = sys.stderr.isatty()
-        self.shown = False
-
-    def __call__(self, step) -> None:
-        if not self.live:
-            return
-        frac = f" {step.fraction * 100:3.0f}%" if step.fraction is not None else ""
-        text = f"{step.stage}{frac} {step.detail}".strip()
-        sys.stderr.write("\r\x1b[K" + text[:100])
-        sys.stderr.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
-def _derive(args, progress: _Progress) -> Equations:
+def _derive(args, progress) -> Equations:
     from ..dynamics import derive  # imported here: the CLI starts fast for other commands
 
     model = load_model(args.project)
@@ -88,13 +76,10 @@ def cmd_derive(args) -> int:
                         + f" (known: {', '.join(_BY_SUFFIX)}); or choose the format with --format")
     if fmt is None:
         fmt = _BY_SUFFIX[Path(args.out).suffix.lower()] if args.out else "json"
-    progress = _Progress()
-    try:
+    with job_bar(args.quiet, desc="derive") as progress:
         eq = _derive(args, progress)
         progress(Progress(f"writing {fmt}"))  # seconds for a six-link arm
         text = render(eq, fmt)
-    finally:
-        progress.done()
     write_output(text, args.out)
     return 0
 
@@ -103,18 +88,20 @@ def cmd_codegen(args) -> int:
     from ..codegen import generate
     from ..jobs import Progress
 
-    progress = _Progress()
+    if args.lang != "python" or args.parameters == "base":  # header, defaults, C(q, qd), regressor
+        from .control_commands import codegen_control
+        with job_bar(args.quiet, desc="codegen") as progress:
+            return codegen_control(args, _derive, progress)
     try:
-        if args.form == "compact":  # the derivation only carries the model: keep it cheap
-            args.simplify = SimplifyMode.OFF.value
-        eq = _derive(args, progress)
-        progress(Progress("common subexpressions"))
-        source = generate(eq, args.lang, prefix=args.prefix, form=args.form)
+        with job_bar(args.quiet, desc="codegen") as progress:
+            if args.form == "compact":  # the derivation only carries the model: keep it cheap
+                args.simplify = SimplifyMode.OFF.value
+            eq = _derive(args, progress)
+            progress(Progress("common subexpressions"))
+            source = generate(eq, args.lang, prefix=args.prefix, form=args.form, drives=args.drives)
     except UserError:  # already says what and where (a UserError is a ValueError too)
         raise
     except ValueError as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
-    finally:
-        progress.done()
     write_output(source, args.out)
     return 0

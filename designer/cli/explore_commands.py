@@ -8,17 +8,14 @@ Definitions of every metric: docs/metrics.md.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-from typing import Any
-
 import numpy as np
 
-from ..jobs import run
 from ..kinematics import NumericArm
 from ..model import MissingParameterError
 from .common import UserError, load_model, number
-from .explore_io import (emit, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
+from .explore_io import (emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
+from .explore_sweep import register_sweep_and_map
 
 WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
 
@@ -45,30 +42,7 @@ def register(sub) -> None:
     common(q)
     q.set_defaults(func=guard(cmd_metric))
 
-    q = whats.add_parser("map", help="a metric over a 2-D joint grid, or at samples within the joint limits")
-    q.add_argument("--metric", required=True, metavar="SPEC")
-    q.add_argument("--joints", nargs=2, type=int, metavar=("I", "J"), help="sweep these two joints on a grid")
-    q.add_argument("--steps", type=int, default=50, help="grid points per joint (default 50)")
-    q.add_argument("--q", nargs="+", metavar="Q", help="pose of the other joints (default: all zero)")
-    q.add_argument("--samples", type=int, default=1000, help="without --joints: number of samples (default 1000)")
-    q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
-    q.add_argument("--seed", type=int, default=0)
-    common(q)
-    q.set_defaults(func=guard(cmd_map))
-
-    q = whats.add_parser("sweep", help="one or two parameters over ranges; metric summaries per design; Pareto")
-    q.add_argument("--param", nargs=4, action="append", required=True, metavar=("NAME", "START", "STOP", "COUNT"))
-    q.add_argument("--metric", action="append", required=True, metavar="SPEC")
-    q.add_argument("--stats", default="max,mean", help="comma list of min,max,mean,std,p05,p50,p95")
-    q.add_argument("--samples", type=int, default=1000)
-    q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
-    q.add_argument("--threads", action="store_true", help="use threads instead of processes")
-    q.add_argument("--pareto", nargs=2, metavar=("A", "B"), help="mark designs non-dominated in columns A, B")
-    q.add_argument("--maximize", nargs="*", default=[], metavar="COL", help="Pareto columns to maximise")
-    common(q)
-    q.set_defaults(func=guard(cmd_sweep))
+    register_sweep_and_map(whats, common, guard)
 
     q = whats.add_parser("conditions", help="parameter relations for decoupling, invariant M or static balance")
     q.add_argument("--kind", choices=["decoupled", "invariant", "balanced"], required=True)
@@ -139,7 +113,7 @@ def cmd_metric(args) -> int:
     from ..explore.metrics import METRICS, compute, evaluate, parse_metric
     model, arm = model_and_arm(args)
     q = pose(args, arm.n)
-    r = ratings(args, arm.n)
+    r = ratings(args, arm.n, model)
     rows = []
     if args.metric:
         for text in args.metric:
@@ -157,65 +131,6 @@ def cmd_metric(args) -> int:
                 rows.append({"metric": name, "index": ",".join(str(i + 1) for i in idx), "value": float(v[idx]),
                              "unit": m.unit})
     return emit(args, rows, {"project": args.project, "q": q, "metrics": rows})
-
-
-def cmd_map(args) -> int:
-    from ..explore.maps import grid_map, sample_summary
-    from ..explore.batch import batch_frames
-    model, arm = model_and_arm(args)
-    r = ratings(args, arm.n)
-    if args.joints:
-        if args.steps < 2:
-            raise UserError("--steps: at least 2")
-        gm = grid_map(arm, args.metric, tuple(args.joints), pose(args, arm.n), args.steps, ratings=r)
-        i, j = gm.joints
-        rows = [{f"q{i}": float(x), f"q{j}": float(y), gm.label: float(gm.values[iy, ix])}
-                for iy, y in enumerate(gm.y) for ix, x in enumerate(gm.x)]
-        return emit(args, rows, {"metric": gm.label, "joints": gm.joints, "x": gm.x, "y": gm.y,
-                                 "values": gm.values, "q0": gm.q0})
-    s = sample_summary(arm, args.metric, args.samples, args.sampling, args.seed, r)
-    tool = batch_frames(arm, s.q)[:, -1, :3, 3]
-    rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
-             "z": float(p[2]), s.label: float(val)} for q, p, val in zip(s.q, tool, s.values)]
-    return emit(args, rows, {"metric": s.label, "stats": s.stats, "samples": rows})
-
-
-def cmd_sweep(args) -> int:
-    from ..explore.maps import Sampling
-    from ..explore.sweep import SweepAxis, SweepSpec, sweep
-    model, arm = model_and_arm(args)
-    if len(args.param) > 2:
-        raise UserError("--param: at most two parameters")
-    axes = []
-    for name, start, stop, count in args.param:
-        try:
-            k = int(count)
-        except ValueError:
-            raise UserError(f"--param {name}: COUNT must be a whole number, not '{count}'") from None
-        if k < 1:
-            raise UserError(f"--param {name}: COUNT must be at least 1")
-        axes.append(SweepAxis.linspace(name, number(start, f"--param {name} START"),
-                                       number(stop, f"--param {name} STOP"), k))
-    spec = SweepSpec(tuple(axes), tuple(args.metric), tuple(s.strip() for s in args.stats.split(",") if s.strip()),
-                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n))
-    if args.samples < 1 or args.workers < 1:
-        raise UserError("--samples and --workers must be at least 1")
-    pool = cf.ThreadPoolExecutor(args.workers) if args.threads else cf.ProcessPoolExecutor(args.workers)
-    with pool:
-        result = run(sweep(model, spec, executor=pool))
-    rows: list[dict[str, Any]] = result.rows()  # with the pareto and error columns added below
-    if args.pareto:
-        a, b = args.pareto
-        for key in (a, b):
-            if key not in result.values:
-                raise UserError(f"--pareto: no column '{key}' (have: {', '.join(result.values)})")
-        front = result.pareto(a, b, (a not in args.maximize, b not in args.maximize))
-        for row, f in zip(rows, front):
-            row["pareto"] = bool(f)
-    for i, row in enumerate(rows):
-        if i in result.errors:
-            row["error"] = result.errors[i]
-    return emit(args, rows, {"parameters": [a.name for a in axes], "rows": rows})
 
 
 def cmd_conditions(args) -> int:
@@ -258,6 +173,7 @@ def cmd_significance(args) -> int:
     from ..explore.significance import check_bound, operation_counts, term_significance
     model, arm = model_and_arm(args)
     v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
+    v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
         raise UserError("significance: give the envelope with --speed and --acceleration")
     sig = term_significance(arm, v, a, args.threshold, args.samples)
@@ -306,7 +222,8 @@ def cmd_sizing(args) -> int:
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
-    res = size_motors(arm, traj, vector(args.gear, arm.n, "--gear"), vector(args.rotor, arm.n, "--rotor"))
+    res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
+                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
     table = res.table()
     series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
                **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},
@@ -319,9 +236,9 @@ def cmd_payload(args) -> int:
     from ..explore.maps import sample_configurations
     from ..explore.sizing import payload_envelope
     model, arm = model_and_arm(args)
-    torque = vector(args.torque, arm.n, "--torque")
+    torque = from_drives(model, "torque", vector(args.torque, arm.n, "--torque"), "--torque")
     if torque is None:
-        raise UserError("payload: give the rated torques with --torque")
+        raise UserError("payload: give the rated torques with --torque (or drive data in the project)")
     traj = _motion(args, arm.n, arm)
     if traj is None:
         q, qd, qdd = sample_configurations(arm, args.samples), None, None
@@ -344,7 +261,7 @@ def cmd_sensitivity(args) -> int:
     model, arm = model_and_arm(args)
     if args.samples < 1:
         raise UserError("--samples must be at least 1")
-    ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n), args.samples)
+    ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n, model), args.samples)
     rows = [{"parameter": s.parameter, "value": s.value, "derivative_at_q": s.derivative,
              "derivative_expression": "" if s.expression is None else str(s.expression),
              "influence": s.influence, "mean_abs_derivative": s.derivative_mean_abs} for s in ranked]
@@ -363,6 +280,6 @@ def cmd_compare(args) -> int:
         arm_b = NumericArm.from_model(model_b.with_parameters(sets))
     except MissingParameterError as exc:
         raise UserError(f"design B: {exc}") from None
-    rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n), args.samples)
+    rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n, model_a), args.samples)
     return emit(args, rows)
 

@@ -7,6 +7,7 @@ import functools
 import io
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -70,10 +71,29 @@ def vector(text: str | None, n: int, what: str):
     return np.broadcast_to(np.array(values), (n,)).copy()
 
 
-def ratings(args, n: int):
+def ratings(args, n: int, model=None):
+    """The rated values: the command line's, else the project's drive data (said on standard error)."""
     from ..explore.metrics import Ratings
-    return Ratings.of(n, vector(args.torque, n, "--torque"), vector(args.speed, n, "--speed"),
-                      vector(args.acceleration, n, "--acceleration"))
+    torque, speed = vector(args.torque, n, "--torque"), vector(args.speed, n, "--speed")
+    if model is not None:
+        torque = from_drives(model, "torque", torque, "--torque")
+        speed = from_drives(model, "speed", speed, "--speed")
+    return Ratings.of(n, torque, speed, vector(args.acceleration, n, "--acceleration"))
+
+
+def from_drives(model, what: str, given, flag: str):
+    """``given`` (a command-line value) if any, else the project's drive value of ``what``, noted on stderr."""
+    if given is not None:
+        return given
+    from ..dynamics.drives import drive_values
+    values = drive_values(model)
+    value = values[what]
+    if value is not None:
+        kind = {"torque": f"{values['torque_kind']} torque", "speed": "rated speed", "gear": "gear ratio",
+                "rotor": "motor inertia"}[what]
+        sys.stderr.write(f"note: {kind} from the project's drive data ({flag} overrides): "
+                         + ", ".join(f"{v:g}" for v in value) + "\n")
+    return value
 
 
 def pose(args, n: int) -> np.ndarray:

@@ -48,6 +48,8 @@ def describe(model: Manipulator) -> str:
                      "[" + ", ".join(map(str, l.com)) + "]",
                      "0" if l.inertia.is_zero else " ".join(map(str, l.inertia.entries()))])
     out += ["", _table(rows), "", "gravity: [" + ", ".join(map(str, model.gravity)) + "]"]
+    if model.gravity_in_world and model.base is not None:
+        out[-1] += " in the world; in frame 0: [" + ", ".join(map(str, model.gravity_frame0)) + "]"
     for k, p in enumerate(model.point_masses, start=1):
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
     if model.parameters:
@@ -89,7 +91,8 @@ def cmd_fk(args) -> int:
         "frames": [np.round(t, 12).tolist() for t in T],
         "joint_origins": origins.tolist(),
         "joint_axes": axes.tolist(),
-        "tool_position": T[-1, :3, 3].tolist(),
+        "tool_position": arm.tool_in_base(q, T)[:3, 3].tolist(),   # the tool point, frame 0
+        "tool_pose": np.round(arm.tool_pose(q), 12).tolist(),      # the tool frame in the world (base)
     }
     print(json.dumps(result, indent=1))
     return 0

@@ -14,7 +14,9 @@ import numpy as np
 
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
+from ..jobs import Progress
 from .common import UserError, load_model, number, read_json, read_text, write_output
+from .progress import add_quiet, job_bar, loop_bar
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 
@@ -26,6 +28,8 @@ def register(sub) -> None:
                    help='{"states": [{"q": [...], "qd": [...], "qdd": [...]}, ...]} in SI units and radians')
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
+    _drives_option(p)
+    add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
     p.add_argument("project")
@@ -37,6 +41,8 @@ def register(sub) -> None:
                    help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
     p.add_argument("--strict", action="store_true",
                    help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
+    _drives_option(p)
+    add_quiet(p)
     p.set_defaults(func=cmd_torques)
     p = sub.add_parser("simulate",
                        help="integrate the motion from an initial state under torques or PD control (CSV out)")
@@ -59,7 +65,21 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_simulate)
 
 
-def compiled_for(model: Manipulator, method: str, where: str):
+def _drives_option(p) -> None:
+    p.add_argument("--drives", action="store_true",
+                   help="add the project's drive terms: reflected motor inertia N^2 Jm on the diagonal of M "
+                        "(and N^2 Jm qdd in tau), viscous and Coulomb friction in tau (eval: also as "
+                        "'friction') (default: rigid bodies only)")
+
+
+def _drive_note(model: Manipulator, drives: bool) -> None:
+    from ..dynamics.drives import has_drive_terms
+    if drives and not has_drive_terms(model):
+        sys.stderr.write("note: --drives: the project has no motor inertia, gear ratio or friction; "
+                         "nothing is added\n")
+
+
+def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
     """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
     from ..dynamics import derive
     from ..dynamics.results import Method, SimplifyMode
@@ -68,8 +88,10 @@ def compiled_for(model: Manipulator, method: str, where: str):
         numeric = model.numeric()
     except MissingParameterError as exc:
         raise UserError(f"{where}: {exc}") from None
-    eq = derive(numeric, Method(method), SimplifyMode.OFF)
-    return compile_equations(eq)
+    with job_bar(quiet, desc=f"derive ({method})") as progress:
+        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress)
+        progress(Progress("compile"))
+        return compile_equations(eq)
 
 
 def _vector(value, n: int, where: str) -> list[float]:
@@ -114,19 +136,26 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
-    cd = compiled_for(model, args.method, args.project)
+    cd = compiled_for(model, args.method, args.project, args.quiet)
+    from ..dynamics.drives import friction_torque, with_drives
+    _drive_note(model, args.drives)
     results = []
-    for i, (q, qd, qdd) in enumerate(states):
+    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
         try:
             with np.errstate(all="ignore"):
-                parts = {"tau": cd.tau(q, qd, qdd), "M": cd.M(q), "G": cd.G(q), "h": cd.h(q, qd)}
+                M, tau = cd.M(q), cd.tau(q, qd, qdd)
+                result = {}
+                if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
+                    M, tau = with_drives(model, M, tau, qd, qdd)
+                    result["friction"] = friction_torque(model, qd)
+                parts = {"tau": tau, "M": M, "G": cd.G(q), "h": cd.h(q, qd), **result}
             bad = next((k for k, v in parts.items() if not np.all(np.isfinite(v))), None)
         except (OverflowError, ZeroDivisionError, FloatingPointError):
             bad = "tau"
         if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
             raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
-        results.append({k: v.tolist() for k, v in parts.items()})
-    json.dump({"method": args.method, "results": results}, sys.stdout)
+        results.append({k: np.asarray(v).tolist() for k, v in parts.items()})
+    json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
@@ -195,7 +224,11 @@ def cmd_torques(args) -> int:
             tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
         with np.errstate(all="ignore"):
-            tau = compiled_for(model, args.method, args.project).tau_many(Q, QD, QDD)
+            tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
+    if args.drives:
+        from ..dynamics.drives import drive_arrays, friction_torque
+        _drive_note(model, True)
+        tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
     bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))
     if bad.size:  # a CSV cannot say inf or NaN to the next tool: refuse instead of writing them
         raise UserError(f"{args.trajectory}: data row {int(bad[0]) + 1}: the torque is not finite there "
@@ -208,7 +241,9 @@ def cmd_torques(args) -> int:
     write_output(buf.getvalue(), args.out)
     peak = np.max(np.abs(tau), axis=0)
     rms = np.sqrt(np.mean(tau**2, axis=0))
-    lines = [f"{tau.shape[0]} rows, method {args.method}; N m for revolute joints, N for prismatic",
+    drives = "added (--drives)" if args.drives else "not added"
+    lines = [f"{tau.shape[0]} rows, method {args.method}, drive terms {drives}; N m for revolute joints, "
+             "N for prismatic",
              f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
     for j, link in enumerate(model.links):
         lines.append(f"{j + 1:<6} {link.joint.value:<4} {peak[j]:>14.6g} {rms[j]:>14.6g}")

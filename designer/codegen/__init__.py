@@ -24,7 +24,7 @@ SUFFIX = {Language.C: ".c", Language.PYTHON: ".py"}
 
 
 def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None,
-             form: CodeForm | str = CodeForm.COMPACT) -> str:
+             form: CodeForm | str = CodeForm.COMPACT, drives: bool = False) -> str:
     """Source code for ``eq`` in ``lang``.
 
     Parameters
@@ -37,9 +37,11 @@ def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | 
         C only: function name prefix (default: from the model's name).
     form:
         ``"compact"`` (recursive forms, fewest operations) or ``"derived"`` (the expressions of ``eq``).
+    drives:
+        Add the project's drive terms (reflected motor inertia, friction) to M and tau.
     """
     lang = Language(lang)
-    plan = plan_code(eq, form)
+    plan = plan_code(eq, form, drives)
     if lang is Language.C:
         from .c_code import emit_c
         return emit_c(plan, prefix)

@@ -142,8 +142,11 @@ def compact_functions(model) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix
     return tau, tree_mass_matrix(model), gravity, coriolis
 
 
-def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT) -> CodePlan:
-    """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs."""
+def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False) -> CodePlan:
+    """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
+
+    ``drives``: add the project's drive terms to M and tau (:mod:`designer.dynamics.drives`).
+    """
     model = eq.model
     form = CodeForm(form)
     if form is CodeForm.COMPACT:
@@ -152,6 +155,11 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT) -> CodePla
     else:
         tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         method = eq.method.value
+    from ..dynamics.drives import drive_statement, symbolic_drive_terms
+    if drives:
+        dM, inertia, friction = symbolic_drive_terms(model)   # h keeps being tau(q, qd, 0) - G
+        mass, tau, coriolis = mass + dM, tau + inertia + friction, coriolis + friction
+    method = "; ".join(filter(None, (method, drive_statement(model, drives))))
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(model.symbol_names())
     for mat in (tau, mass, gravity, coriolis):

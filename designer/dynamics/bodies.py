@@ -105,7 +105,7 @@ def arm_frames_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER)
     ez = [tr.zero, tr.zero, tr.one]
     W_prev = [list(zero) for _ in range(n)]
     V_prev = [list(zero) for _ in range(n)]
-    g_prev = [tr.var(c) for c in model.gravity]
+    g_prev = [tr.var(c) for c in model.gravity_frame0]
     Rs, ps, Ws, Vs, gs = [], [], [], [], []
     for j, link in enumerate(model.links):
         token.check()

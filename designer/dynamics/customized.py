@@ -172,7 +172,7 @@ def _tau(model: Manipulator, token: CancelToken) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
     w, wd = [ZERO] * 3, [ZERO] * 3
-    vd = [-sp.sympify(g) for g in model.gravity]  # base acceleration -g carries gravity
+    vd = [-sp.sympify(g) for g in model.gravity_frame0]  # base acceleration -g carries gravity
     F, Mo = [], []
     U = None
     for j, jt in enumerate(chain):
@@ -244,19 +244,20 @@ def _transform_inertia(jt, m, MS, J):
     return MS2, J2
 
 
-def custom_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
-    """M(q): composite rigid body algorithm in joint frames, unexpanded."""
+def custom_mass_matrix(model: Manipulator, token: CancelToken = NEVER, params: list | None = None) -> sp.Matrix:
+    """M(q): composite rigid body algorithm in joint frames, unexpanded. ``params``: per joint
+    (m, MS, J as xx yy zz xy xz yz) in the joint frame instead of the model's (base parameters)."""
     with distribute(False):
-        return _mass_matrix(model, token)
+        return _mass_matrix(model, token, params)
 
 
-def _mass_matrix(model: Manipulator, token: CancelToken) -> sp.Matrix:
+def _mass_matrix(model: Manipulator, token: CancelToken, params: list | None = None) -> sp.Matrix:
     chain = _chain(model)
     n = model.n
     comp: list = [None] * n  # (m, MS, J) of the composite body j..n-1, filled from the tip inwards
     for j in range(n - 1, -1, -1):
         token.check()
-        m, MS, J = _standard_parameters(chain[j].bodies)
+        m, MS, J = _standard_parameters(chain[j].bodies) if params is None else params[j]
         if j + 1 < n:
             mc, MSc, Jc = comp[j + 1]
             MSt, Jt = _transform_inertia(chain[j + 1], mc, MSc, Jc)

@@ -8,11 +8,15 @@ dynamics returned, and says so in its report.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import sympy as sp
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["drive_arrays", "reflected_inertia", "friction_torque", "with_drives"]
+__all__ = ["drive_arrays", "drive_statement", "drive_values", "has_drive_terms", "symbolic_drive_terms",
+           "reflected_inertia", "friction_torque", "with_drives"]
 
 
 def drive_arrays(model: Manipulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -42,3 +46,56 @@ def with_drives(model: Manipulator, M: np.ndarray, tau: np.ndarray, qd, qdd) -> 
     """(M + diag(N^2 Jm), tau + N^2 Jm qdd + friction) for one state."""
     refl = drive_arrays(model)[0]
     return M + np.diag(refl), tau + refl * np.asarray(qdd, dtype=float) + friction_torque(model, qd)
+
+
+def drive_values(model: Manipulator) -> dict[str, Any]:
+    """What the explore tools and motor sizing read from the project instead of asking.
+
+    ``torque`` (rated torque of every joint, else the peak torque of every joint: a URDF's
+    ``effort`` is a peak), ``speed`` (rated speed): an array only when every joint has a value,
+    since a rating must cover every joint. ``gear`` and ``rotor`` (N, Jm): an array when any
+    joint has one, the others direct drive (N = 1) and without rotor (Jm = 0), as when not given.
+    ``torque_kind`` is "rated" or "peak" (which one ``torque`` is), or None.
+    """
+    drives = [link.drive for link in model.links]
+
+    def every(name: str) -> np.ndarray | None:
+        values = [getattr(d, name) if d is not None else None for d in drives]
+        return None if any(v is None for v in values) else np.array(values, dtype=float)
+
+    def some(name: str, default: float) -> np.ndarray | None:
+        values = [getattr(d, name) if d is not None else None for d in drives]
+        if all(v is None for v in values):
+            return None
+        return np.array([default if v is None else v for v in values], dtype=float)
+
+    torque, kind = every("rated_torque"), "rated"
+    if torque is None:
+        torque, kind = every("peak_torque"), "peak"
+    return {"torque": torque, "torque_kind": kind if torque is not None else None, "speed": every("rated_speed"),
+            "gear": some("gear_ratio", 1.0), "rotor": some("motor_inertia", 0.0)}
+
+
+def has_drive_terms(model: Manipulator) -> bool:
+    """Whether any joint has a reflected inertia or friction for :func:`with_drives` to add."""
+    return any(np.any(a != 0) for a in drive_arrays(model))
+
+
+def symbolic_drive_terms(model: Manipulator) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
+    """(diag(N^2 Jm) for M, N^2 Jm qdd for tau, friction b qd + fc sign(qd)), sympy, n x n, n x 1, n x 1."""
+    refl, visc, coul = drive_arrays(model)
+
+    def num(v: float) -> sp.Expr:
+        return sp.Float(v) if v else sp.Integer(0)
+    dM = sp.diag(*[num(r) for r in refl])
+    inertia = sp.Matrix([num(r) * qdd for r, qdd in zip(refl, model.qdd)])
+    friction = sp.Matrix([num(b) * qd + num(c) * sp.sign(qd) for b, c, qd in zip(visc, coul, model.qd)])
+    return dM, inertia, friction
+
+
+def drive_statement(model: Manipulator, applied: bool) -> str:
+    """What a report says about the drive terms: '' for a project without any."""
+    if applied:
+        return ("drive terms added: N^2 Jm on the diagonal of M and N^2 Jm qdd in tau, friction b qd + fc sign(qd) "
+                "in tau and h")
+    return "drive terms of the project not added" if has_drive_terms(model) else ""

@@ -51,7 +51,7 @@ def forward_job(model: Manipulator, tr: TrigRing, token: CancelToken = NEVER, *,
     modified = model.convention is Convention.MODIFIED
     zero = [tr.zero] * 3
     w, dw = list(zero), list(zero)
-    a = [-tr.var(c) for c in model.gravity] if gravity else list(zero)
+    a = [-tr.var(c) for c in model.gravity_frame0] if gravity else list(zero)
     motions, rotations = [], []
     two = tr.ring(2)
     for j, link in enumerate(model.links):

@@ -87,7 +87,14 @@ class TrigRing:
         self._one_minus_c2 = {self._si[i]: self.one - self.gens[self.c_sym[i]] ** 2 for i in range(n)}
         self._qpos = {i: gens.index(model.q[i]) for i in range(n)}
         self._atoms_out = [self.trig.get(g, g) for g in gens]
+        # two generators with one base (m1 and 1/m1, after a design condition put m1 in a
+        # denominator) multiply to a power sympy must combine: assemble through Mul then
+        self._shared_bases = len({a.as_base_exp()[0] for a in self._atoms_out}) < len(self._atoms_out)
         self._powers: dict = {}
+
+    def __getstate__(self) -> dict:
+        """Pickled without its caches (a worker process sends the ring back with a result)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_simplify_cache", "_powers")} | {"_powers": {}}
 
     # -- conversion ---------------------------------------------------------------
     def var(self, e) -> PolyElement:
@@ -138,7 +145,7 @@ class TrigRing:
             if not factors:
                 terms.append(c)
                 continue
-            if any(not f.is_commutative or f.is_Number or f.is_Mul for f in factors):
+            if self._shared_bases or any(not f.is_commutative or f.is_Number or f.is_Mul for f in factors):
                 terms.append(sp.Mul(c, *factors))  # unusual atoms: let sympy sort it out
                 continue
             _mulsort(factors)

@@ -104,12 +104,14 @@ def sweep_joint(arm: NumericArm, q, i: int, j: int, joint: int, values) -> Sweep
 
 
 def default_range(model: Manipulator, name: str) -> tuple[float, float]:
-    """A range around a parameter's default value: half to one and a half times it (+-0.5 if zero)."""
+    """A range around a parameter's default value: half to one and a half times it; for a zero default
+    -0.5..0.5, or 0..0.5 for a mass or an inertia (never negative)."""
+    from ..model.units import INERTIA, MASS, parameter_units
     value = model.parameter_values.get(name)
     if value is None:
         raise ValueError(f"parameter {name!r} has no default value")
     if value == 0:
-        return (-0.5, 0.5)
+        return (0.0, 0.5) if parameter_units(model).get(name) in (MASS, INERTIA) else (-0.5, 0.5)
     return tuple(sorted((0.5 * value, 1.5 * value)))  # type: ignore[return-value]
 
 

@@ -9,8 +9,9 @@ cube (a rectangle e by e sqrt 2); its diagonals C1-C7 and C2-C8 are body diagona
 L = e sqrt 3. P1 is the centre of the cube; P2, P3, P4, P5 lie on those diagonals at 0.1 L from
 C1, C2, C7, C8 respectively, so P2 -> P3 -> P4 -> P5 goes round the plane.
 
-Positions are those of the last frame's origin (the tool point of
-:meth:`~designer.kinematics.NumericArm.tool_jacobian`); orientation is not controlled. Inverse
+Positions are those of the tool point (the project's ``tool`` frame origin, the last frame's
+origin when there is none; the point of :meth:`~designer.kinematics.NumericArm.tool_jacobian`),
+in frame 0 coordinates; orientation is not controlled. Inverse
 kinematics is numeric (damped least squares, Levenberg-Marquardt damping) and stays within the
 joint limits. The path P1 -> P2 -> P3 -> P4 -> P5 -> P1 is made of straight segments, each a quintic
 rest-to-rest profile whose peak speed is the given tool speed; joint rates follow the minimum-norm
@@ -70,7 +71,7 @@ def _bounds(arm: NumericArm) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tool(arm: NumericArm, q) -> np.ndarray:
-    return arm.frames(q)[-1, :3, 3]
+    return arm.tool_in_base(q)[:3, 3]
 
 
 def _fmt(p) -> str:

@@ -6,6 +6,7 @@ clouds) and is a pure function of a :class:`~designer.kinematics.NumericArm`.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 from dataclasses import dataclass
 from enum import Enum
 from collections.abc import Sequence
@@ -15,11 +16,14 @@ from numpy.typing import ArrayLike
 from scipy.stats import qmc
 
 from ..kinematics import NumericArm
+from ..jobs import CancelToken, Job
 from ..numeric.batch import Batch, batch_frames
+from .distribute import ordered_blocks
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
-           "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE"]
+           "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE",
+           "grid_states", "states_job"]
 
 DEFAULT_REVOLUTE_RANGE = (-np.pi, np.pi)
 
@@ -79,21 +83,51 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
     ``compiled``: optional compiled dynamics of the same model for M and G (faster maps).
     """
     spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
+    x, y, Q = grid_states(arm, joints, q0, steps, ranges)
+    values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(len(y), len(x))
+    return GridMap(spec.label, (joints[0], joints[1]), x, y, values,
+                   np.zeros(arm.n) if q0 is None else np.asarray(q0, float))
+
+
+def grid_states(arm: NumericArm, joints: tuple[int, int], q0: ArrayLike | None = None,
+                steps: int | tuple[int, int] = 50,
+                ranges: Sequence[Sequence[float]] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, Q): the grid of :func:`grid_map`, its states row by row (``y`` slowest), (len(x) len(y), n)."""
     i, j = joints
     if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
         raise ValueError(f"joints must be two different numbers from 1 to {arm.n}, got {i} and {j}")
-    q0 = np.zeros(arm.n) if q0 is None else np.asarray(q0, float)
-    if q0.shape != (arm.n,):
-        raise ValueError(f"the pose needs {arm.n} joint values, got {q0.size}")
+    pose = np.zeros(arm.n) if q0 is None else np.asarray(q0, float)
+    if pose.shape != (arm.n,):
+        raise ValueError(f"the pose needs {arm.n} joint values, got {pose.size}")
     lim = joint_limits(arm)
     rx, ry = (lim[i - 1], lim[j - 1]) if ranges is None else (ranges[0], ranges[1])
     nx, ny = (steps, steps) if isinstance(steps, int | float | np.number) else steps
     x, y = np.linspace(rx[0], rx[1], int(nx)), np.linspace(ry[0], ry[1], int(ny))
     X, Y = np.meshgrid(x, y)
-    Q = np.tile(q0, (X.size, 1))
+    Q: np.ndarray = np.tile(pose, (X.size, 1))
     Q[:, i - 1], Q[:, j - 1] = X.ravel(), Y.ravel()
-    values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(Y.shape)
-    return GridMap(spec.label, (i, j), x, y, values, q0)
+    return x, y, Q
+
+
+def _evaluate_block(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None) -> list[float]:
+    return evaluate(arm, q, parse_metric(metric, arm.n), ratings).tolist()
+
+
+def states_job(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None, executor: cf.Executor,
+               slots: int = 4, token: CancelToken | None = None) -> Job[np.ndarray]:
+    """The metric (one number per state) at states ``q`` on ``executor`` (local processes or a Dask
+    cluster), in blocks sized to run about a second each; yields progress, returns the values in order."""
+    parse_metric(metric, arm.n)   # a bad metric is named here, not on a worker
+    out = np.empty(len(q))
+
+    def task(lo: int, hi: int):
+        return _evaluate_block, (arm, q[lo:hi], metric, ratings)
+
+    def sink(first: int, values: list) -> None:
+        out[first:first + len(values)] = values
+
+    yield from ordered_blocks(task, len(q), executor, sink, slots=slots, token=token, stage="map", unit="states")
+    return out
 
 
 STATS = ("min", "max", "mean", "std", "p05", "p50", "p95")
@@ -131,9 +165,9 @@ def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
 def workspace_map(arm: NumericArm, spec: MetricSpec | str, count: int = 2000,
                   method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
                   ratings: Ratings | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(tool positions (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
+    """(tool points in frame 0 (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
     q = sample_configurations(arm, count, method, seed)
-    return batch_frames(arm, q)[:, -1, :3, 3], evaluate(arm, q, spec, ratings)
+    return (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3], evaluate(arm, q, spec, ratings)  # tool point
 
 
 def variation(arm: NumericArm, q: np.ndarray) -> dict[str, np.ndarray]:

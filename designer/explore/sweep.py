@@ -17,25 +17,27 @@ function of picklable arguments (the model, numbers, texts).
 from __future__ import annotations
 
 import concurrent.futures as cf
-import itertools
-from dataclasses import dataclass, field, replace
+import contextlib
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 import sympy as sp
 
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
 from ..numeric.batch import batch_frames
+from .distribute import Compute, open_executor, ordered_blocks
 from .maps import Sampling, sample_configurations, summarize
 from .metrics import MetricError, Ratings, evaluate_many, parse_metric
 
-__all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "pareto_front", "DESIGN_QUANTITIES",
-           "evaluate_designs", "ArmFactory"]
+__all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "sweep_blocks", "pareto_front", "DESIGN_QUANTITIES",
+           "evaluate_designs", "ArmFactory", "design_count", "design_values"]
 
 # design-level quantities every sweep reports beside the metric summaries
 DESIGN_QUANTITIES = ("total_mass", "reach")
@@ -164,12 +166,29 @@ class ArmFactory:
         return replace(self.base, **arrays)
 
 
+_FACTORIES_LOCK = threading.Lock()
+_FACTORIES: dict[tuple[Manipulator, tuple[str, ...]], ArmFactory] = {}
+
+
+def _factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...]) -> ArmFactory:
+    """The factory of this model and these names, kept per worker process: compiling the swept entries takes
+    ~30 ms (PUMA 560), as long as several designs. The values it was made with do not matter: every entry
+    that depends on a swept name is recomputed for each design."""
+    key = (model, names)
+    with _FACTORIES_LOCK:   # thread pools share the cache
+        if key not in _FACTORIES:
+            if len(_FACTORIES) >= 4:
+                _FACTORIES.pop(next(iter(_FACTORIES)))
+            _FACTORIES[key] = ArmFactory(model, names, first)
+        return _FACTORIES[key]
+
+
 def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Sequence[float]],
                      spec: SweepSpec) -> list[dict[str, float] | str]:
     """Worker: the summaries of each design (a dict), or a one-line reason it failed (a str)."""
     out: list[dict[str, float] | str] = []
     try:
-        factory = ArmFactory(model, names, rows[0])
+        factory = _factory(model, tuple(names), tuple(rows[0]))
         parsed = [parse_metric(m, model.n) for m in spec.metrics]
     except (MissingParameterError, MetricError, ValueError) as exc:
         return [f"{type(exc).__name__}: {exc}"] * len(rows)
@@ -185,7 +204,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
             for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, spec.ratings)):
                 stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})
-            tool = batch_frames(arm, q)[:, -1, :3, 3]
+            tool = (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3]
             values["total_mass"] = arm.total_mass()
             values["reach"] = float(np.linalg.norm(tool, axis=1).max())
             out.append(values)
@@ -212,9 +231,37 @@ def _check(model: Manipulator, spec: SweepSpec) -> None:
         parse_metric(m, model.n)
 
 
+def design_count(spec: SweepSpec) -> int:
+    return int(np.prod([len(a.values) for a in spec.axes]))
+
+
+def design_values(spec: SweepSpec, lo: int, hi: int) -> list[tuple[float, ...]]:
+    """Parameter values of designs ``lo`` .. ``hi`` - 1 in grid order (last axis fastest), made on demand so
+    that a sweep of millions of designs never holds the whole grid."""
+    shape = tuple(len(a.values) for a in spec.axes)
+    idx = np.unravel_index(np.arange(lo, hi), shape)
+    return [tuple(a.values[int(k[j])] for a, k in zip(spec.axes, idx)) for j in range(hi - lo)]
+
+
+def sweep_blocks(model: Manipulator, spec: SweepSpec, executor: cf.Executor,
+                 sink: Callable[[int, list[dict[str, float] | str]], None], *, slots: int = 4, start: int = 0,
+                 block: int | None = None, token: CancelToken | None = None) -> Job[None]:
+    """Designs ``start`` .. of the grid on ``executor``; ``sink(first, results)`` gets them in design order
+    (a dict of summaries, or a one-line reason a design has none). See
+    :func:`designer.explore.distribute.ordered_blocks` for ``slots`` and ``block``."""
+    _check(model, spec)
+    names = [a.name for a in spec.axes]
+
+    def task(lo: int, hi: int):
+        return evaluate_designs, (model, names, design_values(spec, lo, hi), spec)
+
+    yield from ordered_blocks(task, design_count(spec), executor, sink, slots=slots, start=start, block=block,
+                              token=token, stage="sweep", unit="designs")
+
+
 def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = None,
-          block: int | None = None, token: CancelToken | None = None) -> Job[SweepResult]:
-    """Evaluate every design of the grid of ``spec.axes``; yields progress, returns the result.
+          block: int | None = None, token: CancelToken | None = None, slots: int | None = None) -> Job[SweepResult]:
+    """Evaluate every design of the grid of ``spec.axes``; yields progress, returns the result in memory.
 
     Parameters
     ----------
@@ -222,52 +269,33 @@ def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = No
         Where the blocks run; None makes a 2-process pool for this sweep and shuts it down after.
         Pass ``client.get_executor()`` to run on a Dask cluster.
     block:
-        Designs per submitted task (default: about four tasks per worker, at most 50 designs).
+        Designs per submitted task (default: sized from the measured time so a task runs about a second).
     token:
         Checked between blocks; cancelling stops submitted work that has not started.
+    slots:
+        Blocks in flight at once (default 8).
+
+    For sweeps too large to hold, :func:`designer.explore.sweep_file.sweep_to_csv` streams rows to a file.
     """
     _check(model, spec)
-    names = [a.name for a in spec.axes]
-    rows = list(itertools.product(*(a.values for a in spec.axes)))
-    own = executor is None
-    if own:
-        executor = cf.ProcessPoolExecutor(max_workers=2)
-    assert executor is not None  # given, or made just above
-    block = block or max(1, min(50, -(-len(rows) // 8)))
-    futures: dict[cf.Future, int] = {}
-    try:
-        for start in range(0, len(rows), block):
-            fut = executor.submit(evaluate_designs, model, names, rows[start:start + block], spec)
-            futures[fut] = start
-        yield Progress("sweep", 0.0, f"{len(rows)} designs in {len(futures)} blocks")
-        results: list[dict | str | None] = [None] * len(rows)
-        pending = set(futures)
-        while pending:
-            if token is not None:
-                token.check()
-            done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                start = futures[fut]
-                for offset, value in enumerate(fut.result()):
-                    results[start + offset] = value
-            finished = sum(r is not None for r in results)
-            yield Progress("sweep", finished / len(rows), f"{finished} of {len(rows)} designs")
-    finally:
-        for fut in futures:
-            fut.cancel()
-        if own:
-            executor.shutdown(wait=False, cancel_futures=True)
+    total = design_count(spec)
     keys = spec.keys()
-    shape = tuple(len(a.values) for a in spec.axes)
-    values = {k: np.full(len(rows), np.nan) for k in keys}
-    errors = {}
-    for i, r in enumerate(results):
-        if isinstance(r, str):
-            errors[i] = r
-            continue
-        assert r is not None  # every block answered before the loop above ended
-        for k in keys:
-            values[k][i] = r[k]
-    designs = [dict(zip(names, row)) for row in rows]
-    return SweepResult(spec, designs, {k: v.reshape(shape) for k, v in values.items()}, errors)
+    values = {k: np.full(total, np.nan) for k in keys}
+    errors: dict[int, str] = {}
 
+    def sink(first: int, results: list) -> None:
+        for i, r in enumerate(results, start=first):
+            if isinstance(r, str):
+                errors[i] = r
+            else:
+                for k in keys:
+                    values[k][i] = r[k]
+
+    with contextlib.ExitStack() as stack:
+        if executor is None:
+            executor, slots = stack.enter_context(open_executor(Compute("processes", 2)))
+        yield from sweep_blocks(model, spec, executor, sink, slots=slots or 8, block=block, token=token)
+    names = [a.name for a in spec.axes]
+    designs = [dict(zip(names, row)) for row in design_values(spec, 0, total)]
+    shape = tuple(len(a.values) for a in spec.axes)
+    return SweepResult(spec, designs, {k: v.reshape(shape) for k, v in values.items()}, errors)

@@ -11,7 +11,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention
 
-__all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix"]
+__all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix", "gravity_arrow"]
 
 
 def arm_reach(arm: NumericArm) -> float:
@@ -146,6 +146,26 @@ def sphere_mesh(rows: int = 10, cols: int = 16) -> tuple[np.ndarray, np.ndarray,
             a, b = r * cols + c, r * cols + (c + 1) % cols
             faces += [[a, a + cols, b], [b, a + cols, b + cols]]
     return verts, verts.copy(), np.array(faces, dtype=np.int64)
+
+
+def gravity_arrow(gravity: np.ndarray, reach: float) -> np.ndarray:
+    """Line segments (pairs of points) of an arrow along ``gravity`` beside the base: a shaft of a
+    quarter of the reach and a four-line head; no segments when gravity is zero."""
+    g = np.asarray(gravity, float)
+    norm = float(np.linalg.norm(g))
+    if not np.isfinite(norm) or norm == 0.0:
+        return np.zeros((0, 3))
+    direction = g / norm
+    length = 0.25 * reach
+    side = _rotation_to(direction)
+    start = -0.3 * reach * side[:, 0] - 0.5 * length * direction   # beside the base, centred on it
+    tip = start + length * direction
+    head = 0.25 * length
+    segments = [start, tip]
+    for k in (0, 1):
+        for sign in (1.0, -1.0):
+            segments += [tip, tip - head * direction + sign * 0.5 * head * side[:, k]]
+    return np.array(segments)
 
 
 def numeric_arm(model) -> NumericArm:

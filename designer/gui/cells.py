@@ -23,7 +23,8 @@ __all__ = ["BAD_COLOR", "MISSING_COLOR", "CellError", "ExprLineEdit", "ExprTable
 
 BAD_COLOR = QColor(255, 190, 190)
 MISSING_COLOR = QColor(255, 236, 170)
-BAD_STYLE = "QLineEdit { background: #ffbebe; }"
+TEXT_ON_LIGHT = QColor(20, 20, 20)   # the text on those backgrounds, dark in a dark palette too
+BAD_STYLE = "QLineEdit { background: #ffbebe; color: #141414; }"
 
 
 def expr_text(expr: sp.Expr) -> str:
@@ -65,6 +66,7 @@ class ExprTableModel(QAbstractTableModel):
 
     message = Signal(str)
     columns: list[str] = []
+    units: list[str] = []   # per column, shown in the header ("mass (kg)"); "" for none
     typed = ""  # the text of the entry being committed, for the undo label
 
     def __init__(self, document, parent: QObject | None = None):
@@ -110,7 +112,8 @@ class ExprTableModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole:
             if orientation == Qt.Orientation.Horizontal:
-                return self.columns[section]
+                unit = self.units[section] if section < len(self.units) else ""
+                return f"{self.columns[section]} ({unit})" if unit else self.columns[section]
             return str(section + 1)
         return None
 
@@ -134,6 +137,11 @@ class ExprTableModel(QAbstractTableModel):
                 return QBrush(BAD_COLOR)
             extra = self.extra_background(row, col)
             return QBrush(extra) if extra is not None else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            # a light background keeps dark text whatever the palette (light-on-pink is unreadable)
+            if err is not None or self.extra_background(row, col) is not None:
+                return QBrush(TEXT_ON_LIGHT)
+            return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if err is not None:
                 return f"{err.message}\n(the model keeps {self.display(row, col, err.good)})"

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 from ..explore.coupling import Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
 from ..kinematics import NumericArm
 from ..model import Manipulator
+from ..model.units import inertial_unit, parameter_units, with_unit
 from .arm_scene import numeric_arm
+from .folders import last_folder, remember_folder
 from .joint_sliders import joint_ranges
 from .plot_style import fit_y, new_plot, pen, save_svg
 
@@ -367,9 +369,23 @@ class CouplingPanel(QWidget):
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
             fit_y(plot)
         self.plot_coefficients.getAxis("bottom").setLabel(f"q{k + 1} ({unit})")
+        self.plot_coupling.getAxis("left").setLabel(with_unit(Quantity.COUPLING.label(i, j),
+                                                              self._unit(Quantity.COUPLING, i, j)))
+        self.plot_normalised.getAxis("left").setLabel("1")
+        self.plot_coefficients.getAxis("left").setLabel(
+            " / ".join(dict.fromkeys(self._unit(q, i, j) for q in COEFFICIENTS)))
         marker = math.degrees(self.q[k]) if revolute else self.q[k]
         for line in self.joint_markers:
             line.setValue(marker)
+
+    def _unit(self, quantity: Quantity, i: int, j: int) -> str:
+        """SI unit of a plotted quantity of joints i, j (0-based), from the joints' types."""
+        r = [link.is_revolute for link in self.model.links]
+        return {Quantity.COUPLING: inertial_unit(r[i], r[j]), Quantity.NORMALISED: "1",
+                Quantity.CORIOLIS_I: inertial_unit(r[i], r[i], r[j]),
+                Quantity.CORIOLIS_J: inertial_unit(r[j], r[i], r[j]),
+                Quantity.CENTRIFUGAL_IJ: inertial_unit(r[i], r[j], r[j]),
+                Quantity.CENTRIFUGAL_JI: inertial_unit(r[j], r[i], r[i])}[quantity]
 
     def _draw_parameter_sweep(self, i: int, j: int) -> None:
         name = self.parameter.currentText()
@@ -397,12 +413,15 @@ class CouplingPanel(QWidget):
             plot.plot(sweep.x, curve[quantity], pen=pen(n), name=label or quantity.label(i, j))
         fit_y(plot)
         plot.setTitle(f"{quantity.label(i, j)} against {name}", color="#222222")
-        plot.getAxis("bottom").setLabel(name)
+        plot.getAxis("bottom").setLabel(with_unit(name, parameter_units(self.model).get(name, "")))
+        plot.getAxis("left").setLabel(with_unit(quantity.label(i, j), self._unit(quantity, i, j)))
         self.parameter_marker.setValue(self.model.parameter_values.get(name, lo))
 
     def _export_dialog(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV data (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, "Export", f"coupling.{kind}", filters[kind])
+        path, _ = QFileDialog.getSaveFileName(self, "Export", str(last_folder() / f"coupling.{kind}"), filters[kind])
+        if path:
+            remember_folder(path)
         if not path:
             return
         try:

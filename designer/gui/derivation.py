@@ -1,6 +1,10 @@
 """The derivation panel: method and simplification, Derive / Cancel, progress, errors, results.
 
-Derivations run in a :class:`~designer.gui.worker.JobWorker`. Results are cached
+Derivations run in a worker process (:class:`~designer.gui.worker.ProcessJobWorker`),
+started in the background when the panel is made: Cancel stops one at once, and
+one that runs out of memory or crashes leaves the window and the model as they
+were. A ``derive`` given to the panel (a fake in tests) runs on the thread
+pool instead. Results are cached
 per (model, method, simplification), so going back to a model (undo) or a
 method shows its equations at once. After an edit the equations on display
 stay, under a banner saying they are out of date, until derived again.
@@ -16,8 +20,9 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTex
                                QPushButton, QVBoxLayout, QWidget)
 
 from ..dynamics.results import Equations, Method, SimplifyMode
+from ..jobs.process import ProcessJob
 from .equations_view import EquationsView
-from .worker import JobWorker, start_job
+from .worker import JobWorker, ProcessJobWorker, process_runner, start_job
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
 
@@ -26,14 +31,30 @@ METHOD_TEXT = {Method.LAGRANGE: "Lagrange-Euler (M, B, C, G)", Method.NEWTON_EUL
                Method.DALEMBERT: "Generalized d'Alembert (D, H, G)"}
 SIMPLIFY_TEXT = {SimplifyMode.OFF: "no simplification", SimplifyMode.FAST: "fast simplification",
                  SimplifyMode.FULL: "full simplification"}
-STALE_TEXT = ("Out of date: these equations are for an earlier version of the model or other settings. "
-              "Derive again to update them.")
+
+
+def stale_reason(shown_key: tuple, key: tuple) -> str:
+    """Why equations derived for ``shown_key`` (model, method, simplification) do not answer ``key``."""
+    if shown_key[0] != key[0]:
+        return "the model changed after these equations were derived"
+    what = []
+    if shown_key[1] != key[1]:
+        what.append(f"derived with {METHOD_TEXT[shown_key[1]]}, not {METHOD_TEXT[key[1]]}")
+    if shown_key[2] != key[2]:
+        what.append(f"{SIMPLIFY_TEXT[shown_key[2]]}, not {SIMPLIFY_TEXT[key[2]]}")
+    return "; ".join(what) if what else ""
 
 
 def default_derive(model, method, simplify, token):
     """The core's derivation job (imported when first used, in the worker thread)."""
     from ..dynamics import derive_job
     return derive_job(model, method, simplify, token)
+
+
+def process_derive(model, method, simplify) -> ProcessJob:
+    """The core's derivation job, described for a worker process."""
+    from ..dynamics.engine import derive_job
+    return ProcessJob(derive_job, (model, method, simplify), "derivation")
 
 
 def _banner(text: str, color: str, parent) -> QLabel:
@@ -46,8 +67,9 @@ def _banner(text: str, color: str, parent) -> QLabel:
 class DerivationPanel(QWidget):
     """Derive the equations of the document's model without blocking the window.
 
-    ``derive(model, method, simplify, token)`` returns a job generator
-    (:func:`default_derive` unless given, e.g. a fake in tests).
+    ``derive(model, method, simplify, token)`` returns a job generator for
+    the thread pool (e.g. a fake in tests); without it, derivations run in a
+    worker process (:func:`process_derive`).
     """
 
     derivationFinished = Signal(object)   # Equations
@@ -59,9 +81,9 @@ class DerivationPanel(QWidget):
     def __init__(self, document, derive: Callable | None = None, parent=None):
         super().__init__(parent)
         self.document = document
-        self.derive = derive or default_derive
+        self.derive = derive
         self.cache: OrderedDict = OrderedDict()
-        self.worker: JobWorker | None = None
+        self.worker: JobWorker | ProcessJobWorker | None = None
         self._running_key = None
         self.shown: tuple | None = None    # (key, Equations) on display
         self._view_state = None
@@ -83,8 +105,6 @@ class DerivationPanel(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setFormat("idle")
 
-        self.stale = _banner(STALE_TEXT, "#fff3c4", self)
-        self.stale.hide()
         self.error = _banner("", "#ffd6d6", self)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details_button = QPushButton("Details", self)
@@ -105,6 +125,7 @@ class DerivationPanel(QWidget):
         self.details_button.toggled.connect(self.details.setVisible)
 
         self.view = EquationsView(self)
+        self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
 
         controls = QHBoxLayout()
         controls.addWidget(self.method, 1)
@@ -118,7 +139,6 @@ class DerivationPanel(QWidget):
         layout.addLayout(controls)
         layout.addLayout(running)
         layout.addWidget(self.error_box)
-        layout.addWidget(self.stale)
         layout.addWidget(self.view, 1)
 
         self.derive_button.clicked.connect(self.start)
@@ -126,6 +146,8 @@ class DerivationPanel(QWidget):
         self.method.currentIndexChanged.connect(self.update_display)
         self.simplify.currentIndexChanged.connect(self.update_display)
         document.modelChanged.connect(self.update_display)
+        if derive is None:
+            process_runner().warm_up()   # so that the first Derive does not wait for the process to start
 
     # -- state ---------------------------------------------------------------------
     def key(self) -> tuple:
@@ -153,8 +175,15 @@ class DerivationPanel(QWidget):
         self.shown = None
         self._view_state = None
         self.view.set_equations(None, False)
-        self.stale.hide()
         self.error_box.hide()
+        self._idle()
+
+    def _idle(self) -> None:
+        """No job and nothing derived for the current settings: no finished-looking progress bar."""
+        if self.worker is None:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+            self.progress.setFormat("idle")
 
     # -- running -------------------------------------------------------------------
     def start(self) -> None:
@@ -175,8 +204,9 @@ class DerivationPanel(QWidget):
         self.progress.setFormat("starting…")
         self.derive_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        worker = start_job(lambda token: self.derive(model, method, simplify, token),
-                           progress=self._progress, finished=lambda eq: self._finished(worker, key, eq),
+        make_job = (process_derive(model, method, simplify) if self.derive is None
+                    else lambda token: self.derive(model, method, simplify, token))
+        worker = start_job(make_job, progress=self._progress, finished=lambda eq: self._finished(worker, key, eq),
                            failed=lambda m, d: self._failed(worker, m, d),
                            cancelled=lambda: self._cancelled(worker))
         self.worker = worker
@@ -245,12 +275,13 @@ class DerivationPanel(QWidget):
         if key in self.cache and (self.shown is None or self.shown[0] != key):
             self.shown = (key, self.cache[key])
         if self.shown is None:
-            self.stale.hide()
+            self._idle()
             return
-        stale = self.shown[0] != key
-        self.stale.setVisible(stale)
+        reason = stale_reason(self.shown[0], key)
+        if reason:
+            self._idle()
         # the view re-renders only when what it shows changes (rendering can be slow)
-        state = (id(self.shown[1]), stale)
+        state = (id(self.shown[1]), reason)
         if state != self._view_state:
             self._view_state = state
-            self.view.set_equations(self.shown[1], stale)
+            self.view.set_equations(self.shown[1], reason)

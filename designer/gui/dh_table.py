@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import sympy as sp
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QStyledItemDelegate,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QStyledItemDelegate,
                                QTableView, QToolButton, QVBoxLayout, QWidget)
 
+from ..kinematics.convention import convert_convention
 from ..model import Convention, ExpressionError, JointType, Link, Manipulator
-from .cells import ExprTableModel
+from .cells import ExprTableModel, expr_text
 
 __all__ = ["DHTableModel", "DHTable", "COLUMNS", "edit_links"]
 
@@ -76,8 +79,22 @@ class DHTableModel(ExprTableModel):
         if getattr(link, key) == value:
             return
         shown = value.value if key == "joint" else (self.typed if key != "name" else repr(value))
-        self.document.apply(model.with_link(row, replace(link, **{key: value})),
-                            f"Set {key} of link {row + 1} to {shown}")
+        changes = {key: value}
+        note = ""
+        if key == "joint" and link.limits is not None:
+            # limits of a revolute joint are angles, of a prismatic one lengths: never reuse them silently
+            old = ", ".join(expr_text(v) for v in link.limits)
+            if value is JointType.PRISMATIC:
+                changes["limits"] = None
+                note = (f"link {row + 1} is now prismatic: its limits ({old}) were angles in rad and are removed; "
+                        "give its stroke in metres in the Link tab")
+            else:
+                changes["limits"] = (-sp.pi, sp.pi)
+                note = (f"link {row + 1} is now revolute: its limits ({old}) were lengths in m; "
+                        "they are now -pi..pi rad")
+        self.document.apply(model.with_link(row, replace(link, **changes)), f"Set {key} of link {row + 1} to {shown}")
+        if note:
+            self.message.emit(note)
 
     def _model_changed(self, model) -> None:
         super()._model_changed(model)
@@ -206,8 +223,34 @@ class DHTable(QWidget):
     def _convention_chosen(self, index: int) -> None:
         conv = Convention(self.convention.itemData(index))
         model = self.document.model
-        if conv != model.convention:
+        if conv == model.convention:
+            return
+        converted, note = convert_convention(model, conv)
+        choice = self.ask_convention(self, conv, note)
+        if choice == "convert":
+            self.document.apply(converted, f"Convert the table to {conv.value} DH")
+            if note:
+                self.table_model.message.emit(f"Converted to {conv.value} DH: {note}")
+        elif choice == "keep":
             self.document.apply(replace(model, convention=conv), f"Set convention to {conv.value}")
+        else:
+            self._sync_convention(model)   # cancelled: the combo shows the table's convention again
+
+    @staticmethod
+    def ask_convention(parent, conv: Convention, note: str) -> str | None:
+        """"convert" (rewrite the table so the arm stays the same), "keep" (same numbers, read in the
+        other convention: another arm) or None (cancel)."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Change the DH convention",
+                          f"Switch the table to {CONVENTION_TEXT[conv]}?", parent=parent)
+        box.setInformativeText("Convert rewrites a, α, the centres of mass, inertias and loads so the arm stays "
+                               "the same arm. Keep numbers reads the same numbers in the other convention, "
+                               "which describes a different arm." + (f"\n\nConverting: {note}." if note else ""))
+        convert = box.addButton("Convert (same arm)", QMessageBox.ButtonRole.AcceptRole)
+        keep = box.addButton("Keep numbers", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(convert)
+        box.exec()
+        return {convert: "convert", keep: "keep"}.get(box.clickedButton())
 
     def add_link(self) -> None:
         model = self.document.model

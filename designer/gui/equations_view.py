@@ -231,9 +231,11 @@ class EquationsView(QWidget):
         self._typeset_entries: list = []
 
     # -- public API -----------------------------------------------------------
-    def set_equations(self, eq: Equations | None, stale: bool = False) -> None:
-        """Show ``eq`` (None clears); ``stale`` shows the out-of-date banner."""
+    def set_equations(self, eq: Equations | None, stale: bool | str = False) -> None:
+        """Show ``eq`` (None clears); ``stale`` (True, or the reason as text) shows the out-of-date banner."""
         self.stale = bool(stale)
+        reason = stale if isinstance(stale, str) and stale else "the model changed after these equations were derived"
+        self.banner.setText(f"Out of date: {reason}. Derive again to update them.")
         self.banner.setVisible(self.stale and eq is not None)
         if eq is self.equations:
             return

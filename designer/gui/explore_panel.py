@@ -18,14 +18,15 @@ from collections.abc import Callable
 import numpy as np
 import shiboken6
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from ..errors import DesignerError
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
+from .explore import drive_defaults
 from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
 from .explore.controls import parse_values
@@ -37,7 +38,21 @@ from .explore.sweep_view import ParetoView, SweepView
 from .explore.workspace_view import WorkspaceView
 from .worker import JobWorker, start_job
 
-__all__ = ["ExplorePanel", "ExploreInputError"]
+__all__ = ["ExplorePanel", "ExploreInputError", "plain_message"]
+
+
+_USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
+                "ExploreInputError", "ProjectError", "ExpressionError", "IKError", "SingularConfigurationError",
+                "TrajectoryError", "SizingError")
+
+
+def plain_message(message: str) -> str:
+    """A job's failure message without the Python exception name of an input mistake
+    ("ValueError: entry 3 ..." -> "entry 3 ...")."""
+    kind, sep, rest = message.partition(": ")
+    return rest if sep and kind in _USER_ERRORS else message
+
+RATING_UNITS = {"torque": "N m or N", "speed": "rad/s or m/s", "acceleration": "rad/s² or m/s²"}
 
 
 class ExploreInputError(DesignerError):
@@ -58,6 +73,8 @@ class ExplorePanel(QWidget):
     """
 
     loadDesignRequested = Signal(object)
+    metricHelpRequested = Signal()   # the picker's "?": show the metric definitions
+    poseRequested = Signal(object)   # joint values (rad, m): a click on a map asks the arm to take this pose
     workspaceMapped = Signal(object, object, str)   # tool positions (N, 3), metric values (N,), metric label
     jobFinished = Signal(str)      # the job's title, after its result is shown
     jobEnded = Signal(str, str)    # title, how: "finished", "failed" or "cancelled"
@@ -75,16 +92,19 @@ class ExplorePanel(QWidget):
         self.destroyed.connect(lambda *_: running[0] is not None and running[0].cancel())
 
         self.picker = MetricPicker(self)
+        self.picker.helpRequested.connect(self.metricHelpRequested)
         self.ratings_edits: dict[str, QLineEdit] = {}
-        ratings_row = QHBoxLayout()
-        for what, unit in (("torque", "N m or N"), ("speed", "rad/s or m/s"), ("acceleration", "rad/s² or m/s²")):
+        ratings_row = QGridLayout()
+        for k, (what, unit) in enumerate(RATING_UNITS.items()):
             edit = QLineEdit(self)
             edit.setPlaceholderText(unit)
             edit.setToolTip(f"Rated joint {what} in {unit}: one value for every joint or one per joint, "
                             "separated by commas. Needed by coriolis, gravity_ratio and dyn_manipulability.")
-            ratings_row.addWidget(QLabel(f"rated {what}" if what == "torque" else what, self))
-            ratings_row.addWidget(edit, 1)
+            ratings_row.addWidget(QLabel(f"rated {what}" if what == "torque" else what, self), k // 2, 2 * (k % 2))
+            ratings_row.addWidget(edit, k // 2, 2 * (k % 2) + 1)
             self.ratings_edits[what] = edit
+        ratings_row.setColumnStretch(1, 1)
+        ratings_row.setColumnStretch(3, 1)
 
         self.tabs = QTabWidget(self)
         self.map_view = MapView(self)
@@ -95,10 +115,8 @@ class ExplorePanel(QWidget):
         self.conditions_view = ConditionsView(self)
         self.significance_view = SignificanceView(self)
         self.sizing_view = SizingView(self)
-        for view, title in ((self.map_view, "Map"), (self.workspace_view, "Workspace"), (self.sweep_view, "Sweep"),
-                            (self.pareto_view, "Pareto"),
-                            (self.compare_view, "A/B"), (self.conditions_view, "Conditions"),
-                            (self.significance_view, "Significance"), (self.sizing_view, "Sizing")):
+        titles = ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")
+        for view, title in zip(self.views(), titles):
             self.tabs.addTab(view, title)
         self.sweep_view.finished.connect(self.pareto_view.set_result)
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
@@ -125,6 +143,11 @@ class ExplorePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.picker)
         layout.addLayout(ratings_row)
+        self.tabs.setUsesScrollButtons(True)
+        # combo boxes as wide as their longest entry made the panel wider than its column
+        for combo in self.findChildren(QComboBox):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error_label)
         layout.addLayout(job_row)
@@ -136,6 +159,7 @@ class ExplorePanel(QWidget):
         if self.q.shape != (model.n,):
             self.q = np.zeros(model.n)
         self.picker.set_joint_count(model.n)
+        drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
 
@@ -149,8 +173,7 @@ class ExplorePanel(QWidget):
 
     def views(self):
         return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view,
-                self.conditions_view,
-                self.significance_view, self.sizing_view)
+                self.conditions_view, self.significance_view, self.sizing_view)
 
     # -- inputs the views share ---------------------------------------------------------
     def metric_text(self) -> str:
@@ -176,6 +199,7 @@ class ExplorePanel(QWidget):
         n = n or self.require_model().n
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
+            values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
             return Ratings.of(n, **values)
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
@@ -189,10 +213,13 @@ class ExplorePanel(QWidget):
     def busy(self) -> bool:
         return self.worker is not None and not self.worker.done
 
-    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None]):
+    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
+                owner=None):
         """Start ``make_job(token)`` in the worker pool (cancelling a running job first); ``on_result``
-        gets its result in the GUI thread. Returns the worker, or None if the inputs were bad."""
+        gets its result in the GUI thread, then ``owner`` (the view showing it) learns the model it was
+        computed for (see :class:`~designer.gui.explore.base.ExploreView`). Returns the worker."""
         self.clear_error()
+        model = self.model
         if self.busy:
             self.cancel()
         self._job_title = title
@@ -207,6 +234,9 @@ class ExplorePanel(QWidget):
                 on_result(result)
             except (ValueError, KeyError, IndexError) as exc:
                 self.show_error(f"{title}: {exc}")
+            else:
+                if owner is not None:
+                    owner.mark_fresh(model)
             self.jobFinished.emit(title)
             self.jobEnded.emit(title, "finished")
 
@@ -214,7 +244,7 @@ class ExplorePanel(QWidget):
             if not alive():
                 return
             self._end_job(f"{title}: failed")
-            self.show_error(f"{title}: {message}", details)
+            self.show_error(f"{title}: {plain_message(message)}", details)
             self.jobEnded.emit(title, "failed")
 
         def cancelled():

@@ -1,8 +1,8 @@
 """The Export menu: the equations report (LaTeX, Markdown, HTML, JSON) and generated code (C, Python).
 
 Writing a report of large equations takes a while (printing, operation
-counts, common subexpressions), so it runs as a job on the worker pool and the
-file is written when the text comes back.
+counts, common subexpressions), so it runs as a job in a worker process and
+the file is written when the text comes back.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..codegen import SUFFIX as CODE_SUFFIX
 from ..codegen import Language, generate
-from ..jobs import Progress
+from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
+from .folders import remember_folder, safe_file_name
 from .worker import start_job
 
 __all__ = ["build_menu", "export_report", "export_code", "REPORT_FORMATS", "CODE_LANGUAGES"]
@@ -58,20 +59,19 @@ def _equations(window):
 def _target(window, title: str, suffix: str, file_filter: str, path) -> Path | None:
     if path is None:
         doc = window.document
-        stem = doc.path.stem if doc.path else (doc.model.name or "arm").split(" (")[0].replace(" ", "_")
-        base = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
+        stem = doc.path.stem if doc.path else safe_file_name((doc.model.name or "arm").split(" (")[0])
+        base = window._folder() / (stem + suffix)
         path, _ = QFileDialog.getSaveFileName(window, title, str(base), file_filter)
         if not path:
             return None
+        remember_folder(path, window.settings)
     path = Path(path)
     return path if path.suffix else path.with_suffix(suffix)
 
 
-def _run(window, what: str, target: Path, make_text) -> None:
-    """Make the text on the pool, then write it; errors go to a message box."""
-    def job(token):
-        yield Progress(what, None, target.name)
-        return make_text()
+def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
+    """``make_text(*args)`` in a worker process, then write it; errors go to a message box."""
+    job = ProcessJob(call_job, (make_text, args, what, target.name))
 
     def write(text: str) -> None:
         window.export_worker = None
@@ -95,22 +95,22 @@ def export_report(window, fmt: ReportFormat | str, path=None) -> bool:
     """Write the equations report in ``fmt``; False when there is nothing to write or the user stops."""
     fmt = ReportFormat(fmt)
     return _export(window, "Export equations report", REPORT_SUFFIX[fmt], REPORT_FORMATS[fmt][1], path,
-                   f"Writing the {fmt.value} report", lambda eq: render(eq, fmt))
+                   f"Writing the {fmt.value} report", render, fmt)
 
 
 def export_code(window, lang: Language | str, path=None) -> bool:
     """Write generated code for the equations on display."""
     lang = Language(lang)
     return _export(window, "Export code", CODE_SUFFIX[lang], CODE_LANGUAGES[lang][1], path,
-                   f"Generating {lang.value} code", lambda eq: generate(eq, lang))
+                   f"Generating {lang.value} code", generate, lang)
 
 
-def _export(window, title: str, suffix: str, file_filter: str, path, what: str, make_text) -> bool:
+def _export(window, title: str, suffix: str, file_filter: str, path, what: str, make_text, kind) -> bool:
     eq = _equations(window)
     if eq is None:
         return False
     target = _target(window, title, suffix, file_filter, path)
     if target is None:
         return False
-    _run(window, what, target, lambda: make_text(eq))
+    _run(window, what, target, make_text, (eq, kind))
     return True

@@ -4,28 +4,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QUndoView,
                                QVBoxLayout, QWidget)
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
-from . import export
+from . import export, preferences, urdf_dialogs
+from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .explore_panel import ExplorePanel
+from .folders import KEY as FOLDER_KEY
+from .folders import last_folder, remember_folder, safe_file_name
 from .document import Document
 from .inspector import LinkInspector
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
+from .readout import KinematicsReadout
+from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery, examples
+from .version_notice import upgrade_notice
 from .view3d import ArmView
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel
 
 __all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS"]
 
+DEFAULT_SIZE = (1560, 960)   # on a screen with room for it; smaller screens get what they have
+FRAME = (16, 48)              # room for the window manager's frame and title bar (pixels)
 AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
 FILE_FILTER = "Manipulator projects (*.json);;All files (*)"
@@ -59,12 +67,14 @@ class MainWindow(QMainWindow):
     def __init__(self, model: Manipulator | None = None, path=None, *, settings: QSettings | None = None,
                  recovery_dir: Path | None = None, derive=None, parent=None):
         super().__init__(parent)
-        self.resize(1560, 960)
+        self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
         self.export_worker = None
+        self.docs_window: help_windows.DocsWindow | None = None
+        self.view_actions: dict[str, QAction] = {}
 
         doc = self.document
         self.dh_table = DHTable(doc, self)
@@ -77,10 +87,13 @@ class MainWindow(QMainWindow):
         self.history.setEmptyLabel("<opened>")
         self.arm_view, self.sliders, self.coupling = ArmView(self), JointSliders(self), CouplingPanel(self)
         self.explore = ExplorePanel(self)
+        self.simulate = SimulatePanel(self)
         # A GL widget in a window makes Qt composite the whole window with OpenGL on every
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
-        self.arm_view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
-        self.arm_view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
+        # The GL widget itself, not the ArmView: with the view's tool bar in the same native
+        # window the slider drag fell from about 30 to 15 frames/s (benchmarks/bench_gui.py).
+        self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
+        self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
         self.editor_tabs = QTabWidget(self)
         self.editor_tabs.addTab(self.inspector, "Link")
@@ -96,6 +109,8 @@ class MainWindow(QMainWindow):
         centre_layout.setContentsMargins(0, 0, 0, 0)
         centre_layout.addWidget(self.arm_view, 1)
         centre_layout.addWidget(self.sliders)
+        self.readout = KinematicsReadout(self)
+        centre_layout.addWidget(self.readout)
 
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
@@ -106,6 +121,7 @@ class MainWindow(QMainWindow):
         explore_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         explore_scroll.setWidget(self.explore)
         self.result_tabs.addTab(explore_scroll, "Explore")
+        self.result_tabs.addTab(self.simulate, "Simulate")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
@@ -114,9 +130,9 @@ class MainWindow(QMainWindow):
         main.addWidget(centre)
         main.addWidget(self.result_tabs)
         main.setStretchFactor(1, 1)
-        main.setSizes([430, 650, 480])
         self.setCentralWidget(main)
         self.splitters = {"main": main, "left": left}
+        self.fit_to_screen()
         self._restore_layout()
 
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
@@ -133,6 +149,9 @@ class MainWindow(QMainWindow):
         self.sliders.valuesChanged.connect(self._joints_moved)
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
+        self.explore.poseRequested.connect(self.sliders.set_values)
+        self.simulate.poseRequested.connect(self.sliders.set_values)
+        self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._build_menus()
         self.setAcceptDrops(True)
@@ -160,8 +179,15 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
+        """One method a menu, so that a new command is one line in its menu's method."""
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        self._build_file_menu(bar.addMenu("&File"))
+        self._build_edit_menu(bar.addMenu("&Edit"))
+        self._build_view_menu(bar.addMenu("&View"))
+        self._build_arm_menu(bar.addMenu("&Arm"))
+        self._build_help_menu(bar.addMenu("&Help"))
+
+    def _build_file_menu(self, file_menu) -> None:
         self._action(file_menu, "&New", self.new_project, QKeySequence.StandardKey.New)
         self._action(file_menu, "&Open…", self.open_file, QKeySequence.StandardKey.Open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
@@ -174,24 +200,82 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
         file_menu.addSeparator()
         export.build_menu(self, file_menu.addMenu("&Export"))
+        urdf_dialogs.build_menu(self, file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
-        edit_menu = bar.addMenu("&Edit")
+    def _build_edit_menu(self, edit_menu) -> None:
         self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
+        # Ctrl+Shift+Z (the platform's key) and Ctrl+Y, which many users reach for
+        redo_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)]
+        for extra in (QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")):
+            if extra not in redo_keys:
+                redo_keys.append(extra)
+        self.redo_action.setShortcuts(redo_keys)
         edit_menu.addAction(self.undo_action)
         edit_menu.addAction(self.redo_action)
         edit_menu.addSeparator()
         self._action(edit_menu, "Add link", self.dh_table.add_link)
         self._action(edit_menu, "Remove link", self.dh_table.remove_link)
+        edit_menu.addSeparator()
+        preferences.build_menu(self, edit_menu)
 
-        arm_menu = bar.addMenu("&Arm")
+    def _build_view_menu(self, view_menu) -> None:
+        view = self.arm_view
+        self._action(view_menu, "&Fit the arm in the 3D view", view.fit_camera, "Ctrl+Shift+F")
+        self._action(view_menu, "&Reset the 3D view", view.reset_camera, "Ctrl+0")
+        for k, name in enumerate(("front", "side", "top", "iso"), start=1):
+            self._action(view_menu, f"{name.capitalize()} view", lambda n=name: view.set_view(n), f"Ctrl+{k}")
+        view_menu.addSeparator()
+        for name, action in view.toolbar.option_actions.items():
+            view_menu.addAction(action)   # the same checkable actions as the view's Show menu
+            self.view_actions[name] = action
+
+    def _build_arm_menu(self, arm_menu) -> None:
         self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
         self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
         self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
+        from . import control_dialogs
+        control_dialogs.build_menu(self, arm_menu)
+
+    def _build_help_menu(self, help_menu) -> None:
+        self._action(help_menu, "&User guide", self.show_user_guide, QKeySequence.StandardKey.HelpContents)
+        self._action(help_menu, "&Metric definitions", lambda: self.show_user_guide("metrics.md"))
+        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts)
+        help_menu.addSeparator()
+        self._action(help_menu, "&About Manipulator Designer", lambda: help_windows.show_about(self))
+
+    def menu_actions(self) -> list[tuple[str, QAction]]:
+        """(menu title, action) of every command in the menu bar, sub-menus included."""
+        out = []
+
+        def walk(menu, title):
+            for action in menu.actions():
+                if action.menu() is not None:
+                    walk(action.menu(), title)
+                elif not action.isSeparator():
+                    out.append((title, action))
+        for top in self.menuBar().actions():
+            if top.menu() is not None:
+                walk(top.menu(), top.text().replace("&", ""))
+        return out
+
+    def show_user_guide(self, page: str | None = None) -> help_windows.DocsWindow:
+        """Open the user guide (README and docs/*.md) in a window, at ``page`` (a file name) if given."""
+        if self.docs_window is None:
+            self.docs_window = help_windows.DocsWindow(self)
+        if page:
+            self.docs_window.show_page(page)
+        self.docs_window.show()
+        self.docs_window.raise_()
+        return self.docs_window
+
+    def show_shortcuts(self) -> help_windows.ShortcutsDialog:
+        dialog = help_windows.ShortcutsDialog(self.menu_actions(), self)
+        dialog.show()
+        return dialog
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -207,11 +291,14 @@ class MainWindow(QMainWindow):
         self.arm_view.set_model(model)
         self.coupling.set_model(model)
         self.explore.set_model(model)
+        self.simulate.set_model(model, self.arm_view.arm)
         self._joints_moved(self.sliders.values())
         self._update_title()
 
     def _joints_moved(self, q) -> None:
         self.arm_view.set_joint_values(q)
+        self.readout.update_pose(self.arm_view.arm, q)
+        self.simulate.set_joint_values(q)
         self.coupling.set_joint_values(q)
         self.explore.set_joint_values(q)
 
@@ -268,6 +355,7 @@ class MainWindow(QMainWindow):
             path, _ = QFileDialog.getOpenFileName(self, "Open project", str(self._folder()), FILE_FILTER)
             if not path:
                 return False
+            remember_folder(path, self.settings)
         model = self._load(path)
         if model is None:
             self.recent.remove(path)
@@ -297,16 +385,18 @@ class MainWindow(QMainWindow):
 
     def save_as(self, path=None) -> bool:
         if path is None:
-            suggested = self._folder() / ((self.document.model.name or "arm").replace(" ", "_") + ".json")
+            suggested = self._folder() / (safe_file_name(self.document.model.name or "arm") + ".json")
             path, _ = QFileDialog.getSaveFileName(self, "Save project as", str(suggested), FILE_FILTER)
             if not path:
                 return False
+            remember_folder(path, self.settings)
         path = Path(path)
         if not path.suffix:
             path = path.with_suffix(".json")
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
+        notice = upgrade_notice(self.document.path, path)
         try:
             save_project(self.document.model, path)
         except OSError as exc:
@@ -318,11 +408,15 @@ class MainWindow(QMainWindow):
         self.document.mark_saved(path)
         self.recovery.discard()
         self.recent.add(path)
-        self.show_message(f"Saved {path}")
+        self.show_message(notice or f"Saved {path}")
         return True
 
     def _folder(self) -> Path:
-        return self.document.path.parent if self.document.path else Path.cwd()
+        """Where a file dialog starts: the last folder used (any dialog), else the project's own."""
+        used = self.settings.value(FOLDER_KEY)
+        if used and Path(str(used)).is_dir():
+            return Path(str(used))
+        return self.document.path.parent if self.document.path else last_folder(self.settings)
 
     # -- recovery ----------------------------------------------------------------------
     def autosave(self) -> None:
@@ -362,10 +456,30 @@ class MainWindow(QMainWindow):
         self.show_message("Recovered unsaved changes")
         return True
 
+    # -- layout ------------------------------------------------------------------------
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Size the window to fit ``available`` (the screen's free area by default), centred in it, and
+        share its width between the three columns (editors, arm, results)."""
+        if available is None:
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            available = screen.availableGeometry() if screen is not None else QRect(0, 0, *DEFAULT_SIZE)
+        width = max(640, min(DEFAULT_SIZE[0], available.width() - FRAME[0]))
+        height = max(480, min(DEFAULT_SIZE[1], available.height() - FRAME[1]))
+        self.resize(width, height)
+        self.move(available.x() + (available.width() - width) // 2,
+                  available.y() + max(0, (available.height() - height - FRAME[1]) // 2))
+        left, right = int(0.27 * width), int(0.33 * width)
+        self.splitters["main"].setSizes([left, width - left - right, right])
+        self.splitters["left"].setSizes([int(0.25 * height), int(0.75 * height)])
+
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            if screen is not None and not screen.availableGeometry().contains(self.frameGeometry()):
+                self.fit_to_screen()   # saved on a larger screen
+                return
         for name, splitter in self.splitters.items():
             state = self.settings.value(f"window/{name}")
             if state is not None:
@@ -399,6 +513,7 @@ class MainWindow(QMainWindow):
             return
         self.derivation.cancel()
         self.explore.cancel()
+        self.simulate.cancel()
         self.autosave_timer.stop()
         self.burst_timer.stop()
         self.recovery.discard()

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QHeaderView,
                                QLineEdit, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..model import ExpressionError, PointMass, is_valid_name
+from ..model.units import parameter_units
 from .cells import MISSING_COLOR, ExprLineEdit, ExprTableModel, parse_number
 
 __all__ = ["ParametersModel", "PointMassModel", "ParametersPanel", "LoadsPanel"]
@@ -17,17 +18,21 @@ __all__ = ["ParametersModel", "PointMassModel", "ParametersPanel", "LoadsPanel"]
 class ParametersModel(ExprTableModel):
     """One row per symbol the model uses or has a value for; missing values highlighted."""
 
-    columns = ["symbol", "default value", "used"]
+    columns = ["symbol", "default value", "unit", "used"]
 
-    _cache: tuple = (None, [], set())
+    _cache: tuple = (None, [], set(), {})
 
     def _info(self):
-        """(names, used names) of the current model, computed once per model (paint asks often)."""
+        """(names, used names, units) of the current model, computed once per model (paint asks often)."""
         model = self.document.model
         if self._cache[0] is not model:
             used = set(model.symbol_names())
-            self._cache = (model, sorted(used | set(model.parameter_values)), used)
+            self._cache = (model, sorted(used | set(model.parameter_values)), used, parameter_units(model))
         return self._cache[1], self._cache[2]
+
+    def unit(self, name: str) -> str:
+        self._info()
+        return self._cache[3].get(name, "")
 
     def names(self) -> list[str]:
         return self._info()[0]
@@ -47,6 +52,8 @@ class ParametersModel(ExprTableModel):
             return name
         if col == 1:
             return self.document.model.parameter_values.get(name)
+        if col == 2:
+            return self.unit(name) or "—"
         return "yes" if name in self._info()[1] else "not used"
 
     def parse(self, row: int, col: int, text: str):
@@ -75,6 +82,7 @@ class PointMassModel(ExprTableModel):
     """Loads rigidly attached to links: link number, mass, position in that link's frame."""
 
     columns = ["link", "mass", "x", "y", "z"]
+    units = ["", "kg", "m", "m", "m"]
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.document.model.point_masses)
@@ -198,7 +206,7 @@ class LoadsPanel(QWidget):
         form.addRow("name", self.name)
         form.addRow("description", self.description)
 
-        gravity_box = QGroupBox("Gravity: acceleration in the base frame (m/s²)", self)
+        gravity_box = self.gravity_box = QGroupBox("Gravity: acceleration in the base frame (m/s²)", self)
         row = QHBoxLayout(gravity_box)
         self.gravity = []
         for k, axis in enumerate("xyz"):
@@ -233,6 +241,8 @@ class LoadsPanel(QWidget):
         model = self.document.model
         for edit, value in zip(self.gravity, model.gravity):
             edit.set_value(value)
+        world = model.gravity_in_world and model.base is not None
+        self.gravity_box.setTitle(f"Gravity: acceleration in the {'world' if world else 'base'} frame (m/s²)")
         for edit, text in ((self.name, model.name), (self.description, model.description)):
             if edit.text() != text:
                 edit.setText(text)

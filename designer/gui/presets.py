@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import sympy as sp
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QVBoxLayout, QWidget)
 
 from ..model import Convention, ExpressionError, Manipulator, format_expr, parse_expr
+from ..model.manipulator import Inertia
 from ..model import mass as bodies
 
 __all__ = ["PresetDialog", "PRESETS"]
@@ -25,6 +29,19 @@ def _text(expr) -> str:
     return str(format_expr(expr))
 
 
+def tidy(expr):
+    """``expr`` with binary round-off taken out of its decimals (3 * 0.05**2 is 0.0075, not
+    0.0075000000000000015): every float rounded to 12 significant digits."""
+    expr = sp.sympify(expr)
+    floats = expr.atoms(sp.Float)
+    return expr.xreplace({f: sp.Float(f"{float(f):.12g}", 15) for f in floats}) if floats else expr
+
+
+def tidy_body(body: bodies.Body) -> bodies.Body:
+    return replace(body, mass=tidy(body.mass), com=tuple(tidy(c) for c in body.com),
+                   inertia=Inertia(*(tidy(getattr(body.inertia, k)) for k in ("xx", "yy", "zz", "xy", "xz", "yz"))))
+
+
 class PresetDialog(QDialog):
     """Choose a body and its dimensions; :meth:`body` gives the result."""
 
@@ -41,8 +58,10 @@ class PresetDialog(QDialog):
             nxt = model.links[link_index + 1] if link_index + 1 < model.n else None
             a = _text(nxt.a) if nxt is not None else "0"
             rod = ("0, 0, 0", f"{a}, 0, 0")
+        along_link = a not in ("0", "")
+        # the cylinder lies along the link: its length is a, along x (both conventions put a on x)
         defaults = {"mass": _text(link.mass), "start": rod[0], "end": rod[1], "radius": "0.05",
-                    "length": a if a not in ("0", "") else "0.3", "axis": "z",
+                    "length": a if along_link else "0.3", "axis": "x" if along_link else "z",
                     "center": ", ".join(_text(c) for c in link.com), "size": "0.1, 0.1, 0.1"}
         self.kind = QComboBox(self)
         for key, (label, _fields) in PRESETS.items():
@@ -107,7 +126,10 @@ class PresetDialog(QDialog):
         return tuple(parse_expr(p, key) for p in parts)
 
     def body(self) -> bodies.Body:
-        """The chosen body; raises ExpressionError for a bad field."""
+        """The chosen body, decimals free of round-off; raises ExpressionError for a bad field."""
+        return tidy_body(self._body())
+
+    def _body(self) -> bodies.Body:
         kind = self.kind.currentData()
         mass = self._expr("mass")
         if kind == "thin rod":

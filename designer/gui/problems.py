@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..model import Severity, validate
@@ -13,6 +13,13 @@ from ..model import Severity, validate
 __all__ = ["ProblemsPanel"]
 
 _COLORS = {Severity.ERROR: QColor(170, 0, 0), Severity.WARNING: QColor(140, 95, 0)}
+_DARK_COLORS = {Severity.ERROR: QColor(255, 120, 120), Severity.WARNING: QColor(240, 190, 90)}
+_LINK = re.compile(r"links\[(\d+)\]\.?")
+
+
+def readable(text: str) -> str:
+    """``links[2].mass: ...`` -> ``link 2, mass: ...`` (the numbers are already 1-based)."""
+    return _LINK.sub(lambda m: f"link {m.group(1)}" + (", " if m.group(0).endswith(".") else ""), text)
 
 
 class ProblemsPanel(QListWidget):
@@ -33,9 +40,13 @@ class ProblemsPanel(QListWidget):
     def refresh(self, model) -> None:
         self.problems = validate(model)
         self.clear()
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:
-            item = QListWidgetItem(f"{p.severity.value}: {p}")
-            item.setForeground(QBrush(_COLORS[p.severity]))
+            text = str(p)
+            item = QListWidgetItem(f"{p.severity.value}: {readable(text)}")
+            item.setForeground(QBrush((_DARK_COLORS if dark else _COLORS)[p.severity]))
+            match = _LINK.match(text)
+            item.setData(Qt.ItemDataRole.UserRole, int(match.group(1)) - 1 if match else None)
             self.addItem(item)
         if not self.problems:
             self.addItem(QListWidgetItem("No problems found."))
@@ -43,6 +54,6 @@ class ProblemsPanel(QListWidget):
         self.countChanged.emit(errors, len(self.problems) - errors)
 
     def _activated(self, item: QListWidgetItem) -> None:
-        match = re.match(r"links\[(\d+)\]", item.text().split(": ", 1)[-1])
-        if match:
-            self.linkChosen.emit(int(match.group(1)) - 1)
+        link = item.data(Qt.ItemDataRole.UserRole)
+        if link is not None:
+            self.linkChosen.emit(int(link))

@@ -14,15 +14,15 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.opengl as gl
-from pyqtgraph.opengl import shaders
-from pyqtgraph.opengl.items.GLMeshItem import DirtyFlag
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QVector3D
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
 from . import arm_scene as scene
+from .gl_solids import HIDDEN, Solids
+from .view3d_controls import DEFAULT_ANGLES, OPTIONS, PRESETS, ViewBar, fit_distance, load_options, save_option
 
 __all__ = ["ArmView"]
 
@@ -34,96 +34,34 @@ LOAD_COLOR = (0.55, 0.20, 0.75, 1.0)
 ELLIPSOID_COLOR = (0.20, 0.45, 0.95, 0.28)
 BACKGROUND = (235, 238, 242)
 AXIS_COLORS = np.array([[0.9, 0.1, 0.1, 1.0], [0.1, 0.7, 0.1, 1.0], [0.1, 0.2, 0.95, 1.0]])
-
-
-# a head light plus a soft key light: pyqtgraph's "shaded" leaves faces turned away almost black
-_LIT = shaders.ShaderProgram("designer_lit", [
-    shaders.VertexShader("""
-        uniform mat4 u_mvp;
-        uniform mat3 u_normal;
-        attribute vec4 a_position;
-        attribute vec3 a_normal;
-        attribute vec4 a_color;
-        varying vec4 v_color;
-        varying vec3 v_normal;
-        void main() {
-            v_normal = normalize(u_normal * a_normal);
-            v_color = a_color;
-            gl_Position = u_mvp * a_position;
-        }
-    """),
-    shaders.FragmentShader("""
-        #ifdef GL_ES
-        precision mediump float;
-        #endif
-        varying vec4 v_color;
-        varying vec3 v_normal;
-        void main() {
-            vec3 n = normalize(v_normal);
-            float key = max(dot(n, normalize(vec3(0.5, 0.7, 0.6))), 0.0);
-            float light = 0.38 + 0.42 * abs(n.z) + 0.3 * key;
-            gl_FragColor = vec4(min(v_color.rgb * light, vec3(1.0)), v_color.a);
-        }
-    """),
-])
-
-
+GRAVITY_COLOR = (0.45, 0.10, 0.60, 1.0)
 WORKSPACE_MAP = pg.colormap.get("viridis")
-HIDDEN = np.diag([1e-9, 1e-9, 1e-9, 1.0])  # a part scaled to a point is not drawn
-
-
-class _Solids(gl.GLMeshItem):
-    """Many solids drawn as one mesh; :meth:`place` moves each by its own 4x4 matrix."""
-
-    def __init__(self, translucent: bool = False):
-        super().__init__(shader=_LIT, smooth=True, glOptions="translucent" if translucent else "opaque")
-        self._pending = DirtyFlag(0)
-        self._part = np.zeros(0, dtype=np.int64)
-        self._unit_verts = self._unit_normals = np.zeros((0, 3))
-
-    def set_parts(self, meshes: list, colors: list) -> None:
-        """One (vertices, normals, faces) unit mesh and one RGBA colour per part."""
-        offsets = np.cumsum([0] + [len(m[0]) for m in meshes])
-        self._unit_verts = np.vstack([m[0] for m in meshes])
-        self._unit_normals = np.vstack([m[1] for m in meshes])
-        self._part = np.repeat(np.arange(len(meshes)), [len(m[0]) for m in meshes])
-        self.faces = np.vstack([m[2] + o for m, o in zip(meshes, offsets)]).astype(np.uint32)
-        self.colors = np.repeat(np.asarray(colors, np.float32), [len(m[0]) for m in meshes], axis=0)
-        self.vertexes = None
-        self._pending |= DirtyFlag.FACES | DirtyFlag.COLOR
-
-    def place(self, matrices: np.ndarray) -> None:
-        """Move part k by ``matrices[k]`` (4x4, may scale); normals follow the inverse transpose."""
-        A, t = matrices[:, :3, :3], matrices[:, :3, 3]
-        verts = np.einsum("vij,vj->vi", A[self._part], self._unit_verts) + t[self._part]
-        normals = np.einsum("vji,vj->vi", np.linalg.inv(A)[self._part], self._unit_normals)
-        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
-        self.vertexes = verts.astype(np.float32)
-        self.normals = normals.astype(np.float32)
-        self._pending |= DirtyFlag.POSITION | DirtyFlag.NORMAL
-        self.update()
-
-    def parseMeshData(self) -> DirtyFlag:
-        bits, self._pending = self._pending, DirtyFlag(0)
-        return bits
 
 
 class ArmView(QWidget):
     """The arm at the current joint values; orbit (left drag), pan (middle drag), zoom (wheel).
 
-    Parameters
-    ----------
-    parent : QWidget, optional
+    A tool bar above it fits the camera, offers the view presets and switches what is drawn
+    (:data:`~designer.gui.view3d_controls.OPTIONS`, remembered in QSettings).
     """
+
+    optionChanged = Signal(str, bool)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.view = gl.GLViewWidget()
         self.view.setBackgroundColor(BACKGROUND)
         self.view.setMinimumSize(240, 180)
+        self._options = load_options()
+        self.toolbar = ViewBar(self, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
+        layout.setSpacing(0)
+        layout.addWidget(self.toolbar)
+        layout.addWidget(self.view, 1)
+        # the camera follows the view's size until the user moves it (drag, wheel)
+        self._auto_fit = True
+        self.view.installEventFilter(self)
         self.message = QLabel(self.view)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -132,7 +70,6 @@ class ArmView(QWidget):
         self.message.hide()
         self._meshes = {"cyl": scene.cylinder_mesh(16), "joint": scene.cylinder_mesh(20, -1, 1),
                         "box": scene.box_mesh(), "sphere": scene.sphere_mesh(10, 16)}
-        self._options = {"show_frames": True, "show_com": True, "show_inertia": False, "show_grid": True}
         self.model: Manipulator | None = None
         self.arm: NumericArm | None = None
         self._q = np.zeros(0)
@@ -148,7 +85,6 @@ class ArmView(QWidget):
         self.workspace_label = ""
 
     def sizeHint(self):
-        from PySide6.QtCore import QSize
         return QSize(640, 480)
 
     # -- public API -----------------------------------------------------------
@@ -179,13 +115,15 @@ class ArmView(QWidget):
         if len(self._q) != arm.n:
             self._q = np.zeros(arm.n)
         self._scale_scene()
+        self._update_items()
         if first or abs(scene.arm_reach(arm) - old_reach) > 0.25 * old_reach:
             self.reset_camera()
-        self._update_items()
 
     def set_workspace_points(self, positions, values, label: str = "") -> None:
         """Show tool positions (N, 3) coloured by ``values`` (N,), low blue to high yellow (viridis)."""
         positions = np.asarray(positions, dtype=float).reshape(-1, 3)
+        if self.arm is not None:   # the explore tools work in frame 0; the scene is in the world (base pose)
+            positions = positions @ self.arm.base[:3, :3].T + self.arm.base[:3, 3]
         values = np.asarray(values, dtype=float).ravel()
         finite = np.isfinite(values) & np.all(np.isfinite(positions), axis=1)
         positions, values = positions[finite], values[finite]
@@ -223,40 +161,80 @@ class ArmView(QWidget):
             self.set_joint_values(np.clip(np.zeros(self.arm.n), lo, hi))
         self.reset_camera()
 
+    # -- camera ---------------------------------------------------------------
+    def scene_points(self) -> np.ndarray:
+        """Points the camera must keep in view: the base, the frames and the parts at the current pose."""
+        pts = [np.zeros((1, 3))]
+        for kind in ("links", "joints", "coms", "loads"):
+            M = self.parts.get(kind)
+            if M is not None and len(M):
+                pts.append(M[:, :3, 3])
+        joints = self.parts.get("joints")
+        if joints is not None and len(joints):   # both ends of each joint's cylinder or box
+            pts += [joints[:, :3, 3] + joints[:, :3, 2], joints[:, :3, 3] - joints[:, :3, 2]]
+        if self.arm is not None and len(self._q) == self.arm.n:
+            T = self.arm.base @ self.arm.frames(self._q)   # the scene is in the world (the base pose)
+            pts.append(T[:, :3, 3])
+            r = getattr(self, "_radius", 0.0)
+            for on, frames, length in ((self._options["show_frames"], T, 4.0 * r),
+                                       (self._options["show_tool"], (T[-1] @ self.arm.tool)[None], 8.0 * r)):
+                if on:   # the tips of the frame axes (row k, axis a: origin + length * column a)
+                    tips = frames[:, None, :3, 3] + length * np.transpose(frames[:, :3, :3], (0, 2, 1))
+                    pts.append(tips.reshape(-1, 3))
+            if self._options["show_gravity"]:
+                pts.append(scene.gravity_arrow(self.arm.gravity, scene.arm_reach(self.arm)))
+        return np.vstack(pts)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.view and event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
+            self._auto_fit = False
+        elif watched is self.view and event.type() == QEvent.Type.Resize and self._auto_fit:
+            QTimer.singleShot(0, self.fit_camera)   # after the new size is in place
+        return super().eventFilter(watched, event)
+
+    def fit_camera(self) -> None:
+        """Look at the middle of the arm from far enough to see all of it (the direction is kept)."""
+        self._auto_fit = True
+        pad = 1.6 * getattr(self, "_radius", 0.0)   # the largest sphere about a point (a COM marker)
+        o = self.view.opts
+        centre, distance = fit_distance(self.scene_points(), o["fov"], self.view.width(), self.view.height(), pad,
+                                        o["elevation"], o["azimuth"])
+        self.view.setCameraPosition(pos=QVector3D(*map(float, centre)), distance=distance)
+
+    def set_view(self, name: str) -> None:
+        """One of :data:`~designer.gui.view3d_controls.PRESETS` (front, side, top, iso), arm fitted."""
+        elevation, azimuth = PRESETS[name]
+        self.view.setCameraPosition(elevation=elevation, azimuth=azimuth)
+        self.fit_camera()
+
     def reset_camera(self) -> None:
-        reach, centre = 1.0, np.zeros(3)
-        if self.arm is not None:
-            reach = scene.arm_reach(self.arm)
-            centre = self.arm.frames(np.zeros(self.arm.n))[:, :3, 3].mean(axis=0)
-        self.view.setCameraPosition(pos=QVector3D(*map(float, centre)), distance=1.4 * reach, elevation=20, azimuth=-60)
+        """The default direction, with the arm fitted in the view."""
+        self.view.setCameraPosition(elevation=DEFAULT_ANGLES[0], azimuth=DEFAULT_ANGLES[1])
+        self.fit_camera()
 
-    def _option(name):  # noqa: N805 - builds the four option properties
-        def getter(self) -> bool:
-            return self._options[name]
+    def camera(self) -> dict:
+        """Centre (x, y, z), distance, elevation and azimuth of the camera."""
+        o = self.view.opts
+        c = o["center"]
+        return {"center": np.array([c.x(), c.y(), c.z()]), "distance": float(o["distance"]),
+                "elevation": float(o["elevation"]), "azimuth": float(o["azimuth"])}
 
-        def setter(self, value: bool) -> None:
-            self._options[name] = bool(value)
-            self._apply_visibility()
-            self._update_items()
-        return property(getter, setter, doc=f"Whether to draw {name[5:]} (bool).")
+    # -- what is drawn --------------------------------------------------------
+    def option(self, name: str) -> bool:
+        return self._options[name]
 
-    show_frames = _option("show_frames")
-    show_com = _option("show_com")
-    show_inertia = _option("show_inertia")
-    show_grid = _option("show_grid")
-    del _option
-
-    def set_show_frames(self, on: bool) -> None:
-        self.show_frames = on
-
-    def set_show_com(self, on: bool) -> None:
-        self.show_com = on
-
-    def set_show_inertia(self, on: bool) -> None:
-        self.show_inertia = on
-
-    def set_show_grid(self, on: bool) -> None:
-        self.show_grid = on
+    def set_option(self, name: str, on: bool) -> None:
+        """Draw or hide one kind of part (:data:`~designer.gui.view3d_controls.OPTIONS`); remembered."""
+        if name not in OPTIONS:
+            raise KeyError(name)
+        on = bool(on)
+        changed = self._options[name] != on
+        self._options[name] = on
+        save_option(name, on)
+        self._apply_visibility()
+        self._update_items()
+        if changed:
+            self.optionChanged.emit(name, on)
 
     def item_count(self) -> int:
         """GL items in the scene (the grid, the solids, the ellipsoids, the frame triads)."""
@@ -297,13 +275,18 @@ class ArmView(QWidget):
                  + [("coms", m["sphere"], COM_COLOR)] * arm.n
                  + [("loads", m["sphere"], LOAD_COLOR)] * len(arm.point_masses))
         self._order = [k for k, _, _ in kinds]
-        solids = _Solids()
+        solids = Solids()
         solids.set_parts([mesh for _, mesh, _ in kinds], [color for _, _, color in kinds])
-        ellipsoids = _Solids(translucent=True)
+        ellipsoids = Solids(translucent=True)
         ellipsoids.set_parts([m["sphere"]] * arm.n, [ELLIPSOID_COLOR] * arm.n)
         triads = gl.GLLinePlotItem(mode="lines", width=2.0, antialias=False)
         triads.setGLOptions("opaque")
-        self._items = {"solids": solids, "ellipsoids": ellipsoids, "triads": triads}
+        tool = gl.GLLinePlotItem(mode="lines", width=4.0, antialias=False)
+        tool.setGLOptions("opaque")
+        gravity = gl.GLLinePlotItem(mode="lines", width=3.0, antialias=False, color=GRAVITY_COLOR)
+        gravity.setGLOptions("opaque")
+        self._items = {"solids": solids, "ellipsoids": ellipsoids, "triads": triads, "tool": tool,
+                       "gravity": gravity}
         for item in self._items.values():
             self.view.addItem(item)
         self._apply_visibility()
@@ -315,10 +298,12 @@ class ArmView(QWidget):
         self.grid.setSpacing(size / 10, size / 10)
         self.grid.resetTransform()
         self._radius = 0.035 * reach
+        self._items["gravity"].setData(pos=scene.gravity_arrow(self.arm.gravity, reach), color=GRAVITY_COLOR)
 
     def _apply_visibility(self) -> None:
         self.grid.setVisible(self._options["show_grid"])
-        for name, option in (("ellipsoids", "show_inertia"), ("triads", "show_frames")):
+        for name, option in (("ellipsoids", "show_inertia"), ("triads", "show_frames"), ("tool", "show_tool"),
+                             ("gravity", "show_gravity")):
             if name in self._items:
                 self._items[name].setVisible(self._options[option])
 
@@ -327,8 +312,8 @@ class ArmView(QWidget):
         if arm is None or not self._items or len(self._q) != arm.n:
             return
         r = self._radius
-        T = arm.frames(self._q)
-        parts = {"base": [scene.segment_matrix(np.array([0, 0, -0.6 * r]), np.zeros(3), 2.6 * r)]}
+        T = arm.base @ arm.frames(self._q)   # in the world: the project's base pose places frame 0
+        parts = {"base": [scene.segment_matrix(T[0, :3, 3] - 0.6 * r * T[0, :3, 2], T[0, :3, 3], 2.6 * r)]}
         parts["links"] = [scene.segment_matrix(a, b, r) for a, b in scene.link_segments(arm, T).reshape(-1, 2, 3)]
         origins, axes = arm.joint_axes(self._q, T)
         parts["joints"] = [scene.axis_matrix(origins[i], axes[i],
@@ -336,14 +321,21 @@ class ArmView(QWidget):
                            for i in range(arm.n)]
         parts["coms"], parts["loads"] = self._mass_matrices(arm, T, r)
         self.parts = {k: np.array([HIDDEN if M is None else M for M in v]).reshape(-1, 4, 4) for k, v in parts.items()}
-        show_com = self._options["show_com"]
-        ordered = [M if show_com or kind not in ("coms", "loads") else HIDDEN
+        hidden = set() if self._options["show_com"] else {"coms", "loads"}
+        if not self._options["show_base"]:
+            hidden.add("base")
+        ordered = [HIDDEN if kind in hidden else M
                    for kind, M in zip(self._order, _interleave(self._order, self.parts))]
         self._items["solids"].place(np.array(ordered))
         if self._options["show_inertia"]:
             self._items["ellipsoids"].place(self._ellipsoid_matrices(arm, T))
+        # the world frame, the DH frames and the tool frame (the flange's own when the project has none)
+        self.parts["tool"] = (T[-1] @ arm.tool)[None]
         if self._options["show_frames"]:
-            self._place_triads(T, 4.0 * r)
+            # the world frame and the DH frames, and the base pose as a grey line from one to the other
+            self._place_triads(self._items["triads"], np.concatenate([np.eye(4)[None], T]), 4.0 * r, base_line=True)
+        if self._options["show_tool"]:
+            self._place_triads(self._items["tool"], self.parts["tool"], 8.0 * r)
 
     def _mass_matrices(self, arm: NumericArm, T: np.ndarray, r: float) -> tuple[list, list]:
         masses = np.concatenate([arm.mass, [m for _, m, _ in arm.point_masses]])
@@ -369,13 +361,18 @@ class ArmView(QWidget):
                        if semi.max() > 0 else HIDDEN)
         return np.array(out)
 
-    def _place_triads(self, T: np.ndarray, length: float) -> None:
+    @staticmethod
+    def _place_triads(item, T: np.ndarray, length: float, base_line: bool = False) -> None:
         origins = T[:, :3, 3]
         pos = np.empty((len(T), 3, 2, 3))
         pos[:, :, 0] = origins[:, None, :]
         pos[:, :, 1] = origins[:, None, :] + length * np.transpose(T[:, :3, :3], (0, 2, 1))
-        colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4))
-        self._items["triads"].setData(pos=pos.reshape(-1, 3), color=colors.reshape(-1, 4).copy())
+        colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4)).reshape(-1, 4)
+        pos = pos.reshape(-1, 3)
+        if base_line:   # the base pose: a grey line from the world origin (T[0]) to DH frame 0 (T[1])
+            pos = np.concatenate([pos, [origins[0], origins[1]]])
+            colors = np.concatenate([colors, np.full((2, 4), 0.45) * [1, 1, 1, 0] + [0, 0, 0, 1]])
+        item.setData(pos=pos, color=np.ascontiguousarray(colors))
 
 
 def _interleave(order: list[str], parts: dict[str, np.ndarray]):
@@ -392,3 +389,10 @@ def _sphere_matrix(center, rotation, semi_axes) -> np.ndarray:
     M[:3, 3] = center
     return M
 
+
+
+for _name in OPTIONS:   # arm_view.show_frames = False, and so on for every option
+    setattr(ArmView, _name, property(lambda self, n=_name: self._options[n],
+                                      lambda self, on, n=_name: self.set_option(n, on),
+                                      doc=f"Whether to draw {OPTIONS[_name][0].lower()} (bool)."))
+del _name

@@ -4,6 +4,13 @@ The generator runs entirely in a pool thread; its progress, result and errors
 reach the GUI thread as queued signals, so the GUI thread never waits for it.
 Cancelling sets the job's :class:`~designer.jobs.CancelToken`; the worker
 checks it between yields (and the job may check it inside long steps).
+
+Long symbolic jobs (derivations, conditions, reports and code) are given as a
+:class:`~designer.jobs.process.ProcessJob` and run in a worker process instead
+(:class:`ProcessJobWorker`, same signals): a process holds no GIL the window
+needs, is stopped at once on Cancel, and can run out of memory or crash without
+taking the window along. Short numeric jobs stay on the thread pool, where
+they start faster than a process could.
 """
 
 from __future__ import annotations
@@ -12,11 +19,12 @@ import time
 import traceback
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
 from ..jobs import Cancelled, CancelToken, Job, Progress
+from ..jobs.process import ProcessJob, ProcessRunner
 
-__all__ = ["JobSignals", "JobWorker", "start_job"]
+__all__ = ["JobSignals", "JobWorker", "ProcessJobWorker", "start_job", "process_runner"]
 
 # progress within one stage is forwarded at most this often (seconds); stage changes always are
 PROGRESS_INTERVAL = 0.05
@@ -84,17 +92,105 @@ class JobWorker(QRunnable):
         signal.emit(*args)
 
 
-def start_job(make_job: Callable[[CancelToken], Job], *, progress=None, finished=None, failed=None,
-              cancelled=None, pool: QThreadPool | None = None) -> JobWorker:
-    """Connect the given callbacks, then start ``make_job(token)`` on ``pool`` (the global pool).
+class _Relay(QObject):
+    """Carries runner events into the GUI thread (the runner calls from its own threads).
+
+    One for the application, created in the GUI thread and never deleted: a
+    queued event never outlives its receiver, whichever thread drops a job last.
+    """
+
+    event = Signal(object, str, object)   # worker, kind, payload
+
+    def __init__(self):
+        super().__init__()
+        self.event.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+
+    def _deliver(self, worker: ProcessJobWorker, kind: str, payload: tuple) -> None:
+        worker._dispatch(kind, payload)
+
+
+_relay: _Relay | None = None
+
+
+class ProcessJobWorker:
+    """A :class:`ProcessJob` in a worker process, with :class:`JobWorker`'s signals, token, ``cancel`` and ``done``.
+
+    ``cancelled`` is emitted as soon as the event loop runs after :meth:`cancel`
+    (queued, so that the caller's own "cancelling…" comes first and is replaced).
+    Make it in the GUI thread.
+    """
+
+    def __init__(self, spec: ProcessJob, runner: ProcessRunner):
+        global _relay
+        if _relay is None:
+            _relay = _Relay()
+        self.spec = spec
+        self.runner = runner
+        self.token = CancelToken()
+        self.signals = JobSignals()
+        self.done = False
+        self.ticket = None
+
+    def start(self) -> None:
+        self.ticket = self.runner.submit(self.spec, self._event)
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id once the job was handed to it."""
+        return None if self.ticket is None else self.ticket.pid
+
+    def cancel(self) -> None:
+        self.token.cancel()
+        if self.ticket is not None:
+            self.runner.cancel(self.ticket)   # kills the process; "cancelled" comes back queued
+
+    def _event(self, kind: str, *payload) -> None:   # a runner thread, or cancel's
+        assert _relay is not None
+        _relay.event.emit(self, kind, payload)
+
+    def _dispatch(self, kind: str, payload: tuple) -> None:   # GUI thread
+        if self.done:
+            return
+        if kind == "progress":
+            self.signals.progress.emit(*payload)
+            return
+        self.done = True
+        {"finished": self.signals.finished, "failed": self.signals.failed,
+         "cancelled": self.signals.cancelled}[kind].emit(*payload)
+
+
+_runner: ProcessRunner | None = None
+
+
+def process_runner() -> ProcessRunner:
+    """The application's runner of worker processes (created on first use; ``warm_up`` starts it)."""
+    global _runner
+    if _runner is None:
+        from .preferences import memory_limit_mb
+        _runner = ProcessRunner(memory_limit_mb(), freeze_results=True)   # the window keeps results
+    return _runner
+
+
+def start_job(make_job: Callable[[CancelToken], Job] | ProcessJob, *, progress=None, finished=None, failed=None,
+              cancelled=None, pool: QThreadPool | None = None,
+              runner: ProcessRunner | None = None) -> JobWorker | ProcessJobWorker:
+    """Connect the given callbacks, then start ``make_job(token)`` on ``pool`` (the global pool), or,
+    for a :class:`ProcessJob`, in a worker process of ``runner`` (the application's).
 
     Connections are made before the job starts: a signal emitted before a
     receiver is connected would be lost. Keep the returned worker alive until it ends.
     """
-    worker = JobWorker(make_job)
+    worker: JobWorker | ProcessJobWorker
+    if isinstance(make_job, ProcessJob):
+        worker = ProcessJobWorker(make_job, runner or process_runner())
+    else:
+        worker = JobWorker(make_job)
     for signal, slot in ((worker.signals.progress, progress), (worker.signals.finished, finished),
                          (worker.signals.failed, failed), (worker.signals.cancelled, cancelled)):
         if slot is not None:
             signal.connect(slot)
-    (pool or QThreadPool.globalInstance()).start(worker)
+    if isinstance(worker, ProcessJobWorker):
+        worker.start()
+    else:
+        (pool or QThreadPool.globalInstance()).start(worker)
     return worker

@@ -108,7 +108,7 @@ class NumericArm:
             com=np.array([[f(c) for c in l.com] for l in num.links]).reshape(-1, 3),
             inertia=np.array([[[f(e) for e in row] for row in l.inertia.matrix().tolist()]
                               for l in num.links], dtype=float).reshape(-1, 3, 3),
-            gravity=np.array([f(g) for g in num.gravity]),
+            gravity=np.array([f(g) for g in num.gravity_frame0]),   # in frame 0
             limits=limits,
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),
             base=np.eye(4) if model.base is None else model.base.matrix(f),

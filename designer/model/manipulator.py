@@ -199,6 +199,7 @@ class Manipulator:
     point_masses: tuple[PointMass, ...] = ()
     base: Pose | None = None   # pose of DH frame 0 in the world; None: the world is frame 0
     tool: Pose | None = None   # tool (flange) frame in the last link's frame; None: frame n
+    gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
@@ -207,9 +208,25 @@ class Manipulator:
                 object.__setattr__(self, name, None)
         object.__setattr__(self, "convention", Convention(self.convention))
         object.__setattr__(self, "gravity", _vec3(self.gravity))
+        object.__setattr__(self, "gravity_in_world", bool(self.gravity_in_world))
         params = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
         object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
+
+    @property
+    def gravity_frame0(self) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+        """Gravity in frame 0, the vector the dynamics use.
+
+        ``gravity`` itself unless it is given in the world and the arm has a base pose: then
+        R_base^T gravity, exact when the base angles are (``pi/2``, not 1.5707963267948966).
+        """
+        if not self.gravity_in_world or self.base is None:
+            return self.gravity
+        R = self.base.sym_matrix()[:3, :3]
+        # 0 and +-1 stay exact; sqrt(2)/2 and the like become floats, which the derivations take
+        R = R.applyfunc(lambda e: e if e.is_Rational or not e.is_number else sp.Float(e.evalf(17)))
+        return tuple(sp.expand(sum((R[r, c] * self.gravity[r] for r in range(3)), sp.Integer(0)))
+                     for c in range(3))
 
     # -- sizes and symbols -------------------------------------------------
     @property

@@ -123,7 +123,8 @@ class Batch:
 
     @cached_property
     def tool_position(self) -> np.ndarray:
-        return self.frames[:, -1, :3, 3]
+        """(N, 3) the tool point (the project's tool frame origin; the last frame's without one)."""
+        return (self.frames[:, -1] @ self.arm.tool)[:, :3, 3]
 
     @cached_property
     def _axes_t(self) -> tuple[np.ndarray, np.ndarray]:
@@ -150,7 +151,7 @@ class Batch:
 
     @cached_property
     def tool_jacobian(self) -> np.ndarray:
-        """(N, 6, n) geometric Jacobian [v; w] of the last frame's origin."""
+        """(N, 6, n) geometric Jacobian [v; w] of the tool point (:attr:`tool_position`)."""
         jv, jw = self._point_jacobian(self.tool_position, np.ones(self.n, bool))
         return np.concatenate([jv, jw], axis=1)
 
@@ -317,5 +318,5 @@ class BatchDynamics:
                 self._map(q, lambda b: b.com_jacobians[1], (B, 3, self.n)))
 
     def tool_jacobian(self, q) -> np.ndarray:
-        """(..., 6, n) geometric Jacobian [v; w] of the last frame's origin."""
+        """(..., 6, n) geometric Jacobian [v; w] of the tool point."""
         return self._map(q, lambda b: b.tool_jacobian, (6, self.n))

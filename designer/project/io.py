@@ -34,10 +34,10 @@ MAX_EXPRESSION_CHARS = 100_000
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
               "joint_name", "drive"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
-             "links", "point_masses", "base", "tool"}
+             "links", "point_masses", "base", "tool", "gravity_frame"}
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
-_V2_TOP_KEYS = {"base", "tool"}
+_V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
@@ -342,6 +342,10 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     description = reader.text(data.get("description"), "description")
     base = reader.pose(data.get("base"), "base")
     tool = reader.pose(data.get("tool"), "tool")
+    # absent: "base" (frame 0), what every file written before this key meant
+    gravity_frame = data.get("gravity_frame", "base")
+    if gravity_frame not in ("base", "world"):
+        reader.fail("gravity_frame", f"must be \"base\" (DH frame 0) or \"world\", not {json.dumps(gravity_frame)}")
     problems = list(reader.problems)
     if links:
         # Check the values too, with harmless stand-ins for the entries that could not be
@@ -350,7 +354,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                             description=description, convention=Convention(convention),
                             gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
                             point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
-                            base=base, tool=tool)
+                            base=base, tool=tool, gravity_in_world=gravity_frame == "world")
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
     if problems:
         raise ProjectError(problems, source)
@@ -408,6 +412,8 @@ def to_dict(model: Manipulator) -> dict:
         pose = getattr(model, key)
         if pose is not None:
             doc[key] = _pose_json(pose)
+    if model.gravity_in_world:
+        doc["gravity_frame"] = "world"
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]

@@ -114,7 +114,7 @@ def _arm(eq: Equations) -> list[str]:
         out += [f"<li>{_m(p.mass)} on link {p.link} at {_vector(p.position)}</li>" for p in model.point_masses]
         out.append("</ul>")
     out += ["<h3>Gravity</h3>",
-            f"<p>Gravitational acceleration in the base frame: {_vector(model.gravity)}</p>"]
+            f"<p>Gravitational acceleration in the base frame: {_vector(model.gravity_frame0)}</p>"]
     params = parameter_rows(model)
     if params:
         out += ["<h3>Parameters</h3>"]

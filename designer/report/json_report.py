@@ -53,7 +53,7 @@ def equations_dict(eq: Equations) -> dict:
         "simplify": eq.simplify.value,
         "n": eq.n,
         "convention": model.convention.value,
-        "gravity": [format_expr(g) for g in model.gravity],
+        "gravity": [format_expr(g) for g in model.gravity_frame0],   # in frame 0, as the equations use it
         "symbols": {
             "q": [s.name for s in model.q],
             "qd": [s.name for s in qd],

@@ -97,7 +97,7 @@ def _arm(eq: Equations) -> list[str]:
             pos = "(" + ", ".join(to_latex(c) for c in pm.position) + ")"
             out.append(rf"\item ${to_latex(pm.mass)}$ on link {pm.link} at ${pos}$")
         out.append(r"\end{itemize}")
-    grav = ", ".join(to_latex(g) for g in model.gravity)
+    grav = ", ".join(to_latex(g) for g in model.gravity_frame0)
     out += [r"\subsection*{Gravity}", rf"Gravitational acceleration in the base frame: $({grav})^{{T}}$.", ""]
     params = parameter_rows(model)
     if params:

@@ -65,7 +65,7 @@ def _arm(eq: Equations) -> list[str]:
                 for p in model.point_masses]
         out.append("")
     out += ["### Gravity", "", "Gravitational acceleration in the base frame: $("
-            + ", ".join(to_latex(g) for g in model.gravity) + ")^T$", ""]
+            + ", ".join(to_latex(g) for g in model.gravity_frame0) + ")^T$", ""]
     params = parameter_rows(model)
     if params:
         out += ["### Parameters", ""]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .source import UrdfError, UrdfTree
 
-__all__ = ["Chain", "select_chain", "world_poses"]
+__all__ = ["Chain", "chain_ends", "default_tip", "select_chain", "world_poses"]
 
 
 @dataclass
@@ -42,12 +42,17 @@ def world_poses(tree: UrdfTree) -> dict[str, np.ndarray]:
     return poses
 
 
-def _default_tip(tree: UrdfTree, base: str) -> str:
-    """The only leaf, else the link where the branches part when the chain up to it moves."""
+def chain_ends(tree: UrdfTree, base: str) -> list[str]:
+    """The ends of the tree below ``base`` an arm could end at: leaves with a movable joint on the way."""
     leaves = tree.leaves(base)
     # a leaf fixed to the base (a mounting plate, a "base" frame) is not where the arm ends
     moving = [leaf for leaf in leaves if any(tree.joints[j].movable for j in tree.path(base, leaf) or [])]
-    leaves = moving or leaves
+    return moving or leaves
+
+
+def default_tip(tree: UrdfTree, base: str) -> str | None:
+    """The only end, else the link where the branches part when the chain up to it moves; else None."""
+    leaves = chain_ends(tree, base)
     if len(leaves) == 1:
         return leaves[0]
     paths = [tree.path(base, leaf) or [] for leaf in leaves]
@@ -57,7 +62,19 @@ def _default_tip(tree: UrdfTree, base: str) -> str:
     shared = paths[0][:common]
     if shared and any(tree.joints[j].movable for j in shared):
         return tree.joints[shared[-1]].child
-    branch = tree.joints[shared[-1]].child if shared else base
+    return None
+
+
+def _default_tip(tree: UrdfTree, base: str) -> str:
+    tip = default_tip(tree, base)
+    if tip is not None:
+        return tip
+    leaves = chain_ends(tree, base)
+    paths = [tree.path(base, leaf) or [] for leaf in leaves]
+    common = 0
+    while all(len(p) > common for p in paths) and len({p[common] for p in paths}) == 1:
+        common += 1
+    branch = tree.joints[paths[0][common - 1]].child if common else base
     names = ", ".join(sorted(leaves)[:8]) + (", ..." if len(leaves) > 8 else "")
     raise UrdfError(f"the file holds a tree that branches at link {branch!r}: name the tip link "
                     f"(--tip; leaves: {names})")

@@ -87,12 +87,6 @@ def _drive(joint) -> Drive | None:
                  viscous=positive(joint.damping), coulomb=positive(joint.friction))
 
 
-def _gravity(R0: np.ndarray) -> tuple[sp.Expr, ...]:
-    """World gravity (0, 0, -g) in frame 0."""
-    g = symbol("g")
-    return tuple(-g * tidy_number(c) for c in R0[2, :])
-
-
 def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
                 massless: bool = False, source: str = "URDF") -> ImportReport:
@@ -146,7 +140,7 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
-        gravity=_gravity(frames[0][:3, :3]), parameters=(("g", 9.81),),
+        gravity=(0, 0, -symbol("g")), gravity_in_world=True, parameters=(("g", 9.81),),   # -z of the URDF's world
         base=_pose(frames[0]), tool=_pose(tool))
     _refuse_invalid(model)
     return ImportReport(model, source, chain, lumped, warnings)

@@ -327,7 +327,7 @@ def test_export_writes_png_svg_and_csv(qtbot, panel, tmp_path):
     view.box.export_csv(tmp_path / "map.csv")
     with open(tmp_path / "map.csv", encoding="utf-8") as stream:
         rows = list(csv.reader(stream))
-    assert rows[0] == ["q2 (rad)", "q3 (rad)", "coupling[2,3]"]
+    assert rows[0] == ["q2 (rad)", "q3 (rad)", "coupling[2,3] (1)"]
     assert len(rows) == 1 + 12 * 12
     grid = view.result.grid
     assert [float(v) for v in rows[1 + 12 + 5]] == pytest.approx([grid.x[5], grid.y[1], grid.values[1, 5]])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.dynamics.forward import (SingularConfigurationError, Trajectory, energy, forward_dynamics, simulate,
-                                       simulate_job)
+from designer.numeric.forward import SingularConfigurationError, forward_dynamics
+from designer.numeric.simulate import Trajectory, energy, simulate, simulate_job
 from designer.jobs import CancelToken, Cancelled, run
 from designer.kinematics import NumericArm
 from designer.model import Convention

@@ -17,6 +17,8 @@ from .jobs import Comparison, compare_job
 from ...explore.metrics import METRICS
 from .picker import metric_tooltip
 from .plots import PlotBox, write_csv
+from ..folders import last_folder, remember_folder
+from .base import ExploreView
 from .controls import labelled_row, spin_box, value_box
 
 __all__ = ["CompareView"]
@@ -31,12 +33,11 @@ def _fmt(v: float) -> str:
     return "—" if not math.isfinite(v) else f"{v:.5g}"
 
 
-class CompareView(QWidget):
+class CompareView(ExploreView):
     """Design B is a project file or the current model with one parameter set to another value."""
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: Comparison | None = None
         self.from_file, self.from_variant = QRadioButton("file", self), QRadioButton("variant", self)
         self.from_variant.setChecked(True)
@@ -70,9 +71,10 @@ class CompareView(QWidget):
         grid.addWidget(QLabel("=", self), 1, 3)
         grid.addWidget(self.value, 1, 4)
         grid.setColumnStretch(2, 1)
-        options = labelled_row(self, (("show", self.where), ("samples", self.samples), ("curve over", self.joint)))
-        options.addStretch(1)
-        options.addWidget(self.compare_button)
+        options = labelled_row(self, (("show", self.where), ("curve over", self.joint)))
+        options2 = labelled_row(self, (("samples", self.samples),))
+        options2.addStretch(1)
+        options2.addWidget(self.compare_button)
 
         self.table = QTableWidget(0, len(HEADER), self)
         self.table.setHorizontalHeaderLabels(HEADER)
@@ -99,9 +101,12 @@ class CompareView(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(grid)
         layout.addLayout(options)
+        layout.addLayout(options2)
+        self.add_banner(layout, 3)
         layout.addWidget(splitter, 1)
 
     def set_model(self, model: Manipulator) -> None:
+        self.check_stale(model)
         self.model = model
         keep = self.parameter.currentText()
         self.parameter.blockSignals(True)
@@ -124,8 +129,10 @@ class CompareView(QWidget):
             self.value.setValue(1.2 * value if value else 0.1)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Design B", "", "Manipulator projects (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Design B", str(last_folder()),
+                                              "Manipulator projects (*.json);;All files (*)")
         if path:
+            remember_folder(path)
             self.path.setText(path)
             self.from_file.setChecked(True)
 
@@ -158,7 +165,7 @@ class CompareView(QWidget):
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.panel.ratings(model.n)
             return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
                                                                        samples, ratings, token),
-                                      lambda result: self.show_result(result, label))
+                                      lambda result: self.show_result(result, label), owner=self)
         return self.panel.guarded("A/B", start)
 
     def rows(self) -> list[dict]:
@@ -173,7 +180,7 @@ class CompareView(QWidget):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             name = row["metric"].partition("[")[0]
-            cells = [row["metric"], row["where"].replace("workspace:", "")] + \
+            cells = [self.with_unit(row["metric"]), row["where"].replace("workspace:", "")] + \
                 [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -193,25 +200,37 @@ class CompareView(QWidget):
                   pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
         self.box.caption.setText(f"{result.label} against q{result.curve_joint}; other joints at the pose")
         plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
-        plot.setLabel("left", result.label)
+        plot.setLabel("left", self.with_unit(result.label))
 
     def csv_data(self):
         if self.result is None:
             raise ValueError("no comparison computed yet")
+        self.require_fresh()
         r = self.result
-        return [f"q{r.curve_joint} (SI)", f"{r.label} A", f"{r.label} B"], list(zip(r.x, r.curve_a, r.curve_b))
+        unit = "rad" if self.model.links[r.curve_joint - 1].is_revolute else "m"
+        label = self.with_unit(r.label)
+        return [f"q{r.curve_joint} ({unit})", f"A: {label}", f"B: {label}"], list(zip(r.x, r.curve_a, r.curve_b))
 
     def export_table_csv(self, path) -> None:
         if self.result is None:
             raise ValueError("no comparison computed yet")
+        self.require_fresh()
         keys = ("metric", "where", "A", "B", "B-A", "B/A")
-        write_csv(path, keys, [[r[k] for k in keys] for r in self.result.rows])
+        write_csv(path, ("metric", "unit", "where", "A", "B", "B-A", "B/A (1)"),
+                  [[r["metric"], self.unit_of(r["metric"])] + [r[k] for k in keys[1:]] for r in self.result.rows])
 
     def _table_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export table", "compare.csv", "CSV data (*.csv)")
+        try:
+            self.require_fresh()
+        except ValueError as exc:
+            self.panel.show_error(f"A/B: {exc}")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export table", str(last_folder() / "compare.csv"),
+                                              "CSV data (*.csv)")
         if path:
             try:
                 self.export_table_csv(path)
+                remember_folder(path)
                 self.panel.show_status(f"Wrote {path}")
             except (OSError, ValueError) as exc:
                 self.panel.show_error(f"export to {path}: {exc}")

@@ -6,10 +6,11 @@ from __future__ import annotations
 import sympy as sp
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
-                               QSplitter, QVBoxLayout, QWidget)
+                               QSplitter, QVBoxLayout)
 
+from ...jobs.process import ProcessJob, call_job
 from ...model import Manipulator
-from .jobs import conditions_job
+from .base import ExploreView
 
 __all__ = ["ConditionsView", "parse_targets"]
 
@@ -18,19 +19,29 @@ KINDS = (("decoupled", "M_ij = 0 identically (decoupled joints)"),
          ("balanced", "G_i = 0 identically (static balance)"))
 
 
-def parse_targets(text: str, kind: str) -> list[tuple[int, ...]]:
-    """``"1,2; 2,3"`` -> [(1, 2), (2, 3)]; ``"2 3"`` for joints of G; empty -> [] (all)."""
+def parse_targets(text: str, kind: str, n: int | None = None) -> list[tuple[int, ...]]:
+    """``"1,2; 2,3"`` -> [(1, 2), (2, 3)]; ``"2 3"`` or ``"2, 3"`` for joints of G; empty -> [] (all).
+
+    With ``n`` (the number of joints), a joint outside 1..n is refused with a one-line message.
+    """
     text = text.strip()
     if not text:
         return []
     out = []
-    for part in text.replace(";", " ").split() if kind == "balanced" else text.split(";"):
+    parts = text.replace(";", " ").replace(",", " ").split() if kind == "balanced" else text.split(";")
+    for part in parts:
         try:
-            out.append(tuple(int(v) for v in part.replace(",", " ").split()))
+            entry = tuple(int(v) for v in part.replace(",", " ").split())
         except ValueError:
             raise ValueError(f"entries: '{part.strip()}' is not {'a joint number' if kind == 'balanced' else 'i,j'}") \
                 from None
-    return [t for t in out if t]
+        if kind != "balanced" and entry and len(entry) != 2:
+            raise ValueError(f"entries: '{part.strip()}' is not a pair i,j of joints")
+        if n is not None and any(not 1 <= j <= n for j in entry):
+            raise ValueError(f"entries: '{part.strip()}' names a joint outside 1..{n}")
+        if entry:
+            out.append(entry)
+    return out
 
 
 def describe(result) -> str:
@@ -45,26 +56,30 @@ def describe(result) -> str:
     return "\n".join(lines)
 
 
-class ConditionsView(QWidget):
+class ConditionsView(ExploreView):
+    action = "Find conditions"
+
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
-        self.result = None
-        self.result_model: Manipulator | None = None
         self.kind = QComboBox(self)
         for value, text in KINDS:
             self.kind.addItem(text, value)
         self.targets = QLineEdit(self)
-        self.targets.setPlaceholderText("entries: e.g. 1,2; 1,3 (pairs) or 2 3 (joints); empty = all")
+        self.targets.setPlaceholderText("entries, e.g. 1,2; 1,3 — empty: all")
+        self.targets.setToolTip("Pairs i,j of M separated by ';' (decoupled), or joint numbers of G (static "
+                                "balance), e.g. 2 3; empty: every entry")
+        self.kind.currentIndexChanged.connect(self._hint)
         self.unknowns = QLineEdit(self)
-        self.unknowns.setPlaceholderText("solve for: e.g. cx2, m2 (empty = the inertial parameters)")
+        self.unknowns.setPlaceholderText("solve for, e.g. cx2, m2")
+        self.unknowns.setToolTip("Parameters to solve for, separated by commas; empty: the inertial parameters")
         self.find_button = QPushButton("Find conditions", self)
         self.find_button.clicked.connect(self.find)
         row = QHBoxLayout()
         row.addWidget(self.kind, 2)
-        row.addWidget(self.targets, 2)
-        row.addWidget(self.unknowns, 2)
         row.addWidget(self.find_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.targets, 1)
+        row2.addWidget(self.unknowns, 1)
         self.summary = QLabel("Symbolic: derives M and G and solves for the parameters that make the chosen "
                               "terms vanish for every configuration.", self)
         self.summary.setWordWrap(True)
@@ -85,6 +100,8 @@ class ConditionsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
+        layout.addLayout(row2)
+        self.add_banner(layout, 2)
         layout.addWidget(self.summary)
         layout.addWidget(splitter, 1)
         bottom = QHBoxLayout()
@@ -92,25 +109,41 @@ class ConditionsView(QWidget):
         bottom.addWidget(self.apply_button)
         layout.addLayout(bottom)
 
-    def set_model(self, model: Manipulator) -> None:
-        pass
+    def _hint(self, *_args) -> None:
+        balanced = self.kind.currentData() == "balanced"
+        self.targets.setPlaceholderText("joints, e.g. 2 3 — empty: all" if balanced
+                                        else "entries, e.g. 1,2; 1,3 — empty: all")
+
+    def clear_result(self) -> None:
+        """Forget the shown conditions (a new search starts: old answers must not sit under its heading)."""
+        self.result = None
+        self.list.clear()
+        self.details.clear()
+        self.apply_button.setEnabled(False)
+        self.set_stale("")
 
     def find(self):
         def start():
             model = self.panel.require_model()
             kind = self.kind.currentData()
-            targets = parse_targets(self.targets.text(), kind)
+            targets = parse_targets(self.targets.text(), kind, model.n)
             unknowns = [u for u in self.unknowns.text().replace(",", " ").split() if u]
             names = set(model.symbol_names())
             bad = [u for u in unknowns if u not in names]
             if bad:
                 raise ValueError(f"'{bad[0]}' is not a parameter of the model")
-            return self.panel.run_job("Conditions", lambda token: conditions_job(model, kind, targets, unknowns, token),
-                                      lambda result: self.show_result(result, model))
+            from ...explore.conditions import find_conditions
+            self.clear_result()
+            self.summary.setText(f"Searching: {self.kind.currentText()} …")
+            # in a worker process: the sympy solve cannot be interrupted, the process can
+            job = ProcessJob(call_job, (find_conditions, (model, kind, targets or None, unknowns or None),
+                                        "conditions", "deriving M and G and solving the coefficient equations"))
+            return self.panel.run_job("Conditions", job, lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Conditions", start)
 
     def show_result(self, result, model: Manipulator) -> None:
         self.result, self.result_model = result, model
+        self.set_stale("")
         self.summary.setText(result.summary())
         self.list.clear()
         for c in result.conditions:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ...explore.distribute import Compute, open_executor
 from ...explore.maps import GridMap, SampleSummary, Sampling, joint_limits, sample_configurations, summarize
 from ...explore.metrics import Ratings, evaluate, parse_metric
 from ...explore.sweep import SweepSpec, sweep
@@ -79,11 +80,18 @@ def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[
     return MapResult(grid, summary)
 
 
-def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: int = 2) -> Job:
-    """The core's design sweep on a thread pool (no pickling, nothing forked from a Qt process), in
-    small blocks so that progress is smooth and a cancel takes effect within a block."""
+def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: int = 2,
+              compute: Compute | None = None) -> Job:
+    """The core's design sweep where ``compute`` says (default: ``workers`` threads: no pickling, nothing
+    forked from a Qt process), in small blocks so that progress is smooth and a cancel takes effect within
+    a block."""
     designs = int(np.prod([len(a.values) for a in spec.axes]))
-    executor = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="explore-sweep")
+    if compute is not None and compute.kind != "threads":
+        # local processes are spawned, not forked (this process runs Qt); blocks are sized by time
+        with open_executor(compute, spawn=True) as (executor, slots):
+            return (yield from sweep(model, spec, executor, token=token, slots=slots))
+    executor = cf.ThreadPoolExecutor(max_workers=compute.workers if compute else workers,
+                                     thread_name_prefix="explore-sweep")
     try:
         # blocks of at most ~BLOCK_STATES state evaluations: a cancelled sweep leaves at most that much
         # work running in the pool's threads

@@ -8,12 +8,13 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QTableWidget, QTableWidgetItem, QVBoxLayout)
 from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
 from ...model import Manipulator
 from .jobs import MapResult, map_job
+from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -27,15 +28,12 @@ _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standa
               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
 
 
-class MapView(QWidget):
+class MapView(ExploreView):
     """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.map_job`."""
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: MapResult | None = None
-        self.result_model: Manipulator | None = None
-        self.stale = ""
         self.revolute: list[bool] = []
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
@@ -56,8 +54,10 @@ class MapView(QWidget):
         self.compute_button.clicked.connect(self.compute)
         controls = labelled_row(self, (("x", self.joint_x), ("y", self.joint_y), ("grid", self.steps)))
         controls.addStretch(1)
-        controls.addWidget(self.follow)
-        controls.addWidget(self.compute_button)
+        run_row = QHBoxLayout()   # a row of its own: the panel keeps the width of a narrow column
+        run_row.addWidget(self.follow)
+        run_row.addStretch(1)
+        run_row.addWidget(self.compute_button)
 
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(panel.show_error)
@@ -68,6 +68,8 @@ class MapView(QWidget):
         self.marker.setZValue(10)
         self.marker.setToolTip("current pose")
         self.box.plot.addItem(self.marker)
+        self.box.plot.scene().sigMouseClicked.connect(self._clicked)
+        self.box.layout_widget.setToolTip("Click a point of the map to move the arm to that pose")
 
         # one row of statistics under the map: the map keeps the width of a narrow tab
         self.stats = QTableWidget(1, len(STATS), self)
@@ -92,6 +94,8 @@ class MapView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
+        layout.addLayout(run_row)
+        self.add_banner(layout, 2)
         layout.addWidget(self.box, 1)
         layout.addLayout(sampling_row)
         layout.addWidget(self.stats)
@@ -114,8 +118,11 @@ class MapView(QWidget):
         for combo, joint in zip((self.joint_x, self.joint_y), pair):
             k = combo.findData(joint)
             combo.setCurrentIndex(max(k, 0))
-        if self.result is not None and model != self.result_model:
-            self.stale = "the model changed since"
+        self.check_stale(model)
+
+    def set_stale(self, reason: str) -> None:
+        super().set_stale(reason)
+        if self.result is not None:
             self._caption()
 
     def set_joint_values(self, q) -> None:
@@ -143,7 +150,7 @@ class MapView(QWidget):
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             return self.panel.run_job("Map", lambda token: map_job(arm, metric, joints, q, steps, samples,
                                                                   sampling, ratings, token),
-                                      lambda result: self.show_result(result, model))
+                                      lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Map", start)
 
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
@@ -152,6 +159,7 @@ class MapView(QWidget):
         # units of the map's joints: those of the model it was computed for
         self.result_revolute = [l.is_revolute for l in model.links] if model is not None else list(self.revolute)
         self.stale = ""
+        self.stale_banner.hide()
         grid = result.grid
         i, j = grid.joints
         sx, sy = self._scale(i), self._scale(j)
@@ -159,6 +167,7 @@ class MapView(QWidget):
         self.box.plot.setLabel("bottom", f"q{i} ({self._unit(i)})")
         self.box.plot.setLabel("left", f"q{j} ({self._unit(j)})")
         self.box.plot.setTitle(grid.label)
+        self.heat.set_label(self.with_unit(grid.label))
         self._mark()
         self._caption()
         for r, name in enumerate(STATS):
@@ -170,9 +179,40 @@ class MapView(QWidget):
             self.stats_caption.setText(f"samples within the joint limits: {grid.label}"
                                        + (f" ({bad} undefined, left out)" if bad else ""))
 
+    def pose_at(self, x: float, y: float) -> np.ndarray | None:
+        """The pose of the map point (x, y) in the plot's units (deg or m): the map's held joints with
+        its two joints at x and y; None outside the map or when it describes another arm."""
+        if self.result is None or self.stale:
+            return None
+        grid = self.result.grid
+        i, j = grid.joints
+        qi, qj = x / self._scale(i), y / self._scale(j)
+        di = (grid.x[-1] - grid.x[0]) / max(len(grid.x) - 1, 1) / 2
+        dj = (grid.y[-1] - grid.y[0]) / max(len(grid.y) - 1, 1) / 2
+        if not (grid.x[0] - di <= qi <= grid.x[-1] + di and grid.y[0] - dj <= qj <= grid.y[-1] + dj):
+            return None
+        q = np.array(grid.q0, float)
+        q[i - 1] = np.clip(qi, grid.x[0], grid.x[-1])
+        q[j - 1] = np.clip(qj, grid.y[0], grid.y[-1])
+        return q
+
+    def _clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self.result is None:
+            return
+        vb = self.box.plot.vb
+        if not vb.sceneBoundingRect().contains(event.scenePos()):
+            return
+        point = vb.mapSceneToView(event.scenePos())
+        q = self.pose_at(point.x(), point.y())
+        if q is not None:
+            self.panel.poseRequested.emit(q)
+            self.panel.show_status("Pose from the map: " + ", ".join(
+                f"q{k + 1} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
+
     # -- helpers ----------------------------------------------------------------------------------
     def clear(self) -> None:
         self.result = self.result_model = None
+        self.set_stale("")
         self.heat.clear()
         self.marker.setData([], [])
         self.box.caption.setText("")
@@ -197,24 +237,26 @@ class MapView(QWidget):
     def _caption(self) -> None:
         grid = self.result.grid
         stale = self.stale
+        moved = ""
         others = [k for k in range(len(grid.q0)) if k + 1 not in grid.joints]
         q = self.panel.q
         if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
-            stale = "the other joints moved since"
+            moved = "the other joints moved since"
         held = ", ".join(f"q{k + 1} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
         v = grid.values[np.isfinite(grid.values)]
         span = f"range {v.min():.4g} … {v.max():.4g}" if v.size else "no finite values"
         text = f"{grid.label} over q{grid.joints[0]}, q{grid.joints[1]} ({span})" + (f"; {held}" if held else "")
-        if stale:
-            text += f" — out of date: {stale}; Compute to update"
+        if stale or moved:
+            text += f" — out of date: {stale or moved}; Compute to update"
         self.box.caption.setText(text)
 
     def csv_data(self):
         if self.result is None:
             raise ValueError("no map computed yet")
+        self.require_fresh()
         grid = self.result.grid
         i, j = grid.joints
         unit = lambda k: "rad" if self.result_revolute[k - 1] else "m"  # noqa: E731
         X, Y = np.meshgrid(grid.x, grid.y)
         rows = zip(X.ravel(), Y.ravel(), grid.values.ravel())
-        return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", grid.label], list(rows)
+        return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", self.with_unit(grid.label)], list(rows)

@@ -3,14 +3,62 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from ...explore.metrics import METRICS, Reduce, Shape
+from ...model.units import inertial_unit
 
-__all__ = ["MetricPicker", "metric_tooltip"]
+__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE", "metric_unit"]
 
 _REDUCE_TEXT = {Reduce.MAX: "largest component", Reduce.MIN: "smallest component",
                 Reduce.MAX_ABS_OFF: "largest |value| off the diagonal"}
+
+
+# what the picker shows for each metric (the code name, which the command line takes, in brackets)
+READABLE = {
+    "M": "Mass-matrix entry", "coupling": "Inertial coupling", "inertia_locked": "Effective inertia, others locked",
+    "inertia_free": "Effective inertia, others free", "inertia_ratio": "Free / locked inertia ratio",
+    "cond": "Condition number of M", "isotropy": "Inertia isotropy (Asada)",
+    "cartesian_min": "Smallest Cartesian inertia", "cartesian_max": "Largest Cartesian inertia",
+    "dyn_manipulability": "Dynamic manipulability (Yoshikawa)", "coriolis": "Coriolis / centrifugal share",
+    "gravity": "Gravity torque", "gravity_ratio": "Gravity torque / rated torque",
+    "tra_share": "Translational share of M_ij (Lee)", "tra_share_h": "Translational share of h_i (Lee)",
+}
+
+
+def metric_unit(text: str, revolute: list[bool] | None = None) -> str:
+    """The SI unit of a metric text (``gravity[2]``, ``M[1,3]``, ``cond``; a sweep key such as
+    ``gravity[2]:max`` too, and ``total_mass``, ``reach``), for the joints' types ``revolute``;
+    "1" for dimensionless, "" when unknown."""
+    text = text.split(":")[0].strip()
+    if text in ("total_mass", "mass"):
+        return "kg"
+    if text == "reach":
+        return "m"
+    name, _, rest = text.partition("[")
+    m = METRICS.get(name.strip())
+    if m is None:
+        return ""
+    try:
+        index = [int(v) - 1 for v in rest.rstrip("]").split(",")] if rest else []
+    except ValueError:
+        index = []
+    known = revolute is not None and index and all(0 <= i < len(revolute) for i in index)
+    unit = m.unit.replace("^2", "²")
+    if name == "M":
+        if known:
+            i, j = index[0], index[-1]
+            return inertial_unit(revolute[i], revolute[j])
+        return "kg m², kg m or kg"
+    if " or " in unit and known:
+        first, second = unit.split(" or ")
+        return first if revolute[index[0]] else second
+    return unit
+
+
+def readable(name: str) -> str:
+    """``inertia_locked`` -> ``Effective inertia, others locked``; unknown names as they are."""
+    return READABLE.get(name, name.replace("_", " "))
 
 
 def _find(combo: QComboBox, data) -> int:
@@ -24,7 +72,7 @@ def _find(combo: QComboBox, data) -> int:
 def metric_tooltip(name: str) -> str:
     m = METRICS[name]
     unit = "dimensionless" if m.unit == "1" else m.unit
-    return f"{m.name} [{unit}]: {m.description}"
+    return f"{readable(m.name)} ({m.name}) [{unit}]: {m.description}"
 
 
 class MetricPicker(QWidget):
@@ -34,13 +82,14 @@ class MetricPicker(QWidget):
     """
 
     changed = Signal(str)
+    helpRequested = Signal()   # the user wants the metric definitions
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.n = 0
         self.metric = QComboBox(self)
         for k, name in enumerate(METRICS):
-            self.metric.addItem(name, name)
+            self.metric.addItem(f"{readable(name)}  ({name})", name)
             self.metric.setItemData(k, metric_tooltip(name), Qt.ItemDataRole.ToolTipRole)
         self.component = QComboBox(self)
         self.component.setToolTip("Which joint or joint pair; 'worst' reduces the metric to one number per pose")
@@ -52,6 +101,11 @@ class MetricPicker(QWidget):
         row.addWidget(QLabel("Metric", self))
         row.addWidget(self.metric, 2)
         row.addWidget(self.component, 2)
+        self.help_button = QToolButton(self)
+        self.help_button.setText("?")
+        self.help_button.setToolTip("The definitions of every metric (docs/metrics.md)")
+        self.help_button.clicked.connect(lambda _=False: self.helpRequested.emit())
+        row.addWidget(self.help_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)

@@ -12,6 +12,7 @@ import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QRect, QRectF, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
+from ..folders import last_folder, remember_folder
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 __all__ = ["PlotBox", "HeatMap", "write_csv", "CsvData"]
@@ -41,6 +42,7 @@ class PlotBox(QWidget):
     def __init__(self, csv_data: Callable[[], CsvData], parent: QWidget | None = None):
         super().__init__(parent)
         self.csv_data = csv_data
+        self.stale = ""   # why the plot is out of date ("" when it is not): exports refuse then
         self.layout_widget = pg.GraphicsLayoutWidget(self)
         self.layout_widget.setBackground("w")
         self.plot: pg.PlotItem = self.layout_widget.addPlot(row=0, col=0)
@@ -67,8 +69,13 @@ class PlotBox(QWidget):
     def add_legend(self) -> None:
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
 
+    def require_fresh(self) -> None:
+        if self.stale:
+            raise ValueError(f"the plot is out of date ({self.stale}); compute it again before exporting")
+
     def export_image(self, path: str | Path) -> Path:
         """Save the plot as PNG or SVG, by the file's suffix (PNG when it has none)."""
+        self.require_fresh()
         path = Path(path)
         if path.suffix.lower() == ".svg":
             # pyqtgraph 0.14's SVGExporter fails on the path data Qt 6.12 produces; Qt's generator works
@@ -90,13 +97,20 @@ class PlotBox(QWidget):
         return path
 
     def export_csv(self, path: str | Path) -> Path:
+        self.require_fresh()
         header, rows = self.csv_data()
         write_csv(path, header, rows)
         return Path(path)
 
     def _export_dialog(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV data (*.csv)"}
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", f"explore.{kind}", filters[kind])
+        try:
+            self.require_fresh()
+        except ValueError as exc:
+            self.failed.emit(str(exc))
+            return
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {kind.upper()}", str(last_folder() / f"explore.{kind}"),
+                                              filters[kind])
         if not path:
             return
         path = path if Path(path).suffix else f"{path}.{kind}"
@@ -105,6 +119,7 @@ class PlotBox(QWidget):
         except (OSError, ValueError) as exc:
             self.failed.emit(f"export to {path}: {exc}")
             return
+        remember_folder(written)
         self.exported.emit(str(written))
 
 
@@ -113,6 +128,8 @@ def _finite_range(values: np.ndarray) -> tuple[float, float]:
     if v.size == 0:
         return 0.0, 1.0
     lo, hi = float(v.min()), float(v.max())
+    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)):  # constant up to round-off: one colour, not noise
+        lo = hi = 0.5 * (lo + hi)
     if hi <= lo:  # a constant map still needs a colour range
         pad = abs(lo) * 1e-6 or 1e-12
         lo, hi = lo - pad, hi + pad
@@ -129,6 +146,7 @@ class HeatMap:
         box.plot.addItem(self.image)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=18)
         self.colorbar.setImageItem(self.image, insert_in=box.plot)
+        self.colorbar.axis.enableAutoSIPrefix(False)   # "(x0.001)" beside a unit reads as part of it
         self.values = np.zeros((0, 0))
 
     def set_data(self, x: np.ndarray, y: np.ndarray, values: np.ndarray) -> None:
@@ -143,6 +161,10 @@ class HeatMap:
         self.image.setRect(QRectF(x[0] - dx / 2, y[0] - dy / 2, dx * len(x), dy * len(y)))
         self.box.plot.setRange(xRange=(x[0] - dx / 2, x[-1] + dx / 2), yRange=(y[0] - dy / 2, y[-1] + dy / 2),
                                padding=0)
+
+    def set_label(self, text: str) -> None:
+        """The colour bar's axis title (the quantity and its unit)."""
+        self.colorbar.axis.setLabel(text)
 
     def clear(self) -> None:
         self.values = np.zeros((0, 0))

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
@@ -54,12 +55,13 @@ def _item(text: str, tip: str = "") -> QTableWidgetItem:
     return item
 
 
-class SignificanceView(QWidget):
+class SignificanceView(ExploreView):
     """Envelope: joint limits, the panel's rated speeds and accelerations; a threshold in percent."""
+
+    action = "Rank terms"
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: SignificanceResult | None = None
         self.threshold = spin_box(self, 0.0, 99.0, 1.0, decimals=3, suffix=" %",
                                   tip="Terms below this share of the joint's largest torque are dropped "
@@ -69,18 +71,21 @@ class SignificanceView(QWidget):
         self.run_button = QPushButton("Rank terms", self)
         self.run_button.clicked.connect(self.run)
         row = labelled_row(self, (("threshold", self.threshold), ("samples", self.samples)))
-        row.addWidget(self.count_ops)
         row.addStretch(1)
-        row.addWidget(self.run_button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.count_ops)
+        row2.addStretch(1)
+        row2.addWidget(self.run_button)
         self.summary = QLabel("Envelope: positions within the joint limits, |qd| and |qdd| up to the rated speed and "
                               "acceleration (Rated fields above).", self)
         self.summary.setWordWrap(True)
 
         self.joints = QTableWidget(0, 6, self)
-        self.joints.setHorizontalHeaderLabels(["joint", "T_i", "bound E_i", "E_i / T_i", "sampled error", "holds"])
+        self.joints.setHorizontalHeaderLabels(["joint", "T_i (N m or N)", "bound E_i (N m or N)", "E_i / T_i",
+                                               "sampled error (N m or N)", "holds"])
         self.terms = QTableWidget(0, 5, self)
-        self.terms.setHorizontalHeaderLabels(["term", "largest contribution", "share of T_i", "kept",
-                                              "translation share"])
+        self.terms.setHorizontalHeaderLabels(["term", "largest contribution (N m or N)", "share of T_i", "kept",
+                                              "translation share (1)"])
         for table in (self.joints, self.terms):
             table.verticalHeader().hide()
             table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -106,11 +111,10 @@ class SignificanceView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
+        layout.addLayout(row2)
         layout.addWidget(self.summary)
+        self.add_banner(layout, 3)
         layout.addWidget(split, 1)
-
-    def set_model(self, model: Manipulator) -> None:
-        pass
 
     def run(self):
         def start():
@@ -122,7 +126,8 @@ class SignificanceView(QWidget):
                                  "(Rated fields above)")
             args = (model, arm, ratings.speed, ratings.acceleration, self.threshold.value() / 100.0,
                     self.samples.value(), self.count_ops.isChecked())
-            return self.panel.run_job("Significance", lambda token: significance_job(*args, token), self.show_result)
+            return self.panel.run_job("Significance", lambda token: significance_job(*args, token), self.show_result,
+                                      owner=self)
         return self.panel.guarded("Significance", start)
 
     def show_result(self, result: SignificanceResult) -> None:
@@ -160,9 +165,9 @@ class SignificanceView(QWidget):
                              data=np.arange(len(rel)))
         self._shown = terms
         self.line.setValue(math.log10(max(sig.threshold, FLOOR)))
+        zeros = int((rel <= FLOOR).sum())
         self.box.caption.setText(f"{kept} kept (red), {len(terms) - kept} dropped; dashed: the threshold"
-                                 + (f"; {int((rel <= FLOOR).sum())} zero terms drawn at 1e-12"
-                                    if (rel <= FLOOR).any() else ""))
+                                 + (f"; {zeros} zero terms drawn at 1e-12" if zeros else ""))
 
     def _tip(self, x, y, data):
         t = self._shown[int(data)]
@@ -171,7 +176,9 @@ class SignificanceView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no ranking computed yet")
+        self.require_fresh()
         sig = self.result.significance
         rows = [[t.label, t.matrix, t.joint + 1, t.contribution, t.relative, int(t.relative >= sig.threshold),
                  t.share_translation] for t in sorted(sig.terms, key=lambda t: -t.relative)]
-        return ["term", "matrix", "joint", "contribution", "relative", "kept", "translation_share"], rows
+        header = ["term", "matrix", "joint", "contribution (N m or N)", "relative (1)", "kept", "translation_share (1)"]
+        return header, rows

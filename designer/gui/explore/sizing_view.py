@@ -13,12 +13,15 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHeaderView, QLabel, QLineEdit,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
+from ..folders import last_folder, remember_folder
+from . import drive_defaults
+from .base import ExploreView
 from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -74,10 +77,11 @@ def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) 
     return SizingOutput(sizing, radial, axial, values, cube)
 
 
-class SizingView(QWidget):
+class SizingView(ExploreView):
+    action = "Size"
+
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: SizingOutput | None = None
         self.target = QLineEdit(self)
         self.target.setPlaceholderText("target pose: one value per joint (deg or m)")
@@ -90,7 +94,8 @@ class SizingView(QWidget):
         self.source.setToolTip("What to size along: a quintic move from the current pose, a CSV trajectory, or\n"
                                "the ISO 9283 path P1-P2-P3-P4-P5-P1 on the test cube's diagonal plane")
         self.cube = QLineEdit(self)
-        self.cube.setPlaceholderText("test cube: centre x, y, z and edge (m); empty: search the largest")
+        self.cube.setPlaceholderText("cube centre x, y, z, edge (m)")
+        self.cube.setToolTip("ISO 9283 test cube: centre x, y, z and edge in metres; empty: search the largest")
         self.cube_speed = spin_box(self, 0.001, 10.0, 0.25, decimals=3, suffix=" m/s",
                                    tip="Peak tool speed on each straight segment of the cube path")
         self.duration = spin_box(self, 0.01, 1e4, 1.0, suffix=" s", tip="Duration of the quintic move (rest to rest)")
@@ -99,7 +104,8 @@ class SizingView(QWidget):
         self.gear.setPlaceholderText("gear ratios (1)")
         self.rotor = QLineEdit(self)
         self.rotor.setPlaceholderText("rotor inertias, kg m² (0)")
-        self.payload = QCheckBox("payload envelope (needs rated torque)", self)
+        self.payload = QCheckBox("payload envelope", self)
+        self.payload.setToolTip("The largest payload against its offset from the flange (needs the rated torque)")
         self.reach = spin_box(self, 0.01, 10.0, 0.3, suffix=" m",
                               tip="Largest payload offset from the flange, along its x and z axes")
         self.quantity = QComboBox(self)
@@ -107,23 +113,29 @@ class SizingView(QWidget):
         self.quantity.currentIndexChanged.connect(lambda _=0: self._draw())
         self.run_button = QPushButton("Size", self)
         self.run_button.clicked.connect(self.run)
+        # three columns (what, the long field, a small one): fits the panel's column
         grid = QGridLayout()
         grid.addWidget(self.source, 0, 0)
-        grid.addWidget(self.target, 0, 1, 1, 3)
-        grid.addWidget(self.duration, 0, 4)
-        grid.addWidget(self.steps, 0, 5)
-        grid.addWidget(self.csv, 1, 1, 1, 4)
-        grid.addWidget(browse, 1, 5)
-        grid.addWidget(self.cube, 2, 1, 1, 4)
-        grid.addWidget(self.cube_speed, 2, 5)
-        grid.addWidget(QLabel("drive", self), 3, 0)
-        grid.addWidget(self.gear, 3, 1, 1, 2)
-        grid.addWidget(self.rotor, 3, 3, 1, 3)
-        grid.addWidget(self.payload, 4, 1, 1, 2)
-        grid.addWidget(self.reach, 4, 3)
-        grid.addWidget(self.run_button, 4, 5)
+        grid.addWidget(self.target, 0, 1)
+        grid.addWidget(self.duration, 0, 2)
+        grid.addWidget(self.csv, 1, 1)
+        grid.addWidget(browse, 1, 2)
+        grid.addWidget(self.cube, 2, 1)
+        grid.addWidget(self.cube_speed, 2, 2)
+        grid.addWidget(QLabel("states", self), 3, 0)
+        grid.addWidget(self.steps, 3, 2)
+        drive = QHBoxLayout()
+        drive.addWidget(self.gear, 1)
+        drive.addWidget(self.rotor, 1)
+        grid.addWidget(QLabel("drive", self), 4, 0)
+        grid.addLayout(drive, 4, 1, 1, 2)
+        load = QHBoxLayout()
+        load.addWidget(self.payload)
+        load.addWidget(self.reach)
+        load.addStretch(1)
+        load.addWidget(self.run_button)
+        grid.addLayout(load, 5, 0, 1, 3)
         grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
 
         self.table = QTableWidget(0, len(COLUMNS) + 1, self)
         self.table.setHorizontalHeaderLabels(["joint"] + [c[1] for c in COLUMNS])
@@ -156,14 +168,19 @@ class SizingView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(grid)
+        self.add_banner(layout, 1)
         layout.addWidget(split, 1)
 
     def set_model(self, model: Manipulator) -> None:
+        self.check_stale(model)
         self.revolute = [link.is_revolute for link in model.links]
+        drive_defaults.show({"gear": self.gear, "rotor": self.rotor}, model,
+                            {"gear": "gear ratios (1)", "rotor": "rotor inertias, kg m² (0)"})
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
         if path:
+            remember_folder(path)
             self.csv.setText(path)
             self.source.setCurrentText("trajectory CSV")
 
@@ -196,6 +213,8 @@ class SizingView(QWidget):
             move = self.move(n)
             gear = parse_values(self.gear.text(), n, "gear ratios")
             rotor = parse_values(self.rotor.text(), n, "rotor inertias")
+            drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.panel.model)  # empty: the project's
+            gear, rotor = drives["gear"], drives["rotor"]
             payload = None
             if self.payload.isChecked():
                 torque = self.panel.ratings(n).torque
@@ -203,7 +222,7 @@ class SizingView(QWidget):
                     raise ValueError("the payload envelope needs the joints' rated torque (Rated fields above)")
                 payload = (torque, self.reach.value(), 21)
             return self.panel.run_job("Sizing", lambda token: sizing_job(arm, move, gear, rotor, payload, token),
-                                      self.show_result)
+                                      self.show_result, owner=self)
         return self.panel.guarded("Sizing", start)
 
     def show_result(self, result: SizingOutput) -> None:
@@ -218,8 +237,8 @@ class SizingView(QWidget):
         self._draw()
         if result.payload is not None:
             self.load.show()
-            self.heat.set_data(result.radial, result.axial,
-                               np.where(np.isfinite(result.payload), result.payload, np.nan))
+            shown = np.where(np.isfinite(result.payload), result.payload, np.nan)
+            self.heat.set_data(result.radial, result.axial, shown)
             best = result.payload[0, 0]
             self.load.plot.setTitle("largest payload (kg)")
             self.load.caption.setText(f"payload at the flange: up to {best:.4g} kg along the whole move")
@@ -247,9 +266,13 @@ class SizingView(QWidget):
     def curve_csv(self):
         if self.result is None:
             raise ValueError("nothing sized yet")
+        self.require_fresh()
         s = self.result.sizing
         n = s.torque.shape[1]
-        header = ["t"] + [f"{k}{i + 1}" for k in ("q", "qd", "qdd", "tau", "power") for i in range(n)]
+        rev = list(self.revolute) if len(self.revolute) == n else [True] * n
+        units = {"q": ("rad", "m"), "qd": ("rad/s", "m/s"), "qdd": ("rad/s²", "m/s²"), "tau": ("N m", "N"),
+                 "power": ("W", "W")}
+        header = ["t (s)"] + [f"{k}{i + 1} ({units[k][0 if rev[i] else 1]})" for k in units for i in range(n)]
         return header, [list(r) for r in np.column_stack([s.traj.t, s.traj.q, s.traj.qd, s.traj.qdd, s.torque,
                                                            s.power])]
 
@@ -257,5 +280,6 @@ class SizingView(QWidget):
         r = self.result
         if r is None or r.payload is None:
             raise ValueError("no payload envelope computed")
+        self.require_fresh()
         X, Z = np.meshgrid(r.radial, r.axial)
         return ["offset x (m)", "offset z (m)", "payload (kg)"], list(zip(X.ravel(), Z.ravel(), r.payload.ravel()))

@@ -7,13 +7,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QStackedWidget,
-                               QVBoxLayout, QWidget)
+                               QVBoxLayout)
 
 from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
 from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
 from ...model import Manipulator
+from ..compute import ComputeButton
 from .jobs import sweep_job
+from .base import ExploreView
 from .controls import spin_box, value_box
 from .plots import HeatMap, PlotBox
 
@@ -35,14 +37,26 @@ def _geometric_parameter(model: Manipulator) -> str:
     return ""
 
 
-class SweepView(QWidget):
+def _fresh_for_sweep(model: Manipulator, swept_model: Manipulator | None, result: SweepResult | None) -> bool:
+    """Whether a sweep of ``swept_model`` still describes ``model``: they differ at most in the swept
+    parameters (loading one of the designs is no reason to compute the sweep again)."""
+    if swept_model is None or result is None:
+        return True
+    try:
+        names = [axis.name for axis in result.spec.axes]
+        return model.with_parameters({n: swept_model.parameter_values[n] for n in names}) == swept_model
+    except (KeyError, ValueError):
+        return False
+
+
+class SweepView(ExploreView):
     """Parameters and ranges; Run sweeps the picked metric (and an optional second metric)."""
 
     finished = Signal(object)    # SweepResult, with the model it was computed for as .model attribute
+    action = "Run sweep"
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.model: Manipulator | None = None
         self.result: SweepResult | None = None
         grid = QGridLayout()
@@ -52,14 +66,18 @@ class SweepView(QWidget):
             combo.currentIndexChanged.connect(lambda _=0, r=row: self._default_range(r))
             start, stop = value_box(self), value_box(self)
             count = spin_box(self, 2, 500, 21 if row == 0 else 11)
-            for col, w in enumerate((QLabel(title, self), combo, QLabel("from", self), start, QLabel("to", self),
-                                     stop, QLabel("count", self), count)):
-                grid.addWidget(w, row, col)
+            # two grid rows a parameter (name, then its range): fits a narrow column
+            grid.addWidget(QLabel(title, self), 2 * row, 0)
+            grid.addWidget(combo, 2 * row, 1, 1, 5)
+            for col, w in enumerate((QLabel("from", self), start, QLabel("to", self), stop, QLabel("count", self),
+                                     count)):
+                grid.addWidget(w, 2 * row + 1, col)
             self.params.append(combo)
             self.starts.append(start)
             self.stops.append(stop)
             self.counts.append(count)
         grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
         self.second_metric = QLineEdit(self)
         self.second_metric.setPlaceholderText("also report, e.g. gravity[2] (optional)")
         self.second_metric.setToolTip("A second metric text to summarise per design (for the Pareto view); "
@@ -73,6 +91,8 @@ class SweepView(QWidget):
         extra.addWidget(QLabel("samples", self))
         extra.addWidget(self.samples)
         extra.addStretch(1)
+        self.compute_button = ComputeButton(self)   # where sweeps run (designer/gui/compute.py)
+        extra.addWidget(self.compute_button)
         extra.addWidget(self.run_button)
 
         self.show_key = QComboBox(self)
@@ -98,9 +118,14 @@ class SweepView(QWidget):
         layout.addLayout(grid)
         layout.addLayout(extra)
         layout.addLayout(show)
+        self.add_banner(layout, 3)
         layout.addWidget(self.stack, 1)
 
+    def fresh_for(self, model: Manipulator) -> bool:
+        return _fresh_for_sweep(model, self.result_model, self.result)
+
     def set_model(self, model: Manipulator) -> None:
+        self.check_stale(model)
         self.model = model
         names = [n for n in model.symbol_names()]
         for row, combo in enumerate(self.params):
@@ -156,14 +181,16 @@ class SweepView(QWidget):
         def start():
             model = self.panel.require_model()
             spec = self.spec()
+            compute = self.compute_button.compute()
             self.panel.arm(model)  # a missing parameter value is named before the sweep starts
-            return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token),
-                                      lambda result: self.show_result(result, model))
+            return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token, compute=compute),
+                                      lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Sweep", start)
 
     def show_result(self, result: SweepResult, model: Manipulator | None = None) -> None:
         self.result = result
         self.result_model = model or self.model
+        self.set_stale("")
         keep = self.show_key.currentText()
         self.show_key.blockSignals(True)
         self.show_key.clear()
@@ -194,49 +221,55 @@ class SweepView(QWidget):
                 plot.plot(x, result.values[name], name=name, symbol="o", symbolSize=5,
                           pen=pg.mkPen(COLORS[k % len(COLORS)], width=2.5 if name == key else 1.2),
                           symbolBrush=COLORS[k % len(COLORS)])
-            plot.setLabel("bottom", axes[0].name)
-            plot.setLabel("left", metric)
+            plot.setLabel("bottom", self.parameter_label(axes[0].name))
+            plot.setLabel("left", self.with_unit(metric))
             plot.setTitle(f"{metric} over {result.spec.samples} workspace samples per design")
             self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of {metric}")
         else:
             self.stack.setCurrentWidget(self.heat_box)
             x, y = np.array(axes[0].values), np.array(axes[1].values)
             self.heat.set_data(x, y, result.values[key].T)   # values[i1, i2] -> rows along the second axis
-            self.heat_box.plot.setLabel("bottom", axes[0].name)
-            self.heat_box.plot.setLabel("left", axes[1].name)
+            self.heat_box.plot.setLabel("bottom", self.parameter_label(axes[0].name))
+            self.heat_box.plot.setLabel("left", self.parameter_label(axes[1].name))
             self.heat_box.plot.setTitle(key)
+            self.heat.set_label(self.with_unit(key))
             self.heat_box.caption.setText(f"{len(x)} x {len(y)} designs; {key} over {result.spec.samples} "
                                           "workspace samples per design")
 
     def csv_data(self):
         if self.result is None:
             raise ValueError("no sweep computed yet")
+        self.require_fresh()
         rows = self.result.rows()
-        header = list(rows[0]) if rows else []
-        return header, [[r[h] for h in header] for r in rows]
+        keys = list(rows[0]) if rows else []
+        names = {axis.name for axis in self.result.spec.axes}
+        header = [self.parameter_label(k) if k in names else self.with_unit(k) for k in keys]
+        return header, [[r[h] for h in keys] for r in rows]
 
 
-class ParetoView(QWidget):
+class ParetoView(ExploreView):
     """Scatter of two summaries of the last sweep; the non-dominated designs in red; a click on a
     design emits the panel's ``loadDesignRequested`` with that design's model."""
 
+    action = "Run the sweep (Sweep tab)"
+
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: SweepResult | None = None
         self.front = np.zeros(0, bool)
         self.axis_keys, self.senses = [], []
-        controls = QHBoxLayout()
-        for label in ("x", "y"):
+        controls = QGridLayout()
+        for r, label in enumerate(("x", "y")):
             key, sense = QComboBox(self), QComboBox(self)
             sense.addItems(["minimise", "maximise"])
             for w in (key, sense):
                 w.currentIndexChanged.connect(lambda _=0: self._draw())
-            controls.addWidget(QLabel(label, self))
-            controls.addWidget(key, 2)
-            controls.addWidget(sense)
+            controls.addWidget(QLabel(label, self), r, 0)
+            controls.addWidget(key, r, 1)
+            controls.addWidget(sense, r, 2)
             self.axis_keys.append(key)
             self.senses.append(sense)
+        controls.setColumnStretch(1, 1)
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(panel.show_error)
         self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
@@ -251,14 +284,20 @@ class ParetoView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
+        self.add_banner(layout, 1)
         layout.addWidget(self.box, 1)
 
-    def set_model(self, model: Manipulator) -> None:
-        pass  # the designs come from the sweep's own model
+    def fresh_for(self, model: Manipulator) -> bool:
+        return _fresh_for_sweep(model, self.result_model, self.result)
+
+    def mark_fresh(self, model: Manipulator | None) -> None:
+        pass   # the designs come from the sweep's own model (set_result)
 
     def set_result(self, result: SweepResult) -> None:
         self.result = result
         self.model = getattr(self.panel.sweep_view, "result_model", None)
+        self.result_model = self.model
+        self.set_stale("")
         keys = list(result.values)
         defaults = (keys[0], "total_mass")
         for combo, default in zip(self.axis_keys, defaults):
@@ -298,8 +337,8 @@ class ParetoView(QWidget):
         order = order[np.argsort(x[order])]
         self.front_line.setData(x[order], y[order])
         a, b = self.keys()
-        self.box.plot.setLabel("bottom", f"{a} ({'min' if minimize[0] else 'max'}imise)")
-        self.box.plot.setLabel("left", f"{b} ({'min' if minimize[1] else 'max'}imise)")
+        self.box.plot.setLabel("bottom", f"{self.with_unit(a)}, {'min' if minimize[0] else 'max'}imised")
+        self.box.plot.setLabel("left", f"{self.with_unit(b)}, {'min' if minimize[1] else 'max'}imised")
         self.box.caption.setText(f"{int(ok.sum())} designs, {int(self.front.sum())} non-dominated (red); "
                                  "click a design to load it")
 
@@ -318,6 +357,9 @@ class ParetoView(QWidget):
 
     def load_design(self, index: int) -> None:
         """Emit ``loadDesignRequested`` with the model of design ``index`` (grid order)."""
+        if self.stale:
+            self.panel.show_error(f"Pareto: {self.stale}; run the sweep again to load its designs")
+            return
         design = self.design(index)
         self.panel.loadDesignRequested.emit(self.model.with_parameters(design))
         self.panel.show_status("Loaded design " + ", ".join(f"{k} = {v:.6g}" for k, v in design.items()))
@@ -325,9 +367,10 @@ class ParetoView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no sweep computed yet")
+        self.require_fresh()
         x, y = self.points()
         a, b = self.keys()
         names = [ax.name for ax in self.result.spec.axes]
         rows = [[d[n] for n in names] + [x[i], y[i], int(self.front[i]) if len(self.front) else 0]
                 for i, d in enumerate(self.result.designs)]
-        return names + [a, b, "non_dominated"], rows
+        return [self.parameter_label(n) for n in names] + [self.with_unit(a), self.with_unit(b), "non_dominated"], rows

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout
 
 from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
 from ...explore.metrics import Ratings, parse_metric
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
-from ...model import Manipulator
 from .jobs import CHUNK_STATES, evaluate_chunked
+from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
@@ -43,20 +43,19 @@ def workspace_job(arm: NumericArm, metric: str, count: int, sampling: Sampling, 
     positions = np.empty((len(q), 3))
     for s in range(0, len(q), CHUNK_STATES):
         token.check()
-        positions[s:s + CHUNK_STATES] = batch_frames(arm, q[s:s + CHUNK_STATES])[:, -1, :3, 3]
+        positions[s:s + CHUNK_STATES] = (batch_frames(arm, q[s:s + CHUNK_STATES])[:, -1] @ arm.tool)[:, :3, 3]
     yield Progress("tool positions", 0.2, f"{len(q)} samples")
     values = yield from evaluate_chunked(arm, q, spec, ratings, token, "metric", 0.2, 0.8)
     return WorkspaceResult(spec.label, q, positions, values)
 
 
-class WorkspaceView(QWidget):
+class WorkspaceView(ExploreView):
     """Emits :attr:`mapped` with the result, so that a 3D view can show the same cloud."""
 
     mapped = Signal(object)   # WorkspaceResult
 
     def __init__(self, panel):
         super().__init__(panel)
-        self.panel = panel
         self.result: WorkspaceResult | None = None
         self.projection = QComboBox(self)
         self.projection.addItems(list(PROJECTIONS))
@@ -67,9 +66,11 @@ class WorkspaceView(QWidget):
             self.sampling.addItem(s.value, s)
         self.run_button = QPushButton("Compute", self)
         self.run_button.clicked.connect(self.compute)
-        row = labelled_row(self, (("view", self.projection), ("samples", self.samples), ("", self.sampling)))
+        row = labelled_row(self, (("view", self.projection), ("samples", self.samples)))
         row.addStretch(1)
-        row.addWidget(self.run_button)
+        row2 = labelled_row(self, (("sampling", self.sampling),))
+        row2.addStretch(1)
+        row2.addWidget(self.run_button)
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(panel.show_error)
         self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
@@ -79,13 +80,13 @@ class WorkspaceView(QWidget):
         self.cmap = pg.colormap.get("viridis")
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=18)
         self.box.layout_widget.addItem(self.colorbar, row=0, col=1)
+        self.colorbar.axis.enableAutoSIPrefix(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
+        layout.addLayout(row2)
+        self.add_banner(layout, 2)
         layout.addWidget(self.box, 1)
-
-    def set_model(self, model: Manipulator) -> None:
-        pass
 
     def compute(self):
         def start():
@@ -93,7 +94,8 @@ class WorkspaceView(QWidget):
             metric, ratings = self.panel.metric_text(), self.panel.ratings(arm.n)
             count, sampling = self.samples.value(), self.sampling.currentData()
             return self.panel.run_job("Workspace", lambda token: workspace_job(arm, metric, count, sampling,
-                                                                               ratings, token), self.show_result)
+                                                                               ratings, token), self.show_result,
+                                        owner=self)
         return self.panel.guarded("Workspace", start)
 
     def show_result(self, result: WorkspaceResult) -> None:
@@ -120,6 +122,7 @@ class WorkspaceView(QWidget):
         p = self.result.positions
         self.scatter.setData(x=p[order, h], y=p[order, v], brush=brushes)
         self.colorbar.setLevels((lo, hi if hi > lo else lo + 1e-12))
+        self.colorbar.axis.setLabel(self.with_unit(self.result.label))
         names = "xyz"
         self.box.plot.setLabel("bottom", f"{names[h]} (m)")
         self.box.plot.setLabel("left", f"{names[v]} (m)")
@@ -131,7 +134,10 @@ class WorkspaceView(QWidget):
     def csv_data(self):
         if self.result is None:
             raise ValueError("no workspace map computed yet")
+        self.require_fresh()
         r = self.result
         n = r.q.shape[1]
-        header = [f"q{i + 1}" for i in range(n)] + ["x", "y", "z", r.label]
+        model = self._model_for_units()
+        joint = [("rad" if model is None or model.links[i].is_revolute else "m") for i in range(n)]
+        header = [f"q{i + 1} ({joint[i]})" for i in range(n)] + ["x (m)", "y (m)", "z (m)", self.with_unit(r.label)]
         return header, [list(q) + list(p) + [v] for q, p, v in zip(r.q, r.positions, r.values)]

@@ -1,0 +1,148 @@
+"""Figures for the control engineer's models (issue 10): base parameters, base-parameter code,
+agreement with Pinocchio, and the generated MATLAB code under GNU Octave.
+
+Run: ``python -m benchmarks control`` or ``python benchmarks/bench_control.py [--runs R]``
+(prints figures; not a test).
+
+* base parameter count and numerical rank of Y for every bundled arm;
+* PUMA 560 with symbolic lengths, g and ten symbolic inertial parameters per link: count_ops after
+  CSE of tau with the base parameters (target <= 500) beside the standard-parameter tree form,
+  and the time of the plan behind ``codegen --parameters base`` (median of R runs);
+* the largest difference to Pinocchio of the numeric regressor (``computeJointTorqueRegressor``,
+  joint-frame parameters) and of the linearization (``computeABADerivatives``) over random
+  seven-joint arms of both conventions;
+* one call of the generated ``puma_tau.m`` on 10,000 states under octave-cli (median of R calls
+  inside one Octave session), beside a Python loop of Pinocchio's rnea over the same states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_derive import puma_symbolic  # noqa: E402
+from designer.codegen.control_plan import plan_base_code  # noqa: E402
+from designer.codegen.matlab_code import emit_matlab  # noqa: E402
+from designer.control import linearize  # noqa: E402
+from designer.dynamics import count_ops_cse, tree_tau  # noqa: E402
+from designer.dynamics.base_params import base_parameters, joint_frame_regressor  # noqa: E402
+from designer.dynamics.standard_ne import standard_tau  # noqa: E402
+from designer.kinematics import NumericArm  # noqa: E402
+from designer.model import Convention  # noqa: E402
+from designer.numeric.regressor import regressor  # noqa: E402
+from designer.project import load_project  # noqa: E402
+
+
+def counts() -> None:
+    print("base parameters of the bundled arms (count = numerical rank of Y stacked over random states):")
+    rng = np.random.default_rng(0)
+    for path in sorted((ROOT / "robots").glob("*.json")):
+        model = load_project(path)
+        bp = base_parameters(model)
+        arm = NumericArm.from_model(model)
+        Q = rng.uniform(-np.pi, np.pi, (model.n, 60))
+        Y = regressor(arm, Q, rng.normal(size=Q.shape), rng.normal(size=Q.shape)).reshape(-1, 10 * model.n)
+        s = np.linalg.svd(Y, compute_uv=False)
+        rank = int(np.sum(s > 1e-9 * s[0]))
+        print(f"  {path.stem:<24} n={model.n}  standard {10 * model.n:>3}  base {bp.count:>3}  rank {rank:>3}"
+              f"  numeric groupings {len(bp.numeric_groups)}")
+
+
+def puma_ops(runs: int) -> None:
+    model = puma_symbolic()
+    base = count_ops_cse(standard_tau(model, base_parameters(model).joint_frame_inputs()))
+    std = count_ops_cse(tree_tau(model))
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        plan_base_code(model)
+        times.append(time.perf_counter() - t)
+    print(f"PUMA 560 symbolic, tau after CSE: base parameters {base} operations, standard parameters {std} "
+          f"(ratio {base / std:.2f}); plan of codegen --parameters base (tau, M, G): "
+          f"median {statistics.median(times):.2f} s")
+
+
+def pinocchio_errors() -> None:
+    import pinocchio as pin
+    from tests.support.pin_reference import pin_model, random_arm
+    order = [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]
+    worst_y = worst_a = 0.0
+    rng = np.random.default_rng(1)
+    for k in range(10):
+        convention = list(Convention)[k % 2]
+        from tests.support.random_models import model_from_arm
+        arm = random_arm(rng, 7, convention)
+        model = model_from_arm(arm)
+        pm = pin_model(arm)
+        data = pm.createData()
+        for _ in range(10):
+            q, qd, qdd = rng.uniform(-np.pi, np.pi, 7), rng.normal(size=7), rng.normal(size=7)
+            Y = joint_frame_regressor(model, arm, q, qd, qdd).reshape(7, 7, 10)
+            Yp = pin.computeJointTorqueRegressor(pm, data, q, qd, qdd).reshape(7, 7, 10)[:, :, order]
+            worst_y = max(worst_y, float(np.abs(Y - Yp).max() / max(1.0, np.abs(Yp).max())))
+            lm = linearize(arm, q, qd, qdd)
+            pin.computeABADerivatives(pm, data, q, qd, lm.tau0)
+            ref = np.hstack([data.ddq_dq, data.ddq_dv])
+            worst_a = max(worst_a, float(np.abs(lm.A[7:] - ref).max() / max(1.0, np.abs(ref).max())))
+    print(f"largest difference to Pinocchio (relative to the largest entry), 100 states of 10 random 7-joint arms:"
+          f" regressor {worst_y:.1e}, linearization A {worst_a:.1e}")
+
+
+def octave(runs: int) -> None:
+    exe = shutil.which("octave-cli")
+    if exe is None:
+        print("octave-cli not installed: no MATLAB timing")
+        return
+    model = load_project(ROOT / "robots" / "puma560.json")
+    plan, _ = plan_base_code(model)
+    N = 10000
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in emit_matlab(plan, "puma").items():
+            (Path(tmp) / name).write_text(text, encoding="utf-8")
+        script = (f"Q = rand(6, {N}); t = zeros(1, {runs}); puma_tau(Q, Q, Q);"
+                  f"for k = 1:{runs}, tic; puma_tau(Q, Q, Q); t(k) = toc; end;"
+                  "fid = fopen('t.txt', 'w'); fprintf(fid, '%.6f', median(t)); fclose(fid);")
+        subprocess.run([exe, "--no-gui", "--quiet", "--norc", "--eval", script], cwd=tmp, capture_output=True,
+                       timeout=600)
+        octave_s = float((Path(tmp) / "t.txt").read_text())
+    import pinocchio as pin
+    from tests.support.pin_reference import pin_model
+    arm = NumericArm.from_model(model)
+    pm = pin_model(arm)
+    data = pm.createData()
+    Q = np.random.default_rng(0).uniform(-1, 1, (N, 6))
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        for q in Q:
+            pin.rnea(pm, data, q, q, q)
+        times.append(time.perf_counter() - t)
+    peer = statistics.median(times)
+    print(f"generated puma_tau.m (base parameters) under Octave, {N} states in one call: median {octave_s:.4f} s; "
+          f"Pinocchio rnea in a Python loop: {peer:.4f} s (ratio {octave_s / peer:.2f})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    counts()
+    puma_ops(args.runs)
+    pinocchio_errors()
+    octave(args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

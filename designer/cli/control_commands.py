@@ -1,0 +1,218 @@
+"""Commands for the control engineer: regressor (base parameters, excitation) and linearize."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+
+from ..model import MissingParameterError
+from .common import UserError, load_model, number, write_output
+from .explore_io import pose_from
+
+_REPORT_FORMATS = ("json", "latex", "markdown", "html")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("regressor", help="standard or base inertial parameters (tau = Y pi), and the condition "
+                                         "number of Y over an excitation trajectory")
+    p.add_argument("project")
+    p.add_argument("--base", action="store_true", help="the base parameters: grouping formulas, dropped parameters")
+    p.add_argument("--drives", action="store_true", help="include the drive parameters (Ia = N^2 Jm, viscous fv, "
+                                                         "Coulomb fc) of the joints with drive data")
+    p.add_argument("--format", choices=_REPORT_FORMATS, default="json")
+    p.add_argument("--trajectory", metavar="CSV", help="condition number of Y_b over this trajectory "
+                                                       "(columns q1..qn, qd1..qdn, qdd1..qddn)")
+    p.add_argument("--excite", action="store_true", help="generate a finite Fourier series trajectory within the "
+                                                         "joint limits and report its condition number")
+    p.add_argument("--period", type=float, default=10.0, help="--excite: period in s (default 10)")
+    p.add_argument("--harmonics", type=int, default=5, help="--excite: harmonics per joint (default 5)")
+    p.add_argument("--speed", help="--excite: speed limit(s), one value or one per joint")
+    p.add_argument("--acceleration", help="--excite: acceleration limit(s), one value or one per joint")
+    p.add_argument("--excite-out", metavar="CSV", help="--excite: write the trajectory here")
+    p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    p.set_defaults(func=cmd_regressor)
+
+    p = sub.add_parser("linearize", help="state-space model A, B at an operating point, continuous and discrete")
+    p.add_argument("project")
+    p.add_argument("--q", nargs="+", metavar="Q", help="joint positions (n values; default zero)")
+    p.add_argument("--qd", nargs="+", metavar="QD", help="joint velocities (default zero)")
+    p.add_argument("--qdd", nargs="+", metavar="QDD", help="joint accelerations (default zero)")
+    p.add_argument("--dt", help="sample time in s: also give the discrete-time model")
+    p.add_argument("--method", choices=["zoh", "tustin"], default="zoh", help="discretization (default zoh)")
+    p.add_argument("--format", choices=["json", "matlab", "python"], default="json")
+    p.add_argument("--symbolic", action="store_true",
+                   help="json: also dtau/dq, dtau/dqd, M (and A, B up to three joints) as expressions")
+    p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+    p.set_defaults(func=cmd_linearize)
+
+
+def _arm(model, where: str):
+    from ..kinematics import NumericArm
+    try:
+        return NumericArm.from_model(model)
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{where}: {exc}") from None
+
+
+def _limits(text: str | None, n: int, flag: str):
+    if text is None:
+        return None
+    values = [number(v, flag) for v in text.replace(",", " ").split()]
+    if len(values) not in (1, n) or any(v <= 0 for v in values):
+        raise UserError(f"{flag}: give one positive value or {n}")
+    return np.broadcast_to(np.array(values), (n,)).copy()
+
+
+def _condition(args, model, bp) -> dict | None:
+    if not (args.trajectory or args.excite):
+        return None
+    from ..control.excitation import condition_number, fourier_excitation
+    arm = _arm(model, args.project)
+    if args.trajectory:
+        from .numeric_commands import read_trajectory
+        _, Q, QD, QDD, _ = read_trajectory(args.trajectory, model.n)
+        return {"trajectory": args.trajectory, "samples": len(Q),
+                "condition": condition_number(bp, arm, Q.T, QD.T, QDD.T)}
+    try:
+        ex = fourier_excitation(bp, arm, args.period, args.harmonics, speed=_limits(args.speed, model.n, "--speed"),
+                                acceleration=_limits(args.acceleration, model.n, "--acceleration"))
+    except ValueError as exc:
+        raise UserError(f"--excite: {exc}") from None
+    if args.excite_out:
+        n = model.n
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)])
+        for k in range(len(ex.t)):
+            w.writerow([repr(float(x)) for x in (ex.t[k], *ex.q[:, k], *ex.qd[:, k], *ex.qdd[:, k])])
+        write_output(buf.getvalue(), args.excite_out)
+    return {"trajectory": f"Fourier series, {args.harmonics} harmonics, period {args.period:g} s",
+            "samples": len(ex.t), "condition": ex.condition}
+
+
+def cmd_regressor(args) -> int:
+    from ..dynamics.base_params import base_parameters
+    from ..report.identification import regressor_report
+
+    model = load_model(args.project)
+    try:
+        bp = base_parameters(model, drives=args.drives)
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    cond = _condition(args, model, bp)
+    write_output(regressor_report(model, bp if args.base else None, cond, args.format, args.drives), args.out)
+    return 0
+
+
+def _matrix_text(name: str, m: np.ndarray, fmt: str) -> str:
+    m = m[:, None] if m.ndim == 1 else m  # vectors as columns
+    if fmt == "matlab":
+        rows = ";\n     ".join(" ".join(repr(float(x)) for x in row) for row in m)
+        return f"{name} = [{rows}];\n"
+    rows = ",\n     ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in m)
+    return f"{name} = numpy.array([{rows}])\n"
+
+
+def _symbolic(model) -> dict:
+    from ..control.symbolic import symbolic_linearization
+    from ..report.printing import to_text
+    lin = symbolic_linearization(model)
+    text = lambda m: None if m is None else [[to_text(e, ordered=False) for e in m.row(i)] for i in range(m.rows)]  # noqa: E731
+    return {"dtau_dq": text(lin.dtau_dq), "dtau_dqd": text(lin.dtau_dqd), "M": text(lin.M), "A": text(lin.A),
+            "B": text(lin.B)}
+
+
+def cmd_linearize(args) -> int:
+    from ..control import linearize
+
+    model = load_model(args.project)
+    arm = _arm(model, args.project)
+    n = model.n
+    q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
+    try:
+        lm = linearize(arm, q, qd, qdd)
+        dm = lm.discretize(number(args.dt, "--dt"), args.method) if args.dt is not None else None
+    except ValueError as exc:
+        raise UserError(f"linearize: {exc}") from None
+    if args.format == "json":
+        eig = lambda v: [[float(x.real), float(x.imag)] for x in v]  # noqa: E731
+        data = {"model": model.name, "state": [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)],
+                "q0": lm.q0.tolist(), "qd0": lm.qd0.tolist(), "qdd0": lm.qdd0.tolist(), "tau0": lm.tau0.tolist(),
+                "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
+                "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
+        if args.symbolic:
+            data["symbolic"] = _symbolic(model)
+        if dm is not None:
+            data["discrete"] = {"dt": dm.dt, "method": dm.method, "Ad": dm.Ad.tolist(), "Bd": dm.Bd.tolist(),
+                                "eigenvalues": eig(dm.eigenvalues)}
+        write_output(json.dumps(data, indent=1) + "\n", args.out)
+        return 0
+    if args.symbolic:
+        raise UserError("linearize --symbolic: use --format json")
+    comment = "%" if args.format == "matlab" else "#"
+    out = [f"{comment} Linearized model of {model.name or args.project}: x = [q; qd], dx/dt = A x + B tau",
+           f"{comment} operating point q0 = {lm.q0.tolist()}, qd0 = {lm.qd0.tolist()}, qdd0 = {lm.qdd0.tolist()}"]
+    if args.format == "python":
+        out.append("import numpy\n")
+    for name, m in (("q0", lm.q0), ("tau0", lm.tau0), ("A", lm.A), ("B", lm.B), ("M", lm.M)):
+        out.append(_matrix_text(name, m, args.format).rstrip())
+    if dm is not None:
+        out.append(f"{comment} discrete time, {dm.method}, dt = {dm.dt:g} s: x[k+1] = Ad x[k] + Bd tau[k]")
+        out.append(f"dt = {dm.dt!r}" + (";" if args.format == "matlab" else ""))
+        out += [_matrix_text("Ad", dm.Ad, args.format).rstrip(), _matrix_text("Bd", dm.Bd, args.format).rstrip()]
+    write_output("\n".join(out) + "\n", args.out)
+    return 0
+
+
+def codegen_control(args, derive, progress) -> int:
+    """``codegen`` for C (source and header), MATLAB (a folder of .m files) and base parameters."""
+    from pathlib import Path
+
+    from ..codegen.control_plan import extra_functions, plan_base_code
+    from ..codegen.plan import plan_code
+    from ..dynamics.results import SimplifyMode
+    from ..jobs import Progress
+
+    if args.lang == "matlab" and not args.out:
+        raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
+    if args.parameters == "base" and getattr(args, "drives", False):
+        raise UserError("codegen --parameters base --drives: the drive terms are base parameters of their own "
+                        "(see 'regressor --base --drives'); use --drives with --parameters standard")
+    try:
+        if args.parameters == "base":
+            model = load_model(args.project)
+            progress(Progress("base parameters"))
+            plan, _ = plan_base_code(model, extras=True)
+        else:
+            if args.form == "compact":
+                args.simplify = SimplifyMode.OFF.value
+            eq = derive(args, progress)
+            progress(Progress("common subexpressions"))
+            plan = extra_functions(plan_code(eq, args.form, getattr(args, "drives", False)), eq.model)
+    except (ValueError, MissingParameterError) as exc:
+        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
+    finally:
+        progress.done()
+    if args.lang == "python":
+        from ..codegen.python_code import emit_python
+        write_output(emit_python(plan), args.out)
+    elif args.lang == "matlab":
+        from ..codegen.matlab_code import emit_matlab
+        folder = Path(args.out)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{args.out}: cannot create the folder: {exc.strerror or exc}") from None
+        for name, text in emit_matlab(plan, args.prefix).items():
+            write_output(text, str(folder / name))
+    else:
+        from ..codegen.c_library import emit_c_library
+        header_path = args.header or (str(Path(args.out).with_suffix(".h")) if args.out else None)
+        source, header = emit_c_library(plan, args.prefix, Path(header_path).name if header_path else None)
+        write_output(source, args.out)
+        if header_path:
+            write_output(header, header_path)
+    return 0

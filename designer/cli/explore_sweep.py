@@ -1,0 +1,186 @@
+"""``explore PROJECT sweep|map``: the commands that can run for hours, on local processes or a Dask cluster.
+
+Where they run: ``--scheduler tcp://HOST:PORT`` (or the environment variable
+``DASK_SCHEDULER_ADDRESS``, which Dask itself reads) sends blocks of work to that
+Dask cluster; ``--workers N`` / ``--threads`` run them here. A sweep written to a
+CSV file streams its rows as they finish and ``--resume`` continues an interrupted
+one. See docs/scaling.md.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..explore.distribute import SCHEDULER_ENV, Compute, ComputeError, open_executor, scheduler_from_env
+from ..jobs import run
+from .common import UserError, number
+from .explore_io import emit, model_and_arm, output_format, pose, ratings
+from .progress import add_quiet, job_bar
+
+__all__ = ["add_compute", "compute_from", "cmd_sweep", "cmd_map"]
+
+
+def add_compute(q, local_default: str) -> None:
+    """The options that say where the work runs."""
+    q.add_argument("--scheduler", metavar="ADDRESS",
+                   help=f"run on this Dask cluster, e.g. tcp://10.0.0.5:8786 (default: ${SCHEDULER_ENV} if set)")
+    q.add_argument("--workers", type=int, default=None, help=f"worker processes here (default: {local_default})")
+    q.add_argument("--threads", action="store_true", help="use threads here instead of processes")
+    add_quiet(q)
+
+
+def compute_from(args, default_workers: int | None = 2) -> Compute | None:
+    """The place the options name; None to compute in this process (``default_workers`` None and nothing
+    asked). An explicit ``--workers``/``--threads`` wins over the environment variable."""
+    if args.workers is not None and args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    if args.scheduler:
+        if args.workers is not None or args.threads:
+            raise UserError("--scheduler runs on the cluster: leave out --workers and --threads")
+        return Compute("dask", scheduler=args.scheduler)
+    local = args.workers is not None or args.threads
+    if not local and scheduler_from_env():
+        return Compute("dask", scheduler=scheduler_from_env())
+    if not local and default_workers is None:
+        return None
+    return Compute("threads" if args.threads else "processes", args.workers or default_workers or 2)
+
+
+def _spec(args, model, arm):
+    from ..explore.maps import Sampling
+    from ..explore.sweep import SweepAxis, SweepSpec
+    if len(args.param) > 2:
+        raise UserError("--param: at most two parameters")
+    axes = []
+    for name, start, stop, count in args.param:
+        try:
+            k = int(count)
+        except ValueError:
+            raise UserError(f"--param {name}: COUNT must be a whole number, not '{count}'") from None
+        if k < 1:
+            raise UserError(f"--param {name}: COUNT must be at least 1")
+        axes.append(SweepAxis.linspace(name, number(start, f"--param {name} START"),
+                                       number(stop, f"--param {name} STOP"), k))
+    if args.samples < 1:
+        raise UserError("--samples must be at least 1")
+    return SweepSpec(tuple(axes), tuple(args.metric), tuple(s.strip() for s in args.stats.split(",") if s.strip()),
+                     args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n, model))
+
+
+def cmd_sweep(args) -> int:
+    from ..explore.sweep import design_count, sweep
+    from ..explore.sweep_file import SweepFileError, sweep_to_csv
+    model, arm = model_and_arm(args)
+    spec = _spec(args, model, arm)
+    compute = compute_from(args) or Compute()
+    fmt = output_format(args, table=True)
+    if args.resume and not (args.out and fmt == "csv"):
+        raise UserError("--resume continues a CSV file: give --out FILE.csv")
+    total = design_count(spec)
+    for key in args.pareto or ():
+        if key not in spec.keys():
+            raise UserError(f"--pareto: no column '{key}' (have: {', '.join(spec.keys())})")
+    maximize = (args.pareto[0] in args.maximize, args.pareto[1] in args.maximize) if args.pareto else (False, False)
+    streamed = fmt == "csv" and args.out
+    try:
+        with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "sweep") as bar:
+            if streamed:
+                run(sweep_to_csv(model, spec, args.out, executor, slots=slots, resume=args.resume,
+                                 pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize), bar)
+                return 0
+            result = run(sweep(model, spec, executor, slots=slots), bar)
+    except (ComputeError, SweepFileError) as exc:
+        raise UserError(str(exc)) from None
+    except KeyboardInterrupt:
+        if not streamed:
+            raise
+        # the bar and the workers are gone by now: one line, and the file is ready for --resume
+        print(f"interrupted: {_rows_in(args.out)} of {total} designs are in {args.out}; the same command with "
+              f"--resume continues", file=sys.stderr)
+        return 130
+    rows: list[dict] = result.rows()
+    if args.pareto:
+        a, b = args.pareto
+        front = result.pareto(a, b, (not maximize[0], not maximize[1]))
+        for row, f in zip(rows, front):
+            row["pareto"] = bool(f)
+    for i, row in enumerate(rows):
+        row["error"] = result.errors.get(i, "")
+    return emit(args, rows, {"parameters": [a.name for a in spec.axes], "rows": rows})
+
+
+def _rows_in(path: str) -> int:
+    try:
+        with open(path, "rb") as f:
+            return max(0, sum(1 for line in f if line.endswith(b"\n")) - 1)
+    except OSError:
+        return 0
+
+
+def cmd_map(args) -> int:
+    from ..explore.maps import grid_states, sample_configurations, states_job, summarize
+    from ..explore.metrics import parse_metric
+    model, arm = model_and_arm(args)
+    r = ratings(args, arm.n, model)
+    spec = parse_metric(args.metric, arm.n)
+    compute = compute_from(args, default_workers=None)
+    if args.joints:
+        if args.steps < 2:
+            raise UserError("--steps: at least 2")
+        x, y, Q = grid_states(arm, (args.joints[0], args.joints[1]), pose(args, arm.n), args.steps)
+    else:
+        if args.samples < 1:
+            raise UserError("--samples must be at least 1")
+        Q = sample_configurations(arm, args.samples, args.sampling, args.seed)
+    try:
+        with job_bar(args.quiet, len(Q), "state", "map") as bar:
+            if compute is None:
+                from ..explore.metrics import evaluate
+                values = evaluate(arm, Q, spec, r)
+            else:
+                with open_executor(compute) as (executor, slots):
+                    values = run(states_job(arm, Q, args.metric, r, executor, slots), bar)
+    except ComputeError as exc:
+        raise UserError(str(exc)) from None
+    if args.joints:
+        i, j = args.joints
+        grid = values.reshape(len(y), len(x))
+        rows = [{f"q{i}": float(xv), f"q{j}": float(yv), spec.label: float(grid[iy, ix])}
+                for iy, yv in enumerate(y) for ix, xv in enumerate(x)]
+        return emit(args, rows, {"metric": spec.label, "joints": list(args.joints), "x": x, "y": y,
+                                 "values": grid, "q0": pose(args, arm.n)})
+    from ..numeric.batch import batch_frames
+    tool = (batch_frames(arm, Q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
+    rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
+             "z": float(p[2]), spec.label: float(val)} for q, p, val in zip(Q, tool, values)]
+    return emit(args, rows, {"metric": spec.label, "stats": summarize(values), "samples": rows})
+
+
+def register_sweep_and_map(whats, common, guard) -> None:
+    q = whats.add_parser("map", help="a metric over a 2-D joint grid, or at samples within the joint limits")
+    q.add_argument("--metric", required=True, metavar="SPEC")
+    q.add_argument("--joints", nargs=2, type=int, metavar=("I", "J"), help="sweep these two joints on a grid")
+    q.add_argument("--steps", type=int, default=50, help="grid points per joint (default 50)")
+    q.add_argument("--q", nargs="+", metavar="Q", help="pose of the other joints (default: all zero)")
+    q.add_argument("--samples", type=int, default=1000, help="without --joints: number of samples (default 1000)")
+    q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
+    q.add_argument("--seed", type=int, default=0)
+    add_compute(q, "this process")
+    common(q)
+    q.set_defaults(func=guard(cmd_map))
+
+    q = whats.add_parser("sweep", help="one or two parameters over ranges; metric summaries per design; Pareto")
+    q.add_argument("--param", nargs=4, action="append", required=True, metavar=("NAME", "START", "STOP", "COUNT"))
+    q.add_argument("--metric", action="append", required=True, metavar="SPEC")
+    q.add_argument("--stats", default="max,mean", help="comma list of min,max,mean,std,p05,p50,p95")
+    q.add_argument("--samples", type=int, default=1000)
+    q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
+    q.add_argument("--seed", type=int, default=0)
+    add_compute(q, "2")
+    q.add_argument("--resume", action="store_true",
+                   help="continue an interrupted sweep in --out FILE.csv without recomputing its rows")
+    q.add_argument("--pareto", nargs=2, metavar=("A", "B"), help="mark designs non-dominated in columns A, B")
+    q.add_argument("--maximize", nargs="*", default=[], metavar="COL", help="Pareto columns to maximise")
+    common(q)
+    q.set_defaults(func=guard(cmd_sweep))
+

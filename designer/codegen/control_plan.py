@@ -1,0 +1,117 @@
+"""Code plans beyond the four standard functions: base parameters as inputs, the Coriolis matrix
+and the regressor.
+
+:func:`plan_base_code` writes tau, M and G with the base parameters (and the geometry symbols)
+as inputs: the recursions of :mod:`designer.dynamics.standard_ne` run on the base parameters in
+joint frames with every grouped or lost parameter zero, so far fewer products remain (PUMA 560
+with symbolic lengths: tau 572 operations after CSE, against 763 with mass, COM and inertia).
+:func:`extra_functions` adds ``coriolis_matrix`` C(q, qd) (Christoffel form of the compact M, so
+that dM/dt - 2C is skew) and ``regressor`` Y(q, qd, qdd) (n x 10 n, standard parameters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import sympy as sp
+
+from ..model.manipulator import Manipulator
+from .plan import CodeFunction, CodePlan, _function, _temp_prefix
+
+__all__ = ["plan_base_code", "extra_functions", "tree_coriolis_matrix", "with_functions", "pruned"]
+
+_EXTRA_DOC = {
+    "coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
+    "regressor": "joint-torque regressor Y(q, qd, qdd), tau = Y pi with pi the 10 standard parameters per link "
+                 "(m, mx, my, mz, XX, XY, XZ, YY, YZ, ZZ in link frame j about its origin); row-major",
+}
+
+
+def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None) -> sp.Matrix:
+    """C(q, qd) from the Christoffel symbols of M(q) (default: the composite-rigid-body form)."""
+    from ..dynamics.tree import tree_mass_matrix
+    n = model.n
+    M = tree_mass_matrix(model) if M is None else M
+    dM = [M.diff(q) for q in model.q]
+    qd = model.qd
+    return sp.Matrix(n, n, lambda i, j: sp.Add(*[
+        sp.Rational(1, 2) * (dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) * qd[k] for k in range(n)]))
+
+
+def pruned(func: CodeFunction) -> CodeFunction:
+    """``func`` without CSE temporaries nothing reads (sympy.cse can leave one behind after
+    differentiation; a C compiler with -Werror refuses it)."""
+    needed = set()
+    for _, e in func.outputs:
+        needed |= sp.sympify(e).free_symbols
+    keep = []
+    for t, e in reversed(func.temps):
+        if t in needed:
+            keep.append((t, e))
+            needed |= e.free_symbols
+    return replace(func, temps=tuple(reversed(keep)), joints=tuple(j for j in func.joints if j[0] in needed),
+                   params=tuple(p for p in func.params if p[0] in needed))
+
+
+def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str) -> CodeFunction:
+    """A CodeFunction for a quantity the plan module does not list, taking ``template``'s inputs."""
+    func = pruned(_function(template, mat, model, index, prefix))
+    return replace(func, name=name, doc=_EXTRA_DOC[name])
+
+
+def with_functions(plan: CodePlan, funcs: list[CodeFunction], parameters=None) -> CodePlan:
+    return replace(plan, functions=plan.functions + tuple(funcs),
+                   parameters=plan.parameters if parameters is None else parameters)
+
+
+def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
+                    mass: sp.Matrix | None = None, Y: sp.Matrix | None = None) -> CodePlan:
+    """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
+    regressor uses only geometry parameters, which are already in the plan's list."""
+    from ..dynamics.standard_ne import symbolic_regressor
+    index = {name: k for k, (name, _) in enumerate(plan.parameters)}
+    funcs = [_as("coriolis", "coriolis_matrix", tree_coriolis_matrix(model, mass), model, index, plan.temp_prefix)]
+    if regressor:
+        if Y is None:
+            Y, _ = symbolic_regressor(model)
+        funcs.append(_as("tau", "regressor", Y, model, index, plan.temp_prefix))
+    return with_functions(plan, funcs)
+
+
+def plan_base_code(model: Manipulator, extras: bool = False) -> tuple[CodePlan, object]:
+    """(plan, base parameters): tau, mass_matrix and gravity with the base parameters as inputs;
+    ``extras``: also bias h(q, qd) (as "coriolis"), coriolis_matrix and the standard regressor."""
+    from ..dynamics.base_params import base_parameters
+    from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, symbolic_regressor
+    bp = base_parameters(model)
+    inputs = bp.joint_frame_inputs()
+    tau = standard_tau(model, inputs)
+    gravity = tau.xreplace({s: sp.Integer(0) for s in (*model.qd, *model.qdd)})
+    mass = standard_mass_matrix(model, inputs)
+    joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
+    geometry = set()
+    Y = symbolic_regressor(model)[0] if extras else sp.zeros(1, 1)
+    for mat in (tau, mass, Y):
+        geometry |= {s.name for s in mat.free_symbols}
+    geometry -= joints | set(bp.names)
+    names = list(bp.names) + sorted(geometry)
+    defaults = model.parameter_values
+    base_values: list = [None] * bp.count
+    if not model.unvalued_symbols():
+        from ..kinematics import NumericArm
+        from ..numeric.regressor import standard_parameter_values
+        base_values = [float(v) for v in bp.values(standard_parameter_values(NumericArm.from_model(model)))]
+    values = base_values + [defaults.get(name) for name in sorted(geometry)]
+    index = {name: k for k, name in enumerate(names)}
+    prefix = _temp_prefix(set(names))
+    quantities = [("tau", tau), ("mass_matrix", mass), ("gravity", gravity)]
+    if extras:
+        weightless = replace(model, gravity=(0, 0, 0))
+        bias = standard_tau(weightless, inputs).xreplace({s: sp.Integer(0) for s in model.qdd})
+        quantities.append(("coriolis", bias))
+    funcs = tuple(pruned(_function(name, mat, model, index, prefix)) for name, mat in quantities)
+    plan = CodePlan(model.name, "customized Newton-Euler and composite rigid bodies on the base parameters", "none",
+                    model.n, tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))),
+                    funcs, prefix)
+    return (extra_functions(plan, model, mass=mass, Y=Y) if extras else plan), bp

@@ -1,0 +1,88 @@
+"""Excitation trajectories for parameter identification, and how well they excite.
+
+A finite Fourier series per joint (Swevers, Ganseman, Bilgin, De Schutter & Van Brussel):
+
+    q_i(t) = q0_i + sum_l a_il / (w l) sin(w l t) - b_il / (w l) cos(w l t)
+
+periodic in T = 2 pi / w, so its derivatives are exact and the trajectory can be repeated. The
+coefficients are drawn at random and scaled so that position, speed and acceleration stay within
+the limits; of several draws the one whose base regressor is best conditioned is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dynamics.base_params import BaseParameters, base_regressor
+from ..kinematics import NumericArm
+
+__all__ = ["Excitation", "fourier_excitation", "condition_number"]
+
+
+@dataclass(frozen=True)
+class Excitation:
+    """Samples of a trajectory: t (N,), q, qd, qdd (n, N), and the condition number of Y_b on it."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    condition: float
+
+
+def condition_number(bp: BaseParameters, arm: NumericArm, Q, QD, QDD) -> float:
+    """cond(Y_b) of the base regressor stacked over the states (columns of Q, QD, QDD)."""
+    Yb = base_regressor(bp, arm, np.asarray(Q, float), np.asarray(QD, float), np.asarray(QDD, float))
+    Yb = Yb.reshape(-1, bp.count)
+    s = np.linalg.svd(Yb, compute_uv=False)
+    return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
+
+
+def _series(q0, a, b, w: float, t: np.ndarray):
+    L = a.shape[1]
+    wl = w * np.arange(1, L + 1)  # (L,)
+    s, c = np.sin(np.outer(wl, t)), np.cos(np.outer(wl, t))  # (L, N)
+    q = q0[:, None] + (a / wl) @ s - (b / wl) @ c
+    qd = a @ c + b @ s
+    qdd = (-a * wl) @ s + (b * wl) @ c
+    return q, qd, qdd
+
+
+def fourier_excitation(bp: BaseParameters, arm: NumericArm, period: float = 10.0, harmonics: int = 5,
+                       samples: int = 200, speed=None, acceleration=None, draws: int = 20,
+                       seed: int = 0) -> Excitation:
+    """The best conditioned of ``draws`` random Fourier trajectories within the joint limits
+    (arm.limits; +-pi or +-0.5 m where none), ``speed`` and ``acceleration`` (per joint or one value)."""
+    n = arm.n
+    if period <= 0 or harmonics < 1 or samples < 2 or draws < 1:
+        raise ValueError("period must be positive; harmonics, samples and draws at least 1, 1, 2, 1")
+    lo, hi = arm.limits[:, 0].copy(), arm.limits[:, 1].copy()
+    default = np.where(arm.revolute, np.pi, 0.5)
+    lo = np.where(np.isfinite(lo), lo, -default)
+    hi = np.where(np.isfinite(hi), hi, default)
+    if np.any(hi <= lo):
+        raise ValueError("a joint's upper limit is not above its lower limit")
+    vmax = np.broadcast_to(np.inf if speed is None else np.asarray(speed, float), (n,))
+    amax = np.broadcast_to(np.inf if acceleration is None else np.asarray(acceleration, float), (n,))
+    q0, half = (lo + hi) / 2, 0.9 * (hi - lo) / 2
+    w = 2 * np.pi / period
+    t = np.linspace(0.0, period, samples, endpoint=False)
+    rng = np.random.default_rng(seed)
+    best = None
+    for _ in range(draws):
+        a, b = rng.normal(size=(2, n, harmonics))
+        q, qd, qdd = _series(np.zeros(n), a, b, w, t)
+        shift = (q.max(axis=1) + q.min(axis=1)) / 2  # centre each joint's swing on the middle of its range
+        with np.errstate(divide="ignore"):
+            ratios = np.stack([(q.max(axis=1) - q.min(axis=1)) / 2 / half, np.abs(qd).max(axis=1) / vmax,
+                               np.abs(qdd).max(axis=1) / amax])
+        scale = 1.0 / np.maximum(ratios.max(axis=0), 1e-300)
+        q = q0[:, None] + (q - shift[:, None]) * scale[:, None]
+        qd, qdd = qd * scale[:, None], qdd * scale[:, None]
+        cond = condition_number(bp, arm, q, qd, qdd)
+        if best is None or cond < best.condition:
+            best = Excitation(t, q, qd, qdd, cond)
+    assert best is not None
+    return best

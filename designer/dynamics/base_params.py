@@ -1,0 +1,241 @@
+"""Base inertial parameters: the identifiable combinations of the standard parameters.
+
+Two steps. First Khalil and Gautier's grouping rules, symbolic, applied from the tip to the base
+in the joint frames of :mod:`designer.dynamics.customized` (frame j' has joint j along z_j'; it is
+link frame j in the modified convention, and link frame j moved back by Trans_x(a_j) Rot_x(alpha_j)
+in the standard one):
+
+- revolute joint j: the body {m_j, MZ_j e_z, YY_j diag(1, 1, 0)} is unchanged by turning about
+  z_j', so it is moved onto link j-1 (through the joint's fixed transform at q_j = 0) and leaves
+  XXR_j = XX_j - YY_j; M_j, MZ_j and YY_j drop out;
+- prismatic joint j: the link turns with link j-1, so its inertia tensor is rotated onto link j-1;
+  the six inertia entries of link j drop out;
+- a body moved onto the fixed base is lost: it never changes tau.
+
+Then a numeric pass on the regressor stacked over random states: parameters whose columns vanish
+(the first links' restricted motion, gravity along the first axis) are dropped, and any column still
+dependent on the others (QR with pivoting) is grouped with numeric coefficients. Its count equals the
+numerical rank of Y.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..model.manipulator import Convention, Manipulator
+from .inertial import PARAMETER_KINDS, join, move_parameters, parameter_names, split
+
+__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_parameters", "joint_frame_offsets",
+           "joint_frame_regressor", "joint_to_link_matrix"]
+
+
+@dataclass(frozen=True)
+class BaseParameters:
+    """The base parameters of a model.
+
+    ``slots[k]`` is (link 0-based, kind) of base parameter k in the joint frame; ``formulas[k]`` its
+    value as a combination of the standard parameter symbols (:func:`parameter_names`);
+    ``dropped`` the standard parameters grouped or lost; ``numeric_groups`` notes the groupings
+    found numerically (their coefficients are floats at the model's default geometry).
+    """
+
+    model: Manipulator
+    names: tuple[str, ...]
+    slots: tuple[tuple[int, str], ...]
+    formulas: tuple[sp.Expr, ...]
+    standard_symbols: tuple[sp.Symbol, ...]
+    dropped: tuple[str, ...]
+    numeric_groups: tuple[str, ...]
+    rank: int
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+    def values(self, standard: np.ndarray, geometry: dict[str, float] | None = None) -> np.ndarray:
+        """Base parameter values from the standard ones (10 n numbers, then the drive parameters when
+        the set includes them) at the default geometry (``geometry``: values for unvalued symbols)."""
+        subs = dict(zip(self.standard_symbols, map(float, standard)))
+        subs.update(self.model.substitutions(geometry, require_all=False))
+        return np.array([float(f.xreplace(subs)) for f in self.formulas])
+
+    def joint_frame_inputs(self) -> list[list[sp.Expr]]:
+        """Per joint, the ten joint-frame parameters with the base-parameter symbols in the kept
+        places and zeros elsewhere: the parameters to run a recursion with."""
+        out = [[sp.S.Zero] * 10 for _ in range(self.model.n)]
+        for name, (j, kind) in zip(self.names, self.slots):
+            if kind in PARAMETER_KINDS:
+                out[j][PARAMETER_KINDS.index(kind)] = sp.Symbol(name, real=True)
+        return out
+
+
+def _rotx(alpha) -> list:
+    ca, sa = sp.cos(alpha), sp.sin(alpha)
+    return [[1, 0, 0], [0, ca, -sa], [0, sa, ca]]
+
+
+def joint_frame_offsets(model: Manipulator) -> list[tuple[list, list]]:
+    """Per link, (R, p) taking link-frame quantities to joint frame j'."""
+    if model.convention is Convention.MODIFIED:
+        return [([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0]) for _ in model.links]
+    return [(_rotx(link.alpha), [link.a, 0, 0]) for link in model.links]
+
+
+def joint_frame_parameters(model: Manipulator, standard: list) -> list[list]:
+    """The ten parameters of each link in its joint frame, from the 10 n link-frame ones."""
+    return [move_parameters(standard[10 * j:10 * j + 10], R, p)
+            for j, (R, p) in enumerate(joint_frame_offsets(model))]
+
+
+def _parent_transform(model: Manipulator, j: int) -> tuple[list, list]:
+    """(R, P) of joint frame j' in (j-1)' with the joint variable at zero (theta/d offsets kept)."""
+    link = model.links[j]
+    if model.convention is Convention.STANDARD:
+        prev = model.links[j - 1]
+        alpha, a = prev.alpha, prev.a
+    else:
+        alpha, a = link.alpha, link.a
+    ct, st, ca, sa = sp.cos(link.theta), sp.sin(link.theta), sp.cos(alpha), sp.sin(alpha)
+    R = [[ct, -st, 0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]]
+    return R, [a, -sa * link.d, ca * link.d]
+
+
+def _symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], set]:
+    """Joint-frame slots after the grouping rules, and the (link, kind) slots emptied by them."""
+    slots = joint_frame_parameters(model, symbols)
+    emptied: set = set()
+    for j in range(model.n - 1, -1, -1):
+        m, ms, J = split(slots[j])
+        if model.links[j].is_revolute:
+            body = join(m, [0, 0, ms[2]], [[J[1][1], 0, 0], [0, J[1][1], 0], [0, 0, 0]])
+            J[0][0] = J[0][0] - J[1][1]
+            slots[j] = join(0, [ms[0], ms[1], 0], [[J[0][0], J[0][1], J[0][2]], [J[0][1], 0, J[1][2]],
+                                                   [J[0][2], J[1][2], J[2][2]]])
+            emptied |= {(j, "m"), (j, "mz"), (j, "YY")}
+        else:
+            body = join(0, [0, 0, 0], J)
+            slots[j] = join(m, ms, [[0] * 3 for _ in range(3)])
+            emptied |= {(j, k) for k in PARAMETER_KINDS[4:]}
+        if j > 0:
+            R, P = _parent_transform(model, j)
+            moved = move_parameters(body, R, P)
+            slots[j - 1] = [a + b for a, b in zip(slots[j - 1], moved)]
+    return slots, emptied
+
+
+def _geometry(model: Manipulator, rng: np.random.Generator):
+    """A NumericArm of the model: default values, random ones for symbols without a value
+    (the regressor does not depend on the inertial parameters)."""
+    from ..kinematics import NumericArm
+    missing = {name: float(rng.uniform(0.2, 1.0)) for name in model.unvalued_symbols()}
+    return NumericArm.from_model(model, missing), missing
+
+
+def joint_to_link_matrix(model: Manipulator, arm=None) -> np.ndarray:
+    """(10 n, 10 n): link-frame parameters of unit joint-frame parameters (pi = T pi'), numeric."""
+    n = model.n
+    subs = model.substitutions(require_all=False)
+    if arm is not None:  # the geometry the caller evaluates at (random values for unvalued symbols)
+        subs = {}
+    back = np.zeros((10 * n, 10 * n))
+    for j, (R, p) in enumerate(joint_frame_offsets(model)):
+        if arm is not None and model.convention is Convention.STANDARD:
+            a, alpha = arm.dh[j][0], arm.dh[j][1]
+            R = [[1, 0, 0], [0, np.cos(alpha), -np.sin(alpha)], [0, np.sin(alpha), np.cos(alpha)]]
+            p = [a, 0, 0]
+        Rn = np.array([[float(sp.sympify(x).evalf(subs=subs)) for x in row] for row in R])
+        pn = np.array([float(sp.sympify(x).evalf(subs=subs)) for x in p])
+        for k in range(10):
+            unit = np.zeros(10)
+            unit[k] = 1.0
+            back[10 * j:10 * j + 10, 10 * j + k] = move_parameters(unit.tolist(), Rn.T.tolist(), (-Rn.T @ pn).tolist())
+    return back
+
+
+def joint_frame_regressor(model: Manipulator, arm, q, qd, qdd) -> np.ndarray:
+    """Y in the joint-frame parameters (the columns the base parameters pick), numeric."""
+    from ..numeric.regressor import regressor
+    return regressor(arm, q, qd, qdd) @ joint_to_link_matrix(model, arm)
+
+
+def _full_regressor(model: Manipulator, arm, q, qd, qdd, drives: bool) -> np.ndarray:
+    Y = joint_frame_regressor(model, arm, q, qd, qdd)
+    if drives:
+        from ..numeric.regressor import drive_regressor
+        Y = np.concatenate([Y, drive_regressor(model, qd, qdd)], axis=-1)
+    return Y
+
+
+def _column(model: Manipulator, slot: tuple[int, str]) -> int:
+    j, kind = slot
+    if kind in PARAMETER_KINDS:
+        return 10 * j + PARAMETER_KINDS.index(kind)
+    from ..numeric.regressor import drive_slots
+    return 10 * model.n + drive_slots(model).index(slot)
+
+
+def base_regressor(bp: BaseParameters, arm, q, qd, qdd) -> np.ndarray:
+    """Y_b with tau = Y_b beta: the joint-frame regressor's columns of the base parameters."""
+    drives = len(bp.standard_symbols) > 10 * bp.model.n  # the set was found with the drive parameters
+    return _full_regressor(bp.model, arm, q, qd, qdd, drives)[..., [_column(bp.model, s) for s in bp.slots]]
+
+
+def _stacked(model: Manipulator, arm, states: int, rng, drives: bool) -> np.ndarray:
+    n = model.n
+    Q = rng.uniform(-np.pi, np.pi, (n, states))
+    Y = _full_regressor(model, arm, Q, rng.normal(size=(n, states)), rng.normal(size=(n, states)), drives)
+    return Y.reshape(-1, Y.shape[-1])
+
+
+def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: float = 1e-9,
+                    drives: bool = False) -> BaseParameters:
+    """The base parameters of ``model`` (see the module docstring); ``drives``: with the drive
+    parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
+    have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
+    fixed vertical axis)."""
+    from ..numeric.regressor import drive_slots
+    n = model.n
+    extra = drive_slots(model) if drives else []
+    names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]
+    symbols = [sp.Symbol(s, real=True) for s in names]
+    slots, emptied = _symbolic_grouping(model, symbols[:10 * n])
+    slots.append(symbols[10 * n:])
+    rng = np.random.default_rng(seed)
+    arm, _ = _geometry(model, rng)
+    Y = _stacked(model, arm, states, rng, bool(extra))
+    flat = [(j, kind) for j in range(n) for kind in PARAMETER_KINDS] + extra
+    kept = [k for k, slot in enumerate(flat) if slot not in emptied]
+    scale = max(float(np.abs(Y).max()), 1.0)
+    live = [k for k in kept if np.linalg.norm(Y[:, k]) > tol * scale * np.sqrt(len(Y))]
+    from scipy.linalg import qr
+    cols = Y[:, live] / np.linalg.norm(Y[:, live], axis=0)
+    _, Rq, piv = qr(cols, mode="economic", pivoting=True)
+    diag = np.abs(np.diag(Rq))
+    rank = int(np.sum(diag > tol * 1e3 * diag[0])) if len(diag) else 0
+    independent = sorted(live[i] for i in piv[:rank])
+    dependent = [live[i] for i in piv[rank:]]
+    def slot_value(k: int) -> sp.Expr:
+        return slots[k // 10][k % 10] if k < 10 * n else slots[n][k - 10 * n]
+    formulas = {k: sp.expand(slot_value(k)) for k in independent}
+    notes = []
+    if dependent:
+        C, *_ = np.linalg.lstsq(Y[:, independent], Y[:, dependent], rcond=None)
+        for d_col, k_dep in enumerate(dependent):
+            terms = []
+            for i_row, k_ind in enumerate(independent):
+                c = float(C[i_row, d_col])
+                if abs(c) > 1e-9:
+                    c_exact = sp.Integer(round(c)) if abs(c - round(c)) < 1e-9 else sp.Float(c, 15)
+                    formulas[k_ind] = sp.expand(formulas[k_ind] + c_exact * slot_value(k_dep))
+                    terms.append(names[k_ind])
+            notes.append(f"{names[k_dep]} grouped numerically into {', '.join(terms) or 'nothing'}")
+    out_names = []
+    for k in independent:
+        plain = symbols[k]
+        out_names.append(names[k] if formulas[k] == plain else f"{flat[k][1]}R{flat[k][0] + 1}")
+    dropped = tuple(names[k] for k in range(len(names)) if k not in independent)
+    return BaseParameters(model, tuple(out_names), tuple(flat[k] for k in independent),
+                          tuple(formulas[k] for k in independent), tuple(symbols), dropped, tuple(notes), rank)

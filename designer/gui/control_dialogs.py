@@ -1,0 +1,212 @@
+"""The Arm menu's models for the control engineer: "Linearize at this pose" (A, B and eigenvalues,
+continuous and discrete) and "Identification" (the base parameter table and the condition number
+of the regressor over an excitation trajectory, generated or loaded from CSV).
+
+The dialogs take a model and a pose, not the window, so they can be opened and tested alone; the
+base parameters and the excitation search run as jobs on the worker pool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout)
+
+from ..jobs import Progress
+from ..model.manipulator import Manipulator
+from .worker import start_job
+
+__all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
+
+
+def build_menu(window, menu) -> None:
+    """Add the two actions to ``menu`` (the Arm menu); they read the window's model and pose."""
+    menu.addSeparator()
+    window._action(menu, "&Linearize at this pose…",
+                   lambda: _show(window, LinearizeDialog(window.document.model, window.sliders.values(), window)))
+    window._action(menu, "&Identification (base parameters)…",
+                   lambda: _show(window, IdentificationDialog(window.document.model, window)))
+
+
+def _show(window, dialog: QDialog) -> None:
+    window.control_dialog = dialog  # keep it alive while open
+    dialog.show()
+
+
+def _matrix(name: str, m: np.ndarray) -> str:
+    m = np.atleast_2d(m)
+    rows = "\n".join("  " + " ".join(f"{x:12.5g}" for x in row) for row in m)
+    return f"{name} =\n{rows}\n"
+
+
+def _eigs(v: np.ndarray) -> str:
+    return "  " + "\n  ".join(f"{x.real:12.5g} {'+' if x.imag >= 0 else '-'} {abs(x.imag):.5g}i" for x in v) + "\n"
+
+
+class LinearizeDialog(QDialog):
+    """A, B and the eigenvalues at (q0, qd0), and the discrete model at a sample time."""
+
+    def __init__(self, model: Manipulator, q, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Linearize {model.name or 'the arm'}")
+        self.model, self.q = model, np.asarray(q, dtype=float)
+        form = QFormLayout()
+        form.addRow("q0", QLabel(", ".join(f"{v:.4g}" for v in self.q)))
+        self.qd = QLineEdit()
+        self.qd.setPlaceholderText("zero; or n values")
+        form.addRow("qd0", self.qd)
+        self.dt = QLineEdit("0.001")
+        form.addRow("sample time (s)", self.dt)
+        self.method = QComboBox()
+        self.method.addItems(["zoh", "tustin"])
+        form.addRow("discretization", self.method)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020")
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        go = QPushButton("Compute")
+        go.clicked.connect(self.compute)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(go)
+        layout.addWidget(self.error)
+        layout.addWidget(self.text)
+        self.resize(720, 560)
+        self.result = None
+        self.compute()
+
+    def compute(self) -> None:
+        from ..control import linearize
+        from ..kinematics import NumericArm
+        self.error.clear()
+        try:
+            arm = NumericArm.from_model(self.model)
+            text = self.qd.text().replace(",", " ").split()
+            qd = np.array([float(v) for v in text]) if text else None
+            lm = linearize(arm, self.q, qd)
+            dm = lm.discretize(float(self.dt.text()), self.method.currentText())
+        except ValueError as exc:  # missing parameters, a bad number, a singular M: say so, keep the old text
+            self.error.setText(str(exc).splitlines()[0])
+            return
+        self.result = (lm, dm)
+        self.text.setPlainText(
+            "x = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
+            + "\neigenvalues of A\n" + _eigs(lm.eigenvalues)
+            + f"\n{dm.method}, dt = {dm.dt:g} s: x[k+1] = Ad x[k] + Bd tau[k]\n\n" + _matrix("Ad", dm.Ad) + "\n"
+            + _matrix("Bd", dm.Bd) + "\neigenvalues of Ad\n" + _eigs(dm.eigenvalues))
+
+
+class IdentificationDialog(QDialog):
+    """The base parameters (name, formula, value), what was dropped, and cond(Y_b) over a trajectory."""
+
+    def __init__(self, model: Manipulator, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Identification: {model.name or 'the arm'}")
+        self.model = model
+        self.bp = None
+        self.worker = None
+        self.status = QLabel("finding the base parameters…")
+        self.status.setWordWrap(True)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["parameter", "formula (standard parameters)", "value"])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.period = QDoubleSpinBox(minimum=0.1, maximum=1000.0, value=10.0, suffix=" s")
+        self.harmonics = QSpinBox(minimum=1, maximum=20, value=5)
+        self.generate = QPushButton("Generate excitation")
+        self.generate.clicked.connect(self.excite)
+        self.load = QPushButton("Load trajectory CSV…")
+        self.load.clicked.connect(lambda: self.load_csv())
+        for b in (self.generate, self.load):
+            b.setEnabled(False)
+        self.condition = QLabel("cond(Y_b): —")
+        row = QHBoxLayout()
+        for w in (QLabel("period"), self.period, QLabel("harmonics"), self.harmonics, self.generate, self.load):
+            row.addWidget(w)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status)
+        layout.addWidget(self.table)
+        layout.addLayout(row)
+        layout.addWidget(self.condition)
+        self.resize(820, 600)
+        self._start(self._base_job, self._show_base)
+
+    def _start(self, job, done) -> None:
+        self.worker = start_job(job, finished=done, failed=lambda msg, _details: self._failed(msg))
+
+    def _failed(self, message: str) -> None:
+        self.worker = None
+        self.status.setText(f"error: {message}")
+
+    def _base_job(self, token):
+        from ..dynamics.base_params import base_parameters
+        from ..report.identification import parameter_rows
+        yield Progress("base parameters", None, self.model.name)
+        bp = base_parameters(self.model)
+        token.check()
+        return bp, parameter_rows(self.model, bp)
+
+    def _show_base(self, result) -> None:
+        from ..report.printing import to_text
+        self.worker = None
+        self.bp, rows = result
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            value = "" if row["value"] is None else f"{row['value']:.6g}"
+            for c, text in enumerate((row["name"], to_text(row["formula"]), value)):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        self.table.resizeColumnsToContents()
+        bp = self.bp
+        notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {bp.rank})."]
+        notes.append("Dropped: " + (", ".join(bp.dropped) or "none"))
+        notes += [f"Numeric grouping: {g}" for g in bp.numeric_groups]
+        self.status.setText("\n".join(notes))
+        for b in (self.generate, self.load):
+            b.setEnabled(True)
+
+    def _arm(self):
+        from ..kinematics import NumericArm
+        try:
+            return NumericArm.from_model(self.model)
+        except ValueError as exc:
+            self.condition.setText(f"cond(Y_b): {exc}")
+            return None
+
+    def excite(self) -> None:
+        from ..control.excitation import fourier_excitation
+        arm = self._arm()
+        if arm is None or self.bp is None:
+            return
+        period, harmonics, bp = self.period.value(), self.harmonics.value(), self.bp
+
+        def job(token):
+            yield Progress("excitation", None, "Fourier series")
+            return fourier_excitation(bp, arm, period, harmonics)
+        self.condition.setText("cond(Y_b): searching…")
+        self._start(job, self._show_excitation)
+
+    def _show_excitation(self, ex) -> None:
+        self.worker = None
+        self.excitation = ex
+        self.condition.setText(f"cond(Y_b) over the generated Fourier series ({len(ex.t)} samples): "
+                               f"{ex.condition:.6g}")
+
+    def load_csv(self, path: str | None = None) -> None:
+        from ..cli.common import UserError
+        from ..cli.numeric_commands import read_trajectory
+        from ..control.excitation import condition_number
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv)")
+            if not path:
+                return
+        arm = self._arm()
+        if arm is None or self.bp is None:
+            return
+        try:
+            _, Q, QD, QDD, _ = read_trajectory(path, self.model.n)
+        except UserError as exc:
+            self.condition.setText(f"cond(Y_b): {exc}")
+            return
+        cond = condition_number(self.bp, arm, Q.T, QD.T, QDD.T)
+        self.condition.setText(f"cond(Y_b) over {path} ({len(Q)} samples): {cond:.6g}")

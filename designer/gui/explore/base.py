@@ -1,0 +1,92 @@
+"""What every Explore view shares: the model its result was computed for, and an "out of date" banner
+that also stops the view's plots and tables from exporting numbers of a model that no longer exists."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
+
+from ...model import Manipulator
+from ...model.units import parameter_units, with_unit
+from .picker import metric_unit
+from .plots import PlotBox
+
+__all__ = ["ExploreView", "STALE_STYLE"]
+
+STALE_STYLE = ("QLabel { background: #fff3c4; color: #6b4e00; border: 1px solid #e0b400; padding: 4px;"
+               " font-weight: bold; }")
+
+
+class ExploreView(QWidget):
+    """Base of the Explore views.
+
+    A view shows one result (``self.result``) computed for ``self.result_model``. When the panel's
+    model changes to one the result does not describe (:meth:`fresh_for`), the view shows a banner
+    and its exports raise ValueError until it is computed again.
+    """
+
+    action = "Compute"   # the button that brings the view up to date, named in the banner
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self.panel = panel
+        self.result = None
+        self.result_model: Manipulator | None = None
+        self.stale = ""
+        self.stale_banner = QLabel(self)
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet(STALE_STYLE)
+        self.stale_banner.hide()
+
+    def add_banner(self, layout: QBoxLayout, index: int = 0) -> None:
+        layout.insertWidget(index, self.stale_banner)
+
+    # -- staleness ---------------------------------------------------------------------
+    def fresh_for(self, model: Manipulator) -> bool:
+        """Whether the result on display describes ``model`` (the model it was computed for by default)."""
+        return model == self.result_model
+
+    def set_model(self, model: Manipulator) -> None:
+        """The panel's model changed: mark the result out of date when it no longer describes it."""
+        self.check_stale(model)
+
+    def check_stale(self, model: Manipulator) -> None:
+        if self.result is None or self.result_model is None:
+            return
+        self.set_stale("" if self.fresh_for(model) else "the model changed after this was computed")
+
+    def set_stale(self, reason: str) -> None:
+        self.stale = reason
+        self.stale_banner.setText(f"Out of date: {reason}. {self.action} to update; export is off until then."
+                                  if reason else "")
+        self.stale_banner.setVisible(bool(reason))
+        for box in self.findChildren(PlotBox):
+            box.stale = reason
+
+    def mark_fresh(self, model: Manipulator | None) -> None:
+        """A result for ``model`` is now on display."""
+        self.result_model = model
+        self.set_stale("")
+        if model is not None and self.panel.model is not None:
+            self.check_stale(self.panel.model)   # the model changed while the job ran
+
+    # -- units ---------------------------------------------------------------------------
+    def _model_for_units(self) -> Manipulator | None:
+        return self.result_model or getattr(self.panel, "model", None)
+
+    def unit_of(self, metric_text: str) -> str:
+        model = self._model_for_units()
+        return metric_unit(metric_text, [link.is_revolute for link in model.links] if model is not None else None)
+
+    def with_unit(self, metric_text: str) -> str:
+        """``gravity[2] (N m)``: a metric (or sweep summary) with its SI unit."""
+        return with_unit(metric_text, self.unit_of(metric_text))
+
+    def parameter_label(self, name: str) -> str:
+        """``a2 (m)``: a parameter with the unit its use gives it."""
+        model = self._model_for_units()
+        return with_unit(name, parameter_units(model).get(name, "") if model is not None else "")
+
+    def require_fresh(self) -> None:
+        """Raise ValueError when the result on display is out of date (called before any export)."""
+        if self.stale:
+            raise ValueError(f"the result is out of date ({self.stale}); {self.action} again before exporting")

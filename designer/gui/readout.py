@@ -1,0 +1,64 @@
+"""A line under the joint sliders: where the tool is at the current pose, how well conditioned the
+Jacobian is there, and a warning near a singularity."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from ..kinematics import NumericArm
+from . import arm_scene as scene
+
+__all__ = ["KinematicsReadout", "jacobian_condition", "NEAR_SINGULAR"]
+
+NEAR_SINGULAR = 100.0   # condition numbers above this are called "near a singularity"
+
+
+def jacobian_condition(arm: NumericArm, q) -> float:
+    """Condition number (largest / smallest singular value) of the tool Jacobian at ``q``.
+
+    Arms of six or more joints use all six rows, the rotation rows scaled by the arm's reach so that
+    both halves are lengths; shorter arms use the three position rows. inf at a singularity.
+    """
+    J = arm.tool_jacobian(q)
+    if arm.n >= 6:
+        J = np.vstack([J[:3], scene.arm_reach(arm) * J[3:]])
+    else:
+        J = J[:3]
+    s = np.linalg.svd(J, compute_uv=False)[:min(J.shape)]
+    return float(s[0] / s[-1]) if s[-1] > 1e-12 * max(s[0], 1e-300) else float("inf")
+
+
+class KinematicsReadout(QLabel):
+    """``update_pose(arm, q)`` shows the tool position and z axis in the world and the Jacobian's condition number."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        # a fixed two-line box: new text every slider step must not re-lay out the window (the 3D
+        # view beside it would be resized and redrawn)
+        self.setFixedHeight(2 * self.fontMetrics().lineSpacing() + 6)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.condition = float("nan")
+        self.near_singular = False
+
+    def update_pose(self, arm: NumericArm | None, q) -> None:
+        q = np.asarray(q, float).ravel()
+        if arm is None or len(q) != arm.n:
+            self.setText("")
+            return
+        pose = arm.tool_pose(q)   # in the world, like the 3D view
+        p, z = pose[:3, 3], pose[:3, 2]
+        self.condition = jacobian_condition(arm, q)
+        self.near_singular = not self.condition < NEAR_SINGULAR
+        cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
+        text = (f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z axis ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f}); "
+                f"Jacobian condition number {cond}")
+        if self.near_singular:
+            text += " — near a singularity: some tool motions need very large joint speeds"
+            self.setStyleSheet("QLabel { color: #8a2a00; font-weight: bold; }")
+        else:
+            self.setStyleSheet("")
+        self.setText(text)
+        self.setToolTip("Condition number of the tool Jacobian (rotation rows scaled by the arm's reach for six "
+                        f"or more joints); above {NEAR_SINGULAR:g} the pose is called near a singularity")

@@ -1,0 +1,168 @@
+"""File > Import URDF… and File > Export URDF… (docs/urdf.md).
+
+Import reads the file, asks for the chain (base and tip links, the ends of the tree as the
+core lists them) and the options, and opens the arm as a new unsaved project; the import
+report (locked, lumped, dropped links) is shown to the user. Every refusal is a message box
+with the core's one-line message naming the joint or link, and the project on screen is
+kept. Export writes the project as URDF; a symbol without a value is named in the message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget)
+
+from ..model import Convention
+from ..urdf import UrdfError, chain_ends, default_tip, import_tree, read_urdf, urdf_text
+from ..urdf.importer import ImportReport
+from ..urdf.source import UrdfTree
+
+__all__ = ["ImportDialog", "build_menu", "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
+
+URDF_FILTER = "URDF (*.urdf *.xml);;All files (*)"
+
+
+class ImportDialog(QDialog):
+    """The chain (base and tip links) and the options of one import."""
+
+    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.tree = tree
+        self.setWindowTitle(f"Import URDF — {Path(source).name}")
+        form = QFormLayout()
+        links = list(tree.inertials)
+        self.base = QComboBox(self)
+        self.base.addItems(links)
+        self.base.setCurrentText(tree.root)
+        self.tip = QComboBox(self)
+        self.tip.setEditable(True)   # any link may be the tip (panda_link8 before the hand); ends come first
+        self.tip.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.ends = QLabel(self)
+        self.ends.setWordWrap(True)
+        self.convention = QComboBox(self)
+        self.convention.addItems([c.value for c in Convention])
+        self.drop_rest = QCheckBox("Leave out links behind movable joints off the chain (default: lock at zero "
+                                   "and lump them in)", self)
+        self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
+        form.addRow("Base link", self.base)
+        form.addRow("Tip link", self.tip)
+        form.addRow("", self.ends)
+        form.addRow("DH convention", self.convention)
+        form.addRow("", self.drop_rest)
+        form.addRow("", self.massless)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
+                                   self)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self.base.currentTextChanged.connect(self._fill_tips)
+        self._fill_tips(self.base.currentText())
+
+    def _fill_tips(self, base: str) -> None:
+        ends = chain_ends(self.tree, base) if base in self.tree.inertials else []
+        tip = default_tip(self.tree, base) if base in self.tree.inertials else None
+        below = [l for l in self.tree.subtree(base) if l != base] if base in self.tree.inertials else []
+        first = ([tip] if tip else []) + [e for e in ends if e != tip]
+        self.tip.clear()
+        self.tip.addItems(first + [l for l in below if l not in first])
+        self.tip.setCurrentText(tip or "")
+        if len(ends) > 1:
+            self.ends.setText(f"The tree below {base} has {len(ends)} ends: {', '.join(ends)}"
+                              + (f"; proposed: {tip}, where the moving branches part." if tip and tip not in ends
+                                 else "." if tip else ". Pick the tip link."))
+        else:
+            self.ends.setText("")
+
+    def options(self) -> dict:
+        """Keyword arguments of :func:`designer.urdf.import_tree`."""
+        return {"base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
+                "convention": self.convention.currentText(), "drop_rest": self.drop_rest.isChecked(),
+                "massless": self.massless.isChecked()}
+
+
+def _refuse(window, title: str, message: str) -> None:
+    QMessageBox.critical(window, title, message)
+    window.show_message(message)
+
+
+def import_urdf_file(window, path=None, options: dict | None = None) -> ImportReport | None:
+    """Import a URDF file as a new unsaved project; None when cancelled or refused.
+
+    ``options`` (as :meth:`ImportDialog.options`) skip the dialog.
+    """
+    if not window.maybe_save():
+        return None
+    if path is None:
+        folder = window.document.path.parent if window.document.path else Path.cwd()
+        path, _ = QFileDialog.getOpenFileName(window, "Import URDF", str(folder), URDF_FILTER)
+        if not path:
+            return None
+    # the first read loads the URDF parser (about 2 s); later imports take tens of milliseconds
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        tree = read_urdf(path)
+    except UrdfError as exc:
+        QApplication.restoreOverrideCursor()
+        _refuse(window, "Cannot import URDF", str(exc))
+        return None
+    QApplication.restoreOverrideCursor()
+    while True:
+        if options is None:
+            dialog = ImportDialog(tree, str(path), window)
+            if not dialog.exec():
+                return None
+            chosen = dialog.options()
+        else:
+            chosen = options
+        try:
+            report = import_tree(tree, source=str(path), **chosen)
+            break
+        except UrdfError as exc:
+            _refuse(window, "Cannot import URDF", f"{path}: {exc}")
+            if options is not None:
+                return None   # no dialog to go back to
+    window.document.reset(report.model, None, origin=f"URDF {Path(path).name}", dirty=True)
+    window.recovery.discard()
+    QMessageBox.information(window, "URDF imported", report.text())
+    window.show_message(report.text().splitlines()[0])
+    return report
+
+
+def export_urdf_file(window, path=None) -> bool:
+    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+    model = window.document.model
+    try:
+        text = urdf_text(model)
+    except UrdfError as exc:
+        _refuse(window, "Cannot export URDF", str(exc))
+        return False
+    if path is None:
+        doc = window.document
+        stem = doc.path.stem if doc.path else (model.name or "arm").replace(" ", "_")
+        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + ".urdf")
+        path, _ = QFileDialog.getSaveFileName(window, "Export URDF", str(suggested), URDF_FILTER)
+        if not path:
+            return False
+    path = Path(path)
+    if not path.suffix:
+        path = path.with_suffix(".urdf")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _refuse(window, "Cannot export URDF", f"{path}: cannot write: {exc.strerror or exc}")
+        return False
+    window.show_message(f"Exported {path}")
+    window.exported.emit(str(path))
+    return True
+
+
+def build_menu(window, menu) -> None:
+    """The two File menu entries."""
+    window._action(menu, "&Import URDF…", lambda: import_urdf_file(window))
+    window._action(menu, "Export &URDF…", lambda: export_urdf_file(window))

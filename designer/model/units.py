@@ -1,0 +1,85 @@
+"""The SI unit of each parameter, read from where the model uses it (no Qt: the GUI and reports use it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sympy as sp
+
+from .manipulator import Manipulator
+
+__all__ = ["parameter_units", "joint_unit", "mass_length", "inertial_unit", "with_unit", "LENGTH", "MASS", "INERTIA",
+           "ANGLE", "ACCELERATION"]
+
+LENGTH, MASS, INERTIA, ANGLE, ACCELERATION = "m", "kg", "kg m²", "rad", "m/s²"
+
+
+def _linear_symbols(expr) -> list[sp.Symbol]:
+    """The symbols of ``expr`` when it is a sum of number * symbol terms (``L1``, ``d1 - L1/2``);
+    [] for anything else (``m1*L1**2/12`` tells nothing certain about L1's unit)."""
+    expr = sp.sympify(expr)
+    out = []
+    for term in sp.Add.make_args(expr):
+        coeff, rest = term.as_coeff_Mul()
+        if rest.is_Symbol:
+            out.append(rest)
+        elif not (rest == 1 and coeff.is_Number):
+            return []
+    return out
+
+
+def joint_unit(model: Manipulator, i: int, rate: int = 0) -> str:
+    """Unit of joint ``i``'s (0-based) position (rate 0), speed (1) or acceleration (2)."""
+    base = "rad" if model.links[i].is_revolute else "m"
+    return base + ("", "/s", "/s²")[rate]
+
+
+def parameter_units(model: Manipulator) -> dict[str, str]:
+    """Symbol name -> SI unit, for every symbol whose unit its use makes certain; a symbol used in
+    roles of different units (or only inside products) is left out."""
+    found: dict[str, set[str]] = {}
+
+    def note(exprs: Iterable, unit: str) -> None:
+        for e in exprs:
+            for s in _linear_symbols(e):
+                found.setdefault(s.name, set()).add(unit)
+
+    for link in model.links:
+        note((link.a, link.d), LENGTH)
+        note((link.alpha, link.theta), ANGLE)
+        note((link.mass,), MASS)
+        note(link.com, LENGTH)
+        inertia = link.inertia
+        note((inertia.xx, inertia.yy, inertia.zz, inertia.xy, inertia.xz, inertia.yz), INERTIA)
+        if link.limits is not None:
+            note(link.limits, ANGLE if link.is_revolute else LENGTH)
+    for pm in model.point_masses:
+        note((pm.mass,), MASS)
+        note(pm.position, LENGTH)
+    note(model.gravity, ACCELERATION)
+    return {name: units.pop() for name, units in found.items() if len(units) == 1}
+
+
+def mass_length(power: int) -> str:
+    """kg times metres to ``power``: ``kg``, ``kg m``, ``kg m²``, ``kg/m``."""
+    if power == 0:
+        return "kg"
+    if power < 0:
+        return "kg/m" if power == -1 else f"kg/m{_SUPER.get(-power, f'^{-power}')}"
+    return "kg m" if power == 1 else f"kg m{_SUPER.get(power, f'^{power}')}"
+
+
+_SUPER = {2: "²", 3: "³"}
+
+
+def inertial_unit(torque_revolute: bool, *rates_revolute: bool) -> str:
+    """Unit of a coefficient that turns accelerations or products of rates of joints
+    (``rates_revolute``, one or two) into the torque or force of a joint (``torque_revolute``):
+    M_ij (one rate), B_k,ij and C_kj (two). A torque is kg m² s⁻², a force kg m s⁻², a revolute
+    rate s⁻¹ and a prismatic one m s⁻¹: kg m^(1 + [k revolute] - [prismatic rates])."""
+    return mass_length(1 + int(torque_revolute) - sum(not r for r in rates_revolute))
+
+
+def with_unit(label: str, unit: str) -> str:
+    """``label (unit)``; dimensionless quantities read ``(1)``; no unit known: the label alone."""
+    return f"{label} ({unit})" if unit else label

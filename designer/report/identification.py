@@ -1,0 +1,86 @@
+"""The parameters the dynamics are linear in, for identification: standard or base parameters,
+their grouping formulas and values, the dropped parameters, and the excitation's condition number.
+JSON, LaTeX, Markdown or HTML."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import numpy as np
+import sympy as sp
+
+from ..dynamics.base_params import BaseParameters
+from ..dynamics.inertial import parameter_names, standard_parameters
+from ..model.manipulator import Manipulator
+from .printing import latex_escape, to_latex, to_text
+
+__all__ = ["regressor_report", "parameter_rows"]
+
+
+def _value(expr: sp.Expr, model: Manipulator) -> float | None:
+    value = expr.xreplace(model.substitutions(require_all=False))
+    return float(value) if not value.free_symbols else None
+
+
+def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool = False) -> list[dict]:
+    """[{name, formula (expression), value or None}] of the standard (with ``drives``, and the drive)
+    parameters, or of the base parameters."""
+    from ..numeric.regressor import drive_parameter_values, drive_slots
+    standard = standard_parameters(model)
+    if drives or (bp is not None and len(bp.standard_symbols) > 10 * model.n):
+        standard += [sp.Float(v) for v in drive_parameter_values(model)]
+    names = parameter_names(model.n) + [f"{kind}{j + 1}" for j, kind in drive_slots(model)]
+    if bp is None:
+        return [{"name": name, "formula": e, "value": _value(e, model)} for name, e in zip(names, standard)]
+    subs = dict(zip(bp.standard_symbols, standard))
+    return [{"name": name, "formula": f, "value": _value(sp.expand(f.xreplace(subs)), model)}
+            for name, f in zip(bp.names, bp.formulas)]
+
+
+def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: dict | None, fmt: str,
+                     drives: bool = False) -> str:
+    rows = parameter_rows(model, bp, drives)
+    kind = "base" if bp is not None else "standard"
+    title = f"{kind.capitalize()} inertial parameters of {model.name or 'the arm'}"
+    notes = []
+    if bp is not None:
+        notes.append(f"{bp.count} base parameters of {10 * model.n} standard ones (numerical rank of Y: {bp.rank}); "
+                     "each is the combination of standard parameters shown (link frames, about the frame origin).")
+        notes.append("Dropped (grouped into others or without effect): " + ", ".join(bp.dropped))
+        notes += [f"Numeric grouping: {g}" for g in bp.numeric_groups]
+    else:
+        notes.append("Per link, in link frame j about its origin: m, first moments m c, inertia tensor entries.")
+        if drives:
+            notes.append("Per joint with drive data: Ia (reflected rotor inertia N^2 Jm), fv (viscous), fc (Coulomb).")
+    if condition:
+        notes.append(f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} samples): "
+                     f"{condition['condition']:.6g}")
+    if fmt == "json":
+        data = {"model": model.name, "kind": kind, "count": len(rows),
+                "parameters": [{"name": r["name"], "formula": to_text(r["formula"]), "value": r["value"]}
+                               for r in rows]}
+        if bp is not None:
+            data.update({"dropped": list(bp.dropped), "numeric_groups": list(bp.numeric_groups), "rank": bp.rank})
+        if condition:
+            data["excitation"] = {k: (v if not isinstance(v, (float, np.floating)) or np.isfinite(v) else None)
+                                  for k, v in condition.items()}
+        return json.dumps(data, indent=1) + "\n"
+    value = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
+    if fmt == "markdown":
+        out = [f"# {title}", "", "| parameter | formula | value |", "|---|---|---|"]
+        out += [f"| {r['name']} | `{to_text(r['formula'])}` | {value(r['value'])} |" for r in rows]
+        return "\n".join(out + [""] + [f"- {n}" for n in notes]) + "\n"
+    if fmt == "html":
+        body = "".join(f"<tr><td>{html.escape(r['name'])}</td><td><code>{html.escape(to_text(r['formula']))}</code>"
+                       f"</td><td>{value(r['value'])}</td></tr>" for r in rows)
+        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+        return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
+                f"<body><h1>{html.escape(title)}</h1><table border=\"1\"><tr><th>parameter</th><th>formula</th>"
+                f"<th>value</th></tr>{body}</table><ul>{items}</ul></body></html>\n")
+    out = ["\\documentclass{article}", "\\usepackage{amsmath,longtable}", "\\begin{document}",
+           f"\\section*{{{latex_escape(title)}}}", "\\begin{longtable}{lll}",
+           "parameter & formula & value \\\\ \\hline"]
+    out += [f"{latex_escape(r['name'])} & ${to_latex(r['formula'])}$ & {value(r['value'])} \\\\" for r in rows]
+    out += ["\\end{longtable}", "\\begin{itemize}"] + [f"\\item {latex_escape(n)}" for n in notes]
+    return "\n".join(out + ["\\end{itemize}", "\\end{document}"]) + "\n"

@@ -1,0 +1,134 @@
+"""Linearized and discrete-time models: Pinocchio's ABA derivatives, finite differences of our own
+forward dynamics, a pendulum by hand, and the ZOH / Tustin formulas written out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.linalg import expm
+
+from designer.control import linearize
+from designer.kinematics import NumericArm
+from designer.model import Convention, JointType, Link, Manipulator
+from designer.numeric import mass_matrix, rnea
+from tests.support.pin_reference import pin_model, random_arm
+
+pin = pytest.importorskip("pinocchio")
+
+
+@pytest.mark.parametrize("convention", list(Convention))
+@pytest.mark.parametrize("seed", range(3))
+def test_a_and_b_match_pinocchio_aba_derivatives(convention, seed):
+    rng = np.random.default_rng(seed)
+    arm = random_arm(rng, 7, convention)
+    q, qd, qdd = rng.normal(size=(3, 7))
+    lm = linearize(arm, q, qd, qdd)
+    pm = pin_model(arm)
+    data = pm.createData()
+    pin.computeABADerivatives(pm, data, q, qd, lm.tau0)
+    Minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T  # Pinocchio fills the upper triangle
+    assert np.allclose(data.ddq, qdd, atol=1e-10)
+    scale = max(1.0, np.abs(lm.A).max())
+    assert np.abs(lm.A[7:, :7] - data.ddq_dq).max() < 1e-10 * scale
+    assert np.abs(lm.A[7:, 7:] - data.ddq_dv).max() < 1e-10 * scale
+    assert np.abs(lm.B[7:] - Minv).max() < 1e-10 * max(1.0, np.abs(Minv).max())
+    assert np.array_equal(lm.A[:7, 7:], np.eye(7)) and not lm.A[:7, :7].any() and not lm.B[:7].any()
+
+
+def _forward(arm, x, tau):
+    n = arm.n
+    q, qd = x[:n], x[n:]
+    return np.concatenate([qd, np.linalg.solve(mass_matrix(arm, q), tau - rnea(arm, q, qd, np.zeros(n)))])
+
+
+@pytest.mark.parametrize("convention", list(Convention))
+def test_a_and_b_match_central_differences_of_our_forward_dynamics(convention):
+    rng = np.random.default_rng(42)
+    arm = random_arm(rng, 5, convention)
+    q, qd = rng.normal(size=(2, 5))
+    lm = linearize(arm, q, qd)
+    x0 = np.concatenate([q, qd])
+    h = 1e-6
+    A = np.column_stack([(_forward(arm, x0 + h * e, lm.tau0) - _forward(arm, x0 - h * e, lm.tau0)) / (2 * h)
+                         for e in np.eye(10)])
+    B = np.column_stack([(_forward(arm, x0, lm.tau0 + h * e) - _forward(arm, x0, lm.tau0 - h * e)) / (2 * h)
+                         for e in np.eye(5)])
+    assert np.allclose(_forward(arm, x0, lm.tau0)[5:], 0, atol=1e-10)  # tau0 holds qdd0 = 0
+    assert np.abs(A - lm.A).max() < 1e-6 * max(1.0, np.abs(A).max())
+    assert np.abs(B - lm.B).max() < 1e-6 * max(1.0, np.abs(B).max())
+
+
+def _pendulum(L: float = 0.7, m: float = 2.0, g: float = 9.81) -> NumericArm:
+    """A point mass m at the end of a massless rod L; the joint turns about base z, gravity along -y."""
+    link = Link(JointType.REVOLUTE, a=L, mass=m)  # standard DH: frame 1 (the COM) at the rod's end
+    return NumericArm.from_model(Manipulator(links=(link,), gravity=(0, -g, 0)))
+
+
+def test_pendulum_by_hand():
+    L, g = 0.7, 9.81
+    arm = _pendulum(L, g=g)
+    hanging = linearize(arm, [-np.pi / 2])
+    omega = np.sqrt(g / L)
+    assert np.allclose(hanging.A, [[0, 1], [-omega ** 2, 0]], atol=1e-12)
+    assert np.allclose(sorted(hanging.eigenvalues.imag), [-omega, omega], atol=1e-12)
+    assert np.allclose(hanging.eigenvalues.real, 0, atol=1e-12)
+    assert np.allclose(hanging.B, [[0], [1 / (2.0 * L * L)]])
+    upright = linearize(arm, [np.pi / 2])
+    assert np.allclose(sorted(upright.eigenvalues.real), [-omega, omega], atol=1e-12)
+
+
+def test_discrete_models_are_the_textbook_formulas():
+    rng = np.random.default_rng(5)
+    lm = linearize(random_arm(rng, 3, Convention.MODIFIED), rng.normal(size=3), rng.normal(size=3))
+    dt, n2 = 0.01, 6
+    # ZOH: exp([[A, B], [0, 0]] dt) = [[Ad, Bd], [0, 1]]
+    big = np.zeros((9, 9))
+    big[:6, :6], big[:6, 6:] = lm.A, lm.B
+    E = expm(big * dt)
+    zoh = lm.discretize(dt, "zoh")
+    assert np.allclose(zoh.Ad, E[:6, :6], atol=1e-12) and np.allclose(zoh.Bd, E[:6, 6:], atol=1e-12)
+    # Tustin: Ad = (1 - A dt/2)^-1 (1 + A dt/2), Bd = (1 - A dt/2)^-1 B dt
+    left = np.linalg.inv(np.eye(n2) - lm.A * dt / 2)
+    tustin = lm.discretize(dt, "tustin")
+    assert np.allclose(tustin.Ad, left @ (np.eye(n2) + lm.A * dt / 2), atol=1e-12)
+    assert np.allclose(tustin.Bd, left @ lm.B * dt, atol=1e-12)
+    # the pendulum's discrete poles are exp(s dt) under ZOH
+    pend = linearize(_pendulum(), [-np.pi / 2])
+    poles = pend.discretize(dt, "zoh").eigenvalues
+    assert np.allclose(sorted(poles, key=np.angle), sorted(np.exp(pend.eigenvalues * dt), key=np.angle))
+
+
+def test_bad_input_messages():
+    arm = _pendulum()
+    with pytest.raises(ValueError, match="q: expected 1"):
+        linearize(arm, [0.0, 1.0])
+    with pytest.raises(ValueError, match="method"):
+        linearize(arm, [0.0]).discretize(0.01, "euler")
+    with pytest.raises(ValueError, match="sample time"):
+        linearize(arm, [0.0]).discretize(-1.0)
+
+
+def test_symbolic_linearization_is_the_numeric_one():
+    import sympy as sp
+
+    from designer.control.symbolic import symbolic_linearization
+    from tests.support.random_models import random_model
+    model = random_model(np.random.default_rng(12), 2, Convention.STANDARD)
+    lin = symbolic_linearization(model)
+    arm = NumericArm.from_model(model)
+    rng = np.random.default_rng(1)
+    q, qd, qdd = rng.normal(size=(3, 2))
+    at = {**dict(zip(model.q, q)), **dict(zip(model.qd, qd)), **dict(zip(model.qdd, qdd))}
+    num = linearize(arm, q, qd, qdd)
+    value = lambda m: np.array(m.xreplace(at).evalf(), dtype=float)  # noqa: E731
+    assert np.allclose(value(lin.dtau_dq), num.dtau_dq, atol=1e-10)
+    assert np.allclose(value(lin.dtau_dqd), num.dtau_dqd, atol=1e-10)
+    assert np.allclose(value(lin.M), num.M, atol=1e-10)
+    assert np.allclose(value(lin.A), num.A, atol=1e-9) and np.allclose(value(lin.B), num.B, atol=1e-9)
+    # the pendulum by hand: G = m g L cos(q) (q from +x, gravity along -y), M = m L^2, so qdd = -(g/L) cos(q)
+    # and A = [[0, 1], [(g/L) sin(q), 0]]
+    L, g, m = sp.symbols("L g m", positive=True)
+    pend = Manipulator(links=(Link(JointType.REVOLUTE, a=L, mass=m),), gravity=(0, -g, 0))
+    A = symbolic_linearization(pend).A
+    q1 = pend.q[0]
+    assert sp.simplify(A[1, 0] - (g / L) * sp.sin(q1)) == 0 and A[1, 1] == 0
