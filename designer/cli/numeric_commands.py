@@ -101,9 +101,17 @@ def _vector(value, n: int, where: str) -> list[float]:
     if len(value) != n:
         raise UserError(f"{where}: {len(value)} values, the arm has {n} joints")
     for k, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise UserError(f"{where}[{k}]: {json.dumps(v)} is not a finite number")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+            text = json.dumps(v)
+            raise UserError(f"{where}[{k}]: {text if len(text) <= 40 else text[:37] + '...'} is not a finite number")
     return [float(v) for v in value]
+
+
+def _finite(v: int | float) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[float]]]:
@@ -133,14 +141,21 @@ def cmd_eval(args) -> int:
     from ..dynamics.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
-    for q, qd, qdd in loop_bar(states, args.quiet, unit="state", desc="eval"):
-        M, tau = cd.M(q), cd.tau(q, qd, qdd)
-        result = {}
-        if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
-            M, tau = with_drives(model, M, tau, qd, qdd)
-            result["friction"] = friction_torque(model, qd).tolist()
-        results.append({"tau": tau.tolist(), "M": M.tolist(), "G": cd.G(q).tolist(), "h": cd.h(q, qd).tolist(),
-                        **result})
+    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
+        try:
+            with np.errstate(all="ignore"):
+                M, tau = cd.M(q), cd.tau(q, qd, qdd)
+                result = {}
+                if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
+                    M, tau = with_drives(model, M, tau, qd, qdd)
+                    result["friction"] = friction_torque(model, qd)
+                parts = {"tau": tau, "M": M, "G": cd.G(q), "h": cd.h(q, qd), **result}
+            bad = next((k for k, v in parts.items() if not np.all(np.isfinite(v))), None)
+        except (OverflowError, ZeroDivisionError, FloatingPointError):
+            bad = "tau"
+        if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
+            raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
+        results.append({k: np.asarray(v).tolist() for k, v in parts.items()})
     json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
@@ -206,13 +221,19 @@ def cmd_torques(args) -> int:
             arm = NumericArm.from_model(model)
         except MissingParameterError as exc:
             raise UserError(f"{args.project}: {exc}") from None
-        tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
+        with np.errstate(all="ignore"):
+            tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
-        tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
+        with np.errstate(all="ignore"):
+            tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
     if args.drives:
         from ..dynamics.drives import drive_arrays, friction_torque
         _drive_note(model, True)
         tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
+    bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))
+    if bad.size:  # a CSV cannot say inf or NaN to the next tool: refuse instead of writing them
+        raise UserError(f"{args.trajectory}: data row {int(bad[0]) + 1}: the torque is not finite there "
+                        "(numbers too large?)")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(list(others) + [f"tau{j}" for j in range(1, n + 1)])
