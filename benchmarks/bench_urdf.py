@@ -16,30 +16,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 
 
 def mujoco_error(text: str, arm, states: int = 100) -> float:
-    import mujoco
-
-    from designer.numeric.recursive import mass_matrix, rnea
-    from tests.support.urdf_reference import rel_err
+    from tests.support.urdf_reference import mujoco_errors
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "arm.urdf"
-        path.write_text(text)
-        model = mujoco.MjModel.from_xml_path(str(path))
-    model.opt.gravity[:] = [0, 0, -float(np.linalg.norm(arm.gravity))]
-    data = mujoco.MjData(model)
-    rng = np.random.default_rng(5)
-    worst = 0.0
-    for _ in range(states):
-        q, qd = rng.uniform(-np.pi, np.pi, arm.n), rng.normal(size=arm.n)
-        data.qpos[:], data.qvel[:] = q, qd
-        mujoco.mj_forward(model, data)
-        M = np.zeros((arm.n, arm.n))
-        mujoco.mj_fullM(model, data, M)
-        worst = max(worst, rel_err(mass_matrix(arm, q), M), rel_err(rnea(arm, q, qd, np.zeros(arm.n)), data.qfrc_bias))
-    return worst
+        return mujoco_errors(text, arm, Path(folder), states)
 
 
 def main() -> int:

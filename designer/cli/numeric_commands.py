@@ -101,9 +101,17 @@ def _vector(value, n: int, where: str) -> list[float]:
     if len(value) != n:
         raise UserError(f"{where}: {len(value)} values, the arm has {n} joints")
     for k, v in enumerate(value):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise UserError(f"{where}[{k}]: {json.dumps(v)} is not a finite number")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite(v):
+            text = json.dumps(v)
+            raise UserError(f"{where}[{k}]: {text if len(text) <= 40 else text[:37] + '...'} is not a finite number")
     return [float(v) for v in value]
+
+
+def _finite(v: int | float) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:  # an integer beyond the float range
+        return False
 
 
 def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[float]]]:
@@ -133,49 +141,43 @@ def cmd_eval(args) -> int:
     from ..dynamics.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
-    for q, qd, qdd in loop_bar(states, args.quiet, unit="state", desc="eval"):
-        M, tau = cd.M(q), cd.tau(q, qd, qdd)
-        result = {}
-        if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
-            M, tau = with_drives(model, M, tau, qd, qdd)
-            result["friction"] = friction_torque(model, qd).tolist()
-        results.append({"tau": tau.tolist(), "M": M.tolist(), "G": cd.G(q).tolist(), "h": cd.h(q, qd).tolist(),
-                        **result})
+    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
+        try:
+            with np.errstate(all="ignore"):
+                M, tau = cd.M(q), cd.tau(q, qd, qdd)
+                result = {}
+                if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
+                    M, tau = with_drives(model, M, tau, qd, qdd)
+                    result["friction"] = friction_torque(model, qd)
+                parts = {"tau": tau, "M": M, "G": cd.G(q), "h": cd.h(q, qd), **result}
+            bad = next((k for k, v in parts.items() if not np.all(np.isfinite(v))), None)
+        except (OverflowError, ZeroDivisionError, FloatingPointError):
+            bad = "tau"
+        if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
+            raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
+        results.append({k: np.asarray(v).tolist() for k, v in parts.items()})
     json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
 
-def read_trajectory(path: str, n: int,
-                    strict: bool = False) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
-    """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line.
+def _read_columns(path: str, what: str, names: list[str], expected: str):
+    """(header line, header, data rows as (line, cells), values of ``names`` per row) of a CSV file.
 
-    Joint columns beyond the arm's n joints (q3.. for a 2-joint arm: a trajectory of another arm?)
-    are passed through with a warning on standard error, or refused when ``strict``."""
-    rows = list(csv.reader(io.StringIO(read_text(path, "trajectory"))))
-    # line numbers as a person counts them; blank lines are skipped
+    Every user error names the line as a person counts it (blank lines skipped) and the column."""
+    rows = list(csv.reader(io.StringIO(read_text(path, what))))
     numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
     if not numbered:
-        raise UserError(f"{path}: empty file (expected a header row q1..q{n}, qd1..qd{n}, qdd1..qdd{n})")
-    header = [c.strip() for c in numbered[0][1]]
-    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)]
+        raise UserError(f"{path}: empty file (expected a header row {expected})")
+    header_line, header = numbered[0][0], [c.strip() for c in numbered[0][1]]
     for name in names:
         if name not in header:
-            raise UserError(f"{path}, line {numbered[0][0]}: missing column '{name}' "
-                            f"(an arm with {n} joints needs q1..q{n}, qd1..qd{n}, qdd1..qdd{n})")
+            raise UserError(f"{path}, line {header_line}: missing column '{name}' (expected {expected})")
     dup = next((c for c in header if header.count(c) > 1), None)
     if dup:
-        raise UserError(f"{path}, line {numbered[0][0]}: column '{dup}' appears twice")
-    beyond = [c for c in header if (m := re.fullmatch(r"(?:q|qd|qdd)(\d+)", c)) and int(m.group(1)) > n]
-    if beyond:
-        what = (f"{path}, line {numbered[0][0]}: column{'s' if len(beyond) > 1 else ''} {', '.join(beyond)} "
-                f"{'are' if len(beyond) > 1 else 'is'} for joints beyond the arm's {n}")
-        if strict:
-            raise UserError(f"{what} (a trajectory of another arm?)")
-        print(f"warning: {what}: copied to the output unchanged (--strict refuses them)", file=sys.stderr)
+        raise UserError(f"{path}, line {header_line}: column '{dup}' appears twice")
     index = [header.index(name) for name in names]
-    values = np.empty((len(numbered) - 1, 3 * n))
-    others: dict[str, list[str]] = {c: [] for c in header if c not in names}
+    values = np.empty((len(numbered) - 1, len(names)))
     for r, (line, row) in enumerate(numbered[1:]):
         if len(row) != len(header):
             raise UserError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
@@ -188,10 +190,28 @@ def read_trajectory(path: str, n: int,
             if not math.isfinite(v):
                 raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a finite number")
             values[r, k] = v
-        for c in others:
-            others[c].append(row[header.index(c)].strip())
     if values.shape[0] == 0:
         raise UserError(f"{path}: no data rows after the header")
+    return header_line, header, numbered[1:], values
+
+
+def read_trajectory(path: str, n: int,
+                    strict: bool = False) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
+    """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line.
+
+    Joint columns beyond the arm's n joints (q3.. for a 2-joint arm: a trajectory of another arm?)
+    are passed through with a warning on standard error, or refused when ``strict``."""
+    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)]
+    header_line, header, data, values = _read_columns(path, "trajectory", names,
+                                                      f"q1..q{n}, qd1..qd{n}, qdd1..qdd{n} for an arm of {n} joints")
+    beyond = [c for c in header if (m := re.fullmatch(r"(?:q|qd|qdd)(\d+)", c)) and int(m.group(1)) > n]
+    if beyond:
+        what = (f"{path}, line {header_line}: column{'s' if len(beyond) > 1 else ''} {', '.join(beyond)} "
+                f"{'are' if len(beyond) > 1 else 'is'} for joints beyond the arm's {n}")
+        if strict:
+            raise UserError(f"{what} (a trajectory of another arm?)")
+        print(f"warning: {what}: copied to the output unchanged (--strict refuses them)", file=sys.stderr)
+    others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}
     return header, values[:, :n], values[:, n:2 * n], values[:, 2 * n:], others
 
 
@@ -206,13 +226,19 @@ def cmd_torques(args) -> int:
             arm = NumericArm.from_model(model)
         except MissingParameterError as exc:
             raise UserError(f"{args.project}: {exc}") from None
-        tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
+        with np.errstate(all="ignore"):
+            tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
-        tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
+        with np.errstate(all="ignore"):
+            tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
     if args.drives:
         from ..dynamics.drives import drive_arrays, friction_torque
         _drive_note(model, True)
         tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
+    bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))
+    if bad.size:  # a CSV cannot say inf or NaN to the next tool: refuse instead of writing them
+        raise UserError(f"{args.trajectory}: data row {int(bad[0]) + 1}: the torque is not finite there "
+                        "(numbers too large?)")
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(list(others) + [f"tau{j}" for j in range(1, n + 1)])
@@ -253,32 +279,11 @@ def _values(tokens: list[str] | None, n: int, what: str, default: list[float] | 
 def read_torque_table(path: str, n: int):
     """A :class:`~designer.numeric.simulate.TorqueTable` from CSV columns t, tau1..taun."""
     from ..numeric.simulate import TorqueTable
-    rows = list(csv.reader(io.StringIO(read_text(path, "torque table"))))
-    numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
-    if not numbered:
-        raise UserError(f"{path}: empty file (expected a header row t, tau1..tau{n})")
-    header = [c.strip() for c in numbered[0][1]]
     names = ["t"] + [f"tau{j}" for j in range(1, n + 1)]
-    for name in names:
-        if name not in header:
-            raise UserError(f"{path}, line {numbered[0][0]}: missing column '{name}' (expected t, tau1..tau{n})")
-    index = [header.index(name) for name in names]
-    values = np.empty((len(numbered) - 1, n + 1))
-    for r, (line, row) in enumerate(numbered[1:]):
-        if len(row) != len(header):
-            raise UserError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
-        for k, (name, col) in enumerate(zip(names, index)):
-            cell = row[col].strip()
-            try:
-                values[r, k] = float(cell)
-            except ValueError:
-                raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a number") from None
-            if not math.isfinite(values[r, k]):
-                raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a finite number")
-        if r and values[r, 0] <= values[r - 1, 0]:
-            raise UserError(f"{path}, line {line}: t = {values[r, 0]:g} does not come after the row before")
-    if values.shape[0] == 0:
-        raise UserError(f"{path}: no data rows after the header")
+    _, _, data, values = _read_columns(path, "torque table", names, f"t, tau1..tau{n}")
+    for r in range(1, len(data)):
+        if values[r, 0] <= values[r - 1, 0]:
+            raise UserError(f"{path}, line {data[r][0]}: t = {values[r, 0]:g} does not come after the row before")
     return TorqueTable(values[:, 0], values[:, 1:])
 
 

@@ -70,7 +70,8 @@ def ordered_assignments(assignments: list) -> list:
                 out.append((sym, value[sym]))
                 continue
             stack.append((sym, True))
-            stack.extend((s, False) for s in value[sym].free_symbols if s in value and s not in done)
+            # in name order: a set's order changes with the hash seed, and so would the generated code
+            stack.extend((s, False) for s in sorted(value[sym].free_symbols, key=str) if s in value and s not in done)
     return out
 
 

@@ -172,6 +172,25 @@ def custom_tau(model: Manipulator, token: CancelToken = NEVER, qd=None, qdd=None
         return _tau(model, token, model.qd if qd is None else qd, model.qdd if qdd is None else qdd)
 
 
+def base_motion(model: Manipulator) -> tuple[list, list, list]:
+    """(w, wd, vd) of frame 0: at rest, its acceleration -g carrying gravity (frame-0 axes)."""
+    return [ZERO] * 3, [ZERO] * 3, [-sp.sympify(g) for g in model.gravity_frame0]
+
+
+def link_step(jt, w: list, wd: list, vd: list, U, qd, qdd) -> tuple[list, list, list]:
+    """One joint of the outward recursion: (w, wd, vd) of joint j's frame from its parent's (w, wd, vd, U)."""
+    # acceleration of the origin of j' in (j-1)' axes, then in j' axes
+    a_prev = _vadd(vd, _matvec(U, jt.P)) if U is not None else vd
+    w0, wd0, vd = _tmatvec(jt.R, w), _tmatvec(jt.R, wd), _tmatvec(jt.R, a_prev)
+    if jt.revolute:
+        w = [w0[0], w0[1], _add(w0[2], qd)]
+        wd = [_add(wd0[0], _mul(qd, w0[1])), _add(wd0[1], -_mul(qd, w0[0])), _add(wd0[2], qdd)]
+    else:
+        w, wd = w0, wd0
+        vd = [_add(vd[0], _mul(2, qd, w0[1])), _add(vd[1], -_mul(2, qd, w0[0])), _add(vd[2], qdd)]
+    return w, wd, vd
+
+
 def _same(kind: str, j: int, values: list) -> list:
     return values
 
@@ -180,22 +199,13 @@ def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all, name=_same) ->
     """``name(kind, j, values)`` may replace each intermediate vector by named symbols (the report)."""
     chain = _chain(model)
     n = model.n
-    w, wd = [ZERO] * 3, [ZERO] * 3
-    vd = [-sp.sympify(g) for g in model.gravity_frame0]  # base acceleration -g carries gravity
+    w, wd, vd = base_motion(model)
     F, Mo = [], []
     U = None
     for j, jt in enumerate(chain):
         token.check()
         qd, qdd = sp.sympify(qd_all[j]), sp.sympify(qdd_all[j])
-        # acceleration of the origin of j' in (j-1)' axes, then in j' axes
-        a_prev = _vadd(vd, _matvec(U, jt.P)) if U is not None else vd
-        w0, wd0, vd = _tmatvec(jt.R, w), _tmatvec(jt.R, wd), _tmatvec(jt.R, a_prev)
-        if jt.revolute:
-            w = [w0[0], w0[1], _add(w0[2], qd)]
-            wd = [_add(wd0[0], _mul(qd, w0[1])), _add(wd0[1], -_mul(qd, w0[0])), _add(wd0[2], qdd)]
-        else:
-            w, wd = w0, wd0
-            vd = [_add(vd[0], _mul(2, qd, w0[1])), _add(vd[1], -_mul(2, qd, w0[0])), _add(vd[2], qdd)]
+        w, wd, vd = link_step(jt, w, wd, vd, U, qd, qdd)
         w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
         U = name("U", j, _u_matrix(w, wd))
         Fj, Mj = [ZERO] * 3, [ZERO] * 3

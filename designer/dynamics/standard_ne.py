@@ -15,7 +15,7 @@ from sympy.core.parameters import distribute
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
-from .customized import _add, _chain, _cross, _mul, _tmatvec, _u_matrix, _vadd, _matvec, custom_mass_matrix
+from .customized import _chain, _cross, _mul, _u_matrix, _vadd, _matvec, base_motion, custom_mass_matrix, link_step
 from .inertial import parameter_names, split
 
 __all__ = ["standard_tau", "standard_mass_matrix", "symbolic_regressor"]
@@ -25,21 +25,12 @@ ZERO = sp.S.Zero
 
 def _kinematics(model: Manipulator, chain, token: CancelToken):
     """Per joint (w, wd, vd, U) in joint-frame axes; vd is the origin's acceleration (gravity included)."""
-    w, wd = [ZERO] * 3, [ZERO] * 3
-    vd = [-sp.sympify(g) for g in model.gravity]
+    w, wd, vd = base_motion(model)  # gravity in frame 0 (turned from the world when the project says so)
     U = None
     out = []
     for j, jt in enumerate(chain):
         token.check()
-        qd, qdd = model.qd[j], model.qdd[j]
-        a_prev = _vadd(vd, _matvec(U, jt.P)) if U is not None else vd
-        w0, wd0, vd = _tmatvec(jt.R, w), _tmatvec(jt.R, wd), _tmatvec(jt.R, a_prev)
-        if jt.revolute:
-            w = [w0[0], w0[1], _add(w0[2], qd)]
-            wd = [_add(wd0[0], _mul(qd, w0[1])), _add(wd0[1], -_mul(qd, w0[0])), _add(wd0[2], qdd)]
-        else:
-            w, wd = w0, wd0
-            vd = [_add(vd[0], _mul(2, qd, w0[1])), _add(vd[1], -_mul(2, qd, w0[0])), _add(vd[2], qdd)]
+        w, wd, vd = link_step(jt, w, wd, vd, U, model.qd[j], model.qdd[j])
         U = _u_matrix(w, wd)
         out.append((w, wd, vd, U))
     return out

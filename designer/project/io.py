@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import DesignerError
-from ..model.angles import nearly_equal
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
@@ -114,12 +113,14 @@ class _Reader:
         if any(v is None for row in m for v in row):
             return None
         for r, c in ((0, 1), (0, 2), (1, 2)):
-            # numbers within a relative 1e-12 are equal: R D R^T from CAD is symmetric only to rounding
-            if (m[r][c] - m[c][r]).expand() != 0 and not (
-                    m[r][c].is_Number and m[c][r].is_Number and nearly_equal(float(m[r][c]), float(m[c][r]))):
+            if (m[r][c] - m[c][r]).expand() == 0:
+                continue
+            if not _nearly_equal(m, r, c):
                 self.fail(where, f"not symmetric ([{r}][{c}] = {format_expr(m[r][c])} "
                                  f"but [{c}][{r}] = {format_expr(m[c][r])})")
                 return None
+            # a tensor computed as R D R^T differs from its transpose by rounding: keep the mean
+            m[r][c] = m[c][r] = (m[r][c] + m[c][r]) / 2
         return Inertia.from_matrix(m)
 
     def pose(self, value, where: str) -> Pose | None:
@@ -276,6 +277,17 @@ class _Reader:
                 continue
             out[name] = float(number.real)
         return out
+
+
+SYMMETRY_RTOL = 1e-12  # relative to the tensor's largest entry
+
+
+def _nearly_equal(m: list, r: int, c: int) -> bool:
+    """Whether numeric entries m[r][c] and m[c][r] agree to rounding (relative to the largest entry)."""
+    if any(v.free_symbols for row in m for v in row):
+        return False
+    scale = max(abs(float(v)) for row in m for v in row)
+    return abs(float(m[r][c]) - float(m[c][r])) <= SYMMETRY_RTOL * scale
 
 
 def from_dict(data: Any, source: str = "") -> Manipulator:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -12,6 +13,7 @@ import sympy as sp
 from ..model.expr import symbol
 from ..model.extras import Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator
+from ..model.validation import Severity, validate
 from .chain import Chain, select_chain, world_poses
 from .dh import Axis, dh_frames, dh_numbers
 from .numbers import tidy_angle, tidy_number
@@ -121,9 +123,12 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
         lumped[name] = [l for l in chain.bodies[k] if l != name]
         revolute = joint.type != "prismatic"
         limits = None
-        if joint.type != "continuous" and joint.lower is not None and joint.upper is not None \
-                and joint.upper > joint.lower:
-            limits = (tidy_number(joint.lower), tidy_number(joint.upper))
+        if joint.type != "continuous" and joint.lower is not None and joint.upper is not None:
+            if joint.upper > joint.lower:
+                limits = (tidy_number(joint.lower), tidy_number(joint.upper))
+            elif joint.upper < joint.lower:  # equal bounds are the usual 'no limits' placeholder
+                warnings.append(f"joint {j!r}: limit lower {joint.lower:g} > upper {joint.upper:g}: "
+                                "imported without limits")
         links.append(Link(
             JointType.REVOLUTE if revolute else JointType.PRISMATIC,
             a=tidy_number(a), alpha=tidy_angle(alpha),
@@ -137,4 +142,20 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
         gravity=(0, 0, -symbol("g")), gravity_in_world=True, parameters=(("g", 9.81),),   # -z of the URDF's world
         base=_pose(frames[0]), tool=_pose(tool))
+    _refuse_invalid(model)
     return ImportReport(model, source, chain, lumped, warnings)
+
+
+def _refuse_invalid(model: Manipulator) -> None:
+    """A model the project loader would refuse (an inertia that is not positive semi-definite...)
+    is refused here, naming the URDF link, instead of being written to a file that cannot be opened."""
+    for problem in validate(model):
+        if problem.severity is not Severity.ERROR:
+            continue
+        where = problem.where
+        match = re.match(r"links\[(\d+)\]", where)
+        if match:
+            k = int(match.group(1)) - 1
+            where = f"link {model.links[k].name!r} (moved by joint {model.links[k].joint_name!r})" + \
+                where[match.end():].replace(".", ", ", 1)
+        raise UrdfError(f"{where}: {problem.message}")

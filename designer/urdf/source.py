@@ -205,7 +205,8 @@ def _tree(robot, source: str) -> UrdfTree:
         axis = np.asarray(j.axis if j.axis is not None else (1.0, 0.0, 0.0), dtype=float)
         norm = float(np.linalg.norm(axis))
         if j.type in MOVABLE and not (np.isfinite(norm) and norm > 1e-12):
-            raise UrdfError(f"{source}: {where}: the axis is zero")
+            raise UrdfError(f"{source}: {where}: the axis is zero or not finite "
+                            f"(xyz = {' '.join(f'{v:g}' for v in axis)})")
         lim, dyn = j.limit, j.dynamics
         origin = np.eye(4) if j.origin is None else np.asarray(j.origin, dtype=float)
         if not np.all(np.isfinite(origin)):

@@ -161,8 +161,9 @@ def test_a_worker_killed_mid_sweep_and_every_row_still_comes(tmp_path):
 
 @pytest.mark.slow
 def test_ctrl_c_leaves_a_file_that_resumes_to_the_uninterrupted_one(tmp_path):
-    spec = ("sweep", "--param", "a2", "0.3", "0.6", "40", "--param", "m3", "2", "8", "3", "--metric", "coupling",
-            "--metric", "dyn_manipulability", "--torque", "60", "--samples", "256", "--workers", "1")
+    # big enough that the rest cannot finish between the fifth row and the signal on a quiet machine
+    spec = ("sweep", "--param", "a2", "0.3", "0.6", "40", "--param", "m3", "2", "8", "5", "--metric", "coupling",
+            "--metric", "dyn_manipulability", "--torque", "60", "--samples", "2048", "--workers", "1")
     part, whole = tmp_path / "part.csv", tmp_path / "whole.csv"
     proc = _cli("explore", PUMA, *spec, "--out", str(part), stderr=subprocess.PIPE)
     _wait_rows(part, 5, proc)
@@ -171,8 +172,8 @@ def test_ctrl_c_leaves_a_file_that_resumes_to_the_uninterrupted_one(tmp_path):
     assert code == 130
     assert err.count("\n") == 1 and "interrupted" in err and "--resume" in err, err
     done = rows_on_disk(part, _spec_of_cli())
-    assert 5 <= done < 120 and sidecar_path(part).exists()
-    assert f"{done} of 120 designs" in err
+    assert 5 <= done < 200 and sidecar_path(part).exists()
+    assert f"{done} of 200 designs" in err
     code, _, err = _finish(_cli("explore", PUMA, *spec, "--out", str(part), "--resume", stderr=subprocess.PIPE))
     assert code == 0, err
     code, _, err = _finish(_cli("explore", PUMA, *spec, "--out", str(whole), stderr=subprocess.PIPE))
@@ -182,8 +183,8 @@ def test_ctrl_c_leaves_a_file_that_resumes_to_the_uninterrupted_one(tmp_path):
 
 def _spec_of_cli() -> SweepSpec:
     from designer.explore.metrics import Ratings
-    return SweepSpec((SweepAxis.linspace("a2", 0.3, 0.6, 40), SweepAxis.linspace("m3", 2, 8, 3)),
-                     ("coupling", "dyn_manipulability"), ("max", "mean"), 256,
+    return SweepSpec((SweepAxis.linspace("a2", 0.3, 0.6, 40), SweepAxis.linspace("m3", 2, 8, 5)),
+                     ("coupling", "dyn_manipulability"), ("max", "mean"), 2048,
                      ratings=Ratings.of(6, np.full(6, 60.0), None, None))
 
 

@@ -95,3 +95,25 @@ def compare_with_pinocchio(arm: NumericArm, pin_chain: PinChain, tip: str | None
         if tip is not None:
             worst_pose = max(worst_pose, float(np.abs(arm.tool_pose(q) - pin_chain.frame(tip, q)).max()))
     return worst, worst_pose
+
+
+def mujoco_errors(text: str, arm: NumericArm, folder: Path, states: int = 100) -> float:
+    """Largest relative error of MuJoCo's qM and qfrc_bias (from the URDF ``text``) against ours."""
+    mujoco = pytest.importorskip("mujoco")
+    path = Path(folder) / "arm.urdf"
+    path.write_text(text)
+    model = mujoco.MjModel.from_xml_path(str(path))
+    # MuJoCo reads no armature, damping or friction into qM and qfrc_bias; make sure nothing crept in
+    assert model.nv == arm.n and not model.dof_armature.any()
+    model.opt.gravity[:] = [0, 0, -float(np.linalg.norm(arm.gravity))]
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(5)
+    worst = 0.0
+    for _ in range(states):
+        q, qd = rng.uniform(-np.pi, np.pi, arm.n), rng.normal(size=arm.n)
+        data.qpos[:], data.qvel[:] = q, qd
+        mujoco.mj_forward(model, data)
+        M = np.zeros((arm.n, arm.n))
+        mujoco.mj_fullM(model, data, M)
+        worst = max(worst, rel_err(mass_matrix(arm, q), M), rel_err(rnea(arm, q, qd, np.zeros(arm.n)), data.qfrc_bias))
+    return worst

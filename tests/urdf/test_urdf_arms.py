@@ -9,11 +9,10 @@ import pytest
 
 from designer.kinematics import NumericArm
 from designer.model import Convention
-from designer.numeric.recursive import mass_matrix, rnea
 from designer.urdf import import_urdf, urdf_text
 from designer.urdf.exporter import urdf_base
 
-from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd, rel_err
+from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd, mujoco_errors
 
 # (file, base, tip): None takes the default (the root; the only end, or where the branches part)
 ARMS = [
@@ -62,27 +61,6 @@ def test_panda_fingers_are_locked_and_lumped_or_dropped():
     assert "dropped:" in dropped.text()
 
 
-def _mujoco_errors(text: str, arm: NumericArm, tmp_path, states: int = 100) -> float:
-    mujoco = pytest.importorskip("mujoco")
-    path = tmp_path / "arm.urdf"
-    path.write_text(text)
-    model = mujoco.MjModel.from_xml_path(str(path))
-    # MuJoCo reads no armature, damping or friction into qM and qfrc_bias; make sure nothing crept in
-    assert model.nv == arm.n and not model.dof_armature.any()
-    model.opt.gravity[:] = [0, 0, -float(np.linalg.norm(arm.gravity))]
-    data = mujoco.MjData(model)
-    rng = np.random.default_rng(5)
-    worst = 0.0
-    for _ in range(states):
-        q, qd = rng.uniform(-np.pi, np.pi, arm.n), rng.normal(size=arm.n)
-        data.qpos[:], data.qvel[:] = q, qd
-        mujoco.mj_forward(model, data)
-        M = np.zeros((arm.n, arm.n))
-        mujoco.mj_fullM(model, data, M)
-        worst = max(worst, rel_err(mass_matrix(arm, q), M), rel_err(rnea(arm, q, qd, np.zeros(arm.n)), data.qfrc_bias))
-    return worst
-
-
 @pytest.mark.parametrize("relative,base,tip", ARMS[:8], ids=[a[0].split("/")[-1] for a in ARMS[:8]])
 def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, tmp_path):
     path = erd(relative)
@@ -101,4 +79,4 @@ def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, 
         q = np.linspace(-1, 1, arm.n)
         np.testing.assert_allclose(pin_chain.frame("tool", q), urdf_base(arm) @ arm.frames(q)[-1] @ arm.tool,
                                    atol=1e-12)
-        assert _mujoco_errors(text, arm, tmp_path) < 1e-9
+        assert mujoco_errors(text, arm, tmp_path) < 1e-9

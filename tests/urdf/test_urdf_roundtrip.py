@@ -15,8 +15,7 @@ from designer.project import load_project
 from designer.urdf import import_urdf, urdf_text
 from designer.urdf.exporter import urdf_base
 
-from tests.support.urdf_reference import PinChain, compare_with_pinocchio, rel_err
-from tests.urdf.test_urdf_arms import _mujoco_errors
+from tests.support.urdf_reference import PinChain, compare_with_pinocchio, mujoco_errors, rel_err
 
 ROBOTS = sorted((Path(__file__).resolve().parents[2] / "robots").glob("*.json"))
 
@@ -51,4 +50,4 @@ def test_exported_robot_in_mujoco(robot, tmp_path):
         extra = float(sum(abs(e) for e in link.inertia.entries())) + 1e-3
         return replace(link, mass=link.mass + 0.01, inertia=link.inertia + Inertia(extra, extra, extra))
     model = replace(model, links=tuple(physical(l) for l in model.links))
-    assert _mujoco_errors(urdf_text(model), NumericArm.from_model(model), tmp_path) < 1e-9
+    assert mujoco_errors(urdf_text(model), NumericArm.from_model(model), tmp_path) < 1e-9

@@ -1,0 +1,46 @@
+"""validate warns about an arm whose mass matrix is singular at every pose (issue 9, item 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from designer.model import Convention, Inertia, JointType, Link, Manipulator
+from designer.model.validation import Severity, validate
+
+
+def _arm(tip_inertia_zz: float, tip_joint: JointType = JointType.REVOLUTE, seed: int = 0) -> Manipulator:
+    rng = np.random.default_rng(seed)
+    links = [Link(JointType.REVOLUTE, a=float(rng.uniform(0.1, 0.5)), alpha=float(rng.uniform(-3, 3)),
+                  d=float(rng.uniform(-0.2, 0.2)), theta=0, mass=float(rng.uniform(1, 3)),
+                  com=tuple(float(c) for c in rng.uniform(-0.1, 0.1, 3)),
+                  inertia=Inertia(0.1, 0.12, 0.08, 0.01, 0.0, -0.005)) for _ in range(3)]
+    # last link: its mass on its own joint axis (standard DH: frame i-1's z is joint i's axis, and
+    # with a = alpha = 0 frame i's z is the same line), and no inertia about that axis
+    links.append(Link(tip_joint, a=0, alpha=0, d=0, theta=0, mass=1.0, com=(0, 0, 0.1),
+                      inertia=Inertia(0.1, 0.1, tip_inertia_zz)))
+    return Manipulator(links=tuple(links), convention=Convention.STANDARD, gravity=(0, 0, -9.81))
+
+
+def _singular_warnings(model: Manipulator) -> list:
+    return [p for p in validate(model) if p.severity is Severity.WARNING and "singular" in p.message]
+
+
+def test_a_point_mass_on_the_last_joint_axis_is_warned_about_naming_the_joint():
+    found = _singular_warnings(_arm(0.0))
+    assert [p.where for p in found] == ["links[4]"]
+
+
+def test_the_same_arm_with_inertia_about_the_axis_is_not():
+    assert _singular_warnings(_arm(1e-4)) == []
+
+
+def test_a_prismatic_tip_with_mass_is_not_singular():
+    # along its axis a prismatic joint moves the link's mass: no inertia about the axis is needed
+    assert _singular_warnings(_arm(0.0, JointType.PRISMATIC)) == []
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_random_arms_with_full_inertias_are_never_warned_about(seed):
+    assert _singular_warnings(_arm(0.05, seed=seed)) == []

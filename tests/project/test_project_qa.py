@@ -1,0 +1,49 @@
+"""Project files as other tools write them: numbers with rounding in them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from designer.project import ProjectError, from_dict
+
+
+def _doc(inertia) -> dict:
+    return {"format": "manipulator-designer", "version": 1, "convention": "standard",
+            "links": [{"joint": "R", "a": 0.3, "alpha": 0, "d": 0, "theta": 0, "mass": 1.0,
+                       "inertia": inertia}]}
+
+
+def _rotated(seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    return q @ np.diag([0.2, 0.3, 0.4]) @ q.T  # R D R^T: asymmetric by rounding
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_an_inertia_computed_as_r_d_rt_is_read(seed):
+    tensor = _rotated(seed)
+    model = from_dict(_doc(tensor.tolist()))
+    read = np.array(model.links[0].inertia.matrix(), dtype=float)
+    assert np.array_equal(read, read.T)
+    assert np.abs(read - tensor).max() <= 1e-15
+
+
+def test_the_rounding_case_is_really_asymmetric():
+    # the property above is only worth something if the tensors it reads are not exactly symmetric
+    assert any(not np.array_equal(_rotated(s), _rotated(s).T) for s in range(20))
+
+
+@pytest.mark.parametrize("off", [1e-9, 1e-3])
+def test_a_tensor_asymmetric_beyond_rounding_is_still_refused(off):
+    tensor = _rotated(1)
+    tensor[0][1] += off
+    with pytest.raises(ProjectError, match=r"links\[1\]\.inertia: not symmetric"):
+        from_dict(_doc(tensor.tolist()))
+
+
+def test_a_symbolic_asymmetry_is_refused():
+    with pytest.raises(ProjectError, match="not symmetric"):
+        from_dict(_doc([[1, "b", 0], ["b + 1e-20", 1, 0], [0, 0, 1]]) | {"parameters": {"b": 0.1}})
