@@ -46,16 +46,9 @@ def c_identifier(text: str, fallback: str = "arm") -> str:
     return f"{fallback}_{ident}" if ident[0].isdigit() else ident
 
 
-def _names(func: CodeFunction) -> dict:
-    names = {s: s.name for s, _, _ in func.joints}
-    names.update({s: f"p_{s.name}" for s, _ in func.params})
-    names.update({t: t.name for t, _ in func.temps})
-    return names
-
-
 def _function(func: CodeFunction, prefix: str) -> list[str]:
     args = [f"const double *{a}" for a in func.args] + ["const double *p", "double *out"]
-    printer = _Printer(_names(func))
+    printer = _Printer(func.variable_names())
     shape = f"{func.shape[0]} x {func.shape[1]}, row-major" if func.shape[1] > 1 else f"{func.size} values"
     out = [f"/* {func.doc}; out: {shape} */",
            f"void {prefix}_{func.name}({', '.join(args)})", "{"]

@@ -27,13 +27,6 @@ class _Printer(OctaveCodePrinter):
         return self._names.get(expr, expr.name)
 
 
-def _names(func: CodeFunction) -> dict:
-    names = {s: s.name for s, _, _ in func.joints}
-    names.update({s: f"p_{s.name}" for s, _ in func.params})
-    names.update({t: t.name for t, _ in func.temps})
-    return names
-
-
 def _number(value: float | None) -> str:
     return "NaN" if value is None else repr(float(value))
 
@@ -41,7 +34,7 @@ def _number(value: float | None) -> str:
 def _function(plan: CodePlan, func: CodeFunction, prefix: str) -> str:
     name = f"{prefix}_{func.name}"
     rows, cols = func.shape
-    printer = _Printer(_names(func))
+    printer = _Printer(func.variable_names())
     args = ", ".join(func.args)
     shape = f"{rows} x N" if cols == 1 else f"{rows} x {cols} x N"
     lines = [f"function out = {name}({args}, p)",

@@ -81,6 +81,13 @@ class CodeFunction:
         """``count_ops`` of the body after CSE."""
         return int(sum(sp.count_ops(e) for _, e in self.temps) + sum(sp.count_ops(e) for _, e in self.outputs))
 
+    def variable_names(self) -> dict:
+        """The name each symbol the body reads has in emitted code: joints as is, parameters p_NAME, temporaries."""
+        names = {s: s.name for s, _, _ in self.joints}
+        names.update({s: f"p_{s.name}" for s, _ in self.params})
+        names.update({t: t.name for t, _ in self.temps})
+        return names
+
 
 @dataclass(frozen=True)
 class CodePlan:

@@ -38,15 +38,8 @@ class _MathPrinter(PythonCodePrinter):
         return self._names.get(expr, expr.name)
 
 
-def _names(func: CodeFunction) -> dict:
-    names = {s: s.name for s, _, _ in func.joints}
-    names.update({s: f"p_{s.name}" for s, _ in func.params})
-    names.update({t: t.name for t, _ in func.temps})
-    return names
-
-
 def _math_function(func: CodeFunction) -> list[str]:
-    printer = _MathPrinter(_names(func))
+    printer = _MathPrinter(func.variable_names())
     out = [f"def {func.name}({', '.join(func.args)}, p=None):",
            f'    """{func.doc[0].upper() + func.doc[1:]}: {func.size} floats, row-major (one state)."""',
            "    p = _params(p)"]
@@ -64,7 +57,7 @@ def _math_function(func: CodeFunction) -> list[str]:
 
 
 def _function(func: CodeFunction) -> list[str]:
-    printer = _Printer(_names(func))
+    printer = _Printer(func.variable_names())
     rows, cols = func.shape
     one, many = (f"({rows},)", f"({rows}, N)") if cols == 1 else (f"({rows}, {cols})", f"({rows}, {cols}, N)")
     out = [f"def {func.name}({', '.join(func.args)}, p=None):",
