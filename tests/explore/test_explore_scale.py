@@ -35,7 +35,14 @@ def _cli(*argv: str, env: dict | None = None, **kw) -> subprocess.Popen:
     full.pop("DASK_SCHEDULER_ADDRESS", None)
     if env and "DASK_SCHEDULER_ADDRESS" in env:
         full["DASK_SCHEDULER_ADDRESS"] = env["DASK_SCHEDULER_ADDRESS"]
-    return subprocess.Popen([sys.executable, "-m", "designer", *argv], cwd=ROOT, env=full, **kw)
+    # Ctrl+C as a terminal sends it: a test run started in the background (nohup, `cmd &` in a script) hands
+    # its children SIGINT ignored, and Python then never raises KeyboardInterrupt
+    return subprocess.Popen([sys.executable, "-m", "designer", *argv], cwd=ROOT, env=full,
+                            preexec_fn=_default_sigint, **kw)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _finish(proc: subprocess.Popen, timeout: float = 600) -> tuple[int, str, str]:
