@@ -20,7 +20,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from . import algorithms as alg
 from .model import ArmModel, arm_model, cached
-from .protocol import solve_checked, states
+from .protocol import BatchQuantities, solve_checked, states
 from .trace import Tape, build
 
 __all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO"]
@@ -69,7 +69,7 @@ def _singular(*args):
     raise ZeroDivisionError("the mass matrix has a zero pivot at every state")
 
 
-class ArmDynamics:
+class ArmDynamics(BatchQuantities):
     """M, G, h, tau, forward dynamics and energy of one :class:`NumericArm` over states (..., n).
 
     Implements :class:`~designer.numeric.protocol.Dynamics`. Build it with :func:`arm_dynamics`
@@ -214,18 +214,6 @@ class ArmDynamics:
     def _batch(self):
         from .batch import BatchDynamics
         return BatchDynamics(self.arm)
-
-    def christoffel(self, q) -> np.ndarray:
-        """Christoffel symbols of the first kind (..., n, n, n), h_i = qd^T Gamma_i qd."""
-        return self._batch.christoffel(q)
-
-    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
-        """(Jv, Jw), each (..., B, 3, n): every body's COM (links, then point masses)."""
-        return self._batch.com_jacobians(q)
-
-    def tool_jacobian(self, q) -> np.ndarray:
-        """(..., 6, n) geometric Jacobian [v; w] of the last frame's origin."""
-        return self._batch.tool_jacobian(q)
 
     @cached_property
     def operations(self) -> dict[str, int]:

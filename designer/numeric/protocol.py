@@ -8,6 +8,7 @@ Results keep the leading shape: M is (..., n, n), G, h, tau and q'' are (..., n)
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -87,7 +88,27 @@ def solve_checked(M: np.ndarray, rhs: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.linalg.solve(M, rhs[..., None])[..., 0]
 
 
-class CompiledAdapter:
+class BatchQuantities:
+    """Christoffel symbols and Jacobians taken from a batch engine (``self._batch``, a
+    :class:`~designer.numeric.batch.BatchDynamics`): shared by the engines that compute M, G, h and tau
+    themselves."""
+
+    _batch: Any
+
+    def christoffel(self, q) -> np.ndarray:
+        """Christoffel symbols of the first kind (..., n, n, n), h_i = qd^T Gamma_i qd."""
+        return self._batch.christoffel(q)
+
+    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(Jv, Jw), each (..., B, 3, n): every body's COM (links, then point masses)."""
+        return self._batch.com_jacobians(q)
+
+    def tool_jacobian(self, q) -> np.ndarray:
+        """(..., 6, n) geometric Jacobian [v; w] of the tool point."""
+        return self._batch.tool_jacobian(q)
+
+
+class CompiledAdapter(BatchQuantities):
     """:class:`Dynamics` over compiled symbolic equations.
 
     ``compiled`` needs ``n`` and the single-state calls ``M(q)``, ``G(q)``, ``h(q, qd)``,
@@ -103,22 +124,13 @@ class CompiledAdapter:
         self.n = int(compiled.n)
         self.arm = arm
 
-    @property
-    def _batch(self):
+    @cached_property
+    def _batch(self):  # built once, on the first call that needs it
         if self.arm is None:
             raise ValueError("Christoffel symbols and Jacobians of compiled equations need the arm: "
                              "CompiledAdapter(compiled, arm)")
         from .batch import BatchDynamics
         return BatchDynamics(self.arm, self.compiled)
-
-    def christoffel(self, q) -> np.ndarray:
-        return self._batch.christoffel(q)
-
-    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
-        return self._batch.com_jacobians(q)
-
-    def tool_jacobian(self, q) -> np.ndarray:
-        return self._batch.tool_jacobian(q)
 
     def _apply(self, one, many, names, values, tail: tuple[int, ...]) -> np.ndarray:
         arrays = states(self.n, *zip(names, values))
