@@ -38,14 +38,19 @@ class _MathPrinter(PythonCodePrinter):
         return self._names.get(expr, expr.name)
 
 
+def _reads_and_temps(func: CodeFunction, printer) -> list[str]:
+    """The body's first lines, the same in both flavours: joint and parameter reads, then the CSE temporaries."""
+    return ([f"    {s.name} = {arr}[{k}]" for s, arr, k in func.joints]
+            + [f"    p_{s.name} = p[{k}]" for s, k in func.params]
+            + [f"    {t.name} = {printer.doprint(e)}" for t, e in func.temps])
+
+
 def _math_function(func: CodeFunction) -> list[str]:
     printer = _MathPrinter(func.variable_names())
     out = [f"def {func.name}({', '.join(func.args)}, p=None):",
            f'    """{func.doc[0].upper() + func.doc[1:]}: {func.size} floats, row-major (one state)."""',
            "    p = _params(p)"]
-    out += [f"    {s.name} = {arr}[{k}]" for s, arr, k in func.joints]
-    out += [f"    p_{s.name} = p[{k}]" for s, k in func.params]
-    out += [f"    {t.name} = {printer.doprint(e)}" for t, e in func.temps]
+    out += _reads_and_temps(func, printer)
     out.append(f"    out = [0.0] * {func.size}")
     for targets, expr in func.outputs:
         if expr == 0:
@@ -66,9 +71,7 @@ def _function(func: CodeFunction) -> list[str]:
            f"    shape = {func.args[0]}.shape[1:]"]
     for a in func.args[1:]:
         out.append(f"    {a} = numpy.asarray({a}, dtype=float)")
-    out += [f"    {s.name} = {arr}[{k}]" for s, arr, k in func.joints]
-    out += [f"    p_{s.name} = p[{k}]" for s, k in func.params]
-    out += [f"    {t.name} = {printer.doprint(e)}" for t, e in func.temps]
+    out += _reads_and_temps(func, printer)
     out.append(f"    out = numpy.zeros(({rows * cols},) + shape)")
     for targets, expr in func.outputs:
         if expr == 0:
