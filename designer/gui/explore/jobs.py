@@ -21,7 +21,7 @@ from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
 
-__all__ = ["MapResult", "map_job", "sweep_job", "Comparison", "compare_job", "conditions_job",
+__all__ = ["MapResult", "map_job", "sweep_job", "Comparison", "compare_job",
            "evaluate_chunked", "CHUNK_STATES"]
 
 BLOCK_STATES = 10_000   # workspace states per block of designs in a sweep (~0.5 s for a six-joint arm)
@@ -81,13 +81,3 @@ def compare_job(model_a: Manipulator, model_b: Manipulator, metric: str, joint: 
     Q[:, joint - 1] = x
     curve_a, curve_b = evaluate(arm_a, Q, spec, ratings), evaluate(arm_b, Q, spec, ratings)
     return Comparison(rows, joint, x, curve_a, curve_b, spec.label)
-
-
-def conditions_job(model: Manipulator, kind: str, targets, unknowns, token: CancelToken) -> Job:
-    """:func:`designer.explore.conditions.find_conditions` as one step (sympy cannot be interrupted;
-    a cancel takes effect when it returns)."""
-    from ...explore.conditions import find_conditions
-    yield Progress("conditions", None, "deriving M and G and solving the coefficient equations")
-    result = find_conditions(model, kind, targets or None, unknowns or None)
-    token.check()
-    return result
