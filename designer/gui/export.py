@@ -1,8 +1,9 @@
 """The Export menu: the equations report (LaTeX, Markdown, HTML, JSON) and generated code (C, Python).
 
 Writing a report of large equations takes a while (printing, operation
-counts, common subexpressions), so it runs as a job in a worker process and
-the file is written when the text comes back.
+counts, common subexpressions), so it runs as a job in a worker process, on the
+window's export job line (progress and Cancel in the status bar), and the file
+is written when the text comes back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
 from .folders import remember_folder, safe_file_name
-from .worker import start_job
 
 __all__ = ["build_menu", "export_report", "export_code", "REPORT_FORMATS", "CODE_LANGUAGES"]
 
@@ -74,7 +74,6 @@ def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
     job = ProcessJob(call_job, (make_text, args, what, target.name))
 
     def write(text: str) -> None:
-        window.export_worker = None
         try:
             target.write_text(text, encoding="utf-8")
         except OSError as exc:
@@ -84,11 +83,11 @@ def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
         window.exported.emit(str(target))
 
     def fail(message: str, details: str) -> None:
-        window.export_worker = None
         QMessageBox.critical(window, "Export", f"{what} failed: {message}")
 
     window.show_message(f"{what}…")
-    window.export_worker = start_job(job, finished=write, failed=fail)
+    window.export_jobs.start(what, job, write, on_failed=fail,
+                             on_cancelled=lambda: window.show_message(f"{what}: cancelled"))
 
 
 def export_report(window, fmt: ReportFormat | str, path=None) -> bool:

@@ -22,6 +22,7 @@ from .folders import KEY as FOLDER_KEY
 from .folders import last_folder, remember_folder, safe_file_name
 from .document import Document
 from .inspector import LinkInspector
+from .job_runner import JobRunner
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
 from .readout import KinematicsReadout
@@ -75,7 +76,6 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
-        self.export_worker = None
         self.docs_window: help_windows.DocsWindow | None = None
         self.view_actions: dict[str, QAction] = {}
 
@@ -135,6 +135,11 @@ class MainWindow(QMainWindow):
         main.setStretchFactor(1, 1)
         self.setCentralWidget(main)
         self.splitters = {"main": main, "left": left}
+        # File > Export's job line: progress and Cancel in the status bar while a file is written
+        self.export_jobs = JobRunner(self, status_line=False, show_errors=False, hide_when_idle=True)
+        self.export_jobs.progress.setMaximumWidth(220)
+        self.statusBar().addPermanentWidget(self.export_jobs)
+        self.export_jobs.hide()
         self.fit_to_screen()
         self._restore_layout()
 
@@ -528,6 +533,7 @@ class MainWindow(QMainWindow):
         self.derivation.cancel()
         self.explore.cancel()
         self.simulate.cancel()
+        self.export_jobs.cancel()
         self.autosave_timer.stop()
         self.burst_timer.stop()
         self.recovery.discard()
