@@ -98,6 +98,9 @@ def _equations(window):
 
 def export_design_report(window, fmt: str, path=None) -> bool:
     """Grab the figures and write the report (``fmt`` "html" or "pdf") to ``path`` (asked when None)."""
+    from .export import export_busy
+    if export_busy(window):
+        return False
     text, file_filter, suffix = FORMATS[fmt]
     if path is None:
         doc = window.document

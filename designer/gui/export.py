@@ -19,7 +19,7 @@ from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
 from .folders import remember_folder, safe_file_name
 
-__all__ = ["build_menu", "export_report", "export_code", "REPORT_FORMATS", "CODE_LANGUAGES"]
+__all__ = ["build_menu", "export_report", "export_code", "export_busy", "REPORT_FORMATS", "CODE_LANGUAGES"]
 
 # what the menu offers: format -> (menu text, file filter)
 REPORT_FORMATS = {
@@ -40,6 +40,16 @@ def build_menu(window, menu) -> None:
     menu.addSeparator()
     for lang, (text, _filter) in CODE_LANGUAGES.items():
         window._action(menu, text, lambda lang=lang: export_code(window, lang))
+
+
+def export_busy(window) -> bool:
+    """True (and a message box saying so) while another export is being written: one at a time, and
+    starting a second must not silently cancel the first."""
+    if window.export_jobs.busy:
+        QMessageBox.information(window, "Export", f"{window.export_jobs.title} is still running: wait for it "
+                                "or cancel it (status bar) first.")
+        return True
+    return False
 
 
 def _equations(window):
@@ -105,6 +115,8 @@ def export_code(window, lang: Language | str, path=None) -> bool:
 
 
 def _export(window, title: str, suffix: str, file_filter: str, path, what: str, make_text, kind) -> bool:
+    if export_busy(window):
+        return False
     eq = _equations(window)
     if eq is None:
         return False
