@@ -134,8 +134,9 @@ def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
             # the export's job line shows in the status bar until the file is written
             assert window.export_jobs.busy and window.export_jobs.isVisible()
             if fmt == "html":   # a second export meanwhile waits its turn; the first is not cancelled
-                said = []
-                monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text, *a: said.append(text))
+                said: list[str] = []
+                monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text, *a, said=said:
+                                    said.append(text))
                 assert not export.export_report(window, "latex", tmp_path / "second.tex")
                 assert said and "still running" in said[0] and window.export_jobs.busy
         assert not window.export_jobs.isVisible() and window.export_jobs.progress.format() == "done"
