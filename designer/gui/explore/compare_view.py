@@ -165,8 +165,8 @@ class CompareView(ExploreView):
             metric, q = self.context.metric_text(), self.context.q.copy()
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.context.ratings(model.n)
             return self.context.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
-                                                                       samples, ratings, token),
-                                      lambda result: self.show_result(result, label), owner=self)
+                                                                         samples, ratings, token),
+                                        lambda result: self.show_result(result, label), owner=self)
         return self.context.guarded("A/B", start)
 
     def rows(self) -> list[dict]:

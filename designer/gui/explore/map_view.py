@@ -150,8 +150,8 @@ class MapView(ExploreView):
             metric, q = self.context.metric_text(), self.context.q.copy()
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             return self.context.run_job("Map", lambda token: map_job(arm, metric, joints, q, steps, samples,
-                                                                  sampling, ratings, token),
-                                      lambda result: self.show_result(result, model), owner=self)
+                                                                    sampling, ratings, token),
+                                        lambda result: self.show_result(result, model), owner=self)
         return self.context.guarded("Map", start)
 
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:

@@ -128,7 +128,7 @@ class SignificanceView(ExploreView):
             args = (model, arm, ratings.speed, ratings.acceleration, self.threshold.value() / 100.0,
                     self.samples.value(), self.count_ops.isChecked())
             return self.context.run_job("Significance", lambda token: significance_job(*args, token), self.show_result,
-                                      owner=self)
+                                        owner=self)
         return self.context.guarded("Significance", start)
 
     def show_result(self, result: SignificanceResult) -> None:

@@ -223,7 +223,7 @@ class SizingView(ExploreView):
                     raise ValueError("the payload envelope needs the joints' rated torque (Rated fields above)")
                 payload = (torque, self.reach.value(), 21)
             return self.context.run_job("Sizing", lambda token: sizing_job(arm, move, gear, rotor, payload, token),
-                                      self.show_result, owner=self)
+                                        self.show_result, owner=self)
         return self.context.guarded("Sizing", start)
 
     def show_result(self, result: SizingOutput) -> None:

@@ -185,7 +185,7 @@ class SweepView(ExploreView):
             compute = self.compute_button.compute()
             self.context.arm(model)  # a missing parameter value is named before the sweep starts
             return self.context.run_job("Sweep", lambda token: sweep_job(model, spec, token, compute=compute),
-                                      lambda result: self.show_result(result, model), owner=self)
+                                        lambda result: self.show_result(result, model), owner=self)
         return self.context.guarded("Sweep", start)
 
     def show_result(self, result: SweepResult, model: Manipulator | None = None) -> None:
@@ -203,7 +203,7 @@ class SweepView(ExploreView):
         if result.errors:
             first = next(iter(result.errors.values()))
             self.context.show_error(f"Sweep: {len(result.errors)} of {len(result.designs)} designs have no values "
-                                  f"(first: {first})")
+                                    f"(first: {first})")
         self.finished.emit(result)
 
     def _draw(self) -> None:

@@ -94,7 +94,7 @@ class WorkspaceView(ExploreView):
             metric, ratings = self.context.metric_text(), self.context.ratings(arm.n)
             count, sampling = self.samples.value(), self.sampling.currentData()
             return self.context.run_job("Workspace", lambda token: workspace_job(arm, metric, count, sampling,
-                                                                               ratings, token), self.show_result,
+                                                                                 ratings, token), self.show_result,
                                         owner=self)
         return self.context.guarded("Workspace", start)
 
