@@ -123,7 +123,11 @@ def test_a_replaced_job_is_cancelled_and_its_late_events_dropped(qtbot):
 
 
 def test_hide_when_idle_shows_the_runner_only_while_a_job_runs(qtbot):
-    runner = make_runner(qtbot, hide_when_idle=True, show_errors=False)
+    from PySide6.QtWidgets import QWidget
+    window = QWidget()
+    qtbot.addWidget(window)
+    runner = JobRunner(window, hide_when_idle=True, show_errors=False)
+    window.show()
     assert not runner.isVisible()
     gate = threading.Event()
     runner.start("Export", stepping_job(2, gate), lambda r: None)
