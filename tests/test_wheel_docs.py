@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,8 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 def wheel(tmp_path_factory) -> Path:
     pytest.importorskip("wheel")   # the offline build below needs it (the test extra has it)
     out = tmp_path_factory.mktemp("wheel")
+    # a copy of what the build reads: pip builds in the source folder, whose build/ would outlive the test
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    for folder in ("designer", "docs"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "_docs"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                            "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=600)
+                            "-w", str(out), str(src)], capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr[-2000:]
     wheels = list(out.glob("manipulator_designer-*.whl"))
     assert len(wheels) == 1, wheels
