@@ -180,7 +180,7 @@ class JobRunner(QWidget):
             self.ended.emit(title, "cancelled")
 
         def progress(step: Progress) -> None:
-            if self._alive(worker) and not worker.token.cancelled:
+            if worker is not None and self._alive(worker) and not worker.token.cancelled:
                 self._progress(step)
                 self.progressed.emit(step)
 
@@ -197,7 +197,7 @@ class JobRunner(QWidget):
 
     def cancel(self) -> None:
         """Ask the running job to stop; its ``cancelled`` end follows."""
-        if self.busy:
+        if self.worker is not None and not self.worker.done:
             self.worker.cancel()
             self._say("cancelling…")
         self.cancel_button.setEnabled(False)

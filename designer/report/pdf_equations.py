@@ -77,48 +77,55 @@ def equation_items(eq: Equations, budget: int = BUDGET_LINES) -> list[Typeset | 
     return items
 
 
+class _Pages:
+    """A4 pages filled top to bottom: :meth:`room` starts a new page when the next item would not fit."""
+
+    def __init__(self, pdf, heading: str):
+        self.pdf, self.heading = pdf, heading
+        self.count = 0
+        self.fig = self._new()
+        self.y = TOP   # inches from the top of the current page
+
+    def _new(self):
+        from matplotlib.figure import Figure as Page
+        fig = Page(figsize=PAGE)
+        fig.text(MARGIN / PAGE[0], 1 - 0.35 / PAGE[1], self.heading + (" (continued)" if self.count else ""),
+                 va="top", fontsize=12, weight="bold")
+        self.count += 1
+        return fig
+
+    def room(self, h: float) -> None:
+        if self.y + h > PAGE[1] - BOTTOM and self.y > TOP:   # an item taller than a page gets a page of its own
+            self.pdf.savefig(self.fig)
+            self.fig = self._new()
+            self.y = TOP
+
+    def close(self) -> None:
+        self.pdf.savefig(self.fig)
+
+
 def equation_pages(pdf, heading: str, items: list[Typeset | Plain]) -> int:
     """Lay ``items`` out on A4 pages of ``pdf`` (a matplotlib PdfPages); returns the page count."""
-    from matplotlib.figure import Figure as Page
-
     width_in, height_in = PAGE
     usable_w = width_in - 2 * MARGIN
-    pages = 0
-    fig = None
-    y = 0.0   # inches from the top of the current page
-
-    def new_page():
-        nonlocal fig, y, pages
-        if fig is not None:
-            pdf.savefig(fig)
-        fig = Page(figsize=PAGE)
-        fig.text(MARGIN / width_in, 1 - 0.35 / height_in, heading + (" (continued)" if pages else ""),
-                 va="top", fontsize=12, weight="bold")
-        pages += 1
-        y = TOP
-
-    def room(h: float) -> None:
-        if fig is None or (y + h > height_in - BOTTOM and y > TOP):
-            new_page()
-
+    pages = _Pages(pdf, heading)
     for item in items:
         if isinstance(item, Typeset):
             rows, cols = item.image.shape[:2]
             h, w = rows / DPI, cols / DPI
             if w > usable_w:   # a wide line is shrunk to the page, never clipped
                 h, w = h * usable_w / w, usable_w
-            room(h)
-            ax = fig.add_axes((MARGIN / width_in, 1 - (y + h) / height_in, w / width_in, h / height_in))
+            pages.room(h)
+            ax = pages.fig.add_axes((MARGIN / width_in, 1 - (pages.y + h) / height_in, w / width_in, h / height_in))
             ax.imshow(item.image, interpolation="antialiased", aspect="auto")
             ax.axis("off")
-            y += h + GAP
+            pages.y += h + GAP
         else:
             for line in item.lines:
-                room(TEXT_STEP)
-                fig.text(MARGIN / width_in, 1 - y / height_in, line, va="top", family="monospace",
-                         fontsize=TEXT_PT)
-                y += TEXT_STEP
-            y += GAP
-    if fig is not None:
-        pdf.savefig(fig)
-    return pages
+                pages.room(TEXT_STEP)
+                pages.fig.text(MARGIN / width_in, 1 - pages.y / height_in, line, va="top", family="monospace",
+                               fontsize=TEXT_PT)
+                pages.y += TEXT_STEP
+            pages.y += GAP
+    pages.close()
+    return pages.count
