@@ -150,3 +150,18 @@ def test_plain_message():
     assert plain_message("ValueError: entry 3 is empty") == "entry 3 is empty"
     assert plain_message("KeyError: 'x'") == "KeyError: 'x'"
     assert plain_message("no colon here") == "no colon here"
+
+
+def test_a_destroyed_runner_stops_its_job(qtbot):
+    """Closing the window that holds a runner cancels its job (the worker process is stopped)."""
+    from PySide6.QtWidgets import QWidget
+    window = QWidget()
+    runner = JobRunner(window)
+    seen = []
+    runner.progressed.connect(seen.append)
+    worker = runner.start("Sleep", ProcessJob(pj.sleeping_job, (60,)), lambda r: None)
+    qtbot.waitUntil(lambda: bool(seen), timeout=60_000)
+    assert not worker.token.cancelled
+    window.deleteLater()
+    qtbot.waitUntil(lambda: worker.token.cancelled, timeout=5_000)
+    qtbot.waitUntil(lambda: worker.done, timeout=10_000)
