@@ -138,6 +138,8 @@ def octave(runs: int) -> None:
 
 
 def generic_codegen(timeout: float) -> None:
+    import resource
+
     from benchmarks.bench_anyarm import _run
     from designer.project.io import save_project
     from tests.support.anyarm_arms import generic_arm
@@ -148,8 +150,13 @@ def generic_codegen(timeout: float) -> None:
             for extra in (["--parameters", "base"], []):
                 args = ["codegen", str(path), "--lang", "c", *extra, "--out", str(path.with_suffix(".c")), "--quiet"]
                 label = "base" if extra else "standard"
-                print(f"generic 7-joint arm ({convention.value} DH), codegen --lang c, {label} parameters:",
-                      _run(ROOT, args, timeout), flush=True)
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wall = _run(ROOT, args, timeout)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                # CPU seconds beside the wall time: on a shared machine the wall time also counts waiting
+                print(f"generic 7-joint arm ({convention.value} DH), codegen --lang c, {label} parameters:"
+                      f" {wall} (CPU {cpu:.1f} s)", flush=True)
 
 
 def main() -> int:

@@ -101,15 +101,18 @@ def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[
                 wrenches[j] = _wrench(unit, *kin[j])
                 for i, t in enumerate(_backward(chain, wrenches, j + 1)):
                     Yj[i, 10 * j + k] = t
-    # pi' = T pi per link (identity in the modified convention)
+    # pi' = T pi per link (identity in the modified convention): standard column k gathers c * (column l)
     moved = joint_frame_parameters(model, symbols)
     Y = sp.zeros(n, 10 * n)
-    for j in range(n):
-        for l, expr in enumerate(moved[j]):
-            coeffs = sp.Poly(sp.expand(expr), *symbols[10 * j:10 * j + 10]).as_dict() if expr != 0 else {}
-            for monom, c in coeffs.items():
-                k = monom.index(1)
+    with distribute(False):  # a float coefficient would be distributed over every sum it multiplies
+        for j in range(n):
+            gather: list[list] = [[] for _ in range(10)]
+            for l, expr in enumerate(moved[j]):
+                coeffs = sp.Poly(sp.expand(expr), *symbols[10 * j:10 * j + 10]).as_dict() if expr != 0 else {}
+                for monom, c in coeffs.items():
+                    gather[monom.index(1)].append((l, c))
+            for k in range(10):
                 for i in range(n):
-                    if Yj[i, 10 * j + l] != 0:
-                        Y[i, 10 * j + k] += Yj[i, 10 * j + l] * c
+                    terms = [_mul(Yj[i, 10 * j + l], c) for l, c in gather[k] if Yj[i, 10 * j + l] != 0]
+                    Y[i, 10 * j + k] = sp.Add(*terms) if terms else ZERO
     return Y, names
