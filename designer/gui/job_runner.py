@@ -31,7 +31,7 @@ STALE_STYLE = ("QLabel { background: #fff3c4; color: #6b4e00; border: 1px solid 
 # exception names of input mistakes: their messages are shown without the name
 _USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
                 "ExploreInputError", "ProjectError", "ExpressionError", "IKError", "SingularConfigurationError",
-                "TrajectoryError", "SizingError")
+                "TrajectoryError", "SizingError", "ComputeError")
 
 
 def plain_message(message: str) -> str:
