@@ -15,7 +15,8 @@ from sympy.core.parameters import distribute
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
-from .customized import _chain, _cross, _mul, _u_matrix, _vadd, _matvec, base_motion, custom_mass_matrix, link_step
+from .customized import (_add, _chain, _cross, _matvec, _mul, _u_matrix, _vadd, base_motion, custom_mass_matrix,
+                         link_step)
 from .inertial import parameter_names, split
 
 __all__ = ["standard_tau", "standard_mass_matrix", "symbolic_regressor"]
@@ -44,8 +45,22 @@ def _wrench(pi, w, wd, vd, U):
     """Force and moment about the joint-frame origin of a body with parameters pi (ten, joint frame)."""
     m, ms, J = split(pi)
     f = _vadd([_mul(m, x) for x in vd], _matvec(U, ms))
-    n = _vadd(_matvec(J, wd), _cross(w, _matvec(J, w)), _cross(ms, vd))
-    return f, n
+    return f, _vadd(_inertia_moment(J, w, wd, U), _cross(ms, vd))
+
+
+def _inertia_moment(J, w, wd, U) -> list:
+    """J wd + w x (J w) on the products w_i w_j and the entries of U (Khalil's grouped form): each
+    inertia parameter multiplies one shared factor, so a zero (grouped) parameter removes a
+    product and YY - ZZ etc. are formed on the parameters, not on the rates."""
+    (XX, XY, XZ), (_, YY, YZ), (_, _, ZZ) = J
+    sq = [_mul(x, x) for x in w]
+    xy, xz, yz = _mul(w[0], w[1]), _mul(w[0], w[2]), _mul(w[1], w[2])
+    return [_add(_mul(XX, wd[0]), -_mul(XY, U[2][0]), _mul(XZ, U[1][0]), _mul(YZ, _add(sq[1], -sq[2])),
+                 _mul(_add(ZZ, -YY), yz)),
+            _add(_mul(YY, wd[1]), _mul(XY, U[2][1]), -_mul(YZ, U[0][1]), _mul(XZ, _add(sq[2], -sq[0])),
+                 _mul(_add(XX, -ZZ), xz)),
+            _add(_mul(ZZ, wd[2]), -_mul(XZ, U[1][2]), _mul(YZ, U[0][2]), _mul(XY, _add(sq[0], -sq[1])),
+                 _mul(_add(YY, -XX), xy))]
 
 
 def _backward(chain, wrenches, n: int) -> list:
