@@ -15,7 +15,7 @@ from sympy.core.parameters import distribute
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
-from .customized import (_add, _chain, _cross, _matvec, _mul, _u_matrix, _vadd, base_motion, custom_mass_matrix,
+from .customized import (_Joint, _add, _chain, _cross, _matvec, _mul, _u_matrix, _vadd, base_motion, custom_mass_matrix,
                          link_step)
 from .inertial import parameter_names, split
 
@@ -33,12 +33,34 @@ def _kinematics(model: Manipulator, chain, token: CancelToken, qd=None, qdd=None
     w, wd, vd = base_motion(model)  # gravity in frame 0 (turned from the world when the project says so)
     U = None
     out = []
+    before = (w, wd)  # (w, wd) of frame (j-2)'
     for j, jt in enumerate(chain):
         token.check()
+        parent = (w, wd)
         w, wd, vd = link_step(jt, w, wd, vd, U, qd[j], qdd[j])
+        if j and _parallel(chain[j - 1], jt):
+            w, wd = _composed(chain[j - 1], jt, *before, qd[j - 1] + qd[j], qdd[j - 1] + qdd[j])
+        before = parent
         U = _u_matrix(w, wd)
         out.append((w, wd, vd, U))
     return out
+
+
+def _parallel(first, second) -> bool:
+    """Two revolute joints with parallel axes (no twist between them)."""
+    return first.revolute and second.revolute and second.alpha == 0
+
+
+def _composed(first, second, w, wd, qd, qdd) -> tuple[list, list]:
+    """(w, wd) of the second of two parallel revolute joints straight from the frame before the first:
+    one rotation by theta_1 + theta_2 and the summed rates (sin(q2 + q3) on the PUMA rather than
+    products of sin q2, cos q3, ...; the position offset between them does not enter w or wd)."""
+    theta, alpha = first.theta + second.theta, first.alpha
+    ct, st, ca, sa = sp.cos(theta), sp.sin(theta), sp.cos(alpha), sp.sin(alpha)
+    R = [[ct, -st, ZERO], [_mul(ca, st), _mul(ca, ct), -sa], [_mul(sa, st), _mul(sa, ct), ca]]
+    both = _Joint(True, R, [ZERO] * 3, [], theta, alpha)
+    w, wd, _ = link_step(both, w, wd, [ZERO] * 3, None, qd, qdd)
+    return w, wd
 
 
 def _wrench(pi, w, wd, vd, U):

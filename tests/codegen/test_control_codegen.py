@@ -70,6 +70,34 @@ def test_base_parameter_recursions_give_tau_and_m(make):
                                    atol=1e-10 * np.abs(M_ref).max())
 
 
+def _with_parallel_joints(convention: Convention, n: int):
+    """A random right-angled arm with at least two consecutive parallel revolute joints (the
+    recursion then turns by theta_1 + theta_2 at once)."""
+    from designer.dynamics.customized import _chain
+    from designer.dynamics.standard_ne import _parallel
+    for seed in range(100):
+        model = random_model(np.random.default_rng(seed), n, convention, True)
+        chain = _chain(model)
+        if sum(_parallel(a, b) for a, b in zip(chain, chain[1:])) >= 2:
+            return model
+    raise AssertionError("no arm with parallel joints among the seeds")
+
+
+@pytest.mark.parametrize("convention", list(Convention))
+def test_parallel_joints_tau_matches_pinocchio(convention):
+    model = _with_parallel_joints(convention, 6)
+    bp = base_parameters(model)
+    syms = [sp.Symbol(s, real=True) for s in bp.names]
+    tau_f = _lambdify(model, list(standard_tau(model, bp.joint_frame_inputs())), syms)
+    beta = bp.values(standard_parameter_values(NumericArm.from_model(model)))
+    pm = pin_model(model)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, model.n))
+        tau_ref, _ = pin_rnea_crba(pm, q, qd, qdd)
+        np.testing.assert_allclose(tau_f(q, qd, qdd, beta), tau_ref, atol=1e-10 * np.abs(tau_ref).max())
+
+
 def test_puma_base_parameter_tau_is_cheaper():
     """Symbolic lengths and ten symbolic inertial parameters per link: 763 operations for tau with the
     standard parameters (benchmarks/bench_derive.py); far fewer with the base parameters."""
