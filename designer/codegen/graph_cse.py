@@ -73,17 +73,21 @@ def graph_symbols(exprs) -> set:
 
 
 def fold_negations(temps: list, outputs: list) -> tuple[list, list]:
-    """``temps`` and ``outputs`` with every temporary that is a negated product or symbol (``x9 = -x8``,
-    ``x4 = -x2*x3``: ``sympy.cse`` names the -1 it pulls out of sums) written into its uses: the
-    sign then joins the sums that read it (``a - x8`` rather than ``a + x9``), one negation fewer
-    per such temporary. Temporaries must come in an order that evaluates."""
+    """``temps`` and ``outputs`` with the sign of every temporary that is a negated product or symbol
+    (``x9 = -x8``, ``x4 = -x2*x3``: ``sympy.cse`` names the -1 it pulls out of sums) moved into its
+    uses: the sign then joins the sums that read it (``a - x8`` rather than ``a + x9``), one
+    negation fewer per such temporary. Temporaries must come in an order that evaluates."""
     sub: dict = {}
     kept = []
     for sym, value in temps:
         value = value.xreplace(sub) if sub else value
         if isinstance(value, sp.Mul) and value.args[0] == -1:
-            sub[sym] = value
-            continue
+            positive = sp.Mul(*value.args[1:])
+            if not positive.args:  # -symbol: no temporary at all
+                sub[sym] = value
+                continue
+            sub[sym] = -sym  # the product stays one temporary (inlined it would be recomputed), without its sign
+            value = positive
         kept.append((sym, value))
     return kept, [sp.sympify(e).xreplace(sub) for e in outputs] if sub else list(outputs)
 
