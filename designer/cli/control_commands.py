@@ -173,7 +173,7 @@ def codegen_control(args, derive, progress) -> int:
 
     from ..codegen.control_plan import extra_functions, plan_base_code
     from ..codegen.plan import plan_code
-    from ..dynamics.results import SimplifyMode
+    from ..dynamics.results import Form, SimplifyMode
     from ..jobs import Progress
 
     if args.lang == "matlab" and not args.out:
@@ -191,7 +191,9 @@ def codegen_control(args, derive, progress) -> int:
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = extra_functions(plan_code(eq, args.form, getattr(args, "drives", False)), eq.model)
+            # the compact M (without drive terms: they leave C alone) is the graph C is differentiated from
+            mass = eq.mass_matrix if eq.form is Form.COMPACT else None
+            plan = extra_functions(plan_code(eq, args.form, getattr(args, "drives", False)), eq.model, mass=mass)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..dynamics.results import Equations, Form, Method, SimplifyMode
-from ..jobs import NEVER
 from .common import UserError, load_model, write_output
 from .progress import add_quiet, job_bar
 
@@ -82,6 +81,18 @@ def _derive(args, progress) -> Equations:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
 
+def _compact(args, progress) -> Equations:
+    """The compact recursive graphs alone, for ``codegen --form compact`` (no report, no closed form)."""
+    from ..dynamics.engine import compact_equations_job
+    from ..jobs import run
+
+    model = load_model(args.project)
+    try:
+        return run(compact_equations_job(model, Method(args.method)), progress)
+    except (ValueError, ArithmeticError) as exc:
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+
+
 def cmd_derive(args) -> int:
     from ..jobs import Progress
     from ..report import render
@@ -109,17 +120,10 @@ def cmd_codegen(args) -> int:
     if args.lang != "python" or args.parameters == "base":  # header, defaults, C(q, qd), regressor
         from .control_commands import codegen_control
         with job_bar(args.quiet, desc="codegen") as progress:
-            return codegen_control(args, _derive, progress)
+            return codegen_control(args, _compact if args.form == "compact" else _derive, progress)
     try:
         with job_bar(args.quiet, desc="codegen") as progress:
-            if args.form == "compact":  # the derivation only carries the model: the recursive graphs
-                from ..dynamics.engine import compact_job
-                from ..jobs import run
-                model = load_model(args.project)
-                tau, M, G, h = run(compact_job(model, NEVER))
-                eq = Equations(Method(args.method), model, SimplifyMode.OFF, {}, tau, M, G, h, form=Form.COMPACT)
-            else:
-                eq = _derive(args, progress)
+            eq = (_compact if args.form == "compact" else _derive)(args, progress)
             progress(Progress("common subexpressions"))
             source = generate(eq, args.lang, prefix=args.prefix, form=args.form, drives=args.drives)
     except UserError:  # already says what and where (a UserError is a ValueError too)

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import sympy as sp
 
+from ..jobs import NEVER, CancelToken
+
 __all__ = ["graph_cse"]
 
 
@@ -23,13 +25,21 @@ def _trivial(e: sp.Basic) -> bool:
     return isinstance(e, sp.Mul) and len(e.args) == 2 and e.args[0] == -1 and not e.args[1].args
 
 
-def graph_cse(exprs: list, symbols: Iterator[sp.Symbol]) -> tuple[list, list]:
+#: nodes visited between two cancel checks (a few milliseconds)
+CHECK_EVERY = 4096
+
+
+def graph_cse(exprs: list, symbols: Iterator[sp.Symbol], token: CancelToken = NEVER) -> tuple[list, list]:
     """(replacements, reduced) like ``sympy.cse``: every non-trivial node with two or more uses
     becomes a temporary, in an order that evaluates."""
     uses: dict = {}
     order: list = []
     stack = [(sp.sympify(e), False) for e in reversed(exprs)]
+    steps = 0
     while stack:  # iterative post-order: the graphs are deeper than Python's recursion limit
+        steps += 1
+        if steps % CHECK_EVERY == 0:
+            token.check()
         node, done = stack.pop()
         if done:
             order.append(node)
@@ -43,7 +53,9 @@ def graph_cse(exprs: list, symbols: Iterator[sp.Symbol]) -> tuple[list, list]:
             stack.extend((a, False) for a in reversed(node.args))
     rebuilt: dict = {}
     temps: list = []
-    for node in order:  # children before parents
+    for k, node in enumerate(order):  # children before parents
+        if k % CHECK_EVERY == 0:
+            token.check()
         args = [rebuilt.get(a, a) for a in node.args]
         new = node if all(x is y for x, y in zip(args, node.args)) else node.func(*args, evaluate=False)
         if uses[node] > 1 and not _trivial(node):
@@ -75,20 +87,23 @@ def ordered_assignments(assignments: list) -> list:
     return out
 
 
-def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = None) -> tuple[list, list]:
+def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = None,
+              token: CancelToken = NEVER) -> tuple[list, list]:
     """:func:`graph_cse`, then ``sympy.cse`` over the small pieces (common factors inside sums and
     products): the operation counts of ``sympy.cse`` alone, in a fraction of its time.
 
     ``refine``: skip the ``sympy.cse`` pass on graphs with more shared nodes than this (it rebuilds
     every piece: about 4 s for the Coriolis matrix of a 7-joint arm, for some 10% fewer operations).
     """
-    shared, outputs = graph_cse(exprs, symbols)
+    shared, outputs = graph_cse(exprs, symbols, token)
     if refine is not None and len(shared) > refine:
         return shared, outputs
+    token.check()
     # order="none": the same operation counts as the canonical order, several times faster
     found, reduced = sp.cse([v for _, v in shared] + outputs, symbols=symbols, order="none")
     named = [(s, r) for (s, _), r in zip(shared, reduced)]
     temps, out = ordered_assignments(found + named), reduced[len(shared):]
+    token.check()
     if len(shared) <= SMALL:  # small graphs: sympy.cse alone sometimes shares more (PUMA 560 M: 434 against 455)
         alone, alone_out = sp.cse(exprs, symbols=symbols, order="none")
         if _ops(alone, alone_out) < _ops(temps, out):

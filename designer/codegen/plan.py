@@ -30,13 +30,14 @@ from enum import Enum
 
 import sympy as sp
 
-from ..dynamics.results import Equations
-from ..jobs import NEVER, CancelToken
+from ..dynamics.results import Equations, Form
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
 from .graph_cse import cse_graph
 
-__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "compact_functions", "FUNCTION_ARGS"]
+__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
+           "FUNCTION_ARGS"]
 
 
 class CodeForm(str, Enum):
@@ -117,7 +118,8 @@ def _is_symmetric(m: sp.Matrix) -> bool:
     return m.shape == (n, n) and all(m[i, j] == m[j, i] for i in range(n) for j in range(i + 1, n))
 
 
-def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None) -> CodeFunction:
+def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
+              token: CancelToken = NEVER) -> CodeFunction:
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and _is_symmetric(mat):
@@ -125,7 +127,8 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
                  for i in range(rows) for j in range(i, cols)]
     else:
         cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
-    temps, reduced = cse_graph([e for _, e in cells], symbols, refine)
+    temps, reduced = cse_graph([e for _, e in cells], symbols, refine, token)
+    token.check()
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:
@@ -180,12 +183,22 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     ``values``: parameter values to write into the code as numbers (the functions the app
     compiles for itself); those parameters then leave ``p``.
     """
+    return run(plan_code_job(eq, form, drives, values, token), None, token)
+
+
+def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
+                  values: Mapping[str, float] | None = None, token: CancelToken = NEVER) -> Job[CodePlan]:
+    """:func:`plan_code` as a job: progress per function, ``token`` checked within each step."""
     model = built = eq.model
     form = CodeForm(form)
     if form is CodeForm.COMPACT:
         # numbers go into the model, not into the shared graph (a substitution there walks every path)
         built = model.numeric(values) if values else model
-        tau, mass, gravity, coriolis = compact_functions(built, token)
+        if eq.form is Form.COMPACT and not values:  # the derivation's graphs are these forms: not twice
+            tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
+        else:
+            yield Progress("recursive form", 0.0, model.name)
+            tau, mass, gravity, coriolis = compact_functions(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
         tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
@@ -211,7 +224,10 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     index = {name: k for k, name in enumerate(ordered)}
     defaults = eq.model.parameter_values
     prefix = _temp_prefix(names)
-    funcs = tuple(_function(name, mat, model, index, prefix) for name, mat in (
-        ("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("coriolis", coriolis)))
+    funcs = []
+    quantities = (("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("coriolis", coriolis))
+    for k, (name, mat) in enumerate(quantities):
+        yield Progress("common subexpressions", k / len(quantities), name)
+        funcs.append(_function(name, mat, model, index, prefix, token=token))
     return CodePlan(model.name, method, eq.simplify.value if form is CodeForm.DERIVED else "none", model.n,
-                    tuple((name, defaults.get(name)) for name in ordered), funcs, prefix)
+                    tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

@@ -18,8 +18,8 @@ from .results import Equations, Form, Method, SimplifyMode
 from .size import ExpansionTooLarge, expanded_terms
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "combine", "compact_job", "check_size", "AUTO_LIMIT", "coriolis_matrix",
-           "link_torques", "link_torques_job", "to_matrix_job"]
+__all__ = ["derive", "derive_job", "combine", "compact_job", "compact_equations_job", "check_size", "AUTO_LIMIT",
+           "coriolis_matrix", "link_torques", "link_torques_job", "to_matrix_job"]
 
 
 def _collect_symbols(model: Manipulator) -> list:
@@ -84,6 +84,15 @@ def compact_job(model: Manipulator, token: CancelToken) -> Job[tuple]:
     return tau, M, G, h
 
 
+def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
+                          token: CancelToken = NEVER) -> Job[Equations]:
+    """Generator returning :class:`Equations` in the compact form without the recursive-form report:
+    what code generation and the compiled numeric functions need (the same for every method)."""
+    tau, M, G, h = yield from compact_job(model, token)
+    return Equations(method=Method(method), model=model, simplify=SimplifyMode.OFF, matrices={}, tau=tau,
+                     mass_matrix=M, gravity=G, coriolis=h, form=Form.COMPACT)
+
+
 def check_size(tau: sp.Matrix, limit: int | None) -> tuple[list[int], int | None]:
     """The estimated terms of each expanded tau_i; raises ExpansionTooLarge above ``limit``."""
     sizes = expanded_terms(list(tau))
@@ -102,7 +111,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     expands, after checking the size estimate of tau against ``max_terms`` (None: no limit;
     above it an :class:`~designer.dynamics.size.ExpansionTooLarge` names the entry and its
     size); auto (default) is closed when the estimate is within ``max_terms`` (default
-    :data:`AUTO_LIMIT`), else compact. ``token.check()`` is called inside every loop, so a
+    :data:`AUTO_LIMIT`), else compact, with ``extras["too_large"]`` = (entry, estimated terms,
+    limit) saying why. ``token.check()`` is called inside every loop, so a
     cancel stops the job within one small step (a ``Cancelled`` exception).
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
@@ -117,10 +127,12 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
         try:
             extras["estimated_terms"], _ = check_size(tau, max_terms)
             form = Form.CLOSED
-        except ExpansionTooLarge:
+        except ExpansionTooLarge as exc:
             if form is Form.CLOSED:
                 raise
             form = Form.COMPACT
+            # what the window asks about before showing the recursive form instead of a closed one
+            extras["too_large"] = (exc.entry, exc.terms, exc.limit)
     mats: dict = {}
     if form is Form.COMPACT:
         from .recursive_form import recursive_form
