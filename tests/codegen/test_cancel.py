@@ -58,8 +58,8 @@ def _cancel_during(eq: Equations, detail: str, delay: float) -> tuple[float, lis
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("detail", ["tau", "mass_matrix", "coriolis"])
+@pytest.mark.parametrize("detail", ["tau", "mass_matrix", "gravity"])
 def test_cancel_stops_a_seven_joint_codegen_job_within_two_seconds(seven, detail):
-    took, seen = _cancel_during(seven, detail, delay=0.3)
+    took, seen = _cancel_during(seven, detail, delay=0.1)
     assert detail in seen
     assert took < 5.0, f"{took:.1f} s from cancel to stop during {detail}"
