@@ -12,7 +12,11 @@ Run: ``python -m benchmarks control`` or ``python benchmarks/bench_control.py [-
   joint-frame parameters) and of the linearization (``computeABADerivatives``) over random
   seven-joint arms of both conventions;
 * one call of the generated ``puma_tau.m`` on 10,000 states under octave-cli (median of R calls
-  inside one Octave session), beside a Python loop of Pinocchio's rnea over the same states.
+  inside one Octave session), beside a Python loop of Pinocchio's rnea over the same states;
+* seconds and peak memory of ``codegen --parameters base --lang c`` of a generic 7-joint arm
+  (tests/support/anyarm_arms.generic_arm: random twists and offsets, a prismatic joint, full
+  inertias, numbers), both DH conventions, beside ``codegen --lang c`` (standard parameters) of
+  the same arm; each in a child process (issue 9's target: < 10 s and < 1 GB).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,7 +42,7 @@ from designer.codegen.matlab_code import emit_matlab  # noqa: E402
 from designer.control import linearize  # noqa: E402
 from designer.dynamics import count_ops_cse, tree_tau  # noqa: E402
 from designer.dynamics.base_params import base_parameters, joint_frame_regressor  # noqa: E402
-from designer.dynamics.standard_ne import standard_tau  # noqa: E402
+from designer.dynamics.standard_ne import standard_tau, standard_tau_steps  # noqa: E402
 from designer.kinematics import NumericArm  # noqa: E402
 from designer.model import Convention  # noqa: E402
 from designer.numeric.regressor import regressor  # noqa: E402
@@ -61,14 +66,20 @@ def counts() -> None:
 
 def puma_ops(runs: int) -> None:
     model = puma_symbolic()
-    base = count_ops_cse(standard_tau(model, base_parameters(model).joint_frame_inputs()))
+    inputs = base_parameters(model).joint_frame_inputs()
+    steps, named = standard_tau_steps(model, inputs, sp.numbered_symbols("s", real=True))
+    base = count_ops_cse([v for _, v in steps] + list(named))  # each step once, as the generated code has it
+    graph = count_ops_cse(standard_tau(model, inputs))  # the same recursion as one expression graph
     std = count_ops_cse(tree_tau(model))
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        plan_base_code(model)
+        plan = plan_base_code(model)[0]
         times.append(time.perf_counter() - t)
-    print(f"PUMA 560 symbolic, tau after CSE: base parameters {base} operations, standard parameters {std} "
+    code = next(f for f in plan.functions if f.name == "tau")
+    emitted = sum(sp.count_ops(v) for _, v in code.temps) + sum(sp.count_ops(e) for _, e in code.outputs)
+    print(f"PUMA 560 symbolic, tau after CSE: base parameters {base} operations (target <= 500; as one graph "
+          f"{graph}; the tau function codegen --parameters base writes: {emitted}), standard parameters {std} "
           f"(ratio {base / std:.2f}); plan of codegen --parameters base (tau, M, G): "
           f"median {statistics.median(times):.2f} s")
 
@@ -133,14 +144,44 @@ def octave(runs: int) -> None:
           f"Pinocchio rnea in a Python loop: {peer:.4f} s (ratio {octave_s / peer:.2f})")
 
 
+def generic_codegen(timeout: float) -> None:
+    import resource
+
+    from benchmarks.bench_anyarm import _run
+    from designer.project.io import save_project
+    from tests.support.anyarm_arms import generic_arm
+    with tempfile.TemporaryDirectory() as tmp:
+        for convention in Convention:
+            path = Path(tmp) / f"gen7_{convention.value}.json"
+            save_project(generic_arm(7, convention=convention), path)
+            for extra in (["--parameters", "base"], []):
+                args = ["codegen", str(path), "--lang", "c", *extra, "--out", str(path.with_suffix(".c")), "--quiet"]
+                label = "base" if extra else "standard"
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wall = _run(ROOT, args, timeout)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                # CPU seconds beside the wall time: on a shared machine the wall time also counts waiting
+                print(f"generic 7-joint arm ({convention.value} DH), codegen --lang c, {label} parameters:"
+                      f" {wall} (CPU {cpu:.1f} s)", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds before a codegen child is stopped")
+    parser.add_argument("--only", choices=["counts", "puma", "pinocchio", "octave", "generic"],
+                        help="one part of the figures")
     args = parser.parse_args()
+    if args.only:
+        {"counts": counts, "puma": lambda: puma_ops(args.runs), "pinocchio": pinocchio_errors,
+         "octave": lambda: octave(args.runs), "generic": lambda: generic_codegen(args.timeout)}[args.only]()
+        return 0
     counts()
     puma_ops(args.runs)
     pinocchio_errors()
     octave(args.runs)
+    generic_codegen(args.timeout)
     return 0
 
 

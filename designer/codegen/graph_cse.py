@@ -15,7 +15,7 @@ import sympy as sp
 
 from ..jobs import NEVER, CancelToken
 
-__all__ = ["graph_cse"]
+__all__ = ["graph_cse", "graph_symbols", "fold_negations"]
 
 
 def _trivial(e: sp.Basic) -> bool:
@@ -66,6 +66,44 @@ def graph_cse(exprs: list, symbols: Iterator[sp.Symbol], token: CancelToken = NE
     return temps, [rebuilt.get(e, e) for e in (sp.sympify(x) for x in exprs)]
 
 
+def graph_symbols(exprs) -> set:
+    """The free symbols of ``exprs``, each shared node visited once (``free_symbols`` walks a
+    shared graph as a tree: minutes for a 7-joint tau)."""
+    seen: set = set()
+    found: set = set()
+    stack = [sp.sympify(e) for e in exprs]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, sp.Symbol):
+            found.add(node)
+        else:
+            stack.extend(node.args)
+    return found
+
+
+def fold_negations(temps: list, outputs: list) -> tuple[list, list]:
+    """``temps`` and ``outputs`` with the sign of every temporary that is a negated product or symbol
+    (``x9 = -x8``, ``x4 = -x2*x3``: ``sympy.cse`` names the -1 it pulls out of sums) moved into its
+    uses: the sign then joins the sums that read it (``a - x8`` rather than ``a + x9``), one
+    negation fewer per such temporary. Temporaries must come in an order that evaluates."""
+    sub: dict = {}
+    kept = []
+    for sym, value in temps:
+        value = value.xreplace(sub) if sub else value
+        if isinstance(value, sp.Mul) and value.args[0] == -1:
+            positive = sp.Mul(*value.args[1:])
+            if not positive.args:  # -symbol: no temporary at all
+                sub[sym] = value
+                continue
+            sub[sym] = -sym  # the product stays one temporary (inlined it would be recomputed), without its sign
+            value = positive
+        kept.append((sym, value))
+    return kept, [sp.sympify(e).xreplace(sub) for e in outputs] if sub else list(outputs)
+
+
 def ordered_assignments(assignments: list) -> list:
     """``[(symbol, value)]`` sorted so that each comes after the assignments it uses."""
     value = dict(assignments)
@@ -103,7 +141,7 @@ def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = No
     if len(shared) <= SMALL:
         # small graphs: sympy.cse alone shares as much or more (PUMA 560 M: 434 against 464, G 197 against
         # 224; of 20 small graphs of 7 arms it lost 3, by 1% at most) and costs less than both passes
-        return sp.cse(exprs, symbols=symbols, order="none")
+        return fold_negations(*sp.cse(exprs, symbols=symbols, order="none"))
     pieces = [v for _, v in shared] + outputs
     found: list = []
     reduced: list = []
@@ -113,7 +151,7 @@ def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = No
         found += more
         reduced += done
     named = [(s, r) for (s, _), r in zip(shared, reduced)]
-    return ordered_assignments(found + named), reduced[len(shared):]
+    return fold_negations(ordered_assignments(found + named), reduced[len(shared):])
 
 
 #: graphs with at most this many shared nodes get sympy.cse alone (PUMA 560 M: 134, a generic 7-joint M: 291)

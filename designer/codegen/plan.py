@@ -8,7 +8,7 @@ function      inputs                output
 tau           q, qd, qdd, p         tau(q, qd, qdd), n values
 mass_matrix   q, p                  M(q), n x n, row-major
 gravity       q, p                  G(q), n values
-coriolis      q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
+bias          q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
 ============  ====================  ======================================
 
 Two forms: ``compact`` (default) writes the recursive forms of
@@ -34,7 +34,7 @@ from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph
+from .graph_cse import cse_graph, ordered_assignments
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
            "FUNCTION_ARGS"]
@@ -48,13 +48,13 @@ FUNCTION_ARGS = {
     "tau": ("q", "qd", "qdd"),
     "mass_matrix": ("q",),
     "gravity": ("q",),
-    "coriolis": ("q", "qd"),
+    "bias": ("q", "qd"),
 }
 _DOC = {
     "tau": "joint torques/forces tau(q, qd, qdd)",
     "mass_matrix": "mass matrix M(q), row-major",
     "gravity": "gravity torques G(q)",
-    "coriolis": "Coriolis and centrifugal torques h(q, qd) = tau(q, qd, 0) - G(q)",
+    "bias": "bias torques h(q, qd) = tau(q, qd, 0) - G(q): Coriolis and centrifugal (friction with drives)",
 }
 
 
@@ -119,7 +119,10 @@ def _is_symmetric(m: sp.Matrix) -> bool:
 
 
 def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
-              token: CancelToken = NEVER) -> CodeFunction:
+              steps: tuple = (), token: CancelToken = NEVER) -> CodeFunction:
+    """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
+    :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
+    must not be ``prefix`` + a number."""
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and _is_symmetric(mat):
@@ -127,7 +130,10 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
                  for i in range(rows) for j in range(i, cols)]
     else:
         cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
-    temps, reduced = cse_graph([e for _, e in cells], symbols, refine, token)
+    temps, reduced = cse_graph([v for _, v in steps] + [e for _, e in cells], symbols, refine, token)
+    if steps:
+        temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
+        reduced = reduced[len(steps):]
     token.check()
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
@@ -157,8 +163,8 @@ def compact_functions(model, token: CancelToken = NEVER) -> tuple[sp.Matrix, sp.
     zeros = [0] * model.n
     tau = tree_tau(model, token)
     gravity = tree_tau(model, token, zeros, zeros)
-    coriolis = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
-    return tau, tree_mass_matrix(model, token), gravity, coriolis
+    bias = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
+    return tau, tree_mass_matrix(model, token), gravity, bias
 
 
 #: significant digits kept of the numbers substituted by ``values``: a derivation in floating point
@@ -195,28 +201,28 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
         # numbers go into the model, not into the shared graph (a substitution there walks every path)
         built = model.numeric(values) if values else model
         if eq.form is Form.COMPACT and not values:  # the derivation's graphs are these forms: not twice
-            tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
+            tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         else:
             yield Progress("recursive form", 0.0, model.name)
-            tau, mass, gravity, coriolis = compact_functions(built, token)
+            tau, mass, gravity, bias = compact_functions(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
-        tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
+        tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         method = eq.method.value
     if values and form is CodeForm.DERIVED:
-        every = set().union(*(m.free_symbols for m in (tau, mass, gravity, coriolis)))
+        every = set().union(*(m.free_symbols for m in (tau, mass, gravity, bias)))
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
-        tau, mass, gravity, coriolis = (_substitute(m, subs) for m in (tau, mass, gravity, coriolis))
+        tau, mass, gravity, bias = (_substitute(m, subs) for m in (tau, mass, gravity, bias))
     token.check()
     from ..dynamics.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
-        mass, tau, coriolis = mass + dM, tau + inertia + friction, coriolis + friction
+        mass, tau, bias = mass + dM, tau + inertia + friction, bias + friction
     method = "; ".join(filter(None, (method, drive_statement(model, drives))))
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(built.symbol_names())
     if form is CodeForm.DERIVED:  # the compact forms use the model's symbols only (and walking them is slow)
-        for mat in (tau, mass, gravity, coriolis):
+        for mat in (tau, mass, gravity, bias):
             names |= {s.name for s in mat.free_symbols}
     names -= joint_names
     names -= set(values or ())
@@ -225,7 +231,7 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     defaults = eq.model.parameter_values
     prefix = _temp_prefix(names)
     funcs = []
-    quantities = (("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("coriolis", coriolis))
+    quantities = (("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("bias", bias))
     for k, (name, mat) in enumerate(quantities):
         yield Progress("common subexpressions", k / len(quantities), name)
         funcs.append(_function(name, mat, model, index, prefix, token=token))

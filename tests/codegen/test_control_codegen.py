@@ -20,7 +20,7 @@ from designer.codegen.plan import plan_code
 from designer.dynamics import Method, SimplifyMode, derive
 from designer.dynamics.algebra import count_ops_cse
 from designer.dynamics.base_params import base_parameters
-from designer.dynamics.standard_ne import standard_mass_matrix, standard_tau, symbolic_regressor
+from designer.dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric.regressor import regressor, standard_parameter_values
@@ -70,12 +70,56 @@ def test_base_parameter_recursions_give_tau_and_m(make):
                                    atol=1e-10 * np.abs(M_ref).max())
 
 
+def _with_parallel_joints(convention: Convention, n: int):
+    """A random right-angled arm with at least two consecutive parallel revolute joints (the
+    recursion then turns by theta_1 + theta_2 at once)."""
+    from designer.dynamics.customized import _chain
+    from designer.dynamics.standard_ne import _parallel
+    for seed in range(100):
+        model = random_model(np.random.default_rng(seed), n, convention, True)
+        chain = _chain(model)
+        if sum(_parallel(a, b) for a, b in zip(chain, chain[1:])) >= 2:
+            return model
+    raise AssertionError("no arm with parallel joints among the seeds")
+
+
+def _unnamed(steps: list, tau) -> list:
+    """tau of :func:`standard_tau_steps` with the steps written back in."""
+    env: dict = {}
+    for sym, value in steps:
+        env[sym] = value.xreplace(env)
+    return [sp.sympify(t).xreplace(env) for t in tau]
+
+
+@pytest.mark.parametrize("named", [False, True])
+@pytest.mark.parametrize("convention", list(Convention))
+def test_parallel_joints_tau_matches_pinocchio(convention, named):
+    model = _with_parallel_joints(convention, 6)
+    bp = base_parameters(model)
+    syms = [sp.Symbol(s, real=True) for s in bp.names]
+    inputs = bp.joint_frame_inputs()
+    tau = (_unnamed(*standard_tau_steps(model, inputs, sp.numbered_symbols("s", real=True))) if named
+           else list(standard_tau(model, inputs)))
+    tau_f = _lambdify(model, tau, syms)
+    beta = bp.values(standard_parameter_values(NumericArm.from_model(model)))
+    pm = pin_model(model)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, model.n))
+        tau_ref, _ = pin_rnea_crba(pm, q, qd, qdd)
+        np.testing.assert_allclose(tau_f(q, qd, qdd, beta), tau_ref, atol=1e-10 * np.abs(tau_ref).max())
+
+
 def test_puma_base_parameter_tau_is_cheaper():
-    """Symbolic lengths and ten symbolic inertial parameters per link: 763 operations for tau with the
-    standard parameters (benchmarks/bench_derive.py); far fewer with the base parameters."""
+    """Symbolic lengths and ten symbolic inertial parameters per link: 745 operations for tau with the
+    standard parameters (benchmarks/bench_derive.py); far fewer with the base parameters, fewer
+    still with each vector of the recursion a named step."""
     model = puma560(symbolic_inertia=True)
-    ops = count_ops_cse(standard_tau(model, base_parameters(model).joint_frame_inputs()))
+    inputs = base_parameters(model).joint_frame_inputs()
+    ops = count_ops_cse(standard_tau(model, inputs))
     assert ops <= 600
+    steps, tau = standard_tau_steps(model, inputs, sp.numbered_symbols("s", real=True))
+    assert count_ops_cse([v for _, v in steps] + list(tau)) < ops
 
 
 def _compile(tmp_path, source: str, header: str, name: str):
@@ -212,7 +256,7 @@ def test_matlab_files_under_octave_match_pinocchio(which, tmp_path, request):
     for name, a in (("Q", Q), ("QD", QD), ("QDD", QDD)):
         np.savetxt(tmp_path / f"{name}.txt", a)
     _octave(tmp_path, "Q = load('Q.txt'); QD = load('QD.txt'); QDD = load('QDD.txt');"
-            "tau = arm_tau(Q, QD, QDD); M = arm_mass_matrix(Q); G = arm_gravity(Q); h = arm_coriolis(Q, QD);"
+            "tau = arm_tau(Q, QD, QDD); M = arm_mass_matrix(Q); G = arm_gravity(Q); h = arm_bias(Q, QD);"
             "C = arm_coriolis_matrix(Q, QD); Y = arm_regressor(Q, QD, QDD);"
             "save('-ascii', '-double', 'tau.txt', 'tau'); save('-ascii', '-double', 'G.txt', 'G');"
             "save('-ascii', '-double', 'h.txt', 'h'); M = reshape(M, [], size(Q, 2));"
@@ -266,3 +310,40 @@ def test_the_documented_main_c_builds_and_runs(tmp_path):
     from designer.numeric import rnea
     tau1 = float(out.split("tau")[1].split()[0])
     assert tau1 == pytest.approx(rnea(arm, [0.1, 0.2], [0.2, 0.2], [0, 0])[0], abs=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("convention", list(Convention))
+def test_base_parameter_code_of_a_generic_seven_joint_arm(convention, tmp_path):
+    """codegen --parameters base of a generic 7-joint arm (twists and offsets no multiple of 90
+    degrees, a prismatic joint, full inertias, a point load): the generated Python with the base
+    parameters the grouping formulas give from the standard ones (its defaults) is Pinocchio's rnea,
+    crba and gravity; the bias is C(q, qd) qd."""
+    import importlib.util
+
+    from designer.codegen.python_code import emit_python
+    from tests.support.anyarm_arms import generic_arm
+    model = generic_arm(7, seed=11, convention=convention)
+    plan, bp = plan_base_code(model, extras=True)
+    assert bp.count == bp.rank < 70
+    path = tmp_path / "base7.py"
+    path.write_text(emit_python(plan), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("base7", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert tuple(mod.PARAMETERS) == bp.names   # numbers for the geometry: only base parameters are inputs
+    beta = np.array(mod.DEFAULTS)
+    np.testing.assert_allclose(beta, bp.values(standard_parameter_values(NumericArm.from_model(model))), rtol=1e-14)
+    pm = pin_model(model)
+    data = pm.createData()
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, 7))
+        tau_ref, M_ref = pin_rnea_crba(pm, q, qd, qdd)
+        scale = max(1.0, np.abs(tau_ref).max())
+        np.testing.assert_allclose(mod.tau(q, qd, qdd), tau_ref, atol=1e-10 * scale)
+        np.testing.assert_allclose(mod.mass_matrix(q), M_ref, atol=1e-10 * np.abs(M_ref).max())
+        np.testing.assert_allclose(mod.gravity(q), pin.computeGeneralizedGravity(pm, data, q), atol=1e-10 * scale)
+        h = mod.bias(q, qd)
+        np.testing.assert_allclose(h, pin.rnea(pm, data, q, qd, np.zeros(7)) - mod.gravity(q), atol=1e-10 * scale)
+        np.testing.assert_allclose(mod.coriolis_matrix(q, qd) @ qd, h, atol=1e-10 * scale)
