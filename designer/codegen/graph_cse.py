@@ -32,6 +32,11 @@ CHECK_EVERY = 4096
 def graph_cse(exprs: list, symbols: Iterator[sp.Symbol], token: CancelToken = NEVER) -> tuple[list, list]:
     """(replacements, reduced) like ``sympy.cse``: every non-trivial node with two or more uses
     becomes a temporary, in an order that evaluates."""
+    return _named(exprs, *_uses(exprs, token), symbols, token)
+
+
+def _uses(exprs: list, token: CancelToken) -> tuple[dict, list]:
+    """(uses of each distinct node, the nodes children first)."""
     uses: dict = {}
     order: list = []
     stack = [(sp.sympify(e), False) for e in reversed(exprs)]
@@ -51,6 +56,14 @@ def graph_cse(exprs: list, symbols: Iterator[sp.Symbol], token: CancelToken = NE
         if node.args:
             stack.append((node, True))
             stack.extend((a, False) for a in reversed(node.args))
+    return uses, order
+
+
+def _shared(uses: dict) -> int:
+    return sum(1 for node, count in uses.items() if count > 1 and not _trivial(node))
+
+
+def _named(exprs: list, uses: dict, order: list, symbols: Iterator[sp.Symbol], token: CancelToken) -> tuple[list, list]:
     rebuilt: dict = {}
     temps: list = []
     for k, node in enumerate(order):  # children before parents
@@ -133,15 +146,16 @@ def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = No
     ``refine``: skip the ``sympy.cse`` pass on graphs with more shared nodes than this (it rebuilds
     every piece: about 4 s for the Coriolis matrix of a 7-joint arm, for some 10% fewer operations).
     """
-    shared, outputs = graph_cse(exprs, symbols, token)
-    if refine is not None and len(shared) > refine:
-        return shared, outputs
+    uses, order = _uses(exprs, token)
     token.check()
     # order="none": the same operation counts as the canonical order, several times faster
-    if len(shared) <= SMALL:
+    if _shared(uses) <= SMALL and (refine is None or _shared(uses) <= refine):
         # small graphs: sympy.cse alone shares as much or more (PUMA 560 M: 434 against 464, G 197 against
         # 224; of 20 small graphs of 7 arms it lost 3, by 1% at most) and costs less than both passes
         return fold_negations(*sp.cse(exprs, symbols=symbols, order="none"))
+    shared, outputs = _named(exprs, uses, order, symbols, token)
+    if refine is not None and len(shared) > refine:
+        return shared, outputs
     pieces = [v for _, v in shared] + outputs
     found: list = []
     reduced: list = []
