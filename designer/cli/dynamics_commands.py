@@ -59,6 +59,9 @@ def register(sub) -> None:
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
                         "Coulomb friction in tau (default: rigid bodies only; the header says which)")
+    p.add_argument("--functions", metavar="LIST",
+                   help="only these, comma-separated: tau, mass_matrix (M), gravity (G), bias (h), "
+                        "coriolis_matrix (C), regressor (Y); default all")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_codegen)
@@ -90,8 +93,13 @@ def _compact(args, progress) -> Equations:
     from ..jobs import run
 
     model = load_model(args.project)
+    need = {"tau", "M", "G", "h"}
+    if getattr(args, "functions", None):  # codegen --functions: only the graphs those read
+        from ..codegen.files import parse_functions
+        graphs = {"tau": "tau", "mass_matrix": "M", "gravity": "G", "bias": "h", "coriolis_matrix": "M"}
+        need = {graphs[f] for f in parse_functions(args.functions) if f in graphs}
     try:
-        return run(compact_equations_job(model, Method(args.method)), progress)
+        return run(compact_equations_job(model, Method(args.method), need=need), progress)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 

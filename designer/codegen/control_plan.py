@@ -89,14 +89,16 @@ def with_functions(plan: CodePlan, funcs: list[CodeFunction], parameters=None) -
 
 def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
                     mass: sp.Matrix | None = None, Y: sp.Matrix | None = None,
-                    token: CancelToken = NEVER) -> CodePlan:
+                    token: CancelToken = NEVER, coriolis: bool = True) -> CodePlan:
     """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
     regressor uses only geometry parameters, which are already in the plan's list."""
     from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     exact = exact_angles(model).model   # a twist of 1.5707963267948966 as pi/2, as the plan's forms read it
-    C = tree_coriolis_matrix(exact, mass, token)
-    funcs = [_as("bias", "coriolis_matrix", C, model, index, plan.temp_prefix, token)]
+    funcs = []
+    if coriolis:
+        C = tree_coriolis_matrix(exact, mass, token)
+        funcs.append(_as("bias", "coriolis_matrix", C, model, index, plan.temp_prefix, token))
     if regressor:
         if Y is None:
             Y, _ = symbolic_regressor(exact, token)

@@ -24,7 +24,7 @@ silently eliminates nothing); a symmetric M is computed on its upper triangle.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -181,19 +181,27 @@ def _substitute(mat: sp.Matrix, subs: dict) -> sp.Matrix:
 
 
 def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
-              values: Mapping[str, float] | None = None, token: CancelToken = NEVER) -> CodePlan:
+              values: Mapping[str, float] | None = None, token: CancelToken = NEVER,
+              only: Collection[str] | None = None) -> CodePlan:
     """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
 
     ``drives``: add the project's drive terms to M and tau (:mod:`designer.dynamics.drives`).
 
     ``values``: parameter values to write into the code as numbers (the functions the app
     compiles for itself); those parameters then leave ``p``.
+
+    ``only``: the names (of :data:`BASIC_FUNCTIONS`) to plan; default all four.
     """
-    return run(plan_code_job(eq, form, drives, values, token), None, token)
+    return run(plan_code_job(eq, form, drives, values, token, only), None, token)
+
+
+#: the functions :func:`plan_code` writes, in order
+BASIC_FUNCTIONS = ("tau", "mass_matrix", "gravity", "bias")
 
 
 def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
-                  values: Mapping[str, float] | None = None, token: CancelToken = NEVER) -> Job[CodePlan]:
+                  values: Mapping[str, float] | None = None, token: CancelToken = NEVER,
+                  only: Collection[str] | None = None) -> Job[CodePlan]:
     """:func:`plan_code` as a job: progress per function, ``token`` checked within each step."""
     model = built = eq.model
     form = CodeForm(form)
@@ -217,7 +225,9 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     from ..dynamics.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
-        mass, tau, bias = mass + dM, tau + inertia + friction, bias + friction
+        # (a graph not built, for functions not asked for, stays None)
+        mass, tau, bias = (None if x is None else x + d for x, d in ((mass, dM), (tau, inertia + friction),
+                                                                     (bias, friction)))
     method = "; ".join(filter(None, (method, drive_statement(model, drives))))
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(built.symbol_names())
@@ -231,7 +241,8 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     defaults = eq.model.parameter_values
     prefix = _temp_prefix(names)
     funcs = []
-    quantities = (("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("bias", bias))
+    quantities = tuple((name, mat) for name, mat in zip(BASIC_FUNCTIONS, (tau, mass, gravity, bias))
+                       if only is None or name in only)
     for k, (name, mat) in enumerate(quantities):
         yield Progress("common subexpressions", k / len(quantities), name)
         funcs.append(_function(name, mat, model, index, prefix, token=token))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -68,27 +68,32 @@ def combine(matrices, vectors) -> sp.Matrix:
 AUTO_LIMIT = 200_000
 
 
-def compact_job(model: Manipulator, token: CancelToken) -> Job[tuple]:
-    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read)."""
+def compact_job(model: Manipulator, token: CancelToken, need: Collection[str] = ("tau", "M", "G", "h")
+                ) -> Job[tuple]:
+    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read);
+    ``need``: those to build, the others are None (code generation of tau and M alone)."""
     from .tree import tree_mass_matrix, tree_tau
     exact = exact_angles(model).model
     zeros = [0] * model.n
-    yield Progress("recursive form", 0.0, "tau")
-    tau = tree_tau(exact, token)
-    yield Progress("recursive form", 0.25, "M")
-    M = tree_mass_matrix(exact, token)
-    yield Progress("recursive form", 0.5, "G")
-    G = tree_tau(exact, token, zeros, zeros)
-    yield Progress("recursive form", 0.75, "h")
-    h = tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)
-    return tau, M, G, h
+    steps = {"tau": lambda: tree_tau(exact, token),
+             "M": lambda: tree_mass_matrix(exact, token),
+             "G": lambda: tree_tau(exact, token, zeros, zeros),
+             "h": lambda: tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)}
+    built: dict = {}
+    for k, (name, make) in enumerate(steps.items()):
+        if name in need:
+            yield Progress("recursive form", k / len(steps), name)
+            built[name] = make()
+    return tuple(built.get(name) for name in steps)
 
 
 def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
-                          token: CancelToken = NEVER) -> Job[Equations]:
+                          token: CancelToken = NEVER, need: Collection[str] = ("tau", "M", "G", "h")
+                          ) -> Job[Equations]:
     """Generator returning :class:`Equations` in the compact form without the recursive-form report:
-    what code generation and the compiled numeric functions need (the same for every method)."""
-    tau, M, G, h = yield from compact_job(model, token)
+    what code generation and the compiled numeric functions need (the same for every method);
+    ``need``: as in :func:`compact_job` (the others None)."""
+    tau, M, G, h = yield from compact_job(model, token, need)
     return Equations(method=Method(method), model=model, simplify=SimplifyMode.OFF, matrices={}, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, form=Form.COMPACT)
 
