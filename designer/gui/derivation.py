@@ -177,6 +177,13 @@ class DerivationPanel(QWidget):
 
     def _finished(self, key, equations) -> None:
         self._ended()
+        # the recursive form where the closed one is too large: shown (and cached) only when the user says so
+        # (the runner hands over the result of the current job only)
+        if equations.extras.get("too_large") and not self.view.confirm_form(equations):
+            self.progress.setValue(0)
+            self.progress.setFormat("kept the equations on display")
+            self.message.emit("The closed form is too large to expand: kept the equations on display")
+            return
         self.cache[key] = equations
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)

@@ -45,7 +45,7 @@ def significance_job(model: Manipulator, arm: NumericArm, speed, acceleration, t
     if count_operations:
         token.check()
         yield Progress("operation counts", None, "deriving the symbolic model")
-        ops = operation_counts(model, sig)
+        ops = operation_counts(model, sig, token=token)
     return SignificanceResult(sig, check, ops)
 
 
