@@ -131,7 +131,9 @@ class JobRunner(QWidget):
     # -- state ----------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self.worker is not None and not self.worker.done
+        """A job runs, or its end has not been handled yet: a pool worker is ``done`` in its own thread
+        before its result reaches the GUI thread, so ``done`` alone would say idle too early."""
+        return self.worker is not None
 
     def _alive(self, worker) -> bool:
         return shiboken6.isValid(self) and worker is self.worker

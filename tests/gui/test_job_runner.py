@@ -38,9 +38,11 @@ def test_a_pool_job_reports_progress_and_its_result(qtbot):
     runner = make_runner(qtbot)
     got, stages = [], []
     runner.progressed.connect(lambda p: stages.append(p.stage))
+    gate = threading.Event()   # the job waits for it: busy is seen before the pool thread can finish
     with qtbot.waitSignal(runner.ended, timeout=10_000) as ended:
-        worker = runner.start("Count", stepping_job(5), got.append)
+        worker = runner.start("Count", stepping_job(5, gate), got.append)
         assert isinstance(worker, JobWorker) and runner.busy and runner.cancel_button.isEnabled()
+        gate.set()
     assert ended.args == ["Count", "finished"] and got == [50]
     assert stages and set(stages) == {"stepping"}
     assert runner.status.text() == "Count: done" and runner.progress.value() == 1000
