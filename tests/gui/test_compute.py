@@ -81,3 +81,80 @@ def test_window_sweeps_run_where_the_preference_says():
     spawned = run(sweep_job(model, spec, CancelToken(), compute=Compute("processes", 2)))
     assert np.array_equal(threads.column("coupling[1,2]:max"), spawned.column("coupling[1,2]:max"))
     assert np.all(np.diff(threads.column("coupling[1,2]:max")) > 0)    # a heavier outer link couples more
+
+
+# -- the Map view honours the preference as sweeps do --------------------------------------------------
+@pytest.fixture
+def panel(qtbot):
+    from designer.gui.explore_panel import ExplorePanel
+    from tests.support.arms import six_link
+    p = ExplorePanel()
+    qtbot.addWidget(p)
+    p.set_model(six_link())
+    p.set_joint_values(np.array([0.3, 0.6, -1.2, 0.2, 0.4, 0.1]))
+    p.picker.set_metric("coupling[2,3]")
+    view = p.map_view
+    view.joint_x.setCurrentIndex(view.joint_x.findData(2))
+    view.joint_y.setCurrentIndex(view.joint_y.findData(3))
+    view.steps.setValue(20)
+    view.samples.setValue(300)
+    yield p
+    if p.busy:
+        p.cancel()
+        qtbot.waitUntil(lambda: not p.busy, timeout=10_000)
+
+
+def _compute_map(qtbot, panel, timeout=60_000) -> str:
+    with qtbot.waitSignal(panel.jobEnded, timeout=timeout) as ended:
+        assert panel.map_view.compute() is not None, panel.error_label.text()
+    return ended.args[1]
+
+
+def _expected_map(panel):
+    from designer.explore.maps import grid_map, sample_summary
+    arm = panel.arm()
+    grid = grid_map(arm, "coupling[2,3]", (2, 3), q0=panel.q, steps=20)
+    return grid.values, sample_summary(arm, "coupling[2,3]", 300).stats
+
+
+def test_the_map_runs_on_the_threads_of_the_preference(qtbot, panel, monkeypatch):
+    import threading
+    from designer.explore import maps
+    save_compute(Compute("threads", 3))
+    names = []
+    block = maps._evaluate_block
+
+    def recording(*args):
+        names.append(threading.current_thread().name)
+        return block(*args)
+    monkeypatch.setattr(maps, "_evaluate_block", recording)
+    assert _compute_map(qtbot, panel) == "finished"
+    # every state was evaluated in blocks on the preference's pool of three threads
+    assert len(names) >= 2 and all(n.startswith("explore") for n in names) and len(set(names)) <= 3
+    values, stats = _expected_map(panel)
+    np.testing.assert_allclose(panel.map_view.heat.image.image, values, rtol=1e-12, atol=1e-12)
+    assert panel.map_view.result.samples.stats == pytest.approx(stats, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_the_map_runs_on_local_processes_when_the_preference_says(qtbot, panel):
+    save_compute(Compute("processes", 2))
+    assert _compute_map(qtbot, panel, timeout=120_000) == "finished"
+    values, _ = _expected_map(panel)
+    np.testing.assert_allclose(panel.map_view.heat.image.image, values, rtol=1e-12, atol=1e-12)
+
+
+def test_an_unreachable_scheduler_keeps_the_old_map_and_says_why(qtbot, panel):
+    import dask
+    save_compute(Compute("threads", 2))
+    assert _compute_map(qtbot, panel) == "finished"
+    old, image = panel.map_view.result, panel.map_view.heat.image.image.copy()
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    save_compute(Compute("dask", 2, address))
+    panel.set_joint_values(np.array([0.0, 0.6, -1.2, 0.5, 0.4, 0.1]))
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert _compute_map(qtbot, panel) == "failed"
+    message = panel.error_label.text()
+    assert message.startswith("Map: cannot reach the Dask scheduler at " + address), message
+    assert "\n" not in message
+    assert panel.map_view.result is old and np.array_equal(panel.map_view.heat.image.image, image)

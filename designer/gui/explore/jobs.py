@@ -1,27 +1,29 @@
 """The Explore area's computations as jobs (generators that yield progress and check a cancel token).
 
 The map job (a grid map in chunks of states, with its sample statistics) is the
-core's :func:`designer.explore.maps.map_job`; the sweep, comparison and conditions
-jobs here wrap core calls for the window's executor and progress. No Qt here.
+core's :func:`designer.explore.maps.map_job`, run where the Compute preference says
+(:func:`placed_map_job`); the sweep and comparison jobs here wrap core calls for the
+window's executor and progress. No Qt here.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from ...explore.distribute import Compute, open_executor
-from ...explore.maps import CHUNK_STATES, MapResult, evaluate_chunked, joint_limits, map_job
+from ...explore.maps import CHUNK_STATES, MapResult, Sampling, evaluate_chunked, joint_limits, map_job
 from ...explore.metrics import Ratings, evaluate, parse_metric
 from ...explore.sweep import SweepSpec, sweep
 from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from ...model import Manipulator
 
-__all__ = ["MapResult", "map_job", "sweep_job", "Comparison", "compare_job",
+__all__ = ["MapResult", "map_job", "placed_map_job", "placed_executor", "sweep_job", "Comparison", "compare_job",
            "evaluate_chunked", "CHUNK_STATES"]
 
 BLOCK_STATES = 10_000   # workspace states per block of designs in a sweep (~0.5 s for a six-joint arm)
@@ -46,6 +48,35 @@ def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: 
         return (yield from sweep(model, spec, executor, block=block, token=token))
     finally:
         executor.shutdown(wait=False, cancel_futures=True)
+
+
+@contextlib.contextmanager
+def placed_executor(compute: Compute) -> Iterator[tuple[cf.Executor, int]]:
+    """(executor, slots) of the Compute preference, for a job of the window: threads are let go without
+    waiting (a cancelled job's running blocks finish on their own), local processes are spawned, not
+    forked (this process runs Qt), a Dask cluster is reached by address (ComputeError if it cannot be)."""
+    if compute.kind == "threads":
+        executor = cf.ThreadPoolExecutor(max_workers=compute.workers, thread_name_prefix="explore")
+        try:
+            yield executor, 2 * compute.workers
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
+        return
+    with open_executor(compute, spawn=True) as placed:
+        yield placed
+
+
+def placed_map_job(compute: Compute | None, arm: NumericArm, metric: str, joints: tuple[int, int],
+                   q0: Sequence[float], steps: int, samples: int, sampling: Sampling, ratings: Ratings | None,
+                   token: CancelToken) -> Job[MapResult]:
+    """The core's map job on the executor of ``compute`` (None: in the job's own thread)."""
+    if compute is None:
+        return (yield from map_job(arm, metric, joints, q0, steps, samples, sampling, ratings, token))
+    if compute.kind == "dask":
+        yield Progress("connecting", None, compute.scheduler)
+    with placed_executor(compute) as (executor, slots):
+        return (yield from map_job(arm, metric, joints, q0, steps, samples, sampling, ratings, token,
+                                   executor, slots))
 
 
 @dataclass(frozen=True)
