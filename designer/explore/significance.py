@@ -26,11 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from .maps import Sampling, joint_limits, sample_configurations
 
-__all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts"]
+__all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts", "SignificanceResult",
+           "significance_job"]
 
 
 @dataclass(frozen=True)
@@ -195,3 +197,30 @@ def operation_counts(model, sig: Significance, overrides=None) -> tuple[int, int
             e += G[i]
         simple.append(e)
     return _ops(list(full)), _ops(simple)
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    """What the window's Significance view shows: the ranking, its sampled check, and the operation counts
+    (full, simplified) when they were asked for."""
+
+    significance: Significance
+    check: dict[str, np.ndarray]
+    operations: tuple[int, int] | None
+
+
+def significance_job(model, arm: NumericArm, speed, acceleration, threshold: float, samples: int,
+                     count_operations: bool, token: CancelToken) -> Job[SignificanceResult]:
+    """:func:`term_significance`, :func:`check_bound` and, if asked, :func:`operation_counts` (a symbolic
+    derivation: minutes for a six-joint arm) as one job; the window runs it in a worker process."""
+    yield Progress("terms", 0.0, f"largest contributions over {samples} samples")
+    sig = term_significance(arm, speed, acceleration, threshold, samples)
+    token.check()
+    yield Progress("bound check", 0.5, "sampling the simplified model's error")
+    check = check_bound(arm, sig)
+    ops = None
+    if count_operations:
+        token.check()
+        yield Progress("operation counts", None, "deriving the symbolic model")
+        ops = operation_counts(model, sig)
+    return SignificanceResult(sig, check, ops)
