@@ -210,17 +210,21 @@ class SignificanceResult:
 
 
 def significance_job(model, arm: NumericArm, speed, acceleration, threshold: float, samples: int,
-                     count_operations: bool, token: CancelToken) -> Job[SignificanceResult]:
-    """:func:`term_significance`, :func:`check_bound` and, if asked, :func:`operation_counts` (a symbolic
-    derivation: minutes for a six-joint arm) as one job; the window runs it in a worker process."""
+                     count_operations: bool, token: CancelToken, *, check: int = 2000) -> Job[SignificanceResult]:
+    """:func:`term_significance`, :func:`check_bound` at ``check`` states (0: no check, an empty dict) and,
+    if asked, :func:`operation_counts` (a symbolic derivation: minutes for a six-joint arm) as one job; the
+    window runs it in a worker process, the command line in its own."""
     yield Progress("terms", 0.0, f"largest contributions over {samples} samples")
     sig = term_significance(arm, speed, acceleration, threshold, samples)
     token.check()
-    yield Progress("bound check", 0.5, "sampling the simplified model's error")
-    check = check_bound(arm, sig)
+    checked: dict[str, np.ndarray] = {}
+    if check > 0:
+        yield Progress("bound check", 0.5 if count_operations else 0.7, "sampling the simplified model's error")
+        checked = check_bound(arm, sig, check)
     ops = None
     if count_operations:
         token.check()
-        yield Progress("operation counts", None, "deriving the symbolic model")
+        yield Progress("operation counts", 0.6, "deriving the symbolic model")
         ops = operation_counts(model, sig)
-    return SignificanceResult(sig, check, ops)
+    yield Progress("done", 1.0)
+    return SignificanceResult(sig, checked, ops)
