@@ -137,11 +137,29 @@ def test_the_map_runs_on_the_threads_of_the_preference(qtbot, panel, monkeypatch
 
 
 @pytest.mark.slow
-def test_the_map_runs_on_local_processes_when_the_preference_says(qtbot, panel):
-    save_compute(Compute("processes", 2))
-    assert _compute_map(qtbot, panel, timeout=120_000) == "finished"
-    values, _ = _expected_map(panel)
-    np.testing.assert_allclose(panel.map_view.heat.image.image, values, rtol=1e-12, atol=1e-12)
+def test_the_map_runs_on_local_processes_kept_between_maps(qtbot, panel):
+    from designer.gui.explore import jobs
+    compute = Compute("processes", 2)
+    save_compute(compute)
+    try:
+        assert _compute_map(qtbot, panel, timeout=120_000) == "finished"
+        values, _ = _expected_map(panel)
+        np.testing.assert_allclose(panel.map_view.heat.image.image, values, rtol=1e-12, atol=1e-12)
+        pool, _ = jobs.kept_executor(compute)
+        pids = set(pool._processes)
+        assert len(pids) == 2
+        panel.set_joint_values(np.array([0.0, 0.6, -1.2, 0.5, 0.4, 0.1]))
+        assert _compute_map(qtbot, panel, timeout=120_000) == "finished"
+        # the second map ran on the same two processes: no new start-up
+        assert jobs.kept_executor(compute)[0] is pool and set(pool._processes) == pids
+        np.testing.assert_allclose(panel.map_view.heat.image.image, _expected_map(panel)[0], rtol=1e-12,
+                                   atol=1e-12)
+        save_compute(Compute("threads", 2))
+        assert _compute_map(qtbot, panel) == "finished"
+        jobs.kept_executor(Compute("processes", 1))   # another preference: the old pool is stopped
+        assert pool._processes is None or not any(p.is_alive() for p in pool._processes.values())
+    finally:
+        jobs.close_kept_executor()
 
 
 def test_an_unreachable_scheduler_keeps_the_old_map_and_says_why(qtbot, panel):
