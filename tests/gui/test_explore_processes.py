@@ -20,7 +20,9 @@ from designer.jobs import CancelToken, run
 from designer.kinematics import NumericArm
 from designer.project import load_project
 from designer.report.identification import base_parameter_table
+from designer.model import Convention
 from tests.support.arms import six_link
+from tests.support.random_models import random_model
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -110,10 +112,13 @@ def test_base_parameters_come_from_the_worker_process(qtbot):
     bp, rows = base_parameter_table(model)
     assert dialog.bp.names == bp.names and dialog.bp.formulas == bp.formulas and dialog.bp.rank == bp.rank
     assert [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())] == [r["name"] for r in rows]
-    # closed while the next one runs: its process is stopped
-    other = IdentificationDialog(load_project(ROBOTS / "puma560.json"))
+    # a seven-joint arm takes seconds of sympy (a thread would hold the GIL the window needs all along);
+    # closed while it runs, the dialog's process is stopped and nothing comes back
+    other = IdentificationDialog(random_model(np.random.default_rng(3), 7, Convention.STANDARD))
     qtbot.addWidget(other)
     qtbot.waitUntil(lambda: other.worker.pid is not None, timeout=30_000)
     pid = other.worker.pid
     other.reject()
     qtbot.waitUntil(lambda: _gone(pid), timeout=10_000)
+    qtbot.wait(200)
+    assert other.bp is None and other.table.rowCount() == 0
