@@ -77,9 +77,18 @@ def test_a_reachable_scheduler_is_kept(qtbot):
 def test_window_sweeps_run_where_the_preference_says():
     model = load_project(robot_path("planar_two_link"))
     spec = SweepSpec((SweepAxis.linspace("m2", 0.5, 2.0, 6),), ("coupling[1,2]",), ("max",), samples=128)
+    from designer.gui.explore import jobs
     threads = run(sweep_job(model, spec, CancelToken()))
-    spawned = run(sweep_job(model, spec, CancelToken(), compute=Compute("processes", 2)))
+    try:
+        spawned = run(sweep_job(model, spec, CancelToken(), compute=Compute("processes", 2)))
+        pool, _ = jobs.kept_executor(Compute("processes", 2))
+        pids = set(pool._processes)
+        again = run(sweep_job(model, spec, CancelToken(), compute=Compute("processes", 2)))
+        assert jobs.kept_executor(Compute("processes", 2))[0] is pool and set(pool._processes) == pids
+    finally:
+        jobs.close_kept_executor()
     assert np.array_equal(threads.column("coupling[1,2]:max"), spawned.column("coupling[1,2]:max"))
+    assert np.array_equal(again.column("coupling[1,2]:max"), spawned.column("coupling[1,2]:max"))
     assert np.all(np.diff(threads.column("coupling[1,2]:max")) > 0)    # a heavier outer link couples more
 
 

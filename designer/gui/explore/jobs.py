@@ -13,7 +13,7 @@ import concurrent.futures as cf
 import contextlib
 import threading
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -38,8 +38,10 @@ def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: 
     a block."""
     designs = int(np.prod([len(a.values) for a in spec.axes]))
     if compute is not None and compute.kind != "threads":
-        # local processes are spawned, not forked (this process runs Qt); blocks are sized by time
-        with open_executor(compute, spawn=True) as (executor, slots):
+        # the kept local processes (spawned, not forked: this process runs Qt) or Dask client; blocks are
+        # sized by time
+        yield Progress("connecting" if compute.kind == "dask" else "starting", None, compute.describe())
+        with _kept(compute) as (executor, slots):
             return (yield from sweep(model, spec, executor, token=token, slots=slots))
     executor = cf.ThreadPoolExecutor(max_workers=compute.workers if compute else workers,
                                      thread_name_prefix="explore-sweep")
@@ -53,10 +55,10 @@ def sweep_job(model: Manipulator, spec: SweepSpec, token: CancelToken, workers: 
 
 
 class _Kept:
-    """The executor of the last Compute preference a map used, kept open between maps: spawning two local
-    processes took 5 s on the development machine against 0.1 s for a 60 x 60 map of the PUMA 560, and a
-    map that follows the pose is recomputed every quarter second. Dropped when the preference changes,
-    when a job on it fails, and at exit."""
+    """The executor of the last Compute preference a map or sweep used, kept open between jobs: spawning
+    two local processes took 4-5 s on the development machine against 0.1 s for a 60 x 60 map of the PUMA
+    560, and a map that follows the pose is recomputed every quarter second. Dropped when the preference
+    changes, when a job finds it broken, and at exit."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -106,6 +108,18 @@ def close_kept_executor() -> None:
     _KEPT.close()
 
 
+@contextlib.contextmanager
+def _kept(compute: Compute) -> Iterator[tuple[cf.Executor, int]]:
+    executor, slots = kept_executor(compute)
+    try:
+        yield executor, slots
+    except (cf.BrokenExecutor, OSError, TimeoutError, RuntimeError):
+        # a worker process died, the pool or the client was shut down, the scheduler went away: the next
+        # job starts afresh (a bad metric or pose keeps them)
+        _KEPT.drop(compute)
+        raise
+
+
 def placed_map_job(compute: Compute | None, arm: NumericArm, metric: str, joints: tuple[int, int],
                    q0: Sequence[float], steps: int, samples: int, sampling: Sampling, ratings: Ratings | None,
                    token: CancelToken) -> Job[MapResult]:
@@ -114,22 +128,16 @@ def placed_map_job(compute: Compute | None, arm: NumericArm, metric: str, joints
     if compute is None:
         return (yield from map_job(arm, metric, joints, q0, steps, samples, sampling, ratings, token))
     if compute.kind == "threads":
-        executor = cf.ThreadPoolExecutor(max_workers=compute.workers, thread_name_prefix="explore")
+        threads = cf.ThreadPoolExecutor(max_workers=compute.workers, thread_name_prefix="explore")
         try:
             return (yield from map_job(arm, metric, joints, q0, steps, samples, sampling, ratings, token,
-                                       executor, 2 * compute.workers))
+                                       threads, 2 * compute.workers))
         finally:
-            executor.shutdown(wait=False, cancel_futures=True)   # a cancelled map's running blocks end alone
+            threads.shutdown(wait=False, cancel_futures=True)   # a cancelled map's running blocks end alone
     yield Progress("connecting" if compute.kind == "dask" else "starting", None, compute.describe())
-    executor, slots = kept_executor(compute)
-    try:
+    with _kept(compute) as (executor, slots):
         return (yield from map_job(arm, metric, joints, q0, steps, samples, sampling, ratings, token,
                                    executor, slots))
-    except (cf.BrokenExecutor, OSError, TimeoutError, RuntimeError):
-        # a worker process died, the pool or the client was shut down, the scheduler went away: the next
-        # map starts afresh (a bad metric or pose keeps them)
-        _KEPT.drop(compute)
-        raise
 
 
 @dataclass(frozen=True)
