@@ -12,7 +12,11 @@ Run: ``python -m benchmarks control`` or ``python benchmarks/bench_control.py [-
   joint-frame parameters) and of the linearization (``computeABADerivatives``) over random
   seven-joint arms of both conventions;
 * one call of the generated ``puma_tau.m`` on 10,000 states under octave-cli (median of R calls
-  inside one Octave session), beside a Python loop of Pinocchio's rnea over the same states.
+  inside one Octave session), beside a Python loop of Pinocchio's rnea over the same states;
+* seconds and peak memory of ``codegen --parameters base --lang c`` of a generic 7-joint arm
+  (tests/support/anyarm_arms.generic_arm: random twists and offsets, a prismatic joint, full
+  inertias, numbers), both DH conventions, beside ``codegen --lang c`` (standard parameters) of
+  the same arm; each in a child process (issue 9's target: < 10 s and < 1 GB).
 """
 
 from __future__ import annotations
@@ -133,14 +137,44 @@ def octave(runs: int) -> None:
           f"Pinocchio rnea in a Python loop: {peer:.4f} s (ratio {octave_s / peer:.2f})")
 
 
+def generic_codegen(timeout: float) -> None:
+    import resource
+
+    from benchmarks.bench_anyarm import _run
+    from designer.project.io import save_project
+    from tests.support.anyarm_arms import generic_arm
+    with tempfile.TemporaryDirectory() as tmp:
+        for convention in Convention:
+            path = Path(tmp) / f"gen7_{convention.value}.json"
+            save_project(generic_arm(7, convention=convention), path)
+            for extra in (["--parameters", "base"], []):
+                args = ["codegen", str(path), "--lang", "c", *extra, "--out", str(path.with_suffix(".c")), "--quiet"]
+                label = "base" if extra else "standard"
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wall = _run(ROOT, args, timeout)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                # CPU seconds beside the wall time: on a shared machine the wall time also counts waiting
+                print(f"generic 7-joint arm ({convention.value} DH), codegen --lang c, {label} parameters:"
+                      f" {wall} (CPU {cpu:.1f} s)", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds before a codegen child is stopped")
+    parser.add_argument("--only", choices=["counts", "puma", "pinocchio", "octave", "generic"],
+                        help="one part of the figures")
     args = parser.parse_args()
+    if args.only:
+        {"counts": counts, "puma": lambda: puma_ops(args.runs), "pinocchio": pinocchio_errors,
+         "octave": lambda: octave(args.runs), "generic": lambda: generic_codegen(args.timeout)}[args.only]()
+        return 0
     counts()
     puma_ops(args.runs)
     pinocchio_errors()
     octave(args.runs)
+    generic_codegen(args.timeout)
     return 0
 
 

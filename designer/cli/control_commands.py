@@ -168,51 +168,49 @@ def cmd_linearize(args) -> int:
 
 
 def codegen_control(args, derive, progress) -> int:
-    """``codegen`` for C (source and header), MATLAB (a folder of .m files) and base parameters."""
+    """``codegen``: C (source and header), Python, MATLAB (a folder of .m files), standard or base
+    parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
     from pathlib import Path
 
-    from ..codegen.control_plan import extra_functions, plan_base_code
-    from ..codegen.plan import plan_code
+    from ..codegen.control_plan import plan_base_code
+    from ..codegen.files import code_files, full_plan
     from ..dynamics.results import SimplifyMode
     from ..jobs import Progress
 
     if args.lang == "matlab" and not args.out:
         raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
-    if args.parameters == "base" and getattr(args, "drives", False):
-        raise UserError("codegen --parameters base --drives: the drive terms are base parameters of their own "
-                        "(see 'regressor --base --drives'); use --drives with --parameters standard")
+    drives = getattr(args, "drives", False)
     try:
         if args.parameters == "base":
             model = load_model(args.project)
             progress(Progress("base parameters"))
-            plan, _ = plan_base_code(model, extras=True)
+            plan, _ = plan_base_code(model, extras=True, drives=drives)
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = extra_functions(plan_code(eq, args.form, getattr(args, "drives", False)), eq.model)
+            plan = full_plan(eq, args.form, drives)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:
         progress.done()
-    if args.lang == "python":
+    if not args.out and args.lang == "c":  # the source on standard output; --header still writes the header
+        from ..codegen.c_library import emit_c_library
+        source, header = emit_c_library(plan, args.prefix, Path(args.header).name if args.header else None)
+        write_output(source, None)
+        if args.header:
+            write_output(header, args.header)
+        return 0
+    if not args.out:
         from ..codegen.python_code import emit_python
-        write_output(emit_python(plan), args.out)
-    elif args.lang == "matlab":
-        from ..codegen.matlab_code import emit_matlab
-        folder = Path(args.out)
+        write_output(emit_python(plan), None)
+        return 0
+    if args.lang == "matlab":
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            Path(args.out).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"{args.out}: cannot create the folder: {exc.strerror or exc}") from None
-        for name, text in emit_matlab(plan, args.prefix).items():
-            write_output(text, str(folder / name))
-    else:
-        from ..codegen.c_library import emit_c_library
-        header_path = args.header or (str(Path(args.out).with_suffix(".h")) if args.out else None)
-        source, header = emit_c_library(plan, args.prefix, Path(header_path).name if header_path else None)
-        write_output(source, args.out)
-        if header_path:
-            write_output(header, header_path)
+    for path, text in code_files(plan, args.lang, args.out, args.prefix, args.header).items():
+        write_output(text, path)
     return 0

@@ -1,11 +1,10 @@
-"""Commands that derive equations of motion: derive (reports) and codegen (C, Python)."""
+"""Commands that derive equations of motion: derive (reports) and codegen (C, Python, MATLAB)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..dynamics.results import Equations, Form, Method, SimplifyMode
-from ..jobs import NEVER
 from .common import UserError, load_model, write_output
 from .progress import add_quiet, job_bar
 
@@ -32,12 +31,15 @@ def register(sub) -> None:
                         "(default 200000)")
     p.add_argument("--format", choices=_FORMATS, default=None,
                    help="output format (default: from the --out suffix, else json; an unknown suffix is refused)")
+    p.add_argument("--base-parameters", action="store_true",
+                   help="add a section on the base inertial parameters: each as its grouping formula of the "
+                        "standard ones, and the dropped (unidentifiable) parameters")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_derive)
 
-    p = sub.add_parser("codegen", help="generate C or Python code for tau, M, G and h "
-                                       "(common subexpressions eliminated)")
+    p = sub.add_parser("codegen", help="generate C, Python or MATLAB code for tau, M, G, the bias h, the Coriolis "
+                                       "matrix and the regressor (common subexpressions eliminated)")
     p.add_argument("project")
     p.add_argument("--lang", choices=["c", "python", "matlab"], required=True,
                    help="c: a .c source and a .h header (with --out X.c, X.h next to it); python: a numpy module; "
@@ -98,33 +100,25 @@ def cmd_derive(args) -> int:
         eq = _derive(args, progress)
         progress(Progress(f"writing {fmt}"))  # seconds for a six-link arm
         text = render(eq, fmt)
+        if args.base_parameters:
+            progress(Progress("base parameters"))
+            text = _with_base_parameters(text, fmt, eq.model, args.project)
     write_output(text, args.out)
     return 0
 
 
-def cmd_codegen(args) -> int:
-    from ..codegen import generate
-    from ..jobs import Progress
-
-    if args.lang != "python" or args.parameters == "base":  # header, defaults, C(q, qd), regressor
-        from .control_commands import codegen_control
-        with job_bar(args.quiet, desc="codegen") as progress:
-            return codegen_control(args, _derive, progress)
+def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
+    from ..dynamics.base_params import base_parameters
+    from ..model import MissingParameterError
+    from ..report.identification import with_base_parameters
     try:
-        with job_bar(args.quiet, desc="codegen") as progress:
-            if args.form == "compact":  # the derivation only carries the model: the recursive graphs
-                from ..dynamics.engine import compact_job
-                from ..jobs import run
-                model = load_model(args.project)
-                tau, M, G, h = run(compact_job(model, NEVER))
-                eq = Equations(Method(args.method), model, SimplifyMode.OFF, {}, tau, M, G, h, form=Form.COMPACT)
-            else:
-                eq = _derive(args, progress)
-            progress(Progress("common subexpressions"))
-            source = generate(eq, args.lang, prefix=args.prefix, form=args.form, drives=args.drives)
-    except UserError:  # already says what and where (a UserError is a ValueError too)
-        raise
-    except ValueError as exc:
-        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
-    write_output(source, args.out)
-    return 0
+        return with_base_parameters(text, fmt, model, base_parameters(model))
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{where}: cannot find the base parameters: {exc}") from None
+
+
+def cmd_codegen(args) -> int:
+    from .control_commands import codegen_control
+
+    with job_bar(args.quiet, desc="codegen") as progress:
+        return codegen_control(args, _derive, progress)

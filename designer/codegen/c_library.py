@@ -3,30 +3,22 @@ prototypes, the parameter list) and a source with the default parameter values a
 
 Every function takes ``p`` (the parameters in the header's order) and accepts ``NULL`` for the
 project's defaults when it has them all. ``h(q, qd) = tau(q, qd, 0) - G(q)`` is called
-``<prefix>_bias`` (the Coriolis and centrifugal torques); ``<prefix>_coriolis_matrix`` is C(q, qd)
-in Christoffel form, so that dM/dt - 2C is skew-symmetric and h = C qd.
+``<prefix>_bias`` (the Coriolis and centrifugal torques; ``bias`` in the Python and MATLAB code too);
+``<prefix>_coriolis_matrix`` is C(q, qd) in Christoffel form, so that dM/dt - 2C is skew-symmetric
+and h = C qd.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .c_code import _function, _macros, c_identifier
 from .plan import CodePlan
 
-__all__ = ["emit_c_library", "C_NAMES"]
-
-C_NAMES = {"coriolis": "bias"}  # plan name -> the name a controller reads
+__all__ = ["emit_c_library"]
 
 
 def _signature(prefix: str, func) -> str:
     args = ", ".join([f"const double *{a}" for a in func.args] + ["const double *p", "double *out"])
     return f"void {prefix}_{func.name}({args})"
-
-
-def _renamed(plan: CodePlan) -> CodePlan:
-    funcs = tuple(replace(f, name=C_NAMES.get(f.name, f.name)) for f in plan.functions)
-    return replace(plan, functions=funcs)
 
 
 def _has_defaults(plan: CodePlan) -> bool:
@@ -36,7 +28,6 @@ def _has_defaults(plan: CodePlan) -> bool:
 def emit_c_library(plan: CodePlan, prefix: str | None = None, header_name: str | None = None) -> tuple[str, str]:
     """(source, header) of ``plan``; the source includes ``header_name`` (default ``<prefix>.h``)."""
     prefix = c_identifier(prefix or plan.model_name)
-    plan = _renamed(plan)
     upper = prefix.upper()
     header_name = header_name or f"{prefix}.h"
     guard = "".join(c if c.isalnum() else "_" for c in header_name.upper())

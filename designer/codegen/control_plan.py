@@ -20,6 +20,7 @@ from sympy.core.parameters import distribute
 
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
+from .graph_cse import graph_symbols
 from .graph_diff import graph_diff
 from .plan import CodeFunction, CodePlan, _function, _temp_prefix
 
@@ -90,7 +91,7 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
     from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     exact = exact_angles(model).model   # a twist of 1.5707963267948966 as pi/2, as the plan's forms read it
-    funcs = [_as("coriolis", "coriolis_matrix", tree_coriolis_matrix(exact, mass), model, index, plan.temp_prefix)]
+    funcs = [_as("bias", "coriolis_matrix", tree_coriolis_matrix(exact, mass), model, index, plan.temp_prefix)]
     if regressor:
         if Y is None:
             Y, _ = symbolic_regressor(exact)
@@ -98,40 +99,67 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
     return with_functions(plan, funcs)
 
 
-def plan_base_code(model: Manipulator, extras: bool = False) -> tuple[CodePlan, object]:
+def _drive_terms(model: Manipulator, bp) -> tuple[list, list, list]:
+    """Per joint: (Ia for M's diagonal, Ia qdd, fv qd + fc sign(qd)) of the drive base parameters."""
+    n = model.n
+    inertia, accel, friction = [sp.S.Zero] * n, [sp.S.Zero] * n, [sp.S.Zero] * n
+    for name, (j, kind) in zip(bp.names, bp.slots):
+        sym = sp.Symbol(name, real=True)
+        if kind == "Ia":
+            inertia[j] += sym
+            accel[j] += sym * model.qdd[j]
+        elif kind == "fv":
+            friction[j] += sym * model.qd[j]
+        elif kind == "fc":
+            friction[j] += sym * sp.sign(model.qd[j])
+    return inertia, accel, friction
+
+
+def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = False) -> tuple[CodePlan, object]:
     """(plan, base parameters): tau, mass_matrix and gravity with the base parameters as inputs;
-    ``extras``: also bias h(q, qd) (as "coriolis"), coriolis_matrix and the standard regressor."""
+    ``extras``: also bias h(q, qd), coriolis_matrix and the standard regressor; ``drives``: with the
+    drive parameters (Ia, fv, fc of the joints with drive data) among the base parameters, their
+    terms in tau, M and h (an Ia grouped into ZZR of its link is in that parameter's value)."""
     from ..dynamics.base_params import base_parameters
+    from ..dynamics.drives import drive_statement
     from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, symbolic_regressor
     model = exact_angles(model).model
-    bp = base_parameters(model)
+    bp = base_parameters(model, drives=drives)
     inputs = bp.joint_frame_inputs()
-    tau = standard_tau(model, inputs)
-    gravity = tau.xreplace({s: sp.Integer(0) for s in (*model.qd, *model.qdd)})
+    inertia, accel, friction = _drive_terms(model, bp)
+    rigid = standard_tau(model, inputs)
+    tau = sp.Matrix([rigid[j] + accel[j] + friction[j] for j in range(model.n)])
+    zeros = [0] * model.n   # G and h by the recursion with zero rates: substituting into the graph walks it as a tree
+    gravity = standard_tau(model, inputs, qd=zeros, qdd=zeros)
     mass = standard_mass_matrix(model, inputs)
+    mass = mass + sp.diag(*inertia)
     joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     geometry = set()
     Y = symbolic_regressor(model)[0] if extras else sp.zeros(1, 1)
     for mat in (tau, mass, Y):
-        geometry |= {s.name for s in mat.free_symbols}
+        geometry |= {s.name for s in graph_symbols(list(mat))}
     geometry -= joints | set(bp.names)
     names = list(bp.names) + sorted(geometry)
     defaults = model.parameter_values
     base_values: list = [None] * bp.count
     if not model.unvalued_symbols():
         from ..kinematics import NumericArm
-        from ..numeric.regressor import standard_parameter_values
-        base_values = [float(v) for v in bp.values(standard_parameter_values(NumericArm.from_model(model)))]
+        from ..numeric.regressor import drive_parameter_values, standard_parameter_values
+        standard = standard_parameter_values(NumericArm.from_model(model))
+        if drives:
+            standard = np.concatenate([standard, drive_parameter_values(model)])
+        base_values = [float(v) for v in bp.values(standard)]
     values = base_values + [defaults.get(name) for name in sorted(geometry)]
     index = {name: k for k, name in enumerate(names)}
     prefix = _temp_prefix(set(names))
     quantities = [("tau", tau), ("mass_matrix", mass), ("gravity", gravity)]
     if extras:
         weightless = replace(model, gravity=(0, 0, 0))
-        bias = standard_tau(weightless, inputs).xreplace({s: sp.Integer(0) for s in model.qdd})
-        quantities.append(("coriolis", bias))
+        bias = standard_tau(weightless, inputs, qdd=zeros)
+        quantities.append(("bias", sp.Matrix([bias[j] + friction[j] for j in range(model.n)])))
     funcs = tuple(pruned(_function(name, mat, model, index, prefix)) for name, mat in quantities)
-    plan = CodePlan(model.name, "customized Newton-Euler and composite rigid bodies on the base parameters", "none",
-                    model.n, tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))),
-                    funcs, prefix)
+    method = "; ".join(filter(None, ("customized Newton-Euler and composite rigid bodies on the base parameters",
+                                     drive_statement(model, drives))))
+    plan = CodePlan(model.name, method, "none", model.n,
+                    tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))), funcs, prefix)
     return (extra_functions(plan, model, mass=mass, Y=Y) if extras else plan), bp

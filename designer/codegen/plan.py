@@ -8,7 +8,7 @@ function      inputs                output
 tau           q, qd, qdd, p         tau(q, qd, qdd), n values
 mass_matrix   q, p                  M(q), n x n, row-major
 gravity       q, p                  G(q), n values
-coriolis      q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
+bias          q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
 ============  ====================  ======================================
 
 Two forms: ``compact`` (default) writes the recursive forms of
@@ -47,13 +47,13 @@ FUNCTION_ARGS = {
     "tau": ("q", "qd", "qdd"),
     "mass_matrix": ("q",),
     "gravity": ("q",),
-    "coriolis": ("q", "qd"),
+    "bias": ("q", "qd"),
 }
 _DOC = {
     "tau": "joint torques/forces tau(q, qd, qdd)",
     "mass_matrix": "mass matrix M(q), row-major",
     "gravity": "gravity torques G(q)",
-    "coriolis": "Coriolis and centrifugal torques h(q, qd) = tau(q, qd, 0) - G(q)",
+    "bias": "bias torques h(q, qd) = tau(q, qd, 0) - G(q): Coriolis and centrifugal (friction with drives)",
 }
 
 
@@ -154,8 +154,8 @@ def compact_functions(model, token: CancelToken = NEVER) -> tuple[sp.Matrix, sp.
     zeros = [0] * model.n
     tau = tree_tau(model, token)
     gravity = tree_tau(model, token, zeros, zeros)
-    coriolis = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
-    return tau, tree_mass_matrix(model, token), gravity, coriolis
+    bias = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
+    return tau, tree_mass_matrix(model, token), gravity, bias
 
 
 #: significant digits kept of the numbers substituted by ``values``: a derivation in floating point
@@ -185,25 +185,25 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     if form is CodeForm.COMPACT:
         # numbers go into the model, not into the shared graph (a substitution there walks every path)
         built = model.numeric(values) if values else model
-        tau, mass, gravity, coriolis = compact_functions(built, token)
+        tau, mass, gravity, bias = compact_functions(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
-        tau, mass, gravity, coriolis = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
+        tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         method = eq.method.value
     if values and form is CodeForm.DERIVED:
-        every = set().union(*(m.free_symbols for m in (tau, mass, gravity, coriolis)))
+        every = set().union(*(m.free_symbols for m in (tau, mass, gravity, bias)))
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
-        tau, mass, gravity, coriolis = (_substitute(m, subs) for m in (tau, mass, gravity, coriolis))
+        tau, mass, gravity, bias = (_substitute(m, subs) for m in (tau, mass, gravity, bias))
     token.check()
     from ..dynamics.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
-        mass, tau, coriolis = mass + dM, tau + inertia + friction, coriolis + friction
+        mass, tau, bias = mass + dM, tau + inertia + friction, bias + friction
     method = "; ".join(filter(None, (method, drive_statement(model, drives))))
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(built.symbol_names())
     if form is CodeForm.DERIVED:  # the compact forms use the model's symbols only (and walking them is slow)
-        for mat in (tau, mass, gravity, coriolis):
+        for mat in (tau, mass, gravity, bias):
             names |= {s.name for s in mat.free_symbols}
     names -= joint_names
     names -= set(values or ())
@@ -212,6 +212,6 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     defaults = eq.model.parameter_values
     prefix = _temp_prefix(names)
     funcs = tuple(_function(name, mat, model, index, prefix) for name, mat in (
-        ("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("coriolis", coriolis)))
+        ("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("bias", bias)))
     return CodePlan(model.name, method, eq.simplify.value if form is CodeForm.DERIVED else "none", model.n,
                     tuple((name, defaults.get(name)) for name in ordered), funcs, prefix)

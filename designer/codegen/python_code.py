@@ -1,4 +1,5 @@
-"""A standalone Python module (needs only numpy) for tau, M, G and h.
+"""A standalone Python module (needs only numpy) for tau, M, G and the bias h (and, from the
+command line, the Coriolis matrix and the regressor).
 
 The functions take one state (q of length n) or many at once (q of shape
 (n, N), results of shape (n, N) or (n, n, N)), and the parameters p in
@@ -101,8 +102,8 @@ def emit_python(plan: CodePlan, flavour: str = "numpy") -> str:
         + (f", or shape ({plan.n}, N) for N states at once." if flavour == "numpy" else "; one state per call."),
         "p: parameter values in PARAMETERS order, None for DEFAULTS.",
         "",
-        "Functions: tau(q, qd, qdd, p), mass_matrix(q, p), gravity(q, p), and",
-        "coriolis(q, qd, p) = tau(q, qd, 0, p) - gravity(q, p).",
+        "Functions:",
+        *(f"  {f.name}({', '.join(f.args)}, p): {f.doc}" for f in plan.functions),
         '"""',
         "",
         "import math" if flavour == "math" else "import numpy",

@@ -103,9 +103,66 @@ def _parent_transform(model: Manipulator, j: int) -> tuple[list, list]:
     return R, [a, -sa * link.d, ca * link.d]
 
 
+class _Linear:
+    """A linear combination of the standard parameters, {symbol: coefficient}: the grouping's sums
+    without sympy's evaluation of ever longer Adds (seconds per step on a 7-joint arm with float
+    geometry; coefficients that are floats stay Python floats)."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: dict):
+        self.terms = terms
+
+    def __add__(self, other):
+        if not isinstance(other, _Linear):
+            if other == 0:
+                return self
+            return NotImplemented
+        out = dict(self.terms)
+        for sym, c in other.terms.items():
+            v = out.get(sym, 0) + c
+            if v == 0:
+                out.pop(sym, None)
+            else:
+                out[sym] = v
+        return _Linear(out)
+
+    __radd__ = __add__
+
+    def __mul__(self, c):
+        if isinstance(c, _Linear):
+            return NotImplemented
+        if c == 0:
+            return 0
+        return self if c == 1 else _Linear({sym: v * c for sym, v in self.terms.items()})
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-other)
+
+    def __rsub__(self, other):
+        return (-self) + other
+
+    def expr(self) -> sp.Expr:
+        return sp.Add(*[sp.sympify(c) * sym for sym, c in self.terms.items()])
+
+
+def _expr(x) -> sp.Expr:
+    return x.expr() if isinstance(x, _Linear) else sp.sympify(x)
+
+
+def _scalar(x):
+    """A number as a Python float (fast products), an expression as it is."""
+    return float(x) if isinstance(x, sp.Float) else x
+
+
 def _symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], set]:
     """Joint-frame slots after the grouping rules, and the (link, kind) slots emptied by them."""
-    slots = joint_frame_parameters(model, symbols)
+    slots = joint_frame_parameters(model, [_Linear({sym: 1}) for sym in symbols])
     emptied: set = set()
     for j in range(model.n - 1, -1, -1):
         m, ms, J = split(slots[j])
@@ -121,9 +178,9 @@ def _symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], s
             emptied |= {(j, k) for k in PARAMETER_KINDS[4:]}
         if j > 0:
             R, P = _parent_transform(model, j)
-            moved = move_parameters(body, R, P)
+            moved = move_parameters(body, [[_scalar(x) for x in row] for row in R], [_scalar(x) for x in P])
             slots[j - 1] = [a + b for a, b in zip(slots[j - 1], moved)]
-    return slots, emptied
+    return [[_expr(x) for x in slot] for slot in slots], emptied
 
 
 def _geometry(model: Manipulator, rng: np.random.Generator):

@@ -23,14 +23,18 @@ __all__ = ["standard_tau", "standard_mass_matrix", "symbolic_regressor"]
 ZERO = sp.S.Zero
 
 
-def _kinematics(model: Manipulator, chain, token: CancelToken):
-    """Per joint (w, wd, vd, U) in joint-frame axes; vd is the origin's acceleration (gravity included)."""
+def _kinematics(model: Manipulator, chain, token: CancelToken, qd=None, qdd=None):
+    """Per joint (w, wd, vd, U) in joint-frame axes; vd is the origin's acceleration (gravity included).
+    ``qd``, ``qdd``: values instead of the joint-rate symbols (zeros give G and h directly: a
+    substitution into the shared graph afterwards would walk it as a tree, minutes for 7 joints)."""
+    qd = model.qd if qd is None else [sp.sympify(v) for v in qd]
+    qdd = model.qdd if qdd is None else [sp.sympify(v) for v in qdd]
     w, wd, vd = base_motion(model)  # gravity in frame 0 (turned from the world when the project says so)
     U = None
     out = []
     for j, jt in enumerate(chain):
         token.check()
-        w, wd, vd = link_step(jt, w, wd, vd, U, model.qd[j], model.qdd[j])
+        w, wd, vd = link_step(jt, w, wd, vd, U, qd[j], qdd[j])
         U = _u_matrix(w, wd)
         out.append((w, wd, vd, U))
     return out
@@ -59,11 +63,13 @@ def _backward(chain, wrenches, n: int) -> list:
     return tau
 
 
-def standard_tau(model: Manipulator, params: list[list], token: CancelToken = NEVER) -> sp.Matrix:
-    """tau(q, qd, qdd) with ``params[j]`` the ten joint-frame parameters of link j."""
+def standard_tau(model: Manipulator, params: list[list], token: CancelToken = NEVER, qd=None,
+                 qdd=None) -> sp.Matrix:
+    """tau(q, qd, qdd) with ``params[j]`` the ten joint-frame parameters of link j; ``qd``, ``qdd``:
+    values instead of the joint-rate symbols (zeros for G, or for h without gravity)."""
     with distribute(False):
         chain = _chain(model)
-        kin = _kinematics(model, chain, token)
+        kin = _kinematics(model, chain, token, qd, qdd)
         return sp.Matrix(_backward(chain, [_wrench(params[j], *kin[j]) for j in range(model.n)], model.n))
 
 
@@ -95,15 +101,18 @@ def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[
                 wrenches[j] = _wrench(unit, *kin[j])
                 for i, t in enumerate(_backward(chain, wrenches, j + 1)):
                     Yj[i, 10 * j + k] = t
-    # pi' = T pi per link (identity in the modified convention)
+    # pi' = T pi per link (identity in the modified convention): standard column k gathers c * (column l)
     moved = joint_frame_parameters(model, symbols)
     Y = sp.zeros(n, 10 * n)
-    for j in range(n):
-        for l, expr in enumerate(moved[j]):
-            coeffs = sp.Poly(sp.expand(expr), *symbols[10 * j:10 * j + 10]).as_dict() if expr != 0 else {}
-            for monom, c in coeffs.items():
-                k = monom.index(1)
+    with distribute(False):  # a float coefficient would be distributed over every sum it multiplies
+        for j in range(n):
+            gather: list[list] = [[] for _ in range(10)]
+            for l, expr in enumerate(moved[j]):
+                coeffs = sp.Poly(sp.expand(expr), *symbols[10 * j:10 * j + 10]).as_dict() if expr != 0 else {}
+                for monom, c in coeffs.items():
+                    gather[monom.index(1)].append((l, c))
+            for k in range(10):
                 for i in range(n):
-                    if Yj[i, 10 * j + l] != 0:
-                        Y[i, 10 * j + k] += Yj[i, 10 * j + l] * c
+                    terms = [_mul(Yj[i, 10 * j + l], c) for l, c in gather[k] if Yj[i, 10 * j + l] != 0]
+                    Y[i, 10 * j + k] = sp.Add(*terms) if terms else ZERO
     return Y, names

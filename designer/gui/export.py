@@ -1,8 +1,9 @@
-"""The Export menu: the equations report (LaTeX, Markdown, HTML, JSON) and generated code (C, Python).
+"""The Export menu: the equations report (LaTeX, Markdown, HTML, JSON) and generated code (C source
+and header, Python, a folder of MATLAB files: what ``codegen`` writes, :mod:`designer.codegen.files`).
 
 Writing a report of large equations takes a while (printing, operation
 counts, common subexpressions), so it runs as a job in a worker process and
-the file is written when the text comes back.
+the files are written when their text comes back.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ..codegen import SUFFIX as CODE_SUFFIX
-from ..codegen import Language, generate
+from ..codegen.files import generate_files
 from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
@@ -28,9 +28,11 @@ REPORT_FORMATS = {
     ReportFormat.HTML: ("Equations report as &HTML (self-contained)…", "HTML (*.html)"),
     ReportFormat.JSON: ("Equations as &JSON…", "JSON (*.json)"),
 }
+# language -> (menu text, file filter, suffix); MATLAB writes a folder
 CODE_LANGUAGES = {
-    Language.C: ("&C code (tau, M, G, h)…", "C source (*.c)"),
-    Language.PYTHON: ("&Python/numpy code (tau, M, G, h)…", "Python (*.py)"),
+    "c": ("&C code and header (tau, M, G, h, C, Y)…", "C source (*.c)", ".c"),
+    "python": ("&Python/numpy code (tau, M, G, h, C, Y)…", "Python (*.py)", ".py"),
+    "matlab": ("&MATLAB/Octave functions (tau, M, G, h, C, Y)…", "", ""),
 }
 
 
@@ -38,7 +40,7 @@ def build_menu(window, menu) -> None:
     for fmt, (text, _filter) in REPORT_FORMATS.items():
         window._action(menu, text, lambda f=fmt: export_report(window, f))
     menu.addSeparator()
-    for lang, (text, _filter) in CODE_LANGUAGES.items():
+    for lang, (text, *_rest) in CODE_LANGUAGES.items():
         window._action(menu, text, lambda lang=lang: export_code(window, lang))
 
 
@@ -70,17 +72,21 @@ def _target(window, title: str, suffix: str, file_filter: str, path) -> Path | N
 
 
 def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
-    """``make_text(*args)`` in a worker process, then write it; errors go to a message box."""
+    """``make_text(*args)`` in a worker process, then write it (a text, or {path: text}); errors go
+    to a message box."""
     job = ProcessJob(call_job, (make_text, args, what, target.name))
 
-    def write(text: str) -> None:
+    def write(result) -> None:
         window.export_worker = None
-        try:
-            target.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            QMessageBox.critical(window, "Export", f"{target}: {exc.strerror or exc}")
-            return
-        window.show_message(f"Wrote {target}")
+        files = result if isinstance(result, dict) else {str(target): result}
+        for path, text in files.items():
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                Path(path).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                QMessageBox.critical(window, "Export", f"{path}: {exc.strerror or exc}")
+                return
+        window.show_message(f"Wrote {target}" + (f" ({len(files)} files)" if len(files) > 1 else ""))
         window.exported.emit(str(target))
 
     def fail(message: str, details: str) -> None:
@@ -98,11 +104,25 @@ def export_report(window, fmt: ReportFormat | str, path=None) -> bool:
                    f"Writing the {fmt.value} report", render, fmt)
 
 
-def export_code(window, lang: Language | str, path=None) -> bool:
-    """Write generated code for the equations on display."""
-    lang = Language(lang)
-    return _export(window, "Export code", CODE_SUFFIX[lang], CODE_LANGUAGES[lang][1], path,
-                   f"Generating {lang.value} code", generate, lang)
+def export_code(window, lang: str, path=None) -> bool:
+    """Write generated code for the equations on display: for C the source and its header, for
+    MATLAB a folder of .m files (``path``: the folder)."""
+    lang = getattr(lang, "value", lang)
+    text, file_filter, suffix = CODE_LANGUAGES[lang]
+    what = f"Generating {lang} code"
+    if lang != "matlab":
+        return _export(window, "Export code", suffix, file_filter, path, what, generate_files, lang)
+    eq = _equations(window)
+    if eq is None:
+        return False
+    if path is None:
+        path = QFileDialog.getExistingDirectory(window, "Export MATLAB/Octave functions to the folder",
+                                                str(window._folder()))
+        if not path:
+            return False
+        remember_folder(str(Path(path) / "x.m"), window.settings)
+    _run(window, what, Path(path), generate_files, (eq, lang, str(path)))
+    return True
 
 
 def _export(window, title: str, suffix: str, file_filter: str, path, what: str, make_text, kind) -> bool:
@@ -112,5 +132,6 @@ def _export(window, title: str, suffix: str, file_filter: str, path, what: str, 
     target = _target(window, title, suffix, file_filter, path)
     if target is None:
         return False
-    _run(window, what, target, make_text, (eq, kind))
+    args = (eq, kind, str(target)) if make_text is generate_files else (eq, kind)
+    _run(window, what, target, make_text, args)
     return True

@@ -37,7 +37,7 @@ BLOCK = 2048
 #: significant digits kept of the numbers in derived equations (see codegen.plan.DIGITS)
 DIGITS = 14
 #: quantity -> generated function
-_FUNCTIONS = {"M": "mass_matrix", "G": "gravity", "h": "coriolis", "tau": "tau"}
+_FUNCTIONS = {"M": "mass_matrix", "G": "gravity", "h": "bias", "tau": "tau"}
 
 
 def _round_floats(e: sp.Expr) -> sp.Expr:

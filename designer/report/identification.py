@@ -15,7 +15,7 @@ from ..dynamics.inertial import parameter_names, standard_parameters
 from ..model.manipulator import Manipulator
 from .printing import latex_escape, to_latex, to_text
 
-__all__ = ["regressor_report", "parameter_rows"]
+__all__ = ["regressor_report", "parameter_rows", "base_parameter_section", "with_base_parameters"]
 
 
 def _value(expr: sp.Expr, model: Manipulator) -> float | None:
@@ -92,3 +92,59 @@ def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: d
     out += [f"{latex_escape(r['name'])} & ${to_latex(r['formula'])}$ & {value(r['value'])} \\\\" for r in rows]
     out += ["\\end{longtable}", "\\begin{itemize}"] + [f"\\item {latex_escape(n)}" for n in notes]
     return "\n".join(out + ["\\end{itemize}", "\\end{document}"]) + "\n"
+
+
+def _section_notes(model: Manipulator, bp: BaseParameters) -> list[str]:
+    notes = [f"{bp.count} base parameters of {10 * model.n} standard ones (numerical rank of the regressor: "
+             f"{bp.rank}); each is the combination of standard parameters shown (m, first moments mx, my, mz and "
+             "the inertia tensor XX..ZZ of each link, in link frame j about its origin).",
+             "Dropped (grouped into others or without effect on tau): " + (", ".join(bp.dropped) or "none")]
+    return notes + [f"Numeric grouping: {g}" for g in bp.numeric_groups]
+
+
+def base_parameter_section(model: Manipulator, bp: BaseParameters, fmt: str):
+    """The base parameters as a section of an equations report: a dict for JSON, else text."""
+    rows = parameter_rows(model, bp)
+    notes = _section_notes(model, bp)
+    if fmt == "json":
+        return {"count": bp.count, "rank": bp.rank,
+                "parameters": [{"name": r["name"], "formula": to_text(r["formula"]), "value": r["value"]}
+                               for r in rows],
+                "dropped": list(bp.dropped), "numeric_groups": list(bp.numeric_groups)}
+    value = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
+    if fmt == "markdown":
+        out = ["## Base parameters", "", "| parameter | grouping formula | value |", "|---|---|---|"]
+        out += [f"| {r['name']} | `{to_text(r['formula'])}` | {value(r['value'])} |" for r in rows]
+        return "\n".join(out + [""] + [f"- {n}" for n in notes] + [""])
+    if fmt == "html":
+        body = "".join(f"<tr><td>{html.escape(r['name'])}</td><td><code>{html.escape(to_text(r['formula']))}</code>"
+                       f"</td><td>{value(r['value'])}</td></tr>" for r in rows)
+        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+        return (f"<h2>Base parameters</h2>\n<table border=\"1\"><tr><th>parameter</th><th>grouping formula</th>"
+                f"<th>value</th></tr>{body}</table>\n<ul>{items}</ul>\n")
+    from .latex_report import continuation, entry_latex_lines
+    out = [r"\section*{Base parameters}", r"\begin{align*}"]
+    lines = []
+    for r in rows:
+        formula = entry_latex_lines(r["formula"])
+        label = r"\mathrm{" + latex_escape(r["name"]) + "}"
+        lines += [f"{label} &= {formula[0]}"] + [continuation(x) for x in formula[1:]]
+    out += [" \\\\\n".join(lines), r"\end{align*}", r"\begin{itemize}"]
+    out += [rf"\item {latex_escape(n)}" for n in notes]
+    return "\n".join(out + [r"\end{itemize}", ""])
+
+
+def with_base_parameters(text: str, fmt: str, model: Manipulator, bp: BaseParameters) -> str:
+    """An equations report ``text`` in ``fmt`` with the base-parameter section added at its end."""
+    section = base_parameter_section(model, bp, fmt)
+    if fmt == "json":
+        doc = json.loads(text)
+        doc["base_parameters"] = section
+        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return text.rstrip("\n") + "\n\n" + section
+    closing = "</body>" if fmt == "html" else r"\end{document}"
+    at = text.rfind(closing)
+    if at < 0:
+        raise ValueError(f"{fmt} report without {closing}")
+    return text[:at] + section + text[at:]

@@ -78,7 +78,7 @@ def test_errors_are_one_line(argv, needle, capsys):
 def test_codegen_matlab_folder_and_c_header(tmp_path):
     assert main(["codegen", TWO, "--lang", "matlab", "--prefix", "two", "--out", str(tmp_path / "m")]) == 0
     files = sorted(p.name for p in (tmp_path / "m").iterdir())
-    assert files == ["two_coriolis.m", "two_coriolis_matrix.m", "two_gravity.m", "two_mass_matrix.m",
+    assert files == ["two_bias.m", "two_coriolis_matrix.m", "two_gravity.m", "two_mass_matrix.m",
                      "two_regressor.m", "two_tau.m"]
     assert main(["codegen", TWO, "--lang", "c", "--prefix", "two", "--parameters", "base",
                  "--out", str(tmp_path / "two.c")]) == 0
@@ -102,7 +102,7 @@ def test_codegen_python_with_base_parameters(tmp_path):
     for _ in range(5):
         q, qd, qdd = rng.normal(size=(3, 2))
         np.testing.assert_allclose(mod.tau(q, qd, qdd), rnea(arm, q, qd, qdd), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(mod.coriolis_matrix(q, qd) @ qd, mod.coriolis(q, qd), atol=1e-12)
+        np.testing.assert_allclose(mod.coriolis_matrix(q, qd) @ qd, mod.bias(q, qd), atol=1e-12)
 
 
 def test_regressor_with_drive_parameters(tmp_path, capsys):

@@ -175,4 +175,4 @@ def test_codegen_c_of_a_derived_arm_agrees_with_numeric_newton_euler(arm, form, 
         np.testing.assert_allclose(tau, rec.rnea(arm, q, qd, qdd), rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(M.reshape(3, 3), rec.mass_matrix(arm, q), rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(mod.gravity(q), rec.gravity_torque(arm, q), rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(mod.coriolis(q, qd), rec.bias(arm, q, qd), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(mod.bias(q, qd), rec.bias(arm, q, qd), rtol=1e-9, atol=1e-9)

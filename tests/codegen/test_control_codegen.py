@@ -212,7 +212,7 @@ def test_matlab_files_under_octave_match_pinocchio(which, tmp_path, request):
     for name, a in (("Q", Q), ("QD", QD), ("QDD", QDD)):
         np.savetxt(tmp_path / f"{name}.txt", a)
     _octave(tmp_path, "Q = load('Q.txt'); QD = load('QD.txt'); QDD = load('QDD.txt');"
-            "tau = arm_tau(Q, QD, QDD); M = arm_mass_matrix(Q); G = arm_gravity(Q); h = arm_coriolis(Q, QD);"
+            "tau = arm_tau(Q, QD, QDD); M = arm_mass_matrix(Q); G = arm_gravity(Q); h = arm_bias(Q, QD);"
             "C = arm_coriolis_matrix(Q, QD); Y = arm_regressor(Q, QD, QDD);"
             "save('-ascii', '-double', 'tau.txt', 'tau'); save('-ascii', '-double', 'G.txt', 'G');"
             "save('-ascii', '-double', 'h.txt', 'h'); M = reshape(M, [], size(Q, 2));"
@@ -266,3 +266,40 @@ def test_the_documented_main_c_builds_and_runs(tmp_path):
     from designer.numeric import rnea
     tau1 = float(out.split("tau")[1].split()[0])
     assert tau1 == pytest.approx(rnea(arm, [0.1, 0.2], [0.2, 0.2], [0, 0])[0], abs=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("convention", list(Convention))
+def test_base_parameter_code_of_a_generic_seven_joint_arm(convention, tmp_path):
+    """codegen --parameters base of a generic 7-joint arm (twists and offsets no multiple of 90
+    degrees, a prismatic joint, full inertias, a point load): the generated Python with the base
+    parameters the grouping formulas give from the standard ones (its defaults) is Pinocchio's rnea,
+    crba and gravity; the bias is C(q, qd) qd."""
+    import importlib.util
+
+    from designer.codegen.python_code import emit_python
+    from tests.support.anyarm_arms import generic_arm
+    model = generic_arm(7, seed=11, convention=convention)
+    plan, bp = plan_base_code(model, extras=True)
+    assert bp.count == bp.rank < 70
+    path = tmp_path / "base7.py"
+    path.write_text(emit_python(plan), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("base7", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert tuple(mod.PARAMETERS) == bp.names   # numbers for the geometry: only base parameters are inputs
+    beta = np.array(mod.DEFAULTS)
+    np.testing.assert_allclose(beta, bp.values(standard_parameter_values(NumericArm.from_model(model))), rtol=1e-14)
+    pm = pin_model(model)
+    data = pm.createData()
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, 7))
+        tau_ref, M_ref = pin_rnea_crba(pm, q, qd, qdd)
+        scale = max(1.0, np.abs(tau_ref).max())
+        np.testing.assert_allclose(mod.tau(q, qd, qdd), tau_ref, atol=1e-10 * scale)
+        np.testing.assert_allclose(mod.mass_matrix(q), M_ref, atol=1e-10 * np.abs(M_ref).max())
+        np.testing.assert_allclose(mod.gravity(q), pin.computeGeneralizedGravity(pm, data, q), atol=1e-10 * scale)
+        h = mod.bias(q, qd)
+        np.testing.assert_allclose(h, pin.rnea(pm, data, q, qd, np.zeros(7)) - mod.gravity(q), atol=1e-10 * scale)
+        np.testing.assert_allclose(mod.coriolis_matrix(q, qd) @ qd, h, atol=1e-10 * scale)

@@ -45,7 +45,7 @@ def _reference(eq, names, values):
     m = eq.model
     syms = [*m.q, *m.qd, *m.qdd, *(symbol(n) for n in names)]
     f = {k: sp.lambdify(syms, mat, "numpy") for k, mat in
-         (("tau", eq.tau), ("mass_matrix", eq.mass_matrix), ("gravity", eq.gravity), ("coriolis", eq.coriolis))}
+         (("tau", eq.tau), ("mass_matrix", eq.mass_matrix), ("gravity", eq.gravity), ("bias", eq.coriolis))}
     return lambda k, q, qd, qdd: np.array(f[k](*q, *qd, *qdd, *values), dtype=float).reshape(-1)
 
 
@@ -72,7 +72,7 @@ def test_python_module_matches_lambdify(make, tmp_path):
         np.testing.assert_allclose(mod.mass_matrix(q, values).reshape(-1), ref("mass_matrix", q, qd, qdd),
                                    rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(mod.gravity(q, values), ref("gravity", q, qd, qdd), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(mod.coriolis(q, qd, values), ref("coriolis", q, qd, qdd), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(mod.bias(q, qd, values), ref("bias", q, qd, qdd), rtol=1e-12, atol=1e-12)
 
 
 def test_python_module_vectorised_and_defaults(tmp_path):
@@ -131,7 +131,7 @@ def test_c_compiles_cleanly_and_matches(make, tmp_path):
         q, qd, qdd = (arr(v) for v in rng.uniform(-3, 3, (3, n)))
         outs = {}
         for name, args, size in (("tau", (q, qd, qdd), n), ("mass_matrix", (q,), n * n), ("gravity", (q,), n),
-                                 ("coriolis", (q, qd), n)):
+                                 ("bias", (q, qd), n)):
             out = np.full(size, np.nan)
             getattr(so, f"arm_{name}")(*(a.ctypes.data_as(dbl) for a in (*args, p, out)))
             outs[name] = out

@@ -120,7 +120,7 @@ def test_problem_tab_counts(window):
 
 
 def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
-    from designer.codegen import generate
+    from designer.codegen.files import generate_files
     from designer.gui import export
     from designer.report import render
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: pytest.fail(f"unexpected: {a[1:3]}"))
@@ -134,7 +134,8 @@ def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
         assert target.read_text(encoding="utf-8") == render(eq, fmt)
     with qtbot.waitSignal(window.exported, timeout=60000):
         export.export_code(window, "c", tmp_path / "arm")
-    assert (tmp_path / "arm.c").read_text(encoding="utf-8") == generate(eq, "c")
+    for path, text in generate_files(eq, "c", str(tmp_path / "arm.c")).items():   # the source and its header
+        assert Path(path).read_text(encoding="utf-8") == text
 
 
 def test_export_without_equations_says_so(window, monkeypatch):

@@ -175,8 +175,8 @@ def test_codegen_drives_python_against_pinocchio_and_c_header(capsys, tmp_path, 
                                    rtol=1e-9, atol=1e-10)
         tau = np.asarray(namespace["tau"](q, qd, qdd, None)).ravel()
         np.testing.assert_allclose(tau, pin.rnea(model, data, q, qd, qdd) + friction, rtol=1e-9, atol=1e-9)
-        # the header's identity coriolis = tau(q, qd, 0) - gravity holds with the drive terms
-        h = np.asarray(namespace["coriolis"](q, qd, None)).ravel()
+        # the header's identity bias = tau(q, qd, 0) - gravity holds with the drive terms
+        h = np.asarray(namespace["bias"](q, qd, None)).ravel()
         G = np.asarray(namespace["gravity"](q, None)).ravel()
         np.testing.assert_allclose(h, np.asarray(namespace["tau"](q, qd, np.zeros(6), None)).ravel() - G,
                                    rtol=1e-9, atol=1e-9)
@@ -192,13 +192,71 @@ def test_codegen_drives_python_against_pinocchio_and_c_header(capsys, tmp_path, 
     assert "drive terms" not in c_out.read_text().split("*/")[0]
 
 
-def test_codegen_c_applies_the_drive_terms_and_base_parameters_refuse_them(capsys, tmp_path, puma_with_drives):
+def test_codegen_c_applies_the_drive_terms(capsys, tmp_path, puma_with_drives):
     # the C path (header + source) must not drop --drives: M's diagonal carries N^2 Jm
     plain, driven = tmp_path / "plain.c", tmp_path / "driven.c"
     run(capsys, "codegen", puma_with_drives, "--lang", "c", "--out", plain)
     run(capsys, "codegen", puma_with_drives, "--lang", "c", "--drives", "--out", driven)
     assert plain.read_text() != driven.read_text()
-    assert main(["codegen", str(puma_with_drives), "--lang", "c", "--parameters", "base", "--drives",
-                 "--out", str(tmp_path / "base.c")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--drives" in err[0] and not (tmp_path / "base.c").exists()
+
+
+def _module(path: Path) -> dict:
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # our own output: numpy only
+    return namespace
+
+
+@pytest.mark.parametrize("arm", ["puma", "generic"])
+def test_codegen_base_parameters_with_drives(capsys, tmp_path, puma_with_drives, arm):
+    """The drive parameters are base parameters of their own, grouped where the numeric rank says so
+    (Ia1 with ZZR1: joint 1 of the PUMA turns about the fixed vertical axis); the generated tau,
+    M, G and h against Pinocchio with armature plus friction, and against the numeric regressor
+    with the drive columns (Y_b beta)."""
+    from designer.dynamics.base_params import base_parameters, base_regressor
+    from designer.model import Convention
+    from designer.numeric.regressor import drive_regressor, regressor
+    from tests.support.anyarm_arms import generic_arm
+    if arm == "puma":
+        path = puma_with_drives
+    else:  # a prismatic third joint, twists no multiple of 90 degrees, drive data on every joint
+        model = generic_arm(5, seed=3, convention=Convention.STANDARD, joints="RRPRR")
+        drives = [Drive(gear_ratio=n, motor_inertia=j, viscous=b, coulomb=c)
+                  for n, j, b, c in zip(GEAR, JM, VISC, COUL)]
+        model = replace(model, links=tuple(replace(l, drive=d) for l, d in zip(model.links, drives)))
+        path = tmp_path / "generic_drives.json"
+        save_project(model, path)
+    model = load_project(path)
+    n = model.n
+    out = tmp_path / "base.py"
+    run(capsys, "codegen", path, "--lang", "python", "--parameters", "base", "--drives", "--out", out)
+    ns = _module(out)
+    bp = base_parameters(model, drives=True)
+    assert tuple(ns["PARAMETERS"][:bp.count]) == bp.names
+    assert "drive terms added" in out.read_text().split('"""')[1]
+    assert all(f"{kind}{j}" in bp.names for kind in ("fv", "fc") for j in range(1, n + 1))
+    if arm == "puma":  # Ia1 acts as ZZR1; ZZR2 acts as Ia2 (the gyroscopic terms of ZZ2 cancel in tau1)
+        assert "Ia1" in bp.dropped and {"ZZR1", "IaR2"} <= set(bp.names)
+    arm_n = NumericArm.from_model(model)
+    rng = np.random.default_rng(5)
+    Q, QD, QDD = rng.uniform(-2, 2, (3, n, 40))
+    Y = np.concatenate([regressor(arm_n, Q, QD, QDD), drive_regressor(model, QD, QDD)], axis=-1)
+    Y = Y.reshape(-1, 13 * n)
+    assert bp.count == np.linalg.matrix_rank(Y, tol=1e-9 * np.abs(Y).max())
+    pm = pin_model(arm_n)
+    pm.armature = np.array(GEAR[:n]) ** 2 * np.array(JM[:n])
+    data = pm.createData()
+    beta = np.array(ns["DEFAULTS"][:bp.count])
+    for k in range(5):
+        q, qd, qdd = Q[:, k], QD[:, k], QDD[:, k]
+        friction = np.array(VISC[:n]) * qd + np.array(COUL[:n]) * np.sign(qd)
+        tau = np.asarray(ns["tau"](q, qd, qdd)).ravel()
+        tau_ref = pin.rnea(pm, data, q, qd, qdd) + friction
+        np.testing.assert_allclose(tau, tau_ref, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(base_regressor(bp, arm_n, q, qd, qdd) @ beta, tau_ref, rtol=1e-9, atol=1e-9)
+        M_pin = pin.crba(pm, data, q)
+        M_pin = np.triu(M_pin) + np.triu(M_pin, 1).T
+        np.testing.assert_allclose(np.asarray(ns["mass_matrix"](q)).reshape(n, n), M_pin, rtol=1e-9, atol=1e-10)
+        G = np.asarray(ns["gravity"](q)).ravel()
+        np.testing.assert_allclose(G, pin.computeGeneralizedGravity(pm, data, q), rtol=1e-9, atol=1e-9)
+        h_ref = pin.rnea(pm, data, q, qd, np.zeros(n)) + friction - G
+        np.testing.assert_allclose(np.asarray(ns["bias"](q, qd)).ravel(), h_ref, rtol=1e-9, atol=1e-9)

@@ -1,0 +1,50 @@
+"""The files ``codegen`` writes, the same from the command line and from the window's File > Export.
+
+C: ``X.c`` and its header ``X.h`` (:mod:`.c_library`); Python: one module; MATLAB/Octave: a folder
+of ``<prefix>_<function>.m`` files (:mod:`.matlab_code`). Every language gets tau, M, G, the bias
+h, the Coriolis matrix C(q, qd) and the regressor (:func:`.control_plan.extra_functions`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..dynamics.results import Equations
+from ..jobs import NEVER, CancelToken
+from .plan import CodeForm, CodePlan, plan_code
+
+__all__ = ["LANGUAGES", "full_plan", "code_files", "generate_files"]
+
+LANGUAGES = ("c", "python", "matlab")
+
+
+def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
+              token: CancelToken = NEVER) -> CodePlan:
+    """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the regressor."""
+    from .control_plan import extra_functions
+    return extra_functions(plan_code(eq, form, drives, token=token), eq.model)
+
+
+def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,
+               header: str | Path | None = None) -> dict[str, str]:
+    """{path: text} of ``plan`` in ``lang``: for C ``target`` and the header (default ``target``
+    with .h); for MATLAB one file per function in the folder ``target``; for Python ``target``."""
+    target = Path(target)
+    if lang == "python":
+        from .python_code import emit_python
+        return {str(target): emit_python(plan)}
+    if lang == "matlab":
+        from .matlab_code import emit_matlab
+        return {str(target / name): text for name, text in emit_matlab(plan, prefix).items()}
+    if lang != "c":
+        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGUAGES)}")
+    from .c_library import emit_c_library
+    header_path = Path(header) if header else target.with_suffix(".h")
+    source, text = emit_c_library(plan, prefix, header_path.name)
+    return {str(target): source, str(header_path): text}
+
+
+def generate_files(eq: Equations, lang: str, target: str, prefix: str | None = None) -> dict[str, str]:
+    """:func:`code_files` of :func:`full_plan` (compact forms): what ``codegen --lang LANG --out
+    TARGET`` writes for the equations ``eq``."""
+    return code_files(full_plan(eq), lang, target, prefix)
