@@ -49,7 +49,7 @@ def register(sub) -> None:
     p.add_argument("--header", metavar="FILE", help="C: write the header here")
     p.add_argument("--form", choices=["compact", "derived"], default="compact",
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
-                        "fewest operations (PUMA 560: tau 763, M 434 after CSE); derived: the expressions of "
+                        "fewest operations (PUMA 560: tau 745, M 433 after CSE); derived: the expressions of "
                         "--method with --simplify")
     # with --form derived, lagrange by default: on the PUMA 560 its tau needs 3318 operations, newton-euler's 5152
     p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-__all__ = ["graph_cse", "graph_symbols"]
+__all__ = ["graph_cse", "graph_symbols", "fold_negations"]
 
 
 def _trivial(e: sp.Basic) -> bool:
@@ -72,6 +72,26 @@ def graph_symbols(exprs) -> set:
     return found
 
 
+def fold_negations(temps: list, outputs: list) -> tuple[list, list]:
+    """``temps`` and ``outputs`` with the sign of every temporary that is a negated product or symbol
+    (``x9 = -x8``, ``x4 = -x2*x3``: ``sympy.cse`` names the -1 it pulls out of sums) moved into its
+    uses: the sign then joins the sums that read it (``a - x8`` rather than ``a + x9``), one
+    negation fewer per such temporary. Temporaries must come in an order that evaluates."""
+    sub: dict = {}
+    kept = []
+    for sym, value in temps:
+        value = value.xreplace(sub) if sub else value
+        if isinstance(value, sp.Mul) and value.args[0] == -1:
+            positive = sp.Mul(*value.args[1:])
+            if not positive.args:  # -symbol: no temporary at all
+                sub[sym] = value
+                continue
+            sub[sym] = -sym  # the product stays one temporary (inlined it would be recomputed), without its sign
+            value = positive
+        kept.append((sym, value))
+    return kept, [sp.sympify(e).xreplace(sub) for e in outputs] if sub else list(outputs)
+
+
 def ordered_assignments(assignments: list) -> list:
     """``[(symbol, value)]`` sorted so that each comes after the assignments it uses."""
     value = dict(assignments)
@@ -106,9 +126,9 @@ def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = No
     # order="none": the same operation counts as the canonical order, several times faster
     found, reduced = sp.cse([v for _, v in shared] + outputs, symbols=symbols, order="none")
     named = [(s, r) for (s, _), r in zip(shared, reduced)]
-    temps, out = ordered_assignments(found + named), reduced[len(shared):]
+    temps, out = fold_negations(ordered_assignments(found + named), reduced[len(shared):])
     if len(shared) <= SMALL:  # small graphs: sympy.cse alone sometimes shares more (PUMA 560 M: 434 against 455)
-        alone, alone_out = sp.cse(exprs, symbols=symbols, order="none")
+        alone, alone_out = fold_negations(*sp.cse(exprs, symbols=symbols, order="none"))
         if _ops(alone, alone_out) < _ops(temps, out):
             return alone, alone_out
     return temps, out

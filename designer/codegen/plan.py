@@ -34,7 +34,7 @@ from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph
+from .graph_cse import cse_graph, ordered_assignments
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "compact_functions", "FUNCTION_ARGS"]
 
@@ -117,7 +117,11 @@ def _is_symmetric(m: sp.Matrix) -> bool:
     return m.shape == (n, n) and all(m[i, j] == m[j, i] for i in range(n) for j in range(i + 1, n))
 
 
-def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None) -> CodeFunction:
+def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
+              steps: tuple = ()) -> CodeFunction:
+    """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
+    :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
+    must not be ``prefix`` + a number."""
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and _is_symmetric(mat):
@@ -125,7 +129,10 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
                  for i in range(rows) for j in range(i, cols)]
     else:
         cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
-    temps, reduced = cse_graph([e for _, e in cells], symbols, refine)
+    temps, reduced = cse_graph([v for _, v in steps] + [e for _, e in cells], symbols, refine)
+    if steps:
+        temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
+        reduced = reduced[len(steps):]
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:

@@ -178,6 +178,8 @@ def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect
 
 
 def count_ops_cse(exprs) -> int:
-    """count_ops of sympy.cse of the expressions: the replacements plus the reduced expressions."""
-    reps, reduced = sp.cse(list(exprs))
+    """count_ops of sympy.cse of the expressions: the replacements plus the reduced expressions,
+    negated temporaries folded into their uses as the generated code has them."""
+    from ..codegen.graph_cse import fold_negations
+    reps, reduced = fold_negations(*sp.cse(list(exprs)))
     return int(sum(sp.count_ops(v) for _, v in reps) + sum(sp.count_ops(r) for r in reduced))

@@ -10,45 +10,90 @@ regressor Y in graph form.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import sympy as sp
 from sympy.core.parameters import distribute
 
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
-from .customized import _chain, _cross, _mul, _u_matrix, _vadd, _matvec, base_motion, custom_mass_matrix, link_step
+from .customized import (_add, _chain, _cross, _matvec, _mul, _tmatvec, _u_matrix, _vadd, base_motion,
+                         custom_mass_matrix, link_step)
 from .inertial import parameter_names, split
 
-__all__ = ["standard_tau", "standard_mass_matrix", "symbolic_regressor"]
+__all__ = ["standard_tau", "standard_tau_steps", "standard_mass_matrix", "symbolic_regressor"]
 
 ZERO = sp.S.Zero
 
 
-def _kinematics(model: Manipulator, chain, token: CancelToken, qd=None, qdd=None):
+def _same(values: list) -> list:
+    return values
+
+
+def _kinematics(model: Manipulator, chain, token: CancelToken, qd=None, qdd=None, name=_same):
     """Per joint (w, wd, vd, U) in joint-frame axes; vd is the origin's acceleration (gravity included).
     ``qd``, ``qdd``: values instead of the joint-rate symbols (zeros give G and h directly: a
-    substitution into the shared graph afterwards would walk it as a tree, minutes for 7 joints)."""
+    substitution into the shared graph afterwards would walk it as a tree, minutes for 7 joints).
+    ``name`` may replace each vector by named intermediates."""
     qd = model.qd if qd is None else [sp.sympify(v) for v in qd]
     qdd = model.qdd if qdd is None else [sp.sympify(v) for v in qdd]
     w, wd, vd = base_motion(model)  # gravity in frame 0 (turned from the world when the project says so)
     U = None
     out = []
+    before = (w, wd)  # (w, wd) of frame (j-2)'
     for j, jt in enumerate(chain):
         token.check()
+        parent = (w, wd)
         w, wd, vd = link_step(jt, w, wd, vd, U, qd[j], qdd[j])
+        if j and _parallel(chain[j - 1], jt):
+            w, wd = _composed(chain[j - 1], jt, *before, qd[j - 1] + qd[j], qdd[j - 1] + qdd[j], name)
+        before = parent
+        w, wd, vd = name(w), name(wd), name(vd)
         U = _u_matrix(w, wd)
         out.append((w, wd, vd, U))
     return out
+
+
+def _parallel(first, second) -> bool:
+    """Two revolute joints with parallel axes (no twist between them)."""
+    return first.revolute and second.revolute and second.alpha == 0
+
+
+def _composed(first, second, w, wd, qd, qdd, name=_same) -> tuple[list, list]:
+    """(w, wd) of the second of two parallel revolute joints straight from the frame before the first:
+    one rotation by theta_1 + theta_2 and the summed rates (sin(q2 + q3) on the PUMA rather than
+    products of sin q2, cos q3, ...; the position offset between them does not enter w or wd)."""
+    theta, alpha = first.theta + second.theta, first.alpha
+    ct, st, ca, sa = sp.cos(theta), sp.sin(theta), sp.cos(alpha), sp.sin(alpha)
+    R = [[ct, -st, ZERO], [_mul(ca, st), _mul(ca, ct), -sa], [_mul(sa, st), _mul(sa, ct), ca]]
+    w0 = name(_tmatvec(R, w))  # named before the products by qd (sympy would flatten qd1*sin(..)*qd23)
+    return ([w0[0], w0[1], _add(w0[2], qd)],
+            _vadd(_tmatvec(R, wd), [_mul(qd, w0[1]), -_mul(qd, w0[0]), qdd]))
 
 
 def _wrench(pi, w, wd, vd, U):
     """Force and moment about the joint-frame origin of a body with parameters pi (ten, joint frame)."""
     m, ms, J = split(pi)
     f = _vadd([_mul(m, x) for x in vd], _matvec(U, ms))
-    n = _vadd(_matvec(J, wd), _cross(w, _matvec(J, w)), _cross(ms, vd))
-    return f, n
+    return f, _vadd(_inertia_moment(J, w, wd, U), _cross(ms, vd))
 
 
-def _backward(chain, wrenches, n: int) -> list:
+def _inertia_moment(J, w, wd, U) -> list:
+    """J wd + w x (J w) on the products w_i w_j and the entries of U (Khalil's grouped form): each
+    inertia parameter multiplies one shared factor, so a zero (grouped) parameter removes a
+    product and YY - ZZ etc. are formed on the parameters, not on the rates."""
+    (XX, XY, XZ), (_, YY, YZ), (_, _, ZZ) = J
+    sq = [_mul(x, x) for x in w]
+    xy, xz, yz = _mul(w[0], w[1]), _mul(w[0], w[2]), _mul(w[1], w[2])
+    return [_add(_mul(XX, wd[0]), -_mul(XY, U[2][0]), _mul(XZ, U[1][0]), _mul(YZ, _add(sq[1], -sq[2])),
+                 _mul(_add(ZZ, -YY), yz)),
+            _add(_mul(YY, wd[1]), _mul(XY, U[2][1]), -_mul(YZ, U[0][1]), _mul(XZ, _add(sq[2], -sq[0])),
+                 _mul(_add(XX, -ZZ), xz)),
+            _add(_mul(ZZ, wd[2]), -_mul(XZ, U[1][2]), _mul(YZ, U[0][2]), _mul(XY, _add(sq[0], -sq[1])),
+                 _mul(_add(YY, -XX), xy))]
+
+
+def _backward(chain, wrenches, n: int, name=_same) -> list:
     tau = [ZERO] * n
     f, nm = [ZERO] * 3, [ZERO] * 3
     for j in range(n - 1, -1, -1):
@@ -59,6 +104,7 @@ def _backward(chain, wrenches, n: int) -> list:
             f = _vadd(wrenches[j][0], Rf)
         else:
             f, nm = wrenches[j]
+        f, nm = name(f), name(nm)
         tau[j] = nm[2] if chain[j].revolute else f[2]
     return tau
 
@@ -71,6 +117,45 @@ def standard_tau(model: Manipulator, params: list[list], token: CancelToken = NE
         chain = _chain(model)
         kin = _kinematics(model, chain, token, qd, qdd)
         return sp.Matrix(_backward(chain, [_wrench(params[j], *kin[j]) for j in range(model.n)], model.n))
+
+
+def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator[sp.Symbol],
+                       token: CancelToken = NEVER) -> tuple[list, sp.Matrix]:
+    """(steps, tau): :func:`standard_tau` with every vector of the recursion (w, wd, vd, the link
+    wrenches, f and n) a named intermediate, as Khalil's customized model evaluates it: ``steps``
+    are the ``(symbol, value)`` that tau reads, in an order that evaluates; ``symbols`` gives the
+    names. CSE over the small steps finds what the whole graph hides (sympy flattens
+    ``qd1*sin(q2)*cos(q3)`` and loses ``qd1*sin(q2)``): PUMA 560 tau 553 -> 517 operations."""
+    steps: list = []
+
+    def name(values: list) -> list:
+        out = []
+        for v in values:
+            if _trivial(v):
+                out.append(v)
+                continue
+            sym = next(symbols)
+            steps.append((sym, v))
+            out.append(sym)
+        return out
+    with distribute(False):
+        chain = _chain(model)
+        kin = _kinematics(model, chain, token, name=name)
+        wrenches = [tuple(name(v) for v in _wrench(params[j], *kin[j])) for j in range(model.n)]
+        tau = _backward(chain, wrenches, model.n, name)
+    needed = set().union(*(sp.sympify(t).free_symbols for t in tau))
+    kept = []
+    for sym, value in reversed(steps):  # each step reads only earlier ones
+        if sym in needed:
+            kept.append((sym, value))
+            needed |= value.free_symbols
+    return kept[::-1], sp.Matrix(tau)
+
+
+def _trivial(v) -> bool:
+    """Numbers, symbols and -symbol: not worth a name."""
+    v = sp.sympify(v)
+    return not v.args or (isinstance(v, sp.Mul) and len(v.args) == 2 and v.args[0] == -1 and not v.args[1].args)
 
 
 def standard_mass_matrix(model: Manipulator, params: list[list], token: CancelToken = NEVER) -> sp.Matrix:

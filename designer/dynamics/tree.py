@@ -8,7 +8,7 @@ that is best for reading (:func:`generic_tree_tau`, :func:`generic_tree_mass_mat
 
 :func:`tree_tau` and :func:`tree_mass_matrix` give the cheapest forms we have: the customized
 Newton-Euler and composite-rigid-body recursions of :mod:`~designer.dynamics.customized`
-(PUMA 560 with ten symbolic inertial parameters per link: 763 / 434 operations after cse,
+(PUMA 560 with ten symbolic inertial parameters per link: 745 / 433 operations after cse,
 against 806 / 879 for the generic forms; see benchmarks/bench_derive.py).
 """
 

@@ -20,7 +20,7 @@ from designer.codegen.plan import plan_code
 from designer.dynamics import Method, SimplifyMode, derive
 from designer.dynamics.algebra import count_ops_cse
 from designer.dynamics.base_params import base_parameters
-from designer.dynamics.standard_ne import standard_mass_matrix, standard_tau, symbolic_regressor
+from designer.dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric.regressor import regressor, standard_parameter_values
@@ -70,12 +70,56 @@ def test_base_parameter_recursions_give_tau_and_m(make):
                                    atol=1e-10 * np.abs(M_ref).max())
 
 
+def _with_parallel_joints(convention: Convention, n: int):
+    """A random right-angled arm with at least two consecutive parallel revolute joints (the
+    recursion then turns by theta_1 + theta_2 at once)."""
+    from designer.dynamics.customized import _chain
+    from designer.dynamics.standard_ne import _parallel
+    for seed in range(100):
+        model = random_model(np.random.default_rng(seed), n, convention, True)
+        chain = _chain(model)
+        if sum(_parallel(a, b) for a, b in zip(chain, chain[1:])) >= 2:
+            return model
+    raise AssertionError("no arm with parallel joints among the seeds")
+
+
+def _unnamed(steps: list, tau) -> list:
+    """tau of :func:`standard_tau_steps` with the steps written back in."""
+    env: dict = {}
+    for sym, value in steps:
+        env[sym] = value.xreplace(env)
+    return [sp.sympify(t).xreplace(env) for t in tau]
+
+
+@pytest.mark.parametrize("named", [False, True])
+@pytest.mark.parametrize("convention", list(Convention))
+def test_parallel_joints_tau_matches_pinocchio(convention, named):
+    model = _with_parallel_joints(convention, 6)
+    bp = base_parameters(model)
+    syms = [sp.Symbol(s, real=True) for s in bp.names]
+    inputs = bp.joint_frame_inputs()
+    tau = (_unnamed(*standard_tau_steps(model, inputs, sp.numbered_symbols("s", real=True))) if named
+           else list(standard_tau(model, inputs)))
+    tau_f = _lambdify(model, tau, syms)
+    beta = bp.values(standard_parameter_values(NumericArm.from_model(model)))
+    pm = pin_model(model)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, model.n))
+        tau_ref, _ = pin_rnea_crba(pm, q, qd, qdd)
+        np.testing.assert_allclose(tau_f(q, qd, qdd, beta), tau_ref, atol=1e-10 * np.abs(tau_ref).max())
+
+
 def test_puma_base_parameter_tau_is_cheaper():
-    """Symbolic lengths and ten symbolic inertial parameters per link: 763 operations for tau with the
-    standard parameters (benchmarks/bench_derive.py); far fewer with the base parameters."""
+    """Symbolic lengths and ten symbolic inertial parameters per link: 745 operations for tau with the
+    standard parameters (benchmarks/bench_derive.py); far fewer with the base parameters, fewer
+    still with each vector of the recursion a named step."""
     model = puma560(symbolic_inertia=True)
-    ops = count_ops_cse(standard_tau(model, base_parameters(model).joint_frame_inputs()))
+    inputs = base_parameters(model).joint_frame_inputs()
+    ops = count_ops_cse(standard_tau(model, inputs))
     assert ops <= 600
+    steps, tau = standard_tau_steps(model, inputs, sp.numbered_symbols("s", real=True))
+    assert count_ops_cse([v for _, v in steps] + list(tau)) < ops
 
 
 def _compile(tmp_path, source: str, header: str, name: str):
