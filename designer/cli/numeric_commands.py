@@ -82,8 +82,9 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
 
 def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
     """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
-    from ..dynamics import derive
-    from ..dynamics.results import Form, Method, SimplifyMode
+    from ..dynamics.engine import compact_equations_job
+    from ..dynamics.results import Method
+    from ..jobs import run
     from ..numeric.compiled import compile_equations
     try:
         numeric = model.numeric()
@@ -91,7 +92,7 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         raise UserError(f"{where}: {exc}") from None
     with job_bar(quiet, desc=f"derive ({method})") as progress:
         # the compiled functions come from the recursive forms whatever the method: never expanded
-        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress, form=Form.COMPACT)
+        eq = run(compact_equations_job(numeric, Method(method)), progress)
         progress(Progress("compile"))
         return compile_equations(eq)
 

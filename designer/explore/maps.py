@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import qmc
 
 from ..kinematics import NumericArm
 from ..jobs import CancelToken, Job, Progress
@@ -58,6 +57,7 @@ def sample_configurations(arm: NumericArm, count: int, method: Sampling | str = 
     if method is Sampling.SOBOL:
         # the first `count` points of a 2^m sequence (random() warns when count is no power of 2)
         m = max(0, int(np.ceil(np.log2(count))))
+        from scipy.stats import qmc  # here: scipy.stats takes 1-2 s to import, and every command imported it
         u = qmc.Sobol(d=arm.n, scramble=True, seed=seed).random_base2(m)[:count]
     else:
         u = np.random.default_rng(seed).random((count, arm.n))

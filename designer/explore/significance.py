@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from .maps import Sampling, joint_limits, sample_configurations
@@ -175,12 +175,19 @@ def _ops(exprs) -> int:
     return int(sum(sp.count_ops(r) for _, r in replacements) + sum(sp.count_ops(e) for e in reduced))
 
 
-def operation_counts(model, sig: Significance, overrides=None) -> tuple[int, int]:
+def operation_counts(model, sig: Significance, overrides=None, token: CancelToken = NEVER) -> tuple[int, int]:
     """(full, simplified) operation counts of tau after common-subexpression elimination, with the
-    parameters at their values (what a controller would evaluate)."""
+    parameters at their values (what a controller would evaluate); ``token`` is checked within the
+    derivation and between the two counts."""
     from ..dynamics.engine import derive
-    from ..dynamics.results import Method, SimplifyMode, velocity_products, velocity_squares
-    eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST)
+    from ..dynamics.results import Form, Method, SimplifyMode, velocity_products, velocity_squares
+    from ..dynamics.size import ExpansionTooLarge
+    from ..errors import DesignerError
+    try:
+        eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
+    except ExpansionTooLarge as exc:  # counts of terms in a closed form are what this reports
+        raise DesignerError(f"operation counts: the expanded {exc.entry} has about {exc.terms:.2g} terms, "
+                            "too large to count") from None
     n = model.n
     qd, qdd = sp.Matrix(model.qd), sp.Matrix(model.qdd)
     M, B, C, G = (eq[k] for k in ("M", "B", "C", "G"))
@@ -196,7 +203,10 @@ def operation_counts(model, sig: Significance, overrides=None) -> tuple[int, int
         if ("G", i, ()) in keep:
             e += G[i]
         simple.append(e)
-    return _ops(list(full)), _ops(simple)
+    token.check()
+    full_ops = _ops(list(full))
+    token.check()
+    return full_ops, _ops(simple)
 
 
 @dataclass(frozen=True)
@@ -225,6 +235,6 @@ def significance_job(model, arm: NumericArm, speed, acceleration, threshold: flo
     if count_operations:
         token.check()
         yield Progress("operation counts", 0.6, "deriving the symbolic model")
-        ops = operation_counts(model, sig)
+        ops = operation_counts(model, sig, token=token)
     yield Progress("done", 1.0)
     return SignificanceResult(sig, checked, ops)
