@@ -26,12 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..jobs import NEVER, CancelToken
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from .maps import Sampling, joint_limits, sample_configurations
 
-__all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts"]
+__all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts", "SignificanceResult",
+           "significance_job"]
 
 
 @dataclass(frozen=True)
@@ -206,3 +207,34 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
     full_ops = _ops(list(full))
     token.check()
     return full_ops, _ops(simple)
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    """What the window's Significance view shows: the ranking, its sampled check, and the operation counts
+    (full, simplified) when they were asked for."""
+
+    significance: Significance
+    check: dict[str, np.ndarray]
+    operations: tuple[int, int] | None
+
+
+def significance_job(model, arm: NumericArm, speed, acceleration, threshold: float, samples: int,
+                     count_operations: bool, token: CancelToken, *, check: int = 2000) -> Job[SignificanceResult]:
+    """:func:`term_significance`, :func:`check_bound` at ``check`` states (0: no check, an empty dict) and,
+    if asked, :func:`operation_counts` (a symbolic derivation: minutes for a six-joint arm) as one job; the
+    window runs it in a worker process, the command line in its own."""
+    yield Progress("terms", 0.0, f"largest contributions over {samples} samples")
+    sig = term_significance(arm, speed, acceleration, threshold, samples)
+    token.check()
+    checked: dict[str, np.ndarray] = {}
+    if check > 0:
+        yield Progress("bound check", 0.5 if count_operations else 0.7, "sampling the simplified model's error")
+        checked = check_bound(arm, sig, check)
+    ops = None
+    if count_operations:
+        token.check()
+        yield Progress("operation counts", 0.6, "deriving the symbolic model")
+        ops = operation_counts(model, sig, token=token)
+    yield Progress("done", 1.0)
+    return SignificanceResult(sig, checked, ops)
