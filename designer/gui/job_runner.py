@@ -168,7 +168,7 @@ class JobRunner(QWidget):
             self._end("failed")
             message = plain_message(message)
             if self.show_errors:
-                self.show_error(f"{title} failed: {message}", details)
+                self.show_error(f"{title}: {message}", details)
             if on_failed is not None:
                 on_failed(message, details)
             self.ended.emit(title, "failed")

@@ -86,7 +86,7 @@ def test_a_failure_is_one_line_without_the_exception_name_of_an_input_mistake(qt
     assert ended.args == ["Balance", "failed"]
     assert told[0][0] == "entry (1, 2) is not a joint of 1..2" and "Traceback" in told[0][1]
     assert runner.error_box.isVisible() and "ValueError" not in runner.error.text()
-    assert runner.error.text() == "Balance failed: entry (1, 2) is not a joint of 1..2"
+    assert runner.error.text() == "Balance: entry (1, 2) is not a joint of 1..2"
     runner.details_button.click()
     assert runner.details.isVisible() and "ValueError" in runner.details.toPlainText()
     # a programming error keeps its name: it is a bug report, not an input mistake
