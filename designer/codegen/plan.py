@@ -34,7 +34,7 @@ from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph, ordered_assignments
+from .graph_cse import cse_graph, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "compact_functions", "FUNCTION_ARGS"]
 
@@ -133,6 +133,7 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
     if steps:
         temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
         reduced = reduced[len(steps):]
+        temps, reduced = polish(temps, reduced, symbols)
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:
