@@ -190,33 +190,41 @@ def flip_signs(temps: list, outputs: list) -> tuple[list, list]:
             if s in index:
                 readers.setdefault(s, []).append(k)
 
-    def flip(i: int, trial: dict) -> int:
+    ops = [sp.count_ops(e) for e in exprs]
+
+    def flip(i: int, trial: dict) -> tuple[int, int]:
+        """(change of the whole count, change of the definition's) with ``syms[i]`` negated in ``trial``."""
         s = syms[i]
-        changes = {i: -trial.get(i, exprs[i])}
+        changes = {i: -trial.get(i, (exprs[i], 0))[0]}
         for k in readers.get(s, ()):
-            changes[k] = trial.get(k, exprs[k]).xreplace({s: -s})
-        delta = 0
+            changes[k] = trial.get(k, (exprs[k], 0))[0].xreplace({s: -s})
+        delta = own = 0
         for k, e in changes.items():
-            delta += sp.count_ops(e) - sp.count_ops(trial.get(k, exprs[k]))
-            trial[k] = e
-        return delta
-    lowered = True
-    while lowered:
-        lowered = False
-        for i in range(n):
+            count = sp.count_ops(e)
+            step = count - trial.get(k, (None, ops[k]))[1]
+            delta += step
+            own = step if k == i else own
+            trial[k] = (e, count)
+        return delta, own
+    todo = set(range(n))
+    while todo:   # a flip changes the counts only of the temporaries it touched and those they read
+        current, todo = sorted(todo), set()
+        for i in current:
             trial: dict = {}
-            delta = flip(i, trial)
-            if delta >= 0:
+            delta, own = flip(i, trial)
+            if delta >= 0 and own < 0:   # the definition loses a sign that its readers gain: flip one of them too
                 for k in readers.get(syms[i], ()):
                     if k < n:
                         both = dict(trial)
-                        more = flip(k, both)
+                        more, _ = flip(k, both)
                         if more < 0:
                             trial, delta = both, delta + more
             if delta < 0:
-                for k, e in trial.items():
-                    exprs[k] = e
-                lowered = True
+                for k, (e, count) in trial.items():
+                    exprs[k], ops[k] = e, count
+                    todo |= {index[s] for s in e.free_symbols if s in index}
+                    if k < n:
+                        todo.add(k)
     return [(s, exprs[i]) for i, s in enumerate(syms)], exprs[n:]
 
 
