@@ -166,13 +166,39 @@ def reuse_temporaries(temps: list, outputs: list, symbols: Iterator[sp.Symbol]) 
     another expression still spells out (the steps were reduced before their pieces had names)
     becomes a read of that temporary."""
     found, reduced = sp.cse([v for _, v in temps] + list(outputs), symbols=symbols, order="none")
-    known = {v: s for s, v in temps}
-    sub = {s: known[v] for s, v in found if v in known}
+    pieces = {s for s, _ in found}
+    sub: dict = {}
+    for (sym, _), r in zip(temps, reduced):   # a temporary that is exactly a found piece holds it
+        if r in pieces and r not in sub:
+            sub[r] = sym
     kept = [(s, v.xreplace(sub)) for s, v in found if s not in sub]
     for (sym, value), r in zip(temps, reduced):
         r = r.xreplace(sub)
         kept.append((sym, value if r == sym else r))   # the temporary that holds the piece keeps its value
+    if not _acyclic(kept):   # never seen on the recursions; a guard, since the pieces are renamed
+        return temps, list(outputs)
     return inline_aliases(*fold_negations(ordered_assignments(kept), [r.xreplace(sub) for r in reduced[len(temps):]]))
+
+
+def _acyclic(assignments: list) -> bool:
+    """Whether ``[(symbol, value)]`` can be put in an order that evaluates (Kahn's algorithm)."""
+    value = dict(assignments)
+    needs = {s: {t for t in v.free_symbols if t in value} for s, v in assignments}
+    readers: dict = {}
+    for s, deps in needs.items():
+        for t in deps:
+            readers.setdefault(t, []).append(s)
+    ready = [s for s, deps in needs.items() if not deps]
+    count = {s: len(deps) for s, deps in needs.items()}
+    done = 0
+    while ready:
+        s = ready.pop()
+        done += 1
+        for r in readers.get(s, ()):
+            count[r] -= 1
+            if not count[r]:
+                ready.append(r)
+    return done == len(needs)
 
 
 def flip_signs(temps: list, outputs: list) -> tuple[list, list]:
