@@ -173,7 +173,9 @@ def codegen_control(args, derive, progress) -> int:
     from pathlib import Path
 
     from ..codegen.control_plan import plan_base_code
-    from ..codegen.files import code_files, full_plan
+    from dataclasses import replace
+
+    from ..codegen.files import code_files, full_plan, parse_functions
     from ..dynamics.results import SimplifyMode
     from ..jobs import Progress
 
@@ -181,16 +183,24 @@ def codegen_control(args, derive, progress) -> int:
         raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
     drives = getattr(args, "drives", False)
     try:
+        only = parse_functions(args.functions) if getattr(args, "functions", None) else None
+    except ValueError as exc:
+        raise UserError(f"codegen --functions: {exc}") from None
+    try:
         if args.parameters == "base":
             model = load_model(args.project)
             progress(Progress("base parameters"))
-            plan, _ = plan_base_code(model, extras=True, drives=drives)
+            # the base plan's extras: h, the Coriolis matrix and the regressor
+            extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
+            plan, _ = plan_base_code(model, extras=extras, drives=drives)
+            if only is not None:
+                plan = replace(plan, functions=tuple(f for f in plan.functions if f.name in only))
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = full_plan(eq, args.form, drives)
+            plan = full_plan(eq, args.form, drives, only=only)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

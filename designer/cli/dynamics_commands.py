@@ -59,6 +59,9 @@ def register(sub) -> None:
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
                         "Coulomb friction in tau (default: rigid bodies only; the header says which)")
+    p.add_argument("--functions", metavar="LIST",
+                   help="only these, comma-separated: tau, mass_matrix (M), gravity (G), bias (h), "
+                        "coriolis_matrix (C), regressor (Y); default all")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_codegen)
@@ -80,6 +83,23 @@ def _derive(args, progress) -> Equations:
     except ExpansionTooLarge as exc:
         raise UserError(f"{args.project}: {exc.args[0].replace('; show the recursive form instead?', '')}; "
                         f"use --form compact for the recursive form, or --max-terms to raise the limit") from None
+    except (ValueError, ArithmeticError) as exc:
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+
+
+def _compact(args, progress) -> Equations:
+    """The compact recursive graphs alone, for ``codegen --form compact`` (no report, no closed form)."""
+    from ..dynamics.engine import compact_equations_job
+    from ..jobs import run
+
+    model = load_model(args.project)
+    need = {"tau", "M", "G", "h"}
+    if getattr(args, "functions", None):  # codegen --functions: only the graphs those read
+        from ..codegen.files import parse_functions
+        graphs = {"tau": "tau", "mass_matrix": "M", "gravity": "G", "bias": "h", "coriolis_matrix": "M"}
+        need = {graphs[f] for f in parse_functions(args.functions) if f in graphs}
+    try:
+        return run(compact_equations_job(model, Method(args.method), need=need), progress)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
@@ -121,4 +141,4 @@ def cmd_codegen(args) -> int:
     from .control_commands import codegen_control
 
     with job_bar(args.quiet, desc="codegen") as progress:
-        return codegen_control(args, _derive, progress)
+        return codegen_control(args, _compact if args.form == "compact" else _derive, progress)

@@ -16,6 +16,7 @@ from .common import UserError, load_model, number
 from .explore_io import (emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 from .explore_sweep import register_sweep_and_map
+from .progress import add_quiet, job_bar
 
 WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
 
@@ -58,6 +59,7 @@ def register(sub) -> None:
     q.add_argument("--samples", type=int, default=2048)
     q.add_argument("--check", type=int, default=2000, help="fresh random states to check the bound (0: skip)")
     q.add_argument("--ops", action="store_true", help="also count operations of full and simplified tau (symbolic)")
+    add_quiet(q)
     common(q)
     q.set_defaults(func=guard(cmd_significance))
 
@@ -170,13 +172,17 @@ def _bad_target(text: str):
 
 
 def cmd_significance(args) -> int:
-    from ..explore.significance import check_bound, operation_counts, term_significance
+    from ..explore.significance import significance_job
+    from ..jobs import NEVER, run
     model, arm = model_and_arm(args)
     v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
     v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
         raise UserError("significance: give the envelope with --speed and --acceleration")
-    sig = term_significance(arm, v, a, args.threshold, args.samples)
+    with job_bar(args.quiet, desc="significance") as bar:
+        result = run(significance_job(model, arm, v, a, args.threshold, args.samples, args.ops, NEVER,
+                                      check=args.check), bar)
+    sig = result.significance
     rows = [{"term": t.label, "contribution": t.contribution, "relative": t.relative,
              "kept": t.relative >= sig.threshold, "translation_share": t.share_translation} for t in sig.terms]
     data = {"threshold": sig.threshold, "speed": sig.speed, "acceleration": sig.acceleration,
@@ -184,9 +190,9 @@ def cmd_significance(args) -> int:
             "bound_relative": sig.bound() / np.where(sig.reference > 0, sig.reference, 1), "terms": rows,
             "kept": len(sig.kept()), "total": len(sig.terms)}
     if args.check > 0:
-        data["check"] = check_bound(arm, sig, args.check)
-    if args.ops:
-        full, simple = operation_counts(model, sig)
+        data["check"] = result.check
+    if result.operations:
+        full, simple = result.operations
         data["operations"] = {"full": full, "simplified": simple}
     return emit(args, rows, data)
 

@@ -3,8 +3,8 @@
 Where they run: ``--scheduler tcp://HOST:PORT`` (or the environment variable
 ``DASK_SCHEDULER_ADDRESS``, which Dask itself reads) sends blocks of work to that
 Dask cluster; ``--workers N`` / ``--threads`` run them here. A sweep written to a
-CSV file streams its rows as they finish and ``--resume`` continues an interrupted
-one. See docs/scaling.md.
+file streams its rows as they finish (a JSON file through a CSV beside it) and
+``--resume`` continues an interrupted one. See docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -69,24 +69,27 @@ def _spec(args, model, arm):
 
 def cmd_sweep(args) -> int:
     from ..explore.sweep import design_count, sweep
-    from ..explore.sweep_file import SweepFileError, sweep_to_csv
+    from ..explore.sweep_file import SweepFileError, part_path, sweep_to_csv, sweep_to_json
     model, arm = model_and_arm(args)
     spec = _spec(args, model, arm)
     compute = compute_from(args) or Compute()
     fmt = output_format(args, table=True)
-    if args.resume and not (args.out and fmt == "csv"):
-        raise UserError("--resume continues a CSV file: give --out FILE.csv")
+    if args.resume and not args.out:
+        raise UserError("--resume continues a file: give --out FILE.csv or FILE.json")
     total = design_count(spec)
     for key in args.pareto or ():
         if key not in spec.keys():
             raise UserError(f"--pareto: no column '{key}' (have: {', '.join(spec.keys())})")
     maximize = (args.pareto[0] in args.maximize, args.pareto[1] in args.maximize) if args.pareto else (False, False)
-    streamed = fmt == "csv" and args.out
+    # a file streams (JSON through a CSV beside it, see sweep_file); standard output gets the sweep from memory
+    streamed = bool(args.out)
+    rows_file = args.out if fmt == "csv" else str(part_path(args.out or ""))
     try:
         with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "sweep") as bar:
             if streamed:
-                run(sweep_to_csv(model, spec, args.out, executor, slots=slots, resume=args.resume,
-                                 pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize), bar)
+                to_file = sweep_to_csv if fmt == "csv" else sweep_to_json
+                run(to_file(model, spec, args.out, executor, slots=slots, resume=args.resume,
+                            pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize), bar)
                 return 0
             result = run(sweep(model, spec, executor, slots=slots), bar)
     except (ComputeError, SweepFileError) as exc:
@@ -95,7 +98,7 @@ def cmd_sweep(args) -> int:
         if not streamed:
             raise
         # the bar and the workers are gone by now: one line, and the file is ready for --resume
-        print(f"interrupted: {_rows_in(args.out)} of {total} designs are in {args.out}; the same command with "
+        print(f"interrupted: {_rows_in(rows_file)} of {total} designs are in {rows_file}; the same command with "
               f"--resume continues", file=sys.stderr)
         return 130
     rows: list[dict] = result.rows()
@@ -178,7 +181,8 @@ def register_sweep_and_map(whats, common, guard) -> None:
     q.add_argument("--seed", type=int, default=0)
     add_compute(q, "2")
     q.add_argument("--resume", action="store_true",
-                   help="continue an interrupted sweep in --out FILE.csv without recomputing its rows")
+                   help="continue an interrupted sweep into --out FILE (.csv, or .json through the FILE.part.csv "
+                        "it left) without recomputing its rows")
     q.add_argument("--pareto", nargs=2, metavar=("A", "B"), help="mark designs non-dominated in columns A, B")
     q.add_argument("--maximize", nargs="*", default=[], metavar="COL", help="Pareto columns to maximise")
     common(q)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
-from ..jobs import Progress
+from ..jobs import Progress, run
 from .common import UserError, load_model, number, read_json, read_text, write_output
 from .progress import add_quiet, job_bar, loop_bar
 
@@ -62,6 +62,7 @@ def register(sub) -> None:
     p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
+    add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
 
@@ -81,8 +82,9 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
 
 def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
     """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
-    from ..dynamics import derive
-    from ..dynamics.results import Form, Method, SimplifyMode
+    from ..dynamics.engine import compact_equations_job
+    from ..dynamics.results import Method
+    from ..jobs import run
     from ..numeric.compiled import compile_equations
     try:
         numeric = model.numeric()
@@ -90,7 +92,7 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         raise UserError(f"{where}: {exc}") from None
     with job_bar(quiet, desc=f"derive ({method})") as progress:
         # the compiled functions come from the recursive forms whatever the method: never expanded
-        eq = derive(numeric, Method(method), SimplifyMode.OFF, progress, form=Form.COMPACT)
+        eq = run(compact_equations_job(numeric, Method(method)), progress)
         progress(Progress("compile"))
         return compile_equations(eq)
 
@@ -297,7 +299,7 @@ def _positive(text: str, what: str) -> float:
 def cmd_simulate(args) -> int:
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
-    from ..numeric.simulate import PDControl, SimulationError, simulate
+    from ..numeric.simulate import PDControl, SimulationError, simulate_job
     model = load_model(args.project)
     n = model.n
     try:
@@ -326,10 +328,21 @@ def cmd_simulate(args) -> int:
         if min(kp + kd) < 0:
             raise UserError("--pd: gains must not be negative")
         torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
+    reached = [0.0]
+
+    def follow(step: Progress) -> None:
+        reached[0] = (step.fraction or 0.0) * duration
+        bar(step)
     try:
-        traj = simulate(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol, t_eval=t_eval)
+        with job_bar(args.quiet, desc="simulate") as bar:
+            traj = run(simulate_job(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
+                                    t_eval=t_eval), follow)
     except (SingularConfigurationError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
+    except KeyboardInterrupt:
+        # the bar is gone by now: one line; nothing was written (the rows are written at the end)
+        print(f"interrupted at t = {reached[0]:.4g} s of {duration:g} s; nothing written", file=sys.stderr)
+        return 130
     kinetic, potential = arm_dynamics(arm).energy(traj.q, traj.qd)
     tau = traj.tau if traj.tau is not None else np.zeros_like(traj.q)
     buf = io.StringIO()

@@ -10,9 +10,10 @@ from __future__ import annotations
 from enum import Enum
 
 from ..dynamics.results import Equations
-from .plan import CodeForm, CodeFunction, CodePlan, plan_code
+from ..jobs import NEVER, CancelToken, Job, Progress, run
+from .plan import CodeForm, CodeFunction, CodePlan, plan_code, plan_code_job
 
-__all__ = ["Language", "generate", "plan_code", "CodeForm", "CodePlan", "CodeFunction", "SUFFIX"]
+__all__ = ["Language", "generate", "generate_job", "plan_code", "CodeForm", "CodePlan", "CodeFunction", "SUFFIX"]
 
 
 class Language(str, Enum):
@@ -40,8 +41,17 @@ def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | 
     drives:
         Add the project's drive terms (reflected motor inertia, friction) to M and tau.
     """
+    return run(generate_job(eq, lang, prefix=prefix, form=form, drives=drives))
+
+
+def generate_job(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None,
+                 form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
+                 token: CancelToken = NEVER) -> Job[str]:
+    """:func:`generate` as a job: progress per function, and a cancel through ``token`` honoured
+    within a fraction of a second at every stage (the graph walks and sympy's CSE check it)."""
     lang = Language(lang)
-    plan = plan_code(eq, form, drives)
+    plan = yield from plan_code_job(eq, form, drives, token=token)
+    yield Progress("writing code", 1.0, lang.value)
     if lang is Language.C:
         from .c_code import emit_c
         return emit_c(plan, prefix)

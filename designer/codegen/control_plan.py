@@ -19,6 +19,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
 from .graph_cse import graph_symbols
@@ -34,14 +35,14 @@ _EXTRA_DOC = {
 }
 
 
-def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None) -> sp.Matrix:
+def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None, token: CancelToken = NEVER) -> sp.Matrix:
     """C(q, qd) from the Christoffel symbols of M(q) (default: the composite-rigid-body form)."""
     from ..dynamics.tree import tree_mass_matrix
     n = model.n
-    M = tree_mass_matrix(model) if M is None else M
+    M = tree_mass_matrix(model, token) if M is None else M
     # forward-mode on the shared graph: M.diff(q) would walk it as a tree (minutes for 7 joints)
     # (a symmetric M holds each off-diagonal entry once: the graph walk sees it once)
-    dM = [sp.Matrix(n, n, column) for column in graph_diff(list(M), list(model.q))]
+    dM = [sp.Matrix(n, n, column) for column in graph_diff(list(M), list(model.q), token)]
     qd = model.qd
     # qd_k / 2 as one shared node (a temporary after CSE): a number multiplying a sum would be
     # distributed over it whenever sympy rebuilds the product
@@ -74,9 +75,10 @@ def pruned(func: CodeFunction) -> CodeFunction:
 REFINE = 600
 
 
-def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str) -> CodeFunction:
+def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str,
+        token: CancelToken = NEVER) -> CodeFunction:
     """A CodeFunction for a quantity the plan module does not list, taking ``template``'s inputs."""
-    func = pruned(_function(template, mat, model, index, prefix, REFINE))
+    func = pruned(_function(template, mat, model, index, prefix, REFINE, token=token))
     return replace(func, name=name, doc=_EXTRA_DOC[name])
 
 
@@ -86,17 +88,21 @@ def with_functions(plan: CodePlan, funcs: list[CodeFunction], parameters=None) -
 
 
 def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
-                    mass: sp.Matrix | None = None, Y: sp.Matrix | None = None) -> CodePlan:
+                    mass: sp.Matrix | None = None, Y: sp.Matrix | None = None,
+                    token: CancelToken = NEVER, coriolis: bool = True) -> CodePlan:
     """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
     regressor uses only geometry parameters, which are already in the plan's list."""
     from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     exact = exact_angles(model).model   # a twist of 1.5707963267948966 as pi/2, as the plan's forms read it
-    funcs = [_as("bias", "coriolis_matrix", tree_coriolis_matrix(exact, mass), model, index, plan.temp_prefix)]
+    funcs = []
+    if coriolis:
+        C = tree_coriolis_matrix(exact, mass, token)
+        funcs.append(_as("bias", "coriolis_matrix", C, model, index, plan.temp_prefix, token))
     if regressor:
         if Y is None:
-            Y, _ = symbolic_regressor(exact)
-        funcs.append(_as("tau", "regressor", Y, model, index, plan.temp_prefix))
+            Y, _ = symbolic_regressor(exact, token)
+        funcs.append(_as("tau", "regressor", Y, model, index, plan.temp_prefix, token))
     return with_functions(plan, funcs)
 
 

@@ -7,22 +7,55 @@ h, the Coriolis matrix C(q, qd) and the regressor (:func:`.control_plan.extra_fu
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
-from .plan import CodeForm, CodePlan, plan_code
+from .plan import BASIC_FUNCTIONS, CodeForm, CodePlan, plan_code
 
-__all__ = ["LANGUAGES", "full_plan", "code_files", "generate_files"]
+__all__ = ["LANGUAGES", "FUNCTIONS", "parse_functions", "full_plan", "code_files", "generate_files"]
 
 LANGUAGES = ("c", "python", "matlab")
 
 
+#: every function ``codegen`` can write, in the order it writes them
+FUNCTIONS = BASIC_FUNCTIONS + ("coriolis_matrix", "regressor")
+
+
+def parse_functions(text: str) -> tuple[str, ...]:
+    """The names of a comma-separated list (``tau,mass_matrix``), checked against :data:`FUNCTIONS`
+    (``M``, ``G``, ``h``, ``C``, ``Y`` accepted for short); a ValueError names an unknown one."""
+    chosen = []
+    for word in filter(None, (w.strip() for w in text.split(","))):
+        name = SHORT.get(word, word)
+        if name not in FUNCTIONS:
+            raise ValueError(f"unknown function {word!r}: choose from {', '.join(FUNCTIONS)} "
+                             f"(or {', '.join(SHORT)})")
+        if name not in chosen:
+            chosen.append(name)
+    if not chosen:
+        raise ValueError("no function named: give e.g. tau,mass_matrix")
+    return tuple(name for name in FUNCTIONS if name in chosen)
+
+
+SHORT = {"M": "mass_matrix", "G": "gravity", "h": "bias", "C": "coriolis_matrix", "Y": "regressor"}
+
+
 def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
-              token: CancelToken = NEVER) -> CodePlan:
-    """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the regressor."""
+              token: CancelToken = NEVER, only: Collection[str] | None = None) -> CodePlan:
+    """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the
+    regressor; ``only``: those of :data:`FUNCTIONS` named (default all)."""
+    from ..dynamics.results import Form
     from .control_plan import extra_functions
-    return extra_functions(plan_code(eq, form, drives, token=token), eq.model)
+    chosen = FUNCTIONS if only is None else tuple(only)
+    # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
+    mass = eq.mass_matrix if eq.form is Form.COMPACT and CodeForm(form) is CodeForm.COMPACT else None
+    plan = plan_code(eq, form, drives, token=token, only=[f for f in chosen if f in BASIC_FUNCTIONS])
+    if "coriolis_matrix" not in chosen and "regressor" not in chosen:
+        return plan
+    return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
+                           regressor="regressor" in chosen)
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,

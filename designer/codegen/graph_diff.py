@@ -14,6 +14,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..jobs import NEVER, CancelToken
+
 __all__ = ["graph_diff"]
 
 _ZERO = sp.S.Zero
@@ -69,7 +71,7 @@ def _derivative(node: sp.Basic, darg: list) -> sp.Expr:
     return _sum([_product([plain.diff(x).xreplace(back), d]) for x, d in zip(dummies, darg) if d is not _ZERO])
 
 
-def graph_diff(exprs: list, variables: list) -> list[list[sp.Expr]]:
+def graph_diff(exprs: list, variables: list, token: CancelToken = NEVER) -> list[list[sp.Expr]]:
     """``[[d e / d v for e in exprs] for v in variables]``, each derivative a graph that shares
     its nodes with ``exprs`` and with the other derivatives."""
     exprs = [sp.sympify(e) for e in exprs]
@@ -77,14 +79,16 @@ def graph_diff(exprs: list, variables: list) -> list[list[sp.Expr]]:
     out = []
     with distribute(False):  # a number times a large sum stays one product: no copy of the sum
         for v in variables:
-            out.append(_one(exprs, order, v))
+            out.append(_one(exprs, order, v, token))
     return out
 
 
-def _one(exprs: list, order: list, v: sp.Symbol) -> list[sp.Expr]:
+def _one(exprs: list, order: list, v: sp.Symbol, token: CancelToken) -> list[sp.Expr]:
     """The derivatives of ``exprs`` along ``v``, visiting ``order`` (children first) once."""
     d: dict = {}
-    for node in order:
+    for k, node in enumerate(order):
+        if k % 2048 == 0:
+            token.check()
         darg = [d[a] if a.args else (sp.S.One if a == v else _ZERO) for a in node.args]
         d[node] = _ZERO if all(x is _ZERO for x in darg) else _derivative(node, darg)
     return [d.get(e, _ZERO) if e.args else (sp.S.One if e == v else _ZERO) for e in exprs]

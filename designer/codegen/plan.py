@@ -24,19 +24,20 @@ silently eliminates nothing); a symmetric M is computed on its upper triangle.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
 import sympy as sp
 
-from ..dynamics.results import Equations
-from ..jobs import NEVER, CancelToken
+from ..dynamics.results import Equations, Form
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
 from .graph_cse import cse_graph, ordered_assignments, polish
 
-__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "compact_functions", "FUNCTION_ARGS"]
+__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
+           "FUNCTION_ARGS"]
 
 
 class CodeForm(str, Enum):
@@ -118,7 +119,7 @@ def _is_symmetric(m: sp.Matrix) -> bool:
 
 
 def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
-              steps: tuple = ()) -> CodeFunction:
+              steps: tuple = (), token: CancelToken = NEVER) -> CodeFunction:
     """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
     :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
     must not be ``prefix`` + a number."""
@@ -129,11 +130,12 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
                  for i in range(rows) for j in range(i, cols)]
     else:
         cells = [((i * cols + j,), mat[i, j]) for i in range(rows) for j in range(cols)]
-    temps, reduced = cse_graph([v for _, v in steps] + [e for _, e in cells], symbols, refine)
+    temps, reduced = cse_graph([v for _, v in steps] + [e for _, e in cells], symbols, refine, token)
     if steps:
         temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
         reduced = reduced[len(steps):]
         temps, reduced = polish(temps, reduced, symbols)
+    token.check()
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:
@@ -180,20 +182,38 @@ def _substitute(mat: sp.Matrix, subs: dict) -> sp.Matrix:
 
 
 def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
-              values: Mapping[str, float] | None = None, token: CancelToken = NEVER) -> CodePlan:
+              values: Mapping[str, float] | None = None, token: CancelToken = NEVER,
+              only: Collection[str] | None = None) -> CodePlan:
     """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
 
     ``drives``: add the project's drive terms to M and tau (:mod:`designer.dynamics.drives`).
 
     ``values``: parameter values to write into the code as numbers (the functions the app
     compiles for itself); those parameters then leave ``p``.
+
+    ``only``: the names (of :data:`BASIC_FUNCTIONS`) to plan; default all four.
     """
+    return run(plan_code_job(eq, form, drives, values, token, only), None, token)
+
+
+#: the functions :func:`plan_code` writes, in order
+BASIC_FUNCTIONS = ("tau", "mass_matrix", "gravity", "bias")
+
+
+def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
+                  values: Mapping[str, float] | None = None, token: CancelToken = NEVER,
+                  only: Collection[str] | None = None) -> Job[CodePlan]:
+    """:func:`plan_code` as a job: progress per function, ``token`` checked within each step."""
     model = built = eq.model
     form = CodeForm(form)
     if form is CodeForm.COMPACT:
         # numbers go into the model, not into the shared graph (a substitution there walks every path)
         built = model.numeric(values) if values else model
-        tau, mass, gravity, bias = compact_functions(built, token)
+        if eq.form is Form.COMPACT and not values:  # the derivation's graphs are these forms: not twice
+            tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
+        else:
+            yield Progress("recursive form", 0.0, model.name)
+            tau, mass, gravity, bias = compact_functions(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
         tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
@@ -206,7 +226,9 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     from ..dynamics.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
-        mass, tau, bias = mass + dM, tau + inertia + friction, bias + friction
+        # (a graph not built, for functions not asked for, stays None)
+        mass, tau, bias = (None if x is None else x + d for x, d in ((mass, dM), (tau, inertia + friction),
+                                                                     (bias, friction)))
     method = "; ".join(filter(None, (method, drive_statement(model, drives))))
     joint_names = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     names = set(built.symbol_names())
@@ -219,7 +241,11 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     index = {name: k for k, name in enumerate(ordered)}
     defaults = eq.model.parameter_values
     prefix = _temp_prefix(names)
-    funcs = tuple(_function(name, mat, model, index, prefix) for name, mat in (
-        ("tau", tau), ("mass_matrix", mass), ("gravity", gravity), ("bias", bias)))
+    funcs = []
+    quantities = tuple((name, mat) for name, mat in zip(BASIC_FUNCTIONS, (tau, mass, gravity, bias))
+                       if only is None or name in only)
+    for k, (name, mat) in enumerate(quantities):
+        yield Progress("common subexpressions", k / len(quantities), name)
+        funcs.append(_function(name, mat, model, index, prefix, token=token))
     return CodePlan(model.name, method, eq.simplify.value if form is CodeForm.DERIVED else "none", model.n,
-                    tuple((name, defaults.get(name)) for name in ordered), funcs, prefix)
+                    tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

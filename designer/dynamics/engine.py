@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -18,8 +18,8 @@ from .results import Equations, Form, Method, SimplifyMode
 from .size import ExpansionTooLarge, expanded_terms
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "combine", "compact_job", "check_size", "AUTO_LIMIT", "coriolis_matrix",
-           "link_torques", "link_torques_job", "to_matrix_job"]
+__all__ = ["derive", "derive_job", "combine", "compact_job", "compact_equations_job", "check_size", "AUTO_LIMIT",
+           "coriolis_matrix", "link_torques", "link_torques_job", "to_matrix_job"]
 
 
 def _collect_symbols(model: Manipulator) -> list:
@@ -68,20 +68,34 @@ def combine(matrices, vectors) -> sp.Matrix:
 AUTO_LIMIT = 200_000
 
 
-def compact_job(model: Manipulator, token: CancelToken) -> Job[tuple]:
-    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read)."""
+def compact_job(model: Manipulator, token: CancelToken, need: Collection[str] = ("tau", "M", "G", "h")
+                ) -> Job[tuple]:
+    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read);
+    ``need``: those to build, the others are None (code generation of tau and M alone)."""
     from .tree import tree_mass_matrix, tree_tau
     exact = exact_angles(model).model
     zeros = [0] * model.n
-    yield Progress("recursive form", 0.0, "tau")
-    tau = tree_tau(exact, token)
-    yield Progress("recursive form", 0.25, "M")
-    M = tree_mass_matrix(exact, token)
-    yield Progress("recursive form", 0.5, "G")
-    G = tree_tau(exact, token, zeros, zeros)
-    yield Progress("recursive form", 0.75, "h")
-    h = tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)
-    return tau, M, G, h
+    steps = {"tau": lambda: tree_tau(exact, token),
+             "M": lambda: tree_mass_matrix(exact, token),
+             "G": lambda: tree_tau(exact, token, zeros, zeros),
+             "h": lambda: tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)}
+    built: dict = {}
+    for k, (name, make) in enumerate(steps.items()):
+        if name in need:
+            yield Progress("recursive form", k / len(steps), name)
+            built[name] = make()
+    return tuple(built.get(name) for name in steps)
+
+
+def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
+                          token: CancelToken = NEVER, need: Collection[str] = ("tau", "M", "G", "h")
+                          ) -> Job[Equations]:
+    """Generator returning :class:`Equations` in the compact form without the recursive-form report:
+    what code generation and the compiled numeric functions need (the same for every method);
+    ``need``: as in :func:`compact_job` (the others None)."""
+    tau, M, G, h = yield from compact_job(model, token, need)
+    return Equations(method=Method(method), model=model, simplify=SimplifyMode.OFF, matrices={}, tau=tau,
+                     mass_matrix=M, gravity=G, coriolis=h, form=Form.COMPACT)
 
 
 def check_size(tau: sp.Matrix, limit: int | None) -> tuple[list[int], int | None]:
@@ -102,7 +116,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     expands, after checking the size estimate of tau against ``max_terms`` (None: no limit;
     above it an :class:`~designer.dynamics.size.ExpansionTooLarge` names the entry and its
     size); auto (default) is closed when the estimate is within ``max_terms`` (default
-    :data:`AUTO_LIMIT`), else compact. ``token.check()`` is called inside every loop, so a
+    :data:`AUTO_LIMIT`), else compact, with ``extras["too_large"]`` = (entry, estimated terms,
+    limit) saying why. ``token.check()`` is called inside every loop, so a
     cancel stops the job within one small step (a ``Cancelled`` exception).
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
@@ -117,10 +132,12 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
         try:
             extras["estimated_terms"], _ = check_size(tau, max_terms)
             form = Form.CLOSED
-        except ExpansionTooLarge:
+        except ExpansionTooLarge as exc:
             if form is Form.CLOSED:
                 raise
             form = Form.COMPACT
+            # what the window asks about before showing the recursive form instead of a closed one
+            extras["too_large"] = (exc.entry, exc.terms, exc.limit)
     mats: dict = {}
     if form is Form.COMPACT:
         from .recursive_form import recursive_form

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.stats import qmc
 
 from ..kinematics import NumericArm
 from ..jobs import CancelToken, Job, Progress
@@ -58,6 +57,7 @@ def sample_configurations(arm: NumericArm, count: int, method: Sampling | str = 
     if method is Sampling.SOBOL:
         # the first `count` points of a 2^m sequence (random() warns when count is no power of 2)
         m = max(0, int(np.ceil(np.log2(count))))
+        from scipy.stats import qmc  # here: scipy.stats takes 1-2 s to import, and every command imported it
         u = qmc.Sobol(d=arm.n, scramble=True, seed=seed).random_base2(m)[:count]
     else:
         u = np.random.default_rng(seed).random((count, arm.n))
@@ -132,19 +132,38 @@ class MapResult:
 
 
 def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[float], steps: int,
-            samples: int, sampling: Sampling, ratings: Ratings | None, token: CancelToken) -> Job[MapResult]:
+            samples: int, sampling: Sampling, ratings: Ratings | None, token: CancelToken,
+            executor: cf.Executor | None = None, slots: int = 4) -> Job[MapResult]:
     """:func:`grid_map` on a ``steps`` x ``steps`` grid then, if ``samples`` > 0, :func:`sample_summary`
-    (seed 0) as one job: the same states and numbers, evaluated in chunks with progress and cancel."""
+    (seed 0) as one job: the same states and numbers, evaluated in chunks with progress and cancel, in
+    this thread or, given an ``executor`` (threads, local processes, a Dask cluster), in blocks on it
+    (:func:`states_job`)."""
     spec = parse_metric(metric, arm.n)
     x, y, Q = grid_states(arm, joints, q0, int(steps))
     span = 0.8 if samples > 0 else 1.0
+
+    def values_of(q: np.ndarray, stage: str, start: float, part: float) -> Job[np.ndarray]:
+        if executor is None:
+            return (yield from evaluate_chunked(arm, q, spec, ratings, token, stage, start, part))
+        blocks = states_job(arm, q, metric, ratings, executor, slots, token)
+        try:   # its progress, scaled to this part of the job
+            while True:
+                try:
+                    step = next(blocks)
+                except StopIteration as done:
+                    return done.value
+                fraction = None if step.fraction is None else start + part * step.fraction
+                yield Progress(stage, fraction, step.detail)
+        finally:
+            blocks.close()     # a cancelled map cancels its blocks not yet started
+
     yield Progress("map", 0.0, f"{len(Q)} states")
-    values = yield from evaluate_chunked(arm, Q, spec, ratings, token, "map", 0.0, span)
+    values = yield from values_of(Q, "map", 0.0, span)
     grid = GridMap(spec.label, (joints[0], joints[1]), x, y, values.reshape(len(y), len(x)), np.asarray(q0, float))
     summary = None
     if samples > 0:
         q = sample_configurations(arm, int(samples), sampling, seed=0)
-        v = yield from evaluate_chunked(arm, q, spec, ratings, token, "samples", span, 1.0 - span)
+        v = yield from values_of(q, "samples", span, 1.0 - span)
         summary = SampleSummary(spec.label, q, v, summarize(v))
     return MapResult(grid, summary)
 

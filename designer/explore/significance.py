@@ -26,11 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..jobs import NEVER, CancelToken, Job, Progress
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from .maps import Sampling, joint_limits, sample_configurations
 
-__all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts"]
+__all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts", "SignificanceResult",
+           "significance_job"]
 
 
 @dataclass(frozen=True)
@@ -173,12 +175,19 @@ def _ops(exprs) -> int:
     return int(sum(sp.count_ops(r) for _, r in replacements) + sum(sp.count_ops(e) for e in reduced))
 
 
-def operation_counts(model, sig: Significance, overrides=None) -> tuple[int, int]:
+def operation_counts(model, sig: Significance, overrides=None, token: CancelToken = NEVER) -> tuple[int, int]:
     """(full, simplified) operation counts of tau after common-subexpression elimination, with the
-    parameters at their values (what a controller would evaluate)."""
+    parameters at their values (what a controller would evaluate); ``token`` is checked within the
+    derivation and between the two counts."""
     from ..dynamics.engine import derive
-    from ..dynamics.results import Method, SimplifyMode, velocity_products, velocity_squares
-    eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST)
+    from ..dynamics.results import Form, Method, SimplifyMode, velocity_products, velocity_squares
+    from ..dynamics.size import ExpansionTooLarge
+    from ..errors import DesignerError
+    try:
+        eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
+    except ExpansionTooLarge as exc:  # counts of terms in a closed form are what this reports
+        raise DesignerError(f"operation counts: the expanded {exc.entry} has about {exc.terms:.2g} terms, "
+                            "too large to count") from None
     n = model.n
     qd, qdd = sp.Matrix(model.qd), sp.Matrix(model.qdd)
     M, B, C, G = (eq[k] for k in ("M", "B", "C", "G"))
@@ -194,4 +203,38 @@ def operation_counts(model, sig: Significance, overrides=None) -> tuple[int, int
         if ("G", i, ()) in keep:
             e += G[i]
         simple.append(e)
-    return _ops(list(full)), _ops(simple)
+    token.check()
+    full_ops = _ops(list(full))
+    token.check()
+    return full_ops, _ops(simple)
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    """What the window's Significance view shows: the ranking, its sampled check, and the operation counts
+    (full, simplified) when they were asked for."""
+
+    significance: Significance
+    check: dict[str, np.ndarray]
+    operations: tuple[int, int] | None
+
+
+def significance_job(model, arm: NumericArm, speed, acceleration, threshold: float, samples: int,
+                     count_operations: bool, token: CancelToken, *, check: int = 2000) -> Job[SignificanceResult]:
+    """:func:`term_significance`, :func:`check_bound` at ``check`` states (0: no check, an empty dict) and,
+    if asked, :func:`operation_counts` (a symbolic derivation: minutes for a six-joint arm) as one job; the
+    window runs it in a worker process, the command line in its own."""
+    yield Progress("terms", 0.0, f"largest contributions over {samples} samples")
+    sig = term_significance(arm, speed, acceleration, threshold, samples)
+    token.check()
+    checked: dict[str, np.ndarray] = {}
+    if check > 0:
+        yield Progress("bound check", 0.5 if count_operations else 0.7, "sampling the simplified model's error")
+        checked = check_bound(arm, sig, check)
+    ops = None
+    if count_operations:
+        token.check()
+        yield Progress("operation counts", 0.6, "deriving the symbolic model")
+        ops = operation_counts(model, sig, token=token)
+    yield Progress("done", 1.0)
+    return SignificanceResult(sig, checked, ops)

@@ -14,6 +14,13 @@ sweep gives the same bytes as one that ran through.
 CSV rather than Parquet: appending a line is what makes the prefix property and
 the resume trivial; Parquet writes whole row groups and would need pyarrow for a
 file that compresses to about half.
+
+A JSON file (:func:`sweep_to_json`) is the same stream: the rows go to a CSV
+beside it (``FILE.json.part.csv``, resumable as above) and, once the last one
+is in, are copied one at a time into the JSON document, which replaces the
+file in one step; an interrupted sweep never leaves a half-written JSON file.
+The JSON is byte for byte what the command line wrote from a sweep held in
+memory.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +42,8 @@ from ..jobs import CancelToken, Job, Progress
 from ..model.manipulator import Manipulator
 from .sweep import SweepSpec, design_count, design_values, pareto_front, sweep_blocks
 
-__all__ = ["SweepFileError", "SweepFileSummary", "columns", "sweep_to_csv", "sidecar_path", "rows_on_disk"]
+__all__ = ["SweepFileError", "SweepFileSummary", "columns", "sweep_to_csv", "sweep_to_json", "part_path",
+           "sidecar_path", "rows_on_disk"]
 
 
 class SweepFileError(DesignerError):
@@ -144,12 +154,16 @@ def _prepare(model: Manipulator, spec: SweepSpec, path: Path, resume: bool) -> i
     return done
 
 
-def _add_pareto(path: Path, spec: SweepSpec, pareto: tuple[str, str], maximize: tuple[bool, bool]) -> None:
-    """Rewrite the finished file with a ``pareto`` column before ``error`` (two columns held, not the rows)."""
+def _check_pareto(spec: SweepSpec, pareto: tuple[str, str] | None) -> None:
+    have = columns(spec)[:-1]
+    for key in pareto or ():
+        if key not in have:
+            raise SweepFileError(f"--pareto: no column '{key}' (have: {', '.join(have)})")
+
+
+def _front(path: Path, spec: SweepSpec, pareto: tuple[str, str], maximize: tuple[bool, bool]) -> np.ndarray:
+    """The Pareto mask of the finished file's rows (two columns held, not the rows)."""
     header = columns(spec)
-    for key in pareto:
-        if key not in header[:-1]:
-            raise SweepFileError(f"--pareto: no column '{key}' (have: {', '.join(header[:-1])})")
     ia, ib = header.index(pareto[0]), header.index(pareto[1])
     a, b = [], []
     with open(path, encoding="utf-8", newline="") as f:
@@ -158,7 +172,13 @@ def _add_pareto(path: Path, spec: SweepSpec, pareto: tuple[str, str], maximize: 
         for cells in reader:
             a.append(float(cells[ia]) if cells[ia] else np.nan)
             b.append(float(cells[ib]) if cells[ib] else np.nan)
-    front = pareto_front(a, b, (not maximize[0], not maximize[1]))
+    return pareto_front(a, b, (not maximize[0], not maximize[1]))
+
+
+def _add_pareto(path: Path, spec: SweepSpec, pareto: tuple[str, str], maximize: tuple[bool, bool]) -> None:
+    """Rewrite the finished file with a ``pareto`` column before ``error``."""
+    header = columns(spec)
+    front = _front(path, spec, pareto, maximize)
     tmp = path.with_name(path.name + ".tmp")
     with open(path, encoding="utf-8", newline="") as src, open(tmp, "w", encoding="utf-8", newline="") as dst:
         reader, writer = csv.reader(src), csv.writer(dst, lineterminator="\n")
@@ -169,21 +189,9 @@ def _add_pareto(path: Path, spec: SweepSpec, pareto: tuple[str, str], maximize: 
     os.replace(tmp, path)
 
 
-def sweep_to_csv(model: Manipulator, spec: SweepSpec, path: str | os.PathLike, executor, *, slots: int = 4,
-                 resume: bool = False, pareto: tuple[str, str] | None = None,
-                 maximize: tuple[bool, bool] = (False, False), block: int | None = None,
-                 token: CancelToken | None = None) -> Job[SweepFileSummary]:
-    """Run the sweep on ``executor`` and append its rows to ``path`` as they finish (see the module notes).
-
-    ``resume`` continues an unfinished file of the same sweep; without it the file is started afresh.
-    ``pareto`` (two column names) adds a ``pareto`` column once every row is in. Interrupted (cancel,
-    Ctrl+C, a failure), the file keeps every row finished in order and the sidecar stays for ``resume``.
-    """
-    path = Path(path)
-    if pareto:
-        for key in pareto:
-            if key not in columns(spec)[:-1]:
-                raise SweepFileError(f"--pareto: no column '{key}' (have: {', '.join(columns(spec)[:-1])})")
+def _stream(model: Manipulator, spec: SweepSpec, path: Path, executor, slots: int, resume: bool,
+            block: int | None, token: CancelToken | None) -> Job[SweepFileSummary]:
+    """Every row of the sweep appended to ``path`` in design order; the sidecar stays (the caller finishes)."""
     done = _prepare(model, spec, path, resume)
     total = design_count(spec)
     errors = 0
@@ -210,8 +218,91 @@ def sweep_to_csv(model: Manipulator, spec: SweepSpec, path: str | os.PathLike, e
         if done < total:
             yield from sweep_blocks(model, spec, executor, sink, slots=slots, start=done, block=block, token=token)
         os.fsync(out.fileno())
+    return SweepFileSummary(path, total, done, errors)
+
+
+def sweep_to_csv(model: Manipulator, spec: SweepSpec, path: str | os.PathLike, executor, *, slots: int = 4,
+                 resume: bool = False, pareto: tuple[str, str] | None = None,
+                 maximize: tuple[bool, bool] = (False, False), block: int | None = None,
+                 token: CancelToken | None = None) -> Job[SweepFileSummary]:
+    """Run the sweep on ``executor`` and append its rows to ``path`` as they finish (see the module notes).
+
+    ``resume`` continues an unfinished file of the same sweep; without it the file is started afresh.
+    ``pareto`` (two column names) adds a ``pareto`` column once every row is in. Interrupted (cancel,
+    Ctrl+C, a failure), the file keeps every row finished in order and the sidecar stays for ``resume``.
+    """
+    path = Path(path)
+    _check_pareto(spec, pareto)
+    summary = yield from _stream(model, spec, path, executor, slots, resume, block, token)
     if pareto:
         yield Progress("pareto", None, "marking the non-dominated designs")
         _add_pareto(path, spec, pareto, maximize)
     sidecar_path(path).unlink(missing_ok=True)
-    return SweepFileSummary(path, total, done, errors)
+    return summary
+
+
+def part_path(path: str | os.PathLike) -> Path:
+    """Where :func:`sweep_to_json` streams the rows of ``path`` before they become its JSON."""
+    return Path(f"{os.fspath(path)}.part.csv")
+
+
+def sweep_to_json(model: Manipulator, spec: SweepSpec, path: str | os.PathLike, executor, *, slots: int = 4,
+                  resume: bool = False, pareto: tuple[str, str] | None = None,
+                  maximize: tuple[bool, bool] = (False, False), block: int | None = None,
+                  token: CancelToken | None = None) -> Job[SweepFileSummary]:
+    """The sweep's rows streamed to :func:`part_path` as :func:`sweep_to_csv` streams them, then copied into
+    ``{"parameters": [...], "rows": [...]}`` at ``path`` (see the module notes). ``resume`` continues the part
+    file of an interrupted sweep (also one interrupted while its JSON was being written)."""
+    path = Path(path)
+    part = part_path(path)
+    _check_pareto(spec, pareto)
+    summary = yield from _stream(model, spec, part, executor, slots, resume, block, token)
+    yield Progress("json", None, f"writing {path.name}")
+    front = _front(part, spec, pareto, maximize) if pareto else None
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        _csv_to_json(part, tmp, [a.name for a in spec.axes], front)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SweepFileError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    sidecar_path(part).unlink(missing_ok=True)
+    part.unlink()
+    return SweepFileSummary(path, summary.total, summary.resumed_from, summary.errors)
+
+
+def _json_number(text: str) -> float | str | None:
+    """A CSV cell as the JSON writer of the command line gives it: NaN (and an empty cell) null, infinities
+    as strings."""
+    value = float(text) if text else math.nan
+    if math.isfinite(value):
+        return value
+    return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _csv_to_json(source: Path, target: Path, parameters: list[str], front: np.ndarray | None = None) -> None:
+    """Copy the finished CSV of a sweep into a JSON document one row at a time (indent 1, as
+    ``json.dumps(..., indent=1)`` lays the whole document out); ``front``: a ``pareto`` value per row, put
+    before ``error``."""
+    with open(source, encoding="utf-8", newline="") as src, open(target, "w", encoding="utf-8") as out:
+        reader = csv.reader(src)
+        header = next(reader)
+        head = json.dumps({"parameters": parameters}, indent=1)
+        out.write(head[:-2] + ',\n "rows": [')
+        count = 0
+        for cells in reader:
+            row: dict = {}
+            for name, cell in zip(header, cells):
+                if name == "error":
+                    if front is not None:
+                        row["pareto"] = bool(front[count])
+                    row[name] = cell
+                elif name == "pareto":
+                    row[name] = cell == "True"
+                else:
+                    row[name] = _json_number(cell)
+            out.write(("\n" if count == 0 else ",\n") + textwrap.indent(json.dumps(row, indent=1), "  "))
+            count += 1
+        out.write("\n ]\n}\n" if count else "]\n}\n")
+        out.flush()
+        os.fsync(out.fileno())

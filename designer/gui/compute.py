@@ -1,4 +1,4 @@
-"""The Compute preference: where the window's sweeps run (local processes, threads, or a Dask cluster).
+"""The Compute preference: where the window's sweeps and maps run (local processes, threads, or a Dask cluster).
 
 The choice is a :class:`~designer.explore.distribute.Compute`, kept in QSettings
 under ``compute/...``. :class:`ComputeDialog` edits it and checks a scheduler
@@ -156,14 +156,14 @@ class ComputeDialog(QDialog):
 
 
 class ComputeButton(QPushButton):
-    """Shows where sweeps run; a click opens :class:`ComputeDialog` and saves the choice."""
+    """Shows where sweeps and maps run; a click opens :class:`ComputeDialog` and saves the choice."""
 
     changed = Signal(object)   # Compute
 
     def __init__(self, parent: QWidget | None = None, settings: QSettings | None = None):
         super().__init__(parent)
         self.settings = settings
-        self.setToolTip("Where sweeps run: processes or threads here, or a Dask cluster")
+        self.setToolTip("Where sweeps and maps run: processes or threads here, or a Dask cluster")
         self.clicked.connect(self.edit)
         self._label()
 

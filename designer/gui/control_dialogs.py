@@ -3,7 +3,8 @@ continuous and discrete) and "Identification" (the base parameter table and the 
 of the regressor over an excitation trajectory, generated or loaded from CSV).
 
 The dialogs take a model and a pose, not the window, so they can be opened and tested alone; the
-base parameters and the excitation search run as jobs on the worker pool.
+base parameters (symbolic) are found in a worker process, the excitation search (numeric) runs on
+the worker pool.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, 
                                QVBoxLayout)
 
 from ..jobs import Progress
+from ..jobs.process import ProcessJob, call_job
 from ..model.manipulator import Manipulator
 from .worker import start_job
 
@@ -130,22 +132,24 @@ class IdentificationDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(self.condition)
         self.resize(820, 600)
-        self._start(self._base_job, self._show_base)
+        self._start(self._base_job(), self._show_base)
 
     def _start(self, job, done) -> None:
         self.worker = start_job(job, finished=done, failed=lambda msg, _details: self._failed(msg))
+
+    def done(self, result: int) -> None:
+        if self.worker is not None and not self.worker.done:
+            self.worker.cancel()   # a worker process is stopped: nothing runs on for a closed dialog
+        super().done(result)
 
     def _failed(self, message: str) -> None:
         self.worker = None
         self.status.setText(f"error: {message}")
 
-    def _base_job(self, token):
-        from ..dynamics.base_params import base_parameters
-        from ..report.identification import parameter_rows
-        yield Progress("base parameters", None, self.model.name)
-        bp = base_parameters(self.model)
-        token.check()
-        return bp, parameter_rows(self.model, bp)
+    def _base_job(self) -> ProcessJob:
+        from ..report.identification import base_parameter_table
+        return ProcessJob(call_job, (base_parameter_table, (self.model,), "base parameters", self.model.name or ""),
+                          "base parameters")
 
     def _show_base(self, result) -> None:
         from ..report.printing import to_text

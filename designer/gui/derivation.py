@@ -244,6 +244,11 @@ class DerivationPanel(QWidget):
         return True
 
     def _finished(self, worker, key, equations) -> None:
+        # the recursive form where the closed one is too large: shown (and cached) only when the user says so
+        if equations.extras.get("too_large") and (worker is not self.worker or not self.view.confirm_form(equations)):
+            if self._end(worker, "kept the equations on display"):
+                self.message.emit("The closed form is too large to expand: kept the equations on display")
+            return
         self.cache[key] = equations
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import cast
 from collections.abc import Iterator
 
 import sympy as sp
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu,
-                               QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
+                               QMessageBox, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from ..dynamics.results import Equations
+from ..dynamics.results import Equations, Form
 from .background import Background
 from .mathtext import MAX_LINES, latex_of
 
@@ -251,6 +252,22 @@ class EquationsView(QWidget):
                                f"simplification — {forms}")
         self._apply_filter()
 
+    def confirm_form(self, eq: Equations) -> bool:
+        """True to show ``eq``. A derivation that gave the recursive form because the closed form
+        was too large to expand (``eq.extras["too_large"]``) asks first; No keeps what is shown."""
+        too_large = eq.extras.get("too_large")
+        if eq.form is not Form.COMPACT or not too_large:
+            return True
+        entry, terms, _limit = cast("tuple[str, int, int]", too_large)
+        box = QMessageBox(QMessageBox.Icon.Question, "Closed form too large",
+                          f"The expanded {entry} has about {about(terms)} terms; show the recursive form instead?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.setInformativeText("The recursive form lists the Newton-Euler variables of each link in the order "
+                               "they are evaluated, with tau, M, G and h built from them. No keeps the equations "
+                               "on display.")
+        box.setDefaultButton(QMessageBox.StandardButton.Yes)
+        return box.exec() == QMessageBox.StandardButton.Yes
+
     def entry_count(self) -> int:
         """Entries listed now (after the search and the zero filter)."""
         return self.model.rowCount()
@@ -373,6 +390,14 @@ def _text_image(text: str) -> QImage:
         painter.drawText(6, 6 + metrics.ascent() + k * metrics.lineSpacing(), line)
     painter.end()
     return image
+
+
+def about(terms: int) -> str:
+    """A term count to two significant figures, as a person reads it: 530,000,000."""
+    if terms < 100:
+        return str(terms)
+    digits = len(str(int(terms))) - 2
+    return f"{round(terms, -digits):,}"
 
 
 def entries_names(entries: list) -> list[str]:

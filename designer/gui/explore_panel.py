@@ -43,7 +43,7 @@ __all__ = ["ExplorePanel", "ExploreInputError", "plain_message"]
 
 _USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
                 "ExploreInputError", "ProjectError", "ExpressionError", "IKError", "SingularConfigurationError",
-                "TrajectoryError", "SizingError")
+                "TrajectoryError", "SizingError", "ComputeError")
 
 
 def plain_message(message: str) -> str:

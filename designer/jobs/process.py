@@ -43,7 +43,7 @@ __all__ = ["ProcessJob", "call_job", "ProcessRunner", "Ticket", "dumps", "loads"
 PROGRESS_INTERVAL = 0.05
 # what the server process imports once, so that a job's process starts with it ready
 PRELOAD = ["__main__", "designer.jobs.process", "designer.dynamics", "designer.explore.conditions",
-           "designer.report", "designer.codegen"]
+           "designer.explore.significance", "designer.report", "designer.codegen"]
 
 Listener = Callable[..., None]   # listener(kind, *payload); kind: progress, finished, failed, cancelled
 

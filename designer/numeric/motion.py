@@ -44,15 +44,8 @@ def passive_job(arm: NumericArm, q0, duration: float, frames: int, token: Cancel
     """The arm released at rest from ``q0`` under gravity alone, reported at ``frames`` times."""
     from .simulate import energy, simulate_job
     t = np.linspace(0.0, duration, frames)
-    job = simulate_job(arm, q0, np.zeros(arm.n), (0.0, duration), t_eval=t)
-    while True:   # the integrator's chunks, with a chance to cancel between them
-        token.check()
-        try:
-            step = next(job)
-        except StopIteration as done:
-            traj = done.value
-            break
-        yield step
+    # progress as simulated time advances; the token is checked after every integrator step
+    traj = yield from simulate_job(arm, q0, np.zeros(arm.n), (0.0, duration), t_eval=t, token=token)
     token.check()
     yield Progress("energy", None, f"{len(traj.t)} states")
     q, qd = np.asarray(traj.q), np.asarray(traj.qd)

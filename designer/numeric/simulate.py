@@ -1,9 +1,10 @@
 """Simulation: integrate the forward dynamics under a torque law, as a job.
 
-:func:`simulate_job` integrates with :func:`scipy.integrate.solve_ivp` in
-chunks of time and yields :class:`~designer.jobs.Progress` between them, so
-that the window can show progress and cancel; :func:`simulate` runs it to its
-end. Torques: none (a passive arm), a constant vector, a callable
+:func:`simulate_job` steps scipy's integrator by hand and yields
+:class:`~designer.jobs.Progress` as simulated time advances, so that the window
+and the command line can show progress and cancel, with the numbers of one
+:func:`scipy.integrate.solve_ivp` call; :func:`simulate` runs it to its end.
+Torques: none (a passive arm), a constant vector, a callable
 ``(t, q, qd) -> tau``, a :class:`TorqueTable` (samples over time, read
 linearly) or a :class:`PDControl` (joint-space PD with gravity compensation).
 With an arm of numbers the right-hand side calls the generated forward
@@ -17,16 +18,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, OdeSolver, Radau, solve_ivp
 
 from ..errors import DesignerError
-from ..jobs import Job, Progress, run
+from ..jobs import CancelToken, Job, run
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 from .forward import System, dynamics_of
-
-_SOLVERS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
+from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
 
 __all__ = ["Trajectory", "SimulationError", "TorqueTable", "PDControl", "simulate_job", "simulate", "energy"]
 
@@ -163,8 +162,13 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
 
 def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: Torque = None,
                  rtol: float = 1e-8, atol: float = 1e-10, t_eval=None, method: str = "DOP853",
-                 chunks: int = 20, max_step: float = np.inf) -> Job[Trajectory]:
-    """Simulate as a job: yields progress after each of ``chunks`` slices of time.
+                 max_step: float = np.inf, interval: float = PROGRESS_SECONDS,
+                 token: CancelToken | None = None) -> Job[Trajectory]:
+    """Simulate as a job: yields progress (the fraction of the time span done) as the integrator steps.
+
+    The integrator is stepped by hand (:func:`~designer.numeric.integrate.integrate_job`): the result is
+    the one :func:`scipy.integrate.solve_ivp` gives with the same method and tolerances, whatever the
+    progress reports.
 
     Parameters
     ----------
@@ -173,9 +177,13 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
     t_span : (t0, t1)
     torque : None (passive), a constant array, a callable ``(t, q, qd) -> tau``,
         a :class:`TorqueTable` or a :class:`PDControl`
-    rtol, atol, method, max_step : passed to :func:`scipy.integrate.solve_ivp`
+    rtol, atol, method, max_step : as for :func:`scipy.integrate.solve_ivp`
     t_eval : array_like, optional
-        Times to report; by default the integrator's own steps.
+        Times to report (increasing); by default the integrator's own steps.
+    interval : float
+        Seconds between progress reports (0: after every step).
+    token : CancelToken, optional
+        Checked after every step.
 
     Returns
     -------
@@ -194,58 +202,16 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
     if not np.all(np.isfinite(y0)):
         raise ValueError("q0, qd0: must be finite numbers")
     tau_of, record_tau = _torque_function(torque, n, dyn)
-    t0, t1 = map(float, t_span)
-    if not t1 > t0:
-        raise ValueError(f"t_span: end {t1} must be after start {t0}")
-    t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float)
-    if t_eval is not None and (np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1):
-        raise ValueError("t_eval: must be sorted and inside t_span")
     rhs = _right_hand_side(dyn, n, tau_of)
-    counter = [0]
-    solver = _counting(method, counter)
-
-    edges = np.linspace(t0, t1, max(1, int(chunks)) + 1)
-    ts, ys = [], []
-    if t_eval is None or (t_eval.size and t_eval[0] == t0):
-        ts.append(np.array([t0]))
-        ys.append(y0[:, None])
-    y, evaluations = y0, 0
-    for k, (a, b) in enumerate(zip(edges[:-1], edges[1:])):
-        wanted = None if t_eval is None else t_eval[(t_eval > a) & (t_eval <= b)]
-        # the chunk always ends exactly at b, where the next one starts
-        evals = None if wanted is None else np.union1d(wanted, [b])
-        sol = solve_ivp(rhs, (a, b), y, method=solver, rtol=rtol, atol=atol, max_step=max_step, t_eval=evals)
-        if sol.status < 0:
-            raise SimulationError(f"integration failed after t = {sol.t[-1] if sol.t.size else a:.6g} s: {sol.message}")
-        evaluations += int(sol.nfev)
-        keep = slice(1, None) if wanted is None else np.isin(sol.t, wanted)
-        ts.append(sol.t[keep])
-        ys.append(sol.y[:, keep])
-        y = sol.y[:, -1]
-        yield Progress("simulate", (k + 1) / (len(edges) - 1), f"t = {b:.4g} s, {counter[0]} steps")
-    t = np.concatenate(ts)
-    Y = np.concatenate(ys, axis=1).T
-    q, qd = Y[:, :n], Y[:, n:]
+    try:
+        out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
+                                       stage="simulate")
+    except IntegrationError as exc:
+        raise SimulationError(str(exc)) from None
+    t, q, qd = out.t, out.y[:, :n], out.y[:, n:]
     tau = (np.array([tau_of(ti, qi.tolist(), qdi.tolist()) for ti, qi, qdi in zip(t, q, qd)]).reshape(-1, n)
            if record_tau else None)
-    return Trajectory(t=t, q=q, qd=qd, tau=tau, steps=counter[0], evaluations=evaluations)
-
-
-def _counting(method: str, counter: list[int]) -> type[OdeSolver]:
-    """The solver class ``method`` that adds each step it takes to ``counter[0]`` (solve_ivp reports
-    only its evaluations, and its output times are the steps only without t_eval)."""
-    base = _SOLVERS.get(method)
-    if base is None:
-        raise ValueError(f"method: '{method}' is not one of {', '.join(_SOLVERS)}")
-
-    class Counting(base):  # type: ignore[misc, valid-type]
-        def step(self):
-            message = super().step()
-            if self.status != "failed":
-                counter[0] += 1
-            return message
-
-    return Counting
+    return Trajectory(t=t, q=q, qd=qd, tau=tau, steps=out.steps, evaluations=out.nfev)
 
 
 def simulate(system: System, q0, qd0, t_span: tuple[float, float], torque: Torque = None,
@@ -253,7 +219,7 @@ def simulate(system: System, q0, qd0, t_span: tuple[float, float], torque: Torqu
              max_step: float = np.inf) -> Trajectory:
     """Simulate the arm from (q0, qd0) over ``t_span`` under ``torque``; see :func:`simulate_job`."""
     return run(simulate_job(system, q0, qd0, t_span, torque=torque, rtol=rtol, atol=atol, t_eval=t_eval,
-                            method=method, chunks=1, max_step=max_step))
+                            method=method, max_step=max_step, interval=math.inf))
 
 
 def energy(arm: NumericArm | Manipulator, q, qd) -> np.ndarray | float:

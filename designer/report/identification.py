@@ -38,6 +38,14 @@ def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool =
             for name, f in zip(bp.names, bp.formulas)]
 
 
+def base_parameter_table(model: Manipulator) -> tuple[BaseParameters, list[dict]]:
+    """The base parameters of ``model`` and their :func:`parameter_rows` (the Identification dialog's table;
+    symbolic, seconds to a minute for six joints: the window computes it in a worker process)."""
+    from ..dynamics.base_params import base_parameters
+    bp = base_parameters(model)
+    return bp, parameter_rows(model, bp)
+
+
 def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: dict | None, fmt: str,
                      drives: bool = False) -> str:
     rows = parameter_rows(model, bp, drives)

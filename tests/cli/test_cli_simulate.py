@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import pty
+import signal
+import subprocess
 
 import numpy as np
 import pytest
@@ -16,6 +21,7 @@ from designer.numeric.simulate import simulate
 from designer.project import from_dict
 
 from tests.support.pin_reference import random_arm
+from tests.support.terminal import cli, read_pty, read_pty_until
 
 
 def project_of(arm: NumericArm) -> dict:
@@ -122,3 +128,56 @@ def test_command_refuses_a_singular_arm(tmp_path, capsys):
     code, _, err = _run(capsys, "simulate", path, "--q0", "0.1", "0.2", "--t", "1", "--out", tmp_path / "run.csv")
     assert code == 2 and "mass matrix singular at q = [0.1, 0.2]" in err and err.count("\n") == 1
     assert not (tmp_path / "run.csv").exists()
+
+
+# -- progress on a terminal, Ctrl+C ---------------------------------------------------------------------
+def _long_run(path, t: str) -> tuple[str, ...]:
+    # a passive seven-joint arm never comes to rest: the integrator keeps taking small steps to the end
+    return ("simulate", str(path), "--q0", "0.3", "-0.2", "0.1", "0.5", "-0.4", "0.2", "0.1", "--t", t,
+            "--rtol", "1e-11", "--atol", "1e-12")
+
+
+@pytest.mark.slow
+def test_progress_bar_on_a_terminal_only(arm_file, tmp_path):
+    _, path = arm_file
+    master, slave = pty.openpty()
+    proc = cli(*_long_run(path, "40"), "--out", str(tmp_path / "a.csv"), stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    text = read_pty(master, proc).decode(errors="replace")
+    os.close(master)
+    assert proc.wait(120) == 0
+    assert "simulate:" in text and "%/s" in text and "<" in text, text   # rate, time left
+    # the bar moves while the integrator steps (seconds of work here), not only at the start and the end
+    shown = {int(v) for v in re.findall(r"simulate:\s+(\d+)%\|", text)}
+    assert {0, 100} < shown, text
+    # through a pipe, and with --quiet on a terminal: not a character on standard error
+    proc = cli(*_long_run(path, "0.5"), "--out", str(tmp_path / "b.csv"), stderr=subprocess.PIPE,
+               stdout=subprocess.DEVNULL)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b""
+    master, slave = pty.openpty()
+    proc = cli(*_long_run(path, "0.5"), "--out", str(tmp_path / "c.csv"), "--quiet", stderr=slave,
+               stdout=subprocess.DEVNULL)
+    os.close(slave)
+    text = read_pty(master, proc).decode(errors="replace")
+    os.close(master)
+    assert proc.wait(120) == 0 and text == ""
+    assert (tmp_path / "b.csv").read_bytes() == (tmp_path / "c.csv").read_bytes()
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_simulation_with_one_line(arm_file, tmp_path):
+    _, path = arm_file
+    out = tmp_path / "never.csv"
+    master, slave = pty.openpty()
+    proc = cli(*_long_run(path, "10000"), "--out", str(out), stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    seen = read_pty_until(master, proc, b"simulate:")
+    proc.send_signal(signal.SIGINT)
+    text = (seen + read_pty(master, proc)).decode(errors="replace")
+    os.close(master)
+    assert proc.wait(60) == 130
+    tail = text[text.index("interrupted"):]
+    assert tail.startswith("interrupted at t = ") and " s of 10000 s; nothing written" in tail, text
+    assert tail.strip().count("\n") == 0 and "Traceback" not in text, text
+    assert not out.exists()

@@ -14,8 +14,9 @@ import sympy as sp
 from designer.codegen import generate
 from designer.codegen.bounded import MAX_ARGS, MAX_DEPTH, nesting
 from designer.codegen.plan import plan_code
-from designer.dynamics import ExpansionTooLarge, Form, Method, SimplifyMode, derive
-from designer.jobs import CancelToken, Cancelled
+from designer.dynamics import ExpansionTooLarge, Form, Method, derive
+from designer.dynamics.engine import compact_equations_job
+from designer.jobs import CancelToken, Cancelled, run
 from designer.model import Convention, Inertia, Link, Manipulator, PointMass
 from designer.model.angles import exact_angle, exact_angles
 from designer.numeric.compiled import compile_equations
@@ -42,8 +43,9 @@ def _assert_matches_pinocchio(model: Manipulator, cd, seed: int, states: int = 3
 
 
 def _eval(model: Manipulator, method: Method):
-    """What ``eval --method`` runs: the derivation in the form eval asks for, compiled."""
-    return compile_equations(derive(model, method, SimplifyMode.OFF, form=Form.COMPACT))
+    """What ``eval --method`` runs (designer.cli.numeric_commands.compiled_for): the compact graphs of
+    the method, compiled."""
+    return compile_equations(run(compact_equations_job(model, method)))
 
 
 def _random_arm(rng, n: int) -> Manipulator:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import csv
+import json
 import os
 import pty
-import select
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,31 +17,17 @@ import numpy as np
 import pytest
 
 from tests.support import robot_path
+from tests.support.terminal import cli as _cli, read_pty as _read_pty
 from designer.explore.distribute import Compute, ComputeError, check_scheduler, open_executor
 from designer.explore.sweep import SweepAxis, SweepSpec, design_count, sweep
-from designer.explore.sweep_file import SweepFileError, rows_on_disk, sidecar_path, sweep_to_csv
+from designer.explore.sweep_file import (SweepFileError, part_path, rows_on_disk, sidecar_path, sweep_to_csv,
+                                         sweep_to_json)
 from designer.jobs import CancelToken, Cancelled, run
 from designer.project import load_project
 
-ROOT = Path(__file__).resolve().parents[2]
 TWO = str(robot_path("planar_two_link"))
 PUMA = str(robot_path("puma560"))
 distributed = pytest.importorskip("distributed")
-
-
-def _cli(*argv: str, env: dict | None = None, **kw) -> subprocess.Popen:
-    full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    full.pop("DASK_SCHEDULER_ADDRESS", None)
-    if env and "DASK_SCHEDULER_ADDRESS" in env:
-        full["DASK_SCHEDULER_ADDRESS"] = env["DASK_SCHEDULER_ADDRESS"]
-    # Ctrl+C as a terminal sends it: a test run started in the background (nohup, `cmd &` in a script) hands
-    # its children SIGINT ignored, and Python then never raises KeyboardInterrupt
-    return subprocess.Popen([sys.executable, "-m", "designer", *argv], cwd=ROOT, env=full,
-                            preexec_fn=_default_sigint, **kw)
-
-
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _finish(proc: subprocess.Popen, timeout: float = 600) -> tuple[int, str, str]:
@@ -273,23 +258,6 @@ def test_local_compute_places(tmp_path):
         Compute("dask")
 
 
-def _read_pty(fd: int, proc: subprocess.Popen) -> bytes:
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        elif proc.poll() is not None:
-            break
-    return out
-
-
 @pytest.mark.slow
 def test_progress_bar_on_a_terminal_and_none_through_a_pipe(tmp_path):
     args = ("explore", TWO, "sweep", "--param", "m2", "0.5", "2", "40", "--metric", "cond", "--samples", "4096",
@@ -316,3 +284,91 @@ def test_progress_bar_on_a_terminal_and_none_through_a_pipe(tmp_path):
     text = _read_pty(master, proc).decode(errors="replace")
     os.close(master)
     assert proc.wait(120) == 0 and "%|" in text
+
+
+# -- JSON files stream too ------------------------------------------------------------------------------
+def test_a_json_sweep_file_is_the_in_memory_json_byte_for_byte(tmp_path, capsys):
+    from designer.cli import main
+    args = [TWO, *SWEEP[:-2], "--samples", "64", "--threads", "--pareto", "coupling[1,2]:max", "reach",
+            "--maximize", "reach"]
+    assert main(["explore", *args, "--format", "json"]) == 0          # standard output: held in memory
+    in_memory, _ = capsys.readouterr()
+    out = tmp_path / "s.json"
+    assert main(["explore", *args, "--out", str(out)]) == 0            # a file: streamed
+    assert out.read_text() == in_memory
+    data = json.loads(in_memory)
+    assert data["parameters"] == ["L2", "m2"] and len(data["rows"]) == 30
+    assert [(r["L2"], r["m2"]) for r in data["rows"][:2]] == [(0.4, 0.5), (0.4, 0.875)]
+    assert any(r["pareto"] for r in data["rows"])
+    assert not part_path(out).exists() and not sidecar_path(part_path(out)).exists()
+
+
+def test_json_rows_are_written_as_the_command_line_writes_numbers(tmp_path):
+    from designer.cli.explore_io import _clean
+    from designer.explore.sweep_file import _csv_to_json
+    source = tmp_path / "rows.csv"
+    source.write_text("a,m:max,reach,pareto,error\n"
+                      "0.1,1.5,inf,True,\n"
+                      "0.2,nan,-inf,False,\n"
+                      "0.30000000000000004,,,False,ValueError: no \"inertia\" for link 2\n")
+    rows = [{"a": 0.1, "m:max": 1.5, "reach": float("inf"), "pareto": True, "error": ""},
+            {"a": 0.2, "m:max": float("nan"), "reach": float("-inf"), "pareto": False, "error": ""},
+            {"a": 0.30000000000000004, "m:max": float("nan"), "reach": float("nan"), "pareto": False,
+             "error": 'ValueError: no "inertia" for link 2'}]
+    _csv_to_json(source, tmp_path / "rows.json", ["a"])
+    expected = json.dumps(_clean({"parameters": ["a"], "rows": rows}), indent=1) + "\n"
+    assert (tmp_path / "rows.json").read_text() == expected
+
+
+def test_an_interrupted_json_sweep_resumes_to_the_uninterrupted_file(tmp_path):
+    model = load_project(TWO)
+    spec = SweepSpec((SweepAxis.linspace("m2", 0.5, 2.0, 24),), ("coupling[1,2]",), ("max", "mean"), samples=64)
+    path, ref = tmp_path / "s.json", tmp_path / "ref.json"
+    token = CancelToken()
+    part = part_path(path)
+
+    class Stop(cf.ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            if part.exists() and len(part.read_text().splitlines()) > 6:
+                token.cancel()
+            return super().submit(fn, *args, **kwargs)
+
+    with Stop(1) as ex, pytest.raises(Cancelled):
+        run(sweep_to_json(model, spec, path, ex, slots=1, block=2, token=token))
+    assert not path.exists() and sidecar_path(part).exists()
+    done = rows_on_disk(part, spec)
+    assert 6 <= done < 24
+    CountingExecutor.designs = 0
+    with CountingExecutor(2) as ex:
+        summary = run(sweep_to_json(model, spec, path, ex, slots=2, resume=True))
+    assert summary.resumed_from == done and CountingExecutor.designs == 24 - done
+    with cf.ThreadPoolExecutor(2) as ex:
+        run(sweep_to_json(model, spec, ref, ex))
+    assert path.read_bytes() == ref.read_bytes() and not part.exists()
+    mem = run(sweep(model, spec, cf.ThreadPoolExecutor(1)))
+    assert [r["coupling[1,2]:mean"] for r in json.loads(ref.read_text())["rows"]] == \
+        list(mem.column("coupling[1,2]:mean"))
+
+
+def test_a_json_sweep_stopped_while_its_json_was_written_resumes_without_recomputing(tmp_path, monkeypatch):
+    from designer.explore import sweep_file
+    model = load_project(TWO)
+    spec = SweepSpec((SweepAxis.linspace("m2", 0.5, 2.0, 10),), ("coupling[1,2]",), ("max",), samples=32)
+    path, ref = tmp_path / "s.json", tmp_path / "ref.json"
+    convert = sweep_file._csv_to_json
+
+    def stopped(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(sweep_file, "_csv_to_json", stopped)
+    with cf.ThreadPoolExecutor(2) as ex, pytest.raises(KeyboardInterrupt):
+        run(sweep_to_json(model, spec, path, ex, pareto=("coupling[1,2]:max", "reach")))
+    assert not path.exists() and rows_on_disk(part_path(path), spec) == 10
+    monkeypatch.setattr(sweep_file, "_csv_to_json", convert)
+    CountingExecutor.designs = 0
+    with CountingExecutor(2) as ex:
+        run(sweep_to_json(model, spec, path, ex, resume=True, pareto=("coupling[1,2]:max", "reach")))
+    assert CountingExecutor.designs == 0
+    with cf.ThreadPoolExecutor(2) as ex:
+        run(sweep_to_json(model, spec, ref, ex, pareto=("coupling[1,2]:max", "reach")))
+    assert path.read_bytes() == ref.read_bytes()
+    assert [r["pareto"] for r in json.loads(ref.read_text())["rows"]].count(True) >= 1

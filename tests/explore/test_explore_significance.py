@@ -68,3 +68,21 @@ def test_operation_count_drops_with_terms(puma3):
     assert 0 < simple < full
     nothing = term_significance(arm, [3.0, 3.0, 3.0], [10.0, 10.0, 10.0], threshold=0.0)
     assert operation_counts(puma3, nothing)[1] == full
+
+
+def test_the_job_gives_the_functions_results_in_stages():
+    from designer.explore.significance import significance_job
+    from designer.jobs import NEVER, run
+    model = load_project(robot_path("planar_two_link"))
+    arm = NumericArm.from_model(model)
+    steps = []
+    got = run(significance_job(model, arm, [2.0, 2.0], [5.0, 5.0], 0.1, 256, True, NEVER, check=500), steps.append)
+    sig = term_significance(arm, [2.0, 2.0], [5.0, 5.0], 0.1, 256)
+    assert [t.contribution for t in got.significance.terms] == [t.contribution for t in sig.terms]
+    check = check_bound(arm, sig, 500)
+    assert all(np.array_equal(got.check[k], check[k]) for k in check)
+    assert got.operations == operation_counts(model, sig)
+    assert [s.stage for s in steps] == ["terms", "bound check", "operation counts", "done"]
+    assert [s.fraction for s in steps] == sorted(s.fraction for s in steps)
+    bare = run(significance_job(model, arm, [2.0, 2.0], [5.0, 5.0], 0.1, 256, False, NEVER, check=0))
+    assert bare.check == {} and bare.operations is None

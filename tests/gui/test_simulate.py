@@ -134,3 +134,25 @@ def test_a_trajectory_csv_is_driven_with_its_torques_and_bad_files_are_named(qtb
     assert panel.run() is None
     assert str(bad) in panel.status.text() and "Traceback" not in panel.status.text()
     assert panel.result is before                        # the last good motion stays
+
+
+def test_a_long_fall_shows_progress_as_time_advances_and_cancels(qtbot, tmp_path):
+    window = _open(qtbot, tmp_path, "puma560")
+    panel = window.simulate
+    window.sliders.set_values(np.array([0.1, -0.4, 0.3, 0.2, -0.5, 0.7]))
+    panel.duration.setValue(40.0)      # about a second of integration: several reports on the way
+    shown = []
+    panel.progress.valueChanged.connect(shown.append)
+    r = _run(qtbot, panel)
+    # the bar moved through simulated time, step by step, not only at the end
+    inside = [v for v in shown if 0 < v < 1000]
+    assert len(set(inside)) >= 3 and inside == sorted(inside), shown
+    assert shown[-1] == 1000 and r.t[-1] == pytest.approx(40.0)
+    # Cancel stops the integration between two of its steps
+    panel.duration.setValue(60.0)
+    shown.clear()
+    assert panel.run() is not None
+    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=60_000)
+    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=5_000):
+        panel.cancel_button.click()
+    assert panel.status.text() == "Simulation cancelled" and panel.result is r

@@ -58,13 +58,25 @@ def test_torque_table_is_read_linearly():
         TorqueTable([0.0, 0.0], [[1.0], [2.0]])
 
 
-def test_job_reports_progress_and_cancels():
+def test_job_reports_progress_per_step_and_cancels():
     arm = random_arm(np.random.default_rng(5), 3, Convention.STANDARD, "RRR")
     steps = []
     pd = PDControl([10.0] * 3, [5.0] * 3, [0.1, 0.2, 0.3])
-    traj = run(simulate_job(arm, np.zeros(3), np.zeros(3), (0, 1.0), torque=pd, chunks=4), steps.append)
-    assert [s.fraction for s in steps] == [0.25, 0.5, 0.75, 1.0]
+    traj = run(simulate_job(arm, np.zeros(3), np.zeros(3), (0, 1.0), torque=pd, interval=0), steps.append)
+    # one report at the start and one after every step, at t / T of that step
+    assert len(steps) == traj.steps + 1 and steps[0].fraction == 0.0
+    np.testing.assert_array_equal([s.fraction for s in steps[1:]], traj.t[1:])
     assert isinstance(traj, Trajectory) and f"{traj.steps} steps" in steps[-1].detail
+    # the result does not depend on how often progress is reported
+    quiet = simulate(arm, np.zeros(3), np.zeros(3), (0, 1.0), torque=pd)
+    np.testing.assert_array_equal(quiet.q, traj.q)
     token = CancelToken()
+    seen = []
+
+    def cancel_third(step):
+        seen.append(step)
+        if len(seen) == 3:
+            token.cancel()
     with pytest.raises(Cancelled):
-        run(simulate_job(arm, np.zeros(3), np.zeros(3), (0, 1.0), torque=pd, chunks=4), lambda p: token.cancel(), token)
+        run(simulate_job(arm, np.zeros(3), np.zeros(3), (0, 1.0), torque=pd, interval=0, token=token), cancel_third)
+    assert len(seen) == 3     # the step after the cancel raised before reporting

@@ -67,3 +67,18 @@ def generic_arm(n: int = 7, seed: int = 5, convention: Convention = Convention.M
                   for i, kind in enumerate(joints))
     return Manipulator(links=links, name=f"generic{n}", convention=convention, gravity=(0.3, -0.2, -9.8),
                        point_masses=(PointMass(n, 0.8, (0.02, -0.01, 0.05)),))
+
+
+def symbolic_arm(n: int = 7, seed: int = 5) -> Manipulator:
+    """:func:`generic_arm` with every length, mass, COM and inertia entry a symbol (a_i, d_i, m_i,
+    cx_i, ..., Ixx_i, ...; the load mL at (Lx, Ly, Lz)); twists and offsets stay numbers."""
+    from dataclasses import replace
+
+    from designer.model import symbol as S
+    arm = generic_arm(n, seed)
+    links = tuple(replace(link, a=S(f"a{i}"), d=S(f"d{i}"), mass=S(f"m{i}"),
+                          com=(S(f"cx{i}"), S(f"cy{i}"), S(f"cz{i}")),
+                          inertia=Inertia(*(S(f"I{k}{i}") for k in ("xx", "yy", "zz", "xy", "xz", "yz"))))
+                  for i, link in enumerate(arm.links, start=1))
+    return replace(arm, links=links, name=f"generic{n} (symbolic)",
+                   point_masses=(PointMass(n, S("mL"), (S("Lx"), S("Ly"), S("Lz"))),))

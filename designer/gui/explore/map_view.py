@@ -13,7 +13,8 @@ from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
 from ...model import Manipulator
-from .jobs import MapResult, map_job
+from ..compute import load_compute
+from .jobs import MapResult, placed_map_job
 from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import HeatMap, PlotBox
@@ -29,7 +30,8 @@ _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standa
 
 
 class MapView(ExploreView):
-    """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.map_job`."""
+    """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.placed_map_job` where the
+    Compute preference says (threads, local processes or a Dask cluster; see designer/gui/compute.py)."""
 
     def __init__(self, panel):
         super().__init__(panel)
@@ -148,8 +150,9 @@ class MapView(ExploreView):
                 raise ValueError("pick two different joints for x and y")
             metric, q = self.panel.metric_text(), self.panel.q.copy()
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
-            return self.panel.run_job("Map", lambda token: map_job(arm, metric, joints, q, steps, samples,
-                                                                  sampling, ratings, token),
+            compute = load_compute()   # where the maps run: the Compute preference, as for sweeps
+            return self.panel.run_job("Map", lambda token: placed_map_job(compute, arm, metric, joints, q, steps,
+                                                                         samples, sampling, ratings, token),
                                       lambda result: self.show_result(result, model), owner=self)
         return self.panel.guarded("Map", start)
 

@@ -1,11 +1,10 @@
 """Term significance view: every term of M, B, C, G against the largest joint torque over an envelope,
 the simplified model that drops the small ones, its stated bound and a sampled check
-(:mod:`designer.explore.significance`)."""
+(:mod:`designer.explore.significance`, whose job runs in a worker process)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -13,9 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
-from ...jobs import CancelToken, Job, Progress
-from ...kinematics import NumericArm
-from ...model import Manipulator
+from ...explore.significance import SignificanceResult, significance_job
+from ...jobs.process import ProcessJob
 from .base import ExploreView
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
@@ -23,29 +21,6 @@ from .plots import PlotBox
 __all__ = ["SignificanceView", "SignificanceResult", "significance_job"]
 
 FLOOR = 1e-12   # relative sizes below this are drawn at it (a log axis has no zero)
-
-
-@dataclass(frozen=True)
-class SignificanceResult:
-    significance: object          # designer.explore.significance.Significance
-    check: dict                   # check_bound's arrays
-    operations: tuple[int, int] | None
-
-
-def significance_job(model: Manipulator, arm: NumericArm, speed, acceleration, threshold: float, samples: int,
-                     count_operations: bool, token: CancelToken) -> Job[SignificanceResult]:
-    from ...explore.significance import check_bound, operation_counts, term_significance
-    yield Progress("terms", 0.0, f"largest contributions over {samples} samples")
-    sig = term_significance(arm, speed, acceleration, threshold, samples)
-    token.check()
-    yield Progress("bound check", 0.5, "sampling the simplified model's error")
-    check = check_bound(arm, sig)
-    ops = None
-    if count_operations:
-        token.check()
-        yield Progress("operation counts", None, "deriving the symbolic model")
-        ops = operation_counts(model, sig)
-    return SignificanceResult(sig, check, ops)
 
 
 def _item(text: str, tip: str = "") -> QTableWidgetItem:
@@ -126,8 +101,10 @@ class SignificanceView(ExploreView):
                                  "(Rated fields above)")
             args = (model, arm, ratings.speed, ratings.acceleration, self.threshold.value() / 100.0,
                     self.samples.value(), self.count_ops.isChecked())
-            return self.panel.run_job("Significance", lambda token: significance_job(*args, token), self.show_result,
-                                      owner=self)
+            # in a worker process: the operation counts derive the symbolic model (minutes for six joints),
+            # and Cancel then stops it at once
+            return self.panel.run_job("Significance", ProcessJob(significance_job, args, "significance"),
+                                      self.show_result, owner=self)
         return self.panel.guarded("Significance", start)
 
     def show_result(self, result: SignificanceResult) -> None:

@@ -1,0 +1,88 @@
+"""A closed form too large to expand: the window asks before it shows the recursive form instead
+(Yes shows it, No keeps the equations on display), with the size estimate in the question."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from designer.dynamics import derive_job
+from designer.dynamics.results import Form
+from designer.gui.derivation import DerivationPanel
+from designer.gui.document import Document
+from designer.gui.equations_view import about
+from designer.project import load_project
+
+from tests.support.anyarm_arms import generic_arm
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+pytestmark = pytest.mark.usefixtures("no_dialogs")
+
+
+def _answer(qtbot, button: QMessageBox.StandardButton) -> list[str]:
+    """Click ``button`` of the next modal message box; returns [its text] once it was answered."""
+    seen: list[str] = []
+
+    def look() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            seen.append(box.text())
+            box.button(button).click()
+        else:
+            QTimer.singleShot(20, look)
+    QTimer.singleShot(0, look)
+    return seen
+
+
+@pytest.fixture
+def panel(qtbot):
+    doc = Document(load_project(ROBOTS / "double_pendulum.json"))
+    p = DerivationPanel(doc, lambda model, method, simplify, token: derive_job(model, method, simplify, token))
+    qtbot.addWidget(p)
+    p.show()
+    qtbot.waitExposed(p)
+    with qtbot.waitSignal(p.derivationFinished, timeout=60_000):
+        p.start()                      # a closed form on display, no question asked
+    assert p.shown[1].form is Form.CLOSED
+    p.document.apply(generic_arm(5), "Open a generic five-joint arm")   # 5e8 terms expanded: far too large
+    return p
+
+
+def _question(seen: list[str]) -> None:
+    assert len(seen) == 1
+    match = re.fullmatch(r"The expanded tau_(\d) has about ([\d,]+) terms; show the recursive form instead\?", seen[0])
+    assert match, seen[0]
+    assert int(match.group(2).replace(",", "")) > 200_000
+
+
+def test_yes_shows_the_recursive_form(qtbot, panel):
+    seen = _answer(qtbot, QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000):
+        panel.start()
+    _question(seen)
+    eq, stale = panel.current_equations()
+    assert eq.form is Form.COMPACT and not stale and eq.model.n == 5
+    assert panel.view.equations is eq and "w2_x" in panel.view.visible_labels()
+    assert not panel.view.banner.isVisible()
+
+
+def test_no_keeps_the_equations_on_display(qtbot, panel):
+    before = panel.shown[1]
+    seen = _answer(qtbot, QMessageBox.StandardButton.No)
+    panel.start()
+    qtbot.waitUntil(lambda: not panel.busy, timeout=120_000)
+    _question(seen)
+    assert panel.shown[1] is before and panel.view.equations is before
+    assert panel.view.banner.isVisible()            # still the pendulum's: out of date for this model
+    assert panel.key() not in panel.cache           # Derive asks again next time
+    assert panel.derive_button.isEnabled() and not panel.cancel_button.isEnabled()
+
+
+@pytest.mark.parametrize("terms, text", [(7, "7"), (183, "180"), (534_871_022, "530,000,000")])
+def test_term_counts_read_as_a_person_reads_them(terms, text):
+    assert about(terms) == text
