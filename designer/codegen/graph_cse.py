@@ -13,13 +13,9 @@ from collections.abc import Iterator
 
 import sympy as sp
 
-<<<<<<< HEAD
-__all__ = ["graph_cse", "graph_symbols", "fold_negations", "polish"]
-=======
 from ..jobs import NEVER, CancelToken
 
-__all__ = ["graph_cse", "graph_symbols", "fold_negations"]
->>>>>>> main
+__all__ = ["graph_cse", "graph_symbols", "fold_negations", "polish"]
 
 
 def _trivial(e: sp.Basic) -> bool:
@@ -174,7 +170,8 @@ def cse_graph(exprs: list, symbols: Iterator[sp.Symbol], refine: int | None = No
 
 #: graphs with at most this many shared nodes get sympy.cse alone (PUMA 560 M: 134, a generic 7-joint M: 291)
 SMALL = 150
-<<<<<<< HEAD
+#: pieces per sympy.cse call of the refining pass (a generic 7-joint arm's tau: about 400 pieces, 0.4 s)
+CHUNK = 500
 
 
 def _ops(temps: list, outputs: list) -> int:
@@ -302,7 +299,3 @@ def polish(temps: list, outputs: list, symbols: Iterator[sp.Symbol]) -> tuple[li
         if _ops(t, o) < _ops(*best):
             best = (t, o)
     return best
-=======
-#: pieces per sympy.cse call of the refining pass (a generic 7-joint arm's tau: about 400 pieces, 0.4 s)
-CHUNK = 500
->>>>>>> main
