@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, 
 from ..jobs import Progress
 from ..jobs.process import ProcessJob, call_job
 from ..model.manipulator import Manipulator
-from .worker import start_job
+from .job_runner import JobRunner
 
 __all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
 
@@ -108,7 +108,7 @@ class IdentificationDialog(QDialog):
         self.setWindowTitle(f"Identification: {model.name or 'the arm'}")
         self.model = model
         self.bp = None
-        self.worker = None
+        self.runner = JobRunner(self, status_line=False, show_errors=False)   # progress and Cancel
         self.status = QLabel("finding the base parameters…")
         self.status.setWordWrap(True)
         self.table = QTableWidget(0, 3)
@@ -128,14 +128,19 @@ class IdentificationDialog(QDialog):
             row.addWidget(w)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
+        layout.addWidget(self.runner)
         layout.addWidget(self.table)
         layout.addLayout(row)
         layout.addWidget(self.condition)
         self.resize(820, 600)
         self._start(self._base_job(), self._show_base)
 
+    @property
+    def worker(self):
+        return self.runner.worker
+
     def _start(self, job, done) -> None:
-        self.worker = start_job(job, finished=done, failed=lambda msg, _details: self._failed(msg))
+        self.runner.start("Identification", job, done, on_failed=lambda msg, _details: self._failed(msg))
 
     def done(self, result: int) -> None:
         if self.worker is not None and not self.worker.done:
@@ -143,7 +148,6 @@ class IdentificationDialog(QDialog):
         super().done(result)
 
     def _failed(self, message: str) -> None:
-        self.worker = None
         self.status.setText(f"error: {message}")
 
     def _base_job(self) -> ProcessJob:
@@ -153,7 +157,6 @@ class IdentificationDialog(QDialog):
 
     def _show_base(self, result) -> None:
         from ..report.printing import to_text
-        self.worker = None
         self.bp, rows = result
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
@@ -191,7 +194,6 @@ class IdentificationDialog(QDialog):
         self._start(job, self._show_excitation)
 
     def _show_excitation(self, ex) -> None:
-        self.worker = None
         self.excitation = ex
         self.condition.setText(f"cond(Y_b) over the generated Fourier series ({len(ex.t)} samples): "
                                f"{ex.condition:.6g}")

@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QProgressBar,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from ..dynamics.results import Equations, Method, SimplifyMode
 from ..jobs.process import ProcessJob
 from .equations_view import EquationsView
-from .worker import JobWorker, ProcessJobWorker, process_runner, start_job
+from .job_runner import JobRunner
+from .worker import JobWorker, ProcessJobWorker, process_runner
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
 
@@ -57,19 +57,13 @@ def process_derive(model, method, simplify) -> ProcessJob:
     return ProcessJob(derive_job, (model, method, simplify), "derivation")
 
 
-def _banner(text: str, color: str, parent) -> QLabel:
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
-    label.setStyleSheet(f"QLabel {{ background: {color}; border: 1px solid #b0a060; padding: 4px; }}")
-    return label
-
-
 class DerivationPanel(QWidget):
     """Derive the equations of the document's model without blocking the window.
 
     ``derive(model, method, simplify, token)`` returns a job generator for
     the thread pool (e.g. a fake in tests); without it, derivations run in a
-    worker process (:func:`process_derive`).
+    worker process (:func:`process_derive`). The job line is the shared
+    :class:`~designer.gui.job_runner.JobRunner`.
     """
 
     derivationFinished = Signal(object)   # Equations
@@ -83,7 +77,6 @@ class DerivationPanel(QWidget):
         self.document = document
         self.derive = derive
         self.cache: OrderedDict = OrderedDict()
-        self.worker: JobWorker | ProcessJobWorker | None = None
         self._running_key = None
         self.shown: tuple | None = None    # (key, Equations) on display
         self._view_state = None
@@ -97,32 +90,12 @@ class DerivationPanel(QWidget):
         self.simplify.setCurrentIndex(list(SimplifyMode).index(SimplifyMode.FAST))
         self.derive_button = QPushButton("Derive", self)
         self.derive_button.setDefault(True)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(0)
-        self.progress.setTextVisible(True)
-        self.progress.setFormat("idle")
-
-        self.error = _banner("", "#ffd6d6", self)
-        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.details_button = QPushButton("Details", self)
-        self.details_button.setCheckable(True)
-        self.details = QPlainTextEdit(self)
-        self.details.setReadOnly(True)
-        self.details.setMaximumHeight(160)
-        error_row = QHBoxLayout()
-        error_row.addWidget(self.error, 1)
-        error_row.addWidget(self.details_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.error_box = QFrame(self)
-        box = QVBoxLayout(self.error_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addLayout(error_row)
-        box.addWidget(self.details)
-        self.error_box.hide()
-        self.details.hide()
-        self.details_button.toggled.connect(self.details.setVisible)
+        self.runner = JobRunner(self, status_line=False)
+        self.runner.progressed.connect(self.progressed)
+        # the runner's parts, by the names the window and the tests know
+        self.progress, self.cancel_button = self.runner.progress, self.runner.cancel_button
+        self.error_box, self.error, self.details = self.runner.error_box, self.runner.error, self.runner.details
+        self.details_button = self.runner.details_button
 
         self.view = EquationsView(self)
         self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
@@ -131,18 +104,13 @@ class DerivationPanel(QWidget):
         controls.addWidget(self.method, 1)
         controls.addWidget(self.simplify)
         controls.addWidget(self.derive_button)
-        running = QHBoxLayout()
-        running.addWidget(self.progress, 1)
-        running.addWidget(self.cancel_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
-        layout.addLayout(running)
-        layout.addWidget(self.error_box)
+        layout.addWidget(self.runner)
         layout.addWidget(self.view, 1)
 
         self.derive_button.clicked.connect(self.start)
-        self.cancel_button.clicked.connect(self.cancel)
         self.method.currentIndexChanged.connect(self.update_display)
         self.simplify.currentIndexChanged.connect(self.update_display)
         document.modelChanged.connect(self.update_display)
@@ -154,8 +122,12 @@ class DerivationPanel(QWidget):
         return (self.document.model, self.method.currentData(), self.simplify.currentData())
 
     @property
+    def worker(self) -> JobWorker | ProcessJobWorker | None:
+        return self.runner.worker
+
+    @property
     def busy(self) -> bool:
-        return self.worker is not None
+        return self.runner.busy
 
     def current_equations(self) -> tuple[Equations | None, bool]:
         """(equations on display, whether they are out of date)."""
@@ -175,15 +147,8 @@ class DerivationPanel(QWidget):
         self.shown = None
         self._view_state = None
         self.view.set_equations(None, False)
-        self.error_box.hide()
-        self._idle()
-
-    def _idle(self) -> None:
-        """No job and nothing derived for the current settings: no finished-looking progress bar."""
-        if self.worker is None:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(0)
-            self.progress.setFormat("idle")
+        self.runner.clear_error()
+        self.runner.reset()
 
     # -- running -------------------------------------------------------------------
     def start(self) -> None:
@@ -193,82 +158,47 @@ class DerivationPanel(QWidget):
             self.cache.move_to_end(key)
             self._show(key, self.cache[key])
             return
-        if self.worker is not None:
-            if self._running_key == key:
-                return
-            self.cancel()
+        if self.busy and self._running_key == key:
+            return
         model, method, simplify = key
         self._running_key = key
-        self.error_box.hide()
-        self.progress.setValue(0)
-        self.progress.setFormat("starting…")
         self.derive_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
         make_job = (process_derive(model, method, simplify) if self.derive is None
                     else lambda token: self.derive(model, method, simplify, token))
-        worker = start_job(make_job, progress=self._progress, finished=lambda eq: self._finished(worker, key, eq),
-                           failed=lambda m, d: self._failed(worker, m, d),
-                           cancelled=lambda: self._cancelled(worker))
-        self.worker = worker
+        self.runner.start("Derivation", make_job, lambda eq: self._finished(key, eq),
+                          on_failed=self._failed, on_cancelled=self._cancelled)
 
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
-            self.progress.setFormat("cancelling…")
-            self.cancel_button.setEnabled(False)
+        self.runner.cancel()
 
-    def _progress(self, step) -> None:
-        if self.worker is None or self.worker.token.cancelled:
-            return
-        if step.fraction is None:
-            self.progress.setRange(0, 0)  # busy indicator
-        else:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * max(0.0, min(1.0, step.fraction))))
-        detail = f" — {step.detail}" if step.detail else ""
-        pct = "" if step.fraction is None else f" {100 * step.fraction:.0f}%"
-        self.progress.setFormat(f"{step.stage}{pct}{detail}")
-        self.progressed.emit(step)
-
-    def _end(self, worker, text: str) -> bool:
-        """Common end of a job; False when it is an old job already replaced."""
-        if worker is not self.worker:
-            return False
-        self.worker = None
+    def _ended(self) -> None:
         self._running_key = None
         self.derive_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(1000 if text == "done" else 0)
-        self.progress.setFormat(text)
-        return True
 
-    def _finished(self, worker, key, equations) -> None:
+    def _finished(self, key, equations) -> None:
+        self._ended()
         # the recursive form where the closed one is too large: shown (and cached) only when the user says so
-        if equations.extras.get("too_large") and (worker is not self.worker or not self.view.confirm_form(equations)):
-            if self._end(worker, "kept the equations on display"):
-                self.message.emit("The closed form is too large to expand: kept the equations on display")
+        # (the runner hands over the result of the current job only)
+        if equations.extras.get("too_large") and not self.view.confirm_form(equations):
+            self.progress.setValue(0)
+            self.progress.setFormat("kept the equations on display")
+            self.message.emit("The closed form is too large to expand: kept the equations on display")
             return
         self.cache[key] = equations
         while len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
-        if self._end(worker, "done"):
-            self._show(key, equations)
-            self.derivationFinished.emit(equations)
+        self._show(key, equations)
+        self.derivationFinished.emit(equations)
 
-    def _failed(self, worker, message: str, details: str) -> None:
-        if not self._end(worker, "failed"):
-            return
-        self.error.setText(f"The derivation failed: {message}")
-        self.details.setPlainText(details)
-        self.error_box.show()
+    def _failed(self, message: str, details: str) -> None:
+        self._ended()
         self.message.emit(f"Derivation failed: {message}")
         self.derivationFailed.emit(message, details)
 
-    def _cancelled(self, worker) -> None:
-        if self._end(worker, "cancelled"):
-            self.message.emit("Derivation cancelled")
-            self.derivationCancelled.emit()
+    def _cancelled(self) -> None:
+        self._ended()
+        self.message.emit("Derivation cancelled")
+        self.derivationCancelled.emit()
 
     # -- display -------------------------------------------------------------------
     def _show(self, key, equations) -> None:
@@ -280,11 +210,11 @@ class DerivationPanel(QWidget):
         if key in self.cache and (self.shown is None or self.shown[0] != key):
             self.shown = (key, self.cache[key])
         if self.shown is None:
-            self._idle()
+            self.runner.reset()
             return
         reason = stale_reason(self.shown[0], key)
         if reason:
-            self._idle()
+            self.runner.reset()
         # the view re-renders only when what it shows changes (rendering can be slow)
         state = (id(self.shown[1]), reason)
         if state != self._view_state:

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ..jobs.process import ProcessJob, call_job
 from ..report.design_report import Figure, write_design_report
 from .folders import remember_folder, safe_file_name
-from .worker import start_job
 
 __all__ = ["build_menu", "grab_figures", "export_design_report", "FORMATS", "png_bytes"]
 
@@ -73,7 +72,7 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
                                   f"joints {i} and {j}, swept over joint {coupling.swept_joint.currentIndex() + 1}"))
     simulate = window.simulate
     if simulate.result is not None:
-        if simulate.stale_banner.isVisibleTo(simulate):
+        if not simulate.stale_banner.isHidden():
             notes.append("the simulation is out of date and was left out")
         else:
             r = simulate.result
@@ -99,6 +98,9 @@ def _equations(window):
 
 def export_design_report(window, fmt: str, path=None) -> bool:
     """Grab the figures and write the report (``fmt`` "html" or "pdf") to ``path`` (asked when None)."""
+    from .export import export_busy
+    if export_busy(window):
+        return False
     text, file_filter, suffix = FORMATS[fmt]
     if path is None:
         doc = window.document
@@ -124,14 +126,12 @@ def export_design_report(window, fmt: str, path=None) -> bool:
                                 target.name))
 
     def done(summary: str) -> None:
-        window.export_worker = None
         window.show_message(summary + ("; " + "; ".join(notes) if notes else ""))
         window.exported.emit(str(target))
 
     def fail(message: str, _details: str) -> None:
-        window.export_worker = None
         QMessageBox.critical(window, "Export", f"Design report failed: {message}")
 
     window.show_message("Writing the design report…")
-    window.export_worker = start_job(job, finished=done, failed=fail)
+    window.export_jobs.start("Writing the design report", job, done, on_failed=fail)
     return True

@@ -1,6 +1,7 @@
 """The Explore area: dynamic metrics over the workspace, design sweeps, Pareto fronts, A/B comparison,
 design conditions, term significance and motor sizing, each computed in a worker thread with progress
-and Cancel.
+and Cancel (one shared :class:`~designer.gui.job_runner.JobRunner`). The views get an
+:class:`~designer.gui.explore.context.ExploreContext`, not the panel.
 
 The lead's window embeds :class:`ExplorePanel` and wires three things::
 
@@ -16,19 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import shiboken6
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
-from ..errors import DesignerError
 from ..explore.metrics import MetricError, Ratings
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
-from ..model import Manipulator, MissingParameterError
+from ..model import Manipulator
 from .explore import drive_defaults
 from .explore.compare_view import CompareView
 from .explore.conditions_view import ConditionsView
+from .explore.context import ExploreContext, ExploreInputError
 from .explore.controls import parse_values
 from .explore.map_view import MapView
 from .explore.picker import MetricPicker
@@ -36,27 +35,13 @@ from .explore.significance_view import SignificanceView
 from .explore.sizing_view import SizingView
 from .explore.sweep_view import ParetoView, SweepView
 from .explore.workspace_view import WorkspaceView
-from .worker import JobWorker, start_job
+from .job_runner import JobRunner, plain_message
+from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["ExplorePanel", "ExploreInputError", "plain_message"]
 
 
-_USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
-                "ExploreInputError", "ProjectError", "ExpressionError", "IKError", "SingularConfigurationError",
-                "TrajectoryError", "SizingError", "ComputeError")
-
-
-def plain_message(message: str) -> str:
-    """A job's failure message without the Python exception name of an input mistake
-    ("ValueError: entry 3 ..." -> "entry 3 ...")."""
-    kind, sep, rest = message.partition(": ")
-    return rest if sep and kind in _USER_ERRORS else message
-
 RATING_UNITS = {"torque": "N m or N", "speed": "rad/s or m/s", "acceleration": "rad/s² or m/s²"}
-
-
-class ExploreInputError(DesignerError):
-    """A user mistake in the panel's inputs (shown as one line, never raised to Qt)."""
 
 
 class ExplorePanel(QWidget):
@@ -84,12 +69,11 @@ class ExplorePanel(QWidget):
         super().__init__(parent)
         self.model: Manipulator | None = None
         self.q = np.zeros(0)
-        self.worker: JobWorker | None = None
-        self._job_title = ""
-        # a closing window stops its computation (a holder, not self: the slot runs during destruction)
-        self._running: list[JobWorker | None] = [None]
-        running = self._running
-        self.destroyed.connect(lambda *_: running[0] is not None and running[0].cancel())
+        self.runner = JobRunner(self)   # a closing window stops its computation (the runner does)
+        self.runner.progressed.connect(self.jobProgress)
+        self.runner.ended.connect(self._job_ended)
+        self.error_label, self.status_label = self.runner.error, self.runner.status
+        self.progress, self.cancel_button = self.runner.progress, self.runner.cancel_button
 
         self.picker = MetricPicker(self)
         self.picker.helpRequested.connect(self.metricHelpRequested)
@@ -106,38 +90,25 @@ class ExplorePanel(QWidget):
         ratings_row.setColumnStretch(1, 1)
         ratings_row.setColumnStretch(3, 1)
 
+        self.context = ExploreContext(self.runner, model=lambda: self.model, pose=lambda: self.q,
+                                      metric=self.picker.text, ratings=self.ratings,
+                                      pose_arm=self.poseRequested.emit, load_design=self.loadDesignRequested.emit)
+        context = self.context
         self.tabs = QTabWidget(self)
-        self.map_view = MapView(self)
-        self.workspace_view = WorkspaceView(self)
-        self.sweep_view = SweepView(self)
-        self.pareto_view = ParetoView(self)
-        self.compare_view = CompareView(self)
-        self.conditions_view = ConditionsView(self)
-        self.significance_view = SignificanceView(self)
-        self.sizing_view = SizingView(self)
+        self.map_view = MapView(context, self)
+        self.workspace_view = WorkspaceView(context, self)
+        self.sweep_view = SweepView(context, self)
+        self.pareto_view = ParetoView(context, self)
+        self.compare_view = CompareView(context, self)
+        self.conditions_view = ConditionsView(context, self)
+        self.significance_view = SignificanceView(context, self)
+        self.sizing_view = SizingView(context, self)
         titles = ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")
         for view, title in zip(self.views(), titles):
             self.tabs.addTab(view, title)
-        self.sweep_view.finished.connect(self.pareto_view.set_result)
+        self.sweep_view.finished.connect(lambda r: self.pareto_view.set_result(r, self.sweep_view.result_model))
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
         self.workspace_view.mapped.connect(lambda r: self.workspaceMapped.emit(r.positions, r.values, r.label))
-
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #b00020;")
-        self.error_label.hide()
-        self.status_label = QLabel("Ready", self)
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.progress.setMaximumWidth(260)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        job_row = QHBoxLayout()
-        job_row.addWidget(self.status_label, 1)
-        job_row.addWidget(self.progress)
-        job_row.addWidget(self.cancel_button)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -149,8 +120,7 @@ class ExplorePanel(QWidget):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
         layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.error_label)
-        layout.addLayout(job_row)
+        layout.addWidget(self.runner)
 
     # -- the window's calls -------------------------------------------------------------
     def set_model(self, model: Manipulator) -> None:
@@ -180,22 +150,13 @@ class ExplorePanel(QWidget):
         return self.picker.text()
 
     def require_model(self) -> Manipulator:
-        if self.model is None:
-            raise ExploreInputError("no model loaded")
-        return self.model
+        return self.context.require_model()
 
     def arm(self, model: Manipulator | None = None) -> NumericArm:
-        """The numeric arm of ``model`` (the current one by default); a one-line error when a symbol has
-        no value."""
-        model = model or self.require_model()
-        try:
-            return NumericArm.from_model(model)
-        except MissingParameterError as exc:
-            raise ExploreInputError(f"{model.name or 'model'}: {exc}") from None
-        except (ValueError, TypeError, ZeroDivisionError) as exc:
-            raise ExploreInputError(f"{model.name or 'model'} has no numeric form: {exc}") from None
+        return self.context.arm(model)
 
     def ratings(self, n: int | None = None) -> Ratings:
+        """The typed joint ratings, the project's drive data where a field is empty."""
         n = n or self.require_model().n
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
@@ -204,106 +165,40 @@ class ExplorePanel(QWidget):
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 
-    # -- jobs -----------------------------------------------------------------------------
+    # -- jobs (on the shared runner) --------------------------------------------------------------
+    @property
+    def worker(self) -> JobWorker | ProcessJobWorker | None:
+        return self.runner.worker
+
     @property
     def job_title(self) -> str:
-        return self._job_title
+        return self.runner.title
 
     @property
     def busy(self) -> bool:
-        return self.worker is not None and not self.worker.done
+        return self.runner.busy
 
     def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
                 owner=None):
-        """Start ``make_job(token)`` in the worker pool (cancelling a running job first); ``on_result``
-        gets its result in the GUI thread, then ``owner`` (the view showing it) learns the model it was
-        computed for (see :class:`~designer.gui.explore.base.ExploreView`). Returns the worker."""
-        self.clear_error()
-        model = self.model
-        if self.busy:
-            self.cancel()
-        self._job_title = title
-        worker = None
-        alive = lambda: shiboken6.isValid(self) and worker is self.worker  # noqa: E731 - panel may be gone
-
-        def finished(result):
-            if not alive():
-                return  # a cancelled job that finished anyway
-            self._end_job(f"{title}: done")
-            try:
-                on_result(result)
-            except (ValueError, KeyError, IndexError) as exc:
-                self.show_error(f"{title}: {exc}")
-            else:
-                if owner is not None:
-                    owner.mark_fresh(model)
-            self.jobFinished.emit(title)
-            self.jobEnded.emit(title, "finished")
-
-        def failed(message, details):
-            if not alive():
-                return
-            self._end_job(f"{title}: failed")
-            self.show_error(f"{title}: {plain_message(message)}", details)
-            self.jobEnded.emit(title, "failed")
-
-        def cancelled():
-            if not alive():
-                return
-            self._end_job(f"{title}: cancelled")
-            self.jobEnded.emit(title, "cancelled")
-
-        def progress(step):
-            if alive():
-                self._progress(step)
-                self.jobProgress.emit(step)
-
-        self.progress.setValue(0)
-        self.status_label.setText(f"{title}: starting…")
-        self.cancel_button.setEnabled(True)
-        worker = start_job(make_job, progress=progress, finished=finished, failed=failed,
-                           cancelled=cancelled)
-        self.worker = worker
-        self._running[0] = worker
-        return worker
+        return self.context.run_job(title, make_job, on_result, owner)
 
     def guarded(self, title: str, action: Callable[[], object]):
-        """Run ``action`` (which builds inputs and starts a job), showing input errors in the panel."""
-        try:
-            return action()
-        except (ExploreInputError, MetricError, MissingParameterError, ValueError, KeyError, OSError) as exc:
-            self.show_error(f"{title}: {exc}")
-            return None
+        return self.context.guarded(title, action)
 
     def cancel(self) -> None:
-        if self.worker is not None and not self.worker.done:
-            self.worker.cancel()
-            self.status_label.setText(f"{self._job_title}: cancelling…")
-        self.cancel_button.setEnabled(False)
+        self.runner.cancel()
 
-    def _progress(self, step: Progress) -> None:
-        if step.fraction is None:
-            self.progress.setRange(0, 0)   # busy indicator
-        else:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * step.fraction))
-        self.status_label.setText(f"{self._job_title}: {step.stage}" + (f" — {step.detail}" if step.detail else ""))
-
-    def _end_job(self, text: str) -> None:
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(1000 if text.endswith("done") else 0)
-        self.status_label.setText(text)
-        self.cancel_button.setEnabled(False)
+    def _job_ended(self, title: str, how: str) -> None:
+        if how == "finished":
+            self.jobFinished.emit(title)
+        self.jobEnded.emit(title, how)
 
     # -- messages ------------------------------------------------------------------------------
     def show_error(self, message: str, details: str = "") -> None:
-        self.error_label.setText(message.splitlines()[0] if message else "error")
-        self.error_label.setToolTip(details or message)
-        self.error_label.show()
+        self.runner.show_error(message, details)
 
     def clear_error(self) -> None:
-        self.error_label.clear()
-        self.error_label.hide()
+        self.runner.clear_error()
 
     def show_status(self, text: str) -> None:
-        self.status_label.setText(text)
+        self.runner.show_status(text)

@@ -2,8 +2,9 @@
 and header, Python, a folder of MATLAB files: what ``codegen`` writes, :mod:`designer.codegen.files`).
 
 Writing a report of large equations takes a while (printing, operation
-counts, common subexpressions), so it runs as a job in a worker process and
-the files are written when their text comes back.
+counts, common subexpressions), so it runs as a job in a worker process, on the
+window's export job line (progress and Cancel in the status bar), and the files
+are written when their text comes back.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
 from .folders import remember_folder, safe_file_name
-from .worker import start_job
 
-__all__ = ["build_menu", "export_report", "export_code", "REPORT_FORMATS", "CODE_LANGUAGES"]
+__all__ = ["build_menu", "export_report", "export_code", "export_busy", "REPORT_FORMATS", "CODE_LANGUAGES"]
 
 # what the menu offers: format -> (menu text, file filter)
 REPORT_FORMATS = {
@@ -42,6 +42,16 @@ def build_menu(window, menu) -> None:
     menu.addSeparator()
     for lang, (text, *_rest) in CODE_LANGUAGES.items():
         window._action(menu, text, lambda lang=lang: export_code(window, lang))
+
+
+def export_busy(window) -> bool:
+    """True (and a message box saying so) while another export is being written: one at a time, and
+    starting a second must not silently cancel the first."""
+    if window.export_jobs.busy:
+        QMessageBox.information(window, "Export", f"{window.export_jobs.title} is still running: wait for it "
+                                "or cancel it (status bar) first.")
+        return True
+    return False
 
 
 def _equations(window):
@@ -77,7 +87,6 @@ def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
     job = ProcessJob(call_job, (make_text, args, what, target.name))
 
     def write(result) -> None:
-        window.export_worker = None
         files = result if isinstance(result, dict) else {str(target): result}
         for path, text in files.items():
             try:
@@ -90,11 +99,11 @@ def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
         window.exported.emit(str(target))
 
     def fail(message: str, details: str) -> None:
-        window.export_worker = None
         QMessageBox.critical(window, "Export", f"{what} failed: {message}")
 
     window.show_message(f"{what}…")
-    window.export_worker = start_job(job, finished=write, failed=fail)
+    window.export_jobs.start(what, job, write, on_failed=fail,
+                             on_cancelled=lambda: window.show_message(f"{what}: cancelled"))
 
 
 def export_report(window, fmt: ReportFormat | str, path=None) -> bool:
@@ -112,6 +121,8 @@ def export_code(window, lang: str, path=None) -> bool:
     what = f"Generating {lang} code"
     if lang != "matlab":
         return _export(window, "Export code", suffix, file_filter, path, what, generate_files, lang)
+    if export_busy(window):
+        return False
     eq = _equations(window)
     if eq is None:
         return False
@@ -126,6 +137,8 @@ def export_code(window, lang: str, path=None) -> bool:
 
 
 def _export(window, title: str, suffix: str, file_filter: str, path, what: str, make_text, kind) -> bool:
+    if export_busy(window):
+        return False
     eq = _equations(window)
     if eq is None:
         return False

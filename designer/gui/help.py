@@ -4,6 +4,7 @@ keyboard shortcuts, and About (version, licence, the libraries used)."""
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.resources
 import platform
 from pathlib import Path
 
@@ -14,14 +15,26 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QListWidg
 
 from .. import __version__
 
-__all__ = ["doc_pages", "DocsWindow", "ShortcutsDialog", "about_text", "show_about", "LIBRARIES", "ROOT"]
+__all__ = ["doc_pages", "guide_root", "DocsWindow", "ShortcutsDialog", "about_text", "show_about", "LIBRARIES",
+           "ROOT"]
 
 ROOT = Path(__file__).resolve().parents[2]   # a source checkout: README.md and docs/ beside designer/
+SHIPPED = "_docs"   # the copy of README.md and docs/ that a built package carries (setup.py puts it there)
 LIBRARIES = ("PySide6-Essentials", "pyqtgraph", "sympy", "numpy", "matplotlib", "PyOpenGL")
 
 
-def doc_pages(root: Path = ROOT) -> list[tuple[str, Path]]:
+def guide_root() -> Path:
+    """The folder holding README.md and docs/: the copy shipped in the package (an installed wheel has
+    no docs/ beside it), else the source checkout."""
+    shipped = importlib.resources.files("designer") / SHIPPED
+    if shipped.is_dir() and (shipped / "README.md").is_file():
+        return Path(str(shipped))
+    return ROOT
+
+
+def doc_pages(root: Path | None = None) -> list[tuple[str, Path]]:
     """(title, path) of the user guide's pages: the README first, then docs/*.md by name."""
+    root = guide_root() if root is None else root
     pages = []
     readme = root / "README.md"
     if readme.is_file():
@@ -37,8 +50,9 @@ class DocsWindow(QDialog):
     """The user guide: a list of pages and the chosen one rendered from Markdown (links between pages
     and to their images work; other links open in the browser)."""
 
-    def __init__(self, parent: QWidget | None = None, root: Path = ROOT):
+    def __init__(self, parent: QWidget | None = None, root: Path | None = None):
         super().__init__(parent)
+        root = guide_root() if root is None else root
         self.setWindowTitle("Manipulator Designer — user guide")
         self.resize(980, 700)
         self.pages = doc_pages(root)

@@ -1,4 +1,8 @@
-"""The main window: editors on the left, the arm in the middle, equations, plots and problems in tabs."""
+"""The main window: editors on the left, the arm in the middle, equations, plots and problems in tabs.
+
+Its menus are in :mod:`designer.gui.window_menus`, its project files and recovery in
+:mod:`designer.gui.window_files` (mixins of :class:`MainWindow`).
+"""
 
 from __future__ import annotations
 
@@ -6,50 +10,38 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QUndoView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
 
 from ..design_state import OpenDesign
-from ..model import Link, Manipulator
-from ..project import ProjectError, load_project, save_project
-from . import design_export, export, preferences, urdf_dialogs
+from ..model import Manipulator
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .explore_panel import ExplorePanel
-from .folders import KEY as FOLDER_KEY
-from .folders import last_folder, remember_folder, safe_file_name
 from .document import Document
 from .inspector import LinkInspector
+from .job_runner import JobRunner
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
 from .readout import KinematicsReadout
 from .simulate import SimulatePanel
-from .projects import RecentFiles, Recovery, examples
-from .version_notice import upgrade_notice
+from .projects import RecentFiles, Recovery
 from .view3d import ArmView
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel
+from .window_files import FILE_FILTER, WindowFiles, new_model
+from .window_menus import WindowMenus
 
-__all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS"]
+__all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS", "FILE_FILTER"]
 
 DEFAULT_SIZE = (1560, 960)   # on a screen with room for it; smaller screens get what they have
 FRAME = (16, 48)              # room for the window manager's frame and title bar (pixels)
 AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
-FILE_FILTER = "Manipulator projects (*.json);;All files (*)"
 
 
-def new_model() -> Manipulator:
-    """The arm of File > New: two revolute links in a vertical plane."""
-    links = (Link(name="link1", a="L1", mass="m1", com=("-L1/2", 0, 0)),
-             Link(name="link2", a="L2", mass="m2", com=("-L2/2", 0, 0)))
-    return Manipulator(links=links, name="New arm", gravity=(0, "-g", 0),
-                       parameters=(("L1", 0.5), ("L2", 0.4), ("m1", 2.0), ("m2", 1.0), ("g", 9.81)))
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     """The designer window.
 
     Parameters
@@ -75,7 +67,6 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
-        self.export_worker = None
         self.docs_window: help_windows.DocsWindow | None = None
         self.view_actions: dict[str, QAction] = {}
 
@@ -135,6 +126,11 @@ class MainWindow(QMainWindow):
         main.setStretchFactor(1, 1)
         self.setCentralWidget(main)
         self.splitters = {"main": main, "left": left}
+        # File > Export's job line: progress and Cancel in the status bar while a file is written
+        self.export_jobs = JobRunner(self, status_line=False, show_errors=False, hide_when_idle=True)
+        self.export_jobs.progress.setMaximumWidth(220)
+        self.statusBar().addPermanentWidget(self.export_jobs)
+        self.export_jobs.hide()
         self.fit_to_screen()
         self._restore_layout()
 
@@ -170,127 +166,6 @@ class MainWindow(QMainWindow):
         self._autosaved_model = None
         self.design.set_model(doc.model)
         self.problems.refresh(doc.model)
-
-    # -- menus -----------------------------------------------------------------------
-    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        if tip:
-            action.setStatusTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        return action
-
-    def _build_menus(self) -> None:
-        """One method a menu, so that a new command is one line in its menu's method."""
-        bar = self.menuBar()
-        self._build_file_menu(bar.addMenu("&File"))
-        self._build_edit_menu(bar.addMenu("&Edit"))
-        self._build_view_menu(bar.addMenu("&View"))
-        self._build_arm_menu(bar.addMenu("&Arm"))
-        self._build_help_menu(bar.addMenu("&Help"))
-
-    def _build_file_menu(self, file_menu) -> None:
-        self._action(file_menu, "&New", self.new_project, QKeySequence.StandardKey.New)
-        self._action(file_menu, "&Open…", self.open_file, QKeySequence.StandardKey.Open)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.examples_menu = file_menu.addMenu("&Examples")
-        for name, path in examples():
-            self._action(self.examples_menu, f"{name}  ({path.name})", lambda p=path: self.open_example(p))
-        file_menu.addSeparator()
-        self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
-        self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
-        file_menu.addSeparator()
-        export_menu = file_menu.addMenu("&Export")
-        export.build_menu(self, export_menu)
-        export_menu.addSeparator()
-        design_export.build_menu(self, export_menu)
-        urdf_dialogs.build_menu(self, file_menu)
-        file_menu.addSeparator()
-        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-    def _build_edit_menu(self, edit_menu) -> None:
-        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
-        # Ctrl+Shift+Z (the platform's key) and Ctrl+Y, which many users reach for
-        redo_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)]
-        for extra in (QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")):
-            if extra not in redo_keys:
-                redo_keys.append(extra)
-        self.redo_action.setShortcuts(redo_keys)
-        edit_menu.addAction(self.undo_action)
-        edit_menu.addAction(self.redo_action)
-        edit_menu.addSeparator()
-        self._action(edit_menu, "Add link", self.dh_table.add_link)
-        self._action(edit_menu, "Remove link", self.dh_table.remove_link)
-        edit_menu.addSeparator()
-        preferences.build_menu(self, edit_menu)
-
-    def _build_view_menu(self, view_menu) -> None:
-        view = self.arm_view
-        self._action(view_menu, "&Fit the arm in the 3D view", view.fit_camera, "Ctrl+Shift+F")
-        self._action(view_menu, "&Reset the 3D view", view.reset_camera, "Ctrl+0")
-        for k, name in enumerate(("front", "side", "top", "iso"), start=1):
-            self._action(view_menu, f"{name.capitalize()} view", lambda n=name: view.set_view(n), f"Ctrl+{k}")
-        view_menu.addSeparator()
-        for name, action in view.toolbar.option_actions.items():
-            view_menu.addAction(action)   # the same checkable actions as the view's Show menu
-            self.view_actions[name] = action
-
-    def _build_arm_menu(self, arm_menu) -> None:
-        self._action(arm_menu, "&Home pose", self.sliders.home, "Ctrl+H")
-        self._action(arm_menu, "&Derive equations", self.derivation.start, "Ctrl+D")
-        self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
-        from . import control_dialogs
-        control_dialogs.build_menu(self, arm_menu)
-
-    def _build_help_menu(self, help_menu) -> None:
-        self._action(help_menu, "&User guide", self.show_user_guide, QKeySequence.StandardKey.HelpContents)
-        self._action(help_menu, "&Metric definitions", lambda: self.show_user_guide("metrics.md"))
-        self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts)
-        help_menu.addSeparator()
-        self._action(help_menu, "&About Manipulator Designer", lambda: help_windows.show_about(self))
-
-    def menu_actions(self) -> list[tuple[str, QAction]]:
-        """(menu title, action) of every command in the menu bar, sub-menus included."""
-        out = []
-
-        def walk(menu, title):
-            for action in menu.actions():
-                if action.menu() is not None:
-                    walk(action.menu(), title)
-                elif not action.isSeparator():
-                    out.append((title, action))
-        for top in self.menuBar().actions():
-            if top.menu() is not None:
-                walk(top.menu(), top.text().replace("&", ""))
-        return out
-
-    def show_user_guide(self, page: str | None = None) -> help_windows.DocsWindow:
-        """Open the user guide (README and docs/*.md) in a window, at ``page`` (a file name) if given."""
-        if self.docs_window is None:
-            self.docs_window = help_windows.DocsWindow(self)
-        if page:
-            self.docs_window.show_page(page)
-        self.docs_window.show()
-        self.docs_window.raise_()
-        return self.docs_window
-
-    def show_shortcuts(self) -> help_windows.ShortcutsDialog:
-        dialog = help_windows.ShortcutsDialog(self.menu_actions(), self)
-        dialog.show()
-        return dialog
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        paths = self.recent.paths()
-        if not paths:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-        for p in paths:
-            self._action(self.recent_menu, p, lambda p=p: self.open_file(p))
 
     # -- keeping the window in step with the model ---------------------------------------
     def _observe_design(self) -> None:
@@ -336,140 +211,6 @@ class MainWindow(QMainWindow):
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 10_000)
 
-    # -- projects ----------------------------------------------------------------------
-    def maybe_save(self) -> bool:
-        """Ask before unsaved work is lost; False when the user cancels."""
-        if not self.document.dirty:
-            return True
-        answer = QMessageBox.question(
-            self, "Unsaved changes", f"Save the changes to {self.document.display_name()}?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        return answer == QMessageBox.StandardButton.Discard
-
-    def new_project(self) -> None:
-        if self.maybe_save():
-            self.document.reset(new_model())
-            self.recovery.discard()
-
-    def _load(self, path) -> Manipulator | None:
-        try:
-            return load_project(path)
-        except ProjectError as exc:
-            QMessageBox.critical(self, "Cannot open project", str(exc))
-            self.show_message(str(exc))
-            return None
-
-    def open_file(self, path=None) -> bool:
-        if not self.maybe_save():
-            return False
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Open project", str(self._folder()), FILE_FILTER)
-            if not path:
-                return False
-            remember_folder(path, self.settings)
-        model = self._load(path)
-        if model is None:
-            self.recent.remove(path)
-            return False
-        self.document.reset(model, path)
-        self.recovery.discard()
-        self.recent.add(path)
-        self.show_message(f"Opened {path}")
-        return True
-
-    def open_example(self, path) -> bool:
-        """Open an example as an untitled copy, so Save never overwrites the bundled file."""
-        if not self.maybe_save():
-            return False
-        model = self._load(path)
-        if model is None:
-            return False
-        self.document.reset(model, None, origin=f"example {Path(path).name}")
-        self.recovery.discard()
-        self.show_message(f"Opened the example {Path(path).name} as an untitled copy")
-        return True
-
-    def save(self) -> bool:
-        if self.document.path is None:
-            return self.save_as()
-        return self._write(self.document.path)
-
-    def save_as(self, path=None) -> bool:
-        if path is None:
-            suggested = self._folder() / (safe_file_name(self.document.model.name or "arm") + ".json")
-            path, _ = QFileDialog.getSaveFileName(self, "Save project as", str(suggested), FILE_FILTER)
-            if not path:
-                return False
-            remember_folder(path, self.settings)
-        path = Path(path)
-        if not path.suffix:
-            path = path.with_suffix(".json")
-        return self._write(path)
-
-    def _write(self, path: Path) -> bool:
-        notice = upgrade_notice(self.document.path, path)
-        try:
-            save_project(self.document.model, path)
-        except OSError as exc:
-            QMessageBox.critical(self, "Cannot save project", f"{path}: {exc.strerror or exc}")
-            return False
-        except ProjectError as exc:
-            QMessageBox.critical(self, "Cannot save project", f"{path}: {exc}")
-            return False
-        self.document.mark_saved(path)
-        self.recovery.discard()
-        self.recent.add(path)
-        self.show_message(notice or f"Saved {path}")
-        return True
-
-    def _folder(self) -> Path:
-        """Where a file dialog starts: the last folder used (any dialog), else the project's own."""
-        used = self.settings.value(FOLDER_KEY)
-        if used and Path(str(used)).is_dir():
-            return Path(str(used))
-        return self.document.path.parent if self.document.path else last_folder(self.settings)
-
-    # -- recovery ----------------------------------------------------------------------
-    def autosave(self) -> None:
-        """Write the recovery file when there are unsaved edits not yet written."""
-        doc = self.document
-        if not doc.dirty:
-            self.recovery.discard()
-            self._autosaved_model = None
-            return
-        if doc.model is self._autosaved_model:
-            return
-        try:
-            self.recovery.write(doc.model, doc.path, doc.origin)
-            self._autosaved_model = doc.model
-        except OSError as exc:
-            self.show_message(f"Could not write the recovery file: {exc.strerror or exc}")
-
-    def offer_recovery(self) -> bool:
-        """Offer unsaved work left by a crashed session; True when it was restored."""
-        sessions = self.recovery.orphans()
-        if not sessions:
-            return False
-        latest = sessions[0]
-        where = str(latest.path) if latest.path else (latest.origin or "an untitled project")
-        answer = QMessageBox.question(
-            self, "Recover unsaved work",
-            f"Manipulator Designer did not close cleanly. Recover the unsaved changes to {where}?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes)
-        for s in sessions:
-            if s.file != self.recovery.file:
-                s.file.unlink(missing_ok=True)
-        if answer != QMessageBox.StandardButton.Yes:
-            self.recovery.discard()
-            return False
-        self.document.reset(latest.model, latest.path, origin=latest.origin, dirty=True)
-        self.autosave()
-        self.show_message("Recovered unsaved changes")
-        return True
-
     # -- layout ------------------------------------------------------------------------
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """Size the window to fit ``available`` (the screen's free area by default), centred in it, and
@@ -505,22 +246,6 @@ class MainWindow(QMainWindow):
             self.settings.setValue(f"window/{name}", splitter.saveState())
         self.settings.sync()
 
-    @staticmethod
-    def _dropped_project(event) -> str | None:
-        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
-        paths = [u.toLocalFile() for u in urls if u.isLocalFile()]
-        return paths[0] if len(paths) == 1 and paths[0].lower().endswith(".json") else None
-
-    def dragEnterEvent(self, event) -> None:
-        if self._dropped_project(event):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event) -> None:
-        path = self._dropped_project(event)
-        if path:
-            event.acceptProposedAction()
-            self.open_file(path)
-
     def closeEvent(self, event) -> None:
         if not self.maybe_save():
             event.ignore()
@@ -528,6 +253,7 @@ class MainWindow(QMainWindow):
         self.derivation.cancel()
         self.explore.cancel()
         self.simulate.cancel()
+        self.export_jobs.cancel()
         self.autosave_timer.stop()
         self.burst_timer.stop()
         self.recovery.discard()

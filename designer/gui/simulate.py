@@ -16,17 +16,16 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QSlider, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSlider,
+                               QVBoxLayout, QWidget)
 
-from ..jobs import Progress
 from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..numeric.motion import MotionResult, driven_job, passive_job
-from .explore.base import STALE_STYLE
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
-from .worker import JobWorker, start_job
+from .job_runner import JobRunner, StaleBanner
+from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
 
@@ -59,7 +58,6 @@ class SimulatePanel(QWidget):
         self.q0 = np.zeros(0)
         self.result: SimulationResult | None = None
         self.result_model: Manipulator | None = None
-        self.worker: JobWorker | None = None
         self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
                                  tip="Time to simulate (passive fall) or of the move (quintic)")
         self.motion = QComboBox(self)
@@ -76,12 +74,8 @@ class SimulatePanel(QWidget):
         self.run_button = QPushButton("Release from this pose", self)
         self.run_button.setToolTip("Simulate the arm let go at rest from the current pose, gravity the only load")
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
+        self.runner = JobRunner(self, status_line=False)   # progress, Cancel and a failure's message
+        self.progress, self.cancel_button = self.runner.progress, self.runner.cancel_button
         self.play_button = QPushButton("Play", self)
         self.play_button.setCheckable(True)
         self.play_button.toggled.connect(self.set_playing)
@@ -93,10 +87,7 @@ class SimulatePanel(QWidget):
         self.time_label = QLabel("", self)
         self.status = QLabel("Set a pose with the sliders, then release the arm.", self)
         self.status.setWordWrap(True)
-        self.stale_banner = QLabel(self)
-        self.stale_banner.setStyleSheet(STALE_STYLE)
-        self.stale_banner.setWordWrap(True)
-        self.stale_banner.hide()
+        self.stale_banner = StaleBanner(self)
         self.plots = pg.GraphicsLayoutWidget(self)
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
@@ -127,7 +118,6 @@ class SimulatePanel(QWidget):
         run_row.addWidget(QLabel("for", self))
         run_row.addWidget(self.duration)
         run_row.addWidget(self.run_button, 1)
-        run_row.addWidget(self.cancel_button)
         play_row = QHBoxLayout()
         play_row.addWidget(self.play_button)
         play_row.addWidget(self.scrub, 1)
@@ -137,7 +127,7 @@ class SimulatePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(motion_row)
         layout.addLayout(run_row)
-        layout.addWidget(self.progress)
+        layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.stale_banner)
         layout.addLayout(play_row)
@@ -166,9 +156,8 @@ class SimulatePanel(QWidget):
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
         self.model, self.arm = model, arm
         stale = self.result is not None and model != self.result_model
-        self.stale_banner.setText("Out of date: the model changed after this simulation. Run it again to update."
-                                  if stale else "")
-        self.stale_banner.setVisible(stale)
+        self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
+                                     self.run_button.text())
 
     def set_joint_values(self, q) -> None:
         if not self.timer.isActive():
@@ -176,10 +165,14 @@ class SimulatePanel(QWidget):
 
     # -- running ----------------------------------------------------------------------------
     @property
-    def busy(self) -> bool:
-        return self.worker is not None and not self.worker.done
+    def worker(self) -> JobWorker | ProcessJobWorker | None:
+        return self.runner.worker
 
-    def run(self) -> JobWorker | None:
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    def run(self) -> JobWorker | ProcessJobWorker | None:
         if self.arm is None or len(self.q0) != self.arm.n:
             self.status.setText("No arm to simulate: the model needs values for all its parameters.")
             return None
@@ -188,44 +181,25 @@ class SimulatePanel(QWidget):
         except ValueError as exc:
             self.status.setText(str(exc))
             return None
-        self.cancel()
         self.set_playing(False)
         model = self.model
-        self.progress.setValue(0)
         self.status.setText("Simulating…")
         self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        worker = None
-
-        def ended(text: str) -> bool:
-            if worker is not self.worker:
-                return False
-            self.run_button.setEnabled(True)
-            self.cancel_button.setEnabled(False)
-            self.progress.setValue(1000 if text == "done" else 0)
-            return True
 
         def finished(result: SimulationResult) -> None:
-            if ended("done"):
-                self.show_result(result, model)
-                self.finished.emit()
+            self.run_button.setEnabled(True)
+            self.show_result(result, model)
+            self.finished.emit()
 
-        def failed(message: str, _details: str) -> None:
-            if ended("failed"):
-                self.status.setText(f"The simulation failed: {message}")
+        def failed(_message: str, _details: str) -> None:
+            self.run_button.setEnabled(True)   # the runner shows the message
+            self.status.setText("")
 
         def cancelled() -> None:
-            if ended("cancelled"):
-                self.status.setText("Simulation cancelled")
+            self.run_button.setEnabled(True)
+            self.status.setText("Simulation cancelled")
 
-        def progress(step: Progress) -> None:
-            if worker is self.worker and step.fraction is not None:
-                self.progress.setValue(int(1000 * step.fraction))
-
-        worker = start_job(make_job, progress=progress,
-                           finished=finished, failed=failed, cancelled=cancelled)
-        self.worker = worker
-        return worker
+        return self.runner.start("Simulation", make_job, finished, on_failed=failed, on_cancelled=cancelled)
 
     def _job(self):
         """The job factory of the chosen motion (ValueError naming a bad input)."""
@@ -251,8 +225,7 @@ class SimulatePanel(QWidget):
         return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token)
 
     def cancel(self) -> None:
-        if self.busy:
-            self.worker.cancel()
+        self.runner.cancel()
 
     def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
         self.result, self.result_model = result, model

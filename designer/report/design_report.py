@@ -9,7 +9,8 @@ script can pass any images), so this module needs no Qt:
 HTML embeds the figures as base64 ``data:`` URLs (one self-contained file,
 with the equations as MathML when given). PDF is written by matplotlib (no
 LaTeX): a page with the DH and parameter tables, one page per figure, then
-the equations as plain text, as many pages as they need.
+the equations typeset by mathtext as images (:mod:`designer.report.pdf_equations`),
+as many pages as they need.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ __all__ = ["Figure", "design_html", "design_pdf", "write_design_report", "equati
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PAGE = (8.27, 11.69)       # A4 portrait, inches
-LINES_PER_PAGE = 62        # equation text lines on one page at 7.5 pt
 LINE_WIDTH = 110           # characters of one equation line
 
 
@@ -167,28 +167,18 @@ def _figure_page(pdf, k: int, figure: Figure) -> None:
     pdf.savefig(fig)
 
 
-def _text_pages(pdf, heading: str, lines: list[str]) -> int:
-    from matplotlib.figure import Figure as Page
-    pages = 0
-    for start in range(0, len(lines), LINES_PER_PAGE):
-        fig = Page(figsize=PAGE)
-        fig.text(0.05, 0.97, heading + (" (continued)" if start else ""), va="top", fontsize=12, weight="bold")
-        fig.text(0.05, 0.94, "\n".join(lines[start:start + LINES_PER_PAGE]), va="top", family="monospace",
-                 fontsize=7.5, linespacing=1.35)
-        pdf.savefig(fig)
-        pages += 1
-    return pages
-
-
 def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, eq: Equations | None = None,
                title: str | None = None) -> int:
     """Write the report as PDF to ``path``; returns its page count.
 
     Pages: the DH and parameter tables, one per figure, then the equations
-    (when given) as plain text, :data:`LINES_PER_PAGE` lines a page.
+    (when given), typeset (plain text for the longest entries).
     """
     import matplotlib
     from matplotlib.backends.backend_pdf import PdfPages
+
+    from .pdf_equations import equation_items, equation_pages
+    items = equation_items(eq) if eq is not None else []   # typeset before the file is opened
     with matplotlib.rc_context({"pdf.fonttype": 42}):
         with PdfPages(str(path), metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
             _table_page(pdf, model, _title(model, title), eq)
@@ -196,7 +186,7 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
                 _figure_page(pdf, k, figure)
             pages = 1 + len(figures)
             if eq is not None:
-                pages += _text_pages(pdf, "Equations of motion", equation_lines(eq))
+                pages += equation_pages(pdf, "Equations of motion", items)
     return pages
 
 

@@ -131,6 +131,15 @@ def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
         target = tmp_path / f"report.{fmt}"
         with qtbot.waitSignal(window.exported, timeout=60000):
             assert export.export_report(window, fmt, target)
+            # the export's job line shows in the status bar until the file is written
+            assert window.export_jobs.busy and window.export_jobs.isVisible()
+            if fmt == "html":   # a second export meanwhile waits its turn; the first is not cancelled
+                said: list[str] = []
+                monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text, *a, said=said:
+                                    said.append(text))
+                assert not export.export_report(window, "latex", tmp_path / "second.tex")
+                assert said and "still running" in said[0] and window.export_jobs.busy
+        assert not window.export_jobs.isVisible() and window.export_jobs.progress.format() == "done"
         assert target.read_text(encoding="utf-8") == render(eq, fmt)
     with qtbot.waitSignal(window.exported, timeout=60000):
         export.export_code(window, "c", tmp_path / "arm")

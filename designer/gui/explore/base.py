@@ -3,39 +3,36 @@ that also stops the view's plots and tables from exporting numbers of a model th
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QBoxLayout, QWidget
 
 from ...model import Manipulator
 from ...model.units import parameter_units, with_unit
+from ..job_runner import STALE_STYLE, StaleBanner
+from .context import ExploreContext
 from .picker import metric_unit
 from .plots import PlotBox
 
 __all__ = ["ExploreView", "STALE_STYLE"]
 
-STALE_STYLE = ("QLabel { background: #fff3c4; color: #6b4e00; border: 1px solid #e0b400; padding: 4px;"
-               " font-weight: bold; }")
-
 
 class ExploreView(QWidget):
     """Base of the Explore views.
 
-    A view shows one result (``self.result``) computed for ``self.result_model``. When the panel's
+    A view shows one result (``self.result``) computed for ``self.result_model``. When the open
     model changes to one the result does not describe (:meth:`fresh_for`), the view shows a banner
-    and its exports raise ValueError until it is computed again.
+    and its exports raise ValueError until it is computed again. Everything from outside (the model,
+    the pose, the job runner, messages) comes through ``context``.
     """
 
     action = "Compute"   # the button that brings the view up to date, named in the banner
 
-    def __init__(self, panel):
-        super().__init__(panel)
-        self.panel = panel
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
         self.result = None
         self.result_model: Manipulator | None = None
         self.stale = ""
-        self.stale_banner = QLabel(self)
-        self.stale_banner.setWordWrap(True)
-        self.stale_banner.setStyleSheet(STALE_STYLE)
-        self.stale_banner.hide()
+        self.stale_banner = StaleBanner(self)
 
     def add_banner(self, layout: QBoxLayout, index: int = 0) -> None:
         layout.insertWidget(index, self.stale_banner)
@@ -46,7 +43,7 @@ class ExploreView(QWidget):
         return model == self.result_model
 
     def set_model(self, model: Manipulator) -> None:
-        """The panel's model changed: mark the result out of date when it no longer describes it."""
+        """The open model changed: mark the result out of date when it no longer describes it."""
         self.check_stale(model)
 
     def check_stale(self, model: Manipulator) -> None:
@@ -56,9 +53,7 @@ class ExploreView(QWidget):
 
     def set_stale(self, reason: str) -> None:
         self.stale = reason
-        self.stale_banner.setText(f"Out of date: {reason}. {self.action} to update; export is off until then."
-                                  if reason else "")
-        self.stale_banner.setVisible(bool(reason))
+        self.stale_banner.set_reason(reason, self.action)
         for box in self.findChildren(PlotBox):
             box.stale = reason
 
@@ -66,12 +61,12 @@ class ExploreView(QWidget):
         """A result for ``model`` is now on display."""
         self.result_model = model
         self.set_stale("")
-        if model is not None and self.panel.model is not None:
-            self.check_stale(self.panel.model)   # the model changed while the job ran
+        if model is not None and self.context.model is not None:
+            self.check_stale(self.context.model)   # the model changed while the job ran
 
     # -- units ---------------------------------------------------------------------------
     def _model_for_units(self) -> Manipulator | None:
-        return self.result_model or getattr(self.panel, "model", None)
+        return self.result_model or self.context.model
 
     def unit_of(self, metric_text: str) -> str:
         model = self._model_for_units()

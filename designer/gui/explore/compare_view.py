@@ -19,6 +19,7 @@ from .picker import metric_tooltip
 from .plots import PlotBox, write_csv
 from ..folders import last_folder, remember_folder
 from .base import ExploreView
+from .context import ExploreContext
 from .controls import labelled_row, spin_box, value_box
 
 __all__ = ["CompareView"]
@@ -36,8 +37,8 @@ def _fmt(v: float) -> str:
 class CompareView(ExploreView):
     """Design B is a project file or the current model with one parameter set to another value."""
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.result: Comparison | None = None
         self.from_file, self.from_variant = QRadioButton("file", self), QRadioButton("variant", self)
         self.from_variant.setChecked(True)
@@ -91,8 +92,8 @@ class CompareView(ExploreView):
         left_layout.addWidget(table_csv, alignment=Qt.AlignmentFlag.AlignRight)
         self.box = PlotBox(self.csv_data, self)
         self.box.add_legend()
-        self.box.failed.connect(panel.show_error)
-        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.failed.connect(context.show_error)
+        self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         splitter = QSplitter(Qt.Orientation.Vertical, self)   # fits a narrow tab
         splitter.addWidget(left)
         splitter.addWidget(self.box)
@@ -138,7 +139,7 @@ class CompareView(ExploreView):
 
     def model_b(self) -> tuple[Manipulator, str]:
         """Design B and its name (raises ValueError naming the problem)."""
-        model = self.panel.require_model()
+        model = self.context.require_model()
         if self.from_file.isChecked():
             text = self.path.text().strip()
             if not text:
@@ -154,19 +155,19 @@ class CompareView(ExploreView):
 
     def compare(self):
         def start():
-            model = self.panel.require_model()
+            model = self.context.require_model()
             b, label = self.model_b()
-            self.panel.arm(model)
-            self.panel.arm(b)
+            self.context.arm(model)
+            self.context.arm(b)
             if b.n != model.n:
                 raise ValueError(f"design B has {b.n} joints, the current model {model.n}: "
                                  "compare arms of the same size")
-            metric, q = self.panel.metric_text(), self.panel.q.copy()
-            joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.panel.ratings(model.n)
-            return self.panel.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
-                                                                       samples, ratings, token),
-                                      lambda result: self.show_result(result, label), owner=self)
-        return self.panel.guarded("A/B", start)
+            metric, q = self.context.metric_text(), self.context.q.copy()
+            joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.context.ratings(model.n)
+            return self.context.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
+                                                                         samples, ratings, token),
+                                        lambda result: self.show_result(result, label), owner=self)
+        return self.context.guarded("A/B", start)
 
     def rows(self) -> list[dict]:
         """The comparison rows the table shows (after the where filter)."""
@@ -223,7 +224,7 @@ class CompareView(ExploreView):
         try:
             self.require_fresh()
         except ValueError as exc:
-            self.panel.show_error(f"A/B: {exc}")
+            self.context.show_error(f"A/B: {exc}")
             return
         path, _ = QFileDialog.getSaveFileName(self, "Export table", str(last_folder() / "compare.csv"),
                                               "CSV data (*.csv)")
@@ -231,6 +232,6 @@ class CompareView(ExploreView):
             try:
                 self.export_table_csv(path)
                 remember_folder(path)
-                self.panel.show_status(f"Wrote {path}")
+                self.context.show_status(f"Wrote {path}")
             except (OSError, ValueError) as exc:
-                self.panel.show_error(f"export to {path}: {exc}")
+                self.context.show_error(f"export to {path}: {exc}")

@@ -6,11 +6,12 @@ from __future__ import annotations
 import sympy as sp
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
-                               QSplitter, QVBoxLayout)
+                               QSplitter, QVBoxLayout, QWidget)
 
 from ...jobs.process import ProcessJob, call_job
 from ...model import Manipulator
 from .base import ExploreView
+from .context import ExploreContext
 
 __all__ = ["ConditionsView", "parse_targets"]
 
@@ -59,8 +60,8 @@ def describe(result) -> str:
 class ConditionsView(ExploreView):
     action = "Find conditions"
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.kind = QComboBox(self)
         for value, text in KINDS:
             self.kind.addItem(text, value)
@@ -124,7 +125,7 @@ class ConditionsView(ExploreView):
 
     def find(self):
         def start():
-            model = self.panel.require_model()
+            model = self.context.require_model()
             kind = self.kind.currentData()
             targets = parse_targets(self.targets.text(), kind, model.n)
             unknowns = [u for u in self.unknowns.text().replace(",", " ").split() if u]
@@ -138,8 +139,8 @@ class ConditionsView(ExploreView):
             # in a worker process: the sympy solve cannot be interrupted, the process can
             job = ProcessJob(call_job, (find_conditions, (model, kind, targets or None, unknowns or None),
                                         "conditions", "deriving M and G and solving the coefficient equations"))
-            return self.panel.run_job("Conditions", job, lambda result: self.show_result(result, model), owner=self)
-        return self.panel.guarded("Conditions", start)
+            return self.context.run_job("Conditions", job, lambda result: self.show_result(result, model), owner=self)
+        return self.context.guarded("Conditions", start)
 
     def show_result(self, result, model: Manipulator) -> None:
         self.result, self.result_model = result, model
@@ -158,5 +159,5 @@ class ConditionsView(ExploreView):
         row = self.list.currentRow()
         if self.result is None or not 0 <= row < len(self.result.conditions):
             return
-        self.panel.loadDesignRequested.emit(apply_condition(self.result_model, self.result.conditions[row]))
-        self.panel.show_status("Applied " + self.result.conditions[row].text())
+        self.context.load_design(apply_condition(self.result_model, self.result.conditions[row]))
+        self.context.show_status("Applied " + self.result.conditions[row].text())

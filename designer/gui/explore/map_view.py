@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
@@ -16,6 +16,7 @@ from ...model import Manipulator
 from ..compute import load_compute
 from .jobs import MapResult, placed_map_job
 from .base import ExploreView
+from .context import ExploreContext
 from .controls import labelled_row, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -33,8 +34,8 @@ class MapView(ExploreView):
     """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.placed_map_job` where the
     Compute preference says (threads, local processes or a Dask cluster; see designer/gui/compute.py)."""
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.result: MapResult | None = None
         self.revolute: list[bool] = []
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
@@ -62,8 +63,8 @@ class MapView(ExploreView):
         run_row.addWidget(self.compute_button)
 
         self.box = PlotBox(self.csv_data, self)
-        self.box.failed.connect(panel.show_error)
-        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.failed.connect(context.show_error)
+        self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         self.heat = HeatMap(self.box)
         self.marker = pg.ScatterPlotItem(size=16, symbol="x", pen=pg.mkPen("w", width=1.5),
                                          brush=pg.mkBrush("#e8175d"))
@@ -136,25 +137,25 @@ class MapView(ExploreView):
 
     def _follow_pose(self) -> None:
         # never cancel another view's job (a sweep) just because a slider moved
-        if not self.panel.busy or self.panel.job_title == "Map":
+        if not self.context.busy or self.context.job_title == "Map":
             self.compute()
 
     # -- compute ----------------------------------------------------------------------------------
     def compute(self):
         def start():
-            model = self.panel.require_model()
-            arm = self.panel.arm()
-            ratings = self.panel.ratings(arm.n)
+            model = self.context.require_model()
+            arm = self.context.arm()
+            ratings = self.context.ratings(arm.n)
             joints = (self.joint_x.currentData(), self.joint_y.currentData())
             if joints[0] == joints[1]:
                 raise ValueError("pick two different joints for x and y")
-            metric, q = self.panel.metric_text(), self.panel.q.copy()
+            metric, q = self.context.metric_text(), self.context.q.copy()
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             compute = load_compute()   # where the maps run: the Compute preference, as for sweeps
-            return self.panel.run_job("Map", lambda token: placed_map_job(compute, arm, metric, joints, q, steps,
-                                                                         samples, sampling, ratings, token),
-                                      lambda result: self.show_result(result, model), owner=self)
-        return self.panel.guarded("Map", start)
+            return self.context.run_job("Map", lambda token: placed_map_job(compute, arm, metric, joints, q, steps,
+                                                                           samples, sampling, ratings, token),
+                                        lambda result: self.show_result(result, model), owner=self)
+        return self.context.guarded("Map", start)
 
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
         self.result = result
@@ -208,8 +209,8 @@ class MapView(ExploreView):
         point = vb.mapSceneToView(event.scenePos())
         q = self.pose_at(point.x(), point.y())
         if q is not None:
-            self.panel.poseRequested.emit(q)
-            self.panel.show_status("Pose from the map: " + ", ".join(
+            self.context.pose_arm(q)
+            self.context.show_status("Pose from the map: " + ", ".join(
                 f"q{k + 1} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
 
     # -- helpers ----------------------------------------------------------------------------------
@@ -230,11 +231,11 @@ class MapView(ExploreView):
         return "deg" if self.result_revolute[joint - 1] else "m"
 
     def _mark(self) -> None:
-        if self.result is None or len(self.panel.q) != len(self.result_revolute):
+        if self.result is None or len(self.context.q) != len(self.result_revolute):
             self.marker.setData([], [])
             return
         i, j = self.result.grid.joints
-        q = self.panel.q
+        q = self.context.q
         self.marker.setData([q[i - 1] * self._scale(i)], [q[j - 1] * self._scale(j)])
 
     def _caption(self) -> None:
@@ -242,7 +243,7 @@ class MapView(ExploreView):
         stale = self.stale
         moved = ""
         others = [k for k in range(len(grid.q0)) if k + 1 not in grid.joints]
-        q = self.panel.q
+        q = self.context.q
         if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
             moved = "the other joints moved since"
         held = ", ".join(f"q{k + 1} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)

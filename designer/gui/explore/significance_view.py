@@ -10,11 +10,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...explore.significance import SignificanceResult, significance_job
 from ...jobs.process import ProcessJob
 from .base import ExploreView
+from .context import ExploreContext
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
@@ -35,8 +36,8 @@ class SignificanceView(ExploreView):
 
     action = "Rank terms"
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.result: SignificanceResult | None = None
         self.threshold = spin_box(self, 0.0, 99.0, 1.0, decimals=3, suffix=" %",
                                   tip="Terms below this share of the joint's largest torque are dropped "
@@ -68,8 +69,8 @@ class SignificanceView(ExploreView):
         self.terms.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.terms.horizontalHeader().setStretchLastSection(True)
         self.box = PlotBox(self.csv_data, self)
-        self.box.failed.connect(panel.show_error)
-        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.failed.connect(context.show_error)
+        self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         self.box.plot.setLogMode(y=True)
         self.box.plot.setLabel("left", "share of T_i")
         self.box.plot.setLabel("bottom", "terms, largest first")
@@ -93,9 +94,9 @@ class SignificanceView(ExploreView):
 
     def run(self):
         def start():
-            model = self.panel.require_model()
-            arm = self.panel.arm(model)
-            ratings = self.panel.ratings(arm.n)
+            model = self.context.require_model()
+            arm = self.context.arm(model)
+            ratings = self.context.ratings(arm.n)
             if ratings.speed is None or ratings.acceleration is None:
                 raise ValueError("term significance needs the rated speed and acceleration of the joints "
                                  "(Rated fields above)")
@@ -103,9 +104,9 @@ class SignificanceView(ExploreView):
                     self.samples.value(), self.count_ops.isChecked())
             # in a worker process: the operation counts derive the symbolic model (minutes for six joints),
             # and Cancel then stops it at once
-            return self.panel.run_job("Significance", ProcessJob(significance_job, args, "significance"),
-                                      self.show_result, owner=self)
-        return self.panel.guarded("Significance", start)
+            return self.context.run_job("Significance", ProcessJob(significance_job, args, "significance"),
+                                        self.show_result, owner=self)
+        return self.context.guarded("Significance", start)
 
     def show_result(self, result: SignificanceResult) -> None:
         self.result = result

@@ -22,6 +22,7 @@ from ...model import Manipulator
 from ..folders import last_folder, remember_folder
 from . import drive_defaults
 from .base import ExploreView
+from .context import ExploreContext
 from .controls import parse_values, spin_box
 from .plots import HeatMap, PlotBox
 
@@ -80,8 +81,8 @@ def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) 
 class SizingView(ExploreView):
     action = "Size"
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.result: SizingOutput | None = None
         self.target = QLineEdit(self)
         self.target.setPlaceholderText("target pose: one value per joint (deg or m)")
@@ -153,8 +154,8 @@ class SizingView(ExploreView):
         self.load.plot.setLabel("bottom", "offset along the flange's x (m)")
         self.load.plot.setLabel("left", "offset along z (m)")
         for box in (self.curves, self.load):
-            box.failed.connect(panel.show_error)
-            box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+            box.failed.connect(context.show_error)
+            box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         self.load.hide()
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
@@ -192,7 +193,7 @@ class SizingView(ExploreView):
                 raise ValueError("test cube: give the centre x, y, z and the edge (4 numbers, m), or nothing")
             values = parse_values(self.cube.text(), 4, "test cube")
             centre, edge = (None, None) if values is None else (values[:3], float(values[3]))
-            return ("cube", self.panel.q.copy(), centre, edge, self.cube_speed.value(), self.steps.value())
+            return ("cube", self.context.q.copy(), centre, edge, self.cube_speed.value(), self.steps.value())
         path = self.csv.text().strip()
         if not path and self.source.currentText() == "trajectory CSV":
             raise ValueError("give a trajectory CSV (t, q1..qn)")
@@ -204,26 +205,26 @@ class SizingView(ExploreView):
         if target is None:
             raise ValueError("give a target pose (one value per joint, deg or m) or a trajectory CSV")
         scale = np.where(self.revolute, math.pi / 180.0, 1.0)
-        return ("quintic", self.panel.q.copy(), target * scale, self.duration.value(), self.steps.value())
+        return ("quintic", self.context.q.copy(), target * scale, self.duration.value(), self.steps.value())
 
     def run(self):
         def start():
-            arm = self.panel.arm()
+            arm = self.context.arm()
             n = arm.n
             move = self.move(n)
             gear = parse_values(self.gear.text(), n, "gear ratios")
             rotor = parse_values(self.rotor.text(), n, "rotor inertias")
-            drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.panel.model)  # empty: the project's
+            drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.context.model)  # empty: the project's
             gear, rotor = drives["gear"], drives["rotor"]
             payload = None
             if self.payload.isChecked():
-                torque = self.panel.ratings(n).torque
+                torque = self.context.ratings(n).torque
                 if torque is None:
                     raise ValueError("the payload envelope needs the joints' rated torque (Rated fields above)")
                 payload = (torque, self.reach.value(), 21)
-            return self.panel.run_job("Sizing", lambda token: sizing_job(arm, move, gear, rotor, payload, token),
-                                      self.show_result, owner=self)
-        return self.panel.guarded("Sizing", start)
+            return self.context.run_job("Sizing", lambda token: sizing_job(arm, move, gear, rotor, payload, token),
+                                        self.show_result, owner=self)
+        return self.context.guarded("Sizing", start)
 
     def show_result(self, result: SizingOutput) -> None:
         self.result = result

@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QStackedWidget,
-                               QVBoxLayout)
+                               QVBoxLayout, QWidget)
 
 from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
@@ -16,6 +16,7 @@ from ...model import Manipulator
 from ..compute import ComputeButton
 from .jobs import sweep_job
 from .base import ExploreView
+from .context import ExploreContext
 from .controls import spin_box, value_box
 from .plots import HeatMap, PlotBox
 
@@ -55,8 +56,8 @@ class SweepView(ExploreView):
     finished = Signal(object)    # SweepResult, with the model it was computed for as .model attribute
     action = "Run sweep"
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.model: Manipulator | None = None
         self.result: SweepResult | None = None
         grid = QGridLayout()
@@ -107,8 +108,8 @@ class SweepView(ExploreView):
         self.heat_box = PlotBox(self.csv_data, self)
         self.heat = HeatMap(self.heat_box)
         for box in (self.curves, self.heat_box):
-            box.failed.connect(panel.show_error)
-            box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+            box.failed.connect(context.show_error)
+            box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.curves)
         self.stack.addWidget(self.heat_box)
@@ -168,24 +169,24 @@ class SweepView(ExploreView):
             axes.append(SweepAxis.linspace(name, lo, hi, self.counts[row].value()))
         if not axes:
             raise ValueError("pick a parameter to sweep")
-        model = self.panel.require_model()
-        metrics = [self.panel.metric_text()]
+        model = self.context.require_model()
+        metrics = [self.context.metric_text()]
         second = self.second_metric.text().strip()
         if second:
             metrics.append(parse_metric(second, model.n).label)
-        ratings = self.panel.ratings(model.n)
+        ratings = self.context.ratings(model.n)
         return SweepSpec(tuple(axes), tuple(dict.fromkeys(metrics)), SWEEP_STATS, self.samples.value(),
                          ratings=ratings)
 
     def run(self):
         def start():
-            model = self.panel.require_model()
+            model = self.context.require_model()
             spec = self.spec()
             compute = self.compute_button.compute()
-            self.panel.arm(model)  # a missing parameter value is named before the sweep starts
-            return self.panel.run_job("Sweep", lambda token: sweep_job(model, spec, token, compute=compute),
-                                      lambda result: self.show_result(result, model), owner=self)
-        return self.panel.guarded("Sweep", start)
+            self.context.arm(model)  # a missing parameter value is named before the sweep starts
+            return self.context.run_job("Sweep", lambda token: sweep_job(model, spec, token, compute=compute),
+                                        lambda result: self.show_result(result, model), owner=self)
+        return self.context.guarded("Sweep", start)
 
     def show_result(self, result: SweepResult, model: Manipulator | None = None) -> None:
         self.result = result
@@ -201,8 +202,8 @@ class SweepView(ExploreView):
         self._draw()
         if result.errors:
             first = next(iter(result.errors.values()))
-            self.panel.show_error(f"Sweep: {len(result.errors)} of {len(result.designs)} designs have no values "
-                                  f"(first: {first})")
+            self.context.show_error(f"Sweep: {len(result.errors)} of {len(result.designs)} designs have no values "
+                                    f"(first: {first})")
         self.finished.emit(result)
 
     def _draw(self) -> None:
@@ -253,8 +254,8 @@ class ParetoView(ExploreView):
 
     action = "Run the sweep (Sweep tab)"
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.result: SweepResult | None = None
         self.front = np.zeros(0, bool)
         self.axis_keys, self.senses = [], []
@@ -271,8 +272,8 @@ class ParetoView(ExploreView):
             self.senses.append(sense)
         controls.setColumnStretch(1, 1)
         self.box = PlotBox(self.csv_data, self)
-        self.box.failed.connect(panel.show_error)
-        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.failed.connect(context.show_error)
+        self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         self.box.caption.setText("Run a sweep first (Sweep tab); then click a design to load it.")
         self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip)
         self._styles = {"front": (pg.mkPen("k", width=1), pg.mkBrush("#d62728")),
@@ -293,9 +294,10 @@ class ParetoView(ExploreView):
     def mark_fresh(self, model: Manipulator | None) -> None:
         pass   # the designs come from the sweep's own model (set_result)
 
-    def set_result(self, result: SweepResult) -> None:
+    def set_result(self, result: SweepResult, model: Manipulator | None = None) -> None:
+        """Show a sweep's designs; ``model`` is the model the sweep ran on (a picked design is loaded into it)."""
         self.result = result
-        self.model = getattr(self.panel.sweep_view, "result_model", None)
+        self.model = model
         self.result_model = self.model
         self.set_stale("")
         keys = list(result.values)
@@ -358,11 +360,11 @@ class ParetoView(ExploreView):
     def load_design(self, index: int) -> None:
         """Emit ``loadDesignRequested`` with the model of design ``index`` (grid order)."""
         if self.stale:
-            self.panel.show_error(f"Pareto: {self.stale}; run the sweep again to load its designs")
+            self.context.show_error(f"Pareto: {self.stale}; run the sweep again to load its designs")
             return
         design = self.design(index)
-        self.panel.loadDesignRequested.emit(self.model.with_parameters(design))
-        self.panel.show_status("Loaded design " + ", ".join(f"{k} = {v:.6g}" for k, v in design.items()))
+        self.context.load_design(self.model.with_parameters(design))
+        self.context.show_status("Loaded design " + ", ".join(f"{k} = {v:.6g}" for k, v in design.items()))
 
     def csv_data(self):
         if self.result is None:

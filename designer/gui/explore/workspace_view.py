@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout
-
+from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
 from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
 from ...explore.metrics import Ratings, parse_metric
@@ -17,6 +16,7 @@ from ...jobs import CancelToken, Job, Progress
 from ...kinematics import NumericArm
 from .jobs import CHUNK_STATES, evaluate_chunked
 from .base import ExploreView
+from .context import ExploreContext
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
 
@@ -54,8 +54,8 @@ class WorkspaceView(ExploreView):
 
     mapped = Signal(object)   # WorkspaceResult
 
-    def __init__(self, panel):
-        super().__init__(panel)
+    def __init__(self, context: ExploreContext, parent: QWidget | None = None):
+        super().__init__(context, parent)
         self.result: WorkspaceResult | None = None
         self.projection = QComboBox(self)
         self.projection.addItems(list(PROJECTIONS))
@@ -72,8 +72,8 @@ class WorkspaceView(ExploreView):
         row2.addStretch(1)
         row2.addWidget(self.run_button)
         self.box = PlotBox(self.csv_data, self)
-        self.box.failed.connect(panel.show_error)
-        self.box.exported.connect(lambda p: panel.show_status(f"Wrote {p}"))
+        self.box.failed.connect(context.show_error)
+        self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
         self.box.plot.setAspectLocked(True)
         self.scatter = pg.ScatterPlotItem(size=5, pen=None)
         self.box.plot.addItem(self.scatter)
@@ -90,13 +90,13 @@ class WorkspaceView(ExploreView):
 
     def compute(self):
         def start():
-            arm = self.panel.arm()
-            metric, ratings = self.panel.metric_text(), self.panel.ratings(arm.n)
+            arm = self.context.arm()
+            metric, ratings = self.context.metric_text(), self.context.ratings(arm.n)
             count, sampling = self.samples.value(), self.sampling.currentData()
-            return self.panel.run_job("Workspace", lambda token: workspace_job(arm, metric, count, sampling,
-                                                                               ratings, token), self.show_result,
+            return self.context.run_job("Workspace", lambda token: workspace_job(arm, metric, count, sampling,
+                                                                                 ratings, token), self.show_result,
                                         owner=self)
-        return self.panel.guarded("Workspace", start)
+        return self.context.guarded("Workspace", start)
 
     def show_result(self, result: WorkspaceResult) -> None:
         self.result = result

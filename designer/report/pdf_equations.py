@@ -1,0 +1,131 @@
+"""The equations pages of the design report's PDF: each entry typeset by matplotlib's mathtext
+(:mod:`designer.report.typeset`, no LaTeX needed) and placed as an image, top to bottom, as many
+pages as they need.
+
+Typesetting costs a few hundredths of a second a line, so an entry longer than
+:data:`ENTRY_LINES` lines, an entry mathtext cannot parse, and everything past
+:data:`BUDGET_LINES` typeset lines in all are written as plain text instead:
+the report is complete either way, and a six-link arm's report does not take minutes.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..dynamics.results import Equations
+from .entries import iter_entries
+from .typeset import latex_lines, render_lines
+
+__all__ = ["equation_items", "equation_pages", "Typeset", "Plain", "ENTRY_LINES", "BUDGET_LINES"]
+
+PAGE = (8.27, 11.69)     # A4 portrait, inches
+MARGIN = 0.45            # left and right, inches
+TOP, BOTTOM = 0.75, 0.5  # room for the heading, and the bottom margin, inches
+FONT_PT = 10.0           # size of the typeset equations
+DPI = 200                # resolution of their images (sharp when printed)
+TEXT_PT = 7.5            # plain-text lines
+TEXT_STEP = TEXT_PT * 1.35 / 72   # inches from one plain-text line to the next
+GAP = 0.08               # inches between entries
+ENTRY_LINES = 24         # longer entries are written as text
+BUDGET_LINES = 400       # typeset lines in one report at most
+TEXT_WIDTH = 110         # characters of one plain-text line
+
+
+@dataclass(frozen=True)
+class Typeset:
+    """An entry as an RGBA image (black on transparent) rendered at :data:`DPI`."""
+
+    label: str
+    image: np.ndarray
+
+
+@dataclass(frozen=True)
+class Plain:
+    """An entry as wrapped plain text (too long, or not typesettable)."""
+
+    label: str
+    lines: list[str]
+
+
+def _plain(label: str, expr) -> Plain:
+    text = f"{label} = {sp.sstr(expr)}"
+    return Plain(label, textwrap.wrap(text, TEXT_WIDTH, subsequent_indent="        ", break_on_hyphens=False)
+                 or [text])
+
+
+def equation_items(eq: Equations, budget: int = BUDGET_LINES) -> list[Typeset | Plain]:
+    """The nonzero entries of ``eq``, typeset where they fit the limits, as plain text otherwise."""
+    items: list[Typeset | Plain] = []
+    for entry in iter_entries(eq):
+        if entry.expr == 0:
+            continue
+        if budget > 0:
+            try:
+                # one line more than allowed comes back as "... (copy as text for the rest)": too long
+                latex = latex_lines(entry.latex_label, entry.expr, max_lines=ENTRY_LINES)
+                if len(latex) <= min(ENTRY_LINES, budget):
+                    items.append(Typeset(entry.label, render_lines(latex, FONT_PT, DPI)))
+                    budget -= len(latex)
+                    continue
+            except (ValueError, RuntimeError, KeyError, IndexError):
+                pass   # mathtext cannot parse it: text below
+        items.append(_plain(entry.label, entry.expr))
+    return items
+
+
+class _Pages:
+    """A4 pages filled top to bottom: :meth:`room` starts a new page when the next item would not fit."""
+
+    def __init__(self, pdf, heading: str):
+        self.pdf, self.heading = pdf, heading
+        self.count = 0
+        self.fig = self._new()
+        self.y = TOP   # inches from the top of the current page
+
+    def _new(self):
+        from matplotlib.figure import Figure as Page
+        fig = Page(figsize=PAGE)
+        fig.text(MARGIN / PAGE[0], 1 - 0.35 / PAGE[1], self.heading + (" (continued)" if self.count else ""),
+                 va="top", fontsize=12, weight="bold")
+        self.count += 1
+        return fig
+
+    def room(self, h: float) -> None:
+        if self.y + h > PAGE[1] - BOTTOM and self.y > TOP:   # an item taller than a page gets a page of its own
+            self.pdf.savefig(self.fig)
+            self.fig = self._new()
+            self.y = TOP
+
+    def close(self) -> None:
+        self.pdf.savefig(self.fig)
+
+
+def equation_pages(pdf, heading: str, items: list[Typeset | Plain]) -> int:
+    """Lay ``items`` out on A4 pages of ``pdf`` (a matplotlib PdfPages); returns the page count."""
+    width_in, height_in = PAGE
+    usable_w = width_in - 2 * MARGIN
+    pages = _Pages(pdf, heading)
+    for item in items:
+        if isinstance(item, Typeset):
+            rows, cols = item.image.shape[:2]
+            h, w = rows / DPI, cols / DPI
+            if w > usable_w:   # a wide line is shrunk to the page, never clipped
+                h, w = h * usable_w / w, usable_w
+            pages.room(h)
+            ax = pages.fig.add_axes((MARGIN / width_in, 1 - (pages.y + h) / height_in, w / width_in, h / height_in))
+            ax.imshow(item.image, interpolation="antialiased", aspect="auto")
+            ax.axis("off")
+            pages.y += h + GAP
+        else:
+            for line in item.lines:
+                pages.room(TEXT_STEP)
+                pages.fig.text(MARGIN / width_in, 1 - pages.y / height_in, line, va="top", family="monospace",
+                               fontsize=TEXT_PT)
+                pages.y += TEXT_STEP
+            pages.y += GAP
+    pages.close()
+    return pages.count
