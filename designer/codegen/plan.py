@@ -34,7 +34,7 @@ from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph, ordered_assignments
+from .graph_cse import cse_graph, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
            "FUNCTION_ARGS"]
@@ -134,6 +134,7 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
     if steps:
         temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
         reduced = reduced[len(steps):]
+        temps, reduced = polish(temps, reduced, symbols)
     token.check()
     temps, reduced = bound_nesting(temps, reduced, symbols)
     used = set()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
+from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress
 
 __all__ = ["SOLVERS", "Integration", "IntegrationError", "integrate_job", "PROGRESS_SECONDS"]
@@ -30,7 +31,7 @@ SOLVERS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "Radau": Radau, "BDF": 
 PROGRESS_SECONDS = 0.05
 
 
-class IntegrationError(RuntimeError):
+class IntegrationError(DesignerError, RuntimeError):
     """The solver gave up (its message, and the time it reached)."""
 
     def __init__(self, message: str, t: float):

@@ -1,0 +1,64 @@
+"""The passes after CSE (graph_cse.polish): fewer operations, the same values."""
+
+from __future__ import annotations
+
+import random
+
+import sympy as sp
+
+from designer.codegen.graph_cse import _ops, flip_signs, polish, reuse_temporaries
+
+a, b, c, d, e, f, q = sp.symbols("a b c d e f q", real=True)
+x0, x1, x2, x3, x4 = sp.symbols("x0:5", real=True)
+
+
+def _values(temps: list, outputs: list) -> list:
+    """The outputs with every temporary substituted back (temporaries in evaluation order)."""
+    env: dict = {}
+    for s, v in temps:
+        env[s] = v.xreplace(env)
+    return [sp.expand(sp.sympify(o).xreplace(env)) for o in outputs]
+
+
+def _check(temps: list, outputs: list, new: tuple[list, list]) -> int:
+    got = _values(*new)
+    want = _values(temps, outputs)
+    rng = random.Random(3)
+    point = {s: rng.uniform(-2, 2) for s in (a, b, c, d, e, f, q)}
+    for g, w in zip(got, want):
+        assert abs(float(g.subs(point)) - float(w.subs(point))) < 1e-12
+    return _ops(*new) - _ops(temps, outputs)
+
+
+def test_flip_signs_moves_an_all_negative_sum_into_its_readers():
+    # x0 = -a b - c d costs a negation; both readers can take the sign instead
+    temps = [(x0, -a * b - c * d), (x1, e * x0), (x2, f - x0)]
+    outputs = [x1 + q, x2 * q]
+    assert _check(temps, outputs, flip_signs(temps, outputs)) < 0
+
+
+def test_flip_signs_keeps_what_a_flip_would_not_lower():
+    temps = [(x0, a * b - c), (x1, e + x0)]
+    outputs = [x1 * q, x0 * f]
+    assert flip_signs(temps, outputs) == (temps, outputs)
+
+
+def test_reuse_temporaries_reads_a_product_another_expression_spells_out():
+    # x1 holds q*x0 and x2 still computes it
+    temps = [(x0, sp.sin(a)), (x1, q * x0), (x2, b - q * x0)]
+    outputs = [x1 * e + x2, x2 * f]
+    new = reuse_temporaries(temps, outputs, sp.numbered_symbols("r", real=True))
+    assert _check(temps, outputs, new) < 0
+
+
+def test_polish_never_raises_the_count():
+    rng = random.Random(7)
+    for _ in range(20):
+        pool = [a, b, c, d, e, f, q]   # each temporary reads only inputs and earlier temporaries
+        temps: list = []
+        for s in (x0, x1, x2, x3, x4):
+            u, v, w = rng.sample(pool, 3)
+            temps.append((s, rng.choice([-1, 1]) * u * v + rng.choice([-1, 1]) * w))
+            pool.append(s)
+        outputs = [x4 * x3 - x2, x1 + x0 * q]
+        assert _check(temps, outputs, polish(temps, outputs, sp.numbered_symbols("r", real=True))) <= 0
