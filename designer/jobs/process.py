@@ -41,9 +41,14 @@ __all__ = ["ProcessJob", "call_job", "ProcessRunner", "Ticket", "dumps", "loads"
 
 # progress within one stage is sent at most this often (seconds); stage changes always are
 PROGRESS_INTERVAL = 0.05
-# what the server process imports once, so that a job's process starts with it ready
+# what the server process imports once, so that a job's process starts with it ready; with what the
+# derivations import on first use (each job's process is new: a PUMA 560 fast Lagrange derivation took
+# 0.73 s the first time in a process and 0.67 s after, sympy's cache cleared, mostly sympy.combinatorics)
 PRELOAD = ["__main__", "designer.jobs.process", "designer.dynamics", "designer.explore.conditions",
-           "designer.explore.significance", "designer.report", "designer.codegen"]
+           "designer.explore.significance", "designer.report", "designer.codegen",
+           "designer.dynamics.bodies", "designer.dynamics.customized", "designer.dynamics.lagrange",
+           "designer.dynamics.newton_euler", "designer.dynamics.dalembert", "designer.dynamics.recursive_form",
+           "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr"]
 
 Listener = Callable[..., None]   # listener(kind, *payload); kind: progress, finished, failed, cancelled
 
