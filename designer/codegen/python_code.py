@@ -53,13 +53,19 @@ def _math_function(func: CodeFunction) -> list[str]:
            "    p = _params(p)"]
     out += _reads_and_temps(func, printer)
     out.append(f"    out = [0.0] * {func.size}")
+    out += _writes(func, printer)
+    return out + ["    return out", "", ""]
+
+
+def _writes(func: CodeFunction, printer) -> list[str]:
+    """The nonzero outputs into ``out``: each value once, the entries that repeat it (M's lower triangle) copied."""
+    out = []
     for targets, expr in func.outputs:
         if expr == 0:
             continue
-        value = printer.doprint(sp.sympify(expr))
-        out.append(f"    out[{targets[0]}] = {value}")
+        out.append(f"    out[{targets[0]}] = {printer.doprint(sp.sympify(expr))}")
         out += [f"    out[{t}] = out[{targets[0]}]" for t in targets[1:]]
-    return out + ["    return out", "", ""]
+    return out
 
 
 def _function(func: CodeFunction) -> list[str]:
@@ -74,12 +80,7 @@ def _function(func: CodeFunction) -> list[str]:
         out.append(f"    {a} = numpy.asarray({a}, dtype=float)")
     out += _reads_and_temps(func, printer)
     out.append(f"    out = numpy.zeros(({rows * cols},) + shape)")
-    for targets, expr in func.outputs:
-        if expr == 0:
-            continue
-        value = printer.doprint(sp.sympify(expr))
-        for t in targets:
-            out.append(f"    out[{t}] = {value}" if t == targets[0] else f"    out[{t}] = out[{targets[0]}]")
+    out += _writes(func, printer)
     if cols > 1:
         out.append(f"    return out.reshape(({rows}, {cols}) + shape)")
     else:
