@@ -10,30 +10,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
 
 from designer.cli import main
-from designer.gui.main_window import MainWindow
-from designer.jobs import Progress
-from designer.project import load_project
 from designer.project.io import save_project
 from tests.support import robot_path
+from tests.support.windows import open_window
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-
-    def derive(model, method, simplify, token):
-        yield Progress("fake", 0.5)
-        from designer.dynamics import derive as real
-        return real(model, method, simplify)
-
-    w = MainWindow(load_project(robot_path("planar_two_link")), settings=settings,
-                   recovery_dir=tmp_path / "recovery", derive=derive)
-    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_window(qtbot, tmp_path, robot_path("planar_two_link"))
     with qtbot.waitSignal(w.derivation.derivationFinished, timeout=60000):
         w.derivation.start()
     return w

@@ -15,8 +15,8 @@ from designer.gui import app as gui_app
 from designer.gui import projects
 from designer.gui.dh_table import COLUMNS
 from designer.gui.main_window import MainWindow
-from designer.jobs import Progress
 from designer.project import load_project
+from tests.support.windows import open_window
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -77,19 +77,7 @@ def test_main_usage(capsys):
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-
-    def derive(model, method, simplify, token):
-        yield Progress("fake", 0.5)
-        from designer.dynamics import derive as real
-        return real(model, method, simplify)
-
-    w = MainWindow(load_project(ROBOTS / "double_pendulum.json"), settings=settings,
-                   recovery_dir=tmp_path / "recovery", derive=derive)
-    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return open_window(qtbot, tmp_path, ROBOTS / "double_pendulum.json")
 
 
 def test_edits_reach_the_views_and_the_window_stays_usable(qtbot, window):
