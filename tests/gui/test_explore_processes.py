@@ -5,12 +5,10 @@ numbers."""
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QTimer
 
 from designer.explore.significance import significance_job
 from designer.gui.control_dialogs import IdentificationDialog
@@ -23,6 +21,7 @@ from designer.report.identification import base_parameter_table
 from designer.model import Convention
 from tests.support.arms import six_link
 from tests.support.random_models import random_model
+from tests.support.windows import time_click
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -62,15 +61,8 @@ def test_operation_counts_run_in_the_worker_process_and_cancel_at_once(qtbot, pa
     qtbot.waitUntil(lambda: "operation counts" in stages, timeout=120_000)
     qtbot.wait(300)   # inside the symbolic derivation, where a thread would not see the token
     pid = panel.worker.pid
-    times = {}
-    panel.jobEnded.connect(lambda title, how: times.setdefault(how, time.monotonic()))
-
-    def press():   # in the event loop, as a user's click is
-        times["pressed"] = time.monotonic()
-        panel.cancel_button.click()
-    with qtbot.waitSignal(panel.jobEnded, timeout=5000):
-        QTimer.singleShot(0, press)
-    reaction = times["cancelled"] - times["pressed"]
+    reaction, (_, how) = time_click(qtbot, panel.cancel_button, panel.jobEnded)
+    assert how == "cancelled"
     assert reaction < 0.100, f"the panel said cancelled {1000 * reaction:.0f} ms after the click"
     assert not panel.busy and "cancelled" in panel.status_label.text() and view.result is None
     qtbot.waitUntil(lambda: _gone(pid), timeout=10_000)   # the process itself was stopped

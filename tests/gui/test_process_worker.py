@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from designer.gui.main_window import MainWindow
 from designer.gui.worker import ProcessJobWorker, process_runner, start_job
 from designer.jobs.process import ProcessJob
 from designer.project import from_dict, load_project
+from tests.support.windows import time_click
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -68,15 +68,7 @@ def test_cancel_during_full_simplification_says_cancelled_within_100_ms(qtbot):
     wait_for_stage(qtbot, panel, "simplifying")
     qtbot.wait(300)   # well inside a long sympy step, where a thread would not see the token
     pid = panel.worker.pid
-    times = {}
-    panel.derivationCancelled.connect(lambda: times.setdefault("cancelled", time.monotonic()))
-
-    def press():   # in the event loop, as a user's click is
-        times["pressed"] = time.monotonic()
-        panel.cancel_button.click()
-    with qtbot.waitSignal(panel.derivationCancelled, timeout=5000):
-        QTimer.singleShot(0, press)
-    reaction = times["cancelled"] - times["pressed"]
+    reaction, _ = time_click(qtbot, panel.cancel_button, panel.derivationCancelled)
     assert reaction < 0.100, f"the window said cancelled {1000 * reaction:.0f} ms after the click"
     assert panel.progress.format() == "cancelled" and panel.derive_button.isEnabled() and not panel.busy
 

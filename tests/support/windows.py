@@ -27,3 +27,27 @@ def open_window(qtbot, tmp_path: Path, project: Path) -> MainWindow:
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+def time_click(qtbot, button, signal) -> tuple[float, tuple]:
+    """(seconds, arguments): from a click on ``button``, made in the event loop as a user's is, to the
+    first emission of ``signal``, and what that emission carried."""
+    import time
+
+    from PySide6.QtCore import QTimer
+    seen: dict = {}
+
+    def record(*args):
+        seen.setdefault("signal", (time.monotonic(), args))
+
+    def press():
+        seen["pressed"] = time.monotonic()
+        button.click()
+    signal.connect(record)
+    try:
+        with qtbot.waitSignal(signal, timeout=5000):
+            QTimer.singleShot(0, press)
+    finally:
+        signal.disconnect(record)
+    at, args = seen["signal"]
+    return at - seen["pressed"], args
