@@ -283,10 +283,11 @@ SYMMETRY_RTOL = 1e-12  # relative to the tensor's largest entry
 
 
 def _nearly_equal(m: list, r: int, c: int) -> bool:
-    """Whether numeric entries m[r][c] and m[c][r] agree to rounding (relative to the largest entry)."""
-    if any(v.free_symbols for row in m for v in row):
+    """Whether numeric entries m[r][c] and m[c][r] agree to rounding (relative to the largest numeric
+    entry). Symbols elsewhere in the tensor (a diagonal ``Izz3``) do not matter to this pair."""
+    if m[r][c].free_symbols or m[c][r].free_symbols:
         return False
-    scale = max(abs(float(v)) for row in m for v in row)
+    scale = max(abs(float(v)) for row in m for v in row if not v.free_symbols)
     return abs(float(m[r][c]) - float(m[c][r])) <= SYMMETRY_RTOL * scale
 
 

@@ -47,3 +47,13 @@ def test_a_tensor_asymmetric_beyond_rounding_is_still_refused(off):
 def test_a_symbolic_asymmetry_is_refused():
     with pytest.raises(ProjectError, match="not symmetric"):
         from_dict(_doc([[1, "b", 0], ["b + 1e-20", 1, 0], [0, 0, 1]]) | {"parameters": {"b": 0.1}})
+
+
+def test_a_rounded_pair_is_read_when_another_entry_is_a_symbol():
+    # a CAD tensor with one entry made a parameter: the other pairs still differ only by rounding
+    tensor = _rotated(1).tolist()
+    assert any(tensor[r][c] != tensor[c][r] for r, c in ((0, 1), (0, 2), (1, 2)))
+    tensor[2][2] = "Izz1"
+    model = from_dict(_doc(tensor) | {"parameters": {"Izz1": 0.4}})
+    read = model.links[0].inertia.matrix()
+    assert read == read.T
