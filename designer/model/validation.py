@@ -130,7 +130,10 @@ def validate(model: Manipulator) -> list[Problem]:
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
         warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
+    before = len(out)
     _singular_mass_matrix(model, num, warn)
+    if len(out) == before and not any(p.severity is Severity.ERROR for p in out):
+        _singular_everywhere(model, warn)
 
     missing = model.unvalued_symbols()
     if missing:
@@ -181,6 +184,42 @@ def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
         warn(f"links[{last + 1}]", "the mass matrix is singular at every pose: the mass of link "
              f"{last + 1} lies on its joint axis and has no inertia about it (metrics that need M^-1 "
              "will say 'singular')")
+
+
+def _singular_everywhere(model: Manipulator, warn) -> None:
+    """The general case the named checks above miss (a massless arm, two coaxial revolute or
+    parallel prismatic joints in a row): M(q) singular at three unrelated poses is singular at
+    every pose for any practical purpose. Numeric models only; costs a few milliseconds."""
+    if model.unvalued_symbols():
+        return
+    from ..kinematics import NumericArm   # model is below kinematics and numeric: import late
+    from ..numeric.recursive import mass_matrix
+    try:
+        arm = NumericArm.from_model(model)
+    except (ValueError, ArithmeticError):
+        return
+    rng = np.random.default_rng(0)
+    null, zero = None, True
+    for _ in range(3):
+        M = mass_matrix(arm, rng.uniform(-np.pi, np.pi, model.n))
+        ev, vec = np.linalg.eigh(M)
+        if ev[0] > SINGULAR * max(float(np.abs(ev[-1])), np.finfo(float).tiny):
+            return
+        null, zero = vec[:, 0], zero and not np.any(M)
+    assert null is not None
+    if zero:
+        warn("links", "the mass matrix is zero at every pose: nothing the joints move has mass or inertia "
+             "(metrics that need M^-1 will say 'singular')")
+        return
+    joints = [j for j in range(model.n) if abs(null[j]) > 0.1]
+    names = ", ".join(str(j + 1) for j in joints)
+    what = f"joint {names} moves" if len(joints) == 1 else f"joints {names} together move"
+    warn(f"links[{joints[-1] + 1}]", f"the mass matrix is singular at every pose: {what} no mass or inertia "
+         "(a massless link, or joints along the same axis?) (metrics that need M^-1 will say 'singular')")
+
+
+#: M is singular where its smallest eigenvalue is below this share of its largest (as the explore metrics judge it)
+SINGULAR = 1e-12
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

@@ -44,3 +44,32 @@ def test_a_prismatic_tip_with_mass_is_not_singular():
 @given(st.integers(0, 2**32 - 1))
 def test_random_arms_with_full_inertias_are_never_warned_about(seed):
     assert _singular_warnings(_arm(0.05, seed=seed)) == []
+
+
+def _warned_joints(model: Manipulator) -> list[str]:
+    return [p.where for p in _singular_warnings(model)]
+
+
+def test_two_coaxial_revolute_joints_are_warned_about():
+    # standard DH: a = alpha = 0 on link 1 puts joint 2's axis on joint 1's; with link 1 massless
+    # (a motor housing counted elsewhere) M has the null vector (1, -1, 0)
+    inertia = Inertia(0.1, 0.12, 0.08, 0.01, 0.0, -0.005)
+    links = (Link(JointType.REVOLUTE, d=0.2, mass=0.0),
+             Link(JointType.REVOLUTE, a=0.4, alpha=1.0, mass=2.0, com=(0.1, 0.1, 0), inertia=inertia),
+             Link(JointType.REVOLUTE, a=0.3, mass=1.0, com=(0.1, 0, 0), inertia=inertia))
+    model = Manipulator(links=links, gravity=(0, 0, -9.81))
+    assert _warned_joints(model) == ["links[2]"]
+    assert "joints 1, 2" in _singular_warnings(model)[0].message
+
+
+def test_two_parallel_prismatic_joints_are_warned_about():
+    # standard DH, alpha = 0 on link 1: both slide along z0; link 1 massless, so (1, -1, 0) moves nothing
+    links = (Link(JointType.PRISMATIC, alpha=0.0, mass=0.0), Link(JointType.PRISMATIC, alpha=1.2, mass=1.0),
+             Link(JointType.PRISMATIC, mass=1.0))
+    assert _warned_joints(Manipulator(links=links, gravity=(0, 0, -9.81))) == ["links[2]"]
+
+
+def test_a_massless_arm_is_warned_about():
+    links = (Link(JointType.REVOLUTE, a=0.5, mass=0), Link(JointType.REVOLUTE, a=0.5, mass=0))
+    found = _singular_warnings(Manipulator(links=links, gravity=(0, 0, -9.81)))
+    assert len(found) == 1 and "zero at every pose" in found[0].message
