@@ -112,6 +112,17 @@ def singular(b: Batch) -> np.ndarray:
     return ev[:, 0] <= SINGULAR * np.maximum(np.abs(ev[:, -1]), np.finfo(float).tiny)
 
 
+def _eigvalsh(A: np.ndarray) -> np.ndarray:
+    """Batched eigenvalues, NaN for the matrices holding NaN (M^-1 where M is exactly singular),
+    on which LAPACK would fail for the whole batch."""
+    bad = ~np.isfinite(A).all(axis=(-2, -1))
+    if not bad.any():
+        return np.linalg.eigvalsh(A)
+    ev = np.linalg.eigvalsh(np.where(bad[:, None, None], 0.0, A))
+    ev[bad] = np.nan
+    return ev
+
+
 def _masked(b: Batch, values: np.ndarray) -> np.ndarray:
     bad = singular(b)
     if not bad.any():
@@ -130,7 +141,7 @@ def cartesian_inertia(b: Batch, task: str = "translation") -> np.ndarray:
     """
     J = task_jacobian(b, task)
     A = J @ b.M_inv @ np.swapaxes(J, 1, 2)
-    ev = np.linalg.eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]   # largest r, descending
+    ev = _eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]   # largest r, descending
     with np.errstate(divide="ignore"):
         return _masked(b, 1.0 / ev)                                    # ascending
 
@@ -144,8 +155,12 @@ def speed_corners(speed: np.ndarray) -> np.ndarray:
 
 # -- the metrics ---------------------------------------------------------------------
 def _coupling(b, r):
-    d = np.sqrt(np.einsum("nii->ni", b.M))
-    with np.errstate(divide="ignore", invalid="ignore"):   # a joint that moves nothing: NaN, no warning
+    diag = np.einsum("nii->ni", b.M)
+    # a joint that moves nothing (its M_ii zero up to rounding: 1e-34 for a point mass on its axis): NaN,
+    # not the ratio of two rounding errors
+    nothing = diag <= ROUNDING * np.abs(diag).max(axis=1, keepdims=True)
+    d = np.sqrt(np.where(nothing, np.nan, diag))
+    with np.errstate(divide="ignore", invalid="ignore"):
         return b.M / (d[:, :, None] * d[:, None, :])
 
 
@@ -186,7 +201,7 @@ def _dyn_manip(b, r):
     # (M^T W M)^-1 = M^-1 W^-1 M^-T with W = diag(1 / tau_rated^2)
     Winv = np.diag(tau**2)
     A = J @ b.M_inv @ Winv @ np.swapaxes(b.M_inv, 1, 2) @ np.swapaxes(J, 1, 2)
-    ev = np.linalg.eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]
+    ev = _eigvalsh(A)[:, ::-1][:, :_rank(b, J.shape[1])]
     return _masked(b, np.sqrt(np.prod(np.clip(ev, 0.0, None), axis=1)))
 
 

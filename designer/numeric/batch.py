@@ -183,7 +183,18 @@ class Batch:
 
     @cached_property
     def M_inv(self) -> np.ndarray:
-        return np.linalg.inv(self.M)
+        """(N, n, n) M^-1; NaN at the states where M is exactly singular (a massless arm), which
+        numpy refuses for the whole batch."""
+        try:
+            return np.linalg.inv(self.M)
+        except np.linalg.LinAlgError:
+            out = np.full_like(self.M, np.nan)
+            for k, m in enumerate(self.M):
+                try:
+                    out[k] = np.linalg.inv(m)
+                except np.linalg.LinAlgError:
+                    pass
+            return out
 
     @cached_property
     def G(self) -> np.ndarray:
