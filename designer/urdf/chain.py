@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..project.io import MAX_LINKS
 from .source import UrdfError, UrdfTree
 
 __all__ = ["Chain", "chain_ends", "default_tip", "select_chain", "world_poses"]
@@ -102,6 +103,9 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
             raise UrdfError(f"joint {j!r} mimics joint {joint.mimic!r}: mimic joints cannot be imported")
     if not movable:
         raise UrdfError(f"no movable joint between {base!r} and {tip!r}")
+    if len(movable) > MAX_LINKS:   # a project could not be opened again
+        raise UrdfError(f"{len(movable)} movable joints between {base!r} and {tip!r}: a project holds at most "
+                        f"{MAX_LINKS} (choose a nearer --tip)")
     on_path = set(path)
     chain = Chain(base, tip, movable, [[] for _ in movable])
     index = {j: k for k, j in enumerate(movable)}

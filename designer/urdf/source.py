@@ -134,12 +134,56 @@ def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
         raise UrdfError(f"{source}: not a URDF (the top element is <{root.tag}>, not <robot>)")
     if _uses_xacro(root):
         raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf)")
+    _check_elements(root, source)
     try:
         robot = yourdfpy.URDF.load(io.BytesIO(raw), build_scene_graph=False, load_meshes=False,
                                    build_collision_scene_graph=False, load_collision_meshes=False).robot
     except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
         raise UrdfError(f"{source}: cannot read the URDF: {exc}") from None
     return _tree(robot, source)
+
+
+# the numbers of each element yourdfpy reads: attribute -> how many
+_NUMBERS = {"origin": {"xyz": 3, "rpy": 3}, "axis": {"xyz": 3}, "mass": {"value": 1},
+            "inertia": {k: 1 for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
+            "limit": {k: 1 for k in ("lower", "upper", "effort", "velocity")},
+            "dynamics": {"damping": 1, "friction": 1}, "mimic": {"multiplier": 1, "offset": 1}}
+
+
+def _check_elements(root, source: str) -> None:
+    """What yourdfpy would stumble on with a bare KeyError or ValueError ('name', "could not convert
+    string to float: 'a'"): a missing name, type, parent or child, and attributes that are not the
+    right count of finite numbers, each named by its link or joint and line."""
+    if not root.get("name"):
+        raise UrdfError(f"{source}: the <robot> element has no name attribute (URDF requires one)")
+    for kind in ("link", "joint"):
+        for el in root.findall(kind):
+            name = el.get("name")
+            if not name:
+                raise UrdfError(f"{source}: line {el.sourceline}: a <{kind}> without a name attribute")
+            where = f"{kind} {name!r}"
+            if kind == "joint":
+                if not el.get("type"):
+                    raise UrdfError(f"{source}: {where}: no type attribute (revolute, continuous, prismatic, fixed...)")
+                for end in ("parent", "child"):
+                    tag = el.find(end)
+                    if tag is None or not tag.get("link"):
+                        raise UrdfError(f"{source}: {where}: no <{end} link=\"...\"/>")
+            elements = el.iter(*_NUMBERS) if kind == "joint" else el.find("inertial").iter(*_NUMBERS) \
+                if el.find("inertial") is not None else ()
+            for item in elements:
+                for attr, count in _NUMBERS[item.tag].items():
+                    text = item.get(attr)
+                    if text is None:
+                        continue
+                    try:
+                        values = [float(v) for v in text.split()]
+                    except ValueError:
+                        values = []
+                    if len(values) != count or not all(np.isfinite(values)):
+                        what = "a finite number" if count == 1 else f"{count} finite numbers"
+                        raise UrdfError(f"{source}: {where}: <{item.tag} {attr}=\"{text[:40]}\">: must be {what} "
+                                        f"(line {item.sourceline})")
 
 
 def _uses_xacro(root) -> bool:
@@ -224,6 +268,8 @@ def _tree(robot, source: str) -> UrdfTree:
         parent_joint[j.child] = j.name
         child_joints[j.parent].append(j.name)
     roots = [name for name in inertials if name not in parent_joint]
+    if not inertials:
+        raise UrdfError(f"{source}: the file defines no links")
     if not roots:
         raise UrdfError(f"{source}: closed loop: every link has a parent joint")
     if len(roots) > 1:

@@ -48,5 +48,5 @@ def test_equal_limits_are_the_no_limits_placeholder_without_a_warning(tmp_path):
 
 
 def test_a_nan_axis_is_named_as_such(tmp_path):
-    with pytest.raises(UrdfError, match=r"joint 'j2': the axis is zero or not finite \(xyz = nan 0 1\)"):
+    with pytest.raises(UrdfError, match=r"joint 'j2': <axis xyz=\"nan 0 1\">: must be 3 finite numbers"):
         import_urdf(_urdf(tmp_path, axis="nan 0 1"))

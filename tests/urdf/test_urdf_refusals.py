@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from designer.cli import main
@@ -97,3 +99,34 @@ def test_export_names_a_symbol_without_value(tmp_path, capsys):
                        '"links": [{"joint": "R", "a": "L", "mass": 1}]}')
     assert main(["export-urdf", str(project)]) == 2
     assert "symbol(s) without a value: L" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text,fragment", [
+    # before: yourdfpy's bare KeyError or ValueError ("cannot read the URDF: 'name'", "could not convert
+    # string to float: 'heavy'", "'NoneType' object has no attribute 'get'"), naming nothing
+    ('<robot><link name="a"/></robot>', "the <robot> element has no name attribute"),
+    (robot(*CHAIN).replace('<link name="c">', "<link>"), "line 1: a <link> without a name attribute"),
+    (robot(*CHAIN).replace('<joint name="j2" ', "<joint "), "a <joint> without a name attribute"),
+    (robot(*CHAIN).replace('<joint name="j2" type="revolute">', '<joint name="j2">'), "joint 'j2': no type attribute"),
+    (robot(*CHAIN).replace('<child link="c"/>', ""), "joint 'j2': no <child link="),
+    (robot(*CHAIN).replace('<parent link="b"/>', ""), "joint 'j2': no <parent link="),
+    (robot(*CHAIN).replace('<mass value="1"/>', '<mass value="heavy"/>', 1),
+     "link 'a': <mass value=\"heavy\">: must be"),
+    (robot(*CHAIN).replace('<origin xyz="0 0 0.3"/>', '<origin xyz="0 0.3"/>', 1),
+     "joint 'j1': <origin xyz=\"0 0.3\">: must be 3 finite numbers"),
+    (robot(*CHAIN).replace('<origin xyz="0 0 0.3"/>', '<origin xyz="1e400 0 0"/>', 1), "must be 3 finite numbers"),
+    (robot(*CHAIN).replace('lower="-1"', 'lower="-pi"', 1),
+     "joint 'j1': <limit lower=\"-pi\">: must be a finite number"),
+    ('<robot name="r"></robot>', "the file defines no links"),
+])
+def test_malformed_elements_are_named(tmp_path, text, fragment):
+    with pytest.raises(UrdfError, match=re.escape(fragment)):
+        import_urdf(write(tmp_path, text))
+
+
+def test_a_chain_longer_than_a_project_holds_is_refused_before_the_work(tmp_path):
+    # before: 300 joints imported in 40 s into a project file that the loader then refused
+    names = [f"l{k}" for k in range(70)]
+    joints = [joint(f"j{k}", "revolute", names[k - 1], names[k]) for k in range(1, 70)]
+    with pytest.raises(UrdfError, match="69 movable joints .* at most 64"):
+        import_urdf(write(tmp_path, robot(*joints, links=names)))
