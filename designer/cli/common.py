@@ -36,12 +36,21 @@ def number(text: str, what: str) -> float:
     return float(value.evalf())
 
 
+#: states, trajectories and torque tables larger than this are refused (a device such as /dev/zero never ends)
+MAX_TEXT_BYTES = 200_000_000
+
+
 def read_text(path: str, what: str) -> str:
     """The text of a UTF-8 file (a byte-order mark is dropped); user errors name the file."""
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
+        with Path(path).open("rb") as fh:
+            raw = fh.read(MAX_TEXT_BYTES + 1)
     except OSError as exc:
         raise UserError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_TEXT_BYTES:
+        raise UserError(f"{path}: {what} is larger than {MAX_TEXT_BYTES} bytes")
+    try:
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"{path}: {what} is not UTF-8 text") from None
 
