@@ -10,6 +10,7 @@ from ..errors import DesignerError
 from ..model.expr import ExpressionError, parse_expr
 from ..model.manipulator import Manipulator
 from ..project import ProjectError, load_project
+from ..project.io import json_problem
 
 __all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
 
@@ -63,7 +64,7 @@ def read_json(path: str, what: str):
         raise UserError(f"{path}: {what} is not valid JSON: {exc.msg} "
                         f"at line {exc.lineno}, column {exc.colno}") from None
     except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the parser goes
-        raise UserError(f"{path}: {what} is not valid JSON: {exc}") from None
+        raise UserError(f"{path}: {what} is not valid JSON: {json_problem(exc)}") from None
 
 
 def _reject_constant(name: str):

@@ -205,7 +205,9 @@ class _Reader:
         if unknown:
             self.fail(where, "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
         joint = data.get("joint")
-        if joint not in ("R", "P"):
+        if "joint" not in data:
+            self.fail(f"{where}.joint", "missing (\"R\" for revolute or \"P\" for prismatic)")
+        elif joint not in ("R", "P"):
             self.fail(f"{where}.joint", f"must be \"R\" (revolute) or \"P\" (prismatic), not {json.dumps(joint)}")
         fields = {k: self.expr(data.get(k, 0), f"{where}.{k}") for k in ("a", "alpha", "d", "theta")}
         if "mass" not in data:
@@ -434,8 +436,19 @@ def loads_project(text: str | bytes, source: str = "") -> Manipulator:
     except json.JSONDecodeError as exc:
         raise ProjectError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", source) from None
     except (ValueError, RecursionError) as exc:
-        raise ProjectError(f"not valid JSON: {exc}", source) from None
+        raise ProjectError(f"not valid JSON: {json_problem(exc)}", source) from None
     return from_dict(data, source)
+
+
+def json_problem(exc: Exception) -> str:
+    """What the json module's non-syntax failures mean, in the reader's words (not Python's advice
+    to call sys.set_int_max_str_digits)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "a number of more than 4300 digits"
+    return text
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:

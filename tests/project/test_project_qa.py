@@ -57,3 +57,24 @@ def test_a_rounded_pair_is_read_when_another_entry_is_a_symbol():
     model = from_dict(_doc(tensor) | {"parameters": {"Izz1": 0.4}})
     read = model.links[0].inertia.matrix()
     assert read == read.T
+
+
+@pytest.mark.parametrize("text,message", [
+    # before: Python's own advice ("use sys.set_int_max_str_digits() to increase the limit") and
+    # "maximum recursion depth exceeded while decoding a JSON array from a unicode string"
+    ('{"format": "manipulator-designer", "version": 1' + "0" * 5000 + "}",
+     "not valid JSON: a number of more than 4300 digits"),
+    ("[" * 100_000 + "]" * 100_000, "not valid JSON: nested too deeply"),
+])
+def test_json_the_reader_cannot_take_is_said_plainly(text, message):
+    from designer.project import loads_project
+    with pytest.raises(ProjectError) as info:
+        loads_project(text)
+    assert str(info.value) == message
+
+
+def test_a_missing_joint_type_is_called_missing():
+    doc = _doc([[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]])
+    del doc["links"][0]["joint"]
+    with pytest.raises(ProjectError, match=r'links\[1\]\.joint: missing \("R" for revolute or "P" for prismatic\)'):
+        from_dict(doc)
