@@ -334,7 +334,8 @@ def cmd_simulate(args) -> int:
         reached[0] = (step.fraction or 0.0) * duration
         bar(step)
     try:
-        with job_bar(args.quiet, desc="simulate") as bar:
+        # overflow is caught as a state that is no longer finite: numpy's warnings would only add lines
+        with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
             traj = run(simulate_job(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
                                     t_eval=t_eval), follow)
     except (SingularConfigurationError, SimulationError) as exc:

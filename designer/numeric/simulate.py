@@ -130,6 +130,15 @@ def _torque_function(torque: Torque, n: int, dyn) -> tuple[Callable[[float, list
     return (lambda t, q, qd: constant), True
 
 
+def _finite_state(t: float, y: np.ndarray) -> None:
+    """The integrator tries states beyond the float range when the motion blows up (qd0 = 1e200):
+    a SimulationError saying so, not LAPACK's failure on a NaN mass matrix."""
+    if not np.all(np.isfinite(y)):
+        when = f" at t = {t:.6g} s" if math.isfinite(t) else ""   # the first trial step may not be a time
+        raise SimulationError(f"the state is no longer finite{when} (velocities or torques too large "
+                              "for the integrator)")
+
+
 def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.ndarray]:
     quantity = "qdd"
     if isinstance(tau_of, PDControl) and isinstance(dyn, ArmDynamics) and tau_of.gravity is dyn.scalar_function("G"):
@@ -137,6 +146,7 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
         quantity, tau_of = "qdd_free", PDControl(tau_of.kp, tau_of.kd, tau_of.target, None)
     if not isinstance(dyn, ArmDynamics):
         def rhs(t, y):
+            _finite_state(t, y)
             q, qd = y[:n], y[n:]
             return np.concatenate([qd, dyn.qdd(q, qd, np.asarray(tau_of(t, q.tolist(), qd.tolist())))])
         return rhs
@@ -154,6 +164,7 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
         except ZeroDivisionError:
             ok = False
         if not ok or not all(map(math.isfinite, out[:n])):
+            _finite_state(t, y)
             # the checked path raises SingularConfigurationError where M is singular
             return np.concatenate([y[n:], dyn.qdd(y[:n], y[n:], np.asarray(full(t, q, qd)))])
         return np.array(qd + list(out[:n]))

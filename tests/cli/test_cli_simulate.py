@@ -20,6 +20,7 @@ from designer.numeric import arm_dynamics
 from designer.numeric.simulate import simulate
 from designer.project import from_dict
 
+from tests.support import robot_path
 from tests.support.pin_reference import random_arm
 from tests.support.terminal import cli, read_pty, read_pty_until
 
@@ -127,6 +128,16 @@ def test_command_refuses_a_singular_arm(tmp_path, capsys):
                                           {"joint": "R", "a": 0.5, "alpha": 0, "d": 0, "theta": 0, "mass": 0}]}))
     code, _, err = _run(capsys, "simulate", path, "--q0", "0.1", "0.2", "--t", "1", "--out", tmp_path / "run.csv")
     assert code == 2 and "mass matrix singular at q = [0.1, 0.2]" in err and err.count("\n") == 1
+    assert not (tmp_path / "run.csv").exists()
+
+
+def test_command_refuses_a_motion_that_leaves_the_float_range(tmp_path, capsys):
+    """qd0 = 1e200: the integrator's first trial state overflows; before, LAPACK's 'SVD did not converge'
+    on the NaN mass matrix came out as a traceback."""
+    code, _, err = _run(capsys, "simulate", robot_path("double_pendulum"), "--q0", "0.1", "0.2",
+                        "--qd0", "1e200", "0", "--t", "0.1", "--out", tmp_path / "run.csv")
+    assert code == 2 and "the state is no longer finite" in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "run.csv").exists()
 
 
