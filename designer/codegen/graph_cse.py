@@ -117,6 +117,22 @@ def fold_negations(temps: list, outputs: list) -> tuple[list, list]:
     return kept, [sp.sympify(e).xreplace(sub) for e in outputs] if sub else list(outputs)
 
 
+def drop_unused(temps: list, outputs: list) -> list:
+    """The temporaries that an output needs, directly or through later temporaries, in their order.
+
+    A term that cancels after substitution (the centrifugal qd1**2 of a one-joint arm) can leave its
+    temporary behind, which C compilers flag as unused (an error under -Wall -Werror)."""
+    needed: set = set()
+    for e in outputs:
+        needed |= sp.sympify(e).free_symbols
+    kept = []
+    for sym, value in reversed(temps):
+        if sym in needed:
+            kept.append((sym, value))
+            needed |= value.free_symbols
+    return kept[::-1]
+
+
 def ordered_assignments(assignments: list) -> list:
     """``[(symbol, value)]`` sorted so that each comes after the assignments it uses."""
     value = dict(assignments)

@@ -34,7 +34,7 @@ from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph, ordered_assignments, polish
+from .graph_cse import cse_graph, drop_unused, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
            "FUNCTION_ARGS"]
@@ -137,6 +137,7 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
         temps, reduced = polish(temps, reduced, symbols)
     token.check()
     temps, reduced = bound_nesting(temps, reduced, symbols)
+    temps = drop_unused(temps, reduced)
     used = set()
     for e in [*(t for _, t in temps), *reduced]:
         used |= e.free_symbols
