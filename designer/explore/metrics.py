@@ -13,6 +13,7 @@ components, see :class:`Metric`). Joints are numbered from 1 in these texts.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from enum import Enum
 from collections.abc import Callable, Sequence
@@ -313,7 +314,9 @@ def _reduce(values: np.ndarray, how: Reduce) -> np.ndarray:
         off = ~np.eye(n, dtype=bool)
         return np.abs(values[:, off]).max(axis=1) if n > 1 else np.abs(values[:, 0, 0])
     flat = values.reshape(values.shape[0], -1)
-    return np.nanmax(flat, axis=1) if how is Reduce.MAX else np.nanmin(flat, axis=1)
+    with warnings.catch_warnings():   # a state where every entry is NaN ("singular") reduces to NaN, quietly
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(flat, axis=1) if how is Reduce.MAX else np.nanmin(flat, axis=1)
 
 
 def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUNK, compiled=None) -> np.ndarray:

@@ -44,3 +44,13 @@ def test_coupling_of_a_joint_that_moves_nothing_is_nan():
     top = M[:, :2, :2] / np.sqrt(np.einsum("nii->ni", M[:, :2, :2])[:, :, None] *
                                  np.einsum("nii->ni", M[:, :2, :2])[:, None, :])
     np.testing.assert_allclose(coupling[:, :2, :2], top, rtol=1e-14)
+
+
+def test_a_reduced_metric_that_is_nan_everywhere_is_nan_without_a_warning():
+    import warnings
+
+    from designer.explore.metrics import evaluate
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # numpy's "All-NaN slice encountered" printed two lines per chunk
+        values = evaluate(_arm(0.0, load=False), Q, "inertia_free")
+    assert values.shape == (2,) and np.all(np.isnan(values))
