@@ -61,6 +61,10 @@ def _numbers(model: Manipulator, err) -> dict[str, float | None]:
     for where, expr in _fields(model):
         try:
             out[where] = real_value(expr, values)
+            if abs(out[where]) > MAX_MAGNITUDE:
+                err(where, f"{out[where]:.3g} is too large (at most {MAX_MAGNITUDE:g} in size: the dynamics "
+                           "multiply such numbers together, beyond the range of floating point)")
+                out[where] = None
         except MissingParameterError:
             out[where] = None
         except NotANumber as exc:
@@ -69,6 +73,11 @@ def _numbers(model: Manipulator, err) -> dict[str, float | None]:
             text = text if len(text) <= 60 else text[:57] + "..."
             err(where, f"{exc.reason} with the default parameter values ({text})")
     return out
+
+
+#: the largest size of a quantity: M, tau and the regressor multiply up to about six of them (m a^2 qd^2),
+#: and a length of 1e308 made every command fail on infinities
+MAX_MAGNITUDE = 1e50
 
 
 def validate(model: Manipulator) -> list[Problem]:
@@ -201,7 +210,10 @@ def _singular_everywhere(model: Manipulator, warn) -> None:
     rng = np.random.default_rng(0)
     null, zero = None, True
     for _ in range(3):
-        M = mass_matrix(arm, rng.uniform(-np.pi, np.pi, model.n))
+        with np.errstate(all="ignore"):
+            M = mass_matrix(arm, rng.uniform(-np.pi, np.pi, model.n))
+        if not np.all(np.isfinite(M)):
+            return   # numbers beyond the float range (a length of 1e308): nothing to say about singularity
         ev, vec = np.linalg.eigh(M)
         if ev[0] > SINGULAR * max(float(np.abs(ev[-1])), np.finfo(float).tiny):
             return

@@ -222,6 +222,7 @@ def build(name: str, source: str, vectorised: bool) -> Callable:
     # register the text so that inspect.getsource and tracebacks can show it
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     lib = np if vectorised else math
-    namespace = {"sin": lib.sin, "cos": lib.cos}
+    # a constant beyond the float range (a length of 1e308 squared) is written as repr gives it: inf
+    namespace = {"sin": lib.sin, "cos": lib.cos, "inf": math.inf, "nan": math.nan}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]

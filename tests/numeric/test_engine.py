@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 
 import numpy as np
@@ -197,3 +199,13 @@ def test_numeric_layer_does_not_load_the_symbolic_dynamics():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=300)
     assert out.stdout.strip() == "[]"
+
+
+def test_traced_code_holds_constants_beyond_the_float_range():
+    """A constant that overflows while tracing is written 'inf' in the generated source, which must
+    evaluate (to inf) instead of raising NameError."""
+    from designer.numeric.trace import build
+    f = build("f", "def f(x):\n    return x * inf + nan * 0\n", vectorised=False)
+    assert math.isnan(f(1.0))
+    g = build("g", "def g(x):\n    return x * inf\n", vectorised=False)
+    assert g(2.0) == math.inf

@@ -78,3 +78,18 @@ def test_a_missing_joint_type_is_called_missing():
     del doc["links"][0]["joint"]
     with pytest.raises(ProjectError, match=r'links\[1\]\.joint: missing \("R" for revolute or "P" for prismatic\)'):
         from_dict(doc)
+
+
+@pytest.mark.parametrize("field,value", [("a", 1e308), ("mass", 1e200), ("d", "1e60")])
+def test_a_quantity_beyond_the_computable_range_is_refused_naming_it(field, value):
+    # before: the file loaded, and regressor, linearize (NameError 'inf' in traced code) failed with tracebacks
+    doc = _doc([[0.1, 0, 0], [0, 0.1, 0], [0, 0, 0.1]])
+    doc["links"][0][field] = value
+    with pytest.raises(ProjectError, match=rf"links\[1\]\.{field}: .* is too large \(at most 1e\+50"):
+        from_dict(doc)
+
+
+def test_ordinary_large_units_are_kept():
+    # inertia in g mm^2 and lengths in mm: large numbers that are still far from the limit
+    model = from_dict(_doc([[2e9, 0, 0], [0, 3e9, 0], [0, 0, 4e9]]) | {"gravity": [0, 0, -9810]})
+    assert float(model.links[0].inertia.zz) == 4e9
