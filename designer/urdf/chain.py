@@ -98,7 +98,7 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
         joint = tree.joints[j]
         if joint.type in ("floating", "planar"):
             raise UrdfError(f"joint {j!r} is {joint.type}: only revolute, continuous, prismatic and fixed joints "
-                            "can be on the chain")
+                            f"can be on the chain (a mobile base? start the arm below it: --base {joint.child})")
         if joint.mimic:
             raise UrdfError(f"joint {j!r} mimics joint {joint.mimic!r}: mimic joints cannot be imported")
     if not movable:

@@ -130,3 +130,11 @@ def test_a_chain_longer_than_a_project_holds_is_refused_before_the_work(tmp_path
     joints = [joint(f"j{k}", "revolute", names[k - 1], names[k]) for k in range(1, 70)]
     with pytest.raises(UrdfError, match="69 movable joints .* at most 64"):
         import_urdf(write(tmp_path, robot(*joints, links=names)))
+
+
+def test_a_floating_joint_on_the_way_names_the_base_to_start_below_it(tmp_path):
+    text = robot(joint("j1", "floating", "a", "b"), joint("j2", "revolute", "b", "c"),
+                 joint("j3", "revolute", "c", "d"))
+    with pytest.raises(UrdfError, match=re.escape("start the arm below it: --base b")):
+        import_urdf(write(tmp_path, text))
+    assert [l.joint_name for l in import_urdf(write(tmp_path, text), base="b").model.links] == ["j2", "j3"]
