@@ -202,18 +202,18 @@ def _singular_everywhere(model: Manipulator, warn) -> None:
     if model.unvalued_symbols():
         return
     from ..kinematics import NumericArm   # model is below kinematics and numeric: import late
-    from ..numeric.recursive import mass_matrix
+    from ..numeric.batch import Batch     # numpy over the Jacobians: no code traced for a passing edit
     try:
         arm = NumericArm.from_model(model)
     except (ValueError, ArithmeticError):
         return
     rng = np.random.default_rng(0)
+    with np.errstate(all="ignore"):
+        poses = Batch(arm, rng.uniform(-np.pi, np.pi, (3, model.n))).M
+    if not np.all(np.isfinite(poses)):
+        return   # numbers beyond the float range: nothing to say about singularity
     null, zero = None, True
-    for _ in range(3):
-        with np.errstate(all="ignore"):
-            M = mass_matrix(arm, rng.uniform(-np.pi, np.pi, model.n))
-        if not np.all(np.isfinite(M)):
-            return   # numbers beyond the float range (a length of 1e308): nothing to say about singularity
+    for M in poses:
         ev, vec = np.linalg.eigh(M)
         if ev[0] > SINGULAR * max(float(np.abs(ev[-1])), np.finfo(float).tiny):
             return
