@@ -60,11 +60,13 @@ def _numbers(model: Manipulator, err) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for where, expr in _fields(model):
         try:
-            out[where] = real_value(expr, values)
-            if abs(out[where]) > MAX_MAGNITUDE:
-                err(where, f"{out[where]:.3g} is too large (at most {MAX_MAGNITUDE:g} in size: the dynamics "
+            value = real_value(expr, values)
+            if abs(value) > MAX_MAGNITUDE:
+                err(where, f"{value:.3g} is too large (at most {MAX_MAGNITUDE:g} in size: the dynamics "
                            "multiply such numbers together, beyond the range of floating point)")
                 out[where] = None
+            else:
+                out[where] = value
         except MissingParameterError:
             out[where] = None
         except NotANumber as exc:
