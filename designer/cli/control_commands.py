@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 
+from ..codegen.plan import comment_text
 from ..model import MissingParameterError
 from .common import UserError, load_model, number, write_output
 from .explore_io import pose_from
@@ -153,7 +154,8 @@ def cmd_linearize(args) -> int:
     if args.symbolic:
         raise UserError("linearize --symbolic: use --format json")
     comment = "%" if args.format == "matlab" else "#"
-    out = [f"{comment} Linearized model of {model.name or args.project}: x = [q; qd], dx/dt = A x + B tau",
+    title = comment_text(model.name or args.project)
+    out = [f"{comment} Linearized model of {title}: x = [q; qd], dx/dt = A x + B tau",
            f"{comment} operating point q0 = {lm.q0.tolist()}, qd0 = {lm.qd0.tolist()}, qdd0 = {lm.qdd0.tolist()}"]
     if args.format == "python":
         out.append("import numpy\n")

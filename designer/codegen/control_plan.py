@@ -24,7 +24,7 @@ from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
 from .graph_cse import graph_symbols
 from .graph_diff import graph_diff
-from .plan import CodeFunction, CodePlan, _function, _temp_prefix
+from .plan import CodeFunction, CodePlan, _function, _temp_prefix, comment_text
 
 __all__ = ["plan_base_code", "extra_functions", "tree_coriolis_matrix", "with_functions", "pruned"]
 
@@ -172,6 +172,6 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
                   for name, mat in quantities)
     method = "; ".join(filter(None, ("customized Newton-Euler and composite rigid bodies on the base parameters",
                                      drive_statement(model, drives))))
-    plan = CodePlan(model.name, method, "none", model.n,
+    plan = CodePlan(comment_text(model.name), method, "none", model.n,
                     tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))), funcs, prefix)
     return (extra_functions(plan, model, mass=mass, Y=Y) if extras else plan), bp

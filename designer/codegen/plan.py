@@ -103,6 +103,15 @@ class CodePlan:
     temp_prefix: str
 
 
+def comment_text(text: str, limit: int = 120) -> str:
+    """Free text (a model name from a project file) fit for a comment or docstring of generated code:
+    one line of printable characters, without what ends a C comment or a Python docstring. A name
+    holding a newline and ``import os`` would otherwise put that line into the generated module."""
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    text = text.replace("*/", "* /").replace("/*", "/ *").replace("\\", "/").replace('"', "'")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _temp_prefix(names: set[str]) -> str:
     """A prefix for CSE temporaries that no parameter name can collide with."""
     prefix = "x"
@@ -248,5 +257,6 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     for k, (name, mat) in enumerate(quantities):
         yield Progress("common subexpressions", k / len(quantities), name)
         funcs.append(_function(name, mat, model, index, prefix, token=token))
-    return CodePlan(model.name, method, eq.simplify.value if form is CodeForm.DERIVED else "none", model.n,
+    simplify = eq.simplify.value if form is CodeForm.DERIVED else "none"
+    return CodePlan(comment_text(model.name), method, simplify, model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)
