@@ -56,10 +56,15 @@ def _modified_offset(a, alpha, d, theta) -> np.ndarray:
 def _names(model: Manipulator) -> tuple[list[str], list[str]]:
     links: list[str] = []
     joints: list[str] = []
-    seen = {"base", "dh_frame0", "tool"}
+    # the exporter's own links and joints: a project's joint named "base_joint" made a second one,
+    # which every URDF reader refuses
+    seen = {"base", "dh_frame0", "tool", "base_joint", "tool_joint"}
     for i, link in enumerate(model.links, start=1):
         for out, name, fallback in ((links, link.name, f"link{i}"), (joints, link.joint_name, f"joint{i}")):
-            name = name if name and name not in seen and name.isprintable() else fallback
+            if not (name and name not in seen and name.isprintable()):
+                name, k = fallback, 1
+                while name in seen:   # a later link may already be called "link1"
+                    name, k = f"{fallback}_{k}", k + 1
             seen.add(name)
             out.append(name)
     return links, joints
