@@ -64,6 +64,8 @@ class ConditionResult:
                 Kind.BALANCED: "G_i = 0 identically"}[self.kind]
         if self.already:
             return f"{what}: holds already, for every value of the parameters"
+        if not self.conditions and not self.unknowns:
+            return f"{what}: " + ("; ".join(self.rejected) or "it does not hold, and there is nothing to solve for")
         if not self.conditions:
             why = "; ".join(self.rejected) if self.rejected else "the coefficient equations have no solution"
             return (f"{what}: no solution for {', '.join(s.name for s in self.unknowns)} with positive masses "
@@ -219,6 +221,8 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
     """
     kind = Kind(kind)
     pairs = _targets(kind, model.n, targets)
+    if equations is None and unknowns is None and not model.free_symbols():
+        return _numeric_check(model, kind, pairs)
     if equations is None:
         from ..dynamics.engine import derive
         from ..dynamics.results import Method, SimplifyMode
@@ -262,6 +266,32 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
         if kept:
             break
     return ConditionResult(kind, tuple(pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
+
+
+def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResult:
+    """A model without symbols has nothing to solve for: whether the condition holds, from M and G at
+    random poses (the closed forms of a 12-joint arm, derived only to be compared with 0, took longer
+    than anyone waits)."""
+    import numpy as np
+
+    from ..kinematics import NumericArm
+    from ..numeric.batch import Batch
+    if not pairs:   # a one-joint arm has no pair to decouple
+        return ConditionResult(kind, (), (), (), (), (), already=True)
+    arm = NumericArm.from_model(model)
+    rng = np.random.default_rng(0)
+    b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, model.n)))
+    if kind is Kind.BALANCED:
+        values = np.stack([b.G[:, t[0] - 1] for t in pairs], axis=1)
+        scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(arm.gravity)), 1e-300)
+    else:
+        values = np.stack([b.M[:, t[0] - 1, t[1] - 1] for t in pairs], axis=1)
+        scale = max(float(np.abs(b.M).max()), 1e-300)
+        if kind is Kind.INVARIANT:
+            values = values - values[:1]
+    holds = bool(np.all(np.abs(values) <= 1e-9 * scale))
+    note = () if holds else ("it does not hold, and the model has no symbolic parameters to solve for",)
+    return ConditionResult(kind, tuple(pairs), (), (), (), note, already=holds)
 
 
 def apply_condition(model: Manipulator, condition: Condition | dict) -> Manipulator:

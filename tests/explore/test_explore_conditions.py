@@ -79,3 +79,22 @@ def test_trig_coefficients_are_canonical(model):
         find_conditions(model, Kind.BALANCED, unknowns=["nope"])
     with pytest.raises(ValueError, match="pair"):
         find_conditions(model, Kind.DECOUPLED, targets=[(1, 3)])
+
+
+def test_a_numeric_arm_is_checked_numerically_not_derived():
+    """A model without symbols has nothing to solve for: whether the condition holds, from M and G at random
+    poses (a generic 12-joint arm's closed forms, derived only to be compared with 0, ran past five minutes;
+    the summary read "no solution for  with positive masses")."""
+    from designer.model import Inertia, Link, Manipulator
+    from tests.support.anyarm_arms import generic_arm
+    for kind in ("decoupled", "invariant", "balanced"):
+        result = find_conditions(generic_arm(3, seed=8), kind)
+        assert not result.already and not result.conditions and result.equations == ()
+        assert "no symbolic parameters to solve for" in result.summary()
+    # a planar two-link arm about vertical axes: gravity along the axes, so G = 0 everywhere (holds)
+    planar = Manipulator(links=(Link(a=0.4, mass=2.0, com=(-0.2, 0, 0), inertia=Inertia(0.01, 0.02, 0.03)),
+                                Link(a=0.3, mass=1.0, com=(-0.1, 0, 0), inertia=Inertia(0.01, 0.02, 0.03))),
+                         gravity=(0, 0, -9.81))
+    assert find_conditions(planar, "balanced").already
+    assert not find_conditions(planar, "decoupled").already
+    assert find_conditions(Manipulator(links=planar.links[:1], gravity=(0, 0, -9.81)), "decoupled").already
