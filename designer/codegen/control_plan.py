@@ -4,7 +4,7 @@ and the regressor.
 :func:`plan_base_code` writes tau, M and G with the base parameters (and the geometry symbols)
 as inputs: the recursions of :mod:`designer.dynamics.standard_ne` run on the base parameters in
 joint frames with every grouped or lost parameter zero, so far fewer products remain (PUMA 560
-with symbolic lengths: tau 511 operations in the generated code, each vector of the recursion a
+with symbolic lengths: tau 499 operations in the generated code, each vector of the recursion a
 named step, against 745 with mass, COM and inertia).
 :func:`extra_functions` adds ``coriolis_matrix`` C(q, qd) (Christoffel form of the compact M, so
 that dM/dt - 2C is skew; dM/dq_k by forward mode on M's shared graph, :mod:`.graph_diff`) and
