@@ -41,16 +41,20 @@ def _lambdify(model, exprs, extra=(), cse=True):
     return lambda q, qd, qdd, p=(): np.array(f(q, qd, qdd, p), dtype=float)
 
 
+@pytest.mark.parametrize("right_angles", [False, True])
 @pytest.mark.parametrize("convention", list(Convention))
-def test_symbolic_regressor_is_the_numeric_one(convention):
-    model = random_model(np.random.default_rng(8), 3, convention)
+def test_symbolic_regressor_is_the_numeric_one(convention, right_angles):
+    """Float twists, and right angles with zero lengths (RPRP: the arm on which sympy's cse inside
+    lambdify went wrong, hence no cse there)."""
+    n = 4 if right_angles else 3
+    model = random_model(np.random.default_rng(1 if right_angles else 8), n, convention, right_angles)
     Y, names = symbolic_regressor(model)
-    f = _lambdify(model, list(Y))
+    f = _lambdify(model, list(Y), cse=not right_angles)
     arm = NumericArm.from_model(model)
     rng = np.random.default_rng(1)
     for _ in range(4):
-        q, qd, qdd = rng.normal(size=(3, 3))
-        np.testing.assert_allclose(f(q, qd, qdd).reshape(3, 30), regressor(arm, q, qd, qdd), atol=1e-10)
+        q, qd, qdd = rng.normal(size=(3, n))
+        np.testing.assert_allclose(f(q, qd, qdd).reshape(n, 10 * n), regressor(arm, q, qd, qdd), atol=1e-10)
 
 
 @pytest.mark.parametrize("make", [lambda: puma560(symbolic_inertia=True), seven_modified,
