@@ -45,7 +45,8 @@ SHORT = {"M": "mass_matrix", "G": "gravity", "h": "bias", "C": "coriolis_matrix"
 def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
               token: CancelToken = NEVER, only: Collection[str] | None = None) -> CodePlan:
     """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the
-    regressor; ``only``: those of :data:`FUNCTIONS` named (default all)."""
+    regressor (with the drive terms: and the drive parameters' columns); ``only``: those of
+    :data:`FUNCTIONS` named (default all)."""
     from ..dynamics.results import Form
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
@@ -55,7 +56,7 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     if "coriolis_matrix" not in chosen and "regressor" not in chosen:
         return plan
     return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
-                           regressor="regressor" in chosen)
+                           regressor="regressor" in chosen, drives=drives)
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,
