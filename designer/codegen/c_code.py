@@ -33,8 +33,8 @@ class _Printer(C99CodePrinter):
         """``doprint(expr)`` for one expression without its per-call set-up (a walk for
         UnevaluatedExpr, an assignment wrapper, code formatting), which took half the time of
         printing the PUMA 560's CSE'd equations; the same text (a single line needs no indenting)."""
-        self._not_supported = set()
-        self._number_symbols = set()
+        self._not_supported: set = set()
+        self._number_symbols: set = set()
         text = self._print(expr)
         if self._not_supported or self._number_symbols or "\n" in text:
             return self.doprint(expr)  # comments and declarations: the full path

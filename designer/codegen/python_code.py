@@ -52,17 +52,18 @@ def _reads_and_temps(func: CodeFunction, printer, pairs: bool = False) -> list[s
         for k, (_, e) in enumerate(func.temps):
             if isinstance(e, (sp.cos, sp.sin)):
                 trig.setdefault(e.args[0], {})[type(e)] = k
-    partner = {}
+    partner: dict[int, tuple | None] = {}
     for angle, found in trig.items():
         if len(found) == 2:
             c, s = found[sp.cos], found[sp.sin]
             partner[min(c, s)] = (c, s, angle)
             partner[max(c, s)] = None
     for k, (t, e) in enumerate(func.temps):
+        pair = partner.get(k, ())
         if k not in partner:
             lines.append(f"    {t.name} = {printer.doprint(e)}")
-        elif partner[k] is not None:
-            c, s, angle = partner[k]
+        elif pair is not None:
+            c, s, angle = pair
             lines.append(f"    {func.temps[c][0].name}, {func.temps[s][0].name} = _cos_sin({printer.doprint(angle)})")
     return lines
 
