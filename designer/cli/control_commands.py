@@ -183,6 +183,7 @@ def codegen_control(args, derive, progress) -> int:
         only = parse_functions(args.functions) if getattr(args, "functions", None) else None
     except ValueError as exc:
         raise UserError(f"codegen --functions: {exc}") from None
+    args.only = only   # parsed once: the compact derivation reads it too
     try:
         if args.parameters == "base":
             model = load_model(args.project)

@@ -15,8 +15,8 @@ from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from .plan import BASIC_FUNCTIONS, CodeForm, CodePlan, plan_code
 
-__all__ = ["LANGUAGES", "FUNCTIONS", "PARAMETER_SETS", "parse_functions", "full_plan", "base_plan", "code_files",
-           "generate_files", "generate_base_files"]
+__all__ = ["LANGUAGES", "FUNCTIONS", "PARAMETER_SETS", "GRAPHS", "graphs_for", "parse_functions", "full_plan",
+           "base_plan", "code_files", "generate_files", "generate_base_files"]
 
 LANGUAGES = ("c", "python", "matlab")
 #: the inertial inputs of the generated code: mass, COM and inertia of each link, or the base parameters
@@ -25,6 +25,16 @@ PARAMETER_SETS = ("standard", "base")
 
 #: every function ``codegen`` can write, in the order it writes them
 FUNCTIONS = BASIC_FUNCTIONS + ("coriolis_matrix", "regressor")
+
+
+#: the compact graph each function is generated from (the Coriolis matrix differentiates M; the
+#: regressor is built from the model, not from a derivation)
+GRAPHS = {"tau": "tau", "mass_matrix": "M", "gravity": "G", "bias": "h", "coriolis_matrix": "M"}
+
+
+def graphs_for(only: tuple[str, ...] | None) -> set[str]:
+    """The compact graphs (of tau, M, G, h) that the functions ``only`` (None: all) read."""
+    return set(GRAPHS.values()) if only is None else {GRAPHS[f] for f in only if f in GRAPHS}
 
 
 def parse_functions(text: str) -> tuple[str, ...]:
