@@ -93,16 +93,14 @@ def _reduce(p: Poly, pairs: Sequence[tuple[int, int]], unbounded: Sequence[int])
     return {e: c for e, c in p.items() if abs(c) > RESIDUE * big or any(e[k] for k in unbounded)}
 
 
-def _horner(p: Poly, order: Sequence[int], gens: Sequence[sp.Expr]) -> sp.Expr:
-    """Horner form, generators taken out in ``order``: p = g * (p_g / g) + (p without g)."""
-    if not p:
-        return sp.S.Zero
+def _split(p: Poly, order: Sequence[int]) -> tuple[int, Poly, Poly] | None:
+    """(k, p_k / g_k, p without g_k) for the first generator k of ``order`` that ``p`` holds; None
+    when only a constant is left."""
     for k in order:
         if any(e[k] for e in p):
             break
     else:
-        (e, c), = p.items()  # only a constant is left
-        return _monomial(e, c, gens)
+        return None
     inner: Poly = {}
     rest: Poly = {}
     for e, c in p.items():
@@ -110,24 +108,28 @@ def _horner(p: Poly, order: Sequence[int], gens: Sequence[sp.Expr]) -> sp.Expr:
             inner[e[:k] + (e[k] - 1,) + e[k + 1:]] = c
         else:
             rest[e] = c
+    return k, inner, rest
+
+
+def _horner(p: Poly, order: Sequence[int], gens: Sequence[sp.Expr]) -> sp.Expr:
+    """Horner form, generators taken out in ``order``: p = g * (p_g / g) + (p without g)."""
+    if not p:
+        return sp.S.Zero
+    split = _split(p, order)
+    if split is None:
+        (e, c), = p.items()  # only a constant is left
+        return _monomial(e, c, gens)
+    k, inner, rest = split
     return gens[k] * _horner(inner, order, gens) + _horner(rest, order, gens)
 
 
 def _shape(p: Poly, order: Sequence[int], nodes: set) -> object:
     """The Horner form of ``p`` in ``order`` as nested tuples, its operations added to ``nodes``
     (equal parts are equal tuples: ``len(nodes)`` counts what CSE leaves, about)."""
-    for k in order:
-        if any(e[k] for e in p):
-            break
-    else:
+    split = _split(p, order)
+    if split is None:
         return float(f"{sum(p.values()):.{DIGITS}g}") if p else 0.0
-    inner: Poly = {}
-    rest: Poly = {}
-    for e, c in p.items():
-        if e[k]:
-            inner[e[:k] + (e[k] - 1,) + e[k + 1:]] = c
-        else:
-            rest[e] = c
+    k, inner, rest = split
     a = _shape(inner, order, nodes)
     node: object = k if a == 1.0 else ("*", k, a)
     if node != k:
