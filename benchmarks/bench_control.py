@@ -5,8 +5,9 @@ Run: ``python -m benchmarks control`` or ``python benchmarks/bench_control.py [-
 (prints figures; not a test).
 
 * base parameter count and numerical rank of Y for every bundled arm;
-* PUMA 560 with symbolic lengths, g and ten symbolic inertial parameters per link: count_ops after
-  CSE of tau with the base parameters (target <= 500) beside the standard-parameter tree form,
+* PUMA 560 with symbolic lengths, g and ten symbolic inertial parameters per link: count_ops of the
+  tau function that ``codegen --parameters base`` writes (after CSE and the peephole passes; target
+  <= 500) beside the standard-parameter tree form,
   and the time of the plan behind ``codegen --parameters base`` (median of R runs);
 * the largest difference to Pinocchio of the numeric regressor (``computeJointTorqueRegressor``,
   joint-frame parameters) and of the linearization (``computeABADerivatives``) over random
@@ -78,10 +79,10 @@ def puma_ops(runs: int) -> None:
         times.append(time.perf_counter() - t)
     code = next(f for f in plan.functions if f.name == "tau")
     emitted = sum(sp.count_ops(v) for _, v in code.temps) + sum(sp.count_ops(e) for _, e in code.outputs)
-    print(f"PUMA 560 symbolic, tau after CSE: base parameters {base} operations (target <= 500; as one graph "
-          f"{graph}; the tau function codegen --parameters base writes: {emitted}), standard parameters {std} "
-          f"(ratio {base / std:.2f}); plan of codegen --parameters base (tau, M, G): "
-          f"median {statistics.median(times):.2f} s")
+    print(f"PUMA 560 symbolic, tau with base parameters: the function codegen --parameters base writes "
+          f"{emitted} operations (target <= 500); the same steps under sympy.cse alone {base}, as one graph "
+          f"{graph}; standard parameters {std} (ratio {emitted / std:.2f}); plan of codegen --parameters base "
+          f"(tau, M, G): median {statistics.median(times):.2f} s")
 
 
 def pinocchio_errors() -> None:

@@ -174,10 +174,7 @@ def codegen_control(args, derive, progress) -> int:
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
     from pathlib import Path
 
-    from ..codegen.control_plan import plan_base_code
-    from dataclasses import replace
-
-    from ..codegen.files import code_files, full_plan, parse_functions
+    from ..codegen.files import base_plan, code_files, full_plan, parse_functions
     from ..dynamics.results import SimplifyMode
     from ..jobs import Progress
 
@@ -188,15 +185,12 @@ def codegen_control(args, derive, progress) -> int:
         only = parse_functions(args.functions) if getattr(args, "functions", None) else None
     except ValueError as exc:
         raise UserError(f"codegen --functions: {exc}") from None
+    args.only = only   # parsed once: the compact derivation reads it too
     try:
         if args.parameters == "base":
             model = load_model(args.project)
             progress(Progress("base parameters"))
-            # the base plan's extras: h, the Coriolis matrix and the regressor
-            extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
-            plan, _ = plan_base_code(model, extras=extras, drives=drives)
-            if only is not None:
-                plan = replace(plan, functions=tuple(f for f in plan.functions if f.name in only))
+            plan = base_plan(model, drives, only)
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value

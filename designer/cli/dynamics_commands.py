@@ -93,11 +93,8 @@ def _compact(args, progress) -> Equations:
     from ..jobs import run
 
     model = load_model(args.project)
-    need = {"tau", "M", "G", "h"}
-    if getattr(args, "functions", None):  # codegen --functions: only the graphs those read
-        from ..codegen.files import parse_functions
-        graphs = {"tau": "tau", "mass_matrix": "M", "gravity": "G", "bias": "h", "coriolis_matrix": "M"}
-        need = {graphs[f] for f in parse_functions(args.functions) if f in graphs}
+    from ..codegen.files import graphs_for
+    need = graphs_for(getattr(args, "only", None))  # codegen --functions: only the graphs those read
     try:
         return run(compact_equations_job(model, Method(args.method), need=need), progress)
     except (ValueError, ArithmeticError) as exc:

@@ -51,6 +51,7 @@ def register(sub) -> None:
     q.add_argument("--solve-for", metavar="NAMES", help="comma list of parameters to solve for")
     q.add_argument("--apply", metavar="OUT.json", help="save the model with the first (or --choose) solution")
     q.add_argument("--choose", type=int, default=1, help="which solution --apply uses (1-based)")
+    add_quiet(q)
     common(q, table=False)
     q.set_defaults(func=guard(cmd_conditions))
 
@@ -136,7 +137,8 @@ def cmd_metric(args) -> int:
 
 
 def cmd_conditions(args) -> int:
-    from ..explore.conditions import apply_condition, find_conditions
+    from ..explore.conditions import apply_condition, find_conditions_job
+    from ..jobs import run
     from ..project import save_project
     model = load_model(args.project)
     targets = None
@@ -144,7 +146,8 @@ def cmd_conditions(args) -> int:
         targets = [tuple(int(v) for v in t.split(",")) if all(v.strip().isdigit() for v in t.split(","))
                    else _bad_target(t) for t in args.target]
     unknowns = [s.strip() for s in args.solve_for.split(",") if s.strip()] if args.solve_for else None
-    res = find_conditions(model, args.kind, targets, unknowns)
+    with job_bar(args.quiet, desc="conditions") as bar:
+        res = run(find_conditions_job(model, args.kind, targets, unknowns), bar)
     data = {"kind": res.kind.value, "targets": [list(t) for t in res.targets], "summary": res.summary(),
             "already": res.already, "unknowns": [s.name for s in res.unknowns],
             "equations": [str(e) + " = 0" for e in res.equations],

@@ -9,7 +9,10 @@ file streams its rows as they finish (a JSON file through a CSV beside it) and
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from ..explore.distribute import SCHEDULER_ENV, Compute, ComputeError, open_executor, scheduler_from_env
 from ..jobs import run
@@ -68,7 +71,7 @@ def _spec(args, model, arm):
 
 
 def cmd_sweep(args) -> int:
-    from ..explore.sweep import design_count, sweep
+    from ..explore.sweep import design_count
     from ..explore.sweep_file import SweepFileError, part_path, sweep_to_csv, sweep_to_json
     model, arm = model_and_arm(args)
     spec = _spec(args, model, arm)
@@ -81,35 +84,30 @@ def cmd_sweep(args) -> int:
         if key not in spec.keys():
             raise UserError(f"--pareto: no column '{key}' (have: {', '.join(spec.keys())})")
     maximize = (args.pareto[0] in args.maximize, args.pareto[1] in args.maximize) if args.pareto else (False, False)
-    # a file streams (JSON through a CSV beside it, see sweep_file); standard output gets the sweep from memory
-    streamed = bool(args.out)
-    rows_file = args.out if fmt == "csv" else str(part_path(args.out or ""))
-    try:
-        with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "sweep") as bar:
-            if streamed:
+    # a file streams (JSON through a CSV beside it, see sweep_file); standard output gets a temporary
+    # file's bytes when the sweep is done, so that memory stays flat there too
+    with tempfile.TemporaryDirectory(prefix="designer-sweep-") as scratch:
+        out = args.out or str(Path(scratch) / f"sweep.{fmt}")
+        rows_file = out if fmt == "csv" else str(part_path(out))
+        try:
+            with open_executor(compute) as (executor, slots), job_bar(args.quiet, total, "design", "sweep") as bar:
                 to_file = sweep_to_csv if fmt == "csv" else sweep_to_json
-                run(to_file(model, spec, args.out, executor, slots=slots, resume=args.resume,
+                run(to_file(model, spec, out, executor, slots=slots, resume=args.resume,
                             pareto=tuple(args.pareto) if args.pareto else None, maximize=maximize), bar)
-                return 0
-            result = run(sweep(model, spec, executor, slots=slots), bar)
-    except (ComputeError, SweepFileError) as exc:
-        raise UserError(str(exc)) from None
-    except KeyboardInterrupt:
-        if not streamed:
-            raise
-        # the bar and the workers are gone by now: one line, and the file is ready for --resume
-        print(f"interrupted: {_rows_in(rows_file)} of {total} designs are in {rows_file}; the same command with "
-              f"--resume continues", file=sys.stderr)
-        return 130
-    rows: list[dict] = result.rows()
-    if args.pareto:
-        a, b = args.pareto
-        front = result.pareto(a, b, (not maximize[0], not maximize[1]))
-        for row, f in zip(rows, front):
-            row["pareto"] = bool(f)
-    for i, row in enumerate(rows):
-        row["error"] = result.errors.get(i, "")
-    return emit(args, rows, {"parameters": [a.name for a in spec.axes], "rows": rows})
+        except (ComputeError, SweepFileError) as exc:
+            raise UserError(str(exc)) from None
+        except KeyboardInterrupt:
+            if not args.out:
+                raise
+            # the bar and the workers are gone by now: one line, and the file is ready for --resume
+            print(f"interrupted: {_rows_in(rows_file)} of {total} designs are in {rows_file}; the same command "
+                  f"with --resume continues", file=sys.stderr)
+            return 130
+        if not args.out:
+            with open(out, "rb") as f:
+                shutil.copyfileobj(f, sys.stdout.buffer)
+            sys.stdout.flush()
+    return 0
 
 
 def _rows_in(path: str) -> int:

@@ -4,11 +4,12 @@ and the regressor.
 :func:`plan_base_code` writes tau, M and G with the base parameters (and the geometry symbols)
 as inputs: the recursions of :mod:`designer.dynamics.standard_ne` run on the base parameters in
 joint frames with every grouped or lost parameter zero, so far fewer products remain (PUMA 560
-with symbolic lengths: tau 511 operations in the generated code, each vector of the recursion a
+with symbolic lengths: tau 499 operations in the generated code, each vector of the recursion a
 named step, against 745 with mass, COM and inertia).
 :func:`extra_functions` adds ``coriolis_matrix`` C(q, qd) (Christoffel form of the compact M, so
 that dM/dt - 2C is skew; dM/dq_k by forward mode on M's shared graph, :mod:`.graph_diff`) and
-``regressor`` Y(q, qd, qdd) (n x 10 n, standard parameters).
+``regressor`` Y(q, qd, qdd) (n x 10 n, standard parameters; with the drive terms, a column for each
+drive parameter after them, in the order of :func:`designer.numeric.regressor.drive_slots`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from .graph_cse import graph_symbols
 from .graph_diff import graph_diff
 from .plan import CodeFunction, CodePlan, _function, _temp_prefix, comment_text
 
-__all__ = ["plan_base_code", "extra_functions", "tree_coriolis_matrix", "with_functions", "pruned"]
+__all__ = ["plan_base_code", "extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions", "pruned"]
 
 _EXTRA_DOC = {
     "coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
@@ -52,6 +53,22 @@ def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None, token: 
         return sp.Add(*[halves[k] * (dM[k][i, j] + dM[j][i, k] - dM[i][j, k]) for k in range(n)])
     with distribute(False):  # sympy would distribute -1 over the large sums and copy them
         return sp.Matrix(n, n, entry)
+
+
+def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
+    """(columns, doc): the regressor's columns of the drive parameters (n x k; qdd_j, qd_j and
+    sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.numeric.regressor.drive_slots` order,
+    as the numeric regressor has them) and what the header says about them ('' without drive data)."""
+    from ..numeric.regressor import drive_parameter_values, drive_slots
+    slots = drive_slots(model)
+    Y = sp.zeros(model.n, len(slots))
+    for c, (j, kind) in enumerate(slots):
+        Y[j, c] = {"Ia": model.qdd[j], "fv": model.qd[j], "fc": sp.sign(model.qd[j])}[kind]
+    if not slots:
+        return Y, ""
+    values = ", ".join(f"{kind}{j + 1} = {float(v):.15g}" for (j, kind), v in zip(slots, drive_parameter_values(model)))
+    return Y, (f"; then the {len(slots)} drive parameters (Ia reflected rotor inertia N^2 Jm, fv viscous and "
+               f"fc Coulomb friction of joint j; columns qdd_j, qd_j, sign(qd_j)), the project's values: {values}")
 
 
 def pruned(func: CodeFunction) -> CodeFunction:
@@ -89,9 +106,10 @@ def with_functions(plan: CodePlan, funcs: list[CodeFunction], parameters=None) -
 
 def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
                     mass: sp.Matrix | None = None, Y: sp.Matrix | None = None,
-                    token: CancelToken = NEVER, coriolis: bool = True) -> CodePlan:
+                    token: CancelToken = NEVER, coriolis: bool = True, drives: bool = False) -> CodePlan:
     """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
-    regressor uses only geometry parameters, which are already in the plan's list."""
+    regressor uses only geometry parameters, which are already in the plan's list; ``drives``: with
+    the columns of the drive parameters (:func:`drive_columns`) after the standard ones."""
     from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     exact = exact_angles(model).model   # a twist of 1.5707963267948966 as pi/2, as the plan's forms read it
@@ -102,7 +120,12 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
     if regressor:
         if Y is None:
             Y, _ = symbolic_regressor(exact, token)
-        funcs.append(_as("tau", "regressor", Y, model, index, plan.temp_prefix, token))
+        doc = ""
+        if drives:
+            columns, doc = drive_columns(model)
+            Y = Y.row_join(columns)
+        func = _as("tau", "regressor", Y, model, index, plan.temp_prefix, token)
+        funcs.append(replace(func, doc=func.doc.replace("; row-major", doc + "; row-major")))
     return with_functions(plan, funcs)
 
 
@@ -174,4 +197,4 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
                                      drive_statement(model, drives))))
     plan = CodePlan(comment_text(model.name), method, "none", model.n,
                     tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))), funcs, prefix)
-    return (extra_functions(plan, model, mass=mass, Y=Y) if extras else plan), bp
+    return (extra_functions(plan, model, mass=mass, Y=Y, drives=drives) if extras else plan), bp

@@ -25,11 +25,12 @@ from collections.abc import Iterable, Sequence
 
 import sympy as sp
 
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 
-__all__ = ["Kind", "Condition", "ConditionResult", "trig_coefficients", "find_conditions", "apply_condition",
-           "default_unknowns"]
+__all__ = ["Kind", "Condition", "ConditionResult", "trig_coefficients", "find_conditions", "find_conditions_job",
+           "apply_condition", "default_unknowns"]
 
 
 class Kind(str, Enum):
@@ -208,7 +209,16 @@ def _targets(kind: Kind, n: int, targets) -> list[tuple[int, ...]]:
 
 def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | None = None,
                     unknowns: Iterable[str | sp.Symbol] | None = None, equations=None) -> ConditionResult:
-    """Solve for the parameter relations of ``kind`` (see the module text).
+    """:func:`find_conditions_job` run to its end."""
+    return run(find_conditions_job(model, kind, targets, unknowns, equations))
+
+
+def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence | None = None,
+                        unknowns: Iterable[str | sp.Symbol] | None = None, equations=None,
+                        token: CancelToken = NEVER) -> Job[ConditionResult]:
+    """Solve for the parameter relations of ``kind`` (see the module text), reporting each stage
+    (the derivation, the coefficients per entry, each tier of unknowns: one ``sympy.solve`` each,
+    tens of seconds on the PUMA 560, with no place inside for a cancel check).
 
     Parameters
     ----------
@@ -222,13 +232,18 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
     kind = Kind(kind)
     pairs = _targets(kind, model.n, targets)
     if equations is None and unknowns is None and not model.free_symbols():
+        yield Progress("checking M and G at random poses", 0.0)
         return _numeric_check(model, kind, pairs)
     if equations is None:
         from ..dynamics.engine import derive
         from ..dynamics.results import Method, SimplifyMode
+        yield Progress("deriving M and G", 0.0)
+        token.check()
         equations = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
     eqs: list[sp.Expr] = []
-    for t in pairs:
+    for k, t in enumerate(pairs):
+        yield Progress("coefficient equations", 0.1 + 0.1 * k / len(pairs), f"entry {t}")
+        token.check()
         entry = equations.gravity[t[0] - 1] if kind is Kind.BALANCED else equations.mass_matrix[t[0] - 1, t[1] - 1]
         coeffs = trig_coefficients(entry, model)
         for monom, c in coeffs.items():
@@ -253,9 +268,12 @@ def find_conditions(model: Manipulator, kind: Kind | str, targets: Sequence | No
         attempts = [syms]
     kept: list[Condition] = []
     rejected: list[str] = []
-    for attempt in attempts:
+    for k, attempt in enumerate(attempts):
         if not attempt:
             continue
+        yield Progress("solving", 0.2 + 0.8 * k / len(attempts),
+                       f"for {', '.join(s.name for s in attempt)}")
+        token.check()
         kept, rejected = [], []
         for sol in sp.solve(eqs, attempt, dict=True):
             ok, note = _admissible(model, sol)

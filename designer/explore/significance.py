@@ -27,6 +27,7 @@ import numpy as np
 import sympy as sp
 
 from ..jobs import NEVER, CancelToken, Job, Progress
+from ..jobs.interrupt import interruptible
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from .maps import Sampling, joint_limits, sample_configurations
@@ -170,15 +171,18 @@ def check_bound(arm: NumericArm, sig: Significance, samples: int = 2000, seed: i
     return {"error": err, "bound": bound, "ratio": err / slack, "holds": err <= slack}
 
 
-def _ops(exprs) -> int:
-    replacements, reduced = sp.cse([e for e in exprs if e != 0])
-    return int(sum(sp.count_ops(r) for _, r in replacements) + sum(sp.count_ops(e) for e in reduced))
+def _ops(exprs, token: CancelToken = NEVER) -> int:
+    # one sympy.cse over all entries (what they share is the point), seconds for six joints:
+    # a cancel stops it from outside (pieces checked in turn would share less and count more)
+    with interruptible(token):
+        replacements, reduced = sp.cse([e for e in exprs if e != 0])
+        return int(sum(sp.count_ops(r) for _, r in replacements) + sum(sp.count_ops(e) for e in reduced))
 
 
 def operation_counts(model, sig: Significance, overrides=None, token: CancelToken = NEVER) -> tuple[int, int]:
     """(full, simplified) operation counts of tau after common-subexpression elimination, with the
     parameters at their values (what a controller would evaluate); ``token`` is checked within the
-    derivation and between the two counts."""
+    derivation and stops each count's CSE within :data:`~designer.jobs.interrupt.POLL` seconds."""
     from ..dynamics.engine import derive
     from ..dynamics.results import Form, Method, SimplifyMode, velocity_products, velocity_squares
     from ..dynamics.size import ExpansionTooLarge
@@ -203,10 +207,7 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
         if ("G", i, ()) in keep:
             e += G[i]
         simple.append(e)
-    token.check()
-    full_ops = _ops(list(full))
-    token.check()
-    return full_ops, _ops(simple)
+    return _ops(list(full), token), _ops(simple, token)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
 
 from ..dynamics.results import Equations, Form
 from .background import Background
+from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
 
 __all__ = ["EquationsView", "entries_of"]
@@ -166,11 +167,7 @@ class EquationsView(QWidget):
         self._symbols: dict[int, frozenset[str]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.banner = QLabel("Out of date: the model changed after these equations were derived. Derive again.")
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("QLabel { background: #fff3c4; color: #6b4e00; border: 1px solid #e0b400;"
-                                  " padding: 6px; font-weight: bold; }")
-        self.banner.hide()
+        self.banner = StaleBanner()   # the look and wording of every other result's banner
         layout.addWidget(self.banner)
         self.title = QLabel("No equations yet.")
         self.title.setWordWrap(True)
@@ -236,8 +233,8 @@ class EquationsView(QWidget):
         """Show ``eq`` (None clears); ``stale`` (True, or the reason as text) shows the out-of-date banner."""
         self.stale = bool(stale)
         reason = stale if isinstance(stale, str) and stale else "the model changed after these equations were derived"
-        self.banner.setText(f"Out of date: {reason}. Derive again to update them.")
-        self.banner.setVisible(self.stale and eq is not None)
+        self.banner.set_reason(reason if self.stale and eq is not None else "", "Derive again",
+                               "exports use these equations only after asking")
         if eq is self.equations:
             return
         self.equations = eq

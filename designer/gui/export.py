@@ -1,5 +1,6 @@
 """The Export menu: the equations report (LaTeX, Markdown, HTML, JSON) and generated code (C source
-and header, Python, a folder of MATLAB files: what ``codegen`` writes, :mod:`designer.codegen.files`).
+and header, Python, a folder of MATLAB files: what ``codegen`` writes, :mod:`designer.codegen.files`,
+with its choice of standard or base parameters and of the drive terms, :mod:`.export_options`).
 
 Writing a report of large equations takes a while (printing, operation
 counts, common subexpressions), so it runs as a job in a worker process, on the
@@ -13,10 +14,11 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ..codegen.files import generate_files
+from ..codegen.files import generate_base_files, generate_files
 from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
+from .export_options import CodeOptions, ask_code_options
 from .folders import remember_folder, safe_file_name
 
 __all__ = ["build_menu", "export_report", "export_code", "export_busy", "REPORT_FORMATS", "CODE_LANGUAGES"]
@@ -34,6 +36,8 @@ CODE_LANGUAGES = {
     "python": ("&Python/numpy code (tau, M, G, h, C, Y)…", "Python (*.py)", ".py"),
     "matlab": ("&MATLAB/Octave functions (tau, M, G, h, C, Y)…", "", ""),
 }
+
+_LANGUAGE_NAMES = {"c": "C", "python": "Python", "matlab": "MATLAB/Octave"}
 
 
 def build_menu(window, menu) -> None:
@@ -113,26 +117,42 @@ def export_report(window, fmt: ReportFormat | str, path=None) -> bool:
                    f"Writing the {fmt.value} report", render, fmt)
 
 
-def export_code(window, lang: str, path=None) -> bool:
-    """Write generated code for the equations on display: for C the source and its header, for
-    MATLAB a folder of .m files (``path``: the folder)."""
+def export_code(window, lang: str, path=None, options: CodeOptions | None = None) -> bool:
+    """Write generated code: for C the source and its header, for MATLAB a folder of .m files
+    (``path``: the folder). ``options``: standard or base parameters, drive terms; asked in a dialog
+    when neither they nor ``path`` are given, else the defaults (standard, rigid bodies). Standard
+    parameters write the equations on display; base parameters need no derivation and write the arm
+    on display, as ``codegen --parameters base`` does."""
     lang = getattr(lang, "value", lang)
-    text, file_filter, suffix = CODE_LANGUAGES[lang]
-    what = f"Generating {lang} code"
-    if lang != "matlab":
-        return _export(window, "Export code", suffix, file_filter, path, what, generate_files, lang)
+    _text, file_filter, suffix = CODE_LANGUAGES[lang]
     if export_busy(window):
         return False
-    eq = _equations(window)
-    if eq is None:
-        return False
-    if path is None:
-        path = QFileDialog.getExistingDirectory(window, "Export MATLAB/Octave functions to the folder",
-                                                str(window._folder()))
-        if not path:
+    if options is None:
+        options = ask_code_options(window, _LANGUAGE_NAMES[lang]) if path is None else CodeOptions()
+        if options is None:
             return False
-        remember_folder(str(Path(path) / "x.m"), window.settings)
-    _run(window, what, Path(path), generate_files, (eq, lang, str(path)))
+    if options.parameters == "base":
+        source = window.document.model
+        make = generate_base_files
+    else:
+        source = _equations(window)
+        if source is None:
+            return False
+        make = generate_files
+    if lang != "matlab":
+        target = _target(window, "Export code", suffix, file_filter, path)
+        if target is None:
+            return False
+    else:
+        if path is None:
+            path = QFileDialog.getExistingDirectory(window, "Export MATLAB/Octave functions to the folder",
+                                                    str(window._folder()))
+            if not path:
+                return False
+            remember_folder(str(Path(path) / "x.m"), window.settings)
+        target = Path(path)
+    what = f"Generating {lang} code{options.describe()}"
+    _run(window, what, target, make, (source, lang, str(target), None, options.drives))
     return True
 
 
@@ -145,6 +165,5 @@ def _export(window, title: str, suffix: str, file_filter: str, path, what: str, 
     target = _target(window, title, suffix, file_filter, path)
     if target is None:
         return False
-    args = (eq, kind, str(target)) if make_text is generate_files else (eq, kind)
-    _run(window, what, target, make_text, args)
+    _run(window, what, target, make_text, (eq, kind))
     return True

@@ -50,9 +50,11 @@ class StaleBanner(QLabel):
         self.setStyleSheet(STALE_STYLE)
         self.hide()
 
-    def set_reason(self, reason: str, action: str = "Compute") -> None:
-        """Show why the result is out of date and which button updates it; ``""`` hides the banner."""
-        self.setText(f"Out of date: {reason}. {action} to update; export is off until then." if reason else "")
+    def set_reason(self, reason: str, action: str = "Compute", consequence: str = "export is off until then") -> None:
+        """Show why the result is out of date, which button updates it and what waits for that
+        (``consequence``, may be empty); ``""`` as reason hides the banner."""
+        tail = f"; {consequence}." if consequence else "."
+        self.setText(f"Out of date: {reason}. {action} to update{tail}" if reason else "")
         self.setVisible(bool(reason))
 
 

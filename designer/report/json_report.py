@@ -69,9 +69,11 @@ def equations_dict(eq: Equations) -> dict:
         doc["velocity_squares"] = [f"{v.name}**2" for v in qd]
     doc["matrices"] = {name: _matrix(mat) for name, mat in eq.matrices.items()}
     if eq.method is Method.NEWTON_EULER:
-        # the other forms contain M, G and h (tau follows from "form"); tau alone does not show them
+        # the other forms contain M, G and h (tau follows from "form"); tau alone does not show them.
+        # "bias" is h(q, qd) = tau(q, qd, 0) - G, the Coriolis and centrifugal torques (not the Coriolis
+        # matrix), named as the generated code names it
         doc["derived"] = {"mass_matrix": _matrix(eq.mass_matrix), "gravity_torques": _vector(eq.gravity),
-                          "coriolis": _vector(eq.coriolis)}
+                          "bias": _vector(eq.coriolis)}
     return doc
 
 

@@ -132,3 +132,44 @@ def test_symbolic_linearization_is_the_numeric_one():
     A = symbolic_linearization(pend).A
     q1 = pend.q[0]
     assert sp.simplify(A[1, 0] - (g / L) * sp.sin(q1)) == 0 and A[1, 1] == 0
+
+
+def test_numpy_expm_is_scipys():
+    """The zero-order hold's matrix exponential (numpy alone, so that the window does not import
+    scipy): small and large norms (scaling and squaring), a rotation generator, a nilpotent block."""
+    from designer.control.expm import expm as ours
+    rng = np.random.default_rng(11)
+    cases = [np.zeros((3, 3)), np.array([[0.0, -2.0], [2.0, 0.0]]), np.triu(rng.normal(size=(5, 5)), 1)]
+    cases += [rng.normal(size=(n, n)) * scale for n in (1, 4, 14) for scale in (1e-6, 0.3, 3.0, 40.0)]
+    for a in cases:
+        want = expm(a)
+        np.testing.assert_allclose(ours(a), want, rtol=1e-12, atol=1e-13 * np.abs(want).max())
+    with pytest.raises(ValueError, match="square"):
+        ours(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("method, scipy_name", [("zoh", "zoh"), ("tustin", "bilinear")])
+def test_discrete_models_are_scipys(method, scipy_name):
+    from scipy.signal import cont2discrete
+    rng = np.random.default_rng(4)
+    lm = linearize(random_arm(rng, 4, Convention.STANDARD), rng.normal(size=4), rng.normal(size=4))
+    for dt in (1e-4, 0.01, 0.5):
+        Ad, Bd, *_ = cont2discrete((lm.A, lm.B, np.eye(8), np.zeros_like(lm.B)), dt, method=scipy_name)
+        dm = lm.discretize(dt, method)
+        np.testing.assert_allclose(dm.Ad, Ad, rtol=1e-10, atol=1e-12 * np.abs(Ad).max())
+        np.testing.assert_allclose(dm.Bd, Bd, rtol=1e-10, atol=1e-12 * np.abs(Bd).max())
+
+
+def test_linearize_and_discretize_import_no_scipy():
+    """The window's Linearize runs in the GUI thread: scipy.signal's import alone took 0.6-0.7 s there."""
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np\n"
+            "from designer.control import linearize\n"
+            "from tests.support.pin_reference import random_arm\n"
+            "from designer.model import Convention\n"
+            "lm = linearize(random_arm(np.random.default_rng(1), 3, Convention.STANDARD), np.zeros(3))\n"
+            "lm.discretize(0.01, 'zoh'); lm.discretize(0.01, 'tustin')\n"
+            "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -81,6 +81,44 @@ def test_trig_coefficients_are_canonical(model):
         find_conditions(model, Kind.DECOUPLED, targets=[(1, 3)])
 
 
+def test_conditions_job_reports_each_stage_and_stops_on_cancel(model):
+    """Stages in order (derivation, coefficients per entry, each tier of unknowns) with rising
+    fractions; the result is find_conditions'; a cancelled token stops it before the next stage."""
+    from designer.explore.conditions import find_conditions_job
+    from designer.jobs import CancelToken, Cancelled, run
+    steps: list = []
+    res = run(find_conditions_job(model, Kind.INVARIANT), steps.append)
+    stages = [s.stage for s in steps]
+    assert stages[0] == "deriving M and G" and "coefficient equations" in stages and "solving" in stages
+    fractions = [s.fraction for s in steps]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] < 1
+    assert res.conditions == find_conditions(model, Kind.INVARIANT).conditions
+    token = CancelToken()
+    job = find_conditions_job(model, Kind.INVARIANT, token=token)
+    next(job)
+    token.cancel()
+    with pytest.raises(Cancelled):
+        run(job)
+
+
+def test_conditions_command_draws_a_bar_on_a_terminal_only(tmp_path):
+    import os
+    import pty
+    import subprocess
+
+    from tests.support.terminal import cli, read_pty
+    args = ("explore", str(robot_path("planar_two_link")), "conditions", "--kind", "invariant")
+    master, slave = pty.openpty()
+    proc = cli(*args, stderr=slave, stdout=subprocess.DEVNULL)
+    os.close(slave)
+    text = read_pty(master, proc).decode(errors="replace")
+    os.close(master)
+    assert proc.wait(120) == 0 and "conditions:" in text, text
+    proc = cli(*args, stderr=subprocess.PIPE, stdout=subprocess.PIPE)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b"" and b"d2" in out
+
+
 def test_a_numeric_arm_is_checked_numerically_not_derived():
     """A model without symbols has nothing to solve for: whether the condition holds, from M and G at random
     poses (a generic 12-joint arm's closed forms, derived only to be compared with 0, ran past five minutes;

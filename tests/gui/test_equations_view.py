@@ -95,6 +95,7 @@ def test_stale_banner(view):
     eq = robmat_double_pendulum()
     view.set_equations(eq, stale=True)
     assert view.banner.isVisible() and "out of date" in view.banner.text().lower()
+    assert "Derive again to update" in view.banner.text()   # the wording of every result banner (StaleBanner)
     view.set_equations(eq, stale=False)
     assert not view.banner.isVisible()
     view.set_equations(None)

@@ -52,7 +52,7 @@ def _check_round_trip(eq):
                 checked += 1
     if "derived" in doc:
         derived = doc["derived"]
-        for key, vec in (("gravity_torques", eq.gravity), ("coriolis", eq.coriolis)):
+        for key, vec in (("gravity_torques", eq.gravity), ("bias", eq.coriolis)):
             assert [_same(_parse(t, local), v, symbols, rng) for t, v in zip(derived[key], vec)] == [True] * eq.n
         M = derived["mass_matrix"]["entries"]
         assert all(_same(_parse(M[i][j], local), eq.mass_matrix[i, j], symbols, rng)
@@ -108,5 +108,5 @@ def test_newton_euler_has_tau_as_its_form_and_m_g_h_derived():
     eq = robmat_double_pendulum(Method.NEWTON_EULER)
     doc, checked = _check_round_trip(eq)
     assert list(doc["matrices"]) == ["tau"] and "velocity_products" not in doc and checked == 2
-    assert set(doc["derived"]) == {"mass_matrix", "gravity_torques", "coriolis"}
+    assert set(doc["derived"]) == {"mass_matrix", "gravity_torques", "bias"}
     assert "derived" not in json.loads(render(robmat_double_pendulum(), "json"))
