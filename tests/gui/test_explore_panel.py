@@ -346,8 +346,11 @@ def test_static_balance_condition_applies_to_a_balanced_arm(qtbot, panel):
     panel.set_model(model)
     view = panel.conditions_view
     view.kind.setCurrentIndex(view.kind.findData("balanced"))
+    stages: list[str] = []
+    panel.runner.progressed.connect(lambda step: stages.append(step.stage))
     assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
     assert view.list.count() >= 1 and view.apply_button.isEnabled()
+    assert "solving" in stages   # the job's stages reach the bar from the worker process
     with qtbot.waitSignal(panel.loadDesignRequested) as blocker:
         qtbot.mouseClick(view.apply_button, Qt.MouseButton.LeftButton)
     balanced = NumericArm.from_model(blocker.args[0])

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
-from ...jobs.process import ProcessJob, call_job
+from ...jobs.process import ProcessJob
 from ...model import Manipulator
 from .base import ExploreView
 from .context import ExploreContext
@@ -133,12 +133,12 @@ class ConditionsView(ExploreView):
             bad = [u for u in unknowns if u not in names]
             if bad:
                 raise ValueError(f"'{bad[0]}' is not a parameter of the model")
-            from ...explore.conditions import find_conditions
+            from ...explore.conditions import find_conditions_job
             self.clear_result()
             self.summary.setText(f"Searching: {self.kind.currentText()} …")
-            # in a worker process: the sympy solve cannot be interrupted, the process can
-            job = ProcessJob(call_job, (find_conditions, (model, kind, targets or None, unknowns or None),
-                                        "conditions", "deriving M and G and solving the coefficient equations"))
+            # in a worker process: the sympy solve cannot be interrupted, the process can; the job's
+            # stages (derivation, coefficients, each tier of unknowns) show in the bar
+            job = ProcessJob(find_conditions_job, (model, kind, targets or None, unknowns or None, None))
             return self.context.run_job("Conditions", job, lambda result: self.show_result(result, model), owner=self)
         return self.context.guarded("Conditions", start)
 
