@@ -51,13 +51,19 @@ def _joint(name, parent, child, xyz, rpy):
             '<limit lower="-3" upper="3" effort="10" velocity="1"/></joint>')
 
 
+def _three_joints(name: str, joints: tuple[str, str, str], lift_rpy: str) -> str:
+    """A shoulder pan, a shoulder lift turned by ``lift_rpy`` and an elbow (a UR-like arm's first three)."""
+    a, b, c = joints
+    return (f'<?xml version="1.0"?><robot name="{name}"><link name="base"/>' +
+            "".join(_LINK.format(n=f"l{k}") for k in (1, 2, 3)) +
+            _joint(a, "base", "l1", "0 0 0.1", "0 0 0") +
+            _joint(b, "l1", "l2", "0 0.13 0.09", lift_rpy) +
+            _joint(c, "l2", "l3", "0.42 0 0", "0 0 0") + "</robot>")
+
+
 def test_a_short_pi_over_two_is_warned_about_and_the_arm_stays_close(tmp_path):
     # a shoulder and an elbow meant parallel (a UR-like arm), one origin written 1.5708, one 1.570796
-    text = ('<?xml version="1.0"?><robot name="short"><link name="base"/>' +
-            "".join(_LINK.format(n=f"l{k}") for k in (1, 2, 3)) +
-            _joint("shoulder_pan", "base", "l1", "0 0 0.1", "0 0 0") +
-            _joint("shoulder_lift", "l1", "l2", "0 0.13 0.09", "1.5708 0 0") +
-            _joint("elbow", "l2", "l3", "0.42 0 0", "0 0 0") + "</robot>")
+    text = _three_joints("short", ("shoulder_pan", "shoulder_lift", "elbow"), "1.5708 0 0")
     # the elbow's origin is a pure shift: lift and elbow axes are exactly parallel; tilt the elbow by
     # what 1.5708 and 1.570796 leave, across the line between the axes, so that the two are skew
     text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>', '<origin xyz="0.42 0 0" rpy="3.7e-6 -3.7e-6 0"/>')
@@ -73,11 +79,7 @@ def test_a_short_pi_over_two_is_warned_about_and_the_arm_stays_close(tmp_path):
 
 
 def test_arms_without_near_parallel_axes_get_no_such_warning(tmp_path):
-    text = ('<?xml version="1.0"?><robot name="ok"><link name="base"/>' +
-            "".join(_LINK.format(n=f"l{k}") for k in (1, 2, 3)) +
-            _joint("j1", "base", "l1", "0 0 0.1", "0 0 0") +
-            _joint("j2", "l1", "l2", "0 0.13 0.09", "1.5707963267948966 0 0") +
-            _joint("j3", "l2", "l3", "0.42 0 0", "0 0 0") + "</robot>")
+    text = _three_joints("ok", ("j1", "j2", "j3"), "1.5707963267948966 0 0")
     path = tmp_path / "ok.urdf"
     path.write_text(text)
     assert not any("from parallel" in w for w in import_urdf(path).warnings)
