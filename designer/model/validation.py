@@ -177,7 +177,7 @@ def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
     last = max((i for i in range(n) if any(m > 0 or np.any(I != 0) for m, _, I in bodies[i])), default=-1)
     for j in range(last + 1, n):
         warn(f"links[{j + 1}]", "the mass matrix is singular at every pose: joint "
-             f"{j + 1} moves no mass (metrics that need M^-1 will say 'singular')")
+             f"{j + 1} moves no mass" + _drive_note(model, [j]))
     if last < 0 or not model.links[last].is_revolute:
         return
     alpha = num.get(f"links[{last + 1}].alpha")
@@ -193,8 +193,7 @@ def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
     scale = max(sum(m for m, _, _ in bodies[last]), 1e-300) * reach**2
     if about <= 1e-12 * scale:
         warn(f"links[{last + 1}]", "the mass matrix is singular at every pose: the mass of link "
-             f"{last + 1} lies on its joint axis and has no inertia about it (metrics that need M^-1 "
-             "will say 'singular')")
+             f"{last + 1} lies on its joint axis and has no inertia about it" + _drive_note(model, [last]))
 
 
 def _singular_everywhere(model: Manipulator, warn) -> None:
@@ -222,14 +221,26 @@ def _singular_everywhere(model: Manipulator, warn) -> None:
         null, zero = vec[:, 0], zero and not np.any(M)
     assert null is not None
     if zero:
-        warn("links", "the mass matrix is zero at every pose: nothing the joints move has mass or inertia "
-             "(metrics that need M^-1 will say 'singular')")
+        warn("links", "the mass matrix is zero at every pose: nothing the joints move has mass or inertia"
+             + _drive_note(model, list(range(model.n))))
         return
     joints = [j for j in range(model.n) if abs(null[j]) > 0.1]
     names = ", ".join(str(j + 1) for j in joints)
     what = f"joint {names} moves" if len(joints) == 1 else f"joints {names} together move"
     warn(f"links[{joints[-1] + 1}]", f"the mass matrix is singular at every pose: {what} no mass or inertia "
-         "(a massless link, or joints along the same axis?) (metrics that need M^-1 will say 'singular')")
+         "(a massless link, or joints along the same axis?)" + _drive_note(model, joints))
+
+
+def _drive_note(model: Manipulator, joints: list[int]) -> str:
+    """The end of a singular-M warning: what it means for metrics, and whether the drive terms
+    (``--drives``: the reflected motor inertia N^2 Jm on M's diagonal) make M regular after all."""
+    from ..dynamics.drives import drive_arrays   # model is below dynamics: import late
+    reflected = drive_arrays(model)[0]
+    if joints and all(reflected[j] > 0 for j in joints):
+        names = ("joint " if len(joints) == 1 else "joints ") + ", ".join(str(j + 1) for j in joints)
+        return (f" (for the links alone: with the drive terms, --drives, the motor inertia N^2 Jm of {names} "
+                "makes it regular; metrics without them that need M^-1 will say 'singular')")
+    return " (metrics that need M^-1 will say 'singular')"
 
 
 #: M is singular where its smallest eigenvalue is below this share of its largest (as the explore metrics judge it)

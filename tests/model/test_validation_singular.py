@@ -73,3 +73,31 @@ def test_a_massless_arm_is_warned_about():
     links = (Link(JointType.REVOLUTE, a=0.5, mass=0), Link(JointType.REVOLUTE, a=0.5, mass=0))
     found = _singular_warnings(Manipulator(links=links, gravity=(0, 0, -9.81)))
     assert len(found) == 1 and "zero at every pose" in found[0].message
+
+
+def test_a_drive_on_the_singular_joint_is_named_as_what_makes_m_regular():
+    """With a motor inertia on the joint that moves no inertia, M + diag(N^2 Jm) is regular: the
+    warning says so instead of leaving a user of --drives to think the model is broken."""
+    import dataclasses
+
+    from designer.dynamics.drives import reflected_inertia
+    from designer.kinematics import NumericArm
+    from designer.model import Drive
+    from designer.numeric.batch import Batch
+    bare = _arm(0.0)
+    [plain] = _singular_warnings(bare)
+    assert "--drives" not in plain.message and "singular" in plain.message
+    links = list(bare.links)
+    links[3] = dataclasses.replace(links[3], drive=Drive(gear_ratio=50.0, motor_inertia=2e-5))
+    driven = dataclasses.replace(bare, links=tuple(links))
+    [found] = _singular_warnings(driven)
+    assert found.where == "links[4]" and "--drives" in found.message and "joint 4 makes it regular" in found.message
+    # and it is so: M + diag(N^2 Jm) has a clearly positive smallest eigenvalue, M alone does not
+    M = Batch(NumericArm.from_model(driven), np.random.default_rng(2).uniform(-3, 3, (5, 4))).M
+    assert np.all(np.linalg.eigvalsh(M)[:, 0] < 1e-12 * np.linalg.eigvalsh(M)[:, -1])
+    assert np.all(np.linalg.eigvalsh(M + reflected_inertia(driven))[:, 0] > 1e-3)
+    # a drive on another joint does not help: no such claim
+    links[3] = bare.links[3]
+    links[1] = dataclasses.replace(links[1], drive=Drive(gear_ratio=50.0, motor_inertia=2e-5))
+    [other] = _singular_warnings(dataclasses.replace(bare, links=tuple(links)))
+    assert "--drives" not in other.message
