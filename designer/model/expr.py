@@ -75,9 +75,14 @@ def symbol(name: str) -> sp.Symbol:
     return sp.Symbol(name, real=True)
 
 
+#: words that mean a value that is not a finite number, in any case: never a parameter name
+NOT_FINITE_WORDS = frozenset({"nan", "inf", "infinity"})
+
+
 def is_valid_name(name: str) -> bool:
     """A parameter name: Python-style identifier, not reserved, not a joint variable."""
-    return bool(NAME_RE.match(name)) and name not in RESERVED_NAMES and not JOINT_NAME_RE.match(name)
+    return (bool(NAME_RE.match(name)) and name not in RESERVED_NAMES and name.lower() not in NOT_FINITE_WORDS
+            and not JOINT_NAME_RE.match(name))
 
 
 _BINOPS = {
@@ -204,6 +209,8 @@ class _Converter:
             raise ExpressionError(f"function '{name}' used without arguments")
         if not NAME_RE.match(name):
             raise ExpressionError(f"invalid name '{name}'")
+        if name.lower() in NOT_FINITE_WORDS:   # nan was 'a reserved name', inf a new parameter
+            raise ExpressionError(f"'{name}' is not a finite number: every value must be finite")
         if name in RESERVED_NAMES:
             raise ExpressionError(f"'{name}' is a reserved name")
         if JOINT_NAME_RE.match(name) and not self.allow_joint_names:

@@ -118,7 +118,7 @@ HOSTILE = [
     ("t", "reserved"),
     ("E", "reserved"),
     ("I", "reserved"),
-    ("nan", "reserved"),
+    ("nan", "not a finite number"),
     ("oo", "reserved"),
     ("9**9**9", "exponent"),
     ("2**100000", "exponent"),
@@ -390,3 +390,23 @@ def test_symbolic_square_roots_of_negatives_are_left_to_validation():
     # asking sympy for the sign of long sums is too slow for hostile text; validation checks
     # the value with the parameters' defaults instead (test_validation.py)
     assert parse_expr("sqrt(-a**2 - 1)") == sp.sqrt(-a**2 - 1)
+
+
+@pytest.mark.parametrize("word", ["nan", "NaN", "inf", "Inf", "Infinity", "2*inf"])
+def test_not_finite_words_are_said_to_be_so_and_are_no_names(word):
+    # 'nan' was "a reserved name" and 'inf' silently a new parameter of that name
+    with pytest.raises(ExpressionError, match="not a finite number"):
+        parse_expr(word, "links[1].a")
+    bare = word.split("*")[-1]
+    assert not is_valid_name(bare)
+    assert is_valid_name("info") and parse_expr("info", "x") == symbol("info")
+
+
+def test_command_line_numbers_say_not_finite():
+    import subprocess
+    import sys
+    from tests.support import ROOT, robot_path
+    out = subprocess.run([sys.executable, "-m", "designer", "simulate", str(robot_path("planar_two_link")),
+                          "--q0", "0", "0", "--t", "inf", "--quiet"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2
+    assert out.stderr.strip() == "error: --t: 'inf' is not a finite number: every value must be finite"
