@@ -27,7 +27,7 @@ from .graph_cse import graph_symbols
 from .graph_diff import graph_diff
 from .plan import CodeFunction, CodePlan, _function, _temp_prefix, comment_text
 
-__all__ = ["plan_base_code", "extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions", "pruned"]
+__all__ = ["plan_base_code", "extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions"]
 
 _EXTRA_DOC = {
     "coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
@@ -58,8 +58,7 @@ def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None, token: 
             return b
         if _same(c, b):
             return a
-        terms = [t for t in (a, b, -c) if t != 0]
-        return sp.Add(*terms, evaluate=False) if len(terms) > 1 else (terms[0] if terms else sp.S.Zero)
+        return sp.Add(*[t for t in (a, b, -c) if t != 0], evaluate=False)   # one term: that term; none: 0
 
     def entry(i: int, j: int) -> sp.Expr:
         return sp.Add(*[halves[k] * bracket(i, j, k) for k in range(n)])
@@ -89,21 +88,6 @@ def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
                f"fc Coulomb friction of joint j; columns qdd_j, qd_j, sign(qd_j)), the project's values: {values}")
 
 
-def pruned(func: CodeFunction) -> CodeFunction:
-    """``func`` without CSE temporaries nothing reads (sympy.cse can leave one behind after
-    differentiation; a C compiler with -Werror refuses it)."""
-    needed = set()
-    for _, e in func.outputs:
-        needed |= sp.sympify(e).free_symbols
-    keep = []
-    for t, e in reversed(func.temps):
-        if t in needed:
-            keep.append((t, e))
-            needed |= e.free_symbols
-    return replace(func, temps=tuple(reversed(keep)), joints=tuple(j for j in func.joints if j[0] in needed),
-                   params=tuple(p for p in func.params if p[0] in needed))
-
-
 #: the Coriolis matrix and the regressor get sympy.cse's finer pass only up to this many shared nodes
 #: (six-joint arms: about 450, 0.4 s for 15% fewer operations; a generic 7-joint arm's C has about
 #: 1,000 and the pass would take 4 s)
@@ -113,7 +97,7 @@ REFINE = 600
 def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str,
         token: CancelToken = NEVER) -> CodeFunction:
     """A CodeFunction for a quantity the plan module does not list, taking ``template``'s inputs."""
-    func = pruned(_function(template, mat, model, index, prefix, REFINE, token=token))
+    func = _function(template, mat, model, index, prefix, REFINE, token=token)
     return replace(func, name=name, doc=_EXTRA_DOC[name])
 
 
@@ -209,7 +193,7 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
         weightless = replace(model, gravity=(0, 0, 0))
         bias = standard_tau(weightless, inputs, qdd=zeros)
         quantities.append(("bias", sp.Matrix([bias[j] + friction[j] for j in range(model.n)])))
-    funcs = tuple(pruned(_function(name, mat, model, index, prefix, steps=tuple(steps) if name == "tau" else ()))
+    funcs = tuple(_function(name, mat, model, index, prefix, steps=tuple(steps) if name == "tau" else ())
                   for name, mat in quantities)
     method = "; ".join(filter(None, ("customized Newton-Euler and composite rigid bodies on the base parameters",
                                      drive_statement(model, drives))))

@@ -167,12 +167,13 @@ def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator
     are the ``(symbol, value)`` that tau reads, in an order that evaluates; ``symbols`` gives the
     names. CSE over the small steps finds what the whole graph hides (sympy flattens
     ``qd1*sin(q2)*cos(q3)`` and loses ``qd1*sin(q2)``): PUMA 560 tau 553 -> 517 operations."""
+    from ..codegen.graph_cse import _trivial, drop_unused   # codegen sits above dynamics: import late
     steps: list = []
 
     def name(values: list) -> list:
         out = []
         for v in values:
-            if _trivial(v):
+            if _trivial(sp.sympify(v)):
                 out.append(v)
                 continue
             sym = next(symbols)
@@ -184,19 +185,7 @@ def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator
         kin = _kinematics(model, chain, token, name=name)
         wrenches = [tuple(name(v) for v in _wrench(params[j], *kin[j])) for j in range(model.n)]
         tau = _backward(chain, wrenches, model.n, name)
-    needed = set().union(*(sp.sympify(t).free_symbols for t in tau))
-    kept = []
-    for sym, value in reversed(steps):  # each step reads only earlier ones
-        if sym in needed:
-            kept.append((sym, value))
-            needed |= value.free_symbols
-    return kept[::-1], sp.Matrix(tau)
-
-
-def _trivial(v) -> bool:
-    """Numbers, symbols and -symbol: not worth a name."""
-    v = sp.sympify(v)
-    return not v.args or (isinstance(v, sp.Mul) and len(v.args) == 2 and v.args[0] == -1 and not v.args[1].args)
+    return drop_unused(steps, tau), sp.Matrix(tau)   # the steps tau reads (each reads only earlier ones)
 
 
 def standard_mass_matrix(model: Manipulator, params: list[list], token: CancelToken = NEVER) -> sp.Matrix:
