@@ -30,11 +30,14 @@ from collections.abc import Sequence
 
 import sympy as sp
 
+from ..dynamics.trigpoly import CHOP
+
 __all__ = ["nested_forms"]
 
 Poly = dict  # tuple[int, ...] -> float
-#: coefficients this far below an entry's largest are rounding residues of cancelled terms
-RESIDUE = 1e-13
+#: coefficients this far below an entry's largest are rounding residues of cancelled terms (the
+#: derivations' ring drops the same, :data:`designer.dynamics.trigpoly.CHOP`)
+RESIDUE = CHOP
 #: significant digits kept of each coefficient (near-duplicates would hide shared factors)
 DIGITS = 14
 
