@@ -190,6 +190,20 @@ class CountingExecutor(cf.ThreadPoolExecutor):
         return super().submit(fn, *args, **kwargs)
 
 
+def _resume_then_compare(to_file, model, spec, path, ref, resume: dict, **options):
+    """Resume the interrupted ``path`` (``resume``: extra arguments of that call), then write the same
+    sweep uninterrupted to ``ref``: the two files are equal byte for byte. Returns (the resumed
+    call's summary, how many designs it computed)."""
+    CountingExecutor.designs = 0
+    with CountingExecutor(2) as ex:
+        summary = run(to_file(model, spec, path, ex, resume=True, **resume, **options))
+    designs = CountingExecutor.designs
+    with cf.ThreadPoolExecutor(2) as ex:
+        run(to_file(model, spec, ref, ex, **options))
+    assert path.read_bytes() == ref.read_bytes()
+    return summary, designs
+
+
 def test_resume_computes_only_what_is_not_on_disk_and_survives_a_torn_line(tmp_path):
     model = load_project(TWO)
     spec = SweepSpec((SweepAxis.linspace("m2", 0.5, 2.0, 30),), ("coupling[1,2]", "cond"), ("max",), samples=64)
@@ -214,13 +228,8 @@ def test_resume_computes_only_what_is_not_on_disk_and_survives_a_torn_line(tmp_p
     assert 8 <= done < 30 and path.read_text().endswith("\n")
     with open(path, "a") as f:
         f.write("1.7,0.12")
-    CountingExecutor.designs = 0
-    with CountingExecutor(2) as ex:
-        summary = run(sweep_to_csv(model, spec, path, ex, slots=2, resume=True))
-    assert summary.resumed_from == done and CountingExecutor.designs == 30 - done
-    with cf.ThreadPoolExecutor(2) as ex:
-        run(sweep_to_csv(model, spec, ref, ex))
-    assert path.read_bytes() == ref.read_bytes()
+    summary, designs = _resume_then_compare(sweep_to_csv, model, spec, path, ref, {"slots": 2})
+    assert summary.resumed_from == done and designs == 30 - done
     # the rows agree with the in-memory sweep
     mem = run(sweep(model, spec, cf.ThreadPoolExecutor(1)))
     assert [float(r["cond:max"]) for r in _rows(ref)] == list(mem.column("cond:max"))
@@ -344,13 +353,8 @@ def test_an_interrupted_json_sweep_resumes_to_the_uninterrupted_file(tmp_path):
     assert not path.exists() and sidecar_path(part).exists()
     done = rows_on_disk(part, spec)
     assert 6 <= done < 24
-    CountingExecutor.designs = 0
-    with CountingExecutor(2) as ex:
-        summary = run(sweep_to_json(model, spec, path, ex, slots=2, resume=True))
-    assert summary.resumed_from == done and CountingExecutor.designs == 24 - done
-    with cf.ThreadPoolExecutor(2) as ex:
-        run(sweep_to_json(model, spec, ref, ex))
-    assert path.read_bytes() == ref.read_bytes() and not part.exists()
+    summary, designs = _resume_then_compare(sweep_to_json, model, spec, path, ref, {"slots": 2})
+    assert summary.resumed_from == done and designs == 24 - done and not part.exists()
     mem = run(sweep(model, spec, cf.ThreadPoolExecutor(1)))
     assert [r["coupling[1,2]:mean"] for r in json.loads(ref.read_text())["rows"]] == \
         list(mem.column("coupling[1,2]:mean"))
@@ -370,11 +374,6 @@ def test_a_json_sweep_stopped_while_its_json_was_written_resumes_without_recompu
         run(sweep_to_json(model, spec, path, ex, pareto=("coupling[1,2]:max", "reach")))
     assert not path.exists() and rows_on_disk(part_path(path), spec) == 10
     monkeypatch.setattr(sweep_file, "_csv_to_json", convert)
-    CountingExecutor.designs = 0
-    with CountingExecutor(2) as ex:
-        run(sweep_to_json(model, spec, path, ex, resume=True, pareto=("coupling[1,2]:max", "reach")))
-    assert CountingExecutor.designs == 0
-    with cf.ThreadPoolExecutor(2) as ex:
-        run(sweep_to_json(model, spec, ref, ex, pareto=("coupling[1,2]:max", "reach")))
-    assert path.read_bytes() == ref.read_bytes()
+    _, designs = _resume_then_compare(sweep_to_json, model, spec, path, ref, {}, pareto=("coupling[1,2]:max", "reach"))
+    assert designs == 0
     assert [r["pareto"] for r in json.loads(ref.read_text())["rows"]].count(True) >= 1
