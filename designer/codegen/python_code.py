@@ -8,34 +8,17 @@ The functions take one state (q of length n) or many at once (q of shape
 
 from __future__ import annotations
 
-import inspect
-
-import numpy
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
 from .plan import CodeFunction, CodePlan
 
-__all__ = ["emit_python", "FLAVOURS", "cos_sin"]
+__all__ = ["emit_python", "FLAVOURS"]
 
 #: numpy: one state or arrays of states; math: one state only, Python floats (several times
 #: faster per call than numpy scalars; the app uses it for single states)
 FLAVOURS = ("numpy", "math")
-
-
-def _cos_sin(a):
-    """cos(a), sin(a) from t = tan(a/2) (exact to about 2e-16 absolute): numpy's tan is
-    vectorised, its cos and sin mostly are not (together about 3x faster on arrays)."""
-    t = numpy.tan(0.5 * a)
-    tt = t * t
-    u = 1.0 / (1.0 + tt)
-    return (1.0 - tt) * u, (t + t) * u
-
-
-#: the helper the generated numpy modules define (its source is written into them) and the numeric
-#: engine's traced code calls: one function, the same numbers
-cos_sin = _cos_sin
 
 
 class _Printer(NumPyPrinter):
@@ -171,7 +154,17 @@ def emit_python(plan: CodePlan, flavour: str = "numpy") -> str:
         "",
     ]
     if flavour == "numpy":
-        head += inspect.getsource(_cos_sin).splitlines() + ["", ""]
+        head += [
+            "def _cos_sin(a):",
+            '    """cos(a), sin(a) from t = tan(a/2) (exact to about 2e-16 absolute): numpy\'s tan is',
+            '    vectorised, its cos and sin mostly are not (together about 3x faster on arrays)."""',
+            "    t = numpy.tan(0.5 * a)",
+            "    tt = t * t",
+            "    u = 1.0 / (1.0 + tt)",
+            "    return (1.0 - tt) * u, (t + t) * u",
+            "",
+            "",
+        ]
     body = []
     for f in plan.functions:
         body += _function(f) if flavour == "numpy" else _math_function(f)

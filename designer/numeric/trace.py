@@ -206,6 +206,15 @@ def _paired(lines: list[str]) -> list[str]:
     return [line for k, line in enumerate(out) if k not in drop]
 
 
+def _cos_sin_arrays(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cos(a), sin(a) from t = tan(a/2), exact to about 2e-16 absolute: numpy's tan is vectorised,
+    its float64 cos and sin are not (together about 3x faster; the same as the generated modules')."""
+    t = np.tan(0.5 * a)
+    tt = t * t
+    u = 1.0 / (1.0 + tt)
+    return (1.0 - tt) * u, (t + t) * u
+
+
 def _inline(lines: list[str], outputs: Sequence[Scalar]) -> list[str]:
     """The lines with each value used once written into its user, nested at most :data:`DEPTH` deep.
 
@@ -245,9 +254,8 @@ def build(name: str, source: str, vectorised: bool) -> Callable:
     filename = f"<designer-numeric-{next(_counter)}-{name}>"
     # register the text so that inspect.getsource and tracebacks can show it
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    from ..codegen.python_code import cos_sin   # the generated modules' helper (codegen is above numeric)
     lib = np if vectorised else math
     # a constant beyond the float range (a length of 1e308 squared) is written as repr gives it: inf
-    namespace = {"sin": lib.sin, "cos": lib.cos, "cos_sin": cos_sin, "inf": math.inf, "nan": math.nan}
+    namespace = {"sin": lib.sin, "cos": lib.cos, "cos_sin": _cos_sin_arrays, "inf": math.inf, "nan": math.nan}
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
