@@ -17,6 +17,7 @@ import sympy as sp
 from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
+from .mechanism import Loop, is_serial
 
 __all__ = [
     "Convention",
@@ -24,6 +25,7 @@ __all__ = [
     "Inertia",
     "JointType",
     "Link",
+    "Loop",
     "Manipulator",
     "PointMass",
     "Pose",
@@ -132,9 +134,21 @@ class Link:
     limits: tuple[sp.Expr, sp.Expr] | None = None
     joint_name: str = ""
     drive: Drive | None = None
+    # closed chains (format version 3, model/mechanism.py): the link it is mounted on (1-based,
+    # 0 the base, None the link before), whether its joint is driven, and Khalil-Kleinfinger's
+    # branching parameters: Rz(gamma) Tz(b) in the parent's frame before the DH transform
+    parent: int | None = None
+    actuated: bool = True
+    gamma: sp.Expr = ZERO
+    b: sp.Expr = ZERO
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
+        object.__setattr__(self, "actuated", bool(self.actuated))
+        if self.parent is not None:
+            object.__setattr__(self, "parent", int(self.parent))
+        for name in ("gamma", "b"):
+            object.__setattr__(self, name, _expr(getattr(self, name)))
         if self.drive is not None and self.drive.is_empty:
             object.__setattr__(self, "drive", None)
         for name in ("a", "alpha", "d", "theta", "mass"):
@@ -162,6 +176,7 @@ class Link:
         yield from self.inertia.entries()
         if self.limits:
             yield from self.limits
+        yield from (self.gamma, self.b)
 
 
 @dataclass(frozen=True)
@@ -200,6 +215,7 @@ class Manipulator:
     base: Pose | None = None   # pose of DH frame 0 in the world; None: the world is frame 0
     tool: Pose | None = None   # tool (flange) frame in the last link's frame; None: frame n
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
+    loops: tuple[Loop, ...] = ()     # closed chains (format version 3): cut joints closing loops of the tree
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
@@ -212,6 +228,12 @@ class Manipulator:
         params = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
         object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
+        object.__setattr__(self, "loops", tuple(self.loops))
+
+    @property
+    def is_serial(self) -> bool:
+        """A plain serial arm (no branch, no loop, every joint actuated): what the serial engines take."""
+        return is_serial(self)
 
     @property
     def gravity_frame0(self) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
@@ -260,6 +282,8 @@ class Manipulator:
         for pose in (self.base, self.tool):
             if pose is not None:
                 yield from pose.expressions()
+        for loop in self.loops:
+            yield from loop.expressions()
 
     def free_symbols(self) -> set[sp.Symbol]:
         """Every parameter symbol the model uses."""
@@ -300,6 +324,7 @@ class Manipulator:
                 com=tuple(fn(c) for c in link.com),
                 inertia=Inertia(*(fn(e) for e in link.inertia.entries())),
                 limits=None if link.limits is None else tuple(fn(v) for v in link.limits),
+                gamma=fn(link.gamma), b=fn(link.b),
             )
         return replace(
             self,
@@ -309,6 +334,7 @@ class Manipulator:
                                for p in self.point_masses),
             base=None if self.base is None else self.base.map(fn),
             tool=None if self.tool is None else self.tool.map(fn),
+            loops=tuple(loop.map(fn) for loop in self.loops),
         )
 
     # -- edits (each returns a new model) ----------------------------------
