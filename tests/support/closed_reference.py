@@ -39,10 +39,13 @@ def four_bar(rng, convention: Convention = Convention.STANDARD, massless: bool =
     while True:
         L0, L1, L2, L3 = rng.uniform(0.3, 1.0, 4)
         phi = float(rng.uniform(-2.5, 2.5))
-        B = np.array([L1 * math.cos(phi), L1 * math.sin(phi)])
         D = np.array([L0, 0.0])
-        dist = np.linalg.norm(D - B)
-        if abs(L2 - L3) + 0.05 < dist < L2 + L3 - 0.05:
+        # the crank must turn 0.7 rad either way without reaching a dead centre
+        dists = [np.linalg.norm(D - L1 * np.array([math.cos(phi + e), math.sin(phi + e)]))
+                 for e in np.linspace(-0.7, 0.7, 15)]
+        if all(abs(L2 - L3) + 0.05 < x < L2 + L3 - 0.05 for x in dists):
+            B = np.array([L1 * math.cos(phi), L1 * math.sin(phi)])
+            dist = float(np.linalg.norm(D - B))
             break
     # C on both circles (|C - B| = L2, |C - D| = L3), the upper solution
     a = (L2**2 - L3**2 + dist**2) / (2 * dist)
