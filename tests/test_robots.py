@@ -11,13 +11,14 @@ import json
 import pytest
 import sympy as sp
 
-from tests.support import ROBOTS, robot_path
+from tests.support import ROBOTS, is_closed_chain, robot_path
 from designer.model import symbol, validate
 from designer.model.validation import Severity
 from designer.project import load_project, save_project
 
 EXPECTED = {"double_pendulum", "planar_two_link", "stanford_modified", "horn_three_dof",
-            "horn_three_dof_offsets", "puma560_three_link", "puma560", "scara"}
+            "horn_three_dof_offsets", "puma560_three_link", "puma560", "scara",
+            "palletizer_parallelogram", "palletizer_serial", "acma_sr400", "four_bar"}
 ALL = sorted(p.stem for p in ROBOTS.glob("*.json"))
 
 
@@ -51,7 +52,9 @@ def test_loads_validates_and_round_trips(name, tmp_path):
 @pytest.mark.parametrize("name", ALL)
 def test_has_provenance_and_defaults(name):
     raw = json.loads(robot_path(name).read_text(encoding="utf-8"))
-    assert raw["format"] == "manipulator-designer" and raw["version"] == 1
+    # version 1 as written, or 3 for a closed chain, which needs the version-3 fields
+    assert raw["format"] == "manipulator-designer"
+    assert raw["version"] == (3 if is_closed_chain(robot_path(name)) else 1)
     m = model(name)
     assert m.name.strip()
     assert len(m.description) > 80  # source, section and assumptions, not a one-word label

@@ -61,17 +61,31 @@ def describe(model: Manipulator) -> str:
 
 
 def cmd_info(args) -> int:
-    print(describe(load_model(args.project)), end="")
+    print(describe(load_model(args.project, closed=True)), end="")
     return 0
 
 
 def cmd_validate(args) -> int:
-    model = load_model(args.project)  # errors raise here
+    model = load_model(args.project, closed=True)  # errors raise here
     problems = validate(model)
+    if not model.is_serial:
+        _mechanism_problems(args.project, model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
+
+
+def _mechanism_problems(project: str, model) -> None:
+    """The loops' geometric checks (closure at the nominal pose, mobility): a UserError naming the loop."""
+    from ..kinematics.closure import mechanism_problems
+    from ..kinematics.tree import TreeArm
+    try:
+        problems = mechanism_problems(TreeArm.from_model(model))
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{project}: {exc}") from None
+    if problems:
+        raise UserError(f"{project}: " + "; ".join(f"{w}: {m}" for w, m in problems))
 
 
 def cmd_fk(args) -> int:

@@ -137,7 +137,10 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 
 
 def cmd_eval(args) -> int:
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        from .closed_commands import closed_eval
+        return closed_eval(args, model)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project, args.quiet)
     from ..dynamics.drives import friction_torque, with_drives
@@ -218,7 +221,10 @@ def read_trajectory(path: str, n: int,
 
 
 def cmd_torques(args) -> int:
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        from .closed_commands import closed_torques
+        return closed_torques(args, model)
     n = model.n
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict)
     if args.method == "rnea":
@@ -300,7 +306,10 @@ def cmd_simulate(args) -> int:
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
     from ..numeric.simulate import PDControl, SimulationError, simulate_job
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        from .closed_commands import closed_simulate
+        return closed_simulate(args, model)
     n = model.n
     try:
         arm = NumericArm.from_model(model)
