@@ -169,6 +169,23 @@ def cmd_linearize(args) -> int:
     return 0
 
 
+#: what a closed chain's code has: its closed forms in the actuated coordinates
+CLOSED_CHAIN_FUNCTIONS = ("tau", "mass_matrix", "gravity", "bias")
+
+
+def _closed_chain_plan(args, eq, drives: bool, only):
+    """The code of a closed chain's closed-form equations (the Coriolis matrix and the regressor of
+    a closed chain, and its drive terms, are not generated yet: a clear refusal)."""
+    from ..codegen.files import full_plan
+    if drives:
+        raise UserError(f"{args.project}: --drives: not for closed chains yet")
+    extra = sorted(set(only or ()) - set(CLOSED_CHAIN_FUNCTIONS))
+    if extra:
+        raise UserError(f"{args.project}: --functions {', '.join(extra)}: a closed chain's code has "
+                        + ", ".join(CLOSED_CHAIN_FUNCTIONS) + " only")
+    return full_plan(eq, "derived", False, only=tuple(only or CLOSED_CHAIN_FUNCTIONS))
+
+
 def codegen_control(args, derive, progress) -> int:
     """``codegen``: C (source and header), Python, MATLAB (a folder of .m files), standard or base
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
@@ -196,7 +213,10 @@ def codegen_control(args, derive, progress) -> int:
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = full_plan(eq, args.form, drives, only=only)
+            if "closed_chain" in eq.extras:
+                plan = _closed_chain_plan(args, eq, drives, only)
+            else:
+                plan = full_plan(eq, args.form, drives, only=only)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

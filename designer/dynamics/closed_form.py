@@ -61,8 +61,12 @@ def actuated_model(model: Manipulator, act: list[int]) -> Manipulator:
     links = tuple(replace(model.links[i], parent=None, actuated=True, gamma=0, b=0) for i in act)
     number = {i + 1: k + 1 for k, i in enumerate(act)}
     loads = tuple(p for p in model.point_masses if p.link in number)
+    names = ", ".join(f"q{i + 1}" for i in act)
+    note = (f"Closed chain: these equations are in the actuated coordinates, renumbered q1..q{len(act)} (the "
+            f"mechanism's {names}); the link table lists the actuated links only, the project file holds the "
+            "whole mechanism with its passive joints and loops. ")
     return replace(model, links=links, loops=(), point_masses=tuple(replace(p, link=number[p.link]) for p in loads),
-                   name=model.name, tool=None)
+                   name=model.name, tool=None, description=note + model.description)
 
 
 class _Tree:

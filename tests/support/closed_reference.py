@@ -135,19 +135,36 @@ def _rpy(xyz, rpy):
     return T
 
 
+def _depth_first(parents: list[int]) -> list[int]:
+    """Link numbers (1-based) in depth-first order: Pinocchio's algorithms that walk a joint's
+    subtree (crba, the constrained dynamics) expect each subtree to be contiguous in the joint order."""
+    out: list[int] = []
+
+    def visit(k: int) -> None:
+        for child in [i for i in range(1, len(parents) + 1) if parents[i - 1] == k]:
+            out.append(child)
+            visit(child)
+    visit(0)
+    return out
+
+
 def pin_mechanism(model: Manipulator):
-    """(pin model, constraint models): the spanning tree with revolute/prismatic z joints and a
-    CONTACT_3D constraint per loop (the cut points coincide; planar loops need no more)."""
+    """(pin model, constraint models, order): the spanning tree with revolute/prismatic z joints added
+    depth first, and a CONTACT_3D constraint per loop (the cut points coincide; planar loops need no
+    more). ``order[k]`` is the 0-based link of Pinocchio's k-th joint: ``x[order]`` is a vector of
+    ours in Pinocchio's order."""
     import pinocchio as pin
     m = model.numeric()
     pm = pin.Model()
     pm.gravity = pin.Motion(np.array([float(g) for g in m.gravity]), np.zeros(3))
-    link_in_joint = [np.eye(4)]   # link frame i in joint frame i; index 0 the base (its own joint 0)
-    joint_id = [0]
-    for i, link in enumerate(m.links, start=1):
+    parents = [i - 1 if l.parent is None else l.parent for i, l in enumerate(m.links, start=1)]
+    link_in_joint = {0: np.eye(4)}   # link frame i in joint frame i; 0 the base
+    joint_id = {0: 0}
+    for i in _depth_first(parents):
+        link = m.links[i - 1]
         a, alpha, d, theta = (float(v) for v in (link.a, link.alpha, link.d, link.theta))
         gamma, b = float(link.gamma), float(link.b)
-        parent = i - 1 if link.parent is None else link.parent
+        parent = parents[i - 1]
         pre = _rz(gamma) @ _tr(z=b)
         if m.convention is Convention.STANDARD:
             placement = link_in_joint[parent] @ pre @ (_rz(theta) if link.is_revolute else _rz(theta) @ _tr(z=d))
@@ -159,10 +176,14 @@ def pin_mechanism(model: Manipulator):
         jid = pm.addJoint(joint_id[parent], joint, pin.SE3(placement[:3, :3], placement[:3, 3]), f"j{i}")
         I = np.array(link.inertia.matrix().tolist(), dtype=float)
         com = np.array([float(c) for c in link.com])
-        inertia = pin.Inertia(float(link.mass), com, I)
-        pm.appendBodyToJoint(jid, pin.SE3(after[:3, :3], after[:3, 3]).act(inertia), pin.SE3.Identity())
-        joint_id.append(jid)
-        link_in_joint.append(after)
+        placed = pin.SE3(after[:3, :3], after[:3, 3])
+        pm.appendBodyToJoint(jid, placed.act(pin.Inertia(float(link.mass), com, I)), pin.SE3.Identity())
+        for load in m.point_masses_on(i):   # a point mass: no inertia about its own centre
+            at = np.array([float(c) for c in load.position])
+            pm.appendBodyToJoint(jid, placed.act(pin.Inertia(float(load.mass), at, np.zeros((3, 3)))),
+                                 pin.SE3.Identity())
+        joint_id[i] = jid
+        link_in_joint[i] = after
     constraints = []
     for loop in m.loops:
         Fi = link_in_joint[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy)
@@ -170,4 +191,39 @@ def pin_mechanism(model: Manipulator):
         constraints.append(pin.RigidConstraintModel(
             pin.ContactType.CONTACT_3D, pm, joint_id[loop.link_i], pin.SE3(Fi[:3, :3], Fi[:3, 3]),
             joint_id[loop.link_j], pin.SE3(Fj[:3, :3], Fj[:3, 3]), pin.ReferenceFrame.LOCAL))
-    return pm, constraints
+    order = [i - 1 for i in _depth_first(parents)]
+    return pm, constraints, order
+
+
+class PinMechanism:
+    """Pinocchio's side of a mechanism, taking and giving vectors in our joint order."""
+
+    def __init__(self, model: Manipulator, accuracy: float = 1e-14, mu: float = 1e-12, iterations: int = 500):
+        import pinocchio as pin
+        self.pin = pin
+        self.model, self.constraints, order = pin_mechanism(model)
+        self.order = np.array(order)
+        self.data = self.model.createData()
+        self.cdatas = [c.createData() for c in self.constraints]
+        pin.initConstraintDynamics(self.model, self.data, self.constraints, self.cdatas)
+        self.prox = pin.ProximalSettings(accuracy, mu, iterations)
+
+    def _ours(self, x):
+        out = np.empty(len(self.order))
+        out[self.order] = x
+        return out
+
+    def rnea(self, q, qd, qdd):
+        o = self.order
+        return self._ours(self.pin.rnea(self.model, self.model.createData(), q[o], qd[o], qdd[o]))
+
+    def constrained(self, q, qd, tau):
+        """q'' of the constrained dynamics (ours' order); ``lambda_c`` holds the contact forces."""
+        o = self.order
+        qdd = self.pin.constraintDynamics(self.model, self.data, q[o], qd[o], tau[o], self.constraints,
+                                          self.cdatas, self.prox)
+        return self._ours(qdd)
+
+    @property
+    def lambda_c(self):
+        return self.data.lambda_c
