@@ -7,6 +7,9 @@
   detected exactly: W is the same integer matrix at the nominal pose and at random poses, and the
   closure residual of the linear guess vanishes there (to 1e-10 of the mechanism's size). It is then
   used as such: no iteration, no branch, no singular pose.
+- A planar four-bar (one planar loop, two passive revolute joints) closes in closed form
+  (:mod:`designer.kinematics.four_bar`: two circles meet, the nominal pose's branch kept), polished
+  by one Newton step.
 - Otherwise Newton's iterations on the passive joints (least squares: a planar loop's out-of-plane
   rows are zero). The branch is the nominal pose's: a far pose is reached by continuation in steps
   of at most 0.1 rad from the nominal pose, or from the previous solution (simulate).
@@ -96,7 +99,7 @@ class Linear:
 class Closure:
     """Solves the loops of ``tree`` for its passive joints; raises ClosureError where it cannot."""
 
-    def __init__(self, tree: TreeArm):
+    def __init__(self, tree: TreeArm, closed_form: bool = True):
         problems = mechanism_problems(tree)
         if problems:
             raise ClosureError("; ".join(f"{w}: {m}" for w, m in problems))
@@ -105,6 +108,10 @@ class Closure:
         self.pas = np.array(tree.passive, dtype=int)
         self.size = _size(tree)
         self.linear = self._detect_linear()
+        self.four_bar = None
+        if closed_form and self.linear is None:
+            from .four_bar import four_bar_of
+            self.four_bar = four_bar_of(tree, np.zeros(tree.n))
 
     # -- W and the passive rates -------------------------------------------
     def _split(self, J):
@@ -177,6 +184,14 @@ class Closure:
             q[self.act] = q_a
             q[self.pas] = self.linear.A @ q_a + self.linear.c
             return q
+        if self.four_bar is not None:
+            from .four_bar import FourBarError
+            q = np.zeros(self.tree.n) if guess is None else np.array(guess, dtype=float)
+            q[self.act] = q_a
+            try:
+                return self._newton(self.four_bar.solve(q))   # converged at once: one check, or one step
+            except FourBarError as exc:
+                raise ClosureError(f"{self.tree.loop_names[0]} {exc} at the actuated values {_fmt(q_a)}") from None
         start = np.zeros(self.tree.n) if guess is None else np.array(guess, dtype=float)
         span = float(np.abs(q_a - start[self.act]).max(initial=0.0))
         steps = max(1, int(np.ceil(span / STEP)))

@@ -61,3 +61,19 @@ def test_four_bar_keeps_its_bar_lengths_all_the_way_round():
         assert (C - B)[1] * 0 == 0   # the branch: C stays above the line BD
         cross = np.cross(D - B, C - B)[2]
         assert cross > 0
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_four_bar_closed_form_agrees_with_newton_and_keeps_the_branch(convention):
+    """The circles' intersection (kinematics/four_bar.py) against Newton's continuation from the nominal
+    pose (closed_form=False), on random four-bars; both stay on the nominal pose's branch."""
+    from designer.model import Convention
+    from tests.support.closed_reference import four_bar
+    for seed in range(5):
+        t = TreeArm.from_model(four_bar(np.random.default_rng(seed), Convention(convention)))
+        closed, newton = Closure(t), Closure(t, closed_form=False)
+        assert closed.four_bar is not None and newton.four_bar is None
+        for angle in np.linspace(-0.7, 0.7, 9):
+            q = closed.solve([angle])
+            assert np.abs(q - newton.solve([angle])).max() < 1e-9
+            assert closed.residual(q) < 1e-12
