@@ -153,7 +153,11 @@ def _frames_job(t: _Tree, token: CancelToken) -> Job[ArmFrames]:
     modified = model.convention is Convention.MODIFIED
     zero = [tr.zero] * 3
     parents = parents_of(model.links)
-    Rs, ps, Ws, Vs, gs = [], [], [], [], []
+    Rs: list = []
+    ps: list = []
+    Ws: list = []
+    Vs: list = []
+    gs: list = []
     g0 = [tr.var(c) for c in model.gravity_frame0]
     for j, link in enumerate(model.links):
         token.check()

@@ -37,6 +37,10 @@ def _rz_tz(gamma: float, b: float) -> np.ndarray:
     return T
 
 
+#: the orientation rows of each cut joint: (axis of frame j, axis of frame i) whose dot product is held at 0
+_PAIRS = {CutJoint.SPHERICAL: [], CutJoint.REVOLUTE: [(2, 0), (2, 1)], CutJoint.FIXED: [(2, 0), (2, 1), (0, 1)]}
+
+
 @dataclass(frozen=True, eq=False)
 class TreeArm:
     """A mechanism at numbers: the per-link data of :class:`NumericArm` plus the tree and the loops.
@@ -140,10 +144,14 @@ class TreeArm:
         """Residual, Jacobian and (with ``qd``) the rate term J'qd of every loop, stacked."""
         T = self.frames(q)
         axes = self.joint_axes(T)
-        V = A = None
+        V: np.ndarray | None = None
+        A = np.zeros((self.n + 1, 6))
         if qd is not None:
             V, A = self.spatial(T, axes, np.asarray(qd, dtype=float))
-        res, jac, rate, rows = [], [], [], []
+        res: list = []
+        jac: list = []
+        rate: list = []
+        rows: list[tuple] = []
         for k, (i, j, Fi, Fj, kind) in enumerate(self.loops):
             Ti, Tj = T[i + 1] @ Fi, T[j + 1] @ Fj
             pi, pj = Ti[:3, 3], Tj[:3, 3]
@@ -157,7 +165,7 @@ class TreeArm:
                     w, v0, al, a0 = V[body, :3], V[body, 3:], A[body, :3], A[body, 3:]
                     res_rate.append(a0 + np.cross(al, point) + np.cross(w, v0 + np.cross(w, point)))
                 rate.extend(res_rate[0] - res_rate[1])
-            pairs = [] if kind is CutJoint.SPHERICAL else [(2, 0), (2, 1)] + ([(0, 1)] if kind is CutJoint.FIXED else [])
+            pairs = _PAIRS[kind]
             for a, b in pairs:
                 u, v = Tj[:3, a], Ti[:3, b]
                 axis = np.cross(u, v)

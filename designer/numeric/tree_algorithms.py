@@ -33,7 +33,12 @@ class TreeModel(ArmModel):
     def from_tree(cls, tree: TreeArm) -> TreeModel:
         arm = tree.arm
         bodies = lumped_bodies(arm)
-        E, r, mass, com, inertia, after = [], [], [], [], [], []
+        E: list = []
+        r: list = []
+        mass: list = []
+        com: list = []
+        inertia: list = []
+        after: list = []
         for i in range(arm.n):
             before, aft = _split(arm, i)
             p = tree.parent[i]
@@ -54,8 +59,11 @@ def tree_rnea(model: TreeModel, q: Sequence, qd: Sequence, qdd: Sequence, gravit
     """Joint torques of the tree tau(q, qd, qdd), with the gravity torques when ``gravity``."""
     jt = alg._Joints(model, q, trig)
     base_a = _scale(-1.0, model.gravity) if gravity else ZERO
-    W, DW, A = [], [], []
-    forces, moments = [], []
+    W: list = []
+    DW: list = []
+    A: list = []
+    forces: list = []
+    moments: list = []
     for i in range(model.n):
         par = model.parent[i]
         w, dw, a = (ZERO, ZERO, base_a) if par < 0 else (W[par], DW[par], A[par])

@@ -173,7 +173,8 @@ def test_a_loop_that_cannot_close_names_itself():
     from designer.kinematics.closure import ClosureError
     model = four_bar(np.random.default_rng(4), Convention.STANDARD)
     loop = model.loops[0]
-    moved = replace(model, loops=(replace(loop, frame_j=replace(loop.frame_j, xyz=(loop.frame_j.xyz[0] + 0.01, 0, 0))),))
+    shifted = replace(loop.frame_j, xyz=(loop.frame_j.xyz[0] + 0.01, 0, 0))
+    moved = replace(model, loops=(replace(loop, frame_j=shifted),))
     with pytest.raises(ClosureError, match=r"loops\[1\] \(four-bar\): cannot close at the nominal pose.*10 mm"):
         ClosedDynamics(moved)
     wrong = replace(model, links=(model.links[0], replace(model.links[1], actuated=True), model.links[2]))
