@@ -18,9 +18,7 @@ Run: ``python -m benchmarks.bench_closed [--runs R] [--states N]`` from the repo
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +33,7 @@ from designer.numeric.closed import ClosedDynamics  # noqa: E402
 from designer.numeric.compiled import compile_equations  # noqa: E402
 from designer.project import load_project  # noqa: E402
 
-
-def _median_time(fn, runs: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(runs):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+from benchmarks.bench_derive import timed  # noqa: E402  (median of runs, and the last result)
 
 
 def cycle(N: int = 400):
@@ -71,8 +62,8 @@ def main(argv=None) -> int:
     para = load_project(ROOT / "robots" / "palletizer_parallelogram.json")
     serial = load_project(ROOT / "robots" / "palletizer_serial.json")
 
-    t_para, eq_para = _median_time(lambda: closed_chain_equations(para, "lagrange"), args.runs)
-    t_ser, eq_ser = _median_time(lambda: derive(serial, "lagrange", form="closed"), args.runs)
+    t_para, eq_para = timed(lambda: closed_chain_equations(para, "lagrange"), args.runs)
+    t_ser, eq_ser = timed(lambda: derive(serial, "lagrange", form="closed"), args.runs)
     print(f"derive, closed form, Lagrange fast (median of {args.runs}): parallelogram {t_para:.2f} s, "
           f"serial twin {t_ser:.2f} s (target under 5 s)")
 
@@ -86,13 +77,13 @@ def main(argv=None) -> int:
     N = args.states
     Q, QD, QDD = rng.uniform(-1, 1, (N, 4)), rng.normal(size=(N, 4)), rng.normal(size=(N, 4))
     c_para, c_ser = compile_equations(eq_para, form="derived"), compile_equations(eq_ser, form="derived")
-    t_cp, _ = _median_time(lambda: c_para.tau_many(Q, QD, QDD), args.runs)
-    t_cs, _ = _median_time(lambda: c_ser.tau_many(Q, QD, QDD), args.runs)
+    t_cp, _ = timed(lambda: c_para.tau_many(Q, QD, QDD), args.runs)
+    t_cs, _ = timed(lambda: c_ser.tau_many(Q, QD, QDD), args.runs)
     print(f"eval tau of {N} states, compiled closed forms (median of {args.runs}): parallelogram {t_cp:.3f} s, "
           f"serial twin {t_cs:.3f} s, ratio {t_cp / t_cs:.2f} (target within 2x)")
     cd = ClosedDynamics(para)
     k = 200
-    t_num, _ = _median_time(lambda: [cd.tau(Q[i], QD[i], QDD[i]) for i in range(k)], args.runs)
+    t_num, _ = timed(lambda: [cd.tau(Q[i], QD[i], QDD[i]) for i in range(k)], args.runs)
     print(f"numeric projection (tree RNEA, W, per state in Python): {t_num / k * 1e6:.0f} us a state")
 
     Qs, QDs, QDDs = cycle()

@@ -106,29 +106,12 @@ def closed_torques(args, model: Manipulator) -> int:
 
 
 def closed_simulate(args, model: Manipulator) -> int:
-    from ..numeric.closed_simulate import simulate_closed_job
-    from ..numeric.simulate import PDControl, SimulationError
     from ..jobs import run
-    from .numeric_commands import _positive, _values, read_torque_table
+    from ..numeric.closed_simulate import simulate_closed_job
+    from ..numeric.simulate import SimulationError
+    from .numeric_commands import simulation_inputs
     cd = _dynamics(model, args.project)
-    n = cd.n
-    q0 = _values(args.q0, n, "--q0")
-    qd0 = _values(args.qd0, n, "--qd0", [0.0] * n)
-    duration = _positive(args.t, "--t")
-    rtol, atol = _positive(args.rtol, "--rtol"), _positive(args.atol, "--atol")
-    t_eval = None
-    if args.dt is not None:
-        dt = _positive(args.dt, "--dt")
-        if duration / dt > 1e6:
-            raise UserError(f"--dt: {duration / dt:.3g} rows is too many (at most 1,000,000 for a closed chain)")
-        t_eval = np.append(np.arange(0.0, duration, dt), duration)
-    torque = None
-    if args.torque:
-        torque = read_torque_table(args.torque, n)
-    elif args.pd:
-        kp = _values([args.pd[0]], n, "--pd KP", scalar=True)
-        kd = _values([args.pd[1]], n, "--pd KD", scalar=True)
-        torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
+    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n)
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_closed_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,

@@ -302,19 +302,9 @@ def _positive(text: str, what: str) -> float:
     return v
 
 
-def cmd_simulate(args) -> int:
-    from ..kinematics import NumericArm
-    from ..numeric import SingularConfigurationError, arm_dynamics
-    from ..numeric.simulate import PDControl, SimulationError, simulate_job
-    model = load_model(args.project, closed=True)
-    if not model.is_serial:
-        from .closed_commands import closed_simulate
-        return closed_simulate(args, model)
-    n = model.n
-    try:
-        arm = NumericArm.from_model(model)
-    except (MissingParameterError, ValueError) as exc:
-        raise UserError(f"{args.project}: {exc}") from None
+def simulation_inputs(args, n: int):
+    """(q0, qd0, duration, rtol, atol, t_eval, torque) of ``simulate``'s options for n joints."""
+    from ..numeric.simulate import PDControl
     q0 = _values(args.q0, n, "--q0")
     qd0 = _values(args.qd0, n, "--qd0", [0.0] * n)
     duration = _positive(args.t, "--t")
@@ -337,6 +327,23 @@ def cmd_simulate(args) -> int:
         if min(kp + kd) < 0:
             raise UserError("--pd: gains must not be negative")
         torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
+    return q0, qd0, duration, rtol, atol, t_eval, torque
+
+
+def cmd_simulate(args) -> int:
+    from ..kinematics import NumericArm
+    from ..numeric import SingularConfigurationError, arm_dynamics
+    from ..numeric.simulate import SimulationError, simulate_job
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        from .closed_commands import closed_simulate
+        return closed_simulate(args, model)
+    n = model.n
+    try:
+        arm = NumericArm.from_model(model)
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n)
     reached = [0.0]
 
     def follow(step: Progress) -> None:

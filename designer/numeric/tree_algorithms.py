@@ -13,12 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..kinematics.tree import TreeArm
 from . import algorithms as alg
-from .algorithms import ZERO, Trig, _add, _cross, _dot, _mv, _rotate_sym, _scale
-from .model import ArmModel, _split, _tuple3, lumped_bodies
+from .algorithms import ZERO, Trig, _add, _cross, _mv, _scale
+from .model import ArmModel, placements
 
 __all__ = ["TreeModel", "tree_rnea", "tree_crba"]
 
@@ -31,28 +29,7 @@ class TreeModel(ArmModel):
 
     @classmethod
     def from_tree(cls, tree: TreeArm) -> TreeModel:
-        arm = tree.arm
-        bodies = lumped_bodies(arm)
-        E: list = []
-        r: list = []
-        mass: list = []
-        com: list = []
-        inertia: list = []
-        after: list = []
-        for i in range(arm.n):
-            before, aft = _split(arm, i)
-            p = tree.parent[i]
-            X = (np.eye(4) if p < 0 else after[p]) @ tree.pre[i] @ before
-            E.append(tuple(_tuple3(row) for row in X[:3, :3]))
-            r.append(_tuple3(X[:3, 3]))
-            R, o = aft[:3, :3], aft[:3, 3]
-            mass.append(float(bodies.mass[i]))
-            com.append(_tuple3(R @ bodies.com[i] + o))
-            inertia.append(tuple(_tuple3(row) for row in R @ bodies.inertia[i] @ R.T))
-            after.append(aft)
-        return cls(n=arm.n, revolute=tuple(bool(x) for x in arm.revolute), E=tuple(E), r=tuple(r),
-                   mass=tuple(mass), com=tuple(com), inertia=tuple(inertia),
-                   gravity=_tuple3(arm.gravity), after=tuple(after), parent=tuple(tree.parent))
+        return cls(**placements(tree.arm, tree.parent, tree.pre), parent=tuple(tree.parent))
 
 
 def tree_rnea(model: TreeModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: bool, trig: Trig) -> list:
@@ -99,42 +76,16 @@ def tree_crba(model: TreeModel, q: Sequence, trig: Trig) -> list[list]:
     """M(q) of the tree, n x n, symmetric."""
     jt = alg._Joints(model, q, trig)
     n = model.n
-    mass = list(model.mass)
-    first = [_scale(m, c) for m, c in zip(model.mass, model.com)]
-    rot = []
-    for m, c, I in zip(model.mass, model.com, model.inertia):
-        cc = _dot(c, c)
-        rot.append(tuple(tuple(I[j][k] + m * ((cc if j == k else 0.0) - c[j] * c[k]) for k in range(3))
-                         for j in range(3)))
+    mass, first, rot = alg.composites(model)
     M = [[0.0] * n for _ in range(n)]
-    for i in reversed(range(n)):
-        h, Io = first[i], rot[i]
-        if model.revolute[i]:
-            f, mo = (-h[1], h[0], 0.0), (Io[0][2], Io[1][2], Io[2][2])
-            M[i][i] = mo[2]
-        else:
-            f, mo = (0.0, 0.0, mass[i]), (h[1], -h[0], 0.0)
-            M[i][i] = f[2]
+    for i in reversed(range(n)):   # children come after their parents: every subtree is complete here
+        f, mo, M[i][i] = alg.unit_wrench(model, i, mass, first, rot)
         j = i
-        while model.parent[j] >= 0:
+        while model.parent[j] >= 0:   # carried down the path to the base
             f_up = jt.up(j, f)
             f, mo = f_up, _add(jt.up(j, mo), _cross(jt.p[j], f_up))
             j = model.parent[j]
             M[j][i] = M[i][j] = mo[2] if model.revolute[j] else f[2]
-        par = model.parent[i]
-        if par < 0:
-            continue
-        p, m = jt.p[i], mass[i]
-        hr = jt.up(i, h)
-        RIo = _rotate_sym(jt, i, Io)
-        hp, pp = _dot(hr, p), _dot(p, p)
-        parent = rot[par]
-        new = [[0.0] * 3 for _ in range(3)]
-        for j in range(3):
-            for k in range(j, 3):
-                new[j][k] = new[k][j] = (parent[j][k] + RIo[j][k] - p[j] * hr[k] - hr[j] * p[k] - m * p[j] * p[k]
-                                         + ((2.0 * hp + m * pp) if j == k else 0.0))
-        rot[par] = tuple(tuple(row) for row in new)
-        first[par] = _add(first[par], _add(hr, _scale(m, p)))
-        mass[par] = mass[par] + m
+        if model.parent[i] >= 0:
+            alg.absorb(jt, i, model.parent[i], mass, first, rot)
     return M
