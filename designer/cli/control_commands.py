@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import csv
 import io
 import json
@@ -129,18 +132,32 @@ def _symbolic(model) -> dict:
 def cmd_linearize(args) -> int:
     from ..control import linearize
 
-    model = load_model(args.project)
-    arm = _arm(model, args.project)
-    n = model.n
+    model = load_model(args.project, closed=True)
+    arm: Any
+    solve: Callable[..., Any]
+    if model.is_serial:
+        arm = _arm(model, args.project)
+        n = model.n
+        names = [f"q{j}" for j in range(1, n + 1)]
+        solve = linearize
+    else:   # a closed chain: its actuated joints, named by their links (control/closed_linearize.py)
+        if args.symbolic:
+            raise UserError(f"{args.project}: linearize --symbolic: not for closed chains yet")
+        from ..control.closed_linearize import linearize_closed
+        from .closed_commands import _dynamics
+        arm = _dynamics(model, args.project)
+        n = arm.n
+        names = [f"q{j + 1}" for j in arm.act]
+        solve = linearize_closed
     q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
     try:
-        lm = linearize(arm, q, qd, qdd)
+        lm = solve(arm, q, qd, qdd)
         dm = lm.discretize(number(args.dt, "--dt"), args.method) if args.dt is not None else None
     except ValueError as exc:
         raise UserError(f"linearize: {exc}") from None
     if args.format == "json":
         eig = lambda v: [[float(x.real), float(x.imag)] for x in v]  # noqa: E731
-        data = {"model": model.name, "state": [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)],
+        data = {"model": model.name, "state": names + ["qd" + name[1:] for name in names],
                 "q0": lm.q0.tolist(), "qd0": lm.qd0.tolist(), "qdd0": lm.qdd0.tolist(), "tau0": lm.tau0.tolist(),
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}

@@ -75,3 +75,11 @@ def test_a_pose_that_cannot_close_is_one_line(tmp_path, capsys):
     assert main(["eval", str(path), "--states", str(states), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "states[0]" in err and "four-bar" in err and len(err.strip().splitlines()) == 1
+
+
+def test_linearize_a_closed_chain_names_the_actuated_joints(capsys):
+    assert main(["linearize", PALLETIZER, "--q", "0.1", "0.2", "-0.1", "0", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["state"] == ["q1", "q2", "q4", "q6", "qd1", "qd2", "qd4", "qd6"]
+    assert np.array(data["A"]).shape == (8, 8)
+    assert main(["linearize", PALLETIZER, "--q", "0", "0", "0", "0", "--symbolic", "--format", "json"]) == 2

@@ -209,3 +209,24 @@ def test_bundled_mechanisms_match_pinocchio(name):
         tau_tree[cd.act] = taua
         qdd_pin = ref.constrained(q, qd, tau_tree)
         assert rel(cd.forward(qa, qda, taua), qdd_pin[cd.act]) < 1e-8
+
+
+@pytest.mark.parametrize("name", ["four_bar", "palletizer_parallelogram"])
+def test_linearized_model_is_the_derivative_of_the_forward_dynamics(name):
+    """A's lower blocks against central differences of the forward dynamics at the holding torque
+    (the linearization itself comes from the inverse dynamics' derivatives and M_a)."""
+    from designer.control.closed_linearize import linearize_closed
+    from designer.project import load_project
+    from tests.support import robot_path
+    cd = ClosedDynamics(load_project(robot_path(name)))
+    rng = np.random.default_rng(5)
+    q0, qd0 = rng.uniform(-0.4, 0.4, cd.n), rng.normal(size=cd.n) * 0.3
+    lm = linearize_closed(cd, q0, qd0)
+    h = 1e-6
+    for k, e in enumerate(np.eye(cd.n) * h):
+        dfdq = (cd.forward(q0 + e, qd0, lm.tau0) - cd.forward(q0 - e, qd0, lm.tau0)) / (2 * h)
+        dfdqd = (cd.forward(q0, qd0 + e, lm.tau0) - cd.forward(q0, qd0 - e, lm.tau0)) / (2 * h)
+        scale = max(1.0, np.abs(lm.A).max())
+        assert np.abs(lm.A[cd.n:, k] - dfdq).max() < 1e-5 * scale
+        assert np.abs(lm.A[cd.n:, cd.n + k] - dfdqd).max() < 1e-5 * scale
+    assert np.allclose(lm.B[cd.n:], np.linalg.inv(cd.M(q0)))
