@@ -101,13 +101,49 @@ def cmd_regressor(args) -> int:
     from ..dynamics.base_params import base_parameters
     from ..report.identification import regressor_report
 
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        return _closed_regressor(args, model)
     try:
         bp = base_parameters(model, drives=args.drives)
     except (MissingParameterError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     cond = _condition(args, model, bp)
     write_output(regressor_report(model, bp if args.base else None, cond, args.format, args.drives), args.out)
+    return 0
+
+
+def _closed_regressor(args, model) -> int:
+    """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
+    from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    from .closed_commands import _dynamics
+    if args.drives or args.excite or args.trajectory:
+        raise UserError(f"{args.project}: regressor --drives, --excite, --trajectory: not for closed chains yet")
+    if args.format not in ("json", "markdown"):
+        raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
+    cd = _dynamics(model, args.project)
+    reg = ClosedRegressor(cd)
+    data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
+    if args.base:
+        bp = closed_base_parameters(cd)
+        data.update({"base_count": bp.count, "dropped": bp.dropped,
+                     "base": [{"name": name, "combination": combo, "value": float(v)}
+                              for (name, combo), v in zip(bp.base, bp.values)]})
+    if args.format == "json":
+        write_output(json.dumps(data, indent=1) + "\n", args.out)
+        return 0
+    lines = [f"# Inertial parameters of {model.name or args.project} (closed chain)", "",
+             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries.", ""]
+    if args.base:
+        lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
+                  "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
+        for row in data["base"]:
+            combo = " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in row["combination"].items())
+            lines.append(f"| {row['name']} | {combo} | {row['value']:.6g} |")
+        lines += ["", "Dropped: " + ", ".join(data["dropped"])]
+    else:
+        lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
+    write_output("\n".join(lines) + "\n", args.out)
     return 0
 
 

@@ -83,3 +83,10 @@ def test_linearize_a_closed_chain_names_the_actuated_joints(capsys):
     assert data["state"] == ["q1", "q2", "q4", "q6", "qd1", "qd2", "qd4", "qd6"]
     assert np.array(data["A"]).shape == (8, 8)
     assert main(["linearize", PALLETIZER, "--q", "0", "0", "0", "0", "--symbolic", "--format", "json"]) == 2
+
+
+def test_regressor_of_a_closed_chain(capsys):
+    assert main(["regressor", str(robot_path("four_bar")), "--base"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["standard"]) == 30 and data["base_count"] == len(data["base"]) > 0
+    assert main(["regressor", str(robot_path("four_bar")), "--excite"]) == 2

@@ -230,3 +230,30 @@ def test_linearized_model_is_the_derivative_of_the_forward_dynamics(name):
         assert np.abs(lm.A[cd.n:, k] - dfdq).max() < 1e-5 * scale
         assert np.abs(lm.A[cd.n:, cd.n + k] - dfdqd).max() < 1e-5 * scale
     assert np.allclose(lm.B[cd.n:], np.linalg.inv(cd.M(q0)))
+
+
+@pytest.mark.parametrize("gen, conv, seed", [(four_bar, Convention.STANDARD, 0),
+                                             (parallelogram_arm, Convention.MODIFIED, 2)])
+def test_closed_loop_regressor_and_base_parameter_count_match_pinocchio(gen, conv, seed):
+    """W^T Y_tree pi = tau_a; the number of base parameters is the rank of Pinocchio's joint-torque
+    regressor of the spanning tree projected by W from differences of the closure, over random states."""
+    import pinocchio as pin
+    from designer.numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    model = mechanism(gen, conv, seed)
+    cd = ClosedDynamics(model)
+    reg = ClosedRegressor(cd)
+    ref = PinMechanism(model)
+    rng = np.random.default_rng(seed)
+    stacked = []
+    for _ in range(60):
+        qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        assert rel(reg.actuated(qa, qda, qdda) @ reg.values, cd.tau(qa, qda, qdda)) < 1e-10
+        q, qd, qdd, _ = cd.state(qa, qda, qdda)
+        o = ref.order
+        Y_pin = pin.computeJointTorqueRegressor(ref.model, ref.model.createData(), q[o], qd[o], qdd[o])
+        Y = np.empty_like(Y_pin)
+        Y[o] = Y_pin                       # rows in our joint order (columns: Pinocchio's parameters)
+        stacked.append(fd_W(cd, qa).T @ Y)
+    S = np.vstack(stacked)
+    s = np.linalg.svd(S, compute_uv=False)
+    assert closed_base_parameters(cd).count == int(np.sum(s > 1e-7 * s[0]))
