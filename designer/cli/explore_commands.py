@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics import NumericArm
-from ..model import MissingParameterError
 from .common import UserError, load_model, number
-from .explore_io import (emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
+from .explore_io import (arm_of, emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 from .explore_sweep import register_sweep_and_map
 from .progress import add_quiet, job_bar
@@ -114,7 +112,7 @@ def register(sub) -> None:
 # -- commands -----------------------------------------------------------------------
 def cmd_metric(args) -> int:
     from ..explore.metrics import METRICS, compute, evaluate, parse_metric
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     q = pose(args, arm.n)
     r = ratings(args, arm.n, model)
     rows = []
@@ -279,16 +277,13 @@ def cmd_sensitivity(args) -> int:
 
 def cmd_compare(args) -> int:
     from ..explore.compare import compare
-    model_a, arm_a = model_and_arm(args)
-    model_b = load_model(args.other) if args.other else load_model(args.project)
+    model_a, arm_a = model_and_arm(args, closed=True)
+    model_b = load_model(args.other, closed=True) if args.other else load_model(args.project, closed=True)
     sets = parse_sets(args.set + args.set_b)
     unknown = sorted(set(sets) - set(model_b.symbol_names()))
     if unknown:
         raise UserError(f"--set-b: {', '.join(unknown)} is not a parameter of design B")
-    try:
-        arm_b = NumericArm.from_model(model_b.with_parameters(sets))
-    except MissingParameterError as exc:
-        raise UserError(f"design B: {exc}") from None
+    arm_b = arm_of(model_b.with_parameters(sets), "design B")
     rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n, model_a), args.samples)
     return emit(args, rows)
 
