@@ -43,6 +43,19 @@ class ClosedArm:
     def total_mass(self) -> float:
         return self.cd.tree.arm.total_mass()
 
+    def tool_points(self, Q) -> np.ndarray:
+        """(N, 3) the tool point in frame 0 at actuated states Q (N, n); NaN where a loop cannot close."""
+        out = np.full((len(Q), 3), np.nan)
+        guess = None
+        for k, qa in enumerate(np.asarray(Q, float)):
+            try:
+                guess = self.cd.positions(qa, guess)
+            except ClosureError:
+                guess = None
+                continue
+            out[k] = (self.cd.tree.frames(guess)[self.tool_link + 1] @ self.tool)[:3, 3]
+        return out
+
     def batch(self, q) -> ClosedBatch:
         return ClosedBatch(self, np.atleast_2d(np.asarray(q, float)))
 

@@ -45,3 +45,20 @@ def test_compare_a_serial_and_a_closed_design(capsys):
     assert "coupling" in out and "gravity" in out and "total_mass" in out
     # a metric a closed chain does not give yet is left out, not an error
     assert "tra_share" not in out
+
+
+def test_map_of_a_closed_chain_at_samples_and_on_a_grid(capsys):
+    import json
+    project = str(robot_path("palletizer_parallelogram"))
+    assert main(["explore", project, "map", "--metric", "coupling[2,3]", "--samples", "16", "--format", "json",
+                 "--quiet"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    arm = ClosedArm(load_project(robot_path("palletizer_parallelogram")))
+    first = data["samples"][0]
+    qa = np.array([first[f"q{k}"] for k in range(1, 5)])
+    M = arm.cd.M(qa)
+    assert np.isclose(first["coupling[2,3]"], M[1, 2] / np.sqrt(M[1, 1] * M[2, 2]))
+    assert np.allclose([first["x"], first["y"], first["z"]], arm.tool_points([qa])[0])
+    assert main(["explore", project, "map", "--metric", "gravity[2]", "--joints", "2", "3", "--steps", "3",
+                 "--format", "csv"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 1 + 9
