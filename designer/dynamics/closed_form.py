@@ -276,8 +276,11 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
         terms = " ".join(f"{'+' if a > 0 else '-'} {'' if abs(a) == 1 else abs(a)}q{act[k] + 1}"
                          for k, a in enumerate(A[r]) if a) or "0"
         relations.append(f"q{i + 1} = {terms.lstrip('+ ')}" + (f" + {c[r]}" if c[r] != 0 else ""))
+    # C_ij = sum_k c_ijk qd_k (Christoffel form: M' - 2 C skew), for engine.coriolis_matrix
+    C = sp.Matrix(na, na, lambda i, j: tr.expr(sum((tr.mul(c_all[i][j][k], qd[k]) for k in range(na)), tr.zero)))
     extras = {"closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in enumerate(act)],
                                "closure": relations},
+              "coriolis_matrix": C.xreplace(rename),
               "seconds": time.perf_counter() - started}
     yield Progress("done", 1.0, f"{method.value} (closed chain, closed form) in {extras['seconds']:.2f} s")
     return Equations(method=method, model=carrier, simplify=simplify, matrices={k: mats[k] for k in form},

@@ -101,3 +101,23 @@ def test_generated_python_code_matches_the_numeric_projection(tmp_path):
 def test_a_four_bar_has_no_closed_form_and_says_so():
     with pytest.raises(NotLinearClosure, match="numerically"):
         closed_chain_equations(four_bar(np.random.default_rng(0), Convention.STANDARD))
+
+
+def test_christoffel_coriolis_matrix_makes_mdot_minus_2c_skew():
+    """The closed forms' C (Christoffel) with dM/dt = sum dM/dq_k qd_k, symbolically: M' - 2C is skew
+    and C qd is the velocity term h."""
+    from designer.dynamics import derive
+    from designer.dynamics.engine import coriolis_matrix
+    model = parallelogram_arm(np.random.default_rng(6), Convention.STANDARD)
+    eq = derive(model)   # a closed chain goes to its closed forms
+    assert "closed_chain" in eq.extras
+    c = eq.model
+    C = coriolis_matrix(eq)
+    Mdot = sp.zeros(c.n, c.n)
+    for q, v in zip(c.q, c.qd):
+        Mdot += eq.mass_matrix.diff(q) * v
+    subs = {s: x for s, x in zip(list(c.q) + list(c.qd), np.random.default_rng(2).normal(size=2 * c.n))}
+    S = np.array((Mdot - 2 * C).xreplace(subs), dtype=float)
+    assert np.abs(S + S.T).max() < 1e-9
+    h = np.array((C * sp.Matrix(c.qd) - eq.coriolis).xreplace(subs), dtype=float)
+    assert np.abs(h).max() < 1e-9
