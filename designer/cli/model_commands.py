@@ -38,6 +38,22 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _closed_chain_lines(model: Manipulator) -> list[str]:
+    """The tree, the passive joints and the loops of a closed chain (format version 3)."""
+    from ..model.mechanism import parents_of
+    parents = parents_of(model.links)
+    out = ["tree: " + ", ".join(f"link {i} on {'the base' if p == 0 else f'link {p}'}"
+                                + ("" if l.actuated else " (passive)")
+                                + (f", gamma {l.gamma}, b {l.b}" if l.gamma != 0 or l.b != 0 else "")
+                                for i, (l, p) in enumerate(zip(model.links, parents), start=1))]
+    for k, loop in enumerate(model.loops, start=1):
+        out.append(f"{loop.label(k)}: cut joint {loop.joint.value} between link {loop.link_i} at "
+                   f"{list(map(str, loop.frame_i.xyz))} rpy {list(map(str, loop.frame_i.rpy))} and "
+                   f"{'the base' if loop.link_j == 0 else f'link {loop.link_j}'} at "
+                   f"{list(map(str, loop.frame_j.xyz))} rpy {list(map(str, loop.frame_j.rpy))}")
+    return out
+
+
 def describe(model: Manipulator) -> str:
     out = [f"{model.name or '(unnamed)'}: {model.n} links, {model.convention.value} DH convention"]
     if model.description:
@@ -52,6 +68,8 @@ def describe(model: Manipulator) -> str:
         out[-1] += " in the world; in frame 0: [" + ", ".join(map(str, model.gravity_frame0)) + "]"
     for k, p in enumerate(model.point_masses, start=1):
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
+    if not model.is_serial:
+        out += _closed_chain_lines(model)
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
     problems = validate(model)

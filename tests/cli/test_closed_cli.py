@@ -90,3 +90,18 @@ def test_regressor_of_a_closed_chain(capsys):
     data = json.loads(capsys.readouterr().out)
     assert len(data["standard"]) == 30 and data["base_count"] == len(data["base"]) > 0
     assert main(["regressor", str(robot_path("four_bar")), "--excite"]) == 2
+
+
+def test_info_and_validate_show_the_tree_and_name_a_loop_that_cannot_close(tmp_path, capsys):
+    assert main(["info", str(robot_path("acma_sr400"))]) == 0
+    out = capsys.readouterr().out
+    assert "link 7 on link 1" in out and "link 8 on link 7 (passive)" in out and "loops[1] (parallelogram)" in out
+    assert main(["validate", str(robot_path("four_bar"))]) == 0
+    capsys.readouterr()
+    doc = json.loads(robot_path("four_bar").read_text())
+    doc["loops"][0]["frame_j"]["xyz"] = ["L0 + 0.002", 0, 0]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert main(["validate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "loops[1] (ground pin): cannot close at the nominal pose" in err and "2 mm apart" in err
