@@ -29,6 +29,8 @@ IDS = [f"{g.__name__}-{c.value}-{s}" for g, c, s in CASES]
 def mechanism(gen, conv, seed):
     if gen is parallelogram_arm and seed == 2:   # a wrist on the forearm: a branch after the loop's links
         return gen(np.random.default_rng(seed), conv, wrist=True)
+    if gen is four_bar and seed == 2:            # on a turning column: the loop closes on link 1
+        return gen(np.random.default_rng(seed), conv, mounted=True)
     return gen(np.random.default_rng(seed), conv)
 
 

@@ -33,9 +33,12 @@ def _body(rng, scale: float) -> dict:
     return {"mass": m, "com": tuple(rng.uniform(-0.3, 0.3, 3) * scale), "inertia": _inertia(rng, m)}
 
 
-def four_bar(rng, convention: Convention = Convention.STANDARD, massless: bool = False) -> Manipulator:
+def four_bar(rng, convention: Convention = Convention.STANDARD, massless: bool = False,
+             mounted: bool = False) -> Manipulator:
     """Crank (actuated, on the base), coupler and rocker (passive); the rocker's end is pinned to the
-    ground point (L0, 0, 0) by the cut joint. Closed at q = 0 by the theta offsets."""
+    ground point (L0, 0, 0) by the cut joint. Closed at q = 0 by the theta offsets. ``mounted``: the
+    four-bar stands in a vertical plane on a turning column (an actuated base yaw, link 1), its
+    ground point on the column."""
     while True:
         L0, L1, L2, L3 = rng.uniform(0.3, 1.0, 4)
         phi = float(rng.uniform(-2.5, 2.5))
@@ -56,16 +59,23 @@ def four_bar(rng, convention: Convention = Convention.STANDARD, massless: bool =
     ang_cd = math.atan2(*(D - C)[::-1])
     thetas = [phi, ang_bc - phi, ang_cd - ang_bc]
     lengths = [L1, L2, L3]
-    gravity = (0, -9.81, 0)  # in the plane of the mechanism
+    gravity = (0, 0, -9.81) if mounted else (0, -9.81, 0)  # in the plane of the mechanism
     links = []
+    if mounted:
+        column = float(rng.uniform(0.2, 0.6))
+        links.append(Link(d=column, alpha=math.pi / 2 if convention is Convention.STANDARD else 0,
+                          **_body(rng, column)))
     for k in range(3):
         body = {"mass": 0} if massless else _body(rng, lengths[k])
         if convention is Convention.STANDARD:
             links.append(Link(a=lengths[k], theta=thetas[k], actuated=k == 0, **body))
         else:
-            links.append(Link(a=0 if k == 0 else lengths[k - 1], theta=thetas[k], actuated=k == 0, **body))
+            links.append(Link(a=0 if k == 0 else lengths[k - 1], theta=thetas[k], actuated=k == 0,
+                              alpha=math.pi / 2 if mounted and k == 0 else 0, **body))
     end = Pose() if convention is Convention.STANDARD else Pose((L3, 0, 0))
-    loop = Loop(3, 0, end, Pose((float(L0), 0, 0)), "R", "four-bar")
+    # mounted in the modified convention, the four-bar's plane is frame 1 turned by Rx(pi/2)
+    roll = math.pi / 2 if mounted and convention is Convention.MODIFIED else 0
+    loop = Loop(len(links), 1 if mounted else 0, end, Pose((float(L0), 0, 0), (roll, 0, 0)), "R", "four-bar")
     return Manipulator(links=tuple(links), convention=convention, gravity=gravity, loops=(loop,),
                        name="random four-bar")
 
