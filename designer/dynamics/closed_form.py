@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import numpy as np
 import sympy as sp
 
 from ..errors import DesignerError
@@ -92,6 +93,8 @@ class _Tree:
                 extra += [sp.cos(d), sp.sin(d)]
         for link in model.links:
             extra += [sp.cos(link.gamma), sp.sin(link.gamma)]
+        for loop in model.loops:
+            extra += list(loop.frame_i.sym_matrix()) + list(loop.frame_j.sym_matrix())
         self.tr = TrigRing(model, extra)
 
     def trig(self, i: int):
@@ -196,6 +199,79 @@ def _frames_job(t: _Tree, token: CancelToken) -> Job[ArmFrames]:
     return ArmFrames(Rs, ps, Ws, Vs, gs)
 
 
+def _verify_closure(t: _Tree, token: CancelToken) -> None:
+    """The linear closure found at the default values, checked as an identity: with it substituted,
+    each loop's cut frames coincide (origins, and z axes for a revolute cut) as functions of the joint
+    angles and of the parameters (the ring's polynomials at random points of both); NotLinearClosure
+    when they do not."""
+    tr, model = t.tr, t.model
+    parents = parents_of(model.links)
+    placed: dict[int, tuple] = {0: ([[tr.one, tr.zero, tr.zero], [tr.zero, tr.one, tr.zero], [tr.zero, tr.zero, tr.one]],
+                                     [tr.zero] * 3)}
+
+    def frame(k: int):
+        if k not in placed:
+            Rp, pp = frame(parents[k - 1])
+            R, p = t.placement(k - 1)
+            token.check()
+            placed[k] = ([tr.matvec(Rp, [R[0][c], R[1][c], R[2][c]]) for c in range(3)], None)
+            cols = placed[k][0]
+            Rk = [[cols[c][r] for c in range(3)] for r in range(3)]
+            placed[k] = (Rk, [pp[r] + v for r, v in enumerate(tr.matvec(Rp, p))])
+        return placed[k]
+
+    def cut(link: int, pose):
+        R, p = frame(link)
+        T = pose.sym_matrix()
+        local_p = [tr.var(T[r, 3]) for r in range(3)]
+        z = [tr.var(T[r, 2]) for r in range(3)]
+        return [p[r] + v for r, v in enumerate(tr.matvec(R, local_p))], tr.matvec(R, z)
+    points = _points(tr, model)
+    for k, loop in enumerate(model.loops, start=1):
+        (pi, zi), (pj, zj) = cut(loop.link_i, loop.frame_i), cut(loop.link_j, loop.frame_j)
+        gaps = [tr.reduce(a - b) for a, b in zip(pi, pj)]
+        if loop.joint.value != "S":
+            gaps += tr.cross(zi, zj)
+        if any(_nonzero(tr, g, points) for g in gaps):
+            raise NotLinearClosure(f"{loop.label(k)}: the linear closure found at the default values does not hold "
+                                   "for every value of the parameters: no closed form")
+
+
+def _points(tr: TrigRing, model: Manipulator, count: int = 3) -> list[list[float]]:
+    """Values of the ring's generators at random joint angles and random parameter values (0.5 to 1.5
+    times the defaults, or 0.3 to 1.3): the identity test below holds for every value, not the defaults."""
+    rng = np.random.default_rng(1)
+    defaults = model.parameter_values
+    out = []
+    for _ in range(count):
+        subs = {q: float(rng.uniform(-np.pi, np.pi)) for q in model.q}
+        subs.update({q: float(rng.normal()) for q in (*model.qd, *model.qdd)})
+        for name in model.symbol_names():
+            d = defaults.get(name)
+            subs[sp.Symbol(name, real=True)] = float(d * rng.uniform(0.5, 1.5) if d else rng.uniform(0.3, 1.3))
+        floats = {k: sp.Float(v) for k, v in subs.items()}
+        out.append([complex(sp.sympify(a).xreplace(floats).evalf()).real for a in tr._atoms_out])
+    return out
+
+
+def _nonzero(tr: TrigRing, p, points: list[list[float]]) -> bool:
+    """Whether a ring element is not identically 0, as a function: at each point, its value against the
+    size of its terms (1e-9: float models carry rounding, and cos(delta)^2 + sin(delta)^2 of an opaque
+    angle is 1 only as numbers)."""
+    for values in points:
+        total, size = 0.0, 0.0
+        for monom, coeff in p.items():
+            term = float(coeff)
+            for k, e in enumerate(monom):
+                if e:
+                    term *= values[k] ** e
+            total += term
+            size += abs(term)
+        if abs(total) > 1e-9 * max(1.0, size):
+            return True
+    return False
+
+
 def _christoffel(tr: TrigRing, M: list, act: list[int], token: CancelToken) -> list:
     n = len(act)
     dM = {}
@@ -220,6 +296,7 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
     act, pas, A, c = linear_closure(model)
     exact = exact_angles(model).model
     t = _Tree(exact, act, pas, A, c)
+    _verify_closure(t, token)
     tr, na = t.tr, len(act)
     frames = yield from _frames_job(t, token)
     M_rot = [[tr.zero] * na for _ in range(na)]

@@ -121,3 +121,18 @@ def test_christoffel_coriolis_matrix_makes_mdot_minus_2c_skew():
     assert np.abs(S + S.T).max() < 1e-9
     h = np.array((C * sp.Matrix(c.qd) - eq.coriolis).xreplace(subs), dtype=float)
     assert np.abs(h).max() < 1e-9
+
+
+def test_linear_closure_is_checked_exactly_for_every_parameter_value():
+    """A coupler whose length is another parameter, equal to the upper arm's only at the defaults:
+    numerically a parallelogram, symbolically not; with the same symbol, exactly one."""
+    from dataclasses import replace
+
+    from designer.model import symbol
+    model = load_project(robot_path("palletizer_parallelogram"))
+    coupler = model.links[4]
+    other = replace(model, links=model.links[:4] + (replace(coupler, a=symbol("L5")),) + model.links[5:]
+                    ).with_parameter("L5", model.parameter_values["L2"])
+    with pytest.raises(NotLinearClosure, match="does not hold for every value"):
+        closed_chain_equations(other)
+    assert closed_chain_equations(model).extras["closed_chain"]["closure"] == ["q3 = - q2 + q4", "q5 = q2 - q4"]
