@@ -206,8 +206,8 @@ def _verify_closure(t: _Tree, token: CancelToken) -> None:
     when they do not."""
     tr, model = t.tr, t.model
     parents = parents_of(model.links)
-    placed: dict[int, tuple] = {0: ([[tr.one, tr.zero, tr.zero], [tr.zero, tr.one, tr.zero], [tr.zero, tr.zero, tr.one]],
-                                     [tr.zero] * 3)}
+    eye = [[tr.one if r == c else tr.zero for c in range(3)] for r in range(3)]
+    placed: dict[int, tuple] = {0: (eye, [tr.zero] * 3)}
 
     def frame(k: int):
         if k not in placed:
