@@ -355,6 +355,8 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
         relations.append(f"q{i + 1} = {terms.lstrip('+ ')}" + (f" + {c[r]}" if c[r] != 0 else ""))
     # C_ij = sum_k c_ijk qd_k (Christoffel form: M' - 2 C skew), for engine.coriolis_matrix
     C = sp.Matrix(na, na, lambda i, j: tr.expr(sum((tr.mul(c_all[i][j][k], qd[k]) for k in range(na)), tr.zero)))
+    carrier = replace(carrier, description=f"Loop closure (the mechanism's joint names): {', '.join(relations)}. "
+                      + carrier.description)
     extras = {"closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in enumerate(act)],
                                "closure": relations},
               "coriolis_matrix": C.xreplace(rename),
