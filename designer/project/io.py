@@ -19,7 +19,9 @@ from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
-from ..model.mechanism import CutJoint, Loop, uses_closed_chain_fields
+from ..model.mechanism import uses_closed_chain_fields
+from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_link, closed_chain_link_json, loop_json, \
+    read_loops
 from ..model.validation import Problem, Severity, validate
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
@@ -38,11 +40,9 @@ _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inert
               "joint_name", "drive"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
              "links", "point_masses", "base", "tool", "gravity_frame"}
-# closed chains (version 3): a link's parent, actuated flag and branching parameters; the loops
-_V3_CLOSED_LINK_KEYS = {"parent", "actuated", "gamma", "b"}
-_V3_CLOSED_TOP_KEYS = {"loops"}
-_LINK_KEYS |= _V3_CLOSED_LINK_KEYS
-_TOP_KEYS |= _V3_CLOSED_TOP_KEYS
+# closed chains (version 3, project/closed_io.py): a link's parent, actuated flag and branching parameters; loops
+_LINK_KEYS |= V3_CLOSED_LINK_KEYS
+_TOP_KEYS |= V3_CLOSED_TOP_KEYS
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
@@ -237,77 +237,12 @@ class _Reader:
                 limits = (self.expr(lim[0], f"{where}.limits[0]"), self.expr(lim[1], f"{where}.limits[1]"))
                 if None in limits:
                     limits = None
-        closed = self.closed_chain_link(data, where)
+        closed = closed_chain_link(self, data, where)
         values = [*fields.values(), mass, com, inertia]
         if joint not in ("R", "P") or any(v is None for v in values) or closed is None:
             return None
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
                     joint_name=joint_name, drive=drive, **fields, **closed)
-
-    # -- closed chains (version 3) -----------------------------------------
-    def closed_chain_link(self, data: dict, where: str) -> dict | None:
-        """The link's parent, actuated flag and branching parameters gamma, b (None on a problem)."""
-        out: dict[str, Any] = {}
-        ok = True
-        if data.get("parent") is not None:
-            parent = data["parent"]
-            if isinstance(parent, bool) or not isinstance(parent, int):
-                self.fail(f"{where}.parent", "must be a link number (0 the base, or an earlier link)")
-                ok = False
-            else:
-                out["parent"] = parent   # range checked by validate(), which knows the link's place
-        if "actuated" in data:
-            if not isinstance(data["actuated"], bool):
-                self.fail(f"{where}.actuated", "must be true or false")
-                ok = False
-            else:
-                out["actuated"] = data["actuated"]
-        for key in ("gamma", "b"):
-            if key in data:
-                value = self.expr(data[key], f"{where}.{key}")
-                ok = ok and value is not None
-                out[key] = value
-        return out if ok else None
-
-    def loop(self, data, k: int) -> Loop | None:
-        where = f"loops[{k}]"
-        if not isinstance(data, dict):
-            self.fail(where, "must be an object")
-            return None
-        unknown = set(data) - {"name", "joint", "link_i", "link_j", "frame_i", "frame_j"}
-        if unknown:
-            self.fail(where, "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
-        links = []
-        for key in ("link_i", "link_j"):
-            value = data.get(key)
-            if key not in data:
-                self.fail(f"{where}.{key}", "missing (a link number, 0 the base)")
-            elif isinstance(value, bool) or not isinstance(value, int):
-                self.fail(f"{where}.{key}", "must be a link number (0 the base)")
-            else:
-                links.append(value)
-        joint = data.get("joint", "R")
-        if joint not in [c.value for c in CutJoint]:
-            self.fail(f"{where}.joint", "must be \"R\" (revolute about the frames' z), \"S\" (ball) or "
-                      f"\"F\" (fixed), not {json.dumps(joint)}")
-            joint = "R"   # a stand-in, so that validate() still checks the loop's links (the file is refused)
-        frames = [self.pose(data.get(key), f"{where}.{key}") for key in ("frame_i", "frame_j")]
-        name = self.text(data.get("name"), f"{where}.name")
-        if len(links) != 2:
-            return None
-        return Loop(links[0], links[1], frames[0] or Pose(), frames[1] or Pose(), CutJoint(joint), name)
-
-    def loops(self, data) -> tuple[Loop, ...]:
-        if data is None:
-            return ()
-        if not isinstance(data, list):
-            self.fail("loops", "must be a list")
-            return ()
-        if len(data) > MAX_LINKS:
-            self.fail("loops", f"more than {MAX_LINKS} loops")
-            return ()
-        loops = [self.loop(d, k) for k, d in enumerate(data, start=1)]
-        return tuple(loop for loop in loops if loop is not None)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -388,7 +323,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     unknown = set(data) - _TOP_KEYS
     if version < 2:
         unknown |= set(data) & _V2_TOP_KEYS
-    if version < 3 and set(data) & _V3_CLOSED_TOP_KEYS:
+    if version < 3 and set(data) & V3_CLOSED_TOP_KEYS:
         reader.fail("loops", "needs format version 3")
     if unknown:
         reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
@@ -413,10 +348,10 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                                 " need format version 2")
         if version < 3:
             for i, l in enumerate(links_data, start=1):
-                if isinstance(l, dict) and set(l) & _V3_CLOSED_LINK_KEYS:
-                    reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V3_CLOSED_LINK_KEYS)) +
+                if isinstance(l, dict) and set(l) & V3_CLOSED_LINK_KEYS:
+                    reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & V3_CLOSED_LINK_KEYS)) +
                                 " need format version 3")
-    loops = reader.loops(data.get("loops")) if version >= 3 else ()
+    loops = read_loops(reader, data.get("loops")) if version >= 3 else ()
     pms_data = data.get("point_masses") or []
     pms = []
     if not isinstance(pms_data, list):
@@ -469,29 +404,6 @@ def _version_for(model: Manipulator) -> int:
     return VERSION if uses_closed_chain_fields(model) else BASE_VERSION
 
 
-def _closed_chain_link_json(link: Link) -> dict:
-    """A link's version-3 closed-chain fields, only those that differ from the serial default."""
-    out: dict[str, Any] = {}
-    if link.parent is not None:
-        out["parent"] = link.parent
-    if not link.actuated:
-        out["actuated"] = False
-    if link.gamma != 0:
-        out["gamma"] = format_expr(link.gamma)
-    if link.b != 0:
-        out["b"] = format_expr(link.b)
-    return out
-
-
-def _loop_json(loop: Loop) -> dict:
-    out: dict[str, Any] = {}
-    if loop.name:
-        out["name"] = loop.name
-    out.update({"joint": loop.joint.value, "link_i": loop.link_i, "link_j": loop.link_j,
-                "frame_i": _pose_json(loop.frame_i), "frame_j": _pose_json(loop.frame_j)})
-    return out
-
-
 def to_dict(model: Manipulator) -> dict:
     """The project document of ``model`` (JSON-ready)."""
     links = []
@@ -513,7 +425,7 @@ def to_dict(model: Manipulator) -> dict:
             entry["joint_name"] = link.joint_name
         if link.drive is not None:
             entry["drive"] = link.drive.as_dict()
-        entry.update(_closed_chain_link_json(link))
+        entry.update(closed_chain_link_json(link))
         links.append(entry)
     doc: dict[str, Any] = {
         "format": FORMAT, "version": _version_for(model), "name": model.name, "description": model.description,
@@ -529,7 +441,7 @@ def to_dict(model: Manipulator) -> dict:
     if model.gravity_in_world:
         doc["gravity_frame"] = "world"
     if model.loops:
-        doc["loops"] = [_loop_json(loop) for loop in model.loops]
+        doc["loops"] = [loop_json(loop, _pose_json) for loop in model.loops]
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
