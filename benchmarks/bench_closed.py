@@ -81,6 +81,12 @@ def main(argv=None) -> int:
     t_cs, _ = timed(lambda: c_ser.tau_many(Q, QD, QDD), args.runs)
     print(f"eval tau of {N} states, compiled closed forms (median of {args.runs}): parallelogram {t_cp:.3f} s, "
           f"serial twin {t_cs:.3f} s, ratio {t_cp / t_cs:.2f} (target within 2x)")
+    from designer.kinematics import NumericArm
+    from designer.numeric import arm_dynamics
+    engine = arm_dynamics(NumericArm.from_model(serial))
+    t_eng, _ = timed(lambda: engine.tau(Q, QD, QDD), args.runs)
+    print(f"  (the serial twin on the numeric engine, traced RNEA: {t_eng:.3f} s; parallelogram / that "
+          f"{t_cp / t_eng:.2f})")
     cd = ClosedDynamics(para)
     k = 200
     t_num, _ = timed(lambda: [cd.tau(Q[i], QD[i], QDD[i]) for i in range(k)], args.runs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numeric.closed import ClosedDynamics
-from .linearize import LinearModel, _vector
+from .linearize import LinearModel, _vector, state_space
 
 __all__ = ["linearize_closed", "STEP"]
 
@@ -29,11 +29,4 @@ def linearize_closed(cd: ClosedDynamics, q0, qd0=None, qdd0=None) -> LinearModel
     for k, e in enumerate(np.eye(n) * STEP):
         dq[:, k] = (cd.tau(q0 + e, qd0, qdd0, guess) - cd.tau(q0 - e, qd0, qdd0, guess)) / (2 * STEP)
         dqd[:, k] = (cd.tau(q0, qd0 + e, qdd0, guess) - cd.tau(q0, qd0 - e, qdd0, guess)) / (2 * STEP)
-    M = cd.M(q0, guess)
-    try:
-        Minv = np.linalg.inv(M)
-    except np.linalg.LinAlgError:
-        raise ValueError("the mass matrix is singular at this pose") from None
-    A = np.block([[np.zeros((n, n)), np.eye(n)], [-Minv @ dq, -Minv @ dqd]])
-    B = np.vstack([np.zeros((n, n)), Minv])
-    return LinearModel(q0, qd0, qdd0, tau0, dq, dqd, M, A, B)
+    return state_space(q0, qd0, qdd0, tau0, dq, dqd, cd.M(q0, guess))

@@ -85,6 +85,31 @@ class _Joints:
         return _mv(self.model.E[i], v)
 
 
+def outward(jt: _Joints, i: int, w, dw, a, qd: Sequence, qdd: Sequence):
+    """(w, dw, a) of body i in its joint axes from those of its predecessor (serial and tree RNEA)."""
+    model = jt.model
+    p = jt.p[i]
+    # acceleration of the new origin as a point of the previous body, then in joint axes
+    a = jt.down(i, _add(a, _add(_cross(dw, p), _cross(w, _cross(w, p)))))
+    w, dw = jt.down(i, w), jt.down(i, dw)
+    if model.revolute[i]:
+        dw = (dw[0] + w[1] * qd[i], dw[1] - w[0] * qd[i], dw[2] + qdd[i])  # + w x qd z + qdd z
+        w = (w[0], w[1], w[2] + qd[i])
+    else:
+        # Coriolis 2 w x qd z, and the joint's own acceleration
+        a = (a[0] + 2.0 * w[1] * qd[i], a[1] - 2.0 * w[0] * qd[i], a[2] + qdd[i])
+    return w, dw, a
+
+
+def body_wrench(model: ArmModel, i: int, w, dw, a):
+    """(force, moment about the joint frame's origin) that body i needs for its motion."""
+    c, m, I = model.com[i], model.mass[i], model.inertia[i]
+    ac = _add(a, _add(_cross(dw, c), _cross(w, _cross(w, c))))
+    # moment about the COM, then about the joint frame's origin
+    F = _scale(m, ac)
+    return F, _add(_add(_mv(I, dw), _cross(w, _mv(I, w))), _cross(c, F))
+
+
 def rnea(model: ArmModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: bool, trig: Trig) -> list:
     """Joint torques tau(q, qd, qdd), with the gravity torques when ``gravity``."""
     jt = _Joints(model, q, trig)
@@ -92,22 +117,10 @@ def rnea(model: ArmModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: boo
     a = _scale(-1.0, model.gravity) if gravity else ZERO  # gravity as an upward acceleration of the base
     forces, moments = [], []
     for i in range(model.n):
-        p = jt.p[i]
-        # acceleration of the new origin as a point of the previous body, then in joint axes
-        a = jt.down(i, _add(a, _add(_cross(dw, p), _cross(w, _cross(w, p)))))
-        w, dw = jt.down(i, w), jt.down(i, dw)
-        if model.revolute[i]:
-            dw = (dw[0] + w[1] * qd[i], dw[1] - w[0] * qd[i], dw[2] + qdd[i])  # + w x qd z + qdd z
-            w = (w[0], w[1], w[2] + qd[i])
-        else:
-            # Coriolis 2 w x qd z, and the joint's own acceleration
-            a = (a[0] + 2.0 * w[1] * qd[i], a[1] - 2.0 * w[0] * qd[i], a[2] + qdd[i])
-        c, m, I = model.com[i], model.mass[i], model.inertia[i]
-        ac = _add(a, _add(_cross(dw, c), _cross(w, _cross(w, c))))
-        # moment about the COM, then about the joint frame's origin
-        F = _scale(m, ac)
+        w, dw, a = outward(jt, i, w, dw, a, qd, qdd)
+        F, mo = body_wrench(model, i, w, dw, a)
         forces.append(F)
-        moments.append(_add(_add(_mv(I, dw), _cross(w, _mv(I, w))), _cross(c, F)))
+        moments.append(mo)
     tau = [0.0] * model.n
     f, n_ = ZERO, ZERO
     for i in reversed(range(model.n)):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..kinematics.tree import TreeArm
 from . import algorithms as alg
-from .algorithms import ZERO, Trig, _add, _cross, _mv, _scale
+from .algorithms import ZERO, Trig, _add, _cross, _scale
 from .model import ArmModel, placements
 
 __all__ = ["TreeModel", "tree_rnea", "tree_crba"]
@@ -44,22 +44,13 @@ def tree_rnea(model: TreeModel, q: Sequence, qd: Sequence, qdd: Sequence, gravit
     for i in range(model.n):
         par = model.parent[i]
         w, dw, a = (ZERO, ZERO, base_a) if par < 0 else (W[par], DW[par], A[par])
-        p = jt.p[i]
-        a = jt.down(i, _add(a, _add(_cross(dw, p), _cross(w, _cross(w, p)))))
-        w, dw = jt.down(i, w), jt.down(i, dw)
-        if model.revolute[i]:
-            dw = (dw[0] + w[1] * qd[i], dw[1] - w[0] * qd[i], dw[2] + qdd[i])
-            w = (w[0], w[1], w[2] + qd[i])
-        else:
-            a = (a[0] + 2.0 * w[1] * qd[i], a[1] - 2.0 * w[0] * qd[i], a[2] + qdd[i])
+        w, dw, a = alg.outward(jt, i, w, dw, a, qd, qdd)
         W.append(w)
         DW.append(dw)
         A.append(a)
-        c, m, I = model.com[i], model.mass[i], model.inertia[i]
-        ac = _add(a, _add(_cross(dw, c), _cross(w, _cross(w, c))))
-        F = _scale(m, ac)
+        F, mo = alg.body_wrench(model, i, w, dw, a)
         forces.append(F)
-        moments.append(_add(_add(_mv(I, dw), _cross(w, _mv(I, w))), _cross(c, F)))
+        moments.append(mo)
     tau = [0.0] * model.n
     for i in reversed(range(model.n)):
         f, n_ = forces[i], moments[i]
