@@ -205,14 +205,12 @@ class Closure:
 
     def _newton(self, q) -> np.ndarray:
         tol = TOL * self.size
-        best = np.inf
         for _ in range(MAX_NEWTON):
             terms = self.tree.loop_terms(q)
             r = terms.residual
             err = float(np.abs(r).max(initial=0.0))
             if err <= tol:
                 return q
-            best = min(best, err)
             Jp = self._split(terms.jacobian)[1]
             q = q.copy()
             q[self.pas] -= self._solve_passive(Jp, r, q)
