@@ -73,7 +73,7 @@ def _spec(args, model, arm):
 def cmd_sweep(args) -> int:
     from ..explore.sweep import design_count
     from ..explore.sweep_file import SweepFileError, part_path, sweep_to_csv, sweep_to_json
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     spec = _spec(args, model, arm)
     compute = compute_from(args) or Compute()
     fmt = output_format(args, table=True)

@@ -62,3 +62,23 @@ def test_map_of_a_closed_chain_at_samples_and_on_a_grid(capsys):
     assert main(["explore", project, "map", "--metric", "gravity[2]", "--joints", "2", "3", "--steps", "3",
                  "--format", "csv"]) == 0
     assert len(capsys.readouterr().out.strip().splitlines()) == 1 + 9
+
+
+def test_sweep_of_a_closed_chain_parameter(capsys):
+    """A sweep of the crank length: each design's summary is the metric of that design's ClosedArm
+    at the sweep's samples."""
+    import csv
+    import io
+    from designer.explore.maps import sample_configurations, summarize
+    project = str(robot_path("palletizer_parallelogram"))
+    assert main(["explore", project, "sweep", "--param", "c", "0.2", "0.4", "2", "--metric", "gravity[3]",
+                 "--samples", "16", "--quiet", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 2 and not any(r["error"] for r in rows)
+    model = load_project(robot_path("palletizer_parallelogram"))
+    for row in rows:
+        arm = ClosedArm(model, {"c": float(row["c"])})
+        q = sample_configurations(arm, 16)
+        expected = summarize(compute(arm, q, "gravity")[:, 2])
+        assert np.isclose(float(row["gravity[3]:max"]), expected["max"])
+        assert np.isclose(float(row["total_mass"]), arm.total_mass())
