@@ -48,14 +48,15 @@ def fd_W(cd: ClosedDynamics, qa, eps=1e-6) -> np.ndarray:
     return np.array(cols).T
 
 
+def both_sides(gen, conv, seed, stream: int):
+    """(ours, Pinocchio's, a random stream) for one random mechanism."""
+    model = mechanism(gen, conv, seed)
+    return ClosedDynamics(model), PinMechanism(model), np.random.default_rng(stream + seed)
 
 
 @pytest.mark.parametrize("gen, conv, seed", CASES, ids=IDS)
 def test_forward_dynamics_and_cut_forces_match_pinocchio(gen, conv, seed):
-    model = mechanism(gen, conv, seed)
-    cd = ClosedDynamics(model)
-    ref = PinMechanism(model)
-    rng = np.random.default_rng(100 + seed)
+    cd, ref, rng = both_sides(gen, conv, seed, 100)
     for _ in range(5):
         qa, qda, taua = rng.uniform(-0.6, 0.6, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n) * 5
         q, qd, _, W = cd.state(qa, qda)
@@ -79,10 +80,7 @@ def test_forward_dynamics_and_cut_forces_match_pinocchio(gen, conv, seed):
 
 @pytest.mark.parametrize("gen, conv, seed", CASES, ids=IDS)
 def test_inverse_dynamics_is_the_projected_tree_rnea(gen, conv, seed):
-    model = mechanism(gen, conv, seed)
-    cd = ClosedDynamics(model)
-    ref = PinMechanism(model)
-    rng = np.random.default_rng(200 + seed)
+    cd, ref, rng = both_sides(gen, conv, seed, 200)
     for _ in range(5):
         qa, qda, qdda = rng.uniform(-0.6, 0.6, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
         q, qd, qdd, W = cd.state(qa, qda, qdda)
