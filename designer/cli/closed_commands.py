@@ -39,9 +39,9 @@ def _names(cd, prefix: str) -> list[str]:
 
 def closed_eval(args, model: Manipulator) -> int:
     from .numeric_commands import read_states
-    if args.method != "lagrange" or args.drives:
+    if args.method != "lagrange":
         raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
-                        "(no --method, no --drives yet)")
+                        "(no --method)")
     cd = _dynamics(model, args.project)
     states = read_states(args.states, cd.n)
     results = []
@@ -50,7 +50,10 @@ def closed_eval(args, model: Manipulator) -> int:
             q_tree = cd.positions(q)
             parts = {"tau": cd.tau(q, qd, qdd, q_tree), "M": cd.M(q, q_tree), "G": cd.G(q, q_tree),
                      "h": cd.h(q, qd, q_tree)}
-            forces = cd.cut_forces(q, qd, qdd, q_tree)
+            forces = cd.cut_forces(q, qd, qdd, q_tree)   # what the bearings carry: the rigid bodies'
+            if args.drives:   # tau = M qdd + h + G + friction, as for a serial arm
+                dM, dtau, friction = cd.drive_terms(q, qd, qdd, q_tree)
+                parts.update(M=parts["M"] + dM, tau=parts["tau"] + dtau, friction=friction)
         except ClosureError as exc:
             raise UserError(f"{args.states}: states[{i}]: {exc}") from None
         result = {k: np.asarray(v).tolist() for k, v in parts.items()}
@@ -58,7 +61,7 @@ def closed_eval(args, model: Manipulator) -> int:
         result["cut_forces"] = forces.as_lists()
         result["residual"] = cd.residual(q_tree)
         results.append(result)
-    json.dump({"method": "closed-chain numeric", "drives": False, "actuated": _names(cd, "q"),
+    json.dump({"method": "closed-chain numeric", "drives": bool(args.drives), "actuated": _names(cd, "q"),
                "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
@@ -66,8 +69,8 @@ def closed_eval(args, model: Manipulator) -> int:
 
 def closed_torques(args, model: Manipulator) -> int:
     from .numeric_commands import _read_columns
-    if args.method != "rnea" or args.drives:
-        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only (no --drives yet)")
+    if args.method != "rnea":
+        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
     cd = _dynamics(model, args.project)
     names = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in cd.act]
     _, header, data, values = _read_columns(args.trajectory, "trajectory", names,
@@ -82,6 +85,8 @@ def closed_torques(args, model: Manipulator) -> int:
         try:
             guess = cd.positions(Q[r], guess)
             tau[r] = cd.tau(Q[r], QD[r], QDD[r], guess)
+            if args.drives:
+                tau[r] += cd.drive_terms(Q[r], QD[r], QDD[r], guess)[1]
             forces[r] = cd.cut_forces(Q[r], QD[r], QDD[r], guess).force
         except ClosureError as exc:
             raise UserError(f"{args.trajectory}: data row {r + 1}: {exc}") from None
@@ -95,8 +100,9 @@ def closed_torques(args, model: Manipulator) -> int:
                         + [repr(float(v)) for v in forces[r].ravel()])
     write_output(buf.getvalue(), args.out)
     peak, rms = np.abs(tau).max(axis=0), np.sqrt(np.mean(tau**2, axis=0))
-    lines = [f"{len(Q)} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in cd.act)}); "
-             "N m for revolute joints, N for prismatic",
+    drives = "added (--drives)" if args.drives else "not added"
+    lines = [f"{len(Q)} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in cd.act)}), drive terms "
+             f"{drives}; N m for revolute joints, N for prismatic",
              f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
     lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(cd.act)]
     for k, name in enumerate(cd.tree.loop_names):

@@ -149,6 +149,17 @@ class ClosedDynamics:
         potential = -float(np.sum(bodies.mass * (coms @ self.tree.arm.gravity)))
         return kinetic, potential
 
+    def drive_terms(self, q_a, qd_a, qdd_a, guess=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The project's drive data on the tree's joints, in the actuated coordinates: (W^T diag(N^2 Jm) W
+        for M_a, W^T (N^2 Jm qdd + friction) for tau_a, W^T friction); a passive joint's drive data is its
+        bearing's (friction, and an inertia only if it was given one)."""
+        from ..dynamics.drives import drive_arrays   # here: the numeric layer loads no symbolic dynamics
+        refl, visc, coul = drive_arrays(self.model_)
+        q = self.positions(q_a, guess)
+        qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)
+        friction = visc * qd + coul * np.sign(qd)
+        return W.T @ np.diag(refl) @ W, W.T @ (refl * qdd + friction), W.T @ friction
+
     @cached_property
     def _bodies(self):
         return lumped_bodies(self.tree.arm)

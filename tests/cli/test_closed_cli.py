@@ -7,6 +7,7 @@ import io
 import json
 
 import numpy as np
+import pytest
 
 from designer.cli import main
 from designer.numeric.closed import ClosedDynamics
@@ -105,3 +106,31 @@ def test_info_and_validate_show_the_tree_and_name_a_loop_that_cannot_close(tmp_p
     assert main(["validate", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "loops[1] (ground pin): cannot close at the nominal pose" in err and "2 mm apart" in err
+
+
+def test_drive_terms_of_a_closed_chain(tmp_path, capsys):
+    """A motor (N, Jm) on the crank and a viscous bearing on the passive forearm joint: M gains N^2 Jm on
+    the crank's diagonal only, and the friction's power is that of every tree joint's friction."""
+    from dataclasses import replace
+
+    from designer.model import Drive
+    from designer.project import load_project, save_project
+    model = load_project(robot_path("palletizer_parallelogram"))
+    links = list(model.links)
+    links[3] = replace(links[3], drive=Drive(gear_ratio=100.0, motor_inertia=2e-4))
+    links[2] = replace(links[2], drive=Drive(viscous=30.0))
+    path = tmp_path / "driven.json"
+    save_project(replace(model, links=tuple(links)), path)
+    q, qd, qdd = [0.1, 0.2, -0.1, 0.3], [0.5, -0.2, 0.3, 0.1], [1.0, 0.5, -0.5, 0.2]
+    states = tmp_path / "states.json"
+    states.write_text(json.dumps({"states": [{"q": q, "qd": qd, "qdd": qdd}]}))
+    assert main(["eval", str(path), "--states", str(states), "--quiet"]) == 0
+    rigid = json.loads(capsys.readouterr().out)["results"][0]
+    assert main(["eval", str(path), "--states", str(states), "--drives", "--quiet"]) == 0
+    driven = json.loads(capsys.readouterr().out)["results"][0]
+    dM = np.array(driven["M"]) - np.array(rigid["M"])
+    assert np.allclose(dM, np.diag([0, 0, 100.0**2 * 2e-4, 0]))
+    M, h, G = (np.array(driven[k]) for k in ("M", "h", "G"))
+    assert np.allclose(driven["tau"], M @ qdd + h + G + np.array(driven["friction"]))
+    qd_tree = ClosedDynamics(load_project(path)).state(q, qd)[1]
+    assert np.dot(driven["friction"], qd) == pytest.approx(30.0 * qd_tree[2] ** 2)
