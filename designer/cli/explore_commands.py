@@ -225,12 +225,19 @@ def _cube_motion(args, arm):
 
 def cmd_sizing(args) -> int:
     from ..explore.sizing import size_motors
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
+    if not model.is_serial and args.iso_cube:
+        raise UserError(f"{args.project}: sizing --iso-cube: not for closed chains yet (give --trajectory or a move)")
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
-    res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
-                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
+
+    def drive(what: str, given):
+        value = from_drives(model, what, given, f"--{what}")
+        # a closed chain's drive data are per tree joint; its motors are those of the actuated ones
+        return value[list(arm.cd.act)] if value is not None and not model.is_serial else value
+    res = size_motors(arm, traj, drive("gear", vector(args.gear, arm.n, "--gear")),
+                      drive("rotor", vector(args.rotor, arm.n, "--rotor")))
     table = res.table()
     series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
                **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},

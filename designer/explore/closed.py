@@ -84,6 +84,19 @@ class ClosedBatch:
             point = (T[arm.tool_link + 1] @ arm.tool)[:3, 3]
             self.tool_jacobian[k] = cd.tree.point_jacobian(T, cd.tree.joint_axes(T), point, arm.tool_link) @ W
 
+    def torque(self, qd, qdd) -> np.ndarray:
+        """tau_a (N, n) at the batch's positions and these rates (NaN where a loop cannot close)."""
+        out = np.full((len(self.q), self.n), np.nan)
+        guess = None
+        for k, (qa, v, a) in enumerate(zip(self.q, np.asarray(qd, float), np.asarray(qdd, float))):
+            try:
+                guess = self.arm.cd.positions(qa, guess)
+            except ClosureError:
+                guess = None
+                continue
+            out[k] = self.arm.cd.tau(qa, v, a, guess)
+        return out
+
     @cached_property
     def M_inv(self) -> np.ndarray:
         out = np.full_like(self.M, np.nan)

@@ -82,3 +82,18 @@ def test_sweep_of_a_closed_chain_parameter(capsys):
         expected = summarize(compute(arm, q, "gravity")[:, 2])
         assert np.isclose(float(row["gravity[3]:max"]), expected["max"])
         assert np.isclose(float(row["total_mass"]), arm.total_mass())
+
+
+def test_sizing_along_a_move_of_a_closed_chain(capsys):
+    import csv
+    import io
+    from designer.explore.sizing import quintic
+    project = str(robot_path("palletizer_parallelogram"))
+    assert main(["explore", project, "sizing", "--from", "0", "0", "0", "0", "--to", "1", "0.3", "-0.3", "0.5",
+                 "--duration", "1.5", "--steps", "21", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    cd = ClosedArm(load_project(robot_path("palletizer_parallelogram"))).cd
+    traj = quintic(np.zeros(4), np.array([1, 0.3, -0.3, 0.5]), 1.5, 21)
+    tau = np.array([cd.tau(q, qd, qdd) for q, qd, qdd in zip(traj.q, traj.qd, traj.qdd)])
+    assert np.allclose([float(r["peak_torque"]) for r in rows], np.abs(tau).max(axis=0))
+    assert main(["explore", project, "sizing", "--iso-cube"]) == 2
