@@ -1,0 +1,171 @@
+"""The links' own bending: compliance and sag at the tool from beam theory (Euler-Bernoulli).
+
+A part-made link (``model/parts.py``) is a prism of uniform section along a segment whose start is
+on the link's own joint axis (the standard convention's previous frame origin, the modified one's
+own origin): a beam clamped at its start. A wrench [F; M] at the tool loads the section at s with
+the internal wrench X(s) [F; M], X(s) = [[1, 0], [skew(p_tool - x(s)), 1]], and the virtual-work
+theorem gives the tool's displacement [delta; theta] = C [F; M] with
+
+    C = sum over links of  integral_0^L  X(s)^T S X(s) ds,
+
+S the section's compliance (axial 1/EA; torsion 1/GJ; bending 1/EI1 and 1/EI2 about the section's
+axes; shear deformation left out, under 1 % for the slender links of an arm, L/D > 10). X is linear
+in s, so the integrand is quadratic and 2-point Gauss-Legendre quadrature is exact; the sag under
+the links' own weight, whose internal moment is quadratic in s, takes 3 points.
+
+The joints' compliance J K^-1 J^T (gearboxes) adds to this; the two are reported apart, so a
+deflection budget splits into gearboxes and links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..kinematics.numeric import NumericArm
+from ..model.evaluate import real_value
+from ..model.manipulator import Manipulator
+from ..model.parts import part_segment, section_axes, section_properties
+
+__all__ = ["Beam", "link_beams", "links_compliance", "links_sag"]
+
+_GAUSS3 = np.polynomial.legendre.leggauss(3)
+
+
+@dataclass(frozen=True)
+class Beam:
+    """A part-made link as a beam: index (0-based), segment in the link frame, section axes
+    (u along the segment, e1, e2) in the link frame, and the section's stiffness figures (SI)."""
+
+    index: int
+    start: np.ndarray
+    end: np.ndarray
+    axes: np.ndarray          # (3, 3): rows u, e1, e2
+    ea: float
+    gj: float
+    ei1: float
+    ei2: float
+    mass_per_length: float
+
+    @property
+    def length(self) -> float:
+        return float(np.linalg.norm(self.end - self.start))
+
+    def section_compliance(self) -> np.ndarray:
+        """S (6, 6) in link-frame axes: [axial strain, 0, 0; twist, curvatures] per internal [F; M]."""
+        u, e1, e2 = self.axes
+        force = np.outer(u, u) / self.ea
+        moment = np.outer(u, u) / self.gj + np.outer(e1, e1) / self.ei1 + np.outer(e2, e2) / self.ei2
+        S = np.zeros((6, 6))
+        S[:3, :3], S[3:, 3:] = force, moment
+        return S
+
+
+def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None) -> tuple[Beam, ...]:
+    """The beams of the model's part-made links at the parameters' values (overridden)."""
+    values = dict(model.parameters)
+    values.update(overrides or {})
+
+    def f(e) -> float:
+        return real_value(e, values)
+
+    beams = []
+    for i, link in enumerate(model.links):
+        part = link.part
+        if part is None:
+            continue
+        start, end = part_segment(model, i, part)
+        s, e = np.array([f(c) for c in start], float), np.array([f(c) for c in end], float)
+        u, e1, e2 = section_axes(sp.Matrix(e - s))
+        axes = np.array([[float(c) for c in v] for v in (u, e1, e2)])
+        sec = section_properties(part)
+        E, G, rho = part.material.young, part.material.shear, part.material.density
+        area = f(sec.area)
+        beams.append(Beam(i, s, e, axes, E * area, G * f(sec.torsion), E * f(sec.i1), E * f(sec.i2),
+                          rho * area))
+    return tuple(beams)
+
+
+def _skew(v: np.ndarray) -> np.ndarray:
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def _placed(arm: NumericArm, beams, q):
+    """Per beam: (T of its link, base-frame start, end, rotation of the link frame)."""
+    T = arm.frames(q)
+    tool = arm.tool_in_base(q, T)[:3, 3]
+    out = []
+    for b in beams:
+        Tl = T[b.index + 1]   # link i's own frame is frame i in both conventions
+        R, p = Tl[:3, :3], Tl[:3, 3]
+        out.append((b, R @ b.start + p, R @ b.end + p, R))
+    return T, tool, out
+
+
+def links_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
+    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]."""
+    _, tool, placed = _placed(arm, beams, q)
+    C = np.zeros((6, 6))
+    nodes, weights = np.polynomial.legendre.leggauss(2)
+    for b, x0, x1, R in placed:
+        S = np.zeros((6, 6))
+        Sl = b.section_compliance()
+        S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
+        L = b.length
+        for t, w in zip(nodes, weights):
+            x = x0 + (x1 - x0) * (t + 1) / 2
+            X = np.eye(6)
+            X[3:, :3] = _skew(tool - x)
+            C += (w * L / 2) * X.T @ S @ X
+    return C
+
+
+def links_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0) -> np.ndarray:
+    """The tool's displacement and rotation [delta; theta] (6,) from the links' bending under gravity:
+    each link's own weight (distributed along its beam, or at its COM for a link without part), the
+    point masses and a payload (kg) at the tool. Frame-0 axes."""
+    T, tool, placed = _placed(arm, beams, q)
+    g = arm.gravity
+    coms = arm.com_positions(q, T)
+    by_index = {b.index for b in beams}
+    # point loads: links without a beam at their COM, point masses, the payload
+    loads = [(arm.mass[i] * g, coms[i], i) for i in range(arm.n) if i not in by_index]
+    for link, m, pos in arm.point_masses:
+        Tl = T[link + 1]
+        loads.append((m * g, Tl[:3, :3] @ pos + Tl[:3, 3], link))
+    loads.append((payload * g, tool, arm.n - 1))
+    nodes, weights = _GAUSS3
+    out = np.zeros(6)
+    for b, x0, x1, R in placed:
+        S = np.zeros((6, 6))
+        Sl = b.section_compliance()
+        S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
+        L = b.length
+        for t, w in zip(nodes, weights):
+            s = L * (t + 1) / 2
+            x = x0 + (x1 - x0) * s / L
+            # internal wrench at x: every load outboard of the section, about x
+            F, M = np.zeros(3), np.zeros(3)
+            axis = (x1 - x0) / L
+            for f, p, link in loads:
+                # carried by this section: loads on outboard links, and those of this link beyond s
+                if link > b.index or (link == b.index and float(np.dot(p - x0, axis)) > s):
+                    F += f
+                    M += np.cross(p - x, f)
+            for other, y0, y1, _ in placed:   # distributed weight of outboard beams and of this one beyond s
+                if other.index < b.index:
+                    continue
+                lo = s / L if other is b else 0.0
+                if lo >= 1.0:
+                    continue
+                f = other.mass_per_length * other.length * (1 - lo) * g
+                centre = y0 + (y1 - y0) * (1 + lo) / 2
+                F += f
+                M += np.cross(centre - x, f)
+            X = np.eye(6)
+            X[3:, :3] = _skew(tool - x)
+            out += (w * L / 2) * X.T @ S @ np.concatenate([F, M])
+    return out
