@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..numeric.batch import CHUNK, Batch
+from ..numeric.beams import tool_compliance_many, tool_sag_many
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
@@ -245,6 +246,22 @@ def _M(b, r):
     return b.M
 
 
+def _need_beams(b, name: str):
+    if not b.arm.beams:
+        raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
+
+
+def _tool_sag(b, r):
+    _need_beams(b, "tool_sag")
+    return 1e3 * np.linalg.norm(tool_sag_many(b.arm, b.q)[:, :3], axis=1)
+
+
+def _tool_compliance(b, r):
+    _need_beams(b, "tool_compliance")
+    C = tool_compliance_many(b.arm, b.q)[:, :3, :3]
+    return 1e6 * np.linalg.eigvalsh(C)[:, -1]
+
+
 METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("M", Shape.PAIR, "kg m^2 / kg m / kg", Reduce.MAX_ABS_OFF, _M, "mass-matrix entry M_ij"),
     Metric("coupling", Shape.PAIR, "1", Reduce.MAX_ABS_OFF, _coupling, "inertial coupling M_ij / sqrt(M_ii M_jj)"),
@@ -268,6 +285,10 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("tra_share", Shape.PAIR, "1", Reduce.MIN, _tra_share, "Lee: |D_tra,ij| / (|D_tra,ij| + |D_rot,ij|)"),
     Metric("tra_share_h", Shape.JOINT, "1", Reduce.MIN, _tra_share_h,
            "Lee: |H_tra,i| / (|H_tra,i| + |H_rot,i|) at the rated speeds (1 rad/s without ratings)"),
+    Metric("tool_sag", Shape.SCALAR, "mm", Reduce.MAX, _tool_sag,
+           "static deflection of the tool point under gravity from the links' bending (parts)"),
+    Metric("tool_compliance", Shape.SCALAR, "mm/kN", Reduce.MAX, _tool_compliance,
+           "largest translational compliance at the tool from the links' bending (parts)"),
 ]}
 
 

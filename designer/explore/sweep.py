@@ -31,6 +31,7 @@ from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
+from ..model.parts import link_beams
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .maps import Sampling, sample_configurations, summarize
@@ -151,6 +152,15 @@ class ArmFactory:
                     add("limits", (i, k), e)
         for k, e in enumerate(model.gravity):
             add("gravity", (k,), e)
+        # the beams of part-made links follow the swept dimensions, DH numbers (the segment; the modified
+        # convention's runs to the next frame) and tool offset
+        shaping: set = set()
+        for link in model.links:
+            shaping |= sp.Tuple(link.a, link.alpha, link.d, link.theta, *(link.part.expressions() if link.part else ())
+                                ).free_symbols
+        if model.tool is not None:
+            shaping |= sp.Tuple(*model.tool.expressions()).free_symbols
+        self.beams_swept = bool(self.base.beams) and bool(shaping & swept)
         self.loads = [(p.link - 1, p.mass, p.position) for p in model.point_masses]
         self.loads_swept = any((sp.Tuple(p.mass, *p.position).free_symbols & swept) for p in model.point_masses)
         self.model = model
@@ -163,6 +173,8 @@ class ArmFactory:
             if field_name not in arrays:
                 arrays[field_name] = np.array(getattr(self.base, field_name), dtype=float)
             arrays[field_name][index] = float(f(*values))
+        if self.beams_swept:
+            arrays["beams"] = link_beams(self.model, dict(zip(self.names, values)))
         return replace(self.base, **arrays)
 
 

@@ -19,9 +19,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
 import sympy as sp
 
 from ..errors import DesignerError
+from .evaluate import real_value
 from .expr import to_expr
 from .manipulator import Convention, Inertia
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .manipulator import Manipulator
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
-           "segment_from_dh", "part_segment", "part_body", "part_links", "section_axes"]
+           "segment_from_dh", "part_segment", "part_body", "part_links", "section_axes", "Beam", "link_beams"]
 
 
 class PartError(DesignerError):
@@ -262,3 +264,57 @@ def part_links(model: Manipulator) -> tuple:
         mass, com, inertia = part_body(model, i, link.part)
         links.append(replace(link, mass=mass, com=com, inertia=inertia))
     return tuple(links)
+
+
+@dataclass(frozen=True, eq=False)
+class Beam:
+    """A part-made link as a beam: index (0-based), segment in the link frame, section axes
+    (u along the segment, e1, e2) in the link frame, and the section's stiffness figures (SI)."""
+
+    index: int
+    start: np.ndarray
+    end: np.ndarray
+    axes: np.ndarray          # (3, 3): rows u, e1, e2
+    ea: float
+    gj: float
+    ei1: float
+    ei2: float
+    mass_per_length: float
+
+    @property
+    def length(self) -> float:
+        return float(np.linalg.norm(self.end - self.start))
+
+    def section_compliance(self) -> np.ndarray:
+        """S (6, 6) in link-frame axes: [axial strain, 0, 0; twist, curvatures] per internal [F; M]."""
+        u, e1, e2 = self.axes
+        force = np.outer(u, u) / self.ea
+        moment = np.outer(u, u) / self.gj + np.outer(e1, e1) / self.ei1 + np.outer(e2, e2) / self.ei2
+        S = np.zeros((6, 6))
+        S[:3, :3], S[3:, 3:] = force, moment
+        return S
+
+
+def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None) -> tuple[Beam, ...]:
+    """The beams of the model's part-made links at the parameters' values (overridden)."""
+    values = dict(model.parameters)
+    values.update(overrides or {})
+
+    def f(e) -> float:
+        return real_value(e, values)
+
+    beams = []
+    for i, link in enumerate(model.links):
+        part = link.part
+        if part is None:
+            continue
+        start, end = part_segment(model, i, part)
+        s, e = np.array([f(c) for c in start], float), np.array([f(c) for c in end], float)
+        u, e1, e2 = section_axes(sp.Matrix(e - s))
+        axes = np.array([[float(c) for c in v] for v in (u, e1, e2)])
+        sec = section_properties(part)
+        E, G, rho = part.material.young, part.material.shear, part.material.density
+        area = f(sec.area)
+        beams.append(Beam(i, s, e, axes, E * area, G * f(sec.torsion), E * f(sec.i1), E * f(sec.i2),
+                          rho * area))
+    return tuple(beams)

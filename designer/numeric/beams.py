@@ -19,74 +19,14 @@ deflection budget splits into gearboxes and links.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-
 import numpy as np
-import sympy as sp
 
 from ..kinematics.numeric import NumericArm
-from ..model.evaluate import real_value
-from ..model.manipulator import Manipulator
-from ..model.parts import part_segment, section_axes, section_properties
+from ..model.parts import Beam
 
-__all__ = ["Beam", "link_beams", "links_compliance", "links_sag"]
+__all__ = ["links_compliance", "links_sag", "tool_sag_many", "tool_compliance_many"]
 
 _GAUSS3 = np.polynomial.legendre.leggauss(3)
-
-
-@dataclass(frozen=True)
-class Beam:
-    """A part-made link as a beam: index (0-based), segment in the link frame, section axes
-    (u along the segment, e1, e2) in the link frame, and the section's stiffness figures (SI)."""
-
-    index: int
-    start: np.ndarray
-    end: np.ndarray
-    axes: np.ndarray          # (3, 3): rows u, e1, e2
-    ea: float
-    gj: float
-    ei1: float
-    ei2: float
-    mass_per_length: float
-
-    @property
-    def length(self) -> float:
-        return float(np.linalg.norm(self.end - self.start))
-
-    def section_compliance(self) -> np.ndarray:
-        """S (6, 6) in link-frame axes: [axial strain, 0, 0; twist, curvatures] per internal [F; M]."""
-        u, e1, e2 = self.axes
-        force = np.outer(u, u) / self.ea
-        moment = np.outer(u, u) / self.gj + np.outer(e1, e1) / self.ei1 + np.outer(e2, e2) / self.ei2
-        S = np.zeros((6, 6))
-        S[:3, :3], S[3:, 3:] = force, moment
-        return S
-
-
-def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None) -> tuple[Beam, ...]:
-    """The beams of the model's part-made links at the parameters' values (overridden)."""
-    values = dict(model.parameters)
-    values.update(overrides or {})
-
-    def f(e) -> float:
-        return real_value(e, values)
-
-    beams = []
-    for i, link in enumerate(model.links):
-        part = link.part
-        if part is None:
-            continue
-        start, end = part_segment(model, i, part)
-        s, e = np.array([f(c) for c in start], float), np.array([f(c) for c in end], float)
-        u, e1, e2 = section_axes(sp.Matrix(e - s))
-        axes = np.array([[float(c) for c in v] for v in (u, e1, e2)])
-        sec = section_properties(part)
-        E, G, rho = part.material.young, part.material.shear, part.material.density
-        area = f(sec.area)
-        beams.append(Beam(i, s, e, axes, E * area, G * f(sec.torsion), E * f(sec.i1), E * f(sec.i2),
-                          rho * area))
-    return tuple(beams)
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -169,3 +109,19 @@ def links_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
             X[3:, :3] = _skew(tool - x)
             out += (w * L / 2) * X.T @ S @ np.concatenate([F, M])
     return out
+
+
+def tool_sag_many(arm: NumericArm, q) -> np.ndarray:
+    """(N, 6): the links' sag at states q (N, n) under gravity (the arm's own beams, ``arm.beams``)."""
+    q = np.atleast_2d(np.asarray(q, float))
+    if not arm.beams:
+        return np.zeros((len(q), 6))
+    return np.array([links_sag(arm, arm.beams, row) for row in q])
+
+
+def tool_compliance_many(arm: NumericArm, q) -> np.ndarray:
+    """(N, 6, 6): the links' compliance at the tool at states q (N, n)."""
+    q = np.atleast_2d(np.asarray(q, float))
+    if not arm.beams:
+        return np.zeros((len(q), 6, 6))
+    return np.array([links_compliance(arm, arm.beams, row) for row in q])

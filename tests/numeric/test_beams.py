@@ -10,7 +10,8 @@ from designer.kinematics.numeric import NumericArm
 from designer.model import Link
 from designer.model.manipulator import Convention, PointMass
 from designer.model.parts import MATERIALS, Part
-from designer.numeric.beams import link_beams, links_compliance, links_sag
+from designer.model.parts import link_beams
+from designer.numeric.beams import links_compliance, links_sag
 
 STEEL = MATERIALS["steel"]
 D, T = 0.06, 0.004
@@ -127,3 +128,36 @@ def test_no_part_no_bending():
     arm = NumericArm.from_model(model)
     assert link_beams(model) == ()
     assert np.all(links_compliance(arm, (), [0.1, 0.2]) == 0)
+
+
+def test_explore_metrics_and_a_sweep_over_the_tube_diameter():
+    """The sweep's mass is the sum of the parts (and point masses); the sag metric is the beams' own
+    sag at each design, and thicker tubes sag less."""
+    from designer.explore.metrics import evaluate
+    from designer.explore.sweep import SweepAxis, SweepSpec, sweep
+    from designer.project.io import load_project
+    from tests.support import robot_path
+
+    model = load_project(robot_path("tube_arm"))
+    arm = NumericArm.from_model(model)
+    q = np.array([[0.0, -0.3, 0.5], [0.4, -1.2, 1.0]])
+    sag = evaluate(arm, q, "tool_sag")
+    for row, value in zip(q, sag):
+        assert value == pytest.approx(1e3 * np.linalg.norm(links_sag(arm, arm.beams, row)[:3]), rel=1e-12)
+    spec = SweepSpec(axes=(SweepAxis("D2", (0.06, 0.09, 0.12)),), metrics=("tool_sag",), samples=64)
+    import concurrent.futures as cf
+
+    from designer.jobs import run
+    with cf.ThreadPoolExecutor(1) as pool:
+        result = run(sweep(model, spec, executor=pool))
+    values = model.parameter_values
+    for k, D in enumerate((0.06, 0.09, 0.12)):
+        expected = 0.0   # the parts, by hand: rho * pi (R^2 - r^2) * L
+        for link, (rho, Dk, t, L) in zip(model.links, (
+                (2680, values["D1"], values["t1"], values["d1"]), (2700, D, values["t2"], values["L2"]),
+                (1600, values["D3"], values["t3"], values["L3"]))):
+            expected += rho * np.pi * ((Dk / 2) ** 2 - (Dk / 2 - t) ** 2) * L
+        expected += sum(float(p.mass) for p in model.point_masses)
+        assert result.column("total_mass")[k] == pytest.approx(expected, rel=1e-12)
+    worst = result.column("tool_sag:max")
+    assert worst[0] > worst[1] > worst[2] > 0
