@@ -153,9 +153,8 @@ def test_explore_metrics_and_a_sweep_over_the_tube_diameter():
     values = model.parameter_values
     for k, D in enumerate((0.06, 0.09, 0.12)):
         expected = 0.0   # the parts, by hand: rho * pi (R^2 - r^2) * L
-        for link, (rho, Dk, t, L) in zip(model.links, (
-                (2680, values["D1"], values["t1"], values["d1"]), (2700, D, values["t2"], values["L2"]),
-                (1600, values["D3"], values["t3"], values["L3"]))):
+        for rho, Dk, t, L in ((2680, values["D1"], values["t1"], values["d1"]),
+                              (2700, D, values["t2"], values["L2"]), (1600, values["D3"], values["t3"], values["L3"])):
             expected += rho * np.pi * ((Dk / 2) ** 2 - (Dk / 2 - t) ** 2) * L
         expected += sum(float(p.mass) for p in model.point_masses)
         assert result.column("total_mass")[k] == pytest.approx(expected, rel=1e-12)
