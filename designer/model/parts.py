@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from .manipulator import Manipulator
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
-           "segment_from_dh", "part_segment", "part_body", "part_links", "section_axes", "Beam", "link_beams"]
+           "wall_problem", "segment_from_dh", "part_segment", "part_body", "part_links", "section_axes", "Beam",
+           "link_beams"]
 
 
 class PartError(DesignerError):
@@ -114,6 +115,26 @@ class Part:
         return replace(self, dims=tuple((k, fn(e)) for k, e in self.dims),
                        start=None if self.start is None else tuple(fn(c) for c in self.start),
                        end=None if self.end is None else tuple(fn(c) for c in self.end))
+
+
+def wall_problem(part: Part, values: Mapping[str, float]) -> str | None:
+    """What is wrong with a hollow section's wall at the parameters' ``values``, or None: it must be
+    less than half the outer diameter (or the width and the height). Names without a value pass."""
+    if "wall" not in dict(part.dims):
+        return None
+
+    def at(expr) -> float | None:
+        try:
+            return real_value(expr, values)
+        except (ValueError, TypeError, KeyError, ArithmeticError):
+            return None
+    wall = at(part.dim("wall"))
+    across = [v for k, _ in part.dims if k != "wall" and (v := at(part.dim(k))) is not None]
+    if wall is None or not across or 2 * wall < min(across):
+        return None
+    named = any(e.free_symbols for _, e in part.dims)
+    return ("must be less than half the " + ("outer diameter" if part.shape == "tube" else "width and the height")
+            + (" (at the parameters' values)" if named else ""))
 
 
 @dataclass(frozen=True)
@@ -280,6 +301,8 @@ class Beam:
     ei1: float
     ei2: float
     mass_per_length: float
+    round: bool = True                 # a tube or cylinder; else a box or box section
+    size: tuple[float, float] = (0.0, 0.0)   # outer extent along e1 and e2 (m), for drawing
 
     @property
     def length(self) -> float:
@@ -315,6 +338,11 @@ def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None)
         sec = section_properties(part)
         E, G, rho = part.material.young, part.material.shear, part.material.density
         area = f(sec.area)
+        if part.shape in ("tube", "cylinder"):
+            d = f(part.dim("outer_diameter" if part.shape == "tube" else "diameter"))
+            size = (d, d)
+        else:
+            size = (f(part.dim("width")), f(part.dim("height")))
         beams.append(Beam(i, s, e, axes, E * area, G * f(sec.torsion), E * f(sec.i1), E * f(sec.i2),
-                          rho * area))
+                          rho * area, part.shape in ("tube", "cylinder"), size))
     return tuple(beams)

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model.evaluate import NotANumber, real_value
 from ..model.expr import format_expr
-from ..model.manipulator import MissingParameterError
-from ..model.parts import MATERIALS, SHAPES, Material, Part
+from ..model.parts import MATERIALS, SHAPES, Material, Part, wall_problem
 
 __all__ = ["read_materials", "read_part", "part_json", "materials_json", "PART_KEYS"]
 
@@ -88,25 +86,14 @@ def read_part(reader, value, where: str, materials: dict[str, Material],
         dims[key] = expr
     start = reader.vec3(value["start"], f"{where}.start") if "start" in value else None
     end = reader.vec3(value["end"], f"{where}.end") if "end" in value else None
-    number = {k: _at_defaults(e, values or {}) for k, e in dims.items()}
-    wall = number.get("wall")
-    across = [v for k in ("outer_diameter", "width", "height") if (v := number.get(k)) is not None]
-    if wall is not None and across and not 2 * wall < min(across):
-        reader.fail(f"{where}.wall", "must be less than half the " +
-                    ("outer diameter" if shape == "tube" else "width and the height") +
-                    (" (at the parameters' values)" if any(dims[k].free_symbols for k in dims) else ""))
+    if material is not None and len(dims) == len(SHAPES[shape]):
+        problem = wall_problem(Part(shape, material, tuple(dims.items())), values or {})
+        if problem:
+            reader.fail(f"{where}.wall", problem)
     if material is None or len(dims) != len(SHAPES[shape]) or ("start" in value and start is None) \
             or ("end" in value and end is None) or unknown:
         return None
     return Part(shape, material, tuple(dims.items()), start, end)
-
-
-def _at_defaults(expr, values: dict[str, float]) -> float | None:
-    """The value of ``expr`` at the parameters' defaults; None when a name has none (or it is no number)."""
-    try:
-        return real_value(expr, values)
-    except (NotANumber, MissingParameterError, ValueError, TypeError):
-        return None
 
 
 def part_json(part: Part) -> dict[str, Any]:
