@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
 
 from ..model.evaluate import real_value
 from ..model.expr import ExpressionError, parse_expr
-from ..model.parts import MATERIALS, SHAPES, Part, PartError, wall_problem
+from ..model.parts import MATERIALS, SHAPES, Part, PartError, material_table, wall_problem
 from .cells import ExprLineEdit
 
 __all__ = ["PartBox", "SHAPE_LABELS", "DIM_LABELS", "part_mass_text"]
@@ -88,11 +88,7 @@ class PartBox(QGroupBox):
         return self.document.model.links[self.link_index]
 
     def _materials(self) -> dict:
-        table = dict(MATERIALS)
-        for link in self.document.model.links:
-            if link.part is not None:
-                table.setdefault(link.part.material.name, link.part.material)
-        return table
+        return material_table(self.document.model)
 
     def refresh(self, *_args) -> None:
         model = self.document.model

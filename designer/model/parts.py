@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
            "wall_problem", "segment_from_dh", "part_segment", "part_body", "part_links", "section_axes", "Beam",
-           "link_beams"]
+           "link_beams", "material_table"]
 
 
 class PartError(DesignerError):
@@ -270,6 +270,15 @@ def part_body(model: Manipulator, index: int, part: Part):
     com = (start + end) / 2
     return (sp.expand(mass), tuple(sp.expand(c) for c in com),
             Inertia.from_matrix(tensor.applyfunc(sp.expand)))
+
+
+def material_table(model: Manipulator) -> dict[str, Material]:
+    """The built-in materials and those the model's parts use (a project's own, or a redefinition)."""
+    table = dict(MATERIALS)
+    for link in model.links:
+        if link.part is not None:
+            table[link.part.material.name] = link.part.material
+    return table
 
 
 def part_links(model: Manipulator) -> tuple:

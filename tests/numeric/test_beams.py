@@ -160,3 +160,44 @@ def test_explore_metrics_and_a_sweep_over_the_tube_diameter():
         assert result.column("total_mass")[k] == pytest.approx(expected, rel=1e-12)
     worst = result.column("tool_sag:max")
     assert worst[0] > worst[1] > worst[2] > 0
+
+
+def test_a_sweep_over_materials_equals_each_material_set_by_hand():
+    import concurrent.futures as cf
+    from dataclasses import replace
+
+    from designer.explore.metrics import evaluate
+    from designer.explore.maps import Sampling, sample_configurations
+    from designer.explore.sweep import SweepAxis, SweepSpec, sweep
+    from designer.jobs import run
+    from designer.project.io import load_project
+    from tests.support import robot_path
+
+    model = load_project(robot_path("tube_arm"))
+    names = ("steel", "CFRP", "titanium Ti-6Al-4V")
+    spec = SweepSpec(axes=(SweepAxis.materials(2, names),), metrics=("tool_sag",), stats=("max",), samples=32)
+    with cf.ThreadPoolExecutor(1) as pool:
+        result = run(sweep(model, spec, executor=pool))
+    for k, name in enumerate(names):
+        link = model.links[1]
+        by_hand = model.with_link(1, replace(link, part=replace(link.part, material=MATERIALS[name])))
+        arm = NumericArm.from_model(by_hand)
+        assert result.column("total_mass")[k] == pytest.approx(arm.total_mass(), rel=1e-12)
+        q = sample_configurations(arm, 32, Sampling.SOBOL, 0)
+        assert result.column("tool_sag:max")[k] == pytest.approx(np.nanmax(evaluate(arm, q, "tool_sag")), rel=1e-12)
+
+
+@pytest.mark.parametrize("axis, message", [
+    (("material[9]", ("steel",)), "link 9 is not made as a part"),
+    (("material[2]", ("wood",)), "unknown material(s) wood"),
+])
+def test_a_bad_material_axis_is_refused(axis, message):
+    from designer.explore.sweep import SweepAxis, SweepSpec, sweep
+    from designer.jobs import run
+    from designer.project.io import load_project
+    from tests.support import robot_path
+
+    model = load_project(robot_path("tube_arm"))
+    spec = SweepSpec(axes=(SweepAxis(axis[0], (0.0,), axis[1]),), metrics=("tool_sag",), samples=8)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run(sweep(model, spec))
