@@ -215,9 +215,11 @@ def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -
     table = material_table(model)
     links = list(model.links)
     for ax, value in zip(spec.axes, row):
-        if ax.labels:
-            i = ax.material_link
-            links[i] = replace(links[i], part=replace(links[i].part, material=table[ax.labels[int(value)]]))
+        i = ax.material_link
+        if i is not None:
+            part = links[i].part
+            assert part is not None   # _check_materials
+            links[i] = replace(links[i], part=replace(part, material=table[ax.labels[int(value)]]))
     return replace(model, links=tuple(links))
 
 
