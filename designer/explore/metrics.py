@@ -246,6 +246,18 @@ def _M(b, r):
     return b.M
 
 
+def _torque_bound(b, r):
+    """|G_i| + sum_j |M_ij| a_j (+ the largest |h_i| over the rated-speed corners): no state of rated
+    accelerations (and speeds) at this pose needs more; the first two terms are reached by the worst
+    signs of the accelerations."""
+    acc = r.need("acceleration", "torque_bound")
+    out = np.abs(b.G) + np.einsum("nij,j->ni", np.abs(b.M), acc)
+    if r.speed is not None:
+        corners = speed_corners(r.speed)
+        out = out + np.abs(np.einsum("nijk,cj,ck->nci", b.gamma, corners, corners)).max(axis=1)
+    return out
+
+
 def _need_beams(b, name: str):
     if not b.arm.beams:
         raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
@@ -285,6 +297,9 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("tra_share", Shape.PAIR, "1", Reduce.MIN, _tra_share, "Lee: |D_tra,ij| / (|D_tra,ij| + |D_rot,ij|)"),
     Metric("tra_share_h", Shape.JOINT, "1", Reduce.MIN, _tra_share_h,
            "Lee: |H_tra,i| / (|H_tra,i| + |H_rot,i|) at the rated speeds (1 rad/s without ratings)"),
+    Metric("torque_bound", Shape.JOINT, "N m or N", Reduce.MAX, _torque_bound,
+           "largest joint torque at rated accelerations (and speeds, when given): |G_i| + sum_j |M_ij| a_j "
+           "+ max |h_i| over the speed corners"),
     Metric("tool_sag", Shape.SCALAR, "mm", Reduce.MAX, _tool_sag,
            "static deflection of the tool point under gravity from the links' bending (parts)"),
     Metric("tool_compliance", Shape.SCALAR, "mm/kN", Reduce.MAX, _tool_compliance,
