@@ -23,7 +23,8 @@ READABLE = {
     "dyn_manipulability": "Dynamic manipulability (Yoshikawa)", "coriolis": "Coriolis / centrifugal share",
     "gravity": "Gravity torque", "gravity_ratio": "Gravity torque / rated torque",
     "tra_share": "Translational share of M_ij (Lee)", "tra_share_h": "Translational share of h_i (Lee)",
-    "torque_bound": "Peak joint torque at rated motion", "tool_sag": "Tool sag from link bending", "tool_compliance": "Tool compliance from link bending",
+    "torque_bound": "Peak joint torque at rated motion", "tool_sag": "Tool sag from link bending",
+    "tool_compliance": "Tool compliance from link bending",
 }
 
 
