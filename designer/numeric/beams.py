@@ -26,8 +26,6 @@ from ..model.parts import Beam
 
 __all__ = ["links_compliance", "links_sag", "tool_sag_many", "tool_compliance_many"]
 
-_GAUSS3 = np.polynomial.legendre.leggauss(3)
-
 
 def _skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
@@ -45,21 +43,28 @@ def _placed(arm: NumericArm, beams, q):
     return T, tool, out
 
 
-def links_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
-    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]."""
-    _, tool, placed = _placed(arm, beams, q)
-    C = np.zeros((6, 6))
-    nodes, weights = np.polynomial.legendre.leggauss(2)
+def _sections(placed, tool: np.ndarray, points: int):
+    """Per beam and Gauss point: (beam, its base-frame start, s along it, the weight, S in frame-0 axes,
+    X(s) carrying the tool's wrench to the section)."""
+    nodes, weights = np.polynomial.legendre.leggauss(points)
     for b, x0, x1, R in placed:
         S = np.zeros((6, 6))
         Sl = b.section_compliance()
         S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
         L = b.length
         for t, w in zip(nodes, weights):
-            x = x0 + (x1 - x0) * (t + 1) / 2
+            s = L * (t + 1) / 2
             X = np.eye(6)
-            X[3:, :3] = _skew(tool - x)
-            C += (w * L / 2) * X.T @ S @ X
+            X[3:, :3] = _skew(tool - (x0 + (x1 - x0) * s / L))
+            yield b, x0, x1, s, w * L / 2, S, X
+
+
+def links_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
+    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]."""
+    _, tool, placed = _placed(arm, beams, q)
+    C = np.zeros((6, 6))
+    for *_, weight, S, X in _sections(placed, tool, 2):
+        C += weight * X.T @ S @ X
     return C
 
 
@@ -77,37 +82,25 @@ def links_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
         Tl = T[link + 1]
         loads.append((m * g, Tl[:3, :3] @ pos + Tl[:3, 3], link))
     loads.append((payload * g, tool, arm.n - 1))
-    nodes, weights = _GAUSS3
     out = np.zeros(6)
-    for b, x0, x1, R in placed:
-        S = np.zeros((6, 6))
-        Sl = b.section_compliance()
-        S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
+    for b, x0, x1, s, weight, S, X in _sections(placed, tool, 3):
         L = b.length
-        for t, w in zip(nodes, weights):
-            s = L * (t + 1) / 2
-            x = x0 + (x1 - x0) * s / L
-            # internal wrench at x: every load outboard of the section, about x
-            F, M = np.zeros(3), np.zeros(3)
-            axis = (x1 - x0) / L
-            for f, p, link in loads:
-                # carried by this section: loads on outboard links, and those of this link beyond s
-                if link > b.index or (link == b.index and float(np.dot(p - x0, axis)) > s):
-                    F += f
-                    M += np.cross(p - x, f)
-            for other, y0, y1, _ in placed:   # distributed weight of outboard beams and of this one beyond s
-                if other.index < b.index:
-                    continue
-                lo = s / L if other is b else 0.0
-                if lo >= 1.0:
-                    continue
-                f = other.mass_per_length * other.length * (1 - lo) * g
-                centre = y0 + (y1 - y0) * (1 + lo) / 2
+        x, axis = x0 + (x1 - x0) * s / L, (x1 - x0) / L
+        # internal wrench at x: every load outboard of the section, about x
+        F, M = np.zeros(3), np.zeros(3)
+        for f, p, link in loads:
+            # carried by this section: loads on outboard links, and those of this link beyond s
+            if link > b.index or (link == b.index and float(np.dot(p - x0, axis)) > s):
                 F += f
-                M += np.cross(centre - x, f)
-            X = np.eye(6)
-            X[3:, :3] = _skew(tool - x)
-            out += (w * L / 2) * X.T @ S @ np.concatenate([F, M])
+                M += np.cross(p - x, f)
+        for other, y0, y1, _ in placed:   # distributed weight of outboard beams and of this one beyond s
+            lo = s / L if other is b else 0.0
+            if other.index < b.index or lo >= 1.0:
+                continue
+            f = other.mass_per_length * other.length * (1 - lo) * g
+            F += f
+            M += np.cross(y0 + (y1 - y0) * (1 + lo) / 2 - x, f)
+        out += weight * X.T @ S @ np.concatenate([F, M])
     return out
 
 
