@@ -74,7 +74,7 @@ def _drives_option(p) -> None:
 
 
 def _drive_note(model: Manipulator, drives: bool) -> None:
-    from ..dynamics.drives import has_drive_terms
+    from ..model.drives import has_drive_terms
     if drives and not has_drive_terms(model):
         sys.stderr.write("note: --drives: the project has no motor inertia, gear ratio or friction; "
                          "nothing is added\n")
@@ -140,7 +140,7 @@ def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project, args.quiet)
-    from ..dynamics.drives import friction_torque, with_drives
+    from ..model.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
     for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
@@ -234,7 +234,7 @@ def cmd_torques(args) -> int:
         with np.errstate(all="ignore"):
             tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
     if args.drives:
-        from ..dynamics.drives import drive_arrays, friction_torque
+        from ..model.drives import drive_arrays, friction_torque
         _drive_note(model, True)
         tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
     bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))

@@ -153,7 +153,7 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
     drive parameters (Ia, fv, fc of the joints with drive data) among the base parameters, their
     terms in tau, M and h (an Ia grouped into ZZR of its link is in that parameter's value)."""
     from ..dynamics.base_params import base_parameters
-    from ..dynamics.drives import drive_statement
+    from ..model.drives import drive_statement
     from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
     model = exact_angles(model).model
     bp = base_parameters(model, drives=drives)

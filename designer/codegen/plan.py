@@ -196,7 +196,7 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
               only: Collection[str] | None = None) -> CodePlan:
     """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
 
-    ``drives``: add the project's drive terms to M and tau (:mod:`designer.dynamics.drives`).
+    ``drives``: add the project's drive terms to M and tau (:mod:`designer.model.drives`).
 
     ``values``: parameter values to write into the code as numbers (the functions the app
     compiles for itself); those parameters then leave ``p``.
@@ -233,7 +233,7 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         tau, mass, gravity, bias = (_substitute(m, subs) for m in (tau, mass, gravity, bias))
     token.check()
-    from ..dynamics.drives import drive_statement, symbolic_drive_terms
+    from ..model.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
         # (a graph not built, for functions not asked for, stays None)

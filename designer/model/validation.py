@@ -11,6 +11,7 @@ from enum import Enum
 
 import numpy as np
 
+from .drives import drive_arrays
 from .evaluate import NotANumber, real_value
 from .expr import is_valid_name
 from .manipulator import Manipulator, MissingParameterError
@@ -234,7 +235,6 @@ def _singular_everywhere(model: Manipulator, warn) -> None:
 def _drive_note(model: Manipulator, joints: list[int]) -> str:
     """The end of a singular-M warning: what it means for metrics, and whether the drive terms
     (``--drives``: the reflected motor inertia N^2 Jm on M's diagonal) make M regular after all."""
-    from ..dynamics.drives import drive_arrays   # model is below dynamics: import late
     reflected = drive_arrays(model)[0]
     if joints and all(reflected[j] > 0 for j in joints):
         names = ("joint " if len(joints) == 1 else "joints ") + ", ".join(str(j + 1) for j in joints)

@@ -80,7 +80,7 @@ def test_a_drive_on_the_singular_joint_is_named_as_what_makes_m_regular():
     warning says so instead of leaving a user of --drives to think the model is broken."""
     import dataclasses
 
-    from designer.dynamics.drives import reflected_inertia
+    from designer.model.drives import reflected_inertia
     from designer.kinematics import NumericArm
     from designer.model import Drive
     from designer.numeric.batch import Batch

@@ -106,11 +106,11 @@ def test_base_parameters_random_arms(seed):
 
 def test_drive_parameters_join_the_regressor_and_the_base_set():
     """Reflected rotor inertia and friction on every joint of the PUMA: the drive columns give the
-    drive terms of designer.dynamics.drives, the base set still matches the rank, and Ia1 (joint 1
+    drive terms of designer.model.drives, the base set still matches the rank, and Ia1 (joint 1
     turns about the fixed vertical axis, like ZZR1) is grouped with link 1's inertia about that axis."""
     from dataclasses import replace
 
-    from designer.dynamics.drives import friction_torque, reflected_inertia
+    from designer.model.drives import friction_torque, reflected_inertia
     from designer.model.extras import Drive
     from designer.numeric.regressor import drive_parameter_values, drive_regressor
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from designer.cli import main
-from designer.dynamics.drives import drive_values
+from designer.model.drives import drive_values
 from designer.kinematics import NumericArm
 from designer.model import Drive
 from designer.project import load_project, save_project
