@@ -76,7 +76,7 @@ def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
     """(columns, doc): the regressor's columns of the drive parameters (n x k; qdd_j, qd_j and
     sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.numeric.regressor.drive_slots` order,
     as the numeric regressor has them) and what the header says about them ('' without drive data)."""
-    from ..numeric.regressor import drive_parameter_values, drive_slots
+    from ..dynamics.inertial import drive_parameter_values, drive_slots
     slots = drive_slots(model)
     Y = sp.zeros(model.n, len(slots))
     for c, (j, kind) in enumerate(slots):
@@ -176,7 +176,7 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
     base_values: list = [None] * bp.count
     if not model.unvalued_symbols():
         from ..kinematics import NumericArm
-        from ..numeric.regressor import drive_parameter_values, standard_parameter_values
+        from ..dynamics.inertial import drive_parameter_values, standard_parameter_values
         standard = standard_parameter_values(NumericArm.from_model(model))
         if drives:
             standard = np.concatenate([standard, drive_parameter_values(model)])

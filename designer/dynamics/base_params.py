@@ -26,10 +26,11 @@ import numpy as np
 import sympy as sp
 
 from ..model.manipulator import Convention, Manipulator
-from .inertial import PARAMETER_KINDS, join, move_parameters, parameter_names, split
+from .inertial import (PARAMETER_KINDS, drive_slots, join, joint_frame_offsets, joint_frame_parameters, move_parameters,
+                       parameter_names, split)
 
-__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_parameters", "joint_frame_offsets",
-           "joint_frame_regressor", "joint_to_link_matrix"]
+__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
+           "joint_to_link_matrix"]
 
 
 @dataclass(frozen=True)
@@ -70,24 +71,6 @@ class BaseParameters:
             if kind in PARAMETER_KINDS:
                 out[j][PARAMETER_KINDS.index(kind)] = sp.Symbol(name, real=True)
         return out
-
-
-def _rotx(alpha) -> list:
-    ca, sa = sp.cos(alpha), sp.sin(alpha)
-    return [[1, 0, 0], [0, ca, -sa], [0, sa, ca]]
-
-
-def joint_frame_offsets(model: Manipulator) -> list[tuple[list, list]]:
-    """Per link, (R, p) taking link-frame quantities to joint frame j'."""
-    if model.convention is Convention.MODIFIED:
-        return [([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0]) for _ in model.links]
-    return [(_rotx(link.alpha), [link.a, 0, 0]) for link in model.links]
-
-
-def joint_frame_parameters(model: Manipulator, standard: list) -> list[list]:
-    """The ten parameters of each link in its joint frame, from the 10 n link-frame ones."""
-    return [move_parameters(standard[10 * j:10 * j + 10], R, p)
-            for j, (R, p) in enumerate(joint_frame_offsets(model))]
 
 
 def _parent_transform(model: Manipulator, j: int) -> tuple[list, list]:
@@ -230,7 +213,6 @@ def _column(model: Manipulator, slot: tuple[int, str]) -> int:
     j, kind = slot
     if kind in PARAMETER_KINDS:
         return 10 * j + PARAMETER_KINDS.index(kind)
-    from ..numeric.regressor import drive_slots
     return 10 * model.n + drive_slots(model).index(slot)
 
 
@@ -253,7 +235,6 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
     have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
     fixed vertical axis)."""
-    from ..numeric.regressor import drive_slots
     n = model.n
     extra = drive_slots(model) if drives else []
     names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]

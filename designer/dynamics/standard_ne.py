@@ -199,7 +199,7 @@ def standard_mass_matrix(model: Manipulator, params: list[list], token: CancelTo
 
 def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[sp.Matrix, list[str]]:
     """(Y, names): tau = Y pi with pi the standard parameters in link frames (graph form)."""
-    from .base_params import joint_frame_parameters
+    from .inertial import joint_frame_parameters
     n = model.n
     names = parameter_names(n)
     symbols = [sp.Symbol(s, real=True) for s in names]

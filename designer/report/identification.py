@@ -26,7 +26,7 @@ def _value(expr: sp.Expr, model: Manipulator) -> float | None:
 def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool = False) -> list[dict]:
     """[{name, formula (expression), value or None}] of the standard (with ``drives``, and the drive)
     parameters, or of the base parameters."""
-    from ..numeric.regressor import drive_parameter_values, drive_slots
+    from ..dynamics.inertial import drive_parameter_values, drive_slots
     standard = standard_parameters(model)
     if drives or (bp is not None and len(bp.standard_symbols) > 10 * model.n):
         standard += [sp.Float(v) for v in drive_parameter_values(model)]

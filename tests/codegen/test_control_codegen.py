@@ -23,7 +23,8 @@ from designer.dynamics.base_params import base_parameters
 from designer.dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
-from designer.numeric.regressor import regressor, standard_parameter_values
+from designer.numeric.regressor import regressor
+from designer.dynamics.inertial import standard_parameter_values
 from designer.project import load_project
 from tests.support.dyn_reference import pin_model, pin_rnea_crba, puma560, seven_modified
 from tests.support.random_models import random_model

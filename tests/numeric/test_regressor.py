@@ -10,7 +10,8 @@ from designer.dynamics.base_params import base_parameters, base_regressor, joint
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric import rnea
-from designer.numeric.regressor import regressor, standard_parameter_values
+from designer.numeric.regressor import regressor
+from designer.dynamics.inertial import standard_parameter_values
 from designer.project import load_project
 from tests.support.dyn_reference import puma560, seven_modified, stanford_six
 from tests.support.pin_reference import pin_model
@@ -112,7 +113,8 @@ def test_drive_parameters_join_the_regressor_and_the_base_set():
 
     from designer.model.drives import friction_torque, reflected_inertia
     from designer.model.extras import Drive
-    from designer.numeric.regressor import drive_parameter_values, drive_regressor
+    from designer.numeric.regressor import drive_regressor
+    from designer.dynamics.inertial import drive_parameter_values
 
     base = load_project(robot_path("puma560"))
     links = tuple(replace(link, drive=Drive(gear_ratio=50.0 + j, motor_inertia=2e-4, viscous=1.0 + j,
