@@ -23,7 +23,7 @@ from sympy.core.parameters import distribute
 from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
-from .graph_cse import graph_symbols
+from ..graphs.cse import graph_symbols
 from .graph_diff import graph_diff
 from .plan import CodeFunction, CodePlan, _function, _temp_prefix, comment_text
 

@@ -34,7 +34,7 @@ from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph, drop_unused, ordered_assignments, polish
+from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
            "FUNCTION_ARGS"]

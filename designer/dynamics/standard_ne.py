@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..graphs.cse import drop_unused, trivial
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from .customized import (_add, _chain, _cross, _matvec, _mul, _tmatvec, _u_matrix, _vadd, base_motion,
@@ -167,13 +168,12 @@ def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator
     are the ``(symbol, value)`` that tau reads, in an order that evaluates; ``symbols`` gives the
     names. CSE over the small steps finds what the whole graph hides (sympy flattens
     ``qd1*sin(q2)*cos(q3)`` and loses ``qd1*sin(q2)``): PUMA 560 tau 553 -> 517 operations."""
-    from ..codegen.graph_cse import _trivial, drop_unused   # codegen sits above dynamics: import late
     steps: list = []
 
     def name(values: list) -> list:
         out = []
         for v in values:
-            if _trivial(sp.sympify(v)):
+            if trivial(sp.sympify(v)):
                 out.append(v)
                 continue
             sym = next(symbols)
