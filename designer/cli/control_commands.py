@@ -95,7 +95,7 @@ def _condition(args, model, bp) -> dict | None:
 
 
 def cmd_regressor(args) -> int:
-    from ..dynamics.base_params import base_parameters
+    from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
 
     model = load_model(args.project)
@@ -174,7 +174,8 @@ def codegen_control(args, derive, progress) -> int:
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
     from pathlib import Path
 
-    from ..codegen.files import base_plan, code_files, full_plan, parse_functions
+    from ..codegen.files import code_files, full_plan, parse_functions
+    from ..identification.code_plan import base_plan
     from ..dynamics.results import SimplifyMode
     from ..jobs import Progress
 

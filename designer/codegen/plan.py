@@ -37,7 +37,7 @@ from .bounded import bound_nesting
 from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
-           "FUNCTION_ARGS"]
+           "FUNCTION_ARGS", "plan_function", "temp_prefix", "is_symmetric", "comment_text"]
 
 
 class CodeForm(str, Enum):
@@ -112,7 +112,7 @@ def comment_text(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _temp_prefix(names: set[str]) -> str:
+def temp_prefix(names: set[str]) -> str:
     """A prefix for CSE temporaries that no parameter name can collide with."""
     prefix = "x"
     while any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
@@ -120,21 +120,21 @@ def _temp_prefix(names: set[str]) -> str:
     return prefix
 
 
-def _is_symmetric(m: sp.Matrix) -> bool:
+def is_symmetric(m: sp.Matrix) -> bool:
     n = m.shape[0]
     # structural equality only: expanding two large entries to compare them could take minutes, and
     # every derivation builds M symmetric entry by entry
     return m.shape == (n, n) and all(m[i, j] == m[j, i] for i in range(n) for j in range(i + 1, n))
 
 
-def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
+def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
               steps: tuple = (), token: CancelToken = NEVER) -> CodeFunction:
     """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
     :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
     must not be ``prefix`` + a number."""
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
-    if cols > 1 and _is_symmetric(mat):
+    if cols > 1 and is_symmetric(mat):
         cells = [((i * cols + j,) if i == j else (i * cols + j, j * cols + i), mat[i, j])
                  for i in range(rows) for j in range(i, cols)]
     else:
@@ -250,13 +250,13 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     ordered = sorted(names)
     index = {name: k for k, name in enumerate(ordered)}
     defaults = eq.model.parameter_values
-    prefix = _temp_prefix(names)
+    prefix = temp_prefix(names)
     funcs = []
     quantities = tuple((name, mat) for name, mat in zip(BASIC_FUNCTIONS, (tau, mass, gravity, bias))
                        if only is None or name in only)
     for k, (name, mat) in enumerate(quantities):
         yield Progress("common subexpressions", k / len(quantities), name)
-        funcs.append(_function(name, mat, model, index, prefix, token=token))
+        funcs.append(plan_function(name, mat, model, index, prefix, token=token))
     simplify = eq.simplify.value if form is CodeForm.DERIVED else "none"
     return CodePlan(comment_text(model.name), method, simplify, model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

@@ -1,7 +1,7 @@
 """Newton-Euler on the standard inertial parameters in joint frames, unexpanded (graph form).
 
 The recursion of :mod:`~designer.dynamics.customized` with each link given by its ten standard
-parameters in joint frame j' (see :mod:`~designer.dynamics.base_params`) rather than by mass,
+parameters in joint frame j' (see :mod:`~designer.identification.base_params`) rather than by mass,
 COM and inertia about the COM. With the base parameters in the kept places and zeros elsewhere it
 gives tau with the base parameters as inputs (Khalil and Kleinfinger's customized model: every
 zero parameter removes its products). Carried as linear forms in the parameters it gives the

@@ -22,7 +22,7 @@ from types import ModuleType
 import numpy as np
 import sympy as sp
 
-from ..codegen.plan import CodeForm, CodePlan, _is_symmetric, plan_code
+from ..codegen.plan import CodeForm, CodePlan, is_symmetric, plan_code
 from ..codegen.python_code import emit_python
 from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
@@ -67,7 +67,7 @@ def _nested(mat: sp.Matrix, joints) -> sp.Matrix:
     """``mat`` rewritten for fewer operations: angle sums and a searched Horner form
     (:func:`~designer.numeric.trigpoly.nested_forms`), else a Horner form per entry."""
     rows, cols = mat.shape
-    symmetric = _is_symmetric(mat)
+    symmetric = is_symmetric(mat)
     cells = [(i, j) for i in range(rows) for j in range(i if symmetric else 0, cols)]
     forms = nested_forms([mat[i, j] for i, j in cells], joints)
     if forms is None:

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from tests.support import robot_path
-from designer.dynamics.base_params import base_parameters, base_regressor, joint_frame_regressor
+from designer.identification.base_params import base_parameters, base_regressor, joint_frame_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric import rnea
-from designer.numeric.regressor import regressor
+from designer.identification.regressor import regressor
 from designer.dynamics.inertial import standard_parameter_values
 from designer.project import load_project
 from tests.support.dyn_reference import puma560, seven_modified, stanford_six
@@ -113,7 +113,7 @@ def test_drive_parameters_join_the_regressor_and_the_base_set():
 
     from designer.model.drives import friction_torque, reflected_inertia
     from designer.model.extras import Drive
-    from designer.numeric.regressor import drive_regressor
+    from designer.identification.regressor import drive_regressor
     from designer.dynamics.inertial import drive_parameter_values
 
     base = load_project(robot_path("puma560"))

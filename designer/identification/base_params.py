@@ -25,9 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..dynamics.inertial import (PARAMETER_KINDS, drive_slots, join, joint_frame_offsets, joint_frame_parameters,
+                                 move_parameters, parameter_names, split)
+from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
-from .inertial import (PARAMETER_KINDS, drive_slots, join, joint_frame_offsets, joint_frame_parameters, move_parameters,
-                       parameter_names, split)
+from .regressor import drive_regressor, regressor
 
 __all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
            "joint_to_link_matrix"]
@@ -169,7 +171,6 @@ def _symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], s
 def _geometry(model: Manipulator, rng: np.random.Generator):
     """A NumericArm of the model: default values, random ones for symbols without a value
     (the regressor does not depend on the inertial parameters)."""
-    from ..kinematics import NumericArm
     missing = {name: float(rng.uniform(0.2, 1.0)) for name in model.unvalued_symbols()}
     return NumericArm.from_model(model, missing), missing
 
@@ -197,14 +198,12 @@ def joint_to_link_matrix(model: Manipulator, arm=None) -> np.ndarray:
 
 def joint_frame_regressor(model: Manipulator, arm, q, qd, qdd) -> np.ndarray:
     """Y in the joint-frame parameters (the columns the base parameters pick), numeric."""
-    from ..numeric.regressor import regressor
     return regressor(arm, q, qd, qdd) @ joint_to_link_matrix(model, arm)
 
 
 def _full_regressor(model: Manipulator, arm, q, qd, qdd, drives: bool) -> np.ndarray:
     Y = joint_frame_regressor(model, arm, q, qd, qdd)
     if drives:
-        from ..numeric.regressor import drive_regressor
         Y = np.concatenate([Y, drive_regressor(model, qd, qdd)], axis=-1)
     return Y
 
