@@ -4,7 +4,8 @@
 - :mod:`~designer.numeric.algorithms`: RNEA, CRBA, LDL^T, energy, written once over any scalar
 - :mod:`~designer.numeric.engine`: :class:`ArmDynamics`, those algorithms generated as flat code
 - :mod:`~designer.numeric.batch`: the batch engine (Jacobians, Christoffel symbols, Lee's split)
-- :mod:`~designer.numeric.protocol`: :class:`Dynamics`, the calls every engine answers
+- :mod:`~designer.numeric.protocol`: :class:`Dynamics`, the calls every engine answers;
+  :mod:`~designer.numeric.adapter`: :class:`CompiledAdapter`, compiled symbolic equations behind them
 - :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, simulation
 - :mod:`~designer.numeric.recursive`: single-state conveniences; :mod:`~designer.numeric.compiled`:
   compiled symbolic equations
@@ -12,7 +13,8 @@
 
 from .engine import ArmDynamics, arm_dynamics
 from .model import ArmModel, arm_model
-from .protocol import MAX_CONDITION, CompiledAdapter, Dynamics, SingularConfigurationError
+from .adapter import CompiledAdapter
+from .protocol import MAX_CONDITION, Dynamics, SingularConfigurationError
 from .recursive import (bias, christoffel, coriolis_coefficients, coriolis_matrix, gravity_torque,
                         kinetic_energy, lumped_bodies, mass_matrix, potential_energy, rnea)
 
