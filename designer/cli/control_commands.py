@@ -73,7 +73,7 @@ def _condition(args, model, bp) -> dict | None:
     from ..control.excitation import condition_number, fourier_excitation
     arm = _arm(model, args.project)
     if args.trajectory:
-        from .numeric_commands import read_trajectory
+        from ..tables import read_trajectory
         _, Q, QD, QDD, _ = read_trajectory(args.trajectory, model.n)
         return {"trajectory": args.trajectory, "samples": len(Q),
                 "condition": condition_number(bp, arm, Q.T, QD.T, QDD.T)}
