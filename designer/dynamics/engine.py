@@ -12,55 +12,14 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
-from .algebra import simplify_poly
+from .assemble import to_matrix_job
 from .methods import METHODS
 from .results import Equations, Form, Method, SimplifyMode
 from .size import ExpansionTooLarge, expanded_terms
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "window_derive_job", "combine", "compact_job", "compact_equations_job",
-           "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job", "to_matrix_job"]
-
-
-def _collect_symbols(model: Manipulator) -> list:
-    """Link and load masses, the symbols FULL mode collects by (as Lee prints D and G)."""
-    out = [l.mass for l in model.links] + [p.mass for p in model.point_masses]
-    return [m for m in out if isinstance(m, sp.Symbol)]
-
-
-def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMode, name: str,
-                  token: CancelToken = NEVER, symmetric: bool = False) -> Job[sp.Matrix]:
-    """Generator returning a sympy Matrix of ring elements, each entry simplified in ``mode``."""
-    by = _collect_symbols(model)
-    cache = tr.__dict__.setdefault("_simplify_cache", {})
-    nr, nc = len(rows), len(rows[0]) if rows else 0
-    out = sp.zeros(nr, nc)
-    for i in range(nr):
-        for j in range(nc):
-            if symmetric and j < i:
-                out[i, j] = out[j, i]
-                continue
-            token.check()
-            yield Progress(f"simplifying {name}" if mode is not SimplifyMode.OFF else f"writing {name}",
-                           (i * nc + j) / max(nr * nc, 1), f"{name}[{i + 1},{j + 1}]")
-            out[i, j] = simplify_poly(tr, rows[i][j], mode, token, by, cache)
-    return out
-
-
-def combine(matrices, vectors) -> sp.Matrix:
-    """sum_k A_k v_k without letting sympy distribute numbers over the (large) entries."""
-    n = matrices[0].shape[0]
-    out = []
-    for i in range(n):
-        terms = []
-        for A, v in zip(matrices, vectors):
-            for j in range(A.shape[1]):
-                a, x = A[i, j], v[j]
-                if a == 0 or x == 0:
-                    continue
-                terms.append(a if x == 1 else x if a == 1 else sp.Mul(a, x, evaluate=not (a.is_Add and x.is_Mul)))
-        out.append(sp.Add(*terms))
-    return sp.Matrix(out)
+__all__ = ["derive", "derive_job", "window_derive_job", "compact_job", "compact_equations_job",
+           "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job"]
 
 
 #: the largest estimated term count of an expanded tau_i that Form.AUTO expands (PUMA 560 with
