@@ -18,7 +18,7 @@ from .results import Equations, Form, Method, SimplifyMode
 from .size import ExpansionTooLarge, expanded_terms
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "window_derive_job", "compact_job", "compact_equations_job",
+__all__ = ["derive", "derive_job", "compact_job", "compact_equations_job",
            "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job"]
 
 
@@ -109,16 +109,6 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     yield Progress("done", 1.0, f"{method.value} ({form.value}) in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, extras=extras, form=form)
-
-
-def window_derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
-                      simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None
-                      ) -> Job[Equations]:
-    """:func:`derive_job` for the window's worker process: the result without the Christoffel symbols a
-    Lagrange derivation keeps for :func:`coriolis_matrix`, which the window never calls (PUMA 560: 375 of the
-    465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation)."""
-    eq = yield from derive_job(model, method, simplify, token)
-    return replace(eq, extras={k: v for k, v in eq.extras.items() if k != "christoffel"})
 
 
 def derive(model: Manipulator, method: Method = Method.LAGRANGE, simplify: SimplifyMode = SimplifyMode.FAST,
