@@ -2,13 +2,15 @@
 
     python tools/import_edges.py            # counts, then every edge against the order
     python tools/import_edges.py --quiet    # counts only
+    python tools/import_edges.py --root OTHER/designer   # another checkout (layers from this one)
 
 Reads designer/ with ``ast`` (nothing is imported, so it runs on any checkout). An internal import
 is one ``import``/``from`` statement naming a designer module; it is *top-level* when it runs at
 module import (module body, including ``if``/``try`` blocks and ``TYPE_CHECKING`` guards) and
 *function-level* when it sits inside a ``def``. An edge runs *against the order* when a package
 imports a package of a higher layer (or of the same layer, for the packages that must not know each
-other). The order is the one in pyproject.toml's [tool.importlinter] contracts (docs/architecture.md).
+other). The order is read from the layers contract in pyproject.toml's [tool.importlinter]
+(docs/architecture.md), so the script works on older checkouts only with the layer list of today.
 """
 
 from __future__ import annotations
@@ -16,23 +18,25 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import tomllib
 from collections import Counter
 from pathlib import Path
 
-# Lowest first; packages in one tuple are one layer. Same order as the import-linter contract.
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "jobs"),
-    ("model",),
-    ("project", "kinematics"),
-    ("dynamics",),
-    ("codegen",),
-    ("numeric",),
-    ("identification", "explore", "control", "report", "urdf", "mjcf", "meshes", "design_state"),
-    ("cli", "gui", "launch", "__main__"),
-)
-# Layers whose packages must not import each other (independence), by layer index.
-INDEPENDENT = {6}
-RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def contract_layers(pyproject: Path = ROOT / "pyproject.toml") -> tuple[list[tuple[str, ...]], set[int]]:
+    """(layers lowest first, each a tuple of packages; the indices of layers whose packages must not
+    know each other) from the layers contract of pyproject.toml's [tool.importlinter]."""
+    config = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["importlinter"]
+    contract = next(c for c in config["contracts"] if c["type"] == "layers")
+    layers, independent = [], set()
+    for k, layer in enumerate(reversed(contract["layers"])):
+        sep = "|" if "|" in layer else ":"
+        layers.append(tuple(name.strip() for name in layer.split(sep)))
+        if sep == "|" and len(layers[-1]) > 1:
+            independent.add(k)
+    return layers, independent
 
 
 def package_of(module: str) -> str | None:
@@ -82,19 +86,23 @@ def imports(tree: ast.Module, here: str, is_package: bool):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent / "designer")
+    parser.add_argument("--root", type=Path, default=ROOT / "designer")
     parser.add_argument("--quiet", action="store_true", help="print the counts only")
     args = parser.parse_args(argv)
     root: Path = args.root
+    layers, independent = contract_layers()
+    rank = {name: i for i, layer in enumerate(layers) for name in layer}
     total = Counter()
     per_package = Counter()
     against: list[tuple[str, int, str, str, bool]] = []
     unknown: set[str] = set()
+    module_edges: set[tuple[str, str]] = set()
     for path in sorted(root.rglob("*.py")):
         here = module_name(path, root)
         source_pkg = package_of(here) or ""
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for target, line, in_function in imports(tree, here, path.name == "__init__.py"):
+            module_edges.add((here, target))
             target_pkg = package_of(target)
             if target_pkg is None or target_pkg == source_pkg:
                 total["within a package", in_function] += 1
@@ -103,11 +111,11 @@ def main(argv: list[str] | None = None) -> int:
             if source_pkg == "gui":
                 continue  # the window may use all of the core; only the core's order is counted below
             per_package[source_pkg, in_function] += 1
-            if source_pkg not in RANK or target_pkg not in RANK:
-                unknown.update(p for p in (source_pkg, target_pkg) if p not in RANK)
+            if source_pkg not in rank or target_pkg not in rank:
+                unknown.update(p for p in (source_pkg, target_pkg) if p not in rank)
                 continue
-            up = RANK[target_pkg] > RANK[source_pkg]
-            sideways = RANK[target_pkg] == RANK[source_pkg] and RANK[source_pkg] in INDEPENDENT
+            up = rank[target_pkg] > rank[source_pkg]
+            sideways = rank[target_pkg] == rank[source_pkg] and rank[source_pkg] in independent
             if up or sideways:
                 rel = path.relative_to(root.parent)
                 against.append((str(rel), line, source_pkg, target_pkg, in_function))
@@ -122,11 +130,16 @@ def main(argv: list[str] | None = None) -> int:
           f"function-level {core_fn} (of them in cli: {cli_fn})")
     fn_against = sum(1 for e in against if e[4])
     print(f"edges against the layer order: {len(against)} ({fn_against} function-level)")
+    # two modules that import each other (at any level): a circle held together by import order
+    mutual = sorted((a, b) for a, b in module_edges if a < b and (b, a) in module_edges)
+    print(f"modules importing each other: {len(mutual)}")
     if unknown:
-        print(f"packages not in the layer list (add them to LAYERS): {', '.join(sorted(unknown))}")
+        print(f"packages not in the layers contract (add them to pyproject.toml): {', '.join(sorted(unknown))}")
     if not args.quiet:
         for rel, line, src, dst, fn in against:
             print(f"  {rel}:{line}: {src} -> {dst}{' (in a function)' if fn else ''}")
+        for a, b in mutual:
+            print(f"  {a} <-> {b}")
     return 0
 
 
