@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dynamics.inertial import drive_slots
-from ..kinematics import NumericArm
+from ..kinematics import NumericArm, dh_matrices
 from ..model.manipulator import Convention
 
 __all__ = ["regressor", "frames_many", "drive_regressor"]
@@ -43,16 +43,8 @@ def frames_many(arm: NumericArm, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         a, alpha, d, theta = arm.dh[i]
         theta = theta + Q[i] if arm.revolute[i] else np.full(N, theta, dtype=dtype)
         d = np.full(N, d, dtype=dtype) if arm.revolute[i] else d + Q[i]
-        ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-        z = np.zeros(N, dtype=dtype)
-        if arm.convention is Convention.STANDARD:
-            A = np.stack([np.stack([ct, -st * ca, st * sa], -1), np.stack([st, ct * ca, -ct * sa], -1),
-                          np.stack([z, z + sa, z + ca], -1)], -2)
-            t = np.stack([a * ct, a * st, d], -1)
-        else:
-            A = np.stack([np.stack([ct, -st, z], -1), np.stack([st * ca, ct * ca, z - sa], -1),
-                          np.stack([st * sa, ct * sa, z + ca], -1)], -2)
-            t = np.stack([z + a, -sa * d, ca * d], -1)
+        T = dh_matrices(a, alpha, d, theta, arm.convention)   # complex states stay complex
+        A, t = np.ascontiguousarray(T[:, :3, :3]), np.ascontiguousarray(T[:, :3, 3])   # einsum sums as before
         op = op + np.einsum("nij,nj->ni", Rp, t)
         Rp = np.einsum("nij,njk->nik", Rp, A)
         R[:, i], o[:, i] = Rp, op
