@@ -25,18 +25,18 @@ silently eliminates nothing); a symmetric M is computed on its upper triangle.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 
 import sympy as sp
 
 from ..dynamics.results import Equations, Form
+from ..dynamics.tree import compact_job
 from ..jobs import NEVER, CancelToken, Job, Progress, run
-from ..model.angles import exact_angles
 from .bounded import bound_nesting
 from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
 
-__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
+__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job",
            "FUNCTION_ARGS", "plan_function", "temp_prefix", "is_symmetric", "comment_text"]
 
 
@@ -166,18 +166,6 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
-def compact_functions(model, token: CancelToken = NEVER) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
-    """(tau, M, G, h) of ``model`` in the recursive tree forms (angles read exactly, see model.angles)."""
-    from ..dynamics.tree import tree_mass_matrix, tree_tau
-
-    model = exact_angles(model).model
-    zeros = [0] * model.n
-    tau = tree_tau(model, token)
-    gravity = tree_tau(model, token, zeros, zeros)
-    bias = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
-    return tau, tree_mass_matrix(model, token), gravity, bias
-
-
 #: significant digits kept of the numbers substituted by ``values``: a derivation in floating point
 #: leaves near-duplicates like 0.00040432 and 0.000404319999999995 that would hide shared terms
 DIGITS = 14
@@ -223,7 +211,7 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
             tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         else:
             yield Progress("recursive form", 0.0, model.name)
-            tau, mass, gravity, bias = compact_functions(built, token)
+            tau, mass, gravity, bias = yield from compact_job(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
         tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis

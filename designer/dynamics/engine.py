@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
-from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -16,9 +15,10 @@ from .assemble import to_matrix_job
 from .methods import METHODS
 from .results import Equations, Form, Method, SimplifyMode
 from .size import ExpansionTooLarge, expanded_terms
+from .tree import compact_job
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "compact_job", "compact_equations_job",
+__all__ = ["derive", "derive_job", "compact_equations_job",
            "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job"]
 
 
@@ -27,31 +27,12 @@ __all__ = ["derive", "derive_job", "compact_job", "compact_equations_job",
 AUTO_LIMIT = 200_000
 
 
-def compact_job(model: Manipulator, token: CancelToken, need: Collection[str] = ("tau", "M", "G", "h")
-                ) -> Job[tuple]:
-    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read);
-    ``need``: those to build, the others are None (code generation of tau and M alone)."""
-    from .tree import tree_mass_matrix, tree_tau
-    exact = exact_angles(model).model
-    zeros = [0] * model.n
-    steps = {"tau": lambda: tree_tau(exact, token),
-             "M": lambda: tree_mass_matrix(exact, token),
-             "G": lambda: tree_tau(exact, token, zeros, zeros),
-             "h": lambda: tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)}
-    built: dict = {}
-    for k, (name, make) in enumerate(steps.items()):
-        if name in need:
-            yield Progress("recursive form", k / len(steps), name)
-            built[name] = make()
-    return tuple(built.get(name) for name in steps)
-
-
 def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
                           token: CancelToken = NEVER, need: Collection[str] = ("tau", "M", "G", "h")
                           ) -> Job[Equations]:
     """Generator returning :class:`Equations` in the compact form without the recursive-form report:
     what code generation and the compiled numeric functions need (the same for every method);
-    ``need``: as in :func:`compact_job` (the others None)."""
+    ``need``: as in :func:`~designer.dynamics.tree.compact_job` (the others None)."""
     tau, M, G, h = yield from compact_job(model, token, need)
     return Equations(method=Method(method), model=model, simplify=SimplifyMode.OFF, matrices={}, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, form=Form.COMPACT)
