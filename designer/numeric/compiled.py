@@ -13,11 +13,8 @@ arm is too large for Python's compiler.
 from __future__ import annotations
 
 import inspect
-import itertools
-import linecache
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Mapping
-from types import ModuleType
 
 import numpy as np
 import sympy as sp
@@ -27,11 +24,11 @@ from ..codegen.python_code import emit_python
 from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model import MissingParameterError
+from .loader import load_source
 from .trigpoly import nested_forms
 
 __all__ = ["CompiledDynamics", "compile_equations"]
 
-_counter = itertools.count()
 
 #: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
 BLOCK = 8192
@@ -78,16 +75,6 @@ def _nested(mat: sp.Matrix, joints) -> sp.Matrix:
         if symmetric:
             out[j, i] = e
     return out
-
-
-def _load(source: str, tag: str) -> ModuleType:
-    filename = f"<designer-compiled-{next(_counter)}-{tag}>"
-    # register the text so that inspect.getsource and tracebacks can show it
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    module = ModuleType(filename)
-    module.__file__ = filename
-    exec(compile(source, filename, "exec"), module.__dict__)
-    return module
 
 
 @dataclass(frozen=True)
@@ -241,7 +228,8 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
     else:
         plan = _derived_plan(eq, given, tuple(horner), token)
     token.check()
-    scalar_module, vector_module = _load(emit_python(plan, "math"), "math"), _load(emit_python(plan), "numpy")
+    scalar_module = load_source(emit_python(plan, "math"), "compiled-math")
+    vector_module = load_source(emit_python(plan), "compiled-numpy")
     scalar = {q: getattr(scalar_module, f) for q, f in _FUNCTIONS.items()}
     vector = {q: getattr(vector_module, f) for q, f in _FUNCTIONS.items()}
     return CompiledDynamics(n=model.n, method=getattr(eq.method, "value", str(eq.method)), parameters=given,
