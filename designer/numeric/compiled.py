@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import sympy as sp
 
-from ..codegen.plan import CodeForm, CodePlan, is_symmetric, plan_code
+from ..codegen.plan import CodeForm, CodePlan, plan_code
 from ..codegen.python_code import emit_python
 from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model import MissingParameterError
 from .loader import load_source
-from .trigpoly import nested_forms
+from .trigpoly import nested_matrix
 
 __all__ = ["CompiledDynamics", "compile_equations"]
 
@@ -41,40 +41,6 @@ _FUNCTIONS = {"M": "mass_matrix", "G": "gravity", "h": "bias", "tau": "tau"}
 def _round_floats(e: sp.Expr) -> sp.Expr:
     floats = e.atoms(sp.Float)
     return e.xreplace({f: sp.Float(float(f"{float(f):.{DIGITS}g}")) for f in floats}) if floats else e
-
-
-def _horner(e: sp.Expr) -> sp.Expr:
-    """Nested (Horner) form of ``e`` as a polynomial in its sines, cosines and symbols.
-
-    Expanded M and G (a derivation's closed forms) nest to about three quarters of their
-    operations (PUMA 560: 338 -> ~260).
-    """
-    if not e.free_symbols:
-        return e
-    funcs = sorted(e.atoms(sp.sin, sp.cos), key=sp.default_sort_key)
-    placeholders = {f: sp.Dummy(f"t{k}") for k, f in enumerate(funcs)}
-    try:
-        nested = sp.horner(sp.expand(e.xreplace(placeholders)))
-    except sp.PolynomialError:
-        return e
-    return nested.xreplace({v: k for k, v in placeholders.items()})
-
-
-def _nested(mat: sp.Matrix, joints) -> sp.Matrix:
-    """``mat`` rewritten for fewer operations: angle sums and a searched Horner form
-    (:func:`~designer.numeric.trigpoly.nested_forms`), else a Horner form per entry."""
-    rows, cols = mat.shape
-    symmetric = is_symmetric(mat)
-    cells = [(i, j) for i in range(rows) for j in range(i if symmetric else 0, cols)]
-    forms = nested_forms([mat[i, j] for i, j in cells], joints)
-    if forms is None:
-        return mat.applyfunc(_horner)
-    out = sp.zeros(rows, cols)
-    for (i, j), e in zip(cells, forms):
-        out[i, j] = e
-        if symmetric:
-            out[j, i] = e
-    return out
 
 
 @dataclass(frozen=True)
@@ -177,7 +143,7 @@ def _derived_plan(eq: Equations, given: dict, horner: tuple[str, ...], token: Ca
 
     def prepare(mat, name):
         out = sp.Matrix(mat).applyfunc(lambda e: _round_floats(sp.sympify(e).xreplace(subs)))
-        return _nested(out, eq.model.q) if name in horner else out
+        return nested_matrix(out, eq.model.q) if name in horner else out
     numeric = replace(eq, mass_matrix=prepare(eq.mass_matrix, "M"), gravity=prepare(eq.gravity, "G"),
                       coriolis=prepare(eq.coriolis, "h"), tau=prepare(eq.tau, "tau"))
     return plan_code(numeric, CodeForm.DERIVED, token=token)
