@@ -9,6 +9,12 @@
 - :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, simulation
 - :mod:`~designer.numeric.recursive`: single-state conveniences; :mod:`~designer.numeric.compiled`:
   compiled symbolic equations
+
+M is computed three ways, and each stays for what only it gives: the engine's CRBA (traced flat
+code, the fastest for any number of states; simulation and ``eval``), the batch engine's sum over
+the COM Jacobians (it yields Lee's D_tra/D_rot split, the Jacobians and dM/dq that the explore
+metrics read in the same pass), and compiled equations (the numbers of a derivation's own
+expressions, to check what a report prints). The tests compare each with Pinocchio.
 """
 
 from .engine import ArmDynamics, arm_dynamics
