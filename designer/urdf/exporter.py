@@ -119,7 +119,8 @@ def urdf_text(model: Manipulator) -> str:
         raise UrdfError(f"cannot export: {exc}") from None
     bodies = lumped_bodies(arm)
     standard = arm.convention is Convention.STANDARD
-    M = dh_matrices(*arm.dh.T, arm.convention)   # the links' fixed transforms (joint variables at zero)
+    a, alpha, d, theta = arm.dh.T   # the links' fixed transforms (joint variables at zero)
+    M = dh_matrices(a, alpha, d, theta, arm.convention)
     link_names, joint_names = _names(model)
 
     robot = ET.Element("robot", name=model.name or "manipulator")
