@@ -33,7 +33,7 @@ def contract_layers(pyproject: Path = ROOT / "pyproject.toml") -> tuple[list[tup
     layers, independent = [], set()
     for k, layer in enumerate(reversed(contract["layers"])):
         sep = "|" if "|" in layer else ":"
-        layers.append(tuple(name.strip() for name in layer.split(sep)))
+        layers.append(tuple(name.strip().strip("()") for name in layer.split(sep)))   # (x): optional
         if sep == "|" and len(layers[-1]) > 1:
             independent.add(k)
     return layers, independent
