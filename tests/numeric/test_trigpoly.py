@@ -12,7 +12,7 @@ import pinocchio as pin
 import pytest
 import sympy as sp
 
-from designer.codegen import generate
+from tests.support.codegen import generate
 from designer.dynamics import derive
 from designer.dynamics.results import Method, SimplifyMode
 from designer.kinematics import NumericArm
