@@ -14,6 +14,9 @@ from dataclasses import replace
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..dynamics.inertial import drive_parameter_values, drive_slots
+from ..dynamics.standard_ne import symbolic_regressor
+from ..dynamics.tree import tree_mass_matrix
 from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
@@ -31,7 +34,6 @@ _EXTRA_DOC = {
 
 def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None, token: CancelToken = NEVER) -> sp.Matrix:
     """C(q, qd) from the Christoffel symbols of M(q) (default: the composite-rigid-body form)."""
-    from ..dynamics.tree import tree_mass_matrix
     n = model.n
     M = tree_mass_matrix(model, token) if M is None else M
     # forward-mode on the shared graph: M.diff(q) would walk it as a tree (minutes for 7 joints)
@@ -69,7 +71,6 @@ def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
     """(columns, doc): the regressor's columns of the drive parameters (n x k; qdd_j, qd_j and
     sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.dynamics.inertial.drive_slots` order,
     as the numeric regressor has them) and what the header says about them ('' without drive data)."""
-    from ..dynamics.inertial import drive_parameter_values, drive_slots
     slots = drive_slots(model)
     Y = sp.zeros(model.n, len(slots))
     for c, (j, kind) in enumerate(slots):
@@ -105,7 +106,6 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
     """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
     regressor uses only geometry parameters, which are already in the plan's list; ``drives``: with
     the columns of the drive parameters (:func:`drive_columns`) after the standard ones."""
-    from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     exact = exact_angles(model).model   # a twist of 1.5707963267948966 as pi/2, as the plan's forms read it
     funcs = []

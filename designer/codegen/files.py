@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
-from ..dynamics.results import Equations
+from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken
 from .plan import BASIC_FUNCTIONS, CodeForm, CodePlan, plan_code
 
@@ -60,7 +60,6 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the
     regressor (with the drive terms: and the drive parameters' columns); ``only``: those of
     :data:`FUNCTIONS` named (default all)."""
-    from ..dynamics.results import Form
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
     # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from

@@ -32,6 +32,7 @@ import sympy as sp
 
 from ..dynamics.results import Equations, Form
 from ..dynamics.tree import compact_job
+from ..model.drives import drive_statement, symbolic_drive_terms
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from .bounded import bound_nesting
 from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
@@ -221,7 +222,6 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         tau, mass, gravity, bias = (_substitute(m, subs) for m in (tau, mass, gravity, bias))
     token.check()
-    from ..model.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
         # (a graph not built, for functions not asked for, stays None)

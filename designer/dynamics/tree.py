@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from ..jobs import NEVER, CancelToken, Job, Progress
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
 
@@ -88,7 +88,6 @@ def tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matri
 
 def generic_tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """tau(q, qd, qdd) from the recursive Newton-Euler algorithm, unexpanded (for code generation)."""
-    from ..jobs import run
     from .newton_euler import newton_euler_job
     tr = cast("TrigRing", TreeAlgebra(model))  # duck-typed: the ring operations the jobs call
     return sp.Matrix(run(newton_euler_job(model, tr, token), None, token))
@@ -96,7 +95,6 @@ def generic_tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matri
 
 def generic_tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """M(q) = sum m J_v^T J_v + J_w^T I J_w with link-frame Jacobians, unexpanded (for code generation)."""
-    from ..jobs import run
     from .bodies import arm_frames_job
     from .lagrange import body_jacobians_job, mass_gravity_job
     tr = cast("TrigRing", TreeAlgebra(model))  # duck-typed: the ring operations the jobs call
