@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
-from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
+from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.validation import Problem, Severity, validate
 
@@ -25,7 +25,7 @@ __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project"
            "from_dict", "to_dict", "save_project", "dumps_project"]
 
 FORMAT = "manipulator-designer"
-VERSION = 2
+VERSION = 3
 MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
@@ -165,6 +165,9 @@ class _Reader:
                 continue
             if number < 0:
                 self.fail(f"{where}.{key}", f"must not be negative, found {number!r}")
+                continue
+            if key == "stiffness" and number == 0:
+                self.fail(f"{where}.{key}", "must be positive (leave it out for a rigid joint)")
                 continue
             out[key] = number
         return Drive(**out)
@@ -335,6 +338,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                 if isinstance(l, dict) and set(l) & _V2_LINK_KEYS:
                     reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V2_LINK_KEYS)) +
                                 " need format version 2")
+    if version < 3:
+        _elastic_fields_need_version_3(links_data, reader)
     pms_data = data.get("point_masses") or []
     pms = []
     if not isinstance(pms_data, list):
@@ -362,6 +367,29 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     if problems:
         raise ProjectError(problems, source)
     return model
+
+
+# -- elastic joints (format version 3) ------------------------------------------------------
+def _elastic_fields_need_version_3(links_data, reader: _Reader) -> None:
+    """A file older than version 3 holding a drive's stiffness or damping is refused, as before."""
+    if not isinstance(links_data, list):
+        return
+    for i, link in enumerate(links_data, start=1):
+        drive = link.get("drive") if isinstance(link, dict) else None
+        used = sorted(set(drive) & set(ELASTIC_DRIVE_FIELDS)) if isinstance(drive, dict) else []
+        if used:
+            reader.fail(f"links[{i}].drive", "field(s) " + ", ".join(used) + " need format version 3")
+
+
+def _uses_elastic_joints(model: Manipulator) -> bool:
+    """Whether the model needs format version 3 for its elastic-joint drive data."""
+    return any(link.drive is not None and any(getattr(link.drive, f) is not None for f in ELASTIC_DRIVE_FIELDS)
+               for link in model.links)
+
+
+def _written_version(model: Manipulator) -> int:
+    """Version 3 only for a model using a version-3 field; otherwise 2, as before."""
+    return 3 if _uses_elastic_joints(model) else 2
 
 
 def migrate(data: dict) -> dict:
@@ -405,7 +433,7 @@ def to_dict(model: Manipulator) -> dict:
             entry["drive"] = link.drive.as_dict()
         links.append(entry)
     doc: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION, "name": model.name, "description": model.description,
+        "format": FORMAT, "version": _written_version(model), "name": model.name, "description": model.description,
         "convention": model.convention.value,
         "gravity": [format_expr(g) for g in model.gravity],
         "parameters": dict(model.parameters),
