@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..numeric.batch import CHUNK, Batch
+from .elastic_metrics import ELASTIC_METRICS
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
@@ -39,9 +40,16 @@ class Ratings:
     torque: np.ndarray | None = None
     speed: np.ndarray | None = None
     acceleration: np.ndarray | None = None
+    #: elastic joints (docs/metrics.md, "Stiffness and frequency"): joint stiffness (inf: rigid), gear
+    #: ratio and rotor inertia per joint, and the payload (kg) at the tool
+    stiffness: np.ndarray | None = None
+    gear: np.ndarray | None = None
+    rotor: np.ndarray | None = None
+    payload: float = 0.0
 
     @classmethod
-    def of(cls, n: int, torque=None, speed=None, acceleration=None) -> Ratings:
+    def of(cls, n: int, torque=None, speed=None, acceleration=None, stiffness=None, gear=None, rotor=None,
+           payload: float = 0.0) -> Ratings:
         def arr(v, what):
             if v is None:
                 return None
@@ -49,7 +57,11 @@ class Ratings:
             if not np.all(a > 0):
                 raise MetricError(f"rated {what} must be positive for every joint")
             return a
-        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"))
+        if not (np.isfinite(payload) and payload >= 0):
+            raise MetricError(f"payload must be a number >= 0 (kg), not {payload}")
+        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"),
+                   arr(stiffness, "stiffness (inf for a rigid joint)"), arr(gear, "gear ratio"),
+                   None if rotor is None else np.broadcast_to(np.asarray(rotor, float), (n,)).copy(), float(payload))
 
     def need(self, what: str, metric: str) -> np.ndarray:
         value = getattr(self, what)
@@ -268,6 +280,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("tra_share", Shape.PAIR, "1", Reduce.MIN, _tra_share, "Lee: |D_tra,ij| / (|D_tra,ij| + |D_rot,ij|)"),
     Metric("tra_share_h", Shape.JOINT, "1", Reduce.MIN, _tra_share_h,
            "Lee: |H_tra,i| / (|H_tra,i| + |H_rot,i|) at the rated speeds (1 rad/s without ratings)"),
+    *(Metric(name, Shape(shape), unit, Reduce(how), func, text) for name, shape, unit, how, func, text in ELASTIC_METRICS),
 ]}
 
 

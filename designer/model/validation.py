@@ -165,13 +165,13 @@ def _elastic_drives(model: Manipulator, err, warn) -> None:
         k, d = drive.stiffness, drive.damping
         if k is not None and not (np.isfinite(k) and k > 0):
             err(f"{where}.stiffness", f"must be a positive number (N m/rad), is {k:g}")
-        if d is not None and not (np.isfinite(d) and d >= 0):
-            err(f"{where}.damping", f"must be a number >= 0 (N m s/rad), is {d:g}")
-        if d is not None and k is None:
-            warn(f"{where}.damping", "damping without stiffness: the joint stays rigid and the damping is not used")
-        if k is not None and not drive.motor_inertia:
+        elif k is not None and not drive.motor_inertia:
             warn(f"{where}.stiffness", "elastic joint without motor_inertia: its natural frequencies with "
                  "locked motors are defined, the elastic simulation needs the rotor inertia")
+        if d is not None and not (np.isfinite(d) and d >= 0):
+            err(f"{where}.damping", f"must be a number >= 0 (N m s/rad), is {d:g}")
+        elif d is not None and k is None:
+            warn(f"{where}.damping", "damping without stiffness: the joint stays rigid and the damping is not used")
 
 
 def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
