@@ -280,7 +280,8 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("tra_share", Shape.PAIR, "1", Reduce.MIN, _tra_share, "Lee: |D_tra,ij| / (|D_tra,ij| + |D_rot,ij|)"),
     Metric("tra_share_h", Shape.JOINT, "1", Reduce.MIN, _tra_share_h,
            "Lee: |H_tra,i| / (|H_tra,i| + |H_rot,i|) at the rated speeds (1 rad/s without ratings)"),
-    *(Metric(name, Shape(shape), unit, Reduce(how), func, text) for name, shape, unit, how, func, text in ELASTIC_METRICS),
+    *(Metric(name, Shape(shape), unit, Reduce(how), func, text)
+      for name, shape, unit, how, func, text in ELASTIC_METRICS),
 ]}
 
 

@@ -139,11 +139,12 @@ def simulate_elastic_job(arm: NumericArm, joints: ElasticJoints, t_span: tuple[f
     zero = [0.0] * n
     tau_of = control.law(model) if control is not None else (lambda t, s: zero)
     rhs = model.scalar_rhs(tau_of)
-    jac = None
+    jac: Callable | None = None
     if method in IMPLICIT:
         kp = None if control is None else np.asarray(control.kp, dtype=float)
         kd = None if control is None else np.asarray(control.kd, dtype=float)
-        jac = (lambda t, y: model.spring_jacobian(y[:n], kp, kd))
+        def jac(t, y):
+            return model.spring_jacobian(y[:n], kp, kd)
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
                                        stage="simulate", jac=jac)

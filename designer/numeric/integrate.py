@@ -58,8 +58,8 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
     Yields a :class:`~designer.jobs.Progress` with the fraction ``(t - t0) / (t1 - t0)`` at the start,
     after a step whenever ``interval`` seconds passed since the last one (0: after every step), and at the
     end; ``token`` is checked after every step. ``jac(t, y)``, for the implicit methods (Radau, BDF,
-    LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). Raises :class:`IntegrationError` when the solver fails
-    and ValueError for a bad method or ``t_eval``.
+    LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). Raises
+    :class:`IntegrationError` when the solver fails and ValueError for a bad method or ``t_eval``.
     """
     solver_class = SOLVERS.get(method)
     if solver_class is None:

@@ -103,7 +103,7 @@ def free_modes(M: np.ndarray, joints: ElasticJoints, servo=None, shapes: bool = 
         Kf[n + np.arange(m), n + np.arange(m)] += kp[E]
         Kf[joints.rigid, joints.rigid] += kp[joints.rigid]
         zero_modes = int(np.sum(kp <= 0))
-    bad = ~np.isfinite(Mf).all(axis=(-2, -1))
+    bad = np.asarray(~np.isfinite(Mf).all(axis=(-2, -1)))
     L = np.linalg.cholesky(np.where(bad[..., None, None], np.eye(size), Mf))
     Linv = np.linalg.inv(L)
     A = Linv @ Kf @ np.swapaxes(Linv, -1, -2)
