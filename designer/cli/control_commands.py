@@ -201,16 +201,17 @@ def codegen_control(args, derive, progress) -> int:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:
         progress.done()
+    elastic = _elastic_code(args, plan) if getattr(args, "elastic", False) else None
     if not args.out and args.lang == "c":  # the source on standard output; --header still writes the header
         from ..codegen.c_library import emit_c_library
         source, header = emit_c_library(plan, args.prefix, Path(args.header).name if args.header else None)
-        write_output(source, None)
+        write_output(source + (elastic[0] if elastic else ""), None)
         if args.header:
-            write_output(header, args.header)
+            write_output(_with_header_part(header, elastic), args.header)
         return 0
     if not args.out:
         from ..codegen.python_code import emit_python
-        write_output(emit_python(plan), None)
+        write_output(emit_python(plan) + (elastic[0] if elastic else ""), None)
         return 0
     if args.lang == "matlab":
         try:
@@ -218,5 +219,33 @@ def codegen_control(args, derive, progress) -> int:
         except OSError as exc:
             raise UserError(f"{args.out}: cannot create the folder: {exc.strerror or exc}") from None
     for path, text in code_files(plan, args.lang, args.out, args.prefix, args.header).items():
+        if elastic:
+            text = _with_header_part(text, elastic) if path.endswith(".h") else text + elastic[0]
         write_output(text, path)
     return 0
+
+
+def _elastic_code(args, plan) -> tuple[str, str]:
+    """``codegen --elastic``: (source, header) text of the elastic-joint forward dynamics to append."""
+    from ..codegen.c_code import c_identifier
+    from ..codegen.elastic_code import NEEDS, elastic_c, elastic_python
+    if args.lang == "matlab":
+        raise UserError("codegen --elastic: C or Python (MATLAB: not yet)")
+    missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
+    if missing:
+        raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
+    model = load_model(args.project)
+    try:
+        if args.lang == "python":
+            return elastic_python(model), ""
+        return elastic_c(model, c_identifier(args.prefix or plan.model_name))
+    except ValueError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+
+
+def _with_header_part(header: str, elastic) -> str:
+    """The C header with the elastic declarations before its closing C++ guard."""
+    if not elastic or not elastic[1]:
+        return header
+    at = header.rindex("#ifdef __cplusplus")
+    return header[:at] + elastic[1] + "\n" + header[at:]

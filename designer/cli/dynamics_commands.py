@@ -59,6 +59,9 @@ def register(sub) -> None:
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
                         "Coulomb friction in tau (default: rigid bodies only; the header says which)")
+    p.add_argument("--elastic", action="store_true",
+                   help="also the elastic-joint forward dynamics (elastic_forward) from the drive data's stiffness "
+                        "(C or Python; docs/elastic.md)")
     p.add_argument("--functions", metavar="LIST",
                    help="only these, comma-separated: tau, mass_matrix (M), gravity (G), bias (h), "
                         "coriolis_matrix (C), regressor (Y); default all")
