@@ -62,6 +62,10 @@ def register(sub) -> None:
     p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
+    p.add_argument("--elastic", action="store_true",
+                   help="the elastic-joint model of the drive data's stiffness, PD on the motor side, the rigid "
+                        "arm's run beside it (docs/elastic.md)")
+    p.add_argument("--move", metavar="S", help="--elastic: reach --target along a quintic in S seconds")
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -297,6 +301,11 @@ def _positive(text: str, what: str) -> float:
 
 
 def cmd_simulate(args) -> int:
+    if args.elastic:
+        from .elastic_commands import cmd_simulate_elastic
+        return cmd_simulate_elastic(args)
+    if args.move is not None:
+        raise UserError("--move: only with --elastic")
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
     from ..numeric.simulate import PDControl, SimulationError, simulate_job

@@ -98,7 +98,8 @@ class ElasticJoints:
 
     def stiffened(self, factor: float) -> ElasticJoints:
         """The same joints with every stiffness and damping times ``factor`` (K -> infinity studies)."""
-        damping = np.where(self.damping == 0, 0.0, self.damping * factor)   # 0 * inf: no damping, not NaN
+        with np.errstate(invalid="ignore"):   # 0 * inf: no damping, not NaN
+            damping = np.where(self.damping == 0, 0.0, self.damping * factor)
         return ElasticJoints(self.stiffness * factor, damping, self.gear, self.rotor)
 
 

@@ -25,7 +25,8 @@ def _project(tmp_path):
     drives = (Drive(stiffness=2e4, damping=3.0, gear_ratio=60.0, motor_inertia=2e-4),
               Drive(gear_ratio=100.0, motor_inertia=2e-4),                 # rigid, with reflected inertia
               Drive(stiffness=8e3, gear_ratio=50.0, motor_inertia=1e-4))
-    model = dataclasses.replace(model, links=tuple(dataclasses.replace(l, drive=d) for l, d in zip(model.links, drives)))
+    links = tuple(dataclasses.replace(l, drive=d) for l, d in zip(model.links, drives))
+    model = dataclasses.replace(model, links=links)
     path = tmp_path / "elastic.json"
     path.write_text(dumps_project(model))
     return model, path
@@ -59,7 +60,8 @@ def test_python_elastic_forward_matches_the_numeric_engine(tmp_path, capsys):
 def test_c_elastic_forward_matches_the_numeric_engine(tmp_path):
     model, path = _project(tmp_path)
     src = tmp_path / "arm.c"
-    assert main(["codegen", str(path), "--lang", "c", "--elastic", "--prefix", "arm", "--out", str(src), "--quiet"]) == 0
+    argv = ["codegen", str(path), "--lang", "c", "--elastic", "--prefix", "arm", "--out", str(src), "--quiet"]
+    assert main(argv) == 0
     assert "arm_elastic_forward" in (tmp_path / "arm.h").read_text()
     lib = tmp_path / "libarm.so"
     subprocess.run(["cc", "-O1", "-shared", "-fPIC", str(src), "-o", str(lib), "-lm"], check=True)
