@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +98,8 @@ def cmd_simulate_elastic(args) -> int:
     if args.dt is not None:
         dt = _positive(args.dt, "--dt")
         t_eval = np.unique(np.append(np.arange(0.0, duration, dt), duration))
-    options = dict(q0=q0, rtol=float(args.rtol), atol=float(args.atol), t_eval=t_eval)
+    options: dict[str, Any] = dict(q0=q0, rtol=_positive(args.rtol, "--rtol"), atol=_positive(args.atol, "--atol"),
+                                   t_eval=t_eval)
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_elastic_job(arm, joints, (0.0, duration), control, **options), bar)
@@ -105,7 +107,7 @@ def cmd_simulate_elastic(args) -> int:
                                          **{**options, "t_eval": traj.t}))
     except (SimulationError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
-    energy = ElasticArm(arm, joints).energy(traj.states())
+    energy = np.atleast_1d(ElasticArm(arm, joints).energy(traj.states()))
     deviation = 1e3 * tool_deviation(arm, traj.q, rigid.q)
     tau = traj.tau_m if traj.tau_m is not None else np.zeros_like(traj.q)
     buf = io.StringIO()
