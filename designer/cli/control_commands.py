@@ -46,6 +46,9 @@ def register(sub) -> None:
     p.add_argument("--format", choices=["json", "matlab", "python"], default="json")
     p.add_argument("--symbolic", action="store_true",
                    help="json: also dtau/dq, dtau/dqd, M (and A, B up to three joints) as expressions")
+    p.add_argument("--elastic", action="store_true",
+                   help="the elastic-joint model of the drive data's stiffness: x = (q, theta, qd, thetad), "
+                        "inputs the motor torques (docs/elastic.md)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_linearize)
 
@@ -133,14 +136,20 @@ def cmd_linearize(args) -> int:
     arm = _arm(model, args.project)
     n = model.n
     q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
+    state = [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)]
+    if args.elastic and args.symbolic:
+        raise UserError("linearize --elastic: numbers only (without --symbolic)")
     try:
-        lm = linearize(arm, q, qd, qdd)
+        if args.elastic:
+            lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
+        else:
+            lm = linearize(arm, q, qd, qdd)
         dm = lm.discretize(number(args.dt, "--dt"), args.method) if args.dt is not None else None
     except ValueError as exc:
         raise UserError(f"linearize: {exc}") from None
     if args.format == "json":
         eig = lambda v: [[float(x.real), float(x.imag)] for x in v]  # noqa: E731
-        data = {"model": model.name, "state": [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)],
+        data = {"model": model.name, "state": state,
                 "q0": lm.q0.tolist(), "qd0": lm.qd0.tolist(), "qdd0": lm.qdd0.tolist(), "tau0": lm.tau0.tolist(),
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
@@ -167,6 +176,20 @@ def cmd_linearize(args) -> int:
         out += [_matrix_text("Ad", dm.Ad, args.format).rstrip(), _matrix_text("Bd", dm.Bd, args.format).rstrip()]
     write_output("\n".join(out) + "\n", args.out)
     return 0
+
+
+def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
+    """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
+    from ..control.elastic_linearize import elastic_linearize
+    from ..numeric.elastic import elastic_joints
+    joints = elastic_joints(model)
+    if joints.m == 0:
+        raise UserError(f"{where}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    motors = [f"theta{i + 1}" for i in joints.elastic]
+    n = model.n
+    state = ([f"q{j}" for j in range(1, n + 1)] + motors + [f"qd{j}" for j in range(1, n + 1)]
+             + [m.replace("theta", "thetad") for m in motors])
+    return elastic_linearize(arm, joints, q, qd, qdd), state
 
 
 def codegen_control(args, derive, progress) -> int:

@@ -163,4 +163,5 @@ def build_menu(window, menu) -> None:
                             tip="the tool's translational compliance J K^-1 J^T (elastic joints)")
     action.setCheckable(True)
     action.toggled.connect(show_ellipsoid)
+    window.arm_view.toolbar.show_menu.addAction(action)   # the 3D view's Show menu too
     window.stiffness_ellipsoid_action = action

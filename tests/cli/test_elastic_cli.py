@@ -56,3 +56,13 @@ def test_rigid_projects_and_wrong_options_give_one_line(tmp_path, capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1, err
+
+
+def test_linearize_elastic_about_the_hanging_arm_is_a_conservative_oscillator(tmp_path, capsys):
+    """Undamped springs, motors holding, the arm hanging: every eigenvalue on the imaginary axis."""
+    path = _path(tmp_path)
+    assert main(["linearize", str(path), "--elastic", "--q", str(-np.pi / 2), "0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["state"] == ["q1", "q2", "theta1", "theta2", "qd1", "qd2", "thetad1", "thetad2"]
+    eig = np.array(out["eigenvalues"])
+    assert np.abs(eig[:, 0]).max() < 1e-6 * np.abs(eig[:, 1]).max() and np.abs(eig[:, 1]).max() > 10

@@ -50,6 +50,7 @@ def test_mode_animation_moves_the_drawn_arm_along_the_shape_and_stop_restores_it
 
 def test_compliance_ellipsoid_follows_the_pose(qtbot, tmp_path):
     w = _window(qtbot, tmp_path)
+    assert w.stiffness_ellipsoid_action in w.arm_view.toolbar.show_menu.actions()
     w.stiffness_ellipsoid_action.setChecked(True)
     w.design.set_pose([0.0, 0.0])
     stretched = w.stiffness_ellipsoid.semi_axes.copy()
