@@ -120,6 +120,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--t", type=float, default=10.0, help="simulated seconds")
     ap.add_argument("--grid", type=int, default=100, help="grid points per joint of the frequency map")
+    ap.add_argument("--plot", metavar="PNG", help="also plot the tool's deviation from the rigid arm over time")
     args = ap.parse_args(argv)
     arm, joints = puma()
     ElasticArm(arm, joints).equilibrium(START)   # generate the engine's code before timing
@@ -150,7 +151,7 @@ def main(argv=None) -> int:
             peer_m.append(time.perf_counter() - t0)
     rigid = simulate_elastic(arm, joints.stiffened(np.inf), (0.0, args.t), control(), method=METHOD,
                              rtol=RTOL, atol=ATOL, t_eval=ours.t)
-    deviation = tool_deviation(arm, ours.q, rigid.q)
+    deviation = tool_deviation(arm, ours.q, rigid.q)   # m
     print(f"elastic PUMA 560, {args.t:g} s under a motor-side PD move ({METHOD}, rtol {RTOL:g}, atol {ATOL:g}):")
     print(f"  ours      median {statistics.median(ours_t):.3f} s, worst {max(ours_t):.3f} s "
           f"({ours.steps} steps, {ours.evaluations} right-hand sides); target < 5 s")
@@ -168,7 +169,25 @@ def main(argv=None) -> int:
         print(f"  Pinocchio median {statistics.median(peer_m) * 1e3:.1f} ms (crba + scipy eigh per pose); "
               f"ratio ours/peer {statistics.median(ours_m) / statistics.median(peer_m):.3f}; "
               f"largest difference {np.abs(f_ours - f_pin).max():.2e} Hz")
+    if args.plot:
+        plot_deviation(ours.t, deviation, args.plot)
     return 0
+
+
+def plot_deviation(t, deviation, path: str) -> None:
+    """The tool's distance from the rigid arm's over time (mm), as a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3), dpi=100)
+    ax.plot(t, 1e3 * deviation, lw=1)
+    ax.axvline(MOVE, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("tool deviation (mm)")
+    ax.set_title("PUMA 560, elastic joints against the rigid arm, motor-side PD move of 2 s")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
