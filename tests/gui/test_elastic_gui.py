@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy.linalg import eigh
 
 from designer.project.io import dumps_project
@@ -58,3 +59,29 @@ def test_compliance_ellipsoid_follows_the_pose(qtbot, tmp_path):
     assert stretched[0] < 1e-12 * stretched[-1] and stretched[-1] > 0
     w.design.set_pose([0.0, 1.5])
     assert not np.allclose(w.stiffness_ellipsoid.semi_axes, stretched)
+
+
+def test_explore_panel_maps_the_lowest_frequency_from_the_drive_data(qtbot, tmp_path):
+    """The Explore map of ``frequency`` takes the stiffness from the project; cells against scipy's eigh."""
+    from designer.gui.explore_panel import ExplorePanel
+    model = _elastic_two_link()
+    panel = ExplorePanel()
+    qtbot.addWidget(panel)
+    panel.set_model(model)
+    panel.set_joint_values(np.array([0.2, 0.4]))
+    panel.show()
+    panel.picker.set_metric("frequency")
+    view = panel.map_view
+    view.steps.setValue(7)
+    view.samples.setValue(0)
+    with qtbot.waitSignal(panel.jobEnded, timeout=20_000) as blocker:
+        assert view.compute() is not None, panel.error_label.text()
+    assert blocker.args[1] == "finished"
+    grid = view.result.grid
+    from designer.kinematics import NumericArm
+    from designer.numeric.engine import arm_dynamics
+    dyn = arm_dynamics(NumericArm.from_model(model))
+    for iy, ix in [(0, 0), (3, 5), (6, 2)]:
+        q = np.array([grid.x[ix], grid.y[iy]])
+        w2 = eigh(np.diag([2e3, 1e3]), dyn.M(q), eigvals_only=True)[0]
+        assert view.heat.image.image[iy, ix] == pytest.approx(np.sqrt(w2) / (2 * np.pi), rel=1e-9)
