@@ -165,3 +165,27 @@ def test_linear_model_matches_finite_differences_of_the_forward_dynamics(seed):
                          for e in np.eye(n)])
     np.testing.assert_allclose(lin.A, A, rtol=1e-5, atol=1e-5 * np.abs(A).max())
     np.testing.assert_allclose(lin.B, B, rtol=1e-5, atol=1e-5 * np.abs(B).max())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_free_frequencies_match_eigh_on_the_2n_body_pinocchio_model(seed):
+    """The full model's frequencies from the 2n-body Pinocchio model (rotors as bodies on their own joints,
+    its crba the mass matrix in (q, theta)) and the spring stiffness in (q, theta): [[K, -K/N], [-K/N, K/N^2]]."""
+    from tests.numeric.test_elastic import _pin_2n
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    arm = random_arm(rng, n, Convention.STANDARD)
+    joints = _joints(rng, n, [0] if seed == 2 else [])
+    model = _pin_2n(arm, joints)
+    data = model.createData()
+    E, m = joints.elastic, joints.m
+    q = rng.uniform(-np.pi, np.pi, n)
+    Mf = pin.crba(model, data, np.concatenate([q, np.zeros(m)]))
+    Mf = np.triu(Mf) + np.triu(Mf, 1).T
+    k, N = joints.stiffness[E], joints.gear[E]
+    Kf = np.zeros((n + m, n + m))
+    Kf[E, E], Kf[n + np.arange(m), n + np.arange(m)] = k, k / N ** 2
+    Kf[E, n + np.arange(m)] = Kf[n + np.arange(m), E] = -k / N
+    w2 = eigh(Kf, Mf, eigvals_only=True)[n:]          # the n rigid-chain modes are at zero
+    ours = free_modes(arm_dynamics(arm).M(q), joints).frequency
+    np.testing.assert_allclose(ours, np.sqrt(w2) / (2 * np.pi), rtol=1e-7)
