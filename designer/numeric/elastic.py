@@ -41,11 +41,13 @@ class ElasticModelError(DesignerError, ValueError):
     """Drive data that cannot make an elastic-joint model (no elastic joint, a massless motor side)."""
 
 
-def _per_joint(v, n: int, name: str, default: float) -> np.ndarray:
+def _per_joint(v, n: int, default: float) -> np.ndarray:
     if v is None:
         return np.full(n, default)
-    a = np.broadcast_to(np.asarray(v, dtype=float), (n,)).copy()
-    return a
+    try:
+        return np.broadcast_to(np.asarray(v, dtype=float), (n,)).copy()
+    except ValueError:
+        raise ElasticModelError(f"drive data: expected one value or {n}, got {np.shape(v)}") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,10 +61,9 @@ class ElasticJoints:
 
     @classmethod
     def of(cls, n: int, stiffness=None, damping=None, gear=None, rotor=None) -> ElasticJoints:
-        k = _per_joint(stiffness, n, "stiffness", math.inf)
+        k = _per_joint(stiffness, n, math.inf)
         k = np.where(np.isnan(k), math.inf, k)
-        out = cls(k, _per_joint(damping, n, "damping", 0.0), _per_joint(gear, n, "gear", 1.0),
-                  _per_joint(rotor, n, "rotor", 0.0))
+        out = cls(k, _per_joint(damping, n, 0.0), _per_joint(gear, n, 1.0), _per_joint(rotor, n, 0.0))
         bad = [i + 1 for i in range(n) if not k[i] > 0]
         if bad:
             raise ElasticModelError(f"stiffness of joint(s) {', '.join(map(str, bad))}: must be positive")
@@ -187,7 +188,7 @@ class ElasticArm:
         total = kinetic + potential + rotors + springs
         return float(total) if np.ndim(total) == 0 else total
 
-    def equilibrium(self, q, tau_rigid=None) -> np.ndarray:
+    def equilibrium(self, q) -> np.ndarray:
         """The state at rest at q: each spring holds its joint's gravity torque, theta = N (q + G/k)."""
         q = np.asarray(q, dtype=float)
         G = self.dyn.G(q)
