@@ -1,5 +1,7 @@
 """Elastic joints on the command line (docs/elastic.md).
 
+``eval --elastic``: q'' and theta'' (and the spring torques) at states of the elastic-joint model,
+over the chosen method's compiled M, G and h.
 ``simulate --elastic``: the elastic-joint model under the motor-side PD (``--pd KP KD --target Q``,
 a quintic move of ``--move`` seconds) or passive, with the rigid arm's run beside it: the CSV has
 t, q, theta, qd, thetad, tau_m, the energy (springs and rotors included) and the tool's deviation
@@ -21,7 +23,9 @@ from ..model import MissingParameterError
 from .common import UserError, load_model, write_output
 from .progress import add_quiet
 
-__all__ = ["register", "cmd_simulate_elastic", "cmd_modes"]
+__all__ = ["register", "cmd_simulate_elastic", "cmd_modes", "cmd_eval_elastic"]
+
+_STATE_KEYS = ("q", "qd", "theta", "thetad", "tau_m")
 
 
 def register(sub) -> None:
@@ -122,4 +126,59 @@ def cmd_simulate_elastic(args) -> int:
     write_output(buf.getvalue(), args.out)
     print(f"simulated {duration:g} s of the elastic-joint model: {traj.steps} time steps (Radau); tool deviation "
           f"from the rigid arm up to {deviation.max():.4g} mm", file=sys.stdout if args.out else sys.stderr)
+    return 0
+
+
+def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
+    from .common import read_json
+    data = read_json(path, "states file")
+    if not isinstance(data, dict) or not isinstance(data.get("states"), list):
+        raise UserError(f'{path}: expected an object {{"states": [...]}}')
+    sizes = {"q": n, "qd": n, "theta": m, "thetad": m, "tau_m": n}
+    out = []
+    for i, state in enumerate(data["states"]):
+        if not isinstance(state, dict) or set(state) - set(_STATE_KEYS):
+            raise UserError(f"{path}: states[{i}]: an object with " + ", ".join(_STATE_KEYS) + " (tau_m optional)")
+        row = {}
+        for key in _STATE_KEYS:
+            value = state.get(key, [0.0] * n if key == "tau_m" else None)
+            try:
+                a = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                a = np.zeros(0)
+            if a.shape != (sizes[key],) or not np.all(np.isfinite(a)):
+                raise UserError(f"{path}: states[{i}].{key}: expected {sizes[key]} finite numbers")
+            row[key] = a
+        out.append(row)
+    return out
+
+
+def cmd_eval_elastic(args) -> int:
+    from .numeric_commands import compiled_for
+    model, arm, joints = _arm_and_joints(args)
+    E, N = joints.elastic, joints.gear
+    if np.any(joints.rotor[E] <= 0):
+        raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")
+    states = _elastic_states(args.states, model.n, joints.m)
+    cd = compiled_for(model, args.method, args.project, args.quiet)
+    results = []
+    for i, s in enumerate(states):
+        spring = (joints.stiffness[E] * (s["theta"] / N[E] - s["q"][E])
+                  + joints.damping[E] * (s["thetad"] / N[E] - s["qd"][E]))
+        tau = N * s["tau_m"]
+        tau[E] = spring
+        with np.errstate(all="ignore"):
+            M = np.asarray(cd.M(s["q"])) + np.diag(joints.reflected)
+            rhs = tau - np.asarray(cd.G(s["q"])) - np.asarray(cd.h(s["q"], s["qd"]))
+            try:
+                qdd = np.linalg.solve(M, rhs)
+            except np.linalg.LinAlgError:
+                raise UserError(f"{args.states}: states[{i}]: the mass matrix is singular there") from None
+        thetadd = (s["tau_m"][E] - spring / N[E]) / joints.rotor[E]
+        if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
+            raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
+        results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
+    json.dump({"method": args.method, "elastic": True, "joints": [int(i) + 1 for i in E], "results": results},
+              sys.stdout)
+    sys.stdout.write("\n")
     return 0

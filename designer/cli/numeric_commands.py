@@ -29,6 +29,9 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
     _drives_option(p)
+    p.add_argument("--elastic", action="store_true",
+                   help='the elastic-joint model: states {"q", "qd", "theta", "thetad", "tau_m"} give qdd and '
+                        "thetadd over the method's M, G, h (docs/elastic.md)")
     add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
@@ -141,6 +144,9 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 
 
 def cmd_eval(args) -> int:
+    if args.elastic:
+        from .elastic_commands import cmd_eval_elastic
+        return cmd_eval_elastic(args)
     model = load_model(args.project)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project, args.quiet)

@@ -66,3 +66,27 @@ def test_linearize_elastic_about_the_hanging_arm_is_a_conservative_oscillator(tm
     assert out["state"] == ["q1", "q2", "theta1", "theta2", "qd1", "qd2", "thetad1", "thetad2"]
     eig = np.array(out["eigenvalues"])
     assert np.abs(eig[:, 0]).max() < 1e-6 * np.abs(eig[:, 1]).max() and np.abs(eig[:, 1]).max() > 10
+
+
+def test_eval_elastic_over_the_derived_equations_matches_the_numeric_engine(tmp_path, capsys):
+    from designer.numeric.elastic import ElasticArm, elastic_joints
+    path = _path(tmp_path)
+    model = _elastic_two_link()
+    ours = ElasticArm(NumericArm.from_model(model), elastic_joints(model))
+    rng = np.random.default_rng(4)
+    ys, us = rng.normal(size=(3, ours.size)), rng.normal(size=(3, 2))
+    states = [{"q": y[:2].tolist(), "theta": y[2:4].tolist(), "qd": y[4:6].tolist(), "thetad": y[6:].tolist(),
+               "tau_m": u.tolist()} for y, u in zip(ys, us)]
+    (tmp_path / "states.json").write_text(json.dumps({"states": states}))
+    for method in ("lagrange", "newton-euler"):
+        assert main(["eval", str(path), "--elastic", "--states", str(tmp_path / "states.json"),
+                     "--method", method, "--quiet"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        for r, y, u in zip(out["results"], ys, us):
+            qdd, thdd = ours.accelerations(y, u)
+            np.testing.assert_allclose(r["qdd"], qdd, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(r["thetadd"], thdd, rtol=1e-9, atol=1e-9)
+    (tmp_path / "bad.json").write_text(json.dumps({"states": [{"q": [0, 0], "qd": [0, 0], "theta": [1]}]}))
+    assert main(["eval", str(path), "--elastic", "--states", str(tmp_path / "bad.json"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "states[0].theta" in err and len(err.strip().splitlines()) == 1
