@@ -159,7 +159,7 @@ def build_menu(window, menu) -> None:
     menu.addSeparator()
     window._action(menu, "Animate &mode shape…", animate, tip="the arm oscillates along mode k (motors locked)")
     window._action(menu, "S&top mode animation", window.mode_animation.stop)
-    action = window._action(menu, "Show tool &compliance ellipsoid", lambda: None,
+    action = window._action(menu, "Show tool compliance &ellipsoid", lambda: None,
                             tip="the tool's translational compliance J K^-1 J^T (elastic joints)")
     action.setCheckable(True)
     action.toggled.connect(show_ellipsoid)
