@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import DesignerError
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.beams import tool_compliance_many, tool_sag_many
+from .elastic_metrics import ELASTIC_METRICS
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
@@ -40,9 +41,16 @@ class Ratings:
     torque: np.ndarray | None = None
     speed: np.ndarray | None = None
     acceleration: np.ndarray | None = None
+    #: elastic joints (docs/metrics.md, "Stiffness and frequency"): joint stiffness (inf: rigid), gear
+    #: ratio and rotor inertia per joint, and the payload (kg) at the tool
+    stiffness: np.ndarray | None = None
+    gear: np.ndarray | None = None
+    rotor: np.ndarray | None = None
+    payload: float = 0.0
 
     @classmethod
-    def of(cls, n: int, torque=None, speed=None, acceleration=None) -> Ratings:
+    def of(cls, n: int, torque=None, speed=None, acceleration=None, stiffness=None, gear=None, rotor=None,
+           payload: float = 0.0) -> Ratings:
         def arr(v, what):
             if v is None:
                 return None
@@ -50,7 +58,11 @@ class Ratings:
             if not np.all(a > 0):
                 raise MetricError(f"rated {what} must be positive for every joint")
             return a
-        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"))
+        if not (np.isfinite(payload) and payload >= 0):
+            raise MetricError(f"payload must be a number >= 0 (kg), not {payload}")
+        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"),
+                   arr(stiffness, "stiffness (inf for a rigid joint)"), arr(gear, "gear ratio"),
+                   None if rotor is None else np.broadcast_to(np.asarray(rotor, float), (n,)).copy(), float(payload))
 
     def need(self, what: str, metric: str) -> np.ndarray:
         value = getattr(self, what)
@@ -263,15 +275,14 @@ def _need_beams(b, name: str):
         raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
 
 
-def _tool_sag(b, r):
-    _need_beams(b, "tool_sag")
-    return 1e3 * np.linalg.norm(tool_sag_many(b.arm, b.q)[:, :3], axis=1)
+def _deflection_links(b, r):
+    _need_beams(b, "deflection_links")
+    return 1e3 * np.linalg.norm(tool_sag_many(b.arm, b.q, r.payload)[:, :3], axis=1)
 
 
-def _tool_compliance(b, r):
-    _need_beams(b, "tool_compliance")
-    C = tool_compliance_many(b.arm, b.q)[:, :3, :3]
-    return 1e6 * np.linalg.eigvalsh(C)[:, -1]
+def _compliance_links(b, r):
+    _need_beams(b, "compliance_links")
+    return 1e3 * np.linalg.eigvalsh(tool_compliance_many(b.arm, b.q)[:, :3, :3])[:, -1]
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in [
@@ -300,10 +311,12 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("torque_bound", Shape.JOINT, "N m or N", Reduce.MAX, _torque_bound,
            "largest joint torque at rated accelerations (and speeds, when given): |G_i| + sum_j |M_ij| a_j "
            "+ max |h_i| over the speed corners"),
-    Metric("tool_sag", Shape.SCALAR, "mm", Reduce.MAX, _tool_sag,
-           "static deflection of the tool point under gravity from the links' bending (parts)"),
-    Metric("tool_compliance", Shape.SCALAR, "mm/kN", Reduce.MAX, _tool_compliance,
-           "largest translational compliance at the tool from the links' bending (parts)"),
+    *(Metric(name, Shape(shape), unit, Reduce(how), func, text)
+      for name, shape, unit, how, func, text in ELASTIC_METRICS),
+    Metric("deflection_links", Shape.SCALAR, "mm", Reduce.MAX, _deflection_links,
+           "the links' share of the tool sag: their bending under gravity and the payload (parts)"),
+    Metric("compliance_links", Shape.SCALAR, "mm/N", Reduce.MAX, _compliance_links,
+           "the links' share of the tool compliance: largest eigenvalue of C_links' translational block (parts)"),
 ]}
 
 

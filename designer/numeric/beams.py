@@ -24,7 +24,7 @@ import numpy as np
 from ..kinematics.numeric import NumericArm
 from ..model.parts import Beam
 
-__all__ = ["links_compliance", "links_sag", "tool_sag_many", "tool_compliance_many"]
+__all__ = ["beams_compliance", "beams_sag", "tool_sag_many", "tool_compliance_many"]
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -59,7 +59,7 @@ def _sections(placed, tool: np.ndarray, points: int):
             yield b, x0, x1, s, w * L / 2, S, X
 
 
-def links_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
+def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
     """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]."""
     _, tool, placed = _placed(arm, beams, q)
     C = np.zeros((6, 6))
@@ -68,7 +68,7 @@ def links_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
     return C
 
 
-def links_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0) -> np.ndarray:
+def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0) -> np.ndarray:
     """The tool's displacement and rotation [delta; theta] (6,) from the links' bending under gravity:
     each link's own weight (distributed along its beam, or at its COM for a link without part), the
     point masses and a payload (kg) at the tool. Frame-0 axes."""
@@ -104,12 +104,13 @@ def links_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
     return out
 
 
-def tool_sag_many(arm: NumericArm, q) -> np.ndarray:
-    """(N, 6): the links' sag at states q (N, n) under gravity (the arm's own beams, ``arm.beams``)."""
+def tool_sag_many(arm: NumericArm, q, payload: float = 0.0) -> np.ndarray:
+    """(N, 6): the links' sag at states q (N, n) under gravity and ``payload`` kg at the tool (the arm's
+    own beams, ``arm.beams``; zero without)."""
     q = np.atleast_2d(np.asarray(q, float))
     if not arm.beams:
         return np.zeros((len(q), 6))
-    return np.array([links_sag(arm, arm.beams, row) for row in q])
+    return np.array([beams_sag(arm, arm.beams, row, payload) for row in q])
 
 
 def tool_compliance_many(arm: NumericArm, q) -> np.ndarray:
@@ -117,4 +118,4 @@ def tool_compliance_many(arm: NumericArm, q) -> np.ndarray:
     q = np.atleast_2d(np.asarray(q, float))
     if not arm.beams:
         return np.zeros((len(q), 6, 6))
-    return np.array([links_compliance(arm, arm.beams, row) for row in q])
+    return np.array([beams_compliance(arm, arm.beams, row) for row in q])

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
-from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
+from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.parts import PartError
 from ..model.validation import Problem, Severity, validate
@@ -172,6 +172,9 @@ class _Reader:
                 continue
             if number < 0:
                 self.fail(f"{where}.{key}", f"must not be negative, found {number!r}")
+                continue
+            if key == "stiffness" and number == 0:
+                self.fail(f"{where}.{key}", "must be positive (leave it out for a rigid joint)")
                 continue
             out[key] = number
         return Drive(**out)
@@ -360,6 +363,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                 if isinstance(l, dict) and set(l) & _V3_LINK_KEYS:
                     reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V3_LINK_KEYS)) +
                                 " need format version 3")
+    if version < 3:
+        _elastic_fields_need_version_3(links_data, reader)
     pms_data = data.get("point_masses") or []
     pms = []
     if not isinstance(pms_data, list):
@@ -390,6 +395,24 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     if problems:
         raise ProjectError(problems, source)
     return model
+
+
+# -- elastic joints (format version 3) ------------------------------------------------------
+def _elastic_fields_need_version_3(links_data, reader: _Reader) -> None:
+    """A file older than version 3 holding a drive's stiffness or damping is refused, as before."""
+    if not isinstance(links_data, list):
+        return
+    for i, link in enumerate(links_data, start=1):
+        drive = link.get("drive") if isinstance(link, dict) else None
+        used = sorted(set(drive) & set(ELASTIC_DRIVE_FIELDS)) if isinstance(drive, dict) else []
+        if used:
+            reader.fail(f"links[{i}].drive", "field(s) " + ", ".join(used) + " need format version 3")
+
+
+def _uses_elastic_joints(model: Manipulator) -> bool:
+    """Whether the model needs format version 3 for its elastic-joint drive data."""
+    return any(link.drive is not None and any(getattr(link.drive, f) is not None for f in ELASTIC_DRIVE_FIELDS)
+               for link in model.links)
 
 
 def migrate(data: dict) -> dict:
@@ -459,7 +482,7 @@ def to_dict(model: Manipulator) -> dict:
 def written_version(model: Manipulator) -> int:
     """The version a model is written as: 3 only when it uses a version-3 field, so that a project
     that does not can still be opened by the programs that read version 2."""
-    if any(link.part is not None for link in model.links):
+    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model):
         return 3
     return 2
 

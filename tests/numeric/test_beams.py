@@ -11,7 +11,7 @@ from designer.model import Link
 from designer.model.manipulator import Convention, PointMass
 from designer.model.parts import MATERIALS, Part
 from designer.model.parts import link_beams
-from designer.numeric.beams import links_compliance, links_sag
+from designer.numeric.beams import beams_compliance, beams_sag
 
 STEEL = MATERIALS["steel"]
 D, T = 0.06, 0.004
@@ -38,7 +38,7 @@ def _cantilever(L: float, gravity=(0, 0, -9.81)) -> tuple[NumericArm, tuple]:
 def test_tip_compliance_of_a_cantilever_tube_is_the_handbook_one():
     L = 0.8
     arm, beams = _cantilever(L)
-    C = links_compliance(arm, beams, [0.3])   # the joint angle only turns the beam
+    C = beams_compliance(arm, beams, [0.3])   # the joint angle only turns the beam
     c, s = np.cos(0.3), np.sin(0.3)
     R0 = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
     local = np.zeros((6, 6))
@@ -67,7 +67,7 @@ def test_compliance_is_symmetric_positive_semidefinite_on_random_arms():
             links[-1] = Link(a=links[-1].a, alpha=links[-1].alpha, mass=2)
         model = Manipulator(tuple(links), convention=conv)
         arm, beams = NumericArm.from_model(model), link_beams(model)
-        C = links_compliance(arm, beams, rng.uniform(-np.pi, np.pi, n))
+        C = beams_compliance(arm, beams, rng.uniform(-np.pi, np.pi, n))
         assert np.allclose(C, C.T, atol=1e-14 * np.abs(C).max())
         assert np.linalg.eigvalsh(C).min() > -1e-12 * np.abs(C).max()
 
@@ -79,7 +79,7 @@ def test_compliance_moves_the_tool_as_the_deflected_beams_do():
     model = Manipulator((Link(a=L1, part=_tube()), Link(a=L2, part=_tube())))
     arm, beams = NumericArm.from_model(model), link_beams(model)
     q = [0.0, 0.0]   # both links along x: a force F along z at the tool (x = L1 + L2)
-    C = links_compliance(arm, beams, q)
+    C = beams_compliance(arm, beams, q)
     EI = STEEL.young * I_TUBE
     # link 2: a cantilever of L2 with the force at its tip; link 1: force F at distance L1 + L2,
     # so its tip sees F and a moment F L2 about -y: deflection F L1^3/3EI + F L2 L1^2/2EI, and its
@@ -94,16 +94,16 @@ def test_sag_under_own_weight_and_payload_is_the_handbook_one():
     arm, beams = _cantilever(L)
     w = STEEL.density * AREA * 9.81   # N/m
     EI = STEEL.young * I_TUBE
-    sag = links_sag(arm, beams, [0.0])
+    sag = beams_sag(arm, beams, [0.0])
     assert sag[2] == pytest.approx(-w * L**4 / (8 * EI), rel=1e-10)          # uniform load: w L^4 / 8EI
     assert sag[4] == pytest.approx(w * L**3 / (6 * EI), rel=1e-10)           # tip slope: w L^3 / 6EI
     P = 5.0 * 9.81
-    with_payload = links_sag(arm, beams, [0.0], payload=5.0)
+    with_payload = beams_sag(arm, beams, [0.0], payload=5.0)
     assert with_payload[2] - sag[2] == pytest.approx(-P * L**3 / (3 * EI), rel=1e-10)
     # pointing straight up, the weight only shortens the tube: (w L^2 / 2 + P L) / EA
     up = Manipulator((Link(a=L, alpha=0, part=_tube()),), gravity=(-9.81, 0, 0))
     arm_up, beams_up = NumericArm.from_model(up), link_beams(up)
-    axial = links_sag(arm_up, beams_up, [0.0], payload=5.0)
+    axial = beams_sag(arm_up, beams_up, [0.0], payload=5.0)
     EA = STEEL.young * AREA
     assert axial[0] == pytest.approx(-(w * L**2 / 2 + P * L) / EA, rel=1e-10)
     assert np.allclose(axial[1:], 0, atol=1e-15)
@@ -115,9 +115,9 @@ def test_point_masses_between_the_joint_and_a_section_are_not_carried_by_it():
     model = Manipulator((Link(a=L, part=_tube()),))
     at_root = Manipulator(model.links, point_masses=(PointMass(1, 10.0, (-L, 0, 0)),))
     at_tip = Manipulator(model.links, point_masses=(PointMass(1, 10.0, (0, 0, 0)),))
-    base = links_sag(NumericArm.from_model(model), link_beams(model), [0.0])
-    root = links_sag(NumericArm.from_model(at_root), link_beams(at_root), [0.0])
-    tip = links_sag(NumericArm.from_model(at_tip), link_beams(at_tip), [0.0])
+    base = beams_sag(NumericArm.from_model(model), link_beams(model), [0.0])
+    root = beams_sag(NumericArm.from_model(at_root), link_beams(at_root), [0.0])
+    tip = beams_sag(NumericArm.from_model(at_tip), link_beams(at_tip), [0.0])
     assert root[2] == pytest.approx(base[2], rel=1e-12)
     EI = STEEL.young * I_TUBE
     assert tip[2] - base[2] == pytest.approx(-10 * 9.81 * L**3 / (3 * EI), rel=1e-10)
@@ -127,7 +127,7 @@ def test_no_part_no_bending():
     model = Manipulator((Link(a=0.5, mass=2), Link(a=0.3, mass=sp.Integer(1))))
     arm = NumericArm.from_model(model)
     assert link_beams(model) == ()
-    assert np.all(links_compliance(arm, (), [0.1, 0.2]) == 0)
+    assert np.all(beams_compliance(arm, (), [0.1, 0.2]) == 0)
 
 
 def test_explore_metrics_and_a_sweep_over_the_tube_diameter():
@@ -141,10 +141,10 @@ def test_explore_metrics_and_a_sweep_over_the_tube_diameter():
     model = load_project(robot_path("tube_arm"))
     arm = NumericArm.from_model(model)
     q = np.array([[0.0, -0.3, 0.5], [0.4, -1.2, 1.0]])
-    sag = evaluate(arm, q, "tool_sag")
+    sag = evaluate(arm, q, "deflection_links")
     for row, value in zip(q, sag):
-        assert value == pytest.approx(1e3 * np.linalg.norm(links_sag(arm, arm.beams, row)[:3]), rel=1e-12)
-    spec = SweepSpec(axes=(SweepAxis("D2", (0.06, 0.09, 0.12)),), metrics=("tool_sag",), samples=64)
+        assert value == pytest.approx(1e3 * np.linalg.norm(beams_sag(arm, arm.beams, row)[:3]), rel=1e-12)
+    spec = SweepSpec(axes=(SweepAxis("D2", (0.06, 0.09, 0.12)),), metrics=("deflection_links",), samples=64)
     import concurrent.futures as cf
 
     from designer.jobs import run
@@ -158,7 +158,7 @@ def test_explore_metrics_and_a_sweep_over_the_tube_diameter():
             expected += rho * np.pi * ((Dk / 2) ** 2 - (Dk / 2 - t) ** 2) * L
         expected += sum(float(p.mass) for p in model.point_masses)
         assert result.column("total_mass")[k] == pytest.approx(expected, rel=1e-12)
-    worst = result.column("tool_sag:max")
+    worst = result.column("deflection_links:max")
     assert worst[0] > worst[1] > worst[2] > 0
 
 
@@ -175,7 +175,7 @@ def test_a_sweep_over_materials_equals_each_material_set_by_hand():
 
     model = load_project(robot_path("tube_arm"))
     names = ("steel", "CFRP", "titanium Ti-6Al-4V")
-    spec = SweepSpec(axes=(SweepAxis.materials(2, names),), metrics=("tool_sag",), stats=("max",), samples=32)
+    spec = SweepSpec(axes=(SweepAxis.materials(2, names),), metrics=("deflection_links",), stats=("max",), samples=32)
     with cf.ThreadPoolExecutor(1) as pool:
         result = run(sweep(model, spec, executor=pool))
     for k, name in enumerate(names):
@@ -184,7 +184,8 @@ def test_a_sweep_over_materials_equals_each_material_set_by_hand():
         arm = NumericArm.from_model(by_hand)
         assert result.column("total_mass")[k] == pytest.approx(arm.total_mass(), rel=1e-12)
         q = sample_configurations(arm, 32, Sampling.SOBOL, 0)
-        assert result.column("tool_sag:max")[k] == pytest.approx(np.nanmax(evaluate(arm, q, "tool_sag")), rel=1e-12)
+        by_hand = np.nanmax(evaluate(arm, q, "deflection_links"))
+        assert result.column("deflection_links:max")[k] == pytest.approx(by_hand, rel=1e-12)
 
 
 @pytest.mark.parametrize("axis, message", [
@@ -198,6 +199,27 @@ def test_a_bad_material_axis_is_refused(axis, message):
     from tests.support import robot_path
 
     model = load_project(robot_path("tube_arm"))
-    spec = SweepSpec(axes=(SweepAxis(axis[0], (0.0,), axis[1]),), metrics=("tool_sag",), samples=8)
+    spec = SweepSpec(axes=(SweepAxis(axis[0], (0.0,), axis[1]),), metrics=("deflection_links",), samples=8)
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         run(sweep(model, spec))
+
+
+def test_deflection_and_compliance_add_the_gearboxes_and_the_links():
+    """With joint stiffness and part-made links, the totals are the two shares superposed; a
+    cantilever on a joint of stiffness k sags by the beam's w L^4/8EI plus the joint's (m g L/2) L/k."""
+    from designer.explore.metrics import Ratings, evaluate
+    L, k = 1.0, 2e4
+    arm, beams = _cantilever(L, gravity=(0, -9.81, 0))   # in the joint's plane: the gearbox feels it
+    q = np.array([[0.0]])
+    rigid = Ratings.of(1)
+    springy = Ratings.of(1, stiffness=k)
+    links = evaluate(arm, q, "deflection_links", rigid)[0]
+    assert evaluate(arm, q, "deflection", rigid)[0] == pytest.approx(links, rel=1e-12)
+    w = STEEL.density * AREA * 9.81
+    EI = STEEL.young * I_TUBE
+    assert links == pytest.approx(1e3 * w * L**4 / (8 * EI), rel=1e-10)
+    joint = 1e3 * (w * L * L / 2) * L / k   # the holding torque m g L/2 over k, times the lever L
+    assert evaluate(arm, q, "deflection", springy)[0] == pytest.approx(links + joint, rel=1e-9)
+    C_links = evaluate(arm, q, "compliance_links", rigid)[0]
+    assert C_links == pytest.approx(1e3 * L**3 / (3 * EI), rel=1e-10)   # mm/N: a tip force across
+    assert evaluate(arm, q, "compliance", springy)[0] == pytest.approx(C_links + 1e3 * L**2 / k, rel=1e-9)
