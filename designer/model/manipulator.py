@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
@@ -18,6 +19,9 @@ from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
 from .mechanism import Loop, is_serial
+
+if TYPE_CHECKING:
+    from .parts import Part
 
 __all__ = [
     "Convention",
@@ -141,6 +145,7 @@ class Link:
     actuated: bool = True
     gamma: sp.Expr = ZERO
     b: sp.Expr = ZERO
+    part: Part | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
@@ -177,6 +182,8 @@ class Link:
         if self.limits:
             yield from self.limits
         yield from (self.gamma, self.b)
+        if self.part is not None:
+            yield from self.part.expressions()
 
 
 @dataclass(frozen=True)
@@ -229,6 +236,9 @@ class Manipulator:
         object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
         object.__setattr__(self, "loops", tuple(self.loops))
+        if any(link.part is not None for link in self.links):
+            from .parts import part_links   # parts.py builds on this module's Inertia
+            object.__setattr__(self, "links", part_links(self))
 
     @property
     def is_serial(self) -> bool:
@@ -325,6 +335,7 @@ class Manipulator:
                 inertia=Inertia(*(fn(e) for e in link.inertia.entries())),
                 limits=None if link.limits is None else tuple(fn(v) for v in link.limits),
                 gamma=fn(link.gamma), b=fn(link.b),
+                part=None if link.part is None else link.part.map(fn),
             )
         return replace(
             self,
