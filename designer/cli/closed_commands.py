@@ -68,12 +68,12 @@ def closed_eval(args, model: Manipulator) -> int:
 
 
 def closed_torques(args, model: Manipulator) -> int:
-    from .numeric_commands import _read_columns
+    from ..tables import read_columns
     if args.method != "rnea":
         raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
     cd = _dynamics(model, args.project)
     names = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in cd.act]
-    _, header, data, values = _read_columns(args.trajectory, "trajectory", names,
+    _, header, data, values = read_columns(args.trajectory, "trajectory", names,
                                             "columns " + ", ".join(names) + " (the actuated joints)")
     n = cd.n
     Q, QD, QDD = values[:, :n], values[:, n:2 * n], values[:, 2 * n:]

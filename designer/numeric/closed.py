@@ -153,7 +153,7 @@ class ClosedDynamics:
         """The project's drive data on the tree's joints, in the actuated coordinates: (W^T diag(N^2 Jm) W
         for M_a, W^T (N^2 Jm qdd + friction) for tau_a, W^T friction); a passive joint's drive data is its
         bearing's (friction, and an inertia only if it was given one)."""
-        from ..dynamics.drives import drive_arrays   # here: the numeric layer loads no symbolic dynamics
+        from ..model.drives import drive_arrays
         refl, visc, coul = drive_arrays(self.model_)
         q = self.positions(q_a, guess)
         qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)

@@ -22,7 +22,7 @@ from scipy.linalg import qr
 from ..dynamics.inertial import PARAMETER_KINDS
 from ..kinematics.closure import ClosureError
 from .closed import ClosedDynamics
-from .regressor import standard_parameter_values
+from ..dynamics.inertial import standard_parameter_values
 from .tree_algorithms import TreeModel, tree_rnea
 
 __all__ = ["ClosedRegressor", "ClosedBaseParameters", "closed_base_parameters"]
