@@ -38,7 +38,7 @@ def _names(cd, prefix: str) -> list[str]:
 
 
 def closed_eval(args, model: Manipulator) -> int:
-    from .numeric_commands import read_states
+    from .numeric_inputs import read_states
     if args.method != "lagrange":
         raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
                         "(no --method)")
@@ -115,7 +115,7 @@ def closed_simulate(args, model: Manipulator) -> int:
     from ..jobs import run
     from ..numeric.closed_simulate import simulate_closed_job
     from ..numeric.simulate import SimulationError
-    from .numeric_commands import simulation_inputs
+    from .numeric_inputs import simulation_inputs
     cd = _dynamics(model, args.project)
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n)
     try:

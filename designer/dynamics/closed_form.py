@@ -31,7 +31,7 @@ from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import parents_of
 from .bodies import ArmFrames, bodies, rotate_back
-from .engine import to_matrix_job
+from .assemble import to_matrix_job
 from .results import Equations, Form, Method, SimplifyMode
 from .trigpoly import TrigRing
 
