@@ -46,11 +46,14 @@ def link_segments(arm: NumericArm, frames: np.ndarray) -> np.ndarray:
     return out
 
 
-def link_matrices(arm: NumericArm, frames: np.ndarray, radius: float) -> list[np.ndarray | None]:
+def link_matrices(arm: NumericArm, frames: np.ndarray, radius: float,
+                  segments: np.ndarray | None = None) -> list[np.ndarray | None]:
     """2n matrices placing the links' two unit solids: a stick figure's two bars (unit cylinders of
     ``radius``) per link, or for a part-made link its part as it is (a cylinder of the outer diameter,
-    or a box of the section's width and height, along its segment: ``box_part_matrix``) and nothing."""
-    sticks = [segment_matrix(a, b, radius) for a, b in link_segments(arm, frames).reshape(-1, 2, 3)]
+    or a box of the section's width and height, along its segment: ``box_part_matrix``) and nothing.
+    ``segments``: the links' pieces when not the serial chain's (a tree: ``loop_scene.tree_segments``)."""
+    segments = link_segments(arm, frames) if segments is None else segments
+    sticks = [segment_matrix(a, b, radius) for a, b in segments.reshape(-1, 2, 3)]
     for beam in arm.beams:
         T = frames[beam.index + 1]
         R, p = T[:3, :3], T[:3, 3]

@@ -28,6 +28,7 @@ from .readout import KinematicsReadout
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
+from .closed_pose import ClosedPose
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel
 from .window_files import FILE_FILTER, WindowFiles, new_model
@@ -64,6 +65,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
         self.design = OpenDesign(self.document.model)   # the pose and the arm the views share
+        self.closed = ClosedPose(self)   # a closed chain's loop closure between the sliders and the design
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
@@ -146,7 +148,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
         doc.reset_done.connect(self.derivation.clear)
-        self.sliders.valuesChanged.connect(self.design.set_pose)
+        self.sliders.valuesChanged.connect(self.closed.sliders_moved)
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
@@ -172,11 +174,13 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         """The views follow :attr:`design` (the model, its arm built once, the pose); the sliders set
         the pose and follow the model."""
         design = self.design
+        design.observe(model=self.closed.model_changed)   # a closed chain's mechanism first: the pose is closed
         design.observe(model=lambda d: self.sliders.set_model(d.model, d.arm))
+        design.observe(model=self.closed.after_model)
         design.observe(model=lambda d: self.arm_view.set_model(d.model, d.arm),
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
-                       pose=lambda d: self.readout.update_pose(d.arm, d.q))
+                       pose=lambda d: self.readout.update_pose(d.arm, d.q, self.closed.tool(d.q)))
         design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),
@@ -189,6 +193,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def _sync_pose(self) -> None:
         q = self.sliders.values()
+        if self.closed.mechanism is not None:
+            return   # closed_pose.ClosedPose.model_changed gave the design its closed pose
         if len(q) == self.design.model.n:
             self.design.q = np.asarray(q, float)
 

@@ -14,14 +14,14 @@ __all__ = ["KinematicsReadout", "jacobian_condition", "NEAR_SINGULAR"]
 NEAR_SINGULAR = 100.0   # condition numbers above this are called "near a singularity"
 
 
-def jacobian_condition(arm: NumericArm, q) -> float:
+def jacobian_condition(arm: NumericArm, q, J: np.ndarray | None = None) -> float:
     """Condition number (largest / smallest singular value) of the tool Jacobian at ``q``.
 
     Arms of six or more joints use all six rows, the rotation rows scaled by the arm's reach so that
     both halves are lengths; shorter arms use the three position rows. inf at a singularity.
     """
-    J = arm.tool_jacobian(q)
-    if arm.n >= 6:
+    J = arm.tool_jacobian(q) if J is None else J   # a closed chain's: over its actuated joints
+    if J.shape[1] >= 6:
         J = np.vstack([J[:3], scene.arm_reach(arm) * J[3:]])
     else:
         J = J[:3]
@@ -48,19 +48,20 @@ class KinematicsReadout(QLabel):
         from .modes import joints_or_none
         self.joints = joints_or_none(model)
 
-    def update_pose(self, arm: NumericArm | None, q) -> None:
+    def update_pose(self, arm: NumericArm | None, q, tool=None) -> None:
+        """``tool``: (tool pose in the world, tool Jacobian) where not the serial arm's (a closed chain)."""
         q = np.asarray(q, float).ravel()
         if arm is None or len(q) != arm.n:
             self.setText("")
             return
-        pose = arm.tool_pose(q)   # in the world, like the 3D view
+        pose = arm.tool_pose(q) if tool is None else tool[0]   # in the world, like the 3D view
         p, z = pose[:3, 3], pose[:3, 2]
-        self.condition = jacobian_condition(arm, q)
+        self.condition = jacobian_condition(arm, q, None if tool is None else tool[1])
         self.near_singular = not self.condition < NEAR_SINGULAR
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
         text = (f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z axis ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f}); "
                 f"Jacobian condition number {cond}")
-        if self.joints is not None:
+        if self.joints is not None and tool is None:
             from .modes import elastic_summary
             text += "; " + elastic_summary(arm, self.joints, q)
         if self.near_singular:

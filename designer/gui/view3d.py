@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
 from . import arm_scene as scene
+from . import loop_scene
 from .gl_solids import HIDDEN, Solids
 from .view3d_controls import DEFAULT_ANGLES, OPTIONS, PRESETS, ViewBar, fit_distance, load_options, save_option
 
@@ -35,6 +36,7 @@ ELLIPSOID_COLOR = (0.20, 0.45, 0.95, 0.28)
 BACKGROUND = (235, 238, 242)
 AXIS_COLORS = np.array([[0.9, 0.1, 0.1, 1.0], [0.1, 0.7, 0.1, 1.0], [0.1, 0.2, 0.95, 1.0]])
 GRAVITY_COLOR = (0.45, 0.10, 0.60, 1.0)
+LOOP_COLOR = (0.10, 0.55, 0.60, 1.0)   # a closed chain's extra bars (the cut joint's two sides)
 WORKSPACE_MAP = pg.colormap.get("viridis")
 
 
@@ -53,6 +55,7 @@ class ArmView(QWidget):
         self.view.setBackgroundColor(BACKGROUND)
         self.view.setMinimumSize(240, 180)
         self._options = load_options()
+        self.mechanism = None   # a closed chain's loop_scene.Mechanism (set_mechanism)
         self.toolbar = ViewBar(self, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -290,8 +293,10 @@ class ArmView(QWidget):
         tool.setGLOptions("opaque")
         gravity = gl.GLLinePlotItem(mode="lines", width=3.0, antialias=False, color=GRAVITY_COLOR)
         gravity.setGLOptions("opaque")
+        loop_bars = gl.GLLinePlotItem(mode="lines", width=6.0, antialias=True, color=LOOP_COLOR)
+        loop_bars.setGLOptions("opaque")
         self._items = {"solids": solids, "ellipsoids": ellipsoids, "triads": triads, "tool": tool,
-                       "gravity": gravity}
+                       "gravity": gravity, "loop_bars": loop_bars}
         for item in self._items.values():
             self.view.addItem(item)
         self._apply_visibility()
@@ -317,10 +322,12 @@ class ArmView(QWidget):
         if arm is None or not self._items or len(self._q) != arm.n:
             return
         r = self._radius
-        T = arm.base @ arm.frames(self._q)   # in the world: the project's base pose places frame 0
+        mech = self.mechanism   # a closed chain: the tree's frames, links from their parents, the loops' bars
+        T = mech.frames(self._q) if mech else arm.base @ arm.frames(self._q)   # the base pose places frame 0
         parts = {"base": [scene.segment_matrix(T[0, :3, 3] - 0.6 * r * T[0, :3, 2], T[0, :3, 3], 2.6 * r)]}
-        parts["links"] = scene.link_matrices(arm, T, r)
-        origins, axes = arm.joint_axes(self._q, T)
+        parts["links"] = scene.link_matrices(arm, T, r, loop_scene.tree_segments(mech.tree, T) if mech else None)
+        origins, axes = mech.tree.joint_axes(T) if mech else arm.joint_axes(self._q, T)
+        self._place_loop_bars(T, r)
         parts["joints"] = [scene.axis_matrix(origins[i], axes[i],
                                              *((1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)))
                            for i in range(arm.n)]
@@ -341,6 +348,32 @@ class ArmView(QWidget):
             self._place_triads(self._items["triads"], np.concatenate([np.eye(4)[None], T]), 4.0 * r, base_line=True)
         if self._options["show_tool"]:
             self._place_triads(self._items["tool"], self.parts["tool"], 8.0 * r)
+
+    def set_mechanism(self, mechanism) -> None:
+        """Draw a closed chain (a :class:`loop_scene.Mechanism`, or None for a serial arm): its tree and
+        the loops' extra bars; the joint values given to :meth:`set_joint_values` are then closed poses."""
+        self.mechanism = mechanism
+        self._update_items()
+
+    def show_pose_problem(self, text: str | None) -> None:
+        """A pose the loops cannot close: the message over the view, the last good pose kept."""
+        if text:
+            self._show_message(text)
+        elif self.arm is not None:
+            self.message.hide()
+
+    def _place_loop_bars(self, T: np.ndarray, r: float) -> None:
+        mech, item = self.mechanism, self._items.get("loop_bars")
+        if item is None:
+            return
+        if not mech or not mech.tree.loops:
+            self.parts["loop_bars"] = np.zeros((0, 2, 2, 3))
+            item.setVisible(False)
+            return
+        bars = loop_scene.loop_bars(mech.tree, T)
+        self.parts["loop_bars"] = bars
+        item.setData(pos=bars.reshape(-1, 3), color=LOOP_COLOR)
+        item.setVisible(True)
 
     def _mass_matrices(self, arm: NumericArm, T: np.ndarray, r: float) -> tuple[list, list]:
         masses = np.concatenate([arm.mass, [m for _, m, _ in arm.point_masses]])

@@ -1,0 +1,91 @@
+"""Geometry of a closed-chain arm's 3D picture, in plain numpy (no Qt, no OpenGL).
+
+A closed-chain project (issue 22) is a tree of links plus loops closed by cut joints. The window
+poses it through the core's loop closure (:class:`designer.kinematics.closure.Closure`): the
+actuated sliders give the actuated joints, the closure the passive ones. The picture draws each
+link from the frame of the link it is mounted on, and each loop's two extra bars: from link i's
+frame to the cut joint's place on link i, and from link j's frame to its place on link j. At a
+closed pose the two bars' far ends coincide (the cut joint is one joint again); tests check that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kinematics.closure import Closure, ClosureError
+from ..kinematics.tree import TreeArm
+from ..model.manipulator import Convention, Manipulator
+from ..model.mechanism import uses_closed_chain_fields
+
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "loop_bars", "ClosureError"]
+
+
+def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
+    """(n, 2, 2, 3): each link's two straight pieces like :func:`arm_scene.link_segments`, but
+    starting at the frame of the link it is mounted on (after its Rz(gamma) Tz(b))."""
+    arm = tree.arm
+    out = np.empty((tree.n, 2, 2, 3))
+    for i in range(tree.n):
+        F = T[tree.parent[i] + 1] @ tree.pre[i]
+        start, end = F[:3, 3], T[i + 1, :3, 3]
+        if arm.convention is Convention.STANDARD:
+            corner = end - arm.dh[i, 0] * T[i + 1, :3, 0]
+        else:
+            corner = start + arm.dh[i, 0] * F[:3, 0]
+        out[i, 0] = (start, corner)
+        out[i, 1] = (corner, end)
+    return out
+
+
+def loop_bars(tree: TreeArm, T: np.ndarray) -> np.ndarray:
+    """(loops, 2, 2, 3): per loop the bar on link i (its frame's origin to the cut joint's place on
+    it) and the bar on link j likewise. ``T``: (n+1, 4, 4) frames, index 0 the base."""
+    out = np.empty((len(tree.loops), 2, 2, 3))
+    for k, (i, j, Fi, Fj, _kind) in enumerate(tree.loops):
+        for side, (link, F) in enumerate(((i, Fi), (j, Fj))):
+            frame = T[link + 1]
+            out[k, side] = (frame[:3, 3], (frame @ F)[:3, 3])
+    return out
+
+
+class Mechanism:
+    """A closed-chain model at numbers for the window: its tree, its closure, the last good pose.
+
+    :meth:`pose` turns the sliders' values (one per joint of the tree; only the actuated ones
+    count) into a closed pose of every joint, or raises :class:`ClosureError` with the core's
+    message, keeping :attr:`last` (the last good pose) for the view to stay on.
+    """
+
+    def __init__(self, model: Manipulator):
+        self.tree = TreeArm.from_model(model)
+        self.closure = Closure(self.tree)     # ClosureError when the mechanism cannot be used at all
+        self.actuated = np.array(self.tree.actuated, dtype=int)
+        self.passive = np.array(self.tree.passive, dtype=int)
+        self.last = self.closure.solve(np.zeros(len(self.actuated)))
+
+    def pose(self, q) -> np.ndarray:
+        q = np.asarray(q, dtype=float).ravel()
+        if len(q) != self.tree.n:
+            raise ClosureError(f"{len(q)} joint values for a mechanism of {self.tree.n} joints")
+        closed = self.closure.solve(q[self.actuated], guess=self.last)   # the branch stays continuous
+        if not np.all(np.isfinite(closed)):
+            raise ClosureError("the loop closure gave no finite pose")
+        self.last = closed
+        return closed
+
+    def frames(self, q) -> np.ndarray:
+        """(n+1, 4, 4) frames in the world (the project's base pose applied)."""
+        return self.tree.arm.base @ self.tree.frames(q)
+
+
+def mechanism_of(model: Manipulator | None) -> Mechanism | str | None:
+    """None for a serial arm; the :class:`Mechanism` of a closed-chain (or branched) one; or the
+    one-line reason it cannot be posed (a loop that cannot close, a missing parameter)."""
+    if model is None or not uses_closed_chain_fields(model):
+        return None
+    try:
+        return Mechanism(model)
+    except ClosureError as exc:
+        return f"The mechanism cannot be posed: {exc}"
+    except (ValueError, TypeError, ZeroDivisionError, KeyError) as exc:
+        return f"The mechanism cannot be posed: {exc}"
