@@ -38,13 +38,19 @@ def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
 
 
 def loop_bars(tree: TreeArm, T: np.ndarray) -> np.ndarray:
-    """(loops, 2, 2, 3): per loop the bar on link i (its frame's origin to the cut joint's place on
-    it) and the bar on link j likewise. ``T``: (n+1, 4, 4) frames, index 0 the base."""
+    """(loops, 2, 2, 3): per loop the bar on link i (from its joint, where the link turns, to the cut
+    joint's place on it) and the bar on link j likewise (the base: from frame 0's origin).
+    ``T``: (n+1, 4, 4) frames, index 0 the base.
+
+    From the joint rather than the link's frame: in the standard convention frame i sits at the
+    link's far end, and a bar from there along the link (the palletizer's forearm extended back to
+    the coupler's pin) would hide inside the link's own solid."""
+    origins = tree.joint_axes(T)[0]
     out = np.empty((len(tree.loops), 2, 2, 3))
     for k, (i, j, Fi, Fj, _kind) in enumerate(tree.loops):
         for side, (link, F) in enumerate(((i, Fi), (j, Fj))):
-            frame = T[link + 1]
-            out[k, side] = (frame[:3, 3], (frame @ F)[:3, 3])
+            start = T[0, :3, 3] if link < 0 else origins[link]
+            out[k, side] = (start, (T[link + 1] @ F)[:3, 3])
     return out
 
 

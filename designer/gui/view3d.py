@@ -56,6 +56,7 @@ class ArmView(QWidget):
         self.view.setMinimumSize(240, 180)
         self._options = load_options()
         self.mechanism = None   # a closed chain's loop_scene.Mechanism (set_mechanism)
+        self.loop_bar_ends = np.zeros((0, 2, 2, 3))   # its loops' bars as drawn: (loops, side, end, xyz)
         self.toolbar = ViewBar(self, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -112,7 +113,7 @@ class ArmView(QWidget):
         first = self.arm is None
         old_reach = None if first else scene.arm_reach(self.arm)
         self.arm = arm
-        signature = (arm.n, tuple(arm.revolute), len(arm.point_masses),
+        signature = (arm.n, tuple(arm.revolute), len(arm.point_masses), self._loops(),
                      tuple(b.index for b in arm.beams if not b.round))   # box parts are other solids
         if signature != self._signature:
             self._build_items(arm)
@@ -281,7 +282,9 @@ class ArmView(QWidget):
                  + [("joints", m["joint"], REVOLUTE_COLOR) if r else ("joints", m["box"], PRISMATIC_COLOR)
                     for r in arm.revolute]
                  + [("coms", m["sphere"], COM_COLOR)] * arm.n
-                 + [("loads", m["sphere"], LOAD_COLOR)] * len(arm.point_masses))
+                 + [("loads", m["sphere"], LOAD_COLOR)] * len(arm.point_masses)
+                 + [("loop_bars", m["cyl"], LOOP_COLOR)] * (2 * self._loops())
+                 + [("cut_joints", m["joint"], LOOP_COLOR)] * self._loops())
         self._order = [k for k, _, _ in kinds]
         solids = Solids()
         solids.set_parts([mesh for _, mesh, _ in kinds], [color for _, _, color in kinds])
@@ -293,10 +296,8 @@ class ArmView(QWidget):
         tool.setGLOptions("opaque")
         gravity = gl.GLLinePlotItem(mode="lines", width=3.0, antialias=False, color=GRAVITY_COLOR)
         gravity.setGLOptions("opaque")
-        loop_bars = gl.GLLinePlotItem(mode="lines", width=6.0, antialias=True, color=LOOP_COLOR)
-        loop_bars.setGLOptions("opaque")
         self._items = {"solids": solids, "ellipsoids": ellipsoids, "triads": triads, "tool": tool,
-                       "gravity": gravity, "loop_bars": loop_bars}
+                       "gravity": gravity}
         for item in self._items.values():
             self.view.addItem(item)
         self._apply_visibility()
@@ -327,11 +328,11 @@ class ArmView(QWidget):
         parts = {"base": [scene.segment_matrix(T[0, :3, 3] - 0.6 * r * T[0, :3, 2], T[0, :3, 3], 2.6 * r)]}
         parts["links"] = scene.link_matrices(arm, T, r, loop_scene.tree_segments(mech.tree, T) if mech else None)
         origins, axes = mech.tree.joint_axes(T) if mech else arm.joint_axes(self._q, T)
-        self._place_loop_bars(T, r)
         parts["joints"] = [scene.axis_matrix(origins[i], axes[i],
                                              *((1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)))
                            for i in range(arm.n)]
         parts["coms"], parts["loads"] = self._mass_matrices(arm, T, r)
+        parts["loop_bars"], parts["cut_joints"] = self._loop_matrices(T, r)
         self.parts = {k: np.array([HIDDEN if M is None else M for M in v]).reshape(-1, 4, 4) for k, v in parts.items()}
         hidden = set() if self._options["show_com"] else {"coms", "loads"}
         if not self._options["show_base"]:
@@ -352,8 +353,7 @@ class ArmView(QWidget):
     def set_mechanism(self, mechanism) -> None:
         """Draw a closed chain (a :class:`loop_scene.Mechanism`, or None for a serial arm): its tree and
         the loops' extra bars; the joint values given to :meth:`set_joint_values` are then closed poses."""
-        self.mechanism = mechanism
-        self._update_items()
+        self.mechanism = mechanism   # set_model follows: it rebuilds the solids for the loops' bars
 
     def show_pose_problem(self, text: str | None) -> None:
         """A pose the loops cannot close: the message over the view, the last good pose kept."""
@@ -362,18 +362,19 @@ class ArmView(QWidget):
         elif self.arm is not None:
             self.message.hide()
 
-    def _place_loop_bars(self, T: np.ndarray, r: float) -> None:
-        mech, item = self.mechanism, self._items.get("loop_bars")
-        if item is None:
-            return
+    def _loops(self) -> int:
+        return len(self.mechanism.tree.loops) if self.mechanism else 0
+
+    def _loop_matrices(self, T: np.ndarray, r: float) -> tuple[list, list]:
+        """A closed chain's extra bars (thinner than the links) and a joint body at each cut joint."""
+        mech = self.mechanism
         if not mech or not mech.tree.loops:
-            self.parts["loop_bars"] = np.zeros((0, 2, 2, 3))
-            item.setVisible(False)
-            return
-        bars = loop_scene.loop_bars(mech.tree, T)
-        self.parts["loop_bars"] = bars
-        item.setData(pos=bars.reshape(-1, 3), color=LOOP_COLOR)
-        item.setVisible(True)
+            self.loop_bar_ends = np.zeros((0, 2, 2, 3))
+            return [], []
+        bars = self.loop_bar_ends = loop_scene.loop_bars(mech.tree, T)   # (loops, 2 sides, 2 ends, 3) in the world
+        cuts = [T[i + 1] @ Fi for i, _j, Fi, _Fj, _kind in mech.tree.loops]
+        return ([scene.segment_matrix(a, b, 0.7 * r) for a, b in bars.reshape(-1, 2, 3)],
+                [scene.axis_matrix(F[:3, 3], F[:3, 2], 1.3 * r, 1.8 * r) for F in cuts])
 
     def _mass_matrices(self, arm: NumericArm, T: np.ndarray, r: float) -> tuple[list, list]:
         masses = np.concatenate([arm.mass, [m for _, m, _ in arm.point_masses]])
