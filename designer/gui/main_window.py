@@ -28,6 +28,7 @@ from .readout import KinematicsReadout
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
+from .closed_gate import REFUSALS, ClosedChainGate
 from .closed_pose import ClosedPose
 from .joint_sliders import JointSliders
 from .coupling_plots import CouplingPanel
@@ -110,14 +111,18 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
-        self.result_tabs.addTab(self.coupling, "Coupling plots")
+        # views on the serial engines refuse a closed chain in one line (closed_gate.REFUSALS)
+        self.gates = {name: ClosedChainGate(view, REFUSALS[name], self)
+                      for name, view in (("Coupling plots", self.coupling), ("Simulate", self.simulate))}
+        self.result_tabs.addTab(self.gates["Coupling plots"], "Coupling plots")
         # the explore controls are wide; scrolling keeps them from widening the whole column
         explore_scroll = QScrollArea(self)
         explore_scroll.setWidgetResizable(True)
         explore_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         explore_scroll.setWidget(self.explore)
-        self.result_tabs.addTab(explore_scroll, "Explore")
-        self.result_tabs.addTab(self.simulate, "Simulate")
+        self.gates["Explore"] = ClosedChainGate(explore_scroll, REFUSALS["Explore"], self)
+        self.result_tabs.addTab(self.gates["Explore"], "Explore")
+        self.result_tabs.addTab(self.gates["Simulate"], "Simulate")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
@@ -181,7 +186,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
                        pose=lambda d: self.readout.update_pose(d.arm, d.q, self.closed.tool(d.q)))
-        design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
+        design.observe(model=lambda d: [gate.set_model(d.model) for gate in self.gates.values()])
+        design.observe(model=lambda d: self.coupling.set_model(*self._serial(d)),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),
                        pose=lambda d: self.explore.set_joint_values(d.q))
@@ -190,6 +196,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         # the sliders keep their values (clamped) or start at zero: the pose is theirs after a model change
         design.observe(model=lambda d: self._sync_pose())
         design.observe(model=lambda d: self._update_title())
+
+    def _serial(self, design) -> tuple:
+        """(model, arm) for the views on the serial engines; (None, None) for a closed chain (refused)."""
+        return (None, None) if self.gates["Coupling plots"].refused else (design.model, design.arm)
 
     def _sync_pose(self) -> None:
         q = self.sliders.values()

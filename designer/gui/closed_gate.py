@@ -1,0 +1,51 @@
+"""Result views that do not handle closed chains yet say so in one line (issue 22).
+
+A view built on the serial engines (the coupling plots, Simulate, Explore read the project's
+links as one chain) would show a closed-chain project's results as if its passive joints were
+motors on a serial arm: silently wrong numbers. :class:`ClosedChainGate` stands in the view's tab:
+for a serial project it shows the view; for a closed chain one line saying what this view does
+not do yet and where the core does it (the CLI's closed-chain commands).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
+
+from ..model.manipulator import Manipulator
+from ..model.mechanism import uses_closed_chain_fields
+
+__all__ = ["ClosedChainGate", "REFUSALS"]
+
+#: per view, what it says for a closed-chain project
+REFUSALS = {
+    "Coupling plots": "The coupling plots do not handle closed chains yet: "
+                      "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
+    "Simulate": "Simulate does not handle closed chains yet: `python -m designer simulate` integrates "
+                "a closed chain in its actuated joints (the loop residual reported).",
+    "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
+               "take a closed chain.",
+}
+
+
+class ClosedChainGate(QStackedWidget):
+    """``view`` for a serial project, the one-line refusal ``text`` for a closed-chain one."""
+
+    def __init__(self, view: QWidget, text: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.view = view
+        self.notice = QLabel(text, self)
+        self.notice.setWordWrap(True)
+        self.notice.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice.setStyleSheet("QLabel { color: #8a2a00; padding: 12px; }")
+        self.addWidget(view)
+        self.addWidget(self.notice)
+
+    @property
+    def refused(self) -> bool:
+        return self.currentWidget() is self.notice
+
+    def set_model(self, model: Manipulator | None) -> None:
+        closed = model is not None and uses_closed_chain_fields(model)
+        self.setCurrentWidget(self.notice if closed else self.view)

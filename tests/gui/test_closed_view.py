@@ -1,0 +1,146 @@
+"""A closed-chain project in the window (issue 22): the loop bars close, the passive joints follow
+the actuated sliders through the core's closure, a pose that cannot close keeps the last good one
+with a message, and the views on the serial engines refuse it in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from tests.support.closed_reference import four_bar, parallelogram_arm
+from designer.gui import loop_scene
+from designer.kinematics.closure import Closure
+from designer.kinematics.tree import TreeArm
+from designer.model import Convention
+from designer.project import load_project
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+pytestmark = pytest.mark.usefixtures("no_dialogs")
+
+
+def _random_mechanisms():
+    rng = np.random.default_rng(22)
+    for convention in (Convention.STANDARD, Convention.MODIFIED):
+        yield four_bar(rng, convention)
+        yield four_bar(rng, convention, mounted=True)
+        yield parallelogram_arm(rng, convention, wrist=True)
+    for name in ("palletizer_parallelogram", "acma_sr400", "four_bar"):
+        yield load_project(ROBOTS / f"{name}.json")
+
+
+@pytest.mark.parametrize("model", list(_random_mechanisms()), ids=lambda m: m.name or "random")
+def test_the_loop_bars_meet_at_closed_poses_and_not_at_open_ones(model):
+    mech = loop_scene.mechanism_of(model)
+    assert isinstance(mech, loop_scene.Mechanism), mech
+    rng = np.random.default_rng(5)
+    met = 0
+    for _ in range(6):
+        q = np.zeros(mech.tree.n)
+        q[mech.actuated] = rng.uniform(-0.4, 0.4, len(mech.actuated))
+        try:
+            closed = mech.pose(q)
+        except loop_scene.ClosureError:
+            continue            # a four-bar's crank may not turn that far: the view shows a message
+        bars = loop_scene.loop_bars(mech.tree, mech.frames(closed))
+        assert np.allclose(bars[:, 0, 1], bars[:, 1, 1], atol=1e-9)     # the cut joint's two sides meet
+        met += 1
+        # the same actuated values with the passive joints left where they were: the bars part
+        opened = closed.copy()
+        opened[mech.passive] += 0.3
+        apart = loop_scene.loop_bars(mech.tree, mech.frames(opened))
+        assert np.linalg.norm(apart[:, 0, 1] - apart[:, 1, 1], axis=-1).max() > 1e-3
+    assert met >= 3
+
+
+def test_a_serial_arm_has_no_mechanism():
+    assert loop_scene.mechanism_of(load_project(ROBOTS / "puma560.json")) is None
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from designer.gui.main_window import MainWindow
+    w = MainWindow(load_project(ROBOTS / "palletizer_parallelogram.json"), recovery_dir=tmp_path)
+    qtbot.addWidget(w)
+    return w
+
+
+def test_the_passive_joints_follow_the_actuated_sliders_by_the_core_closure(window):
+    model = window.document.model
+    closure = Closure(TreeArm.from_model(model))
+    passive = list(closure.pas)
+    sliders = window.sliders
+    assert passive and all(not sliders.sliders[i].isEnabled() for i in passive)
+    assert all(sliders.sliders[i].isEnabled() for i in closure.act)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        q = np.array(sliders.values())
+        q[closure.act] = rng.uniform(-0.6, 0.6, len(closure.act))
+        sliders.set_values(q)
+        expected = closure.solve(q[closure.act])
+        assert np.allclose(window.design.q, expected, atol=1e-9)
+        assert np.allclose(window.arm_view.joint_values(), expected, atol=1e-9)
+        assert np.allclose(np.array(sliders.values())[passive], expected[passive], atol=1e-6)
+        ends = window.arm_view.loop_bar_ends
+        assert ends.shape[0] == 1 and np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
+    # the read-out's tool is the closed tree's (its frames, not the links read as a chain)
+    T = closure.tree.arm.base @ closure.tree.frames(window.design.q) @ np.eye(4)
+    tool = T[-1] @ closure.tree.arm.tool
+    assert f"{tool[0, 3]:.4g}" in window.readout.text()
+
+
+def _locking_four_bar():
+    """A random four-bar whose crank cannot turn half a turn (not a crank-rocker), as the core says."""
+    rng = np.random.default_rng(7)
+    while True:
+        model = four_bar(rng)
+        mech = loop_scene.mechanism_of(model)
+        if not isinstance(mech, loop_scene.Mechanism):
+            continue
+        try:
+            for angle in np.linspace(0.0, np.pi, 60):
+                mech.pose(np.where(np.arange(mech.tree.n) == mech.actuated[0], angle, 0.0))
+        except loop_scene.ClosureError:
+            return model
+
+
+def test_a_pose_that_cannot_close_keeps_the_last_good_one_with_its_message(qtbot, tmp_path):
+    from designer.gui.main_window import MainWindow
+    w = MainWindow(_locking_four_bar(), recovery_dir=tmp_path)
+    qtbot.addWidget(w)
+    w.show()
+    mech = w.closed.mechanism
+    crank = int(mech.actuated[0])
+    good = None
+    for angle in np.linspace(0.0, np.pi, 60):       # turn the crank until the four-bar locks
+        q = np.array(w.sliders.values())
+        q[crank] = angle
+        w.sliders.set_values(q)
+        if w.closed.problem:
+            break
+        good = w.design.q.copy()
+    assert w.closed.problem, "the four-bar never locked over half a turn of its crank"
+    assert "cannot" in w.arm_view.message.text() and w.arm_view.message.isVisible()
+    assert np.allclose(w.design.q, good) and np.all(np.isfinite(w.arm_view.joint_values()))
+    w.sliders.set_values(np.zeros(len(good)))          # back to a pose that closes: the message goes
+    assert not w.closed.problem and not w.arm_view.message.isVisible()
+
+
+def test_each_result_view_works_or_refuses_in_one_line(window, qtbot):
+    for name in ("Coupling plots", "Simulate", "Explore"):
+        gate = window.gates[name]
+        assert gate.refused and "closed chains" in gate.notice.text() and "\n" not in gate.notice.text()
+    assert window.coupling.arm is None      # nothing computed as if the links were a serial chain
+    window.document.apply(load_project(ROBOTS / "palletizer_serial.json"), "serial")
+    assert not any(g.refused for g in window.gates.values())
+    window.document.undo_stack.undo()
+    assert all(g.refused for g in window.gates.values())
+    # the Equations tab derives the closed chain in its actuated coordinates (the core's closed form)
+    panel = window.derivation
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000) as done:
+        panel.start()
+    eq = done.args[0]
+    assert eq.mass_matrix.shape == (4, 4) and eq.matrices["M"].shape == (4, 4)   # q1 q2 q4 q6: the actuated joints
