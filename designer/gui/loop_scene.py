@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics.closure import Closure, ClosureError
+from ..kinematics.closure import Closure, ClosureError, mechanism_problems
 from ..kinematics.tree import TreeArm
 from ..model.manipulator import Convention, Manipulator
-from ..model.mechanism import uses_closed_chain_fields
+from ..model.mechanism import structure_problems, uses_closed_chain_fields
+from ..model.validation import Problem, Severity
 
-__all__ = ["Mechanism", "mechanism_of", "tree_segments", "loop_bars", "ClosureError"]
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "loop_bars", "loop_problems", "ClosureError"]
 
 
 def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
@@ -95,3 +96,17 @@ def mechanism_of(model: Manipulator | None) -> Mechanism | str | None:
         return f"The mechanism cannot be posed: {exc}"
     except (ValueError, TypeError, ZeroDivisionError, KeyError) as exc:
         return f"The mechanism cannot be posed: {exc}"
+
+
+def loop_problems(model: Manipulator | None) -> list[Problem]:
+    """The loops' geometric checks for the Problems panel, which ``check_model`` (the model layer's,
+    without kinematics) leaves to the core's closure: a loop that cannot close at the nominal pose
+    (the residual in mm), a mobility that differs from the number of actuated joints. Nothing while
+    the tree itself is wrong (``check_model`` names that) or for a serial arm."""
+    if model is None or not uses_closed_chain_fields(model) or structure_problems(model):
+        return []
+    try:
+        found = mechanism_problems(TreeArm.from_model(model))
+    except (ValueError, TypeError, ZeroDivisionError, KeyError):
+        return []   # a missing or bad value: check_model names it
+    return [Problem(Severity.ERROR, where, message) for where, message in found]

@@ -31,6 +31,7 @@ from .view3d import ArmView
 from .closed_gate import REFUSALS, ClosedChainGate
 from .closed_pose import ClosedPose
 from .joint_sliders import JointSliders
+from .mechanism_panel import MechanismPanel
 from .coupling_plots import CouplingPanel
 from .window_files import FILE_FILTER, WindowFiles, new_model
 from .window_menus import WindowMenus
@@ -96,6 +97,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.editor_tabs.addTab(self.inspector, "Link")
         self.editor_tabs.addTab(self.parameters, "Parameters")
         self.editor_tabs.addTab(self.loads, "Arm, gravity && loads")
+        self.mechanism = MechanismPanel(doc, self)   # closed chains: the tree and the loops
+        self.editor_tabs.addTab(self.mechanism, "Tree && loops")
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)
@@ -142,7 +145,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._restore_layout()
 
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
-                       self.derivation):
+                       self.derivation, self.mechanism):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..model import Severity
 from ..numeric.checks import check_model
+from .loop_scene import loop_problems
 
 __all__ = ["ProblemsPanel"]
 
@@ -39,7 +40,7 @@ class ProblemsPanel(QListWidget):
         self.refresh(document.model)
 
     def refresh(self, model) -> None:
-        self.problems = check_model(model)
+        self.problems = check_model(model) + loop_problems(model)   # + a closed chain's closure and mobility
         self.clear()
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:

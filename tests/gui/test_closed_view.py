@@ -64,7 +64,7 @@ def test_a_serial_arm_has_no_mechanism():
 def window(qtbot, tmp_path):
     from designer.gui.main_window import MainWindow
     w = MainWindow(load_project(ROBOTS / "palletizer_parallelogram.json"), recovery_dir=tmp_path)
-    qtbot.addWidget(w)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
     return w
 
 
@@ -110,7 +110,7 @@ def _locking_four_bar():
 def test_a_pose_that_cannot_close_keeps_the_last_good_one_with_its_message(qtbot, tmp_path):
     from designer.gui.main_window import MainWindow
     w = MainWindow(_locking_four_bar(), recovery_dir=tmp_path)
-    qtbot.addWidget(w)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
     w.show()
     mech = w.closed.mechanism
     crank = int(mech.actuated[0])
