@@ -18,7 +18,7 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
 from ..model.validation import Problem, Severity
 
-__all__ = ["Mechanism", "mechanism_of", "tree_segments", "loop_bars", "loop_problems", "ClosureError"]
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_problems", "ClosureError"]
 
 
 def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
@@ -36,6 +36,14 @@ def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
         out[i, 0] = (start, corner)
         out[i, 1] = (corner, end)
     return out
+
+
+def tree_reach(tree: TreeArm) -> float:
+    """A length scale like :func:`arm_scene.arm_reach` but along the path from the base to the last
+    link only: a parallelogram's crank and coupler run beside the arm and would count twice (the
+    palletizer's solids came out half as thick again as its serial twin's)."""
+    path = tree.path(tree.n - 1)
+    return float(max(np.abs(tree.arm.dh[path][:, [0, 2]]).sum(), 0.1))
 
 
 def loop_bars(tree: TreeArm, T: np.ndarray) -> np.ndarray:

@@ -303,7 +303,7 @@ class ArmView(QWidget):
         self._apply_visibility()
 
     def _scale_scene(self) -> None:
-        reach = scene.arm_reach(self.arm)
+        reach = loop_scene.tree_reach(self.mechanism.tree) if self.mechanism else scene.arm_reach(self.arm)
         size = 2.0 * reach
         self.grid.setSize(size, size)
         self.grid.setSpacing(size / 10, size / 10)
