@@ -144,3 +144,18 @@ def test_each_result_view_works_or_refuses_in_one_line(window, qtbot):
         panel.start()
     eq = done.args[0]
     assert eq.mass_matrix.shape == (4, 4) and eq.matrices["M"].shape == (4, 4)   # q1 q2 q4 q6: the actuated joints
+
+
+def test_the_examples_menu_opens_each_closed_chain_posed_and_drawn(window):
+    names = {a.text() for a in window.examples_menu.actions()}
+    for stem in ("palletizer_parallelogram", "palletizer_serial", "acma_sr400", "four_bar"):
+        assert any(f"({stem}.json)" in n for n in names), names
+    for stem, loops in (("acma_sr400", 1), ("four_bar", 1), ("palletizer_serial", 0)):
+        window.open_example(ROBOTS / f"{stem}.json")
+        assert window.document.model == load_project(ROBOTS / f"{stem}.json")
+        assert (window.closed.mechanism is not None) == bool(loops) and not window.closed.problem
+        assert not window.arm_view.message.isVisible()
+        assert window.arm_view.loop_bar_ends.shape[0] == loops
+        if loops:
+            ends = window.arm_view.loop_bar_ends
+            assert np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
