@@ -53,8 +53,8 @@ def test_the_explore_panel_fits_its_column_at_1600(qtbot, window):
     window.fit_to_screen(QRect(0, 0, 1600, 970))
     window.show()
     qtbot.waitExposed(window)
-    window.result_tabs.setCurrentIndex(window.result_tabs.indexOf(window.explore.parentWidget().parentWidget()))
-    qtbot.wait(50)
+    window.result_tabs.setCurrentWidget(window.gates["Explore"])   # the tab's page: the scroll area or a
+    qtbot.wait(50)                                                  # closed chain's one-line refusal
     scroll = window.explore.parentWidget().parentWidget()
     assert scroll.isVisible()
     for view in window.explore.views():   # every tab, not only the first
