@@ -1,7 +1,7 @@
 """Result views that do not handle closed chains yet say so in one line (issue 22).
 
-A view built on the serial engines (the coupling plots, Simulate, Explore read the project's
-links as one chain) would show a closed-chain project's results as if its passive joints were
+A view built on the serial engines (the coupling plots and Explore read the project's links as
+one chain) would show a closed-chain project's results as if its passive joints were
 motors on a serial arm: silently wrong numbers. :class:`ClosedChainGate` stands in the view's tab:
 for a serial project it shows the view; for a closed chain one line saying what this view does
 not do yet and where the core does it (the CLI's closed-chain commands).
@@ -21,8 +21,6 @@ __all__ = ["ClosedChainGate", "REFUSALS"]
 REFUSALS = {
     "Coupling plots": "The coupling plots do not handle closed chains yet: "
                       "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
-    "Simulate": "Simulate does not handle closed chains yet: `python -m designer simulate` integrates "
-                "a closed chain in its actuated joints (the loop residual reported).",
     "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
                "take a closed chain.",
 }

@@ -116,7 +116,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.result_tabs.addTab(self.derivation, "Equations")
         # views on the serial engines refuse a closed chain in one line (closed_gate.REFUSALS)
         self.gates = {name: ClosedChainGate(view, REFUSALS[name], self)
-                      for name, view in (("Coupling plots", self.coupling), ("Simulate", self.simulate))}
+                      for name, view in (("Coupling plots", self.coupling),)}
         self.result_tabs.addTab(self.gates["Coupling plots"], "Coupling plots")
         # the explore controls are wide; scrolling keeps them from widening the whole column
         explore_scroll = QScrollArea(self)
@@ -125,7 +125,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         explore_scroll.setWidget(self.explore)
         self.gates["Explore"] = ClosedChainGate(explore_scroll, REFUSALS["Explore"], self)
         self.result_tabs.addTab(self.gates["Explore"], "Explore")
-        self.result_tabs.addTab(self.gates["Simulate"], "Simulate")
+        self.result_tabs.addTab(self.simulate, "Simulate")   # a closed chain's passive fall: closed_motion
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 

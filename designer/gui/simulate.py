@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..numeric.motion import MotionResult, driven_job, passive_job
+from .closed_motion import DRIVEN_REFUSAL, ClosedMotionResult, closed_passive_job
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
@@ -206,6 +207,11 @@ class SimulatePanel(QWidget):
         arm, q0, duration = self.arm, self.q0.copy(), self.duration.value()
         frames = int(duration * 1000 / FRAME_MS) + 1
         motion = self.motion.currentText()
+        if not self.model.is_serial:   # a closed chain: the core's closed-chain integration (closed_motion)
+            if motion != "passive fall":
+                raise ValueError(DRIVEN_REFUSAL)
+            model = self.model
+            return lambda token: closed_passive_job(model, q0, duration, frames, token)
         if motion == "passive fall":
             return lambda token: passive_job(arm, q0, duration, frames, token)
         from ..explore.sizing import quintic, read_trajectory
@@ -245,6 +251,8 @@ class SimulatePanel(QWidget):
             drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
             text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
                     "(no friction, no torques: it should stay constant)")
+            if isinstance(result, ClosedMotionResult):
+                text += f"; largest loop residual {result.residual * 1000:.2g} mm"
         else:
             self.tau_plot.setTitle("joint torques (inverse dynamics)")
             self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),

@@ -130,7 +130,7 @@ def test_a_pose_that_cannot_close_keeps_the_last_good_one_with_its_message(qtbot
 
 
 def test_each_result_view_works_or_refuses_in_one_line(window, qtbot):
-    for name in ("Coupling plots", "Simulate", "Explore"):
+    for name in ("Coupling plots", "Explore"):
         gate = window.gates[name]
         assert gate.refused and "closed chains" in gate.notice.text() and "\n" not in gate.notice.text()
     assert window.coupling.arm is None      # nothing computed as if the links were a serial chain
@@ -159,3 +159,27 @@ def test_the_examples_menu_opens_each_closed_chain_posed_and_drawn(window):
         if loops:
             ends = window.arm_view.loop_bar_ends
             assert np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
+
+
+def test_simulate_lets_a_closed_chain_fall_through_the_core_and_refuses_a_driven_move(qtbot, tmp_path):
+    from designer.gui.main_window import MainWindow
+    w = MainWindow(load_project(ROBOTS / "four_bar.json"), recovery_dir=tmp_path)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    sim = w.simulate
+    q = np.array(w.sliders.values())
+    q[w.closed.mechanism.actuated] = 0.7
+    w.sliders.set_values(q)
+    sim.duration.setValue(0.5)
+    sim.motion.setCurrentText("quintic move")
+    assert sim.run() is None and "passive fall" in sim.status.text() and "\n" not in sim.status.text()
+    sim.motion.setCurrentText("passive fall")
+    with qtbot.waitSignal(sim.finished, timeout=120_000):
+        sim.run()
+    result = sim.result
+    mech = w.closed.mechanism
+    assert result.q.shape[1] == mech.tree.n and "loop residual" in sim.status.text()
+    for row in result.q[:: max(1, len(result.q) // 5)]:   # every frame a closed pose of the tree
+        assert mech.closure.residual(row) < 1e-8
+    e = result.energy   # let go with no friction and no torque: the energy stays (a physical law)
+    assert np.ptp(e) < 1e-5 * max(np.abs(e).max(), 1.0)
+    assert np.ptp(result.q[:, mech.actuated[0]]) > 1e-3          # and it moved
