@@ -56,7 +56,9 @@ class ClosedPose:
             spin.setToolTip(tip)
         if self.mechanism is not None:
             self._show_on_sliders(design.q)
-        self.window.arm_view.show_pose_problem(self.problem or None)
+            self.window.arm_view.show_pose_problem(self.problem or None)
+        elif self.problem:   # a closed chain that cannot be posed at all: no picture rather than a broken one
+            self.window.arm_view.hide_arm(self.problem)
 
     # -- the pose ---------------------------------------------------------------------------------
     def sliders_moved(self, q) -> None:
@@ -96,6 +98,13 @@ class ClosedPose:
             sliders.blockSignals(False)
 
     # -- the read-out -----------------------------------------------------------------------------
+    def readout(self, design: OpenDesign) -> tuple:
+        """The read-out's (arm, q, tool): the closed pose's tool; no arm (an empty read-out) for a
+        closed chain that cannot be posed."""
+        if self.problem and self.mechanism is None:
+            return None, design.q, None
+        return design.arm, design.q, self.tool(design.q)
+
     def tool(self, q) -> tuple[np.ndarray, np.ndarray] | None:
         """(tool pose in the world, tool Jacobian over the actuated joints) at the closed pose ``q``,
         or None for a serial arm."""

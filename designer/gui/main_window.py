@@ -184,11 +184,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         design = self.design
         design.observe(model=self.closed.model_changed)   # a closed chain's mechanism first: the pose is closed
         design.observe(model=lambda d: self.sliders.set_model(d.model, d.arm))
-        design.observe(model=self.closed.after_model)
         design.observe(model=lambda d: self.arm_view.set_model(d.model, d.arm),
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
-                       pose=lambda d: self.readout.update_pose(d.arm, d.q, self.closed.tool(d.q)))
+                       pose=lambda d: self.readout.update_pose(*self.closed.readout(d)))
         design.observe(model=lambda d: [gate.set_model(d.model) for gate in self.gates.values()])
         design.observe(model=lambda d: self.coupling.set_model(*self._serial(d)),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
@@ -199,6 +198,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         # the sliders keep their values (clamped) or start at zero: the pose is theirs after a model change
         design.observe(model=lambda d: self._sync_pose())
         design.observe(model=lambda d: self._update_title())
+        design.observe(model=self.closed.after_model)   # last: over the views' own drawing and messages
 
     def _serial(self, design) -> tuple:
         """(model, arm) for the views on the serial engines; (None, None) for a closed chain (refused)."""

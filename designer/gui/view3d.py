@@ -355,6 +355,11 @@ class ArmView(QWidget):
         the loops' extra bars; the joint values given to :meth:`set_joint_values` are then closed poses."""
         self.mechanism = mechanism   # set_model follows: it rebuilds the solids for the loops' bars
 
+    def hide_arm(self, text: str) -> None:
+        """No picture, only ``text`` (a closed chain that cannot be posed: drawing it would mislead)."""
+        self._clear()
+        self._show_message(text)
+
     def show_pose_problem(self, text: str | None) -> None:
         """A pose the loops cannot close: the message over the view, the last good pose kept."""
         if text:

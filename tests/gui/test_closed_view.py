@@ -183,3 +183,14 @@ def test_simulate_lets_a_closed_chain_fall_through_the_core_and_refuses_a_driven
     e = result.energy   # let go with no friction and no torque: the energy stays (a physical law)
     assert np.ptp(e) < 1e-5 * max(np.abs(e).max(), 1.0)
     assert np.ptp(result.q[:, mech.actuated[0]]) > 1e-3          # and it moved
+
+
+def test_a_mechanism_that_cannot_close_is_not_drawn_and_comes_back_on_undo(window):
+    loops = window.mechanism.loops_model
+    loops.set_text(0, 2, "0.1, 0, 0")            # the cut joint 100 mm off on link 5
+    assert window.closed.mechanism is None and "100 mm apart" in window.closed.problem
+    assert not window.arm_view.message.isHidden() and "100 mm" in window.arm_view.message.text()
+    assert window.arm_view.arm is None and not window.arm_view.parts and window.readout.text() == ""   # no arm drawn
+    window.document.undo_stack.undo()
+    assert window.closed.mechanism is not None and not window.closed.problem
+    assert window.arm_view.message.isHidden() and window.arm_view.loop_bar_ends.shape[0] == 1
