@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 from ..model.manipulator import Manipulator
 from ..model.mechanism import uses_closed_chain_fields
 
-__all__ = ["ClosedChainGate", "REFUSALS"]
+__all__ = ["ClosedChainGate", "REFUSALS", "refusal"]
 
 #: per view, what it says for a closed-chain project
 REFUSALS = {
@@ -23,7 +23,17 @@ REFUSALS = {
                       "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
     "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
                "take a closed chain.",
+    # the exports below would write the links read as a serial chain
+    "URDF export": "A closed chain has no URDF export yet (URDF has no loops; the mimic-joint form is to come): "
+                   "nothing was written.",
+    "Design report": "The design report does not handle closed chains yet (its figures read the links as a "
+                     "serial chain): nothing was written; File > Export's equation reports and code do.",
 }
+
+
+def refusal(model: Manipulator | None, view: str) -> str | None:
+    """``REFUSALS[view]`` for a closed-chain ``model``, None for a serial one."""
+    return REFUSALS[view] if model is not None and uses_closed_chain_fields(model) else None
 
 
 class ClosedChainGate(QStackedWidget):

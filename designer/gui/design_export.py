@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..jobs.process import ProcessJob, call_job
 from ..report.design_report import Figure, write_design_report
+from .closed_gate import refusal
 from .folders import remember_folder, safe_file_name
 
 __all__ = ["build_menu", "grab_figures", "export_design_report", "FORMATS", "png_bytes"]
@@ -100,6 +101,10 @@ def export_design_report(window, fmt: str, path=None) -> bool:
     """Grab the figures and write the report (``fmt`` "html" or "pdf") to ``path`` (asked when None)."""
     from .export import export_busy
     if export_busy(window):
+        return False
+    closed = refusal(window.document.model, "Design report")
+    if closed:
+        QMessageBox.critical(window, "Export", closed)
         return False
     text, file_filter, suffix = FORMATS[fmt]
     if path is None:

@@ -19,6 +19,7 @@ from ..model import Convention
 from ..urdf import UrdfError, chain_ends, default_tip, import_tree, read_urdf, urdf_text
 from ..urdf.importer import ImportReport
 from ..urdf.source import UrdfTree
+from .closed_gate import refusal
 
 __all__ = ["ImportDialog", "build_menu", "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
 
@@ -137,6 +138,10 @@ def import_urdf_file(window, path=None, options: dict | None = None) -> ImportRe
 def export_urdf_file(window, path=None) -> bool:
     """Write the project as URDF; errors (a symbol without a value) go to a message box."""
     model = window.document.model
+    closed = refusal(model, "URDF export")
+    if closed:
+        _refuse(window, "Cannot export URDF", closed)
+        return False
     try:
         text = urdf_text(model)
     except UrdfError as exc:

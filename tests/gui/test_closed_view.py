@@ -194,3 +194,15 @@ def test_a_mechanism_that_cannot_close_is_not_drawn_and_comes_back_on_undo(windo
     window.document.undo_stack.undo()
     assert window.closed.mechanism is not None and not window.closed.problem
     assert window.arm_view.message.isHidden() and window.arm_view.loop_bar_ends.shape[0] == 1
+
+
+def test_the_exports_that_would_read_the_links_as_a_chain_refuse_in_one_line(window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    from designer.gui.design_export import export_design_report
+    from designer.gui.urdf_dialogs import export_urdf_file
+    said = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _w, _title, text: said.append(text))
+    assert export_urdf_file(window, tmp_path / "a.urdf") is False
+    assert export_design_report(window, "html", tmp_path / "a.html") is False
+    assert len(said) == 2 and all("closed chain" in t and "\n" not in t for t in said), said
+    assert not list(tmp_path.glob("a.*"))        # nothing written as if the links were a serial chain
