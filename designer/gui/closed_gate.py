@@ -28,6 +28,8 @@ REFUSALS = {
                    "nothing was written.",
     "Design report": "The design report does not handle closed chains yet (its figures read the links as a "
                      "serial chain): nothing was written; File > Export's equation reports and code do.",
+    "Identification": "The window's identification does not handle closed chains yet: "
+                      "`python -m designer regressor --base` gives a closed chain's base parameters.",
 }
 
 

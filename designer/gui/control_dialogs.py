@@ -12,12 +12,14 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout)
+                               QLineEdit, QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
 
+from ..errors import DesignerError
 from ..jobs import Progress
 from ..jobs.process import ProcessJob, call_job
 from ..model.manipulator import Manipulator
+from .closed_gate import refusal
 from .job_runner import JobRunner
 
 __all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
@@ -28,8 +30,24 @@ def build_menu(window, menu) -> None:
     menu.addSeparator()
     window._action(menu, "&Linearize at this pose…",
                    lambda: _show(window, LinearizeDialog(window.document.model, window.sliders.values(), window)))
-    window._action(menu, "&Identification (base parameters)…",
-                   lambda: _show(window, IdentificationDialog(window.document.model, window)))
+    window._action(menu, "&Identification (base parameters)…", lambda: _identification(window))
+
+
+def _closed_linear(model: Manipulator, q_tree, qd_a):
+    """A closed chain linearized in its actuated coordinates (the core's closed-chain linearize):
+    x = (q_a, qd_a), tau_a; ``q_tree`` the window's closed pose, ``qd_a`` one rate per actuated joint."""
+    from ..control.closed_linearize import linearize_closed
+    from ..numeric.closed import closed_dynamics
+    cd = closed_dynamics(model)
+    return linearize_closed(cd, np.asarray(q_tree, float)[cd.act], qd_a)
+
+
+def _identification(window) -> None:
+    closed = refusal(window.document.model, "Identification")
+    if closed:   # its regressor reads the links as a serial chain
+        QMessageBox.critical(window, "Identification", closed)
+        return
+    _show(window, IdentificationDialog(window.document.model, window))
 
 
 def _show(window, dialog: QDialog) -> None:
@@ -87,14 +105,17 @@ class LinearizeDialog(QDialog):
             arm = NumericArm.from_model(self.model)
             text = self.qd.text().replace(",", " ").split()
             qd = np.array([float(v) for v in text]) if text else None
-            lm = linearize(arm, self.q, qd)
+            lm = _closed_linear(self.model, self.q, qd) if not self.model.is_serial else linearize(arm, self.q, qd)
             dm = lm.discretize(float(self.dt.text()), self.method.currentText())
-        except ValueError as exc:  # missing parameters, a bad number, a singular M: say so, keep the old text
+        except (ValueError, DesignerError) as exc:  # missing parameters, a bad number, a singular M or a loop
+            # that cannot close: say so, keep the old text
             self.error.setText(str(exc).splitlines()[0])
             return
         self.result = (lm, dm)
+        actuated = ", ".join(f"q{i + 1}" for i, link in enumerate(self.model.links) if link.actuated)
         self.text.setPlainText(
-            "x = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
+            ("" if self.model.is_serial else f"closed chain: q, tau over the actuated joints {actuated}\n")
+            + "x = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
             + "\neigenvalues of A\n" + _eigs(lm.eigenvalues)
             + f"\n{dm.method}, dt = {dm.dt:g} s: x[k+1] = Ad x[k] + Bd tau[k]\n\n" + _matrix("Ad", dm.Ad) + "\n"
             + _matrix("Bd", dm.Bd) + "\neigenvalues of Ad\n" + _eigs(dm.eigenvalues))

@@ -206,3 +206,33 @@ def test_the_exports_that_would_read_the_links_as_a_chain_refuse_in_one_line(win
     assert export_design_report(window, "html", tmp_path / "a.html") is False
     assert len(said) == 2 and all("closed chain" in t and "\n" not in t for t in said), said
     assert not list(tmp_path.glob("a.*"))        # nothing written as if the links were a serial chain
+
+
+def test_linearize_works_in_the_actuated_joints_and_identification_refuses(window, monkeypatch):
+    pytest.importorskip("pinocchio")
+    from PySide6.QtWidgets import QMessageBox
+    from tests.support.closed_reference import PinMechanism
+    from designer.gui.control_dialogs import LinearizeDialog, _identification
+    rng = np.random.default_rng(11)
+    model = parallelogram_arm(rng, Convention.MODIFIED, wrist=True)
+    mech = loop_scene.mechanism_of(model)
+    q = mech.pose(np.where(np.isin(np.arange(mech.tree.n), mech.actuated), rng.uniform(-0.5, 0.5, mech.tree.n), 0.0))
+    dialog = LinearizeDialog(model, q)
+    assert not dialog.error.text() and "closed chain" in dialog.text.toPlainText()
+    lm, _dm = dialog.result
+    na = len(mech.actuated)
+    # B's lower block is M_a^-1: the response of Pinocchio's constrained dynamics to a unit actuated torque
+    pin = PinMechanism(model)
+    zero = np.zeros(mech.tree.n)
+    base = pin.constrained(q, zero, zero)[mech.actuated]
+    response = np.empty((na, na))
+    for k, j in enumerate(mech.actuated):
+        tau = zero.copy()
+        tau[j] = 1.0
+        response[:, k] = pin.constrained(q, zero, tau)[mech.actuated] - base
+    assert lm.B.shape == (2 * na, na)
+    assert np.allclose(lm.B[na:], response, rtol=1e-6, atol=1e-8)
+    said = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda _w, _t, text: said.append(text))
+    _identification(window)
+    assert len(said) == 1 and "closed chains" in said[0] and getattr(window, "control_dialog", None) is None
