@@ -113,6 +113,6 @@ class ClosedPose:
             return None
         tree = mech.tree
         T = tree.frames(q)
-        tool = T[-1] @ tree.arm.tool
-        J = tree.point_jacobian(T, tree.joint_axes(T), tool[:3, 3], tree.n - 1) @ mech.closure.W(q)
+        tool = T[mech.tool_link + 1] @ tree.arm.tool
+        J = tree.point_jacobian(T, tree.joint_axes(T), tool[:3, 3], mech.tool_link) @ mech.closure.W(q)
         return tree.arm.base @ tool, J

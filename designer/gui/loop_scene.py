@@ -18,7 +18,7 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
 from ..model.validation import Problem, Severity
 
-__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_problems", "ClosureError"]
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "tool_link", "loop_bars", "loop_problems", "ClosureError"]
 
 
 def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
@@ -38,11 +38,18 @@ def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
     return out
 
 
+def tool_link(tree: TreeArm) -> int:
+    """The link (0-based) that carries the tool: the deepest in the tree, the later one of equals, as
+    the core's closed-chain metrics take it (explore.closed.ClosedArm); the SR400's last link is its
+    parallelogram's bar, not the wrist."""
+    return max(range(tree.n), key=lambda i: (len(tree.path(i)), i))
+
+
 def tree_reach(tree: TreeArm) -> float:
-    """A length scale like :func:`arm_scene.arm_reach` but along the path from the base to the last
-    link only: a parallelogram's crank and coupler run beside the arm and would count twice (the
+    """A length scale like :func:`arm_scene.arm_reach` but along the path from the base to the tool
+    only: a parallelogram's crank and coupler run beside the arm and would count twice (the
     palletizer's solids came out half as thick again as its serial twin's)."""
-    path = tree.path(tree.n - 1)
+    path = tree.path(tool_link(tree))
     return float(max(np.abs(tree.arm.dh[path][:, [0, 2]]).sum(), 0.1))
 
 
@@ -76,6 +83,7 @@ class Mechanism:
         self.closure = Closure(self.tree)     # ClosureError when the mechanism cannot be used at all
         self.actuated = np.array(self.tree.actuated, dtype=int)
         self.passive = np.array(self.tree.passive, dtype=int)
+        self.tool_link = tool_link(self.tree)
         self.last = self.closure.solve(np.zeros(len(self.actuated)))
 
     def pose(self, q) -> np.ndarray:

@@ -343,7 +343,7 @@ class ArmView(QWidget):
         if self._options["show_inertia"]:
             self._items["ellipsoids"].place(self._ellipsoid_matrices(arm, T))
         # the world frame, the DH frames and the tool frame (the flange's own when the project has none)
-        self.parts["tool"] = (T[-1] @ arm.tool)[None]
+        self.parts["tool"] = (T[mech.tool_link + 1 if mech else -1] @ arm.tool)[None]
         if self._options["show_frames"]:
             # the world frame and the DH frames, and the base pose as a grey line from one to the other
             self._place_triads(self._items["triads"], np.concatenate([np.eye(4)[None], T]), 4.0 * r, base_line=True)

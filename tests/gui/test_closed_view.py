@@ -87,9 +87,25 @@ def test_the_passive_joints_follow_the_actuated_sliders_by_the_core_closure(wind
         ends = window.arm_view.loop_bar_ends
         assert ends.shape[0] == 1 and np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
     # the read-out's tool is the closed tree's (its frames, not the links read as a chain)
-    T = closure.tree.arm.base @ closure.tree.frames(window.design.q) @ np.eye(4)
-    tool = T[-1] @ closure.tree.arm.tool
+    T = closure.tree.arm.base @ closure.tree.frames(window.design.q)
+    tool = T[-1] @ closure.tree.arm.tool     # the palletizer's wrist: its deepest and last link
     assert f"{tool[0, 3]:.4g}" in window.readout.text()
+
+
+def test_the_tool_sits_on_the_deepest_link_as_the_core_metrics_take_it(qtbot, tmp_path):
+    from designer.explore.closed import ClosedArm
+    from designer.gui.main_window import MainWindow
+    model = load_project(ROBOTS / "acma_sr400.json")
+    w = MainWindow(model, recovery_dir=tmp_path)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    arm = ClosedArm(model)
+    assert w.closed.mechanism.tool_link == arm.tool_link != model.n - 1   # not the parallelogram's bar
+    q = np.array(w.sliders.values())
+    q[w.closed.mechanism.actuated] = 0.3
+    w.sliders.set_values(q)
+    point = arm.tool_points(np.full((1, arm.n), 0.3))[0]
+    world = (arm.cd.tree.arm.base @ np.append(point, 1.0))[:3]
+    assert np.allclose(w.arm_view.parts["tool"][0, :3, 3], world, atol=1e-9)
 
 
 def _locking_four_bar():
