@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dynamics.drives import drive_values
+from ..model.drives import drive_values
 from ..model.manipulator import Manipulator
 
 __all__ = ["elastic_constants", "elastic_python", "elastic_c", "NEEDS"]

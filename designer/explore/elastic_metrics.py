@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numeric.elastic import ElasticJoints
+from ..numeric.elastic import ElasticJoints, ElasticModelError
 from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 
@@ -29,18 +29,17 @@ def drive_ratings(model) -> dict:
     """The ratings' elastic-joint entries (stiffness, gear, rotor) from a project's drive data."""
     if model is None:
         return {}
-    from ..dynamics.drives import drive_values
+    from ..model.drives import drive_values
     values = drive_values(model)
     return {k: values[k] for k in ("stiffness", "gear", "rotor")}
 
 
 def joints_of(b, r, metric: str, rotors: bool = False) -> ElasticJoints:
     """The elastic joints the ratings describe; a metric without stiffness data says so."""
-    from .metrics import MetricError   # metrics.py registers these functions: import when called
-    if r.stiffness is None:
-        raise MetricError(f"metric '{metric}' needs the joints' stiffness (drive data 'stiffness', N m/rad)")
-    if rotors and (r.rotor is None or np.any(r.rotor[np.isfinite(r.stiffness)] <= 0)):
-        raise MetricError(f"metric '{metric}' needs every elastic joint's rotor inertia (drive data 'motor_inertia')")
+    r.need("stiffness", metric)
+    if rotors and np.any(r.need("rotor", metric)[np.isfinite(r.stiffness)] <= 0):
+        raise ElasticModelError(f"metric '{metric}' needs every elastic joint's rotor inertia "
+                                "(drive data 'motor_inertia')")
     gear = r.gear if r.gear is not None else np.ones(b.n)
     rotor = r.rotor if r.rotor is not None else np.zeros(b.n)
     return ElasticJoints.of(b.n, r.stiffness, 0.0, gear, rotor)

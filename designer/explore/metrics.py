@@ -66,8 +66,13 @@ class Ratings:
     def need(self, what: str, metric: str) -> np.ndarray:
         value = getattr(self, what)
         if value is None:
-            raise MetricError(f"metric '{metric}' needs the joints' rated {what}")
+            raise MetricError(f"metric '{metric}' needs the joints' {_NEEDED.get(what, 'rated ' + what)}")
         return value
+
+
+#: what a metric lacking an elastic-joint entry of the ratings asks for (the drive data's keys)
+_NEEDED = {"stiffness": "stiffness (drive data 'stiffness', N m/rad)",
+           "rotor": "rotor inertia (drive data 'motor_inertia')"}
 
 
 class Shape(str, Enum):
