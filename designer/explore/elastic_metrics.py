@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..numeric.beams import tool_sag_many
 from ..numeric.elastic import ElasticJoints, ElasticModelError
 from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
+from .metric_error import MetricError
 
 __all__ = ["ELASTIC_METRICS", "drive_ratings", "joints_of"]
 
@@ -53,13 +55,25 @@ def _frequency_free(b, r):
     return lowest_frequency(b.M, joints_of(b, r, "frequency_free", rotors=True), motors="free")
 
 
+def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
+    """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so."""
+    if r.stiffness is None and b.arm.beams:
+        return ElasticJoints.of(b.n)
+    if r.stiffness is None:
+        raise MetricError(f"metric '{metric}' needs the joints' stiffness (drive data 'stiffness', N m/rad) "
+                          "or links given as parts (a section and a material)")
+    return joints_of(b, r, metric)
+
+
 def _deflection(b, r):
-    return 1e3 * np.linalg.norm(sag(b.arm, joints_of(b, r, "deflection"), b.q, r.payload, J=b.tool_jacobian, G=b.G),
-                                axis=-1)
+    joints = _gearboxes_or_links(b, r, "deflection")
+    # gearboxes and links superposed (small deflections): the joints' sag plus the beams' own
+    total = sag(b.arm, joints, b.q, r.payload, J=b.tool_jacobian, G=b.G) + tool_sag_many(b.arm, b.q, r.payload)[:, :3]
+    return 1e3 * np.linalg.norm(total, axis=-1)
 
 
 def _compliance(b, r):
-    C = tool_compliance(b.arm, joints_of(b, r, "compliance"), b.q, J=b.tool_jacobian)
+    C = tool_compliance(b.arm, _gearboxes_or_links(b, r, "compliance"), b.q, J=b.tool_jacobian)
     return 1e3 * compliance_axes(C)[0][:, -1]
 
 
@@ -69,7 +83,7 @@ ELASTIC_METRICS = (
     ("frequency_free", "scalar", "Hz", "min", _frequency_free,
      "lowest vibration frequency of the elastic-joint model with rotor inertias, motors free"),
     ("deflection", "scalar", "mm", "max", _deflection,
-     "static tool sag under gravity and the payload: |J_v K^-1 (J_v^T m_p g - G)|"),
+     "static tool sag under gravity and the payload: gearboxes |J_v K^-1 (J_v^T m_p g - G)| plus the links' bending"),
     ("compliance", "scalar", "mm/N", "max", _compliance,
-     "largest translational tool compliance: top eigenvalue of (J K^-1 J^T)_vv (+ links)"),
+     "largest translational tool compliance: top eigenvalue of (J K^-1 J^T + C_links)_vv"),
 )

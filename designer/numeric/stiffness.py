@@ -7,7 +7,7 @@ by J dq, so the tool compliance (6 x 6, base axes, [translation; rotation]) is
 
 with J the tool's geometric Jacobian and K^-1 zero for rigid joints. The translational block is in
 m/N, the rotational in rad/(N m). C_links is the links' own bending and torsion
-(:func:`links_compliance`), zero until links carry sections (beam theory adds there).
+(:func:`links_compliance`, beam theory over the part-made links; zero for the others).
 
 The sag under gravity and a payload at a pose: the motors hold the angles that put the arm at q
 without load (the encoder sits on the motor, so the controller does not see the springs), and the
@@ -21,6 +21,7 @@ import numpy as np
 
 from ..kinematics import NumericArm
 from .batch import BatchDynamics
+from .beams import tool_compliance_many
 from .elastic import ElasticJoints
 from .engine import arm_dynamics
 
@@ -33,11 +34,11 @@ def joint_compliance(joints: ElasticJoints) -> np.ndarray:
 
 
 def links_compliance(arm: NumericArm, q) -> np.ndarray:
-    """(..., 6, 6) the links' own compliance at the tool: where the beam bending and torsion of link
-    sections (E I, G J along each link) add to the joints' term. Zero: links are rigid until a model
-    gives them sections; this is the one place tool compliance reads them from."""
-    lead = np.shape(q)[:-1]
-    return np.zeros(lead + (6, 6))
+    """(..., 6, 6) the links' own compliance at the tool: the beam bending and torsion of the part-made
+    links (``numeric/beams.py``); zero for links without a section (rigid)."""
+    q = np.asarray(q, dtype=float)
+    lead = q.shape[:-1]
+    return tool_compliance_many(arm, q.reshape(-1, arm.n)).reshape(lead + (6, 6))
 
 
 def tool_compliance(arm: NumericArm, joints: ElasticJoints, q, J=None) -> np.ndarray:

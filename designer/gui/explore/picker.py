@@ -25,6 +25,8 @@ READABLE = {
     "tra_share": "Translational share of M_ij (Lee)", "tra_share_h": "Translational share of h_i (Lee)",
     "frequency": "Lowest natural frequency, motors locked", "frequency_free": "Lowest natural frequency, motors free",
     "deflection": "Tool sag under gravity and payload", "compliance": "Largest tool compliance",
+    "torque_bound": "Peak joint torque at rated motion", "deflection_links": "Tool sag: the links' share",
+    "compliance_links": "Tool compliance: the links' share",
 }
 
 
