@@ -11,6 +11,7 @@ from ..kinematics import NumericArm
 from ..model import MissingParameterError
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Manipulator
+from ..model.parts import parts_of
 from .common import UserError, load_model, number
 
 
@@ -70,12 +71,10 @@ def _parts_lines(model: Manipulator) -> list[str]:
     """One line per part-made link: shape, material, dimensions, and its mass at the defaults."""
     out = []
     values = model.parameter_values
-    for i, link in enumerate(model.links, start=1):
-        part = link.part
-        if part is None:
-            continue
+    for i, part in parts_of(model):
+        link = model.links[i]
         dims = ", ".join(f"{k} = {v}" for k, v in part.dims)
-        line = f"link {i}: {part.shape.replace('_', ' ')} of {part.material.name} ({dims})"
+        line = f"link {i + 1}: {part.shape.replace('_', ' ')} of {part.material.name} ({dims})"
         try:
             line += f", {real_value(link.mass, values):.4g} kg"
         except (NotANumber, ValueError, TypeError):

@@ -31,7 +31,7 @@ from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
-from ..model.parts import link_beams, material_table
+from ..model.parts import link_beams, material_table, parts_of
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .maps import Sampling, sample_configurations, summarize
@@ -217,8 +217,7 @@ def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -
     for ax, value in zip(spec.axes, row):
         i = ax.material_link
         if i is not None:
-            part = links[i].part
-            assert part is not None   # _check_materials
+            part = dict(parts_of(model))[i]   # _check_materials: link i has one
             links[i] = replace(links[i], part=replace(part, material=table[ax.labels[int(value)]]))
     return replace(model, links=tuple(links))
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
 
 from ..model.evaluate import real_value
 from ..model.expr import ExpressionError, parse_expr
-from ..model.parts import MATERIALS, SHAPES, Part, PartError, material_table, wall_problem
+from ..model.parts import MATERIALS, SHAPES, Part, PartError, material_table, parts_of, wall_problem
 from .cells import ExprLineEdit
 
 __all__ = ["PartBox", "SHAPE_LABELS", "DIM_LABELS", "part_mass_text"]
@@ -87,6 +87,9 @@ class PartBox(QGroupBox):
     def _link(self):
         return self.document.model.links[self.link_index]
 
+    def _part(self) -> Part | None:
+        return dict(parts_of(self.document.model)).get(self.link_index)
+
     def _materials(self) -> dict:
         return material_table(self.document.model)
 
@@ -95,7 +98,7 @@ class PartBox(QGroupBox):
         if model.n == 0:
             return
         self.link_index = min(self.link_index, model.n - 1)
-        part = self._link().part
+        part = self._part()
         self.shape.setCurrentIndex(self.shape.findData(part.shape if part else ""))
         self.material.clear()
         for name, m in self._materials().items():
@@ -136,7 +139,7 @@ class PartBox(QGroupBox):
     def _shape_chosen(self, _row: int) -> None:
         shape = self.shape.currentData()
         link = self._link()
-        current = link.part
+        current = self._part()
         if (current.shape if current else "") == shape:
             return
         n = self.link_index + 1
@@ -151,7 +154,7 @@ class PartBox(QGroupBox):
                          current.end if current else None), f"Make link {n} a {SHAPE_LABELS[shape]}")
 
     def _material_chosen(self, _row: int) -> None:
-        part = self._link().part
+        part = self._part()
         name = self.material.currentData()
         if part is None or name == part.material.name:
             return
@@ -159,7 +162,7 @@ class PartBox(QGroupBox):
                     f"Make link {self.link_index + 1} of {name}")
 
     def _set_dim(self, k: int, value, text: str) -> None:
-        part = self._link().part
+        part = self._part()
         if part is None:
             return
         key = SHAPES[part.shape][k]

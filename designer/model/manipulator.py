@@ -11,16 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import sympy as sp
 
 from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
-
-if TYPE_CHECKING:
-    from .parts import Part
 
 __all__ = [
     "Convention",
@@ -115,6 +112,18 @@ class Inertia:
         return Inertia(*(a + b for a, b in zip(self.entries(), other.entries())))
 
 
+class LinkPart(Protocol):
+    """What a link made as a part (``model/parts.py`` ``Part``) offers the model: the body it makes on
+    link ``index`` of ``model`` (mass, COM, inertia about the COM in the link frame), the expressions
+    it uses, and a copy with ``fn`` applied to them."""
+
+    def body(self, model: Manipulator, index: int) -> tuple[sp.Expr, tuple[sp.Expr, sp.Expr, sp.Expr], Inertia]: ...
+
+    def expressions(self) -> Iterable[sp.Expr]: ...
+
+    def map(self, fn) -> LinkPart: ...
+
+
 @dataclass(frozen=True)
 class Link:
     """One link with the joint that moves it (base outwards).
@@ -136,7 +145,7 @@ class Link:
     limits: tuple[sp.Expr, sp.Expr] | None = None
     joint_name: str = ""
     drive: Drive | None = None
-    part: Part | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
+    part: LinkPart | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
@@ -220,8 +229,12 @@ class Manipulator:
         object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
         if any(link.part is not None for link in self.links):
-            from .parts import part_links   # parts.py builds on this module's Inertia
-            object.__setattr__(self, "links", part_links(self))
+            # every construction (an edit of a DH number moves a part's segment, a parameter's value picks
+            # its length's sign, a substitution maps its dimensions) recomputes what the parts make
+            links = tuple(link if link.part is None else
+                          replace(link, **dict(zip(("mass", "com", "inertia"), link.part.body(self, i))))
+                          for i, link in enumerate(self.links))
+            object.__setattr__(self, "links", links)
 
     @property
     def gravity_frame0(self) -> tuple[sp.Expr, sp.Expr, sp.Expr]:

@@ -19,7 +19,7 @@ from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
-from ..model.parts import PartError
+from ..model.parts import PartError, parts_of
 from ..model.validation import Problem, Severity, validate
 from .parts_io import materials_json, part_json, read_materials, read_part
 
@@ -436,7 +436,8 @@ def _inertia_json(inertia: Inertia):
 def to_dict(model: Manipulator) -> dict:
     """The project document of ``model`` (JSON-ready)."""
     links = []
-    for link in model.links:
+    parts = dict(parts_of(model))
+    for i, link in enumerate(model.links):
         entry: dict[str, Any] = {}
         if link.name:
             entry["name"] = link.name
@@ -446,7 +447,7 @@ def to_dict(model: Manipulator) -> dict:
             "d": format_expr(link.d), "theta": format_expr(link.theta),
         })
         if link.part is not None:
-            entry["part"] = part_json(link.part)
+            entry["part"] = part_json(parts[i])
         else:
             entry.update({"mass": format_expr(link.mass), "com": [format_expr(c) for c in link.com],
                           "inertia": _inertia_json(link.inertia)})
@@ -473,7 +474,7 @@ def to_dict(model: Manipulator) -> dict:
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
-    materials = materials_json([link.part for link in model.links if link.part is not None])
+    materials = materials_json(list(parts.values()))
     if materials:
         doc["materials"] = materials
     return doc
