@@ -133,6 +133,11 @@ class ExplorePanel(QWidget):
         for view in self.views():
             view.set_model(model)
 
+    def forget(self) -> None:
+        """Another project replaced the model: the job line and messages about the old one go (a design
+        loaded from a sweep, a pose taken from a map); the views mark their results out of date."""
+        self.runner.forget()
+
     def set_joint_values(self, q) -> None:
         """The current pose (rad, m), e.g. from the joint sliders; marked on the map."""
         q = np.asarray(q, float).ravel()

@@ -206,10 +206,12 @@ class ArmView(QWidget):
         if self.arm is None:
             return points
         centre, radius = scene.reach_sphere(self.arm)
-        # what is drawn about a frame origin sticks out of the sphere: joint bodies, frame axes
+        # what is drawn about a frame origin sticks out of the sphere: joint bodies, COM markers (the
+        # frame axes' tips are left to the fit's margin: padding the sphere by the tool frame's length
+        # made the PUMA a quarter of the view)
         r = getattr(self, "_radius", 0.0)
         joints = self.parts.get("joints")
-        extra = [1.6 * r, 4.0 * r * self._options["show_frames"], 8.0 * r * self._options["show_tool"]]
+        extra = [1.6 * r]
         if joints is not None and len(joints):
             extra.append(float(np.linalg.norm(joints[:, :3, 2], axis=1).max()))
         return np.vstack([scene.sphere_points(centre, radius + max(extra)), points])
