@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
 
 from ..design_state import OpenDesign
 from ..model import Manipulator
@@ -87,6 +87,11 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
         # The GL widget itself, not the ArmView: with the view's tool bar in the same native
         # window the slider drag fell from about 30 to 15 frames/s (benchmarks/bench_gui.py).
+        # Only the GL widget: by default Qt makes a native widget's siblings and ancestors native too
+        # (the splitters, the tab widget, the sliders: fourteen X windows), and the gaps between
+        # children of a native window were never repainted on expose, so the text of a closed
+        # pop-up or of the user guide stayed painted beside the 3D view (issue 20, item 9).
+        QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
@@ -161,6 +166,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.simulate.poseRequested.connect(self.sliders.set_values)
         self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
+        self._watching_expose = False
         self._build_menus()
         self.setAcceptDrops(True)
         self.autosave_timer = QTimer(self)
@@ -204,6 +210,21 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
 
     def _load_design(self, model: Manipulator) -> None:
         self.document.apply(model, f"Load design {model.name}" if model.name else "Load design")
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        handle = self.windowHandle()
+        if handle is not None and not self._watching_expose:
+            handle.installEventFilter(self)
+            self._watching_expose = True
+
+    def eventFilter(self, watched, event) -> bool:
+        # With the GL view in a native window, Qt flushed nothing when a pop-up, a dialog or another
+        # window uncovered part of this one: their pixels stayed ("cy4", a strip of the user guide).
+        # Repainting the window on an expose is one paint of the widgets (no GL), on a rare event.
+        if event.type() == QEvent.Type.Expose and watched is self.windowHandle():
+            self.update()
+        return super().eventFilter(watched, event)
 
     def _update_title(self, *_args) -> None:
         doc = self.document
