@@ -233,7 +233,7 @@ class SweepView(ExploreView):
                           symbolBrush=COLORS[k % len(COLORS)])
             plot.setLabel("bottom", self.parameter_label(axes[0].name))
             plot.setLabel("left", self.label_of(metric))
-            plot.setTitle(f"{display_name(metric)} over {result.spec.samples} workspace samples per design")
+            plot.setTitle(f"{display_name(metric)}, {result.spec.samples} samples a design")   # fits a narrow tab
             self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of "
                                         f"{display_name(metric)}")
         else:
