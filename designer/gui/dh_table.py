@@ -151,6 +151,7 @@ class DHTable(QWidget):
         # every column as wide as its widest cell ("shou…", "0.08…" were cut when the columns shared
         # the width equally); the window gives the table its full width (full_width)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("name"), QHeaderView.ResizeMode.Stretch)   # the rest of the width
         self.view.verticalHeader().setDefaultSectionSize(24)
 
         self.convention = QComboBox(self)
