@@ -37,6 +37,18 @@ def sphere_points(centre: np.ndarray, radius: float, count: int = 240) -> np.nda
     return centre + radius * np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
 
 
+def reach_points(arm: NumericArm, joints: np.ndarray | None, radius: float) -> np.ndarray:
+    """Points on the reach sphere grown by what is drawn about a frame origin: the joint bodies
+    (``joints``: their matrices, the z column the half length) and COM markers (``radius``: the
+    scene's marker scale). The frame axes' tips are left to the fit's margin: padding the sphere by
+    the tool frame's length made the PUMA a quarter of the view."""
+    centre, reach = reach_sphere(arm)
+    extra = [1.6 * radius]
+    if joints is not None and len(joints):
+        extra.append(float(np.linalg.norm(joints[:, :3, 2], axis=1).max()))
+    return sphere_points(centre, reach + max(extra))
+
+
 def link_segments(arm: NumericArm, frames: np.ndarray) -> np.ndarray:
     """(n, 2, 2, 3): for each link two straight pieces (start, end) from frame i-1 to frame i.
 

@@ -205,16 +205,8 @@ class ArmView(QWidget):
         points = self.scene_points()
         if self.arm is None:
             return points
-        centre, radius = scene.reach_sphere(self.arm)
-        # what is drawn about a frame origin sticks out of the sphere: joint bodies, COM markers (the
-        # frame axes' tips are left to the fit's margin: padding the sphere by the tool frame's length
-        # made the PUMA a quarter of the view)
-        r = getattr(self, "_radius", 0.0)
-        joints = self.parts.get("joints")
-        extra = [1.6 * r]
-        if joints is not None and len(joints):
-            extra.append(float(np.linalg.norm(joints[:, :3, 2], axis=1).max()))
-        return np.vstack([scene.sphere_points(centre, radius + max(extra)), points])
+        return np.vstack([scene.reach_points(self.arm, self.parts.get("joints"), getattr(self, "_radius", 0.0)),
+                          points])
 
     def fit_camera(self) -> None:
         """Look at the arm's reach sphere from far enough to see all of it (the direction is kept)."""
