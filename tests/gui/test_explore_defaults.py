@@ -1,6 +1,7 @@
 """Explore's first impression (issue 20, item 10): a map over joints the dynamics depend on, a flat
 map's colour bar about its value, readable metric names on every plot and picker, a default Pareto
 pair that conflicts."""
+# ruff: noqa: F811  (the tests take the Explore panel fixture of test_explore_panel as an argument)
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from designer.explore.sweep import pareto_front
 from designer.gui.explore_panel import ExplorePanel
 from designer.kinematics import NumericArm
 from designer.project import load_project
+from tests.gui.test_explore_panel import panel, puma, run  # noqa: F401  (the Explore panel on the PUMA)
 from tests.support.pin_reference import pin_model, random_arm
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
@@ -53,48 +55,31 @@ def test_the_joints_moving_the_inertia_agree_with_pinocchio(seed):
 
 
 def test_the_puma_map_defaults_to_joints_2_and_3_even_after_a_two_link_arm(qtbot):
-    panel = ExplorePanel()
-    qtbot.addWidget(panel)
-    panel.set_model(load_project(ROBOTS / "planar_two_link.json"))
-    view = panel.map_view
+    explore = ExplorePanel()
+    qtbot.addWidget(explore)
+    explore.set_model(load_project(ROBOTS / "planar_two_link.json"))
+    view = explore.map_view
     assert (view.joint_x.currentData(), view.joint_y.currentData()) == (1, 2)
-    panel.set_model(load_project(ROBOTS / "puma560.json"))   # q1/q2 stayed from the two-link arm
+    explore.set_model(load_project(ROBOTS / "puma560.json"))   # q1/q2 stayed from the two-link arm
     assert (view.joint_x.currentData(), view.joint_y.currentData()) == (2, 3)
     view.joint_x.setCurrentIndex(view.joint_x.findData(4))
     view.joint_x.activated.emit(view.joint_x.currentIndex())   # the user's choice stays
-    panel.set_model(load_project(ROBOTS / "puma560.json").with_parameters({"a2": 0.5}))
+    explore.set_model(load_project(ROBOTS / "puma560.json").with_parameters({"a2": 0.5}))
     assert view.joint_x.currentData() == 4
 
 
 def _run(qtbot, panel, start):
-    with qtbot.waitSignal(panel.jobEnded, timeout=60_000) as blocker:
-        assert start() is not None, panel.error_label.text()
-    assert blocker.args[1] == "finished", panel.error_label.text()
+    assert run(qtbot, panel, start, timeout=60_000) == "finished", panel.error_label.text()
 
 
-@pytest.fixture
-def puma_panel(qtbot):
-    panel = ExplorePanel()
-    qtbot.addWidget(panel)
-    panel.resize(900, 700)
-    panel.set_model(load_project(ROBOTS / "puma560.json"))
-    panel.set_joint_values(np.zeros(6))
-    panel.show()
-    qtbot.waitExposed(panel)
-    yield panel
-    if panel.busy:
-        panel.cancel()
-        qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
-
-
-def test_a_flat_map_has_one_colour_and_a_colour_bar_about_its_value(qtbot, puma_panel):
-    view = puma_panel.map_view
+def test_a_flat_map_has_one_colour_and_a_colour_bar_about_its_value(qtbot, panel):
+    view = panel.map_view
     for combo, joint in ((view.joint_x, 1), (view.joint_y, 6)):   # M depends on neither
         combo.setCurrentIndex(combo.findData(joint))
-    puma_panel.picker.set_metric("coupling[2,3]")
+    panel.picker.set_metric("coupling[2,3]")
     view.steps.setValue(9)
     view.samples.setValue(0)
-    _run(qtbot, puma_panel, view.compute)
+    _run(qtbot, panel, view.compute)
     values = view.result.grid.values
     value = float(np.mean(values))
     assert np.ptp(values) <= 1e-9 * abs(value)            # flat indeed
@@ -105,26 +90,26 @@ def test_a_flat_map_has_one_colour_and_a_colour_bar_about_its_value(qtbot, puma_
     assert f"constant {value:.4g}" in view.box.caption.text()
 
 
-def test_plots_and_pickers_name_metrics_readably(qtbot, puma_panel):
-    view = puma_panel.map_view
+def test_plots_and_pickers_name_metrics_readably(qtbot, panel):
+    view = panel.map_view
     view.steps.setValue(7)
     view.samples.setValue(0)
-    puma_panel.picker.set_metric("coupling")
-    _run(qtbot, puma_panel, view.compute)
+    panel.picker.set_metric("coupling")
+    _run(qtbot, panel, view.compute)
     assert view.heat.colorbar.axis.labelText.startswith("Inertial coupling")
     assert "Inertial coupling" in view.box.plot.titleLabel.text
-    sweep = puma_panel.sweep_view
+    sweep = panel.sweep_view
     sweep.params[0].setCurrentText("a2")
     sweep.counts[0].setValue(5)
     sweep.params[1].setCurrentIndex(0)
     sweep.samples.setValue(60)
-    _run(qtbot, puma_panel, sweep.run)
+    _run(qtbot, panel, sweep.run)
     items = [sweep.show_key.itemText(k) for k in range(sweep.show_key.count())]
     assert "Inertial coupling, maximum" in items and "Total mass" in items and "Reach" in items
     assert not any(":" in text or "_" in text for text in items), items
     left = sweep.curves.plot.getAxis("left").labelText
     assert left.startswith("Inertial coupling") and "coupling:" not in left
-    pareto = puma_panel.pareto_view
+    pareto = panel.pareto_view
     for combo in pareto.axis_keys:
         texts = [combo.itemText(k) for k in range(combo.count())]
         assert "Total mass" in texts and not any(":" in t or "_" in t for t in texts)
@@ -132,19 +117,19 @@ def test_plots_and_pickers_name_metrics_readably(qtbot, puma_panel):
         assert ":" not in pareto.box.plot.getAxis(side).labelText.split(",")[0]
 
 
-def test_the_default_pareto_pair_conflicts(qtbot, puma_panel):
+def test_the_default_pareto_pair_conflicts(qtbot, panel):
     """A sweep of a2 alone: the total mass does not change, so the old default (the metric against the
     mass) had a front of one design. The default pair has a front of several, checked by brute force."""
-    puma_panel.picker.set_metric("gravity[2]")
-    sweep = puma_panel.sweep_view
+    panel.picker.set_metric("gravity[2]")
+    sweep = panel.sweep_view
     sweep.params[0].setCurrentText("a2")
     sweep.starts[0].setValue(0.3)
     sweep.stops[0].setValue(0.6)
     sweep.counts[0].setValue(7)
     sweep.params[1].setCurrentIndex(0)
     sweep.samples.setValue(80)
-    _run(qtbot, puma_panel, sweep.run)
-    pareto = puma_panel.pareto_view
+    _run(qtbot, panel, sweep.run)
+    pareto = panel.pareto_view
     result = pareto.result
     assert pareto_front(result.column("gravity[2]:max"), result.column("total_mass")).sum() == 1   # the old pair
     x, y = pareto.points()
