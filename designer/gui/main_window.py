@@ -266,14 +266,21 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.splitters["left"].setSizes([table, max(height - table, 1)])
 
     def _give_table_room(self) -> None:
-        """A longer cell (a number typed or imported) widened a column: the left column takes the width
-        from the arm's, as long as the arm keeps 30 % of the window, rather than the table scrolling."""
+        """The table's columns sized themselves (on first show, or a longer number typed or imported):
+        the left column takes the width from the arm's, as long as the arm keeps 30 % of the window,
+        and the table the height of every row, rather than scrolling (a layout saved by an older
+        version left five of the PUMA's six rows)."""
         main = self.splitters["main"]
         sizes = main.sizes()
         need = self.dh_table.full_width() - sizes[0]
         extra = min(need, sizes[1] - int(0.3 * sum(sizes)))
         if need > 0 and extra > 0:
             main.setSizes([sizes[0] + extra, sizes[1] - extra, sizes[2]])
+        left = self.splitters["left"]   # and every row, up to 45 % of the column's height
+        top, bottom = left.sizes()
+        rows = min(self.dh_table.full_height(), int(0.45 * (top + bottom))) - top
+        if rows > 0:
+            left.setSizes([top + rows, bottom - rows])
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")

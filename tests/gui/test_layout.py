@@ -253,3 +253,28 @@ def test_a_message_on_the_job_line_expires_and_a_new_project_clears_the_job_line
     explore.show_error("Sweep: something about the old arm")
     window.document.reset(load_project(ROBOTS / "scara.json"))
     assert explore.runner.status.text() == "Ready" and not explore.runner.error_box.isVisibleTo(explore)
+
+
+def test_a_layout_saved_by_an_older_version_still_shows_every_dh_row(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "old.ini"), QSettings.Format.IniFormat)
+    screen = QRect(0, 0, 1350, 720)
+    old = MainWindow(load_project(ROBOTS / "puma560.json"), settings=settings, recovery_dir=tmp_path / "r1")
+    qtbot.addWidget(old, before_close_func=lambda w: w.document.undo_stack.setClean())
+    old.setGeometry(screen)
+    old.show()
+    qtbot.waitExposed(old)
+    qtbot.wait(50)
+    height = sum(old.splitters["left"].sizes())
+    old.splitters["left"].setSizes([120, height - 120])   # what an older version's 25 % split could leave
+    old._save_layout()
+    settings.remove("window/geometry")   # the test screen is smaller than the window: keep the splitters
+    window = MainWindow(load_project(ROBOTS / "puma560.json"), settings=settings, recovery_dir=tmp_path / "r2")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    assert window.splitters["left"].sizes()[0] <= 130   # restored as saved
+    window.setGeometry(screen)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(100)
+    view = window.dh_table.view
+    assert view.rowViewportPosition(5) + view.rowHeight(5) <= view.viewport().height()
+    assert not view.horizontalScrollBar().isVisible()
