@@ -119,6 +119,8 @@ class ExplorePanel(QWidget):
         for combo in self.findChildren(QComboBox):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
+        for combo in (self.map_view.joint_x, self.map_view.joint_y):
+            combo.setMinimumContentsLength(11)   # "q2 (shoulder)" whole: the row has room at 1366 x 768
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.runner)
 
