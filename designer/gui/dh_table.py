@@ -164,8 +164,10 @@ class DHTable(QWidget):
         self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(COLUMNS.index("joint"), QHeaderView.ResizeMode.ResizeToContents)
+        # every column as wide as its widest cell ("shou…", "0.08…" were cut when the columns shared
+        # the width equally); the window gives the table its full width (full_width)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("name"), QHeaderView.ResizeMode.Stretch)   # the rest of the width
         self.view.verticalHeader().setDefaultSectionSize(24)
 
         self.convention = QComboBox(self)
@@ -200,6 +202,28 @@ class DHTable(QWidget):
         self._wanted_row = 0
         self._sync_convention(document.model)
         self.select_link(0)
+
+    # -- size ------------------------------------------------------------------
+    def full_width(self) -> int:
+        """Pixels the table needs to show every column whole (with a vertical scroll bar's room)."""
+        view = self.view
+        columns = sum(max(view.sizeHintForColumn(c), view.horizontalHeader().sectionSizeHint(c))
+                      for c in range(self.table_model.columnCount()))
+        if self.isVisible():   # what the table adds around its cells, as laid out now
+            chrome = self.width() - view.viewport().width()
+        else:
+            chrome = (view.verticalHeader().sizeHint().width() + 2 * view.frameWidth()
+                      + view.verticalScrollBar().sizeHint().width())
+        return columns + chrome + 2
+
+    def full_height(self, rows: int | None = None) -> int:
+        """Pixels the tool row and the table need to show ``rows`` rows (every link by default) whole."""
+        view = self.view
+        rows = self.table_model.rowCount() if rows is None else rows
+        tools = self.convention.sizeHint().height()
+        return (tools + self.layout().spacing() + view.horizontalHeader().sizeHint().height()
+                + rows * view.verticalHeader().defaultSectionSize() + 2 * view.frameWidth()
+                + view.horizontalScrollBar().sizeHint().height() + 4)
 
     # -- selection -------------------------------------------------------------
     def current_link(self) -> int:

@@ -23,11 +23,13 @@ from ..dynamics.results import Equations, Form
 from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
+from ..report.typeset import PIXELS_PER_CHAR
 
 __all__ = ["EquationsView", "entries_of"]
 
 PREVIEW_CHARS = 160
 MAX_RENDERED = 12  # entries typeset at once when many rows are selected
+MIN_LINE_CHARS = 30  # a narrower pane scrolls rather than typesetting a term per line
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,7 @@ class EquationsView(QWidget):
         self.math.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.math.setStyleSheet("QLabel { background: white; padding: 8px; }")
         self.math.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        scroll = QScrollArea()
+        scroll = self.math_scroll = QScrollArea()
         scroll.setWidget(self.math)
         scroll.setWidgetResizable(True)
         scroll.setStyleSheet("QScrollArea { background: white; }")
@@ -221,6 +223,11 @@ class EquationsView(QWidget):
         splitter.addWidget(scroll)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        # proportions, not pixels: the splitter shares whatever height it gets 55:45 (the table's
+        # size hint alone left the typeset pane about 60 px tall at 1366 x 768)
+        splitter.setSizes([550, 450])
+        self.splitter = splitter
         layout.addWidget(splitter, 1)
         self.rendered_count = 0  # entries typeset so far (laziness is visible to tests)
         self._typesetter = Background(self)
@@ -326,7 +333,9 @@ class EquationsView(QWidget):
         self.math.setMinimumSize(0, 0)
         self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
         self._typeset_entries = entries
-        self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries])
+        # lines as wide as the pane holds (a longer single term still scrolls sideways)
+        chars = max(MIN_LINE_CHARS, int((self.math_scroll.viewport().width() - 24) / PIXELS_PER_CHAR))
+        self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries], chars)
 
     @staticmethod
     def wait_for_background(timeout: float = 60.0) -> bool:

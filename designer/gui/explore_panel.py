@@ -120,6 +120,8 @@ class ExplorePanel(QWidget):
         for combo in self.findChildren(QComboBox):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
+        for combo in (self.map_view.joint_x, self.map_view.joint_y):
+            combo.setMinimumContentsLength(11)   # "q2 (shoulder)" whole: the row has room at 1366 x 768
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.runner)
 
@@ -133,6 +135,11 @@ class ExplorePanel(QWidget):
         drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
+
+    def forget(self) -> None:
+        """Another project replaced the model: the job line and messages about the old one go (a design
+        loaded from a sweep, a pose taken from a map); the views mark their results out of date."""
+        self.runner.forget()
 
     def set_joint_values(self, q) -> None:
         """The current pose (rad, m), e.g. from the joint sliders; marked on the map."""

@@ -38,6 +38,9 @@ GRAVITY_COLOR = (0.45, 0.10, 0.60, 1.0)
 WORKSPACE_MAP = pg.colormap.get("viridis")
 
 
+REFIT_SHARE = 0.25   # an edit re-fits the camera only when it changes the arm's reach by more than this share
+
+
 class ArmView(QWidget):
     """The arm at the current joint values; orbit (left drag), pan (middle drag), zoom (wheel).
 
@@ -118,8 +121,10 @@ class ArmView(QWidget):
             self._q = np.zeros(arm.n)
         self._scale_scene()
         self._update_items()
-        if first or abs(scene.arm_reach(arm) - old_reach) > 0.25 * old_reach:
+        if first:
             self.reset_camera()
+        elif abs(scene.arm_reach(arm) - old_reach) > REFIT_SHARE * old_reach:
+            self.fit_camera()   # the reach changed a lot: fit it again, looking from where the user looks
 
     def set_workspace_points(self, positions, values, label: str = "") -> None:
         """Show tool positions (N, 3) coloured by ``values`` (N,), low blue to high yellow (viridis)."""
@@ -194,12 +199,22 @@ class ArmView(QWidget):
             QTimer.singleShot(0, self.fit_camera)   # after the new size is in place
         return super().eventFilter(watched, event)
 
+    def fit_points(self) -> np.ndarray:
+        """What Fit keeps in view: the arm's reach sphere (every pose it can take, so moving a joint
+        never takes the arm out of view: fitted to the pose, q2 at 41 deg put most of the PUMA off
+        screen) and whatever else is drawn (loads, the gravity arrow)."""
+        points = self.scene_points()
+        if self.arm is None:
+            return points
+        return np.vstack([scene.reach_points(self.arm, self.parts.get("joints"), getattr(self, "_radius", 0.0)),
+                          points])
+
     def fit_camera(self) -> None:
-        """Look at the middle of the arm from far enough to see all of it (the direction is kept)."""
+        """Look at the arm's reach sphere from far enough to see all of it (the direction is kept)."""
         self._auto_fit = True
         pad = 1.6 * getattr(self, "_radius", 0.0)   # the largest sphere about a point (a COM marker)
         o = self.view.opts
-        centre, distance = fit_distance(self.scene_points(), o["fov"], self.view.width(), self.view.height(), pad,
+        centre, distance = fit_distance(self.fit_points(), o["fov"], self.view.width(), self.view.height(), pad,
                                         o["elevation"], o["azimuth"])
         self.view.setCameraPosition(pos=QVector3D(*map(float, centre)), distance=distance)
 

@@ -204,8 +204,9 @@ def test_clicking_a_pareto_point_loads_that_design(qtbot, panel):
     _pareto_sweep(qtbot, panel)
     pareto = panel.pareto_view
     panel.tabs.setCurrentWidget(pareto)
-    pareto.axis_keys[0].setCurrentText("gravity[2]:max")
-    pareto.axis_keys[1].setCurrentText("total_mass")
+    pareto.set_keys("gravity[2]:max", "total_mass")
+    for sense in pareto.senses:
+        sense.setCurrentIndex(0)   # both minimised
     x, y = pareto.points()
     # non-dominated, checked by brute force: nobody is at least as good in both and better in one
     for i in range(len(x)):

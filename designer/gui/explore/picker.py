@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QTool
 from ...explore.metrics import METRICS, Reduce, Shape
 from ...model.units import inertial_unit
 
-__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE", "metric_unit"]
+__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE", "metric_unit", "display_name"]
 
 _REDUCE_TEXT = {Reduce.MAX: "largest component", Reduce.MIN: "smallest component",
                 Reduce.MAX_ABS_OFF: "largest |value| off the diagonal"}
@@ -63,6 +63,34 @@ def metric_unit(text: str, revolute: list[bool] | None = None) -> str:
 def readable(name: str) -> str:
     """``inertia_locked`` -> ``Effective inertia, others locked``; unknown names as they are."""
     return READABLE.get(name, name.replace("_", " "))
+
+
+_DESIGN_NAMES = {"total_mass": "Total mass", "mass": "Total mass", "reach": "Reach"}
+_STAT_NAMES = {"max": "maximum", "min": "minimum", "mean": "mean", "std": "standard deviation",
+               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
+
+
+def display_name(key: str) -> str:
+    """What a plot, picker or table shows for a metric text or sweep key: ``coupling:max`` ->
+    ``Inertial coupling, maximum``; ``gravity[2]:mean`` -> ``Gravity torque, joint 2, mean``;
+    ``coupling[2,3]`` -> ``Inertial coupling, joints 2-3``; ``total_mass`` -> ``Total mass``.
+    Unknown texts come back as they are."""
+    text, _, stat = key.partition(":")
+    text = text.strip()
+    if text in _DESIGN_NAMES and not stat:
+        return _DESIGN_NAMES[text]
+    name, _, rest = text.partition("[")
+    if name.strip() not in METRICS:
+        return key
+    out = readable(name.strip())
+    index = [v.strip() for v in rest.rstrip("]").split(",")] if rest else []
+    if len(index) == 1:
+        out += f", joint {index[0]}"
+    elif len(index) == 2:
+        out += f", joints {index[0]}-{index[1]}"
+    if stat:
+        out += f", {_STAT_NAMES.get(stat, stat)}"
+    return out
 
 
 def _find(combo: QComboBox, data) -> int:
