@@ -52,7 +52,8 @@ class DHTableModel(ExprTableModel):
         return super().headerData(section, orientation, role)
 
     def where(self, row: int, col: int) -> str:
-        return f"links[{row + 1}].{COLUMNS[col]}"
+        # the table's own words (link 3, a), 1-based like its rows
+        return f"link {row + 1}, {COLUMNS[col]}"
 
     def cell_value(self, row: int, col: int):
         link = self.document.model.links[row]

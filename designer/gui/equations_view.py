@@ -184,6 +184,10 @@ class EquationsView(QWidget):
         self.hide_zero.setChecked(True)
         self.hide_zero.toggled.connect(self._apply_filter)
         bar.addWidget(self.hide_zero)
+        # "k of N shown" while a filter hides entries: a filter kept from another model can hide them all
+        self.count_label = QLabel("")
+        self.count_label.setToolTip("Entries listed of those derived; clear the filter to see them all")
+        bar.addWidget(self.count_label)
         self.copy_latex_button = QPushButton("Copy LaTeX")
         self.copy_latex_button.clicked.connect(self.copy_latex)
         self.copy_text_button = QPushButton("Copy text")
@@ -260,8 +264,9 @@ class EquationsView(QWidget):
                           f"The expanded {entry} has about {about(terms)} terms; show the recursive form instead?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setInformativeText("The recursive form lists the Newton-Euler variables of each link in the order "
-                               "they are evaluated, with tau, M, G and h built from them. No keeps the equations "
-                               "on display.")
+                               "they are evaluated, with tau, M, G and h built from them. "
+                               + ("No keeps the equations on display." if self.equations is not None
+                                  else "No leaves the view empty."))
         box.setDefaultButton(QMessageBox.StandardButton.Yes)
         return box.exec() == QMessageBox.StandardButton.Yes
 
@@ -313,6 +318,11 @@ class EquationsView(QWidget):
                     continue
             rows.append(k)
         self.model.set_rows(rows)
+        total = len(self.model.entries)
+        hidden = total - len(rows)
+        self.count_label.setText(f"{len(rows)} of {total} shown" if hidden and total else "")
+        self.count_label.setStyleSheet("QLabel { color: #aa0000; font-weight: bold; }"
+                                       if total and not rows else "")
         self._render_selection()
 
     def _render_selection(self, *_) -> None:
@@ -321,12 +331,21 @@ class EquationsView(QWidget):
         if not entries:
             self.math.clear()
             self.math.setMinimumSize(0, 0)
-            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else "")
+            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else self._none_listed())
             return
         self.math.setMinimumSize(0, 0)
         self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
         self._typeset_entries = entries
         self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries])
+
+    def _none_listed(self) -> str:
+        """Why the table is empty when there are entries: the filter (or the zero filter) hides them all."""
+        total = len(self.model.entries)
+        if not total:
+            return ""
+        text = self.search.text().strip()
+        why = f"the filter \u201c{text}\u201d" if text else "hiding zeros"
+        return f"0 of {total} entries shown: {why} hides them all. Clear the filter to see them."
 
     @staticmethod
     def wait_for_background(timeout: float = 60.0) -> bool:

@@ -111,17 +111,17 @@ class LinkInspector(QWidget):
         self.title.setText(f"Link {i + 1}" + (f" ({link.name})" if link.name else "")
                            + f": {'revolute' if link.is_revolute else 'prismatic'}, mass {expr_text(link.mass)}")
         for k, edit in enumerate(self.com):
-            edit.where = f"links[{i + 1}].com[{AXES[k]}]"
+            edit.where = f"link {i + 1}, centre of mass {AXES[k]}"
             edit.set_value(link.com[k])
         for (r, c), edit in self.inertia.items():
-            edit.where = f"links[{i + 1}].inertia.{INERTIA_KEYS[(r, c)]}"
+            edit.where = f"link {i + 1}, inertia I{INERTIA_KEYS[(r, c)]}"
             edit.set_value(getattr(link.inertia, INERTIA_KEYS[(r, c)]))
         limited = link.limits is not None
         self.has_limits.blockSignals(True)
         self.has_limits.setChecked(limited)
         self.has_limits.blockSignals(False)
         for k, edit in enumerate(self.limits):
-            edit.where = f"links[{i + 1}].limits[{k}]"
+            edit.where = f"link {i + 1}, {('lower', 'upper')[k]} limit"
             edit.setEnabled(limited)
             if limited:
                 edit.set_value(link.limits[k])

@@ -139,6 +139,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)
+        self.problems.watch(self.dh_table.table_model)
         self.problems.linkChosen.connect(self.dh_table.select_link)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)
