@@ -151,7 +151,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
-        self.simulate.poseRequested.connect(self.sliders.set_values)
+        # playback shows what was simulated, outside the limits too (the sliders say so in red)
+        self.simulate.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
         self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._build_menus()
