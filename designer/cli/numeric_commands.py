@@ -335,7 +335,10 @@ def cmd_simulate(args) -> int:
     stops = None
     if args.limits == "stop":
         from ..numeric.end_stops import end_stops_for
-        stops = end_stops_for(arm, q0)
+        try:
+            stops = end_stops_for(arm, q0)
+        except ValueError as exc:
+            raise UserError(f"--limits stop: {exc}") from None
     reached = [0.0]
 
     def follow(step: Progress) -> None:

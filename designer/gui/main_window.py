@@ -18,6 +18,7 @@ from ..model import Manipulator
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
+from .drives_frames import DrivesPanel
 from .explore_panel import ExplorePanel
 from .document import Document
 from .inspector import LinkInspector
@@ -75,6 +76,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.inspector = LinkInspector(doc, self)
         self.parameters = ParametersPanel(doc, self)
         self.loads = LoadsPanel(doc, self)
+        self.drives = DrivesPanel(doc, self)
         self.problems = ProblemsPanel(doc, self)
         self.derivation = DerivationPanel(doc, derive, self)
         self.history = QUndoView(doc.undo_stack, self)
@@ -93,6 +95,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.editor_tabs.addTab(self.inspector, "Link")
         self.editor_tabs.addTab(self.parameters, "Parameters")
         self.editor_tabs.addTab(self.loads, "Arm, gravity && loads")
+        self.editor_tabs.addTab(self.drives, "Drives && frames")
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)
@@ -134,12 +137,13 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.fit_to_screen()
         self._restore_layout()
 
-        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
+        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads, self.drives,
                        self.derivation):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)
-        self.problems.watch(self.dh_table.table_model)
+        for table in (self.dh_table.table_model, *self.drives.sources()):
+            self.problems.watch(table)
         self.problems.linkChosen.connect(self.dh_table.select_link)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)

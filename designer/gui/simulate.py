@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 
 from ..kinematics import NumericArm
 from ..model import Manipulator
-from ..numeric.end_stops import describe_passes
+from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
@@ -223,6 +223,8 @@ class SimulatePanel(QWidget):
         motion = self.motion.currentText()
         limits = self.limits.currentData()
         if motion == "passive fall":
+            if limits == "stop":
+                end_stops_for(arm, q0)   # a ValueError if the pose is outside the limits, before any work
             return lambda token: passive_job(arm, q0, duration, frames, token, limits=limits)
         from ..explore.sizing import quintic, read_trajectory
         if motion == "quintic move":
@@ -271,7 +273,8 @@ class SimulatePanel(QWidget):
             gap = float(np.abs(e - e[0] - result.work).max())
             text = (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; peak |τ| per joint: {peaks}. "
                     f"Energy change and the {'stops' if stops else 'torques'}' work differ by at most {gap:.2g} J.")
-        text += self._limits_text(result)
+        if result.passes:
+            text = text.rstrip(".") + "." + self._limits_text(result)
         self.status.setText(text)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, len(result.t) - 1)

@@ -70,13 +70,14 @@ def describe_passes(passes: list[LimitPass], revolute: list[bool]) -> str:
     by up to 110° (at t = 1.1 s)'."""
     parts = []
     for p in passes:
-        deg = revolute[p.joint - 1] if p.joint - 1 < len(revolute) else True
-
-        def value(x: float) -> str:
-            return f"{math.degrees(x):.4g}°" if deg else f"{x:.4g} m"
+        value = _value_text(revolute[p.joint - 1] if p.joint - 1 < len(revolute) else True)
         parts.append(f"q{p.joint} passed its {p.side} limit ({value(p.limit)}) at t = {p.t_first:.3g} s, "
                      f"by up to {value(p.depth)} (at t = {p.t_deepest:.3g} s)")
     return "; ".join(parts)
+
+
+def _value_text(revolute: bool):
+    return (lambda x: f"{math.degrees(x):.4g}°") if revolute else (lambda x: f"{x:.4g} m")
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,16 @@ class EndStops:
 
 def end_stops_for(arm, q0, hz: float = STOP_HZ, zeta: float = ZETA) -> EndStops:
     """End stops at ``arm.limits`` tuned to the arm: stiffness M_ii(q0) (2 pi hz)^2, damping 2 zeta sqrt(k M_ii),
-    with M_ii the joint's inertia at the starting pose (never below 1e-6, so a massless joint still stops)."""
+    with M_ii the joint's inertia at the starting pose (never below 1e-6, so a massless joint still stops).
+
+    A ValueError names the first joint of ``q0`` outside its limits: a stop would throw it back with the full
+    stiffness of the spring (about 2e5 N m for the PUMA's shoulder 120 degrees in), nothing a user means."""
     from . import arm_dynamics
     q0 = np.asarray(q0, float)
+    for p in limit_passes([0.0], q0.reshape(1, -1), arm.limits):
+        value = _value_text(bool(arm.revolute[p.joint - 1]))
+        raise ValueError(f"end stops: q{p.joint} starts at {value(q0[p.joint - 1])}, past its {p.side} limit "
+                         f"({value(p.limit)}); start inside the limits or choose no end stops")
     inertia = np.maximum(np.diag(np.asarray(arm_dynamics(arm).M(q0), float)), 1e-6)
     omega = 2.0 * math.pi * hz
     k = inertia * omega ** 2

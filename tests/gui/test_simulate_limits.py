@@ -79,3 +79,12 @@ def test_end_stops_hold_the_arm_at_its_limits_and_the_energy_check_stays(qtbot, 
     assert "At the end stops: q2 passed its upper limit (225°)" in status
     assert "stops' work differ by at most" in status
     assert window.simulate.tau_plot.titleLabel.text == "end-stop torques"
+
+
+def test_end_stops_from_a_pose_outside_the_limits_are_refused_with_the_joint_named(qtbot, window):
+    r = _fall(qtbot, window, "warn")
+    window.simulate.scrub.setValue(int(np.argmax(r.q[:, 1])))    # playback leaves q2 past 225 degrees
+    window.simulate.limits.setCurrentIndex(window.simulate.limits.findData("stop"))
+    assert window.simulate.run() is None
+    assert "q2 starts at" in window.simulate.status.text() and "past its upper limit (225°)" in \
+        window.simulate.status.text()

@@ -99,3 +99,11 @@ def test_the_command_line_models_the_stops_or_says_where_limits_were_passed(tmp_
     assert np.abs(energy - energy[0] - rows["stop_work"]).max() < 1e-6 * max(np.ptp(energy), 1.0)
     bad = subprocess.run(base + ["--limits", "bounce"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--limits" in bad.stderr
+
+
+def test_end_stops_refuse_a_start_outside_the_limits():
+    arm = NumericArm.from_model(load_project(robot_path("puma560")))
+    with pytest.raises(ValueError, match=r"q2 starts at 346°, past its upper limit \(225°\)"):
+        end_stops_for(arm, np.radians([0, 346, 0, 0, 0, 0]))
+    with pytest.raises(ValueError, match="q2 starts"):
+        run(passive_job(arm, np.radians([0, 346, 0, 0, 0, 0]), 0.5, 11, CancelToken(), limits="stop"))
