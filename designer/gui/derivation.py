@@ -98,6 +98,7 @@ class DerivationPanel(QWidget):
         self.details_button = self.runner.details_button
 
         self.view = EquationsView(self)
+        self.view.message.connect(self.message)
         self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
 
         controls = QHBoxLayout()

@@ -14,7 +14,7 @@ from typing import cast
 from collections.abc import Iterator
 
 import sympy as sp
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu,
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
@@ -160,6 +160,8 @@ class _EntriesModel(QAbstractTableModel):
 class EquationsView(QWidget):
     """Entries of a derivation result with search, copy and an out-of-date banner."""
 
+    message = Signal(str)   # what a copy put on the clipboard, for the status bar
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.equations: Equations | None = None
@@ -289,15 +291,26 @@ class EquationsView(QWidget):
 
     def copy_latex(self) -> str:
         """Put the selected entries on the clipboard as LaTeX (``M_{12} = ...``, one a line)."""
-        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in self.selected_entries())
+        entries = self.selected_entries()
+        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in entries)
         QGuiApplication.clipboard().setText(text)
+        self._copied(entries, "LaTeX")
         return text
 
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
-        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in self.selected_entries())
+        entries = self.selected_entries()
+        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in entries)
         QGuiApplication.clipboard().setText(text)
+        self._copied(entries, "text")
         return text
+
+    def _copied(self, entries: list, form: str) -> None:
+        if not entries:
+            self.message.emit("Nothing copied: select the entries to copy first")
+            return
+        names = ", ".join(e.label for e in entries[:4]) + (f" and {len(entries) - 4} more" if len(entries) > 4 else "")
+        self.message.emit(f"Copied {names} to the clipboard as {form}")
 
     # -- internals ------------------------------------------------------------
     def _symbol_names(self, k: int) -> frozenset[str]:

@@ -26,6 +26,7 @@ from ..numeric.motion import MotionResult, driven_job, passive_job
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
+from .plot_style import place_legend, plain_axes
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
@@ -105,12 +106,15 @@ class SimulatePanel(QWidget):
         self.plots = pg.GraphicsLayoutWidget(self)
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
-        self.q_plot.setLabel("left", "q (rad or m)")
         self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
+        for plot in self._plots():
+            plain_axes(plot)      # no "t (s) (x0.001)"
+            plot.showGrid(x=True, y=True, alpha=0.25)
+        self.q_plot.setLabel("left", "q (rad or m)")
         self.tau_plot.setLabel("left", "τ (N·m or N)")
         self.tau_plot.setXLink(self.q_plot)
         self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
         self.e_plot.setLabel("left", "E − E(0) (J)")
         self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
         self.e_plot.setLabel("bottom", "t (s)")
@@ -119,6 +123,7 @@ class SimulatePanel(QWidget):
         self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
         for plot, line in zip(self._plots(), self.cursor):
             plot.addItem(line)
+        self._empty_axes()
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
@@ -152,6 +157,13 @@ class SimulatePanel(QWidget):
 
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
+
+    def _empty_axes(self) -> None:
+        """Before a result: time from 0 to the duration set, values -1 to 1 (not pyqtgraph's +-400 around the
+        cursor line)."""
+        for plot in self._plots():
+            plot.setXRange(0.0, self.duration.value(), padding=0.02)
+            plot.setYRange(-1.0, 1.0, padding=0)
 
     def _motion_changed(self, name: str) -> None:
         self.run_button.setText(MOTIONS[name])
@@ -276,6 +288,9 @@ class SimulatePanel(QWidget):
         if result.passes:
             text = text.rstrip(".") + "." + self._limits_text(result)
         self.status.setText(text)
+        for plot in self._plots():
+            plot.enableAutoRange()
+            place_legend(plot)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, len(result.t) - 1)
         self.scrub.setValue(0)
