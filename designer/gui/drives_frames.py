@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableView, QVBoxL
 from ..model import Drive, ExpressionError, Pose
 from ..model.extras import DRIVE_FIELDS
 from .cells import ExprTableModel, parse_number
+from .params import _table as table_view
 
 __all__ = ["DRIVE_COLUMNS", "DriveTableModel", "FramesTableModel", "DrivesPanel"]
 
@@ -141,10 +142,8 @@ class FramesTableModel(ExprTableModel):
 
 
 def _view(parent, model) -> QTableView:
-    view = QTableView(parent)
-    view.setModel(model)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.verticalHeader().setDefaultSectionSize(24)
+    view = table_view(parent, model)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # units stay readable
     return view
 
 
