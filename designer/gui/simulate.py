@@ -124,6 +124,7 @@ class SimulatePanel(QWidget):
         for plot, line in zip(self._plots(), self.cursor):
             plot.addItem(line)
         self._empty_axes()
+        self.duration.valueChanged.connect(lambda _v: self.result is None and self._empty_axes())
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
