@@ -145,7 +145,7 @@ class ExprTableModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if err is not None:
-                return f"{err.message}\n(the model keeps {self.display(row, col, err.good)})"
+                return f"{err.message}\n(the model keeps {self.display(row, col, err.good) or 'no value'})"
             return self.extra_tooltip(row, col)
         return None
 
@@ -176,7 +176,7 @@ class ExprTableModel(QAbstractTableModel):
 
     def refused(self) -> list[str]:
         """One line per bad entry on display: where, why, and the value the model keeps."""
-        return [f"{err.message} (the model keeps {self.display(row, col, err.good)})"
+        return [f"{err.message} (the model keeps {self.display(row, col, err.good) or 'no value'})"
                 for (row, col), err in sorted(self.errors.items())]
 
     # -- keeping up with the document -------------------------------------------

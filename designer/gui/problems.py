@@ -15,7 +15,7 @@ __all__ = ["ProblemsPanel"]
 _COLORS = {Severity.ERROR: QColor(170, 0, 0), Severity.WARNING: QColor(140, 95, 0)}
 _DARK_COLORS = {Severity.ERROR: QColor(255, 120, 120), Severity.WARNING: QColor(240, 190, 90)}
 _LINK = re.compile(r"links\[(\d+)\]\.?")
-_LINK_WORDS = re.compile(r"link (\d+)\b")
+_LINK_WORDS = re.compile(r"(?:link|joint) (\d+)\b")   # joint i moves link i
 
 
 def readable(text: str) -> str:

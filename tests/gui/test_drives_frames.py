@@ -63,6 +63,12 @@ def test_drive_edits_are_commands_and_bad_entries_stay_red(window, tmp_path):
         assert message.startswith("joint 2, gear ratio:") and why in message
     problems = [window.problems.item(k).text() for k in range(window.problems.count())]
     assert sum("joint 2, gear ratio" in t for t in problems) == 1
+    assert any("joint 2, gear ratio" in t and "(the model keeps no value)" in t for t in problems)
+    chosen: list[int] = []
+    window.problems.linkChosen.connect(chosen.append)
+    window.problems.itemClicked.emit(next(window.problems.item(k) for k in range(window.problems.count())
+                                          if "joint 2, gear ratio" in window.problems.item(k).text()))
+    assert chosen == [1]                                   # joint 2 moves link 2
     table.set_text(1, col("gear_ratio"), "")               # empty: not known
     assert doc.model.links[1].drive == Drive(motor_inertia=2e-4)
     table.set_text(1, col("viscous"), "0")                 # zero friction is a value
