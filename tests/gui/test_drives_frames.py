@@ -63,7 +63,11 @@ def test_drive_edits_are_commands_and_bad_entries_stay_red(window, tmp_path):
         assert message.startswith("joint 2, gear ratio:") and why in message
     problems = [window.problems.item(k).text() for k in range(window.problems.count())]
     assert sum("joint 2, gear ratio" in t for t in problems) == 1
-    assert any("joint 2, gear ratio" in t and "(the model keeps no value)" in t for t in problems)
+    assert any("joint 2, gear ratio" in t and "(the model keeps 107.8)" in t for t in problems)
+    table.set_text(2, col("peak_torque"), "-1")
+    problems = [window.problems.item(k).text() for k in range(window.problems.count())]
+    assert any("joint 3, peak torque" in t and "(the model keeps no value)" in t for t in problems)
+    table.set_text(2, col("peak_torque"), "")
     chosen: list[int] = []
     window.problems.linkChosen.connect(chosen.append)
     window.problems.itemClicked.emit(next(window.problems.item(k) for k in range(window.problems.count())
