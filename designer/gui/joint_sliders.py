@@ -157,6 +157,9 @@ class JointSliders(QWidget):
                 inside = lo <= v <= hi
                 # a value outside the limits is shown as it is, in red: the spin box's range widens to hold it
                 low, high = self._display(i, lo), self._display(i, hi)
+                if inside and not spin.styleSheet():   # the common case, a slider drag: nothing to restyle
+                    spin.setValue(shown)
+                    continue
                 spin.setRange(min(low, shown), max(high, shown))
                 spin.setValue(shown)
                 spin.setStyleSheet("" if inside else OUTSIDE_STYLE)
