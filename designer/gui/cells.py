@@ -218,6 +218,7 @@ class ExprLineEdit(QLineEdit):
 
     committed = Signal(object, str)   # value, the text typed (for undo labels)
     failed = Signal(str)
+    errorChanged = Signal()           # a bad entry appeared or went (the Problems list counts them)
 
     def __init__(self, where: str = "", parser: Callable[[str, str], Any] | None = None, parent=None):
         super().__init__(parent)
@@ -260,7 +261,17 @@ class ExprLineEdit(QLineEdit):
         if value != self._good:
             self.committed.emit(value, text.strip())
 
+    def refused(self) -> list[str]:
+        """The bad entry on display, as :meth:`ExprTableModel.refused` words it (none: [])."""
+        if self._error is None:
+            return []
+        kept = expr_text(self._good) if isinstance(self._good, sp.Basic) else str(self._good or "")
+        return [f"{self._error} (the model keeps {kept or 'no value'})"]
+
     def _set_error(self, message: str | None) -> None:
+        changed = message != self._error
         self._error = message
         self.setStyleSheet(BAD_STYLE if message else "")
         self.setToolTip(message or "")
+        if changed:
+            self.errorChanged.emit()

@@ -95,8 +95,12 @@ class LinkInspector(QWidget):
         self.link_index = index
         # another link: entries typed for the previous one no longer apply
         for edit in self._edits():
-            edit._error = None
+            edit._set_error(None)   # and Problems hears it
         self.refresh()
+
+    def edits(self) -> list:
+        """The inspector's expression fields (centre of mass, inertia, limits)."""
+        return self._edits()
 
     def _edits(self):
         return [*self.com, *self.inertia.values(), *self.limits]

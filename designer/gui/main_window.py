@@ -142,8 +142,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)
-        for table in (self.dh_table.table_model, *self.drives.sources()):
-            self.problems.watch(table)
+        # every refused entry is listed under Problems: the tables' red cells and the editors' red fields
+        for source in (self.dh_table.table_model, *self.drives.sources(), *self.inspector.edits(),
+                       *self.loads.gravity):
+            self.problems.watch(source)
         self.problems.linkChosen.connect(self.dh_table.select_link)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)

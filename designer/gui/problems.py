@@ -41,10 +41,12 @@ class ProblemsPanel(QListWidget):
         self.refresh(document.model)
 
     def watch(self, source) -> None:
-        """List ``source``'s refused entries (an ExprTableModel: ``refused()``, ``errorsChanged``) as errors:
-        a red cell is a problem the model does not show, since the model kept its last good value."""
+        """List ``source``'s refused entries as errors: a red cell is a problem the model does not show, since
+        the model kept its last good value. ``source``: an ExprTableModel (``refused()``, ``errorsChanged``)
+        or an ExprLineEdit (``refused()``, ``errorChanged``)."""
         self._sources.append(source)
-        source.errorsChanged.connect(lambda: self.refresh(self.document.model))
+        signal = source.errorsChanged if hasattr(source, "errorsChanged") else source.errorChanged
+        signal.connect(lambda: self.refresh(self.document.model))
         self.refresh(self.document.model)
 
     def refresh(self, model) -> None:

@@ -108,3 +108,19 @@ def test_inspector_fields_are_named_as_the_window_names_them(window):
     window.inspector.com[2].submit("1 +")
     message = window.statusBar().currentMessage()
     assert message.startswith("link 1, centre of mass z:"), message
+
+
+def test_a_bad_editor_field_counts_under_problems_until_replaced_or_left(window):
+    def refused() -> list[str]:
+        return [window.problems.item(k).text() for k in range(window.problems.count())
+                if "entry refused" in window.problems.item(k).text()]
+    window.inspector.com[2].submit("1 +")
+    assert len(refused()) == 1 and "link 1, centre of mass z" in refused()[0] and "(the model keeps 0)" in refused()[0]
+    window.loads.gravity[0].submit("g/")
+    assert len(refused()) == 2
+    window.inspector.com[2].submit("0.1")                 # a good entry replaces it
+    assert len(refused()) == 1
+    window.loads.gravity[0].submit("0")
+    window.inspector.com[1].submit("bad(")
+    window.dh_table.select_link(1)                         # another link: the entry no longer applies
+    assert refused() == []
