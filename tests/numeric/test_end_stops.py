@@ -107,3 +107,25 @@ def test_end_stops_refuse_a_start_outside_the_limits():
         end_stops_for(arm, np.radians([0, 346, 0, 0, 0, 0]))
     with pytest.raises(ValueError, match="q2 starts"):
         run(passive_job(arm, np.radians([0, 346, 0, 0, 0, 0]), 0.5, 11, CancelToken(), limits="stop"))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_arms_keep_the_energy_balance_and_their_limits(seed):
+    from dataclasses import replace
+
+    from designer.model import Convention
+    from tests.support.pin_reference import random_arm
+    rng = np.random.default_rng(100 + seed)
+    arm = random_arm(rng, 3, Convention.STANDARD, joints="RRR")
+    q0 = rng.uniform(-0.3, 0.3, 3)
+    limits = np.column_stack([q0 - rng.uniform(0.2, 0.6, 3), q0 + rng.uniform(0.2, 0.6, 3)])
+    arm = replace(arm, limits=limits)
+    result = run(passive_job(arm, q0, 1.5, 76, CancelToken(), limits="stop"))
+    e = result.energy
+    scale = max(np.ptp(e), np.abs(result.work).max(), 1e-3)
+    assert np.abs(e - e[0] - result.work).max() < 1e-5 * scale        # energy changes by the stops' work
+    assert np.all(result.q >= limits[:, 0] - math.radians(3)) and np.all(result.q <= limits[:, 1] + math.radians(3))
+    free = run(passive_job(arm, q0, 1.5, 76, CancelToken(), limits="warn"))
+    outside = (free.q < limits[:, 0]) | (free.q > limits[:, 1])
+    # the passes listed are exactly the joints the free fall takes outside (a scan of every sample)
+    assert {p.joint for p in free.passes} == {i + 1 for i in range(3) if outside[:, i].any()}
