@@ -162,3 +162,17 @@ def test_recovery_of_an_untitled_project_undoes_to_what_was_shown(qtbot, tmp_pat
     assert window.document.model == edited and window.document.dirty
     window.undo_action.trigger()
     assert window.document.model == before
+
+
+def test_explore_plot_legends_follow_their_curves(qtbot):
+    from designer.gui.explore.plots import PlotBox
+    box = PlotBox(lambda: ([], []))
+    qtbot.addWidget(box)
+    box.resize(500, 320)
+    box.add_legend()
+    box.show()
+    qtbot.waitExposed(box)
+    t = np.linspace(0, 1, 300)
+    for k in range(3):
+        box.plot.plot(t, t + 0.02 * k, pen=k, name=f"joint {k + 1}")   # rising through the top right
+    qtbot.waitUntil(lambda: _covered(box.plot) == 0, timeout=2000)
