@@ -305,7 +305,9 @@ class SimulatePanel(QWidget):
         said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
         if result.kind.endswith("end stops"):
             return f" At the end stops: {said}."
-        return (f" Joint limits passed (no end stops: choose 'end stops at the limits' to model them): {said}. "
+        why = ("no end stops: choose 'end stops at the limits' to model them" if result.kind.startswith("passive")
+               else "the motion is given: nothing stops it")
+        return (f" Joint limits passed ({why}): {said}. "
                 "Playback shows the simulated values, red where outside the limits.")
 
     # -- playback ------------------------------------------------------------------------------

@@ -80,3 +80,20 @@ def test_end_stops_from_a_pose_outside_the_limits_are_refused_with_the_joint_nam
     assert window.simulate.run() is None
     assert "q2 starts at" in window.simulate.status.text() and "past its upper limit (225°)" in \
         window.simulate.status.text()
+
+
+def test_a_driven_move_through_a_limit_says_so_without_offering_stops(qtbot, window):
+    panel = window.simulate
+    window.sliders.set_values(np.zeros(6))
+    panel.motion.setCurrentText("quintic move")
+    panel.target.setText("0, 0, 80, 0, 0, 0")             # q3's upper limit is 45 degrees
+    panel.duration.setValue(1.0)
+    panel.limits.setCurrentIndex(panel.limits.findData("stop"))
+    with qtbot.waitSignal(panel.finished, timeout=60_000):
+        assert panel.run() is not None
+    r = panel.result
+    first = min(r.t[r.q[:, 2] > math.radians(45)])
+    status = panel.status.text()
+    assert "the motion is given: nothing stops it" in status
+    assert f"q3 passed its upper limit (45°) at t = {first:.3g} s, by up to 35°" in status
+    assert r.q[-1, 2] == pytest.approx(math.radians(80))     # the given motion, not stopped
