@@ -387,6 +387,6 @@ def _say_limits(mode: str, arm, traj, model, energy, out) -> None:
         what = describe_passes([p], revolute)
         print(f"end stop: {what}" if mode == "stop" else f"warning: {what} (no end stops: --limits stop models them)",
               file=out)
-    if traj.stop_work is not None:
+    if traj.stop_work is not None and traj.tau is None:   # passive: the stops are the only torques doing work
         gap = float(np.abs(traj.stop_work - (energy - energy[0])).max())
         print(f"energy change and the end stops' work differ by at most {gap:.3g} J", file=out)
