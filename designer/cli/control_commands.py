@@ -73,7 +73,7 @@ def _condition(args, model, bp) -> dict | None:
     from ..control.excitation import condition_number, fourier_excitation
     arm = _arm(model, args.project)
     if args.trajectory:
-        from .numeric_commands import read_trajectory
+        from ..tables import read_trajectory
         _, Q, QD, QDD, _ = read_trajectory(args.trajectory, model.n)
         return {"trajectory": args.trajectory, "samples": len(Q),
                 "condition": condition_number(bp, arm, Q.T, QD.T, QDD.T)}
@@ -95,7 +95,7 @@ def _condition(args, model, bp) -> dict | None:
 
 
 def cmd_regressor(args) -> int:
-    from ..dynamics.base_params import base_parameters
+    from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
 
     model = load_model(args.project)
@@ -174,7 +174,8 @@ def codegen_control(args, derive, progress) -> int:
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
     from pathlib import Path
 
-    from ..codegen.files import base_plan, code_files, full_plan, parse_functions
+    from ..codegen.files import code_files, full_plan, parse_functions
+    from ..identification.code_plan import base_plan
     from ..dynamics.results import SimplifyMode
     from ..jobs import Progress
 

@@ -125,7 +125,7 @@ def cmd_derive(args) -> int:
 
 
 def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
-    from ..dynamics.base_params import base_parameters
+    from ..identification.base_params import base_parameters
     from ..model import MissingParameterError
     from ..report.identification import with_base_parameters
     try:

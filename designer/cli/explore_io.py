@@ -85,7 +85,7 @@ def from_drives(model, what: str, given, flag: str):
     """``given`` (a command-line value) if any, else the project's drive value of ``what``, noted on stderr."""
     if given is not None:
         return given
-    from ..dynamics.drives import drive_values
+    from ..model.drives import drive_values
     values = drive_values(model)
     value = values[what]
     if value is not None:

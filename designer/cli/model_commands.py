@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..model import MissingParameterError, validate
+from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
 from .common import UserError, load_model, number
 
@@ -54,7 +54,8 @@ def describe(model: Manipulator) -> str:
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
-    problems = validate(model)
+    from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
+    problems = check_model(model)
     for problem in problems:
         out.append(f"{problem.severity.value}: {problem}")
     return "\n".join(out) + "\n"
@@ -67,7 +68,8 @@ def cmd_info(args) -> int:
 
 def cmd_validate(args) -> int:
     model = load_model(args.project)  # errors raise here
-    problems = validate(model)
+    from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
+    problems = check_model(model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")

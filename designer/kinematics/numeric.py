@@ -22,11 +22,14 @@ def dh_matrices(a, alpha, d, theta, convention: Convention) -> np.ndarray:
     """Link transforms A (..., 4, 4) for DH parameters of any (broadcast) shape.
 
     Standard: Rz(theta) Tz(d) Tx(a) Rx(alpha); modified: Rx(alpha) Tx(a) Rz(theta) Tz(d).
-    The one DH frame function: single links, whole arms and batches of states all come here.
+    The one DH frame function: single links, whole arms, batches of states, the regressor and the
+    URDF import and export all come here. Floats give floats; complex values (the regressor's
+    complex-step derivatives) stay complex.
     """
-    a, alpha, d, theta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, alpha, d, theta)))
+    a, alpha, d, theta = np.broadcast_arrays(*(np.asarray(v) for v in (a, alpha, d, theta)))
+    dtype = np.result_type(a, alpha, d, theta, float)
     ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    A = np.zeros(a.shape + (4, 4))
+    A = np.zeros(a.shape + (4, 4), dtype=dtype)
     A[..., 3, 3] = 1.0
     if convention is Convention.STANDARD:
         A[..., 0, 0], A[..., 0, 1], A[..., 0, 2], A[..., 0, 3] = ct, -st * ca, st * sa, a * ct

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from designer.cli import main
-from designer.dynamics.drives import drive_values
+from designer.model.drives import drive_values
 from designer.kinematics import NumericArm
 from designer.model import Drive
 from designer.project import load_project, save_project
@@ -212,9 +212,9 @@ def test_codegen_base_parameters_with_drives(capsys, tmp_path, puma_with_drives,
     (Ia1 with ZZR1: joint 1 of the PUMA turns about the fixed vertical axis); the generated tau,
     M, G and h against Pinocchio with armature plus friction, and against the numeric regressor
     with the drive columns (Y_b beta)."""
-    from designer.dynamics.base_params import base_parameters, base_regressor
+    from designer.identification.base_params import base_parameters, base_regressor
     from designer.model import Convention
-    from designer.numeric.regressor import drive_regressor, regressor
+    from designer.identification.regressor import drive_regressor, regressor
     from tests.support.anyarm_arms import generic_arm
     if arm == "puma":
         path = puma_with_drives

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..model.manipulator import Manipulator
+from .manipulator import Manipulator
 
 __all__ = ["drive_arrays", "drive_statement", "drive_values", "has_drive_terms", "symbolic_drive_terms",
            "reflected_inertia", "friction_torque", "with_drives"]
