@@ -29,6 +29,9 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
     _drives_option(p)
+    p.add_argument("--elastic", action="store_true",
+                   help='the elastic-joint model: states {"q", "qd", "theta", "thetad", "tau_m"} give qdd and '
+                        "thetadd over the method's M, G, h (docs/elastic.md)")
     add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
@@ -66,6 +69,10 @@ def register(sub) -> None:
                    help="at the joint limits: warn (default: no end stops, one line per limit passed), stop (end "
                         "stops: stiff critically damped springs; adds the stop_work column, the energy check), "
                         "ignore")
+    p.add_argument("--elastic", action="store_true",
+                   help="the elastic-joint model of the drive data's stiffness, PD on the motor side, the rigid "
+                        "arm's run beside it (docs/elastic.md)")
+    p.add_argument("--move", metavar="S", help="--elastic: reach --target along a quintic in S seconds")
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -141,6 +148,9 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 
 
 def cmd_eval(args) -> int:
+    if args.elastic:
+        from .elastic_commands import cmd_eval_elastic
+        return cmd_eval_elastic(args)
     model = load_model(args.project)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project, args.quiet)
@@ -247,6 +257,11 @@ def _positive(text: str, what: str) -> float:
 
 
 def cmd_simulate(args) -> int:
+    if args.elastic:
+        from .elastic_commands import cmd_simulate_elastic
+        return cmd_simulate_elastic(args)
+    if args.move is not None:
+        raise UserError("--move: only with --elastic")
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
     from ..numeric.simulate import PDControl, SimulationError, simulate_job

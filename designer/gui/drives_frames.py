@@ -31,6 +31,8 @@ DRIVE_COLUMNS: dict[str, tuple[str, str, str, bool]] = {
     "motor_inertia": ("motor inertia", "kg·m², motor", "kg·m², motor", True),
     "viscous": ("viscous friction", "N·m·s/rad", "N·s/m", True),
     "coulomb": ("Coulomb friction", "N·m", "N", True),
+    "stiffness": ("torsional stiffness", "N·m/rad", "N/m", False),   # an elastic joint (format version 3)
+    "damping": ("torsional damping", "N·m·s/rad", "N·s/m", True),
 }
 
 

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
+from ..model.parts import Beam, link_beams
 
 __all__ = ["NumericArm", "dh_frames", "dh_matrices", "dh_transform", "display_arm"]
 
@@ -83,6 +84,7 @@ class NumericArm:
     point_masses: tuple[tuple[int, float, np.ndarray], ...]  # (link index 0-based, mass, position)
     base: np.ndarray = field(default_factory=lambda: np.eye(4))  # frame 0 in the world
     tool: np.ndarray = field(default_factory=lambda: np.eye(4))  # tool frame in frame n
+    beams: tuple[Beam, ...] = ()   # the part-made links as beams (model/parts.py), for their bending
 
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> NumericArm:
@@ -116,6 +118,7 @@ class NumericArm:
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),
             base=np.eye(4) if model.base is None else model.base.matrix(f),
             tool=np.eye(4) if model.tool is None else model.tool.matrix(f),
+            beams=link_beams(model, values) if any(l.part is not None for l in model.links) else (),
         )
 
     @property

@@ -145,6 +145,7 @@ def validate(model: Manipulator) -> list[Problem]:
         if mass is not None and mass < 0:
             err(f"{where}.mass", f"must be >= 0, is {mass:g}")
 
+    _elastic_drives(model, err, warn)
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
         warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
@@ -155,6 +156,26 @@ def validate(model: Manipulator) -> list[Problem]:
         warn("parameters", "no default value for " + ", ".join(missing) +
              " (they stay symbolic; numeric work will ask for them)")
     return out
+
+
+def _elastic_drives(model: Manipulator, err, warn) -> None:
+    """An elastic joint's stiffness must be a positive finite number, its damping not negative; an
+    elastic joint without a motor inertia has a massless motor side (the simulation refuses it)."""
+    for i, link in enumerate(model.links, start=1):
+        drive = link.drive
+        if drive is None:
+            continue
+        where = f"links[{i}].drive"
+        k, d = drive.stiffness, drive.damping
+        if k is not None and not (np.isfinite(k) and k > 0):
+            err(f"{where}.stiffness", f"must be a positive number (N m/rad), is {k:g}")
+        elif k is not None and not drive.motor_inertia:
+            warn(f"{where}.stiffness", "elastic joint without motor_inertia: its natural frequencies with "
+                 "locked motors are defined, the elastic simulation needs the rotor inertia")
+        if d is not None and not (np.isfinite(d) and d >= 0):
+            err(f"{where}.damping", f"must be a number >= 0 (N m s/rad), is {d:g}")
+        elif d is not None and k is None:
+            warn(f"{where}.damping", "damping without stiffness: the joint stays rigid and the damping is not used")
 
 
 def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:

@@ -7,6 +7,8 @@
 - :mod:`~designer.numeric.protocol`: :class:`Dynamics`, the calls every engine answers;
   :mod:`~designer.numeric.adapter`: :class:`CompiledAdapter`, compiled symbolic equations behind them
 - :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, simulation
+- :mod:`~designer.numeric.elastic`, :mod:`~designer.numeric.elastic_simulate`, :mod:`~designer.numeric.modes`,
+  :mod:`~designer.numeric.stiffness`: elastic joints (model, simulation, natural frequencies, tool compliance)
 - :mod:`~designer.numeric.recursive`: single-state conveniences; :mod:`~designer.numeric.compiled`:
   compiled symbolic equations
 

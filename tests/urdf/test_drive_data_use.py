@@ -50,7 +50,8 @@ def run(capsys, *argv):
 
 def test_drive_values_rated_then_peak_and_partial_gears():
     model = load_project(robot_path("puma560"))
-    assert drive_values(model) == {"torque": None, "torque_kind": None, "speed": None, "gear": None, "rotor": None}
+    assert drive_values(model) == {"torque": None, "torque_kind": None, "speed": None, "gear": None, "rotor": None,
+                                   "stiffness": None}
     links = list(model.links)
     links[0] = replace(links[0], drive=Drive(peak_torque=50, gear_ratio=100, rated_torque=20))
     links[2] = replace(links[2], drive=Drive(motor_inertia=1e-4))
