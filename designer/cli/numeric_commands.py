@@ -62,6 +62,10 @@ def register(sub) -> None:
     p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
+    p.add_argument("--limits", choices=["warn", "stop", "ignore"], default="warn",
+                   help="at the joint limits: warn (default: no end stops, one line per limit passed), stop (end "
+                        "stops: stiff critically damped springs; adds the stop_work column, the energy check), "
+                        "ignore")
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -274,6 +278,13 @@ def cmd_simulate(args) -> int:
         if min(kp + kd) < 0:
             raise UserError("--pd: gains must not be negative")
         torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
+    stops = None
+    if args.limits == "stop":
+        from ..numeric.end_stops import end_stops_for
+        try:
+            stops = end_stops_for(arm, q0)
+        except ValueError as exc:
+            raise UserError(f"--limits stop: {exc}") from None
     reached = [0.0]
 
     def follow(step: Progress) -> None:
@@ -283,7 +294,7 @@ def cmd_simulate(args) -> int:
         # overflow is caught as a state that is no longer finite: numpy's warnings would only add lines
         with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
             traj = run(simulate_job(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                    t_eval=t_eval), follow)
+                                    t_eval=t_eval, end_stops=stops), follow)
     except (SingularConfigurationError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     except KeyboardInterrupt:
@@ -295,13 +306,33 @@ def cmd_simulate(args) -> int:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "tau") for j in range(1, n + 1)]
-                    + ["kinetic", "potential", "energy"])
+                    + ["kinetic", "potential", "energy"] + (["stop_work"] if stops is not None else []))
     for r in range(len(traj.t)):
         cells = [traj.t[r], *traj.q[r], *traj.qd[r], *tau[r], kinetic[r], potential[r], kinetic[r] + potential[r]]
+        if traj.stop_work is not None:
+            cells.append(traj.stop_work[r])
         writer.writerow([repr(float(v)) for v in cells])
     write_output(buf.getvalue(), args.out)
     energy = kinetic + potential
+    summary = sys.stdout if args.out else sys.stderr
     print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
           f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end",
-          file=sys.stdout if args.out else sys.stderr)
+          file=summary)
+    _say_limits(args.limits, arm, traj, model, energy, summary)
     return 0
+
+
+def _say_limits(mode: str, arm, traj, model, energy, out) -> None:
+    """One line per joint limit passed (warn), or how deep the end stops were met (stop)."""
+    from ..numeric.end_stops import describe_passes, limit_passes
+    if mode == "ignore":
+        return
+    passes = limit_passes(traj.t, traj.q, arm.limits)
+    revolute = [link.is_revolute for link in model.links]
+    for p in passes:
+        what = describe_passes([p], revolute)
+        print(f"end stop: {what}" if mode == "stop" else f"warning: {what} (no end stops: --limits stop models them)",
+              file=out)
+    if traj.stop_work is not None and traj.tau is None:   # passive: the stops are the only torques doing work
+        gap = float(np.abs(traj.stop_work - (energy - energy[0])).max())
+        print(f"energy change and the end stops' work differ by at most {gap:.3g} J", file=out)

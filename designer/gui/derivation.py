@@ -98,6 +98,7 @@ class DerivationPanel(QWidget):
         self.details_button = self.runner.details_button
 
         self.view = EquationsView(self)
+        self.view.message.connect(self.message)
         self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
 
         controls = QHBoxLayout()
@@ -147,6 +148,7 @@ class DerivationPanel(QWidget):
         self.shown = None
         self._view_state = None
         self.view.set_equations(None, False)
+        self.view.search.clear()   # a filter typed for the old project would hide the new one's entries
         self.runner.clear_error()
         self.runner.reset()
 
@@ -181,8 +183,10 @@ class DerivationPanel(QWidget):
         # (the runner hands over the result of the current job only)
         if equations.extras.get("too_large") and not self.view.confirm_form(equations):
             self.progress.setValue(0)
-            self.progress.setFormat("kept the equations on display")
-            self.message.emit("The closed form is too large to expand: kept the equations on display")
+            # say what is on display: earlier equations, or nothing at all
+            kept = "kept the equations on display" if self.shown is not None else "no equations shown"
+            self.progress.setFormat(kept)
+            self.message.emit(f"The closed form is too large to expand: {kept}")
             return
         self.cache[key] = equations
         while len(self.cache) > CACHE_SIZE:

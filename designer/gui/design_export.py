@@ -69,7 +69,8 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
         if coupling.curve_data():
             i, j = coupling.pair()
             figures.append(Figure("Coupling plots", _plot_png(coupling.joint_plots),
-                                  f"joints {i} and {j}, swept over joint {coupling.swept_joint.currentIndex() + 1}"))
+                                  f"joints {i + 1} and {j + 1}, swept over joint "   # 1-based, as the window
+                                  f"{coupling.swept_joint.currentIndex() + 1}"))
     simulate = window.simulate
     if simulate.result is not None:
         if not simulate.stale_banner.isHidden():

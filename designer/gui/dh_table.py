@@ -53,7 +53,8 @@ class DHTableModel(ExprTableModel):
         return super().headerData(section, orientation, role)
 
     def where(self, row: int, col: int) -> str:
-        return f"links[{row + 1}].{COLUMNS[col]}"
+        # the table's own words (link 3, a), 1-based like its rows
+        return f"link {row + 1}, {COLUMNS[col]}"
 
     def editable(self, row: int, col: int) -> bool:
         # a part makes the mass (the inspector's Part box edits it)

@@ -14,7 +14,7 @@ from typing import cast
 from collections.abc import Iterator
 
 import sympy as sp
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu,
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
@@ -162,6 +162,8 @@ class _EntriesModel(QAbstractTableModel):
 class EquationsView(QWidget):
     """Entries of a derivation result with search, copy and an out-of-date banner."""
 
+    message = Signal(str)   # what a copy put on the clipboard, for the status bar
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.equations: Equations | None = None
@@ -186,6 +188,10 @@ class EquationsView(QWidget):
         self.hide_zero.setChecked(True)
         self.hide_zero.toggled.connect(self._apply_filter)
         bar.addWidget(self.hide_zero)
+        # "k of N shown" while a filter hides entries: a filter kept from another model can hide them all
+        self.count_label = QLabel("")
+        self.count_label.setToolTip("Entries listed of those derived; clear the filter to see them all")
+        bar.addWidget(self.count_label)
         self.copy_latex_button = QPushButton("Copy LaTeX")
         self.copy_latex_button.clicked.connect(self.copy_latex)
         self.copy_text_button = QPushButton("Copy text")
@@ -267,8 +273,9 @@ class EquationsView(QWidget):
                           f"The expanded {entry} has about {about(terms)} terms; show the recursive form instead?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setInformativeText("The recursive form lists the Newton-Euler variables of each link in the order "
-                               "they are evaluated, with tau, M, G and h built from them. No keeps the equations "
-                               "on display.")
+                               "they are evaluated, with tau, M, G and h built from them. "
+                               + ("No keeps the equations on display." if self.equations is not None
+                                  else "No leaves the view empty."))
         box.setDefaultButton(QMessageBox.StandardButton.Yes)
         return box.exec() == QMessageBox.StandardButton.Yes
 
@@ -291,15 +298,26 @@ class EquationsView(QWidget):
 
     def copy_latex(self) -> str:
         """Put the selected entries on the clipboard as LaTeX (``M_{12} = ...``, one a line)."""
-        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in self.selected_entries())
+        entries = self.selected_entries()
+        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in entries)
         QGuiApplication.clipboard().setText(text)
+        self._copied(entries, "LaTeX")
         return text
 
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
-        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in self.selected_entries())
+        entries = self.selected_entries()
+        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in entries)
         QGuiApplication.clipboard().setText(text)
+        self._copied(entries, "text")
         return text
+
+    def _copied(self, entries: list, form: str) -> None:
+        if not entries:
+            self.message.emit("Nothing copied: select the entries to copy first")
+            return
+        names = ", ".join(e.label for e in entries[:4]) + (f" and {len(entries) - 4} more" if len(entries) > 4 else "")
+        self.message.emit(f"Copied {names} to the clipboard as {form}")
 
     # -- internals ------------------------------------------------------------
     def _symbol_names(self, k: int) -> frozenset[str]:
@@ -320,6 +338,11 @@ class EquationsView(QWidget):
                     continue
             rows.append(k)
         self.model.set_rows(rows)
+        total = len(self.model.entries)
+        hidden = total - len(rows)
+        self.count_label.setText(f"{len(rows)} of {total} shown" if hidden and total else "")
+        self.count_label.setStyleSheet("QLabel { color: #aa0000; font-weight: bold; }"
+                                       if total and not rows else "")
         self._render_selection()
 
     def _render_selection(self, *_) -> None:
@@ -328,7 +351,7 @@ class EquationsView(QWidget):
         if not entries:
             self.math.clear()
             self.math.setMinimumSize(0, 0)
-            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else "")
+            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else self._none_listed())
             return
         self.math.setMinimumSize(0, 0)
         self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
@@ -336,6 +359,15 @@ class EquationsView(QWidget):
         # lines as wide as the pane holds (a longer single term still scrolls sideways)
         chars = max(MIN_LINE_CHARS, int((self.math_scroll.viewport().width() - 24) / PIXELS_PER_CHAR))
         self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries], chars)
+
+    def _none_listed(self) -> str:
+        """Why the table is empty when there are entries: the filter (or the zero filter) hides them all."""
+        total = len(self.model.entries)
+        if not total:
+            return ""
+        text = self.search.text().strip()
+        why = f"the filter \u201c{text}\u201d" if text else "hiding zeros"
+        return f"0 of {total} entries shown: {why} hides them all. Clear the filter to see them."
 
     @staticmethod
     def wait_for_background(timeout: float = 60.0) -> bool:

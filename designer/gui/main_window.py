@@ -18,6 +18,7 @@ from ..model import Manipulator
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
+from .drives_frames import DrivesPanel
 from .explore_panel import ExplorePanel
 from .document import Document
 from .inspector import LinkInspector
@@ -76,6 +77,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.inspector = LinkInspector(doc, self)
         self.parameters = ParametersPanel(doc, self)
         self.loads = LoadsPanel(doc, self)
+        self.drives = DrivesPanel(doc, self)
         self.problems = ProblemsPanel(doc, self)
         self.derivation = DerivationPanel(doc, derive, self)
         self.history = QUndoView(doc.undo_stack, self)
@@ -99,6 +101,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.editor_tabs.addTab(self.inspector, "Link")
         self.editor_tabs.addTab(self.parameters, "Parameters")
         self.editor_tabs.addTab(self.loads, "Arm, gravity && loads")
+        self.editor_tabs.addTab(self.drives, "Drives && frames")
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)
@@ -141,7 +144,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.fit_to_screen()
         self._restore_layout()
 
-        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
+        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads, self.drives,
                        self.derivation):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
@@ -151,6 +154,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self._table_room.timeout.connect(self._give_table_room)
         self.dh_table.view.horizontalHeader().sectionResized.connect(lambda *_: self._table_room.start())
         self.problems.countChanged.connect(self._problem_count)
+        # every refused entry is listed under Problems: the tables' red cells and the editors' red fields
+        for source in (self.dh_table.table_model, *self.drives.sources(), *self.inspector.edits(),
+                       *self.loads.gravity):
+            self.problems.watch(source)
         self.problems.linkChosen.connect(self.dh_table.select_link)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)
@@ -163,7 +170,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
-        self.simulate.poseRequested.connect(self.sliders.set_values)
+        # playback shows what was simulated, outside the limits too (the sliders say so in red)
+        self.simulate.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
         self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._watching_expose = False

@@ -138,7 +138,6 @@ class PartBox(QGroupBox):
 
     def _shape_chosen(self, _row: int) -> None:
         shape = self.shape.currentData()
-        link = self._link()
         current = self._part()
         if (current.shape if current else "") == shape:
             return

@@ -21,10 +21,12 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 
 from ..kinematics import NumericArm
 from ..model import Manipulator
+from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
+from .plot_style import place_legend, plain_axes
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
@@ -43,6 +45,13 @@ TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, 
                         "torques that drive it",
         "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
 QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
+LIMITS = {"warn": ("no end stops, say where limits are passed",
+                   "The joints run through their limits (nothing stops them); the status line lists which joint "
+                   "passed which limit, when and by how much"),
+          "stop": ("end stops at the limits",
+                   "Each limit is a stiff, critically damped one-sided spring (a buffered hard stop, 30 Hz on the "
+                   "joint's inertia): the arm stops there; the energy check compares E - E(0) with the stops' work"),
+          "ignore": ("no end stops, say nothing", "The joints run through their limits and nothing is said")}
 
 
 class SimulatePanel(QWidget):
@@ -65,6 +74,12 @@ class SimulatePanel(QWidget):
         self.motion.setToolTip("Passive fall: let go under gravity. Quintic move: rest to rest from the current\n"
                                "pose to the target in the given time. Trajectory CSV: t, q1..qn (qd, qdd optional).")
         self.motion.currentTextChanged.connect(self._motion_changed)
+        self.limits = QComboBox(self)
+        for mode, (text, tip) in LIMITS.items():
+            self.limits.addItem(f"Limits: {text}", mode)
+            self.limits.setItemData(self.limits.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.limits.setToolTip("What a simulation does at the joint limits (Link tab): pass them and say so, or "
+                               "stop there (end stops; a passive fall only: a driven motion is given)")
         self.target = QLineEdit(self)
         self.target.setPlaceholderText("target pose: one value per joint (deg, or m for prismatic joints)")
         self.csv_path = QLineEdit(self)
@@ -91,12 +106,15 @@ class SimulatePanel(QWidget):
         self.plots = pg.GraphicsLayoutWidget(self)
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
-        self.q_plot.setLabel("left", "q (rad or m)")
         self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
+        for plot in self._plots():
+            plain_axes(plot)      # no "t (s) (x0.001)"
+            plot.showGrid(x=True, y=True, alpha=0.25)
+        self.q_plot.setLabel("left", "q (rad or m)")
         self.tau_plot.setLabel("left", "τ (N·m or N)")
         self.tau_plot.setXLink(self.q_plot)
         self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
         self.e_plot.setLabel("left", "E − E(0) (J)")
         self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
         self.e_plot.setLabel("bottom", "t (s)")
@@ -105,6 +123,8 @@ class SimulatePanel(QWidget):
         self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
         for plot, line in zip(self._plots(), self.cursor):
             plot.addItem(line)
+        self._empty_axes()
+        self.duration.valueChanged.connect(lambda _v: self.result is None and self._empty_axes())
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
@@ -118,6 +138,7 @@ class SimulatePanel(QWidget):
         run_row.addWidget(QLabel("for", self))
         run_row.addWidget(self.duration)
         run_row.addWidget(self.run_button, 1)
+        run_row.addWidget(self.limits)
         play_row = QHBoxLayout()
         play_row.addWidget(self.play_button)
         play_row.addWidget(self.scrub, 1)
@@ -137,6 +158,13 @@ class SimulatePanel(QWidget):
 
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
+
+    def _empty_axes(self) -> None:
+        """Before a result: time from 0 to the duration set, values -1 to 1 (not pyqtgraph's +-400 around the
+        cursor line)."""
+        for plot in self._plots():
+            plot.setXRange(0.0, self.duration.value(), padding=0.02)
+            plot.setYRange(-1.0, 1.0, padding=0)
 
     def _motion_changed(self, name: str) -> None:
         self.run_button.setText(MOTIONS[name])
@@ -206,8 +234,11 @@ class SimulatePanel(QWidget):
         arm, q0, duration = self.arm, self.q0.copy(), self.duration.value()
         frames = int(duration * 1000 / FRAME_MS) + 1
         motion = self.motion.currentText()
+        limits = self.limits.currentData()
         if motion == "passive fall":
-            return lambda token: passive_job(arm, q0, duration, frames, token)
+            if limits == "stop":
+                end_stops_for(arm, q0)   # a ValueError if the pose is outside the limits, before any work
+            return lambda token: passive_job(arm, q0, duration, frames, token, limits=limits)
         from ..explore.sizing import quintic, read_trajectory
         if motion == "quintic move":
             target = parse_values(self.target.text(), arm.n, "target pose")
@@ -222,7 +253,7 @@ class SimulatePanel(QWidget):
             if not Path(path).is_file():
                 raise ValueError(f"{path}: no such file")
             traj = read_trajectory(path, arm.n)
-        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token)
+        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token, limits=limits)
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -246,28 +277,38 @@ class SimulatePanel(QWidget):
             text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
                     "(no friction, no torques: it should stay constant)")
         else:
-            self.tau_plot.setTitle("joint torques (inverse dynamics)")
+            stops = result.kind.endswith("end stops")
+            self.tau_plot.setTitle("end-stop torques" if stops else "joint torques (inverse dynamics)")
             self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                             name="work of τ")
+                             name="work of the end stops" if stops else "work of τ")
             peaks = ", ".join(f"{abs_max:.3g} {'N·m' if rev else 'N'}" for abs_max, rev in
                               zip(np.abs(result.tau).max(axis=0), self._revolute(result.q.shape[1])))
             gap = float(np.abs(e - e[0] - result.work).max())
             text = (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; peak |τ| per joint: {peaks}. "
-                    f"Energy change and the torques' work differ by at most {gap:.2g} J.")
-        if self.arm is not None and self.arm.n == result.q.shape[1]:
-            lo, hi = self.arm.limits[:, 0], self.arm.limits[:, 1]
-            past = [i + 1 for i in range(self.arm.n)
-                    if np.any(result.q[:, i] < lo[i] - 1e-9) or np.any(result.q[:, i] > hi[i] + 1e-9)]
-            if past:   # nan limits compare False: joints without limits are never listed
-                text += (f"; joints {', '.join(map(str, past))} pass their limits (the simulation has no end "
-                         "stops; the sliders stop at the limits)")
+                    f"Energy change and the {'stops' if stops else 'torques'}' work differ by at most {gap:.2g} J.")
+        if result.passes:
+            text = text.rstrip(".") + "." + self._limits_text(result)
         self.status.setText(text)
+        for plot in self._plots():
+            plot.enableAutoRange()
+            place_legend(plot)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, len(result.t) - 1)
         self.scrub.setValue(0)
         self.scrub.blockSignals(False)
         self._set_playable(True)
         self._show_frame(0)
+
+    def _limits_text(self, result: SimulationResult) -> str:
+        if not result.passes:
+            return ""
+        said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
+        if result.kind.endswith("end stops"):
+            return f" At the end stops: {said}."
+        why = ("no end stops: choose 'end stops at the limits' to model them" if result.kind.startswith("passive")
+               else "the motion is given: nothing stops it")
+        return (f" Joint limits passed ({why}): {said}. "
+                "Playback shows the simulated values, red where outside the limits.")
 
     # -- playback ------------------------------------------------------------------------------
     def _revolute(self, n: int) -> list[bool]:

@@ -161,7 +161,16 @@ class WindowFiles:
         if answer != QMessageBox.StandardButton.Yes:
             self.recovery.discard()
             return False
-        self.document.reset(latest.model, latest.path, origin=latest.origin, dirty=True)
+        # the recovered edits are one undoable step on top of the saved file (or of what the window showed for
+        # an untitled project): Undo goes back there, Redo returns to the recovered work
+        base, saved = self.document.model, False
+        if latest.path is not None:
+            try:
+                base, saved = load_project(latest.path), True
+            except (ProjectError, OSError):
+                pass
+        self.document.reset(base, latest.path, origin=latest.origin, dirty=latest.path is not None and not saved)
+        self.document.apply(latest.model, "Recover unsaved changes")   # nothing to push when it is the same
         self.autosave()
         self.show_message("Recovered unsaved changes")
         return True

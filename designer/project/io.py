@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.parts import PartError, parts_of
 from ..model.validation import Problem, Severity, validate
+from .atomic import write_atomic
 from .parts_io import materials_json, part_json, read_materials, read_part
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
@@ -563,43 +562,10 @@ def dumps_project(model: Manipulator) -> str:
         raise ProjectError("cannot save: a value is NaN or infinite, which a project file cannot hold") from None
 
 
-def _file_mode(path: Path) -> int:
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def save_project(model: Manipulator, path: str | os.PathLike) -> None:
-    """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed."""
-    path = Path(path)
-    text = dumps_project(model)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            # mkstemp makes the file private (0600); keep the mode the file had, or the usual one
-            os.fchmod(fh.fileno(), _file_mode(path))
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
+    """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed
+    (:mod:`designer.project.atomic`)."""
+    write_atomic(path, dumps_project(model))
 
 
 def problems_text(problems: list[Problem]) -> str:

@@ -67,7 +67,10 @@ class PlotBox(QWidget):
 
     # -- export -------------------------------------------------------------------
     def add_legend(self) -> None:
+        from ..plot_style import place_legend
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
+        # new curves change the range: the legend moves to the corner they leave emptiest
+        self.plot.vb.sigRangeChanged.connect(lambda *_: place_legend(self.plot))
 
     def require_fresh(self) -> None:
         if self.stale:
