@@ -77,9 +77,9 @@ class DerivationPanel(QWidget):
         self.document = document
         self.derive = derive
         self.cache: OrderedDict = OrderedDict()
-        self._running_key = None
+        self._running_key: tuple | None = None
         self.shown: tuple | None = None    # (key, Equations) on display
-        self._view_state = None
+        self._view_state: tuple | None = None
 
         self.method = QComboBox(self)
         for m in Method:
@@ -163,8 +163,9 @@ class DerivationPanel(QWidget):
         model, method, simplify = key
         self._running_key = key
         self.derive_button.setEnabled(False)
-        make_job = (process_derive(model, method, simplify) if self.derive is None
-                    else lambda token: self.derive(model, method, simplify, token))
+        derive = self.derive
+        make_job = (process_derive(model, method, simplify) if derive is None
+                    else lambda token: derive(model, method, simplify, token))
         self.runner.start("Derivation", make_job, lambda eq: self._finished(key, eq),
                           on_failed=self._failed, on_cancelled=self._cancelled)
 

@@ -15,6 +15,7 @@ The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`desig
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal
@@ -178,7 +179,7 @@ class ExplorePanel(QWidget):
     def busy(self) -> bool:
         return self.runner.busy
 
-    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
+    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[Any], None],
                 owner=None):
         return self.context.run_job(title, make_job, on_result, owner)
 

@@ -37,8 +37,8 @@ def new_plot(layout: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotIt
 
 def fit_y(plot: pg.PlotItem) -> None:
     """Autorange, except that a constant curve gets a sensible band instead of rounding noise."""
-    ys = [item.getData()[1] for item in plot.listDataItems()]
-    ys = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.zeros(0)
+    curves = [item.getData()[1] for item in plot.listDataItems()]
+    ys = np.concatenate([y[np.isfinite(y)] for y in curves]) if curves else np.zeros(0)
     if len(ys) == 0:
         return
     lo, hi = float(ys.min()), float(ys.max())

@@ -22,7 +22,7 @@ def memory_limit_mb(settings: QSettings | None = None) -> int:
     """The stored limit in MB (0: none), or the default: half of the physical memory."""
     value = (settings or QSettings()).value(MEMORY_KEY, None)
     try:
-        return max(0, int(value)) if value is not None else default_memory_limit_mb()
+        return max(0, int(value)) if value is not None else default_memory_limit_mb()  # type: ignore[call-overload]  # QSettings.value is typed object; int() of a bad one is caught below
     except (TypeError, ValueError):
         return default_memory_limit_mb()
 
