@@ -180,10 +180,11 @@ class DerivationPanel(QWidget):
         self._ended()
         # the recursive form where the closed one is too large: shown (and cached) only when the user says so
         # (the runner hands over the result of the current job only)
-        if equations.extras.get("too_large") and not self.view.confirm_form(equations):
+        if not self.view.confirm_form(equations):
             self.progress.setValue(0)
             self.progress.setFormat("kept the equations on display")
-            self.message.emit("The closed form is too large to expand: kept the equations on display")
+            why = "too slow to derive" if equations.extras.get("too_slow") else "too large to expand"
+            self.message.emit(f"The closed form is {why}: kept the equations on display")
             return
         self.cache[key] = equations
         while len(self.cache) > CACHE_SIZE:
