@@ -6,6 +6,7 @@ never the host's /dev; before any removal the test reads /proc/self/mounts itsel
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,8 +16,17 @@ from tests.support import ROOT
 
 SCRIPT = ROOT / "tools" / "chroot-mounts.sh"
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="mounting needs root")]
+root_only = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="mounting needs root")
+
+
+def test_check_fresh_mounts_and_removes_only_through_the_helpers():
+    """No bare mount, umount or rm -rf left in tools/check-fresh.sh: every one goes through the
+    functions tested below."""
+    text = (ROOT / "tools" / "check-fresh.sh").read_text()
+    code = [line.split("#")[0] for line in text.splitlines()]
+    assert not [line for line in code if re.search(r"\b(u?mount|rm\s+-\w*r\w*)\s", line)]
+    assert re.search(r'^\. "\$\(dirname "\$0"\)/chroot-mounts.sh"$', text, re.M)
+    assert "remove_tree \"$root\"" in text and "mount_once \"$root\"" in text
 
 
 def mounted_below(path: Path) -> list[str]:
@@ -58,6 +68,8 @@ def specs(devices: Path) -> list[str]:
     return [f"bind:{devices}:dev", f"bind:{devices / 'pts'}:dev/pts", "tmpfs:dev/shm"]
 
 
+@pytest.mark.slow
+@root_only
 def test_an_interrupted_run_then_a_second_run_leave_the_devices_alone(scratch):
     tree, devices = scratch
     # run 1 mounts, and mounts again (the start of a run that found the mounts of an earlier one)
@@ -82,6 +94,8 @@ def test_an_interrupted_run_then_a_second_run_leave_the_devices_alone(scratch):
     assert mounted_below(tree) == [] and (devices / "null").exists()
 
 
+@pytest.mark.slow
+@root_only
 def test_removal_refuses_while_anything_stays_mounted(scratch, tmp_path):
     tree, devices = scratch
     assert script("mount", tree, f"bind:{devices}:dev").returncode == 0
