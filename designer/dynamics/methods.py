@@ -14,6 +14,7 @@ import sympy as sp
 
 from ..jobs import CancelToken, Progress
 from ..model.manipulator import Manipulator
+from .assemble import combine, to_matrix_job
 from .results import Method, SimplifyMode
 from .trigpoly import TrigRing
 
@@ -43,7 +44,6 @@ class DerivationMethod(Protocol):
 
 
 def _matrix_job(model, tr, rows, simplify, name, token, symmetric=False):
-    from .engine import to_matrix_job
     return to_matrix_job(model, tr, rows, simplify, name, token, symmetric)
 
 
@@ -66,7 +66,6 @@ class Lagrange:
 
     def assemble(self, model, mats):
         """tau = M qdd + 2 B (qd qd) + C qd^2 + G (ROBMAT's form)."""
-        from .engine import combine
         from .results import velocity_products, velocity_squares
         n = model.n
         h = combine([mats["B"], mats["C"]], [2 * velocity_products(model.qd), velocity_squares(model.qd)])
@@ -116,7 +115,6 @@ class DAlembert:
 
     def assemble(self, model, mats):
         """M = D_rot + D_tra, h = H_rot + H_tra, tau = M qdd + h + G (Lee, Lee and Nigam's form)."""
-        from .engine import combine
         n = model.n
         M = sp.Matrix(n, n, lambda i, j: mats["D_rot"][i, j] + mats["D_tra"][i, j])
         h = sp.Matrix(n, 1, lambda i, _: mats["H_rot"][i] + mats["H_tra"][i])

@@ -24,7 +24,7 @@ from .job_runner import JobRunner
 
 if TYPE_CHECKING:
     from ..control.linearize import DiscreteModel, LinearModel
-    from ..dynamics.base_params import BaseParameters
+    from ..identification.base_params import BaseParameters
 
 __all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
 
@@ -207,8 +207,8 @@ class IdentificationDialog(QDialog):
                                f"{ex.condition:.6g}")
 
     def load_csv(self, path: str | None = None) -> None:
-        from ..cli.common import UserError
-        from ..cli.numeric_commands import read_trajectory
+        from ..errors import UserError
+        from ..tables import read_trajectory
         from ..control.excitation import condition_number
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv)")
