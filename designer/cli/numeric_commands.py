@@ -19,6 +19,11 @@ from .common import UserError, load_model, number, read_json, write_output
 from .progress import add_quiet, job_bar, loop_bar
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
+FORMS = ["compact", "closed"]
+_FORM_HELP = ("compact (default): the recursive Newton-Euler and composite-rigid-body graphs, the same for every "
+              "--method (which then changes nothing); closed: the expanded matrices --method's report prints "
+              "('derive --form closed': lagrange M, B, C, G; newton-euler tau; dalembert D, H, G), evaluated as "
+              "printed with the parameter values put in, to check a report against")
 
 
 def register(sub) -> None:
@@ -27,7 +32,8 @@ def register(sub) -> None:
     p.add_argument("--states", required=True, metavar="STATES.json",
                    help='{"states": [{"q": [...], "qd": [...], "qdd": [...]}, ...]} in SI units and radians')
     p.add_argument("--method", choices=METHODS, default="lagrange",
-                   help="the symbolic derivation to evaluate (default: lagrange)")
+                   help="the derivation whose closed form --form closed evaluates (default: lagrange)")
+    _form_options(p)
     _drives_option(p)
     add_quiet(p)
     p.set_defaults(func=cmd_eval)
@@ -38,7 +44,9 @@ def register(sub) -> None:
                    help="write the torques per row here (the summary then goes to standard output); "
                         "without it the torques go to standard output and the summary to standard error")
     p.add_argument("--method", choices=["rnea"] + METHODS, default="rnea",
-                   help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
+                   help="rnea: numeric recursive Newton-Euler (default); or a derivation, compiled in the form "
+                        "--form says")
+    _form_options(p)
     p.add_argument("--strict", action="store_true",
                    help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
     _drives_option(p)
@@ -70,6 +78,14 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_simulate)
 
 
+def _form_options(p) -> None:
+    from .dynamics_commands import add_budget_options
+    p.add_argument("--form", choices=FORMS, default="compact", help=_FORM_HELP)
+    p.add_argument("--simplify", choices=["off", "fast", "full"], default="fast",
+                   help="with --form closed: the simplification of the report to evaluate (default fast)")
+    add_budget_options(p)
+
+
 def _drives_option(p) -> None:
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: reflected motor inertia N^2 Jm on the diagonal of M "
@@ -84,8 +100,10 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
                          "nothing is added\n")
 
 
-def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
-    """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
+def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True, args=None):
+    """Compile the model's equations at its default parameter values: the recursive forms (the same
+    for every method, never expanded), or with ``args.form`` closed the closed form ``method``'s
+    report prints (:func:`closed_equations`)."""
     from ..dynamics.engine import compact_equations_job
     from ..dynamics.results import Method
     from ..jobs import run
@@ -94,11 +112,31 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         numeric = model.numeric()
     except MissingParameterError as exc:
         raise UserError(f"{where}: {exc}") from None
-    with job_bar(quiet, desc=f"derive ({method})") as progress:
-        # the compiled functions come from the recursive forms whatever the method: never expanded
+    closed = args is not None and getattr(args, "form", "compact") == "closed"
+    with job_bar(quiet, desc=f"derive ({method}, {'closed' if closed else 'compact'})") as progress:
+        if closed:
+            eq = closed_equations(model, args, progress)
+            progress(Progress("compile"))
+            return compile_equations(eq, form="derived")
         eq = run(compact_equations_job(numeric, Method(method)), progress)
         progress(Progress("compile"))
         return compile_equations(eq)
+
+
+def closed_equations(model: Manipulator, args, progress):
+    """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
+    kept), with tau, M, G and h rebuilt from the method's printed matrices alone."""
+    from dataclasses import replace
+
+    from ..dynamics.methods import METHODS as STRATEGIES
+    from ..dynamics.results import Form
+    from .dynamics_commands import derive_closed
+    try:
+        eq = derive_closed(args, model, progress, Form.CLOSED)
+    except (ValueError, ArithmeticError) as exc:
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    tau, M, G, h = STRATEGIES[eq.method].assemble(model, eq.matrices)
+    return replace(eq, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
 
 
 def _vector(value, n: int, where: str) -> list[float]:
@@ -143,7 +181,7 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, model.n)
-    cd = compiled_for(model, args.method, args.project, args.quiet)
+    cd = compiled_for(model, args.method, args.project, args.quiet, args)
     from ..model.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
@@ -162,7 +200,10 @@ def cmd_eval(args) -> int:
         if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
             raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
         results.append({k: np.asarray(v).tolist() for k, v in parts.items()})
-    json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
+    head = {"method": args.method, "form": args.form}
+    if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
+        head["simplify"] = args.simplify
+    json.dump({**head, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
@@ -170,6 +211,9 @@ def cmd_eval(args) -> int:
 def cmd_torques(args) -> int:
     model = load_model(args.project)
     n = model.n
+    if args.method == "rnea" and args.form == "closed":
+        raise UserError("--form closed: rnea is numeric and has no closed form; choose --method lagrange, "
+                        "newton-euler or dalembert")
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict)
     if args.method == "rnea":
         from ..kinematics import NumericArm
@@ -182,7 +226,7 @@ def cmd_torques(args) -> int:
             tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
         with np.errstate(all="ignore"):
-            tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
+            tau = compiled_for(model, args.method, args.project, args.quiet, args).tau_many(Q, QD, QDD)
     if args.drives:
         from ..model.drives import drive_arrays, friction_torque
         _drive_note(model, True)
@@ -200,7 +244,8 @@ def cmd_torques(args) -> int:
     peak = np.max(np.abs(tau), axis=0)
     rms = np.sqrt(np.mean(tau**2, axis=0))
     drives = "added (--drives)" if args.drives else "not added"
-    lines = [f"{tau.shape[0]} rows, method {args.method}, drive terms {drives}; N m for revolute joints, "
+    method = args.method if args.method == "rnea" else f"{args.method} ({args.form} form)"
+    lines = [f"{tau.shape[0]} rows, method {method}, drive terms {drives}; N m for revolute joints, "
              "N for prismatic",
              f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
     for j, link in enumerate(model.links):

@@ -175,7 +175,9 @@ def cylinder_mesh(cols: int = 20, z0: float = 0.0, z1: float = 1.0) -> tuple[np.
 
 def box_mesh() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cube [-1, 1]^3, four vertices per side so that each side is flat."""
-    verts, normals, faces = [], [], []
+    verts: list[np.ndarray] = []
+    normals: list[np.ndarray] = []
+    faces: list[list[int]] = []
     for axis in range(3):
         for sign in (-1.0, 1.0):
             u, v = [(axis + 1) % 3, (axis + 2) % 3]

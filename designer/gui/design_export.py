@@ -29,9 +29,10 @@ def build_menu(window, menu) -> None:
 def png_bytes(image: QImage) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
+    # the stubs type the format as bytes, but PySide6 6.x accepts only str for it at run time
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
         raise ValueError("could not encode the image as PNG")
-    return bytes(buffer.data())
+    return bytes(buffer.data().data())
 
 
 def _plot_png(layout_widget) -> bytes:

@@ -7,8 +7,8 @@ from dataclasses import replace
 import sympy as sp
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QStyledItemDelegate,
-                               QTableView, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QComboBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
+                               QStyledItemDelegate, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..kinematics.convention import convert_convention
 from ..model import Convention, ExpressionError, JointType, Link, Manipulator
@@ -222,7 +222,9 @@ class DHTable(QWidget):
         view = self.view
         rows = self.table_model.rowCount() if rows is None else rows
         tools = self.convention.sizeHint().height()
-        return (tools + self.layout().spacing() + view.horizontalHeader().sizeHint().height()
+        layout = self.layout()
+        spacing = layout.spacing() if layout is not None else 0
+        return (tools + spacing + view.horizontalHeader().sizeHint().height()
                 + rows * view.verticalHeader().defaultSectionSize() + 2 * view.frameWidth()
                 + view.horizontalScrollBar().sizeHint().height() + 4)
 
@@ -291,7 +293,8 @@ class DHTable(QWidget):
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(convert)
         box.exec()
-        return {convert: "convert", keep: "keep"}.get(box.clickedButton())
+        choices: dict[QAbstractButton, str] = {convert: "convert", keep: "keep"}
+        return choices.get(box.clickedButton())
 
     def add_link(self) -> None:
         model = self.document.model
@@ -299,7 +302,7 @@ class DHTable(QWidget):
         at = (row + 1) if row >= 0 else model.n
         links = list(model.links)
         links.insert(at, Link(name=f"link{model.n + 1}", a=0, mass=1))
-        moved = {k: (k + 1 if k > at else k) for k in range(1, model.n + 1)}
+        moved: dict[int, int | None] = {k: (k + 1 if k > at else k) for k in range(1, model.n + 1)}
         self._wanted_row = at
         self.document.apply(edit_links(model, links, moved), f"Add link {at + 1}")
         self.select_link(at)
@@ -324,7 +327,7 @@ class DHTable(QWidget):
             return
         links = list(model.links)
         links[row], links[other] = links[other], links[row]
-        moved = {row + 1: other + 1, other + 1: row + 1}
+        moved: dict[int, int | None] = {row + 1: other + 1, other + 1: row + 1}
         self._wanted_row = other
         word = "up" if step < 0 else "down"
         self.document.apply(edit_links(model, links, moved), f"Move link {row + 1} {word}")

@@ -264,13 +264,19 @@ class EquationsView(QWidget):
 
     def confirm_form(self, eq: Equations) -> bool:
         """True to show ``eq``. A derivation that gave the recursive form because the closed form
-        was too large to expand (``eq.extras["too_large"]``) asks first; No keeps what is shown."""
-        too_large = eq.extras.get("too_large")
-        if eq.form is not Form.COMPACT or not too_large:
+        was too large to expand (``eq.extras["too_large"]``) or did not finish within its time budget
+        (``eq.extras["too_slow"]``) asks first; No keeps what is shown."""
+        too_large, too_slow = eq.extras.get("too_large"), eq.extras.get("too_slow")
+        if eq.form is not Form.COMPACT or not (too_large or too_slow):
             return True
-        entry, terms, _limit = cast("tuple[str, int, int]", too_large)
-        box = QMessageBox(QMessageBox.Icon.Question, "Closed form too large",
-                          f"The expanded {entry} has about {about(terms)} terms; show the recursive form instead?",
+        if too_large:
+            entry, terms, _limit = cast("tuple[str, int, int]", too_large)
+            title, text = "Closed form too large", f"The expanded {entry} has about {about(terms)} terms"
+        else:
+            seconds, stage = cast("tuple[float, str]", too_slow)
+            title, text = "Closed form too slow", (f"The closed form did not finish within {seconds:g} s "
+                                                   f"(it had reached {stage or 'the start'})")
+        box = QMessageBox(QMessageBox.Icon.Question, title, f"{text}; show the recursive form instead?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setInformativeText("The recursive form lists the Newton-Euler variables of each link in the order "
                                "they are evaluated, with tau, M, G and h built from them. "

@@ -15,6 +15,7 @@ The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`desig
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal
@@ -169,7 +170,7 @@ class ExplorePanel(QWidget):
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
-            return Ratings.of(n, **values, **drive_ratings(self.model))   # elastic joints: the project's
+            return Ratings.of(n, **values, **drive_ratings(self.model))  # type: ignore[arg-type]  # arrays or None per field, as Ratings.of takes them; elastic joints: the project's
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 
@@ -186,7 +187,7 @@ class ExplorePanel(QWidget):
     def busy(self) -> bool:
         return self.runner.busy
 
-    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
+    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[Any], None],
                 owner=None):
         return self.context.run_job(title, make_job, on_result, owner)
 

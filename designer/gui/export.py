@@ -10,6 +10,7 @@ are written when their text comes back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -133,6 +134,9 @@ def export_code(window, lang: str, path=None, options: CodeOptions | None = None
         options = ask_code_options(window, _LANGUAGE_NAMES[lang]) if path is None else CodeOptions()
         if options is None:
             return False
+    # (model, ...) for the base-parameter files, (equations, ...) for the others
+    make: Callable[..., dict[str, str]]
+    source: object
     if options.parameters == "base":
         source = window.document.model
         make = generate_base_files

@@ -203,7 +203,10 @@ class ShortcutsDialog(QDialog):
         self.resize(520, 480)
 
     def rows(self) -> list[tuple[str, str, str]]:
-        return [tuple(self.table.item(r, c).text() for c in range(3)) for r in range(self.table.rowCount())]
+        def text(r: int, c: int) -> str:
+            item = self.table.item(r, c)
+            return item.text() if item is not None else ""
+        return [(text(r, 0), text(r, 1), text(r, 2)) for r in range(self.table.rowCount())]
 
 
 def _version(name: str) -> str:
@@ -222,8 +225,9 @@ def licence_status(root: Path = ROOT) -> str:
             return f"{first[0].strip() if first else name} (see {name})"
     try:
         meta = importlib.metadata.metadata("manipulator-designer")
-        if meta.get("License"):
-            return meta["License"]
+        licence = meta.json.get("license")   # PackageMetadata declares no get(); json is its dict view
+        if licence:
+            return str(licence)
     except importlib.metadata.PackageNotFoundError:
         pass
     return "no licence has been chosen yet: all rights reserved by the authors until one is"

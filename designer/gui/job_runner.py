@@ -13,6 +13,7 @@ the results a job made.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -152,7 +153,7 @@ class JobRunner(QWidget):
 
     # -- running ---------------------------------------------------------------------------
     def start(self, title: str, make_job: Callable[[CancelToken], Job] | ProcessJob,
-              on_result: Callable[[object], None], *, on_failed: Callable[[str, str], None] | None = None,
+              on_result: Callable[[Any], None], *, on_failed: Callable[[str, str], None] | None = None,
               on_cancelled: Callable[[], None] | None = None) -> JobWorker | ProcessJobWorker:
         """Start ``make_job`` (cancelling a running job first). ``on_result(result)`` runs in the GUI
         thread; a ValueError, KeyError or IndexError it raises is shown as a failure of the job.

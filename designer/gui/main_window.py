@@ -43,7 +43,7 @@ AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
 
 
-class MainWindow(WindowFiles, WindowMenus, QMainWindow):
+class MainWindow(WindowMenus, WindowFiles, QMainWindow):
     """The designer window.
 
     Parameters

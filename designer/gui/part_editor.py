@@ -67,12 +67,12 @@ class PartBox(QGroupBox):
         form.addRow("shape", self.shape)
         form.addRow("material", self.material)
         for k in range(_MAX_DIMS):
-            label = QLabel(self)
+            dim_label = QLabel(self)
             edit = ExprLineEdit(parser=_positive, parent=self)
             edit.committed.connect(lambda value, text, k=k: self._set_dim(k, value, text))
             edit.failed.connect(self.message)
-            form.addRow(label, edit)
-            self.labels.append(label)
+            form.addRow(dim_label, edit)
+            self.labels.append(dim_label)
             self.dims.append(edit)
         document.modelChanged.connect(self.refresh)
         self.refresh()
@@ -114,7 +114,7 @@ class PartBox(QGroupBox):
             shown = k < len(names)
             label.setVisible(shown)
             edit.setVisible(shown)
-            if shown:
+            if shown and part is not None:
                 label.setText(DIM_LABELS[names[k]])
                 edit.where = f"links[{self.link_index + 1}].part.{names[k]}"
                 edit.set_value(part.dim(names[k]))
@@ -149,7 +149,7 @@ class PartBox(QGroupBox):
         material = current.material if current else MATERIALS["aluminium 6061-T6"]
         old = dict(current.dims) if current else {}
         dims = {k: old.get(k, sp.sympify(_DEFAULT_DIMS[k])) for k in SHAPES[shape]}
-        self._apply(Part(shape, material, dims, current.start if current else None,
+        self._apply(Part(shape, material, tuple(dims.items()), current.start if current else None,
                          current.end if current else None), f"Make link {n} a {SHAPE_LABELS[shape]}")
 
     def _material_chosen(self, _row: int) -> None:

@@ -87,8 +87,8 @@ def fit_y(plot: pg.PlotItem) -> None:
     """Autorange, except that a constant curve gets a sensible band instead of rounding noise; the legend
     goes to the corner the curves leave emptiest."""
     place_legend(plot)
-    ys = [item.getData()[1] for item in plot.listDataItems()]
-    ys = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.zeros(0)
+    curves = [item.getData()[1] for item in plot.listDataItems()]
+    ys = np.concatenate([y[np.isfinite(y)] for y in curves]) if curves else np.zeros(0)
     if len(ys) == 0:
         return
     lo, hi = float(ys.min()), float(ys.max())

@@ -3,6 +3,8 @@ Jacobian is there, and a warning near a singularity."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from PySide6.QtWidgets import QWidget
 
@@ -48,7 +50,7 @@ class KinematicsReadout(MessageLine):
         super().__init__("", parent, rows=2, tip=TIP)
         self.condition = float("nan")
         self.near_singular = False
-        self.joints = None   # the model's elastic joints (designer.numeric.elastic), None without
+        self.joints: Any = None   # the model's elastic joints (designer.numeric.elastic), None without
 
     def set_model(self, model) -> None:
         """Follow the model's elastic joints: with them the read-out adds the lowest natural frequency."""

@@ -120,11 +120,12 @@ class SimulatePanel(QWidget):
         self.e_plot.setLabel("bottom", "t (s)")
         self.e_plot.setXLink(self.q_plot)
         self.q_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
-        for plot, line in zip(self._plots(), self.cursor):
+        # not "cursor": that name is QWidget.cursor()
+        self.time_lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
+        for plot, line in zip(self._plots(), self.time_lines):
             plot.addItem(line)
         self._empty_axes()
-        self.duration.valueChanged.connect(lambda _v: self.result is None and self._empty_axes())
+        self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
@@ -158,6 +159,10 @@ class SimulatePanel(QWidget):
 
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
+
+    def _duration_changed(self, _value) -> None:
+        if self.result is None:
+            self._empty_axes()
 
     def _empty_axes(self) -> None:
         """Before a result: time from 0 to the duration set, values -1 to 1 (not pyqtgraph's +-400 around the
@@ -231,7 +236,9 @@ class SimulatePanel(QWidget):
 
     def _job(self):
         """The job factory of the chosen motion (ValueError naming a bad input)."""
-        arm, q0, duration = self.arm, self.q0.copy(), self.duration.value()
+        arm, model, q0, duration = self.arm, self.model, self.q0.copy(), self.duration.value()
+        if arm is None or model is None:
+            raise ValueError("No arm to simulate.")
         frames = int(duration * 1000 / FRAME_MS) + 1
         motion = self.motion.currentText()
         limits = self.limits.currentData()
@@ -244,7 +251,7 @@ class SimulatePanel(QWidget):
             target = parse_values(self.target.text(), arm.n, "target pose")
             if target is None:
                 raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
-            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in self.model.links])
+            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in model.links])
             traj = quintic(q0, target * scale, duration, max(frames, QUINTIC_STEPS))
         else:
             path = self.csv_path.text().strip()
@@ -261,7 +268,7 @@ class SimulatePanel(QWidget):
     def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
         self.result, self.result_model = result, model
         self.stale_banner.hide()
-        for plot, line in zip(self._plots(), self.cursor):
+        for plot, line in zip(self._plots(), self.time_lines):
             plot.clear()
             plot.addItem(line)
         for i in range(result.q.shape[1]):
@@ -271,7 +278,7 @@ class SimulatePanel(QWidget):
                 self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
         e = result.energy
         self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
-        if result.work is None:
+        if result.work is None or result.tau is None:   # a passive fall has neither
             self.tau_plot.setTitle("joint torques: none (the arm is let go)")
             drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
             text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
@@ -327,7 +334,7 @@ class SimulatePanel(QWidget):
             self.play_button.setChecked(on)   # calls back here once
             return
         self.play_button.setText("Pause" if on else "Play")
-        if on:
+        if on and self.result is not None:
             if self.scrub.value() >= self.scrub.maximum():
                 self.scrub.setValue(0)
             self._clock = float(self.result.t[self.scrub.value()])
@@ -337,6 +344,8 @@ class SimulatePanel(QWidget):
 
     def _tick(self) -> None:
         r = self.result
+        if r is None:
+            return
         self._clock += SPEEDS[self.speed.currentText()] * FRAME_MS / 1000.0
         k = int(np.searchsorted(r.t, self._clock))
         if k >= len(r.t) - 1:
@@ -351,9 +360,11 @@ class SimulatePanel(QWidget):
 
     def _show_frame(self, k: int) -> None:
         r = self.result
+        if r is None:
+            return
         t = float(r.t[k])
         self.time_label.setText(f"t = {t:.2f} s")
-        for line in self.cursor:
+        for line in self.time_lines:
             line.setValue(t)
         if self.model is not None and r.q.shape[1] == self.model.n:
             self.poseRequested.emit(r.q[k].copy())

@@ -11,6 +11,8 @@ number or the types of the joints change.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.opengl as gl
@@ -77,7 +79,7 @@ class ArmView(QWidget):
         self.arm: NumericArm | None = None
         self._q = np.zeros(0)
         self._signature: tuple | None = None
-        self._items: dict[str, object] = {}
+        self._items: dict[str, Any] = {}   # pyqtgraph GL items (untyped) and the solids/ellipsoid batches
         self.parts: dict[str, np.ndarray] = {}  # the last placed 4x4 matrices of each kind of part
         self.grid = gl.GLGridItem(color=(0, 0, 0, 60))
         self.view.addItem(self.grid)
@@ -109,8 +111,7 @@ class ArmView(QWidget):
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}")
         self.message.hide()
-        first = self.arm is None
-        old_reach = None if first else scene.arm_reach(self.arm)
+        old_reach = None if self.arm is None else scene.arm_reach(self.arm)
         self.arm = arm
         signature = (arm.n, tuple(arm.revolute), len(arm.point_masses),
                      tuple(b.index for b in arm.beams if not b.round))   # box parts are other solids
@@ -121,7 +122,7 @@ class ArmView(QWidget):
             self._q = np.zeros(arm.n)
         self._scale_scene()
         self._update_items()
-        if first:
+        if old_reach is None:   # the first arm
             self.reset_camera()
         elif abs(scene.arm_reach(arm) - old_reach) > REFIT_SHARE * old_reach:
             self.fit_camera()   # the reach changed a lot: fit it again, looking from where the user looks
@@ -312,6 +313,7 @@ class ArmView(QWidget):
         self._apply_visibility()
 
     def _scale_scene(self) -> None:
+        assert self.arm is not None   # called after set_model stored one
         reach = scene.arm_reach(self.arm)
         size = 2.0 * reach
         self.grid.setSize(size, size)
@@ -384,7 +386,7 @@ class ArmView(QWidget):
     @staticmethod
     def _place_triads(item, T: np.ndarray, length: float, base_line: bool = False) -> None:
         origins = T[:, :3, 3]
-        pos = np.empty((len(T), 3, 2, 3))
+        pos: np.ndarray = np.empty((len(T), 3, 2, 3))
         pos[:, :, 0] = origins[:, None, :]
         pos[:, :, 1] = origins[:, None, :] + length * np.transpose(T[:, :3, :3], (0, 2, 1))
         colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4)).reshape(-1, 4)
@@ -411,8 +413,15 @@ def _sphere_matrix(center, rotation, semi_axes) -> np.ndarray:
 
 
 
+def _option_property(name: str) -> property:
+    def get(self: ArmView) -> bool:
+        return self._options[name]
+
+    def set_(self: ArmView, on: bool) -> None:
+        self.set_option(name, on)
+    return property(get, set_, doc=f"Whether to draw {OPTIONS[name][0].lower()} (bool).")
+
+
 for _name in OPTIONS:   # arm_view.show_frames = False, and so on for every option
-    setattr(ArmView, _name, property(lambda self, n=_name: self._options[n],
-                                      lambda self, on, n=_name: self.set_option(n, on),
-                                      doc=f"Whether to draw {OPTIONS[_name][0].lower()} (bool)."))
+    setattr(ArmView, _name, _option_property(_name))
 del _name

@@ -3,6 +3,8 @@ that also stops the view's plots and tables from exporting numbers of a model th
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import QBoxLayout, QWidget
 
 from ...model import Manipulator
@@ -29,7 +31,7 @@ class ExploreView(QWidget):
     def __init__(self, context: ExploreContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
-        self.result = None
+        self.result: Any = None   # each view's own result type (the views narrow it)
         self.result_model: Manipulator | None = None
         self.stale = ""
         self.stale_banner = StaleBanner(self)

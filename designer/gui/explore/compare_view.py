@@ -163,7 +163,7 @@ class CompareView(ExploreView):
             if b.n != model.n:
                 raise ValueError(f"design B has {b.n} joints, the current model {model.n}: "
                                  "compare arms of the same size")
-            metric, q = self.context.metric_text(), self.context.q.copy()
+            metric, q = self.context.metric_text(), self.context.q.tolist()
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.context.ratings(model.n)
             return self.context.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
                                                                          samples, ratings, token),

@@ -20,7 +20,7 @@ from ..compute import load_compute
 from .jobs import MapResult, placed_map_job
 from .base import ExploreView
 from .context import ExploreContext
-from .controls import labelled_row, spin_box
+from .controls import header_tips, labelled_row, spin_box
 from .picker import display_name
 from .plots import HeatMap, PlotBox, is_flat
 
@@ -93,8 +93,7 @@ class MapView(ExploreView):
         # one row of statistics under the map: the map keeps the width of a narrow tab
         self.stats = QTableWidget(1, len(STATS), self)
         self.stats.setHorizontalHeaderLabels([_STAT_SHORT[s] for s in STATS])
-        for c, name in enumerate(STATS):
-            self.stats.horizontalHeaderItem(c).setToolTip(_STAT_TEXT[name])
+        header_tips(self.stats, ((c, _STAT_TEXT[name]) for c, name in enumerate(STATS)))
         self.stats.verticalHeader().hide()
         self.stats.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.stats.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -169,7 +168,7 @@ class MapView(ExploreView):
             joints = (self.joint_x.currentData(), self.joint_y.currentData())
             if joints[0] == joints[1]:
                 raise ValueError("pick two different joints for x and y")
-            metric, q = self.context.metric_text(), self.context.q.copy()
+            metric, q = self.context.metric_text(), self.context.q.tolist()
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             compute = load_compute()   # where the maps run: the Compute preference, as for sweeps
             return self.context.run_job("Map", lambda token: placed_map_job(compute, arm, metric, joints, q, steps,
@@ -259,6 +258,8 @@ class MapView(ExploreView):
         self.marker.setData([q[i - 1] * self._scale(i)], [q[j - 1] * self._scale(j)])
 
     def _caption(self) -> None:
+        if self.result is None:
+            return
         grid = self.result.grid
         stale = self.stale
         moved = ""

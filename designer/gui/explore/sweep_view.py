@@ -338,6 +338,8 @@ class ParetoView(ExploreView):
         return self.axis_keys[0].currentData() or "", self.axis_keys[1].currentData() or ""
 
     def points(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.result is None:
+            raise ValueError("no sweep computed")
         a, b = self.keys()
         return self.result.column(a), self.result.column(b)
 
@@ -345,7 +347,7 @@ class ParetoView(ExploreView):
         if self.result is None or not all(self.keys()):
             return
         x, y = self.points()
-        minimize = tuple(s.currentIndex() == 0 for s in self.senses)
+        minimize = (self.senses[0].currentIndex() == 0, self.senses[1].currentIndex() == 0)
         self.front = self.result.pareto(*self.keys(), minimize=minimize)
         ok = np.isfinite(x) & np.isfinite(y)
         idx = np.flatnonzero(ok)
@@ -364,6 +366,8 @@ class ParetoView(ExploreView):
                                  "click a design to load it")
 
     def design(self, index: int) -> dict[str, float]:
+        if self.result is None:
+            raise ValueError("no sweep computed")
         return self.result.designs[index]
 
     def _tip(self, x, y, data):
@@ -381,6 +385,8 @@ class ParetoView(ExploreView):
         """Emit ``loadDesignRequested`` with the model of design ``index`` (grid order)."""
         if self.stale:
             self.context.show_error(f"Pareto: {self.stale}; run the sweep again to load its designs")
+            return
+        if self.model is None:
             return
         design = self.design(index)
         self.context.load_design(self.model.with_parameters(design))

@@ -106,6 +106,8 @@ class WorkspaceView(ExploreView):
 
     def colours(self) -> tuple[np.ndarray, float, float]:
         """Per-point colour fractions (0..1, NaN where undefined) and the colour range."""
+        if self.result is None:
+            raise ValueError("no workspace computed")
         v = self.result.values
         ok = np.isfinite(v)
         lo, hi = (float(v[ok].min()), float(v[ok].max())) if ok.any() else (0.0, 1.0)
