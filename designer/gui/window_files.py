@@ -14,6 +14,7 @@ from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
 from .folders import KEY as FOLDER_KEY
 from .folders import last_folder, remember_folder, safe_file_name
+from ..project.io import written_version
 from .version_notice import upgrade_notice
 
 __all__ = ["WindowFiles", "FILE_FILTER", "new_model"]
@@ -105,7 +106,7 @@ class WindowFiles:
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
-        notice = upgrade_notice(self.document.path, path)
+        notice = upgrade_notice(self.document.path, path, written_version(self.document.model))
         try:
             save_project(self.document.model, path)
         except OSError as exc:

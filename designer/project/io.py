@@ -20,24 +20,28 @@ from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.validation import Problem, Severity, validate
+from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
            "from_dict", "to_dict", "save_project", "dumps_project"]
 
 FORMAT = "manipulator-designer"
-VERSION = 2
+VERSION = 3
 MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
 MAX_EXPRESSION_CHARS = 100_000
 
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
-              "joint_name", "drive"}
+              "joint_name", "drive", "visual"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
-             "links", "point_masses", "base", "tool", "gravity_frame"}
+             "links", "point_masses", "base", "tool", "gravity_frame", "base_visual"}
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
+# version-3 fields of the meshes (project/visuals.py); a project is written as version 3 only when it uses one
+_V3_LINK_KEYS = {"visual"}
+_V3_TOP_KEYS = {"base_visual"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
@@ -220,6 +224,7 @@ class _Reader:
         name = self.text(data.get("name"), f"{where}.name")
         joint_name = self.text(data.get("joint_name"), f"{where}.joint_name")
         drive = self.drive(data.get("drive"), f"{where}.drive")
+        visuals = read_visuals(data.get("visual"), f"{where}.visual", self.fail)
         limits = None
         if data.get("limits") is not None:
             lim = data["limits"]
@@ -233,7 +238,7 @@ class _Reader:
         if joint not in ("R", "P") or any(v is None for v in values):
             return None
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
-                    joint_name=joint_name, drive=drive, **fields)
+                    joint_name=joint_name, drive=drive, visuals=visuals, **fields)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -314,6 +319,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     unknown = set(data) - _TOP_KEYS
     if version < 2:
         unknown |= set(data) & _V2_TOP_KEYS
+    unknown |= _v3_fields(data, version, reader)
     if unknown:
         reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
     convention = data.get("convention", "standard")
@@ -345,6 +351,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     description = reader.text(data.get("description"), "description")
     base = reader.pose(data.get("base"), "base")
     tool = reader.pose(data.get("tool"), "tool")
+    base_visuals = read_visuals(data.get("base_visual"), "base_visual", reader.fail)
     # absent: "base" (frame 0), what every file written before this key meant
     gravity_frame = data.get("gravity_frame", "base")
     if gravity_frame not in ("base", "world"):
@@ -357,11 +364,28 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                             description=description, convention=Convention(convention),
                             gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
                             point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
-                            base=base, tool=tool, gravity_in_world=gravity_frame == "world")
+                            base=base, tool=tool, gravity_in_world=gravity_frame == "world",
+                            base_visuals=base_visuals)
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
     if problems:
         raise ProjectError(problems, source)
     return model
+
+
+def _v3_fields(data: dict, version: int, reader: _Reader) -> set:
+    """The version-3 fields a file of an older version holds: unknown at the top, an error in a link."""
+    if version >= 3:
+        return set()
+    for i, l in enumerate(data.get("links") or [], start=1):
+        if isinstance(l, dict) and set(l) & _V3_LINK_KEYS:
+            reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V3_LINK_KEYS)) +
+                        " need format version 3")
+    return set(data) & _V3_TOP_KEYS
+
+
+def written_version(model: Manipulator) -> int:
+    """The oldest version that holds ``model``: 3 only when it uses a version-3 field."""
+    return 3 if uses_visuals(model) else 2
 
 
 def migrate(data: dict) -> dict:
@@ -403,9 +427,11 @@ def to_dict(model: Manipulator) -> dict:
             entry["joint_name"] = link.joint_name
         if link.drive is not None:
             entry["drive"] = link.drive.as_dict()
+        if link.visuals:
+            entry["visual"] = visuals_json(link.visuals)
         links.append(entry)
     doc: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION, "name": model.name, "description": model.description,
+        "format": FORMAT, "version": written_version(model), "name": model.name, "description": model.description,
         "convention": model.convention.value,
         "gravity": [format_expr(g) for g in model.gravity],
         "parameters": dict(model.parameters),
@@ -417,6 +443,8 @@ def to_dict(model: Manipulator) -> dict:
             doc[key] = _pose_json(pose)
     if model.gravity_in_world:
         doc["gravity_frame"] = "world"
+    if model.base_visuals:
+        doc["base_visual"] = visuals_json(model.base_visuals)
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
@@ -487,7 +515,7 @@ def load_project(path: str | os.PathLike) -> Manipulator:
         raise ProjectError("is a folder, not a project file", source) from None
     except OSError as exc:
         raise ProjectError(f"cannot read: {exc.strerror or exc}", source) from None
-    return loads_project(raw, source)
+    return absolute_meshes(loads_project(raw, source), path.parent)
 
 
 def dumps_project(model: Manipulator) -> str:
@@ -510,8 +538,8 @@ def _file_mode(path: Path) -> int:
 def save_project(model: Manipulator, path: str | os.PathLike) -> None:
     """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed."""
     path = Path(path)
-    text = dumps_project(model)
     folder = path.parent if str(path.parent) else Path(".")
+    text = dumps_project(relative_meshes(model, folder))
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
