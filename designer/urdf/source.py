@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DesignerError
+from .geometry import UrdfGeometry, link_geometry
 
 __all__ = ["MAX_URDF_BYTES", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
 
@@ -70,6 +71,8 @@ class UrdfTree:
     child_joints: dict[str, list[str]] = field(default_factory=dict)  # link -> joints, file order
     root: str = ""
     mesh_links: set[str] = field(default_factory=set)
+    visuals: dict[str, list[UrdfGeometry]] = field(default_factory=dict)      # link -> its <visual>s
+    collisions: dict[str, list[UrdfGeometry]] = field(default_factory=dict)   # link -> its <collision>s
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root
@@ -275,7 +278,8 @@ def _tree(robot, source: str) -> UrdfTree:
     if len(roots) > 1:
         raise UrdfError(f"{source}: the links form {len(roots)} separate trees (roots " +
                         ", ".join(repr(r) for r in roots[:5]) + ("..." if len(roots) > 5 else "") + ")")
-    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links)
+    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links,
+                    *link_geometry(robot))
     if len(tree.subtree(tree.root)) != len(inertials):  # a cycle not reachable from the root
         raise UrdfError(f"{source}: closed loop among the links not reachable from {roots[0]!r}")
     return tree

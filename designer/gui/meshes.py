@@ -1,0 +1,150 @@
+"""The project's visual meshes in the 3D view: one GL item per mesh, moved with its DH frame.
+
+Files load on a worker thread (a Panda's ten DAE files take about 3 s with trimesh and
+pycollada) and are thinned to :data:`FACE_BUDGET` triangles for the whole arm, shared out by
+mesh, so that dragging a slider stays above 30 frames/s on a software renderer (figures in
+benchmarks/bench_view3d.py). Moving a joint only sets each item's 4x4 transform; the triangles
+stay uploaded. A mesh that cannot be loaded is listed in :attr:`MeshLayer.problems` and its
+link falls back to the stick figure.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pyqtgraph.opengl as gl
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QMatrix4x4
+
+from ..errors import DesignerError
+from ..model import Manipulator
+from ..model.validation import Problem, Severity
+from ..urdf.meshes import MeshData, mesh_arrays
+from .gl_solids import LIT_SHADER
+
+__all__ = ["FACE_BUDGET", "MIN_FACES", "MeshLayer", "load_cached"]
+
+#: triangles for the whole arm. llvmpipe on two cores draws the UR5 at about 60 frames/s with this
+#: many (benchmarks/bench_view3d.py --meshes); the files hold 85,000-250,000
+FACE_BUDGET = 60_000
+MIN_FACES = 1_500
+MESH_COLOR = (0.72, 0.74, 0.78, 1.0)
+
+_cache: dict[tuple, MeshData | str] = {}
+_cache_lock = threading.Lock()
+
+
+def _key(path: str, scale, max_faces: int) -> tuple:
+    try:
+        st = os.stat(path)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    return path, tuple(scale), max_faces, stamp
+
+
+def load_cached(path: str, scale, max_faces: int) -> MeshData | str:
+    """The mesh's arrays, or the one-line reason it cannot be drawn (kept, so a bad file is read once)."""
+    key = _key(path, scale, max_faces)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+    try:
+        result: MeshData | str = mesh_arrays(path, scale, max_faces)
+    except DesignerError as exc:
+        result = str(exc)
+    except (MemoryError, ValueError, RuntimeError) as exc:   # thinning a degenerate mesh
+        result = f"{path}: cannot draw: {exc}"
+    with _cache_lock:
+        _cache[key] = result
+    return result
+
+
+class MeshLayer(QObject):
+    """The GL items of a model's visuals (``base_visual`` on frame 0, ``links[i].visual`` on frame i)."""
+
+    loaded = Signal()            # every mesh of the current model is loaded or failed
+    problemsChanged = Signal(list)
+    _arrived = Signal(int, object)   # (generation, results), from the loading thread
+
+    def __init__(self, view: gl.GLViewWidget):
+        super().__init__()
+        self.view = view
+        self.visible = True
+        self._wanted: list[tuple[int, object]] = []   # (frame index, Visual)
+        self._items: list[tuple[int, np.ndarray, gl.GLMeshItem]] = []
+        self._generation = 0
+        self.problems: list[Problem] = []
+        self.pending = False
+        self._arrived.connect(self._on_arrived)
+
+    def set_model(self, model: Manipulator | None) -> None:
+        wanted = [] if model is None else [(0, v) for v in model.base_visuals] + [
+            (i, v) for i, link in enumerate(model.links, start=1) for v in link.visuals]
+        if wanted == self._wanted:
+            return
+        self._wanted = wanted
+        self._generation += 1
+        self._remove_items()
+        self.problems = []
+        if not wanted:
+            self.pending = False
+            self.problemsChanged.emit([])
+            return
+        self.pending = True
+        budget = max(MIN_FACES, FACE_BUDGET // len(wanted))
+        jobs = [(v.mesh, v.scale, budget) for _, v in wanted]
+        generation = self._generation
+        threading.Thread(target=lambda: self._arrived.emit(generation, [load_cached(*j) for j in jobs]),
+                         daemon=True, name="mesh-loader").start()
+
+    def _on_arrived(self, generation: int, results: list) -> None:
+        if generation != self._generation:   # the model changed while loading
+            return
+        self.pending = False
+        self.problems = []
+        for (frame, visual), data in zip(self._wanted, results):
+            where = "base" if frame == 0 else f"links[{frame}]"
+            if isinstance(data, str):
+                self.problems.append(Problem(Severity.WARNING, f"{where}.visual",
+                                             f"{data}; drawn as a stick"))
+                continue
+            item = gl.GLMeshItem(vertexes=data.vertices, faces=data.faces, smooth=False, shader=LIT_SHADER,
+                                 color=visual.color or data.color or MESH_COLOR, glOptions="opaque")
+            item.setVisible(self.visible)
+            self.view.addItem(item)
+            self._items.append((frame, visual.matrix(), item))
+        self.problemsChanged.emit(list(self.problems))
+        self.loaded.emit()
+        self._place_last()
+
+    def drawn_frames(self) -> set[int]:
+        """Frame indices (0: the base, i: link i) that have at least one mesh on screen."""
+        return {frame for frame, _, _ in self._items} if self.visible else set()
+
+    def face_count(self) -> int:
+        return sum(len(item.opts["meshdata"].faces()) for _, _, item in self._items)
+
+    def set_visible(self, on: bool) -> None:
+        self.visible = bool(on)
+        for _, _, item in self._items:
+            item.setVisible(self.visible)
+
+    def place(self, frames: np.ndarray) -> None:
+        """Put each mesh on its frame: ``frames`` (n+1, 4, 4) are DH frames 0..n in the scene."""
+        self._frames = frames
+        for frame, local, item in self._items:
+            if frame < len(frames):
+                item.setTransform(QMatrix4x4(*(frames[frame] @ local).ravel().tolist()))
+
+    def _place_last(self) -> None:
+        frames = getattr(self, "_frames", None)
+        if frames is not None:
+            self.place(frames)
+
+    def _remove_items(self) -> None:
+        for _, _, item in self._items:
+            self.view.removeItem(item)
+        self._items = []
