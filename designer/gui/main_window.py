@@ -140,6 +140,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
         self.problems.countChanged.connect(self._problem_count)
         self.problems.linkChosen.connect(self.dh_table.select_link)
+        self.arm_view.meshes.problemsChanged.connect(self.problems.set_extra)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)
         self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)

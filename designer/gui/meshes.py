@@ -106,9 +106,9 @@ class MeshLayer(QObject):
         self.pending = False
         self.problems = []
         for (frame, visual), data in zip(self._wanted, results):
-            where = "base" if frame == 0 else f"links[{frame}]"
+            where = "base_visual" if frame == 0 else f"links[{frame}].visual"
             if isinstance(data, str):
-                self.problems.append(Problem(Severity.WARNING, f"{where}.visual",
+                self.problems.append(Problem(Severity.WARNING, where,
                                              f"{data}; drawn as a stick"))
                 continue
             item = gl.GLMeshItem(vertexes=data.vertices, faces=data.faces, smooth=False, shader=LIT_SHADER,

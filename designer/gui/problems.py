@@ -32,13 +32,20 @@ class ProblemsPanel(QListWidget):
         super().__init__(parent)
         self.setWordWrap(True)
         self.problems = []
+        self._extra: list = []   # problems found outside validate (meshes that cannot be drawn: gui/meshes.py)
         document.modelChanged.connect(self.refresh)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self.refresh(document.model)
 
+    def set_extra(self, problems: list) -> None:
+        """Problems the view found (a mesh that cannot be loaded), listed after the model's own."""
+        self._extra = list(problems)
+        self.refresh(self._model)
+
     def refresh(self, model) -> None:
-        self.problems = validate(model)
+        self._model = model
+        self.problems = validate(model) + self._extra
         self.clear()
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:

@@ -54,7 +54,9 @@ def read_any(path: str | os.PathLike, options: FileOptions | None = None) -> Urd
 
 
 def _pose_fields(T: np.ndarray) -> dict:
-    return {"xyz": tuple(float(v) for v in T[:3, 3]), "rpy": tuple(float(a) for a in rpy_from_matrix(T[:3, :3]))}
+    # 1e-12 m and rad are far below what can be seen; rounding drops the noise (-2.6e-50) from the file
+    return {"xyz": tuple(round(float(v), 12) + 0.0 for v in T[:3, 3]),
+            "rpy": tuple(round(float(a), 12) + 0.0 for a in rpy_from_matrix(T[:3, :3]))}
 
 
 def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder, resolver=None) -> tuple[Manipulator, list[str]]:
