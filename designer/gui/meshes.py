@@ -26,10 +26,12 @@ from .gl_solids import LIT_SHADER
 
 __all__ = ["FACE_BUDGET", "MIN_FACES", "MeshLayer", "load_cached"]
 
-#: triangles for the whole arm. llvmpipe on two cores draws the UR5 at about 60 frames/s with this
-#: many (benchmarks/bench_view3d.py --meshes); the files hold 85,000-250,000
-FACE_BUDGET = 60_000
-MIN_FACES = 1_500
+#: triangles for the whole arm (the UR5's files hold 85,000, the Panda's 250,000). Frame times on llvmpipe
+#: measured side by side in one process (UR5, 1000x700, 2 cores under a load average of 12): sticks 39 ms,
+#: meshes thinned to 18,000 triangles 61 ms, 32,000 75 ms, 61,000 99 ms; without the load each is several
+#: times shorter (benchmarks/bench_view3d.py --meshes ur5 --faces N measures it)
+FACE_BUDGET = 20_000
+MIN_FACES = 1_000
 MESH_COLOR = (0.72, 0.74, 0.78, 1.0)
 
 _cache: dict[tuple, MeshData | str] = {}

@@ -117,14 +117,41 @@ class MeshData:
 
 
 def decimate(vertices: np.ndarray, faces: np.ndarray, max_faces: int) -> tuple[np.ndarray, np.ndarray]:
-    """At most about ``max_faces`` triangles (quadric decimation, fast-simplification); as it is when fewer."""
+    """At most about ``max_faces`` triangles: quadric decimation (fast-simplification), then, where a mesh
+    of many small parts keeps more (the UR5's upper arm stops at 7,400 of its 29,000 whatever the
+    target), vertex clustering on a grid; as it is when it has fewer."""
     if len(faces) <= max_faces:
         return vertices, faces
     import fast_simplification
-    reduction = 1.0 - max_faces / len(faces)
     v, f = fast_simplification.simplify(np.asarray(vertices, np.float64), np.asarray(faces, np.int64),
-                                        target_reduction=reduction)
-    return v, f
+                                        target_count=max_faces)
+    if len(f) <= 1.25 * max_faces:
+        return v, f
+    # the coarsest grid that keeps enough triangles, by bisection on the cell size (log scale)
+    size = float(np.ptp(v, axis=0).max()) or 1.0
+    lo, hi = size * 1e-4, size * 0.5
+    best = _cluster(v, f, hi)
+    for _ in range(12):
+        mid = float(np.sqrt(lo * hi))
+        cv, cf = _cluster(v, f, mid)
+        if len(cf) > max_faces:
+            lo = mid
+        else:
+            hi, best = mid, (cv, cf)
+    return best
+
+
+def _cluster(v: np.ndarray, f: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices merged per grid cell (at their mean), faces that collapse dropped."""
+    keys = np.floor((v - v.min(axis=0)) / cell).astype(np.int64)
+    _, index, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    index = index.ravel()
+    merged = np.zeros((len(counts), 3))
+    np.add.at(merged, index, v)
+    merged /= counts[:, None]
+    g = index[f]
+    keep = (g[:, 0] != g[:, 1]) & (g[:, 1] != g[:, 2]) & (g[:, 0] != g[:, 2])
+    return merged, np.unique(g[keep], axis=0)
 
 
 def _file_color(mesh) -> tuple[float, float, float, float] | None:
