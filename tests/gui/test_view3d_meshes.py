@@ -116,3 +116,28 @@ def test_import_dialog_asks_for_xacro_folders_and_density(qtbot, tmp_path, monke
     assert shown == [] and report is not None
     assert any("2700 kg/m^3" in n for n in report.notes)
     assert float(window.document.model.links[0].mass) == pytest.approx(2700 * 0.1 * 0.1 * 0.4, rel=1e-6)
+
+
+def test_design_report_figure_shows_the_meshes(qtbot, tmp_path):
+    """The report's 3D figure waits for meshes still loading and holds them (the slab's colour)."""
+    from PySide6.QtGui import QImage
+    from designer.gui.design_export import grab_figures
+    from designer.gui.main_window import MainWindow
+    trimesh.creation.box((0.3, 0.15, 0.1)).export(tmp_path / "slab.stl")
+    slab = Visual(str(tmp_path / "slab.stl"), xyz=(-0.15, 0, 0), color=(0.1, 0.6, 0.9, 1))
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    window.document.reset(_arm(((slab,), (slab,))), None, origin="test", dirty=False)
+    figures, _notes = grab_figures(window)   # right away: the meshes are still loading
+    assert not window.arm_view.meshes.pending
+    figure = figures[0]
+    assert "meshes" in figure.title
+    image = QImage()
+    assert image.loadFromData(figure.png, "PNG")
+    pixels = np.array([[image.pixelColor(x, y).getRgb()[:3] for x in range(0, image.width(), 4)]
+                       for y in range(0, image.height(), 4)])
+    bluish = (pixels[..., 2] > 150) & (pixels[..., 0] < 80)
+    assert bluish.sum() > 50
