@@ -88,7 +88,8 @@ def main() -> None:
     parser.add_argument("--no-native", dest="native", action="store_false",
                         help="leave the view inside the window's backing store (Qt composites the whole window)")
     parser.add_argument("--meshes", choices=["ur5", "panda"], help="a vendor arm with its meshes instead of the PUMA")
-    parser.add_argument("--faces", type=int, help="triangle budget of the meshes (default: designer.gui.meshes.FACE_BUDGET)")
+    parser.add_argument("--faces", type=int,
+                        help="triangle budget of the meshes (default: designer.gui.meshes.FACE_BUDGET)")
     args = parser.parse_args()
     if args.faces:
         from designer.gui import meshes

@@ -29,10 +29,10 @@ class Visual:
     colour (None: the view's own)."""
 
     mesh: str
-    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    color: tuple[float, float, float, float] | None = None
+    scale: tuple[float, ...] = (1.0, 1.0, 1.0)    # three, checked on creation
+    xyz: tuple[float, ...] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, ...] = (0.0, 0.0, 0.0)
+    color: tuple[float, ...] | None = None        # four
 
     def __post_init__(self):
         object.__setattr__(self, "mesh", str(self.mesh))

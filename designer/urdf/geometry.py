@@ -17,9 +17,9 @@ class UrdfGeometry:
     kind: str
     origin: np.ndarray
     filename: str = ""
-    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    scale: tuple[float, ...] = (1.0, 1.0, 1.0)
     size: tuple[float, ...] = ()
-    rgba: tuple[float, float, float, float] | None = None
+    rgba: tuple[float, ...] | None = None
 
 
 def _finite(values) -> tuple[float, ...] | None:

@@ -91,8 +91,8 @@ def load_mesh(path: str | os.PathLike, scale=(1.0, 1.0, 1.0)):
     except MeshError:
         raise
     except Exception as exc:  # noqa: BLE001 - a corrupt file fails inside any of four parsers in its own way
-        raise MeshError(f"{path}: cannot read the mesh: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") \
-            from None
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise MeshError(f"{path}: cannot read the mesh: {first}") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
         raise MeshError(f"{path}: holds no triangles")
     if len(mesh.faces) > MAX_FACES:
@@ -154,7 +154,7 @@ def _cluster(v: np.ndarray, f: np.ndarray, cell: float) -> tuple[np.ndarray, np.
     return merged, np.unique(g[keep], axis=0)
 
 
-def _file_color(mesh) -> tuple[float, float, float, float] | None:
+def _file_color(mesh) -> tuple[float, ...] | None:
     try:
         visual = mesh.visual
         if visual.kind == "texture" and getattr(visual, "material", None) is not None:

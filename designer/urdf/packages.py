@@ -87,7 +87,7 @@ class PackageResolver:
 def _children(folder: Path) -> list[Path]:
     try:
         with os.scandir(folder) as it:
-            out = []
+            out: list[Path] = []
             for entry in it:
                 if len(out) >= MAX_CHILDREN:
                     break

@@ -59,7 +59,8 @@ def _pose_fields(T: np.ndarray) -> dict:
             "rpy": tuple(round(float(a), 12) + 0.0 for a in rpy_from_matrix(T[:3, :3]))}
 
 
-def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder, resolver=None) -> tuple[Manipulator, list[str]]:
+def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder,
+                   resolver=None) -> tuple[Manipulator, list[str]]:
     """``model`` with the visual meshes of each body's URDF links placed in its DH frame, and those of
     the links fixed to the base in DH frame 0; warnings for meshes that cannot be found (left out).
 
@@ -67,7 +68,7 @@ def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder, res
     link's frame in the world at the zero pose (the same q for both, q_DH = q_URDF) and O the
     visual's origin. F_i is taken from the imported model itself, so the meshes move with it."""
     arm = display_arm(model)
-    frames = arm.base @ arm.frames(np.zeros(arm.n))   # DH frames 0..n in the root link's frame
+    frames = arm.base @ arm.frames([0.0] * arm.n)   # DH frames 0..n in the root link's frame
     poses = world_poses(tree)
     warnings: list[str] = []
     missing: set[str] = set()
@@ -106,7 +107,8 @@ def import_prepared(tree: UrdfTree, source: str | os.PathLike, options: FileOpti
     options = options or FileOptions()
     folder = Path(source).parent
     resolver = options.resolver(source)
-    notes, warnings = [], []
+    notes: list[str] = []
+    warnings: list[str] = []
     if options.density is not None:
         chain = select_chain(tree, chain_options.get("base"), chain_options.get("tip"),
                              chain_options.get("drop_rest", False))

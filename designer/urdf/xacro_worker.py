@@ -32,6 +32,9 @@ def _fail(message: str) -> None:
 def main() -> None:
     request = json.loads(sys.stdin.read())
     spec = importlib.util.spec_from_file_location("_designer_packages", request["packages_module"])
+    if spec is None or spec.loader is None:
+        _fail(f"cannot load {request['packages_module']}")
+        return
     packages = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(packages)
     main_file = os.path.realpath(request["file"])
@@ -104,9 +107,9 @@ def main() -> None:
     except MemoryError:
         _fail("xacro: ran out of memory (an expansion too large)")
     except Exception as exc:  # noqa: BLE001 - xacro raises many kinds; each becomes one line
-        inner = exc
+        inner: BaseException | None = exc
         while getattr(inner, "exc", None) is not None:
-            inner = inner.exc
+            inner = inner.exc  # type: ignore[union-attr]
         if isinstance(inner, MemoryError):
             _fail("xacro: ran out of memory (an expansion too large)")
         message = own[-1] if own else str(exc) or type(exc).__name__

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("pytestqt")
-trimesh = pytest.importorskip("trimesh")
-
 from designer.model import Link, Manipulator
 from designer.model.visual import Visual
+
+pytest.importorskip("pytestqt")
+trimesh = pytest.importorskip("trimesh")
 
 
 @pytest.fixture

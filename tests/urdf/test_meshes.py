@@ -77,9 +77,9 @@ def test_decimation_keeps_the_shape_within_budget(tmp_path):
     assert np.allclose(radii, 0.2, rtol=0.02)
 
 
-def _geom(tmp_path, mesh, name, origin=np.eye(4)):
+def _geom(tmp_path, mesh, name, origin=None):
     mesh.export(tmp_path / name)
-    return UrdfGeometry("mesh", origin, filename=name)
+    return UrdfGeometry("mesh", np.eye(4) if origin is None else origin, filename=name)
 
 
 def test_box_and_cylinder_mass_properties_match_the_formulas(tmp_path):
@@ -127,8 +127,9 @@ def _arm(tmp_path, explicit: bool, rho: float) -> str:
         if explicit:   # the textbook box, stated in the file
             a, b, c = size
             m = rho * a * b * c
-            inertial = (f'<inertial><origin xyz="{xyz_text}"/><mass value="{m!r}"/><inertia ixx="{m * (b*b + c*c) / 12!r}" '
-                        f'iyy="{m * (a*a + c*c) / 12!r}" izz="{m * (a*a + b*b) / 12!r}" ixy="0" ixz="0" iyz="0"/></inertial>')
+            inertial = (f'<inertial><origin xyz="{xyz_text}"/><mass value="{m!r}"/>'
+                        f'<inertia ixx="{m * (b*b + c*c) / 12!r}" iyy="{m * (a*a + c*c) / 12!r}" '
+                        f'izz="{m * (a*a + b*b) / 12!r}" ixy="0" ixz="0" iyz="0"/></inertial>')
         else:
             inertial = ""
         geometry = f'<origin xyz="{xyz_text}"/><geometry><mesh filename="l{k}.stl"/></geometry>'

@@ -69,8 +69,9 @@ def _joint(name, parent, child, xyz, axis):
 
 def expanded(upper: float) -> str:
     """The arm as plain URDF, written from the macros' definitions by hand."""
-    return ('<robot name="hand_arm"><link name="base"/>' + _link("upper_arm", upper, 2) + _link("forearm", 0.3, 1.5, 0.04)
-            + _link("hand", 0.1, 0.5) + _joint("shoulder", "base", "upper_arm", "0 0 0.1", "0 0 1")
+    return ('<robot name="hand_arm"><link name="base"/>' + _link("upper_arm", upper, 2)
+            + _link("forearm", 0.3, 1.5, 0.04) + _link("hand", 0.1, 0.5)
+            + _joint("shoulder", "base", "upper_arm", "0 0 0.1", "0 0 1")
             + _joint("elbow", "upper_arm", "forearm", f"0 0 {upper}", "0 1 0")
             + _joint("wrist", "forearm", "hand", "0.02 0 0.3", "0 1 0") + "</robot>")
 
@@ -105,8 +106,9 @@ def test_xacro_imports_as_the_expanded_urdf(workspace, tmp_path, upper):
 def test_package_named_by_the_user_outside_the_tree(tmp_path, workspace):
     alone = tmp_path / "elsewhere"
     alone.mkdir()
-    (alone / "arm.urdf.xacro").write_text((workspace / "my_arm" / "urdf" / "arm.urdf.xacro").read_text()
-                                          .replace('filename="joints.xacro"', 'filename="$(find my_arm)/urdf/joints.xacro"'))
+    text = (workspace / "my_arm" / "urdf" / "arm.urdf.xacro").read_text()
+    (alone / "arm.urdf.xacro").write_text(text.replace('filename="joints.xacro"',
+                                                       'filename="$(find my_arm)/urdf/joints.xacro"'))
     with pytest.raises(UrdfError, match=r"my_parts.*--package-path"):
         import_file(alone / "arm.urdf.xacro")
     paths, named = parse_package_options([str(workspace), f"my_parts={workspace / 'my_parts'}"])
@@ -154,7 +156,8 @@ def test_bad_xacro_argument_is_named(items):
 
 def test_command_line_runs_xacro(workspace, tmp_path):
     out = tmp_path / "arm.json"
-    run = subprocess.run([sys.executable, "-m", "designer", "import-urdf", str(workspace / "my_arm/urdf/arm.urdf.xacro"),
+    xacro_file = str(workspace / "my_arm/urdf/arm.urdf.xacro")
+    run = subprocess.run([sys.executable, "-m", "designer", "import-urdf", xacro_file,
                           "--xacro-arg", "upper:=0.55", "--out", str(out)], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert run.returncode == 0, run.stderr
@@ -162,7 +165,7 @@ def test_command_line_runs_xacro(workspace, tmp_path):
     plain = tmp_path / "plain.urdf"
     plain.write_text(expanded(0.55))
     _same(load_project(out), import_urdf(plain).model)
-    bad = subprocess.run([sys.executable, "-m", "designer", "import-urdf", str(workspace / "my_arm/urdf/arm.urdf.xacro"),
+    bad = subprocess.run([sys.executable, "-m", "designer", "import-urdf", xacro_file,
                           "--package-path", str(tmp_path / "nowhere")], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nowhere" in bad.stderr
