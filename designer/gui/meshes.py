@@ -10,21 +10,18 @@ link falls back to the stick figure.
 
 from __future__ import annotations
 
-import os
-import threading
-
 import numpy as np
 import pyqtgraph.opengl as gl
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QMatrix4x4
 
-from ..errors import DesignerError
 from ..model import Manipulator
 from ..model.validation import Problem, Severity
-from ..urdf.meshes import MeshData, mesh_arrays
+from ..urdf.meshes import load_meshes_job
 from .gl_solids import LIT_SHADER
+from .worker import start_job
 
-__all__ = ["FACE_BUDGET", "MIN_FACES", "MeshLayer", "load_cached"]
+__all__ = ["FACE_BUDGET", "MIN_FACES", "MeshLayer"]
 
 #: triangles for the whole arm (the UR5's files hold 85,000, the Panda's 250,000). Frame times on llvmpipe
 #: measured side by side in one process (UR5, 1000x700, 2 cores under a load average of 12): sticks 39 ms,
@@ -34,42 +31,11 @@ FACE_BUDGET = 20_000
 MIN_FACES = 1_000
 MESH_COLOR = (0.72, 0.74, 0.78, 1.0)
 
-_cache: dict[tuple, MeshData | str] = {}
-_cache_lock = threading.Lock()
-
-
-def _key(path: str, scale, max_faces: int) -> tuple:
-    try:
-        st = os.stat(path)
-        stamp = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        stamp = None
-    return path, tuple(scale), max_faces, stamp
-
-
-def load_cached(path: str, scale, max_faces: int) -> MeshData | str:
-    """The mesh's arrays, or the one-line reason it cannot be drawn (kept, so a bad file is read once)."""
-    key = _key(path, scale, max_faces)
-    with _cache_lock:
-        if key in _cache:
-            return _cache[key]
-    try:
-        result: MeshData | str = mesh_arrays(path, scale, max_faces)
-    except DesignerError as exc:
-        result = str(exc)
-    except (MemoryError, ValueError, RuntimeError) as exc:   # thinning a degenerate mesh
-        result = f"{path}: cannot draw: {exc}"
-    with _cache_lock:
-        _cache[key] = result
-    return result
-
-
 class MeshLayer(QObject):
     """The GL items of a model's visuals (``base_visual`` on frame 0, ``links[i].visual`` on frame i)."""
 
     loaded = Signal()            # every mesh of the current model is loaded or failed
     problemsChanged = Signal(list)
-    _arrived = Signal(int, object)   # (generation, results), from the loading thread
 
     def __init__(self, view: gl.GLViewWidget):
         super().__init__()
@@ -80,7 +46,7 @@ class MeshLayer(QObject):
         self._generation = 0
         self.problems: list[Problem] = []
         self.pending = False
-        self._arrived.connect(self._on_arrived)
+        self._worker = None
 
     def set_model(self, model: Manipulator | None) -> None:
         wanted = [] if model is None else [(0, v) for v in model.base_visuals] + [
@@ -89,6 +55,8 @@ class MeshLayer(QObject):
             return
         self._wanted = wanted
         self._generation += 1
+        if self._worker is not None:
+            self._worker.cancel()
         self._remove_items()
         self.problems = []
         if not wanted:
@@ -99,8 +67,9 @@ class MeshLayer(QObject):
         budget = max(MIN_FACES, FACE_BUDGET // len(wanted))
         jobs = [(v.mesh, v.scale, budget) for _, v in wanted]
         generation = self._generation
-        threading.Thread(target=lambda: self._arrived.emit(generation, [load_cached(*j) for j in jobs]),
-                         daemon=True, name="mesh-loader").start()
+        self._worker = start_job(lambda token: load_meshes_job(jobs, token),
+                                 finished=lambda results: self._on_arrived(generation, results),
+                                 failed=lambda message, _details: self._on_arrived(generation, [message] * len(jobs)))
 
     def _on_arrived(self, generation: int, results: list) -> None:
         if generation != self._generation:   # the model changed while loading

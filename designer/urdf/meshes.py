@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 from urllib.parse import unquote
 
 import numpy as np
 
 from ..errors import DesignerError
+from ..jobs import NEVER, CancelToken, Job, Progress
 from .packages import PackageResolver
+from .source import read_limited
 
-__all__ = ["MAX_MESH_BYTES", "MAX_FACES", "MESH_SUFFIXES", "MeshError", "MeshData", "decimate", "load_mesh",
-           "mesh_arrays", "resolve_mesh"]
+__all__ = ["MAX_MESH_BYTES", "MAX_FACES", "MESH_SUFFIXES", "MeshError", "MeshData", "decimate", "load_cached",
+           "load_mesh", "load_meshes_job", "mesh_arrays", "resolve_mesh"]
 
 MAX_MESH_BYTES = 100_000_000   # the largest vendor mesh seen (Panda's link0.dae) is 1.6 MB
 MAX_FACES = 5_000_000
@@ -68,20 +71,7 @@ def load_mesh(path: str | os.PathLike, scale=(1.0, 1.0, 1.0)):
     suffix = path.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise MeshError(f"{path}: not a mesh file the designer reads ({', '.join(MESH_SUFFIXES)})")
-    try:
-        size = path.stat().st_size
-        if size > MAX_MESH_BYTES:
-            raise MeshError(f"{path}: {size} bytes, larger than the {MAX_MESH_BYTES} a mesh may be")
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_MESH_BYTES + 1)
-    except FileNotFoundError:
-        raise MeshError(f"{path}: no such mesh file") from None
-    except IsADirectoryError:
-        raise MeshError(f"{path}: is a folder, not a mesh file") from None
-    except OSError as exc:
-        raise MeshError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_MESH_BYTES:
-        raise MeshError(f"{path}: larger than the {MAX_MESH_BYTES} bytes a mesh may be")
+    raw = read_limited(path, MAX_MESH_BYTES, "a mesh", MeshError)
     if suffix == ".dae" and re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
         raise MeshError(f"{path}: holds a document type declaration (<!DOCTYPE or <!ENTITY); refused for safety")
     try:
@@ -178,3 +168,45 @@ def mesh_arrays(path: str | os.PathLike, scale=(1.0, 1.0, 1.0), max_faces: int =
     plain = trimesh.Trimesh(mesh.vertices, mesh.faces, process=True)
     v, f = decimate(plain.vertices, plain.faces, max_faces)
     return MeshData(v, f, color, len(mesh.faces))
+
+
+_cache: dict[tuple, MeshData | str] = {}
+_cache_lock = threading.Lock()
+
+
+def _key(path: str, scale, max_faces: int) -> tuple:
+    try:
+        st = os.stat(path)
+        stamp: tuple | None = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = None
+    return path, tuple(scale), max_faces, stamp
+
+
+def load_cached(path: str, scale, max_faces: int) -> MeshData | str:
+    """The mesh's arrays, or the one-line reason it cannot be drawn (kept per file version, so a bad
+    file is read once and an edited one again)."""
+    key = _key(path, scale, max_faces)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+    try:
+        result: MeshData | str = mesh_arrays(path, scale, max_faces)
+    except DesignerError as exc:
+        result = str(exc)
+    except (MemoryError, ValueError, RuntimeError) as exc:   # thinning a degenerate mesh
+        result = f"{path}: cannot draw: {exc}"
+    with _cache_lock:
+        _cache[key] = result
+    return result
+
+
+def load_meshes_job(requests: list[tuple[str, tuple, int]], token: CancelToken = NEVER) -> Job[list]:
+    """Load (path, scale, max_faces) requests, one :class:`Progress` per file; returns one
+    :class:`MeshData` or message per request."""
+    out = []
+    for k, (path, scale, max_faces) in enumerate(requests):
+        yield Progress("loading meshes", k / max(len(requests), 1), os.path.basename(path))
+        token.check()
+        out.append(load_cached(path, scale, max_faces))
+    return out

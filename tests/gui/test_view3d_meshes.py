@@ -9,32 +9,17 @@ import pytest
 
 from designer.model import Link, Manipulator
 from designer.model.visual import Visual
+from tests.gui import test_view3d
 
 pytest.importorskip("pytestqt")
 trimesh = pytest.importorskip("trimesh")
 
-
-@pytest.fixture
-def arm_view(qtbot):
-    from designer.gui.view3d import ArmView
-    view = ArmView()
-    view.resize(480, 360)
-    qtbot.addWidget(view)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
-
-
-def _render(view) -> np.ndarray:
-    return np.asarray(view.view.renderToArray((240, 180)), dtype=np.int16)
+arm_view = test_view3d.arm_view   # the same view fixture and pixel grab as the stick figure's tests
+_render = test_view3d._render
 
 
 def _arm(visuals=((), ())) -> Manipulator:
     return Manipulator(links=(Link(a=0.4, mass=1, visuals=visuals[0]), Link(a=0.3, mass=1, visuals=visuals[1])))
-
-
-def _wait(qtbot, view):
-    qtbot.waitUntil(lambda: not view.meshes.pending, timeout=20000)
 
 
 def test_meshes_replace_the_sticks_and_switch_off(qtbot, arm_view, tmp_path):
@@ -68,7 +53,7 @@ def test_a_bad_mesh_is_a_problem_and_a_stick(qtbot, arm_view, tmp_path):
         arm_view.set_model(_arm(((Visual(str(good)),), (Visual(str(tmp_path / "junk.stl")), Visual("/nowhere/x.dae")))))
     problems = [str(p) for p in arm_view.meshes.problems]
     assert len(problems) == 2 and problems[0].startswith("links[2].visual: ") and "junk.stl" in problems[0]
-    assert "no such mesh file" in problems[1]
+    assert "no such file" in problems[1]
     assert arm_view.meshes.drawn_frames() == {1}
     stick = arm_view._items["solids"]
     assert stick is not None   # link 2 keeps its sticks: the view is still drawn

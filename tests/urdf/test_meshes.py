@@ -59,7 +59,7 @@ def test_bad_meshes_give_one_line_messages(tmp_path, monkeypatch):
     (tmp_path / "model.step").write_text("ISO-10303-21;")
     trimesh.creation.box().export(tmp_path / "box.stl")
     for name, message in [("junk.stl", "junk.stl"), ("empty.obj", "empty.obj"), ("evil.dae", "DOCTYPE"),
-                          ("model.step", "not a mesh file"), ("gone.stl", "no such mesh file")]:
+                          ("model.step", "not a mesh file"), ("gone.stl", "no such file")]:
         with pytest.raises(MeshError) as info:
             load_mesh(tmp_path / name)
         assert message in str(info.value) and "\n" not in str(info.value)
@@ -162,7 +162,7 @@ def test_missing_mesh_is_a_warning_at_import_and_an_error_for_the_density(tmp_pa
     text = _arm(tmp_path, False, 1.0)
     (tmp_path / "l2.stl").unlink()
     (tmp_path / "bare.urdf").write_text(text)
-    with pytest.raises(UrdfError, match=r"link 'l2'.*l2.stl: no such mesh file"):
+    with pytest.raises(UrdfError, match=r"link 'l2'.*l2.stl: no such file"):
         import_file(tmp_path / "bare.urdf", FileOptions(density=1000))
     (tmp_path / "stated.urdf").write_text(_arm(tmp_path, True, 1000.0))
     (tmp_path / "l2.stl").unlink()
