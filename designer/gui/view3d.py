@@ -97,7 +97,6 @@ class ArmView(QWidget):
         if model != self.model:  # a map of another arm would mislead
             self.clear_workspace_points()
         self.model = model
-        self.meshes.set_model(model)
         if model is None:
             self._clear()
             return self._show_message("No arm to show.")
@@ -110,6 +109,7 @@ class ArmView(QWidget):
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}")
         self.message.hide()
+        self.meshes.set_model(model)
         first = self.arm is None
         old_reach = None if first else scene.arm_reach(self.arm)
         self.arm = arm
@@ -247,6 +247,7 @@ class ArmView(QWidget):
 
     # -- building and updating items -----------------------------------------
     def _show_message(self, text: str) -> None:
+        self.meshes.set_model(None)   # no meshes floating where the arm was
         self.message.setText(text)
         self.message.show()
         self._place_message()

@@ -226,3 +226,19 @@ def test_project_keeps_visuals_relative_beside_it(tmp_path):
     with pytest.raises(Exception) as info:
         loads_project(json.dumps(doc))
     assert "links[1].visual[0].scale" in str(info.value) and "links[2].visual: must be a list" in str(info.value)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_converting_the_convention_keeps_the_meshes_in_place(convention):
+    """Switching the DH convention (the window's offer) moves each mesh with the frames: the world
+    pose of every mesh at random joint values is the same before and after."""
+    from designer.kinematics.convention import convert_convention
+    from designer.model import Convention
+    model = import_file(erd("ur_description/urdf/ur5_robot.urdf"), convention=convention).model
+    other, _ = convert_convention(model, Convention("modified" if convention == "standard" else "standard"))
+    a, b = display_arm(model), display_arm(other)
+    q = np.random.default_rng(2).uniform(-2, 2, a.n)
+    Fa, Fb = a.base @ a.frames(q), b.base @ b.frames(q)
+    for i in range(1, a.n + 1):
+        for va, vb in zip(model.links[i - 1].visuals, other.links[i - 1].visuals, strict=True):
+            assert np.allclose(Fa[i] @ va.matrix(), Fb[i] @ vb.matrix(), atol=1e-9)
