@@ -1,4 +1,4 @@
-"""The project's visual meshes in the 3D view: one GL item per mesh, moved with its DH frame.
+"""The project's visual meshes in the 3D view: one GL item per DH frame holding its meshes, moved with the frame.
 
 Files load on a worker thread (a Panda's ten DAE files take about 3 s with trimesh and
 pycollada) and are thinned to :data:`FACE_BUDGET` triangles for the whole arm, shared out by
@@ -32,7 +32,7 @@ MIN_FACES = 1_000
 MESH_COLOR = (0.72, 0.74, 0.78, 1.0)
 
 class MeshLayer(QObject):
-    """The GL items of a model's visuals (``base_visual`` on frame 0, ``links[i].visual`` on frame i)."""
+    """The GL items of a model's visuals (``base_visual`` on frame 0, ``links[i].visual`` on frame i), one per frame."""
 
     loaded = Signal()            # every mesh of the current model is loaded or failed
     problemsChanged = Signal(list)
@@ -76,17 +76,30 @@ class MeshLayer(QObject):
             return
         self.pending = False
         self.problems = []
+        parts: dict[int, list] = {}
         for (frame, visual), data in zip(self._wanted, results):
             where = "base_visual" if frame == 0 else f"links[{frame}].visual"
             if isinstance(data, str):
                 self.problems.append(Problem(Severity.WARNING, where,
                                              f"{data}; drawn as a stick"))
                 continue
-            item = gl.GLMeshItem(vertexes=data.vertices, faces=data.faces, smooth=False, shader=LIT_SHADER,
-                                 color=visual.color or data.color or MESH_COLOR, glOptions="opaque")
+            parts.setdefault(frame, []).append((visual, data))
+        # one item per frame, its meshes moved into the frame once: each item costs about half a
+        # millisecond of Python per frame drawn (the Panda's eleven meshes sit on eight frames)
+        for frame, items in parts.items():
+            verts, faces, colors, offset = [], [], [], 0
+            for visual, data in items:
+                M = visual.matrix()
+                verts.append(data.vertices @ M[:3, :3].T.astype(np.float32) + M[:3, 3].astype(np.float32))
+                faces.append(data.faces + offset)
+                offset += len(data.vertices)
+                colors.append(np.tile(np.asarray(visual.color or data.color or MESH_COLOR, np.float32),
+                                      (len(data.faces), 1)))
+            mesh = gl.MeshData(vertexes=np.vstack(verts), faces=np.vstack(faces), faceColors=np.vstack(colors))
+            item = gl.GLMeshItem(meshdata=mesh, smooth=False, shader=LIT_SHADER, glOptions="opaque")
             item.setVisible(self.visible)
             self.view.addItem(item)
-            self._items.append((frame, visual.matrix(), item))
+            self._items.append((frame, np.eye(4), item))
         self.problemsChanged.emit(list(self.problems))
         self.loaded.emit()
         self._place_last()

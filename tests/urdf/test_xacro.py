@@ -127,6 +127,8 @@ def test_package_named_by_the_user_outside_the_tree(tmp_path, workspace):
     ('<link name="$(arg nothing)"/>', "--xacro-arg nothing:=VALUE"),
     ('<xacro:include filename="$(find no_such_pkg)/a.xacro"/>', "no_such_pkg"),
     ('<link name="$(env HOME)"/>', "HOME"),
+    ('<link name="$(eval __import__(\'os\').getcwd())"/>', "double underscore"),
+    ('<link name="${open(\'/etc/hostname\').read()}"/>', "open"),
 ])
 def test_hostile_xacro_is_refused_with_one_line(tmp_path, body, message):
     folder = tmp_path / "pkg"
