@@ -70,10 +70,10 @@ def _move_visuals(visuals, a, alpha, inverse: bool, values: dict):
     S = np.eye(4)
     S[:3, 3] = (a, 0.0, 0.0)
     S[1:3, 1:3] = [[np.cos(alpha), -np.sin(alpha)], [np.sin(alpha), np.cos(alpha)]]
-    S = np.linalg.inv(S) if inverse else S
+    move = np.linalg.inv(S) if inverse else S
     out = []
     for v in visuals:
-        M = S @ v.matrix()
+        M = move @ v.matrix()
         out.append(replace(v, xyz=tuple(float(x) for x in M[:3, 3]), rpy=rpy_from_matrix(M[:3, :3])))
     return tuple(out)
 
