@@ -112,6 +112,10 @@ def decimate(vertices: np.ndarray, faces: np.ndarray, max_faces: int) -> tuple[n
     target), vertex clustering on a grid; as it is when it has fewer."""
     if len(faces) <= max_faces:
         return vertices, faces
+    faces = np.asarray(faces, np.int64)
+    if faces.ndim != 2 or faces.shape[1] != 3 or faces.min() < 0 or faces.max() >= len(vertices):
+        # checked here: the C++ decimation would read out of bounds and take the window down
+        raise ValueError("face indices outside the vertex list")
     import fast_simplification
     v, f = fast_simplification.simplify(np.asarray(vertices, np.float64), np.asarray(faces, np.int64),
                                         target_count=max_faces)
