@@ -242,3 +242,21 @@ def test_converting_the_convention_keeps_the_meshes_in_place(convention):
     for i in range(1, a.n + 1):
         for va, vb in zip(model.links[i - 1].visuals, other.links[i - 1].visuals, strict=True):
             assert np.allclose(Fa[i] @ va.matrix(), Fb[i] @ vb.matrix(), atol=1e-9)
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_exported_urdf_carries_the_meshes_where_they_were(tmp_path, convention):
+    """UR5 -> project -> URDF -> project: every mesh at the same world pose at random joint values."""
+    from designer.urdf import export_urdf
+    model = import_file(erd("ur_description/urdf/ur5_robot.urdf"), tip="tool0", convention=convention).model
+    export_urdf(model, tmp_path / "back.urdf")
+    back = import_file(tmp_path / "back.urdf", tip="tool", convention=convention).model
+    a, b = display_arm(model), display_arm(back)
+    q = np.random.default_rng(4).uniform(-2, 2, a.n)
+    Fa, Fb = a.base @ a.frames(q), b.base @ b.frames(q)
+    for i in range(a.n + 1):
+        ours = model.base_visuals if i == 0 else model.links[i - 1].visuals
+        theirs = back.base_visuals if i == 0 else back.links[i - 1].visuals
+        assert [v.mesh for v in ours] == [v.mesh for v in theirs]
+        for va, vb in zip(ours, theirs):
+            assert np.allclose(Fa[i] @ va.matrix(), Fb[i] @ vb.matrix(), atol=1e-9)
