@@ -126,3 +126,14 @@ def test_design_report_figure_shows_the_meshes(qtbot, tmp_path):
                        for y in range(0, image.height(), 4)])
     bluish = (pixels[..., 2] > 150) & (pixels[..., 0] < 80)
     assert bluish.sum() > 50
+
+
+def test_show_meshes_is_in_the_show_menu_and_remembered(qtbot, arm_view):
+    from designer.gui.view3d import ArmView
+    action = arm_view.toolbar.option_actions["show_meshes"]
+    assert action.isChecked() and "Meshes" in action.text()
+    action.setChecked(False)
+    assert not arm_view.show_meshes
+    fresh = ArmView()
+    qtbot.addWidget(fresh)
+    assert not fresh.show_meshes and not fresh.meshes.visible
