@@ -85,6 +85,7 @@ class ArmView(QWidget):
         self.view.addItem(self.workspace)
         self.workspace_label = ""
         self.meshes = MeshLayer(self.view)   # the project's visual meshes (gui/meshes.py), loaded on a thread
+        self.meshes.set_visible(self._options["show_meshes"])
         self.meshes.loaded.connect(self._update_items)
 
     def sizeHint(self):
