@@ -1,9 +1,9 @@
 """The project's visual meshes in the 3D view: one GL item per DH frame holding its meshes, moved with the frame.
 
-Files load on a worker thread (a Panda's ten DAE files take about 3 s with trimesh and
-pycollada) and are thinned to :data:`FACE_BUDGET` triangles for the whole arm, shared out by
-mesh, so that dragging a slider stays above 30 frames/s on a software renderer (figures in
-benchmarks/bench_view3d.py). Moving a joint only sets each item's 4x4 transform; the triangles
+Files load as a job on the worker pool (:func:`designer.urdf.meshes.load_meshes_job`; a Panda's
+eleven DAE files take about 3 s with trimesh and pycollada) and are thinned to :data:`FACE_BUDGET`
+triangles for the whole arm, shared out by mesh, to keep dragging a slider near the stick
+figure's frame rate on a software renderer (benchmarks/bench_view3d.py --meshes ur5). Moving a joint only sets each item's 4x4 transform; the triangles
 stay uploaded. A mesh that cannot be loaded is listed in :attr:`MeshLayer.problems` and its
 link falls back to the stick figure.
 """
@@ -30,6 +30,7 @@ __all__ = ["FACE_BUDGET", "MIN_FACES", "MeshLayer"]
 FACE_BUDGET = 20_000
 MIN_FACES = 1_000
 MESH_COLOR = (0.72, 0.74, 0.78, 1.0)
+
 
 class MeshLayer(QObject):
     """The GL items of a model's visuals (``base_visual`` on frame 0, ``links[i].visual`` on frame i), one per frame."""
