@@ -4,8 +4,8 @@ Files load as a job on the worker pool (:func:`designer.urdf.meshes.load_meshes_
 eleven DAE files take about 3 s with trimesh and pycollada) and are thinned to :data:`FACE_BUDGET`
 triangles for the whole arm, shared out by mesh, to keep dragging a slider near the stick
 figure's frame rate on a software renderer (benchmarks/bench_view3d.py --meshes ur5). Moving a
-joint only sets each item's 4x4 transform; the triangles stay uploaded. A mesh that cannot be loaded is listed in :attr:`MeshLayer.problems` and its
-link falls back to the stick figure.
+joint only sets each item's 4x4 transform; the triangles stay uploaded. A mesh that cannot be
+loaded is listed in :attr:`MeshLayer.problems` and its link falls back to the stick figure.
 """
 
 from __future__ import annotations
