@@ -1,4 +1,4 @@
-"""The problems panel: what :func:`designer.model.validate` finds, listed, never blocking."""
+"""The problems panel: what :func:`designer.numeric.checks.check_model` finds, listed, never blocking."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
-from ..model import Severity, validate
+from ..model import Severity
+from ..numeric.checks import check_model
 
 __all__ = ["ProblemsPanel"]
 
@@ -45,7 +46,7 @@ class ProblemsPanel(QListWidget):
 
     def refresh(self, model) -> None:
         self._model = model
-        self.problems = validate(model) + self._extra
+        self.problems = check_model(model) + self._extra
         self.clear()
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:

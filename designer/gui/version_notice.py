@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..project import VERSION
 from ..project.io import MAX_FILE_BYTES
 
 __all__ = ["file_version", "upgrade_notice"]
@@ -30,9 +29,9 @@ def file_version(path: str | Path | None) -> int | None:
     return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def upgrade_notice(source: str | Path | None, target: str | Path, written: int = VERSION) -> str:
-    """What to tell the user when the document read from ``source`` is written to ``target`` as version
-    ``written`` (:func:`designer.project.io.written_version`: 3 only when it uses a version-3 field); '' if nothing."""
+def upgrade_notice(source: str | Path | None, target: str | Path, written: int) -> str:
+    """What to tell the user when the document read from ``source`` is written to ``target`` as
+    version ``written`` (``project.io.written_version``); '' if nothing."""
     version = file_version(source)
     if source is None or version is None or version >= written:
         return ""

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
+from ..project.io import written_version
 from .folders import KEY as FOLDER_KEY
 from .folders import last_folder, remember_folder, safe_file_name
-from ..project.io import written_version
 from .version_notice import upgrade_notice
 
 __all__ = ["WindowFiles", "FILE_FILTER", "new_model"]
