@@ -13,9 +13,13 @@ __all__ = ["register"]
 
 
 def _import(args: argparse.Namespace) -> int:
-    from ..urdf import UrdfError, import_urdf
+    from ..urdf import UrdfError
+    from ..urdf.pipeline import FileOptions, import_file
+    from ..urdf.xacro_run import parse_package_options, parse_xacro_args
     try:
-        report = import_urdf(args.urdf, base=args.base, tip=args.tip, convention=args.convention,
+        paths, named = parse_package_options(args.package_path)
+        options = FileOptions(parse_xacro_args(args.xacro_arg), paths, named, args.density)
+        report = import_file(args.urdf, options, base=args.base, tip=args.tip, convention=args.convention,
                              drop_rest=args.drop_rest, massless=args.massless)
     except UrdfError as exc:
         raise UserError(str(exc)) from None
@@ -45,7 +49,7 @@ def register(sub) -> None:
     p = sub.add_parser("import-urdf", help="make a project of a serial chain in a URDF file",
                        description="Make a project of the serial chain from --base to --tip of a URDF file. "
                                    "The report (what was lumped, locked, dropped) goes to standard error.")
-    p.add_argument("urdf", help="the URDF file (run xacro first on a .xacro)")
+    p.add_argument("urdf", help="the URDF file, or a .xacro file (run through xacro, in a limited process)")
     p.add_argument("--base", help="the link the arm stands on (default: the root link)")
     p.add_argument("--tip", help="the last link of the arm (default: the only end of the tree, or where it branches)")
     p.add_argument("--convention", choices=["standard", "modified"], default="standard")
@@ -53,6 +57,14 @@ def register(sub) -> None:
                    help="leave out links behind movable joints off the chain (default: lock them at zero and lump)")
     p.add_argument("--massless", action="store_true",
                    help="import a moving link without <inertial> as massless, with a warning (default: refuse)")
+    p.add_argument("--density", type=float, metavar="KG_M3",
+                   help="compute mass, COM and inertia of links without <inertial> from their collision (else visual) "
+                        "meshes at this density (aluminium 2700, steel 7850)")
+    p.add_argument("--package-path", action="append", metavar="DIR|PKG=DIR", default=[],
+                   help="where $(find PKG) and package://PKG/ look: a package folder, a folder of packages, or "
+                        "PKG=DIR (repeatable; the file's own tree is searched too)")
+    p.add_argument("--xacro-arg", action="append", metavar="NAME:=VALUE", default=[],
+                   help="an argument of a .xacro file (repeatable)")
     p.add_argument("--out", help="the project file to write (default: standard output)")
     p.set_defaults(func=_import)
 

@@ -159,6 +159,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
                        *self.loads.gravity):
             self.problems.watch(source)
         self.problems.linkChosen.connect(self.dh_table.select_link)
+        self.arm_view.meshes.problemsChanged.connect(self.problems.set_extra)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)
         self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)

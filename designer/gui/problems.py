@@ -36,6 +36,7 @@ class ProblemsPanel(QListWidget):
         self.problems = []
         self.document = document
         self._sources: list = []   # editors whose refused entries are listed too (ExprTableModel)
+        self._extra: list = []   # problems found outside validate (meshes that cannot be drawn: gui/meshes.py)
         document.modelChanged.connect(self.refresh)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
@@ -50,8 +51,13 @@ class ProblemsPanel(QListWidget):
         signal.connect(lambda: self.refresh(self.document.model))
         self.refresh(self.document.model)
 
+    def set_extra(self, problems: list) -> None:
+        """Problems the view found (a mesh that cannot be loaded), listed after the model's own."""
+        self._extra = list(problems)
+        self.refresh(self.document.model)
+
     def refresh(self, model) -> None:
-        self.problems = check_model(model)
+        self.problems = check_model(model) + self._extra
         self.clear()
         refused = [text for source in self._sources for text in source.refused()]
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128

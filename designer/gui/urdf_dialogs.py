@@ -13,16 +13,18 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
-                               QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget)
+                               QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget)
 
 from ..model import Convention
-from ..urdf import UrdfError, chain_ends, default_tip, import_tree, read_urdf, urdf_text
+from ..urdf import UrdfError, chain_ends, default_tip, urdf_text
 from ..urdf.importer import ImportReport
+from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
+from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 
 __all__ = ["ImportDialog", "build_menu", "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
 
-URDF_FILTER = "URDF (*.urdf *.xml);;All files (*)"
+URDF_FILTER = "URDF or xacro (*.urdf *.xml *.xacro);;All files (*)"
 
 
 class ImportDialog(QDialog):
@@ -47,12 +49,15 @@ class ImportDialog(QDialog):
         self.drop_rest = QCheckBox("Leave out links behind movable joints off the chain (default: lock at zero "
                                    "and lump them in)", self)
         self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
+        self.density = QLineEdit(self)
+        self.density.setPlaceholderText("kg/m³, e.g. 2700 (aluminium): inertia of links without <inertial> from meshes")
         form.addRow("Base link", self.base)
         form.addRow("Tip link", self.tip)
         form.addRow("", self.ends)
         form.addRow("DH convention", self.convention)
         form.addRow("", self.drop_rest)
         form.addRow("", self.massless)
+        form.addRow("Density", self.density)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                    self)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
@@ -79,6 +84,16 @@ class ImportDialog(QDialog):
         else:
             self.ends.setText("")
 
+    def density_value(self) -> float | None:
+        """The density typed (None when empty); a :class:`UrdfError` for text that is not a number."""
+        text = self.density.text().strip()
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise UrdfError(f"density {text!r}: not a number (kg/m^3, e.g. 2700)") from None
+
     def options(self) -> dict:
         """Keyword arguments of :func:`designer.urdf.import_tree`."""
         return {"base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
@@ -91,10 +106,36 @@ def _refuse(window, title: str, message: str) -> None:
     window.show_message(message)
 
 
-def import_urdf_file(window, path=None, options: dict | None = None) -> ImportReport | None:
-    """Import a URDF file as a new unsaved project; None when cancelled or refused.
+def ask_file_options(window, path, previous: FileOptions | None = None) -> FileOptions | None:
+    """Package folders and xacro arguments for a ``.xacro`` file (one line each); None when cancelled."""
+    previous = previous or FileOptions()
+    dialog = QDialog(window)
+    dialog.setWindowTitle(f"Run xacro — {Path(path).name}")
+    form = QFormLayout(dialog)
+    folders = QLineEdit("; ".join(previous.package_paths + [f"{k}={v}" for k, v in previous.packages.items()]), dialog)
+    folders.setPlaceholderText("package folders, ; between them (DIR or PKG=DIR); the file's own tree is searched")
+    args = QLineEdit(" ".join(f"{k}:={v}" for k, v in previous.xacro_args.items()), dialog)
+    args.setPlaceholderText("xacro arguments: name:=value name2:=value2")
+    form.addRow("Package folders", folders)
+    form.addRow("Arguments", args)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
+    setattr(dialog, "folders", folders)   # for tests  # noqa: B010
+    setattr(dialog, "args", args)  # noqa: B010
+    if not dialog.exec():
+        return None
+    paths, named = parse_package_options([p.strip() for p in folders.text().split(";") if p.strip()])
+    return FileOptions(parse_xacro_args(args.text().split()), paths, named)
 
-    ``options`` (as :meth:`ImportDialog.options`) skip the dialog.
+
+def import_urdf_file(window, path=None, options: dict | None = None,
+                     file_options: FileOptions | None = None) -> ImportReport | None:
+    """Import a URDF or xacro file as a new unsaved project; None when cancelled or refused.
+
+    ``options`` (as :meth:`ImportDialog.options`) skip the dialog, ``file_options`` the xacro
+    question (package folders, arguments) and give the density.
     """
     if not window.maybe_save():
         return None
@@ -104,9 +145,20 @@ def import_urdf_file(window, path=None, options: dict | None = None) -> ImportRe
         if not path:
             return None
     # the first read loads the URDF parser (about 2 s); later imports take tens of milliseconds
+    if file_options is None:
+        file_options = FileOptions()
+        if is_xacro(path):
+            try:
+                asked = ask_file_options(window, path)
+            except UrdfError as exc:
+                _refuse(window, "Cannot import URDF", str(exc))
+                return None
+            if asked is None:
+                return None
+            file_options = asked
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        tree = read_urdf(path)
+        tree = read_any(path, file_options)
     except UrdfError as exc:
         QApplication.restoreOverrideCursor()
         _refuse(window, "Cannot import URDF", str(exc))
@@ -121,7 +173,13 @@ def import_urdf_file(window, path=None, options: dict | None = None) -> ImportRe
         else:
             chosen = options
         try:
-            report = import_tree(tree, source=str(path), **chosen)
+            if options is None:
+                file_options.density = dialog.density_value()
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)   # meshes may be read for the density
+            try:
+                report = import_prepared(tree, path, file_options, **chosen)
+            finally:
+                QApplication.restoreOverrideCursor()
             break
         except UrdfError as exc:
             _refuse(window, "Cannot import URDF", f"{path}: {exc}")

@@ -24,6 +24,7 @@ from ..kinematics import NumericArm
 from ..model import Manipulator, MissingParameterError
 from . import arm_scene as scene
 from .gl_solids import HIDDEN, Solids
+from .meshes import MeshLayer
 from .view3d_controls import DEFAULT_ANGLES, OPTIONS, PRESETS, ViewBar, fit_distance, load_options, save_option
 
 __all__ = ["ArmView"]
@@ -88,6 +89,9 @@ class ArmView(QWidget):
         self.workspace.setGLOptions("translucent")
         self.view.addItem(self.workspace)
         self.workspace_label = ""
+        self.meshes = MeshLayer(self.view)   # the project's visual meshes (gui/meshes.py), loaded on a thread
+        self.meshes.set_visible(self._options["show_meshes"])
+        self.meshes.loaded.connect(self._update_items)
 
     def sizeHint(self):
         return QSize(640, 480)
@@ -111,6 +115,7 @@ class ArmView(QWidget):
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}")
         self.message.hide()
+        self.meshes.set_model(model)
         old_reach = None if self.arm is None else scene.arm_reach(self.arm)
         self.arm = arm
         signature = (arm.n, tuple(arm.revolute), len(arm.point_masses),
@@ -260,6 +265,7 @@ class ArmView(QWidget):
 
     # -- building and updating items -----------------------------------------
     def _show_message(self, text: str) -> None:
+        self.meshes.set_model(None)   # no meshes floating where the arm was
         self.message.setText(text)
         self.message.show()
         self._place_message()
@@ -324,6 +330,7 @@ class ArmView(QWidget):
 
     def _apply_visibility(self) -> None:
         self.grid.setVisible(self._options["show_grid"])
+        self.meshes.set_visible(self._options["show_meshes"])
         for name, option in (("ellipsoids", "show_inertia"), ("triads", "show_frames"), ("tool", "show_tool"),
                              ("gravity", "show_gravity")):
             if name in self._items:
@@ -346,8 +353,15 @@ class ArmView(QWidget):
         hidden = set() if self._options["show_com"] else {"coms", "loads"}
         if not self._options["show_base"]:
             hidden.add("base")
+        self.meshes.place(T)
+        drawn = {k: v.copy() for k, v in self.parts.items()}
+        for frame in self.meshes.drawn_frames():   # a link with a mesh is not drawn as sticks too
+            if frame == 0:
+                drawn["base"][:] = HIDDEN
+            else:
+                drawn["links"][[2 * frame - 2, 2 * frame - 1]] = drawn["joints"][frame - 1] = HIDDEN
         ordered = [HIDDEN if kind in hidden else M
-                   for kind, M in zip(self._order, _interleave(self._order, self.parts))]
+                   for kind, M in zip(self._order, _interleave(self._order, drawn))]
         self._items["solids"].place(np.array(ordered))
         if self._options["show_inertia"]:
             self._items["ellipsoids"].place(self._ellipsoid_matrices(arm, T))

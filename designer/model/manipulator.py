@@ -18,6 +18,7 @@ import sympy as sp
 from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
+from .visual import Visual
 
 __all__ = [
     "Convention",
@@ -145,10 +146,12 @@ class Link:
     limits: tuple[sp.Expr, sp.Expr] | None = None
     joint_name: str = ""
     drive: Drive | None = None
+    visuals: tuple[Visual, ...] = ()   # meshes drawn for this link (model/visual.py); display only
     part: LinkPart | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
+        object.__setattr__(self, "visuals", tuple(self.visuals))
         if self.drive is not None and self.drive.is_empty:
             object.__setattr__(self, "drive", None)
         for name in ("a", "alpha", "d", "theta", "mass"):
@@ -216,9 +219,11 @@ class Manipulator:
     base: Pose | None = None   # pose of DH frame 0 in the world; None: the world is frame 0
     tool: Pose | None = None   # tool (flange) frame in the last link's frame; None: frame n
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
+    base_visuals: tuple[Visual, ...] = ()   # meshes fixed to DH frame 0 (the vendor's base); display only
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "base_visuals", tuple(self.base_visuals))
         for name in ("base", "tool"):
             if getattr(self, name) is not None and getattr(self, name).is_identity:
                 object.__setattr__(self, name, None)

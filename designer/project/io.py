@@ -20,6 +20,7 @@ from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulato
 from ..model.parts import PartError, parts_of
 from ..model.validation import Problem, Severity, validate
 from .atomic import write_atomic
+from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 from .parts_io import materials_json, part_json, read_materials, read_part
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
@@ -33,15 +34,16 @@ MAX_PARAMETERS = 2000
 MAX_EXPRESSION_CHARS = 100_000
 
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
-              "joint_name", "drive", "part"}
+              "joint_name", "drive", "part", "visual"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
-             "links", "point_masses", "base", "tool", "gravity_frame", "materials"}
+             "links", "point_masses", "base", "tool", "gravity_frame", "materials", "base_visual"}
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
 # fields of version 3: a file of an older version holding them is refused; a model using them is written as 3
-_V3_LINK_KEYS = {"part"}
-_V3_TOP_KEYS = {"materials"}
+# (parts and materials: project/parts_io.py; visual meshes: project/visuals.py)
+_V3_LINK_KEYS = {"part", "visual"}
+_V3_TOP_KEYS = {"materials", "base_visual"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
@@ -238,6 +240,7 @@ class _Reader:
         name = self.text(data.get("name"), f"{where}.name")
         joint_name = self.text(data.get("joint_name"), f"{where}.joint_name")
         drive = self.drive(data.get("drive"), f"{where}.drive")
+        visuals = read_visuals(data.get("visual"), f"{where}.visual", self.fail)
         limits = None
         if data.get("limits") is not None:
             lim = data["limits"]
@@ -251,7 +254,7 @@ class _Reader:
         if joint not in ("R", "P") or any(v is None for v in values) or com is None or inertia is None:
             return None
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
-                    joint_name=joint_name, drive=drive, part=part, **fields)
+                    joint_name=joint_name, drive=drive, part=part, visuals=visuals, **fields)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -374,6 +377,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     description = reader.text(data.get("description"), "description")
     base = reader.pose(data.get("base"), "base")
     tool = reader.pose(data.get("tool"), "tool")
+    base_visuals = read_visuals(data.get("base_visual"), "base_visual", reader.fail)
     # absent: "base" (frame 0), what every file written before this key meant
     gravity_frame = data.get("gravity_frame", "base")
     if gravity_frame not in ("base", "world"):
@@ -387,7 +391,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                                 description=description, convention=Convention(convention),
                                 gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
                                 point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
-                                base=base, tool=tool, gravity_in_world=gravity_frame == "world")
+                                base=base, tool=tool, gravity_in_world=gravity_frame == "world",
+                                base_visuals=base_visuals)
         except PartError as exc:
             raise ProjectError(problems + [str(exc)], source) from None
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
@@ -456,6 +461,8 @@ def to_dict(model: Manipulator) -> dict:
             entry["joint_name"] = link.joint_name
         if link.drive is not None:
             entry["drive"] = link.drive.as_dict()
+        if link.visuals:
+            entry["visual"] = visuals_json(link.visuals)
         links.append(entry)
     doc: dict[str, Any] = {
         "format": FORMAT, "version": written_version(model), "name": model.name, "description": model.description,
@@ -470,6 +477,8 @@ def to_dict(model: Manipulator) -> dict:
             doc[key] = _pose_json(pose)
     if model.gravity_in_world:
         doc["gravity_frame"] = "world"
+    if model.base_visuals:
+        doc["base_visual"] = visuals_json(model.base_visuals)
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
@@ -482,7 +491,7 @@ def to_dict(model: Manipulator) -> dict:
 def written_version(model: Manipulator) -> int:
     """The version a model is written as: 3 only when it uses a version-3 field, so that a project
     that does not can still be opened by the programs that read version 2."""
-    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model):
+    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) or uses_visuals(model):
         return 3
     return 2
 
@@ -551,7 +560,7 @@ def load_project(path: str | os.PathLike) -> Manipulator:
         raise ProjectError("is a folder, not a project file", source) from None
     except OSError as exc:
         raise ProjectError(f"cannot read: {exc.strerror or exc}", source) from None
-    return loads_project(raw, source)
+    return absolute_meshes(loads_project(raw, source), path.parent)
 
 
 def dumps_project(model: Manipulator) -> str:
@@ -564,8 +573,10 @@ def dumps_project(model: Manipulator) -> str:
 
 def save_project(model: Manipulator, path: str | os.PathLike) -> None:
     """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed
-    (:mod:`designer.project.atomic`)."""
-    write_atomic(path, dumps_project(model))
+    (:mod:`designer.project.atomic`); mesh paths beside the file are written relative to its folder."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    write_atomic(path, dumps_project(relative_meshes(model, folder)))
 
 
 def problems_text(problems: list[Problem]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 
@@ -58,8 +59,9 @@ def _names(model: Manipulator) -> tuple[list[str], list[str]]:
     return links, joints
 
 
-def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, material: str) -> None:
-    for kind in ("visual", "collision"):
+def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, material: str,
+              visual: bool = True) -> None:
+    for kind in ("visual", "collision") if visual else ("collision",):
         el = ET.SubElement(link, kind)
         _origin(el, T)
         geom = ET.SubElement(el, "geometry")
@@ -68,7 +70,22 @@ def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, mat
             ET.SubElement(el, "material", name=material)
 
 
-def _segment(link: ET.Element, end: np.ndarray) -> None:
+def _meshes(link: ET.Element, visuals, to_frame: np.ndarray) -> None:
+    """The project's visual meshes (``file://`` absolute paths) in a URDF link whose frame holds the
+    DH frame at ``to_frame``; a link with meshes gets no stick cylinders as visuals."""
+    for k, v in enumerate(visuals):
+        el = ET.SubElement(link, "visual")
+        _origin(el, to_frame @ v.matrix())
+        attrs = {"filename": Path(v.mesh).absolute().as_uri()}
+        if v.scale != (1.0, 1.0, 1.0):
+            attrs["scale"] = _vec(v.scale)
+        ET.SubElement(ET.SubElement(el, "geometry"), "mesh", attrib=attrs)
+        if v.color is not None:
+            material = ET.SubElement(el, "material", name=f"{link.get('name')}_mesh{k}")
+            ET.SubElement(material, "color", rgba=_vec(v.color))
+
+
+def _segment(link: ET.Element, end: np.ndarray, visual: bool = True) -> None:
     """A thin cylinder from the link frame's origin to ``end``."""
     length = float(np.linalg.norm(end))
     if length < 1e-6:
@@ -79,7 +96,7 @@ def _segment(link: ET.Element, end: np.ndarray) -> None:
     T = np.eye(4)
     T[:3, :3] = np.column_stack([x, np.cross(z, x), z])
     T[:3, 3] = end / 2
-    _cylinder(link, T, LINK_RADIUS, length, "link")
+    _cylinder(link, T, LINK_RADIUS, length, "link", visual)
 
 
 def urdf_base(arm: NumericArm) -> np.ndarray:
@@ -127,7 +144,7 @@ def urdf_text(model: Manipulator) -> str:
     for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):
         ET.SubElement(ET.SubElement(robot, "material", name=name), "color", rgba=rgba)
     ET.SubElement(robot, "link", name="base")
-    ET.SubElement(robot, "link", name="dh_frame0")
+    _meshes(ET.SubElement(robot, "link", name="dh_frame0"), model.base_visuals, np.eye(4))
     fixed = ET.SubElement(robot, "joint", name="base_joint", type="fixed")
     _origin(fixed, urdf_base(arm))
     ET.SubElement(fixed, "parent", link="base")
@@ -144,11 +161,12 @@ def urdf_text(model: Manipulator) -> str:
         I = bodies.inertia[i]
         ET.SubElement(inertial, "inertia", ixx=_num(I[0, 0]), iyy=_num(I[1, 1]), izz=_num(I[2, 2]),
                       ixy=_num(I[0, 1]), ixz=_num(I[0, 2]), iyz=_num(I[1, 2]))
-        _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint")
-        next_origin = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
-        _segment(link, next_origin)
-
         src = model.links[i]
+        _meshes(link, src.visuals, to_frame)
+        _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint", visual=not src.visuals)
+        next_origin = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
+        _segment(link, next_origin, visual=not src.visuals)
+
         revolute = bool(arm.revolute[i])
         limited = not np.isnan(arm.limits[i]).any()
         kind = "prismatic" if not revolute else ("revolute" if limited else "continuous")

@@ -34,6 +34,7 @@ class ImportReport:
     lumped: dict[str, list[str]] = field(default_factory=dict)   # DH link name -> URDF links lumped in
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)   # what was computed for the file (inertia from meshes, visuals)
 
     def text(self) -> str:
         c = self.chain
@@ -48,6 +49,7 @@ class ImportReport:
             lines.append("  dropped: " + ", ".join(c.dropped))
         if c.fixed_to_base:
             lines.append("  fixed to the base (no effect on the dynamics): " + ", ".join(c.fixed_to_base))
+        lines += ["  " + n for n in self.notes]
         lines += ["  warning: " + w for w in self.warnings]
         return "\n".join(lines) + "\n"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DesignerError
+from .geometry import UrdfGeometry, link_geometry
 
 __all__ = ["MAX_URDF_BYTES", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
 
@@ -70,6 +71,8 @@ class UrdfTree:
     child_joints: dict[str, list[str]] = field(default_factory=dict)  # link -> joints, file order
     root: str = ""
     mesh_links: set[str] = field(default_factory=set)
+    visuals: dict[str, list[UrdfGeometry]] = field(default_factory=dict)      # link -> its <visual>s
+    collisions: dict[str, list[UrdfGeometry]] = field(default_factory=dict)   # link -> its <collision>s
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root
@@ -95,23 +98,30 @@ class UrdfTree:
         return joints[::-1]
 
 
+def read_limited(path: Path, limit: int, what: str, error: type[DesignerError] = DesignerError) -> bytes:
+    """The bytes of an untrusted file of at most ``limit`` bytes (``what``: "a URDF", "a mesh"); every
+    failure an ``error`` naming the file. Bounded reading: a device such as /dev/zero reports size 0."""
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise error(f"{path}: file is {size} bytes, larger than the {limit} {what} may be")
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a folder, not {what} file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise error(f"{path}: file is larger than the {limit} bytes {what} may be")
+    return raw
+
+
 def read_urdf(path: str | os.PathLike) -> UrdfTree:
     """A URDF file's tree; every failure is a :class:`UrdfError` naming the file."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_URDF_BYTES:
-            raise UrdfError(f"{path}: file is {size} bytes, larger than the {MAX_URDF_BYTES} a URDF may be")
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_URDF_BYTES + 1)
-    except FileNotFoundError:
-        raise UrdfError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UrdfError(f"{path}: is a folder, not a URDF file") from None
-    except OSError as exc:
-        raise UrdfError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_URDF_BYTES:
-        raise UrdfError(f"{path}: file is larger than the {MAX_URDF_BYTES} bytes a URDF may be")
+    raw = read_limited(path, MAX_URDF_BYTES, "a URDF", UrdfError)
     if path.name.endswith(".xacro"):
         raise UrdfError(f"{path}: a xacro file: run xacro first (xacro {path.name} > robot.urdf)")
     return parse_urdf(raw, str(path))
@@ -133,7 +143,8 @@ def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
     if root.tag != "robot":
         raise UrdfError(f"{source}: not a URDF (the top element is <{root.tag}>, not <robot>)")
     if _uses_xacro(root):
-        raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf)")
+        raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf), or import it "
+                        "under a name ending in .xacro, which runs it")
     _check_elements(root, source)
     try:
         robot = yourdfpy.URDF.load(io.BytesIO(raw), build_scene_graph=False, load_meshes=False,
@@ -275,7 +286,8 @@ def _tree(robot, source: str) -> UrdfTree:
     if len(roots) > 1:
         raise UrdfError(f"{source}: the links form {len(roots)} separate trees (roots " +
                         ", ".join(repr(r) for r in roots[:5]) + ("..." if len(roots) > 5 else "") + ")")
-    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links)
+    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links,
+                    *link_geometry(robot))
     if len(tree.subtree(tree.root)) != len(inertials):  # a cycle not reachable from the root
         raise UrdfError(f"{source}: closed loop among the links not reachable from {roots[0]!r}")
     return tree
