@@ -18,11 +18,13 @@ import numpy as np
 
 from ..errors import DesignerError
 
-__all__ = ["MAX_URDF_BYTES", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
+__all__ = ["MAX_URDF_BYTES", "MULTI_DOF", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
 
 MAX_URDF_BYTES = 20_000_000
 MOVABLE = ("revolute", "continuous", "prismatic")
-_KNOWN_TYPES = (*MOVABLE, "fixed", "floating", "planar")
+#: joints that move in more than one direction (MJCF's free and ball joints come in as floating / ball)
+MULTI_DOF = ("floating", "planar", "ball")
+_KNOWN_TYPES = (*MOVABLE, "fixed", *MULTI_DOF)
 
 
 class UrdfError(DesignerError):
@@ -53,6 +55,11 @@ class UrdfJoint:
     damping: float | None = None
     friction: float | None = None
     mimic: str | None = None
+    # what MJCF adds (designer/mjcf): joint-side reflected inertia (kg m^2), the actuator's gear, the
+    # actuator torque limit at the joint (N m or N)
+    armature: float | None = None
+    gear: float | None = None
+    rated_torque: float | None = None
 
     @property
     def movable(self) -> bool:
@@ -70,6 +77,9 @@ class UrdfTree:
     child_joints: dict[str, list[str]] = field(default_factory=dict)  # link -> joints, file order
     root: str = ""
     mesh_links: set[str] = field(default_factory=set)
+    # the name a DH link takes when its link is a helper frame of the reader (MJCF: a joint away from
+    # its body's origin moves a frame at the joint, and the body hangs below it by a fixed joint)
+    labels: dict[str, str] = field(default_factory=dict)
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root

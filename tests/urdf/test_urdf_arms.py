@@ -37,7 +37,12 @@ def test_imported_arm_matches_pinocchio_on_the_original(relative, base, tip, con
     report = import_urdf(path, base=base, tip=tip, convention=convention)
     arm = NumericArm.from_model(report.model)
     worst, pose = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), report.chain.tip, states=100)
-    assert worst < 1e-9 and pose < 1e-12, (worst, pose)
+    # angles the import read as exact multiples of pi/12 (the UR files write 1.570796325, xArm7 and
+    # SO-101 1.5708) turn the arm by what the report says; nothing else may differ
+    allowed = 10 * report.moved
+    assert worst < 1e-9 + allowed and pose < 1e-12 + allowed, (worst, pose, report.moved)
+    assert bool(report.moved) == any("read as" in n or "made parallel" in n for n in report.notes)
+    assert report.checked is not None and report.checked < 1e-9 + 10 * report.moved
 
 
 def test_ur5_table_reads_like_the_datasheet():
@@ -65,7 +70,8 @@ def test_panda_fingers_are_locked_and_lumped_or_dropped():
 def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, tmp_path):
     path = erd(relative)
     for convention in CONVENTIONS:
-        model = import_urdf(path, base=base, tip=tip, convention=convention).model
+        report = import_urdf(path, base=base, tip=tip, convention=convention)
+        model = report.model
         arm = NumericArm.from_model(model)
         text = urdf_text(model)
         out = tmp_path / f"{convention.value}.urdf"
@@ -74,7 +80,7 @@ def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, 
         worst, _ = compare_with_pinocchio(arm, PinChain(out, joints), None)
         original, _ = compare_with_pinocchio(NumericArm.from_model(import_urdf(out, tip="tool").model),
                                              PinChain(path, joints), None)
-        assert worst < 1e-9 and original < 1e-9, (worst, original)
+        assert worst < 1e-9 and original < 1e-9 + 10 * report.moved, (worst, original)
         pin_chain = PinChain(out, joints)
         q = np.linspace(-1, 1, arm.n)
         np.testing.assert_allclose(pin_chain.frame("tool", q), urdf_base(arm) @ arm.frames(q)[-1] @ arm.tool,
