@@ -113,6 +113,8 @@ def _drive(joint) -> Drive | None:
     armature, gear = positive(joint.armature), positive(abs(joint.gear) if joint.gear is not None else None)
     if armature is not None and gear is None:
         gear = 1.0
+    elif armature is None and gear == 1.0:   # an actuator's default gear says nothing about a gearbox
+        gear = None
     return Drive(rated_torque=positive(joint.rated_torque), peak_torque=positive(joint.effort),
                  rated_speed=positive(joint.velocity), gear_ratio=gear,
                  motor_inertia=None if armature is None or gear is None else armature / gear ** 2,
