@@ -16,7 +16,7 @@ from .common import UserError
 __all__ = ["main", "UserError", "COMMAND_MODULES"]
 
 # modules that register commands, in --help order
-COMMAND_MODULES = ["model_commands", "dynamics_commands", "numeric_commands", "explore_commands", "urdf_commands",
+COMMAND_MODULES = ["model_commands", "dynamics_commands", "numeric_commands", "explore_commands", "urdf_commands", "mjcf_commands",
                    "control_commands", "gui_command"]
 
 

@@ -9,7 +9,7 @@ from ..project import ProjectError, save_project
 from ..project.io import dumps_project
 from .common import UserError, load_model, write_output
 
-__all__ = ["register"]
+__all__ = ["register", "write_import"]
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -19,11 +19,16 @@ def _import(args: argparse.Namespace) -> int:
                              drop_rest=args.drop_rest, massless=args.massless)
     except UrdfError as exc:
         raise UserError(str(exc)) from None
-    if args.out:
+    return write_import(report, args.out)
+
+
+def write_import(report, out: str | None) -> int:
+    """The imported project to ``out`` (or standard output), the report to standard error."""
+    if out:
         try:
-            save_project(report.model, args.out)
+            save_project(report.model, out)
         except (OSError, ProjectError) as exc:
-            raise UserError(f"{args.out}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
+            raise UserError(f"{out}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
     else:
         sys.stdout.write(dumps_project(report.model))
     sys.stderr.write(report.text())

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import DesignerError
 from ..urdf.source import UrdfInertial, UrdfJoint, UrdfTree
 
-__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "prescan", "tree_of"]
+__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of"]
 
 MAX_MJCF_BYTES = 20_000_000
 MAX_INCLUDES = 100
@@ -67,6 +67,36 @@ def _parse(raw: bytes, where: str):
         return etree.fromstring(raw, parser=parser)
     except etree.XMLSyntaxError as exc:
         raise MjcfError(f"{where}: not valid XML: {exc}") from None
+
+
+def file_format(path: str | os.PathLike) -> str:
+    """"urdf" or "mjcf", by the file's top element (a .urdf or .xacro file is URDF by its name)."""
+    path = Path(path)
+    if path.suffix.lower() in (".urdf", ".xacro"):
+        return "urdf"
+    head = _read_head(path)
+    # the first element after the XML declaration, comments and processing instructions
+    text = re.sub(rb"<\?.*?\?>|<!--.*?-->", b"", head, flags=re.DOTALL)
+    match = re.search(rb"<\s*([A-Za-z_][\w.:-]*)", text)
+    tag = match.group(1).decode() if match else ""
+    if tag == "mujoco":
+        return "mjcf"
+    if tag == "robot":
+        return "urdf"
+    raise MjcfError(f"{path}: neither URDF nor MJCF (the top element is " +
+                    (f"<{tag}>" if tag else "missing") + ", not <robot> or <mujoco>)")
+
+
+def _read_head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(65536)
+    except FileNotFoundError:
+        raise MjcfError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise MjcfError(f"{path}: is a folder, not a model file") from None
+    except OSError as exc:
+        raise MjcfError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def prescan(path: str | os.PathLike) -> None:
@@ -201,8 +231,8 @@ def tree_of(model, name: str, source: str) -> UrdfTree:
         tree.joints[joint.name] = joint
         tree.parent_joint[joint.child] = joint.name
         tree.child_joints.setdefault(joint.parent, []).append(joint.name)
-        if joint.child not in tree.inertials:
-            tree.inertials[joint.child] = None
+        if joint.child not in tree.inertials:   # a joint's frame inside a body: no mass of its own
+            tree.inertials[joint.child] = UrdfInertial(0.0, np.zeros(3), np.zeros((3, 3)))
             tree.child_joints.setdefault(joint.child, [])
 
     kinds = {mujoco.mjtJoint.mjJNT_HINGE: "revolute", mujoco.mjtJoint.mjJNT_SLIDE: "prismatic",

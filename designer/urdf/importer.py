@@ -39,6 +39,7 @@ class ImportReport:
     notes: list[str] = field(default_factory=list)   # what reading the file changed: axes, angles
     checked: float | None = None   # largest disagreement with the file's own tree (relative)
     moved: float = 0.0              # the sum of the angles (rad) the import changed
+    checked_by: str = "the file's own kinematic tree"
 
     def text(self) -> str:
         c = self.chain
@@ -55,7 +56,7 @@ class ImportReport:
             lines.append("  fixed to the base (no effect on the dynamics): " + ", ".join(c.fixed_to_base))
         lines += ["  " + n for n in self.notes]
         if self.checked is not None:
-            lines.append(f"  checked against the file's own kinematic tree at {CHECK_POSES} random poses: "
+            lines.append(f"  checked against {self.checked_by} at {CHECK_POSES} random poses: "
                          f"M, G and tool pose agree to {self.checked:.1e} relative")
         lines += ["  warning: " + w for w in self.warnings]
         return "\n".join(lines) + "\n"
