@@ -38,22 +38,23 @@ class MjcfError(DesignerError):
     """An MJCF file that cannot be imported; the message names the file and the body or joint."""
 
 
-def _read(path: Path, budget: int) -> bytes:
+def _read(path: Path, budget: int, where: str) -> bytes:
     try:
         size = path.stat().st_size
         if size > budget:
-            raise MjcfError(f"{path}: file is {size} bytes, more than the {MAX_MJCF_BYTES} an MJCF model "
-                            "(with its includes) may be")
+            raise MjcfError(f"{where}: the model with its includes is more than the {MAX_MJCF_BYTES} bytes an "
+                            "MJCF model may be")
         with path.open("rb") as fh:
             raw = fh.read(budget + 1)
     except FileNotFoundError:
-        raise MjcfError(f"{path}: no such file") from None
+        raise MjcfError(f"{where}: no such file") from None
     except IsADirectoryError:
-        raise MjcfError(f"{path}: is a folder, not an MJCF file") from None
+        raise MjcfError(f"{where}: is a folder, not an MJCF file") from None
     except OSError as exc:
-        raise MjcfError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise MjcfError(f"{where}: cannot read: {exc.strerror or exc}") from None
     if len(raw) > budget:
-        raise MjcfError(f"{path}: more than the {MAX_MJCF_BYTES} bytes an MJCF model (with its includes) may be")
+        raise MjcfError(f"{where}: the model with its includes is more than the {MAX_MJCF_BYTES} bytes an "
+                        "MJCF model may be")
     return raw
 
 
@@ -108,23 +109,24 @@ def prescan(path: str | os.PathLike) -> None:
 
     def visit(file: Path, stack: tuple[Path, ...]) -> None:
         nonlocal budget, count
-        raw = _read(file, budget)
+        where = str(path) if not stack else f"{path}: included file {file.name}"
+        raw = _read(file, budget, where)
         budget -= len(raw)
-        root = _parse(raw, str(file))
+        root = _parse(raw, where)
         if not stack and root.tag != "mujoco":
-            raise MjcfError(f"{file}: not an MJCF model (the top element is <{root.tag}>, not <mujoco>)")
+            raise MjcfError(f"{where}: not an MJCF model (the top element is <{root.tag}>, not <mujoco>)")
         for el in root.iter("include"):
             name = el.get("file")
             if not name:
-                raise MjcfError(f"{file}: line {el.sourceline}: an <include> without a file attribute")
+                raise MjcfError(f"{where}: line {el.sourceline}: an <include> without a file attribute")
             # MuJoCo reads an include's path relative to the main file's folder
             target = (folder / name).resolve()
             if not target.is_relative_to(folder):
-                raise MjcfError(f"{file}: line {el.sourceline}: <include file=\"{name}\"> lies outside the "
+                raise MjcfError(f"{where}: line {el.sourceline}: <include file=\"{name}\"> lies outside the "
                                 f"model's folder {folder}; refused")
             if target in stack or target == file.resolve():
-                raise MjcfError(f"{file}: line {el.sourceline}: <include file=\"{name}\"> includes itself "
-                                "(an include loop)")
+                raise MjcfError(f"{where}: line {el.sourceline}: <include file=\"{name}\"> includes a file that "
+                                "includes it (an include loop)")
             count += 1
             if count > MAX_INCLUDES:
                 raise MjcfError(f"{path}: more than {MAX_INCLUDES} includes; refused")

@@ -1,0 +1,57 @@
+"""MJCF's armature, damping, friction loss and actuators into the drive data, checked against what
+MuJoCo itself does with them: the armature it adds to M, the joint force its motors give at the
+end of their control range (qfrc_actuator, force limits applied), its passive damping force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from designer.mjcf import import_mjcf
+from designer.model.extras import Drive
+
+mujoco = pytest.importorskip("mujoco")
+FILES = Path(__file__).parent / "files"
+
+
+@pytest.mark.parametrize("name", ["iiwa14.xml", "defaults.xml", "ur5e.xml", "frames.xml"])
+def test_drive_data_is_what_mujoco_does(name):
+    report = import_mjcf(FILES / name)
+    mj = mujoco.MjModel.from_xml_path(str(FILES / name))
+    data = mujoco.MjData(mj)
+    for link in report.model.links:
+        j = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, link.joint_name)
+        dof = mj.jnt_dofadr[j]
+        drive = link.drive or Drive()
+        assert drive.reflected_inertia == pytest.approx(mj.dof_armature[dof], rel=1e-12, abs=0)
+        assert (drive.viscous or 0.0) == pytest.approx(mj.dof_damping[dof], rel=1e-12)
+        assert (drive.coulomb or 0.0) == pytest.approx(mj.dof_frictionloss[dof], rel=1e-12)
+        # a torque motor at the end of its control range: the joint torque MuJoCo applies
+        motors = [a for a in range(mj.nu) if mj.actuator_trnid[a, 0] == j and mj.actuator_biastype[a] == 0
+                  and mj.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT]
+        if motors and mj.actuator_ctrllimited[motors[0]]:
+            data.ctrl[:] = 0
+            data.ctrl[motors[0]] = mj.actuator_ctrlrange[motors[0], 1]
+            mujoco.mj_forward(mj, data)
+            assert drive.rated_torque == pytest.approx(abs(data.qfrc_actuator[dof]), rel=1e-12)
+            assert drive.gear_ratio == pytest.approx(abs(mj.actuator_gear[motors[0], 0]), rel=1e-12)
+
+
+def test_ur5e_armature_and_torques():
+    """Menagerie's UR5e: armature 0.1 kg m^2 on every joint, 150 / 28 N m force ranges."""
+    links = import_mjcf(FILES / "ur5e.xml").model.links
+    assert [l.drive.reflected_inertia for l in links] == pytest.approx([0.1] * 6)
+    assert [l.drive.rated_torque for l in links] == pytest.approx([150, 150, 150, 28, 28, 28])
+    assert float(links[2].limits[1]) == pytest.approx(3.1415)
+
+
+def test_damping_is_mujocos_passive_force():
+    report = import_mjcf(FILES / "iiwa14.xml")
+    mj = mujoco.MjModel.from_xml_path(str(FILES / "iiwa14.xml"))
+    data = mujoco.MjData(mj)
+    data.qvel[:] = np.linspace(-1, 1, mj.nv)
+    mujoco.mj_forward(mj, data)
+    viscous = np.array([l.drive.viscous for l in report.model.links])
+    np.testing.assert_allclose(-viscous * data.qvel, data.qfrc_damper, rtol=1e-12)
