@@ -17,21 +17,21 @@ at its own p (named ``BODY:JOINT``), and the body hangs below the last one by a 
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import DesignerError
-from ..urdf.source import UrdfInertial, UrdfJoint, UrdfTree
+from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree   # one bound for every imported number
 
 __all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of"]
 
 MAX_MJCF_BYTES = 20_000_000
 MAX_INCLUDES = 100
-#: the largest magnitude of a number the import takes (m, kg, kg m^2, N m): beyond, it is a typo or an attack
-MAX_VALUE = 1e9
 
 
 class MjcfError(DesignerError):
@@ -100,6 +100,29 @@ def _read_head(path: Path) -> bytes:
         raise MjcfError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
+_TEXT_ATTRIBUTES = {"name", "class", "childclass", "file", "model", "joint", "joint1", "joint2", "body", "body1",
+                    "body2", "tendon", "site", "target", "mesh", "material", "texture", "hfield", "content_type"}
+
+
+def _check_numbers(root, where: str) -> None:
+    """Every attribute made of numbers holds finite ones of size at most :data:`MAX_VALUE`: NaN, inf
+    and 1e308 are refused here, naming the element, before MuJoCo turns them into a model."""
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr, text in el.attrib.items():
+            if attr in _TEXT_ATTRIBUTES:
+                continue
+            try:
+                values = [float(v) for v in text.split()]
+            except ValueError:
+                continue   # words (names, keywords): MuJoCo says what it thinks of them
+            if values and not all(math.isfinite(v) and abs(v) <= MAX_VALUE for v in values):
+                label = f"<{el.tag}" + (f" name=\"{el.get('name')}\"" if el.get("name") else "") + ">"
+                raise MjcfError(f"{where}: line {el.sourceline}: {label} {attr}=\"{text[:40]}\": every number must "
+                                f"be finite and of size at most {MAX_VALUE:g}")
+
+
 def prescan(path: str | os.PathLike) -> None:
     """Refuse what must not reach MuJoCo's parser (module docstring); returns when the file may go."""
     path = Path(path)
@@ -115,6 +138,7 @@ def prescan(path: str | os.PathLike) -> None:
         root = _parse(raw, where)
         if not stack and root.tag != "mujoco":
             raise MjcfError(f"{where}: not an MJCF model (the top element is <{root.tag}>, not <mujoco>)")
+        _check_numbers(root, where)
         for el in root.iter("include"):
             name = el.get("file")
             if not name:
@@ -140,8 +164,10 @@ def compile_mjcf(path: str | os.PathLike):
     import mujoco
     prescan(path)
     try:
-        spec = mujoco.MjSpec.from_file(str(path))
-        model = spec.compile()
+        with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
+            warnings.simplefilter("ignore")
+            spec = mujoco.MjSpec.from_file(str(path))
+            model = spec.compile()
     except Exception as exc:   # MuJoCo raises ValueError, and others from its bindings: all mean "cannot read"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None

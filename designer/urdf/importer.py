@@ -112,6 +112,8 @@ def _drive(joint) -> Drive | None:
     # MJCF's armature is the joint-side reflected inertia N^2 Jm: with the actuator's gear as N the
     # motor inertia is armature / N^2; without an actuator N = 1 (only the product enters the dynamics)
     armature, gear = positive(joint.armature), positive(abs(joint.gear) if joint.gear is not None else None)
+    if gear is not None and gear < 1e-6:   # armature / N^2 would overflow; no gearbox is 1e-6 : 1
+        raise UrdfError(f"joint {joint.name!r}: actuator gear {joint.gear:g} is too small to be a gear ratio")
     if armature is not None and gear is None:
         gear = 1.0
     elif armature is None and gear == 1.0:   # an actuator's default gear says nothing about a gearbox

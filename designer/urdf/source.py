@@ -21,6 +21,9 @@ from ..errors import DesignerError
 __all__ = ["MAX_URDF_BYTES", "MULTI_DOF", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
 
 MAX_URDF_BYTES = 20_000_000
+#: the largest magnitude of a number read (m, kg, kg m^2, rad, N m): beyond, a typo or an attack whose
+#: products overflow (1e308 in an origin made the DH frames infinite)
+MAX_VALUE = 1e9
 MOVABLE = ("revolute", "continuous", "prismatic")
 #: joints that move in more than one direction (MJCF's free and ball joints come in as floating / ball)
 MULTI_DOF = ("floating", "planar", "ball")
@@ -190,8 +193,10 @@ def _check_elements(root, source: str) -> None:
                         values = [float(v) for v in text.split()]
                     except ValueError:
                         values = []
-                    if len(values) != count or not all(np.isfinite(values)):
-                        what = "a finite number" if count == 1 else f"{count} finite numbers"
+                    if len(values) != count or not all(np.isfinite(values)) or \
+                            any(abs(v) > MAX_VALUE for v in values):
+                        what = ("a finite number" if count == 1 else f"{count} finite numbers") + \
+                            f" of size at most {MAX_VALUE:g}"
                         raise UrdfError(f"{source}: {where}: <{item.tag} {attr}=\"{text[:40]}\">: must be {what} "
                                         f"(line {item.sourceline})")
 
