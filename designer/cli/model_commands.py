@@ -8,7 +8,8 @@ import re
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..model import MissingParameterError, validate
+from ..model import MissingParameterError, Severity
+from ..numeric.checks import model_problems
 from ..model.manipulator import Manipulator
 from .common import UserError, load_model, number
 
@@ -54,7 +55,7 @@ def describe(model: Manipulator) -> str:
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
-    problems = validate(model)
+    problems = model_problems(model)
     for problem in problems:
         out.append(f"{problem.severity.value}: {problem}")
     return "\n".join(out) + "\n"
@@ -66,10 +67,13 @@ def cmd_info(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    model = load_model(args.project)  # errors raise here
-    problems = validate(model)
+    model = load_model(args.project)  # errors of reading raise here
+    problems = model_problems(model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
+    failed = [p for p in problems if p.severity is Severity.ERROR]
+    if failed:   # the checks of the numbers (designer/numeric/checks.py): the file reads, the arm is wrong
+        raise UserError(f"{args.project}: not valid: {failed[0]}")
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
 

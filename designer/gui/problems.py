@@ -1,4 +1,5 @@
-"""The problems panel: what :func:`designer.model.validate` finds, listed, never blocking."""
+"""The problems panel: what :func:`designer.numeric.checks.model_problems` finds (validate and the
+checks of the numbers), listed, never blocking."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
-from ..model import Severity, validate
+from ..model import Severity
+from ..numeric.checks import model_problems
 
 __all__ = ["ProblemsPanel"]
 
@@ -38,7 +40,7 @@ class ProblemsPanel(QListWidget):
         self.refresh(document.model)
 
     def refresh(self, model) -> None:
-        self.problems = validate(model)
+        self.problems = model_problems(model)
         self.clear()
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:
