@@ -54,5 +54,9 @@ def mass_matrix_problems(model: Manipulator, poses: int = POSES, seed: int = 0) 
 
 
 def model_problems(model: Manipulator) -> list[Problem]:
-    """Everything :func:`~designer.model.validate` finds, and the checks above."""
-    return validate(model) + mass_matrix_problems(model)
+    """Everything :func:`~designer.model.validate` finds, and the checks above when it finds no error
+    (a negative mass or inertia makes M indefinite too: one message for one mistake)."""
+    problems = validate(model)
+    if any(p.severity is Severity.ERROR for p in problems):
+        return problems
+    return problems + mass_matrix_problems(model)
