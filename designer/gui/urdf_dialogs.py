@@ -28,10 +28,11 @@ URDF_FILTER = "URDF (*.urdf *.xml);;All files (*)"
 class ImportDialog(QDialog):
     """The chain (base and tip links) and the options of one import."""
 
-    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None):
+    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None, kind: str = "URDF"):
         super().__init__(parent)
         self.tree = tree
-        self.setWindowTitle(f"Import URDF — {Path(source).name}")
+        self.setWindowTitle(f"Import {kind} — {Path(source).name}")
+        part = "body" if kind == "MJCF" else "link"   # MJCF's bodies are URDF's links
         form = QFormLayout()
         links = list(tree.inertials)
         self.base = QComboBox(self)
@@ -47,12 +48,13 @@ class ImportDialog(QDialog):
         self.drop_rest = QCheckBox("Leave out links behind movable joints off the chain (default: lock at zero "
                                    "and lump them in)", self)
         self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
-        form.addRow("Base link", self.base)
-        form.addRow("Tip link", self.tip)
+        form.addRow(f"Base {part}", self.base)
+        form.addRow(f"Tip {part}", self.tip)
         form.addRow("", self.ends)
         form.addRow("DH convention", self.convention)
         form.addRow("", self.drop_rest)
         form.addRow("", self.massless)
+        self.massless.setVisible(kind == "URDF")   # every MJCF body has a mass (MuJoCo's)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                    self)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")

@@ -23,7 +23,7 @@ from ..urdf.importer import ImportReport, import_tree
 from ..urdf.source import UrdfError
 from .source import MjcfError, compile_mjcf, tree_of
 
-__all__ = ["check_against_mujoco", "import_mjcf", "read_mjcf"]
+__all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
 
 
 def read_mjcf(path: str | os.PathLike):
@@ -37,15 +37,25 @@ def import_mjcf(path: str | os.PathLike, *, base: str | None = None, tip: str | 
     """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``."""
     start = time.perf_counter()
     tree, mj = read_mjcf(path)
+    report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | None = None,
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
+                massless: bool = True) -> ImportReport:
+    """The model of the chain of an MJCF file already read (:func:`read_mjcf`), checked against
+    MuJoCo's model; :class:`MjcfError` naming ``source``. (``massless``: an MJCF body always has
+    a mass, MuJoCo's, so the URDF import's option means nothing here.)"""
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
-                             massless=True, source=str(path), gravity=tuple(float(g) for g in mj.opt.gravity))
+                             massless=True, source=source, gravity=tuple(float(g) for g in mj.opt.gravity))
         against = check_against_mujoco(report, mj, CHECK_TOL + 10 * report.moved)
     except UrdfError as exc:
-        raise MjcfError(f"{path}: {exc}") from None
+        raise MjcfError(f"{source}: {exc}") from None
     report.checked = max(report.checked or 0.0, against)
     report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file"
-    report.seconds = time.perf_counter() - start
     return report
 
 
