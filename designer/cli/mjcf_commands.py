@@ -55,10 +55,12 @@ def _export(args: argparse.Namespace) -> int:
 
 def _chain_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--base", help=f"the {what} the arm stands on (default: the root)")
-    p.add_argument("--tip", help=f"the last {what} of the arm (default: the only end of the tree, or where it branches)")
+    p.add_argument("--tip", help=f"the last {what} of the arm (default: the only end of the tree, or where it "
+                                 "branches)")
     p.add_argument("--convention", choices=["standard", "modified"], default="standard")
     p.add_argument("--drop-rest", action="store_true",
-                   help="leave out what hangs behind movable joints off the chain (default: lock them at zero and lump)")
+                   help="leave out what hangs behind movable joints off the chain (default: lock them at zero "
+                        "and lump)")
     p.add_argument("--out", help="the project file to write (default: standard output)")
 
 

@@ -32,7 +32,6 @@ class ImportDialog(QDialog):
         super().__init__(parent)
         self.tree = tree
         self.setWindowTitle(f"Import {kind} — {Path(source).name}")
-        part = "body" if kind == "MJCF" else "link"   # MJCF's bodies are URDF's links
         form = QFormLayout()
         links = list(tree.inertials)
         self.base = QComboBox(self)
@@ -45,8 +44,9 @@ class ImportDialog(QDialog):
         self.ends.setWordWrap(True)
         self.convention = QComboBox(self)
         self.convention.addItems([c.value for c in Convention])
-        self.drop_rest = QCheckBox("Leave out links behind movable joints off the chain (default: lock at zero "
-                                   "and lump them in)", self)
+        part = "body" if kind == "MJCF" else "link"   # MJCF's bodies are URDF's links
+        self.drop_rest = QCheckBox(f"Leave out {part.replace('y', 'ie')}s behind movable joints off the chain "
+                                   "(default: lock at zero and lump them in)", self)
         self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
         form.addRow(f"Base {part}", self.base)
         form.addRow(f"Tip {part}", self.tip)

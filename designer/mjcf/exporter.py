@@ -2,10 +2,11 @@
 
 The bodies are the URDF export's links (designer/urdf/exporter.py): the body of joint i is DH
 frame i in the modified convention and frame i-1 turned by q_i in the standard one, so every
-joint sits at its body's origin on z. The base is a fixed body ``dh_frame0`` at the base pose (inside a body ``base`` at the origin); the tool a
-massless body at the tool frame. Angles are radians (``<compiler angle="radian">``); geoms carry
-no mass (``inertiafromgeom="false"``); gravity is the model's own vector in the world
-(``<option gravity>``), so no base turn is needed as for URDF.
+joint sits at its body's origin on z. The base is a fixed body ``dh_frame0`` at the base pose
+(inside a body ``base`` at the origin); the tool a massless body at the tool frame. Angles are
+radians (``<compiler angle="radian">``); geoms carry no mass (``inertiafromgeom="false"``);
+gravity is the model's own vector in the world (``<option gravity>``), so no base turn is needed
+as for URDF.
 
 Drive data: ``armature`` = N^2 Jm (the reflected motor inertia, joint side), ``damping`` = viscous,
 ``frictionloss`` = Coulomb; a ``motor`` per joint with ``gear`` = N (1 without one) and, with a

@@ -50,13 +50,17 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
     a mass, MuJoCo's, so the URDF import's option means nothing here.)"""
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
-                             massless=True, source=source, gravity=tuple(float(g) for g in mj.opt.gravity))
+                             massless=True, source=source, gravity=_vector(mj.opt.gravity))
         against = check_against_mujoco(report, mj, CHECK_TOL + 10 * report.moved)
     except UrdfError as exc:
         raise MjcfError(f"{source}: {exc}") from None
     report.checked = max(report.checked or 0.0, against)
     report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file"
     return report
+
+
+def _vector(v) -> tuple[float, float, float]:
+    return float(v[0]), float(v[1]), float(v[2])
 
 
 def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int = CHECK_POSES, seed: int = 11) -> float:
@@ -99,7 +103,7 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
         if tip >= 0:
             T = np.eye(4)
             T[:3, :3], T[:3, 3] = data.xmat[tip].reshape(3, 3), data.xpos[tip]
-            diff["tool pose"] = max(diff["tool pose"], float(np.abs(arm.tool_pose(q) - T).max()))
+            diff["tool pose"] = max(diff["tool pose"], float(np.abs(arm.tool_pose(q.tolist()) - T).max()))
             reach = max(reach, float(np.linalg.norm(T[:3, 3] - arm.base[:3, 3])))
     mass = float(sum(mj.body_mass))
     scale["M"] = max(scale["M"], 1e-6 * mass * reach ** 2)

@@ -168,7 +168,7 @@ def compile_mjcf(path: str | os.PathLike):
             warnings.simplefilter("ignore")
             spec = mujoco.MjSpec.from_file(str(path))
             model = spec.compile()
-    except Exception as exc:   # MuJoCo raises ValueError, and others from its bindings: all mean "cannot read"
+    except (ValueError, RuntimeError, OSError) as exc:   # what MuJoCo's bindings raise for a file it cannot use
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None
     return spec, model
@@ -231,7 +231,8 @@ def _actuation(model) -> dict[int, tuple[float, float | None]]:
         motor = (model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE and
                  model.actuator_gaintype[a] == mujoco.mjtGain.mjGAIN_FIXED)
         if motor and model.actuator_ctrllimited[a]:
-            limits.append(abs(gear * float(model.actuator_gainprm[a, 0])) * float(np.abs(model.actuator_ctrlrange[a]).max()))
+            gain = float(model.actuator_gainprm[a, 0])
+            limits.append(abs(gear * gain) * float(np.abs(model.actuator_ctrlrange[a]).max()))
         out[j] = (gear, min(limits) if limits else None)
     return out
 

@@ -102,7 +102,7 @@ def check_against_tree(arm: NumericArm, tree: UrdfTree, chain: Chain, tolerance:
         q = rng.uniform(-np.pi, np.pi, arm.n)
         q[~arm.revolute] = rng.uniform(-0.5, 0.5, int((~arm.revolute).sum()))
         M, G, tip = ref.evaluate(q)
-        ours = (mass_matrix(arm, q), gravity_torque(arm, q), arm.tool_pose(q))
+        ours = (mass_matrix(arm, q), gravity_torque(arm, q), arm.tool_pose(q.tolist()))
         for key, mine, theirs in zip(diffs, ours, (M, G, tip)):
             if not np.all(np.isfinite(mine)):
                 raise UrdfError(f"the imported model's {key} is not finite at q = {np.round(q, 3).tolist()}")

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..errors import DesignerError
 
-__all__ = ["MAX_URDF_BYTES", "MULTI_DOF", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
+__all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree",
+           "read_urdf", "parse_urdf"]
 
 MAX_URDF_BYTES = 20_000_000
 #: the largest magnitude of a number read (m, kg, kg m^2, rad, N m): beyond, a typo or an attack whose

@@ -17,7 +17,8 @@ URDF = """<robot name="fuzz"><link name="base"/>
 <link name="l2"><inertial><origin xyz="0.2 0 0" rpy="0 0 0"/><mass value="1.5"/>
 <inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
 <joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><origin xyz="0 0 0.1" rpy="0 0 0"/>
-<axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="50" velocity="2"/><dynamics damping="0.1" friction="0.2"/></joint>
+<axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="50" velocity="2"/>
+<dynamics damping="0.1" friction="0.2"/></joint>
 <joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/><origin xyz="0 0.1 0.3" rpy="1.570796325 0 0"/>
 <axis xyz="0 0 1"/><limit lower="-2" upper="2" effort="20" velocity="2"/></joint></robot>"""
 

@@ -124,7 +124,8 @@ def test_the_check_refuses_a_model_that_disagrees_with_the_file(tmp_path):
     mass = arm.mass.copy()
     mass[1] *= 1 + 1e-6
     arm = dataclasses.replace(arm, mass=mass)
-    with pytest.raises(UrdfError, match=r"disagrees with the file's own kinematic tree: [MG] off by \d\.\de-0[678] relative"):
+    message = r"disagrees with the file's own kinematic tree: [MG] off by \d\.\de-0[678] relative"
+    with pytest.raises(UrdfError, match=message):
         check_against_tree(arm, read_urdf(path), report.chain)
 
 
