@@ -127,8 +127,6 @@ def _number(value) -> sp.Expr:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ExpressionError(f"number is not finite: {value!r}")
-        if abs(value) > 10.0 ** MAX_MAGNITUDE:   # as for a number typed in text: -1e308 overflowed later work
-            raise ExpressionError(f"number too large ({value:g}; at most 1e{MAX_MAGNITUDE} in size)")
         if value == int(value) and abs(value) < 2**53:
             return sp.Integer(int(value))
         return sp.Float(value)

@@ -138,7 +138,8 @@ def validate(model: Manipulator) -> list[Problem]:
 
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
-        warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
+        if num.get(where) is not None:   # a field out of range is an error above, not an angle
+            warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
     before = len(out)
     _singular_mass_matrix(model, num, warn)
     if len(out) == before and not any(p.severity is Severity.ERROR for p in out):

@@ -83,7 +83,7 @@ def test_an_include_inside_the_folder_is_read(tmp_path):
 
 
 def test_broken_files(tmp_path):
-    _refused(_arm(tmp_path, pos="0 0 1e308"), "body 'a'", "pos")
+    _refused(_arm(tmp_path, pos="0 0 1e308"), '<body name="a"> pos="0 0 1e308"', "line 1")
     _refused(_arm(tmp_path, pos="0 0 zz"), "MuJoCo cannot read it")
     (tmp_path / "robot.xml").write_text('<robot name="r"><link name="a"/></robot>')
     _refused(tmp_path / "robot.xml", "not an MJCF model")
