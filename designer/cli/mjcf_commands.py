@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .common import UserError, load_model, write_output
-from .urdf_commands import write_import
+from .urdf_commands import import_urdf_command, write_import
 
 __all__ = ["register"]
 
@@ -29,13 +29,8 @@ def _import_any(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if kind == "mjcf":
         return _import_mjcf(args)
-    from ..urdf import UrdfError, import_urdf
-    try:
-        report = import_urdf(args.file, base=args.base, tip=args.tip, convention=args.convention,
-                             drop_rest=args.drop_rest, massless=args.massless)
-    except UrdfError as exc:
-        raise UserError(str(exc)) from None
-    return write_import(report, args.out)
+    args.urdf = args.file
+    return import_urdf_command(args)
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -9,10 +9,11 @@ from ..project import ProjectError, save_project
 from ..project.io import dumps_project
 from .common import UserError, load_model, write_output
 
-__all__ = ["register", "write_import"]
+__all__ = ["import_urdf_command", "register", "write_import"]
 
 
-def _import(args: argparse.Namespace) -> int:
+def import_urdf_command(args: argparse.Namespace) -> int:
+    """``import-urdf`` (also ``import`` of a URDF file)."""
     from ..urdf import UrdfError, import_urdf
     try:
         report = import_urdf(args.urdf, base=args.base, tip=args.tip, convention=args.convention,
@@ -59,7 +60,7 @@ def register(sub) -> None:
     p.add_argument("--massless", action="store_true",
                    help="import a moving link without <inertial> as massless, with a warning (default: refuse)")
     p.add_argument("--out", help="the project file to write (default: standard output)")
-    p.set_defaults(func=_import)
+    p.set_defaults(func=import_urdf_command)
 
     p = sub.add_parser("export-urdf", help="write a project as a URDF file",
                        description="Write a project as URDF: one link per DH link, the base and tool frames "

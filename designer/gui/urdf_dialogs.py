@@ -15,12 +15,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..model import Convention
 from ..urdf import UrdfError, chain_ends, default_tip, import_tree, read_urdf, urdf_text
 from ..urdf.importer import ImportReport
 from ..urdf.source import UrdfTree
 
-__all__ = ["ImportDialog", "build_menu", "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
+__all__ = ["ImportDialog", "build_menu", "export_file", "import_file", "import_urdf_file", "export_urdf_file",
+           "URDF_FILTER"]
 
 URDF_FILTER = "URDF (*.urdf *.xml);;All files (*)"
 
@@ -93,75 +95,97 @@ def _refuse(window, title: str, message: str) -> None:
     window.show_message(message)
 
 
-def import_urdf_file(window, path=None, options: dict | None = None) -> ImportReport | None:
-    """Import a URDF file as a new unsaved project; None when cancelled or refused.
-
-    ``options`` (as :meth:`ImportDialog.options`) skip the dialog.
-    """
+def import_file(window, kind: str, file_filter: str, read, make, path=None, options: dict | None = None):
+    """Ask for a file of ``kind`` (URDF, MJCF), ``read(path)`` it (a tree, or (tree, compiled model)),
+    ask for the chain and ``make(read, path, options)`` the report; open the arm as a new unsaved
+    project. None when cancelled or refused (message box, project on screen kept)."""
     if not window.maybe_save():
         return None
     if path is None:
         folder = window.document.path.parent if window.document.path else Path.cwd()
-        path, _ = QFileDialog.getOpenFileName(window, "Import URDF", str(folder), URDF_FILTER)
+        path, _ = QFileDialog.getOpenFileName(window, f"Import {kind}", str(folder), file_filter)
         if not path:
             return None
-    # the first read loads the URDF parser (about 2 s); later imports take tens of milliseconds
+    # the first read loads the parser (about 2 s for URDF); later imports take tens of milliseconds
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        tree = read_urdf(path)
-    except UrdfError as exc:
+        data = read(path)
+    except DesignerError as exc:
         QApplication.restoreOverrideCursor()
-        _refuse(window, "Cannot import URDF", str(exc))
+        _refuse(window, f"Cannot import {kind}", str(exc))
         return None
     QApplication.restoreOverrideCursor()
+    tree = data[0] if isinstance(data, tuple) else data
     while True:
         if options is None:
-            dialog = ImportDialog(tree, str(path), window)
+            dialog = ImportDialog(tree, str(path), window, kind=kind)
             if not dialog.exec():
                 return None
             chosen = dialog.options()
         else:
             chosen = options
         try:
-            report = import_tree(tree, source=str(path), **chosen)
+            report = make(data, str(path), chosen)
             break
-        except UrdfError as exc:
-            _refuse(window, "Cannot import URDF", f"{path}: {exc}")
+        except DesignerError as exc:
+            _refuse(window, f"Cannot import {kind}", str(exc))
             if options is not None:
                 return None   # no dialog to go back to
-    window.document.reset(report.model, None, origin=f"URDF {Path(path).name}", dirty=True)
+    window.document.reset(report.model, None, origin=f"{kind} {Path(path).name}", dirty=True)
     window.recovery.discard()
-    QMessageBox.information(window, "URDF imported", report.text())
+    QMessageBox.information(window, f"{kind} imported", report.text())
     window.show_message(report.text().splitlines()[0])
     return report
 
 
-def export_urdf_file(window, path=None) -> bool:
-    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+def _make_urdf(tree: UrdfTree, path: str, chosen: dict) -> ImportReport:
+    try:
+        return import_tree(tree, source=path, **chosen)
+    except UrdfError as exc:
+        raise UrdfError(f"{path}: {exc}") from None
+
+
+def import_urdf_file(window, path=None, options: dict | None = None) -> ImportReport | None:
+    """Import a URDF file as a new unsaved project; None when cancelled or refused.
+
+    ``options`` (as :meth:`ImportDialog.options`) skip the dialog.
+    """
+    return import_file(window, "URDF", URDF_FILTER, read_urdf, _make_urdf, path, options)
+
+
+def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=None) -> bool:
+    """Write the project as ``kind`` (``text_of(model)``); errors (a symbol without a value) go to a
+    message box. What the export had to change (comments at the top of the text) is in the status."""
     model = window.document.model
     try:
-        text = urdf_text(model)
-    except UrdfError as exc:
-        _refuse(window, "Cannot export URDF", str(exc))
+        text = text_of(model)
+    except DesignerError as exc:
+        _refuse(window, f"Cannot export {kind}", str(exc))
         return False
     if path is None:
         doc = window.document
         stem = doc.path.stem if doc.path else (model.name or "arm").replace(" ", "_")
-        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + ".urdf")
-        path, _ = QFileDialog.getSaveFileName(window, "Export URDF", str(suggested), URDF_FILTER)
+        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
+        path, _ = QFileDialog.getSaveFileName(window, f"Export {kind}", str(suggested), file_filter)
         if not path:
             return False
     path = Path(path)
     if not path.suffix:
-        path = path.with_suffix(".urdf")
+        path = path.with_suffix(suffix)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        _refuse(window, "Cannot export URDF", f"{path}: cannot write: {exc.strerror or exc}")
+        _refuse(window, f"Cannot export {kind}", f"{path}: cannot write: {exc.strerror or exc}")
         return False
-    window.show_message(f"Exported {path}")
+    notes = [line.strip()[4:-3].strip() for line in text.splitlines()[1:4] if line.strip().startswith("<!--")]
+    window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
     window.exported.emit(str(path))
     return True
+
+
+def export_urdf_file(window, path=None) -> bool:
+    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+    return export_file(window, "URDF", URDF_FILTER, ".urdf", urdf_text, path)
 
 
 def build_menu(window, menu) -> None:

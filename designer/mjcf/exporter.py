@@ -26,10 +26,8 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..kinematics import NumericArm
-from ..model.manipulator import Convention, Manipulator, MissingParameterError
-from ..numeric.recursive import lumped_bodies
-from ..urdf.exporter import _modified_offset, _names, _standard_offset
+from ..model.manipulator import Manipulator
+from ..urdf.exporter import exported
 from .source import MjcfError
 
 __all__ = ["export_mjcf", "mjcf_text"]
@@ -108,17 +106,9 @@ def _massless(body: ET.Element) -> None:
 
 def mjcf_text(model: Manipulator) -> str:
     """The MJCF document of ``model``; a symbol without a value raises :class:`MjcfError` naming it."""
-    try:
-        arm = NumericArm.from_model(model)
-    except MissingParameterError as exc:
-        raise MjcfError("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
-    except ValueError as exc:
-        raise MjcfError(f"cannot export: {exc}") from None
-    bodies = lumped_bodies(arm)
-    standard = arm.convention is Convention.STANDARD
-    offset = _standard_offset if standard else _modified_offset
-    M = [offset(*arm.dh[i]) for i in range(arm.n)]
-    link_names, joint_names = _names(model)
+    out = exported(model, MjcfError)
+    arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
+    link_names, joint_names = out.link_names, out.joint_names
     scale = max([float(bodies.mass.max(initial=0.0))] + [float(np.abs(I).max()) for I in bodies.inertia])
     floor = max(FLOOR * scale, 1e-14)
 

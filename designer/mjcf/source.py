@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DesignerError
-from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree   # one bound for every imported number
+# MAX_VALUE: one bound for every imported number
+from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
 
 __all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of"]
 
@@ -39,23 +40,8 @@ class MjcfError(DesignerError):
 
 
 def _read(path: Path, budget: int, where: str) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > budget:
-            raise MjcfError(f"{where}: the model with its includes is more than the {MAX_MJCF_BYTES} bytes an "
-                            "MJCF model may be")
-        with path.open("rb") as fh:
-            raw = fh.read(budget + 1)
-    except FileNotFoundError:
-        raise MjcfError(f"{where}: no such file") from None
-    except IsADirectoryError:
-        raise MjcfError(f"{where}: is a folder, not an MJCF file") from None
-    except OSError as exc:
-        raise MjcfError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > budget:
-        raise MjcfError(f"{where}: the model with its includes is more than the {MAX_MJCF_BYTES} bytes an "
-                        "MJCF model may be")
-    return raw
+    return read_bounded(path, budget, where, MjcfError, "an MJCF file",
+                        f"the model with its includes is more than the {MAX_MJCF_BYTES} bytes an MJCF model may be")
 
 
 def _parse(raw: bytes, where: str):
@@ -89,15 +75,7 @@ def file_format(path: str | os.PathLike) -> str:
 
 
 def _read_head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(65536)
-    except FileNotFoundError:
-        raise MjcfError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise MjcfError(f"{path}: is a folder, not a model file") from None
-    except OSError as exc:
-        raise MjcfError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return read_bounded(path, 65536, str(path), MjcfError, "a model file")
 
 
 _TEXT_ATTRIBUTES = {"name", "class", "childclass", "file", "model", "joint", "joint1", "joint2", "body", "body1",

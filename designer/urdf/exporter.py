@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..kinematics import NumericArm
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
-from ..numeric.recursive import lumped_bodies
+from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["export_urdf", "urdf_base", "urdf_text"]
+__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -121,19 +123,37 @@ def urdf_base(arm: NumericArm) -> np.ndarray:
     return turn @ arm.base
 
 
-def urdf_text(model: Manipulator) -> str:
-    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+@dataclass
+class Exported:
+    """What every export of a project needs: the numeric arm, its links with their loads lumped, the
+    constant DH transform of each link (``offsets``), and link and joint names safe to write."""
+
+    arm: NumericArm
+    bodies: LumpedBodies
+    standard: bool
+    offsets: list[np.ndarray]
+    link_names: list[str]
+    joint_names: list[str]
+
+
+def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Exported:
+    """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it."""
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
-        raise UrdfError("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
+        raise error("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
     except ValueError as exc:
-        raise UrdfError(f"cannot export: {exc}") from None
-    bodies = lumped_bodies(arm)
+        raise error(f"cannot export: {exc}") from None
     standard = arm.convention is Convention.STANDARD
     offset = _standard_offset if standard else _modified_offset
-    M = [offset(*arm.dh[i]) for i in range(arm.n)]
-    link_names, joint_names = _names(model)
+    return Exported(arm, lumped_bodies(arm), standard, [offset(*arm.dh[i]) for i in range(arm.n)], *_names(model))
+
+
+def urdf_text(model: Manipulator) -> str:
+    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+    out = exported(model)
+    arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
+    link_names, joint_names = out.link_names, out.joint_names
 
     robot = ET.Element("robot", name=model.name or "manipulator")
     for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):

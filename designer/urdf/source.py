@@ -18,7 +18,8 @@ import numpy as np
 
 from ..errors import DesignerError
 
-__all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree",
+__all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "read_bounded", "UrdfError", "UrdfInertial", "UrdfJoint",
+           "UrdfTree",
            "read_urdf", "parse_urdf"]
 
 MAX_URDF_BYTES = 20_000_000
@@ -112,23 +113,34 @@ class UrdfTree:
 def read_urdf(path: str | os.PathLike) -> UrdfTree:
     """A URDF file's tree; every failure is a :class:`UrdfError` naming the file."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_URDF_BYTES:
-            raise UrdfError(f"{path}: file is {size} bytes, larger than the {MAX_URDF_BYTES} a URDF may be")
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_URDF_BYTES + 1)
-    except FileNotFoundError:
-        raise UrdfError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UrdfError(f"{path}: is a folder, not a URDF file") from None
-    except OSError as exc:
-        raise UrdfError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_URDF_BYTES:
-        raise UrdfError(f"{path}: file is larger than the {MAX_URDF_BYTES} bytes a URDF may be")
+    raw = read_bounded(path, MAX_URDF_BYTES, str(path), UrdfError, "a URDF file",
+                       f"larger than the {MAX_URDF_BYTES} bytes a URDF may be")
     if path.name.endswith(".xacro"):
         raise UrdfError(f"{path}: a xacro file: run xacro first (xacro {path.name} > robot.urdf)")
     return parse_urdf(raw, str(path))
+
+
+def read_bounded(path: Path, limit: int, where: str, error: type[DesignerError], what: str,
+                 too_large: str | None = None) -> bytes:
+    """At most ``limit`` bytes of a file (a device such as /dev/zero never ends); ``error`` naming
+    ``where`` for a missing file, a folder, a failed read, and (with ``too_large``, the message's end)
+    for a file longer than ``limit``; without ``too_large`` the first ``limit`` bytes."""
+    try:
+        if too_large and path.stat().st_size > limit:
+            raise error(f"{where}: {too_large}")
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise error(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{where}: is a folder, not {what}") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        if too_large:
+            raise error(f"{where}: {too_large}")
+        raw = raw[:limit]
+    return raw
 
 
 def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:

@@ -12,26 +12,11 @@ from PySide6.QtWidgets import QFileDialog
 from designer.gui import mjcf_dialogs
 from designer.mjcf import import_mjcf
 
-from tests.gui.test_urdf_dialogs import Boxes, ScriptedDialog, menu_action, open_file_returns
+from tests.gui.test_urdf_dialogs import ScriptedDialog, menu_action, open_file_returns
 
 mujoco = pytest.importorskip("mujoco")
 FILES = Path(__file__).resolve().parents[1] / "mjcf" / "files"
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
-
-
-@pytest.fixture
-def boxes(monkeypatch):
-    return Boxes(monkeypatch)
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, boxes):
-    from PySide6.QtCore import QSettings
-    from designer.gui.main_window import MainWindow
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
-    return w
 
 
 def test_import_panda_from_the_menu(window, boxes, monkeypatch):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from designer.cli import main
+from tests.support.cli_lines import run_message_or_success
 
 URDF = """<robot name="fuzz"><link name="base"/>
 <link name="l1"><inertial><origin xyz="0.01 0.02 0.1" rpy="0.1 0 0"/><mass value="2"/>
@@ -37,14 +37,6 @@ def _numbers(text: str) -> list[re.Match]:
     return list(re.finditer(r"(?<![\w.])-?\d+(\.\d+)?(e-?\d+)?(?![\w.])", text))
 
 
-def _run(argv, capsys) -> None:
-    code = main(argv)
-    out = capsys.readouterr()
-    assert code in (0, 2), code
-    if code == 2:
-        assert out.err.count("\n") == 1 and out.err.startswith("error: "), out.err
-
-
 @pytest.mark.parametrize("text,command,suffix", [(URDF, "import-urdf", ".urdf"), (MJCF, "import-mjcf", ".xml")],
                          ids=["urdf", "mjcf"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -61,4 +53,4 @@ def test_edge_values_in_any_number_give_a_message_not_a_traceback(text, command,
         out = out[:m.start()] + value + out[m.end():]
     path = tmp_path / ("robot" + suffix)
     path.write_text(out)
-    _run([command, str(path), "--out", str(tmp_path / "p.json")], capsys)
+    run_message_or_success([command, str(path), "--out", str(tmp_path / "p.json")], capsys)
