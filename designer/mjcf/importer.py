@@ -21,7 +21,7 @@ from ..numeric.recursive import gravity_torque, mass_matrix
 from ..urdf.check import CHECK_POSES, CHECK_TOL
 from ..urdf.importer import ImportReport, import_tree
 from ..urdf.source import UrdfError
-from .source import MjcfError, compile_mjcf, tree_of
+from .source import MjcfError, compile_mjcf, tree_of, with_site
 
 __all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
 
@@ -46,8 +46,11 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
                 massless: bool = True) -> ImportReport:
     """The model of the chain of an MJCF file already read (:func:`read_mjcf`), checked against
-    MuJoCo's model; :class:`MjcfError` naming ``source``. (``massless``: an MJCF body always has
-    a mass, MuJoCo's, so the URDF import's option means nothing here.)"""
+    MuJoCo's model; :class:`MjcfError` naming ``source``. ``tip`` may name a site (a tool flange).
+    (``massless``: an MJCF body always has a mass, MuJoCo's, so the URDF import's option means
+    nothing here.)"""
+    if tip is not None:
+        tree = with_site(tree, mj, tip)
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
                              massless=True, source=source, gravity=_vector(mj.opt.gravity))
@@ -75,6 +78,7 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
             mj.body_mass[b], mj.body_inertia[b] = 0.0, 0.0
     ids = [mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in chain.joints]
     tip = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, chain.tip)
+    site = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_SITE, chain.tip) if tip < 0 else -1
     data = mujoco.MjData(mj)
     qpos = mj.qpos0.copy()
     for j in range(mj.njnt):   # locked joints at zero, as in our model; free and ball joints at their qpos0
@@ -100,9 +104,12 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
         diff["M"] = max(diff["M"], float(np.abs(mass_matrix(arm, q) - M).max()))
         diff["G"] = max(diff["G"], float(np.abs(gravity_torque(arm, q) - G).max()))
         scale["M"], scale["G"] = max(scale["M"], float(np.abs(M).max())), max(scale["G"], float(np.abs(G).max()))
-        if tip >= 0:
+        if tip >= 0 or site >= 0:
             T = np.eye(4)
-            T[:3, :3], T[:3, 3] = data.xmat[tip].reshape(3, 3), data.xpos[tip]
+            if tip >= 0:
+                T[:3, :3], T[:3, 3] = data.xmat[tip].reshape(3, 3), data.xpos[tip]
+            else:
+                T[:3, :3], T[:3, 3] = data.site_xmat[site].reshape(3, 3), data.site_xpos[site]
             diff["tool pose"] = max(diff["tool pose"], float(np.abs(arm.tool_pose(q.tolist()) - T).max()))
             reach = max(reach, float(np.linalg.norm(T[:3, 3] - arm.base[:3, 3])))
     mass = float(sum(mj.body_mass))

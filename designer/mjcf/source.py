@@ -21,6 +21,7 @@ import math
 import os
 import re
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,8 @@ from ..errors import DesignerError
 # MAX_VALUE: one bound for every imported number
 from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
 
-__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of"]
+__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of",
+           "with_site"]
 
 MAX_MJCF_BYTES = 20_000_000
 MAX_INCLUDES = 100
@@ -279,3 +281,20 @@ def tree_of(model, name: str, source: str) -> UrdfTree:
         if link != body:
             add(UrdfJoint(f"{body}(fixed)", "fixed", link, body, origin, np.array([1.0, 0, 0])))
     return tree
+
+
+def with_site(tree: UrdfTree, model, name: str) -> UrdfTree:
+    """``tree`` with the site ``name`` as a massless link fixed to its body (a tool flange such as
+    Menagerie's ``attachment_site`` as the tip); ``tree`` itself when no site has that name."""
+    import mujoco
+    site = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, name)
+    if site < 0 or name in tree.inertials:
+        return tree
+    b = int(model.site_bodyid[site])
+    body = model.body(b).name or f"body{b}"
+    origin = _transform(_quat_matrix(model.site_quat[site]), model.site_pos[site])
+    joint = UrdfJoint(f"{name}(site)", "fixed", body, name, origin, np.array([1.0, 0, 0]))
+    out = replace(tree, inertials={**tree.inertials, name: UrdfInertial(0.0, np.zeros(3), np.zeros((3, 3)))},
+                  joints={**tree.joints, joint.name: joint}, parent_joint={**tree.parent_joint, name: joint.name},
+                  child_joints={**tree.child_joints, body: [*tree.child_joints.get(body, []), joint.name], name: []})
+    return out

@@ -17,11 +17,14 @@ FILES = Path(__file__).parent / "files"
 # (file, tip, drop_rest)
 CASES = [("frames.xml", None, False), ("defaults.xml", None, False),
          ("ur5e.xml", None, False), ("panda.xml", "hand", False), ("panda.xml", "hand", True),
-         ("gen3.xml", None, False), ("iiwa14.xml", None, False)]
+         ("gen3.xml", None, False), ("iiwa14.xml", None, False),
+         # a site as the tip: the tool flange Menagerie's files mark
+         ("ur5e.xml", "attachment_site", False), ("gen3.xml", "pinch_site", False)]
 
 
 @pytest.mark.parametrize("convention", list(Convention), ids=lambda c: c.value)
-@pytest.mark.parametrize("name,tip,drop", CASES, ids=[f"{c[0]}{'-drop' if c[2] else ''}" for c in CASES])
+@pytest.mark.parametrize("name,tip,drop", CASES,
+                         ids=[f"{c[0]}{'-' + c[1] if c[1] else ''}{'-drop' if c[2] else ''}" for c in CASES])
 def test_import_matches_mujoco(name, tip, drop, convention):
     report = import_mjcf(FILES / name, tip=tip, convention=convention, drop_rest=drop)
     ref = MujocoChain(FILES / name, report.chain.joints, report.chain.dropped)

@@ -47,10 +47,16 @@ class MujocoChain:
     def bias(self) -> np.ndarray:
         return self.data.qfrc_bias[self.dofs].copy()
 
-    def pose(self, body: str) -> np.ndarray:
-        b = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, body)
+    def pose(self, name: str) -> np.ndarray:
+        """The world pose of the body, else the site, called ``name``."""
+        b = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, name)
         T = np.eye(4)
-        T[:3, :3], T[:3, 3] = self.data.xmat[b].reshape(3, 3), self.data.xpos[b]
+        if b >= 0:
+            T[:3, :3], T[:3, 3] = self.data.xmat[b].reshape(3, 3), self.data.xpos[b]
+        else:
+            s = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_SITE, name)
+            assert s >= 0, name
+            T[:3, :3], T[:3, 3] = self.data.site_xmat[s].reshape(3, 3), self.data.site_xpos[s]
         return T
 
 
