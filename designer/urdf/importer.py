@@ -18,7 +18,7 @@ from ..model.validation import Severity, validate
 from ..kinematics import NumericArm
 from .chain import Chain, select_chain, world_poses
 from .check import CHECK_POSES, CHECK_TOL, check_against_tree
-from .dh import Axis, dh_frames, dh_numbers, snap_parallel
+from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
 from .numbers import snap_angle, tidy_number
 from .rigid import Body, combine
 from .source import UrdfError, UrdfTree, read_urdf
@@ -213,10 +213,6 @@ def _gravity(gravity: tuple[float, float, float] | None) -> dict:
     if gx == 0 and gy == 0 and gz < 0:
         return {"gravity": (0, 0, -symbol("g")), "parameters": (("g", -gz),)}
     return {"gravity": tuple(tidy_number(v) for v in (gx, gy, gz)), "parameters": ()}
-
-
-#: a DH frame farther out than this many arm lengths is named in a warning (digits lost: its square times 1e-15)
-FAR = 1000.0
 
 
 def _far_normals(tree: UrdfTree, chain: Chain, axes: list[Axis], frames: list[np.ndarray]) -> list[str]:

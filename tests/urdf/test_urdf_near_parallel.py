@@ -135,3 +135,18 @@ def test_arms_without_near_parallel_axes_get_no_such_warning(tmp_path):
     path.write_text(text)
     report = import_urdf(path)
     assert not any("from parallel" in w for w in report.warnings) and not report.notes
+
+
+def test_axes_skew_by_more_whose_normal_lies_far_out_are_made_parallel_too(tmp_path):
+    """1e-4 rad (an angle written to three decimals, 1.571) between axes 0.42 m apart: the common
+    normal 4 km out, where the model would lose about 1e-7 and the check would refuse it."""
+    text = _three_joints("coarse", ("shoulder_pan", "shoulder_lift", "elbow"), "1.5707963267948966 0 0")
+    text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>', '<origin xyz="0.42 0 0" rpy="0 1e-4 0"/>')
+    path = tmp_path / "coarse.urdf"
+    path.write_text(text)
+    report = import_urdf(path)
+    assert any("made parallel" in n and "1.0e-04 rad" in n for n in report.notes), report.notes
+    assert max(abs(float(v)) for l in report.model.links for v in (l.a, l.d)) < 1.0
+    worst, _ = compare_with_pinocchio(NumericArm.from_model(report.model), PinChain(path, report.chain.joints), None,
+                                      states=10)
+    assert worst < 1e-9 + 10 * report.moved
