@@ -27,7 +27,8 @@ import numpy as np
 
 from ..model.manipulator import Convention
 
-__all__ = ["Axis", "FAR", "PARALLEL_TOL", "DISTANCE_TOL", "SNAP_TOL", "Snap", "dh_frames", "dh_numbers", "snap_parallel"]
+__all__ = ["Axis", "FAR", "PARALLEL_TOL", "DISTANCE_TOL", "SNAP_TOL", "Snap", "dh_frames", "dh_numbers",
+           "snap_parallel"]
 
 # sin of the angle between axes, and metres: below these axes count as parallel / meeting.
 # URDF angles written to full double precision give about 1e-16; a value written short
