@@ -40,13 +40,13 @@ def main() -> int:
     print(f"{'file':<14} {'import ms':>9} {'MuJoCo load ms':>14} {'ratio':>6} {'without checks ms':>17}")
     for name, tip in cases:
         path = FILES / name
-        ours = _median(lambda: import_mjcf(path, tip=tip), args.repeat)
-        peer = _median(lambda: mujoco.MjModel.from_xml_path(str(path)), args.repeat)
+        ours = _median(lambda p=path, t=tip: import_mjcf(p, tip=t), args.repeat)
+        peer = _median(lambda p=path: mujoco.MjModel.from_xml_path(str(p)), args.repeat)
         saved = urdf_importer.check_against_tree, importer.check_against_mujoco
         urdf_importer.check_against_tree = lambda *a, **k: 0.0
         importer.check_against_mujoco = lambda *a, **k: 0.0
         try:
-            bare = _median(lambda: import_mjcf(path, tip=tip), args.repeat)
+            bare = _median(lambda p=path, t=tip: import_mjcf(p, tip=t), args.repeat)
         finally:
             urdf_importer.check_against_tree, importer.check_against_mujoco = saved
         print(f"{name:<14} {1000 * ours:>9.1f} {1000 * peer:>14.2f} {ours / peer:>6.0f} {1000 * bare:>17.1f}")
