@@ -66,6 +66,18 @@ def _vector(v) -> tuple[float, float, float]:
     return float(v[0]), float(v[1]), float(v[2])
 
 
+def _mass_and_bias(mj, data) -> None:
+    """MuJoCo's M (qM) and bias forces (qfrc_bias) at data's qpos, qvel: the stages of mj_forward that
+    make them, without its factorisation of M, which warns (and writes MUJOCO_LOG.TXT into the
+    user's folder) for a dof whose bodies were dropped and so have no mass."""
+    import mujoco
+    mujoco.mj_kinematics(mj, data)
+    mujoco.mj_comPos(mj, data)
+    mujoco.mj_makeM(mj, data)
+    mujoco.mj_comVel(mj, data)
+    mujoco.mj_rne(mj, data, 0, data.qfrc_bias)
+
+
 def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int = CHECK_POSES, seed: int = 11) -> float:
     """The largest relative disagreement of M, G and the tip pose with MuJoCo's model of the file."""
     import mujoco
@@ -96,7 +108,7 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
         data.qpos[:] = qpos
         data.qpos[[int(mj.jnt_qposadr[j]) for j in ids]] = q
         data.qvel[:] = 0.0
-        mujoco.mj_forward(mj, data)
+        _mass_and_bias(mj, data)
         full = np.zeros((mj.nv, mj.nv))
         mujoco.mj_fullM(mj, data, full)
         M = full[np.ix_(dofs, dofs)] - np.diag(mj.dof_armature[dofs])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from designer.kinematics import NumericArm
+from designer.mjcf.importer import _mass_and_bias
 from designer.numeric.recursive import mass_matrix, rnea
 
 mujoco = pytest.importorskip("mujoco")
@@ -22,6 +23,7 @@ class MujocoChain:
             if b >= 0:
                 self.model.body_mass[b], self.model.body_inertia[b] = 0.0, 0.0
         self.data = mujoco.MjData(self.model)
+        self.dropped = bool(dropped)
         ids = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in joints]
         assert min(ids) >= 0
         self.qadr = [int(self.model.jnt_qposadr[j]) for j in ids]
@@ -34,7 +36,10 @@ class MujocoChain:
     def forward(self, q, qd) -> None:
         self.data.qpos[:], self.data.qvel[:] = self.q0, 0.0
         self.data.qpos[self.qadr], self.data.qvel[self.dofs] = q, qd
-        mujoco.mj_forward(self.model, self.data)
+        if self.dropped:   # mj_forward would factorise M, singular for the dofs of massless bodies: warnings
+            _mass_and_bias(self.model, self.data)
+        else:
+            mujoco.mj_forward(self.model, self.data)
 
     def M(self) -> np.ndarray:
         full = np.zeros((self.model.nv, self.model.nv))
