@@ -59,7 +59,23 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
         raise MjcfError(f"{source}: {exc}") from None
     report.checked = max(report.checked or 0.0, against)
     report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file"
+    report.warnings += _not_imported(report, mj)
     return report
+
+
+def _not_imported(report: ImportReport, mj) -> list[str]:
+    """What MuJoCo applies at the chain's joints and bodies that a project has no place for."""
+    import mujoco
+    out = []
+    for name in report.chain.joints:
+        j = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if mj.jnt_stiffness[j]:
+            out.append(f"joint {name!r}: stiffness {mj.jnt_stiffness[j]:g} (a spring to springref) not imported")
+    compensated = [mj.body(b).name for b in range(mj.nbody) if mj.body_gravcomp[b] and
+                   mj.body(b).name in {l for links in report.chain.bodies for l in links}]
+    if compensated:
+        out.append("gravcomp (gravity compensation by MuJoCo) not imported for " + ", ".join(compensated))
+    return out
 
 
 def _vector(v) -> tuple[float, float, float]:

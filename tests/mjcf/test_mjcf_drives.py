@@ -55,3 +55,14 @@ def test_damping_is_mujocos_passive_force():
     mujoco.mj_forward(mj, data)
     viscous = np.array([l.drive.viscous for l in report.model.links])
     np.testing.assert_allclose(-viscous * data.qvel, data.qfrc_damper, rtol=1e-12)
+
+
+def test_what_a_project_cannot_hold_is_named(tmp_path):
+    """A joint spring and MuJoCo's gravity compensation have no place in a project: warned, not dropped
+    silently."""
+    path = tmp_path / "spring.xml"
+    path.write_text('<mujoco><worldbody><body name="a" gravcomp="1"><joint name="j" axis="0 0 1" stiffness="5"/>'
+                    '<geom type="box" size=".1 .2 .05"/><body name="b" pos="0.3 0 0"><joint name="k" axis="0 1 0"/>'
+                    '<geom type="sphere" size="0.05"/></body></body></worldbody></mujoco>')
+    text = import_mjcf(path).text()
+    assert "warning: joint 'j': stiffness 5" in text and "gravcomp" in text and "for a" in text
