@@ -18,7 +18,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention
 from ..numeric.recursive import gravity_torque, mass_matrix
-from ..urdf.check import CHECK_POSES, CHECK_TOL
+from ..urdf.check import CHECK_POSES, CHECK_TOL, relative_worst
 from ..urdf.importer import ImportReport, import_tree
 from ..urdf.source import UrdfError
 from .source import MjcfError, compile_mjcf, tree_of, with_site
@@ -114,7 +114,6 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
             qpos[mj.jnt_qposadr[j]] = 0.0
     dofs = [int(mj.jnt_dofadr[j]) for j in ids]
     rng = np.random.default_rng(seed)
-    worst = 0.0
     scale = {"M": 0.0, "G": 0.0}
     diff = {"M": 0.0, "G": 0.0, "tool pose": 0.0}
     reach = 1e-3
@@ -140,14 +139,9 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
                 T[:3, :3], T[:3, 3] = data.site_xmat[site].reshape(3, 3), data.site_xpos[site]
             diff["tool pose"] = max(diff["tool pose"], float(np.abs(arm.tool_pose(q.tolist()) - T).max()))
             reach = max(reach, float(np.linalg.norm(T[:3, 3] - arm.base[:3, 3])))
-    mass = float(sum(mj.body_mass))
-    scale["M"] = max(scale["M"], 1e-6 * mass * reach ** 2)
-    scale["G"] = max(scale["G"], 1e-6 * mass * float(np.linalg.norm(mj.opt.gravity)) * reach)
-    scale["tool pose"] = max(1.0, reach)
-    what = "M"
-    for key, value in diff.items():
-        if scale[key] > 0 and value / scale[key] > worst:
-            worst, what = value / scale[key], key
+    moving = {mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, link) for links in chain.bodies for link in links}
+    mass = float(sum(mj.body_mass[b] for b in moving if b >= 0))
+    worst, what = relative_worst(diff, scale, mass, reach, float(np.linalg.norm(mj.opt.gravity)))
     if not worst <= tolerance:
         raise UrdfError(f"the imported model disagrees with MuJoCo's model of the file: {what} off by {worst:.2g} "
                         f"relative (allowed {tolerance:.2g}) at random poses; refused instead of saving a wrong arm")

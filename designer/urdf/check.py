@@ -17,7 +17,7 @@ from ..numeric.recursive import gravity_torque, mass_matrix
 from .chain import Chain
 from .source import UrdfError, UrdfTree
 
-__all__ = ["CHECK_POSES", "CHECK_TOL", "TreeReference", "check_against_tree"]
+__all__ = ["CHECK_POSES", "CHECK_TOL", "TreeReference", "check_against_tree", "relative_worst"]
 
 #: the agreement an import must reach (relative to the largest entry over the poses sampled)
 CHECK_TOL = 1e-9
@@ -89,6 +89,22 @@ class TreeReference:
         return M, G, poses[self.chain.tip]
 
 
+def relative_worst(diffs: dict[str, float], largest: dict[str, float], mass: float, reach: float,
+                   g: float) -> tuple[float, str]:
+    """(the largest of the differences relative to their scale, which). The scale of M is at least
+    m reach^2 and that of G at least m g reach (the arm's own: an arm whose G is all but zero by
+    design, gravity along joint 1, or whose base the import turned by 4e-6 rad, is not 100% off for
+    a difference of a millionth of m g reach); the tool pose's is 1 for its rotation, the reach for
+    its position."""
+    scales = {"M": max(largest.get("M", 0.0), mass * reach ** 2), "G": max(largest.get("G", 0.0), mass * g * reach),
+              "tool pose": max(1.0, reach)}
+    worst, what = 0.0, "M"
+    for key, diff in diffs.items():
+        if scales[key] > 0 and diff / scales[key] > worst:
+            worst, what = diff / scales[key], key
+    return worst, what
+
+
 def check_against_tree(arm: NumericArm, tree: UrdfTree, chain: Chain, tolerance: float = CHECK_TOL,
                        poses: int = CHECK_POSES, seed: int = 7) -> float:
     """The largest relative disagreement of M, G and the tool pose at ``poses`` random poses;
@@ -109,18 +125,9 @@ def check_against_tree(arm: NumericArm, tree: UrdfTree, chain: Chain, tolerance:
             diffs[key].append(float(np.abs(mine - theirs).max()))
             scales[key] = max(scales[key], float(np.abs(theirs).max()))
         reach = max(reach, float(np.linalg.norm(tip[:3, 3] - arm.base[:3, 3])))
-    scales["tool pose"] = max(1.0, reach)   # rotations are of size 1, positions of the arm's reach
-    # floors for an arm whose M or G is all but zero (gravity along joint 1): a millionth of the
-    # arm's own scale, so that rounding noise over a zero is not read as a relative error of 1
     mass = sum(ine.mass for link, ine in tree.inertials.items() if ine is not None and link in ref.owner)
-    scales["M"] = max(scales["M"], 1e-6 * mass * reach ** 2)
-    scales["G"] = max(scales["G"], 1e-6 * mass * float(np.linalg.norm(ref.g)) * reach)
-    worst, what = 0.0, "M"
-    for key, values in diffs.items():
-        if scales[key] > 0:
-            err = max(values) / scales[key]
-            if err > worst:
-                worst, what = err, key
+    worst, what = relative_worst({k: max(v) for k, v in diffs.items()}, scales, mass, reach,
+                                 float(np.linalg.norm(ref.g)))
     if not worst <= tolerance:
         raise UrdfError(f"the imported model disagrees with the file's own kinematic tree: {what} off by "
                         f"{worst:.2g} relative (allowed {tolerance:.2g}) at random poses; refused instead of "
