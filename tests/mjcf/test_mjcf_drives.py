@@ -66,3 +66,28 @@ def test_what_a_project_cannot_hold_is_named(tmp_path):
                     '<geom type="sphere" size="0.05"/></body></body></worldbody></mujoco>')
     text = import_mjcf(path).text()
     assert "warning: joint 'j': stiffness 5" in text and "gravcomp" in text and "for a" in text
+
+
+@pytest.mark.parametrize("name", ["ur5e.xml", "iiwa14.xml"])
+def test_eval_with_drives_gives_mujocos_mass_matrix(name, tmp_path, capsys):
+    """The armature through the whole path: import-mjcf, then `eval --drives` (M + N^2 Jm), against
+    MuJoCo's mj_fullM, armature included."""
+    import json
+    from designer.cli import main
+    project, states = tmp_path / "arm.json", tmp_path / "states.json"
+    assert main(["import-mjcf", str(FILES / name), "--out", str(project)]) == 0
+    mj = mujoco.MjModel.from_xml_path(str(FILES / name))
+    rng = np.random.default_rng(4)
+    qs = [rng.uniform(-2, 2, mj.nv) for _ in range(3)]
+    states.write_text(json.dumps({"states": [{"q": q.tolist(), "qd": [0.0] * mj.nv, "qdd": [0.0] * mj.nv}
+                                             for q in qs]}))
+    capsys.readouterr()
+    assert main(["eval", str(project), "--states", str(states), "--drives", "--method", "newton-euler"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    data = mujoco.MjData(mj)
+    for q, result in zip(qs, results):
+        data.qpos[:] = q
+        mujoco.mj_forward(mj, data)
+        M = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, data, M)
+        np.testing.assert_allclose(np.array(result["M"], dtype=float), M, rtol=1e-9, atol=1e-9 * np.abs(M).max())
