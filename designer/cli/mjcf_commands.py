@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from .common import UserError, load_model, write_output
-from .urdf_commands import import_urdf_command, write_import
+from .common import UserError
+from .urdf_commands import chain_options, export_command, import_urdf_command, write_import
 
 __all__ = ["register"]
 
@@ -34,29 +33,8 @@ def _import_any(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ..mjcf import MjcfError
     from ..mjcf.exporter import mjcf_text
-    model = load_model(args.project)
-    try:
-        text = mjcf_text(model)
-    except MjcfError as exc:
-        raise UserError(f"{args.project}: {exc}") from None
-    for line in text.splitlines()[1:4]:   # what the export had to change, as comments at the top
-        if line.strip().startswith("<!--"):
-            sys.stderr.write("note: " + line.strip()[4:-3].strip() + "\n")
-    write_output(text, args.out)
-    return 0
-
-
-def _chain_options(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--base", help=f"the {what} the arm stands on (default: the root)")
-    p.add_argument("--tip", help=f"the last {what} of the arm (default: the only end of the tree, or where it "
-                                 "branches)")
-    p.add_argument("--convention", choices=["standard", "modified"], default="standard")
-    p.add_argument("--drop-rest", action="store_true",
-                   help="leave out what hangs behind movable joints off the chain (default: lock them at zero "
-                        "and lump)")
-    p.add_argument("--out", help="the project file to write (default: standard output)")
+    return export_command(args, mjcf_text)
 
 
 def register(sub) -> None:
@@ -64,13 +42,13 @@ def register(sub) -> None:
                        description="Make a project of the chain of bodies from --base to --tip of an MJCF file, "
                                    "read by MuJoCo. The report goes to standard error.")
     p.add_argument("file", help="the MJCF file (.xml)")
-    _chain_options(p, "body")
+    chain_options(p, "body")
     p.set_defaults(func=_import_mjcf)
 
     p = sub.add_parser("import", help="make a project of a URDF or MJCF file (decided by the file)",
                        description="import-urdf or import-mjcf, by the file's top element (<robot> or <mujoco>).")
     p.add_argument("file", help="the URDF or MJCF file")
-    _chain_options(p, "link or body")
+    chain_options(p, "link or body")
     p.add_argument("--massless", action="store_true",
                    help="URDF: import a moving link without <inertial> as massless, with a warning (default: refuse)")
     p.set_defaults(func=_import_any)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import DesignerError
 from ..project import ProjectError, save_project
 from ..project.io import dumps_project
 from .common import UserError, load_model, write_output
 
-__all__ = ["import_urdf_command", "register", "write_import"]
+__all__ = ["chain_options", "export_command", "import_urdf_command", "register", "write_import"]
 
 
 def import_urdf_command(args: argparse.Namespace) -> int:
@@ -36,15 +37,36 @@ def write_import(report, out: str | None) -> int:
     return 0
 
 
-def _export(args: argparse.Namespace) -> int:
-    from ..urdf import UrdfError, urdf_text
+def export_command(args: argparse.Namespace, text_of) -> int:
+    """Write the project ``args.project`` as ``text_of(model)`` to ``args.out``; what the export had to
+    change (comments at the top of the text) as notes on standard error."""
     model = load_model(args.project)
     try:
-        text = urdf_text(model)
-    except UrdfError as exc:
+        text = text_of(model)
+    except DesignerError as exc:
         raise UserError(f"{args.project}: {exc}") from None
+    for line in text.splitlines()[1:4]:
+        if line.strip().startswith("<!--"):
+            sys.stderr.write("note: " + line.strip()[4:-3].strip() + "\n")
     write_output(text, args.out)
     return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from ..urdf import urdf_text
+    return export_command(args, urdf_text)
+
+
+def chain_options(p: argparse.ArgumentParser, what: str) -> None:
+    """The options of every import: the chain (``what``: link, body), the convention, the output."""
+    p.add_argument("--base", help=f"the {what} the arm stands on (default: the root)")
+    p.add_argument("--tip", help=f"the last {what} of the arm (default: the only end of the tree, or where it "
+                                 "branches; for MJCF also a site, a tool flange)")
+    p.add_argument("--convention", choices=["standard", "modified"], default="standard")
+    p.add_argument("--drop-rest", action="store_true",
+                   help="leave out what hangs behind movable joints off the chain (default: lock them at zero "
+                        "and lump)")
+    p.add_argument("--out", help="the project file to write (default: standard output)")
 
 
 def register(sub) -> None:
@@ -52,14 +74,9 @@ def register(sub) -> None:
                        description="Make a project of the serial chain from --base to --tip of a URDF file. "
                                    "The report (what was lumped, locked, dropped) goes to standard error.")
     p.add_argument("urdf", help="the URDF file (run xacro first on a .xacro)")
-    p.add_argument("--base", help="the link the arm stands on (default: the root link)")
-    p.add_argument("--tip", help="the last link of the arm (default: the only end of the tree, or where it branches)")
-    p.add_argument("--convention", choices=["standard", "modified"], default="standard")
-    p.add_argument("--drop-rest", action="store_true",
-                   help="leave out links behind movable joints off the chain (default: lock them at zero and lump)")
+    chain_options(p, "link")
     p.add_argument("--massless", action="store_true",
                    help="import a moving link without <inertial> as massless, with a warning (default: refuse)")
-    p.add_argument("--out", help="the project file to write (default: standard output)")
     p.set_defaults(func=import_urdf_command)
 
     p = sub.add_parser("export-urdf", help="write a project as a URDF file",

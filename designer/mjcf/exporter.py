@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ..model.manipulator import Manipulator
-from ..urdf.exporter import exported
+from ..urdf.exporter import exported, write_text
 from .source import MjcfError
 
 __all__ = ["export_mjcf", "mjcf_text"]
@@ -180,9 +180,4 @@ def mjcf_text(model: Manipulator) -> str:
 
 def export_mjcf(model: Manipulator, path) -> None:
     """Write ``model`` as an MJCF file."""
-    from pathlib import Path
-    text = mjcf_text(model)
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MjcfError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    write_text(path, mjcf_text(model), MjcfError)

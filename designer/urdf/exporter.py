@@ -25,7 +25,7 @@ from ..model.manipulator import Convention, Manipulator, MissingParameterError
 from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_text"]
+__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_text", "write_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -208,11 +208,15 @@ def urdf_text(model: Manipulator) -> str:
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
 
-def export_urdf(model: Manipulator, path) -> None:
-    """Write ``model`` as a URDF file."""
+def write_text(path, text: str, error: type[DesignerError] = UrdfError) -> None:
+    """``text`` into the file ``path``; ``error`` naming it when that fails."""
     from pathlib import Path
-    text = urdf_text(model)
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UrdfError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def export_urdf(model: Manipulator, path) -> None:
+    """Write ``model`` as a URDF file."""
+    write_text(path, urdf_text(model))
