@@ -20,10 +20,12 @@ run: run-deps venv
 test: test-deps venv lint
 	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q -rs
 
-# ruff over everything, mypy over the headless core (configuration in pyproject.toml)
+# ruff over everything, mypy over the headless core, the layer order of the core (import-linter's
+# contracts; all three configured in pyproject.toml, the layers explained in docs/architecture.md)
 lint: venv
 	$(VENV)/bin/ruff check designer tests benchmarks main.py
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 # The property tests with fresh random examples, twenty times as many as the suite replays.
 fuzz: venv

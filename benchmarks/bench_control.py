@@ -38,15 +38,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_derive import puma_symbolic  # noqa: E402
-from designer.codegen.control_plan import plan_base_code  # noqa: E402
+from designer.identification.code_plan import plan_base_code  # noqa: E402
 from designer.codegen.matlab_code import emit_matlab  # noqa: E402
 from designer.control import linearize  # noqa: E402
 from designer.dynamics import count_ops_cse, tree_tau  # noqa: E402
-from designer.dynamics.base_params import base_parameters, joint_frame_regressor  # noqa: E402
+from designer.identification.base_params import base_parameters, joint_frame_regressor  # noqa: E402
 from designer.dynamics.standard_ne import standard_tau, standard_tau_steps  # noqa: E402
 from designer.kinematics import NumericArm  # noqa: E402
 from designer.model import Convention  # noqa: E402
-from designer.numeric.regressor import regressor  # noqa: E402
+from designer.identification.regressor import regressor  # noqa: E402
 from designer.project import load_project  # noqa: E402
 
 

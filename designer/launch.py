@@ -127,10 +127,14 @@ def diagnose_import_error(exc: ImportError) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Check the display and Qt's system libraries, then run the window; 1 with one message if it cannot open."""
+    """Check the arguments, the display and Qt's system libraries, then run the window; 1 with one message
+    if it cannot open, 2 (and the usage) for more than one project."""
     if any(a in ("-h", "--help") for a in argv):
         print(USAGE)
         return 0
+    if len([a for a in argv if not a.startswith("-")]) > 1:   # one project at most
+        print(USAGE, file=sys.stderr)
+        return 2
     problem = display_problem()
     if problem is None:
         libraries = missing_libraries()

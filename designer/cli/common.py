@@ -6,17 +6,14 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import DesignerError
+from ..errors import UserError
 from ..model.expr import ExpressionError, parse_expr
 from ..model.manipulator import Manipulator
 from ..project import ProjectError, load_project
+from ..tables import read_text
 from ..project.io import json_problem
 
 __all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
-
-
-class UserError(DesignerError):
-    """A mistake of the user's: printed as one line, exit status 2."""
 
 
 def load_model(path: str) -> Manipulator:
@@ -35,25 +32,6 @@ def number(text: str, what: str) -> float:
     if value.free_symbols:
         raise UserError(f"{what}: must be a number, not '{text.strip()}'")
     return float(value.evalf())
-
-
-#: states, trajectories and torque tables larger than this are refused (a device such as /dev/zero never ends)
-MAX_TEXT_BYTES = 200_000_000
-
-
-def read_text(path: str, what: str) -> str:
-    """The text of a UTF-8 file (a byte-order mark is dropped); user errors name the file."""
-    try:
-        with Path(path).open("rb") as fh:
-            raw = fh.read(MAX_TEXT_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_TEXT_BYTES:
-        raise UserError(f"{path}: {what} is larger than {MAX_TEXT_BYTES} bytes")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: {what} is not UTF-8 text") from None
 
 
 def read_json(path: str, what: str):

@@ -46,6 +46,9 @@ def register(sub) -> None:
     p.add_argument("--format", choices=["json", "matlab", "python"], default="json")
     p.add_argument("--symbolic", action="store_true",
                    help="json: also dtau/dq, dtau/dqd, M (and A, B up to three joints) as expressions")
+    p.add_argument("--elastic", action="store_true",
+                   help="the elastic-joint model of the drive data's stiffness: x = (q, theta, qd, thetad), "
+                        "inputs the motor torques (docs/elastic.md)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     p.set_defaults(func=cmd_linearize)
 
@@ -73,7 +76,7 @@ def _condition(args, model, bp) -> dict | None:
     from ..control.excitation import condition_number, fourier_excitation
     arm = _arm(model, args.project)
     if args.trajectory:
-        from .numeric_commands import read_trajectory
+        from ..tables import read_trajectory
         _, Q, QD, QDD, _ = read_trajectory(args.trajectory, model.n)
         return {"trajectory": args.trajectory, "samples": len(Q),
                 "condition": condition_number(bp, arm, Q.T, QD.T, QDD.T)}
@@ -95,7 +98,7 @@ def _condition(args, model, bp) -> dict | None:
 
 
 def cmd_regressor(args) -> int:
-    from ..dynamics.base_params import base_parameters
+    from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
 
     model = load_model(args.project)
@@ -133,14 +136,20 @@ def cmd_linearize(args) -> int:
     arm = _arm(model, args.project)
     n = model.n
     q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
+    state = [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)]
+    if args.elastic and args.symbolic:
+        raise UserError("linearize --elastic: numbers only (without --symbolic)")
     try:
-        lm = linearize(arm, q, qd, qdd)
+        if args.elastic:
+            lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
+        else:
+            lm = linearize(arm, q, qd, qdd)
         dm = lm.discretize(number(args.dt, "--dt"), args.method) if args.dt is not None else None
     except ValueError as exc:
         raise UserError(f"linearize: {exc}") from None
     if args.format == "json":
         eig = lambda v: [[float(x.real), float(x.imag)] for x in v]  # noqa: E731
-        data = {"model": model.name, "state": [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)],
+        data = {"model": model.name, "state": state,
                 "q0": lm.q0.tolist(), "qd0": lm.qd0.tolist(), "qdd0": lm.qdd0.tolist(), "tau0": lm.tau0.tolist(),
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
@@ -169,12 +178,27 @@ def cmd_linearize(args) -> int:
     return 0
 
 
+def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
+    """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
+    from ..control.elastic_linearize import elastic_linearize
+    from ..numeric.elastic import elastic_joints
+    joints = elastic_joints(model)
+    if joints.m == 0:
+        raise UserError(f"{where}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    motors = [f"theta{i + 1}" for i in joints.elastic]
+    n = model.n
+    state = ([f"q{j}" for j in range(1, n + 1)] + motors + [f"qd{j}" for j in range(1, n + 1)]
+             + [m.replace("theta", "thetad") for m in motors])
+    return elastic_linearize(arm, joints, q, qd, qdd), state
+
+
 def codegen_control(args, derive, progress) -> int:
     """``codegen``: C (source and header), Python, MATLAB (a folder of .m files), standard or base
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
     from pathlib import Path
 
-    from ..codegen.files import base_plan, code_files, full_plan, parse_functions
+    from ..codegen.files import code_files, full_plan, parse_functions
+    from ..identification.code_plan import base_plan
     from ..dynamics.results import SimplifyMode
     from ..jobs import Progress
 
@@ -201,16 +225,17 @@ def codegen_control(args, derive, progress) -> int:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:
         progress.done()
+    elastic = _elastic_code(args, plan) if getattr(args, "elastic", False) else None
     if not args.out and args.lang == "c":  # the source on standard output; --header still writes the header
         from ..codegen.c_library import emit_c_library
         source, header = emit_c_library(plan, args.prefix, Path(args.header).name if args.header else None)
-        write_output(source, None)
+        write_output(source + (elastic[0] if elastic else ""), None)
         if args.header:
-            write_output(header, args.header)
+            write_output(_with_header_part(header, elastic), args.header)
         return 0
     if not args.out:
         from ..codegen.python_code import emit_python
-        write_output(emit_python(plan), None)
+        write_output(emit_python(plan) + (elastic[0] if elastic else ""), None)
         return 0
     if args.lang == "matlab":
         try:
@@ -218,5 +243,33 @@ def codegen_control(args, derive, progress) -> int:
         except OSError as exc:
             raise UserError(f"{args.out}: cannot create the folder: {exc.strerror or exc}") from None
     for path, text in code_files(plan, args.lang, args.out, args.prefix, args.header).items():
+        if elastic:
+            text = _with_header_part(text, elastic) if path.endswith(".h") else text + elastic[0]
         write_output(text, path)
     return 0
+
+
+def _elastic_code(args, plan) -> tuple[str, str]:
+    """``codegen --elastic``: (source, header) text of the elastic-joint forward dynamics to append."""
+    from ..codegen.c_code import c_identifier
+    from ..codegen.elastic_code import NEEDS, elastic_c, elastic_python
+    if args.lang == "matlab":
+        raise UserError("codegen --elastic: C or Python (MATLAB: not yet)")
+    missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
+    if missing:
+        raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
+    model = load_model(args.project)
+    try:
+        if args.lang == "python":
+            return elastic_python(model), ""
+        return elastic_c(model, c_identifier(args.prefix or plan.model_name))
+    except ValueError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+
+
+def _with_header_part(header: str, elastic) -> str:
+    """The C header with the elastic declarations before its closing C++ guard."""
+    if not elastic or not elastic[1]:
+        return header
+    at = header.rindex("#ifdef __cplusplus")
+    return header[:at] + elastic[1] + "\n" + header[at:]

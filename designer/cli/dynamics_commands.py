@@ -34,6 +34,9 @@ def register(sub) -> None:
     p.add_argument("--base-parameters", action="store_true",
                    help="add a section on the base inertial parameters: each as its grouping formula of the "
                         "standard ones, and the dropped (unidentifiable) parameters")
+    p.add_argument("--elastic", action="store_true",
+                   help="add the elastic-joint coupling terms (springs, motor equations) from the drive data's "
+                        "stiffness (docs/elastic.md)")
     p.add_argument("--out", metavar="FILE", help="write here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_derive)
@@ -59,6 +62,9 @@ def register(sub) -> None:
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
                         "Coulomb friction in tau (default: rigid bodies only; the header says which)")
+    p.add_argument("--elastic", action="store_true",
+                   help="also the elastic-joint forward dynamics (elastic_forward) from the drive data's stiffness "
+                        "(C or Python; docs/elastic.md)")
     p.add_argument("--functions", metavar="LIST",
                    help="only these, comma-separated: tau, mass_matrix (M), gravity (G), bias (h), "
                         "coriolis_matrix (C), regressor (Y); default all")
@@ -120,12 +126,18 @@ def cmd_derive(args) -> int:
         if args.base_parameters:
             progress(Progress("base parameters"))
             text = _with_base_parameters(text, fmt, eq.model, args.project)
+        if args.elastic:
+            from ..dynamics.elastic import with_elastic_section
+            try:
+                text = with_elastic_section(text, eq.model, fmt)
+            except ValueError as exc:
+                raise UserError(f"{args.project}: derive --elastic: {exc}") from None
     write_output(text, args.out)
     return 0
 
 
 def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
-    from ..dynamics.base_params import base_parameters
+    from ..identification.base_params import base_parameters
     from ..model import MissingParameterError
     from ..report.identification import with_base_parameters
     try:

@@ -33,6 +33,7 @@ def register(sub) -> None:
         q.add_argument("--torque", metavar="T", help="rated joint torques/forces: one value or n comma-separated")
         q.add_argument("--speed", metavar="V", help="rated joint speeds (rad/s or m/s)")
         q.add_argument("--acceleration", metavar="A", help="rated joint accelerations (rad/s^2 or m/s^2)")
+        q.add_argument("--payload", metavar="KG", help="payload at the tool for the deflection metric (kg, default 0)")
         q.add_argument("--out", metavar="FILE", help="write here (.csv or .json) instead of standard output")
         q.add_argument("--format", choices=["csv", "json"], default=None,
                        help=f"output format (default: from --out, else {'csv' if table else 'json'})")

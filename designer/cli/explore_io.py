@@ -78,14 +78,22 @@ def ratings(args, n: int, model=None):
     if model is not None:
         torque = from_drives(model, "torque", torque, "--torque")
         speed = from_drives(model, "speed", speed, "--speed")
-    return Ratings.of(n, torque, speed, vector(args.acceleration, n, "--acceleration"))
+    return Ratings.of(n, torque, speed, vector(args.acceleration, n, "--acceleration"),
+                      **elastic_ratings(model, getattr(args, "payload", None)))
+
+
+def elastic_ratings(model, payload) -> dict:
+    """The elastic joints' data for the stiffness and frequency metrics: the project's drive data
+    (stiffness, gear ratio, rotor inertia) and the --payload in kg."""
+    from ..explore.elastic_metrics import drive_ratings
+    return {"payload": 0.0 if payload is None else number(payload, "--payload"), **drive_ratings(model)}
 
 
 def from_drives(model, what: str, given, flag: str):
     """``given`` (a command-line value) if any, else the project's drive value of ``what``, noted on stderr."""
     if given is not None:
         return given
-    from ..dynamics.drives import drive_values
+    from ..model.drives import drive_values
     values = drive_values(model)
     value = values[what]
     if value is not None:

@@ -52,10 +52,19 @@ def compute_from(args, default_workers: int | None = 2) -> Compute | None:
 def _spec(args, model, arm):
     from ..explore.maps import Sampling
     from ..explore.sweep import SweepAxis, SweepSpec
-    if len(args.param) > 2:
-        raise UserError("--param: at most two parameters")
+    params, materials = args.param or [], args.material or []
+    if len(params) + len(materials) > 2:
+        raise UserError("--param and --material: at most two axes in all")
+    if not params and not materials:
+        raise UserError("give what to sweep: --param NAME START STOP COUNT or --material LINK NAMES")
     axes = []
-    for name, start, stop, count in args.param:
+    for link, names in materials:
+        try:
+            k = int(link)
+        except ValueError:
+            raise UserError(f"--material: LINK must be a link number, not '{link}'") from None
+        axes.append(SweepAxis.materials(k, [n.strip() for n in names.split(",") if n.strip()]))
+    for name, start, stop, count in params:
         try:
             k = int(count)
         except ValueError:
@@ -171,7 +180,10 @@ def register_sweep_and_map(whats, common, guard) -> None:
     q.set_defaults(func=guard(cmd_map))
 
     q = whats.add_parser("sweep", help="one or two parameters over ranges; metric summaries per design; Pareto")
-    q.add_argument("--param", nargs=4, action="append", required=True, metavar=("NAME", "START", "STOP", "COUNT"))
+    q.add_argument("--param", nargs=4, action="append", metavar=("NAME", "START", "STOP", "COUNT"))
+    q.add_argument("--material", nargs=2, action="append", metavar=("LINK", "NAMES"),
+                   help="the materials of a part-made link, comma-separated (\"steel,CFRP,aluminium 6061-T6\"); "
+                        "the column holds each design's index into that list")
     q.add_argument("--metric", action="append", required=True, metavar="SPEC")
     q.add_argument("--stats", default="max,mean", help="comma list of min,max,mean,std,p05,p50,p95")
     q.add_argument("--samples", type=int, default=1000)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..kinematics import NumericArm
 from ..model import MissingParameterError, Severity
-from ..numeric.checks import model_problems
+from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Manipulator
 from .common import UserError, load_model, number
 
@@ -45,20 +45,43 @@ def describe(model: Manipulator) -> str:
         out.append(model.description)
     rows = [["#", "name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia (xx yy zz xy xz yz)"]]
     for i, l in enumerate(model.links, start=1):
+        if l.part is not None:   # the expressions a part makes are long: its own line below says it
+            rows.append([str(i), l.name, l.joint.value, str(l.a), str(l.alpha), str(l.d), str(l.theta),
+                         "(part)", "[" + ", ".join(map(str, l.com)) + "]", "(part)"])
+            continue
         rows.append([str(i), l.name, l.joint.value, str(l.a), str(l.alpha), str(l.d), str(l.theta), str(l.mass),
                      "[" + ", ".join(map(str, l.com)) + "]",
                      "0" if l.inertia.is_zero else " ".join(map(str, l.inertia.entries()))])
-    out += ["", _table(rows), "", "gravity: [" + ", ".join(map(str, model.gravity)) + "]"]
+    out += ["", _table(rows), *_parts_lines(model), "", "gravity: [" + ", ".join(map(str, model.gravity)) + "]"]
     if model.gravity_in_world and model.base is not None:
         out[-1] += " in the world; in frame 0: [" + ", ".join(map(str, model.gravity_frame0)) + "]"
     for k, p in enumerate(model.point_masses, start=1):
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
-    problems = model_problems(model)
+    from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
+    problems = check_model(model)
     for problem in problems:
         out.append(f"{problem.severity.value}: {problem}")
     return "\n".join(out) + "\n"
+
+
+def _parts_lines(model: Manipulator) -> list[str]:
+    """One line per part-made link: shape, material, dimensions, and its mass at the defaults."""
+    out = []
+    values = model.parameter_values
+    for i, link in enumerate(model.links, start=1):
+        part = link.part
+        if part is None:
+            continue
+        dims = ", ".join(f"{k} = {v}" for k, v in part.dims)
+        line = f"link {i}: {part.shape.replace('_', ' ')} of {part.material.name} ({dims})"
+        try:
+            line += f", {real_value(link.mass, values):.4g} kg"
+        except (NotANumber, ValueError, TypeError):
+            pass
+        out.append(line)
+    return [""] + out if out else []
 
 
 def cmd_info(args) -> int:
@@ -68,7 +91,8 @@ def cmd_info(args) -> int:
 
 def cmd_validate(args) -> int:
     model = load_model(args.project)  # errors of reading raise here
-    problems = model_problems(model)
+    from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
+    problems = check_model(model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
     failed = [p for p in problems if p.severity is Severity.ERROR]

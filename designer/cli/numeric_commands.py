@@ -7,7 +7,6 @@ import csv
 import io
 import json
 import math
-import re
 import sys
 
 import numpy as np
@@ -15,7 +14,8 @@ import numpy as np
 from ..model import MissingParameterError
 from ..model.manipulator import Manipulator
 from ..jobs import Progress, run
-from .common import UserError, load_model, number, read_json, read_text, write_output
+from ..tables import read_columns, read_trajectory
+from .common import UserError, load_model, number, read_json, write_output
 from .progress import add_quiet, job_bar, loop_bar
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
@@ -29,6 +29,9 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="lagrange",
                    help="the symbolic derivation to evaluate (default: lagrange)")
     _drives_option(p)
+    p.add_argument("--elastic", action="store_true",
+                   help='the elastic-joint model: states {"q", "qd", "theta", "thetad", "tau_m"} give qdd and '
+                        "thetadd over the method's M, G, h (docs/elastic.md)")
     add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
@@ -62,6 +65,10 @@ def register(sub) -> None:
     p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
+    p.add_argument("--elastic", action="store_true",
+                   help="the elastic-joint model of the drive data's stiffness, PD on the motor side, the rigid "
+                        "arm's run beside it (docs/elastic.md)")
+    p.add_argument("--move", metavar="S", help="--elastic: reach --target along a quintic in S seconds")
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -74,7 +81,7 @@ def _drives_option(p) -> None:
 
 
 def _drive_note(model: Manipulator, drives: bool) -> None:
-    from ..dynamics.drives import has_drive_terms
+    from ..model.drives import has_drive_terms
     if drives and not has_drive_terms(model):
         sys.stderr.write("note: --drives: the project has no motor inertia, gear ratio or friction; "
                          "nothing is added\n")
@@ -137,10 +144,13 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 
 
 def cmd_eval(args) -> int:
+    if args.elastic:
+        from .elastic_commands import cmd_eval_elastic
+        return cmd_eval_elastic(args)
     model = load_model(args.project)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project, args.quiet)
-    from ..dynamics.drives import friction_torque, with_drives
+    from ..model.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
     for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
@@ -163,60 +173,6 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _read_columns(path: str, what: str, names: list[str], expected: str):
-    """(header line, header, data rows as (line, cells), values of ``names`` per row) of a CSV file.
-
-    Every user error names the line as a person counts it (blank lines skipped) and the column."""
-    rows = list(csv.reader(io.StringIO(read_text(path, what))))
-    numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
-    if not numbered:
-        raise UserError(f"{path}: empty file (expected a header row {expected})")
-    header_line, header = numbered[0][0], [c.strip() for c in numbered[0][1]]
-    for name in names:
-        if name not in header:
-            raise UserError(f"{path}, line {header_line}: missing column '{name}' (expected {expected})")
-    dup = next((c for c in header if header.count(c) > 1), None)
-    if dup:
-        raise UserError(f"{path}, line {header_line}: column '{dup}' appears twice")
-    index = [header.index(name) for name in names]
-    values = np.empty((len(numbered) - 1, len(names)))
-    for r, (line, row) in enumerate(numbered[1:]):
-        if len(row) != len(header):
-            raise UserError(f"{path}, line {line}: {len(row)} fields, the header has {len(header)}")
-        for k, (name, col) in enumerate(zip(names, index)):
-            cell = row[col].strip()
-            try:
-                v = float(cell)
-            except ValueError:
-                raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a number") from None
-            if not math.isfinite(v):
-                raise UserError(f"{path}, line {line}: column {name}: '{cell}' is not a finite number")
-            values[r, k] = v
-    if values.shape[0] == 0:
-        raise UserError(f"{path}: no data rows after the header")
-    return header_line, header, numbered[1:], values
-
-
-def read_trajectory(path: str, n: int,
-                    strict: bool = False) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
-    """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line.
-
-    Joint columns beyond the arm's n joints (q3.. for a 2-joint arm: a trajectory of another arm?)
-    are passed through with a warning on standard error, or refused when ``strict``."""
-    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)]
-    header_line, header, data, values = _read_columns(path, "trajectory", names,
-                                                      f"q1..q{n}, qd1..qd{n}, qdd1..qdd{n} for an arm of {n} joints")
-    beyond = [c for c in header if (m := re.fullmatch(r"(?:q|qd|qdd)(\d+)", c)) and int(m.group(1)) > n]
-    if beyond:
-        what = (f"{path}, line {header_line}: column{'s' if len(beyond) > 1 else ''} {', '.join(beyond)} "
-                f"{'are' if len(beyond) > 1 else 'is'} for joints beyond the arm's {n}")
-        if strict:
-            raise UserError(f"{what} (a trajectory of another arm?)")
-        print(f"warning: {what}: copied to the output unchanged (--strict refuses them)", file=sys.stderr)
-    others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}
-    return header, values[:, :n], values[:, n:2 * n], values[:, 2 * n:], others
-
-
 def cmd_torques(args) -> int:
     model = load_model(args.project)
     n = model.n
@@ -234,7 +190,7 @@ def cmd_torques(args) -> int:
         with np.errstate(all="ignore"):
             tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
     if args.drives:
-        from ..dynamics.drives import drive_arrays, friction_torque
+        from ..model.drives import drive_arrays, friction_torque
         _drive_note(model, True)
         tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
     bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))
@@ -282,7 +238,7 @@ def read_torque_table(path: str, n: int):
     """A :class:`~designer.numeric.simulate.TorqueTable` from CSV columns t, tau1..taun."""
     from ..numeric.simulate import TorqueTable
     names = ["t"] + [f"tau{j}" for j in range(1, n + 1)]
-    _, _, data, values = _read_columns(path, "torque table", names, f"t, tau1..tau{n}")
+    _, _, data, values = read_columns(path, "torque table", names, f"t, tau1..tau{n}")
     for r in range(1, len(data)):
         if values[r, 0] <= values[r - 1, 0]:
             raise UserError(f"{path}, line {data[r][0]}: t = {values[r, 0]:g} does not come after the row before")
@@ -297,6 +253,11 @@ def _positive(text: str, what: str) -> float:
 
 
 def cmd_simulate(args) -> int:
+    if args.elastic:
+        from .elastic_commands import cmd_simulate_elastic
+        return cmd_simulate_elastic(args)
+    if args.move is not None:
+        raise UserError("--move: only with --elastic")
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
     from ..numeric.simulate import PDControl, SimulationError, simulate_job

@@ -1,59 +1,19 @@
-"""Code generation: tau, M, G and h as C or Python/numpy source, common subexpressions eliminated.
+"""Code generation: tau, M, G, h, the Coriolis matrix and the regressor as C (with header), Python/numpy
+or MATLAB/Octave source, common subexpressions eliminated.
 
-    >>> source = generate(eq, "c")        # eq: designer.dynamics.Equations
+The front door is :mod:`.files`, the same for the command line's ``codegen`` and the window's
+File > Export:
 
-See :mod:`designer.codegen.plan` for the functions every language gets.
+    >>> files = code_files(full_plan(eq), "c", "arm.c")    # {"arm.c": ..., "arm.h": ...}
+
+:mod:`.plan` says what every function needs (:func:`plan_code`, :func:`plan_code_job` as a job that
+honours a cancel within a fraction of a second); the writers read its :class:`CodePlan`.
 """
 
 from __future__ import annotations
 
-from enum import Enum
-
-from ..dynamics.results import Equations
-from ..jobs import NEVER, CancelToken, Job, Progress, run
+from .files import FUNCTIONS, LANGUAGES, code_files, full_plan, generate_files
 from .plan import CodeForm, CodeFunction, CodePlan, plan_code, plan_code_job
 
-__all__ = ["Language", "generate", "generate_job", "plan_code", "CodeForm", "CodePlan", "CodeFunction", "SUFFIX"]
-
-
-class Language(str, Enum):
-    C = "c"
-    PYTHON = "python"
-
-
-SUFFIX = {Language.C: ".c", Language.PYTHON: ".py"}
-
-
-def generate(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None,
-             form: CodeForm | str = CodeForm.COMPACT, drives: bool = False) -> str:
-    """Source code for ``eq`` in ``lang``.
-
-    Parameters
-    ----------
-    eq:
-        A derivation's result.
-    lang:
-        ``"c"`` (C99, one .c file) or ``"python"`` (a module needing only numpy).
-    prefix:
-        C only: function name prefix (default: from the model's name).
-    form:
-        ``"compact"`` (recursive forms, fewest operations) or ``"derived"`` (the expressions of ``eq``).
-    drives:
-        Add the project's drive terms (reflected motor inertia, friction) to M and tau.
-    """
-    return run(generate_job(eq, lang, prefix=prefix, form=form, drives=drives))
-
-
-def generate_job(eq: Equations, lang: Language | str = Language.C, *, prefix: str | None = None,
-                 form: CodeForm | str = CodeForm.COMPACT, drives: bool = False,
-                 token: CancelToken = NEVER) -> Job[str]:
-    """:func:`generate` as a job: progress per function, and a cancel through ``token`` honoured
-    within a fraction of a second at every stage (the graph walks and sympy's CSE check it)."""
-    lang = Language(lang)
-    plan = yield from plan_code_job(eq, form, drives, token=token)
-    yield Progress("writing code", 1.0, lang.value)
-    if lang is Language.C:
-        from .c_code import emit_c
-        return emit_c(plan, prefix)
-    from .python_code import emit_python
-    return emit_python(plan)
+__all__ = ["FUNCTIONS", "LANGUAGES", "code_files", "full_plan", "generate_files", "plan_code", "plan_code_job",
+           "CodeForm", "CodePlan", "CodeFunction"]

@@ -1,33 +1,29 @@
-"""Code plans beyond the four standard functions: base parameters as inputs, the Coriolis matrix
-and the regressor.
+"""Code plans beyond the four standard functions: the Coriolis matrix and the regressor (the code
+with the base parameters as inputs is :mod:`designer.identification.code_plan`).
 
-:func:`plan_base_code` writes tau, M and G with the base parameters (and the geometry symbols)
-as inputs: the recursions of :mod:`designer.dynamics.standard_ne` run on the base parameters in
-joint frames with every grouped or lost parameter zero, so far fewer products remain (PUMA 560
-with symbolic lengths: tau 499 operations in the generated code, each vector of the recursion a
-named step, against 745 with mass, COM and inertia).
 :func:`extra_functions` adds ``coriolis_matrix`` C(q, qd) (Christoffel form of the compact M, so
 that dM/dt - 2C is skew; dM/dq_k by forward mode on M's shared graph, :mod:`.graph_diff`) and
 ``regressor`` Y(q, qd, qdd) (n x 10 n, standard parameters; with the drive terms, a column for each
-drive parameter after them, in the order of :func:`designer.numeric.regressor.drive_slots`).
+drive parameter after them, in the order of :func:`designer.dynamics.inertial.drive_slots`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..dynamics.inertial import drive_parameter_values, drive_slots
+from ..dynamics.standard_ne import symbolic_regressor
+from ..dynamics.tree import tree_mass_matrix
 from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
-from .graph_cse import graph_symbols
 from .graph_diff import graph_diff
-from .plan import CodeFunction, CodePlan, _function, _temp_prefix, comment_text
+from .plan import CodeFunction, CodePlan, plan_function
 
-__all__ = ["plan_base_code", "extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions"]
+__all__ = ["extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions"]
 
 _EXTRA_DOC = {
     "coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
@@ -38,7 +34,6 @@ _EXTRA_DOC = {
 
 def tree_coriolis_matrix(model: Manipulator, M: sp.Matrix | None = None, token: CancelToken = NEVER) -> sp.Matrix:
     """C(q, qd) from the Christoffel symbols of M(q) (default: the composite-rigid-body form)."""
-    from ..dynamics.tree import tree_mass_matrix
     n = model.n
     M = tree_mass_matrix(model, token) if M is None else M
     # forward-mode on the shared graph: M.diff(q) would walk it as a tree (minutes for 7 joints)
@@ -74,9 +69,8 @@ def _same(a: sp.Expr, b: sp.Expr) -> bool:
 
 def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
     """(columns, doc): the regressor's columns of the drive parameters (n x k; qdd_j, qd_j and
-    sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.numeric.regressor.drive_slots` order,
+    sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.dynamics.inertial.drive_slots` order,
     as the numeric regressor has them) and what the header says about them ('' without drive data)."""
-    from ..numeric.regressor import drive_parameter_values, drive_slots
     slots = drive_slots(model)
     Y = sp.zeros(model.n, len(slots))
     for c, (j, kind) in enumerate(slots):
@@ -97,7 +91,7 @@ REFINE = 600
 def _as(template: str, name: str, mat: sp.Matrix, model: Manipulator, index: dict, prefix: str,
         token: CancelToken = NEVER) -> CodeFunction:
     """A CodeFunction for a quantity the plan module does not list, taking ``template``'s inputs."""
-    func = _function(template, mat, model, index, prefix, REFINE, token=token)
+    func = plan_function(template, mat, model, index, prefix, REFINE, token=token)
     return replace(func, name=name, doc=_EXTRA_DOC[name])
 
 
@@ -112,7 +106,6 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
     """``plan`` with coriolis_matrix (from ``mass``, default the compact M) and regressor added; the
     regressor uses only geometry parameters, which are already in the plan's list; ``drives``: with
     the columns of the drive parameters (:func:`drive_columns`) after the standard ones."""
-    from ..dynamics.standard_ne import symbolic_regressor
     index = {name: k for k, (name, _) in enumerate(plan.parameters)}
     exact = exact_angles(model).model   # a twist of 1.5707963267948966 as pi/2, as the plan's forms read it
     funcs = []
@@ -129,74 +122,3 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
         func = _as("tau", "regressor", Y, model, index, plan.temp_prefix, token)
         funcs.append(replace(func, doc=func.doc.replace("; row-major", doc + "; row-major")))
     return with_functions(plan, funcs)
-
-
-def _drive_terms(model: Manipulator, bp) -> tuple[list, list, list]:
-    """Per joint: (Ia for M's diagonal, Ia qdd, fv qd + fc sign(qd)) of the drive base parameters."""
-    n = model.n
-    inertia, accel, friction = [sp.S.Zero] * n, [sp.S.Zero] * n, [sp.S.Zero] * n
-    for name, (j, kind) in zip(bp.names, bp.slots):
-        sym = sp.Symbol(name, real=True)
-        if kind == "Ia":
-            inertia[j] += sym
-            accel[j] += sym * model.qdd[j]
-        elif kind == "fv":
-            friction[j] += sym * model.qd[j]
-        elif kind == "fc":
-            friction[j] += sym * sp.sign(model.qd[j])
-    return inertia, accel, friction
-
-
-def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = False) -> tuple[CodePlan, object]:
-    """(plan, base parameters): tau, mass_matrix and gravity with the base parameters as inputs;
-    ``extras``: also bias h(q, qd), coriolis_matrix and the standard regressor; ``drives``: with the
-    drive parameters (Ia, fv, fc of the joints with drive data) among the base parameters, their
-    terms in tau, M and h (an Ia grouped into ZZR of its link is in that parameter's value)."""
-    from ..dynamics.base_params import base_parameters
-    from ..dynamics.drives import drive_statement
-    from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
-    model = exact_angles(model).model
-    bp = base_parameters(model, drives=drives)
-    inputs = bp.joint_frame_inputs()
-    inertia, accel, friction = _drive_terms(model, bp)
-    rigid = standard_tau(model, inputs)
-    tau = sp.Matrix([rigid[j] + accel[j] + friction[j] for j in range(model.n)])
-    zeros = [0] * model.n   # G and h by the recursion with zero rates: substituting into the graph walks it as a tree
-    gravity = standard_tau(model, inputs, qd=zeros, qdd=zeros)
-    mass = standard_mass_matrix(model, inputs)
-    mass = mass + sp.diag(*inertia)
-    joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
-    geometry = set()
-    Y = symbolic_regressor(model)[0] if extras else sp.zeros(1, 1)
-    for mat in (tau, mass, Y):
-        geometry |= {s.name for s in graph_symbols(list(mat))}
-    geometry -= joints | set(bp.names)
-    names = list(bp.names) + sorted(geometry)
-    defaults = model.parameter_values
-    base_values: list = [None] * bp.count
-    if not model.unvalued_symbols():
-        from ..kinematics import NumericArm
-        from ..numeric.regressor import drive_parameter_values, standard_parameter_values
-        standard = standard_parameter_values(NumericArm.from_model(model))
-        if drives:
-            standard = np.concatenate([standard, drive_parameter_values(model)])
-        base_values = [float(v) for v in bp.values(standard)]
-    values = base_values + [defaults.get(name) for name in sorted(geometry)]
-    index = {name: k for k, name in enumerate(names)}
-    prefix = _temp_prefix(set(names))
-    # tau as Khalil's customized model evaluates it: each vector of the recursion a named step
-    steps, named = standard_tau_steps(model, inputs, sp.numbered_symbols(_temp_prefix(set(names) | {prefix + "0"}),
-                                                                         real=True))
-    tau = sp.Matrix([named[j] + accel[j] + friction[j] for j in range(model.n)])
-    quantities = [("tau", tau), ("mass_matrix", mass), ("gravity", gravity)]
-    if extras:
-        weightless = replace(model, gravity=(0, 0, 0))
-        bias = standard_tau(weightless, inputs, qdd=zeros)
-        quantities.append(("bias", sp.Matrix([bias[j] + friction[j] for j in range(model.n)])))
-    funcs = tuple(_function(name, mat, model, index, prefix, steps=tuple(steps) if name == "tau" else ())
-                  for name, mat in quantities)
-    method = "; ".join(filter(None, ("customized Newton-Euler and composite rigid bodies on the base parameters",
-                                     drive_statement(model, drives))))
-    plan = CodePlan(comment_text(model.name), method, "none", model.n,
-                    tuple(zip(names, (None if v is None or not np.isfinite(v) else v for v in values))), funcs, prefix)
-    return (extra_functions(plan, model, mass=mass, Y=Y, drives=drives) if extras else plan), bp

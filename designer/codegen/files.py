@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
-from ..dynamics.results import Equations
+from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken
-from ..model.manipulator import Manipulator
 from .plan import BASIC_FUNCTIONS, CodeForm, CodePlan, plan_code
 
 __all__ = ["LANGUAGES", "FUNCTIONS", "PARAMETER_SETS", "GRAPHS", "graphs_for", "parse_functions", "full_plan",
-           "base_plan", "code_files", "generate_files", "generate_base_files"]
+           "code_files", "generate_files"]
 
 LANGUAGES = ("c", "python", "matlab")
 #: the inertial inputs of the generated code: mass, COM and inertia of each link, or the base parameters
@@ -61,7 +60,6 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the
     regressor (with the drive terms: and the drive parameters' columns); ``only``: those of
     :data:`FUNCTIONS` named (default all)."""
-    from ..dynamics.results import Form
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
     # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
@@ -71,20 +69,6 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
         return plan
     return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
                            regressor="regressor" in chosen, drives=drives)
-
-
-def base_plan(model: Manipulator, drives: bool = False, only: Collection[str] | None = None) -> CodePlan:
-    """What ``codegen --parameters base`` writes: tau, M and G with the base parameters as inputs, and
-    (unless ``only`` leaves them out) h, the Coriolis matrix and the regressor; ``drives``: with the
-    drive parameters (:func:`.control_plan.plan_base_code`)."""
-    from dataclasses import replace
-
-    from .control_plan import plan_base_code
-    extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
-    plan, _ = plan_base_code(model, extras=extras, drives=drives)
-    if only is not None:
-        plan = replace(plan, functions=tuple(f for f in plan.functions if f.name in only))
-    return plan
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,
@@ -111,10 +95,3 @@ def generate_files(eq: Equations, lang: str, target: str, prefix: str | None = N
     """:func:`code_files` of :func:`full_plan` (compact forms): what ``codegen --lang LANG --out
     TARGET [--drives]`` writes for the equations ``eq``."""
     return code_files(full_plan(eq, drives=drives), lang, target, prefix)
-
-
-def generate_base_files(model: Manipulator, lang: str, target: str, prefix: str | None = None,
-                        drives: bool = False) -> dict[str, str]:
-    """:func:`code_files` of :func:`base_plan`: what ``codegen --parameters base --lang LANG --out
-    TARGET [--drives]`` writes for ``model`` (no derivation needed)."""
-    return code_files(base_plan(model, drives), lang, target, prefix)

@@ -5,7 +5,7 @@ object for a link's rotation, used by every later link. ``expr.diff(q)`` walks t
 and rebuilds every path, so the Coriolis matrix of a generic 7-joint arm took minutes.
 :func:`graph_diff` is forward-mode differentiation over the graph: each distinct node is visited
 once, and its derivative is built from its arguments' derivatives (themselves shared nodes), so
-the derivative graph stays linear in size and :func:`designer.codegen.graph_cse.graph_cse`
+the derivative graph stays linear in size and :func:`designer.graphs.cse.graph_cse`
 recovers its sharing.
 """
 

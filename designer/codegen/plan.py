@@ -25,19 +25,20 @@ silently eliminates nothing); a symmetric M is computed on its upper triangle.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 
 import sympy as sp
 
 from ..dynamics.results import Equations, Form
+from ..dynamics.tree import compact_job
+from ..model.drives import drive_statement, symbolic_drive_terms
 from ..jobs import NEVER, CancelToken, Job, Progress, run
-from ..model.angles import exact_angles
 from .bounded import bound_nesting
-from .graph_cse import cse_graph, drop_unused, ordered_assignments, polish
+from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
 
-__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "compact_functions",
-           "FUNCTION_ARGS"]
+__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job",
+           "FUNCTION_ARGS", "plan_function", "temp_prefix", "is_symmetric", "comment_text"]
 
 
 class CodeForm(str, Enum):
@@ -112,7 +113,7 @@ def comment_text(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _temp_prefix(names: set[str]) -> str:
+def temp_prefix(names: set[str]) -> str:
     """A prefix for CSE temporaries that no parameter name can collide with."""
     prefix = "x"
     while any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
@@ -120,21 +121,21 @@ def _temp_prefix(names: set[str]) -> str:
     return prefix
 
 
-def _is_symmetric(m: sp.Matrix) -> bool:
+def is_symmetric(m: sp.Matrix) -> bool:
     n = m.shape[0]
     # structural equality only: expanding two large entries to compare them could take minutes, and
     # every derivation builds M symmetric entry by entry
     return m.shape == (n, n) and all(m[i, j] == m[j, i] for i in range(n) for j in range(i + 1, n))
 
 
-def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
+def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
               steps: tuple = (), token: CancelToken = NEVER) -> CodeFunction:
     """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
     :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
     must not be ``prefix`` + a number."""
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
-    if cols > 1 and _is_symmetric(mat):
+    if cols > 1 and is_symmetric(mat):
         cells = [((i * cols + j,) if i == j else (i * cols + j, j * cols + i), mat[i, j])
                  for i in range(rows) for j in range(i, cols)]
     else:
@@ -166,18 +167,6 @@ def _function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refin
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
-def compact_functions(model, token: CancelToken = NEVER) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
-    """(tau, M, G, h) of ``model`` in the recursive tree forms (angles read exactly, see model.angles)."""
-    from ..dynamics.tree import tree_mass_matrix, tree_tau
-
-    model = exact_angles(model).model
-    zeros = [0] * model.n
-    tau = tree_tau(model, token)
-    gravity = tree_tau(model, token, zeros, zeros)
-    bias = tree_tau(replace(model, gravity=(0, 0, 0)), token, None, zeros)
-    return tau, tree_mass_matrix(model, token), gravity, bias
-
-
 #: significant digits kept of the numbers substituted by ``values``: a derivation in floating point
 #: leaves near-duplicates like 0.00040432 and 0.000404319999999995 that would hide shared terms
 DIGITS = 14
@@ -196,7 +185,7 @@ def plan_code(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
               only: Collection[str] | None = None) -> CodePlan:
     """Run CSE on tau, M, G and h of ``eq`` (in ``form``) and say what each function needs.
 
-    ``drives``: add the project's drive terms to M and tau (:mod:`designer.dynamics.drives`).
+    ``drives``: add the project's drive terms to M and tau (:mod:`designer.model.drives`).
 
     ``values``: parameter values to write into the code as numbers (the functions the app
     compiles for itself); those parameters then leave ``p``.
@@ -223,7 +212,7 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
             tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
         else:
             yield Progress("recursive form", 0.0, model.name)
-            tau, mass, gravity, bias = compact_functions(built, token)
+            tau, mass, gravity, bias = yield from compact_job(built, token)
         method = "compact recursive forms (customized Newton-Euler, composite rigid bodies)"
     else:
         tau, mass, gravity, bias = eq.tau, eq.mass_matrix, eq.gravity, eq.coriolis
@@ -233,7 +222,6 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         tau, mass, gravity, bias = (_substitute(m, subs) for m in (tau, mass, gravity, bias))
     token.check()
-    from ..dynamics.drives import drive_statement, symbolic_drive_terms
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
         # (a graph not built, for functions not asked for, stays None)
@@ -250,13 +238,13 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     ordered = sorted(names)
     index = {name: k for k, name in enumerate(ordered)}
     defaults = eq.model.parameter_values
-    prefix = _temp_prefix(names)
+    prefix = temp_prefix(names)
     funcs = []
     quantities = tuple((name, mat) for name, mat in zip(BASIC_FUNCTIONS, (tau, mass, gravity, bias))
                        if only is None or name in only)
     for k, (name, mat) in enumerate(quantities):
         yield Progress("common subexpressions", k / len(quantities), name)
-        funcs.append(_function(name, mat, model, index, prefix, token=token))
+        funcs.append(plan_function(name, mat, model, index, prefix, token=token))
     simplify = eq.simplify.value if form is CodeForm.DERIVED else "none"
     return CodePlan(comment_text(model.name), method, simplify, model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

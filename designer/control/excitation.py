@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dynamics.base_params import BaseParameters, base_regressor
+from ..identification.base_params import BaseParameters, base_regressor
 from ..kinematics import NumericArm
 
 __all__ = ["Excitation", "fourier_excitation", "condition_number"]

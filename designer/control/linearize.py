@@ -19,7 +19,8 @@ import numpy as np
 from ..kinematics import NumericArm
 from .expm import expm
 from ..numeric.recursive import mass_matrix
-from ..numeric.regressor import regressor, standard_parameter_values
+from ..identification.regressor import regressor
+from ..dynamics.inertial import standard_parameter_values
 
 __all__ = ["LinearModel", "DiscreteModel", "linearize", "inverse_dynamics_derivatives", "METHODS"]
 

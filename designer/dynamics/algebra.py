@@ -18,6 +18,7 @@ from sympy.simplify.fu import TR10i
 
 from sympy.polys.domains import RR
 
+from ..graphs.cse import fold_negations
 from ..jobs import NEVER, CancelToken
 from .trigpoly import CHOP
 from .results import SimplifyMode
@@ -180,6 +181,5 @@ def simplify_poly(tr, p, mode: SimplifyMode, token: CancelToken = NEVER, collect
 def count_ops_cse(exprs) -> int:
     """count_ops of sympy.cse of the expressions: the replacements plus the reduced expressions,
     negated temporaries folded into their uses as the generated code has them."""
-    from ..codegen.graph_cse import fold_negations
     reps, reduced = fold_negations(*sp.cse(list(exprs)))
     return int(sum(sp.count_ops(v) for _, v in reps) + sum(sp.count_ops(r) for r in reduced))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
-from dataclasses import replace
 from typing import Any
 
 import sympy as sp
@@ -12,55 +11,15 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
-from .algebra import simplify_poly
+from .assemble import to_matrix_job
 from .methods import METHODS
 from .results import Equations, Form, Method, SimplifyMode
 from .size import ExpansionTooLarge, expanded_terms
+from .tree import compact_job
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "window_derive_job", "combine", "compact_job", "compact_equations_job",
-           "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job", "to_matrix_job"]
-
-
-def _collect_symbols(model: Manipulator) -> list:
-    """Link and load masses, the symbols FULL mode collects by (as Lee prints D and G)."""
-    out = [l.mass for l in model.links] + [p.mass for p in model.point_masses]
-    return [m for m in out if isinstance(m, sp.Symbol)]
-
-
-def to_matrix_job(model: Manipulator, tr: TrigRing, rows: list, mode: SimplifyMode, name: str,
-                  token: CancelToken = NEVER, symmetric: bool = False) -> Job[sp.Matrix]:
-    """Generator returning a sympy Matrix of ring elements, each entry simplified in ``mode``."""
-    by = _collect_symbols(model)
-    cache = tr.__dict__.setdefault("_simplify_cache", {})
-    nr, nc = len(rows), len(rows[0]) if rows else 0
-    out = sp.zeros(nr, nc)
-    for i in range(nr):
-        for j in range(nc):
-            if symmetric and j < i:
-                out[i, j] = out[j, i]
-                continue
-            token.check()
-            yield Progress(f"simplifying {name}" if mode is not SimplifyMode.OFF else f"writing {name}",
-                           (i * nc + j) / max(nr * nc, 1), f"{name}[{i + 1},{j + 1}]")
-            out[i, j] = simplify_poly(tr, rows[i][j], mode, token, by, cache)
-    return out
-
-
-def combine(matrices, vectors) -> sp.Matrix:
-    """sum_k A_k v_k without letting sympy distribute numbers over the (large) entries."""
-    n = matrices[0].shape[0]
-    out = []
-    for i in range(n):
-        terms = []
-        for A, v in zip(matrices, vectors):
-            for j in range(A.shape[1]):
-                a, x = A[i, j], v[j]
-                if a == 0 or x == 0:
-                    continue
-                terms.append(a if x == 1 else x if a == 1 else sp.Mul(a, x, evaluate=not (a.is_Add and x.is_Mul)))
-        out.append(sp.Add(*terms))
-    return sp.Matrix(out)
+__all__ = ["derive", "derive_job", "compact_equations_job",
+           "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job"]
 
 
 #: the largest estimated term count of an expanded tau_i that Form.AUTO expands (PUMA 560 with
@@ -68,31 +27,12 @@ def combine(matrices, vectors) -> sp.Matrix:
 AUTO_LIMIT = 200_000
 
 
-def compact_job(model: Manipulator, token: CancelToken, need: Collection[str] = ("tau", "M", "G", "h")
-                ) -> Job[tuple]:
-    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read);
-    ``need``: those to build, the others are None (code generation of tau and M alone)."""
-    from .tree import tree_mass_matrix, tree_tau
-    exact = exact_angles(model).model
-    zeros = [0] * model.n
-    steps = {"tau": lambda: tree_tau(exact, token),
-             "M": lambda: tree_mass_matrix(exact, token),
-             "G": lambda: tree_tau(exact, token, zeros, zeros),
-             "h": lambda: tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)}
-    built: dict = {}
-    for k, (name, make) in enumerate(steps.items()):
-        if name in need:
-            yield Progress("recursive form", k / len(steps), name)
-            built[name] = make()
-    return tuple(built.get(name) for name in steps)
-
-
 def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
                           token: CancelToken = NEVER, need: Collection[str] = ("tau", "M", "G", "h")
                           ) -> Job[Equations]:
     """Generator returning :class:`Equations` in the compact form without the recursive-form report:
     what code generation and the compiled numeric functions need (the same for every method);
-    ``need``: as in :func:`compact_job` (the others None)."""
+    ``need``: as in :func:`~designer.dynamics.tree.compact_job` (the others None)."""
     tau, M, G, h = yield from compact_job(model, token, need)
     return Equations(method=Method(method), model=model, simplify=SimplifyMode.OFF, matrices={}, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, form=Form.COMPACT)
@@ -150,16 +90,6 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     yield Progress("done", 1.0, f"{method.value} ({form.value}) in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, extras=extras, form=form)
-
-
-def window_derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
-                      simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None
-                      ) -> Job[Equations]:
-    """:func:`derive_job` for the window's worker process: the result without the Christoffel symbols a
-    Lagrange derivation keeps for :func:`coriolis_matrix`, which the window never calls (PUMA 560: 375 of the
-    465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation)."""
-    eq = yield from derive_job(model, method, simplify, token)
-    return replace(eq, extras={k: v for k, v in eq.extras.items() if k != "christoffel"})
 
 
 def derive(model: Manipulator, method: Method = Method.LAGRANGE, simplify: SimplifyMode = SimplifyMode.FAST,

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import sympy as sp
 
-from ..model.manipulator import Manipulator
+from ..kinematics import NumericArm
+from ..model.manipulator import Convention, Manipulator
 
-__all__ = ["PARAMETER_KINDS", "parameter_names", "standard_parameters", "move_parameters", "split", "join"]
+__all__ = ["PARAMETER_KINDS", "parameter_names", "standard_parameters", "move_parameters", "split", "join",
+           "joint_frame_offsets", "joint_frame_parameters", "standard_parameter_values", "DRIVE_KINDS", "drive_slots",
+           "drive_parameter_values"]
 
 PARAMETER_KINDS = ("m", "mx", "my", "mz", "XX", "XY", "XZ", "YY", "YZ", "ZZ")
 _INDEX = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
@@ -77,3 +81,55 @@ def move_parameters(pi: Sequence, R, p) -> list:
     J2 = [[RJR[r][c] + ((2 * sp_ + m * pp) if r == c else 0) - s[r] * p[c] - p[r] * s[c] - m * p[r] * p[c]
            for c in range(3)] for r in range(3)]
     return join(m, ms2, J2)
+
+
+def _rotx(alpha) -> list:
+    ca, sa = sp.cos(alpha), sp.sin(alpha)
+    return [[1, 0, 0], [0, ca, -sa], [0, sa, ca]]
+
+
+def joint_frame_offsets(model: Manipulator) -> list[tuple[list, list]]:
+    """Per link, (R, p) taking link-frame quantities to joint frame j'."""
+    if model.convention is Convention.MODIFIED:
+        return [([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0]) for _ in model.links]
+    return [(_rotx(link.alpha), [link.a, 0, 0]) for link in model.links]
+
+
+def joint_frame_parameters(model: Manipulator, standard: list) -> list[list]:
+    """The ten parameters of each link in its joint frame, from the 10 n link-frame ones."""
+    return [move_parameters(standard[10 * j:10 * j + 10], R, p)
+            for j, (R, p) in enumerate(joint_frame_offsets(model))]
+
+
+def standard_parameter_values(arm: NumericArm) -> np.ndarray:
+    """The 10 n standard parameters of ``arm`` (point loads included), in
+    :data:`~designer.dynamics.inertial.PARAMETER_KINDS` order per link."""
+    out = np.zeros((arm.n, len(PARAMETER_KINDS)))
+
+    def add(j: int, mass: float, c: np.ndarray, I: np.ndarray) -> None:
+        c = np.asarray(c, dtype=float)
+        J = I + mass * (c @ c * np.eye(3) - np.outer(c, c))
+        out[j] += [mass, *(mass * c), J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
+
+    for j in range(arm.n):
+        add(j, float(arm.mass[j]), arm.com[j], np.asarray(arm.inertia[j], dtype=float))
+    for j, mass, pos in arm.point_masses:
+        add(int(j), float(mass), pos, np.zeros((3, 3)))
+    return out.ravel()
+
+
+DRIVE_KINDS = ("Ia", "fv", "fc")  # reflected rotor inertia N^2 Jm, viscous and Coulomb friction
+
+
+def drive_slots(model) -> list[tuple[int, str]]:
+    """(joint 0-based, kind) of the drive parameters: three for every joint with drive data."""
+    return [(j, kind) for j, link in enumerate(model.links) if link.drive is not None for kind in DRIVE_KINDS]
+
+
+def drive_parameter_values(model) -> np.ndarray:
+    """The drive parameters in :func:`drive_slots` order (0 where the project gives none)."""
+    out = []
+    for j, kind in drive_slots(model):
+        d = model.links[j].drive
+        out.append({"Ia": d.reflected_inertia, "fv": d.viscous or 0.0, "fc": d.coulomb or 0.0}[kind])
+    return np.array(out, dtype=float)

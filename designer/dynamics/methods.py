@@ -14,6 +14,7 @@ import sympy as sp
 
 from ..jobs import CancelToken, Progress
 from ..model.manipulator import Manipulator
+from .assemble import combine, to_matrix_job
 from .results import Method, SimplifyMode
 from .trigpoly import TrigRing
 
@@ -36,7 +37,6 @@ class DerivationMethod(Protocol):
 
 
 def _matrix_job(model, tr, rows, simplify, name, token, symmetric=False):
-    from .engine import to_matrix_job
     return to_matrix_job(model, tr, rows, simplify, name, token, symmetric)
 
 
@@ -45,7 +45,6 @@ class Lagrange:
     matrix_names: tuple[str, ...] = ("M", "B", "C", "G")
 
     def closed_job(self, model, tr, simplify, token):
-        from .engine import combine
         from .lagrange import lagrange_job
         n = model.n
         raw = yield from lagrange_job(model, tr, token)
@@ -84,7 +83,6 @@ class DAlembert:
 
     def closed_job(self, model, tr, simplify, token):
         from .dalembert import dalembert_job
-        from .engine import combine
         n = model.n
         raw = yield from dalembert_job(model, tr, token)
         mats: dict = {}

@@ -1,7 +1,7 @@
 """Newton-Euler on the standard inertial parameters in joint frames, unexpanded (graph form).
 
 The recursion of :mod:`~designer.dynamics.customized` with each link given by its ten standard
-parameters in joint frame j' (see :mod:`~designer.dynamics.base_params`) rather than by mass,
+parameters in joint frame j' (see :mod:`~designer.identification.base_params`) rather than by mass,
 COM and inertia about the COM. With the base parameters in the kept places and zeros elsewhere it
 gives tau with the base parameters as inputs (Khalil and Kleinfinger's customized model: every
 zero parameter removes its products). Carried as linear forms in the parameters it gives the
@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import sympy as sp
 from sympy.core.parameters import distribute
 
+from ..graphs.cse import drop_unused, trivial
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from .customized import (_add, _chain, _cross, _matvec, _mul, _tmatvec, _u_matrix, _vadd, base_motion,
@@ -167,13 +168,12 @@ def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator
     are the ``(symbol, value)`` that tau reads, in an order that evaluates; ``symbols`` gives the
     names. CSE over the small steps finds what the whole graph hides (sympy flattens
     ``qd1*sin(q2)*cos(q3)`` and loses ``qd1*sin(q2)``): PUMA 560 tau 553 -> 517 operations."""
-    from ..codegen.graph_cse import _trivial, drop_unused   # codegen sits above dynamics: import late
     steps: list = []
 
     def name(values: list) -> list:
         out = []
         for v in values:
-            if _trivial(sp.sympify(v)):
+            if trivial(sp.sympify(v)):
                 out.append(v)
                 continue
             sym = next(symbols)
@@ -199,7 +199,7 @@ def standard_mass_matrix(model: Manipulator, params: list[list], token: CancelTo
 
 def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[sp.Matrix, list[str]]:
     """(Y, names): tau = Y pi with pi the standard parameters in link frames (graph form)."""
-    from .base_params import joint_frame_parameters
+    from .inertial import joint_frame_parameters
     n = model.n
     names = parameter_names(n)
     symbols = [sp.Symbol(s, real=True) for s in names]

@@ -14,17 +14,20 @@ against 806 / 879 for the generic forms; see benchmarks/bench_derive.py).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
-from ..jobs import NEVER, CancelToken
+from ..jobs import NEVER, CancelToken, Job, Progress, run
+from ..model.angles import exact_angles
 from ..model.manipulator import Manipulator
 
 if TYPE_CHECKING:
     from .trigpoly import TrigRing
 
-__all__ = ["TreeAlgebra", "tree_tau", "tree_mass_matrix", "generic_tree_tau", "generic_tree_mass_matrix"]
+__all__ = ["TreeAlgebra", "tree_tau", "tree_mass_matrix", "generic_tree_tau", "generic_tree_mass_matrix", "compact_job"]
 
 
 class TreeAlgebra:
@@ -85,7 +88,6 @@ def tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matri
 
 def generic_tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """tau(q, qd, qdd) from the recursive Newton-Euler algorithm, unexpanded (for code generation)."""
-    from ..jobs import run
     from .newton_euler import newton_euler_job
     tr = cast("TrigRing", TreeAlgebra(model))  # duck-typed: the ring operations the jobs call
     return sp.Matrix(run(newton_euler_job(model, tr, token), None, token))
@@ -93,7 +95,6 @@ def generic_tree_tau(model: Manipulator, token: CancelToken = NEVER) -> sp.Matri
 
 def generic_tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> sp.Matrix:
     """M(q) = sum m J_v^T J_v + J_w^T I J_w with link-frame Jacobians, unexpanded (for code generation)."""
-    from ..jobs import run
     from .bodies import arm_frames_job
     from .lagrange import body_jacobians_job, mass_gravity_job
     tr = cast("TrigRing", TreeAlgebra(model))  # duck-typed: the ring operations the jobs call
@@ -105,3 +106,22 @@ def generic_tree_mass_matrix(model: Manipulator, token: CancelToken = NEVER) -> 
     M_rot, M_tra, _ = run(job(), None, token)
     n = model.n
     return sp.Matrix(n, n, lambda i, j: M_rot[i][j] + M_tra[i][j])
+
+
+def compact_job(model: Manipulator, token: CancelToken, need: Collection[str] = ("tau", "M", "G", "h")
+                ) -> Job[tuple]:
+    """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read);
+    ``need``: those to build, the others are None (code generation of tau and M alone). The one
+    builder of the compact forms: derivations, code generation and the compiled numeric functions."""
+    exact = exact_angles(model).model
+    zeros = [0] * model.n
+    steps = {"tau": lambda: tree_tau(exact, token),
+             "M": lambda: tree_mass_matrix(exact, token),
+             "G": lambda: tree_tau(exact, token, zeros, zeros),
+             "h": lambda: tree_tau(replace(exact, gravity=(0, 0, 0)), token, None, zeros)}
+    built: dict = {}
+    for k, (name, make) in enumerate(steps.items()):
+        if name in need:
+            yield Progress("recursive form", k / len(steps), name)
+            built[name] = make()
+    return tuple(built.get(name) for name in steps)

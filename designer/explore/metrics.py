@@ -22,6 +22,8 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..numeric.batch import CHUNK, Batch
+from ..numeric.beams import tool_compliance_many, tool_sag_many
+from .elastic_metrics import ELASTIC_METRICS
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
@@ -39,9 +41,16 @@ class Ratings:
     torque: np.ndarray | None = None
     speed: np.ndarray | None = None
     acceleration: np.ndarray | None = None
+    #: elastic joints (docs/metrics.md, "Stiffness and frequency"): joint stiffness (inf: rigid), gear
+    #: ratio and rotor inertia per joint, and the payload (kg) at the tool
+    stiffness: np.ndarray | None = None
+    gear: np.ndarray | None = None
+    rotor: np.ndarray | None = None
+    payload: float = 0.0
 
     @classmethod
-    def of(cls, n: int, torque=None, speed=None, acceleration=None) -> Ratings:
+    def of(cls, n: int, torque=None, speed=None, acceleration=None, stiffness=None, gear=None, rotor=None,
+           payload: float = 0.0) -> Ratings:
         def arr(v, what):
             if v is None:
                 return None
@@ -49,7 +58,11 @@ class Ratings:
             if not np.all(a > 0):
                 raise MetricError(f"rated {what} must be positive for every joint")
             return a
-        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"))
+        if not (np.isfinite(payload) and payload >= 0):
+            raise MetricError(f"payload must be a number >= 0 (kg), not {payload}")
+        return cls(arr(torque, "torque"), arr(speed, "speed"), arr(acceleration, "acceleration"),
+                   arr(stiffness, "stiffness (inf for a rigid joint)"), arr(gear, "gear ratio"),
+                   None if rotor is None else np.broadcast_to(np.asarray(rotor, float), (n,)).copy(), float(payload))
 
     def need(self, what: str, metric: str) -> np.ndarray:
         value = getattr(self, what)
@@ -245,6 +258,33 @@ def _M(b, r):
     return b.M
 
 
+def _torque_bound(b, r):
+    """|G_i| + sum_j |M_ij| a_j (+ the largest |h_i| over the rated-speed corners): no state of rated
+    accelerations (and speeds) at this pose needs more; the first two terms are reached by the worst
+    signs of the accelerations."""
+    acc = r.need("acceleration", "torque_bound")
+    out = np.abs(b.G) + np.einsum("nij,j->ni", np.abs(b.M), acc)
+    if r.speed is not None:
+        corners = speed_corners(r.speed)
+        out = out + np.abs(np.einsum("nijk,cj,ck->nci", b.gamma, corners, corners)).max(axis=1)
+    return out
+
+
+def _need_beams(b, name: str):
+    if not b.arm.beams:
+        raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
+
+
+def _deflection_links(b, r):
+    _need_beams(b, "deflection_links")
+    return 1e3 * np.linalg.norm(tool_sag_many(b.arm, b.q, r.payload)[:, :3], axis=1)
+
+
+def _compliance_links(b, r):
+    _need_beams(b, "compliance_links")
+    return 1e3 * np.linalg.eigvalsh(tool_compliance_many(b.arm, b.q)[:, :3, :3])[:, -1]
+
+
 METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("M", Shape.PAIR, "kg m^2 / kg m / kg", Reduce.MAX_ABS_OFF, _M, "mass-matrix entry M_ij"),
     Metric("coupling", Shape.PAIR, "1", Reduce.MAX_ABS_OFF, _coupling, "inertial coupling M_ij / sqrt(M_ii M_jj)"),
@@ -268,6 +308,15 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
     Metric("tra_share", Shape.PAIR, "1", Reduce.MIN, _tra_share, "Lee: |D_tra,ij| / (|D_tra,ij| + |D_rot,ij|)"),
     Metric("tra_share_h", Shape.JOINT, "1", Reduce.MIN, _tra_share_h,
            "Lee: |H_tra,i| / (|H_tra,i| + |H_rot,i|) at the rated speeds (1 rad/s without ratings)"),
+    Metric("torque_bound", Shape.JOINT, "N m or N", Reduce.MAX, _torque_bound,
+           "largest joint torque at rated accelerations (and speeds, when given): |G_i| + sum_j |M_ij| a_j "
+           "+ max |h_i| over the speed corners"),
+    *(Metric(name, Shape(shape), unit, Reduce(how), func, text)
+      for name, shape, unit, how, func, text in ELASTIC_METRICS),
+    Metric("deflection_links", Shape.SCALAR, "mm", Reduce.MAX, _deflection_links,
+           "the links' share of the tool sag: their bending under gravity and the payload (parts)"),
+    Metric("compliance_links", Shape.SCALAR, "mm/N", Reduce.MAX, _compliance_links,
+           "the links' share of the tool compliance: largest eigenvalue of C_links' translational block (parts)"),
 ]}
 
 

@@ -31,6 +31,7 @@ from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
+from ..model.parts import link_beams, material_table
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .maps import Sampling, sample_configurations, summarize
@@ -45,10 +46,25 @@ DESIGN_QUANTITIES = ("total_mass", "reach")
 
 @dataclass(frozen=True)
 class SweepAxis:
-    """One swept parameter (a symbol of the model) and its values."""
+    """One swept parameter (a symbol of the model) and its values.
+
+    A material axis (``material[i]``, :meth:`materials`) sweeps the material of part-made link i
+    through ``labels``; its values are the materials' indexes in that list.
+    """
 
     name: str
     values: tuple[float, ...]
+    labels: tuple[str, ...] = ()
+
+    @classmethod
+    def materials(cls, link: int, names: Sequence[str]) -> SweepAxis:
+        """The materials ``names`` for the part of link ``link`` (1-based)."""
+        return cls(f"material[{link}]", tuple(float(k) for k in range(len(names))), tuple(names))
+
+    @property
+    def material_link(self) -> int | None:
+        """The link (0-based) of a material axis; None for a parameter."""
+        return int(self.name[9:-1]) - 1 if self.labels else None
 
     @classmethod
     def linspace(cls, name: str, start: float, stop: float, count: int) -> SweepAxis:
@@ -151,6 +167,15 @@ class ArmFactory:
                     add("limits", (i, k), e)
         for k, e in enumerate(model.gravity):
             add("gravity", (k,), e)
+        # the beams of part-made links follow the swept dimensions, DH numbers (the segment; the modified
+        # convention's runs to the next frame) and tool offset
+        shaping: set = set()
+        for link in model.links:
+            shaping |= sp.Tuple(link.a, link.alpha, link.d, link.theta, *(link.part.expressions() if link.part else ())
+                                ).free_symbols
+        if model.tool is not None:
+            shaping |= sp.Tuple(*model.tool.expressions()).free_symbols
+        self.beams_swept = bool(self.base.beams) and bool(shaping & swept)
         self.loads = [(p.link - 1, p.mass, p.position) for p in model.point_masses]
         self.loads_swept = any((sp.Tuple(p.mass, *p.position).free_symbols & swept) for p in model.point_masses)
         self.model = model
@@ -163,6 +188,8 @@ class ArmFactory:
             if field_name not in arrays:
                 arrays[field_name] = np.array(getattr(self.base, field_name), dtype=float)
             arrays[field_name][index] = float(f(*values))
+        if self.beams_swept:
+            arrays["beams"] = link_beams(self.model, dict(zip(self.names, values)))
         return replace(self.base, **arrays)
 
 
@@ -183,19 +210,38 @@ def _factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...
         return _FACTORIES[key]
 
 
+def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -> Manipulator:
+    """``model`` with the materials a design's material axes pick (each axis' index into its labels)."""
+    table = material_table(model)
+    links = list(model.links)
+    for ax, value in zip(spec.axes, row):
+        i = ax.material_link
+        if i is not None:
+            part = links[i].part
+            assert part is not None   # _check_materials
+            links[i] = replace(links[i], part=replace(part, material=table[ax.labels[int(value)]]))
+    return replace(model, links=tuple(links))
+
+
 def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Sequence[float]],
                      spec: SweepSpec) -> list[dict[str, float] | str]:
     """Worker: the summaries of each design (a dict), or a one-line reason it failed (a str)."""
     out: list[dict[str, float] | str] = []
+    params = [k for k, ax in enumerate(spec.axes) if not ax.labels]   # the rest are material axes
     try:
-        factory = _factory(model, tuple(names), tuple(rows[0]))
         parsed = [parse_metric(m, model.n) for m in spec.metrics]
+        factories: dict[tuple, ArmFactory] = {}
     except (MissingParameterError, MetricError, ValueError) as exc:
         return [f"{type(exc).__name__}: {exc}"] * len(rows)
     samples: dict[bytes, np.ndarray] = {}
     for row in rows:
         try:
-            arm = factory(row)
+            picked = tuple(int(row[k]) for k, ax in enumerate(spec.axes) if ax.labels)
+            if picked not in factories:   # one factory per combination of materials
+                designed = _with_materials(model, spec, row) if picked else model
+                factories[picked] = _factory(designed, tuple(names[k] for k in params),
+                                             tuple(row[k] for k in params))
+            arm = factories[picked](tuple(row[k] for k in params))
             key = np.asarray(arm.limits).tobytes()
             if key not in samples:   # the same limits give the same samples
                 samples[key] = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
@@ -218,6 +264,9 @@ def _check(model: Manipulator, spec: SweepSpec) -> None:
         raise ValueError("a sweep has one or two parameters")
     used = set(model.symbol_names())
     for ax in spec.axes:
+        if ax.labels:
+            _check_materials(model, ax)
+            continue
         if ax.name not in used:
             raise ValueError(f"parameter '{ax.name}' is not a symbol of the model (symbols: {', '.join(sorted(used))})")
         if not ax.values:
@@ -229,6 +278,17 @@ def _check(model: Manipulator, spec: SweepSpec) -> None:
         raise ValueError(f"unknown statistic(s) {', '.join(bad)} (min, max, mean, std, p05, p50, p95)")
     for m in spec.metrics:
         parse_metric(m, model.n)
+
+
+def _check_materials(model: Manipulator, ax: SweepAxis) -> None:
+    i = ax.material_link
+    if i is None or not 0 <= i < model.n or model.links[i].part is None:
+        raise ValueError(f"{ax.name}: link {'?' if i is None else i + 1} is not made as a part (give it a section "
+                         "and a material first)")
+    unknown = [name for name in ax.labels if name not in material_table(model)]
+    if unknown:
+        raise ValueError(f"{ax.name}: unknown material(s) {', '.join(unknown)} (known: "
+                         + ", ".join(material_table(model)) + ")")
 
 
 def design_count(spec: SweepSpec) -> int:

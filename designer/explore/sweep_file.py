@@ -71,7 +71,9 @@ def _describe(model: Manipulator, spec: SweepSpec) -> dict:
     r = spec.ratings
     ratings = None if r is None else {k: None if getattr(r, k) is None else [float(v) for v in getattr(r, k)]
                                       for k in ("torque", "speed", "acceleration")}
-    return {"axes": [[a.name, [float(v) for v in a.values]] for a in spec.axes], "metrics": list(spec.metrics),
+    # a material axis' values are indexes into its materials, which the sidecar names
+    return {"axes": [[a.name, [float(v) for v in a.values]] + ([list(a.labels)] if a.labels else [])
+                     for a in spec.axes], "metrics": list(spec.metrics),
             "stats": list(spec.stats), "samples": spec.samples, "sampling": spec.sampling.value, "seed": spec.seed,
             "ratings": ratings, "model": hashlib.sha256(repr(model).encode()).hexdigest()}
 

@@ -11,7 +11,6 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from ..launch import USAGE
 from ..project import ProjectError, load_project
 
 __all__ = ["main", "start", "create_application", "settle_memory", "share_the_gil"]
@@ -70,14 +69,9 @@ def _excepthook(window):
 
 
 def start(argv: list[str]):
-    """Create the application and the window with its project; (app, window), or (None, exit status)."""
+    """Create the application and the window with its project (``argv``: options for Qt and at most one
+    project file, as :func:`designer.launch.main` checked them); (app, window)."""
     args = [a for a in argv if not a.startswith("-")]
-    if any(a in ("-h", "--help") for a in argv):
-        print(USAGE)
-        return None, 0
-    if len(args) > 1:
-        print(USAGE, file=sys.stderr)
-        return None, 2
     app = create_application([a for a in argv if a.startswith("-")])
     from .main_window import MainWindow
     from .projects import default_project
@@ -105,7 +99,5 @@ def start(argv: list[str]):
 
 def main(argv: list[str]) -> int:
     """Open PROJECT (or the PUMA 560 example), show the window, run the event loop."""
-    app, window = start(argv)
-    if app is None:
-        return window
+    app, _window = start(argv)
     return app.exec()

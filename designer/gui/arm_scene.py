@@ -11,7 +11,8 @@ import numpy as np
 from ..kinematics import NumericArm, display_arm
 from ..model.manipulator import Convention
 
-__all__ = ["arm_reach", "link_segments", "ellipsoid_axes", "segment_matrix", "axis_matrix", "gravity_arrow"]
+__all__ = ["arm_reach", "link_segments", "link_matrices", "box_part_matrix", "ellipsoid_axes", "segment_matrix",
+           "axis_matrix", "gravity_arrow"]
 
 
 def arm_reach(arm: NumericArm) -> float:
@@ -43,6 +44,35 @@ def link_segments(arm: NumericArm, frames: np.ndarray) -> np.ndarray:
         out[i, 0] = (start, corner)
         out[i, 1] = (corner, end)
     return out
+
+
+def link_matrices(arm: NumericArm, frames: np.ndarray, radius: float) -> list[np.ndarray | None]:
+    """2n matrices placing the links' two unit solids: a stick figure's two bars (unit cylinders of
+    ``radius``) per link, or for a part-made link its part as it is (a cylinder of the outer diameter,
+    or a box of the section's width and height, along its segment: ``box_part_matrix``) and nothing."""
+    sticks = [segment_matrix(a, b, radius) for a, b in link_segments(arm, frames).reshape(-1, 2, 3)]
+    for beam in arm.beams:
+        T = frames[beam.index + 1]
+        R, p = T[:3, :3], T[:3, 3]
+        start, end = R @ beam.start + p, R @ beam.end + p
+        if beam.round:
+            sticks[2 * beam.index] = segment_matrix(start, end, beam.size[0] / 2)
+        else:
+            sticks[2 * beam.index] = box_part_matrix(start, end, R @ beam.axes[1], beam.size)
+        sticks[2 * beam.index + 1] = None
+    return sticks
+
+
+def box_part_matrix(start: np.ndarray, end: np.ndarray, e1: np.ndarray, size: tuple[float, float]) -> np.ndarray:
+    """4x4 matrix mapping the cube [-1, 1]^3 onto a box from ``start`` to ``end`` whose width
+    ``size[0]`` runs along ``e1`` and height ``size[1]`` across both."""
+    v = np.asarray(end, float) - np.asarray(start, float)
+    u = v / np.linalg.norm(v)
+    e2 = np.cross(u, e1)
+    M = np.eye(4)
+    M[:3, :3] = np.column_stack((e1 * size[0] / 2, e2 * size[1] / 2, v / 2))
+    M[:3, 3] = (np.asarray(start, float) + np.asarray(end, float)) / 2
+    return M
 
 
 def _rotation_to(direction: np.ndarray) -> np.ndarray:

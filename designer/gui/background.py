@@ -9,6 +9,12 @@ shares no GIL. It is a plain subprocess (``python -m
 designer.gui._typeset_worker``) fed through a pipe by one thread, so nothing
 depends on how the application's main module is written (multiprocessing's
 spawn re-imports it). If the process cannot run, the thread computes itself.
+
+Why not :mod:`designer.jobs.process`, the other worker-process service: that one forks a process
+per job, so that a cancel is a kill and each job has its own memory limit, and pickles sympy
+results exactly (:mod:`designer.jobs.pickling`); a table repaint here sends hundreds of small
+requests (strings in, pictures and counts out), which a process each would make slower than
+typesetting in the window. One long-lived process with plain pickle serves them.
 """
 
 from __future__ import annotations

@@ -199,8 +199,8 @@ class IdentificationDialog(QDialog):
                                f"{ex.condition:.6g}")
 
     def load_csv(self, path: str | None = None) -> None:
-        from ..cli.common import UserError
-        from ..cli.numeric_commands import read_trajectory
+        from ..errors import UserError
+        from ..tables import read_trajectory
         from ..control.excitation import condition_number
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv)")

@@ -53,7 +53,7 @@ def default_derive(model, method, simplify, token):
 
 def process_derive(model, method, simplify) -> ProcessJob:
     """The core's derivation job, described for a worker process."""
-    from ..dynamics.engine import window_derive_job
+    from ..window_jobs import window_derive_job
     return ProcessJob(window_derive_job, (model, method, simplify), "derivation")
 
 

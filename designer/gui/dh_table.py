@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMes
 from ..kinematics.convention import convert_convention
 from ..model import Convention, ExpressionError, JointType, Link, Manipulator
 from .cells import ExprTableModel, expr_text
+from .part_editor import part_mass_text
 
 __all__ = ["DHTableModel", "DHTable", "COLUMNS", "edit_links"]
 
@@ -53,6 +54,21 @@ class DHTableModel(ExprTableModel):
 
     def where(self, row: int, col: int) -> str:
         return f"links[{row + 1}].{COLUMNS[col]}"
+
+    def editable(self, row: int, col: int) -> bool:
+        # a part makes the mass (the inspector's Part box edits it)
+        return not (COLUMNS[col] == "mass" and self.document.model.links[row].part is not None)
+
+    def display(self, row: int, col: int, value):
+        link = self.document.model.links[row]
+        if COLUMNS[col] == "mass" and link.part is not None:
+            return part_mass_text(self.document.model, link)
+        return super().display(row, col, value)
+
+    def extra_tooltip(self, row: int, col: int) -> str | None:
+        if COLUMNS[col] == "mass" and self.document.model.links[row].part is not None:
+            return "made by the link's part: change its section or material in the inspector"
+        return None
 
     def cell_value(self, row: int, col: int):
         link = self.document.model.links[row]

@@ -20,6 +20,7 @@ import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
+from ..explore.elastic_metrics import drive_ratings
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
@@ -161,7 +162,7 @@ class ExplorePanel(QWidget):
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
-            return Ratings.of(n, **values)
+            return Ratings.of(n, **values, **drive_ratings(self.model))   # elastic joints: the project's
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 

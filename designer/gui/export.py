@@ -14,7 +14,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ..codegen.files import generate_base_files, generate_files
+from ..codegen.files import generate_files
+from ..identification.code_plan import generate_base_files
 from ..jobs.process import ProcessJob, call_job
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QDialog, QDialogButtonBox, QLabel, QRadioButton, QVBoxLayout
 
-from ..dynamics.drives import has_drive_terms
+from ..model.drives import has_drive_terms
 from ..model.manipulator import Manipulator
 
 __all__ = ["CodeOptions", "CodeOptionsDialog", "ask_code_options"]

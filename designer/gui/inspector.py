@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, Q
 
 from ..model import Inertia
 from .cells import ExprLineEdit, expr_text
+from .part_editor import PartBox, part_mass_text
 from .presets import PresetDialog
 
 __all__ = ["LinkInspector", "INERTIA_KEYS"]
@@ -75,6 +76,9 @@ class LinkInspector(QWidget):
         head.addWidget(self.title, 1)
         head.addWidget(self.preset_button)
         layout.addLayout(head)
+        self.part_box = PartBox(document, self)
+        self.part_box.message.connect(self.message)
+        layout.addWidget(self.part_box)
         layout.addWidget(com_box)
         layout.addWidget(inertia_box)
         layout.addWidget(limits_box)
@@ -96,6 +100,7 @@ class LinkInspector(QWidget):
         # another link: entries typed for the previous one no longer apply
         for edit in self._edits():
             edit._error = None
+        self.part_box.set_link(index)
         self.refresh()
 
     def _edits(self):
@@ -108,14 +113,21 @@ class LinkInspector(QWidget):
         self.link_index = min(self.link_index, model.n - 1)
         i = self.link_index
         link = model.links[i]
+        mass = part_mass_text(model, link) if link.part is not None else expr_text(link.mass)
         self.title.setText(f"Link {i + 1}" + (f" ({link.name})" if link.name else "")
-                           + f": {'revolute' if link.is_revolute else 'prismatic'}, mass {expr_text(link.mass)}")
+                           + f": {'revolute' if link.is_revolute else 'prismatic'}, mass {mass}")
         for k, edit in enumerate(self.com):
             edit.where = f"links[{i + 1}].com[{AXES[k]}]"
             edit.set_value(link.com[k])
         for (r, c), edit in self.inertia.items():
             edit.where = f"links[{i + 1}].inertia.{INERTIA_KEYS[(r, c)]}"
             edit.set_value(getattr(link.inertia, INERTIA_KEYS[(r, c)]))
+        # a part makes the COM and inertia: shown, not typed (the Part box above edits it)
+        made = link.part is not None
+        for edit in [*self.com, *self.inertia.values()]:
+            edit.setReadOnly(made)
+            edit.setStyleSheet("color: gray" if made else "")
+        self.preset_button.setEnabled(not made)
         limited = link.limits is not None
         self.has_limits.blockSignals(True)
         self.has_limits.setChecked(limited)

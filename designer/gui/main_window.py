@@ -175,7 +175,8 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         design.observe(model=lambda d: self.sliders.set_model(d.model, d.arm))
         design.observe(model=lambda d: self.arm_view.set_model(d.model, d.arm),
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
-        design.observe(pose=lambda d: self.readout.update_pose(d.arm, d.q))
+        design.observe(model=lambda d: self.readout.set_model(d.model),
+                       pose=lambda d: self.readout.update_pose(d.arm, d.q))
         design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),

@@ -11,25 +11,13 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox
 
 from ..jobs.process import default_memory_limit_mb
+from .worker import MEMORY_KEY, memory_limit_mb, process_runner
 
 __all__ = ["MEMORY_KEY", "memory_limit_mb", "set_memory_limit_mb", "MemoryLimitDialog", "edit_memory_limit",
            "build_menu"]
 
-MEMORY_KEY = "jobs/memory_limit_mb"
-
-
-def memory_limit_mb(settings: QSettings | None = None) -> int:
-    """The stored limit in MB (0: none), or the default: half of the physical memory."""
-    value = (settings or QSettings()).value(MEMORY_KEY, None)
-    try:
-        return max(0, int(value)) if value is not None else default_memory_limit_mb()
-    except (TypeError, ValueError):
-        return default_memory_limit_mb()
-
-
 def set_memory_limit_mb(mb: int, settings: QSettings | None = None) -> None:
     """Store the limit and apply it to the jobs started from now on."""
-    from .worker import process_runner
     (settings or QSettings()).setValue(MEMORY_KEY, int(mb))
     process_runner().memory_limit_mb = int(mb)
 
@@ -70,7 +58,6 @@ def edit_memory_limit(window) -> None:
 
 def build_menu(window, menu) -> None:
     """Add the preference to ``menu`` and apply the window's stored limit."""
-    from .worker import process_runner
     process_runner().memory_limit_mb = memory_limit_mb(getattr(window, "settings", None))
     window._action(menu, "Worker &memory limit…", lambda: edit_memory_limit(window),
                    tip="The most memory a derivation may take before it is stopped")

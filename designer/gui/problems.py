@@ -1,5 +1,4 @@
-"""The problems panel: what :func:`designer.numeric.checks.model_problems` finds (validate and the
-checks of the numbers), listed, never blocking."""
+"""The problems panel: what :func:`designer.numeric.checks.check_model` finds, listed, never blocking."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..model import Severity
-from ..numeric.checks import model_problems
+from ..numeric.checks import check_model
 
 __all__ = ["ProblemsPanel"]
 
@@ -40,7 +39,7 @@ class ProblemsPanel(QListWidget):
         self.refresh(document.model)
 
     def refresh(self, model) -> None:
-        self.problems = model_problems(model)
+        self.problems = check_model(model)
         self.clear()
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:

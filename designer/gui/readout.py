@@ -41,6 +41,12 @@ class KinematicsReadout(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.condition = float("nan")
         self.near_singular = False
+        self.joints = None   # the model's elastic joints (designer.numeric.elastic), None without
+
+    def set_model(self, model) -> None:
+        """Follow the model's elastic joints: with them the read-out adds the lowest natural frequency."""
+        from .modes import joints_or_none
+        self.joints = joints_or_none(model)
 
     def update_pose(self, arm: NumericArm | None, q) -> None:
         q = np.asarray(q, float).ravel()
@@ -54,6 +60,9 @@ class KinematicsReadout(QLabel):
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
         text = (f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z axis ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f}); "
                 f"Jacobian condition number {cond}")
+        if self.joints is not None:
+            from .modes import elastic_summary
+            text += "; " + elastic_summary(arm, self.joints, q)
         if self.near_singular:
             text += " — near a singularity: some tool motions need very large joint speeds"
             self.setStyleSheet("QLabel { color: #8a2a00; font-weight: bold; }")

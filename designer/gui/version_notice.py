@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..project import VERSION
 from ..project.io import MAX_FILE_BYTES
 
 __all__ = ["file_version", "upgrade_notice"]
@@ -30,10 +29,11 @@ def file_version(path: str | Path | None) -> int | None:
     return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def upgrade_notice(source: str | Path | None, target: str | Path) -> str:
-    """What to tell the user when the document read from ``source`` is written to ``target``; '' if nothing."""
+def upgrade_notice(source: str | Path | None, target: str | Path, written: int) -> str:
+    """What to tell the user when the document read from ``source`` is written to ``target`` as
+    version ``written`` (``project.io.written_version``); '' if nothing."""
     version = file_version(source)
-    if source is None or version is None or version >= VERSION:
+    if source is None or version is None or version >= written:
         return ""
     return (f"{Path(source).name} was a version-{version} project; {Path(target).name} is written as "
-            f"version {VERSION} (older releases of the designer cannot open it)")
+            f"version {written} (older releases of the designer cannot open it)")

@@ -109,7 +109,8 @@ class ArmView(QWidget):
         first = self.arm is None
         old_reach = None if first else scene.arm_reach(self.arm)
         self.arm = arm
-        signature = (arm.n, tuple(arm.revolute), len(arm.point_masses))
+        signature = (arm.n, tuple(arm.revolute), len(arm.point_masses),
+                     tuple(b.index for b in arm.beams if not b.round))   # box parts are other solids
         if signature != self._signature:
             self._build_items(arm)
             self._signature = signature
@@ -270,7 +271,10 @@ class ArmView(QWidget):
         self._clear()
         self.arm = arm
         m = self._meshes
-        kinds = ([("base", m["cyl"], LINK_COLOR)] + [("links", m["cyl"], LINK_COLOR)] * (2 * arm.n)
+        boxes = {b.index for b in arm.beams if not b.round}   # box-section parts are drawn as boxes
+        kinds = ([("base", m["cyl"], LINK_COLOR)]
+                 + [("links", m["box"] if i in boxes and k == 0 else m["cyl"], LINK_COLOR)
+                    for i in range(arm.n) for k in range(2)]
                  + [("joints", m["joint"], REVOLUTE_COLOR) if r else ("joints", m["box"], PRISMATIC_COLOR)
                     for r in arm.revolute]
                  + [("coms", m["sphere"], COM_COLOR)] * arm.n
@@ -315,7 +319,7 @@ class ArmView(QWidget):
         r = self._radius
         T = arm.base @ arm.frames(self._q)   # in the world: the project's base pose places frame 0
         parts = {"base": [scene.segment_matrix(T[0, :3, 3] - 0.6 * r * T[0, :3, 2], T[0, :3, 3], 2.6 * r)]}
-        parts["links"] = [scene.segment_matrix(a, b, r) for a, b in scene.link_segments(arm, T).reshape(-1, 2, 3)]
+        parts["links"] = scene.link_matrices(arm, T, r)
         origins, axes = arm.joint_axes(self._q, T)
         parts["joints"] = [scene.axis_matrix(origins[i], axes[i],
                                              *((1.7 * r, 2.2 * r) if arm.revolute[i] else (1.5 * r, 1.5 * r)))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..model import Link, Manipulator
 from ..project import ProjectError, load_project, save_project
+from ..project.io import written_version
 from .folders import KEY as FOLDER_KEY
 from .folders import last_folder, remember_folder, safe_file_name
 from .version_notice import upgrade_notice
@@ -105,7 +106,7 @@ class WindowFiles:
         return self._write(path)
 
     def _write(self, path: Path) -> bool:
-        notice = upgrade_notice(self.document.path, path)
+        notice = upgrade_notice(self.document.path, path, written_version(self.document.model))
         try:
             save_project(self.document.model, path)
         except OSError as exc:

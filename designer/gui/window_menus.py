@@ -93,6 +93,8 @@ class WindowMenus:
         self._action(arm_menu, "&Cancel derivation", self.derivation.cancel)
         from . import control_dialogs
         control_dialogs.build_menu(self, arm_menu)
+        from . import modes
+        modes.build_menu(self, arm_menu)
 
     def _build_help_menu(self, help_menu) -> None:
         self._action(help_menu, "&User guide", self.show_user_guide, QKeySequence.StandardKey.HelpContents)

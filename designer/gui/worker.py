@@ -19,12 +19,14 @@ import time
 import traceback
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QSettings, Qt, QThreadPool, Signal
 
 from ..jobs import Cancelled, CancelToken, Job, Progress
-from ..jobs.process import ProcessJob, ProcessRunner
+from ..jobs.process import ProcessJob, ProcessRunner, default_memory_limit_mb
+from ..window_jobs import PRELOAD
 
-__all__ = ["JobSignals", "JobWorker", "ProcessJobWorker", "start_job", "process_runner"]
+__all__ = ["JobSignals", "JobWorker", "ProcessJobWorker", "start_job", "process_runner", "MEMORY_KEY",
+           "memory_limit_mb"]
 
 # progress within one stage is forwarded at most this often (seconds); stage changes always are
 PROGRESS_INTERVAL = 0.05
@@ -159,6 +161,19 @@ class ProcessJobWorker:
          "cancelled": self.signals.cancelled}[kind].emit(*payload)
 
 
+MEMORY_KEY = "jobs/memory_limit_mb"
+
+
+def memory_limit_mb(settings: QSettings | None = None) -> int:
+    """The stored limit in MB (0: none), or the default: half of the physical memory."""
+    value = (settings or QSettings()).value(MEMORY_KEY, None)
+    try:
+        return max(0, int(value)) if value is not None else default_memory_limit_mb()
+    except (TypeError, ValueError):
+        return default_memory_limit_mb()
+
+
+
 _runner: ProcessRunner | None = None
 
 
@@ -166,8 +181,8 @@ def process_runner() -> ProcessRunner:
     """The application's runner of worker processes (created on first use; ``warm_up`` starts it)."""
     global _runner
     if _runner is None:
-        from .preferences import memory_limit_mb
-        _runner = ProcessRunner(memory_limit_mb(), freeze_results=True)   # the window keeps results
+        _runner = ProcessRunner(memory_limit_mb(), freeze_results=True,   # the window keeps results
+                                preload=PRELOAD)
     return _runner
 
 

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,14 +41,9 @@ __all__ = ["ProcessJob", "call_job", "ProcessRunner", "Ticket", "dumps", "loads"
 
 # progress within one stage is sent at most this often (seconds); stage changes always are
 PROGRESS_INTERVAL = 0.05
-# what the server process imports once, so that a job's process starts with it ready; with what the
-# derivations import on first use (each job's process is new: a PUMA 560 fast Lagrange derivation took
-# 0.73 s the first time in a process and 0.67 s after, sympy's cache cleared, mostly sympy.combinatorics)
-PRELOAD = ["__main__", "designer.jobs.process", "designer.dynamics", "designer.explore.conditions",
-           "designer.explore.significance", "designer.report", "designer.codegen",
-           "designer.dynamics.bodies", "designer.dynamics.customized", "designer.dynamics.lagrange",
-           "designer.dynamics.newton_euler", "designer.dynamics.dalembert", "designer.dynamics.recursive_form",
-           "sympy.combinatorics", "sympy.tensor.tensor", "sympy.sets.setexpr"]
+# what the server process imports in any case; the caller adds its own packages (``preload``): this
+# layer knows no package above it
+BASE_PRELOAD = ("__main__", "designer.jobs.process")
 
 Listener = Callable[..., None]   # listener(kind, *payload); kind: progress, finished, failed, cancelled
 
@@ -230,19 +225,21 @@ class ProcessRunner:
     then frozen out of its passes (``gc.freeze``), for an application that keeps
     them: sympy trees hold no cycles and die by reference counting, and each
     full pass over a six-link result took 40-130 ms, in whichever thread
-    allocated (the window's). Listeners are called from the runner's threads, except ``cancelled``,
-    which is called in the thread that calls :meth:`cancel`, before it returns.
+    allocated (the window's). ``preload``: modules the server process imports once, so that each
+    job's process starts with them (the window's list: :data:`designer.window_jobs.PRELOAD`).
+    Listeners are called from the runner's threads, except ``cancelled``, which is called in the
+    thread that calls :meth:`cancel`, before it returns.
     """
 
     def __init__(self, memory_limit_mb: int | None = None, method: str | None = None,
-                 freeze_results: bool = False):
+                 freeze_results: bool = False, preload: Sequence[str] = ()):
         self.freeze_results = freeze_results
         self.memory_limit_mb = default_memory_limit_mb() if memory_limit_mb is None else memory_limit_mb
         if method is None:
             method = "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
         self.ctx = mp.get_context(method)
         if method == "forkserver":
-            self.ctx.set_forkserver_preload(PRELOAD)
+            self.ctx.set_forkserver_preload([*BASE_PRELOAD, *preload])
         self._lock = threading.Lock()
         self._spare: _Child | None = None
         self._spare_wanted = threading.Condition(self._lock)

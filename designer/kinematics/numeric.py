@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Convention, Manipulator
+from ..model.parts import Beam, link_beams
 
 __all__ = ["NumericArm", "dh_frames", "dh_matrices", "dh_transform", "display_arm"]
 
@@ -22,11 +23,14 @@ def dh_matrices(a, alpha, d, theta, convention: Convention) -> np.ndarray:
     """Link transforms A (..., 4, 4) for DH parameters of any (broadcast) shape.
 
     Standard: Rz(theta) Tz(d) Tx(a) Rx(alpha); modified: Rx(alpha) Tx(a) Rz(theta) Tz(d).
-    The one DH frame function: single links, whole arms and batches of states all come here.
+    The one DH frame function: single links, whole arms, batches of states, the regressor and the
+    URDF import and export all come here. Floats give floats; complex values (the regressor's
+    complex-step derivatives) stay complex.
     """
-    a, alpha, d, theta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, alpha, d, theta)))
+    a, alpha, d, theta = np.broadcast_arrays(*(np.asarray(v) for v in (a, alpha, d, theta)))
+    dtype = np.result_type(a, alpha, d, theta, float)
     ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    A = np.zeros(a.shape + (4, 4))
+    A = np.zeros(a.shape + (4, 4), dtype=dtype)
     A[..., 3, 3] = 1.0
     if convention is Convention.STANDARD:
         A[..., 0, 0], A[..., 0, 1], A[..., 0, 2], A[..., 0, 3] = ct, -st * ca, st * sa, a * ct
@@ -80,6 +84,7 @@ class NumericArm:
     point_masses: tuple[tuple[int, float, np.ndarray], ...]  # (link index 0-based, mass, position)
     base: np.ndarray = field(default_factory=lambda: np.eye(4))  # frame 0 in the world
     tool: np.ndarray = field(default_factory=lambda: np.eye(4))  # tool frame in frame n
+    beams: tuple[Beam, ...] = ()   # the part-made links as beams (model/parts.py), for their bending
 
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> NumericArm:
@@ -113,6 +118,7 @@ class NumericArm:
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),
             base=np.eye(4) if model.base is None else model.base.matrix(f),
             tool=np.eye(4) if model.tool is None else model.tool.matrix(f),
+            beams=link_beams(model, values) if any(l.part is not None for l in model.links) else (),
         )
 
     @property

@@ -15,7 +15,7 @@ import sympy as sp
 
 from .expr import to_expr
 
-__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "pose_matrix", "rpy_from_matrix", "rpy_matrix"]
+__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "pose_matrix", "rpy_from_matrix", "rpy_matrix"]
 
 ZERO = sp.Integer(0)
 
@@ -85,6 +85,11 @@ class Drive:
     joint turn and ``motor_inertia`` Jm the rotor inertia on the motor side, so the inertia
     reflected to the joint is N^2 Jm. ``viscous`` (N m s/rad) and ``coulomb`` (N m) friction act at
     the joint.
+
+    ``stiffness`` k (N m/rad, N/m for a prismatic joint) and ``damping`` d (N m s/rad) make the joint
+    elastic (project format version 3): the gearbox's torsional stiffness at the joint side, the
+    catalogue figure, with the spring torque k (theta/N - q) + d (theta'/N - q') between the motor
+    angle theta (motor side) and the joint angle q (designer/numeric/elastic.py).
     """
 
     rated_torque: float | None = None
@@ -94,6 +99,8 @@ class Drive:
     motor_inertia: float | None = None
     viscous: float | None = None
     coulomb: float | None = None
+    stiffness: float | None = None
+    damping: float | None = None
 
     def __post_init__(self):
         for f in fields(self):
@@ -117,6 +124,8 @@ class Drive:
 
 
 DRIVE_FIELDS = tuple(f.name for f in fields(Drive))
+#: the drive fields that project format version 3 added (an elastic joint)
+ELASTIC_DRIVE_FIELDS = ("stiffness", "damping")
 
 
 def rpy_from_matrix(R: np.ndarray) -> tuple[float, float, float]:

@@ -11,12 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
+
+if TYPE_CHECKING:
+    from .parts import Part
 
 __all__ = [
     "Convention",
@@ -132,6 +136,7 @@ class Link:
     limits: tuple[sp.Expr, sp.Expr] | None = None
     joint_name: str = ""
     drive: Drive | None = None
+    part: Part | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
@@ -162,6 +167,8 @@ class Link:
         yield from self.inertia.entries()
         if self.limits:
             yield from self.limits
+        if self.part is not None:
+            yield from self.part.expressions()
 
 
 @dataclass(frozen=True)
@@ -212,6 +219,9 @@ class Manipulator:
         params = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
         object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
+        if any(link.part is not None for link in self.links):
+            from .parts import part_links   # parts.py builds on this module's Inertia
+            object.__setattr__(self, "links", part_links(self))
 
     @property
     def gravity_frame0(self) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
@@ -300,6 +310,7 @@ class Manipulator:
                 com=tuple(fn(c) for c in link.com),
                 inertia=Inertia(*(fn(e) for e in link.inertia.entries())),
                 limits=None if link.limits is None else tuple(fn(v) for v in link.limits),
+                part=None if link.part is None else link.part.map(fn),
             )
         return replace(
             self,

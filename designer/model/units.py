@@ -9,7 +9,7 @@ import sympy as sp
 from .manipulator import Manipulator
 
 __all__ = ["parameter_units", "joint_unit", "mass_length", "inertial_unit", "with_unit", "LENGTH", "MASS", "INERTIA",
-           "ANGLE", "ACCELERATION"]
+           "ANGLE", "ACCELERATION", "ELASTIC_DRIVE_UNITS"]
 
 LENGTH, MASS, INERTIA, ANGLE, ACCELERATION = "m", "kg", "kg m²", "rad", "m/s²"
 
@@ -83,3 +83,11 @@ def inertial_unit(torque_revolute: bool, *rates_revolute: bool) -> str:
 def with_unit(label: str, unit: str) -> str:
     """``label (unit)``; dimensionless quantities read ``(1)``; no unit known: the label alone."""
     return f"{label} ({unit})" if unit else label
+
+
+#: label and SI unit of the elastic-joint drive fields (project format version 3), revolute joint / prismatic
+#: joint; for the window's drive editor and reports beside the other drive fields' rows
+ELASTIC_DRIVE_UNITS = {
+    "stiffness": ("torsional stiffness k", "N m/rad", "N/m"),
+    "damping": ("joint damping d", "N m s/rad", "N s/m"),
+}

@@ -1,5 +1,9 @@
 """Checks of a model: every problem at once, each naming its field.
 
+Only what the model's own numbers show (this runs on every project load); the check that needs
+M(q) at sample poses is :func:`designer.numeric.checks.check_model`, which the command line's
+``validate``/``info`` and the window's Problems panel run.
+
 Errors make a model unusable (negative mass, an inertia that is not positive
 semi-definite); warnings flag legal but suspicious input and never block work.
 """
@@ -11,13 +15,16 @@ from enum import Enum
 
 import numpy as np
 
+from .drives import drive_arrays
 from .evaluate import NotANumber, real_value
 from .expr import is_valid_name
 from .manipulator import Manipulator, MissingParameterError
 
-__all__ = ["Severity", "Problem", "validate", "errors", "warnings"]
+__all__ = ["Severity", "Problem", "validate", "errors", "warnings", "drive_note", "SINGULAR_AT_EVERY_POSE"]
 
 TOL = 1e-9
+#: how every warning about a mass matrix singular at every pose begins
+SINGULAR_AT_EVERY_POSE = "the mass matrix is singular at every pose"
 
 
 class Severity(str, Enum):
@@ -136,14 +143,12 @@ def validate(model: Manipulator) -> list[Problem]:
         if mass is not None and mass < 0:
             err(f"{where}.mass", f"must be >= 0, is {mass:g}")
 
+    _elastic_drives(model, err, warn)
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
         if num.get(where) is not None:   # a field out of range is an error above, not an angle
             warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
-    before = len(out)
-    _singular_mass_matrix(model, num, warn)
-    if len(out) == before and not any(p.severity is Severity.ERROR for p in out):
-        _singular_everywhere(model, warn)
+    _singular_mass_matrix(model, num, warn)   # the general case needs M(q): designer.numeric.checks
 
     missing = model.unvalued_symbols()
     if missing:
@@ -164,6 +169,26 @@ def _triangle_broken(mat: np.ndarray, eig: np.ndarray, tol: float) -> str:
             if a + b < c - tol:
                 return label
     return f"of its principal moments ({eig[0]:.4g} + {eig[1]:.4g} < {eig[2]:.4g})"
+
+
+def _elastic_drives(model: Manipulator, err, warn) -> None:
+    """An elastic joint's stiffness must be a positive finite number, its damping not negative; an
+    elastic joint without a motor inertia has a massless motor side (the simulation refuses it)."""
+    for i, link in enumerate(model.links, start=1):
+        drive = link.drive
+        if drive is None:
+            continue
+        where = f"links[{i}].drive"
+        k, d = drive.stiffness, drive.damping
+        if k is not None and not (np.isfinite(k) and k > 0):
+            err(f"{where}.stiffness", f"must be a positive number (N m/rad), is {k:g}")
+        elif k is not None and not drive.motor_inertia:
+            warn(f"{where}.stiffness", "elastic joint without motor_inertia: its natural frequencies with "
+                 "locked motors are defined, the elastic simulation needs the rotor inertia")
+        if d is not None and not (np.isfinite(d) and d >= 0):
+            err(f"{where}.damping", f"must be a number >= 0 (N m s/rad), is {d:g}")
+        elif d is not None and k is None:
+            warn(f"{where}.damping", "damping without stiffness: the joint stays rigid and the damping is not used")
 
 
 def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
@@ -189,8 +214,8 @@ def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
         return
     last = max((i for i in range(n) if any(m > 0 or np.any(I != 0) for m, _, I in bodies[i])), default=-1)
     for j in range(last + 1, n):
-        warn(f"links[{j + 1}]", "the mass matrix is singular at every pose: joint "
-             f"{j + 1} moves no mass" + _drive_note(model, [j]))
+        warn(f"links[{j + 1}]", SINGULAR_AT_EVERY_POSE + ": joint "
+             f"{j + 1} moves no mass" + drive_note(model, [j]))
     if last < 0 or not model.links[last].is_revolute:
         return
     alpha = num.get(f"links[{last + 1}].alpha")
@@ -205,49 +230,13 @@ def _singular_mass_matrix(model: Manipulator, num: dict, warn) -> None:
     reach = max(1.0, float(np.max(np.abs([c for _, c, _ in bodies[last]]))))
     scale = max(sum(m for m, _, _ in bodies[last]), 1e-300) * reach**2
     if about <= 1e-12 * scale:
-        warn(f"links[{last + 1}]", "the mass matrix is singular at every pose: the mass of link "
-             f"{last + 1} lies on its joint axis and has no inertia about it" + _drive_note(model, [last]))
+        warn(f"links[{last + 1}]", SINGULAR_AT_EVERY_POSE + ": the mass of link "
+             f"{last + 1} lies on its joint axis and has no inertia about it" + drive_note(model, [last]))
 
 
-def _singular_everywhere(model: Manipulator, warn) -> None:
-    """The general case the named checks above miss (a massless arm, two coaxial revolute or
-    parallel prismatic joints in a row): M(q) singular at three unrelated poses is singular at
-    every pose for any practical purpose. Numeric models only; costs a few milliseconds."""
-    if model.unvalued_symbols():
-        return
-    from ..kinematics import NumericArm   # model is below kinematics and numeric: import late
-    from ..numeric.batch import Batch     # numpy over the Jacobians: no code traced for a passing edit
-    try:
-        arm = NumericArm.from_model(model)
-    except (ValueError, ArithmeticError):
-        return
-    rng = np.random.default_rng(0)
-    with np.errstate(all="ignore"):
-        poses = Batch(arm, rng.uniform(-np.pi, np.pi, (3, model.n))).M
-    if not np.all(np.isfinite(poses)):
-        return   # numbers beyond the float range: nothing to say about singularity
-    null, zero = None, True
-    for M in poses:
-        ev, vec = np.linalg.eigh(M)
-        if ev[0] > SINGULAR * max(float(np.abs(ev[-1])), np.finfo(float).tiny):
-            return
-        null, zero = vec[:, 0], zero and not np.any(M)
-    assert null is not None
-    if zero:
-        warn("links", "the mass matrix is zero at every pose: nothing the joints move has mass or inertia"
-             + _drive_note(model, list(range(model.n))))
-        return
-    joints = [j for j in range(model.n) if abs(null[j]) > 0.1]
-    names = ", ".join(str(j + 1) for j in joints)
-    what = f"joint {names} moves" if len(joints) == 1 else f"joints {names} together move"
-    warn(f"links[{joints[-1] + 1}]", f"the mass matrix is singular at every pose: {what} no mass or inertia "
-         "(a massless link, or joints along the same axis?)" + _drive_note(model, joints))
-
-
-def _drive_note(model: Manipulator, joints: list[int]) -> str:
+def drive_note(model: Manipulator, joints: list[int]) -> str:
     """The end of a singular-M warning: what it means for metrics, and whether the drive terms
     (``--drives``: the reflected motor inertia N^2 Jm on M's diagonal) make M regular after all."""
-    from ..dynamics.drives import drive_arrays   # model is below dynamics: import late
     reflected = drive_arrays(model)[0]
     if joints and all(reflected[j] > 0 for j in joints):
         names = ("joint " if len(joints) == 1 else "joints ") + ", ".join(str(j + 1) for j in joints)
@@ -255,9 +244,6 @@ def _drive_note(model: Manipulator, joints: list[int]) -> str:
                 "makes it regular; metrics without them that need M^-1 will say 'singular')")
     return " (metrics that need M^-1 will say 'singular')"
 
-
-#: M is singular where its smallest eigenvalue is below this share of its largest (as the explore metrics judge it)
-SINGULAR = 1e-12
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

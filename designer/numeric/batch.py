@@ -28,6 +28,7 @@ import numpy as np
 
 from ..kinematics import NumericArm, dh_frames
 from ..model.manipulator import Convention
+from .protocol import solve_checked, states
 
 __all__ = ["Batch", "BatchDynamics", "batch_frames", "map_states", "CHUNK"]
 
@@ -287,7 +288,6 @@ class BatchDynamics:
         self.compiled = compiled
 
     def _map(self, q, get, tail, *others) -> np.ndarray:
-        from .protocol import states
         arrays = states(self.n, ("q", q), *others)
         if len(arrays) == 1:
             return map_states(self.arm, arrays[0], get, tail, self.compiled)
@@ -314,7 +314,6 @@ class BatchDynamics:
         return self._map(q, lambda b, v, a: b.torque(v, a), (self.n,), ("qd", qd), ("qdd", qdd))
 
     def qdd(self, q, qd, tau) -> np.ndarray:
-        from .protocol import solve_checked, states
         q, qd, tau = states(self.n, ("q", q), ("qd", qd), ("tau", tau))
         return solve_checked(self.M(q), tau - self.h(q, qd) - self.G(q), q)
 

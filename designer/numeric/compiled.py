@@ -13,25 +13,22 @@ arm is too large for Python's compiler.
 from __future__ import annotations
 
 import inspect
-import itertools
-import linecache
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Mapping
-from types import ModuleType
 
 import numpy as np
 import sympy as sp
 
-from ..codegen.plan import CodeForm, CodePlan, _is_symmetric, plan_code
+from ..codegen.plan import CodeForm, CodePlan, plan_code
 from ..codegen.python_code import emit_python
 from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model import MissingParameterError
-from .trigpoly import nested_forms
+from .loader import load_source
+from .trigpoly import nested_matrix
 
 __all__ = ["CompiledDynamics", "compile_equations"]
 
-_counter = itertools.count()
 
 #: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
 BLOCK = 8192
@@ -44,50 +41,6 @@ _FUNCTIONS = {"M": "mass_matrix", "G": "gravity", "h": "bias", "tau": "tau"}
 def _round_floats(e: sp.Expr) -> sp.Expr:
     floats = e.atoms(sp.Float)
     return e.xreplace({f: sp.Float(float(f"{float(f):.{DIGITS}g}")) for f in floats}) if floats else e
-
-
-def _horner(e: sp.Expr) -> sp.Expr:
-    """Nested (Horner) form of ``e`` as a polynomial in its sines, cosines and symbols.
-
-    Expanded M and G (a derivation's closed forms) nest to about three quarters of their
-    operations (PUMA 560: 338 -> ~260).
-    """
-    if not e.free_symbols:
-        return e
-    funcs = sorted(e.atoms(sp.sin, sp.cos), key=sp.default_sort_key)
-    placeholders = {f: sp.Dummy(f"t{k}") for k, f in enumerate(funcs)}
-    try:
-        nested = sp.horner(sp.expand(e.xreplace(placeholders)))
-    except sp.PolynomialError:
-        return e
-    return nested.xreplace({v: k for k, v in placeholders.items()})
-
-
-def _nested(mat: sp.Matrix, joints) -> sp.Matrix:
-    """``mat`` rewritten for fewer operations: angle sums and a searched Horner form
-    (:func:`~designer.numeric.trigpoly.nested_forms`), else a Horner form per entry."""
-    rows, cols = mat.shape
-    symmetric = _is_symmetric(mat)
-    cells = [(i, j) for i in range(rows) for j in range(i if symmetric else 0, cols)]
-    forms = nested_forms([mat[i, j] for i, j in cells], joints)
-    if forms is None:
-        return mat.applyfunc(_horner)
-    out = sp.zeros(rows, cols)
-    for (i, j), e in zip(cells, forms):
-        out[i, j] = e
-        if symmetric:
-            out[j, i] = e
-    return out
-
-
-def _load(source: str, tag: str) -> ModuleType:
-    filename = f"<designer-compiled-{next(_counter)}-{tag}>"
-    # register the text so that inspect.getsource and tracebacks can show it
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    module = ModuleType(filename)
-    module.__file__ = filename
-    exec(compile(source, filename, "exec"), module.__dict__)
-    return module
 
 
 @dataclass(frozen=True)
@@ -190,7 +143,7 @@ def _derived_plan(eq: Equations, given: dict, horner: tuple[str, ...], token: Ca
 
     def prepare(mat, name):
         out = sp.Matrix(mat).applyfunc(lambda e: _round_floats(sp.sympify(e).xreplace(subs)))
-        return _nested(out, eq.model.q) if name in horner else out
+        return nested_matrix(out, eq.model.q) if name in horner else out
     numeric = replace(eq, mass_matrix=prepare(eq.mass_matrix, "M"), gravity=prepare(eq.gravity, "G"),
                       coriolis=prepare(eq.coriolis, "h"), tau=prepare(eq.tau, "tau"))
     return plan_code(numeric, CodeForm.DERIVED, token=token)
@@ -241,7 +194,8 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
     else:
         plan = _derived_plan(eq, given, tuple(horner), token)
     token.check()
-    scalar_module, vector_module = _load(emit_python(plan, "math"), "math"), _load(emit_python(plan), "numpy")
+    scalar_module = load_source(emit_python(plan, "math"), "compiled-math")
+    vector_module = load_source(emit_python(plan), "compiled-numpy")
     scalar = {q: getattr(scalar_module, f) for q, f in _FUNCTIONS.items()}
     vector = {q: getattr(vector_module, f) for q, f in _FUNCTIONS.items()}
     return CompiledDynamics(n=model.n, method=getattr(eq.method, "value", str(eq.method)), parameters=given,

@@ -3,7 +3,7 @@
 Solved with M, never by inverting it: by default with the generated recursive
 code of :class:`~designer.numeric.engine.ArmDynamics` (composite rigid bodies
 for M, Newton-Euler for h + G, an LDL^T solve), or over compiled symbolic
-equations through :class:`~designer.numeric.protocol.CompiledAdapter`.
+equations through :class:`~designer.numeric.adapter.CompiledAdapter`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
 from .engine import arm_dynamics
-from .protocol import MAX_CONDITION, CompiledAdapter, Dynamics, SingularConfigurationError
+from .adapter import CompiledAdapter
+from .protocol import MAX_CONDITION, Dynamics, SingularConfigurationError
 
 __all__ = ["SingularConfigurationError", "MAX_CONDITION", "System", "dynamics_of", "forward_dynamics"]
 

@@ -52,13 +52,14 @@ class Integration:
 def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[float, float], y0,
                   method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf,
                   t_eval=None, interval: float = PROGRESS_SECONDS, token: CancelToken | None = None,
-                  stage: str = "integrate") -> Job[Integration]:
+                  stage: str = "integrate", jac: Callable | None = None) -> Job[Integration]:
     """Integrate ``y' = fun(t, y)`` over ``t_span`` (forward in time) as ``solve_ivp`` would, as a job.
 
     Yields a :class:`~designer.jobs.Progress` with the fraction ``(t - t0) / (t1 - t0)`` at the start,
     after a step whenever ``interval`` seconds passed since the last one (0: after every step), and at the
-    end; ``token`` is checked after every step. Raises :class:`IntegrationError` when the solver fails
-    and ValueError for a bad method or ``t_eval``.
+    end; ``token`` is checked after every step. ``jac(t, y)``, for the implicit methods (Radau, BDF,
+    LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). Raises
+    :class:`IntegrationError` when the solver fails and ValueError for a bad method or ``t_eval``.
     """
     solver_class = SOLVERS.get(method)
     if solver_class is None:
@@ -73,7 +74,9 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
         if np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 or t_eval[-1] > t1:
             raise ValueError("t_eval: times must increase and lie inside t_span")
     # the arguments solve_ivp gives the solver (it passes vectorized=False and its options through)
-    solver = solver_class(fun, t0, np.asarray(y0), t1, vectorized=False, rtol=rtol, atol=atol, max_step=max_step)
+    options = {} if jac is None else {"jac": jac}
+    solver = solver_class(fun, t0, np.asarray(y0), t1, vectorized=False, rtol=rtol, atol=atol, max_step=max_step,
+                          **options)
     ts: list = [t0] if t_eval is None else []
     ys: list = [solver.y] if t_eval is None else []
     taken, done = 0, 0     # accepted steps; t_eval entries written

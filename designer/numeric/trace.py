@@ -10,21 +10,25 @@ result is a flat function without loops or calls, one binary operation a line,
 so neither the compiler nor the interpreter nests deeper than one level,
 however long the arm. The same source runs on Python floats (``math``) for one
 state, the fastest way for arrays of six, and on numpy arrays for many.
+
+It is the second Python code writer beside :mod:`designer.codegen.python_code`, and stays one: that
+one prints sympy expressions after CSE, this one records float operations while the algorithm runs,
+so the numeric layer builds an arm's code in milliseconds without loading sympy's derivations
+(``test_numeric_layer_does_not_load_the_symbolic_dynamics``). Both load through :mod:`.loader`.
 """
 
 from __future__ import annotations
 
-import itertools
-import linecache
 import math
 import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .loader import load_source
+
 __all__ = ["Tape", "Var", "Scalar", "build"]
 
-_counter = itertools.count()
 #: the deepest nesting of operations in one generated line
 DEPTH = 4
 _NAME = re.compile(r"\bv\d+\b")  # the names the tape gives its lines
@@ -251,11 +255,7 @@ def build(name: str, source: str, vectorised: bool) -> Callable:
     """Compile ``source`` defining ``name``, with sin/cos from numpy (arrays) or math (floats)."""
     if not vectorised:  # on floats two math calls in line are faster than a helper's call
         source = _PAIR.sub(r"\1, \2 = cos(\3), sin(\3)", source)
-    filename = f"<designer-numeric-{next(_counter)}-{name}>"
-    # register the text so that inspect.getsource and tracebacks can show it
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     lib = np if vectorised else math
     # a constant beyond the float range (a length of 1e308 squared) is written as repr gives it: inf
     namespace = {"sin": lib.sin, "cos": lib.cos, "cos_sin": _cos_sin_arrays, "inf": math.inf, "nan": math.nan}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace[name]
+    return getattr(load_source(source, f"numeric-{name}", namespace), name)

@@ -17,27 +17,32 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
-from ..model.extras import DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
+from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
+from ..model.parts import PartError
 from ..model.validation import Problem, Severity, validate
+from .parts_io import materials_json, part_json, read_materials, read_part
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
            "from_dict", "to_dict", "save_project", "dumps_project"]
 
 FORMAT = "manipulator-designer"
-VERSION = 2
+VERSION = 3
 MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
 MAX_EXPRESSION_CHARS = 100_000
 
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
-              "joint_name", "drive"}
+              "joint_name", "drive", "part"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
-             "links", "point_masses", "base", "tool", "gravity_frame"}
+             "links", "point_masses", "base", "tool", "gravity_frame", "materials"}
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
+# fields of version 3: a file of an older version holding them is refused; a model using them is written as 3
+_V3_LINK_KEYS = {"part"}
+_V3_TOP_KEYS = {"materials"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
@@ -66,6 +71,8 @@ class _Reader:
     def __init__(self):
         self.problems: list[str] = []
         self.chars = 0  # expression text read so far, against MAX_EXPRESSION_CHARS
+        self.materials: dict = {}   # the project's materials (built-ins and its own), read before the links
+        self.values: dict[str, float] = {}   # the parameters' defaults, read before the links
 
     def fail(self, where: str, message: str):
         self.problems.append(f"{where}: {message}")
@@ -171,7 +178,10 @@ class _Reader:
             if number < 0:
                 self.fail(f"{where}.{key}", f"must not be negative, found {number!r}")
                 continue
-            if number > MAX_DRIVE_VALUE:
+            if key == "stiffness" and number == 0:
+                self.fail(f"{where}.{key}", "must be positive (leave it out for a rigid joint)")
+                continue
+            if key not in ("stiffness", "damping") and number > MAX_DRIVE_VALUE:
                 self.fail(f"{where}.{key}", f"{number:.3g} is too large (at most {MAX_DRIVE_VALUE:g})")
                 continue
             out[key] = number
@@ -218,13 +228,22 @@ class _Reader:
         elif joint not in ("R", "P"):
             self.fail(f"{where}.joint", f"must be \"R\" (revolute) or \"P\" (prismatic), not {json.dumps(joint)}")
         fields = {k: self.expr(data.get(k, 0), f"{where}.{k}") for k in ("a", "alpha", "d", "theta")}
-        if "mass" not in data:
+        part = None
+        if data.get("part") is not None:
+            # a part makes the mass, COM and inertia (model/parts.py): the file gives one or the other
+            part = read_part(self, data["part"], f"{where}.part", self.materials, self.values)
+            given = sorted({"mass", "com", "inertia"} & set(data))
+            if given:
+                self.fail(where, "give either part or " + ", ".join(given) + " (a part makes mass, com and inertia)")
+            mass, com, inertia = (to_expr(0), (to_expr(0),) * 3, Inertia()) if part is not None else (None, None, None)
+        elif "mass" not in data:
             self.fail(f"{where}.mass", "missing")
             mass = None
         else:
             mass = self.expr(data["mass"], f"{where}.mass")
-        com = self.vec3(data.get("com"), f"{where}.com")
-        inertia = self.inertia(data.get("inertia"), f"{where}.inertia")
+        if data.get("part") is None:
+            com = self.vec3(data.get("com"), f"{where}.com")
+            inertia = self.inertia(data.get("inertia"), f"{where}.inertia")
         name = self.text(data.get("name"), f"{where}.name")
         joint_name = self.text(data.get("joint_name"), f"{where}.joint_name")
         drive = self.drive(data.get("drive"), f"{where}.drive")
@@ -238,10 +257,10 @@ class _Reader:
                 if None in limits:
                     limits = None
         values = [*fields.values(), mass, com, inertia]
-        if joint not in ("R", "P") or any(v is None for v in values):
+        if joint not in ("R", "P") or any(v is None for v in values) or com is None or inertia is None:
             return None
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
-                    joint_name=joint_name, drive=drive, **fields)
+                    joint_name=joint_name, drive=drive, part=part, **fields)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -322,6 +341,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     unknown = set(data) - _TOP_KEYS
     if version < 2:
         unknown |= set(data) & _V2_TOP_KEYS
+    if version < 3:
+        unknown |= set(data) & _V3_TOP_KEYS
     if unknown:
         reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
     convention = data.get("convention", "standard")
@@ -330,6 +351,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         convention = "standard"
     gravity = reader.vec3(data.get("gravity"), "gravity", default=(0, 0, "-g"))
     parameters = reader.parameters(data.get("parameters"))
+    reader.values = parameters
+    reader.materials = read_materials(reader, data.get("materials"))
     links_data = data.get("links")
     links = []
     if not isinstance(links_data, list) or not links_data:
@@ -343,6 +366,13 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                 if isinstance(l, dict) and set(l) & _V2_LINK_KEYS:
                     reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V2_LINK_KEYS)) +
                                 " need format version 2")
+        if version < 3:
+            for i, l in enumerate(links_data, start=1):
+                if isinstance(l, dict) and set(l) & _V3_LINK_KEYS:
+                    reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V3_LINK_KEYS)) +
+                                " need format version 3")
+    if version < 3:
+        _elastic_fields_need_version_3(links_data, reader)
     pms_data = data.get("point_masses") or []
     pms = []
     if not isinstance(pms_data, list):
@@ -361,15 +391,36 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     if links:
         # Check the values too, with harmless stand-ins for the entries that could not be
         # read, so that one pass over the file reports every problem (numbering kept).
-        model = Manipulator(links=tuple(Link() if l is None else l for l in links), name=name,
-                            description=description, convention=Convention(convention),
-                            gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
-                            point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
-                            base=base, tool=tool, gravity_in_world=gravity_frame == "world")
+        try:
+            model = Manipulator(links=tuple(Link() if l is None else l for l in links), name=name,
+                                description=description, convention=Convention(convention),
+                                gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
+                                point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
+                                base=base, tool=tool, gravity_in_world=gravity_frame == "world")
+        except PartError as exc:
+            raise ProjectError(problems + [str(exc)], source) from None
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
     if problems:
         raise ProjectError(problems, source)
     return model
+
+
+# -- elastic joints (format version 3) ------------------------------------------------------
+def _elastic_fields_need_version_3(links_data, reader: _Reader) -> None:
+    """A file older than version 3 holding a drive's stiffness or damping is refused, as before."""
+    if not isinstance(links_data, list):
+        return
+    for i, link in enumerate(links_data, start=1):
+        drive = link.get("drive") if isinstance(link, dict) else None
+        used = sorted(set(drive) & set(ELASTIC_DRIVE_FIELDS)) if isinstance(drive, dict) else []
+        if used:
+            reader.fail(f"links[{i}].drive", "field(s) " + ", ".join(used) + " need format version 3")
+
+
+def _uses_elastic_joints(model: Manipulator) -> bool:
+    """Whether the model needs format version 3 for its elastic-joint drive data."""
+    return any(link.drive is not None and any(getattr(link.drive, f) is not None for f in ELASTIC_DRIVE_FIELDS)
+               for link in model.links)
 
 
 def migrate(data: dict) -> dict:
@@ -401,10 +452,12 @@ def to_dict(model: Manipulator) -> dict:
             "joint": link.joint.value,
             "a": format_expr(link.a), "alpha": format_expr(link.alpha),
             "d": format_expr(link.d), "theta": format_expr(link.theta),
-            "mass": format_expr(link.mass),
-            "com": [format_expr(c) for c in link.com],
-            "inertia": _inertia_json(link.inertia),
         })
+        if link.part is not None:
+            entry["part"] = part_json(link.part)
+        else:
+            entry.update({"mass": format_expr(link.mass), "com": [format_expr(c) for c in link.com],
+                          "inertia": _inertia_json(link.inertia)})
         if link.limits is not None:
             entry["limits"] = [format_expr(v) for v in link.limits]
         if link.joint_name:
@@ -413,7 +466,7 @@ def to_dict(model: Manipulator) -> dict:
             entry["drive"] = link.drive.as_dict()
         links.append(entry)
     doc: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION, "name": model.name, "description": model.description,
+        "format": FORMAT, "version": written_version(model), "name": model.name, "description": model.description,
         "convention": model.convention.value,
         "gravity": [format_expr(g) for g in model.gravity],
         "parameters": dict(model.parameters),
@@ -428,7 +481,18 @@ def to_dict(model: Manipulator) -> dict:
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
+    materials = materials_json([link.part for link in model.links if link.part is not None])
+    if materials:
+        doc["materials"] = materials
     return doc
+
+
+def written_version(model: Manipulator) -> int:
+    """The version a model is written as: 3 only when it uses a version-3 field, so that a project
+    that does not can still be opened by the programs that read version 2."""
+    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model):
+        return 3
+    return 2
 
 
 def loads_project(text: str | bytes, source: str = "") -> Manipulator:

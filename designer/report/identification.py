@@ -10,7 +10,7 @@ import json
 import numpy as np
 import sympy as sp
 
-from ..dynamics.base_params import BaseParameters
+from ..identification.base_params import BaseParameters
 from ..dynamics.inertial import parameter_names, standard_parameters
 from ..model.manipulator import Manipulator
 from .printing import latex_escape, to_latex, to_text
@@ -26,7 +26,7 @@ def _value(expr: sp.Expr, model: Manipulator) -> float | None:
 def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool = False) -> list[dict]:
     """[{name, formula (expression), value or None}] of the standard (with ``drives``, and the drive)
     parameters, or of the base parameters."""
-    from ..numeric.regressor import drive_parameter_values, drive_slots
+    from ..dynamics.inertial import drive_parameter_values, drive_slots
     standard = standard_parameters(model)
     if drives or (bp is not None and len(bp.standard_symbols) > 10 * model.n):
         standard += [sp.Float(v) for v in drive_parameter_values(model)]
@@ -41,7 +41,7 @@ def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool =
 def base_parameter_table(model: Manipulator) -> tuple[BaseParameters, list[dict]]:
     """The base parameters of ``model`` and their :func:`parameter_rows` (the Identification dialog's table;
     symbolic, seconds to a minute for six joints: the window computes it in a worker process)."""
-    from ..dynamics.base_params import base_parameters
+    from ..identification.base_params import base_parameters
     bp = base_parameters(model)
     return bp, parameter_rows(model, bp)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..kinematics import dh_transform
 from ..model.manipulator import Convention
 
 __all__ = ["Axis", "FAR", "PARALLEL_TOL", "DISTANCE_TOL", "SNAP_TOL", "Snap", "dh_frames", "dh_numbers",
@@ -177,24 +178,12 @@ def dh_numbers(prev: np.ndarray, frame: np.ndarray, convention: Convention) -> t
         alpha = float(np.arctan2(R[2, 1], R[2, 2]))
         d = float(p[2])
         a = float(p[0] * np.cos(theta) + p[1] * np.sin(theta))
-        check = _standard(a, alpha, d, theta)
     else:
         alpha = float(np.arctan2(-R[1, 2], R[2, 2]))
         theta = float(np.arctan2(-R[0, 1], R[0, 0]))
         a = float(p[0])
         d = float(-np.sin(alpha) * p[1] + np.cos(alpha) * p[2])
-        check = _modified(a, alpha, d, theta)
-    err = np.abs(check - A).max()
+    err = np.abs(dh_transform(a, alpha, d, theta, convention) - A).max()
     if err > 1e-9 * max(1.0, np.abs(p).max()):
         raise ValueError(f"frames are not related by a DH transform (residual {err:.2e})")
     return a, alpha, d, theta
-
-
-def _standard(a, alpha, d, theta) -> np.ndarray:
-    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    return np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0, sa, ca, d], [0, 0, 0, 1]])
-
-
-def _modified(a, alpha, d, theta) -> np.ndarray:
-    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    return np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -sa * d], [st * sa, ct * sa, ca, ca * d], [0, 0, 0, 1]])

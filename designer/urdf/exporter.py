@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import DesignerError
-from ..kinematics import NumericArm
+from ..kinematics import NumericArm, dh_matrices
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
 from ..numeric.recursive import LumpedBodies, lumped_bodies
@@ -41,18 +41,6 @@ def _vec(v) -> str:
 
 def _origin(parent: ET.Element, T: np.ndarray) -> None:
     ET.SubElement(parent, "origin", xyz=_vec(T[:3, 3]), rpy=_vec(rpy_from_matrix(T[:3, :3])))
-
-
-def _standard_offset(a, alpha, d, theta) -> np.ndarray:
-    """Rz(theta) Tz(d) Tx(a) Rx(alpha)."""
-    ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
-    return np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0, sa, ca, d], [0, 0, 0, 1.0]])
-
-
-def _modified_offset(a, alpha, d, theta) -> np.ndarray:
-    """Rx(alpha) Tx(a) Rz(theta) Tz(d)."""
-    ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
-    return np.array([[ct, -st, 0, a], [st * ca, ct * ca, -sa, -sa * d], [st * sa, ct * sa, ca, ca * d], [0, 0, 0, 1.0]])
 
 
 def _names(model: Manipulator) -> tuple[list[str], list[str]]:
@@ -145,8 +133,9 @@ def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Expo
     except ValueError as exc:
         raise error(f"cannot export: {exc}") from None
     standard = arm.convention is Convention.STANDARD
-    offset = _standard_offset if standard else _modified_offset
-    return Exported(arm, lumped_bodies(arm), standard, [offset(*arm.dh[i]) for i in range(arm.n)], *_names(model))
+    a, alpha, d, theta = arm.dh.T   # the links' fixed transforms (joint variables at zero)
+    offsets = list(dh_matrices(a, alpha, d, theta, arm.convention))
+    return Exported(arm, lumped_bodies(arm), standard, offsets, *_names(model))
 
 
 def urdf_text(model: Manipulator) -> str:

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from designer.codegen import generate_job
+from tests.support.codegen import generate_job
 from designer.dynamics.engine import compact_equations_job
 from designer.dynamics.results import Equations
 from designer.jobs import Cancelled, CancelToken, run

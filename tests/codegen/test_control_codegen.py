@@ -14,16 +14,18 @@ import sympy as sp
 
 from tests.support import robot_path
 from designer.codegen.c_library import emit_c_library
-from designer.codegen.control_plan import extra_functions, plan_base_code
+from designer.codegen.control_plan import extra_functions
+from designer.identification.code_plan import plan_base_code
 from designer.codegen.matlab_code import emit_matlab
 from designer.codegen.plan import plan_code
 from designer.dynamics import Method, SimplifyMode, derive
 from designer.dynamics.algebra import count_ops_cse
-from designer.dynamics.base_params import base_parameters
+from designer.identification.base_params import base_parameters
 from designer.dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
-from designer.numeric.regressor import regressor, standard_parameter_values
+from designer.identification.regressor import regressor
+from designer.dynamics.inertial import standard_parameter_values
 from designer.project import load_project
 from tests.support.dyn_reference import pin_model, pin_rnea_crba, puma560, seven_modified
 from tests.support.random_models import random_model

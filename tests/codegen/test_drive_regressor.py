@@ -17,8 +17,8 @@ import pytest
 from designer.cli import main
 from designer.kinematics import NumericArm
 from designer.model import Convention, Drive, Manipulator
-from designer.numeric.regressor import (drive_parameter_values, drive_regressor, regressor,
-                                        standard_parameter_values)
+from designer.identification.regressor import drive_regressor, regressor
+from designer.dynamics.inertial import drive_parameter_values, standard_parameter_values
 from designer.project import load_project
 from designer.project.io import save_project
 from tests.support import robot_path

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from designer.codegen import generate, plan_code
+from designer.codegen import plan_code
+from tests.support.codegen import generate
 from designer.dynamics.results import Equations, Method
 from designer.model import Link, Manipulator, symbol
 

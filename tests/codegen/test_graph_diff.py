@@ -43,7 +43,7 @@ def test_derivative_of_a_deep_shared_chain_stays_linear():
     (dr,), = graph_diff([r], [q[0]])
     assert _nodes([r, dr]) < 20 * _nodes([r])
     # the value at a point: r = prod (cos + sin), dr/dq0 = (cos q0 - sin q0) / (cos q0 + sin q0) * r
-    from designer.codegen.graph_cse import graph_cse
+    from designer.graphs.cse import graph_cse
     temps, (value,) = graph_cse([dr], sp.numbered_symbols("t"))
     point = {v: 0.1 * (k + 1) for k, v in enumerate(q)}
     env = dict(point)

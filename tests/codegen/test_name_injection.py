@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from designer.cli import main
-from designer.codegen import generate
+from tests.support.codegen import generate
 from designer.codegen.matlab_code import emit_matlab
 from designer.codegen.plan import plan_code
 from designer.dynamics import Method, derive

@@ -9,7 +9,8 @@ import subprocess
 import pytest
 import sympy as sp
 
-from designer.codegen import generate, plan_code
+from designer.codegen import plan_code
+from tests.support.codegen import generate
 from designer.dynamics import Method, derive
 from designer.model import Convention, Inertia, Link, Manipulator, PointMass, symbol
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from designer.codegen import generate
+from tests.support.codegen import generate
 from designer.codegen.bounded import MAX_ARGS, MAX_DEPTH, nesting
 from designer.codegen.plan import plan_code
 from designer.dynamics import ExpansionTooLarge, Form, Method, derive

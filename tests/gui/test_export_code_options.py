@@ -90,7 +90,7 @@ def _module(path: Path) -> dict:
 
 
 def test_python_with_base_parameters_is_pinocchios_rnea(qtbot, window, tmp_path):
-    from designer.dynamics.drives import drive_arrays
+    from designer.model.drives import drive_arrays
     from designer.kinematics import NumericArm
     from tests.support.pin_reference import pin_model
     _export(qtbot, window, "python", tmp_path / "rigid.py", CodeOptions("base"))

@@ -71,8 +71,10 @@ def test_main_opens_the_given_project(qtbot, isolated):
 
 
 def test_main_usage(capsys):
-    assert gui_app.main(["a.json", "b.json"]) == 2
+    from designer.launch import main   # main.py and `designer gui` check the arguments there, before Qt
+    assert main(["a.json", "b.json"]) == 2
     assert "usage" in capsys.readouterr().err
+    assert main(["--help"]) == 0 and "usage" in capsys.readouterr().out
 
 
 @pytest.fixture

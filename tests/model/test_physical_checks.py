@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from designer.cli import main
 from designer.model import Inertia, Link, Manipulator, Severity, validate
-from designer.numeric.checks import mass_matrix_problems, model_problems
+from designer.numeric.checks import check_model, mass_matrix_problems
 from designer.project import save_project
 
 
@@ -47,8 +47,8 @@ def test_a_mass_matrix_that_is_not_positive_definite_is_an_error():
     model = _arm(Link(mass=0, inertia=Inertia(0.5, 0.5, -1)))
     [p] = mass_matrix_problems(model)
     assert p.severity is Severity.ERROR and "not positive definite" in p.message and "eigenvalue -1" in p.message
-    # model_problems says it once: the inertia is the error validate names, M follows from it
-    assert [q.where for q in model_problems(model) if q.severity is Severity.ERROR] == ["links[1].inertia"]
+    # check_model says it once: the inertia is the error validate names, M follows from it
+    assert [q.where for q in check_model(model) if q.severity is Severity.ERROR] == ["links[1].inertia"]
 
 
 @settings(max_examples=30, deadline=None)

@@ -10,6 +10,7 @@ import numpy as np
 from designer.explore.metrics import _share
 from designer.model import Inertia, Link, Manipulator, PointMass
 from designer.model.validation import validate
+from designer.numeric.checks import check_model
 from designer.project import from_dict
 
 
@@ -43,7 +44,7 @@ def test_mass_on_the_last_axis_makes_m_singular():
     model = Manipulator(links=links, point_masses=(PointMass(2, 0.5, (0.0, 0.3, 0.0)),))
     assert any("singular at every pose" in str(p) for p in validate(model))
     off_axis = Manipulator(links=links, point_masses=(PointMass(2, 0.5, (0.1, 0.3, 0.0)),))
-    assert not any("singular" in str(p) for p in validate(off_axis))
+    assert not any("singular" in str(p) for p in check_model(off_axis))
 
 
 def test_share_is_nan_where_both_vanish_up_to_rounding():

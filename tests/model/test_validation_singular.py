@@ -1,4 +1,5 @@
-"""validate warns about an arm whose mass matrix is singular at every pose (issue 9, item 4)."""
+"""check_model (the model's validation and the numeric M check) warns about an arm whose mass matrix
+is singular at every pose (issue 9, item 4)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from designer.model import Convention, Inertia, JointType, Link, Manipulator
-from designer.model.validation import Severity, validate
+from designer.model.validation import Severity
+from designer.numeric.checks import check_model
 
 
 def _arm(tip_inertia_zz: float, tip_joint: JointType = JointType.REVOLUTE, seed: int = 0) -> Manipulator:
@@ -24,7 +26,7 @@ def _arm(tip_inertia_zz: float, tip_joint: JointType = JointType.REVOLUTE, seed:
 
 
 def _singular_warnings(model: Manipulator) -> list:
-    return [p for p in validate(model) if p.severity is Severity.WARNING and "singular" in p.message]
+    return [p for p in check_model(model) if p.severity is Severity.WARNING and "singular" in p.message]
 
 
 def test_a_point_mass_on_the_last_joint_axis_is_warned_about_naming_the_joint():
@@ -80,7 +82,7 @@ def test_a_drive_on_the_singular_joint_is_named_as_what_makes_m_regular():
     warning says so instead of leaving a user of --drives to think the model is broken."""
     import dataclasses
 
-    from designer.dynamics.drives import reflected_inertia
+    from designer.model.drives import reflected_inertia
     from designer.kinematics import NumericArm
     from designer.model import Drive
     from designer.numeric.batch import Batch

@@ -4,7 +4,8 @@
 code and the Pinocchio rnea/crba comparison of derived equations; ``explore_pin``: the tool Jacobian
 and M, G, h for the exploration tests; ``report_equations``: equations built by hand for the report
 and code generation tests; ``arms``: the PUMA 560 built in code for the GUI tests; ``urdf_reference``:
-Pinocchio models of URDF chains for the URDF import and export tests.
+Pinocchio models of URDF chains for the URDF import and export tests; ``codegen``: one source text
+of generated code (single-file C, a Python module) for the code generation tests.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from designer.cli import main
-from designer.dynamics.drives import drive_values
+from designer.model.drives import drive_values
 from designer.kinematics import NumericArm
 from designer.model import Drive
 from designer.project import load_project, save_project
@@ -50,7 +50,8 @@ def run(capsys, *argv):
 
 def test_drive_values_rated_then_peak_and_partial_gears():
     model = load_project(robot_path("puma560"))
-    assert drive_values(model) == {"torque": None, "torque_kind": None, "speed": None, "gear": None, "rotor": None}
+    assert drive_values(model) == {"torque": None, "torque_kind": None, "speed": None, "gear": None, "rotor": None,
+                                   "stiffness": None}
     links = list(model.links)
     links[0] = replace(links[0], drive=Drive(peak_torque=50, gear_ratio=100, rated_torque=20))
     links[2] = replace(links[2], drive=Drive(motor_inertia=1e-4))
@@ -212,9 +213,9 @@ def test_codegen_base_parameters_with_drives(capsys, tmp_path, puma_with_drives,
     (Ia1 with ZZR1: joint 1 of the PUMA turns about the fixed vertical axis); the generated tau,
     M, G and h against Pinocchio with armature plus friction, and against the numeric regressor
     with the drive columns (Y_b beta)."""
-    from designer.dynamics.base_params import base_parameters, base_regressor
+    from designer.identification.base_params import base_parameters, base_regressor
     from designer.model import Convention
-    from designer.numeric.regressor import drive_regressor, regressor
+    from designer.identification.regressor import drive_regressor, regressor
     from tests.support.anyarm_arms import generic_arm
     if arm == "puma":
         path = puma_with_drives

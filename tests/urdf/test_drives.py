@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from designer.dynamics.drives import friction_torque, with_drives
+from designer.model.drives import friction_torque, with_drives
 from designer.kinematics import NumericArm
 from designer.model import Drive
 from designer.numeric.recursive import mass_matrix, rnea

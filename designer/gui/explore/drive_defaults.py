@@ -1,6 +1,6 @@
 """The project's drive data as the default of the explore inputs (rated torque and speed, gear, rotor).
 
-An empty field takes the project's value (:func:`designer.dynamics.drives.drive_values`); what
+An empty field takes the project's value (:func:`designer.model.drives.drive_values`); what
 the user types overrides it. The placeholder of each field says which value an empty field
 stands for, so the user sees it without being asked.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QLineEdit
 
-from ...dynamics.drives import drive_values
+from ...model.drives import drive_values
 from ...model import Manipulator
 
 __all__ = ["fill", "show"]

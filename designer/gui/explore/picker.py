@@ -23,6 +23,10 @@ READABLE = {
     "dyn_manipulability": "Dynamic manipulability (Yoshikawa)", "coriolis": "Coriolis / centrifugal share",
     "gravity": "Gravity torque", "gravity_ratio": "Gravity torque / rated torque",
     "tra_share": "Translational share of M_ij (Lee)", "tra_share_h": "Translational share of h_i (Lee)",
+    "frequency": "Lowest natural frequency, motors locked", "frequency_free": "Lowest natural frequency, motors free",
+    "deflection": "Tool sag under gravity and payload", "compliance": "Largest tool compliance",
+    "torque_bound": "Peak joint torque at rated motion", "deflection_links": "Tool sag: the links' share",
+    "compliance_links": "Tool compliance: the links' share",
 }
 
 

@@ -2,8 +2,8 @@
 and signs.
 
 Code here is a list of temporaries ``[(symbol, value)]`` in an order that evaluates, plus the
-output expressions that read them. Each pass returns the same values; :func:`~designer.codegen.
-graph_cse.polish` keeps a pass only where it lowers ``count_ops``. They exist because CSE sees
+output expressions that read them. Each pass returns the same values; :func:`~designer.graphs.cse.polish`
+keeps a pass only where it lowers ``count_ops``. They exist because CSE sees
 the recursion's steps as opaque: the angular acceleration ``wd = wd' + w' x (qd z)`` and the entry
 ``w_x w_z + wd_y`` of U each hold ``qd w'_x`` once, with opposite signs, and only inlining one
 into the other shows that they cancel.

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from tests.support import robot_path
-from designer.dynamics.base_params import base_parameters, base_regressor, joint_frame_regressor
+from designer.identification.base_params import base_parameters, base_regressor, joint_frame_regressor
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric import rnea
-from designer.numeric.regressor import regressor, standard_parameter_values
+from designer.identification.regressor import regressor
+from designer.dynamics.inertial import standard_parameter_values
 from designer.project import load_project
 from tests.support.dyn_reference import puma560, seven_modified, stanford_six
 from tests.support.pin_reference import pin_model
@@ -106,13 +107,14 @@ def test_base_parameters_random_arms(seed):
 
 def test_drive_parameters_join_the_regressor_and_the_base_set():
     """Reflected rotor inertia and friction on every joint of the PUMA: the drive columns give the
-    drive terms of designer.dynamics.drives, the base set still matches the rank, and Ia1 (joint 1
+    drive terms of designer.model.drives, the base set still matches the rank, and Ia1 (joint 1
     turns about the fixed vertical axis, like ZZR1) is grouped with link 1's inertia about that axis."""
     from dataclasses import replace
 
-    from designer.dynamics.drives import friction_torque, reflected_inertia
+    from designer.model.drives import friction_torque, reflected_inertia
     from designer.model.extras import Drive
-    from designer.numeric.regressor import drive_parameter_values, drive_regressor
+    from designer.identification.regressor import drive_regressor
+    from designer.dynamics.inertial import drive_parameter_values
 
     base = load_project(robot_path("puma560"))
     links = tuple(replace(link, drive=Drive(gear_ratio=50.0 + j, motor_inertia=2e-4, viscous=1.0 + j,

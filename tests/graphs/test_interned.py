@@ -7,7 +7,7 @@ import sympy as sp
 from sympy.core.cache import clear_cache
 from sympy.core.parameters import distribute
 
-from designer.codegen.graph_cse import graph_cse, interned
+from designer.graphs.cse import graph_cse, interned
 
 a, b, c, q = sp.symbols("a b c q", real=True)
 

@@ -12,9 +12,9 @@ import pytest
 import sympy as sp
 
 from designer.cli import main
-from designer.dynamics.base_params import base_parameters, base_regressor
+from designer.identification.base_params import base_parameters, base_regressor
 from designer.kinematics import NumericArm
-from designer.numeric.regressor import standard_parameter_values
+from designer.dynamics.inertial import standard_parameter_values
 from designer.dynamics.inertial import parameter_names
 from designer.project import load_project
 from tests.support import robot_path

@@ -25,11 +25,14 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..dynamics.inertial import (PARAMETER_KINDS, drive_slots, join, joint_frame_offsets, joint_frame_parameters,
+                                 move_parameters, parameter_names, split)
+from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
-from .inertial import PARAMETER_KINDS, join, move_parameters, parameter_names, split
+from .regressor import drive_regressor, regressor
 
-__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_parameters", "joint_frame_offsets",
-           "joint_frame_regressor", "joint_to_link_matrix"]
+__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
+           "joint_to_link_matrix"]
 
 
 @dataclass(frozen=True)
@@ -70,24 +73,6 @@ class BaseParameters:
             if kind in PARAMETER_KINDS:
                 out[j][PARAMETER_KINDS.index(kind)] = sp.Symbol(name, real=True)
         return out
-
-
-def _rotx(alpha) -> list:
-    ca, sa = sp.cos(alpha), sp.sin(alpha)
-    return [[1, 0, 0], [0, ca, -sa], [0, sa, ca]]
-
-
-def joint_frame_offsets(model: Manipulator) -> list[tuple[list, list]]:
-    """Per link, (R, p) taking link-frame quantities to joint frame j'."""
-    if model.convention is Convention.MODIFIED:
-        return [([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0]) for _ in model.links]
-    return [(_rotx(link.alpha), [link.a, 0, 0]) for link in model.links]
-
-
-def joint_frame_parameters(model: Manipulator, standard: list) -> list[list]:
-    """The ten parameters of each link in its joint frame, from the 10 n link-frame ones."""
-    return [move_parameters(standard[10 * j:10 * j + 10], R, p)
-            for j, (R, p) in enumerate(joint_frame_offsets(model))]
 
 
 def _parent_transform(model: Manipulator, j: int) -> tuple[list, list]:
@@ -186,7 +171,6 @@ def _symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], s
 def _geometry(model: Manipulator, rng: np.random.Generator):
     """A NumericArm of the model: default values, random ones for symbols without a value
     (the regressor does not depend on the inertial parameters)."""
-    from ..kinematics import NumericArm
     missing = {name: float(rng.uniform(0.2, 1.0)) for name in model.unvalued_symbols()}
     return NumericArm.from_model(model, missing), missing
 
@@ -214,14 +198,12 @@ def joint_to_link_matrix(model: Manipulator, arm=None) -> np.ndarray:
 
 def joint_frame_regressor(model: Manipulator, arm, q, qd, qdd) -> np.ndarray:
     """Y in the joint-frame parameters (the columns the base parameters pick), numeric."""
-    from ..numeric.regressor import regressor
     return regressor(arm, q, qd, qdd) @ joint_to_link_matrix(model, arm)
 
 
 def _full_regressor(model: Manipulator, arm, q, qd, qdd, drives: bool) -> np.ndarray:
     Y = joint_frame_regressor(model, arm, q, qd, qdd)
     if drives:
-        from ..numeric.regressor import drive_regressor
         Y = np.concatenate([Y, drive_regressor(model, qd, qdd)], axis=-1)
     return Y
 
@@ -230,7 +212,6 @@ def _column(model: Manipulator, slot: tuple[int, str]) -> int:
     j, kind = slot
     if kind in PARAMETER_KINDS:
         return 10 * j + PARAMETER_KINDS.index(kind)
-    from ..numeric.regressor import drive_slots
     return 10 * model.n + drive_slots(model).index(slot)
 
 
@@ -253,7 +234,6 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
     have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
     fixed vertical axis)."""
-    from ..numeric.regressor import drive_slots
     n = model.n
     extra = drive_slots(model) if drives else []
     names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]

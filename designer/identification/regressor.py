@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dynamics.inertial import PARAMETER_KINDS
-from ..kinematics import NumericArm
+from ..dynamics.inertial import drive_slots
+from ..kinematics import NumericArm, dh_matrices
 from ..model.manipulator import Convention
 
-__all__ = ["regressor", "standard_parameter_values", "frames_many", "drive_slots", "drive_regressor",
-           "drive_parameter_values", "DRIVE_KINDS"]
+__all__ = ["regressor", "frames_many", "drive_regressor"]
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -44,16 +43,8 @@ def frames_many(arm: NumericArm, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         a, alpha, d, theta = arm.dh[i]
         theta = theta + Q[i] if arm.revolute[i] else np.full(N, theta, dtype=dtype)
         d = np.full(N, d, dtype=dtype) if arm.revolute[i] else d + Q[i]
-        ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-        z = np.zeros(N, dtype=dtype)
-        if arm.convention is Convention.STANDARD:
-            A = np.stack([np.stack([ct, -st * ca, st * sa], -1), np.stack([st, ct * ca, -ct * sa], -1),
-                          np.stack([z, z + sa, z + ca], -1)], -2)
-            t = np.stack([a * ct, a * st, d], -1)
-        else:
-            A = np.stack([np.stack([ct, -st, z], -1), np.stack([st * ca, ct * ca, z - sa], -1),
-                          np.stack([st * sa, ct * sa, z + ca], -1)], -2)
-            t = np.stack([z + a, -sa * d, ca * d], -1)
+        T = dh_matrices(a, alpha, d, theta, arm.convention)   # complex states stay complex
+        A, t = np.ascontiguousarray(T[:, :3, :3]), np.ascontiguousarray(T[:, :3, 3])   # einsum sums as before
         op = op + np.einsum("nij,nj->ni", Rp, t)
         Rp = np.einsum("nij,njk->nik", Rp, A)
         R[:, i], o[:, i] = Rp, op
@@ -145,31 +136,6 @@ def _wrench_columns(w: np.ndarray, dw: np.ndarray, a: np.ndarray) -> tuple[np.nd
     return F, Nm
 
 
-def standard_parameter_values(arm: NumericArm) -> np.ndarray:
-    """The 10 n standard parameters of ``arm`` (point loads included), in
-    :data:`~designer.dynamics.inertial.PARAMETER_KINDS` order per link."""
-    out = np.zeros((arm.n, len(PARAMETER_KINDS)))
-
-    def add(j: int, mass: float, c: np.ndarray, I: np.ndarray) -> None:
-        c = np.asarray(c, dtype=float)
-        J = I + mass * (c @ c * np.eye(3) - np.outer(c, c))
-        out[j] += [mass, *(mass * c), J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
-
-    for j in range(arm.n):
-        add(j, float(arm.mass[j]), arm.com[j], np.asarray(arm.inertia[j], dtype=float))
-    for j, mass, pos in arm.point_masses:
-        add(int(j), float(mass), pos, np.zeros((3, 3)))
-    return out.ravel()
-
-
-DRIVE_KINDS = ("Ia", "fv", "fc")  # reflected rotor inertia N^2 Jm, viscous and Coulomb friction
-
-
-def drive_slots(model) -> list[tuple[int, str]]:
-    """(joint 0-based, kind) of the drive parameters: three for every joint with drive data."""
-    return [(j, kind) for j, link in enumerate(model.links) if link.drive is not None for kind in DRIVE_KINDS]
-
-
 def drive_regressor(model, qd, qdd) -> np.ndarray:
     """Columns of the drive parameters: tau_j gains Ia_j qdd_j + fv_j qd_j + fc_j sign(qd_j).
     Shape (n, k) for one state, (N, n, k) for columns of (n, N) arrays."""
@@ -181,12 +147,3 @@ def drive_regressor(model, qd, qdd) -> np.ndarray:
     for c, (j, kind) in enumerate(slots):
         out[:, j, c] = {"Ia": QDD[j], "fv": QD[j], "fc": np.sign(QD[j])}[kind]
     return out[0] if single else out
-
-
-def drive_parameter_values(model) -> np.ndarray:
-    """The drive parameters in :func:`drive_slots` order (0 where the project gives none)."""
-    out = []
-    for j, kind in drive_slots(model):
-        d = model.links[j].drive
-        out.append({"Ia": d.reflected_inertia, "fv": d.viscous or 0.0, "fc": d.coulomb or 0.0}[kind])
-    return np.array(out, dtype=float)

@@ -16,10 +16,11 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken
 from .peephole import cancel_sums, flip_signs, reuse_products
 
-__all__ = ["graph_cse", "graph_symbols", "fold_negations", "polish"]
+__all__ = ["graph_cse", "graph_symbols", "fold_negations", "polish", "trivial", "drop_unused", "interned",
+           "cse_graph", "ordered_assignments"]
 
 
-def _trivial(e: sp.Basic) -> bool:
+def trivial(e: sp.Basic) -> bool:
     """Atoms and -atom: not worth a name."""
     if not e.args:
         return True
@@ -97,7 +98,7 @@ def _uses(exprs: list, token: CancelToken) -> tuple[dict, list]:
 
 
 def _shared(uses: dict) -> int:
-    return sum(1 for node, count in uses.items() if count > 1 and not _trivial(node))
+    return sum(1 for node, count in uses.items() if count > 1 and not trivial(node))
 
 
 def _named(exprs: list, uses: dict, order: list, symbols: Iterator[sp.Symbol], token: CancelToken) -> tuple[list, list]:
@@ -108,7 +109,7 @@ def _named(exprs: list, uses: dict, order: list, symbols: Iterator[sp.Symbol], t
             token.check()
         args = [rebuilt.get(a, a) for a in node.args]
         new = node if all(x is y for x, y in zip(args, node.args)) else node.func(*args, evaluate=False)
-        if uses[node] > 1 and not _trivial(node):
+        if uses[node] > 1 and not trivial(node):
             sym = next(symbols)
             temps.append((sym, new))
             new = sym
@@ -292,7 +293,7 @@ def _acyclic(assignments: list) -> bool:
 
 
 def polish(temps: list, outputs: list, symbols: Iterator[sp.Symbol]) -> tuple[list, list]:
-    """:func:`reuse_temporaries`, the cancelling sums of :mod:`~designer.codegen.peephole` (with the
+    """:func:`reuse_temporaries`, the cancelling sums of :mod:`~designer.graphs.peephole` (with the
     products they leave spelled out read from temporaries), then its sign flips, each kept only where
     it lowers the count (PUMA 560 base-parameter tau: 507 -> 499 operations)."""
     best = (temps, list(outputs))

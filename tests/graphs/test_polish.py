@@ -6,8 +6,8 @@ import random
 
 import sympy as sp
 
-from designer.codegen.graph_cse import _ops, polish, reuse_temporaries
-from designer.codegen.peephole import cancel_sums, flip_signs, reuse_products, tidy_signs
+from designer.graphs.cse import _ops, polish, reuse_temporaries
+from designer.graphs.peephole import cancel_sums, flip_signs, reuse_products, tidy_signs
 
 a, b, c, d, e, f, q = sp.symbols("a b c d e f q", real=True)
 x0, x1, x2, x3, x4 = sp.symbols("x0:5", real=True)
@@ -67,7 +67,7 @@ def test_polish_never_raises_the_count():
 
 def test_cancel_sums_finds_terms_that_cancel_across_a_temporary():
     # x1 = x0 + q with x0 = a*b - q: x1 is a*b, which x2 then reads from x1 rather than spelling out
-    from designer.codegen.graph_cse import _cancelled
+    from designer.graphs.cse import _cancelled
     temps = [(x0, a * b - q), (x1, x0 + q), (x2, x0 * c)]
     outputs = [x1 * d + x2, x1 * e]
     new = cancel_sums(temps, outputs)

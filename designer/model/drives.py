@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..model.manipulator import Manipulator
+from .manipulator import Manipulator
 
 __all__ = ["drive_arrays", "drive_statement", "drive_values", "has_drive_terms", "symbolic_drive_terms",
            "reflected_inertia", "friction_torque", "with_drives"]
@@ -55,7 +55,8 @@ def drive_values(model: Manipulator) -> dict[str, Any]:
     ``effort`` is a peak), ``speed`` (rated speed): an array only when every joint has a value,
     since a rating must cover every joint. ``gear`` and ``rotor`` (N, Jm): an array when any
     joint has one, the others direct drive (N = 1) and without rotor (Jm = 0), as when not given.
-    ``torque_kind`` is "rated" or "peak" (which one ``torque`` is), or None.
+    ``torque_kind`` is "rated" or "peak" (which one ``torque`` is), or None. ``stiffness``: an
+    array when any joint is elastic, inf at the rigid joints.
     """
     drives = [link.drive for link in model.links]
 
@@ -73,7 +74,8 @@ def drive_values(model: Manipulator) -> dict[str, Any]:
     if torque is None:
         torque, kind = every("peak_torque"), "peak"
     return {"torque": torque, "torque_kind": kind if torque is not None else None, "speed": every("rated_speed"),
-            "gear": some("gear_ratio", 1.0), "rotor": some("motor_inertia", 0.0)}
+            "gear": some("gear_ratio", 1.0), "rotor": some("motor_inertia", 0.0),
+            "stiffness": some("stiffness", np.inf)}
 
 
 def has_drive_terms(model: Manipulator) -> bool:

@@ -1,0 +1,194 @@
+"""Elastic joints on the PUMA 560: a 10 s simulation and a 100 x 100 frequency map, each beside Pinocchio.
+
+Run: ``python -m benchmarks.bench_elastic [--runs R] [--t T] [--grid G]`` (prints figures; not a test).
+
+The arm: the PUMA 560 of robots/puma560.json with Corke's motor data (gear ratios |G| = 62.6, 107.8,
+53.7, 76.0, 71.9, 76.7; rotor inertias 200e-6 kg m^2 for the arm motors, 33e-6 for the wrist) and
+strain-wave-like gearboxes, k = 5e4, 5e4, 3e4, 1e4, 1e4, 1e4 N m/rad, damped at 10 % of critical
+on the motor side (d = 0.2 sqrt(k N^2 Jm)).
+
+1. 10 s under the motor-side PD (designer.numeric.elastic_simulate.MotorPD): a 2 s quintic move of
+   every joint, then holding. Ours: ``simulate_elastic`` (Radau with the analytic Jacobian of the
+   stiff part). Peer: ``scipy.integrate.solve_ivp`` with the same method, tolerances, control law
+   and Jacobian approximation, over ``pinocchio.aba`` for the link side (the spring torques as joint
+   torques) and the motor side by hand. Target: ours under 5 s. Also printed: the largest
+   difference of the two final link angles, and the tool's largest deviation from the rigid arm's
+   (the same run with every stiffness infinite and the reflected inertias on M).
+2. The lowest natural frequency (motors locked) over a 100 x 100 grid of joints 2 and 3:
+   ours (batched M from the numeric engine, one batched eigh) against a loop of ``pinocchio.crba``
+   and ``scipy.linalg.eigh(K, M)``. Target: ours under 1 s.
+Runs are interleaved; medians are printed, and the worst of ours against the limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from designer.kinematics import NumericArm
+from designer.numeric import arm_dynamics
+from designer.numeric.elastic import ElasticArm, ElasticJoints
+from designer.numeric.elastic_simulate import MotorPD, quintic, simulate_elastic, tool_deviation
+from designer.numeric.modes import lowest_frequency
+from designer.project import load_project
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GEAR = np.array([62.6111, 107.815, 53.7063, 76.0364, 71.923, 76.686])
+ROTOR = np.array([200e-6] * 3 + [33e-6] * 3)
+STIFFNESS = np.array([5e4, 5e4, 3e4, 1e4, 1e4, 1e4])
+DAMPING = 0.2 * np.sqrt(STIFFNESS * GEAR ** 2 * ROTOR)
+KP = np.array([2000.0, 2000.0, 1000.0, 200.0, 200.0, 100.0])
+KD = 1.6 * np.sqrt(KP * (GEAR ** 2 * ROTOR + np.array([3.0, 3.0, 1.0, 0.1, 0.1, 0.05])))
+START, TARGET, MOVE = np.zeros(6), np.array([0.8, 0.6, -1.2, 0.5, 0.7, 1.0]), 2.0
+METHOD, RTOL, ATOL = "Radau", 1e-6, 1e-8
+
+
+def puma() -> tuple[NumericArm, ElasticJoints]:
+    arm = NumericArm.from_model(load_project(ROOT / "robots" / "puma560.json"))
+    return arm, ElasticJoints.of(6, STIFFNESS, DAMPING, GEAR, ROTOR)
+
+
+def control() -> MotorPD:
+    return MotorPD(KP, KD, TARGET, START, MOVE)
+
+
+def pinocchio_run(arm: NumericArm, joints: ElasticJoints, T: float):
+    """The peer: scipy's solve_ivp over pin.aba (link side) and the motor side by hand."""
+    import pinocchio as pin
+    from scipy.integrate import solve_ivp
+
+    from tests.support.pin_reference import pin_model
+    model = pin_model(arm)
+    data = model.createData()
+    n, k, d, N, Jm = 6, joints.stiffness, joints.damping, joints.gear, joints.rotor
+    inv_k = 1.0 / k
+
+    def law(t, th, thd):
+        qr, vr = (np.array(v) for v in quintic(START, TARGET, MOVE, t))
+        g = pin.computeGeneralizedGravity(model, data, qr)
+        return (KP * (qr + g * inv_k - th / N) + KD * (vr - thd / N) + g) / N
+
+    def rhs(t, y):
+        q, th, qd, thd = y[:n], y[n:2 * n], y[2 * n:3 * n], y[3 * n:]
+        ts = k * (th / N - q) + d * (thd / N - qd)
+        qdd = pin.aba(model, data, q, qd, ts)
+        thdd = (law(t, th, thd) - ts / N) / Jm
+        return np.concatenate([qd, thd, qdd, thdd])
+
+    def jac(t, y):
+        M = pin.crba(model, data, y[:n])
+        Minv = np.linalg.inv(np.triu(M) + np.triu(M, 1).T)
+        J = np.zeros((4 * n, 4 * n))
+        eye = np.eye(n)
+        J[:n, 2 * n:3 * n] = J[n:2 * n, 3 * n:] = eye
+        J[2 * n:3 * n] = np.hstack([-Minv * k, Minv * (k / N), -Minv * d, Minv * (d / N)])
+        J[3 * n:] = np.hstack([np.diag(k / N / Jm), np.diag(-(k + KP) / N ** 2 / Jm),
+                               np.diag(d / N / Jm), np.diag(-(d + KD) / N ** 2 / Jm)])
+        return J
+
+    g0 = pin.computeGeneralizedGravity(model, data, START)
+    y0 = np.concatenate([START, N * (START + g0 / k), np.zeros(2 * n)])
+    return solve_ivp(rhs, (0.0, T), y0, method=METHOD, rtol=RTOL, atol=ATOL, jac=jac)
+
+
+def frequency_map_ours(arm, joints, Q) -> np.ndarray:
+    return lowest_frequency(arm_dynamics(arm).M(Q), joints)
+
+
+def frequency_map_pin(arm, joints, Q) -> np.ndarray:
+    import pinocchio as pin
+    from scipy.linalg import eigh
+
+    from tests.support.pin_reference import pin_model
+    model = pin_model(arm)
+    data = model.createData()
+    K = np.diag(joints.stiffness)
+    out = np.empty(len(Q))
+    for r, q in enumerate(Q):
+        M = pin.crba(model, data, q)
+        out[r] = np.sqrt(eigh(K, np.triu(M) + np.triu(M, 1).T, eigvals_only=True)[0]) / (2 * np.pi)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--t", type=float, default=10.0, help="simulated seconds")
+    ap.add_argument("--grid", type=int, default=100, help="grid points per joint of the frequency map")
+    ap.add_argument("--plot", metavar="PNG", help="also plot the tool's deviation from the rigid arm over time")
+    args = ap.parse_args(argv)
+    arm, joints = puma()
+    ElasticArm(arm, joints).equilibrium(START)   # generate the engine's code before timing
+    try:
+        import pinocchio  # noqa: F401
+        peer = True
+    except ImportError:
+        print("Pinocchio not installed (pip install pin): no peer figures")
+        peer = False
+    ours_t, peer_t, ours_m, peer_m = [], [], [], []
+    a = np.linspace(-np.pi, np.pi, args.grid)
+    Q = np.zeros((args.grid, args.grid, 6))
+    Q[..., 1], Q[..., 2] = np.meshgrid(a, a, indexing="ij")
+    Q = Q.reshape(-1, 6)
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        ours = simulate_elastic(arm, joints, (0.0, args.t), control(), method=METHOD, rtol=RTOL, atol=ATOL)
+        ours_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        f_ours = frequency_map_ours(arm, joints, Q)
+        ours_m.append(time.perf_counter() - t0)
+        if peer:
+            t0 = time.perf_counter()
+            theirs = pinocchio_run(arm, joints, args.t)
+            peer_t.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            f_pin = frequency_map_pin(arm, joints, Q)
+            peer_m.append(time.perf_counter() - t0)
+    rigid = simulate_elastic(arm, joints.stiffened(np.inf), (0.0, args.t), control(), method=METHOD,
+                             rtol=RTOL, atol=ATOL, t_eval=ours.t)
+    deviation = tool_deviation(arm, ours.q, rigid.q)   # m
+    print(f"elastic PUMA 560, {args.t:g} s under a motor-side PD move ({METHOD}, rtol {RTOL:g}, atol {ATOL:g}):")
+    print(f"  ours      median {statistics.median(ours_t):.3f} s, worst {max(ours_t):.3f} s "
+          f"({ours.steps} steps, {ours.evaluations} right-hand sides); target < 5 s")
+    if peer:
+        print(f"  Pinocchio median {statistics.median(peer_t):.3f} s ({theirs.t.size - 1} steps, {theirs.nfev} "
+              f"right-hand sides); ratio ours/peer {statistics.median(ours_t) / statistics.median(peer_t):.2f}")
+        print(f"  final link angles differ by {np.abs(ours.q[-1] - theirs.y[:6, -1]).max():.2e} rad")
+    print(f"  tool deviation from the rigid arm: max {1e3 * deviation.max():.3f} mm, "
+          f"at the end {1e3 * deviation[-1]:.4f} mm")
+    print(f"frequency map, {args.grid} x {args.grid} poses of joints 2 and 3 (motors locked): "
+          f"{f_ours.min():.2f} to {f_ours.max():.2f} Hz")
+    print(f"  ours      median {statistics.median(ours_m) * 1e3:.1f} ms, worst {max(ours_m) * 1e3:.1f} ms; "
+          "target < 1000 ms")
+    if peer:
+        print(f"  Pinocchio median {statistics.median(peer_m) * 1e3:.1f} ms (crba + scipy eigh per pose); "
+              f"ratio ours/peer {statistics.median(ours_m) / statistics.median(peer_m):.3f}; "
+              f"largest difference {np.abs(f_ours - f_pin).max():.2e} Hz")
+    if args.plot:
+        plot_deviation(ours.t, deviation, args.plot)
+    return 0
+
+
+def plot_deviation(t, deviation, path: str) -> None:
+    """The tool's distance from the rigid arm's over time (mm), as a PNG."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3), dpi=100)
+    ax.plot(t, 1e3 * deviation, lw=1)
+    ax.axvline(MOVE, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("tool deviation (mm)")
+    ax.set_title("PUMA 560, elastic joints against the rigid arm, motor-side PD move of 2 s")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,184 @@
+"""Elastic joints on the command line (docs/elastic.md).
+
+``eval --elastic``: q'' and theta'' (and the spring torques) at states of the elastic-joint model,
+over the chosen method's compiled M, G and h.
+``simulate --elastic``: the elastic-joint model under the motor-side PD (``--pd KP KD --target Q``,
+a quintic move of ``--move`` seconds) or passive, with the rigid arm's run beside it: the CSV has
+t, q, theta, qd, thetad, tau_m, the energy (springs and rotors included) and the tool's deviation
+from the rigid arm in mm. ``modes``: natural frequencies and mode shapes at a pose (motors locked,
+and free with the rotor inertias), the tool compliance and the sag under gravity and a payload.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..model import MissingParameterError
+from .common import UserError, load_model, write_output
+from .progress import add_quiet
+
+__all__ = ["register", "cmd_simulate_elastic", "cmd_modes", "cmd_eval_elastic"]
+
+_STATE_KEYS = ("q", "qd", "theta", "thetad", "tau_m")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("modes", help="natural frequencies, mode shapes, tool compliance and sag at a pose "
+                       "(elastic joints: the drive data's stiffness)")
+    p.add_argument("project")
+    p.add_argument("--q", nargs="+", metavar="Q", help="the pose (n values; default all zero)")
+    p.add_argument("--payload", default="0", metavar="KG", help="payload at the tool for the sag (kg, default 0)")
+    p.add_argument("--out", metavar="FILE", help="write the JSON here instead of standard output")
+    add_quiet(p)
+    p.set_defaults(func=cmd_modes)
+
+
+def _arm_and_joints(args):
+    from ..kinematics import NumericArm
+    from ..numeric.elastic import ElasticModelError, elastic_joints
+    model = load_model(args.project)
+    try:
+        arm = NumericArm.from_model(model)
+        joints = elastic_joints(model)
+    except (MissingParameterError, ValueError, ElasticModelError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    if joints.m == 0:
+        raise UserError(f"{args.project}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    return model, arm, joints
+
+
+def cmd_modes(args) -> int:
+    from ..numeric.engine import arm_dynamics
+    from ..numeric.modes import free_modes, locked_modes
+    from ..numeric.stiffness import sag, tool_compliance
+    from .numeric_commands import _values, number
+    model, arm, joints = _arm_and_joints(args)
+    q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
+    payload = number(args.payload, "--payload")
+    M = arm_dynamics(arm).M(q)
+    locked = locked_modes(M, joints)
+    out = {"q": q.tolist(), "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
+    if np.all(joints.rotor[joints.elastic] > 0):
+        free = free_modes(M, joints)
+        out["free"] = {"frequency_hz": free.frequency.tolist(), "shapes": free.shape.T.tolist(),
+                       "coordinates": "q1..qn, then theta/N of the elastic joints " +
+                       ", ".join(str(i + 1) for i in joints.elastic)}
+    C = tool_compliance(arm, joints, q)
+    out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
+    out["sag_mm"] = (1e3 * sag(arm, joints, q, payload)).tolist()
+    out["payload_kg"] = payload
+    write_output(json.dumps(out, indent=1) + "\n", args.out)
+    return 0
+
+
+def cmd_simulate_elastic(args) -> int:
+    from ..jobs import run
+    from ..numeric.elastic import ElasticArm
+    from ..numeric.elastic_simulate import MotorPD, simulate_elastic_job, tool_deviation
+    from ..numeric.simulate import SimulationError
+    from .numeric_commands import _positive, _values
+    from .progress import job_bar
+    model, arm, joints = _arm_and_joints(args)
+    n = model.n
+    if args.torque:
+        raise UserError("simulate --elastic: --torque is for the rigid arm; use --pd KP KD --target Q (motor side)")
+    if args.qd0 is not None:
+        raise UserError("simulate --elastic: starts at rest (--qd0 is for the rigid arm)")
+    q0 = _values(args.q0, n, "--q0")
+    duration = _positive(args.t, "--t")
+    control = None
+    if args.pd:
+        kp = _values([args.pd[0]], n, "--pd KP", scalar=True)
+        kd = _values([args.pd[1]], n, "--pd KD", scalar=True)
+        target = _values(args.target, n, "--target", q0, scalar=True)
+        control = MotorPD(kp, kd, target, q0, _positive(args.move, "--move") if args.move else 0.0)
+    t_eval = None
+    if args.dt is not None:
+        dt = _positive(args.dt, "--dt")
+        t_eval = np.unique(np.append(np.arange(0.0, duration, dt), duration))
+    options: dict[str, Any] = dict(q0=q0, rtol=_positive(args.rtol, "--rtol"), atol=_positive(args.atol, "--atol"),
+                                   t_eval=t_eval)
+    try:
+        with job_bar(args.quiet, desc="simulate") as bar:
+            traj = run(simulate_elastic_job(arm, joints, (0.0, duration), control, **options), bar)
+        rigid = run(simulate_elastic_job(arm, joints.stiffened(np.inf), (0.0, duration), control,
+                                         **{**options, "t_eval": traj.t}))
+    except (SimulationError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    energy = np.atleast_1d(ElasticArm(arm, joints).energy(traj.states()))
+    deviation = 1e3 * tool_deviation(arm, traj.q, rigid.q)
+    tau = traj.tau_m if traj.tau_m is not None else np.zeros_like(traj.q)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    motors = [i + 1 for i in joints.elastic]
+    writer.writerow(["t"] + [f"q{j}" for j in range(1, n + 1)] + [f"theta{j}" for j in motors]
+                    + [f"qd{j}" for j in range(1, n + 1)] + [f"thetad{j}" for j in motors]
+                    + [f"taum{j}" for j in range(1, n + 1)] + ["energy", "tool_deviation_mm"])
+    states = traj.states()
+    for r in range(len(traj.t)):
+        writer.writerow([repr(float(v)) for v in (traj.t[r], *states[r], *tau[r], energy[r], deviation[r])])
+    write_output(buf.getvalue(), args.out)
+    print(f"simulated {duration:g} s of the elastic-joint model: {traj.steps} time steps (Radau); tool deviation "
+          f"from the rigid arm up to {deviation.max():.4g} mm", file=sys.stdout if args.out else sys.stderr)
+    return 0
+
+
+def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
+    from .common import read_json
+    data = read_json(path, "states file")
+    if not isinstance(data, dict) or not isinstance(data.get("states"), list):
+        raise UserError(f'{path}: expected an object {{"states": [...]}}')
+    sizes = {"q": n, "qd": n, "theta": m, "thetad": m, "tau_m": n}
+    out = []
+    for i, state in enumerate(data["states"]):
+        if not isinstance(state, dict) or set(state) - set(_STATE_KEYS):
+            raise UserError(f"{path}: states[{i}]: an object with " + ", ".join(_STATE_KEYS) + " (tau_m optional)")
+        row = {}
+        for key in _STATE_KEYS:
+            value = state.get(key, [0.0] * n if key == "tau_m" else None)
+            try:
+                a = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                a = np.zeros(0)
+            if a.shape != (sizes[key],) or not np.all(np.isfinite(a)):
+                raise UserError(f"{path}: states[{i}].{key}: expected {sizes[key]} finite numbers")
+            row[key] = a
+        out.append(row)
+    return out
+
+
+def cmd_eval_elastic(args) -> int:
+    from .numeric_commands import compiled_for
+    model, arm, joints = _arm_and_joints(args)
+    E, N = joints.elastic, joints.gear
+    if np.any(joints.rotor[E] <= 0):
+        raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")
+    states = _elastic_states(args.states, model.n, joints.m)
+    cd = compiled_for(model, args.method, args.project, args.quiet)
+    results = []
+    for i, s in enumerate(states):
+        spring = (joints.stiffness[E] * (s["theta"] / N[E] - s["q"][E])
+                  + joints.damping[E] * (s["thetad"] / N[E] - s["qd"][E]))
+        tau = N * s["tau_m"]
+        tau[E] = spring
+        with np.errstate(all="ignore"):
+            M = np.asarray(cd.M(s["q"])) + np.diag(joints.reflected)
+            rhs = tau - np.asarray(cd.G(s["q"])) - np.asarray(cd.h(s["q"], s["qd"]))
+            try:
+                qdd = np.linalg.solve(M, rhs)
+            except np.linalg.LinAlgError:
+                raise UserError(f"{args.states}: states[{i}]: the mass matrix is singular there") from None
+        thetadd = (s["tau_m"][E] - spring / N[E]) / joints.rotor[E]
+        if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
+            raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
+        results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
+    json.dump({"method": args.method, "elastic": True, "joints": [int(i) + 1 for i in E], "results": results},
+              sys.stdout)
+    sys.stdout.write("\n")
+    return 0

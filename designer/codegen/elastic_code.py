@@ -1,0 +1,150 @@
+"""Generated code for the elastic-joint model: the coupling terms beside the rigid functions.
+
+``codegen --elastic`` adds to the generated module (Python) or library (C) the function
+
+    elastic_forward(q, theta, qd, thetad, tau_m, p) -> (q'', theta'')
+
+of the reduced elastic-joint model (docs/elastic.md): the spring torques
+K (theta/N - q) + D (theta'/N - q') at the elastic joints, N tau_m at the rigid ones, the link side
+solved with the module's own ``mass_matrix``, ``gravity`` and ``bias`` (a Cholesky solve, the rigid
+joints' N^2 Jm on M's diagonal), the motor side Jm theta'' = tau_m - tau_s/N. The drive numbers
+(k, d, N, Jm per joint) are written in as constants from the project; theta and its rate hold the
+m elastic joints' motor angles (motor side) in joint order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.drives import drive_values
+from ..model.manipulator import Manipulator
+
+__all__ = ["elastic_constants", "elastic_python", "elastic_c", "NEEDS"]
+
+#: the rigid functions the elastic forward dynamics calls
+NEEDS = ("mass_matrix", "gravity", "bias")
+
+
+def elastic_constants(model: Manipulator) -> dict[str, list]:
+    """Per joint: stiffness (0 for a rigid joint), damping, gear ratio, rotor inertia; the elastic
+    joints (0-based) and the reflected inertia of the rigid ones. Raises ValueError without elastic joints."""
+    values = drive_values(model)
+    k = values["stiffness"]
+    if k is None:
+        raise ValueError("--elastic: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    n = model.n
+    gear = values["gear"] if values["gear"] is not None else np.ones(n)
+    rotor = values["rotor"] if values["rotor"] is not None else np.zeros(n)
+    damping = [0.0 if l.drive is None or l.drive.damping is None else l.drive.damping for l in model.links]
+    elastic = [i for i in range(n) if np.isfinite(k[i])]
+    missing = [i + 1 for i in elastic if not rotor[i] > 0]
+    if missing:
+        raise ValueError(f"--elastic: elastic joint(s) {', '.join(map(str, missing))} need the rotor inertia "
+                         "(drive data 'motor_inertia')")
+    return {"stiffness": [float(v) if np.isfinite(v) else 0.0 for v in k], "damping": [float(v) for v in damping],
+            "gear": [float(v) for v in gear], "rotor": [float(v) for v in rotor], "elastic": elastic,
+            "reflected": [0.0 if i in elastic else float(gear[i] ** 2 * rotor[i]) for i in range(n)]}
+
+
+def _py_list(v) -> str:
+    return "(" + ", ".join(repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+
+
+def elastic_python(model: Manipulator) -> str:
+    """Python source to append to the generated module (it uses the module's numpy and functions)."""
+    c = elastic_constants(model)
+    return f'''
+
+# -- the elastic-joint model (reduced model, docs/elastic.md); drive data of the project --------------
+ELASTIC_JOINTS = {_py_list(c["elastic"])}
+STIFFNESS = {_py_list(c["stiffness"])}
+DAMPING = {_py_list(c["damping"])}
+GEAR = {_py_list(c["gear"])}
+ROTOR = {_py_list(c["rotor"])}
+REFLECTED = {_py_list(c["reflected"])}
+
+
+def elastic_forward(q, theta, qd, thetad, tau_m, p=None):
+    """(q'', theta'') of one state: theta, thetad the motor angles and rates of ELASTIC_JOINTS (motor
+    side), tau_m the {model.n} motor torques (motor side)."""
+    q, qd = numpy.asarray(q, dtype=float), numpy.asarray(qd, dtype=float)
+    theta, thetad = numpy.asarray(theta, dtype=float), numpy.asarray(thetad, dtype=float)
+    tau = numpy.asarray(tau_m, dtype=float) * numpy.asarray(GEAR)
+    spring = numpy.empty(len(ELASTIC_JOINTS))
+    for j, i in enumerate(ELASTIC_JOINTS):
+        spring[j] = (STIFFNESS[i] * (theta[j] / GEAR[i] - q[i]) + DAMPING[i] * (thetad[j] / GEAR[i] - qd[i]))
+        tau[i] = spring[j]
+    M = mass_matrix(q, p) + numpy.diag(REFLECTED)
+    qdd = numpy.linalg.solve(M, tau - gravity(q, p) - bias(q, qd, p))
+    thetadd = numpy.array([(tau_m[i] - spring[j] / GEAR[i]) / ROTOR[i] for j, i in enumerate(ELASTIC_JOINTS)])
+    return qdd, thetadd
+'''
+
+
+def _c_array(v) -> str:
+    return "{" + ", ".join(f"{x:.17g}" for x in v) + "}"
+
+
+def elastic_c(model: Manipulator, prefix: str) -> tuple[str, str]:
+    """(source, header) text to append to the generated C library named ``prefix``."""
+    c = elastic_constants(model)
+    n, m = model.n, len(c["elastic"])
+    elastic = "{" + ", ".join(str(i) for i in c["elastic"]) + "}"
+    header = (f"\n/* elastic joints (docs/elastic.md): q'' and theta'' of the reduced model; theta, thetad hold the\n"
+              f" * {m} elastic joints' motor angles (motor side), tau_m the {n} motor torques. Returns 0, or -1 when\n"
+              f" * M + N^2 Jm is not positive definite. */\n"
+              f"#define {prefix.upper()}_N_ELASTIC {m}\n"
+              f"int {prefix}_elastic_forward(const double *q, const double *theta, const double *qd, "
+              "const double *thetad, const double *tau_m, const double *p, double *qdd, double *thetadd);\n")
+    source = f"""
+/* -- the elastic-joint model (reduced model); drive data of the project ------------------------- */
+static const int elastic_joints[{m}] = {elastic};
+static const double stiffness[{n}] = {_c_array(c["stiffness"])};
+static const double damping[{n}] = {_c_array(c["damping"])};
+static const double gear[{n}] = {_c_array(c["gear"])};
+static const double rotor[{n}] = {_c_array(c["rotor"])};
+static const double reflected[{n}] = {_c_array(c["reflected"])};
+
+int {prefix}_elastic_forward(const double *q, const double *theta, const double *qd, const double *thetad,
+                             const double *tau_m, const double *p, double *qdd, double *thetadd)
+{{
+    double M[{n * n}], g[{n}], h[{n}], tau[{n}], spring[{m}];
+    int i, j, k;
+    for (i = 0; i < {n}; i++) tau[i] = gear[i] * tau_m[i];
+    for (j = 0; j < {m}; j++) {{
+        i = elastic_joints[j];
+        spring[j] = stiffness[i] * (theta[j] / gear[i] - q[i]) + damping[i] * (thetad[j] / gear[i] - qd[i]);
+        tau[i] = spring[j];
+    }}
+    {prefix}_mass_matrix(q, p, M);
+    {prefix}_gravity(q, p, g);
+    {prefix}_bias(q, qd, p, h);
+    for (i = 0; i < {n}; i++) {{ M[i * {n} + i] += reflected[i]; qdd[i] = tau[i] - g[i] - h[i]; }}
+    /* Cholesky M = L L^T in place (lower triangle), then two triangular solves */
+    for (j = 0; j < {n}; j++) {{
+        double s = M[j * {n} + j];
+        for (k = 0; k < j; k++) s -= M[j * {n} + k] * M[j * {n} + k];
+        if (!(s > 0.0)) return -1;
+        M[j * {n} + j] = sqrt(s);
+        for (i = j + 1; i < {n}; i++) {{
+            double t = M[i * {n} + j];
+            for (k = 0; k < j; k++) t -= M[i * {n} + k] * M[j * {n} + k];
+            M[i * {n} + j] = t / M[j * {n} + j];
+        }}
+    }}
+    for (i = 0; i < {n}; i++) {{
+        for (k = 0; k < i; k++) qdd[i] -= M[i * {n} + k] * qdd[k];
+        qdd[i] /= M[i * {n} + i];
+    }}
+    for (i = {n} - 1; i >= 0; i--) {{
+        for (k = i + 1; k < {n}; k++) qdd[i] -= M[k * {n} + i] * qdd[k];
+        qdd[i] /= M[i * {n} + i];
+    }}
+    for (j = 0; j < {m}; j++) {{
+        i = elastic_joints[j];
+        thetadd[j] = (tau_m[i] - spring[j] / gear[i]) / rotor[i];
+    }}
+    return 0;
+}}
+"""
+    return source, header

@@ -1,0 +1,102 @@
+"""The elastic-joint model's coupling terms, symbolic (docs/elastic.md).
+
+The link side of the reduced model is the rigid derivation's own form with the joint torques
+replaced: tau(q, q', q'') = tau_s at an elastic joint (tau as each method writes it: M q'' + B + C + G
+for Lagrange-Euler, the recursive tau for Newton-Euler, ...), and tau(q, q', q'') + N^2 Jm q'' = N tau_m
+at a rigid joint. What the elastic model adds are the coupling terms, written here with symbols
+per joint i (numbered from 1):
+
+    tau_s_i   = k_i (theta_i / N_i - q_i) + d_i (theta_i' / N_i - q_i')      (spring, joint side)
+    motor_i:    Jm_i theta_i'' + tau_s_i / N_i = taum_i                        (motor side)
+
+``derive --elastic`` adds them to the report with the drive data's values of k, d, N, Jm; the
+numeric model (designer/numeric/elastic.py) and ``codegen --elastic`` use the same equations.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..model.manipulator import Manipulator
+
+__all__ = ["ElasticTerms", "elastic_terms", "elastic_section"]
+
+
+@dataclass(frozen=True)
+class ElasticTerms:
+    """The coupling terms: per elastic joint its spring torque and motor equation (= 0), per rigid joint
+    with a rotor the right-hand side of its link equation, and the symbols' values (SI)."""
+
+    joints: tuple[int, ...]              # the elastic joints, 0-based
+    spring: tuple[sp.Expr, ...]          # tau_s_i
+    motor: tuple[sp.Expr, ...]           # Jm_i theta_i'' + tau_s_i / N_i - taum_i
+    link: tuple[sp.Eq, ...]              # tau_i(q, q', q'') [+ N_i^2 Jm_i q_i''] = tau_s_i or N_i taum_i
+    values: dict[str, float]
+
+
+def elastic_terms(model: Manipulator) -> ElasticTerms:
+    """The coupling terms of ``model``'s elastic joints (drive data ``stiffness``); ValueError without any."""
+    joints, spring, motor, link, values = [], [], [], [], {}
+    for i, l in enumerate(model.links):
+        d = l.drive
+        j = i + 1
+        q, qd, qdd = model.q[i], model.qd[i], model.qdd[i]
+        tau = sp.Symbol(f"tau_{j}")
+        N, Jm, taum = sp.Symbol(f"N_{j}", positive=True), sp.Symbol(f"Jm_{j}", positive=True), sp.Symbol(f"taum_{j}")
+        gear = 1.0 if d is None or d.gear_ratio is None else d.gear_ratio
+        rotor = 0.0 if d is None or d.motor_inertia is None else d.motor_inertia
+        if d is None or d.stiffness is None:
+            if rotor:
+                values.update({N.name: gear, Jm.name: rotor})
+                link.append(sp.Eq(tau + N ** 2 * Jm * qdd, N * taum))
+            continue
+        k, c = sp.Symbol(f"k_{j}", positive=True), sp.Symbol(f"d_{j}", nonnegative=True)
+        th, thd, thdd = (sp.Symbol(f"theta{s}_{j}") for s in ("", "d", "dd"))
+        s = k * (th / N - q) + (c * (thd / N - qd) if d.damping else 0)
+        values.update({k.name: d.stiffness, N.name: gear, Jm.name: rotor})
+        if d.damping:
+            values[c.name] = d.damping
+        joints.append(i)
+        spring.append(s)
+        motor.append(Jm * thdd + s / N - taum)
+        link.append(sp.Eq(tau, s))
+    if not joints:
+        raise ValueError("no joint has a drive stiffness (drive data 'stiffness', N m/rad): the arm is rigid")
+    return ElasticTerms(tuple(joints), tuple(spring), tuple(motor), tuple(link), values)
+
+
+def elastic_section(model: Manipulator, fmt: str) -> tuple[str, dict | None]:
+    """(text to append to a report in ``fmt``, or the JSON object for ``fmt`` "json")."""
+    t = elastic_terms(model)
+    note = ("elastic joints (reduced model, docs/elastic.md): tau_i is the derivation's joint torque "
+            "tau(q, qd, qdd); theta_i the motor angle (motor side), taum_i the motor torque")
+    if fmt == "json":
+        return "", {"note": note, "joints": [i + 1 for i in t.joints],
+                    "spring": [str(s) for s in t.spring], "motor": [f"{m} = 0" for m in t.motor],
+                    "link": [f"{e.lhs} = {e.rhs}" for e in t.link], "values": t.values}
+    values = ", ".join(f"{k} = {v:.6g}" if math.isfinite(v) else k for k, v in t.values.items())
+    if fmt == "latex":
+        rows = [sp.latex(e) for e in t.link] + [sp.latex(sp.Eq(m, 0)) for m in t.motor]
+        body = " \\\\\n".join(rows)
+        return (f"\n\\section*{{Elastic joints}}\n{note.replace('_', ' ')}.\n"
+                f"\\begin{{align*}}\n{body}\n\\end{{align*}}\n{values.replace('_', chr(92) + '_')}\n"), None
+    lines = [f"{e.lhs} = {e.rhs}" for e in t.link] + [f"{m} = 0" for m in t.motor]
+    if fmt == "html":
+        return ("\n<h2>Elastic joints</h2>\n<p>" + note + "</p>\n<pre>" + "\n".join(lines) + "</pre>\n<p>"
+                + values + "</p>\n"), None
+    return "\n## Elastic joints\n\n" + note + ".\n\n" + "\n".join(f"    {x}" for x in lines) + "\n\n" + values + "\n", \
+        None
+
+
+def with_elastic_section(text: str, model: Manipulator, fmt: str) -> str:
+    """A rendered report with the elastic section added (JSON: an ``elastic`` key)."""
+    extra, obj = elastic_section(model, fmt)
+    if fmt == "json":
+        data = json.loads(text)
+        data["elastic"] = obj
+        return json.dumps(data, indent=1)
+    return text + extra

@@ -1,0 +1,269 @@
+"""The elastic-joint model (Spong 1987, the reduced model): a spring between each motor and its link.
+
+Conventions (SI, joint side unless said otherwise). Joint i has its link angle q_i and, when its
+drive gives a ``stiffness`` k_i, a motor angle theta_i on the motor side of a gearbox of ratio N_i
+(motor turns per joint turn). The spring torque at the joint is
+
+    tau_s = K (theta/N - q) + D (theta'/N - q')
+
+and the equations of motion are
+
+    link side:   M(q) q'' + h(q, q') + G(q) = tau_s                  (elastic joints)
+    motor side:  Jm theta'' + tau_s / N     = tau_m                  (Jm the rotor inertia)
+
+A joint without stiffness stays rigid: its motor turns with it (theta = N q), its reflected inertia
+N^2 Jm adds to M's diagonal, and its motor torque acts at the joint as N tau_m. The reduced model
+takes the rotor's kinetic energy as that of its own spin, 1/2 Jm theta'^2 (Spong's assumption:
+the gyroscopic coupling Jm theta' z_i . omega_(i-1) is left out; for the PUMA 560's rotors it is
+below 1 % of the motor torque at rated speed); rotor masses belong in the link masses.
+
+The state is y = (q, theta_E, q', theta_E') with E the elastic joints: 2n + 2m numbers, 4n when
+every joint is elastic. Inputs are the n motor torques tau_m (motor side).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import DesignerError
+from ..kinematics import NumericArm
+from ..model.manipulator import Manipulator
+from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
+
+__all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints"]
+
+
+class ElasticModelError(DesignerError, ValueError):
+    """Drive data that cannot make an elastic-joint model (no elastic joint, a massless motor side)."""
+
+
+def _per_joint(v, n: int, default: float) -> np.ndarray:
+    if v is None:
+        return np.full(n, default)
+    try:
+        return np.broadcast_to(np.asarray(v, dtype=float), (n,)).copy()
+    except ValueError:
+        raise ElasticModelError(f"drive data: expected one value or {n}, got {np.shape(v)}") from None
+
+
+@dataclass(frozen=True, eq=False)
+class ElasticJoints:
+    """Per joint: stiffness k (inf: rigid), damping d, gear ratio N (1 where not given), rotor inertia Jm."""
+
+    stiffness: np.ndarray
+    damping: np.ndarray
+    gear: np.ndarray
+    rotor: np.ndarray
+
+    @classmethod
+    def of(cls, n: int, stiffness=None, damping=None, gear=None, rotor=None) -> ElasticJoints:
+        k = _per_joint(stiffness, n, math.inf)
+        k = np.where(np.isnan(k), math.inf, k)
+        out = cls(k, _per_joint(damping, n, 0.0), _per_joint(gear, n, 1.0), _per_joint(rotor, n, 0.0))
+        bad = [i + 1 for i in range(n) if not k[i] > 0]
+        if bad:
+            raise ElasticModelError(f"stiffness of joint(s) {', '.join(map(str, bad))}: must be positive")
+        if np.any(out.gear == 0) or not np.all(np.isfinite(out.gear)):
+            raise ElasticModelError("gear ratio: must be a finite non-zero number for every joint")
+        if np.any(out.rotor < 0) or np.any(out.damping < 0):
+            raise ElasticModelError("rotor inertia and damping: must not be negative")
+        return out
+
+    @property
+    def n(self) -> int:
+        return len(self.stiffness)
+
+    @cached_property
+    def elastic(self) -> np.ndarray:
+        """Indices (m,) of the elastic joints."""
+        return np.flatnonzero(np.isfinite(self.stiffness))
+
+    @cached_property
+    def rigid(self) -> np.ndarray:
+        return np.flatnonzero(~np.isfinite(self.stiffness))
+
+    @property
+    def m(self) -> int:
+        return len(self.elastic)
+
+    @cached_property
+    def reflected(self) -> np.ndarray:
+        """(n,) N^2 Jm of the rigid joints (added to M), 0 at the elastic ones (their motors are apart)."""
+        out = self.gear ** 2 * self.rotor
+        out[self.elastic] = 0.0
+        return out
+
+    def stiffened(self, factor: float) -> ElasticJoints:
+        """The same joints with every stiffness and damping times ``factor`` (K -> infinity studies)."""
+        with np.errstate(invalid="ignore"):   # 0 * inf: no damping, not NaN
+            damping = np.where(self.damping == 0, 0.0, self.damping * factor)
+        return ElasticJoints(self.stiffness * factor, damping, self.gear, self.rotor)
+
+
+def elastic_joints(model: Manipulator) -> ElasticJoints:
+    """The elastic joints of a project's drive data (a joint without stiffness is rigid)."""
+    def values(name: str):
+        return [None if l.drive is None or getattr(l.drive, name) is None else getattr(l.drive, name)
+                for l in model.links]
+
+    def arr(name: str, default: float):
+        return np.array([default if v is None else v for v in values(name)], dtype=float)
+    return ElasticJoints.of(model.n, arr("stiffness", math.inf), arr("damping", 0.0), arr("gear_ratio", 1.0),
+                            arr("motor_inertia", 0.0))
+
+
+class ElasticArm:
+    """Forward dynamics, energy and the state layout of one arm with elastic joints."""
+
+    def __init__(self, arm: NumericArm, joints: ElasticJoints):
+        if joints.n != arm.n:
+            raise ElasticModelError(f"drive data for {joints.n} joints, the arm has {arm.n}")
+        self.arm, self.joints = arm, joints
+        self.dyn: ArmDynamics = arm_dynamics(arm)
+        self.n, self.m = arm.n, joints.m
+        E = joints.elastic
+        if np.any(joints.rotor[E] <= 0):
+            names = ", ".join(str(i + 1) for i in E if joints.rotor[i] <= 0)
+            raise ElasticModelError(f"elastic joint(s) {names}: the motor side needs the rotor inertia "
+                                    "(drive data motor_inertia) for the elastic model's dynamics")
+        self.E, self.R = E, joints.rigid
+        self.k, self.d = joints.stiffness[E], joints.damping[E]
+        self.N, self.Jm = joints.gear, joints.rotor[E]
+        self.NE = self.N[E]
+        self.reflected = joints.reflected
+        self._plain = not np.any(self.reflected)   # M itself: the generated forward dynamics applies
+
+    @property
+    def size(self) -> int:
+        """Length of the state vector, 2 n + 2 m."""
+        return 2 * (self.n + self.m)
+
+    def split(self, y):
+        """(q, theta, qd, thetad) of states (..., 2n + 2m)."""
+        n, m = self.n, self.m
+        y = np.asarray(y, dtype=float)
+        return y[..., :n], y[..., n:n + m], y[..., n + m:2 * n + m], y[..., 2 * n + m:]
+
+    def spring(self, q, theta, qd, thetad) -> np.ndarray:
+        """tau_s (..., m) = K (theta/N - q_E) + D (theta'/N - q'_E)."""
+        E = self.E
+        return self.k * (theta / self.NE - q[..., E]) + self.d * (thetad / self.NE - qd[..., E])
+
+    def joint_torque(self, q, theta, qd, thetad, tau_m) -> np.ndarray:
+        """(..., n) the torque at each joint: the spring at elastic joints, N tau_m at rigid ones."""
+        tau = np.asarray(tau_m, dtype=float) * self.N
+        tau = np.array(np.broadcast_to(tau, np.shape(q)), dtype=float)
+        tau[..., self.E] = self.spring(q, theta, qd, thetad)
+        return tau
+
+    def accelerations(self, y, tau_m) -> tuple[np.ndarray, np.ndarray]:
+        """(q'', theta'') at states y (..., 2n + 2m) under motor torques tau_m (..., n)."""
+        q, th, qd, thd = self.split(y)
+        tau = self.joint_torque(q, th, qd, thd, tau_m)
+        if self._plain:
+            qdd = self.dyn.qdd(q, qd, tau)
+        else:
+            M = self.dyn.M(q) + np.diag(self.reflected)
+            qdd = np.linalg.solve(M, (tau - self.dyn.h(q, qd) - self.dyn.G(q))[..., None])[..., 0]
+        tau_s = tau[..., self.E]
+        thdd = (np.asarray(tau_m, dtype=float)[..., self.E] - tau_s / self.NE) / self.Jm
+        return qdd, thdd
+
+    def derivative(self, y, tau_m) -> np.ndarray:
+        """dy/dt at states (..., 2n + 2m)."""
+        q, th, qd, thd = self.split(y)
+        qdd, thdd = self.accelerations(y, tau_m)
+        return np.concatenate([qd, thd, qdd, thdd], axis=-1)
+
+    def energy(self, y) -> np.ndarray | float:
+        """Kinetic (links, rotors) plus potential (gravity, springs) energy at states (..., 2n + 2m)."""
+        q, th, qd, thd = self.split(y)
+        kinetic, potential = self.dyn.energy(q, qd)
+        rotors = 0.5 * np.sum(self.Jm * thd ** 2, axis=-1) + 0.5 * np.sum(self.reflected * qd ** 2, axis=-1)
+        springs = 0.5 * np.sum(self.k * (th / self.NE - q[..., self.E]) ** 2, axis=-1)
+        total = kinetic + potential + rotors + springs
+        return float(total) if np.ndim(total) == 0 else total
+
+    def equilibrium(self, q) -> np.ndarray:
+        """The state at rest at q: each spring holds its joint's gravity torque, theta = N (q + G/k)."""
+        q = np.asarray(q, dtype=float)
+        G = self.dyn.G(q)
+        th = self.NE * (q[self.E] + G[self.E] / self.k)
+        return np.concatenate([q, th, np.zeros(self.n), np.zeros(self.m)])
+
+    def rigid_state(self, q, qd) -> np.ndarray:
+        """The state of the motors turning with their links (theta = N q): no spring deflection."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        return np.concatenate([q, self.NE * q[self.E], qd, self.NE * qd[self.E]])
+
+    # -- the fast single-state path for the integrators -----------------------------------------
+    def scalar_rhs(self, tau_of):
+        """dy/dt(t, y) on one state for scipy's integrators; ``tau_of(t, y_list) -> tau_m`` (n floats)."""
+        n, m, E = self.n, self.m, self.E.tolist()
+        k, d, NE, Jm = self.k.tolist(), self.d.tolist(), self.NE.tolist(), self.Jm.tolist()
+        N = self.N.tolist()
+        raw = self.dyn.scalar_function("qdd") if self._plain else None
+
+        def rhs(t, y):
+            s = y.tolist()
+            q, th, qd, thd = s[:n], s[n:n + m], s[n + m:2 * n + m], s[2 * n + m:]
+            tau_m = tau_of(t, s)
+            tau = [u * g for u, g in zip(tau_m, N)]
+            ts = []
+            for j in range(m):
+                i = E[j]
+                v = k[j] * (th[j] / NE[j] - q[i]) + d[j] * (thd[j] / NE[j] - qd[i])
+                tau[i] = v
+                ts.append(v)
+            out = None
+            if raw is not None:
+                try:
+                    out = raw(q, qd, tau)
+                    piv = out[n:]
+                    if not (min(piv) > 0 and max(piv) <= PIVOT_RATIO * min(piv)):
+                        out = None
+                except ZeroDivisionError:
+                    out = None
+            if out is None or not all(map(math.isfinite, out[:n])):
+                if not np.all(np.isfinite(y)):
+                    raise ElasticModelError(f"the state is no longer finite at t = {t:.6g} s")
+                qdd = self.accelerations(y, np.array(tau_m))[0].tolist()
+            else:
+                qdd = list(out[:n])
+            thdd = [(tau_m[E[j]] - ts[j] / NE[j]) / Jm[j] for j in range(m)]
+            return np.array(qd + thd + qdd + thdd)
+        return rhs
+
+    def spring_jacobian(self, q, kp=None, kd=None) -> np.ndarray:
+        """d(dy/dt)/dy with the springs, damping and motor-side PD gains (kp, kd at the joint side) and
+        M(q), leaving out dM/dq, dh/dq, dG/dq: the stiff part, which is what an implicit integrator's
+        Newton iteration needs (for the PUMA 560 with k = 1e4 N m/rad, dG/dq is below 1 % of K)."""
+        n, m, E, NE = self.n, self.m, self.E, self.NE
+        kp = np.zeros(n) if kp is None else np.asarray(kp, dtype=float)
+        kd = np.zeros(n) if kd is None else np.asarray(kd, dtype=float)
+        M = self.dyn.M(q) + np.diag(self.reflected)
+        Minv = np.linalg.inv(M)
+        size = self.size
+        J = np.zeros((size, size))
+        iq, ith, iqd, ithd = (np.arange(n), n + np.arange(m), n + m + np.arange(n), 2 * n + m + np.arange(m))
+        J[iq, iqd] = 1.0
+        J[ith, ithd] = 1.0
+        # link side: d tau / d(q, theta, qd, thetad); a rigid joint's PD (u = N tau_m) acts there
+        dq, dth, dqd, dthd = np.zeros((n, n)), np.zeros((n, m)), np.zeros((n, n)), np.zeros((n, m))
+        dq[E, E], dth[E, np.arange(m)] = -self.k, self.k / NE
+        dqd[E, E], dthd[E, np.arange(m)] = -self.d, self.d / NE
+        R = self.R
+        dq[R, R], dqd[R, R] = -kp[R], -kd[R]
+        for rows, block in ((iq, dq), (ith, dth), (iqd, dqd), (ithd, dthd)):
+            J[np.ix_(iqd, rows)] = Minv @ block
+        # motor side: Jm theta'' = tau_m - tau_s/N with tau_m = (kp (.. - theta/N) - kd theta'/N + ..)/N
+        Jm = self.Jm
+        J[ithd, iq[E]] = self.k / NE / Jm
+        J[ithd, ith] = -(self.k + kp[E]) / NE ** 2 / Jm
+        J[ithd, iqd[E]] = self.d / NE / Jm
+        J[ithd, ithd] = -(self.d + kd[E]) / NE ** 2 / Jm
+        return J
