@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..model import MissingParameterError
+from ..model import MissingParameterError, Severity
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Manipulator
 from ..model.parts import parts_of
@@ -89,11 +89,14 @@ def cmd_info(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    model = load_model(args.project)  # errors raise here
+    model = load_model(args.project)  # errors of reading raise here
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
     problems = check_model(model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
+    failed = [p for p in problems if p.severity is Severity.ERROR]
+    if failed:   # the checks of the numbers (designer/numeric/checks.py): the file reads, the arm is wrong
+        raise UserError(f"{args.project}: not valid: {failed[0]}")
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
 

@@ -9,12 +9,14 @@ kept. Export writes the project as URDF; a symbol without a value is named in th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..model import Convention
 from ..urdf import UrdfError, chain_ends, default_tip, urdf_text
 from ..urdf.importer import ImportReport
@@ -22,7 +24,8 @@ from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
 from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 
-__all__ = ["ImportDialog", "build_menu", "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
+__all__ = ["ImportDialog", "build_menu", "export_file", "import_file", "import_urdf_file", "export_urdf_file",
+           "URDF_FILTER"]
 
 URDF_FILTER = "URDF or xacro (*.urdf *.xml *.xacro);;All files (*)"
 
@@ -30,10 +33,10 @@ URDF_FILTER = "URDF or xacro (*.urdf *.xml *.xacro);;All files (*)"
 class ImportDialog(QDialog):
     """The chain (base and tip links) and the options of one import."""
 
-    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None):
+    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None, kind: str = "URDF"):
         super().__init__(parent)
         self.tree = tree
-        self.setWindowTitle(f"Import URDF — {Path(source).name}")
+        self.setWindowTitle(f"Import {kind} — {Path(source).name}")
         form = QFormLayout()
         links = list(tree.inertials)
         self.base = QComboBox(self)
@@ -46,18 +49,25 @@ class ImportDialog(QDialog):
         self.ends.setWordWrap(True)
         self.convention = QComboBox(self)
         self.convention.addItems([c.value for c in Convention])
-        self.drop_rest = QCheckBox("Leave out links behind movable joints off the chain (default: lock at zero "
-                                   "and lump them in)", self)
+        part = "body" if kind == "MJCF" else "link"   # MJCF's bodies are URDF's links
+        self.drop_rest = QCheckBox(f"Leave out {part.replace('y', 'ie')}s behind movable joints off the chain "
+                                   "(default: lock at zero and lump them in)", self)
         self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
         self.density = QLineEdit(self)
         self.density.setPlaceholderText("kg/m³, e.g. 2700 (aluminium): inertia of links without <inertial> from meshes")
-        form.addRow("Base link", self.base)
-        form.addRow("Tip link", self.tip)
+        form.addRow(f"Base {part}", self.base)
+        form.addRow(f"Tip {part}", self.tip)
         form.addRow("", self.ends)
         form.addRow("DH convention", self.convention)
         form.addRow("", self.drop_rest)
         form.addRow("", self.massless)
         form.addRow("Density", self.density)
+        self.kind = kind
+        self.massless.setVisible(kind == "URDF")   # every MJCF body has a mass (MuJoCo's)
+        self.density.setVisible(kind == "URDF")
+        label = form.labelForField(self.density)
+        if label is not None:
+            label.setVisible(kind == "URDF")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                    self)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
@@ -95,10 +105,15 @@ class ImportDialog(QDialog):
             raise UrdfError(f"density {text!r}: not a number (kg/m^3, e.g. 2700)") from None
 
     def options(self) -> dict:
-        """Keyword arguments of :func:`designer.urdf.import_tree`."""
-        return {"base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
-                "convention": self.convention.currentText(), "drop_rest": self.drop_rest.isChecked(),
-                "massless": self.massless.isChecked()}
+        """Keyword arguments of :func:`designer.urdf.import_tree`, and for a URDF the density typed
+        (:meth:`density_value`, which refuses text that is not a number)."""
+        chosen: dict[str, object] = {
+            "base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
+            "convention": self.convention.currentText(), "drop_rest": self.drop_rest.isChecked(),
+            "massless": self.massless.isChecked()}
+        if self.kind == "URDF":
+            chosen["density"] = self.density_value()
+        return chosen
 
 
 def _refuse(window, title: str, message: str) -> None:
@@ -130,6 +145,60 @@ def ask_file_options(window, path, previous: FileOptions | None = None) -> FileO
     return FileOptions(parse_xacro_args(args.text().split()), paths, named)
 
 
+def import_file(window, kind: str, file_filter: str, read, make, path=None, options: dict | None = None,
+                ask=None):
+    """Ask for a file of ``kind`` (URDF, MJCF), ``read(path)`` it (a tree, or (tree, compiled model)),
+    ask for the chain and ``make(read, path, options)`` the report; open the arm as a new unsaved
+    project. None when cancelled or refused (message box, project on screen kept). ``ask(path)``, when
+    given, asks what reading the file takes first (a xacro file's packages and arguments): False cancels."""
+    if not window.maybe_save():
+        return None
+    if path is None:
+        folder = window.document.path.parent if window.document.path else Path.cwd()
+        path, _ = QFileDialog.getOpenFileName(window, f"Import {kind}", str(folder), file_filter)
+        if not path:
+            return None
+    if ask is not None:
+        try:
+            if not ask(path):
+                return None
+        except DesignerError as exc:
+            _refuse(window, f"Cannot import {kind}", str(exc))
+            return None
+    # the first read loads the parser (about 2 s for URDF); later imports take tens of milliseconds
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        data = read(path)
+    except DesignerError as exc:
+        QApplication.restoreOverrideCursor()
+        _refuse(window, f"Cannot import {kind}", str(exc))
+        return None
+    QApplication.restoreOverrideCursor()
+    tree = data[0] if isinstance(data, tuple) else data
+    while True:
+        if options is None:
+            dialog = ImportDialog(tree, str(path), window, kind=kind)
+            if not dialog.exec():
+                return None
+        try:
+            chosen = dialog.options() if options is None else options   # a bad density raises here
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)   # meshes may be read for the density
+            try:
+                report = make(data, str(path), chosen)
+            finally:
+                QApplication.restoreOverrideCursor()
+            break
+        except DesignerError as exc:
+            _refuse(window, f"Cannot import {kind}", str(exc))
+            if options is not None:
+                return None   # no dialog to go back to
+    window.document.reset(report.model, None, origin=f"{kind} {Path(path).name}", dirty=True)
+    window.recovery.discard()
+    QMessageBox.information(window, f"{kind} imported", report.text())
+    window.show_message(report.text().splitlines()[0])
+    return report
+
+
 def import_urdf_file(window, path=None, options: dict | None = None,
                      file_options: FileOptions | None = None) -> ImportReport | None:
     """Import a URDF or xacro file as a new unsaved project; None when cancelled or refused.
@@ -137,87 +206,63 @@ def import_urdf_file(window, path=None, options: dict | None = None,
     ``options`` (as :meth:`ImportDialog.options`) skip the dialog, ``file_options`` the xacro
     question (package folders, arguments) and give the density.
     """
-    if not window.maybe_save():
-        return None
-    if path is None:
-        folder = window.document.path.parent if window.document.path else Path.cwd()
-        path, _ = QFileDialog.getOpenFileName(window, "Import URDF", str(folder), URDF_FILTER)
-        if not path:
-            return None
-    # the first read loads the URDF parser (about 2 s); later imports take tens of milliseconds
-    if file_options is None:
-        file_options = FileOptions()
-        if is_xacro(path):
-            try:
-                asked = ask_file_options(window, path)
-            except UrdfError as exc:
-                _refuse(window, "Cannot import URDF", str(exc))
-                return None
+    given = file_options or FileOptions()
+
+    def ask(chosen_path) -> bool:
+        nonlocal given
+        if file_options is None and is_xacro(chosen_path):
+            asked = ask_file_options(window, chosen_path)
             if asked is None:
-                return None
-            file_options = asked
-    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-    try:
-        tree = read_any(path, file_options)
-    except UrdfError as exc:
-        QApplication.restoreOverrideCursor()
-        _refuse(window, "Cannot import URDF", str(exc))
-        return None
-    QApplication.restoreOverrideCursor()
-    while True:
-        if options is None:
-            dialog = ImportDialog(tree, str(path), window)
-            if not dialog.exec():
-                return None
-            chosen = dialog.options()
-        else:
-            chosen = options
+                return False
+            given = asked
+        return True
+
+    def make(tree: UrdfTree, source: str, chosen: dict) -> ImportReport:
+        nonlocal given
+        chosen = dict(chosen)
+        if "density" in chosen:   # typed in the dialog
+            given = replace(given, density=chosen.pop("density"))
         try:
-            if options is None:
-                file_options.density = dialog.density_value()
-            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)   # meshes may be read for the density
-            try:
-                report = import_prepared(tree, path, file_options, **chosen)
-            finally:
-                QApplication.restoreOverrideCursor()
-            break
+            return import_prepared(tree, source, given, **chosen)
         except UrdfError as exc:
-            _refuse(window, "Cannot import URDF", f"{path}: {exc}")
-            if options is not None:
-                return None   # no dialog to go back to
-    window.document.reset(report.model, None, origin=f"URDF {Path(path).name}", dirty=True)
-    window.recovery.discard()
-    QMessageBox.information(window, "URDF imported", report.text())
-    window.show_message(report.text().splitlines()[0])
-    return report
+            raise UrdfError(f"{source}: {exc}") from None
+
+    return import_file(window, "URDF", URDF_FILTER, lambda p: read_any(p, given), make, path, options, ask)
 
 
-def export_urdf_file(window, path=None) -> bool:
-    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=None) -> bool:
+    """Write the project as ``kind`` (``text_of(model)``); errors (a symbol without a value) go to a
+    message box. What the export had to change (comments at the top of the text) is in the status."""
     model = window.document.model
     try:
-        text = urdf_text(model)
-    except UrdfError as exc:
-        _refuse(window, "Cannot export URDF", str(exc))
+        text = text_of(model)
+    except DesignerError as exc:
+        _refuse(window, f"Cannot export {kind}", str(exc))
         return False
     if path is None:
         doc = window.document
         stem = doc.path.stem if doc.path else (model.name or "arm").replace(" ", "_")
-        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + ".urdf")
-        path, _ = QFileDialog.getSaveFileName(window, "Export URDF", str(suggested), URDF_FILTER)
+        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
+        path, _ = QFileDialog.getSaveFileName(window, f"Export {kind}", str(suggested), file_filter)
         if not path:
             return False
     path = Path(path)
     if not path.suffix:
-        path = path.with_suffix(".urdf")
+        path = path.with_suffix(suffix)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        _refuse(window, "Cannot export URDF", f"{path}: cannot write: {exc.strerror or exc}")
+        _refuse(window, f"Cannot export {kind}", f"{path}: cannot write: {exc.strerror or exc}")
         return False
-    window.show_message(f"Exported {path}")
+    notes = [line.strip()[4:-3].strip() for line in text.splitlines()[1:4] if line.strip().startswith("<!--")]
+    window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
     window.exported.emit(str(path))
     return True
+
+
+def export_urdf_file(window, path=None) -> bool:
+    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+    return export_file(window, "URDF", URDF_FILTER, ".urdf", urdf_text, path)
 
 
 def build_menu(window, menu) -> None:

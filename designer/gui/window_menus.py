@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 
-from . import design_export, export, preferences, urdf_dialogs
+from . import design_export, export, mjcf_dialogs, preferences, urdf_dialogs
 from . import help as help_windows
 from .projects import examples
 
@@ -62,6 +62,7 @@ class WindowMenus(_MenusBase):
         export_menu.addSeparator()
         design_export.build_menu(self, export_menu)
         urdf_dialogs.build_menu(self, file_menu)
+        mjcf_dialogs.build_menu(self, file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 

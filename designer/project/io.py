@@ -47,6 +47,11 @@ _V3_TOP_KEYS = {"materials", "base_visual"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 
 
+#: the largest drive value read: N^2 Jm and the friction terms multiply them (a gear ratio of 1e308
+#: overflowed in the drive terms); no drive has a figure near it in SI units
+MAX_DRIVE_VALUE = 1e9
+
+
 class ProjectError(DesignerError):
     """A project that cannot be used; ``problems`` lists every error found (field: message)."""
 
@@ -176,6 +181,9 @@ class _Reader:
                 continue
             if key == "stiffness" and number == 0:
                 self.fail(f"{where}.{key}", "must be positive (leave it out for a rigid joint)")
+                continue
+            if key not in ("stiffness", "damping") and number > MAX_DRIVE_VALUE:
+                self.fail(f"{where}.{key}", f"{number:.3g} is too large (at most {MAX_DRIVE_VALUE:g})")
                 continue
             out[key] = number
         return Drive(**out)

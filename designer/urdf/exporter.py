@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..kinematics import NumericArm, dh_matrices
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
-from ..numeric.recursive import lumped_bodies
+from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["export_urdf", "urdf_base", "urdf_text"]
+__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_text", "write_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -126,19 +128,38 @@ def urdf_base(arm: NumericArm) -> np.ndarray:
     return turn @ arm.base
 
 
-def urdf_text(model: Manipulator) -> str:
-    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+@dataclass
+class Exported:
+    """What every export of a project needs: the numeric arm, its links with their loads lumped, the
+    constant DH transform of each link (``offsets``), and link and joint names safe to write."""
+
+    arm: NumericArm
+    bodies: LumpedBodies
+    standard: bool
+    offsets: list[np.ndarray]
+    link_names: list[str]
+    joint_names: list[str]
+
+
+def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Exported:
+    """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it."""
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
-        raise UrdfError("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
+        raise error("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
     except ValueError as exc:
-        raise UrdfError(f"cannot export: {exc}") from None
-    bodies = lumped_bodies(arm)
+        raise error(f"cannot export: {exc}") from None
     standard = arm.convention is Convention.STANDARD
     a, alpha, d, theta = arm.dh.T   # the links' fixed transforms (joint variables at zero)
-    M = dh_matrices(a, alpha, d, theta, arm.convention)
-    link_names, joint_names = _names(model)
+    offsets = list(dh_matrices(a, alpha, d, theta, arm.convention))
+    return Exported(arm, lumped_bodies(arm), standard, offsets, *_names(model))
+
+
+def urdf_text(model: Manipulator) -> str:
+    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+    out = exported(model)
+    arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
+    link_names, joint_names = out.link_names, out.joint_names
 
     robot = ET.Element("robot", name=model.name or "manipulator")
     for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):
@@ -194,11 +215,15 @@ def urdf_text(model: Manipulator) -> str:
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
 
-def export_urdf(model: Manipulator, path) -> None:
-    """Write ``model`` as a URDF file."""
+def write_text(path, text: str, error: type[DesignerError] = UrdfError) -> None:
+    """``text`` into the file ``path``; ``error`` naming it when that fails."""
     from pathlib import Path
-    text = urdf_text(model)
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UrdfError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def export_urdf(model: Manipulator, path) -> None:
+    """Write ``model`` as a URDF file."""
+    write_text(path, urdf_text(model))

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import DesignerError
 from ..jobs import NEVER, CancelToken, Job, Progress
 from .packages import PackageResolver
-from .source import read_limited
+from .source import read_bounded
 
 __all__ = ["MAX_MESH_BYTES", "MAX_FACES", "MESH_SUFFIXES", "MeshError", "MeshData", "decimate", "load_cached",
            "load_mesh", "load_meshes_job", "mesh_arrays", "resolve_mesh"]
@@ -71,7 +71,8 @@ def load_mesh(path: str | os.PathLike, scale=(1.0, 1.0, 1.0)):
     suffix = path.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise MeshError(f"{path}: not a mesh file the designer reads ({', '.join(MESH_SUFFIXES)})")
-    raw = read_limited(path, MAX_MESH_BYTES, "a mesh", MeshError)
+    raw = read_bounded(path, MAX_MESH_BYTES, str(path), MeshError, "a mesh file",
+                       f"larger than the {MAX_MESH_BYTES} bytes a mesh may be")
     if suffix == ".dae" and re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
         raise MeshError(f"{path}: holds a document type declaration (<!DOCTYPE or <!ENTITY); refused for safety")
     try:
