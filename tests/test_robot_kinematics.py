@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from tests.support import ROBOTS, robot_path
+from tests.support import robot_path, serial_robots
 from designer.kinematics import NumericArm, com_positions, frames
 from designer.project import load_project
 
-ALL = sorted(p.stem for p in ROBOTS.glob("*.json"))
+ALL = [p.stem for p in serial_robots()]   # closed chains: tests/kinematics/test_closed_kinematics.py
 rng = np.random.default_rng(20261122)
 
 

@@ -18,7 +18,8 @@ from designer.project.io import written_version
 from designer.project import load_project, save_project
 
 EXPECTED = {"double_pendulum", "planar_two_link", "stanford_modified", "horn_three_dof",
-            "horn_three_dof_offsets", "puma560_three_link", "puma560", "scara"}
+            "horn_three_dof_offsets", "puma560_three_link", "puma560", "scara",
+            "palletizer_parallelogram", "palletizer_serial", "acma_sr400", "four_bar"}
 ALL = sorted(p.stem for p in ROBOTS.glob("*.json"))
 
 

@@ -16,11 +16,17 @@ from ..project.io import json_problem
 __all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
 
 
-def load_model(path: str) -> Manipulator:
+def load_model(path: str, closed: bool = False) -> Manipulator:
+    """The project at ``path``; a closed-chain project (a tree, passive joints, loops) only where
+    the command takes one (``closed``): the serial engines would read its links as a chain."""
     try:
-        return load_project(path)
+        model = load_project(path)
     except ProjectError as exc:
         raise UserError(str(exc)) from None
+    if not closed and not model.is_serial:
+        raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): this command takes "
+                        "serial arms only so far; info, validate, derive, eval, torques and simulate take it")
+    return model
 
 
 def number(text: str, what: str) -> float:

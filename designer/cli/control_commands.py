@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import csv
 import io
 import json
@@ -101,13 +104,49 @@ def cmd_regressor(args) -> int:
     from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
 
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        return _closed_regressor(args, model)
     try:
         bp = base_parameters(model, drives=args.drives)
     except (MissingParameterError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     cond = _condition(args, model, bp)
     write_output(regressor_report(model, bp if args.base else None, cond, args.format, args.drives), args.out)
+    return 0
+
+
+def _closed_regressor(args, model) -> int:
+    """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
+    from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    from .closed_commands import _dynamics
+    if args.drives or args.excite or args.trajectory:
+        raise UserError(f"{args.project}: regressor --drives, --excite, --trajectory: not for closed chains yet")
+    if args.format not in ("json", "markdown"):
+        raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
+    cd = _dynamics(model, args.project)
+    reg = ClosedRegressor(cd)
+    data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
+    if args.base:
+        bp = closed_base_parameters(cd)
+        data.update({"base_count": bp.count, "dropped": bp.dropped,
+                     "base": [{"name": name, "combination": combo, "value": float(v)}
+                              for (name, combo), v in zip(bp.base, bp.values)]})
+    if args.format == "json":
+        write_output(json.dumps(data, indent=1) + "\n", args.out)
+        return 0
+    lines = [f"# Inertial parameters of {model.name or args.project} (closed chain)", "",
+             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries.", ""]
+    if args.base:
+        lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
+                  "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
+        for row in data["base"]:
+            combo = " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in row["combination"].items())
+            lines.append(f"| {row['name']} | {combo} | {row['value']:.6g} |")
+        lines += ["", "Dropped: " + ", ".join(data["dropped"])]
+    else:
+        lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
+    write_output("\n".join(lines) + "\n", args.out)
     return 0
 
 
@@ -132,18 +171,34 @@ def _symbolic(model) -> dict:
 def cmd_linearize(args) -> int:
     from ..control import linearize
 
-    model = load_model(args.project)
-    arm = _arm(model, args.project)
-    n = model.n
+    model = load_model(args.project, closed=True)
+    arm: Any
+    solve: Callable[..., Any]
+    if model.is_serial:
+        arm = _arm(model, args.project)
+        n = model.n
+        names = [f"q{j}" for j in range(1, n + 1)]
+        solve = linearize
+    else:   # a closed chain: its actuated joints, named by their links (control/closed_linearize.py)
+        if args.symbolic:
+            raise UserError(f"{args.project}: linearize --symbolic: not for closed chains yet")
+        from ..control.closed_linearize import linearize_closed
+        from .closed_commands import _dynamics
+        arm = _dynamics(model, args.project)
+        n = arm.n
+        names = [f"q{j + 1}" for j in arm.act]
+        solve = linearize_closed
     q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
-    state = [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)]
+    state = names + ["qd" + name[1:] for name in names]
+    if args.elastic and not model.is_serial:
+        raise UserError(f"{args.project}: linearize --elastic: not for closed chains yet")
     if args.elastic and args.symbolic:
         raise UserError("linearize --elastic: numbers only (without --symbolic)")
     try:
         if args.elastic:
             lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
         else:
-            lm = linearize(arm, q, qd, qdd)
+            lm = solve(arm, q, qd, qdd)
         dm = lm.discretize(number(args.dt, "--dt"), args.method) if args.dt is not None else None
     except ValueError as exc:
         raise UserError(f"linearize: {exc}") from None
@@ -176,6 +231,23 @@ def cmd_linearize(args) -> int:
         out += [_matrix_text("Ad", dm.Ad, args.format).rstrip(), _matrix_text("Bd", dm.Bd, args.format).rstrip()]
     write_output("\n".join(out) + "\n", args.out)
     return 0
+
+
+#: what a closed chain's code has: its closed forms in the actuated coordinates
+CLOSED_CHAIN_FUNCTIONS = ("tau", "mass_matrix", "gravity", "bias")
+
+
+def _closed_chain_plan(args, eq, drives: bool, only):
+    """The code of a closed chain's closed-form equations (the Coriolis matrix and the regressor of
+    a closed chain, and its drive terms, are not generated yet: a clear refusal)."""
+    from ..codegen.files import full_plan
+    if drives:
+        raise UserError(f"{args.project}: --drives: not for closed chains yet")
+    extra = sorted(set(only or ()) - set(CLOSED_CHAIN_FUNCTIONS))
+    if extra:
+        raise UserError(f"{args.project}: --functions {', '.join(extra)}: a closed chain's code has "
+                        + ", ".join(CLOSED_CHAIN_FUNCTIONS) + " only")
+    return full_plan(eq, "derived", False, only=tuple(only or CLOSED_CHAIN_FUNCTIONS))
 
 
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
@@ -220,7 +292,10 @@ def codegen_control(args, derive, progress) -> int:
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = full_plan(eq, args.form, drives, only=only)
+            if "closed_chain" in eq.extras:
+                plan = _closed_chain_plan(args, eq, drives, only)
+            else:
+                plan = full_plan(eq, args.form, drives, only=only)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

@@ -109,7 +109,9 @@ def derive_closed(args, model, progress, form: Form) -> Equations:
 
 
 def _derive(args, progress) -> Equations:
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:
+        return _closed_derive(args, model, progress)
     form = getattr(args, "form", Form.AUTO.value)
     form = Form.CLOSED.value if form == "derived" else form  # codegen --form derived: the closed forms
     try:
@@ -123,12 +125,31 @@ def _compact(args, progress) -> Equations:
     from ..dynamics.engine import compact_equations_job
     from ..jobs import run
 
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
+    if not model.is_serial:   # code generation: the closed forms are what a closed chain has
+        return _closed_derive(args, model, progress, codegen=True)
     from ..codegen.files import graphs_for
     need = graphs_for(getattr(args, "only", None))  # codegen --functions: only the graphs those read
     try:
         return run(compact_equations_job(model, Method(args.method), need=need), progress)
     except (ValueError, ArithmeticError) as exc:
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+
+
+def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
+    """A closed chain's equations in the actuated coordinates: closed form when its loops close
+    linearly (dynamics/closed_form.py); there is no compact (recursive) form of the projection yet."""
+    from ..dynamics.closed_form import closed_chain_equations
+    from ..kinematics.closure import ClosureError
+    from ..model import MissingParameterError
+    if not codegen and getattr(args, "form", None) == Form.COMPACT.value:
+        raise UserError(f"{args.project}: a closed chain has no compact (recursive) form yet: use --form closed "
+                        "(or auto)")
+    if getattr(args, "base_parameters", False):
+        raise UserError(f"{args.project}: --base-parameters: not for closed chains yet")
+    try:
+        return closed_chain_equations(model, Method(args.method), SimplifyMode(args.simplify), progress)
+    except (ClosureError, MissingParameterError, ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
 

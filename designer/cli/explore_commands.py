@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics import NumericArm
-from ..model import MissingParameterError
 from .common import UserError, load_model, number
-from .explore_io import (emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
+from .explore_io import (arm_of, emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 from .explore_sweep import register_sweep_and_map
 from .progress import add_quiet, job_bar
@@ -115,7 +113,7 @@ def register(sub) -> None:
 # -- commands -----------------------------------------------------------------------
 def cmd_metric(args) -> int:
     from ..explore.metrics import METRICS, compute, evaluate, parse_metric
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     q = pose(args, arm.n)
     r = ratings(args, arm.n, model)
     rows = []
@@ -228,12 +226,19 @@ def _cube_motion(args, arm):
 
 def cmd_sizing(args) -> int:
     from ..explore.sizing import size_motors
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
+    if not model.is_serial and args.iso_cube:
+        raise UserError(f"{args.project}: sizing --iso-cube: not for closed chains yet (give --trajectory or a move)")
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
-    res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
-                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
+
+    def drive(what: str, given):
+        value = from_drives(model, what, given, f"--{what}")
+        # a closed chain's drive data are per tree joint; its motors are those of the actuated ones
+        return value[list(arm.cd.act)] if value is not None and not model.is_serial else value
+    res = size_motors(arm, traj, drive("gear", vector(args.gear, arm.n, "--gear")),
+                      drive("rotor", vector(args.rotor, arm.n, "--rotor")))
     table = res.table()
     series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
                **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},
@@ -280,16 +285,13 @@ def cmd_sensitivity(args) -> int:
 
 def cmd_compare(args) -> int:
     from ..explore.compare import compare
-    model_a, arm_a = model_and_arm(args)
-    model_b = load_model(args.other) if args.other else load_model(args.project)
+    model_a, arm_a = model_and_arm(args, closed=True)
+    model_b = load_model(args.other, closed=True) if args.other else load_model(args.project, closed=True)
     sets = parse_sets(args.set + args.set_b)
     unknown = sorted(set(sets) - set(model_b.symbol_names()))
     if unknown:
         raise UserError(f"--set-b: {', '.join(unknown)} is not a parameter of design B")
-    try:
-        arm_b = NumericArm.from_model(model_b.with_parameters(sets))
-    except MissingParameterError as exc:
-        raise UserError(f"design B: {exc}") from None
+    arm_b = arm_of(model_b.with_parameters(sets), "design B")
     rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n, model_a), args.samples)
     return emit(args, rows)
 

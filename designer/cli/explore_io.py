@@ -48,17 +48,31 @@ def parse_sets(items: list[str]) -> dict[str, float]:
     return out
 
 
-def model_and_arm(args):
-    model = load_model(args.project)
+def model_and_arm(args, closed: bool = False):
+    """(model, arm) with the --set overrides; ``closed``: a closed-chain project gives its
+    :class:`~designer.explore.closed.ClosedArm` (the commands whose metrics take one)."""
+    model = load_model(args.project, closed=closed)
     sets = overrides(args)
     unknown = sorted(set(sets) - set(model.symbol_names()))
     if unknown:
         raise UserError(f"--set: {', '.join(unknown)} is not a parameter of {args.project}")
     model = model.with_parameters(sets)
+    return model, arm_of(model, args.project)
+
+
+def arm_of(model, where: str):
+    """The NumericArm of a serial model, the ClosedArm of a closed chain; one-line errors."""
     try:
-        return model, NumericArm.from_model(model)
+        if model.is_serial:
+            return NumericArm.from_model(model)
+        from ..explore.closed import ClosedArm
+        from ..kinematics.closure import ClosureError
+        try:
+            return ClosedArm(model)
+        except ClosureError as exc:
+            raise UserError(f"{where}: {exc}") from None
     except MissingParameterError as exc:
-        raise UserError(f"{args.project}: {exc}") from None
+        raise UserError(f"{where}: {exc}") from None
 
 
 def vector(text: str | None, n: int, what: str):

@@ -82,7 +82,7 @@ def _spec(args, model, arm):
 def cmd_sweep(args) -> int:
     from ..explore.sweep import design_count
     from ..explore.sweep_file import SweepFileError, part_path, sweep_to_csv, sweep_to_json
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     spec = _spec(args, model, arm)
     compute = compute_from(args) or Compute()
     fmt = output_format(args, table=True)
@@ -130,7 +130,7 @@ def _rows_in(path: str) -> int:
 def cmd_map(args) -> int:
     from ..explore.maps import grid_states, sample_configurations, states_job, summarize
     from ..explore.metrics import parse_metric
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     r = ratings(args, arm.n, model)
     spec = parse_metric(args.metric, arm.n)
     compute = compute_from(args, default_workers=None)
@@ -159,8 +159,11 @@ def cmd_map(args) -> int:
                 for iy, yv in enumerate(y) for ix, xv in enumerate(x)]
         return emit(args, rows, {"metric": spec.label, "joints": list(args.joints), "x": x, "y": y,
                                  "values": grid, "q0": pose(args, arm.n)})
-    from ..numeric.batch import batch_frames
-    tool = (batch_frames(arm, Q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
+    if hasattr(arm, "tool_points"):   # a closed chain (explore/closed.py)
+        tool = arm.tool_points(Q)
+    else:
+        from ..numeric.batch import batch_frames
+        tool = (batch_frames(arm, Q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
     rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
              "z": float(p[2]), spec.label: float(val)} for q, p, val in zip(Q, tool, values)]
     return emit(args, rows, {"metric": spec.label, "stats": summarize(values), "samples": rows})

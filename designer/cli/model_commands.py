@@ -40,6 +40,22 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _closed_chain_lines(model: Manipulator) -> list[str]:
+    """The tree, the passive joints and the loops of a closed chain (format version 3)."""
+    from ..model.mechanism import parents_of
+    parents = parents_of(model.links)
+    out = ["tree: " + ", ".join(f"link {i} on {'the base' if p == 0 else f'link {p}'}"
+                                + ("" if l.actuated else " (passive)")
+                                + (f", gamma {l.gamma}, b {l.b}" if l.gamma != 0 or l.b != 0 else "")
+                                for i, (l, p) in enumerate(zip(model.links, parents), start=1))]
+    for k, loop in enumerate(model.loops, start=1):
+        out.append(f"{loop.label(k)}: cut joint {loop.joint.value} between link {loop.link_i} at "
+                   f"{list(map(str, loop.frame_i.xyz))} rpy {list(map(str, loop.frame_i.rpy))} and "
+                   f"{'the base' if loop.link_j == 0 else f'link {loop.link_j}'} at "
+                   f"{list(map(str, loop.frame_j.xyz))} rpy {list(map(str, loop.frame_j.rpy))}")
+    return out
+
+
 def describe(model: Manipulator) -> str:
     out = [f"{model.name or '(unnamed)'}: {model.n} links, {model.convention.value} DH convention"]
     if model.description:
@@ -58,6 +74,8 @@ def describe(model: Manipulator) -> str:
         out[-1] += " in the world; in frame 0: [" + ", ".join(map(str, model.gravity_frame0)) + "]"
     for k, p in enumerate(model.point_masses, start=1):
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
+    if not model.is_serial:
+        out += _closed_chain_lines(model)
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
@@ -84,14 +102,16 @@ def _parts_lines(model: Manipulator) -> list[str]:
 
 
 def cmd_info(args) -> int:
-    print(describe(load_model(args.project)), end="")
+    print(describe(load_model(args.project, closed=True)), end="")
     return 0
 
 
 def cmd_validate(args) -> int:
-    model = load_model(args.project)  # errors of reading raise here
+    model = load_model(args.project, closed=True)  # errors of reading raise here
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
     problems = check_model(model)
+    if not model.is_serial:
+        _mechanism_problems(args.project, model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
     failed = [p for p in problems if p.severity is Severity.ERROR]
@@ -99,6 +119,18 @@ def cmd_validate(args) -> int:
         raise UserError(f"{args.project}: not valid: {failed[0]}")
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
+
+
+def _mechanism_problems(project: str, model) -> None:
+    """The loops' geometric checks (closure at the nominal pose, mobility): a UserError naming the loop."""
+    from ..kinematics.closure import mechanism_problems
+    from ..kinematics.tree import TreeArm
+    try:
+        problems = mechanism_problems(TreeArm.from_model(model))
+    except (MissingParameterError, ValueError) as exc:
+        raise UserError(f"{project}: {exc}") from None
+    if problems:
+        raise UserError(f"{project}: " + "; ".join(f"{w}: {m}" for w, m in problems))
 
 
 def cmd_fk(args) -> int:

@@ -205,6 +205,10 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     """:func:`plan_code` as a job: progress per function, ``token`` checked within each step."""
     model = built = eq.model
     form = CodeForm(form)
+    if "closed_chain" in eq.extras:
+        # a closed chain's model carries the actuated joints' names only: the recursive forms of that
+        # "arm" would be another machine's; its closed forms are the equations (dynamics/closed_form.py)
+        form = CodeForm.DERIVED
     if form is CodeForm.COMPACT:
         # numbers go into the model, not into the shared graph (a substitution there walks every path)
         built = model.numeric(values) if values else model

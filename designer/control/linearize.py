@@ -22,7 +22,7 @@ from ..numeric.recursive import mass_matrix
 from ..identification.regressor import regressor
 from ..dynamics.inertial import standard_parameter_values
 
-__all__ = ["LinearModel", "DiscreteModel", "linearize", "inverse_dynamics_derivatives", "METHODS"]
+__all__ = ["LinearModel", "DiscreteModel", "linearize", "inverse_dynamics_derivatives", "METHODS", "state_space"]
 
 _STEP = 1e-30
 METHODS = {"zoh": "zero-order hold", "tustin": "Tustin (bilinear)"}
@@ -106,7 +106,12 @@ def linearize(arm: NumericArm, q0, qd0=None, qdd0=None) -> LinearModel:
     n = arm.n
     q0, qd0, qdd0 = _vector(q0, n, "q"), _vector(qd0, n, "qd"), _vector(qdd0, n, "qdd")
     tau0, dq, dqd = inverse_dynamics_derivatives(arm, q0, qd0, qdd0)
-    M = mass_matrix(arm, q0)
+    return state_space(q0, qd0, qdd0, tau0, dq, dqd, mass_matrix(arm, q0))
+
+
+def state_space(q0, qd0, qdd0, tau0, dq, dqd, M) -> LinearModel:
+    """The :class:`LinearModel` of the inverse dynamics' derivatives and M at an operating point."""
+    n = len(q0)
     try:
         Minv = np.linalg.inv(M)
     except np.linalg.LinAlgError:

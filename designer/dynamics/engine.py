@@ -9,6 +9,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..errors import DesignerError
 from ..jobs import NEVER, Cancelled, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
@@ -21,6 +22,10 @@ from .trigpoly import TrigRing
 
 __all__ = ["derive", "derive_job", "compact_equations_job",
            "check_size", "AUTO_LIMIT", "AUTO_SECONDS", "coriolis_matrix", "link_torques", "link_torques_job"]
+
+
+class ClosedChainForm(DesignerError):
+    """A form of the equations that closed chains do not have yet."""
 
 
 #: the largest estimated term count of an expanded tau_i that is expanded at all (designer.dynamics.size):
@@ -72,6 +77,11 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     cancel stops the job within one small step (a ``Cancelled`` exception).
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
+    if not model.is_serial:   # a closed chain: its closed forms in the actuated coordinates
+        from .closed_form import closed_chain_equations_job
+        if form is Form.COMPACT:
+            raise ClosedChainForm("a closed chain has no compact (recursive) form yet: derive its closed form")
+        return (yield from closed_chain_equations_job(model, method, simplify, NEVER if token is None else token))
     strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
@@ -141,6 +151,8 @@ def coriolis_matrix(eq: Equations) -> sp.Matrix:
 
     C_ij = sum_k c_ijk qd_k with the Christoffel symbols c_ijk of M.
     """
+    if "coriolis_matrix" in eq.extras:   # a closed chain's, in its actuated coordinates (closed_form.py)
+        return eq.extras["coriolis_matrix"]
     model = eq.model
     n = model.n
     stored: Any = eq.extras.get("christoffel")  # (the ring, c_ijk), kept by a Lagrange derivation

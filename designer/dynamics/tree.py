@@ -113,6 +113,9 @@ def compact_job(model: Manipulator, token: CancelToken, need: Collection[str] = 
     """Generator returning (tau, M, G, h) as the shared recursive graphs (exact angles read);
     ``need``: those to build, the others are None (code generation of tau and M alone). The one
     builder of the compact forms: derivations, code generation and the compiled numeric functions."""
+    if not model.is_serial:   # the recursions below read the links as one chain (closed chains: closed_form.py)
+        from ..errors import DesignerError
+        raise DesignerError("a closed chain has no compact (recursive) form yet: derive its closed form")
     exact = exact_angles(model).model
     zeros = [0] * model.n
     steps = {"tau": lambda: tree_tau(exact, token),

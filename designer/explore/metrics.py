@@ -378,8 +378,13 @@ def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUN
         raise MetricError(f"unknown metric '{name}'")
     ratings = ratings or Ratings()
     q = np.atleast_2d(np.asarray(q, float))
-    parts = [METRICS[name].func(Batch(arm, q[s:s + chunk], compiled), ratings) for s in range(0, len(q), chunk)]
+    parts = [METRICS[name].func(batch_of(arm, q[s:s + chunk], compiled), ratings) for s in range(0, len(q), chunk)]
     return np.concatenate(parts) if parts else np.empty((0,))
+
+
+def batch_of(arm, q, compiled=None):
+    """The quantities of a block of states: a closed chain's arm makes its own (explore/closed.py)."""
+    return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q, compiled)
 
 
 def _pick(values: np.ndarray, spec: MetricSpec) -> np.ndarray:
@@ -403,7 +408,7 @@ def evaluate_many(arm, q, specs: Sequence[MetricSpec], ratings: Ratings | None =
     q = np.atleast_2d(np.asarray(q, float))
     out: list[list[np.ndarray]] = [[] for _ in specs]
     for s in range(0, len(q), chunk):
-        b = Batch(arm, q[s:s + chunk])
+        b = batch_of(arm, q[s:s + chunk])
         for k, spec in enumerate(specs):
             out[k].append(_pick(spec.metric.func(b, ratings), spec))
     return [np.concatenate(parts) for parts in out]

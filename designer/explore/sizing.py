@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..numeric.batch import CHUNK, Batch
+from ..numeric.batch import CHUNK
+from .metrics import batch_of
 
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz
 
@@ -97,7 +98,7 @@ def _is_number(text) -> bool:
 def _torque(arm: NumericArm, q, qd, qdd) -> np.ndarray:
     out = np.empty_like(np.asarray(q, float))
     for s in range(0, len(q), CHUNK):
-        out[s:s + CHUNK] = Batch(arm, q[s:s + CHUNK]).torque(qd[s:s + CHUNK], qdd[s:s + CHUNK])
+        out[s:s + CHUNK] = batch_of(arm, q[s:s + CHUNK]).torque(qd[s:s + CHUNK], qdd[s:s + CHUNK])
     return out
 
 
@@ -144,7 +145,7 @@ def size_motors(arm: NumericArm, traj: Trajectory, gear=None, rotor=None) -> Siz
         raise ValueError(f"the trajectory has {traj.q.shape[1]} joints, the arm {n}")
     reflected = N**2 * Jm
     tau = _torque(arm, traj.q, traj.qd, traj.qdd) + reflected * traj.qdd
-    Mdiag = np.concatenate([np.einsum("nii->ni", Batch(arm, traj.q[s:s + CHUNK]).M)
+    Mdiag = np.concatenate([np.einsum("nii->ni", batch_of(arm, traj.q[s:s + CHUNK]).M)
                             for s in range(0, len(traj.q), CHUNK)])
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(reflected > 0, Mdiag / np.where(reflected > 0, reflected, 1.0), np.nan)

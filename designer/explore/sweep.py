@@ -202,6 +202,8 @@ def _factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...
     """The factory of this model and these names, kept per worker process: compiling the swept entries takes
     ~30 ms (PUMA 560), as long as several designs. The values it was made with do not matter: every entry
     that depends on a swept name is recomputed for each design."""
+    if not model.is_serial:   # a closed chain: its ClosedArm per design (explore/closed.py)
+        return _ClosedFactory(model, names)   # type: ignore[return-value]
     key = (model, names)
     with _FACTORIES_LOCK:   # thread pools share the cache
         if key not in _FACTORIES:
@@ -209,6 +211,22 @@ def _factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...
                 _FACTORIES.pop(next(iter(_FACTORIES)))
             _FACTORIES[key] = ArmFactory(model, names, first)
         return _FACTORIES[key]
+
+
+class _ClosedFactory:
+    """The :class:`~designer.explore.closed.ClosedArm` of each design of a closed chain."""
+
+    def __init__(self, model: Manipulator, names: Sequence[str]):
+        self.model, self.names = model, tuple(names)
+
+    def __call__(self, values: Sequence[float]):
+        from .closed import ClosedArm
+        return ClosedArm(self.model, dict(zip(self.names, values)))
+
+
+def joint_count(model: Manipulator) -> int:
+    """The joints the metrics number: every joint of a serial arm, the actuated ones of a closed chain."""
+    return model.n if model.is_serial else sum(1 for link in model.links if link.actuated)
 
 
 def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -> Manipulator:
@@ -229,7 +247,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
     out: list[dict[str, float] | str] = []
     params = [k for k, ax in enumerate(spec.axes) if not ax.labels]   # the rest are material axes
     try:
-        parsed = [parse_metric(m, model.n) for m in spec.metrics]
+        parsed = [parse_metric(m, joint_count(model)) for m in spec.metrics]
         factories: dict[tuple, ArmFactory] = {}
     except (MissingParameterError, MetricError, ValueError) as exc:
         return [f"{type(exc).__name__}: {exc}"] * len(rows)
@@ -250,9 +268,10 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
             for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, spec.ratings)):
                 stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})
-            tool = (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3]
+            tool = arm.tool_points(q) if hasattr(arm, "tool_points") else \
+                (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3]
             values["total_mass"] = arm.total_mass()
-            values["reach"] = float(np.linalg.norm(tool, axis=1).max())
+            values["reach"] = float(np.nanmax(np.linalg.norm(tool, axis=1)))
             out.append(values)
         except (MissingParameterError, MetricError, ValueError, np.linalg.LinAlgError) as exc:
             out.append(f"{type(exc).__name__}: {exc}")
@@ -277,7 +296,7 @@ def _check(model: Manipulator, spec: SweepSpec) -> None:
     if bad:
         raise ValueError(f"unknown statistic(s) {', '.join(bad)} (min, max, mean, std, p05, p50, p95)")
     for m in spec.metrics:
-        parse_metric(m, model.n)
+        parse_metric(m, joint_count(model))
 
 
 def _check_materials(model: Manipulator, ax: SweepAxis) -> None:

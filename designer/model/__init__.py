@@ -13,10 +13,11 @@ from .manipulator import (
     Pose,
     joint_symbols,
 )
+from .mechanism import CutJoint, Loop
 from .validation import Problem, Severity, validate
 
 __all__ = [
-    "Convention", "Drive", "ExpressionError", "Inertia", "JointType", "Link", "Manipulator",
+    "Convention", "CutJoint", "Drive", "ExpressionError", "Inertia", "JointType", "Link", "Loop", "Manipulator",
     "MissingParameterError", "PointMass", "Pose", "Problem", "Severity", "format_expr", "is_valid_name",
     "joint_symbols", "parse_expr", "symbol", "to_expr", "validate",
 ]

@@ -18,6 +18,7 @@ import sympy as sp
 from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
+from .mechanism import Loop, is_serial
 from .visual import Visual
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Inertia",
     "JointType",
     "Link",
+    "Loop",
     "Manipulator",
     "PointMass",
     "Pose",
@@ -147,11 +149,23 @@ class Link:
     joint_name: str = ""
     drive: Drive | None = None
     visuals: tuple[Visual, ...] = ()   # meshes drawn for this link (model/visual.py); display only
+    # closed chains (format version 3, model/mechanism.py): the link it is mounted on (1-based,
+    # 0 the base, None the link before), whether its joint is driven, and Khalil-Kleinfinger's
+    # branching parameters: Rz(gamma) Tz(b) in the parent's frame before the DH transform
+    parent: int | None = None
+    actuated: bool = True
+    gamma: sp.Expr = ZERO
+    b: sp.Expr = ZERO
     part: LinkPart | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
         object.__setattr__(self, "visuals", tuple(self.visuals))
+        object.__setattr__(self, "actuated", bool(self.actuated))
+        if self.parent is not None:
+            object.__setattr__(self, "parent", int(self.parent))
+        for name in ("gamma", "b"):
+            object.__setattr__(self, name, _expr(getattr(self, name)))
         if self.drive is not None and self.drive.is_empty:
             object.__setattr__(self, "drive", None)
         for name in ("a", "alpha", "d", "theta", "mass"):
@@ -179,6 +193,7 @@ class Link:
         yield from self.inertia.entries()
         if self.limits:
             yield from self.limits
+        yield from (self.gamma, self.b)
         if self.part is not None:
             yield from self.part.expressions()
 
@@ -220,6 +235,7 @@ class Manipulator:
     tool: Pose | None = None   # tool (flange) frame in the last link's frame; None: frame n
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
     base_visuals: tuple[Visual, ...] = ()   # meshes fixed to DH frame 0 (the vendor's base); display only
+    loops: tuple[Loop, ...] = ()     # closed chains (format version 3): cut joints closing loops of the tree
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
@@ -233,6 +249,7 @@ class Manipulator:
         params = self.parameters.items() if isinstance(self.parameters, Mapping) else self.parameters
         object.__setattr__(self, "parameters", tuple((str(k), float(v)) for k, v in params))
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
+        object.__setattr__(self, "loops", tuple(self.loops))
         if any(link.part is not None for link in self.links):
             # every construction (an edit of a DH number moves a part's segment, a parameter's value picks
             # its length's sign, a substitution maps its dimensions) recomputes what the parts make
@@ -240,6 +257,11 @@ class Manipulator:
                           replace(link, **dict(zip(("mass", "com", "inertia"), link.part.body(self, i))))
                           for i, link in enumerate(self.links))
             object.__setattr__(self, "links", links)
+
+    @property
+    def is_serial(self) -> bool:
+        """A plain serial arm (no branch, no loop, every joint actuated): what the serial engines take."""
+        return is_serial(self)
 
     @property
     def gravity_frame0(self) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
@@ -288,6 +310,8 @@ class Manipulator:
         for pose in (self.base, self.tool):
             if pose is not None:
                 yield from pose.expressions()
+        for loop in self.loops:
+            yield from loop.expressions()
 
     def free_symbols(self) -> set[sp.Symbol]:
         """Every parameter symbol the model uses."""
@@ -328,6 +352,7 @@ class Manipulator:
                 com=tuple(fn(c) for c in link.com),
                 inertia=Inertia(*(fn(e) for e in link.inertia.entries())),
                 limits=None if link.limits is None else tuple(fn(v) for v in link.limits),
+                gamma=fn(link.gamma), b=fn(link.b),
                 part=None if link.part is None else link.part.map(fn),
             )
         return replace(
@@ -338,6 +363,7 @@ class Manipulator:
                                for p in self.point_masses),
             base=None if self.base is None else self.base.map(fn),
             tool=None if self.tool is None else self.tool.map(fn),
+            loops=tuple(loop.map(fn) for loop in self.loops),
         )
 
     # -- edits (each returns a new model) ----------------------------------

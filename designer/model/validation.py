@@ -51,10 +51,22 @@ def _fields(model: Manipulator):
         yield from ((f"{w}.inertia.{k}", getattr(link.inertia, k)) for k in ("xx", "yy", "zz", "xy", "xz", "yz"))
         if link.limits is not None:
             yield from ((f"{w}.limits[{k}]", v) for k, v in enumerate(link.limits))
+        if link.gamma != 0 or link.b != 0:
+            yield from ((f"{w}.{k}", getattr(link, k)) for k in ("gamma", "b"))
+    yield from _loop_fields(model)
     yield from ((f"gravity[{k}]", g) for k, g in enumerate(model.gravity))
     for k, pm in enumerate(model.point_masses, start=1):
         yield f"point_masses[{k}].mass", pm.mass
         yield from ((f"point_masses[{k}].position[{j}]", c) for j, c in enumerate(pm.position))
+
+
+def _loop_fields(model: Manipulator):
+    """(where, expression) of the loops' cut-joint frames (closed chains, format version 3)."""
+    for k, loop in enumerate(model.loops, start=1):
+        for side in ("frame_i", "frame_j"):
+            pose = getattr(loop, side)
+            yield from ((f"loops[{k}].{side}.xyz[{j}]", v) for j, v in enumerate(pose.xyz))
+            yield from ((f"loops[{k}].{side}.rpy[{j}]", v) for j, v in enumerate(pose.rpy))
 
 
 def _numbers(model: Manipulator, err) -> dict[str, float | None]:
@@ -143,12 +155,17 @@ def validate(model: Manipulator) -> list[Problem]:
         if mass is not None and mass < 0:
             err(f"{where}.mass", f"must be >= 0, is {mass:g}")
 
+    from .mechanism import structure_problems
+    for where, message in structure_problems(model):
+        err(where, message)
+
     _elastic_drives(model, err, warn)
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
         if num.get(where) is not None:   # a field out of range is an error above, not an angle
             warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
-    _singular_mass_matrix(model, num, warn)   # the general case needs M(q): designer.numeric.checks
+    if model.is_serial:   # the singular-M checks read the links as one chain
+        _singular_mass_matrix(model, num, warn)   # the general case needs M(q): designer.numeric.checks
 
     missing = model.unvalued_symbols()
     if missing:

@@ -85,6 +85,31 @@ class _Joints:
         return _mv(self.model.E[i], v)
 
 
+def outward(jt: _Joints, i: int, w, dw, a, qd: Sequence, qdd: Sequence):
+    """(w, dw, a) of body i in its joint axes from those of its predecessor (serial and tree RNEA)."""
+    model = jt.model
+    p = jt.p[i]
+    # acceleration of the new origin as a point of the previous body, then in joint axes
+    a = jt.down(i, _add(a, _add(_cross(dw, p), _cross(w, _cross(w, p)))))
+    w, dw = jt.down(i, w), jt.down(i, dw)
+    if model.revolute[i]:
+        dw = (dw[0] + w[1] * qd[i], dw[1] - w[0] * qd[i], dw[2] + qdd[i])  # + w x qd z + qdd z
+        w = (w[0], w[1], w[2] + qd[i])
+    else:
+        # Coriolis 2 w x qd z, and the joint's own acceleration
+        a = (a[0] + 2.0 * w[1] * qd[i], a[1] - 2.0 * w[0] * qd[i], a[2] + qdd[i])
+    return w, dw, a
+
+
+def body_wrench(model: ArmModel, i: int, w, dw, a):
+    """(force, moment about the joint frame's origin) that body i needs for its motion."""
+    c, m, I = model.com[i], model.mass[i], model.inertia[i]
+    ac = _add(a, _add(_cross(dw, c), _cross(w, _cross(w, c))))
+    # moment about the COM, then about the joint frame's origin
+    F = _scale(m, ac)
+    return F, _add(_add(_mv(I, dw), _cross(w, _mv(I, w))), _cross(c, F))
+
+
 def rnea(model: ArmModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: bool, trig: Trig) -> list:
     """Joint torques tau(q, qd, qdd), with the gravity torques when ``gravity``."""
     jt = _Joints(model, q, trig)
@@ -92,22 +117,10 @@ def rnea(model: ArmModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: boo
     a = _scale(-1.0, model.gravity) if gravity else ZERO  # gravity as an upward acceleration of the base
     forces, moments = [], []
     for i in range(model.n):
-        p = jt.p[i]
-        # acceleration of the new origin as a point of the previous body, then in joint axes
-        a = jt.down(i, _add(a, _add(_cross(dw, p), _cross(w, _cross(w, p)))))
-        w, dw = jt.down(i, w), jt.down(i, dw)
-        if model.revolute[i]:
-            dw = (dw[0] + w[1] * qd[i], dw[1] - w[0] * qd[i], dw[2] + qdd[i])  # + w x qd z + qdd z
-            w = (w[0], w[1], w[2] + qd[i])
-        else:
-            # Coriolis 2 w x qd z, and the joint's own acceleration
-            a = (a[0] + 2.0 * w[1] * qd[i], a[1] - 2.0 * w[0] * qd[i], a[2] + qdd[i])
-        c, m, I = model.com[i], model.mass[i], model.inertia[i]
-        ac = _add(a, _add(_cross(dw, c), _cross(w, _cross(w, c))))
-        # moment about the COM, then about the joint frame's origin
-        F = _scale(m, ac)
+        w, dw, a = outward(jt, i, w, dw, a, qd, qdd)
+        F, mo = body_wrench(model, i, w, dw, a)
         forces.append(F)
-        moments.append(_add(_add(_mv(I, dw), _cross(w, _mv(I, w))), _cross(c, F)))
+        moments.append(mo)
     tau = [0.0] * model.n
     f, n_ = ZERO, ZERO
     for i in reversed(range(model.n)):
@@ -126,11 +139,9 @@ def _rotate_sym(jt: _Joints, i: int, S):
     return tuple(tuple(out[k][j] for k in range(3)) for j in range(3))
 
 
-def crba(model: ArmModel, q: Sequence, trig: Trig) -> list[list]:
-    """M(q), n x n, symmetric (both triangles filled with the same values)."""
-    jt = _Joints(model, q, trig)
-    n = model.n
-    # composite body of each subtree in its joint frame: mass, first moment m c, inertia about the origin
+def composites(model: ArmModel) -> tuple[list, list, list]:
+    """The composite body of each link alone in its joint frame: (mass, first moment m c, inertia
+    about the origin); :func:`absorb` adds each subtree to its parent (serial and tree CRBA)."""
     mass = list(model.mass)
     first = [_scale(m, c) for m, c in zip(model.mass, model.com)]
     rot = []
@@ -138,36 +149,53 @@ def crba(model: ArmModel, q: Sequence, trig: Trig) -> list[list]:
         cc = _dot(c, c)
         rot.append(tuple(tuple(I[j][k] + m * ((cc if j == k else 0.0) - c[j] * c[k]) for k in range(3))
                          for j in range(3)))
+    return mass, first, rot
+
+
+def unit_wrench(model: ArmModel, i: int, mass: list, first: list, rot: list):
+    """(f, mo, M_ii): the wrench (force, moment about the origin) that gives subtree i a unit joint
+    acceleration, and the diagonal entry of M."""
+    h, Io = first[i], rot[i]
+    if model.revolute[i]:
+        f, mo = (-h[1], h[0], 0.0), (Io[0][2], Io[1][2], Io[2][2])
+        return f, mo, mo[2]
+    f, mo = (0.0, 0.0, mass[i]), (h[1], -h[0], 0.0)
+    return f, mo, f[2]
+
+
+def absorb(jt: _Joints, i: int, parent: int, mass: list, first: list, rot: list) -> None:
+    """Add the composite body of subtree i to that of its ``parent`` (in place)."""
+    # Io' = R Io R^T - p hr^T - hr p^T + 2 (hr.p) 1 - m (p p^T - |p|^2 1)
+    p, m = jt.p[i], mass[i]
+    hr = jt.up(i, first[i])
+    RIo = _rotate_sym(jt, i, rot[i])
+    hp, pp = _dot(hr, p), _dot(p, p)
+    old = rot[parent]
+    new = [[0.0] * 3 for _ in range(3)]
+    for j in range(3):
+        for k in range(j, 3):  # symmetric: the upper triangle, mirrored
+            new[j][k] = new[k][j] = (old[j][k] + RIo[j][k] - p[j] * hr[k] - hr[j] * p[k] - m * p[j] * p[k]
+                                     + ((2.0 * hp + m * pp) if j == k else 0.0))
+    rot[parent] = tuple(tuple(row) for row in new)
+    first[parent] = _add(first[parent], _add(hr, _scale(m, p)))
+    mass[parent] = mass[parent] + m
+
+
+def crba(model: ArmModel, q: Sequence, trig: Trig) -> list[list]:
+    """M(q), n x n, symmetric (both triangles filled with the same values)."""
+    jt = _Joints(model, q, trig)
+    n = model.n
+    mass, first, rot = composites(model)
     M = [[0.0] * n for _ in range(n)]
     for i in reversed(range(n)):
-        h, Io = first[i], rot[i]
-        # the wrench (force, moment about the origin) that gives the subtree a unit joint acceleration
-        if model.revolute[i]:
-            f, mo = (-h[1], h[0], 0.0), (Io[0][2], Io[1][2], Io[2][2])
-            M[i][i] = mo[2]
-        else:
-            f, mo = (0.0, 0.0, mass[i]), (h[1], -h[0], 0.0)
-            M[i][i] = f[2]
+        f, mo, M[i][i] = unit_wrench(model, i, mass, first, rot)
         for j in range(i, 0, -1):
             f_up = jt.up(j, f)
             f, mo = f_up, _add(jt.up(j, mo), _cross(jt.p[j], f_up))
             M[j - 1][i] = M[i][j - 1] = mo[2] if model.revolute[j - 1] else f[2]
         if i == 0:
             break
-        # add the subtree to its parent: Io' = R Io R^T - p hr^T - hr p^T + 2 (hr.p) 1 - m (p p^T - |p|^2 1)
-        p, m = jt.p[i], mass[i]
-        hr = jt.up(i, h)
-        RIo = _rotate_sym(jt, i, Io)
-        hp, pp = _dot(hr, p), _dot(p, p)
-        parent = rot[i - 1]
-        new = [[0.0] * 3 for _ in range(3)]
-        for j in range(3):
-            for k in range(j, 3):  # symmetric: the upper triangle, mirrored
-                new[j][k] = new[k][j] = (parent[j][k] + RIo[j][k] - p[j] * hr[k] - hr[j] * p[k] - m * p[j] * p[k]
-                                         + ((2.0 * hp + m * pp) if j == k else 0.0))
-        rot[i - 1] = tuple(tuple(row) for row in new)
-        first[i - 1] = _add(first[i - 1], _add(hr, _scale(m, p)))
-        mass[i - 1] = mass[i - 1] + m
+        absorb(jt, i, i - 1, mass, first, rot)
     return M
 
 

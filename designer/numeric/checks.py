@@ -37,6 +37,8 @@ def check_model(model: Manipulator) -> list[Problem]:
     singular at every pose; numeric models only, a few milliseconds. (A negative mass or inertia
     makes M indefinite too: validate's error is the one message for that mistake.)"""
     out = validate(model)
+    if not model.is_serial:   # the checks below read the links as one chain (closed chains: kinematics.closure)
+        return out
     if any(p.severity is Severity.ERROR for p in out):
         return out
     out += mass_matrix_problems(model)

@@ -175,6 +175,8 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
     """
     model = eq.model
     form = CodeForm(form or (CodeForm.DERIVED if horner else CodeForm.COMPACT))
+    if "closed_chain" in eq.extras:   # its closed forms are its equations (see codegen.plan)
+        form = CodeForm.DERIVED
     unknown = set(horner) - set(_FUNCTIONS)
     if unknown:
         raise ValueError(f"horner: unknown quantities {sorted(unknown)}")

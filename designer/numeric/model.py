@@ -94,23 +94,30 @@ class ArmModel:
 
     @classmethod
     def from_arm(cls, arm: NumericArm) -> ArmModel:
-        bodies = lumped_bodies(arm)
-        E, r, mass, com, inertia, after = [], [], [], [], [], []
-        prev_after = np.eye(4)
-        for i in range(arm.n):
-            before, aft = _split(arm, i)
-            X = prev_after @ before
-            E.append(tuple(_tuple3(row) for row in X[:3, :3]))
-            r.append(_tuple3(X[:3, 3]))
-            R, p = aft[:3, :3], aft[:3, 3]
-            mass.append(float(bodies.mass[i]))
-            com.append(_tuple3(R @ bodies.com[i] + p))
-            inertia.append(tuple(_tuple3(row) for row in R @ bodies.inertia[i] @ R.T))
-            after.append(aft)
-            prev_after = aft
-        return cls(n=arm.n, revolute=tuple(bool(x) for x in arm.revolute), E=tuple(E), r=tuple(r),
-                   mass=tuple(mass), com=tuple(com), inertia=tuple(inertia),
-                   gravity=_tuple3(arm.gravity), after=tuple(after))
+        return cls(**placements(arm))
+
+
+def placements(arm: NumericArm, parent=None, pre=None) -> dict:
+    """The fields of an :class:`ArmModel`: each joint placed from its predecessor's joint frame, the
+    link before (``parent`` None) or ``parent[i]`` (0-based, -1 the base) after Khalil-Kleinfinger's
+    ``pre[i]`` = Rz(gamma) Tz(b) (a tree, :mod:`designer.numeric.tree_algorithms`)."""
+    bodies = lumped_bodies(arm)
+    E, r, mass, com, inertia, after = [], [], [], [], [], []  # type: ignore[var-annotated]
+    for i in range(arm.n):
+        before, aft = _split(arm, i)
+        p = i - 1 if parent is None else parent[i]
+        X = np.eye(4) if p < 0 else after[p]
+        X = (X if pre is None else X @ pre[i]) @ before
+        E.append(tuple(_tuple3(row) for row in X[:3, :3]))
+        r.append(_tuple3(X[:3, 3]))
+        R, o = aft[:3, :3], aft[:3, 3]
+        mass.append(float(bodies.mass[i]))
+        com.append(_tuple3(R @ bodies.com[i] + o))
+        inertia.append(tuple(_tuple3(row) for row in R @ bodies.inertia[i] @ R.T))
+        after.append(aft)
+    return dict(n=arm.n, revolute=tuple(bool(x) for x in arm.revolute), E=tuple(E), r=tuple(r),
+                mass=tuple(mass), com=tuple(com), inertia=tuple(inertia),
+                gravity=_tuple3(arm.gravity), after=tuple(after))
 
 
 @dataclass(frozen=True)

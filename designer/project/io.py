@@ -17,7 +17,10 @@ from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
+from ..model.mechanism import uses_closed_chain_fields
 from ..model.parts import PartError, parts_of
+from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_link, closed_chain_link_json, loop_json, \
+    read_loops
 from ..model.validation import Problem, Severity, validate
 from .atomic import write_atomic
 from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
@@ -37,6 +40,9 @@ _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inert
               "joint_name", "drive", "part", "visual"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
              "links", "point_masses", "base", "tool", "gravity_frame", "materials", "base_visual"}
+# closed chains (version 3, project/closed_io.py): a link's parent, actuated flag and branching parameters; loops
+_LINK_KEYS |= V3_CLOSED_LINK_KEYS
+_TOP_KEYS |= V3_CLOSED_TOP_KEYS
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
@@ -258,11 +264,13 @@ class _Reader:
                 limits = (self.expr(lim[0], f"{where}.limits[0]"), self.expr(lim[1], f"{where}.limits[1]"))
                 if None in limits:
                     limits = None
+        closed = closed_chain_link(self, data, where)
         values = [*fields.values(), mass, com, inertia]
-        if joint not in ("R", "P") or any(v is None for v in values) or com is None or inertia is None:
+        if joint not in ("R", "P") or any(v is None for v in values) or com is None or inertia is None \
+                or closed is None:
             return None
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
-                    joint_name=joint_name, drive=drive, part=part, visuals=visuals, **fields)
+                    joint_name=joint_name, drive=drive, part=part, visuals=visuals, **fields, **closed)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -345,6 +353,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         unknown |= set(data) & _V2_TOP_KEYS
     if version < 3:
         unknown |= set(data) & _V3_TOP_KEYS
+    if version < 3 and set(data) & V3_CLOSED_TOP_KEYS:
+        reader.fail("loops", "needs format version 3")
     if unknown:
         reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
     convention = data.get("convention", "standard")
@@ -370,11 +380,12 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                                 " need format version 2")
         if version < 3:
             for i, l in enumerate(links_data, start=1):
-                if isinstance(l, dict) and set(l) & _V3_LINK_KEYS:
-                    reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(set(l) & _V3_LINK_KEYS)) +
-                                " need format version 3")
+                if isinstance(l, dict) and set(l) & (_V3_LINK_KEYS | V3_CLOSED_LINK_KEYS):
+                    keys = set(l) & (_V3_LINK_KEYS | V3_CLOSED_LINK_KEYS)
+                    reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(keys)) + " need format version 3")
     if version < 3:
         _elastic_fields_need_version_3(links_data, reader)
+    loops = read_loops(reader, data.get("loops")) if version >= 3 else ()
     pms_data = data.get("point_masses") or []
     pms = []
     if not isinstance(pms_data, list):
@@ -400,7 +411,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                                 gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
                                 point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
                                 base=base, tool=tool, gravity_in_world=gravity_frame == "world",
-                                base_visuals=base_visuals)
+                                base_visuals=base_visuals, loops=loops)
         except PartError as exc:
             raise ProjectError(problems + [str(exc)], source) from None
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
@@ -471,6 +482,7 @@ def to_dict(model: Manipulator) -> dict:
             entry["drive"] = link.drive.as_dict()
         if link.visuals:
             entry["visual"] = visuals_json(link.visuals)
+        entry.update(closed_chain_link_json(link))
         links.append(entry)
     doc: dict[str, Any] = {
         "format": FORMAT, "version": written_version(model), "name": model.name, "description": model.description,
@@ -487,6 +499,8 @@ def to_dict(model: Manipulator) -> dict:
         doc["gravity_frame"] = "world"
     if model.base_visuals:
         doc["base_visual"] = visuals_json(model.base_visuals)
+    if model.loops:
+        doc["loops"] = [loop_json(loop, _pose_json) for loop in model.loops]
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
@@ -499,7 +513,8 @@ def to_dict(model: Manipulator) -> dict:
 def written_version(model: Manipulator) -> int:
     """The version a model is written as: 3 only when it uses a version-3 field, so that a project
     that does not can still be opened by the programs that read version 2."""
-    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) or uses_visuals(model):
+    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) or uses_visuals(model) \
+            or uses_closed_chain_fields(model):
         return 3
     return 2
 

@@ -5,7 +5,8 @@ code and the Pinocchio rnea/crba comparison of derived equations; ``explore_pin`
 and M, G, h for the exploration tests; ``report_equations``: equations built by hand for the report
 and code generation tests; ``arms``: the PUMA 560 built in code for the GUI tests; ``urdf_reference``:
 Pinocchio models of URDF chains for the URDF import and export tests; ``codegen``: one source text
-of generated code (single-file C, a Python module) for the code generation tests.
+of generated code (single-file C, a Python module) for the code generation tests; ``closed_reference``:
+random four-bars and parallelogram arms and their Pinocchio models with loop constraints (closed chains).
 """
 
 from __future__ import annotations
@@ -30,3 +31,16 @@ def examples(n: int) -> int:
 def robot_path(name: str) -> Path:
     """The project file of a bundled robot, robots/<name>.json."""
     return ROBOTS / f"{name}.json"
+
+
+def is_closed_chain(path: Path) -> bool:
+    """Whether a bundled robot is a closed-chain project (format version 3 with a tree or loops):
+    the tests of serial-only machinery (symbolic frames, URDF export) leave those out."""
+    import json
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return bool(doc.get("loops")) or any("parent" in l or l.get("actuated") is False for l in doc.get("links", []))
+
+
+def serial_robots() -> list[Path]:
+    """The bundled serial arms (every example but the closed chains)."""
+    return [p for p in sorted(ROBOTS.glob("*.json")) if not is_closed_chain(p)]

@@ -1,0 +1,121 @@
+"""Closed chains: the palletizer with a parallelogram beside its serial twin (issue 22).
+
+Run: ``python -m benchmarks.bench_closed [--runs R] [--states N]`` from the repository root
+(prints figures; not a test).
+
+* time to derive the palletizer's equations in closed form in the actuated coordinates (Lagrange,
+  fast simplification; target under 5 s), with the serial twin's ``derive`` in the same run;
+* operations (count_ops after CSE) of the generated tau and M of both designs;
+* eval of N states (default 100,000): tau of the parallelogram arm's compiled closed forms against
+  the serial twin's compiled closed forms (the same path; target within 2x), and the numeric
+  projection's per-state cost;
+* the two designs side by side along one palletizing cycle (the same Cartesian motion: the serial
+  elbow angle q3 is the parallelogram's q4 - q2): peak and RMS motor torques, the inertial coupling
+  |M_ij| / sqrt(M_ii M_jj) of shoulder and elbow motor (largest over the cycle), and the gravity
+  torque on the elbow motor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from designer.codegen import plan_code  # noqa: E402
+from designer.dynamics import derive  # noqa: E402
+from designer.dynamics.closed_form import closed_chain_equations  # noqa: E402
+from designer.numeric.closed import ClosedDynamics  # noqa: E402
+from designer.numeric.compiled import compile_equations  # noqa: E402
+from designer.project import load_project  # noqa: E402
+
+from benchmarks.bench_derive import timed  # noqa: E402  (median of runs, and the last result)
+
+
+def cycle(N: int = 400):
+    """A palletizing cycle in the serial joints (q1, q2, q3, q4): swing 120 degrees with the arm reaching
+    out and back, smooth (cosine) profiles over 2 s."""
+    t = np.linspace(0.0, 2.0, N)
+    s = 0.5 - 0.5 * np.cos(np.pi * t / 2.0)
+    sd = 0.5 * np.pi / 2.0 * np.sin(np.pi * t / 2.0)
+    sdd = 0.5 * (np.pi / 2.0) ** 2 * np.cos(np.pi * t / 2.0)
+    start, end = np.array([-1.05, -0.3, 0.4, 0.0]), np.array([1.05, 0.5, -0.3, 1.5])
+    d = end - start
+    return start + np.outer(s, d), np.outer(sd, d), np.outer(sdd, d)
+
+
+def to_parallelogram(Q, QD, QDD):
+    """Serial (q1, q2, q3, q6) -> actuated (q1, q2, q4, q6) with q4 = q2 + q3 (q3 = q4 - q2)."""
+    S = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]], dtype=float)
+    return Q @ S.T, QD @ S.T, QDD @ S.T
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--states", type=int, default=100_000)
+    args = ap.parse_args(argv)
+    para = load_project(ROOT / "robots" / "palletizer_parallelogram.json")
+    serial = load_project(ROOT / "robots" / "palletizer_serial.json")
+
+    t_para, eq_para = timed(lambda: closed_chain_equations(para, "lagrange"), args.runs)
+    t_ser, eq_ser = timed(lambda: derive(serial, "lagrange", form="closed"), args.runs)
+    print(f"derive, closed form, Lagrange fast (median of {args.runs}): parallelogram {t_para:.2f} s, "
+          f"serial twin {t_ser:.2f} s (target under 5 s)")
+
+    for name, eq in (("parallelogram", eq_para), ("serial", eq_ser)):
+        plan = plan_code(eq, "derived", only=("tau", "mass_matrix"))
+        ops = {f.name: f.operations for f in plan.functions}
+        print(f"generated code ({name}, derived closed forms after CSE): tau {ops['tau']} operations, "
+              f"M {ops['mass_matrix']}")
+
+    rng = np.random.default_rng(0)
+    N = args.states
+    Q, QD, QDD = rng.uniform(-1, 1, (N, 4)), rng.normal(size=(N, 4)), rng.normal(size=(N, 4))
+    c_para, c_ser = compile_equations(eq_para, form="derived"), compile_equations(eq_ser, form="derived")
+    t_cp, _ = timed(lambda: c_para.tau_many(Q, QD, QDD), args.runs)
+    t_cs, _ = timed(lambda: c_ser.tau_many(Q, QD, QDD), args.runs)
+    print(f"eval tau of {N} states, compiled closed forms (median of {args.runs}): parallelogram {t_cp:.3f} s, "
+          f"serial twin {t_cs:.3f} s, ratio {t_cp / t_cs:.2f} (target within 2x)")
+    from designer.kinematics import NumericArm
+    from designer.numeric import arm_dynamics
+    engine = arm_dynamics(NumericArm.from_model(serial))
+    t_eng, _ = timed(lambda: engine.tau(Q, QD, QDD), args.runs)
+    print(f"  (the serial twin on the numeric engine, traced RNEA: {t_eng:.3f} s; parallelogram / that "
+          f"{t_cp / t_eng:.2f})")
+    cd = ClosedDynamics(para)
+    k = 200
+    t_num, _ = timed(lambda: [cd.tau(Q[i], QD[i], QDD[i]) for i in range(k)], args.runs)
+    print(f"numeric projection (tree RNEA, W, per state in Python): {t_num / k * 1e6:.0f} us a state")
+
+    Qs, QDs, QDDs = cycle()
+    Qp, QDp, QDDp = to_parallelogram(Qs, QDs, QDDs)
+    tau_s = c_ser.tau_many(Qs, QDs, QDDs)
+    tau_p = c_para.tau_many(Qp, QDp, QDDp)
+    M_s, M_p = c_ser.M_many(Qs), c_para.M_many(Qp)
+    G_s, G_p = c_ser.G_many(Qs), c_para.G_many(Qp)
+
+    def coupling(M, i, j):
+        return float(np.max(np.abs(M[:, i, j]) / np.sqrt(M[:, i, i] * M[:, j, j])))
+    print("\nthe two designs along one palletizing cycle (the same motion):")
+    print(f"{'':34} {'serial (elbow motor on elbow)':>30} {'parallelogram (motor at shoulder)':>34}")
+    for j, label in enumerate(("base", "shoulder", "elbow motor", "wrist")):
+        print(f"peak |tau| {label:<23} {np.abs(tau_s[:, j]).max():>27.1f} Nm {np.abs(tau_p[:, j]).max():>31.1f} Nm")
+    for j, label in enumerate(("base", "shoulder", "elbow motor", "wrist")):
+        rs, rp = np.sqrt(np.mean(tau_s[:, j] ** 2)), np.sqrt(np.mean(tau_p[:, j] ** 2))
+        print(f"RMS tau {label:<26} {rs:>27.1f} Nm {rp:>31.1f} Nm")
+    print(f"{'coupling shoulder-elbow (max)':<34} {coupling(M_s, 1, 2):>30.3f} {coupling(M_p, 1, 2):>34.3f}")
+    print(f"{'coupling base-shoulder (max)':<34} {coupling(M_s, 0, 1):>30.3f} {coupling(M_p, 0, 1):>34.3f}")
+    print(f"{'peak gravity torque, elbow motor':<34} {np.abs(G_s[:, 2]).max():>27.1f} Nm "
+          f"{np.abs(G_p[:, 2]).max():>31.1f} Nm")
+    print(f"{'peak gravity torque, shoulder':<34} {np.abs(G_s[:, 1]).max():>27.1f} Nm "
+          f"{np.abs(G_p[:, 1]).max():>31.1f} Nm")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""``eval``, ``torques`` and ``simulate`` of a closed-chain project (a tree with loops).
+
+The commands take and give the actuated joints only, named by their link numbers (a palletizer
+whose joints 1, 2, 4 are actuated reads q1, q2, q4); the passive joints follow from the loops.
+Each also gives the forces the cut joints carry (frame 0, on loop k's link i from its link j):
+eval as ``cut_forces``, torques as columns ``f{k}x f{k}y f{k}z`` with their peaks in the summary,
+simulate as the loop residual of every row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+
+import numpy as np
+
+from ..kinematics.closure import ClosureError
+from ..model import MissingParameterError
+from ..model.manipulator import Manipulator
+from .common import UserError, write_output
+from .progress import job_bar, loop_bar
+
+__all__ = ["closed_eval", "closed_torques", "closed_simulate"]
+
+
+def _dynamics(model: Manipulator, project: str):
+    from ..numeric.closed import ClosedDynamics
+    try:
+        return ClosedDynamics(model)
+    except (MissingParameterError, ClosureError, ValueError) as exc:
+        raise UserError(f"{project}: {exc}") from None
+
+
+def _names(cd, prefix: str) -> list[str]:
+    return [f"{prefix}{j + 1}" for j in cd.act]
+
+
+def closed_eval(args, model: Manipulator) -> int:
+    from .numeric_inputs import read_states
+    if args.method != "lagrange":
+        raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
+                        "(no --method)")
+    cd = _dynamics(model, args.project)
+    states = read_states(args.states, cd.n)
+    results = []
+    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
+        try:
+            q_tree = cd.positions(q)
+            parts = {"tau": cd.tau(q, qd, qdd, q_tree), "M": cd.M(q, q_tree), "G": cd.G(q, q_tree),
+                     "h": cd.h(q, qd, q_tree)}
+            forces = cd.cut_forces(q, qd, qdd, q_tree)   # what the bearings carry: the rigid bodies'
+            if args.drives:   # tau = M qdd + h + G + friction, as for a serial arm
+                dM, dtau, friction = cd.drive_terms(q, qd, qdd, q_tree)
+                parts.update(M=parts["M"] + dM, tau=parts["tau"] + dtau, friction=friction)
+        except ClosureError as exc:
+            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
+        result = {k: np.asarray(v).tolist() for k, v in parts.items()}
+        result["q_tree"] = q_tree.tolist()
+        result["cut_forces"] = forces.as_lists()
+        result["residual"] = cd.residual(q_tree)
+        results.append(result)
+    json.dump({"method": "closed-chain numeric", "drives": bool(args.drives), "actuated": _names(cd, "q"),
+               "results": results}, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+def closed_torques(args, model: Manipulator) -> int:
+    from ..tables import read_columns
+    if args.method != "rnea":
+        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
+    cd = _dynamics(model, args.project)
+    names = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in cd.act]
+    _, header, data, values = read_columns(args.trajectory, "trajectory", names,
+                                            "columns " + ", ".join(names) + " (the actuated joints)")
+    n = cd.n
+    Q, QD, QDD = values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
+    tau = np.empty_like(Q)
+    loops = len(cd.tree.loops)
+    forces = np.empty((len(Q), loops, 3))
+    guess = None
+    for r in loop_bar(range(len(Q)), args.quiet, unit="row", desc="torques"):
+        try:
+            guess = cd.positions(Q[r], guess)
+            tau[r] = cd.tau(Q[r], QD[r], QDD[r], guess)
+            if args.drives:
+                tau[r] += cd.drive_terms(Q[r], QD[r], QDD[r], guess)[1]
+            forces[r] = cd.cut_forces(Q[r], QD[r], QDD[r], guess).force
+        except ClosureError as exc:
+            raise UserError(f"{args.trajectory}: data row {r + 1}: {exc}") from None
+    others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    force_cols = [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"]
+    writer.writerow(list(others) + _names(cd, "tau") + force_cols)
+    for r in range(len(Q)):
+        writer.writerow([others[c][r] for c in others] + [repr(float(v)) for v in tau[r]]
+                        + [repr(float(v)) for v in forces[r].ravel()])
+    write_output(buf.getvalue(), args.out)
+    peak, rms = np.abs(tau).max(axis=0), np.sqrt(np.mean(tau**2, axis=0))
+    drives = "added (--drives)" if args.drives else "not added"
+    lines = [f"{len(Q)} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in cd.act)}), drive terms "
+             f"{drives}; N m for revolute joints, N for prismatic",
+             f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
+    lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(cd.act)]
+    for k, name in enumerate(cd.tree.loop_names):
+        lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
+    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
+    return 0
+
+
+def closed_simulate(args, model: Manipulator) -> int:
+    from ..jobs import run
+    from ..numeric.closed_simulate import simulate_closed_job
+    from ..numeric.simulate import SimulationError
+    from .numeric_inputs import simulation_inputs
+    cd = _dynamics(model, args.project)
+    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n)
+    try:
+        with job_bar(args.quiet, desc="simulate") as bar:
+            traj = run(simulate_closed_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
+                                           t_eval=t_eval), bar)
+    except (ClosureError, SimulationError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    passive = [f"q{j + 1}" for j in cd.pas]
+    writer.writerow(["t"] + _names(cd, "q") + _names(cd, "qd") + _names(cd, "tau") + passive
+                    + ["kinetic", "potential", "energy", "loop_residual"])
+    energy = traj.kinetic + traj.potential
+    for r in range(len(traj.t)):
+        cells = [traj.t[r], *traj.q[r], *traj.qd[r], *traj.tau[r], *traj.q_tree[r][cd.pas],
+                 traj.kinetic[r], traj.potential[r], energy[r], traj.residual[r]]
+        writer.writerow([repr(float(v)) for v in cells])
+    write_output(buf.getvalue(), args.out)
+    print(f"simulated {duration:g} s (closed chain): {traj.evaluations} evaluations of the forward dynamics, "
+          f"{len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
+          f"largest loop residual {traj.residual.max() * 1000:.3g} mm",
+          file=sys.stdout if args.out else sys.stderr)
+    return 0

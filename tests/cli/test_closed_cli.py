@@ -1,0 +1,136 @@
+"""eval, torques and simulate of a closed-chain project, and the refusal of serial-only commands."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+from designer.cli import main
+from designer.numeric.closed import ClosedDynamics
+from tests.support import robot_path
+
+PALLETIZER = str(robot_path("palletizer_parallelogram"))
+
+
+def test_eval_gives_actuated_dynamics_and_cut_forces(tmp_path, capsys):
+    states = tmp_path / "states.json"
+    q, qd, qdd = [0.1, 0.2, -0.1, 0.3], [0.5, -0.2, 0.3, 0.1], [1.0, 0.5, -0.5, 0.2]
+    states.write_text(json.dumps({"states": [{"q": q, "qd": qd, "qdd": qdd}]}))
+    assert main(["eval", PALLETIZER, "--states", str(states), "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    result = out["results"][0]
+    assert out["actuated"] == ["q1", "q2", "q4", "q6"]
+    # tau = M qdd + h + G in the actuated coordinates
+    M, h, G = np.array(result["M"]), np.array(result["h"]), np.array(result["G"])
+    assert np.allclose(result["tau"], M @ qdd + h + G, rtol=1e-10, atol=1e-9)
+    assert result["q_tree"][2] == np.float64(q[2] - q[1])      # q3 = q4 - q2, exactly
+    assert len(result["cut_forces"]) == 1 and result["residual"] < 1e-12
+
+
+def test_torques_and_simulate(tmp_path, capsys):
+    traj = tmp_path / "traj.csv"
+    rows = ["q1,q2,q4,q6,qd1,qd2,qd4,qd6,qdd1,qdd2,qdd4,qdd6"]
+    for t in np.linspace(0, 1, 5):
+        rows.append(",".join(str(v) for v in [0.1 * t, 0.2 * t, -0.1 * t, 0, 0.1, 0.2, -0.1, 0, 0, 0, 0, 0]))
+    traj.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "tau.csv"
+    assert main(["torques", PALLETIZER, str(traj), "--out", str(out), "--quiet"]) == 0
+    table = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert set(table[0]) == {"tau1", "tau2", "tau4", "tau6", "f1x", "f1y", "f1z"}
+    summary = capsys.readouterr().out
+    assert "peak cut-joint force" in summary
+    sim = tmp_path / "sim.csv"
+    assert main(["simulate", str(robot_path("four_bar")), "--q0", "0", "--qd0", "3", "--t", "0.5",
+                 "--dt", "0.05", "--out", str(sim), "--quiet", "--rtol", "1e-10", "--atol", "1e-12"]) == 0
+    rows = list(csv.DictReader(io.StringIO(sim.read_text())))
+    energy = np.array([float(r["energy"]) for r in rows])
+    assert np.abs(energy - energy[0]).max() < 1e-6
+    assert max(float(r["loop_residual"]) for r in rows) < 1e-11
+
+
+def test_serial_only_commands_refuse_a_closed_chain(capsys):
+    assert main(["fk", PALLETIZER, "--q", "0,0,0,0,0,0"]) == 2
+    err = capsys.readouterr().err
+    assert "closed-chain project" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_pose_that_cannot_close_is_one_line(tmp_path, capsys):
+    from designer.kinematics.closure import ClosureError
+    from designer.model import Convention
+    from designer.project import save_project
+    from tests.support.closed_reference import four_bar
+    for seed in range(20):   # a four-bar whose crank cannot turn to pi from its nominal pose
+        model = four_bar(np.random.default_rng(seed), Convention.STANDARD)
+        try:
+            ClosedDynamics(model).positions([np.pi])
+        except ClosureError:
+            break
+    path = tmp_path / "rocker.json"
+    save_project(model, path)
+    states = tmp_path / "states.json"
+    states.write_text(json.dumps({"states": [{"q": [np.pi], "qd": [0], "qdd": [0]}]}))
+    assert main(["eval", str(path), "--states", str(states), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "states[0]" in err and "four-bar" in err and len(err.strip().splitlines()) == 1
+
+
+def test_linearize_a_closed_chain_names_the_actuated_joints(capsys):
+    assert main(["linearize", PALLETIZER, "--q", "0.1", "0.2", "-0.1", "0", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["state"] == ["q1", "q2", "q4", "q6", "qd1", "qd2", "qd4", "qd6"]
+    assert np.array(data["A"]).shape == (8, 8)
+    assert main(["linearize", PALLETIZER, "--q", "0", "0", "0", "0", "--symbolic", "--format", "json"]) == 2
+
+
+def test_regressor_of_a_closed_chain(capsys):
+    assert main(["regressor", str(robot_path("four_bar")), "--base"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["standard"]) == 30 and data["base_count"] == len(data["base"]) > 0
+    assert main(["regressor", str(robot_path("four_bar")), "--excite"]) == 2
+
+
+def test_info_and_validate_show_the_tree_and_name_a_loop_that_cannot_close(tmp_path, capsys):
+    assert main(["info", str(robot_path("acma_sr400"))]) == 0
+    out = capsys.readouterr().out
+    assert "link 7 on link 1" in out and "link 8 on link 7 (passive)" in out and "loops[1] (parallelogram)" in out
+    assert main(["validate", str(robot_path("four_bar"))]) == 0
+    capsys.readouterr()
+    doc = json.loads(robot_path("four_bar").read_text())
+    doc["loops"][0]["frame_j"]["xyz"] = ["L0 + 0.002", 0, 0]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    assert main(["validate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "loops[1] (ground pin): cannot close at the nominal pose" in err and "2 mm apart" in err
+
+
+def test_drive_terms_of_a_closed_chain(tmp_path, capsys):
+    """A motor (N, Jm) on the crank and a viscous bearing on the passive forearm joint: M gains N^2 Jm on
+    the crank's diagonal only, and the friction's power is that of every tree joint's friction."""
+    from dataclasses import replace
+
+    from designer.model import Drive
+    from designer.project import load_project, save_project
+    model = load_project(robot_path("palletizer_parallelogram"))
+    links = list(model.links)
+    links[3] = replace(links[3], drive=Drive(gear_ratio=100.0, motor_inertia=2e-4))
+    links[2] = replace(links[2], drive=Drive(viscous=30.0))
+    path = tmp_path / "driven.json"
+    save_project(replace(model, links=tuple(links)), path)
+    q, qd, qdd = [0.1, 0.2, -0.1, 0.3], [0.5, -0.2, 0.3, 0.1], [1.0, 0.5, -0.5, 0.2]
+    states = tmp_path / "states.json"
+    states.write_text(json.dumps({"states": [{"q": q, "qd": qd, "qdd": qdd}]}))
+    assert main(["eval", str(path), "--states", str(states), "--quiet"]) == 0
+    rigid = json.loads(capsys.readouterr().out)["results"][0]
+    assert main(["eval", str(path), "--states", str(states), "--drives", "--quiet"]) == 0
+    driven = json.loads(capsys.readouterr().out)["results"][0]
+    dM = np.array(driven["M"]) - np.array(rigid["M"])
+    assert np.allclose(dM, np.diag([0, 0, 100.0**2 * 2e-4, 0]))
+    M, h, G = (np.array(driven[k]) for k in ("M", "h", "G"))
+    assert np.allclose(driven["tau"], M @ qdd + h + G + np.array(driven["friction"]))
+    qd_tree = ClosedDynamics(load_project(path)).state(q, qd)[1]
+    assert np.dot(driven["friction"], qd) == pytest.approx(30.0 * qd_tree[2] ** 2)

@@ -1,0 +1,239 @@
+"""Closed-chain mechanisms for the tests, and their Pinocchio models built independently.
+
+Generators: a planar four-bar (crank, coupler, rocker, the rocker's end pinned to the ground by
+the cut joint) and an arm whose elbow is driven through a parallelogram from a crank coaxial with
+the shoulder; random lengths, masses, inertias and places, either DH convention.
+
+:func:`pin_mechanism` builds the spanning tree in Pinocchio from the model's numbers with its own
+DH matrices (standard: the joint turns about the parent's z after Rz(gamma) Tz(b) Rz(theta), the
+body sits at Tz(d) Tx(a) Rx(alpha) after it; modified: Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta)
+Tz(d) then the joint), and one CONTACT_3D rigid constraint per loop between the two cut points:
+nothing of designer.kinematics or designer.numeric is used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from designer.model import Convention, Inertia, Link, Loop, Manipulator, Pose
+
+
+def _inertia(rng, m: float) -> Inertia:
+    # a random physical inertia: principal moments obeying the triangle inequality, rotated
+    d = rng.uniform(0.2, 1.0, 3) * m * 0.01
+    d[2] = min(d[2], d[0] + d[1])
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    return Inertia.from_matrix((Q @ np.diag(d) @ Q.T).tolist())
+
+
+def _body(rng, scale: float) -> dict:
+    m = float(rng.uniform(0.5, 3.0))
+    return {"mass": m, "com": tuple(rng.uniform(-0.3, 0.3, 3) * scale), "inertia": _inertia(rng, m)}
+
+
+def four_bar(rng, convention: Convention = Convention.STANDARD, massless: bool = False,
+             mounted: bool = False) -> Manipulator:
+    """Crank (actuated, on the base), coupler and rocker (passive); the rocker's end is pinned to the
+    ground point (L0, 0, 0) by the cut joint. Closed at q = 0 by the theta offsets. ``mounted``: the
+    four-bar stands in a vertical plane on a turning column (an actuated base yaw, link 1), its
+    ground point on the column."""
+    while True:
+        L0, L1, L2, L3 = rng.uniform(0.3, 1.0, 4)
+        phi = float(rng.uniform(-2.5, 2.5))
+        D = np.array([L0, 0.0])
+        # the crank must turn 0.7 rad either way without reaching a dead centre
+        dists = [np.linalg.norm(D - L1 * np.array([math.cos(phi + e), math.sin(phi + e)]))
+                 for e in np.linspace(-0.7, 0.7, 15)]
+        if all(abs(L2 - L3) + 0.05 < x < L2 + L3 - 0.05 for x in dists):
+            B = np.array([L1 * math.cos(phi), L1 * math.sin(phi)])
+            dist = float(np.linalg.norm(D - B))
+            break
+    # C on both circles (|C - B| = L2, |C - D| = L3), the upper solution
+    a = (L2**2 - L3**2 + dist**2) / (2 * dist)
+    h = math.sqrt(max(L2**2 - a**2, 0.0))
+    u = (D - B) / dist
+    C = B + a * u + h * np.array([-u[1], u[0]])
+    ang_bc = math.atan2(*(C - B)[::-1])
+    ang_cd = math.atan2(*(D - C)[::-1])
+    thetas = [phi, ang_bc - phi, ang_cd - ang_bc]
+    lengths = [L1, L2, L3]
+    gravity = (0, 0, -9.81) if mounted else (0, -9.81, 0)  # in the plane of the mechanism
+    links = []
+    if mounted:
+        column = float(rng.uniform(0.2, 0.6))
+        links.append(Link(d=column, alpha=math.pi / 2 if convention is Convention.STANDARD else 0,
+                          **_body(rng, column)))
+    for k in range(3):
+        body = {"mass": 0} if massless else _body(rng, lengths[k])
+        if convention is Convention.STANDARD:
+            links.append(Link(a=lengths[k], theta=thetas[k], actuated=k == 0, **body))
+        else:
+            links.append(Link(a=0 if k == 0 else lengths[k - 1], theta=thetas[k], actuated=k == 0,
+                              alpha=math.pi / 2 if mounted and k == 0 else 0, **body))
+    end = Pose() if convention is Convention.STANDARD else Pose((L3, 0, 0))
+    # mounted in the modified convention, the four-bar's plane is frame 1 turned by Rx(pi/2)
+    roll = math.pi / 2 if mounted and convention is Convention.MODIFIED else 0
+    loop = Loop(len(links), 1 if mounted else 0, end, Pose((float(L0), 0, 0), (roll, 0, 0)), "R", "four-bar")
+    return Manipulator(links=tuple(links), convention=convention, gravity=gravity, loops=(loop,),
+                       name="random four-bar")
+
+
+def parallelogram_arm(rng, convention: Convention = Convention.STANDARD, bars_mass: bool = True,
+                      wrist: bool = False) -> Manipulator:
+    """Base yaw q1; shoulder q2 and crank q4 (actuated, coaxial); forearm q3 and coupler q5 passive:
+    q3 = q4 - q2, q5 = q2 - q4. With ``wrist`` a last actuated joint on the forearm (link 6)."""
+    h, L2, L3, c = rng.uniform(0.3, 0.8), rng.uniform(0.5, 1.0), rng.uniform(0.5, 1.0), rng.uniform(0.15, 0.35)
+    phi0 = float(rng.uniform(2.0, 3.0))     # the crank points backwards
+    half = math.pi / 2
+    std = convention is Convention.STANDARD
+    bar = (lambda s: _body(rng, s)) if bars_mass else (lambda s: {"mass": 0})
+    if std:
+        links = [Link(d=h, alpha=half, **_body(rng, h)),
+                 Link(a=L2, **_body(rng, L2)),
+                 Link(a=L3, actuated=False, **_body(rng, L3)),
+                 Link(a=c, theta=phi0, parent=1, **bar(c)),
+                 Link(a=L2, theta=-phi0, parent=4, actuated=False, **bar(L2))]
+        on_forearm = Pose((-L3 + c * math.cos(phi0), c * math.sin(phi0), 0))   # frame 3 is at the wrist
+        end_of_coupler = Pose()
+    else:
+        links = [Link(d=h, **_body(rng, h)),
+                 Link(alpha=half, **_body(rng, L2)),
+                 Link(a=L2, actuated=False, **_body(rng, L3)),
+                 Link(alpha=half, theta=phi0, parent=1, **bar(c)),
+                 Link(a=c, theta=-phi0, parent=4, actuated=False, **bar(L2))]
+        on_forearm = Pose((c * math.cos(phi0), c * math.sin(phi0), 0))          # frame 3 is at the elbow
+        end_of_coupler = Pose((L2, 0, 0))
+    if wrist:
+        links.append(Link(a=0.1, alpha=half, parent=3, **_body(rng, 0.1)) if std else
+                     Link(a=L3, alpha=half, parent=3, **_body(rng, 0.1)))
+    loop = Loop(5, 3, end_of_coupler, on_forearm, "R", "parallelogram")
+    return Manipulator(links=tuple(links), convention=convention, gravity=(0, 0, -9.81), loops=(loop,),
+                       name="random parallelogram arm")
+
+
+# -- Pinocchio, independently ------------------------------------------------------------------
+
+def _rz(t):
+    c, s = math.cos(t), math.sin(t)
+    T = np.eye(4)
+    T[:2, :2] = [[c, -s], [s, c]]
+    return T
+
+
+def _rx(t):
+    c, s = math.cos(t), math.sin(t)
+    T = np.eye(4)
+    T[1:3, 1:3] = [[c, -s], [s, c]]
+    return T
+
+
+def _tr(x=0.0, z=0.0):
+    T = np.eye(4)
+    T[0, 3], T[2, 3] = x, z
+    return T
+
+
+def _rpy(xyz, rpy):
+    r, p, y = (float(v) for v in rpy)
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    T = np.eye(4)
+    T[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                 [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], [-sp, cp * sr, cp * cr]]
+    T[:3, 3] = [float(v) for v in xyz]
+    return T
+
+
+def _depth_first(parents: list[int]) -> list[int]:
+    """Link numbers (1-based) in depth-first order: Pinocchio's algorithms that walk a joint's
+    subtree (crba, the constrained dynamics) expect each subtree to be contiguous in the joint order."""
+    out: list[int] = []
+
+    def visit(k: int) -> None:
+        for child in [i for i in range(1, len(parents) + 1) if parents[i - 1] == k]:
+            out.append(child)
+            visit(child)
+    visit(0)
+    return out
+
+
+def pin_mechanism(model: Manipulator):
+    """(pin model, constraint models, order): the spanning tree with revolute/prismatic z joints added
+    depth first, and a CONTACT_3D constraint per loop (the cut points coincide; planar loops need no
+    more). ``order[k]`` is the 0-based link of Pinocchio's k-th joint: ``x[order]`` is a vector of
+    ours in Pinocchio's order."""
+    import pinocchio as pin
+    m = model.numeric()
+    pm = pin.Model()
+    pm.gravity = pin.Motion(np.array([float(g) for g in m.gravity]), np.zeros(3))
+    parents = [i - 1 if l.parent is None else l.parent for i, l in enumerate(m.links, start=1)]
+    link_in_joint = {0: np.eye(4)}   # link frame i in joint frame i; 0 the base
+    joint_id = {0: 0}
+    for i in _depth_first(parents):
+        link = m.links[i - 1]
+        a, alpha, d, theta = (float(v) for v in (link.a, link.alpha, link.d, link.theta))
+        gamma, b = float(link.gamma), float(link.b)
+        parent = parents[i - 1]
+        pre = _rz(gamma) @ _tr(z=b)
+        if m.convention is Convention.STANDARD:
+            placement = link_in_joint[parent] @ pre @ (_rz(theta) if link.is_revolute else _rz(theta) @ _tr(z=d))
+            after = (_tr(z=d) @ _tr(x=a) @ _rx(alpha)) if link.is_revolute else _tr(x=a) @ _rx(alpha)
+        else:
+            placement = link_in_joint[parent] @ pre @ _rx(alpha) @ _tr(x=a) @ _rz(theta) @ _tr(z=d)
+            after = np.eye(4)
+        joint = pin.JointModelRZ() if link.is_revolute else pin.JointModelPZ()
+        jid = pm.addJoint(joint_id[parent], joint, pin.SE3(placement[:3, :3], placement[:3, 3]), f"j{i}")
+        I = np.array(link.inertia.matrix().tolist(), dtype=float)
+        com = np.array([float(c) for c in link.com])
+        placed = pin.SE3(after[:3, :3], after[:3, 3])
+        pm.appendBodyToJoint(jid, placed.act(pin.Inertia(float(link.mass), com, I)), pin.SE3.Identity())
+        for load in m.point_masses_on(i):   # a point mass: no inertia about its own centre
+            at = np.array([float(c) for c in load.position])
+            pm.appendBodyToJoint(jid, placed.act(pin.Inertia(float(load.mass), at, np.zeros((3, 3)))),
+                                 pin.SE3.Identity())
+        joint_id[i] = jid
+        link_in_joint[i] = after
+    constraints = []
+    for loop in m.loops:
+        Fi = link_in_joint[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy)
+        Fj = link_in_joint[loop.link_j] @ _rpy(loop.frame_j.xyz, loop.frame_j.rpy)
+        constraints.append(pin.RigidConstraintModel(
+            pin.ContactType.CONTACT_3D, pm, joint_id[loop.link_i], pin.SE3(Fi[:3, :3], Fi[:3, 3]),
+            joint_id[loop.link_j], pin.SE3(Fj[:3, :3], Fj[:3, 3]), pin.ReferenceFrame.LOCAL))
+    order = [i - 1 for i in _depth_first(parents)]
+    return pm, constraints, order
+
+
+class PinMechanism:
+    """Pinocchio's side of a mechanism, taking and giving vectors in our joint order."""
+
+    def __init__(self, model: Manipulator, accuracy: float = 1e-14, mu: float = 1e-12, iterations: int = 500):
+        import pinocchio as pin
+        self.pin = pin
+        self.model, self.constraints, order = pin_mechanism(model)
+        self.order = np.array(order)
+        self.data = self.model.createData()
+        self.cdatas = [c.createData() for c in self.constraints]
+        pin.initConstraintDynamics(self.model, self.data, self.constraints, self.cdatas)
+        self.prox = pin.ProximalSettings(accuracy, mu, iterations)
+
+    def _ours(self, x):
+        out = np.empty(len(self.order))
+        out[self.order] = x
+        return out
+
+    def rnea(self, q, qd, qdd):
+        o = self.order
+        return self._ours(self.pin.rnea(self.model, self.model.createData(), q[o], qd[o], qdd[o]))
+
+    def constrained(self, q, qd, tau):
+        """q'' of the constrained dynamics (ours' order); ``lambda_c`` holds the contact forces."""
+        o = self.order
+        qdd = self.pin.constraintDynamics(self.model, self.data, q[o], qd[o], tau[o], self.constraints,
+                                          self.cdatas, self.prox)
+        return self._ours(qdd)
+
+    @property
+    def lambda_c(self):
+        return self.data.lambda_c
