@@ -1,6 +1,9 @@
-"""Frames per second of the 3D view while a joint slider is dragged on the PUMA 560.
+"""Frames per second of the 3D view while a joint slider is dragged on the PUMA 560 (or a vendor arm with meshes).
 
 Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m benchmarks.bench_view3d [--size 1000x700]``
+``--meshes ur5`` (or ``panda``): the arm of example-robot-data imported with its visual meshes,
+drawn with them (thinned to designer.gui.meshes.FACE_BUDGET triangles) and, as a second peer,
+with the stick figure (Show > Meshes off).
 (prints figures; not a test). Needs Xvfb and QT_QPA_PLATFORM=xcb (Mesa's software OpenGL).
 
 A JointSliders widget drives an ArmView, as in the main window. Each step
@@ -29,6 +32,17 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget  # noqa: E402
 GOAL_FPS = 30.0
 
 
+def _vendor(name: str):
+    """A vendor arm of example-robot-data with its visual meshes (designer.urdf.pipeline)."""
+    from importlib import metadata
+    from designer.urdf.pipeline import import_file
+    robots = Path(str(metadata.distribution("example-robot-data").locate_file(
+        "cmeel.prefix/share/example-robot-data/robots")))
+    path, tip = {"ur5": ("ur_description/urdf/ur5_robot.urdf", None),
+                 "panda": ("panda_description/urdf/panda.urdf", "panda_link8")}[name]
+    return import_file(robots / path, tip=tip).model
+
+
 def _model():
     from designer.project import load_project
     path = ROOT / "robots" / "puma560.json"
@@ -48,7 +62,7 @@ def measure(app: QApplication, window: QWidget, view, sliders, steps: int, with_
         return original(*args)
 
     view.view.paintGL = counting_paint
-    slider = sliders.sliders[1] if with_arm else None
+    slider = sliders.sliders[1] if with_arm else None   # joint 2: the shoulder, which moves most of the arm
     work = 0.0
     start = time.perf_counter()
     for k in range(steps):
@@ -73,14 +87,23 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--no-native", dest="native", action="store_false",
                         help="leave the view inside the window's backing store (Qt composites the whole window)")
+    parser.add_argument("--meshes", choices=["ur5", "panda"], help="a vendor arm with its meshes instead of the PUMA")
+    parser.add_argument("--faces", type=int,
+                        help="triangle budget of the meshes (default: designer.gui.meshes.FACE_BUDGET)")
     args = parser.parse_args()
+    if args.faces:
+        from designer.gui import meshes
+        meshes.FACE_BUDGET = args.faces
     width, height = (int(v) for v in args.size.split("x"))
     app = QApplication.instance() or QApplication([])
     from designer.gui.joint_sliders import JointSliders
     from designer.gui.view3d import ArmView
 
     results = {}
-    for with_arm in (False, True):
+    runs: list = [False, True] + (["sticks"] if args.meshes else [])
+    faces = 0
+    for run in runs:
+        with_arm = run is not False
         window = QWidget()
         layout = QHBoxLayout(window)
         view, sliders = ArmView(), JointSliders()
@@ -92,24 +115,35 @@ def main() -> None:
         view.setMinimumSize(width, height)
         window.show()
         if with_arm:
-            model = _model()
+            model = _vendor(args.meshes) if args.meshes else _model()
+            view.set_option("show_meshes", run is True)
             view.set_model(model)
+            deadline = time.perf_counter() + 120
+            while view.meshes.pending and time.perf_counter() < deadline:   # loading runs on a thread
+                app.processEvents()
+                time.sleep(0.01)
+            faces = max(faces, view.meshes.face_count())
             view.show_frames = view.show_com = True
             sliders.set_model(model)
             sliders.valuesChanged.connect(view.set_joint_values)
         for _ in range(20):
             app.processEvents()
         measure(app, window, view, sliders, 20, with_arm)  # warm up shaders and buffers
-        results[with_arm] = measure(app, window, view, sliders, args.steps, with_arm)
+        results[run] = measure(app, window, view, sliders, args.steps, with_arm)
         window.close()
         window.deleteLater()
         app.processEvents()
     fps, work = results[True]
     peer, _ = results[False]
     where = "own native window, as in the main window" if args.native else "composited with the window"
-    print(f"3D view {width}x{height} ({where}), PUMA 560 with frames and COM markers, {args.steps} slider steps")
+    what = (f"{args.meshes} with its meshes ({faces} triangles)" if args.meshes else "PUMA 560") + \
+        " with frames and COM markers"
+    print(f"3D view {width}x{height} ({where}), {what}, {args.steps} slider steps")
     print(f"  dragging a joint slider: {fps:6.1f} frames/s  (Python work per step {work:.2f} ms)")
     print(f"  peer, empty scene:       {peer:6.1f} frames/s  (ratio arm/empty {fps / peer:.2f})")
+    if args.meshes:
+        sticks, _ = results["sticks"]
+        print(f"  peer, same arm as sticks: {sticks:6.1f} frames/s  (ratio meshes/sticks {fps / sticks:.2f})")
     print(f"  goal >= {GOAL_FPS:.0f} frames/s: {'met' if fps >= GOAL_FPS else 'NOT met'}")
 
 

@@ -10,8 +10,14 @@
 # The machine's network settings for apt and pip (resolv.conf, CA bundle, pip configuration and PIP_*
 # variables) are copied in; no package is. Needs root and debootstrap (installed if missing).
 #
+# The mounts under the chroot and its removal go through tools/chroot-mounts.sh: nothing is mounted twice,
+# everything mounted below the chroot comes off before it is removed, and the removal refuses while
+# anything stays mounted there (an `rm -rf` through a bind mount of /dev once deleted the host's devices).
+#
 # usage: tools/check-fresh.sh            (work folder: $CHECK_FRESH_DIR, default /var/tmp/md-check-fresh)
 set -euo pipefail
+# shellcheck source=tools/chroot-mounts.sh
+. "$(dirname "$0")/chroot-mounts.sh"
 
 repo=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 work=${CHECK_FRESH_DIR:-/var/tmp/md-check-fresh}
@@ -26,26 +32,20 @@ mkdir -p "$work"
 base="$work/base-$suite"
 if [ ! -x "$base/usr/bin/python3" ]; then
     echo "== debootstrap $suite (minbase + python3 python3-venv git make) into $base"
-    rm -rf "$base"
+    remove_tree "$base"
     debootstrap --variant=minbase --include=python3,python3-venv,git,make,ca-certificates \
         "$suite" "$base" "$mirror" >"$work/debootstrap.log" 2>&1 \
         || { tail -20 "$work/debootstrap.log"; exit 1; }
 fi
 
 root="$work/root"
-cleanup() {
-    for m in dev/pts dev/shm dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-cleanup
-rm -rf "$root"
+trap 'unmount_all "$root"' EXIT
+remove_tree "$root"   # what an earlier run left, its mounts first (refuses while any stays)
 echo "== fresh copy of the bare system"
 cp -a "$base" "$root"
-mount -t proc proc "$root/proc"
-mount -t sysfs sys "$root/sys"
-mount --bind /dev "$root/dev"
-mount --bind /dev/pts "$root/dev/pts"
-mount -t tmpfs shm "$root/dev/shm"
+for spec in proc:proc sysfs:sys bind:/dev:dev bind:/dev/pts:dev/pts tmpfs:dev/shm; do
+    mount_once "$root" "$spec"
+done
 
 # network settings only: name resolution, the CA bundle this site's traffic is signed with, pip's configuration
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import sys
 from pathlib import Path
+from typing import cast
 
 from ..dynamics.results import Equations, Form, Method, SimplifyMode
 from .common import UserError, load_model, write_output
@@ -25,10 +28,9 @@ def register(sub) -> None:
     p.add_argument("--form", choices=[f.value for f in Form], default=Form.AUTO.value,
                    help="closed: expanded matrices of --method; compact: the recursive form (named "
                         "intermediate variables per link, any arm in about a second); auto (default): closed "
-                        "when the expanded tau is estimated within --max-terms terms, else compact")
-    p.add_argument("--max-terms", type=int, default=None, metavar="N",
-                   help="largest estimated term count of an expanded tau_i to derive in closed form "
-                        "(default 200000)")
+                        "when the expanded tau is estimated within --max-terms terms and the expansion finishes "
+                        "within --time-limit seconds, else compact")
+    add_budget_options(p)
     p.add_argument("--format", choices=_FORMATS, default=None,
                    help="output format (default: from the --out suffix, else json; an unknown suffix is refused)")
     p.add_argument("--base-parameters", action="store_true",
@@ -58,6 +60,7 @@ def register(sub) -> None:
     p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
                    help="derivation used with --form derived (default lagrange)")
     p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
+    add_budget_options(p)   # for --form derived
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
@@ -73,24 +76,46 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_codegen)
 
 
-def _derive(args, progress) -> Equations:
+def add_budget_options(p) -> None:
+    """--max-terms and --time-limit: when a closed form is derived at all (derive, eval, torques)."""
+    p.add_argument("--max-terms", type=int, default=None, metavar="N",
+                   help="largest estimated term count of an expanded tau_i to derive in closed form "
+                        "(default 1e9: the estimate is an upper bound, 10 to 1000 times the true count)")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="give up a closed form that takes longer (default: 30 for --form auto, which then gives "
+                        "the recursive form; none for --form closed; 0: no limit)")
+
+
+def derive_closed(args, model, progress, form: Form) -> Equations:
+    """The derivation ``--method``, ``--simplify``, ``--max-terms`` and ``--time-limit`` ask for
+    (a UserError saying which limit stopped a closed form and how to raise it)."""
     from ..dynamics import derive  # imported here: the CLI starts fast for other commands
 
     from ..dynamics.engine import AUTO_LIMIT
-    from ..dynamics.size import ExpansionTooLarge
+    from ..dynamics.size import ClosedFormTooSlow, ExpansionTooLarge
 
+    limit = getattr(args, "max_terms", None) or AUTO_LIMIT
+    seconds = getattr(args, "time_limit", None)   # None: the form's default (derive_job)
+    seconds = math.inf if seconds == 0 else seconds
+    try:
+        return derive(model, Method(args.method), SimplifyMode(args.simplify), progress, form=form,
+                      max_terms=limit, time_limit=seconds)
+    except ExpansionTooLarge as exc:
+        raise UserError(f"{args.project}: {exc.args[0].replace('; show the recursive form instead?', '')}; "
+                        f"use --form compact for the recursive form, or --max-terms to raise the limit") from None
+    except ClosedFormTooSlow as exc:
+        raise UserError(f"{args.project}: {exc.args[0].replace('; show the recursive form instead?', '')}; "
+                        f"use --form compact for the recursive form, or --time-limit to wait longer") from None
+
+
+def _derive(args, progress) -> Equations:
     model = load_model(args.project, closed=True)
     if not model.is_serial:
         return _closed_derive(args, model, progress)
     form = getattr(args, "form", Form.AUTO.value)
     form = Form.CLOSED.value if form == "derived" else form  # codegen --form derived: the closed forms
-    limit = getattr(args, "max_terms", None) or AUTO_LIMIT
     try:
-        return derive(model, Method(args.method), SimplifyMode(args.simplify), progress, form=Form(form),
-                      max_terms=limit)
-    except ExpansionTooLarge as exc:
-        raise UserError(f"{args.project}: {exc.args[0].replace('; show the recursive form instead?', '')}; "
-                        f"use --form compact for the recursive form, or --max-terms to raise the limit") from None
+        return derive_closed(args, model, progress, Form(form))
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
@@ -142,6 +167,7 @@ def cmd_derive(args) -> int:
         fmt = _BY_SUFFIX[Path(args.out).suffix.lower()] if args.out else "json"
     with job_bar(args.quiet, desc="derive") as progress:
         eq = _derive(args, progress)
+        _note_fallback(eq)
         progress(Progress(f"writing {fmt}"))  # seconds for a six-link arm
         text = render(eq, fmt)
         if args.base_parameters:
@@ -155,6 +181,20 @@ def cmd_derive(args) -> int:
                 raise UserError(f"{args.project}: derive --elastic: {exc}") from None
     write_output(text, args.out)
     return 0
+
+
+def _note_fallback(eq: Equations) -> None:
+    """Say on standard error why --form auto gave the recursive form (the output says which form)."""
+    too_large, too_slow = eq.extras.get("too_large"), eq.extras.get("too_slow")
+    if too_large:
+        entry, terms, limit = cast("tuple[str, int, int]", too_large)
+        why = f"the expanded {entry} has about {terms:.2g} terms (--max-terms {limit:,})"
+    elif too_slow:
+        seconds, stage = cast("tuple[float, str]", too_slow)
+        why = f"the closed form did not finish within {seconds:g} s (--time-limit; it had reached {stage})"
+    else:
+        return
+    sys.stderr.write(f"note: {why}: the recursive form is given instead\n")
 
 
 def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:

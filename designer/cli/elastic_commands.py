@@ -29,6 +29,13 @@ _STATE_KEYS = ("q", "qd", "theta", "thetad", "tau_m")
 
 
 def register(sub) -> None:
+    _extend(sub, "simulate", cmd_simulate_elastic, [
+        (("--elastic",), dict(action="store_true", help="the elastic-joint model of the drive data's stiffness, PD on "
+                              "the motor side, the rigid arm's run beside it (docs/elastic.md)")),
+        (("--move",), dict(metavar="S", help="--elastic: reach --target along a quintic in S seconds"))])
+    _extend(sub, "eval", cmd_eval_elastic, [
+        (("--elastic",), dict(action="store_true", help='the elastic-joint model: states {"q", "qd", "theta", '
+                              '"thetad", "tau_m"} give qdd and thetadd over the method\'s M, G, h (docs/elastic.md)'))])
     p = sub.add_parser("modes", help="natural frequencies, mode shapes, tool compliance and sag at a pose "
                        "(elastic joints: the drive data's stiffness)")
     p.add_argument("project")
@@ -37,6 +44,22 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="write the JSON here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_modes)
+
+
+def _extend(sub, name: str, elastic, options) -> None:
+    """Give the command ``name`` (registered by its own module) the options; ``--elastic`` runs ``elastic``."""
+    p = sub.choices[name]
+    rigid = p.get_default("func")
+    for flags, kw in options:
+        p.add_argument(*flags, **kw)
+
+    def func(args):
+        if args.elastic:
+            return elastic(args)
+        if getattr(args, "move", None) is not None:
+            raise UserError("--move: only with --elastic")
+        return rigid(args)
+    p.set_defaults(func=func)
 
 
 def _arm_and_joints(args):

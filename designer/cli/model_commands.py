@@ -8,9 +8,10 @@ import re
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..model import MissingParameterError
+from ..model import MissingParameterError, Severity
 from ..model.evaluate import NotANumber, real_value
 from ..model.manipulator import Manipulator
+from ..model.parts import parts_of
 from .common import UserError, load_model, number
 
 
@@ -88,12 +89,10 @@ def _parts_lines(model: Manipulator) -> list[str]:
     """One line per part-made link: shape, material, dimensions, and its mass at the defaults."""
     out = []
     values = model.parameter_values
-    for i, link in enumerate(model.links, start=1):
-        part = link.part
-        if part is None:
-            continue
+    for i, part in parts_of(model):
+        link = model.links[i]
         dims = ", ".join(f"{k} = {v}" for k, v in part.dims)
-        line = f"link {i}: {part.shape.replace('_', ' ')} of {part.material.name} ({dims})"
+        line = f"link {i + 1}: {part.shape.replace('_', ' ')} of {part.material.name} ({dims})"
         try:
             line += f", {real_value(link.mass, values):.4g} kg"
         except (NotANumber, ValueError, TypeError):
@@ -108,13 +107,16 @@ def cmd_info(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    model = load_model(args.project, closed=True)  # errors raise here
+    model = load_model(args.project, closed=True)  # errors of reading raise here
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
     problems = check_model(model)
     if not model.is_serial:
         _mechanism_problems(args.project, model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
+    failed = [p for p in problems if p.severity is Severity.ERROR]
+    if failed:   # the checks of the numbers (designer/numeric/checks.py): the file reads, the arm is wrong
+        raise UserError(f"{args.project}: not valid: {failed[0]}")
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
 

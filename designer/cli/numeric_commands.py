@@ -20,6 +20,11 @@ from .numeric_inputs import _positive, _values, read_states, read_torque_table, 
 from .progress import add_quiet, job_bar, loop_bar
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
+FORMS = ["compact", "closed"]
+_FORM_HELP = ("compact (default): the recursive Newton-Euler and composite-rigid-body graphs, the same for every "
+              "--method (which then changes nothing); closed: the expanded matrices --method's report prints "
+              "('derive --form closed': lagrange M, B, C, G; newton-euler tau; dalembert D, H, G), evaluated as "
+              "printed with the parameter values put in, to check a report against")
 
 
 def register(sub) -> None:
@@ -28,11 +33,9 @@ def register(sub) -> None:
     p.add_argument("--states", required=True, metavar="STATES.json",
                    help='{"states": [{"q": [...], "qd": [...], "qdd": [...]}, ...]} in SI units and radians')
     p.add_argument("--method", choices=METHODS, default="lagrange",
-                   help="the symbolic derivation to evaluate (default: lagrange)")
+                   help="the derivation whose closed form --form closed evaluates (default: lagrange)")
+    _form_options(p)
     _drives_option(p)
-    p.add_argument("--elastic", action="store_true",
-                   help='the elastic-joint model: states {"q", "qd", "theta", "thetad", "tau_m"} give qdd and '
-                        "thetadd over the method's M, G, h (docs/elastic.md)")
     add_quiet(p)
     p.set_defaults(func=cmd_eval)
     p = sub.add_parser("torques", help="inverse dynamics along a trajectory (CSV), with peak and RMS per joint")
@@ -42,7 +45,9 @@ def register(sub) -> None:
                    help="write the torques per row here (the summary then goes to standard output); "
                         "without it the torques go to standard output and the summary to standard error")
     p.add_argument("--method", choices=["rnea"] + METHODS, default="rnea",
-                   help="rnea: numeric recursive Newton-Euler (default); or a compiled symbolic derivation")
+                   help="rnea: numeric recursive Newton-Euler (default); or a derivation, compiled in the form "
+                        "--form says")
+    _form_options(p)
     p.add_argument("--strict", action="store_true",
                    help="refuse joint columns beyond the arm's joints (q3.. for a 2-joint arm) instead of warning")
     _drives_option(p)
@@ -66,12 +71,20 @@ def register(sub) -> None:
     p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
-    p.add_argument("--elastic", action="store_true",
-                   help="the elastic-joint model of the drive data's stiffness, PD on the motor side, the rigid "
-                        "arm's run beside it (docs/elastic.md)")
-    p.add_argument("--move", metavar="S", help="--elastic: reach --target along a quintic in S seconds")
+    p.add_argument("--limits", choices=["warn", "stop", "ignore"], default="warn",
+                   help="at the joint limits: warn (default: no end stops, one line per limit passed), stop (end "
+                        "stops: stiff critically damped springs; adds the stop_work column, the energy check), "
+                        "ignore")
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
+
+
+def _form_options(p) -> None:
+    from .dynamics_commands import add_budget_options
+    p.add_argument("--form", choices=FORMS, default="compact", help=_FORM_HELP)
+    p.add_argument("--simplify", choices=["off", "fast", "full"], default="fast",
+                   help="with --form closed: the simplification of the report to evaluate (default fast)")
+    add_budget_options(p)
 
 
 def _drives_option(p) -> None:
@@ -88,8 +101,10 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
                          "nothing is added\n")
 
 
-def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True):
-    """Derive the model's equations by ``method`` at its default parameter values, and compile them."""
+def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True, args=None):
+    """Compile the model's equations at its default parameter values: the recursive forms (the same
+    for every method, never expanded), or with ``args.form`` closed the closed form ``method``'s
+    report prints (:func:`closed_equations`)."""
     from ..dynamics.engine import compact_equations_job
     from ..dynamics.results import Method
     from ..jobs import run
@@ -98,23 +113,40 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         numeric = model.numeric()
     except MissingParameterError as exc:
         raise UserError(f"{where}: {exc}") from None
-    with job_bar(quiet, desc=f"derive ({method})") as progress:
-        # the compiled functions come from the recursive forms whatever the method: never expanded
+    closed = args is not None and getattr(args, "form", "compact") == "closed"
+    with job_bar(quiet, desc=f"derive ({method}, {'closed' if closed else 'compact'})") as progress:
+        if closed:
+            eq = closed_equations(model, args, progress)
+            progress(Progress("compile"))
+            return compile_equations(eq, form="derived")
         eq = run(compact_equations_job(numeric, Method(method)), progress)
         progress(Progress("compile"))
         return compile_equations(eq)
 
 
+def closed_equations(model: Manipulator, args, progress):
+    """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
+    kept), with tau, M, G and h rebuilt from the method's printed matrices alone."""
+    from dataclasses import replace
+
+    from ..dynamics.methods import METHODS as STRATEGIES
+    from ..dynamics.results import Form
+    from .dynamics_commands import derive_closed
+    try:
+        eq = derive_closed(args, model, progress, Form.CLOSED)
+    except (ValueError, ArithmeticError) as exc:
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    tau, M, G, h = STRATEGIES[eq.method].assemble(model, eq.matrices)
+    return replace(eq, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
+
+
 def cmd_eval(args) -> int:
-    if args.elastic:
-        from .elastic_commands import cmd_eval_elastic
-        return cmd_eval_elastic(args)
     model = load_model(args.project, closed=True)
     if not model.is_serial:
         from .closed_commands import closed_eval
         return closed_eval(args, model)
     states = read_states(args.states, model.n)
-    cd = compiled_for(model, args.method, args.project, args.quiet)
+    cd = compiled_for(model, args.method, args.project, args.quiet, args)
     from ..model.drives import friction_torque, with_drives
     _drive_note(model, args.drives)
     results = []
@@ -133,7 +165,10 @@ def cmd_eval(args) -> int:
         if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
             raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
         results.append({k: np.asarray(v).tolist() for k, v in parts.items()})
-    json.dump({"method": args.method, "drives": bool(args.drives), "results": results}, sys.stdout)
+    head = {"method": args.method, "form": args.form}
+    if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
+        head["simplify"] = args.simplify
+    json.dump({**head, "drives": bool(args.drives), "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
@@ -144,6 +179,9 @@ def cmd_torques(args) -> int:
         from .closed_commands import closed_torques
         return closed_torques(args, model)
     n = model.n
+    if args.method == "rnea" and args.form == "closed":
+        raise UserError("--form closed: rnea is numeric and has no closed form; choose --method lagrange, "
+                        "newton-euler or dalembert")
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict)
     if args.method == "rnea":
         from ..kinematics import NumericArm
@@ -156,7 +194,7 @@ def cmd_torques(args) -> int:
             tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
     else:
         with np.errstate(all="ignore"):
-            tau = compiled_for(model, args.method, args.project, args.quiet).tau_many(Q, QD, QDD)
+            tau = compiled_for(model, args.method, args.project, args.quiet, args).tau_many(Q, QD, QDD)
     if args.drives:
         from ..model.drives import drive_arrays, friction_torque
         _drive_note(model, True)
@@ -174,7 +212,8 @@ def cmd_torques(args) -> int:
     peak = np.max(np.abs(tau), axis=0)
     rms = np.sqrt(np.mean(tau**2, axis=0))
     drives = "added (--drives)" if args.drives else "not added"
-    lines = [f"{tau.shape[0]} rows, method {args.method}, drive terms {drives}; N m for revolute joints, "
+    method = args.method if args.method == "rnea" else f"{args.method} ({args.form} form)"
+    lines = [f"{tau.shape[0]} rows, method {method}, drive terms {drives}; N m for revolute joints, "
              "N for prismatic",
              f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
     for j, link in enumerate(model.links):
@@ -184,11 +223,6 @@ def cmd_torques(args) -> int:
 
 
 def cmd_simulate(args) -> int:
-    if args.elastic:
-        from .elastic_commands import cmd_simulate_elastic
-        return cmd_simulate_elastic(args)
-    if args.move is not None:
-        raise UserError("--move: only with --elastic")
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
     from ..numeric.simulate import SimulationError, simulate_job
@@ -202,6 +236,13 @@ def cmd_simulate(args) -> int:
     except (MissingParameterError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n)
+    stops = None
+    if args.limits == "stop":
+        from ..numeric.end_stops import end_stops_for
+        try:
+            stops = end_stops_for(arm, q0)
+        except ValueError as exc:
+            raise UserError(f"--limits stop: {exc}") from None
     reached = [0.0]
 
     def follow(step: Progress) -> None:
@@ -211,7 +252,7 @@ def cmd_simulate(args) -> int:
         # overflow is caught as a state that is no longer finite: numpy's warnings would only add lines
         with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
             traj = run(simulate_job(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                    t_eval=t_eval), follow)
+                                    t_eval=t_eval, end_stops=stops), follow)
     except (SingularConfigurationError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     except KeyboardInterrupt:
@@ -223,13 +264,33 @@ def cmd_simulate(args) -> int:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "tau") for j in range(1, n + 1)]
-                    + ["kinetic", "potential", "energy"])
+                    + ["kinetic", "potential", "energy"] + (["stop_work"] if stops is not None else []))
     for r in range(len(traj.t)):
         cells = [traj.t[r], *traj.q[r], *traj.qd[r], *tau[r], kinetic[r], potential[r], kinetic[r] + potential[r]]
+        if traj.stop_work is not None:
+            cells.append(traj.stop_work[r])
         writer.writerow([repr(float(v)) for v in cells])
     write_output(buf.getvalue(), args.out)
     energy = kinetic + potential
+    summary = sys.stdout if args.out else sys.stderr
     print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
           f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end",
-          file=sys.stdout if args.out else sys.stderr)
+          file=summary)
+    _say_limits(args.limits, arm, traj, model, energy, summary)
     return 0
+
+
+def _say_limits(mode: str, arm, traj, model, energy, out) -> None:
+    """One line per joint limit passed (warn), or how deep the end stops were met (stop)."""
+    from ..numeric.end_stops import describe_passes, limit_passes
+    if mode == "ignore":
+        return
+    passes = limit_passes(traj.t, traj.q, arm.limits)
+    revolute = [link.is_revolute for link in model.links]
+    for p in passes:
+        what = describe_passes([p], revolute)
+        print(f"end stop: {what}" if mode == "stop" else f"warning: {what} (no end stops: --limits stop models them)",
+              file=out)
+    if traj.stop_work is not None and traj.tau is None:   # passive: the stops are the only torques doing work
+        gap = float(np.abs(traj.stop_work - (energy - energy[0])).max())
+        print(f"energy change and the end stops' work differ by at most {gap:.3g} J", file=out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Collection
 from typing import Any
@@ -9,27 +10,31 @@ from typing import Any
 import sympy as sp
 
 from ..errors import DesignerError
-from ..jobs import NEVER, CancelToken, Job, Progress, run
+from ..jobs import NEVER, Cancelled, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
 from .assemble import to_matrix_job
 from .methods import METHODS
 from .results import Equations, Form, Method, SimplifyMode
-from .size import ExpansionTooLarge, expanded_terms
+from .size import ClosedFormTooSlow, Deadline, ExpansionTooLarge, expanded_terms
 from .tree import compact_job
 from .trigpoly import TrigRing
 
 __all__ = ["derive", "derive_job", "compact_equations_job",
-           "check_size", "AUTO_LIMIT", "coriolis_matrix", "link_torques", "link_torques_job"]
+           "check_size", "AUTO_LIMIT", "AUTO_SECONDS", "coriolis_matrix", "link_torques", "link_torques_job"]
 
 
 class ClosedChainForm(DesignerError):
     """A form of the equations that closed chains do not have yet."""
 
 
-#: the largest estimated term count of an expanded tau_i that Form.AUTO expands (PUMA 560 with
-#: symbolic inertias: 80,000, derived in seconds; a generic 5-joint arm: 5e8)
-AUTO_LIMIT = 200_000
+#: the largest estimated term count of an expanded tau_i that is expanded at all (designer.dynamics.size):
+#: a 5-joint arm with every parameter a symbol bounds at 5e8 and takes 12 s, a 6-joint one 5e10 and
+#: takes minutes; between the two the time budget decides (benchmarks/bench_closed_form.py)
+AUTO_LIMIT = 1_000_000_000
+#: seconds a closed form may take before Form.AUTO gives the recursive form instead (the Panda's
+#: Lagrange closed form: about 15 s; a generic 7-joint arm with numeric parameters: about 110 s)
+AUTO_SECONDS = 30.0
 
 
 def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
@@ -43,9 +48,11 @@ def compact_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
                      mass_matrix=M, gravity=G, coriolis=h, form=Form.COMPACT)
 
 
-def check_size(tau: sp.Matrix, limit: int | None) -> tuple[list[int], int | None]:
-    """The estimated terms of each expanded tau_i; raises ExpansionTooLarge above ``limit``."""
-    sizes = expanded_terms(list(tau))
+def check_size(tau: sp.Matrix, limit: int | None, model: Manipulator | None = None) -> tuple[list[int], int | None]:
+    """The estimated terms of each expanded tau_i (of ``model``: its joint symbols tighten the
+    bound); raises ExpansionTooLarge above ``limit``."""
+    joints = (model.q, model.qd, model.qdd) if model is not None else ()
+    sizes = expanded_terms(list(tau), *joints)
     worst = max(range(len(sizes)), key=sizes.__getitem__) if sizes else None
     if limit is not None and worst is not None and sizes[worst] > limit:
         raise ExpansionTooLarge(f"tau_{worst + 1}", sizes[worst], limit)
@@ -54,15 +61,19 @@ def check_size(tau: sp.Matrix, limit: int | None) -> tuple[list[int], int | None
 
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
                simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None,
-               form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT) -> Job[Equations]:
+               form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT,
+               time_limit: float | None = None) -> Job[Equations]:
     """Generator yielding :class:`Progress` and returning :class:`Equations`.
 
     ``form``: compact returns the recursive graphs at once (any arm, about a second); closed
     expands, after checking the size estimate of tau against ``max_terms`` (None: no limit;
     above it an :class:`~designer.dynamics.size.ExpansionTooLarge` names the entry and its
-    size); auto (default) is closed when the estimate is within ``max_terms`` (default
-    :data:`AUTO_LIMIT`), else compact, with ``extras["too_large"]`` = (entry, estimated terms,
-    limit) saying why. ``token.check()`` is called inside every loop, so a
+    size), and gives up after ``time_limit`` seconds with a
+    :class:`~designer.dynamics.size.ClosedFormTooSlow` (default None: no limit, as asked for);
+    auto (default) is closed when both allow it (defaults :data:`AUTO_LIMIT` and, for
+    ``time_limit`` None, :data:`AUTO_SECONDS`; ``math.inf``: no limit), else compact, with
+    ``extras["too_large"]`` = (entry, estimated terms, limit) or ``extras["too_slow"]`` =
+    (seconds, the step reached) saying why. ``token.check()`` is called inside every loop, so a
     cancel stops the job within one small step (a ``Cancelled`` exception).
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
@@ -77,36 +88,62 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     yield Progress("preparing", 0.0, model.name)
     tau, M, G, h = yield from compact_job(model, token)
     extras: dict = {"angles_read": exact_angles(model).notes()}
+    mats: dict = {}
     if form is not Form.COMPACT:
         token.check()
         try:
-            extras["estimated_terms"], _ = check_size(tau, max_terms)
-            form = Form.CLOSED
+            extras["estimated_terms"], _ = check_size(tau, max_terms, model)
         except ExpansionTooLarge as exc:
             if form is Form.CLOSED:
                 raise
             form = Form.COMPACT
             # what the window asks about before showing the recursive form instead of a closed one
             extras["too_large"] = (exc.entry, exc.terms, exc.limit)
-    mats: dict = {}
+    if form is not Form.COMPACT:
+        seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
+        budget = Deadline(token, None if seconds == math.inf else seconds)
+        reached: list[Progress] = []
+        try:
+            closed = yield from _watched(strategy.closed_job(model, TrigRing(exact_angles(model).model), simplify,
+                                                             budget), reached)
+        except Cancelled:
+            if token.cancelled or not budget.expired:
+                raise
+            stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
+            if form is Form.CLOSED:
+                raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
+            form = Form.COMPACT
+            extras["too_slow"] = (budget.seconds, stage)
+        else:
+            form = Form.CLOSED
+            mats, tau, M, G, h, more = closed
+            extras.update(more)
     if form is Form.COMPACT:
         from .recursive_form import recursive_form
         extras["recursive"] = recursive_form(model, token)
-    if form is Form.CLOSED:
-        tr = TrigRing(exact_angles(model).model)
-        mats, tau, M, G, h, more = yield from strategy.closed_job(model, tr, simplify, token)
-        extras.update(more)
     extras["seconds"] = time.perf_counter() - started
     yield Progress("done", 1.0, f"{method.value} ({form.value}) in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, extras=extras, form=form)
 
 
+def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:
+    """``job``, keeping its last progress in ``reached`` (the step a time budget stopped it at)."""
+    while True:
+        try:
+            progress = next(job)
+        except StopIteration as stop:
+            return stop.value
+        reached[:] = [progress]
+        yield progress
+
+
 def derive(model: Manipulator, method: Method = Method.LAGRANGE, simplify: SimplifyMode = SimplifyMode.FAST,
            progress: Callable[[Progress], None] | None = None, token: CancelToken | None = None,
-           form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT) -> Equations:
+           form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT,
+           time_limit: float | None = None) -> Equations:
     """Derive the equations of motion of ``model`` (see :func:`derive_job`)."""
-    return run(derive_job(model, method, simplify, token, form, max_terms), progress, token)
+    return run(derive_job(model, method, simplify, token, form, max_terms, time_limit), progress, token)
 
 
 def coriolis_matrix(eq: Equations) -> sp.Matrix:

@@ -7,7 +7,7 @@ only looks a method up in :data:`METHODS`. A new method is one more class here.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from typing import Protocol
 
 import sympy as sp
@@ -22,6 +22,8 @@ __all__ = ["DerivationMethod", "Lagrange", "NewtonEuler", "DAlembert", "METHODS"
 
 #: (matrices of the method's form, tau, M, G, h, extras)
 ClosedForms = tuple[dict, sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix, dict]
+#: (tau, M, G, h)
+Assembled = tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]
 
 
 class DerivationMethod(Protocol):
@@ -33,6 +35,11 @@ class DerivationMethod(Protocol):
     def closed_job(self, model: Manipulator, tr: TrigRing, simplify: SimplifyMode,
                    token: CancelToken) -> Generator[Progress, None, ClosedForms]:
         """Generator returning :data:`ClosedForms` (expanded, simplified in ``simplify``)."""
+        ...
+
+    def assemble(self, model: Manipulator, mats: Mapping[str, sp.Matrix]) -> Assembled:
+        """(tau, M, G, h) built from the method's own matrices alone (as its report prints them):
+        what ``eval --form closed`` evaluates."""
         ...
 
 
@@ -54,10 +61,16 @@ class Lagrange:
                 mats[name] = sp.zeros(n, 0)
                 continue
             mats[name] = yield from _matrix_job(model, tr, raw[name], simplify, name, token, name == "M")
+        tau, M, G, h = self.assemble(model, mats)
+        return mats, tau, M, G, h, {"christoffel": (tr, raw["christoffel"])}
+
+    def assemble(self, model, mats):
+        """tau = M qdd + 2 B (qd qd) + C qd^2 + G (ROBMAT's form)."""
         from .results import velocity_products, velocity_squares
+        n = model.n
         h = combine([mats["B"], mats["C"]], [2 * velocity_products(model.qd), velocity_squares(model.qd)])
         tau = combine([mats["M"], sp.eye(n), sp.eye(n)], [sp.Matrix(model.qdd), h, mats["G"]])
-        return mats, tau, mats["M"], mats["G"], h, {"christoffel": (tr, raw["christoffel"])}
+        return tau, mats["M"], mats["G"], h
 
 
 class NewtonEuler:
@@ -76,6 +89,14 @@ class NewtonEuler:
         h = yield from _matrix_job(model, tr, [[r - g] for r, g in zip(rest, raw_G)], simplify, "h", token)
         return {"tau": tau}, tau, M, G, h, {}
 
+    def assemble(self, model, mats):
+        """M, G and h read off the printed tau: tau is linear in qdd, so M = d tau / d qdd, and
+        G = tau(qd = 0, qdd = 0), h = tau(qdd = 0) - G."""
+        tau = sp.Matrix(mats["tau"])
+        G = tau.xreplace({v: 0 for v in (*model.qd, *model.qdd)})
+        h = tau.xreplace({v: 0 for v in model.qdd}) - G
+        return tau, tau.jacobian(list(model.qdd)), G, h
+
 
 class DAlembert:
     method = Method.DALEMBERT
@@ -83,17 +104,22 @@ class DAlembert:
 
     def closed_job(self, model, tr, simplify, token):
         from .dalembert import dalembert_job
-        n = model.n
         raw = yield from dalembert_job(model, tr, token)
         mats: dict = {}
         for name in self.matrix_names:
             mats[name] = yield from _matrix_job(model, tr, raw[name], simplify, name, token, name.startswith("D"))
+        tau, M, G, h = self.assemble(model, mats)
+        # Horn's per-link torques T_ij (joint i, link j), the same split by link instead of by kind
+        torques = yield from _matrix_job(model, tr, raw["T"], simplify, "T", token)
+        return mats, tau, M, G, h, {"link_torques": torques}
+
+    def assemble(self, model, mats):
+        """M = D_rot + D_tra, h = H_rot + H_tra, tau = M qdd + h + G (Lee, Lee and Nigam's form)."""
+        n = model.n
         M = sp.Matrix(n, n, lambda i, j: mats["D_rot"][i, j] + mats["D_tra"][i, j])
         h = sp.Matrix(n, 1, lambda i, _: mats["H_rot"][i] + mats["H_tra"][i])
         tau = combine([M, sp.eye(n), sp.eye(n)], [sp.Matrix(model.qdd), h, mats["G"]])
-        # Horn's per-link torques T_ij (joint i, link j), the same split by link instead of by kind
-        torques = yield from _matrix_job(model, tr, raw["T"], simplify, "T", token)
-        return mats, tau, M, mats["G"], h, {"link_torques": torques}
+        return tau, M, mats["G"], h
 
 
 METHODS: dict[Method, DerivationMethod] = {m.method: m for m in (Lagrange(), NewtonEuler(), DAlembert())}

@@ -38,7 +38,8 @@ class Form(str, Enum):
     closed: expanded and simplified matrices of the method's form (the derivation to read);
     compact: the recursive form (customized Newton-Euler graph, named intermediate variables),
     never expanded, for any arm in about a second; auto: closed when the size estimate of the
-    expanded tau (designer.dynamics.size) is below the limit, else compact.
+    expanded tau (designer.dynamics.size) is below the limit and the expansion finishes within its
+    time budget, else compact.
     """
 
     AUTO = "auto"

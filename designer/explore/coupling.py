@@ -26,7 +26,8 @@ from ..model import Manipulator
 from ..numeric.batch import Batch
 
 __all__ = ["Quantity", "Sweep", "pair_quantities", "sweep_joint", "ParameterGrid",
-           "parameter_grid", "default_range", "sweep_parameter", "write_csv"]
+           "parameter_grid", "default_range", "sweep_parameter", "write_csv", "joints_moving_inertia",
+           "default_map_joints"]
 
 
 class Quantity(str, Enum):
@@ -183,3 +184,35 @@ def write_csv(sweep: Sweep, stream: TextIO, quantities: Sequence[Quantity] | Non
     writer.writerow(columns)
     for row in zip(*data):
         writer.writerow([f"{v:.10g}" for v in row])
+
+
+#: a joint "moves" M when a step of it changes an entry by more than this share of M's largest entry
+#: (rounding in M is about 1e-16 of it; a real dependence is percents)
+DEPENDS = 1e-9
+
+
+def joints_moving_inertia(arm: NumericArm, seed: int = 0) -> list[int]:
+    """The joints (1-based) that M(q) depends on, found numerically: each joint stepped by about 40 deg
+    (revolute) or a tenth of the reach (prismatic) from a few random poses. The first joint never
+    appears (M does not change when the whole chain turns about or slides along the base axis).
+    """
+    rng = np.random.default_rng(seed)
+    n = arm.n
+    q = rng.uniform(-np.pi, np.pi, size=(4, n))
+    step = np.where(arm.revolute, 0.7, 0.1 * max(float(np.abs(arm.dh[:, [0, 2]]).sum()), 0.1))
+    moved = [q] + [q + step[k] * np.eye(n)[k] for k in range(n)]
+    M = Batch(arm, np.vstack(moved)).M.reshape(n + 1, len(q), n, n)
+    scale = max(float(np.abs(M[0]).max()), np.finfo(float).tiny)
+    return [k + 1 for k in range(n) if np.abs(M[k + 1] - M[0]).max() > DEPENDS * scale]
+
+
+def default_map_joints(arm: NumericArm) -> tuple[int, int]:
+    """Two joints (1-based) over which a map of the dynamics shows something: the first two that M
+    depends on (q2, q3 for a PUMA-like arm; q1, q2 gave a flat coupling map), completed by the
+    lowest other joint when only one moves it."""
+    if arm.n < 2:
+        raise ValueError("a map needs at least two joints")
+    moving = joints_moving_inertia(arm)
+    others = [k for k in range(1, arm.n + 1) if k not in moving]
+    pair = sorted((moving + others)[:2]) if len(moving) < 2 else moving[:2]
+    return pair[0], pair[1]

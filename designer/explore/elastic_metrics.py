@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numeric.elastic import ElasticJoints
 from ..numeric.beams import tool_sag_many
+from ..numeric.elastic import ElasticJoints, ElasticModelError
 from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
+from .metric_error import MetricError
 
 __all__ = ["ELASTIC_METRICS", "drive_ratings", "joints_of"]
 
@@ -37,11 +38,10 @@ def drive_ratings(model) -> dict:
 
 def joints_of(b, r, metric: str, rotors: bool = False) -> ElasticJoints:
     """The elastic joints the ratings describe; a metric without stiffness data says so."""
-    from .metrics import MetricError   # metrics.py registers these functions: import when called
-    if r.stiffness is None:
-        raise MetricError(f"metric '{metric}' needs the joints' stiffness (drive data 'stiffness', N m/rad)")
-    if rotors and (r.rotor is None or np.any(r.rotor[np.isfinite(r.stiffness)] <= 0)):
-        raise MetricError(f"metric '{metric}' needs every elastic joint's rotor inertia (drive data 'motor_inertia')")
+    r.need("stiffness", metric)
+    if rotors and np.any(r.need("rotor", metric)[np.isfinite(r.stiffness)] <= 0):
+        raise ElasticModelError(f"metric '{metric}' needs every elastic joint's rotor inertia "
+                                "(drive data 'motor_inertia')")
     gear = r.gear if r.gear is not None else np.ones(b.n)
     rotor = r.rotor if r.rotor is not None else np.zeros(b.n)
     return ElasticJoints.of(b.n, r.stiffness, 0.0, gear, rotor)
@@ -60,7 +60,6 @@ def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
     if r.stiffness is None and b.arm.beams:
         return ElasticJoints.of(b.n)
     if r.stiffness is None:
-        from .metrics import MetricError
         raise MetricError(f"metric '{metric}' needs the joints' stiffness (drive data 'stiffness', N m/rad) "
                           "or links given as parts (a section and a material)")
     return joints_of(b, r, metric)

@@ -20,18 +20,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..errors import DesignerError
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.beams import tool_compliance_many, tool_sag_many
 from .elastic_metrics import ELASTIC_METRICS
+from .metric_error import MetricError
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
            "MetricError"]
-
-
-class MetricError(DesignerError):
-    """A metric text that names no metric, a bad index, or a rating the metric needs but lacks."""
 
 
 @dataclass(frozen=True)
@@ -67,8 +63,13 @@ class Ratings:
     def need(self, what: str, metric: str) -> np.ndarray:
         value = getattr(self, what)
         if value is None:
-            raise MetricError(f"metric '{metric}' needs the joints' rated {what}")
+            raise MetricError(f"metric '{metric}' needs the joints' {_NEEDED.get(what, 'rated ' + what)}")
         return value
+
+
+#: what a metric lacking an elastic-joint entry of the ratings asks for (the drive data's keys)
+_NEEDED = {"stiffness": "stiffness (drive data 'stiffness', N m/rad)",
+           "rotor": "rotor inertia (drive data 'motor_inertia')"}
 
 
 class Shape(str, Enum):

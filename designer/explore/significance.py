@@ -185,12 +185,15 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
     derivation and stops each count's CSE within :data:`~designer.jobs.interrupt.POLL` seconds."""
     from ..dynamics.engine import derive
     from ..dynamics.results import Form, Method, SimplifyMode, velocity_products, velocity_squares
-    from ..dynamics.size import ExpansionTooLarge
+    from ..dynamics.size import ClosedFormTooSlow, ExpansionTooLarge
     from ..errors import DesignerError
     try:
         eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
     except ExpansionTooLarge as exc:  # counts of terms in a closed form are what this reports
         raise DesignerError(f"operation counts: the expanded {exc.entry} has about {exc.terms:.2g} terms, "
+                            "too large to count") from None
+    except ClosedFormTooSlow as exc:
+        raise DesignerError(f"operation counts: the closed form did not finish within {exc.seconds:g} s, "
                             "too large to count") from None
     n = model.n
     qd, qdd = sp.Matrix(model.qd), sp.Matrix(model.qdd)

@@ -31,14 +31,15 @@ from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
-from ..model.parts import link_beams, material_table
+from ..model.parts import link_beams, material_table, parts_of
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .maps import Sampling, sample_configurations, summarize
-from .metrics import MetricError, Ratings, evaluate_many, parse_metric
+from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse_metric
 
 __all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "sweep_blocks", "pareto_front", "DESIGN_QUANTITIES",
-           "evaluate_designs", "ArmFactory", "design_count", "design_values"]
+           "evaluate_designs", "ArmFactory", "design_count", "design_values", "better_larger",
+           "conflicting_pair"]
 
 # design-level quantities every sweep reports beside the metric summaries
 DESIGN_QUANTITIES = ("total_mass", "reach")
@@ -235,8 +236,7 @@ def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -
     for ax, value in zip(spec.axes, row):
         i = ax.material_link
         if i is not None:
-            part = links[i].part
-            assert part is not None   # _check_materials
+            part = dict(parts_of(model))[i]   # _check_materials: link i has one
             links[i] = replace(links[i], part=replace(part, material=table[ax.labels[int(value)]]))
     return replace(model, links=tuple(links))
 
@@ -378,3 +378,39 @@ def sweep(model: Manipulator, spec: SweepSpec, executor: cf.Executor | None = No
     designs = [dict(zip(names, row)) for row in design_values(spec, 0, total)]
     shape = tuple(len(a.values) for a in spec.axes)
     return SweepResult(spec, designs, {k: v.reshape(shape) for k, v in values.items()}, errors)
+
+
+def better_larger(key: str) -> bool:
+    """Whether a larger value of a sweep key is the better one: the reach, and metrics whose worst case
+    is their smallest component (isotropy, dynamic manipulability, inertia ratio, ...)."""
+    if key == "reach":
+        return True
+    if key in DESIGN_QUANTITIES:
+        return False
+    name = key.partition(":")[0].partition("[")[0].strip()
+    metric = METRICS.get(name)
+    return metric is not None and metric.reduce is Reduce.MIN
+
+
+def conflicting_pair(result: SweepResult) -> tuple[str, str]:
+    """The two summaries a Pareto view shows first: among the worst cases of the swept metrics, the
+    total mass and the reach, the pair with the most non-dominated designs, each optimised in its
+    better direction (:func:`better_larger`); pairs with the reach or the mass first on ties.
+
+    A pair that does not conflict has a front of one design (the metric against the total mass
+    when only a link length is swept); mass against reach, or peak torque against reach, conflict.
+    """
+    keys = [k for k in result.values if k.endswith(":max") or k in DESIGN_QUANTITIES]
+    best: tuple[int, int, tuple[str, str]] | None = None
+    for i, a in enumerate(keys):
+        for b in keys[i + 1:]:
+            if a.partition(":")[0] == b.partition(":")[0]:
+                continue
+            front = int(result.pareto(a, b, (not better_larger(a), not better_larger(b))).sum())
+            design = int(a in DESIGN_QUANTITIES) + int(b in DESIGN_QUANTITIES)
+            if best is None or (front, design) > best[:2]:
+                best = (front, design, (a, b))
+    if best is None:
+        first = next(iter(result.values))
+        return first, first
+    return best[2]

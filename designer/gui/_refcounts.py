@@ -33,4 +33,4 @@ def pin_singletons() -> None:
     for obj in (True, False, None):
         # ob_refcnt is the first field of every CPython object
         ctypes.c_ssize_t.from_address(id(obj)).value += _EXTRA
-    pin_singletons.done = True
+    pin_singletons.done = True  # type: ignore[attr-defined]  # a flag on the function: once per process

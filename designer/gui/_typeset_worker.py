@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pickle
 import sys
+from collections.abc import Callable
 
 from designer.report import typeset as mathtext
 
-FUNCTIONS = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
+FUNCTIONS: dict[str, Callable[..., object]] = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
 
 
 def main() -> None:

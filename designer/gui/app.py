@@ -6,6 +6,7 @@ import gc
 import sys
 import traceback
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QIcon
@@ -19,7 +20,8 @@ __all__ = ["main", "start", "create_application", "settle_memory", "share_the_gi
 
 def create_application(argv: list[str]) -> QApplication:
     """The QApplication (created once), with the attributes the 3D view needs."""
-    app = QApplication.instance()
+    # the window's process only ever creates a QApplication (here), never a bare QCoreApplication
+    app = cast("QApplication | None", QApplication.instance())
     if app is None:
         # before the QApplication exists: pyqtgraph shares shader programs across GL contexts
         QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)

@@ -22,6 +22,34 @@ def arm_reach(arm: NumericArm) -> float:
     return float(max(np.abs(arm.dh[:, 0]).sum() + np.abs(arm.dh[:, 2]).sum() + stroke, 0.1))
 
 
+def reach_sphere(arm: NumericArm) -> tuple[np.ndarray, float]:
+    """(centre, radius) in the world of a sphere the arm cannot leave in any pose: centred on the base
+    frame, its radius the arm's reach (:func:`arm_reach`) plus the tool's offset from the last frame."""
+    return np.asarray(arm.base[:3, 3], float), arm_reach(arm) + float(np.linalg.norm(arm.tool[:3, 3]))
+
+
+def sphere_points(centre: np.ndarray, radius: float, count: int = 240) -> np.ndarray:
+    """``count`` points spread evenly over a sphere (a Fibonacci lattice): its outline, as seen from
+    any direction, within 1 % of the true one."""
+    k = np.arange(count) + 0.5
+    z = 1.0 - 2.0 * k / count
+    r = np.sqrt(1.0 - z * z)
+    phi = np.pi * (3.0 - np.sqrt(5.0)) * k
+    return centre + radius * np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
+
+
+def reach_points(arm: NumericArm, joints: np.ndarray | None, radius: float) -> np.ndarray:
+    """Points on the reach sphere grown by what is drawn about a frame origin: the joint bodies
+    (``joints``: their matrices, the z column the half length) and COM markers (``radius``: the
+    scene's marker scale). The frame axes' tips are left to the fit's margin: padding the sphere by
+    the tool frame's length made the PUMA a quarter of the view."""
+    centre, reach = reach_sphere(arm)
+    extra = [1.6 * radius]
+    if joints is not None and len(joints):
+        extra.append(float(np.linalg.norm(joints[:, :3, 2], axis=1).max()))
+    return sphere_points(centre, reach + max(extra))
+
+
 def link_segments(arm: NumericArm, frames: np.ndarray) -> np.ndarray:
     """(n, 2, 2, 3): for each link two straight pieces (start, end) from frame i-1 to frame i.
 
@@ -150,7 +178,9 @@ def cylinder_mesh(cols: int = 20, z0: float = 0.0, z1: float = 1.0) -> tuple[np.
 
 def box_mesh() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cube [-1, 1]^3, four vertices per side so that each side is flat."""
-    verts, normals, faces = [], [], []
+    verts: list[np.ndarray] = []
+    normals: list[np.ndarray] = []
+    faces: list[list[int]] = []
     for axis in range(3):
         for sign in (-1.0, 1.0):
             u, v = [(axis + 1) % 3, (axis + 2) % 3]

@@ -26,6 +26,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -34,7 +35,7 @@ from ..report import typeset as mathtext
 
 __all__ = ["Background"]
 
-_LOCAL = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
+_LOCAL: dict[str, Callable[..., object]] = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the designer package
 
 
@@ -63,10 +64,12 @@ class _Service:
         if self.process is None or self.process.poll() is not None:
             self.process = self._start()
         if self.process is not None:
+            stdin, stdout = self.process.stdin, self.process.stdout
+            assert stdin is not None and stdout is not None   # _start opens both as pipes
             try:
-                pickle.dump((name, args), self.process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                self.process.stdin.flush()
-                ok, result = pickle.load(self.process.stdout)
+                pickle.dump((name, args), stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                stdin.flush()
+                ok, result = pickle.load(stdout)
                 return result if ok else RuntimeError(result)
             except (OSError, ValueError, EOFError, pickle.PickleError):
                 self.process = None  # the worker died: compute here this time, restart next time
@@ -99,7 +102,8 @@ class _Service:
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
             try:
-                self.process.stdin.close()
+                if self.process.stdin is not None:
+                    self.process.stdin.close()
                 self.process.wait(timeout=2)
             except (OSError, subprocess.TimeoutExpired):
                 self.process.kill()

@@ -65,6 +65,7 @@ class ExprTableModel(QAbstractTableModel):
     """
 
     message = Signal(str)
+    errorsChanged = Signal()   # a bad entry appeared or went: the Problems list counts them
     columns: list[str] = []
     units: list[str] = []   # per column, shown in the header ("mass (kg)"); "" for none
     typed = ""  # the text of the entry being committed, for the undo label
@@ -144,7 +145,7 @@ class ExprTableModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if err is not None:
-                return f"{err.message}\n(the model keeps {self.display(row, col, err.good)})"
+                return f"{err.message}\n(the model keeps {self.display(row, col, err.good) or 'no value'})"
             return self.extra_tooltip(row, col)
         return None
 
@@ -161,8 +162,10 @@ class ExprTableModel(QAbstractTableModel):
             self.errors[(row, col)] = CellError(text, str(exc), self.cell_value(row, col))
             self._cell_changed(row, col)
             self.message.emit(str(exc))
+            self.errorsChanged.emit()
             return True
-        self.errors.pop((row, col), None)
+        if self.errors.pop((row, col), None) is not None:
+            self.errorsChanged.emit()
         self.typed = text.strip()
         self.commit(row, col, value)
         self._cell_changed(row, col)
@@ -171,21 +174,30 @@ class ExprTableModel(QAbstractTableModel):
     def error_at(self, row: int, col: int) -> CellError | None:
         return self.errors.get((row, col))
 
+    def refused(self) -> list[str]:
+        """One line per bad entry on display: where, why, and the value the model keeps."""
+        return [f"{err.message} (the model keeps {self.display(row, col, err.good) or 'no value'})"
+                for (row, col), err in sorted(self.errors.items())]
+
     # -- keeping up with the document -------------------------------------------
     def _cell_changed(self, row: int, col: int) -> None:
         idx = self.index(row, col)
         self.dataChanged.emit(idx, idx)
 
     def _model_changed(self, _model) -> None:
+        before = len(self.errors)
         for (row, col), err in list(self.errors.items()):
             if row >= self.rowCount() or self.cell_value(row, col) != err.good:
                 del self.errors[(row, col)]
         self.refresh()
+        if len(self.errors) != before:
+            self.errorsChanged.emit()
 
     def _structure_changed(self) -> None:
         if self.errors:
             self.errors.clear()
             self.refresh()
+            self.errorsChanged.emit()
 
     def refresh(self) -> None:
         """Re-read everything; a reset only when the row count changed (keeps the selection)."""
@@ -206,6 +218,7 @@ class ExprLineEdit(QLineEdit):
 
     committed = Signal(object, str)   # value, the text typed (for undo labels)
     failed = Signal(str)
+    errorChanged = Signal()           # a bad entry appeared or went (the Problems list counts them)
 
     def __init__(self, where: str = "", parser: Callable[[str, str], Any] | None = None, parent=None):
         super().__init__(parent)
@@ -248,7 +261,17 @@ class ExprLineEdit(QLineEdit):
         if value != self._good:
             self.committed.emit(value, text.strip())
 
+    def refused(self) -> list[str]:
+        """The bad entry on display, as :meth:`ExprTableModel.refused` words it (none: [])."""
+        if self._error is None:
+            return []
+        kept = expr_text(self._good) if isinstance(self._good, sp.Basic) else str(self._good or "")
+        return [f"{self._error} (the model keeps {kept or 'no value'})"]
+
     def _set_error(self, message: str | None) -> None:
+        changed = message != self._error
         self._error = message
         self.setStyleSheet(BAD_STYLE if message else "")
         self.setToolTip(message or "")
+        if changed:
+            self.errorChanged.emit()

@@ -26,6 +26,8 @@ REFUSALS = {
     # the exports below would write the links read as a serial chain
     "URDF export": "A closed chain has no URDF export yet (URDF has no loops; the mimic-joint form is to come): "
                    "nothing was written.",
+    "MJCF export": "A closed chain has no MJCF export yet (its loops would be MuJoCo equality constraints): "
+                   "nothing was written.",
     "Design report": "The design report does not handle closed chains yet (its figures read the links as a "
                      "serial chain): nothing was written; File > Export's equation reports and code do.",
     "Identification": "The window's identification does not handle closed chains yet: "

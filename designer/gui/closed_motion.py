@@ -13,10 +13,12 @@ from ..jobs import CancelToken, Job, Progress
 from ..model import Manipulator
 from ..numeric.motion import MotionResult
 
-__all__ = ["ClosedMotionResult", "closed_passive_job", "DRIVEN_REFUSAL"]
+__all__ = ["ClosedMotionResult", "closed_passive_job", "DRIVEN_REFUSAL", "STOPS_REFUSAL"]
 
 DRIVEN_REFUSAL = ("A closed chain is simulated let go only (passive fall) in the window yet: "
                   "`python -m designer torques` drives one along a trajectory.")
+STOPS_REFUSAL = ("A closed chain falls without end stops in the window yet: choose the limits' other mode "
+                 "(the joints that pass their limits are named).")
 
 
 @dataclass(frozen=True)

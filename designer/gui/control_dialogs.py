@@ -9,6 +9,8 @@ the worker pool.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
@@ -21,6 +23,10 @@ from ..jobs.process import ProcessJob, call_job
 from ..model.manipulator import Manipulator
 from .closed_gate import refusal
 from .job_runner import JobRunner
+
+if TYPE_CHECKING:
+    from ..control.linearize import DiscreteModel, LinearModel
+    from ..identification.base_params import BaseParameters
 
 __all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
 
@@ -94,7 +100,8 @@ class LinearizeDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.text)
         self.resize(720, 560)
-        self.result = None
+        # not "result": that name is QDialog.result(), the dialog's exit code
+        self.models: tuple[LinearModel, DiscreteModel] | None = None
         self.compute()
 
     def compute(self) -> None:
@@ -111,7 +118,7 @@ class LinearizeDialog(QDialog):
             # that cannot close: say so, keep the old text
             self.error.setText(str(exc).splitlines()[0])
             return
-        self.result = (lm, dm)
+        self.models = (lm, dm)
         actuated = ", ".join(f"q{i + 1}" for i, link in enumerate(self.model.links) if link.actuated)
         self.text.setPlainText(
             ("" if self.model.is_serial else f"closed chain: q, tau over the actuated joints {actuated}\n")
@@ -128,7 +135,7 @@ class IdentificationDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Identification: {model.name or 'the arm'}")
         self.model = model
-        self.bp = None
+        self.bp: BaseParameters | None = None
         self.runner = JobRunner(self, status_line=False, show_errors=False)   # progress and Cancel
         self.status = QLabel("finding the base parameters…")
         self.status.setWordWrap(True)
@@ -186,6 +193,7 @@ class IdentificationDialog(QDialog):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.table.resizeColumnsToContents()
         bp = self.bp
+        assert bp is not None   # set two lines up
         notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {bp.rank})."]
         notes.append("Dropped: " + (", ".join(bp.dropped) or "none"))
         notes += [f"Numeric grouping: {g}" for g in bp.numeric_groups]

@@ -20,7 +20,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from ..explore.coupling import Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
+from ..explore.coupling import ParameterGrid, Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
 from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..model.units import inertial_unit, parameter_units, with_unit
@@ -47,8 +47,8 @@ class CouplingPanel(QWidget):
         self.arm: NumericArm | None = None
         self.q = np.zeros(0)
         self.sweeps: dict[str, Sweep | None] = {"joint": None, "parameter": None}
-        self._grid = None
-        self._grid_key = None
+        self._grid: ParameterGrid | None = None
+        self._grid_key: tuple | None = None
         self._updating = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -283,6 +283,8 @@ class CouplingPanel(QWidget):
         self.quantity.setCurrentIndex(keep)
 
     def _reset_range(self, name: str) -> None:
+        if self.model is None:
+            return
         lo, hi = default_range(self.model, name)
         self.range_lo.setValue(lo)
         self.range_hi.setValue(hi)
@@ -351,13 +353,20 @@ class CouplingPanel(QWidget):
             return self._show_status(str(exc))
         self._show_status("")
 
+    def _shown(self) -> tuple[Manipulator, NumericArm]:
+        """The model and arm on display (ValueError, shown as the status, when there is none)."""
+        if self.model is None or self.arm is None:
+            raise ValueError("no arm to plot")
+        return self.model, self.arm
+
     def _draw_joint_sweep(self, i: int, j: int) -> None:
+        model, arm = self._shown()
         k = max(self.swept_joint.currentIndex(), 0)
-        lo, hi = joint_ranges(self.model)[k]
-        sweep = sweep_joint(self.arm, self.q, i, j, k, np.linspace(lo, hi, JOINT_POINTS))
+        lo, hi = joint_ranges(model)[k]
+        sweep = sweep_joint(arm, self.q, i, j, k, np.linspace(lo, hi, JOINT_POINTS))
         self.sweeps["joint"] = sweep
         curve = sweep.curves[""]
-        revolute = bool(self.arm.revolute[k])
+        revolute = bool(arm.revolute[k])
         x = np.degrees(sweep.x) if revolute else sweep.x
         unit = "deg" if revolute else "m"
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
@@ -380,7 +389,7 @@ class CouplingPanel(QWidget):
 
     def _unit(self, quantity: Quantity, i: int, j: int) -> str:
         """SI unit of a plotted quantity of joints i, j (0-based), from the joints' types."""
-        r = [link.is_revolute for link in self.model.links]
+        r = [link.is_revolute for link in self._shown()[0].links]
         return {Quantity.COUPLING: inertial_unit(r[i], r[j]), Quantity.NORMALISED: "1",
                 Quantity.CORIOLIS_I: inertial_unit(r[i], r[i], r[j]),
                 Quantity.CORIOLIS_J: inertial_unit(r[j], r[i], r[j]),
@@ -388,12 +397,13 @@ class CouplingPanel(QWidget):
                 Quantity.CENTRIFUGAL_JI: inertial_unit(r[j], r[i], r[i])}[quantity]
 
     def _draw_parameter_sweep(self, i: int, j: int) -> None:
+        model = self._shown()[0]
         name = self.parameter.currentText()
         if not name:
             raise ValueError("the model has no parameters with default values to sweep")
-        second = self.second.currentText()
-        second = None if second in ("", "(none)") else second
-        seconds = ()
+        chosen = self.second.currentText()
+        second = None if chosen in ("", "(none)") else chosen
+        seconds: tuple[float, ...] = ()
         if second is not None:
             try:
                 seconds = tuple(float(t) for t in self.second_values.text().replace(";", ",").split(",") if t.strip())
@@ -401,8 +411,8 @@ class CouplingPanel(QWidget):
                 raise ValueError(f"values of {second}: expected numbers separated by commas") from None
         lo, hi = self.range_lo.value(), self.range_hi.value()
         key = (name, lo, hi, second, seconds)
-        if key != self._grid_key:
-            self._grid = parameter_grid(self.model, name, np.linspace(lo, hi, PARAMETER_POINTS), second, seconds)
+        if self._grid is None or key != self._grid_key:
+            self._grid = parameter_grid(model, name, np.linspace(lo, hi, PARAMETER_POINTS), second, seconds)
             self._grid_key = key
         sweep = self._grid.evaluate(self.q, i, j)
         self.sweeps["parameter"] = sweep
@@ -413,9 +423,9 @@ class CouplingPanel(QWidget):
             plot.plot(sweep.x, curve[quantity], pen=pen(n), name=label or quantity.label(i, j))
         fit_y(plot)
         plot.setTitle(f"{quantity.label(i, j)} against {name}", color="#222222")
-        plot.getAxis("bottom").setLabel(with_unit(name, parameter_units(self.model).get(name, "")))
+        plot.getAxis("bottom").setLabel(with_unit(name, parameter_units(model).get(name, "")))
         plot.getAxis("left").setLabel(with_unit(quantity.label(i, j), self._unit(quantity, i, j)))
-        self.parameter_marker.setValue(self.model.parameter_values.get(name, lo))
+        self.parameter_marker.setValue(model.parameter_values.get(name, lo))
 
     def _export_dialog(self, kind: str) -> None:
         filters = {"png": "PNG image (*.png)", "svg": "SVG image (*.svg)", "csv": "CSV data (*.csv)"}

@@ -77,9 +77,9 @@ class DerivationPanel(QWidget):
         self.document = document
         self.derive = derive
         self.cache: OrderedDict = OrderedDict()
-        self._running_key = None
+        self._running_key: tuple | None = None
         self.shown: tuple | None = None    # (key, Equations) on display
-        self._view_state = None
+        self._view_state: tuple | None = None
 
         self.method = QComboBox(self)
         for m in Method:
@@ -98,6 +98,7 @@ class DerivationPanel(QWidget):
         self.details_button = self.runner.details_button
 
         self.view = EquationsView(self)
+        self.view.message.connect(self.message)
         self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
 
         controls = QHBoxLayout()
@@ -147,6 +148,7 @@ class DerivationPanel(QWidget):
         self.shown = None
         self._view_state = None
         self.view.set_equations(None, False)
+        self.view.search.clear()   # a filter typed for the old project would hide the new one's entries
         self.runner.clear_error()
         self.runner.reset()
 
@@ -163,8 +165,9 @@ class DerivationPanel(QWidget):
         model, method, simplify = key
         self._running_key = key
         self.derive_button.setEnabled(False)
-        make_job = (process_derive(model, method, simplify) if self.derive is None
-                    else lambda token: self.derive(model, method, simplify, token))
+        derive = self.derive
+        make_job = (process_derive(model, method, simplify) if derive is None
+                    else lambda token: derive(model, method, simplify, token))
         self.runner.start("Derivation", make_job, lambda eq: self._finished(key, eq),
                           on_failed=self._failed, on_cancelled=self._cancelled)
 
@@ -179,10 +182,13 @@ class DerivationPanel(QWidget):
         self._ended()
         # the recursive form where the closed one is too large: shown (and cached) only when the user says so
         # (the runner hands over the result of the current job only)
-        if equations.extras.get("too_large") and not self.view.confirm_form(equations):
+        if not self.view.confirm_form(equations):
             self.progress.setValue(0)
-            self.progress.setFormat("kept the equations on display")
-            self.message.emit("The closed form is too large to expand: kept the equations on display")
+            # say what is on display: earlier equations, or nothing at all
+            kept = "kept the equations on display" if self.shown is not None else "no equations shown"
+            self.progress.setFormat(kept)
+            why = "too slow to derive" if equations.extras.get("too_slow") else "too large to expand"
+            self.message.emit(f"The closed form is {why}: {kept}")
             return
         self.cache[key] = equations
         while len(self.cache) > CACHE_SIZE:

@@ -5,11 +5,12 @@ self-contained HTML file or a PDF (:mod:`designer.report.design_report`, run in 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QIODevice
+from PySide6.QtCore import QBuffer, QEventLoop, QIODevice
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from ..jobs.process import ProcessJob, call_job
 from ..report.design_report import Figure, write_design_report
@@ -17,6 +18,8 @@ from .closed_gate import refusal
 from .folders import remember_folder, safe_file_name
 
 __all__ = ["build_menu", "grab_figures", "export_design_report", "FORMATS", "png_bytes"]
+
+MESH_WAIT = 30.0   # seconds the report waits for meshes still loading (a Panda's take about 3 s)
 
 FORMATS = {"html": ("Design report with figures as &HTML…", "HTML (*.html)", ".html"),
            "pdf": ("Design report with figures as &PDF…", "PDF (*.pdf)", ".pdf")}
@@ -30,9 +33,10 @@ def build_menu(window, menu) -> None:
 def png_bytes(image: QImage) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
+    # the stubs type the format as bytes, but PySide6 6.x accepts only str for it at run time
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
         raise ValueError("could not encode the image as PNG")
-    return bytes(buffer.data())
+    return bytes(buffer.data().data())
 
 
 def _plot_png(layout_widget) -> bytes:
@@ -55,12 +59,16 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
     figures: list[Figure] = []
     notes: list[str] = []
     view = window.arm_view
+    deadline = time.monotonic() + MESH_WAIT
+    while view.meshes.pending and time.monotonic() < deadline:   # the report shows the meshes, not the sticks
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
     if view.arm is not None:
         image = view.view.grabFramebuffer()
         if image.isNull() or image.width() < 2:
             notes.append("the 3D view could not be grabbed")
         else:
-            figures.append(Figure("The arm in the 3D view", png_bytes(image), _pose_text(window)))
+            meshes = " (with the vendor's meshes)" if view.meshes.drawn_frames() else ""
+            figures.append(Figure("The arm in the 3D view" + meshes, png_bytes(image), _pose_text(window)))
     else:
         notes.append("no 3D view (the model lacks parameter values)")
     coupling = window.coupling
@@ -70,7 +78,8 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
         if coupling.curve_data():
             i, j = coupling.pair()
             figures.append(Figure("Coupling plots", _plot_png(coupling.joint_plots),
-                                  f"joints {i} and {j}, swept over joint {coupling.swept_joint.currentIndex() + 1}"))
+                                  f"joints {i + 1} and {j + 1}, swept over joint "   # 1-based, as the window
+                                  f"{coupling.swept_joint.currentIndex() + 1}"))
     simulate = window.simulate
     if simulate.result is not None:
         if not simulate.stale_banner.isHidden():

@@ -7,8 +7,8 @@ from dataclasses import replace
 import sympy as sp
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QStyledItemDelegate,
-                               QTableView, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractButton, QComboBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
+                               QStyledItemDelegate, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..kinematics.convention import convert_convention
 from ..model import Convention, ExpressionError, JointType, Link, Manipulator
@@ -53,7 +53,8 @@ class DHTableModel(ExprTableModel):
         return super().headerData(section, orientation, role)
 
     def where(self, row: int, col: int) -> str:
-        return f"links[{row + 1}].{COLUMNS[col]}"
+        # the table's own words (link 3, a), 1-based like its rows
+        return f"link {row + 1}, {COLUMNS[col]}"
 
     def editable(self, row: int, col: int) -> bool:
         # a part makes the mass (the inspector's Part box edits it)
@@ -164,8 +165,10 @@ class DHTable(QWidget):
         self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(COLUMNS.index("joint"), QHeaderView.ResizeMode.ResizeToContents)
+        # every column as wide as its widest cell ("shou…", "0.08…" were cut when the columns shared
+        # the width equally); the window gives the table its full width (full_width)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COLUMNS.index("name"), QHeaderView.ResizeMode.Stretch)   # the rest of the width
         self.view.verticalHeader().setDefaultSectionSize(24)
 
         self.convention = QComboBox(self)
@@ -200,6 +203,30 @@ class DHTable(QWidget):
         self._wanted_row = 0
         self._sync_convention(document.model)
         self.select_link(0)
+
+    # -- size ------------------------------------------------------------------
+    def full_width(self) -> int:
+        """Pixels the table needs to show every column whole (with a vertical scroll bar's room)."""
+        view = self.view
+        columns = sum(max(view.sizeHintForColumn(c), view.horizontalHeader().sectionSizeHint(c))
+                      for c in range(self.table_model.columnCount()))
+        if self.isVisible():   # what the table adds around its cells, as laid out now
+            chrome = self.width() - view.viewport().width()
+        else:
+            chrome = (view.verticalHeader().sizeHint().width() + 2 * view.frameWidth()
+                      + view.verticalScrollBar().sizeHint().width())
+        return columns + chrome + 2
+
+    def full_height(self, rows: int | None = None) -> int:
+        """Pixels the tool row and the table need to show ``rows`` rows (every link by default) whole."""
+        view = self.view
+        rows = self.table_model.rowCount() if rows is None else rows
+        tools = self.convention.sizeHint().height()
+        layout = self.layout()
+        spacing = layout.spacing() if layout is not None else 0
+        return (tools + spacing + view.horizontalHeader().sizeHint().height()
+                + rows * view.verticalHeader().defaultSectionSize() + 2 * view.frameWidth()
+                + view.horizontalScrollBar().sizeHint().height() + 4)
 
     # -- selection -------------------------------------------------------------
     def current_link(self) -> int:
@@ -266,7 +293,8 @@ class DHTable(QWidget):
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(convert)
         box.exec()
-        return {convert: "convert", keep: "keep"}.get(box.clickedButton())
+        choices: dict[QAbstractButton, str] = {convert: "convert", keep: "keep"}
+        return choices.get(box.clickedButton())
 
     def add_link(self) -> None:
         model = self.document.model
@@ -274,7 +302,7 @@ class DHTable(QWidget):
         at = (row + 1) if row >= 0 else model.n
         links = list(model.links)
         links.insert(at, Link(name=f"link{model.n + 1}", a=0, mass=1))
-        moved = {k: (k + 1 if k > at else k) for k in range(1, model.n + 1)}
+        moved: dict[int, int | None] = {k: (k + 1 if k > at else k) for k in range(1, model.n + 1)}
         self._wanted_row = at
         self.document.apply(edit_links(model, links, moved), f"Add link {at + 1}")
         self.select_link(at)
@@ -299,7 +327,7 @@ class DHTable(QWidget):
             return
         links = list(model.links)
         links[row], links[other] = links[other], links[row]
-        moved = {row + 1: other + 1, other + 1: row + 1}
+        moved: dict[int, int | None] = {row + 1: other + 1, other + 1: row + 1}
         self._wanted_row = other
         word = "up" if step < 0 else "down"
         self.document.apply(edit_links(model, links, moved), f"Move link {row + 1} {word}")

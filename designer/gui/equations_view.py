@@ -14,7 +14,7 @@ from typing import cast
 from collections.abc import Iterator
 
 import sympy as sp
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMenu,
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
@@ -23,11 +23,13 @@ from ..dynamics.results import Equations, Form
 from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
+from ..report.typeset import PIXELS_PER_CHAR
 
 __all__ = ["EquationsView", "entries_of"]
 
 PREVIEW_CHARS = 160
 MAX_RENDERED = 12  # entries typeset at once when many rows are selected
+MIN_LINE_CHARS = 30  # a narrower pane scrolls rather than typesetting a term per line
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,8 @@ class _EntriesModel(QAbstractTableModel):
 class EquationsView(QWidget):
     """Entries of a derivation result with search, copy and an out-of-date banner."""
 
+    message = Signal(str)   # what a copy put on the clipboard, for the status bar
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.equations: Equations | None = None
@@ -184,6 +188,10 @@ class EquationsView(QWidget):
         self.hide_zero.setChecked(True)
         self.hide_zero.toggled.connect(self._apply_filter)
         bar.addWidget(self.hide_zero)
+        # "k of N shown" while a filter hides entries: a filter kept from another model can hide them all
+        self.count_label = QLabel("")
+        self.count_label.setToolTip("Entries listed of those derived; clear the filter to see them all")
+        bar.addWidget(self.count_label)
         self.copy_latex_button = QPushButton("Copy LaTeX")
         self.copy_latex_button.clicked.connect(self.copy_latex)
         self.copy_text_button = QPushButton("Copy text")
@@ -212,7 +220,7 @@ class EquationsView(QWidget):
         self.math.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.math.setStyleSheet("QLabel { background: white; padding: 8px; }")
         self.math.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        scroll = QScrollArea()
+        scroll = self.math_scroll = QScrollArea()
         scroll.setWidget(self.math)
         scroll.setWidgetResizable(True)
         scroll.setStyleSheet("QScrollArea { background: white; }")
@@ -221,6 +229,11 @@ class EquationsView(QWidget):
         splitter.addWidget(scroll)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        # proportions, not pixels: the splitter shares whatever height it gets 55:45 (the table's
+        # size hint alone left the typeset pane about 60 px tall at 1366 x 768)
+        splitter.setSizes([550, 450])
+        self.splitter = splitter
         layout.addWidget(splitter, 1)
         self.rendered_count = 0  # entries typeset so far (laziness is visible to tests)
         self._typesetter = Background(self)
@@ -251,17 +264,24 @@ class EquationsView(QWidget):
 
     def confirm_form(self, eq: Equations) -> bool:
         """True to show ``eq``. A derivation that gave the recursive form because the closed form
-        was too large to expand (``eq.extras["too_large"]``) asks first; No keeps what is shown."""
-        too_large = eq.extras.get("too_large")
-        if eq.form is not Form.COMPACT or not too_large:
+        was too large to expand (``eq.extras["too_large"]``) or did not finish within its time budget
+        (``eq.extras["too_slow"]``) asks first; No keeps what is shown."""
+        too_large, too_slow = eq.extras.get("too_large"), eq.extras.get("too_slow")
+        if eq.form is not Form.COMPACT or not (too_large or too_slow):
             return True
-        entry, terms, _limit = cast("tuple[str, int, int]", too_large)
-        box = QMessageBox(QMessageBox.Icon.Question, "Closed form too large",
-                          f"The expanded {entry} has about {about(terms)} terms; show the recursive form instead?",
+        if too_large:
+            entry, terms, _limit = cast("tuple[str, int, int]", too_large)
+            title, text = "Closed form too large", f"The expanded {entry} has about {about(terms)} terms"
+        else:
+            seconds, stage = cast("tuple[float, str]", too_slow)
+            title, text = "Closed form too slow", (f"The closed form did not finish within {seconds:g} s "
+                                                   f"(it had reached {stage or 'the start'})")
+        box = QMessageBox(QMessageBox.Icon.Question, title, f"{text}; show the recursive form instead?",
                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
         box.setInformativeText("The recursive form lists the Newton-Euler variables of each link in the order "
-                               "they are evaluated, with tau, M, G and h built from them. No keeps the equations "
-                               "on display.")
+                               "they are evaluated, with tau, M, G and h built from them. "
+                               + ("No keeps the equations on display." if self.equations is not None
+                                  else "No leaves the view empty."))
         box.setDefaultButton(QMessageBox.StandardButton.Yes)
         return box.exec() == QMessageBox.StandardButton.Yes
 
@@ -284,15 +304,26 @@ class EquationsView(QWidget):
 
     def copy_latex(self) -> str:
         """Put the selected entries on the clipboard as LaTeX (``M_{12} = ...``, one a line)."""
-        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in self.selected_entries())
+        entries = self.selected_entries()
+        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in entries)
         QGuiApplication.clipboard().setText(text)
+        self._copied(entries, "LaTeX")
         return text
 
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
-        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in self.selected_entries())
+        entries = self.selected_entries()
+        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in entries)
         QGuiApplication.clipboard().setText(text)
+        self._copied(entries, "text")
         return text
+
+    def _copied(self, entries: list, form: str) -> None:
+        if not entries:
+            self.message.emit("Nothing copied: select the entries to copy first")
+            return
+        names = ", ".join(e.label for e in entries[:4]) + (f" and {len(entries) - 4} more" if len(entries) > 4 else "")
+        self.message.emit(f"Copied {names} to the clipboard as {form}")
 
     # -- internals ------------------------------------------------------------
     def _symbol_names(self, k: int) -> frozenset[str]:
@@ -313,6 +344,11 @@ class EquationsView(QWidget):
                     continue
             rows.append(k)
         self.model.set_rows(rows)
+        total = len(self.model.entries)
+        hidden = total - len(rows)
+        self.count_label.setText(f"{len(rows)} of {total} shown" if hidden and total else "")
+        self.count_label.setStyleSheet("QLabel { color: #aa0000; font-weight: bold; }"
+                                       if total and not rows else "")
         self._render_selection()
 
     def _render_selection(self, *_) -> None:
@@ -321,12 +357,23 @@ class EquationsView(QWidget):
         if not entries:
             self.math.clear()
             self.math.setMinimumSize(0, 0)
-            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else "")
+            self.math.setText("Select an entry to see it typeset." if self.model.rowCount() else self._none_listed())
             return
         self.math.setMinimumSize(0, 0)
         self.math.setText("Typesetting " + ", ".join(e.label for e in entries) + " …")
         self._typeset_entries = entries
-        self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries])
+        # lines as wide as the pane holds (a longer single term still scrolls sideways)
+        chars = max(MIN_LINE_CHARS, int((self.math_scroll.viewport().width() - 24) / PIXELS_PER_CHAR))
+        self._typesetter.submit(self._request, "typeset_many", [(e.latex_label, e.expr) for e in entries], chars)
+
+    def _none_listed(self) -> str:
+        """Why the table is empty when there are entries: the filter (or the zero filter) hides them all."""
+        total = len(self.model.entries)
+        if not total:
+            return ""
+        text = self.search.text().strip()
+        why = f"the filter \u201c{text}\u201d" if text else "hiding zeros"
+        return f"0 of {total} entries shown: {why} hides them all. Clear the filter to see them."
 
     @staticmethod
     def wait_for_background(timeout: float = 60.0) -> bool:

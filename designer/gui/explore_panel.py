@@ -15,6 +15,7 @@ The views live in :mod:`designer.gui.explore`; the numbers come from :mod:`desig
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal
@@ -120,6 +121,8 @@ class ExplorePanel(QWidget):
         for combo in self.findChildren(QComboBox):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
+        for combo in (self.map_view.joint_x, self.map_view.joint_y):
+            combo.setMinimumContentsLength(11)   # "q2 (shoulder)" whole: the row has room at 1366 x 768
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.runner)
 
@@ -133,6 +136,11 @@ class ExplorePanel(QWidget):
         drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
+
+    def forget(self) -> None:
+        """Another project replaced the model: the job line and messages about the old one go (a design
+        loaded from a sweep, a pose taken from a map); the views mark their results out of date."""
+        self.runner.forget()
 
     def set_joint_values(self, q) -> None:
         """The current pose (rad, m), e.g. from the joint sliders; marked on the map."""
@@ -162,7 +170,7 @@ class ExplorePanel(QWidget):
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
-            return Ratings.of(n, **values, **drive_ratings(self.model))   # elastic joints: the project's
+            return Ratings.of(n, **values, **drive_ratings(self.model))  # type: ignore[arg-type]  # arrays or None per field, as Ratings.of takes them; elastic joints: the project's
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 
@@ -179,7 +187,7 @@ class ExplorePanel(QWidget):
     def busy(self) -> bool:
         return self.runner.busy
 
-    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
+    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[Any], None],
                 owner=None):
         return self.context.run_job(title, make_job, on_result, owner)
 

@@ -10,6 +10,7 @@ are written when their text comes back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ..codegen.files import generate_files
 from ..identification.code_plan import generate_base_files
 from ..jobs.process import ProcessJob, call_job
+from ..project.atomic import write_atomic
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
 from .export_options import CodeOptions, ask_code_options
@@ -96,7 +98,7 @@ def _run(window, what: str, target: Path, make_text, args: tuple) -> None:
         for path, text in files.items():
             try:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-                Path(path).write_text(text, encoding="utf-8")
+                write_atomic(path, text)   # complete under its name or not there at all, as projects
             except OSError as exc:
                 QMessageBox.critical(window, "Export", f"{path}: {exc.strerror or exc}")
                 return
@@ -132,6 +134,9 @@ def export_code(window, lang: str, path=None, options: CodeOptions | None = None
         options = ask_code_options(window, _LANGUAGE_NAMES[lang]) if path is None else CodeOptions()
         if options is None:
             return False
+    # (model, ...) for the base-parameter files, (equations, ...) for the others
+    make: Callable[..., dict[str, str]]
+    source: object
     if options.parameters == "base":
         source = window.document.model
         make = generate_base_files

@@ -11,7 +11,7 @@ import pyqtgraph.opengl as gl
 from pyqtgraph.opengl import shaders
 from pyqtgraph.opengl.items.GLMeshItem import DirtyFlag
 
-__all__ = ["Solids", "HIDDEN"]
+__all__ = ["Solids", "HIDDEN", "LIT_SHADER"]
 
 
 # a head light plus a soft key light: pyqtgraph's "shaded" leaves faces turned away almost black
@@ -45,6 +45,8 @@ _LIT = shaders.ShaderProgram("designer_lit", [
     """),
 ])
 
+
+LIT_SHADER = _LIT   # the mesh items of gui/meshes.py are lit the same way
 
 HIDDEN = np.diag([1e-9, 1e-9, 1e-9, 1.0])  # a part scaled to a point is not drawn
 

@@ -8,8 +8,8 @@ import importlib.resources
 import platform
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl
+from PySide6.QtGui import QImageReader, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QListWidget, QMessageBox, QSplitter,
                                QTableWidget, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget)
 
@@ -65,7 +65,14 @@ class DocsWindow(QDialog):
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.list)
         split.addWidget(self.browser)
-        split.setSizes([220, 760])
+        # the contents list as wide as its longest title: no title cut off
+        list_width = (max((self.list.fontMetrics().horizontalAdvance(t) for t, _ in self.pages), default=100)
+                      + 2 * self.list.frameWidth() + self.list.style().pixelMetric(
+                          self.list.style().PixelMetric.PM_ScrollBarExtent) + 16)
+        self.list.setMinimumWidth(list_width)
+        split.setSizes([list_width, max(980 - list_width, 400)])
+        split.setCollapsible(0, False)
+        self.browser.viewport().installEventFilter(self)   # images follow the pane's width
         layout = QVBoxLayout(self)
         layout.addWidget(split)
         self.list.currentRowChanged.connect(self._show)
@@ -93,6 +100,51 @@ class DocsWindow(QDialog):
         self.browser.document().setBaseUrl(QUrl.fromLocalFile(str(path.parent) + "/"))
         self.browser.setSearchPaths([str(path.parent)])
         self.browser.setMarkdown(path.read_text(encoding="utf-8"))
+        self.fit_images()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.browser.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_images()
+        return super().eventFilter(watched, event)
+
+    def fit_images(self) -> list[int]:
+        """Scale each image down to the pane's width (never up), keeping its aspect; returns the widths set."""
+        document = self.browser.document()
+        room = max(self.browser.viewport().width() - 2 * int(document.documentMargin()) - 4, 50)
+        widths = []
+        block = document.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                fmt = fragment.charFormat()
+                if fmt.isImageFormat():
+                    image = fmt.toImageFormat()
+                    size = QImageReader(self._image_path(image.name())).size()
+                    if size.isValid() and size.width() > 0:
+                        width = min(size.width(), room)
+                        if abs(image.width() - width) > 0.5:
+                            image.setWidth(width)
+                            image.setHeight(size.height() * width / size.width())
+                            cursor = QTextCursor(document)
+                            cursor.setPosition(fragment.position())
+                            cursor.setPosition(fragment.position() + fragment.length(),
+                                               QTextCursor.MoveMode.KeepAnchor)
+                            cursor.setCharFormat(image)
+                        widths.append(int(round(width)))
+                it += 1
+            block = block.next()
+        return widths
+
+    def _image_path(self, name: str) -> str:
+        url = QUrl(name)
+        if url.isLocalFile():
+            return url.toLocalFile()
+        path = Path(name)
+        if not path.is_absolute():
+            base = self.browser.document().baseUrl().toLocalFile()
+            path = Path(base) / path
+        return str(path)
 
     def _link(self, url: QUrl) -> None:
         if url.isLocalFile() or not url.scheme():
@@ -103,6 +155,26 @@ class DocsWindow(QDialog):
         QDesktopServices.openUrl(url)
 
 
+def shortcut_text(keys) -> str:
+    """A command's keys as a person reads them: chords with fewer modifier keys first, a keyboard's own key
+    for the command last ("Ctrl+Y, Ctrl+Shift+Z (or the Redo key)", not "Ctrl+Shift+Z, Redo, Ctrl+Y")."""
+    chords, own = [], []
+    for key in keys:
+        text = key.toString(QKeySequence.SequenceFormat.NativeText)
+        if not text:
+            continue
+        if "+" not in text and len(text) > 1 and text.isalpha():   # a key of its own: Redo, Undo, Copy
+            own.append(text)
+        else:
+            chords.append(text)
+    chords.sort(key=lambda t: (t.count("+"), "Alt" in t))
+    out = ", ".join(chords)
+    if own:
+        named = " or ".join(f"the {name} key" for name in own)
+        out = f"{out} (or {named})" if out else named[0].upper() + named[1:]
+    return out
+
+
 class ShortcutsDialog(QDialog):
     """Every menu command with a keyboard shortcut, as a table."""
 
@@ -111,9 +183,9 @@ class ShortcutsDialog(QDialog):
         self.setWindowTitle("Keyboard shortcuts")
         rows = []
         for menu, action in actions:
-            keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()]
+            keys = shortcut_text(action.shortcuts())
             if keys:
-                rows.append((menu, action.text().replace("&", "").rstrip("…"), ", ".join(keys)))
+                rows.append((menu, action.text().replace("&", "").rstrip("…"), keys))
         self.table = QTableWidget(len(rows), 3, self)
         self.table.setHorizontalHeaderLabels(["menu", "command", "keys"])
         for r, row in enumerate(rows):
@@ -131,7 +203,10 @@ class ShortcutsDialog(QDialog):
         self.resize(520, 480)
 
     def rows(self) -> list[tuple[str, str, str]]:
-        return [tuple(self.table.item(r, c).text() for c in range(3)) for r in range(self.table.rowCount())]
+        def text(r: int, c: int) -> str:
+            item = self.table.item(r, c)
+            return item.text() if item is not None else ""
+        return [(text(r, 0), text(r, 1), text(r, 2)) for r in range(self.table.rowCount())]
 
 
 def _version(name: str) -> str:
@@ -150,8 +225,9 @@ def licence_status(root: Path = ROOT) -> str:
             return f"{first[0].strip() if first else name} (see {name})"
     try:
         meta = importlib.metadata.metadata("manipulator-designer")
-        if meta.get("License"):
-            return meta["License"]
+        licence = meta.json.get("license")   # PackageMetadata declares no get(); json is its dict view
+        if licence:
+            return str(licence)
     except importlib.metadata.PackageNotFoundError:
         pass
     return "no licence has been chosen yet: all rights reserved by the authors until one is"

@@ -99,9 +99,13 @@ class LinkInspector(QWidget):
         self.link_index = index
         # another link: entries typed for the previous one no longer apply
         for edit in self._edits():
-            edit._error = None
+            edit._set_error(None)   # and Problems hears it
         self.part_box.set_link(index)
         self.refresh()
+
+    def edits(self) -> list:
+        """The inspector's expression fields (centre of mass, inertia, limits)."""
+        return self._edits()
 
     def _edits(self):
         return [*self.com, *self.inertia.values(), *self.limits]
@@ -117,10 +121,10 @@ class LinkInspector(QWidget):
         self.title.setText(f"Link {i + 1}" + (f" ({link.name})" if link.name else "")
                            + f": {'revolute' if link.is_revolute else 'prismatic'}, mass {mass}")
         for k, edit in enumerate(self.com):
-            edit.where = f"links[{i + 1}].com[{AXES[k]}]"
+            edit.where = f"link {i + 1}, centre of mass {AXES[k]}"
             edit.set_value(link.com[k])
         for (r, c), edit in self.inertia.items():
-            edit.where = f"links[{i + 1}].inertia.{INERTIA_KEYS[(r, c)]}"
+            edit.where = f"link {i + 1}, inertia I{INERTIA_KEYS[(r, c)]}"
             edit.set_value(getattr(link.inertia, INERTIA_KEYS[(r, c)]))
         # a part makes the COM and inertia: shown, not typed (the Part box above edits it)
         made = link.part is not None
@@ -133,7 +137,7 @@ class LinkInspector(QWidget):
         self.has_limits.setChecked(limited)
         self.has_limits.blockSignals(False)
         for k, edit in enumerate(self.limits):
-            edit.where = f"links[{i + 1}].limits[{k}]"
+            edit.where = f"link {i + 1}, {('lower', 'upper')[k]} limit"
             edit.setEnabled(limited)
             if limited:
                 edit.set_value(link.limits[k])

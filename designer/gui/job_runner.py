@@ -13,20 +13,24 @@ the results a job made.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QProgressBar, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 from ..jobs import CancelToken, Job, Progress
 from ..jobs.process import ProcessJob
+from .message_line import MessageLine
 from .worker import JobWorker, ProcessJobWorker, start_job
 
 __all__ = ["JobRunner", "StaleBanner", "STALE_STYLE", "plain_message"]
 
 STALE_STYLE = ("QLabel { background: #fff3c4; color: #6b4e00; border: 1px solid #e0b400; padding: 4px;"
                " font-weight: bold; }")
+
+MESSAGE_MS = 15_000   # a message on a job line stays this long (the status bar's 10 s, plus time to read a path)
 
 # exception names of input mistakes: their messages are shown without the name
 _USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
@@ -84,7 +88,7 @@ class JobRunner(QWidget):
         running = self._running
         self.destroyed.connect(lambda *_: running[0] is not None and not running[0].done and running[0].cancel())
 
-        self.status = QLabel("Ready", self)
+        self.status = MessageLine("Ready", self)   # a long message must not widen the panel
         self.status.setVisible(status_line)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
@@ -93,12 +97,19 @@ class JobRunner(QWidget):
         self.progress.setFormat("idle")
         if status_line:
             self.progress.setMaximumWidth(260)
+        self._job_text = "Ready"   # what the line says about the job, shown again when a message expires
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.setInterval(MESSAGE_MS)
+        self._message_timer.timeout.connect(lambda: self.status.setText(self._job_text))
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
 
         self.error = QLabel(self)
         self.error.setWordWrap(True)
+        # a long word (a file path) would still ask for its width: the banner wraps within the panel's
+        self.error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error.setStyleSheet("QLabel { background: #ffd6d6; color: #7a0016; border: 1px solid #d08080;"
                                  " padding: 4px; }")
@@ -142,7 +153,7 @@ class JobRunner(QWidget):
 
     # -- running ---------------------------------------------------------------------------
     def start(self, title: str, make_job: Callable[[CancelToken], Job] | ProcessJob,
-              on_result: Callable[[object], None], *, on_failed: Callable[[str, str], None] | None = None,
+              on_result: Callable[[Any], None], *, on_failed: Callable[[str, str], None] | None = None,
               on_cancelled: Callable[[], None] | None = None) -> JobWorker | ProcessJobWorker:
         """Start ``make_job`` (cancelling a running job first). ``on_result(result)`` runs in the GUI
         thread; a ValueError, KeyError or IndexError it raises is shown as a failure of the job.
@@ -212,12 +223,16 @@ class JobRunner(QWidget):
             self.progress.setRange(0, 1000)
             self.progress.setValue(0)
             self.progress.setFormat("idle")
+            self._job_text = "Ready"
             if self.status_line:
+                self._message_timer.stop()
                 self.status.setText("Ready")
 
     def _say(self, text: str) -> None:
         if self.status_line:
-            self.status.setText(f"{self.title}: {text}" if self.title else text)
+            self._job_text = f"{self.title}: {text}" if self.title else text
+            self._message_timer.stop()
+            self.status.setText(self._job_text)
         else:
             self.progress.setFormat(text)
 
@@ -257,5 +272,16 @@ class JobRunner(QWidget):
         self.error_box.hide()
 
     def show_status(self, text: str) -> None:
+        """A message on the job line (a file written, a pose taken from a map) for MESSAGE_MS; then
+        the line says what it said about the last job again."""
         if self.status_line:
             self.status.setText(text)
+            self._message_timer.start()
+
+    def forget(self) -> None:
+        """A new model replaced the old: no message or job line about the old one stays (a running job
+        goes on; its end will be reported)."""
+        self.clear_error()
+        if not self.busy:
+            self.title = ""
+            self.reset()

@@ -16,6 +16,7 @@ from .arm_scene import arm_reach, numeric_arm
 __all__ = ["JointSliders", "joint_ranges"]
 
 STEPS = 1000  # slider resolution over a joint's range
+OUTSIDE_STYLE = "QDoubleSpinBox { background: #ffbebe; color: #141414; }"   # the cells' colour for a bad entry
 
 
 def joint_ranges(model: Manipulator, arm: NumericArm | None = None) -> np.ndarray:
@@ -83,9 +84,14 @@ class JointSliders(QWidget):
     def values(self) -> list[float]:
         return [float(v) for v in self._values]
 
-    def set_values(self, q) -> None:
-        """Set the joint values (SI units), clamped to the ranges; emits valuesChanged if they change."""
-        q = np.clip(np.asarray(q, dtype=float).ravel(), self._ranges[:, 0], self._ranges[:, 1])
+    def set_values(self, q, clamp: bool = True) -> None:
+        """Set the joint values (SI units), clamped to the ranges; emits valuesChanged if they change.
+
+        ``clamp=False`` (a simulation's playback) takes values outside the ranges as they are: the slider
+        then sits at its end and the spin box shows the value in red, saying it is outside the limits."""
+        q = np.asarray(q, dtype=float).ravel()
+        if clamp:
+            q = np.clip(q, self._ranges[:, 0], self._ranges[:, 1])
         if len(q) != len(self._values):
             raise ValueError(f"expected {len(self._values)} joint values, got {len(q)}")
         changed = not np.array_equal(q, self._values)
@@ -137,13 +143,29 @@ class JointSliders(QWidget):
         spin.setSingleStep(1.0 if self._revolute[i] else (hi - lo) / 100)
         spin.blockSignals(False)
 
+    def outside(self) -> list[int]:
+        """0-based joints whose value is outside their range (shown in red)."""
+        return [i for i, v in enumerate(self._values) if not self._ranges[i, 0] <= v <= self._ranges[i, 1]]
+
     def _show_values(self) -> None:
         self._quiet = True
         try:
             for i, v in enumerate(self._values):
                 lo, hi = self._ranges[i]
-                self.sliders[i].setValue(round((v - lo) / (hi - lo) * STEPS))
-                self.spins[i].setValue(self._display(i, v))
+                self.sliders[i].setValue(round((min(max(v, lo), hi) - lo) / (hi - lo) * STEPS))
+                spin, shown = self.spins[i], self._display(i, v)
+                inside = lo <= v <= hi
+                # a value outside the limits is shown as it is, in red: the spin box's range widens to hold it
+                low, high = self._display(i, lo), self._display(i, hi)
+                if inside and not spin.styleSheet():   # the common case, a slider drag: nothing to restyle
+                    spin.setValue(shown)
+                    continue
+                spin.setRange(min(low, shown), max(high, shown))
+                spin.setValue(shown)
+                spin.setStyleSheet("" if inside else OUTSIDE_STYLE)
+                unit = "°" if self._revolute[i] else " m"
+                spin.setToolTip("" if inside else f"q{i + 1} = {shown:.4g}{unit} is outside its limits "
+                                f"({low:.4g}{unit} to {high:.4g}{unit}): the simulated value")
         finally:
             self._quiet = False
 

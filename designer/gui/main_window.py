@@ -9,15 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QMainWindow, QScrollArea, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
 
 from ..design_state import OpenDesign
 from ..model import Manipulator
 from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
+from .drives_frames import DrivesPanel
 from .explore_panel import ExplorePanel
 from .document import Document
 from .inspector import LinkInspector
@@ -25,6 +26,7 @@ from .job_runner import JobRunner
 from .params import LoadsPanel, ParametersPanel
 from .problems import ProblemsPanel
 from .readout import KinematicsReadout
+from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
@@ -44,7 +46,7 @@ AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
 
 
-class MainWindow(WindowFiles, WindowMenus, QMainWindow):
+class MainWindow(WindowMenus, WindowFiles, QMainWindow):
     """The designer window.
 
     Parameters
@@ -79,6 +81,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.inspector = LinkInspector(doc, self)
         self.parameters = ParametersPanel(doc, self)
         self.loads = LoadsPanel(doc, self)
+        self.drives = DrivesPanel(doc, self)
         self.problems = ProblemsPanel(doc, self)
         self.derivation = DerivationPanel(doc, derive, self)
         self.history = QUndoView(doc.undo_stack, self)
@@ -90,6 +93,11 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
         # The GL widget itself, not the ArmView: with the view's tool bar in the same native
         # window the slider drag fell from about 30 to 15 frames/s (benchmarks/bench_gui.py).
+        # Only the GL widget: by default Qt makes a native widget's siblings and ancestors native too
+        # (the splitters, the tab widget, the sliders: fourteen X windows), and the gaps between
+        # children of a native window were never repainted on expose, so the text of a closed
+        # pop-up or of the user guide stayed painted beside the 3D view (issue 20, item 9).
+        QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
@@ -97,6 +105,7 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.editor_tabs.addTab(self.inspector, "Link")
         self.editor_tabs.addTab(self.parameters, "Parameters")
         self.editor_tabs.addTab(self.loads, "Arm, gravity && loads")
+        self.editor_tabs.addTab(self.drives, "Drives && frames")
         self.mechanism = MechanismPanel(doc, self)   # closed chains: the tree and the loops
         self.editor_tabs.addTab(self.mechanism, "Tree && loops")
         left = QSplitter(Qt.Orientation.Vertical, self)
@@ -115,14 +124,10 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
         # views on the serial engines refuse a closed chain in one line (closed_gate.REFUSALS)
-        self.gates = {name: ClosedChainGate(view, REFUSALS[name], self)
-                      for name, view in (("Coupling plots", self.coupling),)}
-        self.result_tabs.addTab(self.gates["Coupling plots"], "Coupling plots")
-        # the explore controls are wide; scrolling keeps them from widening the whole column
-        explore_scroll = QScrollArea(self)
-        explore_scroll.setWidgetResizable(True)
-        explore_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        explore_scroll.setWidget(self.explore)
+        self.gates = {"Coupling plots": ClosedChainGate(self.coupling, REFUSALS["Coupling plots"], self)}
+        self.result_tabs.addTab(self.gates["Coupling plots"], "Coupling")
+        # the explore controls are many: below their minimum size they scroll rather than widen the column
+        explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
         self.gates["Explore"] = ClosedChainGate(explore_scroll, REFUSALS["Explore"], self)
         self.result_tabs.addTab(self.gates["Explore"], "Explore")
         self.result_tabs.addTab(self.simulate, "Simulate")   # a closed chain's passive fall: closed_motion
@@ -133,7 +138,11 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         main.addWidget(left)
         main.addWidget(centre)
         main.addWidget(self.result_tabs)
-        main.setStretchFactor(1, 1)
+        # a larger (maximised) window grows every column, the arm's most: 1 : 2 : 2
+        for k, stretch in enumerate((1, 2, 2)):
+            main.setStretchFactor(k, stretch)
+        left.setStretchFactor(0, 0)
+        left.setStretchFactor(1, 1)
         self.setCentralWidget(main)
         self.splitters = {"main": main, "left": left}
         # File > Export's job line: progress and Cancel in the status bar while a file is written
@@ -144,25 +153,38 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.fit_to_screen()
         self._restore_layout()
 
-        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads,
+        for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads, self.drives,
                        self.derivation, self.mechanism):
             source.message.connect(self.show_message)
         self.dh_table.currentLinkChanged.connect(self.inspector.set_link)
+        self._table_room = QTimer(self)   # once per burst of column resizes (one per column)
+        self._table_room.setSingleShot(True)
+        self._table_room.setInterval(0)
+        self._table_room.timeout.connect(self._give_table_room)
+        self.dh_table.view.horizontalHeader().sectionResized.connect(lambda *_: self._table_room.start())
         self.problems.countChanged.connect(self._problem_count)
+        # every refused entry is listed under Problems: the tables' red cells and the editors' red fields
+        for source in (self.dh_table.table_model, *self.drives.sources(), *self.mechanism.sources(),
+                       *self.inspector.edits(), *self.loads.gravity):
+            self.problems.watch(source)
         self.problems.linkChosen.connect(self.dh_table.select_link)
+        self.arm_view.meshes.problemsChanged.connect(self.problems.set_extra)
         self._observe_design()
         doc.modelChanged.connect(self.design.set_model)
         self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
         doc.reset_done.connect(self.derivation.clear)
-        self.sliders.valuesChanged.connect(self.closed.sliders_moved)
+        doc.reset_done.connect(self.explore.forget)
+        self.sliders.valuesChanged.connect(self.closed.sliders_moved)   # a closed chain's loops closed first
         doc.undo_stack.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
-        self.simulate.poseRequested.connect(self.sliders.set_values)
+        # playback shows what was simulated, outside the limits too (the sliders say so in red)
+        self.simulate.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
         self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
+        self._watching_expose = False
         self._build_menus()
         self.setAcceptDrops(True)
         self.autosave_timer = QTimer(self)
@@ -217,6 +239,21 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
     def _load_design(self, model: Manipulator) -> None:
         self.document.apply(model, f"Load design {model.name}" if model.name else "Load design")
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        handle = self.windowHandle()
+        if handle is not None and not self._watching_expose:
+            handle.installEventFilter(self)
+            self._watching_expose = True
+
+    def eventFilter(self, watched, event) -> bool:
+        # With the GL view in a native window, Qt flushed nothing when a pop-up, a dialog or another
+        # window uncovered part of this one: their pixels stayed ("cy4", a strip of the user guide).
+        # Repainting the window on an expose is one paint of the widgets (no GL), on a rare event.
+        if event.type() == QEvent.Type.Expose and watched is self.windowHandle():
+            self.update()
+        return super().eventFilter(watched, event)
+
     def _update_title(self, *_args) -> None:
         doc = self.document
         name = doc.model.name or "Unnamed arm"
@@ -243,9 +280,35 @@ class MainWindow(WindowFiles, WindowMenus, QMainWindow):
         self.resize(width, height)
         self.move(available.x() + (available.width() - width) // 2,
                   available.y() + max(0, (available.height() - height - FRAME[1]) // 2))
-        left, right = int(0.27 * width), int(0.33 * width)
-        self.splitters["main"].setSizes([left, width - left - right, right])
-        self.splitters["left"].setSizes([int(0.25 * height), int(0.75 * height)])
+        self.share_columns(width, height)
+
+    def share_columns(self, width: int, height: int) -> None:
+        """Share ``width`` between the columns and the left column's ``height`` between the DH table and
+        the editors: the table gets its whole width and every row (up to 45 % of the height), the
+        result tabs every tab title (History was behind scroll arrows), the arm the rest."""
+        left = max(int(0.27 * width), self.dh_table.full_width())
+        right = max(int(0.33 * width), self.result_tabs.tabBar().sizeHint().width() + 8)
+        centre = max(width - left - right, int(0.3 * width))
+        self.splitters["main"].setSizes([left, centre, right])
+        table = min(self.dh_table.full_height(), int(0.45 * height))
+        self.splitters["left"].setSizes([table, max(height - table, 1)])
+
+    def _give_table_room(self) -> None:
+        """The table's columns sized themselves (on first show, or a longer number typed or imported):
+        the left column takes the width from the arm's, as long as the arm keeps 30 % of the window,
+        and the table the height of every row, rather than scrolling (a layout saved by an older
+        version left five of the PUMA's six rows)."""
+        main = self.splitters["main"]
+        sizes = main.sizes()
+        need = self.dh_table.full_width() - sizes[0]
+        extra = min(need, sizes[1] - int(0.3 * sum(sizes)))
+        if need > 0 and extra > 0:
+            main.setSizes([sizes[0] + extra, sizes[1] - extra, sizes[2]])
+        left = self.splitters["left"]   # and every row, up to 45 % of the column's height
+        top, bottom = left.sizes()
+        rows = min(self.dh_table.full_height(), int(0.45 * (top + bottom))) - top
+        if rows > 0:
+            left.setSizes([top + rows, bottom - rows])
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")

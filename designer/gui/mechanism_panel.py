@@ -192,3 +192,7 @@ class MechanismPanel(QWidget):
         layout.addWidget(self.loops_view, 1)
         self.message = self.tree_model.message   # the window's status bar hears both tables
         self.loops_model.message.connect(self.tree_model.message)
+
+    def sources(self) -> tuple[TreeTableModel, LoopsTableModel]:
+        """The two tables, whose refused entries the Problems panel lists."""
+        return self.tree_model, self.loops_model

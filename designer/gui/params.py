@@ -243,10 +243,10 @@ class LoadsPanel(QWidget):
             edit.set_value(value)
         world = model.gravity_in_world and model.base is not None
         self.gravity_box.setTitle(f"Gravity: acceleration in the {'world' if world else 'base'} frame (m/s²)")
-        for edit, text in ((self.name, model.name), (self.description, model.description)):
-            if edit.text() != text:
-                edit.setText(text)
-                edit.setCursorPosition(0)
+        for line, text in ((self.name, model.name), (self.description, model.description)):
+            if line.text() != text:
+                line.setText(text)
+                line.setCursorPosition(0)
         self.description.setToolTip(model.description)
 
     def _set_text(self, field: str, text: str) -> None:

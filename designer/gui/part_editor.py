@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QWidget
 
 from ..model.evaluate import real_value
 from ..model.expr import ExpressionError, parse_expr
-from ..model.parts import MATERIALS, SHAPES, Part, PartError, material_table, wall_problem
+from ..model.parts import MATERIALS, SHAPES, Part, PartError, material_table, parts_of, wall_problem
 from .cells import ExprLineEdit
 
 __all__ = ["PartBox", "SHAPE_LABELS", "DIM_LABELS", "part_mass_text"]
@@ -67,12 +67,12 @@ class PartBox(QGroupBox):
         form.addRow("shape", self.shape)
         form.addRow("material", self.material)
         for k in range(_MAX_DIMS):
-            label = QLabel(self)
+            dim_label = QLabel(self)
             edit = ExprLineEdit(parser=_positive, parent=self)
             edit.committed.connect(lambda value, text, k=k: self._set_dim(k, value, text))
             edit.failed.connect(self.message)
-            form.addRow(label, edit)
-            self.labels.append(label)
+            form.addRow(dim_label, edit)
+            self.labels.append(dim_label)
             self.dims.append(edit)
         document.modelChanged.connect(self.refresh)
         self.refresh()
@@ -87,6 +87,9 @@ class PartBox(QGroupBox):
     def _link(self):
         return self.document.model.links[self.link_index]
 
+    def _part(self) -> Part | None:
+        return dict(parts_of(self.document.model)).get(self.link_index)
+
     def _materials(self) -> dict:
         return material_table(self.document.model)
 
@@ -95,7 +98,7 @@ class PartBox(QGroupBox):
         if model.n == 0:
             return
         self.link_index = min(self.link_index, model.n - 1)
-        part = self._link().part
+        part = self._part()
         self.shape.setCurrentIndex(self.shape.findData(part.shape if part else ""))
         self.material.clear()
         for name, m in self._materials().items():
@@ -111,7 +114,7 @@ class PartBox(QGroupBox):
             shown = k < len(names)
             label.setVisible(shown)
             edit.setVisible(shown)
-            if shown:
+            if shown and part is not None:
                 label.setText(DIM_LABELS[names[k]])
                 edit.where = f"links[{self.link_index + 1}].part.{names[k]}"
                 edit.set_value(part.dim(names[k]))
@@ -135,8 +138,7 @@ class PartBox(QGroupBox):
 
     def _shape_chosen(self, _row: int) -> None:
         shape = self.shape.currentData()
-        link = self._link()
-        current = link.part
+        current = self._part()
         if (current.shape if current else "") == shape:
             return
         n = self.link_index + 1
@@ -147,11 +149,11 @@ class PartBox(QGroupBox):
         material = current.material if current else MATERIALS["aluminium 6061-T6"]
         old = dict(current.dims) if current else {}
         dims = {k: old.get(k, sp.sympify(_DEFAULT_DIMS[k])) for k in SHAPES[shape]}
-        self._apply(Part(shape, material, dims, current.start if current else None,
+        self._apply(Part(shape, material, tuple(dims.items()), current.start if current else None,
                          current.end if current else None), f"Make link {n} a {SHAPE_LABELS[shape]}")
 
     def _material_chosen(self, _row: int) -> None:
-        part = self._link().part
+        part = self._part()
         name = self.material.currentData()
         if part is None or name == part.material.name:
             return
@@ -159,7 +161,7 @@ class PartBox(QGroupBox):
                     f"Make link {self.link_index + 1} of {name}")
 
     def _set_dim(self, k: int, value, text: str) -> None:
-        part = self._link().part
+        part = self._part()
         if part is None:
             return
         key = SHAPES[part.shape][k]

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-__all__ = ["COLORS", "pen", "new_plot", "fit_y", "save_svg"]
+__all__ = ["COLORS", "pen", "new_plot", "fit_y", "place_legend", "plain_axes", "save_svg"]
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 
@@ -27,18 +27,68 @@ def new_plot(layout: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotIt
     plot.setTitle(title, color="#222222")
     plot.showGrid(x=True, y=True, alpha=0.25)
     plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 200))
+    plain_axes(plot)
+    return plot
+
+
+def plain_axes(plot: pg.PlotItem) -> None:
+    """Axes in plain SI numbers, dark text."""
     for name in ("left", "bottom"):
         axis = plot.getAxis(name)
         axis.enableAutoSIPrefix(False)  # "kg m² (x0.001)" reads badly; numbers stay in SI
         axis.setTextPen("#333333")
         axis.setPen("#777777")
-    return plot
+
+
+# the legend's corner: (its anchor on the legend, on the view box, offset in pixels)
+_CORNERS = {"top right": ((1, 0), (1, 0), (-10, 10)), "top left": ((0, 0), (0, 0), (10, 10)),
+            "bottom left": ((0, 1), (0, 1), (10, -10)), "bottom right": ((1, 1), (1, 1), (-10, -10))}
+
+
+def place_legend(plot: pg.PlotItem) -> str | None:
+    """Put the plot's legend in the corner its curves cross least: the fraction of each curve's points in a
+    box of the legend's size (and offset) at each corner of the data's extent, summed; ties go to the top
+    right. Returns the corner chosen (None without legend or data)."""
+    legend = plot.legend
+    xs, ys = [], []
+    for item in plot.listDataItems():
+        x, y = item.getData()
+        if x is None or y is None or len(x) == 0:
+            continue
+        keep = np.isfinite(x) & np.isfinite(y)
+        xs.append(np.asarray(x, float)[keep])
+        ys.append(np.asarray(y, float)[keep])
+    if legend is None or not xs or not sum(len(x) for x in xs):
+        return None
+    x_lo, x_hi = min(x.min() for x in xs), max(x.max() for x in xs)
+    y_lo, y_hi = min(y.min() for y in ys), max(y.max() for y in ys)
+    w, h = max(x_hi - x_lo, 1e-300), max(y_hi - y_lo, 1e-300)
+    view, box = plot.vb.boundingRect(), legend.boundingRect()
+    # the legend's share of the view (its offset included), a third of it before the plot is laid out
+    share_x = min((box.width() + 12) / view.width(), 1.0) if view.width() > 1 else 0.33
+    share_y = min((box.height() + 12) / view.height(), 1.0) if view.height() > 1 else 0.33
+
+    def crowd(right: bool, top: bool) -> float:
+        total = 0.0
+        for x, y in zip(xs, ys):
+            u, v = (x - x_lo) / w, (y - y_lo) / h
+            inside = (((u >= 1 - share_x) if right else (u <= share_x))
+                      & ((v >= 1 - share_y) if top else (v <= share_y)))
+            total += float(inside.mean()) if len(u) else 0.0
+        return total
+    scores = {name: crowd("right" in name, "top" in name) for name in _CORNERS}
+    corner = min(_CORNERS, key=lambda name: (scores[name], list(_CORNERS).index(name)))
+    item_pos, parent_pos, offset = _CORNERS[corner]
+    legend.anchor(item_pos, parent_pos, offset)
+    return corner
 
 
 def fit_y(plot: pg.PlotItem) -> None:
-    """Autorange, except that a constant curve gets a sensible band instead of rounding noise."""
-    ys = [item.getData()[1] for item in plot.listDataItems()]
-    ys = np.concatenate([y[np.isfinite(y)] for y in ys]) if ys else np.zeros(0)
+    """Autorange, except that a constant curve gets a sensible band instead of rounding noise; the legend
+    goes to the corner the curves leave emptiest."""
+    place_legend(plot)
+    curves = [item.getData()[1] for item in plot.listDataItems()]
+    ys = np.concatenate([y[np.isfinite(y)] for y in curves]) if curves else np.zeros(0)
     if len(ys) == 0:
         return
     lo, hi = float(ys.min()), float(ys.max())

@@ -66,11 +66,12 @@ class PresetDialog(QDialog):
         self.kind = QComboBox(self)
         for key, (label, _fields) in PRESETS.items():
             self.kind.addItem(label, key)
-        self.fields: dict[str, QWidget] = {}
+        self.fields: dict[str, QLineEdit | QComboBox] = {}
         form = QFormLayout()
         form.addRow("body", self.kind)
         self.rows: dict[str, tuple[QLabel, QWidget]] = {}
         for key, label in _LABELS.items():
+            widget: QLineEdit | QComboBox
             if key == "axis":
                 widget = QComboBox(self)
                 widget.addItems(["x", "y", "z"])
@@ -116,11 +117,15 @@ class PresetDialog(QDialog):
             widget.setVisible(key in wanted)
         self._check()
 
+    def _text(self, key: str) -> str:
+        widget = self.fields[key]
+        return widget.currentText() if isinstance(widget, QComboBox) else widget.text()
+
     def _expr(self, key: str):
-        return parse_expr(self.fields[key].text(), key)
+        return parse_expr(self._text(key), key)
 
     def _vec(self, key: str):
-        parts = [p for p in self.fields[key].text().split(",")]
+        parts = self._text(key).split(",")
         if len(parts) != 3:
             raise ExpressionError("give three values separated by commas", key)
         return tuple(parse_expr(p, key) for p in parts)
@@ -136,9 +141,10 @@ class PresetDialog(QDialog):
             return bodies.thin_rod(mass, self._vec("start"), self._vec("end"))
         if kind == "cylinder":
             return bodies.solid_cylinder(mass, self._expr("radius"), self._expr("length"),
-                                         axis=self.fields["axis"].currentText(), center=self._vec("center"))
+                                         axis=self._text("axis"), center=self._vec("center"))
         if kind == "box":
-            return bodies.box(mass, *self._vec("size"), center=self._vec("center"))
+            sx, sy, sz = self._vec("size")
+            return bodies.box(mass, sx, sy, sz, center=self._vec("center"))
         return bodies.point_mass(mass, self._vec("center"))
 
     def _check(self) -> None:

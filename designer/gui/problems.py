@@ -17,6 +17,7 @@ __all__ = ["ProblemsPanel"]
 _COLORS = {Severity.ERROR: QColor(170, 0, 0), Severity.WARNING: QColor(140, 95, 0)}
 _DARK_COLORS = {Severity.ERROR: QColor(255, 120, 120), Severity.WARNING: QColor(240, 190, 90)}
 _LINK = re.compile(r"links\[(\d+)\]\.?")
+_LINK_WORDS = re.compile(r"(?:link|joint) (\d+)\b")   # joint i moves link i
 
 
 def readable(text: str) -> str:
@@ -34,14 +35,33 @@ class ProblemsPanel(QListWidget):
         super().__init__(parent)
         self.setWordWrap(True)
         self.problems = []
+        self.document = document
+        self._sources: list = []   # editors whose refused entries are listed too (ExprTableModel)
+        self._extra: list = []   # problems found outside validate (meshes that cannot be drawn: gui/meshes.py)
         document.modelChanged.connect(self.refresh)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
         self.refresh(document.model)
 
+    def watch(self, source) -> None:
+        """List ``source``'s refused entries as errors: a red cell is a problem the model does not show, since
+        the model kept its last good value. ``source``: an ExprTableModel (``refused()``, ``errorsChanged``)
+        or an ExprLineEdit (``refused()``, ``errorChanged``)."""
+        self._sources.append(source)
+        signal = source.errorsChanged if hasattr(source, "errorsChanged") else source.errorChanged
+        signal.connect(lambda: self.refresh(self.document.model))
+        self.refresh(self.document.model)
+
+    def set_extra(self, problems: list) -> None:
+        """Problems the view found (a mesh that cannot be loaded), listed after the model's own."""
+        self._extra = list(problems)
+        self.refresh(self.document.model)
+
     def refresh(self, model) -> None:
-        self.problems = check_model(model) + loop_problems(model)   # + a closed chain's closure and mobility
+        # + a closed chain's closure and mobility (the core's loop checks, which check_model leaves out)
+        self.problems = check_model(model) + loop_problems(model) + self._extra
         self.clear()
+        refused = [text for source in self._sources for text in source.refused()]
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         for p in self.problems:
             text = str(p)
@@ -50,10 +70,16 @@ class ProblemsPanel(QListWidget):
             match = _LINK.match(text)
             item.setData(Qt.ItemDataRole.UserRole, int(match.group(1)) - 1 if match else None)
             self.addItem(item)
-        if not self.problems:
+        for text in refused:
+            item = QListWidgetItem(f"{Severity.ERROR.value}: entry refused, {text}")
+            item.setForeground(QBrush((_DARK_COLORS if dark else _COLORS)[Severity.ERROR]))
+            match = _LINK_WORDS.match(text)
+            item.setData(Qt.ItemDataRole.UserRole, int(match.group(1)) - 1 if match else None)
+            self.addItem(item)
+        if not self.problems and not refused:
             self.addItem(QListWidgetItem("No problems found."))
-        errors = sum(p.severity is Severity.ERROR for p in self.problems)
-        self.countChanged.emit(errors, len(self.problems) - errors)
+        errors = sum(p.severity is Severity.ERROR for p in self.problems) + len(refused)
+        self.countChanged.emit(errors, len(self.problems) + len(refused) - errors)
 
     def _activated(self, item: QListWidgetItem) -> None:
         link = item.data(Qt.ItemDataRole.UserRole)

@@ -54,7 +54,7 @@ class RecentFiles:
         value = self.settings.value(self.KEY, [])
         if isinstance(value, str):  # QSettings gives a lone entry back as a string
             value = [value]
-        return [str(v) for v in (value or [])]
+        return [str(v) for v in value] if isinstance(value, list | tuple) else []
 
     def add(self, path: str | Path) -> None:
         path = str(Path(path).resolve())
@@ -128,7 +128,7 @@ class Recovery:
 
         Files of other running processes are left alone; unreadable files are deleted.
         """
-        found = []
+        found: list[RecoveredSession] = []
         if not self.folder.is_dir():
             return found
         for file in self.folder.glob("session-*.json"):

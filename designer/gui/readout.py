@@ -3,11 +3,14 @@ Jacobian is there, and a warning near a singularity."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ..kinematics import NumericArm
 from . import arm_scene as scene
+from .message_line import MessageLine
 
 __all__ = ["KinematicsReadout", "jacobian_condition", "NEAR_SINGULAR"]
 
@@ -29,19 +32,25 @@ def jacobian_condition(arm: NumericArm, q, J: np.ndarray | None = None) -> float
     return float(s[0] / s[-1]) if s[-1] > 1e-12 * max(s[0], 1e-300) else float("inf")
 
 
-class KinematicsReadout(QLabel):
-    """``update_pose(arm, q)`` shows the tool position and z axis in the world and the Jacobian's condition number."""
+TIP = ("Condition number of the tool Jacobian (rotation rows scaled by the arm's reach for six or more joints); "
+       f"above {NEAR_SINGULAR:g} the pose is called near a singularity: some tool motions need very large joint "
+       "speeds there")
+
+
+class KinematicsReadout(MessageLine):
+    """``update_pose(arm, q)`` shows the tool position and z axis in the world (first line) and the
+    Jacobian's condition number (second line).
+
+    Two fixed lines, each elided to the width (a :class:`MessageLine`): new text every slider step
+    must not re-lay out the window (the 3D view beside it would be resized and redrawn), and a
+    word-wrapped warning took three lines of a two-line box at 1366 x 768, clipped top and bottom.
+    """
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setWordWrap(True)
-        # a fixed two-line box: new text every slider step must not re-lay out the window (the 3D
-        # view beside it would be resized and redrawn)
-        self.setFixedHeight(2 * self.fontMetrics().lineSpacing() + 6)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        super().__init__("", parent, rows=2, tip=TIP)
         self.condition = float("nan")
         self.near_singular = False
-        self.joints = None   # the model's elastic joints (designer.numeric.elastic), None without
+        self.joints: Any = None   # the model's elastic joints (designer.numeric.elastic), None without
 
     def set_model(self, model) -> None:
         """Follow the model's elastic joints: with them the read-out adds the lowest natural frequency."""
@@ -59,16 +68,14 @@ class KinematicsReadout(QLabel):
         self.condition = jacobian_condition(arm, q, None if tool is None else tool[1])
         self.near_singular = not self.condition < NEAR_SINGULAR
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
-        text = (f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z axis ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f}); "
+        text = (f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z axis ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})\n"
                 f"Jacobian condition number {cond}")
         if self.joints is not None and tool is None:
             from .modes import elastic_summary
             text += "; " + elastic_summary(arm, self.joints, q)
         if self.near_singular:
-            text += " — near a singularity: some tool motions need very large joint speeds"
-            self.setStyleSheet("QLabel { color: #8a2a00; font-weight: bold; }")
-        else:
-            self.setStyleSheet("")
+            text += " — near a singularity"
+        style = "QLabel { color: #8a2a00; font-weight: bold; }" if self.near_singular else ""
+        if style != self.styleSheet():
+            self.setStyleSheet(style)
         self.setText(text)
-        self.setToolTip("Condition number of the tool Jacobian (rotation rows scaled by the arm's reach for six "
-                        f"or more joints); above {NEAR_SINGULAR:g} the pose is called near a singularity")

@@ -21,11 +21,13 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 
 from ..kinematics import NumericArm
 from ..model import Manipulator
+from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
-from .closed_motion import DRIVEN_REFUSAL, ClosedMotionResult, closed_passive_job
+from .closed_motion import DRIVEN_REFUSAL, STOPS_REFUSAL, ClosedMotionResult, closed_passive_job
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
+from .plot_style import place_legend, plain_axes
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
@@ -44,6 +46,13 @@ TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, 
                         "torques that drive it",
         "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
 QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
+LIMITS = {"warn": ("no end stops, say where limits are passed",
+                   "The joints run through their limits (nothing stops them); the status line lists which joint "
+                   "passed which limit, when and by how much"),
+          "stop": ("end stops at the limits",
+                   "Each limit is a stiff, critically damped one-sided spring (a buffered hard stop, 30 Hz on the "
+                   "joint's inertia): the arm stops there; the energy check compares E - E(0) with the stops' work"),
+          "ignore": ("no end stops, say nothing", "The joints run through their limits and nothing is said")}
 
 
 class SimulatePanel(QWidget):
@@ -66,6 +75,12 @@ class SimulatePanel(QWidget):
         self.motion.setToolTip("Passive fall: let go under gravity. Quintic move: rest to rest from the current\n"
                                "pose to the target in the given time. Trajectory CSV: t, q1..qn (qd, qdd optional).")
         self.motion.currentTextChanged.connect(self._motion_changed)
+        self.limits = QComboBox(self)
+        for mode, (text, tip) in LIMITS.items():
+            self.limits.addItem(f"Limits: {text}", mode)
+            self.limits.setItemData(self.limits.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.limits.setToolTip("What a simulation does at the joint limits (Link tab): pass them and say so, or "
+                               "stop there (end stops; a passive fall only: a driven motion is given)")
         self.target = QLineEdit(self)
         self.target.setPlaceholderText("target pose: one value per joint (deg, or m for prismatic joints)")
         self.csv_path = QLineEdit(self)
@@ -92,20 +107,26 @@ class SimulatePanel(QWidget):
         self.plots = pg.GraphicsLayoutWidget(self)
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
-        self.q_plot.setLabel("left", "q (rad or m)")
         self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
+        for plot in self._plots():
+            plain_axes(plot)      # no "t (s) (x0.001)"
+            plot.showGrid(x=True, y=True, alpha=0.25)
+        self.q_plot.setLabel("left", "q (rad or m)")
         self.tau_plot.setLabel("left", "τ (N·m or N)")
         self.tau_plot.setXLink(self.q_plot)
         self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
         self.e_plot.setLabel("left", "E − E(0) (J)")
         self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
         self.e_plot.setLabel("bottom", "t (s)")
         self.e_plot.setXLink(self.q_plot)
         self.q_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.cursor = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
-        for plot, line in zip(self._plots(), self.cursor):
+        # not "cursor": that name is QWidget.cursor()
+        self.time_lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
+        for plot, line in zip(self._plots(), self.time_lines):
             plot.addItem(line)
+        self._empty_axes()
+        self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
@@ -119,6 +140,7 @@ class SimulatePanel(QWidget):
         run_row.addWidget(QLabel("for", self))
         run_row.addWidget(self.duration)
         run_row.addWidget(self.run_button, 1)
+        run_row.addWidget(self.limits)
         play_row = QHBoxLayout()
         play_row.addWidget(self.play_button)
         play_row.addWidget(self.scrub, 1)
@@ -138,6 +160,17 @@ class SimulatePanel(QWidget):
 
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
+
+    def _duration_changed(self, _value) -> None:
+        if self.result is None:
+            self._empty_axes()
+
+    def _empty_axes(self) -> None:
+        """Before a result: time from 0 to the duration set, values -1 to 1 (not pyqtgraph's +-400 around the
+        cursor line)."""
+        for plot in self._plots():
+            plot.setXRange(0.0, self.duration.value(), padding=0.02)
+            plot.setYRange(-1.0, 1.0, padding=0)
 
     def _motion_changed(self, name: str) -> None:
         self.run_button.setText(MOTIONS[name])
@@ -204,22 +237,28 @@ class SimulatePanel(QWidget):
 
     def _job(self):
         """The job factory of the chosen motion (ValueError naming a bad input)."""
-        arm, q0, duration = self.arm, self.q0.copy(), self.duration.value()
+        arm, model, q0, duration = self.arm, self.model, self.q0.copy(), self.duration.value()
+        if arm is None or model is None:
+            raise ValueError("No arm to simulate.")
         frames = int(duration * 1000 / FRAME_MS) + 1
         motion = self.motion.currentText()
-        if not self.model.is_serial:   # a closed chain: the core's closed-chain integration (closed_motion)
+        limits = self.limits.currentData()
+        if not model.is_serial:   # a closed chain: the core's closed-chain integration (closed_motion)
             if motion != "passive fall":
                 raise ValueError(DRIVEN_REFUSAL)
-            model = self.model
+            if limits == "stop":
+                raise ValueError(STOPS_REFUSAL)
             return lambda token: closed_passive_job(model, q0, duration, frames, token)
         if motion == "passive fall":
-            return lambda token: passive_job(arm, q0, duration, frames, token)
+            if limits == "stop":
+                end_stops_for(arm, q0)   # a ValueError if the pose is outside the limits, before any work
+            return lambda token: passive_job(arm, q0, duration, frames, token, limits=limits)
         from ..explore.sizing import quintic, read_trajectory
         if motion == "quintic move":
             target = parse_values(self.target.text(), arm.n, "target pose")
             if target is None:
                 raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
-            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in self.model.links])
+            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in model.links])
             traj = quintic(q0, target * scale, duration, max(frames, QUINTIC_STEPS))
         else:
             path = self.csv_path.text().strip()
@@ -228,7 +267,7 @@ class SimulatePanel(QWidget):
             if not Path(path).is_file():
                 raise ValueError(f"{path}: no such file")
             traj = read_trajectory(path, arm.n)
-        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token)
+        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token, limits=limits)
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -236,7 +275,7 @@ class SimulatePanel(QWidget):
     def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
         self.result, self.result_model = result, model
         self.stale_banner.hide()
-        for plot, line in zip(self._plots(), self.cursor):
+        for plot, line in zip(self._plots(), self.time_lines):
             plot.clear()
             plot.addItem(line)
         for i in range(result.q.shape[1]):
@@ -246,7 +285,7 @@ class SimulatePanel(QWidget):
                 self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
         e = result.energy
         self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
-        if result.work is None:
+        if result.work is None or result.tau is None:   # a passive fall has neither
             self.tau_plot.setTitle("joint torques: none (the arm is let go)")
             drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
             text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
@@ -254,28 +293,38 @@ class SimulatePanel(QWidget):
             if isinstance(result, ClosedMotionResult):
                 text += f"; largest loop residual {result.residual * 1000:.2g} mm"
         else:
-            self.tau_plot.setTitle("joint torques (inverse dynamics)")
+            stops = result.kind.endswith("end stops")
+            self.tau_plot.setTitle("end-stop torques" if stops else "joint torques (inverse dynamics)")
             self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                             name="work of τ")
+                             name="work of the end stops" if stops else "work of τ")
             peaks = ", ".join(f"{abs_max:.3g} {'N·m' if rev else 'N'}" for abs_max, rev in
                               zip(np.abs(result.tau).max(axis=0), self._revolute(result.q.shape[1])))
             gap = float(np.abs(e - e[0] - result.work).max())
             text = (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; peak |τ| per joint: {peaks}. "
-                    f"Energy change and the torques' work differ by at most {gap:.2g} J.")
-        if self.arm is not None and self.arm.n == result.q.shape[1]:
-            lo, hi = self.arm.limits[:, 0], self.arm.limits[:, 1]
-            past = [i + 1 for i in range(self.arm.n)
-                    if np.any(result.q[:, i] < lo[i] - 1e-9) or np.any(result.q[:, i] > hi[i] + 1e-9)]
-            if past:   # nan limits compare False: joints without limits are never listed
-                text += (f"; joints {', '.join(map(str, past))} pass their limits (the simulation has no end "
-                         "stops; the sliders stop at the limits)")
+                    f"Energy change and the {'stops' if stops else 'torques'}' work differ by at most {gap:.2g} J.")
+        if result.passes:
+            text = text.rstrip(".") + "." + self._limits_text(result)
         self.status.setText(text)
+        for plot in self._plots():
+            plot.enableAutoRange()
+            place_legend(plot)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, len(result.t) - 1)
         self.scrub.setValue(0)
         self.scrub.blockSignals(False)
         self._set_playable(True)
         self._show_frame(0)
+
+    def _limits_text(self, result: SimulationResult) -> str:
+        if not result.passes:
+            return ""
+        said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
+        if result.kind.endswith("end stops"):
+            return f" At the end stops: {said}."
+        why = ("no end stops: choose 'end stops at the limits' to model them" if result.kind.startswith("passive")
+               else "the motion is given: nothing stops it")
+        return (f" Joint limits passed ({why}): {said}. "
+                "Playback shows the simulated values, red where outside the limits.")
 
     # -- playback ------------------------------------------------------------------------------
     def _revolute(self, n: int) -> list[bool]:
@@ -294,7 +343,7 @@ class SimulatePanel(QWidget):
             self.play_button.setChecked(on)   # calls back here once
             return
         self.play_button.setText("Pause" if on else "Play")
-        if on:
+        if on and self.result is not None:
             if self.scrub.value() >= self.scrub.maximum():
                 self.scrub.setValue(0)
             self._clock = float(self.result.t[self.scrub.value()])
@@ -304,6 +353,8 @@ class SimulatePanel(QWidget):
 
     def _tick(self) -> None:
         r = self.result
+        if r is None:
+            return
         self._clock += SPEEDS[self.speed.currentText()] * FRAME_MS / 1000.0
         k = int(np.searchsorted(r.t, self._clock))
         if k >= len(r.t) - 1:
@@ -318,9 +369,11 @@ class SimulatePanel(QWidget):
 
     def _show_frame(self, k: int) -> None:
         r = self.result
+        if r is None:
+            return
         t = float(r.t[k])
         self.time_label.setText(f"t = {t:.2f} s")
-        for line in self.cursor:
+        for line in self.time_lines:
             line.setValue(t)
         if self.model is not None and r.q.shape[1] == self.model.n:
             self.poseRequested.emit(r.q[k].copy())

@@ -9,30 +9,35 @@ kept. Export writes the project as URDF; a symbol without a value is named in th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
-                               QFormLayout, QLabel, QMessageBox, QVBoxLayout, QWidget)
+                               QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..model import Convention
-from ..urdf import UrdfError, chain_ends, default_tip, import_tree, read_urdf, urdf_text
+from ..urdf import UrdfError, chain_ends, default_tip, urdf_text
 from ..urdf.importer import ImportReport
+from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
+from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 from .closed_gate import refusal
 
-__all__ = ["ImportDialog", "build_menu", "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
+__all__ = ["ImportDialog", "build_menu", "export_file", "import_file", "import_urdf_file", "export_urdf_file",
+           "URDF_FILTER"]
 
-URDF_FILTER = "URDF (*.urdf *.xml);;All files (*)"
+URDF_FILTER = "URDF or xacro (*.urdf *.xml *.xacro);;All files (*)"
 
 
 class ImportDialog(QDialog):
     """The chain (base and tip links) and the options of one import."""
 
-    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None):
+    def __init__(self, tree: UrdfTree, source: str, parent: QWidget | None = None, kind: str = "URDF"):
         super().__init__(parent)
         self.tree = tree
-        self.setWindowTitle(f"Import URDF — {Path(source).name}")
+        self.setWindowTitle(f"Import {kind} — {Path(source).name}")
         form = QFormLayout()
         links = list(tree.inertials)
         self.base = QComboBox(self)
@@ -45,15 +50,25 @@ class ImportDialog(QDialog):
         self.ends.setWordWrap(True)
         self.convention = QComboBox(self)
         self.convention.addItems([c.value for c in Convention])
-        self.drop_rest = QCheckBox("Leave out links behind movable joints off the chain (default: lock at zero "
-                                   "and lump them in)", self)
+        part = "body" if kind == "MJCF" else "link"   # MJCF's bodies are URDF's links
+        self.drop_rest = QCheckBox(f"Leave out {part.replace('y', 'ie')}s behind movable joints off the chain "
+                                   "(default: lock at zero and lump them in)", self)
         self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
-        form.addRow("Base link", self.base)
-        form.addRow("Tip link", self.tip)
+        self.density = QLineEdit(self)
+        self.density.setPlaceholderText("kg/m³, e.g. 2700 (aluminium): inertia of links without <inertial> from meshes")
+        form.addRow(f"Base {part}", self.base)
+        form.addRow(f"Tip {part}", self.tip)
         form.addRow("", self.ends)
         form.addRow("DH convention", self.convention)
         form.addRow("", self.drop_rest)
         form.addRow("", self.massless)
+        form.addRow("Density", self.density)
+        self.kind = kind
+        self.massless.setVisible(kind == "URDF")   # every MJCF body has a mass (MuJoCo's)
+        self.density.setVisible(kind == "URDF")
+        label = form.labelForField(self.density)
+        if label is not None:
+            label.setVisible(kind == "URDF")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel,
                                    self)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
@@ -80,11 +95,26 @@ class ImportDialog(QDialog):
         else:
             self.ends.setText("")
 
+    def density_value(self) -> float | None:
+        """The density typed (None when empty); a :class:`UrdfError` for text that is not a number."""
+        text = self.density.text().strip()
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise UrdfError(f"density {text!r}: not a number (kg/m^3, e.g. 2700)") from None
+
     def options(self) -> dict:
-        """Keyword arguments of :func:`designer.urdf.import_tree`."""
-        return {"base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
-                "convention": self.convention.currentText(), "drop_rest": self.drop_rest.isChecked(),
-                "massless": self.massless.isChecked()}
+        """Keyword arguments of :func:`designer.urdf.import_tree`, and for a URDF the density typed
+        (:meth:`density_value`, which refuses text that is not a number)."""
+        chosen: dict[str, object] = {
+            "base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
+            "convention": self.convention.currentText(), "drop_rest": self.drop_rest.isChecked(),
+            "massless": self.massless.isChecked()}
+        if self.kind == "URDF":
+            chosen["density"] = self.density_value()
+        return chosen
 
 
 def _refuse(window, title: str, message: str) -> None:
@@ -92,79 +122,152 @@ def _refuse(window, title: str, message: str) -> None:
     window.show_message(message)
 
 
-def import_urdf_file(window, path=None, options: dict | None = None) -> ImportReport | None:
-    """Import a URDF file as a new unsaved project; None when cancelled or refused.
+def ask_file_options(window, path, previous: FileOptions | None = None) -> FileOptions | None:
+    """Package folders and xacro arguments for a ``.xacro`` file (one line each); None when cancelled."""
+    previous = previous or FileOptions()
+    dialog = QDialog(window)
+    dialog.setWindowTitle(f"Run xacro — {Path(path).name}")
+    form = QFormLayout(dialog)
+    folders = QLineEdit("; ".join(previous.package_paths + [f"{k}={v}" for k, v in previous.packages.items()]), dialog)
+    folders.setPlaceholderText("package folders, ; between them (DIR or PKG=DIR); the file's own tree is searched")
+    args = QLineEdit(" ".join(f"{k}:={v}" for k, v in previous.xacro_args.items()), dialog)
+    args.setPlaceholderText("xacro arguments: name:=value name2:=value2")
+    form.addRow("Package folders", folders)
+    form.addRow("Arguments", args)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
+    setattr(dialog, "folders", folders)   # for tests  # noqa: B010
+    setattr(dialog, "args", args)  # noqa: B010
+    if not dialog.exec():
+        return None
+    paths, named = parse_package_options([p.strip() for p in folders.text().split(";") if p.strip()])
+    return FileOptions(parse_xacro_args(args.text().split()), paths, named)
 
-    ``options`` (as :meth:`ImportDialog.options`) skip the dialog.
-    """
+
+def import_file(window, kind: str, file_filter: str, read, make, path=None, options: dict | None = None,
+                ask=None):
+    """Ask for a file of ``kind`` (URDF, MJCF), ``read(path)`` it (a tree, or (tree, compiled model)),
+    ask for the chain and ``make(read, path, options)`` the report; open the arm as a new unsaved
+    project. None when cancelled or refused (message box, project on screen kept). ``ask(path)``, when
+    given, asks what reading the file takes first (a xacro file's packages and arguments): False cancels."""
     if not window.maybe_save():
         return None
     if path is None:
         folder = window.document.path.parent if window.document.path else Path.cwd()
-        path, _ = QFileDialog.getOpenFileName(window, "Import URDF", str(folder), URDF_FILTER)
+        path, _ = QFileDialog.getOpenFileName(window, f"Import {kind}", str(folder), file_filter)
         if not path:
             return None
-    # the first read loads the URDF parser (about 2 s); later imports take tens of milliseconds
+    if ask is not None:
+        try:
+            if not ask(path):
+                return None
+        except DesignerError as exc:
+            _refuse(window, f"Cannot import {kind}", str(exc))
+            return None
+    # the first read loads the parser (about 2 s for URDF); later imports take tens of milliseconds
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        tree = read_urdf(path)
-    except UrdfError as exc:
+        data = read(path)
+    except DesignerError as exc:
         QApplication.restoreOverrideCursor()
-        _refuse(window, "Cannot import URDF", str(exc))
+        _refuse(window, f"Cannot import {kind}", str(exc))
         return None
     QApplication.restoreOverrideCursor()
+    tree = data[0] if isinstance(data, tuple) else data
     while True:
         if options is None:
-            dialog = ImportDialog(tree, str(path), window)
+            dialog = ImportDialog(tree, str(path), window, kind=kind)
             if not dialog.exec():
                 return None
-            chosen = dialog.options()
-        else:
-            chosen = options
         try:
-            report = import_tree(tree, source=str(path), **chosen)
+            chosen = dialog.options() if options is None else options   # a bad density raises here
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)   # meshes may be read for the density
+            try:
+                report = make(data, str(path), chosen)
+            finally:
+                QApplication.restoreOverrideCursor()
             break
-        except UrdfError as exc:
-            _refuse(window, "Cannot import URDF", f"{path}: {exc}")
+        except DesignerError as exc:
+            _refuse(window, f"Cannot import {kind}", str(exc))
             if options is not None:
                 return None   # no dialog to go back to
-    window.document.reset(report.model, None, origin=f"URDF {Path(path).name}", dirty=True)
+    window.document.reset(report.model, None, origin=f"{kind} {Path(path).name}", dirty=True)
     window.recovery.discard()
-    QMessageBox.information(window, "URDF imported", report.text())
+    QMessageBox.information(window, f"{kind} imported", report.text())
     window.show_message(report.text().splitlines()[0])
     return report
 
 
-def export_urdf_file(window, path=None) -> bool:
-    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+def import_urdf_file(window, path=None, options: dict | None = None,
+                     file_options: FileOptions | None = None) -> ImportReport | None:
+    """Import a URDF or xacro file as a new unsaved project; None when cancelled or refused.
+
+    ``options`` (as :meth:`ImportDialog.options`) skip the dialog, ``file_options`` the xacro
+    question (package folders, arguments) and give the density.
+    """
+    given = file_options or FileOptions()
+
+    def ask(chosen_path) -> bool:
+        nonlocal given
+        if file_options is None and is_xacro(chosen_path):
+            asked = ask_file_options(window, chosen_path)
+            if asked is None:
+                return False
+            given = asked
+        return True
+
+    def make(tree: UrdfTree, source: str, chosen: dict) -> ImportReport:
+        nonlocal given
+        chosen = dict(chosen)
+        if "density" in chosen:   # typed in the dialog
+            given = replace(given, density=chosen.pop("density"))
+        try:
+            return import_prepared(tree, source, given, **chosen)
+        except UrdfError as exc:
+            raise UrdfError(f"{source}: {exc}") from None
+
+    return import_file(window, "URDF", URDF_FILTER, lambda p: read_any(p, given), make, path, options, ask)
+
+
+def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=None) -> bool:
+    """Write the project as ``kind`` (``text_of(model)``); errors (a symbol without a value) go to a
+    message box. What the export had to change (comments at the top of the text) is in the status."""
     model = window.document.model
-    closed = refusal(model, "URDF export")
-    if closed:
-        _refuse(window, "Cannot export URDF", closed)
+    closed = refusal(model, f"{kind} export")
+    if closed:   # the writers read the links as a serial chain
+        _refuse(window, f"Cannot export {kind}", closed)
         return False
     try:
-        text = urdf_text(model)
-    except UrdfError as exc:
-        _refuse(window, "Cannot export URDF", str(exc))
+        text = text_of(model)
+    except DesignerError as exc:
+        _refuse(window, f"Cannot export {kind}", str(exc))
         return False
     if path is None:
         doc = window.document
         stem = doc.path.stem if doc.path else (model.name or "arm").replace(" ", "_")
-        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + ".urdf")
-        path, _ = QFileDialog.getSaveFileName(window, "Export URDF", str(suggested), URDF_FILTER)
+        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
+        path, _ = QFileDialog.getSaveFileName(window, f"Export {kind}", str(suggested), file_filter)
         if not path:
             return False
     path = Path(path)
     if not path.suffix:
-        path = path.with_suffix(".urdf")
+        path = path.with_suffix(suffix)
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        _refuse(window, "Cannot export URDF", f"{path}: cannot write: {exc.strerror or exc}")
+        _refuse(window, f"Cannot export {kind}", f"{path}: cannot write: {exc.strerror or exc}")
         return False
-    window.show_message(f"Exported {path}")
+    notes = [line.strip()[4:-3].strip() for line in text.splitlines()[1:4] if line.strip().startswith("<!--")]
+    window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
     window.exported.emit(str(path))
     return True
+
+
+def export_urdf_file(window, path=None) -> bool:
+    """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+    return export_file(window, "URDF", URDF_FILTER, ".urdf", urdf_text, path)
 
 
 def build_menu(window, menu) -> None:

@@ -11,6 +11,8 @@ number or the types of the joints change.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.opengl as gl
@@ -23,6 +25,7 @@ from ..model import Manipulator, MissingParameterError
 from . import arm_scene as scene
 from . import loop_scene
 from .gl_solids import HIDDEN, Solids
+from .meshes import MeshLayer
 from .view3d_controls import DEFAULT_ANGLES, OPTIONS, PRESETS, ViewBar, fit_distance, load_options, save_option
 
 __all__ = ["ArmView"]
@@ -38,6 +41,9 @@ AXIS_COLORS = np.array([[0.9, 0.1, 0.1, 1.0], [0.1, 0.7, 0.1, 1.0], [0.1, 0.2, 0
 GRAVITY_COLOR = (0.45, 0.10, 0.60, 1.0)
 LOOP_COLOR = (0.10, 0.55, 0.60, 1.0)   # a closed chain's extra bars (the cut joint's two sides)
 WORKSPACE_MAP = pg.colormap.get("viridis")
+
+
+REFIT_SHARE = 0.25   # an edit re-fits the camera only when it changes the arm's reach by more than this share
 
 
 class ArmView(QWidget):
@@ -78,7 +84,7 @@ class ArmView(QWidget):
         self.arm: NumericArm | None = None
         self._q = np.zeros(0)
         self._signature: tuple | None = None
-        self._items: dict[str, object] = {}
+        self._items: dict[str, Any] = {}   # pyqtgraph GL items (untyped) and the solids/ellipsoid batches
         self.parts: dict[str, np.ndarray] = {}  # the last placed 4x4 matrices of each kind of part
         self.grid = gl.GLGridItem(color=(0, 0, 0, 60))
         self.view.addItem(self.grid)
@@ -87,6 +93,9 @@ class ArmView(QWidget):
         self.workspace.setGLOptions("translucent")
         self.view.addItem(self.workspace)
         self.workspace_label = ""
+        self.meshes = MeshLayer(self.view)   # the project's visual meshes (gui/meshes.py), loaded on a thread
+        self.meshes.set_visible(self._options["show_meshes"])
+        self.meshes.loaded.connect(self._update_items)
 
     def sizeHint(self):
         return QSize(640, 480)
@@ -110,8 +119,8 @@ class ArmView(QWidget):
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}")
         self.message.hide()
-        first = self.arm is None
-        old_reach = None if first else scene.arm_reach(self.arm)
+        self.meshes.set_model(model)
+        old_reach = None if self.arm is None else scene.arm_reach(self.arm)
         self.arm = arm
         signature = (arm.n, tuple(arm.revolute), len(arm.point_masses), self._loops(),
                      tuple(b.index for b in arm.beams if not b.round))   # box parts are other solids
@@ -122,8 +131,10 @@ class ArmView(QWidget):
             self._q = np.zeros(arm.n)
         self._scale_scene()
         self._update_items()
-        if first or abs(scene.arm_reach(arm) - old_reach) > 0.25 * old_reach:
+        if old_reach is None:   # the first arm
             self.reset_camera()
+        elif abs(scene.arm_reach(arm) - old_reach) > REFIT_SHARE * old_reach:
+            self.fit_camera()   # the reach changed a lot: fit it again, looking from where the user looks
 
     def set_workspace_points(self, positions, values, label: str = "") -> None:
         """Show tool positions (N, 3) coloured by ``values`` (N,), low blue to high yellow (viridis)."""
@@ -198,12 +209,22 @@ class ArmView(QWidget):
             QTimer.singleShot(0, self.fit_camera)   # after the new size is in place
         return super().eventFilter(watched, event)
 
+    def fit_points(self) -> np.ndarray:
+        """What Fit keeps in view: the arm's reach sphere (every pose it can take, so moving a joint
+        never takes the arm out of view: fitted to the pose, q2 at 41 deg put most of the PUMA off
+        screen) and whatever else is drawn (loads, the gravity arrow)."""
+        points = self.scene_points()
+        if self.arm is None:
+            return points
+        return np.vstack([scene.reach_points(self.arm, self.parts.get("joints"), getattr(self, "_radius", 0.0)),
+                          points])
+
     def fit_camera(self) -> None:
-        """Look at the middle of the arm from far enough to see all of it (the direction is kept)."""
+        """Look at the arm's reach sphere from far enough to see all of it (the direction is kept)."""
         self._auto_fit = True
         pad = 1.6 * getattr(self, "_radius", 0.0)   # the largest sphere about a point (a COM marker)
         o = self.view.opts
-        centre, distance = fit_distance(self.scene_points(), o["fov"], self.view.width(), self.view.height(), pad,
+        centre, distance = fit_distance(self.fit_points(), o["fov"], self.view.width(), self.view.height(), pad,
                                         o["elevation"], o["azimuth"])
         self.view.setCameraPosition(pos=QVector3D(*map(float, centre)), distance=distance)
 
@@ -248,6 +269,7 @@ class ArmView(QWidget):
 
     # -- building and updating items -----------------------------------------
     def _show_message(self, text: str) -> None:
+        self.meshes.set_model(None)   # no meshes floating where the arm was
         self.message.setText(text)
         self.message.show()
         self._place_message()
@@ -303,6 +325,7 @@ class ArmView(QWidget):
         self._apply_visibility()
 
     def _scale_scene(self) -> None:
+        assert self.arm is not None   # called after set_model stored one
         reach = loop_scene.tree_reach(self.mechanism.tree) if self.mechanism else scene.arm_reach(self.arm)
         size = 2.0 * reach
         self.grid.setSize(size, size)
@@ -313,6 +336,7 @@ class ArmView(QWidget):
 
     def _apply_visibility(self) -> None:
         self.grid.setVisible(self._options["show_grid"])
+        self.meshes.set_visible(self._options["show_meshes"])
         for name, option in (("ellipsoids", "show_inertia"), ("triads", "show_frames"), ("tool", "show_tool"),
                              ("gravity", "show_gravity")):
             if name in self._items:
@@ -337,8 +361,15 @@ class ArmView(QWidget):
         hidden = set() if self._options["show_com"] else {"coms", "loads"}
         if not self._options["show_base"]:
             hidden.add("base")
+        self.meshes.place(T)
+        drawn = {k: v.copy() for k, v in self.parts.items()}
+        for frame in self.meshes.drawn_frames():   # a link with a mesh is not drawn as sticks too
+            if frame == 0:
+                drawn["base"][:] = HIDDEN
+            else:
+                drawn["links"][[2 * frame - 2, 2 * frame - 1]] = drawn["joints"][frame - 1] = HIDDEN
         ordered = [HIDDEN if kind in hidden else M
-                   for kind, M in zip(self._order, _interleave(self._order, self.parts))]
+                   for kind, M in zip(self._order, _interleave(self._order, drawn))]
         self._items["solids"].place(np.array(ordered))
         if self._options["show_inertia"]:
             self._items["ellipsoids"].place(self._ellipsoid_matrices(arm, T))
@@ -408,7 +439,7 @@ class ArmView(QWidget):
     @staticmethod
     def _place_triads(item, T: np.ndarray, length: float, base_line: bool = False) -> None:
         origins = T[:, :3, 3]
-        pos = np.empty((len(T), 3, 2, 3))
+        pos: np.ndarray = np.empty((len(T), 3, 2, 3))
         pos[:, :, 0] = origins[:, None, :]
         pos[:, :, 1] = origins[:, None, :] + length * np.transpose(T[:, :3, :3], (0, 2, 1))
         colors = np.broadcast_to(AXIS_COLORS[None, :, None, :], (len(T), 3, 2, 4)).reshape(-1, 4)
@@ -435,8 +466,15 @@ def _sphere_matrix(center, rotation, semi_axes) -> np.ndarray:
 
 
 
+def _option_property(name: str) -> property:
+    def get(self: ArmView) -> bool:
+        return self._options[name]
+
+    def set_(self: ArmView, on: bool) -> None:
+        self.set_option(name, on)
+    return property(get, set_, doc=f"Whether to draw {OPTIONS[name][0].lower()} (bool).")
+
+
 for _name in OPTIONS:   # arm_view.show_frames = False, and so on for every option
-    setattr(ArmView, _name, property(lambda self, n=_name: self._options[n],
-                                      lambda self, on, n=_name: self.set_option(n, on),
-                                      doc=f"Whether to draw {OPTIONS[_name][0].lower()} (bool)."))
+    setattr(ArmView, _name, _option_property(_name))
 del _name

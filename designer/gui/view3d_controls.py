@@ -22,6 +22,7 @@ OPTIONS = {
     "show_base": ("Base", True),
     "show_gravity": ("Gravity arrow", True),
     "show_tool": ("Tool frame", True),
+    "show_meshes": ("Meshes (instead of sticks, where the project has them)", True),
 }
 # name -> (elevation, azimuth) in degrees; front looks along +y at the x-z plane, side along -x at y-z
 PRESETS = {"front": (0.0, -90.0), "side": (0.0, 0.0), "top": (90.0, -90.0), "iso": (30.0, -45.0)}

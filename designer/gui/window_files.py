@@ -7,6 +7,7 @@ asking before unsaved work is lost, and the recovery file of a session that did 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
@@ -16,6 +17,38 @@ from ..project.io import written_version
 from .folders import KEY as FOLDER_KEY
 from .folders import last_folder, remember_folder, safe_file_name
 from .version_notice import upgrade_notice
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QMainWindow
+
+    from .derivation import DerivationPanel
+    from .dh_table import DHTable
+    from .document import Document
+    from .help import DocsWindow
+    from .joint_sliders import JointSliders
+    from .projects import RecentFiles, Recovery
+    from .view3d import ArmView
+
+    class _MainWindowParts(QMainWindow):
+        """What the mixins use of :class:`~designer.gui.main_window.MainWindow` (for the type
+        checker only: at run time the mixins derive from ``object`` and the window sets these)."""
+
+        document: Document
+        settings: QSettings
+        recent: RecentFiles
+        recovery: Recovery
+        docs_window: DocsWindow | None
+        view_actions: dict[str, QAction]
+        dh_table: DHTable
+        arm_view: ArmView
+        sliders: JointSliders
+        derivation: DerivationPanel
+
+        def show_message(self, text: str) -> None: ...
+else:
+    _MainWindowParts = object
 
 __all__ = ["WindowFiles", "FILE_FILTER", "new_model"]
 
@@ -30,7 +63,7 @@ def new_model() -> Manipulator:
                        parameters=(("L1", 0.5), ("L2", 0.4), ("m1", 2.0), ("m2", 1.0), ("g", 9.81)))
 
 
-class WindowFiles:
+class WindowFiles(_MainWindowParts):
     """Project files and recovery of the main window (mixed into it)."""
 
     def maybe_save(self) -> bool:
@@ -161,7 +194,16 @@ class WindowFiles:
         if answer != QMessageBox.StandardButton.Yes:
             self.recovery.discard()
             return False
-        self.document.reset(latest.model, latest.path, origin=latest.origin, dirty=True)
+        # the recovered edits are one undoable step on top of the saved file (or of what the window showed for
+        # an untitled project): Undo goes back there, Redo returns to the recovered work
+        base, saved = self.document.model, False
+        if latest.path is not None:
+            try:
+                base, saved = load_project(latest.path), True
+            except (ProjectError, OSError):
+                pass
+        self.document.reset(base, latest.path, origin=latest.origin, dirty=latest.path is not None and not saved)
+        self.document.apply(latest.model, "Recover unsaved changes")   # nothing to push when it is the same
         self.autosave()
         self.show_message("Recovered unsaved changes")
         return True

@@ -6,16 +6,24 @@ the window's document, views and panels.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QAction, QKeySequence
 
-from . import design_export, export, preferences, urdf_dialogs
+from . import design_export, export, mjcf_dialogs, preferences, urdf_dialogs
 from . import help as help_windows
 from .projects import examples
+
+if TYPE_CHECKING:
+    # the menus call the files mixin's commands; MainWindow lists WindowMenus first
+    from .window_files import WindowFiles as _MenusBase
+else:
+    _MenusBase = object
 
 __all__ = ["WindowMenus"]
 
 
-class WindowMenus:
+class WindowMenus(_MenusBase):
     """Menus and Help of the main window (mixed into it)."""
 
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
@@ -54,6 +62,7 @@ class WindowMenus:
         export_menu.addSeparator()
         design_export.build_menu(self, export_menu)
         urdf_dialogs.build_menu(self, file_menu)
+        mjcf_dialogs.build_menu(self, file_menu)
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QRunnable, QSettings, Qt, QThreadPool, Signal
 
 from ..jobs import Cancelled, CancelToken, Job, Progress
-from ..jobs.process import ProcessJob, ProcessRunner, default_memory_limit_mb
+from ..jobs.process import ProcessJob, ProcessRunner, Ticket, default_memory_limit_mb
 from ..window_jobs import PRELOAD
 
 __all__ = ["JobSignals", "JobWorker", "ProcessJobWorker", "start_job", "process_runner", "MEMORY_KEY",
@@ -101,11 +101,12 @@ class _Relay(QObject):
     queued event never outlives its receiver, whichever thread drops a job last.
     """
 
-    event = Signal(object, str, object)   # worker, kind, payload
+    # not "event": that name is QObject.event, the virtual every Qt event goes through
+    relayed = Signal(object, str, object)   # worker, kind, payload
 
     def __init__(self):
         super().__init__()
-        self.event.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self.relayed.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     def _deliver(self, worker: ProcessJobWorker, kind: str, payload: tuple) -> None:
         worker._dispatch(kind, payload)
@@ -131,7 +132,7 @@ class ProcessJobWorker:
         self.token = CancelToken()
         self.signals = JobSignals()
         self.done = False
-        self.ticket = None
+        self.ticket: Ticket | None = None
 
     def start(self) -> None:
         self.ticket = self.runner.submit(self.spec, self._event)
@@ -148,7 +149,7 @@ class ProcessJobWorker:
 
     def _event(self, kind: str, *payload) -> None:   # a runner thread, or cancel's
         assert _relay is not None
-        _relay.event.emit(self, kind, payload)
+        _relay.relayed.emit(self, kind, payload)
 
     def _dispatch(self, kind: str, payload: tuple) -> None:   # GUI thread
         if self.done:
@@ -168,7 +169,7 @@ def memory_limit_mb(settings: QSettings | None = None) -> int:
     """The stored limit in MB (0: none), or the default: half of the physical memory."""
     value = (settings or QSettings()).value(MEMORY_KEY, None)
     try:
-        return max(0, int(value)) if value is not None else default_memory_limit_mb()
+        return max(0, int(value)) if value is not None else default_memory_limit_mb()  # type: ignore[call-overload]  # QSettings.value is typed object; int() of a bad one is caught below
     except (TypeError, ValueError):
         return default_memory_limit_mb()
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import sympy as sp
 
 from ..model import Convention, Manipulator
+from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Inertia
 
 __all__ = ["convert_convention", "ConversionNote"]
@@ -56,6 +58,26 @@ def _turn(inertia: Inertia, alpha, inverse: bool) -> Inertia:
     return Inertia.from_matrix((R * inertia.matrix() * R.T).applyfunc(_clean))
 
 
+def _move_visuals(visuals, a, alpha, inverse: bool, values: dict):
+    """Mesh poses of standard frame i in modified frame i (``inverse``: the other way): Tx(a) Rx(alpha) V.
+    Meshes are placed by numbers: a symbol without a value leaves them where they were."""
+    if not visuals:
+        return visuals
+    try:
+        a, alpha = float(sp.sympify(a).subs(values)), float(sp.sympify(alpha).subs(values))
+    except (TypeError, ValueError):
+        return visuals
+    S = np.eye(4)
+    S[:3, 3] = (a, 0.0, 0.0)
+    S[1:3, 1:3] = [[np.cos(alpha), -np.sin(alpha)], [np.sin(alpha), np.cos(alpha)]]
+    move = np.linalg.inv(S) if inverse else S
+    out = []
+    for v in visuals:
+        M = move @ v.matrix()
+        out.append(replace(v, xyz=tuple(float(x) for x in M[:3, 3]), rpy=rpy_from_matrix(M[:3, :3])))
+    return tuple(out)
+
+
 def _zero(e) -> bool:
     return sp.sympify(e) == 0
 
@@ -68,6 +90,7 @@ def convert_convention(model: Manipulator, convention: Convention) -> tuple[Mani
     links, n = model.links, model.n
     to_modified = convention is Convention.MODIFIED
     new_links, note = [], ""
+    values = model.substitutions(require_all=False)
     # the x-offsets a frame moves by: standard row i's own (a_i, alpha_i); modified row i+1's
     shift = ([(l.a, l.alpha) for l in links] if to_modified
              else [(links[i + 1].a, links[i + 1].alpha) if i + 1 < n else (0, 0) for i in range(n)])
@@ -79,6 +102,7 @@ def convert_convention(model: Manipulator, convention: Convention) -> tuple[Mani
         else:
             row_a, row_alpha = a, alpha
         new_links.append(replace(link, a=row_a, alpha=row_alpha,
+                                 visuals=_move_visuals(link.visuals, a, alpha, not to_modified, values),
                                  com=_move(link.com, a, alpha, inverse=not to_modified),
                                  inertia=_turn(link.inertia, alpha, inverse=not to_modified)))
     loads = tuple(replace(pm, position=_move(pm.position, shift[pm.link - 1][0], shift[pm.link - 1][1],

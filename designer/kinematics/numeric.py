@@ -129,17 +129,17 @@ class NumericArm:
         """A_i (4, 4) of each link at the joint values q (n,)."""
         return list(_link_matrices(self, np.asarray(q, dtype=float)))
 
-    def frames(self, q: Sequence[float]) -> np.ndarray:
+    def frames(self, q: ArrayLike) -> np.ndarray:
         """(n+1, 4, 4): T_0^i for i = 0..n (q of shape (n,); (..., n) gives (..., n+1, 4, 4))."""
         return dh_frames(self, q)
 
-    def joint_axes(self, q: Sequence[float], T: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def joint_axes(self, q: ArrayLike, T: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(origins (n, 3), unit axes (n, 3)) of the joints in the base frame."""
         T = self.frames(q) if T is None else T
         k = np.arange(self.n) + (0 if self.convention is Convention.STANDARD else 1)
         return T[k, :3, 3].copy(), T[k, :3, 2].copy()
 
-    def com_positions(self, q: Sequence[float], T: np.ndarray | None = None) -> np.ndarray:
+    def com_positions(self, q: ArrayLike, T: np.ndarray | None = None) -> np.ndarray:
         T = self.frames(q) if T is None else T
         return np.einsum("nij,nj->ni", T[1:, :3, :3], self.com) + T[1:, :3, 3]
 

@@ -38,7 +38,7 @@ def exact_angle(value: sp.Expr) -> sp.Expr | None:
     if not isinstance(value, sp.Float):
         return None
     x = float(value)
-    if x == 0.0 or not math.isfinite(x):
+    if x == 0.0 or not math.isfinite(x) or abs(x) > 1e6:   # no exact angle so far out (and x / step could overflow)
         return None
     k = round(x / _STEP)
     if k == 0 or abs(x - k * _STEP) > _ULPS * math.ulp(max(abs(x), _STEP)):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import sympy as sp
 
@@ -19,9 +19,7 @@ from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
 from .mechanism import Loop, is_serial
-
-if TYPE_CHECKING:
-    from .parts import Part
+from .visual import Visual
 
 __all__ = [
     "Convention",
@@ -117,6 +115,18 @@ class Inertia:
         return Inertia(*(a + b for a, b in zip(self.entries(), other.entries())))
 
 
+class LinkPart(Protocol):
+    """What a link made as a part (``model/parts.py`` ``Part``) offers the model: the body it makes on
+    link ``index`` of ``model`` (mass, COM, inertia about the COM in the link frame), the expressions
+    it uses, and a copy with ``fn`` applied to them."""
+
+    def body(self, model: Manipulator, index: int) -> tuple[sp.Expr, tuple[sp.Expr, sp.Expr, sp.Expr], Inertia]: ...
+
+    def expressions(self) -> Iterable[sp.Expr]: ...
+
+    def map(self, fn) -> LinkPart: ...
+
+
 @dataclass(frozen=True)
 class Link:
     """One link with the joint that moves it (base outwards).
@@ -138,6 +148,7 @@ class Link:
     limits: tuple[sp.Expr, sp.Expr] | None = None
     joint_name: str = ""
     drive: Drive | None = None
+    visuals: tuple[Visual, ...] = ()   # meshes drawn for this link (model/visual.py); display only
     # closed chains (format version 3, model/mechanism.py): the link it is mounted on (1-based,
     # 0 the base, None the link before), whether its joint is driven, and Khalil-Kleinfinger's
     # branching parameters: Rz(gamma) Tz(b) in the parent's frame before the DH transform
@@ -145,10 +156,11 @@ class Link:
     actuated: bool = True
     gamma: sp.Expr = ZERO
     b: sp.Expr = ZERO
-    part: Part | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
+    part: LinkPart | None = None   # a section of a material: mass, com and inertia follow (model/parts.py)
 
     def __post_init__(self):
         object.__setattr__(self, "joint", JointType(self.joint))
+        object.__setattr__(self, "visuals", tuple(self.visuals))
         object.__setattr__(self, "actuated", bool(self.actuated))
         if self.parent is not None:
             object.__setattr__(self, "parent", int(self.parent))
@@ -222,10 +234,12 @@ class Manipulator:
     base: Pose | None = None   # pose of DH frame 0 in the world; None: the world is frame 0
     tool: Pose | None = None   # tool (flange) frame in the last link's frame; None: frame n
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
+    base_visuals: tuple[Visual, ...] = ()   # meshes fixed to DH frame 0 (the vendor's base); display only
     loops: tuple[Loop, ...] = ()     # closed chains (format version 3): cut joints closing loops of the tree
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "base_visuals", tuple(self.base_visuals))
         for name in ("base", "tool"):
             if getattr(self, name) is not None and getattr(self, name).is_identity:
                 object.__setattr__(self, name, None)
@@ -237,8 +251,12 @@ class Manipulator:
         object.__setattr__(self, "point_masses", tuple(self.point_masses))
         object.__setattr__(self, "loops", tuple(self.loops))
         if any(link.part is not None for link in self.links):
-            from .parts import part_links   # parts.py builds on this module's Inertia
-            object.__setattr__(self, "links", part_links(self))
+            # every construction (an edit of a DH number moves a part's segment, a parameter's value picks
+            # its length's sign, a substitution maps its dimensions) recomputes what the parts make
+            links = tuple(link if link.part is None else
+                          replace(link, **dict(zip(("mass", "com", "inertia"), link.part.body(self, i))))
+                          for i, link in enumerate(self.links))
+            object.__setattr__(self, "links", links)
 
     @property
     def is_serial(self) -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
@@ -25,13 +24,10 @@ import sympy as sp
 from ..errors import DesignerError
 from .evaluate import real_value
 from .expr import to_expr
-from .manipulator import Convention, Inertia
-
-if TYPE_CHECKING:
-    from .manipulator import Manipulator
+from .manipulator import Convention, Inertia, Manipulator
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
-           "wall_problem", "segment_from_dh", "part_segment", "part_body", "part_links", "section_axes", "Beam",
+           "wall_problem", "segment_from_dh", "part_segment", "part_body", "parts_of", "section_axes", "Beam",
            "link_beams", "material_table"]
 
 
@@ -110,6 +106,10 @@ class Part:
         for v in (self.start, self.end):
             if v is not None:
                 yield from v
+
+    def body(self, model: Manipulator, index: int):
+        """(mass, COM, inertia) this part makes on link ``index`` of ``model`` (:func:`part_body`)."""
+        return part_body(model, index, self)
 
     def map(self, fn: Callable[[sp.Expr], sp.Expr]) -> Part:
         return replace(self, dims=tuple((k, fn(e)) for k, e in self.dims),
@@ -272,28 +272,25 @@ def part_body(model: Manipulator, index: int, part: Part):
             Inertia.from_matrix(tensor.applyfunc(sp.expand)))
 
 
+def parts_of(model: Manipulator) -> list[tuple[int, Part]]:
+    """(index, part) of every part-made link. ``Link.part`` is typed by the protocol the model needs
+    (``manipulator.LinkPart``, so that the model does not import this module); this is the one place
+    that says every such part is a :class:`Part`."""
+    out = []
+    for i, link in enumerate(model.links):
+        if link.part is not None:
+            if not isinstance(link.part, Part):
+                raise TypeError(f"link {i + 1}: a part must be a designer.model.parts.Part")
+            out.append((i, link.part))
+    return out
+
+
 def material_table(model: Manipulator) -> dict[str, Material]:
     """The built-in materials and those the model's parts use (a project's own, or a redefinition)."""
     table = dict(MATERIALS)
-    for link in model.links:
-        if link.part is not None:
-            table[link.part.material.name] = link.part.material
+    for _, part in parts_of(model):
+        table[part.material.name] = part.material
     return table
-
-
-def part_links(model: Manipulator) -> tuple:
-    """The model's links with each part-made link's mass, COM and inertia computed from its part.
-
-    ``Manipulator`` calls it on construction, so every edit (a DH number moves the segment, a
-    parameter's value picks the length's sign) and every substitution keeps them consistent."""
-    links = []
-    for i, link in enumerate(model.links):
-        if link.part is None:
-            links.append(link)
-            continue
-        mass, com, inertia = part_body(model, i, link.part)
-        links.append(replace(link, mass=mass, com=com, inertia=inertia))
-    return tuple(links)
 
 
 @dataclass(frozen=True, eq=False)
@@ -336,10 +333,7 @@ def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None)
         return real_value(e, values)
 
     beams = []
-    for i, link in enumerate(model.links):
-        part = link.part
-        if part is None:
-            continue
+    for i, part in parts_of(model):
         start, end = part_segment(model, i, part)
         s, e = np.array([f(c) for c in start], float), np.array([f(c) for c in end], float)
         u, e1, e2 = section_axes(sp.Matrix(e - s))

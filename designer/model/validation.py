@@ -134,14 +134,12 @@ def validate(model: Manipulator) -> list[Problem]:
             if eig[0] < -TOL * scale:
                 err(f"{where}.inertia", f"not positive semi-definite (smallest eigenvalue {eig[0]:.4g})")
             else:
-                d = np.diag(mat)
-                # principal moments obey the triangle inequalities for a real body
-                for a, b, c, label in ((d[0], d[1], d[2], "Ixx + Iyy >= Izz"),
-                                       (d[1], d[2], d[0], "Iyy + Izz >= Ixx"),
-                                       (d[0], d[2], d[1], "Ixx + Izz >= Iyy")):
-                    if a + b < c - TOL * scale:
-                        warn(f"{where}.inertia", f"breaks the triangle inequality {label} "
-                             "(no real body has it; some published data sets do)")
+                # the principal moments (not the diagonal: an inertia given in turned axes, as imports
+                # write them, can have a plausible diagonal) obey the triangle inequality for a real body
+                label = _triangle_broken(mat, eig, TOL * scale)
+                if label:
+                    warn(f"{where}.inertia", f"breaks the triangle inequality {label} (no real body has it; "
+                         "MuJoCo refuses it; some published data sets do)")
                 if mass is not None and mass == 0 and np.any(np.abs(mat) > TOL):
                     warn(f"{where}.mass", "massless link with a non-zero inertia")
         if link.limits is not None:
@@ -164,7 +162,8 @@ def validate(model: Manipulator) -> list[Problem]:
     _elastic_drives(model, err, warn)
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
-        warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
+        if num.get(where) is not None:   # a field out of range is an error above, not an angle
+            warn(where, f"{value!r} read as {angle} (a multiple of pi/12 to machine precision)")
     if model.is_serial:   # the singular-M checks read the links as one chain
         _singular_mass_matrix(model, num, warn)   # the general case needs M(q): designer.numeric.checks
 
@@ -173,6 +172,20 @@ def validate(model: Manipulator) -> list[Problem]:
         warn("parameters", "no default value for " + ", ".join(missing) +
              " (they stay symbolic; numeric work will ask for them)")
     return out
+
+
+def _triangle_broken(mat: np.ndarray, eig: np.ndarray, tol: float) -> str:
+    """'' when the principal moments obey a + b >= c, else which inequality fails: by the axes'
+    names for an inertia given in its principal axes, else by the moments."""
+    if eig[0] + eig[1] >= eig[2] - tol:
+        return ""
+    if not np.any(mat - np.diag(np.diag(mat))):
+        d = np.diag(mat)
+        for a, b, c, label in ((d[0], d[1], d[2], "Ixx + Iyy >= Izz"), (d[1], d[2], d[0], "Iyy + Izz >= Ixx"),
+                               (d[0], d[2], d[1], "Ixx + Izz >= Iyy")):
+            if a + b < c - tol:
+                return label
+    return f"of its principal moments ({eig[0]:.4g} + {eig[1]:.4g} < {eig[2]:.4g})"
 
 
 def _elastic_drives(model: Manipulator, err, warn) -> None:

@@ -23,6 +23,7 @@ from ..errors import DesignerError
 from ..jobs import CancelToken, Job, run
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
+from .end_stops import EndStops
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 from .forward import System, dynamics_of
 from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
@@ -45,9 +46,11 @@ class Trajectory:
     tau: np.ndarray | None = None
     steps: int = 0
     evaluations: int = 0
+    stop_tau: np.ndarray | None = None    # (N, n) the end stops' torques, with end stops
+    stop_work: np.ndarray | None = None   # (N,) their work since t0 (integrated with the motion)
 
     def __post_init__(self):
-        for name in ("t", "q", "qd", "tau"):
+        for name in ("t", "q", "qd", "tau", "stop_tau", "stop_work"):
             value = getattr(self, name)
             if value is not None:
                 value = np.array(value, dtype=float)
@@ -174,7 +177,7 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
 def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: Torque = None,
                  rtol: float = 1e-8, atol: float = 1e-10, t_eval=None, method: str = "DOP853",
                  max_step: float = np.inf, interval: float = PROGRESS_SECONDS,
-                 token: CancelToken | None = None) -> Job[Trajectory]:
+                 token: CancelToken | None = None, end_stops: EndStops | None = None) -> Job[Trajectory]:
     """Simulate as a job: yields progress (the fraction of the time span done) as the integrator steps.
 
     The integrator is stepped by hand (:func:`~designer.numeric.integrate.integrate_job`): the result is
@@ -195,6 +198,9 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
         Seconds between progress reports (0: after every step).
     token : CancelToken, optional
         Checked after every step.
+    end_stops : EndStops, optional
+        Hard stops at the joint limits (:mod:`designer.numeric.end_stops`), added to ``torque``; their work is
+        integrated with the motion (``Trajectory.stop_work``) for the energy check.
 
     Returns
     -------
@@ -213,24 +219,42 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
     if not np.all(np.isfinite(y0)):
         raise ValueError("q0, qd0: must be finite numbers")
     tau_of, record_tau = _torque_function(torque, n, dyn)
-    rhs = _right_hand_side(dyn, n, tau_of)
+    if end_stops is None:
+        rhs = _right_hand_side(dyn, n, tau_of)
+    else:
+        rhs, y0 = _with_stops(dyn, n, tau_of, end_stops), np.append(y0, 0.0)
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
                                        stage="simulate")
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
-    t, q, qd = out.t, out.y[:, :n], out.y[:, n:]
+    t, q, qd = out.t, out.y[:, :n], out.y[:, n:2 * n]
     tau = (np.array([tau_of(ti, qi.tolist(), qdi.tolist()) for ti, qi, qdi in zip(t, q, qd)]).reshape(-1, n)
            if record_tau else None)
-    return Trajectory(t=t, q=q, qd=qd, tau=tau, steps=out.steps, evaluations=out.nfev)
+    stops = {} if end_stops is None else {"stop_tau": end_stops.torques(q, qd), "stop_work": out.y[:, 2 * n]}
+    return Trajectory(t=t, q=q, qd=qd, tau=tau, steps=out.steps, evaluations=out.nfev, **stops)
+
+
+def _with_stops(dyn, n: int, tau_of, stops: EndStops) -> Callable[[float, np.ndarray], np.ndarray]:
+    """The right-hand side with the end stops' torques added, and one more state: their work (d/dt = tau . qd)."""
+    def total(t, q, qd):
+        return [a + b for a, b in zip(tau_of(t, q, qd), stops(t, q, qd))]
+    rhs = _right_hand_side(dyn, n, total)
+
+    def augmented(t, y):
+        state = y[:2 * n]
+        q, qd = state[:n].tolist(), state[n:].tolist()
+        power = sum(a * b for a, b in zip(stops(t, q, qd), qd))
+        return np.append(rhs(t, state), power)
+    return augmented
 
 
 def simulate(system: System, q0, qd0, t_span: tuple[float, float], torque: Torque = None,
              rtol: float = 1e-8, atol: float = 1e-10, t_eval=None, method: str = "DOP853",
-             max_step: float = np.inf) -> Trajectory:
+             max_step: float = np.inf, end_stops: EndStops | None = None) -> Trajectory:
     """Simulate the arm from (q0, qd0) over ``t_span`` under ``torque``; see :func:`simulate_job`."""
     return run(simulate_job(system, q0, qd0, t_span, torque=torque, rtol=rtol, atol=atol, t_eval=t_eval,
-                            method=method, max_step=max_step, interval=math.inf))
+                            method=method, max_step=max_step, interval=math.inf, end_stops=end_stops))
 
 
 def energy(arm: NumericArm | Manipulator, q, qd) -> np.ndarray | float:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +18,12 @@ from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.mechanism import uses_closed_chain_fields
+from ..model.parts import PartError, parts_of
 from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_link, closed_chain_link_json, loop_json, \
     read_loops
-from ..model.parts import PartError
 from ..model.validation import Problem, Severity, validate
+from .atomic import write_atomic
+from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 from .parts_io import materials_json, part_json, read_materials, read_part
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
@@ -37,9 +37,9 @@ MAX_PARAMETERS = 2000
 MAX_EXPRESSION_CHARS = 100_000
 
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
-              "joint_name", "drive", "part"}
+              "joint_name", "drive", "part", "visual"}
 _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity", "parameters",
-             "links", "point_masses", "base", "tool", "gravity_frame", "materials"}
+             "links", "point_masses", "base", "tool", "gravity_frame", "materials", "base_visual"}
 # closed chains (version 3, project/closed_io.py): a link's parent, actuated flag and branching parameters; loops
 _LINK_KEYS |= V3_CLOSED_LINK_KEYS
 _TOP_KEYS |= V3_CLOSED_TOP_KEYS
@@ -47,9 +47,15 @@ _TOP_KEYS |= V3_CLOSED_TOP_KEYS
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
 # fields of version 3: a file of an older version holding them is refused; a model using them is written as 3
-_V3_LINK_KEYS = {"part"}
-_V3_TOP_KEYS = {"materials"}
+# (parts and materials: project/parts_io.py; visual meshes: project/visuals.py)
+_V3_LINK_KEYS = {"part", "visual"}
+_V3_TOP_KEYS = {"materials", "base_visual"}
 _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
+
+
+#: the largest drive value read: N^2 Jm and the friction terms multiply them (a gear ratio of 1e308
+#: overflowed in the drive terms); no drive has a figure near it in SI units
+MAX_DRIVE_VALUE = 1e9
 
 
 class ProjectError(DesignerError):
@@ -182,6 +188,9 @@ class _Reader:
             if key == "stiffness" and number == 0:
                 self.fail(f"{where}.{key}", "must be positive (leave it out for a rigid joint)")
                 continue
+            if key not in ("stiffness", "damping") and number > MAX_DRIVE_VALUE:
+                self.fail(f"{where}.{key}", f"{number:.3g} is too large (at most {MAX_DRIVE_VALUE:g})")
+                continue
             out[key] = number
         return Drive(**out)
 
@@ -245,6 +254,7 @@ class _Reader:
         name = self.text(data.get("name"), f"{where}.name")
         joint_name = self.text(data.get("joint_name"), f"{where}.joint_name")
         drive = self.drive(data.get("drive"), f"{where}.drive")
+        visuals = read_visuals(data.get("visual"), f"{where}.visual", self.fail)
         limits = None
         if data.get("limits") is not None:
             lim = data["limits"]
@@ -260,7 +270,7 @@ class _Reader:
                 or closed is None:
             return None
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
-                    joint_name=joint_name, drive=drive, part=part, **fields, **closed)
+                    joint_name=joint_name, drive=drive, part=part, visuals=visuals, **fields, **closed)
 
     def point_mass(self, data, k: int, n_links: int):
         where = f"point_masses[{k}]"
@@ -386,6 +396,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     description = reader.text(data.get("description"), "description")
     base = reader.pose(data.get("base"), "base")
     tool = reader.pose(data.get("tool"), "tool")
+    base_visuals = read_visuals(data.get("base_visual"), "base_visual", reader.fail)
     # absent: "base" (frame 0), what every file written before this key meant
     gravity_frame = data.get("gravity_frame", "base")
     if gravity_frame not in ("base", "world"):
@@ -399,7 +410,8 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                                 description=description, convention=Convention(convention),
                                 gravity=gravity or (0, 0, 0), parameters=tuple(parameters.items()),
                                 point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
-                                base=base, tool=tool, gravity_in_world=gravity_frame == "world", loops=loops)
+                                base=base, tool=tool, gravity_in_world=gravity_frame == "world",
+                                base_visuals=base_visuals, loops=loops)
         except PartError as exc:
             raise ProjectError(problems + [str(exc)], source) from None
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
@@ -447,7 +459,8 @@ def _inertia_json(inertia: Inertia):
 def to_dict(model: Manipulator) -> dict:
     """The project document of ``model`` (JSON-ready)."""
     links = []
-    for link in model.links:
+    parts = dict(parts_of(model))
+    for i, link in enumerate(model.links):
         entry: dict[str, Any] = {}
         if link.name:
             entry["name"] = link.name
@@ -457,7 +470,7 @@ def to_dict(model: Manipulator) -> dict:
             "d": format_expr(link.d), "theta": format_expr(link.theta),
         })
         if link.part is not None:
-            entry["part"] = part_json(link.part)
+            entry["part"] = part_json(parts[i])
         else:
             entry.update({"mass": format_expr(link.mass), "com": [format_expr(c) for c in link.com],
                           "inertia": _inertia_json(link.inertia)})
@@ -467,6 +480,8 @@ def to_dict(model: Manipulator) -> dict:
             entry["joint_name"] = link.joint_name
         if link.drive is not None:
             entry["drive"] = link.drive.as_dict()
+        if link.visuals:
+            entry["visual"] = visuals_json(link.visuals)
         entry.update(closed_chain_link_json(link))
         links.append(entry)
     doc: dict[str, Any] = {
@@ -482,12 +497,14 @@ def to_dict(model: Manipulator) -> dict:
             doc[key] = _pose_json(pose)
     if model.gravity_in_world:
         doc["gravity_frame"] = "world"
+    if model.base_visuals:
+        doc["base_visual"] = visuals_json(model.base_visuals)
     if model.loops:
         doc["loops"] = [loop_json(loop, _pose_json) for loop in model.loops]
     if model.point_masses:
         doc["point_masses"] = [{"link": p.link, "mass": format_expr(p.mass),
                                 "position": [format_expr(c) for c in p.position]} for p in model.point_masses]
-    materials = materials_json([link.part for link in model.links if link.part is not None])
+    materials = materials_json(list(parts.values()))
     if materials:
         doc["materials"] = materials
     return doc
@@ -496,7 +513,7 @@ def to_dict(model: Manipulator) -> dict:
 def written_version(model: Manipulator) -> int:
     """The version a model is written as: 3 only when it uses a version-3 field, so that a project
     that does not can still be opened by the programs that read version 2."""
-    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) \
+    if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) or uses_visuals(model) \
             or uses_closed_chain_fields(model):
         return 3
     return 2
@@ -566,7 +583,7 @@ def load_project(path: str | os.PathLike) -> Manipulator:
         raise ProjectError("is a folder, not a project file", source) from None
     except OSError as exc:
         raise ProjectError(f"cannot read: {exc.strerror or exc}", source) from None
-    return loads_project(raw, source)
+    return absolute_meshes(loads_project(raw, source), path.parent)
 
 
 def dumps_project(model: Manipulator) -> str:
@@ -577,43 +594,12 @@ def dumps_project(model: Manipulator) -> str:
         raise ProjectError("cannot save: a value is NaN or infinite, which a project file cannot hold") from None
 
 
-def _file_mode(path: Path) -> int:
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def save_project(model: Manipulator, path: str | os.PathLike) -> None:
-    """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed."""
+    """Write atomically: a temporary file in the same folder, flushed and fsynced, then renamed
+    (:mod:`designer.project.atomic`); mesh paths beside the file are written relative to its folder."""
     path = Path(path)
-    text = dumps_project(model)
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            # mkstemp makes the file private (0600); keep the mode the file had, or the usual one
-            os.fchmod(fh.fileno(), _file_mode(path))
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    except OSError:
-        pass
+    write_atomic(path, dumps_project(relative_meshes(model, folder)))
 
 
 def problems_text(problems: list[Problem]) -> str:

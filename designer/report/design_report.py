@@ -27,6 +27,7 @@ import sympy as sp
 
 from ..dynamics.results import Equations
 from ..model.manipulator import Manipulator
+from ..project.atomic import atomic_file, write_atomic
 from .tables import dh_headers, dh_rows, parameter_rows
 
 __all__ = ["Figure", "design_html", "design_pdf", "write_design_report", "equation_lines", "PNG_SIGNATURE"]
@@ -179,8 +180,9 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
 
     from .pdf_equations import equation_items, equation_pages
     items = equation_items(eq) if eq is not None else []   # typeset before the file is opened
-    with matplotlib.rc_context({"pdf.fonttype": 42}):
-        with PdfPages(str(path), metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
+    # written atomically: the PDF takes its name complete, never half-written (a job may take 10 s or fail)
+    with matplotlib.rc_context({"pdf.fonttype": 42}), atomic_file(path) as fh:
+        with PdfPages(fh, metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
             _table_page(pdf, model, _title(model, title), eq)
             for k, figure in enumerate(figures, start=1):
                 _figure_page(pdf, k, figure)
@@ -197,5 +199,5 @@ def write_design_report(path: str | Path, model: Manipulator, figures: Sequence[
     if path.suffix.lower() == ".pdf":
         pages = design_pdf(model, figures, path, eq, title)
         return f"Wrote {path} ({pages} pages, {len(figures)} figures)"
-    path.write_text(design_html(model, figures, eq, title), encoding="utf-8")
+    write_atomic(path, design_html(model, figures, eq, title))
     return f"Wrote {path} ({len(figures)} figures)"

@@ -2,10 +2,12 @@
 (:mod:`designer.report.typeset`, no LaTeX needed) and placed as an image, top to bottom, as many
 pages as they need.
 
-Typesetting costs a few hundredths of a second a line, so an entry longer than
-:data:`ENTRY_LINES` lines, an entry mathtext cannot parse, and everything past
-:data:`BUDGET_LINES` typeset lines in all are written as plain text instead:
-the report is complete either way, and a six-link arm's report does not take minutes.
+A report is read, not searched: the PUMA 560's closed form has entries of hundreds of terms, which
+as text filled 41 pages. So an entry is typeset to at most :data:`ENTRY_LINES` lines, ending, when
+there is more, with a line saying how many terms it has in all; past :data:`BUDGET_LINES` typeset
+lines in the report (mathtext takes a few hundredths of a second a line) an entry gets one line
+saying its size. The full entries are in the LaTeX, HTML and text exports, which the pages say.
+An entry mathtext cannot parse is written as text, cut the same way.
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ DPI = 200                # resolution of their images (sharp when printed)
 TEXT_PT = 7.5            # plain-text lines
 TEXT_STEP = TEXT_PT * 1.35 / 72   # inches from one plain-text line to the next
 GAP = 0.08               # inches between entries
-ENTRY_LINES = 24         # longer entries are written as text
-BUDGET_LINES = 400       # typeset lines in one report at most
+ENTRY_LINES = 6          # typeset lines of one entry at most (then a line with its size): PUMA 560 in 13 pages
+BUDGET_LINES = 400       # typeset lines in one report at most (about 10 s of mathtext)
 TEXT_WIDTH = 110         # characters of one plain-text line
+FULL = "the full entries are in the LaTeX, HTML and text exports (File > Export)"
 
 
 @dataclass(frozen=True)
@@ -51,29 +54,75 @@ class Plain:
     lines: list[str]
 
 
-def _plain(label: str, expr) -> Plain:
+def _terms(expr) -> int:
+    return len(sp.Add.make_args(expr))
+
+
+def _plain(label: str, expr, max_lines: int = ENTRY_LINES) -> Plain:
     text = f"{label} = {sp.sstr(expr)}"
-    return Plain(label, textwrap.wrap(text, TEXT_WIDTH, subsequent_indent="        ", break_on_hyphens=False)
-                 or [text])
+    lines = textwrap.wrap(text, TEXT_WIDTH, subsequent_indent="        ", break_on_hyphens=False) or [text]
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"        ... ({_terms(expr)} terms in all; {FULL})"]
+    return Plain(label, lines)
+
+
+def _summary(label: str, expr) -> Plain:
+    return Plain(label, [f"{label}: {_terms(expr)} terms, {sp.count_ops(expr, visual=False)} operations "
+                         "(left out here to keep the report short)"])
+
+
+def _more(expr) -> str:
+    """The last typeset line of a cut entry: how many terms the whole entry has."""
+    return rf"\quad \ldots\ \mathrm{{({_terms(expr)}\ terms\ in\ all)}}"
 
 
 def equation_items(eq: Equations, budget: int = BUDGET_LINES) -> list[Typeset | Plain]:
-    """The nonzero entries of ``eq``, typeset where they fit the limits, as plain text otherwise."""
+    """The nonzero entries of ``eq``: typeset to at most :data:`ENTRY_LINES` lines each while the budget
+    lasts, then one line each with their size; as text where mathtext cannot typeset them.
+    When any entry is cut, the first item says so and where the full entries are."""
     items: list[Typeset | Plain] = []
+    cut = False
     for entry in iter_entries(eq):
         if entry.expr == 0:
             continue
-        if budget > 0:
+        if entry.mirror is not None:   # below the diagonal of a symmetric matrix: its partner's name
+            sep = "," if max(entry.mirror) >= 10 else ""
+            partner = f"{entry.matrix}_{{{sep.join(map(str, entry.mirror))}}}"
             try:
-                # one line more than allowed comes back as "... (copy as text for the rest)": too long
-                latex = latex_lines(entry.latex_label, entry.expr, max_lines=ENTRY_LINES)
-                if len(latex) <= min(ENTRY_LINES, budget):
-                    items.append(Typeset(entry.label, render_lines(latex, FONT_PT, DPI)))
-                    budget -= len(latex)
-                    continue
+                items.append(Typeset(entry.label, render_lines([f"{entry.latex_label} = {partner}"], FONT_PT, DPI)))
+                continue
             except (ValueError, RuntimeError, KeyError, IndexError):
-                pass   # mathtext cannot parse it: text below
-        items.append(_plain(entry.label, entry.expr))
+                pass
+        if budget > 0:
+            lines = min(ENTRY_LINES, budget)
+            try:
+                # one line more than allowed comes back as "... (copy as text for the rest)": cut there
+                latex = latex_lines(entry.latex_label, entry.expr, max_lines=lines)
+                if len(latex) > lines:
+                    latex[-1] = _more(entry.expr)
+                    cut = True
+                items.append(Typeset(entry.label, render_lines(latex, FONT_PT, DPI)))
+                budget -= len(latex)
+                continue
+            except (ValueError, RuntimeError, KeyError, IndexError):
+                item = _plain(entry.label, entry.expr)   # mathtext cannot parse it
+                cut = cut or item.lines[-1].startswith("        ... (")
+                items.append(item)
+                budget -= len(item.lines)
+                continue
+        try:   # past the budget a one-line entry is still typeset (one line each: a bounded cost)
+            latex = latex_lines(entry.latex_label, entry.expr, max_lines=1)
+            if len(latex) == 1:
+                items.append(Typeset(entry.label, render_lines(latex, FONT_PT, DPI)))
+                continue
+        except (ValueError, RuntimeError, KeyError, IndexError):
+            pass
+        items.append(_summary(entry.label, entry.expr))
+        cut = True
+    if cut:
+        items.insert(0, Plain("", textwrap.wrap(f"Long entries are shown to their first {ENTRY_LINES} lines, or "
+                                                f"by their size past the first {BUDGET_LINES} lines; {FULL}.",
+                                                TEXT_WIDTH)))
     return items
 
 

@@ -18,11 +18,13 @@ import numpy as np
 import sympy as sp
 from matplotlib.font_manager import FontProperties
 from matplotlib.mathtext import MathTextParser
-__all__ = ["latex_of", "latex_lines", "render_lines", "typeset", "entry_stats", "typeset_many", "stats_many",
+__all__ = ["PIXELS_PER_CHAR", "LINE_CHARS", "latex_of", "latex_lines",
+           "render_lines", "typeset", "entry_stats", "typeset_many", "stats_many",
            "MAX_LINES"]
 
 MAX_LINES = 16       # beyond this a rendering says how much it left out (mathtext needs ~0.1 s a line)
 LINE_CHARS = 70      # visible characters per rendered line (about 600 px at 12 pt)
+PIXELS_PER_CHAR = 600 / LINE_CHARS   # at 12 pt and 100 dpi: what a pane of given width holds
 _parser = MathTextParser("agg")
 
 
@@ -149,10 +151,11 @@ def render_lines(lines: list[str], size: float = 12.0, dpi: int = 100, gap: int 
     return rgba
 
 
-def typeset(latex_label: str, expr, size: float = 12.0) -> np.ndarray | None:
-    """``label = expr`` as an RGBA array, or None when mathtext cannot typeset it."""
+def typeset(latex_label: str, expr, size: float = 12.0, width: int = LINE_CHARS) -> np.ndarray | None:
+    """``label = expr`` as an RGBA array, lines of about ``width`` visible characters, or None when
+    mathtext cannot typeset it."""
     try:
-        return render_lines(latex_lines(latex_label, expr, max_lines=MAX_LINES), size)
+        return render_lines(latex_lines(latex_label, expr, width, max_lines=MAX_LINES), size)
     except (ValueError, RuntimeError, KeyError, IndexError):
         return None
 
@@ -163,9 +166,10 @@ def entry_stats(expr, preview_chars: int = 160) -> tuple[int, str]:
     return int(sp.count_ops(expr)), text if len(text) <= preview_chars else text[:preview_chars] + " …"
 
 
-def typeset_many(items: list) -> list:
-    """[(latex label, expr)] -> [RGBA array or None] (one call per worker round trip)."""
-    return [typeset(label, expr) for label, expr in items]
+def typeset_many(items: list, width: int = LINE_CHARS) -> list:
+    """[(latex label, expr)] -> [RGBA array or None] (one call per worker round trip), lines of about
+    ``width`` visible characters (the viewer passes what fits its pane)."""
+    return [typeset(label, expr, width=width) for label, expr in items]
 
 
 def stats_many(items: list, preview_chars: int = 160) -> dict:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..project.io import MAX_LINKS
-from .source import UrdfError, UrdfTree
+from .source import MULTI_DOF, UrdfError, UrdfTree
 
 __all__ = ["Chain", "chain_ends", "default_tip", "select_chain", "world_poses"]
 
@@ -96,7 +96,7 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
     movable = [j for j in path if tree.joints[j].movable]
     for j in path:
         joint = tree.joints[j]
-        if joint.type in ("floating", "planar"):
+        if joint.type in MULTI_DOF:
             raise UrdfError(f"joint {j!r} is {joint.type}: only revolute, continuous, prismatic and fixed joints "
                             f"can be on the chain (a mobile base? start the arm below it: --base {joint.child})")
         if joint.mimic:
@@ -124,12 +124,12 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
             if j in on_path:
                 todo.append((joint.child, index.get(j, owner)))
                 continue
-            if joint.movable or joint.type in ("floating", "planar"):
+            if joint.movable or joint.type in MULTI_DOF:
                 if drop_rest and owner is not None:
                     chain.dropped.extend(tree.subtree(joint.child))
                     continue
                 if owner is not None:
-                    if joint.type in ("floating", "planar"):
+                    if joint.type in MULTI_DOF:
                         raise UrdfError(f"joint {j!r} is {joint.type} and off the chain: it cannot be locked "
                                         "(use --drop-rest to leave its links out)")
                     if joint.mimic in on_path:

@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..kinematics import NumericArm, dh_matrices
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
-from ..numeric.recursive import lumped_bodies
+from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["export_urdf", "urdf_base", "urdf_text"]
+__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_text", "write_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -58,8 +61,9 @@ def _names(model: Manipulator) -> tuple[list[str], list[str]]:
     return links, joints
 
 
-def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, material: str) -> None:
-    for kind in ("visual", "collision"):
+def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, material: str,
+              visual: bool = True) -> None:
+    for kind in ("visual", "collision") if visual else ("collision",):
         el = ET.SubElement(link, kind)
         _origin(el, T)
         geom = ET.SubElement(el, "geometry")
@@ -68,7 +72,22 @@ def _cylinder(link: ET.Element, T: np.ndarray, radius: float, length: float, mat
             ET.SubElement(el, "material", name=material)
 
 
-def _segment(link: ET.Element, end: np.ndarray) -> None:
+def _meshes(link: ET.Element, visuals, to_frame: np.ndarray) -> None:
+    """The project's visual meshes (``file://`` absolute paths) in a URDF link whose frame holds the
+    DH frame at ``to_frame``; a link with meshes gets no stick cylinders as visuals."""
+    for k, v in enumerate(visuals):
+        el = ET.SubElement(link, "visual")
+        _origin(el, to_frame @ v.matrix())
+        attrs = {"filename": Path(v.mesh).absolute().as_uri()}
+        if v.scale != (1.0, 1.0, 1.0):
+            attrs["scale"] = _vec(v.scale)
+        ET.SubElement(ET.SubElement(el, "geometry"), "mesh", attrib=attrs)
+        if v.color is not None:
+            material = ET.SubElement(el, "material", name=f"{link.get('name')}_mesh{k}")
+            ET.SubElement(material, "color", rgba=_vec(v.color))
+
+
+def _segment(link: ET.Element, end: np.ndarray, visual: bool = True) -> None:
     """A thin cylinder from the link frame's origin to ``end``."""
     length = float(np.linalg.norm(end))
     if length < 1e-6:
@@ -79,7 +98,7 @@ def _segment(link: ET.Element, end: np.ndarray) -> None:
     T = np.eye(4)
     T[:3, :3] = np.column_stack([x, np.cross(z, x), z])
     T[:3, 3] = end / 2
-    _cylinder(link, T, LINK_RADIUS, length, "link")
+    _cylinder(link, T, LINK_RADIUS, length, "link", visual)
 
 
 def urdf_base(arm: NumericArm) -> np.ndarray:
@@ -109,25 +128,44 @@ def urdf_base(arm: NumericArm) -> np.ndarray:
     return turn @ arm.base
 
 
-def urdf_text(model: Manipulator) -> str:
-    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+@dataclass
+class Exported:
+    """What every export of a project needs: the numeric arm, its links with their loads lumped, the
+    constant DH transform of each link (``offsets``), and link and joint names safe to write."""
+
+    arm: NumericArm
+    bodies: LumpedBodies
+    standard: bool
+    offsets: list[np.ndarray]
+    link_names: list[str]
+    joint_names: list[str]
+
+
+def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Exported:
+    """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it."""
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
-        raise UrdfError("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
+        raise error("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
     except ValueError as exc:
-        raise UrdfError(f"cannot export: {exc}") from None
-    bodies = lumped_bodies(arm)
+        raise error(f"cannot export: {exc}") from None
     standard = arm.convention is Convention.STANDARD
     a, alpha, d, theta = arm.dh.T   # the links' fixed transforms (joint variables at zero)
-    M = dh_matrices(a, alpha, d, theta, arm.convention)
-    link_names, joint_names = _names(model)
+    offsets = list(dh_matrices(a, alpha, d, theta, arm.convention))
+    return Exported(arm, lumped_bodies(arm), standard, offsets, *_names(model))
+
+
+def urdf_text(model: Manipulator) -> str:
+    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
+    out = exported(model)
+    arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
+    link_names, joint_names = out.link_names, out.joint_names
 
     robot = ET.Element("robot", name=model.name or "manipulator")
     for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):
         ET.SubElement(ET.SubElement(robot, "material", name=name), "color", rgba=rgba)
     ET.SubElement(robot, "link", name="base")
-    ET.SubElement(robot, "link", name="dh_frame0")
+    _meshes(ET.SubElement(robot, "link", name="dh_frame0"), model.base_visuals, np.eye(4))
     fixed = ET.SubElement(robot, "joint", name="base_joint", type="fixed")
     _origin(fixed, urdf_base(arm))
     ET.SubElement(fixed, "parent", link="base")
@@ -144,11 +182,12 @@ def urdf_text(model: Manipulator) -> str:
         I = bodies.inertia[i]
         ET.SubElement(inertial, "inertia", ixx=_num(I[0, 0]), iyy=_num(I[1, 1]), izz=_num(I[2, 2]),
                       ixy=_num(I[0, 1]), ixz=_num(I[0, 2]), iyz=_num(I[1, 2]))
-        _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint")
-        next_origin = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
-        _segment(link, next_origin)
-
         src = model.links[i]
+        _meshes(link, src.visuals, to_frame)
+        _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint", visual=not src.visuals)
+        next_origin = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
+        _segment(link, next_origin, visual=not src.visuals)
+
         revolute = bool(arm.revolute[i])
         limited = not np.isnan(arm.limits[i]).any()
         kind = "prismatic" if not revolute else ("revolute" if limited else "continuous")
@@ -176,11 +215,15 @@ def urdf_text(model: Manipulator) -> str:
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
 
 
-def export_urdf(model: Manipulator, path) -> None:
-    """Write ``model`` as a URDF file."""
+def write_text(path, text: str, error: type[DesignerError] = UrdfError) -> None:
+    """``text`` into the file ``path``; ``error`` naming it when that fails."""
     from pathlib import Path
-    text = urdf_text(model)
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UrdfError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def export_urdf(model: Manipulator, path) -> None:
+    """Write ``model`` as a URDF file."""
+    write_text(path, urdf_text(model))

@@ -15,9 +15,11 @@ from ..model.expr import symbol
 from ..model.extras import Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator
 from ..model.validation import Severity, validate
+from ..kinematics import NumericArm
 from .chain import Chain, select_chain, world_poses
-from .dh import Axis, dh_frames, dh_numbers
-from .numbers import tidy_angle, tidy_number
+from .check import CHECK_POSES, CHECK_TOL, check_against_tree
+from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
+from .numbers import snap_angle, tidy_number
 from .rigid import Body, combine
 from .source import UrdfError, UrdfTree, read_urdf
 
@@ -34,6 +36,11 @@ class ImportReport:
     lumped: dict[str, list[str]] = field(default_factory=dict)   # DH link name -> URDF links lumped in
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)   # what reading the file changed or computed: axes, angles,
+    # inertia from meshes, visuals
+    checked: float | None = None   # largest disagreement with the file's own tree (relative)
+    moved: float = 0.0              # the sum of the angles (rad) the import changed
+    checked_by: str = "the file's own kinematic tree"
 
     def text(self) -> str:
         c = self.chain
@@ -48,6 +55,10 @@ class ImportReport:
             lines.append("  dropped: " + ", ".join(c.dropped))
         if c.fixed_to_base:
             lines.append("  fixed to the base (no effect on the dynamics): " + ", ".join(c.fixed_to_base))
+        lines += ["  " + n for n in self.notes]
+        if self.checked is not None:
+            lines.append(f"  checked against {self.checked_by} at {CHECK_POSES} random poses: "
+                         f"M, G and tool pose agree to {self.checked:.1e} relative")
         lines += ["  warning: " + w for w in self.warnings]
         return "\n".join(lines) + "\n"
 
@@ -76,21 +87,50 @@ def _vec(values, scale: float = 1.0) -> tuple[sp.Expr, ...]:
     return tuple(tidy_number(v, scale) for v in values)
 
 
-def _pose(T: np.ndarray) -> Pose:
+class _Angles:
+    """Angles read as multiples of pi/12 when within ANGLE_SNAP of one, with a note for each."""
+
+    def __init__(self):
+        self.notes: list[str] = []
+        self.moved = 0.0    # the sum of every angle changed (rad)
+
+    def __call__(self, value: float, where: str) -> sp.Expr:
+        angle, off = snap_angle(value)
+        if off:
+            self.notes.append(f"{where} = {value!r} read as {sp.sstr(angle)} ({off:.1e} rad)")
+            self.moved += off
+        return angle
+
+
+def _pose(T: np.ndarray, angles: _Angles, where: str) -> Pose:
     rpy = rpy_from_matrix(T[:3, :3])
-    return Pose(_vec(T[:3, 3]), tuple(tidy_angle(a) for a in rpy))
+    return Pose(_vec(T[:3, 3]), tuple(angles(a, f"{where} {n}") for n, a in zip(("roll", "pitch", "yaw"), rpy)))
 
 
 def _drive(joint) -> Drive | None:
     def positive(v):
         return v if v is not None and v > 0 else None
-    return Drive(peak_torque=positive(joint.effort), rated_speed=positive(joint.velocity),
+    # MJCF's armature is the joint-side reflected inertia N^2 Jm: with the actuator's gear as N the
+    # motor inertia is armature / N^2; without an actuator N = 1 (only the product enters the dynamics)
+    armature, gear = positive(joint.armature), positive(abs(joint.gear) if joint.gear is not None else None)
+    if gear is not None and gear < 1e-6:   # armature / N^2 would overflow; no gearbox is 1e-6 : 1
+        raise UrdfError(f"joint {joint.name!r}: actuator gear {joint.gear:g} is too small to be a gear ratio")
+    if armature is not None and gear is None:
+        gear = 1.0
+    elif armature is None and gear == 1.0:   # an actuator's default gear says nothing about a gearbox
+        gear = None
+    return Drive(rated_torque=positive(joint.rated_torque), peak_torque=positive(joint.effort),
+                 rated_speed=positive(joint.velocity), gear_ratio=gear,
+                 motor_inertia=None if armature is None or gear is None else armature / gear ** 2,
                  viscous=positive(joint.damping), coulomb=positive(joint.friction))
 
 
 def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
-                massless: bool = False, source: str = "URDF") -> ImportReport:
+                massless: bool = False, source: str = "URDF",
+                gravity: tuple[float, float, float] | None = None) -> ImportReport:
+    """The model of a kinematic tree (a URDF's, or an MJCF's read into the same form: designer/mjcf).
+    ``gravity``: the world's gravity vector when it is not (0, 0, -9.81) as a URDF's."""
     convention = Convention(convention)
     chain = select_chain(tree, base, tip, drop_rest)
     poses = world_poses(tree)
@@ -99,8 +139,16 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
         joint = tree.joints[j]
         T = poses[joint.parent] @ joint.origin
         axes.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
+    axes, snaps = snap_parallel(axes, [a.point for a in axes] + [poses[chain.tip][:3, 3]])
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
     warnings = _far_normals(tree, chain, axes, frames)
+    angles = _Angles()
+    for snap in snaps:
+        if snap.angle > 1e-12:   # below, the file meant parallel to the last digit and nothing moved
+            angles.notes.append(f"joints {chain.joints[snap.index - 1]!r} and {chain.joints[snap.index]!r}: axes "
+                                f"{snap.angle:.1e} rad from parallel, made parallel (moves the arm by up to "
+                                f"{snap.moved:.1e} m)")
+        angles.moved += snap.angle
     links, lumped = [], {}
     for k, j in enumerate(chain.joints):
         joint = tree.joints[j]
@@ -113,7 +161,7 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
             ine = tree.inertials[link]
             if ine is not None:
                 parts.append(Body(ine.mass, ine.com, ine.inertia).moved(poses[link]))
-        name = joint.child
+        name = tree.labels.get(joint.child, joint.child)
         if not parts:
             if not massless:
                 raise UrdfError(f"link {name!r} (moved by joint {j!r}) and the links fixed to it have no "
@@ -121,7 +169,7 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
             warnings.append(f"link {name!r} (moved by joint {j!r}) has no <inertial>: imported massless")
         body = combine(parts).moved(np.linalg.inv(frames[k + 1])) if parts else Body.empty()
         scale = float(np.abs(body.inertia).max()) if parts else 1.0
-        lumped[name] = [l for l in chain.bodies[k] if l != name]
+        lumped[name] = [tree.labels.get(l, l) for l in chain.bodies[k] if tree.labels.get(l, l) != name]
         revolute = joint.type != "prismatic"
         limits = None
         if joint.type != "continuous" and joint.lower is not None and joint.upper is not None:
@@ -132,8 +180,8 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
                                 "imported without limits")
         links.append(Link(
             JointType.REVOLUTE if revolute else JointType.PRISMATIC,
-            a=tidy_number(a), alpha=tidy_angle(alpha),
-            d=tidy_number(d), theta=tidy_angle(theta) if revolute else tidy_number(theta),
+            a=tidy_number(a), alpha=angles(alpha, f"joint {j!r}: alpha"),
+            d=tidy_number(d), theta=angles(theta, f"joint {j!r}: theta"),
             mass=tidy_number(body.mass), com=_vec(body.com), inertia=Inertia.from_matrix(
                 [[tidy_number(body.inertia[r, c], scale) for c in range(3)] for r in range(3)]),
             name=name, joint_name=j, limits=limits, drive=_drive(joint)))
@@ -141,14 +189,31 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
-        gravity=(0, 0, -symbol("g")), gravity_in_world=True, parameters=(("g", 9.81),),   # -z of the URDF's world
-        base=_pose(frames[0]), tool=_pose(tool))
+        gravity_in_world=True, **_gravity(gravity),
+        base=_pose(frames[0], angles, "base"), tool=_pose(tool, angles, "tool"))
     _refuse_invalid(model)
-    return ImportReport(model, source, chain, lumped, warnings)
+    return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes, moved=angles.moved),
+                        tree)
 
 
-#: a DH frame farther out than this many arm lengths is named in a warning (digits lost: its square times 1e-15)
-FAR = 1000.0
+def check_import(report: ImportReport, tree: UrdfTree) -> ImportReport:
+    """``report`` with its model checked against the tree (:mod:`.check`); raises :class:`UrdfError`
+    with the figure when they disagree beyond 1e-9 relative plus 10 times the angles the import
+    changed (a turn of e rad moves the arm's parts by e times their distance)."""
+    arm = NumericArm.from_model(report.model)
+    report.checked = check_against_tree(arm, tree, report.chain, CHECK_TOL + 10 * report.moved)
+    return report
+
+
+def _gravity(gravity: tuple[float, float, float] | None) -> dict:
+    """A URDF's gravity is -z of its world with a simulator's magnitude (9.81 by default): a symbol g;
+    another vector (an MJCF's <option gravity>) keeps that magnitude, or is written as it stands."""
+    if gravity is None:
+        return {"gravity": (0, 0, -symbol("g")), "parameters": (("g", 9.81),)}
+    gx, gy, gz = (float(v) for v in gravity)
+    if gx == 0 and gy == 0 and gz < 0:
+        return {"gravity": (0, 0, -symbol("g")), "parameters": (("g", -gz),)}
+    return {"gravity": tuple(tidy_number(v) for v in (gx, gy, gz)), "parameters": ()}
 
 
 def _far_normals(tree: UrdfTree, chain: Chain, axes: list[Axis], frames: list[np.ndarray]) -> list[str]:

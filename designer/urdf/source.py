@@ -17,12 +17,20 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DesignerError
+from .geometry import UrdfGeometry, link_geometry
 
-__all__ = ["MAX_URDF_BYTES", "UrdfError", "UrdfInertial", "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf"]
+__all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "read_bounded", "UrdfError", "UrdfInertial", "UrdfJoint",
+           "UrdfTree",
+           "read_urdf", "parse_urdf"]
 
 MAX_URDF_BYTES = 20_000_000
+#: the largest magnitude of a number read (m, kg, kg m^2, rad, N m): beyond, a typo or an attack whose
+#: products overflow (1e308 in an origin made the DH frames infinite)
+MAX_VALUE = 1e9
 MOVABLE = ("revolute", "continuous", "prismatic")
-_KNOWN_TYPES = (*MOVABLE, "fixed", "floating", "planar")
+#: joints that move in more than one direction (MJCF's free and ball joints come in as floating / ball)
+MULTI_DOF = ("floating", "planar", "ball")
+_KNOWN_TYPES = (*MOVABLE, "fixed", *MULTI_DOF)
 
 
 class UrdfError(DesignerError):
@@ -53,6 +61,11 @@ class UrdfJoint:
     damping: float | None = None
     friction: float | None = None
     mimic: str | None = None
+    # what MJCF adds (designer/mjcf): joint-side reflected inertia (kg m^2), the actuator's gear, the
+    # actuator torque limit at the joint (N m or N)
+    armature: float | None = None
+    gear: float | None = None
+    rated_torque: float | None = None
 
     @property
     def movable(self) -> bool:
@@ -70,6 +83,11 @@ class UrdfTree:
     child_joints: dict[str, list[str]] = field(default_factory=dict)  # link -> joints, file order
     root: str = ""
     mesh_links: set[str] = field(default_factory=set)
+    visuals: dict[str, list[UrdfGeometry]] = field(default_factory=dict)      # link -> its <visual>s
+    collisions: dict[str, list[UrdfGeometry]] = field(default_factory=dict)   # link -> its <collision>s
+    # the name a DH link takes when its link is a helper frame of the reader (MJCF: a joint away from
+    # its body's origin moves a frame at the joint, and the body hangs below it by a fixed joint)
+    labels: dict[str, str] = field(default_factory=dict)
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root
@@ -98,23 +116,34 @@ class UrdfTree:
 def read_urdf(path: str | os.PathLike) -> UrdfTree:
     """A URDF file's tree; every failure is a :class:`UrdfError` naming the file."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_URDF_BYTES:
-            raise UrdfError(f"{path}: file is {size} bytes, larger than the {MAX_URDF_BYTES} a URDF may be")
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_URDF_BYTES + 1)
-    except FileNotFoundError:
-        raise UrdfError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UrdfError(f"{path}: is a folder, not a URDF file") from None
-    except OSError as exc:
-        raise UrdfError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_URDF_BYTES:
-        raise UrdfError(f"{path}: file is larger than the {MAX_URDF_BYTES} bytes a URDF may be")
+    raw = read_bounded(path, MAX_URDF_BYTES, str(path), UrdfError, "a URDF file",
+                       f"larger than the {MAX_URDF_BYTES} bytes a URDF may be")
     if path.name.endswith(".xacro"):
         raise UrdfError(f"{path}: a xacro file: run xacro first (xacro {path.name} > robot.urdf)")
     return parse_urdf(raw, str(path))
+
+
+def read_bounded(path: Path, limit: int, where: str, error: type[DesignerError], what: str,
+                 too_large: str | None = None) -> bytes:
+    """At most ``limit`` bytes of a file (a device such as /dev/zero never ends); ``error`` naming
+    ``where`` for a missing file, a folder, a failed read, and (with ``too_large``, the message's end)
+    for a file longer than ``limit``; without ``too_large`` the first ``limit`` bytes."""
+    try:
+        if too_large and path.stat().st_size > limit:
+            raise error(f"{where}: {too_large}")
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
+    except FileNotFoundError:
+        raise error(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{where}: is a folder, not {what}") from None
+    except OSError as exc:
+        raise error(f"{where}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        if too_large:
+            raise error(f"{where}: {too_large}")
+        raw = raw[:limit]
+    return raw
 
 
 def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
@@ -133,7 +162,8 @@ def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
     if root.tag != "robot":
         raise UrdfError(f"{source}: not a URDF (the top element is <{root.tag}>, not <robot>)")
     if _uses_xacro(root):
-        raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf)")
+        raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf), or import it "
+                        "under a name ending in .xacro, which runs it")
     _check_elements(root, source)
     try:
         robot = yourdfpy.URDF.load(io.BytesIO(raw), build_scene_graph=False, load_meshes=False,
@@ -180,8 +210,10 @@ def _check_elements(root, source: str) -> None:
                         values = [float(v) for v in text.split()]
                     except ValueError:
                         values = []
-                    if len(values) != count or not all(np.isfinite(values)):
-                        what = "a finite number" if count == 1 else f"{count} finite numbers"
+                    if len(values) != count or not all(np.isfinite(values)) or \
+                            any(abs(v) > MAX_VALUE for v in values):
+                        what = ("a finite number" if count == 1 else f"{count} finite numbers") + \
+                            f" of size at most {MAX_VALUE:g}"
                         raise UrdfError(f"{source}: {where}: <{item.tag} {attr}=\"{text[:40]}\">: must be {what} "
                                         f"(line {item.sourceline})")
 
@@ -275,7 +307,8 @@ def _tree(robot, source: str) -> UrdfTree:
     if len(roots) > 1:
         raise UrdfError(f"{source}: the links form {len(roots)} separate trees (roots " +
                         ", ".join(repr(r) for r in roots[:5]) + ("..." if len(roots) > 5 else "") + ")")
-    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links)
+    tree = UrdfTree(robot.name, inertials, joints, parent_joint, child_joints, roots[0], mesh_links,
+                    *link_geometry(robot))
     if len(tree.subtree(tree.root)) != len(inertials):  # a cycle not reachable from the root
         raise UrdfError(f"{source}: closed loop among the links not reachable from {roots[0]!r}")
     return tree

@@ -15,6 +15,7 @@ from designer.explore.metrics import MetricError, Ratings, evaluate
 from designer.explore.sweep import SweepAxis, SweepSpec, pareto_front, sweep
 from designer.jobs import run
 from designer.model import Convention, Drive
+from designer.numeric.elastic import ElasticModelError
 from designer.project import load_project
 from tests.support import robot_path
 from tests.support.explore_pin import PinArm, random_arm
@@ -52,6 +53,8 @@ def test_metrics_without_stiffness_say_what_they_need():
         evaluate(arm, np.zeros((1, 2)), "frequency", Ratings())
     with pytest.raises(MetricError, match="rotor inertia"):
         evaluate(arm, np.zeros((1, 2)), "frequency_free", Ratings.of(2, stiffness=1e3))
+    with pytest.raises(ElasticModelError, match="rotor inertia"):
+        evaluate(arm, np.zeros((1, 2)), "frequency_free", Ratings.of(2, stiffness=1e3, rotor=[1e-4, 0.0]))
 
 
 def _elastic_two_link():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtWidgets import QMessageBox
 
 
 @pytest.fixture(autouse=True)
@@ -18,3 +19,38 @@ def private_settings(tmp_path):
     QSettings.setDefaultFormat(old[0])
     QCoreApplication.setOrganizationName(old[1])
     QCoreApplication.setApplicationName(old[2])
+
+
+class Boxes:
+    """Records the message boxes (title, text) instead of showing them."""
+
+    def __init__(self, monkeypatch):
+        self.shown: list[tuple[str, str, str]] = []
+        for kind in ("critical", "information", "warning"):
+            monkeypatch.setattr(QMessageBox, kind, self._record(kind))
+        monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: pytest.fail(f"unexpected question {a[1:3]}"))
+
+    def _record(self, kind):
+        def show(parent, title, text, *args, **kwargs):
+            self.shown.append((kind, title, text))
+            return QMessageBox.StandardButton.Ok
+        return show
+
+    def of(self, kind: str) -> list[str]:
+        return [text for k, _title, text in self.shown if k == kind]
+
+
+@pytest.fixture
+def boxes(monkeypatch):
+    return Boxes(monkeypatch)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, boxes):
+    """A main window with its own settings and recovery folder, message boxes recorded (the import
+    and export dialog tests)."""
+    from designer.gui.main_window import MainWindow
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
+    return w

@@ -17,7 +17,9 @@ from designer.gui.document import Document
 from designer.gui.equations_view import about
 from designer.project import load_project
 
-from tests.support.anyarm_arms import generic_arm
+from designer.dynamics.engine import AUTO_LIMIT
+
+from tests.support.anyarm_arms import generic_arm, symbolic_arm
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -49,7 +51,8 @@ def panel(qtbot):
     with qtbot.waitSignal(p.derivationFinished, timeout=60_000):
         p.start()                      # a closed form on display, no question asked
     assert p.shown[1].form is Form.CLOSED
-    p.document.apply(generic_arm(5), "Open a generic five-joint arm")   # 5e8 terms expanded: far too large
+    # every parameter a symbol: 5e10 terms estimated, far too large (a numeric 5-joint arm is derived in seconds)
+    p.document.apply(symbolic_arm(6), "Open a generic six-joint arm")
     return p
 
 
@@ -57,7 +60,7 @@ def _question(seen: list[str]) -> None:
     assert len(seen) == 1
     match = re.fullmatch(r"The expanded tau_(\d) has about ([\d,]+) terms; show the recursive form instead\?", seen[0])
     assert match, seen[0]
-    assert int(match.group(2).replace(",", "")) > 200_000
+    assert int(match.group(2).replace(",", "")) > AUTO_LIMIT
 
 
 def test_yes_shows_the_recursive_form(qtbot, panel):
@@ -66,7 +69,7 @@ def test_yes_shows_the_recursive_form(qtbot, panel):
         panel.start()
     _question(seen)
     eq, stale = panel.current_equations()
-    assert eq.form is Form.COMPACT and not stale and eq.model.n == 5
+    assert eq.form is Form.COMPACT and not stale and eq.model.n == 6
     assert panel.view.equations is eq and "w2_x" in panel.view.visible_labels()
     assert not panel.view.banner.isVisible()
 
@@ -81,6 +84,21 @@ def test_no_keeps_the_equations_on_display(qtbot, panel):
     assert panel.view.banner.isVisible()            # still the pendulum's: out of date for this model
     assert panel.key() not in panel.cache           # Derive asks again next time
     assert panel.derive_button.isEnabled() and not panel.cancel_button.isEnabled()
+
+
+def test_a_closed_form_past_its_time_budget_asks_too(qtbot):
+    """The other reason for the recursive form: the expansion did not finish within its time budget
+    (here none at all: the budget is spent before the first step)."""
+    doc = Document(generic_arm(4))
+    p = DerivationPanel(doc, lambda model, method, simplify, token: derive_job(model, method, simplify, token,
+                                                                              time_limit=0.0))
+    qtbot.addWidget(p)
+    seen = _answer(qtbot, QMessageBox.StandardButton.Yes)
+    with qtbot.waitSignal(p.derivationFinished, timeout=120_000):
+        p.start()
+    assert len(seen) == 1 and re.fullmatch(r"The closed form did not finish within 0 s \(it had reached .*\); "
+                                           r"show the recursive form instead\?", seen[0]), seen
+    assert p.shown[1].form is Form.COMPACT and p.shown[1].extras["too_slow"][0] == 0.0
 
 
 @pytest.mark.parametrize("terms, text", [(7, "7"), (183, "180"), (534_871_022, "530,000,000")])

@@ -235,7 +235,7 @@ def test_linearize_works_in_the_actuated_joints_and_identification_refuses(windo
     q = mech.pose(np.where(np.isin(np.arange(mech.tree.n), mech.actuated), rng.uniform(-0.5, 0.5, mech.tree.n), 0.0))
     dialog = LinearizeDialog(model, q)
     assert not dialog.error.text() and "closed chain" in dialog.text.toPlainText()
-    lm, _dm = dialog.result
+    lm, _dm = dialog.models
     na = len(mech.actuated)
     # B's lower block is M_a^-1: the response of Pinocchio's constrained dynamics to a unit actuated torque
     pin = PinMechanism(model)

@@ -22,13 +22,13 @@ def test_linearize_dialog_shows_the_core_model(qtbot):
     model = load_project(ROBOTS / "planar_two_link.json")
     dialog = LinearizeDialog(model, [0.3, -0.5])
     qtbot.addWidget(dialog)
-    lm, dm = dialog.result
+    lm, dm = dialog.models
     ref = linearize(NumericArm.from_model(model), [0.3, -0.5])
     assert np.allclose(lm.A, ref.A) and np.allclose(dm.Ad, ref.discretize(0.001).Ad)
     assert "eigenvalues of A" in dialog.text.toPlainText() and not dialog.error.text()
     dialog.dt.setText("-2")
     dialog.compute()
-    assert "sample time" in dialog.error.text() and dialog.result[0] is lm  # the last good model stays
+    assert "sample time" in dialog.error.text() and dialog.models[0] is lm  # the last good model stays
     dialog.dt.setText("0.01")
     dialog.qd.setText("1, 2, 3")
     dialog.compute()
@@ -64,5 +64,5 @@ def test_the_arm_menu_offers_both(qtbot, tmp_path):
     texts = [a.text() for a in actions]
     assert "&Linearize at this pose…" in texts and "&Identification (base parameters)…" in texts
     next(a for a in actions if a.text().startswith("&Linearize")).trigger()
-    assert isinstance(window.control_dialog, LinearizeDialog) and window.control_dialog.result is not None
+    assert isinstance(window.control_dialog, LinearizeDialog) and window.control_dialog.models is not None
     window.control_dialog.close()

@@ -93,3 +93,12 @@ def test_pdf_report_with_equations_and_the_explore_map(qtbot, window, tmp_path):
     assert "Explore map" not in [f.title for f in figures]
     assert any("Explore map is out of date" in n for n in notes)
     assert "Simulation" not in [f.title for f in figures] and any("simulation is out of date" in n for n in notes)
+
+
+def test_figure_captions_count_joints_from_one_as_the_window_does(qtbot, window):
+    from designer.gui.design_export import grab_figures
+    window.coupling.set_pair(0, 1)
+    figures, _notes = grab_figures(window)
+    coupling = next(f for f in figures if f.title == "Coupling plots")
+    assert coupling.caption.startswith("joints 1 and 2,")
+    assert window.coupling.joint_i.value() == 1 and window.coupling.joint_j.value() == 2

@@ -83,8 +83,8 @@ def test_bad_cell_keeps_the_old_value_and_shows_the_error(table, doc):
     assert table.table_model.data(index) == "pi/*2"                 # what the user typed stays visible
     assert table.table_model.data(index, Qt.ItemDataRole.BackgroundRole).color() == BAD_COLOR
     tip = table.table_model.data(index, Qt.ItemDataRole.ToolTipRole)
-    assert "links[2].alpha" in tip and "syntax error" in tip
-    assert messages and "links[2].alpha" in messages[0]
+    assert "link 2, alpha" in tip and "syntax error" in tip
+    assert messages and "link 2, alpha" in messages[0]
     # another edit elsewhere keeps the bad entry on display ...
     table.table_model.set_text(0, col("mass"), "3")
     assert table.table_model.data(index) == "pi/*2"
@@ -166,7 +166,7 @@ def test_bad_inspector_entry_keeps_model(qtbot, doc):
     before = doc.model
     inspector.com[1].submit("import os")
     assert doc.model == before
-    assert inspector.com[1].error and "links[1].com[y]" in inspector.com[1].toolTip()
+    assert inspector.com[1].error and "link 1, centre of mass y" in inspector.com[1].toolTip()
     assert messages
     doc.apply(doc.model.with_parameter("L1", 2.0), "Set L1")     # unrelated edit: error stays
     assert inspector.com[1].text() == "import os"

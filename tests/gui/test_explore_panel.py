@@ -204,8 +204,9 @@ def test_clicking_a_pareto_point_loads_that_design(qtbot, panel):
     _pareto_sweep(qtbot, panel)
     pareto = panel.pareto_view
     panel.tabs.setCurrentWidget(pareto)
-    pareto.axis_keys[0].setCurrentText("gravity[2]:max")
-    pareto.axis_keys[1].setCurrentText("total_mass")
+    pareto.set_keys("gravity[2]:max", "total_mass")
+    for sense in pareto.senses:
+        sense.setCurrentIndex(0)   # both minimised
     x, y = pareto.points()
     # non-dominated, checked by brute force: nobody is at least as good in both and better in one
     for i in range(len(x)):
@@ -348,7 +349,7 @@ def test_static_balance_condition_applies_to_a_balanced_arm(qtbot, panel):
     view.kind.setCurrentIndex(view.kind.findData("balanced"))
     stages: list[str] = []
     panel.runner.progressed.connect(lambda step: stages.append(step.stage))
-    assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
+    assert run(qtbot, panel, view.find_conditions, timeout=60_000) == "finished"
     assert view.list.count() >= 1 and view.apply_button.isEnabled()
     assert "solving" in stages   # the job's stages reach the bar from the worker process
     with qtbot.waitSignal(panel.loadDesignRequested) as blocker:
@@ -359,7 +360,7 @@ def test_static_balance_condition_applies_to_a_balanced_arm(qtbot, panel):
     assert np.abs(Batch(NumericArm.from_model(model), q).G).max() > 1.0
     # a planar two-link arm can never be diagonal while link 2 has rotational inertia: said, nothing to apply
     view.kind.setCurrentIndex(view.kind.findData("decoupled"))
-    assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
+    assert run(qtbot, panel, view.find_conditions, timeout=60_000) == "finished"
     assert "no solution" in view.summary.text()
     assert view.list.count() == 0 and not view.apply_button.isEnabled()
 

@@ -98,7 +98,7 @@ def test_metric_help_is_one_click_from_the_picker(qtbot, window):
     assert window.docs_window.current_path().name == "metrics.md"
     picker = window.explore.picker
     picker.set_metric("inertia_locked")
-    assert picker.metric.currentText().startswith("Effective inertia, others locked")
+    assert picker.metric_box.currentText().startswith("Effective inertia, others locked")
     assert picker.text() == "inertia_locked"
 
 

@@ -53,9 +53,9 @@ def test_the_explore_panel_fits_its_column_at_1600(qtbot, window):
     window.fit_to_screen(QRect(0, 0, 1600, 970))
     window.show()
     qtbot.waitExposed(window)
-    window.result_tabs.setCurrentWidget(window.gates["Explore"])   # the tab's page: the scroll area or a
+    window.result_tabs.setCurrentWidget(window.gates["Explore"])   # the tab's page: the scroll column or a
     qtbot.wait(50)                                                  # closed chain's one-line refusal
-    scroll = window.explore.parentWidget().parentWidget()
+    scroll = window.explore_scroll
     assert scroll.isVisible()
     for view in window.explore.views():   # every tab, not only the first
         window.explore.tabs.setCurrentWidget(view)
@@ -64,21 +64,217 @@ def test_the_explore_panel_fits_its_column_at_1600(qtbot, window):
         assert window.explore.minimumSizeHint().width() <= scroll.viewport().width()
 
 
-def test_a_long_equation_scrolls_sideways(qtbot):
+def _typeset(qtbot, view, expr):
     from designer.gui.equations_view import EquationsView
     from tests.support.report_equations import robmat_double_pendulum
+    eq = robmat_double_pendulum()
+    view.set_equations(replace(eq, matrices={"M": sp.Matrix([[expr]])}))
+    view.select_row(0)
+    count = view.rendered_count
+    qtbot.waitUntil(lambda: view.rendered_count > count, timeout=20_000)
+    EquationsView.wait_for_background()
+    qtbot.wait(50)
+    return view.math_scroll
+
+
+def test_a_long_sum_is_typeset_in_lines_as_wide_as_the_pane_and_a_long_term_scrolls(qtbot):
+    from designer.gui.equations_view import EquationsView
     view = EquationsView()
     qtbot.addWidget(view)
-    view.resize(320, 500)
+    view.resize(420, 500)
     view.show()
-    eq = robmat_double_pendulum()
+    qtbot.waitExposed(view)
     q = sp.symbols("q1:7")
-    long_term = sum(sp.Symbol(f"L{k}") * sp.sin(q[k % 6]) * sp.cos(q[(k + 1) % 6]) for k in range(40))
-    view.set_equations(replace(eq, matrices={"M": sp.Matrix([[long_term]])}))
-    view.select_row(0)
-    qtbot.waitUntil(lambda: view.rendered_count == 1, timeout=20_000)
-    scroll = view.math.parentWidget().parentWidget()
-    qtbot.wait(50)
+    long_sum = sum(sp.Symbol(f"L{k}") * sp.sin(q[k % 6]) * sp.cos(q[(k + 1) % 6]) for k in range(40))
+    scroll = _typeset(qtbot, view, long_sum)
+    # broken into lines that fit the pane (70-character lines were about 600 px, wider than it)
+    assert view.math.pixmap().height() > 6 * view.fontMetrics().height()    # many lines
+    assert view.math.pixmap().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()
+    # one product that cannot be broken: the pane scrolls sideways, all of it reachable
+    long_term = sp.Mul(*[sp.sin(sp.Symbol(f"x{k}")) for k in range(30)])
+    scroll = _typeset(qtbot, view, long_term)
     assert view.math.pixmap().width() > scroll.viewport().width()
     bar = scroll.horizontalScrollBar()
-    assert bar.maximum() >= view.math.pixmap().width() - scroll.viewport().width() > 0   # all of it reachable
+    assert bar.maximum() >= view.math.pixmap().width() - scroll.viewport().width() > 0
+
+
+# -- a laptop and a desktop screen: every panel whole (issue 20, items 4 and 7) -------------------------
+SCREENS = [(1366, 768), (1920, 1080)]
+
+
+def _show_at(qtbot, window, size):
+    """The window as it opens on a screen of ``size`` (less a task bar), then maximised there."""
+    screen = QRect(0, 0, size[0], size[1] - 30)
+    window.fit_to_screen(screen)
+    window.show()
+    qtbot.waitExposed(window)
+    window.setGeometry(screen)   # maximised: the columns share the extra width
+    qtbot.waitUntil(lambda: window.width() == screen.width(), timeout=2_000)
+    qtbot.wait(50)
+    return screen
+
+
+def _text_fits(widget, text: str, width: int, padding: int = 6) -> bool:
+    return widget.fontMetrics().horizontalAdvance(text) + padding <= width
+
+
+@pytest.mark.parametrize("size", SCREENS)
+def test_the_dh_table_shows_every_row_and_whole_cells(qtbot, window, size):
+    _show_at(qtbot, window, size)
+    view = window.dh_table.view
+    model = view.model()
+    assert model.rowCount() == 6
+    assert _inside(view, window)
+    for row in range(6):   # every row whole in the viewport, no scrolling needed
+        top = view.rowViewportPosition(row)
+        assert top >= 0 and top + view.rowHeight(row) <= view.viewport().height(), row
+    assert not view.verticalScrollBar().isVisible() and not view.horizontalScrollBar().isVisible()
+    for row in range(6):   # and no cell elided ("shou…"): its text fits its column
+        for col in range(model.columnCount()):
+            text = str(model.index(row, col).data() or "")
+            assert _text_fits(view, text, view.columnWidth(col)), (row, col, text, view.columnWidth(col))
+    # numbers as an imported arm has them ("0.08…" was cut) fit too
+    for row, col, text in ((1, 2, "0.425"), (0, 4, "0.089159"), (3, 4, "0.10915"), (2, 2, "0.39225")):
+        assert model.setData(model.index(row, col), text)
+    qtbot.wait(50)
+    for row in range(6):
+        for col in range(model.columnCount()):
+            text = str(model.index(row, col).data() or "")
+            assert _text_fits(view, text, view.columnWidth(col)), (row, col, text, view.columnWidth(col))
+    assert _inside(view, window) and not view.horizontalScrollBar().isVisible()
+
+
+@pytest.mark.parametrize("size", SCREENS)
+def test_the_readout_shows_its_text_inside_its_label(qtbot, window, size):
+    from designer.gui.message_line import shown_lines
+    _show_at(qtbot, window, size)
+    readout = window.readout
+    window.sliders.set_values([0.0] * 6)   # the PUMA's zero pose is singular: the longest read-out
+    assert readout.near_singular and _inside(readout, window)
+    lines = readout.text().split("\n")
+    assert shown_lines(readout) == lines   # nothing cut at either size
+    metrics = readout.fontMetrics()
+    assert len(lines) * metrics.lineSpacing() <= readout.contentsRect().height()
+    assert all(metrics.horizontalAdvance(line) <= readout.contentsRect().width() for line in lines)
+    # a narrow centre column elides (the tooltip has it all) instead of growing or clipping the box
+    height = readout.height()
+    window.splitters["main"].setSizes([700, 300, 700])
+    qtbot.wait(20)
+    assert readout.height() == height and "singularity" in readout.toolTip()
+
+
+@pytest.mark.parametrize("size", SCREENS)
+def test_every_result_tab_title_is_visible_and_the_columns_grow_with_the_window(qtbot, window, size):
+    screen = QRect(0, 0, size[0], size[1] - 30)
+    window.fit_to_screen(screen)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(20)
+    before = window.splitters["main"].sizes()
+    _show_at(qtbot, window, size)
+    bar = window.result_tabs.tabBar()
+    for k in range(bar.count()):   # History was behind scroll arrows, even maximised at 1920 x 1080
+        assert bar.rect().contains(bar.tabRect(k)), bar.tabText(k)
+    after = window.splitters["main"].sizes()
+    if window.width() > sum(before) + 100:   # the window grew: so did every column
+        assert all(a > b for a, b in zip(after, before)), (before, after)
+    for widget in (window.dh_table, window.editor_tabs, window.arm_view, window.readout, window.result_tabs):
+        assert _inside(widget, window), type(widget).__name__
+
+
+@pytest.mark.parametrize("size", SCREENS)
+def test_the_typeset_pane_gets_a_fair_share_of_the_equations_tab(qtbot, window, size):
+    _show_at(qtbot, window, size)
+    splitter = window.derivation.view.splitter if hasattr(window.derivation, "view") else None
+    if splitter is None:
+        from designer.gui.equations_view import EquationsView
+        splitter = window.derivation.findChild(EquationsView).splitter
+    table, pane = splitter.sizes()
+    assert pane >= 0.35 * (table + pane) and pane >= 150, (table, pane)   # it was about 60 px
+
+
+def _explore_scroll(window):
+    return window.explore_scroll
+
+
+@pytest.mark.parametrize("size", SCREENS)
+def test_no_message_widens_the_explore_panel(qtbot, window, size):
+    _show_at(qtbot, window, size)
+    scroll = _explore_scroll(window)
+    window.result_tabs.setCurrentWidget(scroll)
+    explore = window.explore
+    view = explore.map_view
+    view.steps.setValue(7)
+    view.samples.setValue(0)
+    with qtbot.waitSignal(explore.runner.ended, timeout=60_000):
+        assert view.compute() is not None, explore.runner.error.text()
+    qtbot.wait(20)
+    # a click on the map writes "Pose from the map: q1 = ..., q6 = ..."
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtTest import QTest
+    i, j = view.result.grid.joints
+    widget = view.box.layout_widget
+    point = view.box.plot.vb.mapViewToScene(QPointF(float(view.result.grid.x[2] * 57.2958),
+                                                    float(view.result.grid.y[3] * 57.2958)))
+    QTest.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     widget.mapFromScene(point))
+    qtbot.waitUntil(lambda: "Pose from the map" in explore.runner.status.text(), timeout=5_000)
+    long_messages = ["Pose from the map: " + ", ".join(f"q{k} = {k * 11.111:.4g} deg" for k in range(1, 7)),
+                     "Wrote /a/very/long/folder/name/that/goes/on/and/on/for/ever/explore-map-of-the-puma.csv",
+                     "Loaded design " + ", ".join(f"parameter_{k} = {k / 7:.6g}" for k in range(12))]
+    for message in long_messages:
+        explore.show_status(message)
+        explore.show_error(message.replace(" ", "_"))   # one long word in the error banner
+        for tab in (view, explore.sweep_view):
+            explore.tabs.setCurrentWidget(tab)
+            qtbot.wait(20)
+            assert not scroll.horizontalScrollBar().isVisible(), (message, type(tab).__name__)
+            assert explore.width() <= scroll.viewport().width()
+        assert _inside(explore.sweep_view.run_button, window)
+        explore.tabs.setCurrentWidget(view)
+        qtbot.wait(20)
+        for part in (view.box.layout_widget.viewport(), view.stats, explore.runner.cancel_button):
+            assert _inside(part, window), type(part).__name__
+        # the colour bar is drawn inside the plot widget, not cut off at its right edge
+        bar = view.heat.colorbar.sceneBoundingRect()
+        assert bar.right() <= widget.width()
+    assert explore.runner.status.toolTip().startswith("Loaded design")   # the full text a hover away
+
+
+def test_a_message_on_the_job_line_expires_and_a_new_project_clears_the_job_line(qtbot, window):
+    explore = window.explore
+    explore.runner._message_timer.setInterval(50)
+    explore.show_status("Loaded design a2 = 0.6477, m3 = 3.36")
+    assert "Loaded design" in explore.runner.status.text()
+    qtbot.waitUntil(lambda: explore.runner.status.text() == "Ready", timeout=2_000)
+    explore.runner._message_timer.setInterval(60_000)
+    explore.show_status("Loaded design a2 = 0.6477, m3 = 3.36")
+    explore.show_error("Sweep: something about the old arm")
+    window.document.reset(load_project(ROBOTS / "scara.json"))
+    assert explore.runner.status.text() == "Ready" and not explore.runner.error_box.isVisibleTo(explore)
+
+
+def test_a_layout_saved_by_an_older_version_still_shows_every_dh_row(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "old.ini"), QSettings.Format.IniFormat)
+    screen = QRect(0, 0, 1350, 720)
+    old = MainWindow(load_project(ROBOTS / "puma560.json"), settings=settings, recovery_dir=tmp_path / "r1")
+    qtbot.addWidget(old, before_close_func=lambda w: w.document.undo_stack.setClean())
+    old.setGeometry(screen)
+    old.show()
+    qtbot.waitExposed(old)
+    qtbot.wait(50)
+    height = sum(old.splitters["left"].sizes())
+    old.splitters["left"].setSizes([120, height - 120])   # what an older version's 25 % split could leave
+    old._save_layout()
+    settings.remove("window/geometry")   # the test screen is smaller than the window: keep the splitters
+    window = MainWindow(load_project(ROBOTS / "puma560.json"), settings=settings, recovery_dir=tmp_path / "r2")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    assert window.splitters["left"].sizes()[0] <= 130   # restored as saved
+    window.setGeometry(screen)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(100)
+    view = window.dh_table.view
+    assert view.rowViewportPosition(5) + view.rowHeight(5) <= view.viewport().height()
+    assert not view.horizontalScrollBar().isVisible()

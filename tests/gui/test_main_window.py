@@ -149,7 +149,7 @@ def test_bad_entry_message_reaches_the_status_bar(window):
     before = window.document.model
     window.dh_table.table_model.set_text(1, COLUMNS.index("d"), "2 +")
     assert window.document.model == before
-    assert "links[2].d" in window.statusBar().currentMessage()
+    assert "link 2, d" in window.statusBar().currentMessage()
     window.inspector.com[2].submit("sqrt(-1)")
     assert "square root of a negative number" in window.statusBar().currentMessage()
     assert window.document.model == before

@@ -141,13 +141,13 @@ def test_a_new_condition_search_clears_the_old_answers(qtbot, panel, planar):
     view.kind.setCurrentIndex(view.kind.findData("balanced"))
     view.targets.setText("2")
     view.unknowns.setText("d2")
-    assert run(qtbot, panel, view.find, timeout=60_000) == "finished"
+    assert run(qtbot, panel, view.find_conditions, timeout=60_000) == "finished"
     assert view.list.count() >= 1
     view.targets.setText("1, 5")
-    assert view.find() is None
+    assert view.find_conditions() is None
     assert "outside 1..2" in panel.error_label.text() and "Error" not in panel.error_label.text()
     view.targets.setText("1")
     view.unknowns.setText("d1")
     with qtbot.waitSignal(panel.jobEnded, timeout=60_000):
-        assert view.find() is not None
+        assert view.find_conditions() is not None
         assert view.list.count() == 0   # the old answers went when the new search started

@@ -190,7 +190,7 @@ def test_sweep_and_sizing_exports_name_units(qtbot, tmp_path):
         view.run()
     header, _rows = view.csv_data()
     assert header[0] == "m2 (kg)" and "gravity[1]:max (N m)" in header and "total_mass (kg)" in header
-    assert view.curves.plot.getAxis("left").labelText.startswith("gravity[1] (N m)")
+    assert view.curves.plot.getAxis("left").labelText.startswith("Gravity torque, joint 1 (N m)")
     sizing = panel.sizing_view
     sizing.target.setText("10, 20")
     sizing.steps.setValue(11)

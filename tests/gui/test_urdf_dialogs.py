@@ -8,11 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog
 
 from designer.gui import urdf_dialogs
-from designer.gui.main_window import MainWindow
 from designer.kinematics import NumericArm
 from designer.model import Link, Manipulator
 from designer.urdf import import_urdf, read_urdf
@@ -30,38 +28,6 @@ def erd(relative: str) -> Path:
     except metadata.PackageNotFoundError:
         pytest.skip("example-robot-data is not installed")
     return Path(str(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))) / relative
-
-
-class Boxes:
-    """Records the message boxes (title, text) instead of showing them."""
-
-    def __init__(self, monkeypatch):
-        self.shown: list[tuple[str, str, str]] = []
-        for kind in ("critical", "information", "warning"):
-            monkeypatch.setattr(QMessageBox, kind, self._record(kind))
-        monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: pytest.fail(f"unexpected question {a[1:3]}"))
-
-    def _record(self, kind):
-        def show(parent, title, text, *args, **kwargs):
-            self.shown.append((kind, title, text))
-            return QMessageBox.StandardButton.Ok
-        return show
-
-    def of(self, kind: str) -> list[str]:
-        return [text for k, _title, text in self.shown if k == kind]
-
-
-@pytest.fixture
-def boxes(monkeypatch):
-    return Boxes(monkeypatch)
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, boxes):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
-    return w
 
 
 def menu_action(window, text: str):

@@ -42,19 +42,57 @@ def _ndc(view, points) -> np.ndarray:
     return np.array(out)
 
 
+def _camera(view) -> dict:
+    camera = view.camera()
+    return {**camera, "center": tuple(camera["center"])}
+
+
+def _reach_sphere(arm) -> tuple[np.ndarray, float]:
+    """Centre and radius of a sphere no pose can leave, computed here from the DH numbers: the base
+    origin and the sum of |a|, |d| and prismatic strokes, plus the tool offset."""
+    strokes = [max(abs(lo), abs(hi)) for (lo, hi), rev in zip(arm.limits, arm.revolute) if not rev]
+    radius = np.abs(arm.dh[:, 0]).sum() + np.abs(arm.dh[:, 2]).sum() + sum(strokes)
+    return arm.base[:3, 3], max(radius, 0.1) + np.linalg.norm(arm.tool[:3, 3])
+
+
 @pytest.mark.parametrize("robot", ["horn_three_dof", "scara", "puma560", "stanford_modified"])
-def test_fit_puts_every_part_on_screen_and_fills_it(qtbot, arm_view, robot):
+def test_fit_puts_every_pose_on_screen_and_fills_it(qtbot, arm_view, robot):
     arm_view.set_model(load_project(ROBOTS / f"{robot}.json"))
-    arm_view.set_joint_values(np.full(arm_view.arm.n, 0.3))
+    arm = arm_view.arm
+    centre, radius = _reach_sphere(arm)
+    rng = np.random.default_rng(7)
+    lo = np.where(np.isnan(arm.limits[:, 0]), -np.pi, arm.limits[:, 0])
+    hi = np.where(np.isnan(arm.limits[:, 1]), np.pi, arm.limits[:, 1])
     for name in PRESETS:
         arm_view.set_view(name)
-        ndc = _ndc(arm_view, arm_view.scene_points())
-        assert np.all(np.abs(ndc) <= 1.0), (name, np.abs(ndc).max())   # nothing off screen
-        assert np.abs(ndc).max() >= 0.6, name                           # and the arm is not tiny
-    # zooming in keeps the arm centred: the centre is the middle of what is seen
+        camera = _camera(arm_view)
+        # the sphere's extreme points along the camera's right and up axes fill the view
+        right, up, _back = camera_axes(camera["elevation"], camera["azimuth"])
+        rim = centre + radius * np.array([right, -right, up, -up])
+        assert np.abs(_ndc(arm_view, rim)).max() >= 0.6, name      # the reach is not tiny
+        # every pose stays on screen without a new fit (q2 at 41 deg pushed the PUMA out before)
+        for q in rng.uniform(lo, hi, size=(12, arm.n)):
+            arm_view.set_joint_values(q)
+            ndc = _ndc(arm_view, arm_view.scene_points())
+            assert np.all(np.abs(ndc) <= 1.0), (name, q, np.abs(ndc).max())
+        assert _camera(arm_view) == camera   # moving joints never re-fits
+    # the view is centred on the reach sphere
     arm_view.reset_camera()
-    ndc = _ndc(arm_view, arm_view.scene_points())
-    assert abs(ndc[:, 0].max() + ndc[:, 0].min()) < 0.2 and abs(ndc[:, 1].max() + ndc[:, 1].min()) < 0.2
+    ndc = _ndc(arm_view, [centre])
+    assert np.abs(ndc).max() < 0.2
+
+
+def test_an_edit_refits_only_when_the_reach_changes_much(qtbot, arm_view):
+    model = load_project(ROBOTS / "puma560.json")
+    arm_view.set_model(model)
+    arm_view.view.setCameraPosition(elevation=10.0, azimuth=20.0, distance=3.0)
+    before = _camera(arm_view)
+    arm_view.set_model(model.with_parameters({"a2": 0.45}))        # reach 4 % longer: the camera stays
+    assert _camera(arm_view) == before
+    arm_view.set_model(model.with_parameters({"a2": 1.5}))         # twice the reach: fitted again, same direction
+    after = _camera(arm_view)
+    assert after["distance"] > before["distance"] * 1.3
+    assert (after["elevation"], after["azimuth"]) == (before["elevation"], before["azimuth"])
 
 
 def test_presets_look_along_the_named_axes(arm_view):
@@ -103,9 +141,9 @@ def test_base_gravity_and_tool_toggles_change_the_picture(qtbot, arm_view):
     arm_view.reset_camera()
     qtbot.wait(20)
     for name in ("show_base", "show_gravity", "show_tool", "show_com"):
-        before = np.asarray(arm_view.view.renderToArray((260, 200)), dtype=np.int16)
+        before = np.asarray(arm_view.view.renderToArray((800, 600)), dtype=np.int16)
         arm_view.set_option(name, False)
-        after = np.asarray(arm_view.view.renderToArray((260, 200)), dtype=np.int16)
+        after = np.asarray(arm_view.view.renderToArray((800, 600)), dtype=np.int16)
         arm_view.set_option(name, True)
         assert (np.abs(after - before)[..., :3].sum(axis=-1) > 30).sum() > 20, name
 

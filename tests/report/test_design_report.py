@@ -102,12 +102,62 @@ def test_pdf_equations_are_typeset_images_one_per_nonzero_entry(tmp_path):
     assert pdf_images(path.read_bytes()) == len(entries) + 1
 
 
-def test_pdf_equations_fall_back_to_text_past_the_budget(tmp_path):
+def test_pdf_equations_past_the_budget_are_one_line_each(tmp_path):
     model = load_project(robot_path("planar_two_link"))
     eq = derive(model)
     items = equation_items(eq, budget=0)
-    assert items and all(isinstance(i, Plain) for i in items)
-    assert items[0].lines[0].startswith(items[0].label + " = ")
-    two = equation_items(eq, budget=2)   # the first entries that fit in two lines typeset, the rest text
-    kinds = [type(i) for i in two]
-    assert Typeset in kinds and Plain in kinds and kinds.index(Plain) > 0
+    entries = [e for e in iter_entries(eq) if e.expr != 0]
+    # one-line entries are still typeset; the others say their size in one line
+    for item in items:
+        assert isinstance(item, Typeset) or len(item.lines) == 1
+    labels = [i.label for i in items if i.label]
+    assert labels == [e.label for e in entries]
+    assert all(isinstance(i, Typeset) for i in equation_items(eq))   # all of it within the budget
+
+
+def test_the_puma_report_is_typeset_and_short(tmp_path):
+    """41 pages of sympy text before; now typeset, cut to a few lines an entry, every entry accounted for."""
+    model = load_project(robot_path("puma560"))
+    eq = derive(model)
+    entries = [e for e in iter_entries(eq) if e.expr != 0]
+    items = equation_items(eq)
+    assert [i.label for i in items if i.label] == [e.label for e in entries]
+    typeset = [i for i in items if isinstance(i, Typeset)]
+    assert len(typeset) > len(entries) / 2
+    for item, entry in zip((i for i in items if i.label), entries):
+        if isinstance(item, Plain):     # a size line, with the term count sympy gives
+            assert len(item.lines) == 1 and f"{len(entry.expr.as_ordered_terms())} terms" in item.lines[0]
+    assert "LaTeX, HTML and text exports" in " ".join(items[0].lines)   # where the full entries are
+    path = tmp_path / "puma.pdf"
+    pages = design_pdf(model, [], path, eq)
+    assert pages == pdf_pages(path.read_bytes()) <= 15
+    assert pdf_images(path.read_bytes()) == len(typeset)
+
+
+def test_reports_are_written_atomically(tmp_path, monkeypatch):
+    from matplotlib.backends import backend_pdf
+    from designer.report.design_report import write_design_report
+    model = load_project(robot_path("planar_two_link"))
+    figures = [Figure("a", png(40, 30, (255, 0, 0))), Figure("b", png(40, 30, (0, 255, 0)))]
+    path = tmp_path / "r.pdf"
+    path.write_bytes(b"%PDF the old report")
+    real = backend_pdf.PdfPages.savefig
+    calls = []
+
+    def fail_on_second_page(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(backend_pdf.PdfPages, "savefig", fail_on_second_page)
+    with pytest.raises(OSError):
+        write_design_report(path, model, figures)
+    assert path.read_bytes() == b"%PDF the old report"            # untouched, and no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.pdf"]
+    monkeypatch.setattr(backend_pdf.PdfPages, "savefig", real)
+    write_design_report(path, model, figures)
+    assert pdf_pages(path.read_bytes()) == 3
+    html = tmp_path / "r.html"
+    write_design_report(html, model, figures)
+    assert html.read_text(encoding="utf-8").rstrip().endswith("</html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.pdf"]

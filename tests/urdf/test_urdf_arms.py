@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from designer.kinematics import NumericArm
 from designer.model import Convention
@@ -37,13 +38,21 @@ def test_imported_arm_matches_pinocchio_on_the_original(relative, base, tip, con
     report = import_urdf(path, base=base, tip=tip, convention=convention)
     arm = NumericArm.from_model(report.model)
     worst, pose = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), report.chain.tip, states=100)
-    assert worst < 1e-9 and pose < 1e-12, (worst, pose)
+    # angles the import read as exact multiples of pi/12 (the UR files write 1.570796325, xArm7 and
+    # SO-101 1.5708) turn the arm by what the report says; nothing else may differ
+    allowed = 10 * report.moved
+    assert worst < 1e-9 + allowed and pose < 1e-12 + allowed, (worst, pose, report.moved)
+    assert bool(report.moved) == any("read as" in n or "made parallel" in n for n in report.notes)
+    assert report.checked is not None and report.checked < 1e-9 + 10 * report.moved
 
 
 def test_ur5_table_reads_like_the_datasheet():
     """Twists come out as exact multiples of pi/12, lengths as written in the file."""
     model = import_urdf(erd("ur_description/urdf/ur5_robot.urdf")).model
     assert [str(l.alpha) for l in model.links] == ["pi/2", "0", "0", "pi/2", "pi/2", "0"]
+    # the file's rpy 1.570796325 left theta2 = theta4 = 3.1415926535849, and Derive then refused the
+    # closed form ("about 380,000 terms") and wrote sin(q2 + 3.1415926535849): read as pi, said so
+    assert all(not sp.sympify(l.theta).atoms(sp.Float) for l in model.links), [l.theta for l in model.links]
     assert [float(l.d) for l in model.links] == [0.089159, 0, 0, 0.10915, 0.09465, 0]
     assert [float(l.a) for l in model.links] == [0, 0.425, 0.39225, 0, 0, 0]
     assert model.links[0].joint_name == "shoulder_pan_joint" and model.links[0].name == "shoulder_link"
@@ -65,7 +74,8 @@ def test_panda_fingers_are_locked_and_lumped_or_dropped():
 def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, tmp_path):
     path = erd(relative)
     for convention in CONVENTIONS:
-        model = import_urdf(path, base=base, tip=tip, convention=convention).model
+        report = import_urdf(path, base=base, tip=tip, convention=convention)
+        model = report.model
         arm = NumericArm.from_model(model)
         text = urdf_text(model)
         out = tmp_path / f"{convention.value}.urdf"
@@ -74,7 +84,7 @@ def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, 
         worst, _ = compare_with_pinocchio(arm, PinChain(out, joints), None)
         original, _ = compare_with_pinocchio(NumericArm.from_model(import_urdf(out, tip="tool").model),
                                              PinChain(path, joints), None)
-        assert worst < 1e-9 and original < 1e-9, (worst, original)
+        assert worst < 1e-9 and original < 1e-9 + 10 * report.moved, (worst, original)
         pin_chain = PinChain(out, joints)
         q = np.linspace(-1, 1, arm.n)
         np.testing.assert_allclose(pin_chain.frame("tool", q), urdf_base(arm) @ arm.frames(q)[-1] @ arm.tool,

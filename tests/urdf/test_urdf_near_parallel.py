@@ -1,8 +1,10 @@
 """Nearly parallel joint axes, as a URDF gets them when pi/2 is written short (1.5708, 1.570796): the
-DH frames must still lie on the axes, and the far-out common normal is named in the report."""
+DH frames of skew axes lie on the axes; axes within 1e-5 rad of parallel are made parallel, the
+report says by how much, and the imported model is checked against the file's own tree."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -61,25 +63,90 @@ def _three_joints(name: str, joints: tuple[str, str, str], lift_rpy: str) -> str
             _joint(c, "l2", "l3", "0.42 0 0", "0 0 0") + "</robot>")
 
 
-def test_a_short_pi_over_two_is_warned_about_and_the_arm_stays_close(tmp_path):
-    # a shoulder and an elbow meant parallel (a UR-like arm), one origin written 1.5708, one 1.570796
-    text = _three_joints("short", ("shoulder_pan", "shoulder_lift", "elbow"), "1.5708 0 0")
-    # the elbow's origin is a pure shift: lift and elbow axes are exactly parallel; tilt the elbow by
-    # what 1.5708 and 1.570796 leave, across the line between the axes, so that the two are skew
-    text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>', '<origin xyz="0.42 0 0" rpy="3.7e-6 -3.7e-6 0"/>')
+@pytest.mark.parametrize("tilt", [3.7e-6, 1.8e-9, 5.9e-10])
+def test_a_short_pi_over_two_is_made_parallel_and_said_so(tmp_path, tilt):
+    # a shoulder and an elbow meant parallel (a UR-like arm), the elbow tilted by what 1.5708,
+    # 1.570796325 and 1.5707963262 leave, across the line between the axes, so that the two are skew
+    text = _three_joints("short", ("shoulder_pan", "shoulder_lift", "elbow"), "1.5707963267948966 0 0")
+    text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>', f'<origin xyz="0.42 0 0" rpy="{tilt!r} {-tilt!r} 0"/>')
     path = tmp_path / "short.urdf"
     path.write_text(text)
     report = import_urdf(path)
-    [warning] = [w for w in report.warnings if "'shoulder_lift' and 'elbow'" in w and "from parallel" in w]
-    estimate = float(re.search(r"about (\S+) relative", warning).group(1))
+    [note] = [n for n in report.notes if "'shoulder_lift' and 'elbow'" in n and "made parallel" in n]
+    assert not any("from parallel" in w for w in report.warnings)
+    angle = float(re.search(r"axes (\S+) rad", note).group(1))
+    assert angle == pytest.approx(tilt * math.sqrt(2), rel=0.1)
+    model = report.model
+    # no frame far out: every length of the table within the arm's size (0.6 m)
+    assert max(abs(float(v)) for l in model.links for v in (l.a, l.d)) < 1.0
+    arm = NumericArm.from_model(model)
+    worst, pose = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), "l3", states=10)
+    # the arm moved by what the note says, no more (a turn of e rad moves parts by e times their distance)
+    assert worst < 1e-9 + 10 * report.moved and pose < 1e-9 + 10 * report.moved, (worst, pose)
+    assert report.checked is not None and report.checked < 1e-9 + 10 * report.moved
+
+
+def test_a_desktop_arm_with_nine_decimal_angles_has_a_positive_definite_mass_matrix(tmp_path):
+    """The issue's case: four joints, angles written to 9 decimals, joints 3 and 4 5.9e-10 rad from
+    parallel; the common normal went 3e8 m out and M came out 2,000 times off, not positive definite."""
+    links = "".join(f'<link name="l{k}"><inertial><origin xyz="0.02 0 0.01"/><mass value="0.{k}"/>'
+                    '<inertia ixx="1e-4" iyy="1.2e-4" izz="0.9e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+                    for k in (1, 2, 3, 4))
+    text = ('<robot name="desk"><link name="base"/>' + links +
+            _joint("j1", "base", "l1", "0 0 0.05", "0 0 0") +
+            _joint("j2", "l1", "l2", "0 0 0.04", "1.570796325 0 0") +
+            _joint("j3", "l2", "l3", "0.12 0 0", "0 0 0") +
+            _joint("j4", "l3", "l4", "0.1 0 0", "0 5.9e-10 0") + "</robot>")
+    path = tmp_path / "desk.urdf"
+    path.write_text(text)
+    for convention in Convention:
+        report = import_urdf(path, convention=convention)
+        arm = NumericArm.from_model(report.model)
+        assert max(abs(float(v)) for l in report.model.links for v in (l.a, l.d)) < 0.5
+        rng = np.random.default_rng(1)
+        from designer.numeric.recursive import mass_matrix
+        for _ in range(20):
+            assert np.linalg.eigvalsh(mass_matrix(arm, rng.uniform(-np.pi, np.pi, 4))).min() > 0
+        worst, _ = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), None, states=10)
+        assert worst < 1e-9 + 10 * report.moved
+
+
+def test_the_check_refuses_a_model_that_disagrees_with_the_file(tmp_path):
+    """The post-import check can fail: the same import with one link's mass off by a millionth."""
+    from designer.urdf import UrdfError, read_urdf
+    from designer.urdf.check import check_against_tree
+    text = _three_joints("ok", ("j1", "j2", "j3"), "1.5707963267948966 0 0")
+    path = tmp_path / "ok.urdf"
+    path.write_text(text)
+    report = import_urdf(path)
     arm = NumericArm.from_model(report.model)
-    worst, _ = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), None, states=10)
-    # the warning's figure bounds what is lost (the frames themselves are right: the test above)
-    assert 1e-12 < worst < estimate
+    assert check_against_tree(arm, read_urdf(path), report.chain) < 1e-12
+    mass = arm.mass.copy()
+    mass[1] *= 1 + 1e-6
+    arm = dataclasses.replace(arm, mass=mass)
+    message = r"disagrees with the file's own kinematic tree: [MG] off by \d\.\de-0[678] relative"
+    with pytest.raises(UrdfError, match=message):
+        check_against_tree(arm, read_urdf(path), report.chain)
 
 
 def test_arms_without_near_parallel_axes_get_no_such_warning(tmp_path):
     text = _three_joints("ok", ("j1", "j2", "j3"), "1.5707963267948966 0 0")
     path = tmp_path / "ok.urdf"
     path.write_text(text)
-    assert not any("from parallel" in w for w in import_urdf(path).warnings)
+    report = import_urdf(path)
+    assert not any("from parallel" in w for w in report.warnings) and not report.notes
+
+
+def test_axes_skew_by_more_whose_normal_lies_far_out_are_made_parallel_too(tmp_path):
+    """1e-4 rad (an angle written to three decimals, 1.571) between axes 0.42 m apart: the common
+    normal 4 km out, where the model would lose about 1e-7 and the check would refuse it."""
+    text = _three_joints("coarse", ("shoulder_pan", "shoulder_lift", "elbow"), "1.5707963267948966 0 0")
+    text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>', '<origin xyz="0.42 0 0" rpy="0 1e-4 0"/>')
+    path = tmp_path / "coarse.urdf"
+    path.write_text(text)
+    report = import_urdf(path)
+    assert any("made parallel" in n and "1.0e-04 rad" in n for n in report.notes), report.notes
+    assert max(abs(float(v)) for l in report.model.links for v in (l.a, l.d)) < 1.0
+    worst, _ = compare_with_pinocchio(NumericArm.from_model(report.model), PinChain(path, report.chain.joints), None,
+                                      states=10)
+    assert worst < 1e-9 + 10 * report.moved

@@ -52,7 +52,9 @@ def test_every_package_urdf_imports_or_is_refused_with_a_message(capsys):
         worst, pose = compare_with_pinocchio(arm, reference, report.chain.tip, states=5)
         # looser on the pose than for the chosen arms: files written with 11-digit pi/2 (Baxter) give
         # nearly parallel axes whose common normal lies far out, and 1e-12 m becomes a few 1e-12
-        assert worst < 1e-9 and pose < 1e-10, (path.name, worst, pose)
+        # (angles the import read as exact ones move the arm by what the report says)
+        allowed = 10 * report.moved
+        assert worst < 1e-9 + allowed and pose < 1e-10 + allowed, (path.name, worst, pose)
     with capsys.disabled():
         print(f"\n{len(imported)} imported, {len(refused)} refused; Pinocchio could not reduce: {no_oracle}")
         for name, why in sorted(refused.items()):

@@ -3,13 +3,15 @@ that also stops the view's plots and tables from exporting numbers of a model th
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import QBoxLayout, QWidget
 
 from ...model import Manipulator
 from ...model.units import parameter_units, with_unit
 from ..job_runner import STALE_STYLE, StaleBanner
 from .context import ExploreContext
-from .picker import metric_unit
+from .picker import display_name, metric_unit
 from .plots import PlotBox
 
 __all__ = ["ExploreView", "STALE_STYLE"]
@@ -29,7 +31,7 @@ class ExploreView(QWidget):
     def __init__(self, context: ExploreContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
-        self.result = None
+        self.result: Any = None   # each view's own result type (the views narrow it)
         self.result_model: Manipulator | None = None
         self.stale = ""
         self.stale_banner = StaleBanner(self)
@@ -75,6 +77,11 @@ class ExploreView(QWidget):
     def with_unit(self, metric_text: str) -> str:
         """``gravity[2] (N m)``: a metric (or sweep summary) with its SI unit."""
         return with_unit(metric_text, self.unit_of(metric_text))
+
+    def label_of(self, key: str) -> str:
+        """``Gravity torque, joint 2, maximum (N m)``: a metric text or sweep key by its readable
+        name (docs/metrics.md's), with its unit, for axis titles, pickers and tables."""
+        return with_unit(display_name(key), self.unit_of(key))
 
     def parameter_label(self, name: str) -> str:
         """``a2 (m)``: a parameter with the unit its use gives it."""

@@ -16,6 +16,7 @@ from ...project import ProjectError, load_project
 from .jobs import Comparison, compare_job
 from ...explore.metrics import METRICS
 from .picker import metric_tooltip
+from .picker import display_name
 from .plots import PlotBox, write_csv
 from ..folders import last_folder, remember_folder
 from .base import ExploreView
@@ -162,7 +163,7 @@ class CompareView(ExploreView):
             if b.n != model.n:
                 raise ValueError(f"design B has {b.n} joints, the current model {model.n}: "
                                  "compare arms of the same size")
-            metric, q = self.context.metric_text(), self.context.q.copy()
+            metric, q = self.context.metric_text(), self.context.q.tolist()
             joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.context.ratings(model.n)
             return self.context.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
                                                                          samples, ratings, token),
@@ -181,7 +182,7 @@ class CompareView(ExploreView):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             name = row["metric"].partition("[")[0]
-            cells = [self.with_unit(row["metric"]), row["where"].replace("workspace:", "")] + \
+            cells = [self.label_of(row["metric"]), row["where"].replace("workspace:", "")] + \
                 [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -199,9 +200,10 @@ class CompareView(ExploreView):
         plot.plot(result.x * scale, result.curve_a, name="A (current)", pen=pg.mkPen("#1f77b4", width=2))
         plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
                   pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
-        self.box.caption.setText(f"{result.label} against q{result.curve_joint}; other joints at the pose")
+        self.box.caption.setText(f"{display_name(result.label)} against q{result.curve_joint}; "
+                                 "other joints at the pose")
         plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
-        plot.setLabel("left", self.with_unit(result.label))
+        plot.setLabel("left", self.label_of(result.label))
 
     def csv_data(self):
         if self.result is None:

@@ -74,7 +74,7 @@ class ConditionsView(ExploreView):
         self.unknowns.setPlaceholderText("solve for, e.g. cx2, m2")
         self.unknowns.setToolTip("Parameters to solve for, separated by commas; empty: the inertial parameters")
         self.find_button = QPushButton("Find conditions", self)
-        self.find_button.clicked.connect(self.find)
+        self.find_button.clicked.connect(self.find_conditions)
         row = QHBoxLayout()
         row.addWidget(self.kind, 2)
         row.addWidget(self.find_button)
@@ -123,7 +123,7 @@ class ConditionsView(ExploreView):
         self.apply_button.setEnabled(False)
         self.set_stale("")
 
-    def find(self):
+    def find_conditions(self):   # not "find": that name is QWidget.find
         def start():
             model = self.context.require_model()
             kind = self.kind.currentData()
@@ -157,7 +157,7 @@ class ConditionsView(ExploreView):
     def apply(self) -> None:
         from ...explore.conditions import apply_condition
         row = self.list.currentRow()
-        if self.result is None or not 0 <= row < len(self.result.conditions):
+        if self.result is None or self.result_model is None or not 0 <= row < len(self.result.conditions):
             return
         self.context.load_design(apply_condition(self.result_model, self.result.conditions[row]))
         self.context.show_status("Applied " + self.result.conditions[row].text())

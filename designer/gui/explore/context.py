@@ -9,6 +9,7 @@ that; the Explore panel makes one for its views, and a test can make one around 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -99,7 +100,7 @@ class ExploreContext:
     def job_title(self) -> str:
         return self.runner.title
 
-    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[object], None],
+    def run_job(self, title: str, make_job: Callable[[CancelToken], Job], on_result: Callable[[Any], None],
                 owner=None):
         """Start ``make_job`` on the runner (replacing a running job); ``on_result`` gets its result in
         the GUI thread, then ``owner`` (the view showing it) learns the model it was computed for."""

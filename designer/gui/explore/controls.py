@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import overload
 
 import numpy as np
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QTableWidget, QWidget
 
-__all__ = ["labelled_row", "parse_values", "spin_box", "value_box"]
+__all__ = ["labelled_row", "parse_values", "spin_box", "value_box", "header_tips"]
+
+
+def header_tips(table: QTableWidget, tips: Iterable[tuple[int, str]]) -> None:
+    """Tool tips on the column headers (column, text) of a table whose header labels are set."""
+    for column, tip in tips:
+        item = table.horizontalHeaderItem(column)
+        if item is not None:
+            item.setToolTip(tip)
 
 
 def labelled_row(parent: QWidget, pairs: Iterable[tuple[str, QWidget]]) -> QHBoxLayout:
@@ -30,17 +39,36 @@ def value_box(parent: QWidget) -> QDoubleSpinBox:
     return spin
 
 
-def spin_box(parent: QWidget, lo, hi, value, *, decimals: int | None = None, step=None, suffix: str = "",
-             tip: str = "") -> QSpinBox | QDoubleSpinBox:
+@overload
+def spin_box(parent: QWidget, lo: int, hi: int, value: int, *, decimals: None = None, step: int | None = None,
+             suffix: str = "", tip: str = "") -> QSpinBox: ...
+
+
+@overload
+def spin_box(parent: QWidget, lo: float, hi: float, value: float, *, decimals: int | None = None,
+             step: float | None = None, suffix: str = "", tip: str = "") -> QDoubleSpinBox: ...
+
+
+def spin_box(parent: QWidget, lo: float, hi: float, value: float, *, decimals: int | None = None,
+             step: float | None = None, suffix: str = "", tip: str = "") -> QSpinBox | QDoubleSpinBox:
     """A spin box on [lo, hi] showing ``value``: whole numbers when all three are ints, else decimals."""
-    whole = all(isinstance(v, int) for v in (lo, hi, value))
-    spin = QSpinBox(parent) if whole else QDoubleSpinBox(parent)
-    if decimals is not None:
-        spin.setDecimals(decimals)
-    spin.setRange(lo, hi)
-    if step is not None:
-        spin.setSingleStep(step)
-    spin.setValue(value)
+    spin: QSpinBox | QDoubleSpinBox
+    if all(isinstance(v, int) for v in (lo, hi, value)):
+        whole = QSpinBox(parent)
+        whole.setRange(int(lo), int(hi))
+        if step is not None:
+            whole.setSingleStep(int(step))
+        whole.setValue(int(value))
+        spin = whole
+    else:
+        decimal = QDoubleSpinBox(parent)
+        if decimals is not None:
+            decimal.setDecimals(decimals)
+        decimal.setRange(lo, hi)
+        if step is not None:
+            decimal.setSingleStep(step)
+        decimal.setValue(value)
+        spin = decimal
     if suffix:
         spin.setSuffix(suffix)
     if tip:

@@ -12,13 +12,17 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
+from ...explore.coupling import default_map_joints
+from ...kinematics import NumericArm
 from ...model import Manipulator
+from ...model.manipulator import MissingParameterError
 from ..compute import load_compute
 from .jobs import MapResult, placed_map_job
 from .base import ExploreView
 from .context import ExploreContext
-from .controls import labelled_row, spin_box
-from .plots import HeatMap, PlotBox
+from .controls import header_tips, labelled_row, spin_box
+from .picker import display_name
+from .plots import HeatMap, PlotBox, is_flat
 
 __all__ = ["MapView"]
 
@@ -28,6 +32,15 @@ _STAT_SHORT = {"min": "min", "max": "max", "mean": "mean", "std": "std", "p05": 
                "p95": "95 %"}
 _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standard deviation",
               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
+
+
+def _default_pair(model: Manipulator) -> tuple[int, int]:
+    """The joints a new map shows: two that the arm's inertia depends on (q1/q2 of a PUMA gave a flat
+    coupling map); q2/q3 (or q1/q2) when the arm cannot be evaluated yet."""
+    try:
+        return default_map_joints(NumericArm.from_model(model))
+    except (MissingParameterError, ValueError, ZeroDivisionError, np.linalg.LinAlgError):
+        return (2, 3) if model.n >= 3 else (1, 2)
 
 
 class MapView(ExploreView):
@@ -41,6 +54,9 @@ class MapView(ExploreView):
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
         self.joint_y.setToolTip("Joint along the vertical axis")
+        self._chosen = False   # the user picked the joints (else they follow the model: _default_pair)
+        for combo in (self.joint_x, self.joint_y):
+            combo.activated.connect(self._joints_chosen)
         self.steps = spin_box(self, 5, 400, 60, tip="Grid points per joint")
         self.samples = spin_box(self, 0, 1_000_000, 2000, step=500,
                                 tip="Samples within the joint limits for the statistics (0: none)")
@@ -77,8 +93,7 @@ class MapView(ExploreView):
         # one row of statistics under the map: the map keeps the width of a narrow tab
         self.stats = QTableWidget(1, len(STATS), self)
         self.stats.setHorizontalHeaderLabels([_STAT_SHORT[s] for s in STATS])
-        for c, name in enumerate(STATS):
-            self.stats.horizontalHeaderItem(c).setToolTip(_STAT_TEXT[name])
+        header_tips(self.stats, ((c, _STAT_TEXT[name]) for c, name in enumerate(STATS)))
         self.stats.verticalHeader().hide()
         self.stats.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.stats.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -115,13 +130,17 @@ class MapView(ExploreView):
             for i, link in enumerate(model.links, start=1):
                 combo.addItem(f"q{i}" + (f" ({link.name})" if link.name else ""), i)
             combo.blockSignals(False)
-        pair = (2, 3) if model.n >= 3 else (1, 2)
-        if None not in keep and keep[0] != keep[1] and max(keep) <= model.n:
-            pair = keep
+        if self._chosen and None not in keep and keep[0] != keep[1] and max(keep) <= model.n:
+            pair = keep   # the user's pair stays while it names two joints of the arm
+        else:
+            pair = _default_pair(model)
         for combo, joint in zip((self.joint_x, self.joint_y), pair):
             k = combo.findData(joint)
             combo.setCurrentIndex(max(k, 0))
         self.check_stale(model)
+
+    def _joints_chosen(self, _index: int = 0) -> None:
+        self._chosen = True
 
     def set_stale(self, reason: str) -> None:
         super().set_stale(reason)
@@ -149,7 +168,7 @@ class MapView(ExploreView):
             joints = (self.joint_x.currentData(), self.joint_y.currentData())
             if joints[0] == joints[1]:
                 raise ValueError("pick two different joints for x and y")
-            metric, q = self.context.metric_text(), self.context.q.copy()
+            metric, q = self.context.metric_text(), self.context.q.tolist()
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             compute = load_compute()   # where the maps run: the Compute preference, as for sweeps
             return self.context.run_job("Map", lambda token: placed_map_job(compute, arm, metric, joints, q, steps,
@@ -170,8 +189,8 @@ class MapView(ExploreView):
         self.heat.set_data(grid.x * sx, grid.y * sy, grid.values)
         self.box.plot.setLabel("bottom", f"q{i} ({self._unit(i)})")
         self.box.plot.setLabel("left", f"q{j} ({self._unit(j)})")
-        self.box.plot.setTitle(grid.label)
-        self.heat.set_label(self.with_unit(grid.label))
+        self.box.plot.setTitle(display_name(grid.label))
+        self.heat.set_label(self.label_of(grid.label))
         self._mark()
         self._caption()
         for r, name in enumerate(STATS):
@@ -180,7 +199,7 @@ class MapView(ExploreView):
         if result.samples is not None:
             v = result.samples.values
             bad = int(np.count_nonzero(~np.isfinite(v)))
-            self.stats_caption.setText(f"samples within the joint limits: {grid.label}"
+            self.stats_caption.setText(f"samples within the joint limits: {display_name(grid.label)}"
                                        + (f" ({bad} undefined, left out)" if bad else ""))
 
     def pose_at(self, x: float, y: float) -> np.ndarray | None:
@@ -239,6 +258,8 @@ class MapView(ExploreView):
         self.marker.setData([q[i - 1] * self._scale(i)], [q[j - 1] * self._scale(j)])
 
     def _caption(self) -> None:
+        if self.result is None:
+            return
         grid = self.result.grid
         stale = self.stale
         moved = ""
@@ -249,7 +270,10 @@ class MapView(ExploreView):
         held = ", ".join(f"q{k + 1} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
         v = grid.values[np.isfinite(grid.values)]
         span = f"range {v.min():.4g} … {v.max():.4g}" if v.size else "no finite values"
-        text = f"{grid.label} over q{grid.joints[0]}, q{grid.joints[1]} ({span})" + (f"; {held}" if held else "")
+        if is_flat(grid.values):
+            span = f"constant {v.mean():.4g}: it does not change with these two joints"
+        text = f"{display_name(grid.label)} over q{grid.joints[0]}, q{grid.joints[1]} ({span})"
+        text += f"; {held}" if held else ""
         if stale or moved:
             text += f" — out of date: {stale or moved}; Compute to update"
         self.box.caption.setText(text)

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QTool
 from ...explore.metrics import METRICS, Reduce, Shape
 from ...model.units import inertial_unit
 
-__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE", "metric_unit"]
+__all__ = ["MetricPicker", "metric_tooltip", "readable", "READABLE", "metric_unit", "display_name"]
 
 _REDUCE_TEXT = {Reduce.MAX: "largest component", Reduce.MIN: "smallest component",
                 Reduce.MAX_ABS_OFF: "largest |value| off the diagonal"}
@@ -47,14 +47,12 @@ def metric_unit(text: str, revolute: list[bool] | None = None) -> str:
         index = [int(v) - 1 for v in rest.rstrip("]").split(",")] if rest else []
     except ValueError:
         index = []
-    known = revolute is not None and index and all(0 <= i < len(revolute) for i in index)
     unit = m.unit.replace("^2", "²")
+    if revolute is None or not index or not all(0 <= i < len(revolute) for i in index):
+        return "kg m², kg m or kg" if name == "M" else unit
     if name == "M":
-        if known:
-            i, j = index[0], index[-1]
-            return inertial_unit(revolute[i], revolute[j])
-        return "kg m², kg m or kg"
-    if " or " in unit and known:
+        return inertial_unit(revolute[index[0]], revolute[index[-1]])
+    if " or " in unit:
         first, second = unit.split(" or ")
         return first if revolute[index[0]] else second
     return unit
@@ -63,6 +61,34 @@ def metric_unit(text: str, revolute: list[bool] | None = None) -> str:
 def readable(name: str) -> str:
     """``inertia_locked`` -> ``Effective inertia, others locked``; unknown names as they are."""
     return READABLE.get(name, name.replace("_", " "))
+
+
+_DESIGN_NAMES = {"total_mass": "Total mass", "mass": "Total mass", "reach": "Reach"}
+_STAT_NAMES = {"max": "maximum", "min": "minimum", "mean": "mean", "std": "standard deviation",
+               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
+
+
+def display_name(key: str) -> str:
+    """What a plot, picker or table shows for a metric text or sweep key: ``coupling:max`` ->
+    ``Inertial coupling, maximum``; ``gravity[2]:mean`` -> ``Gravity torque, joint 2, mean``;
+    ``coupling[2,3]`` -> ``Inertial coupling, joints 2-3``; ``total_mass`` -> ``Total mass``.
+    Unknown texts come back as they are."""
+    text, _, stat = key.partition(":")
+    text = text.strip()
+    if text in _DESIGN_NAMES and not stat:
+        return _DESIGN_NAMES[text]
+    name, _, rest = text.partition("[")
+    if name.strip() not in METRICS:
+        return key
+    out = readable(name.strip())
+    index = [v.strip() for v in rest.rstrip("]").split(",")] if rest else []
+    if len(index) == 1:
+        out += f", joint {index[0]}"
+    elif len(index) == 2:
+        out += f", joints {index[0]}-{index[1]}"
+    if stat:
+        out += f", {_STAT_NAMES.get(stat, stat)}"
+    return out
 
 
 def _find(combo: QComboBox, data) -> int:
@@ -91,10 +117,11 @@ class MetricPicker(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.n = 0
-        self.metric = QComboBox(self)
+        # not "metric": that name is QPaintDevice.metric(), a virtual Qt calls for the widget's DPI
+        self.metric_box = QComboBox(self)
         for k, name in enumerate(METRICS):
-            self.metric.addItem(f"{readable(name)}  ({name})", name)
-            self.metric.setItemData(k, metric_tooltip(name), Qt.ItemDataRole.ToolTipRole)
+            self.metric_box.addItem(f"{readable(name)}  ({name})", name)
+            self.metric_box.setItemData(k, metric_tooltip(name), Qt.ItemDataRole.ToolTipRole)
         self.component = QComboBox(self)
         self.component.setToolTip("Which joint or joint pair; 'worst' reduces the metric to one number per pose")
         self.unit = QLabel(self)   # the definition and unit, on a line of its own
@@ -103,7 +130,7 @@ class MetricPicker(QWidget):
         self.unit.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
         row.addWidget(QLabel("Metric", self))
-        row.addWidget(self.metric, 2)
+        row.addWidget(self.metric_box, 2)
         row.addWidget(self.component, 2)
         self.help_button = QToolButton(self)
         self.help_button.setText("?")
@@ -115,7 +142,7 @@ class MetricPicker(QWidget):
         layout.setSpacing(2)
         layout.addLayout(row)
         layout.addWidget(self.unit)
-        self.metric.currentIndexChanged.connect(self._metric_changed)
+        self.metric_box.currentIndexChanged.connect(self._metric_changed)
         self.component.currentIndexChanged.connect(lambda _=0: self.changed.emit(self.text()))
         self.set_joint_count(2)
         self.set_metric("coupling")
@@ -128,17 +155,17 @@ class MetricPicker(QWidget):
     def set_metric(self, text: str) -> None:
         """Select ``name`` or ``name[i]`` / ``name[i,j]`` (1-based); unknown texts are ignored."""
         name, _, rest = text.partition("[")
-        k = self.metric.findData(name.strip())
+        k = self.metric_box.findData(name.strip())
         if k < 0:
             return
-        self.metric.setCurrentIndex(k)
+        self.metric_box.setCurrentIndex(k)
         if rest:
             k = _find(self.component, tuple(int(v) - 1 for v in rest.rstrip("]").split(",")))
             if k >= 0:
                 self.component.setCurrentIndex(k)
 
     def name(self) -> str:
-        return self.metric.currentData()
+        return self.metric_box.currentData()
 
     def text(self) -> str:
         index = self.component.currentData()
@@ -148,7 +175,7 @@ class MetricPicker(QWidget):
 
     def _metric_changed(self) -> None:
         name = self.name()
-        self.metric.setToolTip(metric_tooltip(name))
+        self.metric_box.setToolTip(metric_tooltip(name))
         m = METRICS[name]
         self.unit.setText(f"{m.description}  [{'dimensionless' if m.unit == '1' else m.unit}]")
         self.unit.setToolTip(metric_tooltip(name))

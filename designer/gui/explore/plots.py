@@ -15,7 +15,7 @@ from PySide6.QtSvg import QSvgGenerator
 from ..folders import last_folder, remember_folder
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-__all__ = ["PlotBox", "HeatMap", "write_csv", "CsvData"]
+__all__ = ["PlotBox", "HeatMap", "write_csv", "CsvData", "is_flat"]
 
 # (header, rows) of a plot's data
 CsvData = tuple[Sequence[str], Sequence[Sequence[float]]]
@@ -67,7 +67,10 @@ class PlotBox(QWidget):
 
     # -- export -------------------------------------------------------------------
     def add_legend(self) -> None:
+        from ..plot_style import place_legend
         self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
+        # new curves change the range: the legend moves to the corner they leave emptiest
+        self.plot.vb.sigRangeChanged.connect(lambda *_: place_legend(self.plot))
 
     def require_fresh(self) -> None:
         if self.stale:
@@ -123,15 +126,24 @@ class PlotBox(QWidget):
         self.exported.emit(str(written))
 
 
+FLAT = 1e-9   # a map whose values differ by less than this share of their size is constant (round-off)
+
+
+def is_flat(values: np.ndarray) -> bool:
+    """Whether the finite values are one constant up to round-off."""
+    v = values[np.isfinite(values)]
+    return bool(v.size) and float(v.max() - v.min()) <= FLAT * float(np.abs(v).max())
+
+
 def _finite_range(values: np.ndarray) -> tuple[float, float]:
     v = values[np.isfinite(values)]
     if v.size == 0:
         return 0.0, 1.0
     lo, hi = float(v.min()), float(v.max())
-    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)):  # constant up to round-off: one colour, not noise
+    if is_flat(values):  # constant up to round-off: one colour, not noise
         lo = hi = 0.5 * (lo + hi)
-    if hi <= lo:  # a constant map still needs a colour range
-        pad = abs(lo) * 1e-6 or 1e-12
+    if hi <= lo:  # a constant map still needs a colour range: a readable one about the value (the
+        pad = 0.05 * abs(lo) or 1.0   # bar's axis shows no labels over a range of 1e-6 of it)
         lo, hi = lo - pad, hi + pad
     return lo, hi
 
@@ -154,6 +166,8 @@ class HeatMap:
         self.values = np.asarray(values, float)
         shown = np.where(np.isfinite(self.values), self.values, np.nan)
         lo, hi = _finite_range(shown)
+        if is_flat(shown):   # one colour, the middle of a bar about the value (round-off is no texture)
+            shown = np.where(np.isfinite(shown), 0.5 * (lo + hi), np.nan)
         self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
         self.colorbar.setLevels((lo, hi))
         dx = (x[-1] - x[0]) / (len(x) - 1) if len(x) > 1 else 1.0

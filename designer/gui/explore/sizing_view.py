@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -23,8 +24,12 @@ from ..folders import last_folder, remember_folder
 from . import drive_defaults
 from .base import ExploreView
 from .context import ExploreContext
-from .controls import parse_values, spin_box
+from .controls import header_tips, parse_values, spin_box
 from .plots import HeatMap, PlotBox
+
+if TYPE_CHECKING:   # imported where used: the sizing code loads only when a sizing runs
+    from ...explore.iso9283 import TestCube
+    from ...explore.sizing import SizingResult
 
 __all__ = ["SizingView", "SizingOutput", "sizing_job"]
 
@@ -43,11 +48,11 @@ QUANTITIES = {"torque (N m or N)": "torque", "speed (rad/s or m/s)": "speed", "p
 
 @dataclass(frozen=True)
 class SizingOutput:
-    sizing: object                     # designer.explore.sizing.SizingResult
+    sizing: SizingResult
     radial: np.ndarray | None = None   # payload offsets along the flange's x axis (m)
     axial: np.ndarray | None = None    # and along its z axis (m)
     payload: np.ndarray | None = None  # [iz, ix] largest payload mass (kg)
-    cube: object = None                # the ISO 9283 TestCube when the move is the cube path
+    cube: TestCube | None = None       # the ISO 9283 test cube when the move is the cube path
 
 
 def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) -> Job[SizingOutput]:
@@ -140,8 +145,7 @@ class SizingView(ExploreView):
 
         self.table = QTableWidget(0, len(COLUMNS) + 1, self)
         self.table.setHorizontalHeaderLabels(["joint"] + [c[1] for c in COLUMNS])
-        for c, (_key, _title, tip) in enumerate(COLUMNS, start=1):
-            self.table.horizontalHeaderItem(c).setToolTip(tip)
+        header_tips(self.table, ((c, tip) for c, (_key, _title, tip) in enumerate(COLUMNS, start=1)))
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -185,7 +189,7 @@ class SizingView(ExploreView):
             self.csv.setText(path)
             self.source.setCurrentText("trajectory CSV")
 
-    def move(self, n: int):
+    def motion(self, n: int):   # not "move": that name is QWidget.move
         """The trajectory the inputs describe (raises ValueError naming the bad input)."""
         if self.source.currentText() == "ISO 9283 test cube":
             parts = [p for p in self.cube.text().replace(",", " ").split() if p]
@@ -211,7 +215,7 @@ class SizingView(ExploreView):
         def start():
             arm = self.context.arm()
             n = arm.n
-            move = self.move(n)
+            move = self.motion(n)
             gear = parse_values(self.gear.text(), n, "gear ratios")
             rotor = parse_values(self.rotor.text(), n, "rotor inertias")
             drives = drive_defaults.fill({"gear": gear, "rotor": rotor}, self.context.model)  # empty: the project's
@@ -236,7 +240,7 @@ class SizingView(ExploreView):
                 v = row[key]
                 self.table.setItem(r, c, QTableWidgetItem("—" if not math.isfinite(v) else f"{v:.4g}"))
         self._draw()
-        if result.payload is not None:
+        if result.payload is not None and result.radial is not None and result.axial is not None:
             self.load.show()
             shown = np.where(np.isfinite(result.payload), result.payload, np.nan)
             self.heat.set_data(result.radial, result.axial, shown)
@@ -279,7 +283,7 @@ class SizingView(ExploreView):
 
     def payload_csv(self):
         r = self.result
-        if r is None or r.payload is None:
+        if r is None or r.payload is None or r.radial is None or r.axial is None:
             raise ValueError("no payload envelope computed")
         self.require_fresh()
         X, Z = np.meshgrid(r.radial, r.axial)

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QStackedWidget,
                                QVBoxLayout, QWidget)
 
 from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
-from ...explore.sweep import SweepAxis, SweepResult, SweepSpec
+from ...explore.sweep import SweepAxis, SweepResult, SweepSpec, better_larger, conflicting_pair
 from ...model import Manipulator
 from ..compute import ComputeButton
 from .jobs import sweep_job
 from .base import ExploreView
 from .context import ExploreContext
 from .controls import spin_box, value_box
+from .picker import display_name
 from .plots import HeatMap, PlotBox
 
 __all__ = ["SweepView", "ParetoView", "SWEEP_STATS"]
@@ -48,6 +49,15 @@ def _fresh_for_sweep(model: Manipulator, swept_model: Manipulator | None, result
         return model.with_parameters({n: swept_model.parameter_values[n] for n in names}) == swept_model
     except (KeyError, ValueError):
         return False
+
+
+def _fill_keys(combo: QComboBox, keys: list[str]) -> None:
+    """Sweep keys by their readable names (``Inertial coupling, maximum``), the key as item data and
+    in the tooltip (the command line and the CSV header use it)."""
+    combo.clear()
+    for key in keys:
+        combo.addItem(display_name(key), key)
+        combo.setItemData(combo.count() - 1, key, Qt.ItemDataRole.ToolTipRole)
 
 
 class SweepView(ExploreView):
@@ -192,11 +202,10 @@ class SweepView(ExploreView):
         self.result = result
         self.result_model = model or self.model
         self.set_stale("")
-        keep = self.show_key.currentText()
+        keep = self.show_key.currentData()
         self.show_key.blockSignals(True)
-        self.show_key.clear()
-        self.show_key.addItems(list(result.values))
-        k = self.show_key.findText(keep)
+        _fill_keys(self.show_key, list(result.values))
+        k = self.show_key.findData(keep)
         self.show_key.setCurrentIndex(k if k >= 0 else 0)
         self.show_key.blockSignals(False)
         self._draw()
@@ -207,7 +216,7 @@ class SweepView(ExploreView):
         self.finished.emit(result)
 
     def _draw(self) -> None:
-        result, key = self.result, self.show_key.currentText()
+        result, key = self.result, self.show_key.currentData()
         if result is None or not key:
             return
         axes = result.spec.axes
@@ -219,23 +228,24 @@ class SweepView(ExploreView):
             keys = [f"{metric}:{s}" for s in result.spec.stats] if stat else [key]
             x = np.array(axes[0].values)
             for k, name in enumerate(keys):
-                plot.plot(x, result.values[name], name=name, symbol="o", symbolSize=5,
+                plot.plot(x, result.values[name], name=display_name(name), symbol="o", symbolSize=5,
                           pen=pg.mkPen(COLORS[k % len(COLORS)], width=2.5 if name == key else 1.2),
                           symbolBrush=COLORS[k % len(COLORS)])
             plot.setLabel("bottom", self.parameter_label(axes[0].name))
-            plot.setLabel("left", self.with_unit(metric))
-            plot.setTitle(f"{metric} over {result.spec.samples} workspace samples per design")
-            self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of {metric}")
+            plot.setLabel("left", self.label_of(metric))
+            plot.setTitle(f"{display_name(metric)}, {result.spec.samples} samples a design")   # fits a narrow tab
+            self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of "
+                                        f"{display_name(metric)}")
         else:
             self.stack.setCurrentWidget(self.heat_box)
             x, y = np.array(axes[0].values), np.array(axes[1].values)
             self.heat.set_data(x, y, result.values[key].T)   # values[i1, i2] -> rows along the second axis
             self.heat_box.plot.setLabel("bottom", self.parameter_label(axes[0].name))
             self.heat_box.plot.setLabel("left", self.parameter_label(axes[1].name))
-            self.heat_box.plot.setTitle(key)
-            self.heat.set_label(self.with_unit(key))
-            self.heat_box.caption.setText(f"{len(x)} x {len(y)} designs; {key} over {result.spec.samples} "
-                                          "workspace samples per design")
+            self.heat_box.plot.setTitle(display_name(key))
+            self.heat.set_label(self.label_of(key))
+            self.heat_box.caption.setText(f"{len(x)} x {len(y)} designs; {display_name(key)} over "
+                                          f"{result.spec.samples} workspace samples per design")
 
     def csv_data(self):
         if self.result is None:
@@ -301,24 +311,35 @@ class ParetoView(ExploreView):
         self.result_model = self.model
         self.set_stale("")
         keys = list(result.values)
-        defaults = (keys[0], "total_mass")
-        for combo, default in zip(self.axis_keys, defaults):
-            keep = combo.currentText()
+        kept = self.keys()
+        # a pair that conflicts first (the first summary against the total mass often had a front of
+        # one design); the user's pair stays while the new sweep has it
+        pair = kept if kept[0] in keys and kept[1] in keys and kept[0] != kept[1] else conflicting_pair(result)
+        for combo, sense, key in zip(self.axis_keys, self.senses, pair):
             combo.blockSignals(True)
-            combo.clear()
-            combo.addItems(keys)
-            k = combo.findText(keep if keep in keys else default)
-            combo.setCurrentIndex(max(k, 0))
+            _fill_keys(combo, keys)
+            combo.setCurrentIndex(max(combo.findData(key), 0))
             combo.blockSignals(False)
-        self.senses[1].blockSignals(True)
-        self.senses[1].setCurrentIndex(1 if self.axis_keys[1].currentText() == "reach" else 0)
-        self.senses[1].blockSignals(False)
+            if key not in kept:   # a new default: optimised in its better direction
+                sense.blockSignals(True)
+                sense.setCurrentIndex(1 if better_larger(key) else 0)
+                sense.blockSignals(False)
         self._draw()
 
+    def set_keys(self, x: str, y: str) -> None:
+        """Plot summary ``x`` against ``y`` (sweep keys such as ``gravity[2]:max``, ``total_mass``)."""
+        for combo, key in zip(self.axis_keys, (x, y)):
+            k = combo.findData(key)
+            if k < 0:
+                raise KeyError(f"no summary '{key}' in the sweep")
+            combo.setCurrentIndex(k)
+
     def keys(self) -> tuple[str, str]:
-        return self.axis_keys[0].currentText(), self.axis_keys[1].currentText()
+        return self.axis_keys[0].currentData() or "", self.axis_keys[1].currentData() or ""
 
     def points(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.result is None:
+            raise ValueError("no sweep computed")
         a, b = self.keys()
         return self.result.column(a), self.result.column(b)
 
@@ -326,7 +347,7 @@ class ParetoView(ExploreView):
         if self.result is None or not all(self.keys()):
             return
         x, y = self.points()
-        minimize = tuple(s.currentIndex() == 0 for s in self.senses)
+        minimize = (self.senses[0].currentIndex() == 0, self.senses[1].currentIndex() == 0)
         self.front = self.result.pareto(*self.keys(), minimize=minimize)
         ok = np.isfinite(x) & np.isfinite(y)
         idx = np.flatnonzero(ok)
@@ -339,18 +360,21 @@ class ParetoView(ExploreView):
         order = order[np.argsort(x[order])]
         self.front_line.setData(x[order], y[order])
         a, b = self.keys()
-        self.box.plot.setLabel("bottom", f"{self.with_unit(a)}, {'min' if minimize[0] else 'max'}imised")
-        self.box.plot.setLabel("left", f"{self.with_unit(b)}, {'min' if minimize[1] else 'max'}imised")
+        self.box.plot.setLabel("bottom", f"{self.label_of(a)}, {'min' if minimize[0] else 'max'}imised")
+        self.box.plot.setLabel("left", f"{self.label_of(b)}, {'min' if minimize[1] else 'max'}imised")
         self.box.caption.setText(f"{int(ok.sum())} designs, {int(self.front.sum())} non-dominated (red); "
                                  "click a design to load it")
 
     def design(self, index: int) -> dict[str, float]:
+        if self.result is None:
+            raise ValueError("no sweep computed")
         return self.result.designs[index]
 
     def _tip(self, x, y, data):
         d = self.result.designs[data] if self.result is not None else {}
-        return "\n".join(f"{k} = {v:.6g}" for k, v in d.items()) + f"\n{self.keys()[0]} = {x:.6g}\n" \
-            f"{self.keys()[1]} = {y:.6g}\n(click to load)"
+        a, b = self.keys()
+        return "\n".join(f"{k} = {v:.6g}" for k, v in d.items()) + f"\n{display_name(a)} = {x:.6g}\n" \
+            f"{display_name(b)} = {y:.6g}\n(click to load)"
 
     def _clicked(self, _item, points, _event=None) -> None:
         if self.result is None or len(points) == 0 or self.model is None:
@@ -361,6 +385,8 @@ class ParetoView(ExploreView):
         """Emit ``loadDesignRequested`` with the model of design ``index`` (grid order)."""
         if self.stale:
             self.context.show_error(f"Pareto: {self.stale}; run the sweep again to load its designs")
+            return
+        if self.model is None:
             return
         design = self.design(index)
         self.context.load_design(self.model.with_parameters(design))

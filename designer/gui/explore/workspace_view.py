@@ -18,6 +18,7 @@ from .jobs import CHUNK_STATES, evaluate_chunked
 from .base import ExploreView
 from .context import ExploreContext
 from .controls import labelled_row, spin_box
+from .picker import display_name
 from .plots import PlotBox
 
 __all__ = ["WorkspaceView", "WorkspaceResult", "workspace_job", "PROJECTIONS"]
@@ -105,6 +106,8 @@ class WorkspaceView(ExploreView):
 
     def colours(self) -> tuple[np.ndarray, float, float]:
         """Per-point colour fractions (0..1, NaN where undefined) and the colour range."""
+        if self.result is None:
+            raise ValueError("no workspace computed")
         v = self.result.values
         ok = np.isfinite(v)
         lo, hi = (float(v[ok].min()), float(v[ok].max())) if ok.any() else (0.0, 1.0)
@@ -122,13 +125,14 @@ class WorkspaceView(ExploreView):
         p = self.result.positions
         self.scatter.setData(x=p[order, h], y=p[order, v], brush=brushes)
         self.colorbar.setLevels((lo, hi if hi > lo else lo + 1e-12))
-        self.colorbar.axis.setLabel(self.with_unit(self.result.label))
+        self.colorbar.axis.setLabel(self.label_of(self.result.label))
         names = "xyz"
         self.box.plot.setLabel("bottom", f"{names[h]} (m)")
         self.box.plot.setLabel("left", f"{names[v]} (m)")
-        self.box.plot.setTitle(f"{self.result.label} at the tool positions")
+        self.box.plot.setTitle(f"{display_name(self.result.label)} at the tool positions")
         bad = int((~ok).sum())
-        self.box.caption.setText(f"{len(p)} samples within the joint limits; colour: {self.result.label} "
+        self.box.caption.setText(f"{len(p)} samples within the joint limits; colour: "
+                                 f"{display_name(self.result.label)} "
                                  f"({lo:.4g} … {hi:.4g})" + (f"; {bad} undefined, not drawn" if bad else ""))
 
     def csv_data(self):

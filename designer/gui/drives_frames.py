@@ -1,0 +1,183 @@
+"""Editors for what a project holds beyond the DH table: each joint's drive data and the base and tool frames.
+
+Both are tables of :class:`~designer.gui.cells.ExprTableModel`: a bad entry stays red with its message (and is
+listed under Problems) while the model keeps its last good value; every good entry is one undoable command.
+
+The drive table has one column per field of :class:`~designer.model.Drive` (``DRIVE_FIELDS``): a field added
+there appears here by itself, and :data:`DRIVE_COLUMNS` gives it a label, its units (revolute, prismatic) and
+whether zero is allowed, one line each. An empty cell is "not known" (the field is left out of the file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from ..model import Drive, ExpressionError, Pose
+from ..model.extras import DRIVE_FIELDS
+from .cells import ExprTableModel, parse_number
+from .params import _table as table_view
+
+__all__ = ["DRIVE_COLUMNS", "DriveTableModel", "FramesTableModel", "DrivesPanel"]
+
+#: field: (label, unit of a revolute joint, unit of a prismatic joint, zero allowed)
+DRIVE_COLUMNS: dict[str, tuple[str, str, str, bool]] = {
+    "rated_torque": ("rated torque", "N·m", "N", False),
+    "peak_torque": ("peak torque", "N·m", "N", False),
+    "rated_speed": ("rated speed", "rad/s", "m/s", False),
+    "gear_ratio": ("gear ratio", "motor:joint", "motor:joint", False),
+    "motor_inertia": ("motor inertia", "kg·m², motor", "kg·m², motor", True),
+    "viscous": ("viscous friction", "N·m·s/rad", "N·s/m", True),
+    "coulomb": ("Coulomb friction", "N·m", "N", True),
+    "stiffness": ("torsional stiffness", "N·m/rad", "N/m", False),   # an elastic joint (format version 3)
+    "damping": ("torsional damping", "N·m·s/rad", "N·s/m", True),
+}
+
+
+def drive_column(name: str) -> tuple[str, str, str, bool]:
+    """The label and units of a drive field; a field not in :data:`DRIVE_COLUMNS` shows its own name."""
+    return DRIVE_COLUMNS.get(name, (name.replace("_", " "), "", "", True))
+
+
+class DriveTableModel(ExprTableModel):
+    """One row per joint, one column per drive field; numbers only, never negative."""
+
+    def __init__(self, document, parent=None):
+        self.fields = list(DRIVE_FIELDS)
+        self.columns = [drive_column(f)[0] for f in self.fields]
+        super().__init__(document, parent)
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.document.model.n
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role in (Qt.ItemDataRole.DisplayRole,
+                                                                  Qt.ItemDataRole.ToolTipRole):
+            label, rev, pri, zero_ok = drive_column(self.fields[section])
+            if role == Qt.ItemDataRole.DisplayRole:
+                return f"{label}\n({rev})" if rev else label
+            units = rev if rev == pri or not pri else f"{rev} for a revolute joint, {pri} for a prismatic one"
+            return (f"{label}" + (f" in {units}" if units else "") + "; empty: not known"
+                    + ("" if zero_ok else "; must be above zero"))
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return f"joint {section + 1}"
+        return super().headerData(section, orientation, role)
+
+    def where(self, row: int, col: int) -> str:
+        return f"joint {row + 1}, {self.columns[col]}"
+
+    def cell_value(self, row: int, col: int):
+        drive = self.document.model.links[row].drive
+        return None if drive is None else getattr(drive, self.fields[col])
+
+    def extra_tooltip(self, row: int, col: int) -> str | None:
+        label, rev, pri, _ = drive_column(self.fields[col])
+        unit = rev if self.document.model.links[row].is_revolute else pri
+        return f"{label} of joint {row + 1}" + (f" ({unit})" if unit else "")
+
+    def parse(self, row: int, col: int, text: str):
+        if not text.strip():
+            return None
+        where = self.where(row, col)
+        value = parse_number(text, where)
+        zero_ok = drive_column(self.fields[col])[3]
+        if value < 0 or (value == 0 and not zero_ok):
+            raise ExpressionError(f"must be {'zero or more' if zero_ok else 'above zero'}, not {value:g}", where)
+        return value
+
+    def commit(self, row: int, col: int, value) -> None:
+        model = self.document.model
+        link = model.links[row]
+        drive = link.drive or Drive()
+        name = self.fields[col]
+        if getattr(drive, name) == value:
+            return
+        shown = "not known" if value is None else self.typed
+        self.document.apply(model.with_link(row, replace(link, drive=replace(drive, **{name: value}))),
+                            f"Set {self.columns[col]} of joint {row + 1} to {shown}")
+
+
+_FRAME_ROWS = ("base", "tool")
+_FRAME_TEXT = {"base": "base (DH frame 0 in the world)", "tool": "tool (in the last link's frame)"}
+
+
+class FramesTableModel(ExprTableModel):
+    """Two rows, the base and tool poses: translation (m) and URDF roll, pitch, yaw (rad); expressions allowed
+    (``pi/2`` stays exact)."""
+
+    columns = ["x", "y", "z", "roll", "pitch", "yaw"]
+    units = ["m", "m", "m", "rad", "rad", "rad"]
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(_FRAME_ROWS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return _FRAME_ROWS[section]
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.ToolTipRole:
+            return _FRAME_TEXT[_FRAME_ROWS[section]]
+        return super().headerData(section, orientation, role)
+
+    def where(self, row: int, col: int) -> str:
+        return f"{_FRAME_ROWS[row]} frame, {self.columns[col]}"
+
+    def _pose(self, row: int) -> Pose:
+        return getattr(self.document.model, _FRAME_ROWS[row]) or Pose()
+
+    def cell_value(self, row: int, col: int):
+        pose = self._pose(row)
+        return (*pose.xyz, *pose.rpy)[col]
+
+    def commit(self, row: int, col: int, value) -> None:
+        model = self.document.model
+        pose = self._pose(row)
+        values = [*pose.xyz, *pose.rpy]
+        if values[col] == value:
+            return
+        values[col] = value
+        name = _FRAME_ROWS[row]
+        new = Pose(tuple(values[:3]), tuple(values[3:]))
+        self.document.apply(replace(model, **{name: new}), f"Set {self.columns[col]} of the {name} frame to "
+                                                           f"{self.typed}")
+
+
+def _view(parent, model) -> QTableView:
+    view = table_view(parent, model)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # units stay readable
+    return view
+
+
+class DrivesPanel(QWidget):
+    """The drive table and the frames table, one under the other."""
+
+    message = Signal(str)
+
+    def __init__(self, document, parent=None):
+        super().__init__(parent)
+        self.drive_model = DriveTableModel(document, self)
+        self.frames_model = FramesTableModel(document, self)
+        for m in (self.drive_model, self.frames_model):
+            m.message.connect(self.message)
+        self.drive_view = _view(self, self.drive_model)
+        self.frames_view = _view(self, self.frames_model)
+        drives = QGroupBox("Drives: motor and gearbox per joint (joint side unless said)", self)
+        drive_layout = QVBoxLayout(drives)
+        note = QLabel("Sizing and Explore use these; File > Export C can add the drive terms "
+                      "(N² Jm and friction). Empty: not known.", drives)
+        note.setWordWrap(True)
+        drive_layout.addWidget(note)
+        drive_layout.addWidget(self.drive_view)
+        frames = QGroupBox("Base and tool frames (translation, then roll-pitch-yaw as in URDF)", self)
+        frame_layout = QVBoxLayout(frames)
+        frame_layout.addWidget(self.frames_view)
+        self.frames_view.setMaximumHeight(self.frames_view.horizontalHeader().sizeHint().height() + 2 * 24 + 6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(drives, 1)
+        layout.addWidget(frames)
+
+    def sources(self) -> tuple[DriveTableModel, FramesTableModel]:
+        """The tables whose refused entries Problems lists."""
+        return self.drive_model, self.frames_model

@@ -1,0 +1,35 @@
+"""File > Import MJCF… and File > Export MJCF… (docs/mjcf.md): the URDF import's dialog and
+report (gui/urdf_dialogs.py) for MuJoCo's format. A refusal is a message box with the core's
+one-line message, and the project on screen is kept until an import succeeds."""
+
+from __future__ import annotations
+
+from ..mjcf import read_mjcf
+from ..mjcf.exporter import mjcf_text
+from ..mjcf.importer import import_read
+from ..urdf.importer import ImportReport
+from .urdf_dialogs import export_file, import_file
+
+__all__ = ["MJCF_FILTER", "build_menu", "export_mjcf_file", "import_mjcf_file"]
+
+MJCF_FILTER = "MJCF (*.xml *.mjcf);;All files (*)"
+
+
+def import_mjcf_file(window, path=None, options: dict | None = None) -> ImportReport | None:
+    """Import an MJCF file as a new unsaved project; None when cancelled or refused.
+    ``options`` (as :meth:`ImportDialog.options`) skip the dialog."""
+    def make(read, source: str, chosen: dict) -> ImportReport:
+        tree, mj = read
+        return import_read(tree, mj, source, **chosen)
+    return import_file(window, "MJCF", MJCF_FILTER, read_mjcf, make, path, options)
+
+
+def export_mjcf_file(window, path=None) -> bool:
+    """Write the project as MJCF; errors (a symbol without a value) go to a message box."""
+    return export_file(window, "MJCF", MJCF_FILTER, ".xml", mjcf_text, path)
+
+
+def build_menu(window, menu) -> None:
+    """The two File menu entries."""
+    window._action(menu, "Import &MJCF…", lambda: import_mjcf_file(window))
+    window._action(menu, "Export MJCF…", lambda: export_mjcf_file(window))

@@ -1,0 +1,183 @@
+"""Project -> MJCF: one body per DH link, hinge or slide joints about z, inertials, drives, motors.
+
+The bodies are the URDF export's links (designer/urdf/exporter.py): the body of joint i is DH
+frame i in the modified convention and frame i-1 turned by q_i in the standard one, so every
+joint sits at its body's origin on z. The base is a fixed body ``dh_frame0`` at the base pose
+(inside a body ``base`` at the origin); the tool a massless body at the tool frame. Angles are
+radians (``<compiler angle="radian">``); geoms carry no mass (``inertiafromgeom="false"``);
+gravity is the model's own vector in the world (``<option gravity>``), so no base turn is needed
+as for URDF.
+
+Drive data: ``armature`` = N^2 Jm (the reflected motor inertia, joint side), ``damping`` = viscous,
+``frictionloss`` = Coulomb; a ``motor`` per joint with ``gear`` = N (1 without one) and, with a
+rated (else peak) torque T, ``ctrlrange`` = +-T / N, so the torque at the joint is at most T.
+
+MuJoCo refuses a moving body whose mass or a principal moment is below 1e-15 (massless links of
+a spherical wrist, point masses): those get a floor of 1e-12 of the arm's largest (at least
+1e-14), which changes M by about that relative amount, and the file says so in a comment.
+An inertia that breaks the triangle inequality (MuJoCo refuses it) has its smallest principal
+moment raised until it holds, also said in a comment (:func:`_triangle`).
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..model.manipulator import Manipulator
+from ..urdf.exporter import exported, write_text
+from .source import MjcfError
+
+__all__ = ["export_mjcf", "mjcf_text"]
+
+JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
+#: the smallest mass and principal moment written, relative to the arm's largest (module docstring)
+FLOOR = 1e-12
+
+
+def _num(x: float) -> str:
+    x = float(x)
+    return "0" if x == 0 else repr(x)
+
+
+def _vec(v) -> str:
+    return " ".join(_num(x) for x in v)
+
+
+def _quat(R: np.ndarray) -> str:
+    """(w, x, y, z) of a rotation matrix, w >= 0 (Shepperd's method: stable for every rotation)."""
+    t = np.trace(R)
+    if t > 0:
+        s = math.sqrt(t + 1.0) * 2
+        q = [0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    else:
+        i = int(np.argmax(np.diag(R)))
+        j, k = (i + 1) % 3, (i + 2) % 3
+        s = math.sqrt(1.0 + R[i, i] - R[j, j] - R[k, k]) * 2
+        q = [0.0] * 4
+        q[0] = (R[k, j] - R[j, k]) / s
+        q[1 + i] = 0.25 * s
+        q[1 + j] = (R[j, i] + R[i, j]) / s
+        q[1 + k] = (R[k, i] + R[i, k]) / s
+    q = np.array(q) / np.linalg.norm(q)
+    return _vec(-q if q[0] < 0 else q)
+
+
+def _place(el: ET.Element, T: np.ndarray) -> None:
+    el.set("pos", _vec(T[:3, 3]))
+    el.set("quat", _quat(T[:3, :3]))
+
+
+def _segment(body: ET.Element, end: np.ndarray) -> None:
+    """A thin massless capsule from the body's origin to ``end`` (the stick figure)."""
+    if float(np.linalg.norm(end)) > 1e-6:
+        ET.SubElement(body, "geom", type="capsule", size=_num(LINK_RADIUS), fromto="0 0 0 " + _vec(end),
+                      material="link", contype="0", conaffinity="0")
+
+
+def _visuals(body: ET.Element, link, end: np.ndarray) -> None:
+    """The link's visual geometry. Hook for the project's visual meshes (a field the mesh work adds
+    to the link): write them here as <mesh> assets and geoms; until then the stick figure."""
+    ET.SubElement(body, "geom", type="cylinder", size=f"{JOINT_RADIUS} 0.05", material="joint",
+                  contype="0", conaffinity="0")
+    _segment(body, end)
+
+
+def _triangle(I: np.ndarray) -> tuple[np.ndarray, float]:
+    """``I`` with its smallest principal moment raised until the two smaller add up to the largest
+    (MuJoCo refuses the inertia otherwise), and by how much (0: unchanged). Such an inertia is a
+    simplification (the PUMA 560's link 1 has only its moment about the joint axis, 0.35 kg m^2);
+    the raise is about an axis across the largest moment's, which for a link that turns only about
+    that axis changes nothing in M."""
+    w, V = np.linalg.eigh(I)
+    short = w[2] - w[1] - w[0]
+    if short <= 1e-12 * max(w[2], 1e-300):
+        return I, 0.0
+    w[0] += short
+    return V @ np.diag(w) @ V.T, float(short)
+
+
+def _massless(body: ET.Element) -> None:
+    """An explicit empty inertial: Pinocchio's MJCF reader wants one on every body (geoms carry no mass)."""
+    ET.SubElement(body, "inertial", pos="0 0 0", mass="0", diaginertia="0 0 0")
+
+
+def mjcf_text(model: Manipulator) -> str:
+    """The MJCF document of ``model``; a symbol without a value raises :class:`MjcfError` naming it."""
+    out = exported(model, MjcfError)
+    arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
+    link_names, joint_names = out.link_names, out.joint_names
+    scale = max([float(bodies.mass.max(initial=0.0))] + [float(np.abs(I).max()) for I in bodies.inertia])
+    floor = max(FLOOR * scale, 1e-14)
+
+    root = ET.Element("mujoco", model=model.name or "manipulator")
+    ET.SubElement(root, "compiler", angle="radian", inertiafromgeom="false", autolimits="true")
+    ET.SubElement(root, "option", gravity=_vec(arm.base[:3, :3] @ arm.gravity))
+    asset = ET.SubElement(root, "asset")
+    for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):
+        ET.SubElement(asset, "material", name=name, rgba=rgba)
+    world = ET.SubElement(root, "worldbody")
+    # Pinocchio's MJCF reader takes the top body for its root and drops its placement: the base pose
+    # goes on a body inside it (a root body placed off the origin came out with gravity turned)
+    parent = ET.SubElement(world, "body", name="base")
+    _massless(parent)
+    parent = ET.SubElement(parent, "body", name="dh_frame0")
+    _place(parent, arm.base)
+    _massless(parent)
+    floored: list[str] = []
+    changed: list[str] = []
+    for i in range(arm.n):
+        link, drive = model.links[i], model.links[i].drive
+        body = ET.SubElement(parent, "body", name=link_names[i])
+        _place(body, np.eye(4) if standard and i == 0 else (M[i - 1] if standard else M[i]))
+        revolute = bool(arm.revolute[i])
+        joint = ET.SubElement(body, "joint", name=joint_names[i], type="hinge" if revolute else "slide",
+                              pos="0 0 0", axis="0 0 1")
+        if not np.isnan(arm.limits[i]).any():
+            joint.set("range", _vec(arm.limits[i]))
+        if drive is not None:
+            for attr, value in (("armature", drive.reflected_inertia), ("damping", drive.viscous),
+                                ("frictionloss", drive.coulomb)):
+                if value:
+                    joint.set(attr, _num(value))
+        to_frame = M[i] if standard else np.eye(4)   # DH frame i in this body's frame
+        R = to_frame[:3, :3]
+        I = R @ bodies.inertia[i] @ R.T
+        mass = float(bodies.mass[i])
+        if mass < floor or np.linalg.eigvalsh(I).min() < floor:
+            floored.append(link_names[i])
+            mass, I = max(mass, floor), I + floor * np.eye(3)
+        I, raised = _triangle(I)
+        if raised:
+            changed.append(f"{link_names[i]} (smallest principal moment raised by {raised:.3g} kg m^2)")
+        ET.SubElement(body, "inertial", pos=_vec(R @ bodies.com[i] + to_frame[:3, 3]), mass=_num(mass),
+                      fullinertia=_vec([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]))
+        end = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
+        _visuals(body, link, end)
+        parent = body
+    tool = ET.SubElement(parent, "body", name="tool")
+    _place(tool, (M[-1] if standard else np.eye(4)) @ arm.tool)
+    _massless(tool)
+    actuator = ET.SubElement(root, "actuator")
+    for i, link in enumerate(model.links):
+        drive = link.drive
+        gear = (drive.gear_ratio if drive and drive.gear_ratio else 1.0)
+        motor = ET.SubElement(actuator, "motor", name=f"{joint_names[i]}_motor", joint=joint_names[i], gear=_num(gear))
+        limit = (drive.rated_torque or drive.peak_torque) if drive else None
+        if limit:
+            motor.set("ctrlrange", _vec([-limit / gear, limit / gear]))
+    if changed:
+        root.insert(0, ET.Comment(" inertias that break the triangle inequality (MuJoCo refuses them), made to hold "
+                                  "it with the least change: " + "; ".join(changed) + " "))
+    if floored:
+        root.insert(0, ET.Comment(f" mass and principal moments of {', '.join(floored)} raised to {floor:.1e} "
+                                  "(MuJoCo refuses a moving body without them) "))
+    ET.indent(root)
+    return '<?xml version="1.0"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def export_mjcf(model: Manipulator, path) -> None:
+    """Write ``model`` as an MJCF file."""
+    write_text(path, mjcf_text(model), MjcfError)

@@ -1,0 +1,148 @@
+"""MJCF -> project: MuJoCo reads the file, the URDF import's pipeline makes the DH model.
+
+After the import the model is checked twice: against the kinematic tree it was made from (as
+every URDF import) and against MuJoCo's own compiled model (mj_fullM without the armature,
+qfrc_bias at rest, the tip body's pose) at random poses, off-chain joints at zero and dropped
+bodies without mass; a disagreement beyond 1e-9 relative (plus what the report says the import
+changed) refuses the import with the figure.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model.manipulator import Convention
+from ..numeric.recursive import gravity_torque, mass_matrix
+from ..urdf.check import CHECK_POSES, CHECK_TOL, relative_worst
+from ..urdf.importer import ImportReport, import_tree
+from ..urdf.source import UrdfError
+from .source import MjcfError, compile_mjcf, tree_of, with_site
+
+__all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
+
+
+def read_mjcf(path: str | os.PathLike):
+    """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file."""
+    spec, model = compile_mjcf(path)
+    return tree_of(model, spec.modelname or Path(path).stem, str(path)), model
+
+
+def import_mjcf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False) -> ImportReport:
+    """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``."""
+    start = time.perf_counter()
+    tree, mj = read_mjcf(path)
+    report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | None = None,
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
+                massless: bool = True) -> ImportReport:
+    """The model of the chain of an MJCF file already read (:func:`read_mjcf`), checked against
+    MuJoCo's model; :class:`MjcfError` naming ``source``. ``tip`` may name a site (a tool flange).
+    (``massless``: an MJCF body always has a mass, MuJoCo's, so the URDF import's option means
+    nothing here.)"""
+    if tip is not None:
+        tree = with_site(tree, mj, tip)
+    try:
+        report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
+                             massless=True, source=source, gravity=_vector(mj.opt.gravity))
+        against = check_against_mujoco(report, mj, CHECK_TOL + 10 * report.moved)
+    except UrdfError as exc:
+        raise MjcfError(f"{source}: {exc}") from None
+    report.checked = max(report.checked or 0.0, against)
+    report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file"
+    report.warnings += _not_imported(report, mj)
+    return report
+
+
+def _not_imported(report: ImportReport, mj) -> list[str]:
+    """What MuJoCo applies at the chain's joints and bodies that a project has no place for."""
+    import mujoco
+    out = []
+    for name in report.chain.joints:
+        j = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, name)
+        if mj.jnt_stiffness[j]:
+            out.append(f"joint {name!r}: stiffness {mj.jnt_stiffness[j]:g} (a spring to springref) not imported")
+    compensated = [mj.body(b).name for b in range(mj.nbody) if mj.body_gravcomp[b] and
+                   mj.body(b).name in {l for links in report.chain.bodies for l in links}]
+    if compensated:
+        out.append("gravcomp (gravity compensation by MuJoCo) not imported for " + ", ".join(compensated))
+    return out
+
+
+def _vector(v) -> tuple[float, float, float]:
+    return float(v[0]), float(v[1]), float(v[2])
+
+
+def _mass_and_bias(mj, data) -> None:
+    """MuJoCo's M (qM) and bias forces (qfrc_bias) at data's qpos, qvel: the stages of mj_forward that
+    make them, without its factorisation of M, which warns (and writes MUJOCO_LOG.TXT into the
+    user's folder) for a dof whose bodies were dropped and so have no mass."""
+    import mujoco
+    mujoco.mj_kinematics(mj, data)
+    mujoco.mj_comPos(mj, data)
+    mujoco.mj_makeM(mj, data)
+    mujoco.mj_comVel(mj, data)
+    mujoco.mj_rne(mj, data, 0, data.qfrc_bias)
+
+
+def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int = CHECK_POSES, seed: int = 11) -> float:
+    """The largest relative disagreement of M, G and the tip pose with MuJoCo's model of the file."""
+    import mujoco
+    chain = report.chain
+    arm = NumericArm.from_model(report.model)
+    mj = mj.__copy__()
+    for name in chain.dropped:   # left out of our model: without mass in MuJoCo's
+        b = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, name)
+        if b >= 0:
+            mj.body_mass[b], mj.body_inertia[b] = 0.0, 0.0
+    ids = [mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, j) for j in chain.joints]
+    tip = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, chain.tip)
+    site = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_SITE, chain.tip) if tip < 0 else -1
+    data = mujoco.MjData(mj)
+    qpos = mj.qpos0.copy()
+    for j in range(mj.njnt):   # locked joints at zero, as in our model; free and ball joints at their qpos0
+        if mj.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+            qpos[mj.jnt_qposadr[j]] = 0.0
+    dofs = [int(mj.jnt_dofadr[j]) for j in ids]
+    rng = np.random.default_rng(seed)
+    scale = {"M": 0.0, "G": 0.0}
+    diff = {"M": 0.0, "G": 0.0, "tool pose": 0.0}
+    reach = 1e-3
+    for _ in range(poses):
+        q = rng.uniform(-np.pi, np.pi, arm.n)
+        q[~arm.revolute] = rng.uniform(-0.5, 0.5, int((~arm.revolute).sum()))
+        data.qpos[:] = qpos
+        data.qpos[[int(mj.jnt_qposadr[j]) for j in ids]] = q
+        data.qvel[:] = 0.0
+        _mass_and_bias(mj, data)
+        full = np.zeros((mj.nv, mj.nv))
+        mujoco.mj_fullM(mj, data, full)
+        M = full[np.ix_(dofs, dofs)] - np.diag(mj.dof_armature[dofs])
+        G = data.qfrc_bias[dofs]
+        diff["M"] = max(diff["M"], float(np.abs(mass_matrix(arm, q) - M).max()))
+        diff["G"] = max(diff["G"], float(np.abs(gravity_torque(arm, q) - G).max()))
+        scale["M"], scale["G"] = max(scale["M"], float(np.abs(M).max())), max(scale["G"], float(np.abs(G).max()))
+        if tip >= 0 or site >= 0:
+            T = np.eye(4)
+            if tip >= 0:
+                T[:3, :3], T[:3, 3] = data.xmat[tip].reshape(3, 3), data.xpos[tip]
+            else:
+                T[:3, :3], T[:3, 3] = data.site_xmat[site].reshape(3, 3), data.site_xpos[site]
+            diff["tool pose"] = max(diff["tool pose"], float(np.abs(arm.tool_pose(q.tolist()) - T).max()))
+            reach = max(reach, float(np.linalg.norm(T[:3, 3] - arm.base[:3, 3])))
+    moving = {mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, link) for links in chain.bodies for link in links}
+    mass = float(sum(mj.body_mass[b] for b in moving if b >= 0))
+    worst, what = relative_worst(diff, scale, mass, reach, float(np.linalg.norm(mj.opt.gravity)))
+    if not worst <= tolerance:
+        raise UrdfError(f"the imported model disagrees with MuJoCo's model of the file: {what} off by {worst:.2g} "
+                        f"relative (allowed {tolerance:.2g}) at random poses; refused instead of saving a wrong arm")
+    return worst

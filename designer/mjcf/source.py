@@ -1,0 +1,300 @@
+"""Reading an MJCF file safely, by MuJoCo itself, into the kinematic tree the URDF import uses.
+
+The file is untrusted. Before MuJoCo sees it, every file of the model (the file and its
+``<include>``s) is pre-scanned with lxml (no entities resolved, no network, no DTD): a document type
+declaration, a file above :data:`MAX_MJCF_BYTES` (all files together too), an include outside the
+file's folder, an include loop or more than :data:`MAX_INCLUDES` includes are refused with a message.
+MuJoCo then parses and compiles it (``MjSpec.from_file``): default classes, childclass, the
+compiler's angle unit and every frame form (pos/quat/euler/axisangle/xyaxes/zaxis) and inertias
+computed from geoms are MuJoCo's own. The compiled model gives body frames, joints, inertias,
+armature, damping, friction loss and actuators.
+
+MJCF's joints live in bodies: a hinge at ``pos`` p of its body turns the body about the axis through
+p, after the joints before it in the same body (mj_kinematics). In the tree, each joint moves a frame
+at its own p (named ``BODY:JOINT``), and the body hangs below the last one by a fixed joint;
+``ref`` is folded into the joint's origin so that q is MuJoCo's qpos.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DesignerError
+# MAX_VALUE: one bound for every imported number
+from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
+
+__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of",
+           "with_site"]
+
+MAX_MJCF_BYTES = 20_000_000
+MAX_INCLUDES = 100
+
+
+class MjcfError(DesignerError):
+    """An MJCF file that cannot be imported; the message names the file and the body or joint."""
+
+
+def _read(path: Path, budget: int, where: str) -> bytes:
+    return read_bounded(path, budget, where, MjcfError, "an MJCF file",
+                        f"the model with its includes is more than the {MAX_MJCF_BYTES} bytes an MJCF model may be")
+
+
+def _parse(raw: bytes, where: str):
+    from lxml import etree
+    if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
+        raise MjcfError(f"{where}: holds a document type declaration (<!DOCTYPE or <!ENTITY), which MJCF "
+                        "does not need; refused for safety")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        return etree.fromstring(raw, parser=parser)
+    except etree.XMLSyntaxError as exc:
+        raise MjcfError(f"{where}: not valid XML: {exc}") from None
+
+
+def file_format(path: str | os.PathLike) -> str:
+    """"urdf" or "mjcf", by the file's top element (a .urdf or .xacro file is URDF by its name)."""
+    path = Path(path)
+    if path.suffix.lower() in (".urdf", ".xacro"):
+        return "urdf"
+    head = _read_head(path)
+    # the first element after the XML declaration, comments and processing instructions
+    text = re.sub(rb"<\?.*?\?>|<!--.*?-->", b"", head, flags=re.DOTALL)
+    match = re.search(rb"<\s*([A-Za-z_][\w.:-]*)", text)
+    tag = match.group(1).decode() if match else ""
+    if tag == "mujoco":
+        return "mjcf"
+    if tag == "robot":
+        return "urdf"
+    raise MjcfError(f"{path}: neither URDF nor MJCF (the top element is " +
+                    (f"<{tag}>" if tag else "missing") + ", not <robot> or <mujoco>)")
+
+
+def _read_head(path: Path) -> bytes:
+    return read_bounded(path, 65536, str(path), MjcfError, "a model file")
+
+
+_TEXT_ATTRIBUTES = {"name", "class", "childclass", "file", "model", "joint", "joint1", "joint2", "body", "body1",
+                    "body2", "tendon", "site", "target", "mesh", "material", "texture", "hfield", "content_type"}
+
+
+def _check_numbers(root, where: str) -> None:
+    """Every attribute made of numbers holds finite ones of size at most :data:`MAX_VALUE`: NaN, inf
+    and 1e308 are refused here, naming the element, before MuJoCo turns them into a model."""
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr, text in el.attrib.items():
+            if attr in _TEXT_ATTRIBUTES:
+                continue
+            try:
+                values = [float(v) for v in text.split()]
+            except ValueError:
+                continue   # words (names, keywords): MuJoCo says what it thinks of them
+            if values and not all(math.isfinite(v) and abs(v) <= MAX_VALUE for v in values):
+                label = f"<{el.tag}" + (f" name=\"{el.get('name')}\"" if el.get("name") else "") + ">"
+                raise MjcfError(f"{where}: line {el.sourceline}: {label} {attr}=\"{text[:40]}\": every number must "
+                                f"be finite and of size at most {MAX_VALUE:g}")
+
+
+def prescan(path: str | os.PathLike) -> None:
+    """Refuse what must not reach MuJoCo's parser (module docstring); returns when the file may go."""
+    path = Path(path)
+    folder = path.resolve().parent
+    budget = MAX_MJCF_BYTES
+    count = 0
+
+    def visit(file: Path, stack: tuple[Path, ...]) -> None:
+        nonlocal budget, count
+        where = str(path) if not stack else f"{path}: included file {file.name}"
+        raw = _read(file, budget, where)
+        budget -= len(raw)
+        root = _parse(raw, where)
+        if not stack and root.tag != "mujoco":
+            raise MjcfError(f"{where}: not an MJCF model (the top element is <{root.tag}>, not <mujoco>)")
+        _check_numbers(root, where)
+        for el in root.iter("include"):
+            name = el.get("file")
+            if not name:
+                raise MjcfError(f"{where}: line {el.sourceline}: an <include> without a file attribute")
+            # MuJoCo reads an include's path relative to the main file's folder
+            target = (folder / name).resolve()
+            if not target.is_relative_to(folder):
+                raise MjcfError(f"{where}: line {el.sourceline}: <include file=\"{name}\"> lies outside the "
+                                f"model's folder {folder}; refused")
+            if target in stack or target == file.resolve():
+                raise MjcfError(f"{where}: line {el.sourceline}: <include file=\"{name}\"> includes a file that "
+                                "includes it (an include loop)")
+            count += 1
+            if count > MAX_INCLUDES:
+                raise MjcfError(f"{path}: more than {MAX_INCLUDES} includes; refused")
+            visit(target, (*stack, file.resolve()))
+
+    visit(path, ())
+
+
+def compile_mjcf(path: str | os.PathLike):
+    """(spec, compiled model) of a pre-scanned file; MuJoCo's errors as :class:`MjcfError`."""
+    import mujoco
+    prescan(path)
+    try:
+        with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
+            warnings.simplefilter("ignore")
+            spec = mujoco.MjSpec.from_file(str(path))
+            model = spec.compile()
+    except (ValueError, RuntimeError, OSError) as exc:   # what MuJoCo's bindings raise for a file it cannot use
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None
+    return spec, model
+
+
+def _quat_matrix(q) -> np.ndarray:
+    w, x, y, z = (float(v) for v in q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _transform(R=None, p=None) -> np.ndarray:
+    T = np.eye(4)
+    if R is not None:
+        T[:3, :3] = R
+    if p is not None:
+        T[:3, 3] = p
+    return T
+
+
+def _turn(axis: np.ndarray, angle: float) -> np.ndarray:
+    k = axis / np.linalg.norm(axis)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def _check_range(model, source: str, names: list[str], joint_names: list[str]) -> None:
+    """Every number the import uses is finite and below :data:`MAX_VALUE` in size, named where it is not."""
+    per_body = {"pos": model.body_pos, "quat": model.body_quat, "mass": model.body_mass[:, None],
+                "inertial pos": model.body_ipos, "inertial quat": model.body_iquat, "inertia": model.body_inertia}
+    per_joint = {"pos": model.jnt_pos, "axis": model.jnt_axis, "range": model.jnt_range,
+                 "armature": model.dof_armature[model.jnt_dofadr][:, None],
+                 "damping": model.dof_damping[model.jnt_dofadr][:, None],
+                 "frictionloss": model.dof_frictionloss[model.jnt_dofadr][:, None]}
+    for table, labels, kind in ((per_body, names, "body"), (per_joint, joint_names, "joint")):
+        for what, values in table.items():
+            bad = ~np.all(np.isfinite(values) & (np.abs(values) <= MAX_VALUE), axis=1)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise MjcfError(f"{source}: {kind} {labels[k]!r}: {what} = {' '.join(f'{v:g}' for v in values[k])} "
+                                f"is not a finite number of size at most {MAX_VALUE:g}")
+
+
+def _actuation(model) -> dict[int, tuple[float, float | None]]:
+    """joint id -> (gear, torque limit at the joint or None) of the first actuator driving it."""
+    import mujoco
+    out: dict[int, tuple[float, float | None]] = {}
+    for a in range(model.nu):
+        if model.actuator_trntype[a] != mujoco.mjtTrn.mjTRN_JOINT:
+            continue
+        j = int(model.actuator_trnid[a, 0])
+        if j in out:
+            continue
+        gear = float(model.actuator_gear[a, 0])
+        limits = []
+        if model.actuator_forcelimited[a]:
+            limits.append(abs(gear) * float(np.abs(model.actuator_forcerange[a]).max()))
+        # a motor's force is gain * ctrl; another actuator's ctrl is a position or a speed, not a force
+        motor = (model.actuator_biastype[a] == mujoco.mjtBias.mjBIAS_NONE and
+                 model.actuator_gaintype[a] == mujoco.mjtGain.mjGAIN_FIXED)
+        if motor and model.actuator_ctrllimited[a]:
+            gain = float(model.actuator_gainprm[a, 0])
+            limits.append(abs(gear * gain) * float(np.abs(model.actuator_ctrlrange[a]).max()))
+        out[j] = (gear, min(limits) if limits else None)
+    return out
+
+
+def tree_of(model, name: str, source: str) -> UrdfTree:
+    """The compiled model's kinematic tree, in the URDF import's form (module docstring)."""
+    import mujoco
+    names = [model.body(b).name or f"body{b}" for b in range(model.nbody)]
+    joint_names = [model.joint(j).name or f"joint{j}" for j in range(model.njnt)]
+    _check_range(model, source, names, joint_names)
+    actuation = _actuation(model)
+    for j, (_, limit) in list(actuation.items()):
+        if model.jnt_actfrclimited[j]:   # a joint's own actuatorfrcrange bounds the sum of its actuators
+            cap = float(np.abs(model.jnt_actfrcrange[j]).max())
+            actuation[j] = (actuation[j][0], cap if limit is None else min(limit, cap))
+    inertials: dict[str, UrdfInertial | None] = {}
+    for b in range(model.nbody):
+        R = _quat_matrix(model.body_iquat[b])
+        inertials[names[b]] = UrdfInertial(float(model.body_mass[b]), model.body_ipos[b].copy(),
+                                           R @ np.diag(model.body_inertia[b]) @ R.T)
+    tree = UrdfTree(name, inertials, {}, root=names[0])
+    tree.child_joints = {n: [] for n in names}
+
+    def add(joint: UrdfJoint) -> None:
+        tree.joints[joint.name] = joint
+        tree.parent_joint[joint.child] = joint.name
+        tree.child_joints.setdefault(joint.parent, []).append(joint.name)
+        if joint.child not in tree.inertials:   # a joint's frame inside a body: no mass of its own
+            tree.inertials[joint.child] = UrdfInertial(0.0, np.zeros(3), np.zeros((3, 3)))
+            tree.child_joints.setdefault(joint.child, [])
+
+    kinds = {mujoco.mjtJoint.mjJNT_HINGE: "revolute", mujoco.mjtJoint.mjJNT_SLIDE: "prismatic",
+             mujoco.mjtJoint.mjJNT_BALL: "ball", mujoco.mjtJoint.mjJNT_FREE: "floating"}
+    for b in range(1, model.nbody):
+        body, parent = names[b], names[model.body_parentid[b]]
+        origin = _transform(_quat_matrix(model.body_quat[b]), model.body_pos[b])
+        first, count = int(model.body_jntadr[b]), int(model.body_jntnum[b])
+        if count <= 0:
+            add(UrdfJoint(f"{body}(fixed)", "fixed", parent, body, origin, np.array([1.0, 0, 0])))
+            continue
+        link = parent
+        for j in range(first, first + count):
+            kind = kinds[mujoco.mjtJoint(int(model.jnt_type[j]))]
+            axis = model.jnt_axis[j].copy()
+            at = model.jnt_pos[j].copy() if kind == "revolute" else np.zeros(3)
+            if kind == "revolute":
+                ref = float(model.qpos0[model.jnt_qposadr[j]])
+                origin = origin @ _transform(p=at) @ _transform(R=_turn(axis, -ref))
+                if not model.jnt_limited[j]:
+                    kind = "continuous"
+            elif kind == "prismatic":
+                origin = origin @ _transform(p=-axis * float(model.qpos0[model.jnt_qposadr[j]]))
+            else:
+                origin = origin @ _transform(p=at)
+            last = j == first + count - 1
+            child = body if last and not at.any() else f"{body}:{joint_names[j]}"
+            if last:
+                tree.labels[child] = body
+            gear, limit = actuation.get(j, (None, None))
+            dof = int(model.jnt_dofadr[j])
+            lower, upper = (float(v) for v in model.jnt_range[j]) if model.jnt_limited[j] else (None, None)
+            add(UrdfJoint(joint_names[j], kind, link, child, origin, axis, lower=lower, upper=upper,
+                          damping=float(model.dof_damping[dof]), friction=float(model.dof_frictionloss[dof]),
+                          armature=float(model.dof_armature[dof]), gear=gear, rated_torque=limit))
+            link, origin = child, _transform(p=-at)
+        if link != body:
+            add(UrdfJoint(f"{body}(fixed)", "fixed", link, body, origin, np.array([1.0, 0, 0])))
+    return tree
+
+
+def with_site(tree: UrdfTree, model, name: str) -> UrdfTree:
+    """``tree`` with the site ``name`` as a massless link fixed to its body (a tool flange such as
+    Menagerie's ``attachment_site`` as the tip); ``tree`` itself when no site has that name."""
+    import mujoco
+    site = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, name)
+    if site < 0 or name in tree.inertials:
+        return tree
+    b = int(model.site_bodyid[site])
+    body = model.body(b).name or f"body{b}"
+    origin = _transform(_quat_matrix(model.site_quat[site]), model.site_pos[site])
+    joint = UrdfJoint(f"{name}(site)", "fixed", body, name, origin, np.array([1.0, 0, 0]))
+    out = replace(tree, inertials={**tree.inertials, name: UrdfInertial(0.0, np.zeros(3), np.zeros((3, 3)))},
+                  joints={**tree.joints, joint.name: joint}, parent_joint={**tree.parent_joint, name: joint.name},
+                  child_joints={**tree.child_joints, body: [*tree.child_joints.get(body, []), joint.name], name: []})
+    return out

@@ -1,0 +1,108 @@
+"""xacro files: run the ``xacro`` package on them in a separate, limited process (docs/urdf.md).
+
+xacro evaluates Python expressions in ``${...}`` (with the builtins removed and ``__`` refused,
+which narrows but does not close what an expression can do) and follows includes wherever they
+point. A file from the internet is untrusted, so xacro runs in a child process
+(:mod:`designer.urdf.xacro_worker`) that:
+
+- has at most :data:`MEMORY_BYTES` of address space and :data:`CPU_SECONDS` of CPU time, and is
+  killed after :data:`WALL_SECONDS` (a macro that expands without end, ``${'x' * 10**10}``);
+- sees no environment variables of ours (``$(env ...)`` fails, ``$(optenv ...)`` gives its default);
+- opens only files below the xacro file's folder, the folders the user named and the packages
+  found (an include of /etc/passwd is refused), each at most :data:`~designer.urdf.source.MAX_URDF_BYTES`,
+  with no ``<!DOCTYPE``/``<!ENTITY``, includes nested at most :data:`MAX_DEPTH` deep.
+
+``$(find pkg)`` is answered by :class:`~designer.urdf.packages.PackageResolver` without ROS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .packages import PackageResolver
+from .source import MAX_URDF_BYTES, UrdfError
+
+__all__ = ["MEMORY_BYTES", "CPU_SECONDS", "WALL_SECONDS", "MAX_DEPTH", "is_xacro", "parse_package_options",
+           "run_xacro"]
+
+MEMORY_BYTES = 1 << 30   # xacro on the UR or Panda descriptions peaks below 60 MB
+CPU_SECONDS = 15   # the UR5 description takes 0.5 s
+WALL_SECONDS = 30
+MAX_DEPTH = 30           # the deepest include nesting in the ROS descriptions tried is 4
+_WORKER = Path(__file__).with_name("xacro_worker.py")
+_PACKAGES = Path(__file__).with_name("packages.py")
+
+
+def is_xacro(path: str | os.PathLike) -> bool:
+    return str(path).endswith(".xacro")
+
+
+def parse_package_options(items) -> tuple[list[str], dict[str, str]]:
+    """``--package-path`` values: ``DIR`` (a package, or a folder of packages) or ``NAME=DIR``."""
+    paths, named = [], {}
+    for item in items or ():
+        name, eq, folder = str(item).partition("=")
+        if eq and name and os.sep not in name and "/" not in name:
+            named[name] = folder
+            item = folder
+        else:
+            paths.append(str(item))
+        if not Path(item).is_dir():
+            raise UrdfError(f"package folder {item!r}: no such folder")
+    return paths, named
+
+
+def parse_xacro_args(items) -> dict[str, str]:
+    """``--xacro-arg name:=value`` values as a dict."""
+    out = {}
+    for item in items or ():
+        name, sep, value = str(item).partition(":=")
+        if not sep or not name.strip():
+            raise UrdfError(f"xacro argument {item!r}: write it as name:=value")
+        out[name.strip()] = value
+    return out
+
+
+def _limits() -> None:  # pragma: no cover - runs in the child
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+
+
+def run_xacro(path: str | os.PathLike, args: dict[str, str] | None = None, package_paths=(),
+              packages: dict[str, str] | None = None) -> bytes:
+    """The URDF that xacro makes of ``path`` (bytes); a :class:`UrdfError` naming the file otherwise."""
+    path = Path(path)
+    if not path.is_file():
+        raise UrdfError(f"{path}: no such file")
+    request = {"file": str(path.resolve()), "args": dict(args or {}), "package_paths": [str(p) for p in package_paths],
+               "packages": dict(packages or {}), "packages_module": str(_PACKAGES), "max_bytes": MAX_URDF_BYTES,
+               "max_depth": MAX_DEPTH}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    try:
+        done = subprocess.run([sys.executable, "-I", str(_WORKER)], input=json.dumps(request).encode(),
+                              capture_output=True, timeout=WALL_SECONDS, env=env, cwd=str(path.parent),
+                              preexec_fn=_limits if os.name == "posix" else None, check=False)
+    except subprocess.TimeoutExpired:
+        raise UrdfError(f"{path}: xacro took longer than {WALL_SECONDS} s; stopped (an expansion without end?)") \
+            from None
+    if done.returncode != 0:
+        lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+        if done.returncode < 0 or not lines:
+            # killed by a signal: SIGXCPU at the CPU limit, SIGKILL/SIGSEGV when memory ran out
+            raise UrdfError(f"{path}: xacro stopped (signal {-done.returncode}) at the limit of "
+                            f"{CPU_SECONDS} s CPU or {MEMORY_BYTES >> 20} MB memory")
+        message = lines[-1]
+        if "MemoryError" in message or "Cannot allocate memory" in message:
+            message = f"xacro ran out of memory (limit {MEMORY_BYTES >> 20} MB): an expansion too large"
+        raise UrdfError(f"{path}: {message}")
+    return done.stdout
+
+
+def resolver_for(path: str | os.PathLike, package_paths=(), packages: dict[str, str] | None = None) -> PackageResolver:
+    """The resolver that ``package://`` mesh names of a file at ``path`` are looked up with."""
+    return PackageResolver(path, package_paths, packages)

@@ -1,0 +1,69 @@
+"""File > Import MJCF… and Export MJCF… in the window: the URDF import's dialog (bodies for links,
+no massless option), its report, refusals in a message box keeping the project on screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QFileDialog
+
+from designer.gui import mjcf_dialogs
+from designer.mjcf import import_mjcf
+
+from tests.gui.test_urdf_dialogs import ScriptedDialog, menu_action, open_file_returns
+
+mujoco = pytest.importorskip("mujoco")
+FILES = Path(__file__).resolve().parents[1] / "mjcf" / "files"
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+def test_import_panda_from_the_menu(window, boxes, monkeypatch):
+    path = FILES / "panda.xml"
+    open_file_returns(monkeypatch, path)
+
+    def modified(d):
+        d.convention.setCurrentText("modified")
+    script = ScriptedDialog(monkeypatch, modified)
+    menu_action(window, "Import MJCF…").trigger()
+    dialog = script.seen[0]
+    assert "MJCF" in dialog.windowTitle() and not dialog.massless.isVisibleTo(dialog)
+    # the fingers are the ends; the hand where they part is proposed, as for URDF
+    assert dialog.tip.currentText() == "hand" and "left_finger" in dialog.ends.text()
+    doc = window.document
+    assert doc.model == import_mjcf(path, tip="hand", convention="modified").model and doc.dirty
+    (report,) = boxes.of("information")
+    assert "locked at zero" in report and "MuJoCo's model of the file" in report and not boxes.of("critical")
+
+
+def test_a_hostile_file_is_refused_and_the_project_kept(window, boxes, monkeypatch, tmp_path):
+    before = window.document.model
+    path = tmp_path / "bad.xml"
+    path.write_text('<!DOCTYPE m [<!ENTITY a "x">]><mujoco/>')
+    open_file_returns(monkeypatch, path)
+    ScriptedDialog(monkeypatch)   # the dialog must not open
+    assert mjcf_dialogs.import_mjcf_file(window) is None
+    (error,) = boxes.of("critical")
+    assert "bad.xml" in error and "document type declaration" in error
+    assert window.document.model is before
+
+
+def test_export_writes_a_file_mujoco_reads(window, boxes, monkeypatch, tmp_path):
+    assert window.open_file(ROBOTS / "stanford_modified.json")
+    target = tmp_path / "out"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), "MJCF"))
+    menu_action(window, "Export MJCF…").trigger()
+    written = tmp_path / "out.xml"
+    assert written.is_file() and not boxes.of("critical")
+    mj = mujoco.MjModel.from_xml_path(str(written))
+    from designer.kinematics import NumericArm
+    from designer.numeric.recursive import mass_matrix
+    arm = NumericArm.from_model(window.document.model)
+    data = mujoco.MjData(mj)
+    q = np.random.default_rng(2).uniform(-1, 1, arm.n)
+    data.qpos[:] = q
+    mujoco.mj_forward(mj, data)
+    M = np.zeros((arm.n, arm.n))
+    mujoco.mj_fullM(mj, data, M)
+    assert np.allclose(M - np.diag(mj.dof_armature), mass_matrix(arm, q), rtol=1e-9, atol=1e-12)
