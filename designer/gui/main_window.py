@@ -127,9 +127,9 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.gates = {"Coupling plots": ClosedChainGate(self.coupling, REFUSALS["Coupling plots"], self)}
         self.result_tabs.addTab(self.gates["Coupling plots"], "Coupling")
         # the explore controls are many: below their minimum size they scroll rather than widen the column
-        explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
-        self.gates["Explore"] = ClosedChainGate(explore_scroll, REFUSALS["Explore"], self)
-        self.result_tabs.addTab(self.gates["Explore"], "Explore")
+        self.gates["Explore"] = ClosedChainGate(self.explore, REFUSALS["Explore"], self)
+        explore_scroll = self.explore_scroll = ScrollColumn(self.gates["Explore"], self)
+        self.result_tabs.addTab(explore_scroll, "Explore")
         self.result_tabs.addTab(self.simulate, "Simulate")   # a closed chain's passive fall: closed_motion
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
