@@ -70,7 +70,7 @@ class ClosedPose:
         if closed is None:
             return   # the message is over the view; the design keeps its last good pose
         self._show_on_sliders(closed)
-        self.design.set_pose(closed)
+        self.design.set_pose(closed.tolist())
 
     def _close(self, q: np.ndarray, quiet: bool) -> np.ndarray | None:
         assert self.mechanism is not None

@@ -18,7 +18,8 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
 from ..model.validation import Problem, Severity
 
-__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "tool_link", "loop_bars", "loop_problems", "ClosureError"]
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "tool_link", "loop_bars", "loop_problems",
+           "ClosureError"]
 
 
 def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:

@@ -210,7 +210,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
                        pose=lambda d: self.readout.update_pose(*self.closed.readout(d)))
-        design.observe(model=lambda d: [gate.set_model(d.model) for gate in self.gates.values()])
+        design.observe(model=self._gate_views)
         design.observe(model=lambda d: self.coupling.set_model(*self._serial(d)),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),
@@ -221,6 +221,10 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         design.observe(model=lambda d: self._sync_pose())
         design.observe(model=lambda d: self._update_title())
         design.observe(model=self.closed.after_model)   # last: over the views' own drawing and messages
+
+    def _gate_views(self, design) -> None:
+        for gate in self.gates.values():
+            gate.set_model(design.model)
 
     def _serial(self, design) -> tuple:
         """(model, arm) for the views on the serial engines; (None, None) for a closed chain (refused)."""
