@@ -22,10 +22,12 @@ def arm_reach(arm: NumericArm) -> float:
     return float(max(np.abs(arm.dh[:, 0]).sum() + np.abs(arm.dh[:, 2]).sum() + stroke, 0.1))
 
 
-def reach_sphere(arm: NumericArm) -> tuple[np.ndarray, float]:
+def reach_sphere(arm: NumericArm, reach: float | None = None) -> tuple[np.ndarray, float]:
     """(centre, radius) in the world of a sphere the arm cannot leave in any pose: centred on the base
-    frame, its radius the arm's reach (:func:`arm_reach`) plus the tool's offset from the last frame."""
-    return np.asarray(arm.base[:3, 3], float), arm_reach(arm) + float(np.linalg.norm(arm.tool[:3, 3]))
+    frame, its radius the arm's reach (:func:`arm_reach`, or ``reach``: a closed chain's along the path
+    to its tool) plus the tool's offset from the last frame."""
+    reach = arm_reach(arm) if reach is None else reach
+    return np.asarray(arm.base[:3, 3], float), reach + float(np.linalg.norm(arm.tool[:3, 3]))
 
 
 def sphere_points(centre: np.ndarray, radius: float, count: int = 240) -> np.ndarray:
@@ -38,12 +40,13 @@ def sphere_points(centre: np.ndarray, radius: float, count: int = 240) -> np.nda
     return centre + radius * np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
 
 
-def reach_points(arm: NumericArm, joints: np.ndarray | None, radius: float) -> np.ndarray:
+def reach_points(arm: NumericArm, joints: np.ndarray | None, radius: float,
+                 reach: float | None = None) -> np.ndarray:
     """Points on the reach sphere grown by what is drawn about a frame origin: the joint bodies
     (``joints``: their matrices, the z column the half length) and COM markers (``radius``: the
     scene's marker scale). The frame axes' tips are left to the fit's margin: padding the sphere by
     the tool frame's length made the PUMA a quarter of the view."""
-    centre, reach = reach_sphere(arm)
+    centre, reach = reach_sphere(arm, reach)
     extra = [1.6 * radius]
     if joints is not None and len(joints):
         extra.append(float(np.linalg.norm(joints[:, :3, 2], axis=1).max()))

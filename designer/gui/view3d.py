@@ -190,16 +190,19 @@ class ArmView(QWidget):
         if joints is not None and len(joints):   # both ends of each joint's cylinder or box
             pts += [joints[:, :3, 3] + joints[:, :3, 2], joints[:, :3, 3] - joints[:, :3, 2]]
         if self.arm is not None and len(self._q) == self.arm.n:
-            T = self.arm.base @ self.arm.frames(self._q)   # the scene is in the world (the base pose)
+            mech = self.mechanism   # a closed chain's frames are its tree's, its tool on its deepest link
+            T = mech.frames(self._q) if mech else self.arm.base @ self.arm.frames(self._q)   # in the world
             pts.append(T[:, :3, 3])
             r = getattr(self, "_radius", 0.0)
+            tool = T[mech.tool_link + 1 if mech else -1] @ self.arm.tool
             for on, frames, length in ((self._options["show_frames"], T, 4.0 * r),
-                                       (self._options["show_tool"], (T[-1] @ self.arm.tool)[None], 8.0 * r)):
+                                       (self._options["show_tool"], tool[None], 8.0 * r)):
                 if on:   # the tips of the frame axes (row k, axis a: origin + length * column a)
                     tips = frames[:, None, :3, 3] + length * np.transpose(frames[:, :3, :3], (0, 2, 1))
                     pts.append(tips.reshape(-1, 3))
             if self._options["show_gravity"]:
-                pts.append(scene.gravity_arrow(self.arm.gravity, scene.arm_reach(self.arm)))
+                reach = loop_scene.tree_reach(mech.tree) if mech else scene.arm_reach(self.arm)
+                pts.append(scene.gravity_arrow(self.arm.gravity, reach))
         return np.vstack(pts)
 
     def eventFilter(self, watched, event) -> bool:
@@ -216,8 +219,9 @@ class ArmView(QWidget):
         points = self.scene_points()
         if self.arm is None:
             return points
-        return np.vstack([scene.reach_points(self.arm, self.parts.get("joints"), getattr(self, "_radius", 0.0)),
-                          points])
+        reach = loop_scene.tree_reach(self.mechanism.tree) if self.mechanism else None   # its crank counts once
+        return np.vstack([scene.reach_points(self.arm, self.parts.get("joints"), getattr(self, "_radius", 0.0),
+                                             reach), points])
 
     def fit_camera(self) -> None:
         """Look at the arm's reach sphere from far enough to see all of it (the direction is kept)."""
