@@ -41,6 +41,8 @@ def _bad(table, row, col, text, words):
 def test_bad_parent_and_loop_entries_keep_the_model_with_their_message(window):
     tree, loops = window.mechanism.tree_model, window.mechanism.loops_model
     _bad(tree, 2, 1, "5", ["no link 5", "earlier link"])        # link 3 on a later link
+    listed = [window.problems.item(k).text() for k in range(window.problems.count())]
+    assert any("no link 5" in t for t in listed), listed          # the red cell is under Problems too
     _bad(tree, 2, 1, "two", ["link number"])
     _bad(tree, 4, 2, "maybe", ["actuated", "passive"])
     _bad(loops, 0, 0, "9", ["no link 9"])
