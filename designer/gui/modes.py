@@ -76,6 +76,8 @@ class ModeAnimation(QObject):
     def start(self, k: int) -> str:
         """Animate mode k (1 = lowest); returns '' or what stopped it (a one-line message)."""
         design = self.window.design
+        if not design.model.is_serial:   # locked_modes takes the serial arm's M
+            return "the modes of a closed chain are not in the window yet (they need its M in the actuated joints)"
         joints = joints_or_none(design.model)
         if design.arm is None or joints is None:
             return "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
@@ -118,7 +120,7 @@ class StiffnessEllipsoid:
         self.item.setVisible(self.visible)
 
     def update(self, model, arm, q) -> None:
-        joints = joints_or_none(model)
+        joints = None if model is None or not model.is_serial else joints_or_none(model)   # serial compliance only
         if not self.visible or arm is None or joints is None or len(q) != arm.n:
             self.item.place(np.array([HIDDEN]))
             return

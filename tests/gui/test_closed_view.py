@@ -252,3 +252,8 @@ def test_linearize_works_in_the_actuated_joints_and_identification_refuses(windo
     monkeypatch.setattr(QMessageBox, "critical", lambda _w, _t, text: said.append(text))
     _identification(window)
     assert len(said) == 1 and "closed chains" in said[0] and getattr(window, "control_dialog", None) is None
+
+
+def test_the_modes_refuse_a_closed_chain_in_one_line(window):
+    problem = window.mode_animation.start(1)
+    assert "closed chain" in problem and "\n" not in problem and not window.mode_animation.timer.isActive()
