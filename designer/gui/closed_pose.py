@@ -93,7 +93,7 @@ class ClosedPose:
             return
         sliders.blockSignals(True)
         try:
-            sliders.set_values(q)
+            sliders.set_values(q, clamp=False)   # a passive joint past its limits shows so, in red
         finally:
             sliders.blockSignals(False)
 

@@ -257,3 +257,17 @@ def test_linearize_works_in_the_actuated_joints_and_identification_refuses(windo
 def test_the_modes_refuse_a_closed_chain_in_one_line(window):
     problem = window.mode_animation.start(1)
     assert "closed chain" in problem and "\n" not in problem and not window.mode_animation.timer.isActive()
+
+
+def test_a_passive_joint_past_its_limits_shows_its_value_not_a_clamped_one(qtbot, tmp_path):
+    from designer.gui.main_window import MainWindow
+    import dataclasses
+    model = load_project(ROBOTS / "palletizer_parallelogram.json")
+    links = list(model.links)
+    links[2] = dataclasses.replace(links[2], limits=(-0.1, 0.1))    # the passive forearm: +-0.1 rad
+    w = MainWindow(dataclasses.replace(model, links=tuple(links)), recovery_dir=tmp_path)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    q = np.array(w.sliders.values())
+    q[1], q[3] = 0.5, 0.0                                           # q3 = q4 - q2 = -0.5, past -0.1
+    w.sliders.set_values(q)
+    assert w.design.q[2] == pytest.approx(-0.5) and w.sliders.values()[2] == pytest.approx(-0.5)
