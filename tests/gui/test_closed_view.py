@@ -220,7 +220,9 @@ def test_the_exports_that_would_read_the_links_as_a_chain_refuse_in_one_line(win
     monkeypatch.setattr(QMessageBox, "critical", lambda _w, _title, text: said.append(text))
     assert export_urdf_file(window, tmp_path / "a.urdf") is False
     assert export_design_report(window, "html", tmp_path / "a.html") is False
-    assert len(said) == 2 and all("closed chain" in t and "\n" not in t for t in said), said
+    from designer.gui.mjcf_dialogs import export_mjcf_file
+    assert export_mjcf_file(window, tmp_path / "a.xml") is False
+    assert len(said) == 3 and all("closed chain" in t and "\n" not in t for t in said), said
     assert not list(tmp_path.glob("a.*"))        # nothing written as if the links were a serial chain
 
 
