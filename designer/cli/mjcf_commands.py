@@ -49,8 +49,6 @@ def register(sub) -> None:
                        description="import-urdf or import-mjcf, by the file's top element (<robot> or <mujoco>).")
     p.add_argument("file", help="the URDF or MJCF file")
     chain_options(p, "link or body")
-    p.add_argument("--massless", action="store_true",
-                   help="URDF: import a moving link without <inertial> as massless, with a warning (default: refuse)")
     urdf_file_options(p)
     p.set_defaults(func=_import_any)
 

@@ -76,7 +76,10 @@ def chain_options(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def urdf_file_options(p: argparse.ArgumentParser) -> None:
-    """What reading a URDF or xacro file takes besides the chain: density, package folders, xacro arguments."""
+    """What reading a URDF or xacro file takes besides the chain: links without inertia (massless or from
+    meshes at a density), package folders, xacro arguments."""
+    p.add_argument("--massless", action="store_true",
+                   help="URDF: import a moving link without <inertial> as massless, with a warning (default: refuse)")
     p.add_argument("--density", type=float, metavar="KG_M3",
                    help="compute mass, COM and inertia of links without <inertial> from their collision (else visual) "
                         "meshes at this density (aluminium 2700, steel 7850)")
@@ -93,8 +96,6 @@ def register(sub) -> None:
                                    "The report (what was lumped, locked, dropped) goes to standard error.")
     p.add_argument("urdf", help="the URDF file, or a .xacro file (run through xacro, in a limited process)")
     chain_options(p, "link")
-    p.add_argument("--massless", action="store_true",
-                   help="import a moving link without <inertial> as massless, with a warning (default: refuse)")
     urdf_file_options(p)
     p.set_defaults(func=import_urdf_command)
 

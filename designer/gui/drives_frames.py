@@ -162,14 +162,16 @@ class DrivesPanel(QWidget):
             m.message.connect(self.message)
         self.drive_view = _view(self, self.drive_model)
         self.frames_view = _view(self, self.frames_model)
-        drives = QGroupBox("Drives: motor and gearbox per joint (joint side unless said)", self)
+        # short titles: a group box is at least as wide as its title, and this tab shares the left column
+        drives = QGroupBox("Drives", self)
         drive_layout = QVBoxLayout(drives)
-        note = QLabel("Sizing and Explore use these; File > Export C can add the drive terms "
-                      "(N² Jm and friction). Empty: not known.", drives)
+        note = QLabel("Motor and gearbox per joint, joint side unless said. Sizing and Explore use these; "
+                      "File > Export C can add the drive terms (N² Jm and friction). Empty: not known.", drives)
         note.setWordWrap(True)
         drive_layout.addWidget(note)
         drive_layout.addWidget(self.drive_view)
-        frames = QGroupBox("Base and tool frames (translation, then roll-pitch-yaw as in URDF)", self)
+        frames = QGroupBox("Base and tool frames", self)
+        frames.setToolTip("translation, then roll-pitch-yaw as in URDF")
         frame_layout = QVBoxLayout(frames)
         frame_layout.addWidget(self.frames_view)
         self.frames_view.setMaximumHeight(self.frames_view.horizontalHeader().sizeHint().height() + 2 * 24 + 6)

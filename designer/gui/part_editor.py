@@ -20,7 +20,7 @@ from .cells import ExprLineEdit
 
 __all__ = ["PartBox", "SHAPE_LABELS", "DIM_LABELS", "part_mass_text"]
 
-SHAPE_LABELS = {"": "none (mass, COM and inertia as typed)", "tube": "tube", "box_section": "box section (hollow)",
+SHAPE_LABELS = {"": "none (typed values)", "tube": "tube", "box_section": "box section",
                 "cylinder": "solid cylinder", "box": "solid box"}
 DIM_LABELS = {"outer_diameter": "outer diameter (m)", "wall": "wall (m)", "width": "width (m)",
               "height": "height (m)", "diameter": "diameter (m)"}
@@ -60,6 +60,9 @@ class PartBox(QGroupBox):
                               "and material, along its DH segment")
         self.shape.activated.connect(self._shape_chosen)
         self.material = QComboBox(self)
+        for combo in (self.shape, self.material):   # never wider than the panel needs: it shares the window
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(10)
         self.material.activated.connect(self._material_chosen)
         self.labels: list[QLabel] = []
         self.dims: list[ExprLineEdit] = []

@@ -68,7 +68,8 @@ class KinematicsReadout(MessageLine):
         self.condition = jacobian_condition(arm, q, None if tool is None else tool[1])
         self.near_singular = not self.condition < NEAR_SINGULAR
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
-        text = (f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z axis ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})\n"
+        # short enough for the centre column at 1366 px: tool point, then its z axis
+        text = (f"tool ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})\n"
                 f"Jacobian condition number {cond}")
         if self.joints is not None and tool is None:
             from .modes import elastic_summary

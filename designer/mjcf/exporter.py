@@ -77,9 +77,30 @@ def _segment(body: ET.Element, end: np.ndarray) -> None:
                       material="link", contype="0", conaffinity="0")
 
 
-def _visuals(body: ET.Element, link, end: np.ndarray) -> None:
-    """The link's visual geometry. Hook for the project's visual meshes (a field the mesh work adds
-    to the link): write them here as <mesh> assets and geoms; until then the stick figure."""
+#: the mesh files MuJoCo reads (its compiler refuses others, such as COLLADA's .dae)
+MESH_SUFFIXES = (".stl", ".obj", ".msh")
+
+
+def _visuals(body: ET.Element, asset: ET.Element, visuals, to_frame: np.ndarray, end: np.ndarray | None,
+             left_out: list[str]) -> None:
+    """The geometry drawn for a body: the project's visual meshes (``visuals``, placed in the DH frame
+    that ``to_frame`` puts in the body's frame) as <mesh> assets and geoms that neither collide nor
+    weigh (the inertial is explicit), else the stick figure (a joint drum and a capsule to ``end``).
+    Meshes MuJoCo cannot read are named in ``left_out``."""
+    drawn = 0
+    for visual in visuals:
+        if not visual.mesh.lower().endswith(MESH_SUFFIXES):
+            left_out.append(visual.mesh)
+            continue
+        name = f"mesh{len(asset.findall('mesh'))}"
+        ET.SubElement(asset, "mesh", name=name, file=visual.mesh, scale=_vec(visual.scale))
+        geom = ET.SubElement(body, "geom", type="mesh", mesh=name, contype="0", conaffinity="0", group="1")
+        _place(geom, to_frame @ visual.matrix())
+        if visual.color is not None:
+            geom.set("rgba", _vec(visual.color))
+        drawn += 1
+    if drawn or end is None:
+        return
     ET.SubElement(body, "geom", type="cylinder", size=f"{JOINT_RADIUS} 0.05", material="joint",
                   contype="0", conaffinity="0")
     _segment(body, end)
@@ -128,6 +149,8 @@ def mjcf_text(model: Manipulator) -> str:
     _massless(parent)
     floored: list[str] = []
     changed: list[str] = []
+    left_out: list[str] = []
+    _visuals(parent, asset, model.base_visuals, np.eye(4), None, left_out)
     for i in range(arm.n):
         link, drive = model.links[i], model.links[i].drive
         body = ET.SubElement(parent, "body", name=link_names[i])
@@ -155,7 +178,7 @@ def mjcf_text(model: Manipulator) -> str:
         ET.SubElement(body, "inertial", pos=_vec(R @ bodies.com[i] + to_frame[:3, 3]), mass=_num(mass),
                       fullinertia=_vec([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]))
         end = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
-        _visuals(body, link, end)
+        _visuals(body, asset, link.visuals, to_frame, end, left_out)
         parent = body
     tool = ET.SubElement(parent, "body", name="tool")
     _place(tool, (M[-1] if standard else np.eye(4)) @ arm.tool)
@@ -168,6 +191,9 @@ def mjcf_text(model: Manipulator) -> str:
         limit = (drive.rated_torque or drive.peak_torque) if drive else None
         if limit:
             motor.set("ctrlrange", _vec([-limit / gear, limit / gear]))
+    if left_out:
+        root.insert(0, ET.Comment(f" meshes MuJoCo cannot read left out ({', '.join(MESH_SUFFIXES)} only; convert "
+                                  "them and add them by hand): " + ", ".join(left_out) + " "))
     if changed:
         root.insert(0, ET.Comment(" inertias that break the triangle inequality (MuJoCo refuses them), made to hold "
                                   "it with the least change: " + "; ".join(changed) + " "))

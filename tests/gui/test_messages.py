@@ -16,7 +16,7 @@ from designer.gui.dh_table import COLUMNS
 from designer.gui.document import Document
 from designer.project import load_project
 from tests.gui.test_equations_view import robmat_double_pendulum
-from tests.support.anyarm_arms import generic_arm
+from tests.support.anyarm_arms import symbolic_arm
 from tests.support.windows import open_window
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
@@ -65,7 +65,7 @@ def _answer_no(qtbot) -> None:
 
 @pytest.mark.usefixtures("no_dialogs")
 def test_declining_the_recursive_form_with_nothing_shown_does_not_claim_equations_are_kept(qtbot):
-    doc = Document(generic_arm(5))       # about 5e8 terms expanded: the derivation offers the recursive form
+    doc = Document(symbolic_arm(6))      # about 5e10 terms expanded: the derivation offers the recursive form
     panel = DerivationPanel(doc, lambda model, method, simplify, token: derive_job(model, method, simplify, token))
     qtbot.addWidget(panel)
     panel.show()

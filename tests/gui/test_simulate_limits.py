@@ -42,7 +42,7 @@ def test_playback_shows_the_simulated_pose_beyond_the_limits(qtbot, window):
     np.testing.assert_allclose(window.design.q, r.q[k], atol=1e-12)
     # the read-out describes the simulated pose, not the one clamped at the limits
     p = window.design.arm.tool_pose(r.q[k])[:3, 3]
-    assert f"tool at ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m" in window.readout.text()
+    assert f"tool ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m" in window.readout.text()
     clamped = window.design.arm.tool_pose(np.clip(r.q[k], *window.design.arm.limits.T))[:3, 3]
     assert np.linalg.norm(p - clamped) > 0.05
     # the joint outside its limits is shown as such
