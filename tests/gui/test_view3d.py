@@ -219,5 +219,7 @@ def test_many_signal_emissions_do_not_exhaust_true(qtbot):
     before = sys.getrefcount(True)
     for k in range(1000):
         emitter.changed.emit([k])
-    # no references leak (or, under the pinned 6.12.0, far too many remain to ever run out)
-    assert sys.getrefcount(True) >= before or sys.getrefcount(True) > 1 << 39
+    # no reference leaks per emit (the bug drops one each: 1000 here); other threads still running from
+    # earlier tests may drop a few of their own meanwhile (9 seen), so the bound is half the emits.
+    # Under the pinned 6.12.0, far too many remain to ever run out.
+    assert sys.getrefcount(True) > before - 500 or sys.getrefcount(True) > 1 << 39
