@@ -142,7 +142,11 @@ class Exported:
 
 
 def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Exported:
-    """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it."""
+    """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it, and so
+    does a closed chain: the writers read the links as one serial chain (URDF has no loops)."""
+    if not model.is_serial:
+        raise error("cannot export a closed chain (a tree, passive joints or loops): the URDF and MJCF writers "
+                    "take serial arms only so far")
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
