@@ -10,7 +10,8 @@ gives the cross-section's area, second moments and torsion constant that the bea
 The part is a prism of uniform section along a straight segment in the link's frame. By default the
 segment is the link's own DH segment (``segment_from_dh``): in the standard convention from the
 previous frame's origin to this frame's origin, in the modified one from this frame's origin to the
-next frame's; a prismatic joint's segment is taken at q = 0. ``start``/``end`` override it.
+next joint's (in a tree: the joint of the first link mounted on it, else the tool or a loop's cut
+joint, ``_modified_end``); a prismatic joint's segment is taken at q = 0. ``start``/``end`` override it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..errors import DesignerError
 from .evaluate import real_value
 from .expr import to_expr
 from .manipulator import Convention, Inertia, Manipulator
+from .mechanism import parents_of
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
            "wall_problem", "segment_from_dh", "part_segment", "part_body", "parts_of", "section_axes", "Beam",
@@ -186,22 +188,45 @@ def _ge(a: sp.Expr, b: sp.Expr) -> bool:
     return bool(diff >= 0) if diff.is_number else True
 
 
+def _modified_end(model: Manipulator, index: int) -> sp.Matrix:
+    """Where link ``index``'s body ends in its own frame (modified convention): the joint of the link
+    mounted on it (in a tree the first such link in the file: the chain a branch leaves), else the
+    tool on the arm's end (the deepest leaf of a tree, as the closed-chain metrics place it), else the
+    cut joint a loop has on it (a parallelogram's coupler bar), else its origin."""
+    parents = parents_of(model.links)
+    child = next((k for k in range(index + 1, model.n) if parents[k] == index + 1), None)
+    if child is not None:
+        nxt = model.links[child]
+        # the child's joint is Rz(gamma) Tz(b) Rx(alpha) Tx(a) Tz(d) from this frame (Khalil-Kleinfinger)
+        local = sp.Matrix([nxt.a, -sp.sin(nxt.alpha) * nxt.d, sp.cos(nxt.alpha) * nxt.d + nxt.b])
+        c, s = sp.cos(nxt.gamma), sp.sin(nxt.gamma)
+        return sp.Matrix([c * local[0] - s * local[1], s * local[0] + c * local[1], local[2]])
+    if model.tool is not None and (model.is_serial or index == _deepest_leaf(parents)):
+        return sp.Matrix(model.tool.xyz)
+    for loop in model.loops:
+        if index + 1 in (loop.link_i, loop.link_j):
+            frame = loop.frame_i if loop.link_i == index + 1 else loop.frame_j
+            return sp.Matrix(frame.xyz)
+    return sp.zeros(3, 1)
+
+
+def _deepest_leaf(parents) -> int:
+    """The 0-based link farthest from the base (the last in the file among equals): the tool's link."""
+    def depth(i: int) -> int:
+        return 0 if i < 0 else 1 + depth(parents[i] - 1)
+    return max(range(len(parents)), key=lambda i: (depth(i), i))
+
+
 def segment_from_dh(model: Manipulator, index: int) -> tuple[sp.Matrix, sp.Matrix]:
     """The DH segment of link ``index`` (0-based) in its own frame: (start, end) column vectors."""
     link = model.links[index]
     if model.convention is Convention.STANDARD:
-        # the previous frame's origin seen from frame i: -(a, d sin alpha, d cos alpha)
+        # the previous frame's origin seen from frame i: -(a, d sin alpha, d cos alpha); in a tree
+        # the joint's own point (the parent's frame after Rz(gamma) Tz(b)), where the link's body starts
         d = link.d
         start = -sp.Matrix([link.a, d * sp.sin(link.alpha), d * sp.cos(link.alpha)])
         return start, sp.zeros(3, 1)
-    if index + 1 < model.n:
-        nxt = model.links[index + 1]
-        end = sp.Matrix([nxt.a, -sp.sin(nxt.alpha) * nxt.d, sp.cos(nxt.alpha) * nxt.d])
-    elif model.tool is not None:
-        end = sp.Matrix(model.tool.xyz)
-    else:
-        end = sp.zeros(3, 1)
-    return sp.zeros(3, 1), end
+    return sp.zeros(3, 1), _modified_end(model, index)
 
 
 def part_segment(model: Manipulator, index: int, part: Part) -> tuple[sp.Matrix, sp.Matrix]:

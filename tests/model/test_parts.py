@@ -161,3 +161,51 @@ def test_section_properties_of_a_thin_walled_box_follow_bredt():
     bm = 0.098
     assert float(sec.torsion) == pytest.approx(bm**3 * 0.002, rel=1e-12)
     assert float(sec.i1) == pytest.approx(2 / 3 * bm**3 * 0.002, rel=0.01)
+
+
+def _tree_with_branch_offsets(rng, base):
+    """``base`` with random Khalil-Kleinfinger gamma and b on every link that starts a branch."""
+    from designer.model.mechanism import parents_of
+    parents = parents_of(base.links)
+    links = tuple(replace(link, gamma=float(rng.uniform(-2, 2)), b=float(rng.uniform(-0.3, 0.3)))
+                  if parents[i] != i else link for i, link in enumerate(base.links))
+    return replace(base, links=links)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_in_a_tree_the_segment_runs_to_the_joint_of_the_link_mounted_on_it(seed):
+    """Modified convention: a link's default segment ends where the first link mounted on it has its
+    joint, taken from the tree's numeric frames at a random pose (a branch starts after Rz(gamma) Tz(b))."""
+    from designer.kinematics.tree import TreeArm
+    from designer.model.mechanism import parents_of
+    from designer.model.parts import segment_from_dh
+    from tests.support.closed_reference import parallelogram_arm
+    rng = np.random.default_rng(seed)
+    model = _tree_with_branch_offsets(rng, parallelogram_arm(rng, Convention.MODIFIED, wrist=True))
+    tree = TreeArm.from_model(model)
+    T = tree.frames(rng.uniform(-1, 1, model.n))
+    parents = parents_of(model.links)
+    for i in range(model.n):
+        children = [k for k in range(model.n) if parents[k] == i + 1]
+        if not children:
+            continue
+        expected = (np.linalg.inv(T[i + 1]) @ T[children[0] + 1])[:3, 3]
+        end = [float(v) for v in segment_from_dh(model, i)[1]]
+        assert end == pytest.approx(expected, abs=1e-12), f"link {i + 1}"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_loop_bar_without_a_link_on_it_reaches_its_cut_joint(seed):
+    """The parallelogram's coupler (a leaf) runs to the cut joint: at the closed nominal pose its
+    segment's end, placed by the coupler's frame, meets the cut point placed by the forearm's frame."""
+    from designer.kinematics.tree import TreeArm
+    from designer.model.parts import segment_from_dh
+    from tests.support.closed_reference import parallelogram_arm
+    rng = np.random.default_rng(seed)
+    model = parallelogram_arm(rng, Convention.MODIFIED, wrist=True)
+    loop = model.loops[0]
+    T = TreeArm.from_model(model).frames(np.zeros(model.n))
+    end = np.array([float(v) for v in segment_from_dh(model, loop.link_i - 1)[1]] + [1.0])
+    other = np.array([float(v) for v in loop.frame_j.xyz] + [1.0])
+    assert (T[loop.link_i] @ end)[:3] == pytest.approx((T[loop.link_j] @ other)[:3], abs=1e-12)
+    assert np.linalg.norm(end[:3]) > 0.1
