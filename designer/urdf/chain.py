@@ -30,17 +30,31 @@ class Chain:
     fixed_to_base: list[str] = field(default_factory=list)
 
 
-def world_poses(tree: UrdfTree) -> dict[str, np.ndarray]:
-    """Every link's frame in the root link's frame with all joints at zero."""
+def world_poses(tree: UrdfTree, values: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+    """Every link's frame in the root link's frame with all joints at zero, or at ``values``
+    ({joint: rad or m}, the others at zero: a mimic joint's offset)."""
     poses = {tree.root: np.eye(4)}
     todo = [tree.root]
     while todo:
         link = todo.pop()
         for j in tree.child_joints.get(link, []):
             joint = tree.joints[j]
-            poses[joint.child] = poses[link] @ joint.origin
+            poses[joint.child] = poses[link] @ joint.origin @ _motion(joint, (values or {}).get(j, 0.0))
             todo.append(joint.child)
     return poses
+
+
+def _motion(joint, value: float) -> np.ndarray:
+    T = np.eye(4)
+    if value == 0.0 or not joint.movable:
+        return T
+    if joint.type == "prismatic":
+        T[:3, 3] = joint.axis * value
+        return T
+    k = joint.axis
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    T[:3, :3] = np.eye(3) + np.sin(value) * K + (1 - np.cos(value)) * K @ K
+    return T
 
 
 def chain_ends(tree: UrdfTree, base: str) -> list[str]:

@@ -6,7 +6,7 @@ import math
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import sympy as sp
@@ -132,6 +132,24 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     """The model of a kinematic tree (a URDF's, or an MJCF's read into the same form: designer/mjcf).
     ``gravity``: the world's gravity vector when it is not (0, 0, -9.81) as a URDF's."""
     convention = Convention(convention)
+    why = None
+    below = tree.subtree(base or tree.root)
+    if any(tree.joints[j].mimic for l in below for j in tree.child_joints.get(l, [])):
+        report = _import_closed(tree, base, tip, convention, drop_rest, massless, source, gravity)
+        if isinstance(report, ImportReport):
+            return report
+        why = report
+    try:
+        serial = _import_serial(tree, base, tip, convention, drop_rest, massless, source, gravity)
+    except UrdfError as exc:
+        raise UrdfError(f"{exc} (the mimic joints describe no loop: {why})" if why else str(exc)) from None
+    if why:
+        serial.notes.append(f"mimic joints not imported as a loop: {why}")
+    return serial
+
+
+def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool,
+                   source: str, gravity) -> ImportReport:
     chain = select_chain(tree, base, tip, drop_rest)
     poses = world_poses(tree)
     axes = []
@@ -151,40 +169,11 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
         angles.moved += snap.angle
     links, lumped = [], {}
     for k, j in enumerate(chain.joints):
-        joint = tree.joints[j]
         try:
-            a, alpha, d, theta = dh_numbers(frames[k], frames[k + 1], convention)
+            numbers = dh_numbers(frames[k], frames[k + 1], convention)
         except ValueError as exc:
             raise UrdfError(f"joint {j!r}: {exc}") from None
-        parts = []
-        for link in chain.bodies[k]:
-            ine = tree.inertials[link]
-            if ine is not None:
-                parts.append(Body(ine.mass, ine.com, ine.inertia).moved(poses[link]))
-        name = tree.labels.get(joint.child, joint.child)
-        if not parts:
-            if not massless:
-                raise UrdfError(f"link {name!r} (moved by joint {j!r}) and the links fixed to it have no "
-                                "<inertial>: add one, or import it massless (--massless)")
-            warnings.append(f"link {name!r} (moved by joint {j!r}) has no <inertial>: imported massless")
-        body = combine(parts).moved(np.linalg.inv(frames[k + 1])) if parts else Body.empty()
-        scale = float(np.abs(body.inertia).max()) if parts else 1.0
-        lumped[name] = [tree.labels.get(l, l) for l in chain.bodies[k] if tree.labels.get(l, l) != name]
-        revolute = joint.type != "prismatic"
-        limits = None
-        if joint.type != "continuous" and joint.lower is not None and joint.upper is not None:
-            if joint.upper > joint.lower:
-                limits = (tidy_number(joint.lower), tidy_number(joint.upper))
-            elif joint.upper < joint.lower:  # equal bounds are the usual 'no limits' placeholder
-                warnings.append(f"joint {j!r}: limit lower {joint.lower:g} > upper {joint.upper:g}: "
-                                "imported without limits")
-        links.append(Link(
-            JointType.REVOLUTE if revolute else JointType.PRISMATIC,
-            a=tidy_number(a), alpha=angles(alpha, f"joint {j!r}: alpha"),
-            d=tidy_number(d), theta=angles(theta, f"joint {j!r}: theta"),
-            mass=tidy_number(body.mass), com=_vec(body.com), inertia=Inertia.from_matrix(
-                [[tidy_number(body.inertia[r, c], scale) for c in range(3)] for r in range(3)]),
-            name=name, joint_name=j, limits=limits, drive=_drive(joint)))
+        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless))
     tool = np.linalg.solve(frames[-1], poses[chain.tip])
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
@@ -194,6 +183,115 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     _refuse_invalid(model)
     return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes, moved=angles.moved),
                         tree)
+
+
+def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool,
+                   source: str, gravity) -> ImportReport | str:
+    """The closed chain the file's mimic joints describe (:mod:`.closed_import`), or why there is none."""
+    from . import closed_import as ci
+    tree = ci.merge_coaxial_mimics(tree)
+    base = base or tree.root
+    tip = tip or ci.default_tip(tree, base)
+    chain, parents = ci.mechanism_chain(tree, base, tip, drop_rest)
+    n_main = len(tree.path(base, tip) and [j for j in tree.path(base, tip) or [] if tree.joints[j].movable])
+    try:
+        rel = ci.relations(tree, chain.joints)
+    except KeyError as exc:
+        return f"joint {exc.args[0]!r} is followed by a mimic joint but is not a joint of the arm"
+    if not rel or n_main == 0:
+        return "no mimic joint on the arm or hanging from it"
+    index = {j: k for k, j in enumerate(chain.joints)}
+    values = {j: off for j, (_, off) in rel.items()}
+    poses = world_poses(tree, values)
+    axes = ci.axes_at(tree, chain, poses)
+    leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
+    frames = ci.branch_frames(axes, parents, n_main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
+    angles, warnings, lumped, links = _Angles(), [], {}, []
+    for k, j in enumerate(chain.joints):
+        p = parents[k]
+        extra = {} if p == k - 1 else {"parent": p + 1}
+        try:
+            if p == k - 1 or convention is Convention.STANDARD:
+                numbers = dh_numbers(frames[p + 1], frames[k + 1], convention)
+            else:
+                gamma, b, numbers = ci.kk_numbers(np.linalg.solve(frames[p + 1], frames[k + 1]))
+                extra.update(gamma=angles(gamma, f"joint {j!r}: gamma"), b=tidy_number(b))
+        except ValueError:
+            return (f"joint {j!r} does not turn about the z axis of the frame of the link it hangs from, as the "
+                    f"{convention.value} convention needs for a branch (import with --convention modified)")
+        shift = values.get(j, 0.0)
+        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless,
+                               actuated=j not in rel, shift=shift, **extra))
+    tool = np.linalg.solve(frames[n_main], poses[chain.tip])
+    model = Manipulator(
+        links=tuple(links), name=tree.name, convention=convention,
+        description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}, closed by its mimic joints",
+        gravity_in_world=True, **_gravity(gravity),
+        base=_pose(frames[0], angles, "base"), tool=_pose(tool, angles, "tool"))
+    relation = {index[j]: {index[a]: m for a, m in terms.items() if m != 0} for j, (terms, _) in rel.items()}
+    leaves = [k for k in range(len(chain.joints)) if k >= n_main and k not in parents]
+    loops = ci.find_loops(model, leaves, relation)
+    if len(loops) < len(leaves) or not loops:
+        found = {lp.link_i - 1 for lp in loops}
+        lost = [chain.joints[k] for k in leaves if k not in found]
+        return "no pin found for the branch ending at joint(s) " + ", ".join(repr(j) for j in lost) + \
+            " (no link it turns about a fixed axis with when the mimic relations hold)"
+    model = replace(model, loops=tuple(loops))
+    why = ci.closure_matches(model, relation)
+    if why:
+        return why
+    _refuse_invalid(model)
+    notes = list(angles.notes)
+    for j, (terms, off) in rel.items():
+        text = " + ".join(f"{m:g} {a}" for a, m in terms.items())
+        notes.append(f"joint {j!r} (mimic: {text}" + (f", offset {off:g}" if off else "") + ") made passive"
+                     + (f"; its project value is the file's minus {off:g} rad" if off else ""))
+    for lp in loops:
+        notes.append(f"loop {lp.name!r}: revolute cut joint between {links[lp.link_i - 1].name!r} and " +
+                     (repr(links[lp.link_j - 1].name) if lp.link_j else "the base") +
+                     "; its closure reproduces the mimic relations exactly")
+    report = ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=angles.moved)
+    report.checked_by = "the mimic relations (closure at random poses)"
+    return report
+
+
+def make_link(tree: UrdfTree, chain: Chain, k: int, numbers, frame: np.ndarray, poses, angles: _Angles,
+              lumped: dict, warnings: list[str], massless: bool, **fields) -> Link:
+    """The DH link of the chain's joint k: its DH ``numbers`` (a, alpha, d, theta), its frame in the world
+    (the bodies of ``chain.bodies[k]`` lumped into it), limits and drive; ``fields``: more Link fields."""
+    a, alpha, d, theta = numbers
+    j = chain.joints[k]
+    joint = tree.joints[j]
+    parts = []
+    for link in chain.bodies[k]:
+        ine = tree.inertials[link]
+        if ine is not None:
+            parts.append(Body(ine.mass, ine.com, ine.inertia).moved(poses[link]))
+    name = tree.labels.get(joint.child, joint.child)
+    if not parts:
+        if not massless:
+            raise UrdfError(f"link {name!r} (moved by joint {j!r}) and the links fixed to it have no "
+                            "<inertial>: add one, or import it massless (--massless)")
+        warnings.append(f"link {name!r} (moved by joint {j!r}) has no <inertial>: imported massless")
+    body = combine(parts).moved(np.linalg.inv(frame)) if parts else Body.empty()
+    scale = float(np.abs(body.inertia).max()) if parts else 1.0
+    lumped[name] = [tree.labels.get(l, l) for l in chain.bodies[k] if tree.labels.get(l, l) != name]
+    revolute = joint.type != "prismatic"
+    limits = None
+    shift = fields.pop("shift", 0.0)   # a mimic joint's offset taken into theta (closed_import)
+    if joint.type != "continuous" and joint.lower is not None and joint.upper is not None:
+        if joint.upper > joint.lower:
+            limits = (tidy_number(joint.lower - shift), tidy_number(joint.upper - shift))
+        elif joint.upper < joint.lower:  # equal bounds are the usual 'no limits' placeholder
+            warnings.append(f"joint {j!r}: limit lower {joint.lower:g} > upper {joint.upper:g}: "
+                            "imported without limits")
+    return Link(
+        JointType.REVOLUTE if revolute else JointType.PRISMATIC,
+        a=tidy_number(a), alpha=angles(alpha, f"joint {j!r}: alpha"),
+        d=tidy_number(d), theta=angles(theta, f"joint {j!r}: theta"),
+        mass=tidy_number(body.mass), com=_vec(body.com), inertia=Inertia.from_matrix(
+            [[tidy_number(body.inertia[r, c], scale) for c in range(3)] for r in range(3)]),
+        name=name, joint_name=j, limits=limits, drive=_drive(joint), **fields)
 
 
 def check_import(report: ImportReport, tree: UrdfTree) -> ImportReport:
