@@ -108,9 +108,10 @@ def relations(tree: UrdfTree, names: list[str]) -> dict[str, tuple[dict[str, flo
     return out
 
 
-def mechanism_chain(tree: UrdfTree, base: str, tip: str, drop_rest: bool) -> tuple[Chain, list[int]]:
-    """(the chain from ``base`` to ``tip`` plus the bar branches behind movable mimic joints, the
-    parent body of each joint: -1 the base). Bodies are listed main chain first."""
+def mechanism_chain(tree: UrdfTree, base: str, tip: str, drop_rest: bool) -> tuple[Chain, list[int], list[int]]:
+    """(the chain from ``base`` to ``tip`` plus the branches holding movable mimic joints, the parent
+    body of each joint: -1 the base, the bodies from base to tip). Each body comes after its parent,
+    the tip's last."""
     path = tree.path(base, tip) or []
     on_path = set(path)
     main = [j for j in path if tree.joints[j].movable]
@@ -151,7 +152,26 @@ def mechanism_chain(tree: UrdfTree, base: str, tip: str, drop_rest: bool) -> tup
                     continue
                 chain.locked.append(j)
             todo.append((joint.child, owner))
-    return chain, parents
+    return _tip_last(chain, parents, len(main))
+
+
+def _tip_last(chain: Chain, parents: list[int], n_main: int) -> tuple[Chain, list[int], list[int]]:
+    """The bodies reordered so that each comes after its parent and the tip's comes last (a project's
+    tool sits on its last link): depth first, the child towards the tip visited last."""
+    children: dict[int, list[int]] = {k: [] for k in range(-1, len(parents))}
+    for k, p in enumerate(parents):
+        children[p].append(k)
+    towards_tip = set(range(n_main))
+    order: list[int] = []
+    todo = sorted(children[-1], key=lambda c: c in towards_tip, reverse=True)
+    while todo:
+        k = todo.pop()
+        order.append(k)
+        todo += sorted(children[k], key=lambda c: c in towards_tip, reverse=True)
+    new = {old: i for i, old in enumerate(order)}
+    chain.joints = [chain.joints[k] for k in order]
+    chain.bodies = [chain.bodies[k] for k in order]
+    return chain, [new[parents[k]] if parents[k] >= 0 else -1 for k in order], [new[k] for k in range(n_main)]
 
 
 def _carries_mimic(tree: UrdfTree, j: str) -> bool:
@@ -219,9 +239,8 @@ def find_loops(model: Manipulator, leaves: list[int], relation: dict[int, dict[i
     T0 = tree.frames(np.zeros(tree.n))
     loops = []
     for leaf in leaves:
-        ancestors = set(tree.path(leaf))
-        for other in [-1] + [k for k in range(tree.n) if k not in ancestors]:
-            if other == tree.parent[leaf]:
+        for other in [-1] + list(range(tree.n)):
+            if other in (leaf, tree.parent[leaf]):
                 continue
             pin = _pin(samples, leaf + 1, other + 1, size)
             if pin is None:
@@ -298,41 +317,25 @@ def axes_at(tree: UrdfTree, chain: Chain, poses) -> list[Axis]:
     return out
 
 
-def branch_frames(axes: list[Axis], parents: list[int], n_main: int, base_pose, tip_pose, leaf_poses,
+def branch_frames(axes: list[Axis], parents: list[int], main: list[int], base_pose, tip_pose, leaf_poses,
                   convention: Convention) -> list[np.ndarray]:
-    """World frames 0..n of the bodies (frame 0 the base) at the nominal pose: the main chain's by
-    :func:`dh_frames` (continued through the last link's first branch in the standard convention,
-    whose frame's z is its children's axis), each branch's by :func:`dh_frames` from its parent's frame."""
+    """World frames 0..n of the bodies (frame 0 the base) at the nominal pose: the chain's from base
+    to tip by :func:`dh_frames` as a serial arm's, each branch's by :func:`dh_frames` from the frame
+    of the link it hangs from (following its first child)."""
     n = len(axes)
     children = {k: [c for c in range(n) if parents[c] == k] for k in range(-1, n)}
     frames: list[np.ndarray | None] = [None] * (n + 1)
-
-    def follow(start: int) -> list[int]:
-        out = [start]
-        while True:
-            nxt = [c for c in children[out[-1]] if c >= n_main or c == out[-1] + 1]
-            if not nxt:
-                return out
-            out.append(nxt[0])
-
-    main = list(range(n_main))
-    if convention is Convention.STANDARD and children[n_main - 1]:
-        main = main + follow(children[n_main - 1][0])
-    end = leaf_poses[main[-1]] if len(main) > n_main else tip_pose
-    made = dh_frames([axes[k] for k in main], base_pose, end, convention)
+    made = dh_frames([axes[k] for k in main], base_pose, tip_pose, convention)
     frames[0] = made[0]
     for k, body in enumerate(main):
         frames[body + 1] = made[k + 1]
-    todo = [c for k in range(-1, n) for c in children[k] if frames[c + 1] is None and
-            (k == -1 or frames[k + 1] is not None)]
-    while todo:
-        start = todo.pop(0)
+    for start in range(n):   # parents come first: a branch's parent frame is made before it
         if frames[start + 1] is not None:
             continue
-        path = follow(start)
-        parent_frame = frames[parents[start] + 1]
-        made = dh_frames([axes[k] for k in path], parent_frame, leaf_poses[path[-1]], convention)
+        path = [start]
+        while children[path[-1]]:
+            path.append(children[path[-1]][0])
+        made = dh_frames([axes[k] for k in path], frames[parents[start] + 1], leaf_poses[path[-1]], convention)
         for k, body in enumerate(path):
             frames[body + 1] = made[k + 1]
-        todo += [c for body in path for c in children[body] if frames[c + 1] is None]
     return frames  # type: ignore[return-value]

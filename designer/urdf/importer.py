@@ -192,20 +192,22 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     tree = ci.merge_coaxial_mimics(tree)
     base = base or tree.root
     tip = tip or ci.default_tip(tree, base)
-    chain, parents = ci.mechanism_chain(tree, base, tip, drop_rest)
-    n_main = len(tree.path(base, tip) and [j for j in tree.path(base, tip) or [] if tree.joints[j].movable])
+    chain, parents, main = ci.mechanism_chain(tree, base, tip, drop_rest)
     try:
         rel = ci.relations(tree, chain.joints)
     except KeyError as exc:
         return f"joint {exc.args[0]!r} is followed by a mimic joint but is not a joint of the arm"
-    if not rel or n_main == 0:
+    if not rel or not main:
         return "no mimic joint on the arm or hanging from it"
+    if main[-1] in parents:
+        return (f"the tip's link {chain.bodies[main[-1]][0]!r} carries the bars (a project's tool sits on its last "
+                "link): name a tip beyond them (--tip)")
     index = {j: k for k, j in enumerate(chain.joints)}
     values = {j: off for j, (_, off) in rel.items()}
     poses = world_poses(tree, values)
     axes = ci.axes_at(tree, chain, poses)
     leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
-    frames = ci.branch_frames(axes, parents, n_main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
+    frames = ci.branch_frames(axes, parents, main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
     angles, warnings, lumped, links = _Angles(), [], {}, []
     for k, j in enumerate(chain.joints):
         p = parents[k]
@@ -222,14 +224,14 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         shift = values.get(j, 0.0)
         links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless,
                                actuated=j not in rel, shift=shift, **extra))
-    tool = np.linalg.solve(frames[n_main], poses[chain.tip])
+    tool = np.linalg.solve(frames[main[-1] + 1], poses[chain.tip])
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}, closed by its mimic joints",
         gravity_in_world=True, **_gravity(gravity),
         base=_pose(frames[0], angles, "base"), tool=_pose(tool, angles, "tool"))
     relation = {index[j]: {index[a]: m for a, m in terms.items() if m != 0} for j, (terms, _) in rel.items()}
-    leaves = [k for k in range(len(chain.joints)) if k >= n_main and k not in parents]
+    leaves = [k for k in range(len(chain.joints)) if k not in main and k not in parents]
     loops = ci.find_loops(model, leaves, relation)
     if len(loops) < len(leaves) or not loops:
         found = {lp.link_i - 1 for lp in loops}

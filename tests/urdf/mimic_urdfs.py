@@ -1,0 +1,96 @@
+"""Hand-written URDFs with mimic joints (the ROS way of describing a parallelogram), for the tests.
+
+A parallelogram arm: base yaw j1, shoulder j2 and elbow j3 about y; the bars hang from the
+forearm's rear extension (length c behind the elbow): a rod as long as the upper arm (joint jr,
+mimic of j3 with multiplier -1: it stays parallel to the upper arm) and a crank of length c (joint
+jc, mimic of j3: it stays parallel to the forearm) whose end lies on the shoulder axis. Written
+by hand from the geometry, sharing nothing with the designer's exporter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _inertial(rng, mass=None) -> str:
+    m = float(rng.uniform(1.0, 20.0)) if mass is None else mass
+    com = [float(v) for v in rng.uniform(-0.2, 0.2, 3)]
+    d = [float(v) for v in rng.uniform(0.01, 0.5, 3)]
+    return (f'<inertial><origin xyz="{com[0]!r} {com[1]!r} {com[2]!r}" rpy="0 0 0"/><mass value="{m!r}"/>'
+            f'<inertia ixx="{d[1] + d[2]!r}" iyy="{d[0] + d[2]!r}" izz="{d[0] + d[1]!r}" ixy="0" ixz="0" iyz="0"/>'
+            "</inertial>")
+
+
+def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digits: int | None = None,
+                       tilt: bool = True, from_column: bool = False) -> str:
+    """A random parallelogram arm's URDF text; ``offset``: the rod's mimic offset (its origin turned
+    back by as much); ``digits``: lengths rounded to this many decimals (the loop still closes).
+
+    ``from_column``: the palletizer's layout instead: the crank hangs from link1 on the shoulder axis
+    and stays parallel to the forearm (q = q2 + q3: two coaxial mimic joints through a massless link,
+    jc of j2 and jc2 of j3), the rod from the crank's end (mimic of j3, -1) reaches the forearm's rear."""
+    rng = np.random.default_rng(seed)
+
+    def r(x):
+        return round(float(x), digits) if digits is not None else float(x)
+    h, L2, L3, c = r(rng.uniform(0.3, 1.0)), r(rng.uniform(0.5, 1.5)), r(rng.uniform(0.5, 1.5)), r(rng.uniform(0.1, 0.4))
+    roll = r(rng.uniform(-0.5, 0.5)) if tilt else 0.0
+    links = ["base_link", "link1", "upper", "forearm", "rod", "crank"] + (["wrist", "flange"] if wrist else [])
+    out = ['<?xml version="1.0"?>', '<robot name="parallelogram">']
+    for name in links:
+        body = "" if name in ("base_link", "flange") else _inertial(rng)
+        out.append(f'<link name="{name}">{body}</link>')
+
+    def joint(name, kind, parent, child, xyz, rpy="0 0 0", axis="0 1 0", extra=""):
+        lim = '<limit lower="-3" upper="3" effort="10" velocity="1"/>' if kind == "revolute" else ""
+        out.append(f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+                   f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/>{lim}{extra}</joint>')
+    joint("j1", "revolute", "base_link", "link1", f"0 0 {h!r}", axis="0 0 1")
+    joint("j2", "revolute", "link1", "upper", "0 0 0", rpy=f"0 0 {roll!r}")
+    joint("j3", "revolute", "upper", "forearm", f"0 0 {L2!r}")
+    if from_column:
+        out.append('<link name="crank_helper"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" ixy="0" '
+                   'ixz="0" iyz="0"/></inertial></link>')
+        if wrist:
+            joint("j4", "revolute", "forearm", "wrist", f"{L3!r} 0 0", axis="0 0 1")
+            joint("flange_joint", "fixed", "wrist", "flange", "0 0 0.1")
+        else:
+            out.append('<link name="tool"/>')
+            joint("tool_joint", "fixed", "forearm", "tool", f"{L3!r} 0 0")
+        joint("jc", "revolute", "link1", "crank_helper", "0 0 0", rpy=f"0 0 {roll!r}",
+              extra='<mimic joint="j2" multiplier="1"/>')
+        joint("jc2", "revolute", "crank_helper", "crank", "0 0 0", extra='<mimic joint="j3" multiplier="1"/>')
+        joint("jr", "revolute", "crank", "rod", f"{-c!r} 0 0", rpy=f"0 {-offset!r} 0",
+              extra=f'<mimic joint="j3" multiplier="-1" offset="{offset!r}"/>')
+        out.append("</robot>")
+        return "\n".join(out) + "\n"
+    joint("jr", "revolute", "forearm", "rod", f"{-c!r} 0 0", rpy=f"0 {-offset!r} 0",
+          extra=f'<mimic joint="j3" multiplier="-1" offset="{offset!r}"/>')
+    joint("jc", "revolute", "rod", "crank", f"0 0 {-L2!r}", extra='<mimic joint="j3" multiplier="1"/>')
+    if wrist:
+        joint("j4", "revolute", "forearm", "wrist", f"{L3!r} 0 0", axis="0 0 1")
+        joint("flange_joint", "fixed", "wrist", "flange", "0 0 0.1")
+    else:
+        out.append('<link name="tool"/>')
+        joint("tool_joint", "fixed", "forearm", "tool", f"{L3!r} 0 0")
+    out.append("</robot>")
+    return "\n".join(out) + "\n"
+
+
+GRIPPER = """<?xml version="1.0"?>
+<robot name="gripper">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="hand"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="left"><inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="right"><inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.3"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="arm"/><child link="hand"/><origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
+  <joint name="finger1" type="prismatic"><parent link="hand"/><child link="left"/><origin xyz="0.1 0.02 0"/><axis xyz="0 1 0"/>
+    <limit lower="0" upper="0.04" effort="10" velocity="1"/></joint>
+  <joint name="finger2" type="prismatic"><parent link="hand"/><child link="right"/><origin xyz="0.1 -0.02 0"/><axis xyz="0 -1 0"/>
+    <limit lower="0" upper="0.04" effort="10" velocity="1"/><mimic joint="finger1"/></joint>
+</robot>
+"""
