@@ -23,9 +23,8 @@ REFUSALS = {
                       "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
     "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
                "take a closed chain.",
-    # the exports below would write the links read as a serial chain
-    "URDF export": "A closed chain has no URDF export yet (URDF has no loops; the mimic-joint form is to come): "
-                   "nothing was written.",
+    # the exports below would write the links read as a serial chain (the URDF export writes the
+    # spanning tree with mimic joints: designer/urdf/closed_export.py)
     "MJCF export": "A closed chain has no MJCF export yet (its loops would be MuJoCo equality constraints): "
                    "nothing was written.",
     "Design report": "The design report does not handle closed chains yet (its figures read the links as a "
@@ -36,8 +35,8 @@ REFUSALS = {
 
 
 def refusal(model: Manipulator | None, view: str) -> str | None:
-    """``REFUSALS[view]`` for a closed-chain ``model``, None for a serial one."""
-    return REFUSALS[view] if model is not None and uses_closed_chain_fields(model) else None
+    """``REFUSALS[view]`` for a closed-chain ``model``, None for a serial one or a view that takes it."""
+    return REFUSALS.get(view) if model is not None and uses_closed_chain_fields(model) else None
 
 
 class ClosedChainGate(QStackedWidget):

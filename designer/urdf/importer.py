@@ -23,7 +23,7 @@ from .numbers import snap_angle, tidy_number
 from .rigid import Body, combine
 from .source import UrdfError, UrdfTree, read_urdf
 
-__all__ = ["ImportReport", "import_urdf", "import_tree"]
+__all__ = ["ImportReport", "import_urdf", "import_tree", "proposed_tip"]
 
 
 @dataclass
@@ -183,6 +183,25 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     _refuse_invalid(model)
     return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes, moved=angles.moved),
                         tree)
+
+
+def proposed_tip(tree: UrdfTree, base: str) -> tuple[str | None, bool]:
+    """(the tip an import proposes below ``base``, whether its mimic joints then close a loop): the arm's
+    end beside the bars of a loop the mimic joints describe, else :func:`.chain.default_tip`."""
+    from . import closed_import as ci
+    from .chain import default_tip
+    if any(tree.joints[j].mimic for l in tree.subtree(base) for j in tree.child_joints.get(l, [])):
+        try:
+            tip = ci.default_tip(ci.merge_coaxial_mimics(tree), base)
+            made = _import_closed(tree, base, tip, Convention.STANDARD, False, True, "URDF", None)
+            if not isinstance(made, str):
+                return tip, True
+            made = _import_closed(tree, base, tip, Convention.MODIFIED, False, True, "URDF", None)
+            if not isinstance(made, str):
+                return tip, True
+        except (UrdfError, ValueError, np.linalg.LinAlgError):
+            pass
+    return default_tip(tree, base), False
 
 
 def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool,
