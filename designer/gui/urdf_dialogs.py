@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDia
 from ..errors import DesignerError
 from ..model import Convention
 from ..urdf import UrdfError, chain_ends, urdf_text
+from ..urdf.exporter import export_notes
 from ..urdf.importer import ImportReport, proposed_tip
 from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
@@ -261,11 +262,11 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
     except OSError as exc:
         _refuse(window, f"Cannot export {kind}", f"{path}: cannot write: {exc.strerror or exc}")
         return False
-    notes = [line.strip()[4:-3].strip() for line in text.splitlines()[1:4] if line.strip().startswith("<!--")]
+    notes = export_notes(text)
     window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
     if notes and not model.is_serial:   # what the file cannot say of the loops: worth more than a status line
         QMessageBox.information(window, f"Exported {kind}", f"Wrote {path}. What a {kind} file cannot say of "
-                                "this closed chain:\n\n" + "\n".join("- " + n for note in notes for n in note.split("; ")))
+                                "this closed chain:\n\n" + "\n".join("- " + n for n in notes))
     window.exported.emit(str(path))
     return True
 

@@ -24,18 +24,22 @@ from ..kinematics.tree import TreeArm
 from ..model.manipulator import JointType, Manipulator
 from .source import UrdfError
 
-__all__ = ["mimic_plan"]
+__all__ = ["mimic_plan", "relation_text"]
 
 
-def _relation(names: list[str], passive: int, row: np.ndarray, act: np.ndarray) -> str:
-    terms = []
-    for k, m in zip(act, row):
+def relation_text(terms) -> str:
+    """``[(joint name, multiplier), ...]`` as a sum: "joint4 - joint2", "2 j3"."""
+    out = []
+    for name, m in terms:
         if m == 0:
             continue
         coefficient = "" if abs(m) == 1 else f"{abs(m):g} "
-        terms.append(("- " if m < 0 else "+ ") + coefficient + names[k])
-    text = " ".join(terms).removeprefix("+ ")
-    return f"{names[passive]} = {text}"
+        out.append(("- " if m < 0 else "+ ") + coefficient + name)
+    return " ".join(out).removeprefix("+ ") or "0"
+
+
+def _relation(names: list[str], passive: int, row: np.ndarray, act: np.ndarray) -> str:
+    return f"{names[passive]} = " + relation_text([(names[k], m) for k, m in zip(act, row)])
 
 
 def mimic_plan(model: Manipulator, joint_names: list[str]) -> tuple[dict[int, list[tuple[int, float]]], list[str]]:

@@ -27,7 +27,7 @@ from ..model.manipulator import Convention, Manipulator, MissingParameterError
 from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_document", "urdf_text", "write_text"]
+__all__ = ["Exported", "export_urdf", "exported", "export_notes", "urdf_base", "urdf_document", "urdf_text", "write_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -258,8 +258,8 @@ def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
     ET.SubElement(tool, "child", link="tool")
     ET.indent(robot)
     head = '<?xml version="1.0"?>\n'
-    if notes:   # one comment line: the CLI and the window show the first lines' comments as notes
-        head += "<!-- " + "; ".join(notes).replace("--", "- -") + " -->\n"
+    for note in notes:   # the CLI and the window show the comment lines at the top as notes (export_notes)
+        head += "<!-- " + note.replace("--", "- -") + " -->\n"
     return head + ET.tostring(robot, encoding="unicode") + "\n", notes
 
 
@@ -273,6 +273,17 @@ def _joint(robot: ET.Element, name: str, kind: str, origin: np.ndarray, parent: 
     for master, multiplier in mimic:
         ET.SubElement(joint, "mimic", joint=joint_names[master], multiplier=_num(multiplier), offset="0")
     return joint
+
+
+def export_notes(text: str) -> list[str]:
+    """The notes an exported file carries: its comment lines right after the first line."""
+    out = []
+    for line in text.splitlines()[1:]:
+        line = line.strip()
+        if not (line.startswith("<!--") and line.endswith("-->")):
+            break
+        out.append(line[4:-3].strip())
+    return out
 
 
 def write_text(path, text: str, error: type[DesignerError] = UrdfError) -> None:

@@ -263,10 +263,11 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         return why
     _refuse_invalid(model)
     notes = list(angles.notes)
+    from .closed_export import relation_text
     for j, (terms, off) in rel.items():
-        text = " + ".join(f"{m:g} {a}" for a, m in terms.items())
-        notes.append(f"joint {j!r} (mimic: {text}" + (f", offset {off:g}" if off else "") + ") made passive"
-                     + (f"; its project value is the file's minus {off:g} rad" if off else ""))
+        notes.append(f"joint {j!r} = {relation_text(terms.items())}" + (f" + {off:g}" if off else "") +
+                     " (its mimic joints) made passive" +
+                     (f"; its project value is the file's minus {off:g}" if off else ""))
     for lp in loops:
         notes.append(f"loop {lp.name!r}: revolute cut joint between {links[lp.link_i - 1].name!r} and " +
                      (repr(links[lp.link_j - 1].name) if lp.link_j else "the base") +
