@@ -24,6 +24,7 @@ from ..kinematics import NumericArm, dh_matrices
 from ..kinematics.tree import TreeArm
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
+from ..model.mechanism import parents_of, tool_link
 from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
@@ -201,6 +202,7 @@ def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
     ET.SubElement(fixed, "parent", link="base")
     ET.SubElement(fixed, "child", link="dh_frame0")
     children = {i: [k for k in range(arm.n) if out.parents[k] == i] for i in range(arm.n)}
+    tool_at = tool_link(parents_of(model.links))   # the tool's link; a closed chain's deepest, not a bar listed last
     for i in range(arm.n):
         link = ET.SubElement(robot, "link", name=link_names[i])
         to_frame = M[i] if standard else np.eye(4)   # DH frame i in this URDF link's frame
@@ -217,7 +219,7 @@ def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
         _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint", visual=not src.visuals)
         # a stick to each child's joint (modified; the tool's after the last link), to DH frame i (standard)
         ends = [M[i][:3, 3]] if standard else [out.joint_origin(k)[:3, 3] for k in children[i]]
-        if not ends and i == arm.n - 1:
+        if not ends and i == tool_at:
             ends = [arm.tool[:3, 3]]
         for end in ends:
             _segment(link, end, visual=not src.visuals)
@@ -253,8 +255,8 @@ def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
                 ET.SubElement(helper_joint, "limit", effort="0", velocity="0", lower=_num(ends[0]), upper=_num(ends[1]))
     ET.SubElement(robot, "link", name="tool")
     tool = ET.SubElement(robot, "joint", name="tool_joint", type="fixed")
-    _origin(tool, (M[-1] if standard else np.eye(4)) @ arm.tool)
-    ET.SubElement(tool, "parent", link=link_names[arm.n - 1])
+    _origin(tool, (M[tool_at] if standard else np.eye(4)) @ arm.tool)
+    ET.SubElement(tool, "parent", link=link_names[tool_at])
     ET.SubElement(tool, "child", link="tool")
     ET.indent(robot)
     head = '<?xml version="1.0"?>\n'

@@ -262,6 +262,11 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     if why:
         return why
     _refuse_invalid(model)
+    from ..model.mechanism import parents_of, tool_link
+    deepest = tool_link(parents_of(model.links))
+    if deepest != len(links) - 1:
+        warnings.append(f"the tool is on {links[-1].name!r} (the tip), but the closed-chain views and metrics put "
+                        f"it on the tree's deepest link, {links[deepest].name!r} (a bar hangs deeper than the tip)")
     notes = list(angles.notes)
     from .closed_export import relation_text
     for j, (terms, off) in rel.items():
