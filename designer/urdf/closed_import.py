@@ -69,7 +69,7 @@ def merge_coaxial_mimics(tree: UrdfTree) -> UrdfTree:
             line = R @ second.axis
             if np.abs(line - first.axis).max() > 1e-12 or np.linalg.norm(np.cross(t, first.axis)) > 1e-12:
                 continue
-            terms = ((second.mimic, second.multiplier),) + second.also
+            terms: tuple[tuple[str, float], ...] = ((str(second.mimic), second.multiplier),) + second.also
             joints[name] = replace(first, also=first.also + terms, offset=first.offset + second.offset)
             joints[kids[0]] = replace(second, type="fixed", mimic=None, also=())
             labels[first.child] = labels.get(second.child, second.child)   # the body is named by its link
@@ -335,7 +335,9 @@ def branch_frames(axes: list[Axis], parents: list[int], main: list[int], base_po
         path = [start]
         while children[path[-1]]:
             path.append(children[path[-1]][0])
-        made = dh_frames([axes[k] for k in path], frames[parents[start] + 1], leaf_poses[path[-1]], convention)
+        parent_frame = frames[parents[start] + 1]
+        assert parent_frame is not None   # made before: parents come first
+        made = dh_frames([axes[k] for k in path], parent_frame, leaf_poses[path[-1]], convention)
         for k, body in enumerate(path):
             frames[body + 1] = made[k + 1]
     return frames  # type: ignore[return-value]

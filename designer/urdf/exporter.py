@@ -28,7 +28,8 @@ from ..model.mechanism import parents_of, tool_link
 from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["Exported", "export_urdf", "exported", "export_notes", "urdf_base", "urdf_document", "urdf_text", "write_text"]
+__all__ = ["Exported", "export_urdf", "exported", "export_notes", "urdf_base", "urdf_document", "urdf_text",
+           "write_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -251,8 +252,8 @@ def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
                                   joint_names)
             if not np.isnan(arm.limits[master]).any():   # the range the master's limits give it
                 helper_joint.set("type", "revolute")
-                ends = sorted(float(multiplier * v) for v in arm.limits[master])
-                ET.SubElement(helper_joint, "limit", effort="0", velocity="0", lower=_num(ends[0]), upper=_num(ends[1]))
+                span = sorted(float(multiplier * v) for v in arm.limits[master])
+                ET.SubElement(helper_joint, "limit", effort="0", velocity="0", lower=_num(span[0]), upper=_num(span[1]))
     ET.SubElement(robot, "link", name="tool")
     tool = ET.SubElement(robot, "joint", name="tool_joint", type="fixed")
     _origin(tool, (M[tool_at] if standard else np.eye(4)) @ arm.tool)

@@ -167,7 +167,8 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
                                 f"{snap.angle:.1e} rad from parallel, made parallel (moves the arm by up to "
                                 f"{snap.moved:.1e} m)")
         angles.moved += snap.angle
-    links, lumped = [], {}
+    links: list[Link] = []
+    lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):
         try:
             numbers = dh_numbers(frames[k], frames[k + 1], convention)
@@ -227,7 +228,9 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     axes = ci.axes_at(tree, chain, poses)
     leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
     frames = ci.branch_frames(axes, parents, main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
-    angles, warnings, lumped, links = _Angles(), [], {}, []
+    angles, links = _Angles(), []
+    warnings: list[str] = []
+    lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):
         p = parents[k]
         extra = {} if p == k - 1 else {"parent": p + 1}
@@ -246,7 +249,8 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     tool = np.linalg.solve(frames[main[-1] + 1], poses[chain.tip])
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
-        description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}, closed by its mimic joints",
+        description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}, closed by its "
+                    "mimic joints",
         gravity_in_world=True, **_gravity(gravity),
         base=_pose(frames[0], angles, "base"), tool=_pose(tool, angles, "tool"))
     relation = {index[j]: {index[a]: m for a, m in terms.items() if m != 0} for j, (terms, _) in rel.items()}

@@ -33,7 +33,8 @@ def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digit
 
     def r(x):
         return round(float(x), digits) if digits is not None else float(x)
-    h, L2, L3, c = r(rng.uniform(0.3, 1.0)), r(rng.uniform(0.5, 1.5)), r(rng.uniform(0.5, 1.5)), r(rng.uniform(0.1, 0.4))
+    h, L2 = r(rng.uniform(0.3, 1.0)), r(rng.uniform(0.5, 1.5))
+    L3, c = r(rng.uniform(0.5, 1.5)), r(rng.uniform(0.1, 0.4))
     roll = r(rng.uniform(-0.5, 0.5)) if tilt else 0.0
     links = ["base_link", "link1", "upper", "forearm", "rod", "crank"] + (["wrist", "flange"] if wrist else [])
     out = ['<?xml version="1.0"?>', '<robot name="parallelogram">']
@@ -77,20 +78,24 @@ def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digit
     return "\n".join(out) + "\n"
 
 
-GRIPPER = """<?xml version="1.0"?>
-<robot name="gripper">
-  <link name="base"/>
-  <link name="arm"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="hand"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="left"><inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="right"><inertial><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.3"/><axis xyz="0 0 1"/>
-    <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
-  <joint name="j2" type="revolute"><parent link="arm"/><child link="hand"/><origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
-  <joint name="finger1" type="prismatic"><parent link="hand"/><child link="left"/><origin xyz="0.1 0.02 0"/><axis xyz="0 1 0"/>
-    <limit lower="0" upper="0.04" effort="10" velocity="1"/></joint>
-  <joint name="finger2" type="prismatic"><parent link="hand"/><child link="right"/><origin xyz="0.1 -0.02 0"/><axis xyz="0 -1 0"/>
-    <limit lower="0" upper="0.04" effort="10" velocity="1"/><mimic joint="finger1"/></joint>
-</robot>
-"""
+def _gripper() -> str:
+    """An arm with a two-finger hand whose second finger mimics the first (a prismatic pair): no loop."""
+    inertia = '<inertia ixx="{0}" iyy="{0}" izz="{0}" ixy="0" ixz="0" iyz="0"/>'
+    links = [("base", None, None), ("arm", 2, 0.1), ("hand", 1, 0.01), ("left", 0.1, 0.001), ("right", 0.1, 0.001)]
+    out = ['<?xml version="1.0"?>', '<robot name="gripper">']
+    for name, mass, moment in links:
+        body = "" if mass is None else f'<inertial><mass value="{mass}"/>{inertia.format(moment)}</inertial>'
+        out.append(f'<link name="{name}">{body}</link>')
+    joints = [("j1", "revolute", "base", "arm", "0 0 0.3", "0 0 1", "-3", "3", ""),
+              ("j2", "revolute", "arm", "hand", "0.5 0 0", "0 1 0", "-3", "3", ""),
+              ("finger1", "prismatic", "hand", "left", "0.1 0.02 0", "0 1 0", "0", "0.04", ""),
+              ("finger2", "prismatic", "hand", "right", "0.1 -0.02 0", "0 -1 0", "0", "0.04",
+               '<mimic joint="finger1"/>')]
+    for name, kind, parent, child, xyz, axis, lower, upper, extra in joints:
+        out.append(f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+                   f'<origin xyz="{xyz}"/><axis xyz="{axis}"/>'
+                   f'<limit lower="{lower}" upper="{upper}" effort="10" velocity="1"/>{extra}</joint>')
+    return "\n".join(out + ["</robot>"]) + "\n"
+
+
+GRIPPER = _gripper()
