@@ -279,13 +279,15 @@ def _joint(robot: ET.Element, name: str, kind: str, origin: np.ndarray, parent: 
 
 
 def export_notes(text: str) -> list[str]:
-    """The notes an exported file carries: its comment lines right after the first line."""
-    out = []
-    for line in text.splitlines()[1:]:
+    """The notes an exported file carries: the comment lines after its XML declaration (a URDF's) or
+    after its top element's opening line (an MJCF's)."""
+    out: list[str] = []
+    for k, line in enumerate(text.splitlines()[1:]):
         line = line.strip()
-        if not (line.startswith("<!--") and line.endswith("-->")):
+        if line.startswith("<!--") and line.endswith("-->"):
+            out.append(line[4:-3].strip())
+        elif out or k > 0:
             break
-        out.append(line[4:-3].strip())
     return out
 
 

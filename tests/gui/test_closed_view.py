@@ -218,9 +218,7 @@ def test_the_exports_that_would_read_the_links_as_a_chain_refuse_in_one_line(win
     said = []
     monkeypatch.setattr(QMessageBox, "critical", lambda _w, _title, text: said.append(text))
     assert export_design_report(window, "html", tmp_path / "a.html") is False
-    from designer.gui.mjcf_dialogs import export_mjcf_file
-    assert export_mjcf_file(window, tmp_path / "a.xml") is False
-    assert len(said) == 2 and all("closed chain" in t and "\n" not in t for t in said), said
+    assert len(said) == 1 and all("closed chain" in t and "\n" not in t for t in said), said
     assert not list(tmp_path.glob("a.*"))        # nothing written as if the links were a serial chain
 
 
@@ -240,6 +238,11 @@ def test_urdf_export_writes_the_spanning_tree_and_says_what_it_dropped(window, t
     back = import_urdf(tmp_path / "a.urdf").model
     assert len(back.loops) == len(window.document.model.loops) == 1
     assert sum(not l.actuated for l in back.links) == sum(not l.actuated for l in window.document.model.links)
+    # MJCF: the loops as equality constraints, said in the box too
+    from designer.gui.mjcf_dialogs import export_mjcf_file
+    assert export_mjcf_file(window, tmp_path / "a.xml") is True
+    assert "<connect" in (tmp_path / "a.xml").read_text()
+    assert len(told) == 2 and "equality constraints" in told[1], told
 
 
 def test_linearize_works_in_the_actuated_joints_and_identification_refuses(window, monkeypatch):
