@@ -34,7 +34,7 @@ from ..model.extras import Pose
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import CutJoint, Loop
 from .chain import Chain
-from .dh import Axis, dh_frames, dh_numbers
+from .dh import Axis, dh_frames, dh_numbers, snap_parallel
 from .rigid import Body
 from .source import MULTI_DOF, UrdfError, UrdfJoint, UrdfTree
 
@@ -260,7 +260,7 @@ def _pin(samples, i: int, j: int, size: float):
     R0, t0 = X[0][:3, :3], X[0][:3, 3]
     A = np.vstack([Xk[:3, :3] - R0 for Xk in X[1:]])
     rhs = np.concatenate([t0 - Xk[:3, 3] for Xk in X[1:]])
-    if np.abs(A).max() < 1e-6:   # no relative turn: rigidly joined, not a pin
+    if np.abs(A).max() < 1e-3:   # no relative turn (a bar parallel to a link: 1e-6 from rounding): not a pin
         return None
     point, *_ = np.linalg.lstsq(A, rhs, rcond=None)
     if np.abs(A @ point - rhs).max() > PIN_TOL * size:
@@ -315,6 +315,24 @@ def axes_at(tree: UrdfTree, chain: Chain, poses) -> list[Axis]:
         T = poses[joint.parent] @ joint.origin
         out.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
     return out
+
+
+def snap_tree(axes: list[Axis], parents: list[int], main: list[int], tip: np.ndarray):
+    """(``axes`` with nearly parallel ones made parallel as :func:`.dh.snap_parallel` does, [(body, body,
+    Snap)]): along the chain from base to tip, then each branch's axis to its parent's (a bar's axis
+    written with 1.5708 for pi/2 would put its common normal 50 km out and the loop 0.5 m apart)."""
+    out = list(axes)
+    reach = [a.point for a in axes] + [tip]
+    made, snaps = snap_parallel([axes[k] for k in main], reach)
+    for k, axis in zip(main, made):
+        out[k] = axis
+    pairs = [(main[s.index - 1], main[s.index], s) for s in snaps]
+    for k in range(len(axes)):
+        if k not in main and parents[k] >= 0:
+            two, snaps = snap_parallel([out[parents[k]], axes[k]], reach)
+            out[k] = two[1]
+            pairs += [(parents[k], k, s) for s in snaps]
+    return out, pairs
 
 
 def branch_frames(axes: list[Axis], parents: list[int], main: list[int], base_pose, tip_pose, leaf_poses,

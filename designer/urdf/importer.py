@@ -94,6 +94,14 @@ class _Angles:
         self.notes: list[str] = []
         self.moved = 0.0    # the sum of every angle changed (rad)
 
+    def snapped(self, snaps) -> None:
+        """Notes for axes made parallel: ``snaps`` holds (joint, joint, :class:`.dh.Snap`)."""
+        for before, joint, snap in snaps:
+            if snap.angle > 1e-12:   # below, the file meant parallel to the last digit and nothing moved
+                self.notes.append(f"joints {before!r} and {joint!r}: axes {snap.angle:.1e} rad from parallel, made "
+                                  f"parallel (moves the arm by up to {snap.moved:.1e} m)")
+            self.moved += snap.angle
+
     def __call__(self, value: float, where: str) -> sp.Expr:
         angle, off = snap_angle(value)
         if off:
@@ -161,12 +169,7 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
     warnings = _far_normals(tree, chain, axes, frames)
     angles = _Angles()
-    for snap in snaps:
-        if snap.angle > 1e-12:   # below, the file meant parallel to the last digit and nothing moved
-            angles.notes.append(f"joints {chain.joints[snap.index - 1]!r} and {chain.joints[snap.index]!r}: axes "
-                                f"{snap.angle:.1e} rad from parallel, made parallel (moves the arm by up to "
-                                f"{snap.moved:.1e} m)")
-        angles.moved += snap.angle
+    angles.snapped([(chain.joints[s.index - 1], chain.joints[s.index], s) for s in snaps])
     links: list[Link] = []
     lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):
@@ -225,10 +228,11 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     index = {j: k for k, j in enumerate(chain.joints)}
     values = {j: off for j, (_, off) in rel.items()}
     poses = world_poses(tree, values)
-    axes = ci.axes_at(tree, chain, poses)
+    axes, snaps = ci.snap_tree(ci.axes_at(tree, chain, poses), parents, main, poses[chain.tip][:3, 3])
     leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
     frames = ci.branch_frames(axes, parents, main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
     angles, links = _Angles(), []
+    angles.snapped([(chain.joints[a], chain.joints[b], snap) for a, b, snap in snaps])
     warnings: list[str] = []
     lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):

@@ -22,13 +22,17 @@ def _inertial(rng, mass=None) -> str:
 
 
 def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digits: int | None = None,
-                       tilt: bool = True, from_column: bool = False) -> str:
+                       tilt: bool = True, from_column: bool = False, quarter: bool = False) -> str:
     """A random parallelogram arm's URDF text; ``offset``: the rod's mimic offset (its origin turned
     back by as much); ``digits``: lengths rounded to this many decimals (the loop still closes).
 
     ``from_column``: the palletizer's layout instead: the crank hangs from link1 on the shoulder axis
     and stays parallel to the forearm (q = q2 + q3: two coaxial mimic joints through a massless link,
-    jc of j2 and jc2 of j3), the rod from the crank's end (mimic of j3, -1) reaches the forearm's rear."""
+    jc of j2 and jc2 of j3), the rod from the crank's end (mimic of j3, -1) reaches the forearm's rear.
+
+    ``quarter`` (bars from the forearm): the rod's frame turned a quarter turn about x, written as
+    1.5708 (3.7e-6 rad short: its axis written "0 0 -1" then tilts by as much), the crank's frame
+    turned back by -1.5708, as files exported from CAD often are."""
     rng = np.random.default_rng(seed)
 
     def r(x):
@@ -65,9 +69,15 @@ def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digit
               extra=f'<mimic joint="j3" multiplier="-1" offset="{offset!r}"/>')
         out.append("</robot>")
         return "\n".join(out) + "\n"
-    joint("jr", "revolute", "forearm", "rod", f"{-c!r} 0 0", rpy=f"0 {-offset!r} 0",
-          extra=f'<mimic joint="j3" multiplier="-1" offset="{offset!r}"/>')
-    joint("jc", "revolute", "rod", "crank", f"0 0 {-L2!r}", extra='<mimic joint="j3" multiplier="1"/>')
+    if quarter:
+        joint("jr", "revolute", "forearm", "rod", f"{-c!r} 0 0", rpy="1.5708 0 0", axis="0 0 -1",
+              extra='<mimic joint="j3" multiplier="-1"/>')
+        joint("jc", "revolute", "rod", "crank", f"0 {-L2!r} 0", rpy="-1.5708 0 0",
+              extra='<mimic joint="j3" multiplier="1"/>')
+    else:
+        joint("jr", "revolute", "forearm", "rod", f"{-c!r} 0 0", rpy=f"0 {-offset!r} 0",
+              extra=f'<mimic joint="j3" multiplier="-1" offset="{offset!r}"/>')
+        joint("jc", "revolute", "rod", "crank", f"0 0 {-L2!r}", extra='<mimic joint="j3" multiplier="1"/>')
     if wrist:
         joint("j4", "revolute", "forearm", "wrist", f"{L3!r} 0 0", axis="0 0 1")
         joint("flange_joint", "fixed", "wrist", "flange", "0 0 0.1")
