@@ -4,8 +4,10 @@ MuJoCo closes a loop with ``<equality><connect>``: a point of body1 (``anchor``,
 held on the point of body2 that coincides with it at ``qpos0``, the nominal pose, where the loops
 close (the project's validation requires it). A ball cut joint is one connect; a revolute one two
 connects on its axis, :data:`AXIS_SPAN` apart (6 conditions of which 5 are independent: the hinge);
-a fixed one a ``weld``. The constraints are MuJoCo's soft ones: ``solref`` and ``solimp`` are set
-stiff (:data:`SOLREF`, :data:`SOLIMP`) so that the loop stays closed to what its time step allows.
+a fixed one three connects at points not on a line (rigid; they share the connects' meaning of
+"where the points coincide at qpos0", which a weld's relative pose would have to restate). The
+constraints are MuJoCo's soft ones: ``solref`` and ``solimp`` are set stiff (:data:`SOLREF`,
+:data:`SOLIMP`) so that the loop stays closed to what its time step allows.
 """
 
 from __future__ import annotations
@@ -46,13 +48,12 @@ def loop_equalities(root: ET.Element, model: Manipulator, out, link_names: list[
         body2 = link_names[j] if j >= 0 else "dh_frame0"
         name = model.loops[k].name or f"loop{k + 1}"
         common = {"body1": body1, "body2": body2, "solref": SOLREF, "solimp": SOLIMP}
-        if kind is CutJoint.FIXED:
-            ET.SubElement(equality, "weld", name=name, **common)
-            continue
         points = [cut[:3, 3]]
-        if kind is CutJoint.REVOLUTE:
+        if kind is CutJoint.REVOLUTE:   # a second point on the axis: a hinge
             points.append(cut[:3, 3] + AXIS_SPAN * cut[:3, 2])
+        elif kind is CutJoint.FIXED:    # three points not on a line: rigid
+            points += [cut[:3, 3] + AXIS_SPAN * cut[:3, 0], cut[:3, 3] + AXIS_SPAN * cut[:3, 1]]
         for n, point in enumerate(points):
-            ET.SubElement(equality, "connect", name=name if n == 0 else f"{name} (axis)", anchor=_vec(point),
-                          **common)
+            ET.SubElement(equality, "connect", attrib={"name": name if n == 0 else f"{name} ({n + 1})",
+                                                       "anchor": _vec(point), **common})
     return ", ".join(lp.name or f"loop{k}" for k, lp in enumerate(model.loops, start=1))

@@ -27,6 +27,9 @@ ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 def _models():
     for name in ("palletizer_parallelogram", "acma_sr400", "four_bar"):
         yield name, load_project(ROBOTS / f"{name}.json")
+    from dataclasses import replace
+    four_bar = load_project(ROBOTS / "four_bar.json")   # the same planar loop cut at a ball joint
+    yield "four_bar-ball", replace(four_bar, loops=(replace(four_bar.loops[0], joint="S"),))
     for seed in range(3):   # random parallelograms, both conventions, bars from the forearm and the column
         for convention, column in (("modified", False), ("standard", True)):
             text = parallelogram_urdf(seed, from_column=column)
@@ -47,7 +50,7 @@ def test_mujoco_constrained_forward_dynamics_matches_the_closed_chain(name):
     model = MODELS[name]
     mm = mujoco.MjModel.from_xml_string(mjcf_text(model))
     md = mujoco.MjData(mm)
-    assert mm.neq == sum(2 if lp.joint.value == "R" else 1 for lp in model.loops)
+    assert mm.neq == sum({"R": 2, "S": 1, "F": 3}[lp.joint.value] for lp in model.loops)
     addr = _addresses(mm, model)
     closed = ClosedDynamics(model)
     act = closed.closure.act
