@@ -28,6 +28,7 @@ class Chain:
     locked: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # links left out with --drop-rest
     fixed_to_base: list[str] = field(default_factory=list)
+    parents: list[int] = field(default_factory=list)   # a closed chain's: each body's parent (-1 the base)
 
 
 def world_poses(tree: UrdfTree, values: dict[str, float] | None = None) -> dict[str, np.ndarray]:
@@ -122,14 +123,23 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
                         f"{MAX_LINKS} (choose a nearer --tip)")
     on_path = set(path)
     chain = Chain(base, tip, movable, [[] for _ in movable])
-    index = {j: k for k, j in enumerate(movable)}
+    walk_bodies(tree, chain, on_path, drop_rest)
+    return chain
 
+
+def walk_bodies(tree: UrdfTree, chain: Chain, on_path: set[str], drop_rest: bool, branch=None) -> None:
+    """Sort the links below ``chain.base`` into ``chain``'s bodies (the chain's joints are ``chain.joints``):
+    fixed to a body, locked behind a movable joint off the path (or dropped), fixed to the base.
+    ``branch(joint)``: whether a movable joint off the path starts a body of its own (a closed chain's
+    bar, designer/urdf/closed_import.py), appended to ``chain.joints`` with its parent body in
+    ``chain.parents``."""
+    index = {j: k for k, j in enumerate(chain.joints)}
     # walk the subtree below the base: (link, body index or None before joint 1)
-    todo: list[tuple[str, int | None]] = [(base, None)]
+    todo: list[tuple[str, int | None]] = [(chain.base, None)]
     while todo:
         link, owner = todo.pop()
         if owner is None:
-            if link != base:
+            if link != chain.base:
                 chain.fixed_to_base.append(link)
         else:
             chain.bodies[owner].append(link)
@@ -137,6 +147,12 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
             joint = tree.joints[j]
             if j in on_path:
                 todo.append((joint.child, index.get(j, owner)))
+                continue
+            if branch is not None and joint.movable and owner is not None and branch(j):
+                chain.joints.append(j)
+                chain.bodies.append([])
+                chain.parents.append(owner)
+                todo.append((joint.child, len(chain.joints) - 1))
                 continue
             if joint.movable or joint.type in MULTI_DOF:
                 if drop_rest and owner is not None:
@@ -151,4 +167,3 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
                                         "locked (use --drop-rest to leave its links out)")
                     chain.locked.append(j)
             todo.append((joint.child, owner))
-    return chain

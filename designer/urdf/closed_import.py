@@ -33,7 +33,7 @@ from ..kinematics.tree import TreeArm
 from ..model.extras import Pose
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import CutJoint, Loop
-from .chain import Chain
+from .chain import Chain, walk_bodies
 from .dh import Axis, dh_frames, dh_numbers, snap_parallel
 from .rigid import Body
 from .source import MULTI_DOF, UrdfError, UrdfJoint, UrdfTree
@@ -119,39 +119,9 @@ def mechanism_chain(tree: UrdfTree, base: str, tip: str, drop_rest: bool) -> tup
         if tree.joints[j].type in MULTI_DOF:
             raise UrdfError(f"joint {j!r} is {tree.joints[j].type}: only revolute, continuous, prismatic and fixed "
                             "joints can be on the chain")
-    chain = Chain(base, tip, list(main), [[] for _ in main])
-    parents = list(range(-1, len(main) - 1))
-    index = {j: k for k, j in enumerate(main)}
-    todo: list[tuple[str, int | None]] = [(base, None)]
-    while todo:
-        link, owner = todo.pop()
-        if owner is None:
-            if link != base:
-                chain.fixed_to_base.append(link)
-        else:
-            chain.bodies[owner].append(link)
-        for j in tree.child_joints.get(link, []):
-            joint = tree.joints[j]
-            if j in on_path:
-                todo.append((joint.child, index.get(j, owner)))
-                continue
-            if joint.movable and owner is not None and _carries_mimic(tree, j):
-                chain.joints.append(j)
-                chain.bodies.append([])
-                parents.append(-1 if owner is None else owner)
-                todo.append((joint.child, len(chain.joints) - 1))
-                continue
-            if joint.movable or joint.type in MULTI_DOF:
-                if owner is None:
-                    todo.append((joint.child, owner))
-                    continue
-                if joint.type in MULTI_DOF:
-                    raise UrdfError(f"joint {j!r} is {joint.type} and off the chain: it cannot be locked")
-                if drop_rest:
-                    chain.dropped.extend(tree.subtree(joint.child))
-                    continue
-                chain.locked.append(j)
-            todo.append((joint.child, owner))
+    chain = Chain(base, tip, list(main), [[] for _ in main], parents=list(range(-1, len(main) - 1)))
+    walk_bodies(tree, chain, on_path, drop_rest, lambda j: _carries_mimic(tree, j))
+    parents = chain.parents
     return _tip_last(chain, parents, len(main))
 
 
@@ -171,7 +141,8 @@ def _tip_last(chain: Chain, parents: list[int], n_main: int) -> tuple[Chain, lis
     new = {old: i for i, old in enumerate(order)}
     chain.joints = [chain.joints[k] for k in order]
     chain.bodies = [chain.bodies[k] for k in order]
-    return chain, [new[parents[k]] if parents[k] >= 0 else -1 for k in order], [new[k] for k in range(n_main)]
+    chain.parents = [new[parents[k]] if parents[k] >= 0 else -1 for k in order]
+    return chain, chain.parents, [new[k] for k in range(n_main)]
 
 
 def _carries_mimic(tree: UrdfTree, j: str) -> bool:

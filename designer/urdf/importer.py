@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 
 from ..model.expr import symbol
+from ..project.io import MAX_LINKS
 from ..model.extras import Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator
 from ..model.validation import Severity, validate
@@ -222,6 +223,8 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         return f"joint {exc.args[0]!r} is followed by a mimic joint but is not a joint of the arm"
     if not rel or not main:
         return "no mimic joint on the arm or hanging from it"
+    if len(chain.joints) > MAX_LINKS:
+        return f"{len(chain.joints)} movable joints in the mechanism: a project holds at most {MAX_LINKS}"
     if main[-1] in parents:
         return (f"the tip's link {chain.bodies[main[-1]][0]!r} carries the bars (a project's tool sits on its last "
                 "link): name a tip beyond them (--tip)")

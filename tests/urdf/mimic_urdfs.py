@@ -53,15 +53,18 @@ def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digit
     joint("j1", "revolute", "base_link", "link1", f"0 0 {h!r}", axis="0 0 1")
     joint("j2", "revolute", "link1", "upper", "0 0 0", rpy=f"0 0 {roll!r}")
     joint("j3", "revolute", "upper", "forearm", f"0 0 {L2!r}")
-    if from_column:
-        out.append('<link name="crank_helper"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" ixy="0" '
-                   'ixz="0" iyz="0"/></inertial></link>')
+
+    def hand():   # the wrist and its flange, else a tool frame at the forearm's end
         if wrist:
             joint("j4", "revolute", "forearm", "wrist", f"{L3!r} 0 0", axis="0 0 1")
             joint("flange_joint", "fixed", "wrist", "flange", "0 0 0.1")
         else:
             out.append('<link name="tool"/>')
             joint("tool_joint", "fixed", "forearm", "tool", f"{L3!r} 0 0")
+    if from_column:
+        out.append('<link name="crank_helper"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" ixy="0" '
+                   'ixz="0" iyz="0"/></inertial></link>')
+        hand()
         joint("jc", "revolute", "link1", "crank_helper", "0 0 0", rpy=f"0 0 {roll!r}",
               extra='<mimic joint="j2" multiplier="1"/>')
         joint("jc2", "revolute", "crank_helper", "crank", "0 0 0", extra='<mimic joint="j3" multiplier="1"/>')
@@ -78,12 +81,7 @@ def parallelogram_urdf(seed: int, wrist: bool = True, offset: float = 0.0, digit
         joint("jr", "revolute", "forearm", "rod", f"{-c!r} 0 0", rpy=f"0 {-offset!r} 0",
               extra=f'<mimic joint="j3" multiplier="-1" offset="{offset!r}"/>')
         joint("jc", "revolute", "rod", "crank", f"0 0 {-L2!r}", extra='<mimic joint="j3" multiplier="1"/>')
-    if wrist:
-        joint("j4", "revolute", "forearm", "wrist", f"{L3!r} 0 0", axis="0 0 1")
-        joint("flange_joint", "fixed", "wrist", "flange", "0 0 0.1")
-    else:
-        out.append('<link name="tool"/>')
-        joint("tool_joint", "fixed", "forearm", "tool", f"{L3!r} 0 0")
+    hand()
     out.append("</robot>")
     return "\n".join(out) + "\n"
 
