@@ -265,8 +265,8 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
     notes = export_notes(text)
     window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
     if notes and not model.is_serial:   # what the file cannot say of the loops: worth more than a status line
-        QMessageBox.information(window, f"Exported {kind}", f"Wrote {path}. What a {kind} file cannot say of "
-                                "this closed chain:\n\n" + "\n".join("- " + n for n in notes))
+        QMessageBox.information(window, f"Exported {kind}", f"Wrote {path}. How the {kind} file holds this "
+                                "closed chain, and what it drops:\n\n" + "\n".join("- " + n for n in notes))
     window.exported.emit(str(path))
     return True
 

@@ -75,6 +75,10 @@ def _not_imported(report: ImportReport, mj) -> list[str]:
                    mj.body(b).name in {l for links in report.chain.bodies for l in links}]
     if compensated:
         out.append("gravcomp (gravity compensation by MuJoCo) not imported for " + ", ".join(compensated))
+    if mj.neq:   # loops (connect, weld) and coupled joints: the chain alone would move as it cannot in MuJoCo
+        kinds = sorted({mujoco.mjtEq(int(t)).name.removeprefix("mjEQ_").lower() for t in mj.eq_type})
+        out.append(f"{mj.neq} equality constraint(s) ({', '.join(kinds)}) not imported: the chain is imported "
+                   "without them (a closed chain is not read from MJCF; its URDF with mimic joints is)")
     return out
 
 

@@ -30,7 +30,7 @@ __all__ = ["mimic_plan", "relation_text"]
 def relation_text(terms) -> str:
     """``[(joint name, multiplier), ...]`` as a sum: "joint4 - joint2", "2 j3"."""
     out = []
-    for name, m in terms:
+    for name, m in sorted(terms, key=lambda t: t[1] < 0):   # a positive term first: "joint4 - joint2"
         if m == 0:
             continue
         coefficient = "" if abs(m) == 1 else f"{abs(m):g} "

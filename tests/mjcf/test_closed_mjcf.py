@@ -91,3 +91,11 @@ def test_the_export_says_how_it_closed_the_loops():
     from designer.urdf.exporter import export_notes
     notes = export_notes(mjcf_text(MODELS["palletizer_parallelogram"]))
     assert any("equality" in n and "parallelogram" in n for n in notes)
+
+
+def test_importing_an_mjcf_with_loops_warns_that_they_are_left_out(tmp_path):
+    from designer.mjcf.importer import import_mjcf
+    path = tmp_path / "p.xml"
+    path.write_text(mjcf_text(MODELS["palletizer_parallelogram"]))
+    report = import_mjcf(path, tip="tool")
+    assert any("2 equality constraint(s) (connect) not imported" in w for w in report.warnings)
