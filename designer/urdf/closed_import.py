@@ -80,7 +80,8 @@ def merge_coaxial_mimics(tree: UrdfTree) -> UrdfTree:
 
 def relations(tree: UrdfTree, names: list[str]) -> dict[str, tuple[dict[str, float], float]]:
     """{mimic joint: ({independent joint: multiplier}, offset)} among ``names``, mimics of mimics
-    substituted; raises KeyError naming a joint followed that is not among ``names``."""
+    substituted; raises KeyError naming a joint followed that is not among ``names``, ValueError for
+    a cycle."""
     out: dict[str, tuple[dict[str, float], float]] = {}
 
     def resolve(name: str, depth: int = 0) -> tuple[dict[str, float], float]:
@@ -90,7 +91,7 @@ def relations(tree: UrdfTree, names: list[str]) -> dict[str, tuple[dict[str, flo
                 raise KeyError(name)
             return {name: 1.0}, 0.0
         if depth > len(names):
-            raise KeyError(name)   # a cycle of mimics
+            raise ValueError(f"the mimic joints through {name!r} follow each other in a cycle")
         terms: dict[str, float] = {}
         offset = joint.offset
         for master, m in ((joint.mimic, joint.multiplier),) + joint.also:

@@ -221,6 +221,8 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         rel = ci.relations(tree, chain.joints)
     except KeyError as exc:
         return f"joint {exc.args[0]!r} is followed by a mimic joint but is not a joint of the arm"
+    except ValueError as exc:
+        return str(exc)
     if not rel or not main:
         return "no mimic joint on the arm or hanging from it"
     if len(chain.joints) > MAX_LINKS:

@@ -168,3 +168,28 @@ def test_random_closed_chain_round_trip(seed, convention):
         q = rng.uniform(-0.8, 0.8, 4)
         np.testing.assert_allclose(b.M(q), a.M(q), atol=1e-9 * np.abs(a.M(q)).max())
         np.testing.assert_allclose(b.G(q), a.G(q), atol=1e-9 * max(1.0, np.abs(a.G(q)).max()))
+
+
+BAD_MIMICS = {   # what each does to the crank's mimic of j3 -> the reason the report or the refusal gives
+    "cycle": ('<mimic joint="jr" multiplier="1"/>', "cycle"),
+    "missing": ('<mimic joint="nope" multiplier="1"/>', "'nope' is followed by a mimic joint"),
+    "zero": ('<mimic joint="j3" multiplier="0"/>', "describe no loop"),
+    "wrong multiplier": ('<mimic joint="j3" multiplier="2"/>', "describe no loop"),
+    "another master": ('<mimic joint="j4" multiplier="1"/>', "describe no loop"),
+    "huge": ('<mimic joint="j3" multiplier="1e8" offset="1e8"/>', "describe no loop"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_MIMICS))
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_mimics_that_describe_no_loop_are_refused_or_imported_as_before_saying_why(name, convention):
+    mimic, why = BAD_MIMICS[name]
+    text = parallelogram_urdf(0).replace('<mimic joint="j3" multiplier="1"/>', mimic)
+    if name == "cycle":
+        text = text.replace('<mimic joint="j3" multiplier="-1" offset="0.0"/>', '<mimic joint="jc" multiplier="-1"/>')
+    try:
+        report = import_tree(parse_urdf(text.encode()), convention=convention)
+    except UrdfError as exc:
+        assert why in str(exc) and "\n" not in str(exc)
+    else:   # both bar joints off the chain follow each other only: locked at zero as before
+        assert not report.model.loops and any(why in n for n in report.notes)
