@@ -157,11 +157,12 @@ class Exported:
 
 def exported(model: Manipulator, error: type[DesignerError] = UrdfError, tree: bool = False) -> Exported:
     """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it, and so
-    does a closed chain unless ``tree`` (the URDF writer writes its spanning tree: :mod:`.closed_export`;
-    the MJCF writer reads the links as one serial chain)."""
+    does a closed chain unless ``tree`` (the URDF writer writes its spanning tree with mimic joints,
+    :mod:`.closed_export`; the MJCF writer the tree with equality constraints, designer/mjcf/loops.py):
+    a writer reading the links as one serial chain asks without it."""
     if not model.is_serial and not tree:
-        raise error("cannot export a closed chain (a tree, passive joints or loops): the MJCF writer "
-                    "takes serial arms only so far")
+        raise error("cannot export a closed chain (a tree, passive joints or loops) this way: the links "
+                    "would be read as a serial chain")
     try:
         arm = NumericArm.from_model(model)
         branches = TreeArm.from_model(model)
