@@ -147,11 +147,39 @@ def _tip_last(chain: Chain, parents: list[int], n_main: int) -> tuple[Chain, lis
 
 
 def _carries_mimic(tree: UrdfTree, j: str) -> bool:
-    """Joint j is a mimic joint, or one behind it is: its branch belongs to the mechanism."""
-    return any(tree.joints[k].mimic is not None and tree.joints[k].movable
-               for link in [tree.joints[j].parent] for k in [j]) or \
-        any(tree.joints[k].mimic is not None for link in tree.subtree(tree.joints[j].child)
-            for k in tree.child_joints.get(link, []))
+    """Joint j is a mimic or passive joint, or one behind it is, or a body behind it closes a loop
+    (an MJCF connect): its branch belongs to the mechanism."""
+    cut_bodies = {b for a, c, _ in tree.cuts for b in (a, c)}
+
+    def marks(k: str) -> bool:
+        joint = tree.joints[k]
+        return joint.movable and (joint.mimic is not None or joint.passive)
+    below = tree.subtree(tree.joints[j].child)
+    return marks(j) or any(marks(k) for link in below for k in tree.child_joints.get(link, [])) or \
+        any(link in cut_bodies for link in below)
+
+
+def cut_loops(tree: UrdfTree, chain: Chain, frames, poses) -> list[Loop] | str:
+    """The loops of an MJCF's connects (``tree.cuts``) between the mechanism's links, or why not: two
+    points of a body pair on a line are a revolute cut joint on it, one a ball joint, three a fixed one."""
+    owner = {link: k for k, links in enumerate(chain.bodies) for link in links}
+    owner.update({link: -1 for link in [chain.base, *chain.fixed_to_base]})
+    loops = []
+    for a, b, points in tree.cuts:
+        if a not in owner or b not in owner:
+            return f"the loop between bodies {a!r} and {b!r} closes outside the arm's mechanism"
+        world = (poses[a] @ np.column_stack([points, np.ones(len(points))]).T).T[:, :3]
+        if len(points) == 1:
+            W, kind = np.eye(4), CutJoint.SPHERICAL
+            W[:3, 3] = world[0]
+        elif len(points) == 2:
+            W, kind = _frame_on(world[0], world[1] - world[0]), CutJoint.REVOLUTE
+        else:
+            W, kind = _frame_on(world[0], np.cross(world[1] - world[0], world[2] - world[0])), CutJoint.FIXED
+        i, j = owner[a], owner[b]
+        loops.append(Loop(i + 1, j + 1, _pose(np.linalg.solve(frames[i + 1], W)),
+                          _pose(np.linalg.solve(frames[j + 1], W)), kind, f"{a} to {b}"))
+    return loops
 
 
 def default_tip(tree: UrdfTree, base: str) -> str:
@@ -258,12 +286,15 @@ def _pose(T: np.ndarray) -> Pose:
     return Pose(tuple(tidy_number(v) for v in T[:3, 3]), tuple(tidy_angle(a) for a in rpy_from_matrix(T[:3, :3])))
 
 
-def closure_matches(model: Manipulator, relation: dict[int, dict[int, float]]) -> str | None:
-    """None when the loops of ``model`` close linearly with exactly ``relation``; else why not."""
+def closure_matches(model: Manipulator, relation: dict[int, dict[int, float]], exact: bool = True) -> str | None:
+    """None when the loops of ``model`` close linearly with exactly ``relation``; else why not. Not
+    ``exact`` (an MJCF's connects): None when they close at all (a valid mechanism)."""
     try:
         closure = Closure(TreeArm.from_model(model))
     except ClosureError as exc:
         return str(exc)
+    if not exact:
+        return None
     if closure.linear is None:
         return "the loops found do not close linearly"
     act = list(closure.act)

@@ -143,7 +143,7 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     convention = Convention(convention)
     why = None
     below = tree.subtree(base or tree.root)
-    if any(tree.joints[j].mimic for l in below for j in tree.child_joints.get(l, [])):
+    if tree.cuts or any(tree.joints[j].mimic for l in below for j in tree.child_joints.get(l, [])):
         report = _import_closed(tree, base, tip, convention, drop_rest, massless, source, gravity)
         if isinstance(report, ImportReport):
             return report
@@ -223,8 +223,9 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         return f"joint {exc.args[0]!r} is followed by a mimic joint but is not a joint of the arm"
     except ValueError as exc:
         return str(exc)
-    if not rel or not main:
-        return "no mimic joint on the arm or hanging from it"
+    passive = set(rel) | {j for j in chain.joints if tree.joints[j].passive}
+    if not passive or not main:
+        return "no mimic or passive joint on the arm or hanging from it"
     if len(chain.joints) > MAX_LINKS:
         return f"{len(chain.joints)} movable joints in the mechanism: a project holds at most {MAX_LINKS}"
     if main[-1] in parents:
@@ -254,7 +255,7 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
                     f"{convention.value} convention needs for a branch (import with --convention modified)")
         shift = values.get(j, 0.0)
         links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless,
-                               actuated=j not in rel, shift=shift, **extra))
+                               actuated=j not in passive, shift=shift, **extra))
     tool = np.linalg.solve(frames[main[-1] + 1], poses[chain.tip])
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
@@ -263,15 +264,21 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         gravity_in_world=True, **_gravity(gravity),
         base=_pose(frames[0], angles, "base"), tool=_pose(tool, angles, "tool"))
     relation = {index[j]: {index[a]: m for a, m in terms.items() if m != 0} for j, (terms, _) in rel.items()}
-    leaves = [k for k in range(len(chain.joints)) if k not in main and k not in parents]
-    loops = ci.find_loops(model, leaves, relation)
-    if len(loops) < len(leaves) or not loops:
-        found = {lp.link_i - 1 for lp in loops}
-        lost = [chain.joints[k] for k in leaves if k not in found]
-        return "no pin found for the branch ending at joint(s) " + ", ".join(repr(j) for j in lost) + \
-            " (no link it turns about a fixed axis with when the mimic relations hold)"
+    if tree.cuts:   # an MJCF's connects say where the loops close
+        made = ci.cut_loops(tree, chain, frames, poses)
+        if isinstance(made, str):
+            return made
+        loops = made
+    else:
+        leaves = [k for k in range(len(chain.joints)) if k not in main and k not in parents]
+        loops = ci.find_loops(model, leaves, relation)
+        if len(loops) < len(leaves) or not loops:
+            found = {lp.link_i - 1 for lp in loops}
+            lost = [chain.joints[k] for k in leaves if k not in found]
+            return "no pin found for the branch ending at joint(s) " + ", ".join(repr(j) for j in lost) + \
+                " (no link it turns about a fixed axis with when the mimic relations hold)"
     model = replace(model, loops=tuple(loops))
-    why = ci.closure_matches(model, relation)
+    why = ci.closure_matches(model, relation, exact=not tree.cuts)
     if why:
         return why
     _refuse_invalid(model)
@@ -286,10 +293,11 @@ def _import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         notes.append(f"joint {j!r} = {relation_text(terms.items())}" + (f" + {off:g}" if off else "") +
                      " (its mimic joints) made passive" +
                      (f"; its project value is the file's minus {off:g}" if off else ""))
+    kinds = {"R": "revolute", "S": "ball", "F": "fixed"}
     for lp in loops:
-        notes.append(f"loop {lp.name!r}: revolute cut joint between {links[lp.link_i - 1].name!r} and " +
-                     (repr(links[lp.link_j - 1].name) if lp.link_j else "the base") +
-                     "; its closure reproduces the mimic relations exactly")
+        notes.append(f"loop {lp.name!r}: {kinds[lp.joint.value]} cut joint between {links[lp.link_i - 1].name!r} and "
+                     + (repr(links[lp.link_j - 1].name) if lp.link_j else "the base")
+                     + ("; its closure reproduces the mimic relations exactly" if rel else " (the file's connects)"))
     report = ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=angles.moved)
     report.checked_by = "the mimic relations (closure at random poses)"
     return report

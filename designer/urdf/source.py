@@ -66,6 +66,7 @@ class UrdfJoint:
     # more terms of a linear mimic (joint, multiplier): coaxial mimic joints merged into this one
     # (designer/urdf/closed_import.py), q = sum of multiplier * q_joint + offset
     also: tuple[tuple[str, float], ...] = ()
+    passive: bool = False         # MJCF: a joint no actuator drives, in a file that closes loops
     # what MJCF adds (designer/mjcf): joint-side reflected inertia (kg m^2), the actuator's gear, the
     # actuator torque limit at the joint (N m or N)
     armature: float | None = None
@@ -93,6 +94,9 @@ class UrdfTree:
     # the name a DH link takes when its link is a helper frame of the reader (MJCF: a joint away from
     # its body's origin moves a frame at the joint, and the body hangs below it by a fixed joint)
     labels: dict[str, str] = field(default_factory=dict)
+    # MJCF's loops: (body1, body2, points on body1 in its frame (k, 3)): one point a ball joint, two on
+    # an axis a hinge (designer/mjcf/source.py from <equality><connect>)
+    cuts: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root
