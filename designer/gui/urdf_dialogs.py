@@ -91,8 +91,8 @@ class ImportDialog(QDialog):
         self.tip.setCurrentText(tip or "")
         if len(ends) > 1:
             self.ends.setText(f"The tree below {base} has {len(ends)} ends: {', '.join(ends)}"
-                              + (f"; proposed: {tip}, the arm's end (its mimic joints close a loop through the "
-                                 "other branches: imported as a closed chain)." if closed
+                              + (f"; proposed: {tip}, the arm's end (the file closes a loop through the other "
+                                 "branches: imported as a closed chain)." if closed
                                  else f"; proposed: {tip}, where the moving branches part." if tip and tip not in ends
                                  else "." if tip else ". Pick the tip link."))
         else:

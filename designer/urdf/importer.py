@@ -191,11 +191,12 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
 
 
 def proposed_tip(tree: UrdfTree, base: str) -> tuple[str | None, bool]:
-    """(the tip an import proposes below ``base``, whether its mimic joints then close a loop): the arm's
-    end beside the bars of a loop the mimic joints describe, else :func:`.chain.default_tip`."""
+    """(the tip an import proposes below ``base``, whether the file's loops then close): the arm's end
+    beside the bars of a loop the mimic joints (or an MJCF's connects) describe, else
+    :func:`.chain.default_tip`."""
     from . import closed_import as ci
     from .chain import default_tip
-    if any(tree.joints[j].mimic for l in tree.subtree(base) for j in tree.child_joints.get(l, [])):
+    if tree.cuts or any(tree.joints[j].mimic for l in tree.subtree(base) for j in tree.child_joints.get(l, [])):
         try:
             tip = ci.default_tip(ci.merge_coaxial_mimics(tree), base)
             made = _import_closed(tree, base, tip, Convention.STANDARD, False, True, "URDF", None)
