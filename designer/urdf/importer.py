@@ -142,6 +142,7 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     ``gravity``: the world's gravity vector when it is not (0, 0, -9.81) as a URDF's."""
     convention = Convention(convention)
     why = None
+    what = "connects (equality constraints)" if tree.cuts else "mimic joints"
     below = tree.subtree(base or tree.root)
     if tree.cuts or any(tree.joints[j].mimic for l in below for j in tree.child_joints.get(l, [])):
         report = _import_closed(tree, base, tip, convention, drop_rest, massless, source, gravity)
@@ -151,9 +152,9 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     try:
         serial = _import_serial(tree, base, tip, convention, drop_rest, massless, source, gravity)
     except UrdfError as exc:
-        raise UrdfError(f"{exc} (the mimic joints describe no loop: {why})" if why else str(exc)) from None
+        raise UrdfError(f"{exc} (the {what} describe no loop: {why})" if why else str(exc)) from None
     if why:
-        serial.notes.append(f"mimic joints not imported as a loop: {why}")
+        serial.notes.append(f"{what} not imported as a loop: {why}")
     return serial
 
 
