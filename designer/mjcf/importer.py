@@ -76,10 +76,36 @@ def _not_imported(report: ImportReport, mj) -> list[str]:
                    mj.body(b).name in {l for links in report.chain.bodies for l in links}]
     if compensated:
         out.append("gravcomp (gravity compensation by MuJoCo) not imported for " + ", ".join(compensated))
-    if mj.neq and report.model.is_serial:   # loops, coupled joints: the chain alone moves as it cannot in MuJoCo
-        kinds = sorted({mujoco.mjtEq(int(t)).name.removeprefix("mjEQ_").lower() for t in mj.eq_type})
-        out.append(f"{mj.neq} equality constraint(s) ({', '.join(kinds)}) not imported: the chain is imported "
+    acting = _acting_equalities(report, mj) if report.model.is_serial else []
+    if acting:   # loops, coupled joints: the chain alone moves as it cannot in MuJoCo
+        kinds = sorted({mujoco.mjtEq(int(mj.eq_type[e])).name.removeprefix("mjEQ_").lower() for e in acting})
+        out.append(f"{len(acting)} equality constraint(s) ({', '.join(kinds)}) not imported: the chain is imported "
                    "without them (a closed chain is read from connects between the arm's bodies)")
+    return out
+
+
+def _acting_equalities(report: ImportReport, mj) -> list[int]:
+    """The equality constraints that would hold the imported joints: one on a joint of the chain, or
+    between bodies that move apart in it (both locked or in one body: they hold at zero as in MuJoCo's
+    qpos0... a finger coupling of a hand imported locked is no loss)."""
+    import mujoco
+    chain = report.chain
+    owner = {link: k for k, links in enumerate(chain.bodies) for link in links}
+    owner.update({link: -1 for link in [chain.base, *chain.fixed_to_base]})
+    moving = set(chain.joints)
+    out = []
+    for e in range(mj.neq):
+        kind = mj.eq_type[e]
+        if kind == mujoco.mjtEq.mjEQ_JOINT:
+            names = {mj.joint(int(j)).name for j in (mj.eq_obj1id[e], mj.eq_obj2id[e]) if j >= 0}
+            if names & moving:
+                out.append(e)
+        elif mj.eq_objtype[e] == mujoco.mjtObj.mjOBJ_BODY:
+            a, b = (owner.get(mj.body(int(x)).name) for x in (mj.eq_obj1id[e], mj.eq_obj2id[e]))
+            if a != b:
+                out.append(e)
+        else:   # tendons, flexes, sites: not followed here
+            out.append(e)
     return out
 
 

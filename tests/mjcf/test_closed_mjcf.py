@@ -93,13 +93,20 @@ def test_the_export_says_how_it_closed_the_loops():
     assert any("equality" in n and "parallelogram" in n for n in notes)
 
 
-def test_importing_an_mjcf_with_loops_outside_the_arm_warns_that_they_are_left_out(tmp_path):
+def test_loops_that_make_no_closed_chain_are_left_out_with_a_warning(tmp_path):
+    """A motor on the forearm too: five actuated joints for four degrees of freedom, no closed chain;
+    the serial chain comes in and the report says the connect acting on it was left out. Cut off
+    before the loop (tip: the column) the connect holds locked bodies: nothing to say."""
     from designer.mjcf.importer import import_mjcf
     path = tmp_path / "p.xml"
-    path.write_text(mjcf_text(MODELS["palletizer_parallelogram"]))
-    report = import_mjcf(path, tip="column")   # the loop closes beyond the chain chosen
-    assert report.model.is_serial
+    text = mjcf_text(MODELS["palletizer_parallelogram"])
+    path.write_text(text.replace('<actuator>', '<actuator>\n    <motor name="extra" joint="joint3" gear="1"/>'))
+    report = import_mjcf(path, tip="tool")
+    assert report.model.is_serial and "not imported as a loop" in report.text()
     assert any("2 equality constraint(s) (connect) not imported" in w for w in report.warnings)
+    path.write_text(text)
+    report = import_mjcf(path, tip="column")
+    assert report.model.is_serial and not any("equality" in w for w in report.warnings)
 
 
 @pytest.mark.parametrize("name", list(MODELS))
