@@ -20,7 +20,8 @@ from ..errors import DesignerError
 from ..model import Convention
 from ..urdf import UrdfError, chain_ends, urdf_text
 from ..urdf.exporter import export_notes
-from ..urdf.importer import ImportReport, proposed_tip
+from ..urdf.closed_model import proposed_tip
+from ..urdf.importer import ImportReport
 from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
 from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
