@@ -107,3 +107,30 @@ def _gripper() -> str:
 
 
 GRIPPER = _gripper()
+
+
+def assert_same_closed_chain(model, back, seed: int = 0, poses: int = 4, spread: float = 0.6, tool: bool = False):
+    """``back`` (a file written from ``model`` and read again) has ``model``'s M_a and G_a (and with
+    ``tool`` its tool pose) at random actuated poses, its actuated joints matched by name."""
+    from designer.kinematics import NumericArm
+    from designer.model.mechanism import parents_of, tool_link
+    from designer.numeric.closed import ClosedDynamics
+
+    def names(m, closed):
+        return [m.links[i].joint_name or f"joint{i + 1}" for i in closed.closure.act]
+
+    def tool_pose(m, closed, q_a):   # on the tree's deepest link, as the closed-chain views take it
+        arm = NumericArm.from_model(m)
+        return arm.base @ closed.tree.frames(closed.positions(q_a))[tool_link(parents_of(m.links)) + 1] @ arm.tool
+    a, b = ClosedDynamics(model), ClosedDynamics(back)
+    perm = [names(back, b).index(n) for n in names(model, a)]
+    rng = np.random.default_rng(seed)
+    for _ in range(poses):
+        q = rng.uniform(-spread, spread, len(perm))
+        qb = np.zeros_like(q)
+        qb[perm] = q
+        Ma = a.M(q)
+        np.testing.assert_allclose(b.M(qb)[np.ix_(perm, perm)], Ma, atol=1e-9 * np.abs(Ma).max())
+        np.testing.assert_allclose(b.G(qb)[perm], a.G(q), atol=1e-9 * max(1.0, np.abs(a.G(q)).max()))
+        if tool:
+            np.testing.assert_allclose(tool_pose(back, b, qb), tool_pose(model, a, q), atol=1e-12)
