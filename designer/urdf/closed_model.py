@@ -11,10 +11,13 @@ from dataclasses import replace
 import numpy as np
 
 from ..model.manipulator import Convention, Manipulator
+from ..model.mechanism import parents_of, tool_link
 from ..project.io import MAX_LINKS
-from .chain import world_poses
-from .dh import dh_numbers
+from . import closed_import as ci
 from .building import Angles, ImportReport, gravity_fields, make_link, pose_of, refuse_invalid
+from .chain import default_tip, world_poses
+from .closed_export import relation_text
+from .dh import dh_numbers
 from .numbers import tidy_number
 from .source import UrdfError, UrdfTree
 
@@ -25,8 +28,6 @@ def proposed_tip(tree: UrdfTree, base: str) -> tuple[str | None, bool]:
     """(the tip an import proposes below ``base``, whether the file's loops then close): the arm's end
     beside the bars of a loop the mimic joints (or an MJCF's connects) describe, else
     :func:`.chain.default_tip`."""
-    from . import closed_import as ci
-    from .chain import default_tip
     if tree.cuts or any(tree.joints[j].mimic for l in tree.subtree(base) for j in tree.child_joints.get(l, [])):
         try:
             tip = ci.default_tip(ci.merge_coaxial_mimics(tree), base)
@@ -43,8 +44,8 @@ def proposed_tip(tree: UrdfTree, base: str) -> tuple[str | None, bool]:
 
 def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool,
                    source: str, gravity) -> ImportReport | str:
-    """The closed chain the file's mimic joints describe (:mod:`.closed_import`), or why there is none."""
-    from . import closed_import as ci
+    """The closed chain the file's mimic joints (or an MJCF's connects) describe (:mod:`.closed_import`),
+    or why there is none."""
     tree = ci.merge_coaxial_mimics(tree)
     base = base or tree.root
     tip = tip or ci.default_tip(tree, base)
@@ -92,7 +93,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}, closed by its "
-                    "mimic joints",
+                    + ("connects" if tree.cuts else "mimic joints"),
         gravity_in_world=True, **gravity_fields(gravity),
         base=pose_of(frames[0], angles, "base"), tool=pose_of(tool, angles, "tool"))
     relation = {index[j]: {index[a]: m for a, m in terms.items() if m != 0} for j, (terms, _) in rel.items()}
@@ -114,13 +115,11 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     if why:
         return why
     refuse_invalid(model)
-    from ..model.mechanism import parents_of, tool_link
     deepest = tool_link(parents_of(model.links))
     if deepest != len(links) - 1:
         warnings.append(f"the tool is on {links[-1].name!r} (the tip), but the closed-chain views and metrics put "
                         f"it on the tree's deepest link, {links[deepest].name!r} (a bar hangs deeper than the tip)")
     notes = list(angles.notes)
-    from .closed_export import relation_text
     for j, (terms, off) in rel.items():
         notes.append(f"joint {j!r} = {relation_text(terms.items())}" + (f" + {off:g}" if off else "") +
                      " (its mimic joints) made passive" +
@@ -130,6 +129,4 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
         notes.append(f"loop {lp.name!r}: {kinds[lp.joint.value]} cut joint between {links[lp.link_i - 1].name!r} and "
                      + (repr(links[lp.link_j - 1].name) if lp.link_j else "the base")
                      + ("; its closure reproduces the mimic relations exactly" if rel else " (the file's connects)"))
-    report = ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=angles.moved)
-    report.checked_by = "the mimic relations (closure at random poses)"
-    return report
+    return ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=angles.moved)
