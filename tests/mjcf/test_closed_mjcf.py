@@ -127,3 +127,14 @@ def test_mjcf_export_then_import_gives_the_same_closed_chain(name, convention, t
     back = report.model
     assert len(back.loops) == len(model.loops) and "the file's connects" in report.text()
     assert_same_closed_chain(model, back, seed=2, spread=0.4)
+
+
+def test_a_loop_that_cannot_close_is_refused_not_written():
+    """MuJoCo would take the bodies' places at qpos0 as closed: a cut joint 0.1 m off is refused."""
+    from dataclasses import replace
+    from designer.mjcf.source import MjcfError
+    from designer.model.extras import Pose
+    model = MODELS["four_bar"]
+    broken = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
+    with pytest.raises(MjcfError, match="cannot close at the nominal pose"):
+        mjcf_text(broken)

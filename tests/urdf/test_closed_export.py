@@ -93,3 +93,14 @@ def test_exported_closed_chain_parses_with_yourdfpy(tmp_path):
     mimic = {j.name: j.mimic.joint for j in robot.robot.joints if j.mimic is not None}
     assert set(mimic.values()) == {"joint2", "joint4"} and len(mimic) == 4
     assert len(robot.actuated_joint_names) == 4   # yourdfpy's own count of free joints
+
+
+def test_a_loop_that_cannot_close_is_refused_in_one_line():
+    from dataclasses import replace
+    from designer.model.extras import Pose
+    from designer.urdf.source import UrdfError
+    model = load_project(ROBOTS / "four_bar.json")
+    broken = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
+    with pytest.raises(UrdfError, match="cannot export: .*100 mm apart") as info:
+        urdf_document(broken)
+    assert "\n" not in str(info.value)
