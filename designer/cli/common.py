@@ -25,7 +25,8 @@ def load_model(path: str, closed: bool = False) -> Manipulator:
         raise UserError(str(exc)) from None
     if not closed and not model.is_serial:
         raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): this command takes "
-                        "serial arms only so far; info, validate, derive, eval, torques and simulate take it")
+                        "serial arms only so far; info, validate, derive, eval, torques, simulate, export-urdf and "
+                        "export-mjcf take it")
     return model
 
 

@@ -45,15 +45,16 @@ def write_import(report, out: str | None) -> int:
 
 def export_command(args: argparse.Namespace, text_of) -> int:
     """Write the project ``args.project`` as ``text_of(model)`` to ``args.out``; what the export had to
-    change (comments at the top of the text) as notes on standard error."""
-    model = load_model(args.project)
+    change (comments at the top of the text) as notes on standard error. A closed chain reaches the
+    writer, which writes it (URDF: the spanning tree with mimic joints) or refuses it (MJCF)."""
+    model = load_model(args.project, closed=True)
     try:
         text = text_of(model)
     except DesignerError as exc:
         raise UserError(f"{args.project}: {exc}") from None
-    for line in text.splitlines()[1:4]:
-        if line.strip().startswith("<!--"):
-            sys.stderr.write("note: " + line.strip()[4:-3].strip() + "\n")
+    from ..urdf.exporter import export_notes
+    for note in export_notes(text):
+        sys.stderr.write(f"note: {note}\n")
     write_output(text, args.out)
     return 0
 
@@ -92,7 +93,8 @@ def urdf_file_options(p: argparse.ArgumentParser) -> None:
 
 def register(sub) -> None:
     p = sub.add_parser("import-urdf", help="make a project of a serial chain in a URDF file",
-                       description="Make a project of the serial chain from --base to --tip of a URDF file. "
+                       description="Make a project of the serial chain from --base to --tip of a URDF file "
+                                   "(a closed chain where its mimic joints describe a loop, docs/urdf.md). "
                                    "The report (what was lumped, locked, dropped) goes to standard error.")
     p.add_argument("urdf", help="the URDF file, or a .xacro file (run through xacro, in a limited process)")
     chain_options(p, "link")
@@ -101,7 +103,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("export-urdf", help="write a project as a URDF file",
                        description="Write a project as URDF: one link per DH link, the base and tool frames "
-                                   "as fixed joints; symbols take their default values.")
+                                   "as fixed joints; symbols take their default values. A closed chain: its "
+                                   "spanning tree with mimic joints, what is dropped said on standard error.")
     p.add_argument("project")
     p.add_argument("--out", help="the URDF file to write (default: standard output)")
     p.set_defaults(func=_export)

@@ -23,11 +23,8 @@ REFUSALS = {
                       "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
     "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
                "take a closed chain.",
-    # the exports below would write the links read as a serial chain
-    "URDF export": "A closed chain has no URDF export yet (URDF has no loops; the mimic-joint form is to come): "
-                   "nothing was written.",
-    "MJCF export": "A closed chain has no MJCF export yet (its loops would be MuJoCo equality constraints): "
-                   "nothing was written.",
+    # the export below would read the links as a serial chain (the URDF export writes the spanning
+    # tree with mimic joints, the MJCF export the tree with equality constraints)
     "Design report": "The design report does not handle closed chains yet (its figures read the links as a "
                      "serial chain): nothing was written; File > Export's equation reports and code do.",
     "Identification": "The window's identification does not handle closed chains yet: "
@@ -36,8 +33,8 @@ REFUSALS = {
 
 
 def refusal(model: Manipulator | None, view: str) -> str | None:
-    """``REFUSALS[view]`` for a closed-chain ``model``, None for a serial one."""
-    return REFUSALS[view] if model is not None and uses_closed_chain_fields(model) else None
+    """``REFUSALS[view]`` for a closed-chain ``model``, None for a serial one or a view that takes it."""
+    return REFUSALS.get(view) if model is not None and uses_closed_chain_fields(model) else None
 
 
 class ClosedChainGate(QStackedWidget):

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDia
 
 from ..errors import DesignerError
 from ..model import Convention
-from ..urdf import UrdfError, chain_ends, default_tip, urdf_text
+from ..urdf import UrdfError, chain_ends, urdf_text
+from ..urdf.exporter import export_notes
+from ..urdf.closed_model import proposed_tip
 from ..urdf.importer import ImportReport
 from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
@@ -82,7 +84,7 @@ class ImportDialog(QDialog):
 
     def _fill_tips(self, base: str) -> None:
         ends = chain_ends(self.tree, base) if base in self.tree.inertials else []
-        tip = default_tip(self.tree, base) if base in self.tree.inertials else None
+        tip, closed = proposed_tip(self.tree, base) if base in self.tree.inertials else (None, False)
         below = [l for l in self.tree.subtree(base) if l != base] if base in self.tree.inertials else []
         first = ([tip] if tip else []) + [e for e in ends if e != tip]
         self.tip.clear()
@@ -90,7 +92,9 @@ class ImportDialog(QDialog):
         self.tip.setCurrentText(tip or "")
         if len(ends) > 1:
             self.ends.setText(f"The tree below {base} has {len(ends)} ends: {', '.join(ends)}"
-                              + (f"; proposed: {tip}, where the moving branches part." if tip and tip not in ends
+                              + (f"; proposed: {tip}, the arm's end (the file closes a loop through the other "
+                                 "branches: imported as a closed chain)." if closed
+                                 else f"; proposed: {tip}, where the moving branches part." if tip and tip not in ends
                                  else "." if tip else ". Pick the tip link."))
         else:
             self.ends.setText("")
@@ -259,8 +263,11 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
     except OSError as exc:
         _refuse(window, f"Cannot export {kind}", f"{path}: cannot write: {exc.strerror or exc}")
         return False
-    notes = [line.strip()[4:-3].strip() for line in text.splitlines()[1:4] if line.strip().startswith("<!--")]
+    notes = export_notes(text)
     window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
+    if notes and not model.is_serial:   # what the file cannot say of the loops: worth more than a status line
+        QMessageBox.information(window, f"Exported {kind}", f"Wrote {path}. How the {kind} file holds this "
+                                "closed chain, and what it drops:\n\n" + "\n".join("- " + n for n in notes))
     window.exported.emit(str(path))
     return True
 

@@ -27,7 +27,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ..model.manipulator import Manipulator
+from ..model.mechanism import parents_of, tool_link
 from ..urdf.exporter import exported, write_text
+from .loops import loop_equalities
 from .source import MjcfError
 
 __all__ = ["export_mjcf", "mjcf_text"]
@@ -127,7 +129,7 @@ def _massless(body: ET.Element) -> None:
 
 def mjcf_text(model: Manipulator) -> str:
     """The MJCF document of ``model``; a symbol without a value raises :class:`MjcfError` naming it."""
-    out = exported(model, MjcfError)
+    out = exported(model, MjcfError, tree=True)
     arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
     link_names, joint_names = out.link_names, out.joint_names
     scale = max([float(bodies.mass.max(initial=0.0))] + [float(np.abs(I).max()) for I in bodies.inertia])
@@ -151,10 +153,15 @@ def mjcf_text(model: Manipulator) -> str:
     changed: list[str] = []
     left_out: list[str] = []
     _visuals(parent, asset, model.base_visuals, np.eye(4), None, left_out)
+    frame0 = parent
+    elements: list[ET.Element] = []
+    children = [[k for k in range(arm.n) if out.parents[k] == i] for i in range(arm.n)]
     for i in range(arm.n):
         link, drive = model.links[i], model.links[i].drive
-        body = ET.SubElement(parent, "body", name=link_names[i])
-        _place(body, np.eye(4) if standard and i == 0 else (M[i - 1] if standard else M[i]))
+        p = out.parents[i]   # a closed chain's tree: each body inside the body it is mounted on
+        body = ET.SubElement(elements[p] if p >= 0 else frame0, "body", name=link_names[i])
+        elements.append(body)
+        _place(body, out.joint_origin(i))
         revolute = bool(arm.revolute[i])
         joint = ET.SubElement(body, "joint", name=joint_names[i], type="hinge" if revolute else "slide",
                               pos="0 0 0", axis="0 0 1")
@@ -177,14 +184,21 @@ def mjcf_text(model: Manipulator) -> str:
             changed.append(f"{link_names[i]} (smallest principal moment raised by {raised:.3g} kg m^2)")
         ET.SubElement(body, "inertial", pos=_vec(R @ bodies.com[i] + to_frame[:3, 3]), mass=_num(mass),
                       fullinertia=_vec([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]))
-        end = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
+        nxt = [out.joint_origin(k)[:3, 3] for k in children[i]] + [arm.tool[:3, 3]]
+        end = M[i][:3, 3] if standard else nxt[0]
         _visuals(body, asset, link.visuals, to_frame, end, left_out)
-        parent = body
-    tool = ET.SubElement(parent, "body", name="tool")
-    _place(tool, (M[-1] if standard else np.eye(4)) @ arm.tool)
+    tool_at = tool_link(parents_of(model.links))   # a closed chain's tool: on its deepest link
+    tool = ET.SubElement(elements[tool_at], "body", name="tool")
+    _place(tool, (M[tool_at] if standard else np.eye(4)) @ arm.tool)
     _massless(tool)
+    if model.loops:
+        loops = loop_equalities(root, model, out, link_names)
+        root.insert(0, ET.Comment(f" closed chain: the loops {loops} closed by MuJoCo's soft equality constraints at "
+                                  "their cut joints (a revolute: two connects on its axis) "))
     actuator = ET.SubElement(root, "actuator")
     for i, link in enumerate(model.links):
+        if not link.actuated:   # a closed chain's passive joint has no motor
+            continue
         drive = link.drive
         gear = (drive.gear_ratio if drive and drive.gear_ratio else 1.0)
         motor = ET.SubElement(actuator, "motor", name=f"{joint_names[i]}_motor", joint=joint_names[i], gear=_num(gear))

@@ -58,7 +58,8 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
     except UrdfError as exc:
         raise MjcfError(f"{source}: {exc}") from None
     report.checked = max(report.checked or 0.0, against)
-    report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file"
+    report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file" if report.model.is_serial \
+        else "MuJoCo's model of the file (the tree's M and G; the loops: the closure)"
     report.warnings += _not_imported(report, mj)
     return report
 
@@ -75,6 +76,36 @@ def _not_imported(report: ImportReport, mj) -> list[str]:
                    mj.body(b).name in {l for links in report.chain.bodies for l in links}]
     if compensated:
         out.append("gravcomp (gravity compensation by MuJoCo) not imported for " + ", ".join(compensated))
+    acting = _acting_equalities(report, mj) if report.model.is_serial else []
+    if acting:   # loops, coupled joints: the chain alone moves as it cannot in MuJoCo
+        kinds = sorted({mujoco.mjtEq(int(mj.eq_type[e])).name.removeprefix("mjEQ_").lower() for e in acting})
+        out.append(f"{len(acting)} equality constraint(s) ({', '.join(kinds)}) not imported: the chain is imported "
+                   "without them (a closed chain is read from connects between the arm's bodies)")
+    return out
+
+
+def _acting_equalities(report: ImportReport, mj) -> list[int]:
+    """The equality constraints that would hold the imported joints: one on a joint of the chain, or
+    between bodies that move apart in it (both locked or in one body: they hold at zero as in MuJoCo's
+    qpos0... a finger coupling of a hand imported locked is no loss)."""
+    import mujoco
+    chain = report.chain
+    owner = {link: k for k, links in enumerate(chain.bodies) for link in links}
+    owner.update({link: -1 for link in [chain.base, *chain.fixed_to_base]})
+    moving = set(chain.joints)
+    out = []
+    for e in range(mj.neq):
+        kind = mj.eq_type[e]
+        if kind == mujoco.mjtEq.mjEQ_JOINT:
+            names = {mj.joint(int(j)).name for j in (mj.eq_obj1id[e], mj.eq_obj2id[e]) if j >= 0}
+            if names & moving:
+                out.append(e)
+        elif mj.eq_objtype[e] == mujoco.mjtObj.mjOBJ_BODY:
+            a, b = (owner.get(mj.body(int(x)).name) for x in (mj.eq_obj1id[e], mj.eq_obj2id[e]))
+            if a != b:
+                out.append(e)
+        else:   # tendons, flexes, sites: not followed here
+            out.append(e)
     return out
 
 
@@ -94,11 +125,25 @@ def _mass_and_bias(mj, data) -> None:
     mujoco.mj_rne(mj, data, 0, data.qfrc_bias)
 
 
+def _dynamics_of(report: ImportReport, arm: NumericArm):
+    """(M(q), G(q), tool pose(q)) of the imported model at the joint values q of its links: a serial
+    arm's, or a closed chain's tree (its connects' loops left to the closure), the tool on its last link."""
+    if report.model.is_serial:
+        return (lambda q: mass_matrix(arm, q)), (lambda q: gravity_torque(arm, q)), \
+            (lambda q: arm.tool_pose(q.tolist()))
+    from ..numeric.closed import ClosedDynamics
+    closed = ClosedDynamics(report.model)
+    zero = np.zeros(arm.n)
+    return closed.tree_M, (lambda q: closed.tree_tau(q, zero, zero)), \
+        (lambda q: arm.base @ closed.tree.frames(q)[-1] @ arm.tool)
+
+
 def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int = CHECK_POSES, seed: int = 11) -> float:
     """The largest relative disagreement of M, G and the tip pose with MuJoCo's model of the file."""
     import mujoco
     chain = report.chain
     arm = NumericArm.from_model(report.model)
+    M_of, G_of, tool_of = _dynamics_of(report, arm)
     mj = mj.__copy__()
     for name in chain.dropped:   # left out of our model: without mass in MuJoCo's
         b = mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, name)
@@ -128,8 +173,8 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
         mujoco.mj_fullM(mj, data, full)
         M = full[np.ix_(dofs, dofs)] - np.diag(mj.dof_armature[dofs])
         G = data.qfrc_bias[dofs]
-        diff["M"] = max(diff["M"], float(np.abs(mass_matrix(arm, q) - M).max()))
-        diff["G"] = max(diff["G"], float(np.abs(gravity_torque(arm, q) - G).max()))
+        diff["M"] = max(diff["M"], float(np.abs(M_of(q) - M).max()))
+        diff["G"] = max(diff["G"], float(np.abs(G_of(q) - G).max()))
         scale["M"], scale["G"] = max(scale["M"], float(np.abs(M).max())), max(scale["G"], float(np.abs(G).max()))
         if tip >= 0 or site >= 0:
             T = np.eye(4)
@@ -137,7 +182,7 @@ def check_against_mujoco(report: ImportReport, mj, tolerance: float, poses: int 
                 T[:3, :3], T[:3, 3] = data.xmat[tip].reshape(3, 3), data.xpos[tip]
             else:
                 T[:3, :3], T[:3, 3] = data.site_xmat[site].reshape(3, 3), data.site_xpos[site]
-            diff["tool pose"] = max(diff["tool pose"], float(np.abs(arm.tool_pose(q.tolist()) - T).max()))
+            diff["tool pose"] = max(diff["tool pose"], float(np.abs(tool_of(q) - T).max()))
             reach = max(reach, float(np.linalg.norm(T[:3, 3] - arm.base[:3, 3])))
     moving = {mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_BODY, link) for links in chain.bodies for link in links}
     mass = float(sum(mj.body_mass[b] for b in moving if b >= 0))

@@ -280,6 +280,26 @@ def tree_of(model, name: str, source: str) -> UrdfTree:
             link, origin = child, _transform(p=-at)
         if link != body:
             add(UrdfJoint(f"{body}(fixed)", "fixed", link, body, origin, np.array([1.0, 0, 0])))
+    return _with_cuts(tree, model, names, actuation)
+
+
+def _with_cuts(tree: UrdfTree, model, names: list[str], actuation) -> UrdfTree:
+    """``tree`` with the loops its ``<equality><connect>`` close (the points of body1 per pair of bodies)
+    and, when there are any, the joints no actuator drives marked passive (designer/urdf/closed_import.py)."""
+    import mujoco
+    points: dict[tuple[str, str], list[np.ndarray]] = {}
+    for e in range(model.neq):
+        if model.eq_type[e] != mujoco.mjtEq.mjEQ_CONNECT or model.eq_objtype[e] != mujoco.mjtObj.mjOBJ_BODY:
+            continue
+        pair = (names[model.eq_obj1id[e]], names[model.eq_obj2id[e]])
+        points.setdefault(pair, []).append(model.eq_data[e, :3].copy())
+    tree.cuts = [(a, b, np.array(p)) for (a, b), p in points.items()]
+    if tree.cuts:
+        driven = set(actuation)
+        joint_names = [model.joint(j).name or f"joint{j}" for j in range(model.njnt)]
+        for j, name in enumerate(joint_names):
+            if j not in driven and name in tree.joints:
+                tree.joints[name] = replace(tree.joints[name], passive=True)
     return tree
 
 

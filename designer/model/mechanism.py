@@ -23,7 +23,7 @@ from enum import Enum
 from .extras import Pose
 
 __all__ = ["CutJoint", "Loop", "parents_of", "is_serial", "actuated_indices", "passive_indices",
-           "structure_problems", "uses_closed_chain_fields"]
+           "structure_problems", "tool_link", "uses_closed_chain_fields"]
 
 
 class CutJoint(str, Enum):
@@ -81,6 +81,13 @@ def is_serial(model) -> bool:
     return (not model.loops and all(l.actuated for l in model.links)
             and parents_of(model.links) == tuple(range(len(model.links)))
             and all(l.gamma == 0 and l.b == 0 for l in model.links))
+
+
+def tool_link(parents) -> int:
+    """The link (0-based) carrying a closed chain's tool: the deepest in the tree, the later one of equals
+    (the arm's end, not a parallelogram's bar), as the closed-chain metrics and the 3D view take it;
+    ``parents``: :func:`parents_of` (1-based, 0 the base). A serial arm's: its last link."""
+    return max(range(len(parents)), key=lambda i: (len(path_to_base(parents, i + 1)), i))
 
 
 def actuated_indices(model) -> tuple[int, ...]:

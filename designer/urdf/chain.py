@@ -28,19 +28,34 @@ class Chain:
     locked: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # links left out with --drop-rest
     fixed_to_base: list[str] = field(default_factory=list)
+    parents: list[int] = field(default_factory=list)   # a closed chain's: each body's parent (-1 the base)
 
 
-def world_poses(tree: UrdfTree) -> dict[str, np.ndarray]:
-    """Every link's frame in the root link's frame with all joints at zero."""
+def world_poses(tree: UrdfTree, values: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+    """Every link's frame in the root link's frame with all joints at zero, or at ``values``
+    ({joint: rad or m}, the others at zero: a mimic joint's offset)."""
     poses = {tree.root: np.eye(4)}
     todo = [tree.root]
     while todo:
         link = todo.pop()
         for j in tree.child_joints.get(link, []):
             joint = tree.joints[j]
-            poses[joint.child] = poses[link] @ joint.origin
+            poses[joint.child] = poses[link] @ joint.origin @ _motion(joint, (values or {}).get(j, 0.0))
             todo.append(joint.child)
     return poses
+
+
+def _motion(joint, value: float) -> np.ndarray:
+    T = np.eye(4)
+    if value == 0.0 or not joint.movable:
+        return T
+    if joint.type == "prismatic":
+        T[:3, 3] = joint.axis * value
+        return T
+    k = joint.axis
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    T[:3, :3] = np.eye(3) + np.sin(value) * K + (1 - np.cos(value)) * K @ K
+    return T
 
 
 def chain_ends(tree: UrdfTree, base: str) -> list[str]:
@@ -108,14 +123,23 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
                         f"{MAX_LINKS} (choose a nearer --tip)")
     on_path = set(path)
     chain = Chain(base, tip, movable, [[] for _ in movable])
-    index = {j: k for k, j in enumerate(movable)}
+    walk_bodies(tree, chain, on_path, drop_rest)
+    return chain
 
+
+def walk_bodies(tree: UrdfTree, chain: Chain, on_path: set[str], drop_rest: bool, branch=None) -> None:
+    """Sort the links below ``chain.base`` into ``chain``'s bodies (the chain's joints are ``chain.joints``):
+    fixed to a body, locked behind a movable joint off the path (or dropped), fixed to the base.
+    ``branch(joint)``: whether a movable joint off the path starts a body of its own (a closed chain's
+    bar, designer/urdf/closed_import.py), appended to ``chain.joints`` with its parent body in
+    ``chain.parents``."""
+    index = {j: k for k, j in enumerate(chain.joints)}
     # walk the subtree below the base: (link, body index or None before joint 1)
-    todo: list[tuple[str, int | None]] = [(base, None)]
+    todo: list[tuple[str, int | None]] = [(chain.base, None)]
     while todo:
         link, owner = todo.pop()
         if owner is None:
-            if link != base:
+            if link != chain.base:
                 chain.fixed_to_base.append(link)
         else:
             chain.bodies[owner].append(link)
@@ -123,6 +147,12 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
             joint = tree.joints[j]
             if j in on_path:
                 todo.append((joint.child, index.get(j, owner)))
+                continue
+            if branch is not None and joint.movable and owner is not None and branch(j):
+                chain.joints.append(j)
+                chain.bodies.append([])
+                chain.parents.append(owner)
+                todo.append((joint.child, len(chain.joints) - 1))
                 continue
             if joint.movable or joint.type in MULTI_DOF:
                 if drop_rest and owner is not None:
@@ -137,4 +167,3 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
                                         "locked (use --drop-rest to leave its links out)")
                     chain.locked.append(j)
             todo.append((joint.child, owner))
-    return chain

@@ -21,12 +21,15 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..kinematics import NumericArm, dh_matrices
+from ..kinematics.tree import TreeArm
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
+from ..model.mechanism import parents_of, tool_link
 from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
-__all__ = ["Exported", "export_urdf", "exported", "urdf_base", "urdf_text", "write_text"]
+__all__ = ["Exported", "export_urdf", "exported", "export_notes", "urdf_base", "urdf_document", "urdf_text",
+           "write_text"]
 
 JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 
@@ -139,16 +142,30 @@ class Exported:
     offsets: list[np.ndarray]
     link_names: list[str]
     joint_names: list[str]
+    parents: tuple[int, ...] = ()   # 0-based parent of each link (-1 the base); a serial arm's i - 1
+    pre: np.ndarray | None = None   # (n, 4, 4): Rz(gamma) Tz(b) of each link (a branch's frame)
+
+    def joint_origin(self, i: int) -> np.ndarray:
+        """Joint i's origin in its parent's URDF link (0-based; ``dh_frame0`` for the base): the
+        parent's constant DH part (standard), the branch transform, the link's own (modified)."""
+        p = self.parents[i] if self.parents else i - 1
+        pre = np.eye(4) if self.pre is None else self.pre[i]
+        if self.standard:
+            return (self.offsets[p] if p >= 0 else np.eye(4)) @ pre
+        return pre @ self.offsets[i]
 
 
-def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Exported:
+def exported(model: Manipulator, error: type[DesignerError] = UrdfError, tree: bool = False) -> Exported:
     """:class:`Exported` of ``model``; a symbol without a value raises ``error`` naming it, and so
-    does a closed chain: the writers read the links as one serial chain (URDF has no loops)."""
-    if not model.is_serial:
-        raise error("cannot export a closed chain (a tree, passive joints or loops): the URDF and MJCF writers "
-                    "take serial arms only so far")
+    does a closed chain unless ``tree`` (the URDF writer writes its spanning tree with mimic joints,
+    :mod:`.closed_export`; the MJCF writer the tree with equality constraints, designer/mjcf/loops.py):
+    a writer reading the links as one serial chain asks without it."""
+    if not model.is_serial and not tree:
+        raise error("cannot export a closed chain (a tree, passive joints or loops) this way: the links "
+                    "would be read as a serial chain")
     try:
         arm = NumericArm.from_model(model)
+        branches = TreeArm.from_model(model)
     except MissingParameterError as exc:
         raise error("cannot export: symbol(s) without a value: " + ", ".join(exc.names)) from None
     except ValueError as exc:
@@ -156,14 +173,26 @@ def exported(model: Manipulator, error: type[DesignerError] = UrdfError) -> Expo
     standard = arm.convention is Convention.STANDARD
     a, alpha, d, theta = arm.dh.T   # the links' fixed transforms (joint variables at zero)
     offsets = list(dh_matrices(a, alpha, d, theta, arm.convention))
-    return Exported(arm, lumped_bodies(arm), standard, offsets, *_names(model))
+    return Exported(arm, lumped_bodies(arm), standard, offsets, *_names(model), parents=branches.parent,
+                    pre=branches.pre)
 
 
 def urdf_text(model: Manipulator) -> str:
-    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it."""
-    out = exported(model)
+    """The URDF document of ``model``; a symbol without a value raises :class:`UrdfError` naming it.
+    A closed chain is written as its spanning tree (:func:`urdf_document`), what that drops said in a
+    comment at the top."""
+    return urdf_document(model)[0]
+
+
+def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
+    """(the URDF text of ``model``, notes on what a closed chain's URDF cannot say): the links as a
+    tree (each joint on its parent's link), passive joints with a linear closure of one actuated joint
+    as ``<mimic>`` joints (:mod:`.closed_export`)."""
+    from .closed_export import mimic_plan
+    out = exported(model, tree=True)
     arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
     link_names, joint_names = out.link_names, out.joint_names
+    mimics, notes = mimic_plan(model, joint_names) if not model.is_serial else ({}, [])
 
     robot = ET.Element("robot", name=model.name or "manipulator")
     for name, rgba in (("joint", "0.9 0.5 0.1 1"), ("link", "0.6 0.6 0.65 1")):
@@ -174,7 +203,8 @@ def urdf_text(model: Manipulator) -> str:
     _origin(fixed, urdf_base(arm))
     ET.SubElement(fixed, "parent", link="base")
     ET.SubElement(fixed, "child", link="dh_frame0")
-    parent = "dh_frame0"
+    children = {i: [k for k in range(arm.n) if out.parents[k] == i] for i in range(arm.n)}
+    tool_at = tool_link(parents_of(model.links))   # the tool's link; a closed chain's deepest, not a bar listed last
     for i in range(arm.n):
         link = ET.SubElement(robot, "link", name=link_names[i])
         to_frame = M[i] if standard else np.eye(4)   # DH frame i in this URDF link's frame
@@ -189,17 +219,20 @@ def urdf_text(model: Manipulator) -> str:
         src = model.links[i]
         _meshes(link, src.visuals, to_frame)
         _cylinder(link, np.eye(4), JOINT_RADIUS, 0.1, "joint", visual=not src.visuals)
-        next_origin = M[i][:3, 3] if standard else (M[i + 1][:3, 3] if i + 1 < arm.n else arm.tool[:3, 3])
-        _segment(link, next_origin, visual=not src.visuals)
+        # a stick to each child's joint (modified; the tool's after the last link), to DH frame i (standard)
+        ends = [M[i][:3, 3]] if standard else [out.joint_origin(k)[:3, 3] for k in children[i]]
+        if not ends and i == tool_at:
+            ends = [arm.tool[:3, 3]]
+        for end in ends:
+            _segment(link, end, visual=not src.visuals)
 
         revolute = bool(arm.revolute[i])
         limited = not np.isnan(arm.limits[i]).any()
         kind = "prismatic" if not revolute else ("revolute" if limited else "continuous")
-        joint = ET.SubElement(robot, "joint", name=joint_names[i], type=kind)
-        _origin(joint, np.eye(4) if standard and i == 0 else (M[i - 1] if standard else M[i]))
-        ET.SubElement(joint, "parent", link=parent)
-        ET.SubElement(joint, "child", link=link_names[i])
-        ET.SubElement(joint, "axis", xyz="0 0 1")
+        terms = mimics.get(i, [])
+        p = out.parents[i]
+        joint = _joint(robot, joint_names[i], kind, out.joint_origin(i), link_names[p] if p >= 0 else "dh_frame0",
+                       f"{link_names[i]}_mimic2" if len(terms) > 1 else link_names[i], terms[:1], joint_names)
         drive = src.drive
         effort = (drive.peak_torque or drive.rated_torque or 0.0) if drive else 0.0
         velocity = (drive.rated_speed or 0.0) if drive else 0.0
@@ -209,14 +242,54 @@ def urdf_text(model: Manipulator) -> str:
         ET.SubElement(joint, "limit", attrib=limit)
         if drive and (drive.viscous or drive.coulomb):
             ET.SubElement(joint, "dynamics", damping=_num(drive.viscous or 0.0), friction=_num(drive.coulomb or 0.0))
-        parent = link_names[i]
+        for k in range(2, len(terms) + 1):   # a passive joint following several: coaxial mimics (closed_export)
+            helper = f"{link_names[i]}_mimic{k}"
+            inertial = ET.SubElement(ET.SubElement(robot, "link", name=helper), "inertial")
+            ET.SubElement(inertial, "mass", value="0")
+            ET.SubElement(inertial, "inertia", ixx="0", iyy="0", izz="0", ixy="0", ixz="0", iyz="0")
+            master, multiplier = terms[k - 1]
+            helper_joint = _joint(robot, f"{joint_names[i]}_mimic{k}", "continuous", np.eye(4), helper,
+                                  f"{link_names[i]}_mimic{k + 1}" if k < len(terms) else link_names[i], terms[k - 1:k],
+                                  joint_names)
+            if not np.isnan(arm.limits[master]).any():   # the range the master's limits give it
+                helper_joint.set("type", "revolute")
+                span = sorted(float(multiplier * v) for v in arm.limits[master])
+                ET.SubElement(helper_joint, "limit", effort="0", velocity="0", lower=_num(span[0]), upper=_num(span[1]))
     ET.SubElement(robot, "link", name="tool")
     tool = ET.SubElement(robot, "joint", name="tool_joint", type="fixed")
-    _origin(tool, (M[-1] if standard else np.eye(4)) @ arm.tool)
-    ET.SubElement(tool, "parent", link=parent)
+    _origin(tool, (M[tool_at] if standard else np.eye(4)) @ arm.tool)
+    ET.SubElement(tool, "parent", link=link_names[tool_at])
     ET.SubElement(tool, "child", link="tool")
     ET.indent(robot)
-    return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding="unicode") + "\n"
+    head = '<?xml version="1.0"?>\n'
+    for note in notes:   # the CLI and the window show the comment lines at the top as notes (export_notes)
+        head += "<!-- " + note.replace("--", "- -") + " -->\n"
+    return head + ET.tostring(robot, encoding="unicode") + "\n", notes
+
+
+def _joint(robot: ET.Element, name: str, kind: str, origin: np.ndarray, parent: str, child: str,
+           mimic: list[tuple[int, float]], joint_names: list[str]) -> ET.Element:
+    joint = ET.SubElement(robot, "joint", name=name, type=kind)
+    _origin(joint, origin)
+    ET.SubElement(joint, "parent", link=parent)
+    ET.SubElement(joint, "child", link=child)
+    ET.SubElement(joint, "axis", xyz="0 0 1")
+    for master, multiplier in mimic:
+        ET.SubElement(joint, "mimic", joint=joint_names[master], multiplier=_num(multiplier), offset="0")
+    return joint
+
+
+def export_notes(text: str) -> list[str]:
+    """The notes an exported file carries: the comment lines after its XML declaration (a URDF's) or
+    after its top element's opening line (an MJCF's)."""
+    out: list[str] = []
+    for k, line in enumerate(text.splitlines()[1:]):
+        line = line.strip()
+        if line.startswith("<!--") and line.endswith("-->"):
+            out.append(line[4:-3].strip())
+        elif out or k > 0:
+            break
+    return out
 
 
 def write_text(path, text: str, error: type[DesignerError] = UrdfError) -> None:

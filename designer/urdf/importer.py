@@ -4,63 +4,19 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
-from ..model.expr import symbol
-from ..model.extras import Drive, Pose, rpy_from_matrix
-from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator
-from ..model.validation import Severity, validate
+from ..model.manipulator import Convention, Link, Manipulator
 from ..kinematics import NumericArm
+from .building import Angles, ImportReport, gravity_fields, make_link, pose_of, refuse_invalid
 from .chain import Chain, select_chain, world_poses
-from .check import CHECK_POSES, CHECK_TOL, check_against_tree
+from .check import CHECK_TOL, check_against_tree
 from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
-from .numbers import snap_angle, tidy_number
-from .rigid import Body, combine
 from .source import UrdfError, UrdfTree, read_urdf
 
 __all__ = ["ImportReport", "import_urdf", "import_tree"]
-
-
-@dataclass
-class ImportReport:
-    """What an import made and what it did with the rest of the file."""
-
-    model: Manipulator
-    source: str
-    chain: Chain
-    lumped: dict[str, list[str]] = field(default_factory=dict)   # DH link name -> URDF links lumped in
-    warnings: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)   # what reading the file changed or computed: axes, angles,
-    # inertia from meshes, visuals
-    checked: float | None = None   # largest disagreement with the file's own tree (relative)
-    moved: float = 0.0              # the sum of the angles (rad) the import changed
-    checked_by: str = "the file's own kinematic tree"
-
-    def text(self) -> str:
-        c = self.chain
-        lines = [f"imported {self.source}: {len(c.joints)} joints from {c.base!r} to {c.tip!r} "
-                 f"({self.model.convention.value} DH) in {self.seconds:.2f} s"]
-        for name, parts in self.lumped.items():
-            if parts:
-                lines.append(f"  lumped into {name}: " + ", ".join(parts))
-        if c.locked:
-            lines.append("  locked at zero (and lumped): " + ", ".join(c.locked))
-        if c.dropped:
-            lines.append("  dropped: " + ", ".join(c.dropped))
-        if c.fixed_to_base:
-            lines.append("  fixed to the base (no effect on the dynamics): " + ", ".join(c.fixed_to_base))
-        lines += ["  " + n for n in self.notes]
-        if self.checked is not None:
-            lines.append(f"  checked against {self.checked_by} at {CHECK_POSES} random poses: "
-                         f"M, G and tool pose agree to {self.checked:.1e} relative")
-        lines += ["  warning: " + w for w in self.warnings]
-        return "\n".join(lines) + "\n"
 
 
 def import_urdf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
@@ -83,48 +39,6 @@ def import_urdf(path: str | os.PathLike, *, base: str | None = None, tip: str | 
     return report
 
 
-def _vec(values, scale: float = 1.0) -> tuple[sp.Expr, ...]:
-    return tuple(tidy_number(v, scale) for v in values)
-
-
-class _Angles:
-    """Angles read as multiples of pi/12 when within ANGLE_SNAP of one, with a note for each."""
-
-    def __init__(self):
-        self.notes: list[str] = []
-        self.moved = 0.0    # the sum of every angle changed (rad)
-
-    def __call__(self, value: float, where: str) -> sp.Expr:
-        angle, off = snap_angle(value)
-        if off:
-            self.notes.append(f"{where} = {value!r} read as {sp.sstr(angle)} ({off:.1e} rad)")
-            self.moved += off
-        return angle
-
-
-def _pose(T: np.ndarray, angles: _Angles, where: str) -> Pose:
-    rpy = rpy_from_matrix(T[:3, :3])
-    return Pose(_vec(T[:3, 3]), tuple(angles(a, f"{where} {n}") for n, a in zip(("roll", "pitch", "yaw"), rpy)))
-
-
-def _drive(joint) -> Drive | None:
-    def positive(v):
-        return v if v is not None and v > 0 else None
-    # MJCF's armature is the joint-side reflected inertia N^2 Jm: with the actuator's gear as N the
-    # motor inertia is armature / N^2; without an actuator N = 1 (only the product enters the dynamics)
-    armature, gear = positive(joint.armature), positive(abs(joint.gear) if joint.gear is not None else None)
-    if gear is not None and gear < 1e-6:   # armature / N^2 would overflow; no gearbox is 1e-6 : 1
-        raise UrdfError(f"joint {joint.name!r}: actuator gear {joint.gear:g} is too small to be a gear ratio")
-    if armature is not None and gear is None:
-        gear = 1.0
-    elif armature is None and gear == 1.0:   # an actuator's default gear says nothing about a gearbox
-        gear = None
-    return Drive(rated_torque=positive(joint.rated_torque), peak_torque=positive(joint.effort),
-                 rated_speed=positive(joint.velocity), gear_ratio=gear,
-                 motor_inertia=None if armature is None or gear is None else armature / gear ** 2,
-                 viscous=positive(joint.damping), coulomb=positive(joint.friction))
-
-
 def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
                 massless: bool = False, source: str = "URDF",
@@ -132,6 +46,26 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     """The model of a kinematic tree (a URDF's, or an MJCF's read into the same form: designer/mjcf).
     ``gravity``: the world's gravity vector when it is not (0, 0, -9.81) as a URDF's."""
     convention = Convention(convention)
+    why = None
+    what = "connects (equality constraints)" if tree.cuts else "mimic joints"
+    below = tree.subtree(base or tree.root)
+    if tree.cuts or any(tree.joints[j].mimic for l in below for j in tree.child_joints.get(l, [])):
+        from .closed_model import import_closed
+        report = import_closed(tree, base, tip, convention, drop_rest, massless, source, gravity)
+        if isinstance(report, ImportReport):
+            return report
+        why = report
+    try:
+        serial = _import_serial(tree, base, tip, convention, drop_rest, massless, source, gravity)
+    except UrdfError as exc:
+        raise UrdfError(f"{exc} (the {what} describe no loop: {why})" if why else str(exc)) from None
+    if why:
+        serial.notes.append(f"{what} not imported as a loop: {why}")
+    return serial
+
+
+def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool,
+                   source: str, gravity) -> ImportReport:
     chain = select_chain(tree, base, tip, drop_rest)
     poses = world_poses(tree)
     axes = []
@@ -142,56 +76,23 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
     axes, snaps = snap_parallel(axes, [a.point for a in axes] + [poses[chain.tip][:3, 3]])
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
     warnings = _far_normals(tree, chain, axes, frames)
-    angles = _Angles()
-    for snap in snaps:
-        if snap.angle > 1e-12:   # below, the file meant parallel to the last digit and nothing moved
-            angles.notes.append(f"joints {chain.joints[snap.index - 1]!r} and {chain.joints[snap.index]!r}: axes "
-                                f"{snap.angle:.1e} rad from parallel, made parallel (moves the arm by up to "
-                                f"{snap.moved:.1e} m)")
-        angles.moved += snap.angle
-    links, lumped = [], {}
+    angles = Angles()
+    angles.snapped([(chain.joints[s.index - 1], chain.joints[s.index], s) for s in snaps])
+    links: list[Link] = []
+    lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):
-        joint = tree.joints[j]
         try:
-            a, alpha, d, theta = dh_numbers(frames[k], frames[k + 1], convention)
+            numbers = dh_numbers(frames[k], frames[k + 1], convention)
         except ValueError as exc:
             raise UrdfError(f"joint {j!r}: {exc}") from None
-        parts = []
-        for link in chain.bodies[k]:
-            ine = tree.inertials[link]
-            if ine is not None:
-                parts.append(Body(ine.mass, ine.com, ine.inertia).moved(poses[link]))
-        name = tree.labels.get(joint.child, joint.child)
-        if not parts:
-            if not massless:
-                raise UrdfError(f"link {name!r} (moved by joint {j!r}) and the links fixed to it have no "
-                                "<inertial>: add one, or import it massless (--massless)")
-            warnings.append(f"link {name!r} (moved by joint {j!r}) has no <inertial>: imported massless")
-        body = combine(parts).moved(np.linalg.inv(frames[k + 1])) if parts else Body.empty()
-        scale = float(np.abs(body.inertia).max()) if parts else 1.0
-        lumped[name] = [tree.labels.get(l, l) for l in chain.bodies[k] if tree.labels.get(l, l) != name]
-        revolute = joint.type != "prismatic"
-        limits = None
-        if joint.type != "continuous" and joint.lower is not None and joint.upper is not None:
-            if joint.upper > joint.lower:
-                limits = (tidy_number(joint.lower), tidy_number(joint.upper))
-            elif joint.upper < joint.lower:  # equal bounds are the usual 'no limits' placeholder
-                warnings.append(f"joint {j!r}: limit lower {joint.lower:g} > upper {joint.upper:g}: "
-                                "imported without limits")
-        links.append(Link(
-            JointType.REVOLUTE if revolute else JointType.PRISMATIC,
-            a=tidy_number(a), alpha=angles(alpha, f"joint {j!r}: alpha"),
-            d=tidy_number(d), theta=angles(theta, f"joint {j!r}: theta"),
-            mass=tidy_number(body.mass), com=_vec(body.com), inertia=Inertia.from_matrix(
-                [[tidy_number(body.inertia[r, c], scale) for c in range(3)] for r in range(3)]),
-            name=name, joint_name=j, limits=limits, drive=_drive(joint)))
+        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless))
     tool = np.linalg.solve(frames[-1], poses[chain.tip])
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
-        gravity_in_world=True, **_gravity(gravity),
-        base=_pose(frames[0], angles, "base"), tool=_pose(tool, angles, "tool"))
-    _refuse_invalid(model)
+        gravity_in_world=True, **gravity_fields(gravity),
+        base=pose_of(frames[0], angles, "base"), tool=pose_of(tool, angles, "tool"))
+    refuse_invalid(model)
     return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes, moved=angles.moved),
                         tree)
 
@@ -203,17 +104,6 @@ def check_import(report: ImportReport, tree: UrdfTree) -> ImportReport:
     arm = NumericArm.from_model(report.model)
     report.checked = check_against_tree(arm, tree, report.chain, CHECK_TOL + 10 * report.moved)
     return report
-
-
-def _gravity(gravity: tuple[float, float, float] | None) -> dict:
-    """A URDF's gravity is -z of its world with a simulator's magnitude (9.81 by default): a symbol g;
-    another vector (an MJCF's <option gravity>) keeps that magnitude, or is written as it stands."""
-    if gravity is None:
-        return {"gravity": (0, 0, -symbol("g")), "parameters": (("g", 9.81),)}
-    gx, gy, gz = (float(v) for v in gravity)
-    if gx == 0 and gy == 0 and gz < 0:
-        return {"gravity": (0, 0, -symbol("g")), "parameters": (("g", -gz),)}
-    return {"gravity": tuple(tidy_number(v) for v in (gx, gy, gz)), "parameters": ()}
 
 
 def _far_normals(tree: UrdfTree, chain: Chain, axes: list[Axis], frames: list[np.ndarray]) -> list[str]:
@@ -235,18 +125,3 @@ def _far_normals(tree: UrdfTree, chain: Chain, axes: list[Axis], frames: list[np
                        f"{(far / reach) ** 2 * 1e-15:.0e} relative). If the axes are meant to be parallel, write the "
                        "URDF's angles in full (1.5707963267948966, not 1.5708)")
     return out
-
-
-def _refuse_invalid(model: Manipulator) -> None:
-    """A model the project loader would refuse (an inertia that is not positive semi-definite...)
-    is refused here, naming the URDF link, instead of being written to a file that cannot be opened."""
-    for problem in validate(model):
-        if problem.severity is not Severity.ERROR:
-            continue
-        where = problem.where
-        match = re.match(r"links\[(\d+)\]", where)
-        if match:
-            k = int(match.group(1)) - 1
-            where = f"link {model.links[k].name!r} (moved by joint {model.links[k].joint_name!r})" + \
-                where[match.end():].replace(".", ", ", 1)
-        raise UrdfError(f"{where}: {problem.message}")

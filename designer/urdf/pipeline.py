@@ -68,7 +68,11 @@ def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder,
     link's frame in the world at the zero pose (the same q for both, q_DH = q_URDF) and O the
     visual's origin. F_i is taken from the imported model itself, so the meshes move with it."""
     arm = display_arm(model)
-    frames = arm.base @ arm.frames([0.0] * arm.n)   # DH frames 0..n in the root link's frame
+    if model.is_serial:
+        frames = arm.base @ arm.frames([0.0] * arm.n)   # DH frames 0..n in the root link's frame
+    else:   # a closed chain's links form a tree (designer/urdf/closed_import.py)
+        from ..kinematics.tree import TreeArm
+        frames = arm.base @ TreeArm.from_model(model).frames(np.zeros(arm.n))
     poses = world_poses(tree)
     warnings: list[str] = []
     missing: set[str] = set()

@@ -61,6 +61,12 @@ class UrdfJoint:
     damping: float | None = None
     friction: float | None = None
     mimic: str | None = None
+    multiplier: float = 1.0       # <mimic multiplier offset>: q = multiplier * q_mimic + offset
+    offset: float = 0.0
+    # more terms of a linear mimic (joint, multiplier): coaxial mimic joints merged into this one
+    # (designer/urdf/closed_import.py), q = sum of multiplier * q_joint + offset
+    also: tuple[tuple[str, float], ...] = ()
+    passive: bool = False         # MJCF: a joint no actuator drives, in a file that closes loops
     # what MJCF adds (designer/mjcf): joint-side reflected inertia (kg m^2), the actuator's gear, the
     # actuator torque limit at the joint (N m or N)
     armature: float | None = None
@@ -88,6 +94,9 @@ class UrdfTree:
     # the name a DH link takes when its link is a helper frame of the reader (MJCF: a joint away from
     # its body's origin moves a frame at the joint, and the body hangs below it by a fixed joint)
     labels: dict[str, str] = field(default_factory=dict)
+    # MJCF's loops: (body1, body2, points on body1 in its frame (k, 3)): one point a ball joint, two on
+    # an axis a hinge (designer/mjcf/source.py from <equality><connect>)
+    cuts: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root
@@ -296,7 +305,9 @@ def _tree(robot, source: str) -> UrdfTree:
             velocity=_number(getattr(lim, "velocity", None), f"{where}: limit velocity", source),
             damping=_number(getattr(dyn, "damping", None), f"{where}: dynamics damping", source),
             friction=_number(getattr(dyn, "friction", None), f"{where}: dynamics friction", source),
-            mimic=None if j.mimic is None else str(j.mimic.joint))
+            mimic=None if j.mimic is None else str(j.mimic.joint),
+            multiplier=1.0 if j.mimic is None or j.mimic.multiplier is None else float(j.mimic.multiplier),
+            offset=0.0 if j.mimic is None or j.mimic.offset is None else float(j.mimic.offset))
         parent_joint[j.child] = j.name
         child_joints[j.parent].append(j.name)
     roots = [name for name in inertials if name not in parent_joint]

@@ -134,3 +134,24 @@ def test_drive_terms_of_a_closed_chain(tmp_path, capsys):
     assert np.allclose(driven["tau"], M @ qdd + h + G + np.array(driven["friction"]))
     qd_tree = ClosedDynamics(load_project(path)).state(q, qd)[1]
     assert np.dot(driven["friction"], qd) == pytest.approx(30.0 * qd_tree[2] ** 2)
+
+
+def test_export_urdf_writes_the_spanning_tree_and_says_what_it_dropped(tmp_path, capsys):
+    out = tmp_path / "p.urdf"
+    assert main(["export-urdf", PALLETIZER, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 3 and "cut joint(s) of parallelogram dropped" in notes[-1]
+    assert out.read_text().count("<mimic") == 4
+    # and the import-urdf command reads it back as a closed chain
+    project = tmp_path / "p.json"
+    assert main(["import-urdf", str(out), "--out", str(project)]) == 0
+    assert "revolute cut joint" in capsys.readouterr().err
+    assert json.loads(project.read_text())["loops"][0]["joint"] == "R"
+
+
+def test_export_mjcf_of_a_closed_chain_says_how_it_closed_the_loops(tmp_path, capsys):
+    assert main(["export-mjcf", PALLETIZER, "--out", str(tmp_path / "p.xml")]) == 0
+    err = capsys.readouterr().err
+    assert "note: closed chain" in err and "equality" in err
+    assert "<connect" in (tmp_path / "p.xml").read_text()

@@ -215,15 +215,34 @@ def test_a_mechanism_that_cannot_close_is_not_drawn_and_comes_back_on_undo(windo
 def test_the_exports_that_would_read_the_links_as_a_chain_refuse_in_one_line(window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
     from designer.gui.design_export import export_design_report
-    from designer.gui.urdf_dialogs import export_urdf_file
     said = []
     monkeypatch.setattr(QMessageBox, "critical", lambda _w, _title, text: said.append(text))
-    assert export_urdf_file(window, tmp_path / "a.urdf") is False
     assert export_design_report(window, "html", tmp_path / "a.html") is False
-    from designer.gui.mjcf_dialogs import export_mjcf_file
-    assert export_mjcf_file(window, tmp_path / "a.xml") is False
-    assert len(said) == 3 and all("closed chain" in t and "\n" not in t for t in said), said
+    assert len(said) == 1 and all("closed chain" in t and "\n" not in t for t in said), said
     assert not list(tmp_path.glob("a.*"))        # nothing written as if the links were a serial chain
+
+
+def test_urdf_export_writes_the_spanning_tree_and_says_what_it_dropped(window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    from designer.gui.urdf_dialogs import export_urdf_file
+    from designer.urdf.importer import import_urdf
+    told = []
+    monkeypatch.setattr(QMessageBox, "information", lambda _w, title, text: told.append(text))
+    monkeypatch.setattr(QMessageBox, "critical", lambda _w, _title, text: pytest.fail(text))
+    assert export_urdf_file(window, tmp_path / "a.urdf") is True
+    text = (tmp_path / "a.urdf").read_text()
+    assert "<mimic" in text
+    assert len(told) == 1 and "dropped" in told[0] and "coaxial mimic" in told[0], told
+    assert "dropped" in window.statusBar().currentMessage()
+    # what was written comes back as the same closed chain
+    back = import_urdf(tmp_path / "a.urdf").model
+    assert len(back.loops) == len(window.document.model.loops) == 1
+    assert sum(not l.actuated for l in back.links) == sum(not l.actuated for l in window.document.model.links)
+    # MJCF: the loops as equality constraints, said in the box too
+    from designer.gui.mjcf_dialogs import export_mjcf_file
+    assert export_mjcf_file(window, tmp_path / "a.xml") is True
+    assert "<connect" in (tmp_path / "a.xml").read_text()
+    assert len(told) == 2 and "equality constraints" in told[1], told
 
 
 def test_linearize_works_in_the_actuated_joints_and_identification_refuses(window, monkeypatch):
@@ -273,3 +292,16 @@ def test_a_passive_joint_past_its_limits_shows_its_value_not_a_clamped_one(qtbot
     q[1], q[3] = 0.5, 0.0                                           # q3 = q4 - q2 = -0.5, past -0.1
     w.sliders.set_values(q)
     assert w.design.q[2] == pytest.approx(-0.5) and w.sliders.values()[2] == pytest.approx(-0.5)
+
+
+def test_import_dialog_proposes_the_arms_end_of_a_mimic_loop_file(qtbot):
+    """The tree of an exported palletizer ends at the tool and at the coupler rod; the plain rule would
+    propose the column (where the branches part), a one-joint arm."""
+    from designer.gui.urdf_dialogs import ImportDialog
+    from designer.urdf.exporter import urdf_text
+    from designer.urdf.source import parse_urdf
+    tree = parse_urdf(urdf_text(load_project(ROBOTS / "palletizer_parallelogram.json")).encode())
+    dialog = ImportDialog(tree, "palletizer.urdf")
+    qtbot.addWidget(dialog)
+    assert dialog.tip.currentText() == "tool"
+    assert "closed chain" in dialog.ends.text()

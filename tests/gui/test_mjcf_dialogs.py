@@ -67,3 +67,21 @@ def test_export_writes_a_file_mujoco_reads(window, boxes, monkeypatch, tmp_path)
     M = np.zeros((arm.n, arm.n))
     mujoco.mj_fullM(mj, data, M)
     assert np.allclose(M - np.diag(mj.dof_armature), mass_matrix(arm, q), rtol=1e-9, atol=1e-12)
+
+
+def test_import_of_an_mjcf_with_connect_loops_opens_the_closed_chain(window, boxes, monkeypatch, tmp_path):
+    from designer.mjcf.exporter import mjcf_text
+    from designer.project import load_project
+    path = tmp_path / "palletizer.xml"
+    path.write_text(mjcf_text(load_project(ROBOTS / "palletizer_parallelogram.json")))
+    open_file_returns(monkeypatch, path)
+    script = ScriptedDialog(monkeypatch, lambda d: None)
+    menu_action(window, "Import MJCF…").trigger()
+    dialog = script.seen[0]
+    # the plain rule would propose the column, where the branches part (a one-joint arm)
+    assert dialog.tip.currentText() == "tool" and "closed chain" in dialog.ends.text()
+    model = window.document.model
+    assert len(model.loops) == 1 and sum(not link.actuated for link in model.links) == 2
+    assert window.closed.mechanism is not None
+    (report,) = boxes.of("information")
+    assert "the file's connects" in report and not boxes.of("critical")

@@ -270,3 +270,22 @@ def test_3d_view_places_the_arm_by_the_base_pose_and_draws_the_tool_frame(qtbot)
     # workspace points (frame 0 from the explore tools) are shown in the world too
     view.set_workspace_points(T0[-1, :3, 3][None], [1.0])
     np.testing.assert_allclose(np.asarray(view.workspace.pos)[0], R @ T0[-1, :3, 3] + t, atol=1e-12)
+
+
+def test_import_of_a_mimic_loop_file_opens_the_closed_chain(window, boxes, monkeypatch, tmp_path):
+    """The exported palletizer through File > Import URDF… with the dialog's proposals: the closed chain
+    opens (passive joints, the loop), its report names the loop."""
+    from designer.project import load_project
+    from designer.urdf import urdf_text
+    path = tmp_path / "palletizer.urdf"
+    original = load_project(ROBOTS / "palletizer_parallelogram.json")
+    path.write_text(urdf_text(original))
+    open_file_returns(monkeypatch, path)
+    script = ScriptedDialog(monkeypatch, lambda d: None)
+    menu_action(window, "Import URDF…").trigger()
+    assert script.seen[0].tip.currentText() == "tool"
+    model = window.document.model
+    assert len(model.loops) == 1 and sum(not link.actuated for link in model.links) == 2
+    assert window.closed.mechanism is not None and not window.closed.problem   # posed by the closure
+    (report,) = boxes.of("information")
+    assert "revolute cut joint" in report and not boxes.of("critical")

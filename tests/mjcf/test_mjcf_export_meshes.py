@@ -48,15 +48,3 @@ def test_exported_meshes_sit_where_the_project_puts_them(tmp_path, convention):
             expected = frames[k] @ visual.matrix()
             assert np.allclose(d.geom_xpos[g], expected[:3, 3], atol=1e-9)
 
-
-def test_the_writers_refuse_a_closed_chain(tmp_path):
-    """Called from Python too (not only through the window's or the CLI's gate): the palletizer was
-    written as a six-joint serial arm before."""
-    from designer.errors import DesignerError
-    from designer.project import load_project
-    from designer.urdf import urdf_text
-    from tests.support import robot_path
-    model = load_project(robot_path("palletizer_parallelogram"))
-    for write in (urdf_text, mjcf_text):
-        with pytest.raises(DesignerError, match="cannot export a closed chain"):
-            write(model)
