@@ -8,7 +8,8 @@ of the reduced elastic-joint model (docs/elastic.md): the spring torques
 K (theta/N - q) + D (theta'/N - q') at the elastic joints, N tau_m at the rigid ones, the link side
 solved with the module's own ``mass_matrix``, ``gravity`` and ``bias`` (a Cholesky solve, the rigid
 joints' N^2 Jm on M's diagonal), the motor side Jm theta'' = tau_m - tau_s/N. The drive numbers
-(k, d, N, Jm per joint) are written in as constants from the project; theta and its rate hold the
+(k, d, N, Jm per joint) are written in as constants from the project (a named stiffness at its
+parameter's value); theta and its rate hold the
 m elastic joints' motor angles (motor side) in joint order.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.drives import drive_values
+from ..model.drives import drive_values, numeric_drives
 from ..model.manipulator import Manipulator
 
 __all__ = ["elastic_constants", "elastic_python", "elastic_c", "NEEDS"]
@@ -35,7 +36,7 @@ def elastic_constants(model: Manipulator) -> dict[str, list]:
     n = model.n
     gear = values["gear"] if values["gear"] is not None else np.ones(n)
     rotor = values["rotor"] if values["rotor"] is not None else np.zeros(n)
-    damping = [0.0 if l.drive is None or l.drive.damping is None else l.drive.damping for l in model.links]
+    damping = [0.0 if d is None or d.damping is None else d.damping for d in numeric_drives(model)]
     elastic = [i for i in range(n) if np.isfinite(k[i])]
     missing = [i + 1 for i in elastic if not rotor[i] > 0]
     if missing:

@@ -16,6 +16,8 @@ description) rows, kept here so that metrics.py stays one module.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..numeric.beams import tool_sag_many
@@ -24,7 +26,7 @@ from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from .metric_error import MetricError
 
-__all__ = ["ELASTIC_METRICS", "drive_ratings", "joints_of"]
+__all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of"]
 
 
 def drive_ratings(model) -> dict:
@@ -34,6 +36,31 @@ def drive_ratings(model) -> dict:
     from ..model.drives import drive_values
     values = drive_values(model)
     return {k: values[k] for k in ("stiffness", "gear", "rotor")}
+
+
+def design_ratings(model, ratings, values: dict[str, float]):
+    """The ratings of one design of a sweep (``values``: the swept parameters): a joint whose drive stiffness
+    is named by a swept parameter (``k2``) gets the design's value; the others keep the ratings' own. The
+    same ratings when no stiffness depends on ``values``."""
+    from ..model.drives import numeric_drives
+    swept = set(values)
+    named = [i for i, link in enumerate(model.links) if link.drive is not None
+             and swept & {s.name for s in getattr(link.drive.stiffness, "free_symbols", ())}]
+    if not named:
+        return ratings
+    drives = numeric_drives(model, values)
+    if ratings is None or ratings.stiffness is None:
+        from .metrics import Ratings
+        ratings = ratings or Ratings()
+        k = np.array([np.inf if d is None or d.stiffness is None else d.stiffness for d in drives], dtype=float)
+    else:
+        k = ratings.stiffness.copy()
+        for i in named:
+            k[i] = drives[i].stiffness
+    if not np.all(k > 0):
+        raise ElasticModelError(f"stiffness of joint(s) {', '.join(str(i + 1) for i in named if not k[i] > 0)}: "
+                                f"must be positive, is {', '.join(f'{k[i]:g}' for i in named if not k[i] > 0)}")
+    return replace(ratings, stiffness=k)
 
 
 def joints_of(b, r, metric: str, rotors: bool = False) -> ElasticJoints:
