@@ -4,6 +4,9 @@ Each is a function of a :class:`~designer.numeric.batch.Batch` and the ratings (
 joints' stiffness, gear ratios, rotor inertias and the payload), one value per state:
 
 - ``frequency`` (Hz): the lowest natural frequency with the motors locked, K v = w^2 M(q) v;
+- ``frequency_links`` (Hz): the same with the links' own bending (part-made links as beams, virtual
+  joints: :mod:`designer.numeric.flex_modes`); ``frequency`` itself stays the rigid-link figure, the
+  fast one for maps (the two side by side say how much the links cost);
 - ``frequency_free`` (Hz): the lowest vibration frequency of the full elastic-joint model with the
   rotor inertias and free motors (:func:`designer.numeric.modes.free_modes`);
 - ``deflection`` (mm): the tool's static sag under gravity and the payload (motors holding);
@@ -22,6 +25,7 @@ import numpy as np
 
 from ..numeric.beams import tool_sag_many
 from ..numeric.elastic import ElasticJoints, ElasticModelError
+from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from .metric_error import MetricError
@@ -48,15 +52,14 @@ def design_ratings(model, ratings, values: dict[str, float]):
              and swept & {s.name for s in getattr(link.drive.stiffness, "free_symbols", ())}]
     if not named:
         return ratings
-    drives = numeric_drives(model, values)
+    design = np.array([np.inf if d is None or d.stiffness is None else d.stiffness
+                       for d in numeric_drives(model, values)], dtype=float)
     if ratings is None or ratings.stiffness is None:
         from .metrics import Ratings
-        ratings = ratings or Ratings()
-        k = np.array([np.inf if d is None or d.stiffness is None else d.stiffness for d in drives], dtype=float)
+        ratings, k = ratings or Ratings(), design
     else:
         k = ratings.stiffness.copy()
-        for i in named:
-            k[i] = drives[i].stiffness
+        k[named] = design[named]
     if not np.all(k > 0):
         raise ElasticModelError(f"stiffness of joint(s) {', '.join(str(i + 1) for i in named if not k[i] > 0)}: "
                                 f"must be positive, is {', '.join(f'{k[i]:g}' for i in named if not k[i] > 0)}")
@@ -92,6 +95,10 @@ def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
     return joints_of(b, r, metric)
 
 
+def _frequency_links(b, r):
+    return lowest_flex_frequency(b.arm, _gearboxes_or_links(b, r, "frequency_links"), b.q)
+
+
 def _deflection(b, r):
     joints = _gearboxes_or_links(b, r, "deflection")
     # gearboxes and links superposed (small deflections): the joints' sag plus the beams' own
@@ -107,6 +114,8 @@ def _compliance(b, r):
 ELASTIC_METRICS = (
     ("frequency", "scalar", "Hz", "min", _frequency,
      "lowest natural frequency, motors locked: K v = w^2 M(q) v over the elastic joints"),
+    ("frequency_links", "scalar", "Hz", "min", _frequency_links,
+     "lowest natural frequency, motors locked, with the links' bending (part-made links; virtual joints)"),
     ("frequency_free", "scalar", "Hz", "min", _frequency_free,
      "lowest vibration frequency of the elastic-joint model with rotor inertias, motors free"),
     ("deflection", "scalar", "mm", "max", _deflection,

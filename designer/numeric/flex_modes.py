@@ -207,8 +207,8 @@ def _twists(fm: FlexModel, arm: NumericArm, T: np.ndarray) -> np.ndarray:
         Tv = T[:, fm.vj_link + 1]
         R, p0 = Tv[..., :3, :3], Tv[..., :3, 3]
         p = np.einsum("nkij,kj->nki", R, fm.vj_pos) + p0                 # (N, V, 3)
-        t = np.einsum("nkij,kjl->nkli", R, fm.vj_sqrt[:, :3, :])          # (N, V, 6, 3): column l's translation
-        r = np.einsum("nkij,kjl->nkli", R, fm.vj_sqrt[:, 3:, :])          # and rotation, base axes
+        t = np.swapaxes(R @ fm.vj_sqrt[:, :3, :], -1, -2)                # (N, V, 6, 3): column l's translation
+        r = np.swapaxes(R @ fm.vj_sqrt[:, 3:, :], -1, -2)                # and rotation, base axes
         cols = (fm.vj_cols[:, None] + np.arange(6)).ravel()
         X[:, cols, :3] = (t - np.cross(r, p[:, :, None, :])).reshape(N, -1, 3)
         X[:, cols, 3:] = r.reshape(N, -1, 3)
@@ -238,10 +238,14 @@ def _mass_matrix(fm: FlexModel, arm: NumericArm, q: np.ndarray) -> np.ndarray:
     levels = fm.col_level.max(initial=-1) + 1
     carried = (fm.body_level[:, None] >= np.arange(levels)[None, :]).astype(float)   # (B, levels)
     composite = np.einsum("nbij,bl->nlij", S, carried)                   # (N, levels, 6, 6)
-    Y = np.einsum("ndij,ndj->ndi", composite[:, fm.col_level], X)        # I_c(level of e) X_e
-    P = X @ np.swapaxes(Y, -1, -2)                                       # P[d, e] = X_d . Y_e
+    # I_c(level of e) X_e, a level's (at most six) columns at once
+    slot = np.arange(len(fm.col_level)) - np.searchsorted(fm.col_level, fm.col_level)
+    Xl = np.zeros((len(q), levels, 6, 6))
+    Xl[:, fm.col_level, slot] = X
+    Y = (Xl @ composite)[:, fm.col_level, slot]                          # (N, D, 6); composite is symmetric
     later = fm.col_level[:, None] <= fm.col_level[None, :]
-    return np.where(later, P, np.swapaxes(P, -1, -2))
+    Xt, Yt = np.swapaxes(X, -1, -2), np.swapaxes(Y, -1, -2)
+    return np.where(later, X @ Yt, Y @ Xt)                               # entry (d, e): X_d . Y_e, d before e
 
 
 def flex_modes(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMENTS, count: int = 6) -> FlexModes:
@@ -250,13 +254,13 @@ def flex_modes(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMEN
     q = np.asarray(q, float)
     lead, flat = q.shape[:-1], q.reshape(-1, arm.n)
     freq, shape, energy = [], [], []
+    names = tuple(sorted(set(fm.groups), key=fm.groups.index))
     for s in range(0, len(flat), CHUNK):
         A = _mass_matrix(fm, arm, flat[s:s + CHUNK])
         mu, U = np.linalg.eigh(A)
         mu, U = mu[..., ::-1][..., :count], U[..., ::-1][..., :count]     # largest 1/w^2: lowest first
         with np.errstate(divide="ignore"):
             freq.append(1.0 / (TWO_PI * np.sqrt(np.clip(mu, 0.0, None))))
-        names = sorted(set(fm.groups), key=fm.groups.index)
         share = np.stack([np.sum(U[..., [g == name for g in fm.groups], :] ** 2, axis=-2) for name in names], -1)
         energy.append(share)
         V = np.zeros(U.shape[:1] + (arm.n, U.shape[-1]))
@@ -264,7 +268,6 @@ def flex_modes(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMEN
         big = np.take_along_axis(V, np.abs(V).argmax(axis=-2)[..., None, :], axis=-2)
         shape.append(np.divide(V, big, out=np.zeros_like(V), where=big != 0))
     k = min(count, fm.size)
-    names = tuple(sorted(set(fm.groups), key=fm.groups.index))
     return FlexModes(np.concatenate(freq).reshape(lead + (k,)), np.concatenate(shape).reshape(lead + (arm.n, k)),
                      np.concatenate(energy).reshape(lead + (k, len(names))), names)
 

@@ -26,6 +26,7 @@ from designer.model.validation import Severity, validate
 from designer.numeric.elastic import ElasticArm, elastic_joints
 from designer.numeric.engine import arm_dynamics
 from designer.numeric.modes import free_modes, locked_modes
+from designer.project import ProjectError
 from designer.project.io import dumps_project, from_dict, load_project, to_dict
 from tests.support import robot_path
 
@@ -98,8 +99,9 @@ def test_a_name_without_value_is_a_missing_parameter_and_a_bad_value_an_error():
         numeric_drives(unvalued)
     assert elastic_joints(unvalued.with_parameter("k2", 5e3)).stiffness[1] == 5e3
     bad = {p.where: p for p in validate(named.with_parameter("k2", -4.0))}
-    assert bad["links[2].drive.stiffness"].severity is Severity.ERROR and "-4" in bad["links[2].drive.stiffness"].message
-    with pytest.raises(Exception, match=r"links\[2\]\.drive\.stiffness"):
+    problem = bad["links[2].drive.stiffness"]
+    assert problem.severity is Severity.ERROR and "-4" in problem.message
+    with pytest.raises(ProjectError, match=r"links\[2\]\.drive\.stiffness"):
         doc = to_dict(named)
         doc["parameters"]["k2"] = -4.0
         from_dict(doc)
