@@ -95,8 +95,14 @@ def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
     return joints_of(b, r, metric)
 
 
+#: slices per link for the metric, which maps and sweeps evaluate at thousands of poses: 2 (half the time of 4);
+#: over the tube arm's 100 x 100 map the lowest frequency differs from 8 slices' by at most 0.1 % (motors, gearboxes
+#: and the payload carry most of the mass), a bare cantilever's by 0.8 % (benchmarks/bench_flex.py, docs/elastic.md)
+METRIC_SEGMENTS = 2
+
+
 def _frequency_links(b, r):
-    return lowest_flex_frequency(b.arm, _gearboxes_or_links(b, r, "frequency_links"), b.q)
+    return lowest_flex_frequency(b.arm, _gearboxes_or_links(b, r, "frequency_links"), b.q, METRIC_SEGMENTS)
 
 
 def _deflection(b, r):
