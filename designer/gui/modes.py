@@ -53,10 +53,11 @@ def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
     f = locked_modes(arm_dynamics(arm).M(q), joints, shapes=False).frequency
     low = f[0] if len(f) and np.isfinite(f[0]) else math.nan
     droop = 1e3 * float(np.linalg.norm(sag(arm, joints, q)))
-    links = ""
-    if getattr(arm, "beams", ()):   # part-made links: the frequency with their bending too
-        links = f", {float(lowest_flex_frequency(arm, joints, q)):.3g} Hz with the links' bending"
-    return f"lowest natural frequency {low:.3g} Hz (motors locked){links}, tool sag {droop:.3g} mm"
+    if getattr(arm, "beams", ()):   # part-made links: their bending first, the line is elided on the right
+        bending = float(lowest_flex_frequency(arm, joints, q))
+        return (f"lowest natural frequency {bending:.3g} Hz ({low:.3g} Hz with rigid links; motors locked), "
+                f"tool sag {droop:.3g} mm")
+    return f"lowest natural frequency {low:.3g} Hz (motors locked), tool sag {droop:.3g} mm"
 
 
 class ModeAnimation(QObject):

@@ -54,8 +54,8 @@ def test_a_stiffness_cell_takes_a_parameter_name(qtbot, tmp_path):
 
 
 def test_readout_adds_the_frequency_with_the_links_bending(qtbot, tmp_path):
-    """The tube arm's links are parts: the read-out gives the lowest frequency with their bending beside the
-    rigid-link one, the value of numeric/flex_modes.py at the slider pose, and below it (Rayleigh)."""
+    """The tube arm's links are parts: the read-out gives the lowest frequency with their bending (the value of
+    numeric/flex_modes.py at the slider pose) first, the rigid-link one beside it, and above it (Rayleigh)."""
     from designer.numeric.elastic import elastic_joints
     from designer.numeric.flex_modes import lowest_flex_frequency
     window = open_window(qtbot, tmp_path, ROBOTS / "tube_arm.json")
@@ -63,6 +63,6 @@ def test_readout_adds_the_frequency_with_the_links_bending(qtbot, tmp_path):
     window.design.set_pose(q)
     text = window.readout.text()
     f = float(lowest_flex_frequency(window.design.arm, elastic_joints(window.document.model), np.array(q)))
-    assert f"{f:.3g} Hz with the links' bending" in text
-    rigid = float(text.split("lowest natural frequency ")[1].split(" Hz")[0])
+    assert f"lowest natural frequency {f:.3g} Hz (" in text
+    rigid = float(text.split(f"{f:.3g} Hz (")[1].split(" Hz with rigid links")[0])
     assert f < rigid
