@@ -54,9 +54,8 @@ def design_ratings(model, ratings, values: dict[str, float]):
         return ratings
     design = np.array([np.inf if d is None or d.stiffness is None else d.stiffness
                        for d in numeric_drives(model, values)], dtype=float)
-    if ratings is None or ratings.stiffness is None:
-        from .metrics import Ratings
-        ratings, k = ratings or Ratings(), design
+    if ratings.stiffness is None:
+        k = design
     else:
         k = ratings.stiffness.copy()
         k[named] = design[named]

@@ -266,7 +266,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
                 samples[key] = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
             q = samples[key]
             values: dict[str, float] = {}
-            ratings = design_ratings(model, spec.ratings, {names[k]: row[k] for k in params})   # a swept k2
+            ratings = design_ratings(model, spec.ratings or Ratings(), {names[k]: row[k] for k in params})   # k2
             for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, ratings)):
                 stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})

@@ -35,8 +35,8 @@ def _named(model: Manipulator, rng) -> tuple[Manipulator, dict[str, float]]:
     """``model`` with every drive's stiffness (and damping, where it has one) named k1.., c1.., valued as before
     or, for a drive without stiffness, at a random value."""
     links, values = [], {}
-    for i, link in enumerate(model.links, start=1):
-        d = link.drive or Drive(gear_ratio=float(rng.uniform(20, 150)), motor_inertia=float(rng.uniform(1e-5, 1e-4)))
+    for i, (link, resolved) in enumerate(zip(model.links, numeric_drives(model)), start=1):
+        d = resolved or Drive(gear_ratio=float(rng.uniform(20, 150)), motor_inertia=float(rng.uniform(1e-5, 1e-4)))
         values[f"k{i}"] = d.stiffness if d.stiffness is not None else float(rng.uniform(1e3, 1e5))
         values[f"c{i}"] = d.damping if d.damping is not None else float(rng.uniform(0, 10))
         links.append(dataclasses.replace(link, drive=dataclasses.replace(d, stiffness=f"k{i}", damping=f"c{i}")))
