@@ -86,6 +86,9 @@ def _frequency_free(b, r):
 
 def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
     """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so."""
+    if not hasattr(b.arm, "beams"):   # a closed chain's ClosedArm: its links are not beams here
+        raise MetricError(f"metric '{metric}': for serial arms (the links' bending and the joints' compliance of a "
+                          "closed chain are not modelled)")
     if r.stiffness is None and b.arm.beams:
         return ElasticJoints.of(b.n)
     if r.stiffness is None:

@@ -64,3 +64,15 @@ def test_modes_command_reports_the_links_bending(tmp_path, capsys):
     assert main(["modes", str(path), "--segments", "0"]) == 2
     err = capsys.readouterr().err
     assert "--segments" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_closed_chain_gets_one_line_for_the_link_bending_metrics(capsys):
+    """The links' bending is modelled for serial arms: a closed chain is told so (it was an AttributeError), and
+    `explore metric` without --metric lists the rest."""
+    path = str(robot_path("palletizer_parallelogram"))
+    for metric in ("frequency_links", "compliance", "deflection_links"):
+        assert main(["explore", path, "metric", "--metric", metric]) == 2
+        err = capsys.readouterr().err
+        assert metric in err and len(err.strip().splitlines()) == 1, err
+    assert main(["explore", path, "metric"]) == 0
+    assert "gravity" in capsys.readouterr().out
