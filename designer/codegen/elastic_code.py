@@ -9,8 +9,8 @@ K (theta/N - q) + D (theta'/N - q') at the elastic joints, N tau_m at the rigid 
 solved with the module's own ``mass_matrix``, ``gravity`` and ``bias`` (a Cholesky solve, the rigid
 joints' N^2 Jm on M's diagonal), the motor side Jm theta'' = tau_m - tau_s/N. The drive numbers
 (k, d, N, Jm per joint) are written in as constants from the project, except a stiffness or damping
-named by a parameter (``k2``): the function reads it from p like the rigid functions' parameters; theta and its rate hold the
-m elastic joints' motor angles (motor side) in joint order.
+named by a parameter (``k2``): the function reads it from p like the rigid functions' parameters.
+theta and its rate hold the m elastic joints' motor angles (motor side) in joint order.
 """
 
 from __future__ import annotations
