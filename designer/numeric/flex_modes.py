@@ -244,8 +244,8 @@ def _mass_matrix(fm: FlexModel, arm: NumericArm, q: np.ndarray) -> np.ndarray:
     Xl[:, fm.col_level, slot] = X
     Y = (Xl @ composite)[:, fm.col_level, slot]                          # (N, D, 6); composite is symmetric
     later = fm.col_level[:, None] <= fm.col_level[None, :]
-    Xt, Yt = np.swapaxes(X, -1, -2), np.swapaxes(Y, -1, -2)
-    return np.where(later, X @ Yt, Y @ Xt)                               # entry (d, e): X_d . Y_e, d before e
+    P = X @ np.ascontiguousarray(np.swapaxes(Y, -1, -2))                # P[d, e] = X_d . Y_e: right for d before e
+    return np.where(later, P, np.swapaxes(P, -1, -2))
 
 
 def flex_modes(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMENTS, count: int = 6) -> FlexModes:
