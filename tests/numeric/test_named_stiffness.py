@@ -168,3 +168,15 @@ def test_mjcf_export_writes_the_named_stiffness_value():
     data = {mj.numeric(i).name: float(mj.numeric_data[mj.numeric_adr[i]]) for i in range(mj.nnumeric)}
     for i in range(1, named.n + 1):
         assert data[f"stiffness_joint{i}"] == values[f"k{i}"] and data[f"damping_joint{i}"] == values[f"c{i}"]
+
+
+def test_sensitivity_to_a_named_stiffness_is_the_hand_derivative():
+    """f = sqrt(k/J)/2pi, so df/dk = f/(2k): the sensitivity over the parameter k2 moves the stiffness the metric
+    reads (it read the project's fixed value before, a derivative of zero)."""
+    from designer.explore.sensitivity import sensitivity_at
+    m, L, k = 3.0, 0.7, 2e4
+    model = _one_joint(m, L, "k2").with_parameter("k2", k)
+    ratings = Ratings.of(1, **drive_ratings(model))
+    (s,) = sensitivity_at(model, "frequency", [0.3], ratings, ["k2"])
+    f = np.sqrt(k / (m * L ** 2 / 3)) / (2 * np.pi)
+    assert s.derivative == pytest.approx(f / (2 * k), rel=1e-6)
