@@ -76,3 +76,19 @@ def test_a_closed_chain_gets_one_line_for_the_link_bending_metrics(capsys):
         assert metric in err and len(err.strip().splitlines()) == 1, err
     assert main(["explore", path, "metric"]) == 0
     assert "gravity" in capsys.readouterr().out
+
+
+def test_compare_gives_design_b_its_own_named_stiffness(capsys):
+    """explore compare --set-b k2=...: design B's frequency follows its k2 (it took A's before)."""
+    path = str(robot_path("tube_arm"))
+    assert main(["explore", path, "compare", "--set-b", "k2=2e4", "--samples", "16", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    row = next(r for r in rows if r["metric"] == "frequency" and r["where"] == "pose")
+    model = load_project(robot_path("tube_arm"))
+    arm = NumericArm.from_model(model)
+    for key, k2 in (("A", 4.5e5), ("B", 2e4)):
+        m = model.with_parameter("k2", k2)
+        expect = compute(arm, np.zeros((1, 3)), "frequency", Ratings.of(3, **drive_ratings(m)))[0]
+        assert row[key] == expect
+    assert row["B"] < row["A"]
