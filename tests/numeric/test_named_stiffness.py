@@ -85,6 +85,9 @@ def test_the_project_file_keeps_the_name_and_its_value():
     assert doc["parameters"]["k2"] == values["k2"]
     back = from_dict(json.loads(dumps_project(named)))
     assert back == named
+    from designer.model.units import parameter_units
+    units = parameter_units(named)                       # the Parameters table's unit column
+    assert units["k2"] == "N m/rad" and units["c2"] == "N m s/rad"
     # an expression of parameters is a name too
     d = dict(doc)
     d["links"][2]["drive"]["stiffness"] = "2*k2"
