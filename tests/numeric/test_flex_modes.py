@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import brentq
 
 from designer.kinematics import NumericArm
-from designer.model import Drive, Link, Manipulator, PointMass
+from designer.model import Drive, Link, Manipulator, PointMass, Pose
 from designer.model.parts import MATERIALS, Part
 from designer.numeric.elastic import ElasticJoints, elastic_joints
 from designer.numeric.engine import arm_dynamics
@@ -121,3 +121,35 @@ def test_the_strain_energy_splits_between_gearboxes_and_links():
         modes = flex_modes(arm, joints, np.array([0.0]))
         np.testing.assert_allclose(modes.energy.sum(axis=-1), 1.0, rtol=1e-9)
         assert modes.energy[0, modes.groups.index(where)] > 0.99
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_compliance_consistency_and_rigid_limit_on_random_part_made_arms(convention):
+    """Random DH numbers, a prismatic joint among revolute ones, tubes and a box section of different materials,
+    point masses: the model's static tool compliance is beams.py's plus J K^-1 J^T, and infinitely stiff
+    links give modes.py's frequencies over the engine's M."""
+    rng = np.random.default_rng(21 if convention == "standard" else 22)
+    for _ in range(3):
+        links = []
+        for i in range(4):
+            box = (("width", rng.uniform(0.05, 0.1)), ("height", rng.uniform(0.05, 0.1)), ("wall", 0.005))
+            shape = ("tube", (("outer_diameter", rng.uniform(0.04, 0.1)), ("wall", 0.004))) if i % 2 else \
+                ("box_section", box)
+            material = MATERIALS[("steel", "aluminium 6061-T6", "CFRP", "cast iron")[i]]
+            links.append(Link(joint="P" if i == 2 else "R", a=rng.uniform(0.2, 0.6), alpha=rng.uniform(-1.5, 1.5),
+                              d=rng.uniform(0.1, 0.4), part=Part(shape[0], material, shape[1]),
+                              limits=(0.0, 0.5) if i == 2 else None))
+        model = Manipulator(links=tuple(links), convention=convention, parameters={"g": 9.81},
+                            point_masses=(PointMass(2, 3.0, (0, 0, 0)), PointMass(4, 1.0, (0.05, 0, 0))),
+                            tool=Pose((0.3, 0.05, 0.1)))   # the modified convention's last link runs to the tool
+        arm = NumericArm.from_model(model)
+        joints = ElasticJoints.of(4, rng.uniform(5e3, 5e4, 4))
+        q = rng.uniform(-1, 1, 4)
+        q[2] = 0.2
+        C = tool_compliance(arm, joints, q)
+        np.testing.assert_allclose(flex_tool_compliance(arm, joints, q, 3), C, rtol=1e-9, atol=1e-12 * np.abs(C).max())
+        stiff = dataclasses.replace(arm, beams=tuple(dataclasses.replace(b, ea=math.inf, gj=math.inf, ei1=math.inf,
+                                                                         ei2=math.inf) for b in arm.beams))
+        rigid = locked_modes(arm_dynamics(arm).M(q), joints).frequency
+        np.testing.assert_allclose(flex_modes(stiff, joints, q, count=4).frequency, rigid, rtol=1e-8)
+        assert lowest_flex_frequency(arm, joints, q) < rigid[0]
