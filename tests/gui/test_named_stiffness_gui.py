@@ -33,6 +33,8 @@ def test_a_stiffness_cell_takes_a_parameter_name(qtbot, tmp_path):
     assert doc.model.links[1].drive.stiffness == symbol("k_gear")
     assert table.data(table.index(1, col("stiffness"))) == "k_gear"
     assert "k_gear" in doc.model.unvalued_symbols()                   # the Parameters table asks for it
+    window.design.set_pose([0.3, 1.1])                                 # the arm still moves and reads out, without
+    assert "tool (" in window.readout.text() and "frequency" not in window.readout.text()   # the frequency yet
     doc.apply(doc.model.with_parameter("k_gear", 1e3), "Set k_gear")
     window.design.set_pose([0.3, 1.1])
     from designer.numeric.engine import arm_dynamics
