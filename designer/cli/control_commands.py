@@ -335,9 +335,10 @@ def _elastic_code(args, plan) -> tuple[str, str]:
         raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
     model = load_model(args.project)
     try:
+        names = [name for name, _ in plan.parameters]   # a named stiffness (k2) is read from p
         if args.lang == "python":
-            return elastic_python(model), ""
-        return elastic_c(model, c_identifier(args.prefix or plan.model_name))
+            return elastic_python(model, names), ""
+        return elastic_c(model, c_identifier(args.prefix or plan.model_name), names)
     except ValueError as exc:
         raise UserError(f"{args.project}: {exc}") from None
 

@@ -41,6 +41,8 @@ def register(sub) -> None:
     p.add_argument("project")
     p.add_argument("--q", nargs="+", metavar="Q", help="the pose (n values; default all zero)")
     p.add_argument("--payload", default="0", metavar="KG", help="payload at the tool for the sag (kg, default 0)")
+    p.add_argument("--segments", type=int, metavar="S", help="virtual joints per part-made link for the modes with "
+                   "the links' bending (default 4; docs/elastic.md)")
     p.add_argument("--out", metavar="FILE", help="write the JSON here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_modes)
@@ -62,7 +64,7 @@ def _extend(sub, name: str, elastic, options) -> None:
     p.set_defaults(func=func)
 
 
-def _arm_and_joints(args):
+def _arm_and_joints(args, links_bend: bool = False):
     from ..kinematics import NumericArm
     from ..numeric.elastic import ElasticModelError, elastic_joints
     model = load_model(args.project)
@@ -71,8 +73,9 @@ def _arm_and_joints(args):
         joints = elastic_joints(model)
     except (MissingParameterError, ValueError, ElasticModelError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
-    if joints.m == 0:
-        raise UserError(f"{args.project}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    if joints.m == 0 and not (links_bend and arm.beams):
+        raise UserError(f"{args.project}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)"
+                        + (" and no link is made as a part" if links_bend else ""))
     return model, arm, joints
 
 
@@ -81,13 +84,15 @@ def cmd_modes(args) -> int:
     from ..numeric.modes import free_modes, locked_modes
     from ..numeric.stiffness import sag, tool_compliance
     from .numeric_commands import _values, number
-    model, arm, joints = _arm_and_joints(args)
+    model, arm, joints = _arm_and_joints(args, links_bend=True)
     q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
     payload = number(args.payload, "--payload")
     M = arm_dynamics(arm).M(q)
     locked = locked_modes(M, joints)
     out = {"q": q.tolist(), "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
-    if np.all(joints.rotor[joints.elastic] > 0):
+    if arm.beams:
+        out["links"] = _link_modes(arm, joints, q, args.segments)
+    if joints.m and np.all(joints.rotor[joints.elastic] > 0):
         free = free_modes(M, joints)
         out["free"] = {"frequency_hz": free.frequency.tolist(), "shapes": free.shape.T.tolist(),
                        "coordinates": "q1..qn, then theta/N of the elastic joints " +
@@ -98,6 +103,21 @@ def cmd_modes(args) -> int:
     out["payload_kg"] = payload
     write_output(json.dumps(out, indent=1) + "\n", args.out)
     return 0
+
+
+def _link_modes(arm, joints, q, segments: int | None) -> dict:
+    """The modes with the links' bending (motors locked): frequencies, the joints' part of each shape, and
+    where each mode's strain energy lies (gearboxes, each link)."""
+    from ..numeric.flex_modes import SEGMENTS, flex_modes
+    segments = SEGMENTS if segments is None else segments
+    if not 1 <= segments <= 64:
+        raise UserError(f"--segments: give 1 to 64 virtual joints per link, not {segments}")
+    modes = flex_modes(arm, joints, q, segments)
+    return {"frequency_hz": modes.frequency.tolist(), "joint_shapes": modes.joint_shape.T.tolist(),
+            "strain_energy": [dict(zip(modes.groups, map(float, row))) for row in modes.energy],
+            "segments": segments,
+            "note": "motors locked, elastic joints and the part-made links' bending (virtual joints); "
+                    "strain_energy: each mode's share in the gearboxes ('joints') and in each link"}
 
 
 def cmd_simulate_elastic(args) -> int:

@@ -292,6 +292,13 @@ def cmd_compare(args) -> int:
     if unknown:
         raise UserError(f"--set-b: {', '.join(unknown)} is not a parameter of design B")
     arm_b = arm_of(model_b.with_parameters(sets), "design B")
-    rows = compare(arm_a, arm_b, pose(args, arm_a.n), ratings(args, arm_a.n, model_a), args.samples)
+    from ..explore.elastic_metrics import design_ratings
+    from ..explore.metrics import Ratings
+    rated = ratings(args, arm_a.n, model_a)
+    try:   # a named stiffness (k2) set for design B is B's own
+        rated_b = design_ratings(model_b, rated or Ratings(), {k: v for k, v in sets.items()})
+    except ValueError as exc:
+        raise UserError(f"design B: {exc}") from None
+    rows = compare(arm_a, arm_b, pose(args, arm_a.n), rated, args.samples, ratings_b=rated_b)
     return emit(args, rows)
 

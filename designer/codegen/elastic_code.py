@@ -8,21 +8,37 @@ of the reduced elastic-joint model (docs/elastic.md): the spring torques
 K (theta/N - q) + D (theta'/N - q') at the elastic joints, N tau_m at the rigid ones, the link side
 solved with the module's own ``mass_matrix``, ``gravity`` and ``bias`` (a Cholesky solve, the rigid
 joints' N^2 Jm on M's diagonal), the motor side Jm theta'' = tau_m - tau_s/N. The drive numbers
-(k, d, N, Jm per joint) are written in as constants from the project; theta and its rate hold the
-m elastic joints' motor angles (motor side) in joint order.
+(k, d, N, Jm per joint) are written in as constants from the project, except a stiffness or damping
+named by a parameter (``k2``): the function reads it from p like the rigid functions' parameters.
+theta and its rate hold the m elastic joints' motor angles (motor side) in joint order.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Sequence
 
-from ..model.drives import drive_values
+import numpy as np
+import sympy as sp
+
+from ..model.drives import drive_values, numeric_drives
 from ..model.manipulator import Manipulator
 
 __all__ = ["elastic_constants", "elastic_python", "elastic_c", "NEEDS"]
 
 #: the rigid functions the elastic forward dynamics calls
 NEEDS = ("mass_matrix", "gravity", "bias")
+
+
+def named_entries(model: Manipulator, parameters: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
+    """Per field (stiffness, damping): (joint, index in ``parameters``) of each joint whose value is a parameter's
+    bare name (``k2``) that the generated code reads from p; an expression of names stays a constant."""
+    out: dict[str, list[tuple[int, int]]] = {"stiffness": [], "damping": []}
+    for i, link in enumerate(model.links):
+        for field, entries in out.items():
+            v = None if link.drive is None else getattr(link.drive, field)
+            if isinstance(v, sp.Symbol) and v.name in parameters:
+                entries.append((i, list(parameters).index(v.name)))
+    return out
 
 
 def elastic_constants(model: Manipulator) -> dict[str, list]:
@@ -35,7 +51,7 @@ def elastic_constants(model: Manipulator) -> dict[str, list]:
     n = model.n
     gear = values["gear"] if values["gear"] is not None else np.ones(n)
     rotor = values["rotor"] if values["rotor"] is not None else np.zeros(n)
-    damping = [0.0 if l.drive is None or l.drive.damping is None else l.drive.damping for l in model.links]
+    damping = [0.0 if d is None or d.damping is None else d.damping for d in numeric_drives(model)]
     elastic = [i for i in range(n) if np.isfinite(k[i])]
     missing = [i + 1 for i in elastic if not rotor[i] > 0]
     if missing:
@@ -50,9 +66,15 @@ def _py_list(v) -> str:
     return "(" + ", ".join(repr(x) for x in v) + ("," if len(v) == 1 else "") + ")"
 
 
-def elastic_python(model: Manipulator) -> str:
-    """Python source to append to the generated module (it uses the module's numpy and functions)."""
+def elastic_python(model: Manipulator, parameters: Sequence[str] = ()) -> str:
+    """Python source to append to the generated module (it uses the module's numpy and functions); a stiffness
+    or damping named by one of ``parameters`` (the module's PARAMETERS) is read from p."""
     c = elastic_constants(model)
+    named = named_entries(model, parameters)
+    reads = "".join(f"\n    {'k' if field == 'stiffness' else 'd'}[{i}] = pv[{k}]"
+                    for field, entries in named.items() for i, k in entries)
+    if reads:
+        reads = "\n    pv = _params(p)" + reads
     return f'''
 
 # -- the elastic-joint model (reduced model, docs/elastic.md); drive data of the project --------------
@@ -70,9 +92,10 @@ def elastic_forward(q, theta, qd, thetad, tau_m, p=None):
     q, qd = numpy.asarray(q, dtype=float), numpy.asarray(qd, dtype=float)
     theta, thetad = numpy.asarray(theta, dtype=float), numpy.asarray(thetad, dtype=float)
     tau = numpy.asarray(tau_m, dtype=float) * numpy.asarray(GEAR)
+    k, d = list(STIFFNESS), list(DAMPING){reads}
     spring = numpy.empty(len(ELASTIC_JOINTS))
     for j, i in enumerate(ELASTIC_JOINTS):
-        spring[j] = (STIFFNESS[i] * (theta[j] / GEAR[i] - q[i]) + DAMPING[i] * (thetad[j] / GEAR[i] - qd[i]))
+        spring[j] = (k[i] * (theta[j] / GEAR[i] - q[i]) + d[i] * (thetad[j] / GEAR[i] - qd[i]))
         tau[i] = spring[j]
     M = mass_matrix(q, p) + numpy.diag(REFLECTED)
     qdd = numpy.linalg.solve(M, tau - gravity(q, p) - bias(q, qd, p))
@@ -85,9 +108,13 @@ def _c_array(v) -> str:
     return "{" + ", ".join(f"{x:.17g}" for x in v) + "}"
 
 
-def elastic_c(model: Manipulator, prefix: str) -> tuple[str, str]:
-    """(source, header) text to append to the generated C library named ``prefix``."""
+def elastic_c(model: Manipulator, prefix: str, parameters: Sequence[str] = ()) -> tuple[str, str]:
+    """(source, header) text to append to the generated C library named ``prefix``; a stiffness or damping named
+    by one of ``parameters`` (the library's p order) is read from p."""
     c = elastic_constants(model)
+    named = named_entries(model, parameters)
+    reads = "".join(f"\n    {'k' if field == 'stiffness' else 'd'}[{i}] = p[{k}];"
+                    for field, entries in named.items() for i, k in entries)
     n, m = model.n, len(c["elastic"])
     elastic = "{" + ", ".join(str(i) for i in c["elastic"]) + "}"
     header = (f"\n/* elastic joints (docs/elastic.md): q'' and theta'' of the reduced model; theta, thetad hold the\n"
@@ -108,12 +135,12 @@ static const double reflected[{n}] = {_c_array(c["reflected"])};
 int {prefix}_elastic_forward(const double *q, const double *theta, const double *qd, const double *thetad,
                              const double *tau_m, const double *p, double *qdd, double *thetadd)
 {{
-    double M[{n * n}], g[{n}], h[{n}], tau[{n}], spring[{m}];
-    int i, j, k;
-    for (i = 0; i < {n}; i++) tau[i] = gear[i] * tau_m[i];
+    double M[{n * n}], g[{n}], h[{n}], tau[{n}], spring[{m}], k[{n}], d[{n}];
+    int i, j, r;
+    for (i = 0; i < {n}; i++) {{ tau[i] = gear[i] * tau_m[i]; k[i] = stiffness[i]; d[i] = damping[i]; }}{reads}
     for (j = 0; j < {m}; j++) {{
         i = elastic_joints[j];
-        spring[j] = stiffness[i] * (theta[j] / gear[i] - q[i]) + damping[i] * (thetad[j] / gear[i] - qd[i]);
+        spring[j] = k[i] * (theta[j] / gear[i] - q[i]) + d[i] * (thetad[j] / gear[i] - qd[i]);
         tau[i] = spring[j];
     }}
     {prefix}_mass_matrix(q, p, M);
@@ -123,21 +150,21 @@ int {prefix}_elastic_forward(const double *q, const double *theta, const double 
     /* Cholesky M = L L^T in place (lower triangle), then two triangular solves */
     for (j = 0; j < {n}; j++) {{
         double s = M[j * {n} + j];
-        for (k = 0; k < j; k++) s -= M[j * {n} + k] * M[j * {n} + k];
+        for (r = 0; r < j; r++) s -= M[j * {n} + r] * M[j * {n} + r];
         if (!(s > 0.0)) return -1;
         M[j * {n} + j] = sqrt(s);
         for (i = j + 1; i < {n}; i++) {{
             double t = M[i * {n} + j];
-            for (k = 0; k < j; k++) t -= M[i * {n} + k] * M[j * {n} + k];
+            for (r = 0; r < j; r++) t -= M[i * {n} + r] * M[j * {n} + r];
             M[i * {n} + j] = t / M[j * {n} + j];
         }}
     }}
     for (i = 0; i < {n}; i++) {{
-        for (k = 0; k < i; k++) qdd[i] -= M[i * {n} + k] * qdd[k];
+        for (r = 0; r < i; r++) qdd[i] -= M[i * {n} + r] * qdd[r];
         qdd[i] /= M[i * {n} + i];
     }}
     for (i = {n} - 1; i >= 0; i--) {{
-        for (k = i + 1; k < {n}; k++) qdd[i] -= M[k * {n} + i] * qdd[k];
+        for (r = i + 1; r < {n}; r++) qdd[i] -= M[r * {n} + i] * qdd[r];
         qdd[i] /= M[i * {n} + i];
     }}
     for (j = 0; j < {m}; j++) {{

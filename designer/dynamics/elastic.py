@@ -56,10 +56,9 @@ def elastic_terms(model: Manipulator) -> ElasticTerms:
             continue
         k, c = sp.Symbol(f"k_{j}", positive=True), sp.Symbol(f"d_{j}", nonnegative=True)
         th, thd, thdd = (sp.Symbol(f"theta{s}_{j}") for s in ("", "d", "dd"))
+        k, c = (_named(model, value, default, values) for value, default in ((d.stiffness, k), (d.damping, c)))
         s = k * (th / N - q) + (c * (thd / N - qd) if d.damping else 0)
-        values.update({k.name: d.stiffness, N.name: gear, Jm.name: rotor})
-        if d.damping:
-            values[c.name] = d.damping
+        values.update({N.name: gear, Jm.name: rotor})
         joints.append(i)
         spring.append(s)
         motor.append(Jm * thdd + s / N - taum)
@@ -67,6 +66,18 @@ def elastic_terms(model: Manipulator) -> ElasticTerms:
     if not joints:
         raise ValueError("no joint has a drive stiffness (drive data 'stiffness', N m/rad): the arm is rigid")
     return ElasticTerms(tuple(joints), tuple(spring), tuple(motor), tuple(link), values)
+
+
+def _named(model: Manipulator, value, default: sp.Symbol, values: dict[str, float]) -> sp.Expr:
+    """The symbol a drive field is written with: the project's own expression when it is named (``k2``,
+    valued by its parameters), else ``default`` (k_j, d_j) valued by the number."""
+    if isinstance(value, sp.Basic):
+        values.update({s.name: model.parameter_values.get(s.name, math.nan)
+                       for s in sorted(value.free_symbols, key=lambda s: s.name)})
+        return value
+    if value:
+        values[default.name] = value
+    return default
 
 
 def elastic_section(model: Manipulator, fmt: str) -> tuple[str, dict | None]:

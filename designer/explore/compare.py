@@ -28,9 +28,11 @@ def _diff(a: float, b: float) -> dict[str, float]:
 
 def compare(arm_a: NumericArm, arm_b: NumericArm, q: ArrayLike | None = None,
             ratings: Ratings | None = None, samples: int = 1000, sampling: Sampling | str = Sampling.SOBOL,
-            seed: int = 0, stats: Sequence[str] = ("max", "mean")) -> list[dict]:
+            seed: int = 0, stats: Sequence[str] = ("max", "mean"), ratings_b: Ratings | None = None) -> list[dict]:
     """Rows of differences: each metric component at the pose ``q`` (``where`` = "pose"), and each
-    metric's reduction summarised over workspace samples (``where`` = "workspace:<stat>")."""
+    metric's reduction summarised over workspace samples (``where`` = "workspace:<stat>"). ``ratings_b``:
+    design B's, when they differ (a named stiffness set for B); default ``ratings``."""
+    ratings_b = ratings if ratings_b is None else ratings_b
     if arm_a.n != arm_b.n:
         raise ValueError(f"the designs have {arm_a.n} and {arm_b.n} joints: compare arms of the same size")
     n = arm_a.n
@@ -39,7 +41,7 @@ def compare(arm_a: NumericArm, arm_b: NumericArm, q: ArrayLike | None = None,
     usable = []
     for name, metric in METRICS.items():
         try:
-            va, vb = compute(arm_a, [q], name, ratings)[0], compute(arm_b, [q], name, ratings)[0]
+            va, vb = compute(arm_a, [q], name, ratings)[0], compute(arm_b, [q], name, ratings_b)[0]
         except MetricError:
             continue
         usable.append(MetricSpec(metric))
@@ -50,7 +52,8 @@ def compare(arm_a: NumericArm, arm_b: NumericArm, q: ArrayLike | None = None,
             rows.append({"metric": label, "where": "pose",
                          **_diff(float(np.asarray(va)[idx]), float(np.asarray(vb)[idx]))})
     Q = sample_configurations(arm_a, samples, sampling, seed)
-    for spec, va, vb in zip(usable, evaluate_many(arm_a, Q, usable, ratings), evaluate_many(arm_b, Q, usable, ratings)):
+    for spec, va, vb in zip(usable, evaluate_many(arm_a, Q, usable, ratings),
+                            evaluate_many(arm_b, Q, usable, ratings_b)):
         sa, sb = summarize(va), summarize(vb)
         for s in stats:
             rows.append({"metric": spec.label, "where": f"workspace:{s}", **_diff(sa[s], sb[s])})

@@ -272,7 +272,7 @@ def _torque_bound(b, r):
 
 
 def _need_beams(b, name: str):
-    if not b.arm.beams:
+    if not getattr(b.arm, "beams", ()):   # a closed chain's ClosedArm has none
         raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
 
 

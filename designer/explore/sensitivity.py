@@ -29,6 +29,7 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .maps import sample_configurations
 from .metrics import MetricSpec, Ratings, evaluate, parse_metric
+from .elastic_metrics import design_ratings
 from .sweep import ArmFactory
 
 __all__ = ["Sensitivity", "sensitivity_at", "rank_parameters", "SYMBOLIC_METRICS"]
@@ -71,7 +72,10 @@ def _numeric_derivative(model, names, values, spec, q, ratings, k) -> np.ndarray
     up, down = list(base), list(base)
     up[k] += h
     down[k] -= h
-    return (evaluate(factory(up), q, spec, ratings) - evaluate(factory(down), q, spec, ratings)) / (2 * h)
+
+    def at(row):   # a named drive stiffness (k2) among the names moves the ratings' stiffness too
+        return evaluate(factory(row), q, spec, design_ratings(model, ratings or Ratings(), dict(zip(names, row))))
+    return (at(up) - at(down)) / (2 * h)
 
 
 def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: ArrayLike, ratings: Ratings | None = None,

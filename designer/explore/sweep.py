@@ -34,6 +34,7 @@ from ..model.manipulator import Manipulator, MissingParameterError
 from ..model.parts import link_beams, material_table, parts_of
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
+from .elastic_metrics import design_ratings
 from .maps import Sampling, sample_configurations, summarize
 from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse_metric
 
@@ -265,7 +266,8 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
                 samples[key] = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
             q = samples[key]
             values: dict[str, float] = {}
-            for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, spec.ratings)):
+            ratings = design_ratings(model, spec.ratings or Ratings(), {names[k]: row[k] for k in params})   # k2
+            for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, ratings)):
                 stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})
             tool = arm.tool_points(q) if hasattr(arm, "tool_points") else \

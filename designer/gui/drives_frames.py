@@ -16,7 +16,8 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from ..model import Drive, ExpressionError, Pose
-from ..model.extras import DRIVE_FIELDS
+from ..model.expr import parse_expr
+from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS
 from .cells import ExprTableModel, parse_number
 from .params import _table as table_view
 
@@ -42,7 +43,8 @@ def drive_column(name: str) -> tuple[str, str, str, bool]:
 
 
 class DriveTableModel(ExprTableModel):
-    """One row per joint, one column per drive field; numbers only, never negative."""
+    """One row per joint, one column per drive field; numbers, never negative; the stiffness and damping may
+    be a parameter's name (``k2``: its value in the Parameters table, sweepable)."""
 
     def __init__(self, document, parent=None):
         self.fields = list(DRIVE_FIELDS)
@@ -75,14 +77,19 @@ class DriveTableModel(ExprTableModel):
     def extra_tooltip(self, row: int, col: int) -> str | None:
         label, rev, pri, _ = drive_column(self.fields[col])
         unit = rev if self.document.model.links[row].is_revolute else pri
-        return f"{label} of joint {row + 1}" + (f" ({unit})" if unit else "")
+        named = "; a number or a parameter's name (k2)" if self.fields[col] in ELASTIC_DRIVE_FIELDS else ""
+        return f"{label} of joint {row + 1}" + (f" ({unit})" if unit else "") + named
 
     def parse(self, row: int, col: int, text: str):
         if not text.strip():
             return None
         where = self.where(row, col)
-        value = parse_number(text, where)
         zero_ok = drive_column(self.fields[col])[3]
+        if self.fields[col] in ELASTIC_DRIVE_FIELDS:   # a stiffness or damping may be named (k2), a parameter
+            named = parse_expr(text, where)
+            if named.free_symbols:
+                return _checked_name(named, self.document.model.parameter_values, zero_ok, where)
+        value = parse_number(text, where)
         if value < 0 or (value == 0 and not zero_ok):
             raise ExpressionError(f"must be {'zero or more' if zero_ok else 'above zero'}, not {value:g}", where)
         return value
@@ -97,6 +104,16 @@ class DriveTableModel(ExprTableModel):
         shown = "not known" if value is None else self.typed
         self.document.apply(model.with_link(row, replace(link, drive=replace(drive, **{name: value}))),
                             f"Set {self.columns[col]} of joint {row + 1} to {shown}")
+
+
+def _checked_name(expr, values: dict[str, float], zero_ok: bool, where: str):
+    """A named drive value: kept when its parameters' values (if all given) make an allowed number."""
+    if all(sym.name in values for sym in expr.free_symbols):
+        value = float(expr.xreplace({sym: values[sym.name] for sym in expr.free_symbols}))
+        if value < 0 or (value == 0 and not zero_ok):
+            raise ExpressionError(f"{expr} = {value:g} with the parameters' values: must be "
+                                  f"{'zero or more' if zero_ok else 'above zero'}", where)
+    return expr
 
 
 _FRAME_ROWS = ("base", "tool")

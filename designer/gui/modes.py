@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
 from ..numeric.engine import arm_dynamics
+from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import locked_modes
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from . import arm_scene as scene
@@ -52,6 +53,10 @@ def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
     f = locked_modes(arm_dynamics(arm).M(q), joints, shapes=False).frequency
     low = f[0] if len(f) and np.isfinite(f[0]) else math.nan
     droop = 1e3 * float(np.linalg.norm(sag(arm, joints, q)))
+    if getattr(arm, "beams", ()):   # part-made links: their bending first, the line is elided on the right
+        bending = float(lowest_flex_frequency(arm, joints, q))
+        return (f"lowest natural frequency {bending:.3g} Hz ({low:.3g} Hz with rigid links; motors locked), "
+                f"tool sag {droop:.3g} mm")
     return f"lowest natural frequency {low:.3g} Hz (motors locked), tool sag {droop:.3g} mm"
 
 

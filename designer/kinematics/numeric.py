@@ -6,7 +6,7 @@ then cost only a few small matrix products per call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -184,13 +184,15 @@ def display_arm(model: Manipulator) -> NumericArm:
     """The model at its default values for drawing and plotting (the window's 3D view, sliders,
     read-out and coupling plots).
 
-    Symbols used only in the gravity vector may lack a value: geometry, M, B and C
-    do not depend on gravity, so they count as 0. Raises
+    Symbols used only in the gravity vector or in a drive's stiffness and damping may lack a value:
+    geometry, M, B and C do not depend on them, so they count as 0. Raises
     :class:`~designer.model.MissingParameterError` for any other symbol without a value.
     """
     elsewhere: set[str] = set()
     for link in model.links:
-        for e in link.expressions():
+        # a drive's named stiffness or damping (k2) does not move the arm either: without its value the arm
+        # is drawn and read out, and the elastic figures wait for it (they read the model's own values)
+        for e in replace(link, drive=None).expressions():
             elsewhere |= {s.name for s in e.free_symbols}
     for pm in model.point_masses:
         for e in (pm.mass, *pm.position):

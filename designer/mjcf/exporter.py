@@ -11,6 +11,8 @@ as for URDF.
 Drive data: ``armature`` = N^2 Jm (the reflected motor inertia, joint side), ``damping`` = viscous,
 ``frictionloss`` = Coulomb; a ``motor`` per joint with ``gear`` = N (1 without one) and, with a
 rated (else peak) torque T, ``ctrlrange`` = +-T / N, so the torque at the joint is at most T.
+An elastic joint's gearbox stiffness and damping are kept as ``<custom><numeric>`` data
+(:func:`_gearbox_numbers`).
 
 MuJoCo refuses a moving body whose mass or a principal moment is below 1e-15 (massless links of
 a spherical wrist, point masses): those get a floor of 1e-12 of the arm's largest (at least
@@ -26,6 +28,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ..model.drives import numeric_drives
 from ..model.manipulator import Manipulator
 from ..model.mechanism import parents_of, tool_link
 from ..urdf.exporter import exported, write_text
@@ -205,6 +208,7 @@ def mjcf_text(model: Manipulator) -> str:
         limit = (drive.rated_torque or drive.peak_torque) if drive else None
         if limit:
             motor.set("ctrlrange", _vec([-limit / gear, limit / gear]))
+    _gearbox_numbers(root, model, joint_names)
     if left_out:
         root.insert(0, ET.Comment(f" meshes MuJoCo cannot read left out ({', '.join(MESH_SUFFIXES)} only; convert "
                                   "them and add them by hand): " + ", ".join(left_out) + " "))
@@ -216,6 +220,18 @@ def mjcf_text(model: Manipulator) -> str:
                                   "(MuJoCo refuses a moving body without them) "))
     ET.indent(root)
     return '<?xml version="1.0"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _gearbox_numbers(root: ET.Element, model: Manipulator, joint_names: list[str]) -> None:
+    """The elastic joints' gearbox stiffness and damping as ``<custom><numeric>`` data (``stiffness_JOINT``,
+    ``damping_JOINT``; a named one at its parameter's value): MJCF's own joint ``stiffness`` is a spring to
+    ``springref``, not a gearbox between a rotor and its link, so it would be the wrong model."""
+    rows = [(f"{field}_{joint_names[i]}", value) for i, d in enumerate(numeric_drives(model)) if d is not None
+            for field in ("stiffness", "damping") if (value := getattr(d, field)) is not None]
+    if rows:
+        custom = ET.SubElement(root, "custom")
+        for name, value in rows:
+            ET.SubElement(custom, "numeric", name=name, data=_num(value))
 
 
 def export_mjcf(model: Manipulator, path) -> None:

@@ -8,15 +8,33 @@ dynamics returned, and says so in its report.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from .manipulator import Manipulator
+from .extras import Drive
+from .manipulator import Manipulator, MissingParameterError
 
 __all__ = ["drive_arrays", "drive_statement", "drive_values", "has_drive_terms", "symbolic_drive_terms",
-           "reflected_inertia", "friction_torque", "with_drives"]
+           "reflected_inertia", "friction_torque", "with_drives", "numeric_drives"]
+
+
+def numeric_drives(model: Manipulator, overrides=None, missing: float | None = None) -> list[Drive | None]:
+    """Each joint's drive with its named fields (a stiffness ``k2``) valued by the model's parameters and
+    ``overrides``; MissingParameterError names a parameter without a value, unless ``missing`` is given:
+    then such a field takes that value (NaN for a table that shows what is known)."""
+    values = {**model.parameter_values, **(overrides or {})}
+    if missing is not None:
+        values.update({name: missing for name in model.symbol_names() if name not in values})
+    out: list[Drive | None] = []
+    for link in model.links:
+        try:
+            out.append(None if link.drive is None else link.drive.resolved(values))
+        except KeyError as exc:
+            raise MissingParameterError(exc.args[0].split(", ")) from None
+    return out
 
 
 def drive_arrays(model: Manipulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -56,9 +74,10 @@ def drive_values(model: Manipulator) -> dict[str, Any]:
     since a rating must cover every joint. ``gear`` and ``rotor`` (N, Jm): an array when any
     joint has one, the others direct drive (N = 1) and without rotor (Jm = 0), as when not given.
     ``torque_kind`` is "rated" or "peak" (which one ``torque`` is), or None. ``stiffness``: an
-    array when any joint is elastic, inf at the rigid joints.
+    array when any joint is elastic, inf at the rigid joints (a named one at its parameter's value, NaN
+    while that parameter has none: the arm cannot be evaluated then anyway).
     """
-    drives = [link.drive for link in model.links]
+    drives = numeric_drives(model, missing=math.nan)
 
     def every(name: str) -> np.ndarray | None:
         values = [getattr(d, name) if d is not None else None for d in drives]

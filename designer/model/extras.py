@@ -8,12 +8,12 @@ said otherwise); every entry is optional.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import sympy as sp
 
-from .expr import to_expr
+from .expr import format_expr, to_expr
 
 __all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "pose_matrix", "rpy_from_matrix", "rpy_matrix"]
 
@@ -89,7 +89,10 @@ class Drive:
     ``stiffness`` k (N m/rad, N/m for a prismatic joint) and ``damping`` d (N m s/rad) make the joint
     elastic (project format version 3): the gearbox's torsional stiffness at the joint side, the
     catalogue figure, with the spring torque k (theta/N - q) + d (theta'/N - q') between the motor
-    angle theta (motor side) and the joint angle q (designer/numeric/elastic.py).
+    angle theta (motor side) and the joint angle q (designer/numeric/elastic.py). These two may be
+    named: a sympy expression of parameters (``k2``, ``2*k_gear``), valued by the model's
+    ``parameters`` like a link's mass, so that a sweep can vary them; a number is kept as a float.
+    ``resolved(values)`` gives the all-float drive that numeric work reads.
     """
 
     rated_torque: float | None = None
@@ -99,14 +102,50 @@ class Drive:
     motor_inertia: float | None = None
     viscous: float | None = None
     coulomb: float | None = None
-    stiffness: float | None = None
-    damping: float | None = None
+    stiffness: float | sp.Expr | None = None
+    damping: float | sp.Expr | None = None
 
     def __post_init__(self):
         for f in fields(self):
             v = getattr(self, f.name)
-            if v is not None:
-                object.__setattr__(self, f.name, float(v))
+            if v is None:
+                continue
+            if f.name in ELASTIC_DRIVE_FIELDS:
+                v = _named_or_float(v)
+            else:
+                v = float(v)
+            object.__setattr__(self, f.name, v)
+
+    # -- named (symbolic) stiffness and damping ------------------------------------------------
+    def expressions(self):
+        """The sympy expressions among the fields (a named stiffness or damping)."""
+        for name in ELASTIC_DRIVE_FIELDS:
+            v = getattr(self, name)
+            if isinstance(v, sp.Basic):
+                yield v
+
+    def map(self, fn) -> Drive:
+        """A copy with ``fn`` applied to the named fields (a substitution turns them into floats)."""
+        changes = {name: fn(getattr(self, name)) for name in ELASTIC_DRIVE_FIELDS
+                   if isinstance(getattr(self, name), sp.Basic)}
+        return replace(self, **changes) if changes else self
+
+    @property
+    def is_numeric(self) -> bool:
+        return not any(True for _ in self.expressions())
+
+    def resolved(self, values) -> Drive:
+        """The drive with its named fields valued by ``values`` ({name: float}); KeyError names a
+        missing one (the caller turns it into its own error)."""
+        if self.is_numeric:
+            return self
+
+        def value(e: sp.Expr) -> sp.Expr:
+            missing = sorted(s.name for s in e.free_symbols if s.name not in values)
+            if missing:
+                raise KeyError(", ".join(missing))
+            return e.xreplace({s: sp.Float(values[s.name]) for s in e.free_symbols})
+        return self.map(value)
 
     @property
     def is_empty(self) -> bool:
@@ -119,13 +158,25 @@ class Drive:
             return 0.0
         return self.gear_ratio ** 2 * self.motor_inertia
 
-    def as_dict(self) -> dict[str, float]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+    def as_dict(self) -> dict[str, float | str]:
+        """The fields that have a value, JSON-ready: numbers, and a named field's text."""
+        return {f.name: (format_expr(v) if isinstance(v, sp.Basic) else v)
+                for f in fields(self) if (v := getattr(self, f.name)) is not None}
 
 
 DRIVE_FIELDS = tuple(f.name for f in fields(Drive))
-#: the drive fields that project format version 3 added (an elastic joint)
+#: the drive fields that project format version 3 added (an elastic joint); they may be named
 ELASTIC_DRIVE_FIELDS = ("stiffness", "damping")
+
+
+def _named_or_float(v) -> float | sp.Expr:
+    """A float for a number (``"1e4"``, ``sympy.Float``), the expression for text or sympy with names."""
+    if isinstance(v, (str, sp.Basic)):
+        e = to_expr(v)
+        if e.free_symbols:
+            return e
+        return float(e)
+    return float(v)
 
 
 def rpy_from_matrix(R: np.ndarray) -> tuple[float, float, float]:

@@ -196,6 +196,8 @@ class Link:
         yield from (self.gamma, self.b)
         if self.part is not None:
             yield from self.part.expressions()
+        if self.drive is not None:   # a named gearbox stiffness or damping
+            yield from self.drive.expressions()
 
 
 @dataclass(frozen=True)
@@ -354,6 +356,7 @@ class Manipulator:
                 limits=None if link.limits is None else tuple(fn(v) for v in link.limits),
                 gamma=fn(link.gamma), b=fn(link.b),
                 part=None if link.part is None else link.part.map(fn),
+                drive=None if link.drive is None else link.drive.map(fn),
             )
         return replace(
             self,

@@ -57,6 +57,12 @@ def parameter_units(model: Manipulator) -> dict[str, str]:
         note((pm.mass,), MASS)
         note(pm.position, LENGTH)
     note(model.gravity, ACCELERATION)
+    for link in model.links:   # a named gearbox stiffness or damping (k2)
+        if link.drive is not None:
+            for name, (_, revolute, prismatic) in ELASTIC_DRIVE_UNITS.items():
+                v = getattr(link.drive, name)
+                if isinstance(v, sp.Basic):
+                    note((v,), revolute if link.is_revolute else prismatic)
     return {name: units.pop() for name, units in found.items() if len(units) == 1}
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
+import sympy as sp
 
 from .drives import drive_arrays
 from .evaluate import NotANumber, real_value
@@ -53,6 +54,9 @@ def _fields(model: Manipulator):
             yield from ((f"{w}.limits[{k}]", v) for k, v in enumerate(link.limits))
         if link.gamma != 0 or link.b != 0:
             yield from ((f"{w}.{k}", getattr(link, k)) for k in ("gamma", "b"))
+        if link.drive is not None:   # a named stiffness or damping (k2): checked at its parameter's value
+            yield from ((f"{w}.drive.{k}", v) for k in ("stiffness", "damping")
+                        if isinstance(v := getattr(link.drive, k), sp.Basic))
     yield from _loop_fields(model)
     yield from ((f"gravity[{k}]", g) for k, g in enumerate(model.gravity))
     for k, pm in enumerate(model.point_masses, start=1):
@@ -159,7 +163,7 @@ def validate(model: Manipulator) -> list[Problem]:
     for where, message in structure_problems(model):
         err(where, message)
 
-    _elastic_drives(model, err, warn)
+    _elastic_drives(model, err, warn, num)
     from .angles import exact_angles
     for where, value, angle in exact_angles(model).changed:
         if num.get(where) is not None:   # a field out of range is an error above, not an angle
@@ -188,23 +192,27 @@ def _triangle_broken(mat: np.ndarray, eig: np.ndarray, tol: float) -> str:
     return f"of its principal moments ({eig[0]:.4g} + {eig[1]:.4g} < {eig[2]:.4g})"
 
 
-def _elastic_drives(model: Manipulator, err, warn) -> None:
-    """An elastic joint's stiffness must be a positive finite number, its damping not negative; an
-    elastic joint without a motor inertia has a massless motor side (the simulation refuses it)."""
+def _elastic_drives(model: Manipulator, err, warn, num: dict[str, float | None]) -> None:
+    """An elastic joint's stiffness must be a positive finite number, its damping not negative (a named one
+    at its parameter's value; without a value it is not checked here); an elastic joint without a motor
+    inertia has a massless motor side (the simulation refuses it)."""
     for i, link in enumerate(model.links, start=1):
         drive = link.drive
         if drive is None:
             continue
         where = f"links[{i}].drive"
-        k, d = drive.stiffness, drive.damping
-        if k is not None and not (np.isfinite(k) and k > 0):
+        k, d = (num.get(f"{where}.{f}") if isinstance(v := getattr(drive, f), sp.Basic) else v
+                for f in ("stiffness", "damping"))
+        if drive.stiffness is not None and k is None:
+            pass   # named, no value yet: the missing parameter is reported as such
+        elif k is not None and not (np.isfinite(k) and k > 0):
             err(f"{where}.stiffness", f"must be a positive number (N m/rad), is {k:g}")
         elif k is not None and not drive.motor_inertia:
             warn(f"{where}.stiffness", "elastic joint without motor_inertia: its natural frequencies with "
                  "locked motors are defined, the elastic simulation needs the rotor inertia")
         if d is not None and not (np.isfinite(d) and d >= 0):
             err(f"{where}.damping", f"must be a number >= 0 (N m s/rad), is {d:g}")
-        elif d is not None and k is None:
+        elif d is not None and drive.stiffness is None:
             warn(f"{where}.damping", "damping without stiffness: the joint stays rigid and the damping is not used")
 
 

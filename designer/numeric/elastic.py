@@ -31,7 +31,8 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..kinematics import NumericArm
-from ..model.manipulator import Manipulator
+from ..model.drives import numeric_drives
+from ..model.manipulator import Manipulator, MissingParameterError
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 
 __all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints"]
@@ -105,10 +106,15 @@ class ElasticJoints:
 
 
 def elastic_joints(model: Manipulator) -> ElasticJoints:
-    """The elastic joints of a project's drive data (a joint without stiffness is rigid)."""
+    """The elastic joints of a project's drive data (a joint without stiffness is rigid; a named stiffness
+    at its parameter's value)."""
+    try:
+        drives = numeric_drives(model)
+    except MissingParameterError as exc:   # a named stiffness (k2) without its value
+        raise ElasticModelError(f"drive data: {exc}") from None
+
     def values(name: str):
-        return [None if l.drive is None or getattr(l.drive, name) is None else getattr(l.drive, name)
-                for l in model.links]
+        return [None if d is None else getattr(d, name) for d in drives]
 
     def arr(name: str, default: float):
         return np.array([default if v is None else v for v in values(name)], dtype=float)

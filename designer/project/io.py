@@ -177,8 +177,13 @@ class _Reader:
             self.fail(where, "unknown key(s) " + ", ".join(sorted(map(str, unknown))) +
                       " (use " + ", ".join(DRIVE_FIELDS) + ")")
             return None
-        out: dict[str, float] = {}
+        out: dict[str, Any] = {}
         for key, raw in value.items():
+            named = _named_drive_field(self, key, raw, f"{where}.{key}")
+            if named is not None:
+                if named is not _REFUSED:
+                    out[key] = named
+                continue
             number = self.number(raw, f"{where}.{key}")
             if number is None:
                 continue
@@ -430,6 +435,22 @@ def _elastic_fields_need_version_3(links_data, reader: _Reader) -> None:
         used = sorted(set(drive) & set(ELASTIC_DRIVE_FIELDS)) if isinstance(drive, dict) else []
         if used:
             reader.fail(f"links[{i}].drive", "field(s) " + ", ".join(used) + " need format version 3")
+
+
+def _named_drive_field(reader: _Reader, key: str, raw, where: str):
+    """A stiffness or damping given as a name or an expression of parameters (``"k2"``): that expression,
+    valued by ``parameters`` like any other (checked by validation at the parameter's value). None for
+    the other fields and for numbers, which the number checks take; _REFUSED for a text that is no
+    expression (the reader has said why)."""
+    if key not in ELASTIC_DRIVE_FIELDS or not isinstance(raw, str):
+        return None
+    expr = reader.expr(raw, where)
+    if expr is None:
+        return _REFUSED
+    return expr if expr.free_symbols else None
+
+
+_REFUSED = object()
 
 
 def _uses_elastic_joints(model: Manipulator) -> bool:

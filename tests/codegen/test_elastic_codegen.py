@@ -81,3 +81,51 @@ def test_elastic_code_without_stiffness_is_one_line(capsys):
     code = main(["codegen", str(robot_path("double_pendulum")), "--lang", "python", "--elastic", "--quiet"])
     err = capsys.readouterr().err
     assert code == 2 and "stiffness" in err and len(err.strip().splitlines()) == 1
+
+
+def _tube_states(model, count=4):
+    rng = np.random.default_rng(2)
+    ours = ElasticArm(NumericArm.from_model(model), elastic_joints(model))
+    for _ in range(count):
+        y = ours.equilibrium(rng.uniform(-1, 1, 3)) + 1e-3 * rng.normal(size=ours.size)
+        yield ours, y, rng.normal(size=3)
+
+
+def test_a_named_stiffness_is_read_from_p_in_python_and_c(tmp_path):
+    """The tube arm names its shoulder stiffness k2: the generated elastic_forward takes k2 from p (a value other
+    than the default changes it), as the numeric engine of the project with that value does."""
+    path = robot_path("tube_arm")
+    out = tmp_path / "tube.py"
+    assert main(["codegen", str(path), "--lang", "python", "--elastic", "--out", str(out), "--quiet"]) == 0
+    space: dict = {}
+    exec(compile(out.read_text(), str(out), "exec"), space)
+    names = list(space["PARAMETERS"])
+    model = load_project(path).with_parameter("k2", 2.0e4)
+    p = np.array([model.parameter_values[n] for n in names])
+    cc = shutil.which("cc")
+    if cc:
+        src = tmp_path / "tube.c"
+        assert main(["codegen", str(path), "--lang", "c", "--elastic", "--prefix", "tube", "--out", str(src),
+                     "--quiet"]) == 0
+        lib = tmp_path / "libtube.so"
+        subprocess.run([cc, "-O1", "-shared", "-fPIC", str(src), "-o", str(lib), "-lm"], check=True)
+        fn = ctypes.CDLL(str(lib)).tube_elastic_forward
+    P = ctypes.POINTER(ctypes.c_double)
+    for ours, y, tau_m in _tube_states(model):
+        q, th, qd, thd = (np.ascontiguousarray(a) for a in ours.split(y))
+        ref_qdd, ref_thdd = ours.accelerations(y, tau_m)
+        qdd, thdd = space["elastic_forward"](q, th, qd, thd, tau_m, p)
+        np.testing.assert_allclose(qdd, ref_qdd, rtol=1e-8, atol=1e-8)
+        np.testing.assert_allclose(thdd, ref_thdd, rtol=1e-8, atol=1e-8)
+        if cc:
+            qdd, thdd = np.zeros(3), np.zeros(3)
+            args = [a.ctypes.data_as(P) for a in (q, th, qd, thd, np.ascontiguousarray(tau_m), p)]
+            assert fn(*args, qdd.ctypes.data_as(P), thdd.ctypes.data_as(P)) == 0
+            np.testing.assert_allclose(qdd, ref_qdd, rtol=1e-8, atol=1e-8)
+            np.testing.assert_allclose(thdd, ref_thdd, rtol=1e-8, atol=1e-8)
+    # with the default k2 the spring of joint 2 differs: the value is not a constant written in
+    default = np.array([load_project(path).parameter_values[n] for n in names])
+    ours, y, tau_m = next(_tube_states(model))
+    q, th, qd, thd = ours.split(y)
+    assert not np.allclose(space["elastic_forward"](q, th, qd, thd, tau_m, default)[1],
+                           space["elastic_forward"](q, th, qd, thd, tau_m, p)[1])

@@ -40,7 +40,8 @@ def test_older_versions_refuse_the_elastic_fields(version):
         from_dict(d)
 
 
-@pytest.mark.parametrize("value, message", [(0, "positive"), (-5, "negative"), ("k", "number")])
+@pytest.mark.parametrize("value, message", [(0, "positive"), (-5, "negative"), ("k +", "syntax"),
+                                            ("q1", "joint variable")])
 def test_a_bad_stiffness_names_its_place(value, message):
     d = doc(version=3)
     d["links"][0]["drive"] = {"stiffness": value}
