@@ -2,12 +2,12 @@
 
 :class:`ClosedArm` stands where the metrics take a :class:`~designer.kinematics.NumericArm` (its
 actuated joints, their limits, the total mass) and gives :class:`ClosedBatch` for a block of
-actuated states: M_a, M_a^-1, G_a and the tool Jacobian in the actuated rates, so that the metrics
-built on them (coupling, effective inertias, condition number, Cartesian inertia, Yoshikawa's
-dynamic manipulability, gravity) and the A/B comparison work on a closed chain as on a serial arm.
-The Christoffel symbols and Lee's split (the coriolis and tra_share metrics) are not given for
-closed chains yet: those metrics are left out, as a metric lacking a rating is. A state where a
-loop cannot close gives NaN, which the summaries leave out.
+actuated states: M_a, M_a^-1, G_a, the tool Jacobian in the actuated rates, Lee's split of M_a and
+the Christoffel symbols of M_a (:mod:`designer.explore.closed_terms`), under the serial batch's
+names, so that every metric over them (coupling, effective inertias, condition number, Cartesian
+inertia, Yoshikawa's dynamic manipulability, coriolis, gravity, tra_share, torque_bound) and the
+A/B comparison work on a closed chain as on a serial arm. A state where a loop cannot close gives
+NaN, which the summaries leave out.
 
 The tool sits on the deepest leaf of the tree (the arm's end, not a parallelogram's coupler), with
 the model's ``tool`` pose on it.
@@ -22,7 +22,7 @@ import numpy as np
 from ..kinematics.closure import ClosureError
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
-from .metrics import MetricError
+from .closed_terms import bodies_of, lee_terms
 
 __all__ = ["ClosedArm", "ClosedBatch"]
 
@@ -39,6 +39,9 @@ class ClosedArm:
         depth = [len(tree.path(i)) for i in range(tree.n)]
         self.tool_link = max(range(tree.n), key=lambda i: (depth[i], i))
         self.tool = tree.arm.tool
+        self.gravity = tree.arm.gravity
+        #: links as parts (beam bending) are the serial arm's: a closed chain's links are rigid here
+        self.beams: tuple = ()
 
     def total_mass(self) -> float:
         return self.cd.tree.arm.total_mass()
@@ -61,7 +64,9 @@ class ClosedArm:
 
 
 class ClosedBatch:
-    """M, M_inv, G, tool_jacobian of a block of actuated states (N, n)."""
+    """The quantities of a block of actuated states (N, n), under the serial :class:`~designer.numeric.batch.Batch`'s
+    names: M, M_inv, G, tool_jacobian, D_tra, D_rot, gamma, dM, coriolis, lee_h, torque; NaN where a loop
+    cannot close."""
 
     def __init__(self, arm: ClosedArm, q: np.ndarray):
         self.arm, self.q, self.n = arm, q, arm.n
@@ -69,14 +74,18 @@ class ClosedBatch:
         self.M = np.full((N, n, n), np.nan)
         self.G = np.full((N, n), np.nan)
         self.tool_jacobian = np.full((N, 6, n), np.nan)
+        #: the closed tree pose and its W of each state (None where a loop cannot close)
+        self.closed: list[tuple[np.ndarray, np.ndarray] | None] = []
         guess = None
         for k, qa in enumerate(q):
             try:
                 guess = cd.positions(qa, guess)
             except ClosureError:
                 guess = None
+                self.closed.append(None)
                 continue
             W = cd.closure.W(guess)
+            self.closed.append((guess, W))
             self.M[k] = W.T @ cd.tree_M(guess) @ W
             zero = np.zeros(cd.n_tree)
             self.G[k] = W.T @ cd.tree_tau(guess, zero, zero, True)
@@ -84,17 +93,16 @@ class ClosedBatch:
             point = (T[arm.tool_link + 1] @ arm.tool)[:3, 3]
             self.tool_jacobian[k] = cd.tree.point_jacobian(T, cd.tree.joint_axes(T), point, arm.tool_link) @ W
 
+    @property
+    def size(self) -> int:
+        return len(self.q)
+
     def torque(self, qd, qdd) -> np.ndarray:
         """tau_a (N, n) at the batch's positions and these rates (NaN where a loop cannot close)."""
         out = np.full((len(self.q), self.n), np.nan)
-        guess = None
-        for k, (qa, v, a) in enumerate(zip(self.q, np.asarray(qd, float), np.asarray(qdd, float))):
-            try:
-                guess = self.arm.cd.positions(qa, guess)
-            except ClosureError:
-                guess = None
-                continue
-            out[k] = self.arm.cd.tau(qa, v, a, guess)
+        for k, (state, qa, v, a) in enumerate(zip(self.closed, self.q, np.asarray(qd, float), np.asarray(qdd, float))):
+            if state is not None:
+                out[k] = self.arm.cd.tau(qa, v, a, state[0])
         return out
 
     @cached_property
@@ -105,21 +113,45 @@ class ClosedBatch:
             out[ok] = np.linalg.pinv(self.M[ok])
         return out
 
-    def _missing(self, what: str):
-        raise MetricError(f"{what} of a closed chain: not computed yet (closed chains give the metrics over "
-                          "M_a, G_a and the tool Jacobian)")
+    # -- Lee's split and the Christoffel symbols (explore/closed_terms.py) --------------
+    @cached_property
+    def _lee(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        N, n = len(self.q), self.n
+        D_tra, D_rot = np.full((N, n, n), np.nan), np.full((N, n, n), np.nan)
+        g_tra, g_rot = np.full((N, n, n, n), np.nan), np.full((N, n, n, n), np.nan)
+        bodies = bodies_of(self.arm.cd)
+        for k, state in enumerate(self.closed):
+            if state is not None:
+                t = lee_terms(self.arm.cd, bodies, *state)
+                D_tra[k], D_rot[k], g_tra[k], g_rot[k] = t.D_tra, t.D_rot, t.gamma_tra, t.gamma_rot
+        return D_tra, D_rot, g_tra, g_rot
 
     @property
-    def gamma(self):
-        self._missing("the Christoffel symbols")
+    def D_tra(self) -> np.ndarray:
+        """(N, n, n) Lee's translational part of M_a: W^T sum m Jv^T Jv W."""
+        return self._lee[0]
 
     @property
-    def D_rot(self):
-        self._missing("Lee's split")
+    def D_rot(self) -> np.ndarray:
+        """(N, n, n) Lee's rotational part of M_a: W^T sum Jw^T I Jw W."""
+        return self._lee[1]
 
-    @property
-    def D_tra(self):
-        self._missing("Lee's split")
+    @cached_property
+    def gamma(self) -> np.ndarray:
+        """(N, n, n, n) Christoffel symbols of M_a, symmetric in the last two indices: h_a,i = qd^T Gamma_i qd."""
+        return self._lee[2] + self._lee[3]
 
-    def lee_h(self, speed):
-        self._missing("Lee's split")
+    @cached_property
+    def dM(self) -> np.ndarray:
+        """(N, n, n, n) dM_a,ij / dq_a,k = Gamma_ijk + Gamma_jik."""
+        return self.gamma + np.swapaxes(self.gamma, 1, 2)
+
+    def coriolis(self, qd) -> np.ndarray:
+        """h_a (N, n) = qd^T Gamma_i qd for one velocity (n,) or one per state (N, n)."""
+        qd = np.broadcast_to(np.asarray(qd, float), (self.size, self.n))
+        return np.einsum("nijk,nj,nk->ni", self.gamma, qd, qd)
+
+    def lee_h(self, qd) -> tuple[np.ndarray, np.ndarray]:
+        """Lee's (H_tra, H_rot), each (N, n): the velocity torques of the two kinetic-energy parts."""
+        qd = np.broadcast_to(np.asarray(qd, float), (self.size, self.n))
+        return tuple(np.einsum("nijk,nj,nk->ni", g, qd, qd) for g in self._lee[2:])  # type: ignore[return-value]

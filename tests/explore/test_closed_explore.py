@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from designer.cli import main
 from designer.explore.closed import ClosedArm
@@ -43,8 +44,12 @@ def test_compare_a_serial_and_a_closed_design(capsys):
                  str(robot_path("palletizer_parallelogram")), "--samples", "64", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "coupling" in out and "gravity" in out and "total_mass" in out
-    # a metric a closed chain does not give yet is left out, not an error
-    assert "tra_share" not in out
+    # Lee's split of a closed chain too: the parallelogram moves the forearm with the crank alone, so
+    # the shoulder-elbow coupling has no rotational part (tra_share[2,3] = 1)
+    import json
+    rows = {r["metric"]: r for r in json.loads(out)["rows"] if r["where"] == "pose"}
+    assert rows["tra_share[2,3]"]["B"] == pytest.approx(1.0, abs=1e-12)
+    assert rows["tra_share[2,3]"]["A"] < 0.99     # the serial forearm turns with the shoulder
 
 
 def test_map_of_a_closed_chain_at_samples_and_on_a_grid(capsys):

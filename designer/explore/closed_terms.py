@@ -1,0 +1,138 @@
+"""Lee's split and the Christoffel symbols of a closed chain in its actuated coordinates, at one state.
+
+Each link and each point mass is a body b (a point mass translates only), as in the serial batch
+(:mod:`designer.numeric.batch`). With Jv_b, Jw_b its centre's Jacobians on the spanning tree and
+W = d q_tree / d q_a, Lee's parts of M_a are
+
+    D_tra = W^T (sum_b m_b Jv_b^T Jv_b) W,   D_rot = W^T (sum_b Jw_b^T I_b Jw_b) W   (I_b in frame 0).
+
+Their velocity torques are those of each kinetic-energy part on its own: in minimal coordinates a
+holonomic closed chain is a Lagrangian system, and the Euler-Lagrange terms of 1/2 v^T D v are
+
+    H_tra(v) = W^T sum_b m_b Jv_b^T a_b,   H_rot(v) = W^T sum_b Jw_b^T (I_b al_b + w_b x I_b w_b),
+
+with a_b, w_b, al_b the centre's acceleration and the body's angular velocity and acceleration at
+the actuated rates v and zero actuated accelerations (qd_tree = W v, qdd_tree = W' v from the loops'
+second-order terms). Both are exact quadratic forms in v, so their Christoffel symbols follow by
+polarization at unit rates, Gamma_ijj = H_i(e_j), Gamma_ijk = (H_i(e_j + e_k) - H_i(e_j) - H_i(e_k)) / 2,
+with no finite differences: n (n + 1) / 2 rate vectors per state. Their sum is the projected
+h_a = W^T (M W' v + h) of :class:`~designer.numeric.closed.ClosedDynamics` (the tests check it, and
+Gamma against central differences of M_a and the skew symmetry of M_a' - 2 C_a).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..numeric.closed import ClosedDynamics
+
+__all__ = ["Bodies", "bodies_of", "lee_terms", "polarization_rates"]
+
+
+@dataclass(frozen=True)
+class Bodies:
+    """Every body of the tree: its link (0-based), mass, centre (link frame) and inertia about it."""
+
+    link: np.ndarray      # (B,)
+    mass: np.ndarray      # (B,)
+    com: np.ndarray       # (B, 3)
+    inertia: np.ndarray   # (B, 3, 3)
+
+
+def bodies_of(cd: ClosedDynamics) -> Bodies:
+    """The links, then the point masses (no inertia about their own centre), as the serial batch has them."""
+    arm = cd.tree.arm
+    pm = arm.point_masses
+    n = arm.n
+    return Bodies(np.concatenate([np.arange(n), np.array([p[0] for p in pm], dtype=int)]),
+                  np.concatenate([np.asarray(arm.mass, float), np.array([p[1] for p in pm], float)]),
+                  np.concatenate([np.asarray(arm.com, float).reshape(n, 3),
+                                  np.array([p[2] for p in pm], float).reshape(len(pm), 3)]),
+                  np.concatenate([np.asarray(arm.inertia, float).reshape(n, 3, 3), np.zeros((len(pm), 3, 3))]))
+
+
+def polarization_rates(n: int) -> tuple[np.ndarray, list[tuple[int, int, int, int, int]]]:
+    """(the rate vectors e_j and e_j + e_k, j < k; for each pair (j, k) the rows of e_j + e_k, e_j and e_k)."""
+    eye = np.eye(n)
+    rows = [eye[j] for j in range(n)]
+    pairs = []
+    for j in range(n):
+        for k in range(j + 1, n):
+            pairs.append((j, k, len(rows), j, k))
+            rows.append(eye[j] + eye[k])
+    return np.array(rows).reshape(-1, n), pairs
+
+
+def _christoffel(H: np.ndarray, n: int, pairs) -> np.ndarray:
+    """Gamma (n, n, n), [i, j, k], from the velocity torques H (rates, n) at the polarization rates."""
+    G = np.zeros((n, n, n))
+    for j in range(n):
+        G[:, j, j] = H[j]
+    for j, k, both, rj, rk in pairs:
+        G[:, j, k] = G[:, k, j] = 0.5 * (H[both] - H[rj] - H[rk])
+    return G
+
+
+@dataclass(frozen=True)
+class LeeTerms:
+    """One closed state's D_tra, D_rot (n, n) and the Christoffel symbols of each (n, n, n)."""
+
+    D_tra: np.ndarray
+    D_rot: np.ndarray
+    gamma_tra: np.ndarray
+    gamma_rot: np.ndarray
+
+
+def lee_terms(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) -> LeeTerms:
+    """Lee's parts and their Christoffel symbols at the closed tree pose ``q`` with its W."""
+    tree = cd.tree
+    T = tree.frames(q)
+    axes = tree.joint_axes(T)
+    R = T[bodies.link + 1, :3, :3]
+    p = np.einsum("bij,bj->bi", R, bodies.com) + T[bodies.link + 1, :3, 3]
+    Iw = R @ bodies.inertia @ np.swapaxes(R, 1, 2)
+    J = np.array([tree.point_jacobian(T, axes, p[b], int(bodies.link[b])) for b in range(len(bodies.mass))])
+    Jv, Jw = J[:, :3] @ W, J[:, 3:] @ W                            # (B, 3, n_a): in the actuated rates
+    D_tra = np.einsum("b,bki,bkj->ij", bodies.mass, Jv, Jv)
+    D_rot = np.einsum("bki,bkl,blj->ij", Jw, Iw, Jw)
+    n = W.shape[1]
+    rates, pairs = polarization_rates(n)
+    a, w, al = _body_motion(cd, T, axes, q, rates @ W.T, bodies, p)   # (R, B, 3) each
+    H_tra = np.einsum("b,bki,rbk->ri", bodies.mass, Jv, a)
+    Iw_w = np.einsum("bkl,rbl->rbk", Iw, w)
+    H_rot = np.einsum("bki,rbk->ri", Jw, np.einsum("bkl,rbl->rbk", Iw, al) + _cross(w, Iw_w))
+    return LeeTerms(D_tra, D_rot, _christoffel(H_tra, n, pairs), _christoffel(H_rot, n, pairs))
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis (np.cross's axis handling is most of the time on these small arrays)."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _body_motion(cd: ClosedDynamics, T, axes, q, qd, bodies: Bodies, p):
+    """(a, w, al), each (R, B, 3): each body centre's acceleration and the body's angular velocity and
+    acceleration at the tree rates qd (R, n), with the loops' passive accelerations at zero actuated ones.
+    The outward recursion of :meth:`TreeArm.spatial` over all R rates at once (spatial velocity
+    (w, v at frame 0's origin)), plus each joint's S qdd."""
+    tree = cd.tree
+    R, n = qd.shape
+    qdd = np.array([cd.closure.bias(q, v) for v in qd]) if cd.closure.linear is None else np.zeros((R, n))
+    origins, z = axes
+    V, A = np.zeros((R, n + 1, 6)), np.zeros((R, n + 1, 6))
+    for i in range(n):                 # parents come before their children
+        par = tree.parent[i] + 1
+        S = np.concatenate([z[i], np.cross(origins[i], z[i])]) if tree.arm.revolute[i] \
+            else np.concatenate([np.zeros(3), z[i]])
+        Sq = S[None, :] * qd[:, i, None]
+        w, v = V[:, par, :3], V[:, par, 3:]
+        A[:, i + 1] = A[:, par] + S[None, :] * qdd[:, i, None]
+        A[:, i + 1, :3] += _cross(w, Sq[:, :3])
+        A[:, i + 1, 3:] += _cross(w, Sq[:, 3:]) + _cross(v, Sq[:, :3])
+        V[:, i + 1] = V[:, par] + Sq
+    body = bodies.link + 1
+    w, v0, al, a0 = V[:, body, :3], V[:, body, 3:], A[:, body, :3], A[:, body, 3:]
+    a = a0 + _cross(al, p[None]) + _cross(w, v0 + _cross(w, p[None]))
+    return a, w, al
