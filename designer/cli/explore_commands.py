@@ -139,7 +139,7 @@ def cmd_conditions(args) -> int:
     from ..explore.conditions import apply_condition, find_conditions_job
     from ..jobs import run
     from ..project import save_project
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
     targets = None
     if args.target:
         targets = [tuple(int(v) for v in t.split(",")) if all(v.strip().isdigit() for v in t.split(","))
@@ -176,7 +176,7 @@ def _bad_target(text: str):
 def cmd_significance(args) -> int:
     from ..explore.significance import significance_job
     from ..jobs import NEVER, run
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
     v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
@@ -204,7 +204,7 @@ def _motion(args, n: int, arm=None):
     if args.trajectory:
         return read_trajectory(args.trajectory, n)
     if args.iso_cube or args.cube_centre or args.cube_edge:
-        return _cube_motion(args, arm if arm is not None else model_and_arm(args)[1])
+        return _cube_motion(args, arm if arm is not None else model_and_arm(args, closed=True)[1])
     if args.q_from or args.q_to:
         if not (args.q_from and args.q_to):
             raise UserError("give both --from and --to for a quintic move")
@@ -227,18 +227,12 @@ def _cube_motion(args, arm):
 def cmd_sizing(args) -> int:
     from ..explore.sizing import size_motors
     model, arm = model_and_arm(args, closed=True)
-    if not model.is_serial and args.iso_cube:
-        raise UserError(f"{args.project}: sizing --iso-cube: not for closed chains yet (give --trajectory or a move)")
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
 
-    def drive(what: str, given):
-        value = from_drives(model, what, given, f"--{what}")
-        # a closed chain's drive data are per tree joint; its motors are those of the actuated ones
-        return value[list(arm.cd.act)] if value is not None and not model.is_serial else value
-    res = size_motors(arm, traj, drive("gear", vector(args.gear, arm.n, "--gear")),
-                      drive("rotor", vector(args.rotor, arm.n, "--rotor")))
+    res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
+                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
     table = res.table()
     series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
                **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},
@@ -250,7 +244,7 @@ def cmd_sizing(args) -> int:
 def cmd_payload(args) -> int:
     from ..explore.maps import sample_configurations
     from ..explore.sizing import payload_envelope
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     torque = from_drives(model, "torque", vector(args.torque, arm.n, "--torque"), "--torque")
     if torque is None:
         raise UserError("payload: give the rated torques with --torque (or drive data in the project)")
@@ -273,7 +267,7 @@ def cmd_payload(args) -> int:
 
 def cmd_sensitivity(args) -> int:
     from ..explore.sensitivity import rank_parameters
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     if args.samples < 1:
         raise UserError("--samples must be at least 1")
     ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n, model), args.samples)

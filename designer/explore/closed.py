@@ -15,12 +15,13 @@ the model's ``tool`` pose on it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 
 import numpy as np
 
 from ..kinematics.closure import ClosureError
-from ..model.manipulator import Manipulator
+from ..model.manipulator import Manipulator, PointMass
 from ..numeric.closed import ClosedDynamics
 from .closed_terms import bodies_of, lee_terms
 
@@ -31,6 +32,7 @@ class ClosedArm:
     """A closed chain in the metrics' terms; ``n`` is the number of actuated joints."""
 
     def __init__(self, model: Manipulator, overrides=None):
+        self.model, self.overrides = model, overrides
         self.cd = ClosedDynamics(model, overrides)
         tree = self.cd.tree
         self.n = self.cd.n
@@ -43,8 +45,34 @@ class ClosedArm:
         #: links as parts (beam bending) are the serial arm's: a closed chain's links are rigid here
         self.beams: tuple = ()
 
+    def with_load(self, mass: float, position) -> ClosedArm:
+        """This mechanism with a point mass (kg) at ``position`` (m) in the tool link's frame (a payload)."""
+        load = PointMass(self.tool_link + 1, mass, tuple(float(v) for v in position))
+        return ClosedArm(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides)
+
     def total_mass(self) -> float:
         return self.cd.tree.arm.total_mass()
+
+    # -- one pose, as NumericArm has them (the ISO 9283 cube's inverse kinematics, fk) ---------
+    def closed_pose(self, q) -> np.ndarray:
+        """The tree's joint values closing the loops at the actuated values q (ClosureError where they cannot),
+        continuing from the last pose asked for (a path stays on its branch)."""
+        self._last = self.cd.positions(q, getattr(self, "_last", None))
+        return self._last
+
+    def tool_in_base(self, q) -> np.ndarray:
+        """(4, 4) the tool frame in frame 0 at actuated values q; NaN where a loop cannot close (so that an
+        inverse-kinematics step there is refused as one that does not lower the error)."""
+        try:
+            T = self.cd.tree.frames(self.closed_pose(q))
+        except ClosureError:
+            self._last = None
+            return np.full((4, 4), np.nan)
+        return T[self.tool_link + 1] @ self.tool
+
+    def tool_jacobian(self, q) -> np.ndarray:
+        """(6, n) [v; w] of the tool point in the actuated rates at q (NaN where a loop cannot close)."""
+        return self.batch([q]).tool_jacobian[0]
 
     def tool_points(self, Q) -> np.ndarray:
         """(N, 3) the tool point in frame 0 at actuated states Q (N, n); NaN where a loop cannot close."""

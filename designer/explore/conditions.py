@@ -28,6 +28,7 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator
+from .sweep import joint_count
 
 __all__ = ["Kind", "Condition", "ConditionResult", "trig_coefficients", "find_conditions", "find_conditions_job",
            "apply_condition", "default_unknowns"]
@@ -230,22 +231,20 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
         Already derived :class:`~designer.dynamics.results.Equations` of the model (else derived here).
     """
     kind = Kind(kind)
-    pairs = _targets(kind, model.n, targets)
+    pairs = _targets(kind, joint_count(model), targets)
     if equations is None and unknowns is None and not model.free_symbols():
         yield Progress("checking M and G at random poses", 0.0)
         return _numeric_check(model, kind, pairs)
     if equations is None:
-        from ..dynamics.engine import derive
-        from ..dynamics.results import Method, SimplifyMode
         yield Progress("deriving M and G", 0.0)
         token.check()
-        equations = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
+        equations = _lagrange(model, token)
     eqs: list[sp.Expr] = []
     for k, t in enumerate(pairs):
         yield Progress("coefficient equations", 0.1 + 0.1 * k / len(pairs), f"entry {t}")
         token.check()
         entry = equations.gravity[t[0] - 1] if kind is Kind.BALANCED else equations.mass_matrix[t[0] - 1, t[1] - 1]
-        coeffs = trig_coefficients(entry, model)
+        coeffs = trig_coefficients(entry, equations.model)   # a closed chain's: its actuated joints
         for monom, c in coeffs.items():
             if kind is Kind.INVARIANT and not any(monom):
                 continue
@@ -286,6 +285,21 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
     return ConditionResult(kind, tuple(pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
 
 
+def _lagrange(model: Manipulator, token: CancelToken):
+    """M and G in closed form: a serial arm's, or a closed chain's in its actuated joints (parallelograms:
+    :mod:`designer.dynamics.closed_form`); a four-bar has none, which the error says."""
+    from ..dynamics.results import Method, SimplifyMode
+    if model.is_serial:
+        from ..dynamics.engine import derive
+        return derive(model, Method.LAGRANGE, SimplifyMode.OFF)
+    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
+    try:
+        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.OFF, token=token)
+    except NotLinearClosure:
+        raise ValueError("the loops do not close linearly (a four-bar), so M and G have no closed form in the "
+                         "actuated joints to solve for parameter relations") from None
+
+
 def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResult:
     """A model without symbols has nothing to solve for: whether the condition holds, from M and G at
     random poses (the closed forms of a 12-joint arm, derived only to be compared with 0, took longer
@@ -296,9 +310,14 @@ def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResu
     from ..numeric.batch import Batch
     if not pairs:   # a one-joint arm has no pair to decouple
         return ConditionResult(kind, (), (), (), (), (), already=True)
-    arm = NumericArm.from_model(model)
+    from .closed import ClosedArm
+    from .metrics import batch_of
+    arm = NumericArm.from_model(model) if model.is_serial else ClosedArm(model)
     rng = np.random.default_rng(0)
-    b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, model.n)))
+    if model.is_serial:
+        b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, arm.n)))
+    else:   # a four-bar's crank may not turn all the way: states near the nominal pose, where the loops close
+        b = batch_of(arm, rng.uniform(-0.5, 0.5, (8, arm.n)))
     if kind is Kind.BALANCED:
         values = np.stack([b.G[:, t[0] - 1] for t in pairs], axis=1)
         scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(arm.gravity)), 1e-300)

@@ -166,7 +166,9 @@ def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, q
     over = np.any(np.abs(tau0) > T * (1 + 1e-12))
     out = np.empty(len(offsets))
     for k, r in enumerate(np.asarray(offsets, float).reshape(-1, 3)):
-        loaded = replace(arm, point_masses=arm.point_masses + ((arm.n - 1, 1.0, r),))
+        # a closed chain's payload sits on its tool link (explore/closed.py)
+        loaded = arm.with_load(1.0, r) if hasattr(arm, "with_load") else \
+            replace(arm, point_masses=arm.point_masses + ((arm.n - 1, 1.0, r),))
         tau1 = _torque(loaded, q, qd, qdd) - tau0
         if over:
             out[k] = 0.0
@@ -174,5 +176,6 @@ def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, q
         mag = np.abs(tau1)
         with np.errstate(divide="ignore", invalid="ignore"):
             limit = np.where(mag > 1e-12 * (1 + np.abs(tau0)), (T - np.sign(tau1) * tau0) / mag, np.inf)
-        out[k] = max(0.0, float(limit.min()))
+        # a state where a closed chain's loop cannot close (NaN) bounds nothing
+        out[k] = max(0.0, float(np.nanmin(limit)))
     return out
