@@ -274,6 +274,11 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
                        f"for {', '.join(s.name for s in attempt)}")
         token.check()
         kept, rejected = [], []
+        # sympy.solve passes over an equation that none of the unknowns enters: it must hold by itself
+        unmet = [e for e in eqs if not (e.free_symbols & set(attempt))]
+        if unmet:
+            rejected = [f"needs {sp.sstr(unmet[0])} = 0, which none of {', '.join(s.name for s in attempt)} enters"]
+            continue
         for sol in sp.solve(eqs, attempt, dict=True):
             ok, note = _admissible(model, sol)
             if ok:

@@ -101,4 +101,3 @@ def test_sizing_along_a_move_of_a_closed_chain(capsys):
     traj = quintic(np.zeros(4), np.array([1, 0.3, -0.3, 0.5]), 1.5, 21)
     tau = np.array([cd.tau(q, qd, qdd) for q, qd, qdd in zip(traj.q, traj.qd, traj.qdd)])
     assert np.allclose([float(r["peak_torque"]) for r in rows], np.abs(tau).max(axis=0))
-    assert main(["explore", project, "sizing", "--iso-cube"]) == 2
