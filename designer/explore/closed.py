@@ -38,6 +38,8 @@ class ClosedArm:
         self.n = self.cd.n
         self.revolute = tree.arm.revolute[self.cd.act]
         self.limits = tree.arm.limits[self.cd.act]
+        #: the actuated joints' link numbers (1-based), how eval and explore name them (explore/joint_names.py)
+        self.joint_numbers = tuple(int(i) + 1 for i in self.cd.act)
         depth = [len(tree.path(i)) for i in range(tree.n)]
         self.tool_link = max(range(tree.n), key=lambda i: (depth[i], i))
         self.tool = tree.arm.tool

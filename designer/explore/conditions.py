@@ -28,6 +28,7 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator
+from .joint_names import joint_position, model_joint_numbers
 from .sweep import joint_count
 
 __all__ = ["Kind", "Condition", "ConditionResult", "trig_coefficients", "find_conditions", "find_conditions_job",
@@ -54,7 +55,7 @@ class Condition:
 @dataclass(frozen=True)
 class ConditionResult:
     kind: Kind
-    targets: tuple[tuple[int, ...], ...]   # 1-based entries of M or joints of G
+    targets: tuple[tuple[int, ...], ...]   # entries of M or joints of G by joint name (1-based; closed: links)
     equations: tuple[sp.Expr, ...]         # the coefficient equations (each == 0)
     unknowns: tuple[sp.Symbol, ...]
     conditions: tuple[Condition, ...]
@@ -224,13 +225,18 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
     Parameters
     ----------
     targets:
-        1-based entries (i, j) of M, or joints i of G; default all (off-diagonal ones for decoupling).
+        1-based entries (i, j) of M, or joints i of G; default all (off-diagonal ones for decoupling). A
+        closed chain's actuated joints by their link numbers (explore/joint_names.py).
     unknowns:
         Names of the parameters to solve for; default :func:`default_unknowns`.
     equations:
         Already derived :class:`~designer.dynamics.results.Equations` of the model (else derived here).
     """
     kind = Kind(kind)
+    if targets and not model.is_serial:   # a closed chain's joints by their link numbers: to their places
+        numbers = model_joint_numbers(model)
+        targets = [tuple(joint_position(int(v), numbers, f"{kind.value}: entry {t}") + 1
+                         for v in ((t,) if isinstance(t, int) else t)) for t in targets]
     pairs = _targets(kind, joint_count(model), targets)
     if equations is None and unknowns is None and not model.free_symbols():
         yield Progress("checking M and G at random poses", 0.0)
@@ -257,7 +263,7 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
         if s.name not in names:
             raise ValueError(f"'{s.name}' is not a parameter of the model")
     if not eqs:
-        return ConditionResult(kind, tuple(pairs), (), tuple(syms), (), (), already=True)
+        return ConditionResult(kind, _named(model, pairs), (), tuple(syms), (), (), already=True)
     # By default solve for positions first (a counterweight's place), then add inertias, then masses:
     # the first tier with an admissible solution answers.
     if unknowns is None:
@@ -287,7 +293,13 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
                 rejected.append(note)
         if kept:
             break
-    return ConditionResult(kind, tuple(pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
+    return ConditionResult(kind, _named(model, pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
+
+
+def _named(model: Manipulator, pairs) -> tuple[tuple[int, ...], ...]:
+    """The targets by the joints' names: a closed chain's link numbers (explore/joint_names.py)."""
+    numbers = model_joint_numbers(model)
+    return tuple(tuple(numbers[v - 1] for v in t) for t in pairs)
 
 
 def _lagrange(model: Manipulator, token: CancelToken):
@@ -333,7 +345,7 @@ def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResu
             values = values - values[:1]
     holds = bool(np.all(np.abs(values) <= 1e-9 * scale))
     note = () if holds else ("it does not hold, and the model has no symbolic parameters to solve for",)
-    return ConditionResult(kind, tuple(pairs), (), (), (), note, already=holds)
+    return ConditionResult(kind, _named(model, pairs), (), (), (), note, already=holds)
 
 
 def apply_condition(model: Manipulator, condition: Condition | dict) -> Manipulator:

@@ -31,6 +31,7 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .maps import sample_configurations
 from .metrics import MetricSpec, Ratings, evaluate, parse_metric
+from .joint_names import model_joint_numbers
 from .sweep import _factory, joint_count
 
 __all__ = ["Sensitivity", "sensitivity_at", "rank_parameters", "SYMBOLIC_METRICS"]
@@ -90,7 +91,7 @@ def _numeric_derivative(model, names, values, spec, q, ratings, k) -> np.ndarray
 def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: ArrayLike, ratings: Ratings | None = None,
                    parameters: Sequence[str] | None = None) -> list[Sensitivity]:
     """d metric / d p at the configuration ``q`` for each parameter (default: all with values)."""
-    spec = parse_metric(spec, joint_count(model)) if isinstance(spec, str) else spec
+    spec = parse_metric(spec, joint_count(model), model_joint_numbers(model)) if isinstance(spec, str) else spec
     values = model.parameter_values
     names = list(parameters) if parameters else [n for n in model.symbol_names() if n in values]
     missing = [n for n in names if n not in values]
@@ -120,7 +121,7 @@ def rank_parameters(model: Manipulator, spec: MetricSpec | str, q: ArrayLike | N
                     parameters: Sequence[str] | None = None) -> list[Sensitivity]:
     """Parameters by influence over workspace samples (largest first), with the derivative at ``q``
     (default: all joints at zero)."""
-    spec = parse_metric(spec, joint_count(model)) if isinstance(spec, str) else spec
+    spec = parse_metric(spec, joint_count(model), model_joint_numbers(model)) if isinstance(spec, str) else spec
     q0 = np.zeros(joint_count(model)) if q is None else np.asarray(q, float)
     at = sensitivity_at(model, spec, q0, ratings, parameters)
     names = [s.parameter for s in at]

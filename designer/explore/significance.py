@@ -21,6 +21,7 @@ over Sobol samples, so the bound is checked afterwards on fresh random states.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..jobs import NEVER, CancelToken, Job, Progress
 from ..jobs.interrupt import interruptible
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
+from .joint_names import joint_label
 from .metrics import batch_of
 from .maps import Sampling, joint_limits, sample_configurations
 
@@ -51,13 +53,17 @@ class Term:
 
     @property
     def label(self) -> str:
-        i = self.joint + 1
+        return self.label_in()
+
+    def label_in(self, numbers: Sequence[int] = ()) -> str:
+        """The label with the joints named by ``numbers`` (a closed chain's link numbers), else 1..n."""
+        i = joint_label(self.joint, numbers)
         if self.matrix == "G":
             return f"G_{i}"
         if self.matrix == "B":
-            j, k = (v + 1 for v in self.index)
+            j, k = (joint_label(v, numbers) for v in self.index)
             return f"B_{i},{j}{k}"
-        return f"{self.matrix}_{i}{self.index[0] + 1}"
+        return f"{self.matrix}_{i}{joint_label(self.index[0], numbers)}"
 
 
 @dataclass(frozen=True)

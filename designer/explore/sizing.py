@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -56,9 +57,10 @@ def quintic(q0, q1, duration: float, steps: int = 201) -> Trajectory:
     return Trajectory(t, q0 + s[:, None] * d, sd[:, None] * d, sdd[:, None] * d)
 
 
-def read_trajectory(path: str | Path, n: int) -> Trajectory:
+def read_trajectory(path: str | Path, n: int, numbers: Sequence[int] = ()) -> Trajectory:
     """CSV with a header: ``t, q1..qn`` and optionally ``qd1..qdn, qdd1..qddn``; rates that are
-    missing are differentiated numerically (second-order central differences)."""
+    missing are differentiated numerically (second-order central differences). ``numbers``: the
+    joints' names when not 1..n (a closed chain's actuated links: ``t, q1, q2, q4, q6``)."""
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
@@ -66,10 +68,11 @@ def read_trajectory(path: str | Path, n: int) -> Trajectory:
         raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not rows:
         raise ValueError(f"{path}: no rows")
-    need = ["t"] + [f"q{i}" for i in range(1, n + 1)]
+    names = list(numbers) or list(range(1, n + 1))
+    need = ["t"] + [f"q{i}" for i in names]
     missing = [c for c in need if c not in rows[0]]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (need t, q1..q{n})")
+        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (need {', '.join(need)})")
 
     def col(name):
         try:
@@ -80,10 +83,10 @@ def read_trajectory(path: str | Path, n: int) -> Trajectory:
     t = col("t")
     if len(t) < 3 or np.any(np.diff(t) <= 0):
         raise ValueError(f"{path}: t must increase strictly, with at least 3 rows")
-    q = np.column_stack([col(f"q{i}") for i in range(1, n + 1)])
-    has = lambda p: all(f"{p}{i}" in rows[0] for i in range(1, n + 1))  # noqa: E731
-    qd = np.column_stack([col(f"qd{i}") for i in range(1, n + 1)]) if has("qd") else np.gradient(q, t, axis=0)
-    qdd = np.column_stack([col(f"qdd{i}") for i in range(1, n + 1)]) if has("qdd") else np.gradient(qd, t, axis=0)
+    q = np.column_stack([col(f"q{i}") for i in names])
+    has = lambda p: all(f"{p}{i}" in rows[0] for i in names)  # noqa: E731
+    qd = np.column_stack([col(f"qd{i}") for i in names]) if has("qd") else np.gradient(q, t, axis=0)
+    qdd = np.column_stack([col(f"qdd{i}") for i in names]) if has("qdd") else np.gradient(qd, t, axis=0)
     return Trajectory(t, q, qd, qdd)
 
 
@@ -113,8 +116,9 @@ class SizingResult:
     rotor: np.ndarray           # Jm_i (0 without)
     inertia_ratio: np.ndarray   # (N, n) M_ii(q) / (N_i^2 Jm_i): load-to-motor inertia (nan without rotor)
 
-    def table(self) -> list[dict[str, float]]:
-        """One row per joint: peak and RMS torque, peak speed and power, motor-side figures."""
+    def table(self, numbers: Sequence[int] = ()) -> list[dict[str, float]]:
+        """One row per joint (named by ``numbers`` when given, else 1..n): peak and RMS torque, peak speed
+        and power, motor-side figures."""
         t = self.traj.t
         duration = t[-1] - t[0]
         rows = []
@@ -122,7 +126,7 @@ class SizingResult:
             tau, qd, p = self.torque[:, i], self.traj.qd[:, i], self.power[:, i]
             rms = float(np.sqrt(_trapezoid(tau**2, t) / duration))
             rows.append({
-                "joint": i + 1, "peak_torque": float(np.abs(tau).max()), "rms_torque": rms,
+                "joint": numbers[i] if numbers else i + 1, "peak_torque": float(np.abs(tau).max()), "rms_torque": rms,
                 "peak_speed": float(np.abs(qd).max()), "peak_power": float(np.abs(p).max()),
                 "motor_peak_torque": float(np.abs(tau).max() / self.gear[i]), "motor_rms_torque": rms / self.gear[i],
                 "motor_peak_speed": float(np.abs(qd).max() * self.gear[i]),

@@ -35,6 +35,7 @@ from ..model.parts import link_beams, material_table, parts_of
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .maps import Sampling, sample_configurations, summarize
+from .joint_names import model_joint_numbers
 from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse_metric
 
 __all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "sweep_blocks", "pareto_front", "DESIGN_QUANTITIES",
@@ -247,7 +248,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
     out: list[dict[str, float] | str] = []
     params = [k for k, ax in enumerate(spec.axes) if not ax.labels]   # the rest are material axes
     try:
-        parsed = [parse_metric(m, joint_count(model)) for m in spec.metrics]
+        parsed = [parse_metric(m, joint_count(model), model_joint_numbers(model)) for m in spec.metrics]
         factories: dict[tuple, ArmFactory] = {}
     except (MissingParameterError, MetricError, ValueError) as exc:
         return [f"{type(exc).__name__}: {exc}"] * len(rows)
@@ -296,7 +297,7 @@ def _check(model: Manipulator, spec: SweepSpec) -> None:
     if bad:
         raise ValueError(f"unknown statistic(s) {', '.join(bad)} (min, max, mean, std, p05, p50, p95)")
     for m in spec.metrics:
-        parse_metric(m, joint_count(model))
+        parse_metric(m, joint_count(model), model_joint_numbers(model))
 
 
 def _check_materials(model: Manipulator, ax: SweepAxis) -> None:

@@ -56,7 +56,7 @@ def test_payload_envelope_of_a_closed_chain_is_the_virtual_work_of_the_weight(mo
 
 
 def test_sensitivity_of_a_closed_chain_closed_form_against_the_numeric_projection(capsys):
-    assert main(["explore", PALLETIZER, "sensitivity", "--metric", "coupling[2,3]", "--q", "0", "0.3", "-0.2", "0",
+    assert main(["explore", PALLETIZER, "sensitivity", "--metric", "coupling[2,4]", "--q", "0", "0.3", "-0.2", "0",
                  "--samples", "4", "--format", "json"]) == 0
     rows = {r["parameter"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     model = load_project(PALLETIZER)
@@ -74,20 +74,20 @@ def test_sensitivity_of_a_closed_chain_closed_form_against_the_numeric_projectio
 
 
 def test_decoupling_a_parallelogram_by_its_coupler_mass(capsys):
-    """M_a[2,3] = 0 solved for the coupler's mass (the parallelogram's classic balance), applied and checked on
-    the numeric projection at random poses. On the bundled palletizer the load hangs Lw below the wrist, which
-    couples shoulder and elbow whatever the coupler weighs: no solution, naming that coefficient (sympy.solve
-    alone would pass over it and offer m5 anyway)."""
+    """M_a[2,4] (shoulder and crank, by link numbers) = 0 solved for the coupler's mass (the parallelogram's
+    classic balance), applied and checked on the numeric projection at random poses. On the bundled palletizer
+    the load hangs Lw below the wrist, which couples shoulder and elbow whatever the coupler weighs: no
+    solution, naming that coefficient (sympy.solve alone would pass over it and offer m5 anyway)."""
     from designer.explore.conditions import apply_condition, find_conditions
     from designer.model.expr import symbol
     model = load_project(PALLETIZER)
-    assert main(["explore", PALLETIZER, "conditions", "--kind", "decoupled", "--target", "2,3", "--solve-for", "m5",
+    assert main(["explore", PALLETIZER, "conditions", "--kind", "decoupled", "--target", "2,4", "--solve-for", "m5",
                  "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert not data["solutions"] and "Lw" in data["summary"]
     flat = model.map_expressions(lambda e: e.xreplace({symbol("Lw"): 0}) if e.free_symbols else e)
-    res = find_conditions(flat, "decoupled", [(2, 3)], ["m5"])
-    assert len(res.conditions) == 1
+    res = find_conditions(flat, "decoupled", [(2, 4)], ["m5"])   # joints by their link numbers
+    assert len(res.conditions) == 1 and res.targets == ((2, 4),)
     arm, before = ClosedArm(apply_condition(flat, res.conditions[0])), ClosedArm(flat)
     q = np.random.default_rng(8).uniform(-1, 1, (6, 4))
     M, M0 = arm.batch(q).M, before.batch(q).M
@@ -160,3 +160,28 @@ def test_explore_rates_a_closed_chain_by_its_actuated_joints_drive_data(capsys, 
     value = json.loads(capsys.readouterr().out)["metrics"][0]["value"]
     G = np.abs(ClosedArm(model).cd.G(np.array(qa, float)))
     assert value == pytest.approx((G / (1000.0 * np.array([1, 2, 4, 6]))).max(), rel=1e-12)
+
+
+def test_explore_names_a_closed_chains_joints_by_their_links(capsys, tmp_path):
+    """Sizing's table, series and trajectory columns and significance's terms use the link numbers 1, 2, 4, 6
+    (eval's names), and the torques are eval's for those joints."""
+    from designer.explore.sizing import quintic
+    traj = quintic(np.zeros(4), np.array([0.5, 0.2, -0.2, 0.3]), 1.0, 11)
+    path = tmp_path / "move.csv"
+    path.write_text("t,q1,q2,q4,q6\n" + "".join(f"{t},{','.join(map(str, q))}\n" for t, q in zip(traj.t, traj.q)))
+    assert main(["explore", PALLETIZER, "sizing", "--trajectory", str(path), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["joint"] for r in data["joints"]] == [1, 2, 4, 6]
+    assert {"tau4", "qd6", "power2"} <= set(data["series"][0]) and "tau3" not in data["series"][0]
+    cd = ClosedArm(load_project(PALLETIZER)).cd
+    k = 5   # a middle sample: the rates come from central differences of the file's positions there
+    tau = cd.tau(traj.q[k], np.gradient(traj.q, traj.t, axis=0)[k],
+                 np.gradient(np.gradient(traj.q, traj.t, axis=0), traj.t, axis=0)[k])
+    assert np.allclose([data["series"][k][f"tau{j}"] for j in (1, 2, 4, 6)], tau)
+    path.write_text("t,q1,q2,q3,q4\n0,0,0,0,0\n")
+    assert main(["explore", PALLETIZER, "sizing", "--trajectory", str(path)]) == 2
+    assert "q6" in capsys.readouterr().err
+    assert main(["explore", PALLETIZER, "significance", "--speed", "1", "--acceleration", "1", "--samples", "16",
+                 "--check", "0", "--quiet", "--format", "json"]) == 0
+    terms = {r["term"] for r in json.loads(capsys.readouterr().out)["terms"]}
+    assert {"G_6", "M_24", "B_1,46"} <= terms and "G_3" not in terms
