@@ -49,7 +49,8 @@ class ClosedArm:
 
     def with_load(self, mass: float, position) -> ClosedArm:
         """This mechanism with a point mass (kg) at ``position`` (m) in the tool link's frame (a payload)."""
-        load = PointMass(self.tool_link + 1, mass, tuple(float(v) for v in position))
+        x, y, z = (float(v) for v in position)
+        load = PointMass(self.tool_link + 1, mass, (x, y, z))
         return ClosedArm(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides)
 
     def total_mass(self) -> float:
@@ -59,7 +60,7 @@ class ClosedArm:
     def closed_pose(self, q) -> np.ndarray:
         """The tree's joint values closing the loops at the actuated values q (ClosureError where they cannot),
         continuing from the last pose asked for (a path stays on its branch)."""
-        self._last = self.cd.positions(q, getattr(self, "_last", None))
+        self._last: np.ndarray | None = self.cd.positions(q, getattr(self, "_last", None))
         return self._last
 
     def tool_in_base(self, q) -> np.ndarray:
@@ -184,4 +185,5 @@ class ClosedBatch:
     def lee_h(self, qd) -> tuple[np.ndarray, np.ndarray]:
         """Lee's (H_tra, H_rot), each (N, n): the velocity torques of the two kinetic-energy parts."""
         qd = np.broadcast_to(np.asarray(qd, float), (self.size, self.n))
-        return tuple(np.einsum("nijk,nj,nk->ni", g, qd, qd) for g in self._lee[2:])  # type: ignore[return-value]
+        h_tra, h_rot = (np.einsum("nijk,nj,nk->ni", g, qd, qd) for g in self._lee[2:])
+        return h_tra, h_rot

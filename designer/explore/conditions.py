@@ -327,17 +327,17 @@ def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResu
     from ..numeric.batch import Batch
     if not pairs:   # a one-joint arm has no pair to decouple
         return ConditionResult(kind, (), (), (), (), (), already=True)
-    from .closed import ClosedArm
-    from .metrics import batch_of
-    arm = NumericArm.from_model(model) if model.is_serial else ClosedArm(model)
+    from .closed import ClosedArm, ClosedBatch
     rng = np.random.default_rng(0)
+    b: Batch | ClosedBatch
     if model.is_serial:
+        arm = NumericArm.from_model(model)
         b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, arm.n)))
     else:   # a four-bar's crank may not turn all the way: states near the nominal pose, where the loops close
-        b = batch_of(arm, rng.uniform(-0.5, 0.5, (8, arm.n)))
+        b = ClosedArm(model).batch(rng.uniform(-0.5, 0.5, (8, joint_count(model))))
     if kind is Kind.BALANCED:
         values = np.stack([b.G[:, t[0] - 1] for t in pairs], axis=1)
-        scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(arm.gravity)), 1e-300)
+        scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(b.arm.gravity)), 1e-300)
     else:
         values = np.stack([b.M[:, t[0] - 1, t[1] - 1] for t in pairs], axis=1)
         scale = max(float(np.abs(b.M).max()), 1e-300)

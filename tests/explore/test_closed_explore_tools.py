@@ -185,3 +185,14 @@ def test_explore_names_a_closed_chains_joints_by_their_links(capsys, tmp_path):
                  "--check", "0", "--quiet", "--format", "json"]) == 0
     terms = {r["term"] for r in json.loads(capsys.readouterr().out)["terms"]}
     assert {"G_6", "M_24", "B_1,46"} <= terms and "G_3" not in terms
+
+
+def test_conditions_of_a_closed_chain_without_symbols_are_checked_numerically():
+    """No parameter to solve for: the condition is checked on M_a, G_a at poses where the loops close (a
+    four-bar too): gravity balances nothing but itself, and a zero gravity leaves nothing to balance."""
+    from designer.explore.conditions import find_conditions
+    model = four_bar(np.random.default_rng(12), mounted=True)
+    assert not find_conditions(model, "balanced").already
+    assert find_conditions(replace(model, gravity=(0, 0, 0)), "balanced").already
+    res = find_conditions(model, "decoupled", [(1, 2)])
+    assert res.targets == ((1, 2),) and not res.already
