@@ -96,8 +96,8 @@ class ClosedArm:
 
 class ClosedBatch:
     """The quantities of a block of actuated states (N, n), under the serial :class:`~designer.numeric.batch.Batch`'s
-    names: M, M_inv, G, tool_jacobian, D_tra, D_rot, gamma, dM, coriolis, lee_h, torque; NaN where a loop
-    cannot close."""
+    names: M, M_inv, G, tool_position, tool_jacobian, D_tra, D_rot, gamma, dM, coriolis, lee_h, torque, size;
+    NaN where a loop cannot close (or is at a dead centre)."""
 
     def __init__(self, arm: ClosedArm, q: np.ndarray):
         self.arm, self.q, self.n = arm, q, arm.n
@@ -105,23 +105,25 @@ class ClosedBatch:
         self.M = np.full((N, n, n), np.nan)
         self.G = np.full((N, n), np.nan)
         self.tool_jacobian = np.full((N, 6, n), np.nan)
+        #: (N, 3) the tool point in frame 0, as the serial batch's
+        self.tool_position = np.full((N, 3), np.nan)
         #: the closed tree pose and its W of each state (None where a loop cannot close)
         self.closed: list[tuple[np.ndarray, np.ndarray] | None] = []
         guess = None
         for k, qa in enumerate(q):
             try:
                 guess = cd.positions(qa, guess)
+                W = cd.closure.W(guess)   # a dead centre closes but leaves the passive rates undetermined
             except ClosureError:
                 guess = None
                 self.closed.append(None)
                 continue
-            W = cd.closure.W(guess)
             self.closed.append((guess, W))
             self.M[k] = W.T @ cd.tree_M(guess) @ W
             zero = np.zeros(cd.n_tree)
             self.G[k] = W.T @ cd.tree_tau(guess, zero, zero, True)
             T = cd.tree.frames(guess)
-            point = (T[arm.tool_link + 1] @ arm.tool)[:3, 3]
+            point = self.tool_position[k] = (T[arm.tool_link + 1] @ arm.tool)[:3, 3]
             self.tool_jacobian[k] = cd.tree.point_jacobian(T, cd.tree.joint_axes(T), point, arm.tool_link) @ W
 
     @property
@@ -133,7 +135,10 @@ class ClosedBatch:
         out = np.full((len(self.q), self.n), np.nan)
         for k, (state, qa, v, a) in enumerate(zip(self.closed, self.q, np.asarray(qd, float), np.asarray(qdd, float))):
             if state is not None:
-                out[k] = self.arm.cd.tau(qa, v, a, state[0])
+                try:
+                    out[k] = self.arm.cd.tau(qa, v, a, state[0])
+                except ClosureError:
+                    pass
         return out
 
     @cached_property
@@ -152,9 +157,13 @@ class ClosedBatch:
         g_tra, g_rot = np.full((N, n, n, n), np.nan), np.full((N, n, n, n), np.nan)
         bodies = bodies_of(self.arm.cd)
         for k, state in enumerate(self.closed):
-            if state is not None:
+            if state is None:
+                continue
+            try:
                 t = lee_terms(self.arm.cd, bodies, *state)
-                D_tra[k], D_rot[k], g_tra[k], g_rot[k] = t.D_tra, t.D_rot, t.gamma_tra, t.gamma_rot
+            except ClosureError:   # the passive accelerations undetermined (next to a dead centre)
+                continue
+            D_tra[k], D_rot[k], g_tra[k], g_rot[k] = t.D_tra, t.D_rot, t.gamma_tra, t.gamma_rot
         return D_tra, D_rot, g_tra, g_rot
 
     @property

@@ -169,3 +169,18 @@ def test_a_state_where_the_loop_cannot_close_gives_nan():
         assert np.isnan(b.gamma[bad]).all() and np.isnan(b.D_tra[bad]).all()
         assert np.isfinite(b.gamma[~bad]).all() and np.isfinite(b.D_rot[~bad]).all()
     assert bad_states > 0
+
+
+def test_closed_batch_has_the_serial_batchs_names():
+    """The window takes either batch: every quantity the metrics and views read has the same name and shape."""
+    arm = ClosedArm(parallelogram_arm(np.random.default_rng(40), wrist=True))
+    q = states(arm, 3, 41)
+    b = arm.batch(q)
+    n = arm.n
+    shapes = {"M": (3, n, n), "M_inv": (3, n, n), "G": (3, n), "tool_jacobian": (3, 6, n), "tool_position": (3, 3),
+              "D_tra": (3, n, n), "D_rot": (3, n, n), "gamma": (3, n, n, n), "dM": (3, n, n, n)}
+    for name, shape in shapes.items():
+        assert getattr(b, name).shape == shape, name
+    assert b.size == 3 and b.n == n and b.coriolis(np.ones(n)).shape == (3, n)
+    assert np.allclose(b.tool_position, arm.tool_points(q))
+    assert np.allclose(b.torque(np.ones((3, n)), np.zeros((3, n))), b.coriolis(np.ones(n)) + b.G)
