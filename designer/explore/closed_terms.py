@@ -23,6 +23,7 @@ Gamma against central differences of M_a and the skew symmetry of M_a' - 2 C_a).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class Bodies:
     mass: np.ndarray      # (B,)
     com: np.ndarray       # (B, 3)
     inertia: np.ndarray   # (B, 3, 3)
+    moves: np.ndarray     # (B, n) bool: joint k is on the path from body b's link to the base
 
 
 def bodies_of(cd: ClosedDynamics) -> Bodies:
@@ -46,13 +48,18 @@ def bodies_of(cd: ClosedDynamics) -> Bodies:
     arm = cd.tree.arm
     pm = arm.point_masses
     n = arm.n
-    return Bodies(np.concatenate([np.arange(n), np.array([p[0] for p in pm], dtype=int)]),
-                  np.concatenate([np.asarray(arm.mass, float), np.array([p[1] for p in pm], float)]),
+    link = np.concatenate([np.arange(n), np.array([p[0] for p in pm], dtype=int)])
+    moves = np.zeros((len(link), n), dtype=bool)
+    for b, i in enumerate(link):
+        moves[b, cd.tree.path(int(i))] = True
+    return Bodies(link, np.concatenate([np.asarray(arm.mass, float), np.array([p[1] for p in pm], float)]),
                   np.concatenate([np.asarray(arm.com, float).reshape(n, 3),
                                   np.array([p[2] for p in pm], float).reshape(len(pm), 3)]),
-                  np.concatenate([np.asarray(arm.inertia, float).reshape(n, 3, 3), np.zeros((len(pm), 3, 3))]))
+                  np.concatenate([np.asarray(arm.inertia, float).reshape(n, 3, 3), np.zeros((len(pm), 3, 3))]),
+                  moves)
 
 
+@lru_cache(maxsize=16)
 def polarization_rates(n: int) -> tuple[np.ndarray, list[tuple[int, int, int, int, int]]]:
     """(the rate vectors e_j and e_j + e_k, j < k; for each pair (j, k) the rows of e_j + e_k, e_j and e_k)."""
     eye = np.eye(n)
@@ -93,8 +100,13 @@ def lee_terms(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) 
     R = T[bodies.link + 1, :3, :3]
     p = np.einsum("bij,bj->bi", R, bodies.com) + T[bodies.link + 1, :3, 3]
     Iw = R @ bodies.inertia @ np.swapaxes(R, 1, 2)
-    J = np.array([tree.point_jacobian(T, axes, p[b], int(bodies.link[b])) for b in range(len(bodies.mass))])
-    Jv, Jw = J[:, :3] @ W, J[:, 3:] @ W                            # (B, 3, n_a): in the actuated rates
+    # the bodies' Jacobians on the tree, (B, 3, n) each: as TreeArm.point_jacobian, all bodies at once
+    origins, z = axes
+    revolute = np.asarray(tree.arm.revolute, bool)
+    lever = _cross(z[None, :, :], p[:, None, :] - origins[None, :, :])          # (B, n, 3)
+    jv = np.where(revolute[None, :, None], lever, z[None, :, :]) * bodies.moves[:, :, None]
+    jw = z[None, :, :] * (bodies.moves & revolute[None, :])[:, :, None]
+    Jv, Jw = np.swapaxes(jv, 1, 2) @ W, np.swapaxes(jw, 1, 2) @ W                 # (B, 3, n_a): actuated rates
     D_tra = np.einsum("b,bki,bkj->ij", bodies.mass, Jv, Jv)
     D_rot = np.einsum("bki,bkl,blj->ij", Jw, Iw, Jw)
     n = W.shape[1]
@@ -124,7 +136,7 @@ def _body_motion(cd: ClosedDynamics, T, axes, q, qd, bodies: Bodies, p):
     V, A = np.zeros((R, n + 1, 6)), np.zeros((R, n + 1, 6))
     for i in range(n):                 # parents come before their children
         par = tree.parent[i] + 1
-        S = np.concatenate([z[i], np.cross(origins[i], z[i])]) if tree.arm.revolute[i] \
+        S = np.concatenate([z[i], _cross(origins[i], z[i])]) if tree.arm.revolute[i] \
             else np.concatenate([np.zeros(3), z[i]])
         Sq = S[None, :] * qd[:, i, None]
         w, v = V[:, par, :3], V[:, par, 3:]
