@@ -165,6 +165,8 @@ def cartesian_inertia(b: Batch, task: str = "translation") -> np.ndarray:
 def speed_corners(speed: np.ndarray) -> np.ndarray:
     """(2^(n-1), n) corners of the box |qd_i| <= speed_i, one of each +- pair (h is even in qd)."""
     n = len(speed)
+    if n == 1:   # one joint: one corner (np.meshgrid of nothing is empty)
+        return np.asarray(speed, float).reshape(1, 1)
     signs = np.array(np.meshgrid(*([[1.0, -1.0]] * (n - 1)), indexing="ij")).reshape(n - 1, -1).T
     return np.column_stack([np.ones(len(signs)), signs]) * speed
 

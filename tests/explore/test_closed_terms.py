@@ -184,3 +184,15 @@ def test_closed_batch_has_the_serial_batchs_names():
     assert b.size == 3 and b.n == n and b.coriolis(np.ones(n)).shape == (3, n)
     assert np.allclose(b.tool_position, arm.tool_points(q))
     assert np.allclose(b.torque(np.ones((3, n)), np.zeros((3, n))), b.coriolis(np.ones(n)) + b.G)
+
+
+def test_velocity_metrics_of_a_one_joint_mechanism():
+    """The four-bar has one actuated joint: coriolis is |Gamma_111| v^2 / (M_11 a), torque_bound adds |h|."""
+    from designer.explore.metrics import Ratings, compute
+    arm = ClosedArm(load_project(robot_path("four_bar")))
+    q = np.array([[0.3]])
+    r = Ratings.of(1, speed=3.0, acceleration=10.0)
+    h = arm.cd.h(q[0], np.array([3.0]))
+    M, G = arm.cd.M(q[0]), arm.cd.G(q[0])
+    assert compute(arm, q, "coriolis", r)[0, 0] == pytest.approx(abs(h[0]) / (M[0, 0] * 10.0), rel=1e-10)
+    assert compute(arm, q, "torque_bound", r)[0, 0] == pytest.approx(abs(G[0]) + M[0, 0] * 10 + abs(h[0]), rel=1e-10)
