@@ -86,7 +86,7 @@ def register(sub) -> None:
     q = whats.add_parser("payload", help="largest payload mass vs its offset within the rated torques (load diagram)")
     motion(q)
     q.add_argument("--z", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
-                   help="offsets along the last frame's z axis (m)")
+                   help="offsets along the last frame's z axis (m; a closed chain's tool link)")
     q.add_argument("--x", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
                    help="offsets along the last frame's x axis (m)")
     q.add_argument("--samples", type=int, default=1000, help="without a motion: holding still at this many samples")

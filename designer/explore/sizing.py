@@ -157,7 +157,8 @@ def size_motors(arm: NumericArm, traj: Trajectory, gear=None, rotor=None) -> Siz
 
 
 def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, qdd=None) -> np.ndarray:
-    """Largest payload mass (kg) at each offset (K, 3) from the last frame's origin (in that frame),
+    """Largest payload mass (kg) at each offset (K, 3) from the last frame's origin (in that frame; a closed
+    chain's tool link, :meth:`~designer.explore.closed.ClosedArm.with_load`),
     keeping |tau_i| <= torque_i at every state q (with rates qd, qdd; zero = holding still).
 
     0 where the arm alone already exceeds a rating; inf where the payload loads no joint.
