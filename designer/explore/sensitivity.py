@@ -32,7 +32,7 @@ from ..model.manipulator import Manipulator
 from .maps import sample_configurations
 from .metrics import MetricSpec, Ratings, evaluate, parse_metric
 from .joint_names import model_joint_numbers
-from .sweep import _factory, joint_count
+from .sweep import arm_factory, joint_count
 
 __all__ = ["Sensitivity", "sensitivity_at", "rank_parameters", "SYMBOLIC_METRICS"]
 
@@ -81,7 +81,7 @@ def _symbolic_metric(eq, spec: MetricSpec, q: np.ndarray) -> sp.Expr:
 def _numeric_derivative(model, names, values, spec, q, ratings, k) -> np.ndarray:
     base = list(values)
     h = STEP * max(abs(base[k]), 1e-3)
-    factory = _factory(model, tuple(names), tuple(base))
+    factory = arm_factory(model, tuple(names), tuple(base))
     up, down = list(base), list(base)
     up[k] += h
     down[k] -= h
@@ -126,7 +126,7 @@ def rank_parameters(model: Manipulator, spec: MetricSpec | str, q: ArrayLike | N
     at = sensitivity_at(model, spec, q0, ratings, parameters)
     names = [s.parameter for s in at]
     base = [s.value for s in at]
-    factory = _factory(model, tuple(names), tuple(base))
+    factory = arm_factory(model, tuple(names), tuple(base))
     Q = sample_configurations(factory(base), samples, seed=seed)
     ranked = []
     for k, s in enumerate(at):

@@ -199,7 +199,7 @@ _FACTORIES_LOCK = threading.Lock()
 _FACTORIES: dict[tuple[Manipulator, tuple[str, ...]], ArmFactory] = {}
 
 
-def _factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...]) -> ArmFactory:
+def arm_factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...]) -> ArmFactory:
     """The factory of this model and these names, kept per worker process: compiling the swept entries takes
     ~30 ms (PUMA 560), as long as several designs. The values it was made with do not matter: every entry
     that depends on a swept name is recomputed for each design."""
@@ -258,7 +258,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
             picked = tuple(int(row[k]) for k, ax in enumerate(spec.axes) if ax.labels)
             if picked not in factories:   # one factory per combination of materials
                 designed = _with_materials(model, spec, row) if picked else model
-                factories[picked] = _factory(designed, tuple(names[k] for k in params),
+                factories[picked] = arm_factory(designed, tuple(names[k] for k in params),
                                              tuple(row[k] for k in params))
             arm = factories[picked](tuple(row[k] for k in params))
             key = np.asarray(arm.limits).tobytes()
