@@ -196,3 +196,21 @@ def test_velocity_metrics_of_a_one_joint_mechanism():
     M, G = arm.cd.M(q[0]), arm.cd.G(q[0])
     assert compute(arm, q, "coriolis", r)[0, 0] == pytest.approx(abs(h[0]) / (M[0, 0] * 10.0), rel=1e-10)
     assert compute(arm, q, "torque_bound", r)[0, 0] == pytest.approx(abs(G[0]) + M[0, 0] * 10 + abs(h[0]), rel=1e-10)
+
+
+def test_bundled_palletizers_agree_with_massless_bars_and_no_elbow_motor():
+    """robots/palletizer_parallelogram.json with its crank and coupler weightless (m4 = m5 = 0) and without
+    the elbow motor (at the shoulder there, on the elbow in the twin) is robots/palletizer_serial.json under
+    q3_serial = q4 - q2: M, Lee's parts, the Christoffel symbols and Lee's H agree through the constant map."""
+    closed = ClosedArm(load_project(robot_path("palletizer_parallelogram")), {"m4": 0, "m5": 0, "m_motor": 0})
+    serial = NumericArm.from_model(load_project(robot_path("palletizer_serial")), {"m_motor": 0})
+    S = np.eye(4)
+    S[2] = [0, -1, 1, 0]
+    q = states(closed, 4, 50) * 2
+    b, s = closed.batch(q), Batch(serial, q @ S.T)
+    for ours, theirs in ((b.M, s.M), (b.D_tra, s.D_tra), (b.D_rot, s.D_rot)):
+        assert rel(ours, np.einsum("li,nlm,mj->nij", S, theirs, S)) < 1e-12
+    assert rel(b.gamma, np.einsum("li,mj,nk,slmn->sijk", S, S, S, s.gamma)) < 1e-12
+    v = np.random.default_rng(51).normal(size=4)
+    for ours, theirs in zip(b.lee_h(v), s.lee_h(S @ v)):
+        assert rel(ours, theirs @ S) < 1e-12
