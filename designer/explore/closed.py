@@ -57,19 +57,13 @@ class ClosedArm:
         return self.cd.tree.arm.total_mass()
 
     # -- one pose, as NumericArm has them (the ISO 9283 cube's inverse kinematics, fk) ---------
-    def closed_pose(self, q) -> np.ndarray:
-        """The tree's joint values closing the loops at the actuated values q (ClosureError where they cannot),
-        continuing from the last pose asked for (a path stays on its branch)."""
-        self._last: np.ndarray | None = self.cd.positions(q, getattr(self, "_last", None))
-        return self._last
-
     def tool_in_base(self, q) -> np.ndarray:
-        """(4, 4) the tool frame in frame 0 at actuated values q; NaN where a loop cannot close (so that an
+        """(4, 4) the tool frame in frame 0 at actuated values q, the loops closed on the nominal pose's branch
+        (no state kept: worker threads share an arm); NaN where a loop cannot close (so that an
         inverse-kinematics step there is refused as one that does not lower the error)."""
         try:
-            T = self.cd.tree.frames(self.closed_pose(q))
+            T = self.cd.tree.frames(self.cd.positions(q))
         except ClosureError:
-            self._last = None
             return np.full((4, 4), np.nan)
         return T[self.tool_link + 1] @ self.tool
 
