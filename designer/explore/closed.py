@@ -150,15 +150,24 @@ class ClosedBatch:
         D_tra, D_rot = np.full((N, n, n), np.nan), np.full((N, n, n), np.nan)
         g_tra, g_rot = np.full((N, n, n, n), np.nan), np.full((N, n, n, n), np.nan)
         bodies = bodies_of(self.arm.cd)
-        for k, state in enumerate(self.closed):
-            if state is None:
-                continue
-            try:
-                t = lee_terms(self.arm.cd, bodies, *state)
-            except ClosureError:   # the passive accelerations undetermined (next to a dead centre)
-                continue
-            D_tra[k], D_rot[k], g_tra[k], g_rot[k] = t.D_tra, t.D_rot, t.gamma_tra, t.gamma_rot
+        ok = [k for k, state in enumerate(self.closed) if state is not None]
+        try:
+            parts = [(ok, self._terms(bodies, ok))] if ok else []
+        except ClosureError:   # a state's passive accelerations undetermined (next to a dead centre): one by one
+            parts = []
+            for k in ok:
+                try:
+                    parts.append(([k], self._terms(bodies, [k])))
+                except ClosureError:
+                    pass
+        for rows, t in parts:
+            D_tra[rows], D_rot[rows], g_tra[rows], g_rot[rows] = t.D_tra, t.D_rot, t.gamma_tra, t.gamma_rot
         return D_tra, D_rot, g_tra, g_rot
+
+    def _terms(self, bodies, rows: list[int]):
+        states = [self.closed[k] for k in rows]
+        return lee_terms(self.arm.cd, bodies, np.array([s[0] for s in states if s is not None]),
+                         np.array([s[1] for s in states if s is not None]))
 
     @property
     def D_tra(self) -> np.ndarray:

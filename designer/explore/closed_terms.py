@@ -1,4 +1,4 @@
-"""Lee's split and the Christoffel symbols of a closed chain in its actuated coordinates, at one state.
+"""Lee's split and the Christoffel symbols of a closed chain in its actuated coordinates, for many states.
 
 Each link and each point mass is a body b (a point mass translates only), as in the serial batch
 (:mod:`designer.numeric.batch`). With Jv_b, Jw_b its centre's Jacobians on the spanning tree and
@@ -27,9 +27,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..model.manipulator import Convention
 from ..numeric.closed import ClosedDynamics
 
-__all__ = ["Bodies", "bodies_of", "lee_terms", "polarization_rates"]
+__all__ = ["Bodies", "LeeTerms", "bodies_of", "lee_terms", "polarization_rates"]
 
 
 @dataclass(frozen=True)
@@ -72,19 +73,9 @@ def polarization_rates(n: int) -> tuple[np.ndarray, list[tuple[int, int, int, in
     return np.array(rows).reshape(-1, n), pairs
 
 
-def _christoffel(H: np.ndarray, n: int, pairs) -> np.ndarray:
-    """Gamma (n, n, n), [i, j, k], from the velocity torques H (rates, n) at the polarization rates."""
-    G = np.zeros((n, n, n))
-    for j in range(n):
-        G[:, j, j] = H[j]
-    for j, k, both, rj, rk in pairs:
-        G[:, j, k] = G[:, k, j] = 0.5 * (H[both] - H[rj] - H[rk])
-    return G
-
-
 @dataclass(frozen=True)
 class LeeTerms:
-    """One closed state's D_tra, D_rot (n, n) and the Christoffel symbols of each (n, n, n)."""
+    """Closed states' D_tra, D_rot (N, n, n) and the Christoffel symbols of each (N, n, n, n)."""
 
     D_tra: np.ndarray
     D_rot: np.ndarray
@@ -93,29 +84,50 @@ class LeeTerms:
 
 
 def lee_terms(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) -> LeeTerms:
-    """Lee's parts and their Christoffel symbols at the closed tree pose ``q`` with its W."""
+    """Lee's parts and their Christoffel symbols at closed tree poses ``q`` (N, n_tree) with their W
+    (N, n_tree, n); every state at once (a state's passive accelerations through a ClosureError where they
+    are undetermined)."""
     tree = cd.tree
-    T = tree.frames(q)
-    axes = tree.joint_axes(T)
-    R = T[bodies.link + 1, :3, :3]
-    p = np.einsum("bij,bj->bi", R, bodies.com) + T[bodies.link + 1, :3, 3]
-    Iw = R @ bodies.inertia @ np.swapaxes(R, 1, 2)
-    # the bodies' Jacobians on the tree, (B, 3, n) each: as TreeArm.point_jacobian, all bodies at once
-    origins, z = axes
+    T = np.stack([tree.frames(row) for row in q])                       # (N, n_tree + 1, 4, 4)
+    origins, z = _joint_axes(tree, T)                                   # (N, n_tree, 3) each
+    Tb = T[:, bodies.link + 1]                                          # (N, B, 4, 4): each body's link frame
+    R = Tb[..., :3, :3]
+    p = np.einsum("nbij,bj->nbi", R, bodies.com) + Tb[..., :3, 3]
+    Iw = R @ bodies.inertia[None] @ np.swapaxes(R, -1, -2)
+    # the bodies' Jacobians on the tree (TreeArm.point_jacobian for every body and state at once)
     revolute = np.asarray(tree.arm.revolute, bool)
-    lever = _cross(z[None, :, :], p[:, None, :] - origins[None, :, :])          # (B, n, 3)
-    jv = np.where(revolute[None, :, None], lever, z[None, :, :]) * bodies.moves[:, :, None]
-    jw = z[None, :, :] * (bodies.moves & revolute[None, :])[:, :, None]
-    Jv, Jw = np.swapaxes(jv, 1, 2) @ W, np.swapaxes(jw, 1, 2) @ W                 # (B, 3, n_a): actuated rates
-    D_tra = np.einsum("b,bki,bkj->ij", bodies.mass, Jv, Jv)
-    D_rot = np.einsum("bki,bkl,blj->ij", Jw, Iw, Jw)
-    n = W.shape[1]
+    lever = _cross(z[:, None], p[:, :, None] - origins[:, None])          # (N, B, n_tree, 3)
+    jv = np.where(revolute[None, None, :, None], lever, z[:, None]) * bodies.moves[None, :, :, None]
+    jw = z[:, None] * (bodies.moves & revolute[None, :])[None, :, :, None]
+    Jv, Jw = np.swapaxes(jv, -1, -2) @ W[:, None], np.swapaxes(jw, -1, -2) @ W[:, None]   # (N, B, 3, n)
+    D_tra = np.einsum("b,nbki,nbkj->nij", bodies.mass, Jv, Jv)
+    D_rot = np.einsum("nbki,nbkl,nblj->nij", Jw, Iw, Jw)
+    n = W.shape[-1]
     rates, pairs = polarization_rates(n)
-    a, w, al = _body_motion(cd, T, axes, q, rates @ W.T, bodies, p)   # (R, B, 3) each
-    H_tra = np.einsum("b,bki,rbk->ri", bodies.mass, Jv, a)
-    Iw_w = np.einsum("bkl,rbl->rbk", Iw, w)
-    H_rot = np.einsum("bki,rbk->ri", Jw, np.einsum("bkl,rbl->rbk", Iw, al) + _cross(w, Iw_w))
+    a, w, al = _body_motion(cd, q, origins, z, np.einsum("nta,ra->nrt", W, rates), bodies, p)  # (N, R, B, 3)
+    H_tra = np.einsum("b,nbki,nrbk->nri", bodies.mass, Jv, a)
+    Iw_w = np.einsum("nbkl,nrbl->nrbk", Iw, w)
+    H_rot = np.einsum("nbki,nrbk->nri", Jw, np.einsum("nbkl,nrbl->nrbk", Iw, al) + _cross(w, Iw_w))
     return LeeTerms(D_tra, D_rot, _christoffel(H_tra, n, pairs), _christoffel(H_rot, n, pairs))
+
+
+def _joint_axes(tree, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`TreeArm.joint_axes` of poses T (N, n + 1, 4, 4): origins and unit axes (N, n, 3)."""
+    if tree.convention is Convention.STANDARD:
+        F = T[:, np.asarray(tree.parent) + 1] @ tree.pre[None]
+    else:
+        F = T[:, 1:]
+    return F[..., :3, 3], F[..., :3, 2]
+
+
+def _christoffel(H: np.ndarray, n: int, pairs) -> np.ndarray:
+    """Gamma (N, n, n, n), [., i, j, k], from the velocity torques H (N, rates, n) at the polarization rates."""
+    G = np.zeros((H.shape[0], n, n, n))
+    for j in range(n):
+        G[:, :, j, j] = H[:, j]
+    for j, k, both, rj, rk in pairs:
+        G[:, :, j, k] = G[:, :, k, j] = 0.5 * (H[:, both] - H[:, rj] - H[:, rk])
+    return G
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -124,27 +136,29 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 
 
-def _body_motion(cd: ClosedDynamics, T, axes, q, qd, bodies: Bodies, p):
-    """(a, w, al), each (R, B, 3): each body centre's acceleration and the body's angular velocity and
-    acceleration at the tree rates qd (R, n), with the loops' passive accelerations at zero actuated ones.
-    The outward recursion of :meth:`TreeArm.spatial` over all R rates at once (spatial velocity
-    (w, v at frame 0's origin)), plus each joint's S qdd."""
+def _body_motion(cd: ClosedDynamics, q, origins, z, qd, bodies: Bodies, p):
+    """(a, w, al), each (N, R, B, 3): each body centre's acceleration and the body's angular velocity and
+    acceleration at the tree rates qd (N, R, n), with the loops' passive accelerations at zero actuated ones.
+    The outward recursion of :meth:`TreeArm.spatial` (spatial velocity (w, v at frame 0's origin)) over
+    every state and rate at once, plus each joint's S qdd."""
     tree = cd.tree
-    R, n = qd.shape
-    qdd = np.array([cd.closure.bias(q, v) for v in qd]) if cd.closure.linear is None else np.zeros((R, n))
-    origins, z = axes
-    V, A = np.zeros((R, n + 1, 6)), np.zeros((R, n + 1, 6))
+    N, R, n = qd.shape
+    qdd = np.zeros((N, R, n))
+    if cd.closure.linear is None:   # a loop that closes nonlinearly: W' v from its second-order terms
+        for s in range(N):
+            qdd[s] = [cd.closure.bias(q[s], v) for v in qd[s]]
+    V, A = np.zeros((N, R, n + 1, 6)), np.zeros((N, R, n + 1, 6))
     for i in range(n):                 # parents come before their children
         par = tree.parent[i] + 1
-        S = np.concatenate([z[i], _cross(origins[i], z[i])]) if tree.arm.revolute[i] \
-            else np.concatenate([np.zeros(3), z[i]])
-        Sq = S[None, :] * qd[:, i, None]
-        w, v = V[:, par, :3], V[:, par, 3:]
-        A[:, i + 1] = A[:, par] + S[None, :] * qdd[:, i, None]
-        A[:, i + 1, :3] += _cross(w, Sq[:, :3])
-        A[:, i + 1, 3:] += _cross(w, Sq[:, 3:]) + _cross(v, Sq[:, :3])
-        V[:, i + 1] = V[:, par] + Sq
+        S = np.concatenate([z[:, i], _cross(origins[:, i], z[:, i])], axis=-1) if tree.arm.revolute[i] \
+            else np.concatenate([np.zeros_like(z[:, i]), z[:, i]], axis=-1)                 # (N, 6)
+        Sq = S[:, None, :] * qd[:, :, i, None]                                              # (N, R, 6)
+        w, v = V[:, :, par, :3], V[:, :, par, 3:]
+        A[:, :, i + 1] = A[:, :, par] + S[:, None, :] * qdd[:, :, i, None]
+        A[:, :, i + 1, :3] += _cross(w, Sq[..., :3])
+        A[:, :, i + 1, 3:] += _cross(w, Sq[..., 3:]) + _cross(v, Sq[..., :3])
+        V[:, :, i + 1] = V[:, :, par] + Sq
     body = bodies.link + 1
-    w, v0, al, a0 = V[:, body, :3], V[:, body, 3:], A[:, body, :3], A[:, body, 3:]
-    a = a0 + _cross(al, p[None]) + _cross(w, v0 + _cross(w, p[None]))
+    w, v0, al, a0 = V[:, :, body, :3], V[:, :, body, 3:], A[:, :, body, :3], A[:, :, body, 3:]
+    a = a0 + _cross(al, p[:, None]) + _cross(w, v0 + _cross(w, p[:, None]))
     return a, w, al
