@@ -6,8 +6,10 @@ actuated states: M_a, M_a^-1, G_a, the tool Jacobian in the actuated rates, Lee'
 the Christoffel symbols of M_a (:mod:`designer.explore.closed_terms`), under the serial batch's
 names, so that every metric over them (coupling, effective inertias, condition number, Cartesian
 inertia, Yoshikawa's dynamic manipulability, coriolis, gravity, tra_share, torque_bound) and the
-A/B comparison work on a closed chain as on a serial arm. A state where a loop cannot close gives
-NaN, which the summaries leave out.
+A/B comparison work on a closed chain as on a serial arm. The loops are closed state by state; the
+rest comes from the bodies' Jacobians for all states of a block at once (M_a = D_tra + D_rot, G_a =
+-sum m (Jv W)^T g), which the tests hold to the tree's CRBA and RNEA projected by W. A state where a
+loop cannot close gives NaN, which the summaries leave out.
 
 The tool sits on the deepest leaf of the tree (the arm's end, not a parallelogram's coupler), with
 the model's ``tool`` pose on it.
@@ -15,7 +17,7 @@ the model's ``tool`` pose on it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import cached_property
 
 import numpy as np
@@ -23,7 +25,7 @@ import numpy as np
 from ..kinematics.closure import ClosureError
 from ..model.manipulator import Manipulator, PointMass
 from ..numeric.closed import ClosedDynamics
-from .closed_terms import bodies_of, lee_terms
+from .closed_terms import Kinematics, bodies_of, christoffel_symbols, kinematics, point_jacobians
 
 __all__ = ["ClosedArm", "ClosedBatch"]
 
@@ -96,15 +98,10 @@ class ClosedBatch:
     def __init__(self, arm: ClosedArm, q: np.ndarray):
         self.arm, self.q, self.n = arm, q, arm.n
         cd, N, n = arm.cd, len(q), arm.n
-        self.M = np.full((N, n, n), np.nan)
-        self.G = np.full((N, n), np.nan)
-        self.tool_jacobian = np.full((N, 6, n), np.nan)
-        #: (N, 3) the tool point in frame 0, as the serial batch's
-        self.tool_position = np.full((N, 3), np.nan)
         #: the closed tree pose and its W of each state (None where a loop cannot close)
         self.closed: list[tuple[np.ndarray, np.ndarray] | None] = []
         guess = None
-        for k, qa in enumerate(q):
+        for qa in q:   # the loops state by state, each continuing from the last
             try:
                 guess = cd.positions(qa, guess)
                 W = cd.closure.W(guess)   # a dead centre closes but leaves the passive rates undetermined
@@ -113,12 +110,31 @@ class ClosedBatch:
                 self.closed.append(None)
                 continue
             self.closed.append((guess, W))
-            self.M[k] = W.T @ cd.tree_M(guess) @ W
-            zero = np.zeros(cd.n_tree)
-            self.G[k] = W.T @ cd.tree_tau(guess, zero, zero, True)
-            T = cd.tree.frames(guess)
-            point = self.tool_position[k] = (T[arm.tool_link + 1] @ arm.tool)[:3, 3]
-            self.tool_jacobian[k] = cd.tree.point_jacobian(T, cd.tree.joint_axes(T), point, arm.tool_link) @ W
+        #: the states that close, and their tree poses and W stacked
+        self._ok = [k for k, state in enumerate(self.closed) if state is not None]
+        self._q_tree = np.array([self.closed[k][0] for k in self._ok]).reshape(-1, cd.n_tree)  # type: ignore[index]
+        self._W = np.array([self.closed[k][1] for k in self._ok]).reshape(-1, cd.n_tree, n)  # type: ignore[index]
+        self._bodies = bodies_of(cd)
+        self.M, self.G = np.full((N, n, n), np.nan), np.full((N, n), np.nan)
+        self.D_tra, self.D_rot = np.full((N, n, n), np.nan), np.full((N, n, n), np.nan)
+        self.tool_jacobian = np.full((N, 6, n), np.nan)
+        #: (N, 3) the tool point in frame 0, as the serial batch's
+        self.tool_position = np.full((N, 3), np.nan)
+        if not self._ok:
+            return
+        # every closed state at once, from the bodies' Jacobians as the serial batch: M_a = D_tra + D_rot,
+        # G_a = -sum m Jv^T g (the tests hold them to the tree's CRBA and RNEA projected by W)
+        kin = self._kin = kinematics(cd, self._bodies, self._q_tree, self._W)
+        ok = self._ok
+        self.D_tra[ok], self.D_rot[ok] = kin.D_tra, kin.D_rot
+        self.M[ok] = kin.D_tra + kin.D_rot
+        self.G[ok] = -np.einsum("b,nbki,k->ni", self._bodies.mass, kin.Jv, np.asarray(arm.gravity, float))
+        tool = kin.T[:, arm.tool_link + 1] @ arm.tool
+        self.tool_position[ok] = tool[:, :3, 3]
+        path = np.zeros((1, cd.n_tree), dtype=bool)
+        path[0, cd.tree.path(arm.tool_link)] = True
+        Jv, Jw = point_jacobians(cd.tree, kin.origins, kin.z, tool[:, None, :3, 3], path, self._W)
+        self.tool_jacobian[ok] = np.concatenate([Jv[:, 0], Jw[:, 0]], axis=1)
 
     @property
     def size(self) -> int:
@@ -145,44 +161,30 @@ class ClosedBatch:
 
     # -- Lee's split and the Christoffel symbols (explore/closed_terms.py) --------------
     @cached_property
-    def _lee(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _gammas(self) -> tuple[np.ndarray, np.ndarray]:
+        """(Gamma_tra, Gamma_rot), (N, n, n, n): the Christoffel symbols of Lee's parts (NaN where a loop cannot
+        close or its passive accelerations are undetermined)."""
         N, n = len(self.q), self.n
-        D_tra, D_rot = np.full((N, n, n), np.nan), np.full((N, n, n), np.nan)
         g_tra, g_rot = np.full((N, n, n, n), np.nan), np.full((N, n, n, n), np.nan)
-        bodies = bodies_of(self.arm.cd)
-        ok = [k for k, state in enumerate(self.closed) if state is not None]
+        if not self._ok:
+            return g_tra, g_rot
+        cd, bodies, kin = self.arm.cd, self._bodies, self._kin
         try:
-            parts = [(ok, self._terms(bodies, ok))] if ok else []
-        except ClosureError:   # a state's passive accelerations undetermined (next to a dead centre): one by one
-            parts = []
-            for k in ok:
+            g_tra[self._ok], g_rot[self._ok] = christoffel_symbols(cd, bodies, kin, self._q_tree, self._W)
+        except ClosureError:   # next to a dead centre: state by state, that one left NaN
+            for r, k in enumerate(self._ok):
+                one = Kinematics(*(getattr(kin, f.name)[r:r + 1] for f in fields(Kinematics)))
                 try:
-                    parts.append(([k], self._terms(bodies, [k])))
+                    g_tra[k], g_rot[k] = (g[0] for g in christoffel_symbols(cd, bodies, one, self._q_tree[r:r + 1],
+                                                                             self._W[r:r + 1]))
                 except ClosureError:
                     pass
-        for rows, t in parts:
-            D_tra[rows], D_rot[rows], g_tra[rows], g_rot[rows] = t.D_tra, t.D_rot, t.gamma_tra, t.gamma_rot
-        return D_tra, D_rot, g_tra, g_rot
-
-    def _terms(self, bodies, rows: list[int]):
-        states = [self.closed[k] for k in rows]
-        return lee_terms(self.arm.cd, bodies, np.array([s[0] for s in states if s is not None]),
-                         np.array([s[1] for s in states if s is not None]))
-
-    @property
-    def D_tra(self) -> np.ndarray:
-        """(N, n, n) Lee's translational part of M_a: W^T sum m Jv^T Jv W."""
-        return self._lee[0]
-
-    @property
-    def D_rot(self) -> np.ndarray:
-        """(N, n, n) Lee's rotational part of M_a: W^T sum Jw^T I Jw W."""
-        return self._lee[1]
+        return g_tra, g_rot
 
     @cached_property
     def gamma(self) -> np.ndarray:
         """(N, n, n, n) Christoffel symbols of M_a, symmetric in the last two indices: h_a,i = qd^T Gamma_i qd."""
-        return self._lee[2] + self._lee[3]
+        return self._gammas[0] + self._gammas[1]
 
     @cached_property
     def dM(self) -> np.ndarray:
@@ -197,5 +199,5 @@ class ClosedBatch:
     def lee_h(self, qd) -> tuple[np.ndarray, np.ndarray]:
         """Lee's (H_tra, H_rot), each (N, n): the velocity torques of the two kinetic-energy parts."""
         qd = np.broadcast_to(np.asarray(qd, float), (self.size, self.n))
-        h_tra, h_rot = (np.einsum("nijk,nj,nk->ni", g, qd, qd) for g in self._lee[2:])
+        h_tra, h_rot = (np.einsum("nijk,nj,nk->ni", g, qd, qd) for g in self._gammas)
         return h_tra, h_rot

@@ -30,7 +30,8 @@ import numpy as np
 from ..model.manipulator import Convention
 from ..numeric.closed import ClosedDynamics
 
-__all__ = ["Bodies", "LeeTerms", "bodies_of", "lee_terms", "polarization_rates"]
+__all__ = ["Bodies", "Kinematics", "bodies_of", "kinematics", "point_jacobians", "christoffel_symbols",
+           "polarization_rates"]
 
 
 @dataclass(frozen=True)
@@ -74,19 +75,25 @@ def polarization_rates(n: int) -> tuple[np.ndarray, list[tuple[int, int, int, in
 
 
 @dataclass(frozen=True)
-class LeeTerms:
-    """Closed states' D_tra, D_rot (N, n, n) and the Christoffel symbols of each (N, n, n, n)."""
+class Kinematics:
+    """Closed states' frames T (N, n_tree + 1, 4, 4), joint origins and axes (N, n_tree, 3), body centres
+    p (N, B, 3), inertias in frame 0 Iw (N, B, 3, 3), the bodies' Jacobians in the actuated rates Jv, Jw
+    (N, B, 3, n) and Lee's parts D_tra, D_rot (N, n, n)."""
 
+    T: np.ndarray
+    origins: np.ndarray
+    z: np.ndarray
+    p: np.ndarray
+    Iw: np.ndarray
+    Jv: np.ndarray
+    Jw: np.ndarray
     D_tra: np.ndarray
     D_rot: np.ndarray
-    gamma_tra: np.ndarray
-    gamma_rot: np.ndarray
 
 
-def lee_terms(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) -> LeeTerms:
-    """Lee's parts and their Christoffel symbols at closed tree poses ``q`` (N, n_tree) with their W
-    (N, n_tree, n); every state at once (a state's passive accelerations through a ClosureError where they
-    are undetermined)."""
+def kinematics(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) -> Kinematics:
+    """The bodies' kinematics and Lee's parts at closed tree poses ``q`` (N, n_tree) with their W (N, n_tree, n),
+    every state at once."""
     tree = cd.tree
     T = np.stack([tree.frames(row) for row in q])                       # (N, n_tree + 1, 4, 4)
     origins, z = _joint_axes(tree, T)                                   # (N, n_tree, 3) each
@@ -94,21 +101,35 @@ def lee_terms(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) 
     R = Tb[..., :3, :3]
     p = np.einsum("nbij,bj->nbi", R, bodies.com) + Tb[..., :3, 3]
     Iw = R @ bodies.inertia[None] @ np.swapaxes(R, -1, -2)
-    # the bodies' Jacobians on the tree (TreeArm.point_jacobian for every body and state at once)
-    revolute = np.asarray(tree.arm.revolute, bool)
-    lever = _cross(z[:, None], p[:, :, None] - origins[:, None])          # (N, B, n_tree, 3)
-    jv = np.where(revolute[None, None, :, None], lever, z[:, None]) * bodies.moves[None, :, :, None]
-    jw = z[:, None] * (bodies.moves & revolute[None, :])[None, :, :, None]
-    Jv, Jw = np.swapaxes(jv, -1, -2) @ W[:, None], np.swapaxes(jw, -1, -2) @ W[:, None]   # (N, B, 3, n)
+    Jv, Jw = point_jacobians(tree, origins, z, p, bodies.moves, W)
     D_tra = np.einsum("b,nbki,nbkj->nij", bodies.mass, Jv, Jv)
     D_rot = np.einsum("nbki,nbkl,nblj->nij", Jw, Iw, Jw)
+    return Kinematics(T, origins, z, p, Iw, Jv, Jw, D_tra, D_rot)
+
+
+def point_jacobians(tree, origins, z, p, moves, W) -> tuple[np.ndarray, np.ndarray]:
+    """(Jv, Jw), (N, P, 3, n): points p (N, P, 3) moving with the links whose paths ``moves`` (P, n_tree) holds,
+    in the actuated rates (:meth:`TreeArm.point_jacobian` times W for every point and state at once)."""
+    revolute = np.asarray(tree.arm.revolute, bool)
+    lever = _cross(z[:, None], p[:, :, None] - origins[:, None])          # (N, P, n_tree, 3)
+    jv = np.where(revolute[None, None, :, None], lever, z[:, None]) * moves[None, :, :, None]
+    jw = z[:, None] * (moves & revolute[None, :])[None, :, :, None]
+    return np.swapaxes(jv, -1, -2) @ W[:, None], np.swapaxes(jw, -1, -2) @ W[:, None]
+
+
+def christoffel_symbols(cd: ClosedDynamics, bodies: Bodies, kin: Kinematics, q: np.ndarray,
+                        W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Gamma_tra, Gamma_rot), (N, n, n, n): the Christoffel symbols of D_tra and D_rot by polarization of
+    their velocity torques (the module text); a ClosureError where a state's passive accelerations are
+    undetermined."""
     n = W.shape[-1]
     rates, pairs = polarization_rates(n)
-    a, w, al = _body_motion(cd, q, origins, z, np.einsum("nta,ra->nrt", W, rates), bodies, p)  # (N, R, B, 3)
-    H_tra = np.einsum("b,nbki,nrbk->nri", bodies.mass, Jv, a)
-    Iw_w = np.einsum("nbkl,nrbl->nrbk", Iw, w)
-    H_rot = np.einsum("nbki,nrbk->nri", Jw, np.einsum("nbkl,nrbl->nrbk", Iw, al) + _cross(w, Iw_w))
-    return LeeTerms(D_tra, D_rot, _christoffel(H_tra, n, pairs), _christoffel(H_rot, n, pairs))
+    qd = np.einsum("nta,ra->nrt", W, rates)
+    a, w, al = _body_motion(cd, q, kin.origins, kin.z, qd, bodies, kin.p)  # (N, R, B, 3)
+    H_tra = np.einsum("b,nbki,nrbk->nri", bodies.mass, kin.Jv, a)
+    Iw_w = np.einsum("nbkl,nrbl->nrbk", kin.Iw, w)
+    H_rot = np.einsum("nbki,nrbk->nri", kin.Jw, np.einsum("nbkl,nrbl->nrbk", kin.Iw, al) + _cross(w, Iw_w))
+    return _christoffel(H_tra, n, pairs), _christoffel(H_rot, n, pairs)
 
 
 def _joint_axes(tree, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

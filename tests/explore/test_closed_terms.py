@@ -56,7 +56,15 @@ def _check_against_M_and_h(arm, q, seed):
     eps = 1e-6
     for k, qa in enumerate(q):
         M = cd.M(qa)
-        assert rel(b.D_tra[k] + b.D_rot[k], M) < 1e-12
+        assert rel(b.D_tra[k] + b.D_rot[k], M) < 1e-12 and rel(b.M[k], M) < 1e-12   # the tree's CRBA, projected
+        assert rel(b.G[k], cd.G(qa)) < 1e-12 if np.abs(cd.G(qa)).max() > 0 else np.abs(b.G[k]).max() < 1e-12
+
+        def tool(x):   # the tool point from a fresh solve of the loops
+            T = cd.tree.frames(cd.positions(x))
+            return (T[arm.tool_link + 1] @ arm.tool)[:3, 3]
+        J = np.stack([(tool(qa + e) - tool(qa - e)) / (2 * eps) for e in np.eye(arm.n) * eps], axis=1)
+        assert np.allclose(b.tool_position[k], tool(qa), atol=1e-12)
+        assert np.abs(b.tool_jacobian[k, :3] - J).max() < 1e-7
         for D in (b.D_tra[k], b.D_rot[k]):   # each a kinetic energy: symmetric, positive semi-definite
             assert rel(D, D.T) < 1e-13 and np.linalg.eigvalsh(D)[0] > -1e-12 * np.abs(M).max()
         assert np.allclose(b.gamma[k], np.swapaxes(b.gamma[k], 1, 2), rtol=0, atol=1e-14 * np.abs(b.gamma[k]).max())
