@@ -24,9 +24,9 @@ def load_model(path: str, closed: bool = False) -> Manipulator:
     except ProjectError as exc:
         raise UserError(str(exc)) from None
     if not closed and not model.is_serial:
-        raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): this command takes "
-                        "serial arms only so far; info, validate, derive, eval, torques, simulate, export-urdf and "
-                        "export-mjcf take it")
+        raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): this command takes serial "
+                        "arms only so far; info, validate, fk, derive, eval, torques, simulate, explore, export-urdf "
+                        "and export-mjcf take it")
     return model
 
 

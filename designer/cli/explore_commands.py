@@ -86,7 +86,7 @@ def register(sub) -> None:
     q = whats.add_parser("payload", help="largest payload mass vs its offset within the rated torques (load diagram)")
     motion(q)
     q.add_argument("--z", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
-                   help="offsets along the last frame's z axis (m)")
+                   help="offsets along the last frame's z axis (m; a closed chain's tool link)")
     q.add_argument("--x", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
                    help="offsets along the last frame's x axis (m)")
     q.add_argument("--samples", type=int, default=1000, help="without a motion: holding still at this many samples")
@@ -112,14 +112,15 @@ def register(sub) -> None:
 
 # -- commands -----------------------------------------------------------------------
 def cmd_metric(args) -> int:
-    from ..explore.metrics import METRICS, compute, evaluate, parse_metric
+    from ..explore.metrics import METRICS, compute, evaluate, joint_label, joint_numbers, parse_metric
     model, arm = model_and_arm(args, closed=True)
     q = pose(args, arm.n)
     r = ratings(args, arm.n, model)
+    numbers = joint_numbers(arm)
     rows = []
     if args.metric:
         for text in args.metric:
-            spec = parse_metric(text, arm.n)
+            spec = parse_metric(text, arm.n, numbers)
             rows.append({"metric": spec.label, "index": "", "value": float(evaluate(arm, [q], spec, r)[0]),
                          "unit": spec.metric.unit})
     else:
@@ -130,7 +131,8 @@ def cmd_metric(args) -> int:
             except MetricError:
                 continue   # needs a rating that was not given
             for idx in np.ndindex(v.shape):
-                rows.append({"metric": name, "index": ",".join(str(i + 1) for i in idx), "value": float(v[idx]),
+                rows.append({"metric": name, "index": ",".join(str(joint_label(i, numbers)) for i in idx),
+                             "value": float(v[idx]),
                              "unit": m.unit})
     return emit(args, rows, {"project": args.project, "q": q, "metrics": rows})
 
@@ -139,9 +141,9 @@ def cmd_conditions(args) -> int:
     from ..explore.conditions import apply_condition, find_conditions_job
     from ..jobs import run
     from ..project import save_project
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
     targets = None
-    if args.target:
+    if args.target:   # a closed chain's joints by their link numbers (explore/joint_names.py)
         targets = [tuple(int(v) for v in t.split(",")) if all(v.strip().isdigit() for v in t.split(","))
                    else _bad_target(t) for t in args.target]
     unknowns = [s.strip() for s in args.solve_for.split(",") if s.strip()] if args.solve_for else None
@@ -174,9 +176,10 @@ def _bad_target(text: str):
 
 
 def cmd_significance(args) -> int:
+    from ..explore.metrics import joint_numbers
     from ..explore.significance import significance_job
     from ..jobs import NEVER, run
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
     v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
@@ -185,7 +188,7 @@ def cmd_significance(args) -> int:
         result = run(significance_job(model, arm, v, a, args.threshold, args.samples, args.ops, NEVER,
                                       check=args.check), bar)
     sig = result.significance
-    rows = [{"term": t.label, "contribution": t.contribution, "relative": t.relative,
+    rows = [{"term": t.label_in(joint_numbers(arm)), "contribution": t.contribution, "relative": t.relative,
              "kept": t.relative >= sig.threshold, "translation_share": t.share_translation} for t in sig.terms]
     data = {"threshold": sig.threshold, "speed": sig.speed, "acceleration": sig.acceleration,
             "reference_torque": sig.reference, "bound": sig.bound(),
@@ -200,11 +203,12 @@ def cmd_significance(args) -> int:
 
 
 def _motion(args, n: int, arm=None):
+    from ..explore.metrics import joint_numbers
     from ..explore.sizing import quintic, read_trajectory
-    if args.trajectory:
-        return read_trajectory(args.trajectory, n)
+    if args.trajectory:   # a closed chain's columns name its actuated joints by their links
+        return read_trajectory(args.trajectory, n, joint_numbers(arm) if arm is not None else ())
     if args.iso_cube or args.cube_centre or args.cube_edge:
-        return _cube_motion(args, arm if arm is not None else model_and_arm(args)[1])
+        return _cube_motion(args, arm if arm is not None else model_and_arm(args, closed=True)[1])
     if args.q_from or args.q_to:
         if not (args.q_from and args.q_to):
             raise UserError("give both --from and --to for a quintic move")
@@ -225,24 +229,20 @@ def _cube_motion(args, arm):
 
 
 def cmd_sizing(args) -> int:
+    from ..explore.metrics import joint_numbers
     from ..explore.sizing import size_motors
     model, arm = model_and_arm(args, closed=True)
-    if not model.is_serial and args.iso_cube:
-        raise UserError(f"{args.project}: sizing --iso-cube: not for closed chains yet (give --trajectory or a move)")
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
 
-    def drive(what: str, given):
-        value = from_drives(model, what, given, f"--{what}")
-        # a closed chain's drive data are per tree joint; its motors are those of the actuated ones
-        return value[list(arm.cd.act)] if value is not None and not model.is_serial else value
-    res = size_motors(arm, traj, drive("gear", vector(args.gear, arm.n, "--gear")),
-                      drive("rotor", vector(args.rotor, arm.n, "--rotor")))
-    table = res.table()
-    series = [{"t": float(t), **{f"tau{i + 1}": float(v) for i, v in enumerate(tau)},
-               **{f"qd{i + 1}": float(v) for i, v in enumerate(qd)},
-               **{f"power{i + 1}": float(v) for i, v in enumerate(p)}}
+    res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
+                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
+    numbers = joint_numbers(arm)   # a closed chain's actuated joints by their link numbers
+    table = res.table(numbers)
+    series = [{"t": float(t), **{f"tau{k}": float(v) for k, v in zip(numbers, tau)},
+               **{f"qd{k}": float(v) for k, v in zip(numbers, qd)},
+               **{f"power{k}": float(v) for k, v in zip(numbers, p)}}
               for t, tau, qd, p in zip(traj.t, res.torque, traj.qd, res.power)]
     return emit(args, series if args.series else table, {"joints": table, "series": series})
 
@@ -250,7 +250,7 @@ def cmd_sizing(args) -> int:
 def cmd_payload(args) -> int:
     from ..explore.maps import sample_configurations
     from ..explore.sizing import payload_envelope
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     torque = from_drives(model, "torque", vector(args.torque, arm.n, "--torque"), "--torque")
     if torque is None:
         raise UserError("payload: give the rated torques with --torque (or drive data in the project)")
@@ -273,7 +273,7 @@ def cmd_payload(args) -> int:
 
 def cmd_sensitivity(args) -> int:
     from ..explore.sensitivity import rank_parameters
-    model, arm = model_and_arm(args)
+    model, arm = model_and_arm(args, closed=True)
     if args.samples < 1:
         raise UserError("--samples must be at least 1")
     ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n, model), args.samples)

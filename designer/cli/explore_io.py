@@ -107,8 +107,8 @@ def from_drives(model, what: str, given, flag: str):
     """``given`` (a command-line value) if any, else the project's drive value of ``what``, noted on stderr."""
     if given is not None:
         return given
-    from ..model.drives import drive_values
-    values = drive_values(model)
+    from ..explore.elastic_metrics import explored_drive_values
+    values = explored_drive_values(model)
     value = values[what]
     if value is not None:
         kind = {"torque": f"{values['torque_kind']} torque", "speed": "rated speed", "gear": "gear ratio",

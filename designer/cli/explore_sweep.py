@@ -129,10 +129,11 @@ def _rows_in(path: str) -> int:
 
 def cmd_map(args) -> int:
     from ..explore.maps import grid_states, sample_configurations, states_job, summarize
-    from ..explore.metrics import parse_metric
+    from ..explore.metrics import joint_numbers, parse_metric
     model, arm = model_and_arm(args, closed=True)
     r = ratings(args, arm.n, model)
-    spec = parse_metric(args.metric, arm.n)
+    numbers = joint_numbers(arm)   # a closed chain's actuated joints by their link numbers
+    spec = parse_metric(args.metric, arm.n, numbers)
     compute = compute_from(args, default_workers=None)
     if args.joints:
         if args.steps < 2:
@@ -164,7 +165,7 @@ def cmd_map(args) -> int:
     else:
         from ..numeric.batch import batch_frames
         tool = (batch_frames(arm, Q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
-    rows = [{**{f"q{k + 1}": float(v) for k, v in enumerate(q)}, "x": float(p[0]), "y": float(p[1]),
+    rows = [{**{f"q{number}": float(v) for number, v in zip(numbers, q)}, "x": float(p[0]), "y": float(p[1]),
              "z": float(p[2]), spec.label: float(val)} for q, p, val in zip(Q, tool, values)]
     return emit(args, rows, {"metric": spec.label, "stats": summarize(values), "samples": rows})
 

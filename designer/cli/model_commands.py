@@ -134,11 +134,16 @@ def _mechanism_problems(project: str, model) -> None:
 
 
 def cmd_fk(args) -> int:
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)
     texts = [part for item in args.q for part in item.split(",") if part.strip()]
-    if len(texts) != model.n:
-        raise UserError(f"--q: {model.n} joint values needed, {len(texts)} given")
+    act = [k for k, link in enumerate(model.links, start=1) if link.actuated]
+    want = model.n if model.is_serial else len(act)
+    if len(texts) != want:
+        raise UserError(f"--q: {want} joint values needed, {len(texts)} given"
+                        + ("" if model.is_serial else f" (the actuated joints q{', q'.join(map(str, act))})"))
     q = [number(text, f"--q[{k}]") for k, text in enumerate(texts, start=1)]
+    if not model.is_serial:
+        return _closed_fk(args, model, q, act)
     try:
         arm = NumericArm.from_model(model)
     except MissingParameterError as exc:
@@ -152,6 +157,35 @@ def cmd_fk(args) -> int:
         "joint_axes": axes.tolist(),
         "tool_position": arm.tool_in_base(q, T)[:3, 3].tolist(),   # the tool point, frame 0
         "tool_pose": np.round(arm.tool_pose(q), 12).tolist(),      # the tool frame in the world (base)
+    }
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+def _closed_fk(args, model, q_a: list[float], act: list[int]) -> int:
+    """A closed chain's forward kinematics: the loops closed at the actuated values, every frame of the tree,
+    the passive joints' values, and the tool on the deepest leaf (explore/closed.py's ClosedArm)."""
+    from ..explore.closed import ClosedArm
+    from ..kinematics.closure import ClosureError
+    try:
+        arm = ClosedArm(model)
+        q = arm.cd.positions(q_a)
+    except (ClosureError, MissingParameterError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    tree = arm.cd.tree
+    T = tree.frames(q)
+    origins, axes = tree.joint_axes(T)
+    tool = T[arm.tool_link + 1] @ arm.tool
+    result = {
+        "q": {f"q{k}": float(q[k - 1]) for k in act},
+        "passive": {f"q{k + 1}": float(q[k]) for k in tree.passive},
+        "frames": [np.round(t, 12).tolist() for t in T],
+        "joint_origins": origins.tolist(),
+        "joint_axes": axes.tolist(),
+        "tool_link": arm.tool_link + 1,
+        "tool_position": tool[:3, 3].tolist(),
+        "tool_pose": np.round(tree.arm.base @ tool, 12).tolist(),
+        "loop_residual": arm.cd.residual(q),
     }
     print(json.dumps(result, indent=1))
     return 0

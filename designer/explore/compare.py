@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from ..kinematics import NumericArm
 from .maps import Sampling, sample_configurations, summarize
+from .joint_names import joint_label, joint_numbers
 from .metrics import METRICS, MetricError, MetricSpec, Ratings, Shape, compute, evaluate_many
 
 __all__ = ["compare"]
@@ -36,6 +37,8 @@ def compare(arm_a: NumericArm, arm_b: NumericArm, q: ArrayLike | None = None,
     if arm_a.n != arm_b.n:
         raise ValueError(f"the designs have {arm_a.n} and {arm_b.n} joints: compare arms of the same size")
     n = arm_a.n
+    # joints by the designs' names (a closed chain's link numbers) when both name them alike, else 1..n
+    numbers = joint_numbers(arm_a) if joint_numbers(arm_a) == joint_numbers(arm_b) else ()
     q = np.zeros(n) if q is None else np.asarray(q, float)
     rows: list[dict] = []
     usable = []
@@ -48,7 +51,7 @@ def compare(arm_a: NumericArm, arm_b: NumericArm, q: ArrayLike | None = None,
         for idx in np.ndindex(np.shape(va)):
             if metric.shape is Shape.PAIR and idx[0] > idx[1]:
                 continue   # symmetric: the upper triangle says it all
-            label = name + (f"[{','.join(str(i + 1) for i in idx)}]" if idx else "")
+            label = name + (f"[{','.join(str(joint_label(i, numbers)) for i in idx)}]" if idx else "")
             rows.append({"metric": label, "where": "pose",
                          **_diff(float(np.asarray(va)[idx]), float(np.asarray(vb)[idx]))})
     Q = sample_configurations(arm_a, samples, sampling, seed)

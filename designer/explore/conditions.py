@@ -28,6 +28,8 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator
+from .joint_names import joint_position, model_joint_numbers
+from .sweep import joint_count
 
 __all__ = ["Kind", "Condition", "ConditionResult", "trig_coefficients", "find_conditions", "find_conditions_job",
            "apply_condition", "default_unknowns"]
@@ -53,7 +55,7 @@ class Condition:
 @dataclass(frozen=True)
 class ConditionResult:
     kind: Kind
-    targets: tuple[tuple[int, ...], ...]   # 1-based entries of M or joints of G
+    targets: tuple[tuple[int, ...], ...]   # entries of M or joints of G by joint name (1-based; closed: links)
     equations: tuple[sp.Expr, ...]         # the coefficient equations (each == 0)
     unknowns: tuple[sp.Symbol, ...]
     conditions: tuple[Condition, ...]
@@ -223,29 +225,32 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
     Parameters
     ----------
     targets:
-        1-based entries (i, j) of M, or joints i of G; default all (off-diagonal ones for decoupling).
+        1-based entries (i, j) of M, or joints i of G; default all (off-diagonal ones for decoupling). A
+        closed chain's actuated joints by their link numbers (explore/joint_names.py).
     unknowns:
         Names of the parameters to solve for; default :func:`default_unknowns`.
     equations:
         Already derived :class:`~designer.dynamics.results.Equations` of the model (else derived here).
     """
     kind = Kind(kind)
-    pairs = _targets(kind, model.n, targets)
+    if targets and not model.is_serial:   # a closed chain's joints by their link numbers: to their places
+        numbers = model_joint_numbers(model)
+        targets = [tuple(joint_position(int(v), numbers, f"{kind.value}: entry {t}") + 1
+                         for v in ((t,) if isinstance(t, int) else t)) for t in targets]
+    pairs = _targets(kind, joint_count(model), targets)
     if equations is None and unknowns is None and not model.free_symbols():
         yield Progress("checking M and G at random poses", 0.0)
         return _numeric_check(model, kind, pairs)
     if equations is None:
-        from ..dynamics.engine import derive
-        from ..dynamics.results import Method, SimplifyMode
         yield Progress("deriving M and G", 0.0)
         token.check()
-        equations = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
+        equations = _lagrange(model, token)
     eqs: list[sp.Expr] = []
     for k, t in enumerate(pairs):
         yield Progress("coefficient equations", 0.1 + 0.1 * k / len(pairs), f"entry {t}")
         token.check()
         entry = equations.gravity[t[0] - 1] if kind is Kind.BALANCED else equations.mass_matrix[t[0] - 1, t[1] - 1]
-        coeffs = trig_coefficients(entry, model)
+        coeffs = trig_coefficients(entry, equations.model)   # a closed chain's: its actuated joints
         for monom, c in coeffs.items():
             if kind is Kind.INVARIANT and not any(monom):
                 continue
@@ -258,7 +263,7 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
         if s.name not in names:
             raise ValueError(f"'{s.name}' is not a parameter of the model")
     if not eqs:
-        return ConditionResult(kind, tuple(pairs), (), tuple(syms), (), (), already=True)
+        return ConditionResult(kind, _named(model, pairs), (), tuple(syms), (), (), already=True)
     # By default solve for positions first (a counterweight's place), then add inertias, then masses:
     # the first tier with an admissible solution answers.
     if unknowns is None:
@@ -275,6 +280,11 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
                        f"for {', '.join(s.name for s in attempt)}")
         token.check()
         kept, rejected = [], []
+        # sympy.solve passes over an equation that none of the unknowns enters: it must hold by itself
+        unmet = [e for e in eqs if not (e.free_symbols & set(attempt))]
+        if unmet:
+            rejected = [f"needs {sp.sstr(unmet[0])} = 0, which none of {', '.join(s.name for s in attempt)} enters"]
+            continue
         for sol in sp.solve(eqs, attempt, dict=True):
             ok, note = _admissible(model, sol)
             if ok:
@@ -283,7 +293,28 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
                 rejected.append(note)
         if kept:
             break
-    return ConditionResult(kind, tuple(pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
+    return ConditionResult(kind, _named(model, pairs), tuple(eqs), tuple(syms), tuple(kept), tuple(rejected))
+
+
+def _named(model: Manipulator, pairs) -> tuple[tuple[int, ...], ...]:
+    """The targets by the joints' names: a closed chain's link numbers (explore/joint_names.py)."""
+    numbers = model_joint_numbers(model)
+    return tuple(tuple(numbers[v - 1] for v in t) for t in pairs)
+
+
+def _lagrange(model: Manipulator, token: CancelToken):
+    """M and G in closed form: a serial arm's, or a closed chain's in its actuated joints (parallelograms:
+    :mod:`designer.dynamics.closed_form`); a four-bar has none, which the error says."""
+    from ..dynamics.results import Method, SimplifyMode
+    if model.is_serial:
+        from ..dynamics.engine import derive
+        return derive(model, Method.LAGRANGE, SimplifyMode.OFF)
+    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
+    try:
+        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.OFF, token=token)
+    except NotLinearClosure:
+        raise ValueError("the loops do not close linearly (a four-bar), so M and G have no closed form in the "
+                         "actuated joints to solve for parameter relations") from None
 
 
 def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResult:
@@ -296,12 +327,17 @@ def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResu
     from ..numeric.batch import Batch
     if not pairs:   # a one-joint arm has no pair to decouple
         return ConditionResult(kind, (), (), (), (), (), already=True)
-    arm = NumericArm.from_model(model)
+    from .closed import ClosedArm, ClosedBatch
     rng = np.random.default_rng(0)
-    b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, model.n)))
+    b: Batch | ClosedBatch
+    if model.is_serial:
+        arm = NumericArm.from_model(model)
+        b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, arm.n)))
+    else:   # a four-bar's crank may not turn all the way: states near the nominal pose, where the loops close
+        b = ClosedArm(model).batch(rng.uniform(-0.5, 0.5, (8, joint_count(model))))
     if kind is Kind.BALANCED:
         values = np.stack([b.G[:, t[0] - 1] for t in pairs], axis=1)
-        scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(arm.gravity)), 1e-300)
+        scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(b.arm.gravity)), 1e-300)
     else:
         values = np.stack([b.M[:, t[0] - 1, t[1] - 1] for t in pairs], axis=1)
         scale = max(float(np.abs(b.M).max()), 1e-300)
@@ -309,7 +345,7 @@ def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResu
             values = values - values[:1]
     holds = bool(np.all(np.abs(values) <= 1e-9 * scale))
     note = () if holds else ("it does not hold, and the model has no symbolic parameters to solve for",)
-    return ConditionResult(kind, tuple(pairs), (), (), (), note, already=holds)
+    return ConditionResult(kind, _named(model, pairs), (), (), (), note, already=holds)
 
 
 def apply_condition(model: Manipulator, condition: Condition | dict) -> Manipulator:

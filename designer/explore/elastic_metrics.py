@@ -30,15 +30,25 @@ from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from .metric_error import MetricError
 
-__all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of"]
+__all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "explored_drive_values"]
+
+
+def explored_drive_values(model) -> dict:
+    """:func:`designer.model.drives.drive_values` for the joints explore rates: every joint of a serial
+    arm, the actuated ones of a closed chain (its motors; a passive joint's drive data is its bearing's)."""
+    from ..model.drives import drive_values
+    values = drive_values(model)
+    if model.is_serial:
+        return values
+    act = [i for i, link in enumerate(model.links) if link.actuated]
+    return {k: v[act] if isinstance(v, np.ndarray) else v for k, v in values.items()}
 
 
 def drive_ratings(model) -> dict:
     """The ratings' elastic-joint entries (stiffness, gear, rotor) from a project's drive data."""
     if model is None:
         return {}
-    from ..model.drives import drive_values
-    values = drive_values(model)
+    values = explored_drive_values(model)
     return {k: values[k] for k in ("stiffness", "gear", "rotor")}
 
 

@@ -18,6 +18,7 @@ from ..kinematics import NumericArm
 from ..jobs import CancelToken, Job, Progress
 from ..numeric.batch import Batch, batch_frames
 from .distribute import ordered_blocks
+from .joint_names import joint_numbers
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
@@ -83,7 +84,7 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
 
     ``compiled``: optional compiled dynamics of the same model for M and G (faster maps).
     """
-    spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
+    spec = parse_metric(spec, arm.n, joint_numbers(arm)) if isinstance(spec, str) else spec
     x, y, Q = grid_states(arm, joints, q0, steps, ranges)
     values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(len(y), len(x))
     return GridMap(spec.label, (joints[0], joints[1]), x, y, values,
@@ -93,10 +94,15 @@ def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q
 def grid_states(arm: NumericArm, joints: tuple[int, int], q0: ArrayLike | None = None,
                 steps: int | tuple[int, int] = 50,
                 ranges: Sequence[Sequence[float]] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(x, y, Q): the grid of :func:`grid_map`, its states row by row (``y`` slowest), (len(x) len(y), n)."""
-    i, j = joints
-    if not (1 <= i <= arm.n and 1 <= j <= arm.n) or i == j:
-        raise ValueError(f"joints must be two different numbers from 1 to {arm.n}, got {i} and {j}")
+    """(x, y, Q): the grid of :func:`grid_map`, its states row by row (``y`` slowest), (len(x) len(y), n).
+    ``joints`` by their names (:func:`~designer.explore.joint_names.joint_numbers`: 1..n, a closed chain's
+    link numbers)."""
+    numbers = joint_numbers(arm)
+    if not (joints[0] in numbers and joints[1] in numbers) or joints[0] == joints[1]:
+        which = f"numbers from 1 to {arm.n}" if numbers == tuple(range(1, arm.n + 1)) else \
+            f"of the joints {', '.join(map(str, numbers))}"
+        raise ValueError(f"joints must be two different {which}, got {joints[0]} and {joints[1]}")
+    i, j = numbers.index(joints[0]) + 1, numbers.index(joints[1]) + 1
     pose = np.zeros(arm.n) if q0 is None else np.asarray(q0, float)
     if pose.shape != (arm.n,):
         raise ValueError(f"the pose needs {arm.n} joint values, got {pose.size}")
@@ -138,7 +144,7 @@ def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[
     (seed 0) as one job: the same states and numbers, evaluated in chunks with progress and cancel, in
     this thread or, given an ``executor`` (threads, local processes, a Dask cluster), in blocks on it
     (:func:`states_job`)."""
-    spec = parse_metric(metric, arm.n)
+    spec = parse_metric(metric, arm.n, joint_numbers(arm))
     x, y, Q = grid_states(arm, joints, q0, int(steps))
     span = 0.8 if samples > 0 else 1.0
 
@@ -169,14 +175,14 @@ def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[
 
 
 def _evaluate_block(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None) -> list[float]:
-    return evaluate(arm, q, parse_metric(metric, arm.n), ratings).tolist()
+    return evaluate(arm, q, parse_metric(metric, arm.n, joint_numbers(arm)), ratings).tolist()
 
 
 def states_job(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None, executor: cf.Executor,
                slots: int = 4, token: CancelToken | None = None) -> Job[np.ndarray]:
     """The metric (one number per state) at states ``q`` on ``executor`` (local processes or a Dask
     cluster), in blocks sized to run about a second each; yields progress, returns the values in order."""
-    parse_metric(metric, arm.n)   # a bad metric is named here, not on a worker
+    parse_metric(metric, arm.n, joint_numbers(arm))   # a bad metric is named here, not on a worker
     out = np.empty(len(q))
 
     def task(lo: int, hi: int):
@@ -215,7 +221,7 @@ def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
                    method: Sampling | str = Sampling.SOBOL, seed: int | None = 0,
                    ratings: Ratings | None = None) -> SampleSummary:
     """A metric at ``count`` samples within the joint limits, with its statistics."""
-    spec = parse_metric(spec, arm.n) if isinstance(spec, str) else spec
+    spec = parse_metric(spec, arm.n, joint_numbers(arm)) if isinstance(spec, str) else spec
     q = sample_configurations(arm, count, method, seed)
     values = evaluate(arm, q, spec, ratings)
     return SampleSummary(spec.label, q, values, summarize(values))

@@ -23,11 +23,12 @@ import numpy as np
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.beams import tool_compliance_many, tool_sag_many
 from .elastic_metrics import ELASTIC_METRICS
+from .joint_names import joint_label, joint_numbers, joint_position
 from .metric_error import MetricError
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
-           "MetricError"]
+           "MetricError", "joint_numbers", "joint_label", "joint_position"]
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,8 @@ def cartesian_inertia(b: Batch, task: str = "translation") -> np.ndarray:
 def speed_corners(speed: np.ndarray) -> np.ndarray:
     """(2^(n-1), n) corners of the box |qd_i| <= speed_i, one of each +- pair (h is even in qd)."""
     n = len(speed)
+    if n == 1:   # one joint: one corner (np.meshgrid of nothing is empty)
+        return np.asarray(speed, float).reshape(1, 1)
     signs = np.array(np.meshgrid(*([[1.0, -1.0]] * (n - 1)), indexing="ij")).reshape(n - 1, -1).T
     return np.column_stack([np.ones(len(signs)), signs]) * speed
 
@@ -323,23 +326,26 @@ METRICS: dict[str, Metric] = {m.name: m for m in [
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A metric and, optionally, the component picked (0-based)."""
+    """A metric and, optionally, the component picked (0-based); ``numbers`` the joints' names in the label
+    (a closed chain's actuated joints by their link numbers; empty: 1..n)."""
 
     metric: Metric
     index: tuple[int, ...] = ()
+    numbers: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
         if not self.index:
             return self.metric.name
-        return f"{self.metric.name}[{','.join(str(i + 1) for i in self.index)}]"
+        return f"{self.metric.name}[{','.join(str(joint_label(i, self.numbers)) for i in self.index)}]"
 
 
 _SPEC_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\[\s*([0-9]+)\s*(?:,\s*([0-9]+)\s*)?\])?\s*$")
 
 
-def parse_metric(text: str, n: int) -> MetricSpec:
-    """``name``, ``name[i]`` or ``name[i,j]`` (1-based) for an arm with ``n`` joints."""
+def parse_metric(text: str, n: int, numbers: Sequence[int] = ()) -> MetricSpec:
+    """``name``, ``name[i]`` or ``name[i,j]`` for an arm with ``n`` joints, numbered 1..n or by ``numbers``
+    (:func:`joint_numbers`: a closed chain's link numbers)."""
     m = _SPEC_RE.match(text or "")
     if not m:
         raise MetricError(f"metric '{text}': write name, name[i] or name[i,j]")
@@ -347,13 +353,18 @@ def parse_metric(text: str, n: int) -> MetricSpec:
     if name not in METRICS:
         raise MetricError(f"unknown metric '{name}' (known: {', '.join(METRICS)})")
     metric = METRICS[name]
-    index = tuple(int(v) - 1 for v in (i, j) if v is not None)
+    numbers = tuple(int(v) for v in numbers) if numbers and tuple(numbers) != tuple(range(1, n + 1)) else ()
+    given = tuple(int(v) for v in (i, j) if v is not None)
     want = {Shape.SCALAR: 0, Shape.JOINT: 1, Shape.PAIR: 2}[metric.shape]
-    if index and len(index) != want:
-        raise MetricError(f"metric '{name}' takes {want} index(es), got {len(index)}")
-    if any(not 0 <= k < n for k in index):
+    if given and len(given) != want:
+        raise MetricError(f"metric '{name}' takes {want} index(es), got {len(given)}")
+    if numbers:
+        if any(k not in numbers for k in given):
+            raise MetricError(f"metric '{text}': the joints are {', '.join(map(str, numbers))}")
+        return MetricSpec(metric, tuple(numbers.index(k) for k in given), numbers)
+    if any(not 1 <= k <= n for k in given):
         raise MetricError(f"metric '{text}': joint numbers run from 1 to {n}")
-    return MetricSpec(metric, index)
+    return MetricSpec(metric, tuple(k - 1 for k in given))
 
 
 def _reduce(values: np.ndarray, how: Reduce) -> np.ndarray:
@@ -397,7 +408,7 @@ def evaluate(arm, q, spec: MetricSpec | str, ratings: Ratings | None = None, chu
              compiled=None) -> np.ndarray:
     """One number per state (N,): the picked component, or the metric's reduction."""
     if isinstance(spec, str):
-        spec = parse_metric(spec, arm.n)
+        spec = parse_metric(spec, arm.n, joint_numbers(arm))
     return _pick(compute(arm, q, spec.metric.name, ratings, chunk, compiled), spec)
 
 

@@ -3,7 +3,9 @@
 At one configuration the derivative is exact and symbolic where the metric is
 a closed form of M or G (``M[i,j]``, ``inertia_locked[i]``, ``coupling[i,j]``,
 ``gravity[i]``): the entry from the Lagrange derivation, with the joint values
-put in, is differentiated by the parameter and evaluated at the parameter values.
+put in, is differentiated by the parameter and evaluated at the parameter values
+(a closed chain's closed form in its actuated joints where its loops close linearly,
+:mod:`designer.dynamics.closed_form`; a four-bar has none and gets a central difference).
 Other metrics (eigenvalues, inverses) get a central difference.
 
 Over the workspace every parameter with a value is ranked by its influence
@@ -30,7 +32,8 @@ from ..model.manipulator import Manipulator
 from .maps import sample_configurations
 from .metrics import MetricSpec, Ratings, evaluate, parse_metric
 from .elastic_metrics import design_ratings
-from .sweep import ArmFactory
+from .joint_names import model_joint_numbers
+from .sweep import arm_factory, joint_count
 
 __all__ = ["Sensitivity", "sensitivity_at", "rank_parameters", "SYMBOLIC_METRICS"]
 
@@ -48,11 +51,22 @@ class Sensitivity:
     derivative_mean_abs: float = float("nan")
 
 
-def _symbolic_metric(model: Manipulator, spec: MetricSpec, q: np.ndarray) -> sp.Expr:
-    from ..dynamics.engine import derive
+def _equations(model: Manipulator):
+    """The Lagrange closed form of M and G: a serial arm's, or a closed chain's in its actuated joints when
+    its loops close linearly; None for a four-bar (no closed form: the derivative is numeric then)."""
     from ..dynamics.results import Method, SimplifyMode
-    eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF)
-    qsubs = dict(zip(model.q, (sp.Float(v) for v in q)))
+    if model.is_serial:
+        from ..dynamics.engine import derive
+        return derive(model, Method.LAGRANGE, SimplifyMode.OFF)
+    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
+    try:
+        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.OFF)
+    except NotLinearClosure:
+        return None
+
+
+def _symbolic_metric(eq, spec: MetricSpec, q: np.ndarray) -> sp.Expr:
+    qsubs = dict(zip(eq.model.q, (sp.Float(v) for v in q)))
     M = lambda i, j: eq.mass_matrix[i, j].xreplace(qsubs)  # noqa: E731
     name, idx = spec.metric.name, spec.index
     if name == "M":
@@ -68,7 +82,7 @@ def _symbolic_metric(model: Manipulator, spec: MetricSpec, q: np.ndarray) -> sp.
 def _numeric_derivative(model, names, values, spec, q, ratings, k) -> np.ndarray:
     base = list(values)
     h = STEP * max(abs(base[k]), 1e-3)
-    factory = ArmFactory(model, names, base)
+    factory = arm_factory(model, tuple(names), tuple(base))
     up, down = list(base), list(base)
     up[k] += h
     down[k] -= h
@@ -81,15 +95,16 @@ def _numeric_derivative(model, names, values, spec, q, ratings, k) -> np.ndarray
 def sensitivity_at(model: Manipulator, spec: MetricSpec | str, q: ArrayLike, ratings: Ratings | None = None,
                    parameters: Sequence[str] | None = None) -> list[Sensitivity]:
     """d metric / d p at the configuration ``q`` for each parameter (default: all with values)."""
-    spec = parse_metric(spec, model.n) if isinstance(spec, str) else spec
+    spec = parse_metric(spec, joint_count(model), model_joint_numbers(model)) if isinstance(spec, str) else spec
     values = model.parameter_values
     names = list(parameters) if parameters else [n for n in model.symbol_names() if n in values]
     missing = [n for n in names if n not in values]
     if missing:
         raise ValueError(f"no value for parameter(s) {', '.join(missing)}")
     q = np.asarray(q, float)
-    symbolic = spec.metric.name in SYMBOLIC_METRICS and bool(spec.index)
-    expr: Any = _symbolic_metric(model, spec, q) if symbolic else None  # a sympy expression when symbolic
+    eq = _equations(model) if spec.metric.name in SYMBOLIC_METRICS and bool(spec.index) else None
+    symbolic = eq is not None
+    expr: Any = _symbolic_metric(eq, spec, q) if symbolic else None  # a sympy expression when symbolic
     subs = {symbol(k): v for k, v in values.items()}
     out = []
     for k, name in enumerate(names):
@@ -110,12 +125,12 @@ def rank_parameters(model: Manipulator, spec: MetricSpec | str, q: ArrayLike | N
                     parameters: Sequence[str] | None = None) -> list[Sensitivity]:
     """Parameters by influence over workspace samples (largest first), with the derivative at ``q``
     (default: all joints at zero)."""
-    spec = parse_metric(spec, model.n) if isinstance(spec, str) else spec
-    q0 = np.zeros(model.n) if q is None else np.asarray(q, float)
+    spec = parse_metric(spec, joint_count(model), model_joint_numbers(model)) if isinstance(spec, str) else spec
+    q0 = np.zeros(joint_count(model)) if q is None else np.asarray(q, float)
     at = sensitivity_at(model, spec, q0, ratings, parameters)
     names = [s.parameter for s in at]
     base = [s.value for s in at]
-    factory = ArmFactory(model, names, base)
+    factory = arm_factory(model, tuple(names), tuple(base))
     Q = sample_configurations(factory(base), samples, seed=seed)
     ranked = []
     for k, s in enumerate(at):

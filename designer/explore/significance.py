@@ -21,6 +21,7 @@ over Sobol samples, so the bound is checked afterwards on fresh random states.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,8 @@ from ..jobs import NEVER, CancelToken, Job, Progress
 from ..jobs.interrupt import interruptible
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK, Batch
+from .joint_names import joint_label
+from .metrics import batch_of
 from .maps import Sampling, joint_limits, sample_configurations
 
 __all__ = ["Term", "Significance", "term_significance", "check_bound", "operation_counts", "SignificanceResult",
@@ -50,13 +53,17 @@ class Term:
 
     @property
     def label(self) -> str:
-        i = self.joint + 1
+        return self.label_in()
+
+    def label_in(self, numbers: Sequence[int] = ()) -> str:
+        """The label with the joints named by ``numbers`` (a closed chain's link numbers), else 1..n."""
+        i = joint_label(self.joint, numbers)
         if self.matrix == "G":
             return f"G_{i}"
         if self.matrix == "B":
-            j, k = (v + 1 for v in self.index)
+            j, k = (joint_label(v, numbers) for v in self.index)
             return f"B_{i},{j}{k}"
-        return f"{self.matrix}_{i}{self.index[0] + 1}"
+        return f"{self.matrix}_{i}{joint_label(self.index[0], numbers)}"
 
 
 @dataclass(frozen=True)
@@ -117,12 +124,14 @@ def term_significance(arm: NumericArm, speed, acceleration, threshold: float = 0
     T = np.zeros(n)
     share_at = np.full((n, n), np.nan)
     for s in range(0, len(q), CHUNK):
-        b = Batch(arm, q[s:s + CHUNK])
-        Mt = np.abs(b.M) * a[None, None, :]
+        b = batch_of(arm, q[s:s + CHUNK])
+        # a closed chain's state where a loop cannot close is NaN: it contributes nothing (0) to the maxima
+        Mt = np.nan_to_num(np.abs(b.M) * a[None, None, :])
         Bt = np.stack([np.abs(2 * b.gamma[:, :, j, k]) * v[j] * v[k] for j, k in pairs], axis=2) if pairs \
             else np.zeros((b.size, n, 0))
-        Ct = np.abs(np.einsum("nijj->nij", b.gamma)) * (v**2)[None, None, :]
-        Gt = np.abs(b.G)
+        Bt = np.nan_to_num(Bt)
+        Ct = np.nan_to_num(np.abs(np.einsum("nijj->nij", b.gamma)) * (v**2)[None, None, :])
+        Gt = np.nan_to_num(np.abs(b.G))
         total = Mt.sum(axis=2) + Bt.sum(axis=2) + Ct.sum(axis=2) + Gt
         T = np.maximum(T, total.max(axis=0))
         better = Mt.max(axis=0) > cM
@@ -161,10 +170,11 @@ def check_bound(arm: NumericArm, sig: Significance, samples: int = 2000, seed: i
     qdd[:half] = np.sign(qdd[:half]) * sig.acceleration
     err = np.zeros(arm.n)
     for s in range(0, samples, CHUNK):
-        b = Batch(arm, q[s:s + CHUNK])
+        b = batch_of(arm, q[s:s + CHUNK])
         sl = slice(s, s + b.size)
         full = b.torque(qd[sl], qdd[sl])
-        err = np.maximum(err, np.abs(full - sig.simplified_torque(b, qd[sl], qdd[sl])).max(axis=0))
+        # fmax: a closed chain's state where a loop cannot close (NaN) checks nothing
+        err = np.fmax(err, np.fmax.reduce(np.abs(full - sig.simplified_torque(b, qd[sl], qdd[sl])), axis=0))
     bound = sig.bound()
     # dropped terms that are zero up to round-off leave a round-off error: allow 1e-9 of T_i
     slack = bound + 1e-9 * np.maximum(sig.reference, 1.0)
@@ -188,7 +198,11 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
     from ..dynamics.size import ClosedFormTooSlow, ExpansionTooLarge
     from ..errors import DesignerError
     try:
-        eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
+        if model.is_serial:
+            eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
+        else:   # a closed chain's closed form in its actuated joints (parallelograms only)
+            eq = _closed_chain_form(model.numeric(overrides), token)
+            model = eq.model
     except ExpansionTooLarge as exc:  # counts of terms in a closed form are what this reports
         raise DesignerError(f"operation counts: the expanded {exc.entry} has about {exc.terms:.2g} terms, "
                             "too large to count") from None
@@ -211,6 +225,18 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
             e += G[i]
         simple.append(e)
     return _ops(list(full), token), _ops(simple, token)
+
+
+def _closed_chain_form(model, token: CancelToken):
+    """The Lagrange closed form of a closed chain whose loops close linearly; a four-bar: a one-line refusal."""
+    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
+    from ..dynamics.results import Method, SimplifyMode
+    from ..errors import DesignerError
+    try:
+        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.FAST, token=token)
+    except NotLinearClosure:
+        raise DesignerError("operation counts: the loops do not close linearly (a four-bar), so the equations "
+                            "have no closed form in the actuated joints to count") from None
 
 
 @dataclass(frozen=True)

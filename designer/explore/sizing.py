@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -56,9 +57,10 @@ def quintic(q0, q1, duration: float, steps: int = 201) -> Trajectory:
     return Trajectory(t, q0 + s[:, None] * d, sd[:, None] * d, sdd[:, None] * d)
 
 
-def read_trajectory(path: str | Path, n: int) -> Trajectory:
+def read_trajectory(path: str | Path, n: int, numbers: Sequence[int] = ()) -> Trajectory:
     """CSV with a header: ``t, q1..qn`` and optionally ``qd1..qdn, qdd1..qddn``; rates that are
-    missing are differentiated numerically (second-order central differences)."""
+    missing are differentiated numerically (second-order central differences). ``numbers``: the
+    joints' names when not 1..n (a closed chain's actuated links: ``t, q1, q2, q4, q6``)."""
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
@@ -66,10 +68,11 @@ def read_trajectory(path: str | Path, n: int) -> Trajectory:
         raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not rows:
         raise ValueError(f"{path}: no rows")
-    need = ["t"] + [f"q{i}" for i in range(1, n + 1)]
+    names = list(numbers) or list(range(1, n + 1))
+    need = ["t"] + [f"q{i}" for i in names]
     missing = [c for c in need if c not in rows[0]]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (need t, q1..q{n})")
+        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (need {', '.join(need)})")
 
     def col(name):
         try:
@@ -80,10 +83,10 @@ def read_trajectory(path: str | Path, n: int) -> Trajectory:
     t = col("t")
     if len(t) < 3 or np.any(np.diff(t) <= 0):
         raise ValueError(f"{path}: t must increase strictly, with at least 3 rows")
-    q = np.column_stack([col(f"q{i}") for i in range(1, n + 1)])
-    has = lambda p: all(f"{p}{i}" in rows[0] for i in range(1, n + 1))  # noqa: E731
-    qd = np.column_stack([col(f"qd{i}") for i in range(1, n + 1)]) if has("qd") else np.gradient(q, t, axis=0)
-    qdd = np.column_stack([col(f"qdd{i}") for i in range(1, n + 1)]) if has("qdd") else np.gradient(qd, t, axis=0)
+    q = np.column_stack([col(f"q{i}") for i in names])
+    has = lambda p: all(f"{p}{i}" in rows[0] for i in names)  # noqa: E731
+    qd = np.column_stack([col(f"qd{i}") for i in names]) if has("qd") else np.gradient(q, t, axis=0)
+    qdd = np.column_stack([col(f"qdd{i}") for i in names]) if has("qdd") else np.gradient(qd, t, axis=0)
     return Trajectory(t, q, qd, qdd)
 
 
@@ -113,8 +116,9 @@ class SizingResult:
     rotor: np.ndarray           # Jm_i (0 without)
     inertia_ratio: np.ndarray   # (N, n) M_ii(q) / (N_i^2 Jm_i): load-to-motor inertia (nan without rotor)
 
-    def table(self) -> list[dict[str, float]]:
-        """One row per joint: peak and RMS torque, peak speed and power, motor-side figures."""
+    def table(self, numbers: Sequence[int] = ()) -> list[dict[str, float]]:
+        """One row per joint (named by ``numbers`` when given, else 1..n): peak and RMS torque, peak speed
+        and power, motor-side figures."""
         t = self.traj.t
         duration = t[-1] - t[0]
         rows = []
@@ -122,7 +126,7 @@ class SizingResult:
             tau, qd, p = self.torque[:, i], self.traj.qd[:, i], self.power[:, i]
             rms = float(np.sqrt(_trapezoid(tau**2, t) / duration))
             rows.append({
-                "joint": i + 1, "peak_torque": float(np.abs(tau).max()), "rms_torque": rms,
+                "joint": numbers[i] if numbers else i + 1, "peak_torque": float(np.abs(tau).max()), "rms_torque": rms,
                 "peak_speed": float(np.abs(qd).max()), "peak_power": float(np.abs(p).max()),
                 "motor_peak_torque": float(np.abs(tau).max() / self.gear[i]), "motor_rms_torque": rms / self.gear[i],
                 "motor_peak_speed": float(np.abs(qd).max() * self.gear[i]),
@@ -153,7 +157,8 @@ def size_motors(arm: NumericArm, traj: Trajectory, gear=None, rotor=None) -> Siz
 
 
 def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, qdd=None) -> np.ndarray:
-    """Largest payload mass (kg) at each offset (K, 3) from the last frame's origin (in that frame),
+    """Largest payload mass (kg) at each offset (K, 3) from the last frame's origin (in that frame; a closed
+    chain's tool link, :meth:`~designer.explore.closed.ClosedArm.with_load`),
     keeping |tau_i| <= torque_i at every state q (with rates qd, qdd; zero = holding still).
 
     0 where the arm alone already exceeds a rating; inf where the payload loads no joint.
@@ -166,7 +171,9 @@ def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, q
     over = np.any(np.abs(tau0) > T * (1 + 1e-12))
     out = np.empty(len(offsets))
     for k, r in enumerate(np.asarray(offsets, float).reshape(-1, 3)):
-        loaded = replace(arm, point_masses=arm.point_masses + ((arm.n - 1, 1.0, r),))
+        # a closed chain's payload sits on its tool link (explore/closed.py)
+        loaded = arm.with_load(1.0, r) if hasattr(arm, "with_load") else \
+            replace(arm, point_masses=arm.point_masses + ((arm.n - 1, 1.0, r),))
         tau1 = _torque(loaded, q, qd, qdd) - tau0
         if over:
             out[k] = 0.0
@@ -174,5 +181,6 @@ def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, q
         mag = np.abs(tau1)
         with np.errstate(divide="ignore", invalid="ignore"):
             limit = np.where(mag > 1e-12 * (1 + np.abs(tau0)), (T - np.sign(tau1) * tau0) / mag, np.inf)
-        out[k] = max(0.0, float(limit.min()))
+        # a state where a closed chain's loop cannot close (NaN) bounds nothing
+        out[k] = max(0.0, float(np.nanmin(limit)))
     return out

@@ -36,6 +36,7 @@ from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .elastic_metrics import design_ratings
 from .maps import Sampling, sample_configurations, summarize
+from .joint_names import model_joint_numbers
 from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse_metric
 
 __all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "sweep_blocks", "pareto_front", "DESIGN_QUANTITIES",
@@ -199,7 +200,7 @@ _FACTORIES_LOCK = threading.Lock()
 _FACTORIES: dict[tuple[Manipulator, tuple[str, ...]], ArmFactory] = {}
 
 
-def _factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...]) -> ArmFactory:
+def arm_factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, ...]) -> ArmFactory:
     """The factory of this model and these names, kept per worker process: compiling the swept entries takes
     ~30 ms (PUMA 560), as long as several designs. The values it was made with do not matter: every entry
     that depends on a swept name is recomputed for each design."""
@@ -248,7 +249,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
     out: list[dict[str, float] | str] = []
     params = [k for k, ax in enumerate(spec.axes) if not ax.labels]   # the rest are material axes
     try:
-        parsed = [parse_metric(m, joint_count(model)) for m in spec.metrics]
+        parsed = [parse_metric(m, joint_count(model), model_joint_numbers(model)) for m in spec.metrics]
         factories: dict[tuple, ArmFactory] = {}
     except (MissingParameterError, MetricError, ValueError) as exc:
         return [f"{type(exc).__name__}: {exc}"] * len(rows)
@@ -258,7 +259,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
             picked = tuple(int(row[k]) for k, ax in enumerate(spec.axes) if ax.labels)
             if picked not in factories:   # one factory per combination of materials
                 designed = _with_materials(model, spec, row) if picked else model
-                factories[picked] = _factory(designed, tuple(names[k] for k in params),
+                factories[picked] = arm_factory(designed, tuple(names[k] for k in params),
                                              tuple(row[k] for k in params))
             arm = factories[picked](tuple(row[k] for k in params))
             key = np.asarray(arm.limits).tobytes()
@@ -298,7 +299,7 @@ def _check(model: Manipulator, spec: SweepSpec) -> None:
     if bad:
         raise ValueError(f"unknown statistic(s) {', '.join(bad)} (min, max, mean, std, p05, p50, p95)")
     for m in spec.metrics:
-        parse_metric(m, joint_count(model))
+        parse_metric(m, joint_count(model), model_joint_numbers(model))
 
 
 def _check_materials(model: Manipulator, ax: SweepAxis) -> None:

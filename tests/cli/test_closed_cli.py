@@ -53,9 +53,13 @@ def test_torques_and_simulate(tmp_path, capsys):
 
 
 def test_serial_only_commands_refuse_a_closed_chain(capsys):
-    assert main(["fk", PALLETIZER, "--q", "0,0,0,0,0,0"]) == 2
+    assert main(["modes", PALLETIZER]) == 2
     err = capsys.readouterr().err
     assert "closed-chain project" in err and len(err.strip().splitlines()) == 1
+    # fk takes the actuated joints of a closed chain, and says which when given the tree's
+    assert main(["fk", PALLETIZER, "--q", "0,0,0,0,0,0"]) == 2
+    err = capsys.readouterr().err
+    assert "q1, q2, q4, q6" in err and len(err.strip().splitlines()) == 1
 
 
 def test_a_pose_that_cannot_close_is_one_line(tmp_path, capsys):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from designer.cli import main
 from designer.explore.closed import ClosedArm
@@ -43,25 +44,34 @@ def test_compare_a_serial_and_a_closed_design(capsys):
                  str(robot_path("palletizer_parallelogram")), "--samples", "64", "--format", "json"]) == 0
     out = capsys.readouterr().out
     assert "coupling" in out and "gravity" in out and "total_mass" in out
-    # a metric a closed chain does not give yet is left out, not an error
-    assert "tra_share" not in out
+    # Lee's split of a closed chain too: the parallelogram moves the forearm with the crank alone, so
+    # the shoulder-elbow coupling has no rotational part (tra_share = 1). The designs name their joints
+    # differently (1..4 and 1, 2, 4, 6): the rows number them 1..4, each design's k-th actuated joint
+    import json
+    rows = {r["metric"]: r for r in json.loads(out)["rows"] if r["where"] == "pose"}
+    assert rows["tra_share[2,3]"]["B"] == pytest.approx(1.0, abs=1e-12)
+    assert rows["tra_share[2,3]"]["A"] < 0.99     # the serial forearm turns with the shoulder
 
 
 def test_map_of_a_closed_chain_at_samples_and_on_a_grid(capsys):
     import json
     project = str(robot_path("palletizer_parallelogram"))
-    assert main(["explore", project, "map", "--metric", "coupling[2,3]", "--samples", "16", "--format", "json",
+    # the actuated joints by their link numbers (1, 2, 4, 6), as eval names them
+    assert main(["explore", project, "map", "--metric", "coupling[2,4]", "--samples", "16", "--format", "json",
                  "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
     arm = ClosedArm(load_project(robot_path("palletizer_parallelogram")))
     first = data["samples"][0]
-    qa = np.array([first[f"q{k}"] for k in range(1, 5)])
+    qa = np.array([first[f"q{k}"] for k in (1, 2, 4, 6)])
     M = arm.cd.M(qa)
-    assert np.isclose(first["coupling[2,3]"], M[1, 2] / np.sqrt(M[1, 1] * M[2, 2]))
+    assert np.isclose(first["coupling[2,4]"], M[1, 2] / np.sqrt(M[1, 1] * M[2, 2]))
     assert np.allclose([first["x"], first["y"], first["z"]], arm.tool_points([qa])[0])
-    assert main(["explore", project, "map", "--metric", "gravity[2]", "--joints", "2", "3", "--steps", "3",
+    assert main(["explore", project, "map", "--metric", "gravity[2]", "--joints", "2", "4", "--steps", "3",
                  "--format", "csv"]) == 0
-    assert len(capsys.readouterr().out.strip().splitlines()) == 1 + 9
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 + 9 and lines[0] == 'q2,q4,gravity[2]'
+    assert main(["explore", project, "map", "--metric", "gravity[2]", "--joints", "2", "3", "--quiet"]) == 2
+    assert "1, 2, 4, 6" in capsys.readouterr().err
 
 
 def test_sweep_of_a_closed_chain_parameter(capsys):
@@ -71,7 +81,7 @@ def test_sweep_of_a_closed_chain_parameter(capsys):
     import io
     from designer.explore.maps import sample_configurations, summarize
     project = str(robot_path("palletizer_parallelogram"))
-    assert main(["explore", project, "sweep", "--param", "c", "0.2", "0.4", "2", "--metric", "gravity[3]",
+    assert main(["explore", project, "sweep", "--param", "c", "0.2", "0.4", "2", "--metric", "gravity[4]",
                  "--samples", "16", "--quiet", "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert len(rows) == 2 and not any(r["error"] for r in rows)
@@ -80,7 +90,7 @@ def test_sweep_of_a_closed_chain_parameter(capsys):
         arm = ClosedArm(model, {"c": float(row["c"])})
         q = sample_configurations(arm, 16)
         expected = summarize(compute(arm, q, "gravity")[:, 2])
-        assert np.isclose(float(row["gravity[3]:max"]), expected["max"])
+        assert np.isclose(float(row["gravity[4]:max"]), expected["max"])
         assert np.isclose(float(row["total_mass"]), arm.total_mass())
 
 
@@ -96,4 +106,3 @@ def test_sizing_along_a_move_of_a_closed_chain(capsys):
     traj = quintic(np.zeros(4), np.array([1, 0.3, -0.3, 0.5]), 1.5, 21)
     tau = np.array([cd.tau(q, qd, qdd) for q, qd, qdd in zip(traj.q, traj.qd, traj.qdd)])
     assert np.allclose([float(r["peak_torque"]) for r in rows], np.abs(tau).max(axis=0))
-    assert main(["explore", project, "sizing", "--iso-cube"]) == 2
