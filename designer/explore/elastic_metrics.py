@@ -57,6 +57,9 @@ def _frequency_free(b, r):
 
 def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
     """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so."""
+    if not hasattr(b.arm, "beams"):   # a closed chain (explore/closed.py): its tree's sag is not projected yet
+        raise MetricError(f"metric '{metric}' of a closed chain: not computed yet (the tool's sag through the "
+                          "loops)")
     if r.stiffness is None and b.arm.beams:
         return ElasticJoints.of(b.n)
     if r.stiffness is None:
