@@ -22,11 +22,12 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..model import Manipulator
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..numeric.batch import Batch
 from .metric_error import MetricError
 
 __all__ = ["Quantity", "Sweep", "joint_numbers", "pair_quantities", "sweep_joint", "ParameterGrid",
-           "parameter_grid", "default_range", "sweep_parameter", "write_csv", "joints_moving_inertia",
+           "parameter_grid", "parameter_grid_job", "default_range", "sweep_parameter", "write_csv", "joints_moving_inertia",
            "default_map_joints"]
 
 
@@ -184,6 +185,14 @@ def parameter_grid(model: Manipulator, name: str, values, second: str | None = N
     ValueError
         A parameter is not a symbol of the model, or a value makes the model unusable.
     """
+    return run(parameter_grid_job(model, name, values, second, second_values))
+
+
+def parameter_grid_job(model: Manipulator, name: str, values, second: str | None = None,
+                       second_values: Iterable[float] = (), token: CancelToken = NEVER) -> Job[ParameterGrid]:
+    """:func:`parameter_grid` as a job: progress and cancel per arm (a closed chain's
+    :class:`~designer.explore.closed.ClosedArm` takes ~30 ms to build: 1.2 s for 41 designs)."""
+    from .joints import explore_arm
     used = set(model.symbol_names())
     for p in (name, second):
         if p is not None and p not in used:
@@ -192,12 +201,15 @@ def parameter_grid(model: Manipulator, name: str, values, second: str | None = N
     seconds = np.asarray(list(second_values), dtype=float) if second is not None else np.array([np.nan])
     if second is not None and len(seconds) == 0:
         seconds = np.array([model.parameter_values.get(second, 0.0)])
-    from .joints import explore_arm
     arms = []
+    total = len(seconds) * len(values)
     for s in seconds:
         for v in values:
+            token.check()
             overrides = {name: float(v)} if second is None else {name: float(v), second: float(s)}
             arms.append(explore_arm(model, overrides))   # a closed chain's ClosedArm
+            if not model.is_serial:
+                yield Progress("designs", len(arms) / total, f"{len(arms)} of {total}")
     return ParameterGrid(name, values, second, seconds, tuple(arms))
 
 

@@ -19,10 +19,6 @@ __all__ = ["ClosedChainGate", "REFUSALS", "refusal"]
 
 #: per view, what it says for a closed-chain project
 REFUSALS = {
-    "Coupling plots": "The coupling plots do not handle closed chains yet: "
-                      "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
-    "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
-               "take a closed chain.",
     # the exports below would write the links read as a serial chain
     "URDF export": "A closed chain has no URDF export yet (URDF has no loops; the mimic-joint form is to come): "
                    "nothing was written.",

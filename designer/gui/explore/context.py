@@ -14,17 +14,37 @@ from typing import Any
 import numpy as np
 
 from ...errors import DesignerError
+from ...explore.joints import ExploreJoints, explore_arm, explore_joints
 from ...explore.metrics import MetricError, Ratings
 from ...jobs import CancelToken, Job
 from ...kinematics import NumericArm
+from ...kinematics.closure import ClosureError
 from ...model import Manipulator, MissingParameterError
 from ..job_runner import JobRunner
 
-__all__ = ["ExploreContext", "ExploreInputError"]
+__all__ = ["ExploreContext", "ExploreInputError", "closed_chain_job"]
 
 
 class ExploreInputError(DesignerError):
     """A user mistake in the Explore inputs (shown as one line, never raised to Qt)."""
+
+
+#: what a core function that reads a closed chain as a serial arm raises (an attribute its ClosedArm has
+#: not, an index past its actuated joints): the view shows one line instead of a traceback
+NOT_FOR_CLOSED = (AttributeError, IndexError, TypeError, NotImplementedError)
+
+
+def closed_chain_job(make_job: Callable[[CancelToken], Job], title: str) -> Callable[[CancelToken], Job]:
+    """``make_job`` for a closed chain: the core answers, and where it does not handle a closed chain yet
+    (the payload envelope, the ISO cube, conditions, significance before the core gives them) its
+    failure is one line naming the view; as the core learns them they work here unchanged."""
+    def make(token: CancelToken) -> Job:
+        try:
+            return (yield from make_job(token))
+        except NOT_FOR_CLOSED as exc:
+            raise ExploreInputError(f"{title} of a closed chain: not computed by the core yet "
+                                    f"({type(exc).__name__}: {exc})") from exc
+    return make
 
 
 def _no_ratings(n: int | None) -> Ratings:
@@ -65,8 +85,13 @@ class ExploreContext:
 
     @property
     def q(self) -> np.ndarray:
-        """The current pose (rad, m)."""
+        """The current pose (rad, m) of the joints the metrics number (a closed chain's actuated ones)."""
         return self._pose()
+
+    def joints(self, model: Manipulator | None = None) -> ExploreJoints:
+        """The joints the metrics number, their names and types: every joint of a serial arm, the
+        actuated ones of a closed chain (named by their links: q1, q2, q4, q6 for the palletizer)."""
+        return explore_joints(model or self.require_model())
 
     def metric_text(self) -> str:
         return self._metric()
@@ -78,12 +103,13 @@ class ExploreContext:
         return model
 
     def arm(self, model: Manipulator | None = None) -> NumericArm:
-        """The numeric arm of ``model`` (the open one by default); a one-line error when a symbol has
-        no value."""
+        """The numeric arm of ``model`` (the open one by default), a closed chain's
+        :class:`~designer.explore.closed.ClosedArm`; a one-line error when a symbol has no value or a
+        loop cannot close."""
         model = model or self.require_model()
         try:
-            return NumericArm.from_model(model)
-        except MissingParameterError as exc:
+            return explore_arm(model)
+        except (MissingParameterError, ClosureError) as exc:
             raise ExploreInputError(f"{model.name or 'model'}: {exc}") from None
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             raise ExploreInputError(f"{model.name or 'model'} has no numeric form: {exc}") from None
@@ -111,6 +137,8 @@ class ExploreContext:
             if owner is not None:
                 owner.mark_fresh(model)
 
+        if model is not None and not model.is_serial:
+            make_job = closed_chain_job(make_job, title)
         return self.runner.start(title, make_job, show)
 
     def guarded(self, title: str, action: Callable[[], object]):
