@@ -118,6 +118,7 @@ def cmd_regressor(args) -> int:
 
 def _closed_regressor(args, model) -> int:
     """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
+    from ..control.closed_identification import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
     if args.drives or args.excite or args.trajectory:
@@ -141,7 +142,7 @@ def _closed_regressor(args, model) -> int:
         lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
                   "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
         for row in data["base"]:
-            combo = " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in row["combination"].items())
+            combo = combination_text(row["combination"])
             lines.append(f"| {row['name']} | {combo} | {row['value']:.6g} |")
         lines += ["", "Dropped: " + ", ".join(data["dropped"])]
     else:
