@@ -58,7 +58,7 @@ class CouplingPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(THROTTLE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._follow)
         self._build()
 
     # -- layout -----------------------------------------------------------------
@@ -187,6 +187,17 @@ class CouplingPanel(QWidget):
             self._fill_controls(n)
         finally:
             self._quiet(False)
+        self._follow()
+
+    def _follow(self) -> None:
+        """Recompute after a model or pose change; a closed chain's worker job only while the tab is
+        shown (showEvent catches up): a hidden tab would close the loops at 121 points per slider step."""
+        if self._closed() and not self.isVisible():
+            self._timer.stop()
+            for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+                plot.clearPlots()   # no curves of an earlier pose (a design report grabs them: it refreshes)
+            self.sweeps = {"joint": None, "parameter": None}
+            return
         self.refresh()
 
     def set_joint_values(self, q) -> None:
@@ -403,8 +414,9 @@ class CouplingPanel(QWidget):
         self.runner.start(title, make_job, lambda sweep: self._shown_from_job(show, sweep),
                           on_failed=lambda message, _details: self._show_status(f"{title}: {message}"))
 
-    def _shown_from_job(self, show, sweep: Sweep) -> None:
-        show(sweep)
+    def _shown_from_job(self, show, result) -> None:
+        show(result)
+        sweep = result[0] if isinstance(result, tuple) else result   # a parameter sweep comes with its grid
         self._show_status(sweep.note and f"Not plotted: {sweep.note}.")
 
     def _show_joint_sweep(self, sweep: Sweep, k: int, q: np.ndarray) -> None:

@@ -36,7 +36,7 @@ def _structure(model: Manipulator) -> list[Table]:
     links = [[str(i), link.name, "base" if parents[i - 1] == 0 else f"link {parents[i - 1]}",
               link.joint.value, "actuated" if link.actuated else "passive"]
              for i, link in enumerate(model.links, start=1)]
-    loops = [[lp.label(k), lp.joint.value, f"link {lp.link_i}", f"link {lp.link_j}"]
+    loops = [[lp.label(k), lp.joint.value, f"link {lp.link_i}", "the base" if lp.link_j == 0 else f"link {lp.link_j}"]
              for k, lp in enumerate(model.loops, start=1)]
     return [("Tree: each link and the link it is mounted on", ["link", "name", "mounted on", "joint", "drive"], links),
             ("Loops: the cut joint closing each", ["loop", "cut joint", "between", "and"], loops)]

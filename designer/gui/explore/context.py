@@ -34,16 +34,15 @@ class ExploreInputError(DesignerError):
 NOT_FOR_CLOSED = (AttributeError, IndexError, TypeError, NotImplementedError)
 
 
-def closed_chain_job(make_job: Callable[[CancelToken], Job], title: str) -> Callable[[CancelToken], Job]:
+def closed_chain_job(make_job: Callable[[CancelToken], Job]) -> Callable[[CancelToken], Job]:
     """``make_job`` for a closed chain: the core answers, and where it does not handle a closed chain yet
     (the payload envelope, the ISO cube, conditions, significance before the core gives them) its
-    failure is one line naming the view; as the core learns them they work here unchanged."""
+    failure is one line (the job line names the view); as the core learns them they work here unchanged."""
     def make(token: CancelToken) -> Job:
         try:
             return (yield from make_job(token))
         except NOT_FOR_CLOSED as exc:
-            raise ExploreInputError(f"{title} of a closed chain: not computed by the core yet "
-                                    f"({type(exc).__name__}: {exc})") from exc
+            raise ExploreInputError(f"the core does not compute this for a closed chain yet ({exc})") from exc
     return make
 
 
@@ -138,7 +137,7 @@ class ExploreContext:
                 owner.mark_fresh(model)
 
         if model is not None and not model.is_serial:
-            make_job = closed_chain_job(make_job, title)
+            make_job = closed_chain_job(make_job)
         return self.runner.start(title, make_job, show)
 
     def guarded(self, title: str, action: Callable[[], object]):
