@@ -30,6 +30,7 @@ from .arm_scene import numeric_arm
 from .closed_coupling import JointBox, closed_arm, joint_sweep_job, parameter_sweep_job
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner
+from .message_line import MessageLine
 from .joint_sliders import joint_ranges
 from .plot_style import fit_y, new_plot, pen, save_svg
 
@@ -82,7 +83,7 @@ class CouplingPanel(QWidget):
             top.addWidget(button)
             self.buttons[name[:3].lower()] = button
         outer.addLayout(top)
-        self.status = QLabel()
+        self.status = MessageLine("", self)   # a long message (a closed chain's note) must not widen the tab
         self.status.setStyleSheet("color: #8a1c1c;")
         self.status.hide()
         outer.addWidget(self.status)
@@ -417,7 +418,7 @@ class CouplingPanel(QWidget):
     def _shown_from_job(self, show, result) -> None:
         show(result)
         sweep = result[0] if isinstance(result, tuple) else result   # a parameter sweep comes with its grid
-        self._show_status(sweep.note and f"Not plotted: {sweep.note}.")
+        self._show_status(sweep.note and f"B and C not plotted: {sweep.note}.")
 
     def _show_joint_sweep(self, sweep: Sweep, k: int, q: np.ndarray) -> None:
         i, j = sweep.pair

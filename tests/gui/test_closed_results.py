@@ -244,3 +244,21 @@ def test_every_result_view_takes_the_closed_chain(window):
     assert window.gates == {} and set(REFUSALS) == {"URDF export", "MJCF export"}
     assert window.result_tabs.indexOf(window.coupling) >= 0
     assert window.coupling.arm is not None and window.coupling.arm.n == 4
+
+
+def test_the_workspace_cloud_of_a_closed_chain_puts_its_tool_where_the_loops_close(window, qtbot, cd):
+    view = window.explore.workspace_view
+    view.samples.setValue(40)
+    clouds = []
+    window.explore.workspaceMapped.connect(lambda positions, values, label: clouds.append(positions))
+    assert view.compute() is not None
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=30_000)
+    assert not _error(window) and len(clouds) == 1
+    r = view.result
+    tool = np.array([0.0, 0.0, 0.0, 1.0])
+    for k in (0, 17, 39):
+        T = cd.tree.frames(cd.positions(r.q[k]))
+        tool_pose = T[6] @ cd.tree.arm.tool            # the wrist (link 6): the tree's deepest leaf
+        assert r.positions[k] == pytest.approx((tool_pose @ tool)[:3], abs=1e-9)
+    header, _rows = view.csv_data()
+    assert header[:4] == ["q1 (rad)", "q2 (rad)", "q4 (rad)", "q6 (rad)"]
