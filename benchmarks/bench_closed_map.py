@@ -42,8 +42,8 @@ def main(argv=None) -> int:
     serial = explore_arm(load_project(ROOT / "robots" / "palletizer_serial.json"))
     print(f"{args.steps} x {args.steps} map of q2, q4 (q2, q3 for the serial twin), median of {args.runs} runs")
     for metric in ("coupling", "gravity[2]"):
-        t_closed, (_r, steps_closed) = timed(lambda: _map(closed, args.steps, metric), args.runs)
-        t_serial, (_r, _s) = timed(lambda: _map(serial, args.steps, metric), args.runs)
+        t_closed, (_r, steps_closed) = timed(lambda m=metric: _map(closed, args.steps, m), args.runs)
+        t_serial, (_r, _s) = timed(lambda m=metric: _map(serial, args.steps, m), args.runs)
         print(f"  {metric:<12} parallelogram {t_closed:7.3f} s ({steps_closed} progress steps, "
               f"{1e3 * t_closed / args.steps ** 2:.2f} ms a state)   serial {t_serial:7.3f} s   "
               f"ratio {t_closed / t_serial:6.0f}x")

@@ -27,8 +27,8 @@ from ..numeric.batch import Batch
 from .metric_error import MetricError
 
 __all__ = ["Quantity", "Sweep", "joint_numbers", "pair_quantities", "sweep_joint", "ParameterGrid",
-           "parameter_grid", "parameter_grid_job", "default_range", "sweep_parameter", "write_csv", "joints_moving_inertia",
-           "default_map_joints"]
+           "parameter_grid", "parameter_grid_job", "default_range", "sweep_parameter", "write_csv",
+           "joints_moving_inertia", "default_map_joints"]
 
 
 class Quantity(str, Enum):

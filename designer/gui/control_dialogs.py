@@ -9,12 +9,12 @@ the worker pool.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget,
+                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
 from ..errors import DesignerError
@@ -201,7 +201,8 @@ class IdentificationDialog(QDialog):
             notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones: tau_a = W^T Y_tree pi "
                      "grouped numerically (QR of W^T Y_tree over random closed states)."]
         else:
-            notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {bp.rank})."]
+            rank = cast("BaseParameters", bp).rank   # a serial arm's symbolic base parameters
+            notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {rank})."]
         notes.append("Dropped: " + (", ".join(bp.dropped) or "none"))
         notes += [f"Numeric grouping: {g}" for g in getattr(bp, "numeric_groups", ())]
         self.status.setText("\n".join(notes))
@@ -224,7 +225,7 @@ class IdentificationDialog(QDialog):
         arm = self._arm()
         if arm is None or self.bp is None:
             return
-        period, harmonics, bp = self.period.value(), self.harmonics.value(), self.bp
+        period, harmonics, bp = self.period.value(), self.harmonics.value(), cast("BaseParameters", self.bp)
 
         def job(token):
             yield Progress("excitation", None, "Fourier series")
@@ -255,7 +256,7 @@ class IdentificationDialog(QDialog):
         except UserError as exc:
             self.condition.setText(f"cond(Y_b): {exc}")
             return
-        cond = condition_number(self.bp, arm, Q.T, QD.T, QDD.T)
+        cond = condition_number(cast("BaseParameters", self.bp), arm, Q.T, QD.T, QDD.T)   # a serial arm's
         self.condition.setText(f"cond(Y_b) over {path} ({len(Q)} samples): {cond:.6g}")
 
     def _load_closed(self, path: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +50,7 @@ class CouplingPanel(QWidget):
         super().__init__(parent)
         pg.setConfigOptions(antialias=True)
         self.model: Manipulator | None = None
-        self.arm = None   # NumericArm, or a closed chain's ClosedArm (its actuated joints)
+        self.arm: Any = None   # NumericArm, or a closed chain's ClosedArm (its actuated joints)
         self.joints: ExploreJoints | None = None
         self.q = np.zeros(0)
         self.sweeps: dict[str, Sweep | None] = {"joint": None, "parameter": None}

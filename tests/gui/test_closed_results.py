@@ -214,8 +214,8 @@ def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(
 def _html_table(page: str, heading: str) -> list[list[str]]:
     at = page.index(heading)
     table = page[page.index("<table", at):page.index("</table>", at)]
-    return [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)] for row in re.findall(r"<tr>(.*?)</tr>", table)
-            if "<td>" in row]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)
+    return [[html.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row)] for row in rows if "<td>" in row]
 
 
 def test_the_design_report_of_a_closed_chain_gives_m_a_g_a_and_the_cut_joint_forces(window, qtbot, tmp_path, cd):

@@ -217,7 +217,8 @@ class CompareView(ExploreView):
         joints = explore_joints(self.model)
         unit = "rad" if joints.revolute[r.curve_joint - 1] else "m"
         label = self.with_unit(r.label)
-        return [f"{joints.name(r.curve_joint)} ({unit})", f"A: {label}", f"B: {label}"], list(zip(r.x, r.curve_a, r.curve_b))
+        header = [f"{joints.name(r.curve_joint)} ({unit})", f"A: {label}", f"B: {label}"]
+        return header, list(zip(r.x, r.curve_a, r.curve_b))
 
     def export_table_csv(self, path) -> None:
         if self.result is None:

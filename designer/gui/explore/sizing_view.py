@@ -267,7 +267,8 @@ class SizingView(ExploreView):
         plot = self.curves.plot
         plot.clear()
         for i in range(data.shape[1]):
-            plot.plot(s.traj.t, data[:, i], name=f"joint {self._joint_name(i + 1)}", pen=pg.mkPen(COLORS[i % len(COLORS)], width=2))
+            plot.plot(s.traj.t, data[:, i], name=f"joint {self._joint_name(i + 1)}",
+                      pen=pg.mkPen(COLORS[i % len(COLORS)], width=2))
         plot.setLabel("left", self.quantity.currentText())
         text = f"{what} along the move ({len(s.traj.t)} states)"
         cube = self.result.cube
