@@ -10,15 +10,18 @@ job runner instead of in the GUI thread as it does for a serial arm.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from PySide6.QtWidgets import QSpinBox
 
 from ..explore.coupling import ParameterGrid, Sweep, parameter_grid_job, sweep_joint
-from ..explore.joints import explore_arm
+from ..explore.joints import ExploreJoints, explore_arm
 from ..jobs import CancelToken, Job, Progress
 from ..model import Manipulator
+from .job_runner import JobRunner
 
-__all__ = ["JointBox", "closed_arm", "joint_sweep_job", "parameter_sweep_job"]
+__all__ = ["ClosedCoupling", "JointBox", "closed_arm", "joint_sweep_job", "parameter_sweep_job"]
 
 BLOCK = 16   # states per step of a joint sweep: progress and cancel about every 7 ms
 
@@ -43,6 +46,53 @@ class JointBox(QSpinBox):
     def validate(self, text, pos):
         from PySide6.QtGui import QValidator
         return QValidator.State.Acceptable, text, pos
+
+
+class ClosedCoupling:
+    """The coupling panel's closed-chain part: whether the model is one, its joints' numbers, its
+    curves run on the panel's job runner, and no job while the tab is hidden."""
+
+    # the panel's (coupling_plots.CouplingPanel)
+    joints: ExploreJoints | None
+    runner: JobRunner
+    sweeps: dict[str, Any]
+    _timer: Any
+    plot_coupling: Any
+    plot_normalised: Any
+    plot_coefficients: Any
+    plot_parameter: Any
+    if TYPE_CHECKING:   # QWidget's and the panel's methods (not defined here: the panel's come first)
+        def isVisible(self) -> bool: ...
+        def refresh(self) -> None: ...
+        def _show_status(self, text: str) -> None: ...
+
+    def _follow(self) -> None:
+        """Recompute after a model or pose change; a closed chain's worker job only while the tab is
+        shown (showEvent catches up): a hidden tab would close the loops at 121 points per slider step."""
+        if self._closed() and not self.isVisible():
+            self._timer.stop()
+            for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+                plot.clearPlots()   # no curves of an earlier pose (a design report grabs them: it refreshes)
+            self.sweeps = {"joint": None, "parameter": None}
+            return
+        self.refresh()
+
+    def _numbers(self) -> tuple[int, ...] | None:
+        """The joints' numbers when they are not 1..n: a closed chain's actuated joints (1, 2, 4, 6)."""
+        return tuple(i + 1 for i in self.joints.index) if self.joints is not None and self.joints.closed else None
+
+    def _closed(self) -> bool:
+        return self.joints is not None and self.joints.closed
+
+    def _run(self, title: str, make_job, show) -> None:
+        """A closed chain's curves in a worker; its message (a pose that cannot close) on the status line."""
+        self.runner.start(title, make_job, lambda sweep: self._shown_from_job(show, sweep),
+                          on_failed=lambda message, _details: self._show_status(f"{title}: {message}"))
+
+    def _shown_from_job(self, show, result) -> None:
+        show(result)
+        sweep = result[0] if isinstance(result, tuple) else result   # a parameter sweep comes with its grid
+        self._show_status(sweep.note and f"B and C not plotted: {sweep.note}.")
 
 
 def closed_arm(model: Manipulator):

@@ -28,7 +28,7 @@ from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..model.units import inertial_unit, parameter_units, with_unit
 from .arm_scene import numeric_arm
-from .closed_coupling import JointBox, closed_arm, joint_sweep_job, parameter_sweep_job
+from .closed_coupling import ClosedCoupling, JointBox, closed_arm, joint_sweep_job, parameter_sweep_job
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner
 from .message_line import MessageLine
@@ -43,7 +43,7 @@ PARAMETER_POINTS = 41
 COEFFICIENTS = (Quantity.CORIOLIS_I, Quantity.CORIOLIS_J, Quantity.CENTRIFUGAL_IJ, Quantity.CENTRIFUGAL_JI)
 
 
-class CouplingPanel(QWidget):
+class CouplingPanel(ClosedCoupling, QWidget):
     """Plots for a joint pair; call :meth:`set_model` and :meth:`set_joint_values` (rad, m)."""
 
     def __init__(self, parent: QWidget | None = None):
@@ -190,17 +190,6 @@ class CouplingPanel(QWidget):
         finally:
             self._quiet(False)
         self._follow()
-
-    def _follow(self) -> None:
-        """Recompute after a model or pose change; a closed chain's worker job only while the tab is
-        shown (showEvent catches up): a hidden tab would close the loops at 121 points per slider step."""
-        if self._closed() and not self.isVisible():
-            self._timer.stop()
-            for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
-                plot.clearPlots()   # no curves of an earlier pose (a design report grabs them: it refreshes)
-            self.sweeps = {"joint": None, "parameter": None}
-            return
-        self.refresh()
 
     def set_joint_values(self, q) -> None:
         """Follow the joint sliders; recomputation is throttled."""
@@ -391,13 +380,6 @@ class CouplingPanel(QWidget):
             raise ValueError("no arm to plot")
         return self.model, self.arm
 
-    def _numbers(self) -> tuple[int, ...] | None:
-        """The joints' numbers when they are not 1..n: a closed chain's actuated joints (1, 2, 4, 6)."""
-        return tuple(i + 1 for i in self.joints.index) if self.joints is not None and self.joints.closed else None
-
-    def _closed(self) -> bool:
-        return self.joints is not None and self.joints.closed
-
     def _draw_joint_sweep(self, i: int, j: int) -> None:
         model, arm = self._shown()
         k = max(self.swept_joint.currentIndex(), 0)
@@ -410,16 +392,6 @@ class CouplingPanel(QWidget):
                       lambda sweep: self._show_joint_sweep(sweep, k, q))
             return
         self._show_joint_sweep(sweep_joint(arm, self.q, i, j, k, values), k, self.q)
-
-    def _run(self, title: str, make_job, show) -> None:
-        """A closed chain's curves in a worker; its message (a pose that cannot close) on the status line."""
-        self.runner.start(title, make_job, lambda sweep: self._shown_from_job(show, sweep),
-                          on_failed=lambda message, _details: self._show_status(f"{title}: {message}"))
-
-    def _shown_from_job(self, show, result) -> None:
-        show(result)
-        sweep = result[0] if isinstance(result, tuple) else result   # a parameter sweep comes with its grid
-        self._show_status(sweep.note and f"B and C not plotted: {sweep.note}.")
 
     def _show_joint_sweep(self, sweep: Sweep, k: int, q: np.ndarray) -> None:
         i, j = sweep.pair
