@@ -262,3 +262,16 @@ def test_the_workspace_cloud_of_a_closed_chain_puts_its_tool_where_the_loops_clo
         assert r.positions[k] == pytest.approx((tool_pose @ tool)[:3], abs=1e-9)
     header, _rows = view.csv_data()
     assert header[:4] == ["q1 (rad)", "q2 (rad)", "q4 (rad)", "q6 (rad)"]
+
+
+def test_a_closed_chain_s_50_by_50_map_can_be_cancelled_while_it_runs(window, qtbot):
+    explore, view = window.explore, window.explore.map_view
+    view.steps.setValue(50)
+    view.samples.setValue(0)
+    ended = []
+    explore.jobEnded.connect(lambda title, how: ended.append(how))
+    with qtbot.waitSignal(explore.jobProgress, timeout=30_000):
+        view.compute()                                  # 2500 states closing their loops: ~2 s
+    explore.cancel()
+    qtbot.waitUntil(lambda: bool(ended), timeout=30_000)
+    assert ended == ["cancelled"] and view.result is None
