@@ -17,7 +17,7 @@ from ..model.manipulator import Manipulator
 from ..numeric.closed import closed_dynamics
 from ..numeric.closed_regressor import ClosedBaseParameters, ClosedRegressor, closed_base_parameters
 
-__all__ = ["combination_text", "closed_base_table", "closed_condition_number"]
+__all__ = ["combination_text", "closed_base_table", "closed_condition_number", "read_actuated_trajectory"]
 
 
 def combination_text(combo: dict[str, float]) -> str:
@@ -32,6 +32,20 @@ def closed_base_table(model: Manipulator) -> tuple[ClosedBaseParameters, list[di
     rows = [{"name": name, "formula": combination_text(combo), "value": float(v)}
             for (name, combo), v in zip(bp.base, bp.values)]
     return bp, rows
+
+
+def read_actuated_trajectory(path: str, model: Manipulator) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """(names, Q, QD, QDD) of a trajectory CSV of a closed chain's actuated joints, its columns named by
+    their links as ``torques`` reads them (``q1, q2, q4, q6, qd1, ...`` for the palletizer); a UserError
+    names a missing column or a bad cell."""
+    from ..model.mechanism import actuated_indices
+    from ..tables import read_columns
+    act = actuated_indices(model)
+    columns = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in act]
+    _, _header, _data, values = read_columns(path, "trajectory", columns,
+                                             "columns " + ", ".join(columns) + " (the actuated joints)")
+    n = len(act)
+    return columns[:n], values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
 
 
 def closed_condition_number(model: Manipulator, bp: ClosedBaseParameters, Q, QD, QDD) -> float:

@@ -262,23 +262,16 @@ class IdentificationDialog(QDialog):
     def _load_closed(self, path: str) -> None:
         """cond(Y_b) of a closed chain over a trajectory of its actuated joints (t, then one column each),
         in a worker: every sample closes the loops and evaluates 10 n unit-parameter RNEAs."""
-        from ..control.closed_identification import closed_condition_number
+        from ..control.closed_identification import closed_condition_number, read_actuated_trajectory
         from ..errors import UserError
-        from ..model.mechanism import actuated_indices
-        from ..tables import read_columns
         if self.bp is None:
             return
-        act = actuated_indices(self.model)   # columns named by the links, as `torques` reads them
-        columns = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in act]
-        try:
-            _, _header, _data, values = read_columns(path, "trajectory", columns,
-                                                      "columns " + ", ".join(columns) + " (the actuated joints)")
+        try:   # columns named by the links, as `torques` reads them
+            columns, Q, QD, QDD = read_actuated_trajectory(path, self.model)
         except UserError as exc:
             self.condition.setText(f"cond(Y_b): {exc}")
             return
-        n = len(act)
-        Q, QD, QDD = values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
-        names = ", ".join(columns[:n])
+        names = ", ".join(columns)
         model, bp = self.model, self.bp
 
         def job(token):
