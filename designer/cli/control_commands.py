@@ -159,7 +159,8 @@ def _closed_regressor(args, model) -> int:
         lines += ["", "Dropped: " + ", ".join(data["dropped"])]
         if "condition" in data:
             c = data["condition"]
-            lines += ["", f"Condition number of Y_b over {c['trajectory']} ({c['samples']} samples): {c['condition']:.6g}"]
+            lines += ["", f"Condition number of Y_b over {c['trajectory']} ({c['samples']} samples): "
+                          f"{c['condition']:.6g}"]
     else:
         lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
     write_output("\n".join(lines) + "\n", args.out)
