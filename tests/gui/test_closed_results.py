@@ -275,3 +275,18 @@ def test_a_closed_chain_s_50_by_50_map_can_be_cancelled_while_it_runs(window, qt
     explore.cancel()
     qtbot.waitUntil(lambda: bool(ended), timeout=30_000)
     assert ended == ["cancelled"] and view.result is None
+
+
+def test_design_conditions_of_a_closed_chain_stay_in_the_worker_process_and_answer_in_one_line(window, qtbot):
+    """The conditions job (a sympy solve) runs in the worker process for a closed chain too; what the core
+    does not handle for it yet is one line (when it does, the same test sees its result)."""
+    from designer.gui.worker import ProcessJobWorker
+    view = window.explore.conditions_view
+    worker = view.find_conditions()
+    assert isinstance(worker, ProcessJobWorker)
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=180_000)
+    error = _error(window)
+    if error:
+        assert error.startswith("Conditions: the core does not compute this for a closed chain yet ("), error
+    else:
+        assert view.result is not None

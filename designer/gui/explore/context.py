@@ -9,6 +9,7 @@ that; the Explore panel makes one for its views, and a test can make one around 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,33 +18,18 @@ from ...errors import DesignerError
 from ...explore.joints import ExploreJoints, explore_arm, explore_joints
 from ...explore.metrics import MetricError, Ratings
 from ...jobs import CancelToken, Job
+from ...jobs.process import ProcessJob
 from ...kinematics import NumericArm
 from ...kinematics.closure import ClosureError
 from ...model import Manipulator, MissingParameterError
+from ...window_jobs import closed_chain_job
 from ..job_runner import JobRunner
 
-__all__ = ["ExploreContext", "ExploreInputError", "closed_chain_job"]
+__all__ = ["ExploreContext", "ExploreInputError"]
 
 
 class ExploreInputError(DesignerError):
     """A user mistake in the Explore inputs (shown as one line, never raised to Qt)."""
-
-
-#: what a core function that reads a closed chain as a serial arm raises (an attribute its ClosedArm has
-#: not, an index past its actuated joints): the view shows one line instead of a traceback
-NOT_FOR_CLOSED = (AttributeError, IndexError, TypeError, NotImplementedError)
-
-
-def closed_chain_job(make_job: Callable[[CancelToken], Job]) -> Callable[[CancelToken], Job]:
-    """``make_job`` for a closed chain: the core answers, and where it does not handle a closed chain yet
-    (the payload envelope, the ISO cube, conditions, significance before the core gives them) its
-    failure is one line (the job line names the view); as the core learns them they work here unchanged."""
-    def make(token: CancelToken) -> Job:
-        try:
-            return (yield from make_job(token))
-        except NOT_FOR_CLOSED as exc:
-            raise ExploreInputError(f"the core does not compute this for a closed chain yet ({exc})") from exc
-    return make
 
 
 def _no_ratings(n: int | None) -> Ratings:
@@ -136,8 +122,11 @@ class ExploreContext:
             if owner is not None:
                 owner.mark_fresh(model)
 
-        if model is not None and not model.is_serial:
-            make_job = closed_chain_job(make_job)
+        if model is not None and not model.is_serial:   # what the core lacks for it: one line (window_jobs.py)
+            if isinstance(make_job, ProcessJob):   # stays in the worker process: a sympy solve can be killed there
+                make_job = ProcessJob(closed_chain_job, (make_job.func, make_job.args), make_job.title)
+            else:
+                make_job = partial(closed_chain_job, make_job, ())
         return self.runner.start(title, make_job, show)
 
     def guarded(self, title: str, action: Callable[[], object]):
