@@ -4,7 +4,8 @@ Tab "Against a joint": M_ij, M_ij / sqrt(M_ii M_jj) and the B and C coefficients
 that link joints i and j, with one joint swept over its range and the others
 at the slider values. Tab "Against a parameter": one quantity against a design
 parameter, one curve per value of a second parameter. The numbers come from
-:mod:`designer.explore.coupling`.
+:mod:`designer.explore.coupling`. A closed chain is plotted over its actuated joints, named by their
+links (q1, q2, q4, q6 for the palletizer), its curves computed in a worker (closed_coupling.py).
 """
 
 from __future__ import annotations
