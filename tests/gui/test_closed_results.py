@@ -290,3 +290,14 @@ def test_design_conditions_of_a_closed_chain_stay_in_the_worker_process_and_answ
         assert error.startswith("Conditions: the core does not compute this for a closed chain yet ("), error
     else:
         assert view.result is not None
+
+
+def test_a_four_bar_s_single_actuated_joint_gets_one_line_in_the_coupling_and_map_views(qtbot, tmp_path):
+    from designer.gui.main_window import MainWindow
+    w = MainWindow(load_project(ROBOTS / "four_bar.json"), recovery_dir=tmp_path)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    w.coupling.refresh()
+    assert w.coupling.status.text() == "Coupling needs at least two joints."
+    assert w.explore.map_view.compute() is None
+    assert _error(w) == "Map: a map needs two joints; Planar four-bar (crank-rocker) moves by one, q1 (the " \
+                        "Workspace view samples it)"

@@ -170,6 +170,9 @@ class MapView(ExploreView):
             arm = self.context.arm()
             ratings = self.context.ratings(arm.n)
             joints = (self.joint_x.currentData(), self.joint_y.currentData())
+            if arm.n < 2:   # a four-bar: one actuated joint
+                raise ValueError(f"a map needs two joints; {model.name or 'this arm'} moves by one, "
+                                 f"{self.context.joints(model).names[0]} (the Workspace view samples it)")
             if joints[0] == joints[1]:
                 raise ValueError("pick two different joints for x and y")
             metric, q = self.context.metric_text(), self.context.q.tolist()
