@@ -12,6 +12,7 @@ import json
 import numpy as np
 
 from ..codegen.plan import comment_text
+from ..errors import DesignerError
 from ..model import MissingParameterError
 from .common import UserError, load_model, number, write_output
 from .explore_io import pose_from
@@ -118,10 +119,14 @@ def cmd_regressor(args) -> int:
 
 def _closed_regressor(args, model) -> int:
     """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
+    from ..control.closed_identification import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
-    if args.drives or args.excite or args.trajectory:
-        raise UserError(f"{args.project}: regressor --drives, --excite, --trajectory: not for closed chains yet")
+    if args.drives or args.excite:
+        raise UserError(f"{args.project}: regressor --drives, --excite: not for closed chains yet")
+    if args.trajectory and not args.base:
+        raise UserError(f"{args.project}: regressor --trajectory of a closed chain: the condition number of Y_b "
+                        "needs --base")
     if args.format not in ("json", "markdown"):
         raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
     cd = _dynamics(model, args.project)
@@ -132,6 +137,14 @@ def _closed_regressor(args, model) -> int:
         data.update({"base_count": bp.count, "dropped": bp.dropped,
                      "base": [{"name": name, "combination": combo, "value": float(v)}
                               for (name, combo), v in zip(bp.base, bp.values)]})
+        if args.trajectory:   # cond(Y_b) over the actuated joints' trajectory (columns named by their links)
+            from ..control.closed_identification import closed_condition_number, read_actuated_trajectory
+            _names_, Q, QD, QDD = read_actuated_trajectory(args.trajectory, model)
+            try:
+                cond = closed_condition_number(model, bp, Q, QD, QDD)
+            except DesignerError as exc:
+                raise UserError(f"{args.trajectory}: {exc}") from None
+            data["condition"] = {"trajectory": args.trajectory, "samples": len(Q), "condition": cond}
     if args.format == "json":
         write_output(json.dumps(data, indent=1) + "\n", args.out)
         return 0
@@ -141,9 +154,13 @@ def _closed_regressor(args, model) -> int:
         lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
                   "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
         for row in data["base"]:
-            combo = " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in row["combination"].items())
+            combo = combination_text(row["combination"])
             lines.append(f"| {row['name']} | {combo} | {row['value']:.6g} |")
         lines += ["", "Dropped: " + ", ".join(data["dropped"])]
+        if "condition" in data:
+            c = data["condition"]
+            lines += ["", f"Condition number of Y_b over {c['trajectory']} ({c['samples']} samples): "
+                          f"{c['condition']:.6g}"]
     else:
         lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
     write_output("\n".join(lines) + "\n", args.out)

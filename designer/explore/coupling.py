@@ -21,13 +21,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..kinematics import NumericArm
 from ..model import Manipulator
+from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..numeric.batch import Batch
+from .metric_error import MetricError
 
-__all__ = ["Quantity", "Sweep", "pair_quantities", "sweep_joint", "ParameterGrid",
-           "parameter_grid", "default_range", "sweep_parameter", "write_csv", "joints_moving_inertia",
-           "default_map_joints"]
+__all__ = ["Quantity", "Sweep", "joint_numbers", "pair_quantities", "sweep_joint", "ParameterGrid",
+           "parameter_grid", "parameter_grid_job", "default_range", "sweep_parameter", "write_csv",
+           "joints_moving_inertia", "default_map_joints"]
 
 
 class Quantity(str, Enum):
@@ -40,9 +41,10 @@ class Quantity(str, Enum):
     CENTRIFUGAL_IJ = "centrifugal_ij"  # C_ij: torque at joint i per qd_j^2
     CENTRIFUGAL_JI = "centrifugal_ji"  # C_ji: torque at joint j per qd_i^2
 
-    def label(self, i: int, j: int) -> str:
-        """Plain-text name for 0-based joints i, j, e.g. ``M_12`` or ``B_2,12``."""
-        a, b = i + 1, j + 1
+    def label(self, i: int, j: int, numbers: Sequence[int] | None = None) -> str:
+        """Plain-text name for 0-based joints i, j, e.g. ``M_12`` or ``B_2,12``; ``numbers``: the joints'
+        numbers when they are not 1..n (a closed chain's actuated joints by their links: M_24)."""
+        a, b = (i + 1, j + 1) if numbers is None else (numbers[i], numbers[j])
         lo, hi = min(a, b), max(a, b)
         return {
             Quantity.COUPLING: f"M_{a}{b}",
@@ -54,8 +56,31 @@ class Quantity(str, Enum):
         }[self]
 
 
-def _quantities(b: Batch, i: int, j: int) -> dict[Quantity, np.ndarray]:
-    M, gamma = b.M, b.gamma
+def joint_numbers(arm) -> tuple[int, ...]:
+    """The joints' numbers (1-based): 1..n for a serial arm, a closed chain's actuated joints by their
+    links (:class:`~designer.explore.closed.ClosedArm`: the palletizer's 1, 2, 4, 6)."""
+    cd = getattr(arm, "cd", None)
+    return tuple(range(1, arm.n + 1)) if cd is None else tuple(int(j) + 1 for j in cd.act)
+
+
+def _batch(arm, q: np.ndarray):
+    """The quantities of states q: a closed chain's arm makes its own (M_a, and its Christoffel symbols
+    once the core gives them)."""
+    return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q)
+
+
+def _pair(b, i: int, j: int) -> tuple[dict[Quantity, np.ndarray], str]:
+    """The pair's quantities, and why the Coriolis/centrifugal ones are NaN ("" when they are not):
+    a closed chain whose Christoffel symbols the core does not give says so (MetricError)."""
+    try:
+        return _quantities(b, i, j, b.gamma), ""
+    except MetricError as exc:
+        n = b.M.shape[-1]
+        return _quantities(b, i, j, np.full((len(b.M), n, n, n), np.nan)), str(exc)
+
+
+def _quantities(b, i: int, j: int, gamma: np.ndarray) -> dict[Quantity, np.ndarray]:
+    M = b.M
     with np.errstate(divide="ignore", invalid="ignore"):
         normalised = M[:, i, j] / np.sqrt(M[:, i, i] * M[:, j, j])
     return {
@@ -73,7 +98,7 @@ def _check_pair(n: int, i: int, j: int) -> None:
         raise ValueError(f"joint pair ({i + 1}, {j + 1}) is not two different joints of 1..{n}")
 
 
-def pair_quantities(arm: NumericArm, q, i: int, j: int) -> dict[Quantity, np.ndarray]:
+def pair_quantities(arm, q, i: int, j: int) -> dict[Quantity, np.ndarray]:
     """Every :class:`Quantity` of joints i, j (0-based, i != j) at the states ``q`` (N, n) or (n,).
 
     ROBMAT's B_i,(jk) and C_ij are the Christoffel symbols Gamma_ijk and
@@ -81,7 +106,7 @@ def pair_quantities(arm: NumericArm, q, i: int, j: int) -> dict[Quantity, np.nda
     :class:`designer.explore.batch.Batch`.
     """
     _check_pair(arm.n, i, j)
-    return _quantities(Batch(arm, np.atleast_2d(np.asarray(q, dtype=float))), i, j)
+    return _pair(_batch(arm, np.atleast_2d(np.asarray(q, dtype=float))), i, j)[0]
 
 
 @dataclass(frozen=True)
@@ -92,16 +117,24 @@ class Sweep:
     x_label: str
     pair: tuple[int, int]  # 0-based
     curves: Mapping[str, Mapping[Quantity, np.ndarray]] = field(default_factory=dict)
+    numbers: tuple[int, ...] | None = None   # the joints' numbers when not 1..n (a closed chain's)
+    note: str = ""   # why some quantities are NaN (a closed chain's missing Christoffel symbols)
+
+    def label(self, quantity: Quantity) -> str:
+        return quantity.label(*self.pair, self.numbers)
 
 
-def sweep_joint(arm: NumericArm, q, i: int, j: int, joint: int, values) -> Sweep:
+def sweep_joint(arm, q, i: int, j: int, joint: int, values) -> Sweep:
     """The pair's quantities with joint ``joint`` (0-based) at ``values`` and the others at ``q``."""
     values = np.asarray(values, dtype=float)
     Q = np.tile(np.asarray(q, dtype=float), (len(values), 1))
     Q[:, joint] = values
     unit = "rad" if arm.revolute[joint] else "m"
-    result = pair_quantities(arm, Q, i, j)
-    return Sweep(values, f"q{joint + 1} ({unit})", (i, j), {"": result})
+    _check_pair(arm.n, i, j)
+    result, note = _pair(_batch(arm, Q), i, j)
+    numbers = joint_numbers(arm)
+    return Sweep(values, f"q{numbers[joint]} ({unit})", (i, j), {"": result},
+                 None if numbers == tuple(range(1, arm.n + 1)) else numbers, note)
 
 
 def default_range(model: Manipulator, name: str) -> tuple[float, float]:
@@ -124,20 +157,23 @@ class ParameterGrid:
     values: np.ndarray
     second: str | None
     second_values: np.ndarray
-    arms: tuple[NumericArm, ...]  # second value major, then value
+    arms: tuple  # NumericArm or ClosedArm, second value major, then value
 
     def evaluate(self, q, i: int, j: int) -> Sweep:
         """The pair's quantities of every arm of the grid at joint values ``q`` (n,)."""
         _check_pair(self.arms[0].n, i, j)
         q = np.atleast_2d(np.asarray(q, dtype=float))
-        parts = [_quantities(Batch(arm, q), i, j) for arm in self.arms]
+        pairs = [_pair(_batch(arm, q), i, j) for arm in self.arms]
+        parts = [p for p, _note in pairs]
         result = {k: np.concatenate([p[k] for p in parts]) for k in Quantity}
         m = len(self.values)
         curves = {}
         for s, second_value in enumerate(self.second_values):
             label = "" if self.second is None else f"{self.second} = {second_value:.4g}"
             curves[label] = {k: v[s * m:(s + 1) * m] for k, v in result.items()}
-        return Sweep(self.values, self.name, (i, j), curves)
+        numbers = joint_numbers(self.arms[0])
+        return Sweep(self.values, self.name, (i, j), curves,
+                     None if numbers == tuple(range(1, len(numbers) + 1)) else numbers, pairs[0][1])
 
 
 def parameter_grid(model: Manipulator, name: str, values, second: str | None = None,
@@ -149,6 +185,14 @@ def parameter_grid(model: Manipulator, name: str, values, second: str | None = N
     ValueError
         A parameter is not a symbol of the model, or a value makes the model unusable.
     """
+    return run(parameter_grid_job(model, name, values, second, second_values))
+
+
+def parameter_grid_job(model: Manipulator, name: str, values, second: str | None = None,
+                       second_values: Iterable[float] = (), token: CancelToken = NEVER) -> Job[ParameterGrid]:
+    """:func:`parameter_grid` as a job: progress and cancel per arm (a closed chain's
+    :class:`~designer.explore.closed.ClosedArm` takes ~30 ms to build: 1.2 s for 41 designs)."""
+    from .joints import explore_arm
     used = set(model.symbol_names())
     for p in (name, second):
         if p is not None and p not in used:
@@ -158,10 +202,14 @@ def parameter_grid(model: Manipulator, name: str, values, second: str | None = N
     if second is not None and len(seconds) == 0:
         seconds = np.array([model.parameter_values.get(second, 0.0)])
     arms = []
+    total = len(seconds) * len(values)
     for s in seconds:
         for v in values:
+            token.check()
             overrides = {name: float(v)} if second is None else {name: float(v), second: float(s)}
-            arms.append(NumericArm.from_model(model, overrides))
+            arms.append(explore_arm(model, overrides))   # a closed chain's ClosedArm
+            if not model.is_serial:
+                yield Progress("designs", len(arms) / total, f"{len(arms)} of {total}")
     return ParameterGrid(name, values, second, seconds, tuple(arms))
 
 
@@ -174,11 +222,10 @@ def sweep_parameter(model: Manipulator, q, i: int, j: int, name: str, values, se
 def write_csv(sweep: Sweep, stream: TextIO, quantities: Sequence[Quantity] | None = None) -> None:
     """One row per swept value: x, then a column per (curve, quantity)."""
     quantities = list(quantities or Quantity)
-    i, j = sweep.pair
     columns, data = [sweep.x_label], [sweep.x]
     for label, curve in sweep.curves.items():
         for quantity in quantities:
-            columns.append(quantity.label(i, j) + (f" [{label}]" if label else ""))
+            columns.append(sweep.label(quantity) + (f" [{label}]" if label else ""))
             data.append(curve[quantity])
     writer = csv.writer(stream)
     writer.writerow(columns)
@@ -191,7 +238,7 @@ def write_csv(sweep: Sweep, stream: TextIO, quantities: Sequence[Quantity] | Non
 DEPENDS = 1e-9
 
 
-def joints_moving_inertia(arm: NumericArm, seed: int = 0) -> list[int]:
+def joints_moving_inertia(arm, seed: int = 0) -> list[int]:
     """The joints (1-based) that M(q) depends on, found numerically: each joint stepped by about 40 deg
     (revolute) or a tenth of the reach (prismatic) from a few random poses. The first joint never
     appears (M does not change when the whole chain turns about or slides along the base axis).
@@ -199,14 +246,18 @@ def joints_moving_inertia(arm: NumericArm, seed: int = 0) -> list[int]:
     rng = np.random.default_rng(seed)
     n = arm.n
     q = rng.uniform(-np.pi, np.pi, size=(4, n))
-    step = np.where(arm.revolute, 0.7, 0.1 * max(float(np.abs(arm.dh[:, [0, 2]]).sum()), 0.1))
+    reach = float(np.abs(arm.dh[:, [0, 2]]).sum()) if hasattr(arm, "dh") else 1.0   # a closed chain: no DH
+    step = np.where(arm.revolute, 0.7, 0.1 * max(reach, 0.1))
     moved = [q] + [q + step[k] * np.eye(n)[k] for k in range(n)]
-    M = Batch(arm, np.vstack(moved)).M.reshape(n + 1, len(q), n, n)
-    scale = max(float(np.abs(M[0]).max()), np.finfo(float).tiny)
-    return [k + 1 for k in range(n) if np.abs(M[k + 1] - M[0]).max() > DEPENDS * scale]
+    M = _batch(arm, np.vstack(moved)).M.reshape(n + 1, len(q), n, n)
+    # a closed chain's pose whose loop cannot close is NaN: those states say nothing either way
+    with np.errstate(invalid="ignore"):
+        change = [np.nan_to_num(np.abs(M[k + 1] - M[0]), nan=0.0).max() for k in range(n)]
+    scale = max(float(np.nan_to_num(np.abs(M[0]), nan=0.0).max()), np.finfo(float).tiny)
+    return [k + 1 for k in range(n) if change[k] > DEPENDS * scale]
 
 
-def default_map_joints(arm: NumericArm) -> tuple[int, int]:
+def default_map_joints(arm) -> tuple[int, int]:
     """Two joints (1-based) over which a map of the dynamics shows something: the first two that M
     depends on (q2, q3 for a PUMA-like arm; q1, q2 gave a flat coupling map), completed by the
     lowest other joint when only one moves it."""

@@ -1,10 +1,11 @@
-"""Result views that do not handle closed chains yet say so in one line (issue 22).
+"""What does not handle closed chains yet says so in one line (issue 22).
 
-A view built on the serial engines (the coupling plots and Explore read the project's links as
-one chain) would show a closed-chain project's results as if its passive joints were
-motors on a serial arm: silently wrong numbers. :class:`ClosedChainGate` stands in the view's tab:
-for a serial project it shows the view; for a closed chain one line saying what this view does
-not do yet and where the core does it (the CLI's closed-chain commands).
+A view or an export built on the serial engines would read a closed-chain project's links as one
+chain: its passive joints as motors on a serial arm, silently wrong numbers or files. :func:`refusal`
+gives the one line such an action shows instead (the URDF and MJCF exports today); a view would
+stand behind a :class:`ClosedChainGate`, which shows the view for a serial project and the line for
+a closed chain. The Coupling and Explore tabs, the design report and the identification take closed
+chains through the core's ClosedArm, ClosedDynamics and closed-loop regressor and need no gate.
 """
 
 from __future__ import annotations
@@ -18,17 +19,9 @@ from ..model.mechanism import uses_closed_chain_fields
 __all__ = ["ClosedChainGate", "REFUSALS", "refusal"]
 
 #: per view, what it says for a closed-chain project
-REFUSALS = {
-    "Coupling plots": "The coupling plots do not handle closed chains yet: "
-                      "`python -m designer explore metric` gives a closed chain's coupling in its actuated joints.",
-    "Explore": "Explore does not handle closed chains yet: `python -m designer explore metric|map|compare|sweep` "
-               "take a closed chain.",
-    # the export below would read the links as a serial chain (the URDF export writes the spanning
-    # tree with mimic joints, the MJCF export the tree with equality constraints)
-    "Design report": "The design report does not handle closed chains yet (its figures read the links as a "
-                     "serial chain): nothing was written; File > Export's equation reports and code do.",
-    "Identification": "The window's identification does not handle closed chains yet: "
-                      "`python -m designer regressor --base` gives a closed chain's base parameters.",
+REFUSALS: dict[str, str] = {
+    # every view takes a closed chain now (the exports write its tree with mimic joints or MuJoCo
+    # equality constraints); a view that cannot would name itself here
 }
 
 

@@ -9,24 +9,24 @@ the worker pool.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget,
+                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QTableWidget,
                                QTableWidgetItem, QVBoxLayout)
 
 from ..errors import DesignerError
 from ..jobs import Progress
 from ..jobs.process import ProcessJob, call_job
 from ..model.manipulator import Manipulator
-from .closed_gate import refusal
 from .job_runner import JobRunner
 
 if TYPE_CHECKING:
     from ..control.linearize import DiscreteModel, LinearModel
     from ..identification.base_params import BaseParameters
+    from ..numeric.closed_regressor import ClosedBaseParameters
 
 __all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
 
@@ -49,10 +49,7 @@ def _closed_linear(model: Manipulator, q_tree, qd_a):
 
 
 def _identification(window) -> None:
-    closed = refusal(window.document.model, "Identification")
-    if closed:   # its regressor reads the links as a serial chain
-        QMessageBox.critical(window, "Identification", closed)
-        return
+    # a closed chain's base parameters: the core's numeric closed-loop grouping (control/closed_identification.py)
     _show(window, IdentificationDialog(window.document.model, window))
 
 
@@ -135,7 +132,8 @@ class IdentificationDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Identification: {model.name or 'the arm'}")
         self.model = model
-        self.bp: BaseParameters | None = None
+        self.closed = not model.is_serial   # a closed chain: its actuated joints, the numeric grouping
+        self.bp: BaseParameters | ClosedBaseParameters | None = None
         self.runner = JobRunner(self, status_line=False, show_errors=False)   # progress and Cancel
         self.status = QLabel("finding the base parameters…")
         self.status.setWordWrap(True)
@@ -180,7 +178,11 @@ class IdentificationDialog(QDialog):
 
     def _base_job(self) -> ProcessJob:
         from ..report.identification import base_parameter_table
-        return ProcessJob(call_job, (base_parameter_table, (self.model,), "base parameters", self.model.name or ""),
+        table = base_parameter_table
+        if self.closed:
+            from ..control.closed_identification import closed_base_table
+            table = closed_base_table   # type: ignore[assignment]  # the same (parameters, rows) pair
+        return ProcessJob(call_job, (table, (self.model,), "base parameters", self.model.name or ""),
                           "base parameters")
 
     def _show_base(self, result) -> None:
@@ -189,17 +191,26 @@ class IdentificationDialog(QDialog):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             value = "" if row["value"] is None else f"{row['value']:.6g}"
-            for c, text in enumerate((row["name"], to_text(row["formula"]), value)):
+            formula = row["formula"] if isinstance(row["formula"], str) else to_text(row["formula"])
+            for c, text in enumerate((row["name"], formula, value)):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.table.resizeColumnsToContents()
         bp = self.bp
         assert bp is not None   # set two lines up
-        notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {bp.rank})."]
+        if self.closed:
+            notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones: tau_a = W^T Y_tree pi "
+                     "grouped numerically (QR of W^T Y_tree over random closed states)."]
+        else:
+            rank = cast("BaseParameters", bp).rank   # a serial arm's symbolic base parameters
+            notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {rank})."]
         notes.append("Dropped: " + (", ".join(bp.dropped) or "none"))
-        notes += [f"Numeric grouping: {g}" for g in bp.numeric_groups]
+        notes += [f"Numeric grouping: {g}" for g in getattr(bp, "numeric_groups", ())]
         self.status.setText("\n".join(notes))
-        for b in (self.generate, self.load):
-            b.setEnabled(True)
+        self.load.setEnabled(True)
+        self.generate.setEnabled(not self.closed)
+        if self.closed:
+            self.generate.setToolTip("A closed chain's excitation search is not in the core yet: load a "
+                                     "trajectory of the actuated joints")
 
     def _arm(self):
         from ..kinematics import NumericArm
@@ -214,7 +225,7 @@ class IdentificationDialog(QDialog):
         arm = self._arm()
         if arm is None or self.bp is None:
             return
-        period, harmonics, bp = self.period.value(), self.harmonics.value(), self.bp
+        period, harmonics, bp = self.period.value(), self.harmonics.value(), cast("BaseParameters", self.bp)
 
         def job(token):
             yield Progress("excitation", None, "Fourier series")
@@ -235,6 +246,8 @@ class IdentificationDialog(QDialog):
             path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv)")
             if not path:
                 return
+        if self.closed:
+            return self._load_closed(path)
         arm = self._arm()
         if arm is None or self.bp is None:
             return
@@ -243,5 +256,27 @@ class IdentificationDialog(QDialog):
         except UserError as exc:
             self.condition.setText(f"cond(Y_b): {exc}")
             return
-        cond = condition_number(self.bp, arm, Q.T, QD.T, QDD.T)
+        cond = condition_number(cast("BaseParameters", self.bp), arm, Q.T, QD.T, QDD.T)   # a serial arm's
         self.condition.setText(f"cond(Y_b) over {path} ({len(Q)} samples): {cond:.6g}")
+
+    def _load_closed(self, path: str) -> None:
+        """cond(Y_b) of a closed chain over a trajectory of its actuated joints (t, then one column each),
+        in a worker: every sample closes the loops and evaluates 10 n unit-parameter RNEAs."""
+        from ..control.closed_identification import closed_condition_number, read_actuated_trajectory
+        from ..errors import UserError
+        if self.bp is None:
+            return
+        try:   # columns named by the links, as `torques` reads them
+            columns, Q, QD, QDD = read_actuated_trajectory(path, self.model)
+        except UserError as exc:
+            self.condition.setText(f"cond(Y_b): {exc}")
+            return
+        names = ", ".join(columns)
+        model, bp = self.model, self.bp
+
+        def job(token):
+            yield Progress("cond(Y_b)", None, f"{len(Q)} samples")
+            return closed_condition_number(model, bp, Q, QD, QDD)   # type: ignore[arg-type]  # a closed chain's
+        self.condition.setText("cond(Y_b): computing…")
+        self._start(job, lambda cond: self.condition.setText(
+            f"cond(Y_b) over {path} ({len(Q)} samples of {names}): {cond:.6g}"))

@@ -4,13 +4,15 @@ Tab "Against a joint": M_ij, M_ij / sqrt(M_ii M_jj) and the B and C coefficients
 that link joints i and j, with one joint swept over its range and the others
 at the slider values. Tab "Against a parameter": one quantity against a design
 parameter, one curve per value of a second parameter. The numbers come from
-:mod:`designer.explore.coupling`.
+:mod:`designer.explore.coupling`. A closed chain is plotted over its actuated joints, named by their
+links (q1, q2, q4, q6 for the palletizer), its curves computed in a worker (closed_coupling.py).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -18,14 +20,19 @@ import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+                               QLineEdit, QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
+from ..errors import DesignerError
 from ..explore.coupling import ParameterGrid, Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
+from ..explore.joints import ExploreJoints, explore_joints
 from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..model.units import inertial_unit, parameter_units, with_unit
 from .arm_scene import numeric_arm
+from .closed_coupling import ClosedCoupling, JointBox, closed_arm, joint_sweep_job, parameter_sweep_job
 from .folders import last_folder, remember_folder
+from .job_runner import JobRunner
+from .message_line import MessageLine
 from .joint_sliders import joint_ranges
 from .plot_style import fit_y, new_plot, pen, save_svg
 
@@ -37,14 +44,15 @@ PARAMETER_POINTS = 41
 COEFFICIENTS = (Quantity.CORIOLIS_I, Quantity.CORIOLIS_J, Quantity.CENTRIFUGAL_IJ, Quantity.CENTRIFUGAL_JI)
 
 
-class CouplingPanel(QWidget):
+class CouplingPanel(ClosedCoupling, QWidget):
     """Plots for a joint pair; call :meth:`set_model` and :meth:`set_joint_values` (rad, m)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         pg.setConfigOptions(antialias=True)
         self.model: Manipulator | None = None
-        self.arm: NumericArm | None = None
+        self.arm: Any = None   # NumericArm, or a closed chain's ClosedArm (its actuated joints)
+        self.joints: ExploreJoints | None = None
         self.q = np.zeros(0)
         self.sweeps: dict[str, Sweep | None] = {"joint": None, "parameter": None}
         self._grid: ParameterGrid | None = None
@@ -53,7 +61,7 @@ class CouplingPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(THROTTLE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._follow)
         self._build()
 
     # -- layout -----------------------------------------------------------------
@@ -61,9 +69,8 @@ class CouplingPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         top = QHBoxLayout()
-        self.joint_i, self.joint_j = QSpinBox(), QSpinBox()
+        self.joint_i, self.joint_j = JointBox(), JointBox()
         for box in (self.joint_i, self.joint_j):
-            box.setPrefix("joint ")
             box.valueChanged.connect(self._pair_changed)
         top.addWidget(QLabel("Pair:"))
         top.addWidget(self.joint_i)
@@ -78,10 +85,13 @@ class CouplingPanel(QWidget):
             top.addWidget(button)
             self.buttons[name[:3].lower()] = button
         outer.addLayout(top)
-        self.status = QLabel()
+        self.status = MessageLine("", self)   # a long message (a closed chain's note) must not widen the tab
         self.status.setStyleSheet("color: #8a1c1c;")
         self.status.hide()
         outer.addWidget(self.status)
+        # a closed chain's curves close its loops at every point: computed in a worker (closed_coupling.py)
+        self.runner = JobRunner(self, status_line=False, show_errors=False, hide_when_idle=True)
+        outer.addWidget(self.runner)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._build_joint_tab(), "Against a joint")
         self.tabs.addTab(self._build_parameter_tab(), "Against a parameter")
@@ -158,12 +168,18 @@ class CouplingPanel(QWidget):
 
     # -- public API -----------------------------------------------------------
     def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
-        """Show plots for ``model`` (symbols at their default values; ``arm``: its numeric arm if built)."""
+        """Show plots for ``model`` (symbols at their default values; ``arm``: its numeric arm if built).
+        A closed chain is plotted over its actuated joints (its ClosedArm), named by their links."""
         self.model = model
         self._grid, self._grid_key = None, None
+        self.runner.cancel()
+        self.joints = None if model is None else explore_joints(model)
         try:
-            self.arm = None if model is None else arm if arm is not None else numeric_arm(model)
-        except (ValueError, TypeError, ZeroDivisionError) as exc:
+            if model is not None and self.joints is not None and self.joints.closed:
+                self.arm = closed_arm(model)
+            else:
+                self.arm = None if model is None else arm if arm is not None else numeric_arm(model)
+        except (ValueError, TypeError, ZeroDivisionError, DesignerError) as exc:   # a loop that cannot close
             self.arm = None
             self._show_status(f"Cannot plot: {exc}")
         n = 0 if self.arm is None else self.arm.n
@@ -174,11 +190,13 @@ class CouplingPanel(QWidget):
             self._fill_controls(n)
         finally:
             self._quiet(False)
-        self.refresh()
+        self._follow()
 
     def set_joint_values(self, q) -> None:
         """Follow the joint sliders; recomputation is throttled."""
         q = np.asarray(q, dtype=float).ravel()
+        if self.joints is not None:
+            q = self.joints.pose(q)   # a closed chain's tree pose: its actuated joints
         if self.arm is not None and len(q) == self.arm.n:
             self.q = q
             if not self._timer.isActive():
@@ -258,7 +276,11 @@ class CouplingPanel(QWidget):
             self.joint_j.setValue(2)
         keep = self.swept_joint.currentIndex()
         self.swept_joint.clear()
-        self.swept_joint.addItems([f"q{k + 1}" for k in range(n)])
+        names = list(self.joints.names) if self.joints is not None else [f"q{k + 1}" for k in range(n)]
+        for box in (self.joint_i, self.joint_j):
+            box.names = names
+            box.lineEdit().setText(box.textFromValue(box.value()))
+        self.swept_joint.addItems(names)
         self.swept_joint.setCurrentIndex(keep if 0 <= keep < n else min(1, n - 1))
         names = [] if self.model is None else [s for s in self.model.symbol_names()
                                                if s in self.model.parameter_values and s != "g"]
@@ -279,7 +301,7 @@ class CouplingPanel(QWidget):
         i, j = self.pair()
         keep = max(self.quantity.currentIndex(), 0)
         self.quantity.clear()
-        self.quantity.addItems([q.label(i, j) for q in Quantity])
+        self.quantity.addItems([q.label(i, j, self._numbers()) for q in Quantity])
         self.quantity.setCurrentIndex(keep)
 
     def _reset_range(self, name: str) -> None:
@@ -362,8 +384,19 @@ class CouplingPanel(QWidget):
     def _draw_joint_sweep(self, i: int, j: int) -> None:
         model, arm = self._shown()
         k = max(self.swept_joint.currentIndex(), 0)
-        lo, hi = joint_ranges(model)[k]
-        sweep = sweep_joint(arm, self.q, i, j, k, np.linspace(lo, hi, JOINT_POINTS))
+        tree_k = self.joints.index[k] if self.joints is not None else k
+        lo, hi = joint_ranges(model)[tree_k]
+        values = np.linspace(lo, hi, JOINT_POINTS)
+        if self._closed():
+            q = self.q.copy()
+            self._run("Coupling", lambda token: joint_sweep_job(arm, q, i, j, k, values, token),
+                      lambda sweep: self._show_joint_sweep(sweep, k, q))
+            return
+        self._show_joint_sweep(sweep_joint(arm, self.q, i, j, k, values), k, self.q)
+
+    def _show_joint_sweep(self, sweep: Sweep, k: int, q: np.ndarray) -> None:
+        i, j = sweep.pair
+        arm = self._shown()[1]
         self.sweeps["joint"] = sweep
         curve = sweep.curves[""]
         revolute = bool(arm.revolute[k])
@@ -371,25 +404,25 @@ class CouplingPanel(QWidget):
         unit = "deg" if revolute else "m"
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
             plot.clearPlots()
-        self.plot_coupling.plot(x, curve[Quantity.COUPLING], pen=pen(0), name=Quantity.COUPLING.label(i, j))
-        self.plot_normalised.plot(x, curve[Quantity.NORMALISED], pen=pen(1), name=Quantity.NORMALISED.label(i, j))
+        self.plot_coupling.plot(x, curve[Quantity.COUPLING], pen=pen(0), name=sweep.label(Quantity.COUPLING))
+        self.plot_normalised.plot(x, curve[Quantity.NORMALISED], pen=pen(1), name=sweep.label(Quantity.NORMALISED))
         for n, quantity in enumerate(COEFFICIENTS):
-            self.plot_coefficients.plot(x, curve[quantity], pen=pen(n + 2, dashed=n >= 2), name=quantity.label(i, j))
+            self.plot_coefficients.plot(x, curve[quantity], pen=pen(n + 2, dashed=n >= 2), name=sweep.label(quantity))
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
             fit_y(plot)
-        self.plot_coefficients.getAxis("bottom").setLabel(f"q{k + 1} ({unit})")
-        self.plot_coupling.getAxis("left").setLabel(with_unit(Quantity.COUPLING.label(i, j),
+        self.plot_coefficients.getAxis("bottom").setLabel(f"{self.swept_joint.itemText(k)} ({unit})")
+        self.plot_coupling.getAxis("left").setLabel(with_unit(sweep.label(Quantity.COUPLING),
                                                               self._unit(Quantity.COUPLING, i, j)))
         self.plot_normalised.getAxis("left").setLabel("1")
         self.plot_coefficients.getAxis("left").setLabel(
             " / ".join(dict.fromkeys(self._unit(q, i, j) for q in COEFFICIENTS)))
-        marker = math.degrees(self.q[k]) if revolute else self.q[k]
+        marker = math.degrees(q[k]) if revolute else q[k]
         for line in self.joint_markers:
             line.setValue(marker)
 
     def _unit(self, quantity: Quantity, i: int, j: int) -> str:
         """SI unit of a plotted quantity of joints i, j (0-based), from the joints' types."""
-        r = [link.is_revolute for link in self._shown()[0].links]
+        r = list(self.joints.revolute) if self.joints is not None else [l.is_revolute for l in self._shown()[0].links]
         return {Quantity.COUPLING: inertial_unit(r[i], r[j]), Quantity.NORMALISED: "1",
                 Quantity.CORIOLIS_I: inertial_unit(r[i], r[i], r[j]),
                 Quantity.CORIOLIS_J: inertial_unit(r[j], r[i], r[j]),
@@ -411,20 +444,35 @@ class CouplingPanel(QWidget):
                 raise ValueError(f"values of {second}: expected numbers separated by commas") from None
         lo, hi = self.range_lo.value(), self.range_hi.value()
         key = (name, lo, hi, second, seconds)
+        if self._closed():
+            grid = self._grid if key == self._grid_key else None
+            q = self.q.copy()
+
+            def keep(sweep_and_grid):
+                self._grid, self._grid_key = sweep_and_grid[1], key
+                return sweep_and_grid[0]
+            self._run("Coupling", lambda token: parameter_sweep_job(
+                model, grid, name, np.linspace(lo, hi, PARAMETER_POINTS), second, seconds, q, i, j, token),
+                lambda result: self._show_parameter_sweep(keep(result), name, lo))
+            return
         if self._grid is None or key != self._grid_key:
             self._grid = parameter_grid(model, name, np.linspace(lo, hi, PARAMETER_POINTS), second, seconds)
             self._grid_key = key
-        sweep = self._grid.evaluate(self.q, i, j)
+        self._show_parameter_sweep(self._grid.evaluate(self.q, i, j), name, lo)
+
+    def _show_parameter_sweep(self, sweep: Sweep, name: str, lo: float) -> None:
+        model = self._shown()[0]
+        i, j = sweep.pair
         self.sweeps["parameter"] = sweep
         quantity = list(Quantity)[max(self.quantity.currentIndex(), 0)]
         plot = self.plot_parameter
         plot.clearPlots()
         for n, (label, curve) in enumerate(sweep.curves.items()):
-            plot.plot(sweep.x, curve[quantity], pen=pen(n), name=label or quantity.label(i, j))
+            plot.plot(sweep.x, curve[quantity], pen=pen(n), name=label or sweep.label(quantity))
         fit_y(plot)
-        plot.setTitle(f"{quantity.label(i, j)} against {name}", color="#222222")
+        plot.setTitle(f"{sweep.label(quantity)} against {name}", color="#222222")
         plot.getAxis("bottom").setLabel(with_unit(name, parameter_units(model).get(name, "")))
-        plot.getAxis("left").setLabel(with_unit(quantity.label(i, j), self._unit(quantity, i, j)))
+        plot.getAxis("left").setLabel(with_unit(sweep.label(quantity), self._unit(quantity, i, j)))
         self.parameter_marker.setValue(model.parameter_values.get(name, lo))
 
     def _export_dialog(self, kind: str) -> None:

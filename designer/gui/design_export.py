@@ -1,6 +1,7 @@
 """File > Export > Design report: the window's figures (3D view at the current pose, coupling plots,
 the Simulate tab's plots and the Explore map when computed and current) beside the DH table and the equations, as one
-self-contained HTML file or a PDF (:mod:`designer.report.design_report`, run in a worker process).
+self-contained HTML file or a PDF (:mod:`designer.report.design_report`, run in a worker process). A closed
+chain's report adds its tree, loops, M_a, G_a and cut-joint forces at the pose (report/closed_tables.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from ..jobs.process import ProcessJob, call_job
 from ..report.design_report import Figure, write_design_report
-from .closed_gate import refusal
 from .folders import remember_folder, safe_file_name
 
 __all__ = ["build_menu", "grab_figures", "export_design_report", "FORMATS", "png_bytes"]
@@ -49,7 +49,8 @@ def _plot_png(layout_widget) -> bytes:
 def _pose_text(window) -> str:
     q = window.sliders.values()
     model = window.document.model
-    parts = [f"q{i} = {v * 57.29577951308232:.1f}°" if link.is_revolute else f"q{i} = {v:.3f} m"
+    parts = [(f"q{i} = {v * 57.29577951308232:.1f}°" if link.is_revolute else f"q{i} = {v:.3f} m")
+             + ("" if link.actuated else " (passive)")   # a closed chain's passive joints follow its loops
              for i, (v, link) in enumerate(zip(q, model.links), start=1)]
     return "pose " + ", ".join(parts)
 
@@ -75,11 +76,15 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
     if coupling.arm is not None and coupling.arm.n >= 2:
         if not coupling.curve_data():
             coupling.refresh()
+        # a closed chain's curves come from a worker job (closed_coupling.py): wait for the one running
+        while coupling.runner.busy and time.monotonic() < deadline + MESH_WAIT:
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         if coupling.curve_data():
             i, j = coupling.pair()
+            names = [coupling.swept_joint.itemText(k) for k in range(coupling.swept_joint.count())]
             figures.append(Figure("Coupling plots", _plot_png(coupling.joint_plots),
-                                  f"joints {i + 1} and {j + 1}, swept over joint "   # 1-based, as the window
-                                  f"{coupling.swept_joint.currentIndex() + 1}"))
+                                  f"joints {names[i]} and {names[j]}, swept over "   # as the window names them
+                                  f"{coupling.swept_joint.currentText()}"))
     simulate = window.simulate
     if simulate.result is not None:
         if not simulate.stale_banner.isHidden():
@@ -111,10 +116,6 @@ def export_design_report(window, fmt: str, path=None) -> bool:
     from .export import export_busy
     if export_busy(window):
         return False
-    closed = refusal(window.document.model, "Design report")
-    if closed:
-        QMessageBox.critical(window, "Export", closed)
-        return False
     text, file_filter, suffix = FORMATS[fmt]
     if path is None:
         doc = window.document
@@ -136,8 +137,10 @@ def export_design_report(window, fmt: str, path=None) -> bool:
     if note:
         notes.append(note)
     model = window.document.model
-    job = ProcessJob(call_job, (write_design_report, (target, model, figures, eq), "Writing the design report",
-                                target.name))
+    # a closed chain's M_a, G_a and cut-joint forces at the pose on display (report/closed_tables.py)
+    pose = [float(v) for v in window.design.q]
+    job = ProcessJob(call_job, (write_design_report, (target, model, figures, eq, None, pose),
+                                "Writing the design report", target.name))
 
     def done(summary: str) -> None:
         window.show_message(summary + ("; " + "; ".join(notes) if notes else ""))

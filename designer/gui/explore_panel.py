@@ -22,6 +22,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
 from ..explore.elastic_metrics import drive_ratings
+from ..explore.joints import explore_joints
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
@@ -70,7 +71,8 @@ class ExplorePanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.model: Manipulator | None = None
-        self.q = np.zeros(0)
+        self.q = np.zeros(0)        # the metrics' pose: a closed chain's actuated joints
+        self.q_tree = np.zeros(0)   # every joint's, as the sliders hold it
         self.runner = JobRunner(self)   # a closing window stops its computation (the runner does)
         self.runner.progressed.connect(self.jobProgress)
         self.runner.ended.connect(self._job_ended)
@@ -94,7 +96,7 @@ class ExplorePanel(QWidget):
 
         self.context = ExploreContext(self.runner, model=lambda: self.model, pose=lambda: self.q,
                                       metric=self.picker.text, ratings=self.ratings,
-                                      pose_arm=self.poseRequested.emit, load_design=self.loadDesignRequested.emit)
+                                      pose_arm=self._pose_arm, load_design=self.loadDesignRequested.emit)
         context = self.context
         self.tabs = QTabWidget(self)
         self.map_view = MapView(context, self)
@@ -130,9 +132,12 @@ class ExplorePanel(QWidget):
     def set_model(self, model: Manipulator) -> None:
         """Show ``model``; results computed for an earlier model stay on display, marked in their captions."""
         self.model = model
-        if self.q.shape != (model.n,):
-            self.q = np.zeros(model.n)
-        self.picker.set_joint_count(model.n)
+        joints = explore_joints(model)   # a closed chain: its actuated joints
+        if self.q_tree.shape != (model.n,):
+            self.q_tree = np.zeros(model.n)
+        if self.q.shape != (joints.n,):
+            self.q = np.zeros(joints.n)
+        self.picker.set_joint_count(joints.n)
         drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)
@@ -147,8 +152,16 @@ class ExplorePanel(QWidget):
         q = np.asarray(q, float).ravel()
         if self.model is not None and q.shape != (self.model.n,):
             return  # a stale pose from before a change in the number of links
-        self.q = q
-        self.map_view.set_joint_values(q)
+        self.q_tree = q
+        self.q = explore_joints(self.model).pose(q) if self.model is not None else q
+        self.map_view.set_joint_values(self.q)
+
+    def _pose_arm(self, q) -> None:
+        """A view's pose (the metrics' joints) for the sliders: a closed chain's passive joints follow
+        through the window's loop closure."""
+        if self.model is not None:
+            q = explore_joints(self.model).tree_pose(q, self.q_tree)
+        self.poseRequested.emit(q)
 
     def views(self):
         return (self.map_view, self.workspace_view, self.sweep_view, self.pareto_view, self.compare_view,
@@ -166,11 +179,14 @@ class ExplorePanel(QWidget):
 
     def ratings(self, n: int | None = None) -> Ratings:
         """The typed joint ratings, the project's drive data where a field is empty."""
-        n = n or self.require_model().n
+        model = self.require_model()
+        joints = explore_joints(model)
+        n = n or joints.n
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
-            return Ratings.of(n, **values, **drive_ratings(self.model))  # type: ignore[arg-type]  # arrays or None per field, as Ratings.of takes them; elastic joints: the project's
+            elastic = {k: joints.per_joint(v) for k, v in drive_ratings(model).items()}   # a closed chain's actuated
+            return Ratings.of(n, **values, **elastic)  # type: ignore[arg-type]  # arrays or None per field, as Ratings.of takes them; elastic joints: the project's
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 

@@ -30,7 +30,7 @@ from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
-from .closed_gate import REFUSALS, ClosedChainGate
+from .closed_gate import ClosedChainGate
 from .closed_pose import ClosedPose
 from .joint_sliders import JointSliders
 from .mechanism_panel import MechanismPanel
@@ -123,12 +123,12 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
 
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
-        # views on the serial engines refuse a closed chain in one line (closed_gate.REFUSALS)
-        self.gates = {"Coupling plots": ClosedChainGate(self.coupling, REFUSALS["Coupling plots"], self)}
-        self.result_tabs.addTab(self.gates["Coupling plots"], "Coupling")
+        # a view that does not handle closed chains would stand here behind a ClosedChainGate (closed_gate.py),
+        # refusing them in one line; the Coupling and Explore tabs take a closed chain's ClosedArm
+        self.gates: dict[str, ClosedChainGate] = {}
+        self.result_tabs.addTab(self.coupling, "Coupling")
         # the explore controls are many: below their minimum size they scroll rather than widen the column
-        self.gates["Explore"] = ClosedChainGate(self.explore, REFUSALS["Explore"], self)
-        explore_scroll = self.explore_scroll = ScrollColumn(self.gates["Explore"], self)
+        explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
         self.result_tabs.addTab(explore_scroll, "Explore")
         self.result_tabs.addTab(self.simulate, "Simulate")   # a closed chain's passive fall: closed_motion
         self.result_tabs.addTab(self.problems, "Problems")
@@ -211,7 +211,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         design.observe(model=lambda d: self.readout.set_model(d.model),
                        pose=lambda d: self.readout.update_pose(*self.closed.readout(d)))
         design.observe(model=self._gate_views)
-        design.observe(model=lambda d: self.coupling.set_model(*self._serial(d)),
+        design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),
                        pose=lambda d: self.explore.set_joint_values(d.q))
@@ -225,10 +225,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
     def _gate_views(self, design) -> None:
         for gate in self.gates.values():
             gate.set_model(design.model)
-
-    def _serial(self, design) -> tuple:
-        """(model, arm) for the views on the serial engines; (None, None) for a closed chain (refused)."""
-        return (None, None) if self.gates["Coupling plots"].refused else (design.model, design.arm)
 
     def _sync_pose(self) -> None:
         q = self.sliders.values()

@@ -100,13 +100,27 @@ def _figures_html(figures: Sequence[Figure]) -> str:
     return "\n".join(parts)
 
 
+def _closed_tables(model: Manipulator, pose) -> list:
+    """A closed chain's tree, loops, M_a, G_a and cut-joint forces (report/closed_tables.py); none for a
+    serial arm."""
+    if model.is_serial:
+        return []
+    from .closed_tables import closed_chain_tables
+    return closed_chain_tables(model, pose)
+
+
 def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | None = None,
-                title: str | None = None) -> str:
-    """One self-contained HTML page: the arm's DH and parameter tables, the figures, the equations if given."""
+                title: str | None = None, pose: Sequence[float] | None = None) -> str:
+    """One self-contained HTML page: the arm's DH and parameter tables (a closed chain's mechanism and
+    its numbers at ``pose``), the figures, the equations if given."""
     header, rows = _dh_table(model)
+    closed = _closed_tables(model, pose)
     arm = ["<h2>The arm (design tables)</h2>", _html_table(header, rows),
-           "<h3>Parameter values</h3>", _html_table(["parameter", "value (SI)"], _parameter_table(model)),
-           _figures_html(figures) if figures else ""]
+           "<h3>Parameter values</h3>", _html_table(["parameter", "value (SI)"], _parameter_table(model))]
+    if closed:
+        arm.append('<h2 id="closed-chain">Closed chain</h2>')
+        arm += [f"<h3>{escape(t)}</h3>\n" + _html_table(h, r) for t, h, r in closed]
+    arm.append(_figures_html(figures) if figures else "")
     block = "\n".join(arm) + "\n"
     if eq is not None:
         from . import render   # the dispatcher: every form of the equations has its HTML
@@ -168,8 +182,27 @@ def _figure_page(pdf, k: int, figure: Figure) -> None:
     pdf.savefig(fig)
 
 
+def _closed_page(pdf, tables) -> None:
+    from matplotlib.figure import Figure as Page
+    fig = Page(figsize=PAGE)
+    fig.text(0.5, 0.96, "Closed chain", ha="center", va="top", fontsize=13, weight="bold")
+    top = 0.92
+    for title, header, rows in tables:
+        height = 0.022 * (len(rows) + 1)
+        fig.text(0.06, top, textwrap.fill(title, 110), fontsize=8.5, va="top")
+        lines = textwrap.fill(title, 110).count("\n") + 1
+        ax = fig.add_axes((0.06, top - 0.016 * lines - height - 0.005, 0.88, height))
+        ax.axis("off")
+        table = ax.table(cellText=rows, colLabels=header, loc="upper center", cellLoc="left")
+        table.auto_set_font_size(False)
+        table.set_fontsize(7)
+        table.auto_set_column_width(list(range(len(header))))   # the pose column is long, the loop's short
+        top -= 0.016 * lines + height + 0.04
+    pdf.savefig(fig)
+
+
 def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, eq: Equations | None = None,
-               title: str | None = None) -> int:
+               title: str | None = None, pose: Sequence[float] | None = None) -> int:
     """Write the report as PDF to ``path``; returns its page count.
 
     Pages: the DH and parameter tables, one per figure, then the equations
@@ -180,24 +213,29 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
 
     from .pdf_equations import equation_items, equation_pages
     items = equation_items(eq) if eq is not None else []   # typeset before the file is opened
+    closed = _closed_tables(model, pose)
     # written atomically: the PDF takes its name complete, never half-written (a job may take 10 s or fail)
     with matplotlib.rc_context({"pdf.fonttype": 42}), atomic_file(path) as fh:
         with PdfPages(fh, metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
             _table_page(pdf, model, _title(model, title), eq)
+            if closed:
+                _closed_page(pdf, closed)
             for k, figure in enumerate(figures, start=1):
                 _figure_page(pdf, k, figure)
-            pages = 1 + len(figures)
+            pages = 1 + bool(closed) + len(figures)
             if eq is not None:
                 pages += equation_pages(pdf, "Equations of motion", items)
     return pages
 
 
 def write_design_report(path: str | Path, model: Manipulator, figures: Sequence[Figure],
-                        eq: Equations | None = None, title: str | None = None) -> str:
-    """Write the report to ``path``, PDF when its suffix is ``.pdf``, HTML otherwise; a one-line summary."""
+                        eq: Equations | None = None, title: str | None = None,
+                        pose: Sequence[float] | None = None) -> str:
+    """Write the report to ``path``, PDF when its suffix is ``.pdf``, HTML otherwise; a one-line summary.
+    ``pose``: the joint values a closed chain's numbers are given at (every joint, or the actuated ones)."""
     path = Path(path)
     if path.suffix.lower() == ".pdf":
-        pages = design_pdf(model, figures, path, eq, title)
+        pages = design_pdf(model, figures, path, eq, title, pose)
         return f"Wrote {path} ({pages} pages, {len(figures)} figures)"
-    write_atomic(path, design_html(model, figures, eq, title))
+    write_atomic(path, design_html(model, figures, eq, title, pose))
     return f"Wrote {path} ({len(figures)} figures)"

@@ -100,5 +100,5 @@ def test_figure_captions_count_joints_from_one_as_the_window_does(qtbot, window)
     window.coupling.set_pair(0, 1)
     figures, _notes = grab_figures(window)
     coupling = next(f for f in figures if f.title == "Coupling plots")
-    assert coupling.caption.startswith("joints 1 and 2,")
+    assert coupling.caption.startswith("joints q1 and q2,")   # named as the window names them (q4 of a closed chain)
     assert window.coupling.joint_i.value() == 1 and window.coupling.joint_j.value() == 2

@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QBoxLayout, QWidget
 
+from ...explore.joints import explore_joints
 from ...model import Manipulator
 from ...model.units import parameter_units, with_unit
 from ..job_runner import STALE_STYLE, StaleBanner
@@ -72,7 +73,7 @@ class ExploreView(QWidget):
 
     def unit_of(self, metric_text: str) -> str:
         model = self._model_for_units()
-        return metric_unit(metric_text, [link.is_revolute for link in model.links] if model is not None else None)
+        return metric_unit(metric_text, list(explore_joints(model).revolute) if model is not None else None)
 
     def with_unit(self, metric_text: str) -> str:
         """``gravity[2] (N m)``: a metric (or sweep summary) with its SI unit."""

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from ...model import Manipulator
 from ...project import ProjectError, load_project
 from .jobs import Comparison, compare_job
+from ...explore.joints import explore_joints
 from ...explore.metrics import METRICS
 from .picker import metric_tooltip
 from .picker import display_name
@@ -121,9 +122,10 @@ class CompareView(ExploreView):
             self._default_value()
         keep_joint = self.joint.currentData()
         self.joint.clear()
-        for i in range(1, model.n + 1):
-            self.joint.addItem(f"q{i}", i)
-        self.joint.setCurrentIndex(max(self.joint.findData(keep_joint if keep_joint else min(2, model.n)), 0))
+        joints = explore_joints(model)   # a closed chain: its actuated joints, named by their links
+        for i, name in enumerate(joints.names, start=1):
+            self.joint.addItem(name, i)
+        self.joint.setCurrentIndex(max(self.joint.findData(keep_joint if keep_joint else min(2, joints.n)), 0))
 
     def _default_value(self) -> None:
         value = self.model.parameter_values.get(self.parameter.currentText()) if self.model else None
@@ -158,13 +160,12 @@ class CompareView(ExploreView):
         def start():
             model = self.context.require_model()
             b, label = self.model_b()
-            self.context.arm(model)
-            self.context.arm(b)
-            if b.n != model.n:
-                raise ValueError(f"design B has {b.n} joints, the current model {model.n}: "
+            n_a, n_b = self.context.arm(model).n, self.context.arm(b).n   # a closed chain's: its actuated joints
+            if n_b != n_a:
+                raise ValueError(f"design B has {n_b} joints, the current model {n_a}: "
                                  "compare arms of the same size")
             metric, q = self.context.metric_text(), self.context.q.tolist()
-            joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.context.ratings(model.n)
+            joint, samples, ratings = self.joint.currentData() or 1, self.samples.value(), self.context.ratings(n_a)
             return self.context.run_job("A/B", lambda token: compare_job(model, b, metric, joint, q, STATS_SHOWN,
                                                                          samples, ratings, token),
                                         lambda result: self.show_result(result, label), owner=self)
@@ -196,13 +197,16 @@ class CompareView(ExploreView):
         self._fill_table()
         plot = self.box.plot
         plot.clear()
-        scale = 180 / math.pi if self.model.links[result.curve_joint - 1].is_revolute else 1.0
+        joints = explore_joints(self.model)
+        name = joints.name(result.curve_joint)
+        scale = 180 / math.pi if joints.revolute[result.curve_joint - 1] else 1.0
         plot.plot(result.x * scale, result.curve_a, name="A (current)", pen=pg.mkPen("#1f77b4", width=2))
         plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
                   pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
-        self.box.caption.setText(f"{display_name(result.label)} against q{result.curve_joint}; "
-                                 "other joints at the pose")
-        plot.setLabel("bottom", f"q{result.curve_joint} ({'deg' if scale != 1.0 else 'm'})")
+        self.box.caption.setText(f"{display_name(result.label)} against {name}; "
+                                 "other joints at the pose" + ("" if self.model.is_serial else
+                                                               " (the same joint values in both designs)"))
+        plot.setLabel("bottom", f"{name} ({'deg' if scale != 1.0 else 'm'})")
         plot.setLabel("left", self.label_of(result.label))
 
     def csv_data(self):
@@ -210,9 +214,11 @@ class CompareView(ExploreView):
             raise ValueError("no comparison computed yet")
         self.require_fresh()
         r = self.result
-        unit = "rad" if self.model.links[r.curve_joint - 1].is_revolute else "m"
+        joints = explore_joints(self.model)
+        unit = "rad" if joints.revolute[r.curve_joint - 1] else "m"
         label = self.with_unit(r.label)
-        return [f"q{r.curve_joint} ({unit})", f"A: {label}", f"B: {label}"], list(zip(r.x, r.curve_a, r.curve_b))
+        header = [f"{joints.name(r.curve_joint)} ({unit})", f"A: {label}", f"B: {label}"]
+        return header, list(zip(r.x, r.curve_a, r.curve_b))
 
     def export_table_csv(self, path) -> None:
         if self.result is None:

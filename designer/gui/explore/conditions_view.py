@@ -127,7 +127,7 @@ class ConditionsView(ExploreView):
         def start():
             model = self.context.require_model()
             kind = self.kind.currentData()
-            targets = parse_targets(self.targets.text(), kind, model.n)
+            targets = parse_targets(self.targets.text(), kind, self.context.joints(model).n)
             unknowns = [u for u in self.unknowns.text().replace(",", " ").split() if u]
             names = set(model.symbol_names())
             bad = [u for u in unknowns if u not in names]

@@ -9,15 +9,20 @@ that; the Explore panel makes one for its views, and a test can make one around 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ...errors import DesignerError
+from ...explore.joints import ExploreJoints, explore_arm, explore_joints
 from ...explore.metrics import MetricError, Ratings
 from ...jobs import CancelToken, Job
+from ...jobs.process import ProcessJob
 from ...kinematics import NumericArm
+from ...kinematics.closure import ClosureError
 from ...model import Manipulator, MissingParameterError
+from ...window_jobs import closed_chain_job
 from ..job_runner import JobRunner
 
 __all__ = ["ExploreContext", "ExploreInputError"]
@@ -65,8 +70,13 @@ class ExploreContext:
 
     @property
     def q(self) -> np.ndarray:
-        """The current pose (rad, m)."""
+        """The current pose (rad, m) of the joints the metrics number (a closed chain's actuated ones)."""
         return self._pose()
+
+    def joints(self, model: Manipulator | None = None) -> ExploreJoints:
+        """The joints the metrics number, their names and types: every joint of a serial arm, the
+        actuated ones of a closed chain (named by their links: q1, q2, q4, q6 for the palletizer)."""
+        return explore_joints(model or self.require_model())
 
     def metric_text(self) -> str:
         return self._metric()
@@ -78,12 +88,13 @@ class ExploreContext:
         return model
 
     def arm(self, model: Manipulator | None = None) -> NumericArm:
-        """The numeric arm of ``model`` (the open one by default); a one-line error when a symbol has
-        no value."""
+        """The numeric arm of ``model`` (the open one by default), a closed chain's
+        :class:`~designer.explore.closed.ClosedArm`; a one-line error when a symbol has no value or a
+        loop cannot close."""
         model = model or self.require_model()
         try:
-            return NumericArm.from_model(model)
-        except MissingParameterError as exc:
+            return explore_arm(model)
+        except (MissingParameterError, ClosureError) as exc:
             raise ExploreInputError(f"{model.name or 'model'}: {exc}") from None
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             raise ExploreInputError(f"{model.name or 'model'} has no numeric form: {exc}") from None
@@ -111,6 +122,11 @@ class ExploreContext:
             if owner is not None:
                 owner.mark_fresh(model)
 
+        if model is not None and not model.is_serial:   # what the core lacks for it: one line (window_jobs.py)
+            if isinstance(make_job, ProcessJob):   # stays in the worker process: a sympy solve can be killed there
+                make_job = ProcessJob(closed_chain_job, (make_job.func, make_job.args), make_job.title)
+            else:
+                make_job = partial(closed_chain_job, make_job, ())
         return self.runner.start(title, make_job, show)
 
     def guarded(self, title: str, action: Callable[[], object]):

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from ...explore.distribute import Compute, open_executor
+from ...explore.joints import explore_arm
 from ...explore.maps import CHUNK_STATES, MapResult, Sampling, evaluate_chunked, joint_limits, map_job
 from ...explore.metrics import Ratings, evaluate, parse_metric
 from ...explore.sweep import SweepSpec, sweep
@@ -158,8 +159,8 @@ def compare_job(model_a: Manipulator, model_b: Manipulator, metric: str, joint: 
     """The core's A/B table at the pose ``q`` and over ``samples`` workspace states, and ``metric``
     against joint ``joint`` (1-based) with the other joints at ``q``."""
     from ...explore.compare import compare
-    arm_a = NumericArm.from_model(model_a)
-    arm_b = NumericArm.from_model(model_b)
+    arm_a = explore_arm(model_a)   # a closed chain's ClosedArm: its actuated joints
+    arm_b = explore_arm(model_b)
     if arm_a.n != arm_b.n:
         raise ValueError(f"design A has {arm_a.n} joints and design B {arm_b.n}: compare arms of the same size")
     spec = parse_metric(metric, arm_a.n)

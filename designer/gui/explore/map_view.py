@@ -12,8 +12,9 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
 from PySide6.QtCore import Qt, QTimer
 
 from ...explore.maps import STATS, Sampling
+from ...errors import DesignerError
 from ...explore.coupling import default_map_joints
-from ...kinematics import NumericArm
+from ...explore.joints import explore_arm, explore_joints
 from ...model import Manipulator
 from ...model.manipulator import MissingParameterError
 from ..compute import load_compute
@@ -38,9 +39,9 @@ def _default_pair(model: Manipulator) -> tuple[int, int]:
     """The joints a new map shows: two that the arm's inertia depends on (q1/q2 of a PUMA gave a flat
     coupling map); q2/q3 (or q1/q2) when the arm cannot be evaluated yet."""
     try:
-        return default_map_joints(NumericArm.from_model(model))
-    except (MissingParameterError, ValueError, ZeroDivisionError, np.linalg.LinAlgError):
-        return (2, 3) if model.n >= 3 else (1, 2)
+        return default_map_joints(explore_arm(model))   # a closed chain: its actuated joints
+    except (MissingParameterError, ValueError, ZeroDivisionError, np.linalg.LinAlgError, DesignerError):
+        return (2, 3) if explore_joints(model).n >= 3 else (1, 2)
 
 
 class MapView(ExploreView):
@@ -51,6 +52,7 @@ class MapView(ExploreView):
         super().__init__(context, parent)
         self.result: MapResult | None = None
         self.revolute: list[bool] = []
+        self.result_names: list[str] = []   # the map's joints by name (a closed chain's by their links)
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
         self.joint_y.setToolTip("Joint along the vertical axis")
@@ -121,16 +123,18 @@ class MapView(ExploreView):
     # -- model and pose ------------------------------------------------------------------------
     def set_model(self, model: Manipulator) -> None:
         keep = (self.joint_x.currentData(), self.joint_y.currentData())
-        self.revolute = [link.is_revolute for link in model.links]
-        if self.result is not None and len(self.result.grid.q0) != model.n:
+        joints = explore_joints(model)   # a closed chain: its actuated joints, 1..n_a, named by their links
+        self.revolute = list(joints.revolute)
+        if self.result is not None and len(self.result.grid.q0) != joints.n:
             self.clear()   # a map of another arm has nothing to say about this one
         for combo in (self.joint_x, self.joint_y):
             combo.blockSignals(True)
             combo.clear()
-            for i, link in enumerate(model.links, start=1):
-                combo.addItem(f"q{i}" + (f" ({link.name})" if link.name else ""), i)
+            for k, (tree, name) in enumerate(zip(joints.index, joints.names), start=1):
+                link = model.links[tree]
+                combo.addItem(name + (f" ({link.name})" if link.name else ""), k)
             combo.blockSignals(False)
-        if self._chosen and None not in keep and keep[0] != keep[1] and max(keep) <= model.n:
+        if self._chosen and None not in keep and keep[0] != keep[1] and max(keep) <= joints.n:
             pair = keep   # the user's pair stays while it names two joints of the arm
         else:
             pair = _default_pair(model)
@@ -166,6 +170,9 @@ class MapView(ExploreView):
             arm = self.context.arm()
             ratings = self.context.ratings(arm.n)
             joints = (self.joint_x.currentData(), self.joint_y.currentData())
+            if arm.n < 2:   # a four-bar: one actuated joint
+                raise ValueError(f"a map needs two joints; {model.name or 'this arm'} moves by one, "
+                                 f"{self.context.joints(model).names[0]} (the Workspace view samples it)")
             if joints[0] == joints[1]:
                 raise ValueError("pick two different joints for x and y")
             metric, q = self.context.metric_text(), self.context.q.tolist()
@@ -179,16 +186,19 @@ class MapView(ExploreView):
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
         self.result = result
         self.result_model = model
-        # units of the map's joints: those of the model it was computed for
-        self.result_revolute = [l.is_revolute for l in model.links] if model is not None else list(self.revolute)
+        # units and names of the map's joints: those of the model it was computed for
+        joints = explore_joints(model) if model is not None else None
+        self.result_revolute = list(joints.revolute) if joints is not None else list(self.revolute)
+        self.result_names = list(joints.names) if joints is not None else \
+            [f"q{k + 1}" for k in range(len(result.grid.q0))]
         self.stale = ""
         self.stale_banner.hide()
         grid = result.grid
         i, j = grid.joints
         sx, sy = self._scale(i), self._scale(j)
         self.heat.set_data(grid.x * sx, grid.y * sy, grid.values)
-        self.box.plot.setLabel("bottom", f"q{i} ({self._unit(i)})")
-        self.box.plot.setLabel("left", f"q{j} ({self._unit(j)})")
+        self.box.plot.setLabel("bottom", f"{self._name(i)} ({self._unit(i)})")
+        self.box.plot.setLabel("left", f"{self._name(j)} ({self._unit(j)})")
         self.box.plot.setTitle(display_name(grid.label))
         self.heat.set_label(self.label_of(grid.label))
         self._mark()
@@ -230,7 +240,7 @@ class MapView(ExploreView):
         if q is not None:
             self.context.pose_arm(q)
             self.context.show_status("Pose from the map: " + ", ".join(
-                f"q{k + 1} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
+                f"{self._name(k + 1)} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
 
     # -- helpers ----------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -248,6 +258,10 @@ class MapView(ExploreView):
 
     def _unit(self, joint: int) -> str:
         return "deg" if self.result_revolute[joint - 1] else "m"
+
+    def _name(self, joint: int) -> str:
+        """The map's joint ``joint`` (1-based) by name: q4 for the palletizer's third actuated joint."""
+        return self.result_names[joint - 1] if joint <= len(self.result_names) else f"q{joint}"
 
     def _mark(self) -> None:
         if self.result is None or len(self.context.q) != len(self.result_revolute):
@@ -267,12 +281,12 @@ class MapView(ExploreView):
         q = self.context.q
         if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
             moved = "the other joints moved since"
-        held = ", ".join(f"q{k + 1} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
+        held = ", ".join(f"{self._name(k + 1)} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
         v = grid.values[np.isfinite(grid.values)]
         span = f"range {v.min():.4g} … {v.max():.4g}" if v.size else "no finite values"
         if is_flat(grid.values):
             span = f"constant {v.mean():.4g}: it does not change with these two joints"
-        text = f"{display_name(grid.label)} over q{grid.joints[0]}, q{grid.joints[1]} ({span})"
+        text = f"{display_name(grid.label)} over {self._name(grid.joints[0])}, {self._name(grid.joints[1])} ({span})"
         text += f"; {held}" if held else ""
         if stale or moved:
             text += f" — out of date: {stale or moved}; Compute to update"
@@ -287,4 +301,4 @@ class MapView(ExploreView):
         unit = lambda k: "rad" if self.result_revolute[k - 1] else "m"  # noqa: E731
         X, Y = np.meshgrid(grid.x, grid.y)
         rows = zip(X.ravel(), Y.ravel(), grid.values.ravel())
-        return [f"q{i} ({unit(i)})", f"q{j} ({unit(j)})", self.with_unit(grid.label)], list(rows)
+        return [f"{self._name(i)} ({unit(i)})", f"{self._name(j)} ({unit(j)})", self.with_unit(grid.label)], list(rows)

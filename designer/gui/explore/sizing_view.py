@@ -178,7 +178,7 @@ class SizingView(ExploreView):
 
     def set_model(self, model: Manipulator) -> None:
         self.check_stale(model)
-        self.revolute = [link.is_revolute for link in model.links]
+        self.revolute = list(self.context.joints(model).revolute)   # a closed chain: its actuated joints
         drive_defaults.show({"gear": self.gear, "rotor": self.rotor}, model,
                             {"gear": "gear ratios (1)", "rotor": "rotor inertias, kg m² (0)"})
 
@@ -235,7 +235,7 @@ class SizingView(ExploreView):
         rows = result.sizing.table()
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
-            self.table.setItem(r, 0, QTableWidgetItem(str(row["joint"])))
+            self.table.setItem(r, 0, QTableWidgetItem(self._joint_name(int(row["joint"]))))
             for c, (key, _title, _tip) in enumerate(COLUMNS, start=1):
                 v = row[key]
                 self.table.setItem(r, c, QTableWidgetItem("—" if not math.isfinite(v) else f"{v:.4g}"))
@@ -250,6 +250,14 @@ class SizingView(ExploreView):
         else:
             self.load.hide()
 
+    def _joint_name(self, k: int) -> str:
+        """Joint ``k`` (1-based) as the table names it: its number, a closed chain's by its link (q4)."""
+        model = self._model_for_units()
+        joints = self.context.joints(model) if model is not None else None
+        if joints is None or not joints.closed or k > joints.n:
+            return str(k)
+        return joints.name(k)
+
     def _draw(self) -> None:
         if self.result is None:
             return
@@ -259,7 +267,8 @@ class SizingView(ExploreView):
         plot = self.curves.plot
         plot.clear()
         for i in range(data.shape[1]):
-            plot.plot(s.traj.t, data[:, i], name=f"joint {i + 1}", pen=pg.mkPen(COLORS[i % len(COLORS)], width=2))
+            plot.plot(s.traj.t, data[:, i], name=f"joint {self._joint_name(i + 1)}",
+                      pen=pg.mkPen(COLORS[i % len(COLORS)], width=2))
         plot.setLabel("left", self.quantity.currentText())
         text = f"{what} along the move ({len(s.traj.t)} states)"
         cube = self.result.cube

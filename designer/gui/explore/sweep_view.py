@@ -183,8 +183,9 @@ class SweepView(ExploreView):
         metrics = [self.context.metric_text()]
         second = self.second_metric.text().strip()
         if second:
-            metrics.append(parse_metric(second, model.n).label)
-        ratings = self.context.ratings(model.n)
+            n = self.context.joints(model).n   # a closed chain's actuated joints
+            metrics.append(parse_metric(second, n).label)
+        ratings = self.context.ratings(self.context.joints(model).n)
         return SweepSpec(tuple(axes), tuple(dict.fromkeys(metrics)), SWEEP_STATS, self.samples.value(),
                          ratings=ratings)
 

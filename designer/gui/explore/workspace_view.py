@@ -13,6 +13,7 @@ from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
 from ...explore.metrics import Ratings, parse_metric
 from ...jobs import CancelToken, Job, Progress
+from ...explore.joints import explore_joints
 from ...kinematics import NumericArm
 from .jobs import CHUNK_STATES, evaluate_chunked
 from .base import ExploreView
@@ -44,7 +45,11 @@ def workspace_job(arm: NumericArm, metric: str, count: int, sampling: Sampling, 
     positions = np.empty((len(q), 3))
     for s in range(0, len(q), CHUNK_STATES):
         token.check()
-        positions[s:s + CHUNK_STATES] = (batch_frames(arm, q[s:s + CHUNK_STATES])[:, -1] @ arm.tool)[:, :3, 3]
+        block = q[s:s + CHUNK_STATES]
+        if hasattr(arm, "tool_points"):   # a closed chain (explore/closed.py): its loops closed at each state
+            positions[s:s + CHUNK_STATES] = arm.tool_points(block)
+        else:
+            positions[s:s + CHUNK_STATES] = (batch_frames(arm, block)[:, -1] @ arm.tool)[:, :3, 3]
     yield Progress("tool positions", 0.2, f"{len(q)} samples")
     values = yield from evaluate_chunked(arm, q, spec, ratings, token, "metric", 0.2, 0.8)
     return WorkspaceResult(spec.label, q, positions, values)
@@ -142,6 +147,8 @@ class WorkspaceView(ExploreView):
         r = self.result
         n = r.q.shape[1]
         model = self._model_for_units()
-        joint = [("rad" if model is None or model.links[i].is_revolute else "m") for i in range(n)]
-        header = [f"q{i + 1} ({joint[i]})" for i in range(n)] + ["x (m)", "y (m)", "z (m)", self.with_unit(r.label)]
+        joints = explore_joints(model) if model is not None else None
+        names = list(joints.names) if joints is not None and joints.n == n else [f"q{i + 1}" for i in range(n)]
+        joint = [("rad" if joints is None or joints.revolute[i] else "m") for i in range(n)]
+        header = [f"{names[i]} ({joint[i]})" for i in range(n)] + ["x (m)", "y (m)", "z (m)", self.with_unit(r.label)]
         return header, [list(q) + list(p) + [v] for q, p, v in zip(r.q, r.positions, r.values)]

@@ -1,0 +1,79 @@
+"""The joints Explore numbers, and the arm its metrics take, for a serial arm or a closed chain.
+
+A serial arm's metrics number every joint; a closed chain's (:class:`~designer.explore.closed.ClosedArm`)
+its actuated joints, 1..n_a in order, named by their links as ``eval`` names them (the palletizer's
+``q1, q2, q4, q6``). :class:`ExploreJoints` maps between the tree's pose (every joint, as the window's
+sliders hold it) and the metrics' pose (the actuated joints), and picks the actuated joints' entries of
+per-joint data (drive ratings given for every tree joint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kinematics import NumericArm
+from ..model.manipulator import Manipulator
+from ..model.mechanism import actuated_indices
+
+__all__ = ["ExploreJoints", "explore_joints", "explore_arm"]
+
+
+@dataclass(frozen=True)
+class ExploreJoints:
+    """The metrics' joints of a model: ``index[k]`` is the tree joint (0-based) of metric joint k."""
+
+    index: tuple[int, ...]
+    names: tuple[str, ...]
+    revolute: tuple[bool, ...]
+    n_tree: int
+    closed: bool
+
+    @property
+    def n(self) -> int:
+        return len(self.index)
+
+    def name(self, k: int) -> str:
+        """The name of metric joint ``k`` (1-based, as the metrics and maps number them)."""
+        return self.names[k - 1]
+
+    def pose(self, q_tree) -> np.ndarray:
+        """The metrics' pose of a tree pose (every joint); a pose of the metrics' size passes."""
+        q = np.asarray(q_tree, float).ravel()
+        return q[list(self.index)] if len(q) == self.n_tree and self.closed else q
+
+    def tree_pose(self, q, q_tree) -> np.ndarray:
+        """``q_tree`` (every joint) with the metric joints at ``q``: the passive joints keep their
+        values until the loop closure (the window's) moves them."""
+        out = np.array(q_tree, float).ravel()
+        if len(out) != self.n_tree:
+            out = np.zeros(self.n_tree)
+        out[list(self.index)] = np.asarray(q, float).ravel()
+        return out
+
+    def per_joint(self, values):
+        """Per tree joint data (drive ratings) cut to the metric joints; None and data of the metrics'
+        size pass unchanged."""
+        if values is None:
+            return None
+        values = np.asarray(values, float)
+        return values[list(self.index)] if self.closed and values.shape[:1] == (self.n_tree,) else values
+
+
+def explore_joints(model: Manipulator) -> ExploreJoints:
+    """Every joint of a serial arm; the actuated ones of a closed chain."""
+    closed = not model.is_serial
+    index = tuple(int(i) for i in actuated_indices(model)) if closed else tuple(range(model.n))
+    return ExploreJoints(index, tuple(f"q{i + 1}" for i in index),
+                         tuple(model.links[i].is_revolute for i in index), model.n, closed)
+
+
+def explore_arm(model: Manipulator, overrides=None):
+    """The arm the metrics take: a :class:`NumericArm` for a serial model, a
+    :class:`~designer.explore.closed.ClosedArm` for a closed chain (ClosureError when its loops cannot
+    close at the nominal pose, MissingParameterError for a symbol without a value)."""
+    if model.is_serial:
+        return NumericArm.from_model(model, overrides)
+    from .closed import ClosedArm
+    return ClosedArm(model, overrides)

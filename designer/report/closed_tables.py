@@ -1,0 +1,109 @@
+"""A closed chain's part of the design report (issue 22): its tree and loops, M_a and G_a at the
+pose, and the forces its cut joints carry, the numbers a designer sizes a parallelogram's bearings
+from.
+
+The numbers come from the closed-chain core (:class:`~designer.numeric.closed.ClosedDynamics`:
+M_a = W^T M W, G_a = W^T G, the cut-joint forces from the loop multipliers); holding still, the
+cut joints carry what gravity puts through the loops. Besides the pose's, the report gives each
+loop's largest holding force over :data:`SAMPLES` poses drawn within the actuated joints' limits
+(seed 0, so that two reports of one design agree), and the pose where it occurs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..kinematics.closure import ClosureError
+from ..model.manipulator import Manipulator
+from ..model.mechanism import parents_of
+
+__all__ = ["Table", "closed_chain_tables", "SAMPLES"]
+
+SAMPLES = 512   # holding poses for the largest cut-joint force: ~0.4 s for the palletizer
+
+#: (title, header, rows) of one table
+Table = tuple[str, list[str], list[list[str]]]
+
+
+def _g(v: float) -> str:
+    return f"{v if abs(v) > 1e-9 else 0.0:.5g}"   # rounding (1e-13 N of a zero component) shown as 0
+
+
+def _structure(model: Manipulator) -> list[Table]:
+    parents = parents_of(model.links)
+    links = [[str(i), link.name, "base" if parents[i - 1] == 0 else f"link {parents[i - 1]}",
+              link.joint.value, "actuated" if link.actuated else "passive"]
+             for i, link in enumerate(model.links, start=1)]
+    loops = [[lp.label(k), lp.joint.value, f"link {lp.link_i}", "the base" if lp.link_j == 0 else f"link {lp.link_j}"]
+             for k, lp in enumerate(model.loops, start=1)]
+    return [("Tree: each link and the link it is mounted on", ["link", "name", "mounted on", "joint", "drive"], links),
+            ("Loops: the cut joint closing each", ["loop", "cut joint", "between", "and"], loops)]
+
+
+def _names(act) -> list[str]:
+    return [f"q{j + 1}" for j in act]
+
+
+def closed_chain_tables(model: Manipulator, pose: Sequence[float] | None = None, samples: int = SAMPLES) -> list[Table]:
+    """The tables of a closed chain at ``pose`` (every joint's value, as the window's sliders hold it,
+    or the actuated joints' only; None: all zero). A model whose loops cannot close gets its tree and
+    loops and one line saying why the numbers are missing."""
+    from ..numeric.closed import ClosedDynamics
+    tables = _structure(model)
+    try:
+        cd = ClosedDynamics(model)
+        q = np.zeros(cd.n) if pose is None else np.asarray(pose, float).ravel()
+        q_a = q[cd.act] if len(q) == cd.n_tree and len(q) != cd.n else q
+        q_tree = cd.positions(q_a)
+    except (ClosureError, ValueError) as exc:
+        return tables + [("Dynamics in the actuated joints", ["note"], [[f"not computed: {exc}"]])]
+    names = _names(cd.act)
+    at = ", ".join(f"{name} = {v:.4g}" for name, v in zip(names, q_a))
+    M, G = cd.M(q_a, q_tree), cd.G(q_a, q_tree)
+    tables.append((f"M_a at the pose ({at}; rad, m): W^T M W", [""] + names,
+                   [[name] + [_g(v) for v in row] for name, row in zip(names, M)]))
+    tables.append(("G_a at the pose: the actuated joints' holding torques or forces (N m, N)",
+                   ["joint", "G_a"], [[name, _g(v)] for name, v in zip(names, G)]))
+    zero = np.zeros(cd.n)
+    held = cd.cut_forces(q_a, zero, zero, q_tree)
+    spread = _holding_forces(cd, samples)
+    rows = []
+    for k, name in enumerate(cd.tree.loop_names):
+        f, m = held.force[k], held.moment[k]
+        median, peak, where = spread[k]
+        at = "—" if where is None else ", ".join(f"{v:.3g}" for v in where)
+        rows.append([name, _g(float(np.linalg.norm(f))), ", ".join(_g(v) for v in f), _g(float(np.linalg.norm(m))),
+                     _g(median), _g(peak), at])
+    tables.append(("Cut-joint forces holding still against gravity (frame 0, on the loop's first link); over "
+                   f"{samples} poses within the actuated joints' limits the median and the largest (near a dead "
+                   "centre of the loop the force grows without bound)",
+                   ["loop", "|f| at the pose (N)", "f (N)", "|moment| (N m)", "median |f| (N)", "largest |f| (N)",
+                    f"largest at ({', '.join(names)})"],
+                   rows))
+    return tables
+
+
+def _holding_forces(cd, samples: int) -> list[tuple[float, float, np.ndarray | None]]:
+    """Per loop, (median, largest, pose of the largest) cut-joint force holding still over poses within
+    the actuated limits."""
+    limits = np.array(cd.tree.arm.limits, float)[cd.act]
+    lo = np.where(np.isfinite(limits[:, 0]), limits[:, 0], -np.pi)
+    hi = np.where(np.isfinite(limits[:, 1]), limits[:, 1], np.pi)
+    rng = np.random.default_rng(0)
+    poses, forces = [], []
+    zero = np.zeros(cd.n)
+    guess = None
+    for q_a in rng.uniform(lo, hi, (samples, cd.n)):
+        try:
+            guess = cd.positions(q_a, guess)
+            forces.append(np.linalg.norm(cd.cut_forces(q_a, zero, zero, guess).force, axis=1))
+            poses.append(q_a)
+        except ClosureError:
+            guess = None
+    if not forces:
+        return [(float("nan"), float("nan"), None)] * len(cd.tree.loops)
+    F = np.array(forces)
+    return [(float(np.median(F[:, k])), float(F[:, k].max()), poses[int(F[:, k].argmax())])
+            for k in range(F.shape[1])]
