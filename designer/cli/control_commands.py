@@ -233,21 +233,13 @@ def cmd_linearize(args) -> int:
     return 0
 
 
-#: what a closed chain's code has: its closed forms in the actuated coordinates
-CLOSED_CHAIN_FUNCTIONS = ("tau", "mass_matrix", "gravity", "bias")
-
-
 def _closed_chain_plan(args, eq, drives: bool, only):
-    """The code of a closed chain's closed-form equations (the Coriolis matrix and the regressor of
-    a closed chain, and its drive terms, are not generated yet: a clear refusal)."""
+    """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
+    of the tree's joints projected by W on request (designer/codegen/closed_plan.py)."""
     from ..codegen.files import full_plan
-    if drives:
-        raise UserError(f"{args.project}: --drives: not for closed chains yet")
-    extra = sorted(set(only or ()) - set(CLOSED_CHAIN_FUNCTIONS))
-    if extra:
-        raise UserError(f"{args.project}: --functions {', '.join(extra)}: a closed chain's code has "
-                        + ", ".join(CLOSED_CHAIN_FUNCTIONS) + " only")
-    return full_plan(eq, "derived", False, only=tuple(only or CLOSED_CHAIN_FUNCTIONS))
+    if getattr(args, "elastic", False):
+        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
+    return full_plan(eq, "derived", drives, only=only)
 
 
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):

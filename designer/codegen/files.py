@@ -62,6 +62,9 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     :data:`FUNCTIONS` named (default all)."""
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
+    if "closed_chain" in eq.extras:   # its closed forms in the actuated coordinates, whatever ``form``
+        from .closed_plan import closed_chain_plan
+        return closed_chain_plan(eq, eq.extras["closed_chain"]["mechanism"], drives, chosen, token)
     # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
     mass = eq.mass_matrix if eq.form is Form.COMPACT and CodeForm(form) is CodeForm.COMPACT else None
     plan = plan_code(eq, form, drives, token=token, only=[f for f in chosen if f in BASIC_FUNCTIONS])
