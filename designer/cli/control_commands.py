@@ -242,6 +242,21 @@ def _closed_chain_plan(args, eq, drives: bool, only):
     return full_plan(eq, "derived", drives, only=only)
 
 
+def _closed_base_plan(args, model, drives: bool, only):
+    """``codegen --parameters base`` of a linearly closing closed chain (identification/closed_code_plan.py)."""
+    from ..dynamics.closed_form import NotLinearClosure
+    from ..identification.closed_code_plan import closed_base_plan
+    from ..kinematics.closure import ClosureError
+    if drives:
+        raise UserError(f"{args.project}: --parameters base --drives: not for closed chains yet (--drives alone is)")
+    if getattr(args, "elastic", False):
+        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
+    try:
+        return closed_base_plan(model, only)
+    except (NotLinearClosure, ClosureError) as exc:
+        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
+
+
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
     """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
     from ..control.elastic_linearize import elastic_linearize
@@ -276,9 +291,9 @@ def codegen_control(args, derive, progress) -> int:
     args.only = only   # parsed once: the compact derivation reads it too
     try:
         if args.parameters == "base":
-            model = load_model(args.project)
+            model = load_model(args.project, closed=True)
             progress(Progress("base parameters"))
-            plan = base_plan(model, drives, only)
+            plan = base_plan(model, drives, only) if model.is_serial else _closed_base_plan(args, model, drives, only)
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value

@@ -209,3 +209,82 @@ def test_closed_chain_codegen_refusals_are_one_line(tmp_path, capsys):
     assert main(["codegen", pal, "--lang", "python", "--elastic", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "--elastic" in err and len(err.strip().splitlines()) == 1
+    assert main(["codegen", pal, "--lang", "python", "--parameters", "base", "--drives", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--parameters base --drives" in err and len(err.strip().splitlines()) == 1
+
+
+def pinocchio_rank(model, states: int = 40) -> int:
+    """The rank of Pinocchio's joint-torque regressor of the spanning tree projected by a differenced W."""
+    import pinocchio as pin
+    cd, ref = ClosedDynamics(model), PinMechanism(model)
+    rng = np.random.default_rng(11)
+    rows = []
+    for _ in range(states):
+        qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        q, qd, qdd, _ = cd.state(qa, qda, qdda)
+        o = ref.order
+        Y_pin = pin.computeJointTorqueRegressor(ref.model, ref.model.createData(), q[o], qd[o], qdd[o])
+        Y = np.empty_like(Y_pin)
+        Y[o] = Y_pin
+        rows.append(fd_W(cd, qa).T @ Y)
+    s = np.linalg.svd(np.vstack(rows), compute_uv=False)
+    return int(np.sum(s > 1e-7 * s[0]))
+
+
+def reweighed(model, rng):
+    """The same mechanism with other masses (the grouping depends on the geometry only)."""
+    model = model.numeric()
+    return replace(model, links=tuple(replace(link, mass=float(link.mass) * float(rng.uniform(0.5, 2.0)))
+                                      if link.mass != 0 else link for link in model.links))
+
+
+@pytest.mark.parametrize("kind", ["standard", "palletizer"])
+def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind):
+    """codegen --parameters base: as many inputs as Pinocchio's projected regressor has rank; with the
+    base values of the project and of the same mechanism with other masses, tau, M, G, h are
+    Pinocchio's, C qd = h and the base regressor times the base values is tau."""
+    from designer.numeric.closed_regressor import closed_base_parameters
+    model = mechanism(kind)
+    save_project(model, tmp_path / "arm.json")
+    assert main(["codegen", str(tmp_path / "arm.json"), "--lang", "python", "--parameters", "base",
+                 "--out", str(tmp_path / "base.py"), "--quiet"]) == 0
+    mod = python_module(tmp_path / "base.py")
+    assert len(mod.PARAMETERS) == pinocchio_rank(model)
+    other = reweighed(model, np.random.default_rng(3))
+    for target in (model, other):
+        beta = closed_base_parameters(ClosedDynamics(target)).values
+
+        def call(name, q, qd, qdd, beta=beta):
+            args = {"tau": (q, qd, qdd), "regressor": (q, qd, qdd), "bias": (q, qd), "coriolis_matrix": (q, qd)}
+            return np.ravel(np.asarray(getattr(mod, name)(*args.get(name, (q,)), beta), dtype=float))
+        r = Reference(target)
+        n = r.cd.n
+        rng = np.random.default_rng(4)
+        for _ in range(2):
+            qa, qda, qdda = rng.uniform(-0.6, 0.6, n), rng.normal(size=n), rng.normal(size=n)
+            want = r.at(qa, qda, qdda, False)
+            tol = 1e-7 * max(1.0, np.abs(want["tau"]).max(), np.abs(want["M"]).max())
+            assert np.abs(call("tau", qa, qda, qdda) - want["tau"]).max() < tol
+            assert np.abs(call("mass_matrix", qa, qda, qdda).reshape(n, n) - want["M"]).max() < tol
+            assert np.abs(call("gravity", qa, qda, qdda) - want["G"]).max() < tol
+            assert np.abs(call("bias", qa, qda, qdda) - want["h"]).max() < tol
+            assert np.abs(call("coriolis_matrix", qa, qda, qdda).reshape(n, n) @ qda - want["h"]).max() < tol
+            assert np.abs(call("regressor", qa, qda, qdda).reshape(n, -1) @ beta - want["tau"]).max() < tol
+
+
+def test_the_windows_code_export_writes_the_closed_chains_own_functions(tmp_path):
+    """File > Export's generate_files takes the closed forms' Equations: its Coriolis matrix and regressor
+    are the mechanism's (not those of a serial arm of the actuated links)."""
+    from designer.codegen.files import generate_files
+    from designer.dynamics.closed_form import closed_chain_equations
+    model = mechanism("standard")
+    eq = closed_chain_equations(model)
+    (text,) = generate_files(eq, "python", str(tmp_path / "arm.py"), drives=True).values()
+    (tmp_path / "arm.py").write_text(text)
+    mod = python_module(tmp_path / "arm.py")
+
+    def call(name, q, qd, qdd):
+        args = {"tau": (q, qd, qdd), "regressor": (q, qd, qdd), "bias": (q, qd), "coriolis_matrix": (q, qd)}
+        return np.ravel(np.asarray(getattr(mod, name)(*args.get(name, (q,))), dtype=float))
+    check(call, model, True, states=2)
