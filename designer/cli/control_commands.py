@@ -161,11 +161,24 @@ def _matrix_text(name: str, m: np.ndarray, fmt: str) -> str:
 
 def _symbolic(model) -> dict:
     from ..control.symbolic import symbolic_linearization
+    return _linearization_text(symbolic_linearization(model))
+
+
+def _linearization_text(lin) -> dict:
     from ..report.printing import to_text
-    lin = symbolic_linearization(model)
     text = lambda m: None if m is None else [[to_text(e, ordered=False) for e in m.row(i)] for i in range(m.rows)]  # noqa: E731
     return {"dtau_dq": text(lin.dtau_dq), "dtau_dqd": text(lin.dtau_dqd), "M": text(lin.M), "A": text(lin.A),
             "B": text(lin.B)}
+
+
+def _closed_symbolic(model, where: str) -> dict:
+    """``linearize --symbolic`` of a linearly closing closed chain (control/closed_symbolic.py)."""
+    from ..control.closed_symbolic import closed_symbolic_linearization
+    from ..dynamics.closed_form import NotLinearClosure
+    try:
+        return _linearization_text(closed_symbolic_linearization(model))
+    except NotLinearClosure as exc:
+        raise UserError(f"{where}: linearize --symbolic: {exc}") from None
 
 
 def cmd_linearize(args) -> int:
@@ -180,8 +193,6 @@ def cmd_linearize(args) -> int:
         names = [f"q{j}" for j in range(1, n + 1)]
         solve = linearize
     else:   # a closed chain: its actuated joints, named by their links (control/closed_linearize.py)
-        if args.symbolic:
-            raise UserError(f"{args.project}: linearize --symbolic: not for closed chains yet")
         from ..control.closed_linearize import linearize_closed
         from .closed_commands import _dynamics
         arm = _dynamics(model, args.project)
@@ -209,7 +220,7 @@ def cmd_linearize(args) -> int:
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
         if args.symbolic:
-            data["symbolic"] = _symbolic(model)
+            data["symbolic"] = _symbolic(model) if model.is_serial else _closed_symbolic(model, args.project)
         if dm is not None:
             data["discrete"] = {"dt": dm.dt, "method": dm.method, "Ad": dm.Ad.tolist(), "Bd": dm.Bd.tolist(),
                                 "eigenvalues": eig(dm.eigenvalues)}

@@ -83,7 +83,40 @@ def test_linearize_a_closed_chain_names_the_actuated_joints(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["state"] == ["q1", "q2", "q4", "q6", "qd1", "qd2", "qd4", "qd6"]
     assert np.array(data["A"]).shape == (8, 8)
-    assert main(["linearize", PALLETIZER, "--q", "0", "0", "0", "0", "--symbolic", "--format", "json"]) == 2
+    assert main(["linearize", str(robot_path("four_bar")), "--q", "0", "--symbolic", "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "do not close linearly" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("project, q", [(PALLETIZER, [0.1, 0.2, -0.1, 0.3]), ("random", [0.2, -0.3, 0.1])])
+def test_symbolic_linearization_of_a_closed_chain_is_the_numeric_one(tmp_path, capsys, project, q):
+    """linearize --symbolic of a parallelogram: its dtau/dq, dtau/dqd and M, in the mechanism's joint names,
+    at the operating point equal the numeric ones (central differences of the projected tree RNEA); A and B
+    numeric only."""
+    import sympy as sp
+    from designer.model import Convention
+    from designer.project import save_project
+    from tests.support.closed_reference import parallelogram_arm
+    if project == "random":
+        model = parallelogram_arm(np.random.default_rng(4), Convention.STANDARD)
+        project = str(tmp_path / "arm.json")
+        save_project(model, project)
+    qd, qdd = [0.3, -0.2, 0.5, 0.1][:len(q)], [0.1, 0.4, -0.3, 0.2][:len(q)]
+    assert main(["linearize", project, "--q", *map(str, q), "--qd", *map(str, qd), "--qdd", *map(str, qdd),
+                 "--symbolic", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    names = data["state"]
+    values = {sp.Symbol(name, real=True): v for name, v in zip(names, q + qd)}
+    values.update({sp.Symbol("qdd" + name[1:], real=True): v for name, v in zip(names[:len(q)], qdd)})
+    from designer.project import load_project
+    values.update({sp.Symbol(k, real=True): v for k, v in load_project(project).parameter_values.items()})
+    assert data["symbolic"]["A"] is None and data["symbolic"]["B"] is None
+    for key in ("dtau_dq", "dtau_dqd", "M"):
+        assert data["symbolic"][key] is not None
+        got = np.array([[float(sp.sympify(e, locals={s.name: s for s in values}).xreplace(values)) for e in row]
+                        for row in data["symbolic"][key]])
+        want = np.array(data[key])
+        assert np.abs(got - want).max() < 1e-5 * max(1.0, np.abs(want).max()), key
 
 
 def test_regressor_of_a_closed_chain(capsys):
