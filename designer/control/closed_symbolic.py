@@ -12,6 +12,7 @@ names of ``linearize``'s state.
 from __future__ import annotations
 
 from ..dynamics.closed_form import closed_chain_equations, linear_closure
+from ..dynamics.results import Method
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from .symbolic import SymbolicLinearization
@@ -22,7 +23,7 @@ __all__ = ["closed_symbolic_linearization"]
 def closed_symbolic_linearization(model: Manipulator, token: CancelToken = NEVER) -> SymbolicLinearization:
     """Raises NotLinearClosure for loops that do not close linearly (a four-bar)."""
     act = linear_closure(model)[0]
-    eq = closed_chain_equations(model, "newton-euler", token=token)
+    eq = closed_chain_equations(model, Method.NEWTON_EULER, token=token)
     carrier = eq.model
     rename = {}
     for k, i in enumerate(act):   # q1..q_na of the closed forms -> the mechanism's joint names

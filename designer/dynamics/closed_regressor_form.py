@@ -98,7 +98,7 @@ class ClosedRegressorParts:
         return tr.chop(sum((tr.mul(self.M[k][i][m], self.qdd[m]) for m in range(self.na)), tr.zero)
                        + self._velocity(k, i) + self.G[k][i])
 
-    def matrix(self, quantity: str, weights: list | None = None) -> sp.Matrix:
+    def matrix(self, quantity: str, weights: dict | None = None) -> sp.Matrix:
         """``weights`` None: the regressor-like matrix of ``quantity`` (tau: Y_a, n_a x 10 n); else
         sum_k weights[k] Q^(k) (weights: {column: sympy expression}) as an n_a x n_a or n_a x 1 Matrix."""
         tr, na = self.tr, self.na
