@@ -93,13 +93,13 @@ def closed_drive_columns(model: Manipulator, carrier: Manipulator) -> tuple[sp.M
                                                                 "columns W_j^T times W_j qdd, W_j qd, sign(W_j qd)"))
 
 
-def closed_chain_plan(eq: Equations, model: Manipulator, drives: bool = False,
-                      only: Collection[str] | None = None, token: CancelToken = NEVER) -> CodePlan:
+def closed_chain_plan(eq: Equations, model: Manipulator, drives: bool, only: Collection[str],
+                      token: CancelToken = NEVER) -> CodePlan:
     """The code plan of a linearly closing ``model`` from its closed forms ``eq`` (in the actuated
-    coordinates): ``only`` any of tau, mass_matrix, gravity, bias, coriolis_matrix, regressor (default
-    all); ``drives``: with every tree joint's drive data projected by W (see the module docstring)."""
-    from .files import FUNCTIONS
-    chosen = tuple(FUNCTIONS) if only is None else tuple(only)
+    coordinates): ``only`` any of tau, mass_matrix, gravity, bias, coriolis_matrix, regressor
+    (:func:`~.files.full_plan` passes them); ``drives``: with every tree joint's drive data projected
+    by W (see the module docstring)."""
+    chosen = tuple(only)
     carrier = eq.model
     statement = ""
     if drives:
