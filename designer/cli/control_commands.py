@@ -120,15 +120,15 @@ def _closed_regressor(args, model) -> int:
     """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
-    if args.drives or args.excite or args.trajectory:
-        raise UserError(f"{args.project}: regressor --drives, --excite, --trajectory: not for closed chains yet")
+    if args.excite or args.trajectory:
+        raise UserError(f"{args.project}: regressor --excite, --trajectory: not for closed chains yet")
     if args.format not in ("json", "markdown"):
         raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
     cd = _dynamics(model, args.project)
-    reg = ClosedRegressor(cd)
+    reg = ClosedRegressor(cd, args.drives)
     data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
     if args.base:
-        bp = closed_base_parameters(cd)
+        bp = closed_base_parameters(cd, drives=args.drives)
         data.update({"base_count": bp.count, "dropped": bp.dropped,
                      "base": [{"name": name, "combination": combo, "value": float(v)}
                               for (name, combo), v in zip(bp.base, bp.values)]})
@@ -136,7 +136,9 @@ def _closed_regressor(args, model) -> int:
         write_output(json.dumps(data, indent=1) + "\n", args.out)
         return 0
     lines = [f"# Inertial parameters of {model.name or args.project} (closed chain)", "",
-             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries.", ""]
+             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
+             + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
+                "W^T e_j times qdd_j, qd_j, sign(qd_j))." if args.drives else "."), ""]
     if args.base:
         lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
                   "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]

@@ -167,3 +167,43 @@ def test_drive_terms_of_a_closed_chain(tmp_path, capsys):
     assert np.allclose(driven["tau"], M @ qdd + h + G + np.array(driven["friction"]))
     qd_tree = ClosedDynamics(load_project(path)).state(q, qd)[1]
     assert np.dot(driven["friction"], qd) == pytest.approx(30.0 * qd_tree[2] ** 2)
+
+
+def test_regressor_of_a_closed_chain_with_its_drive_parameters(tmp_path, capsys):
+    """regressor --drives of a parallelogram with a rotor and friction on the passive forearm joint: the
+    drive parameters are among the standard ones, and the base count is the rank of the projected
+    regressor with the drive columns, Pinocchio's tree regressor and a differenced W (the drive columns
+    W^T e_j times qdd_j, qd_j, sign(qd_j) written here from the tree rates)."""
+    from dataclasses import replace
+
+    import pinocchio as pin
+    from designer.model import Drive
+    from designer.project import load_project, save_project
+    from tests.support.closed_reference import PinMechanism
+    model = load_project(robot_path("palletizer_parallelogram"))
+    links = list(model.links)
+    links[2] = replace(links[2], drive=Drive(gear_ratio=20.0, motor_inertia=1e-4, viscous=3.0, coulomb=1.0))
+    links[3] = replace(links[3], drive=Drive(gear_ratio=100.0, motor_inertia=2e-4))
+    model = replace(model, links=tuple(links))
+    path = tmp_path / "driven.json"
+    save_project(model, path)
+    assert main(["regressor", str(path), "--base", "--drives"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"Ia3", "fv3", "fc3", "Ia4", "fv4", "fc4"} <= set(data["standard"])
+    cd, ref = ClosedDynamics(model), PinMechanism(model)
+    rng = np.random.default_rng(2)
+    rows = []
+    for _ in range(60):
+        qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        q, qd, qdd, _ = cd.state(qa, qda, qdda)
+        o = ref.order
+        Y = np.empty((cd.n_tree, 10 * cd.n_tree))
+        Y[o] = pin.computeJointTorqueRegressor(ref.model, ref.model.createData(), q[o], qd[o], qdd[o])
+        D = np.zeros((cd.n_tree, 6))
+        for c, (j, col) in enumerate([(2, qdd), (2, qd), (2, np.sign(qd)), (3, qdd), (3, qd), (3, np.sign(qd))]):
+            D[j, c] = col[j]
+        e = 1e-6
+        W = np.array([(cd.positions(qa + d) - cd.positions(qa - d)) / (2 * e) for d in np.eye(cd.n) * e]).T
+        rows.append(W.T @ np.hstack([Y, D]))
+    s = np.linalg.svd(np.vstack(rows), compute_uv=False)
+    assert data["base_count"] == int(np.sum(s > 1e-7 * s[0]))
