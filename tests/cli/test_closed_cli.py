@@ -207,3 +207,29 @@ def test_regressor_of_a_closed_chain_with_its_drive_parameters(tmp_path, capsys)
         rows.append(W.T @ np.hstack([Y, D]))
     s = np.linalg.svd(np.vstack(rows), compute_uv=False)
     assert data["base_count"] == int(np.sum(s > 1e-7 * s[0]))
+
+
+def test_derive_base_parameters_of_a_closed_chain(capsys):
+    """derive --base-parameters of the palletizer: the base parameters' values (the report's formulas at
+    the project's standard parameters) times their columns of W^T Y_tree give Pinocchio's tau_a."""
+    from designer.numeric.closed_regressor import ClosedRegressor
+    from designer.project import load_project
+    from tests.support.closed_reference import PinMechanism
+    assert main(["derive", PALLETIZER, "--base-parameters", "--format", "json", "--quiet"]) == 0
+    section = json.loads(capsys.readouterr().out)["base_parameters"]
+    model = load_project(robot_path("palletizer_parallelogram"))
+    cd, ref = ClosedDynamics(model), PinMechanism(model)
+    reg = ClosedRegressor(cd)
+    rows = section["parameters"]
+    assert section["count"] == len(rows) == 25
+    columns = [reg.names.index(r["name"].replace("R", "")) for r in rows]   # mxR4 starts from mx4
+    beta = np.array([r["value"] for r in rows])
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        q, qd, qdd, _ = cd.state(qa, qda, qdda)
+        e = 1e-6
+        W = np.array([(cd.positions(qa + d) - cd.positions(qa - d)) / (2 * e) for d in np.eye(cd.n) * e]).T
+        want = W.T @ ref.rnea(q, qd, qdd)
+        got = reg.actuated(qa, qda, qdda)[:, columns] @ beta
+        assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())   # 6 digits in the formulas
