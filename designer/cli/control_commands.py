@@ -260,12 +260,10 @@ def _closed_base_plan(args, model, drives: bool, only):
     from ..dynamics.closed_form import NotLinearClosure
     from ..identification.closed_code_plan import closed_base_plan
     from ..kinematics.closure import ClosureError
-    if drives:
-        raise UserError(f"{args.project}: --parameters base --drives: not for closed chains yet (--drives alone is)")
     if getattr(args, "elastic", False):
         raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
     try:
-        return closed_base_plan(model, only)
+        return closed_base_plan(model, only, drives=drives)
     except (NotLinearClosure, ClosureError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from ..codegen.closed_plan import closed_rate_matrix
 from ..codegen.plan import CodePlan, comment_text, plan_function, temp_prefix
 from ..dynamics.closed_regressor_form import ClosedRegressorParts
 from ..jobs import NEVER, CancelToken
@@ -34,18 +35,39 @@ def base_name(name: str, combo: dict) -> str:
     return name if len(combo) == 1 else f"{name.rstrip('0123456789')}R{name[len(name.rstrip('0123456789')):]}"
 
 
+def _drive_parts(model: Manipulator, carrier: Manipulator, slot: tuple[int, str]) -> dict[str, sp.Matrix]:
+    """A drive parameter's tau column, M, h (G and C: zero) in the actuated symbols, through the constant W:
+    Ia_j: W_j^T W_j qdd, W_j^T W_j; fv_j: W_j^T W_j qd; fc_j: W_j^T sign(W_j qd)."""
+    j, kind = slot
+    w = sp.Matrix(closed_rate_matrix(model)[j])          # row j of W as a column
+    qd, qdd = ((w.T * sp.Matrix(v))[0] for v in (carrier.qd, carrier.qdd))
+    rate = {"Ia": qdd, "fv": qd, "fc": sp.sign(qd)}[kind]
+    n = carrier.n
+    return {"tau": w * rate, "M": w * w.T if kind == "Ia" else sp.zeros(n, n),
+            "h": sp.zeros(n, 1) if kind == "Ia" else w * rate, "G": sp.zeros(n, 1), "C": sp.zeros(n, n)}
+
+
 def closed_base_plan(model: Manipulator, only: Collection[str] | None = None,
-                     token: CancelToken = NEVER) -> CodePlan:
+                     token: CancelToken = NEVER, drives: bool = False) -> CodePlan:
     """tau, mass_matrix, gravity, bias, coriolis_matrix and the base regressor (``only``: those named)
-    with the closed-loop base parameters as inputs (the module docstring)."""
+    with the closed-loop base parameters as inputs (the module docstring); ``drives``: the drive
+    parameters of the tree's joints among them (their terms through the constant W)."""
     from ..codegen.files import FUNCTIONS
     cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd)
-    names = ClosedRegressor(cd).names
+    bp = closed_base_parameters(cd, drives=drives)
+    reg = ClosedRegressor(cd, drives)
+    names = reg.names
     parts = ClosedRegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
     carrier = parts.carrier
     betas = [sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base]
-    weights = {names.index(name): beta for (name, _), beta in zip(bp.base, betas)}
+    rigid = len(parts.M)
+    weights = {names.index(name): beta for (name, _), beta in zip(bp.base, betas) if names.index(name) < rigid}
+    driven = [(reg.slots[names.index(name) - rigid], beta) for (name, _), beta in zip(bp.base, betas)
+              if names.index(name) >= rigid]
+
+    def drive_sum(q: str) -> sp.Matrix:
+        shape = (carrier.n, carrier.n) if q in ("M", "C") else (carrier.n, 1)
+        return sum((beta * _drive_parts(model, carrier, slot)[q] for slot, beta in driven), sp.zeros(*shape))
     subs = model.substitutions()
     chosen = tuple(FUNCTIONS) if only is None else tuple(only)
     quantity = {"tau": "tau", "mass_matrix": "M", "gravity": "G", "bias": "h", "coriolis_matrix": "C"}
@@ -56,10 +78,12 @@ def closed_base_plan(model: Manipulator, only: Collection[str] | None = None,
         token.check()
         if name == "regressor":
             Y = parts.matrix("tau")
-            mat = sp.Matrix.hstack(*[Y[:, names.index(n)] for n, _ in bp.base]).xreplace(subs)
+            cols = [Y[:, names.index(n)] if names.index(n) < rigid
+                    else _drive_parts(model, carrier, reg.slots[names.index(n) - rigid])["tau"] for n, _ in bp.base]
+            mat = sp.Matrix.hstack(*cols).xreplace(subs)
             func = plan_function("tau", mat, carrier, index, prefix, token=token)
         else:
-            mat = parts.matrix(quantity[name], weights).xreplace(subs)
+            mat = (parts.matrix(quantity[name], weights) + drive_sum(quantity[name])).xreplace(subs)
             func = plan_function("bias" if name == "coriolis_matrix" else name, mat, carrier, index, prefix,
                                  token=token)
         if name in _DOC:

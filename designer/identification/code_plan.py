@@ -103,9 +103,7 @@ def base_plan(model: Manipulator, drives: bool = False, only: Collection[str] | 
     drive parameters (:func:`plan_base_code`)."""
     if not model.is_serial:   # a closed chain (the window's export): its closed-loop base parameters
         from .closed_code_plan import closed_base_plan
-        if drives:
-            raise ValueError("base parameters with the drive terms: not for closed chains yet")
-        return closed_base_plan(model, only)
+        return closed_base_plan(model, only, drives=drives)
     extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
     plan, _ = plan_base_code(model, extras=extras, drives=drives)
     if only is not None:

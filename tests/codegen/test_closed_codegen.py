@@ -209,9 +209,6 @@ def test_closed_chain_codegen_refusals_are_one_line(tmp_path, capsys):
     assert main(["codegen", pal, "--lang", "python", "--elastic", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "--elastic" in err and len(err.strip().splitlines()) == 1
-    assert main(["codegen", pal, "--lang", "python", "--parameters", "base", "--drives", "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "--parameters base --drives" in err and len(err.strip().splitlines()) == 1
 
 
 def pinocchio_rank(model, states: int = 40) -> int:
@@ -239,8 +236,8 @@ def reweighed(model, rng):
                                       if link.mass != 0 else link for link in model.links))
 
 
-@pytest.mark.parametrize("kind", ["standard", "palletizer"])
-def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind):
+@pytest.mark.parametrize("kind, drives", [("standard", False), ("palletizer", False), ("palletizer", True)])
+def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind, drives):
     """codegen --parameters base: as many inputs as Pinocchio's projected regressor has rank; with the
     base values of the project and of the same mechanism with other masses, tau, M, G, h are
     Pinocchio's, C qd = h and the base regressor times the base values is tau."""
@@ -248,12 +245,13 @@ def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind)
     model = mechanism(kind)
     save_project(model, tmp_path / "arm.json")
     assert main(["codegen", str(tmp_path / "arm.json"), "--lang", "python", "--parameters", "base",
-                 "--out", str(tmp_path / "base.py"), "--quiet"]) == 0
+                 "--out", str(tmp_path / "base.py"), "--quiet"] + (["--drives"] if drives else [])) == 0
     mod = python_module(tmp_path / "base.py")
-    assert len(mod.PARAMETERS) == pinocchio_rank(model)
+    if not drives:
+        assert len(mod.PARAMETERS) == pinocchio_rank(model)
     other = reweighed(model, np.random.default_rng(3))
     for target in (model, other):
-        beta = closed_base_parameters(ClosedDynamics(target)).values
+        beta = closed_base_parameters(ClosedDynamics(target), drives=drives).values
 
         def call(name, q, qd, qdd, beta=beta):
             args = {"tau": (q, qd, qdd), "regressor": (q, qd, qdd), "bias": (q, qd), "coriolis_matrix": (q, qd)}
@@ -263,13 +261,14 @@ def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind)
         rng = np.random.default_rng(4)
         for _ in range(2):
             qa, qda, qdda = rng.uniform(-0.6, 0.6, n), rng.normal(size=n), rng.normal(size=n)
-            want = r.at(qa, qda, qdda, False)
+            want = r.at(qa, qda, qdda, drives)
             tol = 1e-7 * max(1.0, np.abs(want["tau"]).max(), np.abs(want["M"]).max())
             assert np.abs(call("tau", qa, qda, qdda) - want["tau"]).max() < tol
             assert np.abs(call("mass_matrix", qa, qda, qdda).reshape(n, n) - want["M"]).max() < tol
             assert np.abs(call("gravity", qa, qda, qdda) - want["G"]).max() < tol
             assert np.abs(call("bias", qa, qda, qdda) - want["h"]).max() < tol
-            assert np.abs(call("coriolis_matrix", qa, qda, qdda).reshape(n, n) @ qda - want["h"]).max() < tol
+            rigid_h = r.at(qa, qda, qdda, False)["h"]
+            assert np.abs(call("coriolis_matrix", qa, qda, qdda).reshape(n, n) @ qda - rigid_h).max() < tol
             assert np.abs(call("regressor", qa, qda, qdda).reshape(n, -1) @ beta - want["tau"]).max() < tol
 
 
@@ -292,7 +291,7 @@ def test_the_windows_code_export_writes_the_closed_chains_own_functions(tmp_path
 
 def test_the_windows_base_parameter_export_of_a_closed_chain(tmp_path):
     """File > Export with base parameters (generate_base_files) writes the closed-loop base parameters'
-    code, not the serial grouping of the tree read as a chain; with drive terms it says it cannot."""
+    code, not the serial grouping of the tree read as a chain."""
     from designer.identification.code_plan import generate_base_files
     from designer.numeric.closed_regressor import closed_base_parameters
     model = mechanism("standard")
@@ -305,5 +304,3 @@ def test_the_windows_base_parameter_export_of_a_closed_chain(tmp_path):
     qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
     want = Reference(model).at(qa, qda, qdda, False)["tau"]
     assert np.abs(mod.tau(qa, qda, qdda) - want).max() < 1e-7 * max(1.0, np.abs(want).max())
-    with pytest.raises(ValueError, match="not for closed chains yet"):
-        generate_base_files(model, "python", str(tmp_path / "b.py"), drives=True)
