@@ -46,6 +46,8 @@ def with_random_drives(model, rng):
 def mechanism(kind: str):
     if kind == "palletizer":
         return with_random_drives(load_project(robot_path("palletizer_parallelogram")), np.random.default_rng(7))
+    if kind == "sr400":   # Khalil-Kleinfinger's gamma and b on the branching links
+        return with_random_drives(load_project(robot_path("acma_sr400")), np.random.default_rng(9))
     conv, seed, wrist = {"standard": (Convention.STANDARD, 0, False), "modified-wrist": (Convention.MODIFIED, 1, True),
                          "standard-wrist": (Convention.STANDARD, 2, True)}[kind]
     rng = np.random.default_rng(seed)
@@ -121,8 +123,8 @@ def python_module(path):
     return mod
 
 
-@pytest.mark.parametrize("kind", ["standard", "modified-wrist", "palletizer"])
-@pytest.mark.parametrize("drives", [False, True])
+@pytest.mark.parametrize("kind, drives", [(k, d) for k in ("standard", "modified-wrist", "palletizer")
+                                           for d in (False, True)] + [("sr400", True)])
 def test_generated_python_of_a_closed_chain_matches_pinocchio(tmp_path, kind, drives):
     model = mechanism(kind)
     save_project(model, tmp_path / "arm.json")
