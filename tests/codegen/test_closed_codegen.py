@@ -99,6 +99,10 @@ def check(call, model, drives: bool, states: int = 3, seed: int = 0):
         assert np.abs(call("tau", qa, qda, qdda) - want["tau"]).max() < tol
         M = call("mass_matrix", qa, qda, qdda).reshape(n, n)
         assert np.abs(M - want["M"]).max() < tol
+        if drives:   # and what eval --drives gives (ClosedDynamics.drive_terms)
+            dM, dtau, _ = r.cd.drive_terms(qa, qda, qdda)
+            assert np.abs(call("tau", qa, qda, qdda) - r.cd.tau(qa, qda, qdda) - dtau).max() < 1e-9 * scale
+            assert np.abs(M - r.cd.M(qa) - dM).max() < 1e-9 * scale
         assert np.abs(call("gravity", qa, qda, qdda) - want["G"]).max() < tol
         assert np.abs(call("bias", qa, qda, qdda) - want["h"]).max() < tol
         C = call("coriolis_matrix", qa, qda, qdda).reshape(n, n)
