@@ -5,7 +5,8 @@ Run: ``python -m benchmarks.bench_closed [--runs R] [--states N]`` from the repo
 
 * time to derive the palletizer's equations in closed form in the actuated coordinates (Lagrange,
   fast simplification; target under 5 s), with the serial twin's ``derive`` in the same run;
-* operations (count_ops after CSE) of the generated tau and M of both designs;
+* operations (count_ops after CSE) of the generated tau and M of both designs, and the time and
+  operations of every function codegen writes (tau, M, G, h, C, Y) of both;
 * eval of N states (default 100,000): tau of the parallelogram arm's compiled closed forms against
   the serial twin's compiled closed forms (the same path; target within 2x), and the numeric
   projection's per-state cost;
@@ -54,6 +55,16 @@ def to_parallelogram(Q, QD, QDD):
     return Q @ S.T, QD @ S.T, QDD @ S.T
 
 
+def every_function(eq_para, eq_ser, runs: int) -> None:
+    """codegen's plan of every function (tau, M, G, h, C, Y) from the derived closed forms, the
+    parallelogram (designer/codegen/closed_plan.py) against its serial twin, and the operations of each."""
+    from designer.codegen.files import full_plan
+    for name, eq in (("parallelogram", eq_para), ("serial", eq_ser)):
+        seconds, plan = timed(lambda eq=eq: full_plan(eq, "derived"), runs)
+        ops = ", ".join(f"{f.name} {f.operations}" for f in plan.functions)
+        print(f"every function's code ({name}, median of {runs}): {seconds:.2f} s; operations {ops}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
@@ -72,6 +83,8 @@ def main(argv=None) -> int:
         ops = {f.name: f.operations for f in plan.functions}
         print(f"generated code ({name}, derived closed forms after CSE): tau {ops['tau']} operations, "
               f"M {ops['mass_matrix']}")
+
+    every_function(eq_para, eq_ser, args.runs)
 
     rng = np.random.default_rng(0)
     N = args.states

@@ -121,7 +121,7 @@ def closed_simulate(args, model: Manipulator) -> int:
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_closed_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                           t_eval=t_eval), bar)
+                                           t_eval=t_eval, drives=bool(getattr(args, "drives", False))), bar)
     except (ClosureError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     buf = io.StringIO()
@@ -135,7 +135,8 @@ def closed_simulate(args, model: Manipulator) -> int:
                  traj.kinetic[r], traj.potential[r], energy[r], traj.residual[r]]
         writer.writerow([repr(float(v)) for v in cells])
     write_output(buf.getvalue(), args.out)
-    print(f"simulated {duration:g} s (closed chain): {traj.evaluations} evaluations of the forward dynamics, "
+    drives = "with the drive terms (--drives)" if getattr(args, "drives", False) else "rigid bodies"
+    print(f"simulated {duration:g} s (closed chain, {drives}): {traj.evaluations} evaluations of the forward dynamics, "
           f"{len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
           f"largest loop residual {traj.residual.max() * 1000:.3g} mm",
           file=sys.stdout if args.out else sys.stderr)

@@ -122,18 +122,21 @@ def _closed_regressor(args, model) -> int:
     from ..control.closed_identification import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
-    if args.drives or args.excite:
-        raise UserError(f"{args.project}: regressor --drives, --excite: not for closed chains yet")
+    if args.excite:
+        raise UserError(f"{args.project}: regressor --excite: not for closed chains yet")
     if args.trajectory and not args.base:
         raise UserError(f"{args.project}: regressor --trajectory of a closed chain: the condition number of Y_b "
                         "needs --base")
+    if args.trajectory and args.drives:
+        raise UserError(f"{args.project}: regressor --trajectory of a closed chain: without --drives (the condition "
+                        "number is of the rigid-body base parameters)")
     if args.format not in ("json", "markdown"):
         raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
     cd = _dynamics(model, args.project)
-    reg = ClosedRegressor(cd)
+    reg = ClosedRegressor(cd, args.drives)
     data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
     if args.base:
-        bp = closed_base_parameters(cd)
+        bp = closed_base_parameters(cd, drives=args.drives)
         data.update({"base_count": bp.count, "dropped": bp.dropped,
                      "base": [{"name": name, "combination": combo, "value": float(v)}
                               for (name, combo), v in zip(bp.base, bp.values)]})
@@ -149,7 +152,9 @@ def _closed_regressor(args, model) -> int:
         write_output(json.dumps(data, indent=1) + "\n", args.out)
         return 0
     lines = [f"# Inertial parameters of {model.name or args.project} (closed chain)", "",
-             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries.", ""]
+             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
+             + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
+                "W^T e_j times qdd_j, qd_j, sign(qd_j))." if args.drives else "."), ""]
     if args.base:
         lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
                   "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
@@ -178,11 +183,24 @@ def _matrix_text(name: str, m: np.ndarray, fmt: str) -> str:
 
 def _symbolic(model) -> dict:
     from ..control.symbolic import symbolic_linearization
+    return _linearization_text(symbolic_linearization(model))
+
+
+def _linearization_text(lin) -> dict:
     from ..report.printing import to_text
-    lin = symbolic_linearization(model)
     text = lambda m: None if m is None else [[to_text(e, ordered=False) for e in m.row(i)] for i in range(m.rows)]  # noqa: E731
     return {"dtau_dq": text(lin.dtau_dq), "dtau_dqd": text(lin.dtau_dqd), "M": text(lin.M), "A": text(lin.A),
             "B": text(lin.B)}
+
+
+def _closed_symbolic(model, where: str) -> dict:
+    """``linearize --symbolic`` of a linearly closing closed chain (control/closed_symbolic.py)."""
+    from ..control.closed_symbolic import closed_symbolic_linearization
+    from ..dynamics.closed_form import NotLinearClosure
+    try:
+        return _linearization_text(closed_symbolic_linearization(model))
+    except NotLinearClosure as exc:
+        raise UserError(f"{where}: linearize --symbolic: {exc}") from None
 
 
 def cmd_linearize(args) -> int:
@@ -197,8 +215,6 @@ def cmd_linearize(args) -> int:
         names = [f"q{j}" for j in range(1, n + 1)]
         solve = linearize
     else:   # a closed chain: its actuated joints, named by their links (control/closed_linearize.py)
-        if args.symbolic:
-            raise UserError(f"{args.project}: linearize --symbolic: not for closed chains yet")
         from ..control.closed_linearize import linearize_closed
         from .closed_commands import _dynamics
         arm = _dynamics(model, args.project)
@@ -226,7 +242,7 @@ def cmd_linearize(args) -> int:
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
         if args.symbolic:
-            data["symbolic"] = _symbolic(model)
+            data["symbolic"] = _symbolic(model) if model.is_serial else _closed_symbolic(model, args.project)
         if dm is not None:
             data["discrete"] = {"dt": dm.dt, "method": dm.method, "Ad": dm.Ad.tolist(), "Bd": dm.Bd.tolist(),
                                 "eigenvalues": eig(dm.eigenvalues)}
@@ -250,21 +266,26 @@ def cmd_linearize(args) -> int:
     return 0
 
 
-#: what a closed chain's code has: its closed forms in the actuated coordinates
-CLOSED_CHAIN_FUNCTIONS = ("tau", "mass_matrix", "gravity", "bias")
-
-
 def _closed_chain_plan(args, eq, drives: bool, only):
-    """The code of a closed chain's closed-form equations (the Coriolis matrix and the regressor of
-    a closed chain, and its drive terms, are not generated yet: a clear refusal)."""
+    """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
+    of the tree's joints projected by W on request (designer/codegen/closed_plan.py)."""
     from ..codegen.files import full_plan
-    if drives:
-        raise UserError(f"{args.project}: --drives: not for closed chains yet")
-    extra = sorted(set(only or ()) - set(CLOSED_CHAIN_FUNCTIONS))
-    if extra:
-        raise UserError(f"{args.project}: --functions {', '.join(extra)}: a closed chain's code has "
-                        + ", ".join(CLOSED_CHAIN_FUNCTIONS) + " only")
-    return full_plan(eq, "derived", False, only=tuple(only or CLOSED_CHAIN_FUNCTIONS))
+    if getattr(args, "elastic", False):
+        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
+    return full_plan(eq, "derived", drives, only=only)
+
+
+def _closed_base_plan(args, model, drives: bool, only):
+    """``codegen --parameters base`` of a linearly closing closed chain (identification/closed_code_plan.py)."""
+    from ..dynamics.closed_form import NotLinearClosure
+    from ..identification.closed_code_plan import closed_base_plan
+    from ..kinematics.closure import ClosureError
+    if getattr(args, "elastic", False):
+        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
+    try:
+        return closed_base_plan(model, only, drives=drives)
+    except (NotLinearClosure, ClosureError) as exc:
+        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
 
 
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
@@ -301,9 +322,9 @@ def codegen_control(args, derive, progress) -> int:
     args.only = only   # parsed once: the compact derivation reads it too
     try:
         if args.parameters == "base":
-            model = load_model(args.project)
+            model = load_model(args.project, closed=True)
             progress(Progress("base parameters"))
-            plan = base_plan(model, drives, only)
+            plan = base_plan(model, drives, only) if model.is_serial else _closed_base_plan(args, model, drives, only)
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value

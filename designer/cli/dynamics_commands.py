@@ -145,8 +145,6 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     if not codegen and getattr(args, "form", None) == Form.COMPACT.value:
         raise UserError(f"{args.project}: a closed chain has no compact (recursive) form yet: use --form closed "
                         "(or auto)")
-    if getattr(args, "base_parameters", False):
-        raise UserError(f"{args.project}: --base-parameters: not for closed chains yet")
     try:
         return closed_chain_equations(model, Method(args.method), SimplifyMode(args.simplify), progress)
     except (ClosureError, MissingParameterError, ValueError, ArithmeticError) as exc:
@@ -172,7 +170,8 @@ def cmd_derive(args) -> int:
         text = render(eq, fmt)
         if args.base_parameters:
             progress(Progress("base parameters"))
-            text = _with_base_parameters(text, fmt, eq.model, args.project)
+            closed = cast("dict | None", eq.extras.get("closed_chain"))   # its tree, not the actuated carrier
+            text = _with_base_parameters(text, fmt, closed["mechanism"] if closed else eq.model, args.project)
         if args.elastic:
             from ..dynamics.elastic import with_elastic_section
             try:
@@ -201,9 +200,13 @@ def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
     from ..identification.base_params import base_parameters
     from ..model import MissingParameterError
     from ..report.identification import with_base_parameters
+    from ..kinematics.closure import ClosureError
     try:
+        if not model.is_serial:
+            from ..identification.closed_base import closed_base_parameter_set
+            return with_base_parameters(text, fmt, model, closed_base_parameter_set(model))
         return with_base_parameters(text, fmt, model, base_parameters(model))
-    except (MissingParameterError, ValueError) as exc:
+    except (MissingParameterError, ValueError, ClosureError) as exc:
         raise UserError(f"{where}: cannot find the base parameters: {exc}") from None
 
 

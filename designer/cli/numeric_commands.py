@@ -75,6 +75,9 @@ def register(sub) -> None:
                    help="at the joint limits: warn (default: no end stops, one line per limit passed), stop (end "
                         "stops: stiff critically damped springs; adds the stop_work column, the energy check), "
                         "ignore")
+    p.add_argument("--drives", action="store_true",
+                   help="closed chains: every joint's drive data acts (reflected inertia N^2 Jm, viscous and Coulomb "
+                        "friction, projected onto the actuated joints; the energy counts the rotors)")
     add_quiet(p)
     p.set_defaults(func=cmd_simulate)
 
@@ -230,6 +233,9 @@ def cmd_simulate(args) -> int:
     if not model.is_serial:
         from .closed_commands import closed_simulate
         return closed_simulate(args, model)
+    if getattr(args, "drives", False):
+        raise UserError(f"{args.project}: simulate --drives: closed chains only so far (a serial arm simulates its "
+                        "rigid bodies)")
     n = model.n
     try:
         arm = NumericArm.from_model(model)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
+from typing import cast
 
 from ..dynamics.results import Equations, Form
 from ..jobs import NEVER, CancelToken
@@ -62,6 +63,10 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     :data:`FUNCTIONS` named (default all)."""
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
+    if "closed_chain" in eq.extras:   # its closed forms in the actuated coordinates, whatever ``form``
+        from .closed_plan import closed_chain_plan
+        closed = cast("dict", eq.extras["closed_chain"])
+        return closed_chain_plan(eq, closed["mechanism"], drives, chosen, token)
     # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
     mass = eq.mass_matrix if eq.form is Form.COMPACT and CodeForm(form) is CodeForm.COMPACT else None
     plan = plan_code(eq, form, drives, token=token, only=[f for f in chosen if f in BASIC_FUNCTIONS])

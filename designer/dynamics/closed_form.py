@@ -358,7 +358,8 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
     carrier = replace(carrier, description=f"Loop closure (the mechanism's joint names): {', '.join(relations)}. "
                       + carrier.description)
     extras = {"closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in enumerate(act)],
-                               "closure": relations},
+                               "closure": relations,
+                               "mechanism": model},   # the tree: its code's drive terms and regressor need it
               "coriolis_matrix": C.xreplace(rename),
               "seconds": time.perf_counter() - started}
     yield Progress("done", 1.0, f"{method.value} (closed chain, closed form) in {extras['seconds']:.2f} s")

@@ -101,6 +101,9 @@ def base_plan(model: Manipulator, drives: bool = False, only: Collection[str] | 
     """What ``codegen --parameters base`` writes: tau, M and G with the base parameters as inputs, and
     (unless ``only`` leaves them out) h, the Coriolis matrix and the regressor; ``drives``: with the
     drive parameters (:func:`plan_base_code`)."""
+    if not model.is_serial:   # a closed chain (the window's export): its closed-loop base parameters
+        from .closed_code_plan import closed_base_plan
+        return closed_base_plan(model, only, drives=drives)
     extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
     plan, _ = plan_base_code(model, extras=extras, drives=drives)
     if only is not None:

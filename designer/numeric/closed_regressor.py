@@ -35,14 +35,20 @@ def _trig(x):
 
 
 class ClosedRegressor:
-    """Y_tree and W^T Y_tree of one mechanism (10 columns a link)."""
+    """Y_tree and W^T Y_tree of one mechanism (10 columns a link; ``drives``: then a column for each
+    drive parameter Ia, fv, fc of the tree joints with drive data, W^T e_j times qdd_j, qd_j, sign(qd_j))."""
 
-    def __init__(self, cd: ClosedDynamics):
+    def __init__(self, cd: ClosedDynamics, drives: bool = False):
+        from ..dynamics.inertial import drive_parameter_values, drive_slots
         self.cd = cd
         tree, arm = cd.tree, cd.tree.arm
         n = arm.n
         self.names = [f"{k}{j + 1}" for j in range(n) for k in PARAMETER_KINDS]
         self.values = standard_parameter_values(arm)
+        self.slots = drive_slots(cd.model_) if drives else []
+        if drives:
+            self.names += [f"{kind}{j + 1}" for j, kind in self.slots]
+            self.values = np.concatenate([self.values, drive_parameter_values(cd.model_)])
         self.models: list[tuple[TreeModel, bool]] = []   # (model, subtract the column of m of that link)
         for j in range(n):
             for k in range(len(PARAMETER_KINDS)):
@@ -72,7 +78,13 @@ class ClosedRegressor:
     def actuated(self, q_a, qd_a, qdd_a, guess=None) -> np.ndarray:
         """W^T Y_tree (n_a, 10 n) at the actuated state."""
         q, qd, qdd, W = self.cd.state(q_a, qd_a, qdd_a, guess)
-        return W.T @ self.tree_columns(q, qd, qdd)
+        Y = self.tree_columns(q, qd, qdd)
+        if self.slots:
+            D = np.zeros((len(q), len(self.slots)))
+            for c, (j, kind) in enumerate(self.slots):
+                D[j, c] = {"Ia": qdd[j], "fv": qd[j], "fc": np.sign(qd[j])}[kind]
+            Y = np.hstack([Y, D])
+        return W.T @ Y
 
 
 @dataclass(frozen=True)
@@ -87,9 +99,10 @@ class ClosedBaseParameters:
 
 
 def closed_base_parameters(cd: ClosedDynamics, samples: int = 60, seed: int = 0,
-                           spread: float = 0.5) -> ClosedBaseParameters:
-    """The closed-loop grouping (see the module docstring) from ``samples`` random closed states."""
-    reg = ClosedRegressor(cd)
+                           spread: float = 0.5, drives: bool = False) -> ClosedBaseParameters:
+    """The closed-loop grouping (see the module docstring) from ``samples`` random closed states;
+    ``drives``: with the drive parameters (:class:`ClosedRegressor`)."""
+    reg = ClosedRegressor(cd, drives)
     rng = np.random.default_rng(seed)
     rows: list[np.ndarray] = []
     while len(rows) < samples:

@@ -4,6 +4,13 @@ The state is (q_a, qd_a); each right-hand side closes the loops from the previou
 branch stays continuous), so the integrator never sees the passive joints. The loop residual of
 every reported row is recorded (the closure solves it to 1e-12 of the mechanism's size), with the
 energy of the whole mechanism, which a passive mechanism conserves up to the integrator's tolerance.
+
+With ``drives`` the project's drive data of every tree joint acts, as ``eval --drives`` adds it: a
+rotor's reflected inertia R_i = N_i^2 Jm_i is inertia on its joint's coordinate (the tree's M + R,
+projected: M_a = W^T (M + R) W, and R W' qd_a among the velocity terms, exact for a loop whose W
+changes with the pose), a joint's friction b qd_i + fc sign(qd_i) is a torque on that joint, W^T of
+it on the actuated ones; the energy then counts the rotors' kinetic energy 1/2 R_i qd_i^2, and
+falls by the friction's work.
 """
 
 from __future__ import annotations
@@ -44,9 +51,34 @@ class _Gravity:
         return self.cd.G(q, self.guess[0]).tolist()
 
 
+class _Driven:
+    """Forward dynamics and energy with every tree joint's drive data (the module docstring)."""
+
+    def __init__(self, cd: ClosedDynamics):
+        from ..model.drives import drive_arrays
+        self.cd = cd
+        self.refl, self.visc, self.coul = drive_arrays(cd.model_)
+
+    def forward(self, q_a, qd_a, tau_a, guess) -> np.ndarray:
+        cd = self.cd
+        q = cd.positions(q_a, guess)
+        qd, qdd0, W, _ = cd.closure.rates(q, qd_a, np.zeros(cd.n))
+        friction = self.visc * qd + self.coul * np.sign(qd)
+        Ma = W.T @ (cd.tree_M(q) + np.diag(self.refl)) @ W
+        bias = W.T @ (cd.tree_tau(q, qd, qdd0, True) + self.refl * qdd0 + friction)
+        try:
+            return np.linalg.solve(Ma, np.asarray(tau_a, dtype=float) - bias)
+        except np.linalg.LinAlgError:
+            raise ClosureError(f"the mass matrix in the actuated joints is singular at q = {q.tolist()}") from None
+
+    def rotor_energy(self, q_a, qd_a, guess) -> float:
+        qd = self.cd.state(q_a, qd_a, guess=guess)[1]
+        return 0.5 * float(np.sum(self.refl * qd ** 2))
+
+
 def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float], torque: Torque = None,
                         rtol: float = 1e-8, atol: float = 1e-10, t_eval=None,
-                        token: CancelToken = NEVER) -> Job:
+                        token: CancelToken = NEVER, drives: bool = False) -> Job:
     """Yields progress; returns a :class:`ClosedTrajectory`. ClosureError where a loop cannot close."""
     n = cd.n
     guess = [cd.positions(np.asarray(q0, dtype=float))]
@@ -55,13 +87,15 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
     tau_of, _ = _torque_function(torque, n, cd)
     count = [0]
     t0, t1 = t_span
+    driven = _Driven(cd) if drives else None
 
     def rhs(t, y):
         token.check()
         q, qd = y[:n], y[n:]
         guess[0] = cd.positions(q, guess[0])
         count[0] += 1
-        qdd = cd.forward(q, qd, tau_of(t, q.tolist(), qd.tolist()), guess[0])
+        tau = tau_of(t, q.tolist(), qd.tolist())
+        qdd = driven.forward(q, qd, tau, guess[0]) if driven else cd.forward(q, qd, tau, guess[0])
         return np.concatenate([qd, qdd])
 
     y0 = np.concatenate([np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)])
@@ -83,6 +117,8 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
         g = cd.positions(Q[r], g)
         q_tree[r] = g
         kinetic[r], potential[r] = cd.energy(Q[r], QD[r], g)
+        if driven:
+            kinetic[r] += driven.rotor_energy(Q[r], QD[r], g)
         residual[r] = cd.residual(g)
         tau[r] = tau_of(sol.t[r], Q[r].tolist(), QD[r].tolist())
     return ClosedTrajectory(sol.t, Q, QD, tau, q_tree, kinetic, potential, residual, count[0])

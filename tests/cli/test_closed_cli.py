@@ -87,7 +87,40 @@ def test_linearize_a_closed_chain_names_the_actuated_joints(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["state"] == ["q1", "q2", "q4", "q6", "qd1", "qd2", "qd4", "qd6"]
     assert np.array(data["A"]).shape == (8, 8)
-    assert main(["linearize", PALLETIZER, "--q", "0", "0", "0", "0", "--symbolic", "--format", "json"]) == 2
+    assert main(["linearize", str(robot_path("four_bar")), "--q", "0", "--symbolic", "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "do not close linearly" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("project, q", [(PALLETIZER, [0.1, 0.2, -0.1, 0.3]), ("random", [0.2, -0.3, 0.1])])
+def test_symbolic_linearization_of_a_closed_chain_is_the_numeric_one(tmp_path, capsys, project, q):
+    """linearize --symbolic of a parallelogram: its dtau/dq, dtau/dqd and M, in the mechanism's joint names,
+    at the operating point equal the numeric ones (central differences of the projected tree RNEA); A and B
+    numeric only."""
+    import sympy as sp
+    from designer.model import Convention
+    from designer.project import save_project
+    from tests.support.closed_reference import parallelogram_arm
+    if project == "random":
+        model = parallelogram_arm(np.random.default_rng(4), Convention.STANDARD)
+        project = str(tmp_path / "arm.json")
+        save_project(model, project)
+    qd, qdd = [0.3, -0.2, 0.5, 0.1][:len(q)], [0.1, 0.4, -0.3, 0.2][:len(q)]
+    assert main(["linearize", project, "--q", *map(str, q), "--qd", *map(str, qd), "--qdd", *map(str, qdd),
+                 "--symbolic", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    names = data["state"]
+    values = {sp.Symbol(name, real=True): v for name, v in zip(names, q + qd)}
+    values.update({sp.Symbol("qdd" + name[1:], real=True): v for name, v in zip(names[:len(q)], qdd)})
+    from designer.project import load_project
+    values.update({sp.Symbol(k, real=True): v for k, v in load_project(project).parameter_values.items()})
+    assert data["symbolic"]["A"] is None and data["symbolic"]["B"] is None
+    for key in ("dtau_dq", "dtau_dqd", "M"):
+        assert data["symbolic"][key] is not None
+        got = np.array([[float(sp.sympify(e, locals={s.name: s for s in values}).xreplace(values)) for e in row]
+                        for row in data["symbolic"][key]])
+        want = np.array(data[key])
+        assert np.abs(got - want).max() < 1e-5 * max(1.0, np.abs(want).max()), key
 
 
 def test_regressor_of_a_closed_chain(capsys):
@@ -159,3 +192,69 @@ def test_export_mjcf_of_a_closed_chain_says_how_it_closed_the_loops(tmp_path, ca
     err = capsys.readouterr().err
     assert "note: closed chain" in err and "equality" in err
     assert "<connect" in (tmp_path / "p.xml").read_text()
+
+
+def test_regressor_of_a_closed_chain_with_its_drive_parameters(tmp_path, capsys):
+    """regressor --drives of a parallelogram with a rotor and friction on the passive forearm joint: the
+    drive parameters are among the standard ones, and the base count is the rank of the projected
+    regressor with the drive columns, Pinocchio's tree regressor and a differenced W (the drive columns
+    W^T e_j times qdd_j, qd_j, sign(qd_j) written here from the tree rates)."""
+    from dataclasses import replace
+
+    import pinocchio as pin
+    from designer.model import Drive
+    from designer.project import load_project, save_project
+    from tests.support.closed_reference import PinMechanism
+    model = load_project(robot_path("palletizer_parallelogram"))
+    links = list(model.links)
+    links[2] = replace(links[2], drive=Drive(gear_ratio=20.0, motor_inertia=1e-4, viscous=3.0, coulomb=1.0))
+    links[3] = replace(links[3], drive=Drive(gear_ratio=100.0, motor_inertia=2e-4))
+    model = replace(model, links=tuple(links))
+    path = tmp_path / "driven.json"
+    save_project(model, path)
+    assert main(["regressor", str(path), "--base", "--drives"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"Ia3", "fv3", "fc3", "Ia4", "fv4", "fc4"} <= set(data["standard"])
+    cd, ref = ClosedDynamics(model), PinMechanism(model)
+    rng = np.random.default_rng(2)
+    rows = []
+    for _ in range(60):
+        qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        q, qd, qdd, _ = cd.state(qa, qda, qdda)
+        o = ref.order
+        Y = np.empty((cd.n_tree, 10 * cd.n_tree))
+        Y[o] = pin.computeJointTorqueRegressor(ref.model, ref.model.createData(), q[o], qd[o], qdd[o])
+        D = np.zeros((cd.n_tree, 6))
+        for c, (j, col) in enumerate([(2, qdd), (2, qd), (2, np.sign(qd)), (3, qdd), (3, qd), (3, np.sign(qd))]):
+            D[j, c] = col[j]
+        e = 1e-6
+        W = np.array([(cd.positions(qa + d) - cd.positions(qa - d)) / (2 * e) for d in np.eye(cd.n) * e]).T
+        rows.append(W.T @ np.hstack([Y, D]))
+    s = np.linalg.svd(np.vstack(rows), compute_uv=False)
+    assert data["base_count"] == int(np.sum(s > 1e-7 * s[0]))
+
+
+def test_derive_base_parameters_of_a_closed_chain(capsys):
+    """derive --base-parameters of the palletizer: the base parameters' values (the report's formulas at
+    the project's standard parameters) times their columns of W^T Y_tree give Pinocchio's tau_a."""
+    from designer.numeric.closed_regressor import ClosedRegressor
+    from designer.project import load_project
+    from tests.support.closed_reference import PinMechanism
+    assert main(["derive", PALLETIZER, "--base-parameters", "--format", "json", "--quiet"]) == 0
+    section = json.loads(capsys.readouterr().out)["base_parameters"]
+    model = load_project(robot_path("palletizer_parallelogram"))
+    cd, ref = ClosedDynamics(model), PinMechanism(model)
+    reg = ClosedRegressor(cd)
+    rows = section["parameters"]
+    assert section["count"] == len(rows) == 25
+    columns = [reg.names.index(r["name"].replace("R", "")) for r in rows]   # mxR4 starts from mx4
+    beta = np.array([r["value"] for r in rows])
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        q, qd, qdd, _ = cd.state(qa, qda, qdda)
+        e = 1e-6
+        W = np.array([(cd.positions(qa + d) - cd.positions(qa - d)) / (2 * e) for d in np.eye(cd.n) * e]).T
+        want = W.T @ ref.rnea(q, qd, qdd)
+        got = reg.actuated(qa, qda, qdda)[:, columns] @ beta
+        assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())   # 6 digits in the formulas
