@@ -137,20 +137,41 @@ def _compact(args, progress) -> Equations:
 
 
 def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
-    """A closed chain's equations in the actuated coordinates: closed form when its loops close
-    linearly (dynamics/closed_form.py); there is no compact (recursive) form of the projection yet."""
-    from ..dynamics.closed_form import closed_chain_equations
-    from ..kinematics.closure import ClosureError
+    """A closed chain's equations in the actuated coordinates (dynamics/engine.py closed_chain_job): the
+    closed form of a linear closure (--form closed, auto), the compact form with the projection as steps
+    (--form compact; auto without a closed form, as a four-bar). Code generation: the closed form where
+    there is one, else the compact form (:func:`_closed_compact_code`)."""
+    from ..dynamics.engine import closed_chain_job
+    from ..errors import DesignerError
+    from ..jobs import NEVER, run
     from ..model import MissingParameterError
-    if not codegen and getattr(args, "form", None) == Form.COMPACT.value:
-        raise UserError(f"{args.project}: a closed chain has no compact (recursive) form yet: use --form closed "
-                        "(or auto)")
     if getattr(args, "base_parameters", False):
         raise UserError(f"{args.project}: --base-parameters: not for closed chains yet")
+    form = getattr(args, "form", Form.AUTO.value)
+    form = Form.AUTO if codegen else Form(Form.CLOSED.value if form == "derived" else form)
     try:
-        return closed_chain_equations(model, Method(args.method), SimplifyMode(args.simplify), progress)
-    except (ClosureError, MissingParameterError, ValueError, ArithmeticError) as exc:
-        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+        eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form), progress)
+    except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
+        hint = "; use --form compact" if form is Form.CLOSED and "linearly" in str(exc) else ""
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}{hint}") from None
+    if codegen:
+        _closed_compact_code(args, eq)
+    return eq
+
+
+def _closed_compact_code(args, eq: Equations) -> None:
+    """What a closed chain's compact code cannot have (the closed form's extras: Coriolis matrix,
+    regressor, drive terms): a clear refusal, before any code is planned."""
+    if "closed_compact" not in eq.extras:
+        return
+    from ..codegen.closed_plan import CLOSED_COMPACT_FUNCTIONS
+    why = eq.extras.get("no_closed_form", "")
+    if getattr(args, "drives", False):
+        raise UserError(f"--drives: not for a closed chain without a closed form yet ({why})")
+    extra = sorted(set(getattr(args, "only", None) or ()) - set(CLOSED_COMPACT_FUNCTIONS))
+    if extra:
+        raise UserError(f"--functions {', '.join(extra)}: the compact code of a closed chain has "
+                        + ", ".join(CLOSED_COMPACT_FUNCTIONS) + " only")
 
 
 def cmd_derive(args) -> int:
@@ -186,7 +207,9 @@ def cmd_derive(args) -> int:
 def _note_fallback(eq: Equations) -> None:
     """Say on standard error why --form auto gave the recursive form (the output says which form)."""
     too_large, too_slow = eq.extras.get("too_large"), eq.extras.get("too_slow")
-    if too_large:
+    if eq.extras.get("no_closed_form"):
+        why = f"no closed form ({eq.extras['no_closed_form']})"
+    elif too_large:
         entry, terms, limit = cast("tuple[str, int, int]", too_large)
         why = f"the expanded {entry} has about {terms:.2g} terms (--max-terms {limit:,})"
     elif too_slow:

@@ -129,10 +129,11 @@ def is_symmetric(m: sp.Matrix) -> bool:
 
 
 def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
-              steps: tuple = (), token: CancelToken = NEVER) -> CodeFunction:
+              steps: tuple = (), token: CancelToken = NEVER, inputs: tuple = ()) -> CodeFunction:
     """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
     :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
-    must not be ``prefix`` + a number."""
+    must not be ``prefix`` + a number. ``inputs``: more values the function reads, ``(symbol, array
+    name, index)``, their arrays taken after the first argument (a closed chain's passive positions)."""
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and is_symmetric(mat):
@@ -154,7 +155,10 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
     joints = []
     for arr, syms in (("q", model.q), ("qd", model.qd), ("qdd", model.qdd)):
         joints += [(s, arr, k) for k, s in enumerate(syms) if s in used]
-    allowed = set(FUNCTION_ARGS[name])
+    joints += [(s, arr, k) for s, arr, k in inputs if s in used]
+    extra = tuple(dict.fromkeys(arr for _, arr, _ in inputs))
+    args = FUNCTION_ARGS[name][:1] + extra + FUNCTION_ARGS[name][1:]
+    allowed = set(args)
     stray = [s.name for s, arr, _ in joints if arr not in allowed]
     if stray:
         raise ValueError(f"{name} depends on {', '.join(stray)}, which it does not take as input")
@@ -163,7 +167,7 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
     if missing:
         raise ValueError(f"{name} uses symbols that are not parameters: {', '.join(missing)}")
     used_params = tuple((s, params[s.name]) for s in sorted(used, key=lambda s: s.name) if s.name in params)
-    return CodeFunction(name, _DOC[name], FUNCTION_ARGS[name], rows * cols, (rows, cols), tuple(temps),
+    return CodeFunction(name, _DOC[name], args, rows * cols, (rows, cols), tuple(temps),
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
@@ -205,6 +209,9 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     """:func:`plan_code` as a job: progress per function, ``token`` checked within each step."""
     model = built = eq.model
     form = CodeForm(form)
+    if "closed_compact" in eq.extras:   # a closed chain's compact form: its steps (codegen/closed_plan.py)
+        from .closed_plan import closed_compact_plan_job
+        return (yield from closed_compact_plan_job(eq, drives, values, token, only))
     if "closed_chain" in eq.extras:
         # a closed chain's model carries the actuated joints' names only: the recursive forms of that
         # "arm" would be another machine's; its closed forms are the equations (dynamics/closed_form.py)

@@ -10,7 +10,7 @@ q, qd, qdd, and the projection onto the actuated joints written as steps, one sh
    the nominal pose), J_p factored (LU, the pivot order of the nominal pose), and
    W_p = -J_p^-1 J_a = d q_p / d q_a (a linear closure: A, nothing to compute);
 3. the passive rates qd_p = W_p qd_a and accelerations qdd_p = W_p qdd_a + b with b = -J_p^-1 J' qd;
-4. the tree's recursion, then tau_a = tau_tree,a + W_p^T tau_tree,p (= W^T tau_tree).
+4. the tree's recursion (its torques named taut<j>), then tau_a = tau_tree,a + W_p^T tau_tree,p (= W^T tau_tree).
 
 M_a, G_a and h_a for code generation come from the same steps: M_a e_k = W^T tau_tree(q, 0, W e_k)
 without gravity, G_a = W^T tau_tree(q, 0, 0) with it, h_a = W^T tau_tree(q, qd, b) without it.
@@ -33,7 +33,7 @@ from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from .customized import ZERO, _add, _mul
 from .loop_symbols import Geometry, Steps, four_bar_angles, loop_rows
-from .recursive_form import KINDS, Assignment, RecursiveForm
+from .recursive_form import Assignment, RecursiveForm
 from .results import Equations, Form, Method, SimplifyMode
 from .tree_recursion import tree_joints, tree_tau_named
 
@@ -50,7 +50,6 @@ CLOSED_KINDS = {
     "V": "angular and linear velocity and acceleration (zero joint accelerations) of link j in frame 0",
     "Jd": "rate term J' qd of the selected loop rows",
     "qddp": "passive accelerations qdd_p = W_p qdd_a + b, b = -J_p^-1 J' qd",
-    "taua": "actuated torques tau_a = tau_tree,a + W_p^T tau_tree,p",
 }
 
 
@@ -73,7 +72,6 @@ class ClosedCompact:
     bias: sp.Matrix
     closure: str
     inputs: tuple[sp.Symbol, ...]
-    tree_tau: tuple[sp.Expr, ...]   # the report's tau: the named recursion's (tau of the tree's joints)
 
 
 def needed_steps(steps, exprs) -> list:
@@ -233,7 +231,7 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
 
     def project(t: list) -> list:
         return [_add(t[i], *[_mul(Wp[r][k], t[p]) for r, p in enumerate(pas)]) for k, i in enumerate(act)]
-    tau = [steps.one("taua", f"taua{k + 1}", e, act[k] + 1, keep=True) for k, e in enumerate(project(tau_tree))]
+    tau = project(tau_tree)
     na, zeros = len(act), [ZERO] * exact.n
     M = G = h = None
     if "M" in need:
@@ -254,7 +252,7 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
             qdd_b[i] = bias[r]
         h = sp.Matrix(project(tree_tau_named(exact, joints, tree_qd, qdd_b, False, token=token)))
     closure = "linear" if kind == "linear" else kind
-    return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, closure, inputs, tuple(tau))
+    return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, closure, inputs)
 
 
 def _nonlinear_positions(exact: Manipulator, act, pas, q: list, steps: Steps) -> str:
@@ -308,4 +306,3 @@ def closed_compact_equations_job(model: Manipulator, method: Method = Method.LAG
                      form=Form.COMPACT)
 
 
-KINDS_ALL = {**KINDS, **CLOSED_KINDS}
