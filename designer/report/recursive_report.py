@@ -67,13 +67,14 @@ def _short(expr) -> str:
     return to_text(expr, ordered=False)
 
 
-def _legend(closed: bool = False) -> list[tuple[str, str]]:
+def _legend(rf: RecursiveForm, closed: bool = False) -> list[tuple[str, str]]:
     if not closed:
         return list(KINDS.items())
     from ..dynamics.closed_compact import CLOSED_KINDS
-    tree = dict(KINDS)
-    tree["tau"] = "torque (revolute) or force (prismatic) of the tree's joint j (named taut)"
-    return list(CLOSED_KINDS.items()) + list(tree.items())
+    tree = dict(KINDS, f="force on link j from its parent", n="moment on link j from its parent",
+                tau="torque (revolute) or force (prismatic) of the tree's joint j (named taut)")
+    present = {a.kind for a in rf.assignments}
+    return [(k, v) for k, v in (*CLOSED_KINDS.items(), *tree.items()) if k in present]
 
 
 def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
@@ -84,7 +85,7 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
     notes = list(cast("Iterable[str]", eq.extras.get("angles_read", ())))
     closed = "closed_compact" in eq.extras
     groups = _closed_groups(rf) if closed else _groups(rf)
-    legend = _legend(closed)
+    legend = _legend(rf, closed)
     if fmt == "json":
         doc = {"format": "manipulator-designer-equations", "form": "compact", "model": model.name,
                "method": eq.method.value, "n": model.n, "convention": model.convention.value,
