@@ -34,7 +34,8 @@ def closure_statement(cc: ClosedCompact) -> str:
         return (f"passive positions qp = ({names}) are inputs: a closed pose from a numeric solve of the loops "
                 "(no closed-form closure)")
     if cc.closure == "four-bar":
-        return "passive positions from the four-bar's two circles (the nominal pose's branch; NaN where it cannot close)"
+        return ("passive positions from the four-bar's two circles (the nominal pose's branch; NaN where it "
+                "cannot close)")
     return "passive positions from the linear closure"
 
 

@@ -43,6 +43,7 @@ __all__ = ["ClosedCompact", "closed_compact", "closed_compact_job", "closed_comp
 #: the projection's kinds of step (the report's legend, beside the recursion's KINDS)
 CLOSED_KINDS = {
     "qp": "passive joint positions from the loop closure",
+    "T0": "rotation Rz and origin oz of link frame j in frame 0, the passive joints at 0",
     "T": "rotation R and origin o of link frame j in frame 0",
     "J": "loop Jacobian entries (selected rows) and their LU factors",
     "W": "W_p = d q_p / d q_a = -J_p^-1 J_a",
@@ -99,7 +100,7 @@ def _row_choice(model: Manipulator, pas: list[int]):
     chosen: list[int] = []
     basis: list[np.ndarray] = []
     for _ in pas:
-        best, best_norm, best_vec = -1, 1e-9 * scale, None
+        best, best_norm, best_vec = -1, 1e-9 * scale, np.zeros(J.shape[1])
         for r in range(J.shape[0]):
             if r in chosen:
                 continue
@@ -135,8 +136,8 @@ class _LU:
                     continue
                 lf = steps.one("J", f"Jl{r + 1}{k + 1}", U[r][k] / U[k][k])
                 self.L[r][k] = lf
-                U[r] = [ZERO] * (k + 1) + [steps.one("J", f"Ju{r + 1}{c + 1}_{k + 1}", _add(U[r][c], -_mul(lf, U[k][c])))
-                                           for c in range(k + 1, n)]
+                U[r] = [ZERO] * (k + 1) + [steps.one("J", f"Ju{r + 1}{c + 1}_{k + 1}",
+                                                     _add(U[r][c], -_mul(lf, U[k][c]))) for c in range(k + 1, n)]
         self.U, self.n, self.steps = U, n, steps
 
     def solve(self, rhs: list, label: str, kind: str, names: list[str]) -> list:
@@ -174,6 +175,7 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     yield Progress("closure", 0.0, model.name)
     inputs: tuple = ()
     Wp: list[list] = []
+    g0 = None
     try:
         _, _, A, c = linear_closure(exact)
         kind = "linear"
@@ -185,7 +187,7 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
                              i + 1, keep=True)
         Wp = [[sp.Integer(a) for a in row] for row in A]
     else:
-        kind = _nonlinear_positions(exact, act, pas, q, steps)
+        kind, g0 = _nonlinear_positions(exact, act, pas, q, steps)
         if kind == "input":
             inputs = tuple(q[i] for i in pas)
     token.check()
@@ -193,6 +195,8 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     if kind != "linear":
         yield Progress("loop Jacobian", 0.2, model.name)
         g = Geometry(exact, q, steps)
+        if g0 is not None:   # the frames no passive joint moves are the ones the closure named already
+            g.reuse(g0, set(pas))
         rows, _ = loop_rows(g)
         chosen = _row_choice(exact, pas)
         Jp = [[steps.one("J", f"J{r + 1}_{i + 1}", rows[r].get(i, ZERO)) for i in pas] for r in chosen]
@@ -255,8 +259,9 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, closure, inputs)
 
 
-def _nonlinear_positions(exact: Manipulator, act, pas, q: list, steps: Steps) -> str:
-    """Fill q's passive entries: a planar four-bar's two circles ("four-bar"), else input symbols ("input")."""
+def _nonlinear_positions(exact: Manipulator, act, pas, q: list, steps: Steps) -> tuple[str, Geometry | None]:
+    """Fill q's passive entries: a planar four-bar's two circles ("four-bar", and the geometry at q_p = 0
+    it used), else input symbols ("input", None)."""
     from ..kinematics.closure import Closure
     from ..kinematics.tree import TreeArm
     tree = TreeArm.from_model(exact)
@@ -265,7 +270,7 @@ def _nonlinear_positions(exact: Manipulator, act, pas, q: list, steps: Steps) ->
     if fb is None:
         for i in pas:
             q[i] = sp.Symbol(f"qp{i + 1}", real=True)
-        return "input"
+        return "input", None
     _, axes = tree.joint_axes(tree.frames(np.zeros(tree.n)))
     signs = (1, int(np.sign(axes[fb.p2] @ axes[fb.p1])) or 1)
     at_zero = list(q)
@@ -275,7 +280,7 @@ def _nonlinear_positions(exact: Manipulator, act, pas, q: list, steps: Steps) ->
     t1, t2 = four_bar_angles(g0, fb, signs, steps)
     q[fb.p1] = steps.one("qp", f"qp{fb.p1 + 1}", t1, fb.p1 + 1, keep=True)
     q[fb.p2] = steps.one("qp", f"qp{fb.p2 + 1}", t2, fb.p2 + 1, keep=True)
-    return "four-bar"
+    return "four-bar", g0
 
 
 def closed_compact(model: Manipulator, token: CancelToken = NEVER) -> ClosedCompact:

@@ -10,7 +10,6 @@ from typing import Any
 
 import sympy as sp
 
-from ..errors import DesignerError
 from ..jobs import NEVER, Cancelled, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles

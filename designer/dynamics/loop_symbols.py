@@ -63,11 +63,19 @@ class Geometry:
     """Link frames, joint axes and spatial rates of the tree in frame 0, named on demand."""
 
     def __init__(self, model: Manipulator, qs, steps: Steps, tag: str = ""):
+        """``tag``: a letter in the names of another set of frames (kind T0: the passive joints at 0)."""
         self.model, self.qs, self.steps, self.tag = model, qs, steps, tag
         self.parents = [p - 1 for p in parents_of(model.links)]
         one = sp.S.One
         self._frames: dict[int, tuple] = {-1: ([[one, ZERO, ZERO], [ZERO, one, ZERO], [ZERO, ZERO, one]], [ZERO] * 3)}
         self._rates: dict[int, tuple] = {}
+
+    def reuse(self, other: Geometry, moving: set[int]) -> None:
+        """Take ``other``'s frames of the links whose path holds none of the joints ``moving`` (the same
+        frames: the two geometries differ in those joints' values only)."""
+        for i, frame in other._frames.items():
+            if i >= 0 and not moving & set(self.path(i)):
+                self._frames[i] = frame
 
     def path(self, i: int) -> list[int]:
         out = []
@@ -95,8 +103,9 @@ class Geometry:
                 R, local = _matmul(_rotz(gamma), R), _matvec(_rotz(gamma), local)
             local = [local[0], local[1], _add(local[2], b)]
         name = f"{self.tag}{i + 1}"
-        R0 = self.steps.mat("T", f"R{name}", _matmul(Rp, R), i + 1)
-        o0 = self.steps.vec("T", f"o{name}", _vadd(op, _matvec(Rp, local)), i + 1)
+        kind = "T0" if self.tag else "T"
+        R0 = self.steps.mat(kind, f"R{name}", _matmul(Rp, R), i + 1)
+        o0 = self.steps.vec(kind, f"o{name}", _vadd(op, _matvec(Rp, local)), i + 1)
         self._frames[i] = (R0, o0)
         return R0, o0
 
@@ -159,8 +168,9 @@ def loop_rows(g: Geometry, qd=None) -> tuple[list[dict], list]:
         only_i, only_j = side_i - side_j, side_j - side_i
         pi, Fi = g.point(li, loop.frame_i) if li >= 0 else (_base_point(loop.frame_i))
         pj, Fj = g.point(lj, loop.frame_j) if lj >= 0 else (_base_point(loop.frame_j))
-        pos = [{} for _ in range(3)]
-        ang_i, ang_j = {}, {}
+        pos: list[dict] = [{} for _ in range(3)]
+        ang_i: dict = {}
+        ang_j: dict = {}
         for k in only_i:
             jv, jw = _column(g, k, pi)
             for r in range(3):

@@ -37,7 +37,8 @@ def _groups(rf: RecursiveForm) -> list[tuple[str, list]]:
 
 
 #: a closed chain's projection steps (dynamics/closed_compact.py): the heading of each run of them
-_CLOSED_HEADINGS = {"qp": "Loop closure: passive positions", "T": "Link frames in frame 0",
+_CLOSED_HEADINGS = {"T0": "Link frames in frame 0, passive joints at 0", "qp": "Loop closure: passive positions",
+                    "T": "Link frames in frame 0",
                     "J": "Loop Jacobian (independent rows) and the LU factors of J_p",
                     "W": "W_p = d q_p / d q_a = -J_p^-1 J_a", "qdp": "Passive rates qd_p = W_p qd_a",
                     "V": "Link velocities and accelerations at zero joint accelerations (frame 0)",
