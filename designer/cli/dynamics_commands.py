@@ -52,10 +52,11 @@ def register(sub) -> None:
     p.add_argument("--parameters", choices=["standard", "base"], default="standard",
                    help="base: tau, M, G with the base inertial parameters as inputs (see 'regressor --base')")
     p.add_argument("--header", metavar="FILE", help="C: write the header here")
-    p.add_argument("--form", choices=["compact", "derived"], default="compact",
+    p.add_argument("--form", choices=["compact", "derived"], default=None,
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
                         "fewest operations (PUMA 560: tau 745, M 433 after CSE); derived: the expressions of "
-                        "--method with --simplify")
+                        "--method with --simplify. A closed chain: its closed form by default where its loops "
+                        "close linearly, else (and with --form compact) the tree's recursion and the projection")
     # with --form derived, lagrange by default: on the PUMA 560 its tau needs 3318 operations, newton-euler's 5152
     p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
                    help="derivation used with --form derived (default lagrange)")
@@ -148,7 +149,10 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     if getattr(args, "base_parameters", False):
         raise UserError(f"{args.project}: --base-parameters: not for closed chains yet")
     form = getattr(args, "form", Form.AUTO.value)
-    form = Form.AUTO if codegen else Form(Form.CLOSED.value if form == "derived" else form)
+    if codegen:   # codegen --form compact given: the compact form even where a closed form exists
+        form = Form.COMPACT if getattr(args, "compact_asked", False) else Form.AUTO
+    else:
+        form = Form(Form.CLOSED.value if form == "derived" else form)
     try:
         eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form), progress)
     except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
@@ -233,5 +237,7 @@ def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
 def cmd_codegen(args) -> int:
     from .control_commands import codegen_control
 
+    args.compact_asked = args.form == "compact"   # a closed chain's compact form, asked for by name
+    args.form = args.form or "compact"
     with job_bar(args.quiet, desc="codegen") as progress:
         return codegen_control(args, _compact if args.form == "compact" else _derive, progress)

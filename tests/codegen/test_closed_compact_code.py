@@ -94,3 +94,22 @@ def test_four_bar_matlab_code_under_octave(tmp_path):
         qa, qda, qdda = Q[:, k], QD[:, k], QDD[:, k]
         want = [cd.tau(qa, qda, qdda)[0], cd.M(qa)[0, 0], cd.G(qa)[0], cd.h(qa, qda)[0]]
         assert np.allclose(out[:, k], want, rtol=1e-10, atol=1e-10)
+
+
+def test_codegen_form_compact_asked_for_gives_a_parallelogram_arms_compact_code(tmp_path):
+    """A linear closure: the closed form by default, the compact form with --form compact (Python, run)."""
+    import importlib.util
+    path = robot_path("palletizer_parallelogram")
+    assert main(["codegen", str(path), "--lang", "python", "--quiet", "--out", str(tmp_path / "closed.py")]) == 0
+    assert "compact closed-chain form" not in (tmp_path / "closed.py").read_text()
+    assert main(["codegen", str(path), "--lang", "python", "--quiet", "--form", "compact", "--out",
+                 str(tmp_path / "pal.py")]) == 0
+    assert "compact closed-chain form" in (tmp_path / "pal.py").read_text()
+    spec = importlib.util.spec_from_file_location("pal_compact", tmp_path / "pal.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cd = ClosedDynamics(load_project(path))
+    rng = np.random.default_rng(8)
+    qa, qda, qdda = rng.uniform(-0.6, 0.6, 4), rng.normal(size=4), rng.normal(size=4)
+    assert np.allclose(mod.tau(qa, qda, qdda), cd.tau(qa, qda, qdda), rtol=1e-10, atol=1e-9)
+    assert np.allclose(np.asarray(mod.mass_matrix(qa)).reshape(4, 4), cd.M(qa), rtol=1e-10, atol=1e-9)
