@@ -24,7 +24,7 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import CutJoint, parents_of
 from .customized import ZERO, _add, _cross, _dot, _matvec, _mul, _rotx, _vadd
 from .recursive_form import Assignment, _inline
-from .tree_recursion import _matmul, _rotz
+from .tree_recursion import _matmul, _rotz, modified_placement
 
 __all__ = ["Steps", "Geometry", "loop_rows", "four_bar_angles", "PAIRS"]
 
@@ -97,11 +97,7 @@ class Geometry:
             R = _matmul(Rz, _rotx(link.alpha))
             local = _vadd(_matvec(Rz, [link.a, ZERO, ZERO]), [ZERO, ZERO, _add(b, d)])
         else:
-            R = _matmul(_rotx(link.alpha), _rotz(theta))
-            local = [link.a, -_mul(sp.sin(link.alpha), d), _mul(sp.cos(link.alpha), d)]
-            if gamma != 0:
-                R, local = _matmul(_rotz(gamma), R), _matvec(_rotz(gamma), local)
-            local = [local[0], local[1], _add(local[2], b)]
+            R, local = modified_placement(link, theta, d)
         name = f"{self.tag}{i + 1}"
         kind = "T0" if self.tag else "T"
         R0 = self.steps.mat(kind, f"R{name}", _matmul(Rp, R), i + 1)

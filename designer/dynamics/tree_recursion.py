@@ -29,9 +29,10 @@ from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import parents_of
 from .customized import (ZERO, _IDENTITY, _add, _bodies, _cross, _matvec, _mul, _rotx, _same, _u_matrix, _vadd,
-                         base_motion, link_step)
+                         base_motion,
+                         link_step, link_wrench)
 
-__all__ = ["TreeJoint", "tree_joints", "tree_tau_named"]
+__all__ = ["TreeJoint", "tree_joints", "tree_tau_named", "modified_placement"]
 
 
 @dataclass
@@ -55,6 +56,16 @@ def _matmul(A, B):
     return [[cols[k][r] for k in range(3)] for r in range(3)]
 
 
+def modified_placement(link, theta, d) -> tuple[list, list]:
+    """(R, P) of a modified-convention link frame in its parent's: Rz(gamma) Tz(b) Rx(alpha) Tx(a) Rz(theta) Tz(d)."""
+    gamma, b = sp.sympify(link.gamma), sp.sympify(link.b)
+    R = _matmul(_rotx(link.alpha), _rotz(theta))
+    P = [link.a, -_mul(sp.sin(link.alpha), d), _mul(sp.cos(link.alpha), d)]
+    if gamma != 0:
+        R, P = _matmul(_rotz(gamma), R), _matvec(_rotz(gamma), P)
+    return R, [P[0], P[1], _add(P[2], b)]
+
+
 def tree_joints(model: Manipulator, qs) -> list[TreeJoint]:
     """The tree's joint frames (module docstring) with ``qs[j]`` the value of joint j."""
     standard = model.convention is Convention.STANDARD
@@ -72,11 +83,7 @@ def tree_joints(model: Manipulator, qs) -> list[TreeJoint]:
             P = [a, -_mul(sp.sin(alpha), dd), _mul(sp.cos(alpha), dd)]
             off_R, off_p = _rotx(link.alpha), [link.a, ZERO, ZERO]
         else:
-            R = _matmul(_rotx(link.alpha), _rotz(theta))
-            P = [link.a, -_mul(sp.sin(link.alpha), d), _mul(sp.cos(link.alpha), d)]
-            if gamma != 0:
-                R, P = _matmul(_rotz(gamma), R), _matvec(_rotz(gamma), P)
-            P = [P[0], P[1], _add(P[2], b)]
+            R, P = modified_placement(link, theta, d)
             off_R, off_p = _IDENTITY, [ZERO] * 3
         out.append(TreeJoint(link.is_revolute, par, R, P, _bodies(model, j, off_R, off_p)))
     return out
@@ -104,13 +111,7 @@ def _tree_tau(model, joints, qd_all, qdd_all, gravity, name, token) -> list:
         w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
         U = name("U", j, _u_matrix(w, wd))
         motion.append((w, wd, vd, U))
-        Fj, Mj = [ZERO] * 3, [ZERO] * 3
-        for m, c, I in jt.bodies:   # about the COM, as in the serial recursion
-            f = [_mul(m, x) for x in _vadd(vd, _matvec(U, c))]
-            Mj = _vadd(Mj, _cross(c, f))
-            if I is not None:
-                Mj = _vadd(Mj, _matvec(I, wd), _cross(w, _matvec(I, w)))
-            Fj = _vadd(Fj, f)
+        Fj, Mj = link_wrench(jt.bodies, w, wd, vd, U)
         F.append(name("F", j, Fj))
         Mo.append(name("N", j, Mj))
     tau = [ZERO] * n
