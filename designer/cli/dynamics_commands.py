@@ -168,7 +168,7 @@ def _closed_compact_code(args, eq: Equations) -> None:
     regressor, drive terms): a clear refusal, before any code is planned."""
     if "closed_compact" not in eq.extras:
         return
-    from ..codegen.closed_plan import CLOSED_COMPACT_FUNCTIONS
+    from ..codegen.plan import CLOSED_COMPACT_FUNCTIONS
     why = eq.extras.get("no_closed_form", "")
     if getattr(args, "drives", False):
         raise UserError(f"--drives: not for a closed chain without a closed form yet ({why})")
