@@ -4,13 +4,15 @@ Each quantity of the generated Python code (tau_a, M_a, G_a, h_a; passive positi
 code from the linear closure or the four-bar's two circles, or given for a general loop) against two
 independent sides: Pinocchio's rnea on the spanning tree at the loop-consistent state of the numeric
 closure, projected by W from central differences of that closure, and the numeric projection
-(designer.numeric.closed). Random four-bars (both conventions, flat and on a turning column) and
-parallelogram arms besides the bundled four-bar, palletizer and SR400.
+(designer.numeric.closed). Random four-bars (both conventions, flat and on a turning column),
+parallelogram arms, slider-cranks (a prismatic passive joint) and four-bars cut at a fixed joint
+(three passive joints) besides the bundled four-bar, palletizer and SR400.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -21,11 +23,11 @@ from designer.codegen.python_code import emit_python
 from designer.dynamics import derive
 from designer.dynamics.closed_compact import closed_compact_equations_job
 from designer.jobs import run
-from designer.model import Convention, Link
+from designer.model import Convention, Link, Loop, Manipulator, Pose
 from designer.numeric.closed import ClosedDynamics
 from designer.project import load_project
 from tests.support import robot_path
-from tests.support.closed_reference import PinMechanism, four_bar, parallelogram_arm
+from tests.support.closed_reference import PinMechanism, _body, four_bar, parallelogram_arm
 
 FUNCS = ("tau", "mass_matrix", "gravity", "bias")
 
@@ -39,6 +41,23 @@ def fixed_cut_four_bar(seed: int):
     return replace(m, links=links, loops=(replace(m.loops[0], link_i=4, joint="F"),), name="fixed-cut four-bar")
 
 
+def slider_crank(seed: int):
+    """A random slider-crank (modified convention): crank (actuated), connecting rod and a slider on a
+    prismatic joint along the base's y axis (both passive), pinned by the cut joint: a prismatic passive
+    joint, no closed-form closure."""
+    rng = np.random.default_rng(seed)
+    L1, L2 = rng.uniform(0.2, 0.4), rng.uniform(0.8, 1.2)
+    s, phi = float(rng.uniform(-0.2, 0.2)), float(rng.uniform(-1, 1))
+    B = L1 * np.array([math.cos(phi), math.sin(phi)])
+    y = B[1] + math.sqrt(L2**2 - (s - B[0]) ** 2)      # the slider's pin on the rod's circle about B
+    rod = math.atan2(y - B[1], s - B[0]) - phi
+    links = (Link(theta=phi, **_body(rng, L1)), Link(a=L1, theta=rod, actuated=False, **_body(rng, L2)),
+             Link(joint="P", parent=0, alpha=-math.pi / 2, a=s, d=y, actuated=False, **_body(rng, 0.2)))
+    loop = Loop(2, 3, Pose((L2, 0, 0)), Pose((0, 0, 0), (math.pi / 2, 0, 0)), "R", "slider")
+    return Manipulator(links=links, convention=Convention.MODIFIED, gravity=(0, -9.81, 0), loops=(loop,),
+                       name="slider-crank")
+
+
 def case(name: str):
     kind, _, rest = name.partition(":")
     if kind == "robot":
@@ -49,12 +68,14 @@ def case(name: str):
         return four_bar(np.random.default_rng(seed), conv, mounted="m" in rest)
     if kind == "parallelogram":
         return parallelogram_arm(np.random.default_rng(seed), conv, wrist=seed % 2 == 1)
+    if kind == "slider":
+        return slider_crank(seed)
     return fixed_cut_four_bar(seed)
 
 
 CASES = ["robot:four_bar", "robot:palletizer_parallelogram", "robot:acma_sr400",
          "fourbar:s0", "fourbar:m1", "fourbar:sm2", "fourbar:mm3", "fourbar:s4", "fourbar:m5",
-         "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "fixedcut:s1"]
+         "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "fixedcut:s1", "slider:m0", "slider:m1"]
 
 
 def module_of(model, tmp_path, name: str = "closed_code"):
