@@ -62,6 +62,8 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     :data:`FUNCTIONS` named (default all)."""
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
+    if "closed_compact" in eq.extras:
+        chosen = _closed_compact_choice(chosen, only)
     # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
     mass = eq.mass_matrix if eq.form is Form.COMPACT and CodeForm(form) is CodeForm.COMPACT else None
     plan = plan_code(eq, form, drives, token=token, only=[f for f in chosen if f in BASIC_FUNCTIONS])
@@ -69,6 +71,16 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
         return plan
     return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
                            regressor="regressor" in chosen, drives=drives)
+
+
+def _closed_compact_choice(chosen: tuple[str, ...], only) -> tuple[str, ...]:
+    """A closed chain's compact form has tau, M, G, h (its carrier model is no serial arm to take the
+    Coriolis matrix or the regressor of): the others are left out by default, refused when asked for."""
+    extra = [f for f in (only or ()) if f not in BASIC_FUNCTIONS]
+    if extra:
+        raise ValueError(f"{', '.join(extra)}: the compact code of a closed chain has "
+                         f"{', '.join(BASIC_FUNCTIONS)} only")
+    return tuple(f for f in chosen if f in BASIC_FUNCTIONS)
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,

@@ -113,3 +113,16 @@ def test_codegen_form_compact_asked_for_gives_a_parallelogram_arms_compact_code(
     qa, qda, qdda = rng.uniform(-0.6, 0.6, 4), rng.normal(size=4), rng.normal(size=4)
     assert np.allclose(mod.tau(qa, qda, qdda), cd.tau(qa, qda, qdda), rtol=1e-10, atol=1e-9)
     assert np.allclose(np.asarray(mod.mass_matrix(qa)).reshape(4, 4), cd.M(qa), rtol=1e-10, atol=1e-9)
+
+
+def test_the_windows_export_writes_a_four_bars_four_functions_and_no_serial_extras(tmp_path):
+    """generate_files (File > Export > code): tau, M, G, h of the compact form; the Coriolis matrix and
+    the regressor of the carrier model (no serial arm) are not written, and refused when asked for."""
+    from designer.codegen.files import generate_files
+    from designer.dynamics import derive
+    eq = derive(load_project(robot_path("four_bar")))
+    text = next(iter(generate_files(eq, "python", str(tmp_path / "fb.py")).values()))
+    assert "def tau(" in text and "def bias(" in text
+    assert "def coriolis_matrix(" not in text and "def regressor(" not in text
+    with pytest.raises(ValueError, match="coriolis_matrix"):
+        full_plan(eq, "compact", only=("tau", "coriolis_matrix"))
