@@ -60,6 +60,15 @@ def _closed_groups(rf: RecursiveForm) -> list[tuple[str, list]]:
     return out + _groups(tree)
 
 
+def _closed_parameters(rf: RecursiveForm) -> list[str]:
+    """The parameters a closed chain's steps read (its carrier model lists the actuated links' only)."""
+    assigned = {a.symbol for a in rf.assignments}
+    joints = set(rf.model.q) | set(rf.model.qd) | set(rf.model.qdd)
+    free = set().union(*(sp.sympify(a.value).free_symbols for a in rf.assignments), *(sp.sympify(t).free_symbols
+                                                                                     for t in rf.tau))
+    return sorted(s.name for s in free - assigned - joints)
+
+
 def _short(expr) -> str:
     """Text with floats to six significant digits (the JSON keeps them all)."""
     expr = for_display(expr)
@@ -95,7 +104,8 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
                                 "link": a.link} for a in rf.assignments],
                "tau": [to_text(t) for t in rf.tau],
                "symbols": {"q": [s.name for s in model.q], "qd": [s.name for s in model.qd],
-                           "qdd": [s.name for s in model.qdd], "parameters": model.symbol_names()}}
+                           "qdd": [s.name for s in model.qdd],
+                           "parameters": _closed_parameters(rf) if closed else model.symbol_names()}}
         return json.dumps(doc, indent=1) + "\n"
     taus = [(f"tau{j}", t) for j, t in enumerate(rf.tau, start=1)]
     intro = ("Customized recursive Newton-Euler algorithm in joint frames; every line uses only "

@@ -34,6 +34,7 @@ def test_derive_compact_json_of_the_four_bar_evaluates_to_the_numeric_torques(ca
     assert main(["derive", str(path), "--form", "compact", "--quiet"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["form"] == "compact"
+    assert set(doc["symbols"]["parameters"]) == {"L0", "L1", "L2", "L3", "g", "m1", "m2", "m3", "w"}
     kinds = {a["kind"] for a in doc["assignments"]}
     assert {"qp", "J", "W", "qdp", "qddp", "w", "f", "n"} <= kinds
     model = load_project(path)
