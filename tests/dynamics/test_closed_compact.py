@@ -73,9 +73,11 @@ def case(name: str):
     return fixed_cut_four_bar(seed)
 
 
+# each kind of closure once per convention (a random case: its seed is the last digit; fourbar "m" in the
+# name after the convention letter: on a turning column)
 CASES = ["robot:four_bar", "robot:palletizer_parallelogram", "robot:acma_sr400",
-         "fourbar:s0", "fourbar:m1", "fourbar:sm2", "fourbar:mm3", "fourbar:s4", "fourbar:m5",
-         "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "fixedcut:s1", "slider:m0", "slider:m1"]
+         "fourbar:s0", "fourbar:m1", "fourbar:sm2", "fourbar:mm3",
+         "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "slider:m0"]
 
 
 def module_of(model, tmp_path, name: str = "closed_code"):
