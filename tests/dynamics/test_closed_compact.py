@@ -65,7 +65,7 @@ def case(name: str):
     seed = int(rest[-1])
     conv = Convention.STANDARD if rest[0] == "s" else Convention.MODIFIED
     if kind == "fourbar":
-        return four_bar(np.random.default_rng(seed), conv, mounted="m" in rest)
+        return four_bar(np.random.default_rng(seed), conv, mounted="m" in rest[1:])
     if kind == "parallelogram":
         return parallelogram_arm(np.random.default_rng(seed), conv, wrist=seed % 2 == 1)
     if kind == "slider":
@@ -74,7 +74,7 @@ def case(name: str):
 
 
 # each kind of closure once per convention (a random case: its seed is the last digit; fourbar "m" in the
-# name after the convention letter: on a turning column)
+# name after the convention letter: mounted on a turning column)
 CASES = ["robot:four_bar", "robot:palletizer_parallelogram", "robot:acma_sr400",
          "fourbar:s0", "fourbar:m1", "fourbar:sm2", "fourbar:mm3",
          "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "slider:m0"]
@@ -161,14 +161,16 @@ def steps_value(model, rf, q, qd, qdd) -> float:
     return float(rf.tau[0].xreplace(steps_env(model, rf, q, qd, qdd)))
 
 
-def test_a_serial_arm_given_as_a_tree_has_the_serial_recursive_torques():
-    """tree_recursion on a serial chain is customized._tau (the same joint frames)."""
+@pytest.mark.parametrize("name", ["puma560_three_link", "stanford_modified"])
+def test_a_serial_arm_given_as_a_tree_has_the_serial_recursive_torques(name):
+    """tree_recursion on a serial chain is customized._tau (the same joint frames; both conventions,
+    a prismatic joint)."""
     import sympy as sp
 
     from designer.dynamics.customized import custom_tau
     from designer.dynamics.tree_recursion import tree_joints, tree_tau_named
     from designer.model.angles import exact_angles
-    model = exact_angles(load_project(robot_path("puma560"))).model
+    model = exact_angles(load_project(robot_path(name))).model
     tau = tree_tau_named(model, tree_joints(model, model.q), model.qd, model.qdd)
     args = list(model.q) + list(model.qd) + list(model.qdd)
     subs = model.substitutions()
