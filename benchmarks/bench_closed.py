@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     ap.add_argument("--states", type=int, default=100_000)
     ap.add_argument("--compact", action="store_true", help="only the compact forms' figures")
     args = ap.parse_args(argv)
-    compact_forms(args.runs)
+    compact_forms(args.runs, args.states)
     if args.compact:
         return 0
     para = load_project(ROOT / "robots" / "palletizer_parallelogram.json")
@@ -124,8 +124,9 @@ def main(argv=None) -> int:
     return 0
 
 
-def compact_forms(runs: int) -> None:
-    """Derivation time (median of ``runs``) and operations after CSE of the compact closed-chain forms."""
+def compact_forms(runs: int, states: int) -> None:
+    """Derivation time (median of ``runs``), operations after CSE and the compiled tau of ``states`` states
+    of the compact closed-chain forms; the palletizer's compiled closed form in the same run."""
     from designer.dynamics.closed_compact import closed_compact_equations_job
     from designer.jobs import run
     for name in ("four_bar", "palletizer_parallelogram"):
@@ -136,6 +137,17 @@ def compact_forms(runs: int) -> None:
         steps = len(eq.extras["recursive"].assignments)
         print(f"compact form of the {name} (median of {runs}): derived in {t:.2f} s, {steps} steps; generated "
               f"code after CSE ({t_plan:.1f} s): {ops} operations")
+        n = eq.model.n
+        rng = np.random.default_rng(0)
+        Q, QD, QDD = rng.uniform(-0.5, 0.5, (states, n)), rng.normal(size=(states, n)), rng.normal(size=(states, n))
+        compiled = compile_equations(eq)
+        t_c, _ = timed(lambda c=compiled, a=(Q, QD, QDD): c.tau_many(*a), runs)
+        line = f"  compiled, tau of {states} states (median of {runs}): {t_c:.3f} s"
+        if name == "palletizer_parallelogram":
+            closed = compile_equations(closed_chain_equations(model, "lagrange"), form="derived")
+            t_f, _ = timed(lambda c=closed, a=(Q, QD, QDD): c.tau_many(*a), runs)
+            line += f"; the closed form's {t_f:.3f} s"
+        print(line)
 
 
 if __name__ == "__main__":

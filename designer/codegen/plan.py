@@ -298,7 +298,7 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
     written into the code as numbers (they leave ``p``)."""
     if drives:
         raise ValueError("drive terms: not for a closed chain's compact form yet")
-    from ..dynamics.closed_compact import needed_steps
+    from ..dynamics.closed_compact import needed_steps, parameter_names
     cc = cast("ClosedCompact", eq.extras["closed_compact"])
     model = cc.carrier
     steps = [(a.symbol, a.value) for a in cc.steps]
@@ -307,10 +307,11 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
         every = set().union(*(sp.sympify(v).free_symbols for _, v in steps))
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         steps = [(s, _substitute(sp.Matrix([v]), subs)[0]) for s, v in steps]
-    defined = {s for s, _ in steps} | set(cc.inputs) | set(model.q) | set(model.qd) | set(model.qdd)
-    names = {s.name for _, v in steps for s in sp.sympify(v).free_symbols if s not in defined}
-    names |= {s.name for m in mats.values() if m is not None for s in m.free_symbols if s not in defined}
-    ordered = sorted(names)
+        every = set().union(*(m.free_symbols for m in mats.values() if m is not None))
+        subs.update({s: sp.Float(values[s.name], 17) for s in every if s.name in values})
+        mats = {k: None if m is None else _substitute(m, subs) for k, m in mats.items()}
+    ordered = [name for name in parameter_names(cc) if name not in (values or {})]
+    names = set(ordered)
     index = {name: k for k, name in enumerate(ordered)}
     prefix = temp_prefix(names | {s.name for s, _ in steps})
     inputs = tuple((s, "qp", k) for k, s in enumerate(cc.inputs))

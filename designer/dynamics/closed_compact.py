@@ -38,7 +38,7 @@ from .results import Equations, Form, Method, SimplifyMode
 from .tree_recursion import tree_joints, tree_tau_named
 
 __all__ = ["ClosedCompact", "closed_compact", "closed_compact_job", "closed_compact_equations_job",
-           "CLOSED_KINDS", "needed_steps"]
+           "CLOSED_KINDS", "needed_steps", "parameter_names"]
 
 #: the projection's kinds of step (the report's legend, beside the recursion's KINDS)
 CLOSED_KINDS = {
@@ -73,6 +73,15 @@ class ClosedCompact:
     bias: sp.Matrix
     closure: str
     inputs: tuple[sp.Symbol, ...]
+
+
+def parameter_names(cc: ClosedCompact) -> list[str]:
+    """The parameters ``cc``'s steps and quantities read (its carrier model names the actuated links' only)."""
+    defined = {a.symbol for a in cc.steps} | set(cc.inputs)
+    defined |= set(cc.carrier.q) | set(cc.carrier.qd) | set(cc.carrier.qdd)
+    exprs = [a.value for a in cc.steps] + [e for m in (cc.tau, cc.mass_matrix, cc.gravity, cc.bias)
+                                            if m is not None for e in m]
+    return sorted({s.name for e in exprs for s in sp.sympify(e).free_symbols} - {s.name for s in defined})
 
 
 def needed_steps(steps, exprs) -> list:

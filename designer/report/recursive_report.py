@@ -60,13 +60,9 @@ def _closed_groups(rf: RecursiveForm) -> list[tuple[str, list]]:
     return out + _groups(tree)
 
 
-def _closed_parameters(rf: RecursiveForm) -> list[str]:
-    """The parameters a closed chain's steps read (its carrier model lists the actuated links' only)."""
-    assigned = {a.symbol for a in rf.assignments}
-    joints = set(rf.model.q) | set(rf.model.qd) | set(rf.model.qdd)
-    free = set().union(*(sp.sympify(a.value).free_symbols for a in rf.assignments), *(sp.sympify(t).free_symbols
-                                                                                     for t in rf.tau))
-    return sorted(s.name for s in free - assigned - joints)
+def _parameters(eq: Equations) -> list[str]:
+    from ..dynamics.closed_compact import ClosedCompact, parameter_names
+    return parameter_names(cast(ClosedCompact, eq.extras["closed_compact"]))
 
 
 def _short(expr) -> str:
@@ -105,7 +101,7 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
                "tau": [to_text(t) for t in rf.tau],
                "symbols": {"q": [s.name for s in model.q], "qd": [s.name for s in model.qd],
                            "qdd": [s.name for s in model.qdd],
-                           "parameters": _closed_parameters(rf) if closed else model.symbol_names()}}
+                           "parameters": _parameters(eq) if closed else model.symbol_names()}}
         return json.dumps(doc, indent=1) + "\n"
     taus = [(f"tau{j}", t) for j, t in enumerate(rf.tau, start=1)]
     intro = ("Customized recursive Newton-Euler algorithm in joint frames; every line uses only "

@@ -194,3 +194,21 @@ def test_derive_forms_of_closed_chains():
     assert "closed_compact" in derive(pal, form="compact").extras
     with pytest.raises(NotLinearClosure):
         derive(four, form="closed")
+
+
+def test_compiled_compact_form_evaluates_many_states():
+    """compile_equations on a four-bar's compact form (parameters written in as numbers): tau and M of
+    many states at once, against the numeric projection; a loop whose passive positions are inputs is
+    refused (its functions take qp)."""
+    from designer.numeric.compiled import compile_equations
+    model = load_project(robot_path("four_bar"))
+    compiled = compile_equations(derive(model))
+    cd = ClosedDynamics(model)
+    rng = np.random.default_rng(12)
+    Q, QD, QDD = rng.uniform(-1, 1, (3, 6, 1))
+    tau, M = compiled.tau_many(Q, QD, QDD), compiled.M_many(Q)
+    for k in range(6):
+        assert np.allclose(tau[k], cd.tau(Q[k], QD[k], QDD[k]), rtol=1e-10, atol=1e-12)
+        assert np.allclose(M[k], cd.M(Q[k]), rtol=1e-10, atol=1e-14)
+    with pytest.raises(ValueError, match="qp"):
+        compile_equations(derive(fixed_cut_four_bar(0), form="compact"))
