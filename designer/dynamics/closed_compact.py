@@ -149,7 +149,8 @@ class _LU:
                                                      _add(U[r][c], -_mul(lf, U[k][c]))) for c in range(k + 1, n)]
         self.U, self.n, self.steps = U, n, steps
 
-    def solve(self, rhs: list, label: str, kind: str, names: list[str]) -> list:
+    def solve(self, rhs: list, kind: str, names: list[str]) -> list:
+        """x with J_p x = rhs (named ``names``, of ``kind``): forward then back substitution."""
         y: list = []
         for r in range(self.n):
             y.append(_add(rhs[r], *[-_mul(self.L[r][k], y[k]) for k in range(r)]))
@@ -183,62 +184,36 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     steps = Steps()
     yield Progress("closure", 0.0, model.name)
     inputs: tuple = ()
-    Wp: list[list] = []
-    g0 = None
+    tree_qd = [qd_sym.get(i, qd[i]) for i in range(exact.n)]
     try:
         _, _, A, c = linear_closure(exact)
-        kind = "linear"
     except NotLinearClosure:
-        kind = "nonlinear"
-    if kind == "linear":
+        kind, g0 = _nonlinear_positions(exact, act, pas, q, steps)
+        if kind == "input":
+            inputs = tuple(q[i] for i in pas)
+        token.check()
+        yield Progress("loop Jacobian", 0.2, model.name)
+        Wp, bias = _loop_projection(exact, act, pas, q, tree_qd, carrier, steps, g0)
+    else:
+        kind = "linear"
         for r, i in enumerate(pas):
             q[i] = steps.one("qp", f"qp{i + 1}", sp.Add(*[a * carrier.q[k] for k, a in enumerate(A[r]) if a], c[r]),
                              i + 1, keep=True)
         Wp = [[sp.Integer(a) for a in row] for row in A]
-    else:
-        kind, g0 = _nonlinear_positions(exact, act, pas, q, steps)
-        if kind == "input":
-            inputs = tuple(q[i] for i in pas)
-    token.check()
-    bias: list = [ZERO] * len(pas)
-    if kind != "linear":
-        yield Progress("loop Jacobian", 0.2, model.name)
-        g = Geometry(exact, q, steps)
-        if g0 is not None:   # the frames no passive joint moves are the ones the closure named already
-            g.reuse(g0, set(pas))
-        rows, _ = loop_rows(g)
-        chosen = _row_choice(exact, pas)
-        Jp = [[steps.one("J", f"J{r + 1}_{i + 1}", rows[r].get(i, ZERO)) for i in pas] for r in chosen]
-        Ja = [[steps.one("J", f"J{r + 1}_{i + 1}", rows[r].get(i, ZERO)) for i in act] for r in chosen]
-        lu = _LU(Jp, steps)
-        cols = [lu.solve([-Ja[r][k] for r in range(len(chosen))], "W", "W",
-                         [f"W{i + 1}_{k + 1}" for i in pas]) for k in range(len(act))]
-        Wp = [[cols[k][r] for k in range(len(act))] for r in range(len(pas))]
-        for r, i in enumerate(pas):
-            steps.one("qdp", f"qdp{i + 1}", _add(*[_mul(Wp[r][k], carrier.qd[k]) for k in range(len(act))]), i + 1,
-                      keep=True)
-        token.check()
-        _, rates = loop_rows(g, [qd_sym.get(i, qd[i]) for i in range(exact.n)])   # after qd_p: the rates read it
-        jd = [steps.one("Jd", f"Jd{r + 1}", rates[r]) for r in chosen]
-        bias = lu.solve([-x for x in jd], "b", "qddp", [f"b{i + 1}" for i in pas])
-    else:
-        for r, i in enumerate(pas):
-            steps.one("qdp", f"qdp{i + 1}", _add(*[_mul(Wp[r][k], carrier.qd[k]) for k in range(len(act))]), i + 1,
-                      keep=True)
+        _passive_rates(steps, carrier, pas, Wp)
+        bias = [ZERO] * len(pas)
     for r, i in enumerate(pas):
         steps.one("qddp", f"qddp{i + 1}", _add(*[_mul(Wp[r][k], carrier.qdd[k]) for k in range(len(act))], bias[r]),
                   i + 1, keep=True)
     yield Progress("tree recursion", 0.4, model.name)
     joints = tree_joints(exact, q)
-    tree_qd = [qd_sym.get(i, qd[i]) for i in range(exact.n)]
     tree_qdd = [qdd_sym.get(i, qdd[i]) for i in range(exact.n)]
 
-    def name(kind_: str, j: int, values: list) -> list:
-        label = "taut" if kind_ == "tau" else kind_
+    def name(kind_: str, j: int, values: list) -> list:   # as recursive_form names them; the tree's tau: taut
         if kind_ == "U":
             return steps.mat("U", f"U{j + 1}", values, j + 1)
         if kind_ == "tau":
-            return [steps.one("tau", f"{label}{j + 1}", values[0], j + 1)]
+            return [steps.one("tau", f"taut{j + 1}", values[0], j + 1)]
         return steps.vec(kind_, f"{kind_}{j + 1}", values, j + 1)
     tau_tree = tree_tau_named(exact, joints, tree_qd, tree_qdd, True, name, token)
 
@@ -264,8 +239,33 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
         for r, i in enumerate(pas):
             qdd_b[i] = bias[r]
         h = sp.Matrix(project(tree_tau_named(exact, joints, tree_qd, qdd_b, False, token=token)))
-    closure = "linear" if kind == "linear" else kind
-    return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, closure, inputs)
+    return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, kind, inputs)
+
+
+def _passive_rates(steps: Steps, carrier: Manipulator, pas: list[int], Wp: list[list]) -> None:
+    """qd_p = W_p qd_a, named qdp<i>."""
+    for r, i in enumerate(pas):
+        steps.one("qdp", f"qdp{i + 1}", _add(*[_mul(w, qd) for w, qd in zip(Wp[r], carrier.qd)]), i + 1, keep=True)
+
+
+def _loop_projection(exact: Manipulator, act, pas, q: list, tree_qd: list, carrier: Manipulator, steps: Steps,
+                     g0: Geometry | None) -> tuple[list[list], list]:
+    """(W_p, b) of a closure that is not linear, named: the loop Jacobian's independent rows, J_p's LU
+    factors, W_p = -J_p^-1 J_a, the passive rates, the rate term J' qd, b = -J_p^-1 J' qd."""
+    g = Geometry(exact, q, steps)
+    if g0 is not None:   # the frames no passive joint moves are the ones the closure named already
+        g.reuse(g0, set(pas))
+    rows, _ = loop_rows(g)
+    chosen = _row_choice(exact, pas)
+    Jp = [[steps.one("J", f"J{r + 1}_{i + 1}", rows[r].get(i, ZERO)) for i in pas] for r in chosen]
+    Ja = [[steps.one("J", f"J{r + 1}_{i + 1}", rows[r].get(i, ZERO)) for i in act] for r in chosen]
+    lu = _LU(Jp, steps)
+    cols = [lu.solve([-row[k] for row in Ja], "W", [f"W{i + 1}_{k + 1}" for i in pas]) for k in range(len(act))]
+    Wp = [[cols[k][r] for k in range(len(act))] for r in range(len(pas))]
+    _passive_rates(steps, carrier, pas, Wp)
+    _, rates = loop_rows(g, tree_qd)   # after qd_p: the rates read it
+    jd = [steps.one("Jd", f"Jd{r + 1}", rates[r]) for r in chosen]
+    return Wp, lu.solve([-x for x in jd], "qddp", [f"b{i + 1}" for i in pas])
 
 
 def _nonlinear_positions(exact: Manipulator, act, pas, q: list, steps: Steps) -> tuple[str, Geometry | None]:
