@@ -64,8 +64,13 @@ def case(name: str):
         return load_project(robot_path(rest))
     seed = int(rest[-1])
     conv = Convention.STANDARD if rest[0] == "s" else Convention.MODIFIED
-    if kind == "fourbar":
-        return four_bar(np.random.default_rng(seed), conv, mounted="m" in rest[1:])
+    if kind in ("fourbar", "reversed"):
+        m = four_bar(np.random.default_rng(seed), conv, mounted="m" in rest[1:])
+        if kind == "fourbar":
+            return m
+        # the loop named from the ground: both passive joints on its link_j side
+        lp = m.loops[0]
+        return replace(m, loops=(Loop(lp.link_j, lp.link_i, lp.frame_j, lp.frame_i, lp.joint, "reversed"),))
     if kind == "parallelogram":
         return parallelogram_arm(np.random.default_rng(seed), conv, wrist=seed % 2 == 1)
     if kind == "slider":
@@ -77,7 +82,7 @@ def case(name: str):
 # name after the convention letter: mounted on a turning column)
 CASES = ["robot:four_bar", "robot:palletizer_parallelogram", "robot:acma_sr400",
          "fourbar:s0", "fourbar:m1", "fourbar:sm2", "fourbar:mm3",
-         "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "slider:m0"]
+         "reversed:m1", "parallelogram:s0", "parallelogram:m1", "fixedcut:s0", "slider:m0"]
 
 
 def module_of(model, tmp_path, name: str = "closed_code"):
