@@ -21,7 +21,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..model.manipulator import Convention, Manipulator
-from ..model.mechanism import CutJoint, parents_of
+from ..model.mechanism import CutJoint, parents_of, path_to_base
 from .customized import ZERO, _add, _cross, _dot, _matvec, _mul, _rotx, _vadd
 from .recursive_form import Assignment, _inline
 from .tree_recursion import _matmul, _rotz, modified_placement
@@ -78,11 +78,8 @@ class Geometry:
                 self._frames[i] = frame
 
     def path(self, i: int) -> list[int]:
-        out = []
-        while i >= 0:
-            out.append(i)
-            i = self.parents[i]
-        return out
+        """0-based joints from link i (0-based) down to the base."""
+        return [k - 1 for k in path_to_base(parents_of(self.model.links), i + 1)]
 
     def frame(self, i: int) -> tuple[list, list]:
         """(R, o) of link i (0-based; -1 the base) in frame 0."""
