@@ -217,3 +217,16 @@ def test_compiled_compact_form_evaluates_many_states():
         assert np.allclose(M[k], cd.M(Q[k]), rtol=1e-10, atol=1e-14)
     with pytest.raises(ValueError, match="qp"):
         compile_equations(derive(fixed_cut_four_bar(0), form="compact"))
+
+
+@pytest.mark.parametrize("stage", ["loop Jacobian", "tree recursion", "mass matrix"])
+def test_a_cancel_stops_the_compact_form_at_each_stage(stage):
+    from designer.dynamics import derive_job
+    from designer.jobs import CancelToken, Cancelled
+    token = CancelToken()
+
+    def progress(p):
+        if p.stage == stage:
+            token.cancel()
+    with pytest.raises(Cancelled):
+        run(derive_job(load_project(robot_path("four_bar")), token=token, form="compact"), progress, token)
