@@ -10,6 +10,9 @@ Run: ``python -m benchmarks.bench_closed [--runs R] [--states N]`` from the repo
 * eval of N states (default 100,000): tau of the parallelogram arm's compiled closed forms against
   the serial twin's compiled closed forms (the same path; target within 2x), and the numeric
   projection's per-state cost;
+* the compact form (the tree's recursion with the projection as steps, any closed chain): its derivation
+  time and the operations of its generated tau, M, G, h, for the four-bar (no closed form) and the
+  palletizer (beside its closed form's); ``--compact`` prints only these lines;
 * the two designs side by side along one palletizing cycle (the same Cartesian motion: the serial
   elbow angle q3 is the parallelogram's q4 - q2): peak and RMS motor torques, the inertial coupling
   |M_ij| / sqrt(M_ii M_jj) of shoulder and elbow motor (largest over the cycle), and the gravity
@@ -69,7 +72,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--states", type=int, default=100_000)
+    ap.add_argument("--compact", action="store_true", help="only the compact forms' figures")
     args = ap.parse_args(argv)
+    compact_forms(args.runs, args.states)
+    if args.compact:
+        return 0
     para = load_project(ROOT / "robots" / "palletizer_parallelogram.json")
     serial = load_project(ROOT / "robots" / "palletizer_serial.json")
 
@@ -128,6 +135,32 @@ def main(argv=None) -> int:
     print(f"{'peak gravity torque, shoulder':<34} {np.abs(G_s[:, 1]).max():>27.1f} Nm "
           f"{np.abs(G_p[:, 1]).max():>31.1f} Nm")
     return 0
+
+
+def compact_forms(runs: int, states: int) -> None:
+    """Derivation time (median of ``runs``), operations after CSE and the compiled tau of ``states`` states
+    of the compact closed-chain forms; the palletizer's compiled closed form in the same run."""
+    from designer.dynamics.closed_compact import closed_compact_equations_job
+    from designer.jobs import run
+    for name in ("four_bar", "palletizer_parallelogram"):
+        model = load_project(ROOT / "robots" / f"{name}.json")
+        t, eq = timed(lambda m=model: run(closed_compact_equations_job(m)), runs)
+        t_plan, plan = timed(lambda e=eq: plan_code(e, "compact"), 1)
+        ops = ", ".join(f"{f.name} {f.operations}" for f in plan.functions)
+        steps = len(eq.extras["recursive"].assignments)
+        print(f"compact form of the {name} (median of {runs}): derived in {t:.2f} s, {steps} steps; generated "
+              f"code after CSE ({t_plan:.1f} s): {ops} operations")
+        n = eq.model.n
+        rng = np.random.default_rng(0)
+        Q, QD, QDD = rng.uniform(-0.5, 0.5, (states, n)), rng.normal(size=(states, n)), rng.normal(size=(states, n))
+        compiled = compile_equations(eq)
+        t_c, _ = timed(lambda c=compiled, a=(Q, QD, QDD): c.tau_many(*a), runs)
+        line = f"  compiled, tau of {states} states (median of {runs}): {t_c:.3f} s"
+        if name == "palletizer_parallelogram":
+            closed = compile_equations(closed_chain_equations(model, "lagrange"), form="derived")
+            t_f, _ = timed(lambda c=closed, a=(Q, QD, QDD): c.tau_many(*a), runs)
+            line += f"; the closed form's {t_f:.3f} s"
+        print(line)
 
 
 if __name__ == "__main__":

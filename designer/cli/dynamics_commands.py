@@ -52,10 +52,11 @@ def register(sub) -> None:
     p.add_argument("--parameters", choices=["standard", "base"], default="standard",
                    help="base: tau, M, G with the base inertial parameters as inputs (see 'regressor --base')")
     p.add_argument("--header", metavar="FILE", help="C: write the header here")
-    p.add_argument("--form", choices=["compact", "derived"], default="compact",
+    p.add_argument("--form", choices=["compact", "derived"], default=None,
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
                         "fewest operations (PUMA 560: tau 745, M 433 after CSE); derived: the expressions of "
-                        "--method with --simplify")
+                        "--method with --simplify. A closed chain: its closed form by default where its loops "
+                        "close linearly, else (and with --form compact) the tree's recursion and the projection")
     # with --form derived, lagrange by default: on the PUMA 560 its tau needs 3318 operations, newton-euler's 5152
     p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
                    help="derivation used with --form derived (default lagrange)")
@@ -137,18 +138,42 @@ def _compact(args, progress) -> Equations:
 
 
 def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
-    """A closed chain's equations in the actuated coordinates: closed form when its loops close
-    linearly (dynamics/closed_form.py); there is no compact (recursive) form of the projection yet."""
-    from ..dynamics.closed_form import closed_chain_equations
-    from ..kinematics.closure import ClosureError
+    """A closed chain's equations in the actuated coordinates (dynamics/engine.py closed_chain_job): the
+    closed form of a linear closure (--form closed, auto), the compact form with the projection as steps
+    (--form compact; auto without a closed form, as a four-bar). Code generation: the closed form where
+    there is one, else the compact form (:func:`_closed_compact_code`)."""
+    from ..dynamics.engine import closed_chain_job
+    from ..errors import DesignerError
+    from ..jobs import NEVER, run
     from ..model import MissingParameterError
-    if not codegen and getattr(args, "form", None) == Form.COMPACT.value:
-        raise UserError(f"{args.project}: a closed chain has no compact (recursive) form yet: use --form closed "
-                        "(or auto)")
+    form = getattr(args, "form", Form.AUTO.value)
+    if codegen:   # codegen --form compact given: the compact form even where a closed form exists
+        form = Form.COMPACT if getattr(args, "compact_asked", False) else Form.AUTO
+    else:
+        form = Form(Form.CLOSED.value if form == "derived" else form)
     try:
-        return closed_chain_equations(model, Method(args.method), SimplifyMode(args.simplify), progress)
-    except (ClosureError, MissingParameterError, ValueError, ArithmeticError) as exc:
-        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+        eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form), progress)
+    except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
+        hint = "; use --form compact" if form is Form.CLOSED and "linearly" in str(exc) else ""
+        raise UserError(f"{args.project}: cannot derive the equations: {exc}{hint}") from None
+    if codegen:
+        _closed_compact_code(args, eq)
+    return eq
+
+
+def _closed_compact_code(args, eq: Equations) -> None:
+    """What a closed chain's compact code cannot have (the closed form's extras: Coriolis matrix,
+    regressor, drive terms): a clear refusal, before any code is planned."""
+    if "closed_compact" not in eq.extras:
+        return
+    from ..codegen.plan import CLOSED_COMPACT_FUNCTIONS
+    why = eq.extras.get("no_closed_form", "")
+    if getattr(args, "drives", False):
+        raise UserError(f"--drives: not for a closed chain without a closed form yet ({why})")
+    extra = sorted(set(getattr(args, "only", None) or ()) - set(CLOSED_COMPACT_FUNCTIONS))
+    if extra:
+        raise UserError(f"--functions {', '.join(extra)}: the compact code of a closed chain has "
+                        + ", ".join(CLOSED_COMPACT_FUNCTIONS) + " only")
 
 
 def cmd_derive(args) -> int:
@@ -185,7 +210,9 @@ def cmd_derive(args) -> int:
 def _note_fallback(eq: Equations) -> None:
     """Say on standard error why --form auto gave the recursive form (the output says which form)."""
     too_large, too_slow = eq.extras.get("too_large"), eq.extras.get("too_slow")
-    if too_large:
+    if eq.extras.get("no_closed_form"):
+        why = f"no closed form ({eq.extras['no_closed_form']})"
+    elif too_large:
         entry, terms, limit = cast("tuple[str, int, int]", too_large)
         why = f"the expanded {entry} has about {terms:.2g} terms (--max-terms {limit:,})"
     elif too_slow:
@@ -213,5 +240,7 @@ def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
 def cmd_codegen(args) -> int:
     from .control_commands import codegen_control
 
+    args.compact_asked = args.form == "compact"   # a closed chain's compact form, asked for by name
+    args.form = args.form or "compact"
     with job_bar(args.quiet, desc="codegen") as progress:
         return codegen_control(args, _compact if args.form == "compact" else _derive, progress)

@@ -63,7 +63,9 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     :data:`FUNCTIONS` named (default all)."""
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
-    if "closed_chain" in eq.extras:   # its closed forms in the actuated coordinates, whatever ``form``
+    if "closed_compact" in eq.extras:   # the compact form of any closed chain: tau, M, G, h
+        chosen = _closed_compact_choice(chosen, only)
+    elif "closed_chain" in eq.extras:   # a linear closure's closed forms in the actuated coordinates, whatever ``form``
         from .closed_plan import closed_chain_plan
         closed = cast("dict", eq.extras["closed_chain"])
         return closed_chain_plan(eq, closed["mechanism"], drives, chosen, token)
@@ -74,6 +76,16 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
         return plan
     return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
                            regressor="regressor" in chosen, drives=drives)
+
+
+def _closed_compact_choice(chosen: tuple[str, ...], only) -> tuple[str, ...]:
+    """A closed chain's compact form has tau, M, G, h (its carrier model is no serial arm to take the
+    Coriolis matrix or the regressor of): the others are left out by default, refused when asked for."""
+    extra = [f for f in (only or ()) if f not in BASIC_FUNCTIONS]
+    if extra:
+        raise ValueError(f"{', '.join(extra)}: the compact code of a closed chain has "
+                         f"{', '.join(BASIC_FUNCTIONS)} only")
+    return tuple(f for f in chosen if f in BASIC_FUNCTIONS)
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,

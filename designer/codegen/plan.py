@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING, cast
 
 import sympy as sp
 
@@ -35,9 +36,12 @@ from ..dynamics.tree import compact_job
 from ..model.drives import drive_statement, symbolic_drive_terms
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from .bounded import bound_nesting
+
+if TYPE_CHECKING:
+    from ..dynamics.closed_compact import ClosedCompact
 from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
 
-__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job",
+__all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "CLOSED_COMPACT_FUNCTIONS",
            "FUNCTION_ARGS", "plan_function", "temp_prefix", "is_symmetric", "comment_text"]
 
 
@@ -129,10 +133,11 @@ def is_symmetric(m: sp.Matrix) -> bool:
 
 
 def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, refine: int | None = None,
-              steps: tuple = (), token: CancelToken = NEVER) -> CodeFunction:
+              steps: tuple = (), token: CancelToken = NEVER, inputs: tuple = ()) -> CodeFunction:
     """``steps``: named intermediates ``(symbol, value)`` that ``mat`` reads (see
     :func:`~designer.dynamics.standard_ne.standard_tau_steps`), made temporaries; their symbols
-    must not be ``prefix`` + a number."""
+    must not be ``prefix`` + a number. ``inputs``: more values the function reads, ``(symbol, array
+    name, index)``, their arrays taken after the first argument (a closed chain's passive positions)."""
     rows, cols = mat.shape
     symbols = sp.numbered_symbols(prefix, real=True)
     if cols > 1 and is_symmetric(mat):
@@ -154,7 +159,10 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
     joints = []
     for arr, syms in (("q", model.q), ("qd", model.qd), ("qdd", model.qdd)):
         joints += [(s, arr, k) for k, s in enumerate(syms) if s in used]
-    allowed = set(FUNCTION_ARGS[name])
+    joints += [(s, arr, k) for s, arr, k in inputs if s in used]
+    extra = tuple(dict.fromkeys(arr for _, arr, _ in inputs))
+    args = FUNCTION_ARGS[name][:1] + extra + FUNCTION_ARGS[name][1:]
+    allowed = set(args)
     stray = [s.name for s, arr, _ in joints if arr not in allowed]
     if stray:
         raise ValueError(f"{name} depends on {', '.join(stray)}, which it does not take as input")
@@ -163,7 +171,7 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
     if missing:
         raise ValueError(f"{name} uses symbols that are not parameters: {', '.join(missing)}")
     used_params = tuple((s, params[s.name]) for s in sorted(used, key=lambda s: s.name) if s.name in params)
-    return CodeFunction(name, _DOC[name], FUNCTION_ARGS[name], rows * cols, (rows, cols), tuple(temps),
+    return CodeFunction(name, _DOC[name], args, rows * cols, (rows, cols), tuple(temps),
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
@@ -205,6 +213,8 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     """:func:`plan_code` as a job: progress per function, ``token`` checked within each step."""
     model = built = eq.model
     form = CodeForm(form)
+    if "closed_compact" in eq.extras:   # a closed chain's compact form: its steps (below)
+        return (yield from closed_compact_plan_job(eq, drives, values, token, only))
     if "closed_chain" in eq.extras:
         # a closed chain's model carries the actuated joints' names only: the recursive forms of that
         # "arm" would be another machine's; its closed forms are the equations (dynamics/closed_form.py)
@@ -251,4 +261,72 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
         funcs.append(plan_function(name, mat, model, index, prefix, token=token))
     simplify = eq.simplify.value if form is CodeForm.DERIVED else "none"
     return CodePlan(comment_text(model.name), method, simplify, model.n,
+                    tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)
+
+
+# -- a closed chain's compact form ------------------------------------------------------------------
+# The code plan of a closed chain's compact form (:mod:`designer.dynamics.closed_compact`).
+#
+# Each function is the named steps its outputs read (closure, loop Jacobian, W_p, passive rates and
+# accelerations, the tree's recursion, the projection), made temporaries, then CSE as for a serial arm.
+# Inputs: the actuated q, qd, qdd (q1..q_na); the passive positions are computed in the code (a linear
+# closure, a planar four-bar's two circles with the nominal pose's branch), except for a mechanism
+# without a closed-form closure: its functions then take ``qp`` after ``q``, the passive joints'
+# positions in the tree's order (a closed pose from a numeric solve of the loops, e.g.
+# ``designer.kinematics.closure.Closure.solve``), and trust them (they are not checked).
+# A pose where a four-bar cannot close (its bars do not reach) gives NaN through the square root.
+
+#: what a closed chain's compact code has
+CLOSED_COMPACT_FUNCTIONS = BASIC_FUNCTIONS
+
+
+def closure_statement(cc: ClosedCompact) -> str:
+    """How the code gets the passive positions (its header says it)."""
+    if cc.closure == "input":
+        names = ", ".join(s.name for s in cc.inputs)
+        return (f"passive positions qp = ({names}) are inputs: a closed pose from a numeric solve of the loops "
+                "(no closed-form closure)")
+    if cc.closure == "four-bar":
+        return ("passive positions from the four-bar's two circles (the nominal pose's branch; NaN where it "
+                "cannot close)")
+    return "passive positions from the linear closure"
+
+
+def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping[str, float] | None = None,
+                            token: CancelToken = NEVER, only: Collection[str] | None = None) -> Job[CodePlan]:
+    """tau, M, G, h of ``eq`` (a closed chain's compact form) as a :class:`CodePlan`; ``values``: parameters
+    written into the code as numbers (they leave ``p``)."""
+    if drives:
+        raise ValueError("drive terms: not for a closed chain's compact form yet")
+    from ..dynamics.closed_compact import needed_steps, parameter_names
+    cc = cast("ClosedCompact", eq.extras["closed_compact"])
+    model = cc.carrier
+    steps = [(a.symbol, a.value) for a in cc.steps]
+    mats = dict(zip(BASIC_FUNCTIONS, (cc.tau, cc.mass_matrix, cc.gravity, cc.bias)))
+    if values:
+        every = set().union(*(sp.sympify(v).free_symbols for _, v in steps))
+        subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
+        steps = [(s, _substitute(sp.Matrix([v]), subs)[0]) for s, v in steps]
+        every = set().union(*(m.free_symbols for m in mats.values() if m is not None))
+        subs.update({s: sp.Float(values[s.name], 17) for s in every if s.name in values})
+        mats = {k: None if m is None else _substitute(m, subs) for k, m in mats.items()}
+    ordered = [name for name in parameter_names(cc) if name not in (values or {})]
+    names = set(ordered)
+    index = {name: k for k, name in enumerate(ordered)}
+    prefix = temp_prefix(names | {s.name for s, _ in steps})
+    inputs = tuple((s, "qp", k) for k, s in enumerate(cc.inputs))
+    chosen = [f for f in BASIC_FUNCTIONS if only is None or f in only]
+    funcs = []
+    for k, name in enumerate(chosen):
+        yield Progress("common subexpressions", k / len(chosen), name)
+        mat = mats[name]
+        if mat is None:
+            raise ValueError(f"{name}: not built")
+        need = needed_steps(cc.steps, list(mat))
+        if values:
+            need = [(s, v) for s, v in steps if s in {t for t, _ in need}]
+        funcs.append(plan_function(name, mat, model, index, prefix, steps=tuple(need), token=token, inputs=inputs))
+    defaults = eq.model.parameter_values
+    method = "compact closed-chain form (the tree's recursive Newton-Euler projected by W); " + closure_statement(cc)
+    return CodePlan(comment_text(model.name), method, "none", model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

@@ -191,6 +191,18 @@ def link_step(jt, w: list, wd: list, vd: list, U, qd, qdd) -> tuple[list, list, 
     return w, wd, vd
 
 
+def link_wrench(bodies, w: list, wd: list, vd: list, U) -> tuple[list, list]:
+    """(F, N): inertial force and moment about the joint-frame origin of a link's bodies (m, c, I_c)."""
+    Fj, Mj = [ZERO] * 3, [ZERO] * 3
+    for m, c, I in bodies:  # about the COM: no inertia transfer needed
+        f = [_mul(m, x) for x in _vadd(vd, _matvec(U, c))]
+        Mj = _vadd(Mj, _cross(c, f))
+        if I is not None:
+            Mj = _vadd(Mj, _matvec(I, wd), _cross(w, _matvec(I, w)))
+        Fj = _vadd(Fj, f)
+    return Fj, Mj
+
+
 def _same(kind: str, j: int, values: list) -> list:
     return values
 
@@ -208,13 +220,7 @@ def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all, name=_same) ->
         w, wd, vd = link_step(jt, w, wd, vd, U, qd, qdd)
         w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
         U = name("U", j, _u_matrix(w, wd))
-        Fj, Mj = [ZERO] * 3, [ZERO] * 3
-        for m, c, I in jt.bodies:  # about the COM: no inertia transfer needed
-            f = [_mul(m, x) for x in _vadd(vd, _matvec(U, c))]
-            Mj = _vadd(Mj, _cross(c, f))
-            if I is not None:
-                Mj = _vadd(Mj, _matvec(I, wd), _cross(w, _matvec(I, w)))
-            Fj = _vadd(Fj, f)
+        Fj, Mj = link_wrench(jt.bodies, w, wd, vd, U)
         F.append(name("F", j, Fj))
         Mo.append(name("N", j, Mj))
     tau = [ZERO] * n

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from collections.abc import Callable, Collection
 from typing import Any
 
 import sympy as sp
 
-from ..errors import DesignerError
 from ..jobs import NEVER, Cancelled, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
@@ -22,10 +22,6 @@ from .trigpoly import TrigRing
 
 __all__ = ["derive", "derive_job", "compact_equations_job",
            "check_size", "AUTO_LIMIT", "AUTO_SECONDS", "coriolis_matrix", "link_torques", "link_torques_job"]
-
-
-class ClosedChainForm(DesignerError):
-    """A form of the equations that closed chains do not have yet."""
 
 
 #: the largest estimated term count of an expanded tau_i that is expanded at all (designer.dynamics.size):
@@ -77,11 +73,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     cancel stops the job within one small step (a ``Cancelled`` exception).
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
-    if not model.is_serial:   # a closed chain: its closed forms in the actuated coordinates
-        from .closed_form import closed_chain_equations_job
-        if form is Form.COMPACT:
-            raise ClosedChainForm("a closed chain has no compact (recursive) form yet: derive its closed form")
-        return (yield from closed_chain_equations_job(model, method, simplify, NEVER if token is None else token))
+    if not model.is_serial:   # a closed chain: its forms in the actuated coordinates
+        return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form))
     strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
@@ -125,6 +118,25 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     yield Progress("done", 1.0, f"{method.value} ({form.value}) in {extras['seconds']:.2f} s")
     return Equations(method=method, model=model, simplify=simplify, matrices=mats, tau=tau,
                      mass_matrix=M, gravity=G, coriolis=h, extras=extras, form=form)
+
+
+def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode, token: CancelToken,
+                     form: Form) -> Job[Equations]:
+    """A closed chain: compact, the tree's recursion with the projection as steps (closed_compact.py);
+    closed, the closed form of a linear closure (closed_form.py; NotLinearClosure otherwise); auto, the
+    closed form where there is one, else the compact form (``extras["no_closed_form"]`` says why)."""
+    from .closed_compact import closed_compact_equations_job
+    from .closed_form import NotLinearClosure, closed_chain_equations_job
+    if form is Form.COMPACT:
+        return (yield from closed_compact_equations_job(model, method, token))
+    try:
+        return (yield from closed_chain_equations_job(model, method, simplify, token))
+    except NotLinearClosure as exc:
+        if form is Form.CLOSED:
+            raise
+        why = str(exc)
+    eq = yield from closed_compact_equations_job(model, method, token)
+    return replace(eq, extras={**eq.extras, "no_closed_form": why})
 
 
 def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:

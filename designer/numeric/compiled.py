@@ -12,6 +12,8 @@ arm is too large for Python's compiler.
 
 from __future__ import annotations
 
+from typing import cast
+
 import inspect
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable, Mapping
@@ -175,7 +177,13 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
     """
     model = eq.model
     form = CodeForm(form or (CodeForm.DERIVED if horner else CodeForm.COMPACT))
-    if "closed_chain" in eq.extras:   # its closed forms are its equations (see codegen.plan)
+    closed_compact = eq.extras.get("closed_compact")
+    if closed_compact is not None:   # a closed chain's compact form: its steps (codegen.plan)
+        form = CodeForm.COMPACT
+        if getattr(closed_compact, "inputs", ()):
+            raise ValueError("a closed chain whose passive positions are inputs (no closed-form closure) is not "
+                             "compiled: its functions take qp too")
+    elif "closed_chain" in eq.extras:   # its closed forms are its equations (see codegen.plan)
         form = CodeForm.DERIVED
     unknown = set(horner) - set(_FUNCTIONS)
     if unknown:
@@ -183,7 +191,10 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
     given = dict(model.parameter_values)
     given.update(values or {})
     joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
-    if form is CodeForm.COMPACT:
+    if closed_compact is not None:
+        from ..dynamics.closed_compact import ClosedCompact, parameter_names
+        used = set(parameter_names(cast(ClosedCompact, closed_compact)))
+    elif form is CodeForm.COMPACT:
         used = set(model.symbol_names())
     else:
         used = {s.name for m in (eq.mass_matrix, eq.gravity, eq.coriolis, eq.tau) for s in m.free_symbols} - joints

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import cast
 import json
 
@@ -35,6 +36,35 @@ def _groups(rf: RecursiveForm) -> list[tuple[str, list]]:
     return out
 
 
+#: a closed chain's projection steps (dynamics/closed_compact.py): the heading of each run of them
+_CLOSED_HEADINGS = {"T0": "Link frames in frame 0, passive joints at 0", "qp": "Loop closure: passive positions",
+                    "T": "Link frames in frame 0",
+                    "J": "Loop Jacobian (independent rows) and the LU factors of J_p",
+                    "W": "W_p = d q_p / d q_a = -J_p^-1 J_a", "qdp": "Passive rates qd_p = W_p qd_a",
+                    "V": "Link velocities and accelerations at zero joint accelerations (frame 0)",
+                    "Jd": "Rate term J' qd", "qddp": "Passive accelerations qdd_p = W_p qdd_a + b"}
+
+
+def _closed_groups(rf: RecursiveForm) -> list[tuple[str, list]]:
+    """A closed chain's steps: the projection's runs in evaluation order, then the tree's recursion by link."""
+    out: list = []
+    for a in rf.assignments:
+        if a.kind not in _CLOSED_HEADINGS:
+            continue
+        heading = _CLOSED_HEADINGS[a.kind]
+        if out and out[-1][0] == heading:
+            out[-1][1].append(a)
+        else:
+            out.append((heading, [a]))
+    tree = replace(rf, assignments=tuple(a for a in rf.assignments if a.kind not in _CLOSED_HEADINGS))
+    return out + _groups(tree)
+
+
+def _parameters(eq: Equations) -> list[str]:
+    from ..dynamics.closed_compact import ClosedCompact, parameter_names
+    return parameter_names(cast(ClosedCompact, eq.extras["closed_compact"]))
+
+
 def _short(expr) -> str:
     """Text with floats to six significant digits (the JSON keeps them all)."""
     expr = for_display(expr)
@@ -43,8 +73,14 @@ def _short(expr) -> str:
     return to_text(expr, ordered=False)
 
 
-def _legend() -> list[tuple[str, str]]:
-    return [(k, v.replace("link j", "link j")) for k, v in KINDS.items()]
+def _legend(rf: RecursiveForm, closed: bool = False) -> list[tuple[str, str]]:
+    if not closed:
+        return list(KINDS.items())
+    from ..dynamics.closed_compact import CLOSED_KINDS
+    tree = dict(KINDS, f="force on link j from its parent", n="moment on link j from its parent",
+                tau="torque (revolute) or force (prismatic) of the tree's joint j (named taut)")
+    present = {a.kind for a in rf.assignments}
+    return [(k, v) for k, v in (*CLOSED_KINDS.items(), *tree.items()) if k in present]
 
 
 def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
@@ -53,24 +89,33 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
     model = eq.model
     title = title or f"Equations of motion (recursive form): {model.name or 'arm'}"
     notes = list(cast("Iterable[str]", eq.extras.get("angles_read", ())))
+    closed = "closed_compact" in eq.extras
+    groups = _closed_groups(rf) if closed else _groups(rf)
+    legend = _legend(rf, closed)
     if fmt == "json":
         doc = {"format": "manipulator-designer-equations", "form": "compact", "model": model.name,
                "method": eq.method.value, "n": model.n, "convention": model.convention.value,
-               "angles_read": notes, "legend": KINDS,
+               "angles_read": notes, "legend": dict(legend),
                "assignments": [{"name": a.symbol.name, "value": to_text(a.value, ordered=False), "kind": a.kind,
                                 "link": a.link} for a in rf.assignments],
                "tau": [to_text(t) for t in rf.tau],
                "symbols": {"q": [s.name for s in model.q], "qd": [s.name for s in model.qd],
-                           "qdd": [s.name for s in model.qdd], "parameters": model.symbol_names()}}
+                           "qdd": [s.name for s in model.qdd],
+                           "parameters": _parameters(eq) if closed else model.symbol_names()}}
         return json.dumps(doc, indent=1) + "\n"
     taus = [(f"tau{j}", t) for j, t in enumerate(rf.tau, start=1)]
     intro = ("Customized recursive Newton-Euler algorithm in joint frames; every line uses only "
              "joint variables, parameters and names defined above it.")
+    if closed:
+        intro = ("Closed chain: the loop closure and the projection onto the actuated joints q1.."
+                 f"q{model.n}, then the customized recursive Newton-Euler algorithm on the spanning tree "
+                 "(passive joints qp<i>, qdp<i>, qddp<i> with the tree's index i; the tree's torques taut<j>); "
+                 "every line uses only joint variables, parameters and names defined above it.")
     if fmt == "markdown":
         lines = [f"# {title}", "", intro, ""]
         lines += [f"- {n}" for n in notes] + ([""] if notes else [])
-        lines += [f"- `{k}`: {v}" for k, v in _legend()] + [""]
-        for heading, items in _groups(rf):
+        lines += [f"- `{k}`: {v}" for k, v in legend] + [""]
+        for heading, items in groups:
             lines += [f"## {heading}", "", "```"]
             lines += [f"{a.symbol.name} = {_short(a.value)}" for a in items]
             lines += ["```", ""]
@@ -81,7 +126,7 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
                  r"\allowdisplaybreaks", r"\begin{document}", rf"\section*{{{latex_escape(title)}}}",
                  latex_escape(intro), ""]
         lines += [latex_escape(n) + r"\\" for n in notes]
-        for heading, items in _groups(rf):
+        for heading, items in groups:
             lines += [rf"\subsection*{{{latex_escape(heading)}}}", r"\begin{align*}"]
             lines += [rf"{to_latex(a.symbol)} &= {to_latex(a.value)}\\" for a in items]  # as the right sides name it
             lines += [r"\end{align*}"]
@@ -91,8 +136,8 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
         return "\n".join(lines)
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
     body += [f"<p>{html.escape(n)}</p>" for n in notes]
-    body.append("<dl>" + "".join(f"<dt>{k}</dt><dd>{html.escape(v)}</dd>" for k, v in _legend()) + "</dl>")
-    for heading, items in _groups(rf):
+    body.append("<dl>" + "".join(f"<dt>{k}</dt><dd>{html.escape(v)}</dd>" for k, v in legend) + "</dl>")
+    for heading, items in groups:
         text = "\n".join(f"{a.symbol.name} = {_short(a.value)}" for a in items)
         body += [f"<h2>{html.escape(heading)}</h2>", f"<pre>{html.escape(text)}</pre>"]
     body += ["<h2>Joint torques</h2>", "<pre>" + html.escape("\n".join(f"{n} = {to_text(t)}" for n, t in taus))
