@@ -29,6 +29,7 @@ class ElasticControls(QWidget):
     def __init__(self, parent: QWidget):
         super().__init__(parent)
         self.joints: ElasticJoints | None = None
+        self._motion = ""
         self.check = QCheckBox("elastic joints", parent)
         self.check.setToolTip("Simulate the elastic-joint model of the drive data's stiffness (Spong's; motors "
                               "behind gearbox springs, docs/elastic.md), with the rigid arm's run beside it: the plots "
@@ -50,7 +51,6 @@ class ElasticControls(QWidget):
         row.addWidget(QLabel("then hold", self))
         row.addWidget(self.hold)
         self.check.toggled.connect(lambda _on: self.set_motion(self._motion))
-        self._motion = ""
         self.check.setVisible(False)
         self.setVisible(False)
 
@@ -85,8 +85,8 @@ class ElasticControls(QWidget):
         control, span = None, duration
         if motion == "quintic move":
             kp0, kd0 = default_gains(arm, joints, q0)
-            kp = parse_values(self.kp.text(), arm.n, "Kp", kp0)
-            kd = parse_values(self.kd.text(), arm.n, "Kd", kd0)
+            kp = np.asarray(parse_values(self.kp.text(), arm.n, "Kp", kp0), dtype=float)
+            kd = np.asarray(parse_values(self.kd.text(), arm.n, "Kd", kd0), dtype=float)
             # an empty field says what it stood for (the default depends on the pose)
             self.kp.setPlaceholderText(f"Kp (N·m/rad), default here {_short(kp0)}")
             self.kd.setPlaceholderText(f"Kd (N·m·s/rad), default here {_short(kd0)}")
@@ -141,15 +141,16 @@ class ElasticPlots:
             plot.clear()
             plot.addItem(line)
         deviation = 1e3 * np.asarray(result.deviation)
+        deflection = np.asarray(result.deflection)
         self.deviation.plot(result.t, deviation, pen=pg.mkPen("#444444", width=2))
         for j, i in enumerate(result.elastic):
             pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
-            self.deflection.plot(result.t, 1e3 * result.deflection[:, j], pen=pen, name=f"joint {i + 1}")
+            self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen, name=f"joint {i + 1}")
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
             place_legend(plot)
         peak = float(deviation.max()) if len(deviation) else 0.0
-        spring = float(np.abs(result.deflection).max()) * 1e3 if result.deflection is not None else 0.0
+        spring = 1e3 * float(np.abs(deflection).max(initial=0.0))
         text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} Radau steps; tool deviation from the rigid "
                 f"arm up to {peak:.3g} mm, spring deflection up to {spring:.3g} mrad")
         if result.tau is not None:

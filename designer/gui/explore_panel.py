@@ -174,8 +174,9 @@ class ExplorePanel(QWidget):
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
-            return Ratings.of(n, **values, **drive_ratings(self.model),  # type: ignore[arg-type]  # arrays or None per field, as Ratings.of takes them; elastic joints: the project's
-                              payload=self.payload.value())
+            payload = self.payload.value()   # kg at the tool (explore/payload.py)
+            # elastic joints: the project's drive data; payload named, so **values (arrays or None) fill the rest
+            return Ratings.of(n, **values, **drive_ratings(self.model), payload=payload)
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 

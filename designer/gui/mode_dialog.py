@@ -46,9 +46,9 @@ class ModeDialog(QDialog):
         self.modes.clear()
         modes = modes_at(self.design, self.motors.currentData())
         ok = not isinstance(modes, str)
-        self.message.setText("" if ok else str(modes))
+        self.message.setText(modes if isinstance(modes, str) else "")
         self.message.setVisible(not ok)
-        if ok:
+        if not isinstance(modes, str):
             for k, f in enumerate(modes.frequency, start=1):
                 self.modes.addItem(f"mode {k}: {f:.4g} Hz")
             self.modes.setCurrentRow(0)

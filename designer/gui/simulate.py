@@ -302,7 +302,7 @@ class SimulatePanel(QWidget):
                 self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
         e = result.energy
         self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
-        if elastic:   # the work of the motor torques less the damping's, zero for an undamped passive arm
+        if isinstance(result, ElasticMotionResult):   # motor torques' work less the damping's (0: passive, undamped)
             self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
                              name="work of τm − damping" if result.tau is not None else "work of the damping")
             text = self.elastic_plots.show(result, self._revolute(result.q.shape[1]))
