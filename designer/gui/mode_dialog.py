@@ -1,22 +1,28 @@
 """Arm > Animate mode shape…: the choice of a mode to animate, the model (motors locked, or free with the rotor
-inertias: :func:`designer.gui.modes.modes_at`) and the mode from the list of its frequencies at the slider pose."""
+inertias) and the mode from the list of its frequencies at the slider pose. The modes come from a callable
+(:func:`designer.gui.modes.modes_at` in the window), so that this module does not import that one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QListWidget, QVBoxLayout, QWidget
 
-from .modes import MOTORS, modes_at
+from ..numeric.modes import Modes
 
-__all__ = ["ModeDialog", "choose_mode"]
+__all__ = ["ModeDialog", "choose_mode", "MOTORS"]
+
+MOTORS = {"locked": "motors locked", "free": "motors free (rotor inertias)"}
 
 
 class ModeDialog(QDialog):
     """Motors locked/free and the list of modes ("mode 1: 49.5 Hz"); OK animates the selected one."""
 
-    def __init__(self, design, parent: QWidget | None = None, motors: str = "locked"):
+    def __init__(self, modes_of: Callable[[str], Modes | str], parent: QWidget | None = None, motors: str = "locked"):
+        """``modes_of(motors)``: the modes at the pose, or a one-line message saying why there are none."""
         super().__init__(parent)
         self.setWindowTitle("Animate a mode")
-        self.design = design
+        self.modes_of = modes_of
         self.motors = QComboBox(self)
         for key, text in MOTORS.items():
             self.motors.addItem(text, key)
@@ -44,7 +50,7 @@ class ModeDialog(QDialog):
 
     def _fill(self) -> None:
         self.modes.clear()
-        modes = modes_at(self.design, self.motors.currentData())
+        modes = self.modes_of(self.motors.currentData())
         ok = not isinstance(modes, str)
         self.message.setText(modes if isinstance(modes, str) else "")
         self.message.setVisible(not ok)
@@ -59,7 +65,7 @@ class ModeDialog(QDialog):
         return self.modes.currentRow() + 1, self.motors.currentData()
 
 
-def choose_mode(window) -> tuple[int, str] | None:
-    """Ask for the mode (modal); None when cancelled. Starts on the model animated last."""
-    dialog = ModeDialog(window.design, window, getattr(window.mode_animation, "motors", "locked"))
+def choose_mode(window, modes_of: Callable[[str], Modes | str], motors: str) -> tuple[int, str] | None:
+    """Ask for the mode (modal); None when cancelled. Starts on ``motors``, the model animated last."""
+    dialog = ModeDialog(modes_of, window, motors)
     return dialog.choice() if dialog.exec() == QDialog.DialogCode.Accepted else None

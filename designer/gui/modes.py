@@ -24,6 +24,7 @@ from ..numeric.modes import Modes, free_modes, locked_modes
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from . import arm_scene as scene
 from .gl_solids import HIDDEN, Solids
+from .mode_dialog import MOTORS, choose_mode
 
 __all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_summary", "joints_or_none", "build_menu", "modes_at",
            "MOTORS"]
@@ -34,7 +35,6 @@ AMPLITUDE = 0.15
 SHOWN_HZ = 1.0
 FRAME_MS = 33
 ELLIPSOID_COLOR = (0.95, 0.35, 0.10, 0.35)
-MOTORS = {"locked": "motors locked", "free": "motors free (rotor inertias)"}
 
 
 def joints_or_none(model) -> ElasticJoints | None:
@@ -203,8 +203,7 @@ def build_menu(window, menu) -> None:
                    pose=lambda d: window.stiffness_ellipsoid.update(d.model, d.arm, d.q))
 
     def animate():
-        from .mode_dialog import choose_mode
-        chosen = choose_mode(window)
+        chosen = choose_mode(window, lambda motors: modes_at(design, motors), window.mode_animation.motors)
         if chosen is None:
             return
         k, motors = chosen

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from scipy.linalg import eigh
 
 from designer.gui.mode_dialog import ModeDialog
+from designer.gui.modes import modes_at
 from designer.model import Drive
 from designer.numeric.engine import arm_dynamics
 from designer.project import load_project
@@ -80,7 +81,7 @@ def test_free_mode_shows_the_elastic_models_frequency_and_moves_links_and_motors
 def test_the_dialog_lists_locked_and_free_frequencies(qtbot, tmp_path):
     w = _window(qtbot, tmp_path)
     f, _V = _by_hand(w)
-    dialog = ModeDialog(w.design, w)
+    dialog = ModeDialog(lambda motors: modes_at(w.design, motors), w)
     qtbot.addWidget(dialog)
     dialog.motors.setCurrentIndex(dialog.motors.findData("free"))
     assert [dialog.modes.item(i).text() for i in range(dialog.modes.count())] == [
@@ -92,9 +93,28 @@ def test_the_dialog_lists_locked_and_free_frequencies(qtbot, tmp_path):
 def test_free_modes_without_rotor_inertia_say_so(qtbot, tmp_path):
     w = _window(qtbot, tmp_path, rotor=None)
     assert "rotor inertia" in w.mode_animation.start(1, "free")
-    dialog = ModeDialog(w.design, w, "free")
+    dialog = ModeDialog(lambda motors: modes_at(w.design, motors), w, "free")
     qtbot.addWidget(dialog)
     assert "rotor inertia" in dialog.message.text() and dialog.modes.count() == 0
     assert not dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
     dialog.motors.setCurrentIndex(dialog.motors.findData("locked"))
     assert dialog.modes.count() == 2 and dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+
+
+def test_the_arm_menu_asks_in_the_dialog_and_animates_the_free_mode_chosen(qtbot, tmp_path, monkeypatch):
+    w = _window(qtbot, tmp_path)
+    f, _V = _by_hand(w)
+
+    def accept_free_mode_2(dialog):
+        dialog.motors.setCurrentIndex(dialog.motors.findData("free"))
+        dialog.modes.setCurrentRow(1)
+        return ModeDialog.DialogCode.Accepted
+    monkeypatch.setattr(ModeDialog, "exec", accept_free_mode_2)
+    action = next(a for menu in w.menuBar().findChildren(type(w.menuBar().actions()[0].menu()))
+                  for a in menu.actions() if a.text().startswith("Animate &mode"))
+    action.trigger()
+    anim = w.mode_animation
+    assert anim.running and anim.motors == "free" and anim.k == 2
+    assert anim.frequency == pytest.approx(f[1], rel=1e-9)
+    assert f"{f[1]:.4g} Hz" in w.statusBar().currentMessage()
+    anim.stop()
