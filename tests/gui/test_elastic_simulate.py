@@ -111,6 +111,9 @@ def test_a_released_undamped_elastic_arm_keeps_its_energy(qtbot, tmp_path):
     G = arm_dynamics(panel.arm).G(np.array([0.3, 0.9]))
     np.testing.assert_allclose(r.deflection[0], G / np.array([2e3, 1e3]), rtol=1e-9)
     assert "damping's work differ by at most" in panel.status.text()
+    from designer.gui.design_export import grab_figures
+    figure = next(f for f in grab_figures(w)[0] if f.title == "Simulation")
+    assert "deviation from the rigid arm" in figure.caption and "joint torques" not in figure.caption
 
 
 def test_elastic_inputs_that_cannot_run_say_why_and_keep_the_last_result(qtbot, tmp_path):
