@@ -103,7 +103,12 @@ def test_a_released_undamped_elastic_arm_keeps_its_energy(qtbot, tmp_path):
     panel.elastic.check.setChecked(True)
     assert not panel.elastic.isVisibleTo(panel)   # no gains for a passive fall
     panel.duration.setValue(1.0)
+    shown = []
+    panel.progress.valueChanged.connect(shown.append)
     r = _run(qtbot, panel)
+    # one bar through both runs (the elastic one, then the rigid reference), never back
+    inside = [v for v in shown if 0 < v < 1000]
+    assert inside == sorted(inside) and shown[-1] == 1000, shown
     assert r.tau is None and np.all(r.work == 0.0)
     assert np.ptp(r.energy) < 1e-5 * np.abs(r.energy).max()
     # it starts at rest with the springs holding gravity: deflection G(q0)/k, by the core's gravity
