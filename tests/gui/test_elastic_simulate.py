@@ -163,3 +163,31 @@ def test_a_long_elastic_run_cancels(qtbot, tmp_path):
     with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=10_000):
         panel.cancel_button.click()
     assert panel.status.text() == "Simulation cancelled" and panel.result is None
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_random_move_of_a_three_joint_arm_with_default_gains_balances_its_energy(qtbot, tmp_path, seed):
+    """The PUMA 560's first three links, random pose, target and damping; the gains the window chose."""
+    rng = np.random.default_rng(seed)
+    w = open_window(qtbot, tmp_path, _project(tmp_path, damping=float(rng.uniform(0, 5)), rotor=2e-4,
+                                              name="puma560_three_link"))
+    panel = w.simulate
+    q0, target = rng.uniform(-0.6, 0.6, 3), rng.uniform(-0.6, 0.6, 3)
+    w.sliders.set_values(q0)
+    panel.elastic.check.setChecked(True)
+    panel.motion.setCurrentText("quintic move")
+    panel.target.setText(" ".join(f"{v:.6f}" for v in np.degrees(target)))
+    panel.duration.setValue(0.5)
+    panel.elastic.hold.setValue(0.3)
+    r = _run(qtbot, panel)
+    assert "default here" in panel.elastic.kp.placeholderText()   # the empty fields say what they stood for
+    model = w.design.model
+    arm, joints = NumericArm.from_model(model), elastic_joints(model)
+    kp, kd = r.gains
+    control = MotorPD(list(kp), list(kd), np.radians(np.round(np.degrees(target), 6)).tolist(), q0.tolist(), 0.5)
+    core = simulate_elastic(arm, joints, (0.0, 0.8), control, q0=q0, t_eval=r.t)
+    rigid = simulate_elastic(arm, joints.stiffened(math.inf), (0.0, 0.8), control, q0=q0, t_eval=r.t)
+    (_t, plotted), = _curves(panel.elastic_plots.deviation)
+    np.testing.assert_allclose(plotted, 1e3 * tool_deviation(arm, core.q, rigid.q), rtol=1e-9, atol=1e-12)
+    e = ElasticArm(arm, joints).energy(core.states())
+    assert np.abs(e - e[0] - r.work).max() < 1e-3 * np.abs(e - e[0]).max()
