@@ -191,3 +191,31 @@ def test_a_random_move_of_a_three_joint_arm_with_default_gains_balances_its_ener
     np.testing.assert_allclose(plotted, 1e3 * tool_deviation(arm, core.q, rigid.q), rtol=1e-9, atol=1e-12)
     e = ElasticArm(arm, joints).energy(core.states())
     assert np.abs(e - e[0] - r.work).max() < 1e-3 * np.abs(e - e[0]).max()
+
+
+def test_the_elastic_controls_and_plots_fit_a_laptop_screen(qtbot, tmp_path):
+    from PySide6.QtCore import QPoint, QRect
+    w = open_window(qtbot, tmp_path, robot_path("tube_arm"))
+    screen = QRect(0, 0, 1366, 738)   # 1366 x 768 less a task bar
+    w.fit_to_screen(screen)
+    w.result_tabs.setCurrentWidget(w.simulate)
+    panel = w.simulate
+    panel.elastic.check.setChecked(True)
+    panel.motion.setCurrentText("quintic move")
+    panel.target.setText("30 -40 60")
+    panel.duration.setValue(0.3)
+    panel.elastic.hold.setValue(0.1)
+    _run(qtbot, panel)
+    qtbot.wait(50)
+    assert w.width() <= screen.width() and w.height() <= screen.height()
+
+    def inside(widget):
+        rect = QRect(widget.mapTo(w, QPoint(0, 0)), widget.size())
+        return widget.isVisible() and w.rect().contains(rect)
+    for widget in (panel.elastic.check, panel.elastic.kp, panel.elastic.kd, panel.elastic.hold, panel.run_button,
+                   panel.play_button, panel.plots):
+        assert inside(widget), widget
+    # four plots share the height: none is squashed below a readable size
+    for plot in (panel.q_plot, panel.elastic_plots.deviation, panel.elastic_plots.deflection, panel.e_plot):
+        assert plot.size().height() >= 80, plot.size()
+    assert inside(w.arm_view) and w.arm_view.width() >= 250
