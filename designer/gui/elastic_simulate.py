@@ -20,14 +20,19 @@ from .plot_style import place_legend, plain_axes
 
 __all__ = ["ElasticControls", "ElasticPlots", "ElasticMotionResult"]
 
+TIPS = {"passive fall": "Simulate the elastic arm let go at rest from the current pose, its springs holding gravity "
+                        "at the start, no motor torque; and the rigid arm's fall beside it",
+        "quintic move": "Move from the current pose to the target along a quintic in the given time under the "
+                        "motor-side PD, then hold; and the rigid arm's run under the same control beside it"}
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
 
 class ElasticControls(QWidget):
     """The check box (shown for a serial project with drive stiffness) and the PD gains row (a move only)."""
 
-    def __init__(self, parent: QWidget):
+    def __init__(self, parent: QWidget, run_button):
         super().__init__(parent)
+        self.run_button = run_button   # its tool tip says what an elastic run does
         self.joints: ElasticJoints | None = None
         self._motion = ""
         self.check = QCheckBox("elastic joints", parent)
@@ -50,7 +55,6 @@ class ElasticControls(QWidget):
                                  "after the move, and the settling")
         row.addWidget(QLabel("then hold", self))
         row.addWidget(self.hold)
-        self.check.toggled.connect(lambda _on: self.set_motion(self._motion))
         self.check.setVisible(False)
         self.setVisible(False)
 
@@ -60,12 +64,15 @@ class ElasticControls(QWidget):
 
     def set_model(self, model) -> None:
         self.joints = joints_or_none(model) if model is not None and model.is_serial else None
-        self.check.setVisible(self.joints is not None)
-        self.set_motion(self._motion)
+        self.check.setVisible(self.joints is not None)   # the panel calls set_motion next
 
     def set_motion(self, name: str) -> None:
+        """The gains row for an elastic move; the run button's tip for an elastic run (the panel sets the rigid
+        one before it calls here, also when the check box changes)."""
         self._motion = name
         self.setVisible(self.on and name == "quintic move")
+        if self.on and name in TIPS:
+            self.run_button.setToolTip(TIPS[name])
 
     def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target):
         """The job factory of the elastic motion (ValueError naming a bad input); ``target`` in rad or m. A move

@@ -126,7 +126,8 @@ class SimulatePanel(QWidget):
         self.time_lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
         for plot, line in zip(self._plots(), self.time_lines):
             plot.addItem(line)
-        self.elastic = ElasticControls(self)   # elastic joints: the check box, the PD gains, two plots
+        self.elastic = ElasticControls(self, self.run_button)   # elastic joints: check box, PD gains, two plots
+        self.elastic.check.toggled.connect(lambda _on: self._motion_changed(self.motion.currentText()))
         self.elastic_plots = ElasticPlots(self.plots, self.tau_plot, self.q_plot)
         self._empty_axes()
         self.duration.valueChanged.connect(self._duration_changed)
@@ -199,6 +200,7 @@ class SimulatePanel(QWidget):
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
         self.model, self.arm = model, arm
         self.elastic.set_model(model)
+        self._motion_changed(self.motion.currentText())
         stale = self.result is not None and model != self.result_model
         self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
                                      self.run_button.text())

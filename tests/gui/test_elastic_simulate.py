@@ -219,3 +219,16 @@ def test_the_elastic_controls_and_plots_fit_a_laptop_screen(qtbot, tmp_path):
     for plot in (panel.q_plot, panel.elastic_plots.deviation, panel.elastic_plots.deflection, panel.e_plot):
         assert plot.size().height() >= 80, plot.size()
     assert inside(w.arm_view) and w.arm_view.width() >= 250
+
+
+def test_the_run_buttons_tip_says_what_an_elastic_run_does(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, _project(tmp_path))
+    panel = w.simulate
+    rigid = panel.run_button.toolTip()
+    panel.elastic.check.setChecked(True)
+    assert "elastic arm" in panel.run_button.toolTip()
+    panel.motion.setCurrentText("quintic move")
+    assert "motor-side PD" in panel.run_button.toolTip()
+    panel.motion.setCurrentText("passive fall")
+    panel.elastic.check.setChecked(False)
+    assert panel.run_button.toolTip() == rigid
