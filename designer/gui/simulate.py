@@ -6,7 +6,8 @@ Three motions: the arm let go at rest from the current pose under gravity alone 
 dynamics; the energy stays constant, the check that the motion is right); a quintic move from the
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
-changes by the torques' work, drawn beside it as the check."""
+changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
+elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`)."""
 
 from __future__ import annotations
 
