@@ -4,6 +4,8 @@ the field keeps its value when the project changes."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,31 @@ def test_the_payload_stays_across_projects(qtbot, panel):
     panel.set_model(_elastic_two_link())
     assert panel.payload.value() == 4.0
     assert panel.ratings().payload == 4.0
+
+
+def test_a_sweep_of_the_deflection_carries_the_payload_to_the_core(qtbot, panel):
+    """The sweep's spec (what the worker runs) has the payload typed; its curve is the core's sweep with it."""
+    import concurrent.futures as cf
+
+    from designer.explore.sweep import sweep
+    from designer.jobs import run as run_job
+    panel.payload.edit.setText("2.5")
+    view = panel.sweep_view
+    view.params[0].setCurrentText("m2")
+    view.starts[0].setValue(0.5)
+    view.stops[0].setValue(2.0)
+    view.counts[0].setValue(3)
+    view.params[1].setCurrentText("(none)")
+    view.samples.setValue(32)
+    spec = view.spec()
+    assert spec.ratings.payload == 2.5
+    with qtbot.waitSignal(panel.jobEnded, timeout=60_000) as blocker:
+        assert view.run() is not None, panel.error_label.text()
+    assert blocker.args[1] == "finished", panel.error_label.text()
+    with cf.ThreadPoolExecutor(1) as pool:
+        core = run_job(sweep(panel.model, spec, executor=pool))
+    for column in ("deflection:max", "deflection:mean"):
+        np.testing.assert_allclose(view.result.column(column), core.column(column), rtol=1e-9)
+    bare = Ratings.of(2, **drive_ratings(panel.model))
+    unloaded = run_job(sweep(panel.model, dataclasses.replace(spec, ratings=bare)))
+    assert np.all(core.column("deflection:max") > unloaded.column("deflection:max"))
