@@ -33,6 +33,7 @@ from .explore.conditions_view import ConditionsView
 from .explore.context import ExploreContext, ExploreInputError
 from .explore.controls import parse_values
 from .explore.map_view import MapView
+from .explore.payload import PayloadField
 from .explore.picker import MetricPicker
 from .explore.significance_view import SignificanceView
 from .explore.sizing_view import SizingView
@@ -91,6 +92,9 @@ class ExplorePanel(QWidget):
             ratings_row.addWidget(QLabel(f"rated {what}" if what == "torque" else what, self), k // 2, 2 * (k % 2))
             ratings_row.addWidget(edit, k // 2, 2 * (k % 2) + 1)
             self.ratings_edits[what] = edit
+        self.payload = PayloadField(self)   # kg at the tool: deflection, deflection_links (explore/payload.py)
+        self.payload.changed.connect(self._payload_changed)
+        ratings_row.addWidget(self.payload, 1, 2, 1, 2)
         ratings_row.setColumnStretch(1, 1)
         ratings_row.setColumnStretch(3, 1)
 
@@ -185,10 +189,20 @@ class ExplorePanel(QWidget):
         try:
             values = {what: parse_values(edit.text(), n, f"rated {what}") for what, edit in self.ratings_edits.items()}
             values = drive_defaults.fill(values, self.model)   # empty fields: the project's drive data
+            payload = self.payload.value()   # kg at the tool (explore/payload.py)
             elastic = {k: joints.per_joint(v) for k, v in drive_ratings(model).items()}   # a closed chain's actuated
-            return Ratings.of(n, **values, **elastic)  # type: ignore[arg-type]  # arrays or None per field, as Ratings.of takes them; elastic joints: the project's
+            # elastic joints: the project's drive data; payload named, so **values (arrays or None) fill the rest
+            return Ratings.of(n, **values, **elastic, payload=payload)  # type: ignore[arg-type]
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
+
+    def _payload_changed(self) -> None:
+        """A bad payload says so on the error line at once; correcting it takes its message away."""
+        problem = self.payload.problem()
+        if problem:
+            self.show_error(problem)
+        elif "payload: " in self.error_label.text():   # also "Map: payload: ..." from a refused job
+            self.clear_error()
 
     # -- jobs (on the shared runner) --------------------------------------------------------------
     @property

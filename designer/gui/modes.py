@@ -4,7 +4,9 @@ Both read the design (model, arm, slider pose) and draw in the 3D view without o
 the animation moves the drawn arm along mode k, q + a sin(2 pi f t) v_k (the sliders and the pose
 stay where they are), and the ellipsoid is one translucent solid at the tool whose semi-axes are
 the translational compliance's eigenvalues (m/N) scaled so the largest is a fifth of the reach.
-The frequencies and shapes come from :mod:`designer.numeric.modes` (motors locked).
+The frequencies and shapes come from :mod:`designer.numeric.modes`: motors locked (rigid links on the
+joint springs), or free (the full elastic-joint model with the rotor inertias; the drawn arm is the link
+side, the motor angles theta/N are shown as numbers over the 3D view, :mod:`designer.gui.mode_dialog`).
 """
 
 from __future__ import annotations
@@ -13,18 +15,20 @@ import math
 import time
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtWidgets import QLabel, QMessageBox
 
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
 from ..numeric.engine import arm_dynamics
 from ..numeric.flex_modes import lowest_flex_frequency
-from ..numeric.modes import locked_modes
+from ..numeric.modes import Modes, free_modes, locked_modes
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from . import arm_scene as scene
 from .gl_solids import HIDDEN, Solids
+from .mode_dialog import MOTORS, choose_mode
 
-__all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_summary", "joints_or_none", "build_menu"]
+__all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_summary", "joints_or_none", "build_menu", "modes_at",
+           "MOTORS"]
 
 #: the animation's largest joint excursion (rad or m): visible, and small enough to stay linear
 AMPLITUDE = 0.15
@@ -60,6 +64,22 @@ def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
     return f"lowest natural frequency {low:.3g} Hz (motors locked), tool sag {droop:.3g} mm"
 
 
+def modes_at(design, motors: str = "locked") -> Modes | str:
+    """The modes at the design's slider pose, or a one-line message saying why there are none."""
+    if not design.model.is_serial:   # the modes take the serial arm's M
+        return "the modes of a closed chain are not in the window yet (they need its M in the actuated joints)"
+    joints = joints_or_none(design.model)
+    if design.arm is None or joints is None:
+        return "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
+    M = arm_dynamics(design.arm).M(np.asarray(design.q, dtype=float))
+    if motors == "locked":
+        return locked_modes(M, joints)
+    try:
+        return free_modes(M, joints)
+    except ValueError as exc:   # a rotor inertia missing
+        return str(exc)
+
+
 class ModeAnimation(QObject):
     """Moves the 3D view's arm along mode k of the slider pose until stopped."""
 
@@ -70,33 +90,51 @@ class ModeAnimation(QObject):
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._frame)
         self.q0 = np.zeros(0)
-        self.shape = np.zeros(0)
+        self.shape = np.zeros(0)        # the link side's excursion per unit of sin (rad or m)
+        self.motor_shape = np.zeros(0)  # free motors: theta/N of the elastic joints, the same scale
+        self.motor_joints: list[int] = []
         self.frequency = math.nan
+        self.motors = "locked"
+        self.k = 0
         self._start = 0.0
+        self.label = QLabel(window.arm_view)   # the mode, its frequency and the angles now, over the 3D view
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.label.setWordWrap(True)
+        self.label.setStyleSheet("QLabel { background: rgba(255, 255, 255, 215); color: #222222; padding: 4px; }")
+        self.label.hide()
 
     @property
     def running(self) -> bool:
         return self.timer.isActive()
 
-    def start(self, k: int) -> str:
-        """Animate mode k (1 = lowest); returns '' or what stopped it (a one-line message)."""
+    def start(self, k: int, motors: str = "locked") -> str:
+        """Animate mode k (1 = lowest) of the model with ``motors`` "locked" or "free"; returns '' or what
+        stopped it (a one-line message)."""
         design = self.window.design
-        if not design.model.is_serial:   # locked_modes takes the serial arm's M
-            return "the modes of a closed chain are not in the window yet (they need its M in the actuated joints)"
-        joints = joints_or_none(design.model)
-        if design.arm is None or joints is None:
-            return "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
-        q = np.asarray(design.q, dtype=float)
-        modes = locked_modes(arm_dynamics(design.arm).M(q), joints)
+        modes = modes_at(design, motors)
+        if isinstance(modes, str):
+            return modes
         if not 1 <= k <= len(modes.frequency):
-            return f"mode {k}: the arm has modes 1 to {len(modes.frequency)}"
-        self.q0, self.shape = q.copy(), modes.shape[:, k - 1]
-        self.frequency = float(modes.frequency[k - 1])
+            return f"mode {k}: the arm has modes 1 to {len(modes.frequency)} ({MOTORS[motors]})"
+        n = design.arm.n
+        v = modes.shape[:, k - 1]
+        # the link side moves AMPLITUDE at its largest joint: a free mode's motors may swing much more than
+        # their links (a rotor's N^2 Jm against the arm's inertia), and the drawn arm is what is watched
+        link = float(np.abs(v[:n]).max())
+        scale = AMPLITUDE / (link if link > 1e-3 * float(np.abs(v).max()) else float(np.abs(v).max()))
+        self.stop()
+        self.q0, self.shape, self.motor_shape = np.asarray(design.q, dtype=float).copy(), scale * v[:n], scale * v[n:]
+        joints = joints_or_none(design.model)
+        self.motor_joints = [int(i) + 1 for i in joints.elastic] if motors == "free" and joints is not None else []
+        self.frequency, self.motors, self.k = float(modes.frequency[k - 1]), motors, k
         self._start = time.monotonic()
         self.timer.start()
+        self._frame()
+        self.label.show()
         return ""
 
     def stop(self) -> None:
+        self.label.hide()
         if self.timer.isActive():
             self.timer.stop()
             self.window.arm_view.set_joint_values(self.window.design.q)
@@ -105,7 +143,27 @@ class ModeAnimation(QObject):
         if self.window.design.arm is None or len(self.q0) != self.window.design.arm.n:
             return self.stop()
         phase = math.sin(2 * math.pi * SHOWN_HZ * (time.monotonic() - self._start))
-        self.window.arm_view.set_joint_values(self.q0 + AMPLITUDE * phase * self.shape)
+        self.window.arm_view.set_joint_values(self.q0 + phase * self.shape)
+        self.label.setText(self.text(phase))
+        self.label.setMaximumWidth(max(self.window.arm_view.width() - 16, 120))   # wraps in a narrow view
+        self.label.adjustSize()
+        self.label.move(8, self.window.arm_view.toolbar.height() + 8)
+
+    def text(self, phase: float) -> str:
+        """The overlay's words at ``phase`` (sin of the slowed-down time): the mode, and the excursions from the
+        pose now, link side and (free motors) motor side theta/N, in degrees (mm for a prismatic joint)."""
+        revolute = [link.is_revolute for link in self.window.design.model.links]
+
+        def angle(value: float, joint: int) -> str:
+            if revolute[joint - 1]:
+                return f"{round(math.degrees(value), 2) + 0.0:+.2f}°"   # + 0.0: no "-0.00"
+            return f"{round(1e3 * value, 1) + 0.0:+.1f} mm"
+        lines = [f"mode {self.k}: {self.frequency:.4g} Hz, motors {self.motors}; slowed to {SHOWN_HZ:g} Hz",
+                 "links  " + "  ".join(f"q{i + 1} {angle(phase * a, i + 1)}" for i, a in enumerate(self.shape))]
+        if self.motor_joints:
+            lines.append("motors " + "  ".join(f"θ{j}/N {angle(phase * a, j)}"
+                                              for j, a in zip(self.motor_joints, self.motor_shape)))
+        return "\n".join(lines)
 
 
 class StiffnessEllipsoid:
@@ -150,21 +208,23 @@ def build_menu(window, menu) -> None:
                    pose=lambda d: window.stiffness_ellipsoid.update(d.model, d.arm, d.q))
 
     def animate():
-        k, ok = QInputDialog.getInt(window, "Animate a mode", "Mode (1 = lowest natural frequency):", 1, 1, 99)
-        if ok:
-            problem = window.mode_animation.start(k)
-            if problem:
-                QMessageBox.information(window, "Animate a mode", problem)
-            else:
-                window.statusBar().showMessage(
-                    f"mode {k}: {window.mode_animation.frequency:.4g} Hz, shown slowed down to {SHOWN_HZ:g} Hz", 8000)
+        chosen = choose_mode(window, lambda motors: modes_at(design, motors), window.mode_animation.motors)
+        if chosen is None:
+            return
+        k, motors = chosen
+        problem = window.mode_animation.start(k, motors)
+        if problem:
+            QMessageBox.information(window, "Animate a mode", problem)
+        else:
+            window.statusBar().showMessage(f"mode {k} ({MOTORS[motors]}): {window.mode_animation.frequency:.4g} Hz, "
+                                           f"shown slowed down to {SHOWN_HZ:g} Hz", 8000)
 
     def show_ellipsoid(on: bool):
         window.stiffness_ellipsoid.set_visible(on)
         window.stiffness_ellipsoid.update(design.model, design.arm, design.q)
 
     menu.addSeparator()
-    window._action(menu, "Animate &mode shape…", animate, tip="the arm oscillates along mode k (motors locked)")
+    window._action(menu, "Animate &mode shape…", animate, tip="the arm oscillates along mode k, motors locked or free")
     window._action(menu, "S&top mode animation", window.mode_animation.stop)
     action = window._action(menu, "Show tool compliance &ellipsoid", lambda: None,
                             tip="the tool's translational compliance J K^-1 J^T (elastic joints)")

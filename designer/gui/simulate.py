@@ -6,7 +6,8 @@ Three motions: the arm let go at rest from the current pose under gravity alone 
 dynamics; the energy stays constant, the check that the motion is right); a quintic move from the
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
-changes by the torques' work, drawn beside it as the check."""
+changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
+elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ..model import Manipulator
 from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
 from .closed_motion import DRIVEN_REFUSAL, STOPS_REFUSAL, ClosedMotionResult, closed_passive_job
+from .elastic_simulate import ElasticControls, ElasticMotionResult, ElasticPlots
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
@@ -108,8 +110,8 @@ class SimulatePanel(QWidget):
         self.plots.setBackground("w")
         self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
         self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
-        self.e_plot = self.plots.addPlot(row=2, col=0, title="energy change since the start")
-        for plot in self._plots():
+        self.e_plot = self.plots.addPlot(row=3, col=0, title="energy change since the start")   # row 2: elastic
+        for plot in (self.q_plot, self.tau_plot, self.e_plot):
             plain_axes(plot)      # no "t (s) (x0.001)"
             plot.showGrid(x=True, y=True, alpha=0.25)
         self.q_plot.setLabel("left", "q (rad or m)")
@@ -125,6 +127,9 @@ class SimulatePanel(QWidget):
         self.time_lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
         for plot, line in zip(self._plots(), self.time_lines):
             plot.addItem(line)
+        self.elastic = ElasticControls(self, self.run_button)   # elastic joints: check box, PD gains, two plots
+        self.elastic.check.toggled.connect(lambda _on: self._motion_changed(self.motion.currentText()))
+        self.elastic_plots = ElasticPlots(self.plots, self.tau_plot, self.q_plot)
         self._empty_axes()
         self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
@@ -133,6 +138,7 @@ class SimulatePanel(QWidget):
 
         motion_row = QHBoxLayout()
         motion_row.addWidget(self.motion)
+        motion_row.addWidget(self.elastic.check)
         motion_row.addWidget(self.target, 1)
         motion_row.addWidget(self.csv_path, 1)
         motion_row.addWidget(self.browse_button)
@@ -150,6 +156,7 @@ class SimulatePanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(motion_row)
         layout.addLayout(run_row)
+        layout.addWidget(self.elastic)
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.stale_banner)
@@ -160,6 +167,9 @@ class SimulatePanel(QWidget):
 
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
+
+    def _shown_plots(self) -> tuple:
+        return (self.q_plot, self.e_plot, *self.elastic_plots.plots()) if self.elastic_plots.shown else self._plots()
 
     def _duration_changed(self, _value) -> None:
         if self.result is None:
@@ -179,6 +189,7 @@ class SimulatePanel(QWidget):
         self.csv_path.setVisible(name == "trajectory CSV")
         self.browse_button.setVisible(name == "trajectory CSV")
         self.duration.setEnabled(name != "trajectory CSV")
+        self.elastic.set_motion(name)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
@@ -189,6 +200,8 @@ class SimulatePanel(QWidget):
     # -- the window's calls --------------------------------------------------------------
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
         self.model, self.arm = model, arm
+        self.elastic.set_model(model)
+        self._motion_changed(self.motion.currentText())
         stale = self.result is not None and model != self.result_model
         self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
                                      self.run_button.text())
@@ -249,17 +262,16 @@ class SimulatePanel(QWidget):
             if limits == "stop":
                 raise ValueError(STOPS_REFUSAL)
             return lambda token: closed_passive_job(model, q0, duration, frames, token)
+        if self.elastic.on:
+            target = self._target(model, arm.n) if motion == "quintic move" else q0
+            return self.elastic.job(arm, q0, duration, frames, motion, limits, target)
         if motion == "passive fall":
             if limits == "stop":
                 end_stops_for(arm, q0)   # a ValueError if the pose is outside the limits, before any work
             return lambda token: passive_job(arm, q0, duration, frames, token, limits=limits)
         from ..explore.sizing import quintic, read_trajectory
         if motion == "quintic move":
-            target = parse_values(self.target.text(), arm.n, "target pose")
-            if target is None:
-                raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
-            scale = np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in model.links])
-            traj = quintic(q0, target * scale, duration, max(frames, QUINTIC_STEPS))
+            traj = quintic(q0, self._target(model, arm.n), duration, max(frames, QUINTIC_STEPS))
         else:
             path = self.csv_path.text().strip()
             if not path:
@@ -269,23 +281,35 @@ class SimulatePanel(QWidget):
             traj = read_trajectory(path, arm.n)
         return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token, limits=limits)
 
+    def _target(self, model: Manipulator, n: int) -> np.ndarray:
+        target = parse_values(self.target.text(), n, "target pose")
+        if target is None:
+            raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
+        return target * np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in model.links])
+
     def cancel(self) -> None:
         self.runner.cancel()
 
     def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
         self.result, self.result_model = result, model
         self.stale_banner.hide()
+        elastic = isinstance(result, ElasticMotionResult)
+        self.elastic_plots.arrange(elastic)
         for plot, line in zip(self._plots(), self.time_lines):
             plot.clear()
             plot.addItem(line)
         for i in range(result.q.shape[1]):
             pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
             self.q_plot.plot(result.t, result.q[:, i], pen=pen, name=f"q{i + 1}")
-            if result.tau is not None:
+            if result.tau is not None and not elastic:
                 self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
         e = result.energy
         self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
-        if result.work is None or result.tau is None:   # a passive fall has neither
+        if isinstance(result, ElasticMotionResult):   # motor torques' work less the damping's (0: passive, undamped)
+            self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                             name="work of τm − damping" if result.tau is not None else "work of the damping")
+            text = self.elastic_plots.show(result, self._revolute(result.q.shape[1]))
+        elif result.work is None or result.tau is None:   # a passive fall has neither
             self.tau_plot.setTitle("joint torques: none (the arm is let go)")
             drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
             text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
@@ -305,7 +329,7 @@ class SimulatePanel(QWidget):
         if result.passes:
             text = text.rstrip(".") + "." + self._limits_text(result)
         self.status.setText(text)
-        for plot in self._plots():
+        for plot in self._shown_plots():
             plot.enableAutoRange()
             place_legend(plot)
         self.scrub.blockSignals(True)
@@ -321,7 +345,8 @@ class SimulatePanel(QWidget):
         said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
         if result.kind.endswith("end stops"):
             return f" At the end stops: {said}."
-        why = ("no end stops: choose 'end stops at the limits' to model them" if result.kind.startswith("passive")
+        why = ("the elastic model has no end stops" if isinstance(result, ElasticMotionResult) else
+               "no end stops: choose 'end stops at the limits' to model them" if result.kind.startswith("passive")
                else "the motion is given: nothing stops it")
         return (f" Joint limits passed ({why}): {said}. "
                 "Playback shows the simulated values, red where outside the limits.")
@@ -373,7 +398,7 @@ class SimulatePanel(QWidget):
             return
         t = float(r.t[k])
         self.time_label.setText(f"t = {t:.2f} s")
-        for line in self.time_lines:
+        for line in (*self.time_lines, *self.elastic_plots.lines):
             line.setValue(t)
         if self.model is not None and r.q.shape[1] == self.model.n:
             self.poseRequested.emit(r.q[k].copy())
