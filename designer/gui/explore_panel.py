@@ -192,7 +192,7 @@ class ExplorePanel(QWidget):
             payload = self.payload.value()   # kg at the tool (explore/payload.py)
             elastic = {k: joints.per_joint(v) for k, v in drive_ratings(model).items()}   # a closed chain's actuated
             # elastic joints: the project's drive data; payload named, so **values (arrays or None) fill the rest
-            return Ratings.of(n, **values, **elastic, payload=payload)  # type: ignore[arg-type]
+            return Ratings.of(n, **values, **elastic, payload=payload)
         except (ValueError, MetricError) as exc:
             raise ExploreInputError(str(exc)) from None
 
