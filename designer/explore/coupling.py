@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .joint_names import joint_numbers   # re-exported: the coupling sweeps name joints as explore does
 from ..model import Manipulator
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..numeric.batch import Batch
@@ -54,13 +55,6 @@ class Quantity(str, Enum):
             Quantity.CENTRIFUGAL_IJ: f"C_{a}{b}",
             Quantity.CENTRIFUGAL_JI: f"C_{b}{a}",
         }[self]
-
-
-def joint_numbers(arm) -> tuple[int, ...]:
-    """The joints' numbers (1-based): 1..n for a serial arm, a closed chain's actuated joints by their
-    links (:class:`~designer.explore.closed.ClosedArm`: the palletizer's 1, 2, 4, 6)."""
-    cd = getattr(arm, "cd", None)
-    return tuple(range(1, arm.n + 1)) if cd is None else tuple(int(j) + 1 for j in cd.act)
 
 
 def _batch(arm, q: np.ndarray):

@@ -34,6 +34,12 @@ class ExploreJoints:
     def n(self) -> int:
         return len(self.index)
 
+    @property
+    def numbers(self) -> tuple[int, ...]:
+        """The joints' names in metric texts and maps (:mod:`designer.explore.joint_names`): 1..n, a
+        closed chain's actuated joints by their links."""
+        return tuple(i + 1 for i in self.index)
+
     def name(self, k: int) -> str:
         """The name of metric joint ``k`` (1-based, as the metrics and maps number them)."""
         return self.names[k - 1]

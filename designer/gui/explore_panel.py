@@ -141,7 +141,7 @@ class ExplorePanel(QWidget):
             self.q_tree = np.zeros(model.n)
         if self.q.shape != (joints.n,):
             self.q = np.zeros(joints.n)
-        self.picker.set_joint_count(joints.n)
+        self.picker.set_joints(joints.numbers)   # metric texts name them as the core does
         drive_defaults.show(self.ratings_edits, model, RATING_UNITS)
         for view in self.views():
             view.set_model(model)

@@ -20,6 +20,7 @@ import numpy as np
 from ...explore.distribute import Compute, open_executor
 from ...explore.joints import explore_arm
 from ...explore.maps import CHUNK_STATES, MapResult, Sampling, evaluate_chunked, joint_limits, map_job
+from ...explore.joint_names import joint_numbers
 from ...explore.metrics import Ratings, evaluate, parse_metric
 from ...explore.sweep import SweepSpec, sweep
 from ...jobs import CancelToken, Job, Progress
@@ -163,7 +164,7 @@ def compare_job(model_a: Manipulator, model_b: Manipulator, metric: str, joint: 
     arm_b = explore_arm(model_b)
     if arm_a.n != arm_b.n:
         raise ValueError(f"design A has {arm_a.n} joints and design B {arm_b.n}: compare arms of the same size")
-    spec = parse_metric(metric, arm_a.n)
+    spec = parse_metric(metric, arm_a.n, joint_numbers(arm_a))   # the picker names A's joints (by links)
     yield Progress("compare", None, f"every metric at the pose and over {samples} samples")
     rows = compare(arm_a, arm_b, q, ratings, samples, stats=tuple(stats))
     token.check()

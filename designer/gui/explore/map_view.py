@@ -3,6 +3,8 @@ statistics over samples within the joint limits."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 
 import numpy as np
@@ -14,6 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from ...explore.maps import STATS, Sampling
 from ...errors import DesignerError
 from ...explore.coupling import default_map_joints
+from ...explore.joint_names import joint_numbers
 from ...explore.joints import explore_arm, explore_joints
 from ...model import Manipulator
 from ...model.manipulator import MissingParameterError
@@ -175,6 +178,8 @@ class MapView(ExploreView):
                                  f"{self.context.joints(model).names[0]} (the Workspace view samples it)")
             if joints[0] == joints[1]:
                 raise ValueError("pick two different joints for x and y")
+            names = joint_numbers(arm)   # the core names a closed chain's joints by their links
+            joints = (names[joints[0] - 1], names[joints[1] - 1])
             metric, q = self.context.metric_text(), self.context.q.tolist()
             steps, samples, sampling = self.steps.value(), self.samples.value(), self.sampling.currentData()
             compute = load_compute()   # where the maps run: the Compute preference, as for sweeps
@@ -184,6 +189,11 @@ class MapView(ExploreView):
         return self.context.guarded("Map", start)
 
     def show_result(self, result: MapResult, model: Manipulator | None = None) -> None:
+        if model is not None:   # the core's joint names (a closed chain's links) back to places 1..n here
+            names = explore_joints(model).numbers
+            if all(k in names for k in result.grid.joints):
+                places = tuple(names.index(k) + 1 for k in result.grid.joints)
+                result = replace(result, grid=replace(result.grid, joints=places))
         self.result = result
         self.result_model = model
         # units and names of the map's joints: those of the model it was computed for

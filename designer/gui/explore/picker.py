@@ -117,6 +117,9 @@ class MetricPicker(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.n = 0
+        #: how the metric texts name the joints: 1..n, a closed chain's actuated joints by their links
+        #: (1, 2, 4, 6 for the palletizer), as the core's parse_metric and the CLI name them
+        self.numbers: tuple[int, ...] = ()
         # not "metric": that name is QPaintDevice.metric(), a virtual Qt calls for the widget's DPI
         self.metric_box = QComboBox(self)
         for k, name in enumerate(METRICS):
@@ -148,9 +151,17 @@ class MetricPicker(QWidget):
         self.set_metric("coupling")
 
     def set_joint_count(self, n: int) -> None:
-        if n != self.n:
-            self.n = n
+        self.set_joints(tuple(range(1, n + 1)))
+
+    def set_joints(self, numbers) -> None:
+        """The joints the components offer, by their names (a closed chain's link numbers)."""
+        numbers = tuple(int(k) for k in numbers)
+        if numbers != self.numbers:
+            self.n, self.numbers = len(numbers), numbers
             self._fill_components()
+
+    def _label(self, i: int) -> int:
+        return self.numbers[i] if i < len(self.numbers) else i + 1
 
     def set_metric(self, text: str) -> None:
         """Select ``name`` or ``name[i]`` / ``name[i,j]`` (1-based); unknown texts are ignored."""
@@ -160,7 +171,11 @@ class MetricPicker(QWidget):
             return
         self.metric_box.setCurrentIndex(k)
         if rest:
-            k = _find(self.component, tuple(int(v) - 1 for v in rest.rstrip("]").split(",")))
+            names = [int(v) for v in rest.rstrip("]").split(",")]
+            labels = [self._label(i) for i in range(self.n)]
+            if any(v not in labels for v in names):
+                return
+            k = _find(self.component, tuple(labels.index(v) for v in names))
             if k >= 0:
                 self.component.setCurrentIndex(k)
 
@@ -171,7 +186,7 @@ class MetricPicker(QWidget):
         index = self.component.currentData()
         if not index:
             return self.name()
-        return f"{self.name()}[{','.join(str(i + 1) for i in index)}]"
+        return f"{self.name()}[{','.join(str(self._label(i)) for i in index)}]"
 
     def _metric_changed(self) -> None:
         name = self.name()
@@ -195,11 +210,11 @@ class MetricPicker(QWidget):
             self.component.addItem(f"worst ({_REDUCE_TEXT[m.reduce]})", ())
             if m.shape is Shape.JOINT:
                 for i in range(self.n):
-                    self.component.addItem(f"joint {i + 1}", (i,))
+                    self.component.addItem(f"joint {self._label(i)}", (i,))
             else:
                 for i in range(self.n):
                     for j in range(i, self.n):
-                        self.component.addItem(f"{i + 1},{j + 1}", (i, j))
+                        self.component.addItem(f"{self._label(i)},{self._label(j)}", (i, j))
         k = _find(self.component, keep)
         self.component.setCurrentIndex(max(k, 0))
         self.component.setEnabled(m.shape is not Shape.SCALAR)

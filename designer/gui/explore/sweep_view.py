@@ -183,8 +183,8 @@ class SweepView(ExploreView):
         metrics = [self.context.metric_text()]
         second = self.second_metric.text().strip()
         if second:
-            n = self.context.joints(model).n   # a closed chain's actuated joints
-            metrics.append(parse_metric(second, n).label)
+            joints = self.context.joints(model)   # a closed chain's actuated joints, named by their links
+            metrics.append(parse_metric(second, joints.n, joints.numbers).label)
         ratings = self.context.ratings(self.context.joints(model).n)
         return SweepSpec(tuple(axes), tuple(dict.fromkeys(metrics)), SWEEP_STATS, self.samples.value(),
                          ratings=ratings)

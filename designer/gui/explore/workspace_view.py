@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
 from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
+from ...explore.joint_names import joint_numbers
 from ...explore.metrics import Ratings, parse_metric
 from ...jobs import CancelToken, Job, Progress
 from ...explore.joints import explore_joints
@@ -40,7 +41,7 @@ def workspace_job(arm: NumericArm, metric: str, count: int, sampling: Sampling, 
                   token: CancelToken) -> Job[WorkspaceResult]:
     """Tool positions and the metric at ``count`` samples (the states of
     :func:`~designer.explore.maps.workspace_map` with seed 0)."""
-    spec = parse_metric(metric, arm.n)
+    spec = parse_metric(metric, arm.n, joint_numbers(arm))
     q = sample_configurations(arm, count, sampling, seed=0)
     positions = np.empty((len(q), 3))
     for s in range(0, len(q), CHUNK_STATES):
