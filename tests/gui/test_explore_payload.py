@@ -17,6 +17,7 @@ from designer.kinematics import NumericArm
 from designer.project import load_project
 from tests.explore.test_elastic_metrics import _elastic_two_link
 from tests.support import robot_path
+from tests.support.sweeps import one_axis_sweep
 
 pytestmark = pytest.mark.usefixtures("no_dialogs")
 
@@ -91,12 +92,7 @@ def test_a_sweep_of_the_deflection_carries_the_payload_to_the_core(qtbot, panel)
     from designer.jobs import run as run_job
     panel.payload.edit.setText("2.5")
     view = panel.sweep_view
-    view.params[0].setCurrentText("m2")
-    view.starts[0].setValue(0.5)
-    view.stops[0].setValue(2.0)
-    view.counts[0].setValue(3)
-    view.params[1].setCurrentText("(none)")
-    view.samples.setValue(32)
+    one_axis_sweep(view, "m2", 0.5, 2.0, 3, samples=32)
     spec = view.spec()
     assert spec.ratings.payload == 2.5
     with qtbot.waitSignal(panel.jobEnded, timeout=60_000) as blocker:
