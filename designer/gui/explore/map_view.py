@@ -192,8 +192,8 @@ class MapView(ExploreView):
         if model is not None:   # the core's joint names (a closed chain's links) back to places 1..n here
             names = explore_joints(model).numbers
             if all(k in names for k in result.grid.joints):
-                places = tuple(names.index(k) + 1 for k in result.grid.joints)
-                result = replace(result, grid=replace(result.grid, joints=places))
+                i, j = (names.index(k) + 1 for k in result.grid.joints)
+                result = replace(result, grid=replace(result.grid, joints=(i, j)))
         self.result = result
         self.result_model = model
         # units and names of the map's joints: those of the model it was computed for
