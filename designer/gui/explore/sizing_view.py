@@ -59,6 +59,7 @@ def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) 
     """``move``: ("quintic", q0, q1, duration, steps), ("csv", path) or ("cube", seed, centre, edge,
     tool speed, steps) with centre None to search the largest cube; ``payload``: None or
     (rated torque, reach, count) for the envelope over a count x count grid of offsets."""
+    from ...explore.joint_names import joint_numbers
     from ...explore.sizing import payload_envelope, quintic, read_trajectory, size_motors
     cube = None
     if move[0] == "cube":
@@ -67,7 +68,7 @@ def sizing_job(arm: NumericArm, move, gear, rotor, payload, token: CancelToken) 
         cube = (yield from find_test_cube(arm)) if centre is None else test_cube(arm, centre, edge, seed=seed)
         traj = cube_path(arm, cube, speed, max(3, (steps - 1) // 5 + 1)).trajectory
     else:
-        traj = quintic(*move[1:]) if move[0] == "quintic" else read_trajectory(move[1], arm.n)
+        traj = quintic(*move[1:]) if move[0] == "quintic" else read_trajectory(move[1], arm.n, joint_numbers(arm))
     yield Progress("torques", 0.0, f"{len(traj.t)} states")
     sizing = size_motors(arm, traj, gear, rotor)
     if payload is None:
