@@ -101,6 +101,29 @@ def _condition(args, model, bp) -> dict | None:
             "samples": len(ex.t), "condition": ex.condition}
 
 
+def _closed_excite(args, model, bp) -> dict:
+    """``regressor --base --excite`` of a closed chain: a Fourier series of the actuated joints whose
+    states all close (control/closed_identification.py); ``--excite-out`` gets it with the columns named
+    by the links, as ``--trajectory`` and ``torques`` read them."""
+    from ..control.closed_identification import closed_excitation
+    from ..model.mechanism import actuated_indices
+    act = actuated_indices(model)
+    try:
+        ex = closed_excitation(model, bp, args.period, args.harmonics, speed=_limits(args.speed, len(act), "--speed"),
+                               acceleration=_limits(args.acceleration, len(act), "--acceleration"))
+    except ValueError as exc:
+        raise UserError(f"--excite: {exc}") from None
+    if args.excite_out:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["t"] + [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in act])
+        for k in range(len(ex.t)):
+            w.writerow([repr(float(x)) for x in (ex.t[k], *ex.q[:, k], *ex.qd[:, k], *ex.qdd[:, k])])
+        write_output(buf.getvalue(), args.excite_out)
+    return {"trajectory": f"Fourier series, {args.harmonics} harmonics, period {args.period:g} s",
+            "samples": len(ex.t), "condition": ex.condition}
+
+
 def cmd_regressor(args) -> int:
     from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
@@ -122,13 +145,12 @@ def _closed_regressor(args, model) -> int:
     from ..control.closed_identification import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
-    if args.excite:
-        raise UserError(f"{args.project}: regressor --excite: not for closed chains yet")
-    if args.trajectory and not args.base:
-        raise UserError(f"{args.project}: regressor --trajectory of a closed chain: the condition number of Y_b "
+    which = "--trajectory" if args.trajectory else "--excite" if args.excite else None
+    if which and not args.base:
+        raise UserError(f"{args.project}: regressor {which} of a closed chain: the condition number of Y_b "
                         "needs --base")
-    if args.trajectory and args.drives:
-        raise UserError(f"{args.project}: regressor --trajectory of a closed chain: without --drives (the condition "
+    if which and args.drives:
+        raise UserError(f"{args.project}: regressor {which} of a closed chain: without --drives (the condition "
                         "number is of the rigid-body base parameters)")
     if args.format not in ("json", "markdown"):
         raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
@@ -148,6 +170,8 @@ def _closed_regressor(args, model) -> int:
             except DesignerError as exc:
                 raise UserError(f"{args.trajectory}: {exc}") from None
             data["condition"] = {"trajectory": args.trajectory, "samples": len(Q), "condition": cond}
+        elif args.excite:
+            data["condition"] = _closed_excite(args, model, bp)
     if args.format == "json":
         write_output(json.dumps(data, indent=1) + "\n", args.out)
         return 0

@@ -17,7 +17,8 @@ from ..model.manipulator import Manipulator
 from ..numeric.closed import closed_dynamics
 from ..numeric.closed_regressor import ClosedBaseParameters, ClosedRegressor, closed_base_parameters
 
-__all__ = ["combination_text", "closed_base_table", "closed_condition_number", "read_actuated_trajectory"]
+__all__ = ["combination_text", "closed_base_table", "closed_condition_number", "closed_excitation",
+           "read_actuated_trajectory"]
 
 
 def combination_text(combo: dict[str, float]) -> str:
@@ -65,3 +66,27 @@ def closed_condition_number(model: Manipulator, bp: ClosedBaseParameters, Q, QD,
         raise DesignerError("the trajectory has no samples")
     s = np.linalg.svd(np.vstack(rows), compute_uv=False)
     return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
+
+
+class _Actuated:
+    """The actuated joints' count, limits and kinds: what the Fourier excitation reads of an arm."""
+
+    def __init__(self, model: Manipulator):
+        cd = closed_dynamics(model)
+        act = list(cd.act)
+        self.n = len(act)
+        self.limits = np.asarray(cd.tree.arm.limits, float)[act]
+        self.revolute = np.asarray(cd.tree.arm.revolute)[act]
+
+
+def closed_excitation(model: Manipulator, bp: ClosedBaseParameters, period: float = 10.0, harmonics: int = 5,
+                      samples: int = 200, speed=None, acceleration=None, draws: int = 20, seed: int = 0):
+    """A closed chain's excitation: the best conditioned of ``draws`` random Fourier trajectories of the
+    actuated joints within their limits (:func:`~designer.control.excitation.fourier_excitation`), rated
+    by cond(Y_b) of the closed-loop base regressor; a draw passing where a loop cannot close is left out."""
+    from .excitation import fourier_excitation
+
+    def condition(q, qd, qdd) -> float:
+        return closed_condition_number(model, bp, q.T, qd.T, qdd.T)
+    return fourier_excitation(None, _Actuated(model), period, harmonics, samples, speed, acceleration, draws, seed,
+                              condition=condition)

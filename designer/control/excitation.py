@@ -11,10 +11,12 @@ the limits; of several draws the one whose base regressor is best conditioned is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DesignerError
 from ..identification.base_params import BaseParameters, base_regressor
 from ..kinematics import NumericArm
 
@@ -50,11 +52,22 @@ def _series(q0, a, b, w: float, t: np.ndarray):
     return q, qd, qdd
 
 
-def fourier_excitation(bp: BaseParameters, arm: NumericArm, period: float = 10.0, harmonics: int = 5,
+def fourier_excitation(bp: BaseParameters | None, arm, period: float = 10.0, harmonics: int = 5,
                        samples: int = 200, speed=None, acceleration=None, draws: int = 20,
-                       seed: int = 0) -> Excitation:
+                       seed: int = 0, condition: Callable[..., float] | None = None) -> Excitation:
     """The best conditioned of ``draws`` random Fourier trajectories within the joint limits
-    (arm.limits; +-pi or +-0.5 m where none), ``speed`` and ``acceleration`` (per joint or one value)."""
+    (arm.limits; +-pi or +-0.5 m where none), ``speed`` and ``acceleration`` (per joint or one value).
+
+    ``arm`` needs ``n``, ``limits`` and ``revolute``; ``condition(q, qd, qdd)`` (columns the states)
+    rates a draw, by default :func:`condition_number` of ``bp`` on ``arm`` (a closed chain passes its
+    own, over its actuated joints). A draw that ``condition`` refuses (a DesignerError: a state where a
+    loop cannot close) is passed over; when every draw is, a ValueError says so."""
+    if condition is None:
+        assert bp is not None
+        base = bp
+
+        def condition(q, qd, qdd):
+            return condition_number(base, arm, q, qd, qdd)
     n = arm.n
     if period <= 0 or harmonics < 1 or samples < 2 or draws < 1:
         raise ValueError("period must be positive; harmonics, samples and draws at least 1, 1, 2, 1")
@@ -81,8 +94,13 @@ def fourier_excitation(bp: BaseParameters, arm: NumericArm, period: float = 10.0
         scale = 1.0 / np.maximum(ratios.max(axis=0), 1e-300)
         q = q0[:, None] + (q - shift[:, None]) * scale[:, None]
         qd, qdd = qd * scale[:, None], qdd * scale[:, None]
-        cond = condition_number(bp, arm, q, qd, qdd)
+        try:
+            cond = condition(q, qd, qdd)
+        except DesignerError:
+            continue
         if best is None or cond < best.condition:
             best = Excitation(t, q, qd, qdd, cond)
-    assert best is not None
+    if best is None:
+        raise ValueError(f"none of the {draws} random trajectories stays where the loops close: narrow the "
+                         "actuated joints' limits")
     return best

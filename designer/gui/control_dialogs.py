@@ -207,10 +207,10 @@ class IdentificationDialog(QDialog):
         notes += [f"Numeric grouping: {g}" for g in getattr(bp, "numeric_groups", ())]
         self.status.setText("\n".join(notes))
         self.load.setEnabled(True)
-        self.generate.setEnabled(not self.closed)
+        self.generate.setEnabled(True)
         if self.closed:
-            self.generate.setToolTip("A closed chain's excitation search is not in the core yet: load a "
-                                     "trajectory of the actuated joints")
+            self.generate.setToolTip("A Fourier series of the actuated joints within their limits, every sample "
+                                     "closing the loops (the best conditioned of 20 draws)")
 
     def _arm(self):
         from ..kinematics import NumericArm
@@ -222,6 +222,8 @@ class IdentificationDialog(QDialog):
 
     def excite(self) -> None:
         from ..control.excitation import fourier_excitation
+        if self.closed:
+            return self._excite_closed()
         arm = self._arm()
         if arm is None or self.bp is None:
             return
@@ -230,6 +232,21 @@ class IdentificationDialog(QDialog):
         def job(token):
             yield Progress("excitation", None, "Fourier series")
             return fourier_excitation(bp, arm, period, harmonics)
+        self.condition.setText("cond(Y_b): searching…")
+        self._start(job, self._show_excitation)
+
+    def _excite_closed(self) -> None:
+        """A closed chain's excitation in a worker (control/closed_identification.py): every draw's
+        samples close the loops and evaluate 10 n unit-parameter RNEAs."""
+        from ..control.closed_identification import closed_excitation
+        if self.bp is None:
+            return
+        model, bp = self.model, cast("ClosedBaseParameters", self.bp)
+        period, harmonics = self.period.value(), self.harmonics.value()
+
+        def job(token):
+            yield Progress("excitation", None, "Fourier series of the actuated joints")
+            return closed_excitation(model, bp, period, harmonics)
         self.condition.setText("cond(Y_b): searching…")
         self._start(job, self._show_excitation)
 

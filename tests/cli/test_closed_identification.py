@@ -54,3 +54,60 @@ def test_regressor_base_trajectory_of_a_closed_chain(tmp_path, capsys):
     assert err.count("\n") == 1 and "q6" in err
     assert main(["regressor", str(robot_path("palletizer_parallelogram")), "--trajectory", str(path)]) == 2
     assert "needs --base" in capsys.readouterr().err
+
+
+def test_regressor_base_excite_of_a_closed_chain(tmp_path, capsys):
+    """regressor --base --excite: a Fourier series of the actuated joints within their limits whose every
+    sample closes the loops; its rates are the derivatives of its positions (differenced here), and the
+    file it writes, read back by --trajectory, gives the condition number it reported."""
+    project = str(robot_path("palletizer_parallelogram"))
+    out = tmp_path / "excite.csv"
+    assert main(["regressor", project, "--base", "--excite", "--excite-out", str(out), "--period", "4",
+                 "--harmonics", "3"]) == 0
+    cond = json.loads(capsys.readouterr().out)["condition"]
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert out.read_text().splitlines()[0].startswith("t,q1,q2,q4,q6,qd1,qd2,qd4,qd6,qdd1")
+    t, Q, QD, QDD = rows[:, 0], rows[:, 1:5], rows[:, 5:9], rows[:, 9:13]
+    assert len(t) == cond["samples"] == 200 and np.isfinite(cond["condition"]) and cond["condition"] >= 1
+    model = load_project(robot_path("palletizer_parallelogram"))
+    cd = ClosedDynamics(model)
+    limits = np.asarray(cd.tree.arm.limits)[list(cd.act)]
+    assert np.all(Q >= limits[:, 0] - 1e-12) and np.all(Q <= limits[:, 1] + 1e-12)
+    guess = None
+    for q in Q:
+        guess = cd.positions(q, guess)                 # raises where a loop cannot close
+    dt = t[1] - t[0]
+    assert (Q[2:] - Q[:-2]) / (2 * dt) == pytest.approx(QD[1:-1], abs=2e-2 * np.abs(QD).max())
+    assert (QD[2:] - QD[:-2]) / (2 * dt) == pytest.approx(QDD[1:-1], abs=2e-2 * np.abs(QDD).max())
+    assert main(["regressor", project, "--base", "--trajectory", str(out)]) == 0
+    back = json.loads(capsys.readouterr().out)["condition"]
+    assert back["condition"] == pytest.approx(cond["condition"], rel=1e-6)
+    assert main(["regressor", project, "--excite"]) == 2
+    assert "needs --base" in capsys.readouterr().err
+
+
+def test_excitation_draws_that_cannot_close_are_left_out():
+    """The four-bar's excitation closes at every sample; draws the rating refuses (a loop that cannot
+    close) are passed over, and none left is a ValueError saying so, not a traceback."""
+    from designer.control.closed_identification import closed_excitation
+    from designer.control.excitation import fourier_excitation
+    from designer.kinematics.closure import ClosureError
+    model = load_project(robot_path("four_bar"))
+    cd = ClosedDynamics(model)
+    bp = closed_base_parameters(cd)
+    ex = closed_excitation(model, bp, period=4, harmonics=2, draws=5)
+    guess = None
+    for q in ex.q.T:
+        guess = cd.positions(q, guess)
+    seen = []
+
+    def refuse(q, qd, qdd):
+        seen.append(1)
+        if len(seen) < 3:
+            raise ClosureError("cannot close")
+        return float(len(seen))
+    arm = type("A", (), {"n": 1, "limits": np.array([[-1.0, 1.0]]), "revolute": np.array([True])})()
+    assert fourier_excitation(None, arm, 4, 2, draws=4, condition=refuse).condition == 3.0
+    seen.clear()
+    with pytest.raises(ValueError, match="none of the 2 random trajectories"):
+        fourier_excitation(None, arm, 4, 2, draws=2, condition=refuse)

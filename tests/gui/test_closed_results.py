@@ -211,7 +211,7 @@ def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(
     assert names == [name for name, _ in bp.base]
     values = [float(dialog.table.item(r, 2).text()) for r in range(dialog.table.rowCount())]
     assert values == pytest.approx(bp.values, rel=1e-5, abs=1e-9)
-    assert not dialog.generate.isEnabled() and dialog.load.isEnabled()
+    assert dialog.generate.isEnabled() and dialog.load.isEnabled()
     # cond(Y_b) over a trajectory of the actuated joints (columns named by their links)
     rng = np.random.default_rng(3)
     Q, QD, QDD = rng.uniform(-0.5, 0.5, (3, 12, 4))
@@ -227,6 +227,16 @@ def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(
     s = np.linalg.svd(Y, compute_uv=False)
     shown = float(dialog.condition.text().rsplit(": ", 1)[1])
     assert shown == pytest.approx(s[0] / s[-1], rel=1e-5)
+    # the excitation search: a Fourier series of the actuated joints, rated on the same base regressor
+    dialog.period.setValue(4.0)
+    dialog.harmonics.setValue(2)
+    dialog.excite()
+    qtbot.waitUntil(lambda: "searching" not in dialog.condition.text(), timeout=120_000)
+    ex = dialog.excitation
+    assert ex.q.shape == (4, len(ex.t))
+    Y = np.vstack([reg.actuated(ex.q[:, k], ex.qd[:, k], ex.qdd[:, k])[:, columns] for k in range(len(ex.t))])
+    s = np.linalg.svd(Y, compute_uv=False)
+    assert float(dialog.condition.text().rsplit(": ", 1)[1]) == pytest.approx(s[0] / s[-1], rel=1e-5)
     dialog.close()
 
 
