@@ -75,13 +75,13 @@ def design_ratings(model, ratings, values: dict[str, float]):
     return replace(ratings, stiffness=k)
 
 
-def passive_stiffness_refused(model, metric: str) -> None:
+def passive_stiffness_refused(model, what: str) -> None:
     """A closed chain's elastic joints are its actuated ones (the gearboxes sit at the motors): a passive
     joint given a stiffness is refused in one line naming it (its spring would sit inside the loops)."""
     passive = [str(i + 1) for i, link in enumerate(model.links) if not link.actuated
                and link.drive is not None and link.drive.stiffness is not None]
     if passive:
-        raise MetricError(f"metric '{metric}': passive joint(s) {', '.join(passive)} of the closed chain have a "
+        raise MetricError(f"{what}: passive joint(s) {', '.join(passive)} of the closed chain have a "
                           "drive stiffness; only the actuated joints (the motors' gearboxes) can be elastic")
 
 
@@ -89,7 +89,7 @@ def joints_of(b, r, metric: str, rotors: bool = False) -> ElasticJoints:
     """The elastic joints the ratings describe (a closed chain's: its actuated joints, in the actuated
     coordinates of M_a and J W); a metric without stiffness data says so."""
     if _closed(b):
-        passive_stiffness_refused(b.arm.model, metric)
+        passive_stiffness_refused(b.arm.model, f"metric '{metric}'")
     r.need("stiffness", metric)
     if rotors and np.any(r.need("rotor", metric)[np.isfinite(r.stiffness)] <= 0):
         raise ElasticModelError(f"metric '{metric}' needs every elastic joint's rotor inertia "

@@ -13,6 +13,7 @@ The palletizer with drive stiffness on its actuated joints and random parallelog
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -132,3 +133,38 @@ def test_links_bending_of_a_closed_chain_stays_refused():
     for name in ("frequency_links", "deflection_links", "compliance_links"):
         with pytest.raises(MetricError, match="closed chain|serial"):
             evaluate(arm, np.zeros((1, arm.n)), name, ratings(model, 0.0))
+
+
+def test_modes_command_of_a_closed_chain(tmp_path, capsys):
+    """``modes`` on the palletizer with gearboxes: its actuated joints named by their links, the frequencies
+    and compliance against the Pinocchio side, the sag against the same law; one-line refusals."""
+    from designer.cli import main
+    from designer.project.io import dumps_project
+    model = mechanism("palletizer", 0)
+    path = tmp_path / "pal.json"
+    path.write_text(dumps_project(model))
+    arm = ClosedArm(model)
+    qa = np.array([0.1, -0.2, 0.3, 0.2])
+    assert main(["modes", str(path), "--q", *map(str, qa), "--payload", "5"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["joints"] == ["q1", "q2", "q4", "q6"]
+    M, G, J, _ = reference(model, arm, qa)
+    act = [i for i, link in enumerate(model.links) if link.actuated]
+    k = np.array([model.links[i].drive.stiffness for i in act])
+    w2 = scipy.linalg.eigh(np.diag(k), M, eigvals_only=True)
+    np.testing.assert_allclose(out["locked"]["frequency_hz"], np.sqrt(w2) / (2 * np.pi), rtol=1e-6)
+    assert len(out["free"]["frequency_hz"]) == 4
+    np.testing.assert_allclose(np.array(out["compliance"]["matrix"])[:3, :3], J @ np.diag(1 / k) @ J.T,
+                               rtol=1e-6, atol=1e-6 * np.abs(J @ np.diag(1 / k) @ J.T).max())
+    weight = 5.0 * np.array([float(v) for v in model.numeric().gravity])
+    np.testing.assert_allclose(out["sag_mm"], 1e3 * J @ ((J.T @ weight - G) / k), rtol=1e-6, atol=1e-9)
+    # one line, exit 2: the tree's six values, and a passive joint with a stiffness
+    assert main(["modes", str(path), "--q", "0", "0", "0", "0", "0", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "q1, q2, q4, q6" in err and len(err.strip().splitlines()) == 1
+    links = list(model.links)
+    links[2] = replace(links[2], drive=Drive(stiffness=1e4))
+    path.write_text(dumps_project(replace(model, links=tuple(links))))
+    assert main(["modes", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "passive joint(s) 3" in err and len(err.strip().splitlines()) == 1
