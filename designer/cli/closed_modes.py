@@ -56,7 +56,8 @@ def closed_modes(args, model) -> int:
                        "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
     C = (J * joint_compliance(joints)) @ J.T
     out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
-    out["sag_mm"] = (1e3 * sag(arm, joints, q, payload, J=J, G=b.G[0])).tolist()
+    # sag reads only the arm's gravity when given J and G (ClosedArm has it)
+    out["sag_mm"] = (1e3 * sag(arm, joints, q, payload, J=J, G=b.G[0])).tolist()  # type: ignore[arg-type]
     out["payload_kg"] = payload
     out["note"] = "closed chain: the actuated joints' gearboxes, the links rigid"
     write_output(json.dumps(out, indent=1) + "\n", args.out)
