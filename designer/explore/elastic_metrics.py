@@ -64,13 +64,20 @@ def design_ratings(model, ratings, values: dict[str, float]):
         return ratings
     design = np.array([np.inf if d is None or d.stiffness is None else d.stiffness
                        for d in numeric_drives(model, values)], dtype=float)
+    number = list(range(1, model.n + 1))   # each rated joint's link number
+    if not model.is_serial:   # the ratings hold a closed chain's actuated joints: the named ones by their place there
+        act = [i for i, link in enumerate(model.links) if link.actuated]
+        named = [act.index(i) for i in named if i in act]
+        design, number = design[act], [i + 1 for i in act]
+        if not named:
+            return ratings
     if ratings.stiffness is None:
         k = design
     else:
         k = ratings.stiffness.copy()
         k[named] = design[named]
     if not np.all(k > 0):
-        raise ElasticModelError(f"stiffness of joint(s) {', '.join(str(i + 1) for i in named if not k[i] > 0)}: "
+        raise ElasticModelError(f"stiffness of joint(s) {', '.join(str(number[i]) for i in named if not k[i] > 0)}: "
                                 f"must be positive, is {', '.join(f'{k[i]:g}' for i in named if not k[i] > 0)}")
     return replace(ratings, stiffness=k)
 

@@ -168,3 +168,19 @@ def test_modes_command_of_a_closed_chain(tmp_path, capsys):
     assert main(["modes", str(path)]) == 2
     err = capsys.readouterr().err
     assert "passive joint(s) 3" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_sweep_of_a_named_stiffness_reaches_its_actuated_joint():
+    """k4 names the crank's (link 4's) stiffness, the third actuated joint: a design's value lands there."""
+    import sympy as sp
+    from designer.explore.elastic_metrics import design_ratings
+    model = mechanism("palletizer", 0)
+    links = list(model.links)
+    links[3] = replace(links[3], drive=replace(links[3].drive, stiffness=sp.Symbol("k4")))
+    model = replace(model, links=tuple(links), parameters={**dict(model.parameters), "k4": 3e4})
+    r = ratings(model, 0.0)
+    assert r.stiffness[2] == 3e4
+    k = design_ratings(model, r, {"k4": 7e4}).stiffness
+    np.testing.assert_array_equal(k, np.r_[r.stiffness[:2], 7e4, r.stiffness[3:]])
+    with pytest.raises(Exception, match="joint\\(s\\) 4"):
+        design_ratings(model, r, {"k4": -1.0})
