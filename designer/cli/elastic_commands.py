@@ -84,6 +84,10 @@ def cmd_modes(args) -> int:
     from ..numeric.modes import free_modes, locked_modes
     from ..numeric.stiffness import sag, tool_compliance
     from .numeric_commands import _values, number
+    closed = load_model(args.project, closed=True)
+    if not closed.is_serial:   # its actuated joints' gearboxes (cli/closed_modes.py)
+        from .closed_modes import closed_modes
+        return closed_modes(args, closed)
     model, arm, joints = _arm_and_joints(args, links_bend=True)
     q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
     payload = number(args.payload, "--payload")

@@ -27,7 +27,7 @@ from ..numeric.beams import tool_sag_many
 from ..numeric.elastic import ElasticJoints, ElasticModelError
 from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import lowest_frequency
-from ..numeric.stiffness import compliance_axes, sag, tool_compliance
+from ..numeric.stiffness import compliance_axes, joint_compliance, sag, tool_compliance
 from .metric_error import MetricError
 
 __all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "explored_drive_values"]
@@ -64,19 +64,39 @@ def design_ratings(model, ratings, values: dict[str, float]):
         return ratings
     design = np.array([np.inf if d is None or d.stiffness is None else d.stiffness
                        for d in numeric_drives(model, values)], dtype=float)
+    number = list(range(1, model.n + 1))   # each rated joint's link number
+    if not model.is_serial:   # the ratings hold a closed chain's actuated joints: the named ones by their place there
+        act = [i for i, link in enumerate(model.links) if link.actuated]
+        named = [act.index(i) for i in named if i in act]
+        design, number = design[act], [i + 1 for i in act]
+        if not named:
+            return ratings
     if ratings.stiffness is None:
         k = design
     else:
         k = ratings.stiffness.copy()
         k[named] = design[named]
     if not np.all(k > 0):
-        raise ElasticModelError(f"stiffness of joint(s) {', '.join(str(i + 1) for i in named if not k[i] > 0)}: "
+        raise ElasticModelError(f"stiffness of joint(s) {', '.join(str(number[i]) for i in named if not k[i] > 0)}: "
                                 f"must be positive, is {', '.join(f'{k[i]:g}' for i in named if not k[i] > 0)}")
     return replace(ratings, stiffness=k)
 
 
+def passive_stiffness_refused(model, what: str) -> None:
+    """A closed chain's elastic joints are its actuated ones (the gearboxes sit at the motors): a passive
+    joint given a stiffness is refused in one line naming it (its spring would sit inside the loops)."""
+    passive = [str(i + 1) for i, link in enumerate(model.links) if not link.actuated
+               and link.drive is not None and link.drive.stiffness is not None]
+    if passive:
+        raise MetricError(f"{what}: passive joint(s) {', '.join(passive)} of the closed chain have a "
+                          "drive stiffness; only the actuated joints (the motors' gearboxes) can be elastic")
+
+
 def joints_of(b, r, metric: str, rotors: bool = False) -> ElasticJoints:
-    """The elastic joints the ratings describe; a metric without stiffness data says so."""
+    """The elastic joints the ratings describe (a closed chain's: its actuated joints, in the actuated
+    coordinates of M_a and J W); a metric without stiffness data says so."""
+    if _closed(b):
+        passive_stiffness_refused(b.arm.model, f"metric '{metric}'")
     r.need("stiffness", metric)
     if rotors and np.any(r.need("rotor", metric)[np.isfinite(r.stiffness)] <= 0):
         raise ElasticModelError(f"metric '{metric}' needs every elastic joint's rotor inertia "
@@ -94,11 +114,16 @@ def _frequency_free(b, r):
     return lowest_frequency(b.M, joints_of(b, r, "frequency_free", rotors=True), motors="free")
 
 
+def _closed(b) -> bool:
+    """A closed chain's batch (explore/closed.py ClosedBatch: M_a, G_a, J W over the actuated joints)."""
+    return hasattr(b.arm, "cd")
+
+
 def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
-    """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so."""
-    if not hasattr(b.arm, "beams"):   # a closed chain's ClosedArm: its links are not beams here
-        raise MetricError(f"metric '{metric}': for serial arms (the links' bending and the joints' compliance of a "
-                          "closed chain are not modelled)")
+    """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so. A
+    closed chain: its actuated joints' gearboxes only (its links' bending through the loops is not modelled)."""
+    if _closed(b):
+        return joints_of(b, r, metric)
     if r.stiffness is None and b.arm.beams:
         return ElasticJoints.of(b.n)
     if r.stiffness is None:
@@ -114,18 +139,28 @@ METRIC_SEGMENTS = 2
 
 
 def _frequency_links(b, r):
+    if _closed(b):
+        raise MetricError("metric 'frequency_links': for serial arms (a closed chain's links' bending through the "
+                          "loops is not modelled; 'frequency' gives its gearboxes' figure)")
     return lowest_flex_frequency(b.arm, _gearboxes_or_links(b, r, "frequency_links"), b.q, METRIC_SEGMENTS)
 
 
 def _deflection(b, r):
     joints = _gearboxes_or_links(b, r, "deflection")
-    # gearboxes and links superposed (small deflections): the joints' sag plus the beams' own
-    total = sag(b.arm, joints, b.q, r.payload, J=b.tool_jacobian, G=b.G) + tool_sag_many(b.arm, b.q, r.payload)[:, :3]
+    # gearboxes and links superposed (small deflections): the joints' sag plus the beams' own; a closed
+    # chain's the same over G_a and J W (dq_a = K^-1 (J_v^T m_p g - G_a), its links rigid)
+    total = sag(b.arm, joints, b.q, r.payload, J=b.tool_jacobian, G=b.G)
+    if not _closed(b):
+        total = total + tool_sag_many(b.arm, b.q, r.payload)[:, :3]
     return 1e3 * np.linalg.norm(total, axis=-1)
 
 
 def _compliance(b, r):
-    C = tool_compliance(b.arm, _gearboxes_or_links(b, r, "compliance"), b.q, J=b.tool_jacobian)
+    joints = _gearboxes_or_links(b, r, "compliance")
+    if _closed(b):   # J_a K^-1 J_a^T with J_a = J W, the tool Jacobian in the actuated rates; rigid links
+        C = (b.tool_jacobian * joint_compliance(joints)) @ np.swapaxes(b.tool_jacobian, -1, -2)
+    else:
+        C = tool_compliance(b.arm, joints, b.q, J=b.tool_jacobian)
     return 1e3 * compliance_axes(C)[0][:, -1]
 
 

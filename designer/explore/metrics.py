@@ -275,8 +275,9 @@ def _torque_bound(b, r):
 
 
 def _need_beams(b, name: str):
-    if not hasattr(b.arm, "beams"):   # a closed chain (explore/closed.py): its links' bending is not projected yet
-        raise MetricError(f"metric '{name}' of a closed chain: not computed yet (the links' bending through the loops)")
+    if hasattr(b.arm, "cd"):   # a closed chain (explore/closed.py): its links' bending is not projected yet
+        raise MetricError(f"metric '{name}' of a closed chain: not computed yet (the links' bending through the loops; "
+                          "'deflection' and 'compliance' give its gearboxes' figures)")
     if not b.arm.beams:
         raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
 
