@@ -19,6 +19,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from designer.explore.joint_names import joint_numbers  # noqa: E402
 from designer.explore.joints import explore_arm  # noqa: E402
 from designer.explore.maps import Sampling, map_job  # noqa: E402
 from designer.jobs import NEVER, run  # noqa: E402
@@ -29,7 +30,9 @@ from benchmarks.bench_derive import timed  # noqa: E402  (median of runs, and th
 
 def _map(arm, steps: int, metric: str):
     progress = []
-    result = run(map_job(arm, metric, (2, 3), np.zeros(arm.n), steps, 0, Sampling.SOBOL, None, NEVER), progress.append)
+    names = joint_numbers(arm)   # the second and third joints, by their names (the palletizer's q2, q4)
+    pair = (names[1], names[2])
+    result = run(map_job(arm, metric, pair, np.zeros(arm.n), steps, 0, Sampling.SOBOL, None, NEVER), progress.append)
     return result, len(progress)
 
 
