@@ -296,13 +296,16 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
                             token: CancelToken = NEVER, only: Collection[str] | None = None) -> Job[CodePlan]:
     """tau, M, G, h of ``eq`` (a closed chain's compact form) as a :class:`CodePlan`; ``values``: parameters
     written into the code as numbers (they leave ``p``)."""
-    if drives:
-        raise ValueError("drive terms: not for a closed chain's compact form yet")
     from ..dynamics.closed_compact import needed_steps, parameter_names
+    from .compact_drives import COMPACT_DRIVES_STATEMENT, compact_drive_terms
     cc = cast("ClosedCompact", eq.extras["closed_compact"])
     model = cc.carrier
     steps = [(a.symbol, a.value) for a in cc.steps]
     mats = dict(zip(BASIC_FUNCTIONS, (cc.tau, cc.mass_matrix, cc.gravity, cc.bias)))
+    if drives:   # every tree joint's drive data projected by W (codegen/compact_drives.py)
+        dM, dtau, dh = compact_drive_terms(cc)
+        added = {"tau": dtau, "mass_matrix": dM, "bias": dh}
+        mats = {k: m if m is None or k not in added else m + added[k] for k, m in mats.items()}
     if values:
         every = set().union(*(sp.sympify(v).free_symbols for _, v in steps))
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
@@ -328,5 +331,9 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
         funcs.append(plan_function(name, mat, model, index, prefix, steps=tuple(need), token=token, inputs=inputs))
     defaults = eq.model.parameter_values
     method = "compact closed-chain form (the tree's recursive Newton-Euler projected by W); " + closure_statement(cc)
+    if drives:
+        method += "; " + COMPACT_DRIVES_STATEMENT
+    elif cc.tree is not None and drive_statement(cc.tree, False):
+        method += "; " + drive_statement(cc.tree, False)
     return CodePlan(comment_text(model.name), method, "none", model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)
