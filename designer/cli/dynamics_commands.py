@@ -162,8 +162,8 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
 
 
 def _closed_compact_code(args, eq: Equations) -> None:
-    """What a closed chain's compact code cannot have (the closed form's extras: Coriolis matrix,
-    regressor): a clear refusal, before any code is planned."""
+    """What a closed chain's compact code cannot have (the closed form's regressor): a clear refusal,
+    before any code is planned."""
     if "closed_compact" not in eq.extras:
         return
     from ..codegen.plan import CLOSED_COMPACT_FUNCTIONS

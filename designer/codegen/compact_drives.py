@@ -35,8 +35,9 @@ def _num(v: float) -> sp.Expr:
     return sp.Float(v) if v else sp.Integer(0)
 
 
-def compact_drive_terms(cc: ClosedCompact) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
-    """(dM for M_a, dtau for tau_a, dh for h_a) over ``cc``'s step symbols (see the module docstring)."""
+def compact_drive_terms(cc: ClosedCompact) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix]:
+    """(dM for M_a, dtau for tau_a, dh for h_a, and dh's rotor part W^T N^2 Jm qdd_tree(qdd_a = 0), the
+    part quadratic in the rates, for the Coriolis matrix) over ``cc``'s step symbols (module docstring)."""
     if cc.tree is None:
         raise ValueError("drive terms: this compact form does not carry its projection")
     refl, visc, coul = drive_arrays(cc.tree)
@@ -46,20 +47,22 @@ def compact_drive_terms(cc: ClosedCompact) -> tuple[sp.Matrix, sp.Matrix, sp.Mat
         W[i][k] = sp.Integer(1)
     for r, i in enumerate(cc.pas):
         W[i] = [sp.sympify(w) for w in cc.Wp[r]]
-    dM, dtau, dh = sp.zeros(na, na), sp.zeros(na, 1), sp.zeros(na, 1)
+    dM, dtau, dh, rotor = sp.zeros(na, na), sp.zeros(na, 1), sp.zeros(na, 1), sp.zeros(na, 1)
     for i, row in enumerate(W):
         if not (refl[i] or visc[i] or coul[i]):
             continue
         qd = sp.sympify(cc.tree_qd[i])
         friction = _num(visc[i]) * qd + _num(coul[i]) * sp.sign(qd)
         at = _num(refl[i]) * sp.sympify(cc.tree_qdd[i]) + friction
-        at0 = _num(refl[i]) * sp.sympify(cc.tree_qdd0[i]) + friction
+        spin = _num(refl[i]) * sp.sympify(cc.tree_qdd0[i])
+        at0 = spin + friction
         for a in range(na):
             if row[a] == 0:
                 continue
             dtau[a] += row[a] * at
             dh[a] += row[a] * at0
+            rotor[a] += row[a] * spin
             for b in range(na):
                 if row[b] != 0:
                     dM[a, b] += row[a] * row[b] * _num(refl[i])
-    return dM, dtau, dh
+    return dM, dtau, dh, rotor
