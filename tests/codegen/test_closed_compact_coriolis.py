@@ -8,7 +8,6 @@ positions are inputs, and the palletizer's compact form (four actuated joints)."
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,21 +15,13 @@ import pytest
 from designer.codegen.files import code_files, full_plan
 from designer.dynamics.closed_compact import closed_compact_equations_job
 from designer.jobs import run
-from designer.model.extras import Drive
 from designer.model.manipulator import Convention
 from designer.numeric.closed import ClosedDynamics
 from designer.project import load_project
+from tests.codegen.test_closed_compact_drives import _drives_on_every_joint
 from tests.dynamics.test_closed_compact import fixed_cut_four_bar
 from tests.support import robot_path
 from tests.support.closed_reference import four_bar
-
-
-def _drives(model, rng):
-    links = tuple(replace(link, drive=Drive(gear_ratio=float(rng.uniform(5, 100)),
-                                            motor_inertia=float(rng.uniform(1e-5, 1e-3)),
-                                            viscous=float(rng.uniform(0, 20)), coulomb=float(rng.uniform(0, 5))))
-                  for link in model.links)
-    return replace(model, links=links)
 
 
 def _generated(model, tmp_path, drives: bool, name: str):
@@ -73,7 +64,7 @@ def _check(mod, model, drives: bool, qp_input: bool, seed: int = 2, eps: float =
 def test_random_four_bar_coriolis_matrix(tmp_path, seed, convention, mounted, drives):
     rng = np.random.default_rng(seed)
     model = four_bar(rng, convention, mounted=mounted)
-    model = _drives(model, rng) if drives else model
+    model = _drives_on_every_joint(model, rng) if drives else model
     _check(_generated(model, tmp_path, drives, f"fb{seed}"), model, drives, False, seed)
 
 
