@@ -162,14 +162,11 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
 
 
 def _closed_compact_code(args, eq: Equations) -> None:
-    """What a closed chain's compact code cannot have (the closed form's extras: Coriolis matrix,
-    regressor, drive terms): a clear refusal, before any code is planned."""
+    """What a closed chain's compact code cannot have (the closed form's regressor): a clear refusal,
+    before any code is planned."""
     if "closed_compact" not in eq.extras:
         return
     from ..codegen.plan import CLOSED_COMPACT_FUNCTIONS
-    why = eq.extras.get("no_closed_form", "")
-    if getattr(args, "drives", False):
-        raise UserError(f"--drives: not for a closed chain without a closed form yet ({why})")
     extra = sorted(set(getattr(args, "only", None) or ()) - set(CLOSED_COMPACT_FUNCTIONS))
     if extra:
         raise UserError(f"--functions {', '.join(extra)}: the compact code of a closed chain has "

@@ -25,7 +25,7 @@ silently eliminates nothing); a symmetric M is computed on its upper triangle.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING, cast
 
@@ -276,8 +276,9 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
 # ``designer.kinematics.closure.Closure.solve``), and trust them (they are not checked).
 # A pose where a four-bar cannot close (its bars do not reach) gives NaN through the square root.
 
-#: what a closed chain's compact code has
-CLOSED_COMPACT_FUNCTIONS = BASIC_FUNCTIONS
+#: what a closed chain's compact code has (the Coriolis matrix: codegen/compact_coriolis.py)
+CLOSED_COMPACT_FUNCTIONS = BASIC_FUNCTIONS + ("coriolis_matrix",)
+_CORIOLIS_DOC = "Coriolis matrix C(q, qd), h = C(q, qd) qd + friction, dM/dt - 2C skew-symmetric; row-major"
 
 
 def closure_statement(cc: ClosedCompact) -> str:
@@ -296,13 +297,19 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
                             token: CancelToken = NEVER, only: Collection[str] | None = None) -> Job[CodePlan]:
     """tau, M, G, h of ``eq`` (a closed chain's compact form) as a :class:`CodePlan`; ``values``: parameters
     written into the code as numbers (they leave ``p``)."""
-    if drives:
-        raise ValueError("drive terms: not for a closed chain's compact form yet")
     from ..dynamics.closed_compact import needed_steps, parameter_names
+    from ..dynamics.recursive_form import Assignment
+    from .compact_drives import COMPACT_DRIVES_STATEMENT, compact_drive_terms
     cc = cast("ClosedCompact", eq.extras["closed_compact"])
     model = cc.carrier
     steps = [(a.symbol, a.value) for a in cc.steps]
     mats = dict(zip(BASIC_FUNCTIONS, (cc.tau, cc.mass_matrix, cc.gravity, cc.bias)))
+    # the Coriolis matrix polarizes h's part quadratic in the rates (no friction: codegen/compact_coriolis.py)
+    mats["coriolis_matrix"] = cc.bias
+    if drives:   # every tree joint's drive data projected by W (codegen/compact_drives.py)
+        dM, dtau, dh, rotor = compact_drive_terms(cc)
+        added = {"tau": dtau, "mass_matrix": dM, "bias": dh, "coriolis_matrix": rotor}
+        mats = {k: m if m is None or k not in added else m + added[k] for k, m in mats.items()}
     if values:
         every = set().union(*(sp.sympify(v).free_symbols for _, v in steps))
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
@@ -315,18 +322,27 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
     index = {name: k for k, name in enumerate(ordered)}
     prefix = temp_prefix(names | {s.name for s, _ in steps})
     inputs = tuple((s, "qp", k) for k, s in enumerate(cc.inputs))
-    chosen = [f for f in BASIC_FUNCTIONS if only is None or f in only]
+    chosen = [f for f in CLOSED_COMPACT_FUNCTIONS if f in (only or BASIC_FUNCTIONS)]
     funcs = []
     for k, name in enumerate(chosen):
         yield Progress("common subexpressions", k / len(chosen), name)
         mat = mats[name]
         if mat is None:
             raise ValueError(f"{name}: not built")
-        need = needed_steps(cc.steps, list(mat))
-        if values:
-            need = [(s, v) for s, v in steps if s in {t for t, _ in need}]
-        funcs.append(plan_function(name, mat, model, index, prefix, steps=tuple(need), token=token, inputs=inputs))
+        pairs = steps
+        if name == "coriolis_matrix":
+            from .compact_coriolis import compact_coriolis
+            more, mat = compact_coriolis(steps, mat, model.qd, token)
+            pairs = steps + more
+        need = needed_steps([Assignment(s, v, "", 0) for s, v in pairs], list(mat))
+        func = plan_function("bias" if name == "coriolis_matrix" else name, mat, model, index, prefix,
+                             steps=tuple(need), token=token, inputs=inputs)
+        funcs.append(replace(func, name=name, doc=_CORIOLIS_DOC) if name == "coriolis_matrix" else func)
     defaults = eq.model.parameter_values
     method = "compact closed-chain form (the tree's recursive Newton-Euler projected by W); " + closure_statement(cc)
+    if drives:
+        method += "; " + COMPACT_DRIVES_STATEMENT
+    elif cc.tree is not None and drive_statement(cc.tree, False):
+        method += "; " + drive_statement(cc.tree, False)
     return CodePlan(comment_text(model.name), method, "none", model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

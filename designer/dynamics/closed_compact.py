@@ -73,6 +73,15 @@ class ClosedCompact:
     bias: sp.Matrix
     closure: str
     inputs: tuple[sp.Symbol, ...]
+    #: the projection (the drive terms read it): the tree model, its actuated and passive joints' indices,
+    #: W_p (rows: passive joints), and the tree's rates, accelerations and those at qdd_a = 0 (b), in steps
+    tree: Manipulator | None = None
+    act: tuple[int, ...] = ()
+    pas: tuple[int, ...] = ()
+    Wp: tuple[tuple, ...] = ()
+    tree_qd: tuple = ()
+    tree_qdd: tuple = ()
+    tree_qdd0: tuple = ()
 
 
 def parameter_names(cc: ClosedCompact) -> list[str]:
@@ -222,6 +231,9 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     tau = project(tau_tree)
     na, zeros = len(act), [ZERO] * exact.n
     M = G = h = None
+    qdd_b = [ZERO] * exact.n
+    for r, i in enumerate(pas):
+        qdd_b[i] = bias[r]
     if "M" in need:
         yield Progress("mass matrix", 0.6, model.name)
         cols_M = []
@@ -235,11 +247,9 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     if "G" in need:
         G = sp.Matrix(project(tree_tau_named(exact, joints, zeros, zeros, True, token=token)))
     if "h" in need:
-        qdd_b = [ZERO] * exact.n
-        for r, i in enumerate(pas):
-            qdd_b[i] = bias[r]
         h = sp.Matrix(project(tree_tau_named(exact, joints, tree_qd, qdd_b, False, token=token)))
-    return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, kind, inputs)
+    return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, kind, inputs, exact, tuple(act),
+                         tuple(pas), tuple(tuple(r) for r in Wp), tuple(tree_qd), tuple(tree_qdd), tuple(qdd_b))
 
 
 def _passive_rates(steps: Steps, carrier: Manipulator, pas: list[int], Wp: list[list]) -> None:
