@@ -24,6 +24,7 @@ import numpy as np
 
 from ..kinematics.closure import ClosureError
 from ..model.manipulator import Manipulator, PointMass
+from ..model.mechanism import tool_link
 from ..numeric.closed import ClosedDynamics
 from .closed_terms import Kinematics, bodies_of, christoffel_symbols, kinematics, point_jacobians
 
@@ -42,8 +43,7 @@ class ClosedArm:
         self.limits = tree.arm.limits[self.cd.act]
         #: the actuated joints' link numbers (1-based), how eval and explore name them (explore/joint_names.py)
         self.joint_numbers = tuple(int(i) + 1 for i in self.cd.act)
-        depth = [len(tree.path(i)) for i in range(tree.n)]
-        self.tool_link = max(range(tree.n), key=lambda i: (depth[i], i))
+        self.tool_link = tool_link(tuple(p + 1 for p in tree.parent))
         self.tool = tree.arm.tool
         self.gravity = tree.arm.gravity
         #: links as parts (beam bending) are the serial arm's: a closed chain's links are rigid here

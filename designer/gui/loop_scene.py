@@ -16,6 +16,7 @@ from ..kinematics.closure import Closure, ClosureError, mechanism_problems
 from ..kinematics.tree import TreeArm
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
+from ..model.mechanism import tool_link as mechanism_tool_link
 from ..model.validation import Problem, Severity
 
 __all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "tool_link", "loop_bars", "loop_problems",
@@ -43,7 +44,7 @@ def tool_link(tree: TreeArm) -> int:
     """The link (0-based) that carries the tool: the deepest in the tree, the later one of equals, as
     the core's closed-chain metrics take it (explore.closed.ClosedArm); the SR400's last link is its
     parallelogram's bar, not the wrist."""
-    return max(range(tree.n), key=lambda i: (len(tree.path(i)), i))
+    return mechanism_tool_link(tuple(p + 1 for p in tree.parent))
 
 
 def tree_reach(tree: TreeArm) -> float:

@@ -26,7 +26,7 @@ from ..errors import DesignerError
 from .evaluate import real_value
 from .expr import to_expr
 from .manipulator import Convention, Inertia, Manipulator
-from .mechanism import parents_of
+from .mechanism import parents_of, tool_link
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
            "wall_problem", "segment_from_dh", "part_segment", "part_body", "parts_of", "section_axes", "Beam",
@@ -201,20 +201,13 @@ def _modified_end(model: Manipulator, index: int) -> sp.Matrix:
         local = sp.Matrix([nxt.a, -sp.sin(nxt.alpha) * nxt.d, sp.cos(nxt.alpha) * nxt.d + nxt.b])
         c, s = sp.cos(nxt.gamma), sp.sin(nxt.gamma)
         return sp.Matrix([c * local[0] - s * local[1], s * local[0] + c * local[1], local[2]])
-    if model.tool is not None and (model.is_serial or index == _deepest_leaf(parents)):
+    if model.tool is not None and index == tool_link(parents):   # a serial arm's: its last link
         return sp.Matrix(model.tool.xyz)
     for loop in model.loops:
         if index + 1 in (loop.link_i, loop.link_j):
             frame = loop.frame_i if loop.link_i == index + 1 else loop.frame_j
             return sp.Matrix(frame.xyz)
     return sp.zeros(3, 1)
-
-
-def _deepest_leaf(parents) -> int:
-    """The 0-based link farthest from the base (the last in the file among equals): the tool's link."""
-    def depth(i: int) -> int:
-        return 0 if i < 0 else 1 + depth(parents[i] - 1)
-    return max(range(len(parents)), key=lambda i: (depth(i), i))
 
 
 def segment_from_dh(model: Manipulator, index: int) -> tuple[sp.Matrix, sp.Matrix]:
