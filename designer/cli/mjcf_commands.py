@@ -40,7 +40,8 @@ def _export(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("import-mjcf", help="make a project of a serial chain in an MJCF (MuJoCo) file",
                        description="Make a project of the chain of bodies from --base to --tip of an MJCF file, "
-                                   "read by MuJoCo. The report goes to standard error.")
+                                   "read by MuJoCo (a closed chain where <equality><connect> closes loops, "
+                                   "docs/mjcf.md). The report goes to standard error.")
     p.add_argument("file", help="the MJCF file (.xml)")
     chain_options(p, "body")
     p.set_defaults(func=_import_mjcf)
@@ -54,7 +55,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("export-mjcf", help="write a project as an MJCF (MuJoCo) file",
                        description="Write a project as MJCF: one body per DH link, armature, damping and friction "
-                                   "loss from the drive data, a motor per joint; symbols take their default values.")
+                                   "loss from the drive data, a motor per actuated joint; symbols take their default "
+                                   "values. A closed chain: its tree with each loop as <equality><connect>.")
     p.add_argument("project")
     p.add_argument("--out", help="the MJCF file to write (default: standard output)")
     p.set_defaults(func=_export)
