@@ -10,18 +10,17 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QLineEdit
 
-from ...explore.joints import explore_joints
+from ...explore.elastic_metrics import explored_drive_values
 from ...model import Manipulator
-from ...model.drives import drive_values as tree_drive_values
 
 __all__ = ["fill", "show", "drive_values"]
 
 
 def drive_values(model: Manipulator) -> dict:
     """The project's drive data of the joints the metrics number: a closed chain's actuated joints
-    (its drive data are per tree joint: a passive bearing's would be read as a motor's)."""
-    joints = explore_joints(model)
-    return {k: v if k == "torque_kind" else joints.per_joint(v) for k, v in tree_drive_values(model).items()}
+    (its drive data are per tree joint: a passive bearing's would be read as a motor's), as the core's
+    explore commands read them."""
+    return explored_drive_values(model)
 
 
 def fill(values: dict[str, np.ndarray | None], model: Manipulator | None) -> dict[str, np.ndarray | None]:
