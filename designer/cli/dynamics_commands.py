@@ -141,7 +141,7 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     """A closed chain's equations in the actuated coordinates (dynamics/engine.py closed_chain_job): the
     closed form of a linear closure (--form closed, auto), the compact form with the projection as steps
     (--form compact; auto without a closed form, as a four-bar). Code generation: the closed form where
-    there is one, else the compact form (:func:`_closed_compact_code`)."""
+    there is one, else the compact form."""
     from ..dynamics.engine import closed_chain_job
     from ..errors import DesignerError
     from ..jobs import NEVER, run
@@ -156,21 +156,7 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
         hint = "; use --form compact" if form is Form.CLOSED and "linearly" in str(exc) else ""
         raise UserError(f"{args.project}: cannot derive the equations: {exc}{hint}") from None
-    if codegen:
-        _closed_compact_code(args, eq)
     return eq
-
-
-def _closed_compact_code(args, eq: Equations) -> None:
-    """What a closed chain's compact code cannot have (the closed form's regressor): a clear refusal,
-    before any code is planned."""
-    if "closed_compact" not in eq.extras:
-        return
-    from ..codegen.plan import CLOSED_COMPACT_FUNCTIONS
-    extra = sorted(set(getattr(args, "only", None) or ()) - set(CLOSED_COMPACT_FUNCTIONS))
-    if extra:
-        raise UserError(f"--functions {', '.join(extra)}: the compact code of a closed chain has "
-                        + ", ".join(CLOSED_COMPACT_FUNCTIONS) + " only")
 
 
 def cmd_derive(args) -> int:

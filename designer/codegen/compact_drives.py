@@ -24,7 +24,7 @@ from ..model.drives import drive_arrays
 if TYPE_CHECKING:
     from ..dynamics.closed_compact import ClosedCompact
 
-__all__ = ["compact_drive_terms", "COMPACT_DRIVES_STATEMENT"]
+__all__ = ["compact_drive_terms", "compact_drive_doc", "COMPACT_DRIVES_STATEMENT"]
 
 COMPACT_DRIVES_STATEMENT = ("drive terms of every joint of the tree added, projected by W = d q_tree / d q_a: "
                             "W^T diag(N^2 Jm) W in M, W^T (N^2 Jm qdd_tree + b qd_tree + fc sign(qd_tree)) in tau, "
@@ -66,3 +66,13 @@ def compact_drive_terms(cc: ClosedCompact) -> tuple[sp.Matrix, sp.Matrix, sp.Mat
                 if row[b] != 0:
                     dM[a, b] += row[a] * row[b] * _num(refl[i])
     return dM, dtau, dh, rotor
+
+
+def compact_drive_doc(cc: ClosedCompact) -> str:
+    """What the regressor's header says of its drive-parameter columns ('' without drive data)."""
+    from .control_plan import drive_columns
+    if cc.tree is None:
+        return ""
+    _, doc = drive_columns(cc.tree)
+    return (doc.replace("of joint j", "of tree joint j, projected by W")
+            .replace("columns qdd_j, qd_j, sign(qd_j)", "columns W_j^T times tree joint j's qdd_j, qd_j, sign(qd_j)"))

@@ -63,8 +63,8 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     :data:`FUNCTIONS` named (default all)."""
     from .control_plan import extra_functions
     chosen = FUNCTIONS if only is None else tuple(only)
-    if "closed_compact" in eq.extras:   # the compact form of any closed chain: tau, M, G, h, C
-        return plan_code(eq, form, drives, token=token, only=_closed_compact_choice(chosen, only))
+    if "closed_compact" in eq.extras:   # the compact form of any closed chain: every function, over its steps
+        return plan_code(eq, form, drives, token=token, only=chosen)
     elif "closed_chain" in eq.extras:   # a linear closure's closed forms in the actuated coordinates, whatever ``form``
         from .closed_plan import closed_chain_plan
         closed = cast("dict", eq.extras["closed_chain"])
@@ -76,17 +76,6 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
         return plan
     return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
                            regressor="regressor" in chosen, drives=drives)
-
-
-def _closed_compact_choice(chosen: tuple[str, ...], only) -> tuple[str, ...]:
-    """A closed chain's compact form has tau, M, G, h and the Coriolis matrix (no regressor: its carrier
-    model is no serial arm to take it of): the regressor is left out by default, refused when asked for."""
-    from .plan import CLOSED_COMPACT_FUNCTIONS
-    extra = [f for f in (only or ()) if f not in CLOSED_COMPACT_FUNCTIONS]
-    if extra:
-        raise ValueError(f"{', '.join(extra)}: the compact code of a closed chain has "
-                         f"{', '.join(CLOSED_COMPACT_FUNCTIONS)} only")
-    return tuple(f for f in chosen if f in CLOSED_COMPACT_FUNCTIONS)
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,

@@ -276,8 +276,12 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
 # ``designer.kinematics.closure.Closure.solve``), and trust them (they are not checked).
 # A pose where a four-bar cannot close (its bars do not reach) gives NaN through the square root.
 
-#: what a closed chain's compact code has (the Coriolis matrix: codegen/compact_coriolis.py)
-CLOSED_COMPACT_FUNCTIONS = BASIC_FUNCTIONS + ("coriolis_matrix",)
+#: what a closed chain's compact code has (the Coriolis matrix: codegen/compact_coriolis.py; the regressor:
+#: dynamics/closed_compact_regressor.py)
+CLOSED_COMPACT_FUNCTIONS = BASIC_FUNCTIONS + ("coriolis_matrix", "regressor")
+_REGRESSOR_DOC = ("joint-torque regressor Y(q, qd, qdd), tau = Y pi with pi the 10 standard parameters per link of "
+                  "the tree, every joint's link, passive ones too (m, mx, my, mz, XX, XY, XZ, YY, YZ, ZZ in link "
+                  "frame j about its origin){drives}; row-major")
 _CORIOLIS_DOC = "Coriolis matrix C(q, qd), h = C(q, qd) qd + friction, dM/dt - 2C skew-symmetric; row-major"
 
 
@@ -299,7 +303,7 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
     written into the code as numbers (they leave ``p``)."""
     from ..dynamics.closed_compact import needed_steps, parameter_names
     from ..dynamics.recursive_form import Assignment
-    from .compact_drives import COMPACT_DRIVES_STATEMENT, compact_drive_terms
+    from .compact_drives import COMPACT_DRIVES_STATEMENT, compact_drive_doc, compact_drive_terms
     cc = cast("ClosedCompact", eq.extras["closed_compact"])
     model = cc.carrier
     steps = [(a.symbol, a.value) for a in cc.steps]
@@ -310,6 +314,11 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
         dM, dtau, dh, rotor = compact_drive_terms(cc)
         added = {"tau": dtau, "mass_matrix": dM, "bias": dh, "coriolis_matrix": rotor}
         mats = {k: m if m is None or k not in added else m + added[k] for k, m in mats.items()}
+    drive_doc = ""
+    if only and "regressor" in only:   # W^T Y_tree over the same steps (dynamics/closed_compact_regressor.py)
+        from ..dynamics.closed_compact_regressor import compact_regressor
+        mats["regressor"] = compact_regressor(cc, drives, token)
+        drive_doc = compact_drive_doc(cc) if drives else ""
     if values:
         every = set().union(*(sp.sympify(v).free_symbols for _, v in steps))
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
@@ -317,7 +326,11 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
         every = set().union(*(m.free_symbols for m in mats.values() if m is not None))
         subs.update({s: sp.Float(values[s.name], 17) for s in every if s.name in values})
         mats = {k: None if m is None else _substitute(m, subs) for k, m in mats.items()}
-    ordered = [name for name in parameter_names(cc) if name not in (values or {})]
+    names_read = set(parameter_names(cc))
+    if "regressor" in mats:   # geometry only the regressor reads (a massless bar's length): more inputs
+        defined = {s for s, _ in steps} | set(cc.inputs) | {*model.q, *model.qd, *model.qdd}
+        names_read |= {s.name for s in mats["regressor"].free_symbols if s not in defined}
+    ordered = sorted(name for name in names_read if name not in (values or {}))
     names = set(ordered)
     index = {name: k for k, name in enumerate(ordered)}
     prefix = temp_prefix(names | {s.name for s, _ in steps})
@@ -335,9 +348,13 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
             more, mat = compact_coriolis(steps, mat, model.qd, token)
             pairs = steps + more
         need = needed_steps([Assignment(s, v, "", 0) for s, v in pairs], list(mat))
-        func = plan_function("bias" if name == "coriolis_matrix" else name, mat, model, index, prefix,
-                             steps=tuple(need), token=token, inputs=inputs)
-        funcs.append(replace(func, name=name, doc=_CORIOLIS_DOC) if name == "coriolis_matrix" else func)
+        template = {"coriolis_matrix": "bias", "regressor": "tau"}.get(name, name)
+        func = plan_function(template, mat, model, index, prefix, steps=tuple(need), token=token, inputs=inputs)
+        if name == "coriolis_matrix":
+            func = replace(func, name=name, doc=_CORIOLIS_DOC)
+        elif name == "regressor":
+            func = replace(func, name=name, doc=_REGRESSOR_DOC.format(drives=drive_doc))
+        funcs.append(func)
     defaults = eq.model.parameter_values
     method = "compact closed-chain form (the tree's recursive Newton-Euler projected by W); " + closure_statement(cc)
     if drives:

@@ -82,6 +82,10 @@ class ClosedCompact:
     tree_qd: tuple = ()
     tree_qdd: tuple = ()
     tree_qdd0: tuple = ()
+    #: the tree's joint frames (tree_recursion.TreeJoint, passive positions the steps' qp) and the tau
+    #: recursion's outward pass, per joint (w, wd, vd, U) over the steps' symbols: the regressor reads them
+    joints: tuple = ()
+    motion: tuple = ()
 
 
 def parameter_names(cc: ClosedCompact) -> list[str]:
@@ -218,12 +222,17 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     joints = tree_joints(exact, q)
     tree_qdd = [qdd_sym.get(i, qdd[i]) for i in range(exact.n)]
 
+    motion: dict = {}
+
     def name(kind_: str, j: int, values: list) -> list:   # as recursive_form names them; the tree's tau: taut
         if kind_ == "U":
-            return steps.mat("U", f"U{j + 1}", values, j + 1)
-        if kind_ == "tau":
+            out = steps.mat("U", f"U{j + 1}", values, j + 1)
+        elif kind_ == "tau":
             return [steps.one("tau", f"taut{j + 1}", values[0], j + 1)]
-        return steps.vec(kind_, f"{kind_}{j + 1}", values, j + 1)
+        else:
+            out = steps.vec(kind_, f"{kind_}{j + 1}", values, j + 1)
+        motion[kind_, j] = out
+        return out
     tau_tree = tree_tau_named(exact, joints, tree_qd, tree_qdd, True, name, token)
 
     def project(t: list) -> list:
@@ -249,7 +258,8 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
     if "h" in need:
         h = sp.Matrix(project(tree_tau_named(exact, joints, tree_qd, qdd_b, False, token=token)))
     return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, kind, inputs, exact, tuple(act),
-                         tuple(pas), tuple(tuple(r) for r in Wp), tuple(tree_qd), tuple(tree_qdd), tuple(qdd_b))
+                         tuple(pas), tuple(tuple(r) for r in Wp), tuple(tree_qd), tuple(tree_qdd), tuple(qdd_b),
+                         tuple(joints), tuple(tuple(motion[k, j] for k in ("w", "wd", "vd", "U")) for j in range(exact.n)))
 
 
 def _passive_rates(steps: Steps, carrier: Manipulator, pas: list[int], Wp: list[list]) -> None:

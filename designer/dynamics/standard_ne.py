@@ -22,7 +22,7 @@ from .customized import (_add, _chain, _cross, _matvec, _mul, _tmatvec, _u_matri
                          custom_mass_matrix, link_step)
 from .inertial import parameter_names, split
 
-__all__ = ["standard_tau", "standard_tau_steps", "standard_mass_matrix", "symbolic_regressor"]
+__all__ = ["standard_tau", "standard_tau_steps", "standard_mass_matrix", "symbolic_regressor", "link_frame_columns"]
 
 ZERO = sp.S.Zero
 
@@ -199,10 +199,8 @@ def standard_mass_matrix(model: Manipulator, params: list[list], token: CancelTo
 
 def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[sp.Matrix, list[str]]:
     """(Y, names): tau = Y pi with pi the standard parameters in link frames (graph form)."""
-    from .inertial import joint_frame_parameters
     n = model.n
     names = parameter_names(n)
-    symbols = [sp.Symbol(s, real=True) for s in names]
     with distribute(False):
         chain = _chain(model)
         kin = _kinematics(model, chain, token)
@@ -216,9 +214,19 @@ def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[
                 wrenches[j] = _wrench(unit, *kin[j])
                 for i, t in enumerate(_backward(chain, wrenches, j + 1)):
                     Yj[i, 10 * j + k] = t
-    # pi' = T pi per link (identity in the modified convention): standard column k gathers c * (column l)
+    return link_frame_columns(model, Yj), names
+
+
+def link_frame_columns(model: Manipulator, Yj: sp.Matrix) -> sp.Matrix:
+    """The regressor on the link-frame standard parameters from ``Yj``, its columns of the joint-frame
+    ones (10 a link of ``model``, any number of rows): pi' = T pi per link (identity in the modified
+    convention), so link-frame column k gathers c * (joint-frame column l)."""
+    from .inertial import joint_frame_parameters
+    n = model.n
+    symbols = [sp.Symbol(s, real=True) for s in parameter_names(n)]
     moved = joint_frame_parameters(model, symbols)
-    Y = sp.zeros(n, 10 * n)
+    rows = Yj.shape[0]
+    Y = sp.zeros(rows, 10 * n)
     with distribute(False):  # a float coefficient would be distributed over every sum it multiplies
         for j in range(n):
             gather: list[list] = [[] for _ in range(10)]
@@ -227,7 +235,7 @@ def symbolic_regressor(model: Manipulator, token: CancelToken = NEVER) -> tuple[
                 for monom, c in coeffs.items():
                     gather[monom.index(1)].append((l, c))
             for k in range(10):
-                for i in range(n):
+                for i in range(rows):
                     terms = [_mul(Yj[i, 10 * j + l], c) for l, c in gather[k] if Yj[i, 10 * j + l] != 0]
                     Y[i, 10 * j + k] = sp.Add(*terms) if terms else ZERO
-    return Y, names
+    return Y

@@ -32,7 +32,7 @@ from .customized import (ZERO, _IDENTITY, _add, _bodies, _cross, _matvec, _mul, 
                          base_motion,
                          link_step, link_wrench)
 
-__all__ = ["TreeJoint", "tree_joints", "tree_tau_named", "modified_placement"]
+__all__ = ["TreeJoint", "tree_joints", "tree_tau_named", "tree_motion", "tree_backward", "modified_placement"]
 
 
 @dataclass
@@ -97,20 +97,47 @@ def tree_tau_named(model: Manipulator, joints: list[TreeJoint], qd, qdd, gravity
         return _tree_tau(model, joints, qd, qdd, gravity, name, token)
 
 
-def _tree_tau(model, joints, qd_all, qdd_all, gravity, name, token) -> list:
-    n = len(joints)
+def tree_motion(model: Manipulator, joints: list[TreeJoint], qd, qdd, gravity: bool = True, name=_same,
+                token: CancelToken = NEVER) -> list[tuple]:
+    """The outward pass alone: per joint (w, wd, vd, U) in its joint frame's axes (vd with the base's -g
+    when ``gravity``), each named by ``name(kind, j, values)``; the regressor's wrenches read them."""
     w0, wd0, vd0 = base_motion(model)
     if not gravity:
         vd0 = [ZERO] * 3
     motion: list = []
+    with distribute(False):
+        for j, jt in enumerate(joints):
+            token.check()
+            w, wd, vd, U = (w0, wd0, vd0, None) if jt.parent < 0 else motion[jt.parent]
+            w, wd, vd = link_step(jt, w, wd, vd, U, sp.sympify(qd[j]), sp.sympify(qdd[j]))
+            w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
+            motion.append((w, wd, vd, name("U", j, _u_matrix(w, wd))))
+    return motion
+
+
+def tree_backward(joints: list[TreeJoint], j: int, f: list, nm: list) -> dict[int, object]:
+    """{joint i: its torque (force)} of a wrench (f, nm) on link j about its joint-frame origin, carried to
+    the base along j's parents (the tree's inward pass for one link's wrench; no naming)."""
+    out: dict[int, object] = {}
+    i = j
+    with distribute(False):
+        while i >= 0:
+            jt = joints[i]
+            out[i] = nm[2] if jt.revolute else f[2]
+            if jt.parent < 0:
+                break
+            Rf = _matvec(jt.R, f)
+            nm = _vadd(_matvec(jt.R, nm), _cross(jt.P, Rf))
+            f, i = Rf, jt.parent
+    return out
+
+
+def _tree_tau(model, joints, qd_all, qdd_all, gravity, name, token) -> list:
+    n = len(joints)
+    motion = tree_motion(model, joints, qd_all, qdd_all, gravity, name, token)
     F, Mo = [], []
     for j, jt in enumerate(joints):
-        token.check()
-        w, wd, vd, U = (w0, wd0, vd0, None) if jt.parent < 0 else motion[jt.parent]
-        w, wd, vd = link_step(jt, w, wd, vd, U, sp.sympify(qd_all[j]), sp.sympify(qdd_all[j]))
-        w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
-        U = name("U", j, _u_matrix(w, wd))
-        motion.append((w, wd, vd, U))
+        w, wd, vd, U = motion[j]
         Fj, Mj = link_wrench(jt.bodies, w, wd, vd, U)
         F.append(name("F", j, Fj))
         Mo.append(name("N", j, Mj))
