@@ -300,16 +300,12 @@ def _closed_chain_plan(args, eq, drives: bool, only):
 
 
 def _closed_base_plan(args, model, drives: bool, only):
-    """``codegen --parameters base`` of a linearly closing closed chain (identification/closed_code_plan.py)."""
-    from ..dynamics.closed_form import NotLinearClosure
+    """``codegen --parameters base`` of a closed chain (identification/closed_code_plan.py; without a closed
+    form identification/compact_base_plan.py); a loop that cannot be posed is codegen_control's ValueError."""
     from ..identification.closed_code_plan import closed_base_plan
-    from ..kinematics.closure import ClosureError
     if getattr(args, "elastic", False):
         raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
-    try:
-        return closed_base_plan(model, only, drives=drives)
-    except (NotLinearClosure, ClosureError) as exc:
-        raise UserError(f"{args.project}: cannot generate code: {exc}") from None
+    return closed_base_plan(model, only, drives=drives)
 
 
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):

@@ -35,6 +35,14 @@ def base_name(name: str, combo: dict) -> str:
     return name if len(combo) == 1 else f"{name.rstrip('0123456789')}R{name[len(name.rstrip('0123456789')):]}"
 
 
+def grouping_text(betas, base) -> str:
+    """The header's list of the grouped base parameters: ``ZZR1 = ZZ1 + 0.25 m2; ...``."""
+    def term(k: str, c: float) -> str:
+        return k if abs(c - 1) < 1e-12 else f"{c:.6g} {k}"
+    return "; ".join(f"{b.name} = " + " + ".join(term(k, c) for k, c in combo.items())
+                     for b, (_, combo) in zip(betas, base) if len(combo) > 1)
+
+
 def _drive_parts(model: Manipulator, carrier: Manipulator, slot: tuple[int, str]) -> dict[str, sp.Matrix]:
     """A drive parameter's tau column, M, h (G and C: zero) in the actuated symbols, through the constant W:
     Ia_j: W_j^T W_j qdd, W_j^T W_j; fv_j: W_j^T W_j qd; fc_j: W_j^T sign(W_j qd)."""
@@ -53,6 +61,12 @@ def closed_base_plan(model: Manipulator, only: Collection[str] | None = None,
     with the closed-loop base parameters as inputs (the module docstring); ``drives``: the drive
     parameters of the tree's joints among them (their terms through the constant W)."""
     from ..codegen.files import FUNCTIONS
+    from ..dynamics.closed_form import NotLinearClosure, linear_closure
+    try:
+        linear_closure(model)
+    except NotLinearClosure:   # a four-bar, a general loop: the compact form's regressor (compact_base_plan.py)
+        from .compact_base_plan import compact_base_plan
+        return compact_base_plan(model, only, token, drives)
     cd = ClosedDynamics(model)
     bp = closed_base_parameters(cd, drives=drives)
     reg = ClosedRegressor(cd, drives)
@@ -89,10 +103,7 @@ def closed_base_plan(model: Manipulator, only: Collection[str] | None = None,
         if name in _DOC:
             func = replace(func, name=name, doc=_DOC[name])
         funcs.append(func)
-    def term(k: str, c: float) -> str:
-        return k if abs(c - 1) < 1e-12 else f"{c:.6g} {k}"
-    groups = "; ".join(f"{b.name} = " + " + ".join(term(k, c) for k, c in combo.items())
-                       for b, (_, combo) in zip(betas, bp.base) if len(combo) > 1)
+    groups = grouping_text(betas, bp.base)
     method = (f"closed chain, closed form in the actuated coordinates, on its {bp.count} base parameters (closed-loop "
               "grouping found numerically at the project's geometry, written in as numbers"
               + (f": {groups}" if groups else "") + ")")
