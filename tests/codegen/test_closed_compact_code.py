@@ -62,13 +62,6 @@ def test_compact_c_code_compiles_and_matches(which, tmp_path):
     _check(lib, "arm", ClosedDynamics(model), which == "fixed-cut")
 
 
-def test_codegen_refuses_what_a_compact_closed_chain_has_not(capsys):
-    path = str(robot_path("four_bar"))
-    assert main(["codegen", path, "--lang", "python", "--quiet", "--functions", "tau,Y"]) == 2
-    err = capsys.readouterr().err
-    assert "regressor" in err and len(err.strip().splitlines()) == 1
-
-
 OCTAVE = shutil.which("octave-cli")
 
 
@@ -113,14 +106,12 @@ def test_codegen_form_compact_asked_for_gives_a_parallelogram_arms_compact_code(
     assert np.allclose(np.asarray(mod.mass_matrix(qa)).reshape(4, 4), cd.M(qa), rtol=1e-10, atol=1e-9)
 
 
-def test_the_windows_export_writes_a_four_bars_five_functions_and_no_regressor(tmp_path):
-    """generate_files (File > Export > code): tau, M, G, h and the Coriolis matrix of the compact form; the
-    regressor of the carrier model (no serial arm) is not written, and refused when asked for."""
+def test_the_windows_export_writes_every_function_of_a_four_bar(tmp_path):
+    """generate_files (File > Export > code): tau, M, G, h, the Coriolis matrix and the regressor of the
+    compact form (the regressor's values: tests/codegen/test_closed_compact_regressor.py)."""
     from designer.codegen.files import generate_files
     from designer.dynamics import derive
     eq = derive(load_project(robot_path("four_bar")))
     text = next(iter(generate_files(eq, "python", str(tmp_path / "fb.py")).values()))
-    assert "def tau(" in text and "def bias(" in text
-    assert "def coriolis_matrix(" in text and "def regressor(" not in text
-    with pytest.raises(ValueError, match="regressor"):
-        full_plan(eq, "compact", only=("tau", "regressor"))
+    for name in ("tau", "mass_matrix", "gravity", "bias", "coriolis_matrix", "regressor"):
+        assert f"def {name}(" in text
