@@ -51,9 +51,10 @@ def closed_eval(args, model: Manipulator) -> int:
             parts = {"tau": cd.tau(q, qd, qdd, q_tree), "M": cd.M(q, q_tree), "G": cd.G(q, q_tree),
                      "h": cd.h(q, qd, q_tree)}
             forces = cd.cut_forces(q, qd, qdd, q_tree)   # what the bearings carry: the rigid bodies'
-            if args.drives:   # tau = M qdd + h + G + friction, as for a serial arm
-                dM, dtau, friction = cd.drive_terms(q, qd, qdd, q_tree)
-                parts.update(M=parts["M"] + dM, tau=parts["tau"] + dtau, friction=friction)
+            if args.drives:   # tau = M qdd + h + G + friction, as for a serial arm (h: a passive rotor's W' qd term too)
+                d = cd.drive_parts(q, qd, qdd, q_tree)
+                parts.update(M=parts["M"] + d["M"], tau=parts["tau"] + d["tau"], h=parts["h"] + d["h"] - d["friction"],
+                             friction=d["friction"])
         except ClosureError as exc:
             raise UserError(f"{args.states}: states[{i}]: {exc}") from None
         result = {k: np.asarray(v).tolist() for k, v in parts.items()}

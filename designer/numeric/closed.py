@@ -151,14 +151,24 @@ class ClosedDynamics:
 
     def drive_terms(self, q_a, qd_a, qdd_a, guess=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The project's drive data on the tree's joints, in the actuated coordinates: (W^T diag(N^2 Jm) W
-        for M_a, W^T (N^2 Jm qdd + friction) for tau_a, W^T friction); a passive joint's drive data is its
-        bearing's (friction, and an inertia only if it was given one)."""
+        for M_a, W^T (N^2 Jm qdd + friction) for tau_a, the drives' part of h_a = tau_a(q, qd, 0) - G_a:
+        W^T (N^2 Jm b + friction), b the tree's accelerations at qdd_a = 0, W' qd_a, a rotor on a passive
+        joint of a nonlinear loop feeling it); a passive joint's drive data is its bearing's (friction, and
+        an inertia only if it was given one). :meth:`drive_parts` names the parts."""
+        parts = self.drive_parts(q_a, qd_a, qdd_a, guess)
+        return parts["M"], parts["tau"], parts["h"]
+
+    def drive_parts(self, q_a, qd_a, qdd_a, guess=None) -> dict[str, np.ndarray]:
+        """{M, tau, h, friction}: :meth:`drive_terms` and the friction W^T (b qd + fc sign(qd)) alone, so
+        that tau_a = (M_a + M) qdd_a + (h_a + h - friction) + G_a + friction as for a serial arm."""
         from ..model.drives import drive_arrays
         refl, visc, coul = drive_arrays(self.model_)
         q = self.positions(q_a, guess)
         qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)
+        spin = self.closure.bias(q, qd)   # W' qd_a: zero for a linear closure
         friction = visc * qd + coul * np.sign(qd)
-        return W.T @ np.diag(refl) @ W, W.T @ (refl * qdd + friction), W.T @ friction
+        return {"M": W.T @ np.diag(refl) @ W, "tau": W.T @ (refl * qdd + friction),
+                "h": W.T @ (refl * spin + friction), "friction": W.T @ friction}
 
     @cached_property
     def _bodies(self):

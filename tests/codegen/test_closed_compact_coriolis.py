@@ -48,8 +48,8 @@ def _check(mod, model, drives: bool, qp_input: bool, seed: int = 2, eps: float =
         C = np.asarray(mod.coriolis_matrix(*first(qa), qda), dtype=float).reshape(n, n)
         want = cd.h(qa, qda)
         if drives:   # the rotors' part of h (friction is not C's): tau at qdd_a = 0 minus the friction
-            _, dtau, friction = cd.drive_terms(qa, qda, np.zeros(n))
-            want = want + dtau - friction
+            d = cd.drive_parts(qa, qda, np.zeros(n))
+            want = want + d["h"] - d["friction"]
         assert np.abs(C @ qda - want).max() < 1e-9 * max(1.0, np.abs(want).max())
         Mdot = (M(qa + eps * qda) - M(qa - eps * qda)) / (2 * eps)
         S = Mdot - 2 * C

@@ -38,8 +38,7 @@ def _check(mod, model, qp_input: bool, seed: int = 4) -> None:
     for _ in range(4):
         qa, qda, qdda = rng.uniform(-0.6, 0.6, n), rng.normal(size=n), rng.normal(size=n)
         first = (qa, cd.positions(qa)[cd.pas]) if qp_input else (qa,)
-        dM, dtau, _ = cd.drive_terms(qa, qda, qdda)
-        dh = cd.drive_terms(qa, qda, np.zeros(n))[1]   # h = tau(q, qd, 0) - G, drives included
+        dM, dtau, dh = cd.drive_terms(qa, qda, qdda)   # dh: the rotors' W' qd term and the friction
         want = {"tau": cd.tau(qa, qda, qdda) + dtau, "M": cd.M(qa) + dM, "G": cd.G(qa), "h": cd.h(qa, qda) + dh}
         got = {"tau": np.asarray(mod.tau(*first, qda, qdda), dtype=float),
                "M": np.asarray(mod.mass_matrix(*first), dtype=float).reshape(n, n),
