@@ -391,7 +391,7 @@ def _elastic_code(args, plan) -> tuple[str, str]:
     missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
     if missing:
         raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
-    model = load_model(args.project)
+    model = load_model(args.project, option=("codegen", "--elastic"))
     try:
         names = [name for name, _ in plan.parameters]   # a named stiffness (k2) is read from p
         if args.lang == "python":

@@ -64,10 +64,12 @@ def _extend(sub, name: str, elastic, options) -> None:
     p.set_defaults(func=func)
 
 
-def _arm_and_joints(args, links_bend: bool = False):
+def _arm_and_joints(args, command: str | None, links_bend: bool = False):
+    """``command``: the command whose --elastic option asks (a closed chain's refusal names it; None: modes,
+    which gives a closed chain to cli/closed_modes.py before)."""
     from ..kinematics import NumericArm
     from ..numeric.elastic import ElasticModelError, elastic_joints
-    model = load_model(args.project)
+    model = load_model(args.project, option=(command, "--elastic") if command else None)
     try:
         arm = NumericArm.from_model(model)
         joints = elastic_joints(model)
@@ -88,7 +90,7 @@ def cmd_modes(args) -> int:
     if not closed.is_serial:   # its actuated joints' gearboxes (cli/closed_modes.py)
         from .closed_modes import closed_modes
         return closed_modes(args, closed)
-    model, arm, joints = _arm_and_joints(args, links_bend=True)
+    model, arm, joints = _arm_and_joints(args, None, links_bend=True)
     q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
     payload = number(args.payload, "--payload")
     M = arm_dynamics(arm).M(q)
@@ -131,7 +133,7 @@ def cmd_simulate_elastic(args) -> int:
     from ..numeric.simulate import SimulationError
     from .numeric_commands import _positive, _values
     from .progress import job_bar
-    model, arm, joints = _arm_and_joints(args)
+    model, arm, joints = _arm_and_joints(args, "simulate")
     n = model.n
     if args.torque:
         raise UserError("simulate --elastic: --torque is for the rigid arm; use --pd KP KD --target Q (motor side)")
@@ -202,7 +204,7 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 def cmd_eval_elastic(args) -> int:
     from .numeric_commands import compiled_for
-    model, arm, joints = _arm_and_joints(args)
+    model, arm, joints = _arm_and_joints(args, "eval")
     E, N = joints.elastic, joints.gear
     if np.any(joints.rotor[E] <= 0):
         raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")
