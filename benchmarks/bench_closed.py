@@ -12,7 +12,8 @@ Run: ``python -m benchmarks.bench_closed [--runs R] [--states N]`` from the repo
   projection's per-state cost;
 * the compact form (the tree's recursion with the projection as steps, any closed chain): its derivation
   time and the operations of its generated tau, M, G, h, for the four-bar (no closed form) and the
-  palletizer (beside its closed form's); ``--compact`` prints only these lines;
+  palletizer (beside its closed form's), and of its regressor Y_a and base-parameter code (beside the
+  compact tau); ``--compact`` prints only these lines;
 * the two designs side by side along one palletizing cycle (the same Cartesian motion: the serial
   elbow angle q3 is the parallelogram's q4 - q2): peak and RMS motor torques, the inertial coupling
   |M_ij| / sqrt(M_ii M_jj) of shoulder and elbow motor (largest over the cycle), and the gravity
@@ -161,6 +162,27 @@ def compact_forms(runs: int, states: int) -> None:
             t_f, _ = timed(lambda c=closed, a=(Q, QD, QDD): c.tau_many(*a), runs)
             line += f"; the closed form's {t_f:.3f} s"
         print(line)
+        compact_regressor_figures(name, model, eq, runs)
+
+
+def compact_regressor_figures(name: str, model, eq, runs: int) -> None:
+    """The compact code's regressor Y_a (tau_a = Y_a pi) and its base-parameter code: operations after CSE
+    and the time to plan them (median of ``runs``), beside the same form's tau (and for a linear closure
+    the closed form's regressor, in the same run)."""
+    from designer.codegen.files import full_plan
+    from designer.identification.closed_code_plan import closed_base_plan
+    from designer.identification.compact_base_plan import compact_base_plan
+    t_y, plan = timed(lambda e=eq: full_plan(e, "compact", only=("tau", "regressor")), runs)
+    ops = {f.name: f.operations for f in plan.functions}
+    line = (f"  compact regressor of the {name} (median of {runs}): tau + Y planned in {t_y:.2f} s; Y "
+            f"{ops['regressor']} operations (tau {ops['tau']}, ratio {ops['regressor'] / ops['tau']:.2f})")
+    t_b, base = timed(lambda m=model: compact_base_plan(m), runs)
+    line += (f"; base-parameter code in {t_b:.2f} s: "
+             + ", ".join(f"{f.name} {f.operations}" for f in base.functions))
+    if name == "palletizer_parallelogram":
+        t_c, closed = timed(lambda m=model: closed_base_plan(m, ("regressor",)), runs)
+        line += f"; the closed form's base regressor {closed.functions[0].operations} operations in {t_c:.2f} s"
+    print(line)
 
 
 if __name__ == "__main__":

@@ -247,3 +247,12 @@ def test_regressor_matlab_code_under_octave(tmp_path):
     for k in range(N):
         want = cd.tau(Q[:, k], QD[:, k], QDD[:, k])
         assert np.allclose(Y[:, :, k] @ reg.values, want, rtol=1e-10, atol=1e-10)
+
+
+def test_four_bar_base_count_is_the_rank_of_pinocchios_projected_regressor():
+    """The base-parameter code's inputs: as many as the rank of Pinocchio's joint-torque regressor of the
+    spanning tree projected by a differenced W (tests/codegen/test_closed_codegen.py's pinocchio_rank)."""
+    from tests.codegen.test_closed_codegen import pinocchio_rank
+    for model in (load_project(robot_path("four_bar")), four_bar(np.random.default_rng(8), Convention.STANDARD,
+                                                                  mounted=True)):
+        assert len(closed_base_plan(model, ("tau",)).parameters) == pinocchio_rank(model)
