@@ -51,7 +51,7 @@ def closed_eval(args, model: Manipulator) -> int:
             parts = {"tau": cd.tau(q, qd, qdd, q_tree), "M": cd.M(q, q_tree), "G": cd.G(q, q_tree),
                      "h": cd.h(q, qd, q_tree)}
             forces = cd.cut_forces(q, qd, qdd, q_tree)   # what the bearings carry: the rigid bodies'
-            if args.drives:   # tau = M qdd + h + G + friction, as for a serial arm (h: a passive rotor's W' qd term too)
+            if args.drives:   # tau = M qdd + h + G + friction as for a serial arm (h: a passive rotor's W' qd)
                 d = cd.drive_parts(q, qd, qdd, q_tree)
                 parts.update(M=parts["M"] + d["M"], tau=parts["tau"] + d["tau"], h=parts["h"] + d["h"] - d["friction"],
                              friction=d["friction"])

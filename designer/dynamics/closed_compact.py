@@ -257,9 +257,10 @@ def closed_compact_job(model: Manipulator, token: CancelToken = NEVER,
         G = sp.Matrix(project(tree_tau_named(exact, joints, zeros, zeros, True, token=token)))
     if "h" in need:
         h = sp.Matrix(project(tree_tau_named(exact, joints, tree_qd, qdd_b, False, token=token)))
+    outward = tuple(tuple(motion[k, j] for k in ("w", "wd", "vd", "U")) for j in range(exact.n))
     return ClosedCompact(carrier, tuple(steps.items), sp.Matrix(tau), M, G, h, kind, inputs, exact, tuple(act),
                          tuple(pas), tuple(tuple(r) for r in Wp), tuple(tree_qd), tuple(tree_qdd), tuple(qdd_b),
-                         tuple(joints), tuple(tuple(motion[k, j] for k in ("w", "wd", "vd", "U")) for j in range(exact.n)))
+                         tuple(joints), outward)
 
 
 def _passive_rates(steps: Steps, carrier: Manipulator, pas: list[int], Wp: list[list]) -> None:

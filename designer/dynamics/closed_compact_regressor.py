@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from ..jobs import NEVER, CancelToken
+from ..model.manipulator import Manipulator
 from .customized import ZERO, _add, _mul
 from .inertial import drive_slots
 from .loop_symbols import Steps
@@ -33,16 +34,21 @@ from .tree_recursion import tree_backward, tree_motion
 if TYPE_CHECKING:
     from .closed_compact import ClosedCompact
 
-__all__ = ["compact_regressor", "compact_regressor_at", "rate_matrix"]
+__all__ = ["compact_regressor", "compact_regressor_at", "rate_matrix", "tree_of"]
+
+
+def tree_of(cc: ClosedCompact) -> Manipulator:
+    """The tree model ``cc`` projects (a ValueError if it does not carry it)."""
+    if cc.tree is None or not cc.motion:
+        raise ValueError("the regressor: this compact form does not carry its projection")
+    return cc.tree
 
 
 def rate_matrix(cc: ClosedCompact) -> list[list]:
     """W = d q_tree / d q_a over the steps' symbols (rows: the tree's joints): unit rows for the actuated
     joints, W_p's rows for the passive ones."""
-    if cc.tree is None:
-        raise ValueError("the regressor: this compact form does not carry its projection")
     na = len(cc.act)
-    W: list[list] = [[ZERO] * na for _ in range(cc.tree.n)]
+    W: list[list] = [[ZERO] * na for _ in range(tree_of(cc).n)]
     for k, i in enumerate(cc.act):
         W[i][k] = sp.S.One
     for r, i in enumerate(cc.pas):
@@ -53,7 +59,7 @@ def rate_matrix(cc: ClosedCompact) -> list[list]:
 def _projected(cc: ClosedCompact, motion: Sequence, token: CancelToken) -> sp.Matrix:
     """W^T Y_tree on the link-frame standard parameters, from the outward pass ``motion``."""
     W = rate_matrix(cc)
-    n, na = cc.tree.n, len(cc.act)
+    n, na = tree_of(cc).n, len(cc.act)
     Yj = sp.zeros(na, 10 * n)
     for j in range(n):   # link j's columns: the inward pass of a unit joint-frame parameter on link j alone
         token.check()
@@ -64,13 +70,13 @@ def _projected(cc: ClosedCompact, motion: Sequence, token: CancelToken) -> sp.Ma
             tree = tree_backward(list(cc.joints), j, f, nm)
             for a in range(na):
                 Yj[a, 10 * j + k] = _add(*[_mul(W[i][a], t) for i, t in tree.items() if W[i][a] != 0 and t != 0])
-    return link_frame_columns(cc.tree, Yj)
+    return link_frame_columns(tree_of(cc), Yj)
 
 
 def _drive_columns(cc: ClosedCompact, qd: Sequence, qdd: Sequence) -> sp.Matrix:
     """W_j^T times qdd_j, qd_j, sign(qd_j) (the tree's rates ``qd``, ``qdd``) for Ia_j, fv_j, fc_j."""
     W = rate_matrix(cc)
-    slots = drive_slots(cc.tree)
+    slots = drive_slots(tree_of(cc))
     Y = sp.zeros(len(cc.act), len(slots))
     for c, (j, kind) in enumerate(slots):
         rate = {"Ia": sp.sympify(qdd[j]), "fv": sp.sympify(qd[j]), "fc": sp.sign(sp.sympify(qd[j]))}[kind]
@@ -81,8 +87,6 @@ def _drive_columns(cc: ClosedCompact, qd: Sequence, qdd: Sequence) -> sp.Matrix:
 
 def compact_regressor(cc: ClosedCompact, drives: bool = False, token: CancelToken = NEVER) -> sp.Matrix:
     """Y_a (n_a x (10 n_tree [+ drive parameters])) over ``cc``'s steps: tau_a = Y_a pi (module docstring)."""
-    if not cc.motion:
-        raise ValueError("the regressor: this compact form does not carry the tree's outward pass")
     Y = _projected(cc, cc.motion, token)
     return Y.row_join(_drive_columns(cc, cc.tree_qd, cc.tree_qdd)) if drives else Y
 
@@ -97,7 +101,7 @@ def compact_regressor_at(cc: ClosedCompact, qd: Sequence, qdd: Sequence, gravity
         if kind == "U":
             return steps.mat("U", f"U{j + 1}{tag}", values, j + 1)
         return steps.vec(kind, f"{kind}{j + 1}{tag}", values, j + 1)
-    motion = tree_motion(cc.tree, list(cc.joints), qd, qdd, gravity, name, token)
+    motion = tree_motion(tree_of(cc), list(cc.joints), qd, qdd, gravity, name, token)
     Y = _projected(cc, motion, token)
     if drives:
         Y = Y.row_join(_drive_columns(cc, qd, qdd))

@@ -26,7 +26,7 @@ import sympy as sp
 from ..codegen.compact_coriolis import compact_coriolis
 from ..codegen.plan import CodePlan, closure_statement, comment_text, plan_function, temp_prefix
 from ..dynamics.closed_compact import closed_compact, needed_steps
-from ..dynamics.closed_compact_regressor import compact_regressor, compact_regressor_at, rate_matrix
+from ..dynamics.closed_compact_regressor import compact_regressor, compact_regressor_at, rate_matrix, tree_of
 from ..dynamics.recursive_form import Assignment
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
@@ -50,7 +50,7 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
     rigid = [not name.startswith(("fv", "fc")) for name, _ in bp.base] if drives else [True] * len(cols)
     cc = closed_compact(model.numeric(), token)
     carrier, steps = cc.carrier, [(a.symbol, a.value) for a in cc.steps]
-    na, n = len(cc.act), cc.tree.n
+    na, n = len(cc.act), tree_of(cc).n
     zeros = [sp.S.Zero] * n
 
     def at(qd, qdd, gravity: bool, tag: str) -> tuple[list, sp.Matrix]:

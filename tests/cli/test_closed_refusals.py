@@ -16,7 +16,8 @@ def test_elastic_options_refuse_a_closed_chain_naming_the_option(tmp_path, capsy
     path = str(robot_path("palletizer_parallelogram"))
     states = tmp_path / "states.json"
     states.write_text(json.dumps({"states": [{"q": [0] * 4, "qd": [0] * 4, "qdd": [0] * 4}]}))
-    args = {"eval": ["--states", str(states)], "simulate": ["--q0", "0", "0", "0", "0", "--t", "0.1", "--quiet"]}[command]
+    args = {"eval": ["--states", str(states)],
+            "simulate": ["--q0", "0", "0", "0", "0", "--t", "0.1", "--quiet"]}[command]
     assert main([command, path, *args, "--elastic"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
