@@ -16,7 +16,7 @@ from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
 from ..numeric.closed_regressor import closed_base_parameters
 from .base_params import BaseParameters
-from .closed_code_plan import base_name
+from .closed_base_text import base_name
 
 __all__ = ["closed_base_parameter_set"]
 

@@ -23,24 +23,9 @@ from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
 from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+from .closed_base_text import BASE_DOC, base_name, grouping_text
 
 __all__ = ["closed_base_plan"]
-
-_DOC = {"coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
-        "regressor": "joint-torque regressor Y(q, qd, qdd) of the base parameters, tau = Y beta; row-major"}
-
-
-def base_name(name: str, combo: dict) -> str:
-    """A base parameter's name: the standard parameter it starts from, with R when others are grouped into it."""
-    return name if len(combo) == 1 else f"{name.rstrip('0123456789')}R{name[len(name.rstrip('0123456789')):]}"
-
-
-def grouping_text(betas, base) -> str:
-    """The header's list of the grouped base parameters: ``ZZR1 = ZZ1 + 0.25 m2; ...``."""
-    def term(k: str, c: float) -> str:
-        return k if abs(c - 1) < 1e-12 else f"{c:.6g} {k}"
-    return "; ".join(f"{b.name} = " + " + ".join(term(k, c) for k, c in combo.items())
-                     for b, (_, combo) in zip(betas, base) if len(combo) > 1)
 
 
 def _drive_parts(model: Manipulator, carrier: Manipulator, slot: tuple[int, str]) -> dict[str, sp.Matrix]:
@@ -100,8 +85,8 @@ def closed_base_plan(model: Manipulator, only: Collection[str] | None = None,
             mat = (parts.matrix(quantity[name], weights) + drive_sum(quantity[name])).xreplace(subs)
             func = plan_function("bias" if name == "coriolis_matrix" else name, mat, carrier, index, prefix,
                                  token=token)
-        if name in _DOC:
-            func = replace(func, name=name, doc=_DOC[name])
+        if name in BASE_DOC:
+            func = replace(func, name=name, doc=BASE_DOC[name])
         funcs.append(func)
     groups = grouping_text(betas, bp.base)
     method = (f"closed chain, closed form in the actuated coordinates, on its {bp.count} base parameters (closed-loop "

@@ -32,7 +32,7 @@ from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
 from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
-from .closed_code_plan import _DOC, base_name, grouping_text
+from .closed_base_text import BASE_DOC, base_name, grouping_text
 
 __all__ = ["compact_base_plan"]
 
@@ -88,7 +88,7 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
         need = needed_steps([Assignment(s, v, "", 0) for s, v in steps + more], list(mat))
         template = {"coriolis_matrix": "bias", "regressor": "tau"}.get(name, name)
         func = plan_function(template, mat, carrier, index, prefix, steps=tuple(need), token=token, inputs=inputs)
-        funcs.append(replace(func, name=name, doc=_DOC[name]) if name in _DOC else func)
+        funcs.append(replace(func, name=name, doc=BASE_DOC[name]) if name in BASE_DOC else func)
     groups = grouping_text(betas, bp.base)
     method = (f"compact closed-chain form (the tree's regressor projected by W) on its {bp.count} base parameters "
               "(closed-loop grouping found numerically at the project's geometry, written in as numbers"
