@@ -174,3 +174,27 @@ def test_the_menu_asks_the_options_and_remembers_them(qtbot, window, tmp_path, m
     assert "Ia1" in target.read_text(encoding="utf-8")
     from designer.gui.export_options import _remembered
     assert _remembered(window.settings) == CodeOptions("base", True)
+
+
+def test_a_four_bars_base_parameter_export(qtbot, tmp_path, monkeypatch):
+    """A closed chain without a closed form: Export > code with base parameters writes the compact form's
+    base-parameter code (before: refused in a message box, the loop does not close linearly), the
+    command's file, and its tau is the numeric projection's (designer.numeric.closed.ClosedDynamics)."""
+    from designer.gui import export
+    from designer.numeric.closed import ClosedDynamics
+    seen: list[str] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: seen.append(text))
+    path = robot_path("four_bar")
+    window = open_window(qtbot, tmp_path, path)
+    with qtbot.waitSignal(window.export_jobs.ended, timeout=120000):
+        assert export.export_code(window, "python", tmp_path / "gui.py", CodeOptions("base"))
+    assert not seen, seen
+    assert main(["codegen", str(path), "--lang", "python", "--parameters", "base", "--quiet",
+                 "--out", str(tmp_path / "cli.py")]) == 0
+    text = (tmp_path / "gui.py").read_text(encoding="utf-8")
+    assert text == (tmp_path / "cli.py").read_text(encoding="utf-8")
+    code, cd = _module(tmp_path / "gui.py"), ClosedDynamics(load_project(path))
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        qa, qda, qdda = rng.uniform(-0.6, 0.6, 1), rng.normal(size=1), rng.normal(size=1)
+        np.testing.assert_allclose(code["tau"](qa, qda, qdda), cd.tau(qa, qda, qdda), rtol=1e-9, atol=1e-9)
