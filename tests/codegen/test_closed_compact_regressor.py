@@ -256,3 +256,16 @@ def test_four_bar_base_count_is_the_rank_of_pinocchios_projected_regressor():
     for model in (load_project(robot_path("four_bar")), four_bar(np.random.default_rng(8), Convention.STANDARD,
                                                                   mounted=True)):
         assert len(closed_base_plan(model, ("tau",)).parameters) == pinocchio_rank(model)
+
+
+def test_slider_crank_regressor_and_base_code(tmp_path):
+    """A passive prismatic joint in the loop (its column reads the force, f_z) on a branch turned by gamma,
+    the passive positions as inputs: the regressor and the base-parameter code."""
+    from tests.dynamics.test_slider_crank import _slider_crank
+    model = _slider_crank(0.1, 0.35, [1.0, 2.0, 3.0], [0.01, 0.02, 0.0])
+    eq = run(closed_compact_equations_job(model))
+    target = tmp_path / "sc.py"
+    mod = _module(target, code_files(full_plan(eq, "compact", only=("regressor",)), "python", target)[str(target)])
+    assert _regressor_error(mod, model, False, True) < 1e-10
+    base = tmp_path / "scb.py"
+    _base_check(_module(base, code_files(closed_base_plan(model), "python", base)[str(base)]), model, False, True)
