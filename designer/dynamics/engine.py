@@ -10,6 +10,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..errors import DesignerError
 from ..jobs import NEVER, Cancelled, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
@@ -74,7 +75,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
     if not model.is_serial:   # a closed chain: its forms in the actuated coordinates
-        return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form))
+        return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form,
+                                            time_limit=time_limit))
     strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
@@ -121,22 +123,45 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
 
 
 def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode, token: CancelToken,
-                     form: Form) -> Job[Equations]:
+                     form: Form, nonlinear: bool = True, time_limit: float | None = None) -> Job[Equations]:
     """A closed chain: compact, the tree's recursion with the projection as steps (closed_compact.py);
-    closed, the closed form of a linear closure (closed_form.py; NotLinearClosure otherwise); auto, the
-    closed form where there is one, else the compact form (``extras["no_closed_form"]`` says why)."""
+    closed, the closed form of a linear closure (closed_form.py), else (``nonlinear``) the closed form in
+    the actuated joints and named loop quantities (closed_nonlinear.py); auto, a closed form where there
+    is one within ``time_limit`` (None: :data:`AUTO_SECONDS`), else the compact form
+    (``extras["no_closed_form"]`` or ``extras["too_slow"]`` says why). ``nonlinear`` False (code
+    generation): a nonlinear loop's closed form is not tried."""
+    from ..kinematics.closure import ClosureError
     from .closed_compact import closed_compact_equations_job
     from .closed_form import NotLinearClosure, closed_chain_equations_job
+    from .closed_nonlinear import nonlinear_equations_job
     if form is Form.COMPACT:
         return (yield from closed_compact_equations_job(model, method, token))
     try:
         return (yield from closed_chain_equations_job(model, method, simplify, token))
     except NotLinearClosure as exc:
-        if form is Form.CLOSED:
+        if form is Form.CLOSED and not nonlinear:
             raise
         why = str(exc)
+    extras: dict = {"no_closed_form": why}
+    if nonlinear:
+        seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
+        budget = Deadline(token, None if seconds is None or seconds == math.inf else seconds)
+        reached: list[Progress] = []
+        try:
+            return (yield from _watched(nonlinear_equations_job(model, method, simplify, budget), reached))
+        except Cancelled:
+            if token.cancelled or not budget.expired:
+                raise
+            stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
+            if form is Form.CLOSED:
+                raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
+            extras = {"too_slow": (budget.seconds, stage)}
+        except (DesignerError, ClosureError) as exc:   # loops that do not determine the passive joints
+            if form is Form.CLOSED:
+                raise
+            extras = {"no_closed_form": str(exc)}
     eq = yield from closed_compact_equations_job(model, method, token)
-    return replace(eq, extras={**eq.extras, "no_closed_form": why})
+    return replace(eq, extras={**eq.extras, **extras})
 
 
 def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:
