@@ -127,9 +127,10 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         return compile_equations(eq)
 
 
-def closed_equations(model: Manipulator, args, progress):
+def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
     """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
-    kept), with tau, M, G and h rebuilt from the method's printed matrices alone."""
+    kept), with tau, M, G and h rebuilt from the method's printed matrices alone (``assemble``; a closed
+    chain's evaluator assembles them itself)."""
     from dataclasses import replace
 
     from ..dynamics.methods import METHODS as STRATEGIES
@@ -139,6 +140,8 @@ def closed_equations(model: Manipulator, args, progress):
         eq = derive_closed(args, model, progress, Form.CLOSED)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    if not assemble:
+        return eq
     tau, M, G, h = STRATEGIES[eq.method].assemble(model, eq.matrices)
     return replace(eq, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
 
