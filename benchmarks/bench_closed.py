@@ -189,9 +189,10 @@ def nonlinear_form(runs: int) -> None:
         parts = {"M_a": eq.mass_matrix, "C_a": eq.extras["coriolis_matrix"], "tau_a": eq.tau}
         counts = ", ".join(f"{k} {sum(sp.count_ops(e) for e in m)} / {count_ops_cse(list(m))}"
                            for k, m in parts.items())
+        named = "W, dW, detJp" + (", qdp, qddp" if method == "newton-euler" else "")
         print(f"four-bar, closed form in loop quantities, {method} (median of {runs}): {t:.3f} s; operations "
-              f"(entries / after CSE) {counts}; loop quantities W, dW, detJp{', qdp, qddp' if method == 'newton-euler' else ''}"
-              f" {sum(sp.count_ops(d) for d in defs)} / {count_ops_cse(defs)}")
+              f"(entries / after CSE) {counts}; loop quantities {named} {sum(sp.count_ops(d) for d in defs)} / "
+              f"{count_ops_cse(defs)}")
 
 
 if __name__ == "__main__":

@@ -286,7 +286,8 @@ def nonlinear_equations_job(model: Manipulator, method: Method = Method.LAGRANGE
     dets = yield from to_matrix_job(exact, tr, [[det]], simplify, "det J_p", token)
     items.append(LoopQuantity(det_sym, dets[0, 0].xreplace(rename), "det"))
     nums = yield from to_matrix_job(exact, tr, num_W, simplify, "W_p", token)
-    items += [LoopQuantity(Ws[r][k], nums[r, k].xreplace(rename) / det_sym, "W") for r in range(npas) for k in range(na)]
+    items += [LoopQuantity(Ws[r][k], nums[r, k].xreplace(rename) / det_sym, "W")
+              for r in range(npas) for k in range(na)]
     keys = sorted(num_dW)
     if keys:
         dnum = yield from to_matrix_job(exact, tr, [[num_dW[key] for key in keys]], simplify, "dW_p", token)

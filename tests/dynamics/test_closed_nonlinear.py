@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -63,7 +63,7 @@ def grashof_four_bar(seed: int, conv: Convention, mounted: bool):
 CASES = ["robot", "s0", "m1", "sm2", "mm3", "fixedcut", "slider"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def model_of(case: str):
     if case == "robot":
         return load_project(robot_path("four_bar"))
@@ -75,7 +75,7 @@ def model_of(case: str):
     return grashof_four_bar(int(case[-1]), conv, mounted=len(case) == 3)
 
 
-@lru_cache(maxsize=None)
+@cache
 def equations(case: str, method: str):
     eq = derive(model_of(case), method, form="closed")
     assert eq.form is Form.CLOSED and "loop_quantities" in eq.extras
