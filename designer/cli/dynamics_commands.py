@@ -155,10 +155,12 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     try:
         seconds = getattr(args, "time_limit", None)
         eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form,
-                                  nonlinear=not codegen, time_limit=math.inf if seconds == 0 else seconds), progress)
+                                  nonlinear=not codegen, time_limit=math.inf if seconds == 0 else seconds,
+                                  max_terms=getattr(args, "max_terms", None)), progress)
     except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
         hint = "; use --form compact" if form is Form.CLOSED else ""
-        raise UserError(f"{args.project}: cannot derive the equations: {exc}{hint}") from None
+        text = str(exc).replace("; show the recursive form instead?", "")
+        raise UserError(f"{args.project}: cannot derive the equations: {text}{hint}") from None
     if codegen:
         _closed_compact_code(args, eq)
     return eq

@@ -76,7 +76,7 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
     if not model.is_serial:   # a closed chain: its forms in the actuated coordinates
         return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form,
-                                            time_limit=time_limit))
+                                            time_limit=time_limit, max_terms=max_terms))
     strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
@@ -123,13 +123,16 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
 
 
 def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode, token: CancelToken,
-                     form: Form, nonlinear: bool = True, time_limit: float | None = None) -> Job[Equations]:
+                     form: Form, nonlinear: bool = True, time_limit: float | None = None,
+                     max_terms: int | None = None) -> Job[Equations]:
     """A closed chain: compact, the tree's recursion with the projection as steps (closed_compact.py);
     closed, the closed form of a linear closure (closed_form.py), else (``nonlinear``) the closed form in
     the actuated joints and named loop quantities (closed_nonlinear.py); auto, a closed form where there
     is one within ``time_limit`` (None: :data:`AUTO_SECONDS`), else the compact form
-    (``extras["no_closed_form"]`` or ``extras["too_slow"]`` says why). ``nonlinear`` False (code
-    generation): a nonlinear loop's closed form is not tried."""
+    (``extras["no_closed_form"]``, ``extras["too_slow"]`` or ``extras["too_large"]`` says why). The
+    nonlinear closed form's tau_i may have at most ``max_terms`` terms (counted once derived: no bound
+    is known beforehand; closed: ExpansionTooLarge above it). ``nonlinear`` False (code generation): a
+    nonlinear loop's closed form is not tried."""
     from ..kinematics.closure import ClosureError
     from .closed_compact import closed_compact_equations_job
     from .closed_form import NotLinearClosure, closed_chain_equations_job
@@ -148,7 +151,14 @@ def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode,
         budget = Deadline(token, None if seconds is None or seconds == math.inf else seconds)
         reached: list[Progress] = []
         try:
-            return (yield from _watched(nonlinear_equations_job(model, method, simplify, budget), reached))
+            eq = yield from _watched(nonlinear_equations_job(model, method, simplify, budget), reached)
+            terms = [len(sp.Add.make_args(e)) for e in eq.tau]
+            worst = max(range(len(terms)), key=terms.__getitem__)
+            if max_terms is None or terms[worst] <= max_terms:
+                return eq
+            if form is Form.CLOSED:
+                raise ExpansionTooLarge(f"tau_{worst + 1}", terms[worst], max_terms)
+            extras = {"too_large": (f"tau_{worst + 1}", terms[worst], max_terms)}
         except Cancelled:
             if token.cancelled or not budget.expired:
                 raise

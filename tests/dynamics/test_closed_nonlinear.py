@@ -258,6 +258,18 @@ def test_the_palletizers_linear_closed_form_is_unchanged_by_the_nonlinear_one():
     assert worst_error(LoopEvaluator(eq), ClosedDynamics(model)) < 1e-9
 
 
+def test_max_terms_limits_the_four_bars_closed_form(capsys):
+    """--max-terms: auto gives the compact form and says why; closed refuses in one line."""
+    from designer.cli import main
+    path = str(robot_path("four_bar"))
+    assert main(["derive", path, "--quiet", "--max-terms", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["form"] == "compact" and "--max-terms 3" in err
+    assert main(["derive", path, "--quiet", "--max-terms", "3", "--form", "closed"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "tau_1" in err and "--form compact" in err
+
+
 def test_a_cancel_stops_the_nonlinear_closed_form():
     from designer.dynamics import derive_job
     from designer.jobs import CancelToken, Cancelled, run
