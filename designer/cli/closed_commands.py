@@ -41,9 +41,13 @@ def _closed_form(args, model: Manipulator):
     """``eval --form closed``: the closed form ``derive --form closed --method M --simplify S`` prints,
     evaluated as printed (a nonlinear loop's quantities from its numeric closure and their definitions)."""
     from ..dynamics.closed_nonlinear_eval import LoopEvaluator
-    from .numeric_commands import closed_equations
+    from ..dynamics.results import Form
+    from .dynamics_commands import derive_closed
     with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
-        eq = closed_equations(model, args, progress, assemble=False)
+        try:
+            eq = derive_closed(args, model, progress, Form.CLOSED)
+        except (ValueError, ArithmeticError) as exc:
+            raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
     try:
         return LoopEvaluator(eq)
     except (MissingParameterError, ClosureError, ValueError) as exc:

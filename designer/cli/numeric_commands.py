@@ -127,10 +127,9 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         return compile_equations(eq)
 
 
-def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
+def closed_equations(model: Manipulator, args, progress):
     """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
-    kept), with tau, M, G and h rebuilt from the method's printed matrices alone (``assemble``; a closed
-    chain's evaluator assembles them itself)."""
+    kept), with tau, M, G and h rebuilt from the method's printed matrices alone."""
     from dataclasses import replace
 
     from ..dynamics.methods import METHODS as STRATEGIES
@@ -140,8 +139,6 @@ def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
         eq = derive_closed(args, model, progress, Form.CLOSED)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
-    if not assemble:
-        return eq
     tau, M, G, h = STRATEGIES[eq.method].assemble(model, eq.matrices)
     return replace(eq, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
 

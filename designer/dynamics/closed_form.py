@@ -302,6 +302,23 @@ def tree_mass_gravity_job(t: _Tree, frames: ArmFrames, token: CancelToken) -> Jo
     return M_rot, M_tra, G
 
 
+def method_rows(method: Method, M: list, G: list, c_all: list, lee: tuple, christoffel, contract) -> dict[str, list]:
+    """The ring rows of ``method``'s matrices in the actuated coordinates: M and G, Lagrange's B and C from
+    the Christoffel symbols ``c_all`` of M, Lee's D_rot, D_tra (``lee``) and H_rot, H_tra (``contract`` of
+    ``christoffel`` of each part)."""
+    na = len(M)
+    rows: dict[str, list] = {"M": M, "G": [[g] for g in G]}
+    if method is Method.LAGRANGE:
+        pairs = [(j, k) for j in range(na) for k in range(j + 1, na)]
+        rows["B"] = [[c_all[i][j][k] for (j, k) in pairs] for i in range(na)]
+        rows["C"] = [[c_all[i][j][j] for j in range(na)] for i in range(na)]
+    elif method is Method.DALEMBERT:
+        rows["D_rot"], rows["D_tra"] = lee
+        rows["H_rot"] = [[h] for h in contract(christoffel(lee[0]))]
+        rows["H_tra"] = [[h] for h in contract(christoffel(lee[1]))]
+    return rows
+
+
 def _christoffel(tr: TrigRing, M: list, act: list[int], token: CancelToken) -> list:
     n = len(act)
     dM = {}
@@ -337,15 +354,7 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
         return [sum((tr.mul(christ[i][j][k], tr.mul(qd[j], qd[k])) for j in range(na) for k in range(na)), tr.zero)
                 for i in range(na)]
     c_all = _christoffel(tr, M, act, token)
-    rows: dict[str, list] = {"M": M, "G": [[g] for g in G]}
-    if method is Method.LAGRANGE:
-        pairs = [(j, k) for j in range(na) for k in range(j + 1, na)]
-        rows["B"] = [[c_all[i][j][k] for (j, k) in pairs] for i in range(na)]
-        rows["C"] = [[c_all[i][j][j] for j in range(na)] for i in range(na)]
-    elif method is Method.DALEMBERT:
-        rows["D_rot"], rows["D_tra"] = M_rot, M_tra
-        rows["H_rot"] = [[h] for h in contract(_christoffel(tr, M_rot, act, token))]
-        rows["H_tra"] = [[h] for h in contract(_christoffel(tr, M_tra, act, token))]
+    rows = method_rows(method, M, G, c_all, (M_rot, M_tra), lambda Mx: _christoffel(tr, Mx, act, token), contract)
     h_raw = contract(c_all)
     qdd = [tr.gens[exact.qdd[i]] for i in act]
     rows["tau"] = [[sum((tr.mul(M[i][k], qdd[k]) for k in range(na)), tr.zero) + h_raw[i] + G[i]]

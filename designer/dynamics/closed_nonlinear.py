@@ -36,8 +36,8 @@ from ..jobs import NEVER, CancelToken, Job, Progress
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import parents_of, path_to_base
 from .assemble import to_matrix_job
-from .closed_form import (_christoffel, _frames_job, _Tree, actuated_model, cut_frame, tree_mass_gravity_job,
-                          world_frame)
+from .closed_form import (_christoffel, _frames_job, _Tree, actuated_model, cut_frame, method_rows,
+                          tree_mass_gravity_job, world_frame)
 from .results import Equations, Form, Method, SimplifyMode
 
 __all__ = ["LoopQuantity", "LoopQuantities", "nonlinear_equations_job", "NUMERIC_CLOSURE"]
@@ -255,15 +255,8 @@ def nonlinear_equations_job(model: Manipulator, method: Method = Method.LAGRANGE
     yield Progress("Christoffel symbols", 0.6, model.name)
     c_all = christoffel(M)
     h = contract(c_all)
-    raw: dict[str, list] = {"M": M, "G": [[g] for g in G], "h": [[x] for x in h]}
-    if method is Method.LAGRANGE:
-        pairs = [(j, k) for j in range(na) for k in range(j + 1, na)]
-        raw["B"] = [[c_all[i][j][k] for (j, k) in pairs] for i in range(na)]
-        raw["C"] = [[c_all[i][j][j] for j in range(na)] for i in range(na)]
-    elif method is Method.DALEMBERT:
-        raw["D_rot"], raw["D_tra"] = D_rot, D_tra
-        raw["H_rot"] = [[x] for x in contract(christoffel(D_rot))]
-        raw["H_tra"] = [[x] for x in contract(christoffel(D_tra))]
+    raw = method_rows(method, M, G, c_all, (D_rot, D_tra), christoffel, contract)
+    raw["h"] = [[x] for x in h]
     if method is Method.NEWTON_EULER:   # the tree's closed form at the loop's rates, projected
         qd_t = [tr.gens[qdp[pas.index(i)]] if i in pas else tr.gens[exact.qd[i]] for i in range(n)]
         qdd_t = [tr.gens[qddp[pas.index(i)]] if i in pas else tr.gens[exact.qdd[i]] for i in range(n)]

@@ -95,20 +95,12 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
             # what the window asks about before showing the recursive form instead of a closed one
             extras["too_large"] = (exc.entry, exc.terms, exc.limit)
     if form is not Form.COMPACT:
-        seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
-        budget = Deadline(token, None if seconds == math.inf else seconds)
-        reached: list[Progress] = []
-        try:
-            closed = yield from _watched(strategy.closed_job(model, TrigRing(exact_angles(model).model), simplify,
-                                                             budget), reached)
-        except Cancelled:
-            if token.cancelled or not budget.expired:
-                raise
-            stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
-            if form is Form.CLOSED:
-                raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
+        closed, too_slow = yield from _within_budget(
+            lambda budget: strategy.closed_job(model, TrigRing(exact_angles(model).model), simplify, budget),
+            token, form, time_limit)
+        if too_slow is not None:
             form = Form.COMPACT
-            extras["too_slow"] = (budget.seconds, stage)
+            extras["too_slow"] = too_slow
         else:
             form = Form.CLOSED
             mats, tau, M, G, h, more = closed
@@ -147,31 +139,45 @@ def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode,
         why = str(exc)
     extras: dict = {"no_closed_form": why}
     if nonlinear:
-        seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
-        budget = Deadline(token, None if seconds is None or seconds == math.inf else seconds)
-        reached: list[Progress] = []
         try:
-            eq = yield from _watched(nonlinear_equations_job(model, method, simplify, budget), reached)
-            terms = [len(sp.Add.make_args(e)) for e in eq.tau]
-            worst = max(range(len(terms)), key=terms.__getitem__)
-            if max_terms is None or terms[worst] <= max_terms:
-                return eq
-            if form is Form.CLOSED:
-                raise ExpansionTooLarge(f"tau_{worst + 1}", terms[worst], max_terms)
-            extras = {"too_large": (f"tau_{worst + 1}", terms[worst], max_terms)}
-        except Cancelled:
-            if token.cancelled or not budget.expired:
-                raise
-            stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
-            if form is Form.CLOSED:
-                raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
-            extras = {"too_slow": (budget.seconds, stage)}
+            eq, too_slow = yield from _within_budget(
+                lambda budget: nonlinear_equations_job(model, method, simplify, budget), token, form, time_limit)
         except (DesignerError, ClosureError) as exc:   # loops that do not determine the passive joints
             if form is Form.CLOSED:
                 raise
             extras = {"no_closed_form": str(exc)}
+        else:
+            if too_slow is not None:
+                extras = {"too_slow": too_slow}
+            else:
+                terms = [len(sp.Add.make_args(e)) for e in eq.tau]
+                worst = max(range(len(terms)), key=terms.__getitem__)
+                if max_terms is None or terms[worst] <= max_terms:
+                    return eq
+                if form is Form.CLOSED:
+                    raise ExpansionTooLarge(f"tau_{worst + 1}", terms[worst], max_terms)
+                extras = {"too_large": (f"tau_{worst + 1}", terms[worst], max_terms)}
     eq = yield from closed_compact_equations_job(model, method, token)
     return replace(eq, extras={**eq.extras, **extras})
+
+
+def _within_budget(make_job: Callable[[CancelToken], Job[Any]], token: CancelToken, form: Form,
+                   time_limit: float | None) -> Job[tuple[Any, tuple | None]]:
+    """(``make_job(budget)``'s result, None), the budget :data:`AUTO_SECONDS` for auto with ``time_limit``
+    None (``math.inf`` or None otherwise: no limit); when it runs out, (None, (seconds, the step reached))
+    for auto, a :class:`ClosedFormTooSlow` for closed. A cancel of ``token`` stays a cancel."""
+    seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
+    budget = Deadline(token, None if seconds is None or seconds == math.inf else seconds)
+    reached: list[Progress] = []
+    try:
+        return (yield from _watched(make_job(budget), reached)), None
+    except Cancelled:
+        if token.cancelled or not budget.expired:
+            raise
+        stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
+        if form is Form.CLOSED:
+            raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
+        return None, (budget.seconds, stage)
 
 
 def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:
