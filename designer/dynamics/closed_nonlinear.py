@@ -27,7 +27,7 @@ quantities opaque generators): the tree's Lee parts M_rot, M_tra and G, then wit
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -40,7 +40,7 @@ from .closed_form import (_christoffel, _frames_job, _Tree, actuated_model, cut_
                           tree_mass_gravity_job, world_frame)
 from .results import Equations, Form, Method, SimplifyMode
 
-__all__ = ["LoopQuantity", "LoopQuantities", "nonlinear_equations_job", "NUMERIC_CLOSURE"]
+__all__ = ["LoopQuantity", "LoopQuantities", "NonlinearClosedError", "nonlinear_equations_job", "NUMERIC_CLOSURE"]
 
 #: what a passive position's definition says when the closure has no closed form
 NUMERIC_CLOSURE = "from the closure, numerically"
@@ -297,7 +297,6 @@ def nonlinear_equations_job(model: Manipulator, method: Method = Method.LAGRANGE
     how = ("the planar four-bar's two circles (branch: the nominal pose's)" if kind == "four-bar"
            else NUMERIC_CLOSURE)
     names = ", ".join(f"q{i + 1}" for i in pas)
-    from dataclasses import replace
     carrier = replace(carrier, description=f"Nonlinear loop closure: the passive joints {names} of the mechanism are "
                       f"the loop quantities qp (from {how}); W, dW and detJp are defined in the section Loop "
                       "quantities. " + carrier.description)
