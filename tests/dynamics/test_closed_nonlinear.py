@@ -270,6 +270,15 @@ def test_max_terms_limits_the_four_bars_closed_form(capsys):
     assert "\n" not in err and "tau_1" in err and "--form compact" in err
 
 
+def test_a_parameter_named_like_a_loop_quantity_is_refused_in_one_line(tmp_path, capsys):
+    from designer.cli import main
+    path = tmp_path / "clash.json"
+    path.write_text(robot_path("four_bar").read_text().replace('"w"', '"detJp"').replace("w**2", "detJp**2"))
+    assert main(["derive", str(path), "--form", "closed", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "detJp" in err and "rename it" in err
+
+
 def test_a_cancel_stops_the_nonlinear_closed_form():
     from designer.dynamics import derive_job
     from designer.jobs import CancelToken, Cancelled, run
