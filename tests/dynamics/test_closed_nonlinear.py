@@ -206,6 +206,7 @@ def test_the_json_reports_w_is_the_closures(capsys):
     doc = json.loads(capsys.readouterr().out)
     items = doc["loop_quantities"]
     assert [it["symbol"] for it in items][-3:] == ["W3_1", "dW2_1_1", "dW3_1_1"]
+    assert set(doc["symbols"]["parameters"]) == {"L0", "L1", "L2", "L3", "g", "m1", "m2", "m3", "w"}
     model = load_project(path)
     cd = ClosedDynamics(model)
     names = doc["symbols"]["q"] + doc["symbols"]["parameters"] + [it["symbol"] for it in items]
