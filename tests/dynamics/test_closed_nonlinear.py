@@ -87,16 +87,16 @@ def _rel(a, b) -> float:
     return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
 
 
-def _states(cd, seed: int, count: int = 4):
+def _states(cd, seed: int, count: int = 4, reach: float = 0.5):
     rng = np.random.default_rng(seed)
     for _ in range(count):
-        yield rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
+        yield rng.uniform(-reach, reach, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
 
 
-def worst_error(ev: LoopEvaluator, cd: ClosedDynamics, seed: int = 1) -> float:
+def worst_error(ev: LoopEvaluator, cd: ClosedDynamics, seed: int = 1, reach: float = 0.5) -> float:
     """The largest relative difference of tau_a, M_a, G_a, h_a against the numeric projection."""
     err = 0.0
-    for qa, qda, qdda in _states(cd, seed):
+    for qa, qda, qdda in _states(cd, seed, reach=reach):
         err = max(err, _rel(ev.tau(qa, qda, qdda), cd.tau(qa, qda, qdda)), _rel(ev.M(qa), cd.M(qa)),
                   _rel(ev.G(qa), cd.G(qa)), _rel(ev.h(qa, qda), cd.h(qa, qda)))
     return err
@@ -107,6 +107,15 @@ def worst_error(ev: LoopEvaluator, cd: ClosedDynamics, seed: int = 1) -> float:
 def test_the_closed_form_equals_the_numeric_projection(case, method):
     model = model_of(case)
     assert worst_error(LoopEvaluator(equations(case, method)), ClosedDynamics(model)) < 1e-9
+
+
+@pytest.mark.parametrize("name", ["reversed:s0", "reversed:m1"])
+def test_a_loop_named_from_the_ground(name):
+    """Both passive joints on the loop's link_j side (tests/dynamics/test_closed_compact.py's case)."""
+    from tests.dynamics.test_closed_compact import case
+    model = case(name)
+    eq = derive(model, "lagrange", form="closed")
+    assert worst_error(LoopEvaluator(eq), ClosedDynamics(model), reach=0.3) < 1e-9
 
 
 @pytest.mark.parametrize("case", ["robot", "s0", "m1", "sm2", "mm3"])
