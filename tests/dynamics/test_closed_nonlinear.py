@@ -118,6 +118,29 @@ def test_a_loop_named_from_the_ground(name):
     assert worst_error(LoopEvaluator(eq), ClosedDynamics(model), reach=0.3) < 1e-9
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_a_slider_crank_turned_by_gamma_has_the_textbooks_equations(method):
+    """tests/dynamics/test_slider_crank.py's slider-crank (a passive prismatic joint on a branch turned by
+    gamma): the printed closed form against the textbook's M, G and tau, written from its positions alone."""
+    import math
+
+    from tests.dynamics.test_slider_crank import _slider_crank, _textbook
+    rng = np.random.default_rng(7)
+    r = float(rng.uniform(0.05, 0.2))
+    l = float(rng.uniform(2.5, 5.0)) * r
+    m, izz = rng.uniform(0.2, 3.0, 3), rng.uniform(1e-4, 1e-2, 3)
+    ev = LoopEvaluator(derive(_slider_crank(r, l, m, izz), method, form="closed"))
+    for q in rng.uniform(-math.pi, math.pi, 3):
+        phi, qd, qdd = q + math.pi / 2, rng.normal(), rng.normal()
+        M, G = _textbook(phi, r, l, m, izz)
+        dM = (_textbook(phi + 1e-4, r, l, m, izz)[0] - _textbook(phi - 1e-4, r, l, m, izz)[0]) / 2e-4
+        qa = np.array([q])
+        assert ev.M(qa)[0, 0] == pytest.approx(M, rel=1e-7, abs=1e-9)
+        assert ev.G(qa)[0] == pytest.approx(G, rel=1e-7, abs=1e-8)
+        assert ev.tau(qa, np.array([qd]), np.array([qdd]))[0] == pytest.approx(M * qdd + 0.5 * dM * qd * qd + G,
+                                                                              rel=1e-5, abs=1e-6)
+
+
 @pytest.mark.parametrize("case", ["robot", "s0", "m1", "sm2", "mm3"])
 def test_the_four_bars_printed_passive_positions_are_the_closures(case):
     ev = LoopEvaluator(equations(case, "lagrange"))
