@@ -14,6 +14,9 @@ Run: ``python -m benchmarks.bench_closed [--runs R] [--states N]`` from the repo
   time and the operations of its generated tau, M, G, h, for the four-bar (no closed form) and the
   palletizer (beside its closed form's), and of its regressor Y_a and base-parameter code (beside the
   compact tau); ``--compact`` prints only these lines;
+* the four-bar's closed form in loop quantities (dynamics/closed_nonlinear.py): derivation time of each
+  method and the operations (count_ops, and after CSE) of its M_a, C_a and tau_a and of the loop
+  quantities' definitions, beside the compact form's; ``--nonlinear`` prints only these lines;
 * the two designs side by side along one palletizing cycle (the same Cartesian motion: the serial
   elbow angle q3 is the parallelogram's q4 - q2): peak and RMS motor torques, the inertial coupling
   |M_ij| / sqrt(M_ii M_jj) of shoulder and elbow motor (largest over the cycle), and the gravity
@@ -74,7 +77,11 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--states", type=int, default=100_000)
     ap.add_argument("--compact", action="store_true", help="only the compact forms' figures")
+    ap.add_argument("--nonlinear", action="store_true", help="only the four-bar's closed form's figures")
     args = ap.parse_args(argv)
+    if args.nonlinear:
+        nonlinear_form(args.runs)
+        return 0
     compact_forms(args.runs, args.states)
     if args.compact:
         return 0
@@ -183,6 +190,31 @@ def compact_regressor_figures(name: str, model, eq, runs: int) -> None:
         t_c, closed = timed(lambda m=model: closed_base_plan(m, ("regressor",)), runs)
         line += f"; the closed form's base regressor {closed.functions[0].operations} operations in {t_c:.2f} s"
     print(line)
+
+
+def nonlinear_form(runs: int) -> None:
+    """The four-bar's closed form in loop quantities: time of each method (median of ``runs``), operations
+    of M_a, C_a, tau_a (count_ops of the entries; after CSE) and of the loop quantities they read."""
+    from designer.dynamics.algebra import count_ops_cse
+    from designer.dynamics.closed_compact import closed_compact_equations_job
+    from designer.jobs import run
+    import sympy as sp
+    model = load_project(ROOT / "robots" / "four_bar.json")
+    t_c, compact = timed(lambda: run(closed_compact_equations_job(model)), runs)
+    ops = {f.name: f.operations for f in plan_code(compact, "compact").functions}
+    print(f"four-bar, compact form (the peer, median of {runs}): {t_c:.3f} s; after CSE tau {ops['tau']}, "
+          f"M {ops['mass_matrix']} operations")
+    for method in ("lagrange", "newton-euler", "dalembert"):
+        t, eq = timed(lambda m=method: derive(model, m, form="closed"), runs)
+        loops = eq.extras["loop_quantities"].items
+        defs = [it.value for it in loops if it.value is not None and it.kind not in ("closure", "qp")]
+        parts = {"M_a": eq.mass_matrix, "C_a": eq.extras["coriolis_matrix"], "tau_a": eq.tau}
+        counts = ", ".join(f"{k} {sum(sp.count_ops(e) for e in m)} / {count_ops_cse(list(m))}"
+                           for k, m in parts.items())
+        named = "W, dW, detJp" + (", qdp, qddp" if method == "newton-euler" else "")
+        print(f"four-bar, closed form in loop quantities, {method} (median of {runs}): {t:.3f} s; operations "
+              f"(entries / after CSE) {counts}; loop quantities {named} {sum(sp.count_ops(d) for d in defs)} / "
+              f"{count_ops_cse(defs)}")
 
 
 if __name__ == "__main__":

@@ -37,19 +37,38 @@ def _names(cd, prefix: str) -> list[str]:
     return [f"{prefix}{j + 1}" for j in cd.act]
 
 
+def _closed_form(args, model: Manipulator):
+    """``eval --form closed``: the closed form ``derive --form closed --method M --simplify S`` prints,
+    evaluated as printed (a nonlinear loop's quantities from its numeric closure and their definitions)."""
+    from ..dynamics.closed_nonlinear_eval import LoopEvaluator
+    from ..dynamics.results import Form
+    from .dynamics_commands import derive_closed
+    with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
+        try:
+            eq = derive_closed(args, model, progress, Form.CLOSED)
+        except (ValueError, ArithmeticError) as exc:
+            raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    try:
+        return LoopEvaluator(eq)
+    except (MissingParameterError, ClosureError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+
+
 def closed_eval(args, model: Manipulator) -> int:
     from .numeric_inputs import read_states
-    if args.method != "lagrange":
+    closed = getattr(args, "form", "compact") == "closed"
+    if args.method != "lagrange" and not closed:
         raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
-                        "(no --method)")
+                        "(no --method without --form closed)")
     cd = _dynamics(model, args.project)
+    src = _closed_form(args, model) if closed else cd
     states = read_states(args.states, cd.n)
     results = []
     for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
         try:
             q_tree = cd.positions(q)
-            parts = {"tau": cd.tau(q, qd, qdd, q_tree), "M": cd.M(q, q_tree), "G": cd.G(q, q_tree),
-                     "h": cd.h(q, qd, q_tree)}
+            parts = {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree), "G": src.G(q, q_tree),
+                     "h": src.h(q, qd, q_tree)}
             forces = cd.cut_forces(q, qd, qdd, q_tree)   # what the bearings carry: the rigid bodies'
             if args.drives:   # tau = M qdd + h + G + friction as for a serial arm (h: a passive rotor's W' qd)
                 d = cd.drive_parts(q, qd, qdd, q_tree)
@@ -62,7 +81,9 @@ def closed_eval(args, model: Manipulator) -> int:
         result["cut_forces"] = forces.as_lists()
         result["residual"] = cd.residual(q_tree)
         results.append(result)
-    json.dump({"method": "closed-chain numeric", "drives": bool(args.drives), "actuated": _names(cd, "q"),
+    head = {"method": args.method, "form": "closed", "simplify": args.simplify} if closed else \
+        {"method": "closed-chain numeric"}
+    json.dump({**head, "drives": bool(args.drives), "actuated": _names(cd, "q"),
                "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0

@@ -139,9 +139,10 @@ def _compact(args, progress) -> Equations:
 
 def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     """A closed chain's equations in the actuated coordinates (dynamics/engine.py closed_chain_job): the
-    closed form of a linear closure (--form closed, auto), the compact form with the projection as steps
-    (--form compact; auto without a closed form, as a four-bar). Code generation: the closed form where
-    there is one, else the compact form."""
+    closed form (--form closed, auto: of a linear closure, or in named loop quantities for a four-bar or
+    a general loop), the compact form with the projection as steps (--form compact; auto when the closed
+    form does not finish within --time-limit). Code generation: the closed form of a linear closure,
+    else the compact form."""
     from ..dynamics.engine import closed_chain_job
     from ..errors import DesignerError
     from ..jobs import NEVER, run
@@ -152,10 +153,14 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     else:
         form = Form(Form.CLOSED.value if form == "derived" else form)
     try:
-        eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form), progress)
+        seconds = getattr(args, "time_limit", None)
+        eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form,
+                                  nonlinear=not codegen, time_limit=math.inf if seconds == 0 else seconds,
+                                  max_terms=getattr(args, "max_terms", None)), progress)
     except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
-        hint = "; use --form compact" if form is Form.CLOSED and "linearly" in str(exc) else ""
-        raise UserError(f"{args.project}: cannot derive the equations: {exc}{hint}") from None
+        hint = "; use --form compact" if form is Form.CLOSED else ""
+        text = str(exc).replace("; show the recursive form instead?", "")
+        raise UserError(f"{args.project}: cannot derive the equations: {text}{hint}") from None
     return eq
 
 

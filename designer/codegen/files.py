@@ -65,6 +65,9 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     chosen = FUNCTIONS if only is None else tuple(only)
     if "closed_compact" in eq.extras:   # the compact form of any closed chain: every function, over its steps
         return plan_code(eq, form, drives, token=token, only=chosen)
+    elif "loop_quantities" in eq.extras:
+        raise ValueError("a nonlinear loop's closed form reads loop quantities (qp, W, dW): its code is the "
+                         "compact form's")
     elif "closed_chain" in eq.extras:   # a linear closure's closed forms in the actuated coordinates, whatever ``form``
         from .closed_plan import closed_chain_plan
         closed = cast("dict", eq.extras["closed_chain"])

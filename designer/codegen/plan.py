@@ -215,6 +215,9 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
     form = CodeForm(form)
     if "closed_compact" in eq.extras:   # a closed chain's compact form: its steps (below)
         return (yield from closed_compact_plan_job(eq, drives, values, token, only))
+    if "loop_quantities" in eq.extras:
+        raise ValueError("a nonlinear loop's closed form reads loop quantities (qp, W, dW): its code is the "
+                         "compact form's")
     if "closed_chain" in eq.extras:
         # a closed chain's model carries the actuated joints' names only: the recursive forms of that
         # "arm" would be another machine's; its closed forms are the equations (dynamics/closed_form.py)

@@ -73,7 +73,8 @@ def actuated_model(model: Manipulator, act: list[int]) -> Manipulator:
 class _Tree:
     """Joint trig and link placements of the tree in the ring, the passive joints substituted."""
 
-    def __init__(self, model: Manipulator, act, pas, A, c):
+    def __init__(self, model: Manipulator, act, pas, A, c, more=()):
+        """``more``: further symbols the ring must hold (a nonlinear closure's named loop quantities)."""
         self.model, self.act = model, act
         n = model.n
         self.rate = [[0] * len(act) for _ in range(n)]      # rows of W: joint i's rate per actuated rate
@@ -95,7 +96,7 @@ class _Tree:
             extra += [sp.cos(link.gamma), sp.sin(link.gamma)]
         for loop in model.loops:
             extra += list(loop.frame_i.sym_matrix()) + list(loop.frame_j.sym_matrix())
-        self.tr = TrigRing(model, extra)
+        self.tr = TrigRing(model, extra + list(more))
 
     def trig(self, i: int):
         tr = self.tr
@@ -199,39 +200,45 @@ def _frames_job(t: _Tree, token: CancelToken) -> Job[ArmFrames]:
     return ArmFrames(Rs, ps, Ws, Vs, gs)
 
 
+def world_frame(t: _Tree, placed: dict, k: int, token: CancelToken = NEVER):
+    """(R, o) of link k (1-based; 0 the base) in frame 0 as ring elements, memoized in ``placed``."""
+    tr = t.tr
+    if not placed:
+        placed[0] = ([[tr.one if r == c else tr.zero for c in range(3)] for r in range(3)], [tr.zero] * 3)
+    if k not in placed:
+        Rp, pp = world_frame(t, placed, parents_of(t.model.links)[k - 1], token)
+        R, p = t.placement(k - 1)
+        token.check()
+        cols = [tr.matvec(Rp, [R[0][c], R[1][c], R[2][c]]) for c in range(3)]
+        Rk = [[cols[c][r] for c in range(3)] for r in range(3)]
+        placed[k] = (Rk, [pp[r] + v for r, v in enumerate(tr.matvec(Rp, p))])
+    return placed[k]
+
+
+def cut_frame(t: _Tree, placed: dict, link: int, pose, token: CancelToken = NEVER):
+    """(origin, rotation columns) in frame 0 of a cut frame given in link ``link``'s frame (1-based)."""
+    tr = t.tr
+    R, p = world_frame(t, placed, link, token)
+    T = pose.sym_matrix()
+    local_p = [tr.var(T[r, 3]) for r in range(3)]
+    cols = [tr.matvec(R, [tr.var(T[r, c]) for r in range(3)]) for c in range(3)]
+    return [p[r] + v for r, v in enumerate(tr.matvec(R, local_p))], cols
+
+
 def _verify_closure(t: _Tree, token: CancelToken) -> None:
     """The linear closure found at the default values, checked as an identity: with it substituted,
     each loop's cut frames coincide (origins, and z axes for a revolute cut) as functions of the joint
     angles and of the parameters (the ring's polynomials at random points of both); NotLinearClosure
     when they do not."""
     tr, model = t.tr, t.model
-    parents = parents_of(model.links)
-    eye = [[tr.one if r == c else tr.zero for c in range(3)] for r in range(3)]
-    placed: dict[int, tuple] = {0: (eye, [tr.zero] * 3)}
-
-    def frame(k: int):
-        if k not in placed:
-            Rp, pp = frame(parents[k - 1])
-            R, p = t.placement(k - 1)
-            token.check()
-            placed[k] = ([tr.matvec(Rp, [R[0][c], R[1][c], R[2][c]]) for c in range(3)], None)
-            cols = placed[k][0]
-            Rk = [[cols[c][r] for c in range(3)] for r in range(3)]
-            placed[k] = (Rk, [pp[r] + v for r, v in enumerate(tr.matvec(Rp, p))])
-        return placed[k]
-
-    def cut(link: int, pose):
-        R, p = frame(link)
-        T = pose.sym_matrix()
-        local_p = [tr.var(T[r, 3]) for r in range(3)]
-        z = [tr.var(T[r, 2]) for r in range(3)]
-        return [p[r] + v for r, v in enumerate(tr.matvec(R, local_p))], tr.matvec(R, z)
+    placed: dict = {}
     points = _points(tr, model)
     for k, loop in enumerate(model.loops, start=1):
-        (pi, zi), (pj, zj) = cut(loop.link_i, loop.frame_i), cut(loop.link_j, loop.frame_j)
+        (pi, Fi), (pj, Fj) = (cut_frame(t, placed, loop.link_i, loop.frame_i, token),
+                              cut_frame(t, placed, loop.link_j, loop.frame_j, token))
         gaps = [tr.reduce(a - b) for a, b in zip(pi, pj)]
         if loop.joint.value != "S":
-            gaps += tr.cross(zi, zj)
+            gaps += tr.cross(Fi[2], Fj[2])
         if any(_nonzero(tr, g, points) for g in gaps):
             raise NotLinearClosure(f"{loop.label(k)}: the linear closure found at the default values does not hold "
                                    "for every value of the parameters: no closed form")
@@ -272,6 +279,46 @@ def _nonzero(tr: TrigRing, p, points: list[list[float]]) -> bool:
     return False
 
 
+def tree_mass_gravity_job(t: _Tree, frames: ArmFrames, token: CancelToken) -> Job[tuple[list, list, list]]:
+    """(M_rot, M_tra, G) over the rates of ``t.act`` (Lee's parts, full symmetric nested lists)."""
+    tr, exact, na = t.tr, t.model, len(t.act)
+    M_rot = [[tr.zero] * na for _ in range(na)]
+    M_tra = [[tr.zero] * na for _ in range(na)]
+    G = [tr.zero] * na
+    for b, body in enumerate(bodies(exact, tr)):
+        yield Progress("mass matrix", b / max(1, exact.n), f"body {b + 1}")
+        Jv, Jw = frames.body_jacobians(tr, body, token)
+        IJw = [tr.matvec(body.inertia, Jw[k], token) if not body.is_point and any(Jw[k]) else None
+               for k in range(na)]
+        for a in range(na):
+            for k in range(a, na):
+                M_tra[a][k] += tr.mul(body.mass, tr.dot(Jv[a], Jv[k], token))
+                if IJw[k] is not None:
+                    M_rot[a][k] += tr.dot(Jw[a], IJw[k], token)
+            G[a] -= tr.mul(body.mass, tr.dot(frames.g[body.link], Jv[a], token))
+    for a in range(na):
+        for k in range(a):
+            M_tra[a][k], M_rot[a][k] = M_tra[k][a], M_rot[k][a]
+    return M_rot, M_tra, G
+
+
+def method_rows(method: Method, M: list, G: list, c_all: list, lee: tuple, christoffel, contract) -> dict[str, list]:
+    """The ring rows of ``method``'s matrices in the actuated coordinates: M and G, Lagrange's B and C from
+    the Christoffel symbols ``c_all`` of M, Lee's D_rot, D_tra (``lee``) and H_rot, H_tra (``contract`` of
+    ``christoffel`` of each part)."""
+    na = len(M)
+    rows: dict[str, list] = {"M": M, "G": [[g] for g in G]}
+    if method is Method.LAGRANGE:
+        pairs = [(j, k) for j in range(na) for k in range(j + 1, na)]
+        rows["B"] = [[c_all[i][j][k] for (j, k) in pairs] for i in range(na)]
+        rows["C"] = [[c_all[i][j][j] for j in range(na)] for i in range(na)]
+    elif method is Method.DALEMBERT:
+        rows["D_rot"], rows["D_tra"] = lee
+        rows["H_rot"] = [[h] for h in contract(christoffel(lee[0]))]
+        rows["H_tra"] = [[h] for h in contract(christoffel(lee[1]))]
+    return rows
+
+
 def _christoffel(tr: TrigRing, M: list, act: list[int], token: CancelToken) -> list:
     n = len(act)
     dM = {}
@@ -299,23 +346,7 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
     _verify_closure(t, token)
     tr, na = t.tr, len(act)
     frames = yield from _frames_job(t, token)
-    M_rot = [[tr.zero] * na for _ in range(na)]
-    M_tra = [[tr.zero] * na for _ in range(na)]
-    G = [tr.zero] * na
-    for b, body in enumerate(bodies(exact, tr)):
-        yield Progress("mass matrix", b / max(1, exact.n), f"body {b + 1}")
-        Jv, Jw = frames.body_jacobians(tr, body, token)
-        IJw = [tr.matvec(body.inertia, Jw[k], token) if not body.is_point and any(Jw[k]) else None
-               for k in range(na)]
-        for a in range(na):
-            for k in range(a, na):
-                M_tra[a][k] += tr.mul(body.mass, tr.dot(Jv[a], Jv[k], token))
-                if IJw[k] is not None:
-                    M_rot[a][k] += tr.dot(Jw[a], IJw[k], token)
-            G[a] -= tr.mul(body.mass, tr.dot(frames.g[body.link], Jv[a], token))
-    for a in range(na):
-        for k in range(a):
-            M_tra[a][k], M_rot[a][k] = M_tra[k][a], M_rot[k][a]
+    M_rot, M_tra, G = yield from tree_mass_gravity_job(t, frames, token)
     M = [[M_rot[a][k] + M_tra[a][k] for k in range(na)] for a in range(na)]
     qd = [tr.gens[exact.qd[i]] for i in act]
 
@@ -323,15 +354,7 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
         return [sum((tr.mul(christ[i][j][k], tr.mul(qd[j], qd[k])) for j in range(na) for k in range(na)), tr.zero)
                 for i in range(na)]
     c_all = _christoffel(tr, M, act, token)
-    rows: dict[str, list] = {"M": M, "G": [[g] for g in G]}
-    if method is Method.LAGRANGE:
-        pairs = [(j, k) for j in range(na) for k in range(j + 1, na)]
-        rows["B"] = [[c_all[i][j][k] for (j, k) in pairs] for i in range(na)]
-        rows["C"] = [[c_all[i][j][j] for j in range(na)] for i in range(na)]
-    elif method is Method.DALEMBERT:
-        rows["D_rot"], rows["D_tra"] = M_rot, M_tra
-        rows["H_rot"] = [[h] for h in contract(_christoffel(tr, M_rot, act, token))]
-        rows["H_tra"] = [[h] for h in contract(_christoffel(tr, M_tra, act, token))]
+    rows = method_rows(method, M, G, c_all, (M_rot, M_tra), lambda Mx: _christoffel(tr, Mx, act, token), contract)
     h_raw = contract(c_all)
     qdd = [tr.gens[exact.qdd[i]] for i in act]
     rows["tau"] = [[sum((tr.mul(M[i][k], qdd[k]) for k in range(na)), tr.zero) + h_raw[i] + G[i]]

@@ -10,6 +10,7 @@ from typing import Any
 
 import sympy as sp
 
+from ..errors import DesignerError
 from ..jobs import NEVER, Cancelled, CancelToken, Job, Progress, run
 from ..model.manipulator import Manipulator
 from ..model.angles import exact_angles
@@ -74,7 +75,8 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
     if not model.is_serial:   # a closed chain: its forms in the actuated coordinates
-        return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form))
+        return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form,
+                                            time_limit=time_limit, max_terms=max_terms))
     strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
@@ -93,20 +95,12 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
             # what the window asks about before showing the recursive form instead of a closed one
             extras["too_large"] = (exc.entry, exc.terms, exc.limit)
     if form is not Form.COMPACT:
-        seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
-        budget = Deadline(token, None if seconds == math.inf else seconds)
-        reached: list[Progress] = []
-        try:
-            closed = yield from _watched(strategy.closed_job(model, TrigRing(exact_angles(model).model), simplify,
-                                                             budget), reached)
-        except Cancelled:
-            if token.cancelled or not budget.expired:
-                raise
-            stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
-            if form is Form.CLOSED:
-                raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
+        closed, too_slow = yield from _within_budget(
+            lambda budget: strategy.closed_job(model, TrigRing(exact_angles(model).model), simplify, budget),
+            token, form, time_limit)
+        if too_slow is not None:
             form = Form.COMPACT
-            extras["too_slow"] = (budget.seconds, stage)
+            extras["too_slow"] = too_slow
         else:
             form = Form.CLOSED
             mats, tau, M, G, h, more = closed
@@ -121,22 +115,69 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
 
 
 def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode, token: CancelToken,
-                     form: Form) -> Job[Equations]:
+                     form: Form, nonlinear: bool = True, time_limit: float | None = None,
+                     max_terms: int | None = None) -> Job[Equations]:
     """A closed chain: compact, the tree's recursion with the projection as steps (closed_compact.py);
-    closed, the closed form of a linear closure (closed_form.py; NotLinearClosure otherwise); auto, the
-    closed form where there is one, else the compact form (``extras["no_closed_form"]`` says why)."""
+    closed, the closed form of a linear closure (closed_form.py), else (``nonlinear``) the closed form in
+    the actuated joints and named loop quantities (closed_nonlinear.py); auto, a closed form where there
+    is one within ``time_limit`` (None: :data:`AUTO_SECONDS`), else the compact form
+    (``extras["no_closed_form"]``, ``extras["too_slow"]`` or ``extras["too_large"]`` says why). The
+    nonlinear closed form's tau_i may have at most ``max_terms`` terms (counted once derived: no bound
+    is known beforehand; closed: ExpansionTooLarge above it). ``nonlinear`` False (code generation): a
+    nonlinear loop's closed form is not tried."""
+    from ..kinematics.closure import ClosureError
     from .closed_compact import closed_compact_equations_job
     from .closed_form import NotLinearClosure, closed_chain_equations_job
+    from .closed_nonlinear import nonlinear_equations_job
     if form is Form.COMPACT:
         return (yield from closed_compact_equations_job(model, method, token))
     try:
         return (yield from closed_chain_equations_job(model, method, simplify, token))
     except NotLinearClosure as exc:
-        if form is Form.CLOSED:
+        if form is Form.CLOSED and not nonlinear:
             raise
         why = str(exc)
+    extras: dict = {"no_closed_form": why}
+    if nonlinear:
+        try:
+            eq, too_slow = yield from _within_budget(
+                lambda budget: nonlinear_equations_job(model, method, simplify, budget), token, form, time_limit)
+        except (DesignerError, ClosureError) as exc:   # loops that do not determine the passive joints
+            if form is Form.CLOSED:
+                raise
+            extras = {"no_closed_form": str(exc)}
+        else:
+            if too_slow is not None:
+                extras = {"too_slow": too_slow}
+            else:
+                terms = [len(sp.Add.make_args(e)) for e in eq.tau]
+                worst = max(range(len(terms)), key=terms.__getitem__)
+                if max_terms is None or terms[worst] <= max_terms:
+                    return eq
+                if form is Form.CLOSED:
+                    raise ExpansionTooLarge(f"tau_{worst + 1}", terms[worst], max_terms)
+                extras = {"too_large": (f"tau_{worst + 1}", terms[worst], max_terms)}
     eq = yield from closed_compact_equations_job(model, method, token)
-    return replace(eq, extras={**eq.extras, "no_closed_form": why})
+    return replace(eq, extras={**eq.extras, **extras})
+
+
+def _within_budget(make_job: Callable[[CancelToken], Job[Any]], token: CancelToken, form: Form,
+                   time_limit: float | None) -> Job[tuple[Any, tuple | None]]:
+    """(``make_job(budget)``'s result, None), the budget :data:`AUTO_SECONDS` for auto with ``time_limit``
+    None (``math.inf`` or None otherwise: no limit); when it runs out, (None, (seconds, the step reached))
+    for auto, a :class:`ClosedFormTooSlow` for closed. A cancel of ``token`` stays a cancel."""
+    seconds = AUTO_SECONDS if time_limit is None and form is Form.AUTO else time_limit
+    budget = Deadline(token, None if seconds is None or seconds == math.inf else seconds)
+    reached: list[Progress] = []
+    try:
+        return (yield from _watched(make_job(budget), reached)), None
+    except Cancelled:
+        if token.cancelled or not budget.expired:
+            raise
+        stage = ", ".join(t for t in (reached[-1].stage, reached[-1].detail) if t) if reached else ""
+        if form is Form.CLOSED:
+            raise ClosedFormTooSlow(budget.seconds or 0.0, stage) from None
+        return None, (budget.seconds, stage)
 
 
 def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:

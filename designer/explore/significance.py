@@ -200,7 +200,7 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
     try:
         if model.is_serial:
             eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
-        else:   # a closed chain's closed form in its actuated joints (parallelograms only)
+        else:   # a closed chain's closed form in its actuated joints (a four-bar's in loop quantities)
             eq = _closed_chain_form(model.numeric(overrides), token)
             model = eq.model
     except ExpansionTooLarge as exc:  # counts of terms in a closed form are what this reports
@@ -224,19 +224,28 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
         if ("G", i, ()) in keep:
             e += G[i]
         simple.append(e)
-    return _ops(list(full), token), _ops(simple, token)
+    defs = _loop_definitions(eq)
+    return _ops(list(full) + defs, token), _ops(simple + defs, token)
 
 
 def _closed_chain_form(model, token: CancelToken):
-    """The Lagrange closed form of a closed chain whose loops close linearly; a four-bar: a one-line refusal."""
+    """The Lagrange closed form of a closed chain: a linear closure's, else (a four-bar) the closed form in
+    named loop quantities (dynamics/closed_nonlinear.py), whose definitions a controller evaluates too."""
     from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
+    from ..dynamics.closed_nonlinear import nonlinear_equations_job
     from ..dynamics.results import Method, SimplifyMode
-    from ..errors import DesignerError
+    from ..jobs import run
     try:
         return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.FAST, token=token)
     except NotLinearClosure:
-        raise DesignerError("operation counts: the loops do not close linearly (a four-bar), so the equations "
-                            "have no closed form in the actuated joints to count") from None
+        return run(nonlinear_equations_job(model, Method.LAGRANGE, SimplifyMode.FAST, token), None, token)
+
+
+def _loop_definitions(eq) -> list:
+    """The loop quantities' definitions a closed form reads (detJp, W, dW; the passive positions come from
+    the closure), counted with both forms of tau."""
+    loops = eq.extras.get("loop_quantities")
+    return [] if loops is None else [it.value for it in loops.items if it.kind in ("det", "W", "dW")]
 
 
 @dataclass(frozen=True)

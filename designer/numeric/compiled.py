@@ -183,6 +183,9 @@ def compile_equations(eq: Equations, values: Mapping[str, float] | None = None,
         if getattr(closed_compact, "inputs", ()):
             raise ValueError("a closed chain whose passive positions are inputs (no closed-form closure) is not "
                              "compiled: its functions take qp too")
+    elif "loop_quantities" in eq.extras:
+        raise ValueError("a nonlinear loop's closed form reads loop quantities (qp, W, dW): compile its compact "
+                         "form (derive --form compact)")
     elif "closed_chain" in eq.extras:   # its closed forms are its equations (see codegen.plan)
         form = CodeForm.DERIVED
     unknown = set(horner) - set(_FUNCTIONS)

@@ -12,6 +12,8 @@ from html import escape
 from ..dynamics.results import Equations
 from ..model.expr import symbol
 from ..model.manipulator import Convention
+from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
+from .loop_section import LOOP_INTRO, loop_items
 from .document import METHOD_TITLE, SIMPLIFY_TEXT, form_text, sections
 from .entries import Entry
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
@@ -141,6 +143,18 @@ def _entry_row(entry: Entry) -> str:
             f'<td class="ops">{entry.ops} ops</td></tr>')
 
 
+def _loops(eq: Equations) -> list[str]:
+    items = loop_items(eq)
+    if not items:
+        return []
+    out = ["<h2>Loop quantities</h2>", f"<p>{escape(LOOP_INTRO)}</p>", '<table class="entries">']
+    for sym, value, kind in items:
+        lines = [f"<mtext>{escape(NUMERIC_CLOSURE)}</mtext>"] if value is None else entry_mathml_lines(value)
+        out.append(f"<tr><td>{_math(to_mathml(sym) + '<mo>=</mo>' + lines[0])}"
+                   + "".join(f"<br/>{_math(line)}" for line in lines[1:]) + f"</td><td>{escape(kind)}</td></tr>")
+    return out + ["</table>"]
+
+
 def render_html(eq: Equations, title: str | None = None) -> str:
     """A self-contained HTML page of the equations of ``eq``."""
     model = eq.model
@@ -154,6 +168,7 @@ def render_html(eq: Equations, title: str | None = None) -> str:
     if model.description:
         out.append(f"<p>{escape(model.description)}</p>")
     out += _arm(eq)
+    out += _loops(eq)
     out += ["<h2>Equations of motion</h2>", f"<p>{escape(form_text(eq))}</p>",
             "<p>Joint positions q<sub>i</sub>, velocities q&#x307;<sub>i</sub>, "
             "accelerations q&#x308;<sub>i</sub>. Operations: <code>sympy.count_ops</code> of each entry, "

@@ -14,6 +14,8 @@ import json
 
 from ..dynamics.results import Equations, Method
 from ..model.expr import format_expr
+from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
+from .loop_section import loop_items, loop_symbol_names
 from .printing import to_text
 from .tables import parameter_rows
 
@@ -44,7 +46,9 @@ def equations_dict(eq: Equations) -> dict:
     used = set(model.symbol_names())
     for mat in [*eq.matrices.values(), eq.tau]:
         used |= {s.name for s in mat.free_symbols}
-    joint_names = {s.name for s in (*model.q, *qd, *model.qdd)}
+    for _, value, _ in loop_items(eq):
+        used |= {s.name for s in getattr(value, "free_symbols", ())}
+    joint_names = {s.name for s in (*model.q, *qd, *model.qdd)} | loop_symbol_names(eq)
     doc = {
         "format": "manipulator-designer-equations",
         "version": 1,
@@ -67,6 +71,11 @@ def equations_dict(eq: Equations) -> dict:
         doc["velocity_products"] = [f"{qd[j].name}*{qd[k].name}"
                                     for j in range(eq.n) for k in range(j + 1, eq.n)]
         doc["velocity_squares"] = [f"{v.name}**2" for v in qd]
+    loops = loop_items(eq)
+    if loops:   # defined in order, above their use: a nonlinear closed chain (dynamics/closed_nonlinear.py)
+        doc["loop_quantities"] = [{"symbol": s.name, "kind": kind,
+                                   "value": NUMERIC_CLOSURE if v is None else to_text(v, ordered=False)}
+                                  for s, v, kind in loops]
     doc["matrices"] = {name: _matrix(mat) for name, mat in eq.matrices.items()}
     if eq.method is Method.NEWTON_EULER:
         # the other forms contain M, G and h (tau follows from "form"); tau alone does not show them.

@@ -11,6 +11,8 @@ from ..model.expr import symbol
 from ..model.manipulator import Convention
 from .document import METHOD_TITLE, SIMPLIFY_TEXT, MatrixSection, form_latex, sections, vector_definitions_latex
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
+from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
+from .loop_section import LOOP_INTRO, loop_items
 from .printing import latex_escape, to_latex
 from .tables import dh_rows, inertia_cells, mass_rows, parameter_rows
 
@@ -141,6 +143,22 @@ def _matrix_section(sec: MatrixSection) -> list[str]:
     return out
 
 
+def _loops(eq: Equations) -> list[str]:
+    items = loop_items(eq)
+    if not items:
+        return []
+    out = [r"\section{Loop quantities}", latex_escape(LOOP_INTRO), r"\begin{align*}"]
+    rows = []
+    for sym, value, kind in items:
+        if value is None:
+            rows.append(f"{to_latex(sym)} &: \\text{{{latex_escape(NUMERIC_CLOSURE)}}}")
+        else:
+            lines = _align_rows(to_latex(sym), entry_latex_lines(value))
+            lines[-1] += r"\qquad\text{(" + latex_escape(kind) + ")}"
+            rows += lines
+    return out + [" \\\\\n".join(rows), r"\end{align*}"]
+
+
 def render_latex(eq: Equations, title: str | None = None) -> str:
     """A complete LaTeX document of the equations of ``eq``."""
     model = eq.model
@@ -153,6 +171,7 @@ def render_latex(eq: Equations, title: str | None = None) -> str:
     if model.description:
         body += [latex_escape(model.description), ""]
     body += _arm(eq)
+    body += _loops(eq)
     body += [r"\section{Equations of motion}", r"\begin{equation*}", form_latex(eq), r"\end{equation*}"]
     defs = vector_definitions_latex(eq)
     if defs:

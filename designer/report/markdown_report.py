@@ -11,6 +11,8 @@ from ..model.expr import symbol
 from ..model.manipulator import Convention
 from .document import METHOD_TITLE, SIMPLIFY_TEXT, form_latex, sections, vector_definitions_latex
 from .latex_report import continuation, entry_latex_lines
+from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
+from .loop_section import LOOP_INTRO, loop_items
 from .printing import to_latex
 from .tables import dh_rows, inertia_cells, mass_rows, parameter_rows
 
@@ -82,6 +84,19 @@ def _display(label: str, lines: list[str]) -> list[str]:
     return ["$$", r"\begin{aligned}", " \\\\\n".join(rows), r"\end{aligned}", "$$", ""]
 
 
+def _loops(eq: Equations) -> list[str]:
+    items = loop_items(eq)
+    if not items:
+        return []
+    out = ["## Loop quantities", "", _esc(LOOP_INTRO), ""]
+    for sym, value, kind in items:
+        if value is None:
+            out += [f"{_m(sym)} ({kind}): {NUMERIC_CLOSURE}.", ""]
+        else:
+            out += [f"*{kind}*", ""] + _display(to_latex(sym), entry_latex_lines(value))
+    return out
+
+
 def render_markdown(eq: Equations, title: str | None = None) -> str:
     """A Markdown document of the equations of ``eq``."""
     model = eq.model
@@ -93,6 +108,7 @@ def render_markdown(eq: Equations, title: str | None = None) -> str:
     if model.description:
         out += [_esc(model.description), ""]
     out += _arm(eq)
+    out += _loops(eq)
     out += ["## Equations of motion", "", "$$", form_latex(eq), "$$", ""]
     defs = vector_definitions_latex(eq)
     if defs:

@@ -186,19 +186,19 @@ def test_a_serial_arm_given_as_a_tree_has_the_serial_recursive_torques(name):
 
 
 def test_derive_forms_of_closed_chains():
-    """compact: any closed chain; auto: the closed form where the closure is linear, else compact
-    (saying why); closed: refused for a four-bar."""
-    from designer.dynamics.closed_form import NotLinearClosure
+    """compact: any closed chain; auto and closed: the closed form (a four-bar's in loop quantities,
+    dynamics/closed_nonlinear.py); auto within the time limit, else compact saying why."""
     from designer.dynamics.results import Form
     four = load_project(robot_path("four_bar"))
     pal = load_project(robot_path("palletizer_parallelogram"))
     assert derive(four, form="compact").form is Form.COMPACT
     auto = derive(four)
-    assert auto.form is Form.COMPACT and "linearly" in auto.extras["no_closed_form"]
-    assert derive(pal).form is Form.CLOSED
+    assert auto.form is Form.CLOSED and "loop_quantities" in auto.extras
+    assert derive(four, form="closed").form is Form.CLOSED
+    slow = derive(four, time_limit=1e-9)
+    assert slow.form is Form.COMPACT and "too_slow" in slow.extras
+    assert derive(pal).form is Form.CLOSED and "loop_quantities" not in derive(pal).extras
     assert "closed_compact" in derive(pal, form="compact").extras
-    with pytest.raises(NotLinearClosure):
-        derive(four, form="closed")
 
 
 def test_compiled_compact_form_evaluates_many_states():
@@ -207,7 +207,9 @@ def test_compiled_compact_form_evaluates_many_states():
     refused (its functions take qp)."""
     from designer.numeric.compiled import compile_equations
     model = load_project(robot_path("four_bar"))
-    compiled = compile_equations(derive(model))
+    compiled = compile_equations(derive(model, form="compact"))
+    with pytest.raises(ValueError, match="loop quantities"):
+        compile_equations(derive(model))   # the closed form reads qp, W, dW: refused in one line
     cd = ClosedDynamics(model)
     rng = np.random.default_rng(12)
     Q, QD, QDD = rng.uniform(-1, 1, (3, 6, 1))
