@@ -247,12 +247,13 @@ def cmd_linearize(args) -> int:
         solve = linearize_closed
     q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
     state = names + ["qd" + name[1:] for name in names]
-    if args.elastic and not model.is_serial:
-        raise UserError(f"{args.project}: linearize --elastic: not for closed chains yet")
     if args.elastic and args.symbolic:
         raise UserError("linearize --elastic: numbers only (without --symbolic)")
     try:
-        if args.elastic:
+        if args.elastic and not model.is_serial:   # the actuated joints' gearboxes (cli/closed_elastic.py)
+            from .closed_elastic import closed_elastic_linear_model
+            lm, state = closed_elastic_linear_model(model, q, qd, qdd, args.project)
+        elif args.elastic:
             lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
         else:
             lm = solve(arm, q, qd, qdd)
@@ -294,8 +295,6 @@ def _closed_chain_plan(args, eq, drives: bool, only):
     """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
     of the tree's joints projected by W on request (designer/codegen/closed_plan.py)."""
     from ..codegen.files import full_plan
-    if getattr(args, "elastic", False):
-        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
     return full_plan(eq, "derived", drives, only=only)
 
 
@@ -304,8 +303,6 @@ def _closed_base_plan(args, model, drives: bool, only):
     from ..dynamics.closed_form import NotLinearClosure
     from ..identification.closed_code_plan import closed_base_plan
     from ..kinematics.closure import ClosureError
-    if getattr(args, "elastic", False):
-        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
     try:
         return closed_base_plan(model, only, drives=drives)
     except (NotLinearClosure, ClosureError) as exc:
@@ -395,7 +392,7 @@ def _elastic_code(args, plan) -> tuple[str, str]:
     missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
     if missing:
         raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
-    model = load_model(args.project)
+    model = load_model(args.project, closed=True)   # a closed chain: its actuated joints' gearboxes
     try:
         names = [name for name, _ in plan.parameters]   # a named stiffness (k2) is read from p
         if args.lang == "python":
