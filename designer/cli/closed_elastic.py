@@ -1,4 +1,4 @@
-"""Elastic joints of a closed chain on the command line: ``simulate --elastic`` and ``linearize --elastic``.
+"""Elastic joints of a closed chain on the command line: ``simulate``, ``linearize`` and ``eval --elastic``.
 
 The elastic joints are the actuated ones (the gearboxes sit at the motors), named by their links like
 every closed-chain command (the palletizer's q1, q2, q4, q6; theta4 the crank motor's angle); the link
@@ -17,7 +17,7 @@ from ..errors import DesignerError
 from ..model import MissingParameterError
 from .common import UserError
 
-__all__ = ["ElasticSetup", "closed_elastic_setup", "closed_elastic_linear_model"]
+__all__ = ["ElasticSetup", "closed_elastic_setup", "closed_elastic_linear_model", "closed_eval_elastic"]
 
 
 @dataclass(frozen=True)
@@ -73,3 +73,39 @@ def closed_elastic_linear_model(model, q, qd, qdd, where: str):
         return elastic_linearize_closed(cd, joints, np.asarray(q), np.asarray(qd), np.asarray(qdd)), state
     except DesignerError as exc:
         raise UserError(f"{where}: {exc}") from None
+
+
+def closed_eval_elastic(args, model, read_states) -> int:
+    """``eval --elastic`` of a closed chain: q'' and theta'' (and the springs' torques) of the actuated joints at
+    each state, over M_a, h_a, G_a (``read_states(path, n, m)``: elastic_commands' reader)."""
+    import json
+    import sys
+    from ..numeric.closed_elastic import ClosedLinkSide
+    from ..numeric.elastic import ElasticArm
+    from .closed_commands import _dynamics
+    if args.method != "lagrange":
+        raise UserError(f"{args.project}: eval --elastic of a closed chain evaluates its numeric projected dynamics "
+                        "(no --method)")
+    joints = _joints(model, args.project)
+    cd = _dynamics(model, args.project)
+    try:
+        ea = ElasticArm(None, joints, ClosedLinkSide(cd))
+    except DesignerError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    states = read_states(args.states, ea.n, ea.m)
+    results = []
+    for i, s in enumerate(states):
+        y = np.concatenate([s["q"], s["theta"], s["qd"], s["thetad"]])
+        try:
+            qdd, thetadd = ea.accelerations(y, s["tau_m"])
+        except DesignerError as exc:
+            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
+        if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
+            raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
+        spring = ea.spring(s["q"], s["theta"], s["qd"], s["thetad"])
+        results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
+    names = [f"q{j + 1}" for j in cd.act]
+    json.dump({"method": "closed-chain numeric", "elastic": True, "actuated": names,
+               "joints": [int(cd.act[i]) + 1 for i in joints.elastic], "results": results}, sys.stdout)
+    sys.stdout.write("\n")
+    return 0

@@ -223,6 +223,10 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 def cmd_eval_elastic(args) -> int:
     from .numeric_commands import compiled_for
+    closed = load_model(args.project, closed=True)
+    if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (cli/closed_elastic.py)
+        from .closed_elastic import closed_eval_elastic
+        return closed_eval_elastic(args, closed, _elastic_states)
     model, arm, joints = _arm_and_joints(args)
     E, N = joints.elastic, joints.gear
     if np.any(joints.rotor[E] <= 0):

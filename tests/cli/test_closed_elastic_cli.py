@@ -1,4 +1,4 @@
-"""``simulate``, ``linearize`` and ``codegen --elastic`` of closed chains (the palletizer and four-bars with
+"""``simulate``, ``linearize``, ``codegen`` and ``eval --elastic`` of closed chains (the palletizer and four-bars with
 gearboxes on their actuated joints) against independent sides, and their one-line refusals:
 
 - linearize: A's eigenvalues at rest (gravity off) are +-i w of ``modes``' free modes, which explore's
@@ -6,7 +6,8 @@ gearboxes on their actuated joints) against independent sides, and their one-lin
 - simulate: a passive run keeps its energy with the loops closed; a motor-side PD move with gravity
   compensation at the reference reaches its target (De Luca's law: the only rest point);
 - codegen: the generated Python (closed form of the palletizer, compact form of the four-bar) and C give the
-  numeric model's q'' and theta'' (numeric/closed_elastic.py over the tree's RNEA and CRBA).
+  numeric model's q'' and theta'' (numeric/closed_elastic.py over the tree's RNEA and CRBA), and so does
+  ``eval --elastic`` at the same states.
 """
 
 from __future__ import annotations
@@ -139,12 +140,24 @@ def test_codegen_elastic_python_equals_the_numeric_model(tmp_path, capsys, which
     space: dict = {}
     exec(compile(out.read_text(), str(out), "exec"), space)
     ea = _numeric(model)
+    generated = []
     for y, tau_m in _states(ea):
         q, th, qd, thd = ea.split(y)
         qdd, thdd = space["elastic_forward"](q, th, qd, thd, tau_m)
+        generated.append((qdd, thdd))
         ref_qdd, ref_thdd = ea.accelerations(y, tau_m)
         np.testing.assert_allclose(qdd, ref_qdd, rtol=1e-9, atol=1e-9 * np.abs(ref_qdd).max())
         np.testing.assert_allclose(thdd, ref_thdd, rtol=1e-9, atol=1e-9 * np.abs(ref_thdd).max())
+    # eval --elastic: the same states through the command line
+    states = [dict(zip(("q", "theta", "qd", "thetad"), map(np.ndarray.tolist, ea.split(y))), tau_m=t.tolist())
+              for y, t in _states(ea)]
+    (tmp_path / "states.json").write_text(json.dumps({"states": states}))
+    assert main(["eval", path, "--elastic", "--states", str(tmp_path / "states.json")]) == 0
+    got = _json(capsys)
+    assert got["actuated"] == [f"q{i + 1}" for i, link in enumerate(model.links) if link.actuated]
+    for row, (qdd, thdd) in zip(got["results"], generated):
+        np.testing.assert_allclose(row["qdd"], qdd, rtol=1e-9, atol=1e-9 * np.abs(qdd).max())
+        np.testing.assert_allclose(row["thetadd"], thdd, rtol=1e-9, atol=1e-9 * np.abs(thdd).max())
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
@@ -180,6 +193,7 @@ def test_bad_inputs_give_one_line_and_exit_2(tmp_path, capsys):
         (["simulate", plain, "--elastic", "--q0", "0", "--t", "0.1"], "no actuated joint has a drive stiffness"),
         (["linearize", plain, "--elastic"], "no actuated joint has a drive stiffness"),
         (["codegen", plain, "--elastic", "--lang", "python"], "no joint has a drive stiffness"),
+        (["eval", plain, "--elastic", "--states", "s.json"], "no actuated joint has a drive stiffness"),
         (["simulate", passive, "--elastic", "--q0", "0", "0", "0", "0", "--t", "0.1"], "passive joint(s) 3"),
         (["linearize", passive, "--elastic"], "passive joint(s) 3"),
         (["codegen", passive, "--elastic", "--lang", "python"], "passive joint(s) 3"),
