@@ -355,6 +355,8 @@ def codegen_control(args, derive, progress) -> int:
                 plan = _closed_chain_plan(args, eq, drives, only)
             else:
                 plan = full_plan(eq, args.form, drives, only=only)
+    except UserError:   # already one line naming the project
+        raise
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:

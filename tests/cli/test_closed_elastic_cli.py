@@ -160,6 +160,28 @@ def test_codegen_elastic_python_equals_the_numeric_model(tmp_path, capsys, which
         np.testing.assert_allclose(row["thetadd"], thdd, rtol=1e-9, atol=1e-9 * np.abs(thdd).max())
 
 
+def test_codegen_elastic_with_the_base_parameters(tmp_path, capsys):
+    """--parameters base: the palletizer's closed-loop base parameters as p (their values the defaults)."""
+    model = palletizer()
+    path = write(tmp_path, model)
+    out = tmp_path / "arm.py"
+    assert main(["codegen", path, "--lang", "python", "--elastic", "--parameters", "base", "--out", str(out),
+                 "--quiet"]) == 0
+    space: dict = {}
+    exec(compile(out.read_text(), str(out), "exec"), space)
+    ea = _numeric(model)
+    for y, tau_m in _states(ea):
+        qdd, thdd = space["elastic_forward"](*ea.split(y), tau_m)
+        ref_qdd, ref_thdd = ea.accelerations(y, tau_m)
+        np.testing.assert_allclose(qdd, ref_qdd, rtol=1e-8, atol=1e-8 * np.abs(ref_qdd).max())
+        np.testing.assert_allclose(thdd, ref_thdd, rtol=1e-9, atol=1e-9 * np.abs(ref_thdd).max())
+    # a four-bar has no closed form for its base parameters: one line, the project named once
+    fb = write(tmp_path, four_bar_file(), "fb.json")
+    assert main(["codegen", fb, "--lang", "python", "--elastic", "--parameters", "base", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.count("fb.json") == 1, err
+
+
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 def test_codegen_elastic_c_of_the_palletizer(tmp_path):
     model = palletizer()
