@@ -63,6 +63,13 @@ class ClosedLinkSide:
     def _one_energy(self, q_a, qd_a) -> np.ndarray:
         return np.array(self.cd.energy(q_a, qd_a, self.positions(q_a)))
 
+    def _one_M(self, q_a) -> np.ndarray:
+        """M_a alone (the integrator's Jacobian): no rates, no RNEA."""
+        cd = self.cd
+        q = self.positions(q_a)
+        W = cd.closure.W(q)
+        return W.T @ cd.tree_M(q) @ W
+
     def _one_G(self, q_a) -> np.ndarray:
         cd = self.cd
         q = self.positions(q_a)
@@ -78,7 +85,7 @@ class ClosedLinkSide:
         return out.reshape(lead + width)
 
     def M(self, q) -> np.ndarray:
-        return self._each(lambda qa: self._terms(qa, np.zeros(self.n), False)[0], (("q", q),), (self.n, self.n))
+        return self._each(self._one_M, (("q", q),), (self.n, self.n))
 
     def G(self, q) -> np.ndarray:
         return self._each(self._one_G, (("q", q),), (self.n,))
