@@ -277,7 +277,9 @@ def cmd_linearize(args) -> int:
         raise UserError("linearize --symbolic: use --format json")
     comment = "%" if args.format == "matlab" else "#"
     title = comment_text(model.name or args.project)
-    out = [f"{comment} Linearized model of {title}: x = [q; qd], dx/dt = A x + B tau",
+    what = ("x = [q; theta; qd; thetad], dx/dt = A x + B tau_m (the motor torques)" if args.elastic
+            else "x = [q; qd], dx/dt = A x + B tau")
+    out = [f"{comment} Linearized model of {title}: {what}", f"{comment} state: {', '.join(state)}",
            f"{comment} operating point q0 = {lm.q0.tolist()}, qd0 = {lm.qd0.tolist()}, qdd0 = {lm.qdd0.tolist()}"]
     if args.format == "python":
         out.append("import numpy\n")

@@ -88,6 +88,13 @@ def test_linearize_eigenvalues_at_rest_are_the_free_modes(tmp_path, capsys, whic
     assert np.abs(eig[:, 0]).max() < 1e-6 * w.max()        # undamped: on the imaginary axis
     np.testing.assert_allclose(w, 2 * np.pi * np.sort(modes["free"]["frequency_hz"]), rtol=1e-6)
     assert len(w) == len(names)
+    # the Python text: the same A, its header naming the elastic state
+    assert main(["linearize", path, "--elastic", "--q", *q, "--format", "python"]) == 0
+    text = capsys.readouterr().out
+    assert "x = [q; theta; qd; thetad]" in text and ", ".join(lin["state"]) in text
+    space: dict = {}
+    exec(text, space)
+    np.testing.assert_array_equal(space["A"], lin["A"])
 
 
 def test_simulate_elastic_palletizer_keeps_energy_and_closes_its_loops(tmp_path, capsys):
