@@ -247,12 +247,13 @@ def cmd_linearize(args) -> int:
         solve = linearize_closed
     q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
     state = names + ["qd" + name[1:] for name in names]
-    if args.elastic and not model.is_serial:
-        raise UserError(f"{args.project}: linearize --elastic: not for closed chains yet")
     if args.elastic and args.symbolic:
         raise UserError("linearize --elastic: numbers only (without --symbolic)")
     try:
-        if args.elastic:
+        if args.elastic and not model.is_serial:   # the actuated joints' gearboxes (cli/closed_elastic.py)
+            from .closed_elastic import closed_elastic_linear_model
+            lm, state = closed_elastic_linear_model(model, q, qd, qdd, args.project)
+        elif args.elastic:
             lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
         else:
             lm = solve(arm, q, qd, qdd)
@@ -276,7 +277,9 @@ def cmd_linearize(args) -> int:
         raise UserError("linearize --symbolic: use --format json")
     comment = "%" if args.format == "matlab" else "#"
     title = comment_text(model.name or args.project)
-    out = [f"{comment} Linearized model of {title}: x = [q; qd], dx/dt = A x + B tau",
+    what = ("x = [q; theta; qd; thetad], dx/dt = A x + B tau_m (the motor torques)" if args.elastic
+            else "x = [q; qd], dx/dt = A x + B tau")
+    out = [f"{comment} Linearized model of {title}: {what}", f"{comment} state: {', '.join(state)}",
            f"{comment} operating point q0 = {lm.q0.tolist()}, qd0 = {lm.qd0.tolist()}, qdd0 = {lm.qdd0.tolist()}"]
     if args.format == "python":
         out.append("import numpy\n")
@@ -294,8 +297,6 @@ def _closed_chain_plan(args, eq, drives: bool, only):
     """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
     of the tree's joints projected by W on request (designer/codegen/closed_plan.py)."""
     from ..codegen.files import full_plan
-    if getattr(args, "elastic", False):
-        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
     return full_plan(eq, "derived", drives, only=only)
 
 
@@ -303,8 +304,6 @@ def _closed_base_plan(args, model, drives: bool, only):
     """``codegen --parameters base`` of a closed chain (identification/closed_code_plan.py; without a closed
     form identification/compact_base_plan.py); a loop that cannot be posed is codegen_control's ValueError."""
     from ..identification.closed_code_plan import closed_base_plan
-    if getattr(args, "elastic", False):
-        raise UserError(f"{args.project}: codegen --elastic: not for closed chains yet")
     return closed_base_plan(model, only, drives=drives)
 
 
@@ -354,6 +353,8 @@ def codegen_control(args, derive, progress) -> int:
                 plan = _closed_chain_plan(args, eq, drives, only)
             else:
                 plan = full_plan(eq, args.form, drives, only=only)
+    except UserError:   # already one line naming the project
+        raise
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: cannot generate code: {exc}") from None
     finally:
@@ -391,7 +392,7 @@ def _elastic_code(args, plan) -> tuple[str, str]:
     missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
     if missing:
         raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
-    model = load_model(args.project, option=("codegen", "--elastic"))
+    model = load_model(args.project, closed=True)   # a closed chain: its actuated joints' gearboxes
     try:
         names = [name for name, _ in plan.parameters]   # a named stiffness (k2) is read from p
         if args.lang == "python":

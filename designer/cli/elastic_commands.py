@@ -126,20 +126,35 @@ def _link_modes(arm, joints, q, segments: int | None) -> dict:
                     "strain_energy: each mode's share in the gearboxes ('joints') and in each link"}
 
 
+def _simulation_setup(args):
+    """The serial arm or the closed chain (cli/closed_elastic.py) that ``simulate --elastic`` runs."""
+    from .closed_elastic import ElasticSetup, closed_elastic_setup
+    closed = load_model(args.project, closed=True)
+    if not closed.is_serial:
+        return closed_elastic_setup(closed, args.project)
+    from ..kinematics.numeric import dh_frames
+    model, arm, joints = _arm_and_joints(args, None)
+
+    def tool_points(Q):
+        return (dh_frames(arm, np.atleast_2d(Q))[:, -1] @ arm.tool)[:, :3, 3]
+    return ElasticSetup(arm, joints, lambda: None, [f"q{j}" for j in range(1, model.n + 1)], tool_points)
+
+
 def cmd_simulate_elastic(args) -> int:
+    from ..errors import DesignerError
     from ..jobs import run
     from ..numeric.elastic import ElasticArm
-    from ..numeric.elastic_simulate import MotorPD, simulate_elastic_job, tool_deviation
-    from ..numeric.simulate import SimulationError
+    from ..numeric.elastic_simulate import MotorPD, simulate_elastic_job
     from .numeric_commands import _positive, _values
     from .progress import job_bar
-    model, arm, joints = _arm_and_joints(args, "simulate")
-    n = model.n
+    setup = _simulation_setup(args)
+    arm, joints, names = setup.arm, setup.joints, setup.names
+    n = len(names)
     if args.torque:
         raise UserError("simulate --elastic: --torque is for the rigid arm; use --pd KP KD --target Q (motor side)")
     if args.qd0 is not None:
         raise UserError("simulate --elastic: starts at rest (--qd0 is for the rigid arm)")
-    q0 = _values(args.q0, n, "--q0")
+    q0 = _values(args.q0, n, "--q0 (" + ", ".join(names) + ")")
     duration = _positive(args.t, "--t")
     control = None
     if args.pd:
@@ -155,26 +170,32 @@ def cmd_simulate_elastic(args) -> int:
                                    t_eval=t_eval)
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
-            traj = run(simulate_elastic_job(arm, joints, (0.0, duration), control, **options), bar)
+            traj = run(simulate_elastic_job(arm, joints, (0.0, duration), control, dynamics=setup.side(), **options),
+                       bar)
         rigid = run(simulate_elastic_job(arm, joints.stiffened(np.inf), (0.0, duration), control,
-                                         **{**options, "t_eval": traj.t}))
-    except (SimulationError, ValueError) as exc:
+                                         dynamics=setup.side(), **{**options, "t_eval": traj.t}))
+        energy = np.atleast_1d(ElasticArm(arm, joints, setup.side()).energy(traj.states()))
+        residual = None if setup.residual is None else np.array([setup.residual(q) for q in traj.q])
+    except (DesignerError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
-    energy = np.atleast_1d(ElasticArm(arm, joints).energy(traj.states()))
-    deviation = 1e3 * tool_deviation(arm, traj.q, rigid.q)
+    deviation = 1e3 * np.linalg.norm(setup.tool_points(traj.q) - setup.tool_points(rigid.q), axis=1)
     tau = traj.tau_m if traj.tau_m is not None else np.zeros_like(traj.q)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    motors = [i + 1 for i in joints.elastic]
-    writer.writerow(["t"] + [f"q{j}" for j in range(1, n + 1)] + [f"theta{j}" for j in motors]
-                    + [f"qd{j}" for j in range(1, n + 1)] + [f"thetad{j}" for j in motors]
-                    + [f"taum{j}" for j in range(1, n + 1)] + ["energy", "tool_deviation_mm"])
+    motors = [names[i][1:] for i in joints.elastic]
+    writer.writerow(["t"] + names + [f"theta{j}" for j in motors] + ["qd" + v[1:] for v in names]
+                    + [f"thetad{j}" for j in motors] + ["taum" + v[1:] for v in names] + ["energy", "tool_deviation_mm"]
+                    + ([] if residual is None else ["loop_residual"]))
     states = traj.states()
     for r in range(len(traj.t)):
-        writer.writerow([repr(float(v)) for v in (traj.t[r], *states[r], *tau[r], energy[r], deviation[r])])
+        extra = () if residual is None else (residual[r],)
+        writer.writerow([repr(float(v)) for v in (traj.t[r], *states[r], *tau[r], energy[r], deviation[r], *extra)])
     write_output(buf.getvalue(), args.out)
-    print(f"simulated {duration:g} s of the elastic-joint model: {traj.steps} time steps (Radau); tool deviation "
-          f"from the rigid arm up to {deviation.max():.4g} mm", file=sys.stdout if args.out else sys.stderr)
+    loops = "" if residual is None else f"; largest loop residual {residual.max() * 1000:.3g} mm"
+    print(f"simulated {duration:g} s of the elastic-joint model{' (closed chain)' if residual is not None else ''}: "
+          f"{traj.steps} time steps (Radau), {traj.evaluations} evaluations; energy {energy[0]:.6g} J at the start, "
+          f"{energy[-1]:.6g} J at the end; tool deviation from the rigid arm up to {deviation.max():.4g} mm{loops}",
+          file=sys.stdout if args.out else sys.stderr)
     return 0
 
 
@@ -204,7 +225,11 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 def cmd_eval_elastic(args) -> int:
     from .numeric_commands import compiled_for
-    model, arm, joints = _arm_and_joints(args, "eval")
+    closed = load_model(args.project, closed=True)
+    if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (cli/closed_elastic.py)
+        from .closed_elastic import closed_eval_elastic
+        return closed_eval_elastic(args, closed, _elastic_states)
+    model, arm, joints = _arm_and_joints(args, None)
     E, N = joints.elastic, joints.gear
     if np.any(joints.rotor[E] <= 0):
         raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")

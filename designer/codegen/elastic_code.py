@@ -11,6 +11,10 @@ joints' N^2 Jm on M's diagonal), the motor side Jm theta'' = tau_m - tau_s/N. Th
 (k, d, N, Jm per joint) are written in as constants from the project, except a stiffness or damping
 named by a parameter (``k2``): the function reads it from p like the rigid functions' parameters.
 theta and its rate hold the m elastic joints' motor angles (motor side) in joint order.
+
+A closed chain's code (the closed form of a linear closure, or the compact form of a four-bar) has its
+M_a, G_a, h_a in the actuated coordinates, whose joints are the elastic ones here (the gearboxes at the
+motors; a passive joint with a stiffness is refused): the same function over them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-from ..model.drives import drive_values, numeric_drives
+from ..model.drives import drive_values, elastic_links, numeric_drives, passive_stiffness
 from ..model.manipulator import Manipulator
 
 __all__ = ["elastic_constants", "elastic_python", "elastic_c", "NEEDS"]
@@ -33,7 +37,7 @@ def named_entries(model: Manipulator, parameters: Sequence[str]) -> dict[str, li
     """Per field (stiffness, damping): (joint, index in ``parameters``) of each joint whose value is a parameter's
     bare name (``k2``) that the generated code reads from p; an expression of names stays a constant."""
     out: dict[str, list[tuple[int, int]]] = {"stiffness": [], "damping": []}
-    for i, link in enumerate(model.links):
+    for i, link in enumerate(model.links[j] for j in elastic_links(model)):
         for field, entries in out.items():
             v = None if link.drive is None else getattr(link.drive, field)
             if isinstance(v, sp.Symbol) and v.name in parameters:
@@ -43,17 +47,24 @@ def named_entries(model: Manipulator, parameters: Sequence[str]) -> dict[str, li
 
 def elastic_constants(model: Manipulator) -> dict[str, list]:
     """Per joint: stiffness (0 for a rigid joint), damping, gear ratio, rotor inertia; the elastic
-    joints (0-based) and the reflected inertia of the rigid ones. Raises ValueError without elastic joints."""
+    joints (0-based) and the reflected inertia of the rigid ones; a closed chain's actuated joints. Raises
+    ValueError without elastic joints or with a passive one."""
+    passive = passive_stiffness(model)
+    if passive:
+        raise ValueError(f"--elastic: passive joint(s) {', '.join(map(str, passive))} of the closed chain have a drive "
+                         "stiffness; only the actuated joints (the motors' gearboxes) can be elastic")
+    links = list(elastic_links(model))
     values = drive_values(model)
-    k = values["stiffness"]
-    if k is None:
+    k = None if values["stiffness"] is None else values["stiffness"][links]
+    if k is None or not np.isfinite(k).any():
         raise ValueError("--elastic: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
-    n = model.n
-    gear = values["gear"] if values["gear"] is not None else np.ones(n)
-    rotor = values["rotor"] if values["rotor"] is not None else np.zeros(n)
-    damping = [0.0 if d is None or d.damping is None else d.damping for d in numeric_drives(model)]
+    n = len(links)
+    gear = values["gear"][links] if values["gear"] is not None else np.ones(n)
+    rotor = values["rotor"][links] if values["rotor"] is not None else np.zeros(n)
+    drives = [numeric_drives(model)[i] for i in links]
+    damping = [0.0 if d is None or d.damping is None else float(d.damping) for d in drives]
     elastic = [i for i in range(n) if np.isfinite(k[i])]
-    missing = [i + 1 for i in elastic if not rotor[i] > 0]
+    missing = [links[i] + 1 for i in elastic if not rotor[i] > 0]
     if missing:
         raise ValueError(f"--elastic: elastic joint(s) {', '.join(map(str, missing))} need the rotor inertia "
                          "(drive data 'motor_inertia')")
@@ -88,7 +99,7 @@ REFLECTED = {_py_list(c["reflected"])}
 
 def elastic_forward(q, theta, qd, thetad, tau_m, p=None):
     """(q'', theta'') of one state: theta, thetad the motor angles and rates of ELASTIC_JOINTS (motor
-    side), tau_m the {model.n} motor torques (motor side)."""
+    side), tau_m the {len(c["gear"])} motor torques (motor side)."""
     q, qd = numpy.asarray(q, dtype=float), numpy.asarray(qd, dtype=float)
     theta, thetad = numpy.asarray(theta, dtype=float), numpy.asarray(thetad, dtype=float)
     tau = numpy.asarray(tau_m, dtype=float) * numpy.asarray(GEAR)
@@ -115,7 +126,7 @@ def elastic_c(model: Manipulator, prefix: str, parameters: Sequence[str] = ()) -
     named = named_entries(model, parameters)
     reads = "".join(f"\n    {'k' if field == 'stiffness' else 'd'}[{i}] = p[{k}];"
                     for field, entries in named.items() for i, k in entries)
-    n, m = model.n, len(c["elastic"])
+    n, m = len(c["gear"]), len(c["elastic"])
     elastic = "{" + ", ".join(str(i) for i in c["elastic"]) + "}"
     header = (f"\n/* elastic joints (docs/elastic.md): q'' and theta'' of the reduced model; theta, thetad hold the\n"
               f" * {m} elastic joints' motor angles (motor side), tau_m the {n} motor torques. Returns 0, or -1 when\n"

@@ -18,7 +18,7 @@ from ..kinematics import NumericArm
 from ..numeric.elastic import ElasticArm, ElasticJoints
 from .linearize import LinearModel, inverse_dynamics_derivatives
 
-__all__ = ["elastic_linearize"]
+__all__ = ["elastic_linearize", "elastic_state_space"]
 
 
 def elastic_linearize(arm: NumericArm, joints: ElasticJoints, q0, qd0=None, qdd0=None) -> LinearModel:
@@ -28,11 +28,19 @@ def elastic_linearize(arm: NumericArm, joints: ElasticJoints, q0, qd0=None, qdd0
     reflected inertia); ``tau0`` the motor torques of the operating point.
     """
     model = ElasticArm(arm, joints)
-    n, m, E, NE = model.n, model.m, model.E, model.NE
+    n = model.n
     q0 = np.asarray(q0, dtype=float)
     qd0 = np.zeros(n) if qd0 is None else np.asarray(qd0, dtype=float)
     qdd0 = np.zeros(n) if qdd0 is None else np.asarray(qdd0, dtype=float)
     tau0, dq, dqd = inverse_dynamics_derivatives(arm, q0, qd0, qdd0)
+    return elastic_state_space(model, q0, qd0, qdd0, tau0, dq, dqd)
+
+
+def elastic_state_space(model: ElasticArm, q0, qd0, qdd0, tau0, dq, dqd) -> LinearModel:
+    """The elastic model's (A, B) from the link side's inverse dynamics tau0 and its derivatives dtau/dq, dtau/dq'
+    at (q0, qd0, qdd0) (a serial arm's by the complex step, a closed chain's M_a, h_a, G_a by differences:
+    :func:`designer.control.closed_linearize.elastic_linearize_closed`)."""
+    n, m, E, NE = model.n, model.m, model.E, model.NE
     M = model.dyn.M(q0) + np.diag(model.reflected)
     Minv = np.linalg.inv(M)
     tau_joint = tau0 + model.reflected * qdd0

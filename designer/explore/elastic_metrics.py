@@ -85,10 +85,10 @@ def design_ratings(model, ratings, values: dict[str, float]):
 def passive_stiffness_refused(model, what: str) -> None:
     """A closed chain's elastic joints are its actuated ones (the gearboxes sit at the motors): a passive
     joint given a stiffness is refused in one line naming it (its spring would sit inside the loops)."""
-    passive = [str(i + 1) for i, link in enumerate(model.links) if not link.actuated
-               and link.drive is not None and link.drive.stiffness is not None]
+    from ..model.drives import passive_stiffness
+    passive = passive_stiffness(model)
     if passive:
-        raise MetricError(f"{what}: passive joint(s) {', '.join(passive)} of the closed chain have a "
+        raise MetricError(f"{what}: passive joint(s) {', '.join(map(str, passive))} of the closed chain have a "
                           "drive stiffness; only the actuated joints (the motors' gearboxes) can be elastic")
 
 

@@ -18,7 +18,8 @@ from .extras import Drive
 from .manipulator import Manipulator, MissingParameterError
 
 __all__ = ["drive_arrays", "drive_statement", "drive_values", "has_drive_terms", "symbolic_drive_terms",
-           "reflected_inertia", "friction_torque", "with_drives", "numeric_drives"]
+           "reflected_inertia", "friction_torque", "with_drives", "numeric_drives", "elastic_links",
+           "passive_stiffness"]
 
 
 def numeric_drives(model: Manipulator, overrides=None, missing: float | None = None) -> list[Drive | None]:
@@ -120,3 +121,17 @@ def drive_statement(model: Manipulator, applied: bool) -> str:
         return ("drive terms added: N^2 Jm on the diagonal of M and N^2 Jm qdd in tau, friction b qd + fc sign(qd) "
                 "in tau and h")
     return "drive terms of the project not added" if has_drive_terms(model) else ""
+
+
+# -- elastic joints of a closed chain (docs/elastic.md, "Closed chains") --------------------------------
+def elastic_links(model: Manipulator) -> tuple[int, ...]:
+    """0-based links whose joints the elastic-joint model takes, in its coordinates' order: every joint of a
+    serial arm, the actuated ones of a closed chain (the gearboxes sit at the motors)."""
+    return tuple(i for i, link in enumerate(model.links) if model.is_serial or link.actuated)
+
+
+def passive_stiffness(model: Manipulator) -> list[int]:
+    """1-based numbers of the passive joints whose drive gives a stiffness: a closed chain's elastic joints
+    are its actuated ones, so these are refused (the spring would sit inside a loop)."""
+    return [i + 1 for i, link in enumerate(model.links) if not link.actuated
+            and link.drive is not None and link.drive.stiffness is not None]

@@ -19,6 +19,10 @@ below 1 % of the motor torque at rated speed); rotor masses belong in the link m
 
 The state is y = (q, theta_E, q', theta_E') with E the elastic joints: 2n + 2m numbers, 4n when
 every joint is elastic. Inputs are the n motor torques tau_m (motor side).
+
+The link side M, h, G comes from a :class:`LinkSide`: the serial arm's numeric engine by default, or a
+closed chain's M_a, h_a, G_a in its actuated coordinates (:mod:`designer.numeric.closed_elastic`, the
+loops closed at every state), whose joints are then the actuated ones (:func:`elastic_joints`).
 """
 
 from __future__ import annotations
@@ -26,16 +30,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
 from ..errors import DesignerError
 from ..kinematics import NumericArm
-from ..model.drives import numeric_drives
+from ..model.drives import elastic_links, numeric_drives, passive_stiffness
 from ..model.manipulator import Manipulator, MissingParameterError
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 
-__all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints"]
+__all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints", "LinkSide"]
 
 
 class ElasticModelError(DesignerError, ValueError):
@@ -107,30 +112,62 @@ class ElasticJoints:
 
 def elastic_joints(model: Manipulator) -> ElasticJoints:
     """The elastic joints of a project's drive data (a joint without stiffness is rigid; a named stiffness
-    at its parameter's value)."""
+    at its parameter's value). A closed chain's: its actuated joints, in their order (a passive joint with a
+    stiffness is refused naming it)."""
+    passive = passive_stiffness(model)
+    if passive:
+        raise ElasticModelError(f"passive joint(s) {', '.join(map(str, passive))} of the closed chain have a drive "
+                                "stiffness; only the actuated joints (the motors' gearboxes) can be elastic")
     try:
-        drives = numeric_drives(model)
+        every = numeric_drives(model)
     except MissingParameterError as exc:   # a named stiffness (k2) without its value
         raise ElasticModelError(f"drive data: {exc}") from None
+    drives = [every[i] for i in elastic_links(model)]
 
     def values(name: str):
         return [None if d is None else getattr(d, name) for d in drives]
 
     def arr(name: str, default: float):
         return np.array([default if v is None else v for v in values(name)], dtype=float)
-    return ElasticJoints.of(model.n, arr("stiffness", math.inf), arr("damping", 0.0), arr("gear_ratio", 1.0),
+    return ElasticJoints.of(len(drives), arr("stiffness", math.inf), arr("damping", 0.0), arr("gear_ratio", 1.0),
                             arr("motor_inertia", 0.0))
 
 
-class ElasticArm:
-    """Forward dynamics, energy and the state layout of one arm with elastic joints."""
+class LinkSide(Protocol):
+    """The link side's rigid-body dynamics over states (..., n): what :class:`ElasticArm` calls."""
 
-    def __init__(self, arm: NumericArm, joints: ElasticJoints):
-        if joints.n != arm.n:
-            raise ElasticModelError(f"drive data for {joints.n} joints, the arm has {arm.n}")
+    n: int
+
+    def M(self, q) -> np.ndarray: ...
+
+    def G(self, q) -> np.ndarray: ...
+
+    def h(self, q, qd) -> np.ndarray: ...
+
+    def qdd(self, q, qd, tau) -> np.ndarray: ...
+
+    def energy(self, q, qd) -> tuple: ...
+
+    def scalar_function(self, quantity: str): ...
+
+
+class ElasticArm:
+    """Forward dynamics, energy and the state layout of one arm with elastic joints.
+
+    ``dynamics``: the link side (default the serial ``arm``'s numeric engine; a closed chain's
+    :class:`~designer.numeric.closed_elastic.ClosedLinkSide`, ``arm`` then unused)."""
+
+    def __init__(self, arm: NumericArm | None, joints: ElasticJoints, dynamics: LinkSide | None = None):
+        if dynamics is None:
+            assert arm is not None, "a serial arm or a closed chain's link side"
+            dynamics = arm_dynamics(arm)
+        self.dyn: LinkSide = dynamics
+        #: the generated single-state forward dynamics (serial arms) applies
+        self._compiled = isinstance(dynamics, ArmDynamics)
+        if joints.n != dynamics.n:
+            raise ElasticModelError(f"drive data for {joints.n} joints, the arm has {dynamics.n}")
         self.arm, self.joints = arm, joints
-        self.dyn: ArmDynamics = arm_dynamics(arm)
-        self.n, self.m = arm.n, joints.m
+        self.n, self.m = dynamics.n, joints.m
         E = joints.elastic
         if np.any(joints.rotor[E] <= 0):
             names = ", ".join(str(i + 1) for i in E if joints.rotor[i] <= 0)
@@ -212,7 +249,7 @@ class ElasticArm:
         n, m, E = self.n, self.m, self.E.tolist()
         k, d, NE, Jm = self.k.tolist(), self.d.tolist(), self.NE.tolist(), self.Jm.tolist()
         N = self.N.tolist()
-        raw = self.dyn.scalar_function("qdd") if self._plain else None
+        raw = self.dyn.scalar_function("qdd") if self._plain and self._compiled else None
 
         def rhs(t, y):
             s = y.tolist()

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..jobs import CancelToken, Job, run
 from ..kinematics import NumericArm
-from .elastic import ElasticArm, ElasticJoints
+from .elastic import ElasticArm, ElasticJoints, LinkSide
 from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
 from .simulate import SimulationError
 
@@ -116,18 +116,21 @@ class ElasticTrajectory:
         return np.hstack([self.q, self.theta, self.qd, self.thetad])
 
 
-def simulate_elastic_job(arm: NumericArm, joints: ElasticJoints, t_span: tuple[float, float],
+def simulate_elastic_job(arm: NumericArm | None, joints: ElasticJoints, t_span: tuple[float, float],
                          control: MotorPD | None = None, y0=None, q0=None, method: str = "Radau",
                          rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, max_step: float = math.inf,
-                         interval: float = PROGRESS_SECONDS, token: CancelToken | None = None
-                         ) -> Job[ElasticTrajectory]:
+                         interval: float = PROGRESS_SECONDS, token: CancelToken | None = None,
+                         dynamics: LinkSide | None = None) -> Job[ElasticTrajectory]:
     """Simulate the elastic-joint arm as a job (progress as simulated time advances).
+
+    ``dynamics``: the link side when not the serial ``arm``'s (a closed chain's
+    :class:`~designer.numeric.closed_elastic.ClosedLinkSide`, following the trajectory's branch).
 
     Start from ``y0`` (the full state), else at rest at ``q0`` with the springs holding gravity
     (:meth:`ElasticArm.equilibrium`), else at rest at the control's start or target. ``control``
     None: no motor torque (a passive arm). Raises :class:`SimulationError` when the integrator fails.
     """
-    model = ElasticArm(arm, joints)
+    model = ElasticArm(arm, joints, dynamics)
     n = model.n
     if y0 is None:
         if q0 is None:
@@ -158,7 +161,7 @@ def simulate_elastic_job(arm: NumericArm, joints: ElasticJoints, t_span: tuple[f
     return ElasticTrajectory(out.t, q, qd, th, thd, tau, out.steps, out.nfev)
 
 
-def simulate_elastic(arm: NumericArm, joints: ElasticJoints, t_span: tuple[float, float],
+def simulate_elastic(arm: NumericArm | None, joints: ElasticJoints, t_span: tuple[float, float],
                      control: MotorPD | None = None, **options) -> ElasticTrajectory:
     """:func:`simulate_elastic_job` run to its end."""
     options.setdefault("interval", math.inf)
