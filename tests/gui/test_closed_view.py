@@ -260,9 +260,9 @@ def test_linearize_works_in_the_actuated_joints(window):
     assert np.allclose(lm.B[na:], response, rtol=1e-6, atol=1e-8)
 
 
-def test_the_modes_refuse_a_closed_chain_in_one_line(window):
-    problem = window.mode_animation.start(1)
-    assert "closed chain" in problem and "\n" not in problem and not window.mode_animation.timer.isActive()
+def test_the_modes_of_a_closed_chain_without_gearboxes_say_so_in_one_line(window):
+    problem = window.mode_animation.start(1)   # tests/gui/test_closed_modes.py: with drive stiffness
+    assert "no elastic joints" in problem and "\n" not in problem and not window.mode_animation.timer.isActive()
 
 
 def test_a_passive_joint_past_its_limits_shows_its_value_not_a_clamped_one(qtbot, tmp_path):
