@@ -7,12 +7,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QLineEdit, QWidget
 
 from ..numeric.closed_drive import SERVO_HZ
 from ..numeric.end_stops import starts_inside
 from .closed_motion import CSV_REFUSAL, ClosedMove, closed_job
-from .explore.controls import parse_values, spin_box
+from .elastic_simulate import gains_row
+from .explore.controls import parse_values
 
 __all__ = ["ClosedControls"]
 
@@ -32,21 +33,12 @@ class ClosedControls(QWidget):
         super().__init__(parent)
         self.run_button = run_button
         self.model = None
-        self.kp, self.kd = QLineEdit(self), QLineEdit(self)
-        for edit, what, unit in ((self.kp, "Kp", "N·m/rad"), (self.kd, "Kd", "N·m·s/rad")):
-            edit.setPlaceholderText(f"{what} ({unit}), empty: a {SERVO_HZ:g} Hz servo")
-            edit.setToolTip(f"PD gain {what} on each actuated joint ({unit}; N/m, N·s/m for a prismatic joint): one "
-                            f"value or one per actuated joint. Empty: Kp = M_a,ii (2π·{SERVO_HZ:g} Hz)², Kd 0.7 of "
-                            "critical damping, from the diagonal of the mass matrix in the actuated joints")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("PD on the actuated joints:", self))
-        row.addWidget(self.kp, 1)
-        row.addWidget(self.kd, 1)
-        self.hold = spin_box(self, 0.0, 60.0, 1.0, decimals=2, suffix=" s",
-                             tip="Simulated time after the move, the target held: the settling")
-        row.addWidget(QLabel("then hold", self))
-        row.addWidget(self.hold)
+        self.kp, self.kd, self.hold = gains_row(
+            self, "PD on the actuated joints:", f", empty: a {SERVO_HZ:g} Hz servo",
+            "PD gain {what} on each actuated joint ({unit}; N/m, N·s/m for a prismatic joint): one value or one per "
+            f"actuated joint. Empty: Kp = M_a,ii (2π·{SERVO_HZ:g} Hz)², Kd 0.7 of critical damping, from the "
+            "diagonal of the mass matrix in the actuated joints",
+            "Simulated time after the move, the target held: the settling")
         self.setVisible(False)
 
     @property

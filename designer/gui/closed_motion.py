@@ -60,7 +60,8 @@ def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token:
     cd = closed_dynamics(model)
     q0 = np.asarray(q0_tree, float)[cd.act]
     stops = closed_end_stops_for(cd, q0) if limits == "stop" else None
-    control, gains, span = None, (), duration
+    control, span = None, duration
+    gains: tuple = ()
     if move is not None:
         kp, kd = closed_gains(cd, q0)
         kp = kp if move.kp is None else np.asarray(move.kp, float)

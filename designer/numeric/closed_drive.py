@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .closed import ClosedDynamics
-from .elastic_simulate import quintic
+from .elastic_simulate import pd_lists, quintic
 from .end_stops import EndStops, starts_inside, stops_on
 
 __all__ = ["ClosedPD", "closed_gains", "closed_end_stops_for", "SERVO_HZ", "SERVO_ZETA"]
@@ -51,13 +51,7 @@ class ClosedPD:
     def law(self, cd: ClosedDynamics, guess: list):
         """tau_a(t, q_a, qd_a) on lists of floats; ``guess[0]``: the closed tree pose near q_a (the simulation's,
         kept current by its right-hand side)."""
-        n = cd.n
-        for name in ("kp", "kd", "target"):
-            if len(getattr(self, name)) != n:
-                raise ValueError(f"pd {name}: expected {n} values, got {len(getattr(self, name))}")
-        kp, kd = [float(v) for v in self.kp], [float(v) for v in self.kd]
-        target = [float(v) for v in self.target]
-        start = target if self.start is None else [float(v) for v in self.start]
+        kp, kd, target, start = pd_lists(self, cd.n)
         duration = float(self.duration)
 
         def tau(t, q, qd):
