@@ -161,3 +161,35 @@ def test_the_compliance_ellipsoid_of_a_closed_chain(qtbot, tmp_path):
     C = J @ np.diag(1 / k) @ J.T
     np.testing.assert_allclose(w.stiffness_ellipsoid.semi_axes, np.linalg.eigvalsh(C), rtol=1e-5,
                                atol=1e-6 * np.abs(C).max())
+    # at the tool the 3D view draws (the window's own closed pose and tool frame, in the world)
+    placed = w.stiffness_ellipsoid._placed(w.design.model, w.design.arm, w.design.q)
+    np.testing.assert_allclose(placed[:3, 3], w.closed.tool(w.design.q)[0][:3, 3], atol=1e-9)
+
+
+def _random_mechanisms():
+    from tests.explore.test_closed_elastic import with_gearboxes
+    from tests.support.closed_reference import parallelogram_arm
+    from designer.model import Convention
+    for seed, convention in ((1, Convention.STANDARD), (2, Convention.MODIFIED)):
+        rng = np.random.default_rng(seed)
+        yield with_gearboxes(parallelogram_arm(rng, convention, wrist=True), rng)
+        yield with_gearboxes(four_bar(rng, convention, mounted=True), rng)
+    yield with_gearboxes(load_project(robot_path("acma_sr400")), np.random.default_rng(3))
+
+
+@pytest.mark.parametrize("model", list(_random_mechanisms()), ids=lambda m: m.name or "random")
+def test_the_modes_at_a_closed_tree_pose_are_pinocchios(model):
+    """The window's modes_at on the design's tree pose (the passive joints closed), random parallelogram arms and
+    mounted four-bars in both conventions and the SR400, against scipy's eigh on Pinocchio's projected CRBA."""
+    from designer.design_state import OpenDesign
+    from designer.explore.closed import ClosedArm
+    design = OpenDesign(model)
+    arm = ClosedArm(model)
+    qa = np.random.default_rng(7).uniform(-0.3, 0.3, arm.n)
+    design.q = arm.cd.positions(qa)
+    M, _G, _J, _tool = reference(model, arm, qa)
+    k = np.array([model.links[i].drive.stiffness for i in arm.cd.act])
+    f = np.sqrt(scipy.linalg.eigh(np.diag(k), M, eigvals_only=True)) / (2 * np.pi)
+    locked = modes_at(design, "locked")
+    assert not isinstance(locked, str), locked
+    np.testing.assert_allclose(locked.frequency, f, rtol=1e-6)
