@@ -7,6 +7,9 @@ the translational compliance's eigenvalues (m/N) scaled so the largest is a fift
 The frequencies and shapes come from :mod:`designer.numeric.modes`: motors locked (rigid links on the
 joint springs), or free (the full elastic-joint model with the rotor inertias; the drawn arm is the link
 side, the motor angles theta/N are shown as numbers over the 3D view, :mod:`designer.gui.mode_dialog`).
+A closed chain's modes are over its actuated joints (:mod:`designer.gui.closed_elastic`, the core's
+``closed_elastic_at`` as ``modes`` has them); its animation moves the actuated joints along the shape and
+closes the loops for the passive ones in every frame, and stops with one line where a frame cannot close.
 """
 
 from __future__ import annotations

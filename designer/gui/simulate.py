@@ -7,7 +7,9 @@ dynamics; the energy stays constant, the check that the motion is right); a quin
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
 changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
-elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`)."""
+elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`). A closed chain falls or
+moves to a target of its actuated joints under PD, simulated with its loops closed
+(:mod:`designer.gui.closed_controls`, :mod:`designer.gui.closed_motion`)."""
 
 from __future__ import annotations
 
@@ -84,7 +86,8 @@ class SimulatePanel(QWidget):
             self.limits.addItem(f"Limits: {text}", mode)
             self.limits.setItemData(self.limits.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.limits.setToolTip("What a simulation does at the joint limits (Link tab): pass them and say so, or "
-                               "stop there (end stops; a passive fall only: a driven motion is given)")
+                               "stop there (end stops; a passive fall, or a closed chain's PD move: a serial "
+                               "arm's driven motion is given)")
         self.target = QLineEdit(self)
         self.target.setPlaceholderText(TARGET_TIP)
         self.csv_path = QLineEdit(self)
