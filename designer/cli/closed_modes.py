@@ -38,7 +38,7 @@ def closed_modes(args, model) -> int:
     try:
         at = closed_elastic_at(arm, joints, q)
     except DesignerError as exc:
-        raise UserError(f"{args.project}: --q {' '.join(f'{v:g}' for v in q)}: {exc}") from None
+        raise UserError(f"{args.project}: --q: {exc}") from None
     locked = at.locked()
     out = {"joints": names, "q": q.tolist(),
            "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
