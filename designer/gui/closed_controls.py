@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLineEdit, QWidget
 
 from ..numeric.closed_drive import SERVO_HZ
 from ..numeric.end_stops import starts_inside
-from .closed_motion import CSV_REFUSAL, ClosedMove, closed_job
+from .closed_motion import ClosedMove, closed_driven_job, closed_job
 from .elastic_simulate import gains_row
 from .explore.controls import parse_values
 
@@ -23,7 +23,9 @@ TIPS = {"passive fall": "Simulate the mechanism let go at rest from the current 
                         "passive joints follow the loops",
         "quintic move": "Move the actuated joints from the current pose to the target under PD with gravity "
                         "compensation along a quintic in the given time, then hold; the passive joints follow "
-                        "the loops"}
+                        "the loops",
+        "trajectory CSV": "Follow the CSV's trajectory of the actuated joints (t, q1, q2, q4, q6 ... named by their "
+                          "links), with the torques that drive it; the passive joints follow the loops"}
 
 
 class ClosedControls(QWidget):
@@ -52,22 +54,26 @@ class ClosedControls(QWidget):
     def set_model(self, model) -> None:
         self.model = model
 
-    def set_motion(self, name: str, target_edit: QLineEdit) -> None:
-        """The gains row for a closed chain's move; the target's placeholder names the actuated joints."""
+    def set_motion(self, name: str, target_edit: QLineEdit, csv_edit: QLineEdit) -> None:
+        """The gains row for a closed chain's move; the target's and the CSV's placeholders name the actuated
+        joints."""
         self.setVisible(self.on and name == "quintic move")
         if self.on:
             names = ", ".join(f"q{i + 1}" for i in self.actuated())
             target_edit.setPlaceholderText(f"target of the actuated joints {names} (deg, or m for prismatic joints)")
+            csv_edit.setPlaceholderText(f"trajectory CSV of the actuated joints: t, {names}[, qd…, qdd…] (rad or m, "
+                                        "SI)")
             if name in TIPS:
                 self.run_button.setToolTip(TIPS[name])
 
-    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target_text: str):
+    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target_text: str,
+            csv_path: str = ""):
         """The job factory of the motion (ValueError naming a bad input); ``arm``: the window's arm of the tree
         (its joints' limits)."""
         model = self.model
         assert model is not None
         if motion == "trajectory CSV":
-            raise ValueError(CSV_REFUSAL)
+            return self._csv(model, csv_path, limits)
         q0 = np.asarray(q0, float)
         if limits == "stop":   # a pose past a limit (passive ones included) is refused before any work
             starts_inside(q0, arm.limits, arm.revolute)
@@ -92,3 +98,16 @@ class ClosedControls(QWidget):
             frames = max(int(frames * span / duration) + 1, int(RATE * span) + 1)
         return lambda token: closed_job(model, q0, duration, frames, token, limits, move)
 
+    def _csv(self, model, path: str, limits: str):
+        """A CSV trajectory of the actuated joints, named by their links (``t, q1, q2, q4, q6``)."""
+        from pathlib import Path
+
+        from ..explore.sizing import read_trajectory
+        path = path.strip()
+        if not path:
+            raise ValueError("Choose a trajectory CSV (Browse…).")
+        if not Path(path).is_file():
+            raise ValueError(f"{path}: no such file")
+        act = self.actuated()
+        traj = read_trajectory(path, len(act), [i + 1 for i in act])
+        return lambda token: closed_driven_job(model, traj.t, traj.q, traj.qd, traj.qdd, token, limits)

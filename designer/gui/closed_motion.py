@@ -3,8 +3,10 @@
 ones follow the loops, and the result carries the whole tree's pose per frame (what the 3D view plays back)
 and the largest loop residual along the way.
 
-Two motions, as for a serial arm: the mechanism let go at rest from the pose under gravity, and a move to a
-target of the actuated joints. The move is simulated (forward dynamics, not a given trajectory): the core's
+Three motions, as for a serial arm: the mechanism let go at rest from the pose under gravity, a move to a
+target of the actuated joints, and a CSV trajectory of the actuated joints (``t, q1, q2, q4, q6`` for the
+palletizer) with the torques that drive it (inverse dynamics, :func:`closed_driven_job`). The move is
+simulated (forward dynamics, not a given trajectory): the core's
 PD with gravity compensation (:class:`~designer.numeric.closed_drive.ClosedPD`) tracks a quintic from the
 slider pose to the target in the move's time, then holds the target. End stops ("stop") act on every joint of
 the tree, the passive ones included (:func:`~designer.numeric.closed_drive.closed_end_stops_for`); their work
@@ -22,10 +24,7 @@ from ..model import Manipulator
 from ..numeric.end_stops import limit_passes
 from ..numeric.motion import MotionResult, work_done
 
-__all__ = ["ClosedMotionResult", "ClosedMove", "closed_job", "CSV_REFUSAL", "closed_text"]
-
-CSV_REFUSAL = ("A closed chain is driven to a target under PD in the window (Move to the target); "
-               "`python -m designer torques` takes a trajectory of its actuated joints.")
+__all__ = ["ClosedMotionResult", "ClosedMove", "closed_job", "closed_driven_job", "closed_text", "given"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +88,41 @@ def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token:
                               target=() if move is None else tuple(move.target))
 
 
+def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, limits: str = "warn",
+                      chunk: int = 50) -> Job[ClosedMotionResult]:
+    """The torques that drive the actuated joints along (t, q, qd, qdd) (the serial arm's driven_job for a closed
+    chain: the loops closed row by row, tau_a = W^T tau_tree). The motion is given: end stops cannot change it,
+    so ``limits`` "stop" lists the passes as "warn" does. A row where the loops cannot close is named."""
+    from ..kinematics.closure import ClosureError
+    from ..numeric.closed import closed_dynamics
+    cd = closed_dynamics(model)
+    t, q, qd, qdd = (np.asarray(a, float) for a in (t, q, qd, qdd))
+    rows = len(t)
+    q_tree, tau = np.empty((rows, cd.n_tree)), np.empty((rows, cd.n))
+    energy, residual = np.empty(rows), np.empty(rows)
+    guess = None
+    for r in range(rows):
+        if r % chunk == 0:
+            token.check()
+            yield Progress("torques", r / rows, f"{r} of {rows} states")
+        try:
+            guess = cd.positions(q[r], guess)
+        except ClosureError as exc:
+            raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
+        q_tree[r], tau[r] = guess, cd.tau(q[r], qd[r], qdd[r], guess)
+        energy[r] = sum(cd.energy(q[r], qd[r], guess))
+        residual[r] = cd.residual(guess)
+    passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, cd.tree.arm.limits))
+    return ClosedMotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd),
+                              kind="trajectory CSV (closed chain)", limits=limits, passes=passes,
+                              residual=float(np.max(residual, initial=0.0)), actuated=tuple(int(i) for i in cd.act))
+
+
+def given(result: MotionResult) -> bool:
+    """A closed chain's motion that was given (a CSV trajectory), not simulated."""
+    return isinstance(result, ClosedMotionResult) and result.kind.startswith("trajectory")
+
+
 def closed_text(result: ClosedMotionResult, revolute: list[bool]) -> str:
     """The status line's words about a closed-chain result (the energy check, the torques, the residual)."""
     e = result.energy
@@ -98,7 +132,7 @@ def closed_text(result: ClosedMotionResult, revolute: list[bool]) -> str:
         return (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
                 f"(no friction, no torques: it should stay constant); {residual}")
     gap = float(np.abs(e - e[0] - result.work).max())
-    what = "the PD torques'" if result.target else "the stops'"
+    what = "the PD torques'" if result.target else "the torques'" if given(result) else "the stops'"
     if result.target and result.kind.endswith("end stops"):
         what = "the PD torques' and the stops'"
     text = f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; "

@@ -27,7 +27,7 @@ from ..model import Manipulator
 from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
 from .closed_controls import ClosedControls
-from .closed_motion import ClosedMotionResult, closed_text
+from .closed_motion import ClosedMotionResult, closed_text, given
 from .elastic_simulate import ElasticControls, ElasticMotionResult, ElasticPlots
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
@@ -51,6 +51,7 @@ TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, 
                         "torques that drive it",
         "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
 TARGET_TIP = "target pose: one value per joint (deg, or m for prismatic joints)"
+CSV_TIP = "trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)"
 QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
 LIMITS = {"warn": ("no end stops, say where limits are passed",
                    "The joints run through their limits (nothing stops them); the status line lists which joint "
@@ -91,7 +92,7 @@ class SimulatePanel(QWidget):
         self.target = QLineEdit(self)
         self.target.setPlaceholderText(TARGET_TIP)
         self.csv_path = QLineEdit(self)
-        self.csv_path.setPlaceholderText("trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)")
+        self.csv_path.setPlaceholderText(CSV_TIP)
         self.browse_button = QPushButton("Browse…", self)
         self.browse_button.clicked.connect(self._browse)
         self.run_button = QPushButton("Release from this pose", self)
@@ -199,7 +200,8 @@ class SimulatePanel(QWidget):
         self.elastic.set_motion(name)
         if not self.closed.on:
             self.target.setPlaceholderText(TARGET_TIP)
-        self.closed.set_motion(name, self.target)
+            self.csv_path.setPlaceholderText(CSV_TIP)
+        self.closed.set_motion(name, self.target, self.csv_path)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
@@ -268,7 +270,7 @@ class SimulatePanel(QWidget):
         motion = self.motion.currentText()
         limits = self.limits.currentData()
         if not model.is_serial:   # a closed chain: the core's closed-chain integration (closed_motion)
-            return self.closed.job(arm, q0, duration, frames, motion, limits, self.target.text())
+            return self.closed.job(arm, q0, duration, frames, motion, limits, self.target.text(), self.csv_path.text())
         if self.elastic.on:
             target = self._target(model, arm.n) if motion == "quintic move" else q0
             return self.elastic.job(arm, q0, duration, frames, motion, limits, target)
@@ -322,12 +324,13 @@ class SimulatePanel(QWidget):
         elif isinstance(result, ClosedMotionResult):   # closed_motion: a fall or a PD move, with or without stops
             stops = result.kind.endswith("end stops")
             self.tau_plot.setTitle("PD torques, actuated joints" if result.target else
+                                   "joint torques (inverse dynamics), actuated joints" if given(result) else
                                    "end-stop torques on the actuated joints" if stops else
                                    "joint torques: none (the arm is let go)")
             if result.work is not None:
                 self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                                 name="work of τ" + (" and the stops" if stops else "") if result.target
-                                 else "work of the end stops")
+                                 name="work of τ" + (" and the stops" if stops else "")
+                                 if result.target or given(result) else "work of the end stops")
             text = closed_text(result, self._revolute(result.q.shape[1]))
         elif result.work is None or result.tau is None:   # a passive fall has neither
             self.tau_plot.setTitle("joint torques: none (the arm is let go)")
@@ -363,7 +366,7 @@ class SimulatePanel(QWidget):
         said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
         if result.kind.endswith("end stops"):
             return f" At the end stops: {said}."
-        simulated = result.kind.startswith("passive") or isinstance(result, ClosedMotionResult)
+        simulated = result.kind.startswith("passive") or isinstance(result, ClosedMotionResult) and not given(result)
         why = ("the elastic model has no end stops" if isinstance(result, ElasticMotionResult) else
                "no end stops: choose 'end stops at the limits' to model them" if simulated
                else "the motion is given: nothing stops it")

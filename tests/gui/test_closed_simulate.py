@@ -106,3 +106,49 @@ def test_end_stops_hold_a_passive_joint_of_a_closed_chain(qtbot, tmp_path):
     q[mech.actuated] = [0.0, 0.0, 0.6, 0.0]    # q3 = 0.6
     w.sliders.set_values(q)
     assert sim.run() is None and "q3 starts at" in sim.status.text() and "\n" not in sim.status.text()
+
+
+def test_a_closed_chain_follows_a_csv_of_its_actuated_joints_with_pinocchios_torques(qtbot, tmp_path):
+    """A quintic of q1, q2, q4, q6 written as a CSV named by the links: the tab's torques against Pinocchio's
+    RNEA on the spanning tree fed with the closed pose and rates (the palletizer's W is constant: qd_tree = W
+    qd_a, qdd_tree = W qdd_a), projected by W from differences of the closure; E - E(0) against the work."""
+    import pinocchio as pin
+
+    from designer.explore.sizing import quintic
+    from designer.numeric.closed import ClosedDynamics
+    from tests.support.closed_reference import pin_mechanism
+    w = _window(qtbot, tmp_path)
+    model = w.document.model
+    cd = ClosedDynamics(model)
+    start, target = np.array([0.0, 0.1, -0.1, 0.0]), np.radians(TARGET_DEG)
+    traj = quintic(start, target, 1.0, 401)
+    path = tmp_path / "move.csv"
+    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in (1, 2, 4, 6)]
+    rows = [",".join(["t", *names])] + [",".join(repr(float(v)) for v in (t, *q, *qd, *qdd))
+                                       for t, q, qd, qdd in zip(traj.t, traj.q, traj.qd, traj.qdd)]
+    path.write_text("\n".join(rows) + "\n")
+    sim = w.simulate
+    sim.motion.setCurrentText("trajectory CSV")
+    assert "t, q1, q2, q4, q6" in sim.csv_path.placeholderText()
+    sim.csv_path.setText(str(path))
+    r = _run(qtbot, sim)
+    assert r.tau.shape == (401, 4) and r.q.shape == (401, 6)
+    pm, _, order = pin_mechanism(model)
+    ours = np.argsort(order)
+    e = 1e-6
+    W = np.stack([(cd.positions(start + d) - cd.positions(start - d)) / (2 * e) for d in np.eye(4) * e], axis=1)
+    for k in range(0, 401, 80):
+        q_tree = cd.positions(traj.q[k])
+        tau_tree = pin.rnea(pm, pm.createData(), q_tree[order], (W @ traj.qd[k])[order],
+                            (W @ traj.qdd[k])[order])[ours]
+        np.testing.assert_allclose(r.tau[k], W.T @ tau_tree, rtol=1e-6, atol=1e-6 * np.abs(tau_tree).max())
+        np.testing.assert_allclose(r.q[k], q_tree, atol=1e-12)
+    energy = r.energy
+    assert np.abs(energy - energy[0] - r.work).max() < 1e-3 * np.ptp(energy)
+    assert "joint torques (inverse dynamics)" in sim.tau_plot.titleLabel.text
+    assert "torques' work differ by at most" in sim.status.text()
+    # the serial numbering (q3 is passive here) is named in one line, before any work
+    bad = tmp_path / "serial_names.csv"
+    bad.write_text("t,q1,q2,q3,q4\n0,0,0,0,0\n0.1,0,0,0,0\n0.2,0,0,0,0\n")
+    sim.csv_path.setText(str(bad))
+    assert sim.run() is None and "missing column(s) q6" in sim.status.text() and "\n" not in sim.status.text()
