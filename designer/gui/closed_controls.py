@@ -7,15 +7,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from ..numeric.closed_drive import SERVO_HZ
 from ..numeric.end_stops import starts_inside
-from .closed_motion import ClosedMove, closed_driven_job, closed_job
+from .closed_motion import ClosedMotionResult, ClosedMove, closed_driven_job, closed_job, closed_text, given
 from .elastic_simulate import gains_row
 from .explore.controls import parse_values
 
-__all__ = ["ClosedControls"]
+__all__ = ["ClosedControls", "closed_plots"]
 
 RATE = 200   # samples per simulated second of a move
 
@@ -111,3 +113,17 @@ class ClosedControls(QWidget):
         act = self.actuated()
         traj = read_trajectory(path, len(act), [i + 1 for i in act])
         return lambda token: closed_driven_job(model, traj.t, traj.q, traj.qd, traj.qdd, token, limits)
+
+
+def closed_plots(result: ClosedMotionResult, tau_plot, e_plot, revolute: list[bool]) -> str:
+    """The torque plot's title and the work's curve of a closed-chain result (the tab drew q, tau and E - E(0)
+    already); the status line's words."""
+    stops = result.kind.endswith("end stops")
+    tau_plot.setTitle("PD torques, actuated joints" if result.target else
+                      "joint torques (inverse dynamics), actuated joints" if given(result) else
+                      "end-stop torques on the actuated joints" if stops else "joint torques: none (the arm is let go)")
+    if result.work is not None:
+        e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                    name="work of τ" + (" and the stops" if stops else "") if result.target or given(result)
+                    else "work of the end stops")
+    return closed_text(result, revolute)

@@ -26,8 +26,8 @@ from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
-from .closed_controls import ClosedControls
-from .closed_motion import ClosedMotionResult, closed_text, given
+from .closed_controls import ClosedControls, closed_plots
+from .closed_motion import ClosedMotionResult, given
 from .elastic_simulate import ElasticControls, ElasticMotionResult, ElasticPlots
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
@@ -321,17 +321,8 @@ class SimulatePanel(QWidget):
             self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
                              name="work of τm − damping" if result.tau is not None else "work of the damping")
             text = self.elastic_plots.show(result, self._revolute(result.q.shape[1]))
-        elif isinstance(result, ClosedMotionResult):   # closed_motion: a fall or a PD move, with or without stops
-            stops = result.kind.endswith("end stops")
-            self.tau_plot.setTitle("PD torques, actuated joints" if result.target else
-                                   "joint torques (inverse dynamics), actuated joints" if given(result) else
-                                   "end-stop torques on the actuated joints" if stops else
-                                   "joint torques: none (the arm is let go)")
-            if result.work is not None:
-                self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                                 name="work of τ" + (" and the stops" if stops else "")
-                                 if result.target or given(result) else "work of the end stops")
-            text = closed_text(result, self._revolute(result.q.shape[1]))
+        elif isinstance(result, ClosedMotionResult):   # a fall, a PD move or a CSV, with or without stops
+            text = closed_plots(result, self.tau_plot, self.e_plot, self._revolute(result.q.shape[1]))
         elif result.work is None or result.tau is None:   # a passive fall has neither
             self.tau_plot.setTitle("joint torques: none (the arm is let go)")
             drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
