@@ -129,8 +129,8 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
                         + ([[0.0]] if end_stops is not None else []))
     try:
         # with stops: steps of at most a quarter of a stop's 30 Hz period. Unbounded, DOP853's trial stages across
-        # the first contact reached states metres of crank away, where a four-bar's loop cannot close (random
-        # mounted four-bars, seeds 3 and 4 of tests/numeric/test_closed_drive.py); a serial arm has no such states
+        # the first contact reached crank angles radians away (8.4 rad), where a four-bar's loop cannot close (random
+        # mounted four-bars of tests/support/closed_reference.py, seeds 3 and 4); a serial arm has no such states
         most = np.inf if end_stops is None else 0.25 / STOP_HZ
         sol = yield from integrate_job(rhs, t_span, y0, "DOP853", rtol, atol, most, t_eval, interval, token,
                                        stage="simulate")
