@@ -140,21 +140,32 @@ def closed_simulate(args, model: Manipulator) -> int:
     from .numeric_inputs import simulation_inputs
     cd = _dynamics(model, args.project)
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n)
+    mode = getattr(args, "limits", "warn")
+    stops = None
+    if mode == "stop":   # on every joint of the tree, the passive ones included (numeric/closed_drive.py)
+        from ..numeric.closed_drive import closed_end_stops_for
+        try:
+            stops = closed_end_stops_for(cd, q0)
+        except (ValueError, ClosureError) as exc:
+            raise UserError(f"--limits stop: {exc}") from None
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_closed_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                           t_eval=t_eval, drives=bool(getattr(args, "drives", False))), bar)
+                                           t_eval=t_eval, drives=bool(getattr(args, "drives", False)),
+                                           end_stops=stops), bar)
     except (ClosureError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     passive = [f"q{j + 1}" for j in cd.pas]
     writer.writerow(["t"] + _names(cd, "q") + _names(cd, "qd") + _names(cd, "tau") + passive
-                    + ["kinetic", "potential", "energy", "loop_residual"])
+                    + ["kinetic", "potential", "energy", "loop_residual"] + (["stop_work"] if stops else []))
     energy = traj.kinetic + traj.potential
     for r in range(len(traj.t)):
         cells = [traj.t[r], *traj.q[r], *traj.qd[r], *traj.tau[r], *traj.q_tree[r][cd.pas],
                  traj.kinetic[r], traj.potential[r], energy[r], traj.residual[r]]
+        if traj.stop_work is not None:
+            cells.append(traj.stop_work[r])
         writer.writerow([repr(float(v)) for v in cells])
     write_output(buf.getvalue(), args.out)
     drives = "with the drive terms (--drives)" if getattr(args, "drives", False) else "rigid bodies"
@@ -162,4 +173,21 @@ def closed_simulate(args, model: Manipulator) -> int:
           f"{len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
           f"largest loop residual {traj.residual.max() * 1000:.3g} mm",
           file=sys.stdout if args.out else sys.stderr)
+    _say_limits(mode, cd, traj, sys.stdout if args.out else sys.stderr)
     return 0
+
+
+def _say_limits(mode: str, cd, traj, out) -> None:
+    """One line per tree joint (passive ones included) past a limit (warn), or how deep into its stop (stop)."""
+    from ..numeric.end_stops import describe_passes, limit_passes
+    if mode == "ignore":
+        return
+    revolute = list(cd.tree.arm.revolute)
+    for p in limit_passes(traj.t, traj.q_tree, cd.tree.arm.limits):
+        what = describe_passes([p], revolute)
+        print(f"end stop: {what}" if mode == "stop" else f"warning: {what} (no end stops: --limits stop models them)",
+              file=out)
+    if traj.stop_work is not None and not np.any(traj.tau):   # passive: the stops are the only torques doing work
+        energy = traj.kinetic + traj.potential
+        gap = float(np.abs(traj.stop_work - (energy - energy[0])).max())
+        print(f"energy change and the end stops' work differ by at most {gap:.3g} J", file=out)

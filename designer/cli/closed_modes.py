@@ -4,7 +4,8 @@ The elastic joints of a closed chain are its actuated ones (the gearboxes sit at
 joint with a drive stiffness is refused). At the pose given by the actuated values, the loops closed:
 the locked modes K v = w^2 M_a v, the free modes with the rotors (the 2 n_a model), the tool
 compliance J_a K^-1 J_a^T with J_a = J W and the sag J_v K^-1 (J_v^T m_p g - G_a), as the explore
-metrics have them (explore/elastic_metrics.py); the links stay rigid.
+metrics have them; the core's :mod:`designer.explore.closed_elastic` computes them (the window's read-out,
+mode animation and compliance ellipsoid call the same); the links stay rigid.
 """
 
 from __future__ import annotations
@@ -20,17 +21,10 @@ __all__ = ["closed_modes"]
 
 
 def closed_modes(args, model) -> int:
-    from ..explore.closed import ClosedArm
-    from ..explore.elastic_metrics import drive_ratings, passive_stiffness_refused
-    from ..numeric.elastic import ElasticJoints
-    from ..numeric.modes import free_modes, locked_modes
-    from ..numeric.stiffness import joint_compliance, sag
+    from ..explore.closed_elastic import closed_elastic, closed_elastic_at
     from .numeric_commands import _values, number
     try:
-        passive_stiffness_refused(model, args.project)
-        arm = ClosedArm(model)
-        values = drive_ratings(model)
-        joints = ElasticJoints.of(arm.n, values["stiffness"], None, values["gear"], values["rotor"])
+        arm, joints = closed_elastic(model, args.project)
     except (DesignerError, ValueError) as exc:
         text = str(exc)
         raise UserError(text if text.startswith(args.project) else f"{args.project}: {text}") from None
@@ -41,23 +35,21 @@ def closed_modes(args, model) -> int:
     names = [f"q{i}" for i in arm.joint_numbers]
     q = np.array(_values(args.q, arm.n, f"--q ({', '.join(names)})", [0.0] * arm.n))
     payload = number(args.payload, "--payload")
-    b = arm.batch(q)
-    M, J = b.M[0], b.tool_jacobian[0]
-    if not (np.isfinite(M).all() and np.isfinite(J).all()):
-        raise UserError(f"{args.project}: the loops cannot close at --q {' '.join(f'{v:g}' for v in q)} "
-                        "(or stand at a dead centre)")
-    locked = locked_modes(M, joints)
+    try:
+        at = closed_elastic_at(arm, joints, q)
+    except DesignerError as exc:
+        raise UserError(f"{args.project}: --q: {exc}") from None
+    locked = at.locked()
     out = {"joints": names, "q": q.tolist(),
            "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
     elastic = ", ".join(names[i] for i in joints.elastic)
     if np.all(joints.rotor[joints.elastic] > 0):
-        free = free_modes(M, joints)
+        free = at.free()
         out["free"] = {"frequency_hz": free.frequency.tolist(), "shapes": free.shape.T.tolist(),
                        "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
-    C = (J * joint_compliance(joints)) @ J.T
-    out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
-    # sag reads only the arm's gravity when given J and G (ClosedArm has it)
-    out["sag_mm"] = (1e3 * sag(arm, joints, q, payload, J=J, G=b.G[0])).tolist()  # type: ignore[arg-type]
+    out["compliance"] = {"matrix": at.compliance().tolist(),
+                         "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
+    out["sag_mm"] = (1e3 * at.sag(payload)).tolist()
     out["payload_kg"] = payload
     out["note"] = "closed chain: the actuated joints' gearboxes, the links rigid"
     write_output(json.dumps(out, indent=1) + "\n", args.out)

@@ -18,7 +18,7 @@ from .explore.controls import parse_values, spin_box
 from .modes import joints_or_none
 from .plot_style import place_legend, plain_axes
 
-__all__ = ["ElasticControls", "ElasticPlots", "ElasticMotionResult"]
+__all__ = ["ElasticControls", "ElasticPlots", "ElasticMotionResult", "gains_row"]
 
 TIPS = {"passive fall": "Simulate the elastic arm let go at rest from the current pose, its springs holding gravity "
                         "at the start, no motor torque; and the rigid arm's fall beside it",
@@ -39,22 +39,13 @@ class ElasticControls(QWidget):
         self.check.setToolTip("Simulate the elastic-joint model of the drive data's stiffness (Spong's; motors "
                               "behind gearbox springs, docs/elastic.md), with the rigid arm's run beside it: the plots "
                               "show the tool's deviation from the rigid arm and the springs' deflection")
-        self.kp, self.kd = QLineEdit(self), QLineEdit(self)
-        for edit, what, unit in ((self.kp, "Kp", "N·m/rad"), (self.kd, "Kd", "N·m·s/rad")):
-            edit.setPlaceholderText(f"{what} ({unit})")
-            edit.setToolTip(f"Motor-side PD gain {what} at the joint side ({unit}; N/m, N·s/m for a prismatic "
-                            "joint): one value or one per joint. Empty: Kp a tenth of the joint's stiffness, Kd 0.7 "
-                            "of critical damping on the joint's inertia and reflected rotor")
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("motor-side PD:", self))
-        row.addWidget(self.kp, 1)
-        row.addWidget(self.kd, 1)
-        self.hold = spin_box(self, 0.0, 60.0, 1.0, decimals=2, suffix=" s",
-                             tip="Simulated time after the move, the reference held at the target: the tool's ring "
-                                 "after the move, and the settling")
-        row.addWidget(QLabel("then hold", self))
-        row.addWidget(self.hold)
+        self.kp, self.kd, self.hold = gains_row(
+            self, "motor-side PD:", "",
+            "Motor-side PD gain {what} at the joint side ({unit}; N/m, N·s/m for a prismatic joint): one value or "
+            "one per joint. Empty: Kp a tenth of the joint's stiffness, Kd 0.7 of critical damping on the joint's "
+            "inertia and reflected rotor",
+            "Simulated time after the move, the reference held at the target: the tool's ring after the move, and "
+            "the settling")
         self.check.setVisible(False)
         self.setVisible(False)
 
@@ -170,6 +161,24 @@ class ElasticPlots:
         what = "work of τm less the damping's" if result.tau is not None else "damping's work"
         return text + (f". E − E(0) (rotors and springs in) and the {what} differ by at most {gap:.2g} J "
                        f"({gap / size:.1e} of E).")
+
+def gains_row(widget: QWidget, label: str, empty: str, tip: str, hold_tip: str) -> tuple:
+    """(Kp, Kd, hold): the PD row of a move laid out on ``widget``, "label [Kp] [Kd] then hold [s]"; ``tip`` and
+    ``empty`` (the placeholder's tail) with {what} and {unit} for each gain."""
+    kp, kd = QLineEdit(widget), QLineEdit(widget)
+    for edit, what, unit in ((kp, "Kp", "N·m/rad"), (kd, "Kd", "N·m·s/rad")):
+        edit.setPlaceholderText(f"{what} ({unit}){empty.format(what=what, unit=unit)}")
+        edit.setToolTip(tip.format(what=what, unit=unit))
+    row = QHBoxLayout(widget)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(QLabel(label, widget))
+    row.addWidget(kp, 1)
+    row.addWidget(kd, 1)
+    hold = spin_box(widget, 0.0, 60.0, 1.0, decimals=2, suffix=" s", tip=hold_tip)
+    row.addWidget(QLabel("then hold", widget))
+    row.addWidget(hold)
+    return kp, kd, hold
+
 
 def _short(values) -> str:
     values = list(values)

@@ -7,6 +7,9 @@ the translational compliance's eigenvalues (m/N) scaled so the largest is a fift
 The frequencies and shapes come from :mod:`designer.numeric.modes`: motors locked (rigid links on the
 joint springs), or free (the full elastic-joint model with the rotor inertias; the drawn arm is the link
 side, the motor angles theta/N are shown as numbers over the 3D view, :mod:`designer.gui.mode_dialog`).
+A closed chain's modes are over its actuated joints (:mod:`designer.gui.closed_elastic`, the core's
+``closed_elastic_at`` as ``modes`` has them); its animation moves the actuated joints along the shape and
+closes the loops for the passive ones in every frame, and stops with one line where a frame cannot close.
 """
 
 from __future__ import annotations
@@ -18,13 +21,16 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMessageBox
 
+from ..kinematics.closure import ClosureError
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
 from ..numeric.engine import arm_dynamics
 from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import Modes, free_modes, locked_modes
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from . import arm_scene as scene
+from .closed_elastic import NO_STIFFNESS, closed_at, closed_joints
 from .gl_solids import HIDDEN, Solids
+from .loop_scene import tree_reach
 from .mode_dialog import MOTORS, choose_mode
 
 __all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_summary", "joints_or_none", "build_menu", "modes_at",
@@ -39,9 +45,12 @@ ELLIPSOID_COLOR = (0.95, 0.35, 0.10, 0.35)
 
 
 def joints_or_none(model) -> ElasticJoints | None:
-    """The model's elastic joints, None when it has none (or its drive data cannot make them)."""
+    """The model's elastic joints, None when it has none (or its drive data cannot make them); a closed
+    chain's are its actuated joints' (:mod:`designer.gui.closed_elastic`)."""
     if model is None:
         return None
+    if not model.is_serial:
+        return closed_joints(model)
     try:
         joints = elastic_joints(model)
     except ElasticModelError:
@@ -65,12 +74,23 @@ def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
 
 
 def modes_at(design, motors: str = "locked") -> Modes | str:
-    """The modes at the design's slider pose, or a one-line message saying why there are none."""
-    if not design.model.is_serial:   # the modes take the serial arm's M
-        return "the modes of a closed chain are not in the window yet (they need its M in the actuated joints)"
+    """The modes at the design's slider pose, or a one-line message saying why there are none. A closed
+    chain's are over its actuated joints (M_a at the pose, the loops closed)."""
+    if design.arm is None:
+        return NO_STIFFNESS
+    if not design.model.is_serial:
+        at = closed_at(design.model, design.q)
+        if isinstance(at, str):
+            return at
+        if motors == "locked":
+            return at.locked()
+        try:
+            return at.free()
+        except ValueError as exc:   # a rotor inertia missing
+            return str(exc)
     joints = joints_or_none(design.model)
-    if design.arm is None or joints is None:
-        return "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
+    if joints is None:
+        return NO_STIFFNESS
     M = arm_dynamics(design.arm).M(np.asarray(design.q, dtype=float))
     if motors == "locked":
         return locked_modes(M, joints)
@@ -93,6 +113,11 @@ class ModeAnimation(QObject):
         self.shape = np.zeros(0)        # the link side's excursion per unit of sin (rad or m)
         self.motor_shape = np.zeros(0)  # free motors: theta/N of the elastic joints, the same scale
         self.motor_joints: list[int] = []
+        #: a closed chain: the tree's actuated joints (0-based) the shape moves, the passive ones closed each frame
+        self.actuated: np.ndarray | None = None
+        self.joint_numbers: list[int] = []   # the shape's joints by link number (1-based)
+        self.pose = np.zeros(0)              # the tree pose drawn last
+        self.problem = ""                    # why the animation stopped by itself ("" when it did not)
         self.frequency = math.nan
         self.motors = "locked"
         self.k = 0
@@ -116,7 +141,12 @@ class ModeAnimation(QObject):
             return modes
         if not 1 <= k <= len(modes.frequency):
             return f"mode {k}: the arm has modes 1 to {len(modes.frequency)} ({MOTORS[motors]})"
-        n = design.arm.n
+        closed = not design.model.is_serial
+        mech = self.window.closed.mechanism if closed else None
+        if closed and mech is None:
+            return self.window.closed.problem or "the mechanism cannot be posed"
+        actuated = None if mech is None else np.asarray(mech.actuated, dtype=int)
+        n = design.arm.n if actuated is None else len(actuated)
         v = modes.shape[:, k - 1]
         # the link side moves AMPLITUDE at its largest joint: a free mode's motors may swing much more than
         # their links (a rotor's N^2 Jm against the arm's inertia), and the drawn arm is what is watched
@@ -125,11 +155,17 @@ class ModeAnimation(QObject):
         self.stop()
         self.q0, self.shape, self.motor_shape = np.asarray(design.q, dtype=float).copy(), scale * v[:n], scale * v[n:]
         joints = joints_or_none(design.model)
-        self.motor_joints = [int(i) + 1 for i in joints.elastic] if motors == "free" and joints is not None else []
+        self.actuated = actuated
+        self.joint_numbers = list(range(1, n + 1)) if actuated is None else [int(i) + 1 for i in actuated]
+        self.motor_joints = ([self.joint_numbers[int(i)] for i in joints.elastic]
+                             if motors == "free" and joints is not None else [])
+        self.pose, self.problem = self.q0.copy(), ""
         self.frequency, self.motors, self.k = float(modes.frequency[k - 1]), motors, k
         self._start = time.monotonic()
         self.timer.start()
         self._frame()
+        if self.problem:   # the first frame could not close
+            return self.problem
         self.label.show()
         return ""
 
@@ -143,7 +179,19 @@ class ModeAnimation(QObject):
         if self.window.design.arm is None or len(self.q0) != self.window.design.arm.n:
             return self.stop()
         phase = math.sin(2 * math.pi * SHOWN_HZ * (time.monotonic() - self._start))
-        self.window.arm_view.set_joint_values(self.q0 + phase * self.shape)
+        if self.actuated is None:
+            self.pose = self.q0 + phase * self.shape
+        else:   # a closed chain: the actuated joints along the shape, the loops closed for the passive ones
+            mech = self.window.closed.mechanism
+            try:
+                if mech is None:
+                    raise ClosureError("the mechanism cannot be posed")
+                self.pose = mech.closure.solve(self.q0[self.actuated] + phase * self.shape, guess=self.pose)
+            except ClosureError as exc:
+                self.problem = f"mode {self.k}: stopped, a pose along the mode cannot close: {exc}"
+                self.window.statusBar().showMessage(self.problem, 15000)
+                return self.stop()
+        self.window.arm_view.set_joint_values(self.pose)
         self.label.setText(self.text(phase))
         self.label.setMaximumWidth(max(self.window.arm_view.width() - 16, 120))   # wraps in a narrow view
         self.label.adjustSize()
@@ -153,13 +201,14 @@ class ModeAnimation(QObject):
         """The overlay's words at ``phase`` (sin of the slowed-down time): the mode, and the excursions from the
         pose now, link side and (free motors) motor side theta/N, in degrees (mm for a prismatic joint)."""
         revolute = [link.is_revolute for link in self.window.design.model.links]
+        names = self.joint_numbers or list(range(1, len(self.shape) + 1))
 
         def angle(value: float, joint: int) -> str:
             if revolute[joint - 1]:
                 return f"{round(math.degrees(value), 2) + 0.0:+.2f}°"   # + 0.0: no "-0.00"
             return f"{round(1e3 * value, 1) + 0.0:+.1f} mm"
         lines = [f"mode {self.k}: {self.frequency:.4g} Hz, motors {self.motors}; slowed to {SHOWN_HZ:g} Hz",
-                 "links  " + "  ".join(f"q{i + 1} {angle(phase * a, i + 1)}" for i, a in enumerate(self.shape))]
+                 "links  " + "  ".join(f"q{j} {angle(phase * a, j)}" for j, a in zip(names, self.shape))]
         if self.motor_joints:
             lines.append("motors " + "  ".join(f"θ{j}/N {angle(phase * a, j)}"
                                               for j, a in zip(self.motor_joints, self.motor_shape)))
@@ -183,19 +232,33 @@ class StiffnessEllipsoid:
         self.item.setVisible(self.visible)
 
     def update(self, model, arm, q) -> None:
-        joints = None if model is None or not model.is_serial else joints_or_none(model)   # serial compliance only
-        if not self.visible or arm is None or joints is None or len(q) != arm.n:
-            self.item.place(np.array([HIDDEN]))
-            return
+        shown = self.visible and model is not None and arm is not None and len(q) == arm.n
+        placed = self._placed(model, arm, q) if shown else None
+        self.item.place(np.array([HIDDEN]) if placed is None else placed[None])
+
+    def _placed(self, model, arm, q) -> np.ndarray | None:
+        """(4, 4) the unit sphere's placement at the tool, None when there is no ellipsoid to draw."""
         q = np.asarray(q, dtype=float)
-        semi, axes = compliance_axes(tool_compliance(arm, joints, q))
+        if model.is_serial:
+            joints = joints_or_none(model)
+            if joints is None:
+                return None
+            C, base, reach = tool_compliance(arm, joints, q), arm.base, scene.arm_reach(arm)
+            tool = arm.tool_pose(q)[:3, 3]   # in the world, like the drawn arm
+        else:   # a closed chain: J_a K^-1 J_a^T over its actuated gearboxes (the core's, as `modes`)
+            at = closed_at(model, q)
+            if isinstance(at, str):
+                return None
+            tree = at.arm.cd.tree
+            C, base, reach = at.compliance(), tree.arm.base, tree_reach(tree)
+            tool = (base @ np.append(at.tool, 1.0))[:3]
+        semi, axes = compliance_axes(C)
         self.semi_axes = semi
-        scale = 0.2 * scene.arm_reach(arm) / max(float(semi.max()), 1e-300)
-        tool = arm.tool_pose(q)   # in the world, like the drawn arm
+        scale = 0.2 * reach / max(float(semi.max()), 1e-300)
         M = np.eye(4)
-        M[:3, :3] = arm.base[:3, :3] @ axes @ np.diag(np.maximum(semi * scale, 1e-6 * scene.arm_reach(arm)))
-        M[:3, 3] = tool[:3, 3]
-        self.item.place(M[None])
+        M[:3, :3] = base[:3, :3] @ axes @ np.diag(np.maximum(semi * scale, 1e-6 * reach))
+        M[:3, 3] = tool
+        return M
 
 
 def build_menu(window, menu) -> None:

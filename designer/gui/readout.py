@@ -51,11 +51,12 @@ class KinematicsReadout(MessageLine):
         self.condition = float("nan")
         self.near_singular = False
         self.joints: Any = None   # the model's elastic joints (designer.numeric.elastic), None without
+        self.model: Any = None
 
     def set_model(self, model) -> None:
         """Follow the model's elastic joints: with them the read-out adds the lowest natural frequency."""
         from .modes import joints_or_none
-        self.joints = joints_or_none(model)
+        self.model, self.joints = model, joints_or_none(model)
 
     def update_pose(self, arm: NumericArm | None, q, tool=None) -> None:
         """``tool``: (tool pose in the world, tool Jacobian) where not the serial arm's (a closed chain)."""
@@ -74,6 +75,9 @@ class KinematicsReadout(MessageLine):
         if self.joints is not None and tool is None:
             from .modes import elastic_summary
             text += "; " + elastic_summary(arm, self.joints, q)
+        elif self.joints is not None and self.model is not None and not self.model.is_serial:
+            from .closed_elastic import closed_summary   # the actuated joints' gearboxes, the loops closed
+            text += "; " + closed_summary(self.model, q)
         if self.near_singular:
             text += " — near a singularity"
         style = "QLabel { color: #8a2a00; font-weight: bold; }" if self.near_singular else ""

@@ -7,7 +7,9 @@ dynamics; the energy stays constant, the check that the motion is right); a quin
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
 changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
-elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`)."""
+elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`). A closed chain falls or
+moves to a target of its actuated joints under PD, simulated with its loops closed
+(:mod:`designer.gui.closed_controls`, :mod:`designer.gui.closed_motion`)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..numeric.end_stops import describe_passes, end_stops_for
 from ..numeric.motion import MotionResult, driven_job, passive_job
-from .closed_motion import DRIVEN_REFUSAL, STOPS_REFUSAL, ClosedMotionResult, closed_passive_job
+from .closed_controls import ClosedControls, closed_plots
+from .closed_motion import ClosedMotionResult, given
 from .elastic_simulate import ElasticControls, ElasticMotionResult, ElasticPlots
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
@@ -47,6 +50,8 @@ TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, 
         "quintic move": "Move rest to rest from the current pose to the target pose in the given time, with the "
                         "torques that drive it",
         "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
+TARGET_TIP = "target pose: one value per joint (deg, or m for prismatic joints)"
+CSV_TIP = "trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)"
 QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
 LIMITS = {"warn": ("no end stops, say where limits are passed",
                    "The joints run through their limits (nothing stops them); the status line lists which joint "
@@ -82,11 +87,12 @@ class SimulatePanel(QWidget):
             self.limits.addItem(f"Limits: {text}", mode)
             self.limits.setItemData(self.limits.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.limits.setToolTip("What a simulation does at the joint limits (Link tab): pass them and say so, or "
-                               "stop there (end stops; a passive fall only: a driven motion is given)")
+                               "stop there (end stops; a passive fall, or a closed chain's PD move: a serial "
+                               "arm's driven motion is given)")
         self.target = QLineEdit(self)
-        self.target.setPlaceholderText("target pose: one value per joint (deg, or m for prismatic joints)")
+        self.target.setPlaceholderText(TARGET_TIP)
         self.csv_path = QLineEdit(self)
-        self.csv_path.setPlaceholderText("trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)")
+        self.csv_path.setPlaceholderText(CSV_TIP)
         self.browse_button = QPushButton("Browse…", self)
         self.browse_button.clicked.connect(self._browse)
         self.run_button = QPushButton("Release from this pose", self)
@@ -130,6 +136,7 @@ class SimulatePanel(QWidget):
         self.elastic = ElasticControls(self, self.run_button)   # elastic joints: check box, PD gains, two plots
         self.elastic.check.toggled.connect(lambda _on: self._motion_changed(self.motion.currentText()))
         self.elastic_plots = ElasticPlots(self.plots, self.tau_plot, self.q_plot)
+        self.closed = ClosedControls(self, self.run_button)   # a closed chain's move: PD gains, hold time
         self._empty_axes()
         self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
@@ -157,6 +164,7 @@ class SimulatePanel(QWidget):
         layout.addLayout(motion_row)
         layout.addLayout(run_row)
         layout.addWidget(self.elastic)
+        layout.addWidget(self.closed)
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.stale_banner)
@@ -190,6 +198,10 @@ class SimulatePanel(QWidget):
         self.browse_button.setVisible(name == "trajectory CSV")
         self.duration.setEnabled(name != "trajectory CSV")
         self.elastic.set_motion(name)
+        if not self.closed.on:
+            self.target.setPlaceholderText(TARGET_TIP)
+            self.csv_path.setPlaceholderText(CSV_TIP)
+        self.closed.set_motion(name, self.target, self.csv_path)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
@@ -201,6 +213,7 @@ class SimulatePanel(QWidget):
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
         self.model, self.arm = model, arm
         self.elastic.set_model(model)
+        self.closed.set_model(model)
         self._motion_changed(self.motion.currentText())
         stale = self.result is not None and model != self.result_model
         self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
@@ -257,11 +270,7 @@ class SimulatePanel(QWidget):
         motion = self.motion.currentText()
         limits = self.limits.currentData()
         if not model.is_serial:   # a closed chain: the core's closed-chain integration (closed_motion)
-            if motion != "passive fall":
-                raise ValueError(DRIVEN_REFUSAL)
-            if limits == "stop":
-                raise ValueError(STOPS_REFUSAL)
-            return lambda token: closed_passive_job(model, q0, duration, frames, token)
+            return self.closed.job(arm, q0, duration, frames, motion, limits, self.target.text(), self.csv_path.text())
         if self.elastic.on:
             target = self._target(model, arm.n) if motion == "quintic move" else q0
             return self.elastic.job(arm, q0, duration, frames, motion, limits, target)
@@ -298,24 +307,27 @@ class SimulatePanel(QWidget):
         for plot, line in zip(self._plots(), self.time_lines):
             plot.clear()
             plot.addItem(line)
+        # a closed chain's torques are over its actuated joints (named by their links), its q over the tree
+        torque_joints = result.actuated if isinstance(result, ClosedMotionResult) else range(result.q.shape[1])
         for i in range(result.q.shape[1]):
-            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
-            self.q_plot.plot(result.t, result.q[:, i], pen=pen, name=f"q{i + 1}")
+            self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2), name=f"q{i + 1}")
+        for k, i in enumerate(torque_joints):
             if result.tau is not None and not elastic:
-                self.tau_plot.plot(result.t, result.tau[:, i], pen=pen, name=f"τ{i + 1}")
+                self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
+                                   name=f"τ{i + 1}")
         e = result.energy
         self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
         if isinstance(result, ElasticMotionResult):   # motor torques' work less the damping's (0: passive, undamped)
             self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
                              name="work of τm − damping" if result.tau is not None else "work of the damping")
             text = self.elastic_plots.show(result, self._revolute(result.q.shape[1]))
+        elif isinstance(result, ClosedMotionResult):   # a fall, a PD move or a CSV, with or without stops
+            text = closed_plots(result, self.tau_plot, self.e_plot, self._revolute(result.q.shape[1]))
         elif result.work is None or result.tau is None:   # a passive fall has neither
             self.tau_plot.setTitle("joint torques: none (the arm is let go)")
             drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
             text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
                     "(no friction, no torques: it should stay constant)")
-            if isinstance(result, ClosedMotionResult):
-                text += f"; largest loop residual {result.residual * 1000:.2g} mm"
         else:
             stops = result.kind.endswith("end stops")
             self.tau_plot.setTitle("end-stop torques" if stops else "joint torques (inverse dynamics)")
@@ -345,8 +357,9 @@ class SimulatePanel(QWidget):
         said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
         if result.kind.endswith("end stops"):
             return f" At the end stops: {said}."
+        simulated = result.kind.startswith("passive") or isinstance(result, ClosedMotionResult) and not given(result)
         why = ("the elastic model has no end stops" if isinstance(result, ElasticMotionResult) else
-               "no end stops: choose 'end stops at the limits' to model them" if result.kind.startswith("passive")
+               "no end stops: choose 'end stops at the limits' to model them" if simulated
                else "the motion is given: nothing stops it")
         return (f" Joint limits passed ({why}): {said}. "
                 "Playback shows the simulated values, red where outside the limits.")

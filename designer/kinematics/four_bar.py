@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DesignerError
+from .numeric import cross3
 from .tree import TreeArm
 
 __all__ = ["FourBar", "four_bar_of"]
@@ -64,7 +65,7 @@ class FourBar:
 
     def _sign(self, q) -> float:
         (c1, _), (c2, _), X, n = self._circles(q)
-        return float(np.sign(np.dot(np.cross(c2 - c1, X - c1), n))) or 1.0
+        return float(np.sign(np.dot(cross3(c2 - c1, X - c1), n))) or 1.0
 
     def solve(self, q) -> np.ndarray:
         """q with p1 and p2 replaced so that the loop closes (the nominal pose's branch)."""
@@ -78,7 +79,7 @@ class FourBar:
         if h2 <= TOUCH * max(r1, r2) ** 2:
             raise FourBarError("at a dead centre (the passive joints are not determined there)")
         u = (c2p - c1) / d
-        v = np.cross(n, u)
+        v = cross3(n, u)
         target = c1 + a * u + self.branch * np.sqrt(h2) * v
         target = target + np.dot(X - c1, n) * n   # back to the moving point's plane
         q = np.array(q, dtype=float)
@@ -107,7 +108,7 @@ def _norm(v, n) -> float:
 def _angle(u, v, n) -> float:
     """The rotation about n carrying u's direction to v's (both projected on the plane)."""
     u, v = _planar(u, n), _planar(v, n)
-    return float(np.arctan2(np.dot(np.cross(u, v), n), np.dot(u, v)))
+    return float(np.arctan2(np.dot(cross3(u, v), n), np.dot(u, v)))
 
 
 def four_bar_of(tree: TreeArm, nominal: np.ndarray) -> FourBar | None:
@@ -125,9 +126,9 @@ def four_bar_of(tree: TreeArm, nominal: np.ndarray) -> FourBar | None:
     T = tree.frames(nominal)
     _, axes = tree.joint_axes(T)
     n = axes[tree.passive[0]]
-    if any(np.linalg.norm(np.cross(axes[k], n)) > PARALLEL for k in loop):
+    if any(np.linalg.norm(cross3(axes[k], n)) > PARALLEL for k in loop):
         return None
-    if kind.value == "R" and np.linalg.norm(np.cross((T[i + 1] @ Fi)[:3, 2], n)) > PARALLEL:
+    if kind.value == "R" and np.linalg.norm(cross3((T[i + 1] @ Fi)[:3, 2], n)) > PARALLEL:
         return None
     p1, p2 = tree.passive
     same = (p1 in side_i) == (p2 in side_i) if (p1 in loop and p2 in loop) else False

@@ -19,6 +19,15 @@ from ..model.parts import Beam, link_beams
 __all__ = ["NumericArm", "dh_frames", "dh_matrices", "dh_transform", "display_arm"]
 
 
+def cross3(a, b) -> np.ndarray:
+    """a x b of two 3-vectors. numpy's cross checks and moves axes for any shape: about 50 us a call, 60 % of a
+    four-bar's loop terms and more than half its forward dynamics (robots/four_bar.json: 5.4 ms a forward
+    dynamics with G, 2.4 ms with this); the same products and differences."""
+    a0, a1, a2 = a
+    b0, b1, b2 = b
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+
+
 def dh_matrices(a, alpha, d, theta, convention: Convention) -> np.ndarray:
     """Link transforms A (..., 4, 4) for DH parameters of any (broadcast) shape.
 

@@ -37,7 +37,7 @@ from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
 from .simulate import SimulationError
 
 __all__ = ["MotorPD", "ElasticTrajectory", "simulate_elastic_job", "simulate_elastic", "tool_deviation",
-           "quintic"]
+           "quintic", "pd_lists"]
 
 IMPLICIT = ("Radau", "BDF", "LSODA")
 
@@ -50,6 +50,18 @@ def quintic(start, target, duration: float, t: float) -> tuple[list[float], list
     p = s ** 3 * (10 - 15 * s + 6 * s * s)
     v = 30 * s * s * (1 - s) ** 2 / duration
     return [a + (b - a) * p for a, b in zip(start, target)], [(b - a) * v for a, b in zip(start, target)]
+
+
+def pd_lists(control, n: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """(kp, kd, target, start) of a PD with a moving reference (:class:`MotorPD`, the closed chain's
+    :class:`~designer.numeric.closed_drive.ClosedPD`) as lists of n floats; start the target when None. A
+    ValueError names a list of the wrong length."""
+    for name in ("kp", "kd", "target"):
+        if len(getattr(control, name)) != n:
+            raise ValueError(f"pd {name}: expected {n} values, got {len(getattr(control, name))}")
+    kp, kd = [float(v) for v in control.kp], [float(v) for v in control.kd]
+    target = [float(v) for v in control.target]
+    return kp, kd, target, target if control.start is None else [float(v) for v in control.start]
 
 
 @dataclass(frozen=True)
@@ -66,12 +78,7 @@ class MotorPD:
     def law(self, model: ElasticArm) -> Callable[[float, list], list]:
         """tau_m(t, state as a list) for ``model``."""
         n, m, E = model.n, model.m, model.E.tolist()
-        for name in ("kp", "kd", "target"):
-            if len(getattr(self, name)) != n:
-                raise ValueError(f"pd {name}: expected {n} values, got {len(getattr(self, name))}")
-        kp, kd = [float(v) for v in self.kp], [float(v) for v in self.kd]
-        target = [float(v) for v in self.target]
-        start = target if self.start is None else [float(v) for v in self.start]
+        kp, kd, target, start = pd_lists(self, n)
         N = model.N.tolist()
         G = model.dyn.scalar_function("G")
         inv_k = [0.0] * n

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LIMIT_MODES", "STOP_HZ", "ZETA", "EndStops", "LimitPass", "end_stops_for", "limit_passes",
-           "describe_passes"]
+           "describe_passes", "starts_inside", "stops_on"]
 
 LIMIT_MODES = ("warn", "stop", "ignore")   # say where limits are passed / model end stops / say nothing
 STOP_HZ = 30.0     # the joint's inertia on its stop rings at this frequency (see the module's text)
@@ -114,13 +114,25 @@ def end_stops_for(arm, q0, hz: float = STOP_HZ, zeta: float = ZETA) -> EndStops:
     stiffness of the spring (about 2e5 N m for the PUMA's shoulder 120 degrees in), nothing a user means."""
     from . import arm_dynamics
     q0 = np.asarray(q0, float)
-    for p in limit_passes([0.0], q0.reshape(1, -1), arm.limits):
-        value = _value_text(bool(arm.revolute[p.joint - 1]))
+    starts_inside(q0, arm.limits, arm.revolute)
+    return stops_on(arm.limits, np.diag(np.asarray(arm_dynamics(arm).M(q0), float)), hz, zeta)
+
+
+def starts_inside(q0, limits, revolute) -> None:
+    """A ValueError naming the first joint of ``q0`` outside its ``limits`` (n, 2) (end_stops_for's reason)."""
+    q0 = np.asarray(q0, float)
+    for p in limit_passes([0.0], q0.reshape(1, -1), limits):
+        value = _value_text(bool(revolute[p.joint - 1]))
         raise ValueError(f"end stops: q{p.joint} starts at {value(q0[p.joint - 1])}, past its {p.side} limit "
                          f"({value(p.limit)}); start inside the limits or choose no end stops")
-    inertia = np.maximum(np.diag(np.asarray(arm_dynamics(arm).M(q0), float)), 1e-6)
+
+
+def stops_on(limits, inertia, hz: float = STOP_HZ, zeta: float = ZETA) -> EndStops:
+    """End stops at ``limits`` (n, 2) on joints of ``inertia`` (n,): k = I (2 pi hz)^2, c = 2 zeta sqrt(k I),
+    the inertia never below 1e-6."""
+    inertia = np.maximum(np.asarray(inertia, float), 1e-6)
     omega = 2.0 * math.pi * hz
     k = inertia * omega ** 2
     c = 2.0 * zeta * np.sqrt(k * inertia)
-    limits = tuple((float(lo), float(hi)) for lo, hi in np.asarray(arm.limits, float))
+    limits = tuple((float(lo), float(hi)) for lo, hi in np.asarray(limits, float))
     return EndStops(limits, tuple(map(float, k)), tuple(map(float, c)))

@@ -177,7 +177,8 @@ def test_the_examples_menu_opens_each_closed_chain_posed_and_drawn(window):
             assert np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
 
 
-def test_simulate_lets_a_closed_chain_fall_through_the_core_and_refuses_a_driven_move(qtbot, tmp_path):
+def test_simulate_lets_a_closed_chain_fall_through_the_core_and_asks_a_move_for_its_target(qtbot, tmp_path):
+    """The move itself: tests/gui/test_closed_simulate.py."""
     from designer.gui.main_window import MainWindow
     w = MainWindow(load_project(ROBOTS / "four_bar.json"), recovery_dir=tmp_path)
     qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
@@ -187,7 +188,7 @@ def test_simulate_lets_a_closed_chain_fall_through_the_core_and_refuses_a_driven
     w.sliders.set_values(q)
     sim.duration.setValue(0.5)
     sim.motion.setCurrentText("quintic move")
-    assert sim.run() is None and "passive fall" in sim.status.text() and "\n" not in sim.status.text()
+    assert sim.run() is None and "actuated joint" in sim.status.text() and "\n" not in sim.status.text()
     sim.motion.setCurrentText("passive fall")
     with qtbot.waitSignal(sim.finished, timeout=120_000):
         sim.run()
@@ -260,9 +261,9 @@ def test_linearize_works_in_the_actuated_joints(window):
     assert np.allclose(lm.B[na:], response, rtol=1e-6, atol=1e-8)
 
 
-def test_the_modes_refuse_a_closed_chain_in_one_line(window):
-    problem = window.mode_animation.start(1)
-    assert "closed chain" in problem and "\n" not in problem and not window.mode_animation.timer.isActive()
+def test_the_modes_of_a_closed_chain_without_gearboxes_say_so_in_one_line(window):
+    problem = window.mode_animation.start(1)   # tests/gui/test_closed_modes.py: with drive stiffness
+    assert "no elastic joints" in problem and "\n" not in problem and not window.mode_animation.timer.isActive()
 
 
 def test_a_passive_joint_past_its_limits_shows_its_value_not_a_clamped_one(qtbot, tmp_path):

@@ -1,0 +1,154 @@
+"""Simulate drives a closed chain (issue 22): a move to a target of the actuated joints under the core's PD with
+gravity compensation, in the worker with progress and Cancel, played back in the 3D view with the loops closed;
+end stops on every joint of the tree, the passive ones included.
+
+Independent sides: the target typed (the PD must bring the mechanism to rest there: Takegaki & Arimoto), the
+loops' closure of every frame (the cut joint's two bars meeting, loop_scene.loop_bars), and the energy law
+E - E(0) = the work of the torques (PD and stops), the work summed here from the plotted torques and rates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from designer.gui import loop_scene
+from designer.numeric.motion import work_done
+from designer.project import load_project
+from designer.project.io import dumps_project
+from tests.support import robot_path
+from tests.support.windows import open_window
+
+pytestmark = pytest.mark.usefixtures("no_dialogs")
+
+TARGET_DEG = np.array([30.0, 20.0, 10.0, -40.0])   # q1, q2, q4, q6 of the palletizer
+
+
+def _window(qtbot, tmp_path, model=None):
+    if model is None:
+        return open_window(qtbot, tmp_path, robot_path("palletizer_parallelogram"))
+    path = tmp_path / "closed.json"
+    path.write_text(dumps_project(model))
+    return open_window(qtbot, tmp_path, path)
+
+
+def _run(qtbot, sim, timeout=180_000):
+    with qtbot.waitSignal(sim.finished, timeout=timeout):
+        assert sim.run() is not None
+        assert sim.busy   # the simulation runs in the worker: the window's thread is free meanwhile
+    return sim.result
+
+
+def test_a_closed_chain_moves_to_its_pd_target_with_the_loops_closed_in_every_frame(qtbot, tmp_path):
+    w = _window(qtbot, tmp_path)
+    sim, mech = w.simulate, w.closed.mechanism
+    sim.motion.setCurrentText("quintic move")
+    assert sim.closed.isVisibleTo(sim) and "q1, q2, q4, q6" in sim.target.placeholderText()
+    sim.target.setText(" ".join(f"{v:g}" for v in TARGET_DEG))
+    sim.duration.setValue(1.0)
+    sim.closed.hold.setValue(1.0)
+    r = _run(qtbot, sim)
+    act = list(mech.actuated)
+    assert r.q.shape[1] == mech.tree.n and r.tau.shape[1] == len(act)
+    np.testing.assert_allclose(r.q[-1, act], np.radians(TARGET_DEG), atol=2e-3)   # at rest on the target
+    assert np.abs(r.qd[-1]).max() < 2e-2 and r.t[-1] == pytest.approx(2.0)
+    for q in r.q[:: max(1, len(r.q) // 10)]:
+        bars = loop_scene.loop_bars(mech.tree, mech.frames(q))
+        assert np.abs(bars[:, 0, 1] - bars[:, 1, 1]).max() < 1e-9
+    # the energy law with the work summed here from the torques and rates the tab holds (not the job's sum)
+    e = r.energy
+    work = work_done(r.t, r.tau, r.qd)
+    assert np.abs(e - e[0] - work).max() < 2e-3 * np.ptp(e) + 1e-6
+    assert "differ by at most" in sim.status.text() and "loop residual" in sim.status.text()
+    names = [item.name() for item in sim.tau_plot.listDataItems()]
+    assert names == ["τ1", "τ2", "τ4", "τ6"]
+    # playback: the last frame is drawn, the passive joints where the loops put them
+    sim.scrub.setValue(len(r.t) - 1)
+    np.testing.assert_allclose(w.arm_view.joint_values(), r.q[-1])
+
+
+def test_a_closed_chain_simulation_can_be_cancelled(qtbot, tmp_path):
+    w = _window(qtbot, tmp_path)
+    sim = w.simulate
+    sim.duration.setValue(60.0)
+    assert sim.run() is not None
+    qtbot.waitUntil(lambda: sim.progress.value() > 0 or sim.progress.maximum() == 0, timeout=30_000)
+    sim.cancel()
+    qtbot.waitUntil(lambda: not sim.busy, timeout=30_000)
+    assert sim.status.text() == "Simulation cancelled" and sim.run_button.isEnabled()
+
+
+def test_end_stops_hold_a_passive_joint_of_a_closed_chain(qtbot, tmp_path):
+    """The palletizer's forearm (link 3, passive: q3 = q4 - q2) limited to +-0.3 rad: released from 0.2 rad it
+    falls onto its stop; warned, it runs through and the status names q3."""
+    model = load_project(robot_path("palletizer_parallelogram"))
+    links = list(model.links)
+    links[2] = dataclasses.replace(links[2], limits=(-0.3, 0.3))
+    w = _window(qtbot, tmp_path, dataclasses.replace(model, links=tuple(links)))
+    sim, mech = w.simulate, w.closed.mechanism
+    q = np.array(w.sliders.values())
+    q[mech.actuated] = [0.0, 0.4, 0.6, 0.0]    # q3 = 0.2
+    w.sliders.set_values(q)
+    assert w.design.q[2] == pytest.approx(0.2)
+    sim.duration.setValue(1.0)
+    sim.limits.setCurrentIndex(sim.limits.findData("warn"))
+    free = _run(qtbot, sim)
+    assert "q3 passed its" in sim.status.text()
+    sim.limits.setCurrentIndex(sim.limits.findData("stop"))
+    held = _run(qtbot, sim)
+    assert held.kind.endswith("end stops") and np.ptp(free.q[:, 2]) > np.ptp(held.q[:, 2])
+    assert np.abs(held.q[:, 2]).max() < 0.3 + 0.06           # a 30 Hz stop: a few degrees past at most
+    e = held.energy
+    assert np.abs(e - e[0] - held.work).max() < 1e-4 * np.ptp(free.energy) + 1e-6   # E - E(0) = the stops' work
+    # a pose past a limit: refused in one line before any work
+    q[mech.actuated] = [0.0, 0.0, 0.6, 0.0]    # q3 = 0.6
+    w.sliders.set_values(q)
+    assert sim.run() is None and "q3 starts at" in sim.status.text() and "\n" not in sim.status.text()
+
+
+def test_a_closed_chain_follows_a_csv_of_its_actuated_joints_with_pinocchios_torques(qtbot, tmp_path):
+    """A quintic of q1, q2, q4, q6 written as a CSV named by the links: the tab's torques against Pinocchio's
+    RNEA on the spanning tree fed with the closed pose and rates (the palletizer's W is constant: qd_tree = W
+    qd_a, qdd_tree = W qdd_a), projected by W from differences of the closure; E - E(0) against the work."""
+    import pinocchio as pin
+
+    from designer.explore.sizing import quintic
+    from designer.numeric.closed import ClosedDynamics
+    from tests.support.closed_reference import pin_mechanism
+    w = _window(qtbot, tmp_path)
+    model = w.document.model
+    cd = ClosedDynamics(model)
+    start, target = np.array([0.0, 0.1, -0.1, 0.0]), np.radians(TARGET_DEG)
+    traj = quintic(start, target, 1.0, 401)
+    path = tmp_path / "move.csv"
+    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in (1, 2, 4, 6)]
+    rows = [",".join(["t", *names])] + [",".join(repr(float(v)) for v in (t, *q, *qd, *qdd))
+                                       for t, q, qd, qdd in zip(traj.t, traj.q, traj.qd, traj.qdd)]
+    path.write_text("\n".join(rows) + "\n")
+    sim = w.simulate
+    sim.motion.setCurrentText("trajectory CSV")
+    assert "t, q1, q2, q4, q6" in sim.csv_path.placeholderText()
+    sim.csv_path.setText(str(path))
+    r = _run(qtbot, sim)
+    assert r.tau.shape == (401, 4) and r.q.shape == (401, 6)
+    pm, _, order = pin_mechanism(model)
+    ours = np.argsort(order)
+    e = 1e-6
+    W = np.stack([(cd.positions(start + d) - cd.positions(start - d)) / (2 * e) for d in np.eye(4) * e], axis=1)
+    for k in range(0, 401, 80):
+        q_tree = cd.positions(traj.q[k])
+        tau_tree = pin.rnea(pm, pm.createData(), q_tree[order], (W @ traj.qd[k])[order],
+                            (W @ traj.qdd[k])[order])[ours]
+        np.testing.assert_allclose(r.tau[k], W.T @ tau_tree, rtol=1e-6, atol=1e-6 * np.abs(tau_tree).max())
+        np.testing.assert_allclose(r.q[k], q_tree, atol=1e-12)
+    energy = r.energy
+    assert np.abs(energy - energy[0] - r.work).max() < 1e-3 * np.ptp(energy)
+    assert "joint torques (inverse dynamics)" in sim.tau_plot.titleLabel.text
+    assert "torques' work differ by at most" in sim.status.text()
+    # the serial numbering (q3 is passive here) is named in one line, before any work
+    bad = tmp_path / "serial_names.csv"
+    bad.write_text("t,q1,q2,q3,q4\n0,0,0,0,0\n0.1,0,0,0,0\n0.2,0,0,0,0\n")
+    sim.csv_path.setText(str(bad))
+    assert sim.run() is None and "missing column(s) q6" in sim.status.text() and "\n" not in sim.status.text()
