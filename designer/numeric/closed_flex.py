@@ -1,0 +1,252 @@
+"""The links' bending in a closed chain: virtual joints along the part-made links, the loops closed over them.
+
+The serial model (:mod:`designer.numeric.flex_modes`) cuts each part-made link into slices whose
+compliance sits in a six-component virtual joint at the slice's midpoint. In a closed chain the
+slices of a link inside a loop change where the loop closes (a bent coupler rod pulls the forearm),
+so the coordinates are first all of them, linearised at the closed rigid pose q:
+
+- the tree's joints q (passive joints free, actuated ones elastic through their gearbox, scaled by
+  1/sqrt(k), or locked when they have no stiffness: the motors hold);
+- the virtual joints' twists, scaled by the square root of their compliance (unit stiffness).
+
+Every point on a link moves with the tree joints on its path to the base and with the virtual joints
+that carry it: those of its own link that lie before it along the beam, and those of each ancestor's
+beam that lie before the place where the branch towards it is mounted (its joint's origin at the
+nominal pose). The loops' rows (cut points together, cut axes aligned) are the tree's
+(:mod:`designer.kinematics.tree`) with the virtual joints as extra columns,
+
+    J_p dq_p + J_e C^(1/2) u = 0.
+
+The passive joints absorb what their columns reach (range of J_p); what they cannot (a coupler rod bent
+out of a planar parallelogram's plane, held by the cut joint's bearing) constrains u itself: u = N y
+with N an orthonormal basis of the null space of P J_e C^(1/2), P the projector off range(J_p). N is
+orthonormal, so the strain energy stays 1/2 |y|^2, and with
+
+    x = W y,   W = [C^(1/2) N on the elastic rows; -J_p^+ J_e C^(1/2) N on the passive rows; 0 locked],
+
+the modal problem is A = W^T M W (M the bodies' sum of J^T diag(m, I) J over all coordinates),
+eigenvalues mu = 1/w^2 (motors locked, gravity's stiffness left out, as ``modes`` has it); the tool's
+compliance is J_t W W^T J_t^T; the static sag under gravity and a payload is J_t W (W^T Q_g) with Q_g
+the weights' generalised forces. Without loops this is the serial model; without beams it is the
+rigid-link gearbox model over M_a = W_a^T M W_a (tests/numeric/test_closed_flex.py holds it to
+ClosedDynamics). The gearboxes never meet the loops' extra rows (the rigid mechanism's mobility is
+its actuated joints), so compliance and sag split exactly into the gearboxes' share and the links'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kinematics.closure import SINGULAR, ClosureError
+from ..kinematics.tree import TreeArm
+from ..model.mechanism import tool_link
+from .elastic import ElasticJoints
+from .flex_modes import SEGMENTS, FlexModel, flex_model
+
+__all__ = ["ClosedFlex", "ClosedFlexPose", "closed_flex"]
+
+TWO_PI = 2.0 * np.pi
+
+
+def _arc(beam, x: np.ndarray) -> float:
+    """Arc length along ``beam`` of the point x (its link's frame), projected on the beam's axis."""
+    u = (beam.end - beam.start) / beam.length
+    return float(np.dot(np.asarray(x, float) - beam.start, u))
+
+
+@dataclass(frozen=True)
+class ClosedFlexPose:
+    """One closed pose: ``W`` (n_tree + 6 V, r) the coordinates per unit y; ``A`` (r, r) the mass matrix in y;
+    ``tool`` (6, r) the tool's [v; w] per unit y; ``gravity`` (r,) the weights' generalised force (payload
+    not included); ``payload`` (3, r) the tool point's velocity rows (the payload's force enters as these^T m g);
+    ``elastic`` (r-space is orthonormal in u = (gearbox, virtual joint) scaled coordinates) ``u`` (De, r)."""
+
+    W: np.ndarray
+    A: np.ndarray
+    tool: np.ndarray
+    gravity: np.ndarray
+    u: np.ndarray
+
+
+class ClosedFlex:
+    """The virtual-joint model of a closed chain (module docstring), for any tree with loops.
+
+    ``elastic``: per tree joint, 1/sqrt(k) of an actuated joint's gearbox (0: locked); passive joints are free.
+    """
+
+    def __init__(self, tree: TreeArm, closure, stiffness: np.ndarray, segments: int = SEGMENTS):
+        if segments < 1:
+            raise ValueError("segments: at least 1 per beam")
+        self.tree, self.closure, self.segments = tree, closure, segments
+        n = tree.n
+        k = np.asarray(stiffness, float)
+        self.passive = np.array(tree.passive, int)
+        act = np.array(tree.actuated, int)
+        self.gear = act[np.isfinite(k[act]) & (k[act] > 0)]
+        self.gear_scale = 1.0 / np.sqrt(k[self.gear])
+        self.fm: FlexModel = flex_model(tree.arm, ElasticJoints.of(n), segments)
+        V = len(self.fm.vj_link)
+        self.D = n + 6 * V
+        # the elastic columns: gearboxes (scaled), then every virtual joint's six (already scaled by sqrt(C))
+        self.elastic_cols = np.concatenate([self.gear, n + np.arange(6 * V)]).astype(int)
+        self.groups = tuple(["joints"] * len(self.gear) + [f"link {int(i) + 1}" for i in np.repeat(self.fm.vj_link, 6)])
+        self.beams = {b.index: b for b in tree.arm.beams}
+        self.vj_arc = np.array([_arc(self.beams[int(i)], p) for i, p in zip(self.fm.vj_link, self.fm.vj_pos)])
+        self.tool_link = tool_link(tuple(p + 1 for p in tree.parent))
+        # where each link's joint sits on its parent (the parent's frame, nominal pose): which slices carry it
+        T0 = tree.frames(np.zeros(n))
+        origins, _ = tree.joint_axes(T0)
+        self.mount = np.zeros((n, 3))
+        for i in range(n):
+            p = tree.parent[i]
+            Tp = T0[p + 1]
+            self.mount[i] = Tp[:3, :3].T @ (origins[i] - Tp[:3, 3])
+        self.bodies = [self.carried(int(link), pos) for link, pos in zip(self.fm.body_link, self.fm.body_pos)]
+        self.loop_sides = [(self.carried(i, F_i[:3, 3]), self.carried(j, F_j[:3, 3]))
+                           for i, j, F_i, F_j, _ in tree.loops]
+        self.tool_carry = self.carried(self.tool_link, tree.arm.tool[:3, 3])
+
+    def carried(self, link: int, x) -> np.ndarray:
+        """(D,) bool: the coordinates moving a point x of ``link`` (0-based; -1 the base: none)."""
+        out = np.zeros(self.D, bool)
+        n = self.tree.n
+        while link >= 0:
+            out[link] = True
+            if link in self.beams:
+                s = _arc(self.beams[link], x)
+                mine = (self.fm.vj_link == link) & (self.vj_arc < s)
+                out[n + (np.flatnonzero(mine)[:, None] * 6 + np.arange(6)).ravel()] = True
+            x, link = self.mount[link], self.tree.parent[link]
+        return out
+
+    # -- one pose -----------------------------------------------------------
+    def _twists(self, T) -> np.ndarray:
+        """(D, 6): per unit coordinate, the motion (v at frame 0's origin, w): a point x moves by v + w x x."""
+        tree, fm, n = self.tree, self.fm, self.tree.n
+        origins, z = tree.joint_axes(T)
+        Z = np.zeros((self.D, 6))
+        rev = tree.arm.revolute[:, None]
+        Z[:n, :3] = np.where(rev, np.cross(origins, z), z)
+        Z[:n, 3:] = np.where(rev, z, 0.0)
+        if len(fm.vj_link):
+            Tv = T[fm.vj_link + 1]
+            R, p0 = Tv[:, :3, :3], Tv[:, :3, 3]
+            p = np.einsum("kij,kj->ki", R, fm.vj_pos) + p0
+            t = np.swapaxes(R @ fm.vj_sqrt[:, :3, :], -1, -2)      # (V, 6, 3): column l's translation, base axes
+            r = np.swapaxes(R @ fm.vj_sqrt[:, 3:, :], -1, -2)
+            Z[n:, :3] = (t - np.cross(r, p[:, None, :])).reshape(-1, 3)
+            Z[n:, 3:] = r.reshape(-1, 3)
+        return Z
+
+    @staticmethod
+    def _point(Z, carry, x) -> tuple[np.ndarray, np.ndarray]:
+        """(3, D) velocity of the frame-0 point x and (3, D) angular velocity of what carries it."""
+        v = (Z[:, :3] + np.cross(Z[:, 3:], x)) * carry[:, None]
+        return v.T, (Z[:, 3:] * carry[:, None]).T
+
+    def loop_jacobian(self, T, Z) -> np.ndarray:
+        """(m, D) the loops' rows over every coordinate (the tree's rows of kinematics/tree.py plus the slices')."""
+        from ..kinematics.tree import _PAIRS
+        rows = []
+        for (i, j, F_i, F_j, kind), (ci, cj) in zip(self.tree.loops, self.loop_sides):
+            Ti, Tj = T[i + 1] @ F_i, T[j + 1] @ F_j
+            vi, wi = self._point(Z, ci, Ti[:3, 3])
+            vj, wj = self._point(Z, cj, Tj[:3, 3])
+            rows.append(vi - vj)
+            for a, b in _PAIRS[kind]:
+                rows.append(np.cross(Tj[:3, a], Ti[:3, b])[None, :] @ (wj - wi))
+        return np.concatenate(rows) if rows else np.zeros((0, self.D))
+
+    def pose(self, q) -> ClosedFlexPose:
+        """The model at the closed tree pose q (n_tree,); ClosureError at a dead centre."""
+        tree, fm, n = self.tree, self.fm, self.tree.n
+        T = tree.frames(q)
+        Z = self._twists(T)
+        scale = np.ones(self.D)
+        scale[self.gear] = self.gear_scale
+        Z = Z * scale[:, None]
+        Jl = self.loop_jacobian(T, Z)
+        Je, Jp = Jl[:, self.elastic_cols], Jl[:, self.passive]
+        De = len(self.elastic_cols)
+        B = Je
+        if len(self.passive):
+            U, s, _ = np.linalg.svd(Jp, full_matrices=False)
+            if s[-1] <= SINGULAR * max(s[0], 1e-300):
+                raise ClosureError(f"singular pose of {', '.join(tree.loop_names)} at q = {np.round(q, 6).tolist()}: "
+                                   "the passive joints are not determined there (a dead centre)")
+            B = Je - U @ (U.T @ Je)
+        N = np.eye(De)
+        if B.size:
+            _, s, Vt = np.linalg.svd(B)
+            # rows a passive joint cannot absorb: rounding of the rigid loop's zero rows sits near 1e-16 of Je
+            tol = 1e-9 * max(float(np.abs(Je).max(initial=0.0)), 1e-300)
+            rank = int(np.sum(s > tol))
+            if rank:   # else keep the plain coordinates (a serial arm's, or rigid links)
+                N = Vt[rank:].T
+        W = np.zeros((self.D, N.shape[1]))
+        W[self.elastic_cols] = N
+        if len(self.passive):
+            W[self.passive] = -np.linalg.lstsq(Jp, Je @ N, rcond=None)[0]
+        # the bodies: composite sum of J^T diag(m, I) J in y
+        Tb = T[fm.body_link + 1]
+        R, p0 = Tb[:, :3, :3], Tb[:, :3, 3]
+        c = np.einsum("bij,bj->bi", R, fm.body_pos) + p0
+        Ic = R @ fm.body_inertia @ np.swapaxes(R, -1, -2)
+        carry = np.array(self.bodies, float).reshape(-1, self.D)
+        Jw = np.einsum("bd,dk,dr->bkr", carry, Z[:, 3:], W)                        # (B, 3, r)
+        Jv = np.einsum("bd,dk,dr->bkr", carry, Z[:, :3], W) + np.cross(
+            np.swapaxes(Jw, 1, 2), c[:, None, :]).transpose(0, 2, 1)
+        A = (np.einsum("b,bkr,bks->rs", fm.body_mass, Jv, Jv)
+             + np.einsum("bkr,bkl,bls->rs", Jw, Ic, Jw))
+        g = np.asarray(tree.arm.gravity, float)
+        gravity = np.einsum("b,bkr,k->r", fm.body_mass, Jv, g)
+        tool = (T[self.tool_link + 1] @ tree.arm.tool)[:3, 3]
+        tv, tw = self._point(Z, self.tool_carry, tool)
+        return ClosedFlexPose(W, 0.5 * (A + A.T), np.concatenate([tv @ W, tw @ W]), gravity, N)
+
+    # -- what the commands and the metrics read ------------------------------
+    def modes(self, q, count: int = 6):
+        """(frequency (k,) Hz ascending, shape (n_act, k) of the actuated joints (largest 1), energy (k, groups)
+        the share of each mode's strain energy per group, group names) at the closed tree pose q."""
+        P = self.pose(q)
+        mu, Y = np.linalg.eigh(P.A)
+        mu, Y = mu[::-1][:count], Y[:, ::-1][:, :count]
+        with np.errstate(divide="ignore"):
+            freq = 1.0 / (TWO_PI * np.sqrt(np.clip(mu, 0.0, None)))
+        U = P.u @ Y                                                      # (De, k): unit strain energy each
+        names = tuple(sorted(set(self.groups), key=self.groups.index))
+        energy = np.stack([np.sum(U[[g == name for g in self.groups]] ** 2, axis=0) for name in names], -1)
+        act = list(self.tree.actuated)
+        V = np.zeros((len(act), len(mu)))   # the actuated joints' deflection (rad or m): 1/sqrt(k) u, 0 locked
+        V[[act.index(int(i)) for i in self.gear]] = self.gear_scale[:, None] * (P.W[self.gear] @ Y)
+        big = np.take_along_axis(V, np.abs(V).argmax(axis=0)[None, :], axis=0) if len(V) else np.zeros((0, len(mu)))
+        shape = np.divide(V, big, out=np.zeros_like(V), where=big != 0)
+        return freq, shape, energy, names
+
+    def lowest_frequency(self, q) -> float:
+        A = self.pose(q).A
+        if not len(A):
+            return np.inf
+        mu = np.linalg.eigvalsh(A)[-1]
+        with np.errstate(divide="ignore"):
+            return float(1.0 / (TWO_PI * np.sqrt(mu)))
+
+    def compliance(self, q) -> np.ndarray:
+        """(6, 6) the tool's compliance, frame-0 axes: [delta; theta] = C [F; M]."""
+        J = self.pose(q).tool
+        return J @ J.T
+
+    def sag(self, q, payload: float = 0.0) -> np.ndarray:
+        """(6,) the tool's [delta; theta] under gravity and ``payload`` kg at the tool point (motors holding)."""
+        P = self.pose(q)
+        weight = float(payload) * np.asarray(self.tree.arm.gravity, float)
+        return P.tool @ (P.gravity + P.tool[:3].T @ weight)
+
+
+def closed_flex(cd, stiffness=None, segments: int = SEGMENTS) -> ClosedFlex:
+    """The :class:`ClosedFlex` of a :class:`~designer.numeric.closed.ClosedDynamics` ``cd``; ``stiffness`` (n_tree,)
+    the gearboxes' (inf or absent: locked), None: every motor locked (the links' own share)."""
+    k = np.full(cd.n_tree, np.inf) if stiffness is None else np.asarray(stiffness, float)
+    return ClosedFlex(cd.tree, cd.closure, k, segments)
