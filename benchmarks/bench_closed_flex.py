@@ -75,7 +75,8 @@ def main(argv=None) -> int:
     N = len(Q)
     print(f"palletizer with two tubes, {args.grid} x {args.grid} poses of q2 and q4:")
     print(f"  frequency (gearboxes, rigid links)  median {med['rigid'] * 1e3:8.1f} ms "
-          f"({med['rigid'] / N * 1e3:.3f} ms a pose); {np.nanmin(out['rigid']):.2f} to {np.nanmax(out['rigid']):.2f} Hz")
+          f"({med['rigid'] / N * 1e3:.3f} ms a pose); "
+          f"{np.nanmin(out['rigid']):.2f} to {np.nanmax(out['rigid']):.2f} Hz")
     print(f"  frequency_links, 2 slices           median {med['links'] * 1e3:8.1f} ms "
           f"({med['links'] / N * 1e3:.3f} ms a pose, worst {max(times['links']) / N * 1e3:.3f}); "
           f"{np.nanmin(out['links']):.2f} to {np.nanmax(out['links']):.2f} Hz, "

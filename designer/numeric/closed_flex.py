@@ -65,10 +65,10 @@ def _arc(beam, x: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class ClosedFlexPose:
-    """One closed pose: ``W`` (n_tree + 6 V, r) the coordinates per unit y; ``A`` (r, r) the mass matrix in y;
-    ``tool`` (6, r) the tool's [v; w] per unit y; ``gravity`` (r,) the weights' generalised force (payload
-    not included); ``payload`` (3, r) the tool point's velocity rows (the payload's force enters as these^T m g);
-    ``elastic`` (r-space is orthonormal in u = (gearbox, virtual joint) scaled coordinates) ``u`` (De, r)."""
+    """One closed pose: ``W`` (n_tree + 6 V, r) the coordinates (tree joints, then the slices' scaled twists) per
+    unit y; ``A`` (r, r) the mass matrix in y (unit stiffness); ``tool`` (6, r) the tool point's [v; w] per unit y;
+    ``gravity`` (r,) the bodies' weights as a generalised force in y (the payload's is ``tool[:3]^T m g``); ``u``
+    (De, r) the elastic coordinates (gearboxes, then the slices) per unit y, orthonormal columns."""
 
     W: np.ndarray
     A: np.ndarray
@@ -78,15 +78,15 @@ class ClosedFlexPose:
 
 
 class ClosedFlex:
-    """The virtual-joint model of a closed chain (module docstring), for any tree with loops.
+    """The virtual-joint model of a closed chain (module docstring), for any tree with or without loops.
 
-    ``elastic``: per tree joint, 1/sqrt(k) of an actuated joint's gearbox (0: locked); passive joints are free.
+    ``stiffness`` (n_tree,): an actuated joint's gearbox (N m/rad or N/m; inf: locked); the passive joints are free.
     """
 
-    def __init__(self, tree: TreeArm, closure, stiffness: np.ndarray, segments: int = SEGMENTS):
+    def __init__(self, tree: TreeArm, stiffness: np.ndarray, segments: int = SEGMENTS):
         if segments < 1:
             raise ValueError("segments: at least 1 per beam")
-        self.tree, self.closure, self.segments = tree, closure, segments
+        self.tree, self.segments = tree, segments
         n = tree.n
         k = np.asarray(stiffness, float)
         self.passive = np.array(tree.passive, int)
@@ -169,7 +169,7 @@ class ClosedFlex:
 
     def pose(self, q) -> ClosedFlexPose:
         """The model at the closed tree pose q (n_tree,); ClosureError at a dead centre."""
-        tree, fm, n = self.tree, self.fm, self.tree.n
+        tree, fm = self.tree, self.fm
         T = tree.frames(q)
         Z = self._twists(T)
         scale = np.ones(self.D)
@@ -197,15 +197,15 @@ class ClosedFlex:
         W[self.elastic_cols] = N
         if len(self.passive):
             W[self.passive] = -np.linalg.lstsq(Jp, Je @ N, rcond=None)[0]
-        # the bodies: composite sum of J^T diag(m, I) J in y
+        # the bodies: the sum of J^T diag(m, I) J in y
         Tb = T[fm.body_link + 1]
         R, p0 = Tb[:, :3, :3], Tb[:, :3, 3]
         c = np.einsum("bij,bj->bi", R, fm.body_pos) + p0
         Ic = R @ fm.body_inertia @ np.swapaxes(R, -1, -2)
         carry = self._carry
-        B, r = len(carry), W.shape[1]
+        nb, r = len(carry), W.shape[1]
         # each body's (v at frame 0's origin, w) per unit y: one product over the coordinates carrying it
-        V = (carry @ (Z[:, :, None] * W[:, None, :]).reshape(self.D, 6 * r)).reshape(B, 6, r)
+        V = (carry @ (Z[:, :, None] * W[:, None, :]).reshape(self.D, 6 * r)).reshape(nb, 6, r)
         Jw = V[:, 3:]
         Jv = V[:, :3] + np.swapaxes(_cross(np.swapaxes(Jw, 1, 2), c[:, None, :]), 1, 2)   # + w x c
         Xv = (Jv * np.sqrt(fm.body_mass)[:, None, None]).reshape(-1, r)
@@ -259,4 +259,4 @@ def closed_flex(cd, stiffness=None, segments: int = SEGMENTS) -> ClosedFlex:
     """The :class:`ClosedFlex` of a :class:`~designer.numeric.closed.ClosedDynamics` ``cd``; ``stiffness`` (n_tree,)
     the gearboxes' (inf or absent: locked), None: every motor locked (the links' own share)."""
     k = np.full(cd.n_tree, np.inf) if stiffness is None else np.asarray(stiffness, float)
-    return ClosedFlex(cd.tree, cd.closure, k, segments)
+    return ClosedFlex(cd.tree, k, segments)

@@ -128,8 +128,8 @@ def test_a_passive_joint_with_stiffness_is_refused_naming_it():
 
 
 def test_links_bending_of_a_closed_chain_without_parts():
-    """No part-made link: the links' shares are refused as for a serial arm, frequency_links is the gearboxes' figure
-    (the closed-chain links' bending itself: tests/numeric/test_closed_flex.py, tests/explore/test_closed_flex_metrics.py)."""
+    """No part-made link: the links' shares are refused as for a serial arm, frequency_links is the gearboxes'
+    figure (the links' bending itself: tests/numeric/test_closed_flex.py, tests/explore/test_closed_flex_metrics.py)."""
     model = mechanism("palletizer", 0)
     arm = ClosedArm(model)
     for name in ("deflection_links", "compliance_links"):
