@@ -35,7 +35,7 @@ from designer.numeric.closed_flex import ClosedFlex, closed_flex
 from designer.numeric.elastic import elastic_joints
 from designer.numeric.modes import locked_modes
 from designer.numeric.stiffness import sag as joints_sag
-from designer.project.io import load_project, loads_project
+from designer.project.io import dumps_project, load_project, loads_project
 from tests.support import robot_path
 from tests.support.closed_reference import four_bar, parallelogram_arm
 from designer.model.manipulator import Convention
@@ -212,11 +212,20 @@ def test_a_tree_without_loops_is_the_serial_beam_model():
                                    rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", ["palletizer", "random_std", "random_mod", "four_bar"])
+@pytest.mark.parametrize("case", ["palletizer", "forearm", "random_std", "random_mod", "four_bar"])
 def test_compliance_and_sag_against_a_kkt_solve_of_the_bent_loops(case):
-    rng = np.random.default_rng({"palletizer": 1, "random_std": 2, "random_mod": 3, "four_bar": 4}[case])
+    """``forearm``: the palletizer's forearm a tube too, its cut joint on the rear extension behind the elbow
+    (before the beam's start: no slice of the forearm carries it, all carry the wrist)."""
+    rng = np.random.default_rng({"palletizer": 1, "forearm": 5, "random_std": 2, "random_mod": 3, "four_bar": 4}[case])
     if case == "palletizer":
         model = palletizer_tubes()
+    elif case == "forearm":
+        d = json.loads(dumps_project(palletizer_tubes()))
+        for key in ("mass", "com", "inertia"):
+            d["links"][2].pop(key)
+        d["links"][2]["part"] = {"shape": "tube", "material": "aluminium 6061-T6", "outer_diameter": 0.12,
+                                 "wall": 0.005}
+        model = loads_project(json.dumps(d))
     else:
         base = (four_bar(rng, mounted=True) if case == "four_bar" else
                 parallelogram_arm(rng, Convention.STANDARD if case == "random_std" else Convention.MODIFIED))
@@ -343,3 +352,17 @@ def test_a_very_stiff_material_gives_the_rigid_link_gearbox_modes():
     k = tree_stiffness(cd, soft)
     rigid = locked_modes(cd.M(qa), ElasticJoints.of(cd.n, k[cd.act])).frequency
     assert closed_flex(cd, k, 4).modes(cd.positions(qa))[0][0] < rigid[0] * (1 - 1e-3)   # Rayleigh: softer, lower
+
+
+def test_a_serial_column_along_its_own_z_bends():
+    """A part along the link frame's z (a standard link of d only): beams.py's compliance across it is L^3/(3 EI)
+    (it was 0 while SymPy's Float(0.0) != 0 left the section's first axis the zero vector, model/parts.py)."""
+    from designer.kinematics import NumericArm
+    from designer.model import Link, Manipulator
+    L = 0.8
+    link = Link(d=L, part=Part("tube", STEEL, (("outer_diameter", 0.05), ("wall", 0.004))))
+    arm = NumericArm.from_model(Manipulator(links=(link,), name="column", parameters={"g": 9.81}))
+    beam = arm.beams[0]
+    C = beams_compliance(arm, arm.beams, np.array([0.3]))
+    np.testing.assert_allclose(np.diag(C)[:3], [L ** 3 / (3 * beam.ei1), L ** 3 / (3 * beam.ei2), L / beam.ea],
+                               rtol=1e-9)
