@@ -330,6 +330,10 @@ def test_the_lowest_bending_frequency_converges_as_the_slices_multiply():
     steps = np.abs(np.diff(f))
     assert np.all(steps[1:] < steps[:-1]), f   # the changes shrink
     assert steps[-1] < 2e-3 * f[-1]
+    # the static compliance is exact for any slices: every slice of the rod carries its cut point, where the loop's
+    # wrench enters (no load along the rod)
+    C = closed_flex(cd, k, 1).compliance(q)
+    np.testing.assert_allclose(closed_flex(cd, k, 7).compliance(q), C, rtol=1e-9, atol=1e-12 * np.abs(C).max())
 
 
 def test_a_very_stiff_material_gives_the_rigid_link_gearbox_modes():
