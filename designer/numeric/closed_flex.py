@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kinematics.closure import SINGULAR, ClosureError
-from ..kinematics.tree import TreeArm
+from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.mechanism import tool_link
 from .elastic import ElasticJoints
 from .flex_modes import SEGMENTS, FlexModel, flex_model
@@ -156,7 +156,6 @@ class ClosedFlex:
 
     def loop_jacobian(self, T, Z) -> np.ndarray:
         """(m, D) the loops' rows over every coordinate (the tree's rows of kinematics/tree.py plus the slices')."""
-        from ..kinematics.tree import _PAIRS
         rows = []
         for (i, j, F_i, F_j, kind), (ci, cj) in zip(self.tree.loops, self.loop_sides):
             Ti, Tj = T[i + 1] @ F_i, T[j + 1] @ F_j
