@@ -16,36 +16,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics.closure import ClosureError
-
 __all__ = ["closed_links", "closed_frequency_links", "closed_links_sag", "closed_links_compliance"]
 
 
 def closed_links(b, stiffness, segments: int, value, width: tuple[int, ...] = ()) -> np.ndarray:
-    """``value(model, q_tree)`` at every state of the closed batch ``b`` that closes (NaN elsewhere); ``stiffness``
-    (n_act,) the actuated joints' gearboxes (None: locked)."""
+    """``value(model, q_tree)`` (the ClosedFlex model, the closed tree poses stacked) at every state of the closed
+    batch ``b`` that closes (NaN elsewhere, and at a dead centre); ``stiffness`` (n_act,) the actuated joints'
+    gearboxes (None: locked)."""
     model = b.arm.flex(stiffness, segments)
     out = np.full((len(b.q),) + width, np.nan)
-    for s, state in enumerate(b.closed):
-        if state is None:
-            continue
-        try:
-            out[s] = value(model, state[0])
-        except ClosureError:   # a dead centre the rigid closure let through: that state left NaN
-            pass
+    ok = [s for s, state in enumerate(b.closed) if state is not None]
+    if ok:
+        out[ok] = value(model, np.array([b.closed[s][0] for s in ok]))
     return out
 
 
 def closed_frequency_links(b, stiffness, segments: int) -> np.ndarray:
     """(N,) Hz: the lowest natural frequency with the gearboxes ``stiffness`` and the links' bending."""
-    return closed_links(b, stiffness, segments, lambda m, q: m.lowest_frequency(q))
+    return closed_links(b, stiffness, segments, lambda m, q: m.lowest_frequencies(q))
 
 
 def closed_links_sag(b, payload: float, segments: int) -> np.ndarray:
     """(N, 6): the links' share of the tool's [delta; theta] under gravity and ``payload`` kg."""
-    return closed_links(b, None, segments, lambda m, q: m.sag(q, payload), (6,))
+    return closed_links(b, None, segments, lambda m, q: m.sags(q, payload), (6,))
 
 
 def closed_links_compliance(b, segments: int) -> np.ndarray:
     """(N, 6, 6): the links' share of the tool's compliance (frame-0 axes)."""
-    return closed_links(b, None, segments, lambda m, q: m.compliance(q), (6, 6))
+    return closed_links(b, None, segments, lambda m, q: m.compliances(q), (6, 6))

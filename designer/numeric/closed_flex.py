@@ -41,6 +41,7 @@ import numpy as np
 
 from ..kinematics.closure import SINGULAR, ClosureError
 from ..kinematics.tree import _PAIRS, TreeArm
+from ..model.manipulator import Convention
 from ..model.mechanism import tool_link
 from .elastic import ElasticJoints
 from .flex_modes import SEGMENTS, FlexModel, flex_model
@@ -129,91 +130,115 @@ class ClosedFlex:
             x, link = self.mount[link], self.tree.parent[link]
         return out
 
-    # -- one pose -----------------------------------------------------------
+    # -- poses, a block at once -----------------------------------------------
     def _twists(self, T) -> np.ndarray:
-        """(D, 6): per unit coordinate, the motion (v at frame 0's origin, w): a point x moves by v + w x x."""
+        """(N, D, 6): per unit coordinate, the motion (v at frame 0's origin, w) at the frames T (N, n + 1, 4, 4):
+        a point x moves by v + w x x; the gearboxes' columns per unit scaled deflection."""
         tree, fm, n = self.tree, self.fm, self.tree.n
-        origins, z = tree.joint_axes(T)
-        Z = np.zeros((self.D, 6))
+        if tree.convention is Convention.STANDARD:
+            F = T[:, np.array(tree.parent) + 1] @ tree.pre
+        else:
+            F = T[:, 1:]
+        origins, z = F[..., :3, 3], F[..., :3, 2]
+        Z = np.zeros((len(T), self.D, 6))
         rev = tree.arm.revolute[:, None]
-        Z[:n, :3] = np.where(rev, _cross(origins, z), z)
-        Z[:n, 3:] = np.where(rev, z, 0.0)
+        Z[:, :n, :3] = np.where(rev, _cross(origins, z), z)
+        Z[:, :n, 3:] = np.where(rev, z, 0.0)
         if len(fm.vj_link):
-            Tv = T[fm.vj_link + 1]
-            R, p0 = Tv[:, :3, :3], Tv[:, :3, 3]
-            p = np.einsum("kij,kj->ki", R, fm.vj_pos) + p0
-            t = np.swapaxes(R @ fm.vj_sqrt[:, :3, :], -1, -2)      # (V, 6, 3): column l's translation, base axes
+            Tv = T[:, fm.vj_link + 1]
+            R, p0 = Tv[..., :3, :3], Tv[..., :3, 3]
+            p = np.einsum("nkij,kj->nki", R, fm.vj_pos) + p0
+            t = np.swapaxes(R @ fm.vj_sqrt[:, :3, :], -1, -2)      # (N, V, 6, 3): column l's translation, base axes
             r = np.swapaxes(R @ fm.vj_sqrt[:, 3:, :], -1, -2)
-            Z[n:, :3] = (t - _cross(r, p[:, None, :])).reshape(-1, 3)
-            Z[n:, 3:] = r.reshape(-1, 3)
+            Z[:, n:, :3] = (t - _cross(r, p[:, :, None, :])).reshape(len(T), -1, 3)
+            Z[:, n:, 3:] = r.reshape(len(T), -1, 3)
+        Z[:, self.gear] *= self.gear_scale[:, None]
         return Z
 
     @staticmethod
     def _point(Z, carry, x) -> tuple[np.ndarray, np.ndarray]:
-        """(3, D) velocity of the frame-0 point x and (3, D) angular velocity of what carries it."""
-        v = (Z[:, :3] + _cross(Z[:, 3:], x)) * carry[:, None]
-        return v.T, (Z[:, 3:] * carry[:, None]).T
+        """(N, 3, D) velocity of the frame-0 points x (N, 3) and (N, 3, D) angular velocity of what carries them."""
+        v = (Z[..., :3] + _cross(Z[..., 3:], x[:, None, :])) * carry[:, None]
+        return np.swapaxes(v, 1, 2), np.swapaxes(Z[..., 3:] * carry[:, None], 1, 2)
 
     def loop_jacobian(self, T, Z) -> np.ndarray:
-        """(m, D) the loops' rows over every coordinate (the tree's rows of kinematics/tree.py plus the slices')."""
+        """(N, m, D) the loops' rows over every coordinate (the tree's rows of kinematics/tree.py plus the slices')."""
         rows = []
         for (i, j, F_i, F_j, kind), (ci, cj) in zip(self.tree.loops, self.loop_sides):
-            Ti, Tj = T[i + 1] @ F_i, T[j + 1] @ F_j
-            vi, wi = self._point(Z, ci, Ti[:3, 3])
-            vj, wj = self._point(Z, cj, Tj[:3, 3])
+            Ti, Tj = T[:, i + 1] @ F_i, T[:, j + 1] @ F_j
+            vi, wi = self._point(Z, ci, Ti[:, :3, 3])
+            vj, wj = self._point(Z, cj, Tj[:, :3, 3])
             rows.append(vi - vj)
             for a, b in _PAIRS[kind]:
-                rows.append(_cross(Tj[:3, a], Ti[:3, b])[None, :] @ (wj - wi))
-        return np.concatenate(rows) if rows else np.zeros((0, self.D))
+                rows.append(np.einsum("nk,nkd->nd", _cross(Tj[:, :3, a], Ti[:, :3, b]), wj - wi)[:, None])
+        return np.concatenate(rows, axis=1) if rows else np.zeros((len(T), 0, self.D))
+
+    def poses(self, Q) -> tuple[ClosedFlexPose, np.ndarray]:
+        """The model at closed tree poses Q (N, n_tree), stacked, and which poses hold (N,) bool: a dead centre (the
+        passive joints' rows lose rank) is False, its arrays NaN."""
+        Q = np.atleast_2d(np.asarray(Q, float))
+        T = np.stack([self.tree.frames(q) for q in Q])
+        Z = self._twists(T)
+        Jl = self.loop_jacobian(T, Z)
+        Je, Jp = Jl[..., self.elastic_cols], Jl[..., self.passive]
+        N_, De = len(Q), len(self.elastic_cols)
+        ok = np.ones(N_, bool)
+        B, pinv = Je, None
+        if len(self.passive):
+            U, s, Vh = np.linalg.svd(Jp, full_matrices=False)
+            ok = s[:, -1] > SINGULAR * np.maximum(s[:, 0], 1e-300)
+            s = np.where(ok[:, None], s, 1.0)
+            B = Je - U @ (np.swapaxes(U, 1, 2) @ Je)
+            pinv = np.swapaxes(Vh, 1, 2) @ (np.swapaxes(U, 1, 2) / s[:, :, None])
+        # the rows a passive joint cannot absorb constrain the elastic coordinates: u in the null space of B (rounding
+        # of a rigid planar loop's zero rows sits near 1e-16 of Je); the rank is the same at all but special poses
+        rank = np.zeros(N_, int)
+        Vt = np.broadcast_to(np.eye(De), (N_, De, De))
+        if B.shape[1] and De:
+            _, sb, Vt = np.linalg.svd(B)
+            tol = 1e-9 * np.maximum(np.abs(Je).max(axis=(1, 2)), 1e-300)
+            rank = np.sum(sb > tol[:, None], axis=1)
+        r = De - int(rank.min(initial=0))
+        basis = np.zeros((N_, De, r))
+        for k in np.unique(rank):
+            # a pose with more constraints than the block's least (a special pose) pads with zero columns: a zero
+            # mode (infinite frequency), no compliance; rank 0 keeps the plain coordinates (no loop, rigid links)
+            at = rank == k
+            basis[at, :, :De - k] = np.eye(De) if k == 0 else np.swapaxes(Vt[at][:, k:], 1, 2)
+        W = np.zeros((N_, self.D, r))
+        W[:, self.elastic_cols] = basis
+        if pinv is not None:
+            W[:, self.passive] = -pinv @ (Je @ basis)
+        # the bodies: the sum of J^T diag(m, I) J in y
+        fm = self.fm
+        Tb = T[:, fm.body_link + 1]
+        R, p0 = Tb[..., :3, :3], Tb[..., :3, 3]
+        c = np.einsum("nbij,bj->nbi", R, fm.body_pos) + p0
+        Ic = R @ fm.body_inertia @ np.swapaxes(R, -1, -2)
+        nb = len(self._carry)
+        # each body's (v at frame 0's origin, w) per unit y: one product over the coordinates carrying it
+        V = (self._carry @ (Z[..., None] * W[:, :, None, :]).reshape(N_, self.D, 6 * r)).reshape(N_, nb, 6, r)
+        Jw = V[:, :, 3:]
+        Jv = V[:, :, :3] + np.swapaxes(_cross(np.swapaxes(Jw, -1, -2), c[:, :, None, :]), -1, -2)   # + w x c
+        Xv = (Jv * np.sqrt(fm.body_mass)[:, None, None]).reshape(N_, -1, r)
+        A = np.swapaxes(Xv, 1, 2) @ Xv + np.swapaxes(Jw.reshape(N_, -1, r), 1, 2) @ (Ic @ Jw).reshape(N_, -1, r)
+        gravity = np.einsum("b,nbkr,k->nr", fm.body_mass, Jv, np.asarray(self.tree.arm.gravity, float))
+        tool = (T[:, self.tool_link + 1] @ self.tree.arm.tool)[:, :3, 3]
+        tv, tw = self._point(Z, self.tool_carry, tool)
+        out = ClosedFlexPose(W, 0.5 * (A + np.swapaxes(A, 1, 2)), np.concatenate([tv @ W, tw @ W], axis=1),
+                             gravity, basis)
+        for field in (out.W, out.A, out.tool, out.gravity, out.u):
+            field[~ok] = np.nan
+        return out, ok
 
     def pose(self, q) -> ClosedFlexPose:
-        """The model at the closed tree pose q (n_tree,); ClosureError at a dead centre."""
-        tree, fm = self.tree, self.fm
-        T = tree.frames(q)
-        Z = self._twists(T)
-        scale = np.ones(self.D)
-        scale[self.gear] = self.gear_scale
-        Z = Z * scale[:, None]
-        Jl = self.loop_jacobian(T, Z)
-        Je, Jp = Jl[:, self.elastic_cols], Jl[:, self.passive]
-        De = len(self.elastic_cols)
-        B = Je
-        if len(self.passive):
-            U, s, _ = np.linalg.svd(Jp, full_matrices=False)
-            if s[-1] <= SINGULAR * max(s[0], 1e-300):
-                raise ClosureError(f"singular pose of {', '.join(tree.loop_names)} at q = {np.round(q, 6).tolist()}: "
-                                   "the passive joints are not determined there (a dead centre)")
-            B = Je - U @ (U.T @ Je)
-        N = np.eye(De)
-        if B.size:
-            _, s, Vt = np.linalg.svd(B)
-            # rows a passive joint cannot absorb: rounding of the rigid loop's zero rows sits near 1e-16 of Je
-            tol = 1e-9 * max(float(np.abs(Je).max(initial=0.0)), 1e-300)
-            rank = int(np.sum(s > tol))
-            if rank:   # else keep the plain coordinates (a serial arm's, or rigid links)
-                N = Vt[rank:].T
-        W = np.zeros((self.D, N.shape[1]))
-        W[self.elastic_cols] = N
-        if len(self.passive):
-            W[self.passive] = -np.linalg.lstsq(Jp, Je @ N, rcond=None)[0]
-        # the bodies: the sum of J^T diag(m, I) J in y
-        Tb = T[fm.body_link + 1]
-        R, p0 = Tb[:, :3, :3], Tb[:, :3, 3]
-        c = np.einsum("bij,bj->bi", R, fm.body_pos) + p0
-        Ic = R @ fm.body_inertia @ np.swapaxes(R, -1, -2)
-        carry = self._carry
-        nb, r = len(carry), W.shape[1]
-        # each body's (v at frame 0's origin, w) per unit y: one product over the coordinates carrying it
-        V = (carry @ (Z[:, :, None] * W[:, None, :]).reshape(self.D, 6 * r)).reshape(nb, 6, r)
-        Jw = V[:, 3:]
-        Jv = V[:, :3] + np.swapaxes(_cross(np.swapaxes(Jw, 1, 2), c[:, None, :]), 1, 2)   # + w x c
-        Xv = (Jv * np.sqrt(fm.body_mass)[:, None, None]).reshape(-1, r)
-        A = Xv.T @ Xv + Jw.reshape(-1, r).T @ (Ic @ Jw).reshape(-1, r)
-        g = np.asarray(tree.arm.gravity, float)
-        gravity = fm.body_mass @ np.einsum("bkr,k->br", Jv, g)
-        tool = (T[self.tool_link + 1] @ tree.arm.tool)[:3, 3]
-        tv, tw = self._point(Z, self.tool_carry, tool)
-        return ClosedFlexPose(W, 0.5 * (A + A.T), np.concatenate([tv @ W, tw @ W]), gravity, N)
+        """The model at one closed tree pose q (n_tree,); ClosureError at a dead centre."""
+        P, ok = self.poses(np.asarray(q, float)[None])
+        if not ok[0]:
+            raise ClosureError(f"singular pose of {', '.join(self.tree.loop_names)} at q = "
+                               f"{np.round(np.asarray(q, float), 6).tolist()}: the passive joints are not determined "
+                               "there (a dead centre)")
+        return ClosedFlexPose(*(getattr(P, f)[0] for f in ("W", "A", "tool", "gravity", "u")))
 
     # -- what the commands and the metrics read ------------------------------
     def modes(self, q, count: int = 6):
@@ -234,16 +259,46 @@ class ClosedFlex:
         shape = np.divide(V, big, out=np.zeros_like(V), where=big != 0)
         return freq, shape, energy, names
 
+    def _blocks(self, Q, value, width: tuple[int, ...]) -> np.ndarray:
+        """``value(pose block, ok)`` over Q (N, n_tree) in blocks whose largest array (the bodies' Jacobians, poses x
+        coordinates x 6 x y) stays near 4 million numbers; NaN at a dead centre."""
+        Q = np.atleast_2d(np.asarray(Q, float))
+        out = np.full((len(Q),) + width, np.nan)
+        size = max(1, int(4e6 // (6 * self.D * max(len(self.elastic_cols), 1))))
+        for s in range(0, len(Q), size):
+            P, ok = self.poses(Q[s:s + size])
+            if ok.any():
+                out[s:s + size][ok] = value(P, ok)
+        return out
+
+    def lowest_frequencies(self, Q) -> np.ndarray:
+        """(N,) Hz at closed tree poses Q (N, n_tree): the lowest natural frequency (inf with nothing elastic)."""
+        def lowest(P, ok):
+            if not P.A.shape[-1]:
+                return np.full(int(ok.sum()), np.inf)
+            with np.errstate(divide="ignore"):
+                return 1.0 / (TWO_PI * np.sqrt(np.linalg.eigvalsh(P.A[ok])[:, -1]))
+        return self._blocks(Q, lowest, ())
+
+    def compliances(self, Q) -> np.ndarray:
+        """(N, 6, 6) the tool's compliance at closed tree poses Q, frame-0 axes: [delta; theta] = C [F; M]."""
+        return self._blocks(Q, lambda P, ok: P.tool[ok] @ np.swapaxes(P.tool[ok], 1, 2), (6, 6))
+
+    def sags(self, Q, payload: float = 0.0) -> np.ndarray:
+        """(N, 6) the tool's [delta; theta] under gravity and ``payload`` kg at the tool point (motors holding)."""
+        weight = float(payload) * np.asarray(self.tree.arm.gravity, float)
+
+        def sag(P, ok):
+            J = P.tool[ok]
+            return np.einsum("nkr,nr->nk", J, P.gravity[ok] + np.einsum("nkr,k->nr", J[:, :3], weight))
+        return self._blocks(Q, sag, (6,))
+
     def lowest_frequency(self, q) -> float:
-        A = self.pose(q).A
-        if not len(A):
-            return np.inf
-        mu = np.linalg.eigvalsh(A)[-1]
-        with np.errstate(divide="ignore"):
-            return float(1.0 / (TWO_PI * np.sqrt(mu)))
+        self.pose(q)   # a dead centre: ClosureError
+        return float(self.lowest_frequencies(np.asarray(q, float)[None])[0])
 
     def compliance(self, q) -> np.ndarray:
-        """(6, 6) the tool's compliance, frame-0 axes: [delta; theta] = C [F; M]."""
+        """(6, 6) the tool's compliance at one closed tree pose, frame-0 axes: [delta; theta] = C [F; M]."""
         J = self.pose(q).tool
         return J @ J.T
 
