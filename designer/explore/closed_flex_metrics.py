@@ -2,7 +2,7 @@
 
 A closed chain's batch (:class:`~designer.explore.closed.ClosedBatch`) holds each state's closed tree pose;
 the virtual-joint model with the loops closed over the slices (:mod:`designer.numeric.closed_flex`) gives,
-state by state,
+for all the closed states of a block at once,
 
 - ``frequency_links``: the lowest frequency, motors locked, gearboxes and the links' bending;
 - ``deflection_links`` / ``compliance_links``: the links' share of the tool's sag and compliance (the motors'
