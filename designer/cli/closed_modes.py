@@ -27,7 +27,7 @@ def closed_modes(args, model) -> int:
     from ..numeric.elastic import ElasticJoints
     from ..numeric.modes import free_modes, locked_modes
     from ..numeric.stiffness import joint_compliance, sag
-    from .elastic_commands import segments_of
+    from .numeric_inputs import segments_of
     from .numeric_commands import _values, number
     try:
         passive_stiffness_refused(model, args.project)

@@ -23,7 +23,7 @@ from ..model import MissingParameterError
 from .common import UserError, load_model, write_output
 from .progress import add_quiet
 
-__all__ = ["register", "cmd_simulate_elastic", "cmd_modes", "cmd_eval_elastic", "segments_of"]
+__all__ = ["register", "cmd_simulate_elastic", "cmd_modes", "cmd_eval_elastic"]
 
 _STATE_KEYS = ("q", "qd", "theta", "thetad", "tau_m")
 
@@ -109,19 +109,11 @@ def cmd_modes(args) -> int:
     return 0
 
 
-def segments_of(segments: int | None) -> int:
-    """``--segments``: the virtual joints per part-made link (default SEGMENTS), 1 to 64."""
-    from ..numeric.flex_modes import SEGMENTS
-    segments = SEGMENTS if segments is None else segments
-    if not 1 <= segments <= 64:
-        raise UserError(f"--segments: give 1 to 64 virtual joints per link, not {segments}")
-    return segments
-
-
 def _link_modes(arm, joints, q, segments: int | None) -> dict:
     """The modes with the links' bending (motors locked): frequencies, the joints' part of each shape, and
     where each mode's strain energy lies (gearboxes, each link)."""
     from ..numeric.flex_modes import flex_modes
+    from .numeric_inputs import segments_of
     segments = segments_of(segments)
     modes = flex_modes(arm, joints, q, segments)
     return {"frequency_hz": modes.frequency.tolist(), "joint_shapes": modes.joint_shape.T.tolist(),
