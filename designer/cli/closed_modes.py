@@ -59,7 +59,8 @@ def closed_modes(args, model) -> int:
                        "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
     C = (J * joint_compliance(joints)) @ J.T
     if arm.beams:   # the links' bending, the loops closed over their slices (numeric/closed_flex.py)
-        out["links"], links_C = _link_modes(arm, joints, b.closed[0][0], segments, payload)  # type: ignore[index]
+        out["links"], links_C = _link_modes(args.project, arm, joints, b.closed[0][0],  # type: ignore[index]
+                                            segments, payload)
         C = C + links_C
     out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
     # sag reads only the arm's gravity when given J and G (ClosedArm has it)
@@ -71,7 +72,7 @@ def closed_modes(args, model) -> int:
     return 0
 
 
-def _link_modes(arm, joints, q_tree, segments: int, payload: float) -> tuple[dict, np.ndarray]:
+def _link_modes(project: str, arm, joints, q_tree, segments: int, payload: float) -> tuple[dict, np.ndarray]:
     """The modes with the links' bending at the closed tree pose (motors locked), and the links' share of the
     tool compliance; their share of the sag under gravity and the payload in the dictionary."""
     from ..kinematics.closure import ClosureError
@@ -81,7 +82,7 @@ def _link_modes(arm, joints, q_tree, segments: int, payload: float) -> tuple[dic
         links = arm.flex(None, segments)
         C, sag_links = links.compliance(q_tree), links.sag(q_tree, payload)
     except ClosureError as exc:
-        raise UserError(f"{arm.model.name or 'the mechanism'}: {exc}") from None
+        raise UserError(f"{project}: {exc}") from None
     return {"frequency_hz": freq.tolist(), "joint_shapes": shape.T.tolist(),
             "strain_energy": [dict(zip(groups, map(float, row))) for row in energy],
             "segments": segments, "sag_mm": (1e3 * sag_links[:3]).tolist(),
