@@ -62,14 +62,16 @@ class ClosedArm:
         per (stiffness, segments), as maps and sweeps ask for it block after block."""
         from ..numeric.closed_flex import closed_flex
         key = (None if stiffness is None else tuple(np.asarray(stiffness, float).tolist()), int(segments))
-        if key not in self._flex:
+        model = self._flex.get(key)
+        if model is None:   # worker threads share an arm: each get, clear and set is one step under the GIL
             k = np.full(self.cd.n_tree, np.inf)
             if stiffness is not None:
                 k[self.cd.act] = np.asarray(stiffness, float)
+            model = closed_flex(self.cd, k, segments)
             if len(self._flex) >= 4:   # a map asks for two or three (the gearboxes with the links, the links alone)
-                self._flex.pop(next(iter(self._flex)))
-            self._flex[key] = closed_flex(self.cd, k, segments)
-        return self._flex[key]
+                self._flex.clear()
+            self._flex[key] = model
+        return model
 
     def total_mass(self) -> float:
         return self.cd.tree.arm.total_mass()
