@@ -16,8 +16,8 @@ result within 10 % of the same derivation called in this process (sympy's
 cache cleared before it, as a worker process starts with an empty one).
 ``--runner thread`` runs derivations on the thread pool, as before worker
 processes (the "before" figures). The window is tuned as the application
-tunes it (``settle_memory``, ``share_the_gil``); PLAIN_PYTHON=1 in the
-environment leaves both out. ``--drag`` also measures the 3D view's frames per
+tunes it (``settle_memory``, ``share_the_gil``, ``collect_in_gui_thread``); PLAIN_PYTHON=1 in the
+environment leaves all three out. ``--drag`` also measures the 3D view's frames per
 second while a joint slider is dragged.
 """
 
@@ -194,8 +194,10 @@ def main() -> int:
     wait(1500)  # first paint, GL set-up
     if not os.environ.get("PLAIN_PYTHON"):  # set it to see what the two settings buy
         from designer.gui.app import settle_memory, share_the_gil
+        from designer.gui.collector import collect_in_gui_thread
         settle_memory()  # as the application does after start-up
         share_the_gil()
+        collect_in_gui_thread()
     wait(3000)  # the worker process server starts in the background when the window opens
 
     meter = GapMeter()

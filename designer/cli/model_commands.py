@@ -164,7 +164,8 @@ def cmd_fk(args) -> int:
 
 def _closed_fk(args, model, q_a: list[float], act: list[int]) -> int:
     """A closed chain's forward kinematics: the loops closed at the actuated values, every frame of the tree,
-    the passive joints' values, and the tool on the deepest leaf (explore/closed.py's ClosedArm)."""
+    the passive joints' values, and the tool (explore/closed.py's ClosedArm: on the deepest leaf, a link pinned
+    to the base or an ancestor left out)."""
     from ..explore.closed import ClosedArm
     from ..kinematics.closure import ClosureError
     try:

@@ -24,12 +24,10 @@ import numpy as np
 
 from ..kinematics.closure import ClosureError
 from ..model.manipulator import Manipulator, PointMass
-from ..model.mechanism import tool_link
 from ..numeric.closed import ClosedDynamics
 from .closed_terms import Kinematics, bodies_of, christoffel_symbols, kinematics, point_jacobians
 
 __all__ = ["ClosedArm", "ClosedBatch"]
-
 
 class ClosedArm:
     """A closed chain in the metrics' terms; ``n`` is the number of actuated joints."""
@@ -43,7 +41,7 @@ class ClosedArm:
         self.limits = tree.arm.limits[self.cd.act]
         #: the actuated joints' link numbers (1-based), how eval and explore name them (explore/joint_names.py)
         self.joint_numbers = tuple(int(i) + 1 for i in self.cd.act)
-        self.tool_link = tool_link(tuple(p + 1 for p in tree.parent))
+        self.tool_link = tree.tool_link
         self.tool = tree.arm.tool
         self.gravity = tree.arm.gravity
         #: the part-made links as beams; their bending through the loops: :meth:`flex` (numeric/closed_flex.py)
@@ -106,7 +104,6 @@ class ClosedArm:
 
     def batch(self, q) -> ClosedBatch:
         return ClosedBatch(self, np.atleast_2d(np.asarray(q, float)))
-
 
 class ClosedBatch:
     """The quantities of a block of actuated states (N, n), under the serial :class:`~designer.numeric.batch.Batch`'s

@@ -13,6 +13,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..project import ProjectError, load_project
+from .collector import collect_in_gui_thread
 
 __all__ = ["main", "start", "create_application", "settle_memory", "share_the_gil"]
 
@@ -96,6 +97,7 @@ def start(argv: list[str]):
             window.open_example(default_project())
     settle_memory()
     share_the_gil()
+    collect_in_gui_thread()
     return app, window
 
 

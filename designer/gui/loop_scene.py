@@ -16,7 +16,6 @@ from ..kinematics.closure import Closure, ClosureError, mechanism_problems
 from ..kinematics.tree import TreeArm
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
-from ..model.mechanism import tool_link as mechanism_tool_link
 from ..model.validation import Problem, Severity
 
 __all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "tool_link", "loop_bars", "loop_problems",
@@ -41,10 +40,10 @@ def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
 
 
 def tool_link(tree: TreeArm) -> int:
-    """The link (0-based) that carries the tool: the deepest in the tree, the later one of equals, as
-    the core's closed-chain metrics take it (explore.closed.ClosedArm); the SR400's last link is its
-    parallelogram's bar, not the wrist."""
-    return mechanism_tool_link(tuple(p + 1 for p in tree.parent))
+    """The link (0-based) that carries the tool, as the core's closed-chain metrics take it
+    (:attr:`TreeArm.tool_link`): the deepest in the tree, the later one of equals (the SR400's last
+    link is its parallelogram's bar, not the wrist), a link pinned to the base left out."""
+    return tree.tool_link
 
 
 def tree_reach(tree: TreeArm) -> float:

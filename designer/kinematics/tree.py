@@ -23,7 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..model.manipulator import Convention, Manipulator
-from ..model.mechanism import CutJoint, parents_of
+from ..model.mechanism import CutJoint, parents_of, pinned_links, tool_link
 from .numeric import NumericArm, dh_matrices
 
 __all__ = ["TreeArm", "TreeState", "LoopTerms"]
@@ -103,6 +103,14 @@ class TreeArm:
         else:
             F = T[1:]
         return F[:, :3, 3].copy(), F[:, :3, 2].copy()
+
+    @property
+    def tool_link(self) -> int:
+        """The link (0-based) carrying the tool (:func:`designer.model.mechanism.tool_link`): the deepest,
+        a link its loops pin to the base or an ancestor (a four-bar's rocker)
+        left out."""
+        parents = tuple(p + 1 for p in self.parent)
+        return tool_link(parents, pinned_links(parents, [(i + 1, j + 1) for i, j, *_ in self.loops]))
 
     def path(self, i: int) -> list[int]:
         """0-based joints from link i (0-based) down to the base."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..model.drives import numeric_drives
 from ..model.manipulator import Manipulator
-from ..model.mechanism import parents_of, tool_link
+from ..model.mechanism import model_tool_link
 from ..urdf.exporter import exported, write_text
 from .loops import loop_equalities
 from .source import MjcfError
@@ -190,7 +190,7 @@ def mjcf_text(model: Manipulator) -> str:
         nxt = [out.joint_origin(k)[:3, 3] for k in children[i]] + [arm.tool[:3, 3]]
         end = M[i][:3, 3] if standard else nxt[0]
         _visuals(body, asset, link.visuals, to_frame, end, left_out)
-    tool_at = tool_link(parents_of(model.links))   # a closed chain's tool: on its deepest link
+    tool_at = model_tool_link(model)   # a closed chain's tool: on its deepest link
     tool = ET.SubElement(elements[tool_at], "body", name="tool")
     _place(tool, (M[tool_at] if standard else np.eye(4)) @ arm.tool)
     _massless(tool)

@@ -23,7 +23,8 @@ from enum import Enum
 from .extras import Pose
 
 __all__ = ["CutJoint", "Loop", "parents_of", "is_serial", "actuated_indices", "passive_indices",
-           "structure_problems", "tool_link", "uses_closed_chain_fields"]
+           "structure_problems", "tool_link", "pinned_links", "model_tool_link",
+           "uses_closed_chain_fields"]
 
 
 class CutJoint(str, Enum):
@@ -83,11 +84,34 @@ def is_serial(model) -> bool:
             and all(l.gamma == 0 and l.b == 0 for l in model.links))
 
 
-def tool_link(parents) -> int:
+def tool_link(parents, pinned=()) -> int:
     """The link (0-based) carrying a closed chain's tool: the deepest in the tree, the later one of equals
     (the arm's end, not a parallelogram's bar), as the closed-chain metrics and the 3D view take it;
-    ``parents``: :func:`parents_of` (1-based, 0 the base). A serial arm's: its last link."""
-    return max(range(len(parents)), key=lambda i: (len(path_to_base(parents, i + 1)), i))
+    ``parents``: :func:`parents_of` (1-based, 0 the base). A link in ``pinned`` (1-based,
+    :func:`pinned_links`: a four-bar's rocker) only turns about its pin and is no arm's end: the
+    deepest other link is taken (a four-bar's coupler), unless every link is pinned. A serial arm's:
+    its last link."""
+    left_out = set(pinned)
+    free = [i for i in range(len(parents)) if i + 1 not in left_out] or list(range(len(parents)))
+    return max(free, key=lambda i: (len(path_to_base(parents, i + 1)), i))
+
+
+def pinned_links(parents, pairs) -> frozenset[int]:
+    """The links (1-based) a loop pins to a link they hang from, the base or an ancestor (a four-bar's
+    rocker, pinned to the ground or to the column the four-bar stands on); ``pairs``: each loop's
+    (link_i, link_j), 1-based, 0 the base."""
+    out = set()
+    for i, j in pairs:
+        for link, other in ((i, j), (j, i)):
+            if link > 0 and (other == 0 or other in path_to_base(parents, link)[1:]):
+                out.add(link)
+    return frozenset(out)
+
+
+def model_tool_link(model) -> int:
+    """:func:`tool_link` of a model: its tree and the links its loops pin to an ancestor."""
+    parents = parents_of(model.links)
+    return tool_link(parents, pinned_links(parents, [(lp.link_i, lp.link_j) for lp in model.loops]))
 
 
 def actuated_indices(model) -> tuple[int, ...]:

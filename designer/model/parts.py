@@ -26,7 +26,7 @@ from ..errors import DesignerError
 from .evaluate import real_value
 from .expr import to_expr
 from .manipulator import Convention, Inertia, Manipulator
-from .mechanism import parents_of, tool_link
+from .mechanism import model_tool_link, parents_of
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
            "wall_problem", "segment_from_dh", "part_segment", "part_body", "parts_of", "section_axes", "Beam",
@@ -201,7 +201,7 @@ def _modified_end(model: Manipulator, index: int) -> sp.Matrix:
         local = sp.Matrix([nxt.a, -sp.sin(nxt.alpha) * nxt.d, sp.cos(nxt.alpha) * nxt.d + nxt.b])
         c, s = sp.cos(nxt.gamma), sp.sin(nxt.gamma)
         return sp.Matrix([c * local[0] - s * local[1], s * local[0] + c * local[1], local[2]])
-    if model.tool is not None and index == tool_link(parents):   # a serial arm's: its last link
+    if model.tool is not None and index == model_tool_link(model):   # a serial arm's: its last link
         return sp.Matrix(model.tool.xyz)
     for loop in model.loops:
         if index + 1 in (loop.link_i, loop.link_j):

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..model.manipulator import Convention, Manipulator
-from ..model.mechanism import parents_of, tool_link
+from ..model.mechanism import model_tool_link
 from ..project.io import MAX_LINKS
 from . import closed_import as ci
 from .building import Angles, ImportReport, gravity_fields, make_link, pose_of, refuse_invalid
@@ -115,7 +115,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     if why:
         return why
     refuse_invalid(model)
-    deepest = tool_link(parents_of(model.links))
+    deepest = model_tool_link(model)
     if deepest != len(links) - 1:
         warnings.append(f"the tool is on {links[-1].name!r} (the tip), but the closed-chain views and metrics put "
                         f"it on the tree's deepest link, {links[deepest].name!r} (a bar hangs deeper than the tip)")

@@ -24,7 +24,7 @@ from ..kinematics import NumericArm, dh_matrices
 from ..kinematics.tree import TreeArm
 from ..model.extras import rpy_from_matrix
 from ..model.manipulator import Convention, Manipulator, MissingParameterError
-from ..model.mechanism import parents_of, tool_link
+from ..model.mechanism import model_tool_link
 from ..numeric.recursive import LumpedBodies, lumped_bodies
 from .source import UrdfError
 
@@ -204,7 +204,7 @@ def urdf_document(model: Manipulator) -> tuple[str, list[str]]:
     ET.SubElement(fixed, "parent", link="base")
     ET.SubElement(fixed, "child", link="dh_frame0")
     children = {i: [k for k in range(arm.n) if out.parents[k] == i] for i in range(arm.n)}
-    tool_at = tool_link(parents_of(model.links))   # the tool's link; a closed chain's deepest, not a bar listed last
+    tool_at = model_tool_link(model)   # the tool's link; a closed chain's deepest, not a bar listed last
     for i in range(arm.n):
         link = ET.SubElement(robot, "link", name=link_names[i])
         to_frame = M[i] if standard else np.eye(4)   # DH frame i in this URDF link's frame

@@ -8,6 +8,16 @@ from PySide6.QtCore import QCoreApplication, QSettings
 from PySide6.QtWidgets import QMessageBox
 
 
+@pytest.fixture(scope="module", autouse=True)
+def gui_thread_collector(qapp):
+    """As in the application (designer.gui.app.start): garbage collected in the GUI thread only, never
+    in a worker thread that would then destroy widgets (designer/gui/collector.py); automatic again
+    after the module, for the tests of the core."""
+    from designer.gui.collector import collect_in_gui_thread, stop_collecting
+    yield collect_in_gui_thread()
+    stop_collecting()
+
+
 @pytest.fixture(autouse=True)
 def private_settings(tmp_path):
     old = (QSettings.defaultFormat(), QCoreApplication.organizationName(), QCoreApplication.applicationName())
