@@ -11,6 +11,7 @@
 - Euler-Bernoulli: a steel tube outside the loop (the palletizer's wrist), everything else rigid: the tool
   compliance L^3/(3 EI) and L/(EA), the first bending frequency with the 60 kg load the clamped-free beam's with a
   tip mass (root finding here).
+- A slider-crank's rod at the dead centre: the textbook's pinned-pinned, clamped-clamped and axial bar frequencies.
 - The parallelogram's coupler is pinned at both ends: its bending in the plane of the loop (about the pins' axes)
   carries no moment from a tool force and leaves the compliance unchanged; its axial stiffness does not.
 - Convergence of the lowest bending frequency as the slices multiply; E x 1e6 approaches the rigid-link modes.
@@ -370,3 +371,30 @@ def test_a_serial_column_along_its_own_z_bends():
     C = beams_compliance(arm, arm.beams, np.array([0.3]))
     np.testing.assert_allclose(np.diag(C)[:3], [L ** 3 / (3 * beam.ei1), L ** 3 / (3 * beam.ei2), L / beam.ea],
                                rtol=1e-9)
+
+
+def test_a_slider_cranks_rod_at_the_dead_centre_vibrates_as_the_textbooks_bar():
+    """The slider-crank of tests/dynamics/test_slider_crank.py (a passive prismatic joint in the loop, a branch
+    turned by gamma, modified DH) with its connecting rod a steel tube, the crank locked along the slider's line:
+    the rod is pinned at the crank pin and at the slider (free along the rod, 2 kg). In the plane it bends as a
+    pinned-pinned beam, w = pi^2 sqrt(EI / (mu L^4)); out of the plane both revolute pins hold it clamped,
+    w = 22.373 sqrt(EI / (mu L^4)); along it, a bar fixed at one end with the slider's mass at the other,
+    b tan b = m_rod / m_slider, w = b c / L. Euler-Bernoulli leaves out the slices' rotary inertia (0.2 % here)."""
+    from tests.dynamics.test_slider_crank import _slider_crank
+    base = _slider_crank(0.1, 0.5, [1.0, 1.0, 2.0], [1e-3, 1e-3, 1e-3])
+    links = list(base.links)
+    links[1] = dataclasses.replace(links[1], part=Part("tube", STEEL, (("outer_diameter", 0.03), ("wall", 0.003))),
+                                   mass=0, com=(0, 0, 0), inertia=type(links[1].inertia)())
+    cd = ClosedDynamics(dataclasses.replace(base, links=tuple(links)))
+    rod = cd.tree.arm.beams[0]
+    mu, L = rod.mass_per_length, rod.length
+    q = cd.positions(np.array([-math.pi / 2]))
+    T = cd.tree.frames(q)
+    assert abs(T[3][1, 3]) < 1e-12 and T[3][0, 3] == pytest.approx(0.1 + L)   # the rod lies along the slider's line
+    f = closed_flex(cd, None, 16).modes(q, count=4)[0]
+    bend = math.sqrt(rod.ei1 / (mu * L ** 4)) / (2 * math.pi)
+    beta = brentq(lambda x: x * math.tan(x) - mu * L / 2.0, 1e-9, math.pi / 2 - 1e-9)
+    axial = beta * math.sqrt(rod.ea / mu) / L / (2 * math.pi)
+    assert f[0] == pytest.approx(math.pi ** 2 * bend, rel=5e-3)
+    assert f[1] == pytest.approx(22.373 * bend, rel=5e-3)
+    assert f[2] == pytest.approx(axial, rel=1e-3)
