@@ -114,10 +114,9 @@ def cmd_modes(args) -> int:
 def _link_modes(arm, joints, q, segments: int | None) -> dict:
     """The modes with the links' bending (motors locked): frequencies, the joints' part of each shape, and
     where each mode's strain energy lies (gearboxes, each link)."""
-    from ..numeric.flex_modes import SEGMENTS, flex_modes
-    segments = SEGMENTS if segments is None else segments
-    if not 1 <= segments <= 64:
-        raise UserError(f"--segments: give 1 to 64 virtual joints per link, not {segments}")
+    from ..numeric.flex_modes import flex_modes
+    from .numeric_inputs import segments_of
+    segments = segments_of(segments)
     modes = flex_modes(arm, joints, q, segments)
     return {"frequency_hz": modes.frequency.tolist(), "joint_shapes": modes.joint_shape.T.tolist(),
             "strain_energy": [dict(zip(modes.groups, map(float, row))) for row in modes.energy],

@@ -11,7 +11,7 @@ import numpy as np
 from ..tables import read_columns
 from .common import UserError, number, read_json
 
-__all__ = ["read_states", "read_torque_table", "simulation_inputs"]
+__all__ = ["read_states", "read_torque_table", "simulation_inputs", "segments_of"]
 
 
 def _vector(value, n: int, where: str) -> list[float]:
@@ -116,3 +116,12 @@ def simulation_inputs(args, n: int):
             raise UserError("--pd: gains must not be negative")
         torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
     return q0, qd0, duration, rtol, atol, t_eval, torque
+
+
+def segments_of(segments: int | None) -> int:
+    """``modes --segments``: the virtual joints per part-made link (default SEGMENTS), 1 to 64."""
+    from ..numeric.flex_modes import SEGMENTS
+    segments = SEGMENTS if segments is None else segments
+    if not 1 <= segments <= 64:
+        raise UserError(f"--segments: give 1 to 64 virtual joints per link, not {segments}")
+    return segments

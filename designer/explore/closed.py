@@ -44,14 +44,32 @@ class ClosedArm:
         self.tool_link = tree.tool_link
         self.tool = tree.arm.tool
         self.gravity = tree.arm.gravity
-        #: links as parts (beam bending) are the serial arm's: a closed chain's links are rigid here
-        self.beams: tuple = ()
+        #: the part-made links as beams; their bending through the loops: :meth:`flex` (numeric/closed_flex.py)
+        self.beams = tree.arm.beams
+        self._flex: dict = {}
 
     def with_load(self, mass: float, position) -> ClosedArm:
         """This mechanism with a point mass (kg) at ``position`` (m) in the tool link's frame (a payload)."""
         x, y, z = (float(v) for v in position)
         load = PointMass(self.tool_link + 1, mass, (x, y, z))
         return ClosedArm(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides)
+
+    def flex(self, stiffness, segments: int):
+        """The virtual-joint model of this mechanism (:class:`~designer.numeric.closed_flex.ClosedFlex`) with the
+        actuated joints' gearboxes ``stiffness`` (n,; None or inf: locked) and ``segments`` slices per beam; kept
+        per (stiffness, segments), as maps and sweeps ask for it block after block."""
+        from ..numeric.closed_flex import closed_flex
+        key = (None if stiffness is None else tuple(np.asarray(stiffness, float).tolist()), int(segments))
+        model = self._flex.get(key)
+        if model is None:   # worker threads share an arm: each get, clear and set is one step under the GIL
+            k = np.full(self.cd.n_tree, np.inf)
+            if stiffness is not None:
+                k[self.cd.act] = np.asarray(stiffness, float)
+            model = closed_flex(self.cd, k, segments)
+            if len(self._flex) >= 4:   # a map asks for two or three (the gearboxes with the links, the links alone)
+                self._flex.clear()
+            self._flex[key] = model
+        return model
 
     def total_mass(self) -> float:
         return self.cd.tree.arm.total_mass()

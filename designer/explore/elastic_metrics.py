@@ -5,7 +5,8 @@ joints' stiffness, gear ratios, rotor inertias and the payload), one value per s
 
 - ``frequency`` (Hz): the lowest natural frequency with the motors locked, K v = w^2 M(q) v;
 - ``frequency_links`` (Hz): the same with the links' own bending (part-made links as beams, virtual
-  joints: :mod:`designer.numeric.flex_modes`); ``frequency`` itself stays the rigid-link figure, the
+  joints: :mod:`designer.numeric.flex_modes`; a closed chain's with the loops closed over the slices,
+  :mod:`designer.numeric.closed_flex`); ``frequency`` itself stays the rigid-link figure, the
   fast one for maps (the two side by side say how much the links cost);
 - ``frequency_free`` (Hz): the lowest vibration frequency of the full elastic-joint model with the
   rotor inertias and free motors (:func:`designer.numeric.modes.free_modes`);
@@ -28,6 +29,7 @@ from ..numeric.elastic import ElasticJoints, ElasticModelError
 from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, joint_compliance, sag, tool_compliance
+from .closed_flex_metrics import closed_frequency_links, closed_links_compliance, closed_links_sag
 from .metric_error import MetricError
 
 __all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "explored_drive_values"]
@@ -120,10 +122,10 @@ def _closed(b) -> bool:
 
 
 def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
-    """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so. A
-    closed chain: its actuated joints' gearboxes only (its links' bending through the loops is not modelled)."""
+    """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so (a closed
+    chain's: its actuated joints' gearboxes, :func:`joints_of`)."""
     if _closed(b):
-        return joints_of(b, r, metric)
+        passive_stiffness_refused(b.arm.model, f"metric '{metric}'")
     if r.stiffness is None and b.arm.beams:
         return ElasticJoints.of(b.n)
     if r.stiffness is None:
@@ -139,26 +141,31 @@ METRIC_SEGMENTS = 2
 
 
 def _frequency_links(b, r):
-    if _closed(b):
-        raise MetricError("metric 'frequency_links': for serial arms (a closed chain's links' bending through the "
-                          "loops is not modelled; 'frequency' gives its gearboxes' figure)")
-    return lowest_flex_frequency(b.arm, _gearboxes_or_links(b, r, "frequency_links"), b.q, METRIC_SEGMENTS)
+    joints = _gearboxes_or_links(b, r, "frequency_links")
+    if _closed(b):   # the loops closed over the links' slices (explore/closed_flex_metrics.py)
+        return closed_frequency_links(b, joints.stiffness, METRIC_SEGMENTS)
+    return lowest_flex_frequency(b.arm, joints, b.q, METRIC_SEGMENTS)
 
 
 def _deflection(b, r):
     joints = _gearboxes_or_links(b, r, "deflection")
     # gearboxes and links superposed (small deflections): the joints' sag plus the beams' own; a closed
-    # chain's the same over G_a and J W (dq_a = K^-1 (J_v^T m_p g - G_a), its links rigid)
+    # chain's the same over G_a and J W (dq_a = K^-1 (J_v^T m_p g - G_a)) plus its links' share with the loops
+    # closed over their slices (the two add exactly: numeric/closed_flex.py)
     total = sag(b.arm, joints, b.q, r.payload, J=b.tool_jacobian, G=b.G)
-    if not _closed(b):
+    if _closed(b) and b.arm.beams:   # the links' share through the loops (explore/closed_flex_metrics.py)
+        total = total + closed_links_sag(b, r.payload, METRIC_SEGMENTS)[:, :3]
+    elif not _closed(b):
         total = total + tool_sag_many(b.arm, b.q, r.payload)[:, :3]
     return 1e3 * np.linalg.norm(total, axis=-1)
 
 
 def _compliance(b, r):
     joints = _gearboxes_or_links(b, r, "compliance")
-    if _closed(b):   # J_a K^-1 J_a^T with J_a = J W, the tool Jacobian in the actuated rates; rigid links
+    if _closed(b):   # J_a K^-1 J_a^T with J_a = J W, the tool Jacobian in the actuated rates, plus the links' share
         C = (b.tool_jacobian * joint_compliance(joints)) @ np.swapaxes(b.tool_jacobian, -1, -2)
+        if b.arm.beams:
+            C = C + closed_links_compliance(b, METRIC_SEGMENTS)
     else:
         C = tool_compliance(b.arm, joints, b.q, J=b.tool_jacobian)
     return 1e3 * compliance_axes(C)[0][:, -1]

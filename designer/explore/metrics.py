@@ -22,7 +22,9 @@ import numpy as np
 
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.beams import tool_compliance_many, tool_sag_many
-from .elastic_metrics import ELASTIC_METRICS
+from ..numeric.stiffness import compliance_axes
+from .closed_flex_metrics import closed_links_compliance, closed_links_sag
+from .elastic_metrics import ELASTIC_METRICS, METRIC_SEGMENTS
 from .joint_names import joint_label, joint_numbers, joint_position
 from .metric_error import MetricError
 
@@ -275,20 +277,21 @@ def _torque_bound(b, r):
 
 
 def _need_beams(b, name: str):
-    if hasattr(b.arm, "cd"):   # a closed chain (explore/closed.py): its links' bending is not projected yet
-        raise MetricError(f"metric '{name}' of a closed chain: not computed yet (the links' bending through the loops; "
-                          "'deflection' and 'compliance' give its gearboxes' figures)")
     if not b.arm.beams:
         raise MetricError(f"metric '{name}' needs links given as parts (a section and a material)")
 
 
 def _deflection_links(b, r):
     _need_beams(b, "deflection_links")
+    if hasattr(b.arm, "cd"):   # a closed chain (explore/closed.py): the links' bending with the loops closed over it
+        return 1e3 * np.linalg.norm(closed_links_sag(b, r.payload, METRIC_SEGMENTS)[:, :3], axis=1)
     return 1e3 * np.linalg.norm(tool_sag_many(b.arm, b.q, r.payload)[:, :3], axis=1)
 
 
 def _compliance_links(b, r):
     _need_beams(b, "compliance_links")
+    if hasattr(b.arm, "cd"):
+        return 1e3 * compliance_axes(closed_links_compliance(b, METRIC_SEGMENTS))[0][:, -1]
     return 1e3 * np.linalg.eigvalsh(tool_compliance_many(b.arm, b.q)[:, :3, :3])[:, -1]
 
 

@@ -258,7 +258,9 @@ def section_axes(r: sp.Matrix, length: sp.Expr | None = None) -> tuple[sp.Matrix
     """
     u = r / (_length(r) if length is None else length)
     z = sp.Matrix([0, 0, 1])
-    if all(c == 0 for c in (r[0], r[1])):
+    # is_zero, not == 0: the beams' segments arrive as Floats, and SymPy (1.13 on) has Float(0.0) != 0, which
+    # made e1 the zero vector (no bending compliance) for a part along the link's z axis (a standard link of d only)
+    if all(sp.sympify(c).is_zero for c in (r[0], r[1])):
         e1 = sp.Matrix([1, 0, 0])
     else:
         e1 = z - u * u[2]

@@ -127,12 +127,17 @@ def test_a_passive_joint_with_stiffness_is_refused_naming_it():
             evaluate(arm, np.zeros((1, arm.n)), name, ratings(model, 0.0))
 
 
-def test_links_bending_of_a_closed_chain_stays_refused():
+def test_links_bending_of_a_closed_chain_without_parts():
+    """No part-made link: the links' shares are refused as for a serial arm, frequency_links is the gearboxes'
+    figure (the links' bending itself: tests/numeric/test_closed_flex.py, tests/explore/test_closed_flex_metrics.py)."""
     model = mechanism("palletizer", 0)
     arm = ClosedArm(model)
-    for name in ("frequency_links", "deflection_links", "compliance_links"):
-        with pytest.raises(MetricError, match="closed chain|serial"):
+    for name in ("deflection_links", "compliance_links"):
+        with pytest.raises(MetricError, match="needs links given as parts"):
             evaluate(arm, np.zeros((1, arm.n)), name, ratings(model, 0.0))
+    q = np.random.default_rng(0).uniform(-0.3, 0.3, (4, arm.n))
+    np.testing.assert_allclose(evaluate(arm, q, "frequency_links", ratings(model, 0.0)),
+                               evaluate(arm, q, "frequency", ratings(model, 0.0)), rtol=1e-9)
 
 
 def test_modes_command_of_a_closed_chain(tmp_path, capsys):
