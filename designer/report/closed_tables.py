@@ -31,15 +31,29 @@ def _g(v: float) -> str:
     return f"{v if abs(v) > 1e-9 else 0.0:.5g}"   # rounding (1e-13 N of a zero component) shown as 0
 
 
+def _where(pose) -> str:
+    """A cut joint's place on its link: "xyz (..); rpy (..)", the rotation left out when there is none."""
+    xyz = "(" + ", ".join(str(v) for v in pose.xyz) + ")"
+    if all(v == 0 for v in pose.rpy):
+        return xyz
+    return f"{xyz}; rpy ({', '.join(str(v) for v in pose.rpy)})"
+
+
 def _structure(model: Manipulator) -> list[Table]:
     parents = parents_of(model.links)
+    # Khalil-Kleinfinger's gamma and b only where a link has them (a branch turned about its parent's z)
+    branching = any(link.gamma != 0 or link.b != 0 for link in model.links)
+    header = ["link", "name", "mounted on", "joint", "drive"] + (["gamma", "b"] if branching else [])
     links = [[str(i), link.name, "base" if parents[i - 1] == 0 else f"link {parents[i - 1]}",
               link.joint.value, "actuated" if link.actuated else "passive"]
+             + ([str(link.gamma), str(link.b)] if branching else [])
              for i, link in enumerate(model.links, start=1)]
-    loops = [[lp.label(k), lp.joint.value, f"link {lp.link_i}", "the base" if lp.link_j == 0 else f"link {lp.link_j}"]
+    loops = [[lp.label(k), lp.joint.value, f"link {lp.link_i}", _where(lp.frame_i),
+              "the base" if lp.link_j == 0 else f"link {lp.link_j}", _where(lp.frame_j)]
              for k, lp in enumerate(model.loops, start=1)]
-    return [("Tree: each link and the link it is mounted on", ["link", "name", "mounted on", "joint", "drive"], links),
-            ("Loops: the cut joint closing each", ["loop", "cut joint", "between", "and"], loops)]
+    return [("Tree: each link and the link it is mounted on", header, links),
+            ("Loops: the cut joint closing each, and where it sits on each link (in the link's frame, m, rad)",
+             ["loop", "cut joint", "between", "at", "and", "at"], loops)]
 
 
 def _names(act) -> list[str]:

@@ -88,3 +88,21 @@ def test_design_report_command(tmp_path, capsys):
     assert main(["design-report", str(robot_path("palletizer_parallelogram")), "--out", str(out), "--q", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "4 or 6 joint values" in err
+
+
+def test_the_tree_and_loop_tables_say_everything_that_places_the_links():
+    """Khalil-Kleinfinger's gamma and b appear where a link has them, and each cut joint's place on
+    both its links: without them the report would not describe the mechanism it analyses."""
+    from dataclasses import replace
+    four_bar = load_project(robot_path("four_bar"))
+    header, rows = _table(closed_chain_tables(four_bar), "Tree")
+    assert "gamma" not in header                             # no branching frame: no empty columns
+    header, (loop,) = _table(closed_chain_tables(four_bar), "Loops")
+    assert header == ["loop", "cut joint", "between", "at", "and", "at"]
+    lp = four_bar.loops[0]
+    assert loop[2:] == [f"link {lp.link_i}", f"({', '.join(map(str, lp.frame_i.xyz))})", "the base",
+                        f"({', '.join(map(str, lp.frame_j.xyz))})"]
+    turned = replace(four_bar, links=four_bar.links[:2] + (replace(four_bar.links[2], gamma=0.25, b=0.1),))
+    header, rows = _table(closed_chain_tables(turned, samples=4), "Tree")
+    assert header[-2:] == ["gamma", "b"]
+    assert [r[-2:] for r in rows] == [["0", "0"], ["0", "0"], ["0.250000000000000", "0.100000000000000"]]
