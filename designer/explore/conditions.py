@@ -313,8 +313,9 @@ def _lagrange(model: Manipulator, token: CancelToken):
     try:
         return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.OFF, token=token)
     except NotLinearClosure:
-        raise ValueError("the loops do not close linearly (a four-bar), so M and G have no closed form in the "
-                         "actuated joints to solve for parameter relations") from None
+        raise ValueError("the loops do not close linearly (a four-bar): its M_a and G_a read the loop's W, which "
+                         "the link lengths change through the closure, so no parameter relation can be solved "
+                         "for in closed form (explore sweep and sensitivity take a four-bar)") from None
 
 
 def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResult:
