@@ -158,22 +158,30 @@ def closed_simulate(args, model: Manipulator) -> int:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     passive = [f"q{j + 1}" for j in cd.pas]
+    loops = len(cd.tree.loops)
+    force_cols = [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"]   # as torques names them
     writer.writerow(["t"] + _names(cd, "q") + _names(cd, "qd") + _names(cd, "tau") + passive
-                    + ["kinetic", "potential", "energy", "loop_residual"] + (["stop_work"] if stops else []))
+                    + ["kinetic", "potential", "energy", "loop_residual"] + (["stop_work"] if stops else [])
+                    + force_cols)
     energy = traj.kinetic + traj.potential
+    assert traj.cut_force is not None
     for r in range(len(traj.t)):
         cells = [traj.t[r], *traj.q[r], *traj.qd[r], *traj.tau[r], *traj.q_tree[r][cd.pas],
                  traj.kinetic[r], traj.potential[r], energy[r], traj.residual[r]]
         if traj.stop_work is not None:
             cells.append(traj.stop_work[r])
+        cells += list(traj.cut_force[r].ravel())
         writer.writerow([repr(float(v)) for v in cells])
     write_output(buf.getvalue(), args.out)
     drives = "with the drive terms (--drives)" if getattr(args, "drives", False) else "rigid bodies"
+    out = sys.stdout if args.out else sys.stderr
     print(f"simulated {duration:g} s (closed chain, {drives}): {traj.evaluations} evaluations of the forward dynamics, "
           f"{len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
-          f"largest loop residual {traj.residual.max() * 1000:.3g} mm",
-          file=sys.stdout if args.out else sys.stderr)
-    _say_limits(mode, cd, traj, sys.stdout if args.out else sys.stderr)
+          f"largest loop residual {traj.residual.max() * 1000:.3g} mm", file=out)
+    for k, name in enumerate(cd.tree.loop_names):
+        size = np.linalg.norm(traj.cut_force[:, k], axis=1)
+        print(f"{name}: peak cut-joint force {size.max():.6g} N at t = {traj.t[int(np.argmax(size))]:.4g} s", file=out)
+    _say_limits(mode, cd, traj, out)
     return 0
 
 

@@ -48,6 +48,7 @@ class ClosedMotionResult(MotionResult):
     actuated: tuple = ()
     gains: tuple = ()              # (kp, kd) of a move
     target: tuple = ()             # a move's target (actuated joints)
+    cut_peaks: tuple = ()          # per loop (its name, the largest force its cut joint carried, N; at t, s)
 
 
 def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token: CancelToken,
@@ -85,7 +86,17 @@ def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token:
                               work=work, kind=kind, limits=limits, passes=passes,
                               residual=float(np.max(traj.residual, initial=0.0)),
                               actuated=tuple(int(i) for i in cd.act), gains=gains,
-                              target=() if move is None else tuple(move.target))
+                              target=() if move is None else tuple(move.target),
+                              cut_peaks=_cut_peaks(cd, traj.t, traj.cut_force))
+
+
+def _cut_peaks(cd, t, force) -> tuple:
+    """(loop name, largest |f| its cut joint carried (N), when (s)) per loop of the mechanism."""
+    if force is None or not len(t):
+        return ()
+    size = np.linalg.norm(np.asarray(force), axis=2)   # (rows, loops)
+    return tuple((name, float(size[:, k].max()), float(t[int(np.argmax(size[:, k]))]))
+                 for k, name in enumerate(cd.tree.loop_names))
 
 
 def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, limits: str = "warn",
@@ -100,6 +111,7 @@ def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, lim
     rows = len(t)
     q_tree, tau = np.empty((rows, cd.n_tree)), np.empty((rows, cd.n))
     energy, residual = np.empty(rows), np.empty(rows)
+    force = np.empty((rows, len(cd.tree.loops), 3))
     guess = None
     for r in range(rows):
         if r % chunk == 0:
@@ -110,12 +122,14 @@ def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, lim
         except ClosureError as exc:
             raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
         q_tree[r], tau[r] = guess, cd.tau(q[r], qd[r], qdd[r], guess)
+        force[r] = cd.cut_forces(q[r], qd[r], qdd[r], guess).force
         energy[r] = sum(cd.energy(q[r], qd[r], guess))
         residual[r] = cd.residual(guess)
     passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, cd.tree.arm.limits))
     return ClosedMotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd),
                               kind="trajectory CSV (closed chain)", limits=limits, passes=passes,
-                              residual=float(np.max(residual, initial=0.0)), actuated=tuple(int(i) for i in cd.act))
+                              residual=float(np.max(residual, initial=0.0)), actuated=tuple(int(i) for i in cd.act),
+                              cut_peaks=_cut_peaks(cd, t, force))
 
 
 def given(result: MotionResult) -> bool:
@@ -127,6 +141,8 @@ def closed_text(result: ClosedMotionResult, revolute: list[bool]) -> str:
     """The status line's words about a closed-chain result (the energy check, the torques, the residual)."""
     e = result.energy
     residual = f"largest loop residual {result.residual * 1000:.2g} mm"
+    for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
+        residual += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
     if result.work is None:   # a fall without stops: nothing does work
         drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
         return (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "

@@ -44,6 +44,8 @@ class ClosedTrajectory:
     evaluations: int = 0
     stop_tau: np.ndarray | None = None    # (N, n_a) the end stops' torques on the actuated joints, W^T tau_stop
     stop_work: np.ndarray | None = None   # (N,) their work since t0 (integrated with the motion)
+    cut_force: np.ndarray | None = None   # (N, loops, 3) what each cut joint carries (N, frame 0; CutForces)
+    cut_moment: np.ndarray | None = None  # (N, loops, 3) its moment (N m)
 
 
 class _Gravity:
@@ -142,11 +144,19 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
     kinetic, potential, residual = np.empty(rows), np.empty(rows), np.empty(rows)
     tau = np.empty((rows, n))
     stop_tau = np.zeros((rows, n)) if end_stops is not None else None
+    evaluations = count[0]   # the integration's (the rows' cut forces below call the right-hand side again)
+    loops = len(cd.tree.loops)
+    cut_force, cut_moment = np.empty((rows, loops, 3)), np.empty((rows, loops, 3))
     g = cd.positions(Q[0])
     for r in range(rows):
         g = cd.positions(Q[r], g)
         guess[0] = g
         q_tree[r] = g
+        # the bearings' load at the row's own accelerations (the right-hand side's; the rigid bodies' forces
+        # as eval gives them: a stop's or a drive's torque on a passive joint is not among them)
+        qdd = rhs(sol.t[r], sol.y[r])[n:2 * n]
+        forces = cd.cut_forces(Q[r], QD[r], qdd, g)
+        cut_force[r], cut_moment[r] = forces.force, forces.moment
         kinetic[r], potential[r] = cd.energy(Q[r], QD[r], g)
         if driven:
             kinetic[r] += driven.rotor_energy(Q[r], QD[r], g)
@@ -155,7 +165,8 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
         if stop_tau is not None:
             stop_tau[r] = stops_at(g, QD[r])[0]
     stop_work = sol.y[:, 2 * n] if end_stops is not None else None
-    return ClosedTrajectory(sol.t, Q, QD, tau, q_tree, kinetic, potential, residual, count[0], stop_tau, stop_work)
+    return ClosedTrajectory(sol.t, Q, QD, tau, q_tree, kinetic, potential, residual, evaluations, stop_tau,
+                            stop_work, cut_force, cut_moment)
 
 
 def simulate_closed(cd: ClosedDynamics, q0, qd0, t_span, **kwargs) -> ClosedTrajectory:

@@ -153,3 +153,22 @@ def test_a_closed_chain_follows_a_csv_of_its_actuated_joints_with_pinocchios_tor
     bad.write_text("t,q1,q2,q3,q4\n0,0,0,0,0\n0.1,0,0,0,0\n0.2,0,0,0,0\n")
     sim.csv_path.setText(str(bad))
     assert sim.run() is None and "missing column(s) q6" in sim.status.text() and "\n" not in sim.status.text()
+
+
+def test_a_falls_status_gives_the_peak_force_its_cut_joint_carried(qtbot, tmp_path):
+    """What the parallelogram's bearing must take along the fall, on the status line: the largest of the
+    forces the core's cut-joint solve gives at the frames, recomputed here from the played-back states
+    with the accelerations of the forward dynamics (no torque: a fall)."""
+    from designer.numeric.closed import ClosedDynamics
+    w = _window(qtbot, tmp_path)
+    sim = w.simulate
+    sim.duration.setValue(0.5)
+    r = _run(qtbot, sim)
+    cd = ClosedDynamics(load_project(robot_path("palletizer_parallelogram")))
+    act = list(cd.act)
+    peak = 0.0
+    for q_tree, qd in zip(r.q, r.qd):
+        qdd = cd.forward(q_tree[act], qd, np.zeros(cd.n), q_tree)
+        peak = max(peak, float(np.linalg.norm(cd.cut_forces(q_tree[act], qd, qdd, q_tree).force[0])))
+    assert peak > 100.0                                   # the forearm's weight goes through the rod
+    assert f"loops[1] (parallelogram): peak cut-joint force {peak:.3g} N" in sim.status.text()
