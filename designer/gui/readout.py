@@ -72,6 +72,10 @@ class KinematicsReadout(MessageLine):
         # short enough for the centre column at 1366 px: tool point, then its z axis
         text = (f"tool ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})\n"
                 f"Jacobian condition number {cond}")
+        if tool is not None and self.model is not None and not self.model.is_serial:
+            from .closed_holding import holding_summary   # what the loops' bearings carry holding the pose
+            holding = holding_summary(self.model, q)
+            text += f"; {holding}" if holding else ""
         if self.joints is not None and tool is None:
             from .modes import elastic_summary
             text += "; " + elastic_summary(arm, self.joints, q)

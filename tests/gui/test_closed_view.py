@@ -4,6 +4,7 @@ with a message, and the exports that would read its links as a chain refuse it i
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -291,3 +292,24 @@ def test_import_dialog_proposes_the_arms_end_of_a_mimic_loop_file(qtbot):
     qtbot.addWidget(dialog)
     assert dialog.tip.currentText() == "tool"
     assert "closed chain" in dialog.ends.text()
+
+
+def test_the_read_out_gives_what_the_cut_joint_carries_holding_the_pose(window):
+    """The parallelogram's bearing load holding the slider pose against gravity (the force the design report
+    gives and its tests hold to Pinocchio's constraint force), following the sliders."""
+    from designer.numeric.closed import ClosedDynamics
+    cd = ClosedDynamics(window.document.model)
+    sliders = window.sliders
+    seen = set()
+    for q_a in ([0.0, 0.3, 0.2, 0.0], [0.0, -0.2, 0.6, 0.0]):
+        q = np.array(sliders.values())
+        q[list(cd.act)] = q_a
+        sliders.set_values(q)
+        rest = np.zeros(cd.n)
+        force = np.linalg.norm(cd.cut_forces(np.array(q_a), rest, rest).force[0])
+        assert force > 10.0
+        text = window.readout.text()
+        shown = re.search(r"cut joint holds ([\d,.]+) N", text)
+        assert shown and float(shown.group(1).replace(",", "")) == pytest.approx(force, rel=5e-3, abs=0.5), text
+        seen.add(shown.group(1))
+    assert len(seen) == 2                                   # it follows the pose
