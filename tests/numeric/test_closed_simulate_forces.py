@@ -15,18 +15,7 @@ from designer.numeric.closed import ClosedDynamics
 from designer.numeric.closed_simulate import simulate_closed
 from designer.project import load_project
 from tests.support import robot_path
-from tests.support.closed_reference import parallelogram_arm
-
-
-def _felt(cd: ClosedDynamics, q_tree, force) -> tuple[np.ndarray, np.ndarray]:
-    """(the components of a cut force the joints feel, in loop 1's frame on its link i; their projector):
-    a planar loop's out-of-plane reaction no joint feels is left to the least-norm solution."""
-    terms = cd.tree.loop_terms(q_tree)
-    i, _, Fi, _, _ = cd.tree.loops[0]
-    R = (terms.T[i + 1] @ Fi)[:3, :3]
-    J_local = R.T @ terms.jacobian[:3]
-    P = np.linalg.pinv(J_local.T) @ J_local.T
-    return P @ (R.T @ force), P
+from tests.support.closed_reference import felt, parallelogram_arm
 
 
 @pytest.mark.parametrize("conv", [Convention.STANDARD, Convention.MODIFIED])
@@ -45,7 +34,7 @@ def test_a_falling_parallelograms_cut_forces_are_pinocchios(conv):
             q = traj.q_tree[r]
             qd = cd.closure.rates(q, traj.qd[r])[0]
             qdd = ref.constrained(q, qd, np.zeros(cd.n_tree))          # let go: no torque anywhere
-            ours, P = _felt(cd, q, traj.cut_force[r, 0])
+            ours, P = felt(cd, q, traj.cut_force[r, 0])
             scale = max(1.0, float(np.abs(ref.lambda_c[:3]).max()))
             assert np.allclose(ours, P @ ref.lambda_c[:3], rtol=1e-4, atol=1e-4 * scale), (r, ours, ref.lambda_c[:3])
             assert np.allclose(qdd[cd.act], cd.forward(traj.q[r], traj.qd[r], np.zeros(cd.n), q), atol=1e-6)

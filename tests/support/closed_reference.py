@@ -237,3 +237,16 @@ class PinMechanism:
     @property
     def lambda_c(self):
         return self.data.lambda_c
+
+
+def felt(cd, q_tree, force) -> tuple[np.ndarray, np.ndarray]:
+    """(loop 1's cut-joint force ``force`` (frame 0) as the joints feel it, in the cut frame on its link i;
+    the projector P onto those components): Pinocchio's lambda_c is in that frame, and a planar loop's
+    out-of-plane reaction that no joint feels is left to each side's least-norm solution, so only P x
+    compares (``P @ lambda_c[:3]`` the other side)."""
+    terms = cd.tree.loop_terms(q_tree)
+    i, _, Fi, _, _ = cd.tree.loops[0]
+    R = (terms.T[i + 1] @ Fi)[:3, :3]
+    J_local = R.T @ terms.jacobian[:3]
+    P = np.linalg.pinv(J_local.T) @ J_local.T
+    return P @ (R.T @ np.asarray(force, float)), P
