@@ -113,15 +113,15 @@ def assert_same_closed_chain(model, back, seed: int = 0, poses: int = 4, spread:
     """``back`` (a file written from ``model`` and read again) has ``model``'s M_a and G_a (and with
     ``tool`` its tool pose) at random actuated poses, its actuated joints matched by name."""
     from designer.kinematics import NumericArm
-    from designer.model.mechanism import parents_of, tool_link
+    from designer.model.mechanism import model_tool_link
     from designer.numeric.closed import ClosedDynamics
 
     def names(m, closed):
         return [m.links[i].joint_name or f"joint{i + 1}" for i in closed.closure.act]
 
-    def tool_pose(m, closed, q_a):   # on the tree's deepest link, as the closed-chain views take it
+    def tool_pose(m, closed, q_a):   # where the closed-chain views take it (model_tool_link)
         arm = NumericArm.from_model(m)
-        return arm.base @ closed.tree.frames(closed.positions(q_a))[tool_link(parents_of(m.links)) + 1] @ arm.tool
+        return arm.base @ closed.tree.frames(closed.positions(q_a))[model_tool_link(m) + 1] @ arm.tool
     a, b = ClosedDynamics(model), ClosedDynamics(back)
     perm = [names(back, b).index(n) for n in names(model, a)]
     rng = np.random.default_rng(seed)
