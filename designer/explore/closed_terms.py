@@ -27,6 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..kinematics.numeric import cross_last
 from ..model.manipulator import Convention
 from ..numeric.closed import ClosedDynamics
 
@@ -111,7 +112,7 @@ def point_jacobians(tree, origins, z, p, moves, W) -> tuple[np.ndarray, np.ndarr
     """(Jv, Jw), (N, P, 3, n): points p (N, P, 3) moving with the links whose paths ``moves`` (P, n_tree) holds,
     in the actuated rates (:meth:`TreeArm.point_jacobian` times W for every point and state at once)."""
     revolute = np.asarray(tree.arm.revolute, bool)
-    lever = _cross(z[:, None], p[:, :, None] - origins[:, None])          # (N, P, n_tree, 3)
+    lever = cross_last(z[:, None], p[:, :, None] - origins[:, None])          # (N, P, n_tree, 3)
     jv = np.where(revolute[None, None, :, None], lever, z[:, None]) * moves[None, :, :, None]
     jw = z[:, None] * (moves & revolute[None, :])[None, :, :, None]
     return np.swapaxes(jv, -1, -2) @ W[:, None], np.swapaxes(jw, -1, -2) @ W[:, None]
@@ -128,7 +129,7 @@ def christoffel_symbols(cd: ClosedDynamics, bodies: Bodies, kin: Kinematics, q: 
     a, w, al = _body_motion(cd, q, kin.origins, kin.z, qd, bodies, kin.p)  # (N, R, B, 3)
     H_tra = np.einsum("b,nbki,nrbk->nri", bodies.mass, kin.Jv, a)
     Iw_w = np.einsum("nbkl,nrbl->nrbk", kin.Iw, w)
-    H_rot = np.einsum("nbki,nrbk->nri", kin.Jw, np.einsum("nbkl,nrbl->nrbk", kin.Iw, al) + _cross(w, Iw_w))
+    H_rot = np.einsum("nbki,nrbk->nri", kin.Jw, np.einsum("nbkl,nrbl->nrbk", kin.Iw, al) + cross_last(w, Iw_w))
     return _christoffel(H_tra, n, pairs), _christoffel(H_rot, n, pairs)
 
 
@@ -151,12 +152,6 @@ def _christoffel(H: np.ndarray, n: int, pairs) -> np.ndarray:
     return G
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a x b over the last axis (np.cross's axis handling is most of the time on these small arrays)."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
 def _body_motion(cd: ClosedDynamics, q, origins, z, qd, bodies: Bodies, p):
     """(a, w, al), each (N, R, B, 3): each body centre's acceleration and the body's angular velocity and
     acceleration at the tree rates qd (N, R, n), with the loops' passive accelerations at zero actuated ones.
@@ -171,15 +166,15 @@ def _body_motion(cd: ClosedDynamics, q, origins, z, qd, bodies: Bodies, p):
     V, A = np.zeros((N, R, n + 1, 6)), np.zeros((N, R, n + 1, 6))
     for i in range(n):                 # parents come before their children
         par = tree.parent[i] + 1
-        S = np.concatenate([z[:, i], _cross(origins[:, i], z[:, i])], axis=-1) if tree.arm.revolute[i] \
+        S = np.concatenate([z[:, i], cross_last(origins[:, i], z[:, i])], axis=-1) if tree.arm.revolute[i] \
             else np.concatenate([np.zeros_like(z[:, i]), z[:, i]], axis=-1)                 # (N, 6)
         Sq = S[:, None, :] * qd[:, :, i, None]                                              # (N, R, 6)
         w, v = V[:, :, par, :3], V[:, :, par, 3:]
         A[:, :, i + 1] = A[:, :, par] + S[:, None, :] * qdd[:, :, i, None]
-        A[:, :, i + 1, :3] += _cross(w, Sq[..., :3])
-        A[:, :, i + 1, 3:] += _cross(w, Sq[..., 3:]) + _cross(v, Sq[..., :3])
+        A[:, :, i + 1, :3] += cross_last(w, Sq[..., :3])
+        A[:, :, i + 1, 3:] += cross_last(w, Sq[..., 3:]) + cross_last(v, Sq[..., :3])
         V[:, :, i + 1] = V[:, :, par] + Sq
     body = bodies.link + 1
     w, v0, al, a0 = V[:, :, body, :3], V[:, :, body, 3:], A[:, :, body, :3], A[:, :, body, 3:]
-    a = a0 + _cross(al, p[:, None]) + _cross(w, v0 + _cross(w, p[:, None]))
+    a = a0 + cross_last(al, p[:, None]) + cross_last(w, v0 + cross_last(w, p[:, None]))
     return a, w, al

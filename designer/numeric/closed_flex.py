@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kinematics.closure import SINGULAR, ClosureError
+from ..kinematics.numeric import cross_last
 from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.manipulator import Convention
 from .elastic import ElasticJoints
@@ -48,13 +49,6 @@ from .flex_modes import SEGMENTS, FlexModel, flex_model
 __all__ = ["ClosedFlex", "ClosedFlexPose", "closed_flex"]
 
 TWO_PI = 2.0 * np.pi
-
-
-def _cross(a, b) -> np.ndarray:
-    """a x b over the last axis, broadcast (np.cross costs ~20 us of checks per call on these small arrays)."""
-    a, b = np.asarray(a), np.asarray(b)
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 
 
 def _arc(beam, x: np.ndarray) -> float:
@@ -141,7 +135,7 @@ class ClosedFlex:
         origins, z = F[..., :3, 3], F[..., :3, 2]
         Z = np.zeros((len(T), self.D, 6))
         rev = tree.arm.revolute[:, None]
-        Z[:, :n, :3] = np.where(rev, _cross(origins, z), z)
+        Z[:, :n, :3] = np.where(rev, cross_last(origins, z), z)
         Z[:, :n, 3:] = np.where(rev, z, 0.0)
         if len(fm.vj_link):
             Tv = T[:, fm.vj_link + 1]
@@ -149,7 +143,7 @@ class ClosedFlex:
             p = np.einsum("nkij,kj->nki", R, fm.vj_pos) + p0
             t = np.swapaxes(R @ fm.vj_sqrt[:, :3, :], -1, -2)      # (N, V, 6, 3): column l's translation, base axes
             r = np.swapaxes(R @ fm.vj_sqrt[:, 3:, :], -1, -2)
-            Z[:, n:, :3] = (t - _cross(r, p[:, :, None, :])).reshape(len(T), -1, 3)
+            Z[:, n:, :3] = (t - cross_last(r, p[:, :, None, :])).reshape(len(T), -1, 3)
             Z[:, n:, 3:] = r.reshape(len(T), -1, 3)
         Z[:, self.gear] *= self.gear_scale[:, None]
         return Z
@@ -157,7 +151,7 @@ class ClosedFlex:
     @staticmethod
     def _point(Z, carry, x) -> tuple[np.ndarray, np.ndarray]:
         """(N, 3, D) velocity of the frame-0 points x (N, 3) and (N, 3, D) angular velocity of what carries them."""
-        v = (Z[..., :3] + _cross(Z[..., 3:], x[:, None, :])) * carry[:, None]
+        v = (Z[..., :3] + cross_last(Z[..., 3:], x[:, None, :])) * carry[:, None]
         return np.swapaxes(v, 1, 2), np.swapaxes(Z[..., 3:] * carry[:, None], 1, 2)
 
     def loop_jacobian(self, T, Z) -> np.ndarray:
@@ -169,7 +163,7 @@ class ClosedFlex:
             vj, wj = self._point(Z, cj, Tj[:, :3, 3])
             rows.append(vi - vj)
             for a, b in _PAIRS[kind]:
-                rows.append(np.einsum("nk,nkd->nd", _cross(Tj[:, :3, a], Ti[:, :3, b]), wj - wi)[:, None])
+                rows.append(np.einsum("nk,nkd->nd", cross_last(Tj[:, :3, a], Ti[:, :3, b]), wj - wi)[:, None])
         return np.concatenate(rows, axis=1) if rows else np.zeros((len(T), 0, self.D))
 
     def poses(self, Q) -> tuple[ClosedFlexPose, np.ndarray]:
@@ -218,7 +212,7 @@ class ClosedFlex:
         # each body's (v at frame 0's origin, w) per unit y: one product over the coordinates carrying it
         V = (self._carry @ (Z[..., None] * W[:, :, None, :]).reshape(N_, self.D, 6 * r)).reshape(N_, nb, 6, r)
         Jw = V[:, :, 3:]
-        Jv = V[:, :, :3] + np.swapaxes(_cross(np.swapaxes(Jw, -1, -2), c[:, :, None, :]), -1, -2)   # + w x c
+        Jv = V[:, :, :3] + np.swapaxes(cross_last(np.swapaxes(Jw, -1, -2), c[:, :, None, :]), -1, -2)   # + w x c
         Xv = (Jv * np.sqrt(fm.body_mass)[:, None, None]).reshape(N_, -1, r)
         A = np.swapaxes(Xv, 1, 2) @ Xv + np.swapaxes(Jw.reshape(N_, -1, r), 1, 2) @ (Ic @ Jw).reshape(N_, -1, r)
         gravity = np.einsum("b,nbkr,k->nr", fm.body_mass, Jv, np.asarray(self.tree.arm.gravity, float))
