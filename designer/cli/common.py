@@ -16,20 +16,17 @@ from ..project.io import json_problem
 __all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
 
 
-def load_model(path: str, closed: bool = False, option: tuple[str, str] | None = None) -> Manipulator:
+def load_model(path: str, closed: bool = False) -> Manipulator:
     """The project at ``path``; a closed-chain project (a tree, passive joints, loops) only where
-    the command takes one (``closed``): the serial engines would read its links as a chain. Every
-    command takes closed chains; ``option`` = (command, option) names what does not yet (the refusal
-    says it, and that the command without the option takes them: no list to keep true elsewhere)."""
+    the caller takes one (``closed``): the serial engines would read its links as a chain. Every
+    command takes closed chains, each through its own path; this guards the serial ones behind it."""
     try:
         model = load_project(path)
     except ProjectError as exc:
         raise UserError(str(exc)) from None
     if not closed and not model.is_serial:
-        what = " ".join(option) if option else "this command"
-        rest = f"; {option[0]} without {option[1]} takes it" if option else ""
-        raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): {what} takes serial "
-                        f"arms only so far{rest}")
+        raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): this command takes serial "
+                        "arms only so far")
     return model
 
 

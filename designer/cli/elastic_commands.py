@@ -64,12 +64,11 @@ def _extend(sub, name: str, elastic, options) -> None:
     p.set_defaults(func=func)
 
 
-def _arm_and_joints(args, command: str | None, links_bend: bool = False):
-    """``command``: the command whose --elastic option asks (a closed chain's refusal names it; None: modes,
-    which gives a closed chain to cli/closed_modes.py before)."""
+def _arm_and_joints(args, links_bend: bool = False):
+    """A serial arm's model, NumericArm and elastic joints (a closed chain went to its own path before)."""
     from ..kinematics import NumericArm
     from ..numeric.elastic import ElasticModelError, elastic_joints
-    model = load_model(args.project, option=(command, "--elastic") if command else None)
+    model = load_model(args.project)
     try:
         arm = NumericArm.from_model(model)
         joints = elastic_joints(model)
@@ -90,7 +89,7 @@ def cmd_modes(args) -> int:
     if not closed.is_serial:   # its actuated joints' gearboxes (cli/closed_modes.py)
         from .closed_modes import closed_modes
         return closed_modes(args, closed)
-    model, arm, joints = _arm_and_joints(args, None, links_bend=True)
+    model, arm, joints = _arm_and_joints(args, links_bend=True)
     q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
     payload = number(args.payload, "--payload")
     M = arm_dynamics(arm).M(q)
@@ -132,7 +131,7 @@ def _simulation_setup(args):
     if not closed.is_serial:
         return closed_elastic_setup(closed, args.project)
     from ..kinematics.numeric import dh_frames
-    model, arm, joints = _arm_and_joints(args, None)
+    model, arm, joints = _arm_and_joints(args)
 
     def tool_points(Q):
         return (dh_frames(arm, np.atleast_2d(Q))[:, -1] @ arm.tool)[:, :3, 3]
@@ -228,7 +227,7 @@ def cmd_eval_elastic(args) -> int:
     if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (cli/closed_elastic.py)
         from .closed_elastic import closed_eval_elastic
         return closed_eval_elastic(args, closed, _elastic_states)
-    model, arm, joints = _arm_and_joints(args, None)
+    model, arm, joints = _arm_and_joints(args)
     E, N = joints.elastic, joints.gear
     if np.any(joints.rotor[E] <= 0):
         raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")
