@@ -12,25 +12,31 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DesignerError
-from ..explore.closed import ClosedArm
 from ..explore.closed_elastic import ClosedElastic, closed_elastic, closed_elastic_at
 from ..numeric.elastic import ElasticJoints
 
-__all__ = ["closed_joints", "closed_at", "closed_summary", "NO_STIFFNESS"]
+__all__ = ["closed_joints", "closed_at", "closed_summary", "per_model", "NO_STIFFNESS"]
 
 NO_STIFFNESS = "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
 
-_last: list = [None, None]   # (model, (ClosedArm, ElasticJoints) or the message): one model at a time
+def per_model(build):
+    """``build(model)`` of the last model asked for, kept (one model at a time: the read-out asks at every slider
+    step); where the mechanism cannot be built, the message of what it raised (a str)."""
+    last: list = [None, None]
+
+    def get(model):
+        if last[0] is not model:
+            try:
+                value = build(model)
+            except (DesignerError, ValueError, TypeError, ZeroDivisionError) as exc:
+                value = str(exc)
+            last[0], last[1] = model, value
+        return last[1]
+    return get
 
 
-def _built(model) -> tuple[ClosedArm, ElasticJoints] | str:
-    if _last[0] is not model:
-        try:
-            built: tuple[ClosedArm, ElasticJoints] | str = closed_elastic(model)
-        except (DesignerError, ValueError, TypeError, ZeroDivisionError) as exc:
-            built = str(exc)
-        _last[0], _last[1] = model, built
-    return _last[1]
+#: (ClosedArm, ElasticJoints) of a model, or the message
+_built = per_model(closed_elastic)
 
 
 def closed_joints(model) -> ElasticJoints | None:

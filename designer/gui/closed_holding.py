@@ -12,21 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DesignerError
-from ..numeric.closed import ClosedDynamics, closed_dynamics
+from ..numeric.closed import closed_dynamics
+from .closed_elastic import per_model
 
 __all__ = ["holding_summary"]
 
-_last: list = [None, None]   # (model, its ClosedDynamics or None where it cannot be built): one model at a time
-
-
-def _dynamics(model) -> ClosedDynamics | None:
-    if _last[0] is not model:
-        try:
-            built: ClosedDynamics | None = closed_dynamics(model)
-        except (DesignerError, ValueError, TypeError, ZeroDivisionError):
-            built = None   # the Problems panel and the 3D view's message already say why
-        _last[0], _last[1] = model, built
-    return _last[1]
+#: the model's ClosedDynamics, or the message where it cannot be built (the Problems panel and the 3D view
+#: already say why)
+_dynamics = per_model(closed_dynamics)
 
 
 def holding_summary(model, q_tree) -> str:
@@ -34,7 +27,7 @@ def holding_summary(model, q_tree) -> str:
     the mechanism cannot be built or the pose does not close."""
     cd = _dynamics(model)
     q = np.asarray(q_tree, dtype=float).ravel()
-    if cd is None or len(q) != cd.n_tree or not len(cd.tree.loops):
+    if isinstance(cd, str) or len(q) != cd.n_tree or not len(cd.tree.loops):
         return ""
     rest = np.zeros(cd.n)
     try:
