@@ -18,7 +18,7 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
 from ..model.validation import Problem, Severity
 
-__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "tool_link", "loop_bars", "loop_problems",
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_problems",
            "ClosureError"]
 
 
@@ -39,18 +39,11 @@ def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
     return out
 
 
-def tool_link(tree: TreeArm) -> int:
-    """The link (0-based) that carries the tool, as the core's closed-chain metrics take it
-    (:attr:`TreeArm.tool_link`): the deepest in the tree, the later one of equals (the SR400's last
-    link is its parallelogram's bar, not the wrist), a link pinned to the base left out."""
-    return tree.tool_link
-
-
 def tree_reach(tree: TreeArm) -> float:
     """A length scale like :func:`arm_scene.arm_reach` but along the path from the base to the tool
     only: a parallelogram's crank and coupler run beside the arm and would count twice (the
     palletizer's solids came out half as thick again as its serial twin's)."""
-    path = tree.path(tool_link(tree))
+    path = tree.path(tree.tool_link)
     return float(max(np.abs(tree.arm.dh[path][:, [0, 2]]).sum(), 0.1))
 
 
@@ -84,7 +77,7 @@ class Mechanism:
         self.closure = Closure(self.tree)     # ClosureError when the mechanism cannot be used at all
         self.actuated = np.array(self.tree.actuated, dtype=int)
         self.passive = np.array(self.tree.passive, dtype=int)
-        self.tool_link = tool_link(self.tree)
+        self.tool_link = self.tree.tool_link   # TreeArm's: the deepest link, a pinned bar left out
         self.last = self.closure.solve(np.zeros(len(self.actuated)))
 
     def pose(self, q) -> np.ndarray:
