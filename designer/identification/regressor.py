@@ -19,16 +19,10 @@ import numpy as np
 
 from ..dynamics.inertial import drive_slots
 from ..kinematics import NumericArm, dh_matrices
+from ..kinematics.numeric import cross_last
 from ..model.manipulator import Convention
 
 __all__ = ["regressor", "frames_many", "drive_regressor"]
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cross product over the last axis (np.cross is slow on small arrays and fine with complex,
-    but this keeps broadcasting explicit)."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
 
 
 def frames_many(arm: NumericArm, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,17 +86,17 @@ def regressor(arm: NumericArm, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     for i in range(n):
         zi = z[:, i]
         r = o[:, i] - o_prev
-        a = a_prev + _cross(dw, r) + _cross(w, _cross(w, r))
+        a = a_prev + cross_last(dw, r) + cross_last(w, cross_last(w, r))
         qd_i, qdd_i = QD[i][:, None], QDD[i][:, None]
         if arm.revolute[i]:
             wz = zi * qd_i
             s = o[:, i] - p[:, i]
-            v_rel = _cross(wz, s)
-            a = a + _cross(zi * qdd_i, s) + _cross(wz, v_rel) + 2.0 * _cross(w, v_rel)
-            dw = dw + zi * qdd_i + _cross(w, wz)
+            v_rel = cross_last(wz, s)
+            a = a + cross_last(zi * qdd_i, s) + cross_last(wz, v_rel) + 2.0 * cross_last(w, v_rel)
+            dw = dw + zi * qdd_i + cross_last(w, wz)
             w = w + wz
         else:
-            a = a + zi * qdd_i + 2.0 * _cross(w, zi * qd_i)
+            a = a + zi * qdd_i + 2.0 * cross_last(w, zi * qd_i)
         o_prev, a_prev = o[:, i], a
         Ri = R[:, i]
         wl, dwl, al = (np.einsum("nji,nj->ni", Ri, v) for v in (w, dw, a))  # link-i axes
@@ -111,7 +105,7 @@ def regressor(arm: NumericArm, q, qd, qdd, gravity: bool = True) -> np.ndarray:
         Nm = np.einsum("nij,nkj->nki", Ri, Nm)
         for k in range(i + 1):
             if arm.revolute[k]:
-                moment = Nm + _cross((o[:, i] - p[:, k])[:, None, :], F)
+                moment = Nm + cross_last((o[:, i] - p[:, k])[:, None, :], F)
                 Y[:, k, 10 * i:10 * i + 10] = np.einsum("nj,nkj->nk", z[:, k], moment)
             else:
                 Y[:, k, 10 * i:10 * i + 10] = np.einsum("nj,nkj->nk", z[:, k], F)
@@ -127,12 +121,12 @@ def _wrench_columns(w: np.ndarray, dw: np.ndarray, a: np.ndarray) -> tuple[np.nd
     eye = np.eye(3)
     for k in range(3):  # first moments: U e_k and e_k x a
         e = np.broadcast_to(eye[k], (N, 3))
-        F[:, 1 + k] = _cross(dw, e) + _cross(w, _cross(w, e))
-        Nm[:, 1 + k] = _cross(e, a)
+        F[:, 1 + k] = cross_last(dw, e) + cross_last(w, cross_last(w, e))
+        Nm[:, 1 + k] = cross_last(e, a)
     for col, (r, c) in enumerate([(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]):
         E = np.zeros((3, 3))
         E[r, c] = E[c, r] = 1.0
-        Nm[:, 4 + col] = dw @ E.T + _cross(w, w @ E.T)
+        Nm[:, 4 + col] = dw @ E.T + cross_last(w, w @ E.T)
     return F, Nm
 
 
