@@ -15,11 +15,15 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QListWidg
 
 from .. import __version__
 
-__all__ = ["doc_pages", "guide_root", "DocsWindow", "ShortcutsDialog", "about_text", "show_about", "LIBRARIES",
-           "ROOT"]
+__all__ = ["GUIDE_ORDER", "doc_pages", "guide_root", "DocsWindow", "ShortcutsDialog", "about_text", "show_about",
+           "LIBRARIES", "ROOT"]
 
 ROOT = Path(__file__).resolve().parents[2]   # a source checkout: README.md and docs/ beside designer/
 SHIPPED = "_docs"   # the copy of README.md and docs/ that a built package carries (setup.py puts it there)
+#: the user guide's reading order (a page not named here follows, by name)
+GUIDE_ORDER = ("window.md", "command-line.md", "design-story.md", "closed-chains.md", "elastic.md", "metrics.md",
+               "codegen.md", "urdf.md", "mjcf.md", "project-format.md", "scaling.md", "benchmarks.md", "layout.md",
+               "architecture.md")
 LIBRARIES = ("PySide6-Essentials", "pyqtgraph", "sympy", "numpy", "matplotlib", "PyOpenGL")
 
 
@@ -33,13 +37,15 @@ def guide_root() -> Path:
 
 
 def doc_pages(root: Path | None = None) -> list[tuple[str, Path]]:
-    """(title, path) of the user guide's pages: the README first, then docs/*.md by name."""
+    """(title, path) of the user guide's pages: the README first, then docs/*.md in :data:`GUIDE_ORDER`,
+    then any other page by name."""
     root = guide_root() if root is None else root
     pages = []
     readme = root / "README.md"
     if readme.is_file():
         pages.append(("Overview (README)", readme))
-    for path in sorted((root / "docs").glob("*.md")):
+    rank = {name: k for k, name in enumerate(GUIDE_ORDER)}
+    for path in sorted((root / "docs").glob("*.md"), key=lambda p: (rank.get(p.name, len(rank)), p.name)):
         first = path.read_text(encoding="utf-8").lstrip().splitlines()[:1]
         title = first[0].lstrip("# ").strip() if first and first[0].startswith("#") else path.stem
         pages.append((title, path))
