@@ -23,6 +23,11 @@ else:
 __all__ = ["WindowMenus"]
 
 
+def menu_text(text: str) -> str:
+    """``text`` shown as written in a menu: Qt reads a single ``&`` as the mark of a shortcut key."""
+    return str(text).replace("&", "&&")
+
+
 class WindowMenus(_MenusBase):
     """Menus and Help of the main window (mixed into it)."""
 
@@ -52,7 +57,8 @@ class WindowMenus(_MenusBase):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self.examples_menu = file_menu.addMenu("&Examples")
         for name, path in examples():
-            self._action(self.examples_menu, f"{name}  ({path.name})", lambda p=path: self.open_example(p))
+            # a name from a file is text, not a mnemonic: "Lee, Lee & Nigam" must not show as "Lee _Nigam"
+            self._action(self.examples_menu, menu_text(f"{name}  ({path.name})"), lambda p=path: self.open_example(p))
         file_menu.addSeparator()
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
@@ -147,4 +153,4 @@ class WindowMenus(_MenusBase):
         if not paths:
             self.recent_menu.addAction("(none)").setEnabled(False)
         for p in paths:
-            self._action(self.recent_menu, p, lambda p=p: self.open_file(p))
+            self._action(self.recent_menu, menu_text(p), lambda p=p: self.open_file(p))

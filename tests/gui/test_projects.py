@@ -138,6 +138,9 @@ def test_examples_menu_lists_the_robots(window):
     titles = [a.text() for a in window.examples_menu.actions()]
     assert len(titles) == len(list(ROBOTS.glob("*.json"))) == len(examples())
     assert any("double_pendulum.json" in t for t in titles)
+    # what the menu shows (Qt strips the mnemonic marks): a name with "&" reads as written
+    shown = [a.iconText() for a in window.examples_menu.actions()]
+    assert any("(Lee, Lee & Nigam)" in t for t in shown), shown
 
 
 def test_undo_redo_actions_follow_the_stack(window):
