@@ -21,6 +21,7 @@ from ..errors import DesignerError
 from ..jobs import Progress
 from ..jobs.process import ProcessJob, call_job
 from ..model.manipulator import Manipulator
+from .folders import last_folder, remember_folder
 from .job_runner import JobRunner
 
 if TYPE_CHECKING:
@@ -260,9 +261,10 @@ class IdentificationDialog(QDialog):
         from ..tables import read_trajectory
         from ..control.excitation import condition_number
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Trajectory", "", "CSV (*.csv)")
+            path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
             if not path:
                 return
+            remember_folder(path)
         if self.closed:
             return self._load_closed(path)
         arm = self._arm()

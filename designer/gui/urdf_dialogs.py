@@ -26,6 +26,7 @@ from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
 from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 from .closed_gate import refusal
+from .folders import remember_folder, safe_file_name
 
 __all__ = ["ImportDialog", "build_menu", "export_file", "import_file", "import_urdf_file", "export_urdf_file",
            "URDF_FILTER"]
@@ -159,10 +160,10 @@ def import_file(window, kind: str, file_filter: str, read, make, path=None, opti
     if not window.maybe_save():
         return None
     if path is None:
-        folder = window.document.path.parent if window.document.path else Path.cwd()
-        path, _ = QFileDialog.getOpenFileName(window, f"Import {kind}", str(folder), file_filter)
+        path, _ = QFileDialog.getOpenFileName(window, f"Import {kind}", str(window._folder()), file_filter)
         if not path:
             return None
+        remember_folder(path, window.settings)
     if ask is not None:
         try:
             if not ask(path):
@@ -250,11 +251,14 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
         return False
     if path is None:
         doc = window.document
-        stem = doc.path.stem if doc.path else (model.name or "arm").replace(" ", "_")
-        suggested = (doc.path.parent if doc.path else Path.cwd()) / (stem + suffix)
+        # a safe file name: the PUMA's name has a slash, which made the proposal a path into no folder
+        stem = doc.path.stem if doc.path else safe_file_name((model.name or "arm").split(" (")[0])
+        # the last folder the user chose (any dialog), not the program's working folder
+        suggested = window._folder() / (stem + suffix)
         path, _ = QFileDialog.getSaveFileName(window, f"Export {kind}", str(suggested), file_filter)
         if not path:
             return False
+        remember_folder(path, window.settings)
     path = Path(path)
     if not path.suffix:
         path = path.with_suffix(suffix)

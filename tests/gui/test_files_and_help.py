@@ -116,3 +116,25 @@ def test_about_text_names_the_libraries():
     text = help_windows.about_text()
     for lib in help_windows.LIBRARIES:
         assert lib in text
+
+
+def test_export_and_import_dialogs_start_in_the_last_folder_used(window, tmp_path, monkeypatch):
+    """Export MJCF/URDF and Import URDF/MJCF start where the user last opened or saved a file (any dialog),
+    not in the program's working folder, and remember the folder they chose."""
+    from designer.gui import mjcf_dialogs, urdf_dialogs
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    window.settings.setValue("files/last_folder", str(first))
+    asked = []
+
+    def save_dialog(parent, title, start, filters):
+        asked.append(Path(start).parent)
+        return str(second / "arm.xml"), filters
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_dialog)
+    assert mjcf_dialogs.export_mjcf_file(window)
+    assert asked == [first] and (second / "arm.xml").is_file()
+    opened = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda p, t, start, f: (opened.append(Path(start)), ("", f))[1])
+    window.document.undo_stack.setClean()
+    assert urdf_dialogs.import_urdf_file(window) is None   # cancelled in the dialog
+    assert opened == [second]
