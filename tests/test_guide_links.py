@@ -37,3 +37,12 @@ def test_the_guide_order_names_pages_that_exist():
     names = re.findall(r'"([a-z-]+\.md)"', block.group(1))
     assert names and all((ROOT / "docs" / name).is_file() for name in names)
     assert set(names) == {p.name for p in (ROOT / "docs").glob("*.md")}, "a page of docs/ missing from the order"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_no_table_is_broken_by_a_blank_line(page):
+    # Markdown ends a table at a blank line: the rows after it show as raw "| ... |" text in the guide
+    lines = page.read_text(encoding="utf-8").splitlines()
+    broken = [k + 1 for k in range(1, len(lines) - 1)
+              if not lines[k].strip() and lines[k - 1].startswith("|") and lines[k + 1].startswith("|")]
+    assert not broken, f"{page.name}: a blank line inside a table at line(s) {broken}"
