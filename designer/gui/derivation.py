@@ -90,6 +90,8 @@ class DerivationPanel(QWidget):
         self.simplify.setCurrentIndex(list(SimplifyMode).index(SimplifyMode.FAST))
         self.derive_button = QPushButton("Derive", self)
         self.derive_button.setDefault(True)
+        self.derive_button.setToolTip("Derive the equations of motion of the arm on screen by the chosen method, "
+                                      "in a worker: the window stays usable, Cancel stops it")
         self.runner = JobRunner(self, status_line=False)
         self.runner.progressed.connect(self.progressed)
         # the runner's parts, by the names the window and the tests know

@@ -179,7 +179,10 @@ class DHTable(QWidget):
         self.convention.activated.connect(self._convention_chosen)
         self.buttons = {}
         tools = QHBoxLayout()
-        tools.addWidget(QLabel("Convention:"))
+        label = QLabel("Convention:")
+        label.setToolTip(self.convention.toolTip())
+        label.setBuddy(self.convention)
+        tools.addWidget(label)
         tools.addWidget(self.convention, 1)
         for key, text, tip, slot in (
                 ("add", "+", "Add a link after the selected one", self.add_link),

@@ -176,3 +176,19 @@ def test_explore_plot_legends_follow_their_curves(qtbot):
     for k in range(3):
         box.plot.plot(t, t + 0.02 * k, pen=k, name=f"joint {k + 1}")   # rising through the top right
     qtbot.waitUntil(lambda: _covered(box.plot) == 0, timeout=2000)
+
+
+def test_the_first_controls_a_user_points_at_say_what_they_do(window):
+    """Fit, Derive, the alpha_i header and Convention each carry a tooltip (they had none, or only on a
+    neighbour): hovering is how a new user learns the window."""
+    from PySide6.QtWidgets import QLabel
+    bar = window.arm_view.toolbar
+    (fit,) = [a for a in bar.actions() if a.text() == "Fit"]
+    assert bar.widgetForAction(fit).toolTip().strip()
+    assert window.derivation.derive_button.toolTip().strip()
+    table = window.dh_table
+    model = table.view.model()
+    alpha = [k for k in range(model.columnCount()) if model.headerData(k, Qt.Orientation.Horizontal).startswith("α")]
+    assert alpha and "twist" in model.headerData(alpha[0], Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    (label,) = [w for w in table.findChildren(QLabel) if w.text() == "Convention:"]
+    assert label.toolTip().strip() and table.convention.toolTip().strip()
