@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .packages import PackageResolver
@@ -35,6 +36,9 @@ WALL_SECONDS = 30
 MAX_DEPTH = 30           # the deepest include nesting in the ROS descriptions tried is 4
 _WORKER = Path(__file__).with_name("xacro_worker.py")
 _PACKAGES = Path(__file__).with_name("packages.py")
+_EVAL = Path(__file__).with_name("xacro_eval.py")
+#: the start of the worker's line saying the Landlock sandbox is off, and why
+_SANDBOX = "sandbox: "
 
 
 def is_xacro(path: str | os.PathLike) -> bool:
@@ -74,24 +78,32 @@ def _limits() -> None:  # pragma: no cover - runs in the child
 
 
 def run_xacro(path: str | os.PathLike, args: dict[str, str] | None = None, package_paths=(),
-              packages: dict[str, str] | None = None) -> bytes:
-    """The URDF that xacro makes of ``path`` (bytes); a :class:`UrdfError` naming the file otherwise."""
+              packages: dict[str, str] | None = None, notes: list[str] | None = None) -> bytes:
+    """The URDF that xacro makes of ``path`` (bytes); a :class:`UrdfError` naming the file otherwise.
+    ``notes`` (when given) gets one line when the child ran without the Landlock sandbox."""
     path = Path(path)
     if not path.is_file():
         raise UrdfError(f"{path}: no such file")
-    request = {"file": str(path.resolve()), "args": dict(args or {}), "package_paths": [str(p) for p in package_paths],
-               "packages": dict(packages or {}), "packages_module": str(_PACKAGES), "max_bytes": MAX_URDF_BYTES,
-               "max_depth": MAX_DEPTH}
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
-    try:
-        done = subprocess.run([sys.executable, "-I", str(_WORKER)], input=json.dumps(request).encode(),
-                              capture_output=True, timeout=WALL_SECONDS, env=env, cwd=str(path.parent),
-                              preexec_fn=_limits if os.name == "posix" else None, check=False)
-    except subprocess.TimeoutExpired:
-        raise UrdfError(f"{path}: xacro took longer than {WALL_SECONDS} s; stopped (an expansion without end?)") \
-            from None
+    with tempfile.TemporaryDirectory(prefix="designer-xacro-") as tmp:
+        request = {"file": str(path.resolve()), "args": dict(args or {}),
+                   "package_paths": [str(p) for p in package_paths], "packages": dict(packages or {}),
+                   "packages_module": str(_PACKAGES), "eval_module": str(_EVAL), "max_bytes": MAX_URDF_BYTES,
+                   "max_depth": MAX_DEPTH, "tmp": tmp}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TMPDIR": tmp}
+        try:
+            done = subprocess.run([sys.executable, "-I", str(_WORKER)], input=json.dumps(request).encode(),
+                                  capture_output=True, timeout=WALL_SECONDS, env=env, cwd=tmp,
+                                  preexec_fn=_limits if os.name == "posix" else None, check=False)
+        except subprocess.TimeoutExpired:
+            raise UrdfError(f"{path}: xacro took longer than {WALL_SECONDS} s; stopped (an expansion without "
+                            "end?)") from None
+    lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+    off = [l[len(_SANDBOX):] for l in lines if l.startswith(_SANDBOX)]
+    lines = [l for l in lines if not l.startswith(_SANDBOX)]
+    if off and notes is not None:
+        notes.append(f"xacro ran without the Landlock file sandbox: {off[0]} (expressions are still "
+                     "evaluated without running code)")
     if done.returncode != 0:
-        lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
         if done.returncode < 0 or not lines:
             # killed by a signal: SIGXCPU at the CPU limit, SIGKILL/SIGSEGV when memory ran out
             raise UrdfError(f"{path}: xacro stopped (signal {-done.returncode}) at the limit of "

@@ -97,7 +97,9 @@ def _same(a, b):
 @pytest.mark.parametrize("upper", [None, 0.55])
 def test_xacro_imports_as_the_expanded_urdf(workspace, tmp_path, upper):
     args = {} if upper is None else {"upper": str(upper)}
-    report = import_file(workspace / "my_arm" / "urdf" / "arm.urdf.xacro", FileOptions(xacro_args=args))
+    # my_parts is a sibling package: found only in the folder named (never by walking up the tree)
+    report = import_file(workspace / "my_arm" / "urdf" / "arm.urdf.xacro",
+                         FileOptions(xacro_args=args, package_paths=[str(workspace)]))
     plain = tmp_path / "plain.urdf"
     plain.write_text(expanded(0.4 if upper is None else upper))
     _same(report.model, import_urdf(plain).model)
