@@ -37,18 +37,26 @@ MAX_SIZE = 2_000_000    # characters of a string, items (counted through nested 
 class ExpressionError(Exception):
     """An expression that failed: ``expression`` and ``reason`` (one line)."""
 
-    def __init__(self, expression: str, reason: str):
+    #: how the expression is shown: xacro's ``${...}``, or ``$(eval ...)`` (:func:`evaluate`'s ``shown``)
+    shown = "${{{}}}"
+
+    def __init__(self, expression: str, reason: str, shown: str | None = None):
         self.expression = expression
         self.reason = reason
-        super().__init__(f"${{{_short(expression)}}}: {reason}")
+        if shown is not None:
+            self.shown = shown
+        super().__init__(f"{self.written()}: {reason}")
+
+    def written(self) -> str:
+        return self.shown.format(_short(self.expression))
 
 
 class Refused(ExpressionError):
     """An expression that uses what the evaluator does not do (a comprehension, a call of something else)."""
 
-    def __init__(self, expression: str, reason: str):
-        super().__init__(expression, reason)
-        self.args = (f"${{{_short(expression)}}} refused: {reason}",)
+    def __init__(self, expression: str, reason: str, shown: str | None = None):
+        super().__init__(expression, reason, shown)
+        self.args = (f"{self.written()} refused: {reason}",)
 
 
 def _short(text: str, width: int = 100) -> str:
@@ -93,11 +101,14 @@ def _dict(*args, **kwargs):
     return dict(*args, **kwargs)
 
 
-#: the builtins a xacro expression may call (the UR, Panda, Kinova and xArm descriptions use dict, float,
-#: int, str, bool, len, min, max, abs, round), also as ``python.NAME``
+#: the builtins a xacro expression may call as ``python.NAME`` (the UR, Panda, Kinova and xArm descriptions
+#: use dict); :data:`_BARE` also by the bare name
 BUILTINS = {**_fn_of(["abs", "all", "any", "bool", "float", "len", "list", "max", "min", "sorted", "str", "sum",
                       "tuple", "divmod"], builtins),
             "int": _int, "round": _round, "dict": _dict}
+
+#: the builtins xacro gives by their bare names (the rest only as ``python.NAME``, as in xacro)
+_BARE = ("list", "dict", "len", "str", "float", "int", "bool", "min", "max", "round", "sorted")
 
 #: the math module's functions and constants (factorial, comb and perm left out: unbounded cost)
 MATH = {name: value for name, value in vars(math).items()
@@ -383,14 +394,25 @@ class _Walk:
         return self.data(result, f"the result of {what}()")
 
 
-def evaluate(text: str, lookup, functions: dict | None = None, namespaces: dict | None = None):
+def evaluate(text: str, lookup, functions: dict | None = None, namespaces: dict | None = None,
+             shown: str | None = None):
     """The value of the expression ``text``.
 
     ``lookup(name)``: the value of a name (``KeyError`` when undefined); ``functions``: name ->
     callable, the only things called besides :data:`STR_METHODS` (``"math.sin"`` for a call written
     ``math.sin(x)``); ``namespaces``: name -> {constant name: value} for ``math.pi``, and the names
-    that are no value themselves. Raises :class:`Refused` for what is not allowed and
-    :class:`ExpressionError` for what fails (an undefined name, 1/0)."""
+    that are no value themselves; ``shown``: how messages write the expression (``"$(eval {})"``).
+    Raises :class:`Refused` for what is not allowed and :class:`ExpressionError` for what fails (an
+    undefined name, 1/0)."""
+    try:
+        return _evaluate(text, lookup, functions, namespaces)
+    except ExpressionError as exc:
+        if shown is not None and exc.shown != shown:
+            raise type(exc)(exc.expression, exc.reason, shown) from None
+        raise
+
+
+def _evaluate(text: str, lookup, functions, namespaces):
     text = str(text).strip()
     if len(text) > MAX_TEXT:
         raise Refused(text, f"longer than {MAX_TEXT} characters")
@@ -420,7 +442,7 @@ def evaluate(text: str, lookup, functions: dict | None = None, namespaces: dict 
 def standard_functions(extra: dict | None = None) -> tuple[dict, dict]:
     """``(functions, namespaces)`` for :func:`evaluate`: the builtins (also as ``python.NAME``), the math
     functions (also as ``math.NAME``), and ``extra`` (``"xacro.load_yaml"`` and the like)."""
-    functions = dict(BUILTINS)
+    functions = {k: v for k, v in BUILTINS.items() if k in _BARE}
     functions.update({f"python.{k}": v for k, v in BUILTINS.items()})
     math_functions = {k: v for k, v in MATH.items() if callable(v)}
     functions.update(math_functions)

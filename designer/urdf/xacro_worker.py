@@ -124,12 +124,25 @@ def _expression_location(exc: BaseException, files) -> str:
                 content = fh.read()
         except OSError:
             continue
+        # the file's text as the XML parser gave it to xacro (entities hold no line break)
+        content = re.sub(r"&(?:lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);", _entity, content)
         for text in texts:
             for needle in ("${" + text + "}", "$(eval " + text + ")", text):
                 at = content.find(needle)
                 if at >= 0:
                     return f"{name} line {content.count(chr(10), 0, at) + 1}: "
     return f"{files[0]}: " if files and files[0] else ""
+
+
+def _entity(match) -> str:
+    name = match.group(0)[1:-1]
+    named = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+    if name in named:
+        return named[name]
+    try:
+        return chr(int(name[2:], 16) if name.startswith("#x") else int(name[1:]))
+    except (ValueError, OverflowError):
+        return match.group(0)
 
 
 def main() -> None:
@@ -263,7 +276,7 @@ def main() -> None:
                  "find": find, "env": env_function, "optenv": env_function}
         subs_functions, subs_namespaces = expressions.standard_functions(extra)
         try:
-            return str(expressions.evaluate(s, lookup, subs_functions, subs_namespaces))
+            return str(expressions.evaluate(s, lookup, subs_functions, subs_namespaces, shown="$(eval {})"))
         except expressions.ExpressionError as exc:
             if not hasattr(exc, "files"):
                 exc.files = files_now()
