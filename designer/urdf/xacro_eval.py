@@ -288,7 +288,7 @@ class _Walk:
         op = type(node.op)
         ints = all(isinstance(v, int) for v in (a, b))
         if op is ast.Pow:
-            if ints and b > 0 and abs(a) > 1 and a.bit_length() * b > MAX_INT_BITS:
+            if ints and b > 0 and abs(a) > 1 and math.log2(abs(a)) * b >= MAX_INT_BITS:
                 self.refuse(f"{a!r} ** {b!r}: more than {MAX_INT_BITS} bits")
             result = a ** b
             if isinstance(result, complex):
