@@ -69,7 +69,7 @@ class PackageResolver:
         self.explicit = {k: Path(v).resolve() for k, v in (packages or {}).items()}
         self.package_paths = [Path(p).resolve() for p in package_paths]
         self.start = None if start is None else Path(start).resolve()
-        self.own = None if start is None or not own_only else own_package(self.start)
+        self.own = own_package(self.start) if self.start is not None and own_only else None
         self.found: dict[str, Path] = {}
 
     def roots(self) -> list[Path]:

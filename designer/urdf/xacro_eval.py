@@ -24,6 +24,7 @@ import ast
 import builtins
 import math
 import re
+from typing import NoReturn
 
 __all__ = ["BUILTINS", "MATH", "MAX_DEPTH", "MAX_INT_BITS", "MAX_SIZE", "MAX_TEXT", "STR_METHODS",
            "ExpressionError", "Refused", "evaluate", "standard_functions"]
@@ -183,7 +184,7 @@ class _Walk:
         self.namespaces = namespaces
         self.depth = 0
 
-    def refuse(self, reason: str):
+    def refuse(self, reason: str) -> NoReturn:
         raise Refused(self.text, reason)
 
     def data(self, value, what: str):

@@ -156,9 +156,8 @@ def main() -> None:
     try:
         # imported now: minidom imports expatbuilder on first use, xacro yaml in load_yaml, and once
         # the sandbox is on the Python library is not readable
-        import xml.dom.expatbuilder
-        import xml.dom.minidom  # noqa: F401
-        import yaml  # noqa: F401
+        for name in ("xml.dom.expatbuilder", "xml.dom.minidom", "yaml"):
+            importlib.import_module(name)
         import xacro
         from xacro import substitution_args
     except ImportError:
