@@ -1,18 +1,21 @@
-"""xacro files: run the ``xacro`` package on them in a separate, limited process (docs/urdf.md).
+"""xacro files: the ``xacro`` package's macro language in a separate, limited process (docs/urdf.md).
 
-xacro evaluates Python expressions in ``${...}`` (with the builtins removed and ``__`` refused,
-which narrows but does not close what an expression can do) and follows includes wherever they
-point. A file from the internet is untrusted, so xacro runs in a child process
-(:mod:`designer.urdf.xacro_worker`) that:
+Nothing a xacro file holds is run: its expressions (``${...}``, ``$(eval ...)``) go to our own
+evaluator (:mod:`designer.urdf.xacro_eval`), not Python's ``eval``. The child process
+(:mod:`designer.urdf.xacro_worker`) besides:
 
 - has at most :data:`MEMORY_BYTES` of address space and :data:`CPU_SECONDS` of CPU time, and is
-  killed after :data:`WALL_SECONDS` (a macro that expands without end, ``${'x' * 10**10}``);
-- sees no environment variables of ours (``$(env ...)`` fails, ``$(optenv ...)`` gives its default);
-- opens only files below the xacro file's folder, the folders the user named and the packages
-  found (an include of /etc/passwd is refused), each at most :data:`~designer.urdf.source.MAX_URDF_BYTES`,
-  with no ``<!DOCTYPE``/``<!ENTITY``, includes nested at most :data:`MAX_DEPTH` deep.
+  killed after :data:`WALL_SECONDS` (macros that expand without end);
+- sees no environment variables of ours, and refuses ``$(env ...)`` and ``$(optenv ...)``;
+- opens only files below the xacro file's folder, its own package and the folders the user named
+  (an include of /etc/passwd is refused), each at most :data:`~designer.urdf.source.MAX_URDF_BYTES`,
+  with no ``<!DOCTYPE``/``<!ENTITY``, includes nested at most :data:`MAX_DEPTH` deep; where the
+  kernel has Landlock, the kernel holds it to that (reads below those folders, writes only its own
+  temporary folder, runs no program), else the import report says so in one line;
+- switches Python's ``eval``/``exec`` off and lets ``compile`` only parse.
 
-``$(find pkg)`` is answered by :class:`~designer.urdf.packages.PackageResolver` without ROS.
+``$(find pkg)`` is answered by :class:`~designer.urdf.packages.PackageResolver` without ROS, from the
+folders the user named and the file's own package only.
 """
 
 from __future__ import annotations
