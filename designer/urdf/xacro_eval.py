@@ -111,9 +111,9 @@ BUILTINS = {**_fn_of(["abs", "all", "any", "bool", "float", "len", "list", "max"
 #: the builtins xacro gives by their bare names (the rest only as ``python.NAME``, as in xacro)
 _BARE = ("list", "dict", "len", "str", "float", "int", "bool", "min", "max", "round", "sorted")
 
-#: the math module's functions and constants (factorial, comb and perm left out: unbounded cost)
+#: the math module's functions and constants (factorial, comb, perm and prod left out: unbounded cost)
 MATH = {name: value for name, value in vars(math).items()
-        if not name.startswith("_") and name not in ("factorial", "comb", "perm")}
+        if not name.startswith("_") and name not in ("factorial", "comb", "perm", "prod")}
 
 
 def _replace(s: str, old: str, new: str, count: int = -1) -> str:
@@ -125,6 +125,13 @@ def _replace(s: str, old: str, new: str, count: int = -1) -> str:
     return s.replace(old, new, count)
 
 
+def _join(sep: str, items) -> str:
+    items = list(items)
+    if len(sep) * max(len(items) - 1, 0) + sum(len(i) if isinstance(i, str) else 0 for i in items) > MAX_SIZE:
+        raise ValueError("the result would be too long")
+    return sep.join(items)
+
+
 def _zfill(s: str, width: int) -> str:
     return s.zfill(_int_arg(width))
 
@@ -132,9 +139,9 @@ def _zfill(s: str, width: int) -> str:
 #: string methods an expression may call (on a string only): ``xyz.split(' ')[2]`` in the UR files,
 #: ``name.startswith('package://')`` in the Kinova files
 STR_METHODS = {**_fn_of(["split", "rsplit", "strip", "lstrip", "rstrip", "startswith", "endswith", "lower",
-                         "upper", "capitalize", "title", "join", "find", "rfind", "count", "isdigit",
+                         "upper", "capitalize", "title", "find", "rfind", "count", "isdigit",
                          "isalpha", "isalnum", "isspace", "splitlines"], str),
-               "replace": _replace, "zfill": _zfill}
+               "join": _join, "replace": _replace, "zfill": _zfill}
 
 _FORMAT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?[hlL]?[a-zA-Z%]")
 

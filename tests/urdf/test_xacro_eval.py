@@ -159,6 +159,8 @@ def test_a_function_held_in_data_is_never_called():
     ("'%0999999999d' % 1", "width"),
     ("'a'.zfill(10 ** 9)", "small integer"),
     ("('a' * 1000000).replace('a', 'aaaaaaaa')", "too long"),
+    ("('x' * 1000000).join(['a'] * 500000)", "too long"),
+    ("math.prod([2 ** 4000] * 100000)", "math.prod"),
     ("-" * (MAX_DEPTH + 5) + "1", "nested"),
     ("1" + " + 1" * (MAX_TEXT // 4), "longer than"),
 ])
