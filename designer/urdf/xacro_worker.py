@@ -196,7 +196,8 @@ def main() -> None:
 
     def checked_abs(filename_spec):
         path = original_abs(filename_spec)
-        if not re.search(r"[*?\[]", path) and not allowed(path):
+        pattern = re.search(r"[*?\[]", path)   # a glob: the folder it lists must be allowed
+        if not allowed(os.path.dirname(path[:pattern.start()] + "x") if pattern else path):
             raise Ours(f"{path}: outside the file's folder and the package folders; refused "
                        "(name its folder with --package-path)")
         return path

@@ -228,6 +228,8 @@ def secrets(tmp_path):
     ("<link name=\"${load_yaml('../../secret.yaml')['a']}\"/>", "outside the file's folder"),
     ("<link name=\"${xacro.load_yaml('{home}/secret.yaml')['a']}\"/>", "outside the file's folder"),
     ('<xacro:include filename="{home}/.ssh/id_rsa"/>', "outside the file's folder"),
+    ('<xacro:include filename="{home}/.ssh/id_*"/>', "outside the file's folder"),
+    ('<xacro:include filename="../../.s*/id_rsa"/>', "outside the file's folder"),
     ("<link name=\"${python.open('{home}/.ssh/id_rsa').read()}\"/>", "refused"),
 ])
 def test_nothing_outside_the_folder_reaches_the_project(secrets, tmp_path, body, message):
