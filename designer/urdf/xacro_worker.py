@@ -185,12 +185,12 @@ def main() -> None:
     substitution_args._env = no_env
     substitution_args._optenv = no_env
 
+    # the file's folder, its own package, the folders named (packages found later lie below them)
     roots = [os.path.dirname(main_file), *map(str, resolver.roots())]
 
     def allowed(path: str) -> bool:
         real = os.path.realpath(path)
-        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-                   for root in [*roots, *map(str, resolver.roots())])
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
 
     original_abs = xacro.abs_filename_spec
 
@@ -286,7 +286,7 @@ def main() -> None:
     substitution_args._eval = eval_substitution
 
     write_root = request["tmp"]
-    off = sandbox([*roots, *map(str, resolver.package_paths)], write_root)
+    off = sandbox(roots, write_root)
     harden()
     if off is not None:
         sys.stderr.write(f"{SANDBOX_PREFIX}{off}\n")
