@@ -49,8 +49,11 @@ def read_any(path: str | os.PathLike, options: FileOptions | None = None) -> Urd
     options = options or FileOptions()
     if not is_xacro(path):
         return read_urdf(path)
-    raw = run_xacro(path, options.xacro_args, options.package_paths, options.packages)
-    return parse_urdf(raw, str(path))
+    notes: list[str] = []
+    raw = run_xacro(path, options.xacro_args, options.package_paths, options.packages, notes)
+    tree = parse_urdf(raw, str(path))
+    tree.notes += notes
+    return tree
 
 
 def _pose_fields(T: np.ndarray) -> dict:
@@ -111,6 +114,7 @@ def import_prepared(tree: UrdfTree, source: str | os.PathLike, options: FileOpti
     options = options or FileOptions()
     folder = Path(source).parent
     resolver = options.resolver(source)
+    read_notes = list(tree.notes)
     notes: list[str] = []
     warnings: list[str] = []
     if options.density is not None:
@@ -124,7 +128,7 @@ def import_prepared(tree: UrdfTree, source: str | os.PathLike, options: FileOpti
     shown = sum(len(l.visuals) for l in model.links) + len(model.base_visuals)
     if shown:
         notes.append(f"{shown} visual meshes attached (drawn in the 3D view; Show > Meshes)")
-    report.notes += notes
+    report.notes += read_notes + notes
     report.warnings += warnings + missing
     return report
 

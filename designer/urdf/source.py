@@ -97,6 +97,8 @@ class UrdfTree:
     # MJCF's loops: (body1, body2, points on body1 in its frame (k, 3)): one point a ball joint, two on
     # an axis a hinge (designer/mjcf/source.py from <equality><connect>)
     cuts: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
+    # what reading the file says beside the tree (xacro: run without the Landlock sandbox)
+    notes: list[str] = field(default_factory=list)
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root

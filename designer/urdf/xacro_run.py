@@ -1,18 +1,21 @@
-"""xacro files: run the ``xacro`` package on them in a separate, limited process (docs/urdf.md).
+"""xacro files: the ``xacro`` package's macro language in a separate, limited process (docs/urdf.md).
 
-xacro evaluates Python expressions in ``${...}`` (with the builtins removed and ``__`` refused,
-which narrows but does not close what an expression can do) and follows includes wherever they
-point. A file from the internet is untrusted, so xacro runs in a child process
-(:mod:`designer.urdf.xacro_worker`) that:
+Nothing a xacro file holds is run: its expressions (``${...}``, ``$(eval ...)``) go to our own
+evaluator (:mod:`designer.urdf.xacro_eval`), not Python's ``eval``. The child process
+(:mod:`designer.urdf.xacro_worker`) besides:
 
 - has at most :data:`MEMORY_BYTES` of address space and :data:`CPU_SECONDS` of CPU time, and is
-  killed after :data:`WALL_SECONDS` (a macro that expands without end, ``${'x' * 10**10}``);
-- sees no environment variables of ours (``$(env ...)`` fails, ``$(optenv ...)`` gives its default);
-- opens only files below the xacro file's folder, the folders the user named and the packages
-  found (an include of /etc/passwd is refused), each at most :data:`~designer.urdf.source.MAX_URDF_BYTES`,
-  with no ``<!DOCTYPE``/``<!ENTITY``, includes nested at most :data:`MAX_DEPTH` deep.
+  killed after :data:`WALL_SECONDS` (macros that expand without end);
+- sees no environment variables of ours, and refuses ``$(env ...)`` and ``$(optenv ...)``;
+- opens only files below the xacro file's folder, its own package and the folders the user named
+  (an include of /etc/passwd is refused), each at most :data:`~designer.urdf.source.MAX_URDF_BYTES`,
+  with no ``<!DOCTYPE``/``<!ENTITY``, includes nested at most :data:`MAX_DEPTH` deep; where the
+  kernel has Landlock, the kernel holds it to that (reads below those folders, writes only its own
+  temporary folder, runs no program), else the import report says so in one line;
+- switches Python's ``eval``/``exec`` off and lets ``compile`` only parse.
 
-``$(find pkg)`` is answered by :class:`~designer.urdf.packages.PackageResolver` without ROS.
+``$(find pkg)`` is answered by :class:`~designer.urdf.packages.PackageResolver` without ROS, from the
+folders the user named and the file's own package only.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from .packages import PackageResolver
@@ -35,6 +39,9 @@ WALL_SECONDS = 30
 MAX_DEPTH = 30           # the deepest include nesting in the ROS descriptions tried is 4
 _WORKER = Path(__file__).with_name("xacro_worker.py")
 _PACKAGES = Path(__file__).with_name("packages.py")
+_EVAL = Path(__file__).with_name("xacro_eval.py")
+#: the start of the worker's line saying the Landlock sandbox is off, and why
+_SANDBOX = "sandbox: "
 
 
 def is_xacro(path: str | os.PathLike) -> bool:
@@ -74,24 +81,32 @@ def _limits() -> None:  # pragma: no cover - runs in the child
 
 
 def run_xacro(path: str | os.PathLike, args: dict[str, str] | None = None, package_paths=(),
-              packages: dict[str, str] | None = None) -> bytes:
-    """The URDF that xacro makes of ``path`` (bytes); a :class:`UrdfError` naming the file otherwise."""
+              packages: dict[str, str] | None = None, notes: list[str] | None = None) -> bytes:
+    """The URDF that xacro makes of ``path`` (bytes); a :class:`UrdfError` naming the file otherwise.
+    ``notes`` (when given) gets one line when the child ran without the Landlock sandbox."""
     path = Path(path)
     if not path.is_file():
         raise UrdfError(f"{path}: no such file")
-    request = {"file": str(path.resolve()), "args": dict(args or {}), "package_paths": [str(p) for p in package_paths],
-               "packages": dict(packages or {}), "packages_module": str(_PACKAGES), "max_bytes": MAX_URDF_BYTES,
-               "max_depth": MAX_DEPTH}
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
-    try:
-        done = subprocess.run([sys.executable, "-I", str(_WORKER)], input=json.dumps(request).encode(),
-                              capture_output=True, timeout=WALL_SECONDS, env=env, cwd=str(path.parent),
-                              preexec_fn=_limits if os.name == "posix" else None, check=False)
-    except subprocess.TimeoutExpired:
-        raise UrdfError(f"{path}: xacro took longer than {WALL_SECONDS} s; stopped (an expansion without end?)") \
-            from None
+    with tempfile.TemporaryDirectory(prefix="designer-xacro-") as tmp:
+        request = {"file": str(path.resolve()), "args": dict(args or {}),
+                   "package_paths": [str(p) for p in package_paths], "packages": dict(packages or {}),
+                   "packages_module": str(_PACKAGES), "eval_module": str(_EVAL), "max_bytes": MAX_URDF_BYTES,
+                   "max_depth": MAX_DEPTH, "tmp": tmp}
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TMPDIR": tmp}
+        try:
+            done = subprocess.run([sys.executable, "-I", str(_WORKER)], input=json.dumps(request).encode(),
+                                  capture_output=True, timeout=WALL_SECONDS, env=env, cwd=tmp,
+                                  preexec_fn=_limits if os.name == "posix" else None, check=False)
+        except subprocess.TimeoutExpired:
+            raise UrdfError(f"{path}: xacro took longer than {WALL_SECONDS} s; stopped (an expansion without "
+                            "end?)") from None
+    lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+    off = [l[len(_SANDBOX):] for l in lines if l.startswith(_SANDBOX)]
+    lines = [l for l in lines if not l.startswith(_SANDBOX)]
+    if off and notes is not None:
+        notes.append(f"xacro ran without the Landlock file sandbox: {off[0]} (expressions are still "
+                     "evaluated without running code)")
     if done.returncode != 0:
-        lines = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
         if done.returncode < 0 or not lines:
             # killed by a signal: SIGXCPU at the CPU limit, SIGKILL/SIGSEGV when memory ran out
             raise UrdfError(f"{path}: xacro stopped (signal {-done.returncode}) at the limit of "
