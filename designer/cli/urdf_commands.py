@@ -22,7 +22,7 @@ def import_urdf_command(args: argparse.Namespace) -> int:
         # ``import`` of a URDF file may come without the URDF-only options
         paths, named = parse_package_options(getattr(args, "package_path", None) or [])
         options = FileOptions(parse_xacro_args(getattr(args, "xacro_arg", None) or []), paths, named,
-                              getattr(args, "density", None))
+                              getattr(args, "density", None), list(getattr(args, "allow_root", None) or []))
         report = import_file(args.urdf, options, base=args.base, tip=args.tip, convention=args.convention,
                              drop_rest=args.drop_rest, massless=args.massless)
     except UrdfError as exc:
@@ -74,6 +74,9 @@ def chain_options(p: argparse.ArgumentParser, what: str) -> None:
                    help="leave out what hangs behind movable joints off the chain (default: lock them at zero "
                         "and lump)")
     p.add_argument("--out", help="the project file to write (default: standard output)")
+    p.add_argument("--allow-root", action="append", metavar="DIR", default=[],
+                   help="a folder outside the file's own that its includes may be read from (repeatable; "
+                        "MJCF <include>, xacro includes)")
 
 
 def urdf_file_options(p: argparse.ArgumentParser) -> None:
