@@ -6,32 +6,16 @@ file outside its folder is refused unless the user allows that folder (a questio
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
-
 from ..mjcf import read_mjcf
 from ..mjcf.exporter import mjcf_text
 from ..mjcf.importer import import_read
 from ..mjcf.source import OutsideFolder
 from ..urdf.importer import ImportReport
-from .urdf_dialogs import export_file, import_file
+from .urdf_dialogs import allow_folder, export_file, import_file
 
-__all__ = ["MJCF_FILTER", "allow_folder", "build_menu", "export_mjcf_file", "import_mjcf_file"]
+__all__ = ["MJCF_FILTER", "build_menu", "export_mjcf_file", "import_mjcf_file"]
 
 MJCF_FILTER = "MJCF (*.xml *.mjcf);;All files (*)"
-
-
-def allow_folder(window, exc: OutsideFolder) -> bool:
-    """Ask whether the folder an include needs may be read (the file is then read again)."""
-    QApplication.setOverrideCursor(Qt.CursorShape.ArrowCursor)   # over the reading's wait cursor
-    try:
-        answer = QMessageBox.question(
-            window, "Include outside the model's folder",
-            f"{exc}\n\nAllow reading files below {exc.folder} for this import?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-    finally:
-        QApplication.restoreOverrideCursor()
-    return answer == QMessageBox.StandardButton.Yes
 
 
 def import_mjcf_file(window, path=None, options: dict | None = None, allow_roots=()) -> ImportReport | None:
@@ -45,7 +29,7 @@ def import_mjcf_file(window, path=None, options: dict | None = None, allow_roots
             try:
                 return read_mjcf(chosen_path, roots)
             except OutsideFolder as exc:
-                if exc.folder in roots or not allow_folder(window, exc):
+                if exc.folder in roots or not allow_folder(window, str(exc), exc.folder):
                     raise
                 roots.append(exc.folder)
 
