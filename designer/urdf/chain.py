@@ -113,6 +113,8 @@ def choose_tip(tree: UrdfTree, base: str, ends: list[str] | None = None) -> TipC
     before = moving_count(tree, shared)
     named = sorted(top)
     ends_text = ", ".join(repr(t) for t in named[:4]) + (", ..." if len(named) > 4 else "")
+    if before == longest:   # the ends hang by fixed joints only (a flange and a tool frame): part of that link
+        return TipChoice(parting, longest=longest, to=named[0])
     if before >= longest - before:
         return TipChoice(parting, longest=longest, to=named[0],
                          note=f"the arm ends at {parting!r}, where {len(top)} equally long chains of moving joints "
