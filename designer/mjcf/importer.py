@@ -75,7 +75,7 @@ def _bounded(report: ImportReport, tree, mj) -> list[str]:
     moving = set(chain.joints)
     locked = set(chain.locked)
     bodies = {link for links in chain.bodies for link in links}
-    link = chain.base
+    link: str | None = chain.base
     while link is not None:   # the base and what it hangs from place the arm
         bodies.add(link)
         j = tree.parent_joint.get(link)

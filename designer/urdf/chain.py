@@ -139,9 +139,10 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
             raise UrdfError(f"no link named {name!r} for the {what} (links: " +
                             ", ".join(list(tree.inertials)[:10]) + (", ..." if len(tree.inertials) > 10 else "") + ")")
     choice = choose_tip(tree, base)
-    if tip is None and choice.tip is None:
-        raise UrdfError(choice.refusal)
-    tip = tip or choice.tip
+    if tip is None:
+        if choice.tip is None:
+            raise UrdfError(choice.refusal)
+        tip = choice.tip
     notes = [choice.note] if choice.note and tip == choice.tip else []
     path = tree.path(base, tip)
     if path is None:
