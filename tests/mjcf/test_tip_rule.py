@@ -69,6 +69,15 @@ def test_panda_fingers_locked_and_lumped_and_named():
     check_against_mujoco(path, report)
 
 
+def test_menagerie_wx250s_is_its_six_joints_as_its_urdf():
+    path = FILES / "wx250s.xml"
+    report = import_mjcf(path)
+    assert report.chain.joints == arm_by_rule(moving_paths(path)) == ["waist", "shoulder", "elbow", "forearm_roll",
+                                                                      "wrist_angle", "wrist_rotate"]
+    assert set(report.chain.locked) == {"left_finger", "right_finger"} and report.chain.tip == "wx250s/gripper_link"
+    check_against_mujoco(path, report)
+
+
 def test_fetch_arm_below_its_mobile_base(capsys):
     path = FILES / "fetch.xml"
     # from the world, the base's slides are the arm's first joints: their damping 1e11 would be imported
