@@ -82,17 +82,23 @@ def _bounded(report: ImportReport, tree, mj) -> list[str]:
         link = tree.joints[j].parent if j is not None else None
     left: dict[str, list[str]] = {}
     for kind, name, what, values in out_of_range(mj):
-        taken = (name in bodies) if kind == "body" else \
-            (name in moving or (name in locked and what in LOCKED_QUANTITIES))
+        if kind == "body":
+            taken = name in bodies
+        elif kind == "actuator":   # an actuator of an arm's joint gives its gear and torque limit
+            taken = name in moving
+        else:
+            taken = name in moving or (name in locked and what in LOCKED_QUANTITIES)
         if taken:
             hint = ""
             if kind == "joint" and name in moving:   # a mobile base's slides: start the arm below them
                 import mujoco
                 body = mj.body(int(mj.jnt_bodyid[mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, name)])).name
                 hint = f"; to leave the joint out, start the arm below it: --base {body}"
-            raise UrdfError(f"{kind} {name!r}: {what} = {values} is larger than {MAX_VALUE:g} in size "
+            where = f"the actuator of joint {name!r}" if kind == "actuator" else f"{kind} {name!r}"
+            raise UrdfError(f"{where}: {what} = {values} is larger than {MAX_VALUE:g} in size "
                             f"(the import takes it{hint})")
-        left.setdefault(f"{what} of {kind}", []).append(name)
+        left.setdefault(f"{what} of the actuator of joint" if kind == "actuator" else f"{what} of {kind}",
+                        []).append(name)
     if not left:
         return []
     parts = []

@@ -99,7 +99,9 @@ _TEXT_ATTRIBUTES = {"name", "class", "childclass", "file", "model", "joint", "jo
 #: does not take may hold anything finite (Fetch's base slides have damping 1e11, its arm never uses them)
 _BOUNDED_LATER = {"joint": {"damping", "stiffness", "armature", "frictionloss", "range", "springref", "ref",
                             "actuatorfrcrange", "margin"},
-                  "inertial": {"mass", "diaginertia", "fullinertia"}, "geom": {"mass", "density"}}
+                  "inertial": {"mass", "diaginertia", "fullinertia"}, "geom": {"mass", "density"},
+                  **{tag: {"gear", "forcerange", "ctrlrange", "gainprm"} for tag in
+                     ("motor", "general", "position", "velocity", "intvelocity", "damper", "cylinder")}}
 
 
 def _check_numbers(root, where: str) -> None:
@@ -231,12 +233,20 @@ def _check_finite(model, source: str, names: list[str], joint_names: list[str]) 
 
 def out_of_range(model) -> list[tuple[str, str, str, str]]:
     """(kind, name, what, values) of every number of the compiled model beyond :data:`MAX_VALUE` in size,
-    kind "body" or "joint": the import refuses those it takes and reports the rest."""
+    kind "body", "joint" or "actuator" (an actuator's name is the joint it drives, or its own name when it
+    drives no joint): the import refuses those it takes and reports the rest."""
+    import mujoco
     per_body, per_joint = _quantities(model)
+    per_actuator = {"gear": model.actuator_gear[:, :1], "forcerange": model.actuator_forcerange,
+                    "ctrlrange": model.actuator_ctrlrange, "gain": model.actuator_gainprm[:, :1]}
     names = [model.body(b).name or f"body{b}" for b in range(model.nbody)]
     joint_names = [model.joint(j).name or f"joint{j}" for j in range(model.njnt)]
+    driven = [joint_names[int(model.actuator_trnid[a, 0])]
+              if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT else (model.actuator(a).name or f"actuator{a}")
+              for a in range(model.nu)]
     out = []
-    for table, labels, kind in ((per_body, names, "body"), (per_joint, joint_names, "joint")):
+    for table, labels, kind in ((per_body, names, "body"), (per_joint, joint_names, "joint"),
+                                (per_actuator, driven, "actuator")):
         for what, values in table.items():
             for k in np.flatnonzero(~np.all(np.abs(values) <= MAX_VALUE, axis=1)):
                 out.append((kind, labels[int(k)], what, " ".join(f"{v:g}" for v in values[int(k)])))

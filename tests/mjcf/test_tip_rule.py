@@ -108,21 +108,24 @@ ARM = """<mujoco model="a"><compiler angle="radian"/>{include}<worldbody>
         <inertial mass="0.1" pos="0 0 0" diaginertia="0.001 0.001 0.001"/></body>
     </body>
   </body>
-</worldbody></mujoco>"""
+</worldbody><actuator>{act}</actuator></mujoco>"""
 
 
-def arm(tmp_path, name="a.xml", include="", table="5", d1="0.1", m1="0.1", df="1"):
+def arm(tmp_path, name="a.xml", include="", table="5", d1="0.1", m1="0.1", df="1", act=""):
     path = tmp_path / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(ARM.format(include=include, table=table, d1=d1, m1=m1, df=df))
+    path.write_text(ARM.format(include=include, table=table, d1=d1, m1=m1, df=df, act=act))
     return path
 
 
 def test_large_numbers_refused_where_imported_reported_elsewhere(tmp_path):
-    report = import_mjcf(arm(tmp_path, table="1e12", df="1e11"))
+    report = import_mjcf(arm(tmp_path, table="1e12", df="1e11", act='<motor joint="fj1" gear="2e10"/>'))
     assert report.chain.joints == ["j1", "j2"] and set(report.chain.locked) == {"fj1", "fj2"}
     (line,) = [l for l in report.text().splitlines() if "1e+09" in l]
     assert "damping of joint fj1" in line and "mass of body table" in line
+    assert "gear of the actuator of joint fj1" in line
+    with pytest.raises(MjcfError, match="the actuator of joint 'j2': forcerange = -3e\\+10 3e\\+10 is larger"):
+        import_mjcf(arm(tmp_path, act='<motor joint="j2" forcerange="-3e10 3e10"/>'))
     with pytest.raises(MjcfError, match="joint 'j1': damping = 1e\\+11 is larger than 1e\\+09"):
         import_mjcf(arm(tmp_path, d1="1e11"))
     with pytest.raises(MjcfError, match="body 'f1': mass = 1e\\+10 is larger than 1e\\+09"):   # a locked body
