@@ -122,8 +122,8 @@ def choose_tip(tree: UrdfTree, base: str, ends: list[str] | None = None) -> TipC
                               "lumped in (--tip names another end)")
     return TipChoice(None, longest=longest, to=named[0],
                      refusal=f"the tree below {base!r} holds {len(top)} equally long chains of {longest} moving "
-                             f"joints, parting at {parting!r}, to {ends_text}: name the tip (--tip {named[0]} or "
-                             f"--tip {named[1]})")
+                             f"joint{'s' if longest != 1 else ''}, parting at {parting!r}, to {ends_text}: name the "
+                             f"tip (--tip {named[0]} or --tip {named[1]})")
 
 
 def default_tip(tree: UrdfTree, base: str) -> str | None:

@@ -47,7 +47,7 @@ def test_a_plain_chain_imports(tmp_path):
     (robot(*CHAIN, links=("a", "b", "c", "d", "e")), "separate trees"),
     # two chains of one joint each part at the base: two arms, not fingers
     (robot(CHAIN[0], joint("j2", "revolute", "a", "c"), links=("a", "b", "c")),
-     "equally long chains of 1 moving joints, parting at 'a', to 'b', 'c': name the tip (--tip b or --tip c)"),
+     "equally long chains of 1 moving joint, parting at 'a', to 'b', 'c': name the tip (--tip b or --tip c)"),
     (robot(*CHAIN, bare=("c",)), "link 'c' (moved by joint 'j2')"),
     ('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:macro name="m"/></robot>', "run xacro first"),
     ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "yyyy">]><robot name="r">&x;</robot>', "document type declaration"),
