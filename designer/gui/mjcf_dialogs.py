@@ -27,7 +27,7 @@ def import_mjcf_file(window, path=None, options: dict | None = None, allow_roots
     def read(chosen_path):
         while True:
             try:
-                return read_mjcf(chosen_path, roots)
+                return read_mjcf(chosen_path, allow_roots=roots)
             except OutsideFolder as exc:
                 if exc.folder in roots or not allow_folder(window, str(exc), exc.folder):
                     raise

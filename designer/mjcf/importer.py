@@ -26,10 +26,10 @@ from .source import LOCKED_QUANTITIES, MjcfError, compile_mjcf, out_of_range, tr
 __all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
 
 
-def read_mjcf(path: str | os.PathLike, allow_roots=()):
+def read_mjcf(path: str | os.PathLike, *, allow_roots=()):
     """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file.
     ``allow_roots``: folders besides the file's that its includes may come from."""
-    spec, model = compile_mjcf(path, allow_roots)
+    spec, model = compile_mjcf(path, allow_roots=allow_roots)
     return tree_of(model, spec.modelname or Path(path).stem, str(path)), model
 
 
@@ -38,7 +38,7 @@ def import_mjcf(path: str | os.PathLike, *, base: str | None = None, tip: str | 
                 allow_roots=()) -> ImportReport:
     """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``."""
     start = time.perf_counter()
-    tree, mj = read_mjcf(path, allow_roots)
+    tree, mj = read_mjcf(path, allow_roots=allow_roots)
     report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest)
     report.seconds = time.perf_counter() - start
     return report

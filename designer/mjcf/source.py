@@ -126,7 +126,7 @@ def _check_numbers(root, where: str) -> None:
                                 "be finite" + (f" and of size at most {MAX_VALUE:g}" if bound == MAX_VALUE else ""))
 
 
-def prescan(path: str | os.PathLike, allow_roots=()) -> None:
+def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
     """Refuse what must not reach MuJoCo's parser (module docstring); returns when the file may go.
     ``allow_roots``: folders besides the model's own that includes may come from (``--allow-root``)."""
     path = Path(path)
@@ -165,11 +165,11 @@ def prescan(path: str | os.PathLike, allow_roots=()) -> None:
     visit(path, ())
 
 
-def compile_mjcf(path: str | os.PathLike, allow_roots=()):
+def compile_mjcf(path: str | os.PathLike, *, allow_roots=()):
     """(spec, compiled model) of a pre-scanned file (:func:`prescan`, ``allow_roots`` for its includes);
     MuJoCo's errors as :class:`MjcfError`."""
     import mujoco
-    prescan(path, allow_roots)
+    prescan(path, allow_roots=allow_roots)
     try:
         with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
             warnings.simplefilter("ignore")
