@@ -144,6 +144,9 @@ def test_include_outside_the_folder_needs_allow_root(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "lies outside the model's folder" in err
     assert f"--allow-root {scene.parent}" in err and not (tmp_path / "p.json").exists()
+    assert main(["import", str(path), "--allow-root", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: --allow-root {tmp_path / 'nowhere'}: no such folder\n"
     assert main(["import", str(path), "--allow-root", str(scene.parent), "--out", str(tmp_path / "p.json")]) == 0
     assert (tmp_path / "p.json").is_file()
     # an allowed folder is no door to the rest: what it includes from outside is refused again
