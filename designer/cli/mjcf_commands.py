@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from .common import UserError
-from .urdf_commands import chain_options, export_command, import_urdf_command, urdf_file_options, write_import
+from .urdf_commands import (allowed_roots, chain_options, export_command, import_urdf_command, urdf_file_options,
+                            write_import)
 
 __all__ = ["register"]
 
@@ -14,7 +15,7 @@ def _import_mjcf(args: argparse.Namespace) -> int:
     from ..mjcf import MjcfError, import_mjcf
     try:
         report = import_mjcf(args.file, base=args.base, tip=args.tip, convention=args.convention,
-                             drop_rest=args.drop_rest)
+                             drop_rest=args.drop_rest, allow_roots=allowed_roots(args))
     except MjcfError as exc:
         raise UserError(str(exc)) from None
     return write_import(report, args.out)

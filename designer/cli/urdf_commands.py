@@ -10,7 +10,8 @@ from ..project import ProjectError, save_project
 from ..project.io import dumps_project
 from .common import UserError, load_model, write_output
 
-__all__ = ["chain_options", "export_command", "import_urdf_command", "register", "urdf_file_options", "write_import"]
+__all__ = ["allowed_roots", "chain_options", "export_command", "import_urdf_command", "register", "urdf_file_options",
+           "write_import"]
 
 
 def import_urdf_command(args: argparse.Namespace) -> int:
@@ -22,12 +23,22 @@ def import_urdf_command(args: argparse.Namespace) -> int:
         # ``import`` of a URDF file may come without the URDF-only options
         paths, named = parse_package_options(getattr(args, "package_path", None) or [])
         options = FileOptions(parse_xacro_args(getattr(args, "xacro_arg", None) or []), paths, named,
-                              getattr(args, "density", None))
+                              getattr(args, "density", None), allowed_roots(args))
         report = import_file(args.urdf, options, base=args.base, tip=args.tip, convention=args.convention,
                              drop_rest=args.drop_rest, massless=args.massless)
     except UrdfError as exc:
         raise UserError(str(exc)) from None
     return write_import(report, args.out)
+
+
+def allowed_roots(args: argparse.Namespace) -> list[str]:
+    """The folders of ``--allow-root``, each an existing folder (else one line naming it)."""
+    from pathlib import Path
+    roots = list(getattr(args, "allow_root", None) or [])
+    for root in roots:
+        if not Path(root).is_dir():
+            raise UserError(f"--allow-root {root}: no such folder")
+    return roots
 
 
 def write_import(report, out: str | None) -> int:
@@ -74,6 +85,9 @@ def chain_options(p: argparse.ArgumentParser, what: str) -> None:
                    help="leave out what hangs behind movable joints off the chain (default: lock them at zero "
                         "and lump)")
     p.add_argument("--out", help="the project file to write (default: standard output)")
+    p.add_argument("--allow-root", action="append", metavar="DIR", default=[],
+                   help="a folder outside the file's own that its includes may be read from (repeatable; "
+                        "MJCF <include>, xacro includes)")
 
 
 def urdf_file_options(p: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ kept. Export writes the project as URDF; a symbol without a value is named in th
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,8 +29,8 @@ from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 from .closed_gate import refusal
 from .folders import remember_folder, safe_file_name
 
-__all__ = ["ImportDialog", "build_menu", "export_file", "import_file", "import_urdf_file", "export_urdf_file",
-           "URDF_FILTER"]
+__all__ = ["ImportDialog", "allow_folder", "build_menu", "outside_folder", "export_file", "import_file",
+           "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
 
 URDF_FILTER = "URDF or xacro (*.urdf *.xml *.xacro);;All files (*)"
 
@@ -125,6 +126,30 @@ class ImportDialog(QDialog):
 def _refuse(window, title: str, message: str) -> None:
     QMessageBox.critical(window, title, message)
     window.show_message(message)
+
+
+#: how the xacro reader names an include outside the folders it may read (designer/urdf/xacro_worker.py)
+_OUTSIDE = re.compile(r"(/[^:\n]*): outside the file's folder")
+
+
+def outside_folder(message: str) -> Path | None:
+    """The folder a refused include lies in, from a xacro refusal ("PATH: outside the file's folder ..."),
+    else None."""
+    match = _OUTSIDE.search(message)
+    return Path(match.group(1)).resolve().parent if match else None
+
+
+def allow_folder(window, message: str, folder: Path) -> bool:
+    """Ask whether ``folder``, outside the file's own, may be read for this import (``--allow-root``)."""
+    QApplication.setOverrideCursor(Qt.CursorShape.ArrowCursor)   # over the reading's wait cursor
+    try:
+        answer = QMessageBox.question(
+            window, "Include outside the file's folder",
+            f"{message}\n\nAllow reading files below {folder} for this import?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+    finally:
+        QApplication.restoreOverrideCursor()
+    return answer == QMessageBox.StandardButton.Yes
 
 
 def ask_file_options(window, path, previous: FileOptions | None = None) -> FileOptions | None:
@@ -233,7 +258,18 @@ def import_urdf_file(window, path=None, options: dict | None = None,
         except UrdfError as exc:
             raise UrdfError(f"{source}: {exc}") from None
 
-    return import_file(window, "URDF", URDF_FILTER, lambda p: read_any(p, given), make, path, options, ask)
+    def read(chosen_path) -> UrdfTree:
+        nonlocal given
+        while True:
+            try:
+                return read_any(chosen_path, given)
+            except UrdfError as exc:   # a xacro include outside the folder: ask, then read again
+                folder = outside_folder(str(exc))
+                if folder is None or str(folder) in given.allow_roots or not allow_folder(window, str(exc), folder):
+                    raise
+                given = replace(given, allow_roots=[*given.allow_roots, str(folder)])
+
+    return import_file(window, "URDF", URDF_FILTER, read, make, path, options, ask)
 
 
 def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=None) -> bool:

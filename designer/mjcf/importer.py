@@ -20,23 +20,25 @@ from ..model.manipulator import Convention
 from ..numeric.recursive import gravity_torque, mass_matrix
 from ..urdf.check import CHECK_POSES, CHECK_TOL, relative_worst
 from ..urdf.importer import ImportReport, import_tree
-from ..urdf.source import UrdfError
-from .source import MjcfError, compile_mjcf, tree_of, with_site
+from ..urdf.source import MAX_VALUE, UrdfError
+from .source import LOCKED_QUANTITIES, MjcfError, compile_mjcf, out_of_range, tree_of, with_site
 
 __all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
 
 
-def read_mjcf(path: str | os.PathLike):
-    """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file."""
-    spec, model = compile_mjcf(path)
+def read_mjcf(path: str | os.PathLike, *, allow_roots=()):
+    """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file.
+    ``allow_roots``: folders besides the file's that its includes may come from."""
+    spec, model = compile_mjcf(path, allow_roots=allow_roots)
     return tree_of(model, spec.modelname or Path(path).stem, str(path)), model
 
 
 def import_mjcf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
-                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False) -> ImportReport:
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
+                allow_roots=()) -> ImportReport:
     """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``."""
     start = time.perf_counter()
-    tree, mj = read_mjcf(path)
+    tree, mj = read_mjcf(path, allow_roots=allow_roots)
     report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest)
     report.seconds = time.perf_counter() - start
     return report
@@ -54,6 +56,7 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
                              massless=True, source=source, gravity=_vector(mj.opt.gravity))
+        ignored = _bounded(report, tree, mj)
         against = check_against_mujoco(report, mj, CHECK_TOL + 10 * report.moved)
     except UrdfError as exc:
         raise MjcfError(f"{source}: {exc}") from None
@@ -61,7 +64,48 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
     report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file" if report.model.is_serial \
         else "MuJoCo's model of the file (the tree's M and G; the loops: the closure)"
     report.warnings += _not_imported(report, mj)
+    report.notes += ignored
     return report
+
+
+def _bounded(report: ImportReport, tree, mj) -> list[str]:
+    """Refuse a number beyond :data:`MAX_VALUE` that the import takes (a moving joint's data, a locked
+    joint's frame, a body of the arm or above its base); a note summarising those it leaves aside."""
+    chain = report.chain
+    moving = set(chain.joints)
+    locked = set(chain.locked)
+    bodies = {link for links in chain.bodies for link in links}
+    link: str | None = chain.base
+    while link is not None:   # the base and what it hangs from place the arm
+        bodies.add(link)
+        j = tree.parent_joint.get(link)
+        link = tree.joints[j].parent if j is not None else None
+    left: dict[str, list[str]] = {}
+    for kind, name, what, values in out_of_range(mj):
+        if kind == "body":
+            taken = name in bodies
+        elif kind == "actuator":   # an actuator of an arm's joint gives its gear and torque limit
+            taken = name in moving
+        else:
+            taken = name in moving or (name in locked and what in LOCKED_QUANTITIES)
+        if taken:
+            hint = ""
+            if kind == "joint" and name in moving:   # a mobile base's slides: start the arm below them
+                import mujoco
+                body = mj.body(int(mj.jnt_bodyid[mujoco.mj_name2id(mj, mujoco.mjtObj.mjOBJ_JOINT, name)])).name
+                hint = f"; to leave the joint out, start the arm below it: --base {body}"
+            where = f"the actuator of joint {name!r}" if kind == "actuator" else f"{kind} {name!r}"
+            raise UrdfError(f"{where}: {what} = {values} is larger than {MAX_VALUE:g} in size "
+                            f"(the import takes it{hint})")
+        left.setdefault(f"{what} of the actuator of joint" if kind == "actuator" else f"{what} of {kind}",
+                        []).append(name)
+    if not left:
+        return []
+    parts = []
+    for what, names in left.items():
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        parts.append(f"{what} {shown}")
+    return [f"beyond {MAX_VALUE:g} in size and not imported (not on the arm): " + "; ".join(parts)]
 
 
 def _not_imported(report: ImportReport, mj) -> list[str]:

@@ -3,7 +3,8 @@
 The file is untrusted. Before MuJoCo sees it, every file of the model (the file and its
 ``<include>``s) is pre-scanned with lxml (no entities resolved, no network, no DTD): a document type
 declaration, a file above :data:`MAX_MJCF_BYTES` (all files together too), an include outside the
-file's folder, an include loop or more than :data:`MAX_INCLUDES` includes are refused with a message.
+file's folder (and the folders allowed with ``--allow-root``), an include loop or more than
+:data:`MAX_INCLUDES` includes are refused with a message.
 MuJoCo then parses and compiles it (``MjSpec.from_file``): default classes, childclass, the
 compiler's angle unit and every frame form (pos/quat/euler/axisangle/xyaxes/zaxis) and inertias
 computed from geoms are MuJoCo's own. The compiled model gives body frames, joints, inertias,
@@ -30,8 +31,8 @@ from ..errors import DesignerError
 # MAX_VALUE: one bound for every imported number
 from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
 
-__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "compile_mjcf", "file_format", "prescan", "tree_of",
-           "with_site"]
+__all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "OutsideFolder", "compile_mjcf", "file_format",
+           "out_of_range", "prescan", "tree_of", "with_site"]
 
 MAX_MJCF_BYTES = 20_000_000
 MAX_INCLUDES = 100
@@ -39,6 +40,15 @@ MAX_INCLUDES = 100
 
 class MjcfError(DesignerError):
     """An MJCF file that cannot be imported; the message names the file and the body or joint."""
+
+
+class OutsideFolder(MjcfError):
+    """An include outside the model's folder and the folders allowed (``--allow-root``); ``folder``: the
+    folder that would have to be allowed."""
+
+    def __init__(self, message: str, folder: Path):
+        super().__init__(message)
+        self.folder = folder
 
 
 def _read(path: Path, budget: int, where: str) -> bytes:
@@ -84,12 +94,24 @@ _TEXT_ATTRIBUTES = {"name", "class", "childclass", "file", "model", "joint", "jo
                     "body2", "tendon", "site", "target", "mesh", "material", "texture", "hfield", "content_type"}
 
 
+#: physical quantities of a joint or a body that may exceed :data:`MAX_VALUE` in the file: they are bounded
+#: after MuJoCo compiled the model, for the joints and bodies the import takes (:func:`out_of_range`); those it
+#: does not take may hold anything finite (Fetch's base slides have damping 1e11, its arm never uses them)
+_BOUNDED_LATER = {"joint": {"damping", "stiffness", "armature", "frictionloss", "range", "springref", "ref",
+                            "actuatorfrcrange", "margin"},
+                  "inertial": {"mass", "diaginertia", "fullinertia"}, "geom": {"mass", "density"},
+                  **{tag: {"gear", "forcerange", "ctrlrange", "gainprm"} for tag in
+                     ("motor", "general", "position", "velocity", "intvelocity", "damper", "cylinder")}}
+
+
 def _check_numbers(root, where: str) -> None:
-    """Every attribute made of numbers holds finite ones of size at most :data:`MAX_VALUE`: NaN, inf
-    and 1e308 are refused here, naming the element, before MuJoCo turns them into a model."""
+    """Every attribute made of numbers holds finite ones of size at most :data:`MAX_VALUE` (but for
+    :data:`_BOUNDED_LATER`: finite): NaN, inf and 1e308 are refused here, naming the element, before
+    MuJoCo turns them into a model."""
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
+        later = _BOUNDED_LATER.get(el.tag, set())
         for attr, text in el.attrib.items():
             if attr in _TEXT_ATTRIBUTES:
                 continue
@@ -97,16 +119,19 @@ def _check_numbers(root, where: str) -> None:
                 values = [float(v) for v in text.split()]
             except ValueError:
                 continue   # words (names, keywords): MuJoCo says what it thinks of them
-            if values and not all(math.isfinite(v) and abs(v) <= MAX_VALUE for v in values):
+            bound = math.inf if attr in later else MAX_VALUE
+            if values and not all(math.isfinite(v) and abs(v) <= bound for v in values):
                 label = f"<{el.tag}" + (f" name=\"{el.get('name')}\"" if el.get("name") else "") + ">"
                 raise MjcfError(f"{where}: line {el.sourceline}: {label} {attr}=\"{text[:40]}\": every number must "
-                                f"be finite and of size at most {MAX_VALUE:g}")
+                                "be finite" + (f" and of size at most {MAX_VALUE:g}" if bound == MAX_VALUE else ""))
 
 
-def prescan(path: str | os.PathLike) -> None:
-    """Refuse what must not reach MuJoCo's parser (module docstring); returns when the file may go."""
+def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
+    """Refuse what must not reach MuJoCo's parser (module docstring); returns when the file may go.
+    ``allow_roots``: folders besides the model's own that includes may come from (``--allow-root``)."""
     path = Path(path)
     folder = path.resolve().parent
+    roots = [folder, *(Path(r).resolve() for r in allow_roots)]
     budget = MAX_MJCF_BYTES
     count = 0
 
@@ -125,9 +150,10 @@ def prescan(path: str | os.PathLike) -> None:
                 raise MjcfError(f"{where}: line {el.sourceline}: an <include> without a file attribute")
             # MuJoCo reads an include's path relative to the main file's folder
             target = (folder / name).resolve()
-            if not target.is_relative_to(folder):
-                raise MjcfError(f"{where}: line {el.sourceline}: <include file=\"{name}\"> lies outside the "
-                                f"model's folder {folder}; refused")
+            if not any(target.is_relative_to(root) for root in roots):
+                raise OutsideFolder(f"{where}: line {el.sourceline}: <include file=\"{name}\"> lies outside the "
+                                    f"model's folder {folder}" + (" and the folders allowed" if allow_roots else "") +
+                                    f"; refused (to read it: --allow-root {target.parent})", target.parent)
             if target in stack or target == file.resolve():
                 raise MjcfError(f"{where}: line {el.sourceline}: <include file=\"{name}\"> includes a file that "
                                 "includes it (an include loop)")
@@ -139,10 +165,11 @@ def prescan(path: str | os.PathLike) -> None:
     visit(path, ())
 
 
-def compile_mjcf(path: str | os.PathLike):
-    """(spec, compiled model) of a pre-scanned file; MuJoCo's errors as :class:`MjcfError`."""
+def compile_mjcf(path: str | os.PathLike, *, allow_roots=()):
+    """(spec, compiled model) of a pre-scanned file (:func:`prescan`, ``allow_roots`` for its includes);
+    MuJoCo's errors as :class:`MjcfError`."""
     import mujoco
-    prescan(path)
+    prescan(path, allow_roots=allow_roots)
     try:
         with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
             warnings.simplefilter("ignore")
@@ -176,21 +203,54 @@ def _turn(axis: np.ndarray, angle: float) -> np.ndarray:
     return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
 
 
-def _check_range(model, source: str, names: list[str], joint_names: list[str]) -> None:
-    """Every number the import uses is finite and below :data:`MAX_VALUE` in size, named where it is not."""
+def _quantities(model) -> tuple[dict, dict]:
+    """The numbers the import may take from the compiled model: per body and per joint, {what: rows}."""
     per_body = {"pos": model.body_pos, "quat": model.body_quat, "mass": model.body_mass[:, None],
                 "inertial pos": model.body_ipos, "inertial quat": model.body_iquat, "inertia": model.body_inertia}
     per_joint = {"pos": model.jnt_pos, "axis": model.jnt_axis, "range": model.jnt_range,
                  "armature": model.dof_armature[model.jnt_dofadr][:, None],
                  "damping": model.dof_damping[model.jnt_dofadr][:, None],
                  "frictionloss": model.dof_frictionloss[model.jnt_dofadr][:, None]}
+    return per_body, per_joint
+
+
+#: what of a joint the import takes when it only locks the joint (its frame), not when it moves on the arm
+LOCKED_QUANTITIES = ("pos", "axis")
+
+
+def _check_finite(model, source: str, names: list[str], joint_names: list[str]) -> None:
+    """Every number the import may use is finite (MuJoCo computed it: an inertia from a geom of size 1e300
+    is inf), named where it is not; their size is bounded for what is imported (:func:`out_of_range`)."""
+    per_body, per_joint = _quantities(model)
     for table, labels, kind in ((per_body, names, "body"), (per_joint, joint_names, "joint")):
         for what, values in table.items():
-            bad = ~np.all(np.isfinite(values) & (np.abs(values) <= MAX_VALUE), axis=1)
+            bad = ~np.all(np.isfinite(values), axis=1)
             if bad.any():
                 k = int(np.argmax(bad))
                 raise MjcfError(f"{source}: {kind} {labels[k]!r}: {what} = {' '.join(f'{v:g}' for v in values[k])} "
-                                f"is not a finite number of size at most {MAX_VALUE:g}")
+                                "is not a finite number")
+
+
+def out_of_range(model) -> list[tuple[str, str, str, str]]:
+    """(kind, name, what, values) of every number of the compiled model beyond :data:`MAX_VALUE` in size,
+    kind "body", "joint" or "actuator" (an actuator's name is the joint it drives, or its own name when it
+    drives no joint): the import refuses those it takes and reports the rest."""
+    import mujoco
+    per_body, per_joint = _quantities(model)
+    per_actuator = {"gear": model.actuator_gear[:, :1], "forcerange": model.actuator_forcerange,
+                    "ctrlrange": model.actuator_ctrlrange, "gain": model.actuator_gainprm[:, :1]}
+    names = [model.body(b).name or f"body{b}" for b in range(model.nbody)]
+    joint_names = [model.joint(j).name or f"joint{j}" for j in range(model.njnt)]
+    driven = [joint_names[int(model.actuator_trnid[a, 0])]
+              if model.actuator_trntype[a] == mujoco.mjtTrn.mjTRN_JOINT else (model.actuator(a).name or f"actuator{a}")
+              for a in range(model.nu)]
+    out = []
+    for table, labels, kind in ((per_body, names, "body"), (per_joint, joint_names, "joint"),
+                                (per_actuator, driven, "actuator")):
+        for what, values in table.items():
+            for k in np.flatnonzero(~np.all(np.abs(values) <= MAX_VALUE, axis=1)):
+                out.append((kind, labels[int(k)], what, " ".join(f"{v:g}" for v in values[int(k)])))
+    return out
 
 
 def _actuation(model) -> dict[int, tuple[float, float | None]]:
@@ -222,7 +282,7 @@ def tree_of(model, name: str, source: str) -> UrdfTree:
     import mujoco
     names = [model.body(b).name or f"body{b}" for b in range(model.nbody)]
     joint_names = [model.joint(j).name or f"joint{j}" for j in range(model.njnt)]
-    _check_range(model, source, names, joint_names)
+    _check_finite(model, source, names, joint_names)
     actuation = _actuation(model)
     for j, (_, limit) in list(actuation.items()):
         if model.jnt_actfrclimited[j]:   # a joint's own actuatorfrcrange bounds the sum of its actuators

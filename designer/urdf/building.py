@@ -40,15 +40,25 @@ class ImportReport:
     moved: float = 0.0              # the sum of the angles (rad) the import changed
     checked_by: str = "the file's own kinematic tree"
 
+    def locked_text(self) -> str:
+        """The joints locked at zero, each with the DH link its branch is lumped into."""
+        into: dict[str, list[str]] = {}
+        for j in self.chain.locked:
+            k = self.chain.locked_into.get(j)
+            name = self.model.links[k].name if k is not None and k < len(self.model.links) else ""
+            into.setdefault(name or "", []).append(j)
+        return "; ".join((f"{', '.join(js)} into {name}" if name else ", ".join(js)) for name, js in into.items())
+
     def text(self) -> str:
         c = self.chain
         lines = [f"imported {self.source}: {len(c.joints)} joints from {c.base!r} to {c.tip!r} "
                  f"({self.model.convention.value} DH) in {self.seconds:.2f} s"]
+        lines += ["  " + n for n in c.notes]
         for name, parts in self.lumped.items():
             if parts:
                 lines.append(f"  lumped into {name}: " + ", ".join(parts))
         if c.locked:
-            lines.append("  locked at zero (and lumped): " + ", ".join(c.locked))
+            lines.append("  locked at zero (and lumped): " + self.locked_text())
         if c.dropped:
             lines.append("  dropped: " + ", ".join(c.dropped))
         if c.fixed_to_base:

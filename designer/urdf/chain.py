@@ -1,7 +1,9 @@
 """Choosing the serial chain in a URDF tree and sorting every other link into a body or out.
 
 The chain is the path of joints from the base link down to the tip link; each movable joint
-on it starts a body. A link off the path belongs to the body of the path link it hangs from:
+on it starts a body. The tip, unless named, follows one rule for URDF and MJCF (:func:`choose_tip`):
+the arm is the longest chain of moving joints from the base; equally long chains that part near
+the end (fingers) end the arm where they part. A link off the path belongs to the body of the path link it hangs from:
 joined by fixed joints it is lumped in; behind a movable joint off the path it is locked at
 that joint's zero and lumped in (as Pinocchio's buildReducedModel), or dropped on request.
 Links fixed to the base before the first movable joint do not move and are left out.
@@ -16,7 +18,8 @@ import numpy as np
 from ..project.io import MAX_LINKS
 from .source import MULTI_DOF, UrdfError, UrdfTree
 
-__all__ = ["Chain", "chain_ends", "default_tip", "select_chain", "world_poses"]
+__all__ = ["Chain", "TipChoice", "chain_ends", "choose_tip", "default_tip", "moving_count", "select_chain",
+           "world_poses"]
 
 
 @dataclass
@@ -29,6 +32,8 @@ class Chain:
     dropped: list[str] = field(default_factory=list)  # links left out with --drop-rest
     fixed_to_base: list[str] = field(default_factory=list)
     parents: list[int] = field(default_factory=list)   # a closed chain's: each body's parent (-1 the base)
+    notes: list[str] = field(default_factory=list)     # how the tip was chosen, when the report must say it
+    locked_into: dict[str, int] = field(default_factory=dict)   # locked joint -> the body it is lumped into
 
 
 def world_poses(tree: UrdfTree, values: dict[str, float] | None = None) -> dict[str, np.ndarray]:
@@ -66,34 +71,64 @@ def chain_ends(tree: UrdfTree, base: str) -> list[str]:
     return moving or leaves
 
 
+def moving_count(tree: UrdfTree, joints) -> int:
+    """The joints of ``joints`` that move (a mimic joint too: a finger following the other finger still
+    makes its chain as long as the other's)."""
+    return sum(tree.joints[j].movable for j in joints)
+
+
+@dataclass
+class TipChoice:
+    """The arm's end below a base by the one rule (:func:`choose_tip`), or why there is none."""
+
+    tip: str | None
+    note: str = ""       # for the report: the arm ends where equally long chains part
+    refusal: str = ""    # one line: why no tip is chosen (name it with --tip)
+    longest: int = 0     # moving joints of the longest chain below the base
+    to: str = ""         # an end of a longest chain
+
+
+def choose_tip(tree: UrdfTree, base: str, ends: list[str] | None = None) -> TipChoice:
+    """The arm is the longest chain of moving joints from ``base`` (among ``ends``, by default every
+    leaf below it): the end of the only longest chain; when several are equally long, the link where
+    they part if no more moving joints follow the parting than come before it (a hand's fingers, a
+    gripper and its propeller: they are locked at zero and lumped into it), else none (two arms).
+    Links hanging by fixed joints only are part of the link they hang from and never compete."""
+    leaves = list(ends) if ends is not None else tree.leaves(base)
+    if not leaves:
+        return TipChoice(None, refusal=f"nothing hangs below {base!r}")
+    paths = {leaf: tree.path(base, leaf) or [] for leaf in leaves}
+    count = {leaf: moving_count(tree, paths[leaf]) for leaf in leaves}
+    longest = max(count.values())
+    top = [leaf for leaf in leaves if count[leaf] == longest]
+    if len(top) == 1 or longest == 0:
+        # no moving joint at all: the only end, else the base itself (select_chain says there is nothing to move)
+        tip = top[0] if len(top) == 1 else base
+        return TipChoice(tip, longest=longest, to=top[0])
+    common = 0
+    while all(len(paths[l]) > common for l in top) and len({paths[l][common] for l in top}) == 1:
+        common += 1
+    shared = paths[top[0]][:common]
+    parting = tree.joints[shared[-1]].child if shared else base
+    before = moving_count(tree, shared)
+    named = sorted(top)
+    ends_text = ", ".join(repr(t) for t in named[:4]) + (", ..." if len(named) > 4 else "")
+    if before == longest:   # the ends hang by fixed joints only (a flange and a tool frame): part of that link
+        return TipChoice(parting, longest=longest, to=named[0])
+    if before >= longest - before:
+        return TipChoice(parting, longest=longest, to=named[0],
+                         note=f"the arm ends at {parting!r}, where {len(top)} equally long chains of moving joints "
+                              f"part (to {ends_text}, {longest - before} joint(s) beyond it each): locked at zero and "
+                              "lumped in (--tip names another end)")
+    return TipChoice(None, longest=longest, to=named[0],
+                     refusal=f"the tree below {base!r} holds {len(top)} equally long chains of {longest} moving "
+                             f"joint{'s' if longest != 1 else ''}, parting at {parting!r}, to {ends_text}: name the "
+                             f"tip (--tip {named[0]} or --tip {named[1]})")
+
+
 def default_tip(tree: UrdfTree, base: str) -> str | None:
-    """The only end, else the link where the branches part when the chain up to it moves; else None."""
-    leaves = chain_ends(tree, base)
-    if len(leaves) == 1:
-        return leaves[0]
-    paths = [tree.path(base, leaf) or [] for leaf in leaves]
-    common = 0
-    while all(len(p) > common for p in paths) and len({p[common] for p in paths}) == 1:
-        common += 1
-    shared = paths[0][:common]
-    if shared and any(tree.joints[j].movable for j in shared):
-        return tree.joints[shared[-1]].child
-    return None
-
-
-def _default_tip(tree: UrdfTree, base: str) -> str:
-    tip = default_tip(tree, base)
-    if tip is not None:
-        return tip
-    leaves = chain_ends(tree, base)
-    paths = [tree.path(base, leaf) or [] for leaf in leaves]
-    common = 0
-    while all(len(p) > common for p in paths) and len({p[common] for p in paths}) == 1:
-        common += 1
-    branch = tree.joints[paths[0][common - 1]].child if common else base
-    names = ", ".join(sorted(leaves)[:8]) + (", ..." if len(leaves) > 8 else "")
-    raise UrdfError(f"the file holds a tree that branches at link {branch!r}: name the tip link "
-                    f"(--tip; leaves: {names})")
+    """The arm's end below ``base`` by the one rule (:func:`choose_tip`), or None when it names none."""
+    return choose_tip(tree, base).tip
 
 
 def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None,
@@ -103,7 +138,12 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
         if name is not None and name not in tree.inertials:
             raise UrdfError(f"no link named {name!r} for the {what} (links: " +
                             ", ".join(list(tree.inertials)[:10]) + (", ..." if len(tree.inertials) > 10 else "") + ")")
-    tip = tip or _default_tip(tree, base)
+    choice = choose_tip(tree, base)
+    if tip is None:
+        if choice.tip is None:
+            raise UrdfError(choice.refusal)
+        tip = choice.tip
+    notes = [choice.note] if choice.note and tip == choice.tip else []
     path = tree.path(base, tip)
     if path is None:
         raise UrdfError(f"link {tip!r} is not below link {base!r}: the chain from base to tip must be a path "
@@ -121,8 +161,11 @@ def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None
     if len(movable) > MAX_LINKS:   # a project could not be opened again
         raise UrdfError(f"{len(movable)} movable joints between {base!r} and {tip!r}: a project holds at most "
                         f"{MAX_LINKS} (choose a nearer --tip)")
+    if moving_count(tree, path) < choice.longest and not notes:   # never a shorter arm without saying so
+        notes.append(f"the tip {tip!r} ends an arm of {moving_count(tree, path)} moving joint(s); the longest chain "
+                     f"below {base!r} has {choice.longest} (to {choice.to!r})")
     on_path = set(path)
-    chain = Chain(base, tip, movable, [[] for _ in movable])
+    chain = Chain(base, tip, movable, [[] for _ in movable], notes=notes)
     walk_bodies(tree, chain, on_path, drop_rest)
     return chain
 
@@ -166,4 +209,5 @@ def walk_bodies(tree: UrdfTree, chain: Chain, on_path: set[str], drop_rest: bool
                         raise UrdfError(f"joint {j!r} mimics joint {joint.mimic!r} of the chain: it cannot be "
                                         "locked (use --drop-rest to leave its links out)")
                     chain.locked.append(j)
+                    chain.locked_into[j] = owner
             todo.append((joint.child, owner))

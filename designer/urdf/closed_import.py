@@ -143,6 +143,7 @@ def _tip_last(chain: Chain, parents: list[int], n_main: int) -> tuple[Chain, lis
     chain.joints = [chain.joints[k] for k in order]
     chain.bodies = [chain.bodies[k] for k in order]
     chain.parents = [new[parents[k]] if parents[k] >= 0 else -1 for k in order]
+    chain.locked_into = {j: new[k] for j, k in chain.locked_into.items()}
     return chain, chain.parents, [new[k] for k in range(n_main)]
 
 
@@ -182,18 +183,25 @@ def cut_loops(tree: UrdfTree, chain: Chain, frames, poses) -> list[Loop] | str:
     return loops
 
 
-def default_tip(tree: UrdfTree, base: str) -> str:
-    """The end of the arm: of the ends below ``base``, the one whose path holds the fewest mimic
-    joints, then the most movable joints (the bars of a parallelogram end beside the arm)."""
-    from .chain import chain_ends
+def tip_choice(tree: UrdfTree, base: str):
+    """The end of the arm (:class:`.chain.TipChoice`): of the ends below ``base`` those whose path holds
+    the fewest mimic joints (the bars of a parallelogram end beside the arm), then the one rule of
+    :func:`.chain.choose_tip` among them (the longest chain of moving joints; fingers locked)."""
+    from .chain import chain_ends, choose_tip
 
-    def rank(leaf: str):
-        path = [tree.joints[j] for j in tree.path(base, leaf) or []]
-        return (sum(j.mimic is not None for j in path), -sum(j.movable for j in path))
-    ends = sorted(chain_ends(tree, base), key=rank)
-    if len(ends) > 1 and rank(ends[0]) == rank(ends[1]):
-        raise UrdfError(f"the file's tree ends at {ends[0]!r} and {ends[1]!r} alike: name the tip link (--tip)")
-    return ends[0]
+    def mimics(leaf: str) -> int:
+        return sum(tree.joints[j].mimic is not None for j in tree.path(base, leaf) or [])
+    ends = chain_ends(tree, base)
+    fewest = min((mimics(e) for e in ends), default=0)
+    return choose_tip(tree, base, [e for e in ends if mimics(e) == fewest])
+
+
+def default_tip(tree: UrdfTree, base: str) -> str:
+    """The end of the arm by :func:`tip_choice`; a :class:`UrdfError` naming the ends when it names none."""
+    choice = tip_choice(tree, base)
+    if choice.tip is None:
+        raise UrdfError(choice.refusal)
+    return choice.tip
 
 
 def kk_numbers(T: np.ndarray) -> tuple[float, float, tuple[float, float, float, float]]:

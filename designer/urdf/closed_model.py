@@ -48,8 +48,14 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     or why there is none."""
     tree = ci.merge_coaxial_mimics(tree)
     base = base or tree.root
-    tip = tip or ci.default_tip(tree, base)
+    note = ""
+    if tip is None:
+        choice = ci.tip_choice(tree, base)
+        if choice.tip is None:
+            return choice.refusal
+        tip, note = choice.tip, choice.note
     chain, parents, main = ci.mechanism_chain(tree, base, tip, drop_rest)
+    chain.notes += [note] if note else []
     try:
         rel = ci.relations(tree, chain.joints)
     except KeyError as exc:

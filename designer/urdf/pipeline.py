@@ -32,13 +32,15 @@ __all__ = ["FileOptions", "attach_visuals", "import_file", "import_prepared", "r
 
 @dataclass
 class FileOptions:
-    """How to read a file: xacro arguments, package folders (``DIR`` or ``{name: DIR}``), and the
-    density for links without ``<inertial>`` (kg/m^3; None: leave them to ``massless``)."""
+    """How to read a file: xacro arguments, package folders (``DIR`` or ``{name: DIR}``), the
+    density for links without ``<inertial>`` (kg/m^3; None: leave them to ``massless``), and folders
+    outside the file's own that a xacro file may include from (``--allow-root``)."""
 
     xacro_args: dict[str, str] = field(default_factory=dict)
     package_paths: list[str] = field(default_factory=list)
     packages: dict[str, str] = field(default_factory=dict)
     density: float | None = None
+    allow_roots: list[str] = field(default_factory=list)
 
     def resolver(self, path) -> PackageResolver:
         return PackageResolver(path, self.package_paths, self.packages)
@@ -50,7 +52,8 @@ def read_any(path: str | os.PathLike, options: FileOptions | None = None) -> Urd
     if not is_xacro(path):
         return read_urdf(path)
     notes: list[str] = []
-    raw = run_xacro(path, options.xacro_args, options.package_paths, options.packages, notes)
+    # the xacro child reads below the file's folder and the package folders: the folders allowed go with them
+    raw = run_xacro(path, options.xacro_args, [*options.package_paths, *options.allow_roots], options.packages, notes)
     tree = parse_urdf(raw, str(path))
     tree.notes += notes
     return tree

@@ -85,3 +85,36 @@ def test_import_of_an_mjcf_with_connect_loops_opens_the_closed_chain(window, box
     assert window.closed.mechanism is not None
     (report,) = boxes.of("information")
     assert "the file's connects" in report and not boxes.of("critical")
+
+
+@pytest.mark.parametrize("allow", [True, False], ids=["allowed", "refused"])
+def test_an_include_outside_the_folder_asks_for_it(window, boxes, monkeypatch, tmp_path, allow):
+    """MetaWorld's models include ../scene/...: the import names the folder and reads it once allowed."""
+    from PySide6.QtWidgets import QMessageBox
+    before = window.document.model
+    scene = tmp_path / "scene"
+    scene.mkdir()
+    (scene / "basic.xml").write_text('<mujoco><option timestep="0.001"/></mujoco>')
+    path = tmp_path / "models" / "arm.xml"
+    path.parent.mkdir()
+    path.write_text('<mujoco><include file="../scene/basic.xml"/><worldbody><body name="l1">'
+                    '<joint name="j1" axis="0 0 1"/><inertial mass="1" pos="0.1 0 0" diaginertia="1 1 1"/>'
+                    '</body></worldbody></mujoco>')
+    asked: list[str] = []
+
+    def question(parent, title, text, *args, **kwargs):
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes if allow else QMessageBox.StandardButton.No
+    monkeypatch.setattr(QMessageBox, "question", question)
+    open_file_returns(monkeypatch, path)
+    script = ScriptedDialog(monkeypatch, lambda d: None)
+    menu_action(window, "Import MJCF…").trigger()
+    (text,) = asked
+    assert f"Allow reading files below {scene}" in text and "outside the model's folder" in text
+    if allow:
+        assert len(script.seen) == 1 and len(window.document.model.links) == 1
+        assert boxes.of("information") and not boxes.of("critical")
+    else:   # refused as without the question, nothing read, the project on screen kept
+        assert not script.seen and window.document.model is before
+        (error,) = boxes.of("critical")
+        assert "--allow-root" in error

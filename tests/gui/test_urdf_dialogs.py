@@ -289,3 +289,25 @@ def test_import_of_a_mimic_loop_file_opens_the_closed_chain(window, boxes, monke
     assert window.closed.mechanism is not None and not window.closed.problem   # posed by the closure
     (report,) = boxes.of("information")
     assert "revolute cut joint" in report and not boxes.of("critical")
+
+
+def test_a_xacro_include_outside_the_folder_asks_for_it(window, boxes, monkeypatch, tmp_path):
+    """The xacro file includes ../common/parts.xacro: the import names that folder, reads it once allowed."""
+    pytest.importorskip("xacro")
+    from PySide6.QtWidgets import QMessageBox
+
+    from designer.urdf.pipeline import FileOptions
+    from tests.urdf.test_allow_root import write
+    path = write(tmp_path)
+    asked: list[str] = []
+
+    def question(parent, title, text, *args, **kwargs):
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+    monkeypatch.setattr(QMessageBox, "question", question)
+    open_file_returns(monkeypatch, path)
+    ScriptedDialog(monkeypatch, lambda d: None)
+    report = urdf_dialogs.import_urdf_file(window, file_options=FileOptions())
+    (text,) = asked
+    assert f"Allow reading files below {tmp_path / 'common'}" in text
+    assert report is not None and report.chain.joints == ["j1"] and not boxes.of("critical")

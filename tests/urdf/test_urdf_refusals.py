@@ -45,7 +45,9 @@ def test_a_plain_chain_imports(tmp_path):
     (robot(CHAIN[0], joint("j2", "planar", "b", "c"), CHAIN[2]), "joint 'j2' is planar"),
     (robot(*CHAIN, joint("j4", "revolute", "a", "d")), "closed loop: link 'd' is the child of joints 'j3' and 'j4'"),
     (robot(*CHAIN, links=("a", "b", "c", "d", "e")), "separate trees"),
-    (robot(CHAIN[0], joint("j2", "revolute", "a", "c"), joint("j3", "revolute", "b", "d")), "branches at link 'a'"),
+    # two chains of one joint each part at the base: two arms, not fingers
+    (robot(CHAIN[0], joint("j2", "revolute", "a", "c"), links=("a", "b", "c")),
+     "equally long chains of 1 moving joint, parting at 'a', to 'b', 'c': name the tip (--tip b or --tip c)"),
     (robot(*CHAIN, bare=("c",)), "link 'c' (moved by joint 'j2')"),
     ('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:macro name="m"/></robot>', "run xacro first"),
     ('<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "yyyy">]><robot name="r">&x;</robot>', "document type declaration"),
