@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,40 +21,58 @@ from ..model.manipulator import Convention
 from ..numeric.recursive import gravity_torque, mass_matrix
 from ..urdf.check import CHECK_POSES, CHECK_TOL, relative_worst
 from ..urdf.importer import ImportReport, import_tree
-from ..urdf.source import UrdfError
+from ..urdf.source import UrdfError, written
 from .source import MjcfError, compile_mjcf, tree_of, with_site
 
 __all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
 
 
-def read_mjcf(path: str | os.PathLike):
-    """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file."""
-    spec, model = compile_mjcf(path)
-    return tree_of(model, spec.modelname or Path(path).stem, str(path)), model
+def read_mjcf(path: str | os.PathLike, literal: bool = False):
+    """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file. Unless
+    ``literal``, the angles MuJoCo read within ANGLE_SNAP of exact ones are read as those
+    (:func:`.source.snap_spec`): the tree is the arm the file means, and its ``as_written`` (with its own
+    ``reader_model``) the file as written."""
+    spec, model, snaps = compile_mjcf(path, snap=not literal)
+    name = spec.modelname or Path(path).stem
+    tree = tree_of(model, name, str(path))
+    tree.reader_model, tree.literal = model, literal
+    if snaps:
+        _, as_read, _ = compile_mjcf(path)
+        tree.snaps, tree.as_written = snaps, tree_of(as_read, name, str(path))
+        tree.as_written.reader_model, tree.as_written.literal = as_read, True
+    return tree, model
 
 
 def import_mjcf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
-                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False) -> ImportReport:
-    """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``."""
+                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
+                literal: bool = False) -> ImportReport:
+    """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``; ``literal``:
+    its numbers as written (no angle read as an exact one, no axes made parallel)."""
     start = time.perf_counter()
-    tree, mj = read_mjcf(path)
-    report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest)
+    tree, mj = read_mjcf(path, literal)
+    report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest,
+                         literal=literal)
     report.seconds = time.perf_counter() - start
     return report
 
 
 def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
-                massless: bool = True) -> ImportReport:
+                massless: bool = True, literal: bool = False) -> ImportReport:
     """The model of the chain of an MJCF file already read (:func:`read_mjcf`), checked against
     MuJoCo's model; :class:`MjcfError` naming ``source``. ``tip`` may name a site (a tool flange).
     (``massless``: an MJCF body always has a mass, MuJoCo's, so the URDF import's option means
-    nothing here.)"""
+    nothing here.) ``literal``: the file as written (the tree's ``as_written`` and its MuJoCo model)."""
+    if literal:
+        tree = written(tree)
+        mj = tree.reader_model if tree.reader_model is not None else mj
     if tip is not None:
         tree = with_site(tree, mj, tip)
+        if tree.as_written is not None:
+            tree = replace(tree, as_written=with_site(tree.as_written, tree.as_written.reader_model, tip))
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
-                             massless=True, source=source, gravity=_vector(mj.opt.gravity))
+                             massless=True, source=source, gravity=_vector(mj.opt.gravity), literal=literal)
         against = check_against_mujoco(report, mj, CHECK_TOL + 10 * report.moved)
     except UrdfError as exc:
         raise MjcfError(f"{source}: {exc}") from None
