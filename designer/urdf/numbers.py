@@ -80,7 +80,7 @@ def snap_value(x: float, unit: float = 1.0) -> tuple[float, float]:
     k = round(x * unit / (math.pi / 12))
     exact = k * 15.0 if unit != 1.0 else float(sp.pi * sp.Rational(k, 12))
     off = abs(x - exact) * unit
-    if off <= ANGLE_SNAP and x != exact:
+    if ANGLE_TOL * max(1.0, abs(x * unit)) < off <= ANGLE_SNAP:   # below, written in full: left as it is
         return exact, off
     return x, 0.0
 
