@@ -89,7 +89,8 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         axes.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
     axes, snaps = snap_parallel(axes, [a.point for a in axes] + [poses[chain.tip][:3, 3]], tree.literal)
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
-    warnings = _far_normals(tree, chain, axes, frames)
+    far = _far_normals(tree, chain, axes, frames)
+    warnings = list(far)
     angles = Angles(tree.literal)
     angles.snapped([(chain.joints[s.index - 1], chain.joints[s.index], s) for s in snaps])
     links: list[Link] = []
@@ -107,8 +108,15 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         gravity_in_world=True, **gravity_fields(gravity),
         base=pose_of(frames[0], angles, "base"), tool=pose_of(tool, angles, "tool"))
     refuse_invalid(model)
-    return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes, moved=angles.moved),
-                        tree)
+    try:
+        return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes,
+                                         moved=angles.moved), tree)
+    except UrdfError as exc:
+        if not (tree.literal and far):
+            raise
+        # the numbers as written: DH frames of nearly parallel axes lie far out and cannot hold the arm
+        raise UrdfError(f"{exc}: as written, {far[0].split(';')[0]}; without --literal such axes are read as "
+                        "parallel") from None
 
 
 def check_import(report: ImportReport, tree: UrdfTree) -> ImportReport:

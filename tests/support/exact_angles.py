@@ -35,12 +35,22 @@ def _component(x: float) -> float | None:
 
 
 def _components(values: list[float]) -> list[float]:
-    """Every component replaced by its exact value, or the values as written when one has none."""
+    """Every component replaced by its exact value, or the values as written when one has none or
+    when that turns the direction (quaternion) by more than 1e-5 rad."""
     norm = math.sqrt(sum(v * v for v in values))
     if norm == 0:
         return values
     out = [_component(v / norm) for v in values]
-    return values if any(v is None for v in out) else [float(v) for v in out]
+    if any(v is None for v in out):
+        return values
+    exact = [float(v) for v in out]   # type: ignore[arg-type]
+    size = math.sqrt(sum(v * v for v in exact))
+    if size == 0:
+        return values
+    cos = min(1.0, abs(sum(a * b for a, b in zip(values, exact))) / (norm * size))
+    # a quaternion's angle to another is half the turn between the rotations
+    turn = math.acos(cos) * (2 if len(values) == 4 else 1)
+    return exact if turn <= TOL else values
 
 
 def _write(el, attr: str, values: list[float]) -> None:
