@@ -175,12 +175,13 @@ def _snap_frame(element, quat: str, alt: str, unit: float, where: str) -> list[S
             return []
         R, angle = snap_rotation(_quat_matrix(q / norm))
         if angle > 0.0:
-            new = np.zeros(4)
-            mujoco.mju_mat2Quat(new, R.flatten())
-            out = [SnappedAngle(f"{where} quat", _numbers(q), _numbers(new), angle)]
-            getattr(element, quat)[:] = new
+            exact = np.zeros(4)
+            mujoco.mju_mat2Quat(exact, R.flatten())
+            out = [SnappedAngle(f"{where} quat", _numbers(q), _numbers(exact), angle)]
+            getattr(element, quat)[:] = exact
             return out
         return []
+    new: list[float]
     if kind.type == T.mjORIENTATION_EULER:
         pairs = [snap_value(v, unit) for v in kind.euler]
         angle, new, attr, values = max(off for _, off in pairs), [v for v, _ in pairs], "euler", kind.euler

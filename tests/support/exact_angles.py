@@ -43,7 +43,7 @@ def _components(values: list[float]) -> list[float]:
     out = [_component(v / norm) for v in values]
     if any(v is None for v in out):
         return values
-    exact = [float(v) for v in out]   # type: ignore[arg-type]
+    exact = [float(v) for v in out if v is not None]
     size = math.sqrt(sum(v * v for v in exact))
     if size == 0:
         return values
