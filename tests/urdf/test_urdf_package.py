@@ -58,8 +58,8 @@ def test_every_package_urdf_imports_or_is_refused_with_a_message(capsys, tmp_pat
         # the arm by what the report says)
         allowed = 10 * report.moved
         assert worst < 1e-9 + allowed and pose < 1e-10 + allowed, (path.name, worst, pose)
-        # the file as written (--literal) against Pinocchio on the original: Baxter's 11-digit pi/2 leaves
-        # axes 2e-12 rad from parallel whose common normal lies far out, 1e-10 there, the others 1e-12
+        # the file as written (--literal) against Pinocchio on the original: Baxter (11-digit pi/2 as written)
+        # 1.4e-10 of the largest G at a pose where G is small (a few 1e-12 of m g reach), the others 1e-12
         literal = import_urdf(path, base=base, tip=tip, literal=True)
         worst, pose = compare_with_pinocchio(NumericArm.from_model(literal.model), PinChain(path, literal.chain.joints),
                                              literal.chain.tip, states=5)
