@@ -134,7 +134,9 @@ def _as_written_note(report: ImportReport, tree: UrdfTree) -> None:
     and the tool pose at random poses, relative as the check); ``report.as_written`` the latter."""
     if tree.literal or tree.as_written is None or not tree.snaps:
         return
-    largest = max(tree.snaps, key=lambda s: s.angle)
+    # of equal changes, one that moves the arm rather than a picture (<visual>, <collision>, MJCF's geoms)
+    largest = max(tree.snaps, key=lambda s: (s.angle, not any(w in s.where for w in ("<visual>", "<collision>",
+                                                                                      "geom ", "site "))))
     # links the import gave an inertia (from meshes, --density) have it in the file as written too
     then_tree = replace(tree.as_written, inertials={
         link: ine if ine is not None else tree.inertials.get(link) for link, ine in tree.as_written.inertials.items()})
