@@ -1,5 +1,6 @@
 """URDF import figures: import time of each arm of example-robot-data, the largest error against
-Pinocchio (the original file) and MuJoCo (our export), and how many of the package's URDF files
+Pinocchio (on the file with its rounded angles written in full, the arm the import makes; with
+--literal on the original file) and MuJoCo (our export), and how many of the package's URDF files
 import or are refused, and why.
 
 Run: ``.venv/bin/python -m benchmarks.bench_urdf`` (needs the test extra:
@@ -33,6 +34,7 @@ def main() -> int:
     from designer.kinematics import NumericArm
     from designer.model import Convention
     from designer.urdf import UrdfError, import_urdf, urdf_text
+    from tests.support.exact_angles import exact_urdf
     from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd
     from tests.urdf.test_urdf_arms import ARMS
     from tests.urdf.test_urdf_package import NAMED, urdf_files
@@ -40,22 +42,30 @@ def main() -> int:
     start = time.perf_counter()
     import_urdf(erd(ARMS[0][0]))
     print(f"first import (loads the URDF parser): {time.perf_counter() - start:.2f} s")
-    print(f"{'arm':<22} {'n':>2} {'import ms':>9} {'Pinocchio M,G,tau':>18} {'tool pose':>10} {'MuJoCo':>9}")
+    print(f"{'arm':<22} {'n':>2} {'import ms':>9} {'Pinocchio M,G,tau':>18} {'tool pose':>10} {'literal':>9} "
+          f"{'MuJoCo':>9}")
+    folder = Path(tempfile.mkdtemp())
     for relative, base, tip in ARMS:
         path = erd(relative)
         times = []
         for _ in range(args.repeat):
             report = import_urdf(path, base=base, tip=tip)
             times.append(report.seconds)
-        worst = pose = mj = 0.0
+        worst = pose = literal = mj = 0.0
+        exact = folder / path.name
+        exact.write_text(exact_urdf(path.read_text()))
         for convention in (Convention.STANDARD, Convention.MODIFIED):
             report = import_urdf(path, base=base, tip=tip, convention=convention)
             arm = NumericArm.from_model(report.model)
-            w, p = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), report.chain.tip, args.states)
+            w, p = compare_with_pinocchio(arm, PinChain(exact, report.chain.joints), report.chain.tip, args.states)
             worst, pose = max(worst, w), max(pose, p)
+            written = import_urdf(path, base=base, tip=tip, convention=convention, literal=True)
+            w, p = compare_with_pinocchio(NumericArm.from_model(written.model), PinChain(path, written.chain.joints),
+                                          written.chain.tip, args.states)
+            literal = max(literal, w, p)
             mj = max(mj, mujoco_error(urdf_text(report.model), arm, args.states))
         print(f"{path.name:<22} {arm.n:>2} {1000 * statistics.median(times):>9.1f} {worst:>18.1e} {pose:>10.1e} "
-              f"{mj:>9.1e}")
+              f"{literal:>9.1e} {mj:>9.1e}")
 
     imported, refused = 0, Counter()
     for path in urdf_files():

@@ -15,7 +15,7 @@ def _import_mjcf(args: argparse.Namespace) -> int:
     from ..mjcf import MjcfError, import_mjcf
     try:
         report = import_mjcf(args.file, base=args.base, tip=args.tip, convention=args.convention,
-                             drop_rest=args.drop_rest, allow_roots=allowed_roots(args))
+                             drop_rest=args.drop_rest, allow_roots=allowed_roots(args), literal=args.literal)
     except MjcfError as exc:
         raise UserError(str(exc)) from None
     return write_import(report, args.out)

@@ -25,7 +25,7 @@ def import_urdf_command(args: argparse.Namespace) -> int:
         options = FileOptions(parse_xacro_args(getattr(args, "xacro_arg", None) or []), paths, named,
                               getattr(args, "density", None), allowed_roots(args))
         report = import_file(args.urdf, options, base=args.base, tip=args.tip, convention=args.convention,
-                             drop_rest=args.drop_rest, massless=args.massless)
+                             drop_rest=args.drop_rest, massless=args.massless, literal=args.literal)
     except UrdfError as exc:
         raise UserError(str(exc)) from None
     return write_import(report, args.out)
@@ -84,6 +84,10 @@ def chain_options(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--drop-rest", action="store_true",
                    help="leave out what hangs behind movable joints off the chain (default: lock them at zero "
                         "and lump)")
+    p.add_argument("--literal", action="store_true",
+                   help="take the file's numbers as written (default: an angle or axis within 1e-5 rad of an exact "
+                        "one, as 1.5708 for pi/2, is read as that where the file gives it, and the report says how "
+                        "far the file as written lies from it)")
     p.add_argument("--out", help="the project file to write (default: standard output)")
     p.add_argument("--allow-root", action="append", metavar="DIR", default=[],
                    help="a folder outside the file's own that its includes may be read from (repeatable; "

@@ -58,6 +58,10 @@ class ImportDialog(QDialog):
         self.drop_rest = QCheckBox(f"Leave out {part.replace('y', 'ie')}s behind movable joints off the chain "
                                    "(default: lock at zero and lump them in)", self)
         self.massless = QCheckBox("Import a moving link without <inertial> as massless (default: refuse)", self)
+        rounded = len(getattr(tree, "snaps", []))
+        self.literal = QCheckBox("Take the file's numbers as written (default: an angle within 1e-5 rad of a "
+                                 "multiple of pi/12, as 1.5708, is read as that exact angle" +
+                                 (f"; this file writes {rounded} so)" if rounded else ")"), self)
         self.density = QLineEdit(self)
         self.density.setPlaceholderText("kg/m³, e.g. 2700 (aluminium): inertia of links without <inertial> from meshes")
         form.addRow(f"Base {part}", self.base)
@@ -66,6 +70,7 @@ class ImportDialog(QDialog):
         form.addRow("DH convention", self.convention)
         form.addRow("", self.drop_rest)
         form.addRow("", self.massless)
+        form.addRow("", self.literal)
         form.addRow("Density", self.density)
         self.kind = kind
         self.massless.setVisible(kind == "URDF")   # every MJCF body has a mass (MuJoCo's)
@@ -117,7 +122,7 @@ class ImportDialog(QDialog):
         chosen: dict[str, object] = {
             "base": self.base.currentText() or None, "tip": self.tip.currentText().strip() or None,
             "convention": self.convention.currentText(), "drop_rest": self.drop_rest.isChecked(),
-            "massless": self.massless.isChecked()}
+            "massless": self.massless.isChecked(), "literal": self.literal.isChecked()}
         if self.kind == "URDF":
             chosen["density"] = self.density_value()
         return chosen

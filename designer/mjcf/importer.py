@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,42 +21,58 @@ from ..model.manipulator import Convention
 from ..numeric.recursive import gravity_torque, mass_matrix
 from ..urdf.check import CHECK_POSES, CHECK_TOL, relative_worst
 from ..urdf.importer import ImportReport, import_tree
-from ..urdf.source import MAX_VALUE, UrdfError
+from ..urdf.source import MAX_VALUE, UrdfError, written
 from .source import LOCKED_QUANTITIES, MjcfError, compile_mjcf, out_of_range, tree_of, with_site
 
 __all__ = ["check_against_mujoco", "import_mjcf", "import_read", "read_mjcf"]
 
 
-def read_mjcf(path: str | os.PathLike, *, allow_roots=()):
+def read_mjcf(path: str | os.PathLike, literal: bool = False, *, allow_roots=()):
     """(kinematic tree, compiled MjModel) of an MJCF file; :class:`MjcfError` naming the file.
-    ``allow_roots``: folders besides the file's that its includes may come from."""
-    spec, model = compile_mjcf(path, allow_roots=allow_roots)
-    return tree_of(model, spec.modelname or Path(path).stem, str(path)), model
+    ``allow_roots``: folders besides the file's that its includes may come from. Unless ``literal``, the
+    angles MuJoCo read within ANGLE_SNAP of exact ones are read as those (:func:`.source.snap_spec`): the
+    tree is the arm the file means, and its ``as_written`` (with its own ``reader_model``) the file as written."""
+    spec, model, snaps = compile_mjcf(path, snap=not literal, allow_roots=allow_roots)
+    name = spec.modelname or Path(path).stem
+    tree = tree_of(model, name, str(path))
+    tree.reader_model, tree.literal = model, literal
+    if snaps:
+        _, as_read, _ = compile_mjcf(path, allow_roots=allow_roots)
+        tree.snaps, tree.as_written = snaps, tree_of(as_read, name, str(path))
+        tree.as_written.reader_model, tree.as_written.literal = as_read, True
+    return tree, model
 
 
 def import_mjcf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
-                allow_roots=()) -> ImportReport:
-    """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``."""
+                allow_roots=(), literal: bool = False) -> ImportReport:
+    """Read an MJCF file and make a model of the chain of bodies from ``base`` to ``tip``; ``literal``:
+    its numbers as written (no angle read as an exact one, no axes made parallel)."""
     start = time.perf_counter()
-    tree, mj = read_mjcf(path, allow_roots=allow_roots)
-    report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest)
+    tree, mj = read_mjcf(path, literal, allow_roots=allow_roots)
+    report = import_read(tree, mj, str(path), base=base, tip=tip, convention=convention, drop_rest=drop_rest,
+                         literal=literal)
     report.seconds = time.perf_counter() - start
     return report
 
 
 def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
-                massless: bool = True) -> ImportReport:
+                massless: bool = True, literal: bool = False) -> ImportReport:
     """The model of the chain of an MJCF file already read (:func:`read_mjcf`), checked against
     MuJoCo's model; :class:`MjcfError` naming ``source``. ``tip`` may name a site (a tool flange).
     (``massless``: an MJCF body always has a mass, MuJoCo's, so the URDF import's option means
-    nothing here.)"""
+    nothing here.) ``literal``: the file as written (the tree's ``as_written`` and its MuJoCo model)."""
+    if literal:
+        tree = written(tree)
+        mj = tree.reader_model if tree.reader_model is not None else mj
     if tip is not None:
         tree = with_site(tree, mj, tip)
+        if tree.as_written is not None:
+            tree = replace(tree, as_written=with_site(tree.as_written, tree.as_written.reader_model, tip))
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
-                             massless=True, source=source, gravity=_vector(mj.opt.gravity))
+                             massless=True, source=source, gravity=_vector(mj.opt.gravity), literal=literal)
         ignored = _bounded(report, tree, mj)
         against = check_against_mujoco(report, mj, CHECK_TOL + 10 * report.moved)
     except UrdfError as exc:

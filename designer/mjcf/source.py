@@ -29,10 +29,11 @@ import numpy as np
 
 from ..errors import DesignerError
 # MAX_VALUE: one bound for every imported number
-from ..urdf.source import MAX_VALUE, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
+from ..urdf.numbers import snap_direction, snap_rotation, snap_value
+from ..urdf.source import MAX_VALUE, SnappedAngle, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
 
 __all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "OutsideFolder", "compile_mjcf", "file_format",
-           "out_of_range", "prescan", "tree_of", "with_site"]
+           "out_of_range", "prescan", "snap_spec", "tree_of", "with_site"]
 
 MAX_MJCF_BYTES = 20_000_000
 MAX_INCLUDES = 100
@@ -165,20 +166,94 @@ def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
     visit(path, ())
 
 
-def compile_mjcf(path: str | os.PathLike, *, allow_roots=()):
-    """(spec, compiled model) of a pre-scanned file (:func:`prescan`, ``allow_roots`` for its includes);
-    MuJoCo's errors as :class:`MjcfError`."""
+def compile_mjcf(path: str | os.PathLike, snap: bool = False, *, allow_roots=()):
+    """(spec, compiled model, angles read as exact ones) of a pre-scanned file (:func:`prescan`,
+    ``allow_roots`` for its includes); MuJoCo's errors as :class:`MjcfError`. With ``snap``, the angles
+    MuJoCo read are read as exact ones first (:func:`snap_spec`), else as written (and the list is empty)."""
     import mujoco
     prescan(path, allow_roots=allow_roots)
     try:
         with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
             warnings.simplefilter("ignore")
             spec = mujoco.MjSpec.from_file(str(path))
+            snaps = snap_spec(spec) if snap else []
             model = spec.compile()
     except (ValueError, RuntimeError, OSError) as exc:   # what MuJoCo's bindings raise for a file it cannot use
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None
-    return spec, model
+    return spec, model, snaps
+
+
+def _numbers(values) -> str:
+    return " ".join(f"{float(v):.10g}" for v in values)
+
+
+def _snap_frame(element, quat: str, alt: str, unit: float, where: str) -> list[SnappedAngle]:
+    """The orientation of a spec element (its ``quat``, or the alternative MJCF wrote: euler,
+    axisangle, xyaxes, zaxis) read as the exact one it is within ANGLE_SNAP of, in place."""
+    import mujoco
+    kind = getattr(element, alt)
+    q = np.asarray(getattr(element, quat), dtype=float)
+    T = mujoco.mjtOrientation
+    if kind.type == T.mjORIENTATION_QUAT:
+        norm = float(np.linalg.norm(q))
+        if not norm > 0:
+            return []
+        R, angle = snap_rotation(_quat_matrix(q / norm))
+        if angle > 0.0:
+            exact = np.zeros(4)
+            mujoco.mju_mat2Quat(exact, R.flatten())
+            out = [SnappedAngle(f"{where} quat", _numbers(q), _numbers(exact), angle)]
+            getattr(element, quat)[:] = exact
+            return out
+        return []
+    new: list[float]
+    if kind.type == T.mjORIENTATION_EULER:
+        pairs = [snap_value(v, unit) for v in kind.euler]
+        angle, new, attr, values = max(off for _, off in pairs), [v for v, _ in pairs], "euler", kind.euler
+    elif kind.type == T.mjORIENTATION_AXISANGLE:
+        axis, turn = snap_direction(kind.axisangle[:3])
+        value, off = snap_value(kind.axisangle[3], unit)
+        angle, new, attr, values = max(turn, off), [*axis, value], "axisangle", kind.axisangle
+    elif kind.type == T.mjORIENTATION_XYAXES:
+        (x, a), (y, b) = snap_direction(kind.xyaxes[:3]), snap_direction(kind.xyaxes[3:])
+        angle, new, attr, values = max(a, b), [*x, *y], "xyaxes", kind.xyaxes
+    else:
+        z, angle = snap_direction(kind.zaxis)
+        new, attr, values = list(z), "zaxis", kind.zaxis
+    if angle > 0.0:
+        out = [SnappedAngle(f"{where} {attr}", _numbers(values), _numbers(new), angle)]
+        values[:] = new
+        return out
+    return []
+
+
+def snap_spec(spec) -> list[SnappedAngle]:
+    """Every orientation MuJoCo read (bodies, their inertial frames, frames, geoms, sites: quat, euler,
+    axisangle, xyaxes, zaxis), every joint axis and hinge ``ref`` within ANGLE_SNAP of an exact angle or
+    direction (:mod:`designer.urdf.numbers`) read as that, in the compiler's angle unit, in place; what
+    was changed. 0.707107 0 0 0.707107 is a quarter turn, euler 1.5708 (radian) pi/2."""
+    import mujoco
+    unit = math.pi / 180 if spec.compiler.degree else 1.0
+    out: list[SnappedAngle] = []
+    for kind, items in (("body", spec.bodies), ("frame", spec.frames), ("geom", spec.geoms), ("site", spec.sites)):
+        for k, el in enumerate(items):
+            where = f"{kind} {el.name!r}" if el.name else f"{kind} {k}"
+            out += _snap_frame(el, "quat", "alt", unit, where)
+            if kind == "body" and el.explicitinertial and not np.isfinite(el.fullinertia[0]):
+                out += _snap_frame(el, "iquat", "ialt", unit, f"{where} <inertial>")
+    for k, joint in enumerate(spec.joints):
+        where = f"joint {joint.name!r}" if joint.name else f"joint {k}"
+        axis, angle = snap_direction(joint.axis)
+        if angle > 0.0:
+            out.append(SnappedAngle(f"{where} axis", _numbers(joint.axis), _numbers(axis), angle))
+            joint.axis[:] = axis
+        if joint.type == mujoco.mjtJoint.mjJNT_HINGE:
+            ref, off = snap_value(joint.ref, unit)
+            if off > 0.0:
+                out.append(SnappedAngle(f"{where} ref", _numbers([joint.ref]), _numbers([ref]), off))
+                joint.ref = ref
+    return out
 
 
 def _quat_matrix(q) -> np.ndarray:

@@ -17,7 +17,7 @@ from ..model.manipulator import Inertia, JointType, Link, Manipulator
 from ..model.validation import Severity, validate
 from .chain import Chain
 from .check import CHECK_POSES
-from .numbers import snap_angle, tidy_number
+from .numbers import snap_angle, tidy_angle, tidy_number
 from .rigid import Body, combine
 from .source import UrdfError, UrdfTree
 
@@ -39,6 +39,9 @@ class ImportReport:
     checked: float | None = None   # largest disagreement with the file's own tree (relative)
     moved: float = 0.0              # the sum of the angles (rad) the import changed
     checked_by: str = "the file's own kinematic tree"
+    # how far the arm made lies from the file as written when angles were read as exact ones (the
+    # largest relative difference of M, G and tool pose; None: nothing read so, or --literal)
+    as_written: float | None = None
 
     def locked_text(self) -> str:
         """The joints locked at zero, each with the DH link its branch is lumped into."""
@@ -76,11 +79,13 @@ def vec_of(values, scale: float = 1.0) -> tuple[sp.Expr, ...]:
 
 
 class Angles:
-    """Angles read as multiples of pi/12 when within ANGLE_SNAP of one, with a note for each."""
+    """Angles read as multiples of pi/12 when within ANGLE_SNAP of one, with a note for each; with
+    ``literal`` (the file's numbers as written) only those that are one to machine precision."""
 
-    def __init__(self):
+    def __init__(self, literal: bool = False):
         self.notes: list[str] = []
         self.moved = 0.0    # the sum of every angle changed (rad)
+        self.literal = literal
 
     def snapped(self, snaps) -> None:
         """Notes for axes made parallel: ``snaps`` holds (joint, joint, :class:`.dh.Snap`)."""
@@ -91,6 +96,8 @@ class Angles:
             self.moved += snap.angle
 
     def __call__(self, value: float, where: str) -> sp.Expr:
+        if self.literal:
+            return tidy_angle(value)
         angle, off = snap_angle(value)
         if off:
             self.notes.append(f"{where} = {value!r} read as {sp.sstr(angle)} ({off:.1e} rad)")

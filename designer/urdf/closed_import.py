@@ -328,19 +328,19 @@ def axes_at(tree: UrdfTree, chain: Chain, poses) -> list[Axis]:
     return out
 
 
-def snap_tree(axes: list[Axis], parents: list[int], main: list[int], tip: np.ndarray):
+def snap_tree(axes: list[Axis], parents: list[int], main: list[int], tip: np.ndarray, literal: bool = False):
     """(``axes`` with nearly parallel ones made parallel as :func:`.dh.snap_parallel` does, [(body, body,
     Snap)]): along the chain from base to tip, then each branch's axis to its parent's (a bar's axis
     written with 1.5708 for pi/2 would put its common normal 50 km out and the loop 0.5 m apart)."""
     out = list(axes)
     reach = [a.point for a in axes] + [tip]
-    made, snaps = snap_parallel([axes[k] for k in main], reach)
+    made, snaps = snap_parallel([axes[k] for k in main], reach, literal)
     for k, axis in zip(main, made):
         out[k] = axis
     pairs = [(main[s.index - 1], main[s.index], s) for s in snaps]
     for k in range(len(axes)):
         if k not in main and parents[k] >= 0:
-            two, snaps = snap_parallel([out[parents[k]], axes[k]], reach)
+            two, snaps = snap_parallel([out[parents[k]], axes[k]], reach, literal)
             out[k] = two[1]
             pairs += [(parents[k], k, s) for s in snaps]
     return out, pairs

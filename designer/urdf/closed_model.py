@@ -73,10 +73,10 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     index = {j: k for k, j in enumerate(chain.joints)}
     values = {j: off for j, (_, off) in rel.items()}
     poses = world_poses(tree, values)
-    axes, snaps = ci.snap_tree(ci.axes_at(tree, chain, poses), parents, main, poses[chain.tip][:3, 3])
+    axes, snaps = ci.snap_tree(ci.axes_at(tree, chain, poses), parents, main, poses[chain.tip][:3, 3], tree.literal)
     leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
     frames = ci.branch_frames(axes, parents, main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
-    angles, links = Angles(), []
+    angles, links = Angles(tree.literal), []
     angles.snapped([(chain.joints[a], chain.joints[b], snap) for a, b, snap in snaps])
     warnings: list[str] = []
     lumped: dict[str, list[str]] = {}

@@ -65,10 +65,14 @@ class Snap:
     moved: float
 
 
-def snap_parallel(axes: list[Axis], reach_points: list[np.ndarray]) -> tuple[list[Axis], list[Snap]]:
+def snap_parallel(axes: list[Axis], reach_points: list[np.ndarray], literal: bool = False
+                  ) -> tuple[list[Axis], list[Snap]]:
     """Axes within :data:`SNAP_TOL` of parallel to the one before, or whose common normal with it lies
     more than :data:`FAR` arm lengths out, made exactly parallel (turned about their own point);
-    ``reach_points``: where the arm's parts are at the zero pose (for the figure moved)."""
+    ``reach_points``: where the arm's parts are at the zero pose (for the figure moved). ``literal``
+    (the file's numbers as written): none."""
+    if literal:
+        return list(axes), []
     out, snaps = [axes[0]], []
     points = np.array(reach_points + [a.point for a in axes])
     reach = max(float(np.linalg.norm(points[:, None] - points[None], axis=-1).max()), 1e-3)

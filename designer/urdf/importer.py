@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -14,25 +15,27 @@ from .building import Angles, ImportReport, gravity_fields, make_link, pose_of, 
 from .chain import Chain, select_chain, world_poses
 from .check import CHECK_TOL, check_against_tree
 from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
-from .source import UrdfError, UrdfTree, read_urdf
+from .numbers import ANGLE_SNAP
+from .source import UrdfError, UrdfTree, read_urdf, written
 
 __all__ = ["ImportReport", "import_urdf", "import_tree"]
 
 
 def import_urdf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
-                massless: bool = False) -> ImportReport:
+                massless: bool = False, literal: bool = False) -> ImportReport:
     """Read a URDF file and make a model of the chain from ``base`` to ``tip``.
 
     Raises :class:`UrdfError` (one line naming the file and the joint or link) for what cannot
     be represented. ``massless``: a moving body without any ``<inertial>`` gets mass 0 and a
-    warning instead of a refusal.
+    warning instead of a refusal. ``literal``: the file's numbers as written (no angle read as an
+    exact one, no axes made parallel).
     """
     start = time.perf_counter()
-    tree = read_urdf(path)
+    tree = read_urdf(path, literal)
     try:
         report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
-                             massless=massless, source=str(path))
+                             massless=massless, source=str(path), literal=literal)
     except UrdfError as exc:
         raise UrdfError(f"{path}: {exc}") from None
     report.seconds = time.perf_counter() - start
@@ -42,10 +45,21 @@ def import_urdf(path: str | os.PathLike, *, base: str | None = None, tip: str | 
 def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = None,
                 convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
                 massless: bool = False, source: str = "URDF",
-                gravity: tuple[float, float, float] | None = None) -> ImportReport:
+                gravity: tuple[float, float, float] | None = None, literal: bool = False) -> ImportReport:
     """The model of a kinematic tree (a URDF's, or an MJCF's read into the same form: designer/mjcf).
-    ``gravity``: the world's gravity vector when it is not (0, 0, -9.81) as a URDF's."""
-    convention = Convention(convention)
+    ``gravity``: the world's gravity vector when it is not (0, 0, -9.81) as a URDF's. ``literal``: the
+    tree of the file as written (:func:`.source.written`), no angle made exact, no axes made parallel;
+    otherwise the report says how far the arm lies from the file as written when the reader read angles
+    as exact ones."""
+    if literal:
+        tree = written(tree)
+    report = _import(tree, base, tip, Convention(convention), drop_rest, massless, source, gravity)
+    _as_written_note(report, tree)
+    return report
+
+
+def _import(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool, source: str,
+            gravity) -> ImportReport:
     why = None
     what = "connects (equality constraints)" if tree.cuts else "mimic joints"
     below = tree.subtree(base or tree.root)
@@ -73,10 +87,11 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         joint = tree.joints[j]
         T = poses[joint.parent] @ joint.origin
         axes.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
-    axes, snaps = snap_parallel(axes, [a.point for a in axes] + [poses[chain.tip][:3, 3]])
+    axes, snaps = snap_parallel(axes, [a.point for a in axes] + [poses[chain.tip][:3, 3]], tree.literal)
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
-    warnings = _far_normals(tree, chain, axes, frames)
-    angles = Angles()
+    far = _far_normals(tree, chain, axes, frames)
+    warnings = list(far)
+    angles = Angles(tree.literal)
     angles.snapped([(chain.joints[s.index - 1], chain.joints[s.index], s) for s in snaps])
     links: list[Link] = []
     lumped: dict[str, list[str]] = {}
@@ -93,8 +108,15 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         gravity_in_world=True, **gravity_fields(gravity),
         base=pose_of(frames[0], angles, "base"), tool=pose_of(tool, angles, "tool"))
     refuse_invalid(model)
-    return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes, moved=angles.moved),
-                        tree)
+    try:
+        return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes,
+                                         moved=angles.moved), tree)
+    except UrdfError as exc:
+        if not (tree.literal and far):
+            raise
+        # the numbers as written: DH frames of nearly parallel axes lie far out and cannot hold the arm
+        raise UrdfError(f"{exc}: as written, {far[0].split(';')[0]}; without --literal such axes are read as "
+                        "parallel") from None
 
 
 def check_import(report: ImportReport, tree: UrdfTree) -> ImportReport:
@@ -104,6 +126,34 @@ def check_import(report: ImportReport, tree: UrdfTree) -> ImportReport:
     arm = NumericArm.from_model(report.model)
     report.checked = check_against_tree(arm, tree, report.chain, CHECK_TOL + 10 * report.moved)
     return report
+
+
+def _as_written_note(report: ImportReport, tree: UrdfTree) -> None:
+    """One line of the report when the reader read angles of the file as exact ones: how many, the largest
+    change, and how far the arm made lies from the file as written (link frames at the zero pose; M, G
+    and the tool pose at random poses, relative as the check); ``report.as_written`` the latter."""
+    if tree.literal or tree.as_written is None or not tree.snaps:
+        return
+    # of equal changes, one that moves the arm rather than a picture (<visual>, <collision>, MJCF's geoms)
+    largest = max(tree.snaps, key=lambda s: (s.angle, not any(w in s.where for w in ("<visual>", "<collision>",
+                                                                                      "geom ", "site "))))
+    # links the import gave an inertia (from meshes, --density) have it in the file as written too
+    then_tree = replace(tree.as_written, inertials={
+        link: ine if ine is not None else tree.inertials.get(link) for link, ine in tree.as_written.inertials.items()})
+    now, then = world_poses(tree), world_poses(then_tree)
+    common = [link for link in now if link in then]
+    moved = max(float(np.linalg.norm(now[l][:3, 3] - then[l][:3, 3])) for l in common)
+    # |R - R'| (Frobenius) is 2 sqrt(2) sin(angle / 2) for the turn between them
+    turned = max(2 * math.asin(min(1.0, float(np.linalg.norm(now[l][:3, :3] - then[l][:3, :3])) / (2 * math.sqrt(2))))
+                 for l in common)
+    text = (f"{len(tree.snaps)} angle(s) of the file within {ANGLE_SNAP:g} rad of a multiple of pi/12 read as it "
+            f"(largest {largest.angle:.1e} rad: {largest.where} \"{largest.written}\"); the file as written moves "
+            f"the link frames by up to {moved:.1e} m and {turned:.1e} rad")
+    if report.model.is_serial and report.chain.tip in then:
+        arm = NumericArm.from_model(report.model)
+        report.as_written = check_against_tree(arm, then_tree, report.chain, math.inf)
+        text += f", M, G and the tool pose by {report.as_written:.1e} relative"
+    report.notes.append(text + " (--literal takes the numbers as written)")
 
 
 def _far_normals(tree: UrdfTree, chain: Chain, axes: list[Axis], frames: list[np.ndarray]) -> list[str]:

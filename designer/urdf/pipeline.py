@@ -24,7 +24,7 @@ from .importer import ImportReport, import_tree
 from .mesh_inertia import fill_inertials
 from .meshes import MESH_SUFFIXES, MeshError, resolve_mesh
 from .packages import PackageResolver
-from .source import UrdfError, UrdfTree, parse_urdf, read_urdf
+from .source import UrdfError, UrdfTree, parse_urdf, read_urdf, written
 from .xacro_run import is_xacro, run_xacro
 
 __all__ = ["FileOptions", "attach_visuals", "import_file", "import_prepared", "read_any"]
@@ -113,8 +113,10 @@ def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder,
 def import_prepared(tree: UrdfTree, source: str | os.PathLike, options: FileOptions | None = None,
                     **chain_options) -> ImportReport:
     """Import ``tree`` read from ``source`` (its folder resolves relative mesh names); ``chain_options``:
-    those of :func:`import_tree` (base, tip, convention, drop_rest, massless)."""
+    those of :func:`import_tree` (base, tip, convention, drop_rest, massless, literal)."""
     options = options or FileOptions()
+    if chain_options.get("literal"):   # the file as written, also for the inertia from meshes and the visuals
+        tree = written(tree)
     folder = Path(source).parent
     resolver = options.resolver(source)
     read_notes = list(tree.notes)

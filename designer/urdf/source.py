@@ -11,17 +11,18 @@ from __future__ import annotations
 import io
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import DesignerError
 from .geometry import UrdfGeometry, link_geometry
+from .numbers import snap_direction, snap_value
 
-__all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "read_bounded", "UrdfError", "UrdfInertial", "UrdfJoint",
-           "UrdfTree",
-           "read_urdf", "parse_urdf"]
+__all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "SnappedAngle", "read_bounded", "UrdfError", "UrdfInertial",
+           "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf", "written"]
 
 MAX_URDF_BYTES = 20_000_000
 #: the largest magnitude of a number read (m, kg, kg m^2, rad, N m): beyond, a typo or an attack whose
@@ -78,6 +79,17 @@ class UrdfJoint:
         return self.type in MOVABLE
 
 
+@dataclass(frozen=True)
+class SnappedAngle:
+    """A number of the file read as the exact angle it stands for (1.5708 as pi/2): where it is (the
+    element and attribute), as written, as read, and how far that turned what it places (rad)."""
+
+    where: str
+    written: str
+    read: str
+    angle: float
+
+
 @dataclass
 class UrdfTree:
     """A URDF's kinematic tree: every link (its inertial or None) and every joint."""
@@ -99,6 +111,15 @@ class UrdfTree:
     cuts: list[tuple[str, str, np.ndarray]] = field(default_factory=list)
     # what reading the file says beside the tree (xacro: run without the Landlock sandbox)
     notes: list[str] = field(default_factory=list)
+    # how the angles were read: ``literal`` takes every number as written (and the import then makes no
+    # angle exact and no axes parallel); otherwise angles within ANGLE_SNAP of a multiple of pi/12 were read
+    # as that multiple where the file gives them (``snaps``), and ``as_written`` is the tree of the file as
+    # written (None when nothing was changed); ``reader_model``: the reader's own model of this tree
+    # (MJCF: MuJoCo's compiled model, which the import is checked against)
+    literal: bool = False
+    snaps: list[SnappedAngle] = field(default_factory=list)
+    as_written: UrdfTree | None = None
+    reader_model: Any = None
 
     def leaves(self, below: str | None = None) -> list[str]:
         start = below or self.root
@@ -124,14 +145,22 @@ class UrdfTree:
         return joints[::-1]
 
 
-def read_urdf(path: str | os.PathLike) -> UrdfTree:
-    """A URDF file's tree; every failure is a :class:`UrdfError` naming the file."""
+def written(tree: UrdfTree) -> UrdfTree:
+    """The tree of the file with its numbers taken as written (``--literal``)."""
+    if tree.as_written is not None:
+        return tree.as_written
+    return tree if tree.literal else replace(tree, literal=True)
+
+
+def read_urdf(path: str | os.PathLike, literal: bool = False) -> UrdfTree:
+    """A URDF file's tree; every failure is a :class:`UrdfError` naming the file. ``literal``: the
+    numbers as written (:func:`parse_urdf`)."""
     path = Path(path)
     raw = read_bounded(path, MAX_URDF_BYTES, str(path), UrdfError, "a URDF file",
                        f"larger than the {MAX_URDF_BYTES} bytes a URDF may be")
     if path.name.endswith(".xacro"):
         raise UrdfError(f"{path}: a xacro file: run xacro first (xacro {path.name} > robot.urdf)")
-    return parse_urdf(raw, str(path))
+    return parse_urdf(raw, str(path), literal)
 
 
 def read_bounded(path: Path, limit: int, where: str, error: type[DesignerError], what: str,
@@ -157,8 +186,11 @@ def read_bounded(path: Path, limit: int, where: str, error: type[DesignerError],
     return raw
 
 
-def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
-    """The tree of URDF text (bytes)."""
+def parse_urdf(raw: bytes, source: str = "URDF", literal: bool = False) -> UrdfTree:
+    """The tree of URDF text (bytes). Unless ``literal``, every ``rpy`` angle and joint ``axis`` within
+    ANGLE_SNAP of an exact one (:func:`.numbers.snap_value`, :func:`.numbers.snap_direction`) is read as
+    that before anything is computed from it: the tree is the arm the file means (1.5708 is pi/2), and
+    its ``as_written`` the file as written."""
     from lxml import etree  # yourdfpy's own dependency
     import yourdfpy
 
@@ -176,12 +208,59 @@ def parse_urdf(raw: bytes, source: str = "URDF") -> UrdfTree:
         raise UrdfError(f"{source}: uses xacro macros: run xacro first (xacro FILE > robot.urdf), or import it "
                         "under a name ending in .xacro, which runs it")
     _check_elements(root, source)
-    try:
-        robot = yourdfpy.URDF.load(io.BytesIO(raw), build_scene_graph=False, load_meshes=False,
-                                   build_collision_scene_graph=False, load_collision_meshes=False).robot
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise UrdfError(f"{source}: cannot read the URDF: {exc}") from None
-    return _tree(robot, source)
+    snaps = [] if literal else _snap_angles(root)
+
+    def load(text: bytes) -> UrdfTree:
+        try:
+            robot = yourdfpy.URDF.load(io.BytesIO(text), build_scene_graph=False, load_meshes=False,
+                                       build_collision_scene_graph=False, load_collision_meshes=False).robot
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+            raise UrdfError(f"{source}: cannot read the URDF: {exc}") from None
+        return _tree(robot, source)
+
+    as_written = load(raw)
+    if not snaps:
+        as_written.literal = literal
+        return as_written
+    as_written.literal = True
+    tree = load(etree.tostring(root))
+    tree.snaps, tree.as_written = snaps, as_written
+    return tree
+
+
+def _owner(el) -> str:
+    """The link or joint an element belongs to, and the element's path inside it."""
+    path = []
+    while el is not None and el.tag not in ("link", "joint"):
+        path.append(el.tag)
+        el = el.getparent()
+    if el is None:
+        return "/".join(reversed(path))
+    return " ".join([f"{el.tag} {el.get('name')!r}", *("<" + t + ">" for t in reversed(path))])
+
+
+def _snap_angles(root) -> list[SnappedAngle]:
+    """Every ``rpy`` of an ``<origin>`` (joints, inertials, visuals, collisions) and every joint
+    ``<axis xyz>`` read as the exact angle or direction it is within ANGLE_SNAP of, rewritten in
+    ``root`` in full precision; what was changed."""
+    out = []
+    for el in root.iter("origin", "axis"):
+        attr = "rpy" if el.tag == "origin" else "xyz"
+        text = el.get(attr)
+        if text is None or (el.tag == "axis" and el.getparent().tag != "joint"):
+            continue
+        values = [float(v) for v in text.split()]   # _check_elements: three finite numbers
+        if attr == "rpy":
+            pairs = [snap_value(v) for v in values]
+            new, angle = [v for v, _ in pairs], max(off for _, off in pairs)
+        else:
+            direction, angle = snap_direction(values)
+            new = [float(v) for v in direction]
+        if angle > 0.0:
+            read = " ".join(repr(v) for v in new)
+            el.set(attr, read)
+            out.append(SnappedAngle(f"{_owner(el)} {attr}", text, read, angle))
+    return out
 
 
 # the numbers of each element yourdfpy reads: attribute -> how many

@@ -118,3 +118,19 @@ def test_an_include_outside_the_folder_asks_for_it(window, boxes, monkeypatch, t
         assert not script.seen and window.document.model is before
         (error,) = boxes.of("critical")
         assert "--allow-root" in error
+
+
+def test_the_literal_box_takes_the_numbers_as_written(window, boxes, monkeypatch):
+    """robosuite's Kinova3 writes its quarter turns as 0.707105 0.707108 0 0: unchecked the arm meant,
+    checked the file as written (MuJoCo's model of it)."""
+    path = FILES / "vendor" / "kinova3_robosuite.xml"
+    open_file_returns(monkeypatch, path)
+    script = ScriptedDialog(monkeypatch, lambda d: None, lambda d: d.literal.setChecked(True))
+    mjcf_dialogs.import_mjcf_file(window)
+    assert "this file writes 10 so" in script.seen[0].literal.text()
+    assert window.document.model == import_mjcf(path).model
+    window.document.undo_stack.setClean()   # no question about the unsaved import
+    mjcf_dialogs.import_mjcf_file(window)
+    assert window.document.model == import_mjcf(path, literal=True).model != import_mjcf(path).model
+    first, second = boxes.of("information")[-2:]
+    assert "--literal" in first and "--literal" not in second

@@ -311,3 +311,21 @@ def test_a_xacro_include_outside_the_folder_asks_for_it(window, boxes, monkeypat
     (text,) = asked
     assert f"Allow reading files below {tmp_path / 'common'}" in text
     assert report is not None and report.chain.joints == ["j1"] and not boxes.of("critical")
+
+
+def test_the_literal_box_takes_the_numbers_as_written(window, boxes, monkeypatch):
+    """The xArm7 writes 1.5708 for pi/2: the dialog says so by its box; unchecked, the arm meant (the
+    report line says how far the file as written lies), checked, the file as written."""
+    path = erd("xarm_description/urdf/xarm7.urdf")
+    open_file_returns(monkeypatch, path)
+    script = ScriptedDialog(monkeypatch, lambda d: None)
+    urdf_dialogs.import_urdf_file(window)
+    box = script.seen[0].literal
+    assert not box.isChecked() and "this file writes 6 so" in box.text()
+    assert window.document.model == import_urdf(path).model
+    assert "--literal" in boxes.of("information")[-1]
+    script = ScriptedDialog(monkeypatch, lambda d: d.literal.setChecked(True))
+    window.document.undo_stack.setClean()   # no question about the unsaved import
+    urdf_dialogs.import_urdf_file(window)
+    assert window.document.model == import_urdf(path, literal=True).model != import_urdf(path).model
+    assert "--literal" not in boxes.of("information")[-1]

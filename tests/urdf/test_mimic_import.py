@@ -19,6 +19,7 @@ from designer.project.io import dumps_project, load_project, loads_project
 from designer.urdf.exporter import urdf_document
 from designer.urdf.importer import import_tree
 from designer.urdf.source import UrdfError, parse_urdf
+from tests.support.exact_angles import exact_urdf
 from tests.urdf.mimic_urdfs import GRIPPER, assert_same_closed_chain, parallelogram_urdf
 
 pin = pytest.importorskip("pinocchio")
@@ -91,14 +92,15 @@ def test_random_parallelogram_imports_as_a_closed_chain(seed, wrist, convention,
 
 @pytest.mark.parametrize("seed", range(3))
 def test_rounded_quarter_turns_are_read_as_exact(seed):
-    """A bar's frame turned by 1.5708 for pi/2: its axis 3.7e-6 rad off parallel is made parallel (said
-    in the report) and the loop closes exactly; Pinocchio's reading of the rounded file agrees to
-    what the report says the import changed (10 x the angles, as the serial import's check)."""
+    """A bar's frame turned by 1.5708 for pi/2: read as pi/2 where the file gives it (said in the report,
+    with the distance to the file as written), so its axis is parallel and the loop closes exactly;
+    Pinocchio's reading of the file with that angle written in full agrees."""
     text = parallelogram_urdf(seed, quarter=True)
     report = import_tree(parse_urdf(text.encode()), convention="modified")
-    assert len(report.model.loops) == 1 and "made parallel" in report.text()
-    assert 3e-6 < report.moved < 1e-4
-    compare_with_pinocchio(text, report.model, seed, tol=1e-9 + 10 * report.moved)
+    assert len(report.model.loops) == 1 and "made parallel" not in report.text() and report.moved < 1e-12
+    [line] = [n for n in report.notes if "read as it" in n]
+    assert "3.7e-06 rad" in line and "--literal" in line
+    compare_with_pinocchio(exact_urdf(text), report.model, seed, tol=1e-9)
 
 
 def test_a_branch_off_the_standard_frames_axis_is_refused_with_the_way_out():

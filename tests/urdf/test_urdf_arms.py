@@ -1,6 +1,6 @@
 """Real arms from example-robot-data: our model of the imported URDF against Pinocchio loading the
-original file (off-chain joints locked at zero, as buildReducedModel), then exported back and
-loaded by Pinocchio and MuJoCo."""
+file with its rounded angles written in full, and with --literal the original file (off-chain joints
+locked at zero, as buildReducedModel), then exported back and loaded by Pinocchio and MuJoCo."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ import sympy as sp
 
 from designer.kinematics import NumericArm
 from designer.model import Convention
+from designer.numeric.recursive import mass_matrix
 from designer.urdf import import_urdf, urdf_text
 from designer.urdf.exporter import urdf_base
 
+from tests.support.exact_angles import exact_urdf
 from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd, mujoco_errors
 
 # (file, base, tip): None takes the default (the root; the only end, or where the branches part)
@@ -31,19 +33,42 @@ ARMS = [
 CONVENTIONS = [Convention.STANDARD, Convention.MODIFIED]
 
 
+def _exact_copy(path, folder):
+    """The file with its rounded angles written in full (tests/support/exact_angles.py)."""
+    copy = folder / "exact.urdf"
+    copy.write_text(exact_urdf(path.read_text()))
+    return copy
+
+
 @pytest.mark.parametrize("convention", CONVENTIONS, ids=lambda c: c.value)
 @pytest.mark.parametrize("relative,base,tip", ARMS, ids=[a[0].split("/")[-1] for a in ARMS])
-def test_imported_arm_matches_pinocchio_on_the_original(relative, base, tip, convention):
+def test_imported_arm_is_the_arm_the_file_means_or_the_file_as_written(relative, base, tip, convention, tmp_path):
+    """Angles the file rounds (the UR files write 1.57079632679, xArm7 and SO-101 1.5708) are read as
+    exact ones: the import equals Pinocchio on the file with those angles written in full; with
+    ``literal`` it equals Pinocchio on the original file. M, G and tau at 100 states, the tool pose."""
     path = erd(relative)
     report = import_urdf(path, base=base, tip=tip, convention=convention)
-    arm = NumericArm.from_model(report.model)
-    worst, pose = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), report.chain.tip, states=100)
-    # angles the import read as exact multiples of pi/12 (the UR files write 1.570796325, xArm7 and
-    # SO-101 1.5708) turn the arm by what the report says; nothing else may differ
-    allowed = 10 * report.moved
-    assert worst < 1e-9 + allowed and pose < 1e-12 + allowed, (worst, pose, report.moved)
-    assert bool(report.moved) == any("read as" in n or "made parallel" in n for n in report.notes)
-    assert report.checked is not None and report.checked < 1e-9 + 10 * report.moved
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(report.model),
+                                         PinChain(_exact_copy(path, tmp_path), report.chain.joints),
+                                         report.chain.tip, states=100)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose)
+    assert report.moved < 1e-12 and report.checked is not None and report.checked < 1e-12
+    literal = import_urdf(path, base=base, tip=tip, convention=convention, literal=True)
+    assert literal.chain.joints == report.chain.joints
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(literal.model), PinChain(path, literal.chain.joints),
+                                         literal.chain.tip, states=100)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose)
+    assert literal.as_written is None and "--literal" not in literal.text() and literal.moved < 1e-12
+    # the report says how far the file as written lies from the arm imported: the two imports differ so
+    if report.as_written is not None:
+        assert "the file as written moves the link frames" in report.text()
+        arm, written = NumericArm.from_model(report.model), NumericArm.from_model(literal.model)
+        q = np.random.default_rng(3).uniform(-np.pi, np.pi, arm.n)
+        M = mass_matrix(written, q)
+        apart = float(np.abs(mass_matrix(arm, q) - M).max() / np.abs(M).max())
+        assert apart <= 10 * report.as_written + 1e-13, (apart, report.as_written)
+    if relative.endswith(("xarm7.urdf", "so101.urdf")):   # 1.5708: 3.7e-6 rad
+        assert report.as_written is not None and report.as_written > 1e-7, report.text()
 
 
 def test_ur5_table_reads_like_the_datasheet():
@@ -83,8 +108,8 @@ def test_imported_arm_exports_back_to_pinocchio_and_mujoco(relative, base, tip, 
         joints = [l.joint_name for l in model.links]
         worst, _ = compare_with_pinocchio(arm, PinChain(out, joints), None)
         original, _ = compare_with_pinocchio(NumericArm.from_model(import_urdf(out, tip="tool").model),
-                                             PinChain(path, joints), None)
-        assert worst < 1e-9 and original < 1e-9 + 10 * report.moved, (worst, original)
+                                             PinChain(_exact_copy(path, tmp_path), joints), None)
+        assert worst < 1e-9 and original < 1e-9, (worst, original)
         pin_chain = PinChain(out, joints)
         q = np.linspace(-1, 1, arm.n)
         np.testing.assert_allclose(pin_chain.frame("tool", q), urdf_base(arm) @ arm.frames(q)[-1] @ arm.tool,

@@ -15,6 +15,7 @@ from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.urdf.dh import Axis, dh_frames
 from designer.urdf.importer import import_urdf
+from designer.urdf.source import read_urdf
 
 from tests.support.urdf_reference import PinChain, compare_with_pinocchio
 
@@ -66,12 +67,20 @@ def _three_joints(name: str, joints: tuple[str, str, str], lift_rpy: str) -> str
 @pytest.mark.parametrize("tilt", [3.7e-6, 1.8e-9, 5.9e-10])
 def test_a_short_pi_over_two_is_made_parallel_and_said_so(tmp_path, tilt):
     # a shoulder and an elbow meant parallel (a UR-like arm), the elbow tilted by what 1.5708,
-    # 1.570796325 and 1.5707963262 leave, across the line between the axes, so that the two are skew
+    # 1.570796325 and 1.5707963262 leave, across the line between the axes, so that the two are skew;
+    # the tilt hides in angles that are no multiple of pi/12 (0.4 and 0.3 rad, an axis turned back by them),
+    # so that reading the file's angles as exact ones does not remove it and the frames must
     text = _three_joints("short", ("shoulder_pan", "shoulder_lift", "elbow"), "1.5707963267948966 0 0")
-    text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>', f'<origin xyz="0.42 0 0" rpy="{tilt!r} {-tilt!r} 0"/>')
+    text = text.replace('<origin xyz="0.42 0 0" rpy="0 0 0"/>',
+                        f'<origin xyz="0.42 0 0" rpy="{0.4 + tilt!r} {0.3 - tilt!r} 0"/>')
+    axis = [-math.sin(0.3), math.cos(0.3) * math.sin(0.4), math.cos(0.3) * math.cos(0.4)]   # Rx(-0.4) Ry(-0.3) z
+    text = text.replace('<axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" velocity="1"/></joint></robot>',
+                        f'<axis xyz="{" ".join(repr(v) for v in axis)}"/>'
+                        '<limit lower="-3" upper="3" effort="10" velocity="1"/></joint></robot>')
     path = tmp_path / "short.urdf"
     path.write_text(text)
     report = import_urdf(path)
+    assert not read_urdf(path).snaps
     [note] = [n for n in report.notes if "'shoulder_lift' and 'elbow'" in n and "made parallel" in n]
     assert not any("from parallel" in w for w in report.warnings)
     angle = float(re.search(r"axes (\S+) rad", note).group(1))
@@ -108,7 +117,9 @@ def test_a_desktop_arm_with_nine_decimal_angles_has_a_positive_definite_mass_mat
         for _ in range(20):
             assert np.linalg.eigvalsh(mass_matrix(arm, rng.uniform(-np.pi, np.pi, 4))).min() > 0
         worst, _ = compare_with_pinocchio(arm, PinChain(path, report.chain.joints), None, states=10)
-        assert worst < 1e-9 + 10 * report.moved
+        # the angles read as exact ones (1.570796325 as pi/2, 5.9e-10 as 0) move it by what the report says
+        assert report.as_written is not None and report.as_written < 1e-8
+        assert worst < 1e-9 + 10 * report.moved + 10 * report.as_written
 
 
 def test_the_check_refuses_a_model_that_disagrees_with_the_file(tmp_path):

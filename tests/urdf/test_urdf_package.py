@@ -8,6 +8,7 @@ import pytest
 from designer.kinematics import NumericArm
 from designer.urdf import UrdfError, import_urdf
 
+from tests.support.exact_angles import exact_urdf
 from tests.support.urdf_reference import PinChain, compare_with_pinocchio, erd_folder
 
 # files whose default chain is not the arm (trees): the arm named by base and tip
@@ -31,7 +32,7 @@ def urdf_files():
 
 
 @pytest.mark.slow
-def test_every_package_urdf_imports_or_is_refused_with_a_message(capsys):
+def test_every_package_urdf_imports_or_is_refused_with_a_message(capsys, tmp_path):
     imported, refused, no_oracle = [], {}, []
     for path in urdf_files():
         base, tip = NAMED.get(path.name, (None, None))
@@ -44,17 +45,25 @@ def test_every_package_urdf_imports_or_is_refused_with_a_message(capsys):
             continue
         imported.append(path.name)
         arm = NumericArm.from_model(report.model)
+        # the arm the file means: its rounded angles written in full (tests/support/exact_angles.py)
+        exact = tmp_path / path.name
+        exact.write_text(exact_urdf(path.read_text()))
         try:
-            reference = PinChain(path, report.chain.joints)
+            reference = PinChain(exact, report.chain.joints)
         except ValueError:  # Pinocchio's own reduction fails on some files (two frames of one name)
             no_oracle.append(path.name)
             continue
         worst, pose = compare_with_pinocchio(arm, reference, report.chain.tip, states=5)
-        # looser on the pose than for the chosen arms: files written with 11-digit pi/2 (Baxter) give
-        # nearly parallel axes whose common normal lies far out, and 1e-12 m becomes a few 1e-12
-        # (angles the import read as exact ones move the arm by what the report says)
+        # looser on the pose than for the chosen arms (angles the DH construction read as exact ones move
+        # the arm by what the report says)
         allowed = 10 * report.moved
         assert worst < 1e-9 + allowed and pose < 1e-10 + allowed, (path.name, worst, pose)
+        # the file as written (--literal) against Pinocchio on the original: Baxter (11-digit pi/2 as written)
+        # 1.4e-10 of the largest G at a pose where G is small (a few 1e-12 of m g reach), the others 1e-12
+        literal = import_urdf(path, base=base, tip=tip, literal=True)
+        worst, pose = compare_with_pinocchio(NumericArm.from_model(literal.model), PinChain(path, literal.chain.joints),
+                                             literal.chain.tip, states=5)
+        assert worst < 1e-9 and pose < 1e-10, (path.name, "literal", worst, pose)
     with capsys.disabled():
         print(f"\n{len(imported)} imported, {len(refused)} refused; Pinocchio could not reduce: {no_oracle}")
         for name, why in sorted(refused.items()):
