@@ -141,6 +141,12 @@ class DerivationPanel(QWidget):
         if simplify is not None:
             self.simplify.setCurrentIndex(list(SimplifyMode).index(SimplifyMode(simplify)))
 
+    def forget_project(self) -> None:
+        """Another project replaced the open one: its equations, cache and job line go (its running
+        derivation was cancelled with it)."""
+        self.clear()
+        self._ended()
+
     def clear(self) -> None:
         """Forget results (a different project was opened)."""
         self.cancel()

@@ -146,10 +146,16 @@ class ExplorePanel(QWidget):
         for view in self.views():
             view.set_model(model)
 
-    def forget(self) -> None:
-        """Another project replaced the model: the job line and messages about the old one go (a design
-        loaded from a sweep, a pose taken from a map); the views mark their results out of date."""
+    def forget_project(self) -> None:
+        """Another project replaced the open one: the job line and messages about the old one go (a design
+        loaded from a sweep, a pose taken from a map), and every view's result with its plots and tables
+        (issue 29: A/B and Pareto results carried over). The typed ratings and payload were what-ifs of
+        that project's joints: the new one starts from its own drive data."""
         self.runner.forget()
+        for edit in (*self.ratings_edits.values(), self.payload.edit):
+            edit.clear()
+        for view in self.views():
+            view.forget_project()
 
     def set_joint_values(self, q) -> None:
         """The current pose (rad, m), e.g. from the joint sliders; marked on the map."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QListWidget, QPlainTextEdit, QTableWidget, QTextEdit, QWidget
 
 from ...explore.joints import explore_joints
 from ...model import Manipulator
@@ -13,7 +13,7 @@ from ...model.units import parameter_units, with_unit
 from ..job_runner import STALE_STYLE, StaleBanner
 from .context import ExploreContext
 from .picker import display_name, metric_unit
-from .plots import PlotBox
+from .plots import HeatMap, PlotBox, empty_plot
 
 __all__ = ["ExploreView", "STALE_STYLE"]
 
@@ -66,6 +66,30 @@ class ExploreView(QWidget):
         self.set_stale("")
         if model is not None and self.context.model is not None:
             self.check_stale(self.context.model)   # the model changed while the job ran
+
+    # -- another project -------------------------------------------------------------------
+    def forget_project(self) -> None:
+        """Another project replaced the open one: the result goes, and nothing of it stays drawn (curves,
+        points, images, titles, captions, tables, lists, texts). A view with more of its own (a map's
+        marker) extends this."""
+        self.result = self.result_model = None
+        self.set_stale("")
+        for box in self.findChildren(PlotBox):
+            empty_plot(box.plot)
+            box.caption.setText("")
+        for heat in vars(self).values():
+            if isinstance(heat, HeatMap):
+                heat.clear()
+        for table in self.findChildren(QTableWidget):
+            table.setRowCount(0)
+        for widget in self.findChildren(QListWidget):
+            widget.clear()
+        for plain in self.findChildren(QPlainTextEdit):
+            if plain.isReadOnly():
+                plain.clear()
+        for rich in self.findChildren(QTextEdit):
+            if rich.isReadOnly():
+                rich.clear()
 
     # -- units ---------------------------------------------------------------------------
     def _model_for_units(self) -> Manipulator | None:
