@@ -25,9 +25,8 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPro
 
 from ..jobs import CancelToken, Job, Progress
 from ..jobs.process import ProcessJob
-from .document import Document
 from .message_line import MessageLine
-from .project_state import ProjectState
+from .project_state import ProjectState, state_of
 from .worker import JobWorker, ProcessJobWorker, start_job
 
 __all__ = ["JobRunner", "StaleBanner", "STALE_STYLE", "plain_message"]
@@ -158,13 +157,7 @@ class JobRunner(QWidget):
 
     def project_state(self) -> ProjectState | None:
         """The state of the project open in this runner's window (None outside a window with a document)."""
-        widget = self.parentWidget()
-        while widget is not None:
-            document = getattr(widget, "document", None)
-            if isinstance(document, Document):
-                return document.state
-            widget = widget.parentWidget()
-        return None
+        return state_of(self)
 
     def _let_go(self, worker) -> None:
         """The project this job ran for was replaced: idle at once, and its late events are dropped."""

@@ -27,7 +27,7 @@ from PySide6.QtGui import QUndoStack
 
 from ..model import Manipulator
 
-__all__ = ["ProjectState", "UNDO_LIMIT"]
+__all__ = ["ProjectState", "ProjectSlot", "UNDO_LIMIT", "state_of"]
 
 UNDO_LIMIT = 500
 _serials = itertools.count(1)
@@ -47,6 +47,8 @@ class ProjectState(QObject):
         Its edits; its clean index is the unsaved mark.
     home:
         The pose it opens at: every joint at zero (the sliders clamp it into the limits).
+    results:
+        What the views computed for it (their :class:`ProjectSlot` attributes), by view.
     closed:
         True once another project replaced it: its jobs were cancelled, their results are dropped.
     """
@@ -63,6 +65,7 @@ class ProjectState(QObject):
         if dirty:
             self.undo_stack.resetClean()   # no state of the history is saved (an import, a recovered session)
         self.home = np.zeros(model.n)
+        self.results: dict[int, dict[str, Any]] = {}   # each view's results (ProjectSlot), by the view's id
         self.closed = False
         self._jobs: list[tuple[Any, Callable[[Any], None] | None]] = []   # workers started for it, their owners' hooks
 
@@ -90,3 +93,47 @@ class ProjectState(QObject):
                 worker.cancel()
             if on_close is not None:
                 on_close(worker)   # also for a pool job done in its thread whose result is still queued
+
+
+def state_of(widget: Any) -> ProjectState | None:
+    """The state of the project open in ``widget``'s window: the first ancestor (or the widget) with a
+    ``document`` holding one; None outside such a window (a panel on its own)."""
+    while widget is not None:
+        state = getattr(getattr(widget, "document", None), "state", None)
+        if isinstance(state, ProjectState):
+            return state
+        widget = widget.parentWidget()
+    return None
+
+
+class ProjectSlot:
+    """A view's attribute that belongs to the open project (a simulation, an Explore result): its value
+    lives in the window's current :class:`ProjectState` (``state.results``), so that another project
+    opened takes it away with the old state and the view reads ``default`` (None) from then on, before
+    it has even redrawn. Outside a window the view keeps the value itself.
+
+        >>> class SimulatePanel(QWidget):
+        ...     result = ProjectSlot()
+    """
+
+    def __init__(self, default: Any = None):
+        self.default = default
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @staticmethod
+    def _store(view: Any) -> dict[str, Any]:
+        state = state_of(view)
+        if state is None:
+            return view.__dict__.setdefault("_project_slots", {})
+        return state.results.setdefault(id(view), {})
+
+    def __get__(self, view: Any, owner: type | None = None) -> Any:
+        if view is None:
+            return self
+        return self._store(view).get(self.name, self.default)
+
+    def __set__(self, view: Any, value: Any) -> None:
+        self._store(view)[self.name] = value

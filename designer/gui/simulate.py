@@ -33,6 +33,7 @@ from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
 from .plot_style import place_legend, plain_axes
+from .project_state import ProjectSlot
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
@@ -68,14 +69,17 @@ class SimulatePanel(QWidget):
 
     poseRequested = Signal(object)
     finished = Signal()
+    # the open project's: in a window they live in its ProjectState and go with it (Play never drives
+    # another project's arm with this one's trajectory, issue 29)
+    result = ProjectSlot()
+    result_model = ProjectSlot()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.model: Manipulator | None = None
         self.arm: NumericArm | None = None
         self.q0 = np.zeros(0)
-        self.result: SimulationResult | None = None
-        self.result_model: Manipulator | None = None
+        self.result, self.result_model = None, None   # a SimulationResult and the Manipulator it is of
         self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
                                  tip="Time to simulate (passive fall) or of the move (quintic)")
         self.motion = QComboBox(self)

@@ -3,14 +3,13 @@ that also stops the view's plots and tables from exporting numbers of a model th
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtWidgets import QBoxLayout, QListWidget, QPlainTextEdit, QTableWidget, QTextEdit, QWidget
 
 from ...explore.joints import explore_joints
 from ...model import Manipulator
 from ...model.units import parameter_units, with_unit
 from ..job_runner import STALE_STYLE, StaleBanner
+from ..project_state import ProjectSlot
 from .context import ExploreContext
 from .picker import display_name, metric_unit
 from .plots import HeatMap, PlotBox, empty_plot
@@ -28,12 +27,15 @@ class ExploreView(QWidget):
     """
 
     action = "Compute"   # the button that brings the view up to date, named in the banner
+    # the open project's: in a window they live in its ProjectState and go with it (project_state.py)
+    result = ProjectSlot()
+    result_model = ProjectSlot()
 
     def __init__(self, context: ExploreContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
-        self.result: Any = None   # each view's own result type (the views narrow it)
-        self.result_model: Manipulator | None = None
+        self.result = None   # each view's own result type (the views narrow it)
+        self.result_model = None   # the Manipulator it was computed for
         self.stale = ""
         self.stale_banner = StaleBanner(self)
 
