@@ -235,8 +235,13 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
             self.sliders.set_model(design.model, design.arm, values=home)
 
     def forget_project(self) -> None:
-        """Another project replaces the open one: no message about the old one stays in the status bar."""
+        """Another project replaces the open one: no message about the old one stays in the status bar, and
+        a Linearize or Identification dialog of the old model closes (its job was cancelled with it)."""
         self.statusBar().clearMessage()
+        dialog = getattr(self, "control_dialog", None)   # set by control_dialogs while one is open
+        if dialog is not None:
+            dialog.close()
+            self.control_dialog = None
 
     def _project_replaced(self, state) -> None:
         """A new project opens at its home pose, whatever pose the previous one was left in (issue 29 item 3):

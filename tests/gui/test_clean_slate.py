@@ -206,8 +206,10 @@ def test_an_example_opens_the_same_after_any_kind_of_project(qtbot, window, ques
 
 
 def test_jobs_running_when_another_project_opens_are_cancelled_and_their_results_dropped(qtbot, window):
-    """A simulation, an Explore map and a derivation still running: opening another project stops them
-    at once (every job line idle), and what they deliver late is never shown for the new project."""
+    """A simulation, an Explore map, a derivation and the identification dialog's job still running:
+    opening another project stops them at once (every job line idle, the old model's dialog closed), and
+    what they deliver late is never shown for the new project."""
+    from designer.gui import control_dialogs
     w = window
     assert w.open_example(ROBOTS / "puma560.json")
     w.simulate.duration.setValue(60.0)   # long by construction: seconds of integration
@@ -217,6 +219,9 @@ def test_jobs_running_when_another_project_opens_are_cancelled_and_their_results
     workers = [w.simulate.run(), w.explore.workspace_view.compute()]
     w.derivation.start()
     workers.append(w.derivation.worker)
+    control_dialogs._identification(w)   # Arm > Identification: a dialog of this model, its job running
+    dialog = w.control_dialog
+    workers.append(dialog.worker)
     assert all(worker is not None and not worker.done for worker in workers)
     ended = []   # connected after the runners' own slots: called once those have handled the end
     for worker in workers:
@@ -225,6 +230,7 @@ def test_jobs_running_when_another_project_opens_are_cancelled_and_their_results
     assert w.open_example(ROBOTS / "palletizer_parallelogram.json")
     busy = [r for r in w.findChildren(JobRunner) if r.busy and r is not w.coupling.runner]
     assert not busy, [r.title for r in busy]
+    assert not dialog.isVisible() and w.control_dialog is None
     assert w.simulate.run_button.isEnabled() and w.derivation.derive_button.isEnabled()
     qtbot.waitUntil(lambda: len(ended) == len(workers), timeout=LONG)
     assert all(worker.token.cancelled for worker in workers)
