@@ -116,8 +116,9 @@ class ProjectSlot:
         ...     result = ProjectSlot()
     """
 
-    def __init__(self, default: Any = None):
+    def __init__(self, default: Any = None, factory: Callable[[], Any] | None = None):
         self.default = default
+        self.factory = factory   # a fresh value for each project (a cache a view fills in place)
         self.name = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -133,7 +134,10 @@ class ProjectSlot:
     def __get__(self, view: Any, owner: type | None = None) -> Any:
         if view is None:
             return self
-        return self._store(view).get(self.name, self.default)
+        store = self._store(view)
+        if self.factory is not None and self.name not in store:
+            store[self.name] = self.factory()
+        return store.get(self.name, self.default)
 
     def __set__(self, view: Any, value: Any) -> None:
         self._store(view)[self.name] = value
