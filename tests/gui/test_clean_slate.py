@@ -91,6 +91,12 @@ def listed(widget) -> list[str]:
             if table.item(r, c) is not None and table.item(r, c).text()]
 
 
+def axis_titles(widget) -> list[str]:
+    """The axis titles of every plot under ``widget`` (colour bars' too), sorted."""
+    return sorted(item.labelText for view in widget.findChildren(pg.GraphicsView) for item in view.scene().items()
+                  if isinstance(item, pg.AxisItem))
+
+
 def state(w) -> dict:
     """What a newly opened project shows, to compare with the same project opened after New."""
     return {"title": w.windowTitle(), "modified": w.isWindowModified(), "dirty": w.document.dirty,
@@ -98,7 +104,8 @@ def state(w) -> dict:
             "design q": w.design.q.tolist(), "readout": w.readout.text(), "status": w.statusBar().currentMessage(),
             "tabs": [w.result_tabs.tabText(k) for k in range(w.result_tabs.count())],
             "simulate": w.simulate.status.text(), "history": w.document.undo_stack.count(),
-            "ratings": [edit.text() for edit in (*w.explore.ratings_edits.values(), w.explore.payload.edit)]}
+            "ratings": [edit.text() for edit in (*w.explore.ratings_edits.values(), w.explore.payload.edit)],
+            "explore axes": axis_titles(w.explore)}
 
 
 def assert_clean_slate(w, reference: dict) -> None:

@@ -3,6 +3,7 @@ that also stops the view's plots and tables from exporting numbers of a model th
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 from PySide6.QtWidgets import QBoxLayout, QListWidget, QPlainTextEdit, QTableWidget, QTextEdit, QWidget
 
 from ...explore.joints import explore_joints
@@ -15,6 +16,8 @@ from .picker import display_name, metric_unit
 from .plots import HeatMap, PlotBox, empty_plot
 
 __all__ = ["ExploreView", "STALE_STYLE"]
+
+SIDES = ("left", "bottom")
 
 
 class ExploreView(QWidget):
@@ -38,6 +41,7 @@ class ExploreView(QWidget):
         self.result_model = None   # the Manipulator it was computed for
         self.stale = ""
         self.stale_banner = StaleBanner(self)
+        self._blank: dict[int, dict[str, str]] = {}   # each plot's axis titles before any result
 
     def add_banner(self, layout: QBoxLayout, index: int = 0) -> None:
         layout.insertWidget(index, self.stale_banner)
@@ -70,6 +74,12 @@ class ExploreView(QWidget):
             self.check_stale(self.context.model)   # the model changed while the job ran
 
     # -- another project -------------------------------------------------------------------
+    def remember_blank(self) -> None:
+        """Keep what the plots say before any result (their axis titles), for :meth:`forget_project`;
+        called once the view is built."""
+        self._blank = {id(box): {side: box.plot.getAxis(side).labelText for side in SIDES}
+                       for box in self.findChildren(PlotBox)}
+
     def forget_project(self) -> None:
         """Another project replaced the open one: the result goes, and nothing of it stays drawn (curves,
         points, images, titles, captions, tables, lists, texts). A view with more of its own (a map's
@@ -79,6 +89,11 @@ class ExploreView(QWidget):
         for box in self.findChildren(PlotBox):
             empty_plot(box.plot)
             box.caption.setText("")
+            for side, text in self._blank.get(id(box), dict.fromkeys(SIDES, "")).items():
+                box.plot.setLabel(side, text)   # the old result's quantities and joints go ("" hides)
+        for bar in vars(self).values():
+            if isinstance(bar, pg.ColorBarItem):
+                bar.axis.setLabel("")
         for heat in vars(self).values():
             if isinstance(heat, HeatMap):
                 heat.clear()
