@@ -192,6 +192,15 @@ class CouplingPanel(ClosedCoupling, QWidget):
             self._quiet(False)
         self._follow()
 
+    def forget_project(self) -> None:
+        """Another project replaced the open one: no curve or message of the old one stays until the new
+        one's are drawn (its closed-chain job was cancelled with it)."""
+        self._timer.stop()
+        self.sweeps = {"joint": None, "parameter": None}
+        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+            plot.clearPlots()
+        self._show_status("")
+
     def set_joint_values(self, q) -> None:
         """Follow the joint sliders; recomputation is throttled."""
         q = np.asarray(q, dtype=float).ravel()

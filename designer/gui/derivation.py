@@ -22,6 +22,7 @@ from ..dynamics.results import Equations, Method, SimplifyMode
 from ..jobs.process import ProcessJob
 from .equations_view import EquationsView
 from .job_runner import JobRunner
+from .project_state import ProjectSlot
 from .worker import JobWorker, ProcessJobWorker, process_runner
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
@@ -71,14 +72,15 @@ class DerivationPanel(QWidget):
     derivationCancelled = Signal()
     progressed = Signal(object)           # Progress
     message = Signal(str)
+    # the open project's: in the window they live in its ProjectState and go with it (project_state.py)
+    cache = ProjectSlot(factory=OrderedDict)   # key (model, method, simplify) -> Equations, newest last
+    shown = ProjectSlot()                      # (key, Equations) on display
 
     def __init__(self, document, derive: Callable | None = None, parent=None):
         super().__init__(parent)
         self.document = document
         self.derive = derive
-        self.cache: OrderedDict = OrderedDict()
         self._running_key: tuple | None = None
-        self.shown: tuple | None = None    # (key, Equations) on display
         self._view_state: tuple | None = None
 
         self.method = QComboBox(self)
@@ -142,6 +144,12 @@ class DerivationPanel(QWidget):
         self.method.setCurrentIndex(list(Method).index(Method(method)))
         if simplify is not None:
             self.simplify.setCurrentIndex(list(SimplifyMode).index(SimplifyMode(simplify)))
+
+    def forget_project(self) -> None:
+        """Another project replaced the open one: its equations, cache and job line go (its running
+        derivation was cancelled with it)."""
+        self.clear()
+        self._ended()
 
     def clear(self) -> None:
         """Forget results (a different project was opened)."""

@@ -90,6 +90,7 @@ class _EntriesModel(QAbstractTableModel):
         self.entries, self.rows = entries, rows
         self._stats.clear()
         self._asked.clear()
+        self._batch = []   # rows of the old entries still waiting to be counted (issue 29: IndexError)
         self._generation += 1
         self.endResetModel()
 

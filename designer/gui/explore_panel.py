@@ -114,6 +114,7 @@ class ExplorePanel(QWidget):
         titles = ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")
         for view, title in zip(self.views(), titles):
             self.tabs.addTab(view, title)
+            view.remember_blank()
         self.sweep_view.finished.connect(lambda r: self.pareto_view.set_result(r, self.sweep_view.result_model))
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
         self.workspace_view.mapped.connect(lambda r: self.workspaceMapped.emit(r.positions, r.values, r.label))
@@ -146,10 +147,16 @@ class ExplorePanel(QWidget):
         for view in self.views():
             view.set_model(model)
 
-    def forget(self) -> None:
-        """Another project replaced the model: the job line and messages about the old one go (a design
-        loaded from a sweep, a pose taken from a map); the views mark their results out of date."""
+    def forget_project(self) -> None:
+        """Another project replaced the open one: the job line and messages about the old one go (a design
+        loaded from a sweep, a pose taken from a map), and every view's result with its plots and tables
+        (issue 29: A/B and Pareto results carried over). The typed ratings and payload were what-ifs of
+        that project's joints: the new one starts from its own drive data."""
         self.runner.forget()
+        for edit in (*self.ratings_edits.values(), self.payload.edit):
+            edit.clear()
+        for view in self.views():
+            view.forget_project()
 
     def set_joint_values(self, q) -> None:
         """The current pose (rad, m), e.g. from the joint sliders; marked on the map."""

@@ -6,7 +6,10 @@ through a :class:`JobRunner`; it runs a job on the thread pool (a ``make_job(tok
 short numeric work) or in the worker process (a :class:`~designer.jobs.process.ProcessJob`, for
 symbolic work), shows its progress, lets the user cancel it, and hands its result, or a one-line
 message of its failure, back to the panel. A job started while another runs replaces it; the
-replaced job's late events are dropped. :class:`StaleBanner` is the one "out of date" banner of
+replaced job's late events are dropped. A job belongs to the project open when it started (the
+:class:`~designer.gui.project_state.ProjectState` of the window's document): opening another project
+cancels it, the runner lets go of it at once, and its late result is dropped, never shown for the next
+project (issue 29). :class:`StaleBanner` is the one "out of date" banner of
 the results a job made.
 """
 
@@ -23,6 +26,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPro
 from ..jobs import CancelToken, Job, Progress
 from ..jobs.process import ProcessJob
 from .message_line import MessageLine
+from .project_state import ProjectState, state_of
 from .worker import JobWorker, ProcessJobWorker, start_job
 
 __all__ = ["JobRunner", "StaleBanner", "STALE_STYLE", "plain_message"]
@@ -151,6 +155,25 @@ class JobRunner(QWidget):
     def _alive(self, worker) -> bool:
         return shiboken6.isValid(self) and worker is self.worker
 
+    def project_state(self) -> ProjectState | None:
+        """The state of the project open in this runner's window (None outside a window with a document)."""
+        return state_of(self)
+
+    def _let_go(self, worker) -> None:
+        """The project this job ran for was replaced: idle at once, and its late events are dropped."""
+        if not self._alive(worker):
+            return
+        title = self.title
+        self.worker = None
+        self._running[0] = None
+        self.title = ""
+        self.cancel_button.setEnabled(False)
+        self.clear_error()
+        self.reset()
+        if self.hide_when_idle:
+            self.hide()
+        self.ended.emit(title, "cancelled")
+
     # -- running ---------------------------------------------------------------------------
     def start(self, title: str, make_job: Callable[[CancelToken], Job] | ProcessJob,
               on_result: Callable[[Any], None], *, on_failed: Callable[[str, str], None] | None = None,
@@ -164,10 +187,11 @@ class JobRunner(QWidget):
         self.clear_error()
         self.title = title
         worker = None
+        state = self.project_state()
 
         def finished(result) -> None:
-            if not self._alive(worker):
-                return   # a replaced job that finished anyway
+            if not self._alive(worker) or state is not None and state.closed:
+                return   # a replaced job, or one of a project no longer open, that finished anyway
             self._end("done")
             try:
                 on_result(result)
@@ -176,7 +200,7 @@ class JobRunner(QWidget):
             self.ended.emit(title, "finished")
 
         def failed(message: str, details: str) -> None:
-            if not self._alive(worker):
+            if not self._alive(worker) or state is not None and state.closed:
                 return
             self._end("failed")
             message = plain_message(message)
@@ -187,7 +211,7 @@ class JobRunner(QWidget):
             self.ended.emit(title, "failed")
 
         def cancelled() -> None:
-            if not self._alive(worker):
+            if not self._alive(worker) or state is not None and state.closed:
                 return
             self._end("cancelled")
             if on_cancelled is not None:
@@ -195,7 +219,8 @@ class JobRunner(QWidget):
             self.ended.emit(title, "cancelled")
 
         def progress(step: Progress) -> None:
-            if worker is not None and self._alive(worker) and not worker.token.cancelled:
+            if worker is not None and self._alive(worker) and not worker.token.cancelled and not (
+                    state is not None and state.closed):
                 self._progress(step)
                 self.progressed.emit(step)
 
@@ -208,6 +233,8 @@ class JobRunner(QWidget):
         worker = start_job(make_job, progress=progress, finished=finished, failed=failed, cancelled=cancelled)
         self.worker = worker
         self._running[0] = worker
+        if state is not None:
+            state.adopt(worker, self._let_go)
         return worker
 
     def cancel(self) -> None:

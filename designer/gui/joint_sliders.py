@@ -63,9 +63,9 @@ class JointSliders(QWidget):
         self._quiet = False
 
     # -- public API -----------------------------------------------------------
-    def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
+    def set_model(self, model: Manipulator | None, arm: NumericArm | None = None, values=None) -> None:
         """Rebuild for ``model`` (``arm``: its numeric arm if built); values are kept (clamped to the new
-        ranges) when n is unchanged."""
+        ranges) when n is unchanged, or start at ``values`` when given (a new project's home pose)."""
         old = self._values
         n = 0 if model is None else model.n
         self._ranges = joint_ranges(model, arm) if model is not None else np.zeros((0, 2))
@@ -73,7 +73,10 @@ class JointSliders(QWidget):
         if n != len(self.sliders) or revolute != self._revolute:
             self._rebuild(revolute)
         self._revolute = revolute
-        values = old if len(old) == n else np.zeros(n)
+        if values is not None:
+            values = np.asarray(values, float).ravel()
+        else:
+            values = old if len(old) == n else np.zeros(n)
         self._values = np.clip(values, self._ranges[:, 0], self._ranges[:, 1]) if n else np.zeros(0)
         for i in range(n):
             self._configure(i)

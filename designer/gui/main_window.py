@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QEvent, QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSettings, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
 
@@ -70,6 +70,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.document = Document(model or new_model(), path, self)
         self.design = OpenDesign(self.document.model)   # the pose and the arm the views share
         self.closed = ClosedPose(self)   # a closed chain's loop closure between the sliders and the design
+        self._opening_pose: np.ndarray | None = None   # a new project's home pose, for the sliders
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
         self.recovery = Recovery(recovery_dir)
@@ -84,7 +85,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.drives = DrivesPanel(doc, self)
         self.problems = ProblemsPanel(doc, self)
         self.derivation = DerivationPanel(doc, derive, self)
-        self.history = QUndoView(doc.undo_stack, self)
+        self.history = QUndoView(doc.undo_group, self)   # the open project's edits
         self.history.setEmptyLabel("<opened>")
         self.arm_view, self.sliders, self.coupling = ArmView(self), JointSliders(self), CouplingPanel(self)
         self.explore = ExplorePanel(self)
@@ -170,14 +171,17 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.problems.linkChosen.connect(self.dh_table.select_link)
         self.arm_view.meshes.problemsChanged.connect(self.problems.set_extra)
         self._observe_design()
+        # what belongs to a project goes with it (issue 29): the views that keep results forget them
+        # when the document replaces its ProjectState, before the new model is announced
+        for view in (self.derivation, self.explore, self.simulate, self.coupling, self.arm_view, self):
+            doc.add_project_view(view)
+        doc.stateReplaced.connect(self._project_replaced)
         doc.modelChanged.connect(self.design.set_model)
         self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
-        doc.reset_done.connect(self.derivation.clear)
-        doc.reset_done.connect(self.explore.forget)
         self.sliders.valuesChanged.connect(self.closed.sliders_moved)   # a closed chain's loops closed first
-        doc.undo_stack.indexChanged.connect(self._edited)
+        doc.undo_group.indexChanged.connect(self._edited)
         self.explore.loadDesignRequested.connect(self._load_design)
         self.explore.poseRequested.connect(self.sliders.set_values)
         # playback shows what was simulated, outside the limits too (the sliders say so in red)
@@ -204,8 +208,8 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         """The views follow :attr:`design` (the model, its arm built once, the pose); the sliders set
         the pose and follow the model."""
         design = self.design
-        design.observe(model=self.closed.model_changed)   # a closed chain's mechanism first: the pose is closed
-        design.observe(model=lambda d: self.sliders.set_model(d.model, d.arm))
+        design.observe(model=self._sliders_follow)   # first: a closed chain's loops close from their values
+        design.observe(model=self.closed.model_changed)   # then the mechanism, before the views: the pose is closed
         design.observe(model=lambda d: self.arm_view.set_model(d.model, d.arm),
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
@@ -221,6 +225,29 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         design.observe(model=lambda d: self._sync_pose())
         design.observe(model=lambda d: self._update_title())
         design.observe(model=self.closed.after_model)   # last: over the views' own drawing and messages
+
+    def _sliders_follow(self, design) -> None:
+        # quietly: their valuesChanged here (n changed, or values clamped) would pose the views that have
+        # not heard of the new model yet (issue 29 item 2: IndexError in the read-out, the 3D view);
+        # _sync_pose takes their values once every view has the model
+        home, self._opening_pose = self._opening_pose, None
+        with QSignalBlocker(self.sliders):
+            self.sliders.set_model(design.model, design.arm, values=home)
+
+    def forget_project(self) -> None:
+        """Another project replaces the open one: no message about the old one stays in the status bar, and
+        a Linearize or Identification dialog of the old model closes (its job was cancelled with it)."""
+        self.statusBar().clearMessage()
+        dialog = getattr(self, "control_dialog", None)   # set by control_dialogs while one is open
+        if dialog is not None:
+            dialog.close()
+            self.control_dialog = None
+
+    def _project_replaced(self, state) -> None:
+        """A new project opens at its home pose, whatever pose the previous one was left in (issue 29 item 3):
+        the sliders take it when the design announces the model (a closed chain closes its loops from it)."""
+        self._opening_pose = state.home
+        self.design.q = np.array(state.home, float)
 
     def _gate_views(self, design) -> None:
         for gate in self.gates.values():

@@ -33,6 +33,7 @@ from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
 from .plot_style import place_legend, plain_axes
+from .project_state import ProjectSlot
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
@@ -50,6 +51,7 @@ TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, 
         "quintic move": "Move rest to rest from the current pose to the target pose in the given time, with the "
                         "torques that drive it",
         "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
+READY = "Set a pose with the sliders, then release the arm."
 TARGET_TIP = "target pose: one value per joint (deg, or m for prismatic joints)"
 CSV_TIP = "trajectory CSV: t, q1..qn[, qd1..qdn, qdd1..qddn] (rad or m, SI)"
 QUINTIC_STEPS = 401    # states of a quintic move: smooth torque curves, whatever the frame rate
@@ -67,14 +69,17 @@ class SimulatePanel(QWidget):
 
     poseRequested = Signal(object)
     finished = Signal()
+    # the open project's: in a window they live in its ProjectState and go with it (Play never drives
+    # another project's arm with this one's trajectory, issue 29)
+    result = ProjectSlot()
+    result_model = ProjectSlot()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.model: Manipulator | None = None
         self.arm: NumericArm | None = None
         self.q0 = np.zeros(0)
-        self.result: SimulationResult | None = None
-        self.result_model: Manipulator | None = None
+        self.result, self.result_model = None, None   # a SimulationResult and the Manipulator it is of
         self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
                                  tip="Time to simulate (passive fall) or of the move (quintic)")
         self.motion = QComboBox(self)
@@ -109,7 +114,7 @@ class SimulatePanel(QWidget):
         self.speed.addItems(list(SPEEDS))
         self.speed.setCurrentText("1x")
         self.time_label = QLabel("", self)
-        self.status = QLabel("Set a pose with the sliders, then release the arm.", self)
+        self.status = QLabel(READY, self)
         self.status.setWordWrap(True)
         self.stale_banner = StaleBanner(self)
         self.plots = pg.GraphicsLayoutWidget(self)
@@ -219,6 +224,33 @@ class SimulatePanel(QWidget):
         self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
                                      self.run_button.text())
 
+    def forget_project(self) -> None:
+        """Another project replaced the open one: its simulation goes, with its plots, peaks and playback
+        (issue 29: Play drove the palletizer with the PUMA's trajectory); its running job was cancelled
+        with it."""
+        self.set_playing(False)
+        self.result, self.result_model = None, None
+        self.stale_banner.hide()
+        self._clear_plots()
+        self.elastic_plots.arrange(False)
+        for plot in self._plots():
+            place_legend(plot)
+        self._empty_axes()
+        self.scrub.blockSignals(True)
+        self.scrub.setRange(0, 0)
+        self.scrub.blockSignals(False)
+        self.time_label.setText("")
+        self._set_playable(False)
+        self.run_button.setEnabled(True)
+        self.status.setText(READY)
+
+    def _clear_plots(self) -> None:
+        """No curves (and no legend entries); the time lines stay."""
+        for plot, line in zip(self._plots(), self.time_lines):
+            plot.clear()
+            plot.addItem(line)
+        self.tau_plot.setTitle("joint torques (inverse dynamics)")
+
     def set_joint_values(self, q) -> None:
         if not self.timer.isActive():
             self.q0 = np.asarray(q, float).ravel()
@@ -304,9 +336,7 @@ class SimulatePanel(QWidget):
         self.stale_banner.hide()
         elastic = isinstance(result, ElasticMotionResult)
         self.elastic_plots.arrange(elastic)
-        for plot, line in zip(self._plots(), self.time_lines):
-            plot.clear()
-            plot.addItem(line)
+        self._clear_plots()
         # a closed chain's torques are over its actuated joints (named by their links), its q over the tree
         torque_joints = result.actuated if isinstance(result, ClosedMotionResult) else range(result.q.shape[1])
         for i in range(result.q.shape[1]):

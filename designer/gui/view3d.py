@@ -151,6 +151,10 @@ class ArmView(QWidget):
         self.workspace.setData(pos=positions, color=colors)
         self.workspace_label = label
 
+    def forget_project(self) -> None:
+        """Another project replaced the open one: its Explore workspace map goes."""
+        self.clear_workspace_points()
+
     def clear_workspace_points(self) -> None:
         self.workspace.setData(pos=np.zeros((0, 3)))
         self.workspace_label = ""

@@ -73,9 +73,9 @@ class WindowMenus(_MenusBase):
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
     def _build_edit_menu(self, edit_menu) -> None:
-        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action = self.document.undo_group.createUndoAction(self, "&Undo")   # the open project's
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action = self.document.undo_group.createRedoAction(self, "&Redo")
         # Ctrl+Shift+Z (the platform's key) and Ctrl+Y, which many users reach for
         redo_keys = [k for k in QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)]
         for extra in (QKeySequence("Ctrl+Y"), QKeySequence("Ctrl+Shift+Z")):

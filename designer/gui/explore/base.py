@@ -3,19 +3,21 @@ that also stops the view's plots and tables from exporting numbers of a model th
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtWidgets import QBoxLayout, QWidget
+import pyqtgraph as pg
+from PySide6.QtWidgets import QBoxLayout, QListWidget, QPlainTextEdit, QTableWidget, QTextEdit, QWidget
 
 from ...explore.joints import explore_joints
 from ...model import Manipulator
 from ...model.units import parameter_units, with_unit
 from ..job_runner import STALE_STYLE, StaleBanner
+from ..project_state import ProjectSlot
 from .context import ExploreContext
 from .picker import display_name, metric_unit
-from .plots import PlotBox
+from .plots import HeatMap, PlotBox, empty_plot
 
 __all__ = ["ExploreView", "STALE_STYLE"]
+
+SIDES = ("left", "bottom")
 
 
 class ExploreView(QWidget):
@@ -28,14 +30,18 @@ class ExploreView(QWidget):
     """
 
     action = "Compute"   # the button that brings the view up to date, named in the banner
+    # the open project's: in a window they live in its ProjectState and go with it (project_state.py)
+    result = ProjectSlot()
+    result_model = ProjectSlot()
 
     def __init__(self, context: ExploreContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
-        self.result: Any = None   # each view's own result type (the views narrow it)
-        self.result_model: Manipulator | None = None
+        self.result = None   # each view's own result type (the views narrow it)
+        self.result_model = None   # the Manipulator it was computed for
         self.stale = ""
         self.stale_banner = StaleBanner(self)
+        self._blank: dict[int, dict[str, str]] = {}   # each plot's axis titles before any result
 
     def add_banner(self, layout: QBoxLayout, index: int = 0) -> None:
         layout.insertWidget(index, self.stale_banner)
@@ -66,6 +72,41 @@ class ExploreView(QWidget):
         self.set_stale("")
         if model is not None and self.context.model is not None:
             self.check_stale(self.context.model)   # the model changed while the job ran
+
+    # -- another project -------------------------------------------------------------------
+    def remember_blank(self) -> None:
+        """Keep what the plots say before any result (their axis titles), for :meth:`forget_project`;
+        called once the view is built."""
+        self._blank = {id(box): {side: box.plot.getAxis(side).labelText for side in SIDES}
+                       for box in self.findChildren(PlotBox)}
+
+    def forget_project(self) -> None:
+        """Another project replaced the open one: the result goes, and nothing of it stays drawn (curves,
+        points, images, titles, captions, tables, lists, texts). A view with more of its own (a map's
+        marker) extends this."""
+        self.result = self.result_model = None
+        self.set_stale("")
+        for box in self.findChildren(PlotBox):
+            empty_plot(box.plot)
+            box.caption.setText("")
+            for side, text in self._blank.get(id(box), dict.fromkeys(SIDES, "")).items():
+                box.plot.setLabel(side, text)   # the old result's quantities and joints go ("" hides)
+        for bar in vars(self).values():
+            if isinstance(bar, pg.ColorBarItem):
+                bar.axis.setLabel("")
+        for heat in vars(self).values():
+            if isinstance(heat, HeatMap):
+                heat.clear()
+        for table in self.findChildren(QTableWidget):
+            table.setRowCount(0)
+        for widget in self.findChildren(QListWidget):
+            widget.clear()
+        for plain in self.findChildren(QPlainTextEdit):
+            if plain.isReadOnly():
+                plain.clear()
+        for rich in self.findChildren(QTextEdit):
+            if rich.isReadOnly():
+                rich.clear()
 
     # -- units ---------------------------------------------------------------------------
     def _model_for_units(self) -> Manipulator | None:

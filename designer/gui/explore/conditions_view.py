@@ -56,6 +56,9 @@ def describe(result) -> str:
         lines += ["Rejected solutions:"] + [f"  {r}" for r in result.rejected]
     return "\n".join(lines)
 
+INTRO = ("Symbolic: derives M and G and solves for the parameters that make the chosen terms vanish for every "
+         "configuration.")
+
 
 class ConditionsView(ExploreView):
     action = "Find conditions"
@@ -81,8 +84,7 @@ class ConditionsView(ExploreView):
         row2 = QHBoxLayout()
         row2.addWidget(self.targets, 1)
         row2.addWidget(self.unknowns, 1)
-        self.summary = QLabel("Symbolic: derives M and G and solves for the parameters that make the chosen "
-                              "terms vanish for every configuration.", self)
+        self.summary = QLabel(INTRO, self)
         self.summary.setWordWrap(True)
         self.list = QListWidget(self)
         self.list.setToolTip("Admissible solutions (positive masses and inertias); pick one and Apply")
@@ -114,6 +116,11 @@ class ConditionsView(ExploreView):
         balanced = self.kind.currentData() == "balanced"
         self.targets.setPlaceholderText("joints, e.g. 2 3 — empty: all" if balanced
                                         else "entries, e.g. 1,2; 1,3 — empty: all")
+
+    def forget_project(self) -> None:
+        super().forget_project()
+        self.clear_result()
+        self.summary.setText(INTRO)
 
     def clear_result(self) -> None:
         """Forget the shown conditions (a new search starts: old answers must not sit under its heading)."""

@@ -47,6 +47,9 @@ def _default_pair(model: Manipulator) -> tuple[int, int]:
         return (2, 3) if explore_joints(model).n >= 3 else (1, 2)
 
 
+STATS_CAPTION = "over samples within the joint limits"
+
+
 class MapView(ExploreView):
     """Pick two joints and a resolution; Compute runs :func:`~designer.gui.explore.jobs.placed_map_job` where the
     Compute preference says (threads, local processes or a Dask cluster; see designer/gui/compute.py)."""
@@ -106,7 +109,7 @@ class MapView(ExploreView):
         self.stats.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.stats.setFixedHeight(self.stats.horizontalHeader().sizeHint().height()
                                   + self.stats.verticalHeader().defaultSectionSize() + 4)
-        self.stats_caption = QLabel("over samples within the joint limits", self)
+        self.stats_caption = QLabel(STATS_CAPTION, self)
         self.stats_caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         sampling_row = QHBoxLayout()
         sampling_row.addWidget(QLabel("Statistics over", self))
@@ -253,6 +256,12 @@ class MapView(ExploreView):
                 f"{self._name(k + 1)} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
 
     # -- helpers ----------------------------------------------------------------------------------
+    def forget_project(self) -> None:
+        self.clear()
+        self.box.plot.setLabel("bottom", "")
+        self.box.plot.setLabel("left", "")
+        self.stats_caption.setText(STATS_CAPTION)
+
     def clear(self) -> None:
         self.result = self.result_model = None
         self.set_stale("")

@@ -15,7 +15,7 @@ from PySide6.QtSvg import QSvgGenerator
 from ..folders import last_folder, remember_folder
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-__all__ = ["PlotBox", "HeatMap", "write_csv", "CsvData", "is_flat"]
+__all__ = ["PlotBox", "HeatMap", "write_csv", "CsvData", "is_flat", "empty_plot"]
 
 # (header, rows) of a plot's data
 CsvData = tuple[Sequence[str], Sequence[Sequence[float]]]
@@ -27,6 +27,16 @@ def write_csv(path: str | Path, header: Sequence[str], rows: Sequence[Sequence])
         writer.writerow(header)
         for row in rows:
             writer.writerow([f"{v:.10g}" if isinstance(v, (float, np.floating)) else v for v in row])
+
+
+def empty_plot(plot: pg.PlotItem) -> None:
+    """Every curve and scatter of ``plot`` without points, its legend and title empty: nothing of a result
+    stays drawn (the items stay, as views keep some of them; a curve's next data refills its legend)."""
+    for item in plot.listDataItems():
+        if plot.legend is not None:
+            plot.legend.removeItem(item)
+        item.setData(x=[], y=[])
+    plot.setTitle(None)
 
 
 class PlotBox(QWidget):
@@ -183,3 +193,4 @@ class HeatMap:
     def clear(self) -> None:
         self.values = np.zeros((0, 0))
         self.image.clear()
+        self.colorbar.axis.setLabel("")

@@ -31,6 +31,10 @@ def _item(text: str, tip: str = "") -> QTableWidgetItem:
     return item
 
 
+INTRO = ("Envelope: positions within the joint limits, |qd| and |qdd| up to the rated speed and acceleration "
+         "(Rated fields above).")
+
+
 class SignificanceView(ExploreView):
     """Envelope: joint limits, the panel's rated speeds and accelerations; a threshold in percent."""
 
@@ -52,8 +56,7 @@ class SignificanceView(ExploreView):
         row2.addWidget(self.count_ops)
         row2.addStretch(1)
         row2.addWidget(self.run_button)
-        self.summary = QLabel("Envelope: positions within the joint limits, |qd| and |qdd| up to the rated speed and "
-                              "acceleration (Rated fields above).", self)
+        self.summary = QLabel(INTRO, self)
         self.summary.setWordWrap(True)
 
         self.joints = QTableWidget(0, 6, self)
@@ -107,6 +110,10 @@ class SignificanceView(ExploreView):
             return self.context.run_job("Significance", ProcessJob(significance_job, args, "significance"),
                                         self.show_result, owner=self)
         return self.context.guarded("Significance", start)
+
+    def forget_project(self) -> None:
+        super().forget_project()
+        self.summary.setText(INTRO)
 
     def show_result(self, result: SignificanceResult) -> None:
         self.result = result

@@ -259,6 +259,9 @@ class SweepView(ExploreView):
         return header, [[r[h] for h in keys] for r in rows]
 
 
+PARETO_HINT = "Run a sweep first (Sweep tab); then click a design to load it."
+
+
 class ParetoView(ExploreView):
     """Scatter of two summaries of the last sweep; the non-dominated designs in red; a click on a
     design emits the panel's ``loadDesignRequested`` with that design's model."""
@@ -285,7 +288,7 @@ class ParetoView(ExploreView):
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(context.show_error)
         self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
-        self.box.caption.setText("Run a sweep first (Sweep tab); then click a design to load it.")
+        self.box.caption.setText(PARETO_HINT)
         self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip)
         self._styles = {"front": (pg.mkPen("k", width=1), pg.mkBrush("#d62728")),
                         "other": (pg.mkPen("#8c8c8c", width=1), pg.mkBrush("#8c8c8c"))}
@@ -298,6 +301,11 @@ class ParetoView(ExploreView):
         layout.addLayout(controls)
         self.add_banner(layout, 1)
         layout.addWidget(self.box, 1)
+
+    def forget_project(self) -> None:
+        super().forget_project()
+        self.front = np.zeros(0, bool)
+        self.box.caption.setText(PARETO_HINT)
 
     def fresh_for(self, model: Manipulator) -> bool:
         return _fresh_for_sweep(model, self.result_model, self.result)
