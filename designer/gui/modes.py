@@ -28,7 +28,7 @@ from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import Modes, free_modes, locked_modes
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from . import arm_scene as scene
-from .closed_elastic import NO_STIFFNESS, closed_at, closed_joints
+from .closed_elastic import NO_STIFFNESS, closed_at, closed_joints, elastic_lines
 from .gl_solids import HIDDEN, Solids
 from .loop_scene import tree_reach
 from .mode_dialog import MOTORS, choose_mode
@@ -59,18 +59,16 @@ def joints_or_none(model) -> ElasticJoints | None:
 
 
 def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
-    """The read-out's words for an arm with elastic joints: lowest frequency and sag at q; '' without."""
+    """The read-out's words for an arm with elastic joints: lowest frequency and sag at q (two lines); '' without."""
     if arm is None or joints is None:
         return ""
     q = np.asarray(q, dtype=float)
     f = locked_modes(arm_dynamics(arm).M(q), joints, shapes=False).frequency
     low = f[0] if len(f) and np.isfinite(f[0]) else math.nan
     droop = 1e3 * float(np.linalg.norm(sag(arm, joints, q)))
-    if getattr(arm, "beams", ()):   # part-made links: their bending first, the line is elided on the right
-        bending = float(lowest_flex_frequency(arm, joints, q))
-        return (f"lowest natural frequency {bending:.3g} Hz ({low:.3g} Hz with rigid links; motors locked), "
-                f"tool sag {droop:.3g} mm")
-    return f"lowest natural frequency {low:.3g} Hz (motors locked), tool sag {droop:.3g} mm"
+    if getattr(arm, "beams", ()):   # part-made links: their bending first, the rigid links' figure beside the sag
+        return elastic_lines(float(lowest_flex_frequency(arm, joints, q)), droop, rigid=low)
+    return elastic_lines(low, droop)
 
 
 def modes_at(design, motors: str = "locked") -> Modes | str:

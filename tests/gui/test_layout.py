@@ -165,6 +165,30 @@ def test_the_readout_shows_its_text_inside_its_label(qtbot, window, size):
 
 
 @pytest.mark.parametrize("size", SCREENS)
+@pytest.mark.parametrize("robot", ["tube_arm", "palletizer_parallelogram"])
+def test_the_elastic_readout_is_whole_at_both_sizes(qtbot, tmp_path, size, robot):
+    """The tube arm's lowest frequency (with the links' bending), its rigid-link figure and the sag, and the
+    palletizer's cut-joint force and elastic lines, each whole on its own line (they were cut after "30.3...",
+    the rigid-link figure and the sag only in the tooltip)."""
+    from designer.gui.message_line import shown_lines
+    from tests.gui.test_closed_modes import with_stiffness
+    model = load_project(ROBOTS / f"{robot}.json")
+    model = with_stiffness(model) if robot.startswith("palletizer") else model
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(model, settings=settings, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    _show_at(qtbot, window, size)
+    readout = window.readout
+    text = readout.text()
+    lines = text.split("\n")
+    assert "lowest natural frequency" in text and "tool sag" in text and len(lines) == readout.rows
+    assert ("with rigid links" in text) == (robot == "tube_arm")
+    assert ("cut joint holds" in text) == (robot != "tube_arm")
+    assert shown_lines(readout) == lines and _inside(readout, window)   # nothing elided
+    assert len(lines) * readout.fontMetrics().lineSpacing() <= readout.contentsRect().height()
+
+
+@pytest.mark.parametrize("size", SCREENS)
 def test_every_result_tab_title_is_visible_and_the_columns_grow_with_the_window(qtbot, window, size):
     screen = QRect(0, 0, size[0], size[1] - 30)
     window.fit_to_screen(screen)

@@ -65,6 +65,6 @@ def test_readout_adds_the_frequency_with_the_links_bending(qtbot, tmp_path):
     window.design.set_pose(q)
     text = window.readout.text()
     f = float(lowest_flex_frequency(window.design.arm, elastic_joints(window.document.model), np.array(q)))
-    assert f"lowest natural frequency {f:.3g} Hz (" in text
-    rigid = float(text.split(f"{f:.3g} Hz (")[1].split(" Hz with rigid links")[0])
+    assert f"lowest natural frequency {f:.3g} Hz\n" in text
+    rigid = float(text.split(f"{f:.3g} Hz\n")[1].split(" Hz with rigid links")[0])
     assert f < rigid
