@@ -15,7 +15,8 @@ from ..errors import DesignerError
 from ..explore.closed_elastic import ClosedElastic, closed_elastic, closed_elastic_at
 from ..numeric.elastic import ElasticJoints
 
-__all__ = ["closed_joints", "closed_at", "closed_summary", "elastic_lines", "per_model", "NO_STIFFNESS"]
+__all__ = ["closed_joints", "closed_at", "closed_problem", "closed_summary", "elastic_lines", "per_model",
+           "NO_STIFFNESS"]
 
 NO_STIFFNESS = "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
 
@@ -44,6 +45,12 @@ def closed_joints(model) -> ElasticJoints | None:
     mechanism cannot be built."""
     built = _built(model)
     return None if isinstance(built, str) or not built[1].m else built[1]
+
+
+def closed_problem(model) -> str:
+    """Why the closed chain's elastic joints cannot be built ('' when they can, or none has a stiffness)."""
+    built = _built(model)
+    return built if isinstance(built, str) else ""
 
 
 def closed_at(model, q_tree) -> ClosedElastic | str:

@@ -55,13 +55,17 @@ class KinematicsReadout(MessageLine):
         self.condition = float("nan")
         self.near_singular = False
         self.joints: Any = None   # the model's elastic joints (designer.numeric.elastic), None without
+        self.elastic_problem = ""   # why a model whose drives give a stiffness has none
         self.model: Any = None
 
     def set_model(self, model) -> None:
         """Follow the model's elastic joints: with them the read-out adds the lowest natural frequency."""
-        from .modes import joints_or_none
+        from .modes import elastic_problem, joints_or_none
         self.model, self.joints = model, joints_or_none(model)
-        rows = 2 + (model is not None and not model.is_serial) + 2 * (self.joints is not None)
+        # a stiffness given that makes no elastic joints (a name without its value): why, on a line of its own
+        self.elastic_problem = "" if self.joints is not None else elastic_problem(model)
+        rows = 2 + (model is not None and not model.is_serial) + 2 * (self.joints is not None) \
+            + bool(self.elastic_problem)
         if rows != self.rows:
             self.rows = rows
             self._fix_height()
@@ -90,6 +94,8 @@ class KinematicsReadout(MessageLine):
         elif self.joints is not None:
             from .closed_elastic import closed_summary   # the actuated joints' gearboxes, the loops closed
             lines.extend(closed_summary(self.model, q).split("\n"))
+        if self.elastic_problem:
+            lines.append(f"no natural frequency: {self.elastic_problem}")
         text = "\n".join(lines)
         style = "QLabel { color: #8a2a00; font-weight: bold; }" if self.near_singular else ""
         if style != self.styleSheet():
