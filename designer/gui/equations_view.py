@@ -23,6 +23,7 @@ from ..dynamics.results import Equations, Form
 from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
+from .scroll_column import narrow_buttons
 from ..report.typeset import PIXELS_PER_CHAR
 
 __all__ = ["EquationsView", "entries_of"]
@@ -175,12 +176,16 @@ class EquationsView(QWidget):
         layout.addWidget(self.banner)
         self.title = QLabel("No equations yet.")
         self.title.setWordWrap(True)
-        layout.addWidget(self.title)
+        # the title shares its row with the copy buttons, the filter has a row of its own: in one row with the
+        # filter they made the tab 480 px wide, and at 1024 px "Hide zeros" lay over the filter (issue 29 item 9)
+        title_row = QHBoxLayout()
+        title_row.addWidget(self.title, 1)
+        layout.addLayout(title_row)
         bar = QHBoxLayout()
         self.search = QLineEdit()
         self.search.setPlaceholderText("Filter by symbol, e.g. m2 L1")
         self.search.setClearButtonEnabled(True)
-        self.search.setMinimumWidth(200)
+        self.search.setMinimumWidth(120)
         self.search.setToolTip("Show the entries containing every symbol typed (names or their beginnings)")
         self.search.textChanged.connect(self._apply_filter)
         bar.addWidget(self.search, 1)
@@ -196,8 +201,9 @@ class EquationsView(QWidget):
         self.copy_latex_button.clicked.connect(self.copy_latex)
         self.copy_text_button = QPushButton("Copy text")
         self.copy_text_button.clicked.connect(self.copy_text)
-        bar.addWidget(self.copy_latex_button)
-        bar.addWidget(self.copy_text_button)
+        narrow_buttons(self.copy_latex_button, self.copy_text_button)
+        title_row.addWidget(self.copy_latex_button, 0, Qt.AlignmentFlag.AlignTop)
+        title_row.addWidget(self.copy_text_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(bar)
         self.model = _EntriesModel(self)
         self.table = QTableView()
