@@ -24,7 +24,7 @@ from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
 from .scroll_column import narrow_buttons
-from ..report.typeset import PIXELS_PER_CHAR
+from ..report.typeset import PIXELS_PER_CHAR, tidy_floats
 
 __all__ = ["EquationsView", "entries_of"]
 
@@ -319,7 +319,7 @@ class EquationsView(QWidget):
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
         entries = self.selected_entries()
-        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in entries)
+        text = "\n".join(f"{e.label} = {sp.sstr(tidy_floats(e.expr))}" for e in entries)
         QGuiApplication.clipboard().setText(text)
         self._copied(entries, "text")
         return text
@@ -392,7 +392,7 @@ class EquationsView(QWidget):
         entries = self._typeset_entries
         if isinstance(arrays, Exception):
             arrays = [None] * len(entries)
-        images = [_to_qimage(a) if a is not None else _text_image(f"{e.label} = {sp.sstr(e.expr)}")
+        images = [_to_qimage(a) if a is not None else _text_image(f"{e.label} = {sp.sstr(tidy_floats(e.expr))}")
                   for a, e in zip(arrays, entries)]
         if not images:
             return
