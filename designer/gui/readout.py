@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..kinematics import NumericArm
 from . import arm_scene as scene
+from .cells import reading
 from .message_line import MessageLine
 
 __all__ = ["KinematicsReadout", "jacobian_condition", "NEAR_SINGULAR"]
@@ -82,7 +83,7 @@ class KinematicsReadout(MessageLine):
         self.near_singular = not self.condition < NEAR_SINGULAR
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
         # short enough for the centre column at 1366 px: tool point, then its z axis
-        lines = [f"tool ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})",
+        lines = [f"tool ({reading(p[0])}, {reading(p[1])}, {reading(p[2])}) m, z ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})",
                  f"Jacobian condition {cond}" + (" — near a singularity" if self.near_singular else "")]
         closed = self.model is not None and not self.model.is_serial
         if closed:
