@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ..dynamics.results import Equations, Form
+from ..model import symbol
 from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
@@ -55,10 +56,29 @@ def _fallback_entries(eq: Equations) -> Iterator[_Entry]:
                 yield _Entry(name, (r + 1, c + 1), f"{name}_{sub}", f"{name}_{{{sub}}}", mat[r, c])
 
 
+def slider_numbers(eq: Equations) -> tuple[int, ...] | None:
+    """The tree's joint numbers of a closed chain's closed-form coordinates q1..q_na when they differ from 1..na
+    (the palletizer's (1, 2, 4, 6): its sliders' names); None otherwise (a serial arm, the compact form)."""
+    closed = eq.extras.get("closed_chain")
+    numbers = tuple(closed.get("numbers", ())) if isinstance(closed, dict) else ()
+    if not eq.matrices or not numbers or numbers == tuple(range(1, len(numbers) + 1)):
+        return None
+    return numbers
+
+
+def _slider_names(eq: Equations, numbers: tuple[int, ...]) -> dict:
+    """{q3: q4, qd3: qd4, qdd3: qdd4, ...}: the closed form's coordinates renamed as the sliders are."""
+    model = eq.model
+    return {old: symbol(f"{prefix}{k}") for prefix, olds in (("q", model.q), ("qd", model.qd), ("qdd", model.qdd))
+            for old, k in zip(olds, numbers)}
+
+
 def entries_of(eq: Equations) -> list:
     """The entries in display order, labelled by :mod:`designer.report.entries` when it is there.
 
-    Horn's per-link torques (``eq.extras["link_torques"]``, n x n) are listed last as T_ij.
+    Horn's per-link torques (``eq.extras["link_torques"]``, n x n) are listed last as T_ij. A closed chain's
+    closed form, derived in its actuated joints renumbered q1..q_na, is shown with the sliders' names (the
+    palletizer's sin(q2 - q4) and M_24, not sin(q2 - q3) and M_23 with q3 the crank; issue 29 item 6).
     """
     torques = eq.extras.get("link_torques")
     if isinstance(torques, sp.MatrixBase) and "T" not in eq.matrices and "T" not in eq.extras:
@@ -68,7 +88,13 @@ def entries_of(eq: Equations) -> list:
         from ..report.entries import iter_entries
     except ImportError:
         return list(_fallback_entries(eq))
-    return list(iter_entries(eq))
+    numbers = slider_numbers(eq)
+    if numbers is None:
+        return list(iter_entries(eq))
+    names = _slider_names(eq, numbers)
+    return [replace(e, expr=sp.sympify(e.expr).xreplace(names),
+                    factor=None if e.factor is None else e.factor.xreplace(names))
+            for e in iter_entries(eq, numbers=numbers)]
 
 
 class _EntriesModel(QAbstractTableModel):
@@ -264,8 +290,11 @@ class EquationsView(QWidget):
             self.title.setText("No equations yet.")
         else:
             forms = ", ".join(entries_names(entries))
+            numbers = slider_numbers(eq)
+            joints = "" if numbers is None else \
+                f"; the actuated joints {', '.join(f'q{k}' for k in numbers)} as the sliders name them"
             self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
-                               f"simplification — {forms}")
+                               f"simplification — {forms}{joints}")
         self._apply_filter()
 
     def confirm_form(self, eq: Equations) -> bool:
