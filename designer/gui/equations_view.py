@@ -73,6 +73,24 @@ def _slider_names(eq: Equations, numbers: tuple[int, ...]) -> dict:
             for old, k in zip(olds, numbers)}
 
 
+_CLOSED_FORMS = {"lagrange": "Lagrange-Euler M, B, C, G", "newton-euler": "Newton-Euler tau",
+                 "dalembert": "d'Alembert D, H, G"}
+
+
+def compact_title(eq: Equations) -> str:
+    """What a closed chain's compact form is and why it stands where the closed form was asked for (the four-bar's
+    "Lagrange-Euler" showed Newton-Euler steps headed "off simplification" with no reason; issue 29 item 5)."""
+    asked = _CLOSED_FORMS.get(eq.method.value, eq.method.value)
+    if eq.extras.get("too_large") or eq.extras.get("too_slow"):
+        why = "its closed form was too large or too slow to expand"
+    else:   # a loop that does not close linearly (the four-bar's)
+        why = ("the loop does not close linearly, so the closed form in the actuated joints reads named loop "
+               "quantities (passive angles qp, W, dW) that this view does not list: "
+               f"`python -m designer derive --method {eq.method.value}` writes that form with them")
+    return (f"{eq.model.name or 'arm'}: the compact form, not {asked}: {why}. Shown: the tree's recursion step "
+            "by step, projected onto the actuated joints (no simplification applies to its steps).")
+
+
 def entries_of(eq: Equations) -> list:
     """The entries in display order, labelled by :mod:`designer.report.entries` when it is there.
 
@@ -293,8 +311,11 @@ class EquationsView(QWidget):
             numbers = slider_numbers(eq)
             joints = "" if numbers is None else \
                 f"; the actuated joints {', '.join(f'q{k}' for k in numbers)} as the sliders name them"
-            self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
-                               f"simplification — {forms}{joints}")
+            if eq.form is Form.COMPACT and "closed_chain" in eq.extras:
+                self.title.setText(compact_title(eq))
+            else:
+                self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
+                                   f"simplification — {forms}{joints}")
         self._apply_filter()
 
     def confirm_form(self, eq: Equations) -> bool:
