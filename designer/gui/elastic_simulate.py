@@ -141,20 +141,21 @@ class ElasticPlots:
         deviation = 1e3 * np.asarray(result.deviation)
         deflection = np.asarray(result.deflection)
         self.deviation.plot(result.t, deviation, pen=pg.mkPen("#444444", width=2))
-        units = {i: "mrad" if revolute[i] else "mm" for i in result.elastic}
-        mixed = len(set(units.values())) > 1   # each curve then names its own unit
-        self.deflection.setLabel("left", "mrad, mm" if mixed else next(iter(units.values()), "mrad"))
+        spring_units = {i: "mrad" if revolute[i] else "mm" for i in result.elastic}
+        mixed = len(set(spring_units.values())) > 1   # each curve then names its own unit
+        self.deflection.setLabel("left", "mrad, mm" if mixed else next(iter(spring_units.values()), "mrad"))
         for j, i in enumerate(result.elastic):
             pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
             self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen,
-                                 name=f"joint {i + 1}" + (f" ({units[i]})" if mixed else ""))
+                                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
             place_legend(plot)
         peak = float(deviation.max()) if len(deviation) else 0.0
         peaks: dict[str, float] = {}   # the largest deflection of each kind of spring (mrad, mm)
         for j, i in enumerate(result.elastic):
-            peaks[units[i]] = max(peaks.get(units[i], 0.0), 1e3 * float(np.abs(deflection[:, j]).max(initial=0.0)))
+            unit = spring_units[i]
+            peaks[unit] = max(peaks.get(unit, 0.0), 1e3 * float(np.abs(deflection[:, j]).max(initial=0.0)))
         springs = ", ".join(f"{value:.3g} {unit}" for unit, value in peaks.items())
         text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} Radau steps; tool deviation from the rigid "
                 f"arm up to {peak:.3g} mm, spring deflection up to {springs or '0'}")

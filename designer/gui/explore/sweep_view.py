@@ -79,10 +79,10 @@ def _fresh_for_sweep(model: Manipulator, swept_model: Manipulator | None, result
         if swept_links:   # a material axis: the swept links' materials may differ too
             if len(model.links) != len(swept_model.links):
                 return False
+            mine, theirs = dict(parts_of(model)), dict(parts_of(swept_model))
             model = replace(model, links=tuple(
-                replace(mine, part=replace(mine.part, material=theirs.part.material))
-                if i in swept_links and mine.part is not None and theirs.part is not None else mine
-                for i, (mine, theirs) in enumerate(zip(model.links, swept_model.links))))
+                replace(link, part=replace(mine[i], material=theirs[i].material))
+                if i in swept_links and i in mine and i in theirs else link for i, link in enumerate(model.links)))
         return model.with_parameters({n: swept_model.parameter_values[n] for n in names}) == swept_model
     except (KeyError, ValueError):
         return False
