@@ -83,7 +83,8 @@ class KinematicsReadout(MessageLine):
         self.near_singular = not self.condition < NEAR_SINGULAR
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
         # short enough for the centre column at 1366 px: tool point, then its z axis
-        lines = [f"tool ({reading(p[0])}, {reading(p[1])}, {reading(p[2])}) m, z ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})",
+        axis = ", ".join(f"{round(v, 3) + 0.0:.3f}" for v in z)   # + 0.0: no "-0.000"
+        lines = [f"tool ({reading(p[0])}, {reading(p[1])}, {reading(p[2])}) m, z ({axis})",
                  f"Jacobian condition {cond}" + (" — near a singularity" if self.near_singular else "")]
         closed = self.model is not None and not self.model.is_serial
         if closed:

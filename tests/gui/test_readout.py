@@ -91,3 +91,17 @@ def test_the_readout_writes_a_round_off_coordinate_as_zero(qtbot, tmp_path):
     assert abs(p[2]) < 1e-12   # round-off of a coordinate that is zero
     first = window.readout.text().split("\n")[0]
     assert first.startswith(f"tool ({p[0]:.4g}, {p[1]:.4g}, 0) m"), first
+    assert "-0.000" not in first
+
+
+def test_the_readout_writes_no_negative_zero_in_the_tool_axis(qtbot, tmp_path):
+    """The serial palletizer's tool z axis at zero is (0, -1.2e-16, -1): it read "z (0.000, -0.000, -1.000)"."""
+    from designer.gui.main_window import MainWindow
+    model = load_project(ROBOTS / "palletizer_serial.json")
+    window = MainWindow(model, settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.sliders.set_values([0.0] * model.n)
+    z = NumericArm.from_model(model).tool_pose(np.zeros(model.n))[:3, 2]
+    assert z[1] < 0 and abs(z[1]) < 1e-12
+    assert "z (0.000, 0.000, -1.000)" in window.readout.text().split("\n")[0]
