@@ -32,7 +32,7 @@ def emit_c_library(plan: CodePlan, prefix: str | None = None, header_name: str |
     header_name = header_name or f"{prefix}.h"
     guard = "".join(c if c.isalnum() else "_" for c in header_name.upper())
     k = len(plan.parameters)
-    params = [f" *   p[{i}] = {name}" + (f"  (default {value:.17g})" if value is not None else "")
+    params = [f" *   p[{i}] = {name}" + (f"  (default {float(value)!r})" if value is not None else "")
               for i, (name, value) in enumerate(plan.parameters)] or [" *   (none: pass NULL)"]
     if _has_defaults(plan):
         null = f" * p may be NULL: then {prefix}_default_parameters are used."

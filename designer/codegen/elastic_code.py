@@ -116,7 +116,7 @@ def elastic_forward(q, theta, qd, thetad, tau_m, p=None):
 
 
 def _c_array(v) -> str:
-    return "{" + ", ".join(f"{x:.17g}" for x in v) + "}"
+    return "{" + ", ".join(repr(float(x)) for x in v) + "}"   # shortest exact: 0.066, not 0.066000000000000003
 
 
 def elastic_c(model: Manipulator, prefix: str, parameters: Sequence[str] = ()) -> tuple[str, str]:

@@ -329,9 +329,10 @@ def closed_compact_equations_job(model: Manipulator, method: Method = Method.LAG
            "four-bar": "the planar four-bar's two circles (branch: the nominal pose's)",
            "input": "inputs qp (no closed form: solve the closure numerically)"}[cc.closure]
     seconds = time.perf_counter() - started
+    act = [i for i, link in enumerate(model.links) if link.actuated]
     extras = {"recursive": rf, "closed_compact": cc, "seconds": seconds,
-              "closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in
-                                            enumerate(i for i, l in enumerate(model.links) if l.actuated)],
+              "closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in enumerate(act)],
+                               "numbers": tuple(i + 1 for i in act),   # the tree's number of q1..q_na
                                "closure": [how]},
               "angles_read": [f"Closed chain, compact form: the tree's recursion projected onto the actuated joints; "
                               f"passive positions from {how}."]}

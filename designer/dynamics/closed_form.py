@@ -381,6 +381,7 @@ def closed_chain_equations_job(model: Manipulator, method: Method = Method.LAGRA
     carrier = replace(carrier, description=f"Loop closure (the mechanism's joint names): {', '.join(relations)}. "
                       + carrier.description)
     extras = {"closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in enumerate(act)],
+                               "numbers": tuple(i + 1 for i in act),   # the tree's number of q1..q_na
                                "closure": relations,
                                "mechanism": model},   # the tree: its code's drive terms and regressor need it
               "coriolis_matrix": C.xreplace(rename),

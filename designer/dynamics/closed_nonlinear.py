@@ -302,6 +302,7 @@ def nonlinear_equations_job(model: Manipulator, method: Method = Method.LAGRANGE
                       "quantities. " + carrier.description)
     seconds = time.perf_counter() - started
     extras = {"closed_chain": {"actuated": [f"q{k + 1} is the tree's q{i + 1}" for k, i in enumerate(act)],
+                               "numbers": tuple(i + 1 for i in act),   # the tree's number of q1..q_na
                                "closure": [f"passive positions from {how}"], "mechanism": model},
               "loop_quantities": loops, "coriolis_matrix": C.xreplace(rename), "seconds": seconds}
     form = {"lagrange": ("M", "B", "C", "G"), "newton-euler": ("tau",),

@@ -73,17 +73,36 @@ def _pair(b, i: int, j: int) -> tuple[dict[Quantity, np.ndarray], str]:
         return _quantities(b, i, j, np.full((len(b.M), n, n, n), np.nan)), str(exc)
 
 
+#: a term this small beside the largest of its kind at the same state is round-off, drawn as the zero it is
+ROUND_OFF = 1e-11
+
+
+def _zero_round_off(values: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``values`` with those within round-off of zero (``ROUND_OFF`` times ``scale``, per state) set to 0: the
+    palletizer's M_12, zero by its symmetry, came out as 1e-14 and was plotted as a jagged curve."""
+    values = np.array(values, dtype=float)
+    with np.errstate(invalid="ignore"):
+        values[np.abs(values) <= ROUND_OFF * np.abs(scale)] = 0.0
+    return values
+
+
 def _quantities(b, i: int, j: int, gamma: np.ndarray) -> dict[Quantity, np.ndarray]:
     M = b.M
+    diagonal = np.abs(np.diagonal(M, axis1=1, axis2=2)).max(axis=1)   # the largest inertia at each state
+    coupling = _zero_round_off(M[:, i, j], diagonal)
     with np.errstate(divide="ignore", invalid="ignore"):
-        normalised = M[:, i, j] / np.sqrt(M[:, i, i] * M[:, j, j])
+        normalised = coupling / np.sqrt(M[:, i, i] * M[:, j, j])
+        largest = np.nanmax(np.abs(gamma).reshape(len(gamma), -1), axis=1) if gamma.size else np.zeros(len(M))
+
+    def christoffel(g: np.ndarray) -> np.ndarray:
+        return _zero_round_off(g, largest)
     return {
-        Quantity.COUPLING: M[:, i, j],
+        Quantity.COUPLING: coupling,
         Quantity.NORMALISED: normalised,
-        Quantity.CORIOLIS_I: gamma[:, i, i, j],
-        Quantity.CORIOLIS_J: gamma[:, j, i, j],
-        Quantity.CENTRIFUGAL_IJ: gamma[:, i, j, j],
-        Quantity.CENTRIFUGAL_JI: gamma[:, j, i, i],
+        Quantity.CORIOLIS_I: christoffel(gamma[:, i, i, j]),
+        Quantity.CORIOLIS_J: christoffel(gamma[:, j, i, j]),
+        Quantity.CENTRIFUGAL_IJ: christoffel(gamma[:, i, j, j]),
+        Quantity.CENTRIFUGAL_JI: christoffel(gamma[:, j, i, i]),
     }
 
 

@@ -41,7 +41,7 @@ from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse
 
 __all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "sweep_blocks", "pareto_front", "DESIGN_QUANTITIES",
            "evaluate_designs", "ArmFactory", "design_count", "design_values", "better_larger",
-           "conflicting_pair"]
+           "conflicting_pair", "design_model"]
 
 # design-level quantities every sweep reports beside the metric summaries
 DESIGN_QUANTITIES = ("total_mass", "reach")
@@ -241,6 +241,13 @@ def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -
             part = dict(parts_of(model))[i]   # _check_materials: link i has one
             links[i] = replace(links[i], part=replace(part, material=table[ax.labels[int(value)]]))
     return replace(model, links=tuple(links))
+
+
+def design_model(model: Manipulator, spec: SweepSpec, design: dict[str, float]) -> Manipulator:
+    """The model of one design of a sweep of ``model`` (a :attr:`SweepResult.designs` entry): its swept
+    parameters' values and the materials its material axes pick."""
+    picked = _with_materials(model, spec, [design[ax.name] for ax in spec.axes])
+    return picked.with_parameters({ax.name: design[ax.name] for ax in spec.axes if not ax.labels})
 
 
 def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Sequence[float]],

@@ -7,6 +7,7 @@ value changes by another route (undo, another editor) or a good entry replaces i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable
@@ -34,6 +35,12 @@ def expr_text(expr: sp.Expr) -> str:
 
 def short_number(value: float) -> str:
     return f"{value:.6g}"
+
+
+def reading(value: float, digits: int = 4, resolution: float = 1e-6) -> str:
+    """A pose value as a person reads it: ``digits`` significant figures of ``value`` rounded to ``resolution``
+    (a micro-degree or micrometre), so round-off reads 0 ("q6 = 0", not "q6 = -9.231e-11")."""
+    return f"{round(value / resolution) * resolution + 0.0:.{digits}g}" if math.isfinite(value) else f"{value}"
 
 
 def parse_number(text: str, where: str = "") -> float:

@@ -15,7 +15,8 @@ from ..errors import DesignerError
 from ..explore.closed_elastic import ClosedElastic, closed_elastic, closed_elastic_at
 from ..numeric.elastic import ElasticJoints
 
-__all__ = ["closed_joints", "closed_at", "closed_summary", "per_model", "NO_STIFFNESS"]
+__all__ = ["closed_joints", "closed_at", "closed_problem", "closed_summary", "elastic_lines", "per_model",
+           "NO_STIFFNESS"]
 
 NO_STIFFNESS = "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
 
@@ -46,6 +47,12 @@ def closed_joints(model) -> ElasticJoints | None:
     return None if isinstance(built, str) or not built[1].m else built[1]
 
 
+def closed_problem(model) -> str:
+    """Why the closed chain's elastic joints cannot be built ('' when they can, or none has a stiffness)."""
+    built = _built(model)
+    return built if isinstance(built, str) else ""
+
+
 def closed_at(model, q_tree) -> ClosedElastic | str:
     """The elastic quantities at the tree pose ``q_tree``'s actuated values, or a one-line message (no stiffness,
     a passive joint given one, a pose where the loops cannot close)."""
@@ -64,13 +71,22 @@ def closed_at(model, q_tree) -> ClosedElastic | str:
         return str(exc)
 
 
+def elastic_lines(low: float, droop_mm: float, rigid: float | None = None) -> str:
+    """The read-out's two elastic lines (each short enough for the centre column at 1366 px; the read-out's
+    tooltip says the motors are locked): the lowest natural frequency, then the sag (and, with links that bend,
+    the frequency with rigid links)."""
+    second = f"tool sag {droop_mm:.3g} mm"
+    if rigid is not None:
+        second = f"{rigid:.3g} Hz with rigid links; {second}"
+    return f"lowest natural frequency {low:.3g} Hz\n{second}"
+
+
 def closed_summary(model, q_tree) -> str:
     """The read-out's words: the lowest natural frequency and the tool's sag at the pose (the actuated joints'
-    gearboxes; the links rigid), or why not, in one line."""
+    gearboxes; the links rigid), two lines, or why not, in one."""
     at = closed_at(model, q_tree)
     if isinstance(at, str):
-        return f"elastic joints: {at}"
+        return f"elastic joints: {at}\n"
     f = at.locked(shapes=False).frequency
     low = f[0] if len(f) and np.isfinite(f[0]) else float("nan")
-    droop = 1e3 * float(np.linalg.norm(at.sag()))
-    return f"lowest natural frequency {low:.3g} Hz (motors locked), tool sag {droop:.3g} mm"
+    return elastic_lines(low, 1e3 * float(np.linalg.norm(at.sag())))

@@ -35,6 +35,7 @@ from .job_runner import JobRunner
 from .message_line import MessageLine
 from .joint_sliders import joint_ranges
 from .plot_style import fit_y, new_plot, pen, save_svg
+from .scroll_column import narrow_buttons
 
 __all__ = ["CouplingPanel"]
 
@@ -82,6 +83,7 @@ class CouplingPanel(ClosedCoupling, QWidget):
             button = QPushButton(name)
             button.setToolTip(f"Export the shown plot as {name[:3]}" if name != "CSV…" else "Export the plotted data")
             button.clicked.connect(slot)
+            narrow_buttons(button)
             top.addWidget(button)
             self.buttons[name[:3].lower()] = button
         outer.addLayout(top)
@@ -135,6 +137,7 @@ class CouplingPanel(ClosedCoupling, QWidget):
         for box in (self.range_lo, self.range_hi):
             box.setDecimals(4)
             box.setRange(-1e6, 1e6)
+            box.setMinimumWidth(box.fontMetrics().horizontalAdvance("-0000.0000") + 30)   # not "-1000000.0000"
             box.setKeyboardTracking(False)
             box.valueChanged.connect(self._settings_changed)
         span = QHBoxLayout()

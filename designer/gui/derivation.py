@@ -23,6 +23,7 @@ from ..jobs.process import ProcessJob
 from .equations_view import EquationsView
 from .job_runner import JobRunner
 from .project_state import ProjectSlot
+from .scroll_column import narrow_buttons, narrow_combo
 from .worker import JobWorker, ProcessJobWorker, process_runner
 
 __all__ = ["DerivationPanel", "default_derive", "CACHE_SIZE"]
@@ -94,6 +95,9 @@ class DerivationPanel(QWidget):
         self.derive_button.setDefault(True)
         self.derive_button.setToolTip("Derive the equations of motion of the arm on screen by the chosen method, "
                                       "in a worker: the window stays usable, Cancel stops it")
+        narrow_combo(self.method, 12)   # the tab fits its column at 1024 px (issue 29 item 9)
+        narrow_combo(self.simplify, 8)
+        narrow_buttons(self.derive_button)
         self.runner = JobRunner(self, status_line=False)
         self.runner.progressed.connect(self.progressed)
         # the runner's parts, by the names the window and the tests know
@@ -106,8 +110,8 @@ class DerivationPanel(QWidget):
         self.stale = self.view.banner   # the one out-of-date banner of the tab (the view's)
 
         controls = QHBoxLayout()
-        controls.addWidget(self.method, 1)
-        controls.addWidget(self.simplify)
+        controls.addWidget(self.method, 3)
+        controls.addWidget(self.simplify, 2)
         controls.addWidget(self.derive_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)

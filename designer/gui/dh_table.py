@@ -14,6 +14,7 @@ from ..kinematics.convention import convert_convention
 from ..model import Convention, ExpressionError, JointType, Link, Manipulator
 from .cells import ExprTableModel, expr_text
 from .part_editor import part_mass_text
+from .scroll_column import narrow_combo
 
 __all__ = ["DHTableModel", "DHTable", "COLUMNS", "edit_links"]
 
@@ -177,6 +178,7 @@ class DHTable(QWidget):
         self.convention.setToolTip("DH convention of the table; changing it keeps the numbers "
                                    "and reinterprets them")
         self.convention.activated.connect(self._convention_chosen)
+        narrow_combo(self.convention, 6)
         self.buttons = {}
         tools = QHBoxLayout()
         label = QLabel("Convention:")

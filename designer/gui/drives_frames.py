@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableView, QVBoxL
 from ..model import Drive, ExpressionError, Pose
 from ..model.expr import parse_expr
 from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS
-from .cells import ExprTableModel, parse_number
+from .cells import MISSING_COLOR, ExprTableModel, parse_number
 from .params import _table as table_view
 
 __all__ = ["DRIVE_COLUMNS", "DriveTableModel", "FramesTableModel", "DrivesPanel"]
@@ -74,11 +74,21 @@ class DriveTableModel(ExprTableModel):
         drive = self.document.model.links[row].drive
         return None if drive is None else getattr(drive, self.fields[col])
 
+    def _unvalued(self, row: int, col: int) -> list[str]:
+        """The parameters a named drive value uses that have no value yet."""
+        values = self.document.model.parameter_values
+        return sorted(s.name for s in getattr(self.cell_value(row, col), "free_symbols", ()) if s.name not in values)
+
+    def extra_background(self, row: int, col: int):
+        return MISSING_COLOR if self._unvalued(row, col) else None
+
     def extra_tooltip(self, row: int, col: int) -> str | None:
         label, rev, pri, _ = drive_column(self.fields[col])
         unit = rev if self.document.model.links[row].is_revolute else pri
         named = "; a number or a parameter's name (k2)" if self.fields[col] in ELASTIC_DRIVE_FIELDS else ""
-        return f"{label} of joint {row + 1}" + (f" ({unit})" if unit else "") + named
+        missing = self._unvalued(row, col)
+        missing_text = f"\n{', '.join(missing)}: no value yet, give it under Parameters" if missing else ""
+        return f"{label} of joint {row + 1}" + (f" ({unit})" if unit else "") + named + missing_text
 
     def parse(self, row: int, col: int, text: str):
         if not text.strip():
@@ -104,6 +114,10 @@ class DriveTableModel(ExprTableModel):
         shown = "not known" if value is None else self.typed
         self.document.apply(model.with_link(row, replace(link, drive=replace(drive, **{name: value}))),
                             f"Set {self.columns[col]} of joint {row + 1} to {shown}")
+        new = self._unvalued(row, col)
+        if new:   # a name typed where a number was meant ("abc") must not pass unnoticed
+            self.message.emit(f"{self.where(row, col)}: {', '.join(new)} is a new parameter without a value: give "
+                              "it under Parameters (until then the arm has no natural frequency)")
 
 
 def _checked_name(expr, values: dict[str, float], zero_ok: bool, where: str):

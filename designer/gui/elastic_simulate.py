@@ -105,7 +105,7 @@ class ElasticPlots:
         self.deviation = pg.PlotItem(title="tool deviation from the rigid arm")
         self.deflection = pg.PlotItem(title="spring deflection θ/N − q")
         self.deviation.setLabel("left", "mm")
-        self.deflection.setLabel("left", "mrad (mm)")
+        self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
         self.lines = []
         for plot in (self.deviation, self.deflection):
             plain_axes(plot)
@@ -141,16 +141,24 @@ class ElasticPlots:
         deviation = 1e3 * np.asarray(result.deviation)
         deflection = np.asarray(result.deflection)
         self.deviation.plot(result.t, deviation, pen=pg.mkPen("#444444", width=2))
+        spring_units = {i: "mrad" if revolute[i] else "mm" for i in result.elastic}
+        mixed = len(set(spring_units.values())) > 1   # each curve then names its own unit
+        self.deflection.setLabel("left", "mrad, mm" if mixed else next(iter(spring_units.values()), "mrad"))
         for j, i in enumerate(result.elastic):
             pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
-            self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen, name=f"joint {i + 1}")
+            self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen,
+                                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
             place_legend(plot)
         peak = float(deviation.max()) if len(deviation) else 0.0
-        spring = 1e3 * float(np.abs(deflection).max(initial=0.0))
+        peaks: dict[str, float] = {}   # the largest deflection of each kind of spring (mrad, mm)
+        for j, i in enumerate(result.elastic):
+            unit = spring_units[i]
+            peaks[unit] = max(peaks.get(unit, 0.0), 1e3 * float(np.abs(deflection[:, j]).max(initial=0.0)))
+        springs = ", ".join(f"{value:.3g} {unit}" for unit, value in peaks.items())
         text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} Radau steps; tool deviation from the rigid "
-                f"arm up to {peak:.3g} mm, spring deflection up to {spring:.3g} mrad")
+                f"arm up to {peak:.3g} mm, spring deflection up to {springs or '0'}")
         if result.tau is not None:
             units = {"N·m" if rev else "N" for rev in revolute}
             text += ("; peak motor torque (joint side) " + ", ".join(f"{v:.3g}" for v in np.abs(result.tau).max(axis=0))

@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
                                QMessageBox, QPushButton, QScrollArea, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ..dynamics.results import Equations, Form
+from ..model import symbol
 from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
-from ..report.typeset import PIXELS_PER_CHAR
+from .scroll_column import narrow_buttons
+from ..report.typeset import PIXELS_PER_CHAR, tidy_floats
 
 __all__ = ["EquationsView", "entries_of"]
 
@@ -54,10 +56,47 @@ def _fallback_entries(eq: Equations) -> Iterator[_Entry]:
                 yield _Entry(name, (r + 1, c + 1), f"{name}_{sub}", f"{name}_{{{sub}}}", mat[r, c])
 
 
+def slider_numbers(eq: Equations) -> tuple[int, ...] | None:
+    """The tree's joint numbers of a closed chain's closed-form coordinates q1..q_na when they differ from 1..na
+    (the palletizer's (1, 2, 4, 6): its sliders' names); None otherwise (a serial arm, the compact form)."""
+    closed = eq.extras.get("closed_chain")
+    numbers = tuple(closed.get("numbers", ())) if isinstance(closed, dict) else ()
+    if not eq.matrices or not numbers or numbers == tuple(range(1, len(numbers) + 1)):
+        return None
+    return numbers
+
+
+def _slider_names(eq: Equations, numbers: tuple[int, ...]) -> dict:
+    """{q3: q4, qd3: qd4, qdd3: qdd4, ...}: the closed form's coordinates renamed as the sliders are."""
+    model = eq.model
+    return {old: symbol(f"{prefix}{k}") for prefix, olds in (("q", model.q), ("qd", model.qd), ("qdd", model.qdd))
+            for old, k in zip(olds, numbers)}
+
+
+_CLOSED_FORMS = {"lagrange": "Lagrange-Euler M, B, C, G", "newton-euler": "Newton-Euler tau",
+                 "dalembert": "d'Alembert D, H, G"}
+
+
+def compact_title(eq: Equations) -> str:
+    """What a closed chain's compact form is and why it stands where the closed form was asked for (the four-bar's
+    "Lagrange-Euler" showed Newton-Euler steps headed "off simplification" with no reason; issue 29 item 5)."""
+    asked = _CLOSED_FORMS.get(eq.method.value, eq.method.value)
+    if eq.extras.get("too_large") or eq.extras.get("too_slow"):
+        why = "its closed form was too large or too slow to expand"
+    else:   # a loop that does not close linearly (the four-bar's)
+        why = ("the loop does not close linearly, so the closed form in the actuated joints reads named loop "
+               "quantities (passive angles qp, W, dW) that this view does not list: "
+               f"`python -m designer derive --method {eq.method.value}` writes that form with them")
+    return (f"{eq.model.name or 'arm'}: the compact form, not {asked}: {why}. Shown: the tree's recursion step "
+            "by step, projected onto the actuated joints (no simplification applies to its steps).")
+
+
 def entries_of(eq: Equations) -> list:
     """The entries in display order, labelled by :mod:`designer.report.entries` when it is there.
 
-    Horn's per-link torques (``eq.extras["link_torques"]``, n x n) are listed last as T_ij.
+    Horn's per-link torques (``eq.extras["link_torques"]``, n x n) are listed last as T_ij. A closed chain's
+    closed form, derived in its actuated joints renumbered q1..q_na, is shown with the sliders' names (the
+    palletizer's sin(q2 - q4) and M_24, not sin(q2 - q3) and M_23 with q3 the crank; issue 29 item 6).
     """
     torques = eq.extras.get("link_torques")
     if isinstance(torques, sp.MatrixBase) and "T" not in eq.matrices and "T" not in eq.extras:
@@ -67,7 +106,13 @@ def entries_of(eq: Equations) -> list:
         from ..report.entries import iter_entries
     except ImportError:
         return list(_fallback_entries(eq))
-    return list(iter_entries(eq))
+    numbers = slider_numbers(eq)
+    if numbers is None:
+        return list(iter_entries(eq))
+    names = _slider_names(eq, numbers)
+    return [replace(e, expr=sp.sympify(e.expr).xreplace(names),
+                    factor=None if e.factor is None else e.factor.xreplace(names))
+            for e in iter_entries(eq, numbers=numbers)]
 
 
 class _EntriesModel(QAbstractTableModel):
@@ -176,12 +221,16 @@ class EquationsView(QWidget):
         layout.addWidget(self.banner)
         self.title = QLabel("No equations yet.")
         self.title.setWordWrap(True)
-        layout.addWidget(self.title)
+        # the title shares its row with the copy buttons, the filter has a row of its own: in one row with the
+        # filter they made the tab 480 px wide, and at 1024 px "Hide zeros" lay over the filter (issue 29 item 9)
+        title_row = QHBoxLayout()
+        title_row.addWidget(self.title, 1)
+        layout.addLayout(title_row)
         bar = QHBoxLayout()
         self.search = QLineEdit()
         self.search.setPlaceholderText("Filter by symbol, e.g. m2 L1")
         self.search.setClearButtonEnabled(True)
-        self.search.setMinimumWidth(200)
+        self.search.setMinimumWidth(120)
         self.search.setToolTip("Show the entries containing every symbol typed (names or their beginnings)")
         self.search.textChanged.connect(self._apply_filter)
         bar.addWidget(self.search, 1)
@@ -197,8 +246,9 @@ class EquationsView(QWidget):
         self.copy_latex_button.clicked.connect(self.copy_latex)
         self.copy_text_button = QPushButton("Copy text")
         self.copy_text_button.clicked.connect(self.copy_text)
-        bar.addWidget(self.copy_latex_button)
-        bar.addWidget(self.copy_text_button)
+        narrow_buttons(self.copy_latex_button, self.copy_text_button)
+        title_row.addWidget(self.copy_latex_button, 0, Qt.AlignmentFlag.AlignTop)
+        title_row.addWidget(self.copy_text_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(bar)
         self.model = _EntriesModel(self)
         self.table = QTableView()
@@ -259,8 +309,14 @@ class EquationsView(QWidget):
             self.title.setText("No equations yet.")
         else:
             forms = ", ".join(entries_names(entries))
-            self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
-                               f"simplification — {forms}")
+            numbers = slider_numbers(eq)
+            joints = "" if numbers is None else \
+                f"; the actuated joints {', '.join(f'q{k}' for k in numbers)} as the sliders name them"
+            if eq.form is Form.COMPACT and "closed_chain" in eq.extras:
+                self.title.setText(compact_title(eq))
+            else:
+                self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
+                                   f"simplification — {forms}{joints}")
         self._apply_filter()
 
     def confirm_form(self, eq: Equations) -> bool:
@@ -314,7 +370,7 @@ class EquationsView(QWidget):
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
         entries = self.selected_entries()
-        text = "\n".join(f"{e.label} = {sp.sstr(e.expr)}" for e in entries)
+        text = "\n".join(f"{e.label} = {sp.sstr(tidy_floats(e.expr))}" for e in entries)
         QGuiApplication.clipboard().setText(text)
         self._copied(entries, "text")
         return text
@@ -387,7 +443,7 @@ class EquationsView(QWidget):
         entries = self._typeset_entries
         if isinstance(arrays, Exception):
             arrays = [None] * len(entries)
-        images = [_to_qimage(a) if a is not None else _text_image(f"{e.label} = {sp.sstr(e.expr)}")
+        images = [_to_qimage(a) if a is not None else _text_image(f"{e.label} = {sp.sstr(tidy_floats(e.expr))}")
                   for a, e in zip(arrays, entries)]
         if not images:
             return

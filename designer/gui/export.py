@@ -131,7 +131,8 @@ def export_code(window, lang: str, path=None, options: CodeOptions | None = None
     if export_busy(window):
         return False
     if options is None:
-        options = ask_code_options(window, _LANGUAGE_NAMES[lang]) if path is None else CodeOptions()
+        derived = window.derivation.current_equations()[0] is not None
+        options = ask_code_options(window, _LANGUAGE_NAMES[lang], derived) if path is None else CodeOptions()
         if options is None:
             return False
     # (model, ...) for the base-parameter files, (equations, ...) for the others

@@ -37,9 +37,12 @@ class CodeOptions:
 
 
 class CodeOptionsDialog(QDialog):
-    """Standard or base parameters, and the drive terms (offered when the arm has drive data)."""
+    """Standard or base parameters, and the drive terms (offered when the arm has drive data). Without equations
+    derived (``derived`` False) the standard parameters are greyed with the reason and the base ones chosen: they
+    need no derivation."""
 
-    def __init__(self, model: Manipulator, language: str, initial: CodeOptions = CodeOptions(), parent=None):
+    def __init__(self, model: Manipulator, language: str, initial: CodeOptions = CodeOptions(), parent=None,
+                 derived: bool = True):
         super().__init__(parent)
         self.setWindowTitle(f"Export {language} code")
         layout = QVBoxLayout(self)
@@ -52,7 +55,11 @@ class CodeOptionsDialog(QDialog):
         for button in (self.standard, self.base):
             group.addButton(button)
             layout.addWidget(button)
-        (self.base if initial.parameters == "base" else self.standard).setChecked(True)
+        (self.base if initial.parameters == "base" or not derived else self.standard).setChecked(True)
+        if not derived:   # said here, before the file dialog, not after it (issue 29 item 13)
+            self.standard.setEnabled(False)
+            self.standard.setToolTip("Writes the equations on display: derive them first (Equations tab, Derive)")
+            self.standard.setText(self.standard.text() + " (derive the equations first)")
         self.drives = QCheckBox("Add the &drive terms: N^2 Jm and friction in tau, M and h; the drive "
                                 "parameters' columns in the regressor")
         available = has_drive_terms(model)
@@ -78,9 +85,11 @@ def _remembered(settings: QSettings) -> CodeOptions:
     return CodeOptions(parameters if parameters in ("standard", "base") else "standard", drives)
 
 
-def ask_code_options(window, language: str) -> CodeOptions | None:
-    """The user's choice for the arm on display (None: cancelled), remembered for the next export."""
-    dialog = CodeOptionsDialog(window.document.model, language, _remembered(window.settings), window)
+def ask_code_options(window, language: str, derived: bool = True) -> CodeOptions | None:
+    """The user's choice for the arm on display (None: cancelled), remembered for the next export. ``derived``:
+    whether there are equations on display (the standard parameters write them)."""
+    dialog = CodeOptionsDialog(window.document.model, language, _remembered(window.settings), window,
+                               derived=derived)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return None
     chosen = dialog.options()

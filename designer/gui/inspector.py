@@ -32,6 +32,7 @@ class LinkInspector(QWidget):
         self.link_index = 0
         self.title = QLabel(self)
         self.title.setStyleSheet("font-weight: bold")
+        self.title.setWordWrap(True)   # a long link name wraps rather than widening the column
 
         self.com = []
         com_box = QGroupBox("Centre of mass (link frame, m)", self)

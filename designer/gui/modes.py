@@ -28,12 +28,13 @@ from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import Modes, free_modes, locked_modes
 from ..numeric.stiffness import compliance_axes, sag, tool_compliance
 from . import arm_scene as scene
-from .closed_elastic import NO_STIFFNESS, closed_at, closed_joints
+from .closed_elastic import NO_STIFFNESS, closed_at, closed_joints, closed_problem, elastic_lines
 from .gl_solids import HIDDEN, Solids
 from .loop_scene import tree_reach
 from .mode_dialog import MOTORS, choose_mode
 
-__all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_summary", "joints_or_none", "build_menu", "modes_at",
+__all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_problem", "elastic_summary", "joints_or_none", "build_menu",
+           "modes_at",
            "MOTORS"]
 
 #: the animation's largest joint excursion (rad or m): visible, and small enough to stay linear
@@ -58,19 +59,31 @@ def joints_or_none(model) -> ElasticJoints | None:
     return joints if joints.m else None
 
 
+def elastic_problem(model) -> str:
+    """Why a model whose drives give a stiffness has no elastic joints, in one line ("drive data: no value for
+    parameter(s): k2"); '' when it has them or no drive gives a stiffness."""
+    if model is None or not any(link.drive is not None and link.drive.stiffness is not None for link in model.links):
+        return ""
+    if not model.is_serial:
+        return closed_problem(model)
+    try:
+        elastic_joints(model)
+    except ElasticModelError as exc:
+        return str(exc)
+    return ""
+
+
 def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
-    """The read-out's words for an arm with elastic joints: lowest frequency and sag at q; '' without."""
+    """The read-out's words for an arm with elastic joints: lowest frequency and sag at q (two lines); '' without."""
     if arm is None or joints is None:
         return ""
     q = np.asarray(q, dtype=float)
     f = locked_modes(arm_dynamics(arm).M(q), joints, shapes=False).frequency
     low = f[0] if len(f) and np.isfinite(f[0]) else math.nan
     droop = 1e3 * float(np.linalg.norm(sag(arm, joints, q)))
-    if getattr(arm, "beams", ()):   # part-made links: their bending first, the line is elided on the right
-        bending = float(lowest_flex_frequency(arm, joints, q))
-        return (f"lowest natural frequency {bending:.3g} Hz ({low:.3g} Hz with rigid links; motors locked), "
-                f"tool sag {droop:.3g} mm")
-    return f"lowest natural frequency {low:.3g} Hz (motors locked), tool sag {droop:.3g} mm"
+    if getattr(arm, "beams", ()):   # part-made links: their bending first, the rigid links' figure beside the sag
+        return elastic_lines(float(lowest_flex_frequency(arm, joints, q)), droop, rigid=low)
+    return elastic_lines(low, droop)
 
 
 def modes_at(design, motors: str = "locked") -> Modes | str:
@@ -231,24 +244,26 @@ class StiffnessEllipsoid:
         self.visible = bool(on)
         self.item.setVisible(self.visible)
 
-    def update(self, model, arm, q) -> None:
+    def update(self, model, arm, q) -> str:
+        """Draw the ellipsoid at pose ``q`` when shown; why there is none to draw (one line), '' when drawn."""
         shown = self.visible and model is not None and arm is not None and len(q) == arm.n
-        placed = self._placed(model, arm, q) if shown else None
-        self.item.place(np.array([HIDDEN]) if placed is None else placed[None])
+        placed = self._placed(model, arm, q) if shown else "the arm cannot be posed"
+        self.item.place(np.array([HIDDEN]) if isinstance(placed, str) else placed[None])
+        return placed if isinstance(placed, str) else ""
 
-    def _placed(self, model, arm, q) -> np.ndarray | None:
-        """(4, 4) the unit sphere's placement at the tool, None when there is no ellipsoid to draw."""
+    def _placed(self, model, arm, q) -> np.ndarray | str:
+        """(4, 4) the unit sphere's placement at the tool, or why there is no ellipsoid to draw."""
         q = np.asarray(q, dtype=float)
         if model.is_serial:
             joints = joints_or_none(model)
             if joints is None:
-                return None
+                return elastic_problem(model) or NO_STIFFNESS
             C, base, reach = tool_compliance(arm, joints, q), arm.base, scene.arm_reach(arm)
             tool = arm.tool_pose(q)[:3, 3]   # in the world, like the drawn arm
         else:   # a closed chain: J_a K^-1 J_a^T over its actuated gearboxes (the core's, as `modes`)
             at = closed_at(model, q)
             if isinstance(at, str):
-                return None
+                return at
             tree = at.arm.cd.tree
             C, base, reach = at.compliance(), tree.arm.base, tree_reach(tree)
             tool = (base @ np.append(at.tool, 1.0))[:3]
@@ -284,7 +299,9 @@ def build_menu(window, menu) -> None:
 
     def show_ellipsoid(on: bool):
         window.stiffness_ellipsoid.set_visible(on)
-        window.stiffness_ellipsoid.update(design.model, design.arm, design.q)
+        problem = window.stiffness_ellipsoid.update(design.model, design.arm, design.q)
+        if on and problem:   # switched on and nothing drawn: say why (it did nothing, issue 29 item 13)
+            window.statusBar().showMessage(f"No tool compliance ellipsoid: {problem}", 15000)
 
     menu.addSeparator()
     window._action(menu, "Animate &mode shape…", animate, tip="the arm oscillates along mode k, motors locked or free")

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..kinematics import NumericArm
 from . import arm_scene as scene
+from .cells import reading
 from .message_line import MessageLine
 
 __all__ = ["KinematicsReadout", "jacobian_condition", "NEAR_SINGULAR"]
@@ -34,16 +35,20 @@ def jacobian_condition(arm: NumericArm, q, J: np.ndarray | None = None) -> float
 
 TIP = ("Condition number of the tool Jacobian (rotation rows scaled by the arm's reach for six or more joints); "
        f"above {NEAR_SINGULAR:g} the pose is called near a singularity: some tool motions need very large joint "
-       "speeds there")
+       "speeds there.\nWith elastic joints: the lowest natural frequency and the tool's sag under gravity at this "
+       "pose, the motors locked (the drives' stiffness as springs); with links made as parts, the frequency with "
+       "their bending first and the rigid links' figure beside the sag")
 
 
 class KinematicsReadout(MessageLine):
     """``update_pose(arm, q)`` shows the tool position and z axis in the world (first line) and the
-    Jacobian's condition number (second line).
+    Jacobian's condition number (second line); a closed chain's cut-joint forces on a line of their own,
+    and with elastic joints the lowest natural frequency and the tool's sag on two more.
 
-    Two fixed lines, each elided to the width (a :class:`MessageLine`): new text every slider step
-    must not re-lay out the window (the 3D view beside it would be resized and redrawn), and a
-    word-wrapped warning took three lines of a two-line box at 1366 x 768, clipped top and bottom.
+    A number of lines fixed per model, each elided to the width (a :class:`MessageLine`): new text every
+    slider step must not re-lay out the window (the 3D view beside it would be resized and redrawn), and
+    a word-wrapped warning took three lines of a two-line box at 1366 x 768, clipped top and bottom (the
+    elastic words on the second line were cut at 1366 and 1920 px, issue 29 item 7).
     """
 
     def __init__(self, parent: QWidget | None = None):
@@ -51,12 +56,20 @@ class KinematicsReadout(MessageLine):
         self.condition = float("nan")
         self.near_singular = False
         self.joints: Any = None   # the model's elastic joints (designer.numeric.elastic), None without
+        self.elastic_problem = ""   # why a model whose drives give a stiffness has none
         self.model: Any = None
 
     def set_model(self, model) -> None:
         """Follow the model's elastic joints: with them the read-out adds the lowest natural frequency."""
-        from .modes import joints_or_none
+        from .modes import elastic_problem, joints_or_none
         self.model, self.joints = model, joints_or_none(model)
+        # a stiffness given that makes no elastic joints (a name without its value): why, on a line of its own
+        self.elastic_problem = "" if self.joints is not None else elastic_problem(model)
+        rows = 2 + (model is not None and not model.is_serial) + 2 * (self.joints is not None) \
+            + bool(self.elastic_problem)
+        if rows != self.rows:
+            self.rows = rows
+            self._fix_height()
 
     def update_pose(self, arm: NumericArm | None, q, tool=None) -> None:
         """``tool``: (tool pose in the world, tool Jacobian) where not the serial arm's (a closed chain)."""
@@ -70,20 +83,22 @@ class KinematicsReadout(MessageLine):
         self.near_singular = not self.condition < NEAR_SINGULAR
         cond = "∞" if np.isinf(self.condition) else f"{self.condition:.3g}"
         # short enough for the centre column at 1366 px: tool point, then its z axis
-        text = (f"tool ({p[0]:.4g}, {p[1]:.4g}, {p[2]:.4g}) m, z ({z[0]:.3f}, {z[1]:.3f}, {z[2]:.3f})\n"
-                f"Jacobian condition number {cond}")
-        if tool is not None and self.model is not None and not self.model.is_serial:
+        axis = ", ".join(f"{round(v, 3) + 0.0:.3f}" for v in z)   # + 0.0: no "-0.000"
+        lines = [f"tool ({reading(p[0])}, {reading(p[1])}, {reading(p[2])}) m, z ({axis})",
+                 f"Jacobian condition {cond}" + (" — near a singularity" if self.near_singular else "")]
+        closed = self.model is not None and not self.model.is_serial
+        if closed:
             from .closed_holding import holding_summary   # what the loops' bearings carry holding the pose
-            holding = holding_summary(self.model, q)
-            text += f"; {holding}" if holding else ""
-        if self.joints is not None and tool is None:
+            lines.append(holding_summary(self.model, q) if tool is not None else "")
+        if self.joints is not None and not closed:
             from .modes import elastic_summary
-            text += "; " + elastic_summary(arm, self.joints, q)
-        elif self.joints is not None and self.model is not None and not self.model.is_serial:
+            lines.extend(elastic_summary(arm, self.joints, q).split("\n"))
+        elif self.joints is not None:
             from .closed_elastic import closed_summary   # the actuated joints' gearboxes, the loops closed
-            text += "; " + closed_summary(self.model, q)
-        if self.near_singular:
-            text += " — near a singularity"
+            lines.extend(closed_summary(self.model, q).split("\n"))
+        if self.elastic_problem:
+            lines.append(f"no natural frequency: {self.elastic_problem}")
+        text = "\n".join(lines)
         style = "QLabel { color: #8a2a00; font-weight: bold; }" if self.near_singular else ""
         if style != self.styleSheet():
             self.setStyleSheet(style)

@@ -10,9 +10,25 @@ A QScrollArea asks a panel whose layout has height-for-width (any word-wrapped l
 from __future__ import annotations
 
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import QScrollArea, QWidget
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QScrollArea, QWidget
 
-__all__ = ["ScrollColumn"]
+__all__ = ["ScrollColumn", "narrow_combo", "narrow_buttons"]
+
+
+def narrow_combo(combo: QComboBox, chars: int) -> QComboBox:
+    """``combo`` asks for room for ``chars`` characters, not for its longest entry (which it shows when wider):
+    a combo box as wide as "Lagrange-Euler (M, B, C, G)" or "Limits: end stops at the limits" kept the window
+    from narrowing to 1024 px."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    return combo
+
+
+def narrow_buttons(*buttons: QAbstractButton) -> None:
+    """Push buttons as narrow as their text (the style's minimum of about 80 px made a row of short buttons
+    ("PNG…", "Copy text") the widest thing in its column)."""
+    for button in buttons:
+        button.setMinimumWidth(button.fontMetrics().horizontalAdvance(button.text()) + 18)
 
 
 class _Holder(QWidget):

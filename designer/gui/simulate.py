@@ -34,6 +34,7 @@ from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
 from .plot_style import place_legend, plain_axes
 from .project_state import ProjectSlot
+from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
@@ -94,6 +95,7 @@ class SimulatePanel(QWidget):
         self.limits.setToolTip("What a simulation does at the joint limits (Link tab): pass them and say so, or "
                                "stop there (end stops; a passive fall, or a closed chain's PD move: a serial "
                                "arm's driven motion is given)")
+        narrow_combo(self.limits, 12)   # its longest entry made the tab too wide for a 1024 px window
         self.target = QLineEdit(self)
         self.target.setPlaceholderText(TARGET_TIP)
         self.csv_path = QLineEdit(self)

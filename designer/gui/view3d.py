@@ -59,7 +59,7 @@ class ArmView(QWidget):
         super().__init__(parent)
         self.view = gl.GLViewWidget()
         self.view.setBackgroundColor(BACKGROUND)
-        self.view.setMinimumSize(240, 180)
+        self.view.setMinimumSize(200, 180)   # the window narrows to 1024 px (issue 29 item 9)
         self._options = load_options()
         self.mechanism = None   # a closed chain's loop_scene.Mechanism (set_mechanism)
         self.loop_bar_ends = np.zeros((0, 2, 2, 3))   # its loops' bars as drawn: (loops, side, end, xyz)

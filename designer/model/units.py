@@ -14,15 +14,17 @@ __all__ = ["parameter_units", "joint_unit", "mass_length", "inertial_unit", "wit
 LENGTH, MASS, INERTIA, ANGLE, ACCELERATION = "m", "kg", "kg m²", "rad", "m/s²"
 
 
-def _linear_symbols(expr) -> list[sp.Symbol]:
+def _linear_symbols(expr, scaled: bool = True) -> list[sp.Symbol]:
     """The symbols of ``expr`` when it is a sum of number * symbol terms (``L1``, ``d1 - L1/2``);
-    [] for anything else (``m1*L1**2/12`` tells nothing certain about L1's unit)."""
+    [] for anything else (``m1*L1**2/12`` tells nothing certain about L1's unit). ``scaled`` False: only
+    terms of coefficient 1 or -1 count (an inertia ``m1*0.3**2/2`` is a mass times a length squared)."""
     expr = sp.sympify(expr)
     out = []
     for term in sp.Add.make_args(expr):
         coeff, rest = term.as_coeff_Mul()
         if rest.is_Symbol:
-            out.append(rest)
+            if scaled or abs(coeff) == 1:
+                out.append(rest)
         elif not (rest == 1 and coeff.is_Number):
             return []
     return out
@@ -39,24 +41,37 @@ def parameter_units(model: Manipulator) -> dict[str, str]:
     roles of different units (or only inside products) is left out."""
     found: dict[str, set[str]] = {}
 
-    def note(exprs: Iterable, unit: str) -> None:
+    def note(exprs: Iterable, unit: str, scaled: bool = True) -> None:
         for e in exprs:
-            for s in _linear_symbols(e):
+            for s in _linear_symbols(e, scaled):
                 found.setdefault(s.name, set()).add(unit)
 
+    def note_pose(pose) -> None:
+        if pose is None:
+            return
+        note(pose.xyz, LENGTH)
+        note(pose.rpy, ANGLE)
+
     for link in model.links:
-        note((link.a, link.d), LENGTH)
-        note((link.alpha, link.theta), ANGLE)
+        note((link.a, link.d, link.b), LENGTH)
+        note((link.alpha, link.theta, link.gamma), ANGLE)
         note((link.mass,), MASS)
         note(link.com, LENGTH)
         inertia = link.inertia
-        note((inertia.xx, inertia.yy, inertia.zz, inertia.xy, inertia.xz, inertia.yz), INERTIA)
+        note((inertia.xx, inertia.yy, inertia.zz, inertia.xy, inertia.xz, inertia.yz), INERTIA, scaled=False)
         if link.limits is not None:
             note(link.limits, ANGLE if link.is_revolute else LENGTH)
+        if link.part is not None:   # a section's dimensions (a tube's diameter and wall) and its segment's ends
+            note(link.part.expressions(), LENGTH)
     for pm in model.point_masses:
         note((pm.mass,), MASS)
         note(pm.position, LENGTH)
     note(model.gravity, ACCELERATION)
+    for pose in (model.base, model.tool):
+        note_pose(pose)
+    for loop in model.loops:   # a closed chain's cut joint on its two links (the four-bar's ground length L0)
+        note_pose(loop.frame_i)
+        note_pose(loop.frame_j)
     for link in model.links:   # a named gearbox stiffness or damping (k2)
         if link.drive is not None:
             for name, (_, revolute, prismatic) in ELASTIC_DRIVE_UNITS.items():

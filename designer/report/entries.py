@@ -131,7 +131,8 @@ def _index_text(parts: Sequence, wide: bool) -> str:
     return ",".join(map(str, parts)) if wide else "".join(map(str, parts))
 
 
-def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[Entry]:
+def iter_entries(eq: Equations, names: Sequence[str] | None = None,
+                 numbers: Sequence[int] | None = None) -> Iterator[Entry]:
     """Every entry of the named matrices (default :func:`matrix_names`), row by row.
 
     Parameters
@@ -140,7 +141,12 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[
         A derivation's result.
     names:
         Matrix names to list, looked up in ``eq.matrices`` and then ``eq.extras``.
+    numbers:
+        The joints' numbers in the labels when not 1..n (a closed chain's actuated joints by the tree's
+        numbers: the palletizer's M_24 is the entry of q2 and q4); ``indices`` stay the matrix's.
     """
+    n = eq.n
+    joint = list(numbers) if numbers is not None else list(range(1, n + 1))   # label number of joint k: joint[k-1]
     recursive = cast("RecursiveForm | None", eq.extras.get("recursive"))
     if recursive is not None and not eq.matrices and names is None:
         # the compact form: the named assignments of the recursion (the GUI's "recursive form" view)
@@ -149,10 +155,10 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[
             tex = rf"\mathrm{{{base}}}" + (rf"_{{{axes}}}" if axes else "")
             yield Entry(step.kind, (step.link,), step.symbol.name, tex, step.value)
         for j, t in enumerate(recursive.tau, start=1):
-            yield Entry("tau", (j,), f"tau_{j}", rf"\tau_{{{j}}}", t)
+            k = joint[j - 1] if j <= len(joint) else j
+            yield Entry("tau", (j,), f"tau_{k}", rf"\tau_{{{k}}}", t)
         return
-    n = eq.n
-    wide = n >= 10
+    wide = max(joint, default=0) >= 10
     qd, qdd = eq.model.qd, eq.model.qdd
     pairs = velocity_pairs(n)
     for name in names if names is not None else matrix_names(eq):
@@ -166,22 +172,23 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None) -> Iterator[
                 if name == "B" and mat.shape[1] == len(pairs) and eq.method is Method.LAGRANGE:
                     a, b = pairs[j]
                     idx: tuple[int, ...] = (i + 1, j + 1)
-                    pair = f"({a},{b})" if wide else f"{a}{b}"
+                    pair = f"({joint[a - 1]},{joint[b - 1]})" if wide else f"{joint[a - 1]}{joint[b - 1]}"
                     col_text = pair
                     factor = qd[a - 1] * qd[b - 1]
                 elif vector:
                     idx, col_text, factor = (i + 1,), "", None
                 elif name == "C" and eq.method is Method.LAGRANGE:
-                    idx, col_text, factor = (i + 1, j + 1), str(j + 1), qd[j] ** 2
+                    idx, col_text, factor = (i + 1, j + 1), str(joint[j]), qd[j] ** 2
                 else:
-                    idx, col_text = (i + 1, j + 1), str(j + 1)
+                    idx, col_text = (i + 1, j + 1), str(joint[j]) if j < len(joint) else str(j + 1)
                     factor = qdd[j] if mat.shape == (n, n) and info.symmetric else None
+                row = joint[i] if i < len(joint) else i + 1
                 if vector:
-                    sub = str(i + 1)
+                    sub = str(row)
                 elif name == "B":
-                    sub = f"{i + 1},{col_text}"
+                    sub = f"{row},{col_text}"
                 else:
-                    sub = _index_text((i + 1, col_text), wide)
+                    sub = _index_text((row, col_text), wide)
                 mirror = None
                 if info.symmetric and j < i and mat.shape[0] == mat.shape[1] and expr == mat[j, i]:
                     mirror = (j + 1, i + 1)

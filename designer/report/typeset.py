@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 from matplotlib.font_manager import FontProperties
 from matplotlib.mathtext import MathTextParser
-__all__ = ["PIXELS_PER_CHAR", "LINE_CHARS", "latex_of", "latex_lines",
+__all__ = ["PIXELS_PER_CHAR", "LINE_CHARS", "latex_of", "latex_lines", "tidy_floats",
            "render_lines", "typeset", "entry_stats", "typeset_many", "stats_many",
            "MAX_LINES"]
 
@@ -39,9 +39,25 @@ def _symbol_names(expr) -> dict:
     return names
 
 
+def tidy_floats(expr):
+    """``expr`` with every float that is a simple fraction to within round-off written as that fraction
+    (0.333333333333333 m2 as m2/3, 266.66666666666663 as 800/3, 2.0 as 2): what a person reads, the same number
+    to 12 digits; any other float stays (0.4444135452174627). The window's equations show entries this way."""
+    from fractions import Fraction
+    swap = {}
+    for f in sp.sympify(expr).atoms(sp.Float):
+        x = float(f)
+        if not np.isfinite(x):
+            continue
+        near = Fraction(x).limit_denominator(1000)
+        if abs(x - float(near)) <= 1e-12 * abs(x):
+            swap[f] = sp.Rational(near.numerator, near.denominator)
+    return expr.xreplace(swap) if swap else expr
+
+
 def latex_of(expr) -> str:
-    """sympy's LaTeX with joint rates written as dotted q."""
-    expr = sp.sympify(expr)
+    """sympy's LaTeX with joint rates written as dotted q (and simple fractions for their floats)."""
+    expr = tidy_floats(sp.sympify(expr))
     return sp.latex(expr, symbol_names=_symbol_names(expr))
 
 
@@ -155,13 +171,14 @@ def typeset(latex_label: str, expr, size: float = 12.0, width: int = LINE_CHARS)
     """``label = expr`` as an RGBA array, lines of about ``width`` visible characters, or None when
     mathtext cannot typeset it."""
     try:
-        return render_lines(latex_lines(latex_label, expr, width, max_lines=MAX_LINES), size)
+        return render_lines(latex_lines(latex_label, tidy_floats(sp.sympify(expr)), width, max_lines=MAX_LINES), size)
     except (ValueError, RuntimeError, KeyError, IndexError):
         return None
 
 
 def entry_stats(expr, preview_chars: int = 160) -> tuple[int, str]:
-    """(sympy.count_ops, the start of sympy.sstr) of an entry."""
+    """(sympy.count_ops, the start of sympy.sstr) of an entry, its floats tidied (:func:`tidy_floats`)."""
+    expr = tidy_floats(sp.sympify(expr))
     text = sp.sstr(expr)
     return int(sp.count_ops(expr)), text if len(text) <= preview_chars else text[:preview_chars] + " …"
 

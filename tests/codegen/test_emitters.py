@@ -137,3 +137,22 @@ def test_c_compiles_cleanly_and_matches(make, tmp_path):
             getattr(so, f"arm_{name}")(*(a.ctypes.data_as(dbl) for a in (*args, p, out)))
             outs[name] = out
             np.testing.assert_allclose(out, ref(name, q, qd, qdd), rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_c_header_defaults_are_the_shortest_exact_numbers(tmp_path):
+    """Issue 29 item 11: the header's defaults read 0.40000000000000002 (17 digits): now the shortest text that
+    reads back as the same double, the project's own number."""
+    import re
+
+    from designer.cli import main
+    from designer.project import load_project
+    from tests.support import robot_path
+    path = robot_path("four_bar")
+    assert main(["codegen", str(path), "--lang", "c", "--quiet", "--out", str(tmp_path / "arm.c")]) == 0
+    header = (tmp_path / "arm.h").read_text(encoding="utf-8")
+    shown = dict(re.findall(r"p\[\d+\] = (\w+)  \(default ([^)]+)\)", header))
+    values = load_project(path).parameter_values
+    assert shown and set(shown) <= set(values)
+    for name, text in shown.items():
+        assert float(text) == values[name] and text == repr(float(values[name])), (name, text)
+    assert "(default 0.4)" in header

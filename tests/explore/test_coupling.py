@@ -119,3 +119,30 @@ def test_csv_has_a_column_per_curve_and_quantity():
     assert len(rows) == 3
     x, a, b = map(float, rows[2].split(","))
     assert (x, a, b) == pytest.approx((1.0, 1.0 + np.cos(0.7), 2 * (1.0 + np.cos(0.7))))
+
+
+def test_round_off_is_drawn_as_zero_and_nothing_else_is_touched():
+    """Issue 29 item 11: the palletizer's M_12 (base yaw with shoulder), zero by the arm's mirror symmetry about its
+    vertical plane, came out as 1e-14 and was plotted as a jagged curve. Pinocchio agrees it is zero to round-off;
+    the sweep now gives 0 exactly, and a quantity above round-off is the raw value (Pinocchio's to 1e-9)."""
+    from designer.project import load_project
+    from tests.support import robot_path
+    arm = NumericArm.from_model(load_project(robot_path("palletizer_serial")))
+    values = np.linspace(-1.2, 1.2, 9)
+    q = np.array([0.3, 0.0, -0.4, 0.2])   # base yaw, shoulder (swept), elbow, wrist
+    sweep = sweep_joint(arm, q, 0, 1, 1, values)
+    curves = sweep.curves[""]
+    for quantity in (Quantity.COUPLING, Quantity.NORMALISED, Quantity.CORIOLIS_J, Quantity.CENTRIFUGAL_IJ):
+        assert np.all(curves[quantity] == 0.0), quantity
+    for k, v in enumerate(values):
+        qk = q.copy()
+        qk[1] = v
+        ref = _pin_reference(arm, qk, 0, 1)
+        assert abs(ref[Quantity.COUPLING]) < 1e-11 * np.abs(ref[Quantity.CORIOLIS_I]).max() + 1e-9
+        assert curves[Quantity.CORIOLIS_I][k] == pytest.approx(ref[Quantity.CORIOLIS_I], rel=1e-9)
+        assert abs(curves[Quantity.CORIOLIS_I][k]) > 1.0   # a real term: not zeroed
+    genuine = sweep_joint(arm, q, 1, 2, 1, values).curves[""][Quantity.COUPLING]
+    for k, v in enumerate(values):
+        qk = q.copy()
+        qk[1] = v
+        assert genuine[k] == pytest.approx(_pin_reference(arm, qk, 1, 2)[Quantity.COUPLING], rel=1e-9)

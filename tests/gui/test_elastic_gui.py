@@ -85,3 +85,16 @@ def test_explore_panel_maps_the_lowest_frequency_from_the_drive_data(qtbot, tmp_
         q = np.array([grid.x[ix], grid.y[iy]])
         w2 = eigh(np.diag([2e3, 1e3]), dyn.M(q), eigvals_only=True)[0]
         assert view.heat.image.image[iy, ix] == pytest.approx(np.sqrt(w2) / (2 * np.pi), rel=1e-9)
+
+
+def test_the_compliance_ellipsoid_says_why_it_draws_nothing_on_a_rigid_arm(qtbot, tmp_path):
+    """Switched on for an arm without stiffness it did nothing: now the status bar says why."""
+    w = open_window(qtbot, tmp_path, robot_path("planar_two_link"))
+    w.stiffness_ellipsoid_action.setChecked(True)
+    message = w.statusBar().currentMessage()
+    assert message.startswith("No tool compliance ellipsoid: no elastic joints") and "stiffness" in message
+    assert not w.stiffness_ellipsoid.semi_axes.any()
+    w.stiffness_ellipsoid_action.setChecked(False)
+    elastic = _window(qtbot, tmp_path)   # with stiffness: drawn, and nothing said
+    elastic.stiffness_ellipsoid_action.setChecked(True)
+    assert "ellipsoid" not in elastic.statusBar().currentMessage() and elastic.stiffness_ellipsoid.semi_axes.any()

@@ -74,6 +74,9 @@ def test_elastic_move_plots_the_cores_deviation_and_deflection_and_plays_the_lin
     assert plotted.max() > 1e-3   # the springs do show at the tool (a micron and more)
     springs = _curves(panel.elastic_plots.deflection)
     assert len(springs) == 2
+    assert panel.elastic_plots.deflection.getAxis("left").labelText == "mrad"   # two revolute joints: not "mrad (mm)"
+    spring = 1e3 * np.abs(core.theta / joints.gear - core.q).max()
+    assert f"spring deflection up to {spring:.3g} mrad" in panel.status.text()
     for j, (_t, y) in enumerate(springs):
         np.testing.assert_allclose(y, 1e3 * (core.theta[:, j] / joints.gear[j] - core.q[:, j]), rtol=1e-9, atol=1e-12)
     # the torque plot made way for the two elastic ones (the tab keeps its height)

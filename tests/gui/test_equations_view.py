@@ -75,7 +75,31 @@ def test_copy_puts_latex_and_text_on_the_clipboard(view):
     view.copy_latex()
     assert QGuiApplication.clipboard().text() == "M_{12} = " + sp.latex(eq["M"][0, 1])
     view.copy_text()
-    assert QGuiApplication.clipboard().text() == "M_12 = " + sp.sstr(eq["M"][0, 1])
+    assert QGuiApplication.clipboard().text() == "M_12 = " + sp.sstr(eq["M"][0, 1])   # no floats: as they are
+
+
+def test_round_off_floats_read_as_fractions(view, qtbot):
+    """Issue 29 item 11: an entry with 0.333333333333333 (a model's float arithmetic) reads m2/3 in the preview,
+    the typeset image's text and the copies; it is the same number; a float that is no simple fraction stays."""
+
+    from designer.report.typeset import tidy_floats
+    eq = robmat_double_pendulum()
+    odd = 0.3333333333333333 * L2**2 * m2 + 266.66666666666663 * m1 + 0.4444135452174627 * L1
+    M = eq["M"].copy()
+    M[1, 1] = odd
+    eq = Equations(eq.method, eq.model, eq.simplify, {**eq.matrices, "M": M}, eq.tau, M, eq.gravity, eq.coriolis)
+    tidy = tidy_floats(odd)
+    assert tidy.atoms(sp.Float) == {sp.Float(0.4444135452174627)}   # only the one that is not a fraction
+    values = {L1: 0.7, L2: 1.3, m1: 2.1, m2: 0.9}
+    assert float(tidy.subs(values)) == pytest.approx(float(odd.subs(values)), rel=1e-14)
+    view.set_equations(eq)
+    row = view.visible_labels().index("M_22")
+    qtbot.waitUntil(lambda: view.model.data(view.model.index(row, 2)) not in (None, "…"), timeout=20000)
+    preview = view.model.data(view.model.index(row, 2))
+    assert "m2/3" in preview and "800*m1/3" in preview and "0.3333" not in preview, preview
+    view.select_row(row)
+    assert "0.3333" not in view.copy_text() and "L2**2*m2/3" in view.copy_text()
+    assert r"\frac{L_{2}^{2} m_{2}}{3}" in view.copy_latex()
 
 
 def test_search_filters_by_symbol(view):

@@ -153,6 +153,26 @@ def test_the_dialog_offers_drives_only_with_drive_data(qtbot, window):
     assert not bare.drives.isEnabled() and bare.options() == CodeOptions("base", False)
 
 
+def test_without_equations_the_dialog_offers_the_base_parameters_and_says_why_not_the_standard(qtbot, window,
+                                                                                               monkeypatch):
+    """Export > C before a derivation: the options dialog greys the standard parameters with the reason and
+    chooses the base ones (they need no derivation), instead of asking and then saying "Derive the equations
+    first"."""
+    from designer.gui import export
+    monkeypatch.setattr(QMessageBox, "information", lambda *a: pytest.fail(f"a late message: {a[2]}"))
+    seen = []
+
+    def look():
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, CodeOptionsDialog)
+        seen.append((dialog.standard.isEnabled(), dialog.standard.text(), dialog.options().parameters))
+        dialog.reject()
+    QTimer.singleShot(200, look)
+    assert window.derivation.current_equations()[0] is None
+    assert not export.export_code(window, "c", None)
+    assert seen and not seen[0][0] and "derive the equations first" in seen[0][1] and seen[0][2] == "base"
+
+
 def test_the_menu_asks_the_options_and_remembers_them(qtbot, window, tmp_path, monkeypatch):
     """Export > code without a path: the options dialog, then the file dialog; the choice is kept for
     the next export."""

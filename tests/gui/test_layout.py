@@ -165,6 +165,62 @@ def test_the_readout_shows_its_text_inside_its_label(qtbot, window, size):
 
 
 @pytest.mark.parametrize("size", SCREENS)
+@pytest.mark.parametrize("robot", ["tube_arm", "palletizer_parallelogram"])
+def test_the_elastic_readout_is_whole_at_both_sizes(qtbot, tmp_path, size, robot):
+    """The tube arm's lowest frequency (with the links' bending), its rigid-link figure and the sag, and the
+    palletizer's cut-joint force and elastic lines, each whole on its own line (they were cut after "30.3...",
+    the rigid-link figure and the sag only in the tooltip)."""
+    from designer.gui.message_line import shown_lines
+    from tests.gui.test_closed_modes import with_stiffness
+    model = load_project(ROBOTS / f"{robot}.json")
+    model = with_stiffness(model) if robot.startswith("palletizer") else model
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(model, settings=settings, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    _show_at(qtbot, window, size)
+    readout = window.readout
+    text = readout.text()
+    lines = text.split("\n")
+    assert "lowest natural frequency" in text and "tool sag" in text and len(lines) == readout.rows
+    assert ("with rigid links" in text) == (robot == "tube_arm")
+    assert ("cut joint holds" in text) == (robot != "tube_arm")
+    assert shown_lines(readout) == lines and _inside(readout, window)   # nothing elided
+    assert len(lines) * readout.fontMetrics().lineSpacing() <= readout.contentsRect().height()
+
+
+@pytest.mark.parametrize("robot", ["puma560", "palletizer_parallelogram", "tube_arm"])
+def test_the_window_stays_usable_at_1024_by_700(qtbot, tmp_path, robot):
+    """Issue 29 item 9: at 1024 px the window was wider than the screen (its minimum 1195 px), "Hide zeros" lay over
+    the filter field and the filtered count was cut. Every result tab's page fits the right column, and the
+    equations' filter row and buttons lie side by side, whole, inside the window."""
+    from designer.gui.main_window import FRAME
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(load_project(ROBOTS / f"{robot}.json"), settings=settings, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    screen = QRect(0, 0, 1024, 700 - 30)
+    window.fit_to_screen(screen)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.minimumSizeHint().width() <= screen.width() - FRAME[0]
+    assert window.width() <= screen.width() and window.height() <= screen.height()
+    tabs = window.result_tabs
+    for k in range(tabs.count()):   # no page asks for more than the column has
+        assert tabs.widget(k).minimumSizeHint().width() <= tabs.width(), tabs.tabText(k)
+    view = window.derivation.view
+    view.count_label.setText("888 of 888 shown")   # the longest count a filter shows
+    qtbot.wait(50)
+    row = [view.search, view.hide_zero, view.count_label]
+    for widget in (*row, view.copy_latex_button, view.copy_text_button, window.derivation.derive_button):
+        assert _inside(widget, window), type(widget).__name__
+        assert widget.width() >= widget.minimumSizeHint().width(), type(widget).__name__   # nothing squeezed
+    for left, right in zip(row, row[1:]):   # side by side, none over another
+        assert left.geometry().right() < right.geometry().left(), (left, right)
+    assert view.count_label.fontMetrics().horizontalAdvance(view.count_label.text()) <= view.count_label.width()
+    for widget in (window.dh_table, window.editor_tabs, window.arm_view, window.readout, window.sliders):
+        assert _inside(widget, window), type(widget).__name__
+
+
+@pytest.mark.parametrize("size", SCREENS)
 def test_every_result_tab_title_is_visible_and_the_columns_grow_with_the_window(qtbot, window, size):
     screen = QRect(0, 0, size[0], size[1] - 30)
     window.fit_to_screen(screen)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 from scipy.linalg import eigh
+from PySide6.QtCore import Qt
 
 from designer.model.expr import symbol
 from designer.model.extras import DRIVE_FIELDS
@@ -34,7 +35,8 @@ def test_a_stiffness_cell_takes_a_parameter_name(qtbot, tmp_path):
     assert table.data(table.index(1, col("stiffness"))) == "k_gear"
     assert "k_gear" in doc.model.unvalued_symbols()                   # the Parameters table asks for it
     window.design.set_pose([0.3, 1.1])                                 # the arm still moves and reads out, without
-    assert "tool (" in window.readout.text() and "frequency" not in window.readout.text()   # the frequency yet
+    assert "tool (" in window.readout.text() and "lowest natural frequency" not in window.readout.text()   # no
+    assert "no value for parameter(s): k_gear" in window.readout.text()   # frequency yet, and why
     doc.apply(doc.model.with_parameter("k_gear", 1e3), "Set k_gear")
     window.design.set_pose([0.3, 1.1])
     from designer.numeric.engine import arm_dynamics
@@ -65,6 +67,29 @@ def test_readout_adds_the_frequency_with_the_links_bending(qtbot, tmp_path):
     window.design.set_pose(q)
     text = window.readout.text()
     f = float(lowest_flex_frequency(window.design.arm, elastic_joints(window.document.model), np.array(q)))
-    assert f"lowest natural frequency {f:.3g} Hz (" in text
-    rigid = float(text.split(f"{f:.3g} Hz (")[1].split(" Hz with rigid links")[0])
+    assert f"lowest natural frequency {f:.3g} Hz\n" in text
+    rigid = float(text.split(f"{f:.3g} Hz\n")[1].split(" Hz with rigid links")[0])
     assert f < rigid
+
+
+def test_a_word_typed_as_a_stiffness_is_said_at_once_and_in_the_readout(qtbot, tmp_path):
+    """"abc" typed as a stiffness makes a parameter without a value: the status bar says so when typed, the cell
+    is marked (its tooltip says what is missing) and the read-out says why it has no frequency, instead of the
+    frequency vanishing with only a line under Problems."""
+    from designer.gui.cells import MISSING_COLOR
+    window = open_window(qtbot, tmp_path, ROBOTS / "tube_arm.json")
+    doc, table = window.document, window.drives.drive_model
+    assert "lowest natural frequency" in window.readout.text()
+    table.set_text(1, col("stiffness"), "abc")
+    assert doc.model.links[1].drive.stiffness == symbol("abc")
+    message = window.statusBar().currentMessage()
+    assert message.startswith("joint 2, torsional stiffness: abc is a new parameter without a value"), message
+    index = table.index(1, col("stiffness"))
+    assert table.data(index, Qt.ItemDataRole.BackgroundRole).color() == MISSING_COLOR
+    assert "abc: no value yet" in table.data(index, Qt.ItemDataRole.ToolTipRole)
+    text = window.readout.text()
+    assert "lowest natural frequency" not in text
+    assert "no natural frequency: drive data: no value for parameter(s): abc" in text.split("\n")
+    doc.apply(doc.model.with_parameter("abc", 5e3), "Set abc")   # given its value: the frequency is back
+    assert "lowest natural frequency" in window.readout.text() and "no natural frequency" not in window.readout.text()
+    assert table.data(table.index(1, col("stiffness")), Qt.ItemDataRole.BackgroundRole) is None

@@ -71,3 +71,37 @@ def test_moving_the_sliders_does_not_re_lay_out_the_window(qtbot, tmp_path):
         window.sliders.set_values(np.full(6, 0.05 * k) * (-1) ** k)
         qtbot.wait(5)
     assert Counter.resizes == 0
+
+
+def test_round_off_reads_zero_in_the_pose_words():
+    """Issue 29 item 11: a map caption read "q6 = -9.231e-11" and the read-out "tool (0.4115, 0.1491, 9.129e-18)"."""
+    from designer.gui.cells import reading
+    assert reading(-9.231e-11) == "0" and reading(9.129e-18) == "0" and reading(-0.0) == "0"
+    assert reading(12.345678) == "12.35" and reading(-0.41149) == "-0.4115" and reading(2.5e-4) == "0.00025"
+
+
+def test_the_readout_writes_a_round_off_coordinate_as_zero(qtbot, tmp_path):
+    from designer.gui.main_window import MainWindow
+    model = load_project(ROBOTS / "puma560_three_link.json")
+    window = MainWindow(model, settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.sliders.set_values([0.0, 0.0, 0.0])
+    p = NumericArm.from_model(model).tool_pose(np.zeros(3))[:3, 3]
+    assert abs(p[2]) < 1e-12   # round-off of a coordinate that is zero
+    first = window.readout.text().split("\n")[0]
+    assert first.startswith(f"tool ({p[0]:.4g}, {p[1]:.4g}, 0) m"), first
+    assert "-0.000" not in first
+
+
+def test_the_readout_writes_no_negative_zero_in_the_tool_axis(qtbot, tmp_path):
+    """The serial palletizer's tool z axis at zero is (0, -1.2e-16, -1): it read "z (0.000, -0.000, -1.000)"."""
+    from designer.gui.main_window import MainWindow
+    model = load_project(ROBOTS / "palletizer_serial.json")
+    window = MainWindow(model, settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                        recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.sliders.set_values([0.0] * model.n)
+    z = NumericArm.from_model(model).tool_pose(np.zeros(model.n))[:3, 2]
+    assert z[1] < 0 and abs(z[1]) < 1e-12
+    assert "z (0.000, 0.000, -1.000)" in window.readout.text().split("\n")[0]

@@ -46,6 +46,28 @@ def test_parameter_units_come_from_their_use(puma_doc):
     assert parameter_units(planar) == {**parameter_units(planar), "d1": "m", "L1": "m", "I1": "kg m²", "m1": "kg"}
 
 
+def test_units_from_a_scaled_inertia_a_cut_joint_and_a_part(qtbot):
+    """Issue 29 item 14: the palletizer's m1 and m6 (a mass, and an inertia m1*0.3**2/2 that is a mass times a
+    length squared: not a second unit), the four-bar's ground length L0 (only in the cut joint's frame) and the
+    tube arm's diameters and walls (only in the links' sections) had "-"; the sweep axis "D2" none."""
+    pal = parameter_units(load_project(ROBOTS / "palletizer_parallelogram.json"))
+    assert pal["m1"] == pal["m6"] == "kg" and "w" not in pal   # w only in products: nothing certain
+    assert parameter_units(load_project(ROBOTS / "four_bar.json"))["L0"] == "m"
+    tube = load_project(ROBOTS / "tube_arm.json")
+    units = parameter_units(tube)
+    assert all(units[f"{d}{i}"] == "m" for d in "Dt" for i in (1, 2, 3))
+    panel = ParametersPanel(Document(tube))
+    qtbot.addWidget(panel)
+    model = panel.table_model
+    shown = {model.data(model.index(r, 0)): model.data(model.index(r, 2)) for r in range(model.rowCount())}
+    assert shown["D2"] == "m" and shown["t3"] == "m"
+    from designer.gui.explore_panel import ExplorePanel
+    explore = ExplorePanel()
+    qtbot.addWidget(explore)
+    explore.set_model(tube)
+    assert explore.sweep_view.parameter_label("D2") == "D2 (m)"   # the sweep's axis and CSV column
+
+
 def test_parameters_table_shows_units(qtbot, puma_doc):
     panel = ParametersPanel(puma_doc)
     qtbot.addWidget(panel)

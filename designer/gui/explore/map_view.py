@@ -20,6 +20,7 @@ from ...explore.joint_names import joint_numbers
 from ...explore.joints import explore_arm, explore_joints
 from ...model import Manipulator
 from ...model.manipulator import MissingParameterError
+from ..cells import reading
 from ..compute import load_compute
 from .jobs import MapResult, placed_map_job
 from .base import ExploreView
@@ -253,7 +254,8 @@ class MapView(ExploreView):
         if q is not None:
             self.context.pose_arm(q)
             self.context.show_status("Pose from the map: " + ", ".join(
-                f"{self._name(k + 1)} = {v * self._scale(k + 1):.4g} {self._unit(k + 1)}" for k, v in enumerate(q)))
+                f"{self._name(k + 1)} = {reading(v * self._scale(k + 1))} {self._unit(k + 1)}"
+                for k, v in enumerate(q)))
 
     # -- helpers ----------------------------------------------------------------------------------
     def forget_project(self) -> None:
@@ -300,7 +302,7 @@ class MapView(ExploreView):
         q = self.context.q
         if not stale and len(q) == len(grid.q0) and not np.allclose(q[others], grid.q0[others]):
             moved = "the other joints moved since"
-        held = ", ".join(f"{self._name(k + 1)} = {grid.q0[k] * self._scale(k + 1):.4g}" for k in others)
+        held = ", ".join(f"{self._name(k + 1)} = {reading(grid.q0[k] * self._scale(k + 1))}" for k in others)
         v = grid.values[np.isfinite(grid.values)]
         span = f"range {v.min():.4g} … {v.max():.4g}" if v.size else "no finite values"
         if is_flat(grid.values):

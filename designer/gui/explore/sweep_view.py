@@ -3,6 +3,8 @@ or a 2-D heat map) and Pareto view (any two summaries, non-dominated designs mar
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -11,8 +13,9 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLin
 
 from ...explore.coupling import default_range
 from ...explore.metrics import parse_metric
-from ...explore.sweep import SweepAxis, SweepResult, SweepSpec, better_larger, conflicting_pair
+from ...explore.sweep import SweepAxis, SweepResult, SweepSpec, better_larger, conflicting_pair, design_model
 from ...model import Manipulator
+from ...model.parts import material_table, parts_of
 from ..compute import ComputeButton
 from .jobs import sweep_job
 from .base import ExploreView
@@ -26,6 +29,32 @@ __all__ = ["SweepView", "ParetoView", "SWEEP_STATS"]
 SWEEP_STATS = ("max", "mean", "min")
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
 NONE = "(none)"
+
+
+def material_axes(model: Manipulator) -> list[tuple[str, str]]:
+    """(label, axis name) of the material of each part-made link: "material of link 2 (upper arm)",
+    "material[2]" (the README's design story sweeps a link's material beside its tube size)."""
+    return [(f"material of link {i + 1}" + (f" ({model.links[i].name})" if model.links[i].name else ""),
+             f"material[{i + 1}]") for i, _part in parts_of(model)]
+
+
+def _is_material(name: str | None) -> bool:
+    return bool(name) and str(name).startswith("material[")
+
+
+def _axis_label(view: ExploreView, axis: SweepAxis) -> str:
+    """A plot axis' title: "material of link 2" for a material axis, else the parameter with its unit."""
+    return f"material of link {axis.material_link + 1}" if axis.labels and axis.material_link is not None \
+        else view.parameter_label(axis.name)
+
+
+def _ticks(plot, side: str, axis: SweepAxis) -> None:
+    """A material axis' ticks name the materials; a parameter's are pyqtgraph's own numbers."""
+    plot.getAxis(side).setTicks([list(enumerate(axis.labels))] if axis.labels else None)
+
+
+def _value_text(axis: SweepAxis, value: float) -> str:
+    return axis.labels[int(value)] if axis.labels else f"{value:.6g}"
 
 
 def _geometric_parameter(model: Manipulator) -> str:
@@ -45,7 +74,15 @@ def _fresh_for_sweep(model: Manipulator, swept_model: Manipulator | None, result
     if swept_model is None or result is None:
         return True
     try:
-        names = [axis.name for axis in result.spec.axes]
+        names = [axis.name for axis in result.spec.axes if not axis.labels]
+        swept_links = {axis.material_link for axis in result.spec.axes if axis.labels}
+        if swept_links:   # a material axis: the swept links' materials may differ too
+            if len(model.links) != len(swept_model.links):
+                return False
+            mine, theirs = dict(parts_of(model)), dict(parts_of(swept_model))
+            model = replace(model, links=tuple(
+                replace(link, part=replace(mine[i], material=theirs[i].material))
+                if i in swept_links and i in mine and i in theirs else link for i, link in enumerate(model.links)))
         return model.with_parameters({n: swept_model.parameter_values[n] for n in names}) == swept_model
     except (KeyError, ValueError):
         return False
@@ -72,21 +109,31 @@ class SweepView(ExploreView):
         self.result: SweepResult | None = None
         grid = QGridLayout()
         self.params, self.starts, self.stops, self.counts = [], [], [], []
+        self.materials: list[QLineEdit] = []   # a material axis: the materials to try, instead of a range
+        self._range_widgets: list[list[QWidget]] = []
         for row, title in enumerate(("parameter", "second")):
             combo = QComboBox(self)
+            combo.setToolTip("A parameter (its range below), or the material of a link made as a part")
             combo.currentIndexChanged.connect(lambda _=0, r=row: self._default_range(r))
             start, stop = value_box(self), value_box(self)
             count = spin_box(self, 2, 500, 21 if row == 0 else 11)
             # two grid rows a parameter (name, then its range): fits a narrow column
             grid.addWidget(QLabel(title, self), 2 * row, 0)
             grid.addWidget(combo, 2 * row, 1, 1, 5)
-            for col, w in enumerate((QLabel("from", self), start, QLabel("to", self), stop, QLabel("count", self),
-                                     count)):
+            widgets: list[QWidget] = [QLabel("from", self), start, QLabel("to", self), stop, QLabel("count", self),
+                                      count]
+            for col, w in enumerate(widgets):
                 grid.addWidget(w, 2 * row + 1, col)
+            materials = QLineEdit(self)
+            materials.setToolTip("The materials to try, comma-separated (the built-in ones and the project's own)")
+            materials.hide()
+            grid.addWidget(materials, 2 * row + 1, 0, 1, 6)
             self.params.append(combo)
             self.starts.append(start)
             self.stops.append(stop)
             self.counts.append(count)
+            self.materials.append(materials)
+            self._range_widgets.append(widgets)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         self.second_metric = QLineEdit(self)
@@ -145,7 +192,10 @@ class SweepView(ExploreView):
             combo.clear()
             if row == 1:
                 combo.addItem(NONE)
-            combo.addItems(names)
+            for name in names:
+                combo.addItem(name, name)
+            for label, axis in material_axes(model):
+                combo.addItem(label, axis)
             k = combo.findText(keep)
             if k < 0 and row == 0:
                 k = combo.findText(_geometric_parameter(model))
@@ -156,6 +206,13 @@ class SweepView(ExploreView):
 
     def _default_range(self, row: int) -> None:
         name = self.params[row].currentText()
+        material = _is_material(self.params[row].currentData())
+        for w in self._range_widgets[row]:
+            w.setVisible(not material)
+        self.materials[row].setVisible(material)
+        if material and self.model is not None:   # every material known to the project, to edit down
+            self.materials[row].setText(", ".join(material_table(self.model)))
+            return
         if self.model is None or not name or name == NONE:
             return
         try:
@@ -172,6 +229,16 @@ class SweepView(ExploreView):
         for row in range(2):
             name = self.params[row].currentText()
             if not name or name == NONE:
+                continue
+            data = self.params[row].currentData()
+            if _is_material(data):
+                chosen = [m.strip() for m in self.materials[row].text().split(",") if m.strip()]
+                known = material_table(self.context.require_model())
+                unknown = [m for m in chosen if m not in known]
+                if unknown or not chosen:
+                    raise ValueError(f"{name}: " + (f"unknown material(s) {', '.join(unknown)} (known: "
+                                                    f"{', '.join(known)})" if unknown else "give the materials to try"))
+                axes.append(SweepAxis.materials(int(str(data)[9:-1]), chosen))
                 continue
             lo, hi = self.starts[row].value(), self.stops[row].value()
             if lo == hi:
@@ -232,7 +299,8 @@ class SweepView(ExploreView):
                 plot.plot(x, result.values[name], name=display_name(name), symbol="o", symbolSize=5,
                           pen=pg.mkPen(COLORS[k % len(COLORS)], width=2.5 if name == key else 1.2),
                           symbolBrush=COLORS[k % len(COLORS)])
-            plot.setLabel("bottom", self.parameter_label(axes[0].name))
+            plot.setLabel("bottom", _axis_label(self, axes[0]))
+            _ticks(plot, "bottom", axes[0])
             plot.setLabel("left", self.label_of(metric))
             plot.setTitle(f"{display_name(metric)}, {result.spec.samples} samples a design")   # fits a narrow tab
             self.curves.caption.setText(f"{len(x)} designs; {', '.join(result.spec.stats)} of "
@@ -241,8 +309,10 @@ class SweepView(ExploreView):
             self.stack.setCurrentWidget(self.heat_box)
             x, y = np.array(axes[0].values), np.array(axes[1].values)
             self.heat.set_data(x, y, result.values[key].T)   # values[i1, i2] -> rows along the second axis
-            self.heat_box.plot.setLabel("bottom", self.parameter_label(axes[0].name))
-            self.heat_box.plot.setLabel("left", self.parameter_label(axes[1].name))
+            self.heat_box.plot.setLabel("bottom", _axis_label(self, axes[0]))
+            self.heat_box.plot.setLabel("left", _axis_label(self, axes[1]))
+            _ticks(self.heat_box.plot, "bottom", axes[0])
+            _ticks(self.heat_box.plot, "left", axes[1])
             self.heat_box.plot.setTitle(display_name(key))
             self.heat.set_label(self.label_of(key))
             self.heat_box.caption.setText(f"{len(x)} x {len(y)} designs; {display_name(key)} over "
@@ -254,9 +324,10 @@ class SweepView(ExploreView):
         self.require_fresh()
         rows = self.result.rows()
         keys = list(rows[0]) if rows else []
-        names = {axis.name for axis in self.result.spec.axes}
-        header = [self.parameter_label(k) if k in names else self.with_unit(k) for k in keys]
-        return header, [[r[h] for h in keys] for r in rows]
+        axes = {axis.name: axis for axis in self.result.spec.axes}
+        header = [_axis_label(self, axes[k]) if k in axes else self.with_unit(k) for k in keys]
+        return header, [[_value_text(axes[h], r[h]) if h in axes and axes[h].labels else r[h] for h in keys]
+                        for r in rows]
 
 
 PARETO_HINT = "Run a sweep first (Sweep tab); then click a design to load it."
@@ -382,7 +453,9 @@ class ParetoView(ExploreView):
     def _tip(self, x, y, data):
         d = self.result.designs[data] if self.result is not None else {}
         a, b = self.keys()
-        return "\n".join(f"{k} = {v:.6g}" for k, v in d.items()) + f"\n{display_name(a)} = {x:.6g}\n" \
+        axes = {axis.name: axis for axis in self.result.spec.axes} if self.result is not None else {}
+        return "\n".join(f"{k} = {_value_text(axes[k], v) if k in axes else f'{v:.6g}'}" for k, v in d.items()) \
+            + f"\n{display_name(a)} = {x:.6g}\n" \
             f"{display_name(b)} = {y:.6g}\n(click to load)"
 
     def _clicked(self, _item, points, _event=None) -> None:
@@ -398,8 +471,12 @@ class ParetoView(ExploreView):
         if self.model is None:
             return
         design = self.design(index)
-        self.context.load_design(self.model.with_parameters(design))
-        self.context.show_status("Loaded design " + ", ".join(f"{k} = {v:.6g}" for k, v in design.items()))
+        axes = {axis.name: axis for axis in self.result.spec.axes} if self.result is not None else {}
+        self.context.load_design(design_model(self.model, self.result.spec, design) if self.result is not None
+                                 else self.model.with_parameters(design))
+        self.context.show_status("Loaded design " + ", ".join(
+            f"{_axis_label(self, axes[k]) if k in axes and axes[k].labels else k} = "
+            f"{_value_text(axes[k], v) if k in axes else f'{v:.6g}'}" for k, v in design.items()))
 
     def csv_data(self):
         if self.result is None:
