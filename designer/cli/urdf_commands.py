@@ -6,8 +6,6 @@ import argparse
 import sys
 
 from ..errors import DesignerError
-from ..project import ProjectError, save_project
-from ..project.io import dumps_project
 from .common import UserError, load_model, write_output
 
 __all__ = ["chain_options", "export_command", "import_urdf_command", "register", "urdf_file_options", "write_import"]
@@ -32,6 +30,8 @@ def import_urdf_command(args: argparse.Namespace) -> int:
 
 def write_import(report, out: str | None) -> int:
     """The imported project to ``out`` (or standard output), the report to standard error."""
+    from ..project import ProjectError, save_project
+    from ..project.io import dumps_project
     if out:
         try:
             save_project(report.model, out)
