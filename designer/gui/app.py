@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -85,10 +86,33 @@ def start(argv: list[str]):
     return app, opening
 
 
+def _import_answering(opening) -> None:
+    """Import the main window's modules (sympy, the panels: about a second) on a thread while the placeholder
+    goes on answering (it repaints, moves, closes); an import that fails there is imported again by the
+    caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
+    Qt object is made on the thread."""
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            import designer.gui.main_window  # noqa: F401
+        except BaseException:  # noqa: BLE001 - imported again in the GUI thread, which raises it
+            pass
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="designer-window-import", daemon=True).start()
+    while not done.wait(0.01):
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+
+
 def open_window(opening, args: list[str]):
     """Build the main window in the placeholder's place and open its project (or the example, or the
     recovered work); the heavy modules load here, after the placeholder's first paint."""
     if opening.closed:
+        return None
+    _import_answering(opening)
+    if opening.closed:   # closed while loading
         return None
     from ..project import ProjectError, load_project
     from .main_window import MainWindow
