@@ -184,8 +184,10 @@ def _answered_dialogs(window, tmp: Path) -> dict[str, Path]:
     QFileDialog.getOpenFileName = staticmethod(lambda *a, **k: (str(chosen[-1]), ""))
     QMessageBox.information = staticmethod(lambda *a, **k: QMessageBox.StandardButton.Ok)
     urdf_dialogs.ImportDialog.exec = lambda self: 1
-    mode_dialog.ModeDialog.exec = lambda self: 0
+    listed: list[int] = []   # the modes each mode dialog listed: the action ran and computed them
+    mode_dialog.ModeDialog.exec = lambda self: (listed.append(self.modes.count()), 0)[1]
     files["chosen"] = chosen   # type: ignore[assignment]
+    files["listed"] = listed   # type: ignore[assignment]
     return files
 
 
@@ -196,6 +198,7 @@ def measure_actions(window, meter, runs: int, tmp: Path) -> list[dict]:
 
     files = _answered_dialogs(window, tmp)
     chosen = files.pop("chosen")
+    listed = files.pop("listed")
     animate = next(a for _menu, a in window.menu_actions() if "mode shape" in a.text().replace("&", "").lower())
 
     def clean():
@@ -234,7 +237,9 @@ def measure_actions(window, meter, runs: int, tmp: Path) -> list[dict]:
             block, p99, over = meter.summary()
             rows.append({"run": run, "action": name, "block": block, "p99": p99, "over": over,
                          "where": list(meter.blocks[:3])})
-            print(f"run {run:2d} {name:18s}: longest GUI block {block:7.1f} ms, 99th pct {p99:6.1f} ms; "
+            shown = (f"{window.document.model.n} links, {window.document.model.name}" if "dialog" not in name
+                     else f"{listed[-1] if listed else 'no'} modes listed")
+            print(f"run {run:2d} {name:18s}: longest GUI block {block:7.1f} ms, 99th pct {p99:6.1f} ms ({shown}); "
                   f"load {os.getloadavg()[0]:.1f}", flush=True)
     clean()
     return rows
