@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, Qt
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QLabel, QLineEdit, QMessageBox, QProgressDialog, QVBoxLayout, QWidget)
 
@@ -156,6 +156,9 @@ class _Abandoned(Exception):
     """The user cancelled a step running off the GUI thread: its result, when it comes, is dropped."""
 
 
+_ABANDONED: set = set()   # workers of abandoned steps, alive until their job ends (their signals with them)
+
+
 def off_gui_thread(window, what: str, function):
     """``function()`` on the thread pool, the window answering meanwhile (issue 29: reading a URDF stopped it
     for seconds); a modal busy box says ``what`` and its Cancel abandons the step (:class:`_Abandoned`).
@@ -178,7 +181,12 @@ def off_gui_thread(window, what: str, function):
     busy = QProgressDialog(what, "Cancel", 0, 0, window)
     busy.setWindowTitle(what)
     busy.setWindowModality(Qt.WindowModality.WindowModal)
-    busy.setMinimumDuration(400)   # a quick step shows no box
+    busy.setMinimumDuration(0)
+    busy.hide()   # until 0.4 s passed: a quick step shows no box (a busy box gets no values to time itself by)
+    shower = QTimer(busy)
+    shower.setSingleShot(True)
+    shower.timeout.connect(busy.show)
+    shower.start(400)
     busy.canceled.connect(loop.quit)
     worker = start_job(job, finished=lambda _r: loop.quit(), cancelled=loop.quit, failed=failed)
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
@@ -187,10 +195,16 @@ def off_gui_thread(window, what: str, function):
             loop.exec()
     finally:
         QApplication.restoreOverrideCursor()
+        shower.stop()
         busy.reset()
+        busy.hide()
         busy.deleteLater()
     if "value" not in box and "error" not in box:
         worker.cancel()
+        if not worker.done:
+            _ABANDONED.add(worker)
+            for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
+                signal.connect(lambda *_args, worker=worker: _ABANDONED.discard(worker))
         raise _Abandoned(what)
     if "error" in box:
         raise box["error"]
