@@ -13,19 +13,20 @@ import csv
 import io
 import json
 import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..kinematics.closure import ClosureError
-from ..model import MissingParameterError
-from ..model.manipulator import Manipulator
 from .common import UserError, write_output
 from .progress import job_bar, loop_bar
+
+if TYPE_CHECKING:
+    from ..model.manipulator import Manipulator
 
 __all__ = ["closed_eval", "closed_torques", "closed_simulate"]
 
 
 def _dynamics(model: Manipulator, project: str):
+    from ..kinematics.closure import ClosureError
+    from ..model import MissingParameterError
     from ..numeric.closed import ClosedDynamics
     try:
         return ClosedDynamics(model)
@@ -40,6 +41,8 @@ def _names(cd, prefix: str) -> list[str]:
 def _closed_form(args, model: Manipulator):
     """``eval --form closed``: the closed form ``derive --form closed --method M --simplify S`` prints,
     evaluated as printed (a nonlinear loop's quantities from its numeric closure and their definitions)."""
+    from ..kinematics.closure import ClosureError
+    from ..model import MissingParameterError
     from ..dynamics.closed_nonlinear_eval import LoopEvaluator
     from ..dynamics.results import Form
     from .dynamics_commands import derive_closed
@@ -55,6 +58,8 @@ def _closed_form(args, model: Manipulator):
 
 
 def closed_eval(args, model: Manipulator) -> int:
+    import numpy as np
+    from ..kinematics.closure import ClosureError
     from .numeric_inputs import read_states
     closed = getattr(args, "form", "compact") == "closed"
     if args.method != "lagrange" and not closed:
@@ -90,6 +95,8 @@ def closed_eval(args, model: Manipulator) -> int:
 
 
 def closed_torques(args, model: Manipulator) -> int:
+    import numpy as np
+    from ..kinematics.closure import ClosureError
     from ..tables import read_columns
     if args.method != "rnea":
         raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
@@ -134,6 +141,8 @@ def closed_torques(args, model: Manipulator) -> int:
 
 
 def closed_simulate(args, model: Manipulator) -> int:
+    import numpy as np
+    from ..kinematics.closure import ClosureError
     from ..jobs import run
     from ..numeric.closed_simulate import simulate_closed_job
     from ..numeric.simulate import SimulationError
@@ -187,6 +196,7 @@ def closed_simulate(args, model: Manipulator) -> int:
 
 def _say_limits(mode: str, cd, traj, out) -> None:
     """One line per tree joint (passive ones included) past a limit (warn), or how deep into its stop (stop)."""
+    import numpy as np
     from ..numeric.end_stops import describe_passes, limit_passes
     if mode == "ignore":
         return

@@ -11,10 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..errors import DesignerError
-from ..model import MissingParameterError
 from .common import UserError
 
 __all__ = ["ElasticSetup", "closed_elastic_setup", "closed_elastic_linear_model", "closed_eval_elastic"]
@@ -35,6 +32,7 @@ class ElasticSetup:
 
 
 def _joints(model, where: str):
+    from ..model import MissingParameterError
     from ..numeric.elastic import elastic_joints
     try:
         joints = elastic_joints(model)
@@ -46,6 +44,7 @@ def _joints(model, where: str):
 
 
 def closed_elastic_setup(model, where: str) -> ElasticSetup:
+    from ..model import MissingParameterError
     from ..explore.closed import ClosedArm
     from ..kinematics.closure import ClosureError
     from ..numeric.closed_elastic import ClosedLinkSide
@@ -62,6 +61,7 @@ def closed_elastic_setup(model, where: str) -> ElasticSetup:
 
 def closed_elastic_linear_model(model, q, qd, qdd, where: str):
     """(the linear model, its state names) of ``linearize --elastic`` for a closed chain."""
+    import numpy as np
     from ..control.closed_linearize import elastic_linearize_closed
     from .closed_commands import _dynamics
     joints = _joints(model, where)
@@ -78,6 +78,7 @@ def closed_elastic_linear_model(model, q, qd, qdd, where: str):
 def closed_eval_elastic(args, model, read_states) -> int:
     """``eval --elastic`` of a closed chain: q'' and theta'' (and the springs' torques) of the actuated joints at
     each state, over M_a, h_a, G_a (``read_states(path, n, m)``: elastic_commands' reader)."""
+    import numpy as np
     import json
     import sys
     from ..numeric.closed_elastic import ClosedLinkSide

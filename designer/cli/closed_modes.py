@@ -13,16 +13,19 @@ and of the sag given apart (``links.sag_mm``), as the serial ``modes`` has them.
 from __future__ import annotations
 
 import json
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import DesignerError
 from .common import UserError, write_output
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["closed_modes"]
 
 
 def closed_modes(args, model) -> int:
+    import numpy as np
     from ..explore.closed_elastic import closed_elastic, closed_elastic_at
     from .numeric_commands import _values, number
     from .numeric_inputs import segments_of

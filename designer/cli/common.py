@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
-from ..model.expr import ExpressionError, parse_expr
-from ..model.manipulator import Manipulator
-from ..project import ProjectError, load_project
-from ..tables import read_text
-from ..project.io import json_problem
 
-__all__ = ["UserError", "load_model", "number", "read_json", "read_text", "write_output"]
+if TYPE_CHECKING:
+    from ..model.manipulator import Manipulator
+
+__all__ = ["UserError", "load_model", "number", "read_json", "write_output"]
 
 
 def load_model(path: str, closed: bool = False) -> Manipulator:
     """The project at ``path``; a closed-chain project (a tree, passive joints, loops) only where
     the caller takes one (``closed``): the serial engines would read its links as a chain. Every
     command takes closed chains, each through its own path; this guards the serial ones behind it."""
+    from ..project import ProjectError, load_project
     try:
         model = load_project(path)
     except ProjectError as exc:
@@ -32,6 +32,7 @@ def load_model(path: str, closed: bool = False) -> Manipulator:
 
 def number(text: str, what: str) -> float:
     """A command-line number, written as a number or an expression without names (``pi/2``)."""
+    from ..model.expr import ExpressionError, parse_expr
     try:
         value = parse_expr(text, what)
     except ExpressionError as exc:
@@ -42,6 +43,8 @@ def number(text: str, what: str) -> float:
 
 
 def read_json(path: str, what: str):
+    from ..project.io import json_problem
+    from ..tables import read_text
     text = read_text(path, what)
     try:
         return json.loads(text, parse_constant=_reject_constant)

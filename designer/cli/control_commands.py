@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import csv
 import io
 import json
 
-import numpy as np
-
-from ..codegen.plan import comment_text
 from ..errors import DesignerError
-from ..model import MissingParameterError
 from .common import UserError, load_model, number, write_output
 from .explore_io import pose_from
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _REPORT_FORMATS = ("json", "latex", "markdown", "html")
 
@@ -58,6 +57,7 @@ def register(sub) -> None:
 
 
 def _arm(model, where: str):
+    from ..model import MissingParameterError
     from ..kinematics import NumericArm
     try:
         return NumericArm.from_model(model)
@@ -66,6 +66,7 @@ def _arm(model, where: str):
 
 
 def _limits(text: str | None, n: int, flag: str):
+    import numpy as np
     if text is None:
         return None
     values = [number(v, flag) for v in text.replace(",", " ").split()]
@@ -125,6 +126,7 @@ def _closed_excite(args, model, bp) -> dict:
 
 
 def cmd_regressor(args) -> int:
+    from ..model import MissingParameterError
     from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
 
@@ -228,6 +230,7 @@ def _closed_symbolic(model, where: str) -> dict:
 
 
 def cmd_linearize(args) -> int:
+    from ..codegen.plan import comment_text
     from ..control import linearize
 
     model = load_model(args.project, closed=True)
@@ -324,6 +327,7 @@ def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
 def codegen_control(args, derive, progress) -> int:
     """``codegen``: C (source and header), Python, MATLAB (a folder of .m files), standard or base
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
+    from ..model import MissingParameterError
     from pathlib import Path
 
     from ..codegen.files import code_files, full_plan, parse_functions

@@ -5,27 +5,34 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from ..dynamics.results import Equations, Form, Method, SimplifyMode
 from .common import UserError, load_model, write_output
 from .progress import add_quiet, job_bar
 
+if TYPE_CHECKING:
+    from ..dynamics.results import Equations, Form
+
 _FORMATS = ("json", "latex", "markdown", "html")
+# the values of dynamics.results' Method, SimplifyMode and Form, written out so that building the parser (--help)
+# imports no sympy; tests/cli/test_startup.py holds them equal to the enums
+METHODS = ("lagrange", "newton-euler", "dalembert")
+SIMPLIFY_MODES = ("off", "fast", "full")
+FORMS = ("auto", "closed", "compact")
 _BY_SUFFIX = {".json": "json", ".tex": "latex", ".md": "markdown", ".markdown": "markdown", ".html": "html",
               ".htm": "html"}
 
 
 def register(sub) -> None:
-    methods = [m.value for m in Method]
+    methods = list(METHODS)
     p = sub.add_parser("derive", help="derive the equations of motion and write them as JSON, LaTeX, Markdown "
                                       "or HTML")
     p.add_argument("project")
-    p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
+    p.add_argument("--method", choices=methods, default="lagrange",
                    help="lagrange: M, B, C, G; newton-euler: tau; dalembert: D, H, G (default lagrange)")
-    p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value,
+    p.add_argument("--simplify", choices=SIMPLIFY_MODES, default="fast",
                    help="simplification (default fast)")
-    p.add_argument("--form", choices=[f.value for f in Form], default=Form.AUTO.value,
+    p.add_argument("--form", choices=FORMS, default="auto",
                    help="closed: expanded matrices of --method; compact: the recursive form (named "
                         "intermediate variables per link, any arm in about a second); auto (default): closed "
                         "when the expanded tau is estimated within --max-terms terms and the expansion finishes "
@@ -58,9 +65,9 @@ def register(sub) -> None:
                         "--method with --simplify. A closed chain: its closed form by default where its loops "
                         "close linearly, else (and with --form compact) the tree's recursion and the projection")
     # with --form derived, lagrange by default: on the PUMA 560 its tau needs 3318 operations, newton-euler's 5152
-    p.add_argument("--method", choices=methods, default=Method.LAGRANGE.value,
+    p.add_argument("--method", choices=methods, default="lagrange",
                    help="derivation used with --form derived (default lagrange)")
-    p.add_argument("--simplify", choices=[s.value for s in SimplifyMode], default=SimplifyMode.FAST.value)
+    p.add_argument("--simplify", choices=SIMPLIFY_MODES, default="fast")
     add_budget_options(p)   # for --form derived
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
     p.add_argument("--drives", action="store_true",
@@ -90,6 +97,7 @@ def add_budget_options(p) -> None:
 def derive_closed(args, model, progress, form: Form) -> Equations:
     """The derivation ``--method``, ``--simplify``, ``--max-terms`` and ``--time-limit`` ask for
     (a UserError saying which limit stopped a closed form and how to raise it)."""
+    from ..dynamics.results import Method, SimplifyMode
     from ..dynamics import derive  # imported here: the CLI starts fast for other commands
 
     from ..dynamics.engine import AUTO_LIMIT
@@ -110,6 +118,7 @@ def derive_closed(args, model, progress, form: Form) -> Equations:
 
 
 def _derive(args, progress) -> Equations:
+    from ..dynamics.results import Form
     model = load_model(args.project, closed=True)
     if not model.is_serial:
         return _closed_derive(args, model, progress)
@@ -123,6 +132,7 @@ def _derive(args, progress) -> Equations:
 
 def _compact(args, progress) -> Equations:
     """The compact recursive graphs alone, for ``codegen --form compact`` (no report, no closed form)."""
+    from ..dynamics.results import Method
     from ..dynamics.engine import compact_equations_job
     from ..jobs import run
 
@@ -143,6 +153,7 @@ def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
     a general loop), the compact form with the projection as steps (--form compact; auto when the closed
     form does not finish within --time-limit). Code generation: the closed form of a linear closure,
     else the compact form."""
+    from ..dynamics.results import Form, Method, SimplifyMode
     from ..dynamics.engine import closed_chain_job
     from ..errors import DesignerError
     from ..jobs import NEVER, run

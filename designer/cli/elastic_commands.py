@@ -15,13 +15,13 @@ import csv
 import io
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..model import MissingParameterError
 from .common import UserError, load_model, write_output
 from .progress import add_quiet
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["register", "cmd_simulate_elastic", "cmd_modes", "cmd_eval_elastic"]
 
@@ -66,6 +66,7 @@ def _extend(sub, name: str, elastic, options) -> None:
 
 def _arm_and_joints(args, links_bend: bool = False):
     """A serial arm's model, NumericArm and elastic joints (a closed chain went to its own path before)."""
+    from ..model import MissingParameterError
     from ..kinematics import NumericArm
     from ..numeric.elastic import ElasticModelError, elastic_joints
     model = load_model(args.project)
@@ -81,6 +82,7 @@ def _arm_and_joints(args, links_bend: bool = False):
 
 
 def cmd_modes(args) -> int:
+    import numpy as np
     from ..numeric.engine import arm_dynamics
     from ..numeric.modes import free_modes, locked_modes
     from ..numeric.stiffness import sag, tool_compliance
@@ -126,6 +128,7 @@ def _link_modes(arm, joints, q, segments: int | None) -> dict:
 
 def _simulation_setup(args):
     """The serial arm or the closed chain (cli/closed_elastic.py) that ``simulate --elastic`` runs."""
+    import numpy as np
     from .closed_elastic import ElasticSetup, closed_elastic_setup
     closed = load_model(args.project, closed=True)
     if not closed.is_serial:
@@ -139,6 +142,7 @@ def _simulation_setup(args):
 
 
 def cmd_simulate_elastic(args) -> int:
+    import numpy as np
     from ..errors import DesignerError
     from ..jobs import run
     from ..numeric.elastic import ElasticArm
@@ -198,6 +202,7 @@ def cmd_simulate_elastic(args) -> int:
 
 
 def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
+    import numpy as np
     from .common import read_json
     data = read_json(path, "states file")
     if not isinstance(data, dict) or not isinstance(data.get("states"), list):
@@ -222,6 +227,7 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 
 def cmd_eval_elastic(args) -> int:
+    import numpy as np
     from .numeric_commands import compiled_for
     closed = load_model(args.project, closed=True)
     if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (cli/closed_elastic.py)

@@ -8,8 +8,6 @@ Definitions of every metric: docs/metrics.md.
 
 from __future__ import annotations
 
-import numpy as np
-
 from .common import UserError, load_model, number
 from .explore_io import (arm_of, emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
@@ -112,6 +110,7 @@ def register(sub) -> None:
 
 # -- commands -----------------------------------------------------------------------
 def cmd_metric(args) -> int:
+    import numpy as np
     from ..explore.metrics import METRICS, compute, evaluate, joint_label, joint_numbers, parse_metric
     model, arm = model_and_arm(args, closed=True)
     q = pose(args, arm.n)
@@ -176,6 +175,7 @@ def _bad_target(text: str):
 
 
 def cmd_significance(args) -> int:
+    import numpy as np
     from ..explore.metrics import joint_numbers
     from ..explore.significance import significance_job
     from ..jobs import NEVER, run
@@ -248,6 +248,7 @@ def cmd_sizing(args) -> int:
 
 
 def cmd_payload(args) -> int:
+    import numpy as np
     from ..explore.maps import sample_configurations
     from ..explore.sizing import payload_envelope
     model, arm = model_and_arm(args, closed=True)

@@ -9,13 +9,12 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..kinematics import NumericArm
-from ..model import MissingParameterError
-from ..model.expr import ExpressionError
 from .common import UserError, load_model, number, write_output
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["guard", "number", "overrides", "parse_sets", "model_and_arm", "vector", "ratings", "pose",
            "pose_from", "output_format", "emit"]
@@ -25,6 +24,9 @@ def guard(func):
     """Turn the core's ValueErrors (bad metric, missing parameter, bad range) into one-line user errors."""
     @functools.wraps(func)
     def wrapper(args):
+        import numpy as np
+        from ..model import MissingParameterError
+        from ..model.expr import ExpressionError
         try:
             return func(args)
         except UserError:
@@ -62,6 +64,8 @@ def model_and_arm(args, closed: bool = False):
 
 def arm_of(model, where: str):
     """The NumericArm of a serial model, the ClosedArm of a closed chain; one-line errors."""
+    from ..kinematics import NumericArm
+    from ..model import MissingParameterError
     try:
         if model.is_serial:
             return NumericArm.from_model(model)
@@ -76,6 +80,7 @@ def arm_of(model, where: str):
 
 
 def vector(text: str | None, n: int, what: str):
+    import numpy as np
     if text is None:
         return None
     parts = [p for p in text.replace(",", " ").split() if p]
@@ -123,6 +128,7 @@ def pose(args, n: int) -> np.ndarray:
 
 
 def pose_from(texts: list[str] | None, n: int, flag: str) -> np.ndarray:
+    import numpy as np
     if not texts:
         return np.zeros(n)
     if len(texts) != n:
@@ -131,6 +137,7 @@ def pose_from(texts: list[str] | None, n: int, flag: str) -> np.ndarray:
 
 
 def _clean(value):
+    import numpy as np
     if isinstance(value, np.ndarray):
         return _clean(value.tolist())
     if isinstance(value, (list, tuple)):
@@ -177,6 +184,7 @@ def emit(args, rows: list[dict] | None = None, data: dict | None = None) -> int:
 
 
 def _csv_value(v):
+    import numpy as np
     if isinstance(v, (float, np.floating)):
         return repr(float(v))
     return v

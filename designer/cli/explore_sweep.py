@@ -13,20 +13,25 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..explore.distribute import SCHEDULER_ENV, Compute, ComputeError, open_executor, scheduler_from_env
 from ..jobs import run
 from .common import UserError, number
 from .explore_io import emit, model_and_arm, output_format, pose, ratings
 from .progress import add_quiet, job_bar
+
+if TYPE_CHECKING:
+    from ..explore.distribute import Compute
 
 __all__ = ["add_compute", "compute_from", "cmd_sweep", "cmd_map"]
 
 
 def add_compute(q, local_default: str) -> None:
     """The options that say where the work runs."""
+    # explore.distribute.SCHEDULER_ENV, written out: importing it here would load numpy and sympy for --help
+    # (tests/cli/test_startup.py holds the two the same)
     q.add_argument("--scheduler", metavar="ADDRESS",
-                   help=f"run on this Dask cluster, e.g. tcp://10.0.0.5:8786 (default: ${SCHEDULER_ENV} if set)")
+                   help="run on this Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $DASK_SCHEDULER_ADDRESS if set)")
     q.add_argument("--workers", type=int, default=None, help=f"worker processes here (default: {local_default})")
     q.add_argument("--threads", action="store_true", help="use threads here instead of processes")
     add_quiet(q)
@@ -35,6 +40,7 @@ def add_compute(q, local_default: str) -> None:
 def compute_from(args, default_workers: int | None = 2) -> Compute | None:
     """The place the options name; None to compute in this process (``default_workers`` None and nothing
     asked). An explicit ``--workers``/``--threads`` wins over the environment variable."""
+    from ..explore.distribute import Compute, scheduler_from_env
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
     if args.scheduler:
@@ -80,6 +86,7 @@ def _spec(args, model, arm):
 
 
 def cmd_sweep(args) -> int:
+    from ..explore.distribute import Compute, ComputeError, open_executor
     from ..explore.sweep import design_count
     from ..explore.sweep_file import SweepFileError, part_path, sweep_to_csv, sweep_to_json
     model, arm = model_and_arm(args, closed=True)
@@ -128,6 +135,7 @@ def _rows_in(path: str) -> int:
 
 
 def cmd_map(args) -> int:
+    from ..explore.distribute import ComputeError, open_executor
     from ..explore.maps import grid_states, sample_configurations, states_job, summarize
     from ..explore.metrics import joint_numbers, parse_metric
     model, arm = model_and_arm(args, closed=True)

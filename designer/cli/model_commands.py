@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..kinematics import NumericArm
-from ..model import MissingParameterError, Severity
-from ..model.evaluate import NotANumber, real_value
-from ..model.manipulator import Manipulator
-from ..model.parts import parts_of
 from .common import UserError, load_model, number
+
+if TYPE_CHECKING:
+    from ..model.manipulator import Manipulator
 
 
 def register(sub) -> None:
@@ -87,6 +84,8 @@ def describe(model: Manipulator) -> str:
 
 def _parts_lines(model: Manipulator) -> list[str]:
     """One line per part-made link: shape, material, dimensions, and its mass at the defaults."""
+    from ..model.evaluate import NotANumber, real_value
+    from ..model.parts import parts_of
     out = []
     values = model.parameter_values
     for i, part in parts_of(model):
@@ -107,6 +106,7 @@ def cmd_info(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    from ..model import Severity
     model = load_model(args.project, closed=True)  # errors of reading raise here
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
     problems = check_model(model)
@@ -123,6 +123,7 @@ def cmd_validate(args) -> int:
 
 def _mechanism_problems(project: str, model) -> None:
     """The loops' geometric checks (closure at the nominal pose, mobility): a UserError naming the loop."""
+    from ..model import MissingParameterError
     from ..kinematics.closure import mechanism_problems
     from ..kinematics.tree import TreeArm
     try:
@@ -134,6 +135,9 @@ def _mechanism_problems(project: str, model) -> None:
 
 
 def cmd_fk(args) -> int:
+    import numpy as np
+    from ..kinematics import NumericArm
+    from ..model import MissingParameterError
     model = load_model(args.project, closed=True)
     texts = [part for item in args.q for part in item.split(",") if part.strip()]
     act = [k for k, link in enumerate(model.links, start=1) if link.actuated]
@@ -166,6 +170,8 @@ def _closed_fk(args, model, q_a: list[float], act: list[int]) -> int:
     """A closed chain's forward kinematics: the loops closed at the actuated values, every frame of the tree,
     the passive joints' values, and the tool (explore/closed.py's ClosedArm: on the deepest leaf, a link pinned
     to the base or an ancestor left out)."""
+    import numpy as np
+    from ..model import MissingParameterError
     from ..explore.closed import ClosedArm
     from ..kinematics.closure import ClosureError
     try:

@@ -7,17 +7,16 @@ import csv
 import io
 import json
 import sys
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..model import MissingParameterError
-from ..model.manipulator import Manipulator
 from ..jobs import Progress, run
-from ..tables import read_trajectory
 from .common import UserError, load_model, write_output
 from .common import number  # noqa: F401  (elastic_commands imports it from here)
 from .numeric_inputs import _positive, _values, read_states, read_torque_table, simulation_inputs  # noqa: F401
 from .progress import add_quiet, job_bar, loop_bar
+
+if TYPE_CHECKING:
+    from ..model.manipulator import Manipulator
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 FORMS = ["compact", "closed"]
@@ -108,6 +107,7 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
     """Compile the model's equations at its default parameter values: the recursive forms (the same
     for every method, never expanded), or with ``args.form`` closed the closed form ``method``'s
     report prints (:func:`closed_equations`)."""
+    from ..model import MissingParameterError
     from ..dynamics.engine import compact_equations_job
     from ..dynamics.results import Method
     from ..jobs import run
@@ -144,6 +144,7 @@ def closed_equations(model: Manipulator, args, progress):
 
 
 def cmd_eval(args) -> int:
+    import numpy as np
     model = load_model(args.project, closed=True)
     if not model.is_serial:
         from .closed_commands import closed_eval
@@ -177,6 +178,9 @@ def cmd_eval(args) -> int:
 
 
 def cmd_torques(args) -> int:
+    import numpy as np
+    from ..model import MissingParameterError
+    from ..tables import read_trajectory
     model = load_model(args.project, closed=True)
     if not model.is_serial:
         from .closed_commands import closed_torques
@@ -226,6 +230,8 @@ def cmd_torques(args) -> int:
 
 
 def cmd_simulate(args) -> int:
+    import numpy as np
+    from ..model import MissingParameterError
     from ..kinematics import NumericArm
     from ..numeric import SingularConfigurationError, arm_dynamics
     from ..numeric.simulate import SimulationError, simulate_job
@@ -288,6 +294,7 @@ def cmd_simulate(args) -> int:
 
 def _say_limits(mode: str, arm, traj, model, energy, out) -> None:
     """One line per joint limit passed (warn), or how deep the end stops were met (stop)."""
+    import numpy as np
     from ..numeric.end_stops import describe_passes, limit_passes
     if mode == "ignore":
         return

@@ -6,9 +6,6 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
-
-from ..tables import read_columns
 from .common import UserError, number, read_json
 
 __all__ = ["read_states", "read_torque_table", "simulation_inputs", "segments_of"]
@@ -74,6 +71,7 @@ def _values(tokens: list[str] | None, n: int, what: str, default: list[float] | 
 
 def read_torque_table(path: str, n: int):
     """A :class:`~designer.numeric.simulate.TorqueTable` from CSV columns t, tau1..taun."""
+    from ..tables import read_columns
     from ..numeric.simulate import TorqueTable
     names = ["t"] + [f"tau{j}" for j in range(1, n + 1)]
     _, _, data, values = read_columns(path, "torque table", names, f"t, tau1..tau{n}")
@@ -92,6 +90,7 @@ def _positive(text: str, what: str) -> float:
 
 def simulation_inputs(args, n: int):
     """(q0, qd0, duration, rtol, atol, t_eval, torque) of ``simulate``'s options for n joints."""
+    import numpy as np
     from ..numeric.simulate import PDControl
     q0 = _values(args.q0, n, "--q0")
     qd0 = _values(args.qd0, n, "--qd0", [0.0] * n)

@@ -13,11 +13,12 @@ import contextlib
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, TypeVar
 
 from ..jobs import Progress
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 __all__ = ["add_quiet", "shown", "job_bar", "loop_bar"]
 
@@ -66,6 +67,7 @@ def job_bar(quiet: bool = False, total: int | None = None, unit: str = "%",
             desc: str = "") -> Iterator[Callable[[Progress], None]]:
     """A callback for :func:`designer.jobs.run`: each step's fraction moves the bar over ``total`` units
     (default: percent); its stage names the bar. Steps without a fraction only change the name."""
+    from tqdm import tqdm   # here: --help and the quick commands start without it
     count = 100 if total is None else max(int(total), 1)
     bar = tqdm(total=count, unit=unit, desc=desc or "working", file=sys.stderr, disable=not shown(quiet),
                leave=False, bar_format=_FORMAT, mininterval=0.2, **_size())
@@ -78,6 +80,7 @@ def job_bar(quiet: bool = False, total: int | None = None, unit: str = "%",
 def loop_bar(items: Iterable[T], quiet: bool = False, total: int | None = None, unit: str = "it",
              desc: str = "") -> Iterator[T]:
     """``items`` with a bar that advances one unit per item."""
+    from tqdm import tqdm
     yield from tqdm(items, total=total, unit=unit, desc=desc or None, file=sys.stderr, disable=not shown(quiet),
                     leave=False, mininterval=0.2, **_size())
 

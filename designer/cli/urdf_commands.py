@@ -6,8 +6,6 @@ import argparse
 import sys
 
 from ..errors import DesignerError
-from ..project import ProjectError, save_project
-from ..project.io import dumps_project
 from .common import UserError, load_model, write_output
 
 __all__ = ["allowed_roots", "chain_options", "export_command", "import_urdf_command", "register", "urdf_file_options",
@@ -43,6 +41,8 @@ def allowed_roots(args: argparse.Namespace) -> list[str]:
 
 def write_import(report, out: str | None) -> int:
     """The imported project to ``out`` (or standard output), the report to standard error."""
+    from ..project import ProjectError, save_project
+    from ..project.io import dumps_project
     if out:
         try:
             save_project(report.model, out)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 import traceback
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from ..project import ProjectError, load_project
 from .collector import collect_in_gui_thread
 
-__all__ = ["main", "start", "create_application", "settle_memory", "share_the_gil"]
+__all__ = ["main", "start", "open_window", "create_application", "settle_memory", "share_the_gil"]
 
 
 
@@ -72,16 +72,57 @@ def _excepthook(window):
 
 
 def start(argv: list[str]):
-    """Create the application and the window with its project (``argv``: options for Qt and at most one
-    project file, as :func:`designer.launch.main` checked them); (app, window)."""
+    """Create the application and show a light placeholder at once (:class:`~designer.gui.opening.Opening`),
+    then, after its first paint, the window with its project (``argv``: options for Qt and at most one project
+    file, as :func:`designer.launch.main` checked them); (app, opening). ``opening.opened`` brings the window
+    once its project is loaded (``opening.main_window``), when the event loop runs."""
     args = [a for a in argv if not a.startswith("-")]
     app = create_application([a for a in argv if a.startswith("-")])
+    from .opening import Opening
+
+    opening = Opening(Path(args[0]).name if args else "the example PUMA 560")
+    opening.show()
+    opening.after_first_paint(lambda: open_window(opening, args))
+    return app, opening
+
+
+def _import_answering(opening) -> None:
+    """Import the main window's modules (sympy, the panels: about a second) on a thread while the placeholder
+    goes on answering (it repaints, moves, closes); an import that fails there is imported again by the
+    caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
+    Qt object is made on the thread."""
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            import designer.gui.main_window  # noqa: F401
+        except BaseException:  # noqa: BLE001 - imported again in the GUI thread, which raises it
+            pass
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="designer-window-import", daemon=True).start()
+    while not done.wait(0.01):
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+
+
+def open_window(opening, args: list[str]):
+    """Build the main window in the placeholder's place and open its project (or the example, or the
+    recovered work); the heavy modules load here, after the placeholder's first paint."""
+    if opening.closed:
+        return None
+    _import_answering(opening)
+    if opening.closed:   # closed while loading
+        return None
+    from ..project import ProjectError, load_project
     from .main_window import MainWindow
     from .projects import default_project
 
+    opening.say("Building the window…")
     window = MainWindow()
     sys.excepthook = _excepthook(window)
     window.show()
+    opening.hide()
     if not window.offer_recovery():
         if args:
             path = Path(args[0])
@@ -98,10 +139,11 @@ def start(argv: list[str]):
     settle_memory()
     share_the_gil()
     collect_in_gui_thread()
-    return app, window
+    opening.finish(window)
+    return window
 
 
 def main(argv: list[str]) -> int:
     """Open PROJECT (or the PUMA 560 example), show the window, run the event loop."""
-    app, _window = start(argv)
+    app, _opening = start(argv)
     return app.exec()

@@ -31,11 +31,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from ..report import typeset as mathtext
-
 __all__ = ["Background"]
 
-_LOCAL: dict[str, Callable[..., object]] = {"typeset_many": mathtext.typeset_many, "stats_many": mathtext.stats_many}
+# the batch functions of designer.report.typeset the worker runs; that module (and matplotlib with it) is
+# imported here only when the worker cannot run one, not before the window's first paint
+_NAMES = ("typeset_many", "stats_many")
 _ROOT = str(Path(__file__).resolve().parents[2])  # the folder holding the designer package
 
 
@@ -74,7 +74,9 @@ class _Service:
             except (OSError, ValueError, EOFError, pickle.PickleError):
                 self.process = None  # the worker died: compute here this time, restart next time
         try:
-            return _LOCAL[name](*args)
+            from ..report import typeset as mathtext
+            function: Callable[..., object] = getattr(mathtext, name)
+            return function(*args)
         except Exception as exc:  # noqa: BLE001 - handed to the GUI, which shows text instead
             return exc
 
@@ -126,7 +128,7 @@ class Background(QObject):
 
     def submit(self, tag, name: str, *args) -> None:
         """Queue ``mathtext.<name>(*args)`` (``"typeset_many"`` or ``"stats_many"``)."""
-        if name not in _LOCAL:
+        if name not in _NAMES:
             raise ValueError(f"not a background function: {name}")
         _get_service().submit(self, tag, name, args)
 

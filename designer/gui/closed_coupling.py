@@ -67,9 +67,10 @@ class ClosedCoupling:
         def _show_status(self, text: str) -> None: ...
 
     def _follow(self) -> None:
-        """Recompute after a model or pose change; a closed chain's worker job only while the tab is
-        shown (showEvent catches up): a hidden tab would close the loops at 121 points per slider step."""
-        if self._closed() and not self.isVisible():
+        """Recompute after a model or pose change, only while the tab is shown (showEvent catches up): a
+        hidden tab would close a closed chain's loops at 121 points per slider step, and sweep a serial arm's
+        joint on every project opened (0.2 s of the 1 s the tube arm stopped the window, issue 29)."""
+        if not self.isVisible():
             self._timer.stop()
             for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
                 plot.clearPlots()   # no curves of an earlier pose (a design report grabs them: it refreshes)

@@ -17,6 +17,7 @@ import pyqtgraph.opengl as gl
 from OpenGL import GL
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QMatrix4x4
+from shiboken6 import isValid
 
 from ..model import Manipulator
 from ..model.visual import Visual
@@ -82,6 +83,8 @@ class MeshLayer(QObject):
 
     def _on_arrived(self, generation: int, results: list) -> None:
         if generation != self._generation:   # the model changed while loading
+            return
+        if not isValid(self.view):   # the window closed while loading: a late result is dropped
             return
         self.pending = False
         self.problems = []

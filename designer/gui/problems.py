@@ -38,6 +38,7 @@ class ProblemsPanel(QListWidget):
         self.document = document
         self._sources: list = []   # editors whose refused entries are listed too (ExprTableModel)
         self._extra: list = []   # problems found outside validate (meshes that cannot be drawn: gui/meshes.py)
+        self._checked: tuple = (None, [])   # (model, its problems): models are frozen, so checked once each
         document.modelChanged.connect(self.refresh)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
@@ -58,8 +59,12 @@ class ProblemsPanel(QListWidget):
         self.refresh(self.document.model)
 
     def refresh(self, model) -> None:
-        # + a closed chain's closure and mobility (the core's loop checks, which check_model leaves out)
-        self.problems = check_model(model) + loop_problems(model) + self._extra
+        # + a closed chain's closure and mobility (the core's loop checks, which check_model leaves out);
+        # a refresh for the same model (an editor's refused entry, the window's start: one per watched editor)
+        # lists again without checking again
+        if self._checked[0] is not model:
+            self._checked = (model, check_model(model) + loop_problems(model))
+        self.problems = self._checked[1] + self._extra
         self.clear()
         refused = [text for source in self._sources for text in source.refused()]
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128

@@ -18,14 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress
 
 __all__ = ["SOLVERS", "Integration", "IntegrationError", "integrate_job", "PROGRESS_SECONDS"]
 
-SOLVERS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "Radau": Radau, "BDF": BDF, "LSODA": LSODA}
+# scipy.integrate's solver classes by name; scipy is imported when a run starts (it takes a second to load, and
+# the window imports this module before its first paint)
+SOLVERS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 # a step of a six-joint arm takes ~0.5 ms: reporting each one would cost more than the steps (a bar redraw,
 # a queued Qt signal); 20 reports a second is what a bar can show
 PROGRESS_SECONDS = 0.05
@@ -61,9 +62,10 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
     LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). Raises
     :class:`IntegrationError` when the solver fails and ValueError for a bad method or ``t_eval``.
     """
-    solver_class = SOLVERS.get(method)
-    if solver_class is None:
+    if method not in SOLVERS:
         raise ValueError(f"method: '{method}' is not one of {', '.join(SOLVERS)}")
+    import scipy.integrate
+    solver_class = getattr(scipy.integrate, method)
     t0, t1 = map(float, t_span)
     if not t1 > t0:
         raise ValueError(f"t_span: end {t1} must be after start {t0}")

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import sympy as sp
-from matplotlib.font_manager import FontProperties
-from matplotlib.mathtext import MathTextParser
+
 __all__ = ["PIXELS_PER_CHAR", "LINE_CHARS", "latex_of", "latex_lines", "tidy_floats",
            "render_lines", "typeset", "entry_stats", "typeset_many", "stats_many",
            "MAX_LINES"]
@@ -25,7 +24,14 @@ __all__ = ["PIXELS_PER_CHAR", "LINE_CHARS", "latex_of", "latex_lines", "tidy_flo
 MAX_LINES = 16       # beyond this a rendering says how much it left out (mathtext needs ~0.1 s a line)
 LINE_CHARS = 70      # visible characters per rendered line (about 600 px at 12 pt)
 PIXELS_PER_CHAR = 600 / LINE_CHARS   # at 12 pt and 100 dpi: what a pane of given width holds
-_parser = MathTextParser("agg")
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    """matplotlib's mathtext parser, made on the first rendering: matplotlib and its font manager take
+    0.4-1.5 s to load, which the window does not spend before its first paint."""
+    from matplotlib.mathtext import MathTextParser
+    return MathTextParser("agg")
 
 
 def _symbol_names(expr) -> dict:
@@ -144,7 +150,8 @@ def latex_lines(label: str, expr, width: int = LINE_CHARS, max_lines: int | None
 
 @lru_cache(maxsize=512)
 def _render_line(line: str, size: float, dpi: int) -> np.ndarray:
-    return np.asarray(_parser.parse(f"${line}$", dpi=dpi, prop=FontProperties(size=size)).image)
+    from matplotlib.font_manager import FontProperties
+    return np.asarray(_parser().parse(f"${line}$", dpi=dpi, prop=FontProperties(size=size)).image)
 
 
 def render_lines(lines: list[str], size: float = 12.0, dpi: int = 100, gap: int = 6) -> np.ndarray:

@@ -38,9 +38,15 @@ def isolated(monkeypatch, tmp_path):
 
 
 def run_main(qtbot, argv) -> MainWindow:
-    """Start the application as ``main(argv)`` does, without entering its event loop."""
-    app, window = gui_app.start(argv)
+    """Start the application as ``main(argv)`` does, without entering its event loop: the placeholder shows,
+    the window with its project comes after its first paint (``opened``, waited for here)."""
+    app, opening = gui_app.start(argv)
     assert app is QApplication.instance()
+    qtbot.addWidget(opening)
+    with qtbot.waitSignal(opening.opened, timeout=120_000) as opened:
+        pass
+    window = opened.args[0]
+    assert opening.main_window is window and not opening.isVisible()
     qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
     qtbot.waitExposed(window)
     return window

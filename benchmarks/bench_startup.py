@@ -1,0 +1,190 @@
+"""How soon the window shows, against a bare PySide6 window with a pyqtgraph GL view, and how long
+``python -m designer --help`` takes (issue 29).
+
+Run: ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m benchmarks.bench_startup [--runs 7]``
+(prints figures; not a test). Needs a display for the GL views: Xvfb, QT_QPA_PLATFORM=xcb.
+
+Every figure is a fresh process, timed from just before it is started to the moment it prints, medians of
+``--runs`` runs, the peers measured in the same run, alternating with the window:
+
+- ``bare``: the peer. A QApplication, a 1560 x 960 window whose centre is a pyqtgraph ``GLViewWidget``
+  with a grid; done when the GL view has painted and the event loop is idle again.
+- ``window, first paint``: ``designer.gui.app.start`` as ``main.py`` runs it; done when the first window
+  (the light placeholder, ``gui/opening.py``) has painted and the event loop is idle. Goal: within 1.3x of
+  the bare window.
+- ``window, project shown``: the same process, on to the main window with the PUMA 560 loaded
+  (``Opening.opened``) and its 3D view painted, the event loop idle: the arm the user sees.
+- the placeholder's longest block (a 5 ms heartbeat on its event loop): while the main window's modules load
+  (on a thread, the placeholder answering) and while the window is built and the project opened (the GUI
+  thread's own work).
+- ``--help``: ``python -m designer --help`` (goal under 0.2 s), beside ``python -c pass``.
+
+Byte-code is written (PYTHONDONTWRITEBYTECODE is removed from the children's environment) and one
+unmeasured run of each comes first, as a user's second start; settings and recovery files go to a
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _child(kind: str, started: float) -> None:
+    """In the child process: build ``kind``, print 'first <s>' and 'ready <s>' since ``started``, exit."""
+    from PySide6.QtCore import QCoreApplication, Qt, QTimer
+
+    marks: dict[str, float] = {}
+
+    def mark(name: str) -> None:
+        if name not in marks:
+            marks[name] = time.time() - started
+            print(f"{name} {marks[name]:.4f}", flush=True)
+
+    def when_idle(name: str, then=None):
+        def fire():
+            mark(name)
+            if then is not None:
+                then()
+        QTimer.singleShot(0, fire)
+
+    def watch_gl(view, name: str, then=None) -> None:
+        paint = view.paintGL
+
+        def counting(*args):
+            result = paint(*args)
+            view.paintGL = paint
+            when_idle(name, then)
+            return result
+        view.paintGL = counting   # the instance attribute is what Qt's virtual call finds
+
+    if kind == "bare":
+        QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+        import pyqtgraph.opengl as gl
+        from PySide6.QtWidgets import QApplication, QMainWindow
+        app = QApplication([])
+        window = QMainWindow()
+        view = gl.GLViewWidget()
+        view.addItem(gl.GLGridItem())
+        window.setCentralWidget(view)
+        window.resize(1560, 960)
+        watch_gl(view, "first", lambda: (mark("ready"), app.quit()))
+        window.show()
+        app.exec()
+        return
+    from PySide6.QtCore import QElapsedTimer
+
+    from designer.gui.app import start
+    app, opening = start([])
+    original = opening.paintEvent
+    clock, ticks = QElapsedTimer(), []   # a 5 ms heartbeat from the first paint: the placeholder's blocks
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(5)
+    heartbeat.timeout.connect(lambda: ticks.append((clock.nsecsElapsed() / 1e6, opening.step.text())))
+
+    def painted(event):
+        if not clock.isValid():
+            clock.start()
+            heartbeat.start()
+        when_idle("first")   # queued before the window's build, which the placeholder's paint queues
+        original(event)
+    opening.paintEvent = painted
+
+    def blocks() -> None:
+        """The longest gap between heartbeats (less 5 ms) while the modules load, and after (the build)."""
+        heartbeat.stop()
+        ticks.append((clock.nsecsElapsed() / 1e6, opening.step.text()))   # up to now: the build is one block
+        worst: dict[str, float] = {}
+        for (t0, _), (t1, step) in zip(ticks, ticks[1:]):
+            phase = "import" if step.startswith("Loading") else "build"
+            worst[phase] = max(worst.get(phase, 0.0), t1 - t0 - 5)
+        for phase, ms in worst.items():
+            print(f"block-{phase} {ms / 1000:.4f}", flush=True)
+
+    def opened(window):
+        blocks()
+        window.document.undo_stack.setClean()
+        watch_gl(window.arm_view.view, "ready", lambda: (window.close(), app.quit()))
+        window.arm_view.view.update()
+    opening.opened.connect(opened)
+    app.exec()
+
+
+def _run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+    started = time.time()
+    out = subprocess.run([*argv, f"{started!r}"], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=300).stdout
+    marks = {}
+    for line in out.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("first", "ready", "block-import", "block-build"):
+            marks[name] = float(value)
+    return marks
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, capture_output=True, env=env, cwd=ROOT, timeout=120, check=True)
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--child", choices=["bare", "window"], help=argparse.SUPPRESS)
+    parser.add_argument("started", nargs="?", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child, args.started)
+        return 0
+
+    home = tempfile.mkdtemp(prefix="bench_startup_")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(QT_QPA_PLATFORM=env.get("QT_QPA_PLATFORM", "xcb"), XDG_CONFIG_HOME=f"{home}/config",
+               XDG_DATA_HOME=f"{home}/data", XDG_CACHE_HOME=env.get("XDG_CACHE_HOME", f"{Path.home()}/.cache"))
+    me = [sys.executable, "-m", "benchmarks.bench_startup", "--child"]
+    rows: dict[str, list[float]] = {"bare": [], "first": [], "ready": [], "help": [], "pass": [], "block-import": [],
+                                    "block-build": []}
+    print(f"load average {os.getloadavg()[0]:.1f} at the start; {args.runs} runs (and one unmeasured)", flush=True)
+    for run in range(args.runs + 1):
+        bare = _run([*me, "bare"], env)
+        window = _run([*me, "window"], env)
+        helped = _timed([sys.executable, "-m", "designer", "--help"], env)
+        plain = _timed([sys.executable, "-c", "pass"], env)
+        if run == 0:
+            continue
+        rows["bare"].append(bare["ready"])
+        rows["first"].append(window["first"])
+        rows["ready"].append(window["ready"])
+        rows["help"].append(helped)
+        rows["block-import"].append(window.get("block-import", 0.0))
+        rows["block-build"].append(window.get("block-build", 0.0))
+        rows["pass"].append(plain)
+        print(f"run {run}: bare window {bare['ready']:.2f} s; window first paint {window['first']:.2f} s, project "
+              f"shown {window['ready']:.2f} s (placeholder's longest block while the modules load "
+              f"{1000 * rows['block-import'][-1]:.0f} ms, while the window is built "
+              f"{1000 * rows['block-build'][-1]:.0f} "
+              f"ms); --help {helped:.3f} s, python -c pass {plain:.3f} s; load {os.getloadavg()[0]:.1f}", flush=True)
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    print(f"medians of {args.runs}: bare PySide6 + pyqtgraph GL window {med['bare']:.2f} s")
+    print(f"  window, first paint    {med['first']:.2f} s = {med['first'] / med['bare']:.2f}x the bare window "
+          f"(goal <= 1.3x)")
+    print(f"  window, project shown  {med['ready']:.2f} s = {med['ready'] / med['bare']:.2f}x the bare window")
+    print(f"  the placeholder's longest block: while the modules load {1000 * max(rows['block-import']):.0f} ms, "
+          f"while the window is built and the project opened {1000 * max(rows['block-build']):.0f} ms "
+          "(worst of the runs)")
+    print(f"  python -m designer --help {med['help']:.3f} s (goal < 0.2 s); python -c pass {med['pass']:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

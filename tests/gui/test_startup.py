@@ -1,0 +1,61 @@
+"""The window shows before the heavy libraries load (issue 29): what each step of the start imports, read
+from ``sys.modules`` of a fresh process (not timing tests; benchmarks/bench_startup.py has the times)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _probe(code: str, tmp_path: Path) -> dict:
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=600)
+    lines = [x for x in run.stdout.splitlines() if x.startswith("PROBE ")]
+    assert run.returncode == 0 and lines, run.stdout + run.stderr
+    return json.loads(lines[-1][len("PROBE "):])
+
+
+_LOADED = "sorted({m.split('.')[0] for m in sys.modules} & {'sympy', 'scipy', 'matplotlib', 'numpy', 'pyqtgraph'})"
+
+
+def test_importing_the_window_loads_neither_scipy_nor_matplotlib(tmp_path):
+    # they load on first use (a simulation, a typeset equation), after the window's first paint
+    loaded = _probe(f"import sys, json\nimport designer.gui.main_window\nprint('PROBE', json.dumps({_LOADED}))",
+                    tmp_path)
+    assert "scipy" not in loaded and "matplotlib" not in loaded, loaded
+    assert "sympy" in loaded   # the probe sees the window's imports (the model layer is sympy)
+
+
+def test_the_placeholder_paints_first_then_the_window_opens_the_example(tmp_path):
+    code = f"""
+import json, sys
+from designer.gui.app import start
+app, opening = start([])
+seen = {{}}
+paint = opening.paintEvent
+def painted(event):
+    seen.setdefault("first paint", {_LOADED})
+    paint(event)
+opening.paintEvent = painted
+def opened(window):
+    seen["opened"] = {{"name": window.document.model.name, "links": window.document.model.n,
+                      "window shown": window.isVisible(), "placeholder shown": opening.isVisible(),
+                      "same window": opening.main_window is window}}
+    window.document.undo_stack.setClean()
+    window.close()
+    app.quit()
+opening.opened.connect(opened)
+app.exec()
+print("PROBE", json.dumps(seen))
+"""
+    seen = _probe(code, tmp_path)
+    assert seen["first paint"] == [], seen   # the placeholder needs Qt's widgets only
+    assert seen["opened"] == {"name": json.loads((ROOT / "robots" / "puma560.json").read_text())["name"],
+                              "links": 6, "window shown": True, "placeholder shown": False, "same window": True}
