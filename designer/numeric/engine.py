@@ -170,7 +170,7 @@ class ArmDynamics(BatchQuantities):
             self._native = load(*_c_functions(self.model))
         return self._native
 
-    def _hot(self) -> ModuleType | None:
+    def native_if_hot(self) -> ModuleType | None:
         """The machine code once this arm has had :data:`HOT_CALLS` single-state calls, else None."""
         if self._native is _UNBUILT:
             self._calls += 1
@@ -222,7 +222,7 @@ class ArmDynamics(BatchQuantities):
         arrays = states(self.n, *named)
         lead = arrays[0].shape[:-1]
         if not lead and quantity != "qdd":   # one state's qdd: _qdd_one
-            native = self._hot()
+            native = self.native_if_hot()
             if native is not None:
                 width = self.n * self.n if quantity == "M" else self._width(quantity)
                 out = np.empty(width)
@@ -295,19 +295,27 @@ class ArmDynamics(BatchQuantities):
     def _qdd_one(self, q, qd, tau) -> np.ndarray:
         """One state without the array machinery (a third of the cost of a call at n = 6)."""
         n = self.n
-        native = self._hot()
+        native = self.native_if_hot()
+        doubtful = False
         if native is not None:
             out = np.empty(n)
             try:
                 if native.dyn_qdd(q, qd, tau, out):
                     return out
-            except TypeError:   # not n contiguous floats each: the checks below say which
+                doubtful = True
+            except (TypeError, ValueError, BufferError):   # not n contiguous floats each: converted below
                 pass
         args = [v.tolist() if type(v) is np.ndarray and v.dtype == float else np.asarray(v, dtype=float).tolist()
                 for v in (q, qd, tau)]
         if not len(args[0]) == len(args[1]) == len(args[2]) == n:
             name, v = next((k, v) for k, v in zip(("q", "qd", "tau"), args) if len(v) != n)
             raise ValueError(f"{name}: expected {n} values per state, got shape ({len(v)},)")
+        if native is not None and not doubtful:
+            if native.dyn_qdd(*(np.array(v) for v in args), out):
+                return out
+            doubtful = True
+        if doubtful:
+            return self._checked(*(np.array(v) for v in args))
         try:
             out = self._fn("qdd", False)(*args)
         except ZeroDivisionError:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["CFunction", "load", "cache_folder", "module_source", "COMPILER_FLAGS"]
+__all__ = ["CFunction", "load", "cache_folder", "cached_path", "module_source", "COMPILER_FLAGS"]
 
 #: -ffp-contract=off: no fused multiply-adds, so the C rounds as the generated Python does
 COMPILER_FLAGS = ("-O2", "-shared", "-fPIC", "-ffp-contract=off")
@@ -169,6 +169,18 @@ def _import(name: str, path: Path) -> ModuleType:
     return module
 
 
+def _path(functions: Sequence[CFunction], support: str, command: list[str]) -> Path:
+    """The cache file of a module: named by a hash of its source, the compiler command and Python."""
+    key_text = module_source("M", functions, support) + repr((command, COMPILER_FLAGS, sys.version, sys.platform))
+    digest = hashlib.sha256(key_text.encode()).hexdigest()[:24]
+    return cache_folder() / (f"designer_native_{digest}" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+
+
+def cached_path(functions: Sequence[CFunction], support: str = "") -> Path:
+    """Where :func:`load` keeps (or will keep) the module of ``functions`` with the current compiler."""
+    return _path(functions, support, shlex.split(os.environ.get("CC") or "cc"))
+
+
 def load(functions: Sequence[CFunction], support: str = "") -> ModuleType | None:
     """The built module exporting ``functions``, from this process, the disk cache or a fresh build.
 
@@ -180,13 +192,11 @@ def load(functions: Sequence[CFunction], support: str = "") -> ModuleType | None
     command = _compiler()
     if command is None:
         return None
-    key_text = module_source("M", functions, support) + repr((command, COMPILER_FLAGS, sys.version, sys.platform))
-    digest = hashlib.sha256(key_text.encode()).hexdigest()[:24]
+    path = _path(functions, support, command)
+    name, folder = path.name.split(".", 1)[0], path.parent
+    digest = name.rsplit("_", 1)[1]
     if digest in _MEMO:
         return _MEMO[digest]
-    name = f"designer_native_{digest}"
-    folder = cache_folder()
-    path = folder / (name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
     if path.exists():
         try:
             module = _import(name, path)
