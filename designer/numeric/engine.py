@@ -297,11 +297,11 @@ class ArmDynamics(BatchQuantities):
         n = self.n
         native = self.native_if_hot()
         doubtful = False
+        result = np.empty(n)
         if native is not None:
-            out = np.empty(n)
             try:
-                if native.dyn_qdd(q, qd, tau, out):
-                    return out
+                if native.dyn_qdd(q, qd, tau, result):
+                    return result
                 doubtful = True
             except (TypeError, ValueError, BufferError):   # not n contiguous floats each: converted below
                 pass
@@ -311,8 +311,8 @@ class ArmDynamics(BatchQuantities):
             name, v = next((k, v) for k, v in zip(("q", "qd", "tau"), args) if len(v) != n)
             raise ValueError(f"{name}: expected {n} values per state, got shape ({len(v)},)")
         if native is not None and not doubtful:
-            if native.dyn_qdd(*(np.array(v) for v in args), out):
-                return out
+            if native.dyn_qdd(*(np.array(v) for v in args), result):
+                return result
             doubtful = True
         if doubtful:
             return self._checked(*(np.array(v) for v in args))

@@ -68,7 +68,7 @@ def test_machine_code_equals_python_and_pinocchio(convention, joints):
                     "h": (ours.h(q, qd), py.h(q, qd), pin.nonLinearEffects(model, data, q, qd) - G),
                     "tau": (ours.tau(q, qd, qdd), py.tau(q, qd, qdd), pin.rnea(model, data, q, qd, qdd)),
                     "qdd": (ours.qdd(q, qd, tau), py.qdd(q, qd, tau), pin.aba(model, data, q, qd, tau))}
-        for name, (mine, generated, peer) in expected.items():
+        for mine, generated, peer in expected.values():
             _close(mine, generated)
             _close(mine, peer)
         _close(np.array(ours.energy(q, qd)), np.array(py.energy(q, qd)))
