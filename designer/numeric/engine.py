@@ -5,6 +5,9 @@
 lines twice: over Python floats for one state (PUMA 560 forward dynamics about
 25 us a call, against about 2 ms for numpy's small-array calls) and over numpy
 arrays for many states at once, in blocks of rows that stay in the CPU cache.
+The same tape is written out as C for one state (:mod:`designer.numeric.native`):
+once an arm is hot (:data:`HOT_CALLS`) its single-state calls and the
+simulation's right-hand side run as machine code, about ten times as fast.
 Christoffel symbols and Jacobians come from the batch engine
 (:mod:`designer.numeric.batch`), which computes them from the link Jacobians.
 """
