@@ -11,7 +11,7 @@ import pytest
 
 from designer.kinematics import NumericArm
 from designer.model import Convention
-from designer.numeric import ArmDynamics, SingularConfigurationError, native
+from designer.numeric import ArmDynamics, SingularConfigurationError, arm_dynamics, native
 from designer.numeric import engine
 from designer.numeric.engine import _c_functions
 from designer.numeric.simulate import PDControl, simulate
@@ -156,13 +156,13 @@ def test_the_disk_cache_is_reused_and_a_damaged_file_rebuilt(monkeypatch):
 
 
 @needs_compiler
-def test_a_singular_mass_matrix_is_named_with_its_q():
+def test_a_singular_mass_matrix_is_named_with_its_q(monkeypatch):
     from designer.project import from_dict
     data = {"format": "manipulator-designer", "version": 1, "convention": "standard", "gravity": [0, 0, -9.81],
             "links": [{"joint": "R", "a": 1, "alpha": 0, "d": 0, "theta": 0, "mass": 1},
                       {"joint": "R", "a": 0.5, "alpha": 0, "d": 0, "theta": 0, "mass": 0}]}
     arm = NumericArm.from_model(from_dict(data))
-    dyn = ArmDynamics(arm)
+    dyn = arm_dynamics(arm)     # the one simulate uses: its right-hand side is the machine code's
     lib = dyn.native
     assert lib is not None
     out = np.empty(2)
@@ -170,8 +170,16 @@ def test_a_singular_mass_matrix_is_named_with_its_q():
     with pytest.raises(SingularConfigurationError, match=r"q = \[0.1, 0.2\].*condition number") as err:
         dyn.qdd(np.array([0.1, 0.2]), np.zeros(2), np.zeros(2))
     assert np.array_equal(err.value.q, [0.1, 0.2])
+    calls = []
+
+    def counting(*args):
+        calls.append(1)
+        return real(*args)
+    real = lib.rhs_qdd
+    monkeypatch.setattr(lib, "rhs_qdd", counting)
     with pytest.raises(SingularConfigurationError, match=r"q = \[0.1, 0.2\]"):
         simulate(arm, [0.1, 0.2], [0.0, 0.0], (0.0, 1.0))
+    assert calls    # the machine code's right-hand side saw the singular state and handed it on
 
 
 @needs_compiler
@@ -183,7 +191,6 @@ def test_simulation_on_machine_code_matches_the_python_path(torque, monkeypatch)
     law = PDControl([100.0] * 6, [2.0] * 6, [0.5] * 6) if torque == "pd" else None
     q0 = np.zeros(6) if torque == "pd" else np.full(6, 0.3)
     fast_arm = NumericArm.from_model(model)
-    from designer.numeric import arm_dynamics
     assert arm_dynamics(fast_arm).native is not None
     fast = simulate(fast_arm, q0, np.zeros(6), (0.0, 0.3), torque=law)
     monkeypatch.setenv("DESIGNER_NATIVE", "0")
