@@ -9,8 +9,8 @@ ROBOT ?= robots/puma560.json
 RUN_PACKAGES := xvfb xauth libegl1 libgl1 libgl1-mesa-dri libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 \
 	libxcb-keysyms1 libxcb-shape0 libdbus-1-3 libfontconfig1 libglib2.0-0 fonts-dejavu-core
 # ... and what the whole test suite needs besides: OpenMP for Pinocchio (libgomp1), a C compiler for the
-# generated-code tests (g++ for the C header), pdflatex for the LaTeX report test, GNU Octave for the generated MATLAB code.
-TEST_PACKAGES := $(RUN_PACKAGES) libgomp1 gcc g++ libc6-dev texlive-latex-base octave
+# generated-code tests (g++ for the C header) and the machine code of one state (python3-dev: Python.h), pdflatex for the LaTeX report test, GNU Octave for the generated MATLAB code.
+TEST_PACKAGES := $(RUN_PACKAGES) libgomp1 gcc g++ libc6-dev python3-dev texlive-latex-base octave
 
 .PHONY: run test lint fuzz bench system-deps run-deps test-deps venv clean check-fresh
 

@@ -1,16 +1,18 @@
-"""Forward dynamics and a 1 s PD simulation of the PUMA 560 beside Pinocchio's ``aba``.
+"""Forward dynamics of one state, a 1 s PD move and a 1 s passive fall beside Pinocchio's ``aba``.
 
 Run: ``python -m benchmarks.bench_simulate [--runs R] [--t T]`` (prints figures; not a test).
 
-1. One call of forward dynamics at a random state: ours (``ArmDynamics.qdd``, the
-   generated recursive code with an LDL^T solve, arrays in and out) against
-   ``pinocchio.aba`` called from Python. Target: at most 50 us a call.
-2. A 1 s simulation under joint-space PD control with gravity compensation
-   (Kp = 100, Kd = 2 on every joint: the wrist's small inertia makes it stiff):
-   ours (``designer.numeric.simulate.simulate``) against
-   ``scipy.integrate.solve_ivp`` over ``pin.aba`` with the same control law,
-   method and tolerances. Target: at most 5x the peer's time.
-Runs are interleaved so that a busy machine slows both sides alike; medians are compared.
+1. One call of forward dynamics at a random state, the PUMA 560 and a random 7-joint arm:
+   ours (``ArmDynamics.qdd``, arrays in and out) with the machine code
+   (:mod:`designer.numeric.native`) and, for comparison, with the generated Python alone,
+   against ``pinocchio.aba`` called from Python. Target: at most 1.0x ``aba``.
+2. A 1 s move of the PUMA under joint-space PD control with gravity compensation
+   (Kp = 100, Kd = 2 on every joint: the wrist's small inertia makes it stiff), and 3. a 1 s
+   passive fall from rest at q = 0.3 on every joint: ours
+   (``designer.numeric.simulate.simulate``) against ``scipy.integrate.solve_ivp`` over
+   ``pin.aba`` with the same torque law, method (DOP853) and tolerances (1e-8 / 1e-10).
+   Target: at most 1.0x the peer, the same final state to 1e-10.
+Runs are interleaved so that a busy machine slows both sides alike; medians are compared (at least 5).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from designer.kinematics import NumericArm
-from designer.numeric import arm_dynamics
+from designer.model import Convention
+from designer.numeric import ArmDynamics, arm_dynamics
 from designer.numeric.simulate import PDControl, simulate
 from designer.project import load_project
 
@@ -40,64 +43,98 @@ def _per_call(fn, calls: int) -> float:
     return (time.perf_counter() - t) / calls
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--calls", type=int, default=5000)
-    ap.add_argument("--t", type=float, default=1.0, help="simulated seconds")
-    args = ap.parse_args(argv)
-    arm = NumericArm.from_model(load_project(ROOT / "robots" / "puma560.json"))
+def _one_state(name: str, arm: NumericArm, runs: int, calls: int, pin, pin_model) -> None:
     dyn = arm_dynamics(arm)
+    python = ArmDynamics(arm)
+    python._native = None         # the generated Python alone, for comparison
+    if dyn.native is None:
+        print("no machine code on this machine (see the notice above): ours is the generated Python")
     rng = np.random.default_rng(0)
-    q, qd, tau = rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6), rng.uniform(-5, 5, 6)
-    dyn.qdd(q, qd, tau)  # generate the code before timing
-    try:
-        import pinocchio as pin
-        from tests.support.pin_reference import pin_model
-    except ImportError:
-        print("Pinocchio not installed (pip install pin): no peer figures")
-        return 0
+    q, qd, tau = (rng.uniform(-1, 1, arm.n) for _ in range(3))
     model = pin_model(arm)
     data = model.createData()
-    assert np.allclose(dyn.qdd(q, qd, tau), pin.aba(model, data, q, qd, tau), rtol=1e-10, atol=1e-10)
+    expected = pin.aba(model, data, q, qd, tau)
+    assert np.allclose(dyn.qdd(q, qd, tau), expected, rtol=1e-10, atol=1e-10)
+    assert np.allclose(python.qdd(q, qd, tau), expected, rtol=1e-10, atol=1e-10)
+    ours, plain, theirs = [], [], []
+    for _ in range(runs):
+        ours.append(_per_call(lambda: dyn.qdd(q, qd, tau), calls))
+        plain.append(_per_call(lambda: python.qdd(q, qd, tau), calls))
+        theirs.append(_per_call(lambda: pin.aba(model, data, q, qd, tau), calls))
+    o, y, p = (statistics.median(v) * 1e6 for v in (ours, plain, theirs))
+    print(f"forward dynamics, one state, {name}: ours {o:.2f} us a call (generated Python alone {y:.2f} us), "
+          f"pinocchio.aba {p:.2f} us; ratio ours/aba {o / p:.2f} (target <= 1.0: {'met' if o <= p else 'NOT met'}), "
+          f"Python alone/aba {y / p:.2f}")
 
+
+def _simulation(label: str, runs: int, mine, peer) -> None:
     ours, theirs = [], []
-    for _ in range(args.runs * 3):
-        ours.append(_per_call(lambda: dyn.qdd(q, qd, tau), args.calls))
-        theirs.append(_per_call(lambda: pin.aba(model, data, q, qd, tau), args.calls))
-    o, p = statistics.median(ours) * 1e6, statistics.median(theirs) * 1e6
-    print(f"forward dynamics, one state: ours {o:.1f} us a call (target <= 50: {'met' if o <= 50 else 'NOT met'}), "
-          f"pinocchio.aba {p:.2f} us; ratio {o / p:.1f}")
-
-    from scipy.integrate import solve_ivp
-    q0, target = np.zeros(6), np.full(6, 0.5)
-    kp, kd = np.full(6, KP), np.full(6, KD)
-
-    def peer():
-        def rhs(t, y):
-            x, v = y[:6], y[6:]
-            u = kp * (target - x) - kd * v + pin.computeGeneralizedGravity(model, data, x)
-            return np.concatenate([v, pin.aba(model, data, x, v, u)])
-        return solve_ivp(rhs, (0.0, args.t), np.zeros(12), method=METHOD, rtol=RTOL, atol=ATOL)
-
-    def mine():
-        pd = PDControl(kp.tolist(), kd.tolist(), target.tolist())
-        return simulate(arm, q0, np.zeros(6), (0.0, args.t), torque=pd, rtol=RTOL, atol=ATOL, method=METHOD)
-
-    ours, theirs = [], []
-    for _ in range(args.runs):
+    for _ in range(runs):
         t = time.perf_counter()
         traj = mine()
         ours.append(time.perf_counter() - t)
         t = time.perf_counter()
         sol = peer()
         theirs.append(time.perf_counter() - t)
-    gap = np.max(np.abs(traj.q[-1] - sol.y[:6, -1]))
+    n = traj.q.shape[1]
+    gap = max(np.max(np.abs(traj.q[-1] - sol.y[:n, -1])), np.max(np.abs(traj.qd[-1] - sol.y[n:, -1])))
     o, p = statistics.median(ours), statistics.median(theirs)
-    print(f"{args.t:g} s PD run (Kp {KP:g}, Kd {KD:g}, {METHOD}, rtol {RTOL:g}): ours {o:.2f} s "
-          f"({traj.steps} steps, {traj.evaluations} evaluations), solve_ivp over pin.aba {p:.2f} s "
-          f"({sol.t.size - 1} steps, {sol.nfev} evaluations); final states differ by {gap:.1e} rad")
-    print(f"ratio ours/peer: {o / p:.2f} of medians (target <= 5: {'met' if o / p <= 5 else 'NOT met'})")
+    print(f"{label}: ours {o * 1e3:.1f} ms ({traj.steps} steps, {traj.evaluations} evaluations), "
+          f"solve_ivp over pin.aba {p * 1e3:.1f} ms ({sol.t.size - 1} steps, {sol.nfev} evaluations); "
+          f"final states differ by {gap:.1e}")
+    print(f"  ratio ours/peer: {o / p:.2f} of medians (target <= 1.0: {'met' if o <= p else 'NOT met'}; "
+          f"same final state to 1e-10: {'yes' if gap <= 1e-10 else 'NO'})")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--t", type=float, default=1.0, help="simulated seconds")
+    args = ap.parse_args(argv)
+    arm = NumericArm.from_model(load_project(ROOT / "robots" / "puma560.json"))
+    try:
+        import pinocchio as pin
+        from tests.support.pin_reference import pin_model, random_arm
+    except ImportError:
+        print("Pinocchio not installed (pip install pin): no peer figures")
+        return 0
+    seven = random_arm(np.random.default_rng(7), 7, Convention.STANDARD, "RRRRRRR")
+    _one_state("PUMA 560", arm, args.runs, args.calls, pin, pin_model)
+    _one_state("random 7-joint arm", seven, args.runs, args.calls, pin, pin_model)
+
+    from scipy.integrate import solve_ivp
+    model = pin_model(arm)
+    data = model.createData()
+    target = np.full(6, 0.5)
+    kp, kd = np.full(6, KP), np.full(6, KD)
+
+    def pd_peer():
+        def rhs(t, y):
+            x, v = y[:6], y[6:]
+            u = kp * (target - x) - kd * v + pin.computeGeneralizedGravity(model, data, x)
+            return np.concatenate([v, pin.aba(model, data, x, v, u)])
+        return solve_ivp(rhs, (0.0, args.t), np.zeros(12), method=METHOD, rtol=RTOL, atol=ATOL)
+
+    def pd_ours():
+        pd = PDControl(kp.tolist(), kd.tolist(), target.tolist())
+        return simulate(arm, np.zeros(6), np.zeros(6), (0.0, args.t), torque=pd, rtol=RTOL, atol=ATOL,
+                        method=METHOD)
+
+    zero, start = np.zeros(6), np.concatenate([np.full(6, 0.3), np.zeros(6)])
+
+    def fall_peer():
+        def rhs(t, y):
+            return np.concatenate([y[6:], pin.aba(model, data, y[:6], y[6:], zero)])
+        return solve_ivp(rhs, (0.0, args.t), start, method=METHOD, rtol=RTOL, atol=ATOL)
+
+    def fall_ours():
+        return simulate(arm, start[:6], start[6:], (0.0, args.t), rtol=RTOL, atol=ATOL, method=METHOD)
+
+    _simulation(f"{args.t:g} s PD move of the PUMA (Kp {KP:g}, Kd {KD:g}, {METHOD}, rtol {RTOL:g}, atol {ATOL:g})",
+                args.runs, pd_ours, pd_peer)
+    _simulation(f"{args.t:g} s passive fall of the PUMA from q = 0.3 ({METHOD}, rtol {RTOL:g}, atol {ATOL:g})",
+                args.runs, fall_ours, fall_peer)
     return 0
 
 

@@ -5,6 +5,9 @@
 lines twice: over Python floats for one state (PUMA 560 forward dynamics about
 25 us a call, against about 2 ms for numpy's small-array calls) and over numpy
 arrays for many states at once, in blocks of rows that stay in the CPU cache.
+The same tape is written out as C for one state (:mod:`designer.numeric.native`):
+once an arm is hot (:data:`HOT_CALLS`) its single-state calls and the
+simulation's right-hand side run as machine code, about ten times as fast.
 Christoffel symbols and Jacobians come from the batch engine
 (:mod:`designer.numeric.batch`), which computes them from the link Jacobians.
 """
@@ -14,6 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cached_property
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -21,22 +26,27 @@ from ..kinematics import NumericArm
 from . import algorithms as alg
 from .model import ArmModel, arm_model, cached
 from .protocol import BatchQuantities, solve_checked, states
+from .native import CFunction, load
 from .trace import Tape, build
 
-__all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO"]
+__all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO", "HOT_CALLS"]
 
 #: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
 BLOCK = 2048
 #: the ratio of the largest to the smallest LDL pivot is a lower bound of cond(M); above this one
 #: (four orders below MAX_CONDITION) the exact condition number decides
 PIVOT_RATIO = 1e8
+#: single-state calls after which the machine code is built (a build takes a second or two, once per
+#: arm and machine: the disk cache keeps it); :attr:`ArmDynamics.native` builds it at once
+HOT_CALLS = 1000
+_UNBUILT = object()
 
 _ARGS = {"M": ("q",), "G": ("q",), "h": ("q", "qd"), "tau": ("q", "qd", "qdd"),
          "qdd": ("q", "qd", "tau"), "qdd_free": ("q", "qd", "tau"), "energy": ("q", "qd")}
 
 
-def _record(model: ArmModel, quantity: str) -> tuple[str, int, int]:
-    """(source of ``quantity``'s function, its number of outputs and of operations), traced."""
+def _trace(model: ArmModel, quantity: str) -> tuple[Tape, tuple[str, ...], list[list], list]:
+    """``quantity``'s algorithm run on a tape: (tape, argument names, their inputs, the outputs)."""
     tape = Tape()
     n = model.n
     inputs = {a: [tape.input(f"{a}_{i}") for i in range(n)] for a in _ARGS[quantity]}
@@ -61,8 +71,75 @@ def _record(model: ArmModel, quantity: str) -> tuple[str, int, int]:
     else:
         out = list(alg.energy(model, q, inputs["qd"], trig))
     names = _ARGS[quantity]
-    return (tape.source(f"{quantity}_of", names, [inputs[a] for a in names], out), len(out),
-            tape.operations(out))
+    return tape, names, [inputs[a] for a in names], out
+
+
+def _record(model: ArmModel, quantity: str) -> tuple[str, int, int]:
+    """(source of ``quantity``'s function, its number of outputs and of operations), traced."""
+    tape, names, inputs, out = _trace(model, quantity)
+    return tape.source(f"{quantity}_of", names, inputs, out), len(out), tape.operations(out)
+
+
+def _c_functions(model: ArmModel) -> tuple[list[CFunction], str]:
+    """The engine's entry points in C, and the traced functions they call (see :mod:`.native`).
+
+    ``dyn_<quantity>`` for M (all n x n entries), G, h, tau, energy and qdd / qdd_free (False where the
+    LDL pivots are doubtful); ``rhs_qdd`` and ``rhs_free`` are the simulation's right-hand side
+    ``[qd, qdd(q, qd, tau)]`` of y = [q, qd] with tau = tau0 + Kp (target - q) - Kd qd, parameters
+    [Kp, Kd, target, tau0] (``rhs_free``: tau beyond gravity compensation).
+    """
+    n = model.n
+    support = [f"""static int good(const double *w)
+{{
+    double lo = w[{n}], hi = w[{n}];
+    for (int i = {n}; i < {2 * n}; i++) {{
+        if (!(w[i] > 0.0)) return 0;
+        if (w[i] < lo) lo = w[i];
+        if (w[i] > hi) hi = w[i];
+    }}
+    if (!(hi <= {PIVOT_RATIO!r} * lo)) return 0;
+    for (int i = 0; i < {n}; i++)
+        if (!isfinite(w[i])) return 0;
+    return 1;
+}}
+"""]
+    functions = []
+    for quantity in _ARGS:
+        try:
+            tape, names, inputs, out = _trace(model, quantity)
+        except ZeroDivisionError:   # a pivot 0 at every state: every answer is doubtful
+            params = ", ".join(f"const double *{a}" for a in _ARGS[quantity])
+            support.append(f"static void {quantity}_of({params}, double *out)\n"
+                           f"{{ for (int k = 0; k < {2 * n}; k++) out[k] = NAN; }}\n")
+        else:
+            support.append(tape.c_source(f"{quantity}_of", names, inputs, out))
+        args = ", ".join(f"const double *{a}" for a in _ARGS[quantity])
+        call = ", ".join(_ARGS[quantity])
+        if quantity == "M":
+            fill = "".join(f"    out[{i * n + j}] = out[{j * n + i}] = w[{k}];\n"
+                           for k, (i, j) in enumerate((i, j) for i in range(n) for j in range(i, n)))
+            body = f"    double w[{n * (n + 1) // 2}];\n    M_of(q, w);\n{fill}    return 1;\n"
+            width = n * n
+        elif quantity in ("qdd", "qdd_free"):
+            body = (f"    double w[{2 * n}];\n    {quantity}_of({call}, w);\n    if (!good(w)) return 0;\n"
+                    f"    memcpy(out, w, {n} * sizeof(double));\n    return 1;\n")
+            width = n
+        else:
+            body = f"    {quantity}_of({call}, out);\n    return 1;\n"
+            width = 2 if quantity == "energy" else n
+        functions.append(CFunction(f"dyn_{quantity}", (n,) * len(_ARGS[quantity]), width,
+                                   f"static int dyn_{quantity}({args}, double *out)\n{{\n{body}}}\n"))
+    for name, quantity in (("rhs_qdd", "qdd"), ("rhs_free", "qdd_free")):
+        body = (f"    double tau[{n}], w[{2 * n}];\n"
+                f"    for (int i = 0; i < {n}; i++)\n"
+                f"        tau[i] = par[{3 * n} + i] + par[i] * (par[{2 * n} + i] - y[i]) - par[{n} + i] * y[{n} + i];\n"
+                f"    {quantity}_of(y, y + {n}, tau, w);\n    if (!good(w)) return 0;\n"
+                f"    memcpy(dy, y + {n}, {n} * sizeof(double));\n"
+                f"    memcpy(dy + {n}, w, {n} * sizeof(double));\n    return 1;\n")
+        functions.append(CFunction(name, (2 * n, 4 * n), 2 * n,
+                                   f"static int {name}(const double *y, const double *par, double *dy)\n"
+                                   f"{{\n{body}}}\n"))
+    return functions, "\n".join(support)
 
 
 def _singular(*args):
@@ -81,6 +158,28 @@ class ArmDynamics(BatchQuantities):
         self.model = arm_model(arm)
         self.n = self.model.n
         self._code: dict[str, tuple[str, int, int, Callable, Callable]] = {}
+        self._native: Any = _UNBUILT
+        self._calls = 0
+
+    @property
+    def native(self) -> ModuleType | None:
+        """The single-state functions as machine code (:mod:`.native`), built on first use; None without.
+
+        Entry points ``dyn_M``, ``dyn_G``, ``dyn_h``, ``dyn_tau``, ``dyn_energy``, ``dyn_qdd``, ``dyn_qdd_free``,
+        ``rhs_qdd`` and ``rhs_free`` (see :func:`_c_functions`): float64 arrays in, an output array filled,
+        True when the result is good.
+        """
+        if self._native is _UNBUILT:
+            self._native = load(*_c_functions(self.model))
+        return self._native
+
+    def native_if_hot(self) -> ModuleType | None:
+        """The machine code once this arm has had :data:`HOT_CALLS` single-state calls, else None."""
+        if self._native is _UNBUILT:
+            self._calls += 1
+            if self._calls < HOT_CALLS:
+                return None
+        return self.native
 
     def _fn(self, quantity: str, vectorised: bool) -> Callable:
         if quantity not in self._code:
@@ -125,15 +224,26 @@ class ArmDynamics(BatchQuantities):
     def _eval(self, quantity: str, named: tuple) -> tuple[np.ndarray, tuple[int, ...], list[np.ndarray]]:
         arrays = states(self.n, *named)
         lead = arrays[0].shape[:-1]
-        if not lead:
+        if not lead and quantity != "qdd":   # one state's qdd: _qdd_one
+            native = self.native_if_hot()
+            if native is not None:
+                width = self.n * self.n if quantity == "M" else self._width(quantity)
+                out = np.empty(width)
+                getattr(native, f"dyn_{quantity}")(*(np.ascontiguousarray(a) for a in arrays), out)
+                return out, lead, arrays
             return np.array(self._fn(quantity, False)(*(a.tolist() for a in arrays)), dtype=float), lead, arrays
         flat = [a.reshape(-1, self.n) for a in arrays]
         return self._many(quantity, flat), lead, arrays
+
+    def _width(self, quantity: str) -> int:
+        return 2 if quantity == "energy" else self.n
 
     def M(self, q) -> np.ndarray:
         """Mass matrix (..., n, n) by composite rigid bodies."""
         vals, lead, _ = self._eval("M", (("q", q),))
         n = self.n
+        if vals.shape == (n * n,) and not lead and self._native not in (None, _UNBUILT):
+            return vals.reshape(n, n)
         out = np.empty((n, n) + vals.shape[:-1])
         for k, (i, j) in enumerate(zip(*np.triu_indices(n))):
             out[i, j] = out[j, i] = vals[..., k]
@@ -188,11 +298,27 @@ class ArmDynamics(BatchQuantities):
     def _qdd_one(self, q, qd, tau) -> np.ndarray:
         """One state without the array machinery (a third of the cost of a call at n = 6)."""
         n = self.n
+        native = self.native_if_hot()
+        doubtful = False
+        result = np.empty(n)
+        if native is not None:
+            try:
+                if native.dyn_qdd(q, qd, tau, result):
+                    return result
+                doubtful = True
+            except (TypeError, ValueError, BufferError):   # not n contiguous floats each: converted below
+                pass
         args = [v.tolist() if type(v) is np.ndarray and v.dtype == float else np.asarray(v, dtype=float).tolist()
                 for v in (q, qd, tau)]
         if not len(args[0]) == len(args[1]) == len(args[2]) == n:
             name, v = next((k, v) for k, v in zip(("q", "qd", "tau"), args) if len(v) != n)
             raise ValueError(f"{name}: expected {n} values per state, got shape ({len(v)},)")
+        if native is not None and not doubtful:
+            if native.dyn_qdd(*(np.array(v) for v in args), result):
+                return result
+            doubtful = True
+        if doubtful:
+            return self._checked(*(np.array(v) for v in args))
         try:
             out = self._fn("qdd", False)(*args)
         except ZeroDivisionError:

@@ -8,7 +8,9 @@ Torques: none (a passive arm), a constant vector, a callable
 ``(t, q, qd) -> tau``, a :class:`TorqueTable` (samples over time, read
 linearly) or a :class:`PDControl` (joint-space PD with gravity compensation).
 With an arm of numbers the right-hand side calls the generated forward
-dynamics on plain floats, without numpy, at about 35 us a call for a PUMA 560.
+dynamics on plain floats, without numpy; under PD control with gravity
+compensation, constant torques or none, once the arm is hot, it is one call
+of the machine code (:mod:`designer.numeric.native`) for [qd, qdd].
 """
 
 from __future__ import annotations
@@ -110,11 +112,20 @@ def _vector(v, n: int, name: str) -> np.ndarray:
     return a
 
 
+@dataclass(frozen=True)
+class _Constant:
+    """Torques that do not change (none: zeros), as a torque law on lists of floats."""
+
+    values: list[float]
+
+    def __call__(self, t: float, q, qd) -> list[float]:
+        return self.values
+
+
 def _torque_function(torque: Torque, n: int, dyn) -> tuple[Callable[[float, list, list], list], bool]:
     """(tau(t, q, qd) on lists of floats, whether the torques are worth recording)."""
     if torque is None:
-        zero = [0.0] * n
-        return (lambda t, q, qd: zero), False
+        return _Constant([0.0] * n), False
     if isinstance(torque, PDControl):
         for name in ("kp", "kd", "target"):
             _vector(getattr(torque, name), n, f"pd {name}")
@@ -129,8 +140,7 @@ def _torque_function(torque: Torque, n: int, dyn) -> tuple[Callable[[float, list
     if callable(torque):
         user = torque
         return (lambda t, q, qd: _vector(user(t, np.array(q), np.array(qd)), n, "torque(t, q, qd)").tolist()), True
-    constant = _vector(torque, n, "torque").tolist()
-    return (lambda t, q, qd: constant), True
+    return _Constant(_vector(torque, n, "torque").tolist()), True
 
 
 def _finite_state(t: float, y: np.ndarray) -> None:
@@ -144,9 +154,13 @@ def _finite_state(t: float, y: np.ndarray) -> None:
 
 def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.ndarray]:
     quantity = "qdd"
+    law = None    # [Kp, Kd, target, tau0] when the machine code's right-hand side can take the torque law
     if isinstance(tau_of, PDControl) and isinstance(dyn, ArmDynamics) and tau_of.gravity is dyn.scalar_function("G"):
         # gravity compensation cancels G in tau - h - G: integrate M^-1 (PD - h), skipping G twice
         quantity, tau_of = "qdd_free", PDControl(tau_of.kp, tau_of.kd, tau_of.target, None)
+        law = [*tau_of.kp, *tau_of.kd, *tau_of.target, *[0.0] * n]
+    elif isinstance(tau_of, _Constant):
+        law = [0.0] * (3 * n) + list(tau_of.values)
     if not isinstance(dyn, ArmDynamics):
         def rhs(t, y):
             _finite_state(t, y)
@@ -171,7 +185,29 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
             # the checked path raises SingularConfigurationError where M is singular
             return np.concatenate([y[n:], dyn.qdd(y[:n], y[n:], np.asarray(full(t, q, qd)))])
         return np.array(qd + list(out[:n]))
-    return fast
+    if law is None:
+        return fast
+    par = np.array(law, dtype=float)
+    name = "rhs_free" if quantity == "qdd_free" else "rhs_qdd"
+    entry = None
+
+    def compiled(t, y):
+        """[qd, qdd] in one call of the machine code (the same operations as ``fast``), once the arm is hot;
+        a doubtful state (singular M, not finite) goes the checked way of ``fast``."""
+        nonlocal entry
+        if entry is None:
+            native = dyn.native_if_hot()
+            if native is None:
+                return fast(t, y)
+            entry = getattr(native, name)
+        dy = np.empty(2 * n)
+        try:
+            if entry(y, par, dy):
+                return dy
+        except (TypeError, ValueError, BufferError):   # not a contiguous float64 state
+            pass
+        return fast(t, y)
+    return compiled
 
 
 def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: Torque = None,

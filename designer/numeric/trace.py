@@ -11,6 +11,8 @@ so neither the compiler nor the interpreter nests deeper than one level,
 however long the arm. The same source runs on Python floats (``math``) for one
 state, the fastest way for arrays of six, and on numpy arrays for many.
 
+:meth:`Tape.c_source` writes the same lines as C for :mod:`designer.numeric.native`.
+
 It is the second Python code writer beside :mod:`designer.codegen.python_code`, and stays one: that
 one prints sympy expressions after CSE, this one records float operations while the algorithm runs,
 so the numeric layer builds an arm's code in milliseconds without loading sympy's derivations
@@ -172,6 +174,25 @@ class Tape:
         body.append(f"    return ({', '.join(_text(o) for o in outputs)},)")
         return "\n".join(body) + "\n"
 
+    def c_source(self, name: str, args: Sequence[str], inputs: Sequence[Sequence[Var]],
+                 outputs: Sequence[Scalar]) -> str:
+        """The same function in C: ``static void name(const double *arg..., double *out)``.
+
+        One ``const double`` a line, in the tape's order (the compiler does the register allocation
+        and pairs cos and sin of one angle); ``out[k]`` receives output k. The operations and their
+        order are those of :meth:`source`, so the two agree to rounding (``-ffp-contract=off``).
+        """
+        params = ", ".join([f"const double *restrict {a}" for a in args] + ["double *restrict out"])
+        body = [f"static void {name}({params})", "{"]
+        for arg, names in zip(args, inputs):
+            body += [f"    const double {v.name} = {arg}[{k}];" for k, v in enumerate(names)]
+        for line in self._needed(outputs):
+            target, text = line.split(" = ", 1)
+            body.append(f"    const double {target} = {_c_text(text)};")
+        body += [f"    out[{k}] = {_c_text(_text(o))};" for k, o in enumerate(outputs)]
+        body.append("}")
+        return "\n".join(body) + "\n"
+
     def operations(self, outputs: Sequence[Scalar]) -> int:
         """How many operations the outputs take."""
         return len(self._needed(outputs))
@@ -186,6 +207,14 @@ class Tape:
                 keep.append(line)
                 need.update(_NAME.findall(text))
         return keep[::-1]
+
+
+_NONFINITE = re.compile(r"\b(inf|nan)\b")
+
+
+def _c_text(text: str) -> str:
+    """A tape line's right side in C (its operators, calls and float literals are C's already)."""
+    return _NONFINITE.sub(lambda m: "INFINITY" if m.group(1) == "inf" else "NAN", text)
 
 
 _TRIG = re.compile(r"(cos|sin)\((\w+)\)")
