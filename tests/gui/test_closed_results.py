@@ -68,7 +68,7 @@ def test_coupling_plots_of_a_closed_chain_come_from_a_worker_over_its_actuated_j
     panel.set_pair(1, 2)                              # q2 and q4
     assert panel.joint_j.text() == "joint q4"
     assert panel.runner.busy                          # the closure at every point runs in a worker
-    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=60_000)
     data = panel.curve_data()
     x, m24 = data["M_24"]
     q_a = q_tree[[0, 1, 3, 5]]
@@ -90,7 +90,7 @@ def test_a_parameter_sweep_of_a_closed_chain_builds_its_designs_in_a_worker(wind
     panel = window.coupling
     window.result_tabs.setCurrentWidget(panel)
     panel.set_pair(1, 2)
-    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=60_000)
     panel.set_parameter_sweep("c", 0.2, 0.4, quantity=Quantity.COUPLING)
     assert panel.runner.busy
     qtbot.waitUntil(lambda: not panel.runner.busy, timeout=30_000)

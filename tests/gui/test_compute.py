@@ -110,7 +110,7 @@ def panel(qtbot):
     yield p
     if p.busy:
         p.cancel()
-        qtbot.waitUntil(lambda: not p.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not p.busy, timeout=60_000)
 
 
 def _compute_map(qtbot, panel, timeout=60_000) -> str:

@@ -68,7 +68,7 @@ def test_a_map_view_works_with_a_fake_context_alone(qtbot, planar):
     widget = view.box.layout_widget
     QTest.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      widget.mapFromScene(scene_point))
-    qtbot.waitUntil(lambda: bool(context.posed), timeout=5_000)
+    qtbot.waitUntil(lambda: bool(context.posed), timeout=60_000)
     np.testing.assert_allclose(context.posed[-1], np.radians([30.0, -45.0]), atol=np.radians(1.0))
     assert "Pose from the map" in context.runner.status.text()
     # an edit of the context's model marks the map out of date

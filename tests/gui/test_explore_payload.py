@@ -36,7 +36,7 @@ def panel(qtbot):
     yield p
     if p.busy:
         p.cancel()
-        qtbot.waitUntil(lambda: not p.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not p.busy, timeout=60_000)
 
 
 def _map(qtbot, panel) -> np.ndarray:

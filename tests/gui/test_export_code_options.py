@@ -121,7 +121,7 @@ def test_an_export_in_progress_is_cancelled_and_the_window_is_unchanged(qtbot, t
     window = open_window(qtbot, tmp_path, robot_path("puma560"))
     before = window.document.model
     assert export.export_code(window, "c", tmp_path / "arm.c", CodeOptions("base"))
-    with qtbot.waitSignal(window.export_jobs.ended, timeout=20000) as ended:
+    with qtbot.waitSignal(window.export_jobs.ended, timeout=60_000) as ended:
         window.export_jobs.cancel()
     assert ended.args[1] == "cancelled" and not window.export_jobs.busy
     assert not (tmp_path / "arm.c").exists() and window.document.model is before

@@ -35,7 +35,7 @@ def panel(qtbot, planar):
     yield p
     if p.busy:
         p.cancel()
-        qtbot.waitUntil(lambda: not p.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not p.busy, timeout=60_000)
 
 
 def run(qtbot, panel, start, timeout=30_000) -> str:
