@@ -36,11 +36,13 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session", autouse=True)
 def private_user_folders(tmp_path_factory):
-    """The user's data, configuration and cache folders (QStandardPaths' AppDataLocation: the window's
-    default recovery folder; matplotlib's cache) in this process's own temporary folder: the suite runs in
-    parallel processes (`make test`: pytest-xdist), which must not share, nor touch the user's."""
+    """The user's data and configuration folders (QStandardPaths' AppDataLocation: the window's default
+    recovery folder; QSettings' default place) in this process's own temporary folder: the suite runs in
+    parallel processes (`make test`: pytest-xdist), which must not share, nor touch the user's. The cache
+    folder stays: matplotlib's font cache there is written under a lock, and rebuilding it in every
+    worker costs seconds."""
     base = tmp_path_factory.mktemp("user")
-    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME")}
     for key in saved:
         os.environ[key] = str(base / key.lower())
     yield base
