@@ -154,7 +154,9 @@ def test_sizing_a_closed_chain_gives_its_actuated_torques(window, qtbot, cd):
     view.source.setCurrentText("quintic move")
     view.target.setText("30, 20, 40, 10")
     assert view.run() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     assert not _error(window)
     s = view.result.sizing
     for k in (0, len(s.traj.t) // 3, len(s.traj.t) - 1):
@@ -174,7 +176,9 @@ def test_a_trajectory_csv_names_a_closed_chain_s_joints_by_their_links(window, q
     view.source.setCurrentText("trajectory CSV")
     view.csv.setText(str(path))
     assert view.run() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     assert not _error(window)
     s = view.result.sizing
     assert s.traj.q == pytest.approx(q)
@@ -191,7 +195,9 @@ def test_what_the_core_does_not_give_a_closed_chain_is_one_line(window, qtbot):
     view.payload.setChecked(True)
     window.explore.ratings_edits["torque"].setText("5000")
     view.run()
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     error = _error(window)
     if error:
         assert error.startswith("Sizing: the core does not compute this for a closed chain yet ("), error
@@ -281,7 +287,9 @@ def test_the_workspace_cloud_of_a_closed_chain_puts_its_tool_where_the_loops_clo
     clouds = []
     window.explore.workspaceMapped.connect(lambda positions, values, label: clouds.append(positions))
     assert view.compute() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     assert not _error(window) and len(clouds) == 1
     r = view.result
     tool = np.array([0.0, 0.0, 0.0, 1.0])
