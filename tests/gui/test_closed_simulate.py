@@ -80,10 +80,10 @@ def test_a_closed_chain_simulation_can_be_cancelled(qtbot, tmp_path, monkeypatch
     shown = []
     sim.progress.valueChanged.connect(shown.append)
     assert sim.run() is not None
-    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=60_000)
+    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=120_000)
     assert sim.busy
     sim.cancel()
-    qtbot.waitUntil(lambda: not sim.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not sim.busy, timeout=120_000)
     assert sim.status.text() == "Simulation cancelled" and sim.run_button.isEnabled()
 
 

@@ -161,9 +161,9 @@ def test_a_long_elastic_run_cancels(qtbot, tmp_path, monkeypatch):
     panel.progress.valueChanged.connect(shown.append)
     hold_jobs(monkeypatch)   # the run waits for Cancel after its first step inside the span: no race with its end
     assert panel.run() is not None
-    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=60_000)
+    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=120_000)
     assert panel.busy
-    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=60_000):
+    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=120_000):
         panel.cancel_button.click()
     assert panel.status.text() == "Simulation cancelled" and panel.result is None
 

@@ -34,7 +34,7 @@ def test_a_released_arm_falls_conserving_energy_and_plays_back(qtbot, window):
     q0 = np.array([0.5, -0.3])
     window.sliders.set_values(q0)
     panel.duration.setValue(1.0)
-    with qtbot.waitSignal(panel.finished, timeout=60_000):
+    with qtbot.waitSignal(panel.finished, timeout=120_000):
         assert panel.run() is not None
     r = panel.result
     np.testing.assert_allclose(r.q[0], q0, atol=1e-12)
@@ -49,7 +49,7 @@ def test_a_released_arm_falls_conserving_energy_and_plays_back(qtbot, window):
     np.testing.assert_allclose(window.arm_view.joint_values(), r.q[k], atol=1e-9)
     panel.speed.setCurrentText("2x")
     panel.set_playing(True)
-    qtbot.waitUntil(lambda: not panel.timer.isActive(), timeout=60_000)   # plays to the end and stops
+    qtbot.waitUntil(lambda: not panel.timer.isActive(), timeout=120_000)   # plays to the end and stops
     np.testing.assert_allclose(window.sliders.values(), r.q[-1], atol=1e-9)
     window.document.apply(window.document.model.with_parameter("m2", 3.0), "Set m2")
     assert panel.stale_banner.isVisibleTo(panel)
@@ -66,7 +66,7 @@ def _open(qtbot, tmp_path, name: str):
 
 
 def _run(qtbot, panel):
-    with qtbot.waitSignal(panel.finished, timeout=60_000):
+    with qtbot.waitSignal(panel.finished, timeout=120_000):
         assert panel.run() is not None
     return panel.result
 
@@ -156,8 +156,8 @@ def test_a_long_fall_shows_progress_as_time_advances_and_cancels(qtbot, tmp_path
     panel.duration.setValue(60.0)
     shown.clear()
     assert panel.run() is not None
-    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=60_000)
+    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=120_000)
     assert panel.worker is not None and panel.busy
-    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=60_000):
+    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=120_000):
         panel.cancel_button.click()
     assert panel.status.text() == "Simulation cancelled" and panel.result is r

@@ -175,4 +175,4 @@ def test_explore_plot_legends_follow_their_curves(qtbot):
     t = np.linspace(0, 1, 300)
     for k in range(3):
         box.plot.plot(t, t + 0.02 * k, pen=k, name=f"joint {k + 1}")   # rising through the top right
-    qtbot.waitUntil(lambda: _covered(box.plot) == 0, timeout=60_000)
+    qtbot.waitUntil(lambda: _covered(box.plot) == 0, timeout=120_000)

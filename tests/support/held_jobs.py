@@ -1,11 +1,12 @@
 """Runs that cannot end before the test cancels them: a test of Cancel must not race the clock.
 
 ``hold_jobs(monkeypatch)`` makes every thread job the window starts from then on (through
-``designer.gui.job_runner.start_job``) run as itself until it reports progress a bar shows inside its span
-(1% to 99%: a first step of 0.02% draws nothing on a bar of 1000), and then wait for its cancel token: however fast, or however loaded, the machine, the run is still going
-when Cancel is pressed, and it ends as the window's Cancel ends it (the token's Cancelled). A job that
-ends before such a step ends as it would. Process jobs (:class:`~designer.jobs.process.ProcessJob`) run in
-another process and pass unchanged.
+``designer.gui.job_runner.start_job``) run as itself until it reports progress a bar shows inside its
+span (1% to 99%: a first step of 0.02% draws nothing on a bar of 1000), and then wait for its cancel
+token: however fast, or however loaded, the machine, the run is still going when Cancel is pressed,
+and it ends as the window's Cancel ends it (the token's Cancelled). A job that ends before such a step
+ends as it would. Process jobs (:class:`~designer.jobs.process.ProcessJob`) run in another process
+and pass unchanged.
 """
 
 from __future__ import annotations
