@@ -17,8 +17,11 @@ TEST_PACKAGES := $(RUN_PACKAGES) libgomp1 gcc g++ libc6-dev python3-dev texlive-
 run: run-deps venv
 	$(PY) main.py $(ROBOT)
 
+# on every core (pytest-xdist; TEST_JOBS=1 for one process), each worker with its own Xvfb (pytest-xvfb)
+TEST_JOBS ?= auto
+
 test: test-deps venv lint
-	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q -rs
+	QT_QPA_PLATFORM=xcb $(PY) -m pytest -q -rs -n $(TEST_JOBS)
 
 # ruff over everything, mypy over the headless core, the layer order of the core (import-linter's
 # contracts; all three configured in pyproject.toml, the layers explained in docs/architecture.md)

@@ -34,6 +34,25 @@ def pytest_configure(config):
     QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_user_folders(tmp_path_factory):
+    """The user's data and configuration folders (QStandardPaths' AppDataLocation: the window's default
+    recovery folder; QSettings' default place) in this process's own temporary folder: the suite runs in
+    parallel processes (`make test`: pytest-xdist), which must not share, nor touch the user's. The cache
+    folder stays: matplotlib's font cache there is written under a lock, and rebuilding it in every
+    worker costs seconds."""
+    base = tmp_path_factory.mktemp("user")
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME")}
+    for key in saved:
+        os.environ[key] = str(base / key.lower())
+    yield base
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
 @pytest.fixture
 def robots_dir() -> Path:
     return ROBOTS

@@ -20,8 +20,17 @@ COMMAND_MODULES = ["model_commands", "dynamics_commands", "numeric_commands", "e
                    "mjcf_commands", "control_commands", "elastic_commands", "report_commands", "gui_command"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors on one line (a bad option, a number out of its range: cli/ranges.py)
+    with where to find the usage, instead of the usage and then the error. The subcommands' parsers are
+    of this class too (argparse makes them of the parent's class)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="manipulator-designer",
         description="Manipulator Designer: DH models of serial arms, their kinematics and equations of motion.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

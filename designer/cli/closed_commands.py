@@ -148,7 +148,7 @@ def closed_simulate(args, model: Manipulator) -> int:
     from ..numeric.simulate import SimulationError
     from .numeric_inputs import simulation_inputs
     cd = _dynamics(model, args.project)
-    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n)
+    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n, [j + 1 for j in cd.act])
     mode = getattr(args, "limits", "warn")
     stops = None
     if mode == "stop":   # on every joint of the tree, the passive ones included (numeric/closed_drive.py)

@@ -27,8 +27,9 @@ __all__ = ["closed_modes"]
 def closed_modes(args, model) -> int:
     import numpy as np
     from ..explore.closed_elastic import closed_elastic, closed_elastic_at
-    from .numeric_commands import _values, number
+    from .numeric_commands import _values
     from .numeric_inputs import segments_of
+    from .ranges import PAYLOAD
     try:
         arm, joints = closed_elastic(model, args.project)
     except (DesignerError, ValueError) as exc:
@@ -40,7 +41,7 @@ def closed_modes(args, model) -> int:
     segments = segments_of(args.segments)
     names = [f"q{i}" for i in arm.joint_numbers]
     q = np.array(_values(args.q, arm.n, f"--q ({', '.join(names)})", [0.0] * arm.n))
-    payload = number(args.payload, "--payload")
+    payload = PAYLOAD.parse(args.payload, "--payload")
     try:
         at = closed_elastic_at(arm, joints, q)
     except DesignerError as exc:

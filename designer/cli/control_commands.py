@@ -10,8 +10,9 @@ import io
 import json
 
 from ..errors import DesignerError
-from .common import UserError, load_model, number, write_output
+from .common import UserError, load_model, write_output
 from .explore_io import pose_from
+from .ranges import HARMONICS, PERIOD, RATING, REPORT_STEP
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,8 +32,8 @@ def register(sub) -> None:
                                                        "(columns q1..qn, qd1..qdn, qdd1..qddn)")
     p.add_argument("--excite", action="store_true", help="generate a finite Fourier series trajectory within the "
                                                          "joint limits and report its condition number")
-    p.add_argument("--period", type=float, default=10.0, help="--excite: period in s (default 10)")
-    p.add_argument("--harmonics", type=int, default=5, help="--excite: harmonics per joint (default 5)")
+    p.add_argument("--period", type=PERIOD, default=10.0, help="--excite: period in s (default 10)")
+    p.add_argument("--harmonics", type=HARMONICS, default=5, help="--excite: harmonics per joint (default 5)")
     p.add_argument("--speed", help="--excite: speed limit(s), one value or one per joint")
     p.add_argument("--acceleration", help="--excite: acceleration limit(s), one value or one per joint")
     p.add_argument("--excite-out", metavar="CSV", help="--excite: write the trajectory here")
@@ -69,8 +70,8 @@ def _limits(text: str | None, n: int, flag: str):
     import numpy as np
     if text is None:
         return None
-    values = [number(v, flag) for v in text.replace(",", " ").split()]
-    if len(values) not in (1, n) or any(v <= 0 for v in values):
+    values = [RATING.parse(v, flag) for v in text.replace(",", " ").split()]
+    if len(values) not in (1, n):
         raise UserError(f"{flag}: give one positive value or {n}")
     return np.broadcast_to(np.array(values), (n,)).copy()
 
@@ -260,7 +261,7 @@ def cmd_linearize(args) -> int:
             lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
         else:
             lm = solve(arm, q, qd, qdd)
-        dm = lm.discretize(number(args.dt, "--dt"), args.method) if args.dt is not None else None
+        dm = lm.discretize(REPORT_STEP.parse(args.dt, "--dt"), args.method) if args.dt is not None else None
     except ValueError as exc:
         raise UserError(f"linearize: {exc}") from None
     if args.format == "json":

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from .common import UserError, load_model, write_output
 from .progress import add_quiet, job_bar
+from .ranges import MAX_TERMS, TIME_LIMIT
 
 if TYPE_CHECKING:
     from ..dynamics.results import Equations, Form
@@ -86,10 +87,10 @@ def register(sub) -> None:
 
 def add_budget_options(p) -> None:
     """--max-terms and --time-limit: when a closed form is derived at all (derive, eval, torques)."""
-    p.add_argument("--max-terms", type=int, default=None, metavar="N",
+    p.add_argument("--max-terms", type=MAX_TERMS, default=None, metavar="N",
                    help="largest estimated term count of an expanded tau_i to derive in closed form "
                         "(default 1e9: the estimate is an upper bound, 10 to 1000 times the true count)")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-limit", type=TIME_LIMIT, default=None, metavar="SECONDS",
                    help="give up a closed form that takes longer (default: 30 for --form auto, which then gives "
                         "the recursive form; none for --form closed; 0: no limit)")
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .common import UserError, load_model, write_output
 from .progress import add_quiet
+from .ranges import DURATION, GAIN, PAYLOAD, SEGMENTS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,8 +42,8 @@ def register(sub) -> None:
     p.add_argument("project")
     p.add_argument("--q", nargs="+", metavar="Q", help="the pose (n values; default all zero)")
     p.add_argument("--payload", default="0", metavar="KG", help="payload at the tool for the sag (kg, default 0)")
-    p.add_argument("--segments", type=int, metavar="S", help="virtual joints per part-made link for the modes with "
-                   "the links' bending (default 4; docs/elastic.md)")
+    p.add_argument("--segments", type=SEGMENTS, metavar="S", help="virtual joints per part-made link for the modes "
+                   "with the links' bending (default 4; docs/elastic.md)")
     p.add_argument("--out", metavar="FILE", help="write the JSON here instead of standard output")
     add_quiet(p)
     p.set_defaults(func=cmd_modes)
@@ -86,14 +87,14 @@ def cmd_modes(args) -> int:
     from ..numeric.engine import arm_dynamics
     from ..numeric.modes import free_modes, locked_modes
     from ..numeric.stiffness import sag, tool_compliance
-    from .numeric_commands import _values, number
+    from .numeric_commands import _values
     closed = load_model(args.project, closed=True)
     if not closed.is_serial:   # its actuated joints' gearboxes (cli/closed_modes.py)
         from .closed_modes import closed_modes
         return closed_modes(args, closed)
     model, arm, joints = _arm_and_joints(args, links_bend=True)
     q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
-    payload = number(args.payload, "--payload")
+    payload = PAYLOAD.parse(args.payload, "--payload")
     M = arm_dynamics(arm).M(q)
     locked = locked_modes(M, joints)
     out = {"q": q.tolist(), "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
@@ -147,7 +148,7 @@ def cmd_simulate_elastic(args) -> int:
     from ..jobs import run
     from ..numeric.elastic import ElasticArm
     from ..numeric.elastic_simulate import MotorPD, simulate_elastic_job
-    from .numeric_commands import _positive, _values
+    from .numeric_inputs import _values, simulation_times
     from .progress import job_bar
     setup = _simulation_setup(args)
     arm, joints, names = setup.arm, setup.joints, setup.names
@@ -157,19 +158,14 @@ def cmd_simulate_elastic(args) -> int:
     if args.qd0 is not None:
         raise UserError("simulate --elastic: starts at rest (--qd0 is for the rigid arm)")
     q0 = _values(args.q0, n, "--q0 (" + ", ".join(names) + ")")
-    duration = _positive(args.t, "--t")
+    duration, rtol, atol, t_eval = simulation_times(args)
     control = None
     if args.pd:
-        kp = _values([args.pd[0]], n, "--pd KP", scalar=True)
-        kd = _values([args.pd[1]], n, "--pd KD", scalar=True)
+        kp = _values([args.pd[0]], n, "--pd KP", scalar=True, bound=GAIN)
+        kd = _values([args.pd[1]], n, "--pd KD", scalar=True, bound=GAIN)
         target = _values(args.target, n, "--target", q0, scalar=True)
-        control = MotorPD(kp, kd, target, q0, _positive(args.move, "--move") if args.move else 0.0)
-    t_eval = None
-    if args.dt is not None:
-        dt = _positive(args.dt, "--dt")
-        t_eval = np.unique(np.append(np.arange(0.0, duration, dt), duration))
-    options: dict[str, Any] = dict(q0=q0, rtol=_positive(args.rtol, "--rtol"), atol=_positive(args.atol, "--atol"),
-                                   t_eval=t_eval)
+        control = MotorPD(kp, kd, target, q0, DURATION.parse(args.move, "--move") if args.move else 0.0)
+    options: dict[str, Any] = dict(q0=q0, rtol=rtol, atol=atol, t_eval=t_eval)
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_elastic_job(arm, joints, (0.0, duration), control, dynamics=setup.side(), **options),

@@ -8,11 +8,13 @@ Definitions of every metric: docs/metrics.md.
 
 from __future__ import annotations
 
-from .common import UserError, load_model, number
+from .common import UserError, load_model
 from .explore_io import (arm_of, emit, from_drives, guard, model_and_arm, output_format, parse_sets, pose, pose_from,
                          ratings, vector)
 from .explore_sweep import register_sweep_and_map
 from .progress import add_quiet, job_bar
+from .ranges import (CHECKS, CHOOSE, COUNT, DURATION, FINITE, FRACTION, LENGTH, MOVE_STEPS, NON_NEGATIVE, SAMPLES,
+                     SPEED, check_states)
 
 WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
 
@@ -47,15 +49,15 @@ def register(sub) -> None:
     q.add_argument("--target", action="append", metavar="I[,J]", help="entry of M or joint of G (repeatable)")
     q.add_argument("--solve-for", metavar="NAMES", help="comma list of parameters to solve for")
     q.add_argument("--apply", metavar="OUT.json", help="save the model with the first (or --choose) solution")
-    q.add_argument("--choose", type=int, default=1, help="which solution --apply uses (1-based)")
+    q.add_argument("--choose", type=CHOOSE, default=1, help="which solution --apply uses (1-based)")
     add_quiet(q)
     common(q, table=False)
     q.set_defaults(func=guard(cmd_conditions))
 
     q = whats.add_parser("significance", help="each term's largest share of the torque; simplified model and its bound")
-    q.add_argument("--threshold", type=float, default=0.01, help="drop terms below this fraction (default 0.01)")
-    q.add_argument("--samples", type=int, default=2048)
-    q.add_argument("--check", type=int, default=2000, help="fresh random states to check the bound (0: skip)")
+    q.add_argument("--threshold", type=FRACTION, default=0.01, help="drop terms below this fraction (default 0.01)")
+    q.add_argument("--samples", type=SAMPLES, default=2048)
+    q.add_argument("--check", type=CHECKS, default=2000, help="fresh random states to check the bound (0: skip)")
     q.add_argument("--ops", action="store_true", help="also count operations of full and simplified tau (symbolic)")
     add_quiet(q)
     common(q)
@@ -65,8 +67,8 @@ def register(sub) -> None:
         q.add_argument("--trajectory", metavar="CSV", help="columns t, q1..qn (optional qd1.., qdd1..)")
         q.add_argument("--from", dest="q_from", nargs="+", metavar="Q", help="quintic move: start pose")
         q.add_argument("--to", dest="q_to", nargs="+", metavar="Q", help="quintic move: end pose")
-        q.add_argument("--duration", type=float, default=1.0, help="quintic move: duration in s (default 1)")
-        q.add_argument("--steps", type=int, default=201, help="quintic move: time steps (default 201)")
+        q.add_argument("--duration", type=DURATION, default=1.0, help="quintic move: duration in s (default 1)")
+        q.add_argument("--steps", type=MOVE_STEPS, default=201, help="quintic move: time steps (default 201)")
         q.add_argument("--iso-cube", action="store_true",
                        help="ISO 9283 test-cube path P1-P2-P3-P4-P5-P1 (straight lines; --steps in all)")
         q.add_argument("--cube-centre", nargs=3, metavar=("X", "Y", "Z"), help="cube centre in m (default: search)")
@@ -87,14 +89,14 @@ def register(sub) -> None:
                    help="offsets along the last frame's z axis (m; a closed chain's tool link)")
     q.add_argument("--x", nargs=3, default=["0", "0.2", "5"], metavar=("START", "STOP", "COUNT"),
                    help="offsets along the last frame's x axis (m)")
-    q.add_argument("--samples", type=int, default=1000, help="without a motion: holding still at this many samples")
+    q.add_argument("--samples", type=SAMPLES, default=1000, help="without a motion: holding still at this many samples")
     common(q)
     q.set_defaults(func=guard(cmd_payload))
 
     q = whats.add_parser("sensitivity", help="d(metric)/d(parameter) at a pose; parameters ranked over the workspace")
     q.add_argument("--metric", required=True, metavar="SPEC")
     q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
-    q.add_argument("--samples", type=int, default=256, help="workspace samples for the ranking (default 256)")
+    q.add_argument("--samples", type=SAMPLES, default=256, help="workspace samples for the ranking (default 256)")
     common(q)
     q.set_defaults(func=guard(cmd_sensitivity))
 
@@ -102,7 +104,7 @@ def register(sub) -> None:
     q.add_argument("--with", dest="other", metavar="PROJECT_B", help="design B (default: PROJECT with --set-b)")
     q.add_argument("--set-b", action="append", default=[], metavar="NAME=VALUE", help="override in design B")
     q.add_argument("--q", nargs="+", metavar="Q", help="the pose (default: all zero)")
-    q.add_argument("--samples", type=int, default=1000)
+    q.add_argument("--samples", type=SAMPLES, default=1000)
     common(q)
     q.set_defaults(func=guard(cmd_compare))
 
@@ -184,6 +186,7 @@ def cmd_significance(args) -> int:
     v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
         raise UserError("significance: give the envelope with --speed and --acceleration")
+    check_states(max(args.samples, args.check), arm.n, "--samples" if args.samples >= args.check else "--check")
     with job_bar(args.quiet, desc="significance") as bar:
         result = run(significance_job(model, arm, v, a, args.threshold, args.samples, args.ops, NEVER,
                                       check=args.check), bar)
@@ -212,6 +215,7 @@ def _motion(args, n: int, arm=None):
     if args.q_from or args.q_to:
         if not (args.q_from and args.q_to):
             raise UserError("give both --from and --to for a quintic move")
+        check_states(args.steps, n, "--steps")
         return quintic(pose_from(args.q_from, n, "--from"), pose_from(args.q_to, n, "--to"), args.duration, args.steps)
     return None
 
@@ -222,10 +226,12 @@ def _cube_motion(args, arm):
         raise UserError("--cube-centre and --cube-edge go with --iso-cube")
     if bool(args.cube_centre) != bool(args.cube_edge):
         raise UserError("--iso-cube: give both --cube-centre and --cube-edge, or neither (to search the largest)")
-    centre = [number(v, "--cube-centre") for v in args.cube_centre] if args.cube_centre else None
-    edge = number(args.cube_edge, "--cube-edge") if args.cube_edge else None
+    centre = [FINITE.parse(v, "--cube-centre") for v in args.cube_centre] if args.cube_centre else None
+    edge = LENGTH.parse(args.cube_edge, "--cube-edge") if args.cube_edge else None
+    speed = SPEED.parse(args.cube_speed, "--cube-speed")
+    check_states(args.steps, arm.n, "--steps")
     cube = test_cube(arm, centre, edge)
-    return cube_path(arm, cube, number(args.cube_speed, "--cube-speed"), max(3, (args.steps - 1) // 5 + 1)).trajectory
+    return cube_path(arm, cube, speed, max(3, (args.steps - 1) // 5 + 1)).trajectory
 
 
 def cmd_sizing(args) -> int:
@@ -237,7 +243,7 @@ def cmd_sizing(args) -> int:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
 
     res = size_motors(arm, traj, from_drives(model, "gear", vector(args.gear, arm.n, "--gear"), "--gear"),
-                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor"), "--rotor"))
+                      from_drives(model, "rotor", vector(args.rotor, arm.n, "--rotor", NON_NEGATIVE), "--rotor"))
     numbers = joint_numbers(arm)   # a closed chain's actuated joints by their link numbers
     table = res.table(numbers)
     series = [{"t": float(t), **{f"tau{k}": float(v) for k, v in zip(numbers, tau)},
@@ -255,16 +261,16 @@ def cmd_payload(args) -> int:
     torque = from_drives(model, "torque", vector(args.torque, arm.n, "--torque"), "--torque")
     if torque is None:
         raise UserError("payload: give the rated torques with --torque (or drive data in the project)")
+    grids = []
+    for flag, (start, stop, count) in (("--z", args.z), ("--x", args.x)):
+        size = COUNT.parse(count, f"{flag} COUNT")
+        grids.append(np.linspace(FINITE.parse(start, f"{flag} START"), FINITE.parse(stop, f"{flag} STOP"), size))
     traj = _motion(args, arm.n, arm)
     if traj is None:
+        check_states(args.samples, arm.n, "--samples")
         q, qd, qdd = sample_configurations(arm, args.samples), None, None
     else:
         q, qd, qdd = traj.q, traj.qd, traj.qdd
-    grids = []
-    for flag, (start, stop, count) in (("--z", args.z), ("--x", args.x)):
-        if not count.isdigit() or int(count) < 1:
-            raise UserError(f"{flag}: COUNT must be a whole number >= 1, not '{count}'")
-        grids.append(np.linspace(number(start, flag), number(stop, flag), int(count)))
     Z, X = np.meshgrid(*grids, indexing="ij")
     offsets = np.column_stack([X.ravel(), np.zeros(X.size), Z.ravel()])
     mass = payload_envelope(arm, offsets, torque, q, qd, qdd)
@@ -275,8 +281,7 @@ def cmd_payload(args) -> int:
 def cmd_sensitivity(args) -> int:
     from ..explore.sensitivity import rank_parameters
     model, arm = model_and_arm(args, closed=True)
-    if args.samples < 1:
-        raise UserError("--samples must be at least 1")
+    check_states(args.samples, arm.n, "--samples")
     ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n, model), args.samples)
     rows = [{"parameter": s.parameter, "value": s.value, "derivative_at_q": s.derivative,
              "derivative_expression": "" if s.expression is None else str(s.expression),
@@ -300,6 +305,7 @@ def cmd_compare(args) -> int:
         rated_b = design_ratings(model_b, rated or Ratings(), {k: v for k, v in sets.items()})
     except ValueError as exc:
         raise UserError(f"design B: {exc}") from None
+    check_states(args.samples, arm_a.n, "--samples")
     rows = compare(arm_a, arm_b, pose(args, arm_a.n), rated, args.samples, ratings_b=rated_b)
     return emit(args, rows)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .common import UserError, load_model, number, write_output
+from .ranges import FINITE, PAYLOAD, RATING, Bounded
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,7 +47,7 @@ def parse_sets(items: list[str]) -> dict[str, float]:
         if "=" not in item:
             raise UserError(f"--set {item}: write NAME=VALUE")
         name, text = item.split("=", 1)
-        out[name.strip()] = number(text, f"--set {name.strip()}")
+        out[name.strip()] = FINITE.parse(text, f"--set {name.strip()}")
     return out
 
 
@@ -79,12 +80,13 @@ def arm_of(model, where: str):
         raise UserError(f"{where}: {exc}") from None
 
 
-def vector(text: str | None, n: int, what: str):
+def vector(text: str | None, n: int, what: str, bound: Bounded = RATING):
+    """One value for every joint or n values (commas or spaces), each in ``bound`` (default: a rating, positive)."""
     import numpy as np
     if text is None:
         return None
     parts = [p for p in text.replace(",", " ").split() if p]
-    values = [number(p, what) for p in parts]
+    values = [bound.parse(p, what) for p in parts]
     if len(values) not in (1, n):
         raise UserError(f"{what}: give one value or {n}, got {len(values)}")
     return np.broadcast_to(np.array(values), (n,)).copy()
@@ -105,7 +107,7 @@ def elastic_ratings(model, payload) -> dict:
     """The elastic joints' data for the stiffness and frequency metrics: the project's drive data
     (stiffness, gear ratio, rotor inertia) and the --payload in kg."""
     from ..explore.elastic_metrics import drive_ratings
-    return {"payload": 0.0 if payload is None else number(payload, "--payload"), **drive_ratings(model)}
+    return {"payload": 0.0 if payload is None else PAYLOAD.parse(payload, "--payload"), **drive_ratings(model)}
 
 
 def from_drives(model, what: str, given, flag: str):
@@ -133,7 +135,7 @@ def pose_from(texts: list[str] | None, n: int, flag: str) -> np.ndarray:
         return np.zeros(n)
     if len(texts) != n:
         raise UserError(f"{flag}: {n} joint values needed, {len(texts)} given")
-    return np.array([number(t, f"{flag}[{k}]") for k, t in enumerate(texts, start=1)])
+    return np.array([FINITE.parse(t, f"{flag}[{k}]") for k, t in enumerate(texts, start=1)])
 
 
 def _clean(value):

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..jobs import run
-from .common import UserError, number
+from .common import UserError
 from .explore_io import emit, model_and_arm, output_format, pose, ratings
 from .progress import add_quiet, job_bar
+from .ranges import FINITE, GRID_STEPS, JOINT, PARAM_COUNT, SAMPLES, SEED, WORKERS, check_states
 
 if TYPE_CHECKING:
     from ..explore.distribute import Compute
@@ -32,7 +33,7 @@ def add_compute(q, local_default: str) -> None:
     # (tests/cli/test_startup.py holds the two the same)
     q.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on this Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $DASK_SCHEDULER_ADDRESS if set)")
-    q.add_argument("--workers", type=int, default=None, help=f"worker processes here (default: {local_default})")
+    q.add_argument("--workers", type=WORKERS, default=None, help=f"worker processes here (default: {local_default})")
     q.add_argument("--threads", action="store_true", help="use threads here instead of processes")
     add_quiet(q)
 
@@ -41,8 +42,6 @@ def compute_from(args, default_workers: int | None = 2) -> Compute | None:
     """The place the options name; None to compute in this process (``default_workers`` None and nothing
     asked). An explicit ``--workers``/``--threads`` wins over the environment variable."""
     from ..explore.distribute import Compute, scheduler_from_env
-    if args.workers is not None and args.workers < 1:
-        raise UserError("--workers must be at least 1")
     if args.scheduler:
         if args.workers is not None or args.threads:
             raise UserError("--scheduler runs on the cluster: leave out --workers and --threads")
@@ -65,22 +64,13 @@ def _spec(args, model, arm):
         raise UserError("give what to sweep: --param NAME START STOP COUNT or --material LINK NAMES")
     axes = []
     for link, names in materials:
-        try:
-            k = int(link)
-        except ValueError:
-            raise UserError(f"--material: LINK must be a link number, not '{link}'") from None
+        k = JOINT.parse(link, "--material LINK")
         axes.append(SweepAxis.materials(k, [n.strip() for n in names.split(",") if n.strip()]))
     for name, start, stop, count in params:
-        try:
-            k = int(count)
-        except ValueError:
-            raise UserError(f"--param {name}: COUNT must be a whole number, not '{count}'") from None
-        if k < 1:
-            raise UserError(f"--param {name}: COUNT must be at least 1")
-        axes.append(SweepAxis.linspace(name, number(start, f"--param {name} START"),
-                                       number(stop, f"--param {name} STOP"), k))
-    if args.samples < 1:
-        raise UserError("--samples must be at least 1")
+        k = PARAM_COUNT.parse(count, f"--param {name} COUNT")
+        axes.append(SweepAxis.linspace(name, FINITE.parse(start, f"--param {name} START"),
+                                       FINITE.parse(stop, f"--param {name} STOP"), k))
+    check_states(args.samples, arm.n, "--samples")   # each design's, in each worker
     return SweepSpec(tuple(axes), tuple(args.metric), tuple(s.strip() for s in args.stats.split(",") if s.strip()),
                      args.samples, Sampling(args.sampling), args.seed, ratings(args, arm.n, model))
 
@@ -144,12 +134,10 @@ def cmd_map(args) -> int:
     spec = parse_metric(args.metric, arm.n, numbers)
     compute = compute_from(args, default_workers=None)
     if args.joints:
-        if args.steps < 2:
-            raise UserError("--steps: at least 2")
+        check_states(args.steps ** 2, arm.n, "--steps", f"a grid of {args.steps:,} x {args.steps:,} = ")
         x, y, Q = grid_states(arm, (args.joints[0], args.joints[1]), pose(args, arm.n), args.steps)
     else:
-        if args.samples < 1:
-            raise UserError("--samples must be at least 1")
+        check_states(args.samples, arm.n, "--samples")
         Q = sample_configurations(arm, args.samples, args.sampling, args.seed)
     try:
         with job_bar(args.quiet, len(Q), "state", "map") as bar:
@@ -181,12 +169,12 @@ def cmd_map(args) -> int:
 def register_sweep_and_map(whats, common, guard) -> None:
     q = whats.add_parser("map", help="a metric over a 2-D joint grid, or at samples within the joint limits")
     q.add_argument("--metric", required=True, metavar="SPEC")
-    q.add_argument("--joints", nargs=2, type=int, metavar=("I", "J"), help="sweep these two joints on a grid")
-    q.add_argument("--steps", type=int, default=50, help="grid points per joint (default 50)")
+    q.add_argument("--joints", nargs=2, type=JOINT, metavar=("I", "J"), help="sweep these two joints on a grid")
+    q.add_argument("--steps", type=GRID_STEPS, default=50, help="grid points per joint (default 50)")
     q.add_argument("--q", nargs="+", metavar="Q", help="pose of the other joints (default: all zero)")
-    q.add_argument("--samples", type=int, default=1000, help="without --joints: number of samples (default 1000)")
+    q.add_argument("--samples", type=SAMPLES, default=1000, help="without --joints: number of samples (default 1000)")
     q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--seed", type=SEED, default=0)
     add_compute(q, "this process")
     common(q)
     q.set_defaults(func=guard(cmd_map))
@@ -198,9 +186,9 @@ def register_sweep_and_map(whats, common, guard) -> None:
                         "the column holds each design's index into that list")
     q.add_argument("--metric", action="append", required=True, metavar="SPEC")
     q.add_argument("--stats", default="max,mean", help="comma list of min,max,mean,std,p05,p50,p95")
-    q.add_argument("--samples", type=int, default=1000)
+    q.add_argument("--samples", type=SAMPLES, default=1000)
     q.add_argument("--sampling", choices=["sobol", "random"], default="sobol")
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--seed", type=SEED, default=0)
     add_compute(q, "2")
     q.add_argument("--resume", action="store_true",
                    help="continue an interrupted sweep into --out FILE (.csv, or .json through the FILE.part.csv "

@@ -6,7 +6,8 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from .common import UserError, load_model, number
+from .common import UserError, load_model
+from .ranges import FINITE
 
 if TYPE_CHECKING:
     from ..model.manipulator import Manipulator
@@ -145,7 +146,7 @@ def cmd_fk(args) -> int:
     if len(texts) != want:
         raise UserError(f"--q: {want} joint values needed, {len(texts)} given"
                         + ("" if model.is_serial else f" (the actuated joints q{', q'.join(map(str, act))})"))
-    q = [number(text, f"--q[{k}]") for k, text in enumerate(texts, start=1)]
+    q = [FINITE.parse(text, f"--q[{k}]") for k, text in enumerate(texts, start=1)]
     if not model.is_serial:
         return _closed_fk(args, model, q, act)
     try:

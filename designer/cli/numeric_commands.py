@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..jobs import Progress, run
 from .common import UserError, load_model, write_output
 from .common import number  # noqa: F401  (elastic_commands imports it from here)
-from .numeric_inputs import _positive, _values, read_states, read_torque_table, simulation_inputs  # noqa: F401
+from .numeric_inputs import _values, read_states, read_torque_table, simulation_inputs  # noqa: F401
 from .progress import add_quiet, job_bar, loop_bar
 
 if TYPE_CHECKING:

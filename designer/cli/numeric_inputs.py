@@ -4,11 +4,17 @@ tables and simulate's options (shared by the serial and the closed-chain command
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 import math
+import re
 
-from .common import UserError, number, read_json
+from .common import UserError, read_json
+from .ranges import ATOL, DURATION, FINITE, GAIN, REPORT_STEP, RTOL, SEGMENTS, Bounded
 
-__all__ = ["read_states", "read_torque_table", "simulation_inputs", "segments_of"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["read_states", "read_torque_table", "simulation_inputs", "simulation_times", "segments_of"]
 
 
 def _vector(value, n: int, where: str) -> list[float]:
@@ -51,76 +57,82 @@ def read_states(path: str, n: int) -> list[tuple[list[float], list[float], list[
 
 
 def _values(tokens: list[str] | None, n: int, what: str, default: list[float] | None = None,
-            scalar: bool = False) -> list[float]:
-    """n numbers from the command line: separate words or commas; ``scalar`` also takes one for all."""
+            scalar: bool = False, bound: Bounded = FINITE) -> list[float]:
+    """n numbers from the command line, each in ``bound``: separate words or commas; ``scalar`` also takes one
+    for all."""
     if tokens is None:
         if default is None:
             raise UserError(f"{what}: missing")
         return default
     words = [w for t in tokens for w in t.split(",") if w.strip()]
-    values = [number(w, what) for w in words]
+    values = [bound.parse(w, what) for w in words]
     if scalar and len(values) == 1:
         values = values * n
     if len(values) != n:
         raise UserError(f"{what}: {len(values)} value{'' if len(values) == 1 else 's'}, the arm has {n} joints")
-    bad = next((v for v in values if not math.isfinite(v)), None)
-    if bad is not None:
-        raise UserError(f"{what}: {bad} is not a finite number")
     return values
 
 
-def read_torque_table(path: str, n: int):
-    """A :class:`~designer.numeric.simulate.TorqueTable` from CSV columns t, tau1..taun."""
+def read_torque_table(path: str, n: int, numbers: list[int] | None = None):
+    """A :class:`~designer.numeric.simulate.TorqueTable` from CSV columns t, tau1..taun, or with ``numbers``
+    (a closed chain's actuated joints by their link numbers, as every output names them) t, tau{k} for each.
+    Other columns are passed over (simulate's own output reads as a table), but a ``tau`` column of no such
+    joint is refused: it would act on nothing."""
     from ..tables import read_columns
     from ..numeric.simulate import TorqueTable
-    names = ["t"] + [f"tau{j}" for j in range(1, n + 1)]
-    _, _, data, values = read_columns(path, "torque table", names, f"t, tau1..tau{n}")
+    numbers = list(range(1, n + 1)) if numbers is None else list(numbers)
+    names = ["t"] + [f"tau{j}" for j in numbers]
+    expected = (f"t, tau1..tau{n}" if numbers == list(range(1, n + 1))
+                else "t, " + ", ".join(names[1:]) + " (the actuated joints by their link numbers)")
+    header_line, header, data, values = read_columns(path, "torque table", names, expected)
+    stray = next((c for c in header if re.fullmatch(r"tau\d+", c) and c not in names), None)
+    if stray is not None:
+        raise UserError(f"{path}, line {header_line}: column '{stray}' is no actuated joint's (expected {expected})")
     for r in range(1, len(data)):
         if values[r, 0] <= values[r - 1, 0]:
             raise UserError(f"{path}, line {data[r][0]}: t = {values[r, 0]:g} does not come after the row before")
     return TorqueTable(values[:, 0], values[:, 1:])
 
 
-def _positive(text: str, what: str) -> float:
-    v = number(text, what)
-    if not (math.isfinite(v) and v > 0):
-        raise UserError(f"{what}: must be a positive number, not '{text}'")
-    return v
+# rows of simulate --dt: at most this many (a CSV row of a six-joint arm is about 500 bytes)
+MAX_ROWS = 10_000_000
 
 
-def simulation_inputs(args, n: int):
-    """(q0, qd0, duration, rtol, atol, t_eval, torque) of ``simulate``'s options for n joints."""
+def simulation_times(args) -> tuple[float, float, float, np.ndarray | None]:
+    """(duration, rtol, atol, t_eval) of ``--t``, ``--rtol``, ``--atol`` and ``--dt`` (each in its range,
+    cli/ranges.py); t_eval None without ``--dt`` (every integrator step is a row)."""
     import numpy as np
+    duration = DURATION.parse(args.t, "--t")
+    rtol, atol = RTOL.parse(args.rtol, "--rtol"), ATOL.parse(args.atol, "--atol")
+    if args.dt is None:
+        return duration, rtol, atol, None
+    dt = REPORT_STEP.parse(args.dt, "--dt")
+    if duration / dt > MAX_ROWS:
+        raise UserError(f"--dt: {duration / dt:.3g} rows is too many (at most {MAX_ROWS:,}: a larger --dt)")
+    t_eval = np.append(np.arange(0.0, duration, dt), duration)
+    return duration, rtol, atol, t_eval[np.concatenate([np.diff(t_eval) > 1e-12 * duration, [True]])]
+
+
+def simulation_inputs(args, n: int, numbers: list[int] | None = None):
+    """(q0, qd0, duration, rtol, atol, t_eval, torque) of ``simulate``'s options for n joints (``numbers``: a
+    closed chain's actuated joints by their link numbers, which its torque table's columns name)."""
     from ..numeric.simulate import PDControl
     q0 = _values(args.q0, n, "--q0")
     qd0 = _values(args.qd0, n, "--qd0", [0.0] * n)
-    duration = _positive(args.t, "--t")
-    rtol, atol = _positive(args.rtol, "--rtol"), _positive(args.atol, "--atol")
-    t_eval = None
-    if args.dt is not None:
-        dt = _positive(args.dt, "--dt")
-        if duration / dt > 1e7:
-            raise UserError(f"--dt: {duration / dt:.3g} rows is too many (at most 10,000,000)")
-        t_eval = np.append(np.arange(0.0, duration, dt), duration)
-        t_eval = t_eval[np.concatenate([np.diff(t_eval) > 1e-12 * duration, [True]])]
+    duration, rtol, atol, t_eval = simulation_times(args)
     if args.target is not None and args.pd is None:
         raise UserError("--target: only with --pd KP KD")
     torque = None
     if args.torque:
-        torque = read_torque_table(args.torque, n)
+        torque = read_torque_table(args.torque, n, numbers)
     elif args.pd:
-        kp = _values([args.pd[0]], n, "--pd KP", scalar=True)
-        kd = _values([args.pd[1]], n, "--pd KD", scalar=True)
-        if min(kp + kd) < 0:
-            raise UserError("--pd: gains must not be negative")
+        kp = _values([args.pd[0]], n, "--pd KP", scalar=True, bound=GAIN)
+        kd = _values([args.pd[1]], n, "--pd KD", scalar=True, bound=GAIN)
         torque = PDControl(kp, kd, _values(args.target, n, "--target", q0, scalar=True))
     return q0, qd0, duration, rtol, atol, t_eval, torque
 
 
 def segments_of(segments: int | None) -> int:
-    """``modes --segments``: the virtual joints per part-made link (default SEGMENTS), 1 to 64."""
-    from ..numeric.flex_modes import SEGMENTS
-    segments = SEGMENTS if segments is None else segments
-    if not 1 <= segments <= 64:
-        raise UserError(f"--segments: give 1 to 64 virtual joints per link, not {segments}")
-    return segments
+    """``modes --segments`` (its range checked by argparse: ranges.SEGMENTS) or, without it, the default."""
+    from ..numeric.flex_modes import SEGMENTS as DEFAULT
+    return DEFAULT if segments is None else SEGMENTS.check(segments, "--segments")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .common import UserError, load_model, number
+from .common import UserError, load_model
+from .ranges import FINITE
 
 
 def register(sub) -> None:
@@ -34,7 +35,7 @@ def cmd_design_report(args) -> int:
         sizes = {model.n, len(actuated_indices(model))}
         if len(args.q) not in sizes:
             raise UserError(f"--q: give {' or '.join(str(s) for s in sorted(sizes))} joint values, not {len(args.q)}")
-        pose = [number(t, f"--q[{k}]") for k, t in enumerate(args.q, start=1)]
+        pose = [FINITE.parse(t, f"--q[{k}]") for k, t in enumerate(args.q, start=1)]
     try:
         summary = write_design_report(args.out, model, [], None, None, pose)
     except OSError as exc:

@@ -7,6 +7,7 @@ import sys
 
 from ..errors import DesignerError
 from .common import UserError, load_model, write_output
+from .ranges import DENSITY
 
 __all__ = ["allowed_roots", "chain_options", "export_command", "import_urdf_command", "register", "urdf_file_options",
            "write_import"]
@@ -99,7 +100,7 @@ def urdf_file_options(p: argparse.ArgumentParser) -> None:
     meshes at a density), package folders, xacro arguments."""
     p.add_argument("--massless", action="store_true",
                    help="URDF: import a moving link without <inertial> as massless, with a warning (default: refuse)")
-    p.add_argument("--density", type=float, metavar="KG_M3",
+    p.add_argument("--density", type=DENSITY, metavar="KG_M3",
                    help="compute mass, COM and inertia of links without <inertial> from their collision (else visual) "
                         "meshes at this density (aluminium 2700, steel 7850)")
     p.add_argument("--package-path", action="append", metavar="DIR|PKG=DIR", default=[],

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]   # a source checkout: README.md and 
 SHIPPED = "_docs"   # the copy of README.md and docs/ that a built package carries (setup.py puts it there)
 #: the user guide's reading order (a page not named here follows, by name)
 GUIDE_ORDER = ("window.md", "command-line.md", "design-story.md", "closed-chains.md", "elastic.md", "metrics.md",
-               "codegen.md", "urdf.md", "mjcf.md", "project-format.md", "scaling.md", "benchmarks.md", "layout.md",
-               "architecture.md")
+               "codegen.md", "urdf.md", "mjcf.md", "project-format.md", "option-ranges.md", "scaling.md",
+               "benchmarks.md", "layout.md", "architecture.md")
 LIBRARIES = ("PySide6-Essentials", "pyqtgraph", "sympy", "numpy", "matplotlib", "PyOpenGL")
 
 

@@ -23,7 +23,7 @@ from .closed import ClosedDynamics, ClosureError
 from .closed_drive import ClosedPD, stop_torques
 from .end_stops import STOP_HZ, EndStops
 from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
-from .simulate import PDControl, SimulationError, Torque, _torque_function
+from .simulate import PDControl, SimulationError, Torque, _torque_function, pose_text
 
 __all__ = ["ClosedTrajectory", "simulate_closed_job", "simulate_closed"]
 
@@ -135,7 +135,7 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
         # mounted four-bars of tests/support/closed_reference.py, seeds 3 and 4); a serial arm has no such states
         most = np.inf if end_stops is None else 0.25 / STOP_HZ
         sol = yield from integrate_job(rhs, t_span, y0, "DOP853", rtol, atol, most, t_eval, interval, token,
-                                       stage="simulate")
+                                       stage="simulate", describe=pose_text(n, [f"q{j + 1}" for j in cd.act]))
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     rows = len(sol.t)

@@ -34,7 +34,7 @@ from ..jobs import CancelToken, Job, run
 from ..kinematics import NumericArm
 from .elastic import ElasticArm, ElasticJoints, LinkSide
 from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
-from .simulate import SimulationError
+from .simulate import SimulationError, pose_text
 
 __all__ = ["MotorPD", "ElasticTrajectory", "simulate_elastic_job", "simulate_elastic", "tool_deviation",
            "quintic", "pd_lists"]
@@ -159,7 +159,7 @@ def simulate_elastic_job(arm: NumericArm | None, joints: ElasticJoints, t_span: 
             return model.spring_jacobian(y[:n], kp, kd)
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
-                                       stage="simulate", jac=jac)
+                                       stage="simulate", jac=jac, describe=pose_text(n))
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     q, th, qd, thd = model.split(out.y)

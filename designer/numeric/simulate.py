@@ -28,9 +28,10 @@ from ..model.manipulator import Manipulator
 from .end_stops import EndStops
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 from .forward import System, dynamics_of
-from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
+from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job, vector_text
 
-__all__ = ["Trajectory", "SimulationError", "TorqueTable", "PDControl", "simulate_job", "simulate", "energy"]
+__all__ = ["Trajectory", "SimulationError", "TorqueTable", "PDControl", "simulate_job", "simulate", "energy",
+           "pose_text"]
 
 
 class SimulationError(DesignerError, RuntimeError):
@@ -152,6 +153,17 @@ def _finite_state(t: float, y: np.ndarray) -> None:
                               "for the integrator)")
 
 
+def pose_text(n: int, names: Sequence[str] | None = None) -> Callable[[np.ndarray], str]:
+    """What an integration's message says of a state (q, qd, ...): its pose q (the first n numbers),
+    named (``names``, e.g. a closed chain's ``q2, q5``) or as a vector."""
+    def describe(y) -> str:
+        q = np.asarray(y, dtype=float)[:n]
+        if names is None:
+            return f"q = {vector_text(q)}"
+        return ", ".join(f"{name} = {v:.6g}" for name, v in zip(names, q))
+    return describe
+
+
 def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.ndarray]:
     quantity = "qdd"
     law = None    # [Kp, Kd, target, tau0] when the machine code's right-hand side can take the torque law
@@ -261,7 +273,7 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
         rhs, y0 = _with_stops(dyn, n, tau_of, end_stops), np.append(y0, 0.0)
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
-                                       stage="simulate")
+                                       stage="simulate", describe=pose_text(n))
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     t, q, qd = out.t, out.y[:, :n], out.y[:, n:2 * n]

@@ -97,7 +97,7 @@ def test_command_pd_and_torque_table(arm_file, tmp_path, capsys):
 
 @pytest.mark.parametrize("args,message", [
     (["--q0", "0", "0", "--t", "1"], "--q0: 2 values, the arm has 7 joints"),
-    (["--q0", *["0"] * 7, "--t", "-1"], "--t: must be a positive number"),
+    (["--q0", *["0"] * 7, "--t", "-1"], "--t: -1 is out of range: give above 0 up to 1e6"),
     (["--q0", *["0"] * 7, "--t", "x"], "--t"),
     (["--q0", *["0"] * 6, "abc", "--t", "1"], "--q0"),
     (["--q0", *["0"] * 7, "--t", "1", "--target", "0"], "--target: only with --pd"),
@@ -105,7 +105,7 @@ def test_command_pd_and_torque_table(arm_file, tmp_path, capsys):
     (["--q0", *["0"] * 7, "--t", "1", "--torque", "missing.csv"], "missing.csv: cannot read"),
     (["--q0", *["0"] * 7, "--t", "1", "--torque", "{bad}"], "line 2: column tau3: 'x' is not a number"),
     (["--q0", *["0"] * 7, "--t", "1", "--torque", "{short}"], "missing column 'tau2'"),
-    (["--q0", *["0"] * 7, "--t", "1", "--dt", "0"], "--dt: must be a positive number"),
+    (["--q0", *["0"] * 7, "--t", "1", "--dt", "0"], "--dt: 0 is out of range"),
 ])
 def test_command_bad_inputs(arm_file, tmp_path, capsys, monkeypatch, args, message):
     _, path = arm_file
@@ -133,12 +133,17 @@ def test_command_refuses_a_singular_arm(tmp_path, capsys):
 
 def test_command_refuses_a_motion_that_leaves_the_float_range(tmp_path, capsys):
     """qd0 = 1e200: the integrator's first trial state overflows; before, LAPACK's 'SVD did not converge'
-    on the NaN mass matrix came out as a traceback."""
+    on the NaN mass matrix came out as a traceback. The command line refuses such a speed by its range
+    (designer/cli/ranges.py); the simulation itself says the state left the float range."""
+    from designer.numeric.simulate import SimulationError
     code, _, err = _run(capsys, "simulate", robot_path("double_pendulum"), "--q0", "0.1", "0.2",
                         "--qd0", "1e200", "0", "--t", "0.1", "--out", tmp_path / "run.csv")
-    assert code == 2 and "the state is no longer finite" in err, err
+    assert code == 2 and "--qd0: 1e200 is out of range" in err, err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "run.csv").exists()
+    arm = NumericArm.from_model(from_dict(json.loads(robot_path("double_pendulum").read_text())))
+    with pytest.raises(SimulationError, match="the state is no longer finite"):
+        simulate(arm, [0.1, 0.2], [1e200, 0.0], (0.0, 0.1))
 
 
 # -- progress on a terminal, Ctrl+C ---------------------------------------------------------------------

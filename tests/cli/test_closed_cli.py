@@ -259,3 +259,39 @@ def test_derive_base_parameters_of_a_closed_chain(capsys):
         want = W.T @ ref.rnea(q, qd, qdd)
         got = reg.actuated(qa, qda, qdda)[:, columns] @ beta
         assert np.abs(got - want).max() < 1e-4 * max(1.0, np.abs(want).max())   # 6 digits in the formulas
+
+
+def test_simulate_takes_a_torque_table_by_link_numbers(tmp_path, capsys):
+    """The palletizer's actuated joints are links 1, 2, 4, 6: its torque table's columns are tau1, tau2, tau4,
+    tau6 as every output names them. Each column must act on its own joint: the run equals the Python
+    simulation under those constant torques (distinct per joint, so a swapped column shows)."""
+    from designer.numeric.closed_simulate import simulate_closed
+    from designer.project import load_project
+    tau = {"tau1": 3.0, "tau2": 150.0, "tau4": -40.0, "tau6": 0.5}
+    table = tmp_path / "tau.csv"
+    table.write_text("t," + ",".join(tau) + "\n" + "\n".join(f"{t}," + ",".join(map(str, tau.values()))
+                                                                for t in (0.0, 1.0)) + "\n")
+    sim = tmp_path / "sim.csv"
+    q0 = [0.1, 0.2, -0.1, 0.3]
+    assert main(["simulate", PALLETIZER, "--q0", *map(str, q0), "--t", "0.2", "--dt", "0.05", "--torque", str(table),
+                 "--out", str(sim), "--quiet"]) == 0
+    rows = list(csv.DictReader(io.StringIO(sim.read_text())))
+    assert [float(rows[-1][k]) for k in tau] == pytest.approx(list(tau.values()), rel=1e-12)
+    ref = simulate_closed(ClosedDynamics(load_project(PALLETIZER)), q0, [0.0] * 4, (0.0, 0.2),
+                          torque=list(tau.values()), t_eval=np.arange(0, 0.2001, 0.05))
+    got = np.array([[float(r[f"q{j}"]) for j in (1, 2, 4, 6)] for r in rows])
+    np.testing.assert_allclose(got, ref.q, rtol=1e-9, atol=1e-9)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("header, message", [
+    ("t,tau1,tau2,tau3,tau4", "missing column 'tau6' (expected t, tau1, tau2, tau4, tau6 (the actuated joints"),
+    ("t,tau1,tau2,tau3,tau4,tau6", "column 'tau3' is no actuated joint's (expected t, tau1, tau2, tau4, tau6"),
+])
+def test_a_torque_table_naming_other_joints_is_one_line(tmp_path, capsys, header, message):
+    table = tmp_path / "tau.csv"
+    table.write_text(header + "\n" + ",".join(["0"] * len(header.split(","))) + "\n")
+    assert main(["simulate", PALLETIZER, "--q0", "0", "0", "0", "0", "--t", "0.1", "--torque", str(table),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err

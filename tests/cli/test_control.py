@@ -65,7 +65,7 @@ def test_linearize_json_matlab_python(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,needle", [
     (["linearize", TWO, "--q", "0.1"], "--q: 2 joint values"),
-    (["linearize", TWO, "--dt", "-1"], "sample time"),
+    (["linearize", TWO, "--dt", "-1"], "--dt: -1 is out of range: give above 0"),
     (["regressor", TWO, "--trajectory", "no/such.csv"], "no/such.csv"),
     (["codegen", TWO, "--lang", "matlab"], "--out DIRECTORY"),
 ])

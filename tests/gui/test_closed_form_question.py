@@ -48,7 +48,7 @@ def panel(qtbot):
     qtbot.addWidget(p)
     p.show()
     qtbot.waitExposed(p)
-    with qtbot.waitSignal(p.derivationFinished, timeout=60_000):
+    with qtbot.waitSignal(p.derivationFinished, timeout=120_000):
         p.start()                      # a closed form on display, no question asked
     assert p.shown[1].form is Form.CLOSED
     # every parameter a symbol: 5e10 terms estimated, far too large (a numeric 5-joint arm is derived in seconds)

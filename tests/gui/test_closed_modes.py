@@ -110,7 +110,7 @@ def test_the_mode_animation_of_a_closed_chain_closes_the_loops_in_every_frame(qt
     for k, motors in ((1, "locked"), (2, "free")):
         assert anim.start(k, motors) == ""
         assert f"mode {k}:" in anim.label.text() and "q4" in anim.label.text() and "q3" not in anim.label.text()
-        qtbot.waitUntil(lambda: len(seen) > 8, timeout=5000)
+        qtbot.waitUntil(lambda: len(seen) > 8, timeout=120_000)
         anim.stop()
         frames = [q for q in seen if np.abs(q - w.design.q).max() > 1e-3]
         assert frames, "the arm did not move"
@@ -147,7 +147,7 @@ def test_a_mode_past_a_four_bars_reach_stops_in_one_line(qtbot, tmp_path):
     w.sliders.set_values(q)
     problem = w.mode_animation.start(1, "locked")
     if problem == "":   # the first frame closed: a later one does not
-        qtbot.waitUntil(lambda: not w.mode_animation.running, timeout=5000)
+        qtbot.waitUntil(lambda: not w.mode_animation.running, timeout=120_000)
         problem = w.mode_animation.problem
     assert "cannot close" in problem and "\n" not in problem
     assert not w.mode_animation.running and np.allclose(w.arm_view.joint_values(), w.design.q)

@@ -68,7 +68,7 @@ def test_coupling_plots_of_a_closed_chain_come_from_a_worker_over_its_actuated_j
     panel.set_pair(1, 2)                              # q2 and q4
     assert panel.joint_j.text() == "joint q4"
     assert panel.runner.busy                          # the closure at every point runs in a worker
-    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=120_000)
     data = panel.curve_data()
     x, m24 = data["M_24"]
     q_a = q_tree[[0, 1, 3, 5]]
@@ -90,10 +90,10 @@ def test_a_parameter_sweep_of_a_closed_chain_builds_its_designs_in_a_worker(wind
     panel = window.coupling
     window.result_tabs.setCurrentWidget(panel)
     panel.set_pair(1, 2)
-    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=120_000)
     panel.set_parameter_sweep("c", 0.2, 0.4, quantity=Quantity.COUPLING)
     assert panel.runner.busy
-    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not panel.runner.busy, timeout=120_000)
     (x, y), = panel.curve_data().values()
     model = window.document.model
     for k in (0, 20, 40):
@@ -112,7 +112,7 @@ def test_a_map_of_a_closed_chain_runs_in_a_worker_with_progress_and_poses_the_ac
     progress = []
     explore.jobProgress.connect(progress.append)
     assert view.compute() is not None and explore.busy
-    qtbot.waitUntil(lambda: not explore.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not explore.busy, timeout=120_000)
     assert not _error(window)
     assert progress
     grid = view.result.grid
@@ -137,7 +137,7 @@ def test_a_b_compares_the_parallelogram_with_the_serial_palletizer(window, qtbot
     view.from_file.setChecked(True)
     view.samples.setValue(64)
     assert view.compare() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)
     assert not _error(window)
     rows = {(r["metric"], r["where"]): r for r in view.result.rows}
     serial = Batch(NumericArm.from_model(load_project(ROBOTS / "palletizer_serial.json")), np.zeros((1, 4))).M[0]
@@ -154,7 +154,9 @@ def test_sizing_a_closed_chain_gives_its_actuated_torques(window, qtbot, cd):
     view.source.setCurrentText("quintic move")
     view.target.setText("30, 20, 40, 10")
     assert view.run() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     assert not _error(window)
     s = view.result.sizing
     for k in (0, len(s.traj.t) // 3, len(s.traj.t) - 1):
@@ -174,7 +176,9 @@ def test_a_trajectory_csv_names_a_closed_chain_s_joints_by_their_links(window, q
     view.source.setCurrentText("trajectory CSV")
     view.csv.setText(str(path))
     assert view.run() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     assert not _error(window)
     s = view.result.sizing
     assert s.traj.q == pytest.approx(q)
@@ -191,7 +195,9 @@ def test_what_the_core_does_not_give_a_closed_chain_is_one_line(window, qtbot):
     view.payload.setChecked(True)
     window.explore.ratings_edits["torque"].setText("5000")
     view.run()
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     error = _error(window)
     if error:
         assert error.startswith("Sizing: the core does not compute this for a closed chain yet ("), error
@@ -220,7 +226,7 @@ def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(
     path.write_text(",".join(["t"] + header) + "\n" + "\n".join(
         ",".join(repr(float(v)) for v in [k * 0.1, *Q[k], *QD[k], *QDD[k]]) for k in range(12)) + "\n")
     dialog.load_csv(str(path))
-    qtbot.waitUntil(lambda: "computing" not in dialog.condition.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: "computing" not in dialog.condition.text(), timeout=120_000)
     reg = ClosedRegressor(cd)
     columns = [reg.names.index(name) for name, _ in bp.base]
     Y = np.vstack([reg.actuated(Q[k], QD[k], QDD[k])[:, columns] for k in range(12)])
@@ -281,7 +287,9 @@ def test_the_workspace_cloud_of_a_closed_chain_puts_its_tool_where_the_loops_clo
     clouds = []
     window.explore.workspaceMapped.connect(lambda positions, values, label: clouds.append(positions))
     assert view.compute() is not None
-    qtbot.waitUntil(lambda: not window.explore.busy, timeout=120_000)   # 30 s ran out on a loaded machine
+    # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
+    # returns when the job ends; the bound only stops a hang
+    qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
     assert not _error(window) and len(clouds) == 1
     r = view.result
     tool = np.array([0.0, 0.0, 0.0, 1.0])
@@ -299,10 +307,10 @@ def test_a_closed_chain_s_large_map_can_be_cancelled_while_it_runs(window, qtbot
     view.samples.setValue(0)
     ended = []
     explore.jobEnded.connect(lambda title, how: ended.append(how))
-    with qtbot.waitSignal(explore.jobProgress, timeout=30_000):
+    with qtbot.waitSignal(explore.jobProgress, timeout=120_000):
         view.compute()
     explore.cancel()
-    qtbot.waitUntil(lambda: bool(ended), timeout=30_000)
+    qtbot.waitUntil(lambda: bool(ended), timeout=120_000)
     assert ended == ["cancelled"] and view.result is None
 
 

@@ -19,6 +19,7 @@ from designer.numeric.motion import work_done
 from designer.project import load_project
 from designer.project.io import dumps_project
 from tests.support import robot_path
+from tests.support.held_jobs import hold_jobs
 from tests.support.windows import open_window
 
 pytestmark = pytest.mark.usefixtures("no_dialogs")
@@ -69,15 +70,20 @@ def test_a_closed_chain_moves_to_its_pd_target_with_the_loops_closed_in_every_fr
     np.testing.assert_allclose(w.arm_view.joint_values(), r.q[-1])
 
 
-def test_a_closed_chain_simulation_can_be_cancelled(qtbot, tmp_path):
+def test_a_closed_chain_simulation_can_be_cancelled(qtbot, tmp_path, monkeypatch):
     w = _window(qtbot, tmp_path)
     sim = w.simulate
     sim.duration.setValue(60.0)
+    # the fall is held after its first step inside the span until it is cancelled: on a loaded machine the
+    # palletizer's 60 s fall (2-3 s of work) had ended before a cancel waiting for its progress landed
+    hold_jobs(monkeypatch)
+    shown = []
+    sim.progress.valueChanged.connect(shown.append)
     assert sim.run() is not None
-    # at once: the palletizer's 60 s fall takes 2-3 s, and on a loaded machine its first progress came so
-    # late that the fall had ended before a cancel waiting for it landed
+    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=120_000)
+    assert sim.busy
     sim.cancel()
-    qtbot.waitUntil(lambda: not sim.busy, timeout=30_000)
+    qtbot.waitUntil(lambda: not sim.busy, timeout=120_000)
     assert sim.status.text() == "Simulation cancelled" and sim.run_button.isEnabled()
 
 

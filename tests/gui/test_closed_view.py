@@ -154,7 +154,7 @@ def test_the_coupling_view_follows_a_switch_between_closed_and_serial(window, qt
     assert window.coupling.arm.n == 4 and not window.coupling.joints.closed
     window.document.undo_stack.undo()
     assert window.coupling.joints.closed and window.coupling.joints.names == ("q1", "q2", "q4", "q6")
-    qtbot.waitUntil(lambda: not window.coupling.runner.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not window.coupling.runner.busy, timeout=120_000)
     # the Equations tab derives the closed chain in its actuated coordinates (the core's closed form)
     panel = window.derivation
     with qtbot.waitSignal(panel.derivationFinished, timeout=120_000) as done:

@@ -36,6 +36,6 @@ def test_a_cycle_is_collected_in_the_gui_thread_not_in_the_allocating_worker(qtb
     worker.start()
     worker.join()
     assert _Witness.died_in == []                # the worker's allocations collected nothing
-    qtbot.waitUntil(lambda: _Witness.died_in != [], timeout=5_000)
+    qtbot.waitUntil(lambda: _Witness.died_in != [], timeout=120_000)
     assert _Witness.died_in == [threading.main_thread().name]
     assert sum(collector.passes) > 0

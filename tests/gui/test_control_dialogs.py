@@ -39,11 +39,11 @@ def test_identification_dialog_table_and_condition_numbers(qtbot, tmp_path):
     model = load_project(ROBOTS / "scara.json")
     dialog = IdentificationDialog(model)
     qtbot.addWidget(dialog)
-    qtbot.waitUntil(lambda: dialog.bp is not None, timeout=60000)
+    qtbot.waitUntil(lambda: dialog.bp is not None, timeout=120_000)
     assert dialog.table.rowCount() == dialog.bp.count == 8
     assert dialog.table.item(0, 0).text() == dialog.bp.names[0]
     dialog.excite()
-    qtbot.waitUntil(lambda: "generated" in dialog.condition.text(), timeout=60000)
+    qtbot.waitUntil(lambda: "generated" in dialog.condition.text(), timeout=120_000)
     assert 1.0 <= dialog.excitation.condition < 1e6
     csv = tmp_path / "traj.csv"
     assert cli_main(["regressor", str(ROBOTS / "scara.json"), "--base", "--excite", "--excite-out", str(csv)]) == 0

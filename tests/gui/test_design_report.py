@@ -51,7 +51,7 @@ def test_html_report_holds_the_3d_view_and_coupling_plots(qtbot, window, tmp_pat
     from designer.gui.design_export import export_design_report
     window.sliders.set_values(np.array([0.6, -1.1]))
     target = tmp_path / "report.html"
-    with qtbot.waitSignal(window.exported, timeout=60_000):
+    with qtbot.waitSignal(window.exported, timeout=120_000):
         assert export_design_report(window, "html", target)
     html = target.read_text(encoding="utf-8")
     shots = images(html)
@@ -67,22 +67,22 @@ def test_html_report_holds_the_3d_view_and_coupling_plots(qtbot, window, tmp_pat
 
 def test_pdf_report_with_equations_and_the_explore_map(qtbot, window, tmp_path):
     from designer.gui.design_export import export_design_report, grab_figures
-    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=60_000):
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=120_000):
         window.derivation.start()
     mv = window.explore.map_view
     mv.steps.setValue(8)
     mv.samples.setValue(0)
     mv.compute()
-    qtbot.waitUntil(lambda: mv.result is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: mv.result is not None, timeout=120_000)
     figures, notes = grab_figures(window)
     assert [f.title for f in figures] == ["The arm in the 3D view", "Coupling plots", "Explore map"]
     window.simulate.duration.setValue(0.4)
-    with qtbot.waitSignal(window.simulate.finished, timeout=60_000):
+    with qtbot.waitSignal(window.simulate.finished, timeout=120_000):
         window.simulate.run()
     figures, notes = grab_figures(window)
     assert [f.title for f in figures] == ["The arm in the 3D view", "Coupling plots", "Simulation", "Explore map"]
     target = tmp_path / "report.pdf"
-    with qtbot.waitSignal(window.exported, timeout=60_000):
+    with qtbot.waitSignal(window.exported, timeout=120_000):
         assert export_design_report(window, "pdf", target)
     data = target.read_bytes()
     assert data.startswith(b"%PDF")

@@ -127,7 +127,7 @@ def test_sizing_uses_the_projects_gears_and_rotors(qtbot, window):
     view.target.setText("60, 45, -30, 20, -40, 60")
     view.duration.setValue(0.8)
     view.steps.setValue(41)
-    with qtbot.waitSignal(window.explore.jobEnded, timeout=30_000):
+    with qtbot.waitSignal(window.explore.jobEnded, timeout=120_000):
         assert view.run() is not None
     s = view.result.sizing
     ref = PinArm(NumericArm.from_model(window.document.model))
@@ -136,7 +136,7 @@ def test_sizing_uses_the_projects_gears_and_rotors(qtbot, window):
         np.testing.assert_allclose(s.torque[k], tau, rtol=1e-9, atol=1e-9)
     # still editable there for a what-if: a typed value wins over the project's
     view.gear.setText("1")
-    with qtbot.waitSignal(window.explore.jobEnded, timeout=30_000):
+    with qtbot.waitSignal(window.explore.jobEnded, timeout=120_000):
         assert view.run() is not None
     k = 20
     tau = pin_rnea(ref, s.traj.q[k], s.traj.qd[k], s.traj.qdd[k]) + 2e-4 * s.traj.qdd[k]

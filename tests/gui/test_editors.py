@@ -68,7 +68,7 @@ def test_cell_edit_through_the_table_editor(qtbot, table, doc):
     editor.selectAll()
     qtbot.keyClicks(editor, "L1/2")
     qtbot.keyClick(editor, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: doc.model.links[0].d != 0, timeout=2000)  # the delegate commits queued
+    qtbot.waitUntil(lambda: doc.model.links[0].d != 0, timeout=120_000)  # the delegate commits queued
     assert doc.model.links[0].d == symbol("L1") / 2
     assert table.table_model.data(index) == "L1/2"
 

@@ -18,6 +18,7 @@ from designer.numeric.elastic_simulate import MotorPD, simulate_elastic, tool_de
 from designer.project import load_project
 from designer.project.io import dumps_project
 from tests.support import robot_path
+from tests.support.held_jobs import hold_jobs
 from tests.support.windows import open_window
 
 pytestmark = pytest.mark.usefixtures("no_dialogs")
@@ -153,7 +154,7 @@ def test_missing_rotor_inertia_is_named_and_a_rigid_project_has_no_check_box(qtb
     assert not w2.simulate.elastic.check.isVisibleTo(w2.simulate) and not w2.simulate.elastic.on
 
 
-def test_a_long_elastic_run_cancels(qtbot, tmp_path):
+def test_a_long_elastic_run_cancels(qtbot, tmp_path, monkeypatch):
     w = open_window(qtbot, tmp_path, _project(tmp_path, damping=0.0, name="puma560_three_link"))
     panel = w.simulate
     panel.elastic.check.setChecked(True)
@@ -161,9 +162,11 @@ def test_a_long_elastic_run_cancels(qtbot, tmp_path):
     panel.duration.setValue(60.0)
     shown = []
     panel.progress.valueChanged.connect(shown.append)
+    hold_jobs(monkeypatch)   # the run waits for Cancel after its first step inside the span: no race with its end
     assert panel.run() is not None
-    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=60_000)
-    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=10_000):
+    qtbot.waitUntil(lambda: any(0 < v < 1000 for v in shown), timeout=120_000)
+    assert panel.busy
+    with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=120_000):
         panel.cancel_button.click()
     assert panel.status.text() == "Simulation cancelled" and panel.result is None
 

@@ -44,7 +44,7 @@ def test_a_fresh_model_shows_no_finished_progress(panel):
 
 
 def test_one_banner_and_the_reason_for_it(qtbot, panel):
-    with qtbot.waitSignal(panel.derivationFinished, timeout=60_000):
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000):
         panel.start()
     assert panel.progress.format() == "done" and not _banners(panel)
     panel.set_method(Method.NEWTON_EULER)          # only the method changes

@@ -54,7 +54,7 @@ def test_lists_every_entry_of_the_form(view, qtbot):
     assert labels[0] == "M_11" and labels[-1] == "G_2"
     assert [lab[0] for lab in labels] == ["M"] * 4 + ["B"] + ["C"] * 2 + ["G"] * 2
     # operation counts arrive from a worker thread once the rows are painted
-    qtbot.waitUntil(lambda: view.model.data(view.model.index(0, 1)) != "…", timeout=10000)
+    qtbot.waitUntil(lambda: view.model.data(view.model.index(0, 1)) != "…", timeout=120_000)
     assert view.model.data(view.model.index(0, 1)) == sp.count_ops(eq["M"][0, 0])
 
 
@@ -130,7 +130,7 @@ def test_selected_entry_is_typeset_lazily(view, qtbot):
     view.set_equations(robmat_double_pendulum())
     assert view.rendered_count == 0  # nothing is typeset until the user looks at it
     view.select_row(0)
-    qtbot.waitUntil(lambda: view.rendered_count == 1, timeout=10000)
+    qtbot.waitUntil(lambda: view.rendered_count == 1, timeout=120_000)
     pixmap = view.math.pixmap()
     assert not pixmap.isNull() and pixmap.width() > 200
     pixels = np.frombuffer(pixmap.toImage().convertToFormat(pixmap.toImage().Format.Format_Grayscale8).constBits(),
@@ -167,5 +167,5 @@ def test_an_entry_mathtext_cannot_typeset_is_shown_as_text(view, qtbot):
     view.set_equations(eq)
     assert view.visible_labels()[-1].startswith("odd")
     view.select_row(view.entry_count() - 1)
-    qtbot.waitUntil(lambda: view.rendered_count == 1, timeout=30000)
+    qtbot.waitUntil(lambda: view.rendered_count == 1, timeout=120_000)
     assert view.math.pixmap().width() > 200

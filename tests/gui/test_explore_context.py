@@ -54,7 +54,7 @@ def test_a_map_view_works_with_a_fake_context_alone(qtbot, planar):
     qtbot.waitExposed(view)
     view.steps.setValue(11)
     view.samples.setValue(0)
-    with qtbot.waitSignal(context.runner.ended, timeout=30_000) as ended:
+    with qtbot.waitSignal(context.runner.ended, timeout=120_000) as ended:
         assert view.compute() is not None, context.runner.error.text()
     assert ended.args == ["Map", "finished"]
     expected = grid_map(NumericArm.from_model(planar), "gravity[1]", (1, 2), q0=context.pose, steps=11)
@@ -68,7 +68,7 @@ def test_a_map_view_works_with_a_fake_context_alone(qtbot, planar):
     widget = view.box.layout_widget
     QTest.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      widget.mapFromScene(scene_point))
-    qtbot.waitUntil(lambda: bool(context.posed), timeout=5_000)
+    qtbot.waitUntil(lambda: bool(context.posed), timeout=120_000)
     np.testing.assert_allclose(context.posed[-1], np.radians([30.0, -45.0]), atol=np.radians(1.0))
     assert "Pose from the map" in context.runner.status.text()
     # an edit of the context's model marks the map out of date

@@ -36,11 +36,11 @@ def panel(qtbot):
     yield p
     if p.busy:
         p.cancel()
-        qtbot.waitUntil(lambda: not p.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not p.busy, timeout=120_000)
 
 
 def _map(qtbot, panel) -> np.ndarray:
-    with qtbot.waitSignal(panel.jobEnded, timeout=30_000) as blocker:
+    with qtbot.waitSignal(panel.jobEnded, timeout=120_000) as blocker:
         assert panel.map_view.compute() is not None, panel.error_label.text()
     assert blocker.args[1] == "finished", panel.error_label.text()
     return panel.map_view.result.grid
@@ -95,7 +95,7 @@ def test_a_sweep_of_the_deflection_carries_the_payload_to_the_core(qtbot, panel)
     one_axis_sweep(view, "m2", 0.5, 2.0, 3, samples=32)
     spec = view.spec()
     assert spec.ratings.payload == 2.5
-    with qtbot.waitSignal(panel.jobEnded, timeout=60_000) as blocker:
+    with qtbot.waitSignal(panel.jobEnded, timeout=120_000) as blocker:
         assert view.run() is not None, panel.error_label.text()
     assert blocker.args[1] == "finished", panel.error_label.text()
     with cf.ThreadPoolExecutor(1) as pool:

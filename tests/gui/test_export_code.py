@@ -20,7 +20,7 @@ from tests.support.windows import open_window
 @pytest.fixture
 def window(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path, robot_path("planar_two_link"))
-    with qtbot.waitSignal(w.derivation.derivationFinished, timeout=60000):
+    with qtbot.waitSignal(w.derivation.derivationFinished, timeout=120_000):
         w.derivation.start()
     return w
 

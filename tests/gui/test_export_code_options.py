@@ -74,7 +74,7 @@ def test_base_parameter_export_is_the_commands_output(qtbot, window, project, tm
 
 def test_standard_parameters_with_drives_are_the_commands_output(qtbot, window, project, tmp_path):
     """The equations on display with the drive terms: ``codegen --drives``."""
-    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=60000):
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=120_000):
         window.derivation.start()
     _export(qtbot, window, "python", tmp_path / "gui.py", CodeOptions("standard", drives=True))
     assert main(["codegen", str(project), "--lang", "python", "--drives", "--out", str(tmp_path / "cli.py"),
@@ -121,7 +121,7 @@ def test_an_export_in_progress_is_cancelled_and_the_window_is_unchanged(qtbot, t
     window = open_window(qtbot, tmp_path, robot_path("puma560"))
     before = window.document.model
     assert export.export_code(window, "c", tmp_path / "arm.c", CodeOptions("base"))
-    with qtbot.waitSignal(window.export_jobs.ended, timeout=20000) as ended:
+    with qtbot.waitSignal(window.export_jobs.ended, timeout=120_000) as ended:
         window.export_jobs.cancel()
     assert ended.args[1] == "cancelled" and not window.export_jobs.busy
     assert not (tmp_path / "arm.c").exists() and window.document.model is before

@@ -71,7 +71,7 @@ def _typeset(qtbot, view, expr):
     view.set_equations(replace(eq, matrices={"M": sp.Matrix([[expr]])}))
     view.select_row(0)
     count = view.rendered_count
-    qtbot.waitUntil(lambda: view.rendered_count > count, timeout=20_000)
+    qtbot.waitUntil(lambda: view.rendered_count > count, timeout=120_000)
     EquationsView.wait_for_background()
     qtbot.wait(50)
     return view.math_scroll
@@ -110,7 +110,7 @@ def _show_at(qtbot, window, size):
     window.show()
     qtbot.waitExposed(window)
     window.setGeometry(screen)   # maximised: the columns share the extra width
-    qtbot.waitUntil(lambda: window.width() == screen.width(), timeout=2_000)
+    qtbot.waitUntil(lambda: window.width() == screen.width(), timeout=120_000)
     qtbot.wait(50)
     return screen
 
@@ -263,7 +263,7 @@ def test_no_message_widens_the_explore_panel(qtbot, window, size):
     view = explore.map_view
     view.steps.setValue(7)
     view.samples.setValue(0)
-    with qtbot.waitSignal(explore.runner.ended, timeout=60_000):
+    with qtbot.waitSignal(explore.runner.ended, timeout=120_000):
         assert view.compute() is not None, explore.runner.error.text()
     qtbot.wait(20)
     # a click on the map writes "Pose from the map: q1 = ..., q6 = ..."
@@ -275,7 +275,7 @@ def test_no_message_widens_the_explore_panel(qtbot, window, size):
                                                     float(view.result.grid.y[3] * 57.2958)))
     QTest.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      widget.mapFromScene(point))
-    qtbot.waitUntil(lambda: "Pose from the map" in explore.runner.status.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "Pose from the map" in explore.runner.status.text(), timeout=120_000)
     long_messages = ["Pose from the map: " + ", ".join(f"q{k} = {k * 11.111:.4g} deg" for k in range(1, 7)),
                      "Wrote /a/very/long/folder/name/that/goes/on/and/on/for/ever/explore-map-of-the-puma.csv",
                      "Loaded design " + ", ".join(f"parameter_{k} = {k / 7:.6g}" for k in range(12))]
@@ -303,7 +303,7 @@ def test_a_message_on_the_job_line_expires_and_a_new_project_clears_the_job_line
     explore.runner._message_timer.setInterval(50)
     explore.show_status("Loaded design a2 = 0.6477, m3 = 3.36")
     assert "Loaded design" in explore.runner.status.text()
-    qtbot.waitUntil(lambda: explore.runner.status.text() == "Ready", timeout=2_000)
+    qtbot.waitUntil(lambda: explore.runner.status.text() == "Ready", timeout=120_000)
     explore.runner._message_timer.setInterval(60_000)
     explore.show_status("Loaded design a2 = 0.6477, m3 = 3.36")
     explore.show_error("Sweep: something about the old arm")

@@ -100,7 +100,7 @@ def test_edits_reach_the_views_and_the_window_stays_usable(qtbot, window):
 
 
 def test_derive_in_the_window_then_edit_marks_stale(qtbot, window):
-    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=60000):
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=120_000):
         window.derivation.start()
     eq, stale = window.derivation.current_equations()
     assert eq.model == window.document.model and not stale
@@ -120,12 +120,12 @@ def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
     from designer.gui import export
     from designer.report import render
     monkeypatch.setattr(QMessageBox, "information", lambda *a, **k: pytest.fail(f"unexpected: {a[1:3]}"))
-    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=60000) as blocker:
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=120_000) as blocker:
         window.derivation.start()
     eq = blocker.args[0]
     for fmt in ("html", "latex", "markdown"):
         target = tmp_path / f"report.{fmt}"
-        with qtbot.waitSignal(window.exported, timeout=60000):
+        with qtbot.waitSignal(window.exported, timeout=120_000):
             assert export.export_report(window, fmt, target)
             # the export's job line shows in the status bar until the file is written
             assert window.export_jobs.busy and window.export_jobs.isVisible()
@@ -137,7 +137,7 @@ def test_export_report_and_code(qtbot, window, tmp_path, monkeypatch):
                 assert said and "still running" in said[0] and window.export_jobs.busy
         assert not window.export_jobs.isVisible() and window.export_jobs.progress.format() == "done"
         assert target.read_text(encoding="utf-8") == render(eq, fmt)
-    with qtbot.waitSignal(window.exported, timeout=60000):
+    with qtbot.waitSignal(window.exported, timeout=120_000):
         export.export_code(window, "c", tmp_path / "arm")
     for path, text in generate_files(eq, "c", str(tmp_path / "arm.c")).items():   # the source and its header
         assert Path(path).read_text(encoding="utf-8") == text

@@ -33,7 +33,7 @@ def test_joint_sweep_curves_equal_pinocchio_crba(panel, qtbot):
     panel.set_model(model)
     panel.set_pair(1, 2)  # joints 2 and 3 of the PUMA; q3 swept
     panel.set_joint_values(Q)
-    qtbot.waitUntil(lambda: abs(panel.joint_markers[0].value() - np.degrees(Q[2])) < 1e-9, timeout=3000)
+    qtbot.waitUntil(lambda: abs(panel.joint_markers[0].value() - np.degrees(Q[2])) < 1e-9, timeout=120_000)
     curves = panel.curve_data()
     x_deg, m23 = curves["M_23"]
     arm = NumericArm.from_model(model)
@@ -92,7 +92,7 @@ def test_plots_follow_the_sliders_throttled(panel, qtbot):
     first = panel.curve_data()["M_23"][1].copy()
     for k in range(20):  # a drag: many values in a burst give few recomputations
         panel.set_joint_values(Q * k / 19)
-    qtbot.waitUntil(lambda: not np.allclose(panel.curve_data()["M_23"][1], first), timeout=3000)
+    qtbot.waitUntil(lambda: not np.allclose(panel.curve_data()["M_23"][1], first), timeout=120_000)
     assert panel.joint_markers[0].value() == pytest.approx(np.degrees(Q[2]))
 
 

@@ -78,7 +78,7 @@ def test_cancel_during_full_simplification_says_cancelled_within_100_ms(qtbot):
         except ProcessLookupError:
             return True
         return False
-    qtbot.waitUntil(gone, timeout=10_000)   # the process itself was stopped, not left running
+    qtbot.waitUntil(gone, timeout=120_000)   # the process itself was stopped, not left running
 
 
 def test_endless_allocation_is_stopped_by_the_limit_while_the_window_responds(qtbot, monkeypatch):
@@ -112,7 +112,7 @@ def test_a_worker_killed_mid_derivation_is_reported_and_nothing_is_lost(qtbot, t
     panel.set_method(Method.LAGRANGE, SimplifyMode.FULL)
     panel.start()
     wait_for_stage(qtbot, panel, "simplifying")
-    with qtbot.waitSignal(panel.derivationFailed, timeout=30_000) as failed:
+    with qtbot.waitSignal(panel.derivationFailed, timeout=120_000) as failed:
         os.kill(panel.worker.pid, signal.SIGKILL)
     assert "killed by SIGKILL" in failed.args[0] and "killed by SIGKILL" in panel.error.text()
     assert doc.model is model and doc.undo_stack.count() == undo_count and doc.dirty

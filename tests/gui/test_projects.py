@@ -154,7 +154,7 @@ def test_undo_redo_actions_follow_the_stack(window):
 def test_recovery_after_a_crash_restores_the_edits(qtbot, tmp_path, window, project, dialogs):
     window.open_file(project)
     edit_a2(window, "0.125")
-    qtbot.waitUntil(lambda: window.recovery.file.exists(), timeout=5000)   # the edit-burst autosave
+    qtbot.waitUntil(lambda: window.recovery.file.exists(), timeout=120_000)   # the edit-burst autosave
     edited = window.document.model
     # the process "crashes": the window never closes, its recovery file stays behind
     window.autosave_timer.stop()

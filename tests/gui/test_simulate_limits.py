@@ -89,7 +89,7 @@ def test_a_driven_move_through_a_limit_says_so_without_offering_stops(qtbot, win
     panel.target.setText("0, 0, 80, 0, 0, 0")             # q3's upper limit is 45 degrees
     panel.duration.setValue(1.0)
     panel.limits.setCurrentIndex(panel.limits.findData("stop"))
-    with qtbot.waitSignal(panel.finished, timeout=60_000):
+    with qtbot.waitSignal(panel.finished, timeout=120_000):
         assert panel.run() is not None
     r = panel.result
     first = min(r.t[r.q[:, 2] > math.radians(45)])

@@ -175,7 +175,7 @@ def test_explore_plot_legends_follow_their_curves(qtbot):
     t = np.linspace(0, 1, 300)
     for k in range(3):
         box.plot.plot(t, t + 0.02 * k, pen=k, name=f"joint {k + 1}")   # rising through the top right
-    qtbot.waitUntil(lambda: _covered(box.plot) == 0, timeout=2000)
+    qtbot.waitUntil(lambda: _covered(box.plot) == 0, timeout=120_000)
 
 
 def test_the_first_controls_a_user_points_at_say_what_they_do(window):

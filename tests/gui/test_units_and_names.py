@@ -208,7 +208,7 @@ def test_sweep_and_sizing_exports_name_units(qtbot, tmp_path):
     view.params[0].setCurrentText("m2")
     view.counts[0].setValue(3)
     view.samples.setValue(10)
-    with qtbot.waitSignal(panel.jobEnded, timeout=30_000):
+    with qtbot.waitSignal(panel.jobEnded, timeout=120_000):
         view.run()
     header, _rows = view.csv_data()
     assert header[0] == "m2 (kg)" and "gravity[1]:max (N m)" in header and "total_mass (kg)" in header
@@ -216,7 +216,7 @@ def test_sweep_and_sizing_exports_name_units(qtbot, tmp_path):
     sizing = panel.sizing_view
     sizing.target.setText("10, 20")
     sizing.steps.setValue(11)
-    with qtbot.waitSignal(panel.jobEnded, timeout=30_000):
+    with qtbot.waitSignal(panel.jobEnded, timeout=120_000):
         sizing.run()
     header, _ = sizing.curve_csv()
     assert header[:3] == ["t (s)", "q1 (rad)", "q2 (rad)"] and "tau1 (N m)" in header

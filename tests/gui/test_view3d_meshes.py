@@ -29,7 +29,7 @@ def test_meshes_replace_the_sticks_and_switch_off(qtbot, arm_view, tmp_path):
     arm_view.set_model(_arm())
     arm_view.set_joint_values([0.4, 0.6])
     sticks = _render(arm_view)
-    with qtbot.waitSignal(arm_view.meshes.loaded, timeout=20000):
+    with qtbot.waitSignal(arm_view.meshes.loaded, timeout=120_000):
         arm_view.set_model(_arm(((slab,), (slab,))))
     assert arm_view.meshes.drawn_frames() == {1, 2} and arm_view.meshes.problems == []
     with_meshes = _render(arm_view)
@@ -50,7 +50,7 @@ def test_a_bad_mesh_is_a_problem_and_a_stick(qtbot, arm_view, tmp_path):
     (tmp_path / "junk.stl").write_bytes(b"\x00" * 50)
     good = tmp_path / "ok.stl"
     trimesh.creation.box((0.1, 0.1, 0.1)).export(good)
-    with qtbot.waitSignal(arm_view.meshes.loaded, timeout=20000):
+    with qtbot.waitSignal(arm_view.meshes.loaded, timeout=120_000):
         arm_view.set_model(_arm(((Visual(str(good)),), (Visual(str(tmp_path / "junk.stl")), Visual("/nowhere/x.dae")))))
     problems = [str(p) for p in arm_view.meshes.problems]
     assert len(problems) == 2 and problems[0].startswith("links[2].visual: ") and "junk.stl" in problems[0]
@@ -66,7 +66,7 @@ def test_problems_panel_lists_the_mesh_warning(qtbot, tmp_path):
     window = MainWindow()
     qtbot.addWidget(window)
     (tmp_path / "junk.stl").write_bytes(b"garbage")
-    with qtbot.waitSignal(window.arm_view.meshes.loaded, timeout=20000):
+    with qtbot.waitSignal(window.arm_view.meshes.loaded, timeout=120_000):
         window.document.reset(_arm(((Visual(str(tmp_path / "junk.stl")),), ())), None, origin="test", dirty=False)
     texts = [window.problems.item(k).text() for k in range(window.problems.count())]
     assert any("junk.stl" in t and t.startswith("warning") for t in texts)

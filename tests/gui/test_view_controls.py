@@ -168,7 +168,7 @@ def test_a_map_click_poses_the_arm(qtbot, tmp_path):
     view.joint_y.setCurrentIndex(1)
     view.steps.setValue(11)
     view.samples.setValue(0)
-    with qtbot.waitSignal(window.explore.jobEnded, timeout=30_000):
+    with qtbot.waitSignal(window.explore.jobEnded, timeout=120_000):
         view.compute()
     q = view.pose_at(30.0, -45.0)   # degrees on the axes
     np.testing.assert_allclose(q, np.radians([30.0, -45.0]))

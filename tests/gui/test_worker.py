@@ -53,7 +53,7 @@ def failing_job(token):
 def test_job_runs_in_a_pool_thread_and_reports(qtbot):
     seen, results = [], []   # connected before the job starts: a fast job cannot outrun them
     start_job(counting_job, progress=seen.append, finished=results.append)
-    qtbot.waitUntil(lambda: bool(results), timeout=5000)
+    qtbot.waitUntil(lambda: bool(results), timeout=120_000)
     result, thread = results[0]
     assert result == "done" and thread != threading.get_ident()
     qtbot.waitUntil(lambda: len(seen) >= 1)
@@ -64,9 +64,9 @@ def test_job_runs_in_a_pool_thread_and_reports(qtbot):
 def test_cancel_stops_a_job(qtbot, job):
     finished, seen = [], []
     worker = start_job(job, finished=finished.append, progress=seen.append)
-    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+    qtbot.waitUntil(lambda: bool(seen), timeout=120_000)
     started = time.monotonic()
-    with qtbot.waitSignal(worker.signals.cancelled, timeout=2000):
+    with qtbot.waitSignal(worker.signals.cancelled, timeout=120_000):
         worker.cancel()
     assert time.monotonic() - started < 2.0
     assert not finished
@@ -75,7 +75,7 @@ def test_cancel_stops_a_job(qtbot, job):
 def test_failure_comes_back_with_details(qtbot):
     failures = []
     start_job(failing_job, failed=lambda *args: failures.append(args))
-    qtbot.waitUntil(lambda: bool(failures), timeout=5000)
+    qtbot.waitUntil(lambda: bool(failures), timeout=120_000)
     message, details = failures[0]
     assert message == "ZeroDivisionError: 1/0 in stage two"
     assert "failing_job" in details and "Traceback" in details
@@ -123,7 +123,7 @@ def test_panel_derives_caches_and_marks_stale(qtbot, doc):
     panel = make_panel(qtbot, doc, derive)
     stages = []
     panel.progressed.connect(lambda p: stages.append(p.stage))
-    with qtbot.waitSignal(panel.derivationFinished, timeout=5000) as blocker:
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000) as blocker:
         panel.start()
         assert panel.busy and not panel.derive_button.isEnabled() and panel.cancel_button.isEnabled()
     first = blocker.args[0]
@@ -142,7 +142,7 @@ def test_panel_derives_caches_and_marks_stale(qtbot, doc):
 
     panel.set_method(Method.NEWTON_EULER)                              # other settings: stale until derived
     assert panel.current_equations()[1] is True
-    with qtbot.waitSignal(panel.derivationFinished, timeout=5000):
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000):
         panel.start()
     assert derive.calls == 2 and panel.current_equations()[0].method is Method.NEWTON_EULER
     panel.set_method(Method.LAGRANGE)                                  # reopening is instant
@@ -151,7 +151,7 @@ def test_panel_derives_caches_and_marks_stale(qtbot, doc):
 
 def test_panel_failure_shows_error_and_keeps_working(qtbot, doc):
     panel = make_panel(qtbot, doc, FakeDerive(fail="no value for parameter(s): k"))
-    with qtbot.waitSignal(panel.derivationFailed, timeout=5000):
+    with qtbot.waitSignal(panel.derivationFailed, timeout=120_000):
         panel.start()
     assert panel.error_box.isVisible()
     assert "no value for parameter(s): k" in panel.error.text()
@@ -159,16 +159,16 @@ def test_panel_failure_shows_error_and_keeps_working(qtbot, doc):
     assert "ValueError" in panel.details.toPlainText() and panel.details.isVisible()
     assert panel.derive_button.isEnabled() and not panel.busy
     panel.derive = FakeDerive()
-    with qtbot.waitSignal(panel.derivationFinished, timeout=5000):
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000):
         panel.start()
     assert not panel.error_box.isVisible()
 
 
 def test_panel_cancel(qtbot, doc):
     panel = make_panel(qtbot, doc, lambda model, method, simplify, token: endless_job(token))
-    with qtbot.waitSignal(panel.progressed, timeout=5000):
+    with qtbot.waitSignal(panel.progressed, timeout=120_000):
         panel.start()
-    with qtbot.waitSignal(panel.derivationCancelled, timeout=2000):
+    with qtbot.waitSignal(panel.derivationCancelled, timeout=120_000):
         panel.cancel_button.click()
     assert panel.progress.format() == "cancelled" and panel.derive_button.isEnabled()
     assert panel.current_equations() == (None, False)
@@ -179,7 +179,7 @@ def test_real_derivation_in_the_worker(qtbot, doc):
     panel = make_panel(qtbot, doc, None)
     stages = []
     panel.progressed.connect(lambda p: stages.append(p.stage))
-    with qtbot.waitSignal(panel.derivationFinished, timeout=60000) as blocker:
+    with qtbot.waitSignal(panel.derivationFinished, timeout=120_000) as blocker:
         panel.start()
     eq = blocker.args[0]
     assert stages
@@ -193,10 +193,10 @@ def test_real_six_link_derivation_cancels_within_two_seconds(qtbot):
     doc = Document(load_project(ROBOTS / "puma560.json"))
     panel = make_panel(qtbot, doc, None)
     panel.set_method(Method.LAGRANGE, SimplifyMode.FULL)
-    with qtbot.waitSignal(panel.progressed, timeout=30000):
+    with qtbot.waitSignal(panel.progressed, timeout=120_000):
         panel.start()
     time.sleep(0.3)
     started = time.monotonic()
-    with qtbot.waitSignal(panel.derivationCancelled, timeout=2500):
+    with qtbot.waitSignal(panel.derivationCancelled, timeout=120_000):
         panel.cancel()
     assert time.monotonic() - started < 2.0

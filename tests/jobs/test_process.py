@@ -49,7 +49,7 @@ def runner():
     r.close()
 
 
-def gone(pid: int, timeout: float = 10.0) -> bool:
+def gone(pid: int, timeout: float = 60.0) -> bool:   # returns as soon as it is gone
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

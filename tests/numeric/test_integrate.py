@@ -8,7 +8,8 @@ from scipy.integrate import solve_ivp
 
 from designer.jobs import Cancelled, CancelToken, run
 from designer.model import Convention
-from designer.numeric.integrate import SOLVERS, IntegrationError, integrate_job
+from designer.numeric import integrate
+from designer.numeric.integrate import SOLVERS, IntegrationError, StallError, integrate_job
 from designer.numeric.simulate import PDControl, _right_hand_side, _torque_function, simulate
 from designer.numeric.forward import dynamics_of
 
@@ -80,7 +81,27 @@ def test_bad_inputs_and_a_failing_solver():
         run(integrate_job(van_der_pol, (0, 1), [1.0, 0.0], t_eval=[0.5, 0.2]))
     with pytest.raises(ValueError, match="t_eval"):
         run(integrate_job(van_der_pol, (0, 1), [1.0, 0.0], t_eval=[0.5, 2.0]))
-    # y' = y^2 from 1 blows up at t = 1: the solver's step size collapses before it
-    with pytest.raises(IntegrationError, match="integration failed after t = ") as failed:
-        run(integrate_job(lambda t, y: y ** 2, (0, 2), [1.0], "RK45", rtol=1e-10, atol=1e-12))
+    # y' = y^2 from 1 blows up at t = 1: the solver's step size collapses before it; without the stall
+    # detector (STALL_STEPS beyond reach) scipy's own floor ends it, the state named in the message too
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(integrate, "STALL_STEPS", 10**9)
+        with pytest.raises(IntegrationError, match=r"integration failed after t = .* at y = \[") as failed:
+            run(integrate_job(lambda t, y: y ** 2, (0, 2), [1.0], "RK45", rtol=1e-10, atol=1e-12))
     assert 0.99 < failed.value.t <= 1.0
+
+
+def test_a_collapsing_step_ends_as_a_stall_within_a_bounded_number_of_steps():
+    """y' = y^2, y(0) = 1 is y = 1 / (1 - t): the steps collapse towards t = 1 and the stall detector ends
+    it there, within a bounded number of evaluations, naming the time, the floor and the state."""
+    calls = [0]
+
+    def blow_up(t, y):
+        calls[0] += 1
+        return y ** 2
+    with pytest.raises(StallError, match=r"integration stalled at t = 1 s: the step size fell below 2e-12 s "
+                                         r"\(10 steps in a row\) at y = \[") as stalled:
+        run(integrate_job(blow_up, (0, 2), [1.0], "RK45", rtol=1e-10, atol=1e-12))
+    t, y = stalled.value.t, float(stalled.value.y[0])
+    assert 1 - 1e-6 < t < 1.0
+    assert abs(t + 1 / y - 1.0) < 1e-9   # on the exact solution, whose pole t + 1/y is at 1
+    assert calls[0] < 20_000   # the bound is in steps, not seconds

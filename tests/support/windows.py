@@ -45,7 +45,7 @@ def time_click(qtbot, button, signal) -> tuple[float, tuple]:
         button.click()
     signal.connect(record)
     try:
-        with qtbot.waitSignal(signal, timeout=5000):
+        with qtbot.waitSignal(signal, timeout=120_000):
             QTimer.singleShot(0, press)
     finally:
         signal.disconnect(record)
