@@ -28,7 +28,7 @@ import numpy as np
 
 from ..kinematics import NumericArm, dh_frames
 from ..model.manipulator import Convention
-from .protocol import solve_checked, states
+from .protocol import NoLoops, solve_checked, states
 
 __all__ = ["Batch", "BatchDynamics", "batch_frames", "map_states", "CHUNK"]
 
@@ -278,7 +278,7 @@ def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tup
     return out.reshape(q.shape[:-1] + tail)
 
 
-class BatchDynamics:
+class BatchDynamics(NoLoops):
     """The batch engine behind the :class:`~designer.numeric.protocol.Dynamics` calls, plus the
     Christoffel symbols and Jacobians; ``compiled`` as for :class:`Batch`."""
 
@@ -330,3 +330,14 @@ class BatchDynamics:
     def tool_jacobian(self, q) -> np.ndarray:
         """(..., 6, n) geometric Jacobian [v; w] of the tool point."""
         return self._map(q, lambda b: b.tool_jacobian, (6, self.n))
+
+    def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
+        """(kinetic 1/2 qd^T M qd, potential -sum m_b g . p_b), each (...)."""
+        g = np.asarray(self.arm.gravity, float)
+
+        def both(b, v):
+            kinetic = 0.5 * np.einsum("ni,nij,nj->n", v, b.M, v)
+            potential = -np.einsum("b,nbk,k->n", b.body_mass, b.body_positions, g)
+            return np.stack([kinetic, potential], axis=-1)
+        out = self._map(q, both, (2,), ("qd", qd))
+        return out[..., 0], out[..., 1]
