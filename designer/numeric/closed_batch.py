@@ -92,7 +92,7 @@ class ClosedBatch:
     def torque(self, qd, qdd) -> np.ndarray:
         """tau_a (N, n) at the batch's positions and these rates (NaN where a loop cannot close)."""
         out = np.full((len(self.q), self.n), np.nan)
-        for k, (state, qa, v, a) in enumerate(zip(self.closed, self.q, np.asarray(qd, float), np.asarray(qdd, float))):
+        for k, (state, v, a) in enumerate(zip(self.closed, np.asarray(qd, float), np.asarray(qdd, float))):
             if state is not None:
                 try:
                     out[k] = self.cd._at(state[0], v, a)[0]

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..errors import DesignerError
 
-__all__ = ["Dynamics", "BatchQuantities", "CutForces", "NoLoops", "SingularConfigurationError", "MAX_CONDITION", "states", "solve_checked"]
+__all__ = ["Dynamics", "BatchQuantities", "CutForces", "NoLoops", "SingularConfigurationError", "MAX_CONDITION",
+           "states", "solve_checked"]
 
 #: M is treated as singular above this condition number (about 1/sqrt(machine epsilon) squared)
 MAX_CONDITION = 1e12

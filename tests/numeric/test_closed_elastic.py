@@ -70,7 +70,8 @@ class Energy:
         cd, pin, o, j = self.cd, self.pin, self.order, self.joints
         q = cd.positions(q_a)
         e = 1e-6
-        W = np.stack([(cd.closure.solve(q_a + d, q) - cd.closure.solve(q_a - d, q)) / (2 * e) for d in np.eye(cd.n) * e], 1)
+        W = np.stack([(cd.closure.solve(q_a + d, q) - cd.closure.solve(q_a - d, q)) / (2 * e)
+                      for d in np.eye(cd.n) * e], 1)
         qd = W @ qd_a
         links = (pin.computeKineticEnergy(self.pm, self.data, q[o], qd[o])
                  + pin.computePotentialEnergy(self.pm, self.data, q[o]))
