@@ -265,6 +265,25 @@ class Batch:
         return np.einsum("nij,nj->ni", self.M, qdd) + self.coriolis(qd) + self.G
 
 
+    # -- the links' bending (part-made links as beams; zero without): what the stiffness metrics add ---------------
+    def links_sag(self, payload: float, segments: int) -> np.ndarray:
+        """(N, 6) the links' share of the tool's [delta; theta] under gravity and ``payload`` kg (the beams' exact
+        solution: ``segments`` is the closed chain's, whose loops close over slices)."""
+        from .beams import tool_sag_many
+        return tool_sag_many(self.arm, self.q, payload)
+
+    def links_compliance(self, segments: int) -> np.ndarray:
+        """(N, 6, 6) the links' share of the tool's compliance (frame-0 axes)."""
+        from .beams import tool_compliance_many
+        return tool_compliance_many(self.arm, self.q)
+
+    def frequency_links(self, joints, segments: int) -> np.ndarray:
+        """(N,) Hz: the lowest natural frequency, motors locked, with the ``joints``' gearboxes (an
+        :class:`~designer.numeric.elastic.ElasticJoints`) and the links' bending in ``segments`` slices each."""
+        from .flex_modes import lowest_flex_frequency
+        return lowest_flex_frequency(self.arm, joints, self.q, segments)
+
+
 def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tuple[int, ...],
                compiled=None) -> np.ndarray:
     """``get(batch)`` over states q (..., n) in blocks of :data:`CHUNK`, shaped (...) + ``tail``."""

@@ -100,6 +100,34 @@ class ClosedBatch:
                     pass
         return out
 
+    # -- the links' bending with the loops closed over their slices (numeric/closed_flex.py; docs/elastic.md
+    # "Closed chains"): the batch's ``arm`` (explore's ClosedArm) keeps the virtual-joint models --------------
+    def _links(self, stiffness, segments: int, value, width: tuple[int, ...] = ()) -> np.ndarray:
+        """``value(model, q_tree)`` (the ClosedFlex model, the closed tree poses stacked) at every state that
+        closes (NaN elsewhere, and at a dead centre); zeros without part-made links."""
+        out = np.full((len(self.q),) + width, np.nan)
+        if not self.cd.tree.arm.beams and stiffness is None:
+            out[self._ok] = 0.0
+            return out
+        if self._ok:
+            model = self.arm.flex(stiffness, segments)
+            out[self._ok] = value(model, self._q_tree)
+        return out
+
+    def links_sag(self, payload: float, segments: int) -> np.ndarray:
+        """(N, 6): the links' share of the tool's [delta; theta] under gravity and ``payload`` kg (the gearboxes
+        rigid; the two shares add exactly: the gearboxes never meet the rows the loops hold against the slices)."""
+        return self._links(None, segments, lambda m, q: m.sags(q, payload), (6,))
+
+    def links_compliance(self, segments: int) -> np.ndarray:
+        """(N, 6, 6): the links' share of the tool's compliance (frame-0 axes)."""
+        return self._links(None, segments, lambda m, q: m.compliances(q), (6, 6))
+
+    def frequency_links(self, joints, segments: int) -> np.ndarray:
+        """(N,) Hz: the lowest natural frequency, motors locked, with the actuated joints' gearboxes (``joints``,
+        an :class:`~designer.numeric.elastic.ElasticJoints`) and the links' bending."""
+        return self._links(joints.stiffness, segments, lambda m, q: m.lowest_frequencies(q))
+
     @cached_property
     def M_inv(self) -> np.ndarray:
         out = np.full_like(self.M, np.nan)
