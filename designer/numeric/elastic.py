@@ -146,8 +146,8 @@ class ElasticArm:
     def __init__(self, arm: NumericArm | None, joints: ElasticJoints, dynamics: Dynamics | None = None):
         if dynamics is None:
             assert arm is not None, "a serial arm or a closed chain's link side"
-            dynamics = arm_dynamics(arm)
-        self.dyn: Dynamics = dynamics
+        self.dyn: Dynamics = arm_dynamics(arm) if dynamics is None else dynamics  # type: ignore[arg-type]
+        dynamics = self.dyn
         #: the generated single-state forward dynamics (serial arms) applies
         self._compiled = isinstance(dynamics, ArmDynamics)
         if joints.n != dynamics.n:
@@ -235,7 +235,8 @@ class ElasticArm:
         n, m, E = self.n, self.m, self.E.tolist()
         k, d, NE, Jm = self.k.tolist(), self.d.tolist(), self.NE.tolist(), self.Jm.tolist()
         N = self.N.tolist()
-        raw = self.dyn.scalar_function("qdd") if self._plain and self._compiled else None
+        dyn = self.dyn
+        raw = dyn.scalar_function("qdd") if self._plain and isinstance(dyn, ArmDynamics) else None
 
         def rhs(t, y):
             s = y.tolist()

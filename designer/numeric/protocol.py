@@ -57,8 +57,14 @@ class Dynamics(Protocol):
     shape (..., n), and the closed chain's extras (the module's docstring)."""
 
     n: int
-    n_tree: int
-    actuated: tuple[int, ...]
+
+    @property
+    def n_tree(self) -> int:
+        """The tree's joint count (n without loops)."""
+
+    @property
+    def actuated(self) -> tuple[int, ...]:
+        """The tree joints (0-based) the n coordinates are."""
 
     def M(self, q) -> np.ndarray:
         """Mass matrix, (..., n, n)."""
