@@ -33,12 +33,10 @@ __all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "e
 
 
 def explored_drive_values(model) -> dict:
-    """:func:`designer.model.drives.drive_values` for the joints explore rates: every joint of a serial
-    arm, the actuated ones of a closed chain (its motors; a passive joint's drive data is its bearing's)."""
+    """:func:`designer.model.drives.drive_values` for the joints explore rates: the actuated ones (every joint
+    of a serial arm; a closed chain's motors, a passive joint's drive data being its bearing's)."""
     from ..model.drives import drive_values
     values = drive_values(model)
-    if model.is_serial:
-        return values
     act = [i for i, link in enumerate(model.links) if link.actuated]
     return {k: v[act] if isinstance(v, np.ndarray) else v for k, v in values.items()}
 
@@ -63,13 +61,12 @@ def design_ratings(model, ratings, values: dict[str, float]):
         return ratings
     design = np.array([np.inf if d is None or d.stiffness is None else d.stiffness
                        for d in numeric_drives(model, values)], dtype=float)
-    number = list(range(1, model.n + 1))   # each rated joint's link number
-    if not model.is_serial:   # the ratings hold a closed chain's actuated joints: the named ones by their place there
-        act = [i for i, link in enumerate(model.links) if link.actuated]
-        named = [act.index(i) for i in named if i in act]
-        design, number = design[act], [i + 1 for i in act]
-        if not named:
-            return ratings
+    # the ratings hold the actuated joints (a closed chain's motors): the named ones by their place there
+    act = [i for i, link in enumerate(model.links) if link.actuated]
+    named = [act.index(i) for i in named if i in act]
+    design, number = design[act], [i + 1 for i in act]   # each rated joint's link number
+    if not named:
+        return ratings
     if ratings.stiffness is None:
         k = design
     else:

@@ -22,6 +22,13 @@ of every engine, and a serial one answers it trivially (:class:`NoLoops`):
   (a trajectory keeps its branch: simulation); a serial engine returns itself. Without it, each call's
   states close one after the other, the first on the nominal pose's branch, so that a call's answer
   does not depend on the calls before it (worker threads share an engine).
+
+An elastic arm (:class:`~designer.numeric.elastic.ElasticArm`) takes any engine as its link side; it is not
+yet an engine itself. How it becomes one: Spong's model is a rigid mechanism in (q, theta_E), n + m
+coordinates, with M = diag(M(q) + the rigid joints' reflected rotors, Jm), the springs' and dampers' torques
+among G and h, and the rotors' kinetic and the springs' potential energy added; an ``ElasticDynamics(link,
+joints)`` answering this protocol over (..., n + m), its extras the link side's (a rigid joint is the case
+with no spring, m = 0: the link side itself).
 """
 
 from __future__ import annotations
