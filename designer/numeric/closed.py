@@ -101,6 +101,9 @@ class ClosedDynamics:
 
     # -- over states (..., n): the loops close state by state ---------------
     def _each(self, fn: Callable, named: tuple, width: tuple[int, ...]) -> np.ndarray:
+        one = [np.asarray(v, dtype=float) for _, v in named]
+        if all(a.shape == (self.n,) for a in one):   # one state (a simulation's step): no broadcasting
+            return np.asarray(fn(self.close(one[0]), *one[1:]), dtype=float)
         arrays = states(self.n, *named)
         lead = arrays[0].shape[:-1]
         if not lead:
