@@ -5,7 +5,7 @@ the same run of its serial twin (robots/palletizer_serial.json, the same drive d
 Run: ``python -m benchmarks.bench_closed_elastic [--runs R] [--t T]`` from the repository root (prints
 figures; not a test). Both runs are :func:`designer.numeric.elastic_simulate.simulate_elastic` with the
 command line's tolerances (rtol 1e-8, atol 1e-10, Radau): the closed chain's link side closes its loops and
-runs the tree's RNEA and CRBA in Python at every evaluation (numeric/closed_elastic.py), the serial twin's
+runs the tree's RNEA and CRBA in Python at every evaluation (numeric/closed.py), the serial twin's
 is generated code; the energy drift is the largest |E - E(0)| (links, rotors, springs, gravity).
 """
 
@@ -24,7 +24,6 @@ sys.path.insert(0, str(ROOT))
 from designer.kinematics import NumericArm  # noqa: E402
 from designer.model.extras import Drive  # noqa: E402
 from designer.numeric.closed import ClosedDynamics  # noqa: E402
-from designer.numeric.closed_elastic import ClosedLinkSide  # noqa: E402
 from designer.numeric.elastic import ElasticArm, elastic_joints  # noqa: E402
 from designer.numeric.elastic_simulate import simulate_elastic  # noqa: E402
 from designer.project import load_project  # noqa: E402
@@ -49,7 +48,7 @@ def _run(model, q0, seconds: float, closed: bool):
     joints = elastic_joints(model)
     if closed:
         cd = ClosedDynamics(model)
-        arm, side, energy_side = None, ClosedLinkSide(cd, follow=True), ClosedLinkSide(cd, follow=True)
+        arm, side, energy_side = None, cd.following(), cd.following()
     else:
         arm, side, energy_side = NumericArm.from_model(model), None, None
     traj = simulate_elastic(arm, joints, (0.0, seconds), q0=q0, rtol=1e-8, atol=1e-10, dynamics=side)

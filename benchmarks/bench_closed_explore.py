@@ -1,5 +1,5 @@
 """Explore on a closed chain: the Christoffel symbols and Lee's split of the palletizer's parallelogram
-(``designer/explore/closed_terms.py``, per state in Python: polarization at n (n + 1) / 2 unit rates)
+(``designer/numeric/closed_terms.py``, per state in Python: polarization at n (n + 1) / 2 unit rates)
 beside its serial twin's vectorised batch (``designer/numeric/batch.py``), at the same N states.
 
 Run: ``python -m benchmarks.bench_closed_explore [--runs R] [--states N]`` from the repository root

@@ -33,14 +33,10 @@ def window_derive_job(model: Manipulator, method: Method, simplify: SimplifyMode
                       ) -> Job[Equations]:
     """:func:`derive_job` for the window's worker process: the result without the Christoffel symbols a
     Lagrange derivation keeps for :func:`coriolis_matrix`, which the window never calls (PUMA 560: 375 of the
-    465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation)."""
+    465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation). A nonlinear loop gets its compact
+    form: the Equations tab's viewer has no loop quantities."""
     from .dynamics import derive_job
-    if not model.is_serial:   # the Equations tab: a nonlinear loop's compact form (its viewer has no loop quantities)
-        from .dynamics.engine import closed_chain_job as closed_job
-        from .dynamics.results import Form
-        from .jobs import NEVER
-        return (yield from closed_job(model, method, simplify, token or NEVER, Form.AUTO, nonlinear=False))
-    eq = yield from derive_job(model, method, simplify, token)
+    eq = yield from derive_job(model, method, simplify, token, loop_quantities=False)
     return replace(eq, extras={k: v for k, v in eq.extras.items() if k != "christoffel"})
 
 

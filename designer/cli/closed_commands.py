@@ -72,11 +72,13 @@ def closed_eval(args, model: Manipulator) -> int:
     for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
         try:
             q_tree = cd.positions(q)
+            at = cd.following(q_tree)
             parts = {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree), "G": src.G(q, q_tree),
-                     "h": src.h(q, qd, q_tree)}
-            forces = cd.cut_forces(q, qd, qdd, q_tree)   # what the bearings carry: the rigid bodies'
+                     "h": src.h(q, qd, q_tree)} if closed else \
+                {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
+            forces = at.cut_forces(q, qd, qdd)   # what the bearings carry: the rigid bodies'
             if args.drives:   # tau = M qdd + h + G + friction as for a serial arm (h: a passive rotor's W' qd)
-                d = cd.drive_parts(q, qd, qdd, q_tree)
+                d = at.drive_parts(q, qd, qdd)
                 parts.update(M=parts["M"] + d["M"], tau=parts["tau"] + d["tau"], h=parts["h"] + d["h"] - d["friction"],
                              friction=d["friction"])
         except ClosureError as exc:
@@ -84,7 +86,7 @@ def closed_eval(args, model: Manipulator) -> int:
         result = {k: np.asarray(v).tolist() for k, v in parts.items()}
         result["q_tree"] = q_tree.tolist()
         result["cut_forces"] = forces.as_lists()
-        result["residual"] = cd.residual(q_tree)
+        result["residual"] = cd.closure.residual(q_tree)
         results.append(result)
     head = {"method": args.method, "form": "closed", "simplify": args.simplify} if closed else \
         {"method": "closed-chain numeric"}
@@ -109,14 +111,13 @@ def closed_torques(args, model: Manipulator) -> int:
     tau = np.empty_like(Q)
     loops = len(cd.tree.loops)
     forces = np.empty((len(Q), loops, 3))
-    guess = None
+    follow = cd.following()
     for r in loop_bar(range(len(Q)), args.quiet, unit="row", desc="torques"):
         try:
-            guess = cd.positions(Q[r], guess)
-            tau[r] = cd.tau(Q[r], QD[r], QDD[r], guess)
+            tau[r] = follow.tau(Q[r], QD[r], QDD[r])
             if args.drives:
-                tau[r] += cd.drive_terms(Q[r], QD[r], QDD[r], guess)[1]
-            forces[r] = cd.cut_forces(Q[r], QD[r], QDD[r], guess).force
+                tau[r] += follow.drive_terms(Q[r], QD[r], QDD[r])[1]
+            forces[r] = follow.cut_forces(Q[r], QD[r], QDD[r]).force
         except ClosureError as exc:
             raise UserError(f"{args.trajectory}: data row {r + 1}: {exc}") from None
     others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}

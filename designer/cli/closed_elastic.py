@@ -47,16 +47,14 @@ def closed_elastic_setup(model, where: str) -> ElasticSetup:
     from ..model import MissingParameterError
     from ..explore.closed import ClosedArm
     from ..kinematics.closure import ClosureError
-    from ..numeric.closed_elastic import ClosedLinkSide
     joints = _joints(model, where)
     try:
         arm = ClosedArm(model)
     except (ClosureError, MissingParameterError, ValueError) as exc:
         raise UserError(f"{where}: {exc}") from None
     names = [f"q{j}" for j in arm.joint_numbers]
-    follow = ClosedLinkSide(arm.cd, follow=True)   # the rows of a trajectory, one branch
-    return ElasticSetup(None, joints, lambda: ClosedLinkSide(arm.cd, follow=True), names, arm.tool_points,
-                        follow.residual)
+    follow = arm.cd.following()   # the rows of a trajectory, one branch
+    return ElasticSetup(None, joints, arm.cd.following, names, arm.tool_points, follow.residual)
 
 
 def closed_elastic_linear_model(model, q, qd, qdd, where: str):
@@ -81,7 +79,6 @@ def closed_eval_elastic(args, model, read_states) -> int:
     import numpy as np
     import json
     import sys
-    from ..numeric.closed_elastic import ClosedLinkSide
     from ..numeric.elastic import ElasticArm
     from .closed_commands import _dynamics
     if args.method != "lagrange":
@@ -90,7 +87,7 @@ def closed_eval_elastic(args, model, read_states) -> int:
     joints = _joints(model, args.project)
     cd = _dynamics(model, args.project)
     try:
-        ea = ElasticArm(None, joints, ClosedLinkSide(cd))
+        ea = ElasticArm(None, joints, cd)
     except DesignerError as exc:
         raise UserError(f"{args.project}: {exc}") from None
     states = read_states(args.states, ea.n, ea.m)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -119,61 +120,46 @@ def derive_closed(args, model, progress, form: Form) -> Equations:
 
 
 def _derive(args, progress) -> Equations:
+    """The equations ``--form`` asks for, a serial arm's or a closed chain's (dynamics.derive decides)."""
     from ..dynamics.results import Form
     model = load_model(args.project, closed=True)
-    if not model.is_serial:
-        return _closed_derive(args, model, progress)
     form = getattr(args, "form", Form.AUTO.value)
-    form = Form.CLOSED.value if form == "derived" else form  # codegen --form derived: the closed forms
-    try:
-        return derive_closed(args, model, progress, Form(form))
-    except (ValueError, ArithmeticError) as exc:
-        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    form = Form(Form.CLOSED.value if form == "derived" else form)  # codegen --form derived: the closed forms
+    return _derived(args, form, lambda: derive_closed(args, model, progress, form))
 
 
 def _compact(args, progress) -> Equations:
-    """The compact recursive graphs alone, for ``codegen --form compact`` (no report, no closed form)."""
-    from ..dynamics.results import Method
-    from ..dynamics.engine import compact_equations_job
+    """What ``codegen`` writes by default (dynamics.engine.code_equations_job): a serial arm's compact
+    recursive graphs alone (no report), a closed chain's closed form where its loops close linearly, else
+    its compact form; ``--form compact`` given: the compact form."""
+    from ..codegen.files import graphs_for
+    from ..dynamics.engine import AUTO_LIMIT, code_equations_job
+    from ..dynamics.results import Form, Method, SimplifyMode
     from ..jobs import run
 
     model = load_model(args.project, closed=True)
-    if not model.is_serial:   # code generation: the closed forms are what a closed chain has
-        return _closed_derive(args, model, progress, codegen=True)
-    from ..codegen.files import graphs_for
     need = graphs_for(getattr(args, "only", None))  # codegen --functions: only the graphs those read
-    try:
-        return run(compact_equations_job(model, Method(args.method), need=need), progress)
-    except (ValueError, ArithmeticError) as exc:
-        raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    form = Form.COMPACT if getattr(args, "compact_asked", False) else None
+    seconds = getattr(args, "time_limit", None)
+    return _derived(args, form, lambda: run(code_equations_job(
+        model, Method(args.method), SimplifyMode(args.simplify), form, need,
+        max_terms=getattr(args, "max_terms", None) or AUTO_LIMIT,
+        time_limit=math.inf if seconds == 0 else seconds), progress))
 
 
-def _closed_derive(args, model, progress, codegen: bool = False) -> Equations:
-    """A closed chain's equations in the actuated coordinates (dynamics/engine.py closed_chain_job): the
-    closed form (--form closed, auto: of a linear closure, or in named loop quantities for a four-bar or
-    a general loop), the compact form with the projection as steps (--form compact; auto when the closed
-    form does not finish within --time-limit). Code generation: the closed form of a linear closure,
-    else the compact form."""
-    from ..dynamics.results import Form, Method, SimplifyMode
-    from ..dynamics.engine import closed_chain_job
+def _derived(args, form: Form | None, make: Callable[[], Equations]) -> Equations:
+    """``make()``, a failed derivation as one line naming the project."""
+    from ..dynamics.results import Form
     from ..errors import DesignerError
-    from ..jobs import NEVER, run
     from ..model import MissingParameterError
-    form = getattr(args, "form", Form.AUTO.value)
-    if codegen:   # codegen --form compact given: the compact form even where a closed form exists
-        form = Form.COMPACT if getattr(args, "compact_asked", False) else Form.AUTO
-    else:
-        form = Form(Form.CLOSED.value if form == "derived" else form)
     try:
-        seconds = getattr(args, "time_limit", None)
-        eq = run(closed_chain_job(model, Method(args.method), SimplifyMode(args.simplify), NEVER, form,
-                                  nonlinear=not codegen, time_limit=math.inf if seconds == 0 else seconds,
-                                  max_terms=getattr(args, "max_terms", None)), progress)
+        return make()
+    except UserError:
+        raise
     except (DesignerError, MissingParameterError, ValueError, ArithmeticError) as exc:
         hint = "; use --form compact" if form is Form.CLOSED else ""
         text = str(exc).replace("; show the recursive form instead?", "")
         raise UserError(f"{args.project}: cannot derive the equations: {text}{hint}") from None
-    return eq
 
 
 def cmd_derive(args) -> int:

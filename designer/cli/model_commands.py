@@ -193,7 +193,7 @@ def _closed_fk(args, model, q_a: list[float], act: list[int]) -> int:
         "tool_link": arm.tool_link + 1,
         "tool_position": tool[:3, 3].tolist(),
         "tool_pose": np.round(tree.arm.base @ tool, 12).tolist(),
-        "loop_residual": arm.cd.residual(q),
+        "loop_residual": float(arm.cd.residual(q_a)),
     }
     print(json.dumps(result, indent=1))
     return 0

@@ -53,13 +53,12 @@ def closed_condition_number(model: Manipulator, bp: ClosedBaseParameters, Q, QD,
     """cond(Y_b) of the closed chain's base regressor stacked over the actuated states (rows of Q, QD,
     QDD: one column per actuated joint); a state whose loops cannot close is named."""
     cd = closed_dynamics(model)
-    reg = ClosedRegressor(cd)
+    reg = ClosedRegressor(cd.following())
     columns = [reg.names.index(name) for name, _combo in bp.base]
-    rows, guess = [], None
+    rows = []
     for k, (q, qd, qdd) in enumerate(zip(np.asarray(Q, float), np.asarray(QD, float), np.asarray(QDD, float))):
         try:
-            guess = cd.positions(q, guess)
-            rows.append(reg.actuated(q, qd, qdd, guess)[:, columns])
+            rows.append(reg.actuated(q, qd, qdd)[:, columns])
         except ClosureError as exc:
             raise DesignerError(f"sample {k + 1}: {exc}") from None
     if not rows:

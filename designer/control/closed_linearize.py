@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..numeric.closed import ClosedDynamics
-from ..numeric.closed_elastic import ClosedLinkSide
 from ..numeric.elastic import ElasticArm, ElasticJoints
 from .elastic_linearize import elastic_state_space
 from .linearize import LinearModel, _vector, state_space
@@ -27,12 +26,12 @@ def closed_derivatives(cd: ClosedDynamics, q0, qd0, qdd0) -> tuple[np.ndarray, n
     """(tau_a, dtau_a/dq_a, dtau_a/dqd_a) at one state by central differences over fresh closures; a pose where
     a loop cannot close is a ClosureError."""
     n = cd.n
-    guess = cd.positions(q0)
-    tau0 = cd.tau(q0, qd0, qdd0, guess)
+    near = cd.following(cd.positions(q0))   # each perturbed state closes on q0's branch
+    tau0 = near.tau(q0, qd0, qdd0)
     dq, dqd = np.empty((n, n)), np.empty((n, n))
     for k, e in enumerate(np.eye(n) * STEP):
-        dq[:, k] = (cd.tau(q0 + e, qd0, qdd0, guess) - cd.tau(q0 - e, qd0, qdd0, guess)) / (2 * STEP)
-        dqd[:, k] = (cd.tau(q0, qd0 + e, qdd0, guess) - cd.tau(q0, qd0 - e, qdd0, guess)) / (2 * STEP)
+        dq[:, k] = (near.tau(q0 + e, qd0, qdd0) - near.tau(q0 - e, qd0, qdd0)) / (2 * STEP)
+        dqd[:, k] = (near.tau(q0, qd0 + e, qdd0) - near.tau(q0, qd0 - e, qdd0)) / (2 * STEP)
     return tau0, dq, dqd
 
 
@@ -42,7 +41,7 @@ def linearize_closed(cd: ClosedDynamics, q0, qd0=None, qdd0=None) -> LinearModel
     n = cd.n
     q0, qd0, qdd0 = _vector(q0, n, "q"), _vector(qd0, n, "qd"), _vector(qdd0, n, "qdd")
     tau0, dq, dqd = closed_derivatives(cd, q0, qd0, qdd0)
-    return state_space(q0, qd0, qdd0, tau0, dq, dqd, cd.M(q0, cd.positions(q0)))
+    return state_space(q0, qd0, qdd0, tau0, dq, dqd, cd.M(q0))
 
 
 def elastic_linearize_closed(cd: ClosedDynamics, joints: ElasticJoints, q0, qd0=None, qdd0=None) -> LinearModel:
@@ -50,5 +49,5 @@ def elastic_linearize_closed(cd: ClosedDynamics, joints: ElasticJoints, q0, qd0=
     thetad), the motor torques in; ``joints`` the actuated joints' (numeric.elastic.elastic_joints)."""
     n = cd.n
     q0, qd0, qdd0 = _vector(q0, n, "q"), _vector(qd0, n, "qd"), _vector(qdd0, n, "qdd")
-    model = ElasticArm(None, joints, ClosedLinkSide(cd))
+    model = ElasticArm(None, joints, cd)
     return elastic_state_space(model, q0, qd0, qdd0, *closed_derivatives(cd, q0, qd0, qdd0))

@@ -21,7 +21,7 @@ from .size import ClosedFormTooSlow, Deadline, ExpansionTooLarge, expanded_terms
 from .tree import compact_job
 from .trigpoly import TrigRing
 
-__all__ = ["derive", "derive_job", "compact_equations_job",
+__all__ = ["derive", "derive_job", "code_equations_job", "compact_equations_job",
            "check_size", "AUTO_LIMIT", "AUTO_SECONDS", "coriolis_matrix", "link_torques", "link_torques_job"]
 
 
@@ -59,8 +59,10 @@ def check_size(tau: sp.Matrix, limit: int | None, model: Manipulator | None = No
 def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
                simplify: SimplifyMode = SimplifyMode.FAST, token: CancelToken | None = None,
                form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT,
-               time_limit: float | None = None) -> Job[Equations]:
-    """Generator yielding :class:`Progress` and returning :class:`Equations`.
+               time_limit: float | None = None, loop_quantities: bool = True) -> Job[Equations]:
+    """Generator yielding :class:`Progress` and returning :class:`Equations`: the front door of every
+    derivation, a serial arm's or a closed chain's (in its actuated coordinates, :func:`closed_chain_job`);
+    callers never choose.
 
     ``form``: compact returns the recursive graphs at once (any arm, about a second); closed
     expands, after checking the size estimate of tau against ``max_terms`` (None: no limit;
@@ -71,12 +73,14 @@ def derive_job(model: Manipulator, method: Method = Method.LAGRANGE,
     ``time_limit`` None, :data:`AUTO_SECONDS`; ``math.inf``: no limit), else compact, with
     ``extras["too_large"]`` = (entry, estimated terms, limit) or ``extras["too_slow"]`` =
     (seconds, the step reached) saying why. ``token.check()`` is called inside every loop, so a
-    cancel stops the job within one small step (a ``Cancelled`` exception).
+    cancel stops the job within one small step (a ``Cancelled`` exception). ``loop_quantities`` False: where
+    a loop closes nonlinearly, no closed form in named loop quantities (a reader that cannot evaluate them:
+    generated code, the window's viewer); a mechanism without such a loop is not affected.
     """
     method, simplify, form = Method(method), SimplifyMode(simplify), Form(form)
     if not model.is_serial:   # a closed chain: its forms in the actuated coordinates
         return (yield from closed_chain_job(model, method, simplify, NEVER if token is None else token, form,
-                                            time_limit=time_limit, max_terms=max_terms))
+                                            nonlinear=loop_quantities, time_limit=time_limit, max_terms=max_terms))
     strategy = METHODS[method]
     token = NEVER if token is None else token
     started = time.perf_counter()
@@ -194,9 +198,24 @@ def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:
 def derive(model: Manipulator, method: Method = Method.LAGRANGE, simplify: SimplifyMode = SimplifyMode.FAST,
            progress: Callable[[Progress], None] | None = None, token: CancelToken | None = None,
            form: Form = Form.AUTO, max_terms: int | None = AUTO_LIMIT,
-           time_limit: float | None = None) -> Equations:
+           time_limit: float | None = None, loop_quantities: bool = True) -> Equations:
     """Derive the equations of motion of ``model`` (see :func:`derive_job`)."""
-    return run(derive_job(model, method, simplify, token, form, max_terms, time_limit), progress, token)
+    return run(derive_job(model, method, simplify, token, form, max_terms, time_limit, loop_quantities),
+               progress, token)
+
+
+def code_equations_job(model: Manipulator, method: Method = Method.LAGRANGE,
+                       simplify: SimplifyMode = SimplifyMode.FAST, form: Form | None = None,
+                       need: Collection[str] = ("tau", "M", "G", "h"), token: CancelToken = NEVER,
+                       max_terms: int | None = AUTO_LIMIT, time_limit: float | None = None) -> Job[Equations]:
+    """The equations generated code is written from. ``form`` None, code's default: a serial arm's compact
+    form (:func:`compact_equations_job`, only the graphs ``need`` names), a closed chain's closed form where
+    its loops close linearly, else its compact form; a form asked for by name (compact, closed, auto) is
+    :func:`derive_job`'s, without named loop quantities."""
+    if model.is_serial and form in (None, Form.COMPACT):
+        return (yield from compact_equations_job(model, method, token, need))
+    return (yield from derive_job(model, method, simplify, token, Form.AUTO if form is None else form, max_terms,
+                                  time_limit, loop_quantities=False))
 
 
 def coriolis_matrix(eq: Equations) -> sp.Matrix:

@@ -305,17 +305,14 @@ def _named(model: Manipulator, pairs) -> tuple[tuple[int, ...], ...]:
 def _lagrange(model: Manipulator, token: CancelToken):
     """M and G in closed form: a serial arm's, or a closed chain's in its actuated joints (parallelograms:
     :mod:`designer.dynamics.closed_form`); a four-bar has none, which the error says."""
+    from ..dynamics.engine import derive
     from ..dynamics.results import Method, SimplifyMode
-    if model.is_serial:
-        from ..dynamics.engine import derive
-        return derive(model, Method.LAGRANGE, SimplifyMode.OFF)
-    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
-    try:
-        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.OFF, token=token)
-    except NotLinearClosure:
+    eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF, token=token, loop_quantities=False)
+    if "no_closed_form" in eq.extras:
         raise ValueError("the loops do not close linearly (a four-bar): its M_a and G_a read the loop's W, which "
                          "the link lengths change through the closure, so no parameter relation can be solved "
-                         "for in closed form (explore sweep and sensitivity take a four-bar)") from None
+                         "for in closed form (explore sweep and sensitivity take a four-bar)")
+    return eq
 
 
 def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResult:
@@ -324,18 +321,14 @@ def _numeric_check(model: Manipulator, kind: Kind, pairs: list) -> ConditionResu
     than anyone waits)."""
     import numpy as np
 
-    from ..kinematics import NumericArm
-    from ..numeric.batch import Batch
+    from .batch import batch_of
+    from .joints import explore_arm, explore_joints
     if not pairs:   # a one-joint arm has no pair to decouple
         return ConditionResult(kind, (), (), (), (), (), already=True)
-    from .closed import ClosedArm, ClosedBatch
     rng = np.random.default_rng(0)
-    b: Batch | ClosedBatch
-    if model.is_serial:
-        arm = NumericArm.from_model(model)
-        b = Batch(arm, rng.uniform(-np.pi, np.pi, (8, arm.n)))
-    else:   # a four-bar's crank may not turn all the way: states near the nominal pose, where the loops close
-        b = ClosedArm(model).batch(rng.uniform(-0.5, 0.5, (8, joint_count(model))))
+    # a four-bar's crank may not turn all the way: a closed chain's states near the nominal pose, where the loops close
+    span = 0.5 if explore_joints(model).closed else np.pi
+    b = batch_of(explore_arm(model), rng.uniform(-span, span, (8, joint_count(model))))
     if kind is Kind.BALANCED:
         values = np.stack([b.G[:, t[0] - 1] for t in pairs], axis=1)
         scale = max(float(np.abs(b.M).max()) * float(np.linalg.norm(b.arm.gravity)), 1e-300)

@@ -24,7 +24,7 @@ import numpy as np
 from .joint_names import joint_numbers   # re-exported: the coupling sweeps name joints as explore does
 from ..model import Manipulator
 from ..jobs import NEVER, CancelToken, Job, Progress, run
-from ..numeric.batch import Batch
+from .batch import batch_of
 from .metric_error import MetricError
 
 __all__ = ["Quantity", "Sweep", "joint_numbers", "pair_quantities", "sweep_joint", "ParameterGrid",
@@ -55,12 +55,6 @@ class Quantity(str, Enum):
             Quantity.CENTRIFUGAL_IJ: f"C_{a}{b}",
             Quantity.CENTRIFUGAL_JI: f"C_{b}{a}",
         }[self]
-
-
-def _batch(arm, q: np.ndarray):
-    """The quantities of states q: a closed chain's arm makes its own (M_a, and its Christoffel symbols
-    once the core gives them)."""
-    return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q)
 
 
 def _pair(b, i: int, j: int) -> tuple[dict[Quantity, np.ndarray], str]:
@@ -119,7 +113,7 @@ def pair_quantities(arm, q, i: int, j: int) -> dict[Quantity, np.ndarray]:
     :class:`designer.explore.batch.Batch`.
     """
     _check_pair(arm.n, i, j)
-    return _pair(_batch(arm, np.atleast_2d(np.asarray(q, dtype=float))), i, j)[0]
+    return _pair(batch_of(arm, np.atleast_2d(np.asarray(q, dtype=float))), i, j)[0]
 
 
 @dataclass(frozen=True)
@@ -144,7 +138,7 @@ def sweep_joint(arm, q, i: int, j: int, joint: int, values) -> Sweep:
     Q[:, joint] = values
     unit = "rad" if arm.revolute[joint] else "m"
     _check_pair(arm.n, i, j)
-    result, note = _pair(_batch(arm, Q), i, j)
+    result, note = _pair(batch_of(arm, Q), i, j)
     numbers = joint_numbers(arm)
     return Sweep(values, f"q{numbers[joint]} ({unit})", (i, j), {"": result},
                  None if numbers == tuple(range(1, arm.n + 1)) else numbers, note)
@@ -176,7 +170,7 @@ class ParameterGrid:
         """The pair's quantities of every arm of the grid at joint values ``q`` (n,)."""
         _check_pair(self.arms[0].n, i, j)
         q = np.atleast_2d(np.asarray(q, dtype=float))
-        pairs = [_pair(_batch(arm, q), i, j) for arm in self.arms]
+        pairs = [_pair(batch_of(arm, q), i, j) for arm in self.arms]
         parts = [p for p, _note in pairs]
         result = {k: np.concatenate([p[k] for p in parts]) for k in Quantity}
         m = len(self.values)
@@ -221,8 +215,7 @@ def parameter_grid_job(model: Manipulator, name: str, values, second: str | None
             token.check()
             overrides = {name: float(v)} if second is None else {name: float(v), second: float(s)}
             arms.append(explore_arm(model, overrides))   # a closed chain's ClosedArm
-            if not model.is_serial:
-                yield Progress("designs", len(arms) / total, f"{len(arms)} of {total}")
+            yield Progress("designs", len(arms) / total, f"{len(arms)} of {total}")
     return ParameterGrid(name, values, second, seconds, tuple(arms))
 
 
@@ -262,7 +255,7 @@ def joints_moving_inertia(arm, seed: int = 0) -> list[int]:
     reach = float(np.abs(arm.dh[:, [0, 2]]).sum()) if hasattr(arm, "dh") else 1.0   # a closed chain: no DH
     step = np.where(arm.revolute, 0.7, 0.1 * max(reach, 0.1))
     moved = [q] + [q + step[k] * np.eye(n)[k] for k in range(n)]
-    M = _batch(arm, np.vstack(moved)).M.reshape(n + 1, len(q), n, n)
+    M = batch_of(arm, np.vstack(moved)).M.reshape(n + 1, len(q), n, n)
     # a closed chain's pose whose loop cannot close is NaN: those states say nothing either way
     with np.errstate(invalid="ignore"):
         change = [np.nan_to_num(np.abs(M[k + 1] - M[0]), nan=0.0).max() for k in range(n)]

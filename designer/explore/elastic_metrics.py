@@ -5,9 +5,9 @@ joints' stiffness, gear ratios, rotor inertias and the payload), one value per s
 
 - ``frequency`` (Hz): the lowest natural frequency with the motors locked, K v = w^2 M(q) v;
 - ``frequency_links`` (Hz): the same with the links' own bending (part-made links as beams, virtual
-  joints: :mod:`designer.numeric.flex_modes`; a closed chain's with the loops closed over the slices,
-  :mod:`designer.numeric.closed_flex`); ``frequency`` itself stays the rigid-link figure, the
-  fast one for maps (the two side by side say how much the links cost);
+  joints: the batch's ``frequency_links``, :mod:`designer.numeric.flex_modes`; a closed chain's with the
+  loops closed over the slices, :mod:`designer.numeric.closed_flex`); ``frequency`` itself stays the
+  rigid-link figure, the fast one for maps (the two side by side say how much the links cost);
 - ``frequency_free`` (Hz): the lowest vibration frequency of the full elastic-joint model with the
   rotor inertias and free motors (:func:`designer.numeric.modes.free_modes`);
 - ``deflection`` (mm): the tool's static sag under gravity and the payload (motors holding);
@@ -24,24 +24,19 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..numeric.beams import tool_sag_many
 from ..numeric.elastic import ElasticJoints, ElasticModelError
-from ..numeric.flex_modes import lowest_flex_frequency
 from ..numeric.modes import lowest_frequency
-from ..numeric.stiffness import compliance_axes, joint_compliance, sag, tool_compliance
-from .closed_flex_metrics import closed_frequency_links, closed_links_compliance, closed_links_sag
+from ..numeric.stiffness import compliance_axes, joint_compliance, sag
 from .metric_error import MetricError
 
 __all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "explored_drive_values"]
 
 
 def explored_drive_values(model) -> dict:
-    """:func:`designer.model.drives.drive_values` for the joints explore rates: every joint of a serial
-    arm, the actuated ones of a closed chain (its motors; a passive joint's drive data is its bearing's)."""
+    """:func:`designer.model.drives.drive_values` for the joints explore rates: the actuated ones (every joint
+    of a serial arm; a closed chain's motors, a passive joint's drive data being its bearing's)."""
     from ..model.drives import drive_values
     values = drive_values(model)
-    if model.is_serial:
-        return values
     act = [i for i, link in enumerate(model.links) if link.actuated]
     return {k: v[act] if isinstance(v, np.ndarray) else v for k, v in values.items()}
 
@@ -66,13 +61,12 @@ def design_ratings(model, ratings, values: dict[str, float]):
         return ratings
     design = np.array([np.inf if d is None or d.stiffness is None else d.stiffness
                        for d in numeric_drives(model, values)], dtype=float)
-    number = list(range(1, model.n + 1))   # each rated joint's link number
-    if not model.is_serial:   # the ratings hold a closed chain's actuated joints: the named ones by their place there
-        act = [i for i, link in enumerate(model.links) if link.actuated]
-        named = [act.index(i) for i in named if i in act]
-        design, number = design[act], [i + 1 for i in act]
-        if not named:
-            return ratings
+    # the ratings hold the actuated joints (a closed chain's motors): the named ones by their place there
+    act = [i for i, link in enumerate(model.links) if link.actuated]
+    named = [act.index(i) for i in named if i in act]
+    design, number = design[act], [i + 1 for i in act]   # each rated joint's link number
+    if not named:
+        return ratings
     if ratings.stiffness is None:
         k = design
     else:
@@ -94,11 +88,18 @@ def passive_stiffness_refused(model, what: str) -> None:
                           "drive stiffness; only the actuated joints (the motors' gearboxes) can be elastic")
 
 
+def _refuse_passive(b, metric: str) -> None:
+    """A closed chain's passive joint with a stiffness refused (its arm carries the model; a serial arm's joints
+    are all actuated)."""
+    model = getattr(b.arm, "model", None)
+    if model is not None:
+        passive_stiffness_refused(model, f"metric '{metric}'")
+
+
 def joints_of(b, r, metric: str, rotors: bool = False) -> ElasticJoints:
     """The elastic joints the ratings describe (a closed chain's: its actuated joints, in the actuated
     coordinates of M_a and J W); a metric without stiffness data says so."""
-    if _closed(b):
-        passive_stiffness_refused(b.arm.model, f"metric '{metric}'")
+    _refuse_passive(b, metric)
     r.need("stiffness", metric)
     if rotors and np.any(r.need("rotor", metric)[np.isfinite(r.stiffness)] <= 0):
         raise ElasticModelError(f"metric '{metric}' needs every elastic joint's rotor inertia "
@@ -116,16 +117,10 @@ def _frequency_free(b, r):
     return lowest_frequency(b.M, joints_of(b, r, "frequency_free", rotors=True), motors="free")
 
 
-def _closed(b) -> bool:
-    """A closed chain's batch (explore/closed.py ClosedBatch: M_a, G_a, J W over the actuated joints)."""
-    return hasattr(b.arm, "cd")
-
-
 def _gearboxes_or_links(b, r, metric: str) -> ElasticJoints:
     """The elastic joints, or rigid ones when only the links bend (links as parts); neither: say so (a closed
     chain's: its actuated joints' gearboxes, :func:`joints_of`)."""
-    if _closed(b):
-        passive_stiffness_refused(b.arm.model, f"metric '{metric}'")
+    _refuse_passive(b, metric)
     if r.stiffness is None and b.arm.beams:
         return ElasticJoints.of(b.n)
     if r.stiffness is None:
@@ -141,33 +136,24 @@ METRIC_SEGMENTS = 2
 
 
 def _frequency_links(b, r):
-    joints = _gearboxes_or_links(b, r, "frequency_links")
-    if _closed(b):   # the loops closed over the links' slices (explore/closed_flex_metrics.py)
-        return closed_frequency_links(b, joints.stiffness, METRIC_SEGMENTS)
-    return lowest_flex_frequency(b.arm, joints, b.q, METRIC_SEGMENTS)
+    return b.frequency_links(_gearboxes_or_links(b, r, "frequency_links"), METRIC_SEGMENTS)
 
 
 def _deflection(b, r):
+    # gearboxes and links superposed (small deflections): the joints' sag over G and the tool Jacobian (a closed
+    # chain's G_a and J W: dq_a = K^-1 (J_v^T m_p g - G_a)) plus the links' share (a closed chain's with the loops
+    # closed over their slices; the two add exactly: numeric/closed_flex.py)
     joints = _gearboxes_or_links(b, r, "deflection")
-    # gearboxes and links superposed (small deflections): the joints' sag plus the beams' own; a closed
-    # chain's the same over G_a and J W (dq_a = K^-1 (J_v^T m_p g - G_a)) plus its links' share with the loops
-    # closed over their slices (the two add exactly: numeric/closed_flex.py)
-    total = sag(b.arm, joints, b.q, r.payload, J=b.tool_jacobian, G=b.G)
-    if _closed(b) and b.arm.beams:   # the links' share through the loops (explore/closed_flex_metrics.py)
-        total = total + closed_links_sag(b, r.payload, METRIC_SEGMENTS)[:, :3]
-    elif not _closed(b):
-        total = total + tool_sag_many(b.arm, b.q, r.payload)[:, :3]
+    total = sag(b.arm, joints, b.q, r.payload, J=b.tool_jacobian, G=b.G) \
+        + b.links_sag(r.payload, METRIC_SEGMENTS)[:, :3]
     return 1e3 * np.linalg.norm(total, axis=-1)
 
 
 def _compliance(b, r):
+    # J K^-1 J^T (a closed chain's J W, the tool Jacobian in the actuated rates) plus the links' share
     joints = _gearboxes_or_links(b, r, "compliance")
-    if _closed(b):   # J_a K^-1 J_a^T with J_a = J W, the tool Jacobian in the actuated rates, plus the links' share
-        C = (b.tool_jacobian * joint_compliance(joints)) @ np.swapaxes(b.tool_jacobian, -1, -2)
-        if b.arm.beams:
-            C = C + closed_links_compliance(b, METRIC_SEGMENTS)
-    else:
-        C = tool_compliance(b.arm, joints, b.q, J=b.tool_jacobian)
+    J = b.tool_jacobian
+    C = (J * joint_compliance(joints)) @ np.swapaxes(J, -1, -2) + b.links_compliance(METRIC_SEGMENTS)
     return 1e3 * compliance_axes(C)[0][:, -1]
 
 

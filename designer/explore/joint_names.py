@@ -33,7 +33,5 @@ def joint_position(number: int, numbers: Sequence[int], what: str) -> int:
 
 
 def model_joint_numbers(model) -> tuple[int, ...]:
-    """:func:`joint_numbers` of a project's arm: 1..n, or a closed chain's actuated links (1-based)."""
-    if model.is_serial:
-        return tuple(range(1, model.n + 1))
+    """:func:`joint_numbers` of a project's arm: its actuated links (1-based), 1..n for a serial arm."""
     return tuple(k for k, link in enumerate(model.links, start=1) if link.actuated)

@@ -21,9 +21,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..numeric.batch import CHUNK, Batch
-from ..numeric.beams import tool_compliance_many, tool_sag_many
 from ..numeric.stiffness import compliance_axes
-from .closed_flex_metrics import closed_links_compliance, closed_links_sag
+from .batch import batch_of
 from .elastic_metrics import ELASTIC_METRICS, METRIC_SEGMENTS
 from .joint_names import joint_label, joint_numbers, joint_position
 from .metric_error import MetricError
@@ -282,17 +281,14 @@ def _need_beams(b, name: str):
 
 
 def _deflection_links(b, r):
+    """The links' bending alone (a closed chain's with the loops closed over the slices)."""
     _need_beams(b, "deflection_links")
-    if hasattr(b.arm, "cd"):   # a closed chain (explore/closed.py): the links' bending with the loops closed over it
-        return 1e3 * np.linalg.norm(closed_links_sag(b, r.payload, METRIC_SEGMENTS)[:, :3], axis=1)
-    return 1e3 * np.linalg.norm(tool_sag_many(b.arm, b.q, r.payload)[:, :3], axis=1)
+    return 1e3 * np.linalg.norm(b.links_sag(r.payload, METRIC_SEGMENTS)[:, :3], axis=1)
 
 
 def _compliance_links(b, r):
     _need_beams(b, "compliance_links")
-    if hasattr(b.arm, "cd"):
-        return 1e3 * compliance_axes(closed_links_compliance(b, METRIC_SEGMENTS))[0][:, -1]
-    return 1e3 * np.linalg.eigvalsh(tool_compliance_many(b.arm, b.q)[:, :3, :3])[:, -1]
+    return 1e3 * compliance_axes(b.links_compliance(METRIC_SEGMENTS))[0][:, -1]
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in [
@@ -397,11 +393,6 @@ def compute(arm, q, name: str, ratings: Ratings | None = None, chunk: int = CHUN
     q = np.atleast_2d(np.asarray(q, float))
     parts = [METRICS[name].func(batch_of(arm, q[s:s + chunk], compiled), ratings) for s in range(0, len(q), chunk)]
     return np.concatenate(parts) if parts else np.empty((0,))
-
-
-def batch_of(arm, q, compiled=None):
-    """The quantities of a block of states: a closed chain's arm makes its own (explore/closed.py)."""
-    return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q, compiled)
 
 
 def _pick(values: np.ndarray, spec: MetricSpec) -> np.ndarray:

@@ -53,16 +53,12 @@ class Sensitivity:
 
 def _equations(model: Manipulator):
     """The Lagrange closed form of M and G: a serial arm's, or a closed chain's in its actuated joints when
-    its loops close linearly; None for a four-bar (no closed form: the derivative is numeric then)."""
-    from ..dynamics.results import Method, SimplifyMode
-    if model.is_serial:
-        from ..dynamics.engine import derive
-        return derive(model, Method.LAGRANGE, SimplifyMode.OFF)
-    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
-    try:
-        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.OFF)
-    except NotLinearClosure:
-        return None
+    its loops close linearly; None without one (a four-bar, or an arm too large: the derivative is numeric
+    then)."""
+    from ..dynamics.engine import derive
+    from ..dynamics.results import Form, Method, SimplifyMode
+    eq = derive(model, Method.LAGRANGE, SimplifyMode.OFF, loop_quantities=False)
+    return eq if eq.form is Form.CLOSED else None
 
 
 def _symbolic_metric(eq, spec: MetricSpec, q: np.ndarray) -> sp.Expr:

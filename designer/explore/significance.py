@@ -198,11 +198,9 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
     from ..dynamics.size import ClosedFormTooSlow, ExpansionTooLarge
     from ..errors import DesignerError
     try:
-        if model.is_serial:
-            eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
-        else:   # a closed chain's closed form in its actuated joints (a four-bar's in loop quantities)
-            eq = _closed_chain_form(model.numeric(overrides), token)
-            model = eq.model
+        # a closed chain's closed form is in its actuated joints (a four-bar's in loop quantities)
+        eq = derive(model.numeric(overrides), Method.LAGRANGE, SimplifyMode.FAST, token=token, form=Form.CLOSED)
+        model = eq.model
     except ExpansionTooLarge as exc:  # counts of terms in a closed form are what this reports
         raise DesignerError(f"operation counts: the expanded {exc.entry} has about {exc.terms:.2g} terms, "
                             "too large to count") from None
@@ -226,19 +224,6 @@ def operation_counts(model, sig: Significance, overrides=None, token: CancelToke
         simple.append(e)
     defs = _loop_definitions(eq)
     return _ops(list(full) + defs, token), _ops(simple + defs, token)
-
-
-def _closed_chain_form(model, token: CancelToken):
-    """The Lagrange closed form of a closed chain: a linear closure's, else (a four-bar) the closed form in
-    named loop quantities (dynamics/closed_nonlinear.py), whose definitions a controller evaluates too."""
-    from ..dynamics.closed_form import NotLinearClosure, closed_chain_equations
-    from ..dynamics.closed_nonlinear import nonlinear_equations_job
-    from ..dynamics.results import Method, SimplifyMode
-    from ..jobs import run
-    try:
-        return closed_chain_equations(model, Method.LAGRANGE, SimplifyMode.FAST, token=token)
-    except NotLinearClosure:
-        return run(nonlinear_equations_job(model, Method.LAGRANGE, SimplifyMode.FAST, token), None, token)
 
 
 def _loop_definitions(eq) -> list:

@@ -31,6 +31,7 @@ from ..jobs import CancelToken, Job
 from ..kinematics import NumericArm
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
+from ..model.mechanism import actuated_indices
 from ..model.parts import link_beams, material_table, parts_of
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
@@ -228,7 +229,7 @@ class _ClosedFactory:
 
 def joint_count(model: Manipulator) -> int:
     """The joints the metrics number: every joint of a serial arm, the actuated ones of a closed chain."""
-    return model.n if model.is_serial else sum(1 for link in model.links if link.actuated)
+    return len(actuated_indices(model))
 
 
 def _with_materials(model: Manipulator, spec: SweepSpec, row: Sequence[float]) -> Manipulator:

@@ -31,7 +31,7 @@ def holding_summary(model, q_tree) -> str:
         return ""
     rest = np.zeros(cd.n)
     try:
-        force = cd.cut_forces(q[list(cd.act)], rest, rest, q).force
+        force = cd.following(q).cut_forces(q[list(cd.act)], rest, rest).force
     except DesignerError:
         return ""
     sizes = np.linalg.norm(force, axis=1)

@@ -112,19 +112,19 @@ def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, lim
     q_tree, tau = np.empty((rows, cd.n_tree)), np.empty((rows, cd.n))
     energy, residual = np.empty(rows), np.empty(rows)
     force = np.empty((rows, len(cd.tree.loops), 3))
-    guess = None
+    follow = cd.following()
     for r in range(rows):
         if r % chunk == 0:
             token.check()
             yield Progress("torques", r / rows, f"{r} of {rows} states")
         try:
-            guess = cd.positions(q[r], guess)
+            q_tree[r] = follow.positions(q[r])
         except ClosureError as exc:
             raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
-        q_tree[r], tau[r] = guess, cd.tau(q[r], qd[r], qdd[r], guess)
-        force[r] = cd.cut_forces(q[r], qd[r], qdd[r], guess).force
-        energy[r] = sum(cd.energy(q[r], qd[r], guess))
-        residual[r] = cd.residual(guess)
+        tau[r] = follow.tau(q[r], qd[r], qdd[r])
+        force[r] = follow.cut_forces(q[r], qd[r], qdd[r]).force
+        energy[r] = sum(follow.energy(q[r], qd[r]))
+        residual[r] = follow.residual(q[r])
     passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, cd.tree.arm.limits))
     return ClosedMotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd),
                               kind="trajectory CSV (closed chain)", limits=limits, passes=passes,

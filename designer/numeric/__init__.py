@@ -4,7 +4,9 @@
 - :mod:`~designer.numeric.algorithms`: RNEA, CRBA, LDL^T, energy, written once over any scalar
 - :mod:`~designer.numeric.engine`: :class:`ArmDynamics`, those algorithms generated as flat code
 - :mod:`~designer.numeric.batch`: the batch engine (Jacobians, Christoffel symbols, Lee's split)
-- :mod:`~designer.numeric.protocol`: :class:`Dynamics`, the calls every engine answers;
+- :mod:`~designer.numeric.protocol`: :class:`Dynamics`, the calls every engine answers (a closed chain's
+  extras included); :mod:`~designer.numeric.mechanism`: ``load_dynamics(model)``, the engine of any model;
+  :mod:`~designer.numeric.closed`: a closed chain's engine in its actuated coordinates;
   :mod:`~designer.numeric.adapter`: :class:`CompiledAdapter`, compiled symbolic equations behind them
 - :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, simulation
 - :mod:`~designer.numeric.elastic`, :mod:`~designer.numeric.elastic_simulate`, :mod:`~designer.numeric.modes`,

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..kinematics import NumericArm, dh_frames
 from ..model.manipulator import Convention
-from .protocol import solve_checked, states
+from .protocol import NoLoops, solve_checked, states
 
 __all__ = ["Batch", "BatchDynamics", "batch_frames", "map_states", "CHUNK"]
 
@@ -265,6 +265,25 @@ class Batch:
         return np.einsum("nij,nj->ni", self.M, qdd) + self.coriolis(qd) + self.G
 
 
+    # -- the links' bending (part-made links as beams; zero without): what the stiffness metrics add ---------------
+    def links_sag(self, payload: float, segments: int) -> np.ndarray:
+        """(N, 6) the links' share of the tool's [delta; theta] under gravity and ``payload`` kg (the beams' exact
+        solution: ``segments`` is the closed chain's, whose loops close over slices)."""
+        from .beams import tool_sag_many
+        return tool_sag_many(self.arm, self.q, payload)
+
+    def links_compliance(self, segments: int) -> np.ndarray:
+        """(N, 6, 6) the links' share of the tool's compliance (frame-0 axes)."""
+        from .beams import tool_compliance_many
+        return tool_compliance_many(self.arm, self.q)
+
+    def frequency_links(self, joints, segments: int) -> np.ndarray:
+        """(N,) Hz: the lowest natural frequency, motors locked, with the ``joints``' gearboxes (an
+        :class:`~designer.numeric.elastic.ElasticJoints`) and the links' bending in ``segments`` slices each."""
+        from .flex_modes import lowest_flex_frequency
+        return lowest_flex_frequency(self.arm, joints, self.q, segments)
+
+
 def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tuple[int, ...],
                compiled=None) -> np.ndarray:
     """``get(batch)`` over states q (..., n) in blocks of :data:`CHUNK`, shaped (...) + ``tail``."""
@@ -278,7 +297,7 @@ def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tup
     return out.reshape(q.shape[:-1] + tail)
 
 
-class BatchDynamics:
+class BatchDynamics(NoLoops):
     """The batch engine behind the :class:`~designer.numeric.protocol.Dynamics` calls, plus the
     Christoffel symbols and Jacobians; ``compiled`` as for :class:`Batch`."""
 
@@ -330,3 +349,14 @@ class BatchDynamics:
     def tool_jacobian(self, q) -> np.ndarray:
         """(..., 6, n) geometric Jacobian [v; w] of the tool point."""
         return self._map(q, lambda b: b.tool_jacobian, (6, self.n))
+
+    def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
+        """(kinetic 1/2 qd^T M qd, potential -sum m_b g . p_b), each (...)."""
+        g = np.asarray(self.arm.gravity, float)
+
+        def both(b, v):
+            kinetic = 0.5 * np.einsum("ni,nij,nj->n", v, b.M, v)
+            potential = -np.einsum("b,nbk,k->n", b.body_mass, b.body_positions, g)
+            return np.stack([kinetic, potential], axis=-1)
+        out = self._map(q, both, (2,), ("qd", qd))
+        return out[..., 0], out[..., 1]

@@ -11,15 +11,19 @@ and lambda is the least-squares (minimum-norm) solution of J^T lambda = tau_tree
 passive rows are J_p^T lambda = tau_tree,p (a planar loop's out-of-plane reactions are then 0, as
 in any rigid-body solver). The tree's RNEA and CRBA are :mod:`designer.numeric.tree_algorithms`.
 
-Positions: the actuated values q_a; the passive ones come from the closure, each state
-continuing from the nominal pose's branch (or from ``guess``).
+:class:`ClosedDynamics` answers the numeric :class:`~designer.numeric.protocol.Dynamics` protocol over
+states (..., n_a) as every engine does, with the extras (passive positions, loop residual, cut forces)
+that a serial engine answers trivially. Positions: the actuated values q_a; the passive ones come from
+the closure, the states of one call each continuing from the one before, the first from the nominal
+pose's branch, or, for the engine :meth:`ClosedDynamics.following` gives (a simulation), from its last
+state.
 """
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from functools import cached_property
 
 import numpy as np
@@ -28,6 +32,7 @@ from ..kinematics.closure import Closure, ClosureError
 from ..kinematics.tree import TreeArm
 from ..model.manipulator import Manipulator
 from .model import lumped_bodies
+from .protocol import CutForces, states
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
 __all__ = ["ClosedDynamics", "CutForces", "ClosureError", "closed_dynamics"]
@@ -37,20 +42,9 @@ def _trig(x):
     return math.cos(x), math.sin(x)
 
 
-@dataclass(frozen=True)
-class CutForces:
-    """What each cut joint carries, frame-0 axes: ``force[k]`` (3,) on loop k's link i from its link j
-    (N) at the cut point, ``moment[k]`` (3,) on link i (N m; zero for a ball joint)."""
-
-    force: np.ndarray
-    moment: np.ndarray
-
-    def as_lists(self) -> list[dict]:
-        return [{"force": f.tolist(), "moment": m.tolist()} for f, m in zip(self.force, self.moment)]
-
-
 class ClosedDynamics:
-    """M_a, h_a, G_a, tau_a, forward dynamics, cut-joint forces and energy of one mechanism."""
+    """M_a, h_a, G_a, tau_a, forward dynamics, Jacobians, energy and cut-joint forces of one mechanism over
+    actuated states (..., n): the :class:`~designer.numeric.protocol.Dynamics` protocol."""
 
     def __init__(self, model: Manipulator, overrides: Mapping[str, float] | None = None):
         self.model_ = model
@@ -61,109 +55,199 @@ class ClosedDynamics:
         self.n = len(self.tree.actuated)
         self.act = np.array(self.tree.actuated, dtype=int)
         self.pas = np.array(self.tree.passive, dtype=int)
+        self.actuated = tuple(int(i) for i in self.act)
+        #: the last closed tree pose of a following engine (None: the nominal pose's branch)
+        self.last: np.ndarray | None = None
+        self._follow = False
+
+    def following(self, start=None) -> ClosedDynamics:
+        """This mechanism with a closure of its own that continues from its last state (a trajectory's branch
+        stays continuous), first from the closed tree pose ``start`` (the nominal pose's branch without one);
+        shares everything else."""
+        other = copy.copy(self)
+        other._follow = True
+        other.last = None if start is None else np.array(start, dtype=float)
+        return other
 
     # -- tree quantities at a full (closed) state --------------------------
     def tree_M(self, q) -> np.ndarray:
+        """The tree's mass matrix at a closed tree pose (n_tree, n_tree)."""
         return np.array(tree_crba(self.tm, list(map(float, q)), _trig))
 
     def tree_tau(self, q, qd, qdd, gravity: bool = True) -> np.ndarray:
+        """The tree's inverse dynamics at a tree state (n_tree,)."""
         return np.array(tree_rnea(self.tm, list(map(float, q)), list(map(float, qd)), list(map(float, qdd)),
                                   gravity, _trig))
 
-    def positions(self, q_a, guess=None) -> np.ndarray:
-        """The tree's joint values closing the loops at ``q_a``."""
-        return self.closure.solve(q_a, guess)
+    def close(self, q_a) -> np.ndarray:
+        """The tree's joint values (n_tree,) closing the loops at one actuated state, continuing from the last
+        state when following; ClosureError where a loop cannot close."""
+        q = self.closure.solve(q_a, self.last if self._follow else None)
+        if self._follow:
+            self.last = q
+        return q
 
-    def state(self, q_a, qd_a, qdd_a=None, guess=None):
-        """(q, qd, qdd or None, W) of the tree, consistent with the loops."""
-        q = self.positions(q_a, guess)
+    def state(self, q_a, qd_a, qdd_a=None):
+        """(q, qd, qdd or None, W) of the tree at one actuated state, consistent with the loops."""
+        q = self.close(q_a)
         qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)
         return q, qd, qdd, W
 
-    # -- actuated quantities, one state ------------------------------------
-    def M(self, q_a, guess=None) -> np.ndarray:
-        q = self.positions(q_a, guess)
-        W = self.closure.W(q)
-        return W.T @ self.tree_M(q) @ W
-
-    def G(self, q_a, guess=None) -> np.ndarray:
-        q = self.positions(q_a, guess)
-        W = self.closure.W(q)
-        zero = np.zeros(self.n_tree)
-        return W.T @ self.tree_tau(q, zero, zero, True)
-
-    def h(self, q_a, qd_a, guess=None) -> np.ndarray:
-        """W^T (M W' qd_a + h): the velocity terms at zero actuated accelerations."""
-        q = self.positions(q_a, guess)
-        qd, qdd, W, _ = self.closure.rates(q, qd_a, np.zeros(self.n))
-        return W.T @ self.tree_tau(q, qd, qdd, False)
-
-    def tau(self, q_a, qd_a, qdd_a, guess=None) -> np.ndarray:
-        q = self.positions(q_a, guess)
+    def _at(self, q, qd_a, qdd_a, gravity: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(tau_a, W, the tree's tau) at a closed tree pose q and actuated rates."""
         qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)
-        return W.T @ self.tree_tau(q, qd, qdd, True)
+        tau_tree = self.tree_tau(q, qd, qdd, gravity)
+        return W.T @ tau_tree, W, tau_tree
 
-    def forward(self, q_a, qd_a, tau_a, guess=None, gravity: bool = True) -> np.ndarray:
-        """qdd_a = M_a^-1 (tau_a - h_a - G_a); ClosureError where M_a is singular."""
-        q = self.positions(q_a, guess)
-        qd, qdd0, W, _ = self.closure.rates(q, qd_a, np.zeros(self.n))
-        Ma = W.T @ self.tree_M(q) @ W
-        bias = W.T @ self.tree_tau(q, qd, qdd0, gravity)
+    # -- over states (..., n): the loops close state by state ---------------
+    def _each(self, fn: Callable, named: tuple, width: tuple[int, ...]) -> np.ndarray:
+        one = [np.asarray(v, dtype=float) for _, v in named]
+        if all(a.shape == (self.n,) for a in one):   # one state (a simulation's step): no broadcasting
+            return np.asarray(fn(self.close(one[0]), *one[1:]), dtype=float)
+        arrays = states(self.n, *named)
+        lead = arrays[0].shape[:-1]
+        if not lead:
+            return np.asarray(fn(self.close(arrays[0]), *arrays[1:]), dtype=float)
+        guess = self.last if self._follow else None
+        out = np.empty((int(np.prod(lead)),) + width)
+        for k, row in enumerate(zip(*(a.reshape(-1, self.n) for a in arrays))):
+            guess = self.closure.solve(row[0], guess)
+            out[k] = fn(guess, *row[1:])
+        if self._follow:
+            self.last = guess
+        return out.reshape(lead + width)
+
+    def positions(self, q) -> np.ndarray:
+        """(..., n_tree) the tree's joint values closing the loops at actuated states q."""
+        return self._each(lambda p: p, (("q", q),), (self.n_tree,))
+
+    def residual(self, q) -> np.ndarray:
+        """(...) the largest loop residual of the closure at q (m or rad)."""
+        return self._each(self.closure.residual, (("q", q),), ())
+
+    def M(self, q) -> np.ndarray:
+        """M_a = W^T M W, (..., n, n)."""
+        def one(p):
+            W = self.closure.W(p)
+            return W.T @ self.tree_M(p) @ W
+        return self._each(one, (("q", q),), (self.n, self.n))
+
+    def G(self, q) -> np.ndarray:
+        """G_a = W^T G, (..., n)."""
+        zero = np.zeros(self.n_tree)
+        return self._each(lambda p: self.closure.W(p).T @ self.tree_tau(p, zero, zero, True), (("q", q),), (self.n,))
+
+    def h(self, q, qd) -> np.ndarray:
+        """h_a = W^T (M W' qd_a + h): the velocity terms at zero actuated accelerations, (..., n)."""
+        zero = np.zeros(self.n)
+        return self._each(lambda p, v: self._at(p, v, zero, False)[0], (("q", q), ("qd", qd)), (self.n,))
+
+    def tau(self, q, qd, qdd) -> np.ndarray:
+        """tau_a = W^T tau_tree, (..., n)."""
+        return self._each(lambda p, v, a: self._at(p, v, a)[0], (("q", q), ("qd", qd), ("qdd", qdd)), (self.n,))
+
+    def _forward(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
+        qd, qdd0, W, _ = self.closure.rates(p, qd_a, np.zeros(self.n))
+        Ma = W.T @ self.tree_M(p) @ W
+        bias = W.T @ self.tree_tau(p, qd, qdd0, gravity)
         try:
             L = np.linalg.cholesky(Ma)
         except np.linalg.LinAlgError:
-            raise ClosureError(f"the mass matrix in the actuated joints is singular at q = {q.tolist()}") from None
-        rhs = np.asarray(tau_a, dtype=float) - bias
-        return np.linalg.solve(L.T, np.linalg.solve(L, rhs))
+            raise ClosureError(f"the mass matrix in the actuated joints is singular at q = {p.tolist()}") from None
+        return np.linalg.solve(L.T, np.linalg.solve(L, np.asarray(tau_a, dtype=float) - bias))
 
-    def cut_forces(self, q_a, qd_a, qdd_a, guess=None) -> CutForces:
-        """The forces and moments the cut joints carry while the actuated joints follow (q_a, qd_a, qdd_a)."""
-        q = self.positions(q_a, guess)
-        qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)
-        tau_tree = self.tree_tau(q, qd, qdd, True)
-        terms = self.tree.loop_terms(q)
+    def qdd(self, q, qd, tau) -> np.ndarray:
+        """q_a'' = M_a^-1 (tau_a - h_a - G_a), (..., n); ClosureError where M_a is singular."""
+        return self._each(self._forward, (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
+
+    def qdd_free(self, q, qd, tau) -> np.ndarray:
+        """M_a^-1 (tau_a - h_a): q_a'' with tau_a the torque beyond gravity compensation, (..., n)."""
+        return self._each(lambda p, v, t: self._forward(p, v, t, False), (("q", q), ("qd", qd), ("tau", tau)),
+                          (self.n,))
+
+    def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
+        """(kinetic, potential), each (...), of the whole mechanism; potential zero with every COM at frame 0's
+        origin."""
+        both = self._each(self._energy, (("q", q), ("qd", qd)), (2,))
+        return both[..., 0], both[..., 1]
+
+    def _energy(self, p, qd_a) -> tuple[float, float]:
+        qd, _, W, _ = self.closure.rates(p, qd_a)
+        kinetic = 0.5 * float(qd @ self.tree_M(p) @ qd)
+        T = self.tree.frames(p)
+        bodies = self._bodies
+        coms = np.einsum("nij,nj->ni", T[1:, :3, :3], bodies.com) + T[1:, :3, 3]
+        return kinetic, -float(np.sum(bodies.mass * (coms @ self.tree.arm.gravity)))
+
+    def cut_forces(self, q, qd, qdd) -> CutForces:
+        """The forces and moments (..., loops, 3) the cut joints carry while the actuated joints follow
+        (q, qd, qdd)."""
+        both = self._each(self._cut, (("q", q), ("qd", qd), ("qdd", qdd)), (2, len(self.tree.loops), 3))
+        return CutForces(both[..., 0, :, :], both[..., 1, :, :])
+
+    def _cut(self, p, qd_a, qdd_a) -> np.ndarray:
+        tau_tree = self._at(p, qd_a, qdd_a)[2]
+        terms = self.tree.loop_terms(p)
         lam = np.zeros(len(terms.rows))
         if len(self.pas):
             lam = np.linalg.lstsq(terms.jacobian[:, self.pas].T, tau_tree[self.pas], rcond=None)[0]
-        k_loops = len(self.tree.loops)
-        force, moment = np.zeros((k_loops, 3)), np.zeros((k_loops, 3))
+        out = np.zeros((2, len(self.tree.loops), 3))
         for value, (k, kind, which) in zip(lam, terms.rows):
             if kind == "force":
-                force[k, which] += value
+                out[0, k, which] += value
             else:
                 i, j = self.tree.loops[k][0], self.tree.loops[k][1]
                 Ti = terms.T[i + 1] @ self.tree.loops[k][2]
                 Tj = terms.T[j + 1] @ self.tree.loops[k][3]
                 a, b = which
-                moment[k] -= value * np.cross(Tj[:3, a], Ti[:3, b])
-        return CutForces(force, moment)
+                out[1, k] -= value * np.cross(Tj[:3, a], Ti[:3, b])
+        return out
 
-    def energy(self, q_a, qd_a, guess=None) -> tuple[float, float]:
-        """(kinetic, potential) of the whole mechanism; potential zero with every COM at frame 0's origin."""
-        q = self.positions(q_a, guess)
-        qd, _, W, _ = self.closure.rates(q, qd_a)
-        kinetic = 0.5 * float(qd @ self.tree_M(q) @ qd)
-        T = self.tree.frames(q)
-        bodies = self._bodies
-        coms = np.einsum("nij,nj->ni", T[1:, :3, :3], bodies.com) + T[1:, :3, 3]
-        potential = -float(np.sum(bodies.mass * (coms @ self.tree.arm.gravity)))
-        return kinetic, potential
+    # -- from the batch of closed states (numeric/closed_batch.py) ------------
+    def _batched(self, q, get: Callable, width: tuple[int, ...]) -> np.ndarray:
+        from .closed_batch import ClosedBatch
+        arrays = states(self.n, ("q", q))
+        lead = arrays[0].shape[:-1]
+        b = ClosedBatch(self, arrays[0].reshape(-1, self.n), start=self.last if self._follow else None)
+        for k, state in enumerate(b.closed):
+            if state is None:   # the closure's own error names the loop and the pose
+                prev = b.closed[k - 1] if k else None
+                self.closure.W(self.closure.solve(b.q[k], None if prev is None else prev[0]))
+                raise ClosureError(f"the loops cannot close at the actuated values {b.q[k].tolist()}")
+        if self._follow and b.closed:
+            self.last = b.closed[-1][0]   # type: ignore[index]
+        return get(b).reshape(lead + width)
 
-    def drive_terms(self, q_a, qd_a, qdd_a, guess=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The project's drive data on the tree's joints, in the actuated coordinates: (W^T diag(N^2 Jm) W
-        for M_a, W^T (N^2 Jm qdd + friction) for tau_a, the drives' part of h_a = tau_a(q, qd, 0) - G_a:
-        W^T (N^2 Jm b + friction), b the tree's accelerations at qdd_a = 0, W' qd_a, a rotor on a passive
-        joint of a nonlinear loop feeling it); a passive joint's drive data is its bearing's (friction, and
-        an inertia only if it was given one). :meth:`drive_parts` names the parts."""
-        parts = self.drive_parts(q_a, qd_a, qdd_a, guess)
+    def christoffel(self, q) -> np.ndarray:
+        """Christoffel symbols of M_a (..., n, n, n): h_a,i = qd^T Gamma_i qd."""
+        return self._batched(q, lambda b: b.gamma, (self.n,) * 3)
+
+    def com_jacobians(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(Jv, Jw), each (..., B, 3, n): every body's centre (links, then point masses) in the actuated rates."""
+        B = self.n_tree + len(self.tree.arm.point_masses)
+        both = self._batched(q, lambda b: np.stack(b.com_jacobians, axis=1), (2, B, 3, self.n))
+        return both[..., 0, :, :, :], both[..., 1, :, :, :]
+
+    def tool_jacobian(self, q) -> np.ndarray:
+        """(..., 6, n) [v; w] of the tool point in the actuated rates."""
+        return self._batched(q, lambda b: b.tool_jacobian, (6, self.n))
+
+    # -- the project's drive data ------------------------------------------
+    def drive_terms(self, q_a, qd_a, qdd_a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The project's drive data on the tree's joints, in the actuated coordinates, at one state: (W^T diag(N^2
+        Jm) W for M_a, W^T (N^2 Jm qdd + friction) for tau_a, the drives' part of h_a = tau_a(q, qd, 0) - G_a:
+        W^T (N^2 Jm b + friction), b the tree's accelerations at qdd_a = 0, W' qd_a, a rotor on a passive joint of
+        a nonlinear loop feeling it); a passive joint's drive data is its bearing's (friction, and an inertia only
+        if it was given one). :meth:`drive_parts` names the parts."""
+        parts = self.drive_parts(q_a, qd_a, qdd_a)
         return parts["M"], parts["tau"], parts["h"]
 
-    def drive_parts(self, q_a, qd_a, qdd_a, guess=None) -> dict[str, np.ndarray]:
-        """{M, tau, h, friction}: :meth:`drive_terms` and the friction W^T (b qd + fc sign(qd)) alone, so
-        that tau_a = (M_a + M) qdd_a + (h_a + h - friction) + G_a + friction as for a serial arm."""
+    def drive_parts(self, q_a, qd_a, qdd_a) -> dict[str, np.ndarray]:
+        """{M, tau, h, friction} at one state: :meth:`drive_terms` and the friction W^T (b qd + fc sign(qd))
+        alone, so that tau_a = (M_a + M) qdd_a + (h_a + h - friction) + G_a + friction as for a serial arm."""
         from ..model.drives import drive_arrays
         refl, visc, coul = drive_arrays(self.model_)
-        q = self.positions(q_a, guess)
+        q = self.close(q_a)
         qd, qdd, W, _ = self.closure.rates(q, qd_a, qdd_a)
         spin = self.closure.bias(q, qd)   # W' qd_a: zero for a linear closure
         friction = visc * qd + coul * np.sign(qd)
@@ -173,9 +257,6 @@ class ClosedDynamics:
     @cached_property
     def _bodies(self):
         return lumped_bodies(self.tree.arm)
-
-    def residual(self, q) -> float:
-        return self.closure.residual(q)
 
 
 def closed_dynamics(model: Manipulator, overrides: Mapping[str, float] | None = None) -> ClosedDynamics:

@@ -48,16 +48,16 @@ class ClosedPD:
     start: Sequence[float] | None = None
     duration: float = 0.0
 
-    def law(self, cd: ClosedDynamics, guess: list, gravity: bool = True):
-        """tau_a(t, q_a, qd_a) on lists of floats; ``guess[0]``: the closed tree pose near q_a (the simulation's,
-        kept current by its right-hand side). ``gravity`` False: the PD part alone, for a right-hand side that
+    def law(self, cd: ClosedDynamics, gravity: bool = True):
+        """tau_a(t, q_a, qd_a) on lists of floats; ``cd``: the simulation's following engine (its closure kept at
+        the state by the right-hand side). ``gravity`` False: the PD part alone, for a right-hand side that
         leaves G_a out of both sides (it cancels: M_a qdd = PD - h_a)."""
         kp, kd, target, start = pd_lists(self, cd.n)
         duration = float(self.duration)
 
         def tau(t, q, qd):
             ref, rate = quintic(start, target, duration, t)
-            g = cd.G(q, guess[0]) if gravity else [0.0] * len(kp)
+            g = cd.G(q) if gravity else [0.0] * len(kp)
             return [p * (r - x) + d * (v_r - v) + gi for p, d, r, x, v_r, v, gi in zip(kp, kd, ref, q, rate, qd, g)]
         return tau
 
@@ -77,7 +77,7 @@ def closed_end_stops_for(cd: ClosedDynamics, q0) -> EndStops:
     arm = cd.tree.arm
     starts_inside(q, arm.limits, arm.revolute)
     W = cd.closure.W(q)
-    mobility = np.linalg.inv(W.T @ cd.tree_M(q) @ W)
+    mobility = np.linalg.inv(cd.M(np.asarray(q0, float)))
     inertia = 1.0 / np.maximum(np.einsum("ij,jk,ik->i", W, mobility, W), 1e-300)
     return stops_on(arm.limits, inertia)
 

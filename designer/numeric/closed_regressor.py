@@ -75,9 +75,10 @@ class ClosedRegressor:
             cols.append(col)
         return np.array(cols).T
 
-    def actuated(self, q_a, qd_a, qdd_a, guess=None) -> np.ndarray:
-        """W^T Y_tree (n_a, 10 n) at the actuated state."""
-        q, qd, qdd, W = self.cd.state(q_a, qd_a, qdd_a, guess)
+    def actuated(self, q_a, qd_a, qdd_a) -> np.ndarray:
+        """W^T Y_tree (n_a, 10 n) at the actuated state (the loops closed by ``self.cd``: a following engine keeps
+        a trajectory's branch)."""
+        q, qd, qdd, W = self.cd.state(q_a, qd_a, qdd_a)
         Y = self.tree_columns(q, qd, qdd)
         if self.slots:
             D = np.zeros((len(q), len(self.slots)))

@@ -48,14 +48,6 @@ class ClosedTrajectory:
     cut_moment: np.ndarray | None = None  # (N, loops, 3) its moment (N m)
 
 
-class _Gravity:
-    def __init__(self, cd: ClosedDynamics, guess: list):
-        self.cd, self.guess = cd, guess
-
-    def __call__(self, q):
-        return self.cd.G(q, self.guess[0]).tolist()
-
-
 class _Driven:
     """Forward dynamics and energy with every tree joint's drive data (the module docstring)."""
 
@@ -64,9 +56,9 @@ class _Driven:
         self.cd = cd
         self.refl, self.visc, self.coul = drive_arrays(cd.model_)
 
-    def forward(self, q_a, qd_a, tau_a, guess) -> np.ndarray:
+    def forward(self, q_a, qd_a, tau_a) -> np.ndarray:
         cd = self.cd
-        q = cd.positions(q_a, guess)
+        q = cd.close(q_a)
         qd, qdd0, W, _ = cd.closure.rates(q, qd_a, np.zeros(cd.n))
         friction = self.visc * qd + self.coul * np.sign(qd)
         Ma = W.T @ (cd.tree_M(q) + np.diag(self.refl)) @ W
@@ -76,8 +68,8 @@ class _Driven:
         except np.linalg.LinAlgError:
             raise ClosureError(f"the mass matrix in the actuated joints is singular at q = {q.tolist()}") from None
 
-    def rotor_energy(self, q_a, qd_a, guess) -> float:
-        qd = self.cd.state(q_a, qd_a, guess=guess)[1]
+    def rotor_energy(self, q_a, qd_a) -> float:
+        qd = self.cd.state(q_a, qd_a)[1]
         return 0.5 * float(np.sum(self.refl * qd ** 2))
 
 
@@ -91,20 +83,22 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
     ``end_stops`` (:func:`designer.numeric.closed_drive.closed_end_stops_for`): stops on the tree's joints,
     acting on the actuated ones as W^T tau_stop; their work is integrated with the motion (one more state)."""
     n = cd.n
-    guess = [cd.positions(np.asarray(q0, dtype=float))]
+    dyn = cd.following()   # the right-hand side's closure: each state continues from the last
+    dyn.positions(np.asarray(q0, dtype=float))
     if isinstance(torque, PDControl) and torque.gravity is None:
-        torque = PDControl(list(torque.kp), list(torque.kd), list(torque.target), _Gravity(cd, guess))
+        torque = PDControl(list(torque.kp), list(torque.kd), list(torque.target),
+                           lambda q: dyn.G(np.asarray(q, float)).tolist())
     # gravity compensation at the state cancels G_a on both sides: the right-hand side integrates
     # M_a^-1 (PD - h_a) and skips a second closure, W and gravity RNEA per call (the palletizer's 2 s move:
     # 1.67 -> 0.9 s, benchmarks/bench_closed_window.py); the reported torques include G_a
     compensated = isinstance(torque, ClosedPD) and not drives
     if isinstance(torque, ClosedPD):
-        tau_of = torque.law(cd, guess)
+        tau_of = torque.law(dyn)
     else:
-        tau_of, _ = _torque_function(torque, n, cd)
-    applied = torque.law(cd, guess, gravity=False) if compensated else tau_of  # type: ignore[union-attr]
+        tau_of, _ = _torque_function(torque, n, dyn)
+    applied = torque.law(dyn, gravity=False) if compensated else tau_of  # type: ignore[union-attr]
     count = [0]
-    driven = _Driven(cd) if drives else None
+    driven = _Driven(dyn) if drives else None
 
     def stops_at(q_tree, qd_a) -> tuple[np.ndarray, float]:
         """(W^T tau_stop, the stops' power) at the closed pose."""
@@ -118,13 +112,13 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
     def rhs(t, y):
         token.check()
         q, qd = y[:n], y[n:2 * n]
-        guess[0] = cd.positions(q, guess[0])
+        q_tree = dyn.close(q)
         count[0] += 1
         tau = np.asarray(applied(t, q.tolist(), qd.tolist()), dtype=float)
-        stop, power = stops_at(guess[0], qd)
+        stop, power = stops_at(q_tree, qd)
         tau = tau + stop
-        qdd = driven.forward(q, qd, tau, guess[0]) if driven else cd.forward(q, qd, tau, guess[0],
-                                                                               gravity=not compensated)
+        qdd = driven.forward(q, qd, tau) if driven else dyn.qdd_free(q, qd, tau) if compensated else \
+            dyn.qdd(q, qd, tau)
         return np.concatenate([qd, qdd] + ([[power]] if end_stops is not None else []))
 
     y0 = np.concatenate([np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)]
@@ -147,20 +141,18 @@ def simulate_closed_job(cd: ClosedDynamics, q0, qd0, t_span: tuple[float, float]
     evaluations = count[0]   # the integration's (the rows' cut forces below call the right-hand side again)
     loops = len(cd.tree.loops)
     cut_force, cut_moment = np.empty((rows, loops, 3)), np.empty((rows, loops, 3))
-    g = cd.positions(Q[0])
+    dyn.last = None   # the rows from the start's branch on
     for r in range(rows):
-        g = cd.positions(Q[r], g)
-        guess[0] = g
-        q_tree[r] = g
+        g = q_tree[r] = dyn.close(Q[r])
         # the bearings' load at the row's own accelerations (the right-hand side's; the rigid bodies' forces
         # as eval gives them: a stop's or a drive's torque on a passive joint is not among them)
         qdd = rhs(sol.t[r], sol.y[r])[n:2 * n]
-        forces = cd.cut_forces(Q[r], QD[r], qdd, g)
+        forces = dyn.cut_forces(Q[r], QD[r], qdd)
         cut_force[r], cut_moment[r] = forces.force, forces.moment
-        kinetic[r], potential[r] = cd.energy(Q[r], QD[r], g)
+        kinetic[r], potential[r] = dyn.energy(Q[r], QD[r])
         if driven:
-            kinetic[r] += driven.rotor_energy(Q[r], QD[r], g)
-        residual[r] = cd.residual(g)
+            kinetic[r] += driven.rotor_energy(Q[r], QD[r])
+        residual[r] = cd.closure.residual(g)
         tau[r] = tau_of(sol.t[r], Q[r].tolist(), QD[r].tolist())
         if stop_tau is not None:
             stop_tau[r] = stops_at(g, QD[r])[0]

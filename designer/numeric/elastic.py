@@ -20,9 +20,12 @@ below 1 % of the motor torque at rated speed); rotor masses belong in the link m
 The state is y = (q, theta_E, q', theta_E') with E the elastic joints: 2n + 2m numbers, 4n when
 every joint is elastic. Inputs are the n motor torques tau_m (motor side).
 
-The link side M, h, G comes from a :class:`LinkSide`: the serial arm's numeric engine by default, or a
-closed chain's M_a, h_a, G_a in its actuated coordinates (:mod:`designer.numeric.closed_elastic`, the
-loops closed at every state), whose joints are then the actuated ones (:func:`elastic_joints`).
+The link side M, h, G is any engine of the numeric :class:`~designer.numeric.protocol.Dynamics` protocol:
+the serial arm's numeric engine by default, or a closed chain's M_a, h_a, G_a in its actuated coordinates
+(:class:`~designer.numeric.closed.ClosedDynamics`, the loops closed at every state), whose joints are then
+the actuated ones (:func:`elastic_joints`). A closed chain's elastic joints are its actuated ones (the
+gearboxes sit at the motors), so Spong's model keeps its form in the actuated coordinates q_a
+(docs/elastic.md, "Closed chains").
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
 
 import numpy as np
 
@@ -39,8 +41,9 @@ from ..kinematics import NumericArm
 from ..model.drives import elastic_links, numeric_drives, passive_stiffness
 from ..model.manipulator import Manipulator, MissingParameterError
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
+from .protocol import Dynamics
 
-__all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints", "LinkSide"]
+__all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints"]
 
 
 class ElasticModelError(DesignerError, ValueError):
@@ -133,35 +136,18 @@ def elastic_joints(model: Manipulator) -> ElasticJoints:
                             arr("motor_inertia", 0.0))
 
 
-class LinkSide(Protocol):
-    """The link side's rigid-body dynamics over states (..., n): what :class:`ElasticArm` calls."""
-
-    n: int
-
-    def M(self, q) -> np.ndarray: ...
-
-    def G(self, q) -> np.ndarray: ...
-
-    def h(self, q, qd) -> np.ndarray: ...
-
-    def qdd(self, q, qd, tau) -> np.ndarray: ...
-
-    def energy(self, q, qd) -> tuple: ...
-
-    def scalar_function(self, quantity: str): ...
-
-
 class ElasticArm:
     """Forward dynamics, energy and the state layout of one arm with elastic joints.
 
-    ``dynamics``: the link side (default the serial ``arm``'s numeric engine; a closed chain's
-    :class:`~designer.numeric.closed_elastic.ClosedLinkSide`, ``arm`` then unused)."""
+    ``dynamics``: the link side, any :class:`~designer.numeric.protocol.Dynamics` (default the serial ``arm``'s
+    numeric engine; a closed chain's :class:`~designer.numeric.closed.ClosedDynamics` in its actuated
+    coordinates, following a trajectory's branch for a simulation, ``arm`` then unused)."""
 
-    def __init__(self, arm: NumericArm | None, joints: ElasticJoints, dynamics: LinkSide | None = None):
+    def __init__(self, arm: NumericArm | None, joints: ElasticJoints, dynamics: Dynamics | None = None):
         if dynamics is None:
             assert arm is not None, "a serial arm or a closed chain's link side"
-            dynamics = arm_dynamics(arm)
-        self.dyn: LinkSide = dynamics
+        self.dyn: Dynamics = arm_dynamics(arm) if dynamics is None else dynamics  # type: ignore[arg-type]
+        dynamics = self.dyn
         #: the generated single-state forward dynamics (serial arms) applies
         self._compiled = isinstance(dynamics, ArmDynamics)
         if joints.n != dynamics.n:
@@ -249,7 +235,8 @@ class ElasticArm:
         n, m, E = self.n, self.m, self.E.tolist()
         k, d, NE, Jm = self.k.tolist(), self.d.tolist(), self.NE.tolist(), self.Jm.tolist()
         N = self.N.tolist()
-        raw = self.dyn.scalar_function("qdd") if self._plain and self._compiled else None
+        dyn = self.dyn
+        raw = dyn.scalar_function("qdd") if self._plain and isinstance(dyn, ArmDynamics) else None
 
         def rhs(t, y):
             s = y.tolist()

@@ -32,7 +32,9 @@ import numpy as np
 
 from ..jobs import CancelToken, Job, run
 from ..kinematics import NumericArm
-from .elastic import ElasticArm, ElasticJoints, LinkSide
+from .elastic import ElasticArm, ElasticJoints
+from .engine import ArmDynamics
+from .protocol import Dynamics
 from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job
 from .simulate import SimulationError, pose_text
 
@@ -80,7 +82,12 @@ class MotorPD:
         n, m, E = model.n, model.m, model.E.tolist()
         kp, kd, target, start = pd_lists(self, n)
         N = model.N.tolist()
-        G = model.dyn.scalar_function("G")
+        dyn = model.dyn
+        if isinstance(dyn, ArmDynamics):
+            G = dyn.scalar_function("G")
+        else:   # its own closure history: the reference moves apart from the simulated state
+            reference = dyn.following()
+            G = lambda q: reference.G(np.asarray(q, dtype=float)).tolist()  # noqa: E731
         inv_k = [0.0] * n
         for j, i in enumerate(E):
             inv_k[i] = 1.0 / float(model.k[j])
@@ -127,11 +134,11 @@ def simulate_elastic_job(arm: NumericArm | None, joints: ElasticJoints, t_span: 
                          control: MotorPD | None = None, y0=None, q0=None, method: str = "Radau",
                          rtol: float = 1e-6, atol: float = 1e-8, t_eval=None, max_step: float = math.inf,
                          interval: float = PROGRESS_SECONDS, token: CancelToken | None = None,
-                         dynamics: LinkSide | None = None) -> Job[ElasticTrajectory]:
+                         dynamics: Dynamics | None = None) -> Job[ElasticTrajectory]:
     """Simulate the elastic-joint arm as a job (progress as simulated time advances).
 
     ``dynamics``: the link side when not the serial ``arm``'s (a closed chain's
-    :class:`~designer.numeric.closed_elastic.ClosedLinkSide`, following the trajectory's branch).
+    :class:`~designer.numeric.closed.ClosedDynamics`, following the trajectory's branch).
 
     Start from ``y0`` (the full state), else at rest at ``q0`` with the springs holding gravity
     (:meth:`ElasticArm.equilibrium`), else at rest at the control's start or target. ``control``

@@ -71,17 +71,18 @@ def closed_chain_tables(model: Manipulator, pose: Sequence[float] | None = None,
         q = np.zeros(cd.n) if pose is None else np.asarray(pose, float).ravel()
         q_a = q[cd.act] if len(q) == cd.n_tree and len(q) != cd.n else q
         q_tree = cd.positions(q_a)
+        at_pose = cd.following(q_tree)
     except (ClosureError, ValueError) as exc:
         return tables + [("Dynamics in the actuated joints", ["note"], [[f"not computed: {exc}"]])]
     names = _names(cd.act)
     at = ", ".join(f"{name} = {v:.4g}" for name, v in zip(names, q_a))
-    M, G = cd.M(q_a, q_tree), cd.G(q_a, q_tree)
+    M, G = at_pose.M(q_a), at_pose.G(q_a)
     tables.append((f"M_a at the pose ({at}; rad, m): W^T M W", [""] + names,
                    [[name] + [_g(v) for v in row] for name, row in zip(names, M)]))
     tables.append(("G_a at the pose: the actuated joints' holding torques or forces (N m, N)",
                    ["joint", "G_a"], [[name, _g(v)] for name, v in zip(names, G)]))
     zero = np.zeros(cd.n)
-    held = cd.cut_forces(q_a, zero, zero, q_tree)
+    held = at_pose.cut_forces(q_a, zero, zero)
     spread = _holding_forces(cd, samples)
     rows = []
     for k, name in enumerate(cd.tree.loop_names):
@@ -108,14 +109,13 @@ def _holding_forces(cd, samples: int) -> list[tuple[float, float, np.ndarray | N
     rng = np.random.default_rng(0)
     poses, forces = [], []
     zero = np.zeros(cd.n)
-    guess = None
+    follow = cd.following()
     for q_a in rng.uniform(lo, hi, (samples, cd.n)):
         try:
-            guess = cd.positions(q_a, guess)
-            forces.append(np.linalg.norm(cd.cut_forces(q_a, zero, zero, guess).force, axis=1))
+            forces.append(np.linalg.norm(follow.cut_forces(q_a, zero, zero).force, axis=1))
             poses.append(q_a)
         except ClosureError:
-            guess = None
+            follow.last = None
     if not forces:
         return [(float("nan"), float("nan"), None)] * len(cd.tree.loops)
     F = np.array(forces)

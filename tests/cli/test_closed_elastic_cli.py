@@ -26,7 +26,6 @@ import pytest
 from designer.cli import main
 from designer.model.extras import Drive
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_elastic import ClosedLinkSide
 from designer.numeric.elastic import ElasticArm, elastic_joints
 from designer.project import load_project
 from designer.project.io import dumps_project
@@ -125,7 +124,7 @@ def test_a_motor_pd_move_of_the_palletizer_reaches_its_target(tmp_path, capsys):
 
 
 def _numeric(model):
-    return ElasticArm(None, elastic_joints(model), ClosedLinkSide(ClosedDynamics(model)))
+    return ElasticArm(None, elastic_joints(model), ClosedDynamics(model))
 
 
 def _states(ea, count=6, scale=0.3):

@@ -73,9 +73,7 @@ def test_regressor_base_excite_of_a_closed_chain(tmp_path, capsys):
     cd = ClosedDynamics(model)
     limits = np.asarray(cd.tree.arm.limits)[list(cd.act)]
     assert np.all(Q >= limits[:, 0] - 1e-12) and np.all(Q <= limits[:, 1] + 1e-12)
-    guess = None
-    for q in Q:
-        guess = cd.positions(q, guess)                 # raises where a loop cannot close
+    cd.positions(Q)                 # raises where a loop cannot close (each state continuing from the last)
     dt = t[1] - t[0]
     assert (Q[2:] - Q[:-2]) / (2 * dt) == pytest.approx(QD[1:-1], abs=2e-2 * np.abs(QD).max())
     assert (QD[2:] - QD[:-2]) / (2 * dt) == pytest.approx(QDD[1:-1], abs=2e-2 * np.abs(QDD).max())
@@ -96,9 +94,7 @@ def test_excitation_draws_that_cannot_close_are_left_out():
     cd = ClosedDynamics(model)
     bp = closed_base_parameters(cd)
     ex = closed_excitation(model, bp, period=4, harmonics=2, draws=5)
-    guess = None
-    for q in ex.q.T:
-        guess = cd.positions(q, guess)
+    cd.positions(ex.q.T)
     seen = []
 
     def refuse(q, qd, qdd):

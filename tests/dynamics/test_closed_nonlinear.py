@@ -7,7 +7,7 @@ from the numeric closure, W and dW from their printed definitions), against inde
   numeric loop Jacobian, W' qd from the loops' second-order terms): tau_a, M_a, G_a, h_a to 1e-9;
 - Pinocchio's rnea on the spanning tree at the closure's state, projected by W from central
   differences of the closure (Newton-Euler's tau_a);
-- explore/closed_terms.py's numeric Lee split (D_tra, D_rot, and H from its Christoffel symbols);
+- numeric/closed_terms.py's numeric Lee split (D_tra, D_rot, and H from its Christoffel symbols);
 - the physical law: dM_a/dt - 2 C_a skew, dM_a/dt from central differences of M_a through fresh
   closure solves (independent of the implicit differentiation that gives dW);
 - the printed W of the JSON report against the numeric closure's W.
@@ -197,7 +197,7 @@ def test_dropping_the_dw_term_is_caught():
 
 @pytest.mark.parametrize("case", ["robot", "s0", "mm3"])
 def test_lees_split_against_the_numeric_split(case):
-    from designer.explore.closed_terms import bodies_of, christoffel_symbols, kinematics
+    from designer.numeric.closed_terms import bodies_of, christoffel_symbols, kinematics
     ev = LoopEvaluator(equations(case, "dalembert"))
     cd = ClosedDynamics(model_of(case))
     bodies = bodies_of(cd)

@@ -63,7 +63,7 @@ def test_forward_dynamics_and_cut_forces_match_pinocchio(gen, conv, seed):
         tau_tree = np.zeros(cd.n_tree)
         tau_tree[cd.act] = taua
         qdd_pin = ref.constrained(q, qd, tau_tree)
-        qdda = cd.forward(qa, qda, taua)
+        qdda = cd.qdd(qa, qda, taua)
         assert rel(qdda, qdd_pin[cd.act]) < 1e-8
         # the cut forces: Pinocchio's lambda_c is the force on link i's cut frame, in that frame;
         # an out-of-plane component that no joint feels is not determined: compare the rest
@@ -84,7 +84,7 @@ def test_inverse_dynamics_is_the_projected_tree_rnea(gen, conv, seed):
     for _ in range(5):
         qa, qda, qdda = rng.uniform(-0.6, 0.6, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
         q, qd, qdd, W = cd.state(qa, qda, qdda)
-        assert cd.residual(q) < 1e-11
+        assert cd.closure.residual(q) < 1e-11
         Wfd = fd_W(cd, qa)
         assert rel(W, Wfd) < 1e-7
         # passive rates: velocities and accelerations of the closure by finite differences in time
@@ -163,7 +163,7 @@ def test_a_dead_centre_and_an_unreachable_pose_are_clear_errors():
                 assert "four-bar" in str(exc)
                 failures += 1
             else:
-                assert np.all(np.isfinite(q)) and cd.residual(q) < 1e-11
+                assert np.all(np.isfinite(q)) and cd.closure.residual(q) < 1e-11
     assert failures > 0
     with pytest.raises(ClosureError, match="not finite"):
         cd.positions([np.nan])
@@ -208,7 +208,7 @@ def test_bundled_mechanisms_match_pinocchio(name):
         tau_tree = np.zeros(cd.n_tree)
         tau_tree[cd.act] = taua
         qdd_pin = ref.constrained(q, qd, tau_tree)
-        assert rel(cd.forward(qa, qda, taua), qdd_pin[cd.act]) < 1e-8
+        assert rel(cd.qdd(qa, qda, taua), qdd_pin[cd.act]) < 1e-8
 
 
 @pytest.mark.parametrize("name", ["four_bar", "palletizer_parallelogram"])
@@ -224,8 +224,8 @@ def test_linearized_model_is_the_derivative_of_the_forward_dynamics(name):
     lm = linearize_closed(cd, q0, qd0)
     h = 1e-6
     for k, e in enumerate(np.eye(cd.n) * h):
-        dfdq = (cd.forward(q0 + e, qd0, lm.tau0) - cd.forward(q0 - e, qd0, lm.tau0)) / (2 * h)
-        dfdqd = (cd.forward(q0, qd0 + e, lm.tau0) - cd.forward(q0, qd0 - e, lm.tau0)) / (2 * h)
+        dfdq = (cd.qdd(q0 + e, qd0, lm.tau0) - cd.qdd(q0 - e, qd0, lm.tau0)) / (2 * h)
+        dfdqd = (cd.qdd(q0, qd0 + e, lm.tau0) - cd.qdd(q0, qd0 - e, lm.tau0)) / (2 * h)
         scale = max(1.0, np.abs(lm.A).max())
         assert np.abs(lm.A[cd.n:, k] - dfdq).max() < 1e-5 * scale
         assert np.abs(lm.A[cd.n:, cd.n + k] - dfdqd).max() < 1e-5 * scale

@@ -41,7 +41,7 @@ def _pin_M_a(model, arm: ClosedArm, q_a) -> np.ndarray:
     M = np.empty_like(M_pin)
     M[np.ix_(order, order)] = M_pin
     h = 1e-6
-    W = np.array([(cd.positions(q_a + e, q) - cd.positions(q_a - e, q)) / (2 * h) for e in np.eye(cd.n) * h]).T
+    W = np.array([(cd.closure.solve(q_a + e, q) - cd.closure.solve(q_a - e, q)) / (2 * h) for e in np.eye(cd.n) * h]).T
     return W.T @ M @ W
 
 

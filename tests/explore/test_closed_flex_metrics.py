@@ -1,4 +1,4 @@
-"""The links' bending of a closed chain in the explore metrics and in ``modes`` (explore/closed_flex_metrics.py,
+"""The links' bending of a closed chain in the explore metrics and in ``modes`` (numeric/closed_batch.py,
 cli/closed_modes.py): the palletizer with its upper arm and coupler rod as tubes.
 
 The links' shares against the KKT solve of tests/numeric/test_closed_flex.py (its own forward kinematics with the

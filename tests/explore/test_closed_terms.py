@@ -1,4 +1,4 @@
-"""Christoffel symbols and Lee's split of closed chains (explore/closed_terms.py) against independent sides.
+"""Christoffel symbols and Lee's split of closed chains (numeric/closed_terms.py) against independent sides.
 
 Random four-bars (Newton closure, also on a turning column) and parallelogram arms (linear closure,
 also with a wrist after the loop), both DH conventions, and the bundled mechanisms:

@@ -64,7 +64,7 @@ def test_mujoco_constrained_forward_dynamics_matches_the_closed_chain(name):
         md.qfrc_applied[addr[act]] = ta
         mujoco.mj_forward(mm, md)
         assert np.abs(md.efc_pos[:md.nefc]).max(initial=0.0) < 1e-12   # the state is closed for MuJoCo too
-        want = closed.forward(qa, qda, ta)
+        want = closed.qdd(qa, qda, ta)
         # the soft constraints' share: what the loops change in the accelerations (MuJoCo's qacc_smooth
         # is the tree's without them); impedance 0.9999 leaves about 1e-4 of it (measured: at most 8.6e-5)
         share = float(np.abs(md.qacc - md.qacc_smooth).max())

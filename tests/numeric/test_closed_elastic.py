@@ -20,7 +20,6 @@ import pytest
 from designer.control.closed_linearize import elastic_linearize_closed
 from designer.model.extras import Drive
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_elastic import ClosedLinkSide
 from designer.numeric.closed_simulate import simulate_closed
 from designer.numeric.elastic import ElasticArm, ElasticModelError, elastic_joints
 from designer.numeric.elastic_simulate import simulate_elastic
@@ -55,7 +54,7 @@ def mechanism(kind: str, k: float, seed: int = 0):
 
 def elastic(model, follow=True):
     cd = ClosedDynamics(model)
-    return cd, ElasticArm(None, elastic_joints(model), ClosedLinkSide(cd, follow))
+    return cd, ElasticArm(None, elastic_joints(model), cd.following() if follow else cd)
 
 
 class Energy:
@@ -71,7 +70,8 @@ class Energy:
         cd, pin, o, j = self.cd, self.pin, self.order, self.joints
         q = cd.positions(q_a)
         e = 1e-6
-        W = np.stack([(cd.positions(q_a + d, q) - cd.positions(q_a - d, q)) / (2 * e) for d in np.eye(cd.n) * e], 1)
+        W = np.stack([(cd.closure.solve(q_a + d, q) - cd.closure.solve(q_a - d, q)) / (2 * e)
+                      for d in np.eye(cd.n) * e], 1)
         qd = W @ qd_a
         links = (pin.computeKineticEnergy(self.pm, self.data, q[o], qd[o])
                  + pin.computePotentialEnergy(self.pm, self.data, q[o]))
@@ -105,7 +105,7 @@ def test_a_passive_elastic_closed_chain_keeps_its_energy(kind, k, seconds):
     q0 = [0.1, 0.2, 0.3, -0.2][:cd.n]
     y0 = _start(ea, q0, seed=1)
     traj = simulate_elastic(None, ea.joints, (0.0, seconds), y0=y0, rtol=1e-9, atol=1e-11,
-                            dynamics=ClosedLinkSide(cd, follow=True))
+                            dynamics=cd.following())
     energy = Energy(model, cd, ea.joints)
     rows = np.linspace(0, len(traj.t) - 1, 12).astype(int)
     E = np.array([energy(traj.q[r], traj.theta[r], traj.qd[r], traj.thetad[r]) for r in rows])
@@ -132,11 +132,11 @@ def test_very_stiff_springs_approach_the_rigid_closed_simulation(kind):
         model = mechanism(kind, k, seed=4)
         cd, ea = elastic(model)
         y0 = ea.rigid_state(q0, qd0)
-        rigid_model = ElasticArm(None, ea.joints.stiffened(np.inf), ClosedLinkSide(cd))
+        rigid_model = ElasticArm(None, ea.joints.stiffened(np.inf), cd)
         qdd = rigid_model.accelerations(np.concatenate([q0, qd0]), np.zeros(ea.n))[0]
         y0[ea.n:ea.n + ea.m] += ea.NE * (-ea.NE ** 2 * ea.Jm * qdd[ea.E]) / ea.k
         traj = simulate_elastic(None, ea.joints, (0.0, t[-1]), y0=y0, rtol=1e-8, atol=1e-10, t_eval=t,
-                                dynamics=ClosedLinkSide(cd, follow=True))
+                                dynamics=cd.following())
         rigid = simulate_closed(ClosedDynamics(model), q0, qd0, (0.0, t[-1]), t_eval=t, drives=True)
         assert np.ptp(rigid.q, axis=0).max() > 0.02          # the arm moves
         gaps.append(np.abs(traj.q - rigid.q).max())
@@ -180,7 +180,7 @@ def test_at_the_equilibrium_the_springs_hold_gravity(kind):
     pm, _, o = pin_mechanism(model)
     q = cd.positions(q0)
     e = 1e-6
-    W = np.stack([(cd.positions(q0 + d, q) - cd.positions(q0 - d, q)) / (2 * e) for d in np.eye(cd.n) * e], 1)
+    W = np.stack([(cd.closure.solve(q0 + d, q) - cd.closure.solve(q0 - d, q)) / (2 * e) for d in np.eye(cd.n) * e], 1)
     g = np.empty(len(q))
     g[o] = pin.rnea(pm, pm.createData(), q[o], np.zeros(len(q)), np.zeros(len(q)))
     G = W.T @ g

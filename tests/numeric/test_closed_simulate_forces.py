@@ -37,7 +37,7 @@ def test_a_falling_parallelograms_cut_forces_are_pinocchios(conv):
             ours, P = felt(cd, q, traj.cut_force[r, 0])
             scale = max(1.0, float(np.abs(ref.lambda_c[:3]).max()))
             assert np.allclose(ours, P @ ref.lambda_c[:3], rtol=1e-4, atol=1e-4 * scale), (r, ours, ref.lambda_c[:3])
-            assert np.allclose(qdd[cd.act], cd.forward(traj.q[r], traj.qd[r], np.zeros(cd.n), q), atol=1e-6)
+            assert np.allclose(qdd[cd.act], cd.following(q).qdd(traj.q[r], traj.qd[r], np.zeros(cd.n)), atol=1e-6)
 
 
 def test_simulate_writes_the_cut_forces_and_their_peak(tmp_path, capsys):
@@ -54,5 +54,5 @@ def test_simulate_writes_the_cut_forces_and_their_peak(tmp_path, capsys):
     # the first row is at rest: the force is the one holding the pose against gravity, as eval gives it
     cd = ClosedDynamics(load_project(path))
     q0 = np.array([0.0, 0.3, 0.2, 0.0])
-    qdd0 = cd.forward(q0, np.zeros(4), np.zeros(4))
+    qdd0 = cd.qdd(q0, np.zeros(4), np.zeros(4))
     assert np.allclose(forces[0], cd.cut_forces(q0, np.zeros(4), qdd0).force[0], rtol=1e-9, atol=1e-9)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..kinematics.numeric import cross_last
 from ..model.manipulator import Convention
-from ..numeric.closed import ClosedDynamics
+from .closed import ClosedDynamics
 
 __all__ = ["Bodies", "Kinematics", "bodies_of", "kinematics", "point_jacobians", "christoffel_symbols",
            "polarization_rates"]
