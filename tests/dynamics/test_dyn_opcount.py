@@ -63,3 +63,10 @@ def test_customized_forms_match_pinocchio_on_random_arms(convention):
         model = model_from_arm(random_arm(rng, 5, Convention(convention), joints))
         assert model.point_masses and not all(link.is_revolute for link in model.links)
         assert_tau_and_m_match_pinocchio(model, custom_tau(model), custom_mass_matrix(model), seed=7, states=3)
+
+
+def test_standard_tau_operation_count_does_not_grow():
+    """The symbolic PUMA 560's tau after CSE: 745 operations before the grouped inertial moment
+    (Khalil's K) and the parent's w_x^2 + w_y^2, 707 with them; a change that loses either shows here."""
+    from designer.dynamics import count_ops_cse
+    assert count_ops_cse(list(custom_tau(puma560(symbolic_inertia=True)))) <= 707
