@@ -63,7 +63,7 @@ def register(sub) -> None:
     p.add_argument("--header", metavar="FILE", help="C: write the header here")
     p.add_argument("--form", choices=["compact", "derived"], default=None,
                    help="compact (default): recursive customized Newton-Euler and composite-rigid-body forms, "
-                        "fewest operations (PUMA 560: tau 745, M 433 after CSE); derived: the expressions of "
+                        "fewest operations (PUMA 560: tau 707, M 433 after CSE); derived: the expressions of "
                         "--method with --simplify. A closed chain: its closed form by default where its loops "
                         "close linearly, else (and with --form compact) the tree's recursion and the projection")
     # with --form derived, lagrange by default: on the PUMA 560 its tau needs 3318 operations, newton-euler's 5152

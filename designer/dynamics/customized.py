@@ -12,7 +12,9 @@ frame j) are moved to frame j' once, through the constant offset Trans_x(a_j) Ro
 
 tau: the Newton-Euler recursion with the body terms about each centre of mass (the parameters
 come as m, c, I_c, so no conversion is paid), the link's U = [wd x] + [w x]^2 formed once and
-used for both the next origin and the centre of mass. M: the composite rigid body algorithm on
+used for both the next origin and the centre of mass, its w_i w_j products again in the inertial
+moment I wd + w x (I w), grouped by inertia entry (Khalil's K), and its diagonal carried to the
+next link where a twist of 0 or +-pi/2 makes w_x^2 + w_y^2 the parent's. M: the composite rigid body algorithm on
 the standard inertial parameters (m, MS = m c, J about the joint-frame origin, formed once per
 link), the composite inertia turned about z in ten operations, then M_ij = S_i . (wrench of the
 composite j carried back to joint i). Both were checked against Pinocchio (tests/dynamics).
@@ -153,13 +155,31 @@ def _chain(model: Manipulator) -> list[_Joint]:
     return out
 
 
-def _u_matrix(w, wd):
-    """U = [wd x] + [w x][w x], so that U v = wd x v + w x (w x v) (Khalil's form, reused twice)."""
+def _u_matrix(w, wd, xy2=None):
+    """U = [wd x] + [w x][w x], so that U v = wd x v + w x (w x v) (Khalil's form, reused twice).
+
+    ``xy2``: w_x^2 + w_y^2 when already known (see :func:`_planar_square`)."""
     sq = [_mul(x, x) for x in w]
     xy, xz, yz = _mul(w[0], w[1]), _mul(w[0], w[2]), _mul(w[1], w[2])
     return [[-_add(sq[1], sq[2]), _add(xy, -wd[2]), _add(xz, wd[1])],
             [_add(xy, wd[2]), -_add(sq[0], sq[2]), _add(yz, -wd[0])],
-            [_add(xz, -wd[1]), _add(yz, wd[0]), -_add(sq[0], sq[1])]]
+            [_add(xz, -wd[1]), _add(yz, wd[0]), -_add(sq[0], sq[1]) if xy2 is None else xy2]]
+
+
+def _planar_square(jt, U_prev):
+    """w_x^2 + w_y^2 of joint j's frame read from the parent's U, or None.
+
+    Turning about z keeps w_x^2 + w_y^2, and the joint rate adds to w_z only; so it is that of the
+    parent's w turned by Rot_x(alpha): the parent's w_x^2 + w_y^2 (alpha 0 or pi) or w_x^2 + w_z^2
+    (alpha +-pi/2), minus the diagonal of U the parent already formed. Spares the sum of squares
+    that the rotation by theta makes (cos^2 + sin^2) qd^2, which CSE cannot see."""
+    if U_prev is None:
+        return None
+    if sp.sin(jt.alpha) == 0:
+        return U_prev[2][2]
+    if sp.cos(jt.alpha) == 0:
+        return U_prev[1][1]
+    return None
 
 
 def custom_tau(model: Manipulator, token: CancelToken = NEVER, qd=None, qdd=None) -> sp.Matrix:
@@ -198,9 +218,24 @@ def link_wrench(bodies, w: list, wd: list, vd: list, U) -> tuple[list, list]:
         f = [_mul(m, x) for x in _vadd(vd, _matvec(U, c))]
         Mj = _vadd(Mj, _cross(c, f))
         if I is not None:
-            Mj = _vadd(Mj, _matvec(I, wd), _cross(w, _matvec(I, w)))
+            Mj = _vadd(Mj, _inertia_moment(I, w, wd))
         Fj = _vadd(Fj, f)
     return Fj, Mj
+
+
+def _inertia_moment(I, w: list, wd: list) -> list:
+    """I wd + w x (I w) grouped by inertia entry (Khalil's K): the products w_i w_j are those U
+    holds, the differences of inertia entries depend on the parameters only (one per link, and free
+    for numbers); 15 products and 15 sums for a full inertia instead of 24 and 15."""
+    xx, yy, zz, xy, xz, yz = I[0][0], I[1][1], I[2][2], I[0][1], I[0][2], I[1][2]
+    sq = [_mul(x, x) for x in w]
+    p01, p02, p12 = _mul(w[0], w[1]), _mul(w[0], w[2]), _mul(w[1], w[2])
+    return [_add(_mul(xx, wd[0]), _mul(xy, _add(wd[1], -p02)), _mul(xz, _add(wd[2], p01)),
+                 _mul(yz, _add(sq[1], -sq[2])), _mul(_add(zz, -yy), p12)),
+            _add(_mul(xy, _add(wd[0], p12)), _mul(yy, wd[1]), _mul(yz, _add(wd[2], -p01)),
+                 _mul(xz, _add(sq[2], -sq[0])), _mul(_add(xx, -zz), p02)),
+            _add(_mul(xz, _add(wd[0], -p12)), _mul(yz, _add(wd[1], p02)), _mul(zz, wd[2]),
+                 _mul(xy, _add(sq[0], -sq[1])), _mul(_add(yy, -xx), p01))]
 
 
 def _same(kind: str, j: int, values: list) -> list:
@@ -219,7 +254,7 @@ def _tau(model: Manipulator, token: CancelToken, qd_all, qdd_all, name=_same) ->
         qd, qdd = sp.sympify(qd_all[j]), sp.sympify(qdd_all[j])
         w, wd, vd = link_step(jt, w, wd, vd, U, qd, qdd)
         w, wd, vd = name("w", j, w), name("wd", j, wd), name("vd", j, vd)
-        U = name("U", j, _u_matrix(w, wd))
+        U = name("U", j, _u_matrix(w, wd, _planar_square(jt, U)))
         Fj, Mj = link_wrench(jt.bodies, w, wd, vd, U)
         F.append(name("F", j, Fj))
         Mo.append(name("N", j, Mj))

@@ -8,8 +8,8 @@ that is best for reading (:func:`generic_tree_tau`, :func:`generic_tree_mass_mat
 
 :func:`tree_tau` and :func:`tree_mass_matrix` give the cheapest forms we have: the customized
 Newton-Euler and composite-rigid-body recursions of :mod:`~designer.dynamics.customized`
-(PUMA 560 with ten symbolic inertial parameters per link: 745 / 433 operations after cse,
-against 806 / 879 for the generic forms; see benchmarks/bench_derive.py).
+(PUMA 560 with ten symbolic inertial parameters per link: 707 / 433 operations after cse,
+against 790 / 870 for the generic forms; see benchmarks/bench_derive.py).
 """
 
 from __future__ import annotations

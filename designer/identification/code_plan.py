@@ -4,7 +4,7 @@
 as inputs: the recursions of :mod:`designer.dynamics.standard_ne` run on the base parameters in
 joint frames with every grouped or lost parameter zero, so far fewer products remain (PUMA 560
 with symbolic lengths: tau 499 operations in the generated code, each vector of the recursion a
-named step, against 745 with mass, COM and inertia). It lives here, above code generation, because
+named step, against 649 with mass, COM and inertia). It lives here, above code generation, because
 it needs the base parameters (:mod:`.base_params`), whose numeric pass runs on the regressor.
 """
 

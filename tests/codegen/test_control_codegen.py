@@ -120,7 +120,7 @@ def test_parallel_joints_tau_matches_pinocchio(convention, named):
 
 
 def test_puma_base_parameter_tau_is_cheaper():
-    """Symbolic lengths and ten symbolic inertial parameters per link: 745 operations for tau with the
+    """Symbolic lengths and ten symbolic inertial parameters per link: 707 operations for tau with the
     standard parameters (benchmarks/bench_derive.py); far fewer with the base parameters, fewer
     still with each vector of the recursion a named step."""
     model = puma560(symbolic_inertia=True)
