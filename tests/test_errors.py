@@ -16,13 +16,17 @@ from designer.jobs import Cancelled
 
 # Not a mistake in what we were given: the signal a cancelled job ends with.
 NOT_ERRORS = {Cancelled}
+# the xacro child process's own refusal of eval/exec: that module runs alone (python -I, no designer imported)
+# and its refusals reach the program as one line of the child's, read back as a UrdfError
+CHILD_ONLY = {"designer.urdf.xacro_worker"}
 
 
 def exception_classes(with_gui: bool) -> list[type[BaseException]]:
     """Every exception class defined in a module of designer/ (designer.gui only when with_gui)."""
     found = []
     for info in pkgutil.walk_packages(designer.__path__, "designer."):
-        if info.name == "designer.__main__" or (info.name.startswith("designer.gui") and not with_gui):
+        if info.name == "designer.__main__" or info.name in CHILD_ONLY or \
+                (info.name.startswith("designer.gui") and not with_gui):
             continue
         module = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
