@@ -16,9 +16,9 @@ from designer.jobs import Cancelled
 
 # Not a mistake in what we were given: the signal a cancelled job ends with.
 NOT_ERRORS = {Cancelled}
-# the xacro child process's own refusal of eval/exec: that module runs alone (python -I, no designer imported)
+# the xacro child process's own errors (its evaluator's refusals, eval/exec refused): those modules run alone (python -I, no designer imported)
 # and its refusals reach the program as one line of the child's, read back as a UrdfError
-CHILD_ONLY = {"designer.urdf.xacro_worker"}
+CHILD_ONLY = {"designer.urdf.xacro_worker", "designer.urdf.xacro_eval"}
 
 
 def exception_classes(with_gui: bool) -> list[type[BaseException]]:
