@@ -92,7 +92,11 @@ def listed(widget) -> list[str]:
 
 
 def axis_titles(widget) -> list[str]:
-    """The axis titles of every plot under ``widget`` (colour bars' too), sorted."""
+    """The axis titles of every plot under ``widget`` (colour bars' too), sorted; the Explore plots not built
+    yet (never shown, nothing computed) are built first, so that both sides list the same plots."""
+    from designer.gui.explore.plots import PlotBox
+    for box in widget.findChildren(PlotBox):
+        box.build()
     return sorted(item.labelText for view in widget.findChildren(pg.GraphicsView) for item in view.scene().items()
                   if isinstance(item, pg.AxisItem))
 

@@ -95,9 +95,7 @@ class MapView(ExploreView):
                                          brush=pg.mkBrush("#e8175d"))
         self.marker.setZValue(10)
         self.marker.setToolTip("current pose")
-        self.box.plot.addItem(self.marker)
-        self.box.plot.scene().sigMouseClicked.connect(self._clicked)
-        self.box.layout_widget.setToolTip("Click a point of the map to move the arm to that pose")
+        self.box.on_build(self._setup_plot)
 
         # one row of statistics under the map: the map keeps the width of a narrow tab
         self.stats = QTableWidget(1, len(STATS), self)
@@ -128,6 +126,11 @@ class MapView(ExploreView):
         layout.addWidget(self.stats)
 
     # -- model and pose ------------------------------------------------------------------------
+    def _setup_plot(self, box: PlotBox) -> None:
+        box.plot.addItem(self.marker)
+        box.plot.scene().sigMouseClicked.connect(self._clicked)
+        box.layout_widget.setToolTip("Click a point of the map to move the arm to that pose")
+
     def set_model(self, model: Manipulator) -> None:
         keep = (self.joint_x.currentData(), self.joint_y.currentData())
         joints = explore_joints(model)   # a closed chain: its actuated joints, 1..n_a, named by their links
