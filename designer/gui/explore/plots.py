@@ -57,7 +57,7 @@ class PlotBox(QWidget):
         # most boxes sit in tabs a session may never open (issue 29: the window in a second)
         self._layout_widget: pg.GraphicsLayoutWidget | None = None
         self._plot: pg.PlotItem | None = None
-        self._setups: list[Callable[[PlotBox], None]] = []
+        self._setups: list[Callable[[PlotBox], object]] = []
         self.blank_labels: dict[str, str] = {}   # the axis titles before any result (after the setups)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
@@ -91,7 +91,7 @@ class PlotBox(QWidget):
         assert self._layout_widget is not None
         return self._layout_widget
 
-    def on_build(self, setup: Callable[[PlotBox], None]) -> None:
+    def on_build(self, setup: Callable[[PlotBox], object]) -> None:
         """Call ``setup(box)`` once the plot exists (at once when it does): a view's items and axis titles."""
         if self._plot is not None:
             setup(self)
