@@ -91,7 +91,12 @@ class WindowFiles(_MainWindowParts):
         """The project in ``path`` with what showing it takes, read and computed off the GUI thread (issue 29:
         opening the tube arm stopped the window for 0.4 to 0.7 s) and handed to the views; None when the file
         is refused (said in a message box, and the file left out of the recent files with ``forget_refused``)
-        or the user cancelled the busy box."""
+        or the user cancelled the busy box. While one is being read the window answers: another open waits
+        for none and is refused with a message (the last one chosen would otherwise be shown first)."""
+        if getattr(self, "_opening", None):
+            self.show_message(f"Still opening {self._opening}: open {Path(path).name} once it is shown")
+            return None
+        self._opening = Path(path).name
         try:
             prepared = off_gui_thread(self, f"Opening {Path(path).name}", lambda: prepare_design(load_project(path)))
         except Abandoned:
@@ -102,6 +107,8 @@ class WindowFiles(_MainWindowParts):
             if forget_refused:
                 self.recent.remove(path)
             return None
+        finally:
+            self._opening = ""
         self.adopt(prepared)
         return prepared.model
 

@@ -62,6 +62,9 @@ def test_a_slow_open_leaves_the_window_answering_and_cancel_keeps_the_project(wi
     def tick():   # runs only while the GUI thread answers during the read
         seen["ticks"] += 1
         shown = [d for d in window.findChildren(QProgressDialog) if d.isVisible()]
+        if read_started.is_set() and "second" not in seen:   # another open meanwhile: refused, said why
+            seen["second"] = window.open_file(ROBOTS / "puma560.json")
+            seen["message"] = window.statusBar().currentMessage()
         if shown and read_started.is_set():
             seen["boxes"] = len(shown)
             shown[0].findChild(QPushButton).click()   # the box's Cancel button
@@ -75,6 +78,7 @@ def test_a_slow_open_leaves_the_window_answering_and_cancel_keeps_the_project(wi
     finally:
         timer.stop()
     assert not opened and seen["boxes"] == 1 and seen["ticks"] >= 2 and not boxes.shown
+    assert seen["second"] is False and seen["message"].startswith("Still opening tube_arm.json")
     assert window.document.model is before and window.windowTitle() == title
     assert str(ROBOTS / "tube_arm.json") in window.recent.paths()   # cancelled, not refused: still a recent file
     release.set()   # the read ends after the cancel: its result is dropped
