@@ -70,6 +70,8 @@ def new_model() -> Manipulator:
 class WindowFiles(_MainWindowParts):
     """Project files and recovery of the main window (mixed into it)."""
 
+    _opening = ""   # the file being read off the GUI thread, while it is
+
     def maybe_save(self) -> bool:
         """Ask before unsaved work is lost; False when the user cancels."""
         if not self.document.dirty:
@@ -93,7 +95,7 @@ class WindowFiles(_MainWindowParts):
         is refused (said in a message box, and the file left out of the recent files with ``forget_refused``)
         or the user cancelled the busy box. While one is being read the window answers: another open waits
         for none and is refused with a message (the last one chosen would otherwise be shown first)."""
-        if getattr(self, "_opening", None):
+        if self._opening:
             self.show_message(f"Still opening {self._opening}: open {Path(path).name} once it is shown")
             return None
         self._opening = Path(path).name
