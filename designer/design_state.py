@@ -18,9 +18,17 @@ import numpy as np
 from .kinematics import NumericArm, display_arm
 from .model import Manipulator
 
-__all__ = ["OpenDesign", "Listener"]
+__all__ = ["OpenDesign", "Listener", "build_arm"]
 
 Listener = Callable[["OpenDesign"], None]
+
+
+def build_arm(model: Manipulator) -> tuple[NumericArm | None, str]:
+    """``model``'s display arm, or None and why it cannot be built."""
+    try:
+        return display_arm(model), ""
+    except (ValueError, TypeError, ZeroDivisionError) as exc:   # MissingParameterError is a ValueError
+        return None, str(exc)
 
 
 class OpenDesign:
@@ -42,16 +50,22 @@ class OpenDesign:
         self._model_listeners: list[Listener] = []
         self._pose_listeners: list[Listener] = []
         self.arm_builds = 0
+        self._ready: tuple = (None, None, "")   # (model, arm, error) built elsewhere, e.g. off the GUI thread
         self.model = model
         self.q = np.zeros(model.n)
         self.arm, self.arm_error = self._build(model)
 
     def _build(self, model: Manipulator) -> tuple[NumericArm | None, str]:
+        ready, self._ready = self._ready, (None, None, "")
+        if ready[0] is model:
+            return ready[1], ready[2]
         self.arm_builds += 1
-        try:
-            return display_arm(model), ""
-        except (ValueError, TypeError, ZeroDivisionError) as exc:   # MissingParameterError is a ValueError
-            return None, str(exc)
+        return build_arm(model)
+
+    def adopt(self, model: Manipulator, arm: NumericArm | None, error: str = "") -> None:
+        """``arm`` (or ``error``: why there is none) is :func:`build_arm` of ``model``, built elsewhere (off the
+        GUI thread): the next :meth:`set_model` with this very model takes it instead of building it."""
+        self._ready = (model, arm, error)
 
     def observe(self, model: Listener | None = None, pose: Listener | None = None) -> None:
         """Call ``model(design)`` after each model change, ``pose(design)`` after each pose change."""

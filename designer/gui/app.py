@@ -11,7 +11,7 @@ from typing import cast
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from .collector import collect_in_gui_thread
 
@@ -114,7 +114,6 @@ def open_window(opening, args: list[str]):
     _import_answering(opening)
     if opening.closed:   # closed while loading
         return None
-    from ..project import ProjectError, load_project
     from .main_window import MainWindow
     from .projects import default_project
 
@@ -125,15 +124,7 @@ def open_window(opening, args: list[str]):
     opening.hide()
     if not window.offer_recovery():
         if args:
-            path = Path(args[0])
-            try:
-                model = load_project(path)
-            except ProjectError as exc:
-                QMessageBox.critical(window, "Cannot open project", str(exc))
-                window.show_message(str(exc))
-            else:
-                window.document.reset(model, path)
-                window.recent.add(path)
+            window.open_file(Path(args[0]))   # read and prepared off the GUI thread; a refusal is said in a box
         else:
             window.open_example(default_project())
     settle_memory()

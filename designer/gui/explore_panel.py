@@ -114,7 +114,6 @@ class ExplorePanel(QWidget):
         titles = ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")
         for view, title in zip(self.views(), titles):
             self.tabs.addTab(view, title)
-            view.remember_blank()
         self.sweep_view.finished.connect(lambda r: self.pareto_view.set_result(r, self.sweep_view.result_model))
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
         self.workspace_view.mapped.connect(lambda r: self.workspaceMapped.emit(r.positions, r.values, r.label))

@@ -24,6 +24,7 @@ from .document import Document
 from .inspector import LinkInspector
 from .job_runner import JobRunner
 from .params import LoadsPanel, ParametersPanel
+from .prepared import PreparedDesign
 from .problems import ProblemsPanel
 from .readout import KinematicsReadout
 from .scroll_column import ScrollColumn
@@ -248,6 +249,13 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         the sliders take it when the design announces the model (a closed chain closes its loops from it)."""
         self._opening_pose = state.home
         self.design.q = np.array(state.home, float)
+
+    def adopt(self, prepared: PreparedDesign) -> None:
+        """What :func:`~designer.gui.prepared.prepare_design` computed off the GUI thread for a model about to be
+        shown (an opened file, an import): the design, the Problems panel and the Explore map take it when the
+        document announces that very model, instead of computing it on the GUI thread."""
+        self.design.adopt(prepared.model, prepared.arm, prepared.arm_error)
+        self.problems.adopt(prepared.model, prepared.problems)
 
     def _gate_views(self, design) -> None:
         for gate in self.gates.values():

@@ -9,8 +9,8 @@ from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
 from ..model import Severity
-from ..numeric.checks import check_model
-from .loop_scene import loop_problems
+from ..model.validation import Problem
+from .prepared import model_problems
 
 __all__ = ["ProblemsPanel"]
 
@@ -58,12 +58,17 @@ class ProblemsPanel(QListWidget):
         self._extra = list(problems)
         self.refresh(self.document.model)
 
+    def adopt(self, model, problems: list[Problem]) -> None:
+        """``problems`` are :func:`~designer.gui.prepared.model_problems` of ``model``, found elsewhere (off the
+        GUI thread): the next refresh for this very model lists them without checking again."""
+        self._checked = (model, list(problems))
+
     def refresh(self, model) -> None:
         # + a closed chain's closure and mobility (the core's loop checks, which check_model leaves out);
         # a refresh for the same model (an editor's refused entry, the window's start: one per watched editor)
         # lists again without checking again
         if self._checked[0] is not model:
-            self._checked = (model, check_model(model) + loop_problems(model))
+            self._checked = (model, model_problems(model))
         self.problems = self._checked[1] + self._extra
         self.clear()
         refused = [text for source in self._sources for text in source.refused()]

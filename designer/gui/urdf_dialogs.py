@@ -13,12 +13,11 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
-                               QFormLayout, QLabel, QLineEdit, QMessageBox, QProgressDialog, QVBoxLayout, QWidget)
+                               QFormLayout, QLabel, QLineEdit, QMessageBox, QVBoxLayout, QWidget)
 
 from ..errors import DesignerError
-from ..jobs import Progress
 from ..model import Convention
 from ..urdf import UrdfError, chain_ends, urdf_text
 from ..urdf.exporter import export_notes
@@ -29,7 +28,10 @@ from ..urdf.source import UrdfTree
 from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 from .closed_gate import refusal
 from .folders import remember_folder, safe_file_name
-from .worker import start_job
+from .off_thread import ABANDONED as _ABANDONED  # noqa: F401 - the tests wait on it here
+from .off_thread import Abandoned as _Abandoned
+from .off_thread import off_gui_thread
+from .prepared import PreparedDesign, prepare_design
 
 __all__ = ["ImportDialog", "allow_folder", "build_menu", "outside_folder", "export_file", "import_file",
            "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
@@ -183,63 +185,8 @@ def ask_file_options(window, path, previous: FileOptions | None = None) -> FileO
     return FileOptions(parse_xacro_args(args.text().split()), paths, named)
 
 
-class _Abandoned(Exception):
-    """The user cancelled a step running off the GUI thread: its result, when it comes, is dropped."""
-
-
-_ABANDONED: set = set()   # workers of abandoned steps, alive until their job ends (their signals with them)
-
-
-def off_gui_thread(window, what: str, function):
-    """``function()`` on the thread pool, the window answering meanwhile (issue 29: reading a URDF stopped it
-    for seconds); a modal busy box says ``what`` and its Cancel abandons the step (:class:`_Abandoned`).
-    Returns the result or raises the exception ``function`` raised, here in the GUI thread."""
-    box: dict = {}
-
-    def job(_token):
-        yield Progress(what)
-        try:
-            box["value"] = function()
-        except Exception as exc:  # noqa: BLE001 - handed to the GUI thread and raised there
-            box["error"] = exc
-
-    loop = QEventLoop()
-
-    def failed(message: str, _details: str) -> None:   # not raised by function: the worker's own failure
-        box.setdefault("error", RuntimeError(message))
-        loop.quit()
-
-    busy = QProgressDialog(what, "Cancel", 0, 0, window)
-    busy.setWindowTitle(what)
-    busy.setWindowModality(Qt.WindowModality.WindowModal)
-    busy.setMinimumDuration(0)
-    busy.hide()   # until 0.4 s passed: a quick step shows no box (a busy box gets no values to time itself by)
-    shower = QTimer(busy)
-    shower.setSingleShot(True)
-    shower.timeout.connect(busy.show)
-    shower.start(400)
-    busy.canceled.connect(loop.quit)
-    worker = start_job(job, finished=lambda _r: loop.quit(), cancelled=loop.quit, failed=failed)
-    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-    try:
-        if not worker.done:
-            loop.exec()
-    finally:
-        QApplication.restoreOverrideCursor()
-        shower.stop()
-        busy.reset()
-        busy.hide()
-        busy.deleteLater()
-    if "value" not in box and "error" not in box:
-        worker.cancel()
-        if not worker.done:
-            _ABANDONED.add(worker)
-            for signal in (worker.signals.finished, worker.signals.failed, worker.signals.cancelled):
-                signal.connect(lambda *_args, worker=worker: _ABANDONED.discard(worker))
-        raise _Abandoned(what)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+def _made(report: ImportReport) -> tuple[ImportReport, PreparedDesign]:
+    return report, prepare_design(report.model)
 
 
 def import_file(window, kind: str, file_filter: str, read, make, path=None, options: dict | None = None,
@@ -278,9 +225,10 @@ def import_file(window, kind: str, file_filter: str, read, make, path=None, opti
                 return None
         try:
             chosen = dialog.options() if options is None else options   # a bad density raises here
-            # meshes may be read for the density; the model's expressions are parsed
-            report = off_gui_thread(window, f"Importing {Path(path).name}",
-                                    lambda chosen=chosen: make(data, str(path), chosen))
+            # meshes may be read for the density; the model's expressions are parsed; then what showing the
+            # arm takes (its display arm, its problems: gui/prepared.py), all off the GUI thread
+            report, prepared = off_gui_thread(window, f"Importing {Path(path).name}",
+                                              lambda chosen=chosen: _made(make(data, str(path), chosen)))
             break
         except _Abandoned:
             return None
@@ -288,6 +236,7 @@ def import_file(window, kind: str, file_filter: str, read, make, path=None, opti
             _refuse(window, f"Cannot import {kind}", str(exc))
             if options is not None:
                 return None   # no dialog to go back to
+    window.adopt(prepared)
     window.document.reset(report.model, None, origin=f"{kind} {Path(path).name}", dirty=True)
     window.recovery.discard()
     QMessageBox.information(window, f"{kind} imported", report.text())

@@ -16,6 +16,8 @@ from ..project import ProjectError, load_project, save_project
 from ..project.io import written_version
 from .folders import KEY as FOLDER_KEY
 from .folders import last_folder, remember_folder, safe_file_name
+from .off_thread import Abandoned, off_gui_thread
+from .prepared import PreparedDesign, prepare_design
 from .version_notice import upgrade_notice
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ if TYPE_CHECKING:
         derivation: DerivationPanel
 
         def show_message(self, text: str) -> None: ...
+
+        def adopt(self, prepared: PreparedDesign) -> None: ...
 else:
     _MainWindowParts = object
 
@@ -66,6 +70,8 @@ def new_model() -> Manipulator:
 class WindowFiles(_MainWindowParts):
     """Project files and recovery of the main window (mixed into it)."""
 
+    _opening = ""   # the file being read off the GUI thread, while it is
+
     def maybe_save(self) -> bool:
         """Ask before unsaved work is lost; False when the user cancels."""
         if not self.document.dirty:
@@ -83,13 +89,30 @@ class WindowFiles(_MainWindowParts):
             self.document.reset(new_model())
             self.recovery.discard()
 
-    def _load(self, path) -> Manipulator | None:
+    def _load(self, path, forget_refused: bool = False) -> Manipulator | None:
+        """The project in ``path`` with what showing it takes, read and computed off the GUI thread (issue 29:
+        opening the tube arm stopped the window for 0.4 to 0.7 s) and handed to the views; None when the file
+        is refused (said in a message box, and the file left out of the recent files with ``forget_refused``)
+        or the user cancelled the busy box. While one is being read the window answers: another open waits
+        for none and is refused with a message (the last one chosen would otherwise be shown first)."""
+        if self._opening:
+            self.show_message(f"Still opening {self._opening}: open {Path(path).name} once it is shown")
+            return None
+        self._opening = Path(path).name
         try:
-            return load_project(path)
+            prepared = off_gui_thread(self, f"Opening {Path(path).name}", lambda: prepare_design(load_project(path)))
+        except Abandoned:
+            return None
         except ProjectError as exc:
             QMessageBox.critical(self, "Cannot open project", str(exc))
             self.show_message(str(exc))
+            if forget_refused:
+                self.recent.remove(path)
             return None
+        finally:
+            self._opening = ""
+        self.adopt(prepared)
+        return prepared.model
 
     def open_file(self, path=None) -> bool:
         if not self.maybe_save():
@@ -99,9 +122,8 @@ class WindowFiles(_MainWindowParts):
             if not path:
                 return False
             remember_folder(path, self.settings)
-        model = self._load(path)
+        model = self._load(path, forget_refused=True)
         if model is None:
-            self.recent.remove(path)
             return False
         self.document.reset(model, path)
         self.recovery.discard()

@@ -41,7 +41,6 @@ class ExploreView(QWidget):
         self.result_model = None   # the Manipulator it was computed for
         self.stale = ""
         self.stale_banner = StaleBanner(self)
-        self._blank: dict[int, dict[str, str]] = {}   # each plot's axis titles before any result
 
     def add_banner(self, layout: QBoxLayout, index: int = 0) -> None:
         layout.insertWidget(index, self.stale_banner)
@@ -74,12 +73,6 @@ class ExploreView(QWidget):
             self.check_stale(self.context.model)   # the model changed while the job ran
 
     # -- another project -------------------------------------------------------------------
-    def remember_blank(self) -> None:
-        """Keep what the plots say before any result (their axis titles), for :meth:`forget_project`;
-        called once the view is built."""
-        self._blank = {id(box): {side: box.plot.getAxis(side).labelText for side in SIDES}
-                       for box in self.findChildren(PlotBox)}
-
     def forget_project(self) -> None:
         """Another project replaced the open one: the result goes, and nothing of it stays drawn (curves,
         points, images, titles, captions, tables, lists, texts). A view with more of its own (a map's
@@ -87,9 +80,11 @@ class ExploreView(QWidget):
         self.result = self.result_model = None
         self.set_stale("")
         for box in self.findChildren(PlotBox):
-            empty_plot(box.plot)
             box.caption.setText("")
-            for side, text in self._blank.get(id(box), dict.fromkeys(SIDES, "")).items():
+            if not box.built:
+                continue   # never shown: nothing of a result was drawn
+            empty_plot(box.plot)
+            for side, text in (box.blank_labels or dict.fromkeys(SIDES, "")).items():
                 box.plot.setLabel(side, text)   # the old result's quantities and joints go ("" hides)
         for bar in vars(self).values():
             if isinstance(bar, pg.ColorBarItem):

@@ -39,13 +39,23 @@ _STAT_TEXT = {"min": "minimum", "max": "maximum", "mean": "mean", "std": "standa
               "p05": "5th percentile", "p50": "median", "p95": "95th percentile"}
 
 
-def _default_pair(model: Manipulator) -> tuple[int, int]:
+_PAIR: tuple = (None, (1, 2))   # (model, its pair): the last model asked about, e.g. off the GUI thread
+
+
+def default_pair(model: Manipulator) -> tuple[int, int]:
     """The joints a new map shows: two that the arm's inertia depends on (q1/q2 of a PUMA gave a flat
-    coupling map); q2/q3 (or q1/q2) when the arm cannot be evaluated yet."""
+    coupling map); q2/q3 (or q1/q2) when the arm cannot be evaluated yet. The last model's pair is kept: a
+    project prepared off the GUI thread (gui/prepared.py) does not evaluate its arm again here."""
+    global _PAIR
+    done = _PAIR
+    if done[0] is model:
+        return done[1]
     try:
-        return default_map_joints(explore_arm(model))   # a closed chain: its actuated joints
+        pair = default_map_joints(explore_arm(model))   # a closed chain: its actuated joints
     except (MissingParameterError, ValueError, ZeroDivisionError, np.linalg.LinAlgError, DesignerError):
-        return (2, 3) if explore_joints(model).n >= 3 else (1, 2)
+        pair = (2, 3) if explore_joints(model).n >= 3 else (1, 2)
+    _PAIR = (model, pair)
+    return pair
 
 
 STATS_CAPTION = "over samples within the joint limits"
@@ -63,7 +73,7 @@ class MapView(ExploreView):
         self.joint_x, self.joint_y = QComboBox(self), QComboBox(self)
         self.joint_x.setToolTip("Joint along the horizontal axis")
         self.joint_y.setToolTip("Joint along the vertical axis")
-        self._chosen = False   # the user picked the joints (else they follow the model: _default_pair)
+        self._chosen = False   # the user picked the joints (else they follow the model: default_pair)
         for combo in (self.joint_x, self.joint_y):
             combo.activated.connect(self._joints_chosen)
         self.steps = spin_box(self, 5, 400, 60, tip="Grid points per joint")
@@ -95,9 +105,7 @@ class MapView(ExploreView):
                                          brush=pg.mkBrush("#e8175d"))
         self.marker.setZValue(10)
         self.marker.setToolTip("current pose")
-        self.box.plot.addItem(self.marker)
-        self.box.plot.scene().sigMouseClicked.connect(self._clicked)
-        self.box.layout_widget.setToolTip("Click a point of the map to move the arm to that pose")
+        self.box.on_build(self._setup_plot)
 
         # one row of statistics under the map: the map keeps the width of a narrow tab
         self.stats = QTableWidget(1, len(STATS), self)
@@ -128,6 +136,11 @@ class MapView(ExploreView):
         layout.addWidget(self.stats)
 
     # -- model and pose ------------------------------------------------------------------------
+    def _setup_plot(self, box: PlotBox) -> None:
+        box.plot.addItem(self.marker)
+        box.plot.scene().sigMouseClicked.connect(self._clicked)
+        box.layout_widget.setToolTip("Click a point of the map to move the arm to that pose")
+
     def set_model(self, model: Manipulator) -> None:
         keep = (self.joint_x.currentData(), self.joint_y.currentData())
         joints = explore_joints(model)   # a closed chain: its actuated joints, 1..n_a, named by their links
@@ -144,7 +157,7 @@ class MapView(ExploreView):
         if self._chosen and None not in keep and keep[0] != keep[1] and max(keep) <= joints.n:
             pair = keep   # the user's pair stays while it names two joints of the arm
         else:
-            pair = _default_pair(model)
+            pair = default_pair(model)
         for combo, joint in zip((self.joint_x, self.joint_y), pair):
             k = combo.findData(joint)
             combo.setCurrentIndex(max(k, 0))

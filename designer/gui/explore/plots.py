@@ -53,12 +53,12 @@ class PlotBox(QWidget):
         super().__init__(parent)
         self.csv_data = csv_data
         self.stale = ""   # why the plot is out of date ("" when it is not): exports refuse then
-        self.layout_widget = pg.GraphicsLayoutWidget(self)
-        self.layout_widget.setBackground("w")
-        self.plot: pg.PlotItem = self.layout_widget.addPlot(row=0, col=0)
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
-        for side in ("left", "bottom"):
-            self.plot.getAxis(side).enableAutoSIPrefix(False)  # "(x0.001)" on a ratio reads as a unit
+        # the pyqtgraph plot (about 50 ms with its context menus) is built on first show or first use:
+        # most boxes sit in tabs a session may never open (issue 29: the window in a second)
+        self._layout_widget: pg.GraphicsLayoutWidget | None = None
+        self._plot: pg.PlotItem | None = None
+        self._setups: list[Callable[[PlotBox], object]] = []
+        self.blank_labels: dict[str, str] = {}   # the axis titles before any result (after the setups)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         bar = QHBoxLayout()
@@ -70,17 +70,69 @@ class PlotBox(QWidget):
             button.clicked.connect(lambda _=False, k=kind: self._export_dialog(k))
             bar.addWidget(button)
             self.buttons[kind] = button
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.layout_widget, 1)
-        outer.addLayout(bar)
+        self._outer = QVBoxLayout(self)
+        self._outer.setContentsMargins(0, 0, 0, 0)
+        self._outer.addStretch(1)   # the plot's place until it is built
+        self._outer.addLayout(bar)
+
+    # -- the plot, built when first needed ------------------------------------------
+    @property
+    def built(self) -> bool:
+        """Whether the plot exists (it is built on first show, or when code first asks for it)."""
+        return self._plot is not None
+
+    @property
+    def plot(self) -> pg.PlotItem:
+        return self.build()
+
+    @property
+    def layout_widget(self) -> pg.GraphicsLayoutWidget:
+        self.build()
+        assert self._layout_widget is not None
+        return self._layout_widget
+
+    def on_build(self, setup: Callable[[PlotBox], object]) -> None:
+        """Call ``setup(box)`` once the plot exists (at once when it does): a view's items and axis titles."""
+        if self._plot is not None:
+            setup(self)
+        else:
+            self._setups.append(setup)
+
+    def build(self) -> pg.PlotItem:
+        """Build the plot (once) and run the setups given to :meth:`on_build`, in order."""
+        if self._plot is not None:
+            return self._plot
+        widget = pg.GraphicsLayoutWidget(self)
+        widget.setBackground("w")
+        plot: pg.PlotItem = widget.addPlot(row=0, col=0)
+        plot.showGrid(x=True, y=True, alpha=0.2)
+        for side in ("left", "bottom"):
+            plot.getAxis(side).enableAutoSIPrefix(False)  # "(x0.001)" on a ratio reads as a unit
+        self._outer.takeAt(0)   # the placeholder
+        self._outer.insertWidget(0, widget, 1)
+        self._layout_widget, self._plot = widget, plot
+        setups, self._setups = self._setups, []
+        for setup in setups:
+            setup(self)
+        self.blank_labels = {side: plot.getAxis(side).labelText for side in ("left", "bottom")}
+        return plot
+
+    def showEvent(self, event) -> None:
+        self.build()
+        super().showEvent(event)
 
     # -- export -------------------------------------------------------------------
     def add_legend(self) -> None:
+        """A legend (when the plot is built) that keeps to the corner the curves leave emptiest."""
+        self.on_build(PlotBox._legend)
+
+    @staticmethod
+    def _legend(box: PlotBox) -> None:
         from ..plot_style import place_legend
-        self.plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
+        plot = box.plot
+        plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
         # new curves change the range: the legend moves to the corner they leave emptiest
-        self.plot.vb.sigRangeChanged.connect(lambda *_: place_legend(self.plot))
+        plot.vb.sigRangeChanged.connect(lambda *_: place_legend(plot))
 
     def require_fresh(self) -> None:
         if self.stale:
@@ -163,13 +215,31 @@ class HeatMap:
 
     def __init__(self, box: PlotBox, colormap: str = "viridis"):
         self.box = box
-        self.image = pg.ImageItem(axisOrder="row-major")
-        box.plot.showGrid(x=False, y=False)
-        box.plot.addItem(self.image)
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=colormap, interactive=False, width=18)
-        self.colorbar.setImageItem(self.image, insert_in=box.plot)
-        self.colorbar.axis.enableAutoSIPrefix(False)   # "(x0.001)" beside a unit reads as part of it
+        self.colormap = colormap
+        self._image: pg.ImageItem | None = None
+        self._colorbar: pg.ColorBarItem | None = None   # a plot of its own: built with the box's
         self.values = np.zeros((0, 0))
+        box.on_build(self._build)
+
+    def _build(self, box: PlotBox) -> None:
+        self._image = pg.ImageItem(axisOrder="row-major")
+        box.plot.showGrid(x=False, y=False)
+        box.plot.addItem(self._image)
+        self._colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.colormap, interactive=False, width=18)
+        self._colorbar.setImageItem(self._image, insert_in=box.plot)
+        self._colorbar.axis.enableAutoSIPrefix(False)   # "(x0.001)" beside a unit reads as part of it
+
+    @property
+    def image(self) -> pg.ImageItem:
+        self.box.build()
+        assert self._image is not None
+        return self._image
+
+    @property
+    def colorbar(self) -> pg.ColorBarItem:
+        self.box.build()
+        assert self._colorbar is not None
+        return self._colorbar
 
     def set_data(self, x: np.ndarray, y: np.ndarray, values: np.ndarray) -> None:
         """``values[iy, ix]`` at (x[ix], y[iy]); non-finite cells are left transparent."""
@@ -192,5 +262,7 @@ class HeatMap:
 
     def clear(self) -> None:
         self.values = np.zeros((0, 0))
+        if not self.box.built:
+            return   # nothing drawn yet
         self.image.clear()
         self.colorbar.axis.setLabel("")

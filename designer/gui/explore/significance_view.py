@@ -74,13 +74,9 @@ class SignificanceView(ExploreView):
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(context.show_error)
         self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
-        self.box.plot.setLogMode(y=True)
-        self.box.plot.setLabel("left", "share of T_i")
-        self.box.plot.setLabel("bottom", "terms, largest first")
         self.scatter = pg.ScatterPlotItem(hoverable=True, tip=self._tip)
         self.line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#d62728", style=Qt.PenStyle.DashLine))
-        self.box.plot.addItem(self.scatter)
-        self.box.plot.addItem(self.line)
+        self.box.on_build(self._setup_plot)
 
         split = QSplitter(Qt.Orientation.Vertical, self)   # stacked: fits a narrow tab
         split.addWidget(self.joints)
@@ -94,6 +90,13 @@ class SignificanceView(ExploreView):
         layout.addWidget(self.summary)
         self.add_banner(layout, 3)
         layout.addWidget(split, 1)
+
+    def _setup_plot(self, box: PlotBox) -> None:
+        box.plot.setLogMode(y=True)
+        box.plot.setLabel("left", "share of T_i")
+        box.plot.setLabel("bottom", "terms, largest first")
+        box.plot.addItem(self.scatter)
+        box.plot.addItem(self.line)
 
     def run(self):
         def start():

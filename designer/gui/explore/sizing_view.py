@@ -152,12 +152,11 @@ class SizingView(ExploreView):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.curves = PlotBox(self.curve_csv, self)
         self.curves.add_legend()
-        self.curves.plot.legend.setColumnCount(3)
-        self.curves.plot.setLabel("bottom", "t (s)")
+        self.curves.on_build(lambda box: (box.plot.legend.setColumnCount(3), box.plot.setLabel("bottom", "t (s)")))
         self.load = PlotBox(self.payload_csv, self)
         self.heat = HeatMap(self.load)
-        self.load.plot.setLabel("bottom", "offset along the flange's x (m)")
-        self.load.plot.setLabel("left", "offset along z (m)")
+        self.load.on_build(lambda box: (box.plot.setLabel("bottom", "offset along the flange's x (m)"),
+                                        box.plot.setLabel("left", "offset along z (m)")))
         for box in (self.curves, self.load):
             box.failed.connect(context.show_error)
             box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))

@@ -365,8 +365,7 @@ class ParetoView(ExploreView):
                         "other": (pg.mkPen("#8c8c8c", width=1), pg.mkBrush("#8c8c8c"))}
         self.scatter.sigClicked.connect(self._clicked)
         self.front_line = pg.PlotDataItem(pen=pg.mkPen("#d62728", width=1, style=pg.QtCore.Qt.PenStyle.DashLine))
-        self.box.plot.addItem(self.front_line)
-        self.box.plot.addItem(self.scatter)
+        self.box.on_build(lambda box: (box.plot.addItem(self.front_line), box.plot.addItem(self.scatter)))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)

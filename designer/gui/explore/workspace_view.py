@@ -81,19 +81,29 @@ class WorkspaceView(ExploreView):
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(context.show_error)
         self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
-        self.box.plot.setAspectLocked(True)
         self.scatter = pg.ScatterPlotItem(size=5, pen=None)
-        self.box.plot.addItem(self.scatter)
         self.cmap = pg.colormap.get("viridis")
-        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=18)
-        self.box.layout_widget.addItem(self.colorbar, row=0, col=1)
-        self.colorbar.axis.enableAutoSIPrefix(False)
+        self._colorbar: pg.ColorBarItem | None = None   # a plot of its own: built with the box's
+        self.box.on_build(self._setup_plot)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(row)
         layout.addLayout(row2)
         self.add_banner(layout, 2)
         layout.addWidget(self.box, 1)
+
+    def _setup_plot(self, box: PlotBox) -> None:
+        box.plot.setAspectLocked(True)
+        box.plot.addItem(self.scatter)
+        self._colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.cmap, interactive=False, width=18)
+        box.layout_widget.addItem(self._colorbar, row=0, col=1)
+        self._colorbar.axis.enableAutoSIPrefix(False)
+
+    @property
+    def colorbar(self) -> pg.ColorBarItem:
+        self.box.build()
+        assert self._colorbar is not None
+        return self._colorbar
 
     def compute(self):
         def start():

@@ -1,0 +1,96 @@
+"""Opening a project reads it and derives what showing it takes (its display arm, its problems, the Explore map's
+joints) off the GUI thread (issue 29: opening the tube arm stopped the window for 0.4 to 0.7 s); the views take
+those results instead of computing them again, and Cancel in the busy box keeps the project on screen."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QProgressDialog, QPushButton
+
+from designer.explore.coupling import default_map_joints
+from designer.explore.joints import explore_arm
+from designer.gui import off_thread, window_files
+from designer.kinematics import display_arm
+from designer.numeric.checks import check_model
+from designer.project import load_project
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+def test_opening_derives_the_arm_and_problems_off_the_gui_thread_once(window, monkeypatch):
+    threads = []
+    real = window_files.prepare_design
+
+    def recorded(model):
+        threads.append(threading.current_thread())
+        return real(model)
+
+    monkeypatch.setattr(window_files, "prepare_design", recorded)
+    builds = window.design.arm_builds
+    assert window.open_file(ROBOTS / "tube_arm.json")
+    model = window.document.model
+    assert model.name == load_project(ROBOTS / "tube_arm.json").name
+    assert len(threads) == 1 and threads[0] is not threading.main_thread()
+    assert window.design.arm_builds == builds   # the window took the worker's arm: none built on the GUI thread
+    expected = display_arm(model)   # built here, independently of the worker's
+    arm = window.design.arm
+    for field in ("dh", "mass", "com", "inertia", "gravity"):
+        np.testing.assert_allclose(getattr(arm, field), getattr(expected, field), rtol=1e-12, err_msg=field)
+    assert len(arm.beams) == len(expected.beams) == 3   # the tube arm's part-made links bend
+    assert [str(p) for p in window.problems.problems] == [str(p) for p in check_model(model)]
+    pair = (window.explore.map_view.joint_x.currentData(), window.explore.map_view.joint_y.currentData())
+    assert pair == default_map_joints(explore_arm(model))
+
+
+def test_a_slow_open_leaves_the_window_answering_and_cancel_keeps_the_project(window, boxes, qtbot, monkeypatch):
+    before, title = window.document.model, window.windowTitle()
+    release, read_started = threading.Event(), threading.Event()
+
+    def slow_load(path):   # stands for a large project on a slow disk
+        read_started.set()
+        release.wait(30)
+        return load_project(path)
+
+    monkeypatch.setattr(window_files, "load_project", slow_load)
+    window.recent.add(ROBOTS / "tube_arm.json")
+    seen = {"ticks": 0, "boxes": 0}
+
+    def tick():   # runs only while the GUI thread answers during the read
+        seen["ticks"] += 1
+        shown = [d for d in window.findChildren(QProgressDialog) if d.isVisible()]
+        if read_started.is_set() and "second" not in seen:   # another open meanwhile: refused, said why
+            seen["second"] = window.open_file(ROBOTS / "puma560.json")
+            seen["message"] = window.statusBar().currentMessage()
+        if shown and read_started.is_set():
+            seen["boxes"] = len(shown)
+            shown[0].findChild(QPushButton).click()   # the box's Cancel button
+
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(tick)
+    timer.start()
+    try:
+        opened = window.open_file(ROBOTS / "tube_arm.json")
+    finally:
+        timer.stop()
+    assert not opened and seen["boxes"] == 1 and seen["ticks"] >= 2 and not boxes.shown
+    assert seen["second"] is False and seen["message"].startswith("Still opening tube_arm.json")
+    assert window.document.model is before and window.windowTitle() == title
+    assert str(ROBOTS / "tube_arm.json") in window.recent.paths()   # cancelled, not refused: still a recent file
+    release.set()   # the read ends after the cancel: its result is dropped
+    qtbot.waitUntil(lambda: not off_thread.ABANDONED, timeout=60_000)
+    assert window.document.model is before and window.windowTitle() == title
+
+
+def test_a_refused_file_is_said_once_and_keeps_the_project(window, boxes, tmp_path):
+    before = window.document.model
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "manipulator-designer", "links": [{"a": "__import__(\'os\')"}]}')
+    window.recent.add(bad)
+    assert not window.open_file(bad)
+    assert window.document.model is before
+    assert len(boxes.shown) == 1 and "bad.json" not in " ".join(window.recent.paths())
