@@ -16,8 +16,8 @@ from designer.jobs import Cancelled
 
 # Not a mistake in what we were given: the signal a cancelled job ends with.
 NOT_ERRORS = {Cancelled}
-# the xacro child process's own errors (its evaluator's refusals, eval/exec refused): those modules run alone (python -I, no designer imported)
-# and its refusals reach the program as one line of the child's, read back as a UrdfError
+# the xacro child process's own errors (its evaluator's refusals, eval/exec refused): those modules run alone
+# (python -I, no designer imported) and their refusals reach the program as the child's one line, a UrdfError
 CHILD_ONLY = {"designer.urdf.xacro_worker", "designer.urdf.xacro_eval"}
 
 
