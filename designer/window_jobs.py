@@ -35,11 +35,11 @@ def window_derive_job(model: Manipulator, method: Method, simplify: SimplifyMode
     Lagrange derivation keeps for :func:`coriolis_matrix`, which the window never calls (PUMA 560: 375 of the
     465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation)."""
     from .dynamics import derive_job
-    if not model.is_serial:   # the Equations tab: a nonlinear loop's compact form (its viewer has no loop quantities)
-        from .dynamics.engine import closed_chain_job as closed_job
-        from .dynamics.results import Form
-        from .jobs import NEVER
-        return (yield from closed_job(model, method, simplify, token or NEVER, Form.AUTO, nonlinear=False))
+    if not model.is_serial:   # a closed chain: its closed form, a nonlinear loop's with its named loop quantities
+        from .dynamics.engine import closed_chain_job as closed_job   # (the Equations view lists them first),
+        from .dynamics.results import Form                            # the compact form where there is none
+        from .jobs import NEVER                                       # within the budget (extras say why)
+        return (yield from closed_job(model, method, simplify, token or NEVER, Form.AUTO, nonlinear=True))
     eq = yield from derive_job(model, method, simplify, token)
     return replace(eq, extras={k: v for k, v in eq.extras.items() if k != "christoffel"})
 

@@ -83,10 +83,8 @@ def compact_title(eq: Equations) -> str:
     asked = _CLOSED_FORMS.get(eq.method.value, eq.method.value)
     if eq.extras.get("too_large") or eq.extras.get("too_slow"):
         why = "its closed form was too large or too slow to expand"
-    else:   # a loop that does not close linearly (the four-bar's)
-        why = ("the loop does not close linearly, so the closed form in the actuated joints reads named loop "
-               "quantities (passive angles qp, W, dW) that this view does not list: "
-               f"`python -m designer derive --method {eq.method.value}` writes that form with them")
+    else:   # no closed form in the actuated joints and loop quantities (a loop that does not fix its joints)
+        why = str(eq.extras.get("no_closed_form") or "no closed form in the actuated joints")
     return (f"{eq.model.name or 'arm'}: the compact form, not {asked}: {why}. Shown: the tree's recursion step "
             "by step, projected onto the actuated joints (no simplification applies to its steps).")
 
@@ -105,14 +103,30 @@ def entries_of(eq: Equations) -> list:
     try:
         from ..report.entries import iter_entries
     except ImportError:
-        return list(_fallback_entries(eq))
+        return loop_entries(eq, _Entry) + list(_fallback_entries(eq))
+    from ..report.entries import Entry
     numbers = slider_numbers(eq)
     if numbers is None:
-        return list(iter_entries(eq))
+        return loop_entries(eq, Entry) + list(iter_entries(eq))
     names = _slider_names(eq, numbers)
     return [replace(e, expr=sp.sympify(e.expr).xreplace(names),
                     factor=None if e.factor is None else e.factor.xreplace(names))
-            for e in iter_entries(eq, numbers=numbers)]
+            for e in loop_entries(eq, Entry) + list(iter_entries(eq, numbers=numbers))]
+
+
+#: the matrix name of a nonlinear closed chain's loop quantities among the entries
+LOOP = "loop"
+
+
+def loop_entries(eq: Equations, make=_Entry) -> list:
+    """A nonlinear closed chain's named loop quantities (dynamics/closed_nonlinear.py: the four-bar's passive
+    angles qp, detJp, W, dW), each an entry ``make(LOOP, (k,), name, latex, definition)`` in evaluation
+    order, to stand before the matrices that read them; a quantity the closure gives only numerically reads
+    ``closure(q1, ...)``. [] for equations without loop quantities."""
+    from ..report.loop_section import loop_items
+    closure = sp.Function("closure")(*eq.model.q)
+    return [make(LOOP, (k,), s.name, sp.latex(s), closure if value is None else value)
+            for k, (s, value, _kind) in enumerate(loop_items(eq), start=1)]
 
 
 class _EntriesModel(QAbstractTableModel):
@@ -312,8 +326,14 @@ class EquationsView(QWidget):
             numbers = slider_numbers(eq)
             joints = "" if numbers is None else \
                 f"; the actuated joints {', '.join(f'q{k}' for k in numbers)} as the sliders name them"
+            loops = sum(e.matrix == LOOP for e in entries)
             if eq.form is Form.COMPACT and "closed_chain" in eq.extras:
                 self.title.setText(compact_title(eq))
+            elif loops:   # a loop that does not close linearly: its closed form reads the loop quantities
+                mats = ", ".join(n for n in entries_names(entries) if n != LOOP)
+                self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
+                                   f"simplification — {mats}{joints}, reading the {loops} loop quantities "
+                                   "listed first (each defined from the actuated joints and those above it)")
             else:
                 self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
                                    f"simplification — {forms}{joints}")
