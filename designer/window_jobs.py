@@ -17,7 +17,8 @@ if TYPE_CHECKING:   # the window imports this module at start; the derivations l
     from .dynamics import Equations, Method, SimplifyMode
     from .model import Manipulator
 
-__all__ = ["PRELOAD", "window_derive_job", "closed_chain_job", "NOT_FOR_CLOSED"]
+__all__ = ["PRELOAD", "window_derive_job", "window_code_files", "COMPACT_CODE_NOTE", "closed_chain_job",
+           "NOT_FOR_CLOSED"]
 
 # what the server process imports once, so that a job's process starts with it ready; with what the
 # derivations import on first use (each job's process is new: a PUMA 560 fast Lagrange derivation took
@@ -42,6 +43,31 @@ def window_derive_job(model: Manipulator, method: Method, simplify: SimplifyMode
         return (yield from closed_job(model, method, simplify, token or NEVER, Form.AUTO, nonlinear=True))
     eq = yield from derive_job(model, method, simplify, token)
     return replace(eq, extras={k: v for k, v in eq.extras.items() if k != "christoffel"})
+
+
+#: the one line generated code of a nonlinear loop's closed form starts with (codegen refuses that form)
+COMPACT_CODE_NOTE = ("the loop does not close linearly: this code is the compact (recursive) form, not the closed "
+                     "form on display, which reads loop quantities (qp, W, dW) that code generation does not write")
+
+_COMMENT = {".c": "// ", ".h": "// ", ".py": "# ", ".m": "% "}
+
+
+def window_code_files(eq: Equations, lang: str, target: str, prefix: str | None = None,
+                      drives: bool = False) -> dict[str, str]:
+    """Export > code of the equations on display (:func:`~designer.codegen.files.generate_files`); a nonlinear
+    loop's closed form (the four-bar's, with loop quantities) is written as its mechanism's compact form,
+    each file's first line saying so (:data:`COMPACT_CODE_NOTE`), as ``codegen`` writes it."""
+    from .codegen.files import generate_files
+    if "loop_quantities" not in eq.extras:
+        return generate_files(eq, lang, target, prefix, drives)
+    from .dynamics.engine import closed_chain_job as closed_job
+    from .dynamics.results import Form
+    from .jobs import NEVER, run
+    mechanism = eq.extras["closed_chain"]["mechanism"]
+    compact = run(closed_job(mechanism, eq.method, eq.simplify, NEVER, Form.COMPACT))
+    files = generate_files(compact, lang, target, prefix, drives)
+    return {path: _COMMENT.get(path[path.rfind("."):], "# ") + COMPACT_CODE_NOTE + "\n" + text
+            for path, text in files.items()}
 
 
 #: what a core function that reads a closed chain as a serial arm raises (an attribute its ClosedArm has

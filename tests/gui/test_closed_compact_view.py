@@ -121,3 +121,40 @@ def test_the_equations_tab_shows_the_four_bars_closed_form_with_its_loop_quantit
     view.search.setText("")
     view.select_row(labels.index("detJp"))
     assert "detJp" in view.copy_text() and "det" in view.copy_latex().lower()
+
+
+def test_export_code_of_the_four_bars_closed_form_writes_the_compact_forms_code_and_says_so(qtbot, tmp_path,
+                                                                                            monkeypatch):
+    """Code generation refuses the nonlinear closed form (its loop quantities): Export > code of the four-bar's
+    Lagrange form on display writes the compact form's code, as `codegen` does, with one line saying so; its tau
+    is ClosedDynamics' (the numeric projection)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from designer.cli import main
+    from designer.gui import export
+    from designer.gui.export_options import CodeOptions
+    from designer.numeric.closed import ClosedDynamics
+    from designer.window_jobs import COMPACT_CODE_NOTE
+    from tests.support import robot_path
+    from tests.support.windows import open_window
+    seen: list[str] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: seen.append(text))
+    path = robot_path("four_bar")
+    window = open_window(qtbot, tmp_path, path)
+    with qtbot.waitSignal(window.derivation.derivationFinished, timeout=120_000) as done:
+        window.derivation.start()
+    assert "loop_quantities" in done.args[0].extras
+    with qtbot.waitSignal(window.export_jobs.ended, timeout=120_000):
+        assert export.export_code(window, "python", tmp_path / "gui.py", CodeOptions())
+    assert not seen, seen
+    first, _, rest = (tmp_path / "gui.py").read_text(encoding="utf-8").partition("\n")
+    assert first == "# " + COMPACT_CODE_NOTE
+    assert main(["codegen", str(path), "--lang", "python", "--quiet", "--out", str(tmp_path / "cli.py")]) == 0
+    assert rest == (tmp_path / "cli.py").read_text(encoding="utf-8")
+    scope: dict = {}
+    exec(rest, scope)   # our own output: numpy only
+    cd = ClosedDynamics(load_project(path))
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        qa, qda, qdda = rng.uniform(-0.6, 0.6, 1), rng.normal(size=1), rng.normal(size=1)
+        np.testing.assert_allclose(scope["tau"](qa, qda, qdda), cd.tau(qa, qda, qdda), rtol=1e-9, atol=1e-9)
