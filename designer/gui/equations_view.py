@@ -25,6 +25,7 @@ from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
 from .scroll_column import narrow_buttons
+from ..report.loop_section import LOOP, loop_entries
 from ..report.typeset import PIXELS_PER_CHAR, tidy_floats
 
 __all__ = ["EquationsView", "entries_of"]
@@ -104,29 +105,13 @@ def entries_of(eq: Equations) -> list:
         from ..report.entries import iter_entries
     except ImportError:
         return loop_entries(eq, _Entry) + list(_fallback_entries(eq))
-    from ..report.entries import Entry
     numbers = slider_numbers(eq)
     if numbers is None:
-        return loop_entries(eq, Entry) + list(iter_entries(eq))
+        return loop_entries(eq) + list(iter_entries(eq))
     names = _slider_names(eq, numbers)
     return [replace(e, expr=sp.sympify(e.expr).xreplace(names),
                     factor=None if e.factor is None else e.factor.xreplace(names))
-            for e in loop_entries(eq, Entry) + list(iter_entries(eq, numbers=numbers))]
-
-
-#: the matrix name of a nonlinear closed chain's loop quantities among the entries
-LOOP = "loop"
-
-
-def loop_entries(eq: Equations, make=_Entry) -> list:
-    """A nonlinear closed chain's named loop quantities (dynamics/closed_nonlinear.py: the four-bar's passive
-    angles qp, detJp, W, dW), each an entry ``make(LOOP, (k,), name, latex, definition)`` in evaluation
-    order, to stand before the matrices that read them; a quantity the closure gives only numerically reads
-    ``closure(q1, ...)``. [] for equations without loop quantities."""
-    from ..report.loop_section import loop_items
-    closure = sp.Function("closure")(*eq.model.q)
-    return [make(LOOP, (k,), s.name, sp.latex(s), closure if value is None else value)
-            for k, (s, value, _kind) in enumerate(loop_items(eq), start=1)]
+            for e in loop_entries(eq) + list(iter_entries(eq, numbers=numbers))]
 
 
 class _EntriesModel(QAbstractTableModel):

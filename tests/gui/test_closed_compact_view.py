@@ -158,3 +158,18 @@ def test_export_code_of_the_four_bars_closed_form_writes_the_compact_forms_code_
     for _ in range(3):
         qa, qda, qdda = rng.uniform(-0.6, 0.6, 1), rng.normal(size=1), rng.normal(size=1)
         np.testing.assert_allclose(scope["tau"](qa, qda, qdda), cd.tau(qa, qda, qdda), rtol=1e-9, atol=1e-9)
+
+
+def test_the_design_reports_equations_include_the_loop_quantities_before_the_matrices():
+    """The PDF design report's equation pages and its plain lines define the loop quantities first (the HTML
+    report's "Loop quantities" section is the equations report's)."""
+    from designer.report.design_report import equation_lines
+    from designer.report.pdf_equations import Typeset, equation_items
+    eq, entries = _window_entries("four_bar", Method.LAGRANGE)
+    labels = [it.label for it in equation_items(eq) if isinstance(it, Typeset) or it.label]
+    first_m = next(k for k, x in enumerate(labels) if x.startswith("M"))
+    assert "detJp" in labels[:first_m] and labels[0] == "Rz1_xx"
+    lines = equation_lines(eq)
+    assert lines[0].startswith("Rz1_xx = ") and any(x.startswith("detJp = ") for x in lines)
+    assert min(k for k, x in enumerate(lines) if x.startswith("detJp")) < min(
+        k for k, x in enumerate(lines) if x.startswith("M"))
