@@ -8,7 +8,7 @@ this module, and with it no Qt, to run a job.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .errors import DesignerError
 from .jobs import CancelToken, Job
@@ -63,7 +63,7 @@ def window_code_files(eq: Equations, lang: str, target: str, prefix: str | None 
     from .dynamics.engine import closed_chain_job as closed_job
     from .dynamics.results import Form
     from .jobs import NEVER, run
-    mechanism = eq.extras["closed_chain"]["mechanism"]
+    mechanism = cast("dict", eq.extras["closed_chain"])["mechanism"]
     compact = run(closed_job(mechanism, eq.method, eq.simplify, NEVER, Form.COMPACT))
     files = generate_files(compact, lang, target, prefix, drives)
     return {path: _COMMENT.get(path[path.rfind("."):], "# ") + COMPACT_CODE_NOTE + "\n" + text
