@@ -8,7 +8,7 @@ this module, and with it no Qt, to run a job.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .errors import DesignerError
 from .jobs import CancelToken, Job
@@ -17,7 +17,8 @@ if TYPE_CHECKING:   # the window imports this module at start; the derivations l
     from .dynamics import Equations, Method, SimplifyMode
     from .model import Manipulator
 
-__all__ = ["PRELOAD", "window_derive_job", "closed_chain_job", "NOT_FOR_CLOSED"]
+__all__ = ["PRELOAD", "window_derive_job", "window_code_files", "COMPACT_CODE_NOTE", "closed_chain_job",
+           "NOT_FOR_CLOSED"]
 
 # what the server process imports once, so that a job's process starts with it ready; with what the
 # derivations import on first use (each job's process is new: a PUMA 560 fast Lagrange derivation took
@@ -33,11 +34,37 @@ def window_derive_job(model: Manipulator, method: Method, simplify: SimplifyMode
                       ) -> Job[Equations]:
     """:func:`derive_job` for the window's worker process: the result without the Christoffel symbols a
     Lagrange derivation keeps for :func:`coriolis_matrix`, which the window never calls (PUMA 560: 375 of the
-    465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation). A nonlinear loop gets its compact
-    form: the Equations tab's viewer has no loop quantities."""
+    465 KB sent back, 20-30 ms of the round trip of a 0.5 s derivation)."""
     from .dynamics import derive_job
-    eq = yield from derive_job(model, method, simplify, token, loop_quantities=False)
+    # the front door decides serial or closed; a nonlinear loop's closed form comes with its named loop
+    # quantities, which the Equations view lists first (the compact form where there is none within the budget)
+    eq = yield from derive_job(model, method, simplify, token)
     return replace(eq, extras={k: v for k, v in eq.extras.items() if k != "christoffel"})
+
+
+#: the one line generated code of a nonlinear loop's closed form starts with (codegen refuses that form)
+COMPACT_CODE_NOTE = ("the loop does not close linearly: this code is the compact (recursive) form, not the closed "
+                     "form on display, which reads loop quantities (qp, W, dW) that code generation does not write")
+
+_COMMENT = {".c": "// ", ".h": "// ", ".py": "# ", ".m": "% "}
+
+
+def window_code_files(eq: Equations, lang: str, target: str, prefix: str | None = None,
+                      drives: bool = False) -> dict[str, str]:
+    """Export > code of the equations on display (:func:`~designer.codegen.files.generate_files`); a nonlinear
+    loop's closed form (the four-bar's, with loop quantities) is written as its mechanism's compact form,
+    each file's first line saying so (:data:`COMPACT_CODE_NOTE`), as ``codegen`` writes it."""
+    from .codegen.files import generate_files
+    if "loop_quantities" not in eq.extras:
+        return generate_files(eq, lang, target, prefix, drives)
+    from .dynamics.engine import closed_chain_job as closed_job
+    from .dynamics.results import Form
+    from .jobs import NEVER, run
+    mechanism = cast("dict", eq.extras["closed_chain"])["mechanism"]
+    compact = run(closed_job(mechanism, eq.method, eq.simplify, NEVER, Form.COMPACT))
+    files = generate_files(compact, lang, target, prefix, drives)
+    return {path: _COMMENT.get(path[path.rfind("."):], "# ") + COMPACT_CODE_NOTE + "\n" + text
+            for path, text in files.items()}
 
 
 #: what a core function that reads a closed chain as a serial arm raises (an attribute its ClosedArm has

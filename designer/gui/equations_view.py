@@ -25,6 +25,7 @@ from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
 from .scroll_column import narrow_buttons
+from ..report.loop_section import LOOP, loop_entries
 from ..report.typeset import PIXELS_PER_CHAR, tidy_floats
 
 __all__ = ["EquationsView", "entries_of"]
@@ -83,10 +84,8 @@ def compact_title(eq: Equations) -> str:
     asked = _CLOSED_FORMS.get(eq.method.value, eq.method.value)
     if eq.extras.get("too_large") or eq.extras.get("too_slow"):
         why = "its closed form was too large or too slow to expand"
-    else:   # a loop that does not close linearly (the four-bar's)
-        why = ("the loop does not close linearly, so the closed form in the actuated joints reads named loop "
-               "quantities (passive angles qp, W, dW) that this view does not list: "
-               f"`python -m designer derive --method {eq.method.value}` writes that form with them")
+    else:   # no closed form in the actuated joints and loop quantities (a loop that does not fix its joints)
+        why = str(eq.extras.get("no_closed_form") or "no closed form in the actuated joints")
     return (f"{eq.model.name or 'arm'}: the compact form, not {asked}: {why}. Shown: the tree's recursion step "
             "by step, projected onto the actuated joints (no simplification applies to its steps).")
 
@@ -105,14 +104,14 @@ def entries_of(eq: Equations) -> list:
     try:
         from ..report.entries import iter_entries
     except ImportError:
-        return list(_fallback_entries(eq))
+        return loop_entries(eq, _Entry) + list(_fallback_entries(eq))
     numbers = slider_numbers(eq)
     if numbers is None:
-        return list(iter_entries(eq))
+        return loop_entries(eq) + list(iter_entries(eq))
     names = _slider_names(eq, numbers)
     return [replace(e, expr=sp.sympify(e.expr).xreplace(names),
                     factor=None if e.factor is None else e.factor.xreplace(names))
-            for e in iter_entries(eq, numbers=numbers)]
+            for e in loop_entries(eq) + list(iter_entries(eq, numbers=numbers))]
 
 
 class _EntriesModel(QAbstractTableModel):
@@ -312,8 +311,14 @@ class EquationsView(QWidget):
             numbers = slider_numbers(eq)
             joints = "" if numbers is None else \
                 f"; the actuated joints {', '.join(f'q{k}' for k in numbers)} as the sliders name them"
+            loops = sum(e.matrix == LOOP for e in entries)
             if eq.form is Form.COMPACT and "closed_chain" in eq.extras:
                 self.title.setText(compact_title(eq))
+            elif loops:   # a loop that does not close linearly: its closed form reads the loop quantities
+                mats = ", ".join(n for n in entries_names(entries) if n != LOOP)
+                self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
+                                   f"simplification — {mats}{joints}, reading the {loops} loop quantities "
+                                   "listed first (each defined from the actuated joints and those above it)")
             else:
                 self.title.setText(f"{eq.model.name or 'arm'}: {eq.method.value}, {eq.simplify.value} "
                                    f"simplification — {forms}{joints}")

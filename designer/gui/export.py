@@ -15,12 +15,12 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ..codegen.files import generate_files
 from ..identification.code_plan import generate_base_files
 from ..jobs.process import ProcessJob, call_job
 from ..project.atomic import write_atomic
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
+from ..window_jobs import window_code_files
 from .export_options import CodeOptions, ask_code_options
 from .folders import remember_folder, safe_file_name
 
@@ -145,7 +145,7 @@ def export_code(window, lang: str, path=None, options: CodeOptions | None = None
         source = _equations(window)
         if source is None:
             return False
-        make = generate_files
+        make = window_code_files   # a nonlinear loop's closed form: the compact form's code, saying so
     if lang != "matlab":
         target = _target(window, "Export code", suffix, file_filter, path)
         if target is None:

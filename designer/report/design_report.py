@@ -75,8 +75,9 @@ def _parameter_table(model: Manipulator) -> list[list[str]]:
 def equation_lines(eq: Equations, width: int = LINE_WIDTH) -> list[str]:
     """The entries of ``eq`` as plain text, ``label = expression``, wrapped at ``width`` characters."""
     from .entries import iter_entries
+    from .loop_section import loop_entries
     out: list[str] = []
-    for entry in iter_entries(eq):
+    for entry in [*loop_entries(eq), *iter_entries(eq)]:   # a nonlinear loop's quantities before their use
         if entry.expr == 0:
             continue
         text = f"{entry.label} = {sp.sstr(entry.expr)}"

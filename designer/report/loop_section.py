@@ -7,7 +7,7 @@ from typing import Any
 
 from ..dynamics.results import Equations
 
-__all__ = ["LOOP_INTRO", "KIND_TEXT", "loop_items", "loop_symbol_names"]
+__all__ = ["LOOP", "LOOP_INTRO", "KIND_TEXT", "loop_items", "loop_symbol_names", "loop_entries"]
 
 LOOP_INTRO = ("The loops do not close linearly: the matrices below read these loop quantities, each defined "
               "from the actuated joint variables and the quantities above it. W = [I; W_p] = d q_tree / d q_a "
@@ -27,6 +27,24 @@ def loop_items(eq: Equations) -> list[tuple[Any, Any, str]]:
     if loops is None:
         return []
     return [(it.symbol, it.value, KIND_TEXT.get(it.kind, it.kind)) for it in loops.items]
+
+
+#: the matrix name of the loop quantities' entries (:func:`loop_entries`)
+LOOP = "loop"
+
+
+def loop_entries(eq: Equations, make: Any = None) -> list:
+    """The loop quantities as entries ``make(LOOP, (k,), name, latex, definition)`` (default
+    :class:`~designer.report.entries.Entry`) in evaluation order, to stand before the matrices that read
+    them (the Equations view, the PDF design report); a quantity the closure gives only numerically reads
+    ``closure(q1, ...)``. [] for equations without loop quantities."""
+    import sympy as sp
+    if make is None:
+        from .entries import Entry
+        make = Entry
+    closure = sp.Function("closure")(*eq.model.q)
+    return [make(LOOP, (k,), s.name, sp.latex(s), closure if value is None else value)
+            for k, (s, value, _kind) in enumerate(loop_items(eq), start=1)]
 
 
 def loop_symbol_names(eq: Equations) -> set[str]:

@@ -80,9 +80,11 @@ def equation_items(eq: Equations, budget: int = BUDGET_LINES) -> list[Typeset | 
     """The nonzero entries of ``eq``: typeset to at most :data:`ENTRY_LINES` lines each while the budget
     lasts, then one line each with their size; as text where mathtext cannot typeset them.
     When any entry is cut, the first item says so and where the full entries are."""
-    items: list[Typeset | Plain] = []
+    from .loop_section import LOOP_INTRO, loop_entries
+    loops = loop_entries(eq)   # a nonlinear closed chain's loop quantities, defined before the matrices read them
+    items: list[Typeset | Plain] = [Plain("", textwrap.wrap(LOOP_INTRO, TEXT_WIDTH))] if loops else []
     cut = False
-    for entry in iter_entries(eq):
+    for entry in [*loops, *iter_entries(eq)]:
         if entry.expr == 0:
             continue
         if entry.mirror is not None:   # below the diagonal of a symmetric matrix: its partner's name
