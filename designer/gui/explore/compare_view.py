@@ -189,7 +189,7 @@ class CompareView(ExploreView):
                 [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(metric_tooltip(name) if c == 0 and name in METRICS else text)   # a cut entry reads whole
+                item.setToolTip(metric_tooltip(name) if c == 0 and name in METRICS else text)   # cut: reads whole
                 self.table.setItem(r, c, item)
 
     def show_result(self, result: Comparison, label_b: str = "B") -> None:
@@ -197,7 +197,8 @@ class CompareView(ExploreView):
         self.table.setHorizontalHeaderLabels(["metric", "where", "A (current)", f"B ({label_b})", "B − A", "B / A"])
         for c in range(self.table.columnCount()):
             header = self.table.horizontalHeaderItem(c)
-            header.setToolTip(header.text())
+            if header is not None:
+                header.setToolTip(header.text())
         self._fill_table()
         plot = self.box.plot
         plot.clear()
