@@ -244,11 +244,10 @@ def write_csv(sweep: Sweep, stream: TextIO, quantities: Sequence[Quantity] | Non
 DEPENDS = 1e-9
 
 
-def joints_moving_inertia(arm, seed: int = 0) -> list[int]:
-    """The joints (1-based) that M(q) depends on, found numerically: each joint stepped by about 40 deg
-    (revolute) or a tenth of the reach (prismatic) from a few random poses. The first joint never
-    appears (M does not change when the whole chain turns about or slides along the base axis).
-    """
+def _inertia_changes(arm, seed: int = 0) -> np.ndarray:
+    """How much each entry of M(q) changes when one joint moves, relative to M's largest entry: (n, n, n),
+    joint first (0-based). Each joint is stepped by about 40 deg (revolute) or a tenth of the reach
+    (prismatic) from a few random poses."""
     rng = np.random.default_rng(seed)
     n = arm.n
     q = rng.uniform(-np.pi, np.pi, size=(4, n))
@@ -258,9 +257,31 @@ def joints_moving_inertia(arm, seed: int = 0) -> list[int]:
     M = batch_of(arm, np.vstack(moved)).M.reshape(n + 1, len(q), n, n)
     # a closed chain's pose whose loop cannot close is NaN: those states say nothing either way
     with np.errstate(invalid="ignore"):
-        change = [np.nan_to_num(np.abs(M[k + 1] - M[0]), nan=0.0).max() for k in range(n)]
+        change = np.array([np.nan_to_num(np.abs(M[k + 1] - M[0]), nan=0.0).max(axis=0) for k in range(n)])
     scale = max(float(np.nan_to_num(np.abs(M[0]), nan=0.0).max()), np.finfo(float).tiny)
-    return [k + 1 for k in range(n) if change[k] > DEPENDS * scale]
+    return change / scale
+
+
+def joints_moving_inertia(arm, seed: int = 0) -> list[int]:
+    """The joints (1-based) that M(q) depends on, found numerically (:func:`_inertia_changes`). The first
+    joint never appears (M does not change when the whole chain turns about or slides along the base
+    axis).
+    """
+    change = _inertia_changes(arm, seed).max(axis=(1, 2))
+    return [k + 1 for k in range(arm.n) if change[k] > DEPENDS]
+
+
+def joint_moving_entry(arm, i: int, j: int, preferred: int | None = None) -> int:
+    """A joint (0-based) that M_ij (0-based) varies with, to sweep it over: ``preferred`` when M_ij
+    depends on it, else the one it changes most with (never q1 of a serial arm whose first joint turns
+    about gravity: its M does not depend on it). ``preferred`` (or the last joint) when M_ij is constant."""
+    _check_pair(arm.n, i, j)
+    change = _inertia_changes(arm)[:, i, j]
+    if preferred is not None and change[preferred] > DEPENDS:
+        return preferred
+    if change.max() > DEPENDS:
+        return int(np.argmax(change))
+    return arm.n - 1 if preferred is None else preferred
 
 
 def default_map_joints(arm) -> tuple[int, int]:

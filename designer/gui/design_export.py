@@ -13,6 +13,7 @@ from PySide6.QtCore import QBuffer, QEventLoop, QIODevice
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from ..explore.coupling import joint_moving_entry
 from ..jobs.process import ProcessJob, call_job
 from ..report.design_report import Figure, write_design_report
 from .folders import remember_folder, safe_file_name
@@ -74,6 +75,12 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
         notes.append("no 3D view (the model lacks parameter values)")
     coupling = window.coupling
     if coupling.arm is not None and coupling.arm.n >= 2:
+        chosen = coupling.swept_joint.currentIndex()
+        i, j = coupling.pair()
+        if i != j:   # sweep a joint the pair's M_ij varies with (never q1 of a serial arm: a flat curve)
+            swept = joint_moving_entry(coupling.arm, i, j, chosen if chosen >= 0 else None)
+            if swept != chosen:
+                coupling.set_swept_joint(swept)   # redraws
         if not coupling.curve_data():
             coupling.refresh()
         # a closed chain's curves come from a worker job (closed_coupling.py): wait for the one running

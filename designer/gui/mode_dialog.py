@@ -18,8 +18,10 @@ MOTORS = {"locked": "motors locked", "free": "motors free (rotor inertias)"}
 class ModeDialog(QDialog):
     """Motors locked/free and the list of modes ("mode 1: 49.5 Hz"); OK animates the selected one."""
 
-    def __init__(self, modes_of: Callable[[str], Modes | str], parent: QWidget | None = None, motors: str = "locked"):
-        """``modes_of(motors)``: the modes at the pose, or a one-line message saying why there are none."""
+    def __init__(self, modes_of: Callable[[str], Modes | str], parent: QWidget | None = None, motors: str = "locked",
+                 note: str = ""):
+        """``modes_of(motors)``: the modes at the pose, or a one-line message saying why there are none;
+        ``note``: which model the list is when the read-out's frequency is another one's (links that bend)."""
         super().__init__(parent)
         self.setWindowTitle("Animate a mode")
         self.modes_of = modes_of
@@ -42,6 +44,10 @@ class ModeDialog(QDialog):
         layout.addWidget(QLabel("Natural frequencies at the slider pose:", self))
         layout.addWidget(self.motors)
         layout.addWidget(self.modes, 1)
+        self.note = QLabel(note, self)
+        self.note.setWordWrap(True)
+        self.note.setVisible(bool(note))
+        layout.addWidget(self.note)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
         self.motors.currentIndexChanged.connect(self._fill)
@@ -65,7 +71,8 @@ class ModeDialog(QDialog):
         return self.modes.currentRow() + 1, self.motors.currentData()
 
 
-def choose_mode(window, modes_of: Callable[[str], Modes | str], motors: str) -> tuple[int, str] | None:
+def choose_mode(window, modes_of: Callable[[str], Modes | str], motors: str,
+                note: str = "") -> tuple[int, str] | None:
     """Ask for the mode (modal); None when cancelled. Starts on ``motors``, the model animated last."""
-    dialog = ModeDialog(modes_of, window, motors)
+    dialog = ModeDialog(modes_of, window, motors, note)
     return dialog.choice() if dialog.exec() == QDialog.DialogCode.Accepted else None

@@ -113,6 +113,19 @@ def modes_at(design, motors: str = "locked") -> Modes | str:
         return str(exc)
 
 
+def bending_note(design) -> str:
+    """For a serial arm whose links bend (part-made links): which model the mode list is, and where the
+    read-out's lower frequency comes from (it cannot be animated); '' otherwise."""
+    arm = design.arm
+    joints = None if arm is None or not design.model.is_serial else joints_or_none(design.model)
+    if joints is None or not getattr(arm, "beams", ()):
+        return ""
+    low = float(lowest_flex_frequency(arm, joints, np.asarray(design.q, dtype=float)))
+    return (f"These modes take the links as rigid on the joint springs. With the links' bending too, the "
+            f"lowest mode is {low:.3g} Hz (the read-out's figure; `modes --segments` on the command line "
+            f"lists those modes); it is not animated here.")
+
+
 class ModeAnimation(QObject):
     """Moves the 3D view's arm along mode k of the slider pose until stopped."""
 
@@ -286,7 +299,8 @@ def build_menu(window, menu) -> None:
                    pose=lambda d: window.stiffness_ellipsoid.update(d.model, d.arm, d.q))
 
     def animate():
-        chosen = choose_mode(window, lambda motors: modes_at(design, motors), window.mode_animation.motors)
+        chosen = choose_mode(window, lambda motors: modes_at(design, motors), window.mode_animation.motors,
+                             bending_note(design))
         if chosen is None:
             return
         k, motors = chosen

@@ -146,3 +146,25 @@ def test_round_off_is_drawn_as_zero_and_nothing_else_is_touched():
         qk = q.copy()
         qk[1] = v
         assert genuine[k] == pytest.approx(_pin_reference(arm, qk, 1, 2)[Quantity.COUPLING], rel=1e-9)
+
+
+def test_the_joint_to_sweep_is_one_the_entry_varies_with_by_pinocchio():
+    """M of a serial arm does not depend on q1 (the whole chain turns about the base axis): for a PUMA,
+    the joint chosen for M_12 must be one that moves M_12 in Pinocchio's CRBA, and q1 never is."""
+    from designer.explore.coupling import joint_moving_entry
+    from designer.kinematics import display_arm
+    from designer.project import load_project
+    from tests.support import robot_path
+    arm = display_arm(load_project(robot_path("puma560")))
+    model = pin_model(arm)
+    data = model.createData()
+    rng = np.random.default_rng(3)
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        k = joint_moving_entry(arm, i, j, preferred=0)
+        assert k != 0
+        q = rng.uniform(-np.pi, np.pi, arm.n)
+        values = []
+        for v in np.linspace(-np.pi, np.pi, 9):
+            q[k] = v
+            values.append(pin.crba(model, data, q)[i, j])
+        assert np.ptp(values) > 1e-3 * np.abs(values).max()

@@ -102,3 +102,27 @@ def test_figure_captions_count_joints_from_one_as_the_window_does(qtbot, window)
     coupling = next(f for f in figures if f.title == "Coupling plots")
     assert coupling.caption.startswith("joints q1 and q2,")   # named as the window names them (q4 of a closed chain)
     assert window.coupling.joint_i.value() == 1 and window.coupling.joint_j.value() == 2
+
+
+def test_the_coupling_figure_sweeps_a_joint_the_pair_varies_with(qtbot, tmp_path):
+    """M of a serial arm whose first joint turns about gravity never depends on q1: a PUMA's M_12 swept
+    over q1 is a flat line. The report sweeps a joint M_12 varies with instead, and its curve is not flat."""
+    from designer.gui.design_export import grab_figures
+    from designer.gui.main_window import MainWindow
+    w = MainWindow(load_project(ROBOTS / "puma560.json"),
+                   settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                   recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    coupling = w.coupling
+    coupling.set_pair(0, 1)
+    coupling.set_swept_joint(0)
+    coupling.refresh()
+    flat = np.ptp(coupling.plot_coupling.listDataItems()[0].getData()[1])   # the window's own q1 sweep
+    figures, _notes = grab_figures(w)
+    figure = next(f for f in figures if f.title == "Coupling plots")
+    assert figure.caption.startswith("joints q1 and q2,") and not figure.caption.endswith("q1")
+    x, y = coupling.plot_coupling.listDataItems()[0].getData()
+    assert np.ptp(y) > 0.05 * np.abs(y).max() and np.ptp(y) > 1e6 * max(flat, 1e-300)

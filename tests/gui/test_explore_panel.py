@@ -491,3 +491,25 @@ def test_sizing_on_the_iso_9283_cube_path(qtbot, panel, puma):
         np.testing.assert_allclose(s.torque[k], pin_rnea(ref, s.traj.q[k], s.traj.qd[k], s.traj.qdd[k]),
                                    rtol=1e-9, atol=1e-9)
     assert "ISO 9283" in view.curves.caption.text()
+
+
+def test_ab_table_headers_are_not_cut(qtbot, panel):
+    """The A/B table's value columns are as wide as their headers (they read "(current" and "tizer_ser"),
+    and every header and entry has its whole text as a tooltip."""
+    panel.picker.set_metric("gravity[2]")
+    view = panel.compare_view
+    view.from_variant.setChecked(True)
+    view.parameter.setCurrentText("m3")
+    view.value.setValue(9.6)
+    view.samples.setValue(16)
+    assert run(qtbot, panel, view.compare) == "finished"
+    panel.resize(1024, 700)   # the narrowest window the app supports
+    view.show_result(view.result, "palletizer_serial")
+    header = view.table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for c in (0, 2, 3, 4, 5):
+        text = view.table.horizontalHeaderItem(c).text()
+        assert header.sectionSize(c) >= metrics.horizontalAdvance(text), text
+    for c in (0, 2, 3, 4, 5):
+        assert view.table.horizontalHeaderItem(c).toolTip() == view.table.horizontalHeaderItem(c).text()
+    assert all(view.table.item(r, 1).toolTip() == view.table.item(r, 1).text() for r in range(view.table.rowCount()))

@@ -81,8 +81,10 @@ class CompareView(ExploreView):
 
         self.table = QTableWidget(0, len(HEADER), self)
         self.table.setHorizontalHeaderLabels(HEADER)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        # the values' columns as wide as their headers and numbers ("A (current)", "B (palletizer_serial)"
+        # were cut); "where" takes what is left
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         table_csv = QPushButton("Table CSV…", self)
@@ -187,13 +189,16 @@ class CompareView(ExploreView):
                 [_fmt(row[k]) for k in ("A", "B", "B-A", "B/A")]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c == 0 and name in METRICS:
-                    item.setToolTip(metric_tooltip(name))
+                item.setToolTip(metric_tooltip(name) if c == 0 and name in METRICS else text)   # cut: reads whole
                 self.table.setItem(r, c, item)
 
     def show_result(self, result: Comparison, label_b: str = "B") -> None:
         self.result, self.label_b = result, label_b
         self.table.setHorizontalHeaderLabels(["metric", "where", "A (current)", f"B ({label_b})", "B − A", "B / A"])
+        for c in range(self.table.columnCount()):
+            header = self.table.horizontalHeaderItem(c)
+            if header is not None:
+                header.setToolTip(header.text())
         self._fill_table()
         plot = self.box.plot
         plot.clear()
