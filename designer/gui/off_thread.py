@@ -9,14 +9,15 @@ from __future__ import annotations
 from PySide6.QtCore import QEventLoop, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication, QProgressDialog
 
-from ..jobs import Progress
+from ..jobs import Cancelled, Progress
 from .worker import start_job
 
 __all__ = ["Abandoned", "ABANDONED", "off_gui_thread"]
 
 
-class Abandoned(Exception):
-    """The user cancelled a step running off the GUI thread: its result, when it comes, is dropped."""
+class Abandoned(Cancelled):
+    """The user cancelled a step running off the GUI thread: its result, when it comes, is dropped (a cancel,
+    as the core's jobs have it: control flow, not an error to show)."""
 
 
 ABANDONED: set = set()   # workers of abandoned steps, alive until their job ends (their signals with them)
