@@ -41,9 +41,9 @@ def resolve_mesh(name: str, folder: str | os.PathLike, resolver: PackageResolver
     if name.startswith("package://"):
         rest = name[len("package://"):]
         pkg, _, inner = rest.partition("/")
-        found = (resolver or PackageResolver(folder)).find(pkg)
+        found = (resolver or PackageResolver(folder, own_only=True)).find(pkg)
         if found is None:
-            raise MeshError(f"{name}: package {pkg!r} not found near the file (name its folder: --package-path)")
+            raise MeshError(f"{name}: package {pkg!r} not found (give --package-path)")
         return (found / unquote(inner)).resolve()
     if name.startswith("file://"):
         return Path(unquote(name[len("file://"):])).resolve()

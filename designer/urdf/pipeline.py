@@ -43,7 +43,8 @@ class FileOptions:
     allow_roots: list[str] = field(default_factory=list)
 
     def resolver(self, path) -> PackageResolver:
-        return PackageResolver(path, self.package_paths, self.packages)
+        # as $(find): the folders named (--package-path, --allow-root) and the file's own package, no upward search
+        return PackageResolver(path, [*self.package_paths, *self.allow_roots], self.packages, own_only=True)
 
 
 def read_any(path: str | os.PathLike, options: FileOptions | None = None) -> UrdfTree:

@@ -260,3 +260,36 @@ def test_exported_urdf_carries_the_meshes_where_they_were(tmp_path, convention):
         assert [v.mesh for v in ours] == [v.mesh for v in theirs]
         for va, vb in zip(ours, theirs):
             assert np.allclose(Fa[i] @ va.matrix(), Fb[i] @ vb.matrix(), atol=1e-9)
+
+
+def _cli_import(path, out, *extra):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "designer", "import-urdf", str(path), "--out", str(out), *extra],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_package_mesh_outside_the_named_folders_is_not_searched_upward(tmp_path):
+    """package://etc/... must not find a folder called etc above the file (as $(find)): only the file's
+    own package and the folders named (--package-path) count; the import goes on without that mesh."""
+    secret = tmp_path / "etc"
+    secret.mkdir()
+    trimesh.creation.box((0.1, 0.2, 0.3)).export(secret / "SECRET.stl")
+    root = _package(tmp_path / "ws", "arm")
+    (root / "urdf" / "arm.urdf").write_text(
+        '<robot name="r"><link name="base"/><link name="l1"><inertial><mass value="1"/>'
+        '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+        '<visual><geometry><mesh filename="package://etc/SECRET.stl"/></geometry></visual></link>'
+        '<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/><axis xyz="0 0 1"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
+    out = tmp_path / "out.json"
+    run = _cli_import(root / "urdf" / "arm.urdf", out)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    assert "package 'etc' not found (give --package-path)" in run.stdout + run.stderr
+    assert "SECRET" not in out.read_text()
+    # named, the same mesh is found: the refusal above is the rule, not a broken reader
+    out.unlink()
+    run = _cli_import(root / "urdf" / "arm.urdf", out, "--package-path", str(secret))
+    assert run.returncode == 0, run.stderr
+    assert "SECRET.stl" in out.read_text()
