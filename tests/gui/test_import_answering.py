@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QProgressDialog, QPushButton
-
 from designer.gui import urdf_dialogs
+from tests.support.busy_box import cancel_while
 
 
 def test_a_slow_read_leaves_the_window_answering_and_cancel_keeps_the_project(window, boxes, qtbot, tmp_path):
@@ -25,23 +23,8 @@ def test_a_slow_read_leaves_the_window_answering_and_cancel_keeps_the_project(wi
     def make(*_args):
         raise AssertionError("an abandoned read must not be imported")
 
-    seen = {"ticks": 0, "boxes": 0}
-
-    def tick():   # runs only while the GUI thread answers during the read
-        seen["ticks"] += 1
-        shown = [d for d in window.findChildren(QProgressDialog) if d.isVisible()]
-        if shown and read_started.is_set():
-            seen["boxes"] = len(shown)
-            shown[0].findChild(QPushButton).click()   # the box's Cancel button
-
-    timer = QTimer()
-    timer.setInterval(20)
-    timer.timeout.connect(tick)
-    timer.start()
-    try:
-        result = urdf_dialogs.import_file(window, "URDF", urdf_dialogs.URDF_FILTER, slow_read, make, path, {})
-    finally:
-        timer.stop()
+    result, seen = cancel_while(window, read_started, lambda: urdf_dialogs.import_file(
+        window, "URDF", urdf_dialogs.URDF_FILTER, slow_read, make, path, {}))
     assert result is None and seen["boxes"] == 1 and seen["ticks"] >= 2
     assert window.document.model is before and not boxes.shown
     release.set()   # the read ends after the cancel: its result is dropped

@@ -8,8 +8,6 @@ import threading
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QProgressDialog, QPushButton
 
 from designer.explore.coupling import default_map_joints
 from designer.explore.joints import explore_arm
@@ -17,6 +15,7 @@ from designer.gui import off_thread, window_files
 from designer.kinematics import display_arm
 from designer.numeric.checks import check_model
 from designer.project import load_project
+from tests.support.busy_box import cancel_while
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -57,26 +56,11 @@ def test_a_slow_open_leaves_the_window_answering_and_cancel_keeps_the_project(wi
 
     monkeypatch.setattr(window_files, "load_project", slow_load)
     window.recent.add(ROBOTS / "tube_arm.json")
-    seen = {"ticks": 0, "boxes": 0}
-
-    def tick():   # runs only while the GUI thread answers during the read
-        seen["ticks"] += 1
-        shown = [d for d in window.findChildren(QProgressDialog) if d.isVisible()]
-        if read_started.is_set() and "second" not in seen:   # another open meanwhile: refused, said why
+    def another_open(seen):   # another open meanwhile: refused, said why
+        if "second" not in seen:
             seen["second"] = window.open_file(ROBOTS / "puma560.json")
             seen["message"] = window.statusBar().currentMessage()
-        if shown and read_started.is_set():
-            seen["boxes"] = len(shown)
-            shown[0].findChild(QPushButton).click()   # the box's Cancel button
-
-    timer = QTimer()
-    timer.setInterval(20)
-    timer.timeout.connect(tick)
-    timer.start()
-    try:
-        opened = window.open_file(ROBOTS / "tube_arm.json")
-    finally:
-        timer.stop()
+    opened, seen = cancel_while(window, read_started, lambda: window.open_file(ROBOTS / "tube_arm.json"), another_open)
     assert not opened and seen["boxes"] == 1 and seen["ticks"] >= 2 and not boxes.shown
     assert seen["second"] is False and seen["message"].startswith("Still opening tube_arm.json")
     assert window.document.model is before and window.windowTitle() == title
