@@ -1,3 +1,3 @@
-"""Manipulator Designer: design serial robot arms from their Denavit-Hartenberg tables."""
+"""Manipulator Designer: design robot arms (serial, trees, closed loops, elastic joints) from DH tables."""
 
 __version__ = "0.1.0"

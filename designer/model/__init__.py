@@ -1,4 +1,4 @@
-"""The model of a serial arm: value objects, the safe expression parser, validation, mass helpers."""
+"""The model of a mechanism (serial, tree, closed loops): value objects, the safe parser, validation, mass helpers."""
 
 from .expr import ExpressionError, format_expr, is_valid_name, parse_expr, symbol, to_expr
 from .manipulator import (
