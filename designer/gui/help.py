@@ -242,7 +242,8 @@ def licence_status(root: Path = ROOT) -> str:
 def about_text() -> str:
     libs = "".join(f"<li>{name} {_version(name)}</li>" for name in LIBRARIES)
     return (f"<h3>Manipulator Designer {__version__}</h3>"
-            "<p>Equations of motion of serial robot arms from their Denavit-Hartenberg tables, "
+            "<p>Equations of motion of robot arms (serial, trees, closed loops, elastic joints) from their "
+            "Denavit-Hartenberg tables, "
             "and the design metrics built on them.</p>"
             f"<p><b>Licence:</b> {licence_status()}</p>"
             f"<p><b>Libraries:</b></p><ul>{libs}</ul>"
