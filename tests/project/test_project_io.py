@@ -338,15 +338,12 @@ def test_save_to_a_missing_folder_is_an_os_error(tmp_path):
 
 
 def test_expression_text_in_all_is_bounded():
-    import time
     # each text is legal; together they stop at a fixed budget
     heavy = "+".join(["1"] * 900)
     doc = pendulum_doc()
     doc["links"] = [{"joint": "R", "mass": 1, "a": heavy, "d": heavy, "theta": heavy} for _ in range(60)]
-    start = time.perf_counter()
     with pytest.raises(ProjectError, match="longer than 100000 characters in all"):
-        from_dict(doc)
-    assert time.perf_counter() - start < 30
+        from_dict(doc)   # its cost: benchmarks/bench_bounded_input.py
 
 
 def test_a_model_holding_nan_is_not_saved(tmp_path):
