@@ -17,7 +17,7 @@ from ..model.manipulator import Inertia, JointType, Link, Manipulator
 from ..model.validation import Severity, validate
 from .chain import Chain
 from .check import CHECK_POSES
-from .numbers import snap_angle, tidy_angle, tidy_number
+from .numbers import tidy_angle, tidy_number
 from .rigid import Body, combine
 from .source import UrdfError, UrdfTree
 
@@ -79,8 +79,12 @@ def vec_of(values, scale: float = 1.0) -> tuple[sp.Expr, ...]:
 
 
 class Angles:
-    """Angles read as multiples of pi/12 when within ANGLE_SNAP of one, with a note for each; with
-    ``literal`` (the file's numbers as written) only those that are one to machine precision."""
+    """The DH table's angles, and what the conversion changed. Angles a file writes rounded are read as the
+    exact ones where they are read (urdf/source.py, mjcf/source.py; not with ``literal``); the conversion then
+    reads the file exactly: its DH angles are k pi/12 only when they are one to machine precision, never
+    snapped again (a DH angle near k pi/12 that the file does not write as one, Sawyer's right_j5 from a
+    quaternion written 0.0616248 0.06163 ..., stays as the file has it). What it may change: axes nearly
+    parallel, made parallel (:meth:`snapped`, not with ``literal``), each with a note."""
 
     def __init__(self, literal: bool = False):
         self.notes: list[str] = []
@@ -96,13 +100,8 @@ class Angles:
             self.moved += snap.angle
 
     def __call__(self, value: float, where: str) -> sp.Expr:
-        if self.literal:
-            return tidy_angle(value)
-        angle, off = snap_angle(value)
-        if off:
-            self.notes.append(f"{where} = {value!r} read as {sp.sstr(angle)} ({off:.1e} rad)")
-            self.moved += off
-        return angle
+        """A DH angle (``where`` names it for the callers' messages) as the file has it."""
+        return tidy_angle(value)
 
 
 def pose_of(T: np.ndarray, angles: Angles, where: str) -> Pose:

@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 import sympy as sp
 
-__all__ = ["ANGLE_SNAP", "ANGLE_TOL", "LENGTH_TOL", "snap_angle", "snap_direction", "snap_rotation", "snap_value",
+__all__ = ["ANGLE_SNAP", "ANGLE_TOL", "LENGTH_TOL", "snap_direction", "snap_rotation", "snap_value",
            "tidy_angle", "tidy_number"]
 
 # a few rounding steps of composed rotations and products (a few units in the last place) stay below these
@@ -49,18 +49,6 @@ def tidy_angle(x: float) -> sp.Expr:
         k = ((k + 11) % 24) - 11  # into (-pi, pi]
         return sp.pi * sp.Rational(k, 12)
     return tidy_number(x)
-
-
-def snap_angle(x: float) -> tuple[sp.Expr, float]:
-    """(the angle as :func:`tidy_angle` would write it, but read as k pi/12 when within
-    :data:`ANGLE_SNAP` of it; how far that moved it, 0 when not)."""
-    x = float(x)
-    k = round(x / (math.pi / 12))
-    off = x - k * math.pi / 12
-    if ANGLE_TOL * max(1.0, abs(x)) < abs(off) <= ANGLE_SNAP:
-        k = ((k + 11) % 24) - 11
-        return sp.pi * sp.Rational(k, 12), abs(off)
-    return tidy_angle(x), 0.0
 
 
 # ---- angles as a file writes them: snapped where they are read, before anything is computed from them ----

@@ -73,7 +73,7 @@ def test_sawyer_is_its_seven_joints_and_its_head_part_of_the_first_link(tmp_path
     check_against_mujoco(path, report)
     # the default mode still differs by 2e-6 from MuJoCo on exact_mjcf's copy (the importer turns the arm by
     # report.moved = 8e-6, the copy does not change the same angles): only --literal is held to 1e-12 here
-    check_both_modes(path, tmp_path, default_exact=False)
+    check_both_modes(path, tmp_path)
 
 
 def test_panda_fingers_locked_and_lumped_and_named(tmp_path):
