@@ -27,6 +27,8 @@ MAX_TEXT_BYTES = 200_000_000
 
 def read_text(path: str, what: str) -> str:
     """The text of a UTF-8 file (a byte-order mark is dropped); user errors name the file."""
+    if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():
+        raise UserError(f"{path}: {what} is not a regular file (a device or a pipe)")
     try:
         with Path(path).open("rb") as fh:
             raw = fh.read(MAX_TEXT_BYTES + 1)
@@ -44,7 +46,11 @@ def read_columns(path: str, what: str, names: list[str], expected: str):
     """(header line, header, data rows as (line, cells), values of ``names`` per row) of a CSV file.
 
     Every user error names the line as a person counts it (blank lines skipped) and the column."""
-    rows = list(csv.reader(io.StringIO(read_text(path, what))))
+    reader = csv.reader(io.StringIO(read_text(path, what)))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:   # a field over the csv module's limit (131,072 characters), a NUL byte
+        raise UserError(f"{path}, line {reader.line_num}: not a CSV table ({exc})") from None
     numbered = [(k, r) for k, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
     if not numbered:
         raise UserError(f"{path}: empty file (expected a header row {expected})")

@@ -50,7 +50,7 @@ def read_json(path: str, what: str):
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: {what} is not valid JSON: {exc.msg} "
-                        f"at line {exc.lineno}, column {exc.colno}") from None
+                        f"(line {exc.lineno}, column {exc.colno})") from None
     except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the parser goes
         raise UserError(f"{path}: {what} is not valid JSON: {json_problem(exc)}") from None
 

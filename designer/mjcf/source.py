@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import DesignerError
 # MAX_VALUE: one bound for every imported number
 from ..urdf.numbers import snap_direction, snap_rotation, snap_value
-from ..urdf.source import MAX_VALUE, SnappedAngle, UrdfInertial, UrdfJoint, UrdfTree, read_bounded
+from ..urdf.source import MAX_VALUE, SnappedAngle, UrdfInertial, UrdfJoint, UrdfTree, read_bounded, xml_problem
 
 __all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "OutsideFolder", "compile_mjcf", "file_format",
            "out_of_range", "prescan", "snap_spec", "tree_of", "with_site"]
@@ -66,7 +66,7 @@ def _parse(raw: bytes, where: str):
     try:
         return etree.fromstring(raw, parser=parser)
     except etree.XMLSyntaxError as exc:
-        raise MjcfError(f"{where}: not valid XML: {exc}") from None
+        raise MjcfError(f"{where}: not valid XML: {xml_problem(exc)}") from None
 
 
 def file_format(path: str | os.PathLike) -> str:

@@ -551,7 +551,7 @@ def loads_project(text: str | bytes, source: str = "") -> Manipulator:
     try:
         data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise ProjectError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", source) from None
+        raise ProjectError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", source) from None
     except (ValueError, RecursionError) as exc:
         raise ProjectError(f"not valid JSON: {json_problem(exc)}", source) from None
     return from_dict(data, source)

@@ -163,6 +163,18 @@ def read_urdf(path: str | os.PathLike, literal: bool = False) -> UrdfTree:
     return parse_urdf(raw, str(path), literal)
 
 
+def xml_problem(exc) -> str:
+    """lxml's syntax error as a person reads it: the problem, then (line L, column C) once; nesting deeper
+    than the parser's limit said as such, without the parser's option name."""
+    text = re.sub(r"\s*\(<string>, line \d+\)$", "", str(exc))
+    text = re.sub(r",? line \d+, column \d+$", "", text).strip()
+    depth = re.match(r"Excessive depth in document: (\d+)", text)
+    if depth:
+        text = f"elements nested more than {depth.group(1)} deep"
+    line, column = getattr(exc, "position", (None, None)) or (None, None)
+    return f"{text} (line {line}, column {column})" if line else text
+
+
 def read_bounded(path: Path, limit: int, where: str, error: type[DesignerError], what: str,
                  too_large: str | None = None) -> bytes:
     """At most ``limit`` bytes of a file (a device such as /dev/zero never ends); ``error`` naming
@@ -201,7 +213,7 @@ def parse_urdf(raw: bytes, source: str = "URDF", literal: bool = False) -> UrdfT
     try:
         root = etree.fromstring(raw, parser=parser)
     except etree.XMLSyntaxError as exc:
-        raise UrdfError(f"{source}: not valid XML: {exc}") from None
+        raise UrdfError(f"{source}: not valid XML: {xml_problem(exc)}") from None
     if root.tag != "robot":
         raise UrdfError(f"{source}: not a URDF (the top element is <{root.tag}>, not <robot>)")
     if _uses_xacro(root):

@@ -86,7 +86,9 @@ def run_xacro(path: str | os.PathLike, args: dict[str, str] | None = None, packa
     ``notes`` (when given) gets one line when the child ran without the Landlock sandbox."""
     path = Path(path)
     if not path.is_file():
-        raise UrdfError(f"{path}: no such file")
+        what = "is a folder, not a xacro file" if path.is_dir() else \
+            "not a regular file (a device or a pipe)" if path.exists() else "no such file"
+        raise UrdfError(f"{path}: {what}")
     with tempfile.TemporaryDirectory(prefix="designer-xacro-") as tmp:
         request = {"file": str(path.resolve()), "args": dict(args or {}),
                    "package_paths": [str(p) for p in package_paths], "packages": dict(packages or {}),
