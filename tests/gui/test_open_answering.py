@@ -78,3 +78,22 @@ def test_a_refused_file_is_said_once_and_keeps_the_project(window, boxes, tmp_pa
     assert not window.open_file(bad)
     assert window.document.model is before
     assert len(boxes.shown) == 1 and "bad.json" not in " ".join(window.recent.paths())
+
+
+def test_every_hostile_project_file_is_one_box_naming_it_and_keeps_the_project(window, boxes, tmp_path):
+    """The command line's corpus of broken project files (tests/cli/test_hostile_files.py), opened in the window:
+    each refused in one message box of one line that names the file; the project, its title and the recent
+    files stay as they were."""
+    from tests.cli.test_hostile_files import _common, _json_corpus, _place
+    before, title = window.document.model, window.windowTitle()
+    for case, content in {**_common(), **_json_corpus()}.items():
+        folder = tmp_path / case.replace("/", "_").replace(" ", "_")
+        folder.mkdir()
+        path = _place(folder, "arm.json", case, content)
+        boxes.shown.clear()
+        assert not window.open_file(path), case
+        texts = boxes.of("critical")
+        assert len(boxes.shown) == 1 and len(texts) == 1, (case, boxes.shown)
+        assert str(path) in texts[0] and "\n" not in texts[0], (case, texts[0][:300])
+        assert window.document.model is before and window.windowTitle() == title, case
+        assert str(path) not in window.recent.paths(), case
