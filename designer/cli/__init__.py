@@ -32,7 +32,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="manipulator-designer",
-        description="Manipulator Designer: DH models of serial arms, their kinematics and equations of motion.")
+        description="Manipulator Designer: DH models of robot arms (serial, trees, closed loops, elastic joints), "
+                    "their kinematics and equations of motion.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
