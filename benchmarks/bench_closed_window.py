@@ -44,7 +44,7 @@ def _stiff(model):
 
 def _serial_move(arm, q0, target, duration, hold, rows):
     from designer.numeric.closed_drive import SERVO_HZ, SERVO_ZETA
-    from designer.numeric.elastic_simulate import quintic
+    from designer.numeric.simulate import quintic
     from designer.numeric.engine import arm_dynamics
     from designer.numeric.simulate import simulate
     dyn = arm_dynamics(arm)

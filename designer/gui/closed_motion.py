@@ -1,5 +1,5 @@
 """Simulate's motions of a closed-chain project (issue 22), through the core's closed-chain integration
-(:func:`designer.numeric.closed_simulate.simulate_closed_job`): the actuated joints are integrated, the passive
+(:func:`designer.numeric.simulate.simulate_job`): the actuated joints are integrated, the passive
 ones follow the loops, and the result carries the whole tree's pose per frame (what the 3D view plays back)
 and the largest loop residual along the way.
 
@@ -7,7 +7,7 @@ Three motions, as for a serial arm: the mechanism let go at rest from the pose u
 target of the actuated joints, and a CSV trajectory of the actuated joints (``t, q1, q2, q4, q6`` for the
 palletizer) with the torques that drive it (inverse dynamics, :func:`closed_driven_job`). The move is
 simulated (forward dynamics, not a given trajectory): the core's
-PD with gravity compensation (:class:`~designer.numeric.closed_drive.ClosedPD`) tracks a quintic from the
+PD with gravity compensation (:class:`~designer.numeric.simulate.PDControl`) tracks a quintic from the
 slider pose to the target in the move's time, then holds the target. End stops ("stop") act on every joint of
 the tree, the passive ones included (:func:`~designer.numeric.closed_drive.closed_end_stops_for`); their work
 joins the energy check (E - E(0) = the work of the PD torques and of the stops).
@@ -55,8 +55,8 @@ def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token:
                limits: str = "warn", move: ClosedMove | None = None) -> Job[ClosedMotionResult]:
     """The mechanism from rest at the actuated values of ``q0_tree``: released (``move`` None) or moved."""
     from ..numeric.closed import closed_dynamics
-    from ..numeric.closed_drive import ClosedPD, closed_end_stops_for, closed_gains
-    from ..numeric.closed_simulate import simulate_closed_job
+    from ..numeric.closed_drive import closed_end_stops_for, closed_gains
+    from ..numeric.simulate import PDControl, simulate_job
     cd = closed_dynamics(model)
     q0 = np.asarray(q0_tree, float)[cd.act]
     stops = closed_end_stops_for(cd, q0) if limits == "stop" else None
@@ -66,12 +66,14 @@ def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token:
         kp, kd = closed_gains(cd, q0)
         kp = kp if move.kp is None else np.asarray(move.kp, float)
         kd = kd if move.kd is None else np.asarray(move.kd, float)
-        control = ClosedPD(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
+        control = PDControl(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
         gains, span = (tuple(kp), tuple(kd)), move.duration + move.hold
     t = np.linspace(0.0, span, frames)
-    traj = yield from simulate_closed_job(cd, q0, np.zeros(cd.n), (0.0, span), torque=control, t_eval=t, token=token,
-                                          end_stops=stops)
+    traj = yield from simulate_job(cd, q0, np.zeros(cd.n), (0.0, span), torque=control, t_eval=t, token=token,
+                                   end_stops=stops)
     yield Progress("energy", None, f"{len(traj.t)} states")
+    assert traj.tau is not None and traj.kinetic is not None and traj.potential is not None   # a closed chain's run
+    assert traj.residual is not None
     q_tree = np.asarray(traj.q_tree)
     kind = "passive fall (closed chain)" if move is None else "PD move (closed chain)"
     tau, work = None, None

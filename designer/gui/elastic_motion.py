@@ -1,9 +1,9 @@
 """Simulate's elastic-joint motions (issue 23): the core's elastic simulation
-(:func:`designer.numeric.elastic_simulate.simulate_elastic_job`, Radau, docs/elastic.md) as a job for the
+(:func:`designer.numeric.simulate.simulate_job`, Radau, docs/elastic.md) as a job for the
 window's worker, with the rigid arm's run beside it, as ``simulate --elastic`` does on the command line.
 
 Two motions: the arm let go at rest from the pose with its springs holding gravity (no motor torque),
-and a quintic move to a target under the motor-side PD (:class:`~designer.numeric.elastic_simulate.MotorPD`).
+and a quintic move to a target under the motor-side PD (:class:`~designer.numeric.simulate.PDControl`, on the motors).
 The rigid reference is the same run with every stiffness made infinite (the motors' reflected inertia
 then joins M). The result carries what the Simulate tab plots: the tool's deviation from the rigid arm
 (mm), the springs' deflection theta/N - q per elastic joint, and the energy with rotors and springs
@@ -20,8 +20,9 @@ import numpy as np
 
 from ..jobs import CancelToken, Job, Progress
 from ..kinematics import NumericArm
-from ..numeric.elastic import ElasticArm, ElasticJoints
-from ..numeric.elastic_simulate import MotorPD, simulate_elastic_job, tool_deviation
+from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
+from ..numeric.engine import arm_dynamics
+from ..numeric.simulate import PDControl, simulate_job, tool_deviation
 from ..numeric.end_stops import limit_passes
 from ..numeric.motion import MotionResult, work_done
 
@@ -97,16 +98,18 @@ def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
 
 
 def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, frames: int, token: CancelToken,
-                control: MotorPD | None = None, limits: str = "warn") -> Job[ElasticMotionResult]:
+                control: PDControl | None = None, limits: str = "warn") -> Job[ElasticMotionResult]:
     """The elastic arm from rest at ``q0`` (springs holding gravity), passive or under ``control``, sampled
     at :func:`samples_for` times, and the rigid arm's same run for the tool's deviation."""
-    model = ElasticArm(arm, joints)   # a missing rotor inertia fails here, before any work
+    link = arm_dynamics(arm)
+    dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
+    model = dyn.model
     t = np.linspace(0.0, duration, samples_for(duration, frames))
-    traj = yield from _part(simulate_elastic_job(arm, joints, (0.0, duration), control, q0=q0, t_eval=t,
-                                                 token=token), 0.0, ELASTIC_SHARE, "elastic joints")
+    traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
+                            0.0, ELASTIC_SHARE, "elastic joints")
     token.check()
-    rigid = yield from _part(simulate_elastic_job(arm, joints.stiffened(math.inf), (0.0, duration), control, q0=q0,
-                                                  t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
+    rigid = yield from _part(simulate_job(ElasticDynamics(link, joints.stiffened(math.inf)), q0, None, (0.0, duration),
+                                          control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
     token.check()
     yield Progress("energy", None, f"{len(traj.t)} states")
     energy = np.atleast_1d(model.energy(traj.states()))

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from ..numeric.elastic import ElasticJoints
-from ..numeric.elastic_simulate import MotorPD
+from ..numeric.simulate import PDControl
 from .elastic_motion import ELASTIC_REFUSALS, ElasticMotionResult, default_gains, elastic_job
 from .explore.controls import parse_values, spin_box
 from .modes import joints_or_none
@@ -90,7 +90,7 @@ class ElasticControls(QWidget):
             self.kd.setPlaceholderText(f"Kd (N·m·s/rad), default here {_short(kd0)}")
             if not (np.all(kp > 0) and np.all(kd >= 0) and np.all(np.isfinite(kp)) and np.all(np.isfinite(kd))):
                 raise ValueError("Motor-side PD: Kp must be positive and Kd not negative, for every joint.")
-            control = MotorPD(kp.tolist(), kd.tolist(), list(target), list(q0), duration)
+            control = PDControl(kp.tolist(), kd.tolist(), list(target), list(q0), duration)
             span = duration + self.hold.value()
             frames = int(frames * span / duration) + 1
         return lambda token: elastic_job(arm, joints, q0, span, frames, token, control, limits)
