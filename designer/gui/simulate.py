@@ -119,32 +119,12 @@ class SimulatePanel(QWidget):
         self.status = QLabel(READY, self)
         self.status.setWordWrap(True)
         self.stale_banner = StaleBanner(self)
-        self.plots = pg.GraphicsLayoutWidget(self)
+        self.plots = pg.GraphicsLayoutWidget(self)   # its plots are built on first show (_build_plots)
         self.plots.setBackground("w")
-        self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
-        self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
-        self.e_plot = self.plots.addPlot(row=3, col=0, title="energy change since the start")   # row 2: elastic
-        for plot in (self.q_plot, self.tau_plot, self.e_plot):
-            plain_axes(plot)      # no "t (s) (x0.001)"
-            plot.showGrid(x=True, y=True, alpha=0.25)
-        self.q_plot.setLabel("left", "q (rad or m)")
-        self.tau_plot.setLabel("left", "τ (N·m or N)")
-        self.tau_plot.setXLink(self.q_plot)
-        self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot.setLabel("left", "E − E(0) (J)")
-        self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot.setLabel("bottom", "t (s)")
-        self.e_plot.setXLink(self.q_plot)
-        self.q_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        # not "cursor": that name is QWidget.cursor()
-        self.time_lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
-        for plot, line in zip(self._plots(), self.time_lines):
-            plot.addItem(line)
+        self._built: dict = {}
         self.elastic = ElasticControls(self, self.run_button)   # elastic joints: check box, PD gains, two plots
         self.elastic.check.toggled.connect(lambda _on: self._motion_changed(self.motion.currentText()))
-        self.elastic_plots = ElasticPlots(self.plots, self.tau_plot, self.q_plot)
         self.closed = ClosedControls(self, self.run_button)   # a closed chain's move: PD gains, hold time
-        self._empty_axes()
         self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
@@ -180,6 +160,57 @@ class SimulatePanel(QWidget):
         self._set_playable(False)
         self._motion_changed(self.motion.currentText())
 
+    # -- the plots, built when first shown or asked for (the window's start-up builds none) ----------------------
+    def showEvent(self, event) -> None:
+        self._build_plots()
+        super().showEvent(event)
+
+    def _build_plots(self) -> dict:
+        if self._built:
+            return self._built
+        plots = self.plots
+        q_plot = plots.addPlot(row=0, col=0, title="joint positions")
+        tau_plot = plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        e_plot = plots.addPlot(row=3, col=0, title="energy change since the start")   # row 2: elastic
+        for plot in (q_plot, tau_plot, e_plot):
+            plain_axes(plot)      # no "t (s) (x0.001)"
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+        q_plot.setLabel("left", "q (rad or m)")
+        tau_plot.setLabel("left", "τ (N·m or N)")
+        tau_plot.setXLink(q_plot)
+        e_plot.setLabel("left", "E − E(0) (J)")
+        e_plot.setLabel("bottom", "t (s)")
+        e_plot.setXLink(q_plot)
+        # not "cursor": that name is QWidget.cursor()
+        lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
+        for plot, line in zip((q_plot, tau_plot, e_plot), lines):
+            plot.addItem(line)
+        self._built.update(q_plot=q_plot, tau_plot=tau_plot, e_plot=e_plot, time_lines=lines,
+                           elastic_plots=ElasticPlots(plots, tau_plot, q_plot))
+        self._empty_axes()
+        return self._built
+
+    @property
+    def q_plot(self) -> pg.PlotItem:
+        return self._build_plots()["q_plot"]
+
+    @property
+    def tau_plot(self) -> pg.PlotItem:
+        return self._build_plots()["tau_plot"]
+
+    @property
+    def e_plot(self) -> pg.PlotItem:
+        return self._build_plots()["e_plot"]
+
+    @property
+    def time_lines(self) -> list:
+        return self._build_plots()["time_lines"]
+
+    @property
+    def elastic_plots(self) -> ElasticPlots:
+        return self._build_plots()["elastic_plots"]
+
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
 
@@ -187,7 +218,7 @@ class SimulatePanel(QWidget):
         return (self.q_plot, self.e_plot, *self.elastic_plots.plots()) if self.elastic_plots.shown else self._plots()
 
     def _duration_changed(self, _value) -> None:
-        if self.result is None:
+        if self.result is None and self._built:
             self._empty_axes()
 
     def _empty_axes(self) -> None:
@@ -233,11 +264,12 @@ class SimulatePanel(QWidget):
         self.set_playing(False)
         self.result, self.result_model = None, None
         self.stale_banner.hide()
-        self._clear_plots()
-        self.elastic_plots.arrange(False)
-        for plot in self._plots():
-            place_legend(plot)
-        self._empty_axes()
+        if self._built:
+            self._clear_plots()
+            self.elastic_plots.arrange(False)
+            for plot in self._plots():
+                place_legend(plot)
+            self._empty_axes()
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, 0)
         self.scrub.blockSignals(False)
