@@ -7,9 +7,12 @@ dynamics; the energy stays constant, the check that the motion is right); a quin
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
 changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
-elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`). A closed chain falls or
-moves to a target of its actuated joints under PD, simulated with its loops closed
-(:mod:`designer.gui.closed_controls`, :mod:`designer.gui.closed_motion`)."""
+elastic-joint model instead (the "elastic joints" check box, :class:`ElasticControls`; the job in
+:mod:`designer.gui.elastic_motion`): the motor-side plots (tool deviation, spring deflection,
+:class:`ElasticPlots`) appear when the result has motor states. A closed chain falls or moves to a target of
+its actuated joints under PD, simulated with its loops closed (:class:`ClosedControls`, the job in
+:mod:`designer.gui.closed_motion`). Every run goes through the core's one simulation
+(:mod:`designer.numeric.simulate`). The plots are built when the tab is first shown."""
 
 from __future__ import annotations
 
@@ -19,25 +22,29 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSlider,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QSlider, QVBoxLayout, QWidget)
 
 from ..kinematics import NumericArm
 from ..model import Manipulator
-from ..numeric.end_stops import describe_passes, end_stops_for
+from ..numeric.closed_drive import SERVO_HZ
+from ..numeric.elastic import ElasticJoints
+from ..numeric.end_stops import describe_passes, end_stops_for, starts_inside
+from ..numeric.simulate import PDControl
 from ..numeric.motion import MotionResult, driven_job, passive_job
-from .closed_controls import ClosedControls, closed_plots
-from .closed_motion import ClosedMotionResult, given
-from .elastic_simulate import ElasticControls, ElasticMotionResult, ElasticPlots
+from .closed_motion import ClosedMotionResult, ClosedMove, closed_driven_job, closed_job, closed_text, given
+from .elastic_motion import ELASTIC_REFUSALS, ElasticMotionResult, default_gains, elastic_job
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
+from .modes import joints_or_none
 from .plot_style import place_legend, plain_axes
 from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
 
-__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
+__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots",
+           "ElasticMotionResult", "ClosedControls", "closed_plots", "gains_row"]
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
@@ -479,3 +486,289 @@ class SimulatePanel(QWidget):
             line.setValue(t)
         if self.model is not None and r.q.shape[1] == self.model.n:
             self.poseRequested.emit(r.q[k].copy())
+
+
+# -- the elastic-joint parts (issue 23): the check box, the motor-side PD gains, the two plots an elastic result adds
+ELASTIC_TIPS = {"passive fall": "Simulate the elastic arm let go at rest from the current pose, its springs "
+                                "holding gravity at the start, no motor torque; and the rigid arm's fall beside it",
+        "quintic move": "Move from the current pose to the target along a quintic in the given time under the "
+                        "motor-side PD, then hold; and the rigid arm's run under the same control beside it"}
+
+
+class ElasticControls(QWidget):
+    """The check box (shown for a serial project with drive stiffness) and the PD gains row (a move only)."""
+
+    def __init__(self, parent: QWidget, run_button):
+        super().__init__(parent)
+        self.run_button = run_button   # its tool tip says what an elastic run does
+        self.joints: ElasticJoints | None = None
+        self._motion = ""
+        self.check = QCheckBox("elastic joints", parent)
+        self.check.setToolTip("Simulate the elastic-joint model of the drive data's stiffness (Spong's; motors "
+                              "behind gearbox springs, docs/elastic.md), with the rigid arm's run beside it: the plots "
+                              "show the tool's deviation from the rigid arm and the springs' deflection")
+        self.kp, self.kd, self.hold = gains_row(
+            self, "motor-side PD:", "",
+            "Motor-side PD gain {what} at the joint side ({unit}; N/m, N·s/m for a prismatic joint): one value or "
+            "one per joint. Empty: Kp a tenth of the joint's stiffness, Kd 0.7 of critical damping on the joint's "
+            "inertia and reflected rotor",
+            "Simulated time after the move, the reference held at the target: the tool's ring after the move, and "
+            "the settling")
+        self.check.setVisible(False)
+        self.setVisible(False)
+
+    @property
+    def on(self) -> bool:
+        return self.joints is not None and self.check.isChecked()
+
+    def set_model(self, model) -> None:
+        self.joints = joints_or_none(model) if model is not None and model.is_serial else None
+        self.check.setVisible(self.joints is not None)   # the panel calls set_motion next
+
+    def set_motion(self, name: str) -> None:
+        """The gains row for an elastic move; the run button's tip for an elastic run (the panel sets the rigid
+        one before it calls here, also when the check box changes)."""
+        self._motion = name
+        self.setVisible(self.on and name == "quintic move")
+        if self.on and name in ELASTIC_TIPS:
+            self.run_button.setToolTip(ELASTIC_TIPS[name])
+
+    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target):
+        """The job factory of the elastic motion (ValueError naming a bad input); ``target`` in rad or m. A move
+        lasts ``duration`` and the run the hold time more."""
+        joints = self.joints
+        if joints is None:
+            raise ValueError("Elastic joints: no joint has a drive stiffness.")
+        if motion not in ("passive fall", "quintic move"):
+            raise ValueError(ELASTIC_REFUSALS["trajectory CSV"])
+        if limits == "stop":
+            raise ValueError(ELASTIC_REFUSALS["stop"])
+        E = joints.elastic
+        if np.any(joints.rotor[E] <= 0):
+            names = ", ".join(f"q{i + 1}" for i in E if joints.rotor[i] <= 0)
+            raise ValueError(f"Elastic joints: {names} need the motor's rotor inertia (drive data, motor inertia) "
+                             "for the motor side's dynamics.")
+        control, span = None, duration
+        if motion == "quintic move":
+            kp0, kd0 = default_gains(arm, joints, q0)
+            kp = np.asarray(parse_values(self.kp.text(), arm.n, "Kp", kp0), dtype=float)
+            kd = np.asarray(parse_values(self.kd.text(), arm.n, "Kd", kd0), dtype=float)
+            # an empty field says what it stood for (the default depends on the pose)
+            self.kp.setPlaceholderText(f"Kp (N·m/rad), default here {_short(kp0)}")
+            self.kd.setPlaceholderText(f"Kd (N·m·s/rad), default here {_short(kd0)}")
+            if not (np.all(kp > 0) and np.all(kd >= 0) and np.all(np.isfinite(kp)) and np.all(np.isfinite(kd))):
+                raise ValueError("Motor-side PD: Kp must be positive and Kd not negative, for every joint.")
+            control = PDControl(kp.tolist(), kd.tolist(), list(target), list(q0), duration)
+            span = duration + self.hold.value()
+            frames = int(frames * span / duration) + 1
+        return lambda token: elastic_job(arm, joints, q0, span, frames, token, control, limits)
+
+
+class ElasticPlots:
+    """The deviation and deflection plots, swapped into rows 1 and 2 of the tab's plot layout for an elastic
+    result (the torque plot leaves row 1 meanwhile; a driven move's motor-torque peaks are in the status line)."""
+
+    def __init__(self, layout: pg.GraphicsLayoutWidget, torque_plot: pg.PlotItem, x_link: pg.PlotItem):
+        self.layout, self.torque_plot = layout, torque_plot
+        self.deviation = pg.PlotItem(title="tool deviation from the rigid arm")
+        self.deflection = pg.PlotItem(title="spring deflection θ/N − q")
+        self.deviation.setLabel("left", "mm")
+        self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
+        self.lines = []
+        for plot in (self.deviation, self.deflection):
+            plain_axes(plot)
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setXLink(x_link)
+            plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+            line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
+            plot.addItem(line)
+            self.lines.append(line)
+        self.shown = False
+
+    def arrange(self, elastic: bool) -> None:
+        if elastic == self.shown:
+            return
+        if elastic:
+            self.layout.removeItem(self.torque_plot)
+            self.layout.addItem(self.deviation, row=1, col=0)
+            self.layout.addItem(self.deflection, row=2, col=0)
+        else:
+            self.layout.removeItem(self.deviation)
+            self.layout.removeItem(self.deflection)
+            self.layout.addItem(self.torque_plot, row=1, col=0)
+        self.shown = elastic
+
+    def plots(self) -> tuple:
+        return (self.deviation, self.deflection) if self.shown else ()
+
+    def show(self, result: ElasticMotionResult, revolute: list[bool]) -> str:
+        """Draw the result's deviation and deflections; the status line's words about them."""
+        for plot, line in zip((self.deviation, self.deflection), self.lines):
+            plot.clear()
+            plot.addItem(line)
+        deviation = 1e3 * np.asarray(result.deviation)
+        deflection = np.asarray(result.deflection)
+        self.deviation.plot(result.t, deviation, pen=pg.mkPen("#444444", width=2))
+        spring_units = {i: "mrad" if revolute[i] else "mm" for i in result.elastic}
+        mixed = len(set(spring_units.values())) > 1   # each curve then names its own unit
+        self.deflection.setLabel("left", "mrad, mm" if mixed else next(iter(spring_units.values()), "mrad"))
+        for j, i in enumerate(result.elastic):
+            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
+            self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen,
+                                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
+        for plot in (self.deviation, self.deflection):
+            plot.enableAutoRange()
+            place_legend(plot)
+        peak = float(deviation.max()) if len(deviation) else 0.0
+        peaks: dict[str, float] = {}   # the largest deflection of each kind of spring (mrad, mm)
+        for j, i in enumerate(result.elastic):
+            unit = spring_units[i]
+            peaks[unit] = max(peaks.get(unit, 0.0), 1e3 * float(np.abs(deflection[:, j]).max(initial=0.0)))
+        springs = ", ".join(f"{value:.3g} {unit}" for unit, value in peaks.items())
+        text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} Radau steps; tool deviation from the rigid "
+                f"arm up to {peak:.3g} mm, spring deflection up to {springs or '0'}")
+        if result.tau is not None:
+            units = {"N·m" if rev else "N" for rev in revolute}
+            text += ("; peak motor torque (joint side) " + ", ".join(f"{v:.3g}" for v in np.abs(result.tau).max(axis=0))
+                     + f" {'/'.join(sorted(units))}")
+        e, work = result.energy, result.work
+        gap = float(np.abs(e - e[0] - work).max()) if work is not None else math.nan
+        size = max(float(np.abs(e).max()), 1e-12)
+        what = "work of τm less the damping's" if result.tau is not None else "damping's work"
+        return text + (f". E − E(0) (rotors and springs in) and the {what} differ by at most {gap:.2g} J "
+                       f"({gap / size:.1e} of E).")
+
+def gains_row(widget: QWidget, label: str, empty: str, tip: str, hold_tip: str) -> tuple:
+    """(Kp, Kd, hold): the PD row of a move laid out on ``widget``, "label [Kp] [Kd] then hold [s]"; ``tip`` and
+    ``empty`` (the placeholder's tail) with {what} and {unit} for each gain."""
+    kp, kd = QLineEdit(widget), QLineEdit(widget)
+    for edit, what, unit in ((kp, "Kp", "N·m/rad"), (kd, "Kd", "N·m·s/rad")):
+        edit.setPlaceholderText(f"{what} ({unit}){empty.format(what=what, unit=unit)}")
+        edit.setToolTip(tip.format(what=what, unit=unit))
+    row = QHBoxLayout(widget)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(QLabel(label, widget))
+    row.addWidget(kp, 1)
+    row.addWidget(kd, 1)
+    hold = spin_box(widget, 0.0, 60.0, 1.0, decimals=2, suffix=" s", tip=hold_tip)
+    row.addWidget(QLabel("then hold", widget))
+    row.addWidget(hold)
+    return kp, kd, hold
+
+
+def _short(values) -> str:
+    values = list(values)
+    if all(math.isclose(v, values[0]) for v in values):
+        return f"{values[0]:.3g}"
+    return ", ".join(f"{v:.3g}" for v in values)
+
+
+# -- the closed chain's row (issue 22): the PD gains on the actuated joints and the hold time of a move
+RATE = 200   # samples per simulated second of a move
+
+CLOSED_TIPS = {"passive fall": "Simulate the mechanism let go at rest from the current pose, gravity the only "
+                               "load; the passive joints follow the loops",
+        "quintic move": "Move the actuated joints from the current pose to the target under PD with gravity "
+                        "compensation along a quintic in the given time, then hold; the passive joints follow "
+                        "the loops",
+        "trajectory CSV": "Follow the CSV's trajectory of the actuated joints (t, q1, q2, q4, q6 ... named by their "
+                          "links), with the torques that drive it; the passive joints follow the loops"}
+
+
+class ClosedControls(QWidget):
+    """Kp, Kd and the hold time of a closed chain's move (shown for a closed chain's "Move to the target")."""
+
+    def __init__(self, parent: QWidget, run_button):
+        super().__init__(parent)
+        self.run_button = run_button
+        self.model = None
+        self.kp, self.kd, self.hold = gains_row(
+            self, "PD on the actuated joints:", f", empty: a {SERVO_HZ:g} Hz servo",
+            "PD gain {what} on each actuated joint ({unit}; N/m, N·s/m for a prismatic joint): one value or one per "
+            f"actuated joint. Empty: Kp = M_a,ii (2π·{SERVO_HZ:g} Hz)², Kd 0.7 of critical damping, from the "
+            "diagonal of the mass matrix in the actuated joints",
+            "Simulated time after the move, the target held: the settling")
+        self.setVisible(False)
+
+    @property
+    def on(self) -> bool:
+        return self.model is not None and not self.model.is_serial
+
+    def actuated(self) -> list[int]:
+        """The actuated joints (0-based tree indices)."""
+        return [] if self.model is None else [i for i, link in enumerate(self.model.links) if link.actuated]
+
+    def set_model(self, model) -> None:
+        self.model = model
+
+    def set_motion(self, name: str, target_edit: QLineEdit, csv_edit: QLineEdit) -> None:
+        """The gains row for a closed chain's move; the target's and the CSV's placeholders name the actuated
+        joints."""
+        self.setVisible(self.on and name == "quintic move")
+        if self.on:
+            names = ", ".join(f"q{i + 1}" for i in self.actuated())
+            target_edit.setPlaceholderText(f"target of the actuated joints {names} (deg, or m for prismatic joints)")
+            csv_edit.setPlaceholderText(f"trajectory CSV of the actuated joints: t, {names}[, qd…, qdd…] (rad or m, "
+                                        "SI)")
+            if name in CLOSED_TIPS:
+                self.run_button.setToolTip(CLOSED_TIPS[name])
+
+    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target_text: str,
+            csv_path: str = ""):
+        """The job factory of the motion (ValueError naming a bad input); ``arm``: the window's arm of the tree
+        (its joints' limits)."""
+        model = self.model
+        assert model is not None
+        if motion == "trajectory CSV":
+            return self._csv(model, csv_path, limits)
+        q0 = np.asarray(q0, float)
+        if limits == "stop":   # a pose past a limit (passive ones included) is refused before any work
+            starts_inside(q0, arm.limits, arm.revolute)
+        move = None
+        if motion == "quintic move":
+            act = self.actuated()
+            scale = np.array([math.pi / 180.0 if model.links[i].is_revolute else 1.0 for i in act])
+            target = parse_values(target_text, len(act), "target pose")
+            if target is None:
+                raise ValueError("Type a target pose: one value per actuated joint "
+                                 f"({', '.join(f'q{i + 1}' for i in act)}; deg, or m for prismatic joints).")
+            kp = parse_values(self.kp.text(), len(act), "Kp")
+            kd = parse_values(self.kd.text(), len(act), "Kd")
+            if (kp is not None and not np.all(np.isfinite(kp) & (kp > 0))) or \
+                    (kd is not None and not np.all(np.isfinite(kd) & (kd >= 0))):
+                raise ValueError("PD: Kp must be positive and Kd not negative, for every actuated joint.")
+            move = ClosedMove(tuple(target * scale), duration, self.hold.value(),
+                              None if kp is None else tuple(kp), None if kd is None else tuple(kd))
+            # RATE samples a second at least: the work's trapezoid sum over 40 ms frames was 0.4 J off E - E(0) in
+            # the middle of a 1 s palletizer move (of 90 J done); at 5 ms about 60 times less
+            span = duration + move.hold
+            frames = max(int(frames * span / duration) + 1, int(RATE * span) + 1)
+        return lambda token: closed_job(model, q0, duration, frames, token, limits, move)
+
+    def _csv(self, model, path: str, limits: str):
+        """A CSV trajectory of the actuated joints, named by their links (``t, q1, q2, q4, q6``)."""
+        from pathlib import Path
+
+        from ..explore.sizing import read_trajectory
+        path = path.strip()
+        if not path:
+            raise ValueError("Choose a trajectory CSV (Browse…).")
+        if not Path(path).is_file():
+            raise ValueError(f"{path}: no such file")
+        act = self.actuated()
+        traj = read_trajectory(path, len(act), [i + 1 for i in act])
+        return lambda token: closed_driven_job(model, traj.t, traj.q, traj.qd, traj.qdd, token, limits)
+
+
+def closed_plots(result: ClosedMotionResult, tau_plot, e_plot, revolute: list[bool]) -> str:
+    """The torque plot's title and the work's curve of a closed-chain result (the tab drew q, tau and E - E(0)
+    already); the status line's words."""
+    stops = result.kind.endswith("end stops")
+    tau_plot.setTitle("PD torques, actuated joints" if result.target else
+                      "joint torques (inverse dynamics), actuated joints" if given(result) else
+                      "end-stop torques on the actuated joints" if stops else "joint torques: none (the arm is let go)")
+    if result.work is not None:
+        e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                    name="work of τ" + (" and the stops" if stops else "") if result.target or given(result)
+                    else "work of the end stops")
+    return closed_text(result, revolute)

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -98,14 +98,48 @@ class Trajectory:
     evaluations: int = 0
     stop_tau: np.ndarray | None = None    # (N, n) the end stops' torques (a closed chain's: W^T tau_stop)
     stop_work: np.ndarray | None = None   # (N,) their work since t0 (integrated with the motion)
-    q_tree: np.ndarray | None = None
-    kinetic: np.ndarray | None = None
-    potential: np.ndarray | None = None
-    residual: np.ndarray | None = None
-    cut_force: np.ndarray | None = None
-    cut_moment: np.ndarray | None = None
     theta: np.ndarray | None = None
     thetad: np.ndarray | None = None
+    #: the protocol's extras and the energies of the rows (:func:`_extras`), or what computes them when first
+    #: asked (a serial arm's run: its integration is not slowed by what no one reads)
+    extras: dict | Callable[[], dict] | None = field(default=None, repr=False)
+
+    def _extra(self, name: str) -> np.ndarray | None:
+        extras = self.extras
+        if callable(extras):
+            extras = {k: _frozen(v) for k, v in extras().items()}
+            object.__setattr__(self, "extras", extras)
+        return None if extras is None else extras.get(name)
+
+    @property
+    def q_tree(self) -> np.ndarray | None:
+        """(N, n_tree) every tree joint's value (the passive ones closing the loops)."""
+        return self._extra("q_tree")
+
+    @property
+    def residual(self) -> np.ndarray | None:
+        """(N,) the largest loop residual of each row (zeros without loops)."""
+        return self._extra("residual")
+
+    @property
+    def kinetic(self) -> np.ndarray | None:
+        """(N,) the kinetic energy (an elastic arm's rotors in; a closed chain's with drives: theirs)."""
+        return self._extra("kinetic")
+
+    @property
+    def potential(self) -> np.ndarray | None:
+        """(N,) the potential energy (an elastic arm's springs in)."""
+        return self._extra("potential")
+
+    @property
+    def cut_force(self) -> np.ndarray | None:
+        """(N, loops, 3) what each cut joint carries (N, frame 0; no loops: (N, 0, 3))."""
+        return self._extra("cut_force")
+
+    @property
+    def cut_moment(self) -> np.ndarray | None:
+        """(N, loops, 3) the cut joints' moments (N m)."""
+        return self._extra("cut_moment")
 
     @property
     def tau_m(self) -> np.ndarray | None:
@@ -126,13 +160,18 @@ class Trajectory:
         return np.hstack([self.q, self.theta, self.qd, self.thetad])
 
     def __post_init__(self):
-        for name in ("t", "q", "qd", "tau", "stop_tau", "stop_work", "q_tree", "kinetic", "potential", "residual",
-                     "cut_force", "cut_moment", "theta", "thetad"):
+        for name in ("t", "q", "qd", "tau", "stop_tau", "stop_work", "theta", "thetad"):
             value = getattr(self, name)
             if value is not None:
                 value = np.array(value, dtype=float)
                 value.setflags(write=False)  # frozen all the way down
                 object.__setattr__(self, name, value)
+
+
+def _frozen(value):
+    value = np.array(value, dtype=float)
+    value.setflags(write=False)
+    return value
 
 
 @dataclass(frozen=True)
@@ -456,7 +495,7 @@ def _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method, max_st
            if record_tau else None)
     stops = {} if end_stops is None else {"stop_tau": end_stops.torques(q, qd), "stop_work": out.y[:, 2 * n]}
     return Trajectory(t=t, q=q, qd=qd, tau=tau, steps=out.steps, evaluations=out.nfev, **stops,
-                      **_extras(dyn, q, qd, None))
+                      extras=lambda: _extras(dyn, q, qd, None))
 
 
 def _extras(dyn, x, xd, xdd) -> dict:
@@ -603,8 +642,9 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         if stop_tau is not None:
             stop_tau[r] = stops_at(g, QD[r])[0]
     stop_work = sol.y[:, 2 * n] if end_stops is not None else None
-    return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work, q_tree, kinetic, potential,
-                      residual, cut_force, cut_moment)
+    return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work,
+                      extras=dict(q_tree=q_tree, kinetic=kinetic, potential=potential, residual=residual,
+                                  cut_force=cut_force, cut_moment=cut_moment))
 
 
 # -- elastic joints ----------------------------------------------------------------------------------------------
@@ -651,7 +691,7 @@ def _elastic_job(dyn: ElasticDynamics, q0, qd0, t_span, control: PDControl | Non
     if link.link.n_tree != n:   # loops: their cut forces at the rows' accelerations, from the start's branch on
         model.dyn.last = None  # type: ignore[attr-defined]
         xdd = np.array([rhs(ti, yi)[dyn.n:] for ti, yi in zip(out.t, out.y)])
-    return Trajectory(out.t, q, qd, tau, out.steps, out.nfev, theta=th, thetad=thd, **_extras(link, x, xd, xdd))
+    return Trajectory(out.t, q, qd, tau, out.steps, out.nfev, theta=th, thetad=thd, extras=_extras(link, x, xd, xdd))
 
 
 def tool_deviation(arm: NumericArm, q, q_reference) -> np.ndarray:
