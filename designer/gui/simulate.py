@@ -7,16 +7,32 @@ dynamics; the energy stays constant, the check that the motion is right); a quin
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
 changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
-elastic-joint model instead (the "elastic joints" check box, :class:`ElasticControls`; the job in
-:mod:`designer.gui.elastic_motion`): the motor-side plots (tool deviation, spring deflection,
-:class:`ElasticPlots`) appear when the result has motor states. A closed chain falls or moves to a target of
-its actuated joints under PD, simulated with its loops closed (:class:`ClosedControls`, the job in
-:mod:`designer.gui.closed_motion`). Every run goes through the core's one simulation
-(:mod:`designer.numeric.simulate`). The plots are built when the tab is first shown."""
+elastic-joint model instead (the "elastic joints" check box, :class:`ElasticControls`; the job
+:func:`elastic_job`, with the rigid arm's run beside it): the motor-side plots (tool deviation, spring
+deflection, :class:`ElasticPlots`) appear when the result has motor states. A closed chain falls or moves to a
+target of its actuated joints under PD, simulated with its loops closed (:class:`ClosedControls`, the jobs
+:func:`closed_job` and :func:`closed_driven_job`). Every run goes through the core's one simulation
+(:mod:`designer.numeric.simulate`). The plots are built when the tab is first shown.
+
+The elastic motions (issue 23): the arm let go at rest from the pose with its springs holding gravity (no motor
+torque), and a quintic move to a target under the motor-side PD (:class:`~designer.numeric.simulate.PDControl`,
+on the motors). The rigid reference is the same run with every stiffness made infinite (the motors' reflected
+inertia then joins M). The result carries the tool's deviation from the rigid arm (mm), the springs' deflection
+theta/N - q per elastic joint, and the energy with rotors and springs beside the work of the motor torques less
+what the gearbox damping took (so E - E(0) = work is the check, and a passive undamped arm keeps its energy).
+
+A closed chain's motions (issue 22): the actuated joints are integrated, the passive ones follow the loops, and
+the result carries the whole tree's pose per frame (what the 3D view plays back) and the largest loop residual.
+Three motions, as for a serial arm: let go at rest, a move to a target of the actuated joints (simulated: the
+PD with gravity compensation tracks a quintic from the slider pose to the target, then holds it), and a CSV
+trajectory of the actuated joints (``t, q1, q2, q4, q6`` for the palletizer) with the torques that drive it
+(inverse dynamics). End stops ("stop") act on every joint of the tree, the passive ones included
+(:func:`~designer.numeric.closed_drive.closed_end_stops_for`); their work joins the energy check."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,12 +44,12 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, Q
 from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..numeric.closed_drive import SERVO_HZ
-from ..numeric.elastic import ElasticJoints
-from ..numeric.end_stops import describe_passes, end_stops_for, starts_inside
-from ..numeric.simulate import PDControl
-from ..numeric.motion import MotionResult, driven_job, passive_job
-from .closed_motion import ClosedMotionResult, ClosedMove, closed_driven_job, closed_job, closed_text, given
-from .elastic_motion import ELASTIC_REFUSALS, ElasticMotionResult, default_gains, elastic_job
+from ..jobs import CancelToken, Job, Progress
+from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
+from ..numeric.end_stops import describe_passes, end_stops_for, limit_passes, starts_inside
+from ..numeric.engine import arm_dynamics
+from ..numeric.simulate import PDControl, simulate_job, tool_deviation
+from ..numeric.motion import MotionResult, driven_job, passive_job, work_done
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
@@ -44,7 +60,9 @@ from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots",
-           "ElasticMotionResult", "ClosedControls", "closed_plots", "gains_row"]
+           "ElasticMotionResult", "ClosedControls", "closed_plots", "gains_row", "elastic_job", "default_gains",
+           "samples_for", "ELASTIC_REFUSALS", "ClosedMotionResult", "ClosedMove", "closed_job", "closed_driven_job",
+           "closed_text", "given"]
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
@@ -772,3 +790,242 @@ def closed_plots(result: ClosedMotionResult, tau_plot, e_plot, revolute: list[bo
                     name="work of τ" + (" and the stops" if stops else "") if result.target or given(result)
                     else "work of the end stops")
     return closed_text(result, revolute)
+
+
+# -- the elastic arm's job (module docstring) ------------------------------------------------------------------
+#: samples per simulated second: the plots show rings up to about 100 Hz (the tube arm's first mode is 50 Hz;
+#: 500 samples a second give 10 per period), and the work's trapezoid sum follows them
+ELASTIC_RATE = 500
+MOST_SAMPLES = 20001   # 40 s at the full rate; longer runs are sampled more sparsely
+#: the progress bar's share of the elastic run; the rigid reference takes the rest. The rigid run is the slower
+#: one (its rotors' reflected inertia joins M, so each step solves M over numpy instead of the generated qdd):
+#: robots/tube_arm.json, default gains, a 0.6 s move by (60, -60, 90) deg and 0.6 s hold: 0.53 s elastic, 1.08 s rigid
+ELASTIC_SHARE = 1 / 3
+
+ELASTIC_REFUSALS = {
+    "trajectory CSV": "Elastic joints: the window releases the arm or moves it to a target under the motor-side "
+                      "PD; a CSV trajectory is for the rigid arm (untick 'elastic joints').",
+    "stop": "Elastic joints: end stops are not part of the elastic model; choose another limits mode.",
+}
+
+
+@dataclass(frozen=True)
+class ElasticMotionResult(MotionResult):
+    """A :class:`MotionResult` of the elastic model: ``q`` the link side (what the 3D view plays back),
+    ``tau`` the motor torques at the joint side (N tau_m), ``work`` that of the motor torques less the damping's
+    dissipation, ``energy`` with rotors and springs."""
+
+    theta: np.ndarray | None = None        # (N, m) motor angles, motor side (rad)
+    deflection: np.ndarray | None = None   # (N, m) theta/N - q of the elastic joints (rad or m)
+    deviation: np.ndarray | None = None    # (N,) tool distance from the rigid arm's (m)
+    elastic: tuple = ()                    # the elastic joints' indices (0-based)
+    steps: int = 0                         # Radau's accepted steps (the elastic run)
+    gains: tuple = ()                      # (kp, kd) of a driven move, joint side
+
+
+def samples_for(duration: float, frames: int) -> int:
+    return int(min(MOST_SAMPLES, max(frames, math.ceil(duration * ELASTIC_RATE) + 1)))
+
+
+def default_gains(arm: NumericArm, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarray]:
+    """Motor-side PD gains (joint side) a move can start from: Kp a tenth of the joint's stiffness (the
+    position loop well below the spring; rigid joints the elastic ones' median), Kd damping the joint's own
+    inertia plus its reflected rotor at 0.7 of critical, 2 * 0.7 * sqrt(Kp J)."""
+    from ..numeric.engine import arm_dynamics
+    k = joints.stiffness
+    finite = k[np.isfinite(k)]
+    kp = np.where(np.isfinite(k), 0.1 * k, 0.1 * float(np.median(finite)) if len(finite) else 1e3)
+    inertia = np.diag(arm_dynamics(arm).M(np.asarray(q0, float))) + joints.gear ** 2 * joints.rotor
+    kd = 2 * 0.7 * np.sqrt(kp * np.maximum(inertia, 1e-9))
+    return kp, kd
+
+
+def _part(job: Job, lo: float, hi: float, stage: str) -> Job:
+    """``job`` run inside another, its progress mapped to lo..hi of the whole and named ``stage``."""
+    while True:
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value
+        yield Progress(stage, None if step.fraction is None else lo + (hi - lo) * step.fraction, step.detail)
+
+
+def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
+    """Cumulative work of the motor torques (at elastic joints on the rotor, at rigid ones N tau_m on the link)
+    less the gearbox damping's dissipation, d (theta'/N - q')^2."""
+    E, R = model.E, model.R
+    power = np.zeros(len(t))
+    if tau_m is not None:
+        power += np.einsum("ij,ij->i", tau_m[:, E], thetad) + np.einsum("ij,ij->i", model.N[R] * tau_m[:, R], qd[:, R])
+    slip = thetad / model.NE - qd[:, E]
+    power -= np.sum(model.d * slip ** 2, axis=1)
+    return work_done(t, power[:, None], np.ones((len(t), 1)))
+
+
+def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, frames: int, token: CancelToken,
+                control: PDControl | None = None, limits: str = "warn") -> Job[ElasticMotionResult]:
+    """The elastic arm from rest at ``q0`` (springs holding gravity), passive or under ``control``, sampled
+    at :func:`samples_for` times, and the rigid arm's same run for the tool's deviation."""
+    link = arm_dynamics(arm)
+    dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
+    model = dyn.model
+    t = np.linspace(0.0, duration, samples_for(duration, frames))
+    traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
+                            0.0, ELASTIC_SHARE, "elastic joints")
+    token.check()
+    rigid = yield from _part(simulate_job(ElasticDynamics(link, joints.stiffened(math.inf)), q0, None, (0.0, duration),
+                                          control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
+    token.check()
+    yield Progress("energy", None, f"{len(traj.t)} states")
+    energy = np.atleast_1d(model.energy(traj.states()))
+    work = _work(model, traj.t, traj.q, traj.qd, traj.thetad, traj.tau_m)
+    deflection = traj.theta / model.NE - traj.q[:, model.E]
+    tau = None if traj.tau_m is None else traj.tau_m * model.N
+    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, traj.q, arm.limits))
+    kind = "elastic passive fall" if control is None else "elastic move (motor-side PD)"
+    gains = () if control is None else (tuple(control.kp), tuple(control.kd))
+    return ElasticMotionResult(traj.t, traj.q, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
+                               passes=passes, theta=traj.theta, deflection=deflection,
+                               deviation=tool_deviation(arm, traj.q, rigid.q), elastic=tuple(int(i) for i in model.E),
+                               steps=traj.steps, gains=gains)
+
+
+# -- a closed chain's jobs (module docstring) -------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClosedMove:
+    """A move of the actuated joints: ``target`` (rad or m), the quintic's ``duration`` and the ``hold`` after it
+    (s), the gains (None: :func:`~designer.numeric.closed_drive.closed_gains` at the start)."""
+
+    target: tuple[float, ...]
+    duration: float
+    hold: float
+    kp: tuple[float, ...] | None = None
+    kd: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ClosedMotionResult(MotionResult):
+    """A :class:`MotionResult` whose ``q`` is the tree's pose (every joint, the passive ones closed); ``tau`` (the
+    PD's, or the end stops' on a fall) and ``qd`` are over the actuated joints, ``actuated`` (0-based tree indices)."""
+
+    residual: float = 0.0          # the largest loop residual over the frames (m)
+    actuated: tuple = ()
+    gains: tuple = ()              # (kp, kd) of a move
+    target: tuple = ()             # a move's target (actuated joints)
+    cut_peaks: tuple = ()          # per loop (its name, the largest force its cut joint carried, N; at t, s)
+
+
+def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token: CancelToken,
+               limits: str = "warn", move: ClosedMove | None = None) -> Job[ClosedMotionResult]:
+    """The mechanism from rest at the actuated values of ``q0_tree``: released (``move`` None) or moved."""
+    from ..numeric.closed import closed_dynamics
+    from ..numeric.closed_drive import closed_end_stops_for, closed_gains
+    from ..numeric.simulate import PDControl, simulate_job
+    cd = closed_dynamics(model)
+    q0 = np.asarray(q0_tree, float)[cd.act]
+    stops = closed_end_stops_for(cd, q0) if limits == "stop" else None
+    control, span = None, duration
+    gains: tuple = ()
+    if move is not None:
+        kp, kd = closed_gains(cd, q0)
+        kp = kp if move.kp is None else np.asarray(move.kp, float)
+        kd = kd if move.kd is None else np.asarray(move.kd, float)
+        control = PDControl(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
+        gains, span = (tuple(kp), tuple(kd)), move.duration + move.hold
+    t = np.linspace(0.0, span, frames)
+    traj = yield from simulate_job(cd, q0, np.zeros(cd.n), (0.0, span), torque=control, t_eval=t, token=token,
+                                   end_stops=stops)
+    yield Progress("energy", None, f"{len(traj.t)} states")
+    assert traj.tau is not None and traj.kinetic is not None and traj.potential is not None   # a closed chain's run
+    assert traj.residual is not None
+    q_tree = np.asarray(traj.q_tree)
+    kind = "passive fall (closed chain)" if move is None else "PD move (closed chain)"
+    tau, work = None, None
+    if move is not None:
+        tau, work = traj.tau, work_done(traj.t, traj.tau, traj.qd)
+    if stops is not None:
+        kind += " with end stops"
+        tau = traj.stop_tau if tau is None else tau
+        work = traj.stop_work if work is None else work + traj.stop_work
+    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, cd.tree.arm.limits))
+    return ClosedMotionResult(np.asarray(traj.t), q_tree, traj.kinetic + traj.potential, qd=traj.qd, tau=tau,
+                              work=work, kind=kind, limits=limits, passes=passes,
+                              residual=float(np.max(traj.residual, initial=0.0)),
+                              actuated=tuple(int(i) for i in cd.act), gains=gains,
+                              target=() if move is None else tuple(move.target),
+                              cut_peaks=_cut_peaks(cd, traj.t, traj.cut_force))
+
+
+def _cut_peaks(cd, t, force) -> tuple:
+    """(loop name, largest |f| its cut joint carried (N), when (s)) per loop of the mechanism."""
+    if force is None or not len(t):
+        return ()
+    size = np.linalg.norm(np.asarray(force), axis=2)   # (rows, loops)
+    return tuple((name, float(size[:, k].max()), float(t[int(np.argmax(size[:, k]))]))
+                 for k, name in enumerate(cd.tree.loop_names))
+
+
+def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, limits: str = "warn",
+                      chunk: int = 50) -> Job[ClosedMotionResult]:
+    """The torques that drive the actuated joints along (t, q, qd, qdd) (the serial arm's driven_job for a closed
+    chain: the loops closed row by row, tau_a = W^T tau_tree). The motion is given: end stops cannot change it,
+    so ``limits`` "stop" lists the passes as "warn" does. A row where the loops cannot close is named."""
+    from ..kinematics.closure import ClosureError
+    from ..numeric.closed import closed_dynamics
+    cd = closed_dynamics(model)
+    t, q, qd, qdd = (np.asarray(a, float) for a in (t, q, qd, qdd))
+    rows = len(t)
+    q_tree, tau = np.empty((rows, cd.n_tree)), np.empty((rows, cd.n))
+    energy, residual = np.empty(rows), np.empty(rows)
+    force = np.empty((rows, len(cd.tree.loops), 3))
+    follow = cd.following()
+    for r in range(rows):
+        if r % chunk == 0:
+            token.check()
+            yield Progress("torques", r / rows, f"{r} of {rows} states")
+        try:
+            q_tree[r] = follow.positions(q[r])
+        except ClosureError as exc:
+            raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
+        tau[r] = follow.tau(q[r], qd[r], qdd[r])
+        force[r] = follow.cut_forces(q[r], qd[r], qdd[r]).force
+        energy[r] = sum(follow.energy(q[r], qd[r]))
+        residual[r] = follow.residual(q[r])
+    passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, cd.tree.arm.limits))
+    return ClosedMotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd),
+                              kind="trajectory CSV (closed chain)", limits=limits, passes=passes,
+                              residual=float(np.max(residual, initial=0.0)), actuated=tuple(int(i) for i in cd.act),
+                              cut_peaks=_cut_peaks(cd, t, force))
+
+
+def given(result: MotionResult) -> bool:
+    """A closed chain's motion that was given (a CSV trajectory), not simulated."""
+    return isinstance(result, ClosedMotionResult) and result.kind.startswith("trajectory")
+
+
+def closed_text(result: ClosedMotionResult, revolute: list[bool]) -> str:
+    """The status line's words about a closed-chain result (the energy check, the torques, the residual)."""
+    e = result.energy
+    residual = f"largest loop residual {result.residual * 1000:.2g} mm"
+    for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
+        residual += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
+    if result.work is None:   # a fall without stops: nothing does work
+        drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
+        return (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
+                f"(no friction, no torques: it should stay constant); {residual}")
+    gap = float(np.abs(e - e[0] - result.work).max())
+    what = "the PD torques'" if result.target else "the torques'" if given(result) else "the stops'"
+    if result.target and result.kind.endswith("end stops"):
+        what = "the PD torques' and the stops'"
+    text = f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; "
+    if result.target:
+        units = [revolute[j] if j < len(revolute) else True for j in result.actuated]
+        off = np.abs(result.q[-1, list(result.actuated)] - np.asarray(result.target))
+        worst = int(np.argmax(off))
+        miss = f"{np.degrees(off[worst]):.2g}°" if units[worst] else f"{off[worst] * 1e3:.2g} mm"
+        text += f"at the end {miss} from the target (q{result.actuated[worst] + 1}); "
+    assert result.tau is not None
+    peaks = ", ".join(f"q{j + 1} {v:.3g}" for j, v in zip(result.actuated, np.abs(result.tau).max(axis=0)))
+    text += (f"peak |τ| {peaks} (N·m or N). Energy change and {what} work differ by at most {gap:.2g} J; "
+             f"{residual}.")
+    return text
