@@ -3,7 +3,7 @@ motors' gearboxes elastic, released from rest with the springs holding gravity a
 the same run of its serial twin (robots/palletizer_serial.json, the same drive data on its four joints).
 
 Run: ``python -m benchmarks.bench_closed_elastic [--runs R] [--t T]`` from the repository root (prints
-figures; not a test). Both runs are :func:`designer.numeric.elastic_simulate.simulate_elastic` with the
+figures; not a test). Both runs are :func:`designer.numeric.simulate.simulate` of an ``ElasticDynamics`` with the
 command line's tolerances (rtol 1e-8, atol 1e-10, Radau): the closed chain's link side closes its loops and
 runs the tree's RNEA and CRBA in Python at every evaluation (numeric/closed.py), the serial twin's
 is generated code; the energy drift is the largest |E - E(0)| (links, rotors, springs, gravity).
@@ -25,7 +25,9 @@ from designer.kinematics import NumericArm  # noqa: E402
 from designer.model.extras import Drive  # noqa: E402
 from designer.numeric.closed import ClosedDynamics  # noqa: E402
 from designer.numeric.elastic import ElasticArm, elastic_joints  # noqa: E402
-from designer.numeric.elastic_simulate import simulate_elastic  # noqa: E402
+from designer.numeric import arm_dynamics  # noqa: E402
+from designer.numeric.elastic import ElasticDynamics  # noqa: E402
+from designer.numeric.simulate import simulate  # noqa: E402
 from designer.project import load_project  # noqa: E402
 
 from benchmarks.bench_derive import timed  # noqa: E402  (median of runs, and the last result)
@@ -51,7 +53,8 @@ def _run(model, q0, seconds: float, closed: bool):
         arm, side, energy_side = None, cd.following(), cd.following()
     else:
         arm, side, energy_side = NumericArm.from_model(model), None, None
-    traj = simulate_elastic(arm, joints, (0.0, seconds), q0=q0, rtol=1e-8, atol=1e-10, dynamics=side)
+    traj = simulate(ElasticDynamics(arm_dynamics(arm) if side is None else side, joints), q0, None, (0.0, seconds),
+                    rtol=1e-8, atol=1e-10)
     energy = ElasticArm(arm, joints, energy_side).energy(traj.states())
     return traj, float(np.abs(energy - energy[0]).max()), float(energy[0])
 

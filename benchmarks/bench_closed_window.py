@@ -8,7 +8,7 @@ drive stiffness on the joints that carry the motors):
   thread at every slider step: the closed chain's :func:`designer.gui.closed_elastic.closed_summary` against
   the serial :func:`designer.gui.modes.elastic_summary`;
 - a 1 s move plus 1 s hold under the PD with gravity compensation along a quintic, 200 rows a second, as the
-  Simulate tab runs it in its worker (:func:`designer.gui.closed_motion.closed_job`), against the serial twin
+  Simulate tab runs it in its worker (:func:`designer.gui.simulate.closed_job`), against the serial twin
   under the same law through the serial simulate (compiled equations);
 - the bundled four-bar's same move, the slowest closure (Newton on the loop in each right-hand side).
 """
@@ -44,7 +44,7 @@ def _stiff(model):
 
 def _serial_move(arm, q0, target, duration, hold, rows):
     from designer.numeric.closed_drive import SERVO_HZ, SERVO_ZETA
-    from designer.numeric.elastic_simulate import quintic
+    from designer.numeric.simulate import quintic
     from designer.numeric.engine import arm_dynamics
     from designer.numeric.simulate import simulate
     dyn = arm_dynamics(arm)
@@ -63,7 +63,7 @@ def _serial_move(arm, q0, target, duration, hold, rows):
 
 def main(argv=None) -> int:
     from designer.gui.closed_elastic import closed_summary
-    from designer.gui.closed_motion import ClosedMove, closed_job
+    from designer.gui.simulate import ClosedMove, closed_job
     from designer.gui.modes import elastic_summary, joints_or_none
     from designer.kinematics import NumericArm
     from designer.numeric.closed import closed_dynamics

@@ -7,8 +7,8 @@ The arm: the PUMA 560 of robots/puma560.json with Corke's motor data (gear ratio
 strain-wave-like gearboxes, k = 5e4, 5e4, 3e4, 1e4, 1e4, 1e4 N m/rad, damped at 10 % of critical
 on the motor side (d = 0.2 sqrt(k N^2 Jm)).
 
-1. 10 s under the motor-side PD (designer.numeric.elastic_simulate.MotorPD): a 2 s quintic move of
-   every joint, then holding. Ours: ``simulate_elastic`` (Radau with the analytic Jacobian of the
+1. 10 s under the motor-side PD (designer.numeric.simulate.PDControl, on the motors): a 2 s quintic move of
+   every joint, then holding. Ours: ``simulate`` of ``ElasticDynamics`` (Radau with the analytic Jacobian of the
    stiff part). Peer: ``scipy.integrate.solve_ivp`` with the same method, tolerances, control law
    and Jacobian approximation, over ``pinocchio.aba`` for the link side (the spring torques as joint
    torques) and the motor side by hand. Target: ours under 5 s. Also printed: the largest
@@ -32,7 +32,8 @@ import numpy as np
 from designer.kinematics import NumericArm
 from designer.numeric import arm_dynamics
 from designer.numeric.elastic import ElasticArm, ElasticJoints
-from designer.numeric.elastic_simulate import MotorPD, quintic, simulate_elastic, tool_deviation
+from designer.numeric.elastic import ElasticDynamics
+from designer.numeric.simulate import PDControl, quintic, simulate, tool_deviation
 from designer.numeric.modes import lowest_frequency
 from designer.project import load_project
 
@@ -53,8 +54,8 @@ def puma() -> tuple[NumericArm, ElasticJoints]:
     return arm, ElasticJoints.of(6, STIFFNESS, DAMPING, GEAR, ROTOR)
 
 
-def control() -> MotorPD:
-    return MotorPD(KP, KD, TARGET, START, MOVE)
+def control() -> PDControl:
+    return PDControl(KP, KD, TARGET, START, MOVE)
 
 
 def pinocchio_run(arm: NumericArm, joints: ElasticJoints, T: float):
@@ -137,7 +138,8 @@ def main(argv=None) -> int:
     Q = Q.reshape(-1, 6)
     for _ in range(args.runs):
         t0 = time.perf_counter()
-        ours = simulate_elastic(arm, joints, (0.0, args.t), control(), method=METHOD, rtol=RTOL, atol=ATOL)
+        ours = simulate(ElasticDynamics(arm_dynamics(arm), joints), START, None, (0.0, args.t), control(),
+                        method=METHOD, rtol=RTOL, atol=ATOL)
         ours_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         f_ours = frequency_map_ours(arm, joints, Q)
@@ -149,8 +151,8 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             f_pin = frequency_map_pin(arm, joints, Q)
             peer_m.append(time.perf_counter() - t0)
-    rigid = simulate_elastic(arm, joints.stiffened(np.inf), (0.0, args.t), control(), method=METHOD,
-                             rtol=RTOL, atol=ATOL, t_eval=ours.t)
+    rigid = simulate(ElasticDynamics(arm_dynamics(arm), joints.stiffened(np.inf)), START, None, (0.0, args.t),
+                     control(), method=METHOD, rtol=RTOL, atol=ATOL, t_eval=ours.t)
     deviation = tool_deviation(arm, ours.q, rigid.q)   # m
     print(f"elastic PUMA 560, {args.t:g} s under a motor-side PD move ({METHOD}, rtol {RTOL:g}, atol {ATOL:g}):")
     print(f"  ours      median {statistics.median(ours_t):.3f} s, worst {max(ours_t):.3f} s "

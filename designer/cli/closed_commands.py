@@ -145,8 +145,7 @@ def closed_simulate(args, model: Manipulator) -> int:
     import numpy as np
     from ..kinematics.closure import ClosureError
     from ..jobs import run
-    from ..numeric.closed_simulate import simulate_closed_job
-    from ..numeric.simulate import SimulationError
+    from ..numeric.simulate import SimulationError, simulate_job
     from .numeric_inputs import simulation_inputs
     cd = _dynamics(model, args.project)
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n, [j + 1 for j in cd.act])
@@ -160,9 +159,8 @@ def closed_simulate(args, model: Manipulator) -> int:
             raise UserError(f"--limits stop: {exc}") from None
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
-            traj = run(simulate_closed_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                           t_eval=t_eval, drives=bool(getattr(args, "drives", False)),
-                                           end_stops=stops), bar)
+            traj = run(simulate_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
+                                    t_eval=t_eval, drives=bool(getattr(args, "drives", False)), end_stops=stops), bar)
     except (ClosureError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     buf = io.StringIO()
@@ -173,8 +171,9 @@ def closed_simulate(args, model: Manipulator) -> int:
     writer.writerow(["t"] + _names(cd, "q") + _names(cd, "qd") + _names(cd, "tau") + passive
                     + ["kinetic", "potential", "energy", "loop_residual"] + (["stop_work"] if stops else [])
                     + force_cols)
+    assert traj.kinetic is not None and traj.potential is not None and traj.tau is not None   # a closed chain's run
+    assert traj.q_tree is not None and traj.residual is not None and traj.cut_force is not None
     energy = traj.kinetic + traj.potential
-    assert traj.cut_force is not None
     for r in range(len(traj.t)):
         cells = [traj.t[r], *traj.q[r], *traj.qd[r], *traj.tau[r], *traj.q_tree[r][cd.pas],
                  traj.kinetic[r], traj.potential[r], energy[r], traj.residual[r]]

@@ -146,8 +146,9 @@ def cmd_simulate_elastic(args) -> int:
     import numpy as np
     from ..errors import DesignerError
     from ..jobs import run
-    from ..numeric.elastic import ElasticArm
-    from ..numeric.elastic_simulate import MotorPD, simulate_elastic_job
+    from ..numeric.elastic import ElasticDynamics
+    from ..numeric.engine import arm_dynamics
+    from ..numeric.simulate import PDControl, simulate_job
     from .numeric_inputs import _values, simulation_times
     from .progress import job_bar
     setup = _simulation_setup(args)
@@ -164,15 +165,18 @@ def cmd_simulate_elastic(args) -> int:
         kp = _values([args.pd[0]], n, "--pd KP", scalar=True, bound=GAIN)
         kd = _values([args.pd[1]], n, "--pd KD", scalar=True, bound=GAIN)
         target = _values(args.target, n, "--target", q0, scalar=True)
-        control = MotorPD(kp, kd, target, q0, DURATION.parse(args.move, "--move") if args.move else 0.0)
-    options: dict[str, Any] = dict(q0=q0, rtol=rtol, atol=atol, t_eval=t_eval)
+        control = PDControl(kp, kd, target, q0, DURATION.parse(args.move, "--move") if args.move else 0.0)
+    options: dict[str, Any] = dict(rtol=rtol, atol=atol, t_eval=t_eval)
     try:
+        def link_side():   # a closed chain's: a fresh closure per run; a serial arm's engine
+            side = setup.side()
+            return arm_dynamics(arm) if side is None else side
+        dyn = ElasticDynamics(link_side(), joints)
         with job_bar(args.quiet, desc="simulate") as bar:
-            traj = run(simulate_elastic_job(arm, joints, (0.0, duration), control, dynamics=setup.side(), **options),
-                       bar)
-        rigid = run(simulate_elastic_job(arm, joints.stiffened(np.inf), (0.0, duration), control,
-                                         dynamics=setup.side(), **{**options, "t_eval": traj.t}))
-        energy = np.atleast_1d(ElasticArm(arm, joints, setup.side()).energy(traj.states()))
+            traj = run(simulate_job(dyn, q0, None, (0.0, duration), control, **options), bar)
+        rigid = run(simulate_job(ElasticDynamics(link_side(), joints.stiffened(np.inf)), q0, None,
+                                 (0.0, duration), control, **{**options, "t_eval": traj.t}))
+        energy = np.atleast_1d(dyn.model.energy(traj.states()))
         residual = None if setup.residual is None else np.array([setup.residual(q) for q in traj.q])
     except (DesignerError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None

@@ -132,7 +132,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         # the explore controls are many: below their minimum size they scroll rather than widen the column
         explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
         self.result_tabs.addTab(explore_scroll, "Explore")
-        self.result_tabs.addTab(self.simulate, "Simulate")   # a closed chain's passive fall: closed_motion
+        self.result_tabs.addTab(self.simulate, "Simulate")   # every mechanism's simulation: gui/simulate.py
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 

@@ -7,37 +7,62 @@ dynamics; the energy stays constant, the check that the motion is right); a quin
 current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
 qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
 changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
-elastic-joint model instead ("elastic joints": :mod:`designer.gui.elastic_simulate`). A closed chain falls or
-moves to a target of its actuated joints under PD, simulated with its loops closed
-(:mod:`designer.gui.closed_controls`, :mod:`designer.gui.closed_motion`)."""
+elastic-joint model instead (the "elastic joints" check box, :class:`ElasticControls`; the job
+:func:`elastic_job`, with the rigid arm's run beside it): the motor-side plots (tool deviation, spring
+deflection, :class:`ElasticPlots`) appear when the result has motor states. A closed chain falls or moves to a
+target of its actuated joints under PD, simulated with its loops closed (:class:`ClosedControls`, the jobs
+:func:`closed_job` and :func:`closed_driven_job`). Every run goes through the core's one simulation
+(:mod:`designer.numeric.simulate`). The plots are built when the tab is first shown.
+
+The elastic motions (issue 23): the arm let go at rest from the pose with its springs holding gravity (no motor
+torque), and a quintic move to a target under the motor-side PD (:class:`~designer.numeric.simulate.PDControl`,
+on the motors). The rigid reference is the same run with every stiffness made infinite (the motors' reflected
+inertia then joins M). The result carries the tool's deviation from the rigid arm (mm), the springs' deflection
+theta/N - q per elastic joint, and the energy with rotors and springs beside the work of the motor torques less
+what the gearbox damping took (so E - E(0) = work is the check, and a passive undamped arm keeps its energy).
+
+A closed chain's motions (issue 22): the actuated joints are integrated, the passive ones follow the loops, and
+the result carries the whole tree's pose per frame (what the 3D view plays back) and the largest loop residual.
+Three motions, as for a serial arm: let go at rest, a move to a target of the actuated joints (simulated: the
+PD with gravity compensation tracks a quintic from the slider pose to the target, then holds it), and a CSV
+trajectory of the actuated joints (``t, q1, q2, q4, q6`` for the palletizer) with the torques that drive it
+(inverse dynamics). End stops ("stop") act on every joint of the tree, the passive ones included
+(:func:`~designer.numeric.closed_drive.closed_end_stops_for`); their work joins the energy check."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSlider,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QSlider, QVBoxLayout, QWidget)
 
 from ..kinematics import NumericArm
 from ..model import Manipulator
-from ..numeric.end_stops import describe_passes, end_stops_for
-from ..numeric.motion import MotionResult, driven_job, passive_job
-from .closed_controls import ClosedControls, closed_plots
-from .closed_motion import ClosedMotionResult, given
-from .elastic_simulate import ElasticControls, ElasticMotionResult, ElasticPlots
+from ..numeric.closed_drive import SERVO_HZ
+from ..jobs import CancelToken, Job, Progress
+from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
+from ..numeric.end_stops import describe_passes, end_stops_for, limit_passes, starts_inside
+from ..numeric.engine import arm_dynamics
+from ..numeric.simulate import PDControl, simulate_job, tool_deviation
+from ..numeric.motion import MotionResult, driven_job, passive_job, work_done
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
+from .modes import joints_or_none
 from .plot_style import place_legend, plain_axes
 from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
 
-__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS"]
+__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots",
+           "ElasticMotionResult", "ClosedControls", "closed_plots", "gains_row", "elastic_job", "default_gains",
+           "samples_for", "ELASTIC_REFUSALS", "ClosedMotionResult", "ClosedMove", "closed_job", "closed_driven_job",
+           "closed_text", "given"]
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
@@ -119,32 +144,12 @@ class SimulatePanel(QWidget):
         self.status = QLabel(READY, self)
         self.status.setWordWrap(True)
         self.stale_banner = StaleBanner(self)
-        self.plots = pg.GraphicsLayoutWidget(self)
+        self.plots = pg.GraphicsLayoutWidget(self)   # its plots are built on first show (_build_plots)
         self.plots.setBackground("w")
-        self.q_plot = self.plots.addPlot(row=0, col=0, title="joint positions")
-        self.tau_plot = self.plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
-        self.e_plot = self.plots.addPlot(row=3, col=0, title="energy change since the start")   # row 2: elastic
-        for plot in (self.q_plot, self.tau_plot, self.e_plot):
-            plain_axes(plot)      # no "t (s) (x0.001)"
-            plot.showGrid(x=True, y=True, alpha=0.25)
-        self.q_plot.setLabel("left", "q (rad or m)")
-        self.tau_plot.setLabel("left", "τ (N·m or N)")
-        self.tau_plot.setXLink(self.q_plot)
-        self.tau_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot.setLabel("left", "E − E(0) (J)")
-        self.e_plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 200))
-        self.e_plot.setLabel("bottom", "t (s)")
-        self.e_plot.setXLink(self.q_plot)
-        self.q_plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
-        # not "cursor": that name is QWidget.cursor()
-        self.time_lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
-        for plot, line in zip(self._plots(), self.time_lines):
-            plot.addItem(line)
+        self._built: dict = {}
         self.elastic = ElasticControls(self, self.run_button)   # elastic joints: check box, PD gains, two plots
         self.elastic.check.toggled.connect(lambda _on: self._motion_changed(self.motion.currentText()))
-        self.elastic_plots = ElasticPlots(self.plots, self.tau_plot, self.q_plot)
         self.closed = ClosedControls(self, self.run_button)   # a closed chain's move: PD gains, hold time
-        self._empty_axes()
         self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
@@ -180,6 +185,57 @@ class SimulatePanel(QWidget):
         self._set_playable(False)
         self._motion_changed(self.motion.currentText())
 
+    # -- the plots, built when first shown or asked for (the window's start-up builds none) ----------------------
+    def showEvent(self, event) -> None:
+        self._build_plots()
+        super().showEvent(event)
+
+    def _build_plots(self) -> dict:
+        if self._built:
+            return self._built
+        plots = self.plots
+        q_plot = plots.addPlot(row=0, col=0, title="joint positions")
+        tau_plot = plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
+        e_plot = plots.addPlot(row=3, col=0, title="energy change since the start")   # row 2: elastic
+        for plot in (q_plot, tau_plot, e_plot):
+            plain_axes(plot)      # no "t (s) (x0.001)"
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+        q_plot.setLabel("left", "q (rad or m)")
+        tau_plot.setLabel("left", "τ (N·m or N)")
+        tau_plot.setXLink(q_plot)
+        e_plot.setLabel("left", "E − E(0) (J)")
+        e_plot.setLabel("bottom", "t (s)")
+        e_plot.setXLink(q_plot)
+        # not "cursor": that name is QWidget.cursor()
+        lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
+        for plot, line in zip((q_plot, tau_plot, e_plot), lines):
+            plot.addItem(line)
+        self._built.update(q_plot=q_plot, tau_plot=tau_plot, e_plot=e_plot, time_lines=lines,
+                           elastic_plots=ElasticPlots(plots, tau_plot, q_plot))
+        self._empty_axes()
+        return self._built
+
+    @property
+    def q_plot(self) -> pg.PlotItem:
+        return self._build_plots()["q_plot"]
+
+    @property
+    def tau_plot(self) -> pg.PlotItem:
+        return self._build_plots()["tau_plot"]
+
+    @property
+    def e_plot(self) -> pg.PlotItem:
+        return self._build_plots()["e_plot"]
+
+    @property
+    def time_lines(self) -> list:
+        return self._build_plots()["time_lines"]
+
+    @property
+    def elastic_plots(self) -> ElasticPlots:
+        return self._build_plots()["elastic_plots"]
+
     def _plots(self) -> tuple:
         return self.q_plot, self.tau_plot, self.e_plot
 
@@ -187,7 +243,7 @@ class SimulatePanel(QWidget):
         return (self.q_plot, self.e_plot, *self.elastic_plots.plots()) if self.elastic_plots.shown else self._plots()
 
     def _duration_changed(self, _value) -> None:
-        if self.result is None:
+        if self.result is None and self._built:
             self._empty_axes()
 
     def _empty_axes(self) -> None:
@@ -233,11 +289,12 @@ class SimulatePanel(QWidget):
         self.set_playing(False)
         self.result, self.result_model = None, None
         self.stale_banner.hide()
-        self._clear_plots()
-        self.elastic_plots.arrange(False)
-        for plot in self._plots():
-            place_legend(plot)
-        self._empty_axes()
+        if self._built:
+            self._clear_plots()
+            self.elastic_plots.arrange(False)
+            for plot in self._plots():
+                place_legend(plot)
+            self._empty_axes()
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, 0)
         self.scrub.blockSignals(False)
@@ -447,3 +504,528 @@ class SimulatePanel(QWidget):
             line.setValue(t)
         if self.model is not None and r.q.shape[1] == self.model.n:
             self.poseRequested.emit(r.q[k].copy())
+
+
+# -- the elastic-joint parts (issue 23): the check box, the motor-side PD gains, the two plots an elastic result adds
+ELASTIC_TIPS = {"passive fall": "Simulate the elastic arm let go at rest from the current pose, its springs "
+                                "holding gravity at the start, no motor torque; and the rigid arm's fall beside it",
+        "quintic move": "Move from the current pose to the target along a quintic in the given time under the "
+                        "motor-side PD, then hold; and the rigid arm's run under the same control beside it"}
+
+
+class ElasticControls(QWidget):
+    """The check box (shown for a serial project with drive stiffness) and the PD gains row (a move only)."""
+
+    def __init__(self, parent: QWidget, run_button):
+        super().__init__(parent)
+        self.run_button = run_button   # its tool tip says what an elastic run does
+        self.joints: ElasticJoints | None = None
+        self._motion = ""
+        self.check = QCheckBox("elastic joints", parent)
+        self.check.setToolTip("Simulate the elastic-joint model of the drive data's stiffness (Spong's; motors "
+                              "behind gearbox springs, docs/elastic.md), with the rigid arm's run beside it: the plots "
+                              "show the tool's deviation from the rigid arm and the springs' deflection")
+        self.kp, self.kd, self.hold = gains_row(
+            self, "motor-side PD:", "",
+            "Motor-side PD gain {what} at the joint side ({unit}; N/m, N·s/m for a prismatic joint): one value or "
+            "one per joint. Empty: Kp a tenth of the joint's stiffness, Kd 0.7 of critical damping on the joint's "
+            "inertia and reflected rotor",
+            "Simulated time after the move, the reference held at the target: the tool's ring after the move, and "
+            "the settling")
+        self.check.setVisible(False)
+        self.setVisible(False)
+
+    @property
+    def on(self) -> bool:
+        return self.joints is not None and self.check.isChecked()
+
+    def set_model(self, model) -> None:
+        self.joints = joints_or_none(model) if model is not None and model.is_serial else None
+        self.check.setVisible(self.joints is not None)   # the panel calls set_motion next
+
+    def set_motion(self, name: str) -> None:
+        """The gains row for an elastic move; the run button's tip for an elastic run (the panel sets the rigid
+        one before it calls here, also when the check box changes)."""
+        self._motion = name
+        self.setVisible(self.on and name == "quintic move")
+        if self.on and name in ELASTIC_TIPS:
+            self.run_button.setToolTip(ELASTIC_TIPS[name])
+
+    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target):
+        """The job factory of the elastic motion (ValueError naming a bad input); ``target`` in rad or m. A move
+        lasts ``duration`` and the run the hold time more."""
+        joints = self.joints
+        if joints is None:
+            raise ValueError("Elastic joints: no joint has a drive stiffness.")
+        if motion not in ("passive fall", "quintic move"):
+            raise ValueError(ELASTIC_REFUSALS["trajectory CSV"])
+        if limits == "stop":
+            raise ValueError(ELASTIC_REFUSALS["stop"])
+        E = joints.elastic
+        if np.any(joints.rotor[E] <= 0):
+            names = ", ".join(f"q{i + 1}" for i in E if joints.rotor[i] <= 0)
+            raise ValueError(f"Elastic joints: {names} need the motor's rotor inertia (drive data, motor inertia) "
+                             "for the motor side's dynamics.")
+        control, span = None, duration
+        if motion == "quintic move":
+            kp0, kd0 = default_gains(arm, joints, q0)
+            kp = np.asarray(parse_values(self.kp.text(), arm.n, "Kp", kp0), dtype=float)
+            kd = np.asarray(parse_values(self.kd.text(), arm.n, "Kd", kd0), dtype=float)
+            # an empty field says what it stood for (the default depends on the pose)
+            self.kp.setPlaceholderText(f"Kp (N·m/rad), default here {_short(kp0)}")
+            self.kd.setPlaceholderText(f"Kd (N·m·s/rad), default here {_short(kd0)}")
+            if not (np.all(kp > 0) and np.all(kd >= 0) and np.all(np.isfinite(kp)) and np.all(np.isfinite(kd))):
+                raise ValueError("Motor-side PD: Kp must be positive and Kd not negative, for every joint.")
+            control = PDControl(kp.tolist(), kd.tolist(), list(target), list(q0), duration)
+            span = duration + self.hold.value()
+            frames = int(frames * span / duration) + 1
+        return lambda token: elastic_job(arm, joints, q0, span, frames, token, control, limits)
+
+
+class ElasticPlots:
+    """The deviation and deflection plots, swapped into rows 1 and 2 of the tab's plot layout for an elastic
+    result (the torque plot leaves row 1 meanwhile; a driven move's motor-torque peaks are in the status line)."""
+
+    def __init__(self, layout: pg.GraphicsLayoutWidget, torque_plot: pg.PlotItem, x_link: pg.PlotItem):
+        self.layout, self.torque_plot = layout, torque_plot
+        self.deviation = pg.PlotItem(title="tool deviation from the rigid arm")
+        self.deflection = pg.PlotItem(title="spring deflection θ/N − q")
+        self.deviation.setLabel("left", "mm")
+        self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
+        self.lines = []
+        for plot in (self.deviation, self.deflection):
+            plain_axes(plot)
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setXLink(x_link)
+            plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+            line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
+            plot.addItem(line)
+            self.lines.append(line)
+        self.shown = False
+
+    def arrange(self, elastic: bool) -> None:
+        if elastic == self.shown:
+            return
+        if elastic:
+            self.layout.removeItem(self.torque_plot)
+            self.layout.addItem(self.deviation, row=1, col=0)
+            self.layout.addItem(self.deflection, row=2, col=0)
+        else:
+            self.layout.removeItem(self.deviation)
+            self.layout.removeItem(self.deflection)
+            self.layout.addItem(self.torque_plot, row=1, col=0)
+        self.shown = elastic
+
+    def plots(self) -> tuple:
+        return (self.deviation, self.deflection) if self.shown else ()
+
+    def show(self, result: ElasticMotionResult, revolute: list[bool]) -> str:
+        """Draw the result's deviation and deflections; the status line's words about them."""
+        for plot, line in zip((self.deviation, self.deflection), self.lines):
+            plot.clear()
+            plot.addItem(line)
+        deviation = 1e3 * np.asarray(result.deviation)
+        deflection = np.asarray(result.deflection)
+        self.deviation.plot(result.t, deviation, pen=pg.mkPen("#444444", width=2))
+        spring_units = {i: "mrad" if revolute[i] else "mm" for i in result.elastic}
+        mixed = len(set(spring_units.values())) > 1   # each curve then names its own unit
+        self.deflection.setLabel("left", "mrad, mm" if mixed else next(iter(spring_units.values()), "mrad"))
+        for j, i in enumerate(result.elastic):
+            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
+            self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen,
+                                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
+        for plot in (self.deviation, self.deflection):
+            plot.enableAutoRange()
+            place_legend(plot)
+        peak = float(deviation.max()) if len(deviation) else 0.0
+        peaks: dict[str, float] = {}   # the largest deflection of each kind of spring (mrad, mm)
+        for j, i in enumerate(result.elastic):
+            unit = spring_units[i]
+            peaks[unit] = max(peaks.get(unit, 0.0), 1e3 * float(np.abs(deflection[:, j]).max(initial=0.0)))
+        springs = ", ".join(f"{value:.3g} {unit}" for unit, value in peaks.items())
+        text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} Radau steps; tool deviation from the rigid "
+                f"arm up to {peak:.3g} mm, spring deflection up to {springs or '0'}")
+        if result.tau is not None:
+            units = {"N·m" if rev else "N" for rev in revolute}
+            text += ("; peak motor torque (joint side) " + ", ".join(f"{v:.3g}" for v in np.abs(result.tau).max(axis=0))
+                     + f" {'/'.join(sorted(units))}")
+        e, work = result.energy, result.work
+        gap = float(np.abs(e - e[0] - work).max()) if work is not None else math.nan
+        size = max(float(np.abs(e).max()), 1e-12)
+        what = "work of τm less the damping's" if result.tau is not None else "damping's work"
+        return text + (f". E − E(0) (rotors and springs in) and the {what} differ by at most {gap:.2g} J "
+                       f"({gap / size:.1e} of E).")
+
+def gains_row(widget: QWidget, label: str, empty: str, tip: str, hold_tip: str) -> tuple:
+    """(Kp, Kd, hold): the PD row of a move laid out on ``widget``, "label [Kp] [Kd] then hold [s]"; ``tip`` and
+    ``empty`` (the placeholder's tail) with {what} and {unit} for each gain."""
+    kp, kd = QLineEdit(widget), QLineEdit(widget)
+    for edit, what, unit in ((kp, "Kp", "N·m/rad"), (kd, "Kd", "N·m·s/rad")):
+        edit.setPlaceholderText(f"{what} ({unit}){empty.format(what=what, unit=unit)}")
+        edit.setToolTip(tip.format(what=what, unit=unit))
+    row = QHBoxLayout(widget)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(QLabel(label, widget))
+    row.addWidget(kp, 1)
+    row.addWidget(kd, 1)
+    hold = spin_box(widget, 0.0, 60.0, 1.0, decimals=2, suffix=" s", tip=hold_tip)
+    row.addWidget(QLabel("then hold", widget))
+    row.addWidget(hold)
+    return kp, kd, hold
+
+
+def _short(values) -> str:
+    values = list(values)
+    if all(math.isclose(v, values[0]) for v in values):
+        return f"{values[0]:.3g}"
+    return ", ".join(f"{v:.3g}" for v in values)
+
+
+# -- the closed chain's row (issue 22): the PD gains on the actuated joints and the hold time of a move
+RATE = 200   # samples per simulated second of a move
+
+CLOSED_TIPS = {"passive fall": "Simulate the mechanism let go at rest from the current pose, gravity the only "
+                               "load; the passive joints follow the loops",
+        "quintic move": "Move the actuated joints from the current pose to the target under PD with gravity "
+                        "compensation along a quintic in the given time, then hold; the passive joints follow "
+                        "the loops",
+        "trajectory CSV": "Follow the CSV's trajectory of the actuated joints (t, q1, q2, q4, q6 ... named by their "
+                          "links), with the torques that drive it; the passive joints follow the loops"}
+
+
+class ClosedControls(QWidget):
+    """Kp, Kd and the hold time of a closed chain's move (shown for a closed chain's "Move to the target")."""
+
+    def __init__(self, parent: QWidget, run_button):
+        super().__init__(parent)
+        self.run_button = run_button
+        self.model = None
+        self.kp, self.kd, self.hold = gains_row(
+            self, "PD on the actuated joints:", f", empty: a {SERVO_HZ:g} Hz servo",
+            "PD gain {what} on each actuated joint ({unit}; N/m, N·s/m for a prismatic joint): one value or one per "
+            f"actuated joint. Empty: Kp = M_a,ii (2π·{SERVO_HZ:g} Hz)², Kd 0.7 of critical damping, from the "
+            "diagonal of the mass matrix in the actuated joints",
+            "Simulated time after the move, the target held: the settling")
+        self.setVisible(False)
+
+    @property
+    def on(self) -> bool:
+        return self.model is not None and not self.model.is_serial
+
+    def actuated(self) -> list[int]:
+        """The actuated joints (0-based tree indices)."""
+        return [] if self.model is None else [i for i, link in enumerate(self.model.links) if link.actuated]
+
+    def set_model(self, model) -> None:
+        self.model = model
+
+    def set_motion(self, name: str, target_edit: QLineEdit, csv_edit: QLineEdit) -> None:
+        """The gains row for a closed chain's move; the target's and the CSV's placeholders name the actuated
+        joints."""
+        self.setVisible(self.on and name == "quintic move")
+        if self.on:
+            names = ", ".join(f"q{i + 1}" for i in self.actuated())
+            target_edit.setPlaceholderText(f"target of the actuated joints {names} (deg, or m for prismatic joints)")
+            csv_edit.setPlaceholderText(f"trajectory CSV of the actuated joints: t, {names}[, qd…, qdd…] (rad or m, "
+                                        "SI)")
+            if name in CLOSED_TIPS:
+                self.run_button.setToolTip(CLOSED_TIPS[name])
+
+    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target_text: str,
+            csv_path: str = ""):
+        """The job factory of the motion (ValueError naming a bad input); ``arm``: the window's arm of the tree
+        (its joints' limits)."""
+        model = self.model
+        assert model is not None
+        if motion == "trajectory CSV":
+            return self._csv(model, csv_path, limits)
+        q0 = np.asarray(q0, float)
+        if limits == "stop":   # a pose past a limit (passive ones included) is refused before any work
+            starts_inside(q0, arm.limits, arm.revolute)
+        move = None
+        if motion == "quintic move":
+            act = self.actuated()
+            scale = np.array([math.pi / 180.0 if model.links[i].is_revolute else 1.0 for i in act])
+            target = parse_values(target_text, len(act), "target pose")
+            if target is None:
+                raise ValueError("Type a target pose: one value per actuated joint "
+                                 f"({', '.join(f'q{i + 1}' for i in act)}; deg, or m for prismatic joints).")
+            kp = parse_values(self.kp.text(), len(act), "Kp")
+            kd = parse_values(self.kd.text(), len(act), "Kd")
+            if (kp is not None and not np.all(np.isfinite(kp) & (kp > 0))) or \
+                    (kd is not None and not np.all(np.isfinite(kd) & (kd >= 0))):
+                raise ValueError("PD: Kp must be positive and Kd not negative, for every actuated joint.")
+            move = ClosedMove(tuple(target * scale), duration, self.hold.value(),
+                              None if kp is None else tuple(kp), None if kd is None else tuple(kd))
+            # RATE samples a second at least: the work's trapezoid sum over 40 ms frames was 0.4 J off E - E(0) in
+            # the middle of a 1 s palletizer move (of 90 J done); at 5 ms about 60 times less
+            span = duration + move.hold
+            frames = max(int(frames * span / duration) + 1, int(RATE * span) + 1)
+        return lambda token: closed_job(model, q0, duration, frames, token, limits, move)
+
+    def _csv(self, model, path: str, limits: str):
+        """A CSV trajectory of the actuated joints, named by their links (``t, q1, q2, q4, q6``)."""
+        from pathlib import Path
+
+        from ..explore.sizing import read_trajectory
+        path = path.strip()
+        if not path:
+            raise ValueError("Choose a trajectory CSV (Browse…).")
+        if not Path(path).is_file():
+            raise ValueError(f"{path}: no such file")
+        act = self.actuated()
+        traj = read_trajectory(path, len(act), [i + 1 for i in act])
+        return lambda token: closed_driven_job(model, traj.t, traj.q, traj.qd, traj.qdd, token, limits)
+
+
+def closed_plots(result: ClosedMotionResult, tau_plot, e_plot, revolute: list[bool]) -> str:
+    """The torque plot's title and the work's curve of a closed-chain result (the tab drew q, tau and E - E(0)
+    already); the status line's words."""
+    stops = result.kind.endswith("end stops")
+    tau_plot.setTitle("PD torques, actuated joints" if result.target else
+                      "joint torques (inverse dynamics), actuated joints" if given(result) else
+                      "end-stop torques on the actuated joints" if stops else "joint torques: none (the arm is let go)")
+    if result.work is not None:
+        e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+                    name="work of τ" + (" and the stops" if stops else "") if result.target or given(result)
+                    else "work of the end stops")
+    return closed_text(result, revolute)
+
+
+# -- the elastic arm's job (module docstring) ------------------------------------------------------------------
+#: samples per simulated second: the plots show rings up to about 100 Hz (the tube arm's first mode is 50 Hz;
+#: 500 samples a second give 10 per period), and the work's trapezoid sum follows them
+ELASTIC_RATE = 500
+MOST_SAMPLES = 20001   # 40 s at the full rate; longer runs are sampled more sparsely
+#: the progress bar's share of the elastic run; the rigid reference takes the rest. The rigid run is the slower
+#: one (its rotors' reflected inertia joins M, so each step solves M over numpy instead of the generated qdd):
+#: robots/tube_arm.json, default gains, a 0.6 s move by (60, -60, 90) deg and 0.6 s hold: 0.53 s elastic, 1.08 s rigid
+ELASTIC_SHARE = 1 / 3
+
+ELASTIC_REFUSALS = {
+    "trajectory CSV": "Elastic joints: the window releases the arm or moves it to a target under the motor-side "
+                      "PD; a CSV trajectory is for the rigid arm (untick 'elastic joints').",
+    "stop": "Elastic joints: end stops are not part of the elastic model; choose another limits mode.",
+}
+
+
+@dataclass(frozen=True)
+class ElasticMotionResult(MotionResult):
+    """A :class:`MotionResult` of the elastic model: ``q`` the link side (what the 3D view plays back),
+    ``tau`` the motor torques at the joint side (N tau_m), ``work`` that of the motor torques less the damping's
+    dissipation, ``energy`` with rotors and springs."""
+
+    theta: np.ndarray | None = None        # (N, m) motor angles, motor side (rad)
+    deflection: np.ndarray | None = None   # (N, m) theta/N - q of the elastic joints (rad or m)
+    deviation: np.ndarray | None = None    # (N,) tool distance from the rigid arm's (m)
+    elastic: tuple = ()                    # the elastic joints' indices (0-based)
+    steps: int = 0                         # Radau's accepted steps (the elastic run)
+    gains: tuple = ()                      # (kp, kd) of a driven move, joint side
+
+
+def samples_for(duration: float, frames: int) -> int:
+    return int(min(MOST_SAMPLES, max(frames, math.ceil(duration * ELASTIC_RATE) + 1)))
+
+
+def default_gains(arm: NumericArm, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarray]:
+    """Motor-side PD gains (joint side) a move can start from: Kp a tenth of the joint's stiffness (the
+    position loop well below the spring; rigid joints the elastic ones' median), Kd damping the joint's own
+    inertia plus its reflected rotor at 0.7 of critical, 2 * 0.7 * sqrt(Kp J)."""
+    from ..numeric.engine import arm_dynamics
+    k = joints.stiffness
+    finite = k[np.isfinite(k)]
+    kp = np.where(np.isfinite(k), 0.1 * k, 0.1 * float(np.median(finite)) if len(finite) else 1e3)
+    inertia = np.diag(arm_dynamics(arm).M(np.asarray(q0, float))) + joints.gear ** 2 * joints.rotor
+    kd = 2 * 0.7 * np.sqrt(kp * np.maximum(inertia, 1e-9))
+    return kp, kd
+
+
+def _part(job: Job, lo: float, hi: float, stage: str) -> Job:
+    """``job`` run inside another, its progress mapped to lo..hi of the whole and named ``stage``."""
+    while True:
+        try:
+            step = next(job)
+        except StopIteration as stop:
+            return stop.value
+        yield Progress(stage, None if step.fraction is None else lo + (hi - lo) * step.fraction, step.detail)
+
+
+def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
+    """Cumulative work of the motor torques (at elastic joints on the rotor, at rigid ones N tau_m on the link)
+    less the gearbox damping's dissipation, d (theta'/N - q')^2."""
+    E, R = model.E, model.R
+    power = np.zeros(len(t))
+    if tau_m is not None:
+        power += np.einsum("ij,ij->i", tau_m[:, E], thetad) + np.einsum("ij,ij->i", model.N[R] * tau_m[:, R], qd[:, R])
+    slip = thetad / model.NE - qd[:, E]
+    power -= np.sum(model.d * slip ** 2, axis=1)
+    return work_done(t, power[:, None], np.ones((len(t), 1)))
+
+
+def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, frames: int, token: CancelToken,
+                control: PDControl | None = None, limits: str = "warn") -> Job[ElasticMotionResult]:
+    """The elastic arm from rest at ``q0`` (springs holding gravity), passive or under ``control``, sampled
+    at :func:`samples_for` times, and the rigid arm's same run for the tool's deviation."""
+    link = arm_dynamics(arm)
+    dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
+    model = dyn.model
+    t = np.linspace(0.0, duration, samples_for(duration, frames))
+    traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
+                            0.0, ELASTIC_SHARE, "elastic joints")
+    token.check()
+    rigid = yield from _part(simulate_job(ElasticDynamics(link, joints.stiffened(math.inf)), q0, None, (0.0, duration),
+                                          control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
+    token.check()
+    yield Progress("energy", None, f"{len(traj.t)} states")
+    energy = np.atleast_1d(model.energy(traj.states()))
+    work = _work(model, traj.t, traj.q, traj.qd, traj.thetad, traj.tau_m)
+    deflection = traj.theta / model.NE - traj.q[:, model.E]
+    tau = None if traj.tau_m is None else traj.tau_m * model.N
+    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, traj.q, arm.limits))
+    kind = "elastic passive fall" if control is None else "elastic move (motor-side PD)"
+    gains = () if control is None else (tuple(control.kp), tuple(control.kd))
+    return ElasticMotionResult(traj.t, traj.q, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
+                               passes=passes, theta=traj.theta, deflection=deflection,
+                               deviation=tool_deviation(arm, traj.q, rigid.q), elastic=tuple(int(i) for i in model.E),
+                               steps=traj.steps, gains=gains)
+
+
+# -- a closed chain's jobs (module docstring) -------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClosedMove:
+    """A move of the actuated joints: ``target`` (rad or m), the quintic's ``duration`` and the ``hold`` after it
+    (s), the gains (None: :func:`~designer.numeric.closed_drive.closed_gains` at the start)."""
+
+    target: tuple[float, ...]
+    duration: float
+    hold: float
+    kp: tuple[float, ...] | None = None
+    kd: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ClosedMotionResult(MotionResult):
+    """A :class:`MotionResult` whose ``q`` is the tree's pose (every joint, the passive ones closed); ``tau`` (the
+    PD's, or the end stops' on a fall) and ``qd`` are over the actuated joints, ``actuated`` (0-based tree indices)."""
+
+    residual: float = 0.0          # the largest loop residual over the frames (m)
+    actuated: tuple = ()
+    gains: tuple = ()              # (kp, kd) of a move
+    target: tuple = ()             # a move's target (actuated joints)
+    cut_peaks: tuple = ()          # per loop (its name, the largest force its cut joint carried, N; at t, s)
+
+
+def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token: CancelToken,
+               limits: str = "warn", move: ClosedMove | None = None) -> Job[ClosedMotionResult]:
+    """The mechanism from rest at the actuated values of ``q0_tree``: released (``move`` None) or moved."""
+    from ..numeric.closed import closed_dynamics
+    from ..numeric.closed_drive import closed_end_stops_for, closed_gains
+    from ..numeric.simulate import PDControl, simulate_job
+    cd = closed_dynamics(model)
+    q0 = np.asarray(q0_tree, float)[cd.act]
+    stops = closed_end_stops_for(cd, q0) if limits == "stop" else None
+    control, span = None, duration
+    gains: tuple = ()
+    if move is not None:
+        kp, kd = closed_gains(cd, q0)
+        kp = kp if move.kp is None else np.asarray(move.kp, float)
+        kd = kd if move.kd is None else np.asarray(move.kd, float)
+        control = PDControl(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
+        gains, span = (tuple(kp), tuple(kd)), move.duration + move.hold
+    t = np.linspace(0.0, span, frames)
+    traj = yield from simulate_job(cd, q0, np.zeros(cd.n), (0.0, span), torque=control, t_eval=t, token=token,
+                                   end_stops=stops)
+    yield Progress("energy", None, f"{len(traj.t)} states")
+    assert traj.tau is not None and traj.kinetic is not None and traj.potential is not None   # a closed chain's run
+    assert traj.residual is not None
+    q_tree = np.asarray(traj.q_tree)
+    kind = "passive fall (closed chain)" if move is None else "PD move (closed chain)"
+    tau, work = None, None
+    if move is not None:
+        tau, work = traj.tau, work_done(traj.t, traj.tau, traj.qd)
+    if stops is not None:
+        kind += " with end stops"
+        tau = traj.stop_tau if tau is None else tau
+        work = traj.stop_work if work is None else work + traj.stop_work
+    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, cd.tree.arm.limits))
+    return ClosedMotionResult(np.asarray(traj.t), q_tree, traj.kinetic + traj.potential, qd=traj.qd, tau=tau,
+                              work=work, kind=kind, limits=limits, passes=passes,
+                              residual=float(np.max(traj.residual, initial=0.0)),
+                              actuated=tuple(int(i) for i in cd.act), gains=gains,
+                              target=() if move is None else tuple(move.target),
+                              cut_peaks=_cut_peaks(cd, traj.t, traj.cut_force))
+
+
+def _cut_peaks(cd, t, force) -> tuple:
+    """(loop name, largest |f| its cut joint carried (N), when (s)) per loop of the mechanism."""
+    if force is None or not len(t):
+        return ()
+    size = np.linalg.norm(np.asarray(force), axis=2)   # (rows, loops)
+    return tuple((name, float(size[:, k].max()), float(t[int(np.argmax(size[:, k]))]))
+                 for k, name in enumerate(cd.tree.loop_names))
+
+
+def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, limits: str = "warn",
+                      chunk: int = 50) -> Job[ClosedMotionResult]:
+    """The torques that drive the actuated joints along (t, q, qd, qdd) (the serial arm's driven_job for a closed
+    chain: the loops closed row by row, tau_a = W^T tau_tree). The motion is given: end stops cannot change it,
+    so ``limits`` "stop" lists the passes as "warn" does. A row where the loops cannot close is named."""
+    from ..kinematics.closure import ClosureError
+    from ..numeric.closed import closed_dynamics
+    cd = closed_dynamics(model)
+    t, q, qd, qdd = (np.asarray(a, float) for a in (t, q, qd, qdd))
+    rows = len(t)
+    q_tree, tau = np.empty((rows, cd.n_tree)), np.empty((rows, cd.n))
+    energy, residual = np.empty(rows), np.empty(rows)
+    force = np.empty((rows, len(cd.tree.loops), 3))
+    follow = cd.following()
+    for r in range(rows):
+        if r % chunk == 0:
+            token.check()
+            yield Progress("torques", r / rows, f"{r} of {rows} states")
+        try:
+            q_tree[r] = follow.positions(q[r])
+        except ClosureError as exc:
+            raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
+        tau[r] = follow.tau(q[r], qd[r], qdd[r])
+        force[r] = follow.cut_forces(q[r], qd[r], qdd[r]).force
+        energy[r] = sum(follow.energy(q[r], qd[r]))
+        residual[r] = follow.residual(q[r])
+    passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, cd.tree.arm.limits))
+    return ClosedMotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd),
+                              kind="trajectory CSV (closed chain)", limits=limits, passes=passes,
+                              residual=float(np.max(residual, initial=0.0)), actuated=tuple(int(i) for i in cd.act),
+                              cut_peaks=_cut_peaks(cd, t, force))
+
+
+def given(result: MotionResult) -> bool:
+    """A closed chain's motion that was given (a CSV trajectory), not simulated."""
+    return isinstance(result, ClosedMotionResult) and result.kind.startswith("trajectory")
+
+
+def closed_text(result: ClosedMotionResult, revolute: list[bool]) -> str:
+    """The status line's words about a closed-chain result (the energy check, the torques, the residual)."""
+    e = result.energy
+    residual = f"largest loop residual {result.residual * 1000:.2g} mm"
+    for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
+        residual += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
+    if result.work is None:   # a fall without stops: nothing does work
+        drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
+        return (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
+                f"(no friction, no torques: it should stay constant); {residual}")
+    gap = float(np.abs(e - e[0] - result.work).max())
+    what = "the PD torques'" if result.target else "the torques'" if given(result) else "the stops'"
+    if result.target and result.kind.endswith("end stops"):
+        what = "the PD torques' and the stops'"
+    text = f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; "
+    if result.target:
+        units = [revolute[j] if j < len(revolute) else True for j in result.actuated]
+        off = np.abs(result.q[-1, list(result.actuated)] - np.asarray(result.target))
+        worst = int(np.argmax(off))
+        miss = f"{np.degrees(off[worst]):.2g}°" if units[worst] else f"{off[worst] * 1e3:.2g} mm"
+        text += f"at the end {miss} from the target (q{result.actuated[worst] + 1}); "
+    assert result.tau is not None
+    peaks = ", ".join(f"q{j + 1} {v:.3g}" for j, v in zip(result.actuated, np.abs(result.tau).max(axis=0)))
+    text += (f"peak |τ| {peaks} (N·m or N). Energy change and {what} work differ by at most {gap:.2g} J; "
+             f"{residual}.")
+    return text

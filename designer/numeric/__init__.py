@@ -8,9 +8,11 @@
   extras included); :mod:`~designer.numeric.mechanism`: ``load_dynamics(model)``, the engine of any model;
   :mod:`~designer.numeric.closed`: a closed chain's engine in its actuated coordinates;
   :mod:`~designer.numeric.adapter`: :class:`CompiledAdapter`, compiled symbolic equations behind them
-- :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, simulation
-- :mod:`~designer.numeric.elastic`, :mod:`~designer.numeric.elastic_simulate`, :mod:`~designer.numeric.modes`,
-  :mod:`~designer.numeric.stiffness`: elastic joints (model, simulation, natural frequencies, tool compliance)
+- :mod:`~designer.numeric.forward`, :mod:`~designer.numeric.simulate`: forward dynamics, the one simulation of
+  every mechanism (serial, closed, elastic)
+- :mod:`~designer.numeric.elastic` (:class:`ElasticDynamics`: Spong's model as a mechanism),
+  :mod:`~designer.numeric.modes`, :mod:`~designer.numeric.stiffness`: elastic joints (model, natural
+  frequencies, tool compliance)
 - :mod:`~designer.numeric.recursive`: single-state conveniences; :mod:`~designer.numeric.compiled`:
   compiled symbolic equations
 

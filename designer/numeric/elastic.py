@@ -43,7 +43,7 @@ from ..model.manipulator import Manipulator, MissingParameterError
 from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 from .protocol import Dynamics
 
-__all__ = ["ElasticJoints", "ElasticArm", "ElasticModelError", "elastic_joints"]
+__all__ = ["ElasticJoints", "ElasticArm", "ElasticDynamics", "ElasticModelError", "elastic_joints"]
 
 
 class ElasticModelError(DesignerError, ValueError):
@@ -297,3 +297,152 @@ class ElasticArm:
         J[ithd, iqd[E]] = self.d / NE / Jm
         J[ithd, ithd] = -(self.d + kd[E]) / NE ** 2 / Jm
         return J
+
+
+class ElasticDynamics:
+    """Spong's model as a mechanism of its own: the numeric :class:`~designer.numeric.protocol.Dynamics` over
+    the n + m coordinates x = (q, theta_E), q the link side's n coordinates, theta_E the m elastic joints' motor
+    angles (motor side).
+
+    With the deflection delta = theta_E / N_E - q_E and its rate delta':
+
+        M(x) = blockdiag(M(q) + diag(N^2 Jm of the rigid joints), diag(Jm))
+        G(x) = [G(q) - K delta (at q_E);  K delta / N_E]        (gravity and the springs: dV/dx)
+        h(x, x') = [h(q, q') - D delta' (at q_E);  D delta' / N_E]   (Coriolis and the dampers)
+
+    so that tau = M x'' + h + G are the generalized forces: N tau_m on a rigid joint's link coordinate, tau_m on an
+    elastic joint's motor coordinate, nothing on an elastic joint's link coordinate (a motor torque vector maps
+    to them with :meth:`generalized`). The energy adds the rotors' kinetic (1/2 Jm theta'^2, and 1/2 N^2 Jm q'^2
+    at a rigid joint) and the springs' potential energy; ``christoffel`` is the link side's (the rotors' inertia is
+    constant), the dampers' torques being h's only part outside it. The Jacobians are the link side's with zero
+    columns for the motors (their masses belong to the links). The closed chain's extras are the link side's, asked
+    at x's link part. ``link``: any engine of the protocol (serial, or a closed chain's in its actuated
+    coordinates); ``joints`` its :class:`ElasticJoints` (:func:`elastic_joints` of a project)."""
+
+    def __init__(self, link: Dynamics, joints: ElasticJoints):
+        self.link, self.joints = link, joints
+        #: the single-state right-hand side and layout the integrators use
+        self.model = ElasticArm(None, joints, link)
+        self.m = joints.m
+        self.n = link.n + joints.m
+
+    # -- the layout --------------------------------------------------------------------------------------
+    def _x(self, name: str, x) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 0 or x.shape[-1] != self.n:
+            raise ValueError(f"{name}: expected {self.n} values per state (q, theta), got shape {x.shape}")
+        return x
+
+    def _parts(self, x):
+        k = self.link.n
+        return x[..., :k], x[..., k:]
+
+    def _deflection(self, x) -> np.ndarray:
+        q, th = self._parts(x)
+        return th / self.model.NE - q[..., self.model.E]
+
+    def _pair(self, link_part: np.ndarray, motor_part: np.ndarray) -> np.ndarray:
+        return np.concatenate([link_part, motor_part], axis=-1)
+
+    def generalized(self, tau_m) -> np.ndarray:
+        """(..., n + m) the generalized forces of motor torques tau_m (..., n_link): N tau_m at a rigid joint's
+        coordinate, tau_m at an elastic joint's motor, zero at its link."""
+        tau_m = np.asarray(tau_m, dtype=float)
+        a = self.model
+        link = tau_m * a.N
+        link = np.array(np.broadcast_to(link, tau_m.shape), dtype=float)
+        link[..., a.E] = 0.0
+        return self._pair(link, tau_m[..., a.E])
+
+    # -- the protocol -----------------------------------------------------------------------------------
+    def M(self, x) -> np.ndarray:
+        x = self._x("q", x)
+        q, _ = self._parts(x)
+        k, a = self.link.n, self.model
+        out = np.zeros(x.shape[:-1] + (self.n, self.n))
+        out[..., :k, :k] = self.link.M(q) + np.diag(a.reflected)
+        out[..., k + np.arange(self.m), k + np.arange(self.m)] = a.Jm
+        return out
+
+    def G(self, x) -> np.ndarray:
+        x = self._x("q", x)
+        q, _ = self._parts(x)
+        a = self.model
+        spring = a.k * self._deflection(x)
+        link = np.array(self.link.G(q), dtype=float)
+        link[..., a.E] -= spring
+        return self._pair(link, spring / a.NE)
+
+    def h(self, x, xd) -> np.ndarray:
+        x, xd = np.broadcast_arrays(self._x("q", x), self._x("qd", xd))
+        q, _ = self._parts(x)
+        qd, _ = self._parts(xd)
+        a = self.model
+        damper = a.d * self._deflection(xd)
+        link = np.array(self.link.h(q, qd), dtype=float)
+        link[..., a.E] -= damper
+        return self._pair(link, damper / a.NE)
+
+    def tau(self, x, xd, xdd) -> np.ndarray:
+        xdd = self._x("qdd", xdd)
+        return (self.M(x) @ xdd[..., None])[..., 0] + self.h(x, xd) + self.G(x)
+
+    def qdd(self, x, xd, tau) -> np.ndarray:
+        from .protocol import solve_checked
+        x, xd, tau = np.broadcast_arrays(self._x("q", x), self._x("qd", xd), self._x("tau", tau))
+        return solve_checked(self.M(x), tau - self.h(x, xd) - self.G(x), x)
+
+    def christoffel(self, x) -> np.ndarray:
+        x = self._x("q", x)
+        k = self.link.n
+        out = np.zeros(x.shape[:-1] + (self.n,) * 3)
+        out[..., :k, :k, :k] = self.link.christoffel(self._parts(x)[0])
+        return out
+
+    def _pad(self, J: np.ndarray) -> np.ndarray:
+        return np.concatenate([J, np.zeros(J.shape[:-1] + (self.m,))], axis=-1)
+
+    def com_jacobians(self, x) -> tuple[np.ndarray, np.ndarray]:
+        Jv, Jw = self.link.com_jacobians(self._parts(self._x("q", x))[0])
+        return self._pad(Jv), self._pad(Jw)
+
+    def tool_jacobian(self, x) -> np.ndarray:
+        return self._pad(self.link.tool_jacobian(self._parts(self._x("q", x))[0]))
+
+    def energy(self, x, xd) -> tuple[np.ndarray, np.ndarray]:
+        x, xd = np.broadcast_arrays(self._x("q", x), self._x("qd", xd))
+        q, _ = self._parts(x)
+        qd, thd = self._parts(xd)
+        a = self.model
+        kinetic, potential = self.link.energy(q, qd)
+        kinetic = kinetic + 0.5 * np.sum(a.Jm * thd ** 2, axis=-1) + 0.5 * np.sum(a.reflected * qd ** 2, axis=-1)
+        potential = potential + 0.5 * np.sum(a.k * self._deflection(x) ** 2, axis=-1)
+        return kinetic, potential
+
+    # -- the closed chain's extras: the link side's -----------------------------------------------------
+    @property
+    def n_tree(self) -> int:
+        return self.link.n_tree
+
+    @property
+    def actuated(self) -> tuple[int, ...]:
+        return self.link.actuated
+
+    def positions(self, x) -> np.ndarray:
+        return self.link.positions(self._parts(self._x("q", x))[0])
+
+    def residual(self, x) -> np.ndarray:
+        return self.link.residual(self._parts(self._x("q", x))[0])
+
+    def cut_forces(self, x, xd, xdd):
+        return self.link.cut_forces(*(self._parts(self._x(name, v))[0]
+                                      for name, v in (("q", x), ("qd", xd), ("qdd", xdd))))
+
+    def following(self, start=None) -> ElasticDynamics:
+        link = self.link.following(start)
+        return self if link is self.link else ElasticDynamics(link, self.joints)
+
+    # -- states of the integrators' layout ---------------------------------------------------------------
+    def equilibrium(self, q) -> np.ndarray:
+        """(n + m) the coordinates at rest at link angles q: the springs holding gravity (theta = N (q + G/k))."""
+        return self.model.equilibrium(q)[:self.n]

@@ -23,12 +23,11 @@ of every engine, and a serial one answers it trivially (:class:`NoLoops`):
   states close one after the other, the first on the nominal pose's branch, so that a call's answer
   does not depend on the calls before it (worker threads share an engine).
 
-An elastic arm (:class:`~designer.numeric.elastic.ElasticArm`) takes any engine as its link side; it is not
-yet an engine itself. How it becomes one: Spong's model is a rigid mechanism in (q, theta_E), n + m
-coordinates, with M = diag(M(q) + the rigid joints' reflected rotors, Jm), the springs' and dampers' torques
-among G and h, and the rotors' kinetic and the springs' potential energy added; an ``ElasticDynamics(link,
-joints)`` answering this protocol over (..., n + m), its extras the link side's (a rigid joint is the case
-with no spring, m = 0: the link side itself).
+An elastic arm is a mechanism of its own: :class:`~designer.numeric.elastic.ElasticDynamics` (link side any
+engine above, and the drive data's springs) answers this protocol over (..., n + m), Spong's model in
+(q, theta_E): M = diag(M(q) + the rigid joints' reflected rotors, Jm), the springs' and dampers' torques among
+G and h, the rotors' kinetic and the springs' potential energy added; its extras are the link side's. A rigid
+joint is the case with no spring (m = 0: the link side itself, as load_dynamics gives it).
 """
 
 from __future__ import annotations

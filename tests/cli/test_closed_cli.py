@@ -265,7 +265,7 @@ def test_simulate_takes_a_torque_table_by_link_numbers(tmp_path, capsys):
     """The palletizer's actuated joints are links 1, 2, 4, 6: its torque table's columns are tau1, tau2, tau4,
     tau6 as every output names them. Each column must act on its own joint: the run equals the Python
     simulation under those constant torques (distinct per joint, so a swapped column shows)."""
-    from designer.numeric.closed_simulate import simulate_closed
+    from designer.numeric.simulate import simulate
     from designer.project import load_project
     tau = {"tau1": 3.0, "tau2": 150.0, "tau4": -40.0, "tau6": 0.5}
     table = tmp_path / "tau.csv"
@@ -277,7 +277,7 @@ def test_simulate_takes_a_torque_table_by_link_numbers(tmp_path, capsys):
                  "--out", str(sim), "--quiet"]) == 0
     rows = list(csv.DictReader(io.StringIO(sim.read_text())))
     assert [float(rows[-1][k]) for k in tau] == pytest.approx(list(tau.values()), rel=1e-12)
-    ref = simulate_closed(ClosedDynamics(load_project(PALLETIZER)), q0, [0.0] * 4, (0.0, 0.2),
+    ref = simulate(ClosedDynamics(load_project(PALLETIZER)), q0, [0.0] * 4, (0.0, 0.2),
                           torque=list(tau.values()), t_eval=np.arange(0, 0.2001, 0.05))
     got = np.array([[float(r[f"q{j}"]) for j in (1, 2, 4, 6)] for r in rows])
     np.testing.assert_allclose(got, ref.q, rtol=1e-9, atol=1e-9)

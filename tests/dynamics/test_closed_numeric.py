@@ -19,7 +19,7 @@ from designer.model import Convention, Manipulator
 from designer.numeric import arm_dynamics
 from designer.kinematics import NumericArm
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_simulate import simulate_closed
+from designer.numeric.simulate import simulate
 from tests.support.closed_reference import PinMechanism, four_bar, parallelogram_arm
 
 CASES = [(gen, conv, seed) for gen in (four_bar, parallelogram_arm) for conv in Convention for seed in range(3)]
@@ -123,12 +123,12 @@ def test_mass_matrix_and_velocity_terms_are_lagrangian(gen, conv, seed):
 @pytest.mark.parametrize("conv", list(Convention))
 def test_passive_closed_chain_conserves_energy(conv):
     cd = ClosedDynamics(four_bar(np.random.default_rng(7), conv))
-    traj = simulate_closed(cd, [0.1], [2.0], (0.0, 1.0), rtol=1e-10, atol=1e-12)
+    traj = simulate(cd, [0.1], [2.0], (0.0, 1.0), rtol=1e-10, atol=1e-12)
     energy = traj.kinetic + traj.potential
     assert np.abs(energy - energy[0]).max() < 1e-6 * max(1.0, abs(traj.kinetic).max())
     assert traj.residual.max() < 1e-11
     cd = ClosedDynamics(parallelogram_arm(np.random.default_rng(8), conv))
-    traj = simulate_closed(cd, [0.2, 0.3, -0.2], [0.5, 1.0, -1.0], (0.0, 0.5), rtol=1e-10, atol=1e-12)
+    traj = simulate(cd, [0.2, 0.3, -0.2], [0.5, 1.0, -1.0], (0.0, 0.5), rtol=1e-10, atol=1e-12)
     energy = traj.kinetic + traj.potential
     assert np.abs(energy - energy[0]).max() < 1e-6 * max(1.0, abs(traj.kinetic).max())
 

@@ -1,5 +1,5 @@
 """The Simulate tab's elastic joints: the plotted tool deviation and spring deflections are the core's
-(:mod:`designer.numeric.elastic_simulate`, run in the test), energy with springs and rotors balances the
+(:mod:`designer.numeric.simulate`, run in the test), energy with springs and rotors balances the
 motor torques' and the damping's work (conserved for a passive undamped arm), playback shows the link side,
 bad inputs and Cancel leave the last result."""
 
@@ -14,7 +14,9 @@ import pytest
 from designer.kinematics import NumericArm
 from designer.model import Drive
 from designer.numeric.elastic import ElasticArm, elastic_joints
-from designer.numeric.elastic_simulate import MotorPD, simulate_elastic, tool_deviation
+from designer.numeric import arm_dynamics
+from designer.numeric.elastic import ElasticDynamics
+from designer.numeric.simulate import PDControl, simulate, tool_deviation
 from designer.project import load_project
 from designer.project.io import dumps_project
 from tests.support import robot_path
@@ -65,9 +67,10 @@ def test_elastic_move_plots_the_cores_deviation_and_deflection_and_plays_the_lin
     model = w.design.model
     arm, joints = NumericArm.from_model(model), elastic_joints(model)
     target = np.radians([50.0, 20.0])
-    control = MotorPD([300.0, 150.0], [20.0, 20.0], target.tolist(), q0.tolist(), 0.8)
-    core = simulate_elastic(arm, joints, (0.0, 2.0), control, q0=q0, t_eval=r.t)
-    rigid = simulate_elastic(arm, joints.stiffened(math.inf), (0.0, 2.0), control, q0=q0, t_eval=r.t)
+    control = PDControl([300.0, 150.0], [20.0, 20.0], target.tolist(), q0.tolist(), 0.8)
+    core = simulate(ElasticDynamics(arm_dynamics(arm), joints), q0, None, (0.0, 2.0), control, t_eval=r.t)
+    rigid = simulate(ElasticDynamics(arm_dynamics(arm), joints.stiffened(math.inf)), q0, None, (0.0, 2.0), control,
+                     t_eval=r.t)
     deviation = 1e3 * tool_deviation(arm, core.q, rigid.q)
     (t, plotted), = _curves(panel.elastic_plots.deviation)
     np.testing.assert_allclose(t, core.t)
@@ -190,9 +193,10 @@ def test_a_random_move_of_a_three_joint_arm_with_default_gains_balances_its_ener
     model = w.design.model
     arm, joints = NumericArm.from_model(model), elastic_joints(model)
     kp, kd = r.gains
-    control = MotorPD(list(kp), list(kd), np.radians(np.round(np.degrees(target), 6)).tolist(), q0.tolist(), 0.5)
-    core = simulate_elastic(arm, joints, (0.0, 0.8), control, q0=q0, t_eval=r.t)
-    rigid = simulate_elastic(arm, joints.stiffened(math.inf), (0.0, 0.8), control, q0=q0, t_eval=r.t)
+    control = PDControl(list(kp), list(kd), np.radians(np.round(np.degrees(target), 6)).tolist(), q0.tolist(), 0.5)
+    core = simulate(ElasticDynamics(arm_dynamics(arm), joints), q0, None, (0.0, 0.8), control, t_eval=r.t)
+    rigid = simulate(ElasticDynamics(arm_dynamics(arm), joints.stiffened(math.inf)), q0, None, (0.0, 0.8), control,
+                     t_eval=r.t)
     (_t, plotted), = _curves(panel.elastic_plots.deviation)
     np.testing.assert_allclose(plotted, 1e3 * tool_deviation(arm, core.q, rigid.q), rtol=1e-9, atol=1e-12)
     e = ElasticArm(arm, joints).energy(core.states())

@@ -161,3 +161,15 @@ def test_a_long_fall_shows_progress_as_time_advances_and_cancels(qtbot, tmp_path
     with qtbot.waitSignal(panel.worker.signals.cancelled, timeout=120_000):
         panel.cancel_button.click()
     assert panel.status.text() == "Simulation cancelled" and panel.result is r
+
+
+def test_the_tab_builds_its_plots_when_first_shown_not_with_the_window(qtbot, window):
+    """The window's start-up builds no plot of the Simulate tab (it is not the tab shown first); showing it
+    builds its three, in the layout."""
+    panel = window.simulate
+    assert panel._built == {} and len(panel.plots.ci.items) == 0
+    window.show()
+    qtbot.waitExposed(window)
+    window.result_tabs.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: bool(panel._built), timeout=10000)
+    assert set(panel.plots.ci.items) == {panel.q_plot, panel.tau_plot, panel.e_plot}

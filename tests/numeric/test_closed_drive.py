@@ -19,11 +19,10 @@ from designer.jobs import run
 from designer.kinematics import NumericArm
 from designer.model import Manipulator
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_drive import ClosedPD, closed_end_stops_for, closed_gains
-from designer.numeric.closed_simulate import simulate_closed, simulate_closed_job
+from designer.numeric.closed_drive import closed_end_stops_for, closed_gains
+from designer.numeric.simulate import PDControl, simulate, simulate_job
 from designer.numeric.end_stops import EndStops, end_stops_for
 from designer.numeric.motion import work_done
-from designer.numeric.simulate import simulate
 from designer.project import load_project
 from tests.support import robot_path
 from tests.support.closed_reference import four_bar, parallelogram_arm
@@ -47,7 +46,7 @@ def test_a_stop_on_a_parallelograms_passive_elbow_is_the_serial_arms_stop(seed):
                           stops.damping + (0.0, 0.0))
     qa = np.array([q_serial[0], q_serial[1], q_serial[1] + q_serial[2]])   # q4 = q2 + q3
     t = np.linspace(0.0, 1.2, 121)
-    ours = simulate_closed(cd, qa, np.zeros(3), (0.0, 1.2), t_eval=t, end_stops=tree_stops)
+    ours = simulate(cd, qa, np.zeros(3), (0.0, 1.2), t_eval=t, end_stops=tree_stops)
     theirs = simulate(arm, q_serial, np.zeros(3), (0.0, 1.2), t_eval=t, end_stops=stops)
     assert np.abs(theirs.stop_work).max() > 1e-2   # the elbow met a stop (J)
     np.testing.assert_allclose(ours.q_tree[:, :3], theirs.q, atol=2e-6)
@@ -67,7 +66,7 @@ def test_a_four_bars_passive_joint_rests_on_its_stop_and_the_energy_is_the_stops
                              crank: (float(q0[crank]) - 0.6, float(q0[crank]) + 0.6)})
     cd = ClosedDynamics(model)
     stops = closed_end_stops_for(cd, np.zeros(cd.n))
-    traj = simulate_closed(cd, np.zeros(cd.n), np.zeros(cd.n), (0.0, 0.4), t_eval=np.linspace(0, 0.4, 81),
+    traj = simulate(cd, np.zeros(cd.n), np.zeros(cd.n), (0.0, 0.4), t_eval=np.linspace(0, 0.4, 81),
                            end_stops=stops, rtol=1e-6, atol=1e-8)
     energy = traj.kinetic + traj.potential
     scale = max(float(np.ptp(traj.potential)), 1e-3)
@@ -91,9 +90,9 @@ def test_the_pd_brings_the_palletizer_to_its_target_and_the_energy_is_the_work()
     cd = ClosedDynamics(model)
     start, target = np.array([0.0, 0.1, -0.1, 0.0]), np.array([0.6, 0.4, 0.2, -0.5])
     kp, kd = closed_gains(cd, start)
-    control = ClosedPD(kp.tolist(), kd.tolist(), target.tolist(), start.tolist(), 1.0)
+    control = PDControl(kp.tolist(), kd.tolist(), target.tolist(), start.tolist(), 1.0)
     t = np.linspace(0.0, 2.5, 2501)
-    traj = run(simulate_closed_job(cd, start, np.zeros(4), (0.0, 2.5), torque=control, t_eval=t))
+    traj = run(simulate_job(cd, start, np.zeros(4), (0.0, 2.5), torque=control, t_eval=t))
     np.testing.assert_allclose(traj.q[-1], target, atol=2e-3)
     assert np.abs(traj.qd[-1]).max() < 1e-2
     energy = traj.kinetic + traj.potential

@@ -6,7 +6,7 @@ independent sides:
   velocities from a W of central differences of the closure), the rotors' 1/2 Jm theta'^2 and the springs'
   1/2 k (theta/N - q)^2;
 - K -> infinity: the elastic motion approaches the rigid closed-chain simulation with the rotors' reflected
-  inertia (numeric/closed_simulate.py, --drives), which is integrated by its own code;
+  inertia (numeric/simulate.py, --drives), which is integrated by its own code;
 - linearize: finite differences of the simulation's right-hand side give A and B.
 """
 
@@ -20,9 +20,8 @@ import pytest
 from designer.control.closed_linearize import elastic_linearize_closed
 from designer.model.extras import Drive
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_simulate import simulate_closed
-from designer.numeric.elastic import ElasticArm, ElasticModelError, elastic_joints
-from designer.numeric.elastic_simulate import simulate_elastic
+from designer.numeric.elastic import ElasticArm, ElasticDynamics, ElasticModelError, elastic_joints
+from designer.numeric.simulate import simulate
 from designer.project import load_project
 from tests.support import robot_path
 from tests.support.closed_reference import four_bar, pin_mechanism
@@ -104,8 +103,8 @@ def test_a_passive_elastic_closed_chain_keeps_its_energy(kind, k, seconds):
     cd, ea = elastic(model)
     q0 = [0.1, 0.2, 0.3, -0.2][:cd.n]
     y0 = _start(ea, q0, seed=1)
-    traj = simulate_elastic(None, ea.joints, (0.0, seconds), y0=y0, rtol=1e-9, atol=1e-11,
-                            dynamics=cd.following())
+    k = ea.n + ea.m
+    traj = simulate(ElasticDynamics(cd.following(), ea.joints), y0[:k], y0[k:], (0.0, seconds), rtol=1e-9, atol=1e-11)
     energy = Energy(model, cd, ea.joints)
     rows = np.linspace(0, len(traj.t) - 1, 12).astype(int)
     E = np.array([energy(traj.q[r], traj.theta[r], traj.qd[r], traj.thetad[r]) for r in rows])
@@ -135,9 +134,10 @@ def test_very_stiff_springs_approach_the_rigid_closed_simulation(kind):
         rigid_model = ElasticArm(None, ea.joints.stiffened(np.inf), cd)
         qdd = rigid_model.accelerations(np.concatenate([q0, qd0]), np.zeros(ea.n))[0]
         y0[ea.n:ea.n + ea.m] += ea.NE * (-ea.NE ** 2 * ea.Jm * qdd[ea.E]) / ea.k
-        traj = simulate_elastic(None, ea.joints, (0.0, t[-1]), y0=y0, rtol=1e-8, atol=1e-10, t_eval=t,
-                                dynamics=cd.following())
-        rigid = simulate_closed(ClosedDynamics(model), q0, qd0, (0.0, t[-1]), t_eval=t, drives=True)
+        k = ea.n + ea.m
+        traj = simulate(ElasticDynamics(cd.following(), ea.joints), y0[:k], y0[k:], (0.0, t[-1]), rtol=1e-8,
+                        atol=1e-10, t_eval=t)
+        rigid = simulate(ClosedDynamics(model), q0, qd0, (0.0, t[-1]), t_eval=t, drives=True)
         assert np.ptp(rigid.q, axis=0).max() > 0.02          # the arm moves
         gaps.append(np.abs(traj.q - rigid.q).max())
     assert gaps[1] < 0.05 * gaps[0] and gaps[1] < 1e-4, gaps

@@ -17,7 +17,7 @@ from scipy.integrate import simpson
 from designer.cli import main
 from designer.model import Convention, Drive
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_simulate import simulate_closed
+from designer.numeric.simulate import simulate
 from designer.project import save_project
 from tests.support.closed_reference import four_bar, parallelogram_arm
 
@@ -47,10 +47,10 @@ def test_rotors_conserve_the_energy_counted_with_them(name):
     model = with_drives(base, {0: (30.0, 2e-4), passive[0]: (10.0, 5e-4)})
     cd = ClosedDynamics(model)
     q0, qd0 = np.zeros(cd.n), np.full(cd.n, 1.5)
-    traj = simulate_closed(cd, q0, qd0, (0.0, 1.0), rtol=1e-10, atol=1e-12, drives=True)
+    traj = simulate(cd, q0, qd0, (0.0, 1.0), rtol=1e-10, atol=1e-12, drives=True)
     energy = traj.kinetic + traj.potential
     assert np.abs(energy - energy[0]).max() < 1e-6 * max(1.0, abs(energy[0]))
-    rigid = simulate_closed(ClosedDynamics(base), q0, qd0, (0.0, 1.0), rtol=1e-10, atol=1e-12, t_eval=traj.t)
+    rigid = simulate(ClosedDynamics(base), q0, qd0, (0.0, 1.0), rtol=1e-10, atol=1e-12, t_eval=traj.t)
     assert np.abs(rigid.q - traj.q).max() > 1e-3      # the rotors are felt
     # the rotors' energy is part of the total: 1/2 N^2 Jm qd^2 at the start
     qd_tree = fd_W(cd, q0) @ qd0
@@ -67,7 +67,7 @@ def test_friction_takes_exactly_its_work(name):
     cd = ClosedDynamics(model)
     q0, qd0 = np.zeros(cd.n), np.full(cd.n, 2.0)
     t = np.linspace(0.0, 0.6, 601)
-    traj = simulate_closed(cd, q0, qd0, (0.0, 0.6), rtol=1e-11, atol=1e-12, t_eval=t, drives=True)
+    traj = simulate(cd, q0, qd0, (0.0, 0.6), rtol=1e-11, atol=1e-12, t_eval=t, drives=True)
     energy = traj.kinetic + traj.potential
     power = []
     for qa, qda in zip(traj.q, traj.qd):

@@ -12,7 +12,7 @@ import pytest
 from designer.cli import main
 from designer.model import Convention
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_simulate import simulate_closed
+from designer.numeric.simulate import simulate
 from designer.project import load_project
 from tests.support import robot_path
 from tests.support.closed_reference import felt, parallelogram_arm
@@ -27,7 +27,7 @@ def test_a_falling_parallelograms_cut_forces_are_pinocchios(conv):
         model = parallelogram_arm(rng, conv, wrist=True)
         cd = ClosedDynamics(model)
         q0 = rng.uniform(-0.4, 0.4, cd.n)
-        traj = simulate_closed(cd, q0, np.zeros(cd.n), (0.0, 0.4), t_eval=np.linspace(0.0, 0.4, 5))
+        traj = simulate(cd, q0, np.zeros(cd.n), (0.0, 0.4), t_eval=np.linspace(0.0, 0.4, 5))
         ref = PinMechanism(model)
         assert traj.cut_force is not None
         for r in range(len(traj.t)):

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from designer.model import Convention
-from designer.numeric.elastic import ElasticArm, ElasticJoints, ElasticModelError
-from designer.numeric.elastic_simulate import MotorPD, simulate_elastic
+from designer.numeric import arm_dynamics
+from designer.numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints, ElasticModelError
+from designer.numeric.simulate import PDControl, quintic, simulate
 from tests.support.pin_reference import pin, pin_model, random_arm
 
 
@@ -68,11 +69,14 @@ def test_energy_with_springs_is_conserved_without_control_and_falls_with_damping
     y0 = ours.equilibrium(rng.uniform(-1, 1, 3))
     y0[3:6] += rng.uniform(-0.5, 0.5, 3) * np.abs(joints.gear)   # motors off their rest angles
     y0[6:9] = rng.uniform(-1, 1, 3)
-    run = simulate_elastic(arm, undamped, (0.0, 0.5), y0=y0, method="DOP853", rtol=1e-10, atol=1e-12)
+    n = ours.n + ours.m
+    run = simulate(ElasticDynamics(arm_dynamics(arm), undamped), y0[:n], y0[n:], (0.0, 0.5), method="DOP853",
+                   rtol=1e-10, atol=1e-12)
     e = ours.energy(run.states())
     assert np.ptp(e) < 1e-7 * np.abs(e).max()
     assert np.ptp(run.theta[:, 0]) > 1e-2   # the motors did move
-    damped = simulate_elastic(arm, joints, (0.0, 0.5), y0=y0, method="Radau", rtol=1e-9, atol=1e-11)
+    damped = simulate(ElasticDynamics(arm_dynamics(arm), joints), y0[:n], y0[n:], (0.0, 0.5), method="Radau",
+                      rtol=1e-9, atol=1e-11)
     e = ElasticArm(arm, joints).energy(damped.states())
     assert e[-1] < e[0] - 1e-3 * abs(e[0]) and np.all(np.diff(e) < 1e-7 * np.abs(e).max())
 
@@ -88,7 +92,8 @@ def test_two_mass_oscillator_rings_at_the_hand_frequency():
     w = np.sqrt(400.0 * (1 / J + 1 / (20.0 ** 2 * 5e-4)))
     y0 = np.array([0.0, 20.0 * 0.01, 0.0, 0.0])    # the motor 0.01 rad (joint side) ahead, at rest
     t = np.linspace(0, 20 * 2 * np.pi / w, 4001)
-    run = simulate_elastic(arm, ours.joints, (0.0, t[-1]), y0=y0, method="DOP853", rtol=1e-10, atol=1e-13, t_eval=t)
+    run = simulate(ElasticDynamics(arm_dynamics(arm), ours.joints), y0[:2], y0[2:], (0.0, t[-1]), method="DOP853",
+                   rtol=1e-10, atol=1e-13, t_eval=t)
     deflection = run.theta[:, 0] / 20.0 - run.q[:, 0]
     up = np.flatnonzero((deflection[:-1] < 0) & (deflection[1:] >= 0))
     crossings = t[up] - deflection[up] * (t[up + 1] - t[up]) / (deflection[up + 1] - deflection[up])
@@ -106,13 +111,12 @@ def test_stiff_joints_recover_the_rigid_arm_with_reflected_inertia():
     N, Jm = np.array([30.0, 40.0, 20.0]), np.array([3e-4, 2e-4, 1e-4])
     kp, kd = np.array([300.0, 200.0, 100.0]), np.array([30.0, 20.0, 10.0])
     start, target = np.zeros(n), np.array([0.5, -0.4, 0.3])
-    pd = MotorPD(kp, kd, target, start, 0.5)
+    pd = PDControl(kp, kd, target, start, 0.5)
     model = pin_model(arm)
     model.armature = N ** 2 * Jm
     data = model.createData()
 
     def rigid(t, y):
-        from designer.numeric.elastic_simulate import quintic
         qr, vr = (np.array(v) for v in quintic(start, target, 0.5, t))
         u = kp * (qr - y[:n]) + kd * (vr - y[n:]) + pin.computeGeneralizedGravity(model, data, qr)
         return np.concatenate([y[n:], pin.aba(model, data, y[:n], y[n:], u)])
@@ -121,7 +125,8 @@ def test_stiff_joints_recover_the_rigid_arm_with_reflected_inertia():
     errors = []
     for k in (1e4, 1e6):
         joints = ElasticJoints.of(n, k, 0.02 * np.sqrt(k), N, Jm)
-        run = simulate_elastic(arm, joints, (0.0, 1.0), pd, method="Radau", rtol=1e-8, atol=1e-10, t_eval=t)
+        run = simulate(ElasticDynamics(arm_dynamics(arm), joints), start, None, (0.0, 1.0), pd, method="Radau",
+                       rtol=1e-8, atol=1e-10, t_eval=t)
         errors.append(np.abs(run.q - ref).max())
     assert errors[1] < 2e-4 and errors[1] < errors[0] / 50   # the gap falls as 1/k
 
@@ -131,7 +136,8 @@ def test_motor_pd_holds_the_target_against_gravity():
     arm = random_arm(rng, 2, Convention.STANDARD, joints="RR")
     joints = ElasticJoints.of(2, [3e3, 2e3], [5.0, 5.0], [50.0, 30.0], [3e-4, 3e-4])
     target = np.array([0.4, -0.3])
-    run = simulate_elastic(arm, joints, (0.0, 6.0), MotorPD([400.0, 300.0], [60.0, 40.0], target, [0.0, 0.0], 1.0))
+    run = simulate(ElasticDynamics(arm_dynamics(arm), joints), [0.0, 0.0], None, (0.0, 6.0),
+                   PDControl([400.0, 300.0], [60.0, 40.0], target, [0.0, 0.0], 1.0))
     np.testing.assert_allclose(run.q[-1], target, atol=1e-6)
 
 

@@ -80,3 +80,23 @@ def test_job_reports_progress_per_step_and_cancels():
     with pytest.raises(Cancelled):
         run(simulate_job(arm, np.zeros(3), np.zeros(3), (0, 1.0), torque=pd, interval=0, token=token), cancel_third)
     assert len(seen) == 3     # the step after the cancel raised before reporting
+
+
+def test_every_run_answers_the_closed_chains_extras_and_its_energy():
+    """One Trajectory for every mechanism: a serial arm's run answers what a closed chain adds as the mechanism
+    without loops (its tree positions are its q, no residual, no cut joint), and its energies are Pinocchio's
+    (computed here on the rows); a passive run keeps their sum."""
+    from tests.support.pin_reference import pin, pin_model
+    arm = random_arm(np.random.default_rng(5), 4, Convention.STANDARD, "RRPR")
+    traj = simulate(arm, np.full(4, 0.3), np.zeros(4), (0, 0.3), rtol=1e-11, atol=1e-12)
+    np.testing.assert_array_equal(traj.q_tree, traj.q)
+    assert not traj.residual.any() and traj.cut_force.shape == (len(traj.t), 0, 3) and not traj.motors
+    model = pin_model(arm)
+    data = model.createData()
+    kinetic = [pin.computeKineticEnergy(model, data, q, qd) for q, qd in zip(traj.q, traj.qd)]
+    potential = np.array([pin.computePotentialEnergy(model, data, q) for q in traj.q])
+    np.testing.assert_allclose(traj.kinetic, kinetic, rtol=1e-9, atol=1e-9 * max(kinetic))
+    # Pinocchio's potential has its own zero: compare changes
+    np.testing.assert_allclose(traj.potential - traj.potential[0], potential - potential[0], atol=1e-8 * max(kinetic))
+    E = traj.kinetic + traj.potential
+    assert np.ptp(traj.kinetic) > 1e-3 and np.ptp(E) < 1e-7 * np.ptp(traj.kinetic)
