@@ -20,16 +20,21 @@ description) rows, kept here so that metrics.py stays one module.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
+from ..kinematics.closure import ClosureError
 from ..numeric.elastic import ElasticJoints, ElasticModelError
-from ..numeric.modes import lowest_frequency
+from ..numeric.flex_modes import SEGMENTS
+from ..numeric.modes import Modes, free_modes, locked_modes, lowest_frequency
 from ..numeric.stiffness import compliance_axes, joint_compliance, sag
+from .batch import batch_of
 from .metric_error import MetricError
 
-__all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "explored_drive_values"]
+__all__ = ["ELASTIC_METRICS", "drive_ratings", "design_ratings", "joints_of", "explored_drive_values",
+           "ElasticPose", "elastic_setup", "elastic_at"]
 
 
 def explored_drive_values(model) -> dict:
@@ -169,3 +174,76 @@ ELASTIC_METRICS = (
     ("compliance", "scalar", "mm/N", "max", _compliance,
      "largest translational tool compliance: top eigenvalue of (J K^-1 J^T + C_links)_vv"),
 )
+
+
+# -- one pose: what ``modes`` and the window (read-out, mode animation, compliance ellipsoid) read ---------------
+# The elastic joints are the actuated ones (every joint of a serial arm; a closed chain's motors, whose gearboxes
+# sit there: a passive joint with a stiffness is refused naming it). At the actuated values q the mechanism's
+# batch (a closed chain's with the loops closed on the nominal pose's branch, held to Pinocchio's CRBA and RNEA on
+# the spanning tree projected by W in the tests) gives M, G and the tool Jacobian in the actuated rates, and from
+# them the locked modes K v = w^2 M v, the free modes with the rotors, the tool compliance J K^-1 J^T and the sag
+# J_v K^-1 (J_v^T m_p g - G); the links' bending: :meth:`ElasticPose.frequency_links`.
+
+def elastic_setup(model, what: str = "the mechanism") -> tuple[Any, ElasticJoints]:
+    """The arm the metrics take (:func:`~designer.explore.joints.explore_arm`) and its elastic joints (the actuated
+    ones with a drive stiffness; ``joints.m`` is 0 when none has one). A DesignerError names a passive joint given a
+    stiffness, a missing parameter or drive value, a loop that cannot close."""
+    from .joints import explore_arm
+    passive_stiffness_refused(model, what)
+    arm = explore_arm(model)
+    values = drive_ratings(model)
+    return arm, ElasticJoints.of(arm.n, values["stiffness"], None, values["gear"], values["rotor"])
+
+
+@dataclass(frozen=True)
+class ElasticPose:
+    """The elastic quantities of a mechanism at actuated values ``q`` (n,)."""
+
+    arm: Any
+    joints: ElasticJoints
+    q: np.ndarray
+    M: np.ndarray   # (n, n)
+    J: np.ndarray   # (6, n) the tool's [v; w] in the actuated rates, frame 0
+    G: np.ndarray   # (n,)
+    tool: np.ndarray   # (3,) the tool point, frame 0
+
+    def locked(self, shapes: bool = True) -> Modes:
+        """Motors locked: K v = w^2 M v over the elastic joints."""
+        return locked_modes(self.M, self.joints, shapes=shapes)
+
+    def free(self) -> Modes:
+        """Motors free: the 2 n model with the rotors (ValueError when an elastic joint has no rotor inertia)."""
+        return free_modes(self.M, self.joints)
+
+    def compliance(self) -> np.ndarray:
+        """(6, 6) J K^-1 J^T (m/N in the translation block), frame 0."""
+        return (self.J * joint_compliance(self.joints)) @ self.J.T
+
+    def links_compliance(self) -> np.ndarray:
+        """(6, 6) the links' own share of the tool's compliance (links made as parts; zero without), frame 0."""
+        if not getattr(self.arm, "beams", ()):
+            return np.zeros((6, 6))
+        return batch_of(self.arm, self.q[None]).links_compliance(SEGMENTS)[0]
+
+    def sag(self, payload: float = 0.0) -> np.ndarray:
+        """(3,) the tool's static displacement (m) under gravity and ``payload`` kg at the tool, frame 0."""
+        return sag(self.arm, self.joints, self.q, payload, J=self.J, G=self.G)
+
+    def frequency_links(self) -> float | None:
+        """The lowest natural frequency (Hz), motors locked, with the links' bending (links made as parts); None
+        when no link is one."""
+        if not getattr(self.arm, "beams", ()):
+            return None
+        return float(batch_of(self.arm, self.q[None]).frequency_links(self.joints, SEGMENTS)[0])
+
+
+def elastic_at(arm, joints: ElasticJoints, q) -> ElasticPose:
+    """:class:`ElasticPose` at actuated values ``q``; ClosureError (a DesignerError, one line) where the loops
+    cannot close or stand at a dead centre."""
+    q = np.asarray(q, dtype=float).ravel()
+    b = batch_of(arm, q[None])
+    M, J, G, tool = b.M[0], b.tool_jacobian[0], b.G[0], b.tool_position[0]
+    if not (np.isfinite(M).all() and np.isfinite(J).all() and np.isfinite(G).all()):
+        raise ClosureError(f"the loops cannot close at q = ({', '.join(f'{v:.4g}' for v in q)}) "
+                           "(or stand at a dead centre)")
+    return ElasticPose(arm, joints, q, M, J, G, tool)

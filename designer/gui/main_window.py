@@ -31,7 +31,6 @@ from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
-from .closed_gate import ClosedChainGate
 from .closed_pose import ClosedPose
 from .joint_sliders import JointSliders
 from .mechanism_panel import MechanismPanel
@@ -125,9 +124,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
 
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
-        # a view that does not handle closed chains would stand here behind a ClosedChainGate (closed_gate.py),
-        # refusing them in one line; the Coupling and Explore tabs take a closed chain's ClosedArm
-        self.gates: dict[str, ClosedChainGate] = {}
         self.result_tabs.addTab(self.coupling, "Coupling")
         # the explore controls are many: below their minimum size they scroll rather than widen the column
         explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
@@ -215,7 +211,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
                        pose=lambda d: self.readout.update_pose(*self.closed.readout(d)))
-        design.observe(model=self._gate_views)
         design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),
@@ -256,10 +251,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         document announces that very model, instead of computing it on the GUI thread."""
         self.design.adopt(prepared.model, prepared.arm, prepared.arm_error)
         self.problems.adopt(prepared.model, prepared.problems)
-
-    def _gate_views(self, design) -> None:
-        for gate in self.gates.values():
-            gate.set_model(design.model)
 
     def _sync_pose(self) -> None:
         q = self.sliders.values()
