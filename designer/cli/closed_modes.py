@@ -56,7 +56,7 @@ def closed_modes(args, model) -> int:
                        "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
     C = at.compliance()
     if arm.beams:   # the links' bending, the loops closed over their slices (numeric/closed_flex.py)
-        q_tree = arm.batch(q).closed[0][0]  # type: ignore[index]
+        q_tree = arm.batch(q).closed[0][0]
         out["links"], links_C = _link_modes(args.project, arm, joints, q_tree, segments, payload)
         C = C + links_C
     out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
