@@ -4,7 +4,7 @@ The elastic joints of a closed chain are its actuated ones (the gearboxes sit at
 joint with a drive stiffness is refused). At the pose given by the actuated values, the loops closed:
 the locked modes K v = w^2 M_a v, the free modes with the rotors (the 2 n_a model), the tool
 compliance J_a K^-1 J_a^T with J_a = J W and the sag J_v K^-1 (J_v^T m_p g - G_a), as the explore
-metrics have them; the core's :func:`designer.explore.elastic_metrics.elastic_at` computes them (the window's read-out,
+metrics have them; the core's :func:`designer.explore.metrics.elastic_at` computes them (the window's read-out,
 mode animation and compliance ellipsoid call the same). Part-made links bend (numeric/closed_flex.py): the modes with
 the links' slices (``links``, ``--segments`` per link), their share of the compliance added to the gearboxes'
 and of the sag given apart (``links.sag_mm``), as the serial ``modes`` has them.
@@ -26,7 +26,7 @@ __all__ = ["closed_modes"]
 
 def closed_modes(args, model) -> int:
     import numpy as np
-    from ..explore.elastic_metrics import elastic_at, elastic_setup
+    from ..explore.metrics import elastic_at, elastic_setup
     from .numeric_commands import _values
     from .numeric_inputs import segments_of
     from .ranges import PAYLOAD

@@ -31,7 +31,7 @@ from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
-from .closed_pose import ClosedPose
+from .loop_pose import LoopPose
 from .joint_sliders import JointSliders
 from .mechanism_panel import MechanismPanel
 from .coupling_plots import CouplingPanel
@@ -69,7 +69,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
         self.design = OpenDesign(self.document.model)   # the pose and the arm the views share
-        self.closed = ClosedPose(self)   # a closed chain's loop closure between the sliders and the design
+        self.closed = LoopPose(self)   # a closed chain's loop closure between the sliders and the design
         self._opening_pose: np.ndarray | None = None   # a new project's home pose, for the sliders
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
@@ -255,7 +255,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
     def _sync_pose(self) -> None:
         q = self.sliders.values()
         if self.closed.mechanism is not None:
-            return   # closed_pose.ClosedPose.model_changed gave the design its closed pose
+            return   # loop_pose.LoopPose.model_changed gave the design its closed pose
         if len(q) == self.design.model.n:
             self.design.q = np.asarray(q, float)
 

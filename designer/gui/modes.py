@@ -7,7 +7,7 @@ the translational compliance's eigenvalues (m/N) scaled so the largest is a fift
 The frequencies and shapes come from :mod:`designer.numeric.modes`: motors locked (rigid links on the
 joint springs), or free (the full elastic-joint model with the rotor inertias; the drawn arm is the link
 side, the motor angles theta/N are shown as numbers over the 3D view, :mod:`designer.gui.mode_dialog`).
-Every mechanism's come from the core's :func:`~designer.explore.elastic_metrics.elastic_at` (as ``modes`` has
+Every mechanism's come from the core's :func:`~designer.explore.metrics.elastic_at` (as ``modes`` has
 them) over its actuated joints (all of a serial arm's; a closed chain's motors, the loops closed at the pose):
 the mechanism and its joints are built once per model and kept, one pose then costs well under a millisecond
 (about 0.4 ms for the palletizer), so the read-out follows the sliders on the GUI thread. A closed chain's
@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMessageBox
 
 from ..errors import DesignerError
-from ..explore.elastic_metrics import ElasticPose, elastic_at, elastic_setup
+from ..explore.metrics import ElasticPose, elastic_at, elastic_setup
 from ..explore.joints import explore_joints
 from ..kinematics.closure import ClosureError
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
@@ -305,7 +305,8 @@ class StiffnessEllipsoid:
         if isinstance(at, str):
             return (elastic_problem(model) or at) if joints_or_none(model) is None else at
         mech = self.view.mechanism   # the drawn arm's length scale, as the 3D view takes it (a crank counts once)
-        C, base, reach = at.compliance() + at.links_compliance(), arm.base, tree_reach(mech.tree) if mech else scene.arm_reach(arm)
+        reach = tree_reach(mech.tree) if mech else scene.arm_reach(arm)
+        C, base = at.compliance() + at.links_compliance(), arm.base
         tool = (base @ np.append(at.tool, 1.0))[:3]   # in the world, like the drawn arm
         semi, axes = compliance_axes(C)
         self.semi_axes = semi
