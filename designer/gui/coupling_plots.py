@@ -179,8 +179,8 @@ class CouplingPanel(CouplingWork, QWidget):
         try:
             # the metrics' arm (explore_arm: a closed chain's over its actuated joints); the window's own when it has
             # one for these very joints
-            self.arm = None if model is None else arm if arm is not None and arm.n == self.joints.n \
-                else explore_arm(model)
+            self.arm = None if model is None or self.joints is None else arm \
+                if arm is not None and arm.n == self.joints.n else explore_arm(model)
         except (ValueError, TypeError, ZeroDivisionError, DesignerError) as exc:   # a loop that cannot close
             self.arm = None
             self._show_status(f"Cannot plot: {exc}")
