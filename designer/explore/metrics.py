@@ -446,13 +446,13 @@ ELASTIC_METRICS = (
 # them the locked modes K v = w^2 M v, the free modes with the rotors, the tool compliance J K^-1 J^T and the sag
 # J_v K^-1 (J_v^T m_p g - G); the links' bending: :meth:`ElasticPose.frequency_links`.
 
-def elastic_setup(model, what: str = "the mechanism") -> tuple[Any, ElasticJoints]:
+def elastic_setup(model, what: str = "the mechanism", overrides=None) -> tuple[Any, ElasticJoints]:
     """The arm the metrics take (:func:`~designer.explore.joints.explore_arm`) and its elastic joints (the actuated
     ones with a drive stiffness; ``joints.m`` is 0 when none has one). A DesignerError names a passive joint given a
-    stiffness, a missing parameter or drive value, a loop that cannot close."""
+    stiffness, a missing parameter or drive value, a loop that cannot close. ``overrides``: parameter values."""
     from .joints import explore_arm
     passive_stiffness_refused(model, what)
-    arm = explore_arm(model)
+    arm = explore_arm(model, overrides)
     values = drive_ratings(model)
     return arm, ElasticJoints.of(arm.n, values["stiffness"], None, values["gear"], values["rotor"])
 

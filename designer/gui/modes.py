@@ -65,8 +65,15 @@ def per_model(build):
     return get
 
 
+def unvalued_gravity(model) -> tuple[str, ...]:
+    """The gravity's symbols without a value: the drawn arm takes them as 0 (kinematics.display_arm), and so do the
+    frequencies, which do not depend on them; the sag does, and says so."""
+    names = {s.name for e in model.gravity for s in getattr(e, "free_symbols", ())}
+    return tuple(sorted(names & set(model.unvalued_symbols())))
+
+
 #: (the metrics' arm, ElasticJoints) of a model, or the message
-_built = per_model(elastic_setup)
+_built = per_model(lambda model: elastic_setup(model, overrides={name: 0.0 for name in unvalued_gravity(model)}))
 
 
 def joints_or_none(model) -> ElasticJoints | None:
@@ -131,7 +138,11 @@ def elastic_summary(model, q_tree) -> str:
     low = f[0] if len(f) and np.isfinite(f[0]) else math.nan
     droop = 1e3 * float(np.linalg.norm(at.sag()))
     links = at.frequency_links()
-    return elastic_lines(low, droop) if links is None else elastic_lines(links, droop, rigid=low)
+    text = elastic_lines(low, droop) if links is None else elastic_lines(links, droop, rigid=low)
+    unknown = unvalued_gravity(model)
+    if unknown:   # the sag needs the gravity: the frequencies stand, the sag says what it lacks
+        text = text.replace(f"tool sag {droop:.3g} mm", f"tool sag: no value for {', '.join(unknown)}")
+    return text
 
 
 def modes_at(design, motors: str = "locked") -> Modes | str:
