@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from designer.explore.closed import ClosedArm
-from designer.explore.elastic_metrics import drive_ratings
+from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings, evaluate
 from designer.kinematics import NumericArm
 from designer.numeric.elastic import elastic_joints

@@ -5,7 +5,7 @@ test). Two figures, each the palletizer with a parallelogram against ``palletize
 drive stiffness on the joints that carry the motors):
 
 - the read-out's elastic words at one pose (lowest frequency and sag), which the window computes on its
-  thread at every slider step: the closed chain's :func:`designer.gui.closed_elastic.closed_summary` against
+  thread at every slider step: the closed chain's :func:`designer.gui.modes.elastic_summary` against
   the serial :func:`designer.gui.modes.elastic_summary`;
 - a 1 s move plus 1 s hold under the PD with gravity compensation along a quintic, 200 rows a second, as the
   Simulate tab runs it in its worker (:func:`designer.gui.simulate.closed_job`), against the serial twin
@@ -62,9 +62,8 @@ def _serial_move(arm, q0, target, duration, hold, rows):
 
 
 def main(argv=None) -> int:
-    from designer.gui.closed_elastic import closed_summary
     from designer.gui.simulate import ClosedMove, closed_job
-    from designer.gui.modes import elastic_summary, joints_or_none
+    from designer.gui.modes import elastic_summary
     from designer.kinematics import NumericArm
     from designer.numeric.closed import closed_dynamics
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -77,11 +76,10 @@ def main(argv=None) -> int:
     q_tree = cd.positions(qa)
     arm = NumericArm.from_model(serial)
     q_serial = np.array([0.2, 0.35, -0.6, 0.4])   # the serial elbow is the parallelogram's q4 - q2
-    joints = joints_or_none(serial)
-    closed_summary(closed, q_tree)   # the mechanism is built once per model and kept
+    elastic_summary(closed, q_tree)   # the mechanism is built once per model and kept
     reps = 200
-    t_closed, text = timed(lambda: [closed_summary(closed, q_tree) for _ in range(reps)][-1], args.runs)
-    t_serial, _ = timed(lambda: [elastic_summary(arm, joints, q_serial) for _ in range(reps)][-1], args.runs)
+    t_closed, text = timed(lambda: [elastic_summary(closed, q_tree) for _ in range(reps)][-1], args.runs)
+    t_serial, _ = timed(lambda: [elastic_summary(serial, q_serial) for _ in range(reps)][-1], args.runs)
     print(f"read-out's elastic words at one pose, median of {args.runs} runs of {reps}:")
     print(f"  parallelogram {1e3 * t_closed / reps:.3f} ms   serial twin {1e3 * t_serial / reps:.3f} ms   "
           f"ratio {t_closed / t_serial:.1f}x   ({text})")

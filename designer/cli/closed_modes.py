@@ -4,7 +4,7 @@ The elastic joints of a closed chain are its actuated ones (the gearboxes sit at
 joint with a drive stiffness is refused). At the pose given by the actuated values, the loops closed:
 the locked modes K v = w^2 M_a v, the free modes with the rotors (the 2 n_a model), the tool
 compliance J_a K^-1 J_a^T with J_a = J W and the sag J_v K^-1 (J_v^T m_p g - G_a), as the explore
-metrics have them; the core's :mod:`designer.explore.closed_elastic` computes them (the window's read-out,
+metrics have them; the core's :func:`designer.explore.metrics.elastic_at` computes them (the window's read-out,
 mode animation and compliance ellipsoid call the same). Part-made links bend (numeric/closed_flex.py): the modes with
 the links' slices (``links``, ``--segments`` per link), their share of the compliance added to the gearboxes'
 and of the sag given apart (``links.sag_mm``), as the serial ``modes`` has them.
@@ -26,12 +26,12 @@ __all__ = ["closed_modes"]
 
 def closed_modes(args, model) -> int:
     import numpy as np
-    from ..explore.closed_elastic import closed_elastic, closed_elastic_at
+    from ..explore.metrics import elastic_at, elastic_setup
     from .numeric_commands import _values
     from .numeric_inputs import segments_of
     from .ranges import PAYLOAD
     try:
-        arm, joints = closed_elastic(model, args.project)
+        arm, joints = elastic_setup(model, args.project)
     except (DesignerError, ValueError) as exc:
         text = str(exc)
         raise UserError(text if text.startswith(args.project) else f"{args.project}: {text}") from None
@@ -43,7 +43,7 @@ def closed_modes(args, model) -> int:
     q = np.array(_values(args.q, arm.n, f"--q ({', '.join(names)})", [0.0] * arm.n))
     payload = PAYLOAD.parse(args.payload, "--payload")
     try:
-        at = closed_elastic_at(arm, joints, q)
+        at = elastic_at(arm, joints, q)
     except DesignerError as exc:
         raise UserError(f"{args.project}: --q: {exc}") from None
     locked = at.locked()
@@ -56,7 +56,7 @@ def closed_modes(args, model) -> int:
                        "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
     C = at.compliance()
     if arm.beams:   # the links' bending, the loops closed over their slices (numeric/closed_flex.py)
-        q_tree = arm.batch(q).closed[0][0]  # type: ignore[index]
+        q_tree = arm.batch(q).closed[0][0]
         out["links"], links_C = _link_modes(args.project, arm, joints, q_tree, segments, payload)
         C = C + links_C
     out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}

@@ -298,7 +298,7 @@ def cmd_compare(args) -> int:
     if unknown:
         raise UserError(f"--set-b: {', '.join(unknown)} is not a parameter of design B")
     arm_b = arm_of(model_b.with_parameters(sets), "design B")
-    from ..explore.elastic_metrics import design_ratings
+    from ..explore.metrics import design_ratings
     from ..explore.metrics import Ratings
     rated = ratings(args, arm_a.n, model_a)
     try:   # a named stiffness (k2) set for design B is B's own

@@ -106,7 +106,7 @@ def ratings(args, n: int, model=None):
 def elastic_ratings(model, payload) -> dict:
     """The elastic joints' data for the stiffness and frequency metrics: the project's drive data
     (stiffness, gear ratio, rotor inertia) and the --payload in kg."""
-    from ..explore.elastic_metrics import drive_ratings
+    from ..explore.metrics import drive_ratings
     return {"payload": 0.0 if payload is None else PAYLOAD.parse(payload, "--payload"), **drive_ratings(model)}
 
 
@@ -114,7 +114,7 @@ def from_drives(model, what: str, given, flag: str):
     """``given`` (a command-line value) if any, else the project's drive value of ``what``, noted on stderr."""
     if given is not None:
         return given
-    from ..explore.elastic_metrics import explored_drive_values
+    from ..explore.metrics import explored_drive_values
     values = explored_drive_values(model)
     value = values[what]
     if value is not None:

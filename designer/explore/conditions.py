@@ -233,8 +233,9 @@ def find_conditions_job(model: Manipulator, kind: Kind | str, targets: Sequence 
         Already derived :class:`~designer.dynamics.results.Equations` of the model (else derived here).
     """
     kind = Kind(kind)
-    if targets and not model.is_serial:   # a closed chain's joints by their link numbers: to their places
-        numbers = model_joint_numbers(model)
+    numbers = model_joint_numbers(model)
+    if targets and numbers != tuple(range(1, len(numbers) + 1)):   # joints by their link numbers (a closed
+        # chain's actuated ones, the palletizer's 1, 2, 4, 6): to their places
         targets = [tuple(joint_position(int(v), numbers, f"{kind.value}: entry {t}") + 1
                          for v in ((t,) if isinstance(t, int) else t)) for t in targets]
     pairs = _targets(kind, joint_count(model), targets)

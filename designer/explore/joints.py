@@ -28,7 +28,7 @@ class ExploreJoints:
     names: tuple[str, ...]
     revolute: tuple[bool, ...]
     n_tree: int
-    closed: bool
+    closed: bool   # some joints are passive (a closed chain's, which its loops close)
 
     @property
     def n(self) -> int:
@@ -69,10 +69,9 @@ class ExploreJoints:
 
 def explore_joints(model: Manipulator) -> ExploreJoints:
     """Every joint of a serial arm; the actuated ones of a closed chain."""
-    closed = not model.is_serial
-    index = tuple(int(i) for i in actuated_indices(model)) if closed else tuple(range(model.n))
+    index = tuple(int(i) for i in actuated_indices(model))
     return ExploreJoints(index, tuple(f"q{i + 1}" for i in index),
-                         tuple(model.links[i].is_revolute for i in index), model.n, closed)
+                         tuple(model.links[i].is_revolute for i in index), model.n, len(index) < model.n)
 
 
 def explore_arm(model: Manipulator, overrides=None):

@@ -1,5 +1,5 @@
 """The explore metrics' error, apart from :mod:`designer.explore.metrics` so that the modules whose
-metrics it registers (:mod:`designer.explore.elastic_metrics`) raise it without importing it back."""
+metrics it registers (:mod:`designer.explore.metrics`) raise it without importing it back."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .maps import sample_configurations
 from .metrics import MetricSpec, Ratings, evaluate, parse_metric
-from .elastic_metrics import design_ratings
+from .metrics import design_ratings
 from .joint_names import model_joint_numbers
 from .sweep import arm_factory, joint_count
 

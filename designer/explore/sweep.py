@@ -35,7 +35,7 @@ from ..model.mechanism import actuated_indices
 from ..model.parts import link_beams, material_table, parts_of
 from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
-from .elastic_metrics import design_ratings
+from .metrics import design_ratings
 from .maps import Sampling, sample_configurations, summarize
 from .joint_names import model_joint_numbers
 from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse_metric

@@ -106,11 +106,12 @@ class LinearizeDialog(QDialog):
         from ..control import linearize
         from ..kinematics import NumericArm
         self.error.clear()
+        closed = not self.model.is_serial   # the core's linearize of a closed chain, in its actuated coordinates
         try:
             arm = NumericArm.from_model(self.model)
             text = self.qd.text().replace(",", " ").split()
             qd = np.array([float(v) for v in text]) if text else None
-            lm = _closed_linear(self.model, self.q, qd) if not self.model.is_serial else linearize(arm, self.q, qd)
+            lm = _closed_linear(self.model, self.q, qd) if closed else linearize(arm, self.q, qd)
             dm = lm.discretize(float(self.dt.text()), self.method.currentText())
         except (ValueError, DesignerError) as exc:  # missing parameters, a bad number, a singular M or a loop
             # that cannot close: say so, keep the old text
@@ -119,7 +120,7 @@ class LinearizeDialog(QDialog):
         self.models = (lm, dm)
         actuated = ", ".join(f"q{i + 1}" for i, link in enumerate(self.model.links) if link.actuated)
         self.text.setPlainText(
-            ("" if self.model.is_serial else f"closed chain: q, tau over the actuated joints {actuated}\n")
+            (f"closed chain: q, tau over the actuated joints {actuated}\n" if closed else "")
             + "x = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
             + "\neigenvalues of A\n" + _eigs(lm.eigenvalues)
             + f"\n{dm.method}, dt = {dm.dt:g} s: x[k+1] = Ad x[k] + Bd tau[k]\n\n" + _matrix("Ad", dm.Ad) + "\n"

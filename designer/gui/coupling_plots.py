@@ -5,7 +5,7 @@ that link joints i and j, with one joint swept over its range and the others
 at the slider values. Tab "Against a parameter": one quantity against a design
 parameter, one curve per value of a second parameter. The numbers come from
 :mod:`designer.explore.coupling`. A closed chain is plotted over its actuated joints, named by their
-links (q1, q2, q4, q6 for the palletizer), its curves computed in a worker (closed_coupling.py).
+links (q1, q2, q4, q6 for the palletizer), its curves computed in a worker (coupling_jobs.py).
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
 
 from ..errors import DesignerError
 from ..explore.coupling import ParameterGrid, Quantity, Sweep, default_range, parameter_grid, sweep_joint, write_csv
-from ..explore.joints import ExploreJoints, explore_joints
+from ..explore.joints import ExploreJoints, explore_arm, explore_joints
 from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..model.units import inertial_unit, parameter_units, with_unit
-from .arm_scene import numeric_arm
-from .closed_coupling import ClosedCoupling, JointBox, closed_arm, joint_sweep_job, parameter_sweep_job
+from .coupling_jobs import CouplingWork, JointBox, joint_sweep_job, parameter_sweep_job
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner
 from .message_line import MessageLine
@@ -45,7 +44,7 @@ PARAMETER_POINTS = 41
 COEFFICIENTS = (Quantity.CORIOLIS_I, Quantity.CORIOLIS_J, Quantity.CENTRIFUGAL_IJ, Quantity.CENTRIFUGAL_JI)
 
 
-class CouplingPanel(ClosedCoupling, QWidget):
+class CouplingPanel(CouplingWork, QWidget):
     """Plots for a joint pair; call :meth:`set_model` and :meth:`set_joint_values` (rad, m)."""
 
     def __init__(self, parent: QWidget | None = None):
@@ -91,7 +90,7 @@ class CouplingPanel(ClosedCoupling, QWidget):
         self.status.setStyleSheet("color: #8a1c1c;")
         self.status.hide()
         outer.addWidget(self.status)
-        # a closed chain's curves close its loops at every point: computed in a worker (closed_coupling.py)
+        # a closed chain's curves close its loops at every point: computed in a worker (coupling_jobs.py)
         self.runner = JobRunner(self, status_line=False, show_errors=False, hide_when_idle=True)
         outer.addWidget(self.runner)
         self.tabs = QTabWidget()
@@ -178,10 +177,10 @@ class CouplingPanel(ClosedCoupling, QWidget):
         self.runner.cancel()
         self.joints = None if model is None else explore_joints(model)
         try:
-            if model is not None and self.joints is not None and self.joints.closed:
-                self.arm = closed_arm(model)
-            else:
-                self.arm = None if model is None else arm if arm is not None else numeric_arm(model)
+            # the metrics' arm (explore_arm: a closed chain's over its actuated joints); the window's own when it has
+            # one for these very joints
+            self.arm = None if model is None or self.joints is None else arm \
+                if arm is not None and arm.n == self.joints.n else explore_arm(model)
         except (ValueError, TypeError, ZeroDivisionError, DesignerError) as exc:   # a loop that cannot close
             self.arm = None
             self._show_status(f"Cannot plot: {exc}")
@@ -399,7 +398,7 @@ class CouplingPanel(ClosedCoupling, QWidget):
         tree_k = self.joints.index[k] if self.joints is not None else k
         lo, hi = joint_ranges(model)[tree_k]
         values = np.linspace(lo, hi, JOINT_POINTS)
-        if self._closed():
+        if self._in_worker():
             q = self.q.copy()
             self._run("Coupling", lambda token: joint_sweep_job(arm, q, i, j, k, values, token),
                       lambda sweep: self._show_joint_sweep(sweep, k, q))
@@ -456,7 +455,7 @@ class CouplingPanel(ClosedCoupling, QWidget):
                 raise ValueError(f"values of {second}: expected numbers separated by commas") from None
         lo, hi = self.range_lo.value(), self.range_hi.value()
         key = (name, lo, hi, second, seconds)
-        if self._closed():
+        if self._in_worker():
             grid = self._grid if key == self._grid_key else None
             q = self.q.copy()
 

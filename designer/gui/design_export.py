@@ -83,7 +83,7 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
                 coupling.set_swept_joint(swept)   # redraws
         if not coupling.curve_data():
             coupling.refresh()
-        # a closed chain's curves come from a worker job (closed_coupling.py): wait for the one running
+        # a closed chain's curves come from a worker job (coupling_jobs.py): wait for the one running
         while coupling.runner.busy and time.monotonic() < deadline + MESH_WAIT:
             QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
         if coupling.curve_data():

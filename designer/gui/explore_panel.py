@@ -21,7 +21,7 @@ import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
-from ..explore.elastic_metrics import drive_ratings
+from ..explore.metrics import drive_ratings
 from ..explore.joints import explore_joints
 from ..explore.metrics import MetricError, Ratings
 from ..jobs import CancelToken, Job

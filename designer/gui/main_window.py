@@ -31,8 +31,7 @@ from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
-from .closed_gate import ClosedChainGate
-from .closed_pose import ClosedPose
+from .loop_pose import LoopPose
 from .joint_sliders import JointSliders
 from .mechanism_panel import MechanismPanel
 from .coupling_plots import CouplingPanel
@@ -70,7 +69,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
         self.design = OpenDesign(self.document.model)   # the pose and the arm the views share
-        self.closed = ClosedPose(self)   # a closed chain's loop closure between the sliders and the design
+        self.closed = LoopPose(self)   # a closed chain's loop closure between the sliders and the design
         self._opening_pose: np.ndarray | None = None   # a new project's home pose, for the sliders
         self.settings = settings or QSettings()
         self.recent = RecentFiles(self.settings)
@@ -125,9 +124,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
 
         self.result_tabs = QTabWidget(self)
         self.result_tabs.addTab(self.derivation, "Equations")
-        # a view that does not handle closed chains would stand here behind a ClosedChainGate (closed_gate.py),
-        # refusing them in one line; the Coupling and Explore tabs take a closed chain's ClosedArm
-        self.gates: dict[str, ClosedChainGate] = {}
         self.result_tabs.addTab(self.coupling, "Coupling")
         # the explore controls are many: below their minimum size they scroll rather than widen the column
         explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
@@ -215,7 +211,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
                        pose=lambda d: self.readout.update_pose(*self.closed.readout(d)))
-        design.observe(model=self._gate_views)
         design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
                        pose=lambda d: self.coupling.set_joint_values(d.q))
         design.observe(model=lambda d: self.explore.set_model(d.model),
@@ -257,14 +252,10 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.design.adopt(prepared.model, prepared.arm, prepared.arm_error)
         self.problems.adopt(prepared.model, prepared.problems)
 
-    def _gate_views(self, design) -> None:
-        for gate in self.gates.values():
-            gate.set_model(design.model)
-
     def _sync_pose(self) -> None:
         q = self.sliders.values()
         if self.closed.mechanism is not None:
-            return   # closed_pose.ClosedPose.model_changed gave the design its closed pose
+            return   # loop_pose.LoopPose.model_changed gave the design its closed pose
         if len(q) == self.design.model.n:
             self.design.q = np.asarray(q, float)
 

@@ -7,9 +7,12 @@ the translational compliance's eigenvalues (m/N) scaled so the largest is a fift
 The frequencies and shapes come from :mod:`designer.numeric.modes`: motors locked (rigid links on the
 joint springs), or free (the full elastic-joint model with the rotor inertias; the drawn arm is the link
 side, the motor angles theta/N are shown as numbers over the 3D view, :mod:`designer.gui.mode_dialog`).
-A closed chain's modes are over its actuated joints (:mod:`designer.gui.closed_elastic`, the core's
-``closed_elastic_at`` as ``modes`` has them); its animation moves the actuated joints along the shape and
-closes the loops for the passive ones in every frame, and stops with one line where a frame cannot close.
+Every mechanism's come from the core's :func:`~designer.explore.metrics.elastic_at` (as ``modes`` has
+them) over its actuated joints (all of a serial arm's; a closed chain's motors, the loops closed at the pose):
+the mechanism and its joints are built once per model and kept, one pose then costs well under a millisecond
+(about 0.4 ms for the palletizer), so the read-out follows the sliders on the GUI thread. A closed chain's
+animation moves the actuated joints along the shape and closes the loops for the passive ones in every frame,
+and stops with one line where a frame cannot close.
 """
 
 from __future__ import annotations
@@ -21,21 +24,22 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMessageBox
 
+from ..errors import DesignerError
+from ..explore.metrics import ElasticPose, elastic_at, elastic_setup
+from ..explore.joints import explore_joints
 from ..kinematics.closure import ClosureError
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
-from ..numeric.engine import arm_dynamics
-from ..numeric.flex_modes import lowest_flex_frequency
-from ..numeric.modes import Modes, free_modes, locked_modes
-from ..numeric.stiffness import compliance_axes, sag, tool_compliance
+from ..numeric.modes import Modes
+from ..numeric.stiffness import compliance_axes
 from . import arm_scene as scene
-from .closed_elastic import NO_STIFFNESS, closed_at, closed_joints, closed_problem, elastic_lines
 from .gl_solids import HIDDEN, Solids
 from .loop_scene import tree_reach
 from .mode_dialog import MOTORS, choose_mode
 
 __all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_problem", "elastic_summary", "joints_or_none", "build_menu",
-           "modes_at",
-           "MOTORS"]
+           "modes_at", "elastic_pose", "elastic_lines", "per_model", "NO_STIFFNESS", "MOTORS"]
+
+NO_STIFFNESS = "no elastic joints: give a drive's stiffness (Edit the drive data) to see the modes"
 
 #: the animation's largest joint excursion (rad or m): visible, and small enough to stay linear
 AMPLITUDE = 0.15
@@ -45,13 +49,38 @@ FRAME_MS = 33
 ELLIPSOID_COLOR = (0.95, 0.35, 0.10, 0.35)
 
 
+def per_model(build):
+    """``build(model)`` of the last model asked for, kept (one model at a time: the read-out asks at every slider
+    step); where the mechanism cannot be built, the message of what it raised (a str)."""
+    last: list = [None, None]
+
+    def get(model):
+        if last[0] is not model:
+            try:
+                value = build(model)
+            except (DesignerError, ValueError, TypeError, ZeroDivisionError) as exc:
+                value = str(exc)
+            last[0], last[1] = model, value
+        return last[1]
+    return get
+
+
+def unvalued_gravity(model) -> tuple[str, ...]:
+    """The gravity's symbols without a value: the drawn arm takes them as 0 (kinematics.display_arm), and so do the
+    frequencies, which do not depend on them; the sag does, and says so."""
+    names = {s.name for e in model.gravity for s in getattr(e, "free_symbols", ())}
+    return tuple(sorted(names & set(model.unvalued_symbols())))
+
+
+#: (the metrics' arm, ElasticJoints) of a model, or the message
+_built = per_model(lambda model: elastic_setup(model, overrides={name: 0.0 for name in unvalued_gravity(model)}))
+
+
 def joints_or_none(model) -> ElasticJoints | None:
-    """The model's elastic joints, None when it has none (or its drive data cannot make them); a closed
-    chain's are its actuated joints' (:mod:`designer.gui.closed_elastic`)."""
+    """The model's elastic joints (its actuated joints' gearboxes), None when it has none (or its drive data
+    cannot make them)."""
     if model is None:
         return None
-    if not model.is_serial:
-        return closed_joints(model)
     try:
         joints = elastic_joints(model)
     except ElasticModelError:
@@ -64,8 +93,6 @@ def elastic_problem(model) -> str:
     parameter(s): k2"); '' when it has them or no drive gives a stiffness."""
     if model is None or not any(link.drive is not None and link.drive.stiffness is not None for link in model.links):
         return ""
-    if not model.is_serial:
-        return closed_problem(model)
     try:
         elastic_joints(model)
     except ElasticModelError as exc:
@@ -73,42 +100,63 @@ def elastic_problem(model) -> str:
     return ""
 
 
-def elastic_summary(arm, joints: ElasticJoints | None, q) -> str:
-    """The read-out's words for an arm with elastic joints: lowest frequency and sag at q (two lines); '' without."""
-    if arm is None or joints is None:
-        return ""
-    q = np.asarray(q, dtype=float)
-    f = locked_modes(arm_dynamics(arm).M(q), joints, shapes=False).frequency
+def elastic_pose(model, q_tree) -> ElasticPose | str:
+    """The elastic quantities at the tree pose ``q_tree``'s actuated values, or a one-line message (no stiffness,
+    a passive joint given one, a mechanism that cannot be built, a pose where the loops cannot close)."""
+    built = _built(model)
+    if isinstance(built, str):
+        return built
+    arm, joints = built
+    if not joints.m:
+        return NO_STIFFNESS
+    q = np.asarray(q_tree, dtype=float).ravel()
+    if len(q) != model.n:
+        return f"{len(q)} joint values for a mechanism of {model.n} joints"
+    try:
+        return elastic_at(arm, joints, q[list(explore_joints(model).index)])
+    except DesignerError as exc:
+        return str(exc)
+
+
+def elastic_lines(low: float, droop_mm: float, rigid: float | None = None) -> str:
+    """The read-out's two elastic lines (each short enough for the centre column at 1366 px; the read-out's
+    tooltip says the motors are locked): the lowest natural frequency, then the sag (and, with links that bend,
+    the frequency with rigid links)."""
+    second = f"tool sag {droop_mm:.3g} mm"
+    if rigid is not None:
+        second = f"{rigid:.3g} Hz with rigid links; {second}"
+    return f"lowest natural frequency {low:.3g} Hz\n{second}"
+
+
+def elastic_summary(model, q_tree) -> str:
+    """The read-out's words: the lowest natural frequency and the tool's sag at the pose, motors locked (with
+    part-made links: their bending first, the rigid links' figure beside the sag), two lines, or why not, in one."""
+    at = elastic_pose(model, q_tree)
+    if isinstance(at, str):
+        return f"elastic joints: {at}\n"
+    f = at.locked(shapes=False).frequency
     low = f[0] if len(f) and np.isfinite(f[0]) else math.nan
-    droop = 1e3 * float(np.linalg.norm(sag(arm, joints, q)))
-    if getattr(arm, "beams", ()):   # part-made links: their bending first, the rigid links' figure beside the sag
-        return elastic_lines(float(lowest_flex_frequency(arm, joints, q)), droop, rigid=low)
-    return elastic_lines(low, droop)
+    droop = 1e3 * float(np.linalg.norm(at.sag()))
+    links = at.frequency_links()
+    text = elastic_lines(low, droop) if links is None else elastic_lines(links, droop, rigid=low)
+    unknown = unvalued_gravity(model)
+    if unknown:   # the sag needs the gravity: the frequencies stand, the sag says what it lacks
+        text = text.replace(f"tool sag {droop:.3g} mm", f"tool sag: no value for {', '.join(unknown)}")
+    return text
 
 
 def modes_at(design, motors: str = "locked") -> Modes | str:
-    """The modes at the design's slider pose, or a one-line message saying why there are none. A closed
-    chain's are over its actuated joints (M_a at the pose, the loops closed)."""
+    """The modes at the design's slider pose over the actuated joints (a closed chain's loops closed), or a
+    one-line message saying why there are none."""
     if design.arm is None:
         return NO_STIFFNESS
-    if not design.model.is_serial:
-        at = closed_at(design.model, design.q)
-        if isinstance(at, str):
-            return at
-        if motors == "locked":
-            return at.locked()
-        try:
-            return at.free()
-        except ValueError as exc:   # a rotor inertia missing
-            return str(exc)
-    joints = joints_or_none(design.model)
-    if joints is None:
-        return NO_STIFFNESS
-    M = arm_dynamics(design.arm).M(np.asarray(design.q, dtype=float))
+    at = elastic_pose(design.model, design.q)
+    if isinstance(at, str):
+        return at
     if motors == "locked":
-        return locked_modes(M, joints)
+        return at.locked()
     try:
-        return free_modes(M, joints)
+        return at.free()
     except ValueError as exc:   # a rotor inertia missing
         return str(exc)
 
@@ -116,11 +164,10 @@ def modes_at(design, motors: str = "locked") -> Modes | str:
 def bending_note(design) -> str:
     """For a serial arm whose links bend (part-made links): which model the mode list is, and where the
     read-out's lower frequency comes from (it cannot be animated); '' otherwise."""
-    arm = design.arm
-    joints = None if arm is None or not design.model.is_serial else joints_or_none(design.model)
-    if joints is None or not getattr(arm, "beams", ()):
+    at = elastic_pose(design.model, design.q) if design.arm is not None else NO_STIFFNESS
+    low = None if isinstance(at, str) else at.frequency_links()
+    if low is None:
         return ""
-    low = float(lowest_flex_frequency(arm, joints, np.asarray(design.q, dtype=float)))
     return (f"These modes take the links as rigid on the joint springs. With the links' bending too, the "
             f"lowest mode is {low:.3g} Hz (the read-out's figure; `modes --segments` on the command line "
             f"lists those modes); it is not animated here.")
@@ -167,10 +214,9 @@ class ModeAnimation(QObject):
             return modes
         if not 1 <= k <= len(modes.frequency):
             return f"mode {k}: the arm has modes 1 to {len(modes.frequency)} ({MOTORS[motors]})"
-        closed = not design.model.is_serial
-        mech = self.window.closed.mechanism if closed else None
-        if closed and mech is None:
-            return self.window.closed.problem or "the mechanism cannot be posed"
+        mech = self.window.closed.mechanism   # a closed chain's loop closure (None: every joint is a coordinate)
+        if mech is None and self.window.closed.problem:
+            return self.window.closed.problem
         actuated = None if mech is None else np.asarray(mech.actuated, dtype=int)
         n = design.arm.n if actuated is None else len(actuated)
         v = modes.shape[:, k - 1]
@@ -266,20 +312,13 @@ class StiffnessEllipsoid:
 
     def _placed(self, model, arm, q) -> np.ndarray | str:
         """(4, 4) the unit sphere's placement at the tool, or why there is no ellipsoid to draw."""
-        q = np.asarray(q, dtype=float)
-        if model.is_serial:
-            joints = joints_or_none(model)
-            if joints is None:
-                return elastic_problem(model) or NO_STIFFNESS
-            C, base, reach = tool_compliance(arm, joints, q), arm.base, scene.arm_reach(arm)
-            tool = arm.tool_pose(q)[:3, 3]   # in the world, like the drawn arm
-        else:   # a closed chain: J_a K^-1 J_a^T over its actuated gearboxes (the core's, as `modes`)
-            at = closed_at(model, q)
-            if isinstance(at, str):
-                return at
-            tree = at.arm.cd.tree
-            C, base, reach = at.compliance(), tree.arm.base, tree_reach(tree)
-            tool = (base @ np.append(at.tool, 1.0))[:3]
+        at = elastic_pose(model, q)   # J K^-1 J^T over the actuated gearboxes (the core's, as `modes`), + the links'
+        if isinstance(at, str):
+            return (elastic_problem(model) or at) if joints_or_none(model) is None else at
+        mech = self.view.mechanism   # the drawn arm's length scale, as the 3D view takes it (a crank counts once)
+        reach = tree_reach(mech.tree) if mech else scene.arm_reach(arm)
+        C, base = at.compliance() + at.links_compliance(), arm.base
+        tool = (base @ np.append(at.tool, 1.0))[:3]   # in the world, like the drawn arm
         semi, axes = compliance_axes(C)
         self.semi_axes = semi
         scale = 0.2 * reach / max(float(semi.max()), 1e-300)

@@ -8,12 +8,15 @@ from typing import Any
 import numpy as np
 from PySide6.QtWidgets import QWidget
 
+from ..errors import DesignerError
 from ..kinematics import NumericArm
+from ..numeric.mechanism import load_dynamics
 from . import arm_scene as scene
+from .modes import per_model
 from .cells import reading
 from .message_line import MessageLine
 
-__all__ = ["KinematicsReadout", "jacobian_condition", "NEAR_SINGULAR"]
+__all__ = ["KinematicsReadout", "jacobian_condition", "holding_summary", "has_cut_joints", "NEAR_SINGULAR"]
 
 NEAR_SINGULAR = 100.0   # condition numbers above this are called "near a singularity"
 
@@ -31,6 +34,44 @@ def jacobian_condition(arm: NumericArm, q, J: np.ndarray | None = None) -> float
         J = J[:3]
     s = np.linalg.svd(J, compute_uv=False)[:min(J.shape)]
     return float(s[0] / s[-1]) if s[-1] > 1e-12 * max(s[0], 1e-300) else float("inf")
+
+
+#: the model's numeric dynamics, kept per model, or the message where it cannot be built (the Problems panel and
+#: the 3D view already say why)
+_dynamics = per_model(load_dynamics)
+
+
+def has_cut_joints(model) -> bool:
+    """Whether the mechanism has passive joints its loops close (whose cut joints carry a load)."""
+    dyn = None if model is None else _dynamics(model)
+    return dyn is not None and not isinstance(dyn, str) and dyn.n_tree > dyn.n
+
+
+def holding_summary(model, q_tree) -> str:
+    """"cut joint holds 3,530 N" (one loop) or "cut joints hold 327, 80.5 N": what each loop's bearing carries
+    while the actuated joints hold the tree pose ``q_tree`` against gravity (the core's cut forces at rest, as the
+    design report gives them; the tests hold them to Pinocchio's constraint forces); "" without loops, where the
+    mechanism cannot be built or the pose does not close."""
+    dyn = _dynamics(model)
+    q = np.asarray(q_tree, dtype=float).ravel()
+    if isinstance(dyn, str) or len(q) != dyn.n_tree:
+        return ""
+    rest = np.zeros(dyn.n)
+    try:
+        force = dyn.following(q).cut_forces(q[list(dyn.actuated)], rest, rest).force
+    except DesignerError:
+        return ""
+    sizes = np.linalg.norm(force, axis=1)
+    if not len(sizes) or not np.isfinite(sizes).all():
+        return ""
+    if len(sizes) == 1:
+        return f"cut joint holds {_newtons(sizes[0])} N"
+    return "cut joints hold " + ", ".join(_newtons(v) for v in sizes) + " N"
+
+
+def _newtons(value: float) -> str:
+    """3,530 rather than 3.53e+03: a bearing's load read at a glance."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 TIP = ("Condition number of the tool Jacobian (rotation rows scaled by the arm's reach for six or more joints); "
@@ -65,8 +106,7 @@ class KinematicsReadout(MessageLine):
         self.model, self.joints = model, joints_or_none(model)
         # a stiffness given that makes no elastic joints (a name without its value): why, on a line of its own
         self.elastic_problem = "" if self.joints is not None else elastic_problem(model)
-        rows = 2 + (model is not None and not model.is_serial) + 2 * (self.joints is not None) \
-            + bool(self.elastic_problem)
+        rows = 2 + has_cut_joints(model) + 2 * (self.joints is not None) + bool(self.elastic_problem)
         if rows != self.rows:
             self.rows = rows
             self._fix_height()
@@ -86,16 +126,11 @@ class KinematicsReadout(MessageLine):
         axis = ", ".join(f"{round(v, 3) + 0.0:.3f}" for v in z)   # + 0.0: no "-0.000"
         lines = [f"tool ({reading(p[0])}, {reading(p[1])}, {reading(p[2])}) m, z ({axis})",
                  f"Jacobian condition {cond}" + (" — near a singularity" if self.near_singular else "")]
-        closed = self.model is not None and not self.model.is_serial
-        if closed:
-            from .closed_holding import holding_summary   # what the loops' bearings carry holding the pose
+        if has_cut_joints(self.model):   # what the loops' bearings carry holding the pose
             lines.append(holding_summary(self.model, q) if tool is not None else "")
-        if self.joints is not None and not closed:
-            from .modes import elastic_summary
-            lines.extend(elastic_summary(arm, self.joints, q).split("\n"))
-        elif self.joints is not None:
-            from .closed_elastic import closed_summary   # the actuated joints' gearboxes, the loops closed
-            lines.extend(closed_summary(self.model, q).split("\n"))
+        if self.joints is not None:
+            from .modes import elastic_summary   # the actuated joints' gearboxes (a closed chain's loops closed)
+            lines.extend(elastic_summary(self.model, q).split("\n"))
         if self.elastic_problem:
             lines.append(f"no natural frequency: {self.elastic_problem}")
         text = "\n".join(lines)

@@ -26,7 +26,6 @@ from ..urdf.importer import ImportReport
 from ..urdf.pipeline import FileOptions, import_prepared, read_any
 from ..urdf.source import UrdfTree
 from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
-from .closed_gate import refusal
 from .folders import remember_folder, safe_file_name
 from .off_thread import ABANDONED as _ABANDONED  # noqa: F401 - the tests wait on it here
 from .off_thread import Abandoned as _Abandoned
@@ -290,10 +289,6 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
     """Write the project as ``kind`` (``text_of(model)``); errors (a symbol without a value) go to a
     message box. What the export had to change (comments at the top of the text) is in the status."""
     model = window.document.model
-    closed = refusal(model, f"{kind} export")
-    if closed:   # the writers read the links as a serial chain
-        _refuse(window, f"Cannot export {kind}", closed)
-        return False
     try:
         text = text_of(model)
     except DesignerError as exc:

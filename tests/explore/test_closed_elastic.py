@@ -21,7 +21,7 @@ import pytest
 import scipy.linalg
 
 from designer.explore.closed import ClosedArm
-from designer.explore.elastic_metrics import drive_ratings
+from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import MetricError, Ratings, evaluate
 from designer.model.extras import Drive
 from designer.project import load_project
@@ -178,7 +178,7 @@ def test_modes_command_of_a_closed_chain(tmp_path, capsys):
 def test_a_sweep_of_a_named_stiffness_reaches_its_actuated_joint():
     """k4 names the crank's (link 4's) stiffness, the third actuated joint: a design's value lands there."""
     import sympy as sp
-    from designer.explore.elastic_metrics import design_ratings
+    from designer.explore.metrics import design_ratings
     model = mechanism("palletizer", 0)
     links = list(model.links)
     links[3] = replace(links[3], drive=replace(links[3].drive, stiffness=sp.Symbol("k4")))

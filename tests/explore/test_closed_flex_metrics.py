@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from designer.explore.closed import ClosedArm
-from designer.explore.elastic_metrics import drive_ratings
+from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings, evaluate
 from designer.project.io import dumps_project
 from tests.numeric.test_closed_flex import GEARS, Bent, palletizer_tubes, tree_stiffness

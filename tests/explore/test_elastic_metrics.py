@@ -66,7 +66,7 @@ def _elastic_two_link():
 
 def test_sweep_of_the_lowest_frequency_falls_with_the_link_mass_and_gives_a_pareto_front():
     """A heavier link can only lower every natural frequency (Rayleigh: M grows, K stays)."""
-    from designer.explore.elastic_metrics import drive_ratings
+    from designer.explore.metrics import drive_ratings
     model = _elastic_two_link()
     spec = SweepSpec(axes=(SweepAxis.linspace("m2", 0.5, 3.0, 4),), metrics=("frequency", "deflection"),
                      stats=("min", "max"), samples=64, ratings=Ratings.of(2, **drive_ratings(model), payload=1.0))

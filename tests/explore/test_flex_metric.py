@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from designer.cli import main
-from designer.explore.elastic_metrics import drive_ratings
+from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings, compute
 from designer.kinematics import NumericArm
 from designer.model import Drive

@@ -199,15 +199,15 @@ def test_a_pose_where_the_loops_cannot_close_is_one_line_in_the_window_and_the_c
     """The core's closed_elastic_at refuses it (a ClosureError, one line): the window's read-out words and the
     ``modes`` command both say so; nothing is NaN."""
     from designer.cli import main
-    from designer.gui.closed_elastic import closed_at, closed_summary
+    from designer.gui.modes import elastic_pose, elastic_summary
     model = with_stiffness(four_bar(np.random.default_rng(4), mounted=True), {0: 300.0, 1: 100.0})
     path = tmp_path / "bar.json"
     path.write_text(dumps_project(model))
     q_tree = np.zeros(model.n)
     q_tree[1] = 1.0                    # the crank 1 rad from where the loop closes: the bars do not reach
-    message = closed_at(model, q_tree)
+    message = elastic_pose(model, q_tree)
     assert isinstance(message, str) and "cannot close" in message and "\n" not in message
-    assert closed_summary(model, q_tree).startswith("elastic joints: ")
+    assert elastic_summary(model, q_tree).startswith("elastic joints: ")
     assert main(["modes", str(path), "--q", "0", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert "cannot close" in err and "\n" not in err

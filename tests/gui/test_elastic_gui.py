@@ -98,3 +98,20 @@ def test_the_compliance_ellipsoid_says_why_it_draws_nothing_on_a_rigid_arm(qtbot
     elastic = _window(qtbot, tmp_path)   # with stiffness: drawn, and nothing said
     elastic.stiffness_ellipsoid_action.setChecked(True)
     assert "ellipsoid" not in elastic.statusBar().currentMessage() and elastic.stiffness_ellipsoid.semi_axes.any()
+
+
+def test_a_gravity_without_value_keeps_the_read_out_frequencies_and_names_what_the_sag_lacks():
+    """The frequencies do not depend on gravity (K v = w^2 M v): with the gravity's symbol unvalued they equal the
+    valued model's; the sag, which does, names the symbol instead of a number."""
+    import sympy as sp
+    from dataclasses import replace as _replace
+    from designer.gui.modes import elastic_summary
+    from designer.project import load_project
+    model = load_project(robot_path("tube_arm"))
+    model = getattr(model, "model", model)
+    q = np.array([0.3, -0.4, 0.7])
+    valued = elastic_summary(model, q).split("\n")
+    unvalued = elastic_summary(_replace(model, gravity=(0, 0, -sp.Symbol("gg"))), q).split("\n")
+    assert unvalued[0] == valued[0] and unvalued[0].startswith("lowest natural frequency")
+    assert unvalued[1].split(";")[0] == valued[1].split(";")[0] and "Hz with rigid links" in valued[1]
+    assert unvalued[1].endswith("tool sag: no value for gg") and valued[1].endswith(" mm")

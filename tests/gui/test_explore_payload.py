@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from designer.explore.elastic_metrics import drive_ratings
+from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings, evaluate
 from designer.gui.cells import BAD_STYLE
 from designer.gui.explore_panel import ExplorePanel

@@ -14,7 +14,7 @@ import sympy as sp
 from designer.cli import main
 from designer.dynamics.elastic import elastic_terms
 from designer.explore import SweepAxis, SweepSpec, sweep
-from designer.explore.elastic_metrics import drive_ratings
+from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings
 from designer.jobs import run
 from designer.kinematics import NumericArm

@@ -209,7 +209,7 @@ class CompareView(ExploreView):
         plot.plot(result.x * scale, result.curve_b, name=f"B ({label_b})",
                   pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine))
         self.box.caption.setText(f"{display_name(result.label)} against {name}; "
-                                 "other joints at the pose" + ("" if self.model.is_serial else
+                                 "other joints at the pose" + ("" if not joints.closed else
                                                                " (the same joint values in both designs)"))
         plot.setLabel("bottom", f"{name} ({'deg' if scale != 1.0 else 'm'})")
         plot.setLabel("left", self.label_of(result.label))

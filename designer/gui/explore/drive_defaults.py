@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtWidgets import QLineEdit
 
-from ...explore.elastic_metrics import explored_drive_values
+from ...explore.metrics import explored_drive_values
 from ...model import Manipulator
 
 __all__ = ["fill", "show", "drive_values"]

@@ -15,7 +15,7 @@ from ..cells import BAD_STYLE
 
 __all__ = ["PayloadField", "PAYLOAD_METRICS"]
 
-#: the metrics whose values depend on the payload (designer/explore/elastic_metrics.py, metrics.py)
+#: the metrics whose values depend on the payload (designer/explore/metrics.py, metrics.py)
 PAYLOAD_METRICS = ("deflection", "deflection_links")
 
 

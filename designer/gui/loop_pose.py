@@ -1,7 +1,7 @@
 """The window's pose of a closed-chain project (issue 22): the actuated sliders move the arm, the
 core's loop closure moves the passive joints.
 
-:class:`ClosedPose` sits between the joint sliders and the shared :class:`OpenDesign`: for a serial
+:class:`LoopPose` sits between the joint sliders and the shared :class:`OpenDesign`: for a serial
 arm it passes the sliders' values on; for a closed chain it closes the loops
 (:class:`loop_scene.Mechanism`), shows the passive joints' values on their (disabled) sliders, and
 where the loops cannot close (or the mechanism is singular) it puts the core's message over the 3D
@@ -15,12 +15,12 @@ import numpy as np
 from ..design_state import OpenDesign
 from .loop_scene import ClosureError, Mechanism, mechanism_of
 
-__all__ = ["ClosedPose", "PASSIVE_TIP"]
+__all__ = ["LoopPose", "PASSIVE_TIP"]
 
 PASSIVE_TIP = "passive joint: follows the actuated joints through the loop closure"
 
 
-class ClosedPose:
+class LoopPose:
     """Glue of the window's sliders, 3D view and read-out to the loop closure of a closed chain."""
 
     def __init__(self, window):

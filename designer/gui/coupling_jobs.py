@@ -1,5 +1,5 @@
-"""The coupling plots of a closed chain (issue 22): its actuated joints, named by their links, and
-its curves computed in a worker.
+"""The coupling panel's joints and its work: the joints by their numbers (a closed chain's actuated ones,
+named by their links), a hidden tab computing nothing, and the curves that close loops computed in a worker.
 
 A closed chain's quantities close its loops at every point of a curve (Python loops over the states
 in :class:`~designer.explore.closed.ClosedBatch`: ~0.4 ms a state for the palletizer, 50 ms for a
@@ -16,12 +16,12 @@ import numpy as np
 from PySide6.QtWidgets import QSpinBox
 
 from ..explore.coupling import ParameterGrid, Sweep, parameter_grid_job, sweep_joint
-from ..explore.joints import ExploreJoints, explore_arm
+from ..explore.joints import ExploreJoints
 from ..jobs import CancelToken, Job, Progress
 from ..model import Manipulator
 from .job_runner import JobRunner
 
-__all__ = ["ClosedCoupling", "JointBox", "closed_arm", "joint_sweep_job", "parameter_sweep_job"]
+__all__ = ["CouplingWork", "JointBox", "joint_sweep_job", "parameter_sweep_job"]
 
 BLOCK = 16   # states per step of a joint sweep: progress and cancel about every 7 ms
 
@@ -48,9 +48,9 @@ class JointBox(QSpinBox):
         return QValidator.State.Acceptable, text, pos
 
 
-class ClosedCoupling:
-    """The coupling panel's closed-chain part: whether the model is one, its joints' numbers, its
-    curves run on the panel's job runner, and no job while the tab is hidden."""
+class CouplingWork:
+    """The coupling panel's work: its joints' numbers, no job while the tab is hidden, and the curves whose every
+    point closes loops (a closed chain's) run on the panel's job runner."""
 
     # the panel's (coupling_plots.CouplingPanel)
     joints: ExploreJoints | None
@@ -82,7 +82,9 @@ class ClosedCoupling:
         """The joints' numbers when they are not 1..n: a closed chain's actuated joints (1, 2, 4, 6)."""
         return tuple(i + 1 for i in self.joints.index) if self.joints is not None and self.joints.closed else None
 
-    def _closed(self) -> bool:
+    def _in_worker(self) -> bool:
+        """Whether the curves close loops at every point (a closed chain's passive joints): too slow for the GUI
+        thread, run on the job runner."""
         return self.joints is not None and self.joints.closed
 
     def _run(self, title: str, make_job, show) -> None:
@@ -94,11 +96,6 @@ class ClosedCoupling:
         show(result)
         sweep = result[0] if isinstance(result, tuple) else result   # a parameter sweep comes with its grid
         self._show_status(sweep.note and f"B and C not plotted: {sweep.note}.")
-
-
-def closed_arm(model: Manipulator):
-    """The ClosedArm the plots take (ValueError naming a loop that cannot close, a missing value)."""
-    return explore_arm(model)
 
 
 def joint_sweep_job(arm, q, i: int, j: int, joint: int, values, token: CancelToken) -> Job[Sweep]:
