@@ -381,6 +381,13 @@ def format_expr(expr: sp.Expr):
     if expr.is_Rational:
         # keep exact fractions exact: "1/3"
         return str(expr)
+    return _printed(expr)
+
+
+@lru_cache(maxsize=4096)
+def _printed(expr: sp.Expr) -> str:
+    """The text of a symbolic expression, kept: the window prints the same cells again at every refresh (opening
+    the tube arm printed 111 of them three times over on the GUI thread, 40 ms)."""
     return _ExactPrinter({"order": "none"}).doprint(expr)
 
 

@@ -273,8 +273,9 @@ class MapView(ExploreView):
     # -- helpers ----------------------------------------------------------------------------------
     def forget_project(self) -> None:
         self.clear()
-        self.box.plot.setLabel("bottom", "")
-        self.box.plot.setLabel("left", "")
+        if self.box.built:   # a plot never shown holds nothing (building it costs the GUI thread 50 ms)
+            self.box.plot.setLabel("bottom", "")
+            self.box.plot.setLabel("left", "")
         self.stats_caption.setText(STATS_CAPTION)
 
     def clear(self) -> None:
@@ -283,7 +284,8 @@ class MapView(ExploreView):
         self.heat.clear()
         self.marker.setData([], [])
         self.box.caption.setText("")
-        self.box.plot.setTitle("")
+        if self.box.built:
+            self.box.plot.setTitle("")
         for c in range(self.stats.columnCount()):
             self.stats.setItem(0, c, QTableWidgetItem(""))
 
