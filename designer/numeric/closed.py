@@ -146,7 +146,26 @@ class ClosedDynamics:
         """tau_a = W^T tau_tree, (..., n)."""
         return self._each(lambda p, v, a: self._at(p, v, a)[0], (("q", q), ("qd", qd), ("qdd", qdd)), (self.n,))
 
+    @cached_property
+    def _flat(self):
+        """A linear closure's forward dynamics as flat (traced, compiled) code, :mod:`.closed_flat`; else None."""
+        lin = self.closure.linear
+        if lin is None or not self.n:
+            return None
+        from .closed_flat import flat_forward
+        c = np.zeros(self.n_tree)
+        c[self.pas] = lin.c
+        return flat_forward(self.tm, self.closure.W(np.zeros(self.n_tree)), c)
+
     def _forward(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
+        flat = self._flat
+        if flat is not None:
+            x = flat(p[self.act], qd_a, tau_a, gravity)
+            if x is not None:
+                return x
+        return self._forward_checked(p, qd_a, tau_a, gravity)
+
+    def _forward_checked(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
         qd, qdd0, W, _ = self.closure.rates(p, qd_a, np.zeros(self.n))
         Ma = W.T @ self.tree_M(p) @ W
         bias = W.T @ self.tree_tau(p, qd, qdd0, gravity)
