@@ -63,7 +63,8 @@ class ClosedDynamics:
     def following(self, start=None) -> ClosedDynamics:
         """This mechanism with a closure of its own that continues from its last state (a trajectory's branch
         stays continuous), first from the closed tree pose ``start`` (the nominal pose's branch without one);
-        shares everything else."""
+        shares everything else (the flat code too: traced once per mechanism)."""
+        self._flat  # noqa: B018  (built here so that every following engine shares it)
         other = copy.copy(self)
         other._follow = True
         other.last = None if start is None else np.array(start, dtype=float)
