@@ -11,6 +11,7 @@ A nonlinear closure keeps the interpreted path (W and W' depend on the pose thro
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from types import ModuleType
 
@@ -92,11 +93,12 @@ class FlatForward:
                 w = np.array(self.python[gravity](*(np.asarray(v, dtype=float).tolist() for v in (q_a, qd_a, tau_a))))
             except ZeroDivisionError:
                 return None
-        x, d = w[:n], w[n:]
-        dmin = d.min(initial=np.inf)
-        if not (dmin > 0 and d.max(initial=0.0) <= PIVOT_RATIO * dmin and np.all(np.isfinite(x))):
+        d = w[n:].tolist()   # a few floats: Python's min/max are cheaper than numpy's reductions
+        dmin = min(d)
+        # a sum of finite numbers is finite (an overflow just takes the checked path)
+        if not (dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(float(w[:n].sum()))):
             return None
-        return x
+        return w[:n]
 
 
 def flat_forward(tm: TreeModel, W: np.ndarray, c: np.ndarray) -> FlatForward | None:
