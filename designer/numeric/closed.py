@@ -128,7 +128,11 @@ class ClosedDynamics:
 
     def M(self, q) -> np.ndarray:
         """M_a = W^T M W, (..., n, n)."""
+        flat = self._flat
+
         def one(p):
+            if flat is not None:
+                return flat.mass(p[self.act])
             W = self.closure.W(p)
             return W.T @ self.tree_M(p) @ W
         return self._each(one, (("q", q),), (self.n, self.n))
@@ -192,8 +196,13 @@ class ClosedDynamics:
         return both[..., 0], both[..., 1]
 
     def _energy(self, p, qd_a) -> tuple[float, float]:
-        qd, _, W, _ = self.closure.rates(p, qd_a)
-        kinetic = 0.5 * float(qd @ self.tree_M(p) @ qd)
+        flat = self._flat
+        if flat is not None:   # qd = W qd_a: the same 1/2 qd^T M qd from the flat M_a
+            qd_a = np.asarray(qd_a, dtype=float)
+            kinetic = 0.5 * float(qd_a @ flat.mass(p[self.act]) @ qd_a)
+        else:
+            qd = self.closure.rates(p, qd_a)[0]
+            kinetic = 0.5 * float(qd @ self.tree_M(p) @ qd)
         T = self.tree.frames(p)
         bodies = self._bodies
         coms = np.einsum("nij,nj->ni", T[1:, :3, :3], bodies.com) + T[1:, :3, 3]

@@ -26,12 +26,14 @@ from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 __all__ = ["FlatForward", "flat_forward"]
 
 
-def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, gravity: bool):
+def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
+    """kind "fwd" / "fwd_free": (q_a'' and M_a's pivots) of (q, qd, tau); "mass": M_a (n x n by rows) of q."""
     tape = Tape()
     n_tree, n = W.shape
     qa = [tape.input(f"q_{i}") for i in range(n)]
     va = [tape.input(f"qd_{i}") for i in range(n)]
     ta = [tape.input(f"tau_{i}") for i in range(n)]
+    gravity = kind == "fwd"
 
     def trig(x):
         return tape.call("cos", x), tape.call("sin", x)
@@ -46,9 +48,11 @@ def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, gravity: bool):
     q = [mix(W[i], qa, float(c[i])) for i in range(n_tree)]
     qd = [mix(W[i], va) for i in range(n_tree)]
     M = tree_crba(tm, q, trig)
-    tau = tree_rnea(tm, q, qd, [0.0] * n_tree, gravity, trig)
     MW = [[mix(W[:, k], M[i]) for k in range(n)] for i in range(n_tree)]
     Ma = [[mix(W[:, j], [MW[i][k] for i in range(n_tree)]) for k in range(n)] for j in range(n)]
+    if kind == "mass":
+        return tape, (qa,), [Ma[i][j] for i in range(n) for j in range(n)]
+    tau = tree_rnea(tm, q, qd, [0.0] * n_tree, gravity, trig)
     bias = [mix(W[:, j], tau) for j in range(n)]
     x, d = ldl_solve(Ma, [t - b for t, b in zip(ta, bias)])
     return tape, (qa, va, ta), x + d
@@ -61,15 +65,19 @@ class FlatForward:
         self.n = W.shape[1]
         self.python: dict[bool, Callable] = {}
         functions, support = [], []
-        for gravity in (True, False):
-            name = "fwd" if gravity else "fwd_free"
-            tape, inputs, out = _trace(tm, W, c, gravity)
-            self.python[gravity] = build(f"{name}_of", tape.source(f"{name}_of", ("q", "qd", "tau"), inputs, out),
-                                         False)
-            support.append(tape.c_source(f"{name}_of", ("q", "qd", "tau"), inputs, out))
-            functions.append(CFunction(name, (self.n,) * 3, 2 * self.n,
-                                       f"static int {name}(const double *q, const double *qd, const double *tau, "
-                                       f"double *out)\n{{\n    {name}_of(q, qd, tau, out);\n    return 1;\n}}\n"))
+        for name in ("fwd", "fwd_free", "mass"):
+            tape, inputs, out = _trace(tm, W, c, name)
+            args = ("q", "qd", "tau")[:len(inputs)]
+            fn = build(f"{name}_of", tape.source(f"{name}_of", args, inputs, out), False)
+            if name == "mass":
+                self._mass_python = fn
+            else:
+                self.python[name == "fwd"] = fn
+            support.append(tape.c_source(f"{name}_of", args, inputs, out))
+            params = ", ".join(f"const double *{a}" for a in args)
+            functions.append(CFunction(name, (self.n,) * len(args), len(out),
+                                       f"static int {name}({params}, double *out)\n{{\n"
+                                       f"    {name}_of({', '.join(args)}, out);\n    return 1;\n}}\n"))
         self._functions, self._support = functions, "\n".join(support)
         self._native: ModuleType | None | bool = False
 
@@ -79,6 +87,16 @@ class FlatForward:
         if self._native is False:
             self._native = load(self._functions, self._support)
         return self._native  # type: ignore[return-value]
+
+    def mass(self, q_a, compiled: bool = True) -> np.ndarray:
+        """M_a (n, n) at the actuated values q_a."""
+        native = self.native if compiled else None
+        if native is not None:
+            out = np.empty(self.n * self.n)
+            native.mass(np.ascontiguousarray(q_a, dtype=float), out)
+        else:
+            out = np.array(self._mass_python(np.asarray(q_a, dtype=float).tolist()))
+        return out.reshape(self.n, self.n)
 
     def __call__(self, q_a, qd_a, tau_a, gravity: bool = True, compiled: bool = True) -> np.ndarray | None:
         """q_a'' (n,), or None when M_a's pivots are doubtful (not positive, spread above PIVOT_RATIO, not finite)."""

@@ -1,6 +1,7 @@
 """A linear closure's forward dynamics as flat code (numeric/closed_flat.py): the C, the traced Python and the
 interpreted path (tree CRBA/RNEA on numpy, the closure's W, a Cholesky solve) are three computations of one
-q_a''; they agree to rounding on random parallelogram arms, and the flat one is what ClosedDynamics.qdd runs."""
+q_a''; they agree to rounding on random parallelogram arms (M_a too), and the flat one is what
+ClosedDynamics.qdd and M run."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ def test_compiled_and_interpreted_closed_forward_dynamics_agree(seed, conv):
             assert python is not None and rel(python, interpreted) < 1e-12
             if flat.native is not None:   # C from the same tape (DESIGNER_NATIVE=0: the Python only)
                 assert rel(flat(qa, qda, taua, gravity), interpreted) < 1e-12
+        W = cd.closure.W(p)
+        interpreted_M = W.T @ cd.tree_M(p) @ W
+        assert rel(flat.mass(qa, compiled=False), interpreted_M) < 1e-12
+        assert rel(cd.M(qa), interpreted_M) < 1e-12
         assert rel(cd.qdd(qa, qda, taua), cd._forward_checked(p, qda, taua)) < 1e-12
         assert rel(cd.qdd_free(qa, qda, taua), cd._forward_checked(p, qda, taua, False)) < 1e-12
 
