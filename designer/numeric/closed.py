@@ -63,7 +63,8 @@ class ClosedDynamics:
     def following(self, start=None) -> ClosedDynamics:
         """This mechanism with a closure of its own that continues from its last state (a trajectory's branch
         stays continuous), first from the closed tree pose ``start`` (the nominal pose's branch without one);
-        shares everything else."""
+        shares everything else (the flat code too: traced once per mechanism)."""
+        self._flat  # noqa: B018  (built here so that every following engine shares it)
         other = copy.copy(self)
         other._follow = True
         other.last = None if start is None else np.array(start, dtype=float)
@@ -127,7 +128,11 @@ class ClosedDynamics:
 
     def M(self, q) -> np.ndarray:
         """M_a = W^T M W, (..., n, n)."""
+        flat = self._flat
+
         def one(p):
+            if flat is not None:
+                return flat.mass(p[self.act])
             W = self.closure.W(p)
             return W.T @ self.tree_M(p) @ W
         return self._each(one, (("q", q),), (self.n, self.n))
@@ -146,7 +151,26 @@ class ClosedDynamics:
         """tau_a = W^T tau_tree, (..., n)."""
         return self._each(lambda p, v, a: self._at(p, v, a)[0], (("q", q), ("qd", qd), ("qdd", qdd)), (self.n,))
 
+    @cached_property
+    def _flat(self):
+        """A linear closure's forward dynamics as flat (traced, compiled) code, :mod:`.closed_flat`; else None."""
+        lin = self.closure.linear
+        if lin is None or not self.n:
+            return None
+        from .closed_flat import flat_forward
+        c = np.zeros(self.n_tree)
+        c[self.pas] = lin.c
+        return flat_forward(self.tm, self.closure.W(np.zeros(self.n_tree)), c)
+
     def _forward(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
+        flat = self._flat
+        if flat is not None:
+            x = flat(p[self.act], qd_a, tau_a, gravity)
+            if x is not None:
+                return x
+        return self._forward_checked(p, qd_a, tau_a, gravity)
+
+    def _forward_checked(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
         qd, qdd0, W, _ = self.closure.rates(p, qd_a, np.zeros(self.n))
         Ma = W.T @ self.tree_M(p) @ W
         bias = W.T @ self.tree_tau(p, qd, qdd0, gravity)
@@ -172,8 +196,13 @@ class ClosedDynamics:
         return both[..., 0], both[..., 1]
 
     def _energy(self, p, qd_a) -> tuple[float, float]:
-        qd, _, W, _ = self.closure.rates(p, qd_a)
-        kinetic = 0.5 * float(qd @ self.tree_M(p) @ qd)
+        flat = self._flat
+        if flat is not None:   # qd = W qd_a: the same 1/2 qd^T M qd from the flat M_a
+            qd_a = np.asarray(qd_a, dtype=float)
+            kinetic = 0.5 * float(qd_a @ flat.mass(p[self.act]) @ qd_a)
+        else:
+            qd = self.closure.rates(p, qd_a)[0]
+            kinetic = 0.5 * float(qd @ self.tree_M(p) @ qd)
         T = self.tree.frames(p)
         bodies = self._bodies
         coms = np.einsum("nij,nj->ni", T[1:, :3, :3], bodies.com) + T[1:, :3, 3]

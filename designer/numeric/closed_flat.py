@@ -1,0 +1,127 @@
+"""A linear closure's forward dynamics as flat code: one traced function for the simulation's hot path.
+
+For a linear closure (a parallelogram: q_tree = W q_a + c with W constant and integer,
+:mod:`designer.kinematics.closure`) the tree's CRBA and RNEA (:mod:`.tree_algorithms`), the projection
+M_a = W^T M W, bias_a = W^T tau_tree(q, W qd_a, 0) and the LDL^T solve are run once on a
+:class:`~designer.numeric.trace.Tape`; the constants of W fold away. The recorded lines are built as
+Python over floats and, as for a serial arm (:mod:`.engine`), as C (:mod:`.native`). Outputs: q_a''
+and the n_a pivots of M_a (the caller checks them and takes its checked path when doubtful).
+A nonlinear closure keeps the interpreted path (W and W' depend on the pose through the loops).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from types import ModuleType
+
+import numpy as np
+
+from .algorithms import ldl_solve
+from .engine import PIVOT_RATIO
+from .native import CFunction, load
+from .trace import Tape, build
+from .tree_algorithms import TreeModel, tree_crba, tree_rnea
+
+__all__ = ["FlatForward", "flat_forward"]
+
+
+def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
+    """kind "fwd" / "fwd_free": (q_a'' and M_a's pivots) of (q, qd, tau); "mass": M_a (n x n by rows) of q."""
+    tape = Tape()
+    n_tree, n = W.shape
+    qa = [tape.input(f"q_{i}") for i in range(n)]
+    va = [tape.input(f"qd_{i}") for i in range(n)]
+    ta = [tape.input(f"tau_{i}") for i in range(n)]
+    gravity = kind == "fwd"
+
+    def trig(x):
+        return tape.call("cos", x), tape.call("sin", x)
+
+    def mix(row, v, const=0.0):
+        out = const
+        for w, x in zip(row, v):
+            if w != 0.0:
+                out = out + float(w) * x
+        return out
+
+    q = [mix(W[i], qa, float(c[i])) for i in range(n_tree)]
+    qd = [mix(W[i], va) for i in range(n_tree)]
+    M = tree_crba(tm, q, trig)
+    MW = [[mix(W[:, k], M[i]) for k in range(n)] for i in range(n_tree)]
+    Ma = [[mix(W[:, j], [MW[i][k] for i in range(n_tree)]) for k in range(n)] for j in range(n)]
+    if kind == "mass":
+        return tape, (qa,), [Ma[i][j] for i in range(n) for j in range(n)]
+    tau = tree_rnea(tm, q, qd, [0.0] * n_tree, gravity, trig)
+    bias = [mix(W[:, j], tau) for j in range(n)]
+    x, d = ldl_solve(Ma, [t - b for t, b in zip(ta, bias)])
+    return tape, (qa, va, ta), x + d
+
+
+class FlatForward:
+    """q_a'' of a linear closure at one state, from traced flat code (C when a compiler is there)."""
+
+    def __init__(self, tm: TreeModel, W: np.ndarray, c: np.ndarray):
+        self.n = W.shape[1]
+        self.python: dict[bool, Callable] = {}
+        functions, support = [], []
+        for name in ("fwd", "fwd_free", "mass"):
+            tape, inputs, out = _trace(tm, W, c, name)
+            args = ("q", "qd", "tau")[:len(inputs)]
+            fn = build(f"{name}_of", tape.source(f"{name}_of", args, inputs, out), False)
+            if name == "mass":
+                self._mass_python = fn
+            else:
+                self.python[name == "fwd"] = fn
+            support.append(tape.c_source(f"{name}_of", args, inputs, out))
+            params = ", ".join(f"const double *{a}" for a in args)
+            functions.append(CFunction(name, (self.n,) * len(args), len(out),
+                                       f"static int {name}({params}, double *out)\n{{\n"
+                                       f"    {name}_of({', '.join(args)}, out);\n    return 1;\n}}\n"))
+        self._functions, self._support = functions, "\n".join(support)
+        self._native: ModuleType | None | bool = False
+
+    @property
+    def native(self) -> ModuleType | None:
+        """The C module (built on first use; None without a compiler or with DESIGNER_NATIVE=0)."""
+        if self._native is False:
+            self._native = load(self._functions, self._support)
+        return self._native  # type: ignore[return-value]
+
+    def mass(self, q_a, compiled: bool = True) -> np.ndarray:
+        """M_a (n, n) at the actuated values q_a."""
+        native = self.native if compiled else None
+        if native is not None:
+            out = np.empty(self.n * self.n)
+            native.mass(np.ascontiguousarray(q_a, dtype=float), out)
+        else:
+            out = np.array(self._mass_python(np.asarray(q_a, dtype=float).tolist()))
+        return out.reshape(self.n, self.n)
+
+    def __call__(self, q_a, qd_a, tau_a, gravity: bool = True, compiled: bool = True) -> np.ndarray | None:
+        """q_a'' (n,), or None when M_a's pivots are doubtful (not positive, spread above PIVOT_RATIO, not finite)."""
+        n = self.n
+        native = self.native if compiled else None
+        if native is not None:
+            w = np.empty(2 * n)
+            getattr(native, "fwd" if gravity else "fwd_free")(
+                *(np.ascontiguousarray(v, dtype=float) for v in (q_a, qd_a, tau_a)), w)
+        else:
+            try:
+                w = np.array(self.python[gravity](*(np.asarray(v, dtype=float).tolist() for v in (q_a, qd_a, tau_a))))
+            except ZeroDivisionError:
+                return None
+        d = w[n:].tolist()   # a few floats: Python's min/max are cheaper than numpy's reductions
+        dmin = min(d)
+        # a sum of finite numbers is finite (an overflow just takes the checked path)
+        if not (dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(float(w[:n].sum()))):
+            return None
+        return w[:n]
+
+
+def flat_forward(tm: TreeModel, W: np.ndarray, c: np.ndarray) -> FlatForward | None:
+    """The flat forward dynamics of a linear closure; None when tracing fails (a pivot 0 at every state)."""
+    try:
+        return FlatForward(tm, np.asarray(W, dtype=float), np.asarray(c, dtype=float))
+    except ZeroDivisionError:
+        return None

@@ -1,0 +1,46 @@
+"""A linear closure's forward dynamics as flat code (numeric/closed_flat.py): the C, the traced Python and the
+interpreted path (tree CRBA/RNEA on numpy, the closure's W, a Cholesky solve) are three computations of one
+q_a''; they agree to rounding on random parallelogram arms (M_a too), and the flat one is what
+ClosedDynamics.qdd and M run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from designer.model.manipulator import Convention
+from designer.numeric.closed import ClosedDynamics
+from tests.support.closed_reference import four_bar, parallelogram_arm
+
+
+def rel(a, b):
+    return float(np.abs(np.asarray(a) - b).max() / max(1.0, np.abs(b).max()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("conv", list(Convention))
+def test_compiled_and_interpreted_closed_forward_dynamics_agree(seed, conv):
+    rng = np.random.default_rng(seed)
+    cd = ClosedDynamics(parallelogram_arm(rng, conv, bars_mass=bool(seed % 2), wrist=seed >= 3))
+    flat = cd._flat
+    assert flat is not None and cd.closure.linear is not None
+    for _ in range(10):
+        qa, qda, taua = rng.uniform(-1.2, 1.2, cd.n), rng.normal(size=cd.n), 5 * rng.normal(size=cd.n)
+        p = cd.close(qa)
+        for gravity in (True, False):
+            interpreted = cd._forward_checked(p, qda, taua, gravity)
+            python = flat(qa, qda, taua, gravity, compiled=False)
+            assert python is not None and rel(python, interpreted) < 1e-12
+            if flat.native is not None:   # C from the same tape (DESIGNER_NATIVE=0: the Python only)
+                assert rel(flat(qa, qda, taua, gravity), interpreted) < 1e-12
+        W = cd.closure.W(p)
+        interpreted_M = W.T @ cd.tree_M(p) @ W
+        assert rel(flat.mass(qa, compiled=False), interpreted_M) < 1e-12
+        assert rel(cd.M(qa), interpreted_M) < 1e-12
+        assert rel(cd.qdd(qa, qda, taua), cd._forward_checked(p, qda, taua)) < 1e-12
+        assert rel(cd.qdd_free(qa, qda, taua), cd._forward_checked(p, qda, taua, False)) < 1e-12
+
+
+def test_a_nonlinear_closure_keeps_the_interpreted_path():
+    cd = ClosedDynamics(four_bar(np.random.default_rng(0)))
+    assert cd.closure.linear is None and cd._flat is None
