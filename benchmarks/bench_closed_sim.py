@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_simulate import simulate_closed
 from designer.numeric.mechanism import load_dynamics
 from designer.numeric.simulate import simulate
 from designer.project import load_project
@@ -58,13 +57,13 @@ def main(argv=None) -> int:
     if cd._flat is None or cd._flat.native is None:
         print("the closed chain's flat machine code is not available here (see the notice above)")
     # warm both up (machine code built, the serial engine hot) and check that they are the same motion
-    a = simulate_closed(cd, q_par, zero, (0.0, args.t))
+    a = simulate(cd, q_par, zero, (0.0, args.t))
     b = simulate(dyn, q_ser, zero, (0.0, args.t))
     gap = float(np.abs(a.q[-1] - S @ b.q[-1]).max())
     print(f"final states (actuated coordinates) differ by {gap:.2e} rad (the bars carry mass: not the same arm)")
     closed, twin = [], []
     for _ in range(args.runs):
-        closed.append(_timed(lambda: simulate_closed(cd, q_par, zero, (0.0, args.t))))
+        closed.append(_timed(lambda: simulate(cd, q_par, zero, (0.0, args.t))))
         twin.append(_timed(lambda: simulate(dyn, q_ser, zero, (0.0, args.t))))
     mc, ms = statistics.median(closed), statistics.median(twin)
     print(f"{args.t:g} s passive fall, median of {args.runs}: closed {mc * 1e3:.1f} ms, serial twin "
