@@ -64,6 +64,7 @@ class CouplingWork:
     if TYPE_CHECKING:   # QWidget's and the panel's methods (not defined here: the panel's come first)
         def isVisible(self) -> bool: ...
         def refresh(self) -> None: ...
+        def plots_made(self) -> list: ...
         def _show_status(self, text: str) -> None: ...
 
     def _follow(self) -> None:
@@ -72,7 +73,7 @@ class CouplingWork:
         joint on every project opened (0.2 s of the 1 s the tube arm stopped the window, issue 29)."""
         if not self.isVisible():
             self._timer.stop()
-            for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+            for plot in self.plots_made():
                 plot.clearPlots()   # no curves of an earlier pose (a design report grabs them: it refreshes)
             self.sweeps = {"joint": None, "parameter": None}
             return

@@ -62,6 +62,9 @@ class CouplingPanel(CouplingWork, QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(THROTTLE_MS)
         self._timer.timeout.connect(self._follow)
+        self.plot_coupling = self.plot_normalised = self.plot_coefficients = self.plot_parameter = None
+        self.joint_markers: list = []
+        self.parameter_marker: Any = None
         self._build()
 
     # -- layout -----------------------------------------------------------------
@@ -109,20 +112,8 @@ class CouplingPanel(CouplingWork, QWidget):
         row.addWidget(self.swept_joint)
         row.addStretch(1)
         layout.addLayout(row)
-        self.joint_plots = pg.GraphicsLayoutWidget()
+        self.joint_plots = pg.GraphicsLayoutWidget()   # its plots on first show (make_plots)
         self.joint_plots.setBackground("w")
-        self.plot_coupling = new_plot(self.joint_plots, 0, "Coupling inertia")
-        self.plot_normalised = new_plot(self.joint_plots, 1, "Normalised coupling")
-        self.plot_coefficients = new_plot(self.joint_plots, 2, "Coriolis (B) and centrifugal (C) coefficients")
-        for plot in (self.plot_normalised, self.plot_coefficients):
-            plot.setXLink(self.plot_coupling)
-        self.plot_coupling.getAxis("left").setLabel("kg m²")
-        self.plot_coefficients.getAxis("left").setLabel("kg m²")
-        self.joint_markers = []
-        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
-            marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
-            plot.addItem(marker, ignoreBounds=True)
-            self.joint_markers.append(marker)
         layout.addWidget(self.joint_plots, 1)
         return page
 
@@ -162,11 +153,35 @@ class CouplingPanel(CouplingWork, QWidget):
         layout.addLayout(form)
         self.parameter_plots = pg.GraphicsLayoutWidget()
         self.parameter_plots.setBackground("w")
+        layout.addWidget(self.parameter_plots, 1)
+        return page
+
+    def make_plots(self) -> None:
+        """Build the four plots, once: on the panel's first show or first curve (a quarter of the window's
+        build, issue 29; a window whose Coupling tab is never opened never builds them)."""
+        if self.plots_made():
+            return
+        self.plot_coupling = new_plot(self.joint_plots, 0, "Coupling inertia")
+        self.plot_normalised = new_plot(self.joint_plots, 1, "Normalised coupling")
+        self.plot_coefficients = new_plot(self.joint_plots, 2, "Coriolis (B) and centrifugal (C) coefficients")
+        for plot in (self.plot_normalised, self.plot_coefficients):
+            plot.setXLink(self.plot_coupling)
+        self.plot_coupling.getAxis("left").setLabel("kg m²")
+        self.plot_coefficients.getAxis("left").setLabel("kg m²")
+        self.joint_markers = []
+        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
+            marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
+            plot.addItem(marker, ignoreBounds=True)
+            self.joint_markers.append(marker)
         self.plot_parameter = new_plot(self.parameter_plots, 0, "")
         self.parameter_marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
         self.plot_parameter.addItem(self.parameter_marker, ignoreBounds=True)
-        layout.addWidget(self.parameter_plots, 1)
-        return page
+
+    def plots_made(self) -> list:
+        """The plots, once built (an empty list before: nothing to clear)."""
+        if self.plot_coupling is None:
+            return []
+        return [self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter]
 
     # -- public API -----------------------------------------------------------
     def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
@@ -199,7 +214,7 @@ class CouplingPanel(CouplingWork, QWidget):
         one's are drawn (its closed-chain job was cancelled with it)."""
         self._timer.stop()
         self.sweeps = {"joint": None, "parameter": None}
-        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+        for plot in self.plots_made():
             plot.clearPlots()
         self._show_status("")
 
@@ -248,6 +263,7 @@ class CouplingPanel(CouplingWork, QWidget):
 
     def curve_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """{legend name: (x, y)} of the curves on the shown tab, as drawn."""
+        self.make_plots()
         plots = [self.plot_coupling, self.plot_normalised, self.plot_coefficients] \
             if self.tabs.currentIndex() == 0 else [self.plot_parameter]
         return {item.name(): item.getData() for plot in plots for item in plot.listDataItems()}
@@ -255,6 +271,7 @@ class CouplingPanel(CouplingWork, QWidget):
     def export_image(self, path: str | Path) -> None:
         """Save the shown plots as PNG or SVG (by the file's suffix)."""
         path = Path(path)
+        self.make_plots()
         layout = self.joint_plots if self.tabs.currentIndex() == 0 else self.parameter_plots
         if path.suffix.lower() == ".svg":
             save_svg(layout, path, "Coupling plot")
@@ -354,6 +371,7 @@ class CouplingPanel(CouplingWork, QWidget):
 
     def showEvent(self, event):
         super().showEvent(event)
+        self.make_plots()
         self.refresh()
 
     def refresh(self) -> None:
@@ -369,7 +387,7 @@ class CouplingPanel(CouplingWork, QWidget):
 
     def _refresh(self) -> None:
         if self.arm is None or self.arm.n < 2:
-            for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients, self.plot_parameter):
+            for plot in self.plots_made():
                 plot.clearPlots()
             if self.arm is not None:
                 self._show_status("Coupling needs at least two joints.")
@@ -413,6 +431,7 @@ class CouplingPanel(CouplingWork, QWidget):
         revolute = bool(arm.revolute[k])
         x = np.degrees(sweep.x) if revolute else sweep.x
         unit = "deg" if revolute else "m"
+        self.make_plots()
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
             plot.clearPlots()
         self.plot_coupling.plot(x, curve[Quantity.COUPLING], pen=pen(0), name=sweep.label(Quantity.COUPLING))
@@ -476,6 +495,7 @@ class CouplingPanel(CouplingWork, QWidget):
         i, j = sweep.pair
         self.sweeps["parameter"] = sweep
         quantity = list(Quantity)[max(self.quantity.currentIndex(), 0)]
+        self.make_plots()
         plot = self.plot_parameter
         plot.clearPlots()
         for n, (label, curve) in enumerate(sweep.curves.items()):

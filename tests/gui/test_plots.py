@@ -115,3 +115,20 @@ def test_model_without_values_shows_a_message(panel):
     from designer.model import Link, Manipulator
     panel.set_model(Manipulator(links=(Link("R", a="L1"), Link("R", a="L2")), parameters={"L1": 1.0}))
     assert panel.status.isVisible() and "L2" in panel.status.text()
+
+
+def test_coupling_builds_its_plots_on_first_show(qtbot):
+    # issue 29: a window whose Coupling tab is never opened never pays for its plots
+    from designer.gui.coupling_plots import CouplingPanel
+    widget = CouplingPanel()
+    qtbot.addWidget(widget)
+    widget.set_model(six_link())
+    widget.set_joint_values(Q)
+    widget.forget_project()
+    assert widget.plots_made() == [] and widget.joint_plots.ci.items == {}
+    assert widget.parameter_plots.ci.items == {}
+    widget.resize(700, 600)
+    widget.show()
+    qtbot.waitUntil(lambda: bool(widget.curve_data()), timeout=120_000)
+    assert len(widget.plots_made()) == 4 and len(widget.joint_plots.ci.items) == 3
+    assert "M_12" in widget.curve_data()
