@@ -48,7 +48,8 @@ _CORNERS = {"top right": ((1, 0), (1, 0), (-10, 10)), "top left": ((0, 0), (0, 0
 def place_legend(plot: pg.PlotItem) -> str | None:
     """Put the plot's legend in the corner its curves cross least: the fraction of each curve's points in a
     box of the legend's size (and offset) at each corner of the data's extent, summed; ties go to the top
-    right. Returns the corner chosen (None without legend or data)."""
+    right. When the curves cross every corner, the y range gets headroom above the data so the legend
+    (top right) covers none. Returns the corner chosen (None without legend or data)."""
     legend = plot.legend
     xs, ys = [], []
     for item in plot.listDataItems():
@@ -78,6 +79,15 @@ def place_legend(plot: pg.PlotItem) -> str | None:
         return total
     scores = {name: crowd("right" in name, "top" in name) for name in _CORNERS}
     corner = min(_CORNERS, key=lambda name: (scores[name], list(_CORNERS).index(name)))
+    if scores[corner] > 0 and share_y < 0.5:
+        # every corner has curve in it: make room above the data for the legend instead of covering a curve
+        corner = "top right"
+        top = y_hi + h * share_y / (1 - share_y)
+        bottom = y_lo - 0.02 * h
+        (_, _), (now_lo, now_hi) = plot.vb.viewRange()
+        if not (np.isclose(now_lo, bottom, rtol=1e-9, atol=1e-12 * h)
+                and np.isclose(now_hi, top, rtol=1e-9, atol=1e-12 * h)):   # no loop via sigRangeChanged
+            plot.vb.setYRange(bottom, top, padding=0)
     item_pos, parent_pos, offset = _CORNERS[corner]
     legend.anchor(item_pos, parent_pos, offset)
     return corner
@@ -85,11 +95,11 @@ def place_legend(plot: pg.PlotItem) -> str | None:
 
 def fit_y(plot: pg.PlotItem) -> None:
     """Autorange, except that a constant curve gets a sensible band instead of rounding noise; the legend
-    goes to the corner the curves leave emptiest."""
-    place_legend(plot)
+    goes to the corner the curves leave emptiest (placed last: it may give the range headroom)."""
     curves = [item.getData()[1] for item in plot.listDataItems()]
     ys = np.concatenate([y[np.isfinite(y)] for y in curves]) if curves else np.zeros(0)
     if len(ys) == 0:
+        place_legend(plot)
         return
     lo, hi = float(ys.min()), float(ys.max())
     if hi - lo <= 1e-9 * max(abs(lo), abs(hi), 1e-12):
@@ -97,6 +107,8 @@ def fit_y(plot: pg.PlotItem) -> None:
         plot.setYRange(lo - pad, hi + pad, padding=0)
     else:
         plot.enableAutoRange(axis="y")
+        plot.vb.updateAutoRange()
+    place_legend(plot)
 
 
 def save_svg(widget, path: str | Path, title: str = "") -> None:

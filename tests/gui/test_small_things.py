@@ -101,7 +101,7 @@ def _covered(plot: pg.PlotItem) -> int:
     return count
 
 
-@pytest.mark.parametrize("shape", ["rising", "falling", "hump"])
+@pytest.mark.parametrize("shape", ["rising", "falling", "hump", "oscillating"])
 def test_a_legend_goes_where_the_curves_are_not(qtbot, shape):
     widget = pg.GraphicsLayoutWidget()
     qtbot.addWidget(widget)
@@ -109,12 +109,16 @@ def test_a_legend_goes_where_the_curves_are_not(qtbot, shape):
     plot = widget.addPlot()
     plot.addLegend(offset=(-10, 10))
     t = np.linspace(0, 1, 400)
-    y = {"rising": t, "falling": 1 - t, "hump": np.sin(np.pi * t)}[shape]
+    y = {"rising": t, "falling": 1 - t, "hump": np.sin(np.pi * t),
+         "oscillating": np.sin(12 * np.pi * t)}[shape]      # crosses every corner: needs headroom
     for k in range(3):
         plot.plot(t, y + 0.02 * k, pen=k, name=f"q{k + 1}")
     widget.show()
     qtbot.waitExposed(widget)
     place_legend(plot)
+    qtbot.wait(50)
+    assert _covered(plot) == 0
+    place_legend(plot)                       # again (as on a range change): the same place, no creeping range
     qtbot.wait(50)
     assert _covered(plot) == 0
 
