@@ -105,9 +105,9 @@ def _condition(args, model, bp) -> dict | None:
 
 def _closed_excite(args, model, bp) -> dict:
     """``regressor --base --excite`` of a closed chain: a Fourier series of the actuated joints whose
-    states all close (control/closed_identification.py); ``--excite-out`` gets it with the columns named
+    states all close (control/excitation.py); ``--excite-out`` gets it with the columns named
     by the links, as ``--trajectory`` and ``torques`` read them."""
-    from ..control.closed_identification import closed_excitation
+    from ..control.excitation import closed_excitation
     from ..model.mechanism import actuated_indices
     act = actuated_indices(model)
     try:
@@ -145,7 +145,7 @@ def cmd_regressor(args) -> int:
 
 def _closed_regressor(args, model) -> int:
     """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
-    from ..control.closed_identification import combination_text
+    from ..control.excitation import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
     which = "--trajectory" if args.trajectory else "--excite" if args.excite else None
@@ -166,7 +166,7 @@ def _closed_regressor(args, model) -> int:
                      "base": [{"name": name, "combination": combo, "value": float(v)}
                               for (name, combo), v in zip(bp.base, bp.values)]})
         if args.trajectory:   # cond(Y_b) over the actuated joints' trajectory (columns named by their links)
-            from ..control.closed_identification import closed_condition_number, read_actuated_trajectory
+            from ..control.excitation import closed_condition_number, read_actuated_trajectory
             _names_, Q, QD, QDD = read_actuated_trajectory(args.trajectory, model)
             try:
                 cond = closed_condition_number(model, bp, Q, QD, QDD)
@@ -221,8 +221,8 @@ def _linearization_text(lin) -> dict:
 
 
 def _closed_symbolic(model, where: str) -> dict:
-    """``linearize --symbolic`` of a linearly closing closed chain (control/closed_symbolic.py)."""
-    from ..control.closed_symbolic import closed_symbolic_linearization
+    """``linearize --symbolic`` of a linearly closing closed chain (control/symbolic.py)."""
+    from ..control.symbolic import closed_symbolic_linearization
     from ..dynamics.closed_form import NotLinearClosure
     try:
         return _linearization_text(closed_symbolic_linearization(model))
@@ -242,8 +242,8 @@ def cmd_linearize(args) -> int:
         n = model.n
         names = [f"q{j}" for j in range(1, n + 1)]
         solve = linearize
-    else:   # a closed chain: its actuated joints, named by their links (control/closed_linearize.py)
-        from ..control.closed_linearize import linearize_closed
+    else:   # a closed chain: its actuated joints, named by their links (control/linearize.py)
+        from ..control.linearize import linearize_closed
         from .closed_commands import _dynamics
         arm = _dynamics(model, args.project)
         n = arm.n
@@ -313,7 +313,7 @@ def _closed_base_plan(args, model, drives: bool, only):
 
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
     """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
-    from ..control.elastic_linearize import elastic_linearize
+    from ..control.linearize import elastic_linearize
     from ..numeric.elastic import elastic_joints
     joints = elastic_joints(model)
     if joints.m == 0:
