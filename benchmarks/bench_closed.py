@@ -177,7 +177,7 @@ def compact_regressor_figures(name: str, model, eq, runs: int) -> None:
     and the time to plan them (median of ``runs``), beside the same form's tau (and for a linear closure
     the closed form's regressor, in the same run)."""
     from designer.codegen.files import full_plan
-    from designer.identification.closed_code_plan import closed_base_plan
+    from designer.identification.code_plan import closed_base_plan
     from designer.identification.compact_base_plan import compact_base_plan
     t_y, plan = timed(lambda e=eq: full_plan(e, "compact", only=("tau", "regressor")), runs)
     ops = {f.name: f.operations for f in plan.functions}

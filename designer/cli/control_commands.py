@@ -305,9 +305,9 @@ def _closed_chain_plan(args, eq, drives: bool, only):
 
 
 def _closed_base_plan(args, model, drives: bool, only):
-    """``codegen --parameters base`` of a closed chain (identification/closed_code_plan.py; without a closed
+    """``codegen --parameters base`` of a closed chain (identification/code_plan.py closed_base_plan; without a closed
     form identification/compact_base_plan.py); a loop that cannot be posed is codegen_control's ValueError."""
-    from ..identification.closed_code_plan import closed_base_plan
+    from ..identification.code_plan import closed_base_plan
     return closed_base_plan(model, only, drives=drives)
 
 
