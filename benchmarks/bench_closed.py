@@ -64,7 +64,8 @@ def to_parallelogram(Q, QD, QDD):
 
 def every_function(eq_para, eq_ser, runs: int) -> None:
     """codegen's plan of every function (tau, M, G, h, C, Y) from the derived closed forms, the
-    parallelogram (designer/codegen/closed_plan.py) against its serial twin, and the operations of each."""
+    parallelogram (designer/codegen/control_plan.py closed_chain_plan) against its serial twin, and the
+    operations of each."""
     from designer.codegen.files import full_plan
     for name, eq in (("parallelogram", eq_para), ("serial", eq_ser)):
         seconds, plan = timed(lambda eq=eq: full_plan(eq, "derived"), runs)

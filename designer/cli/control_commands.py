@@ -299,7 +299,7 @@ def cmd_linearize(args) -> int:
 
 def _closed_chain_plan(args, eq, drives: bool, only):
     """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
-    of the tree's joints projected by W on request (designer/codegen/closed_plan.py)."""
+    of the tree's joints projected by W on request (designer/codegen/control_plan.py)."""
     from ..codegen.files import full_plan
     return full_plan(eq, "derived", drives, only=only)
 

@@ -69,7 +69,7 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
         raise ValueError("a nonlinear loop's closed form reads loop quantities (qp, W, dW): its code is the "
                          "compact form's")
     elif "closed_chain" in eq.extras:   # a linear closure's closed forms in the actuated coordinates, whatever ``form``
-        from .closed_plan import closed_chain_plan
+        from .control_plan import closed_chain_plan
         closed = cast("dict", eq.extras["closed_chain"])
         return closed_chain_plan(eq, closed["mechanism"], drives, chosen, token)
     # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from

@@ -130,7 +130,7 @@ def generate_base_files(model: Manipulator, lang: str, target: str, prefix: str 
 def _drive_parts(model: Manipulator, carrier: Manipulator, slot: tuple[int, str]) -> dict[str, sp.Matrix]:
     """A drive parameter's tau column, M, h (G and C: zero) in the actuated symbols, through the constant W:
     Ia_j: W_j^T W_j qdd, W_j^T W_j; fv_j: W_j^T W_j qd; fc_j: W_j^T sign(W_j qd)."""
-    from ..codegen.closed_plan import closed_rate_matrix
+    from ..codegen.control_plan import closed_rate_matrix
     j, kind = slot
     w = sp.Matrix(closed_rate_matrix(model)[j])          # row j of W as a column
     qd, qdd = ((w.T * sp.Matrix(v))[0] for v in (carrier.qd, carrier.qdd))
