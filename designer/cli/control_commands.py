@@ -391,7 +391,7 @@ def codegen_control(args, derive, progress) -> int:
 def _elastic_code(args, plan) -> tuple[str, str]:
     """``codegen --elastic``: (source, header) text of the elastic-joint forward dynamics to append."""
     from ..codegen.c_code import c_identifier
-    from ..codegen.elastic_code import NEEDS, elastic_c, elastic_python
+    from ..codegen.files import NEEDS, elastic_c, elastic_python
     if args.lang == "matlab":
         raise UserError("codegen --elastic: C or Python (MATLAB: not yet)")
     missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
