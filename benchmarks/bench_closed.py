@@ -64,7 +64,8 @@ def to_parallelogram(Q, QD, QDD):
 
 def every_function(eq_para, eq_ser, runs: int) -> None:
     """codegen's plan of every function (tau, M, G, h, C, Y) from the derived closed forms, the
-    parallelogram (designer/codegen/closed_plan.py) against its serial twin, and the operations of each."""
+    parallelogram (designer/codegen/control_plan.py closed_chain_plan) against its serial twin, and the
+    operations of each."""
     from designer.codegen.files import full_plan
     for name, eq in (("parallelogram", eq_para), ("serial", eq_ser)):
         seconds, plan = timed(lambda eq=eq: full_plan(eq, "derived"), runs)
@@ -177,7 +178,7 @@ def compact_regressor_figures(name: str, model, eq, runs: int) -> None:
     and the time to plan them (median of ``runs``), beside the same form's tau (and for a linear closure
     the closed form's regressor, in the same run)."""
     from designer.codegen.files import full_plan
-    from designer.identification.closed_code_plan import closed_base_plan
+    from designer.identification.code_plan import closed_base_plan
     from designer.identification.compact_base_plan import compact_base_plan
     t_y, plan = timed(lambda e=eq: full_plan(e, "compact", only=("tau", "regressor")), runs)
     ops = {f.name: f.operations for f in plan.functions}

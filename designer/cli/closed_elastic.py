@@ -60,7 +60,7 @@ def closed_elastic_setup(model, where: str) -> ElasticSetup:
 def closed_elastic_linear_model(model, q, qd, qdd, where: str):
     """(the linear model, its state names) of ``linearize --elastic`` for a closed chain."""
     import numpy as np
-    from ..control.closed_linearize import elastic_linearize_closed
+    from ..control.linearize import elastic_linearize_closed
     from .closed_commands import _dynamics
     joints = _joints(model, where)
     cd = _dynamics(model, where)

@@ -105,9 +105,9 @@ def _condition(args, model, bp) -> dict | None:
 
 def _closed_excite(args, model, bp) -> dict:
     """``regressor --base --excite`` of a closed chain: a Fourier series of the actuated joints whose
-    states all close (control/closed_identification.py); ``--excite-out`` gets it with the columns named
+    states all close (control/excitation.py); ``--excite-out`` gets it with the columns named
     by the links, as ``--trajectory`` and ``torques`` read them."""
-    from ..control.closed_identification import closed_excitation
+    from ..control.excitation import closed_excitation
     from ..model.mechanism import actuated_indices
     act = actuated_indices(model)
     try:
@@ -145,7 +145,7 @@ def cmd_regressor(args) -> int:
 
 def _closed_regressor(args, model) -> int:
     """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
-    from ..control.closed_identification import combination_text
+    from ..control.excitation import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
     from .closed_commands import _dynamics
     which = "--trajectory" if args.trajectory else "--excite" if args.excite else None
@@ -166,7 +166,7 @@ def _closed_regressor(args, model) -> int:
                      "base": [{"name": name, "combination": combo, "value": float(v)}
                               for (name, combo), v in zip(bp.base, bp.values)]})
         if args.trajectory:   # cond(Y_b) over the actuated joints' trajectory (columns named by their links)
-            from ..control.closed_identification import closed_condition_number, read_actuated_trajectory
+            from ..control.excitation import closed_condition_number, read_actuated_trajectory
             _names_, Q, QD, QDD = read_actuated_trajectory(args.trajectory, model)
             try:
                 cond = closed_condition_number(model, bp, Q, QD, QDD)
@@ -221,8 +221,8 @@ def _linearization_text(lin) -> dict:
 
 
 def _closed_symbolic(model, where: str) -> dict:
-    """``linearize --symbolic`` of a linearly closing closed chain (control/closed_symbolic.py)."""
-    from ..control.closed_symbolic import closed_symbolic_linearization
+    """``linearize --symbolic`` of a linearly closing closed chain (control/symbolic.py)."""
+    from ..control.symbolic import closed_symbolic_linearization
     from ..dynamics.closed_form import NotLinearClosure
     try:
         return _linearization_text(closed_symbolic_linearization(model))
@@ -242,8 +242,8 @@ def cmd_linearize(args) -> int:
         n = model.n
         names = [f"q{j}" for j in range(1, n + 1)]
         solve = linearize
-    else:   # a closed chain: its actuated joints, named by their links (control/closed_linearize.py)
-        from ..control.closed_linearize import linearize_closed
+    else:   # a closed chain: its actuated joints, named by their links (control/linearize.py)
+        from ..control.linearize import linearize_closed
         from .closed_commands import _dynamics
         arm = _dynamics(model, args.project)
         n = arm.n
@@ -299,21 +299,21 @@ def cmd_linearize(args) -> int:
 
 def _closed_chain_plan(args, eq, drives: bool, only):
     """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
-    of the tree's joints projected by W on request (designer/codegen/closed_plan.py)."""
+    of the tree's joints projected by W on request (designer/codegen/control_plan.py)."""
     from ..codegen.files import full_plan
     return full_plan(eq, "derived", drives, only=only)
 
 
 def _closed_base_plan(args, model, drives: bool, only):
-    """``codegen --parameters base`` of a closed chain (identification/closed_code_plan.py; without a closed
+    """``codegen --parameters base`` of a closed chain (identification/code_plan.py closed_base_plan; without a closed
     form identification/compact_base_plan.py); a loop that cannot be posed is codegen_control's ValueError."""
-    from ..identification.closed_code_plan import closed_base_plan
+    from ..identification.code_plan import closed_base_plan
     return closed_base_plan(model, only, drives=drives)
 
 
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
     """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
-    from ..control.elastic_linearize import elastic_linearize
+    from ..control.linearize import elastic_linearize
     from ..numeric.elastic import elastic_joints
     joints = elastic_joints(model)
     if joints.m == 0:
@@ -391,7 +391,7 @@ def codegen_control(args, derive, progress) -> int:
 def _elastic_code(args, plan) -> tuple[str, str]:
     """``codegen --elastic``: (source, header) text of the elastic-joint forward dynamics to append."""
     from ..codegen.c_code import c_identifier
-    from ..codegen.elastic_code import NEEDS, elastic_c, elastic_python
+    from ..codegen.files import NEEDS, elastic_c, elastic_python
     if args.lang == "matlab":
         raise UserError("codegen --elastic: C or Python (MATLAB: not yet)")
     missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]

@@ -216,7 +216,7 @@ def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
     from ..kinematics.closure import ClosureError
     try:
         if not model.is_serial:
-            from ..identification.closed_base import closed_base_parameter_set
+            from ..identification.base_params import closed_base_parameter_set
             return with_base_parameters(text, fmt, model, closed_base_parameter_set(model))
         return with_base_parameters(text, fmt, model, base_parameters(model))
     except (MissingParameterError, ValueError, ClosureError) as exc:

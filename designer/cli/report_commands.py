@@ -3,7 +3,7 @@
 The window's File > Export > Design report adds its figures (the 3D view, the coupling plots, the
 simulation, the Explore map); this command writes the tables a designer hands on: the DH and parameter
 tables and, for a closed chain, its tree, loops, M_a, G_a and the cut-joint forces at ``--q``
-(report/closed_tables.py). HTML, or PDF by the suffix of ``--out``.
+(report/tables.py closed_chain_tables). HTML, or PDF by the suffix of ``--out``.
 """
 
 from __future__ import annotations

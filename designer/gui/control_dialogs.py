@@ -43,14 +43,14 @@ def build_menu(window, menu) -> None:
 def _closed_linear(model: Manipulator, q_tree, qd_a):
     """A closed chain linearized in its actuated coordinates (the core's closed-chain linearize):
     x = (q_a, qd_a), tau_a; ``q_tree`` the window's closed pose, ``qd_a`` one rate per actuated joint."""
-    from ..control.closed_linearize import linearize_closed
+    from ..control.linearize import linearize_closed
     from ..numeric.closed import closed_dynamics
     cd = closed_dynamics(model)
     return linearize_closed(cd, np.asarray(q_tree, float)[cd.act], qd_a)
 
 
 def _identification(window) -> None:
-    # a closed chain's base parameters: the core's numeric closed-loop grouping (control/closed_identification.py)
+    # a closed chain's base parameters: the core's numeric closed-loop grouping (control/excitation.py)
     _show(window, IdentificationDialog(window.document.model, window))
 
 
@@ -182,7 +182,7 @@ class IdentificationDialog(QDialog):
         from ..report.identification import base_parameter_table
         table = base_parameter_table
         if self.closed:
-            from ..control.closed_identification import closed_base_table
+            from ..control.excitation import closed_base_table
             table = closed_base_table   # type: ignore[assignment]  # the same (parameters, rows) pair
         return ProcessJob(call_job, (table, (self.model,), "base parameters", self.model.name or ""),
                           "base parameters")
@@ -238,9 +238,9 @@ class IdentificationDialog(QDialog):
         self._start(job, self._show_excitation)
 
     def _excite_closed(self) -> None:
-        """A closed chain's excitation in a worker (control/closed_identification.py): every draw's
+        """A closed chain's excitation in a worker (control/excitation.py): every draw's
         samples close the loops and evaluate 10 n unit-parameter RNEAs."""
-        from ..control.closed_identification import closed_excitation
+        from ..control.excitation import closed_excitation
         if self.bp is None:
             return
         model, bp = self.model, cast("ClosedBaseParameters", self.bp)
@@ -282,7 +282,7 @@ class IdentificationDialog(QDialog):
     def _load_closed(self, path: str) -> None:
         """cond(Y_b) of a closed chain over a trajectory of its actuated joints (t, then one column each),
         in a worker: every sample closes the loops and evaluates 10 n unit-parameter RNEAs."""
-        from ..control.closed_identification import closed_condition_number, read_actuated_trajectory
+        from ..control.excitation import closed_condition_number, read_actuated_trajectory
         from ..errors import UserError
         if self.bp is None:
             return

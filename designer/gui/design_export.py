@@ -1,7 +1,7 @@
 """File > Export > Design report: the window's figures (3D view at the current pose, coupling plots,
 the Simulate tab's plots and the Explore map when computed and current) beside the DH table and the equations, as one
 self-contained HTML file or a PDF (:mod:`designer.report.design_report`, run in a worker process). A closed
-chain's report adds its tree, loops, M_a, G_a and cut-joint forces at the pose (report/closed_tables.py).
+chain's report adds its tree, loops, M_a, G_a and cut-joint forces at the pose (report/tables.py closed_chain_tables).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def export_design_report(window, fmt: str, path=None) -> bool:
     if note:
         notes.append(note)
     model = window.document.model
-    # a closed chain's M_a, G_a and cut-joint forces at the pose on display (report/closed_tables.py)
+    # a closed chain's M_a, G_a and cut-joint forces at the pose on display (report/tables.py closed_chain_tables)
     pose = [float(v) for v in window.design.q]
     job = ProcessJob(call_job, (write_design_report, (target, model, figures, eq, None, pose),
                                 "Writing the design report", target.name))

@@ -16,6 +16,14 @@ Then a numeric pass on the regressor stacked over random states: parameters whos
 (the first links' restricted motion, gravity along the first axis) are dropped, and any column still
 dependent on the others (QR with pivoting) is grouped with numeric coefficients. Its count equals the
 numerical rank of Y.
+
+A closed chain's base parameters are the same :class:`BaseParameters` (:func:`closed_base_parameter_set`):
+the grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with pivoting of
+W^T Y_tree over random closed states: the projected regressor, the serial case being W = I), its
+coefficients numbers at the project's geometry: each base parameter is written as that combination of the
+tree's standard parameter symbols (m1, mx1, ..., every link of the tree), so that ``derive
+--base-parameters`` prints a closed chain's section as it prints a serial arm's. :func:`base_name`,
+:func:`grouping_text` and :data:`BASE_DOC` name them in the closed chain's generated code.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
 __all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
-           "joint_to_link_matrix"]
+           "joint_to_link_matrix", "closed_base_parameter_set", "BASE_DOC", "base_name", "grouping_text"]
 
 
 @dataclass(frozen=True)
@@ -276,3 +284,38 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     dropped = tuple(names[k] for k in range(len(names)) if k not in independent)
     return BaseParameters(model, tuple(out_names), tuple(flat[k] for k in independent),
                           tuple(formulas[k] for k in independent), tuple(symbols), dropped, tuple(notes), rank)
+
+
+BASE_DOC = {"coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
+            "regressor": "joint-torque regressor Y(q, qd, qdd) of the base parameters, tau = Y beta; row-major"}
+
+
+def base_name(name: str, combo: dict) -> str:
+    """A base parameter's name: the standard parameter it starts from, with R when others are grouped into it."""
+    return name if len(combo) == 1 else f"{name.rstrip('0123456789')}R{name[len(name.rstrip('0123456789')):]}"
+
+
+def grouping_text(betas, base) -> str:
+    """The header's list of the grouped base parameters: ``ZZR1 = ZZ1 + 0.25 m2; ...``."""
+    def term(k: str, c: float) -> str:
+        return k if abs(c - 1) < 1e-12 else f"{c:.6g} {k}"
+    return "; ".join(f"{b.name} = " + " + ".join(term(k, c) for k, c in combo.items())
+                     for b, (_, combo) in zip(betas, base) if len(combo) > 1)
+
+
+
+def closed_base_parameter_set(model: Manipulator) -> BaseParameters:
+    """Raises ClosureError (a loop that cannot be posed) or MissingParameterError."""
+    from ..numeric.closed import ClosedDynamics
+    from ..numeric.closed_regressor import closed_base_parameters
+    bp = closed_base_parameters(ClosedDynamics(model))
+    symbols = tuple(sp.Symbol(name, real=True) for name in parameter_names(model.n))
+    by_name = {s.name: s for s in symbols}
+
+    def coefficient(c: float) -> sp.Expr:
+        return sp.Integer(round(c)) if abs(c - round(c)) < 1e-12 else sp.Float(f"{c:.6g}")
+    formulas = tuple(sp.Add(*[coefficient(c) * by_name[k] for k, c in combo.items()]) for _, combo in bp.base)
+    names = tuple(base_name(name, combo) for name, combo in bp.base)
+    return BaseParameters(model, names, (), formulas, symbols, tuple(bp.dropped),
+                          ("closed-loop grouping of W^T Y_tree over random closed states, its coefficients at the "
+                           "project's geometry",), bp.count)

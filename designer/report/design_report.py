@@ -102,11 +102,9 @@ def _figures_html(figures: Sequence[Figure]) -> str:
 
 
 def _closed_tables(model: Manipulator, pose) -> list:
-    """A closed chain's tree, loops, M_a, G_a and cut-joint forces (report/closed_tables.py); none for a
+    """A closed chain's tree, loops, M_a, G_a and cut-joint forces (tables.closed_chain_tables); none for a
     serial arm."""
-    if model.is_serial:
-        return []
-    from .closed_tables import closed_chain_tables
+    from .tables import closed_chain_tables
     return closed_chain_tables(model, pose)
 
 

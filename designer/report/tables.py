@@ -2,17 +2,31 @@
 
 Cells are sympy expressions (or None for an empty cell); each format prints
 them with its own printer.
+
+A model with loops (issue 22) adds its loop quantities (:func:`closed_chain_tables`: a serial arm has
+none): its tree and loops, M_a and G_a at the pose, and the forces its cut joints carry, the numbers a
+designer sizes a parallelogram's bearings from. The numbers come from the closed-chain core
+(:class:`~designer.numeric.closed.ClosedDynamics`: M_a = W^T M W, G_a = W^T G, the cut-joint forces from
+the loop multipliers); holding still, the cut joints carry what gravity puts through the loops. Besides
+the pose's, the report gives each loop's largest holding force over :data:`SAMPLES` poses drawn within the
+actuated joints' limits (seed 0, so that two reports of one design agree), and the pose where it occurs.
+Those cells are text, each table (title, header, rows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import sympy as sp
 
+from ..kinematics.closure import ClosureError
 from ..model.manipulator import Convention, Manipulator
+from ..model.mechanism import parents_of
 
-__all__ = ["DHRow", "MassRow", "dh_rows", "mass_rows", "dh_headers", "parameter_rows", "inertia_cells"]
+__all__ = ["DHRow", "MassRow", "dh_rows", "mass_rows", "dh_headers", "parameter_rows", "inertia_cells", "Table",
+           "closed_chain_tables", "SAMPLES"]
 
 
 @dataclass(frozen=True)
@@ -72,3 +86,106 @@ def parameter_rows(model: Manipulator) -> list[tuple[str, float | None]]:
     values = model.parameter_values
     names = sorted(set(model.symbol_names()) | set(values))
     return [(name, values.get(name)) for name in names]
+
+SAMPLES = 512   # holding poses for the largest cut-joint force: ~0.4 s for the palletizer
+
+#: (title, header, rows) of one table
+Table = tuple[str, list[str], list[list[str]]]
+
+
+def _g(v: float) -> str:
+    return f"{v if abs(v) > 1e-9 else 0.0:.5g}"   # rounding (1e-13 N of a zero component) shown as 0
+
+
+def _where(pose) -> str:
+    """A cut joint's place on its link: "xyz (..); rpy (..)", the rotation left out when there is none."""
+    xyz = "(" + ", ".join(str(v) for v in pose.xyz) + ")"
+    if all(v == 0 for v in pose.rpy):
+        return xyz
+    return f"{xyz}; rpy ({', '.join(str(v) for v in pose.rpy)})"
+
+
+def _structure(model: Manipulator) -> list[Table]:
+    parents = parents_of(model.links)
+    # Khalil-Kleinfinger's gamma and b only where a link has them (a branch turned about its parent's z)
+    branching = any(link.gamma != 0 or link.b != 0 for link in model.links)
+    header = ["link", "name", "mounted on", "joint", "drive"] + (["gamma", "b"] if branching else [])
+    links = [[str(i), link.name, "base" if parents[i - 1] == 0 else f"link {parents[i - 1]}",
+              link.joint.value, "actuated" if link.actuated else "passive"]
+             + ([str(link.gamma), str(link.b)] if branching else [])
+             for i, link in enumerate(model.links, start=1)]
+    loops = [[lp.label(k), lp.joint.value, f"link {lp.link_i}", _where(lp.frame_i),
+              "the base" if lp.link_j == 0 else f"link {lp.link_j}", _where(lp.frame_j)]
+             for k, lp in enumerate(model.loops, start=1)]
+    return [("Tree: each link and the link it is mounted on", header, links),
+            ("Loops: the cut joint closing each, and where it sits on each link (in the link's frame, m, rad)",
+             ["loop", "cut joint", "between", "at", "and", "at"], loops)]
+
+
+def _names(act) -> list[str]:
+    return [f"q{j + 1}" for j in act]
+
+
+def closed_chain_tables(model: Manipulator, pose: Sequence[float] | None = None, samples: int = SAMPLES) -> list[Table]:
+    """The tables of a closed chain at ``pose`` (every joint's value, as the window's sliders hold it,
+    or the actuated joints' only; None: all zero). A model whose loops cannot close gets its tree and
+    loops and one line saying why the numbers are missing; a serial arm (no loops): none."""
+    if model.is_serial:
+        return []
+    from ..numeric.closed import ClosedDynamics
+    tables = _structure(model)
+    try:
+        cd = ClosedDynamics(model)
+        q = np.zeros(cd.n) if pose is None else np.asarray(pose, float).ravel()
+        q_a = q[cd.act] if len(q) == cd.n_tree and len(q) != cd.n else q
+        q_tree = cd.positions(q_a)
+        at_pose = cd.following(q_tree)
+    except (ClosureError, ValueError) as exc:
+        return tables + [("Dynamics in the actuated joints", ["note"], [[f"not computed: {exc}"]])]
+    names = _names(cd.act)
+    at = ", ".join(f"{name} = {v:.4g}" for name, v in zip(names, q_a))
+    M, G = at_pose.M(q_a), at_pose.G(q_a)
+    tables.append((f"M_a at the pose ({at}; rad, m): W^T M W", [""] + names,
+                   [[name] + [_g(v) for v in row] for name, row in zip(names, M)]))
+    tables.append(("G_a at the pose: the actuated joints' holding torques or forces (N m, N)",
+                   ["joint", "G_a"], [[name, _g(v)] for name, v in zip(names, G)]))
+    zero = np.zeros(cd.n)
+    held = at_pose.cut_forces(q_a, zero, zero)
+    spread = _holding_forces(cd, samples)
+    rows = []
+    for k, name in enumerate(cd.tree.loop_names):
+        f, m = held.force[k], held.moment[k]
+        median, peak, where = spread[k]
+        at = "—" if where is None else ", ".join(f"{v:.3g}" for v in where)
+        rows.append([name, _g(float(np.linalg.norm(f))), ", ".join(_g(v) for v in f), _g(float(np.linalg.norm(m))),
+                     _g(median), _g(peak), at])
+    tables.append(("Cut-joint forces holding still against gravity (frame 0, on the loop's first link); over "
+                   f"{samples} poses within the actuated joints' limits the median and the largest (near a dead "
+                   "centre of the loop the force grows without bound)",
+                   ["loop", "|f| at the pose (N)", "f (N)", "|moment| (N m)", "median |f| (N)", "largest |f| (N)",
+                    f"largest at ({', '.join(names)})"],
+                   rows))
+    return tables
+
+
+def _holding_forces(cd, samples: int) -> list[tuple[float, float, np.ndarray | None]]:
+    """Per loop, (median, largest, pose of the largest) cut-joint force holding still over poses within
+    the actuated limits."""
+    limits = np.array(cd.tree.arm.limits, float)[cd.act]
+    lo = np.where(np.isfinite(limits[:, 0]), limits[:, 0], -np.pi)
+    hi = np.where(np.isfinite(limits[:, 1]), limits[:, 1], np.pi)
+    rng = np.random.default_rng(0)
+    poses, forces = [], []
+    zero = np.zeros(cd.n)
+    follow = cd.following()
+    for q_a in rng.uniform(lo, hi, (samples, cd.n)):
+        try:
+            forces.append(np.linalg.norm(follow.cut_forces(q_a, zero, zero).force, axis=1))
+            poses.append(q_a)
+        except ClosureError:
+            follow.last = None
+    if not forces:
+        return [(float("nan"), float("nan"), None)] * len(cd.tree.loops)
+    F = np.array(forces)
+    return [(float(np.median(F[:, k])), float(F[:, k].max()), poses[int(F[:, k].argmax())])
+            for k in range(F.shape[1])]

@@ -1,4 +1,4 @@
-"""A closed chain's identification (control/closed_identification.py): the base regressor Y_b (the
+"""A closed chain's identification (control/excitation.py): the base regressor Y_b (the
 columns of W^T Y_tree of the independent parameters) times the base parameters is the torque the
 closed-chain dynamics give, and ``regressor --base --trajectory`` reports cond(Y_b) over the actuated
 joints' trajectory, its columns named by their links."""
@@ -87,7 +87,7 @@ def test_regressor_base_excite_of_a_closed_chain(tmp_path, capsys):
 def test_excitation_draws_that_cannot_close_are_left_out():
     """The four-bar's excitation closes at every sample; draws the rating refuses (a loop that cannot
     close) are passed over, and none left is a ValueError saying so, not a traceback."""
-    from designer.control.closed_identification import closed_excitation
+    from designer.control.excitation import closed_excitation
     from designer.control.excitation import fourier_excitation
     from designer.kinematics.closure import ClosureError
     model = load_project(robot_path("four_bar"))

@@ -22,8 +22,8 @@ from designer.cli import main
 from designer.codegen.c_library import emit_c_library
 from designer.codegen.files import code_files, full_plan
 from designer.dynamics.closed_compact import closed_compact_equations_job
-from designer.identification.closed_base import closed_base_parameter_set
-from designer.identification.closed_code_plan import closed_base_plan
+from designer.identification.base_params import closed_base_parameter_set
+from designer.identification.code_plan import closed_base_plan
 from designer.jobs import run
 from designer.model.manipulator import Convention
 from designer.numeric.closed import ClosedDynamics
@@ -151,7 +151,7 @@ def _base_check(mod, model, drives: bool, qp_input: bool, p=None, seed: int = 6)
 
 def test_four_bar_base_parameter_code_from_the_command_line(tmp_path):
     """`codegen --parameters base` on the four-bar: the closed-loop base parameters as inputs; their
-    values (the header's defaults) agree with identification/closed_base.py's grouping formulas."""
+    values (the header's defaults) agree with identification/base_params.py's grouping formulas."""
     path = robot_path("four_bar")
     assert main(["codegen", str(path), "--lang", "python", "--quiet", "--parameters", "base",
                  "--out", str(tmp_path / "fbb.py")]) == 0

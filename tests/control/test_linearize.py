@@ -173,3 +173,77 @@ def test_linearize_and_discretize_import_no_scipy():
             "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("robot", ["puma560_three_link", "palletizer_parallelogram"])
+def test_linearize_dynamics_of_any_mechanism_matches_its_forward_dynamics(robot):
+    """One linearization for every mechanism's numeric Dynamics (load_dynamics): A and B of the inverse dynamics'
+    derivatives (complex step for a serial arm, differences over fresh closures for a closed chain) against
+    central differences of the same mechanism's forward dynamics qdd(q, qd, tau)."""
+    from pathlib import Path
+
+    from designer.control.linearize import linearize_dynamics
+    from designer.numeric.mechanism import load_dynamics
+    from designer.project import load_project
+    model = load_project(Path(__file__).parents[2] / "robots" / f"{robot}.json")
+    dyn = load_dynamics(model, springs=False)
+    n = dyn.n
+    rng = np.random.default_rng(3)
+    q0 = 0.1 * rng.normal(size=n)
+    qd0, qdd0 = 0.3 * rng.normal(size=(2, n))
+    lm = linearize_dynamics(dyn, q0, qd0, qdd0)
+    assert lm.A.shape == (2 * n, 2 * n) and lm.B.shape == (2 * n, n)
+    near = dyn.following(dyn.positions(q0)) if not model.is_serial else dyn
+    assert np.allclose(near.qdd(q0, qd0, lm.tau0), qdd0, atol=1e-8)
+    h = 1e-6
+    fd = np.empty((n, 2 * n))
+    for k in range(2 * n):
+        e = np.zeros(2 * n)
+        e[k] = h
+        plus = near.qdd(q0 + e[:n], qd0 + e[n:], lm.tau0)
+        minus = near.qdd(q0 - e[:n], qd0 - e[n:], lm.tau0)
+        fd[:, k] = (plus - minus) / (2 * h)
+    scale = max(1.0, np.abs(lm.A).max())
+    assert np.abs(lm.A[n:] - fd).max() < 1e-5 * scale
+    assert np.allclose(lm.B[n:], np.linalg.inv(dyn.M(q0)), rtol=1e-8, atol=1e-10)
+
+
+def test_linearize_dynamics_of_an_elastic_model_matches_its_forward_dynamics():
+    """The elastic-joint model through the same call (load_dynamics gives ElasticDynamics for a project with drive
+    stiffness): the state space (q, theta, qd, thetad) at rest, motors where the springs hold the links, against
+    central differences of ElasticDynamics' own forward dynamics (numeric/elastic.py, a separate implementation)."""
+    from pathlib import Path
+
+    from designer.control.linearize import linearize_dynamics
+    from designer.numeric.mechanism import load_dynamics
+    from designer.project import load_project
+    dyn = load_dynamics(load_project(Path(__file__).parents[2] / "robots" / "tube_arm.json"))
+    a = dyn.model
+    n, m = dyn.link.n, dyn.m
+    assert m > 0
+    q0 = 0.1 * np.random.default_rng(5).normal(size=n)
+    lm = linearize_dynamics(dyn, q0)
+    size = 2 * (n + m)
+    assert lm.A.shape == (size, size) and lm.B.shape == (size, n)
+    # at rest the springs carry gravity at the elastic joints: delta = G_E / k
+    theta0 = a.NE * (q0[a.E] + np.asarray(dyn.link.G(q0))[a.E] / a.k)
+    x0, xd0 = np.concatenate([q0, theta0]), np.zeros(n + m)
+    u0 = dyn.generalized(lm.tau0)
+    assert np.abs(dyn.qdd(x0, xd0, u0)).max() < 1e-8
+    h = 1e-6
+    fd = np.empty((n + m, size))
+    for k in range(size):
+        e = np.zeros(size)
+        e[k] = h
+        plus = dyn.qdd(x0 + e[:n + m], xd0 + e[n + m:], u0)
+        minus = dyn.qdd(x0 - e[:n + m], xd0 - e[n + m:], u0)
+        fd[:, k] = (plus - minus) / (2 * h)
+    scale = max(1.0, np.abs(lm.A).max())
+    assert np.abs(lm.A[n + m:] - fd).max() < 1e-5 * scale
+    fb = np.empty((n + m, n))
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = h
+        plus, minus = (dyn.qdd(x0, xd0, dyn.generalized(lm.tau0 + s * e)) for s in (1, -1))
+        fb[:, k] = (plus - minus) / (2 * h)
+    assert np.abs(lm.B[n + m:] - fb).max() < 1e-5 * max(1.0, np.abs(lm.B).max())

@@ -215,7 +215,7 @@ def test_bundled_mechanisms_match_pinocchio(name):
 def test_linearized_model_is_the_derivative_of_the_forward_dynamics(name):
     """A's lower blocks against central differences of the forward dynamics at the holding torque
     (the linearization itself comes from the inverse dynamics' derivatives and M_a)."""
-    from designer.control.closed_linearize import linearize_closed
+    from designer.control.linearize import linearize_closed
     from designer.project import load_project
     from tests.support import robot_path
     cd = ClosedDynamics(load_project(robot_path(name)))

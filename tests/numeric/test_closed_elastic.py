@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from designer.control.closed_linearize import elastic_linearize_closed
+from designer.control.linearize import elastic_linearize_closed
 from designer.model.extras import Drive
 from designer.numeric.closed import ClosedDynamics
 from designer.numeric.elastic import ElasticArm, ElasticDynamics, ElasticModelError, elastic_joints

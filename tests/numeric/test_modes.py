@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.linalg import eigh
 
-from designer.control.elastic_linearize import elastic_linearize
+from designer.control.linearize import elastic_linearize
 from designer.model import Convention
 from designer.numeric.elastic import ElasticArm, ElasticJoints
 from designer.numeric.engine import arm_dynamics

@@ -1,4 +1,4 @@
-"""A closed chain's part of the design report (report/closed_tables.py) and ``design-report``.
+"""A closed chain's part of the design report (report/tables.py closed_chain_tables) and ``design-report``.
 
 The cut-joint forces holding a pose are checked against Pinocchio's constraint forces (lambda_c of
 constraintDynamics with the actuated torques set to G_a: the mechanism holds still), on random
@@ -14,7 +14,7 @@ from designer.cli import main
 from designer.model import Convention
 from designer.numeric.closed import ClosedDynamics
 from designer.project import load_project
-from designer.report.closed_tables import closed_chain_tables
+from designer.report.tables import closed_chain_tables
 from tests.support import robot_path
 from tests.support.closed_reference import felt, parallelogram_arm
 
