@@ -38,7 +38,7 @@ def jacobian_condition(arm: NumericArm, q, J: np.ndarray | None = None) -> float
 
 #: the model's numeric dynamics, kept per model, or the message where it cannot be built (the Problems panel and
 #: the 3D view already say why)
-_dynamics = per_model(load_dynamics)
+_dynamics = per_model(lambda model: load_dynamics(model, springs=False))   # the loops' bearings: the rigid link side
 
 
 def has_cut_joints(model) -> bool:
