@@ -36,6 +36,8 @@ __all__ = ["Axis", "FAR", "PARALLEL_TOL", "DISTANCE_TOL", "SNAP_TOL", "Snap", "d
 # (1.5708) leaves a real, small angle that is kept.
 PARALLEL_TOL = 1e-10
 DISTANCE_TOL = 1e-10
+#: relative to the points' size: a gap between axes below this is rounding noise and the axes meet
+MEET_TOL = 1e-14
 
 
 #: axes closer than this to parallel (radians) are made parallel before the frames are built. Files
@@ -137,8 +139,12 @@ def _normal(a: Axis, b: Axis, prev_point: np.ndarray, prev_x: np.ndarray):
         # few correct digits (a gap of 1e-7 m would leave x wrong by 1e-9)
         x = cross / s
         gap = float((fb - fa) @ x)
+        if abs(gap) <= MEET_TOL * max(1.0, float(np.abs(fa).max())):
+            return fa, fa, x   # rounding noise: the axes meet (x keeps the cross product's sign)
         if abs(gap) <= DISTANCE_TOL:
-            return fa, fa, x
+            # a real gap, however small (Baxter's 11-digit quarter turns leave 5e-13 m): the frame goes on axis
+            # b, where it belongs; meeting them at fa moved the arm by the gap. x keeps the cross product's sign
+            return fa, fb, x
         if gap < 0:
             x, gap = -x, -gap
         return fa, fa + gap * x, x
