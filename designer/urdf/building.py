@@ -21,7 +21,7 @@ from .numbers import tidy_angle, tidy_number
 from .rigid import Body, combine
 from .source import UrdfError, UrdfTree
 
-__all__ = ["Angles", "ImportReport", "drive_of", "gravity_fields", "make_link", "pose_of", "refuse_invalid"]
+__all__ = ["ParallelSnaps", "ImportReport", "drive_of", "gravity_fields", "make_link", "pose_of", "refuse_invalid"]
 
 
 @dataclass
@@ -78,35 +78,27 @@ def vec_of(values, scale: float = 1.0) -> tuple[sp.Expr, ...]:
     return tuple(tidy_number(v, scale) for v in values)
 
 
-class Angles:
-    """The DH table's angles, and what the conversion changed. Angles a file writes rounded are read as the
-    exact ones where they are read (urdf/source.py, mjcf/source.py; not with ``literal``); the conversion then
-    reads the file exactly: its DH angles are k pi/12 only when they are one to machine precision, never
-    snapped again (a DH angle near k pi/12 that the file does not write as one, Sawyer's right_j5 from a
-    quaternion written 0.0616248 0.06163 ..., stays as the file has it). What it may change: axes nearly
-    parallel, made parallel (:meth:`snapped`, not with ``literal``), each with a note."""
+class ParallelSnaps:
+    """What the conversion changed of the file's arm: axes nearly parallel, made parallel (not with ``literal``),
+    each with a note. Nothing else: angles a file writes rounded are read as the exact ones where they are read
+    (urdf/source.py, mjcf/source.py; not with ``literal``), and the DH angles are then the file's exactly, k pi/12
+    only where they are one to machine precision (:func:`tidy_angle`), never snapped again (a DH angle near
+    k pi/12 that the file does not write as one, Sawyer's right_j5 from a quaternion written 0.0616248 0.06163
+    ..., stays as the file has it)."""
 
-    def __init__(self, literal: bool = False):
+    def __init__(self, snaps) -> None:
+        """``snaps`` holds (joint, joint, :class:`.dh.Snap`) for each pair of axes made parallel."""
         self.notes: list[str] = []
         self.moved = 0.0    # the sum of every angle changed (rad)
-        self.literal = literal
-
-    def snapped(self, snaps) -> None:
-        """Notes for axes made parallel: ``snaps`` holds (joint, joint, :class:`.dh.Snap`)."""
         for before, joint, snap in snaps:
             if snap.angle > 1e-12:   # below, the file meant parallel to the last digit and nothing moved
                 self.notes.append(f"joints {before!r} and {joint!r}: axes {snap.angle:.1e} rad from parallel, made "
                                   f"parallel (moves the arm by up to {snap.moved:.1e} m)")
             self.moved += snap.angle
 
-    def __call__(self, value: float, where: str) -> sp.Expr:
-        """A DH angle (``where`` names it for the callers' messages) as the file has it."""
-        return tidy_angle(value)
 
-
-def pose_of(T: np.ndarray, angles: Angles, where: str) -> Pose:
-    rpy = rpy_from_matrix(T[:3, :3])
-    return Pose(vec_of(T[:3, 3]), tuple(angles(a, f"{where} {n}") for n, a in zip(("roll", "pitch", "yaw"), rpy)))
+def pose_of(T: np.ndarray) -> Pose:
+    return Pose(vec_of(T[:3, 3]), tuple(tidy_angle(a) for a in rpy_from_matrix(T[:3, :3])))
 
 
 def drive_of(joint) -> Drive | None:
@@ -127,8 +119,8 @@ def drive_of(joint) -> Drive | None:
                  viscous=positive(joint.damping), coulomb=positive(joint.friction))
 
 
-def make_link(tree: UrdfTree, chain: Chain, k: int, numbers, frame: np.ndarray, poses, angles: Angles,
-              lumped: dict, warnings: list[str], massless: bool, **fields) -> Link:
+def make_link(tree: UrdfTree, chain: Chain, k: int, numbers, frame: np.ndarray, poses, lumped: dict,
+              warnings: list[str], massless: bool, **fields) -> Link:
     """The DH link of the chain's joint k: its DH ``numbers`` (a, alpha, d, theta), its frame in the world
     (the bodies of ``chain.bodies[k]`` lumped into it), limits and drive; ``fields``: more Link fields."""
     a, alpha, d, theta = numbers
@@ -159,8 +151,7 @@ def make_link(tree: UrdfTree, chain: Chain, k: int, numbers, frame: np.ndarray, 
                             "imported without limits")
     return Link(
         JointType.REVOLUTE if revolute else JointType.PRISMATIC,
-        a=tidy_number(a), alpha=angles(alpha, f"joint {j!r}: alpha"),
-        d=tidy_number(d), theta=angles(theta, f"joint {j!r}: theta"),
+        a=tidy_number(a), alpha=tidy_angle(alpha), d=tidy_number(d), theta=tidy_angle(theta),
         mass=tidy_number(body.mass), com=vec_of(body.com), inertia=Inertia.from_matrix(
             [[tidy_number(body.inertia[r, c], scale) for c in range(3)] for r in range(3)]),
         name=name, joint_name=j, limits=limits, drive=drive_of(joint), **fields)

@@ -14,11 +14,11 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import model_tool_link
 from ..project.io import MAX_LINKS
 from . import closed_import as ci
-from .building import Angles, ImportReport, gravity_fields, make_link, pose_of, refuse_invalid
+from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
 from .chain import default_tip, world_poses
 from .closed_export import relation_text
 from .dh import dh_numbers
-from .numbers import tidy_number
+from .numbers import tidy_angle, tidy_number
 from .source import UrdfError, UrdfTree
 
 __all__ = ["import_closed", "proposed_tip"]
@@ -76,8 +76,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     axes, snaps = ci.snap_tree(ci.axes_at(tree, chain, poses), parents, main, poses[chain.tip][:3, 3], tree.literal)
     leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
     frames = ci.branch_frames(axes, parents, main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
-    angles, links = Angles(tree.literal), []
-    angles.snapped([(chain.joints[a], chain.joints[b], snap) for a, b, snap in snaps])
+    parallel, links = ParallelSnaps([(chain.joints[a], chain.joints[b], snap) for a, b, snap in snaps]), []
     warnings: list[str] = []
     lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):
@@ -88,12 +87,12 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
                 numbers = dh_numbers(frames[p + 1], frames[k + 1], convention)
             else:
                 gamma, b, numbers = ci.kk_numbers(np.linalg.solve(frames[p + 1], frames[k + 1]))
-                extra.update(gamma=angles(gamma, f"joint {j!r}: gamma"), b=tidy_number(b))
+                extra.update(gamma=tidy_angle(gamma), b=tidy_number(b))
         except ValueError:
             return (f"joint {j!r} does not turn about the z axis of the frame of the link it hangs from, as the "
                     f"{convention.value} convention needs for a branch (import with --convention modified)")
         shift = values.get(j, 0.0)
-        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless,
+        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, lumped, warnings, massless,
                                actuated=j not in passive, shift=shift, **extra))
     tool = np.linalg.solve(frames[main[-1] + 1], poses[chain.tip])
     model = Manipulator(
@@ -101,7 +100,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}, closed by its "
                     + ("connects" if tree.cuts else "mimic joints"),
         gravity_in_world=True, **gravity_fields(gravity),
-        base=pose_of(frames[0], angles, "base"), tool=pose_of(tool, angles, "tool"))
+        base=pose_of(frames[0]), tool=pose_of(tool))
     relation = {index[j]: {index[a]: m for a, m in terms.items() if m != 0} for j, (terms, _) in rel.items()}
     if tree.cuts:   # an MJCF's connects say where the loops close
         made = ci.cut_loops(tree, chain, frames, poses)
@@ -125,7 +124,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     if deepest != len(links) - 1:
         warnings.append(f"the tool is on {links[-1].name!r} (the tip), but the closed-chain views and metrics put "
                         f"it on the tree's deepest link, {links[deepest].name!r} (a bar hangs deeper than the tip)")
-    notes = list(angles.notes)
+    notes = list(parallel.notes)
     for j, (terms, off) in rel.items():
         notes.append(f"joint {j!r} = {relation_text(terms.items())}" + (f" + {off:g}" if off else "") +
                      " (its mimic joints) made passive" +
@@ -135,4 +134,4 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
         notes.append(f"loop {lp.name!r}: {kinds[lp.joint.value]} cut joint between {links[lp.link_i - 1].name!r} and "
                      + (repr(links[lp.link_j - 1].name) if lp.link_j else "the base")
                      + ("; its closure reproduces the mimic relations exactly" if rel else " (the file's connects)"))
-    return ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=angles.moved)
+    return ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=parallel.moved)

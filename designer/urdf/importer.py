@@ -11,7 +11,7 @@ import numpy as np
 
 from ..model.manipulator import Convention, Link, Manipulator
 from ..kinematics import NumericArm
-from .building import Angles, ImportReport, gravity_fields, make_link, pose_of, refuse_invalid
+from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
 from .chain import Chain, select_chain, world_poses
 from .check import CHECK_TOL, check_against_tree
 from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
@@ -91,8 +91,7 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
     far = _far_normals(tree, chain, axes, frames)
     warnings = list(far)
-    angles = Angles(tree.literal)
-    angles.snapped([(chain.joints[s.index - 1], chain.joints[s.index], s) for s in snaps])
+    parallel = ParallelSnaps([(chain.joints[s.index - 1], chain.joints[s.index], s) for s in snaps])
     links: list[Link] = []
     lumped: dict[str, list[str]] = {}
     for k, j in enumerate(chain.joints):
@@ -100,17 +99,17 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
             numbers = dh_numbers(frames[k], frames[k + 1], convention)
         except ValueError as exc:
             raise UrdfError(f"joint {j!r}: {exc}") from None
-        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, angles, lumped, warnings, massless))
+        links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, lumped, warnings, massless))
     tool = np.linalg.solve(frames[-1], poses[chain.tip])
     model = Manipulator(
         links=tuple(links), name=tree.name, convention=convention,
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
         gravity_in_world=True, **gravity_fields(gravity),
-        base=pose_of(frames[0], angles, "base"), tool=pose_of(tool, angles, "tool"))
+        base=pose_of(frames[0]), tool=pose_of(tool))
     refuse_invalid(model)
     try:
-        return check_import(ImportReport(model, source, chain, lumped, warnings, notes=angles.notes,
-                                         moved=angles.moved), tree)
+        return check_import(ImportReport(model, source, chain, lumped, warnings, notes=parallel.notes,
+                                         moved=parallel.moved), tree)
     except UrdfError as exc:
         if not (tree.literal and far):
             raise
