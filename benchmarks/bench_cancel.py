@@ -14,6 +14,7 @@ Medians and the worst of N runs are printed.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import threading
@@ -90,7 +91,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     model = load_project(ROOT / "robots" / "puma560.json")
-    print(f"{args.runs} runs each; load average {', '.join(f'{x:.2f}' for x in __import__('os').getloadavg())}")
+    print(f"{args.runs} runs each; load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for method in Method:
         rows = [derivation_cancel(model, method) for _ in range(args.runs)]
         lat = sorted(r[0] for r in rows)

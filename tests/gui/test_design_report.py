@@ -20,10 +20,10 @@ ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 pytestmark = pytest.mark.usefixtures("no_dialogs")
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
+def shown_window(qtbot, tmp_path, robot: str):
+    """A main window on ``robots/ROBOT.json`` with private settings, shown at 1366 x 768."""
     from designer.gui.main_window import MainWindow
-    w = MainWindow(load_project(ROBOTS / "planar_two_link.json"),
+    w = MainWindow(load_project(ROBOTS / f"{robot}.json"),
                    settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
                    recovery_dir=tmp_path / "recovery")
     qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
@@ -31,6 +31,11 @@ def window(qtbot, tmp_path):
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    return shown_window(qtbot, tmp_path, "planar_two_link")
 
 
 def images(html: str) -> list[QImage]:
@@ -108,14 +113,7 @@ def test_the_coupling_figure_sweeps_a_joint_the_pair_varies_with(qtbot, tmp_path
     """M of a serial arm whose first joint turns about gravity never depends on q1: a PUMA's M_12 swept
     over q1 is a flat line. The report sweeps a joint M_12 varies with instead, and its curve is not flat."""
     from designer.gui.design_export import grab_figures
-    from designer.gui.main_window import MainWindow
-    w = MainWindow(load_project(ROBOTS / "puma560.json"),
-                   settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
-                   recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
-    w.resize(1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
+    w = shown_window(qtbot, tmp_path, "puma560")
     coupling = w.coupling
     coupling.set_pair(0, 1)
     coupling.set_swept_joint(0)
