@@ -1,4 +1,4 @@
-"""``eval``, ``torques`` and ``simulate`` of a closed-chain project (a tree with loops).
+"""``simulate`` of a closed-chain project (a tree with loops; its ``eval`` and ``torques``: numeric_commands.py).
 
 The commands take and give the actuated joints only, named by their link numbers (a palletizer
 whose joints 1, 2, 4 are actuated reads q1, q2, q4); the passive joints follow from the loops.
@@ -11,134 +11,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import sys
 from typing import TYPE_CHECKING
 
 from .common import UserError, write_output
-from .progress import job_bar, loop_bar
+from .numeric_commands import _dynamics, _names
+from .progress import job_bar
 
 if TYPE_CHECKING:
     from ..model.manipulator import Manipulator
 
-__all__ = ["closed_eval", "closed_torques", "closed_simulate"]
-
-
-def _dynamics(model: Manipulator, project: str):
-    from ..kinematics.closure import ClosureError
-    from ..model import MissingParameterError
-    from ..numeric.closed import ClosedDynamics
-    try:
-        return ClosedDynamics(model)
-    except (MissingParameterError, ClosureError, ValueError) as exc:
-        raise UserError(f"{project}: {exc}") from None
-
-
-def _names(cd, prefix: str) -> list[str]:
-    return [f"{prefix}{j + 1}" for j in cd.act]
-
-
-def _closed_form(args, model: Manipulator):
-    """``eval --form closed``: the closed form ``derive --form closed --method M --simplify S`` prints,
-    evaluated as printed (a nonlinear loop's quantities from its numeric closure and their definitions)."""
-    from ..kinematics.closure import ClosureError
-    from ..model import MissingParameterError
-    from ..dynamics.closed_nonlinear_eval import LoopEvaluator
-    from ..dynamics.results import Form
-    from .dynamics_commands import derive_closed
-    with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
-        try:
-            eq = derive_closed(args, model, progress, Form.CLOSED)
-        except (ValueError, ArithmeticError) as exc:
-            raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
-    try:
-        return LoopEvaluator(eq)
-    except (MissingParameterError, ClosureError, ValueError) as exc:
-        raise UserError(f"{args.project}: {exc}") from None
-
-
-def closed_eval(args, model: Manipulator) -> int:
-    import numpy as np
-    from ..kinematics.closure import ClosureError
-    from .numeric_inputs import read_states
-    closed = getattr(args, "form", "compact") == "closed"
-    if args.method != "lagrange" and not closed:
-        raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
-                        "(no --method without --form closed)")
-    cd = _dynamics(model, args.project)
-    src = _closed_form(args, model) if closed else cd
-    states = read_states(args.states, cd.n)
-    results = []
-    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
-        try:
-            q_tree = cd.positions(q)
-            at = cd.following(q_tree)
-            parts = {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree), "G": src.G(q, q_tree),
-                     "h": src.h(q, qd, q_tree)} if closed else \
-                {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
-            forces = at.cut_forces(q, qd, qdd)   # what the bearings carry: the rigid bodies'
-            if args.drives:   # tau = M qdd + h + G + friction as for a serial arm (h: a passive rotor's W' qd)
-                d = at.drive_parts(q, qd, qdd)
-                parts.update(M=parts["M"] + d["M"], tau=parts["tau"] + d["tau"], h=parts["h"] + d["h"] - d["friction"],
-                             friction=d["friction"])
-        except ClosureError as exc:
-            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
-        result = {k: np.asarray(v).tolist() for k, v in parts.items()}
-        result["q_tree"] = q_tree.tolist()
-        result["cut_forces"] = forces.as_lists()
-        result["residual"] = cd.closure.residual(q_tree)
-        results.append(result)
-    head = {"method": args.method, "form": "closed", "simplify": args.simplify} if closed else \
-        {"method": "closed-chain numeric"}
-    json.dump({**head, "drives": bool(args.drives), "actuated": _names(cd, "q"),
-               "results": results}, sys.stdout)
-    sys.stdout.write("\n")
-    return 0
-
-
-def closed_torques(args, model: Manipulator) -> int:
-    import numpy as np
-    from ..kinematics.closure import ClosureError
-    from ..tables import read_columns
-    if args.method != "rnea":
-        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
-    cd = _dynamics(model, args.project)
-    names = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in cd.act]
-    _, header, data, values = read_columns(args.trajectory, "trajectory", names,
-                                            "columns " + ", ".join(names) + " (the actuated joints)")
-    n = cd.n
-    Q, QD, QDD = values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
-    tau = np.empty_like(Q)
-    loops = len(cd.tree.loops)
-    forces = np.empty((len(Q), loops, 3))
-    follow = cd.following()
-    for r in loop_bar(range(len(Q)), args.quiet, unit="row", desc="torques"):
-        try:
-            tau[r] = follow.tau(Q[r], QD[r], QDD[r])
-            if args.drives:
-                tau[r] += follow.drive_terms(Q[r], QD[r], QDD[r])[1]
-            forces[r] = follow.cut_forces(Q[r], QD[r], QDD[r]).force
-        except ClosureError as exc:
-            raise UserError(f"{args.trajectory}: data row {r + 1}: {exc}") from None
-    others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    force_cols = [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"]
-    writer.writerow(list(others) + _names(cd, "tau") + force_cols)
-    for r in range(len(Q)):
-        writer.writerow([others[c][r] for c in others] + [repr(float(v)) for v in tau[r]]
-                        + [repr(float(v)) for v in forces[r].ravel()])
-    write_output(buf.getvalue(), args.out)
-    peak, rms = np.abs(tau).max(axis=0), np.sqrt(np.mean(tau**2, axis=0))
-    drives = "added (--drives)" if args.drives else "not added"
-    lines = [f"{len(Q)} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in cd.act)}), drive terms "
-             f"{drives}; N m for revolute joints, N for prismatic",
-             f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
-    lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(cd.act)]
-    for k, name in enumerate(cd.tree.loop_names):
-        lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
-    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
-    return 0
+__all__ = ["closed_simulate"]
 
 
 def closed_simulate(args, model: Manipulator) -> int:

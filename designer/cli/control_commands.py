@@ -147,7 +147,7 @@ def _closed_regressor(args, model) -> int:
     """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
     from ..control.excitation import combination_text
     from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
-    from .closed_commands import _dynamics
+    from .numeric_commands import _dynamics
     which = "--trajectory" if args.trajectory else "--excite" if args.excite else None
     if which and not args.base:
         raise UserError(f"{args.project}: regressor {which} of a closed chain: the condition number of Y_b "
@@ -244,7 +244,7 @@ def cmd_linearize(args) -> int:
         solve = linearize
     else:   # a closed chain: its actuated joints, named by their links (control/linearize.py)
         from ..control.linearize import linearize_closed
-        from .closed_commands import _dynamics
+        from .numeric_commands import _dynamics
         arm = _dynamics(model, args.project)
         n = arm.n
         names = [f"q{j + 1}" for j in arm.act]
@@ -254,8 +254,8 @@ def cmd_linearize(args) -> int:
     if args.elastic and args.symbolic:
         raise UserError("linearize --elastic: numbers only (without --symbolic)")
     try:
-        if args.elastic and not model.is_serial:   # the actuated joints' gearboxes (cli/closed_elastic.py)
-            from .closed_elastic import closed_elastic_linear_model
+        if args.elastic and not model.is_serial:   # the actuated joints' gearboxes (cli/elastic_commands.py)
+            from .elastic_commands import closed_elastic_linear_model
             lm, state = closed_elastic_linear_model(model, q, qd, qdd, args.project)
         elif args.elastic:
             lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)

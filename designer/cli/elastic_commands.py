@@ -15,7 +15,10 @@ import csv
 import io
 import json
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..errors import DesignerError
 
 from .common import UserError, load_model, write_output
 from .progress import add_quiet
@@ -89,8 +92,7 @@ def cmd_modes(args) -> int:
     from ..numeric.stiffness import sag, tool_compliance
     from .numeric_commands import _values
     closed = load_model(args.project, closed=True)
-    if not closed.is_serial:   # its actuated joints' gearboxes (cli/closed_modes.py)
-        from .closed_modes import closed_modes
+    if not closed.is_serial:   # its actuated joints' gearboxes (closed_modes below)
         return closed_modes(args, closed)
     model, arm, joints = _arm_and_joints(args, links_bend=True)
     q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
@@ -128,9 +130,8 @@ def _link_modes(arm, joints, q, segments: int | None) -> dict:
 
 
 def _simulation_setup(args):
-    """The serial arm or the closed chain (cli/closed_elastic.py) that ``simulate --elastic`` runs."""
+    """The serial arm or the closed chain (below) that ``simulate --elastic`` runs."""
     import numpy as np
-    from .closed_elastic import ElasticSetup, closed_elastic_setup
     closed = load_model(args.project, closed=True)
     if not closed.is_serial:
         return closed_elastic_setup(closed, args.project)
@@ -230,8 +231,7 @@ def cmd_eval_elastic(args) -> int:
     import numpy as np
     from .numeric_commands import compiled_for
     closed = load_model(args.project, closed=True)
-    if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (cli/closed_elastic.py)
-        from .closed_elastic import closed_eval_elastic
+    if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (below)
         return closed_eval_elastic(args, closed, _elastic_states)
     model, arm, joints = _arm_and_joints(args)
     E, N = joints.elastic, joints.gear
@@ -260,3 +260,161 @@ def cmd_eval_elastic(args) -> int:
               sys.stdout)
     sys.stdout.write("\n")
     return 0
+
+
+# a closed chain's elastic joints: the actuated ones, named by their links (M_a, h_a, G_a with the loops
+# closed at every state, numeric/closed_elastic.py); a passive joint with a stiffness is refused
+
+@dataclass(frozen=True)
+class ElasticSetup:
+    """What ``simulate --elastic`` needs of an arm: the serial arm (None for a closed chain), its elastic
+    joints, a fresh link side per run (None: the serial arm's), the joints' names (by link), the tool
+    points of link states (T, n) -> (T, 3), and the loop residual of a state (None for a serial arm)."""
+
+    arm: Any
+    joints: Any
+    side: Any
+    names: list[str]
+    tool_points: Any
+    residual: Any = None
+
+
+def _joints(model, where: str):
+    from ..model import MissingParameterError
+    from ..numeric.elastic import elastic_joints
+    try:
+        joints = elastic_joints(model)
+    except (DesignerError, MissingParameterError, ValueError) as exc:
+        raise UserError(f"{where}: {exc}") from None
+    if joints.m == 0:
+        raise UserError(f"{where}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    return joints
+
+
+def closed_elastic_setup(model, where: str) -> ElasticSetup:
+    from ..model import MissingParameterError
+    from ..explore.closed import ClosedArm
+    from ..kinematics.closure import ClosureError
+    joints = _joints(model, where)
+    try:
+        arm = ClosedArm(model)
+    except (ClosureError, MissingParameterError, ValueError) as exc:
+        raise UserError(f"{where}: {exc}") from None
+    names = [f"q{j}" for j in arm.joint_numbers]
+    follow = arm.cd.following()   # the rows of a trajectory, one branch
+    return ElasticSetup(None, joints, arm.cd.following, names, arm.tool_points, follow.residual)
+
+
+def closed_elastic_linear_model(model, q, qd, qdd, where: str):
+    """(the linear model, its state names) of ``linearize --elastic`` for a closed chain."""
+    import numpy as np
+    from ..control.linearize import elastic_linearize_closed
+    from .numeric_commands import _dynamics
+    joints = _joints(model, where)
+    cd = _dynamics(model, where)
+    names = [f"q{j + 1}" for j in cd.act]
+    motors = [f"theta{names[i][1:]}" for i in joints.elastic]
+    state = names + motors + ["qd" + v[1:] for v in names] + ["thetad" + v[5:] for v in motors]
+    try:
+        return elastic_linearize_closed(cd, joints, np.asarray(q), np.asarray(qd), np.asarray(qdd)), state
+    except DesignerError as exc:
+        raise UserError(f"{where}: {exc}") from None
+
+
+def closed_eval_elastic(args, model, read_states) -> int:
+    """``eval --elastic`` of a closed chain: q'' and theta'' (and the springs' torques) of the actuated joints at
+    each state, over M_a, h_a, G_a (``read_states(path, n, m)``: elastic_commands' reader)."""
+    import numpy as np
+    import json
+    import sys
+    from ..numeric.elastic import ElasticArm
+    from .numeric_commands import _dynamics
+    if args.method != "lagrange":
+        raise UserError(f"{args.project}: eval --elastic of a closed chain evaluates its numeric projected dynamics "
+                        "(no --method)")
+    joints = _joints(model, args.project)
+    cd = _dynamics(model, args.project)
+    try:
+        ea = ElasticArm(None, joints, cd)
+    except DesignerError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    states = read_states(args.states, ea.n, ea.m)
+    results = []
+    for i, s in enumerate(states):
+        y = np.concatenate([s["q"], s["theta"], s["qd"], s["thetad"]])
+        try:
+            qdd, thetadd = ea.accelerations(y, s["tau_m"])
+        except DesignerError as exc:
+            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
+        if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
+            raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
+        spring = ea.spring(s["q"], s["theta"], s["qd"], s["thetad"])
+        results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
+    names = [f"q{j + 1}" for j in cd.act]
+    json.dump({"method": "closed-chain numeric", "elastic": True, "actuated": names,
+               "joints": [int(cd.act[i]) + 1 for i in joints.elastic], "results": results}, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+def closed_modes(args, model) -> int:
+    import numpy as np
+    from ..explore.metrics import elastic_at, elastic_setup
+    from .numeric_commands import _values
+    from .numeric_inputs import segments_of
+    from .ranges import PAYLOAD
+    try:
+        arm, joints = elastic_setup(model, args.project)
+    except (DesignerError, ValueError) as exc:
+        text = str(exc)
+        raise UserError(text if text.startswith(args.project) else f"{args.project}: {text}") from None
+    if joints.m == 0 and not arm.beams:
+        raise UserError(f"{args.project}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad) "
+                        "and no link is made as a part")
+    segments = segments_of(args.segments)
+    names = [f"q{i}" for i in arm.joint_numbers]
+    q = np.array(_values(args.q, arm.n, f"--q ({', '.join(names)})", [0.0] * arm.n))
+    payload = PAYLOAD.parse(args.payload, "--payload")
+    try:
+        at = elastic_at(arm, joints, q)
+    except DesignerError as exc:
+        raise UserError(f"{args.project}: --q: {exc}") from None
+    locked = at.locked()
+    out = {"joints": names, "q": q.tolist(),
+           "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
+    elastic = ", ".join(names[i] for i in joints.elastic)
+    if joints.m and np.all(joints.rotor[joints.elastic] > 0):
+        free = at.free()
+        out["free"] = {"frequency_hz": free.frequency.tolist(), "shapes": free.shape.T.tolist(),
+                       "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
+    C = at.compliance()
+    if arm.beams:   # the links' bending, the loops closed over their slices (numeric/closed_flex.py)
+        q_tree = arm.batch(q).closed[0][0]
+        out["links"], links_C = _closed_link_modes(args.project, arm, joints, q_tree, segments, payload)
+        C = C + links_C
+    out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
+    out["sag_mm"] = (1e3 * at.sag(payload)).tolist()
+    out["payload_kg"] = payload
+    out["note"] = ("closed chain: the actuated joints' gearboxes" + (", and the part-made links' bending (compliance; "
+                   "their share of the sag: links.sag_mm)" if arm.beams else ", the links rigid"))
+    write_output(json.dumps(out, indent=1) + "\n", args.out)
+    return 0
+
+
+def _closed_link_modes(project: str, arm, joints, q_tree, segments: int, payload: float) -> tuple[dict, np.ndarray]:
+    """The modes with the links' bending at the closed tree pose (motors locked), and the links' share of the
+    tool compliance; their share of the sag under gravity and the payload in the dictionary."""
+    from ..kinematics.closure import ClosureError
+    try:
+        model = arm.flex(joints.stiffness, segments)
+        freq, shape, energy, groups = model.modes(q_tree)
+        links = arm.flex(None, segments)
+        C, sag_links = links.compliance(q_tree), links.sag(q_tree, payload)
+    except ClosureError as exc:
+        raise UserError(f"{project}: {exc}") from None
+    return {"frequency_hz": freq.tolist(), "joint_shapes": shape.T.tolist(),
+            "strain_energy": [dict(zip(groups, map(float, row))) for row in energy],
+            "segments": segments, "sag_mm": (1e3 * sag_links[:3]).tolist(),
+            "note": "motors locked, the actuated joints' gearboxes and the part-made links' bending (virtual joints), "
+                    "the loops closed over the links' slices; joint_shapes over the actuated joints; strain_energy: "
+                    "each mode's share in the gearboxes ('joints') and in each link; sag_mm: the links' share"}, C

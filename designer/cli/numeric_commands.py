@@ -127,9 +127,10 @@ def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True
         return compile_equations(eq)
 
 
-def closed_equations(model: Manipulator, args, progress):
+def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
     """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
-    kept), with tau, M, G and h rebuilt from the method's printed matrices alone."""
+    kept; derived through dynamics.derive, which decides serial or closed chain), with ``assemble`` tau, M, G
+    and h rebuilt from the method's printed matrices alone."""
     from dataclasses import replace
 
     from ..dynamics.methods import METHODS as STRATEGIES
@@ -139,6 +140,8 @@ def closed_equations(model: Manipulator, args, progress):
         eq = derive_closed(args, model, progress, Form.CLOSED)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
+    if not assemble:
+        return eq
     tau, M, G, h = STRATEGIES[eq.method].assemble(model, eq.matrices)
     return replace(eq, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
 
@@ -147,7 +150,6 @@ def cmd_eval(args) -> int:
     import numpy as np
     model = load_model(args.project, closed=True)
     if not model.is_serial:
-        from .closed_commands import closed_eval
         return closed_eval(args, model)
     states = read_states(args.states, model.n)
     cd = compiled_for(model, args.method, args.project, args.quiet, args)
@@ -183,7 +185,6 @@ def cmd_torques(args) -> int:
     from ..tables import read_trajectory
     model = load_model(args.project, closed=True)
     if not model.is_serial:
-        from .closed_commands import closed_torques
         return closed_torques(args, model)
     n = model.n
     if args.method == "rnea" and args.form == "closed":
@@ -307,3 +308,113 @@ def _say_limits(mode: str, arm, traj, model, energy, out) -> None:
     if traj.stop_work is not None and traj.tau is None:   # passive: the stops are the only torques doing work
         gap = float(np.abs(traj.stop_work - (energy - energy[0])).max())
         print(f"energy change and the end stops' work differ by at most {gap:.3g} J", file=out)
+
+
+# a closed chain's eval and torques: the actuated joints named by their links, the cut joints' forces beside
+
+def _dynamics(model: Manipulator, project: str):
+    from ..kinematics.closure import ClosureError
+    from ..model import MissingParameterError
+    from ..numeric.closed import ClosedDynamics
+    try:
+        return ClosedDynamics(model)
+    except (MissingParameterError, ClosureError, ValueError) as exc:
+        raise UserError(f"{project}: {exc}") from None
+
+
+def _names(cd, prefix: str) -> list[str]:
+    return [f"{prefix}{j + 1}" for j in cd.act]
+
+
+def closed_eval(args, model: Manipulator) -> int:
+    import numpy as np
+    from ..kinematics.closure import ClosureError
+    from .numeric_inputs import read_states
+    closed = getattr(args, "form", "compact") == "closed"
+    if args.method != "lagrange" and not closed:
+        raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
+                        "(no --method without --form closed)")
+    cd = _dynamics(model, args.project)
+    src = cd
+    if closed:   # the closed form derive --form closed prints, evaluated as printed (a nonlinear loop's
+        # quantities from its numeric closure and their definitions)
+        from ..dynamics.closed_nonlinear_eval import LoopEvaluator
+        from ..model import MissingParameterError
+        try:
+            with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
+                eq = closed_equations(model, args, progress, assemble=False)
+            src = LoopEvaluator(eq)
+        except (MissingParameterError, ClosureError, ValueError) as exc:
+            raise UserError(f"{args.project}: {exc}") from None
+    states = read_states(args.states, cd.n)
+    results = []
+    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
+        try:
+            q_tree = cd.positions(q)
+            at = cd.following(q_tree)
+            parts = {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree), "G": src.G(q, q_tree),
+                     "h": src.h(q, qd, q_tree)} if closed else \
+                {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
+            forces = at.cut_forces(q, qd, qdd)   # what the bearings carry: the rigid bodies'
+            if args.drives:   # tau = M qdd + h + G + friction as for a serial arm (h: a passive rotor's W' qd)
+                d = at.drive_parts(q, qd, qdd)
+                parts.update(M=parts["M"] + d["M"], tau=parts["tau"] + d["tau"], h=parts["h"] + d["h"] - d["friction"],
+                             friction=d["friction"])
+        except ClosureError as exc:
+            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
+        result = {k: np.asarray(v).tolist() for k, v in parts.items()}
+        result["q_tree"] = q_tree.tolist()
+        result["cut_forces"] = forces.as_lists()
+        result["residual"] = cd.closure.residual(q_tree)
+        results.append(result)
+    head = {"method": args.method, "form": "closed", "simplify": args.simplify} if closed else \
+        {"method": "closed-chain numeric"}
+    json.dump({**head, "drives": bool(args.drives), "actuated": _names(cd, "q"),
+               "results": results}, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+def closed_torques(args, model: Manipulator) -> int:
+    import numpy as np
+    from ..kinematics.closure import ClosureError
+    from ..tables import read_columns
+    if args.method != "rnea":
+        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
+    cd = _dynamics(model, args.project)
+    names = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in cd.act]
+    _, header, data, values = read_columns(args.trajectory, "trajectory", names,
+                                            "columns " + ", ".join(names) + " (the actuated joints)")
+    n = cd.n
+    Q, QD, QDD = values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
+    tau = np.empty_like(Q)
+    loops = len(cd.tree.loops)
+    forces = np.empty((len(Q), loops, 3))
+    follow = cd.following()
+    for r in loop_bar(range(len(Q)), args.quiet, unit="row", desc="torques"):
+        try:
+            tau[r] = follow.tau(Q[r], QD[r], QDD[r])
+            if args.drives:
+                tau[r] += follow.drive_terms(Q[r], QD[r], QDD[r])[1]
+            forces[r] = follow.cut_forces(Q[r], QD[r], QDD[r]).force
+        except ClosureError as exc:
+            raise UserError(f"{args.trajectory}: data row {r + 1}: {exc}") from None
+    others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    force_cols = [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"]
+    writer.writerow(list(others) + _names(cd, "tau") + force_cols)
+    for r in range(len(Q)):
+        writer.writerow([others[c][r] for c in others] + [repr(float(v)) for v in tau[r]]
+                        + [repr(float(v)) for v in forces[r].ravel()])
+    write_output(buf.getvalue(), args.out)
+    peak, rms = np.abs(tau).max(axis=0), np.sqrt(np.mean(tau**2, axis=0))
+    drives = "added (--drives)" if args.drives else "not added"
+    lines = [f"{len(Q)} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in cd.act)}), drive terms "
+             f"{drives}; N m for revolute joints, N for prismatic",
+             f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
+    lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(cd.act)]
+    for k, name in enumerate(cd.tree.loop_names):
+        lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
+    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
+    return 0
