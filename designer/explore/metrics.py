@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..kinematics.closure import ClosureError
+from ..kinematics.numeric import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.elastic import ElasticJoints, ElasticModelError
-from ..numeric.flex_modes import SEGMENTS
+from ..numeric.flex_modes import SEGMENTS, FlexField, flex_mode_field
 from ..numeric.modes import Modes, free_modes, locked_modes, lowest_frequency
 from ..numeric.stiffness import compliance_axes, joint_compliance, sag
 from .batch import batch_of
@@ -490,6 +491,16 @@ class ElasticPose:
     def sag(self, payload: float = 0.0) -> np.ndarray:
         """(3,) the tool's static displacement (m) under gravity and ``payload`` kg at the tool, frame 0."""
         return sag(self.arm, self.joints, self.q, payload, J=self.J, G=self.G)
+
+    def bending(self, segments: int = SEGMENTS) -> FlexField | str | None:
+        """The modes with the links' bending, motors locked, and how each moves the links' centre lines (for drawing
+        them); None when no link is made as a part; a one-line message where the engine cannot give the centre
+        lines (a closed chain's bending modes are in ``modes --segments``, not drawn)."""
+        if not getattr(self.arm, "beams", ()):
+            return None
+        if not isinstance(self.arm, NumericArm):
+            return "a closed chain's bending modes are listed by `modes --segments` on the command line; not drawn here"
+        return flex_mode_field(self.arm, self.joints, self.q, segments)
 
     def frequency_links(self) -> float | None:
         """The lowest natural frequency (Hz), motors locked, with the links' bending (links made as parts); None

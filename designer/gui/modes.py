@@ -23,12 +23,15 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMessageBox
+from OpenGL import GL
+from pyqtgraph import opengl as gl
 
 from ..errors import DesignerError
 from ..explore.metrics import ElasticPose, elastic_at, elastic_setup
 from ..explore.joints import explore_joints
 from ..kinematics.closure import ClosureError
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
+from ..numeric.flex_modes import FlexField
 from ..numeric.modes import Modes
 from ..numeric.stiffness import compliance_axes
 from . import arm_scene as scene
@@ -47,6 +50,9 @@ AMPLITUDE = 0.15
 SHOWN_HZ = 1.0
 FRAME_MS = 33
 ELLIPSOID_COLOR = (0.95, 0.35, 0.10, 0.35)
+#: with the links' bending, the largest centre-line excursion drawn, as a share of the arm's reach
+BEND = 0.12
+BENT_COLOR = (0.85, 0.10, 0.55, 1.0)
 
 
 def per_model(build):
@@ -145,9 +151,10 @@ def elastic_summary(model, q_tree) -> str:
     return text
 
 
-def modes_at(design, motors: str = "locked") -> Modes | str:
+def modes_at(design, motors: str = "locked") -> Modes | FlexField | str:
     """The modes at the design's slider pose over the actuated joints (a closed chain's loops closed), or a
-    one-line message saying why there are none."""
+    one-line message saying why there are none; ``motors`` "bending": with the links' bending, motors locked, and
+    what each mode does to the links' centre lines."""
     if design.arm is None:
         return NO_STIFFNESS
     at = elastic_pose(design.model, design.q)
@@ -155,22 +162,19 @@ def modes_at(design, motors: str = "locked") -> Modes | str:
         return at
     if motors == "locked":
         return at.locked()
+    if motors == "bending":
+        field = at.bending()
+        return "no link is made as a part (a section and a material): no link bends" if field is None else field
     try:
         return at.free()
     except ValueError as exc:   # a rotor inertia missing
         return str(exc)
 
 
-def bending_note(design) -> str:
-    """For a serial arm whose links bend (part-made links): which model the mode list is, and where the
-    read-out's lower frequency comes from (it cannot be animated); '' otherwise."""
-    at = elastic_pose(design.model, design.q) if design.arm is not None else NO_STIFFNESS
-    low = None if isinstance(at, str) else at.frequency_links()
-    if low is None:
-        return ""
-    return (f"These modes take the links as rigid on the joint springs. With the links' bending too, the "
-            f"lowest mode is {low:.3g} Hz (the read-out's figure; `modes --segments` on the command line "
-            f"lists those modes); it is not animated here.")
+def bends(design) -> bool:
+    """Whether the design's links bend (links made as parts), the read-out's frequency then being the model's with
+    their bending: the mode dialog offers that model, and starts on it."""
+    return design.arm is not None and bool(getattr(design.arm, "beams", ()))
 
 
 class ModeAnimation(QObject):
@@ -200,6 +204,19 @@ class ModeAnimation(QObject):
         self.label.setWordWrap(True)
         self.label.setStyleSheet("QLabel { background: rgba(255, 255, 255, 215); color: #222222; padding: 4px; }")
         self.label.hide()
+        # with the links' bending: their centre lines, bent along the mode (frame 0 points, base-placed when drawn)
+        self.bent = gl.GLLinePlotItem(mode="lines", width=5.0, antialias=True, color=BENT_COLOR)
+        self.bent.setVisible(False)
+        # drawn over the tubes (they stay straight meshes): no depth test
+        self.bent.setGLOptions({GL.GL_DEPTH_TEST: False, GL.GL_BLEND: True, GL.GL_CULL_FACE: False,
+                                "glBlendFunc": (GL.GL_SRC_ALPHA, GL.GL_ONE_MINUS_SRC_ALPHA)})
+        self.bent.setDepthValue(10)   # drawn after the arm's solids
+        window.arm_view.view.addItem(self.bent)
+        self.line_points = np.zeros((0, 3))   # (P, 3) the centre lines' points at the pose, world
+        self.line_moves = np.zeros((0, 3))    # (P, 3) their excursion per unit of sin, world (m)
+        self.line_pairs = np.zeros(0, int)    # indices into the points, two by two: the drawn segments
+        self.bend_mm = 0.0                    # the largest centre-line excursion drawn (mm)
+        self.started = False                  # a mode was animated: the dialog starts on that model
 
     @property
     def running(self) -> bool:
@@ -219,12 +236,19 @@ class ModeAnimation(QObject):
             return self.window.closed.problem
         actuated = None if mech is None else np.asarray(mech.actuated, dtype=int)
         n = design.arm.n if actuated is None else len(actuated)
-        v = modes.shape[:, k - 1]
-        # the link side moves AMPLITUDE at its largest joint: a free mode's motors may swing much more than
-        # their links (a rotor's N^2 Jm against the arm's inertia), and the drawn arm is what is watched
-        link = float(np.abs(v[:n]).max())
-        scale = AMPLITUDE / (link if link > 1e-3 * float(np.abs(v).max()) else float(np.abs(v).max()))
         self.stop()
+        if isinstance(modes, FlexField):   # the links bend: the largest centre-line point moves BEND of the reach
+            reach = tree_reach(mech.tree) if mech else scene.arm_reach(design.arm)
+            scale = BEND * reach
+            v = modes.joint_shape[:, k - 1]
+            self._bent_lines(modes, k, scale, design.arm.base)
+        else:
+            v = modes.shape[:, k - 1]
+            # the link side moves AMPLITUDE at its largest joint: a free mode's motors may swing much more than
+            # their links (a rotor's N^2 Jm against the arm's inertia), and the drawn arm is what is watched
+            link = float(np.abs(v[:n]).max())
+            scale = AMPLITUDE / (link if link > 1e-3 * float(np.abs(v).max()) else float(np.abs(v).max()))
+            self.line_pairs = np.zeros(0, int)
         self.q0, self.shape, self.motor_shape = np.asarray(design.q, dtype=float).copy(), scale * v[:n], scale * v[n:]
         joints = joints_or_none(design.model)
         self.actuated = actuated
@@ -233,6 +257,7 @@ class ModeAnimation(QObject):
                              if motors == "free" and joints is not None else [])
         self.pose, self.problem = self.q0.copy(), ""
         self.frequency, self.motors, self.k = float(modes.frequency[k - 1]), motors, k
+        self.started = True
         self._start = time.monotonic()
         self.timer.start()
         self._frame()
@@ -241,8 +266,18 @@ class ModeAnimation(QObject):
         self.label.show()
         return ""
 
+    def _bent_lines(self, field: FlexField, k: int, scale: float, base: np.ndarray) -> None:
+        """The centre lines of mode k, ``scale`` metres at the largest point, placed by the arm's base."""
+        R, p = base[:3, :3], base[:3, 3]
+        self.line_points = field.points @ R.T + p
+        self.line_moves = scale * field.displacement[:, :, k - 1] @ R.T
+        self.line_pairs = np.concatenate([np.repeat(np.arange(a, b), 2)[1:-1]
+                                          for a, b in zip(field.slices[:-1], field.slices[1:])] or [np.zeros(0, int)])
+        self.bend_mm = 1e3 * scale
+
     def stop(self) -> None:
         self.label.hide()
+        self.bent.setVisible(False)
         if self.timer.isActive():
             self.timer.stop()
             self.window.arm_view.set_joint_values(self.window.design.q)
@@ -264,6 +299,9 @@ class ModeAnimation(QObject):
                 self.window.statusBar().showMessage(self.problem, 15000)
                 return self.stop()
         self.window.arm_view.set_joint_values(self.pose)
+        if len(self.line_pairs):
+            self.bent.setData(pos=(self.line_points + phase * self.line_moves)[self.line_pairs])
+            self.bent.setVisible(True)
         self.label.setText(self.text(phase))
         self.label.setMaximumWidth(max(self.window.arm_view.width() - 16, 120))   # wraps in a narrow view
         self.label.adjustSize()
@@ -279,8 +317,11 @@ class ModeAnimation(QObject):
             if revolute[joint - 1]:
                 return f"{round(math.degrees(value), 2) + 0.0:+.2f}°"   # + 0.0: no "-0.00"
             return f"{round(1e3 * value, 1) + 0.0:+.1f} mm"
-        lines = [f"mode {self.k}: {self.frequency:.4g} Hz, motors {self.motors}; slowed to {SHOWN_HZ:g} Hz",
+        model = "links bending, motors locked" if self.motors == "bending" else f"motors {self.motors}"
+        lines = [f"mode {self.k}: {self.frequency:.4g} Hz, {model}; slowed to {SHOWN_HZ:g} Hz",
                  "links  " + "  ".join(f"q{j} {angle(phase * a, j)}" for j, a in zip(names, self.shape))]
+        if len(self.line_pairs):
+            lines.append(f"centre lines: {phase * self.bend_mm:+.0f} mm at the largest (exaggerated)")
         if self.motor_joints:
             lines.append("motors " + "  ".join(f"θ{j}/N {angle(phase * a, j)}"
                                               for j, a in zip(self.motor_joints, self.motor_shape)))
@@ -338,8 +379,11 @@ def build_menu(window, menu) -> None:
                    pose=lambda d: window.stiffness_ellipsoid.update(d.model, d.arm, d.q))
 
     def animate():
-        chosen = choose_mode(window, lambda motors: modes_at(design, motors), window.mode_animation.motors,
-                             bending_note(design))
+        bending = bends(design)
+        last = window.mode_animation.motors
+        chosen = choose_mode(window, lambda motors: modes_at(design, motors),
+                             "bending" if bending and not window.mode_animation.started else
+                             last if bending or last != "bending" else "locked", bending)
         if chosen is None:
             return
         k, motors = chosen

@@ -45,8 +45,8 @@ from ..kinematics.numeric import NumericArm, dh_frames
 from ..model.manipulator import Convention
 from .elastic import ElasticJoints
 
-__all__ = ["FlexModel", "FlexModes", "flex_model", "flex_modes", "lowest_flex_frequency", "flex_tool_compliance",
-           "SEGMENTS"]
+__all__ = ["FlexModel", "FlexModes", "FlexField", "flex_model", "flex_modes", "flex_mode_field",
+           "lowest_flex_frequency", "flex_tool_compliance", "SEGMENTS"]
 
 #: default slices per beam: a bare cantilever's first bending frequency comes out 0.2 % above the
 #: Euler-Bernoulli value with 4 (0.8 % with 2, 0.03 % with 8; less with a tip mass): tests/numeric/test_flex_modes.py
@@ -270,6 +270,63 @@ def flex_modes(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMEN
     k = min(count, fm.size)
     return FlexModes(np.concatenate(freq).reshape(lead + (k,)), np.concatenate(shape).reshape(lead + (arm.n, k)),
                      np.concatenate(energy).reshape(lead + (k, len(names))), names)
+
+
+@dataclass(frozen=True)
+class FlexField:
+    """The modes at one pose with what they do to the links' centre lines, for drawing them: ``frequency`` (k,)
+    Hz ascending, ``energy`` (k, groups) and ``groups`` as :class:`FlexModes`; ``joint_shape`` (n, k) the joints'
+    part (rad or m) and ``displacement`` (P, 3, k) that of the points ``points`` (P, 3) (frame 0), both on one
+    scale per mode (the largest point displacement 1), so that a drawn arm and its drawn centre lines move
+    together. ``beams`` (L,) the bending links (0-based) and ``slices`` (L + 1,) where each one's points start
+    and end in ``points``: link beams[l]'s centre line from its start through its half-slices to its end."""
+
+    frequency: np.ndarray
+    joint_shape: np.ndarray
+    displacement: np.ndarray
+    points: np.ndarray
+    beams: np.ndarray
+    slices: np.ndarray
+    energy: np.ndarray
+    groups: tuple[str, ...]
+
+
+def flex_mode_field(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMENTS, count: int = 6) -> FlexField:
+    """:class:`FlexField` at one pose q (n,): the modes of :func:`flex_modes` and how each moves the beams' centre
+    lines. A point of link i at level l (beyond the coordinates of levels <= l) moves by the sum over those
+    coordinates d of (v_d + w_d x p) u_d, u the mode in the scaled coordinates."""
+    fm = flex_model(arm, joints, segments)
+    q = np.asarray(q, float).reshape(1, arm.n)
+    T = dh_frames(arm, q)
+    X = _twists(fm, arm, T)[0]                                            # (D, 6)
+    mu, U = np.linalg.eigh(_mass_matrix(fm, arm, q)[0])
+    k = min(count, fm.size)
+    mu, U = mu[::-1][:k], U[:, ::-1][:, :k]
+    with np.errstate(divide="ignore"):
+        freq = 1.0 / (TWO_PI * np.sqrt(np.clip(mu, 0.0, None)))
+    names = tuple(sorted(set(fm.groups), key=fm.groups.index))
+    energy = np.stack([np.sum(U[[g == name for g in fm.groups], :] ** 2, axis=0) for name in names], -1)
+    beams = {b.index: b for b in arm.beams}
+    links = np.array(sorted(beams), int)
+    pts, lev, slices = [], [], [0]
+    for i in links:
+        beam, first = beams[int(i)], int(fm.col_level[fm.vj_cols[fm.vj_link == i][0]]) - 1
+        u, h = (beam.end - beam.start) / beam.length, beam.length / segments
+        along = [beam.start] + [beam.start + u * (j + 0.5) * h / 2 for j in range(2 * segments)] + [beam.end]
+        levels = [first] + [first + (j + 1) // 2 for j in range(2 * segments)] + [first + segments]
+        Ti = T[0, i + 1]
+        pts += [Ti[:3, :3] @ p + Ti[:3, 3] for p in along]
+        lev += levels
+        slices.append(len(pts))
+    P = np.array(pts, float).reshape(-1, 3)
+    moves = (fm.col_level[None, :] <= np.array(lev, int)[:, None]).astype(float)        # (P, D)
+    per = X[None, :, :3] + np.cross(X[None, :, 3:], P[:, None, :])                     # (P, D, 3)
+    D = np.einsum("pd,pdc,dk->pck", moves, per, U)                                     # (P, 3, k)
+    V = np.zeros((arm.n, k))
+    V[fm.joint_index, :] = U[fm.joint_cols, :] * fm.joint_scale[:, None]
+    big = np.linalg.norm(D, axis=1).max(axis=0) if len(P) else np.zeros(k)
+    scale = np.divide(1.0, big, out=np.zeros(k), where=big > 0)
+    return FlexField(freq, V * scale, D * scale, P, links, np.array(slices, int), energy, names)
 
 
 def lowest_flex_frequency(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMENTS) -> np.ndarray:

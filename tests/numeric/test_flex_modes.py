@@ -16,7 +16,7 @@ from designer.model import Drive, Link, Manipulator, PointMass, Pose
 from designer.model.parts import MATERIALS, Part
 from designer.numeric.elastic import ElasticJoints, elastic_joints
 from designer.numeric.engine import arm_dynamics
-from designer.numeric.flex_modes import flex_modes, flex_tool_compliance, lowest_flex_frequency
+from designer.numeric.flex_modes import flex_mode_field, flex_modes, flex_tool_compliance, lowest_flex_frequency
 from designer.numeric.modes import locked_modes
 from designer.numeric.stiffness import tool_compliance
 from designer.project.io import load_project
@@ -153,3 +153,39 @@ def test_compliance_consistency_and_rigid_limit_on_random_part_made_arms(convent
         rigid = locked_modes(arm_dynamics(arm).M(q), joints).frequency
         np.testing.assert_allclose(flex_modes(stiff, joints, q, count=4).frequency, rigid, rtol=1e-8)
         assert lowest_flex_frequency(arm, joints, q) < rigid[0]
+
+
+def test_a_modes_centre_line_is_the_euler_bernoulli_mode_shape():
+    """The bare cantilever's first mode drawn as its centre line (flex_mode_field): the deflection along the tube,
+    across it, follows phi(x) = cosh bx - cos bx - s (sinh bx - sin bx), bL = 1.8751, to 1 % of the tip's;
+    the frequencies are flex_modes' and the root does not move."""
+    L, D, t, segments = 1.0, 0.03, 0.002, 16
+    arm = NumericArm.from_model(_cantilever(L, D, t, 0.0))
+    joints = ElasticJoints.of(1)
+    field = flex_mode_field(arm, joints, np.array([0.4]), segments)
+    np.testing.assert_allclose(field.frequency, flex_modes(arm, joints, np.array([0.4]), segments).frequency,
+                               rtol=1e-12)
+    assert list(field.beams) == [0] and field.slices.tolist() == [0, 2 * segments + 2]
+    axis = np.array([math.cos(0.4), math.sin(0.4), 0.0])
+    x = field.points @ axis                                                        # arc length from the joint
+    np.testing.assert_allclose(np.sort(x), x, atol=1e-15)
+    d = field.displacement[:, :, 0]
+    assert abs(d[:, :] @ axis).max() < 1e-9 * abs(d).max()                         # bending moves across the tube
+    across = d - np.outer(d @ axis, axis)
+    direction = across[-1] / np.linalg.norm(across[-1])
+    w = across @ direction
+    b = 1.8751040687 / L
+    s = (math.cosh(b * L) + math.cos(b * L)) / (math.sinh(b * L) + math.sin(b * L))
+    phi = np.cosh(b * x) - np.cos(b * x) - s * (np.sinh(b * x) - np.sin(b * x))
+    np.testing.assert_allclose(w / w[-1], phi / phi[-1], atol=1e-2)
+    assert abs(w[0]) < 1e-12 and np.all(field.joint_shape == 0.0)                # the rigid joint stays
+
+
+def test_a_gearbox_mode_turns_the_stiff_tube_about_the_joint_axis():
+    """A soft gearbox and a stout steel tube: the lowest mode is mostly the joint's turn, and every centre-line point
+    moves by joint_shape * (z x p), the rigid rotation about the joint axis (z of frame 0) through the origin."""
+    arm = NumericArm.from_model(_cantilever(0.8, 0.05, 0.004, 2.0, stiffness=50.0))
+    field = flex_mode_field(arm, ElasticJoints.of(1, [50.0]), np.array([-0.7]), 8)
+    rotation = field.joint_shape[0, 0] * np.cross([0.0, 0.0, 1.0], field.points)
+    np.testing.assert_allclose(field.displacement[:, :, 0], rotation, atol=1e-3 * abs(rotation).max())
+    assert field.energy[0, field.groups.index("joints")] > 0.99
