@@ -23,18 +23,29 @@ from .params import _table as table_view
 
 __all__ = ["DRIVE_COLUMNS", "DriveTableModel", "FramesTableModel", "DrivesPanel"]
 
-#: field: (label, unit of a revolute joint, unit of a prismatic joint, zero allowed)
+#: field: (label, unit of a revolute joint, unit of a prismatic joint, zero allowed), in the table's order: the
+#: gearbox (ratio, stiffness, damping) and the motor first, what an elastic arm's designer reads, then the ratings
+#: and the friction (issue 29 item 10: the stiffness was beyond a horizontal scroll)
 DRIVE_COLUMNS: dict[str, tuple[str, str, str, bool]] = {
+    "gear_ratio": ("gear ratio", "motor:joint", "motor:joint", False),
+    "stiffness": ("torsional stiffness", "N·m/rad", "N/m", False),   # an elastic joint (format version 3)
+    "damping": ("torsional damping", "N·m·s/rad", "N·s/m", True),
+    "motor_inertia": ("motor inertia", "kg·m², motor side", "kg·m², motor side", True),
     "rated_torque": ("rated torque", "N·m", "N", False),
     "peak_torque": ("peak torque", "N·m", "N", False),
     "rated_speed": ("rated speed", "rad/s", "m/s", False),
-    "gear_ratio": ("gear ratio", "motor:joint", "motor:joint", False),
-    "motor_inertia": ("motor inertia", "kg·m², motor", "kg·m², motor", True),
     "viscous": ("viscous friction", "N·m·s/rad", "N·s/m", True),
     "coulomb": ("Coulomb friction", "N·m", "N", True),
-    "stiffness": ("torsional stiffness", "N·m/rad", "N/m", False),   # an elastic joint (format version 3)
-    "damping": ("torsional damping", "N·m·s/rad", "N·s/m", True),
 }
+
+
+def header_text(label: str, unit: str) -> str:
+    """A narrow column title: the label's words on two lines, the unit (without its side) under them:
+    "torsional\nstiffness\n(N·m/rad)"."""
+    words = label.split()
+    head = label if len(words) < 2 else f"{' '.join(words[:-1])}\n{words[-1]}"
+    unit = unit.split(",")[0]
+    return f"{head}\n({unit})" if unit else head
 
 
 def drive_column(name: str) -> tuple[str, str, str, bool]:
@@ -47,7 +58,8 @@ class DriveTableModel(ExprTableModel):
     be a parameter's name (``k2``: its value in the Parameters table, sweepable)."""
 
     def __init__(self, document, parent=None):
-        self.fields = list(DRIVE_FIELDS)
+        self.fields = [f for f in DRIVE_COLUMNS if f in DRIVE_FIELDS] + [f for f in DRIVE_FIELDS
+                                                                        if f not in DRIVE_COLUMNS]
         self.columns = [drive_column(f)[0] for f in self.fields]
         super().__init__(document, parent)
 
@@ -59,7 +71,7 @@ class DriveTableModel(ExprTableModel):
                                                                   Qt.ItemDataRole.ToolTipRole):
             label, rev, pri, zero_ok = drive_column(self.fields[section])
             if role == Qt.ItemDataRole.DisplayRole:
-                return f"{label}\n({rev})" if rev else label
+                return header_text(label, rev)
             units = rev if rev == pri or not pri else f"{rev} for a revolute joint, {pri} for a prismatic one"
             return (f"{label}" + (f" in {units}" if units else "") + "; empty: not known"
                     + ("" if zero_ok else "; must be above zero"))

@@ -67,7 +67,7 @@ class CodeOptionsDialog(QDialog):
         self.drives.setChecked(available and initial.drives)
         if not available:
             self.drives.setToolTip("The arm has no drive data (gear ratio and motor inertia, friction) in its "
-                                   "joints: give them in the Drives & frames tab")
+                                   "joints: give them in the Drives tab")
         layout.addWidget(self.drives)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)

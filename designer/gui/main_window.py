@@ -40,7 +40,7 @@ from .window_menus import WindowMenus
 
 __all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS", "FILE_FILTER"]
 
-DEFAULT_SIZE = (1560, 960)   # on a screen with room for it; smaller screens get what they have
+DEFAULT_SIZE = (1880, 1040)   # on a screen with room for it (nearly all of 1920 x 1080); smaller ones get what they have
 FRAME = (16, 48)              # room for the window manager's frame and title bar (pixels)
 AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
@@ -103,12 +103,17 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
         self.editor_tabs = QTabWidget(self)
-        self.editor_tabs.addTab(self.inspector, "Link")
-        self.editor_tabs.addTab(self.parameters, "Parameters")
-        self.editor_tabs.addTab(self.loads, "Arm, gravity && loads")
-        self.editor_tabs.addTab(self.drives, "Drives && frames")
         self.mechanism = MechanismPanel(doc, self)   # closed chains: the tree and the loops
-        self.editor_tabs.addTab(self.mechanism, "Tree && loops")
+        # short titles, so that every tab shows in the left column at 1366 px (issue 29 item 10); the tooltip
+        # gives what each holds
+        for panel, title, tip in ((self.inspector, "Link", "the selected link: its joint, mass, centre of mass, "
+                                   "inertia or part and material, joint limits"),
+                                  (self.parameters, "Parameters", "the named symbols and their values"),
+                                  (self.loads, "Loads", "the arm's name and description, gravity and point masses"),
+                                  (self.drives, "Drives", "each joint's drive (gearbox, motor, friction, stiffness) "
+                                   "and the base and tool frames"),
+                                  (self.mechanism, "Loops", "a closed chain's tree (each link's parent) and loops")):
+            self.editor_tabs.setTabToolTip(self.editor_tabs.addTab(panel, title), tip)
         left = QSplitter(Qt.Orientation.Vertical, self)
         left.addWidget(self.dh_table)
         left.addWidget(self.editor_tabs)
@@ -312,7 +317,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         """Share ``width`` between the columns and the left column's ``height`` between the DH table and
         the editors: the table gets its whole width and every row (up to 45 % of the height), the
         result tabs every tab title (History was behind scroll arrows), the arm the rest."""
-        left = max(int(0.27 * width), self.dh_table.full_width())
+        left = max(int(0.27 * width), self.dh_table.full_width(), self.editor_tabs.tabBar().sizeHint().width() + 8)
         right = max(int(0.33 * width), self.result_tabs.tabBar().sizeHint().width() + 8)
         centre = max(width - left - right, int(0.3 * width))
         self.splitters["main"].setSizes([left, centre, right])

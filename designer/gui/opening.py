@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QProgressBar, QVBoxLayout, Q
 
 __all__ = ["Opening", "SIZE"]
 
-SIZE = (1560, 960)   # main_window.DEFAULT_SIZE: the placeholder stands where the window will
+SIZE = (1880, 1040)   # main_window.DEFAULT_SIZE: the placeholder stands where the window will
 FRAME = (16, 48)     # main_window.FRAME: the window manager's frame and title bar
 
 

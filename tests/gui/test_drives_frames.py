@@ -32,16 +32,18 @@ def window(qtbot, tmp_path):
 
 
 def col(name: str) -> int:
-    return list(DRIVE_FIELDS).index(name)
+    return list(DRIVE_COLUMNS).index(name)   # the table's order (the gearbox first)
 
 
 def test_every_drive_field_has_a_column_with_label_and_units(window):
     table = window.drives.drive_model
     assert table.columnCount() == len(DRIVE_FIELDS)
-    for k, name in enumerate(DRIVE_FIELDS):
+    for name in DRIVE_FIELDS:
         assert name in DRIVE_COLUMNS                      # a new field needs its one line in the table
-        header = table.headerData(k, Qt.Orientation.Horizontal)
-        assert header.startswith(DRIVE_COLUMNS[name][0])
+        header = table.headerData(col(name), Qt.Orientation.Horizontal)
+        assert header.replace("\n", " ").startswith(DRIVE_COLUMNS[name][0])   # the label, on narrow lines
+        assert max(len(line) for line in header.split("\n")) <= 13
+    assert table.fields[:3] == ["gear_ratio", "stiffness", "damping"]   # an elastic arm's first, no scrolling
     assert "N·m" in table.headerData(col("rated_torque"), Qt.Orientation.Horizontal)
     assert table.headerData(2, Qt.Orientation.Vertical) == "joint 3"
 

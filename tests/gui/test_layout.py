@@ -188,6 +188,24 @@ def test_the_elastic_readout_is_whole_at_both_sizes(qtbot, tmp_path, size, robot
     assert len(lines) * readout.fontMetrics().lineSpacing() <= readout.contentsRect().height()
 
 
+@pytest.mark.parametrize("size", SCREENS)
+def test_the_drive_tables_stiffness_and_damping_show_without_scrolling(qtbot, tmp_path, size):
+    """The tube arm's Drives tab: the gear ratio, stiffness and damping columns lie whole inside the table's view
+    (the stiffness was beyond a horizontal scroll, issue 29 item 10)."""
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(load_project(ROBOTS / "tube_arm.json"), settings=settings, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window, before_close_func=lambda w: w.document.undo_stack.setClean())
+    window.editor_tabs.setCurrentWidget(window.drives)
+    _show_at(qtbot, window, size)
+    view, model = window.drives.drive_view, window.drives.drive_model
+    qtbot.waitUntil(lambda: view.isVisible() and view.viewport().width() > 0, timeout=60_000)
+    for name in ("gear_ratio", "stiffness", "damping"):
+        col = model.fields.index(name)
+        rect = view.visualRect(model.index(0, col))
+        assert view.viewport().rect().contains(rect), (name, rect, view.viewport().rect())
+        assert view.horizontalHeader().sectionSize(col) >= view.sizeHintForColumn(col)   # the numbers whole
+
+
 @pytest.mark.parametrize("robot", ["puma560", "palletizer_parallelogram", "tube_arm"])
 def test_the_window_stays_usable_at_1024_by_700(qtbot, tmp_path, robot):
     """Issue 29 item 9: at 1024 px the window was wider than the screen (its minimum 1195 px), "Hide zeros" lay over
@@ -231,6 +249,9 @@ def test_every_result_tab_title_is_visible_and_the_columns_grow_with_the_window(
     _show_at(qtbot, window, size)
     bar = window.result_tabs.tabBar()
     for k in range(bar.count()):   # History was behind scroll arrows, even maximised at 1920 x 1080
+        assert bar.rect().contains(bar.tabRect(k)), bar.tabText(k)
+    bar = window.editor_tabs.tabBar()   # and the left column's: "Drives & frames" was cut (issue 29 item 10)
+    for k in range(bar.count()):
         assert bar.rect().contains(bar.tabRect(k)), bar.tabText(k)
     after = window.splitters["main"].sizes()
     if window.width() > sum(before) + 100:   # the window grew: so did every column
