@@ -40,7 +40,7 @@ from .window_menus import WindowMenus
 
 __all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS", "FILE_FILTER"]
 
-DEFAULT_SIZE = (1880, 1040)   # on a screen with room for it (nearly all of 1920 x 1080); smaller ones get what they have
+DEFAULT_SIZE = (1880, 1040)   # nearly all of a 1920 x 1080 screen; smaller screens get what they have
 FRAME = (16, 48)              # room for the window manager's frame and title bar (pixels)
 AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
