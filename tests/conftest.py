@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import designer  # noqa: F401  (before numpy loads: it sets one BLAS thread, designer/__init__.py)
 import pytest
 
 # tests/ is a package (every folder has an __init__.py), so pytest puts the repository root on
@@ -19,6 +20,7 @@ try:
     _hsettings.load_profile(HYPOTHESIS_PROFILE)
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
+
 
 # The 3D view needs a real X server (Xvfb via pytest-xvfb): on Qt's offscreen platform it renders
 # blank and renderToArray crashes the process; under Xvfb Mesa's llvmpipe draws real pixels.

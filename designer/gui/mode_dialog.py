@@ -66,8 +66,8 @@ class ModeDialog(QDialog):
         layout.addWidget(self.modes, 1)
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
-        self.motors.currentIndexChanged.connect(self._fill)
         self.motors.setCurrentIndex(max(self.motors.findData(motors), 0))
+        self.motors.currentIndexChanged.connect(self._fill)
         self._fill()
 
     def _fill(self) -> None:

@@ -41,6 +41,7 @@ class PreparedDesign:
 
 def prepare_design(model: Manipulator) -> PreparedDesign:
     """Everything :class:`PreparedDesign` holds for ``model`` (no Qt: for a worker thread)."""
+    model.free_symbols()   # kept on the model: every panel asks for its symbols when it opens
     arm, error = build_arm(model)
     prepared = PreparedDesign(model, arm, error, model_problems(model), default_pair(model))
     _warm_readout(model)
