@@ -125,7 +125,11 @@ class JointSliders(QWidget):
             spin.setKeyboardTracking(False)
             spin.setSuffix(" °" if is_r else " m")
             spin.setDecimals(1 if is_r else 4)
-            spin.setMinimumWidth(90)
+            # one width for every value it may show (a playback outside the limits widens the range): the slider
+            # column kept reflowing as the range's text grew and shrank (issue 29 item 15)
+            widest = 99999.9 if is_r else 999.9999
+            spin.setRange(-widest, widest)
+            spin.setFixedSize(max(90, spin.sizeHint().width()), spin.sizeHint().height())   # red: no smaller
             slider.valueChanged.connect(lambda v, i=i: self._from_slider(i, v))
             spin.valueChanged.connect(lambda v, i=i: self._from_spin(i, v))
             self._grid.addWidget(label, i, 0)

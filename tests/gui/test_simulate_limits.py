@@ -33,6 +33,7 @@ def _fall(qtbot, window, limits: str):
 
 def test_playback_shows_the_simulated_pose_beyond_the_limits(qtbot, window):
     r = _fall(qtbot, window, "warn")
+    columns = [(s.geometry(), sp.geometry()) for s, sp in zip(window.sliders.sliders, window.sliders.spins)]
     hi = window.design.arm.limits[1, 1]                      # q2's upper limit, 225 degrees
     k = int(np.argmax(r.q[:, 1]))
     assert r.q[k, 1] > hi + math.radians(30)                 # the fall runs well past it
@@ -50,6 +51,13 @@ def test_playback_shows_the_simulated_pose_beyond_the_limits(qtbot, window):
     spin = window.sliders.spins[1]
     assert spin.value() == pytest.approx(math.degrees(r.q[k, 1]), abs=0.06)
     assert "outside its limits" in spin.toolTip() and "#ffbebe" in spin.styleSheet()
+    # the slider column does not reflow while the range widens to hold the value (issue 29 item 15)
+    for frame in range(0, len(r.t), max(len(r.t) // 25, 1)):
+        window.simulate.scrub.setValue(frame)
+        qtbot.wait(1)   # the layout's pass
+        assert [(s.geometry(), sp.geometry()) for s, sp in zip(window.sliders.sliders, window.sliders.spins)] \
+            == columns, frame
+    window.simulate.scrub.setValue(k)
     # the status line says which limit, when, and by how much
     status = window.simulate.status.text()
     first = min(r.t[r.q[:, 1] > hi])
