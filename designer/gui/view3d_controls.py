@@ -80,27 +80,15 @@ def save_option(name: str, value: bool, settings: QSettings | None = None) -> No
 
 
 class ViewBar(QToolBar):
-    """Fit, the four view presets and a Show menu of the drawing options, for an ``ArmView``."""
+    """A Show menu of the drawing options, Fit, Reset and the four view presets, for an ``ArmView``."""
 
     def __init__(self, view, parent: QWidget | None = None):
         super().__init__(parent)
         self.setMovable(False)
         self.setFloatable(False)
         self.view = view
-        fit = self.addAction("Fit")
-        fit.setToolTip("Fit the arm in the view (keeps the direction)")
-        fit.triggered.connect(lambda _=False: view.fit_camera())
-        reset = self.addAction("Reset")
-        reset.setToolTip("Default direction, arm fitted in the view")
-        reset.triggered.connect(lambda _=False: view.reset_camera())
-        self.addSeparator()
-        self.preset_actions = {}
-        for name in PRESETS:
-            action = self.addAction(name.capitalize())
-            action.setToolTip(f"View from the {name}" if name != "iso" else "Isometric view")
-            action.triggered.connect(lambda _=False, n=name: view.set_view(n))
-            self.preset_actions[name] = action
-        self.addSeparator()
+        # Show first: in a narrow column the bar's last buttons go into its overflow (»), and the view presets
+        # are the ones to miss (issue 29 item 15: Show went there after a resize)
         self.show_menu = QMenu("Show", self)
         self.option_actions: dict[str, QAction] = {}
         for name, (text, _default) in OPTIONS.items():
@@ -116,6 +104,20 @@ class ViewBar(QToolBar):
         button.setMenu(self.show_menu)
         button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.addWidget(button)
+        self.addSeparator()
+        fit = self.addAction("Fit")
+        fit.setToolTip("Fit the arm in the view (keeps the direction)")
+        fit.triggered.connect(lambda _=False: view.fit_camera())
+        reset = self.addAction("Reset")
+        reset.setToolTip("Default direction, arm fitted in the view")
+        reset.triggered.connect(lambda _=False: view.reset_camera())
+        self.addSeparator()
+        self.preset_actions = {}
+        for name in PRESETS:
+            action = self.addAction(name.capitalize())
+            action.setToolTip(f"View from the {name}" if name != "iso" else "Isometric view")
+            action.triggered.connect(lambda _=False, n=name: view.set_view(n))
+            self.preset_actions[name] = action
         view.optionChanged.connect(self._sync)
 
     def _sync(self, name: str, on: bool) -> None:

@@ -236,6 +236,12 @@ def test_the_window_stays_usable_at_1024_by_700(qtbot, tmp_path, robot):
     assert view.count_label.fontMetrics().horizontalAdvance(view.count_label.text()) <= view.count_label.width()
     for widget in (window.dh_table, window.editor_tabs, window.arm_view, window.readout, window.sliders):
         assert _inside(widget, window), type(widget).__name__
+    # the 3D view's Show menu stays on its bar, not in the overflow (it went there after a resize: item 15)
+    from PySide6.QtWidgets import QToolButton
+    bar = window.arm_view.toolbar
+    show = next(b for b in bar.findChildren(QToolButton) if b.text() == "Show")
+    qtbot.waitUntil(show.isVisible, timeout=60_000)
+    assert _inside(show, window) and bar.rect().contains(show.geometry())
 
 
 @pytest.mark.parametrize("size", SCREENS)
