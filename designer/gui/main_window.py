@@ -128,6 +128,10 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         centre_layout.addWidget(self.readout)
 
         self.result_tabs = QTabWidget(self)
+        # narrow (1024 px): every result tab's title shown, shortened ("Simul…"), rather than History behind scroll
+        # arrows (item 15); the editor tabs' titles are short, Loops the one that may scroll
+        self.result_tabs.setUsesScrollButtons(False)
+        self.result_tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.result_tabs.addTab(self.derivation, "Equations")
         self.result_tabs.addTab(self.coupling, "Coupling")
         # the explore controls are many: below their minimum size they scroll rather than widen the column

@@ -236,6 +236,9 @@ def test_the_window_stays_usable_at_1024_by_700(qtbot, tmp_path, robot):
     assert view.count_label.fontMetrics().horizontalAdvance(view.count_label.text()) <= view.count_label.width()
     for widget in (window.dh_table, window.editor_tabs, window.arm_view, window.readout, window.sliders):
         assert _inside(widget, window), type(widget).__name__
+    bar = window.result_tabs.tabBar()   # every result tab there, History not behind scroll arrows
+    for k in range(bar.count()):
+        assert bar.rect().contains(bar.tabRect(k)) and bar.tabRect(k).width() > 30, bar.tabText(k)
     # the 3D view's Show menu stays on its bar, not in the overflow (it went there after a resize: item 15)
     from PySide6.QtWidgets import QToolButton
     bar = window.arm_view.toolbar
