@@ -5,7 +5,9 @@ For a linear closure (a parallelogram: q_tree = W q_a + c with W constant and in
 M_a = W^T M W, bias_a = W^T tau_tree(q, W qd_a, 0) and the LDL^T solve are run once on a
 :class:`~designer.numeric.trace.Tape`; the constants of W fold away. The recorded lines are built as
 Python over floats and, as for a serial arm (:mod:`.engine`), as C (:mod:`.native`). Outputs: q_a''
-and the n_a pivots of M_a (the caller checks them and takes its checked path when doubtful).
+and the n_a pivots of M_a (the caller checks them and takes its checked path when doubtful). The C module
+also has the simulation's whole right-hand side, ``rhs_qdd`` / ``rhs_free`` (:func:`.native.rhs_function`:
+y = [q_a, qd_a] and the law's parameters [Kp, Kd, target, tau0] in, [qd_a, q_a''] out, False when doubtful).
 A nonlinear closure keeps the interpreted path (W and W' depend on the pose through the loops).
 """
 
@@ -19,7 +21,7 @@ import numpy as np
 
 from .algorithms import ldl_solve
 from .engine import PIVOT_RATIO
-from .native import CFunction, load
+from .native import CFunction, load, pivots_check, rhs_function
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
@@ -78,6 +80,9 @@ class FlatForward:
             functions.append(CFunction(name, (self.n,) * len(args), len(out),
                                        f"static int {name}({params}, double *out)\n{{\n"
                                        f"    {name}_of({', '.join(args)}, out);\n    return 1;\n}}\n"))
+        # the simulation's whole right-hand side [qd_a, q_a''] of y = [q_a, qd_a] in one call, as a serial arm's
+        functions += [rhs_function("rhs_qdd", "fwd_of", self.n), rhs_function("rhs_free", "fwd_free_of", self.n)]
+        support.append(pivots_check(self.n, PIVOT_RATIO))
         self._functions, self._support = functions, "\n".join(support)
         self._native: ModuleType | None | bool = False
 

@@ -44,3 +44,25 @@ def test_compiled_and_interpreted_closed_forward_dynamics_agree(seed, conv):
 def test_a_nonlinear_closure_keeps_the_interpreted_path():
     cd = ClosedDynamics(four_bar(np.random.default_rng(0)))
     assert cd.closure.linear is None and cd._flat is None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_machine_codes_whole_right_hand_side_is_the_interpreted_forward_dynamics(seed):
+    """rhs_qdd / rhs_free (y = [q_a, qd_a], par = [Kp, Kd, target, tau0]) give [qd_a, q_a''] of the law
+    tau = tau0 + Kp (target - q) - Kd qd: the same numbers as the interpreted path fed that torque."""
+    rng = np.random.default_rng(seed)
+    cd = ClosedDynamics(parallelogram_arm(rng, Convention.STANDARD, bars_mass=True, wrist=seed == 2))
+    native = cd._flat.native
+    if native is None:
+        pytest.skip("no C compiler here (DESIGNER_NATIVE=0 or none installed)")
+    n = cd.n
+    for _ in range(5):
+        y = np.concatenate([rng.uniform(-1.2, 1.2, n), rng.normal(size=n)])
+        kp, kd, target, tau0 = rng.uniform(0, 50, n), rng.uniform(0, 5, n), rng.uniform(-1, 1, n), rng.normal(size=n)
+        tau = tau0 + kp * (target - y[:n]) - kd * y[n:]
+        p = cd.close(y[:n])
+        for entry, gravity in ((native.rhs_qdd, True), (native.rhs_free, False)):
+            dy = np.empty(2 * n)
+            assert entry(y, np.concatenate([kp, kd, target, tau0]), dy)
+            assert np.array_equal(dy[:n], y[n:])
+            assert rel(dy[n:], cd._forward_checked(p, y[n:], tau, gravity)) < 1e-12
