@@ -236,13 +236,18 @@ def forward(model: ArmModel, q: Sequence, qd: Sequence, tau: Sequence, trig: Tri
     return ldl_solve(crba(model, q, trig), [t - b for t, b in zip(tau, bias)])
 
 
-def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig) -> tuple[Any, Any]:
-    """(kinetic, potential); the potential is zero with every COM at the base origin."""
+def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig,
+           parent: Sequence[int] | None = None) -> tuple[Any, Any]:
+    """(kinetic, potential); the potential is zero with every COM at the base origin. ``parent``: each body's
+    predecessor (0-based, -1 the base) for a tree of links (:mod:`.tree_algorithms`); the link before by default."""
     jt = _Joints(model, q, trig)
-    w, v = ZERO, ZERO          # angular velocity and velocity of the frame origin
-    g, height = model.gravity, 0.0  # gravity in the current axes; g . (origin) in base coordinates
+    # per body: angular velocity, velocity of the frame origin, gravity in its axes, g . (origin) in base coordinates
+    state: list = []
+    base = (ZERO, ZERO, model.gravity, 0.0)
     kinetic, potential = 0.0, 0.0
     for i in range(model.n):
+        par = i - 1 if parent is None else parent[i]
+        w, v, g, height = base if par < 0 else state[par]
         p = jt.p[i]
         v = jt.down(i, _add(v, _cross(w, p)))
         height = height + _dot(g, p)
@@ -251,6 +256,7 @@ def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig) -> tuple[Any,
             w = (w[0], w[1], w[2] + qd[i])
         else:
             v = (v[0], v[1], v[2] + qd[i])
+        state.append((w, v, g, height))
         c, m, I = model.com[i], model.mass[i], model.inertia[i]
         vc = _add(v, _cross(w, c))
         kinetic = kinetic + 0.5 * (m * _dot(vc, vc) + _dot(w, _mv(I, w)))

@@ -663,13 +663,13 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         joint is not among them), from the start's branch on."""
         dyn.last = None
         QDD = np.array([derivative(t, y)[n:2 * n] for t, y in zip(sol.t, sol.y)]).reshape(rows, n)
-        kinetic, potential = cd.following().energy(Q, QD)   # each quantity's rows close from the start on
-        forces = cd.following().cut_forces(Q, QD, QDD)
+        rows_ = cd.rows_extras(Q, QD, QDD)
+        kinetic = rows_["energy"][:, 0]
         if driven:
             dyn.last = None
             kinetic = kinetic + np.array([driven.rotor_energy(q, qd) for q, qd in zip(Q, QD)])
-        return dict(q_tree=cd.following().positions(Q), residual=cd.following().residual(Q), kinetic=kinetic,
-                    potential=potential, cut_force=forces.force, cut_moment=forces.moment)
+        return dict(q_tree=rows_["positions"], residual=rows_["residual"], kinetic=kinetic,
+                    potential=rows_["energy"][:, 1], cut_force=rows_["cut"][:, 0], cut_moment=rows_["cut"][:, 1])
     # a linear closure's rows are computed when first read, as a serial arm's (its loops have one branch); a
     # nonlinear closure's here, while its closure still follows the run
     return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work,
