@@ -16,7 +16,7 @@ numpy costs about a microsecond per operation, a float product 30 ns, and on a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .model import ArmModel
@@ -229,11 +229,15 @@ def ldl_solve(M: Sequence[Sequence], b: Sequence) -> tuple[list, list]:
 
 
 def forward(model: ArmModel, q: Sequence, qd: Sequence, tau: Sequence, trig: Trig,
-            gravity: bool = True) -> tuple[list, list]:
-    """(q'', pivots of M): q'' = M^-1 (tau - h - G), or M^-1 (tau - h) without ``gravity``."""
+            gravity: bool = True, armature: Mapping[int, Any] | None = None) -> tuple[list, list]:
+    """(q'', pivots of M): q'' = M^-1 (tau - h - G), or M^-1 (tau - h) without ``gravity``; ``armature``
+    {joint: inertia} adds to M's diagonal (a rotor's reflected inertia N^2 Jm)."""
     zero = [0.0] * model.n
     bias = rnea(model, q, qd, zero, gravity, trig)
-    return ldl_solve(crba(model, q, trig), [t - b for t, b in zip(tau, bias)])
+    M = crba(model, q, trig)
+    for i, extra in (armature or {}).items():
+        M[i][i] = M[i][i] + extra
+    return ldl_solve(M, [t - b for t, b in zip(tau, bias)])
 
 
 def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig,
