@@ -87,7 +87,8 @@ def test_the_integrators_right_hand_side_matches_pinocchio_with_rigid_joints_car
         a = pin.aba(model, data, np.concatenate([q, th]), np.concatenate([qd, thd]),
                     np.concatenate([tau, tau_m[E] - ts / N[E]]))
         want = np.concatenate([qd, thd, a])
-        got = ours.scalar_rhs(lambda t, s: tau_m.tolist())(0.0, y)   # a fresh arm's first call: the Python
+        law = tau_m.tolist()
+        got = ours.scalar_rhs(lambda t, s, u=law: u)(0.0, y)   # a fresh arm's first call: the Python
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
         flat = np.array(ours.flat.python(y.tolist(), tau_m.tolist(), par.tolist()))   # q'', pivots, theta''
         np.testing.assert_allclose(np.concatenate([flat[:n], flat[2 * n:]]), a, rtol=1e-9, atol=1e-9 * np.abs(a).max())
