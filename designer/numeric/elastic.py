@@ -357,31 +357,39 @@ class ElasticArm:
         """d(dy/dt)/dy with the springs, damping and motor-side PD gains (kp, kd at the joint side) and
         M(q), leaving out dM/dq, dh/dq, dG/dq: the stiff part, which is what an implicit integrator's
         Newton iteration needs (for the PUMA 560 with k = 1e4 N m/rad, dG/dq is below 1 % of K)."""
+        return self.jacobian_function(kp, kd)(q)
+
+    def jacobian_function(self, kp=None, kd=None):
+        """q -> :meth:`spring_jacobian` (q, kp, kd) for an integration: everything but M(q) laid out once, so that a
+        call is M(q) (the engine's machine code once hot) and one solve for the link-side rows."""
         n, m, E, NE = self.n, self.m, self.E, self.NE
         kp = np.zeros(n) if kp is None else np.asarray(kp, dtype=float)
         kd = np.zeros(n) if kd is None else np.asarray(kd, dtype=float)
-        M = self.dyn.M(q) + np.diag(self.reflected)
-        Minv = np.linalg.inv(M)
         size = self.size
         J = np.zeros((size, size))
         iq, ith, iqd, ithd = (np.arange(n), n + np.arange(m), n + m + np.arange(n), 2 * n + m + np.arange(m))
         J[iq, iqd] = 1.0
         J[ith, ithd] = 1.0
-        # link side: d tau / d(q, theta, qd, thetad); a rigid joint's PD (u = N tau_m) acts there
-        dq, dth, dqd, dthd = np.zeros((n, n)), np.zeros((n, m)), np.zeros((n, n)), np.zeros((n, m))
-        dq[E, E], dth[E, np.arange(m)] = -self.k, self.k / NE
-        dqd[E, E], dthd[E, np.arange(m)] = -self.d, self.d / NE
+        # link side: M^-1 d tau / d(q, theta, qd, thetad); a rigid joint's PD (u = N tau_m) acts there
+        B = np.zeros((n, size))
+        B[E, iq[E]], B[E, ith] = -self.k, self.k / NE
+        B[E, iqd[E]], B[E, ithd] = -self.d, self.d / NE
         R = self.R
-        dq[R, R], dqd[R, R] = -kp[R], -kd[R]
-        for rows, block in ((iq, dq), (ith, dth), (iqd, dqd), (ithd, dthd)):
-            J[np.ix_(iqd, rows)] = Minv @ block
+        B[R, iq[R]], B[R, iqd[R]] = -kp[R], -kd[R]
         # motor side: Jm theta'' = tau_m - tau_s/N with tau_m = (kp (.. - theta/N) - kd theta'/N + ..)/N
         Jm = self.Jm
         J[ithd, iq[E]] = self.k / NE / Jm
         J[ithd, ith] = -(self.k + kp[E]) / NE ** 2 / Jm
         J[ithd, iqd[E]] = self.d / NE / Jm
         J[ithd, ithd] = -(self.d + kd[E]) / NE ** 2 / Jm
-        return J
+        reflected = np.diag(self.reflected)
+        dyn = self.dyn
+
+        def jacobian(q) -> np.ndarray:
+            out = J.copy()
+            out[n + m:2 * n + m] = np.linalg.solve(dyn.M(q) + reflected, B)
+            return out
+        return jacobian
 
 
 class ElasticDynamics:

@@ -701,11 +701,11 @@ def _elastic_job(dyn: ElasticDynamics, q0, qd0, t_span, control: PDControl | Non
     rhs = model.scalar_rhs(tau_of)
     jac: Callable | None = None
     if method in IMPLICIT:
-        kp = None if control is None else np.asarray(control.kp, dtype=float)
-        kd = None if control is None else np.asarray(control.kd, dtype=float)
+        stiff = model.jacobian_function(None if control is None else control.kp,
+                                        None if control is None else control.kd)
 
         def jac(t, y):
-            return model.spring_jacobian(y[:n], kp, kd)
+            return stiff(y[:n])
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
                                        stage="simulate", jac=jac, describe=pose_text(n))
