@@ -17,6 +17,11 @@ on the motor side (d = 0.2 sqrt(k N^2 Jm)).
 2. The lowest natural frequency (motors locked) over a 100 x 100 grid of joints 2 and 3:
    ours (batched M from the numeric engine, one batched eigh) against a loop of ``pinocchio.crba``
    and ``scipy.linalg.eigh(K, M)``. Target: ours under 1 s.
+3. One evaluation of the integrators' right-hand side and of Radau's Jacobian (``--per-call``, the default): the
+   4-joint palletizer (robots/palletizer_serial.json) with every joint elastic and with joint 4 rigid, its rotor's
+   reflected inertia on M (issue 30: that case lost the generated path, 298 against 140 us), and the elastic PUMA's
+   Jacobian; each beside the same quantity over Pinocchio (aba with the rigid joint's ``armature``, the motor side
+   by hand; crba and an inverse for the Jacobian). Target: the two palletizer cases equal.
 Runs are interleaved; medians are printed, and the worst of ours against the limit.
 """
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -116,21 +122,108 @@ def frequency_map_pin(arm, joints, Q) -> np.ndarray:
     return out
 
 
+def _per_call(fn, calls: int = 2000) -> float:
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t) / calls
+
+
+def per_call(runs: int, peer: bool) -> None:
+    """Section 3 of the module docstring: us per right-hand side and per Jacobian, ours and Pinocchio's."""
+    arm = NumericArm.from_model(load_project(ROOT / "robots" / "palletizer_serial.json"))
+    rng = np.random.default_rng(0)
+    gear, rotor = np.array([100.0, 80.0, 60.0, 50.0]), np.array([2e-4, 2e-4, 1e-4, 5e-5])
+    cases = {"all elastic": np.array([3e4, 2e4, 1e4, 5e3]),
+             "joint 4 rigid with its rotor": np.array([3e4, 2e4, 1e4, np.inf])}
+    tau_m = [0.1, -0.2, 0.05, 0.01]
+    print("one right-hand side of the 4-joint palletizer (us, median of runs):")
+    for name, k in cases.items():
+        joints = ElasticJoints.of(4, k, 0.2 * np.sqrt(np.where(np.isfinite(k), k, 0) * gear ** 2 * rotor), gear, rotor)
+        model = ElasticArm(arm, joints)
+        rhs = model.scalar_rhs(lambda t, s: tau_m)
+        y = np.concatenate([rng.uniform(-1, 1, 4), rng.uniform(-50, 50, model.m), rng.normal(size=4 + model.m)])
+        for _ in range(1100):   # hot: the machine code is built
+            rhs(0.0, y)
+        ours = statistics.median(_per_call(partial(rhs, 0.0, y)) for _ in range(runs)) * 1e6
+        line = f"  {name:30s} ours {ours:6.2f}"
+        if peer:
+            theirs_fn = _pin_rhs(arm, joints, np.array(tau_m))
+            np.testing.assert_allclose(theirs_fn(y), rhs(0.0, y), rtol=1e-8, atol=1e-8 * np.abs(rhs(0.0, y)).max())
+            theirs = statistics.median(_per_call(partial(theirs_fn, y)) for _ in range(runs)) * 1e6
+            line += f"   Pinocchio {theirs:6.2f}   ratio {ours / theirs:.2f}"
+        print(line)
+    parm, joints = puma()
+    model = ElasticArm(parm, joints)
+    jac = model.jacobian_function(KP, KD)
+    q = rng.uniform(-1, 1, 6)
+    arm_dynamics(parm).native   # noqa: B018  (the machine code built, as in a long run)
+    ours = statistics.median(_per_call(lambda: jac(q)) for _ in range(runs)) * 1e6
+    line = f"Radau's Jacobian of the elastic PUMA (us): ours {ours:.1f}"
+    if peer:
+        import pinocchio as pin
+
+        from tests.support.pin_reference import pin_model
+        pm = pin_model(parm)
+        data = pm.createData()
+        k, d, N, Jm, n = joints.stiffness, joints.damping, joints.gear, joints.rotor, 6
+
+        def theirs_jac():   # as pinocchio_run's jac
+            M = pin.crba(pm, data, q)
+            Minv = np.linalg.inv(np.triu(M) + np.triu(M, 1).T)
+            J = np.zeros((4 * n, 4 * n))
+            eye = np.eye(n)
+            J[:n, 2 * n:3 * n] = J[n:2 * n, 3 * n:] = eye
+            J[2 * n:3 * n] = np.hstack([-Minv * k, Minv * (k / N), -Minv * d, Minv * (d / N)])
+            J[3 * n:] = np.hstack([np.diag(k / N / Jm), np.diag(-(k + KP) / N ** 2 / Jm),
+                                   np.diag(d / N / Jm), np.diag(-(d + KD) / N ** 2 / Jm)])
+            return J
+        np.testing.assert_allclose(jac(q), theirs_jac(), rtol=1e-9, atol=1e-9 * np.abs(theirs_jac()).max())
+        theirs = statistics.median(_per_call(theirs_jac) for _ in range(runs)) * 1e6
+        line += f", Pinocchio {theirs:.1f}, ratio {ours / theirs:.2f}"
+    print(line)
+
+
+def _pin_rhs(arm: NumericArm, joints: ElasticJoints, tau_m: np.ndarray):
+    """The peer's right-hand side at a state: aba (the rigid joints' reflected inertia as armature) and the motors."""
+    import pinocchio as pin
+
+    from tests.support.pin_reference import pin_model
+    model = pin_model(arm)
+    model.armature = joints.reflected.copy()
+    data = model.createData()
+    E, n, m = joints.elastic, joints.n, joints.m
+    k, d, N, Jm = joints.stiffness[E], joints.damping[E], joints.gear, joints.rotor[E]
+
+    def rhs(y):
+        q, th, qd, thd = y[:n], y[n:n + m], y[n + m:2 * n + m], y[2 * n + m:]
+        ts = k * (th / N[E] - q[E]) + d * (thd / N[E] - qd[E])
+        tau = N * tau_m
+        tau[E] = ts
+        qdd = pin.aba(model, data, q, qd, tau)
+        return np.concatenate([qd, thd, qdd, (tau_m[E] - ts / N[E]) / Jm])
+    return rhs
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--t", type=float, default=10.0, help="simulated seconds")
     ap.add_argument("--grid", type=int, default=100, help="grid points per joint of the frequency map")
     ap.add_argument("--plot", metavar="PNG", help="also plot the tool's deviation from the rigid arm over time")
+    ap.add_argument("--per-call-only", action="store_true", help="only section 3 (one right-hand side, one Jacobian)")
     args = ap.parse_args(argv)
-    arm, joints = puma()
-    ElasticArm(arm, joints).equilibrium(START)   # generate the engine's code before timing
     try:
         import pinocchio  # noqa: F401
         peer = True
     except ImportError:
         print("Pinocchio not installed (pip install pin): no peer figures")
         peer = False
+    per_call(max(args.runs, 5), peer)
+    if args.per_call_only:
+        return 0
+    arm, joints = puma()
+    ElasticArm(arm, joints).equilibrium(START)   # generate the engine's code before timing
     ours_t, peer_t, ours_m, peer_m = [], [], [], []
     a = np.linspace(-np.pi, np.pi, args.grid)
     Q = np.zeros((args.grid, args.grid, 6))

@@ -16,7 +16,7 @@ numpy costs about a microsecond per operation, a float product 30 ns, and on a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .model import ArmModel
@@ -229,20 +229,29 @@ def ldl_solve(M: Sequence[Sequence], b: Sequence) -> tuple[list, list]:
 
 
 def forward(model: ArmModel, q: Sequence, qd: Sequence, tau: Sequence, trig: Trig,
-            gravity: bool = True) -> tuple[list, list]:
-    """(q'', pivots of M): q'' = M^-1 (tau - h - G), or M^-1 (tau - h) without ``gravity``."""
+            gravity: bool = True, armature: Mapping[int, Any] | None = None) -> tuple[list, list]:
+    """(q'', pivots of M): q'' = M^-1 (tau - h - G), or M^-1 (tau - h) without ``gravity``; ``armature``
+    {joint: inertia} adds to M's diagonal (a rotor's reflected inertia N^2 Jm)."""
     zero = [0.0] * model.n
     bias = rnea(model, q, qd, zero, gravity, trig)
-    return ldl_solve(crba(model, q, trig), [t - b for t, b in zip(tau, bias)])
+    M = crba(model, q, trig)
+    for i, extra in (armature or {}).items():
+        M[i][i] = M[i][i] + extra
+    return ldl_solve(M, [t - b for t, b in zip(tau, bias)])
 
 
-def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig) -> tuple[Any, Any]:
-    """(kinetic, potential); the potential is zero with every COM at the base origin."""
+def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig,
+           parent: Sequence[int] | None = None) -> tuple[Any, Any]:
+    """(kinetic, potential); the potential is zero with every COM at the base origin. ``parent``: each body's
+    predecessor (0-based, -1 the base) for a tree of links (:mod:`.tree_algorithms`); the link before by default."""
     jt = _Joints(model, q, trig)
-    w, v = ZERO, ZERO          # angular velocity and velocity of the frame origin
-    g, height = model.gravity, 0.0  # gravity in the current axes; g . (origin) in base coordinates
+    # per body: angular velocity, velocity of the frame origin, gravity in its axes, g . (origin) in base coordinates
+    state: list = []
+    base = (ZERO, ZERO, model.gravity, 0.0)
     kinetic, potential = 0.0, 0.0
     for i in range(model.n):
+        par = i - 1 if parent is None else parent[i]
+        w, v, g, height = base if par < 0 else state[par]
         p = jt.p[i]
         v = jt.down(i, _add(v, _cross(w, p)))
         height = height + _dot(g, p)
@@ -251,6 +260,7 @@ def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig) -> tuple[Any,
             w = (w[0], w[1], w[2] + qd[i])
         else:
             v = (v[0], v[1], v[2] + qd[i])
+        state.append((w, v, g, height))
         c, m, I = model.com[i], model.mass[i], model.inertia[i]
         vc = _add(v, _cross(w, c))
         kinetic = kinetic + 0.5 * (m * _dot(vc, vc) + _dot(w, _mv(I, w)))

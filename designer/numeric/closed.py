@@ -120,6 +120,12 @@ class ClosedDynamics:
 
     def positions(self, q) -> np.ndarray:
         """(..., n_tree) the tree's joint values closing the loops at actuated states q."""
+        if self._affine is not None and np.ndim(q) > 1:   # a linear closure: q_tree = W q_a + c, every row at once
+            W, c = self._affine
+            arrays = states(self.n, ("q", q))
+            if not np.all(np.isfinite(arrays[0])):
+                raise ClosureError("actuated joint values are not finite")
+            return arrays[0] @ W.T + c
         return self._each(lambda p: p, (("q", q),), (self.n_tree,))
 
     def residual(self, q) -> np.ndarray:
@@ -152,15 +158,22 @@ class ClosedDynamics:
         return self._each(lambda p, v, a: self._at(p, v, a)[0], (("q", q), ("qd", qd), ("qdd", qdd)), (self.n,))
 
     @cached_property
-    def _flat(self):
-        """A linear closure's forward dynamics as flat (traced, compiled) code, :mod:`.closed_flat`; else None."""
+    def _affine(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(W, c) of a linear closure, q_tree = W q_a + c (n_tree x n, n_tree); None for a nonlinear one."""
         lin = self.closure.linear
         if lin is None or not self.n:
             return None
-        from .closed_flat import flat_forward
         c = np.zeros(self.n_tree)
         c[self.pas] = lin.c
-        return flat_forward(self.tm, self.closure.W(np.zeros(self.n_tree)), c)
+        return self.closure.W(np.zeros(self.n_tree)), c
+
+    @cached_property
+    def _flat(self):
+        """A linear closure's forward dynamics as flat (traced, compiled) code, :mod:`.closed_flat`; else None."""
+        if self._affine is None:
+            return None
+        from .closed_flat import flat_forward
+        return flat_forward(self.tm, *self._affine)
 
     def _forward(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
         flat = self._flat
@@ -192,7 +205,13 @@ class ClosedDynamics:
     def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
         """(kinetic, potential), each (...), of the whole mechanism; potential zero with every COM at frame 0's
         origin."""
-        both = self._each(self._energy, (("q", q), ("qd", qd)), (2,))
+        flat = self._flat
+        if flat is not None and (np.ndim(q) > 1 or np.ndim(qd) > 1):   # every row at once, from the flat code
+            arrays = states(self.n, ("q", q), ("qd", qd))
+            lead = arrays[0].shape[:-1]
+            both = flat.rows("energy", *(a.reshape(-1, self.n) for a in arrays)).reshape(lead + (2,))
+        else:
+            both = self._each(self._energy, (("q", q), ("qd", qd)), (2,))
         return both[..., 0], both[..., 1]
 
     def _energy(self, p, qd_a) -> tuple[float, float]:
@@ -211,25 +230,74 @@ class ClosedDynamics:
     def cut_forces(self, q, qd, qdd) -> CutForces:
         """The forces and moments (..., loops, 3) the cut joints carry while the actuated joints follow
         (q, qd, qdd)."""
-        both = self._each(self._cut, (("q", q), ("qd", qd), ("qdd", qdd)), (2, len(self.tree.loops), 3))
+        if self._flat is not None and max(np.ndim(q), np.ndim(qd), np.ndim(qdd)) > 1:
+            both = self.rows_extras(q, qd, qdd, ("cut",))["cut"]
+        else:
+            both = self._each(self._cut, (("q", q), ("qd", qd), ("qdd", qdd)), (2, len(self.tree.loops), 3))
         return CutForces(both[..., 0, :, :], both[..., 1, :, :])
 
+    def rows_extras(self, q, qd, qdd, what=("positions", "residual", "energy", "cut")) -> dict[str, np.ndarray]:
+        """What a run reports of its rows (..., n), each quantity's rows closing from the start's branch on:
+        ``positions`` (..., n_tree), ``residual`` (...), ``energy`` (..., 2: kinetic, potential) and ``cut``
+        (..., 2, loops, 3: forces, moments) at the accelerations qdd. A linear closure's come from its flat code
+        for all rows at once, with one evaluation of the loops' terms per row for the residual and the cut forces
+        both; a nonlinear closure's from the protocol's methods, row by row."""
+        arrays = states(self.n, ("q", q), ("qd", qd), ("qdd", qdd))
+        lead = arrays[0].shape[:-1]
+        Q, QD, QDD = (a.reshape(-1, self.n) for a in arrays)
+        loops = len(self.tree.loops)
+        out: dict[str, np.ndarray] = {}
+        flat = self._flat
+        if flat is None:
+            fresh = self.following
+            if "positions" in what:
+                out["positions"] = fresh().positions(Q)
+            if "residual" in what:
+                out["residual"] = fresh().residual(Q)
+            if "energy" in what:
+                out["energy"] = np.stack(fresh().energy(Q, QD), axis=-1)
+            if "cut" in what:
+                forces = fresh().cut_forces(Q, QD, QDD)
+                out["cut"] = np.stack([forces.force, forces.moment], axis=1)
+        else:
+            P = self.positions(Q)
+            if "positions" in what:
+                out["positions"] = P
+            if "energy" in what:
+                out["energy"] = flat.rows("energy", Q, QD)
+            if "residual" in what or "cut" in what:
+                tau_tree = flat.rows("tree_tau", Q, QD, QDD) if "cut" in what else None
+                terms = [self.tree.loop_terms(p) for p in P]
+                if "residual" in what:
+                    out["residual"] = np.array([np.abs(t.residual).max(initial=0.0) for t in terms], dtype=float)
+                if tau_tree is not None:
+                    out["cut"] = self._cuts_from(terms, tau_tree).reshape(len(Q), 2, loops, 3)
+        widths = {"positions": (self.n_tree,), "residual": (), "energy": (2,), "cut": (2, loops, 3)}
+        return {k: v.reshape(lead + widths[k]) for k, v in out.items()}
+
     def _cut(self, p, qd_a, qdd_a) -> np.ndarray:
-        tau_tree = self._at(p, qd_a, qdd_a)[2]
-        terms = self.tree.loop_terms(p)
-        lam = np.zeros(len(terms.rows))
+        return self._cuts_from([self.tree.loop_terms(p)], self._at(p, qd_a, qdd_a)[2][None])[0]
+
+    def _cuts_from(self, terms: list, tau_tree: np.ndarray) -> np.ndarray:
+        """(N, 2, loops, 3) the cut joints' forces and moments from the loops' terms at N closed poses and the tree's
+        joint torques there (N, n_tree): the least-squares lambda of the module docstring, pose by pose, and the
+        moments of its rows for all poses at once."""
+        N, loops = len(terms), self.tree.loops
+        lam = np.zeros((N, len(terms[0].rows) if N else 0))
         if len(self.pas):
-            lam = np.linalg.lstsq(terms.jacobian[:, self.pas].T, tau_tree[self.pas], rcond=None)[0]
-        out = np.zeros((2, len(self.tree.loops), 3))
-        for value, (k, kind, which) in zip(lam, terms.rows):
+            for r, t in enumerate(terms):
+                lam[r] = np.linalg.lstsq(t.jacobian[:, self.pas].T, tau_tree[r, self.pas], rcond=None)[0]
+        out = np.zeros((N, 2, len(loops), 3))
+        T = np.array([t.T for t in terms]).reshape(N, -1, 4, 4)
+        for c, (k, kind, which) in enumerate(terms[0].rows if N else ()):
             if kind == "force":
-                out[0, k, which] += value
+                out[:, 0, k, which] += lam[:, c]
             else:
-                i, j = self.tree.loops[k][0], self.tree.loops[k][1]
-                Ti = terms.T[i + 1] @ self.tree.loops[k][2]
-                Tj = terms.T[j + 1] @ self.tree.loops[k][3]
+                i, j, Fi, Fj = loops[k][:4]
                 a, b = which
-                out[1, k] -= value * np.cross(Tj[:3, a], Ti[:3, b])
+                u = (T[:, j + 1] @ Fj)[:, :3, a]
+                v = (T[:, i + 1] @ Fi)[:, :3, b]
+                out[:, 1, k] -= lam[:, c, None] * np.cross(u, v)
         return out
 
     # -- from the batch of closed states (numeric/closed_batch.py) ------------

@@ -5,7 +5,12 @@ For a linear closure (a parallelogram: q_tree = W q_a + c with W constant and in
 M_a = W^T M W, bias_a = W^T tau_tree(q, W qd_a, 0) and the LDL^T solve are run once on a
 :class:`~designer.numeric.trace.Tape`; the constants of W fold away. The recorded lines are built as
 Python over floats and, as for a serial arm (:mod:`.engine`), as C (:mod:`.native`). Outputs: q_a''
-and the n_a pivots of M_a (the caller checks them and takes its checked path when doubtful).
+and the n_a pivots of M_a (the caller checks them and takes its checked path when doubtful). The C module
+also has the simulation's whole right-hand side, ``rhs_qdd`` / ``rhs_free`` (:func:`.native.rhs_function`:
+y = [q_a, qd_a] and the law's parameters [Kp, Kd, target, tau0] in, [qd_a, q_a''] out, False when doubtful).
+The same tape gives the rows of a run at once (vectorised over numpy arrays): the energies (the tree's
+kinetic and potential energy, :func:`~designer.numeric.algorithms.energy` along the parents) and the tree's
+joint torques tau_tree(q, W qd_a, W qdd_a) the cut forces are solved from.
 A nonlinear closure keeps the interpreted path (W and W' depend on the pose through the loops).
 """
 
@@ -17,9 +22,9 @@ from types import ModuleType
 
 import numpy as np
 
-from .algorithms import ldl_solve
+from .algorithms import energy, ldl_solve
 from .engine import PIVOT_RATIO
-from .native import CFunction, load
+from .native import CFunction, load, pivots_check, rhs_function
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
@@ -27,7 +32,8 @@ __all__ = ["FlatForward", "flat_forward"]
 
 
 def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
-    """kind "fwd" / "fwd_free": (q_a'' and M_a's pivots) of (q, qd, tau); "mass": M_a (n x n by rows) of q."""
+    """kind "fwd" / "fwd_free": (q_a'' and M_a's pivots) of (q, qd, tau); "mass": M_a (n x n by rows) of q;
+    "energy": (kinetic, potential) of (q, qd); "tree_tau": the tree's joint torques (n_tree) of (q, qd, qdd)."""
     tape = Tape()
     n_tree, n = W.shape
     qa = [tape.input(f"q_{i}") for i in range(n)]
@@ -47,6 +53,10 @@ def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
 
     q = [mix(W[i], qa, float(c[i])) for i in range(n_tree)]
     qd = [mix(W[i], va) for i in range(n_tree)]
+    if kind == "energy":
+        return tape, (qa, va), list(energy(tm, q, qd, trig, tm.parent))
+    if kind == "tree_tau":
+        return tape, (qa, va, ta), tree_rnea(tm, q, qd, [mix(W[i], ta) for i in range(n_tree)], True, trig)
     M = tree_crba(tm, q, trig)
     MW = [[mix(W[:, k], M[i]) for k in range(n)] for i in range(n_tree)]
     Ma = [[mix(W[:, j], [MW[i][k] for i in range(n_tree)]) for k in range(n)] for j in range(n)]
@@ -64,22 +74,39 @@ class FlatForward:
     def __init__(self, tm: TreeModel, W: np.ndarray, c: np.ndarray):
         self.n = W.shape[1]
         self.python: dict[bool, Callable] = {}
+        self._sources: dict[str, str] = {}
         functions, support = [], []
-        for name in ("fwd", "fwd_free", "mass"):
+        for name in ("fwd", "fwd_free", "mass", "energy", "tree_tau"):
             tape, inputs, out = _trace(tm, W, c, name)
             args = ("q", "qd", "tau")[:len(inputs)]
-            fn = build(f"{name}_of", tape.source(f"{name}_of", args, inputs, out), False)
+            self._sources[name] = tape.source(f"{name}_of", args, inputs, out)
+            fn = build(f"{name}_of", self._sources[name], False)
             if name == "mass":
                 self._mass_python = fn
-            else:
+            elif name in ("fwd", "fwd_free"):
                 self.python[name == "fwd"] = fn
             support.append(tape.c_source(f"{name}_of", args, inputs, out))
             params = ", ".join(f"const double *{a}" for a in args)
             functions.append(CFunction(name, (self.n,) * len(args), len(out),
                                        f"static int {name}({params}, double *out)\n{{\n"
                                        f"    {name}_of({', '.join(args)}, out);\n    return 1;\n}}\n"))
+        # the simulation's whole right-hand side [qd_a, q_a''] of y = [q_a, qd_a] in one call, as a serial arm's
+        functions += [rhs_function("rhs_qdd", "fwd_of", self.n), rhs_function("rhs_free", "fwd_free_of", self.n)]
+        support.append(pivots_check(self.n, PIVOT_RATIO))
         self._functions, self._support = functions, "\n".join(support)
         self._native: ModuleType | None | bool = False
+        self._vectorised: dict[str, Callable] = {}
+
+    def rows(self, name: str, *arrays: np.ndarray) -> np.ndarray:
+        """(N, width) of ``name`` ("energy": kinetic, potential; "tree_tau": the tree's torques) at the rows of
+        the (N, n) actuated arrays, all at once (the traced lines over numpy columns)."""
+        fn = self._vectorised.get(name)
+        if fn is None:
+            fn = self._vectorised[name] = build(f"{name}_of", self._sources[name], True)
+        N = arrays[0].shape[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = fn(*(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in arrays))
+        return np.stack([np.broadcast_to(v, (N,)) for v in values], axis=1)   # constant outputs broadcast
 
     @property
     def native(self) -> ModuleType | None:

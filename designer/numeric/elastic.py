@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 
 import numpy as np
 
@@ -40,10 +41,14 @@ from ..errors import DesignerError
 from ..kinematics import NumericArm
 from ..model.drives import elastic_links, numeric_drives, passive_stiffness
 from ..model.manipulator import Manipulator, MissingParameterError
-from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
+from . import algorithms as alg
+from .engine import HOT_CALLS, PIVOT_RATIO, ArmDynamics, arm_dynamics
+from .model import ArmModel, cached
+from .native import CFunction, load, pivots_check
 from .protocol import Dynamics
+from .trace import Tape, build
 
-__all__ = ["ElasticJoints", "ElasticArm", "ElasticDynamics", "ElasticModelError", "elastic_joints"]
+__all__ = ["ElasticJoints", "ElasticArm", "ElasticDynamics", "ElasticModelError", "elastic_joints", "FlatElastic"]
 
 
 class ElasticModelError(DesignerError, ValueError):
@@ -134,6 +139,70 @@ def elastic_joints(model: Manipulator) -> ElasticJoints:
         return np.array([default if v is None else v for v in values(name)], dtype=float)
     return ElasticJoints.of(len(drives), arr("stiffness", math.inf), arr("damping", 0.0), arr("gear_ratio", 1.0),
                             arr("motor_inertia", 0.0))
+
+
+class FlatElastic:
+    """A serial elastic arm's whole right-hand side dy/dt(y, tau_m) as one traced function (:mod:`.trace`), rigid
+    joints with rotors included: the springs' torques, the forward dynamics with M + diag(N^2 Jm of the rigid
+    joints) (:func:`~designer.numeric.algorithms.forward`'s armature), the motors' accelerations. Built as Python
+    over floats and as C (:mod:`.native`, entry point ``rhs(y, tau_m, par, dy)``, False when M's pivots are
+    doubtful). The joints' numbers are an input, par = [N (n), N^2 Jm of the rigid joints (n), k, d, Jm (m each)],
+    so that a changed stiffness or rotor reuses the code; which joints are elastic is part of it."""
+
+    def __init__(self, model: ArmModel, elastic: tuple[int, ...]):
+        n, m = model.n, len(elastic)
+        self.n, self.m = n, m
+        E = list(elastic)
+        R = [i for i in range(n) if i not in E]
+        tape = Tape()
+        y = [tape.input(f"y_{i}") for i in range(2 * (n + m))]
+        u = [tape.input(f"u_{i}") for i in range(n)]
+        p = [tape.input(f"p_{i}") for i in range(2 * n + 3 * m)]
+        q, th, qd, thd = y[:n], y[n:n + m], y[n + m:2 * n + m], y[2 * n + m:]
+        N, refl, k, d, Jm = p[:n], p[n:2 * n], p[2 * n:2 * n + m], p[2 * n + m:2 * n + 2 * m], p[2 * n + 2 * m:]
+        tau: list = [0.0] * n
+        for i in R:
+            tau[i] = u[i] * N[i]
+        ts = []
+        for j, i in enumerate(E):   # tau_s = K (theta/N - q) + D (theta'/N - q'), the operations of ElasticArm.spring
+            tau[i] = k[j] * (th[j] / N[i] - q[i]) + d[j] * (thd[j] / N[i] - qd[i])
+            ts.append(tau[i])
+
+        def trig(x):
+            return tape.call("cos", x), tape.call("sin", x)
+        x, pivots = alg.forward(model, q, qd, tau, trig, True, {i: refl[i] for i in R})
+        thdd = [(u[i] - ts[j] / N[i]) / Jm[j] for j, i in enumerate(E)]
+        out = x + pivots + thdd
+        args, inputs = ("y", "u", "p"), (y, u, p)
+        #: the generated Python: lists of floats in, (q'', M's pivots, theta'') out
+        self.python = build("elastic_of", tape.source("elastic_of", args, inputs, out), False)
+        size = 2 * (n + m)
+        body = (f"    double w[{2 * n + m}];\n    elastic_of(y, u, p, w);\n    if (!good(w)) return 0;\n"
+                f"    memcpy(dy, y + {n + m}, {n + m} * sizeof(double));\n"
+                f"    memcpy(dy + {n + m}, w, {n} * sizeof(double));\n"
+                f"    memcpy(dy + {2 * n + m}, w + {2 * n}, {m} * sizeof(double));\n    return 1;\n")
+        self._functions = [CFunction("rhs", (size, n, 2 * n + 3 * m), size,
+                                     "static int rhs(const double *y, const double *u, const double *p, double *dy)"
+                                     f"\n{{\n{body}}}\n")]
+        self._support = pivots_check(n, PIVOT_RATIO) + tape.c_source("elastic_of", args, inputs, out)
+        self._native: ModuleType | None | bool = False
+        self._calls = 0
+
+    @property
+    def native(self) -> ModuleType | None:
+        """The C module (built on first use; None without a compiler or with DESIGNER_NATIVE=0)."""
+        if self._native is False:
+            self._native = load(self._functions, self._support)
+        return self._native  # type: ignore[return-value]
+
+    def native_if_hot(self) -> ModuleType | None:
+        """The C module once this arm has had :data:`~designer.numeric.engine.HOT_CALLS` evaluations (a build
+        takes a second or two, once per arm and machine), else None."""
+        if self._native is False:
+            self._calls += 1
+            if self._calls < HOT_CALLS:
+                return None
+        return self.native
 
 
 class ElasticArm:
@@ -230,73 +299,97 @@ class ElasticArm:
         return np.concatenate([q, self.NE * q[self.E], qd, self.NE * qd[self.E]])
 
     # -- the fast single-state path for the integrators -----------------------------------------
-    def scalar_rhs(self, tau_of):
-        """dy/dt(t, y) on one state for scipy's integrators; ``tau_of(t, y_list) -> tau_m`` (n floats)."""
-        n, m, E = self.n, self.m, self.E.tolist()
-        k, d, NE, Jm = self.k.tolist(), self.d.tolist(), self.NE.tolist(), self.Jm.tolist()
-        N = self.N.tolist()
+    @cached_property
+    def flat(self) -> FlatElastic | None:
+        """The whole right-hand side as traced flat code (:class:`FlatElastic`, shared by the arm's elastic arms
+        with the same elastic joints) when the link side is a serial arm's engine; None for a closed chain's."""
         dyn = self.dyn
-        raw = dyn.scalar_function("qdd") if self._plain and isinstance(dyn, ArmDynamics) else None
+        if not isinstance(dyn, ArmDynamics):
+            return None
+        E = tuple(int(i) for i in self.E)
+        return cached(dyn.arm, f"elastic_rhs{E}", lambda arm: FlatElastic(dyn.model, E))
+
+    def scalar_rhs(self, tau_of):
+        """dy/dt(t, y) on one state for scipy's integrators; ``tau_m = tau_of(t, y_list)`` (n floats). A serial arm's
+        runs the traced right-hand side (:class:`FlatElastic`; machine code once hot), every joint rigid or elastic
+        alike; a doubtful state (M's pivots, not finite) and a closed chain's link side take the checked numpy way."""
+        n, m = self.n, self.m
+        flat = self.flat
+        par = np.concatenate([self.N, self.reflected, self.k, self.d, self.Jm])
+        par_list = par.tolist()
+        entry = None
+
+        def checked(t, y, tau_m) -> np.ndarray:
+            if not np.all(np.isfinite(y)):
+                raise ElasticModelError(f"the state is no longer finite at t = {t:.6g} s")
+            qdd, thdd = self.accelerations(y, np.asarray(tau_m, dtype=float))
+            return np.concatenate([y[n + m:], qdd, thdd])
 
         def rhs(t, y):
+            nonlocal entry
             s = y.tolist()
-            q, th, qd, thd = s[:n], s[n:n + m], s[n + m:2 * n + m], s[2 * n + m:]
             tau_m = tau_of(t, s)
-            tau = [u * g for u, g in zip(tau_m, N)]
-            ts = []
-            for j in range(m):
-                i = E[j]
-                v = k[j] * (th[j] / NE[j] - q[i]) + d[j] * (thd[j] / NE[j] - qd[i])
-                tau[i] = v
-                ts.append(v)
-            out = None
-            if raw is not None:
+            if flat is None:
+                return checked(t, y, tau_m)
+            if entry is None:
+                native = flat.native_if_hot()
+                if native is not None:
+                    entry = native.rhs
+            if entry is not None:
+                dy = np.empty(2 * (n + m))
                 try:
-                    out = raw(q, qd, tau)
-                    piv = out[n:]
-                    if not (min(piv) > 0 and max(piv) <= PIVOT_RATIO * min(piv)):
-                        out = None
-                except ZeroDivisionError:
-                    out = None
-            if out is None or not all(map(math.isfinite, out[:n])):
-                if not np.all(np.isfinite(y)):
-                    raise ElasticModelError(f"the state is no longer finite at t = {t:.6g} s")
-                qdd = self.accelerations(y, np.array(tau_m))[0].tolist()
-            else:
-                qdd = list(out[:n])
-            thdd = [(tau_m[E[j]] - ts[j] / NE[j]) / Jm[j] for j in range(m)]
-            return np.array(qd + thd + qdd + thdd)
+                    if entry(y, np.asarray(tau_m, dtype=float), par, dy):
+                        return dy
+                except (TypeError, ValueError, BufferError):   # not a contiguous float64 state
+                    pass
+                return checked(t, y, tau_m)
+            try:
+                out = flat.python(s, tau_m, par_list)
+            except ZeroDivisionError:
+                return checked(t, y, tau_m)
+            piv = out[n:2 * n]
+            if not (min(piv) > 0 and max(piv) <= PIVOT_RATIO * min(piv)) or not all(map(math.isfinite, out[:n])):
+                return checked(t, y, tau_m)
+            return np.array(s[n + m:] + list(out[:n]) + list(out[2 * n:]))
         return rhs
 
     def spring_jacobian(self, q, kp=None, kd=None) -> np.ndarray:
         """d(dy/dt)/dy with the springs, damping and motor-side PD gains (kp, kd at the joint side) and
         M(q), leaving out dM/dq, dh/dq, dG/dq: the stiff part, which is what an implicit integrator's
         Newton iteration needs (for the PUMA 560 with k = 1e4 N m/rad, dG/dq is below 1 % of K)."""
+        return self.jacobian_function(kp, kd)(q)
+
+    def jacobian_function(self, kp=None, kd=None):
+        """q -> :meth:`spring_jacobian` (q, kp, kd) for an integration: everything but M(q) laid out once, so that a
+        call is M(q) (the engine's machine code once hot) and one solve for the link-side rows."""
         n, m, E, NE = self.n, self.m, self.E, self.NE
         kp = np.zeros(n) if kp is None else np.asarray(kp, dtype=float)
         kd = np.zeros(n) if kd is None else np.asarray(kd, dtype=float)
-        M = self.dyn.M(q) + np.diag(self.reflected)
-        Minv = np.linalg.inv(M)
         size = self.size
         J = np.zeros((size, size))
         iq, ith, iqd, ithd = (np.arange(n), n + np.arange(m), n + m + np.arange(n), 2 * n + m + np.arange(m))
         J[iq, iqd] = 1.0
         J[ith, ithd] = 1.0
-        # link side: d tau / d(q, theta, qd, thetad); a rigid joint's PD (u = N tau_m) acts there
-        dq, dth, dqd, dthd = np.zeros((n, n)), np.zeros((n, m)), np.zeros((n, n)), np.zeros((n, m))
-        dq[E, E], dth[E, np.arange(m)] = -self.k, self.k / NE
-        dqd[E, E], dthd[E, np.arange(m)] = -self.d, self.d / NE
+        # link side: M^-1 d tau / d(q, theta, qd, thetad); a rigid joint's PD (u = N tau_m) acts there
+        B = np.zeros((n, size))
+        B[E, iq[E]], B[E, ith] = -self.k, self.k / NE
+        B[E, iqd[E]], B[E, ithd] = -self.d, self.d / NE
         R = self.R
-        dq[R, R], dqd[R, R] = -kp[R], -kd[R]
-        for rows, block in ((iq, dq), (ith, dth), (iqd, dqd), (ithd, dthd)):
-            J[np.ix_(iqd, rows)] = Minv @ block
+        B[R, iq[R]], B[R, iqd[R]] = -kp[R], -kd[R]
         # motor side: Jm theta'' = tau_m - tau_s/N with tau_m = (kp (.. - theta/N) - kd theta'/N + ..)/N
         Jm = self.Jm
         J[ithd, iq[E]] = self.k / NE / Jm
         J[ithd, ith] = -(self.k + kp[E]) / NE ** 2 / Jm
         J[ithd, iqd[E]] = self.d / NE / Jm
         J[ithd, ithd] = -(self.d + kd[E]) / NE ** 2 / Jm
-        return J
+        reflected = np.diag(self.reflected)
+        dyn = self.dyn
+
+        def jacobian(q) -> np.ndarray:
+            out = J.copy()
+            out[n + m:2 * n + m] = np.linalg.solve(dyn.M(q) + reflected, B)
+            return out
+        return jacobian
 
 
 class ElasticDynamics:

@@ -26,7 +26,7 @@ from ..kinematics import NumericArm
 from . import algorithms as alg
 from .model import ArmModel, arm_model, cached
 from .protocol import BatchQuantities, solve_checked, states
-from .native import CFunction, load
+from .native import CFunction, load, pivots_check, rhs_function
 from .trace import Tape, build
 
 __all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO", "HOT_CALLS"]
@@ -89,20 +89,7 @@ def _c_functions(model: ArmModel) -> tuple[list[CFunction], str]:
     [Kp, Kd, target, tau0] (``rhs_free``: tau beyond gravity compensation).
     """
     n = model.n
-    support = [f"""static int good(const double *w)
-{{
-    double lo = w[{n}], hi = w[{n}];
-    for (int i = {n}; i < {2 * n}; i++) {{
-        if (!(w[i] > 0.0)) return 0;
-        if (w[i] < lo) lo = w[i];
-        if (w[i] > hi) hi = w[i];
-    }}
-    if (!(hi <= {PIVOT_RATIO!r} * lo)) return 0;
-    for (int i = 0; i < {n}; i++)
-        if (!isfinite(w[i])) return 0;
-    return 1;
-}}
-"""]
+    support = [pivots_check(n, PIVOT_RATIO)]
     functions = []
     for quantity in _ARGS:
         try:
@@ -130,15 +117,7 @@ def _c_functions(model: ArmModel) -> tuple[list[CFunction], str]:
         functions.append(CFunction(f"dyn_{quantity}", (n,) * len(_ARGS[quantity]), width,
                                    f"static int dyn_{quantity}({args}, double *out)\n{{\n{body}}}\n"))
     for name, quantity in (("rhs_qdd", "qdd"), ("rhs_free", "qdd_free")):
-        body = (f"    double tau[{n}], w[{2 * n}];\n"
-                f"    for (int i = 0; i < {n}; i++)\n"
-                f"        tau[i] = par[{3 * n} + i] + par[i] * (par[{2 * n} + i] - y[i]) - par[{n} + i] * y[{n} + i];\n"
-                f"    {quantity}_of(y, y + {n}, tau, w);\n    if (!good(w)) return 0;\n"
-                f"    memcpy(dy, y + {n}, {n} * sizeof(double));\n"
-                f"    memcpy(dy + {n}, w, {n} * sizeof(double));\n    return 1;\n")
-        functions.append(CFunction(name, (2 * n, 4 * n), 2 * n,
-                                   f"static int {name}(const double *y, const double *par, double *dy)\n"
-                                   f"{{\n{body}}}\n"))
+        functions.append(rhs_function(name, f"{quantity}_of", n))
     return functions, "\n".join(support)
 
 

@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["CFunction", "load", "cache_folder", "cached_path", "module_source", "COMPILER_FLAGS"]
+__all__ = ["CFunction", "load", "cache_folder", "cached_path", "module_source", "COMPILER_FLAGS", "pivots_check",
+           "rhs_function"]
 
 #: -ffp-contract=off: no fused multiply-adds, so the C rounds as the generated Python does
 COMPILER_FLAGS = ("-O2", "-shared", "-fPIC", "-ffp-contract=off")
@@ -69,6 +70,39 @@ class CFunction:
     inputs: tuple[int, ...]
     width: int
     body: str
+
+
+def pivots_check(n: int, ratio: float) -> str:
+    """C of ``static int good(const double *w)``: whether a forward dynamics' output w = (q'' (n), the n LDL
+    pivots of M) can be trusted (pivots positive, largest / smallest at most ``ratio``, q'' finite)."""
+    return f"""static int good(const double *w)
+{{
+    double lo = w[{n}], hi = w[{n}];
+    for (int i = {n}; i < {2 * n}; i++) {{
+        if (!(w[i] > 0.0)) return 0;
+        if (w[i] < lo) lo = w[i];
+        if (w[i] > hi) hi = w[i];
+    }}
+    if (!(hi <= {ratio!r} * lo)) return 0;
+    for (int i = 0; i < {n}; i++)
+        if (!isfinite(w[i])) return 0;
+    return 1;
+}}
+"""
+
+
+def rhs_function(name: str, forward: str, n: int) -> CFunction:
+    """A simulation's right-hand side ``[qd, q'']`` of y = [q, qd] in one call: ``forward(q, qd, tau, w)`` (a
+    traced function filling q'' and the pivots, checked by :func:`pivots_check`'s ``good``) under the torque law
+    tau = tau0 + Kp (target - q) - Kd qd of the parameters par = [Kp, Kd, target, tau0]."""
+    body = (f"    double tau[{n}], w[{2 * n}];\n"
+            f"    for (int i = 0; i < {n}; i++)\n"
+            f"        tau[i] = par[{3 * n} + i] + par[i] * (par[{2 * n} + i] - y[i]) - par[{n} + i] * y[{n} + i];\n"
+            f"    {forward}(y, y + {n}, tau, w);\n    if (!good(w)) return 0;\n"
+            f"    memcpy(dy, y + {n}, {n} * sizeof(double));\n"
+            f"    memcpy(dy + {n}, w, {n} * sizeof(double));\n    return 1;\n")
+    return CFunction(name, (2 * n, 4 * n), 2 * n,
+                     f"static int {name}(const double *y, const double *par, double *dy)\n{{\n{body}}}\n")
 
 
 def cache_folder() -> Path:

@@ -351,16 +351,22 @@ def pose_text(n: int, names: Sequence[str] | None = None) -> Callable[[np.ndarra
     return describe
 
 
+def _native_law(tau_of, n: int) -> list[float] | None:
+    """[Kp, Kd, target, tau0] of the machine code's right-hand side (:func:`.native.rhs_function`) when it can
+    take the torque law: constant torques (none: zeros) or a standing PD (its gravity compensated apart)."""
+    if isinstance(tau_of, PDControl) and tau_of.gravity is None and tau_of.standing:
+        return [*tau_of.kp, *tau_of.kd, *tau_of.target, *[0.0] * n]
+    if isinstance(tau_of, _Constant):
+        return [0.0] * (3 * n) + list(tau_of.values)
+    return None
+
+
 def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.ndarray]:
     quantity = "qdd"
-    law = None    # [Kp, Kd, target, tau0] when the machine code's right-hand side can take the torque law
     if isinstance(tau_of, PDControl) and isinstance(dyn, ArmDynamics) and tau_of.gravity is dyn.scalar_function("G"):
         # gravity compensation cancels G in tau - h - G: integrate M^-1 (PD - h), skipping G twice
         quantity, tau_of = "qdd_free", tau_of.with_gravity(None)
-        if tau_of.standing:   # the machine code's law has a standing target
-            law = [*tau_of.kp, *tau_of.kd, *tau_of.target, *[0.0] * n]
-    elif isinstance(tau_of, _Constant):
-        law = [0.0] * (3 * n) + list(tau_of.values)
+    law = _native_law(tau_of, n)
     if not isinstance(dyn, ArmDynamics):
         def rhs(t, y):
             _finite_state(t, y)
@@ -594,18 +600,39 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         tau = stop_torques(end_stops, q_tree, qd_tree)
         return (np.zeros(n), 0.0) if tau is None else (W.T @ tau, float(tau @ qd_tree))
 
-    def rhs(t, y):
-        token.check()
+    def derivative(t, y):
         _finite_state(t, y)
         q, qd = y[:n], y[n:2 * n]
         q_tree = dyn.close(q)
-        count[0] += 1
         tau = np.asarray(applied(t, q.tolist(), qd.tolist()), dtype=float)
         stop, power = stops_at(q_tree, qd)
         tau = tau + stop
         qdd = driven.forward(q, qd, tau) if driven else dyn.qdd_free(q, qd, tau) if compensated else \
             dyn.qdd(q, qd, tau)
         return np.concatenate([qd, qdd] + ([[power]] if end_stops is not None else []))
+
+    # a linear closure's whole right-hand side in one call of its machine code (closed_flat), as a serial arm's
+    law = _native_law(applied, n) if end_stops is None and driven is None else None
+    flat = cd._flat if law is not None else None
+    native = flat.native if flat is not None else None
+    if native is not None:
+        entry = native.rhs_free if compensated else native.rhs_qdd
+        par = np.array(law, dtype=float)
+
+        def derivative_checked(t, y):   # a doubtful state (singular M_a, not finite): the checked way
+            dy = np.empty(2 * n)
+            try:
+                if entry(y, par, dy):
+                    return dy
+            except (TypeError, ValueError, BufferError):   # not a contiguous float64 state
+                pass
+            return derivative_plain(t, y)
+        derivative_plain, derivative = derivative, derivative_checked
+
+    def rhs(t, y):
+        token.check()
+        count[0] += 1
+        return derivative(t, y)
 
     y0 = np.concatenate([q0, qd0] + ([[0.0]] if end_stops is not None else []))
     try:
@@ -619,32 +646,34 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         raise SimulationError(str(exc)) from None
     rows = len(sol.t)
     Q, QD = sol.y[:, :n], sol.y[:, n:2 * n]
-    q_tree = np.empty((rows, cd.n_tree))
-    kinetic, potential, residual = np.empty(rows), np.empty(rows), np.empty(rows)
+    evaluations = count[0]   # the integration's
     tau = np.empty((rows, n))
     stop_tau = np.zeros((rows, n)) if end_stops is not None else None
-    evaluations = count[0]   # the integration's (the rows' cut forces below call the right-hand side again)
-    loops = len(cd.tree.loops)
-    cut_force, cut_moment = np.empty((rows, loops, 3)), np.empty((rows, loops, 3))
     dyn.last = None   # the rows from the start's branch on
     for r in range(rows):
-        g = q_tree[r] = dyn.close(Q[r])
-        # the bearings' load at the row's own accelerations (the right-hand side's; the rigid bodies' forces
-        # as eval gives them: a stop's or a drive's torque on a passive joint is not among them)
-        qdd = rhs(sol.t[r], sol.y[r])[n:2 * n]
-        forces = dyn.cut_forces(Q[r], QD[r], qdd)
-        cut_force[r], cut_moment[r] = forces.force, forces.moment
-        kinetic[r], potential[r] = dyn.energy(Q[r], QD[r])
-        if driven:
-            kinetic[r] += driven.rotor_energy(Q[r], QD[r])
-        residual[r] = cd.closure.residual(g)
+        g = dyn.close(Q[r])
         tau[r] = tau_of(sol.t[r], Q[r].tolist(), QD[r].tolist())
         if stop_tau is not None:
             stop_tau[r] = stops_at(g, QD[r])[0]
     stop_work = sol.y[:, 2 * n] if end_stops is not None else None
+
+    def extras() -> dict:
+        """The rows' tree positions, residuals, energies and the bearings' load at the rows' own accelerations (the
+        right-hand side's; the rigid bodies' forces as eval gives them: a stop's or a drive's torque on a passive
+        joint is not among them), from the start's branch on."""
+        dyn.last = None
+        QDD = np.array([derivative(t, y)[n:2 * n] for t, y in zip(sol.t, sol.y)]).reshape(rows, n)
+        rows_ = cd.rows_extras(Q, QD, QDD)
+        kinetic = rows_["energy"][:, 0]
+        if driven:
+            dyn.last = None
+            kinetic = kinetic + np.array([driven.rotor_energy(q, qd) for q, qd in zip(Q, QD)])
+        return dict(q_tree=rows_["positions"], residual=rows_["residual"], kinetic=kinetic,
+                    potential=rows_["energy"][:, 1], cut_force=rows_["cut"][:, 0], cut_moment=rows_["cut"][:, 1])
+    # a linear closure's rows are computed when first read, as a serial arm's (its loops have one branch); a
+    # nonlinear closure's here, while its closure still follows the run
     return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work,
-                      extras=dict(q_tree=q_tree, kinetic=kinetic, potential=potential, residual=residual,
-                                  cut_force=cut_force, cut_moment=cut_moment))
+                      extras=extras if cd.closure.linear is not None else extras())
 
 
 # -- elastic joints ----------------------------------------------------------------------------------------------
@@ -672,11 +701,11 @@ def _elastic_job(dyn: ElasticDynamics, q0, qd0, t_span, control: PDControl | Non
     rhs = model.scalar_rhs(tau_of)
     jac: Callable | None = None
     if method in IMPLICIT:
-        kp = None if control is None else np.asarray(control.kp, dtype=float)
-        kd = None if control is None else np.asarray(control.kd, dtype=float)
+        stiff = model.jacobian_function(None if control is None else control.kp,
+                                        None if control is None else control.kd)
 
         def jac(t, y):
-            return model.spring_jacobian(y[:n], kp, kd)
+            return stiff(y[:n])
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
                                        stage="simulate", jac=jac, describe=pose_text(n))

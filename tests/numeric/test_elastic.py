@@ -60,6 +60,44 @@ def test_forward_dynamics_matches_pinocchio_aba_on_the_2n_body_model(seed):
         np.testing.assert_allclose(np.concatenate([qdd, thdd]), a, rtol=1e-9, atol=1e-9 * np.abs(a).max())
 
 
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_integrators_right_hand_side_matches_pinocchio_with_rigid_joints_carrying_rotors(seed):
+    """scalar_rhs (the traced flat code, as generated Python and as machine code) against Pinocchio's aba on the
+    2n-body model, with rigid joints whose rotors' reflected inertia is Pinocchio's armature."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(2, 7))
+    rigid = sorted(set(rng.choice(n, size=max(1, n // 2), replace=False).tolist()))
+    arm = random_arm(rng, n, list(Convention)[seed % 2])
+    joints = _joints(rng, n, rigid if seed else [])
+    ours = ElasticArm(arm, joints)
+    assert ours.flat is not None
+    model = _pin_2n(arm, joints)
+    data = model.createData()
+    E, N = joints.elastic, joints.gear
+    native = ours.flat.native
+    par = np.concatenate([ours.N, ours.reflected, ours.k, ours.d, ours.Jm])
+    for _ in range(5):
+        y = rng.normal(size=ours.size)
+        tau_m = rng.normal(size=n)
+        q, th, qd, thd = ours.split(y)
+        ts = ours.spring(q, th, qd, thd)
+        tau = N * tau_m
+        tau[E] = ts
+        a = pin.aba(model, data, np.concatenate([q, th]), np.concatenate([qd, thd]),
+                    np.concatenate([tau, tau_m[E] - ts / N[E]]))
+        want = np.concatenate([qd, thd, a])
+        law = tau_m.tolist()
+        got = ours.scalar_rhs(lambda t, s, u=law: u)(0.0, y)   # a fresh arm's first call: the Python
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+        flat = np.array(ours.flat.python(y.tolist(), tau_m.tolist(), par.tolist()))   # q'', pivots, theta''
+        np.testing.assert_allclose(np.concatenate([flat[:n], flat[2 * n:]]), a, rtol=1e-9, atol=1e-9 * np.abs(a).max())
+        if native is not None:
+            dy = np.empty(ours.size)
+            assert native.rhs(y, tau_m, par, dy)
+            np.testing.assert_allclose(dy, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
 def test_energy_with_springs_is_conserved_without_control_and_falls_with_damping():
     rng = np.random.default_rng(3)
     arm = random_arm(rng, 3, Convention.STANDARD)
