@@ -88,7 +88,8 @@ def read_trajectory(path: str, n: int, strict: bool = False,
     are passed through with a warning on standard error, or refused when ``strict``. ``numbers``: the
     coordinates' joints by their link numbers where they are not 1..n (a closed chain's actuated joints: columns
     q1, q2, q4 ...; the others, passive joints' included, are passed through)."""
-    chain = numbers is None or list(numbers) == list(range(1, n + 1))
+    numbers = list(range(1, n + 1)) if numbers is None else list(numbers)
+    chain = numbers == list(range(1, n + 1))
     if chain:
         names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)]
         expected = f"q1..q{n}, qd1..qd{n}, qdd1..qdd{n} for an arm of {n} joints"

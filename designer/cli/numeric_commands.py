@@ -152,10 +152,11 @@ def cmd_eval(args) -> int:
     import numpy as np
     from ..kinematics.closure import ClosureError
     from ..numeric.mechanism import with_drive_parts
+    from ..model.mechanism import actuated_indices
     model = load_model(args.project)
+    states = read_states(args.states, len(actuated_indices(model)))   # before the numbers: a bad file first
     dyn = _dynamics(model, args.project)
     closing = dyn.n_tree > dyn.n
-    states = read_states(args.states, dyn.n)
     source = _eval_source(model, dyn, args)
     _drive_note(model, args.drives)
     results = []
@@ -224,15 +225,17 @@ def cmd_torques(args) -> int:
     from ..kinematics.closure import ClosureError
     from ..numeric.mechanism import with_drive_torques
     from ..tables import read_trajectory
+    from ..model.mechanism import actuated_indices
     model = load_model(args.project)
-    dyn = _dynamics(model, args.project)
-    act, n = dyn.actuated, dyn.n
-    if args.method != "rnea" and dyn.n_tree > n:   # no compiled equations in the actuated coordinates yet
+    act = actuated_indices(model)
+    n = len(act)
+    if args.method != "rnea" and n < model.n:   # no compiled equations in the actuated coordinates yet
         raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
     if args.method == "rnea" and args.form == "closed":
         raise UserError("--form closed: rnea is numeric and has no closed form; choose --method lagrange, "
                         "newton-euler or dalembert")
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict, [j + 1 for j in act])
+    dyn = _dynamics(model, args.project)
     follow = dyn.following()   # the rows on one branch of the loops
     try:
         with np.errstate(all="ignore"):
@@ -405,5 +408,4 @@ def _names(act, prefix: str) -> list[str]:
 
 def _loop_names(dyn, loops: int) -> list[str]:
     """The loops' labels (no loops, no names)."""
-    tree = getattr(dyn, "tree", None)
-    return list(tree.loop_names) if loops else []
+    return list(dyn.tree.loop_names) if loops else []

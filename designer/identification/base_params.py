@@ -40,7 +40,8 @@ from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
 __all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
-           "joint_to_link_matrix", "closed_base_parameter_set", "mechanism_base_parameters", "BASE_DOC", "base_name", "grouping_text"]
+           "joint_to_link_matrix", "closed_base_parameter_set", "mechanism_base_parameters", "BASE_DOC", "base_name",
+           "grouping_text"]
 
 
 @dataclass(frozen=True)
