@@ -80,17 +80,25 @@ def read_columns(path: str, what: str, names: list[str], expected: str):
     return header_line, header, numbered[1:], values
 
 
-def read_trajectory(path: str, n: int,
-                    strict: bool = False) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
+def read_trajectory(path: str, n: int, strict: bool = False,
+                    numbers: list[int] | None = None) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, dict]:
     """(header, Q, QD, QDD, other columns) of a trajectory CSV; user errors name the line.
 
     Joint columns beyond the arm's n joints (q3.. for a 2-joint arm: a trajectory of another arm?)
-    are passed through with a warning on standard error, or refused when ``strict``."""
-    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)]
-    header_line, header, data, values = read_columns(path, "trajectory", names,
-                                                      f"q1..q{n}, qd1..qd{n}, qdd1..qdd{n} for an arm of {n} joints")
+    are passed through with a warning on standard error, or refused when ``strict``. ``numbers``: the
+    coordinates' joints by their link numbers where they are not 1..n (a closed chain's actuated joints: columns
+    q1, q2, q4 ...; the others, passive joints' included, are passed through)."""
+    numbers = list(range(1, n + 1)) if numbers is None else list(numbers)
+    chain = numbers == list(range(1, n + 1))
+    if chain:
+        names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)]
+        expected = f"q1..q{n}, qd1..qd{n}, qdd1..qdd{n} for an arm of {n} joints"
+    else:
+        names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in numbers]
+        expected, strict = "columns " + ", ".join(names) + " (the actuated joints)", False
+    header_line, header, data, values = read_columns(path, "trajectory", names, expected)
     beyond = [c for c in header if (m := re.fullmatch(r"(?:q|qd|qdd)(\d+)", c)) and int(m.group(1)) > n]
-    if beyond:
+    if beyond and chain:
         what = (f"{path}, line {header_line}: column{'s' if len(beyond) > 1 else ''} {', '.join(beyond)} "
                 f"{'are' if len(beyond) > 1 else 'is'} for joints beyond the arm's {n}")
         if strict:

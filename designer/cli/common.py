@@ -15,18 +15,15 @@ if TYPE_CHECKING:
 __all__ = ["UserError", "load_model", "number", "read_json", "write_output"]
 
 
-def load_model(path: str, closed: bool = False) -> Manipulator:
-    """The project at ``path``; a closed-chain project (a tree, passive joints, loops) only where
-    the caller takes one (``closed``): the serial engines would read its links as a chain. Every
-    command takes closed chains, each through its own path; this guards the serial ones behind it."""
+def load_model(path: str, closed: bool = True) -> Manipulator:
+    """The project at ``path`` (any mechanism: every command takes serial arms, trees with loops and elastic
+    joints alike); a ProjectError as one line. ``closed`` changes nothing (accepted from callers written when
+    some commands took serial arms only)."""
     from ..project import ProjectError, load_project
     try:
         model = load_project(path)
     except ProjectError as exc:
         raise UserError(str(exc)) from None
-    if not closed and not model.is_serial:
-        raise UserError(f"{path}: a closed-chain project (tree, passive joints or loops): this command takes serial "
-                        "arms only so far")
     return model
 
 

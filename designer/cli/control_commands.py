@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import csv
 import io
@@ -131,7 +130,7 @@ def cmd_regressor(args) -> int:
     from ..identification.base_params import base_parameters
     from ..report.identification import regressor_report
 
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     if not model.is_serial:
         return _closed_regressor(args, model)
     try:
@@ -208,59 +207,37 @@ def _matrix_text(name: str, m: np.ndarray, fmt: str) -> str:
     return f"{name} = numpy.array([{rows}])\n"
 
 
-def _symbolic(model) -> dict:
-    from ..control.symbolic import symbolic_linearization
-    return _linearization_text(symbolic_linearization(model))
-
-
-def _linearization_text(lin) -> dict:
+def _symbolic(model, where: str) -> dict:
+    """``linearize --symbolic`` of any mechanism (control/symbolic.py; a closed chain's loops must close
+    linearly)."""
+    from ..control.symbolic import mechanism_symbolic_linearization
+    from ..dynamics.closed_form import NotLinearClosure
     from ..report.printing import to_text
+    try:
+        lin = mechanism_symbolic_linearization(model)
+    except NotLinearClosure as exc:
+        raise UserError(f"{where}: linearize --symbolic: {exc}") from None
     text = lambda m: None if m is None else [[to_text(e, ordered=False) for e in m.row(i)] for i in range(m.rows)]  # noqa: E731
     return {"dtau_dq": text(lin.dtau_dq), "dtau_dqd": text(lin.dtau_dqd), "M": text(lin.M), "A": text(lin.A),
             "B": text(lin.B)}
 
 
-def _closed_symbolic(model, where: str) -> dict:
-    """``linearize --symbolic`` of a linearly closing closed chain (control/symbolic.py)."""
-    from ..control.symbolic import closed_symbolic_linearization
-    from ..dynamics.closed_form import NotLinearClosure
-    try:
-        return _linearization_text(closed_symbolic_linearization(model))
-    except NotLinearClosure as exc:
-        raise UserError(f"{where}: linearize --symbolic: {exc}") from None
-
-
 def cmd_linearize(args) -> int:
     from ..codegen.plan import comment_text
-    from ..control import linearize
+    from ..control.linearize import linearize_dynamics
+    from .numeric_commands import _dynamics, _names
 
-    model = load_model(args.project, closed=True)
-    arm: Any
-    solve: Callable[..., Any]
-    if model.is_serial:
-        arm = _arm(model, args.project)
-        n = model.n
-        names = [f"q{j}" for j in range(1, n + 1)]
-        solve = linearize
-    else:   # a closed chain: its actuated joints, named by their links (control/linearize.py)
-        from ..control.linearize import linearize_closed
-        from .numeric_commands import _dynamics
-        arm = _dynamics(model, args.project)
-        n = arm.n
-        names = [f"q{j + 1}" for j in arm.act]
-        solve = linearize_closed
-    q, qd, qdd = (pose_from(getattr(args, k), n, f"--{k}") for k in ("q", "qd", "qdd"))
-    state = names + ["qd" + name[1:] for name in names]
+    model = load_model(args.project)
     if args.elastic and args.symbolic:
         raise UserError("linearize --elastic: numbers only (without --symbolic)")
+    rigid = _dynamics(model, args.project)   # a closed chain's: its actuated joints, named by their links
+    dyn = elastic_dynamics(model, args.project) if args.elastic else rigid
+    names = _names(rigid.actuated, "q")
+    q, qd, qdd = (pose_from(getattr(args, k), rigid.n, f"--{k}") for k in ("q", "qd", "qdd"))
+    motors = [f"theta{names[i][1:]}" for i in dyn.joints.elastic] if args.elastic else []
+    state = names + motors + ["qd" + v[1:] for v in names] + ["thetad" + v[5:] for v in motors]
     try:
-        if args.elastic and not model.is_serial:   # the actuated joints' gearboxes (cli/elastic_commands.py)
-            from .elastic_commands import closed_elastic_linear_model
-            lm, state = closed_elastic_linear_model(model, q, qd, qdd, args.project)
-        elif args.elastic:
-            lm, state = _elastic_linear_model(model, arm, q, qd, qdd, args.project)
-        else:
-            lm = solve(arm, q, qd, qdd)
+        lm = linearize_dynamics(dyn, q, qd, qdd)
         dm = lm.discretize(REPORT_STEP.parse(args.dt, "--dt"), args.method) if args.dt is not None else None
     except ValueError as exc:
         raise UserError(f"linearize: {exc}") from None
@@ -271,7 +248,7 @@ def cmd_linearize(args) -> int:
                 "A": lm.A.tolist(), "B": lm.B.tolist(), "eigenvalues": eig(lm.eigenvalues),
                 "dtau_dq": lm.dtau_dq.tolist(), "dtau_dqd": lm.dtau_dqd.tolist(), "M": lm.M.tolist()}
         if args.symbolic:
-            data["symbolic"] = _symbolic(model) if model.is_serial else _closed_symbolic(model, args.project)
+            data["symbolic"] = _symbolic(model, args.project)
         if dm is not None:
             data["discrete"] = {"dt": dm.dt, "method": dm.method, "Ad": dm.Ad.tolist(), "Bd": dm.Bd.tolist(),
                                 "eigenvalues": eig(dm.eigenvalues)}
@@ -297,32 +274,26 @@ def cmd_linearize(args) -> int:
     return 0
 
 
+def elastic_dynamics(model, where: str):
+    """The elastic-joint model of any mechanism (numeric/mechanism.py: load_dynamics with the drive data's
+    springs; a closed chain's on its actuated joints); a UserError when no joint has a spring."""
+    from ..model import MissingParameterError
+    from ..kinematics.closure import ClosureError
+    from ..numeric.mechanism import load_dynamics
+    try:
+        dyn = load_dynamics(model)
+    except (DesignerError, MissingParameterError, ClosureError, ValueError) as exc:
+        raise UserError(f"{where}: {exc}") from None
+    if getattr(dyn, "joints", None) is None:   # load_dynamics gives the rigid link side without a spring
+        raise UserError(f"{where}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad)")
+    return dyn
+
+
 def _closed_chain_plan(args, eq, drives: bool, only):
     """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
     of the tree's joints projected by W on request (designer/codegen/control_plan.py)."""
     from ..codegen.files import full_plan
     return full_plan(eq, "derived", drives, only=only)
-
-
-def _closed_base_plan(args, model, drives: bool, only):
-    """``codegen --parameters base`` of a closed chain (identification/code_plan.py closed_base_plan; without a closed
-    form identification/compact_base_plan.py); a loop that cannot be posed is codegen_control's ValueError."""
-    from ..identification.code_plan import closed_base_plan
-    return closed_base_plan(model, only, drives=drives)
-
-
-def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
-    """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
-    from ..control.linearize import elastic_linearize
-    from ..numeric.elastic import elastic_joints
-    joints = elastic_joints(model)
-    if joints.m == 0:
-        raise UserError(f"{where}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)")
-    motors = [f"theta{i + 1}" for i in joints.elastic]
-    n = model.n
-    state = ([f"q{j}" for j in range(1, n + 1)] + motors + [f"qd{j}" for j in range(1, n + 1)]
-             + [m.replace("theta", "thetad") for m in motors])
-    return elastic_linearize(arm, joints, q, qd, qdd), state
 
 
 def codegen_control(args, derive, progress) -> int:
@@ -346,9 +317,9 @@ def codegen_control(args, derive, progress) -> int:
     args.only = only   # parsed once: the compact derivation reads it too
     try:
         if args.parameters == "base":
-            model = load_model(args.project, closed=True)
+            model = load_model(args.project)
             progress(Progress("base parameters"))
-            plan = base_plan(model, drives, only) if model.is_serial else _closed_base_plan(args, model, drives, only)
+            plan = base_plan(model, drives, only)   # a closed chain's: its closed-loop base parameters
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value
@@ -397,7 +368,7 @@ def _elastic_code(args, plan) -> tuple[str, str]:
     missing = [f for f in NEEDS if f not in {g.name for g in plan.functions}]
     if missing:
         raise UserError(f"codegen --elastic needs the functions {', '.join(NEEDS)} (missing: {', '.join(missing)})")
-    model = load_model(args.project, closed=True)   # a closed chain: its actuated joints' gearboxes
+    model = load_model(args.project)   # a closed chain: its actuated joints' gearboxes
     try:
         names = [name for name, _ in plan.parameters]   # a named stiffness (k2) is read from p
         if args.lang == "python":

@@ -122,7 +122,7 @@ def derive_closed(args, model, progress, form: Form) -> Equations:
 def _derive(args, progress) -> Equations:
     """The equations ``--form`` asks for, a serial arm's or a closed chain's (dynamics.derive decides)."""
     from ..dynamics.results import Form
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     form = getattr(args, "form", Form.AUTO.value)
     form = Form(Form.CLOSED.value if form == "derived" else form)  # codegen --form derived: the closed forms
     return _derived(args, form, lambda: derive_closed(args, model, progress, form))
@@ -137,7 +137,7 @@ def _compact(args, progress) -> Equations:
     from ..dynamics.results import Form, Method, SimplifyMode
     from ..jobs import run
 
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     need = graphs_for(getattr(args, "only", None))  # codegen --functions: only the graphs those read
     form = Form.COMPACT if getattr(args, "compact_asked", False) else None
     seconds = getattr(args, "time_limit", None)
@@ -210,15 +210,12 @@ def _note_fallback(eq: Equations) -> None:
 
 
 def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
-    from ..identification.base_params import base_parameters
+    from ..identification.base_params import mechanism_base_parameters
     from ..model import MissingParameterError
     from ..report.identification import with_base_parameters
     from ..kinematics.closure import ClosureError
     try:
-        if not model.is_serial:
-            from ..identification.base_params import closed_base_parameter_set
-            return with_base_parameters(text, fmt, model, closed_base_parameter_set(model))
-        return with_base_parameters(text, fmt, model, base_parameters(model))
+        return with_base_parameters(text, fmt, model, mechanism_base_parameters(model))
     except (MissingParameterError, ValueError, ClosureError) as exc:
         raise UserError(f"{where}: cannot find the base parameters: {exc}") from None
 

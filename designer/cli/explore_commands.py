@@ -114,7 +114,7 @@ def register(sub) -> None:
 def cmd_metric(args) -> int:
     import numpy as np
     from ..explore.metrics import METRICS, compute, evaluate, joint_label, joint_numbers, parse_metric
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     q = pose(args, arm.n)
     r = ratings(args, arm.n, model)
     numbers = joint_numbers(arm)
@@ -142,7 +142,7 @@ def cmd_conditions(args) -> int:
     from ..explore.conditions import apply_condition, find_conditions_job
     from ..jobs import run
     from ..project import save_project
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     targets = None
     if args.target:   # a closed chain's joints by their link numbers (explore/joint_names.py)
         targets = [tuple(int(v) for v in t.split(",")) if all(v.strip().isdigit() for v in t.split(","))
@@ -181,7 +181,7 @@ def cmd_significance(args) -> int:
     from ..explore.metrics import joint_numbers
     from ..explore.significance import significance_job
     from ..jobs import NEVER, run
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     v, a = vector(args.speed, arm.n, "--speed"), vector(args.acceleration, arm.n, "--acceleration")
     v = from_drives(model, "speed", v, "--speed")
     if v is None or a is None:
@@ -211,7 +211,7 @@ def _motion(args, n: int, arm=None):
     if args.trajectory:   # a closed chain's columns name its actuated joints by their links
         return read_trajectory(args.trajectory, n, joint_numbers(arm) if arm is not None else ())
     if args.iso_cube or args.cube_centre or args.cube_edge:
-        return _cube_motion(args, arm if arm is not None else model_and_arm(args, closed=True)[1])
+        return _cube_motion(args, arm if arm is not None else model_and_arm(args)[1])
     if args.q_from or args.q_to:
         if not (args.q_from and args.q_to):
             raise UserError("give both --from and --to for a quintic move")
@@ -237,7 +237,7 @@ def _cube_motion(args, arm):
 def cmd_sizing(args) -> int:
     from ..explore.metrics import joint_numbers
     from ..explore.sizing import size_motors
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     traj = _motion(args, arm.n, arm)
     if traj is None:
         raise UserError("sizing: give --trajectory CSV, a move with --from and --to, or --iso-cube")
@@ -257,7 +257,7 @@ def cmd_payload(args) -> int:
     import numpy as np
     from ..explore.maps import sample_configurations
     from ..explore.sizing import payload_envelope
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     torque = from_drives(model, "torque", vector(args.torque, arm.n, "--torque"), "--torque")
     if torque is None:
         raise UserError("payload: give the rated torques with --torque (or drive data in the project)")
@@ -280,7 +280,7 @@ def cmd_payload(args) -> int:
 
 def cmd_sensitivity(args) -> int:
     from ..explore.sensitivity import rank_parameters
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     check_states(args.samples, arm.n, "--samples")
     ranked = rank_parameters(model, args.metric, pose(args, arm.n), ratings(args, arm.n, model), args.samples)
     rows = [{"parameter": s.parameter, "value": s.value, "derivative_at_q": s.derivative,
@@ -291,8 +291,8 @@ def cmd_sensitivity(args) -> int:
 
 def cmd_compare(args) -> int:
     from ..explore.compare import compare
-    model_a, arm_a = model_and_arm(args, closed=True)
-    model_b = load_model(args.other, closed=True) if args.other else load_model(args.project, closed=True)
+    model_a, arm_a = model_and_arm(args)
+    model_b = load_model(args.other) if args.other else load_model(args.project)
     sets = parse_sets(args.set + args.set_b)
     unknown = sorted(set(sets) - set(model_b.symbol_names()))
     if unknown:

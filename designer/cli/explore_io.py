@@ -51,10 +51,9 @@ def parse_sets(items: list[str]) -> dict[str, float]:
     return out
 
 
-def model_and_arm(args, closed: bool = False):
-    """(model, arm) with the --set overrides; ``closed``: a closed-chain project gives its
-    :class:`~designer.explore.closed.ClosedArm` (the commands whose metrics take one)."""
-    model = load_model(args.project, closed=closed)
+def model_and_arm(args):
+    """(model, arm) with the --set overrides: the arm the metrics take (:func:`arm_of`)."""
+    model = load_model(args.project)
     sets = overrides(args)
     unknown = sorted(set(sets) - set(model.symbol_names()))
     if unknown:
@@ -64,19 +63,14 @@ def model_and_arm(args, closed: bool = False):
 
 
 def arm_of(model, where: str):
-    """The NumericArm of a serial model, the ClosedArm of a closed chain; one-line errors."""
-    from ..kinematics import NumericArm
+    """The arm the metrics take (explore/joints.py: explore_arm, a NumericArm or a closed chain's ClosedArm);
+    one-line errors."""
+    from ..explore.joints import explore_arm
+    from ..kinematics.closure import ClosureError
     from ..model import MissingParameterError
     try:
-        if model.is_serial:
-            return NumericArm.from_model(model)
-        from ..explore.closed import ClosedArm
-        from ..kinematics.closure import ClosureError
-        try:
-            return ClosedArm(model)
-        except ClosureError as exc:
-            raise UserError(f"{where}: {exc}") from None
-    except MissingParameterError as exc:
+        return explore_arm(model)
+    except (MissingParameterError, ClosureError) as exc:
         raise UserError(f"{where}: {exc}") from None
 
 

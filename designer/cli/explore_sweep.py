@@ -79,7 +79,7 @@ def cmd_sweep(args) -> int:
     from ..explore.distribute import Compute, ComputeError, open_executor
     from ..explore.sweep import design_count
     from ..explore.sweep_file import SweepFileError, part_path, sweep_to_csv, sweep_to_json
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     spec = _spec(args, model, arm)
     compute = compute_from(args) or Compute()
     fmt = output_format(args, table=True)
@@ -128,7 +128,7 @@ def cmd_map(args) -> int:
     from ..explore.distribute import ComputeError, open_executor
     from ..explore.maps import grid_states, sample_configurations, states_job, summarize
     from ..explore.metrics import joint_numbers, parse_metric
-    model, arm = model_and_arm(args, closed=True)
+    model, arm = model_and_arm(args)
     r = ratings(args, arm.n, model)
     numbers = joint_numbers(arm)   # a closed chain's actuated joints by their link numbers
     spec = parse_metric(args.metric, arm.n, numbers)

@@ -38,22 +38,6 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _closed_chain_lines(model: Manipulator) -> list[str]:
-    """The tree, the passive joints and the loops of a closed chain (format version 3)."""
-    from ..model.mechanism import parents_of
-    parents = parents_of(model.links)
-    out = ["tree: " + ", ".join(f"link {i} on {'the base' if p == 0 else f'link {p}'}"
-                                + ("" if l.actuated else " (passive)")
-                                + (f", gamma {l.gamma}, b {l.b}" if l.gamma != 0 or l.b != 0 else "")
-                                for i, (l, p) in enumerate(zip(model.links, parents), start=1))]
-    for k, loop in enumerate(model.loops, start=1):
-        out.append(f"{loop.label(k)}: cut joint {loop.joint.value} between link {loop.link_i} at "
-                   f"{list(map(str, loop.frame_i.xyz))} rpy {list(map(str, loop.frame_i.rpy))} and "
-                   f"{'the base' if loop.link_j == 0 else f'link {loop.link_j}'} at "
-                   f"{list(map(str, loop.frame_j.xyz))} rpy {list(map(str, loop.frame_j.rpy))}")
-    return out
-
-
 def describe(model: Manipulator) -> str:
     out = [f"{model.name or '(unnamed)'}: {model.n} links, {model.convention.value} DH convention"]
     if model.description:
@@ -72,8 +56,8 @@ def describe(model: Manipulator) -> str:
         out[-1] += " in the world; in frame 0: [" + ", ".join(map(str, model.gravity_frame0)) + "]"
     for k, p in enumerate(model.point_masses, start=1):
         out.append(f"point mass {k}: {p.mass} on link {p.link} at [" + ", ".join(map(str, p.position)) + "]")
-    if not model.is_serial:
-        out += _closed_chain_lines(model)
+    from ..model.mechanism import structure_lines
+    out += structure_lines(model)
     if model.parameters:
         out.append("parameters: " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters))
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
@@ -102,22 +86,22 @@ def _parts_lines(model: Manipulator) -> list[str]:
 
 
 def cmd_info(args) -> int:
-    print(describe(load_model(args.project, closed=True)), end="")
+    print(describe(load_model(args.project)), end="")
     return 0
 
 
 def cmd_validate(args) -> int:
     from ..model import Severity
-    model = load_model(args.project, closed=True)  # errors of reading raise here
+    model = load_model(args.project)  # errors of reading raise here
     from ..numeric.checks import check_model   # loads the numeric layer: only for info and validate
     problems = check_model(model)
-    if not model.is_serial:
-        _mechanism_problems(args.project, model)
     for p in problems:
         print(f"{p.severity.value}: {p}")
     failed = [p for p in problems if p.severity is Severity.ERROR]
     if failed:   # the checks of the numbers (designer/numeric/checks.py): the file reads, the arm is wrong
         raise UserError(f"{args.project}: not valid: {failed[0]}")
+    if not model.unvalued_symbols():   # the loops' closure and mobility need numbers (nothing to check without loops)
+        _mechanism_problems(args.project, model)
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
 
@@ -139,13 +123,12 @@ def cmd_fk(args) -> int:
     import numpy as np
     from ..kinematics import NumericArm
     from ..model import MissingParameterError
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     texts = [part for item in args.q for part in item.split(",") if part.strip()]
     act = [k for k, link in enumerate(model.links, start=1) if link.actuated]
-    want = model.n if model.is_serial else len(act)
-    if len(texts) != want:
-        raise UserError(f"--q: {want} joint values needed, {len(texts)} given"
-                        + ("" if model.is_serial else f" (the actuated joints q{', q'.join(map(str, act))})"))
+    if len(texts) != len(act):
+        raise UserError(f"--q: {len(act)} joint values needed, {len(texts)} given"
+                        + ("" if len(act) == model.n else f" (the actuated joints q{', q'.join(map(str, act))})"))
     q = [FINITE.parse(text, f"--q[{k}]") for k, text in enumerate(texts, start=1)]
     if not model.is_serial:
         return _closed_fk(args, model, q, act)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..jobs import Progress, run
 from .common import UserError, load_model, write_output
-from .common import number  # noqa: F401  (elastic_commands imports it from here)
+from .common import number  # noqa: F401  (callers import it from here)
 from .numeric_inputs import _values, read_states, read_torque_table, simulation_inputs  # noqa: F401
 from .progress import add_quiet, job_bar, loop_bar
 
@@ -147,114 +147,177 @@ def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
 
 
 def cmd_eval(args) -> int:
+    """tau, M, G and h of any mechanism at states of its coordinates (a closed chain's actuated joints, named by
+    their links; its tree positions, the cut joints' forces and the loop residual beside)."""
     import numpy as np
-    model = load_model(args.project, closed=True)
-    if not model.is_serial:
-        return closed_eval(args, model)
-    states = read_states(args.states, model.n)
-    cd = compiled_for(model, args.method, args.project, args.quiet, args)
-    from ..model.drives import friction_torque, with_drives
+    from ..kinematics.closure import ClosureError
+    from ..numeric.mechanism import with_drive_parts
+    from ..model.mechanism import actuated_indices
+    model = load_model(args.project)
+    states = read_states(args.states, len(actuated_indices(model)))   # before the numbers: a bad file first
+    dyn = _dynamics(model, args.project)
+    closing = dyn.n_tree > dyn.n
+    source = _eval_source(model, dyn, args)
     _drive_note(model, args.drives)
     results = []
     for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
         try:
+            q_tree = dyn.positions(q)
+            at = dyn.following(q_tree)   # the state's loops closed on its own branch
             with np.errstate(all="ignore"):
-                M, tau = cd.M(q), cd.tau(q, qd, qdd)
-                result = {}
+                parts = source(at, q, qd, qdd, q_tree)
                 if args.drives:   # h stays Coriolis and centrifugal: tau = M qdd + h + G + friction
-                    M, tau = with_drives(model, M, tau, qd, qdd)
-                    result["friction"] = friction_torque(model, qd)
-                parts = {"tau": tau, "M": M, "G": cd.G(q), "h": cd.h(q, qd), **result}
+                    parts = with_drive_parts(at, model, parts, q, qd, qdd)
             bad = next((k for k, v in parts.items() if not np.all(np.isfinite(v))), None)
         except (OverflowError, ZeroDivisionError, FloatingPointError):
             bad = "tau"
+        except ClosureError as exc:
+            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
         if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
             raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
-        results.append({k: np.asarray(v).tolist() for k, v in parts.items()})
+        result = {k: np.asarray(v).tolist() for k, v in parts.items()}
+        if closing:   # what the bearings carry (the rigid bodies'), where the passive joints stand
+            result.update(q_tree=q_tree.tolist(), cut_forces=at.cut_forces(q, qd, qdd).as_lists(),
+                          residual=float(at.residual(q)))
+        results.append(result)
     head = {"method": args.method, "form": args.form}
     if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
         head["simplify"] = args.simplify
-    json.dump({**head, "drives": bool(args.drives), "results": results}, sys.stdout)
+    elif closing:
+        head = {"method": "closed-chain numeric"}
+    json.dump({**head, "drives": bool(args.drives), **({"actuated": _names(dyn.actuated, "q")} if closing else {}),
+               "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
 
-def cmd_torques(args) -> int:
-    import numpy as np
+def _eval_source(model: Manipulator, dyn, args):
+    """What ``eval`` evaluates, as ``(engine at the state, q, qd, qdd, tree pose) -> {tau, M, G, h}``: the equations
+    ``--method`` derives, compiled (in the form ``--form`` says), or, where they are not written in the
+    coordinates (a closed chain's compact form), the numeric dynamics itself; ``--form closed`` of a closed chain
+    evaluates its printed forms, a nonlinear loop's quantities from its numeric closure."""
+    from ..kinematics.closure import ClosureError
     from ..model import MissingParameterError
+    closed = args.form == "closed"
+    if dyn.n_tree == dyn.n:
+        cd = compiled_for(model, args.method, args.project, args.quiet, args)
+        return lambda at, q, qd, qdd, q_tree: {"tau": cd.tau(q, qd, qdd), "M": cd.M(q), "G": cd.G(q), "h": cd.h(q, qd)}
+    if not closed:
+        if args.method != "lagrange":
+            raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
+                            "(no --method without --form closed)")
+        return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q),
+                                               "h": at.h(q, qd)}
+    from ..dynamics.closed_nonlinear_eval import LoopEvaluator
+    try:
+        with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
+            src = LoopEvaluator(closed_equations(model, args, progress, assemble=False))
+    except (MissingParameterError, ClosureError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    return lambda at, q, qd, qdd, q_tree: {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree),
+                                           "G": src.G(q, q_tree), "h": src.h(q, qd, q_tree)}
+
+
+def cmd_torques(args) -> int:
+    """Inverse dynamics along a trajectory of any mechanism: the coordinates' torques (a closed chain's actuated
+    joints, named by their links), then the cut joints' forces where the mechanism has loops."""
+    import numpy as np
+    from ..kinematics.closure import ClosureError
+    from ..numeric.mechanism import with_drive_torques
     from ..tables import read_trajectory
-    model = load_model(args.project, closed=True)
-    if not model.is_serial:
-        return closed_torques(args, model)
-    n = model.n
+    from ..model.mechanism import actuated_indices
+    model = load_model(args.project)
+    act = actuated_indices(model)
+    n = len(act)
+    if args.method != "rnea" and n < model.n:   # no compiled equations in the actuated coordinates yet
+        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
     if args.method == "rnea" and args.form == "closed":
         raise UserError("--form closed: rnea is numeric and has no closed form; choose --method lagrange, "
                         "newton-euler or dalembert")
-    _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict)
-    if args.method == "rnea":
-        from ..kinematics import NumericArm
-        from ..numeric import arm_dynamics
-        try:
-            arm = NumericArm.from_model(model)
-        except MissingParameterError as exc:
-            raise UserError(f"{args.project}: {exc}") from None
+    _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict, [j + 1 for j in act])
+    dyn = _dynamics(model, args.project)
+    follow = dyn.following()   # the rows on one branch of the loops
+    try:
         with np.errstate(all="ignore"):
-            tau = arm_dynamics(arm).tau(Q, QD, QDD)  # every row at once
-    else:
-        with np.errstate(all="ignore"):
-            tau = compiled_for(model, args.method, args.project, args.quiet, args).tau_many(Q, QD, QDD)
-    if args.drives:
-        from ..model.drives import drive_arrays, friction_torque
-        _drive_note(model, True)
-        tau = tau + drive_arrays(model)[0] * QDD + friction_torque(model, QD)
+            if args.method == "rnea":
+                tau = follow.tau(Q, QD, QDD)   # every row at once
+            else:
+                tau = compiled_for(model, args.method, args.project, args.quiet, args).tau_many(Q, QD, QDD)
+            if args.drives:
+                _drive_note(model, True)
+                tau = with_drive_torques(follow, model, tau, Q, QD, QDD)
+        forces = dyn.following().cut_forces(Q, QD, QDD).force
+    except ClosureError as exc:
+        raise UserError(f"{args.trajectory}: data row {_unclosed_row(dyn, Q) + 1}: {exc}") from None
     bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))
     if bad.size:  # a CSV cannot say inf or NaN to the next tool: refuse instead of writing them
         raise UserError(f"{args.trajectory}: data row {int(bad[0]) + 1}: the torque is not finite there "
                         "(numbers too large?)")
+    loops = forces.shape[1]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(list(others) + [f"tau{j}" for j in range(1, n + 1)])
+    writer.writerow(list(others) + _names(act, "tau") + [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"])
     for r in range(tau.shape[0]):
-        writer.writerow([others[c][r] for c in others] + [repr(float(v)) for v in tau[r]])
+        writer.writerow([others[c][r] for c in others] + [repr(float(v)) for v in tau[r]]
+                        + [repr(float(v)) for v in forces[r].ravel()])
     write_output(buf.getvalue(), args.out)
     peak = np.max(np.abs(tau), axis=0)
     rms = np.sqrt(np.mean(tau**2, axis=0))
     drives = "added (--drives)" if args.drives else "not added"
     method = args.method if args.method == "rnea" else f"{args.method} ({args.form} form)"
-    lines = [f"{tau.shape[0]} rows, method {method}, drive terms {drives}; N m for revolute joints, "
-             "N for prismatic",
-             f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
-    for j, link in enumerate(model.links):
-        lines.append(f"{j + 1:<6} {link.joint.value:<4} {peak[j]:>14.6g} {rms[j]:>14.6g}")
+    if dyn.n_tree > n:
+        lines = [f"{tau.shape[0]} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in act)}), drive "
+                 f"terms {drives}; N m for revolute joints, N for prismatic",
+                 f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
+        lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(act)]
+    else:
+        lines = [f"{tau.shape[0]} rows, method {method}, drive terms {drives}; N m for revolute joints, "
+                 "N for prismatic",
+                 f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
+        lines += [f"{j + 1:<6} {model.links[j].joint.value:<4} {peak[k]:>14.6g} {rms[k]:>14.6g}"
+                  for k, j in enumerate(act)]
+    for k, name in enumerate(_loop_names(dyn, loops)):
+        lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
     print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
     return 0
 
 
+def _unclosed_row(dyn, Q) -> int:
+    """The first row (0-based) of the coordinates Q (N, n) whose loops do not close on the trajectory's branch."""
+    from ..kinematics.closure import ClosureError
+    follow = dyn.following()
+    for r, q in enumerate(Q):
+        try:
+            follow.positions(q)
+        except ClosureError:
+            return r
+    return len(Q) - 1
+
+
 def cmd_simulate(args) -> int:
+    """Any mechanism's motion (numeric/simulate.py: simulate_job over load_dynamics). The columns are the
+    coordinates (a closed chain's actuated joints, named by their links), then what the mechanism has: its
+    passive joints' positions, the loop residual and the cut joints' forces (frame 0, on loop k's link i from
+    its link j; as torques names them)."""
     import numpy as np
-    from ..model import MissingParameterError
-    from ..kinematics import NumericArm
-    from ..numeric import SingularConfigurationError, arm_dynamics
+    from ..kinematics.closure import ClosureError
+    from ..numeric import SingularConfigurationError
+    from ..numeric.end_stops import mechanism_end_stops
     from ..numeric.simulate import SimulationError, simulate_job
-    model = load_model(args.project, closed=True)
-    if not model.is_serial:
-        from .closed_commands import closed_simulate
-        return closed_simulate(args, model)
-    if getattr(args, "drives", False):
+    model = load_model(args.project)
+    dyn = _dynamics(model, args.project)
+    act, n = dyn.actuated, dyn.n
+    closing = dyn.n_tree > n   # passive joints closing loops: their columns, the residual, the cut forces
+    drives = bool(getattr(args, "drives", False))
+    if drives and not closing:
         raise UserError(f"{args.project}: simulate --drives: closed chains only so far (a serial arm simulates its "
                         "rigid bodies)")
-    n = model.n
-    try:
-        arm = NumericArm.from_model(model)
-    except (MissingParameterError, ValueError) as exc:
-        raise UserError(f"{args.project}: {exc}") from None
-    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n)
+    q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n, [j + 1 for j in act])
     stops = None
-    if args.limits == "stop":
-        from ..numeric.end_stops import end_stops_for
+    if args.limits == "stop":   # on every joint of the tree, the passive ones included
         try:
-            stops = end_stops_for(arm, q0)
-        except ValueError as exc:
+            stops = mechanism_end_stops(dyn, q0)
+        except (ValueError, ClosureError) as exc:
             raise UserError(f"--limits stop: {exc}") from None
     reached = [0.0]
 
@@ -264,157 +327,85 @@ def cmd_simulate(args) -> int:
     try:
         # overflow is caught as a state that is no longer finite: numpy's warnings would only add lines
         with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
-            traj = run(simulate_job(arm, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                    t_eval=t_eval, end_stops=stops), follow)
-    except (SingularConfigurationError, SimulationError) as exc:
+            traj = run(simulate_job(dyn, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
+                                    t_eval=t_eval, end_stops=stops, drives=drives), follow)
+    except (SingularConfigurationError, SimulationError, ClosureError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     except KeyboardInterrupt:
         # the bar is gone by now: one line; nothing was written (the rows are written at the end)
         print(f"interrupted at t = {reached[0]:.4g} s of {duration:g} s; nothing written", file=sys.stderr)
         return 130
-    kinetic, potential = arm_dynamics(arm).energy(traj.q, traj.qd)
+    assert traj.kinetic is not None and traj.potential is not None and traj.q_tree is not None
+    assert traj.residual is not None and traj.cut_force is not None
+    kinetic, potential = traj.kinetic, traj.potential
+    energy = kinetic + potential
     tau = traj.tau if traj.tau is not None else np.zeros_like(traj.q)
+    passive = [j for j in range(dyn.n_tree) if j not in act]
+    loops = traj.cut_force.shape[1]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "tau") for j in range(1, n + 1)]
-                    + ["kinetic", "potential", "energy"] + (["stop_work"] if stops is not None else []))
+    writer.writerow(["t"] + [name for p in ("q", "qd", "tau") for name in _names(act, p)]
+                    + [f"q{j + 1}" for j in passive] + ["kinetic", "potential", "energy"]
+                    + (["loop_residual"] if closing else []) + (["stop_work"] if stops is not None else [])
+                    + [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"])
     for r in range(len(traj.t)):
-        cells = [traj.t[r], *traj.q[r], *traj.qd[r], *tau[r], kinetic[r], potential[r], kinetic[r] + potential[r]]
+        cells = [traj.t[r], *traj.q[r], *traj.qd[r], *tau[r], *traj.q_tree[r][passive],
+                 kinetic[r], potential[r], energy[r]] + ([traj.residual[r]] if closing else [])
         if traj.stop_work is not None:
             cells.append(traj.stop_work[r])
+        cells += list(traj.cut_force[r].ravel())
         writer.writerow([repr(float(v)) for v in cells])
     write_output(buf.getvalue(), args.out)
-    energy = kinetic + potential
-    summary = sys.stdout if args.out else sys.stderr
-    print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
-          f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end",
-          file=summary)
-    _say_limits(args.limits, arm, traj, model, energy, summary)
+    out = sys.stdout if args.out else sys.stderr
+    if closing:
+        what = "with the drive terms (--drives)" if drives else "rigid bodies"
+        print(f"simulated {duration:g} s (closed chain, {what}): {traj.evaluations} evaluations of the forward "
+              f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
+              f"largest loop residual {traj.residual.max() * 1000:.3g} mm", file=out)
+    else:
+        print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
+              f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end",
+              file=out)
+    for k, name in enumerate(_loop_names(dyn, loops)):
+        size = np.linalg.norm(traj.cut_force[:, k], axis=1)
+        print(f"{name}: peak cut-joint force {size.max():.6g} N at t = {traj.t[int(np.argmax(size))]:.4g} s", file=out)
+    _say_limits(args.limits, dyn, traj, energy, out)
     return 0
 
 
-def _say_limits(mode: str, arm, traj, model, energy, out) -> None:
-    """One line per joint limit passed (warn), or how deep the end stops were met (stop)."""
+def _say_limits(mode: str, dyn, traj, energy, out) -> None:
+    """One line per tree joint (passive ones included) past a limit (warn), or how deep into its stop (stop)."""
     import numpy as np
-    from ..numeric.end_stops import describe_passes, limit_passes
+    from ..numeric.end_stops import describe_passes, limit_passes, tree_limits
     if mode == "ignore":
         return
-    passes = limit_passes(traj.t, traj.q, arm.limits)
-    revolute = [link.is_revolute for link in model.links]
-    for p in passes:
+    limits, revolute = tree_limits(dyn)
+    for p in limit_passes(traj.t, traj.q_tree, limits):
         what = describe_passes([p], revolute)
         print(f"end stop: {what}" if mode == "stop" else f"warning: {what} (no end stops: --limits stop models them)",
               file=out)
-    if traj.stop_work is not None and traj.tau is None:   # passive: the stops are the only torques doing work
+    if traj.stop_work is not None and (traj.tau is None or not np.any(traj.tau)):
+        # passive: the stops are the only torques doing work
         gap = float(np.abs(traj.stop_work - (energy - energy[0])).max())
         print(f"energy change and the end stops' work differ by at most {gap:.3g} J", file=out)
 
 
-# a closed chain's eval and torques: the actuated joints named by their links, the cut joints' forces beside
-
 def _dynamics(model: Manipulator, project: str):
+    """The rigid numeric dynamics of any mechanism (numeric/mechanism.py: load_dynamics); one-line errors."""
     from ..kinematics.closure import ClosureError
     from ..model import MissingParameterError
-    from ..numeric.closed import ClosedDynamics
+    from ..numeric.mechanism import load_dynamics
     try:
-        return ClosedDynamics(model)
+        return load_dynamics(model, springs=False)
     except (MissingParameterError, ClosureError, ValueError) as exc:
         raise UserError(f"{project}: {exc}") from None
 
 
-def _names(cd, prefix: str) -> list[str]:
-    return [f"{prefix}{j + 1}" for j in cd.act]
+def _names(act, prefix: str) -> list[str]:
+    """The coordinates named by their tree joints' link numbers (q1, q2, q4 for a palletizer)."""
+    return [f"{prefix}{j + 1}" for j in act]
 
 
-def closed_eval(args, model: Manipulator) -> int:
-    import numpy as np
-    from ..kinematics.closure import ClosureError
-    from .numeric_inputs import read_states
-    closed = getattr(args, "form", "compact") == "closed"
-    if args.method != "lagrange" and not closed:
-        raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
-                        "(no --method without --form closed)")
-    cd = _dynamics(model, args.project)
-    src = cd
-    if closed:   # the closed form derive --form closed prints, evaluated as printed (a nonlinear loop's
-        # quantities from its numeric closure and their definitions)
-        from ..dynamics.closed_nonlinear_eval import LoopEvaluator
-        from ..model import MissingParameterError
-        try:
-            with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
-                eq = closed_equations(model, args, progress, assemble=False)
-            src = LoopEvaluator(eq)
-        except (MissingParameterError, ClosureError, ValueError) as exc:
-            raise UserError(f"{args.project}: {exc}") from None
-    states = read_states(args.states, cd.n)
-    results = []
-    for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
-        try:
-            q_tree = cd.positions(q)
-            at = cd.following(q_tree)
-            parts = {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree), "G": src.G(q, q_tree),
-                     "h": src.h(q, qd, q_tree)} if closed else \
-                {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
-            forces = at.cut_forces(q, qd, qdd)   # what the bearings carry: the rigid bodies'
-            if args.drives:   # tau = M qdd + h + G + friction as for a serial arm (h: a passive rotor's W' qd)
-                d = at.drive_parts(q, qd, qdd)
-                parts.update(M=parts["M"] + d["M"], tau=parts["tau"] + d["tau"], h=parts["h"] + d["h"] - d["friction"],
-                             friction=d["friction"])
-        except ClosureError as exc:
-            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
-        result = {k: np.asarray(v).tolist() for k, v in parts.items()}
-        result["q_tree"] = q_tree.tolist()
-        result["cut_forces"] = forces.as_lists()
-        result["residual"] = cd.closure.residual(q_tree)
-        results.append(result)
-    head = {"method": args.method, "form": "closed", "simplify": args.simplify} if closed else \
-        {"method": "closed-chain numeric"}
-    json.dump({**head, "drives": bool(args.drives), "actuated": _names(cd, "q"),
-               "results": results}, sys.stdout)
-    sys.stdout.write("\n")
-    return 0
-
-
-def closed_torques(args, model: Manipulator) -> int:
-    import numpy as np
-    from ..kinematics.closure import ClosureError
-    from ..tables import read_columns
-    if args.method != "rnea":
-        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
-    cd = _dynamics(model, args.project)
-    names = [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in cd.act]
-    _, header, data, values = read_columns(args.trajectory, "trajectory", names,
-                                            "columns " + ", ".join(names) + " (the actuated joints)")
-    n = cd.n
-    Q, QD, QDD = values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
-    tau = np.empty_like(Q)
-    loops = len(cd.tree.loops)
-    forces = np.empty((len(Q), loops, 3))
-    follow = cd.following()
-    for r in loop_bar(range(len(Q)), args.quiet, unit="row", desc="torques"):
-        try:
-            tau[r] = follow.tau(Q[r], QD[r], QDD[r])
-            if args.drives:
-                tau[r] += follow.drive_terms(Q[r], QD[r], QDD[r])[1]
-            forces[r] = follow.cut_forces(Q[r], QD[r], QDD[r]).force
-        except ClosureError as exc:
-            raise UserError(f"{args.trajectory}: data row {r + 1}: {exc}") from None
-    others = {c: [row[header.index(c)].strip() for _, row in data] for c in header if c not in names}
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    force_cols = [f"f{k + 1}{a}" for k in range(loops) for a in "xyz"]
-    writer.writerow(list(others) + _names(cd, "tau") + force_cols)
-    for r in range(len(Q)):
-        writer.writerow([others[c][r] for c in others] + [repr(float(v)) for v in tau[r]]
-                        + [repr(float(v)) for v in forces[r].ravel()])
-    write_output(buf.getvalue(), args.out)
-    peak, rms = np.abs(tau).max(axis=0), np.sqrt(np.mean(tau**2, axis=0))
-    drives = "added (--drives)" if args.drives else "not added"
-    lines = [f"{len(Q)} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in cd.act)}), drive terms "
-             f"{drives}; N m for revolute joints, N for prismatic",
-             f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
-    lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(cd.act)]
-    for k, name in enumerate(cd.tree.loop_names):
-        lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
-    print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
-    return 0
+def _loop_names(dyn, loops: int) -> list[str]:
+    """The loops' labels (no loops, no names)."""
+    return list(dyn.tree.loop_names) if loops else []

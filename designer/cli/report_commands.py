@@ -29,7 +29,7 @@ def register(sub) -> None:
 def cmd_design_report(args) -> int:
     from ..model.mechanism import actuated_indices
     from ..report.design_report import write_design_report
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     pose = None
     if args.q:
         sizes = {model.n, len(actuated_indices(model))}

@@ -59,7 +59,7 @@ def export_command(args: argparse.Namespace, text_of) -> int:
     """Write the project ``args.project`` as ``text_of(model)`` to ``args.out``; what the export had to
     change (comments at the top of the text) as notes on standard error. A closed chain reaches the
     writer, which writes it (URDF: the spanning tree with mimic joints) or refuses it (MJCF)."""
-    model = load_model(args.project, closed=True)
+    model = load_model(args.project)
     try:
         text = text_of(model)
     except DesignerError as exc:

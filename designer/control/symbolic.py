@@ -22,7 +22,8 @@ import sympy as sp
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 
-__all__ = ["SymbolicLinearization", "symbolic_linearization", "closed_symbolic_linearization", "MAX_SYMBOLIC_AB"]
+__all__ = ["SymbolicLinearization", "symbolic_linearization", "closed_symbolic_linearization",
+           "mechanism_symbolic_linearization", "MAX_SYMBOLIC_AB"]
 
 MAX_SYMBOLIC_AB = 3
 
@@ -70,3 +71,13 @@ def closed_symbolic_linearization(model: Manipulator, token: CancelToken = NEVER
     q, qd = [model.q[i] for i in act], [model.qd[i] for i in act]
     token.check()
     return SymbolicLinearization(tau.jacobian(q), tau.jacobian(qd), M, None, None)
+
+
+def mechanism_symbolic_linearization(model: Manipulator, token: CancelToken = NEVER) -> SymbolicLinearization:
+    """Any mechanism's (callers need not know its kind): a serial arm's (:func:`symbolic_linearization`), a linearly
+    closing closed chain's in its actuated joints (:func:`closed_symbolic_linearization`; NotLinearClosure
+    otherwise)."""
+    if model.is_serial:
+        return symbolic_linearization(model, token)
+    return closed_symbolic_linearization(model, token)
+

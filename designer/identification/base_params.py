@@ -40,7 +40,8 @@ from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
 __all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
-           "joint_to_link_matrix", "closed_base_parameter_set", "BASE_DOC", "base_name", "grouping_text"]
+           "joint_to_link_matrix", "closed_base_parameter_set", "mechanism_base_parameters", "BASE_DOC", "base_name",
+           "grouping_text"]
 
 
 @dataclass(frozen=True)
@@ -319,3 +320,9 @@ def closed_base_parameter_set(model: Manipulator) -> BaseParameters:
     return BaseParameters(model, names, (), formulas, symbols, tuple(bp.dropped),
                           ("closed-loop grouping of W^T Y_tree over random closed states, its coefficients at the "
                            "project's geometry",), bp.count)
+
+
+def mechanism_base_parameters(model: Manipulator) -> BaseParameters:
+    """The base parameters of any mechanism (callers need not know its kind): a serial arm's
+    (:func:`base_parameters`), a closed chain's closed-loop set (:func:`closed_base_parameter_set`)."""
+    return base_parameters(model) if model.is_serial else closed_base_parameter_set(model)

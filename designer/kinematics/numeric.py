@@ -188,6 +188,11 @@ class NumericArm:
         """The tool frame in the world: base * T_0^n(q) * tool."""
         return self.base @ self.tool_in_base(q)
 
+    def tool_points(self, Q) -> np.ndarray:
+        """(N, 3) the tool point in frame 0 at states Q (N, n), as a closed chain's
+        :meth:`~designer.explore.closed.ClosedArm.tool_points` gives it."""
+        return (dh_frames(self, np.atleast_2d(Q))[:, -1] @ self.tool)[:, :3, 3]
+
     def tool_jacobian(self, q) -> np.ndarray:
         """6 x n Jacobian of the tool point, in frame-0 coordinates."""
         T = self.frames(q)

@@ -22,7 +22,7 @@ from enum import Enum
 
 from .extras import Pose
 
-__all__ = ["CutJoint", "Loop", "parents_of", "is_serial", "actuated_indices", "passive_indices",
+__all__ = ["CutJoint", "Loop", "parents_of", "is_serial", "structure_lines", "actuated_indices", "passive_indices",
            "structure_problems", "tool_link", "pinned_links", "model_tool_link",
            "uses_closed_chain_fields"]
 
@@ -82,6 +82,24 @@ def is_serial(model) -> bool:
     return (not model.loops and all(l.actuated for l in model.links)
             and parents_of(model.links) == tuple(range(len(model.links)))
             and all(l.gamma == 0 and l.b == 0 for l in model.links))
+
+
+def structure_lines(model) -> list[str]:
+    """The tree, its passive joints and the loops as text lines (``info``), none for a plain serial arm (its table
+    of links says it all)."""
+    if is_serial(model):
+        return []
+    parents = parents_of(model.links)
+    out = ["tree: " + ", ".join(f"link {i} on {'the base' if p == 0 else f'link {p}'}"
+                                + ("" if l.actuated else " (passive)")
+                                + (f", gamma {l.gamma}, b {l.b}" if l.gamma != 0 or l.b != 0 else "")
+                                for i, (l, p) in enumerate(zip(model.links, parents), start=1))]
+    for k, loop in enumerate(model.loops, start=1):
+        out.append(f"{loop.label(k)}: cut joint {loop.joint.value} between link {loop.link_i} at "
+                   f"{list(map(str, loop.frame_i.xyz))} rpy {list(map(str, loop.frame_i.rpy))} and "
+                   f"{'the base' if loop.link_j == 0 else f'link {loop.link_j}'} at "
+                   f"{list(map(str, loop.frame_j.xyz))} rpy {list(map(str, loop.frame_j.rpy))}")
+    return out
 
 
 def tool_link(parents, pinned=()) -> int:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LIMIT_MODES", "STOP_HZ", "ZETA", "EndStops", "LimitPass", "end_stops_for", "limit_passes",
-           "describe_passes", "starts_inside", "stops_on"]
+           "describe_passes", "starts_inside", "stops_on", "tree_limits", "mechanism_end_stops"]
 
 LIMIT_MODES = ("warn", "stop", "ignore")   # say where limits are passed / model end stops / say nothing
 STOP_HZ = 30.0     # the joint's inertia on its stop rings at this frequency (see the module's text)
@@ -116,6 +116,32 @@ def end_stops_for(arm, q0, hz: float = STOP_HZ, zeta: float = ZETA) -> EndStops:
     q0 = np.asarray(q0, float)
     starts_inside(q0, arm.limits, arm.revolute)
     return stops_on(arm.limits, np.diag(np.asarray(arm_dynamics(arm).M(q0), float)), hz, zeta)
+
+
+def tree_limits(dyn) -> tuple[np.ndarray, list[bool]]:
+    """(limits (n_tree, 2), revolute (n_tree,)) of the tree joints of any mechanism's rigid
+    :class:`~designer.numeric.protocol.Dynamics` (:func:`~designer.numeric.mechanism.load_dynamics`), the passive
+    ones included; they are what :func:`limit_passes` reads of ``dyn.positions(q)``."""
+    arm = _tree_arm(dyn)
+    return np.asarray(arm.limits, float), [bool(r) for r in arm.revolute]
+
+
+def mechanism_end_stops(dyn, q0) -> EndStops:
+    """End stops at the tree joints' limits of any mechanism's rigid Dynamics, started at its coordinates ``q0``:
+    a serial arm's tuned on M_ii (:func:`end_stops_for`), a closed chain's on the inertia each tree joint shows
+    (:func:`~designer.numeric.closed_drive.closed_end_stops_for`); a ValueError names a joint starting past its
+    limit."""
+    from .closed import ClosedDynamics
+    if isinstance(dyn, ClosedDynamics):
+        from .closed_drive import closed_end_stops_for
+        return closed_end_stops_for(dyn, q0)
+    return end_stops_for(_tree_arm(dyn), q0)
+
+
+def _tree_arm(dyn):
+    """The arm whose joints are the tree's: a closed chain's tree arm, a serial engine's arm."""
+    tree = getattr(dyn, "tree", None)
+    return tree.arm if tree is not None else dyn.arm
 
 
 def starts_inside(q0, limits, revolute) -> None:

@@ -17,7 +17,7 @@ from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
 from .protocol import Dynamics
 
-__all__ = ["load_dynamics", "has_springs"]
+__all__ = ["load_dynamics", "has_springs", "with_drive_torques", "with_drive_parts"]
 
 
 def load_dynamics(model: Manipulator, overrides: Mapping[str, float] | None = None, springs: bool = True) -> Dynamics:
@@ -41,3 +41,31 @@ def load_dynamics(model: Manipulator, overrides: Mapping[str, float] | None = No
 def has_springs(model: Manipulator) -> bool:
     """Whether the model's drive data give some joint a stiffness (the elastic-joint model applies)."""
     return any(link.drive is not None and link.drive.stiffness is not None for link in model.links)
+
+
+
+def with_drive_torques(dyn: Dynamics, model: Manipulator, tau, q, qd, qdd):
+    """``tau`` (N, n), the rigid ``dyn``'s torques over a run's rows, with what the project's drive data add: the
+    reflected rotor inertia N^2 Jm qdd and the friction b qd + fc sign(qd) of every tree joint, in ``dyn``'s
+    coordinates (a closed chain's through its loops, W^T (...), row by row on ``dyn``'s branch)."""
+    import numpy as np
+    from ..model.drives import drive_arrays, friction_torque
+    from .closed import ClosedDynamics
+    if isinstance(dyn, ClosedDynamics):
+        return tau + np.array([dyn.drive_terms(*row)[1] for row in zip(q, qd, qdd)]).reshape(np.shape(tau))
+    return tau + drive_arrays(model)[0] * qdd + friction_torque(model, qd)
+
+
+def with_drive_parts(dyn: Dynamics, model: Manipulator, parts: dict, q, qd, qdd) -> dict:
+    """One state's {tau, M, G, h} of the rigid ``dyn`` (its coordinates) with the project's drive data added as
+    for a serial arm: N^2 Jm on M's diagonal and N^2 Jm qdd + friction in tau, h Coriolis and centrifugal (a
+    closed chain's: W^T (...), and a passive rotor's W' qd in h), and the friction itself as ``friction``
+    (tau = M qdd + h + G + friction)."""
+    from ..model.drives import friction_torque, with_drives
+    from .closed import ClosedDynamics
+    if isinstance(dyn, ClosedDynamics):
+        d = dyn.drive_parts(q, qd, qdd)
+        return {**parts, "M": parts["M"] + d["M"], "tau": parts["tau"] + d["tau"],
+                "h": parts["h"] + d["h"] - d["friction"], "friction": d["friction"]}
+    M, tau = with_drives(model, parts["M"], parts["tau"], qd, qdd)
+    return {**parts, "M": M, "tau": tau, "friction": friction_torque(model, qd)}

@@ -1,5 +1,5 @@
 """The links' bending of a closed chain in the explore metrics and in ``modes`` (numeric/closed_batch.py,
-cli/elastic_commands.py): the palletizer with its upper arm and coupler rod as tubes.
+cli/modes_commands.py): the palletizer with its upper arm and coupler rod as tubes.
 
 The links' shares against the KKT solve of tests/numeric/test_closed_flex.py (its own forward kinematics with the
 slices bent, central differences, Lagrange multipliers); the gearboxes' share against J K^-1 J^T over the tool

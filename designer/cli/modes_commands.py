@@ -1,7 +1,8 @@
-"""Elastic joints on the command line (docs/elastic.md).
+"""``modes`` and the elastic-joint model's options of ``eval`` and ``simulate`` (docs/elastic.md), for any mechanism
+(a closed chain's elastic joints are its actuated ones, named by their links).
 
 ``eval --elastic``: q'' and theta'' (and the spring torques) at states of the elastic-joint model,
-over the chosen method's compiled M, G and h.
+over the chosen method's compiled M, G and h (a closed chain's numeric M_a, h_a, G_a).
 ``simulate --elastic``: the elastic-joint model under the motor-side PD (``--pd KP KD --target Q``,
 a quintic move of ``--move`` seconds) or passive, with the rigid arm's run beside it: the CSV has
 t, q, theta, qd, thetad, tau_m, the energy (springs and rotors included) and the tool's deviation
@@ -15,7 +16,6 @@ import csv
 import io
 import json
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DesignerError
@@ -91,7 +91,7 @@ def cmd_modes(args) -> int:
     from ..numeric.modes import free_modes, locked_modes
     from ..numeric.stiffness import sag, tool_compliance
     from .numeric_commands import _values
-    closed = load_model(args.project, closed=True)
+    closed = load_model(args.project)
     if not closed.is_serial:   # its actuated joints' gearboxes (closed_modes below)
         return closed_modes(args, closed)
     model, arm, joints = _arm_and_joints(args, links_bend=True)
@@ -129,32 +129,25 @@ def _link_modes(arm, joints, q, segments: int | None) -> dict:
                     "strain_energy: each mode's share in the gearboxes ('joints') and in each link"}
 
 
-def _simulation_setup(args):
-    """The serial arm or the closed chain (below) that ``simulate --elastic`` runs."""
-    import numpy as np
-    closed = load_model(args.project, closed=True)
-    if not closed.is_serial:
-        return closed_elastic_setup(closed, args.project)
-    from ..kinematics.numeric import dh_frames
-    model, arm, joints = _arm_and_joints(args)
-
-    def tool_points(Q):
-        return (dh_frames(arm, np.atleast_2d(Q))[:, -1] @ arm.tool)[:, :3, 3]
-    return ElasticSetup(arm, joints, lambda: None, [f"q{j}" for j in range(1, model.n + 1)], tool_points)
-
-
 def cmd_simulate_elastic(args) -> int:
+    """The elastic-joint model of any mechanism (a closed chain's on its actuated joints, named by their links) and
+    its rigid twin (the springs stiffened) beside it; the loop residual where the mechanism has loops."""
     import numpy as np
     from ..errors import DesignerError
+    from ..explore.joints import explore_arm
     from ..jobs import run
     from ..numeric.elastic import ElasticDynamics
-    from ..numeric.engine import arm_dynamics
     from ..numeric.simulate import PDControl, simulate_job
+    from .control_commands import elastic_dynamics
+    from .numeric_commands import _names
     from .numeric_inputs import _values, simulation_times
     from .progress import job_bar
-    setup = _simulation_setup(args)
-    arm, joints, names = setup.arm, setup.joints, setup.names
+    model = load_model(args.project)
+    dyn = elastic_dynamics(model, args.project)
+    link, joints = dyn.link, dyn.joints
+    names = _names(link.actuated, "q")
     n = len(names)
+    closing = link.n_tree > n   # the loops' residual: a column
     if args.torque:
         raise UserError("simulate --elastic: --torque is for the rigid arm; use --pd KP KD --target Q (motor side)")
     if args.qd0 is not None:
@@ -169,19 +162,19 @@ def cmd_simulate_elastic(args) -> int:
         control = PDControl(kp, kd, target, q0, DURATION.parse(args.move, "--move") if args.move else 0.0)
     options: dict[str, Any] = dict(rtol=rtol, atol=atol, t_eval=t_eval)
     try:
-        def link_side():   # a closed chain's: a fresh closure per run; a serial arm's engine
-            side = setup.side()
-            return arm_dynamics(arm) if side is None else side
-        dyn = ElasticDynamics(link_side(), joints)
+        # each run on a fresh closure of its own (a serial engine is its own following)
+        dyn = ElasticDynamics(link.following(), joints)
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_job(dyn, q0, None, (0.0, duration), control, **options), bar)
-        rigid = run(simulate_job(ElasticDynamics(link_side(), joints.stiffened(np.inf)), q0, None,
+        rigid = run(simulate_job(ElasticDynamics(link.following(), joints.stiffened(np.inf)), q0, None,
                                  (0.0, duration), control, **{**options, "t_eval": traj.t}))
         energy = np.atleast_1d(dyn.model.energy(traj.states()))
-        residual = None if setup.residual is None else np.array([setup.residual(q) for q in traj.q])
+        follow = link.following()
+        residual = np.array([follow.residual(q) for q in traj.q]) if closing else None
+        arm = explore_arm(model)
+        deviation = 1e3 * np.linalg.norm(arm.tool_points(traj.q) - arm.tool_points(rigid.q), axis=1)
     except (DesignerError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
-    deviation = 1e3 * np.linalg.norm(setup.tool_points(traj.q) - setup.tool_points(rigid.q), axis=1)
     tau = traj.tau_m if traj.tau_m is not None else np.zeros_like(traj.q)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -228,56 +221,72 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 
 def cmd_eval_elastic(args) -> int:
+    """q'' and theta'' (and the springs' torques) of any mechanism's elastic joints at each state: over the equations
+    ``--method`` derives, compiled, or where they are not written in the coordinates (a closed chain's actuated
+    joints, named by their links), over the numeric M_a, h_a, G_a with the loops closed at every state."""
     import numpy as np
-    from .numeric_commands import compiled_for
-    closed = load_model(args.project, closed=True)
-    if not closed.is_serial:   # its actuated joints' gearboxes over M_a, h_a, G_a (below)
-        return closed_eval_elastic(args, closed, _elastic_states)
-    model, arm, joints = _arm_and_joints(args)
+    from ..numeric.elastic import ElasticArm
+    from .control_commands import elastic_dynamics
+    from .numeric_commands import _names, compiled_for
+    model = load_model(args.project)
+    dyn = elastic_dynamics(model, args.project)
+    link, joints = dyn.link, dyn.joints
+    closing = link.n_tree > link.n
     E, N = joints.elastic, joints.gear
-    if np.any(joints.rotor[E] <= 0):
+    if closing:
+        if args.method != "lagrange":
+            raise UserError(f"{args.project}: eval --elastic of a closed chain evaluates its numeric projected "
+                            "dynamics (no --method)")
+        try:
+            ea = ElasticArm(None, joints, link)
+        except DesignerError as exc:
+            raise UserError(f"{args.project}: {exc}") from None
+    elif np.any(joints.rotor[E] <= 0):
         raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")
-    states = _elastic_states(args.states, model.n, joints.m)
-    cd = compiled_for(model, args.method, args.project, args.quiet)
+    states = _elastic_states(args.states, link.n, joints.m)
+    cd = None if closing else compiled_for(model, args.method, args.project, args.quiet)
     results = []
     for i, s in enumerate(states):
         spring = (joints.stiffness[E] * (s["theta"] / N[E] - s["q"][E])
                   + joints.damping[E] * (s["thetad"] / N[E] - s["qd"][E]))
-        tau = N * s["tau_m"]
-        tau[E] = spring
-        with np.errstate(all="ignore"):
-            M = np.asarray(cd.M(s["q"])) + np.diag(joints.reflected)
-            rhs = tau - np.asarray(cd.G(s["q"])) - np.asarray(cd.h(s["q"], s["qd"]))
+        if cd is None:   # the numeric dynamics in the actuated coordinates
+            y = np.concatenate([s["q"], s["theta"], s["qd"], s["thetad"]])
             try:
-                qdd = np.linalg.solve(M, rhs)
-            except np.linalg.LinAlgError:
-                raise UserError(f"{args.states}: states[{i}]: the mass matrix is singular there") from None
-        thetadd = (s["tau_m"][E] - spring / N[E]) / joints.rotor[E]
+                qdd, thetadd = ea.accelerations(y, s["tau_m"])
+            except DesignerError as exc:
+                raise UserError(f"{args.states}: states[{i}]: {exc}") from None
+            spring = ea.spring(s["q"], s["theta"], s["qd"], s["thetad"])
+        else:
+            qdd, thetadd = _accelerations(cd, joints, s, spring, f"{args.states}: states[{i}]")
         if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
             raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
         results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
-    json.dump({"method": args.method, "elastic": True, "joints": [int(i) + 1 for i in E], "results": results},
-              sys.stdout)
+    head = {"method": "closed-chain numeric" if closing else args.method, "elastic": True}
+    if closing:
+        head["actuated"] = _names(link.actuated, "q")
+    json.dump({**head, "joints": [int(link.actuated[i]) + 1 for i in E], "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
 
+def _accelerations(cd, joints, s, spring, where: str):
+    """(q'', theta'') of Spong's model over compiled equations' M, G, h at one state ``s``."""
+    import numpy as np
+    E, N = joints.elastic, joints.gear
+    tau = N * s["tau_m"]
+    tau[E] = spring
+    with np.errstate(all="ignore"):
+        M = np.asarray(cd.M(s["q"])) + np.diag(joints.reflected)
+        rhs = tau - np.asarray(cd.G(s["q"])) - np.asarray(cd.h(s["q"], s["qd"]))
+        try:
+            qdd = np.linalg.solve(M, rhs)
+        except np.linalg.LinAlgError:
+            raise UserError(f"{where}: the mass matrix is singular there") from None
+    return qdd, (s["tau_m"][E] - spring / N[E]) / joints.rotor[E]
+
+
 # a closed chain's elastic joints: the actuated ones, named by their links (M_a, h_a, G_a with the loops
 # closed at every state, numeric/closed_elastic.py); a passive joint with a stiffness is refused
-
-@dataclass(frozen=True)
-class ElasticSetup:
-    """What ``simulate --elastic`` needs of an arm: the serial arm (None for a closed chain), its elastic
-    joints, a fresh link side per run (None: the serial arm's), the joints' names (by link), the tool
-    points of link states (T, n) -> (T, 3), and the loop residual of a state (None for a serial arm)."""
-
-    arm: Any
-    joints: Any
-    side: Any
-    names: list[str]
-    tool_points: Any
-    residual: Any = None
-
 
 def _joints(model, where: str):
     from ..model import MissingParameterError
@@ -289,72 +298,6 @@ def _joints(model, where: str):
     if joints.m == 0:
         raise UserError(f"{where}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad)")
     return joints
-
-
-def closed_elastic_setup(model, where: str) -> ElasticSetup:
-    from ..model import MissingParameterError
-    from ..explore.closed import ClosedArm
-    from ..kinematics.closure import ClosureError
-    joints = _joints(model, where)
-    try:
-        arm = ClosedArm(model)
-    except (ClosureError, MissingParameterError, ValueError) as exc:
-        raise UserError(f"{where}: {exc}") from None
-    names = [f"q{j}" for j in arm.joint_numbers]
-    follow = arm.cd.following()   # the rows of a trajectory, one branch
-    return ElasticSetup(None, joints, arm.cd.following, names, arm.tool_points, follow.residual)
-
-
-def closed_elastic_linear_model(model, q, qd, qdd, where: str):
-    """(the linear model, its state names) of ``linearize --elastic`` for a closed chain."""
-    import numpy as np
-    from ..control.linearize import elastic_linearize_closed
-    from .numeric_commands import _dynamics
-    joints = _joints(model, where)
-    cd = _dynamics(model, where)
-    names = [f"q{j + 1}" for j in cd.act]
-    motors = [f"theta{names[i][1:]}" for i in joints.elastic]
-    state = names + motors + ["qd" + v[1:] for v in names] + ["thetad" + v[5:] for v in motors]
-    try:
-        return elastic_linearize_closed(cd, joints, np.asarray(q), np.asarray(qd), np.asarray(qdd)), state
-    except DesignerError as exc:
-        raise UserError(f"{where}: {exc}") from None
-
-
-def closed_eval_elastic(args, model, read_states) -> int:
-    """``eval --elastic`` of a closed chain: q'' and theta'' (and the springs' torques) of the actuated joints at
-    each state, over M_a, h_a, G_a (``read_states(path, n, m)``: elastic_commands' reader)."""
-    import numpy as np
-    import json
-    import sys
-    from ..numeric.elastic import ElasticArm
-    from .numeric_commands import _dynamics
-    if args.method != "lagrange":
-        raise UserError(f"{args.project}: eval --elastic of a closed chain evaluates its numeric projected dynamics "
-                        "(no --method)")
-    joints = _joints(model, args.project)
-    cd = _dynamics(model, args.project)
-    try:
-        ea = ElasticArm(None, joints, cd)
-    except DesignerError as exc:
-        raise UserError(f"{args.project}: {exc}") from None
-    states = read_states(args.states, ea.n, ea.m)
-    results = []
-    for i, s in enumerate(states):
-        y = np.concatenate([s["q"], s["theta"], s["qd"], s["thetad"]])
-        try:
-            qdd, thetadd = ea.accelerations(y, s["tau_m"])
-        except DesignerError as exc:
-            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
-        if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
-            raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
-        spring = ea.spring(s["q"], s["theta"], s["qd"], s["thetad"])
-        results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
-    names = [f"q{j + 1}" for j in cd.act]
-    json.dump({"method": "closed-chain numeric", "elastic": True, "actuated": names,
-               "joints": [int(cd.act[i]) + 1 for i in joints.elastic], "results": results}, sys.stdout)
-    sys.stdout.write("\n")
-    return 0
 
 
 def closed_modes(args, model) -> int:
