@@ -29,7 +29,7 @@ def closed_simulate(args, model: Manipulator) -> int:
     from ..kinematics.closure import ClosureError
     from ..jobs import run
     from ..numeric.simulate import SimulationError, simulate_job
-    from .numeric_inputs import simulation_inputs
+    from .numeric_inputs import integrator, simulation_inputs
     cd = _dynamics(model, args.project)
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, cd.n, [j + 1 for j in cd.act])
     mode = getattr(args, "limits", "warn")
@@ -43,7 +43,8 @@ def closed_simulate(args, model: Manipulator) -> int:
     try:
         with job_bar(args.quiet, desc="simulate") as bar:
             traj = run(simulate_job(cd, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                    t_eval=t_eval, drives=bool(getattr(args, "drives", False)), end_stops=stops), bar)
+                                    t_eval=t_eval, drives=bool(getattr(args, "drives", False)), end_stops=stops,
+                                    method=integrator(args)), bar)
     except (ClosureError, SimulationError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     buf = io.StringIO()
@@ -69,7 +70,7 @@ def closed_simulate(args, model: Manipulator) -> int:
     out = sys.stdout if args.out else sys.stderr
     print(f"simulated {duration:g} s (closed chain, {drives}): {traj.evaluations} evaluations of the forward dynamics, "
           f"{len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
-          f"largest loop residual {traj.residual.max() * 1000:.3g} mm", file=out)
+          f"largest loop residual {traj.residual.max() * 1000:.3g} mm; {traj.method}: {traj.method_reason}", file=out)
     for k, name in enumerate(cd.tree.loop_names):
         size = np.linalg.norm(traj.cut_force[:, k], axis=1)
         print(f"{name}: peak cut-joint force {size.max():.6g} N at t = {traj.t[int(np.argmax(size))]:.4g} s", file=out)
