@@ -161,6 +161,11 @@ class Trajectory:
         """Whether the run has motor states (an elastic arm's)."""
         return self.theta is not None
 
+    @property
+    def integrator(self) -> str:
+        """"DOP853: not stiff (stiffness ratio 1; ...)": the method and why, for a summary."""
+        return f"{self.method}: {self.method_reason}" if self.method else ""
+
     def states(self) -> np.ndarray:
         """(N, ...) the rows as (q, theta, qd, thetad) (:class:`~designer.numeric.elastic.ElasticArm`'s layout;
         (q, qd) without motors)."""
