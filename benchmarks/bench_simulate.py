@@ -12,6 +12,11 @@ Run: ``python -m benchmarks.bench_simulate [--runs R] [--t T]`` (prints figures;
    (``designer.numeric.simulate.simulate``) against ``scipy.integrate.solve_ivp`` over
    ``pin.aba`` with the same torque law, method (DOP853) and tolerances (1e-8 / 1e-10).
    Target: at most 1.0x the peer, the same final state to 1e-10.
+4. The integrator chosen by the problem (issue 31): ``simulate --elastic`` of the four-joint arm with stiff,
+   undamped gearboxes (tests/support/stiff_arm.py, 2,963 to 31,730 N m/rad), 1 s of free vibration at rtol 1e-10,
+   with its defaults (the problem picks: DOP853) against the same command with ``--method Radau`` (the default
+   before), run in this process; wall and CPU seconds, their ratio, and the largest difference of the link
+   angles (target: under 2 s, the answer unchanged to 1e-9 rad). ``--only choice`` runs this part alone.
 Runs are interleaved so that a busy machine slows both sides alike; medians are compared (at least 5).
 """
 
@@ -86,12 +91,59 @@ def _simulation(label: str, runs: int, mine, peer) -> None:
           f"same final state to 1e-10: {'yes' if gap <= 1e-10 else 'NO'})")
 
 
+def _cli_run(argv: list[str], out: Path) -> tuple[float, float, np.ndarray, str]:
+    """(wall s, CPU s, the q columns, the summary line) of one ``designer simulate`` run in this process."""
+    import contextlib
+    import csv
+    import io
+    from designer.cli import main as cli
+    err = io.StringIO()
+    t, c = time.perf_counter(), time.process_time()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):   # with --out the summary is on stdout
+        code = cli([*argv, "--out", str(out), "--quiet"])
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    if code != 0:
+        raise RuntimeError(err.getvalue())
+    with out.open() as f:
+        rows = list(csv.DictReader(f))
+    q = np.array([[float(r[k]) for k in r if k.startswith("q") and k[1:].isdigit()] for r in rows])
+    return wall, cpu, q, err.getvalue().strip()
+
+
+def bench_choice(runs: int) -> None:
+    """Part 4 of the module docstring."""
+    import tempfile
+    from tests.support.stiff_arm import Q0, write_stiff_arm
+    with tempfile.TemporaryDirectory() as folder:
+        path = write_stiff_arm(Path(folder))
+        argv = ["simulate", str(path), "--elastic", "--q0", *map(str, Q0), "--t", "1", "--rtol", "1e-10"]
+        auto, radau = [], []
+        for _ in range(runs):
+            auto.append(_cli_run(argv, Path(folder) / "auto.csv"))
+            radau.append(_cli_run([*argv, "--method", "Radau"], Path(folder) / "radau.csv"))
+    # the rows are each method's own steps: compare at the end, and along the run on the auto run's times
+    gap = float(np.abs(auto[-1][2][-1] - radau[-1][2][-1]).max())
+    aw, ac = statistics.median(r[0] for r in auto), statistics.median(r[1] for r in auto)
+    rw, rc = statistics.median(r[0] for r in radau), statistics.median(r[1] for r in radau)
+    print(f"simulate --elastic, four-joint stiff arm, 1 s free vibration, rtol 1e-10 (medians of {runs}):")
+    print(f"  defaults (the problem chooses): {aw:.2f} s wall, {ac:.2f} s CPU; --method Radau: {rw:.2f} s wall, "
+          f"{rc:.2f} s CPU; ratio chosen/Radau {aw / rw:.3f} (wall), {ac / rc:.3f} (CPU)")
+    print(f"  target < 2 s: {'met' if ac < 2.0 else 'NOT met'} (CPU); final link angles differ by {gap:.1e} rad "
+          f"(1e-9 or better: {'yes' if gap <= 1e-9 else 'NO'})")
+    print(f"  defaults' summary: {auto[-1][3]}")
+    print(f"  forced summary:    {radau[-1][3]}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--calls", type=int, default=5000)
     ap.add_argument("--t", type=float, default=1.0, help="simulated seconds")
+    ap.add_argument("--only", choices=["choice"], help="run one part alone")
     args = ap.parse_args(argv)
+    if args.only == "choice":
+        bench_choice(args.runs)
+        return 0
     arm = NumericArm.from_model(load_project(ROOT / "robots" / "puma560.json"))
     try:
         import pinocchio as pin
@@ -135,6 +187,7 @@ def main(argv=None) -> int:
                 args.runs, pd_ours, pd_peer)
     _simulation(f"{args.t:g} s passive fall of the PUMA from q = 0.3 ({METHOD}, rtol {RTOL:g}, atol {ATOL:g})",
                 args.runs, fall_ours, fall_peer)
+    bench_choice(args.runs)
     return 0
 
 

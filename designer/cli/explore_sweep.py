@@ -142,8 +142,8 @@ def cmd_map(args) -> int:
     try:
         with job_bar(args.quiet, len(Q), "state", "map") as bar:
             if compute is None:
-                from ..explore.metrics import evaluate
-                values = evaluate(arm, Q, spec, r)
+                from ..explore.maps import evaluate_states   # M and G by the cheapest exact route
+                values = evaluate_states(arm, Q, spec, r)
             else:
                 with open_executor(compute) as (executor, slots):
                     values = run(states_job(arm, Q, args.metric, r, executor, slots), bar)

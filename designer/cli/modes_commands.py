@@ -140,7 +140,7 @@ def cmd_simulate_elastic(args) -> int:
     from ..numeric.simulate import PDControl, simulate_job
     from .control_commands import elastic_dynamics
     from .numeric_commands import _names
-    from .numeric_inputs import _values, simulation_times
+    from .numeric_inputs import _values, integrator, simulation_times
     from .progress import job_bar
     model = load_model(args.project)
     dyn = elastic_dynamics(model, args.project)
@@ -160,7 +160,7 @@ def cmd_simulate_elastic(args) -> int:
         kd = _values([args.pd[1]], n, "--pd KD", scalar=True, bound=GAIN)
         target = _values(args.target, n, "--target", q0, scalar=True)
         control = PDControl(kp, kd, target, q0, DURATION.parse(args.move, "--move") if args.move else 0.0)
-    options: dict[str, Any] = dict(rtol=rtol, atol=atol, t_eval=t_eval)
+    options: dict[str, Any] = dict(rtol=rtol, atol=atol, t_eval=t_eval, method=integrator(args))
     try:
         # each run on a fresh closure of its own (a serial engine is its own following)
         dyn = ElasticDynamics(link.following(), joints)
@@ -189,7 +189,8 @@ def cmd_simulate_elastic(args) -> int:
     write_output(buf.getvalue(), args.out)
     loops = "" if residual is None else f"; largest loop residual {residual.max() * 1000:.3g} mm"
     print(f"simulated {duration:g} s of the elastic-joint model{' (closed chain)' if residual is not None else ''}: "
-          f"{traj.steps} time steps (Radau), {traj.evaluations} evaluations; energy {energy[0]:.6g} J at the start, "
+          f"{traj.steps} time steps ({traj.method}: {traj.method_reason}), {traj.evaluations} evaluations; "
+          f"energy {energy[0]:.6g} J at the start, "
           f"{energy[-1]:.6g} J at the end; tool deviation from the rigid arm up to {deviation.max():.4g} mm{loops}",
           file=sys.stdout if args.out else sys.stderr)
     return 0

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..jobs import Progress, run
 from .common import UserError, load_model, write_output
 from .common import number  # noqa: F401  (callers import it from here)
-from .numeric_inputs import _values, read_states, read_torque_table, simulation_inputs  # noqa: F401
+from .numeric_inputs import _values, integrator, read_states, read_torque_table, simulation_inputs  # noqa: F401
 from .progress import add_quiet, job_bar, loop_bar
 
 if TYPE_CHECKING:
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 METHODS = ["lagrange", "newton-euler", "dalembert"]
 FORMS = ["compact", "closed"]
+#: simulate --method: auto (numeric.integrate.choose_method) or one of numeric.integrate.SOLVERS (named here: the
+#: numeric layer is not imported before a command runs)
+INTEGRATORS = ["auto", "DOP853", "RK45", "RK23", "Radau", "BDF", "LSODA"]
 _FORM_HELP = ("compact (default): the recursive Newton-Euler and composite-rigid-body graphs, the same for every "
               "--method (which then changes nothing); closed: the expanded matrices --method's report prints "
               "('derive --form closed': lagrange M, B, C, G; newton-euler tau; dalembert D, H, G), evaluated as "
@@ -70,6 +73,9 @@ def register(sub) -> None:
     p.add_argument("--atol", default="1e-10", help="absolute tolerance of the integrator (default 1e-10)")
     p.add_argument("--out", metavar="OUT.csv", help="write t, q, qd, tau and energy here (default: standard output; "
                    "the summary then goes to standard error)")
+    p.add_argument("--method", choices=INTEGRATORS, default="auto",
+                   help="the integrator: auto (default: DOP853, Radau when the problem is stiff; the summary says "
+                        "which and why, docs/command-line.md) or one of scipy's, forced")
     p.add_argument("--limits", choices=["warn", "stop", "ignore"], default="warn",
                    help="at the joint limits: warn (default: no end stops, one line per limit passed), stop (end "
                         "stops: stiff critically damped springs; adds the stop_work column, the energy check), "
@@ -328,7 +334,7 @@ def cmd_simulate(args) -> int:
         # overflow is caught as a state that is no longer finite: numpy's warnings would only add lines
         with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
             traj = run(simulate_job(dyn, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
-                                    t_eval=t_eval, end_stops=stops, drives=drives), follow)
+                                    t_eval=t_eval, end_stops=stops, drives=drives, method=integrator(args)), follow)
     except (SingularConfigurationError, SimulationError, ClosureError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     except KeyboardInterrupt:
@@ -361,11 +367,12 @@ def cmd_simulate(args) -> int:
         what = "with the drive terms (--drives)" if drives else "rigid bodies"
         print(f"simulated {duration:g} s (closed chain, {what}): {traj.evaluations} evaluations of the forward "
               f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
-              f"largest loop residual {traj.residual.max() * 1000:.3g} mm", file=out)
+              f"largest loop residual {traj.residual.max() * 1000:.3g} mm; {traj.method}: {traj.method_reason}",
+              file=out)
     else:
         print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
-              f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end",
-              file=out)
+              f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
+              f"{traj.method}: {traj.method_reason}", file=out)
     for k, name in enumerate(_loop_names(dyn, loops)):
         size = np.linalg.norm(traj.cut_force[:, k], axis=1)
         print(f"{name}: peak cut-joint force {size.max():.6g} N at t = {traj.t[int(np.argmax(size))]:.4g} s", file=out)

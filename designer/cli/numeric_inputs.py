@@ -113,6 +113,12 @@ def simulation_times(args) -> tuple[float, float, float, np.ndarray | None]:
     return duration, rtol, atol, t_eval[np.concatenate([np.diff(t_eval) > 1e-12 * duration, [True]])]
 
 
+def integrator(args) -> str | None:
+    """simulate's ``--method``: None for auto (the problem chooses), else the method named."""
+    method = getattr(args, "method", "auto")
+    return None if method == "auto" else method
+
+
 def simulation_inputs(args, n: int, numbers: list[int] | None = None):
     """(q0, qd0, duration, rtol, atol, t_eval, torque) of ``simulate``'s options for n joints (``numbers``: a
     closed chain's actuated joints by their link numbers, which its torque table's columns name)."""

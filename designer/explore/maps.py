@@ -17,16 +17,25 @@ from numpy.typing import ArrayLike
 from ..kinematics import NumericArm
 from ..jobs import CancelToken, Job, Progress
 from ..numeric.batch import Batch, batch_frames
+from ..numeric.engine import arm_dynamics
 from .distribute import ordered_blocks
 from .joint_names import joint_numbers
 from .metrics import MetricSpec, Ratings, compute, evaluate, parse_metric
 
 __all__ = ["Sampling", "joint_limits", "sample_configurations", "GridMap", "grid_map", "summarize",
            "SampleSummary", "sample_summary", "workspace_map", "variation", "DEFAULT_REVOLUTE_RANGE",
-           "grid_states", "states_job", "MapResult", "map_job", "evaluate_chunked", "CHUNK_STATES"]
+           "grid_states", "states_job", "MapResult", "map_job", "evaluate_chunked", "CHUNK_STATES", "MASS_ONLY",
+           "mass_route", "RecursiveMass", "evaluate_states"]
 
 DEFAULT_REVOLUTE_RANGE = (-np.pi, np.pi)
 CHUNK_STATES = 256   # states per step: ~5 ms for a six-joint arm (and faster than big blocks: they stay in cache)
+#: states per step when M and G come from the recursive engine (:func:`mass_route`): ~2 ms for a six-joint arm;
+#: 256-state steps would spend more on the calls than on the states (45 ms against 13 ms for 40,000 PUMA states)
+CHUNK_DIRECT = 2048
+#: the metrics that read nothing of a state but M (M^-1) and G (explore/metrics.py's functions of ``b.M``,
+#: ``b.M_inv``, ``b.G``); torque_bound too when no rated speeds ask for its Coriolis term
+MASS_ONLY = frozenset({"M", "coupling", "inertia_locked", "inertia_free", "inertia_ratio", "cond", "gravity",
+                       "gravity_ratio"})
 
 
 class Sampling(str, Enum):
@@ -77,16 +86,53 @@ class GridMap:
     q0: np.ndarray            # the pose of the other joints (and the current pose to mark)
 
 
+class RecursiveMass:
+    """M and G of many states from a serial arm's generated recursive code (composite rigid bodies and the
+    Newton-Euler gravity, :class:`~designer.numeric.engine.ArmDynamics`), under the ``compiled`` interface
+    that :class:`~designer.numeric.batch.Batch` takes over M and G with."""
+
+    def __init__(self, arm: NumericArm):
+        self.dynamics = arm_dynamics(arm)
+
+    def M_many(self, q: np.ndarray) -> np.ndarray:
+        return self.dynamics.M(q)
+
+    def G_many(self, q: np.ndarray) -> np.ndarray:
+        return self.dynamics.G(q)
+
+
+def mass_route(arm: NumericArm, spec: MetricSpec, ratings: Ratings | None = None, compiled=None):
+    """Where a map of ``spec`` takes M and G from: ``compiled`` when given; a serial arm's recursive engine
+    (:class:`RecursiveMass`) when the metric needs no more than M and G (:data:`MASS_ONLY`), which costs a
+    tenth of building M from the bodies' Jacobians (a 200 x 200 PUMA 560 coupling map: about 25 ms against
+    180 ms, benchmarks/bench_explore.py) and gives the same M to rounding; None (the Jacobians) otherwise,
+    and for a closed chain's arm (its own batch)."""
+    if compiled is not None:
+        return compiled
+    name = spec.metric.name
+    wanted = name in MASS_ONLY or (name == "torque_bound" and (ratings is None or ratings.speed is None))
+    if not wanted or hasattr(arm, "batch"):
+        return None
+    return RecursiveMass(arm)
+
+
+def evaluate_states(arm: NumericArm, q: np.ndarray, spec: MetricSpec | str, ratings: Ratings | None = None,
+                    compiled=None) -> np.ndarray:
+    """:func:`~designer.explore.metrics.evaluate` with M and G from where :func:`mass_route` sends them."""
+    spec = parse_metric(spec, arm.n, joint_numbers(arm)) if isinstance(spec, str) else spec
+    return evaluate(arm, q, spec, ratings, compiled=mass_route(arm, spec, ratings, compiled))
+
+
 def grid_map(arm: NumericArm, spec: MetricSpec | str, joints: tuple[int, int], q0: ArrayLike | None = None,
              steps: int | tuple[int, int] = 50, ranges: Sequence[Sequence[float]] | None = None,
              ratings: Ratings | None = None, compiled=None) -> GridMap:
     """A metric over two joints swept on a grid (1-based joint numbers), the rest held at ``q0``.
 
-    ``compiled``: optional compiled dynamics of the same model for M and G (faster maps).
+    ``compiled``: optional compiled dynamics of the same model for M and G; without, :func:`mass_route` picks.
     """
     spec = parse_metric(spec, arm.n, joint_numbers(arm)) if isinstance(spec, str) else spec
     x, y, Q = grid_states(arm, joints, q0, steps, ranges)
-    values = evaluate(arm, Q, spec, ratings, compiled=compiled).reshape(len(y), len(x))
+    values = evaluate_states(arm, Q, spec, ratings, compiled).reshape(len(y), len(x))
     return GridMap(spec.label, (joints[0], joints[1]), x, y, values,
                    np.zeros(arm.n) if q0 is None else np.asarray(q0, float))
 
@@ -118,13 +164,16 @@ def grid_states(arm: NumericArm, joints: tuple[int, int], q0: ArrayLike | None =
 
 def evaluate_chunked(arm: NumericArm, q: np.ndarray, spec: MetricSpec, ratings: Ratings | None,
                      token: CancelToken, stage: str, start: float = 0.0, span: float = 1.0) -> Job[np.ndarray]:
-    """:func:`evaluate` over ``q`` in chunks of :data:`CHUNK_STATES`, checking ``token`` between them
-    and yielding progress from ``start`` to ``start + span``."""
+    """:func:`evaluate` over ``q`` in chunks of :data:`CHUNK_STATES` (:data:`CHUNK_DIRECT` on the recursive
+    engine's M, :func:`mass_route`), checking ``token`` between them and yielding progress from ``start`` to
+    ``start + span``."""
     parts = []
-    for s in range(0, len(q), CHUNK_STATES):
+    source = mass_route(arm, spec, ratings)
+    chunk = CHUNK_STATES if source is None else CHUNK_DIRECT
+    for s in range(0, len(q), chunk):
         token.check()
-        parts.append(evaluate(arm, q[s:s + CHUNK_STATES], spec, ratings))
-        done = min(len(q), s + CHUNK_STATES)
+        parts.append(evaluate(arm, q[s:s + chunk], spec, ratings, compiled=source))
+        done = min(len(q), s + chunk)
         yield Progress(stage, start + span * done / len(q), f"{done} of {len(q)} states")
     return np.concatenate(parts) if parts else np.empty(0)
 
@@ -175,7 +224,7 @@ def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[
 
 
 def _evaluate_block(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None) -> list[float]:
-    return evaluate(arm, q, parse_metric(metric, arm.n, joint_numbers(arm)), ratings).tolist()
+    return evaluate_states(arm, q, metric, ratings).tolist()
 
 
 def states_job(arm: NumericArm, q: np.ndarray, metric: str, ratings: Ratings | None, executor: cf.Executor,
@@ -223,7 +272,7 @@ def sample_summary(arm: NumericArm, spec: MetricSpec | str, count: int = 1000,
     """A metric at ``count`` samples within the joint limits, with its statistics."""
     spec = parse_metric(spec, arm.n, joint_numbers(arm)) if isinstance(spec, str) else spec
     q = sample_configurations(arm, count, method, seed)
-    values = evaluate(arm, q, spec, ratings)
+    values = evaluate_states(arm, q, spec, ratings)
     return SampleSummary(spec.label, q, values, summarize(values))
 
 
@@ -232,7 +281,8 @@ def workspace_map(arm: NumericArm, spec: MetricSpec | str, count: int = 2000,
                   ratings: Ratings | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(tool points in frame 0 (N, 3), metric values (N,)) at samples within the joint limits (3D plot)."""
     q = sample_configurations(arm, count, method, seed)
-    return (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3], evaluate(arm, q, spec, ratings)  # tool point
+    values = evaluate_states(arm, q, spec, ratings)
+    return (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3], values  # tool point
 
 
 def variation(arm: NumericArm, q: np.ndarray) -> dict[str, np.ndarray]:

@@ -429,6 +429,8 @@ class SimulatePanel(QWidget):
                     f"Energy change and the {'stops' if stops else 'torques'}' work differ by at most {gap:.2g} J.")
         if result.passes:
             text = text.rstrip(".") + "." + self._limits_text(result)
+        if result.integrator:   # which method integrated it, and why (numeric/integrate.py's choice)
+            text = text.rstrip(".") + f". Integrator {result.integrator}."
         self.status.setText(text)
         for plot in self._shown_plots():
             plot.enableAutoRange()
@@ -643,7 +645,7 @@ class ElasticPlots:
             unit = spring_units[i]
             peaks[unit] = max(peaks.get(unit, 0.0), 1e3 * float(np.abs(deflection[:, j]).max(initial=0.0)))
         springs = ", ".join(f"{value:.3g} {unit}" for unit, value in peaks.items())
-        text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} Radau steps; tool deviation from the rigid "
+        text = (f"{result.kind}: {result.t[-1]:.3g} s, {result.steps} steps; tool deviation from the rigid "
                 f"arm up to {peak:.3g} mm, spring deflection up to {springs or '0'}")
         if result.tau is not None:
             units = {"N·m" if rev else "N" for rev in revolute}
@@ -819,7 +821,7 @@ class ElasticMotionResult(MotionResult):
     deflection: np.ndarray | None = None   # (N, m) theta/N - q of the elastic joints (rad or m)
     deviation: np.ndarray | None = None    # (N,) tool distance from the rigid arm's (m)
     elastic: tuple = ()                    # the elastic joints' indices (0-based)
-    steps: int = 0                         # Radau's accepted steps (the elastic run)
+    steps: int = 0                         # the integrator's accepted steps (the elastic run)
     gains: tuple = ()                      # (kp, kd) of a driven move, joint side
 
 
@@ -887,7 +889,7 @@ def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, fra
     return ElasticMotionResult(traj.t, traj.q, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
                                passes=passes, theta=traj.theta, deflection=deflection,
                                deviation=tool_deviation(arm, traj.q, rigid.q), elastic=tuple(int(i) for i in model.E),
-                               steps=traj.steps, gains=gains)
+                               steps=traj.steps, gains=gains, integrator=traj.integrator)
 
 
 # -- a closed chain's jobs (module docstring) -------------------------------------------------------------------
@@ -949,7 +951,7 @@ def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token:
         work = traj.stop_work if work is None else work + traj.stop_work
     passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, cd.tree.arm.limits))
     return ClosedMotionResult(np.asarray(traj.t), q_tree, traj.kinetic + traj.potential, qd=traj.qd, tau=tau,
-                              work=work, kind=kind, limits=limits, passes=passes,
+                              work=work, kind=kind, limits=limits, passes=passes, integrator=traj.integrator,
                               residual=float(np.max(traj.residual, initial=0.0)),
                               actuated=tuple(int(i) for i in cd.act), gains=gains,
                               target=() if move is None else tuple(move.target),

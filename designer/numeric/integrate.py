@@ -15,6 +15,24 @@ solver's steps collapse: it then creeps on at steps of 1e-15 s and, with every s
 never ends. :func:`integrate_job` ends it with a :class:`StallError` once the accepted steps have stayed
 below ``MIN_STEP`` of the time scale (the span, or the time reached if larger) for ``STALL_STEPS`` steps
 in a row; its message gives the time, the state (``describe``) and that floor.
+
+**The method chosen by the problem** (``method=None``, :func:`choose_method`). An explicit method's step is bounded
+by stability, about 3 / |lambda| for the fastest eigenvalue lambda of the linearization df/dy, for the whole run;
+an implicit, L-stable one (Radau) steps over a mode once it has decayed. That pays only for modes that do decay
+within the run: an undamped spring's vibration lasts, and any method must follow it, and there the explicit
+DOP853 (order 8) takes far fewer and cheaper steps than Radau (order 5, a Newton iteration on a 3 m x 3 m system
+per step). So the rule, from the eigenvalues of df/dy at the start (the caller's analytic Jacobian where given,
+else differences of f):
+
+- the fastest rate: the largest |lambda|;
+- the lasting rate: the largest |lambda| among the modes that do not die out within the run, those without
+  -Re(lambda) T > ln(1/rtol) (T the span), and at least 1/T, the run's own scale;
+- the stiffness ratio, fastest / lasting. Above :data:`STIFF_RATIO` the run is stiff: Radau; else DOP853.
+
+An elastic arm without damping (issue 31's four-joint arm, 1 s of free vibration at rtol 1e-10) has ratio ~1:
+DOP853, where Radau crawled (92.7 s against 0.5 s); the PUMA 560 with its motors under a PD has the gains'
+damped modes far above its motion: Radau. The choice is made once, at the start (the run's modes are not
+re-examined as it goes); a forced ``method`` skips it.
 """
 
 from __future__ import annotations
@@ -29,7 +47,8 @@ from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress
 
 __all__ = ["SOLVERS", "Integration", "IntegrationError", "StallError", "integrate_job", "PROGRESS_SECONDS",
-           "MIN_STEP", "STALL_STEPS", "vector_text"]
+           "MIN_STEP", "STALL_STEPS", "vector_text", "MethodChoice", "choose_method", "forced", "STIFF_RATIO",
+           "EXPLICIT", "STIFF", "IMPLICIT"]
 
 # scipy.integrate's solver classes by name; scipy is imported when a run starts (it takes a second to load, and
 # the window imports this module before its first paint)
@@ -43,6 +62,14 @@ PROGRESS_SECONDS = 0.05
 MIN_STEP = 1e-12
 # so many accepted steps in a row below the floor: a stall, not one short step at a kink
 STALL_STEPS = 10
+#: the stiffness ratio (module docstring) above which a run is integrated by :data:`STIFF`, else by :data:`EXPLICIT`:
+#: an implicit step costs several times an explicit one (the Newton iteration, a Jacobian's LU) and Radau's order
+#: 5 takes more steps than DOP853's 8 at the same tolerance, so the fast modes must outrun the lasting ones by
+#: about two orders before stepping over them pays
+STIFF_RATIO = 100.0
+EXPLICIT, STIFF = "DOP853", "Radau"
+#: scipy's implicit methods, which take a Jacobian
+IMPLICIT = ("Radau", "BDF", "LSODA")
 
 
 class IntegrationError(DesignerError, RuntimeError):
@@ -72,17 +99,70 @@ def vector_text(v) -> str:
 
 
 @dataclass(frozen=True)
+class MethodChoice:
+    """The integration method, and why: ``reason`` a phrase for a summary (\"not stiff (stiffness ratio 3.1)\"),
+    ``ratio`` the stiffness ratio (NaN when the method was forced)."""
+
+    method: str
+    reason: str
+    ratio: float = float("nan")
+
+    def __str__(self) -> str:
+        return f"{self.method}: {self.reason}"
+
+
+def forced(method: str) -> MethodChoice:
+    """A method the caller named."""
+    return MethodChoice(method, "as asked (--method)")
+
+
+def _differenced(fun: Callable, t0: float, y0: np.ndarray, f0: np.ndarray) -> np.ndarray:
+    """df/dy at (t0, y0) by forward differences (one evaluation per state component)."""
+    J = np.empty((len(f0), len(y0)))
+    for k in range(len(y0)):
+        h = 1e-7 * max(1.0, abs(y0[k]))
+        y = y0.copy()
+        y[k] += h
+        J[:, k] = (np.asarray(fun(t0, y), dtype=float) - f0) / h
+    return J
+
+
+def choose_method(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[float, float], y0,
+                  rtol: float = 1e-8, jac: Callable | None = None) -> MethodChoice:
+    """:data:`STIFF` or :data:`EXPLICIT` for ``y' = fun(t, y)`` from ``y0`` over ``t_span``, by the stiffness ratio of
+    df/dy at the start (``jac(t, y)`` when given, else differences of ``fun``; the module docstring's rule)."""
+    t0, t1 = map(float, t_span)
+    y0 = np.asarray(y0, dtype=float)
+    span = max(t1 - t0, np.finfo(float).tiny)
+    J = np.asarray(jac(t0, y0), dtype=float) if jac is not None else \
+        _differenced(fun, t0, y0, np.asarray(fun(t0, y0), dtype=float))
+    if not np.all(np.isfinite(J)):
+        return MethodChoice(EXPLICIT, "not stiff (df/dy not finite at the start: the explicit default)")
+    lam = np.linalg.eigvals(J)
+    size = np.abs(lam)
+    fastest = float(size.max()) if size.size else 0.0
+    decays = -lam.real * span > np.log(1.0 / max(rtol, 1e-300))
+    lasting = max(float(size[~decays].max()) if np.any(~decays) else 0.0, 1.0 / span)
+    ratio = fastest / lasting
+    if ratio > STIFF_RATIO:
+        return MethodChoice(STIFF, f"stiff (stiffness ratio {ratio:.3g}: modes up to {fastest:.3g} 1/s die out "
+                                   f"within the run, the lasting ones reach {lasting:.3g} 1/s)", ratio)
+    return MethodChoice(EXPLICIT, f"not stiff (stiffness ratio {ratio:.3g}; fastest mode {fastest:.3g} 1/s)", ratio)
+
+
+@dataclass(frozen=True)
 class Integration:
-    """Times (N,), states (N, m), the accepted steps and the right-hand side's evaluations."""
+    """Times (N,), states (N, m), the accepted steps and the right-hand side's evaluations; the method and why."""
 
     t: np.ndarray
     y: np.ndarray
     steps: int
     nfev: int
+    choice: MethodChoice = MethodChoice(EXPLICIT, "")
 
 
 def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[float, float], y0,
-                  method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf,
+                  method: str | None = "DOP853", rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf,
                   t_eval=None, interval: float = PROGRESS_SECONDS, token: CancelToken | None = None,
                   stage: str = "integrate", jac: Callable | None = None,
                   describe: Callable[[np.ndarray], str] = _state_text) -> Job[Integration]:
@@ -91,18 +171,21 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
     Yields a :class:`~designer.jobs.Progress` with the fraction ``(t - t0) / (t1 - t0)`` at the start,
     after a step whenever ``interval`` seconds passed since the last one (0: after every step), and at the
     end; ``token`` is checked after every step. ``jac(t, y)``, for the implicit methods (Radau, BDF,
-    LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). Raises
+    LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). ``method`` None: the
+    problem chooses (:func:`choose_method`; ``Integration.choice`` says which and why). Raises
     :class:`IntegrationError` when the solver fails, :class:`StallError` when its steps stay below the
     floor (the module docstring), each saying the time and ``describe(y)`` (the state, e.g. ``q = [...]``);
     ValueError for a bad method or ``t_eval``.
     """
-    if method not in SOLVERS:
+    if method is not None and method not in SOLVERS:
         raise ValueError(f"method: '{method}' is not one of {', '.join(SOLVERS)}")
-    import scipy.integrate
-    solver_class = getattr(scipy.integrate, method)
     t0, t1 = map(float, t_span)
     if not t1 > t0:
         raise ValueError(f"t_span: end {t1} must be after start {t0}")
+    choice = forced(method) if method is not None else choose_method(fun, (t0, t1), y0, rtol, jac)
+    method = choice.method
+    import scipy.integrate
+    solver_class = getattr(scipy.integrate, method)
     if t_eval is not None:
         t_eval = np.asarray(t_eval, dtype=float)
         if t_eval.ndim != 1 or t_eval.size == 0:
@@ -110,7 +193,7 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
         if np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 or t_eval[-1] > t1:
             raise ValueError("t_eval: times must increase and lie inside t_span")
     # the arguments solve_ivp gives the solver (it passes vectorized=False and its options through)
-    options = {} if jac is None else {"jac": jac}
+    options = {} if jac is None or method not in IMPLICIT else {"jac": jac}
     solver = solver_class(fun, t0, np.asarray(y0), t1, vectorized=False, rtol=rtol, atol=atol, max_step=max_step,
                           **options)
     ts: list = [t0] if t_eval is None else []
@@ -154,4 +237,4 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
         t_out, y_out = np.array(ts), np.vstack(ys)
     else:
         t_out, y_out = np.hstack(ts), np.hstack(ys).T
-    return Integration(t_out, y_out, taken, int(solver.nfev))
+    return Integration(t_out, y_out, taken, int(solver.nfev), choice)

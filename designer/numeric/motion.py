@@ -34,6 +34,7 @@ class MotionResult:
     kind: str = "passive fall"
     limits: str = "warn"             # joint limits: "warn" (passes listed), "stop" (end stops), "ignore"
     passes: tuple = ()               # LimitPass per joint and side passed (none listed with "ignore")
+    integrator: str = ""             # a simulated motion's integration method and why (Trajectory.integrator)
 
 
 def work_done(t: np.ndarray, tau: np.ndarray, qd: np.ndarray) -> np.ndarray:
@@ -68,7 +69,8 @@ def passive_job(arm: NumericArm, q0, duration: float, frames: int, token: Cancel
     q, qd = np.asarray(traj.q), np.asarray(traj.qd)
     kind = "passive fall" if stops is None else "passive fall with end stops"
     return MotionResult(np.asarray(traj.t), q, np.asarray(energy(arm, q, qd)), qd=qd, tau=traj.stop_tau,
-                        work=traj.stop_work, kind=kind, limits=limits, passes=_passes(arm, traj.t, q, limits))
+                        work=traj.stop_work, kind=kind, limits=limits, passes=_passes(arm, traj.t, q, limits),
+                        integrator=traj.integrator)
 
 
 def driven_job(arm: NumericArm, t, q, qd, qdd, kind: str, token: CancelToken,

@@ -26,15 +26,23 @@ inertia on its joint's coordinate (the tree's M + R, projected: M_a = W^T (M + R
 velocity terms), a joint's friction b qd_i + fc sign(qd_i) is a torque on that joint, W^T of it on the actuated
 ones; the energy then counts the rotors' kinetic energy 1/2 R_i qd_i^2, and falls by the friction's work.
 
-**Elastic joints.** Gearbox springs make the equations stiff: a PUMA 560 with k = 1e4 N m/rad at the wrist has
-its hand's link-side mode at sqrt(k / Izz6) = 1.6e4 rad/s, so an explicit method (DOP853: stable to |h lambda|
-of about 4) needs steps below 0.25 ms. The default there is scipy's Radau (implicit, L-stable, order 5) with the
-analytic Jacobian of the stiff part (:meth:`~designer.numeric.elastic.ElasticArm.spring_jacobian`: springs,
-damping, PD gains over M(q); dM/dq, dh/dq and dG/dq left out, they are slow terms): its steps follow the motion,
-not the springs. Radau rather than BDF or LSODA, for its accuracy per second: on the PUMA 560 benchmark's 10 s
-run (benchmarks/bench_elastic.py) at rtol 1e-6, atol 1e-8, against a Radau run at 1e-8/1e-10, Radau took 0.43 s,
-218 steps, largest link angle error 4e-8 rad; BDF 0.45 s, 521 steps, 2.7e-7 rad; LSODA 0.20 s, 698 steps,
-4.9e-7 rad. Any of scipy's methods can be chosen (``method``).
+**The integrator** is chosen by the problem unless ``method`` names one (:func:`~designer.numeric.integrate.
+choose_method`, the same rule for every mechanism): the eigenvalues of the right-hand side's Jacobian at the start
+give a stiffness ratio, the fastest mode's rate over the fastest among those that last through the run; above 100
+Radau (implicit, L-stable, order 5) steps over the modes that die out, below it DOP853 (explicit, order 8) follows
+them. ``Trajectory.method`` and ``method_reason`` say which and why ("DOP853: not stiff (stiffness ratio 3.1; ...)").
+
+**Elastic joints.** Gearbox springs bring fast modes: a PUMA 560 with k = 1e4 N m/rad at the wrist has its hand's
+link-side mode at sqrt(k / Izz6) = 1.6e4 rad/s, so an explicit method (DOP853: stable to |h lambda| of about 4)
+needs steps below 0.25 ms. Whether that is stiff depends on the damping. Under a PD on the motors (and with damped
+springs) those modes die out within milliseconds, the ratio is in the thousands, and Radau with the analytic
+Jacobian of the stiff part (:meth:`~designer.numeric.elastic.ElasticArm.spring_jacobian`: springs, damping, PD gains
+over M(q); dM/dq, dh/dq and dG/dq left out, they are slow terms; it also gives the choice its eigenvalues) takes
+steps that follow the motion, not the springs: on the PUMA 560 benchmark's 10 s run (benchmarks/bench_elastic.py)
+at rtol 1e-6, atol 1e-8, against a Radau run at 1e-8/1e-10, Radau took 0.43 s, 218 steps, largest link angle error
+4e-8 rad; BDF 0.45 s, 521 steps, 2.7e-7 rad; LSODA 0.20 s, 698 steps, 4.9e-7 rad. Undamped springs in free
+vibration keep ringing to the end: every method must follow them, the ratio is about 1, and DOP853 does it in a
+fraction of Radau's time (issue 31's four-joint arm, 1 s at rtol 1e-10: benchmarks/bench_simulate.py).
 
 **The control law**, :class:`PDControl`: a PD with gravity compensation toward a reference q_d that moves from
 ``start`` to ``target`` along the rest-to-rest quintic in ``duration`` seconds (or stands at ``target``):
@@ -66,13 +74,11 @@ from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
 from .closed import ClosedDynamics, ClosureError
 from .elastic import ElasticArm, ElasticDynamics
 from .forward import System, dynamics_of
-from .integrate import PROGRESS_SECONDS, IntegrationError, integrate_job, vector_text
+from .integrate import IMPLICIT, PROGRESS_SECONDS, Integration, IntegrationError, integrate_job, vector_text
 
 __all__ = ["Trajectory", "SimulationError", "TorqueTable", "PDControl", "simulate_job", "simulate", "energy",
            "pose_text", "quintic", "tool_deviation", "IMPLICIT"]
 
-#: scipy's implicit methods: the elastic arm's integration hands them the springs' Jacobian
-IMPLICIT = ("Radau", "BDF", "LSODA")
 
 
 class SimulationError(DesignerError, RuntimeError):
@@ -103,6 +109,10 @@ class Trajectory:
     #: the protocol's extras and the energies of the rows (:func:`_extras`), or what computes them when first
     #: asked (a serial arm's run: its integration is not slowed by what no one reads)
     extras: dict | Callable[[], dict] | None = field(default=None, repr=False)
+    #: the integration method (scipy's name) and why it was used (:func:`~designer.numeric.integrate.choose_method`:
+    #: "not stiff (stiffness ratio 3.1; ...)", or "as asked (--method)")
+    method: str = ""
+    method_reason: str = ""
 
     def _extra(self, name: str) -> np.ndarray | None:
         extras = self.extras
@@ -150,6 +160,11 @@ class Trajectory:
     def motors(self) -> bool:
         """Whether the run has motor states (an elastic arm's)."""
         return self.theta is not None
+
+    @property
+    def integrator(self) -> str:
+        """"DOP853: not stiff (stiffness ratio 1; ...)": the method and why, for a summary."""
+        return f"{self.method}: {self.method_reason}" if self.method else ""
 
     def states(self) -> np.ndarray:
         """(N, ...) the rows as (q, theta, qd, thetad) (:class:`~designer.numeric.elastic.ElasticArm`'s layout;
@@ -438,8 +453,10 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
     t_span : (t0, t1)
     torque : None (passive), a constant array, a callable ``(t, q, qd) -> tau``,
         a :class:`TorqueTable` or a :class:`PDControl`; an elastic arm takes a :class:`PDControl` or none
-    rtol, atol, method, max_step : as for :func:`scipy.integrate.solve_ivp`; by default DOP853 at 1e-8 / 1e-10,
-        an elastic arm's Radau at 1e-6 / 1e-8 (module docstring)
+    rtol, atol, method, max_step : as for :func:`scipy.integrate.solve_ivp`; by default 1e-8 / 1e-10, an elastic
+        arm's 1e-6 / 1e-8; ``method`` None (the default): chosen by the problem's stiffness, DOP853 or Radau
+        (:func:`~designer.numeric.integrate.choose_method`; ``Trajectory.method`` and ``method_reason`` say which
+        and why), a name forces it
     t_eval : array_like, optional
         Times to report (increasing); by default the integrator's own steps.
     interval : float
@@ -466,18 +483,18 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
             raise ValueError("an elastic-joint arm is simulated without end stops and without --drives")
         if torque is not None and not isinstance(torque, PDControl):
             raise ValueError("an elastic-joint arm takes a PD on its motors or no torque")
-        return (yield from _elastic_job(dyn, q0, qd0, t_span, torque, method or "Radau",
+        return (yield from _elastic_job(dyn, q0, qd0, t_span, torque, method,
                                         1e-6 if rtol is None else rtol, 1e-8 if atol is None else atol, t_eval,
                                         max_step, interval, token))
     rtol = 1e-8 if rtol is None else rtol
     atol = 1e-10 if atol is None else atol
     if isinstance(dyn, ClosedDynamics):
-        return (yield from _closed_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method or "DOP853",
+        return (yield from _closed_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method,
                                        interval, token, drives, end_stops))
     if drives:
         raise ValueError("drives: the rigid serial arm's drive data act through its model (eval --drives); "
                          "here they are for a closed chain")
-    return (yield from _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method or "DOP853", max_step,
+    return (yield from _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method, max_step,
                                    interval, token, end_stops))
 
 
@@ -501,7 +518,12 @@ def _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method, max_st
            if record_tau else None)
     stops = {} if end_stops is None else {"stop_tau": end_stops.torques(q, qd), "stop_work": out.y[:, 2 * n]}
     return Trajectory(t=t, q=q, qd=qd, tau=tau, steps=out.steps, evaluations=out.nfev, **stops,
-                      extras=lambda: _extras(dyn, q, qd, None))
+                      extras=lambda: _extras(dyn, q, qd, None), **_chosen(out))
+
+
+def _chosen(out: Integration) -> dict:
+    """The Trajectory's fields of the integration's method and its reason."""
+    return {"method": out.choice.method, "method_reason": out.choice.reason}
 
 
 def _extras(dyn, x, xd, xdd) -> dict:
@@ -673,7 +695,7 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
     # a linear closure's rows are computed when first read, as a serial arm's (its loops have one branch); a
     # nonlinear closure's here, while its closure still follows the run
     return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work,
-                      extras=extras if cd.closure.linear is not None else extras())
+                      extras=extras if cd.closure.linear is not None else extras(), **_chosen(sol))
 
 
 # -- elastic joints ----------------------------------------------------------------------------------------------
@@ -700,7 +722,7 @@ def _elastic_job(dyn: ElasticDynamics, q0, qd0, t_span, control: PDControl | Non
     tau_of = control.motor_law(model) if control is not None else (lambda t, s: zero)
     rhs = model.scalar_rhs(tau_of)
     jac: Callable | None = None
-    if method in IMPLICIT:
+    if method is None or method in IMPLICIT:   # the choice's eigenvalues, an implicit method's Newton iteration
         stiff = model.jacobian_function(None if control is None else control.kp,
                                         None if control is None else control.kd)
 
@@ -720,7 +742,8 @@ def _elastic_job(dyn: ElasticDynamics, q0, qd0, t_span, control: PDControl | Non
     if link.link.n_tree != n:   # loops: their cut forces at the rows' accelerations, from the start's branch on
         model.dyn.last = None  # type: ignore[attr-defined]
         xdd = np.array([rhs(ti, yi)[dyn.n:] for ti, yi in zip(out.t, out.y)])
-    return Trajectory(out.t, q, qd, tau, out.steps, out.nfev, theta=th, thetad=thd, extras=_extras(link, x, xd, xdd))
+    return Trajectory(out.t, q, qd, tau, out.steps, out.nfev, theta=th, thetad=thd, extras=_extras(link, x, xd, xdd),
+                      **_chosen(out))
 
 
 def tool_deviation(arm: NumericArm, q, q_reference) -> np.ndarray:

@@ -91,6 +91,7 @@ def test_elastic_move_plots_the_cores_deviation_and_deflection_and_plays_the_lin
     (_t, e_plotted), (_t2, work_plotted) = _curves(panel.e_plot)
     np.testing.assert_allclose(e_plotted, e - e[0], atol=1e-9)
     assert "tool deviation from the rigid arm up to" in panel.status.text()
+    assert core.integrator and f"Integrator {core.integrator}." in panel.status.text()   # which method, and why
     # the arm reached the target: the motor-side PD with gravity compensation holds it there
     np.testing.assert_allclose(r.q[-1], target, atol=5e-3)   # settling (a 27° move)
     # playback: the link side, into the sliders and the 3D view
