@@ -45,11 +45,11 @@ def _run(qtbot, sim, timeout=180_000):
 def test_a_closed_chain_moves_to_its_pd_target_with_the_loops_closed_in_every_frame(qtbot, tmp_path):
     w = _window(qtbot, tmp_path)
     sim, mech = w.simulate, w.closed.mechanism
-    sim.motion.setCurrentText("quintic move")
-    assert sim.closed.isVisibleTo(sim) and "q1, q2, q4, q6" in sim.target.placeholderText()
+    sim.motion.setCurrentText("PD move")
+    assert sim.pd.isVisibleTo(sim) and "q1, q2, q4, q6" in sim.target.placeholderText()
     sim.target.setText(" ".join(f"{v:g}" for v in TARGET_DEG))
     sim.duration.setValue(1.0)
-    sim.closed.hold.setValue(1.0)
+    sim.pd.hold.setValue(1.0)
     r = _run(qtbot, sim)
     act = list(mech.actuated)
     assert r.q.shape[1] == mech.tree.n and r.tau.shape[1] == len(act)
