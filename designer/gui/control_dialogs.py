@@ -40,15 +40,6 @@ def build_menu(window, menu) -> None:
     window._action(menu, "&Identification (base parameters)…", lambda: _identification(window))
 
 
-def _closed_linear(model: Manipulator, q_tree, qd_a):
-    """A closed chain linearized in its actuated coordinates (the core's closed-chain linearize):
-    x = (q_a, qd_a), tau_a; ``q_tree`` the window's closed pose, ``qd_a`` one rate per actuated joint."""
-    from ..control.linearize import linearize_closed
-    from ..numeric.closed import closed_dynamics
-    cd = closed_dynamics(model)
-    return linearize_closed(cd, np.asarray(q_tree, float)[cd.act], qd_a)
-
-
 def _identification(window) -> None:
     # a closed chain's base parameters: the core's numeric closed-loop grouping (control/excitation.py)
     _show(window, IdentificationDialog(window.document.model, window))
@@ -103,25 +94,27 @@ class LinearizeDialog(QDialog):
         self.compute()
 
     def compute(self) -> None:
-        from ..control import linearize
-        from ..kinematics import NumericArm
+        from ..control.linearize import linearize_dynamics
+        from ..numeric.mechanism import load_dynamics
         self.error.clear()
-        closed = not self.model.is_serial   # the core's linearize of a closed chain, in its actuated coordinates
-        try:
-            arm = NumericArm.from_model(self.model)
+        try:   # the core's one linearize, in the actuated coordinates (x = (q_a, qd_a), tau_a) of any mechanism
+            dyn = load_dynamics(self.model, springs=False)
+            act = list(dyn.actuated)
             text = self.qd.text().replace(",", " ").split()
             qd = np.array([float(v) for v in text]) if text else None
-            lm = _closed_linear(self.model, self.q, qd) if closed else linearize(arm, self.q, qd)
+            lm = linearize_dynamics(dyn, self.q[act], qd)
             dm = lm.discretize(float(self.dt.text()), self.method.currentText())
         except (ValueError, DesignerError) as exc:  # missing parameters, a bad number, a singular M or a loop
             # that cannot close: say so, keep the old text
             self.error.setText(str(exc).splitlines()[0])
             return
         self.models = (lm, dm)
-        actuated = ", ".join(f"q{i + 1}" for i, link in enumerate(self.model.links) if link.actuated)
+        actuated = ", ".join(f"q{i + 1}" for i in act)
+        passive = ", ".join(f"q{i + 1}" for i in range(len(self.q)) if i not in act)
         self.text.setPlainText(
-            (f"closed chain: q, tau over the actuated joints {actuated}\n" if closed else "")
-            + "x = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
+            f"q, tau over the actuated joints {actuated}"
+            + (f" (the passive joints {passive} follow the closed chain's loops)" if passive else "")
+            + "\nx = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
             + "\neigenvalues of A\n" + _eigs(lm.eigenvalues)
             + f"\n{dm.method}, dt = {dm.dt:g} s: x[k+1] = Ad x[k] + Bd tau[k]\n\n" + _matrix("Ad", dm.Ad) + "\n"
             + _matrix("Bd", dm.Bd) + "\neigenvalues of Ad\n" + _eigs(dm.eigenvalues))
