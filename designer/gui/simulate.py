@@ -38,14 +38,14 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, Q
                                QSlider, QVBoxLayout, QWidget)
 
 from ..kinematics import NumericArm
+from ..kinematics.tree import TreeArm
 from ..model import Manipulator
 from ..numeric.closed_drive import SERVO_HZ
 from ..jobs import CancelToken, Job, Progress
 from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
 from ..numeric.end_stops import describe_passes, end_stops_of, limit_passes, starts_inside
-from ..numeric.engine import arm_dynamics
 from ..numeric.mechanism import load_dynamics
-from ..numeric.simulate import PDControl, simulate_job, tool_deviation
+from ..numeric.simulate import PDControl, simulate_job
 from ..numeric.motion import MotionResult, work_done
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
@@ -517,11 +517,12 @@ ELASTIC_TIPS = {"passive fall": "Simulate the elastic arm let go at rest from th
 
 
 class ElasticControls(QWidget):
-    """The check box (shown for a serial project with drive stiffness) and the PD gains row (a move only)."""
+    """The check box (shown for a project with drive stiffness) and the PD gains row (a move only)."""
 
     def __init__(self, parent: QWidget, run_button):
         super().__init__(parent)
         self.run_button = run_button   # its tool tip says what an elastic run does
+        self.model: Manipulator | None = None
         self.joints: ElasticJoints | None = None
         self._motion = ""
         self.check = QCheckBox("elastic joints", parent)
@@ -543,7 +544,7 @@ class ElasticControls(QWidget):
         return self.joints is not None and self.check.isChecked()
 
     def set_model(self, model) -> None:
-        self.joints = joints_or_none(model) if model is not None and model.is_serial else None
+        self.model, self.joints = model, joints_or_none(model)
         self.check.setVisible(self.joints is not None)   # the panel calls set_motion next
 
     def set_motion(self, name: str) -> None:
@@ -555,34 +556,36 @@ class ElasticControls(QWidget):
             self.run_button.setToolTip(ELASTIC_TIPS[name])
 
     def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target):
-        """The job factory of the elastic motion (ValueError naming a bad input); ``target`` in rad or m. A move
-        lasts ``duration`` and the run the hold time more."""
-        joints = self.joints
-        if joints is None:
+        """The job factory of the elastic motion (ValueError naming a bad input); ``q0`` the tree's pose,
+        ``target`` of the actuated joints in rad or m. A move lasts ``duration`` and the run the hold time more."""
+        joints, model = self.joints, self.model
+        if joints is None or model is None:
             raise ValueError("Elastic joints: no joint has a drive stiffness.")
         if motion not in ("passive fall", "PD move"):
             raise ValueError(ELASTIC_REFUSALS["given"])
         if limits == "stop":
             raise ValueError(ELASTIC_REFUSALS["stop"])
         E = joints.elastic
+        act = [i for i, link in enumerate(model.links) if link.actuated]   # the coordinates the joints are of
         if np.any(joints.rotor[E] <= 0):
-            names = ", ".join(f"q{i + 1}" for i in E if joints.rotor[i] <= 0)
+            names = ", ".join(f"q{act[i] + 1}" for i in E if joints.rotor[i] <= 0)
             raise ValueError(f"Elastic joints: {names} need the motor's rotor inertia (drive data, motor inertia) "
                              "for the motor side's dynamics.")
         control, span = None, duration
         if motion == "PD move":
-            kp0, kd0 = default_gains(arm, joints, q0)
-            kp = np.asarray(parse_values(self.kp.text(), arm.n, "Kp", kp0), dtype=float)
-            kd = np.asarray(parse_values(self.kd.text(), arm.n, "Kd", kd0), dtype=float)
+            q0_act = np.asarray(q0, float)[act]
+            kp0, kd0 = default_gains(load_dynamics(model, springs=False), joints, q0_act)
+            kp = np.asarray(parse_values(self.kp.text(), len(act), "Kp", kp0), dtype=float)
+            kd = np.asarray(parse_values(self.kd.text(), len(act), "Kd", kd0), dtype=float)
             # an empty field says what it stood for (the default depends on the pose)
             self.kp.setPlaceholderText(f"Kp (N·m/rad), default here {_short(kp0)}")
             self.kd.setPlaceholderText(f"Kd (N·m·s/rad), default here {_short(kd0)}")
             if not (np.all(kp > 0) and np.all(kd >= 0) and np.all(np.isfinite(kp)) and np.all(np.isfinite(kd))):
                 raise ValueError("Motor-side PD: Kp must be positive and Kd not negative, for every joint.")
-            control = PDControl(kp.tolist(), kd.tolist(), list(target), list(q0), duration)
+            control = PDControl(kp.tolist(), kd.tolist(), list(target), q0_act.tolist(), duration)
             span = duration + self.hold.value()
             frames = int(frames * span / duration) + 1
-        return lambda token: elastic_job(arm, joints, q0, span, frames, token, control, limits)
+        return lambda token: elastic_job(model, arm, joints, q0, span, frames, token, control, limits)
 
 
 class ElasticPlots:
@@ -816,15 +819,15 @@ def samples_for(duration: float, frames: int) -> int:
     return int(min(MOST_SAMPLES, max(frames, math.ceil(duration * ELASTIC_RATE) + 1)))
 
 
-def default_gains(arm: NumericArm, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarray]:
+def default_gains(link, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarray]:
     """Motor-side PD gains (joint side) a move can start from: Kp a tenth of the joint's stiffness (the
     position loop well below the spring; rigid joints the elastic ones' median), Kd damping the joint's own
-    inertia plus its reflected rotor at 0.7 of critical, 2 * 0.7 * sqrt(Kp J)."""
-    from ..numeric.engine import arm_dynamics
+    inertia plus its reflected rotor at 0.7 of critical, 2 * 0.7 * sqrt(Kp J). ``link``: the rigid link side's
+    :class:`~designer.numeric.protocol.Dynamics`, ``q0`` its coordinates."""
     k = joints.stiffness
     finite = k[np.isfinite(k)]
     kp = np.where(np.isfinite(k), 0.1 * k, 0.1 * float(np.median(finite)) if len(finite) else 1e3)
-    inertia = np.diag(arm_dynamics(arm).M(np.asarray(q0, float))) + joints.gear ** 2 * joints.rotor
+    inertia = np.diag(link.M(np.asarray(q0, float))) + joints.gear ** 2 * joints.rotor
     kd = 2 * 0.7 * np.sqrt(kp * np.maximum(inertia, 1e-9))
     return kp, kd
 
@@ -851,13 +854,21 @@ def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
     return work_done(t, power[:, None], np.ones((len(t), 1)))
 
 
-def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, frames: int, token: CancelToken,
-                control: PDControl | None = None, limits: str = "warn") -> Job[SimulationResult]:
-    """The elastic arm from rest at ``q0`` (springs holding gravity), passive or under ``control``, sampled
-    at :func:`samples_for` times, and the rigid arm's same run for the tool's deviation."""
-    link = arm_dynamics(arm)
+def tool_points(tree: TreeArm, Q) -> np.ndarray:
+    """(N, 3) the tool point in frame 0 at the tree poses Q (N, n_tree)."""
+    return np.array([(tree.frames(q)[tree.tool_link + 1] @ tree.arm.tool)[:3, 3] for q in np.asarray(Q, float)])
+
+
+def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_tree, duration: float, frames: int,
+                token: CancelToken, control: PDControl | None = None, limits: str = "warn") -> Job[SimulationResult]:
+    """The elastic model of any mechanism from rest at the actuated values of ``q0_tree`` (springs holding
+    gravity), passive or under ``control``, sampled at :func:`samples_for` times, and the rigid model's same run
+    for the tool's deviation; ``arm``: the one whose joint limits are checked (the tree's)."""
+    link = load_dynamics(model, springs=False)
+    act = list(link.actuated)
+    q0 = np.asarray(q0_tree, float)[act]
     dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
-    model = dyn.model
+    elastic = dyn.model
     t = np.linspace(0.0, duration, samples_for(duration, frames))
     traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
                             0.0, ELASTIC_SHARE, "elastic joints")
@@ -866,18 +877,20 @@ def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, fra
                                           control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
     token.check()
     yield Progress("energy", None, f"{len(traj.t)} states")
-    energy = np.atleast_1d(model.energy(traj.states()))
-    work = _work(model, traj.t, traj.q, traj.qd, traj.thetad, traj.tau_m)
-    deflection = traj.theta / model.NE - traj.q[:, model.E]
-    tau = None if traj.tau_m is None else traj.tau_m * model.N
-    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, traj.q, arm.limits))
+    energy = np.atleast_1d(elastic.energy(traj.states()))
+    work = _work(elastic, traj.t, traj.q, traj.qd, traj.thetad, traj.tau_m)
+    deflection = traj.theta / elastic.NE - traj.q[:, elastic.E]
+    tau = None if traj.tau_m is None else traj.tau_m * elastic.N
+    q_tree, rigid_tree = np.asarray(traj.q_tree), np.asarray(rigid.q_tree)
+    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, arm.limits))
     kind = "elastic passive fall" if control is None else "elastic move (motor-side PD)"
     gains = () if control is None else (tuple(control.kp), tuple(control.kd))
-    return SimulationResult(traj.t, traj.q, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
-                               passes=passes, theta=traj.theta, deflection=deflection,
-                               deviation=tool_deviation(arm, traj.q, rigid.q), elastic=tuple(int(i) for i in model.E),
-                               steps=traj.steps, gains=gains, actuated=tuple(range(arm.n)))
-
+    tree = TreeArm.from_model(model)
+    deviation = np.linalg.norm(tool_points(tree, q_tree) - tool_points(tree, rigid_tree), axis=1)
+    return SimulationResult(traj.t, q_tree, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
+                            passes=passes, theta=traj.theta, deflection=deflection, deviation=deviation,
+                            elastic=tuple(act[int(i)] for i in elastic.E), steps=traj.steps, gains=gains,
+                            actuated=tuple(act))
 
 
 # -- the rigid model's jobs, one for a simulated motion and one for a given one, against the core's one interface
