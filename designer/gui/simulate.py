@@ -374,7 +374,7 @@ class SimulatePanel(QWidget):
                 starts_inside(q0, arm.limits, arm.revolute)
             move = None
             if motion == "PD move":
-                move = self.pd.move(self._target(model, act), duration, len(act))
+                move = self.pd.move_to(self._target(model, act), duration, len(act))
                 # RATE samples a second at least: the work's trapezoid sum over 40 ms frames was 0.4 J off E - E(0)
                 # in the middle of a 1 s palletizer move (of 90 J done); at 5 ms about 60 times less
                 span = duration + move.hold
@@ -709,7 +709,7 @@ class PDControls(QWidget):
     def set_motion(self, name: str, rigid: bool) -> None:
         self.setVisible(rigid and name == "PD move")
 
-    def move(self, target, duration: float, n: int) -> Move:
+    def move_to(self, target, duration: float, n: int) -> Move:
         """The move the row and ``target`` (rad or m) describe (ValueError naming a bad gain)."""
         kp = parse_values(self.kp.text(), n, "Kp")
         kd = parse_values(self.kd.text(), n, "Kd")
@@ -929,7 +929,7 @@ def simulated_job(model: Manipulator, limits_of: NumericArm, q0_tree, duration: 
     control, span = None, duration
     gains: tuple = ()
     if move is not None:
-        kp, kd = closed_gains(dyn, q0)
+        kp, kd = closed_gains(dyn, q0)  # type: ignore[arg-type]  # it reads only M: any mechanism's
         kp = kp if move.kp is None else np.asarray(move.kp, float)
         kd = kd if move.kd is None else np.asarray(move.kd, float)
         control = PDControl(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
@@ -944,6 +944,7 @@ def simulated_job(model: Manipulator, limits_of: NumericArm, q0_tree, duration: 
     kind = "passive fall" if move is None else "PD move"
     tau, work = None, None
     if move is not None:
+        assert traj.tau is not None   # a PD's torques are recorded
         tau, work = traj.tau, work_done(traj.t, traj.tau, traj.qd)
     if stops is not None:
         kind += " with end stops"
