@@ -8,10 +8,11 @@ typed target (simulated: the PD with gravity compensation tracks a quintic from 
 holds it); a quintic move to the target in a given time and a trajectory read from CSV (t, q1..qn of the actuated
 joints, ``t, q1, q2, q4, q6`` for the palletizer, optionally qd and qdd). The last two are given: their torques
 come from inverse dynamics, and the energy changes by the torques' work, drawn beside it as the check. Every run
-goes through the core's one interface (:func:`~designer.numeric.mechanism.load_dynamics`, the simulated ones
-through :mod:`designer.numeric.simulate`) and gives one result, :class:`SimulationResult`: the tree's pose per
-frame (what playback drives the sliders with), the torques over the actuated joints, and what the mechanism adds
-(the largest loop residual and the peak force each cut joint carried, when it has loops), drawn when present.
+goes through the core's one interface (:func:`~designer.numeric.mechanism.load_dynamics`) and its motions
+(:mod:`designer.numeric.motion`: ``passive_job``, with a ``Move`` for the PD, and ``driven_job``) and gives one
+result, :class:`~designer.numeric.motion.MotionResult`: the tree's pose per frame (what playback drives the
+sliders with), the torques over the actuated joints, and what the mechanism adds (the largest loop residual and
+the peak force each cut joint carried, when it has loops), drawn when present.
 End stops ("stop") act on every joint of the tree, the passive ones included; their work joins the energy check.
 The plots are built when the tab is first shown.
 
@@ -28,7 +29,6 @@ keeps its energy)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,10 +43,10 @@ from ..model import Manipulator
 from ..numeric.closed_drive import SERVO_HZ
 from ..jobs import CancelToken, Job, Progress
 from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
-from ..numeric.end_stops import describe_passes, end_stops_of, limit_passes, starts_inside
+from ..numeric.end_stops import describe_passes, limit_passes, starts_inside
 from ..numeric.mechanism import load_dynamics
 from ..numeric.simulate import PDControl, simulate_job
-from ..numeric.motion import MotionResult, work_done
+from ..numeric.motion import MotionResult, Move, driven_job, passive_job, work_done
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
@@ -56,9 +56,8 @@ from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
 
-__all__ = ["SimulatePanel", "SimulationResult", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots", "PDControls",
-           "gains_row", "elastic_job", "default_gains", "samples_for", "ELASTIC_REFUSALS", "Move", "simulated_job",
-           "given_job", "result_text", "given"]
+__all__ = ["SimulatePanel", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots", "PDControls", "gains_row",
+           "elastic_job", "default_gains", "samples_for", "ELASTIC_REFUSALS", "result_text", "tool_points"]
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
@@ -106,7 +105,7 @@ class SimulatePanel(QWidget):
         self.model: Manipulator | None = None
         self.arm: NumericArm | None = None
         self.q0 = np.zeros(0)
-        self.result, self.result_model = None, None   # a SimulationResult and the Manipulator it is of
+        self.result, self.result_model = None, None   # a MotionResult and the Manipulator it is of
         self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
                                  tip="Time to simulate (passive fall) or of the move (quintic)")
         self.motion = QComboBox(self)
@@ -342,7 +341,7 @@ class SimulatePanel(QWidget):
         self.status.setText("Simulating…")
         self.run_button.setEnabled(False)
 
-        def finished(result: SimulationResult) -> None:
+        def finished(result: MotionResult) -> None:
             self.run_button.setEnabled(True)
             self.show_result(result, model)
             self.finished.emit()
@@ -379,7 +378,9 @@ class SimulatePanel(QWidget):
                 # in the middle of a 1 s palletizer move (of 90 J done); at 5 ms about 60 times less
                 span = duration + move.hold
                 frames = max(int(frames * span / duration) + 1, int(RATE * span) + 1)
-            return lambda token: simulated_job(model, arm, q0, duration, frames, token, limits, move)
+            names = self._loop_names()
+            return lambda token: passive_job(load_dynamics(model, springs=False), q0, duration, frames, token, limits,
+                                             move, arm, names)
         from ..explore.sizing import quintic, read_trajectory
         if motion == "quintic move":
             traj = quintic(q0[act], self._target(model, act), duration, max(frames, QUINTIC_STEPS))
@@ -391,7 +392,13 @@ class SimulatePanel(QWidget):
                 raise ValueError(f"{path}: no such file")
             # columns named by the actuated joints' links (t, q1, q2, q4, q6 for the palletizer)
             traj = read_trajectory(path, len(act), [i + 1 for i in act])
-        return lambda token: given_job(model, arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token, limits)
+        names = self._loop_names()
+        return lambda token: driven_job(load_dynamics(model, springs=False), traj.t, traj.q, traj.qd, traj.qdd, motion,
+                                        token, limits=limits, limits_of=arm, loop_names=names)
+
+    def _loop_names(self) -> list[str]:
+        """The model's loops as the status line names them (none without loops)."""
+        return [] if self.model is None else [loop.label(k) for k, loop in enumerate(self.model.loops, start=1)]
 
     def _target(self, model: Manipulator, act: list[int]) -> np.ndarray:
         """The typed target of the actuated joints (rad or m)."""
@@ -404,7 +411,7 @@ class SimulatePanel(QWidget):
     def cancel(self) -> None:
         self.runner.cancel()
 
-    def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
+    def show_result(self, result: MotionResult, model: Manipulator | None) -> None:
         """Draw what the result holds: q of every tree joint, the torques of the actuated ones (or, for the elastic
         model, its deviation and deflection plots), the energy and the work; the status line's words."""
         self.result, self.result_model = result, model
@@ -444,7 +451,7 @@ class SimulatePanel(QWidget):
         self._set_playable(True)
         self._show_frame(0)
 
-    def _limits_text(self, result: SimulationResult) -> str:
+    def _limits_text(self, result: MotionResult) -> str:
         if not result.passes:
             return ""
         said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
@@ -625,7 +632,7 @@ class ElasticPlots:
     def plots(self) -> tuple:
         return (self.deviation, self.deflection) if self.shown else ()
 
-    def show(self, result: SimulationResult, revolute: list[bool]) -> str:
+    def show(self, result: MotionResult, revolute: list[bool]) -> str:
         """Draw the result's deviation and deflections; the status line's words about them."""
         for plot, line in zip((self.deviation, self.deflection), self.lines):
             plot.clear()
@@ -721,33 +728,7 @@ class PDControls(QWidget):
 
 
 # -- the one result of every run, and the status line's words about it -------------------------------------------
-@dataclass(frozen=True)
-class SimulationResult(MotionResult):
-    """A motion of any mechanism, simulated or given. ``q`` holds every tree joint (the passive ones where the loops
-    put them: what playback drives the sliders with), ``qd``, ``qdd`` and ``tau`` the ``actuated`` tree joints
-    (0-based; every joint of a serial arm). What a run holds beside, drawn when present: the loop residual and the
-    cut joints' peak forces (a mechanism with loops), the gains and target of a PD move, and the elastic model's
-    motor angles, spring deflections and the tool's deviation from the rigid arm."""
-
-    actuated: tuple = ()
-    given: bool = False            # the motion was given (inverse dynamics), not simulated
-    residual: float | None = None  # the largest loop residual over the frames (None: no loops)
-    cut_peaks: tuple = ()          # per loop (its name, the largest force its cut joint carried, N; at t, s)
-    gains: tuple = ()              # (kp, kd) of a PD move
-    target: tuple = ()             # a PD move's target (actuated joints)
-    theta: np.ndarray | None = None        # (N, m) motor angles, motor side (rad)
-    deflection: np.ndarray | None = None   # (N, m) theta/N - q of the elastic joints (rad or m)
-    deviation: np.ndarray | None = None    # (N,) tool distance from the rigid arm's (m)
-    elastic: tuple = ()                    # the elastic joints' indices (0-based)
-    steps: int = 0                         # the integrator's accepted steps
-
-
-def given(result: MotionResult) -> bool:
-    """A motion that was given (a quintic or a CSV trajectory: inverse dynamics), not simulated."""
-    return isinstance(result, SimulationResult) and result.given
-
-
-def torque_title(result: SimulationResult) -> str:
+def torque_title(result: MotionResult) -> str:
     """The torque plot's title for a rigid result."""
     some = " on the actuated joints" if len(result.actuated) < result.q.shape[1] else ""
     if result.tau is None:
@@ -759,7 +740,7 @@ def torque_title(result: SimulationResult) -> str:
     return "end-stop torques" + some
 
 
-def work_name(result: SimulationResult) -> str:
+def work_name(result: MotionResult) -> str:
     """The work curve's name (a result with work)."""
     stops = result.kind.endswith("end stops")
     if result.target or result.given:
@@ -767,7 +748,7 @@ def work_name(result: SimulationResult) -> str:
     return "work of the end stops"
 
 
-def result_text(result: SimulationResult, revolute: list[bool]) -> str:
+def result_text(result: MotionResult, revolute: list[bool]) -> str:
     """The status line's words about a rigid result: the energy check, the torques, and what the loops add (the
     largest residual, the peak force each cut joint carried)."""
     e = result.energy
@@ -860,7 +841,7 @@ def tool_points(tree: TreeArm, Q) -> np.ndarray:
 
 
 def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_tree, duration: float, frames: int,
-                token: CancelToken, control: PDControl | None = None, limits: str = "warn") -> Job[SimulationResult]:
+                token: CancelToken, control: PDControl | None = None, limits: str = "warn") -> Job[MotionResult]:
     """The elastic model of any mechanism from rest at the actuated values of ``q0_tree`` (springs holding
     gravity), passive or under ``control``, sampled at :func:`samples_for` times, and the rigid model's same run
     for the tool's deviation; ``arm``: the one whose joint limits are checked (the tree's)."""
@@ -887,114 +868,7 @@ def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_t
     gains = () if control is None else (tuple(control.kp), tuple(control.kd))
     tree = TreeArm.from_model(model)
     deviation = np.linalg.norm(tool_points(tree, q_tree) - tool_points(tree, rigid_tree), axis=1)
-    return SimulationResult(traj.t, q_tree, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
+    return MotionResult(traj.t, q_tree, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
                             passes=passes, theta=traj.theta, deflection=deflection, deviation=deviation,
                             elastic=tuple(act[int(i)] for i in elastic.E), steps=traj.steps, gains=gains,
                             actuated=tuple(act))
-
-
-# -- the rigid model's jobs, one for a simulated motion and one for a given one, against the core's one interface
-@dataclass(frozen=True)
-class Move:
-    """A PD move of the actuated joints: ``target`` (rad or m), the quintic's ``duration`` and the ``hold`` after it
-    (s), the gains (None: :func:`~designer.numeric.closed_drive.closed_gains` at the start)."""
-
-    target: tuple[float, ...]
-    duration: float
-    hold: float
-    kp: tuple[float, ...] | None = None
-    kd: tuple[float, ...] | None = None
-
-
-def _loops(model: Manipulator, t, force) -> tuple[float | None, tuple]:
-    """(None, ()) without loops; else (0.0, the peaks: (loop name, largest |f| its cut joint carried (N), when (s))
-    per loop)."""
-    names = [loop.label(k) for k, loop in enumerate(model.loops, start=1)]
-    if not names or force is None or not len(t):
-        return (0.0 if names else None), ()
-    size = np.linalg.norm(np.asarray(force), axis=2)   # (rows, loops)
-    return 0.0, tuple((name, float(size[:, k].max()), float(t[int(np.argmax(size[:, k]))]))
-                      for k, name in enumerate(names))
-
-
-def simulated_job(model: Manipulator, limits_of: NumericArm, q0_tree, duration: float, frames: int,
-                  token: CancelToken, limits: str = "warn", move: Move | None = None) -> Job[SimulationResult]:
-    """Any rigid mechanism from rest at the actuated values of ``q0_tree``: released (``move`` None) or moved under
-    the PD, through the core's one simulation; ``limits_of``: the arm whose joint limits are checked (the tree's)."""
-    from ..numeric.closed_drive import closed_gains
-    dyn = load_dynamics(model, springs=False)
-    act = list(dyn.actuated)
-    q0 = np.asarray(q0_tree, float)[act]
-    stops = end_stops_of(dyn, q0) if limits == "stop" else None
-    control, span = None, duration
-    gains: tuple = ()
-    if move is not None:
-        kp, kd = closed_gains(dyn, q0)  # type: ignore[arg-type]  # it reads only M: any mechanism's
-        kp = kp if move.kp is None else np.asarray(move.kp, float)
-        kd = kd if move.kd is None else np.asarray(move.kd, float)
-        control = PDControl(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
-        gains, span = (tuple(kp), tuple(kd)), move.duration + move.hold
-    t = np.linspace(0.0, span, frames)
-    traj = yield from simulate_job(dyn, q0, np.zeros(dyn.n), (0.0, span), torque=control, t_eval=t, token=token,
-                                   end_stops=stops)
-    token.check()
-    yield Progress("energy", None, f"{len(traj.t)} states")
-    assert traj.kinetic is not None and traj.potential is not None and traj.residual is not None
-    q_tree = np.asarray(traj.q_tree)
-    kind = "passive fall" if move is None else "PD move"
-    tau, work = None, None
-    if move is not None:
-        assert traj.tau is not None   # a PD's torques are recorded
-        tau, work = traj.tau, work_done(traj.t, traj.tau, traj.qd)
-    if stops is not None:
-        kind += " with end stops"
-        tau = traj.stop_tau if tau is None else tau
-        work = traj.stop_work if work is None else work + traj.stop_work
-    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, limits_of.limits))
-    residual, peaks = _loops(model, traj.t, traj.cut_force)
-    return SimulationResult(np.asarray(traj.t), q_tree, traj.kinetic + traj.potential, qd=traj.qd, tau=tau,
-                            work=work, kind=kind, limits=limits, passes=passes, actuated=tuple(act),
-                            residual=None if residual is None else float(np.max(traj.residual, initial=0.0)),
-                            cut_peaks=peaks, gains=gains, target=() if move is None else tuple(move.target),
-                            steps=traj.steps)
-
-
-def given_job(model: Manipulator, limits_of: NumericArm, t, q, qd, qdd, kind: str, token: CancelToken,
-              limits: str = "warn", chunk: int = 200) -> Job[SimulationResult]:
-    """The torques that drive the actuated joints of any rigid mechanism along (t, q, qd, qdd), through the core's
-    one interface in chunks of rows (a closed chain's loops closed row after row from the last: the branch stays
-    continuous; tau_a = W^T tau_tree). The motion is given: end stops cannot change it, so ``limits`` "stop" lists
-    the passes as "warn" does. A row where the loops cannot close is named."""
-    from ..kinematics.closure import ClosureError
-    dyn = load_dynamics(model, springs=False)
-    t, q, qd, qdd = (np.asarray(a, float) for a in (t, q, qd, qdd))
-    if q.ndim != 2 or q.shape[1] != dyn.n:
-        raise ValueError(f"the trajectory has {q.shape[-1]} joint columns, the mechanism {dyn.n} actuated joints")
-    rows = len(t)
-    q_tree, tau = np.empty((rows, dyn.n_tree)), np.empty((rows, dyn.n))
-    energy, residual, force = np.empty(rows), np.empty(rows), None
-    follow = dyn.following()
-    for start in range(0, rows, chunk):
-        token.check()
-        yield Progress("torques", start / rows, f"{start} of {rows} states")
-        stop = min(start + chunk, rows)
-        for r in range(start, stop):   # the closure row after row: a row where it fails is named
-            try:
-                q_tree[r] = follow.positions(q[r])
-            except ClosureError as exc:
-                raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
-        rows_ = slice(start, stop)
-        at = dyn.following(q_tree[start])   # the chunk's rows closed on the same branch again, in one batch each
-        tau[rows_] = at.tau(q[rows_], qd[rows_], qdd[rows_])
-        at = dyn.following(q_tree[start])
-        kinetic, potential = at.energy(q[rows_], qd[rows_])
-        energy[rows_] = kinetic + potential
-        residual[rows_] = dyn.following(q_tree[start]).residual(q[rows_])
-        cut = dyn.following(q_tree[start]).cut_forces(q[rows_], qd[rows_], qdd[rows_]).force
-        force = cut if force is None else np.concatenate([force, cut])
-    passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, limits_of.limits))
-    loops, peaks = _loops(model, t, force)
-    return SimulationResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd), kind=kind,
-                            limits=limits, passes=passes, actuated=tuple(dyn.actuated), given=True,
-                            residual=None if loops is None else float(np.max(residual, initial=0.0)),
-                            cut_peaks=peaks)
