@@ -729,15 +729,15 @@ class PDControls(QWidget):
 
 # -- the one result of every run, and the status line's words about it -------------------------------------------
 def torque_title(result: MotionResult) -> str:
-    """The torque plot's title for a rigid result."""
-    some = " on the actuated joints" if len(result.actuated) < result.q.shape[1] else ""
+    """The torque plot's title for a rigid result (its legend names the actuated joints: τ1, τ2, τ4, τ6 of the
+    palletizer)."""
     if result.tau is None:
         return "joint torques: none (the arm is let go)"
     if result.target:
-        return "PD torques" + some
+        return "PD torques"
     if result.given:
-        return "joint torques (inverse dynamics)" + some
-    return "end-stop torques" + some
+        return "joint torques (inverse dynamics)"
+    return "end-stop torques"
 
 
 def work_name(result: MotionResult) -> str:
