@@ -308,7 +308,7 @@ def cmd_simulate(args) -> int:
     import numpy as np
     from ..kinematics.closure import ClosureError
     from ..numeric import SingularConfigurationError
-    from ..numeric.end_stops import mechanism_end_stops
+    from ..numeric.mechanism import mechanism_end_stops
     from ..numeric.simulate import SimulationError, simulate_job
     model = load_model(args.project)
     dyn = _dynamics(model, args.project)

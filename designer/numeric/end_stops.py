@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LIMIT_MODES", "STOP_HZ", "ZETA", "EndStops", "LimitPass", "end_stops_for", "limit_passes",
-           "describe_passes", "starts_inside", "stops_on", "tree_limits", "mechanism_end_stops"]
+           "describe_passes", "starts_inside", "stops_on", "tree_limits", "tree_arm"]
 
 LIMIT_MODES = ("warn", "stop", "ignore")   # say where limits are passed / model end stops / say nothing
 STOP_HZ = 30.0     # the joint's inertia on its stop rings at this frequency (see the module's text)
@@ -122,23 +122,11 @@ def tree_limits(dyn) -> tuple[np.ndarray, list[bool]]:
     """(limits (n_tree, 2), revolute (n_tree,)) of the tree joints of any mechanism's rigid
     :class:`~designer.numeric.protocol.Dynamics` (:func:`~designer.numeric.mechanism.load_dynamics`), the passive
     ones included; they are what :func:`limit_passes` reads of ``dyn.positions(q)``."""
-    arm = _tree_arm(dyn)
+    arm = tree_arm(dyn)
     return np.asarray(arm.limits, float), [bool(r) for r in arm.revolute]
 
 
-def mechanism_end_stops(dyn, q0) -> EndStops:
-    """End stops at the tree joints' limits of any mechanism's rigid Dynamics, started at its coordinates ``q0``:
-    a serial arm's tuned on M_ii (:func:`end_stops_for`), a closed chain's on the inertia each tree joint shows
-    (:func:`~designer.numeric.closed_drive.closed_end_stops_for`); a ValueError names a joint starting past its
-    limit."""
-    from .closed import ClosedDynamics
-    if isinstance(dyn, ClosedDynamics):
-        from .closed_drive import closed_end_stops_for
-        return closed_end_stops_for(dyn, q0)
-    return end_stops_for(_tree_arm(dyn), q0)
-
-
-def _tree_arm(dyn):
+def tree_arm(dyn):
     """The arm whose joints are the tree's: a closed chain's tree arm, a serial engine's arm."""
     tree = getattr(dyn, "tree", None)
     return tree.arm if tree is not None else dyn.arm

@@ -12,12 +12,16 @@ motor angles); a rigid joint is the case without a spring, so a model without sp
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
 from .protocol import Dynamics
 
-__all__ = ["load_dynamics", "has_springs", "with_drive_torques", "with_drive_parts"]
+if TYPE_CHECKING:
+    from .end_stops import EndStops
+
+__all__ = ["load_dynamics", "has_springs", "with_drive_torques", "with_drive_parts", "mechanism_end_stops"]
 
 
 def load_dynamics(model: Manipulator, overrides: Mapping[str, float] | None = None, springs: bool = True) -> Dynamics:
@@ -69,3 +73,16 @@ def with_drive_parts(dyn: Dynamics, model: Manipulator, parts: dict, q, qd, qdd)
                 "h": parts["h"] + d["h"] - d["friction"], "friction": d["friction"]}
     M, tau = with_drives(model, parts["M"], parts["tau"], qd, qdd)
     return {**parts, "M": M, "tau": tau, "friction": friction_torque(model, qd)}
+
+
+def mechanism_end_stops(dyn, q0) -> EndStops:
+    """End stops at the tree joints' limits of any mechanism's rigid Dynamics, started at its coordinates ``q0``:
+    a serial arm's tuned on M_ii (:func:`end_stops_for`), a closed chain's on the inertia each tree joint shows
+    (:func:`~designer.numeric.closed_drive.closed_end_stops_for`); a ValueError names a joint starting past its
+    limit."""
+    from .closed import ClosedDynamics
+    from .end_stops import end_stops_for, tree_arm
+    if isinstance(dyn, ClosedDynamics):
+        from .closed_drive import closed_end_stops_for
+        return closed_end_stops_for(dyn, q0)
+    return end_stops_for(tree_arm(dyn), q0)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..jobs import CancelToken, Job, Progress
-from .end_stops import LIMIT_MODES, limit_passes, mechanism_end_stops
+from .end_stops import LIMIT_MODES, limit_passes
+from .mechanism import mechanism_end_stops
 
 __all__ = ["MotionResult", "Move", "passive_job", "driven_job", "work_done"]
 

@@ -11,7 +11,8 @@ import pytest
 
 from designer.kinematics import NumericArm
 from designer.model import Drive
-from designer.numeric.end_stops import end_stops_for, mechanism_end_stops, tree_limits
+from designer.numeric.end_stops import end_stops_for, tree_limits
+from designer.numeric.mechanism import mechanism_end_stops
 from designer.numeric.mechanism import load_dynamics, with_drive_parts, with_drive_torques
 from designer.project import load_project
 from tests.support import robot_path
