@@ -59,6 +59,8 @@ class ClosedDynamics:
         #: the last closed tree pose of a following engine (None: the nominal pose's branch)
         self.last: np.ndarray | None = None
         self._follow = False
+        #: what is built once per mechanism and shared by its following engines (a shallow copy keeps this dict)
+        self.shared: dict = {}
 
     def following(self, start=None) -> ClosedDynamics:
         """This mechanism with a closure of its own that continues from its last state (a trajectory's branch
@@ -130,6 +132,9 @@ class ClosedDynamics:
 
     def residual(self, q) -> np.ndarray:
         """(...) the largest loop residual of the closure at q (m or rad)."""
+        if self._flat is not None and np.ndim(q) > 1:
+            zero = np.zeros_like(np.asarray(q, dtype=float))
+            return self.rows_extras(q, zero, zero, ("residual",))["residual"]
         return self._each(self.closure.residual, (("q", q),), ())
 
     def M(self, q) -> np.ndarray:
@@ -267,7 +272,13 @@ class ClosedDynamics:
                 out["energy"] = flat.rows("energy", Q, QD)
             if "residual" in what or "cut" in what:
                 tau_tree = flat.rows("tree_tau", Q, QD, QDD) if "cut" in what else None
-                terms = [self.tree.loop_terms(p) for p in P]
+                key = P.tobytes()   # residual and cut forces of one run's rows, asked apart: the terms once
+                memo = self.shared.get("loop_terms")
+                if memo is not None and memo[0] == key:
+                    terms = memo[1]
+                else:
+                    terms = [self.tree.loop_terms(p) for p in P]
+                    self.shared["loop_terms"] = (key, terms)
                 if "residual" in what:
                     out["residual"] = np.array([np.abs(t.residual).max(initial=0.0) for t in terms], dtype=float)
                 if tau_tree is not None:
