@@ -221,8 +221,6 @@ class ElasticArm:
             assert arm is not None, "a serial arm or a closed chain's link side"
         self.dyn: Dynamics = arm_dynamics(arm) if dynamics is None else dynamics  # type: ignore[arg-type]
         dynamics = self.dyn
-        #: the generated single-state forward dynamics (serial arms) applies
-        self._compiled = isinstance(dynamics, ArmDynamics)
         if joints.n != dynamics.n:
             raise ElasticModelError(f"drive data for {joints.n} joints, the arm has {dynamics.n}")
         self.arm, self.joints = arm, joints
