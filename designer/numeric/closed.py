@@ -125,8 +125,7 @@ class ClosedDynamics:
         if self._affine is not None and np.ndim(q) > 1:   # a linear closure: q_tree = W q_a + c, every row at once
             W, c = self._affine
             arrays = states(self.n, ("q", q))
-            if not np.all(np.isfinite(arrays[0])):
-                raise ClosureError("actuated joint values are not finite")
+            self._finite(arrays[0])
             return arrays[0] @ W.T + c
         return self._each(lambda p: p, (("q", q),), (self.n_tree,))
 
@@ -161,6 +160,12 @@ class ClosedDynamics:
     def tau(self, q, qd, qdd) -> np.ndarray:
         """tau_a = W^T tau_tree, (..., n)."""
         return self._each(lambda p, v, a: self._at(p, v, a)[0], (("q", q), ("qd", qd), ("qdd", qdd)), (self.n,))
+
+    def _finite(self, q: np.ndarray) -> None:
+        """The closure's own ClosureError at the first row of actuated values (..., n) that is not finite."""
+        bad = ~np.all(np.isfinite(q), axis=-1)
+        if np.any(bad):
+            self.closure.solve(q[bad][0])
 
     @cached_property
     def _affine(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -213,6 +218,7 @@ class ClosedDynamics:
         flat = self._flat
         if flat is not None and (np.ndim(q) > 1 or np.ndim(qd) > 1):   # every row at once, from the flat code
             arrays = states(self.n, ("q", q), ("qd", qd))
+            self._finite(arrays[0])
             lead = arrays[0].shape[:-1]
             both = flat.rows("energy", *(a.reshape(-1, self.n) for a in arrays)).reshape(lead + (2,))
         else:
