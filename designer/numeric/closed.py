@@ -205,12 +205,22 @@ class ClosedDynamics:
 
     def qdd(self, q, qd, tau) -> np.ndarray:
         """q_a'' = M_a^-1 (tau_a - h_a - G_a), (..., n); ClosureError where M_a is singular."""
-        return self._each(self._forward, (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
+        x = self._one_flat(q, qd, tau, True)
+        return x if x is not None else self._each(self._forward, (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
 
     def qdd_free(self, q, qd, tau) -> np.ndarray:
         """M_a^-1 (tau_a - h_a): q_a'' with tau_a the torque beyond gravity compensation, (..., n)."""
-        return self._each(lambda p, v, t: self._forward(p, v, t, False), (("q", q), ("qd", qd), ("tau", tau)),
-                          (self.n,))
+        x = self._one_flat(q, qd, tau, False)
+        return x if x is not None else self._each(lambda p, v, t: self._forward(p, v, t, False),
+                                                  (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
+
+    def _one_flat(self, q, qd, tau, gravity: bool):
+        """A linear closure's q_a'' at one state straight from its flat code (no closure to solve: the code holds
+        q_tree = W q_a + c); None (the caller's checked way) for anything else or a doubtful state."""
+        flat = self._flat
+        if flat is None or np.shape(q) != (self.n,) or np.shape(qd) != (self.n,) or np.shape(tau) != (self.n,):
+            return None
+        return flat(q, qd, tau, gravity)
 
     def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
         """(kinetic, potential), each (...), of the whole mechanism; potential zero with every COM at frame 0's
