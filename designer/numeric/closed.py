@@ -59,6 +59,8 @@ class ClosedDynamics:
         #: the last closed tree pose of a following engine (None: the nominal pose's branch)
         self.last: np.ndarray | None = None
         self._follow = False
+        #: what is built once per mechanism and shared by its following engines (a shallow copy keeps this dict)
+        self.shared: dict = {}
 
     def following(self, start=None) -> ClosedDynamics:
         """This mechanism with a closure of its own that continues from its last state (a trajectory's branch
@@ -123,13 +125,15 @@ class ClosedDynamics:
         if self._affine is not None and np.ndim(q) > 1:   # a linear closure: q_tree = W q_a + c, every row at once
             W, c = self._affine
             arrays = states(self.n, ("q", q))
-            if not np.all(np.isfinite(arrays[0])):
-                raise ClosureError("actuated joint values are not finite")
+            self._finite(arrays[0])
             return arrays[0] @ W.T + c
         return self._each(lambda p: p, (("q", q),), (self.n_tree,))
 
     def residual(self, q) -> np.ndarray:
         """(...) the largest loop residual of the closure at q (m or rad)."""
+        if self._flat is not None and np.ndim(q) > 1:
+            zero = np.zeros_like(np.asarray(q, dtype=float))
+            return self.rows_extras(q, zero, zero, ("residual",))["residual"]
         return self._each(self.closure.residual, (("q", q),), ())
 
     def M(self, q) -> np.ndarray:
@@ -156,6 +160,12 @@ class ClosedDynamics:
     def tau(self, q, qd, qdd) -> np.ndarray:
         """tau_a = W^T tau_tree, (..., n)."""
         return self._each(lambda p, v, a: self._at(p, v, a)[0], (("q", q), ("qd", qd), ("qdd", qdd)), (self.n,))
+
+    def _finite(self, q: np.ndarray) -> None:
+        """The closure's own ClosureError at the first row of actuated values (..., n) that is not finite."""
+        bad = ~np.all(np.isfinite(q), axis=-1)
+        if np.any(bad):
+            self.closure.solve(q[bad][0])
 
     @cached_property
     def _affine(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -195,12 +205,22 @@ class ClosedDynamics:
 
     def qdd(self, q, qd, tau) -> np.ndarray:
         """q_a'' = M_a^-1 (tau_a - h_a - G_a), (..., n); ClosureError where M_a is singular."""
-        return self._each(self._forward, (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
+        x = self._one_flat(q, qd, tau, True)
+        return x if x is not None else self._each(self._forward, (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
 
     def qdd_free(self, q, qd, tau) -> np.ndarray:
         """M_a^-1 (tau_a - h_a): q_a'' with tau_a the torque beyond gravity compensation, (..., n)."""
-        return self._each(lambda p, v, t: self._forward(p, v, t, False), (("q", q), ("qd", qd), ("tau", tau)),
-                          (self.n,))
+        x = self._one_flat(q, qd, tau, False)
+        return x if x is not None else self._each(lambda p, v, t: self._forward(p, v, t, False),
+                                                  (("q", q), ("qd", qd), ("tau", tau)), (self.n,))
+
+    def _one_flat(self, q, qd, tau, gravity: bool):
+        """A linear closure's q_a'' at one state straight from its flat code (no closure to solve: the code holds
+        q_tree = W q_a + c); None (the caller's checked way) for anything else or a doubtful state."""
+        flat = self._flat
+        if flat is None or np.shape(q) != (self.n,) or np.shape(qd) != (self.n,) or np.shape(tau) != (self.n,):
+            return None
+        return flat(q, qd, tau, gravity)
 
     def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
         """(kinetic, potential), each (...), of the whole mechanism; potential zero with every COM at frame 0's
@@ -208,6 +228,7 @@ class ClosedDynamics:
         flat = self._flat
         if flat is not None and (np.ndim(q) > 1 or np.ndim(qd) > 1):   # every row at once, from the flat code
             arrays = states(self.n, ("q", q), ("qd", qd))
+            self._finite(arrays[0])
             lead = arrays[0].shape[:-1]
             both = flat.rows("energy", *(a.reshape(-1, self.n) for a in arrays)).reshape(lead + (2,))
         else:
@@ -267,7 +288,13 @@ class ClosedDynamics:
                 out["energy"] = flat.rows("energy", Q, QD)
             if "residual" in what or "cut" in what:
                 tau_tree = flat.rows("tree_tau", Q, QD, QDD) if "cut" in what else None
-                terms = [self.tree.loop_terms(p) for p in P]
+                key = P.tobytes()   # residual and cut forces of one run's rows, asked apart: the terms once
+                memo = self.shared.get("loop_terms")
+                if memo is not None and memo[0] == key:
+                    terms = memo[1]
+                else:
+                    terms = [self.tree.loop_terms(p) for p in P]
+                    self.shared["loop_terms"] = (key, terms)
                 if "residual" in what:
                     out["residual"] = np.array([np.abs(t.residual).max(initial=0.0) for t in terms], dtype=float)
                 if tau_tree is not None:

@@ -17,8 +17,9 @@ A nonlinear closure keeps the interpreted path (W and W' depend on the pose thro
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,39 @@ from .native import CFunction, load, pivots_check, rhs_function
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
-__all__ = ["FlatForward", "flat_forward"]
+__all__ = ["FlatForward", "flat_forward", "projected_forward"]
+
+
+def _mix(row, v, const=0.0):
+    """const + row . v, leaving out the zero entries of a constant row (W's integers fold away on a tape)."""
+    out = const
+    for w, x in zip(row, v):
+        if w != 0.0:
+            out = out + float(w) * x
+    return out
+
+
+def _projected_mass(tm: TreeModel, W: np.ndarray, q, trig) -> list[list]:
+    """M_a = W^T M(q) W (n x n lists) at the tree pose q."""
+    n_tree, n = W.shape
+    M = tree_crba(tm, q, trig)
+    MW = [[_mix(W[:, k], M[i]) for k in range(n)] for i in range(n_tree)]
+    return [[_mix(W[:, j], [MW[i][k] for i in range(n_tree)]) for k in range(n)] for j in range(n)]
+
+
+def projected_forward(tm: TreeModel, W: np.ndarray, c: np.ndarray, qa, va, ta, trig, gravity: bool = True,
+                      armature: Mapping[int, Any] | None = None) -> tuple[list, list]:
+    """(q_a'', M_a's pivots) of a linear closure q_tree = W q_a + c at (q_a, qd_a, tau_a), over any scalar (floats or
+    a tape's values); ``armature`` {actuated joint: inertia} adds to M_a's diagonal (a rotor's N^2 Jm)."""
+    n_tree = W.shape[0]
+    q = [_mix(W[i], qa, float(c[i])) for i in range(n_tree)]
+    qd = [_mix(W[i], va) for i in range(n_tree)]
+    Ma = _projected_mass(tm, W, q, trig)
+    for i, extra in (armature or {}).items():
+        Ma[i][i] = Ma[i][i] + extra
+    tau = tree_rnea(tm, q, qd, [0.0] * n_tree, gravity, trig)
+    bias = [_mix(W[:, j], tau) for j in range(W.shape[1])]
+    return ldl_solve(Ma, [t - b for t, b in zip(ta, bias)])
 
 
 def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
@@ -39,32 +72,20 @@ def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
     qa = [tape.input(f"q_{i}") for i in range(n)]
     va = [tape.input(f"qd_{i}") for i in range(n)]
     ta = [tape.input(f"tau_{i}") for i in range(n)]
-    gravity = kind == "fwd"
 
     def trig(x):
         return tape.call("cos", x), tape.call("sin", x)
 
-    def mix(row, v, const=0.0):
-        out = const
-        for w, x in zip(row, v):
-            if w != 0.0:
-                out = out + float(w) * x
-        return out
-
-    q = [mix(W[i], qa, float(c[i])) for i in range(n_tree)]
-    qd = [mix(W[i], va) for i in range(n_tree)]
+    q = [_mix(W[i], qa, float(c[i])) for i in range(n_tree)]
+    qd = [_mix(W[i], va) for i in range(n_tree)]
     if kind == "energy":
         return tape, (qa, va), list(energy(tm, q, qd, trig, tm.parent))
     if kind == "tree_tau":
-        return tape, (qa, va, ta), tree_rnea(tm, q, qd, [mix(W[i], ta) for i in range(n_tree)], True, trig)
-    M = tree_crba(tm, q, trig)
-    MW = [[mix(W[:, k], M[i]) for k in range(n)] for i in range(n_tree)]
-    Ma = [[mix(W[:, j], [MW[i][k] for i in range(n_tree)]) for k in range(n)] for j in range(n)]
+        return tape, (qa, va, ta), tree_rnea(tm, q, qd, [_mix(W[i], ta) for i in range(n_tree)], True, trig)
     if kind == "mass":
+        Ma = _projected_mass(tm, W, q, trig)
         return tape, (qa,), [Ma[i][j] for i in range(n) for j in range(n)]
-    tau = tree_rnea(tm, q, qd, [0.0] * n_tree, gravity, trig)
-    bias = [mix(W[:, j], tau) for j in range(n)]
-    x, d = ldl_solve(Ma, [t - b for t, b in zip(ta, bias)])
+    x, d = projected_forward(tm, W, c, qa, va, ta, trig, kind == "fwd")
     return tape, (qa, va, ta), x + d
 
 

@@ -31,6 +31,7 @@ gearboxes sit at the motors), so Spong's model keeps its form in the actuated co
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
@@ -43,7 +44,7 @@ from ..model.drives import elastic_links, numeric_drives, passive_stiffness
 from ..model.manipulator import Manipulator, MissingParameterError
 from . import algorithms as alg
 from .engine import HOT_CALLS, PIVOT_RATIO, ArmDynamics, arm_dynamics
-from .model import ArmModel, cached
+from .model import cached
 from .native import CFunction, load, pivots_check
 from .protocol import Dynamics
 from .trace import Tape, build
@@ -149,8 +150,11 @@ class FlatElastic:
     doubtful). The joints' numbers are an input, par = [N (n), N^2 Jm of the rigid joints (n), k, d, Jm (m each)],
     so that a changed stiffness or rotor reuses the code; which joints are elastic is part of it."""
 
-    def __init__(self, model: ArmModel, elastic: tuple[int, ...]):
-        n, m = model.n, len(elastic)
+    def __init__(self, forward: Callable, n: int, elastic: tuple[int, ...]):
+        """``forward(q, qd, tau, trig, armature) -> (q'', M's pivots)`` over a tape's values: the link side's forward
+        dynamics with gravity (:func:`~designer.numeric.algorithms.forward` of a serial arm, a linear closure's
+        :func:`~designer.numeric.closed_flat.projected_forward`); n its coordinates, ``elastic`` the elastic ones."""
+        m = len(elastic)
         self.n, self.m = n, m
         E = list(elastic)
         R = [i for i in range(n) if i not in E]
@@ -170,7 +174,7 @@ class FlatElastic:
 
         def trig(x):
             return tape.call("cos", x), tape.call("sin", x)
-        x, pivots = alg.forward(model, q, qd, tau, trig, True, {i: refl[i] for i in R})
+        x, pivots = forward(q, qd, tau, trig, {i: refl[i] for i in R})
         thdd = [(u[i] - ts[j] / N[i]) / Jm[j] for j, i in enumerate(E)]
         out = x + pivots + thdd
         args, inputs = ("y", "u", "p"), (y, u, p)
@@ -217,8 +221,6 @@ class ElasticArm:
             assert arm is not None, "a serial arm or a closed chain's link side"
         self.dyn: Dynamics = arm_dynamics(arm) if dynamics is None else dynamics  # type: ignore[arg-type]
         dynamics = self.dyn
-        #: the generated single-state forward dynamics (serial arms) applies
-        self._compiled = isinstance(dynamics, ArmDynamics)
         if joints.n != dynamics.n:
             raise ElasticModelError(f"drive data for {joints.n} joints, the arm has {dynamics.n}")
         self.arm, self.joints = arm, joints
@@ -301,13 +303,30 @@ class ElasticArm:
     # -- the fast single-state path for the integrators -----------------------------------------
     @cached_property
     def flat(self) -> FlatElastic | None:
-        """The whole right-hand side as traced flat code (:class:`FlatElastic`, shared by the arm's elastic arms
-        with the same elastic joints) when the link side is a serial arm's engine; None for a closed chain's."""
+        """The whole right-hand side as traced flat code (:class:`FlatElastic`, shared by the elastic arms with the
+        same link side and elastic joints) when the link side is a serial arm's engine or a linear closure's (a
+        parallelogram); None for a nonlinear closure's."""
         dyn = self.dyn
-        if not isinstance(dyn, ArmDynamics):
-            return None
         E = tuple(int(i) for i in self.E)
-        return cached(dyn.arm, f"elastic_rhs{E}", lambda arm: FlatElastic(dyn.model, E))
+        key = f"elastic_rhs{E}"
+        if isinstance(dyn, ArmDynamics):
+            model = dyn.model
+
+            def serial(q, qd, tau, trig, armature):
+                return alg.forward(model, q, qd, tau, trig, True, armature)
+            return cached(dyn.arm, key, lambda arm: FlatElastic(serial, self.n, E))
+        from .closed import ClosedDynamics
+        if isinstance(dyn, ClosedDynamics) and dyn._affine is not None:
+            from .closed_flat import projected_forward
+            tm, (W, c) = dyn.tm, dyn._affine
+
+            def closed(q, qd, tau, trig, armature):
+                return projected_forward(tm, W, c, q, qd, tau, trig, True, armature)
+            shared = dyn.shared    # one per mechanism, its following engines included
+            if key not in shared:
+                shared[key] = FlatElastic(closed, self.n, E)
+            return shared[key]
+        return None
 
     def scalar_rhs(self, tau_of):
         """dy/dt(t, y) on one state for scipy's integrators; ``tau_m = tau_of(t, y_list)`` (n floats). A serial arm's

@@ -20,7 +20,10 @@ hot, it is one call of the machine code (:mod:`designer.numeric.native`) for [qd
 
 **Closed chains.** The state is (q_a, qd_a); the integrator never sees the passive joints. The loop residual of
 every reported row is recorded (the closure solves it to 1e-12 of the mechanism's size), with the energy of the
-whole mechanism and the cut joints' forces at the row's own accelerations. With ``drives`` the project's drive
+whole mechanism and the cut joints' forces at the row's own accelerations. A linear closure's (a parallelogram's)
+right-hand side under constant torques or a standing PD is one call of its flat machine code
+(:mod:`designer.numeric.closed_flat`), and its rows' extras are computed from that code when first read, as a
+serial run's; a nonlinear closure's follow the run state by state. With ``drives`` the project's drive
 data of every tree joint acts, as ``eval --drives`` adds it: a rotor's reflected inertia R_i = N_i^2 Jm_i is
 inertia on its joint's coordinate (the tree's M + R, projected: M_a = W^T (M + R) W, and R W' qd_a among the
 velocity terms), a joint's friction b qd_i + fc sign(qd_i) is a torque on that joint, W^T of it on the actuated

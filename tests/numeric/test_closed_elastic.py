@@ -201,3 +201,27 @@ def test_a_passive_joint_with_stiffness_is_refused_naming_it():
     links[4] = replace(links[4], drive=Drive(stiffness=1e4))
     with pytest.raises(ElasticModelError, match=r"passive joint\(s\) 5 .*only the actuated joints"):
         elastic_joints(replace(model, links=tuple(links)))
+
+
+def test_a_parallelograms_right_hand_side_is_flat_code_and_the_checked_path():
+    """The elastic palletizer (a linear closure, joint 1 rigid with its rotor) runs its right-hand side as traced flat
+    code (Python, and C when there is a compiler); both give the checked path's numbers (M_a + R, h_a, G_a solved
+    with numpy) at random states. A four-bar (nonlinear closure) keeps the checked path."""
+    rng = np.random.default_rng(5)
+    cd, ea = elastic(mechanism("palletizer", 2e4))
+    assert ea.flat is not None and len(ea.R) == 1 and ea.reflected[ea.R[0]] > 0
+    native = ea.flat.native
+    par = np.concatenate([ea.N, ea.reflected, ea.k, ea.d, ea.Jm])
+    for _ in range(5):
+        y = np.concatenate([rng.uniform(-0.8, 0.8, ea.n), ea.NE * rng.uniform(-0.8, 0.8, ea.m),
+                            rng.normal(size=ea.n + ea.m)])
+        tau_m = rng.normal(size=ea.n)
+        want = ea.derivative(y, tau_m)
+        out = np.array(ea.flat.python(y.tolist(), tau_m.tolist(), par.tolist()))
+        got = np.concatenate([y[ea.n + ea.m:], out[:ea.n], out[2 * ea.n:]])
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+        if native is not None:
+            dy = np.empty(ea.size)
+            assert native.rhs(y, tau_m, par, dy)
+            np.testing.assert_allclose(dy, want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+    assert elastic(mechanism("plain", 1e4))[1].flat is None
