@@ -30,7 +30,9 @@ ones; the energy then counts the rotors' kinetic energy 1/2 R_i qd_i^2, and fall
 choose_method`, the same rule for every mechanism): the eigenvalues of the right-hand side's Jacobian at the start
 give a stiffness ratio, the fastest mode's rate over the fastest among those that last through the run; above 100
 Radau (implicit, L-stable, order 5) steps over the modes that die out, below it DOP853 (explicit, order 8) follows
-them. ``Trajectory.method`` and ``method_reason`` say which and why ("DOP853: not stiff (stiffness ratio 3.1; ...)").
+them; every 100 steps the run looks again and may switch (to Radau where DOP853's steps sit at its stability
+bound). ``Trajectory.method`` and ``method_reason`` say which and why ("DOP853: not stiff (stiffness ratio 3.1;
+...)").
 
 **Elastic joints.** Gearbox springs bring fast modes: a PUMA 560 with k = 1e4 N m/rad at the wrist has its hand's
 link-side mode at sqrt(k / Izz6) = 1.6e4 rad/s, so an explicit method (DOP853: stable to |h lambda| of about 4)
