@@ -216,12 +216,13 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
     def start(name: str, t: float, y: np.ndarray, fastest: float = 0.0):
         # the arguments solve_ivp gives the solver (it passes vectorized=False and its options through)
         options: dict = {} if jac is None or name not in IMPLICIT else {"jac": jac}
-        if name not in IMPLICIT and fastest > 0:
+        solver = getattr(scipy.integrate, name)(fun, t, np.asarray(y), t1, vectorized=False, rtol=rtol, atol=atol,
+                                                max_step=max_step, **options)
+        if name not in IMPLICIT and fastest > 0 and hasattr(solver, "h_abs"):
             # an explicit method's first step inside its stability bound: scipy's guess from f alone can be far
             # beyond it, and the trial stages of such a step wander off (a loop that no longer closes)
-            options["first_step"] = min(t1 - t, 1.0 / fastest)
-        return getattr(scipy.integrate, name)(fun, t, np.asarray(y), t1, vectorized=False, rtol=rtol, atol=atol,
-                                              max_step=max_step, **options)
+            solver.h_abs = min(solver.h_abs, 1.0 / fastest)
+        return solver
     chosen = method is None
     choice = forced(method) if method is not None else choose_method(fun, (t0, t1), y0, rtol, jac)
     solver = start(choice.method, t0, y0, choice.fastest)
