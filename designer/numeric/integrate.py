@@ -188,14 +188,16 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
                   method: str | None = "DOP853", rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf,
                   t_eval=None, interval: float = PROGRESS_SECONDS, token: CancelToken | None = None,
                   stage: str = "integrate", jac: Callable | None = None,
-                  describe: Callable[[np.ndarray], str] = _state_text) -> Job[Integration]:
+                  describe: Callable[[np.ndarray], str] = _state_text, recheck: bool = True) -> Job[Integration]:
     """Integrate ``y' = fun(t, y)`` over ``t_span`` (forward in time) as ``solve_ivp`` would, as a job.
 
     Yields a :class:`~designer.jobs.Progress` with the fraction ``(t - t0) / (t1 - t0)`` at the start,
     after a step whenever ``interval`` seconds passed since the last one (0: after every step), and at the
     end; ``token`` is checked after every step. ``jac(t, y)``, for the implicit methods (Radau, BDF,
     LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). ``method`` None: the
-    problem chooses (:func:`choose_method`; ``Integration.choice`` says which and why). Raises
+    problem chooses (:func:`choose_method`; ``Integration.choice`` says which and why), and with ``recheck`` looks
+    again as it goes (the module docstring; off for a right-hand side with kinks, such as end stops' contacts,
+    where an implicit method's differenced Jacobian across the kink fails). Raises
     :class:`IntegrationError` when the solver fails, :class:`StallError` when its steps stay below the
     floor (the module docstring), each saying the time and ``describe(y)`` (the state, e.g. ``q = [...]``);
     ValueError for a bad method or ``t_eval``.
@@ -223,7 +225,7 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
             # beyond it, and the trial stages of such a step wander off (a loop that no longer closes)
             solver.h_abs = min(solver.h_abs, 1.0 / fastest)
         return solver
-    chosen = method is None
+    chosen = method is None and recheck
     choice = forced(method) if method is not None else choose_method(fun, (t0, t1), y0, rtol, jac)
     solver = start(choice.method, t0, y0, choice.fastest)
     spent = 0              # evaluations of the solvers switched from

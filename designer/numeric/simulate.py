@@ -506,7 +506,7 @@ def _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method, max_st
         rhs, y0 = _with_stops(dyn, n, tau_of, end_stops), np.append(y0, 0.0)
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
-                                       stage="simulate", describe=pose_text(n))
+                                       stage="simulate", describe=pose_text(n), recheck=end_stops is None)
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     t, q, qd = out.t, out.y[:, :n], out.y[:, n:2 * n]
@@ -638,7 +638,8 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         # mounted four-bars of tests/support/closed_reference.py, seeds 3 and 4); a serial arm has no such states
         most = np.inf if end_stops is None else 0.25 / STOP_HZ
         sol = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, most, t_eval, interval, token,
-                                       stage="simulate", describe=pose_text(n, [f"q{j + 1}" for j in cd.act]))
+                                       stage="simulate", describe=pose_text(n, [f"q{j + 1}" for j in cd.act]),
+                                       recheck=end_stops is None)
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     rows = len(sol.t)
