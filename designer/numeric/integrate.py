@@ -31,8 +31,15 @@ else differences of f):
 
 An elastic arm without damping (issue 31's four-joint arm, 1 s of free vibration at rtol 1e-10) has ratio ~1:
 DOP853, where Radau crawled (92.7 s against 0.5 s); the PUMA 560 with its motors under a PD has the gains'
-damped modes far above its motion: Radau. The choice is made once, at the start (the run's modes are not
-re-examined as it goes); a forced ``method`` skips it.
+damped modes far above its motion: Radau. As it goes the run looks again every
+:data:`RECHECK_STEPS` accepted steps, at the state reached, against the same span, and switches (LSODA-like; a
+switch restarts the solver from the state reached) to Radau when the ratio has risen above the line, or when
+DOP853's mean step h has been held at h |lambda|max above :data:`HELD` (its stability bound holds it, not the
+motion: a fast mode too quiet to follow, such as near-rigid springs preloaded at rest, which Radau steps over); back
+to DOP853 when the ratio fell ten times below the line and Radau's steps follow the fastest mode anyway (h
+|lambda|max below :data:`FOLLOWING`; never after a switch for held steps). A run that never switches is one
+``solve_ivp`` call with the method chosen (DOP853's first step bounded by 1 / |lambda|max: scipy's guess, from f
+alone, can lie far outside the stability bound). A forced ``method`` skips all this.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from ..jobs import CancelToken, Job, Progress
 
 __all__ = ["SOLVERS", "Integration", "IntegrationError", "StallError", "integrate_job", "PROGRESS_SECONDS",
            "MIN_STEP", "STALL_STEPS", "vector_text", "MethodChoice", "choose_method", "forced", "STIFF_RATIO",
-           "EXPLICIT", "STIFF", "IMPLICIT"]
+           "EXPLICIT", "STIFF", "IMPLICIT", "RECHECK_STEPS", "SWITCH_BACK", "HELD", "FOLLOWING"]
 
 # scipy.integrate's solver classes by name; scipy is imported when a run starts (it takes a second to load, and
 # the window imports this module before its first paint)
@@ -68,6 +75,18 @@ STALL_STEPS = 10
 #: about two orders before stepping over them pays
 STIFF_RATIO = 100.0
 EXPLICIT, STIFF = "DOP853", "Radau"
+#: a chosen method's run looks at the stiffness again every so many accepted steps (a Jacobian and its eigenvalues:
+#: well under 1 % of the steps' work) and switches when it changed: to Radau above STIFF_RATIO, back to DOP853 below
+#: STIFF_RATIO / SWITCH_BACK (apart, so that a ratio near the line does not flip the method at every look)
+RECHECK_STEPS = 100
+SWITCH_BACK = 10.0
+#: the mean step h of the last RECHECK_STEPS times the fastest rate: DOP853 held at h |lambda| above this is held by
+#: its stability bound, not by the motion (a fast mode too quiet to matter, which Radau steps over): switch to Radau
+#: (measured: 4.3 and 5.5 on quiet near-rigid springs, 0.75 to 1.6 where the springs ring and must be followed);
+#: Radau at h |lambda| below FOLLOWING follows the fastest mode anyway, and the cheaper explicit steps would too
+#: (not after a switch for HELD steps: those came from DOP853's own bound, and going back would flip-flop)
+HELD = 3.0
+FOLLOWING = 0.5
 #: scipy's implicit methods, which take a Jacobian
 IMPLICIT = ("Radau", "BDF", "LSODA")
 
@@ -106,6 +125,7 @@ class MethodChoice:
     method: str
     reason: str
     ratio: float = float("nan")
+    fastest: float = 0.0   # the largest |eigenvalue| of df/dy (1/s), 0 when not looked at
 
     def __str__(self) -> str:
         return f"{self.method}: {self.reason}"
@@ -128,14 +148,16 @@ def _differenced(fun: Callable, t0: float, y0: np.ndarray, f0: np.ndarray) -> np
 
 
 def choose_method(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[float, float], y0,
-                  rtol: float = 1e-8, jac: Callable | None = None) -> MethodChoice:
+                  rtol: float = 1e-8, jac: Callable | None = None, at: float | None = None) -> MethodChoice:
     """:data:`STIFF` or :data:`EXPLICIT` for ``y' = fun(t, y)`` from ``y0`` over ``t_span``, by the stiffness ratio of
-    df/dy at the start (``jac(t, y)`` when given, else differences of ``fun``; the module docstring's rule)."""
+    df/dy at the start (``jac(t, y)`` when given, else differences of ``fun``; the module docstring's rule); ``at``:
+    df/dy at the state ``y0`` reached at that time instead (a re-check along the run, judged against the same span)."""
     t0, t1 = map(float, t_span)
     y0 = np.asarray(y0, dtype=float)
     span = max(t1 - t0, np.finfo(float).tiny)
-    J = np.asarray(jac(t0, y0), dtype=float) if jac is not None else \
-        _differenced(fun, t0, y0, np.asarray(fun(t0, y0), dtype=float))
+    where = t0 if at is None else float(at)
+    J = np.asarray(jac(where, y0), dtype=float) if jac is not None else \
+        _differenced(fun, where, y0, np.asarray(fun(where, y0), dtype=float))
     if not np.all(np.isfinite(J)):
         return MethodChoice(EXPLICIT, "not stiff (df/dy not finite at the start: the explicit default)")
     lam = np.linalg.eigvals(J)
@@ -146,8 +168,9 @@ def choose_method(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
     ratio = fastest / lasting
     if ratio > STIFF_RATIO:
         return MethodChoice(STIFF, f"stiff (stiffness ratio {ratio:.3g}: modes up to {fastest:.3g} 1/s die out "
-                                   f"within the run, the lasting ones reach {lasting:.3g} 1/s)", ratio)
-    return MethodChoice(EXPLICIT, f"not stiff (stiffness ratio {ratio:.3g}; fastest mode {fastest:.3g} 1/s)", ratio)
+                                   f"within the run, the lasting ones reach {lasting:.3g} 1/s)", ratio, fastest)
+    return MethodChoice(EXPLICIT, f"not stiff (stiffness ratio {ratio:.3g}; fastest mode {fastest:.3g} 1/s)", ratio,
+                        fastest)
 
 
 @dataclass(frozen=True)
@@ -165,14 +188,16 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
                   method: str | None = "DOP853", rtol: float = 1e-8, atol: float = 1e-10, max_step: float = np.inf,
                   t_eval=None, interval: float = PROGRESS_SECONDS, token: CancelToken | None = None,
                   stage: str = "integrate", jac: Callable | None = None,
-                  describe: Callable[[np.ndarray], str] = _state_text) -> Job[Integration]:
+                  describe: Callable[[np.ndarray], str] = _state_text, recheck: bool = True) -> Job[Integration]:
     """Integrate ``y' = fun(t, y)`` over ``t_span`` (forward in time) as ``solve_ivp`` would, as a job.
 
     Yields a :class:`~designer.jobs.Progress` with the fraction ``(t - t0) / (t1 - t0)`` at the start,
     after a step whenever ``interval`` seconds passed since the last one (0: after every step), and at the
     end; ``token`` is checked after every step. ``jac(t, y)``, for the implicit methods (Radau, BDF,
     LSODA), is the right-hand side's Jacobian (by default they difference ``fun``). ``method`` None: the
-    problem chooses (:func:`choose_method`; ``Integration.choice`` says which and why). Raises
+    problem chooses (:func:`choose_method`; ``Integration.choice`` says which and why), and with ``recheck`` looks
+    again as it goes (the module docstring; off for a right-hand side with kinks, such as end stops' contacts,
+    where an implicit method's differenced Jacobian across the kink fails). Raises
     :class:`IntegrationError` when the solver fails, :class:`StallError` when its steps stay below the
     floor (the module docstring), each saying the time and ``describe(y)`` (the state, e.g. ``q = [...]``);
     ValueError for a bad method or ``t_eval``.
@@ -182,20 +207,30 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
     t0, t1 = map(float, t_span)
     if not t1 > t0:
         raise ValueError(f"t_span: end {t1} must be after start {t0}")
-    choice = forced(method) if method is not None else choose_method(fun, (t0, t1), y0, rtol, jac)
-    method = choice.method
-    import scipy.integrate
-    solver_class = getattr(scipy.integrate, method)
     if t_eval is not None:
         t_eval = np.asarray(t_eval, dtype=float)
         if t_eval.ndim != 1 or t_eval.size == 0:
             raise ValueError("t_eval: give a list of times")
         if np.any(np.diff(t_eval) <= 0) or t_eval[0] < t0 or t_eval[-1] > t1:
             raise ValueError("t_eval: times must increase and lie inside t_span")
-    # the arguments solve_ivp gives the solver (it passes vectorized=False and its options through)
-    options = {} if jac is None or method not in IMPLICIT else {"jac": jac}
-    solver = solver_class(fun, t0, np.asarray(y0), t1, vectorized=False, rtol=rtol, atol=atol, max_step=max_step,
-                          **options)
+    import scipy.integrate
+
+    def start(name: str, t: float, y: np.ndarray, fastest: float = 0.0):
+        # the arguments solve_ivp gives the solver (it passes vectorized=False and its options through)
+        options: dict = {} if jac is None or name not in IMPLICIT else {"jac": jac}
+        solver = getattr(scipy.integrate, name)(fun, t, np.asarray(y), t1, vectorized=False, rtol=rtol, atol=atol,
+                                                max_step=max_step, **options)
+        if name not in IMPLICIT and fastest > 0 and hasattr(solver, "h_abs"):
+            # an explicit method's first step inside its stability bound: scipy's guess from f alone can be far
+            # beyond it, and the trial stages of such a step wander off (a loop that no longer closes)
+            solver.h_abs = min(solver.h_abs, 1.0 / fastest)
+        return solver
+    chosen = method is None and recheck
+    choice = forced(method) if method is not None else choose_method(fun, (t0, t1), y0, rtol, jac)
+    solver = start(choice.method, t0, y0, choice.fastest)
+    spent = 0              # evaluations of the solvers switched from
+    since, looked = 0, t0  # accepted steps since the last look at the stiffness, and its time
+    held = False           # switched to Radau because DOP853's stability held its steps
     ts: list = [t0] if t_eval is None else []
     ys: list = [solver.y] if t_eval is None else []
     taken, done = 0, 0     # accepted steps; t_eval entries written
@@ -229,6 +264,27 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
                 done = upto
         if token is not None:
             token.check()
+        since += 1
+        if chosen and since >= RECHECK_STEPS and solver.status == "running":
+            now_choice = choose_method(fun, (t0, t1), solver.y, rtol, jac, at=t)
+            reach = (t - looked) / since * now_choice.fastest   # the mean step against the fastest mode
+            since, looked = 0, t
+            new = None
+            if choice.method == EXPLICIT and now_choice.method == STIFF:
+                new = now_choice
+            elif choice.method == EXPLICIT and reach > HELD:
+                held = True
+                new = MethodChoice(STIFF, f"stiff (DOP853's steps held at {reach:.2g} / |lambda| by its stability, "
+                                          f"fastest mode {now_choice.fastest:.3g} 1/s)", now_choice.ratio,
+                                   now_choice.fastest)
+            elif choice.method == STIFF and now_choice.ratio < STIFF_RATIO / SWITCH_BACK and reach < FOLLOWING \
+                    and not held:
+                new = now_choice
+            if new is not None and new.method != choice.method:
+                spent += solver.nfev
+                choice = MethodChoice(new.method, f"{new.reason} from t = {t:.4g} s (before: {choice.method}, "
+                                      f"{choice.reason})", new.ratio, new.fastest)
+                solver = start(choice.method, t, solver.y, choice.fastest)
         now = time.monotonic()
         if now - last >= interval or solver.status != "running":
             last = now
@@ -237,4 +293,4 @@ def integrate_job(fun: Callable[[float, np.ndarray], np.ndarray], t_span: tuple[
         t_out, y_out = np.array(ts), np.vstack(ys)
     else:
         t_out, y_out = np.hstack(ts), np.hstack(ys).T
-    return Integration(t_out, y_out, taken, int(solver.nfev), choice)
+    return Integration(t_out, y_out, taken, spent + int(solver.nfev), choice)

@@ -33,7 +33,9 @@ ones; the energy then counts the rotors' kinetic energy 1/2 R_i qd_i^2, and fall
 choose_method`, the same rule for every mechanism): the eigenvalues of the right-hand side's Jacobian at the start
 give a stiffness ratio, the fastest mode's rate over the fastest among those that last through the run; above 100
 Radau (implicit, L-stable, order 5) steps over the modes that die out, below it DOP853 (explicit, order 8) follows
-them. ``Trajectory.method`` and ``method_reason`` say which and why ("DOP853: not stiff (stiffness ratio 3.1; ...)").
+them; every 100 steps the run looks again and may switch (to Radau where DOP853's steps sit at its stability
+bound). ``Trajectory.method`` and ``method_reason`` say which and why ("DOP853: not stiff (stiffness ratio 3.1;
+...)").
 
 **Elastic joints.** Gearbox springs bring fast modes: a PUMA 560 with k = 1e4 N m/rad at the wrist has its hand's
 link-side mode at sqrt(k / Izz6) = 1.6e4 rad/s, so an explicit method (DOP853: stable to |h lambda| of about 4)
@@ -513,7 +515,7 @@ def _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method, max_st
         rhs, y0 = _with_stops(dyn, n, tau_of, end_stops), np.append(y0, 0.0)
     try:
         out = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, max_step, t_eval, interval, token,
-                                       stage="simulate", describe=pose_text(n))
+                                       stage="simulate", describe=pose_text(n), recheck=end_stops is None)
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     t, q, qd = out.t, out.y[:, :n], out.y[:, n:2 * n]
@@ -666,7 +668,8 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         # mounted four-bars of tests/support/closed_reference.py, seeds 3 and 4); a serial arm has no such states
         most = np.inf if end_stops is None else 0.25 / STOP_HZ
         sol = yield from integrate_job(rhs, t_span, y0, method, rtol, atol, most, t_eval, interval, token,
-                                       stage="simulate", describe=pose_text(n, [f"q{j + 1}" for j in cd.act]))
+                                       stage="simulate", describe=pose_text(n, [f"q{j + 1}" for j in cd.act]),
+                                       recheck=end_stops is None)
     except IntegrationError as exc:
         raise SimulationError(str(exc)) from None
     rows = len(sol.t)

@@ -45,7 +45,7 @@ def test_a_simulated_arm_is_solve_ivp_on_its_forward_dynamics(convention, joints
     q0 = np.random.default_rng(2).uniform(-1, 1, n)
     pd = PDControl([30.0] * n, [4.0] * n, np.zeros(n))
     t = np.linspace(0, 0.8, 81)
-    traj = simulate(arm, q0, np.zeros(n), (0, 0.8), torque=pd, t_eval=t)
+    traj = simulate(arm, q0, np.zeros(n), (0, 0.8), torque=pd, t_eval=t, method="DOP853")   # named: exactly solve_ivp
     dyn = dynamics_of(arm)
     tau_of, _ = _torque_function(pd, n, dyn)
     ref = solve_ivp(_right_hand_side(dyn, n, tau_of), (0, 0.8), np.concatenate([q0, np.zeros(n)]),

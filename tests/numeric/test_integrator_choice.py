@@ -109,5 +109,61 @@ def test_a_rigid_arms_fall_is_not_stiff():
     arm = NumericArm.from_model(load_project(robot_path("puma560")))
     traj = simulate(arm, [0.0, 0.3, -0.4, 0.0, 0.5, 0.0], np.zeros(6), (0.0, 0.2))
     assert traj.method == "DOP853" and "not stiff" in traj.method_reason
-    forced = simulate(arm, [0.0, 0.3, -0.4, 0.0, 0.5, 0.0], np.zeros(6), (0.0, 0.2), method="DOP853")
-    assert np.array_equal(traj.q, forced.q)   # the same run as DOP853 named
+    forced = simulate(arm, [0.0, 0.3, -0.4, 0.0, 0.5, 0.0], np.zeros(6), (0.0, 0.2), method="DOP853",
+                      t_eval=traj.t)
+    assert np.abs(traj.q - forced.q).max() < 1e-8   # DOP853 as named (but for the bounded first step)
+
+
+def test_a_run_that_turns_stiff_switches_to_radau_on_the_way():
+    """y' = -k(t) (y - cos t) with k rising from 1 to 1e5 at t = 1 (smoothly, over 0.1 s): DOP853 at the start
+    (ratio 1), Radau after the rise, a fraction of a forced DOP853's evaluations, and the exact quasi-steady answer
+    k (k cos T + sin T) / (k^2 + 1) at the end (the start's transient long gone)."""
+    big = 1e5
+
+    def k_of(t):
+        s = min(max((t - 1.0) / 0.1, 0.0), 1.0)
+        return 1.0 + big * s * s * (3 - 2 * s)
+
+    def fun(t, y):
+        return np.array([-k_of(t) * (y[0] - np.cos(t))])
+    T = 5.0
+    auto = run(integrate_job(fun, (0.0, T), [0.0], None, rtol=1e-8, atol=1e-10))
+    assert auto.choice.method == "Radau" and "from t = " in auto.choice.reason
+    assert "(before: DOP853, not stiff (stiffness ratio 1" in auto.choice.reason
+    switched_at = float(auto.choice.reason.split("from t = ")[1].split(" s")[0])
+    assert 1.0 < switched_at < 2.0
+    forced = run(integrate_job(fun, (0.0, T), [0.0], "DOP853", rtol=1e-8, atol=1e-10))
+    assert auto.nfev < 0.2 * forced.nfev
+    k = k_of(T)
+    exact = k * (k * np.cos(T) + np.sin(T)) / (k * k + 1)
+    assert abs(auto.y[-1, 0] - exact) < 1e-7 and abs(forced.y[-1, 0] - exact) < 1e-7
+
+
+def test_a_run_that_never_switches_is_the_forced_methods_run(tmp_path):
+    dyn = _stiff_arm(tmp_path)   # ringing springs: DOP853 all the way, looked at again every RECHECK_STEPS steps
+    auto = simulate(dyn, Q0, None, (0.0, 0.1), rtol=1e-10, atol=1e-10)
+    assert auto.steps > 100 and auto.method_reason.startswith("not stiff") and "from t =" not in auto.method_reason
+    forced = simulate(dyn, Q0, None, (0.0, 0.1), rtol=1e-10, atol=1e-10, method="DOP853", t_eval=auto.t)
+    assert np.abs(auto.q - forced.q).max() < 1e-10 and abs(auto.steps - forced.steps) <= 2
+
+
+def test_near_rigid_quiet_springs_switch_to_radau_when_dop853_is_held_by_its_stability():
+    """A chain of two masses on a 1e8 N/m spring, started on the slow manifold (the spring preloaded for the
+    common acceleration under a force on one mass): the spring's 1e4 rad/s mode stays quiet, no mode dies out
+    (ratio ~1: DOP853 at the start), DOP853's steps sit at its stability bound, and the run switches to Radau,
+    with the rigid answer x = F t^2 / (2 (m1 + m2)) to 1e-6 of the travel."""
+    m1, m2, k, F = 1.0, 1.0, 1e8, 2.0
+    A = np.array([[0, 0, 1, 0], [0, 0, 0, 1], [-k / m1, k / m1, 0, 0], [k / m2, -k / m2, 0, 0]])
+
+    def fun(t, y):
+        return A @ y + np.array([0, 0, F / m1, 0])
+    a = F / (m1 + m2)
+    stretch = m2 * a / k            # m1 ahead of m2 by this, the spring pulls m2 along at the common acceleration
+    T, y0 = 1.0, [stretch, 0.0, 0.0, 0.0]
+    out = run(integrate_job(fun, (0.0, T), y0, None, rtol=1e-8, atol=1e-10, jac=lambda t, y: A))
+    assert out.choice.method == "Radau" and "held at" in out.choice.reason and "(before: DOP853" in out.choice.reason
+    assert out.choice.reason.count("before:") == 1   # one switch, no flip-flop
+    travel = 0.5 * a * T * T
+    assert abs(out.y[-1, 1] - travel) < 1e-6 * travel
+    forced = run(integrate_job(fun, (0.0, T), y0, "DOP853", rtol=1e-8, atol=1e-10))
+    assert out.nfev < 0.2 * forced.nfev
