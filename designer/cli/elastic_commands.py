@@ -293,11 +293,11 @@ def _joints(model, where: str):
 
 def closed_elastic_setup(model, where: str) -> ElasticSetup:
     from ..model import MissingParameterError
-    from ..explore.closed import ClosedArm
+    from ..explore.joints import explore_arm
     from ..kinematics.closure import ClosureError
     joints = _joints(model, where)
     try:
-        arm = ClosedArm(model)
+        arm = explore_arm(model)
     except (ClosureError, MissingParameterError, ValueError) as exc:
         raise UserError(f"{where}: {exc}") from None
     names = [f"q{j}" for j in arm.joint_numbers]

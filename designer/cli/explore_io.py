@@ -53,7 +53,7 @@ def parse_sets(items: list[str]) -> dict[str, float]:
 
 def model_and_arm(args, closed: bool = False):
     """(model, arm) with the --set overrides; ``closed``: a closed-chain project gives its
-    :class:`~designer.explore.closed.ClosedArm` (the commands whose metrics take one)."""
+    :class:`~designer.numeric.actuated_arm.ActuatedArm` (the commands whose metrics take one)."""
     model = load_model(args.project, closed=closed)
     sets = overrides(args)
     unknown = sorted(set(sets) - set(model.symbol_names()))
@@ -64,19 +64,14 @@ def model_and_arm(args, closed: bool = False):
 
 
 def arm_of(model, where: str):
-    """The NumericArm of a serial model, the ClosedArm of a closed chain; one-line errors."""
-    from ..kinematics import NumericArm
+    """The arm explore's metrics take (:func:`~designer.explore.joints.explore_arm`: a serial model's
+    NumericArm, a closed chain's ActuatedArm); one-line errors."""
+    from ..explore.joints import explore_arm
+    from ..kinematics.closure import ClosureError
     from ..model import MissingParameterError
     try:
-        if model.is_serial:
-            return NumericArm.from_model(model)
-        from ..explore.closed import ClosedArm
-        from ..kinematics.closure import ClosureError
-        try:
-            return ClosedArm(model)
-        except ClosureError as exc:
-            raise UserError(f"{where}: {exc}") from None
-    except MissingParameterError as exc:
+        return explore_arm(model)
+    except (ClosureError, MissingParameterError) as exc:
         raise UserError(f"{where}: {exc}") from None
 
 
