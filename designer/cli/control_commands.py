@@ -304,13 +304,6 @@ def _closed_chain_plan(args, eq, drives: bool, only):
     return full_plan(eq, "derived", drives, only=only)
 
 
-def _closed_base_plan(args, model, drives: bool, only):
-    """``codegen --parameters base`` of a closed chain (identification/code_plan.py closed_base_plan; without a closed
-    form identification/compact_base_plan.py); a loop that cannot be posed is codegen_control's ValueError."""
-    from ..identification.code_plan import closed_base_plan
-    return closed_base_plan(model, only, drives=drives)
-
-
 def _elastic_linear_model(model, arm, q, qd, qdd, where: str):
     """(the elastic-joint linear model, its state names) for ``linearize --elastic``."""
     from ..control.linearize import elastic_linearize
@@ -348,7 +341,7 @@ def codegen_control(args, derive, progress) -> int:
         if args.parameters == "base":
             model = load_model(args.project, closed=True)
             progress(Progress("base parameters"))
-            plan = base_plan(model, drives, only) if model.is_serial else _closed_base_plan(args, model, drives, only)
+            plan = base_plan(model, drives, only)
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value

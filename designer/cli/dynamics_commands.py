@@ -215,9 +215,6 @@ def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
     from ..report.identification import with_base_parameters
     from ..kinematics.closure import ClosureError
     try:
-        if not model.is_serial:
-            from ..identification.base_params import closed_base_parameter_set
-            return with_base_parameters(text, fmt, model, closed_base_parameter_set(model))
         return with_base_parameters(text, fmt, model, base_parameters(model))
     except (MissingParameterError, ValueError, ClosureError) as exc:
         raise UserError(f"{where}: cannot find the base parameters: {exc}") from None

@@ -10,6 +10,7 @@ per-joint data (drive ratings given for every tree joint).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class ExploreJoints:
     def pose(self, q_tree) -> np.ndarray:
         """The metrics' pose of a tree pose (every joint); a pose of the metrics' size passes."""
         q = np.asarray(q_tree, float).ravel()
-        return q[list(self.index)] if len(q) == self.n_tree and self.closed else q
+        return q[list(self.index)] if len(q) == self.n_tree else q
 
     def tree_pose(self, q, q_tree) -> np.ndarray:
         """``q_tree`` (every joint) with the metric joints at ``q``: the passive joints keep their
@@ -64,7 +65,7 @@ class ExploreJoints:
         if values is None:
             return None
         values = np.asarray(values, float)
-        return values[list(self.index)] if self.closed and values.shape[:1] == (self.n_tree,) else values
+        return values[list(self.index)] if values.shape[:1] == (self.n_tree,) else values
 
 
 def explore_joints(model: Manipulator) -> ExploreJoints:
@@ -78,4 +79,5 @@ def explore_arm(model: Manipulator, overrides=None):
     """The arm the metrics take: the rigid dynamics' ``arm`` (:func:`~designer.numeric.mechanism.load_dynamics`;
     over the actuated joints, a serial arm's every joint); ClosureError when its loops cannot close at the
     nominal pose, MissingParameterError for a symbol without a value."""
-    return load_dynamics(model, overrides, springs=False).arm
+    dynamics: Any = load_dynamics(model, overrides, springs=False)   # rigid: a serial or closed engine, both with .arm
+    return dynamics.arm

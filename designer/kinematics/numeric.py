@@ -199,7 +199,7 @@ class NumericArm:
 
     def with_load(self, mass: float, position) -> NumericArm:
         """This arm with a point mass (kg) at ``position`` (m) in the last link's frame (a payload)."""
-        load = (self.n - 1, float(mass), tuple(float(v) for v in position))
+        load = (self.n - 1, float(mass), np.array(position, dtype=float))
         return replace(self, point_masses=self.point_masses + (load,))
 
     def total_mass(self) -> float:
