@@ -178,7 +178,7 @@ def compact_regressor_figures(name: str, model, eq, runs: int) -> None:
     and the time to plan them (median of ``runs``), beside the same form's tau (and for a linear closure
     the closed form's regressor, in the same run)."""
     from designer.codegen.files import full_plan
-    from designer.identification.code_plan import closed_base_plan
+    from designer.identification.code_plan import base_plan
     from designer.identification.compact_base_plan import compact_base_plan
     t_y, plan = timed(lambda e=eq: full_plan(e, "compact", only=("tau", "regressor")), runs)
     ops = {f.name: f.operations for f in plan.functions}
@@ -188,7 +188,7 @@ def compact_regressor_figures(name: str, model, eq, runs: int) -> None:
     line += (f"; base-parameter code in {t_b:.2f} s: "
              + ", ".join(f"{f.name} {f.operations}" for f in base.functions))
     if name == "palletizer_parallelogram":
-        t_c, closed = timed(lambda m=model: closed_base_plan(m, ("regressor",)), runs)
+        t_c, closed = timed(lambda m=model: base_plan(m, only=("regressor",)), runs)
         line += f"; the closed form's base regressor {closed.functions[0].operations} operations in {t_c:.2f} s"
     print(line)
 

@@ -17,7 +17,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from designer.explore.closed import ClosedArm  # noqa: E402
+from designer.explore.joints import explore_arm  # noqa: E402
 from designer.explore.metrics import Ratings, compute  # noqa: E402
 from designer.kinematics import NumericArm  # noqa: E402
 from designer.project import load_project  # noqa: E402
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--states", type=int, default=500)
     args = p.parse_args(argv)
-    closed = ClosedArm(load_project(ROOT / "robots" / "palletizer_parallelogram.json"))
+    closed = explore_arm(load_project(ROOT / "robots" / "palletizer_parallelogram.json"))
     serial = NumericArm.from_model(load_project(ROOT / "robots" / "palletizer_serial.json"))
     q = np.random.default_rng(0).uniform(-1, 1, (args.states, 4))
     r = Ratings.of(4, speed=2.0, acceleration=5.0)

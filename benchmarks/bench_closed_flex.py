@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
 from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings, evaluate
 from designer.kinematics import NumericArm
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     ap.add_argument("--grid", type=int, default=20, help="grid points per joint")
     args = ap.parse_args(argv)
     model = palletizer_tubes()
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     r = Ratings(**drive_ratings(model))
     a = np.linspace(-0.8, 0.8, args.grid)
     Q = np.zeros((args.grid, args.grid, 4))

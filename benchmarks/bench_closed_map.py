@@ -3,7 +3,7 @@ parallelogram beside its serial twin, through the same map job the window runs i
 
 Run: ``python -m benchmarks.bench_closed_map [--runs R] [--steps S]`` from the repository root
 (prints figures; not a test). A closed chain's states close their loops one at a time in Python
-(:class:`~designer.explore.closed.ClosedBatch`), the serial arm's are vectorised: the ratio says how
+(:class:`~designer.numeric.closed_batch.ClosedBatch`), the serial arm's are vectorised: the ratio says how
 much longer the window's progress bar runs for the parallelogram; the number of progress steps
 says how often the map can be cancelled.
 """

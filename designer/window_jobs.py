@@ -12,15 +12,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .errors import DesignerError
 from .jobs import CancelToken, Job
 
 if TYPE_CHECKING:   # the window imports this module at start; the derivations load in the worker
     from .dynamics import Equations, Method, SimplifyMode
     from .model import Manipulator
 
-__all__ = ["PRELOAD", "window_derive_job", "window_code_files", "COMPACT_CODE_NOTE", "closed_chain_job",
-           "NOT_FOR_CLOSED", "identification_table", "identification_condition", "identification_excitation"]
+__all__ = ["PRELOAD", "window_derive_job", "window_code_files", "COMPACT_CODE_NOTE", "identification_table",
+           "identification_condition", "identification_excitation"]
 
 # what the server process imports once, so that a job's process starts with it ready; with what the
 # derivations import on first use (each job's process is new: a PUMA 560 fast Lagrange derivation took
@@ -67,22 +66,6 @@ def window_code_files(eq: Equations, lang: str, target: str, prefix: str | None 
     files = generate_files(compact, lang, target, prefix, drives)
     return {path: _COMMENT.get(path[path.rfind("."):], "# ") + COMPACT_CODE_NOTE + "\n" + text
             for path, text in files.items()}
-
-
-#: what a core function that reads a closed chain as a serial arm raises (an attribute its ClosedArm has
-#: not, an index past its actuated joints): the Explore views show one line instead of a traceback
-NOT_FOR_CLOSED = (AttributeError, IndexError, TypeError, NotImplementedError)
-
-
-def closed_chain_job(func, args: tuple, token: CancelToken) -> Job:
-    """``func(*args, token)`` for a closed chain, in the window's thread pool or its worker process:
-    the core answers, and where it does not handle a closed chain yet (the payload envelope, the ISO
-    cube, conditions, significance before the core gives them) its failure is one line; as the core
-    learns them they work unchanged."""
-    try:
-        return (yield from func(*args, token))
-    except NOT_FOR_CLOSED as exc:
-        raise DesignerError(f"the core does not compute this for a closed chain yet ({exc})") from exc
 
 
 # -- the Identification dialog's three computations, for any mechanism. Where they differ is the mathematics: a

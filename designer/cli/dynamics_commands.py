@@ -210,12 +210,12 @@ def _note_fallback(eq: Equations) -> None:
 
 
 def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
-    from ..identification.base_params import mechanism_base_parameters
+    from ..identification.base_params import base_parameters
     from ..model import MissingParameterError
     from ..report.identification import with_base_parameters
     from ..kinematics.closure import ClosureError
     try:
-        return with_base_parameters(text, fmt, model, mechanism_base_parameters(model))
+        return with_base_parameters(text, fmt, model, base_parameters(model))
     except (MissingParameterError, ValueError, ClosureError) as exc:
         raise UserError(f"{where}: cannot find the base parameters: {exc}") from None
 

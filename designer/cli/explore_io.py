@@ -63,7 +63,7 @@ def model_and_arm(args):
 
 
 def arm_of(model, where: str):
-    """The arm the metrics take (explore/joints.py: explore_arm, a NumericArm or a closed chain's ClosedArm);
+    """The arm the metrics take (explore/joints.py: explore_arm, a NumericArm or a closed chain's ActuatedArm);
     one-line errors."""
     from ..explore.joints import explore_arm
     from ..kinematics.closure import ClosureError

@@ -156,11 +156,7 @@ def cmd_map(args) -> int:
                 for iy, yv in enumerate(y) for ix, xv in enumerate(x)]
         return emit(args, rows, {"metric": spec.label, "joints": list(args.joints), "x": x, "y": y,
                                  "values": grid, "q0": pose(args, arm.n)})
-    if hasattr(arm, "tool_points"):   # a closed chain (explore/closed.py)
-        tool = arm.tool_points(Q)
-    else:
-        from ..numeric.batch import batch_frames
-        tool = (batch_frames(arm, Q)[:, -1] @ arm.tool)[:, :3, 3]   # the tool point, in frame 0
+    tool = arm.tool_points(Q)   # the tool point, in frame 0 (a closed chain's: its loops closed at each state)
     rows = [{**{f"q{number}": float(v) for number, v in zip(numbers, q)}, "x": float(p[0]), "y": float(p[1]),
              "z": float(p[2]), spec.label: float(val)} for q, p, val in zip(Q, tool, values)]
     return emit(args, rows, {"metric": spec.label, "stats": summarize(values), "samples": rows})

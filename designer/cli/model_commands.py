@@ -152,14 +152,14 @@ def cmd_fk(args) -> int:
 
 def _closed_fk(args, model, q_a: list[float], act: list[int]) -> int:
     """A closed chain's forward kinematics: the loops closed at the actuated values, every frame of the tree,
-    the passive joints' values, and the tool (explore/closed.py's ClosedArm: on the deepest leaf, a link pinned
+    the passive joints' values, and the tool (numeric/actuated_arm.py's ActuatedArm: on the deepest leaf, a link pinned
     to the base or an ancestor left out)."""
     import numpy as np
     from ..model import MissingParameterError
-    from ..explore.closed import ClosedArm
+    from ..explore.joints import explore_arm
     from ..kinematics.closure import ClosureError
     try:
-        arm = ClosedArm(model)
+        arm = explore_arm(model)
         q = arm.cd.positions(q_a)
     except (ClosureError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: {exc}") from None

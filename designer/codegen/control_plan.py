@@ -29,7 +29,7 @@ from dataclasses import replace
 import sympy as sp
 from sympy.core.parameters import distribute
 
-from ..dynamics.closed_form import linear_closure
+from ..dynamics.closed_form import rate_matrix
 from ..dynamics.inertial import drive_parameter_values, drive_slots
 from ..dynamics.results import Equations
 from ..dynamics.standard_ne import symbolic_regressor
@@ -41,8 +41,8 @@ from ..model.manipulator import Manipulator
 from .graph_diff import graph_diff
 from .plan import BASIC_FUNCTIONS, CodeFunction, CodePlan, plan_code, plan_function
 
-__all__ = ["extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions", "closed_rate_matrix",
-           "closed_drive_terms", "closed_chain_plan", "CLOSED_DRIVES_STATEMENT"]
+__all__ = ["extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions", "closed_drive_terms",
+           "closed_chain_plan", "CLOSED_DRIVES_STATEMENT"]
 
 _EXTRA_DOC = {
     "coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
@@ -148,18 +148,6 @@ CLOSED_DRIVES_STATEMENT = ("drive terms of every joint of the tree added, projec
                            "in tau, the friction in h")
 
 
-def closed_rate_matrix(model: Manipulator) -> list[list[int]]:
-    """W (n_tree x n_a, integers) of a linearly closing mechanism: row i is tree joint i's rate per
-    actuated rate. Raises NotLinearClosure."""
-    act, pas, A, _ = linear_closure(model)
-    W = [[0] * len(act) for _ in range(model.n)]
-    for k, i in enumerate(act):
-        W[i][k] = 1
-    for r, i in enumerate(pas):
-        W[i] = [int(a) for a in A[r]]
-    return W
-
-
 def _tree_rates(W: list[list[int]], carrier: Manipulator) -> dict:
     """{tree symbol: expression in the carrier's (actuated) symbols} for the tree's rates qd, qdd."""
     def row(i, syms):
@@ -170,7 +158,7 @@ def _tree_rates(W: list[list[int]], carrier: Manipulator) -> dict:
 def closed_drive_terms(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
     """(W^T diag(N^2 Jm) W for M_a, W^T N^2 Jm W qdd_a for tau_a, W^T friction(W qd_a)): the drive data
     of ``model``'s tree joints in the actuated symbols of ``carrier`` (the closed form's model)."""
-    W = closed_rate_matrix(model)
+    W = rate_matrix(model)
     refl, visc, coul = drive_arrays(model)
     rates = _tree_rates(W, carrier)
     na = carrier.n
@@ -196,7 +184,7 @@ def closed_drive_terms(model: Manipulator, carrier: Manipulator) -> tuple[sp.Mat
 def closed_drive_columns(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, str]:
     """The regressor's drive-parameter columns of the tree's joints (:func:`~.control_plan.drive_columns`
     order), projected: W^T times the tree's columns at the tree rates W qd_a, W qdd_a."""
-    W = closed_rate_matrix(model)
+    W = rate_matrix(model)
     Y, doc = drive_columns(model)
     rates = _tree_rates(W, carrier)
     subs = dict(zip(model.qd, rates["qd"])) | dict(zip(model.qdd, rates["qdd"]))

@@ -35,8 +35,8 @@ from .assemble import to_matrix_job
 from .results import Equations, Form, Method, SimplifyMode
 from .trigpoly import TrigRing
 
-__all__ = ["NotLinearClosure", "linear_closure", "closed_chain_equations", "closed_chain_equations_job",
-           "actuated_model"]
+__all__ = ["NotLinearClosure", "linear_closure", "rate_matrix", "closed_chain_equations",
+           "closed_chain_equations_job", "actuated_model"]
 
 
 class NotLinearClosure(DesignerError):
@@ -55,6 +55,18 @@ def linear_closure(model: Manipulator):
     A = [[int(v) for v in row] for row in closure.linear.A]
     c = [sp.nsimplify(float(v), [sp.pi], tolerance=1e-12) for v in closure.linear.c]
     return list(closure.tree.actuated), list(closure.tree.passive), A, c
+
+
+def rate_matrix(model: Manipulator) -> list[list[int]]:
+    """W = d q_tree / d q_a (n_tree x n_a, integers) of a linearly closing mechanism: row i is tree joint i's
+    rate per actuated rate (a serial arm's: the identity). Raises NotLinearClosure."""
+    act, pas, A, _ = linear_closure(model)
+    W = [[0] * len(act) for _ in range(model.n)]
+    for k, i in enumerate(act):
+        W[i][k] = 1
+    for r, i in enumerate(pas):
+        W[i] = [int(a) for a in A[r]]
+    return W
 
 
 def actuated_model(model: Manipulator, act: list[int]) -> Manipulator:

@@ -164,7 +164,7 @@ class ParameterGrid:
     values: np.ndarray
     second: str | None
     second_values: np.ndarray
-    arms: tuple  # NumericArm or ClosedArm, second value major, then value
+    arms: tuple  # NumericArm or ActuatedArm, second value major, then value
 
     def evaluate(self, q, i: int, j: int) -> Sweep:
         """The pair's quantities of every arm of the grid at joint values ``q`` (n,)."""
@@ -198,7 +198,7 @@ def parameter_grid(model: Manipulator, name: str, values, second: str | None = N
 def parameter_grid_job(model: Manipulator, name: str, values, second: str | None = None,
                        second_values: Iterable[float] = (), token: CancelToken = NEVER) -> Job[ParameterGrid]:
     """:func:`parameter_grid` as a job: progress and cancel per arm (a closed chain's
-    :class:`~designer.explore.closed.ClosedArm` takes ~30 ms to build: 1.2 s for 41 designs)."""
+    :class:`~designer.numeric.actuated_arm.ActuatedArm` takes ~30 ms to build: 1.2 s for 41 designs)."""
     from .joints import explore_arm
     used = set(model.symbol_names())
     for p in (name, second):
@@ -214,7 +214,7 @@ def parameter_grid_job(model: Manipulator, name: str, values, second: str | None
         for v in values:
             token.check()
             overrides = {name: float(v)} if second is None else {name: float(v), second: float(s)}
-            arms.append(explore_arm(model, overrides))   # a closed chain's ClosedArm
+            arms.append(explore_arm(model, overrides))   # a closed chain's ActuatedArm
             yield Progress("designs", len(arms) / total, f"{len(arms)} of {total}")
     return ParameterGrid(name, values, second, seconds, tuple(arms))
 

@@ -1,6 +1,6 @@
 """The joints Explore numbers, and the arm its metrics take, for a serial arm or a closed chain.
 
-A serial arm's metrics number every joint; a closed chain's (:class:`~designer.explore.closed.ClosedArm`)
+A serial arm's metrics number every joint; a closed chain's (:class:`~designer.numeric.actuated_arm.ActuatedArm`)
 its actuated joints, 1..n_a in order, named by their links as ``eval`` names them (the palletizer's
 ``q1, q2, q4, q6``). :class:`ExploreJoints` maps between the tree's pose (every joint, as the window's
 sliders hold it) and the metrics' pose (the actuated joints), and picks the actuated joints' entries of
@@ -10,12 +10,13 @@ per-joint data (drive ratings given for every tree joint).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
 from ..model.mechanism import actuated_indices
+from ..numeric.mechanism import load_dynamics
 
 __all__ = ["ExploreJoints", "explore_joints", "explore_arm"]
 
@@ -47,7 +48,7 @@ class ExploreJoints:
     def pose(self, q_tree) -> np.ndarray:
         """The metrics' pose of a tree pose (every joint); a pose of the metrics' size passes."""
         q = np.asarray(q_tree, float).ravel()
-        return q[list(self.index)] if len(q) == self.n_tree and self.closed else q
+        return q[list(self.index)] if len(q) == self.n_tree else q
 
     def tree_pose(self, q, q_tree) -> np.ndarray:
         """``q_tree`` (every joint) with the metric joints at ``q``: the passive joints keep their
@@ -64,7 +65,7 @@ class ExploreJoints:
         if values is None:
             return None
         values = np.asarray(values, float)
-        return values[list(self.index)] if self.closed and values.shape[:1] == (self.n_tree,) else values
+        return values[list(self.index)] if values.shape[:1] == (self.n_tree,) else values
 
 
 def explore_joints(model: Manipulator) -> ExploreJoints:
@@ -75,10 +76,8 @@ def explore_joints(model: Manipulator) -> ExploreJoints:
 
 
 def explore_arm(model: Manipulator, overrides=None):
-    """The arm the metrics take: a :class:`NumericArm` for a serial model, a
-    :class:`~designer.explore.closed.ClosedArm` for a closed chain (ClosureError when its loops cannot
-    close at the nominal pose, MissingParameterError for a symbol without a value)."""
-    if model.is_serial:
-        return NumericArm.from_model(model, overrides)
-    from .closed import ClosedArm
-    return ClosedArm(model, overrides)
+    """The arm the metrics take: the rigid dynamics' ``arm`` (:func:`~designer.numeric.mechanism.load_dynamics`;
+    over the actuated joints, a serial arm's every joint); ClosureError when its loops cannot close at the
+    nominal pose, MissingParameterError for a symbol without a value."""
+    dynamics: Any = load_dynamics(model, overrides, springs=False)   # rigid: a serial or closed engine, both with .arm
+    return dynamics.arm

@@ -18,7 +18,7 @@ m_max = min over states and joints with tau1 != 0 of (T_i - sign(tau1) tau0) / |
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -158,7 +158,7 @@ def size_motors(arm: NumericArm, traj: Trajectory, gear=None, rotor=None) -> Siz
 
 def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, qdd=None) -> np.ndarray:
     """Largest payload mass (kg) at each offset (K, 3) from the last frame's origin (in that frame; a closed
-    chain's tool link, :meth:`~designer.explore.closed.ClosedArm.with_load`),
+    chain's tool link, :meth:`~designer.numeric.actuated_arm.ActuatedArm.with_load`),
     keeping |tau_i| <= torque_i at every state q (with rates qd, qdd; zero = holding still).
 
     0 where the arm alone already exceeds a rating; inf where the payload loads no joint.
@@ -171,9 +171,7 @@ def payload_envelope(arm: NumericArm, offsets: np.ndarray, torque, q, qd=None, q
     over = np.any(np.abs(tau0) > T * (1 + 1e-12))
     out = np.empty(len(offsets))
     for k, r in enumerate(np.asarray(offsets, float).reshape(-1, 3)):
-        # a closed chain's payload sits on its tool link (explore/closed.py)
-        loaded = arm.with_load(1.0, r) if hasattr(arm, "with_load") else \
-            replace(arm, point_masses=arm.point_masses + ((arm.n - 1, 1.0, r),))
+        loaded = arm.with_load(1.0, r)   # a closed chain's payload sits on its tool link
         tau1 = _torque(loaded, q, qd, qdd) - tau0
         if over:
             out[k] = 0.0

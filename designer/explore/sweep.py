@@ -33,11 +33,11 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator, MissingParameterError
 from ..model.mechanism import actuated_indices
 from ..model.parts import link_beams, material_table, parts_of
-from ..numeric.batch import batch_frames
 from .distribute import Compute, open_executor, ordered_blocks
 from .metrics import design_ratings
 from .maps import Sampling, sample_configurations, summarize
 from .joint_names import model_joint_numbers
+from .joints import explore_arm
 from .metrics import METRICS, MetricError, Ratings, Reduce, evaluate_many, parse_metric
 
 __all__ = ["SweepAxis", "SweepSpec", "SweepResult", "sweep", "sweep_blocks", "pareto_front", "DESIGN_QUANTITIES",
@@ -142,13 +142,22 @@ def pareto_front(a: ArrayLike, b: ArrayLike, minimize: tuple[bool, bool] = (True
 
 
 class ArmFactory:
-    """NumericArms for many values of a few parameters, fast: the model is resolved once and only
-    the entries that depend on the swept parameters are recomputed (compiled with lambdify)."""
+    """The arms the metrics take (:func:`~designer.explore.joints.explore_arm`) for many values of a few
+    parameters, fast: the model is resolved once and only the entries of its NumericArm that depend on the
+    swept parameters are recomputed (compiled with lambdify). An arm that is not its links' NumericArm (a closed
+    chain's, over its actuated joints, whose loops close anew) or whose point masses move with the swept
+    parameters is built whole for each design."""
 
     def __init__(self, model: Manipulator, names: Sequence[str], first: Sequence[float]):
         self.names = list(names)
-        self.base = NumericArm.from_model(model, dict(zip(names, first)))
+        self.model = model
+        self.base = explore_arm(model, dict(zip(names, first)))
         swept = {symbol(n) for n in names}
+        self.loads_swept = any((sp.Tuple(p.mass, *p.position).free_symbols & swept) for p in model.point_masses)
+        self.whole = self.loads_swept or not isinstance(self.base, NumericArm)
+        self.beams_swept = False
+        if self.whole:
+            return
         fixed = {k: v for k, v in model.substitutions(require_all=False).items() if k not in swept}
         args = [symbol(n) for n in names]
         self.entries: list[tuple[str, tuple, Callable[..., float]]] = []
@@ -180,13 +189,10 @@ class ArmFactory:
         if model.tool is not None:
             shaping |= sp.Tuple(*model.tool.expressions()).free_symbols
         self.beams_swept = bool(self.base.beams) and bool(shaping & swept)
-        self.loads = [(p.link - 1, p.mass, p.position) for p in model.point_masses]
-        self.loads_swept = any((sp.Tuple(p.mass, *p.position).free_symbols & swept) for p in model.point_masses)
-        self.model = model
 
-    def __call__(self, values: Sequence[float]) -> NumericArm:
-        if self.loads_swept:
-            return NumericArm.from_model(self.model, dict(zip(self.names, values)))
+    def __call__(self, values: Sequence[float]):
+        if self.whole:
+            return explore_arm(self.model, dict(zip(self.names, values)))
         arrays: dict[str, Any] = {}
         for field_name, index, f in self.entries:
             if field_name not in arrays:
@@ -205,8 +211,6 @@ def arm_factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, 
     """The factory of this model and these names, kept per worker process: compiling the swept entries takes
     ~30 ms (PUMA 560), as long as several designs. The values it was made with do not matter: every entry
     that depends on a swept name is recomputed for each design."""
-    if not model.is_serial:   # a closed chain: its ClosedArm per design (explore/closed.py)
-        return _ClosedFactory(model, names)   # type: ignore[return-value]
     key = (model, names)
     with _FACTORIES_LOCK:   # thread pools share the cache
         if key not in _FACTORIES:
@@ -214,17 +218,6 @@ def arm_factory(model: Manipulator, names: tuple[str, ...], first: tuple[float, 
                 _FACTORIES.pop(next(iter(_FACTORIES)))
             _FACTORIES[key] = ArmFactory(model, names, first)
         return _FACTORIES[key]
-
-
-class _ClosedFactory:
-    """The :class:`~designer.explore.closed.ClosedArm` of each design of a closed chain."""
-
-    def __init__(self, model: Manipulator, names: Sequence[str]):
-        self.model, self.names = model, tuple(names)
-
-    def __call__(self, values: Sequence[float]):
-        from .closed import ClosedArm
-        return ClosedArm(self.model, dict(zip(self.names, values)))
 
 
 def joint_count(model: Manipulator) -> int:
@@ -279,8 +272,7 @@ def evaluate_designs(model: Manipulator, names: Sequence[str], rows: Sequence[Se
             for text, v in zip(spec.metrics, evaluate_many(arm, q, parsed, ratings)):
                 stats = summarize(v)
                 values.update({f"{text}:{s}": stats[s] for s in spec.stats})
-            tool = arm.tool_points(q) if hasattr(arm, "tool_points") else \
-                (batch_frames(arm, q)[:, -1] @ arm.tool)[:, :3, 3]
+            tool = arm.tool_points(q)
             values["total_mass"] = arm.total_mass()
             values["reach"] = float(np.nanmax(np.linalg.norm(tool, axis=1)))
             out.append(values)

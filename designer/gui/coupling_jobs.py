@@ -2,8 +2,8 @@
 named by their links), a hidden tab computing nothing, and the curves that close loops computed in a worker.
 
 A closed chain's quantities close its loops at every point of a curve (Python loops over the states
-in :class:`~designer.explore.closed.ClosedBatch`: ~0.4 ms a state for the palletizer, 50 ms for a
-joint sweep of 121 points; its parameter grid builds one ClosedArm per design, ~30 ms each, 1.2 s for
+in :class:`~designer.numeric.closed_batch.ClosedBatch`: ~0.4 ms a state for the palletizer, 50 ms for a
+joint sweep of 121 points; its parameter grid builds one ActuatedArm per design, ~30 ms each, 1.2 s for
 41 designs), so :class:`~designer.gui.coupling_plots.CouplingPanel` runs them as these jobs on its
 job runner instead of in the GUI thread as it does for a serial arm.
 """

@@ -51,7 +51,7 @@ class CouplingPanel(CouplingWork, QWidget):
         super().__init__(parent)
         pg.setConfigOptions(antialias=True)
         self.model: Manipulator | None = None
-        self.arm: Any = None   # NumericArm, or a closed chain's ClosedArm (its actuated joints)
+        self.arm: Any = None   # NumericArm, or a closed chain's ActuatedArm (its actuated joints)
         self.joints: ExploreJoints | None = None
         self.q = np.zeros(0)
         self.sweeps: dict[str, Sweep | None] = {"joint": None, "parameter": None}
@@ -186,7 +186,7 @@ class CouplingPanel(CouplingWork, QWidget):
     # -- public API -----------------------------------------------------------
     def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
         """Show plots for ``model`` (symbols at their default values; ``arm``: its numeric arm if built).
-        A closed chain is plotted over its actuated joints (its ClosedArm), named by their links."""
+        A closed chain is plotted over its actuated joints (its ActuatedArm), named by their links."""
         self.model = model
         self._grid, self._grid_key = None, None
         self.runner.cancel()

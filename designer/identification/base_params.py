@@ -17,9 +17,9 @@ Then a numeric pass on the regressor stacked over random states: parameters whos
 dependent on the others (QR with pivoting) is grouped with numeric coefficients. Its count equals the
 numerical rank of Y.
 
-A closed chain's base parameters are the same :class:`BaseParameters` (:func:`closed_base_parameter_set`):
-the grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with pivoting of
-W^T Y_tree over random closed states: the projected regressor, the serial case being W = I), its
+A closed chain's base parameters are the same :class:`BaseParameters`, from the same :func:`base_parameters`
+(callers never choose): the grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR
+with pivoting of W^T Y_tree over random closed states: the projected regressor, the serial case being W = I), its
 coefficients numbers at the project's geometry: each base parameter is written as that combination of the
 tree's standard parameter symbols (m1, mx1, ..., every link of the tree), so that ``derive
 --base-parameters`` prints a closed chain's section as it prints a serial arm's. :func:`base_name`,
@@ -40,8 +40,7 @@ from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
 __all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
-           "joint_to_link_matrix", "closed_base_parameter_set", "mechanism_base_parameters", "BASE_DOC", "base_name",
-           "grouping_text"]
+           "joint_to_link_matrix", "BASE_DOC", "base_name", "grouping_text"]
 
 
 @dataclass(frozen=True)
@@ -242,7 +241,10 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     """The base parameters of ``model`` (see the module docstring); ``drives``: with the drive
     parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
     have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
-    fixed vertical axis)."""
+    fixed vertical axis). A mechanism with loops: the closed-loop grouping (:func:`_loop_base_parameters`;
+    ClosureError for a loop that cannot be posed)."""
+    if model.loops:   # the tree's rules do not hold across a loop: the projected regressor's grouping
+        return _loop_base_parameters(model, drives)
     n = model.n
     extra = drive_slots(model) if drives else []
     names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]
@@ -305,12 +307,15 @@ def grouping_text(betas, base) -> str:
 
 
 
-def closed_base_parameter_set(model: Manipulator) -> BaseParameters:
-    """Raises ClosureError (a loop that cannot be posed) or MissingParameterError."""
+def _loop_base_parameters(model: Manipulator, drives: bool = False) -> BaseParameters:
+    """The base parameters of a mechanism with loops (the module docstring); ``drives``: with the drive
+    parameters of the tree's joints. Raises ClosureError (a loop that cannot be posed) or
+    MissingParameterError."""
     from ..numeric.closed import ClosedDynamics
     from ..numeric.closed_regressor import closed_base_parameters
-    bp = closed_base_parameters(ClosedDynamics(model))
-    symbols = tuple(sp.Symbol(name, real=True) for name in parameter_names(model.n))
+    bp = closed_base_parameters(ClosedDynamics(model), drives=drives)
+    standard = parameter_names(model.n) + ([f"{kind}{j + 1}" for j, kind in drive_slots(model)] if drives else [])
+    symbols = tuple(sp.Symbol(name, real=True) for name in standard)
     by_name = {s.name: s for s in symbols}
 
     def coefficient(c: float) -> sp.Expr:
@@ -320,9 +325,3 @@ def closed_base_parameter_set(model: Manipulator) -> BaseParameters:
     return BaseParameters(model, names, (), formulas, symbols, tuple(bp.dropped),
                           ("closed-loop grouping of W^T Y_tree over random closed states, its coefficients at the "
                            "project's geometry",), bp.count)
-
-
-def mechanism_base_parameters(model: Manipulator) -> BaseParameters:
-    """The base parameters of any mechanism (callers need not know its kind): a serial arm's
-    (:func:`base_parameters`), a closed chain's closed-loop set (:func:`closed_base_parameter_set`)."""
-    return base_parameters(model) if model.is_serial else closed_base_parameter_set(model)

@@ -7,8 +7,8 @@ with symbolic lengths: tau 499 operations in the generated code, each vector of 
 named step, against 649 with mass, COM and inertia). It lives here, above code generation, because
 it needs the base parameters (:mod:`.base_params`), whose numeric pass runs on the regressor.
 
-A linearly closing closed chain (parallelograms) takes the same path (:func:`closed_base_plan`, which
-:func:`base_plan` calls for a closed chain): the closed-loop grouping is
+A linearly closing closed chain (parallelograms) takes the same front door, :func:`base_plan` (callers never
+choose; :func:`_loop_base_plan`): the closed-loop grouping is
 :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with pivoting of W^T Y_tree over
 random closed states: beta = pi_B + K pi_D); the code is the closed forms' per-parameter parts
 (:class:`designer.dynamics.closed_regressor_form.ClosedRegressorParts`) summed over the base parameters:
@@ -38,7 +38,7 @@ from ..model.manipulator import Manipulator
 from ..jobs import NEVER, CancelToken
 from .base_params import BASE_DOC, base_name, base_parameters, grouping_text
 
-__all__ = ["plan_base_code", "base_plan", "generate_base_files", "closed_base_plan"]
+__all__ = ["plan_base_code", "base_plan", "generate_base_files"]
 
 
 def _drive_terms(model: Manipulator, bp) -> tuple[list, list, list]:
@@ -107,12 +107,14 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
     return (extra_functions(plan, model, mass=mass, Y=Y, drives=drives) if extras else plan), bp
 
 
-def base_plan(model: Manipulator, drives: bool = False, only: Collection[str] | None = None) -> CodePlan:
+def base_plan(model: Manipulator, drives: bool = False, only: Collection[str] | None = None,
+              token: CancelToken = NEVER) -> CodePlan:
     """What ``codegen --parameters base`` writes: tau, M and G with the base parameters as inputs, and
     (unless ``only`` leaves them out) h, the Coriolis matrix and the regressor; ``drives``: with the
-    drive parameters (:func:`plan_base_code`)."""
-    if not model.is_serial:   # a closed chain (the window's export): its closed-loop base parameters
-        return closed_base_plan(model, only, drives=drives)
+    drive parameters (:func:`plan_base_code`). A mechanism with loops: its closed-loop base parameters
+    (:func:`_loop_base_plan`; ValueError for a loop that cannot be posed)."""
+    if model.loops:   # the tree's recursions do not hold across a loop: the closed forms' parts
+        return _loop_base_plan(model, only, token, drives)
     extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
     plan, _ = plan_base_code(model, extras=extras, drives=drives)
     if only is not None:
@@ -130,9 +132,9 @@ def generate_base_files(model: Manipulator, lang: str, target: str, prefix: str 
 def _drive_parts(model: Manipulator, carrier: Manipulator, slot: tuple[int, str]) -> dict[str, sp.Matrix]:
     """A drive parameter's tau column, M, h (G and C: zero) in the actuated symbols, through the constant W:
     Ia_j: W_j^T W_j qdd, W_j^T W_j; fv_j: W_j^T W_j qd; fc_j: W_j^T sign(W_j qd)."""
-    from ..codegen.control_plan import closed_rate_matrix
+    from ..dynamics.closed_form import rate_matrix
     j, kind = slot
-    w = sp.Matrix(closed_rate_matrix(model)[j])          # row j of W as a column
+    w = sp.Matrix(rate_matrix(model)[j])          # row j of W as a column
     qd, qdd = ((w.T * sp.Matrix(v))[0] for v in (carrier.qd, carrier.qdd))
     rate = {"Ia": qdd, "fv": qd, "fc": sp.sign(qd)}[kind]
     n = carrier.n
@@ -140,8 +142,8 @@ def _drive_parts(model: Manipulator, carrier: Manipulator, slot: tuple[int, str]
             "h": sp.zeros(n, 1) if kind == "Ia" else w * rate, "G": sp.zeros(n, 1), "C": sp.zeros(n, n)}
 
 
-def closed_base_plan(model: Manipulator, only: Collection[str] | None = None,
-                     token: CancelToken = NEVER, drives: bool = False) -> CodePlan:
+def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
+                    token: CancelToken = NEVER, drives: bool = False) -> CodePlan:
     """tau, mass_matrix, gravity, bias, coriolis_matrix and the base regressor (``only``: those named)
     with the closed-loop base parameters as inputs (the module docstring); ``drives``: the drive
     parameters of the tree's joints among them (their terms through the constant W)."""

@@ -2,7 +2,7 @@
 
 The closed-loop grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with
 pivoting of W^T Y_tree over random closed states: tau_a = Y_B beta, Y_B the regressor's columns of the
-kept parameters pi_B, beta = pi_B + K pi_D), as for a linear closure (:func:`.code_plan.closed_base_plan`). The code
+kept parameters pi_B, beta = pi_B + K pi_D), as for a linear closure (:func:`.code_plan.base_plan`). The code
 is the compact form's (:mod:`designer.dynamics.closed_compact`): the loop quantities as steps once, then
 each function a regressor over them (:mod:`designer.dynamics.closed_compact_regressor`) times beta:
 

@@ -188,15 +188,19 @@ class NumericArm:
         """The tool frame in the world: base * T_0^n(q) * tool."""
         return self.base @ self.tool_in_base(q)
 
-    def tool_points(self, Q) -> np.ndarray:
-        """(N, 3) the tool point in frame 0 at states Q (N, n), as a closed chain's
-        :meth:`~designer.explore.closed.ClosedArm.tool_points` gives it."""
-        return (dh_frames(self, np.atleast_2d(Q))[:, -1] @ self.tool)[:, :3, 3]
-
     def tool_jacobian(self, q) -> np.ndarray:
         """6 x n Jacobian of the tool point, in frame-0 coordinates."""
         T = self.frames(q)
         return self.point_jacobian(q, self.tool_in_base(q, T)[:3, 3], self.n, T)
+
+    def tool_points(self, Q) -> np.ndarray:
+        """(N, 3) the tool point in frame 0 at states Q (N, n)."""
+        return (dh_frames(self, np.atleast_2d(np.asarray(Q, dtype=float)))[:, -1] @ self.tool)[:, :3, 3]
+
+    def with_load(self, mass: float, position) -> NumericArm:
+        """This arm with a point mass (kg) at ``position`` (m) in the last link's frame (a payload)."""
+        load = (self.n - 1, float(mass), np.array(position, dtype=float))
+        return replace(self, point_masses=self.point_masses + (load,))
 
     def total_mass(self) -> float:
         return float(self.mass.sum() + sum(m for _, m, _ in self.point_masses))

@@ -47,7 +47,7 @@ class ClosedDynamics:
     actuated states (..., n): the :class:`~designer.numeric.protocol.Dynamics` protocol."""
 
     def __init__(self, model: Manipulator, overrides: Mapping[str, float] | None = None):
-        self.model_ = model
+        self.model_, self.overrides = model, overrides
         self.tree = TreeArm.from_model(model, overrides)
         self.closure = Closure(self.tree)
         self.tm = TreeModel.from_tree(self.tree)
@@ -71,6 +71,13 @@ class ClosedDynamics:
         other._follow = True
         other.last = None if start is None else np.array(start, dtype=float)
         return other
+
+    @cached_property
+    def arm(self):
+        """The mechanism in the explore metrics' terms, over its actuated joints
+        (:class:`~designer.numeric.actuated_arm.ActuatedArm`; a serial engine's is its NumericArm)."""
+        from .actuated_arm import ActuatedArm
+        return ActuatedArm(self)
 
     # -- tree quantities at a full (closed) state --------------------------
     def tree_M(self, q) -> np.ndarray:

@@ -33,7 +33,7 @@ class ClosedBatch:
 
     def __init__(self, cd, q: np.ndarray, arm: Any = None, start=None):
         """``cd``: the :class:`~designer.numeric.closed.ClosedDynamics`; ``arm``: the owner the metrics read as
-        ``b.arm`` (explore's ClosedArm; ``cd`` itself without one); ``start``: a closed tree pose the first
+        ``b.arm`` (its ActuatedArm; ``cd`` itself without one); ``start``: a closed tree pose the first
         state's closure continues from (the nominal pose's branch without one)."""
         self.cd, self.q, self.n = cd, q, cd.n
         self.arm = cd if arm is None else arm
@@ -101,7 +101,7 @@ class ClosedBatch:
         return out
 
     # -- the links' bending with the loops closed over their slices (numeric/closed_flex.py; docs/elastic.md
-    # "Closed chains"): the batch's ``arm`` (explore's ClosedArm) keeps the virtual-joint models --------------
+    # "Closed chains"): the batch's ``arm`` (its ActuatedArm) keeps the virtual-joint models --------------
     def _links(self, stiffness, segments: int, value, width: tuple[int, ...] = ()) -> np.ndarray:
         """``value(model, q_tree)`` (the ClosedFlex model, the closed tree poses stacked) at every state that
         closes (NaN elsewhere, and at a dead centre); zeros without part-made links."""

@@ -95,7 +95,7 @@ class ClosedFlex:
         self.groups = tuple(["joints"] * len(self.gear) + [f"link {int(i) + 1}" for i in np.repeat(self.fm.vj_link, 6)])
         self.beams = {b.index: b for b in tree.arm.beams}
         self.vj_arc = np.array([_arc(self.beams[int(i)], p) for i, p in zip(self.fm.vj_link, self.fm.vj_pos)])
-        self.tool_link = tree.tool_link   # ClosedArm's: a link pinned to an ancestor (a rocker) left out
+        self.tool_link = tree.tool_link   # ActuatedArm's: a link pinned to an ancestor (a rocker) left out
         # where each link's joint sits on its parent (the parent's frame, nominal pose): which slices carry it
         T0 = tree.frames(np.zeros(n))
         origins, _ = tree.joint_axes(T0)

@@ -3,13 +3,14 @@
 Cells are sympy expressions (or None for an empty cell); each format prints
 them with its own printer.
 
-A model with loops (issue 22) adds its loop quantities (:func:`closed_chain_tables`: a serial arm has
-none): its tree and loops, M_a and G_a at the pose, and the forces its cut joints carry, the numbers a
-designer sizes a parallelogram's bearings from. The numbers come from the closed-chain core
-(:class:`~designer.numeric.closed.ClosedDynamics`: M_a = W^T M W, G_a = W^T G, the cut-joint forces from
-the loop multipliers); holding still, the cut joints carry what gravity puts through the loops. Besides
-the pose's, the report gives each loop's largest holding force over :data:`SAMPLES` poses drawn within the
-actuated joints' limits (seed 0, so that two reports of one design agree), and the pose where it occurs.
+A model with loops (issue 22) adds its loop quantities (:func:`closed_chain_tables`: a serial arm has none):
+its tree and loops, M_a and G_a at the pose, and the forces its cut joints carry, the numbers a designer sizes
+a parallelogram's bearings from. The numbers come from the mechanism's dynamics
+(:func:`~designer.numeric.mechanism.load_dynamics` and the protocol's extras: M_a = W^T M W, G_a = W^T G, the
+cut-joint forces from the loop multipliers); holding still, the cut joints carry what gravity puts through the
+loops. Besides the pose's, the report gives each loop's largest holding force over :data:`SAMPLES` poses drawn
+within the actuated joints' limits (seed 0, so that two reports of one design agree), and the pose where it
+occurs.
 Those cells are text, each table (title, header, rows).
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -127,22 +129,24 @@ def _names(act) -> list[str]:
 
 
 def closed_chain_tables(model: Manipulator, pose: Sequence[float] | None = None, samples: int = SAMPLES) -> list[Table]:
-    """The tables of a closed chain at ``pose`` (every joint's value, as the window's sliders hold it,
+    """The loop tables of a mechanism at ``pose`` (every joint's value, as the window's sliders hold it,
     or the actuated joints' only; None: all zero). A model whose loops cannot close gets its tree and
-    loops and one line saying why the numbers are missing; a serial arm (no loops): none."""
-    if model.is_serial:
+    loops and one line saying why the numbers are missing; a mechanism without loops: none."""
+    if not model.loops:
         return []
-    from ..numeric.closed import ClosedDynamics
+    from ..numeric.mechanism import load_dynamics
     tables = _structure(model)
+    loops = [row[0] for row in tables[-1][2]]   # the loops table's labels
     try:
-        cd = ClosedDynamics(model)
+        cd: Any = load_dynamics(model, springs=False)
+        act = list(cd.actuated)
         q = np.zeros(cd.n) if pose is None else np.asarray(pose, float).ravel()
-        q_a = q[cd.act] if len(q) == cd.n_tree and len(q) != cd.n else q
+        q_a = q[act] if len(q) == cd.n_tree and len(q) != cd.n else q
         q_tree = cd.positions(q_a)
         at_pose = cd.following(q_tree)
     except (ClosureError, ValueError) as exc:
         return tables + [("Dynamics in the actuated joints", ["note"], [[f"not computed: {exc}"]])]
-    names = _names(cd.act)
+    names = _names(act)
     at = ", ".join(f"{name} = {v:.4g}" for name, v in zip(names, q_a))
     M, G = at_pose.M(q_a), at_pose.G(q_a)
     tables.append((f"M_a at the pose ({at}; rad, m): W^T M W", [""] + names,
@@ -151,9 +155,9 @@ def closed_chain_tables(model: Manipulator, pose: Sequence[float] | None = None,
                    ["joint", "G_a"], [[name, _g(v)] for name, v in zip(names, G)]))
     zero = np.zeros(cd.n)
     held = at_pose.cut_forces(q_a, zero, zero)
-    spread = _holding_forces(cd, samples)
+    spread = _holding_forces(cd, samples, len(loops))
     rows = []
-    for k, name in enumerate(cd.tree.loop_names):
+    for k, name in enumerate(loops):
         f, m = held.force[k], held.moment[k]
         median, peak, where = spread[k]
         at = "—" if where is None else ", ".join(f"{v:.3g}" for v in where)
@@ -168,10 +172,10 @@ def closed_chain_tables(model: Manipulator, pose: Sequence[float] | None = None,
     return tables
 
 
-def _holding_forces(cd, samples: int) -> list[tuple[float, float, np.ndarray | None]]:
+def _holding_forces(cd, samples: int, loops: int) -> list[tuple[float, float, np.ndarray | None]]:
     """Per loop, (median, largest, pose of the largest) cut-joint force holding still over poses within
-    the actuated limits."""
-    limits = np.array(cd.tree.arm.limits, float)[cd.act]
+    the actuated limits (the limits of the arm the dynamics give: its actuated joints')."""
+    limits = np.array(cd.arm.limits, float)
     lo = np.where(np.isfinite(limits[:, 0]), limits[:, 0], -np.pi)
     hi = np.where(np.isfinite(limits[:, 1]), limits[:, 1], np.pi)
     rng = np.random.default_rng(0)
@@ -185,7 +189,7 @@ def _holding_forces(cd, samples: int) -> list[tuple[float, float, np.ndarray | N
         except ClosureError:
             follow.last = None
     if not forces:
-        return [(float("nan"), float("nan"), None)] * len(cd.tree.loops)
+        return [(float("nan"), float("nan"), None)] * loops
     F = np.array(forces)
     return [(float(np.median(F[:, k])), float(F[:, k].max()), poses[int(F[:, k].argmax())])
             for k in range(F.shape[1])]

@@ -22,8 +22,8 @@ from designer.cli import main
 from designer.codegen.c_library import emit_c_library
 from designer.codegen.files import code_files, full_plan
 from designer.dynamics.closed_compact import closed_compact_equations_job
-from designer.identification.base_params import closed_base_parameter_set
-from designer.identification.code_plan import closed_base_plan
+from designer.identification.base_params import base_parameters
+from designer.identification.code_plan import base_plan
 from designer.jobs import run
 from designer.model.manipulator import Convention
 from designer.numeric.closed import ClosedDynamics
@@ -158,7 +158,7 @@ def test_four_bar_base_parameter_code_from_the_command_line(tmp_path):
     mod = _module(tmp_path / "fbb.py")
     model = load_project(path)
     assert "base parameters" in mod.__doc__
-    bp = closed_base_parameter_set(model)
+    bp = base_parameters(model)
     assert list(mod.PARAMETERS) == list(bp.names)
     defaults = dict(zip(mod.PARAMETERS, mod.DEFAULTS))
     reg = ClosedRegressor(ClosedDynamics(model))
@@ -174,7 +174,7 @@ def test_base_code_takes_other_inertial_values(tmp_path):
     the first one's combinations, gives that mechanism's tau."""
     rng = np.random.default_rng(12)
     model = four_bar(rng, Convention.MODIFIED, mounted=True)
-    plan = closed_base_plan(model)
+    plan = base_plan(model)
     target = tmp_path / "b.py"
     mod = _module(target, code_files(plan, "python", target)[str(target)])
     other = replace(model, links=tuple(replace(link, mass=float(link.mass) * rng.uniform(0.5, 2.0),
@@ -195,7 +195,7 @@ def test_base_code_with_drives_and_with_passive_inputs(tmp_path, which):
     else:
         model = fixed_cut_four_bar(3)
     target = tmp_path / f"{which}.py"
-    mod = _module(target, code_files(closed_base_plan(model, drives=which == "drives"), "python",
+    mod = _module(target, code_files(base_plan(model, drives=which == "drives"), "python",
                                      target)[str(target)])
     _base_check(mod, model, which == "drives", which == "qp")
 
@@ -208,7 +208,7 @@ def test_regressor_c_code_compiles_and_matches(tmp_path):
     eq = run(closed_compact_equations_job(model))
     lib = _compile(tmp_path, *emit_c_library(full_plan(eq, "compact", drives=True, only=("regressor",)), "fb",
                                              "fb.h"), "fb")
-    base = _compile(tmp_path, *emit_c_library(closed_base_plan(model, ("tau", "regressor")), "fbb", "fbb.h"), "fbb")
+    base = _compile(tmp_path, *emit_c_library(base_plan(model, only=("tau", "regressor")), "fbb", "fbb.h"), "fbb")
     cd = ClosedDynamics(model)
     reg = ClosedRegressor(cd, True)
     bp = closed_base_parameters(cd)
@@ -255,7 +255,7 @@ def test_four_bar_base_count_is_the_rank_of_pinocchios_projected_regressor():
     from tests.codegen.test_closed_codegen import pinocchio_rank
     for model in (load_project(robot_path("four_bar")), four_bar(np.random.default_rng(8), Convention.STANDARD,
                                                                   mounted=True)):
-        assert len(closed_base_plan(model, ("tau",)).parameters) == pinocchio_rank(model)
+        assert len(base_plan(model, only=("tau",)).parameters) == pinocchio_rank(model)
 
 
 def test_slider_crank_regressor_and_base_code(tmp_path):
@@ -268,4 +268,4 @@ def test_slider_crank_regressor_and_base_code(tmp_path):
     mod = _module(target, code_files(full_plan(eq, "compact", only=("regressor",)), "python", target)[str(target)])
     assert _regressor_error(mod, model, False, True) < 1e-10
     base = tmp_path / "scb.py"
-    _base_check(_module(base, code_files(closed_base_plan(model), "python", base)[str(base)]), model, False, True)
+    _base_check(_module(base, code_files(base_plan(model), "python", base)[str(base)]), model, False, True)

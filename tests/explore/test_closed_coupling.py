@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.explore.closed import ClosedArm
 from designer.explore.coupling import Quantity, joints_moving_inertia, parameter_grid_job, sweep_joint
 from designer.explore.joints import explore_arm, explore_joints
 from designer.jobs import Cancelled, CancelToken, run
 from designer.kinematics import NumericArm
+from designer.numeric.actuated_arm import ActuatedArm
 from designer.model import Convention
 from designer.project import load_project
 from tests.support import robot_path
@@ -31,7 +31,7 @@ def _mechanisms():
         yield four_bar(rng, conv, mounted=True)
 
 
-def _pin_M_a(model, arm: ClosedArm, q_a) -> np.ndarray:
+def _pin_M_a(model, arm: ActuatedArm, q_a) -> np.ndarray:
     from tests.support.closed_reference import pin_mechanism
     pm, _constraints, order = pin_mechanism(model)
     cd = arm.cd
@@ -48,7 +48,7 @@ def _pin_M_a(model, arm: ClosedArm, q_a) -> np.ndarray:
 @pytest.mark.parametrize("model", list(_mechanisms()), ids=lambda m: f"{m.name} {m.convention.value}")
 def test_a_joint_sweep_of_a_closed_chain_gives_its_projected_mass_matrix(model):
     arm = explore_arm(model)
-    assert isinstance(arm, ClosedArm)
+    assert isinstance(arm, ActuatedArm)
     joints = explore_joints(model)
     assert joints.closed and list(joints.index) == [int(j) for j in arm.cd.act]
     if arm.n < 2:
@@ -106,7 +106,7 @@ def test_a_closed_chain_s_parameter_grid_reports_progress_and_can_be_cancelled()
     assert len(grid.arms) == 5 and len(steps) == 5 and steps[-1].fraction == 1.0
     sweep = grid.evaluate(np.zeros(4), 1, 2)
     for v, m in zip(grid.values, sweep.curves[""][Quantity.COUPLING]):
-        assert m == pytest.approx(ClosedArm(model, {"c": float(v)}).cd.M(np.zeros(4))[1, 2], rel=1e-12)
+        assert m == pytest.approx(explore_arm(model, {"c": float(v)}).cd.M(np.zeros(4))[1, 2], rel=1e-12)
     token = CancelToken()
     token.cancel()
     with pytest.raises(Cancelled):
@@ -114,7 +114,7 @@ def test_a_closed_chain_s_parameter_grid_reports_progress_and_can_be_cancelled()
 
 
 def test_explore_compare_of_the_two_palletizers_runs_from_the_command_line(capsys):
-    """The beam and deflection metrics read the links' beams, which a ClosedArm has not: they are left
+    """The beam and deflection metrics read the links' beams, which an ActuatedArm has not: they are left
     out (MetricError) instead of stopping the comparison with an AttributeError."""
     from designer.cli import main
     code = main(["explore", str(robot_path("palletizer_parallelogram")), "compare", "--with",

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
 from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import MetricError, Ratings, evaluate
 from designer.model.extras import Drive
@@ -82,7 +82,7 @@ def ratings(model, payload):
 @pytest.mark.parametrize("kind,seed", CASES, ids=[f"{k}-{s}" for k, s in CASES])
 def test_closed_chain_frequencies_compliance_and_sag(kind, seed):
     model = mechanism(kind, seed)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     r = ratings(model, payload=7.0)
     act = [i for i, link in enumerate(model.links) if link.actuated]
     k = np.array([model.links[i].drive.stiffness for i in act])
@@ -121,7 +121,7 @@ def test_a_passive_joint_with_stiffness_is_refused_naming_it():
     links = list(model.links)
     links[passive] = replace(links[passive], drive=Drive(stiffness=1e4))
     model = replace(model, links=tuple(links))
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     for name in ("frequency", "frequency_free", "compliance", "deflection"):
         with pytest.raises(MetricError, match=rf"passive joint\(s\) {passive + 1} .*drive stiffness"):
             evaluate(arm, np.zeros((1, arm.n)), name, ratings(model, 0.0))
@@ -131,7 +131,7 @@ def test_links_bending_of_a_closed_chain_without_parts():
     """No part-made link: the links' shares are refused as for a serial arm, frequency_links is the gearboxes'
     figure (the links' bending itself: tests/numeric/test_closed_flex.py, tests/explore/test_closed_flex_metrics.py)."""
     model = mechanism("palletizer", 0)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     for name in ("deflection_links", "compliance_links"):
         with pytest.raises(MetricError, match="needs links given as parts"):
             evaluate(arm, np.zeros((1, arm.n)), name, ratings(model, 0.0))
@@ -148,7 +148,7 @@ def test_modes_command_of_a_closed_chain(tmp_path, capsys):
     model = mechanism("palletizer", 0)
     path = tmp_path / "pal.json"
     path.write_text(dumps_project(model))
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     qa = np.array([0.1, -0.2, 0.3, 0.2])
     assert main(["modes", str(path), "--q", *map(str, qa), "--payload", "5"]) == 0
     out = json.loads(capsys.readouterr().out)

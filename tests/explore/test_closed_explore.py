@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from designer.cli import main
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
 from designer.explore.metrics import compute
 from designer.project import load_project
 from tests.support import robot_path
@@ -14,7 +14,7 @@ from tests.support import robot_path
 
 def test_tool_jacobian_is_the_derivative_of_the_tool_position():
     """J W against central differences of the tool point over closed poses (the closure redone at each)."""
-    arm = ClosedArm(load_project(robot_path("acma_sr400")))
+    arm = explore_arm(load_project(robot_path("acma_sr400")))
     cd = arm.cd
     rng = np.random.default_rng(3)
     q = rng.uniform(-0.4, 0.4, (3, arm.n))
@@ -31,7 +31,7 @@ def test_tool_jacobian_is_the_derivative_of_the_tool_position():
 
 
 def test_coupling_and_gravity_metrics_of_a_closed_chain():
-    arm = ClosedArm(load_project(robot_path("palletizer_parallelogram")))
+    arm = explore_arm(load_project(robot_path("palletizer_parallelogram")))
     q = np.array([[0.0, 0.2, -0.1, 0.0]])
     M = arm.cd.M(q[0])
     coupling = compute(arm, q, "coupling")[0]
@@ -60,7 +60,7 @@ def test_map_of_a_closed_chain_at_samples_and_on_a_grid(capsys):
     assert main(["explore", project, "map", "--metric", "coupling[2,4]", "--samples", "16", "--format", "json",
                  "--quiet"]) == 0
     data = json.loads(capsys.readouterr().out)
-    arm = ClosedArm(load_project(robot_path("palletizer_parallelogram")))
+    arm = explore_arm(load_project(robot_path("palletizer_parallelogram")))
     first = data["samples"][0]
     qa = np.array([first[f"q{k}"] for k in (1, 2, 4, 6)])
     M = arm.cd.M(qa)
@@ -75,7 +75,7 @@ def test_map_of_a_closed_chain_at_samples_and_on_a_grid(capsys):
 
 
 def test_sweep_of_a_closed_chain_parameter(capsys):
-    """A sweep of the crank length: each design's summary is the metric of that design's ClosedArm
+    """A sweep of the crank length: each design's summary is the metric of that design's ActuatedArm
     at the sweep's samples."""
     import csv
     import io
@@ -87,7 +87,7 @@ def test_sweep_of_a_closed_chain_parameter(capsys):
     assert len(rows) == 2 and not any(r["error"] for r in rows)
     model = load_project(robot_path("palletizer_parallelogram"))
     for row in rows:
-        arm = ClosedArm(model, {"c": float(row["c"])})
+        arm = explore_arm(model, {"c": float(row["c"])})
         q = sample_configurations(arm, 16)
         expected = summarize(compute(arm, q, "gravity")[:, 2])
         assert np.isclose(float(row["gravity[4]:max"]), expected["max"])
@@ -102,7 +102,7 @@ def test_sizing_along_a_move_of_a_closed_chain(capsys):
     assert main(["explore", project, "sizing", "--from", "0", "0", "0", "0", "--to", "1", "0.3", "-0.3", "0.5",
                  "--duration", "1.5", "--steps", "21", "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    cd = ClosedArm(load_project(robot_path("palletizer_parallelogram"))).cd
+    cd = explore_arm(load_project(robot_path("palletizer_parallelogram"))).cd
     traj = quintic(np.zeros(4), np.array([1, 0.3, -0.3, 0.5]), 1.5, 21)
     tau = np.array([cd.tau(q, qd, qdd) for q, qd, qdd in zip(traj.q, traj.qd, traj.qdd)])
     assert np.allclose([float(r["peak_torque"]) for r in rows], np.abs(tau).max(axis=0))

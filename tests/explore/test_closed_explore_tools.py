@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from designer.cli import main
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
 from designer.explore.sizing import payload_envelope
 from designer.model.extras import Drive
 from designer.project import load_project, save_project
@@ -38,7 +38,7 @@ def _tool_point(arm, qa, r):
                                    four_bar(np.random.default_rng(5), Convention.MODIFIED, mounted=True)],
                          ids=["palletizer", "parallelogram", "four-bar"])
 def test_payload_envelope_of_a_closed_chain_is_the_virtual_work_of_the_weight(model):
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     q = np.random.default_rng(6).uniform(-0.4, 0.4, (5, arm.n))
     offsets = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.2]])
     tau0 = np.array([arm.cd.tau(qa, np.zeros(arm.n), np.zeros(arm.n)) for qa in q])
@@ -63,7 +63,7 @@ def test_sensitivity_of_a_closed_chain_closed_form_against_the_numeric_projectio
     qa = np.array([0, 0.3, -0.2, 0])
 
     def coupling(values):
-        M = ClosedArm(model, values).cd.M(qa)
+        M = explore_arm(model, values).cd.M(qa)
         return M[1, 2] / np.sqrt(M[1, 1] * M[2, 2])
     for name in ("m5", "c", "L3", "m_load"):
         assert rows[name]["derivative_expression"]     # the closed form's, not a difference
@@ -88,7 +88,7 @@ def test_decoupling_a_parallelogram_by_its_coupler_mass(capsys):
     flat = model.map_expressions(lambda e: e.xreplace({symbol("Lw"): 0}) if e.free_symbols else e)
     res = find_conditions(flat, "decoupled", [(2, 4)], ["m5"])   # joints by their link numbers
     assert len(res.conditions) == 1 and res.targets == ((2, 4),)
-    arm, before = ClosedArm(apply_condition(flat, res.conditions[0])), ClosedArm(flat)
+    arm, before = explore_arm(apply_condition(flat, res.conditions[0])), explore_arm(flat)
     q = np.random.default_rng(8).uniform(-1, 1, (6, 4))
     M, M0 = arm.batch(q).M, before.batch(q).M
     assert np.abs(M[:, 1, 2]).max() < 1e-12 * np.abs(M).max()
@@ -121,10 +121,10 @@ def test_significance_of_a_closed_chain_and_its_operation_counts(capsys):
 
 def test_iso_cube_path_of_a_closed_chain_follows_the_straight_segments(capsys):
     from designer.explore.iso9283 import cube_path, test_cube
-    arm = ClosedArm(load_project(PALLETIZER))
+    arm = explore_arm(load_project(PALLETIZER))
     cube = test_cube(arm, starts=4)
     path = cube_path(arm, cube, 0.25, 11)
-    x = ClosedArm(load_project(PALLETIZER)).tool_points(path.trajectory.q)   # fresh closures
+    x = explore_arm(load_project(PALLETIZER)).tool_points(path.trajectory.q)   # fresh closures
     assert np.abs(x - path.x).max() < 1e-8
     J = arm.batch(path.trajectory.q).tool_jacobian[:, :3]
     assert np.abs(np.einsum("nij,nj->ni", J, path.trajectory.qd) - path.xd).max() < 1e-6
@@ -165,7 +165,7 @@ def test_explore_rates_a_closed_chain_by_its_actuated_joints_drive_data(capsys, 
     qa = ["0", "0.3", "-0.2", "0"]
     assert main(["explore", str(path), "metric", "--q", *qa, "--metric", "gravity_ratio", "--format", "json"]) == 0
     value = json.loads(capsys.readouterr().out)["metrics"][0]["value"]
-    G = np.abs(ClosedArm(model).cd.G(np.array(qa, float)))
+    G = np.abs(explore_arm(model).cd.G(np.array(qa, float)))
     assert value == pytest.approx((G / (1000.0 * np.array([1, 2, 4, 6]))).max(), rel=1e-12)
 
 
@@ -180,7 +180,7 @@ def test_explore_names_a_closed_chains_joints_by_their_links(capsys, tmp_path):
     data = json.loads(capsys.readouterr().out)
     assert [r["joint"] for r in data["joints"]] == [1, 2, 4, 6]
     assert {"tau4", "qd6", "power2"} <= set(data["series"][0]) and "tau3" not in data["series"][0]
-    cd = ClosedArm(load_project(PALLETIZER)).cd
+    cd = explore_arm(load_project(PALLETIZER)).cd
     k = 5   # a middle sample: the rates come from central differences of the file's positions there
     tau = cd.tau(traj.q[k], np.gradient(traj.q, traj.t, axis=0)[k],
                  np.gradient(np.gradient(traj.q, traj.t, axis=0), traj.t, axis=0)[k])

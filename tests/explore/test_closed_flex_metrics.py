@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
 from designer.explore.metrics import drive_ratings
 from designer.explore.metrics import Ratings, evaluate
 from designer.project.io import dumps_project
@@ -29,7 +29,7 @@ def ratings(model, payload=0.0):
 
 def test_the_links_shares_against_the_kkt_solve_and_the_totals_add_the_gearboxes():
     model = palletizer_tubes()
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     r = ratings(model, 5.0)
     links_C = evaluate(arm, QA, "compliance_links", r)
     links_sag = evaluate(arm, QA, "deflection_links", r)
@@ -55,34 +55,34 @@ def test_the_links_shares_against_the_kkt_solve_and_the_totals_add_the_gearboxes
 
 def test_frequency_links_lies_below_the_gearboxes_frequency_and_reaches_it_with_stiff_tubes():
     model = palletizer_tubes()
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     rigid = evaluate(arm, QA, "frequency", ratings(model))
     links = evaluate(arm, QA, "frequency_links", ratings(model))
     assert np.all(links < rigid * (1 - 1e-3))
     mats = {"hard": {"density": 2700.0, "young": 69e15, "shear": 26e15},
             "hard steel": {"density": 7850.0, "young": 200e15, "shear": 80e15}}
     stiff = palletizer_tubes(upper=("hard", 0.16, 0.006), rod=("hard steel", 0.05, 0.004), materials=mats)
-    arm = ClosedArm(stiff)
+    arm = explore_arm(stiff)
     np.testing.assert_allclose(evaluate(arm, QA, "frequency_links", ratings(stiff)),
                                evaluate(arm, QA, "frequency", ratings(stiff)), rtol=1e-5)
 
 
 def test_tubes_without_gearboxes_give_the_links_alone():
     model = palletizer_tubes(gears=False)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     r = ratings(model)
     np.testing.assert_allclose(evaluate(arm, QA, "compliance", r), evaluate(arm, QA, "compliance_links", r), rtol=1e-12)
     assert np.all(np.isfinite(evaluate(arm, QA, "frequency_links", r)))
 
 
 def test_a_sweep_over_the_rods_diameter_changes_the_links_share():
-    """ClosedArm with an override of a part's dimension (as a sweep's designs are made): a thicker rod, stiffer."""
+    """ActuatedArm with an override of a part's dimension (as a sweep's designs are made): a thicker rod, stiffer."""
     d = json.loads(dumps_project(palletizer_tubes()))
     d["parameters"]["Dr"] = 0.05
     d["links"][4]["part"]["outer_diameter"] = "Dr"
     from designer.project.io import loads_project
     model = loads_project(json.dumps(d))
-    thin, thick = (evaluate(ClosedArm(model, {"Dr": v}), QA[:1], "compliance_links", ratings(model))[0]
+    thin, thick = (evaluate(explore_arm(model, {"Dr": v}), QA[:1], "compliance_links", ratings(model))[0]
                    for v in (0.03, 0.08))
     assert thick < thin
 
@@ -95,7 +95,7 @@ def test_modes_command_with_segments(tmp_path, capsys):
     qa = QA[0]
     assert main(["modes", str(path), "--q", *map(str, qa), "--segments", "6", "--payload", "5"]) == 0
     out = json.loads(capsys.readouterr().out)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     q = arm.cd.positions(qa)
     k = np.array([GEARS[i] for i in arm.cd.act])
     f = arm.flex(k, 6).modes(q)[0]

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
 from designer.kinematics import NumericArm
 from designer.model import Convention, Manipulator
 from designer.numeric.batch import Batch
@@ -82,20 +82,20 @@ def _check_against_M_and_h(arm, q, seed):
 
 @pytest.mark.parametrize("gen,conv,seed", CASES, ids=IDS)
 def test_christoffel_symbols_and_lee_split_of_random_mechanisms(gen, conv, seed):
-    arm = ClosedArm(mechanism(gen, conv, seed))
+    arm = explore_arm(mechanism(gen, conv, seed))
     _check_against_M_and_h(arm, states(arm, 3, seed), seed)
 
 
 @pytest.mark.parametrize("name", ["palletizer_parallelogram", "acma_sr400", "four_bar"])
 def test_christoffel_symbols_of_the_bundled_mechanisms(name):
-    arm = ClosedArm(load_project(robot_path(name)))
+    arm = explore_arm(load_project(robot_path(name)))
     _check_against_M_and_h(arm, states(arm, 2, 7), 7)
 
 
 def _pin_side(model, qa_states, v):
     """(D_tra, D_rot, H_tra, H_rot) from Pinocchio's kinematics of the spanning tree at the closed states."""
     import pinocchio as pin
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     cd = arm.cd
     pm, _, order = pin_mechanism(model)
     data = pm.createData()
@@ -135,7 +135,7 @@ def _pin_side(model, qa_states, v):
 def test_lee_split_against_pinocchio(gen, conv, seed):
     pytest.importorskip("pinocchio")
     model = mechanism(gen, conv, seed)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     q = states(arm, 2, seed + 20)
     v = np.random.default_rng(seed).normal(size=arm.n)
     D_tra, D_rot, H_tra, H_rot = _pin_side(model, q, v)
@@ -152,7 +152,7 @@ def test_parallelogram_with_massless_bars_has_the_serial_arms_split_and_christof
     symbols as a tensor, Gamma_a,ijk = S_li S_mj S_nk Gamma_lmn (the serial batch's, from its own
     Jacobian derivatives)."""
     model = parallelogram_arm(np.random.default_rng(31), conv, bars_mass=False)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     serial = Manipulator(links=tuple(replace(link, actuated=True) for link in model.links[:3]), convention=conv,
                          gravity=model.gravity)
     S = np.array([[1, 0, 0], [0, 1, 0], [0, -1, 1]], dtype=float)
@@ -170,7 +170,7 @@ def test_a_state_where_the_loop_cannot_close_gives_nan():
     """A rocker cannot follow its crank all the way round: those states are NaN, the others finite."""
     bad_states = 0
     for seed in range(4):
-        arm = ClosedArm(four_bar(np.random.default_rng(seed)))
+        arm = explore_arm(four_bar(np.random.default_rng(seed)))
         b = arm.batch(np.linspace(-np.pi, np.pi, 25)[:, None])
         bad = ~np.isfinite(b.M).all(axis=(1, 2))
         bad_states += int(bad.sum())
@@ -181,7 +181,7 @@ def test_a_state_where_the_loop_cannot_close_gives_nan():
 
 def test_closed_batch_has_the_serial_batchs_names():
     """The window takes either batch: every quantity the metrics and views read has the same name and shape."""
-    arm = ClosedArm(parallelogram_arm(np.random.default_rng(40), wrist=True))
+    arm = explore_arm(parallelogram_arm(np.random.default_rng(40), wrist=True))
     q = states(arm, 3, 41)
     b = arm.batch(q)
     n = arm.n
@@ -197,7 +197,7 @@ def test_closed_batch_has_the_serial_batchs_names():
 def test_velocity_metrics_of_a_one_joint_mechanism():
     """The four-bar has one actuated joint: coriolis is |Gamma_111| v^2 / (M_11 a), torque_bound adds |h|."""
     from designer.explore.metrics import Ratings, compute
-    arm = ClosedArm(load_project(robot_path("four_bar")))
+    arm = explore_arm(load_project(robot_path("four_bar")))
     q = np.array([[0.3]])
     r = Ratings.of(1, speed=3.0, acceleration=10.0)
     h = arm.cd.h(q[0], np.array([3.0]))
@@ -210,7 +210,7 @@ def test_bundled_palletizers_agree_with_massless_bars_and_no_elbow_motor():
     """robots/palletizer_parallelogram.json with its crank and coupler weightless (m4 = m5 = 0) and without
     the elbow motor (at the shoulder there, on the elbow in the twin) is robots/palletizer_serial.json under
     q3_serial = q4 - q2: M, Lee's parts, the Christoffel symbols and Lee's H agree through the constant map."""
-    closed = ClosedArm(load_project(robot_path("palletizer_parallelogram")), {"m4": 0, "m5": 0, "m_motor": 0})
+    closed = explore_arm(load_project(robot_path("palletizer_parallelogram")), {"m4": 0, "m5": 0, "m_motor": 0})
     serial = NumericArm.from_model(load_project(robot_path("palletizer_serial")), {"m_motor": 0})
     S = np.eye(4)
     S[2] = [0, -1, 1, 0]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.explore.closed import ClosedArm
+from designer.explore.joints import explore_arm
+from designer.numeric.actuated_arm import ActuatedArm
 from designer.explore.metrics import compute
 from designer.model.mechanism import model_tool_link
 from designer.model.manipulator import Convention
@@ -20,7 +21,7 @@ from tests.support import robot_path
 from tests.support.closed_reference import four_bar, parallelogram_arm
 
 
-def _tool_point(arm: ClosedArm, qa) -> np.ndarray:
+def _tool_point(arm: ActuatedArm, qa) -> np.ndarray:
     """The tool point at the actuated values ``qa``, the loop closed afresh (frames of the tree)."""
     cd = arm.cd
     return (cd.tree.frames(cd.positions(np.asarray(qa, float)))[arm.tool_link + 1] @ arm.tool)[:3, 3]
@@ -31,7 +32,7 @@ def test_a_four_bars_tool_is_on_its_coupler_and_moves(seed):
     rng = np.random.default_rng(seed)
     convention = Convention.STANDARD if seed % 2 else Convention.MODIFIED
     model = four_bar(rng, convention, mounted=seed >= 4)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     coupler = 2 if seed >= 4 else 1                       # 0-based: after the column when mounted
     assert arm.tool_link == model_tool_link(model) == coupler
     q = np.zeros(arm.n)
@@ -46,7 +47,7 @@ def test_a_four_bars_tool_is_on_its_coupler_and_moves(seed):
 
 
 def test_the_bundled_four_bars_effective_mass_is_finite():
-    arm = ClosedArm(load_project(robot_path("four_bar")))
+    arm = explore_arm(load_project(robot_path("four_bar")))
     value = compute(arm, np.zeros((1, 1)), "cartesian_min")[0]
     assert np.isfinite(value) and 0.1 < value < 10.0     # kg: crank, coupler and rocker weigh 3.3 kg
 

@@ -55,8 +55,8 @@ def _window(qtbot, tmp_path, model, qa=QA):
 
 
 def _pinocchio_frequencies(model, qa):
-    from designer.explore.closed import ClosedArm
-    arm = ClosedArm(model)
+    from designer.explore.joints import explore_arm
+    arm = explore_arm(model)
     M, _G, J, _tool = reference(model, arm, qa)
     k = np.array([K[i] for i in arm.cd.act])
     return np.sqrt(scipy.linalg.eigh(np.diag(k), M, eigvals_only=True)) / (2 * np.pi), J, k
@@ -182,9 +182,9 @@ def test_the_modes_at_a_closed_tree_pose_are_pinocchios(model):
     """The window's modes_at on the design's tree pose (the passive joints closed), random parallelogram arms and
     mounted four-bars in both conventions and the SR400, against scipy's eigh on Pinocchio's projected CRBA."""
     from designer.design_state import OpenDesign
-    from designer.explore.closed import ClosedArm
+    from designer.explore.joints import explore_arm
     design = OpenDesign(model)
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     qa = np.random.default_rng(7).uniform(-0.3, 0.3, arm.n)
     design.q = arm.cd.positions(qa)
     M, _G, _J, _tool = reference(model, arm, qa)

@@ -19,6 +19,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from designer.explore.joints import explore_arm
 from designer.numeric.closed import ClosedDynamics
 from designer.project import load_project
 
@@ -186,9 +187,9 @@ def test_a_trajectory_csv_names_a_closed_chain_s_joints_by_their_links(window, q
     assert s.torque[k] == pytest.approx(cd.tau(s.traj.q[k], s.traj.qd[k], s.traj.qdd[k]), rel=1e-8, abs=1e-8)
 
 
-def test_what_the_core_does_not_give_a_closed_chain_is_one_line(window, qtbot):
-    """The payload envelope reads point masses a ClosedArm has not: one line naming the view, no
-    traceback (when the core learns it, the same test sees a result)."""
+def test_the_window_s_payload_envelope_of_a_closed_chain_is_the_core_s(window, qtbot):
+    """The payload envelope of a closed chain in the window (its payload on the tool link: the arm's
+    with_load, as a serial arm's) is the core's at the window's trajectory and offsets."""
     view = window.explore.sizing_view
     view.source.setCurrentText("quintic move")
     view.target.setText("10, 10, 10, 10")
@@ -198,11 +199,15 @@ def test_what_the_core_does_not_give_a_closed_chain_is_one_line(window, qtbot):
     # 53 s alone on a loaded machine, over 120 s beside another worker (make test: pytest -n auto): the wait
     # returns when the job ends; the bound only stops a hang
     qtbot.waitUntil(lambda: not window.explore.busy, timeout=600_000)
-    error = _error(window)
-    if error:
-        assert error.startswith("Sizing: the core does not compute this for a closed chain yet ("), error
-    else:
-        assert view.result.payload is not None
+    assert not _error(window)
+    out = view.result
+    from designer.explore.sizing import payload_envelope
+    arm = explore_arm(window.explore.model)
+    k = len(out.axial) - 1   # the farthest row: the payload loads every joint there
+    offsets = np.column_stack([out.radial, np.zeros(len(out.radial)), np.full(len(out.radial), out.axial[k])])
+    t = out.sizing.traj
+    assert out.payload[k] == pytest.approx(payload_envelope(arm, offsets, 5000.0, t.q, t.qd, t.qdd), rel=1e-9)
+    assert np.all(np.isfinite(out.payload[k])) and np.all(out.payload[k] > 0)
 
 
 def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(window, qtbot, tmp_path, cd):
@@ -315,19 +320,16 @@ def test_a_closed_chain_s_large_map_can_be_cancelled_while_it_runs(window, qtbot
     assert ended == ["cancelled"] and view.result is None
 
 
-def test_design_conditions_of_a_closed_chain_stay_in_the_worker_process_and_answer_in_one_line(window, qtbot):
-    """The conditions job (a sympy solve) runs in the worker process for a closed chain too; what the core
-    does not handle for it yet is one line (when it does, the same test sees its result)."""
+def test_design_conditions_of_a_closed_chain_stay_in_the_worker_process_and_answer(window, qtbot):
+    """The conditions job (a sympy solve) runs in the worker process for a closed chain too, and answers
+    (the core takes a closed chain's arm as a serial one's: no wrapper turns a failure into a line)."""
     from designer.gui.worker import ProcessJobWorker
     view = window.explore.conditions_view
     worker = view.find_conditions()
     assert isinstance(worker, ProcessJobWorker)
     qtbot.waitUntil(lambda: not window.explore.busy, timeout=180_000)
-    error = _error(window)
-    if error:
-        assert error.startswith("Conditions: the core does not compute this for a closed chain yet ("), error
-    else:
-        assert view.result is not None
+    assert not _error(window)
+    assert view.result is not None
 
 
 def test_a_four_bar_s_single_actuated_joint_gets_one_line_in_the_coupling_and_map_views(qtbot, tmp_path):

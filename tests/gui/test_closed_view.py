@@ -94,12 +94,12 @@ def test_the_passive_joints_follow_the_actuated_sliders_by_the_core_closure(wind
 
 
 def test_the_tool_sits_on_the_deepest_link_as_the_core_metrics_take_it(qtbot, tmp_path):
-    from designer.explore.closed import ClosedArm
+    from designer.explore.joints import explore_arm
     from designer.gui.main_window import MainWindow
     model = load_project(ROBOTS / "acma_sr400.json")
     w = MainWindow(model, recovery_dir=tmp_path)
     qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
-    arm = ClosedArm(model)
+    arm = explore_arm(model)
     assert w.closed.mechanism.tool_link == arm.tool_link != model.n - 1   # not the parallelogram's bar
     q = np.array(w.sliders.values())
     q[w.closed.mechanism.actuated] = 0.3
@@ -147,7 +147,7 @@ def test_a_pose_that_cannot_close_keeps_the_last_good_one_with_its_message(qtbot
 
 
 def test_the_coupling_view_follows_a_switch_between_closed_and_serial(window, qtbot):
-    # the closed chain's ClosedArm over its 4 actuated joints, the serial palletizer's 4 joints, and back
+    # the closed chain's ActuatedArm over its 4 actuated joints, the serial palletizer's 4 joints, and back
     # (tests/gui/test_closed_results.py checks their numbers)
     assert window.coupling.arm.n == 4 and window.coupling.joints.closed
     window.document.apply(load_project(ROBOTS / "palletizer_serial.json"), "serial")

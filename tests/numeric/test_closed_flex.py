@@ -403,8 +403,8 @@ def test_a_slider_cranks_rod_at_the_dead_centre_vibrates_as_the_textbooks_bar():
 @pytest.mark.parametrize("mounted", [False, True])
 def test_the_links_compliance_is_at_the_tool_the_gearboxes_compliance_is_at(mounted):
     """compliance = the gearboxes' share + the links' share, so both must be taken at one tool point: a
-    four-bar's is on its coupler (its rocker's end is pinned), for the links' model as for ClosedArm."""
-    from designer.explore.closed import ClosedArm
+    four-bar's is on its coupler (its rocker's end is pinned), for the links' model as for ActuatedArm."""
+    from designer.explore.joints import explore_arm
     model = four_bar(np.random.default_rng(6), mounted=mounted)
     cf = closed_flex(ClosedDynamics(model), None, 2)
-    assert cf.tool_link == ClosedArm(model).tool_link == (2 if mounted else 1)
+    assert cf.tool_link == explore_arm(model).tool_link == (2 if mounted else 1)

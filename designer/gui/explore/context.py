@@ -9,7 +9,6 @@ that; the Explore panel makes one for its views, and a test can make one around 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,11 +17,9 @@ from ...errors import DesignerError
 from ...explore.joints import ExploreJoints, explore_arm, explore_joints
 from ...explore.metrics import MetricError, Ratings
 from ...jobs import CancelToken, Job
-from ...jobs.process import ProcessJob
 from ...kinematics import NumericArm
 from ...kinematics.closure import ClosureError
 from ...model import Manipulator, MissingParameterError
-from ...window_jobs import closed_chain_job
 from ..job_runner import JobRunner
 
 __all__ = ["ExploreContext", "ExploreInputError"]
@@ -89,7 +86,7 @@ class ExploreContext:
 
     def arm(self, model: Manipulator | None = None) -> NumericArm:
         """The numeric arm of ``model`` (the open one by default), a closed chain's
-        :class:`~designer.explore.closed.ClosedArm`; a one-line error when a symbol has no value or a
+        :class:`~designer.numeric.actuated_arm.ActuatedArm`; a one-line error when a symbol has no value or a
         loop cannot close."""
         model = model or self.require_model()
         try:
@@ -122,11 +119,6 @@ class ExploreContext:
             if owner is not None:
                 owner.mark_fresh(model)
 
-        if model is not None and not model.is_serial:   # what the core lacks for it: one line (window_jobs.py)
-            if isinstance(make_job, ProcessJob):   # stays in the worker process: a sympy solve can be killed there
-                make_job = ProcessJob(closed_chain_job, (make_job.func, make_job.args), make_job.title)
-            else:
-                make_job = partial(closed_chain_job, make_job, ())
         return self.runner.start(title, make_job, show)
 
     def guarded(self, title: str, action: Callable[[], object]):

@@ -160,7 +160,7 @@ def compare_job(model_a: Manipulator, model_b: Manipulator, metric: str, joint: 
     """The core's A/B table at the pose ``q`` and over ``samples`` workspace states, and ``metric``
     against joint ``joint`` (1-based) with the other joints at ``q``."""
     from ...explore.compare import compare
-    arm_a = explore_arm(model_a)   # a closed chain's ClosedArm: its actuated joints
+    arm_a = explore_arm(model_a)   # a closed chain's ActuatedArm: its actuated joints
     arm_b = explore_arm(model_b)
     if arm_a.n != arm_b.n:
         raise ValueError(f"design A has {arm_a.n} joints and design B {arm_b.n}: compare arms of the same size")

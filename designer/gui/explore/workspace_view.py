@@ -9,7 +9,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QPushButton, QVBoxLayout, QWidget
-from ...explore.batch import batch_frames
 from ...explore.maps import Sampling, sample_configurations
 from ...explore.joint_names import joint_numbers
 from ...explore.metrics import Ratings, parse_metric
@@ -47,10 +46,7 @@ def workspace_job(arm: NumericArm, metric: str, count: int, sampling: Sampling, 
     for s in range(0, len(q), CHUNK_STATES):
         token.check()
         block = q[s:s + CHUNK_STATES]
-        if hasattr(arm, "tool_points"):   # a closed chain (explore/closed.py): its loops closed at each state
-            positions[s:s + CHUNK_STATES] = arm.tool_points(block)
-        else:
-            positions[s:s + CHUNK_STATES] = (batch_frames(arm, block)[:, -1] @ arm.tool)[:, :3, 3]
+        positions[s:s + CHUNK_STATES] = arm.tool_points(block)   # a closed chain's: its loops closed at each state
     yield Progress("tool positions", 0.2, f"{len(q)} samples")
     values = yield from evaluate_chunked(arm, q, spec, ratings, token, "metric", 0.2, 0.8)
     return WorkspaceResult(spec.label, q, positions, values)

@@ -1,10 +1,11 @@
-"""A closed-chain mechanism where the explore metrics take an arm.
+"""A mechanism's arm in its actuated coordinates: what the explore metrics take of any dynamics.
 
-:class:`ClosedArm` stands where the metrics take a :class:`~designer.kinematics.NumericArm` (its
-actuated joints, their limits, the total mass, a payload, the links' bending) and gives the numeric
-layer's :class:`~designer.numeric.closed_batch.ClosedBatch` for a block of actuated states, which
-has the serial batch's names, so that every metric and the A/B comparison work on a closed chain as
-on a serial arm.
+Every :class:`~designer.numeric.protocol.Dynamics` gives ``.arm``, the arm the metrics read (its joints, their
+limits, the total mass, a payload, the links' bending, the tool) and whose ``batch`` the metrics evaluate. A
+serial engine's is its :class:`~designer.kinematics.NumericArm` (the mechanism without loops); a closed
+chain's (:class:`~designer.numeric.closed.ClosedDynamics`) is :class:`ActuatedArm`, over its actuated joints,
+whose batch (:class:`~designer.numeric.closed_batch.ClosedBatch`) has the serial batch's names, so that every
+metric and the A/B comparison take either without asking which.
 """
 
 from __future__ import annotations
@@ -14,18 +15,19 @@ from dataclasses import replace
 import numpy as np
 
 from ..kinematics.closure import ClosureError
-from ..model.manipulator import Manipulator, PointMass
-from ..numeric.closed import ClosedDynamics
-from ..numeric.closed_batch import ClosedBatch
+from ..model.manipulator import PointMass
+from .closed import ClosedDynamics
+from .closed_batch import ClosedBatch
 
-__all__ = ["ClosedArm", "ClosedBatch"]
+__all__ = ["ActuatedArm"]
 
-class ClosedArm:
-    """A closed chain in the metrics' terms; ``n`` is the number of actuated joints."""
 
-    def __init__(self, model: Manipulator, overrides=None):
-        self.model, self.overrides = model, overrides
-        self.cd = ClosedDynamics(model, overrides)
+class ActuatedArm:
+    """A closed chain's dynamics ``cd`` in the metrics' terms; ``n`` is the number of actuated joints."""
+
+    def __init__(self, cd: ClosedDynamics):
+        self.cd = cd
+        self.model, self.overrides = cd.model_, cd.overrides
         tree = self.cd.tree
         self.n = self.cd.n
         self.revolute = tree.arm.revolute[self.cd.act]
@@ -39,17 +41,17 @@ class ClosedArm:
         self.beams = tree.arm.beams
         self._flex: dict = {}
 
-    def with_load(self, mass: float, position) -> ClosedArm:
+    def with_load(self, mass: float, position) -> ActuatedArm:
         """This mechanism with a point mass (kg) at ``position`` (m) in the tool link's frame (a payload)."""
         x, y, z = (float(v) for v in position)
         load = PointMass(self.tool_link + 1, mass, (x, y, z))
-        return ClosedArm(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides)
+        return ClosedDynamics(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides).arm
 
     def flex(self, stiffness, segments: int):
         """The virtual-joint model of this mechanism (:class:`~designer.numeric.closed_flex.ClosedFlex`) with the
         actuated joints' gearboxes ``stiffness`` (n,; None or inf: locked) and ``segments`` slices per beam; kept
         per (stiffness, segments), as maps and sweeps ask for it block after block."""
-        from ..numeric.closed_flex import closed_flex
+        from .closed_flex import closed_flex
         key = (None if stiffness is None else tuple(np.asarray(stiffness, float).tolist()), int(segments))
         model = self._flex.get(key)
         if model is None:   # worker threads share an arm: each get, clear and set is one step under the GIL
