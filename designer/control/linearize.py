@@ -207,11 +207,11 @@ def linearize_dynamics(dyn: Dynamics, q0, qd0=None, qdd0=None) -> LinearModel:
     joints = getattr(dyn, "joints", None)
     if link is not None and joints is not None:   # ElasticDynamics over a serial or closed link side
         arm = getattr(link, "arm", None)
-        if arm is not None:
+        if isinstance(arm, NumericArm):   # a serial engine's arm (a closed chain's .arm is its ActuatedArm)
             return elastic_linearize(arm, joints, q0, qd0, qdd0)
         return elastic_linearize_closed(link, joints, q0, qd0, qdd0)
     arm = getattr(dyn, "arm", None)
-    if arm is not None:
+    if isinstance(arm, NumericArm):
         return linearize(arm, q0, qd0, qdd0)
     return linearize_closed(dyn, q0, qd0, qdd0)  # type: ignore[arg-type]
 
