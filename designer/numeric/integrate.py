@@ -30,9 +30,9 @@ else differences of f):
 - the stiffness ratio, fastest / lasting. Above :data:`STIFF_RATIO` the run is stiff: Radau; else DOP853.
 
 An elastic arm without damping (issue 31's four-joint arm, 1 s of free vibration at rtol 1e-10) has ratio ~1:
-DOP853, where Radau crawled (92.7 s against 0.5 s); the PUMA 560 with its motors under a PD has the gains'
-damped modes far above its motion: Radau. As it goes the run looks again every
-:data:`RECHECK_STEPS` accepted steps, at the state reached, against the same span, and switches (LSODA-like; a
+DOP853, where Radau crawled (92.7 s against 0.49 s in the issue; 10x on tests/support/stiff_arm.py); the PUMA 560
+with its motors under a PD has the gains' damped modes far above its motion: Radau. As it goes the run looks again
+every :data:`RECHECK_STEPS` accepted steps, at the state reached, against the same span, and switches (LSODA-like; a
 switch restarts the solver from the state reached) to Radau when the ratio has risen above the line, or when
 DOP853's mean step h has been held at h |lambda|max above :data:`HELD` (its stability bound holds it, not the
 motion: a fast mode too quiet to follow, such as near-rigid springs preloaded at rest, which Radau steps over); back
