@@ -22,7 +22,8 @@ from .customized import (_add, _chain, _cross, _matvec, _mul, _planar_square, _t
                          custom_mass_matrix, link_step)
 from .inertial import parameter_names, split
 
-__all__ = ["standard_tau", "standard_tau_steps", "tau_steps", "standard_mass_matrix", "symbolic_regressor", "link_frame_columns"]
+__all__ = ["standard_tau", "standard_tau_steps", "tau_steps", "standard_mass_matrix", "symbolic_regressor",
+           "link_frame_columns"]
 
 ZERO = sp.S.Zero
 
