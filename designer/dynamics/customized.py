@@ -198,7 +198,7 @@ def custom_tau_steps(model: Manipulator, symbols, token: CancelToken = NEVER) ->
     bodies' mass, COM and inertia about the COM (:func:`link_wrench`, no conversion to first moments
     paid), with the parallel-joint composition of :mod:`~designer.dynamics.standard_ne`. The first
     joint's own part (the base at rest: w and wd along its axis) is collected on qdd_1, where
-    the qd_1^2 terms cancel. PUMA 560 symbolic tau: 649 -> 632 operations after CSE."""
+    the qd_1^2 terms cancel. PUMA 560 symbolic tau: 649 -> 621 operations after CSE."""
     from .standard_ne import tau_steps
     chain = _chain(model)
 
