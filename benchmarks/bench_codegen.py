@@ -14,6 +14,12 @@ rne(q, 0, e_j) without gravity), skipped when it is not installed (``pip install
 roboticstoolbox-python``, the ``bench`` extra). Runs interleave ours and the peer's, so a busy
 machine slows both alike; medians.
 
+Operation counts (issue 31): ``count_ops`` of the tau function ``codegen`` writes with the
+project's parameters (m, c, I about the COM), after CSE and the peephole passes, for the PUMA 560 and
+the 7-joint arm, beside the same count of the single-graph form it replaced and, for the PUMA, the
+peer's symbolic ``rne`` tau after ``sympy.cse`` (computed in the run when roboticstoolbox is
+installed). Target: at most 500 on the PUMA. ``--ops-only`` prints these alone.
+
 Targets (issue 9): the PUMA 560's whole ``codegen --functions tau,M`` (what the peer computes)
 under 0.5x the peer's tau and M (the default, all six functions, is printed beside it); the symbolic
 7-joint arm's ``codegen`` under 20 s.
@@ -65,14 +71,44 @@ def _child(code: str, args: list[str], tree: Path, timeout: float) -> tuple[floa
     return float(seconds), int(peak_kb) / 1024
 
 
+def operation_counts() -> None:
+    """Operations of the generated tau (ours: named steps; the single graph it replaced) and the peer's."""
+    from benchmarks.bench_derive import emitted_tau_ops, puma_symbolic, rtb_peer
+    from designer.codegen.plan import plan_function, temp_prefix
+    from designer.dynamics import count_ops_cse, tree_tau
+    from designer.model.angles import exact_angles
+    from tests.support.anyarm_arms import symbolic_arm
+
+    def one_graph(model) -> int:
+        names = set(model.symbol_names()) - {s.name for s in (*model.q, *model.qd, *model.qdd)}
+        index = {name: k for k, name in enumerate(sorted(names))}
+        return plan_function("tau", tree_tau(exact_angles(model).model), model, index, temp_prefix(names)).operations
+    print("generated tau, the project's parameters (m, c, I about the COM), operations after CSE:")
+    puma = puma_symbolic()
+    ours = emitted_tau_ops(puma)
+    try:
+        peer = count_ops_cse(rtb_peer()[0]())
+        versus = f"; roboticstoolbox rne tau {peer}, ratio {ours / peer:.2f}"
+    except ImportError:
+        versus = "; roboticstoolbox not installed: no peer count"
+    print(f"  PUMA 560 symbolic: ours {ours} (single graph {one_graph(puma)}){versus} "
+          f"(target <= 500: {'met' if ours <= 500 else 'NOT met'})")
+    seven = symbolic_arm(7)
+    print(f"  7-joint symbolic arm: ours {emitted_tau_ops(seven)} (single graph {one_graph(seven)})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--langs", default="c,python")
     ap.add_argument("--tree", type=Path, default=ROOT, help="checkout to measure (default: this one)")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--ops-only", action="store_true", help="only the operation counts of the generated tau")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    operation_counts()
+    if args.ops_only:
+        return 0
     from benchmarks.bench_derive import puma_symbolic
     from designer.project.io import save_project
     from tests.support.anyarm_arms import symbolic_arm

@@ -134,10 +134,10 @@ def kane_peer():
 def emitted_tau_ops(model: Manipulator) -> int:
     """count_ops of the body of the tau function ``codegen`` writes (standard parameters): after CSE
     and the peephole passes, as ``CodeFunction.operations`` counts it."""
-    from designer.codegen.plan import plan_function, temp_prefix
+    from designer.codegen.plan import compact_tau_function, temp_prefix
     names = set(model.symbol_names()) - {s.name for s in (*model.q, *model.qd, *model.qdd)}
     index = {name: k for k, name in enumerate(sorted(names))}
-    return plan_function("tau", tree_tau(model), model, index, temp_prefix(names)).operations
+    return compact_tau_function(model, model, index, temp_prefix(names)).operations
 
 
 def main() -> int:

@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from ..dynamics.results import Equations, Form
+from ..dynamics.customized import custom_tau_steps
 from ..dynamics.tree import compact_job
+from ..model.angles import exact_angles
 from ..model.drives import drive_statement, symbolic_drive_terms
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from .bounded import bound_nesting
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
 from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "CLOSED_COMPACT_FUNCTIONS",
-           "FUNCTION_ARGS", "plan_function", "temp_prefix", "is_symmetric", "comment_text"]
+           "FUNCTION_ARGS", "plan_function", "compact_tau_function", "temp_prefix", "is_symmetric", "comment_text"]
 
 
 class CodeForm(str, Enum):
@@ -178,6 +180,18 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
                         tuple((idx, e) for (idx, _), e in zip(cells, reduced)), tuple(joints), used_params)
 
 
+def compact_tau_function(built, model, params: dict, prefix: str, drive_tau: sp.Matrix | None = None,
+                         token: CancelToken = NEVER) -> CodeFunction:
+    """The tau function of the compact form: Khalil's customized Newton-Euler as named steps
+    (:func:`~designer.dynamics.customized.custom_tau_steps`) on ``built`` (``model`` with the numbers
+    written into the code), plus ``drive_tau``; PUMA 560 with symbolic lengths, g and inertial
+    parameters: 621 operations (one graph: 649)."""
+    step_prefix = temp_prefix(set(params) | {prefix + "0"})
+    steps, named = custom_tau_steps(exact_angles(built).model, sp.numbered_symbols(step_prefix, real=True), token)
+    mat = named if drive_tau is None else named + drive_tau
+    return plan_function("tau", mat, model, params, prefix, steps=tuple(steps), token=token)
+
+
 #: significant digits kept of the numbers substituted by ``values``: a derivation in floating point
 #: leaves near-duplicates like 0.00040432 and 0.000404319999999995 that would hide shared terms
 DIGITS = 14
@@ -242,8 +256,10 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         tau, mass, gravity, bias = (_substitute(m, subs) for m in (tau, mass, gravity, bias))
     token.check()
+    drive_tau = None
     if drives:
         dM, inertia, friction = symbolic_drive_terms(built)   # h keeps being tau(q, qd, 0) - G
+        drive_tau = inertia + friction
         # (a graph not built, for functions not asked for, stays None)
         mass, tau, bias = (None if x is None else x + d for x, d in ((mass, dM), (tau, inertia + friction),
                                                                      (bias, friction)))
@@ -264,7 +280,10 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
                        if only is None or name in only)
     for k, (name, mat) in enumerate(quantities):
         yield Progress("common subexpressions", k / len(quantities), name)
-        funcs.append(plan_function(name, mat, model, index, prefix, token=token))
+        if name == "tau" and form is CodeForm.COMPACT:
+            funcs.append(compact_tau_function(built, model, index, prefix, drive_tau, token))
+        else:
+            funcs.append(plan_function(name, mat, model, index, prefix, token=token))
     simplify = eq.simplify.value if form is CodeForm.DERIVED else "none"
     return CodePlan(comment_text(model.name), method, simplify, model.n,
                     tuple((name, defaults.get(name)) for name in ordered), tuple(funcs), prefix)

@@ -18,11 +18,12 @@ from sympy.core.parameters import distribute
 from ..graphs.cse import drop_unused, trivial
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
-from .customized import (_add, _chain, _cross, _matvec, _mul, _tmatvec, _u_matrix, _vadd, base_motion,
+from .customized import (_add, _chain, _cross, _matvec, _mul, _planar_square, _tmatvec, _u_matrix, _vadd, base_motion,
                          custom_mass_matrix, link_step)
 from .inertial import parameter_names, split
 
-__all__ = ["standard_tau", "standard_tau_steps", "standard_mass_matrix", "symbolic_regressor", "link_frame_columns"]
+__all__ = ["standard_tau", "standard_tau_steps", "tau_steps", "standard_mass_matrix", "symbolic_regressor",
+           "link_frame_columns"]
 
 ZERO = sp.S.Zero
 
@@ -50,7 +51,7 @@ def _kinematics(model: Manipulator, chain, token: CancelToken, qd=None, qdd=None
             w, wd = _composed(chain[j - 1], jt, *before, qd[j - 1] + qd[j], qdd[j - 1] + qdd[j], name)
         before = parent
         w, wd, vd = name(w), name(wd), name(vd)
-        U = _u_matrix(w, wd)
+        U = _u_matrix(w, wd, _planar_square(jt, U))
         out.append((w, wd, vd, U))
     return out
 
@@ -168,6 +169,14 @@ def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator
     are the ``(symbol, value)`` that tau reads, in an order that evaluates; ``symbols`` gives the
     names. CSE over the small steps finds what the whole graph hides (sympy flattens
     ``qd1*sin(q2)*cos(q3)`` and loses ``qd1*sin(q2)``): PUMA 560 tau 553 -> 517 operations."""
+    return tau_steps(model, lambda j, w, wd, vd, U: _wrench(params[j], w, wd, vd, U), symbols, token)
+
+
+def tau_steps(model: Manipulator, wrench, symbols: Iterator[sp.Symbol], token: CancelToken = NEVER
+              ) -> tuple[list, sp.Matrix]:
+    """(steps, tau) of the named recursion with ``wrench(j, w, wd, vd, U)`` giving link j's (F, N)
+    about its joint-frame origin (the standard parameters' :func:`_wrench`, or the bodies' mass,
+    COM and inertia about the COM: :func:`~designer.dynamics.customized.custom_tau_steps`)."""
     steps: list = []
 
     def name(values: list) -> list:
@@ -183,7 +192,7 @@ def standard_tau_steps(model: Manipulator, params: list[list], symbols: Iterator
     with distribute(False):
         chain = _chain(model)
         kin = _kinematics(model, chain, token, name=name)
-        wrenches = [tuple(name(v) for v in _wrench(params[j], *kin[j])) for j in range(model.n)]
+        wrenches = [tuple(name(v) for v in wrench(j, *kin[j])) for j in range(model.n)]
         tau = _backward(chain, wrenches, model.n, name)
     return drop_unused(steps, tau), sp.Matrix(tau)   # the steps tau reads (each reads only earlier ones)
 
