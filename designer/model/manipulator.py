@@ -19,6 +19,7 @@ from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
 from .mechanism import Loop, is_serial
+from .requirements import Requirements
 from .visual import Visual
 
 __all__ = [
@@ -238,6 +239,7 @@ class Manipulator:
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
     base_visuals: tuple[Visual, ...] = ()   # meshes fixed to DH frame 0 (the vendor's base); display only
     loops: tuple[Loop, ...] = ()     # closed chains (format version 3): cut joints closing loops of the tree
+    requirements: Requirements = Requirements()   # format version 4: requirements, payload, cycle (model/requirements.py)
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))
