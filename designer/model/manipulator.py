@@ -239,7 +239,7 @@ class Manipulator:
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
     base_visuals: tuple[Visual, ...] = ()   # meshes fixed to DH frame 0 (the vendor's base); display only
     loops: tuple[Loop, ...] = ()     # closed chains (format version 3): cut joints closing loops of the tree
-    requirements: Requirements = Requirements()   # format version 4: requirements, payload, cycle (model/requirements.py)
+    requirements: Requirements = Requirements()   # format version 4: requirements, payload, cycle
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))

@@ -102,7 +102,8 @@ def _where(fail, value, where: str) -> Where | None:
     if value == "cycle":
         return Where("cycle")
     if isinstance(value, str):
-        fail(where, f"must be \"zero\", \"cycle\", {{\"poses\": [...]}} or {{\"box\": {{...}}}}, not {json.dumps(value)[:40]}")
+        fail(where, "must be \"zero\", \"cycle\", {\"poses\": [...]} or {\"box\": {...}}, "
+                    f"not {json.dumps(value)[:40]}")
         return None
     data = _object(fail, value, where, {"poses", "box"})
     if data is None:
