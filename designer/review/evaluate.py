@@ -13,13 +13,13 @@ failed), and the worst sample's pose and time are reported.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..errors import DesignerError
+from ..jobs import CancelToken, Job, Progress, run
 from ..model.requirements import Cycle, Requirement, Where
 
 __all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "cycle_trajectory"]
@@ -288,34 +288,31 @@ def _payload(ctx: _Context, k: int, r: Requirement, s: _Samples, unit: str) -> O
     return Outcome(k, r, unit, float(per[i]), tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]))
 
 
-def review_job(model, token=None) -> Iterator[tuple[float, str] | list[Outcome]]:
-    """:func:`review` as a job: yields (fraction, what) progress, then the outcomes (a list) last; stops between
-    requirements when ``token`` is cancelled (``token.raise_if_cancelled()``)."""
+def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
+    """:func:`review` as a job (:mod:`designer.jobs`): a :class:`Progress` per requirement, the outcomes returned
+    (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled."""
     items = model.requirements.items
+    yield Progress("review", 0.0, "preparing the arm")
     try:
         ctx = _Context(model)
     except (DesignerError, ValueError) as exc:
-        yield [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
-        return
+        return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
     out: list[Outcome] = []
     for k, r in enumerate(items, start=1):
         if token is not None:
-            token.raise_if_cancelled()
-        yield (k - 1) / max(1, len(items)), f"requirement {k} of {len(items)}: {r.text}"
+            token.check()
+        yield Progress("review", (k - 1) / max(1, len(items)), f"requirement {k} of {len(items)}: {r.text}")
         try:
             out.append(_evaluate(ctx, k, r))
         except (DesignerError, ValueError, np.linalg.LinAlgError) as exc:
             out.append(Outcome(k, r, error=str(exc)))
-    yield out
+    return out
 
 
 def review(model, strict: bool = True) -> list[Outcome]:
     """Every requirement of ``model`` reviewed. ``strict``: a requirement that cannot be evaluated raises
     :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error."""
-    result: list[Outcome] = []
-    for step in review_job(model):
-        if isinstance(step, list):
-            result = step
+    result = run(review_job(model))
     if strict:
         bad = [o for o in result if o.error]
         if bad:
