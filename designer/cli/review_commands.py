@@ -22,31 +22,14 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_review)
 
 
-def _number(value, digits: int = 4) -> str:
-    if value is None:
-        return "-"
-    if not math.isfinite(value):
-        return str(value)
-    return f"{value:.{digits}g}"
-
-
 def review_table(outcomes) -> str:
-    """The review as a plain-text table (also the design report's text form)."""
-    header = ["#", "requirement", "value", "bound", "margin", "result", "worst where"]
-    rows = []
-    for o in outcomes:
-        r = o.requirement
-        label = (f"{r.name}: " if r.name else "") + f"{r.metric} at {r.where.text}"
-        rel = o.relative_margin
-        margin = _number(o.margin) + ("" if rel is None or not math.isfinite(rel) else f" ({100 * rel:+.1f} %)")
-        unit = "" if o.unit == "1" else o.unit
-        rows.append([str(o.index), label, f"{_number(o.value)} {unit}".strip(), f"{r.bound} {r.value:g}", margin,
-                     "pass" if o.passed else "FAIL", o.where_text])
-    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in [header, *rows]]
-    passed = sum(o.passed for o in outcomes)
-    lines.append(f"{passed} of {len(outcomes)} requirement(s) pass")
-    return "\n".join(lines) + "\n"
+    """The review as a plain-text table (the design report's rows: report/review_section.py)."""
+    from ..report.review_section import REVIEW_HEADER, review_rows, review_summary
+    data = [o.as_dict() for o in outcomes]
+    rows = review_rows(data)
+    widths = [max(len(x) for x in col) for col in zip(REVIEW_HEADER, *rows)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in [REVIEW_HEADER, *rows]]
+    return "\n".join(lines + [review_summary(data)]) + "\n"
 
 
 def cmd_review(args) -> int:

@@ -287,6 +287,12 @@ class RequirementsPanel(QWidget):
 
         return self.runner.start("Review", lambda token: review_job(model, token), finished)
 
+    def report_rows(self, model) -> list[dict] | None:
+        """The outcomes of ``model``'s review as the design report takes them; None when not reviewed yet."""
+        if not model.requirements.items or self.outcomes is None or self.reviewed_model != model:
+            return None
+        return [o.as_dict() for o in self.outcomes]
+
     # -- posing the arm -------------------------------------------------------------------------
     def _metric_pose(self) -> np.ndarray:
         from ..explore.joints import explore_joints

@@ -92,7 +92,7 @@ class Outcome:
                 "where": r.where.text, "unit": self.unit, "value": self.value, "margin": self.margin,
                 "relative_margin": self.relative_margin, "passed": self.passed,
                 "worst": {"pose": None if self.pose is None else list(self.pose), "time": self.time,
-                          "joint": self.joint}, "error": self.error}
+                          "joint": self.joint}, "worst_where": self.where_text, "error": self.error}
 
 
 @dataclass

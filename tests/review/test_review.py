@@ -234,3 +234,17 @@ def test_a_requirement_that_cannot_be_evaluated_names_itself():
     assert "requirements[3] (rms_torque)" in text and "cycle" in text
     soft = review(model, strict=False)
     assert soft[0].passed and soft[1].error and not soft[1].passed
+
+
+def test_the_design_report_includes_the_review(tmp_path, capsys):
+    out = tmp_path / "report.html"
+    assert main(["design-report", str(TUBE), "--out", str(out)]) == 0
+    html = out.read_text()
+    expected = review(load_project(TUBE), strict=False)
+    assert '<h2 id="review">Design review</h2>' in html and "7 of 8 requirement(s) pass" in html
+    for o in expected:
+        assert f"{o.value:.4g}" in html and o.requirement.name in html
+    assert html.count("<td>FAIL</td>") == sum(not o.passed for o in expected) == 1
+    pdf = tmp_path / "report.pdf"
+    assert main(["design-report", str(TUBE), "--out", str(pdf)]) == 0
+    assert "2 pages" in capsys.readouterr().out    # the tables and the review
