@@ -1,4 +1,5 @@
-"""``python -m designer review PROJECT [--format table|json]``: the design review (docs/review.md).
+"""``python -m designer review PROJECT [--format table|json]``: the design review (docs/project-format.md,
+"Requirements, version 4").
 
 Every requirement of the project with its value, the bound, the margin, pass or fail and where it is worst
 (pose, time, joint). Exit status 0 when every requirement passes, 1 when one fails (so it can gate a design in

@@ -42,7 +42,7 @@ class RequirementsPanel(QWidget):
 
     def __init__(self, window, parent: QWidget | None = None):
         super().__init__(parent or window)
-        self.window = window
+        self.main = window
         self.document = window.document
         layout = QVBoxLayout(self)
         self.table = QTableWidget(0, len(COLUMNS), self)
@@ -203,7 +203,7 @@ class RequirementsPanel(QWidget):
             self._refuse("payload offset: write three numbers x y z (m)")
             return
         mass = self.payload_mass.value()
-        payload = None if mass == 0 and offset == (0.0, 0.0, 0.0) else Payload(mass, offset)   # type: ignore[arg-type]
+        payload = None if mass == 0 and offset == (0.0, 0.0, 0.0) else Payload(mass, offset)
         if payload != self.requirements.payload:
             self._apply(replace(self.requirements, payload=payload), "Payload")
 
@@ -261,6 +261,7 @@ class RequirementsPanel(QWidget):
                     colour = PASS_COLOUR if o.passed else FAIL_COLOUR
                 for col, text in zip((RESULT, MARGIN, WORST), texts):
                     item = self.table.item(row, col)
+                    assert item is not None
                     item.setText(text)
                     item.setToolTip(text)
                     item.setBackground(QBrush(colour))
@@ -296,7 +297,7 @@ class RequirementsPanel(QWidget):
     # -- posing the arm -------------------------------------------------------------------------
     def _metric_pose(self) -> np.ndarray:
         from ..explore.joints import explore_joints
-        return explore_joints(self.document.model).pose(self.window.sliders.values())
+        return explore_joints(self.document.model).pose(self.main.sliders.values())
 
     def show_worst(self, row: int) -> bool:
         """Pose the arm where requirement ``row`` is worst (False when the review has no pose for it)."""
@@ -305,6 +306,6 @@ class RequirementsPanel(QWidget):
             return False
         from ..explore.joints import explore_joints
         joints = explore_joints(self.document.model)
-        q = joints.tree_pose(outcomes[row].pose, self.window.sliders.values())
+        q = joints.tree_pose(outcomes[row].pose, self.main.sliders.values())
         self.poseRequested.emit([float(v) for v in q])
         return True

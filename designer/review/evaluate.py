@@ -1,4 +1,4 @@
-"""Evaluating requirements (docs/review.md).
+"""Evaluating requirements (docs/project-format.md, "Requirements, version 4").
 
 The arm is the one the explore metrics take (:func:`~designer.explore.joints.explore_arm`: a serial arm, a closed
 chain in its actuated joints), loaded with the project's payload (a point mass on the last link, as
