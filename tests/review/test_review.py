@@ -1,5 +1,6 @@
 """The design review (designer/review; docs/project-format.md, "Requirements, version 4"): values against
-independent computations, the `review` command's exit codes, hostile requirement fields, round trips of format version 4."""
+independent computations, the `review` command's exit codes, hostile requirement fields, round trips of format
+version 4."""
 
 from __future__ import annotations
 
