@@ -249,3 +249,18 @@ def test_the_design_report_includes_the_review(tmp_path, capsys):
     pdf = tmp_path / "report.pdf"
     assert main(["design-report", str(TUBE), "--out", str(pdf)]) == 0
     assert "2 pages" in capsys.readouterr().out    # the tables and the review
+
+
+def test_peak_torque_of_a_closed_chain_along_a_cycle_matches_its_dynamics():
+    """The palletizer (a closed chain, four actuated joints): the review's peak |tau| of each actuated joint along a
+    waypoint cycle against the numeric interface's ClosedDynamics (load_dynamics) at the same samples."""
+    from designer.numeric.mechanism import load_dynamics
+    model = load_project(ROBOTS / "palletizer_parallelogram.json")
+    numbers = [i + 1 for i, link in enumerate(model.links) if link.actuated]
+    cycle = Cycle(waypoints=((0, 0, 0, 0), (0.8, 0.3, -0.2, 0.5), (0.2, -0.2, 0.3, 0)), time=2.0)
+    reqs = [Requirement(f"peak_torque[{j}]", "<=", 1e9, Where("cycle")) for j in numbers]
+    out = review(with_requirements(model, *reqs, cycle=cycle))
+    traj = cycle_trajectory(cycle, len(numbers))
+    tau = load_dynamics(model).tau(traj.q, traj.qd, traj.qdd)
+    assert [o.joint for o in out] == numbers
+    np.testing.assert_allclose([o.value for o in out], np.abs(tau).max(axis=0), rtol=1e-8)
