@@ -239,8 +239,7 @@ class RequirementsPanel(QWidget):
                                      f"Cycle: {len(c.waypoints)} waypoints in {c.time:g} s")
         finally:
             self._filling = False
-        if self.outcomes and self.reviewed_model is not None and \
-                self.reviewed_model.requirements.items == req.items:
+        if self.outcomes and self.reviewed_model is not None and self._current(self.reviewed_model):
             self._show_outcomes()
 
     def _show_outcomes(self) -> None:
@@ -282,15 +281,22 @@ class RequirementsPanel(QWidget):
 
         def finished(outcomes) -> None:
             self.outcomes, self.reviewed_model = outcomes, model
-            if model == self.document.model:
+            if self._current(model):
                 self._show_outcomes()
                 self.reviewed.emit()
 
         return self.runner.start("Review", lambda token: review_job(model, token), finished)
 
+    def _current(self, model, other=None) -> bool:
+        """Whether ``model`` is ``other`` (default: the open model) with the same requirements (a model's == leaves
+        its requirements out)."""
+        other = self.document.model if other is None else other
+        return model == other and model.requirements == other.requirements
+
     def report_rows(self, model) -> list[dict] | None:
         """The outcomes of ``model``'s review as the design report takes them; None when not reviewed yet."""
-        if not model.requirements.items or self.outcomes is None or self.reviewed_model != model:
+        if not model.requirements.items or self.outcomes is None or self.reviewed_model is None or \
+                not self._current(model, self.reviewed_model):
             return None
         return [o.as_dict() for o in self.outcomes]
 

@@ -34,8 +34,8 @@ def results(panel):
 
 
 def wait_reviewed(qtbot, panel, model):
-    qtbot.waitUntil(lambda: panel.reviewed_model == model and panel.outcomes is not None
-                    and not panel.runner.busy, timeout=120_000)
+    qtbot.waitUntil(lambda: panel.reviewed_model is not None and panel._current(model, panel.reviewed_model)
+                    and panel.outcomes is not None and not panel.runner.busy, timeout=120_000)
 
 
 def test_the_tab_reviews_edits_undoes_and_poses_the_arm(qtbot, window):
