@@ -17,7 +17,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ..model.requirements import BOUNDS, Payload, Requirement, Requirements, Where
+from ..model.requirements import BOUNDS, Cycle, Payload, Requirement, Requirements, Where
 from .job_runner import JobRunner
 from .project_state import ProjectSlot
 
@@ -28,7 +28,7 @@ METRIC, BOUND, VALUE, WHERE, RESULT, MARGIN, WORST = range(len(COLUMNS))
 PASS_COLOUR, FAIL_COLOUR, ERROR_COLOUR = QColor("#d8f5d0"), QColor("#ffd6d6"), QColor("#fff3c4")
 REVIEW_DELAY_MS = 300   # one review after a burst of edits
 #: the choices of the Where column (the pose choices appear when the requirement has them)
-WHERE_CHOICES = ("zero", "cycle", "this pose")
+WHERE_CHOICES = ("zero", "cycle", "this pose", "+ this pose")
 
 
 class RequirementsPanel(QWidget):
@@ -83,9 +83,26 @@ class RequirementsPanel(QWidget):
         self.payload_offset.editingFinished.connect(self._payload_edited)
         payload.addWidget(self.payload_offset, 1)
         layout.addLayout(payload)
+        cycle = QHBoxLayout()
         self.cycle_label = QLabel(self)
         self.cycle_label.setWordWrap(True)
-        layout.addWidget(self.cycle_label)
+        cycle.addWidget(self.cycle_label, 1)
+        self.waypoint_button = QPushButton("Add pose as waypoint", self)
+        self.waypoint_button.setToolTip("Add the slider pose to the cycle's waypoints (a cycle from a trajectory "
+                                        "file becomes one of waypoints)")
+        self.waypoint_button.clicked.connect(self.add_waypoint)
+        cycle.addWidget(self.waypoint_button)
+        cycle.addWidget(QLabel("in (s)", self))
+        self.cycle_time = QDoubleSpinBox(self)
+        self.cycle_time.setRange(0.01, 1e5)
+        self.cycle_time.setValue(2.0)
+        self.cycle_time.setKeyboardTracking(False)
+        self.cycle_time.valueChanged.connect(self._cycle_time_edited)
+        cycle.addWidget(self.cycle_time)
+        self.clear_cycle_button = QPushButton("Clear cycle", self)
+        self.clear_cycle_button.clicked.connect(self.clear_cycle)
+        cycle.addWidget(self.clear_cycle_button)
+        layout.addLayout(cycle)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
@@ -188,6 +205,9 @@ class RequirementsPanel(QWidget):
             where = Where("cycle")
         elif choice == "this pose":
             where = Where("poses", poses=(tuple(self._metric_pose()),))
+        elif choice == "+ this pose":   # the slider pose added to the requirement's poses
+            kept = old.where.poses if old.where.kind == "poses" else ()
+            where = Where("poses", poses=kept + (tuple(self._metric_pose()),))
         else:
             return   # the requirement's own poses or box, unchanged
         self.set_requirement(row, replace(old, where=where), f"Requirement {row + 1}: where {choice}")
@@ -206,6 +226,29 @@ class RequirementsPanel(QWidget):
         payload = None if mass == 0 and offset == (0.0, 0.0, 0.0) else Payload(mass, offset)
         if payload != self.requirements.payload:
             self._apply(replace(self.requirements, payload=payload), "Payload")
+
+    def add_waypoint(self) -> None:
+        req = self.requirements
+        c = req.cycle
+        kept = c.waypoints if c is not None and not c.trajectory else ()
+        time = c.time if c is not None and c.time > 0 else self.cycle_time.value()
+        if len(kept) + 1 < 2:   # a cycle needs two waypoints: the first added pose starts it and ends it
+            points = (tuple(self._metric_pose()),) * 2
+        else:
+            points = kept + (tuple(self._metric_pose()),)
+        self._apply(replace(req, cycle=Cycle(waypoints=points, time=time)), "Add cycle waypoint")
+
+    def _cycle_time_edited(self, value: float) -> None:
+        c = self.requirements.cycle
+        if not self._filling and c is not None and not c.trajectory and value != c.time:
+            self._apply(replace(self.requirements, cycle=replace(c, time=value)), "Cycle time")
+
+    def clear_cycle(self) -> None:
+        req = self.requirements
+        if any(r.where.kind == "cycle" for r in req.items):
+            self._refuse("a requirement holds along the cycle: change its Where first")
+            return
+        self._apply(replace(req, cycle=None), "Clear cycle")
 
     # -- the view ------------------------------------------------------------------------------
     def _fill(self, req: Requirements) -> None:
@@ -237,6 +280,8 @@ class RequirementsPanel(QWidget):
             self.cycle_label.setText("Cycle: none (a requirement along a cycle needs one in the project file)"
                                      if c is None else f"Cycle: {c.trajectory}" if c.trajectory else
                                      f"Cycle: {len(c.waypoints)} waypoints in {c.time:g} s")
+            if c is not None and c.time > 0:
+                self.cycle_time.setValue(c.time)
         finally:
             self._filling = False
         if self.outcomes and self.reviewed_model is not None and self._current(self.reviewed_model):

@@ -101,3 +101,31 @@ def test_payload_edit_changes_the_reviewed_sag(qtbot, window, tmp_path):
     doc.reset(load_project(ROBOTS / "puma560.json"))
     assert panel.table.rowCount() == 0 and panel.outcomes == []
     qtbot.waitUntil(lambda: not panel.runner.busy, timeout=120_000)
+
+
+def test_where_and_the_cycle_are_edited_from_the_slider_pose(qtbot, window):
+    panel = window.requirements
+    doc = window.document
+    wait_reviewed(qtbot, panel, doc.model)
+    window.sliders.set_values([0.3, -0.8, 1.0])
+    q = tuple(window.sliders.values())
+    panel._where_chosen(0, "this pose")
+    assert doc.model.requirements.items[0].where.poses == (q,)
+    window.sliders.set_values([0.0, -0.5, 0.5])
+    panel._where_chosen(0, "+ this pose")
+    assert doc.model.requirements.items[0].where.poses == (q, tuple(window.sliders.values()))
+    wait_reviewed(qtbot, panel, doc.model)
+    o = panel.outcomes[0]
+    assert o.pose in doc.model.requirements.items[0].where.poses    # the worst of the two poses
+    before = len(doc.model.requirements.cycle.waypoints)
+    panel.add_waypoint()
+    assert len(doc.model.requirements.cycle.waypoints) == before + 1
+    assert doc.model.requirements.cycle.waypoints[-1] == tuple(window.sliders.values())
+    panel.cycle_time.setValue(4.0)
+    assert doc.model.requirements.cycle.time == 4.0
+    panel.clear_cycle()   # refused: requirements hold along it
+    assert doc.model.requirements.cycle is not None and "Where" in panel.summary.text()
+    for _ in range(4):
+        doc.undo_stack.undo()
+    assert doc.model.requirements == load_project(ROBOTS / "tube_arm_requirements.json").requirements
+    wait_reviewed(qtbot, panel, doc.model)
