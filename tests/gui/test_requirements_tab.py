@@ -129,3 +129,16 @@ def test_where_and_the_cycle_are_edited_from_the_slider_pose(qtbot, window):
         doc.undo_stack.undo()
     assert doc.model.requirements == load_project(ROBOTS / "tube_arm_requirements.json").requirements
     wait_reviewed(qtbot, panel, doc.model)
+
+
+def test_the_window_s_design_report_includes_the_tab_s_review(qtbot, window, tmp_path):
+    from designer.gui.design_export import export_design_report
+    panel = window.requirements
+    wait_reviewed(qtbot, panel, window.document.model)
+    target = tmp_path / "report.html"
+    with qtbot.waitSignal(window.exported, timeout=120_000):
+        assert export_design_report(window, "html", target)
+    html = target.read_text(encoding="utf-8")
+    assert '<h2 id="review">Design review</h2>' in html and "7 of 8 requirement(s) pass" in html
+    for o in panel.outcomes:
+        assert o.requirement.name in html and f"{o.value:.4g}" in html
