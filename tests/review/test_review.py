@@ -40,14 +40,17 @@ def test_peak_and_rms_torque_along_the_cycle_match_pinocchio_rnea():
     puma = load_project(ROBOTS / "puma560.json")
     N, Jm = np.array([62.6, 107.8, 53.7, 76.0, 71.9, 76.7]), np.full(6, 2e-4)
     from designer.model.extras import Drive
-    links = tuple(replace(link, drive=Drive(gear_ratio=float(n), motor_inertia=float(j)))
-                  for link, n, j in zip(puma.links, N, Jm))
+    rated, peak = np.array([90.0, 150.0, 80.0, 12.0, 10.0, 8.0]), np.array([180.0, 300.0, 160.0, 25.0, 20.0, 16.0])
+    links = tuple(replace(link, drive=Drive(gear_ratio=float(n), motor_inertia=float(j), rated_torque=float(r),
+                                            peak_torque=float(p)))
+                  for link, n, j, r, p in zip(puma.links, N, Jm, rated, peak))
     puma = replace(puma, links=links)
     cycle = Cycle(waypoints=((0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0)),
                   time=1.6)
     payload = Payload(3.0, (0.02, -0.01, 0.1))
     reqs = [Requirement(f"peak_torque[{j}]", "<=", 1e6, Where("cycle")) for j in (1, 2, 3, 5)] + \
-        [Requirement("rms_torque[2]", "<=", 1e6, Where("cycle")), Requirement("peak_torque", "<=", 1e6, Where("cycle"))]
+        [Requirement("rms_torque[2]", "<=", 1e6, Where("cycle")), Requirement("peak_torque", "<=", 1e6, Where("cycle")),
+         Requirement("thermal_load", "<=", 1.0, Where("cycle")), Requirement("torque_load", "<=", 1.0, Where("cycle"))]
     model = with_requirements(puma, *reqs, payload=payload, cycle=cycle)
     out = review(model)
 
@@ -66,6 +69,12 @@ def test_peak_and_rms_torque_along_the_cycle_match_pinocchio_rnea():
     assert out[4].value == pytest.approx(rms, rel=1e-3)
     worst = np.unravel_index(np.argmax(np.abs(tau)), tau.shape)
     assert out[5].value == pytest.approx(np.abs(tau).max(), rel=1e-9) and out[5].joint == worst[1] + 1
+    # against the drives' ratings: RMS over the rated (continuous) torque, the peak over the peak torque
+    rms_all = np.sqrt(simpson(tau ** 2, x=traj.t, axis=0) / 1.6)
+    assert out[6].value == pytest.approx((rms_all / rated).max(), rel=1e-3)
+    assert out[6].joint == int(np.argmax(rms_all / rated)) + 1
+    assert out[7].value == pytest.approx((np.abs(tau) / peak).max(), rel=1e-9)
+    assert out[6].passed == (out[6].value <= 1.0) and out[7].passed == (out[7].value <= 1.0)
 
 
 def test_lowest_frequency_against_numpy_eig_of_K_and_M():
