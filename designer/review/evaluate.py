@@ -119,7 +119,8 @@ class _Context:
         self.drives = explored_drive_values(model)
         from ..model.drives import numeric_drives
         act = [i for i, link in enumerate(model.links) if link.actuated]
-        drives = [numeric_drives(model)[i] for i in act]
+        every = numeric_drives(model)
+        drives = [every[i] for i in act]
         self.peak = _every(drives, "peak_torque")
         self.rated = _every(drives, "rated_torque")
         self.speed = self.drives["speed"]
