@@ -28,7 +28,7 @@ from ..explore.sizing import Trajectory
 from ..model.manipulator import Manipulator
 
 __all__ = ["JointLoad", "PairSizing", "JointSizing", "cycle_loads", "size_pair", "size_joint", "size_cycle",
-           "DEFAULT_INERTIA_RATIO"]
+           "DEFAULT_INERTIA_RATIO", "CycleStiffness", "cycle_stiffness", "at_cycle_load"]
 
 DEFAULT_INERTIA_RATIO = 10.0
 
@@ -169,3 +169,46 @@ def size_cycle(model: Manipulator, traj: Trajectory, catalog: Catalog,
         raise ValueError("the catalogs hold no gearbox or no motor to pair")
     return {load.joint: size_joint(load, gearboxes, motors, inertia_ratio_limit)
             for load in cycle_loads(model, traj, overrides)}
+
+
+# -- a named gearbox's stiffness at the cycle's load ------------------------------------------------------
+@dataclass(frozen=True)
+class CycleStiffness:
+    """The torsional stiffness of a joint's catalog gearbox (N m/rad): at no load (K1), at the cycle's peak
+    joint torque (the secant of the curve there, the linear spring that twists as far), at its rated torque
+    (what the project reads: project/catalog_drives.py)."""
+
+    joint: int
+    gearbox: str
+    low_load: float
+    at_cycle: float
+    at_rated: float
+    peak_torque: float
+
+
+def cycle_stiffness(model: Manipulator, traj: Trajectory, catalog: Catalog, overrides=None) -> list[CycleStiffness]:
+    """For every driven joint whose drive names a gearbox with a stiffness figure."""
+    out = []
+    for load in cycle_loads(model, traj, overrides):
+        drive = model.links[load.joint - 1].drive
+        if drive is None or drive.gearbox is None or drive.gearbox not in catalog.gearboxes:
+            continue
+        g = catalog.gearboxes[drive.gearbox]
+        if g.stiffness is None:
+            continue
+        peak = float(np.max(np.abs(load.torque)))
+        out.append(CycleStiffness(load.joint, g.name, g.stiffness.k1, g.stiffness.secant(peak),
+                                  g.stiffness.secant(g.rated_torque), peak))
+    return out
+
+
+def at_cycle_load(model: Manipulator, traj: Trajectory, catalog: Catalog, overrides=None) -> Manipulator:
+    """The model whose catalog-given stiffnesses are those at the cycle's load (a stiffness the project gives
+    itself stays)."""
+    from dataclasses import replace
+    links = list(model.links)
+    for s in cycle_stiffness(model, traj, catalog, overrides):
+        link = links[s.joint - 1]
+        if link.drive is not None and "stiffness" in link.drive.from_catalog:
+            links[s.joint - 1] = replace(link, drive=replace(link.drive, stiffness=s.at_cycle))
+    return replace(model, links=tuple(links))
