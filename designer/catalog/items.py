@@ -4,6 +4,7 @@ makers publish) and servo motors."""
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 from ..errors import UserError
@@ -124,7 +125,10 @@ def _lookup(items: dict, name: str, what: str, where: str):
     try:
         return items[name]
     except KeyError:
-        close = sorted(k for k in items if k.lower().startswith(str(name)[:3].lower()))[:8]
+        def common(k: str) -> int:
+            return len(os.path.commonprefix([k.lower(), str(name).lower()]))
+        best = max((common(k) for k in items), default=0)
+        close = sorted(k for k in items if common(k) == best)[:8] if best >= 3 else []
         hint = f" (similar: {', '.join(close)})" if close else f" ({len(items)} {what}s known: docs/catalogs.md)"
         raise CatalogError(f"{where + ': ' if where else ''}no {what} named '{name}' in the catalogs{hint}") from None
 

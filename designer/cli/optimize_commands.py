@@ -22,8 +22,9 @@ def register(sub) -> None:
     p.add_argument("project")
     p.add_argument("--vary", nargs=3, action="append", default=[], metavar=("NAME", "LO", "HI"),
                    help="a parameter varied between LO and HI (repeatable)")
-    p.add_argument("--choose", nargs=2, action="append", default=[], metavar=("LINK.material", "A,B"),
-                   help="a discrete choice: a part's material among A, B, ... (repeatable; every combination tried)")
+    p.add_argument("--choose", nargs=2, action="append", default=[], metavar=("TARGET", "A,B"),
+                   help="a discrete choice: LINK.material among materials, or JOINT.drive among catalog items "
+                        "(GEARBOX, MOTOR or GEARBOX+MOTOR); repeatable, every combination tried")
     goal = p.add_mutually_exclusive_group(required=True)
     goal.add_argument("--minimize", metavar="QUANTITY", help="mass, peak_torque, rms_torque or an explore metric spec")
     goal.add_argument("--maximize", metavar="QUANTITY")
@@ -60,9 +61,10 @@ def _problem(args, model):
         cycle = read_trajectory(args.cycle, joints.n, joints.numbers if joints.closed else ())
         if not np.all(np.isfinite(cycle.q)):
             raise UserError(f"--cycle {args.cycle}: not finite")
+    from .catalog_commands import catalog_of
     return Problem(model, variables, args.minimize or args.maximize,
                    tuple(parse_requirement(t) for t in args.require), choices, args.maximize is not None,
-                   float(args.payload), q, cycle)
+                   float(args.payload), q, cycle, catalog_of(args.project, []))
 
 
 def cmd_optimize(args) -> int:

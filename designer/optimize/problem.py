@@ -1,7 +1,8 @@
 """The optimizer: the best design over parameters (continuous) and materials (discrete choices), an objective and
 requirements, each any explore metric or a design quantity (docs/optimize.md).
 
-A quantity is ``mass`` (the mechanism's total mass), ``peak_torque`` / ``rms_torque`` (along a cycle, the largest
+A quantity is ``mass`` (the mechanism's total mass, plus the masses of the catalog items its drives name),
+``peak_torque`` / ``rms_torque`` (along a cycle, the largest
 over the driven joints, or ``peak_torque[2]`` for one) or an ``explore metric`` spec (``frequency``,
 ``deflection``, ``gravity[2]``), evaluated where ``explore metric`` evaluates it by default: one pose (every
 joint at zero unless given), the drive data's ratings and the payload, through ``explore.joints.explore_arm``
@@ -24,8 +25,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..catalog import Catalog, CatalogError
 from ..errors import DesignerError
 from ..explore.sizing import Trajectory
+from ..model.extras import DRIVE_FIELDS
 from ..model.manipulator import Manipulator
 
 __all__ = ["Variable", "Choice", "Requirement", "Problem", "Design", "OptimizeResult", "OptimizeError",
@@ -53,7 +56,8 @@ class Variable:
 @dataclass(frozen=True)
 class Choice:
     """A discrete choice: ``target`` is ``LINK.material`` (LINK: the link's number or name), ``options`` the
-    materials' names."""
+    materials' names; or ``JOINT.drive`` (the joint's link number or name), ``options`` catalog items, each a
+    gearbox, a motor or ``GEARBOX+MOTOR``."""
 
     target: str
     options: tuple[str, ...]
@@ -99,6 +103,7 @@ class Problem:
     payload: float = 0.0
     q: tuple[float, ...] | None = None      # the metrics' pose (default: every joint at zero)
     cycle: Trajectory | None = None
+    catalog: Catalog | None = None          # for JOINT.drive choices and drives naming catalog items
 
 
 @dataclass(frozen=True)
@@ -136,13 +141,45 @@ def _link_index(model: Manipulator, ref: str, where: str) -> int:
     raise OptimizeError(f"{where}: no link '{ref}' (a number 1..{model.n} or a link's name)")
 
 
-def _apply_choice(model: Manipulator, choice: Choice, option: str) -> Manipulator:
+def _apply_drive(model: Manipulator, i: int, choice: Choice, option: str, catalog: Catalog | None) -> Manipulator:
+    """Joint ``i``'s drive naming the option's items; the drive's own figures that no item gave stay."""
+    from ..model.extras import Drive
+    from ..project.catalog_drives import drive_from_items
+    if catalog is None:
+        raise OptimizeError(f"--choose {choice.target}: no catalogs")
+    gearbox = motor = None
+    for name in option.split("+"):
+        name = name.strip()
+        if name in catalog.gearboxes and gearbox is None:
+            gearbox = catalog.gearboxes[name]
+        elif name in catalog.motors and motor is None:
+            motor = catalog.motors[name]
+        else:
+            try:
+                catalog.gearbox(name)
+            except CatalogError as exc:
+                raise OptimizeError(f"--choose {choice.target}: '{name}' is neither a gearbox nor a motor of the "
+                                    f"catalogs ({exc})") from None
+            raise OptimizeError(f"--choose {choice.target}: '{option}' names two gearboxes")
+    link = model.links[i]
+    old = link.drive or Drive()
+    own = {k: getattr(old, k) for k in DRIVE_FIELDS if getattr(old, k) is not None and k not in old.from_catalog}
+    drive = drive_from_items(Drive(**own, gearbox=gearbox.name if gearbox else None,
+                                   motor=motor.name if motor else None), gearbox, motor)
+    links = list(model.links)
+    links[i] = replace(link, drive=drive)
+    return replace(model, links=tuple(links))
+
+
+def _apply_choice(model: Manipulator, choice: Choice, option: str, catalog: Catalog | None = None) -> Manipulator:
     from ..model.parts import material_table
     ref, _, what = choice.target.rpartition(".")
     i = _link_index(model, ref, f"--choose {choice.target}")
     link = model.links[i]
+    if what == "drive":
+        return _apply_drive(model, i, choice, option, catalog)
     if what != "material":
-        raise OptimizeError(f"--choose {choice.target}: choose LINK.material")
+        raise OptimizeError(f"--choose {choice.target}: choose LINK.material or JOINT.drive")
     if link.part is None:
         raise OptimizeError(f"--choose {choice.target}: link {i + 1} is not a part (docs/project-format.md, parts)")
     table = material_table(model)
@@ -157,8 +194,26 @@ def _apply_choice(model: Manipulator, choice: Choice, option: str) -> Manipulato
 def design_model(problem: Problem, values: dict[str, float], picks: Sequence[str]) -> Manipulator:
     model = problem.model.with_parameters(values)
     for choice, option in zip(problem.choices, picks):
-        model = _apply_choice(model, choice, option)
+        model = _apply_choice(model, choice, option, problem.catalog)
+    if problem.cycle is not None and problem.catalog is not None:
+        from .sizing import at_cycle_load
+        model = at_cycle_load(model, problem.cycle, problem.catalog)   # a strain-wave curve at the cycle's load
     return model
+
+
+def items_mass(model: Manipulator, catalog: Catalog | None) -> float:
+    """The masses of the catalog items the drives name (those with a figure)."""
+    if catalog is None:
+        return 0.0
+    total = 0.0
+    for link in model.links:
+        d = link.drive
+        if d is None:
+            continue
+        for item in (catalog.gearboxes.get(d.gearbox or ""), catalog.motors.get(d.motor or "")):
+            if item is not None and item.mass is not None:
+                total += item.mass
+    return total
 
 
 def _ratings(model: Manipulator, arm, payload: float):
@@ -178,7 +233,7 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str]) -> li
     out = []
     for name in names:
         if name.strip() == "mass":
-            out.append(float(arm.total_mass()))
+            out.append(float(arm.total_mass()) + items_mass(model, problem.catalog))
             continue
         m = _CYCLE_RE.match(name)
         if m:

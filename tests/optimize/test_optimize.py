@@ -134,3 +134,40 @@ def test_bad_requirement_texts():
             parse_requirement(text)
     r = parse_requirement(" deflection <= 0.7 ")
     assert (r.quantity, r.upper, r.bound) == ("deflection", True, 0.7)
+
+
+def test_a_drive_choice_among_catalog_items(tmp_path, capsys):
+    # the tube arm's elbow without its own stiffness: the chosen gearbox's figure sets the lowest frequency, so
+    # the lightest pair is not the one that meets the bound; each option checked through a written project
+    doc = json.loads(robot_path("tube_arm").read_text())
+    del doc["links"][1]["drive"]["stiffness"]
+    project = tmp_path / "arm.json"
+    project.write_text(json.dumps(doc))
+    options = ["NPS015-MF-10+SGMP-03B", "NPT025-MF-10+SGMSH-10A", "TP050-MF-10+SGMSH-40A"]
+    from designer.catalog import load_catalog
+    cat = load_catalog()
+    checked = {}
+    for option in options:
+        g, m = option.split("+")
+        d = dict(doc, version=4)
+        d["links"] = [dict(link) for link in doc["links"]]
+        d["links"][1]["drive"] = dict(doc["links"][1]["drive"], gearbox=g, motor=m)
+        for k in ("gear_ratio", "motor_inertia", "rated_torque", "peak_torque", "rated_speed"):
+            d["links"][1]["drive"].pop(k, None)
+        path = tmp_path / f"{g}.json"
+        path.write_text(json.dumps(d))
+        model = load_project(path)
+        checked[option] = (_mass(model) + (cat.gearboxes[g].mass or 0) + (cat.motors[m].mass or 0),
+                           _metric(model, "frequency", 5.0))
+    freqs = sorted(f for _, f in checked.values())
+    bound = 0.5 * (freqs[0] + freqs[1])           # the least stiff gearbox fails it
+    expect = min((o for o in options if checked[o][1] >= bound), key=lambda o: checked[o][0])
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(project), "--choose", "2.drive", ",".join(options), "--minimize", "mass",
+                 "--require", f"frequency>={bound!r}", "--payload", "5", "--out", str(out), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["choices"] == {"2.drive": expect}
+    assert summary["objective"]["value"] == pytest.approx(checked[expect][0], rel=1e-12)
+    written = load_project(out)
+    assert (written.links[1].drive.gearbox, written.links[1].drive.motor) == tuple(expect.split("+"))
+    assert _metric(written, "frequency", 5.0) == pytest.approx(checked[expect][1], rel=1e-12)
