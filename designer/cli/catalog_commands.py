@@ -71,10 +71,11 @@ def _opt(v) -> str:
 
 
 def cmd_size(args) -> int:
+    from dataclasses import asdict
     from ..explore.joints import explore_joints
     from ..explore.sizing import read_trajectory
     from ..model import MissingParameterError
-    from ..optimize.sizing import size_cycle
+    from ..optimize.sizing import cycle_stiffness, size_cycle
     from .explore_io import parse_sets
     model = load_model(args.project, closed=True)
     sets = parse_sets(args.set)
@@ -87,6 +88,7 @@ def cmd_size(args) -> int:
     try:
         traj = read_trajectory(args.cycle, joints.n, joints.numbers if joints.closed else ())
         result = size_cycle(model, traj, cat, args.inertia_ratio)
+        stiffness = cycle_stiffness(model, traj, cat)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"size: {exc}") from None
     if args.format == "json":
@@ -94,7 +96,8 @@ def cmd_size(args) -> int:
                 "inertia_ratio_limit": args.inertia_ratio,
                 "joints": [{"joint": j, "tried": r.tried, "feasible": len(r.ranked),
                             "pairs": [p.row() for p in r.ranked[:args.top]],
-                            "closest": None if r.closest is None else r.closest.row()} for j, r in result.items()]}
+                            "closest": None if r.closest is None else r.closest.row()} for j, r in result.items()],
+                "gearbox_stiffness": [asdict(k) for k in stiffness]}
         write_output(json.dumps(data, indent=1, default=_json_number) + "\n", args.out)
         return 0
     lines = [f"sizing along {args.cycle} ({traj.t[-1] - traj.t[0]:g} s, {len(traj.t)} samples); "
@@ -117,6 +120,10 @@ def cmd_size(args) -> int:
             lines.append(f"  {k:>2} {p.gearbox.name:<16} {p.motor.name:<12} {mass:>7} {p.margin:>7.1%} "
                          f"{r['limiting']:<28} {p.inertia_ratio:>7.3g} {p.peak_torque:>8.4g} {p.rms_torque:>7.4g} "
                          f"{p.motor_peak_speed * 30 / math.pi:>9.0f}")
+    if stiffness:
+        lines += ["", "the named gearboxes' stiffness (N m/rad): no load, at the cycle's peak torque, at rated torque"]
+        lines += [f"  joint {k.joint} {k.gearbox}: {k.low_load:.4g}, {k.at_cycle:.4g} (at {k.peak_torque:.4g} N m), "
+                  f"{k.at_rated:.4g}" for k in stiffness]
     if any(not p.mass_complete for r in result.values() for p in r.ranked[:args.top]):
         lines += ["", "+: a datasheet gives no mass for an item of the pair; the mass shown is of the others"]
     write_output("\n".join(lines) + "\n", args.out)
