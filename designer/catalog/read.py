@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +220,8 @@ def user_catalog_files(project: str | os.PathLike | None) -> list[Path]:
     return sorted(p for p in folder.glob("*" + USER_SUFFIX) if p.is_file())
 
 
-def load_catalog(project: str | os.PathLike | None = None, extra: list[str | os.PathLike] | None = None) -> Catalog:
+def load_catalog(project: str | os.PathLike | None = None,
+                 extra: Sequence[str | os.PathLike] | None = None) -> Catalog:
     """The bundled catalogs, then the user catalogs beside ``project``, then ``extra`` files; a later item of a
     name replaces an earlier one."""
     out = Catalog()

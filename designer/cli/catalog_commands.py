@@ -115,10 +115,10 @@ def cmd_size(args) -> int:
         lines.append(f"  {'#':>2} {'gearbox':<16} {'motor':<12} {'kg':>7} {'margin':>7} {'limiting':<28} "
                      f"{'J ratio':>7} {'peak Nm':>8} {'RMS Nm':>7} {'motor rpm':>9}")
         for k, p in enumerate(ranked[:args.top], start=1):
-            r = p.row()
+            row = p.row()
             mass = f"{p.mass:.3g}" + ("" if p.mass_complete else "+")
             lines.append(f"  {k:>2} {p.gearbox.name:<16} {p.motor.name:<12} {mass:>7} {p.margin:>7.1%} "
-                         f"{r['limiting']:<28} {p.inertia_ratio:>7.3g} {p.peak_torque:>8.4g} {p.rms_torque:>7.4g} "
+                         f"{row['limiting']:<28} {p.inertia_ratio:>7.3g} {p.peak_torque:>8.4g} {p.rms_torque:>7.4g} "
                          f"{p.motor_peak_speed * 30 / math.pi:>9.0f}")
     if stiffness:
         lines += ["", "the named gearboxes' stiffness (N m/rad): no load, at the cycle's peak torque, at rated torque"]

@@ -67,6 +67,10 @@ def _problem(args, model):
                    float(args.payload), q, cycle, catalog_of(args.project, []))
 
 
+def _progress(line: str) -> None:
+    sys.stderr.write(f"optimize: {line}\n")
+
+
 def cmd_optimize(args) -> int:
     from ..model import MissingParameterError
     from ..optimize.problem import optimize
@@ -76,13 +80,13 @@ def cmd_optimize(args) -> int:
     try:
         problem = _problem(args, model)
         result = optimize(problem, args.starts, args.seed, args.iterations,
-                          progress=lambda line: sys.stderr.write(f"optimize: {line}\n"))
+                          progress=_progress)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"optimize: {exc}") from None
     seconds = time.perf_counter() - started
     how = {"method": result.method, "iterations": result.iterations, "evaluations": result.evaluations,
            "starts": result.starts, "combinations": result.combinations, "seconds": round(seconds, 3)}
-    if result.best is None:
+    if result.best is None or result.model is None:
         c = result.closest
         detail = ""
         if c is not None:
