@@ -30,6 +30,7 @@ from ..errors import DesignerError
 from ..explore.sizing import Trajectory
 from ..model.extras import DRIVE_FIELDS
 from ..model.manipulator import Manipulator
+from .sizing import _trapezoid
 
 __all__ = ["Variable", "Choice", "Requirement", "Problem", "Design", "OptimizeResult", "OptimizeError",
            "parse_requirement", "optimize", "evaluate_design", "DESIGN_QUANTITIES"]
@@ -191,14 +192,17 @@ def _apply_choice(model: Manipulator, choice: Choice, option: str, catalog: Cata
     return replace(model, links=tuple(links))
 
 
-def design_model(problem: Problem, values: dict[str, float], picks: Sequence[str]) -> Manipulator:
-    model = problem.model.with_parameters(values)
+def chosen_model(problem: Problem, picks: Sequence[str]) -> Manipulator:
+    """The project with the discrete picks applied (the parameters' values come as overrides)."""
+    model = problem.model
     for choice, option in zip(problem.choices, picks):
         model = _apply_choice(model, choice, option, problem.catalog)
-    if problem.cycle is not None and problem.catalog is not None:
-        from .sizing import at_cycle_load
-        model = at_cycle_load(model, problem.cycle, problem.catalog)   # a strain-wave curve at the cycle's load
     return model
+
+
+def design_model(problem: Problem, values: dict[str, float], picks: Sequence[str]) -> Manipulator:
+    """The design as a project: the picks applied and the parameters at ``values`` (what ``--out`` writes)."""
+    return chosen_model(problem, picks).with_parameters(values)
 
 
 def items_mass(model: Manipulator, catalog: Catalog | None) -> float:
@@ -222,11 +226,17 @@ def _ratings(model: Manipulator, arm, payload: float):
     return Ratings.of(arm.n, values["torque"], values["speed"], None, payload=payload, **drive_ratings(model))
 
 
-def quantities(problem: Problem, model: Manipulator, names: Sequence[str]) -> list[float]:
-    """The values of ``names`` for one design (module docstring)."""
+def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
+               values: dict[str, float] | None = None) -> list[float]:
+    """The values of ``names`` for one design: ``model`` with its parameters at ``values`` (module docstring).
+    The values are overrides, as a sweep's designs are (the model is not rebuilt per design)."""
     from ..explore.joints import explore_arm
-    from ..explore.metrics import METRICS, evaluate, joint_numbers, parse_metric
-    arm = explore_arm(model)
+    from ..explore.metrics import METRICS, design_ratings, evaluate, joint_numbers, parse_metric
+    values = dict(values or {})
+    if problem.cycle is not None and problem.catalog is not None:
+        from .sizing import at_cycle_load
+        model = at_cycle_load(model, problem.cycle, problem.catalog, values)   # a strain-wave curve at its load
+    arm = explore_arm(model, values)
     ratings = None
     loads = None
     q = np.zeros(arm.n) if problem.q is None else np.asarray(problem.q, float)
@@ -241,7 +251,7 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str]) -> li
                 raise OptimizeError(f"'{name}' is taken along a cycle: give --cycle")
             if loads is None:
                 from .sizing import cycle_loads
-                loads = cycle_loads(model, problem.cycle)
+                loads = cycle_loads(model, problem.cycle, values)
             rows = loads if m.group(2) is None else [ld for ld in loads if ld.joint == int(m.group(2))]
             if not rows:
                 raise OptimizeError(f"'{name}': the driven joints are {', '.join(str(ld.joint) for ld in loads)}")
@@ -249,23 +259,25 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str]) -> li
                 out.append(max(float(np.max(np.abs(ld.torque))) for ld in rows))
             else:
                 t = problem.cycle.t
-                out.append(max(float(np.sqrt(np.trapezoid(ld.torque**2, t) / (t[-1] - t[0]))) for ld in rows))
+                out.append(max(float(np.sqrt(_trapezoid(ld.torque**2, t) / (t[-1] - t[0]))) for ld in rows))
             continue
         if name.partition("[")[0].strip() not in METRICS:
             raise OptimizeError(f"unknown quantity '{name}': mass, peak_torque, rms_torque or an explore metric "
                                 f"({', '.join(METRICS)})")
-        if ratings is None:
-            ratings = _ratings(model, arm, problem.payload)
+        if ratings is None:   # a named stiffness (k2) at the design's value
+            ratings = design_ratings(model, _ratings(model, arm, problem.payload), values)
         spec = parse_metric(name, arm.n, joint_numbers(arm))
         out.append(float(evaluate(arm, [q], spec, ratings)[0]))
     return out
 
 
-def evaluate_design(problem: Problem, values: dict[str, float], picks: Sequence[str]) -> Design:
-    """A fresh evaluation of one design (NaN values count as violating)."""
-    model = design_model(problem, values, picks)
+def evaluate_design(problem: Problem, values: dict[str, float], picks: Sequence[str],
+                    chosen: Manipulator | None = None) -> Design:
+    """A fresh evaluation of one design (NaN values count as violating); ``chosen``: the model with the picks
+    applied, when the caller has it."""
+    model = chosen_model(problem, picks) if chosen is None else chosen
     names = [problem.objective, *(r.quantity for r in problem.requirements)]
-    vals = quantities(problem, model, names)
+    vals = quantities(problem, model, names, values)
     req = tuple(vals[1:])
     ok = all(math.isfinite(v) and r.margin(v) >= -TOLERANCE * max(abs(r.bound), 1e-12)
              for r, v in zip(problem.requirements, req))
@@ -311,6 +323,7 @@ class _Combination:
         self.sign = -1.0 if problem.maximize else 1.0
         self.cache: dict[tuple, Design] = {}
         self.scale = 1.0
+        self.model = chosen_model(problem, picks)
 
     def design(self, u: np.ndarray) -> Design:
         key = tuple(np.round(np.clip(u, 0, 1), 14))
@@ -319,7 +332,7 @@ class _Combination:
                 raise KeyboardInterrupt
             values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
             try:
-                self.cache[key] = evaluate_design(self.problem, values, self.picks)
+                self.cache[key] = evaluate_design(self.problem, values, self.picks, self.model)
             except (ValueError, ArithmeticError, np.linalg.LinAlgError):   # a design the model cannot take
                 nan = tuple(math.nan for _ in self.problem.requirements)
                 self.cache[key] = Design(values, self.picks, math.nan, nan, False)
