@@ -207,9 +207,13 @@ def catalog_from_dict(data: Any, where: str) -> Catalog:
 
 
 def bundled_catalog_files() -> list[Path]:
-    """The catalogs shipped with the program, in name order (resources/catalogs/ of a source checkout)."""
-    folder = Path(__file__).resolve().parents[2] / "resources" / "catalogs"
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    """The catalogs shipped with the program, in name order: resources/catalogs/ of a source checkout, else the
+    copy an installed wheel carries (designer/_catalogs, setup.py)."""
+    here = Path(__file__).resolve()
+    for folder in (here.parents[2] / "resources" / "catalogs", here.parents[1] / "_catalogs"):
+        if folder.is_dir():
+            return sorted(folder.glob("*.json"))
+    return []
 
 
 def user_catalog_files(project: str | os.PathLike | None) -> list[Path]:
