@@ -106,13 +106,14 @@ class Drive:
     stiffness: float | sp.Expr | None = None
     damping: float | sp.Expr | None = None
     #: catalog items the drive names (format version 4, docs/catalogs.md): the figures they give fill the fields
-    #: above that the file leaves out, and those fields are listed in ``from_catalog`` (not written back)
+    #: above that the file leaves out; ``from_catalog`` holds those (field, figure) pairs, and a field still at its
+    #: catalog figure is not written back (an edited one is)
     gearbox: str | None = None
     motor: str | None = None
-    from_catalog: tuple[str, ...] = ()
+    from_catalog: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "from_catalog", tuple(self.from_catalog))
+        object.__setattr__(self, "from_catalog", tuple((str(k), float(v)) for k, v in self.from_catalog))
         for f in fields(self):
             v = getattr(self, f.name)
             if v is None or f.name in _NOT_NUMBERS:
@@ -155,6 +156,11 @@ class Drive:
         return self.map(value)
 
     @property
+    def catalog_fields(self) -> tuple[str, ...]:
+        """The fields still at the figure a catalog item gave them."""
+        return tuple(k for k, v in self.from_catalog if getattr(self, k) == v)
+
+    @property
     def is_empty(self) -> bool:
         return all(getattr(self, name) is None for name in (*DRIVE_FIELDS, *CATALOG_DRIVE_KEYS))
 
@@ -167,8 +173,9 @@ class Drive:
 
     def as_dict(self) -> dict[str, float | str]:
         """The fields that have a value, JSON-ready: numbers, and a named field's text."""
+        given = dict(self.from_catalog)
         out = {name: (format_expr(v) if isinstance(v, sp.Basic) else v)
-               for name in DRIVE_FIELDS if (v := getattr(self, name)) is not None and name not in self.from_catalog}
+               for name in DRIVE_FIELDS if (v := getattr(self, name)) is not None and given.get(name) != v}
         out.update({name: v for name in CATALOG_DRIVE_KEYS if (v := getattr(self, name)) is not None})
         return out
 

@@ -164,7 +164,7 @@ def _apply_drive(model: Manipulator, i: int, choice: Choice, option: str, catalo
             raise OptimizeError(f"--choose {choice.target}: '{option}' names two gearboxes")
     link = model.links[i]
     old = link.drive or Drive()
-    own = {k: getattr(old, k) for k in DRIVE_FIELDS if getattr(old, k) is not None and k not in old.from_catalog}
+    own = {k: getattr(old, k) for k in DRIVE_FIELDS if getattr(old, k) is not None and k not in old.catalog_fields}
     drive = drive_from_items(Drive(**own, gearbox=gearbox.name if gearbox else None,
                                    motor=motor.name if motor else None), gearbox, motor)
     links = list(model.links)

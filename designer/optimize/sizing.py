@@ -209,6 +209,6 @@ def at_cycle_load(model: Manipulator, traj: Trajectory, catalog: Catalog, overri
     links = list(model.links)
     for s in cycle_stiffness(model, traj, catalog, overrides):
         link = links[s.joint - 1]
-        if link.drive is not None and "stiffness" in link.drive.from_catalog:
+        if link.drive is not None and "stiffness" in link.drive.catalog_fields:
             links[s.joint - 1] = replace(link, drive=replace(link.drive, stiffness=s.at_cycle))
     return replace(model, links=tuple(links))

@@ -41,7 +41,7 @@ def drive_from_items(drive: Drive, gearbox: Gearbox | None, motor: Motor | None)
         derived["peak_torque"] = min(derived.get("peak_torque", math.inf), motor.peak_torque * N)
         derived["rated_speed"] = min(derived.get("rated_speed", math.inf), motor.rated_speed / N)
     fill = {k: v for k, v in derived.items() if getattr(drive, k) is None}
-    return replace(drive, **fill, from_catalog=tuple(k for k in DRIVE_FIELDS if k in fill))  # type: ignore[arg-type]
+    return replace(drive, **fill, from_catalog=tuple((k, fill[k]) for k in DRIVE_FIELDS if k in fill))  # type: ignore[arg-type]
 
 
 def names_catalog_items(drive: Drive | None) -> bool:

@@ -54,7 +54,18 @@ def test_a_drive_takes_its_figures_from_the_items(tmp_path):
 def test_a_figure_in_the_file_stays_the_files(tmp_path):
     d = load_project(_project(tmp_path, {"gearbox": "NPT025-MF-5", "gear_ratio": 7, "stiffness": 1e4})).links[0].drive
     assert d.gear_ratio == 7 and d.stiffness == 1e4 and d.rated_torque == 50
-    assert "gear_ratio" not in d.from_catalog and "rated_torque" in d.from_catalog
+    assert "gear_ratio" not in d.catalog_fields and "rated_torque" in d.catalog_fields
+
+
+def test_a_catalog_figure_edited_later_is_written_back(tmp_path):
+    # the window's drive table edits a field with dataclasses.replace: the edited figure must be saved
+    from dataclasses import replace
+    model = load_project(_project(tmp_path, {"gearbox": "NPT025-MF-5"}))
+    link = model.links[0]
+    edited = replace(model, links=(replace(link, drive=replace(link.drive, gear_ratio=6.0)), *model.links[1:]))
+    out = json.loads(dumps_project(edited))
+    assert out["links"][0]["drive"] == {"gear_ratio": 6.0, "gearbox": "NPT025-MF-5"}
+    assert "gear_ratio" not in edited.links[0].drive.catalog_fields
 
 
 @pytest.mark.parametrize("drive, version, message", [
