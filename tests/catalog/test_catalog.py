@@ -143,3 +143,21 @@ def test_user_catalogs_beside_the_project_come_after_the_bundled_ones(tmp_path):
     assert str(tmp_path / "shop.catalog.json") in cat.files[-1]
     with pytest.raises(CatalogError, match="no gearbox named 'XYZ'"):
         cat.gearbox("XYZ", "links[0].drive.gearbox")
+
+
+def test_hostile_files_are_refused_without_a_traceback(tmp_path, monkeypatch):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CatalogError, match="nested too deeply|must be a JSON object"):
+        read_catalog(deep)
+    import designer.catalog.read as read
+    monkeypatch.setattr(read, "MAX_BYTES", 100)
+    big = _write(tmp_path / "big.json", motors=[MOTOR, dict(MOTOR, name="M-2")])
+    with pytest.raises(CatalogError, match="not a catalog"):
+        read_catalog(big)
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(CatalogError, match="not UTF-8"):
+        read_catalog(binary)
+    with pytest.raises(CatalogError, match="cannot read"):
+        read_catalog(tmp_path / "missing.json")
