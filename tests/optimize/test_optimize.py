@@ -171,3 +171,29 @@ def test_a_drive_choice_among_catalog_items(tmp_path, capsys):
     written = load_project(out)
     assert (written.links[1].drive.gearbox, written.links[1].drive.motor) == tuple(expect.split("+"))
     assert _metric(written, "frequency", 5.0) == pytest.approx(checked[expect][1], rel=1e-12)
+
+
+def test_the_heaviest_forearm_within_a_peak_torque_along_a_cycle():
+    # along a fixed cycle the shoulder's peak torque grows with the forearm's mass m2; the heaviest m2 meeting a
+    # bound is found by bisection on Duarte's closed-form equations, written out in the sizing test
+    from designer.explore.sizing import quintic
+    from tests.optimize.test_sizing import P, duarte
+    model = load_project(robot_path("planar_two_link"))
+    cycle = quintic([-0.3, 0.2], [1.2, 1.4], 0.8, steps=401)
+
+    def peak(m2):
+        P["m2"] = m2
+        try:
+            return float(np.abs(duarte(cycle.q, cycle.qd, cycle.qdd)[0][:, 0]).max())
+        finally:
+            P["m2"] = 1.0
+    bound = 0.5 * (peak(0.5) + peak(4.0))
+    lo, hi = 0.5, 4.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if peak(mid) <= bound else (lo, mid)
+    result = optimize(Problem(model, (Variable("m2", 0.5, 4.0),), "mass",
+                              (parse_requirement(f"peak_torque[1]<={bound!r}"),), maximize=True, cycle=cycle), starts=2)
+    assert result.best is not None
+    assert result.best.values["m2"] == pytest.approx(lo, rel=1e-5)
+    assert result.best.quantities[0] == pytest.approx(peak(result.best.values["m2"]), rel=1e-9)
