@@ -9,9 +9,10 @@ joint at zero unless given), the drive data's ratings and the payload, through `
 (a serial arm or a closed chain, rigid or elastic, asked the same way). A requirement is ``QUANTITY<=VALUE`` or
 ``QUANTITY>=VALUE``.
 
-Continuous variables are scaled to [0, 1]; SciPy's SLSQP (finite-difference gradients) starts from the middle
+Continuous variables are scaled to [0, 1]; SciPy's SLSQP starts from the middle
 of the box and from ``starts - 1`` Sobol points, with the requirements as inequality constraints scaled by their
-bounds; every discrete combination is optimised in turn (they are enumerated, so keep them few). The best
+bounds (finite-difference gradients; the mass's exact, from its symbolic expression); every discrete combination
+is optimised in turn (they are enumerated, so keep them few). The best
 feasible design wins; each result is checked again by a fresh evaluation.
 """
 
@@ -312,6 +313,24 @@ def _violation(problem: Problem, d: Design) -> float:
     return out
 
 
+def mass_gradient(model: Manipulator, names: Sequence[str]) -> Callable[[dict[str, float]], np.ndarray]:
+    """d(total mass)/d(parameters ``names``), exact: the links' mass expressions (a part's from its section and
+    material) and the point masses differentiated symbolically, evaluated at a design's values."""
+    import sympy as sp
+    from ..model.expr import symbol
+    total = sum((link.mass for link in model.links), sp.Integer(0)) + sum((p.mass for p in model.point_masses),
+                                                                          sp.Integer(0))
+    grads = [sp.diff(total, symbol(n)) for n in names]
+    free = sorted({s for g in grads for s in g.free_symbols}, key=lambda s: s.name)
+    fn = sp.lambdify(free, grads, modules="numpy")
+    fixed = model.parameter_values
+
+    def gradient(values: dict[str, float]) -> np.ndarray:
+        args = [values.get(s.name, fixed.get(s.name, math.nan)) for s in free]
+        return np.array(fn(*args), dtype=float).reshape(len(names))
+    return gradient
+
+
 class _Combination:
     """The continuous search for one combination of discrete picks: evaluations cached by the scaled point."""
 
@@ -324,6 +343,8 @@ class _Combination:
         self.cache: dict[tuple, Design] = {}
         self.scale = 1.0
         self.model = chosen_model(problem, picks)
+        # the mass (the catalog items' masses do not vary within a combination) has an exact gradient
+        self.gradient = mass_gradient(self.model, self.names) if problem.objective.strip() == "mass" else None
 
     def design(self, u: np.ndarray) -> Design:
         key = tuple(np.round(np.clip(u, 0, 1), 14))
@@ -342,6 +363,11 @@ class _Combination:
         v = self.design(u).objective
         return self.sign * v / self.scale if math.isfinite(v) else 1e12
 
+    def objective_gradient(self, u) -> np.ndarray:
+        assert self.gradient is not None
+        values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))}
+        return self.sign * self.gradient(values) * self.span / self.scale
+
     def constraint(self, u, k: int, r: Requirement) -> float:
         v = self.design(u).quantities[k]
         # scaled by the bound, aiming a little inside so that the result holds on a fresh evaluation
@@ -354,8 +380,9 @@ class _Combination:
             return self.design(u0), 0
         cons = [{"type": "ineq", "fun": self.constraint, "args": (k, r)}
                 for k, r in enumerate(self.problem.requirements)]
-        res = minimize(self.objective, u0, method="SLSQP", bounds=[(0.0, 1.0)] * len(self.names), constraints=cons,
-                       options={"maxiter": max_iterations, "ftol": 1e-10, "eps": 1e-7})
+        jac = self.objective_gradient if self.gradient is not None else None
+        res = minimize(self.objective, u0, jac=jac, method="SLSQP", bounds=[(0.0, 1.0)] * len(self.names),
+                       constraints=cons, options={"maxiter": max_iterations, "ftol": 1e-10, "eps": 1e-7})
         return self.design(np.clip(res.x, 0, 1)), int(res.nit)
 
 
@@ -399,6 +426,8 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
     if best is not None:
         best = evaluate_design(problem, best.values, best.picks)   # checked again, fresh
         model = design_model(problem, best.values, best.picks)
-    return OptimizeResult(best, model, "SLSQP (scipy.optimize), finite-difference gradients, multi-start"
+    gradients = "the mass's gradient exact, the requirements'" if problem.objective.strip() == "mass" and n else ""
+    return OptimizeResult(best, model, f"SLSQP (scipy.optimize), {gradients or 'gradients'} by finite differences, "
+                          "multi-start"
                           + (", discrete choices enumerated" if problem.choices else ""),
                           iterations, evaluations, len(points) if n else 1, len(combos), closest, log)

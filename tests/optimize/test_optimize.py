@@ -197,3 +197,19 @@ def test_the_heaviest_forearm_within_a_peak_torque_along_a_cycle():
     assert result.best is not None
     assert result.best.values["m2"] == pytest.approx(lo, rel=1e-5)
     assert result.best.quantities[0] == pytest.approx(peak(result.best.values["m2"]), rel=1e-9)
+
+
+@pytest.mark.parametrize("robot, names, at", [
+    ("tube_arm", ("D2", "t3", "L2"), {"D2": 0.1, "t3": 0.004, "L2": 0.55}),   # parts: section and material
+    ("palletizer_parallelogram", ("m3", "m_motor"), {"m3": 30.0, "m_motor": 20.0}),   # a closed chain's masses
+])
+def test_the_exact_mass_gradient_against_finite_differences(robot, names, at):
+    from designer.optimize.problem import mass_gradient
+    model = load_project(robot_path(robot))
+    exact = mass_gradient(model, names)(at)
+    for k, name in enumerate(names):
+        h = 1e-6 * max(1.0, abs(at[name]))
+        up = _mass(model.with_parameters({**at, name: at[name] + h}))
+        down = _mass(model.with_parameters({**at, name: at[name] - h}))
+        assert exact[k] == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-9)
+    assert np.any(exact != 0)
