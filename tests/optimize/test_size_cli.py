@@ -72,3 +72,18 @@ def test_catalog_lists_the_items(capsys):
     data = json.loads(capsys.readouterr().out)
     assert any(g["name"] == "NPT025-MF-5" for g in data["gearboxes"])
     assert all(m["source"] for m in data["motors"])
+
+
+def test_size_takes_a_closed_chains_actuated_joints(tmp_path, capsys):
+    # the palletizer's cycle names its actuated joints by their links (q1, q2, q4, q6)
+    from designer.explore.joints import explore_joints
+    from designer.project.io import load_project
+    joints = explore_joints(load_project(robot_path("palletizer_parallelogram")))
+    traj = quintic(np.zeros(joints.n), np.full(joints.n, 0.2), 2.0, steps=101)
+    cycle = tmp_path / "cycle.csv"
+    header = "t," + ",".join(f"q{k}" for k in joints.numbers)
+    cycle.write_text(header + "\n" + "".join(",".join(repr(float(v)) for v in (t, *q)) + "\n"
+                                             for t, q in zip(traj.t, traj.q)))
+    assert main(["size", str(robot_path("palletizer_parallelogram")), "--cycle", str(cycle), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [j["joint"] for j in data["joints"]] == list(joints.numbers)
