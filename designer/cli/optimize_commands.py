@@ -36,7 +36,7 @@ def register(sub) -> None:
     p.add_argument("--cycle", metavar="CSV", help="a cycle (t, q1..qn) for peak_torque and rms_torque")
     p.add_argument("--starts", type=STARTS, default=4, help="starting points of the local search (default 4)")
     p.add_argument("--iterations", type=ITERATIONS, default=100, help="iterations per start at most (default 100)")
-    p.add_argument("--seed", type=SEED, default=0, help="seed of the Sobol starting points")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the random starting points")
     p.add_argument("--out", required=True, metavar="BEST.json", help="the best design, written as a project")
     p.add_argument("--format", choices=("text", "json"), default="text", help="the summary on standard output")
     p.set_defaults(func=cmd_optimize)

@@ -10,7 +10,7 @@ joint at zero unless given), the drive data's ratings and the payload, through `
 ``QUANTITY>=VALUE``.
 
 Continuous variables are scaled to [0, 1]; SciPy's SLSQP starts from the middle
-of the box and from ``starts - 1`` Sobol points, with the requirements as inequality constraints scaled by their
+of the box and from ``starts - 1`` seeded random points, with the requirements as inequality constraints scaled by their
 bounds (finite-difference gradients; the mass's exact, from its symbolic expression); every discrete combination
 is optimised in turn (they are enumerated, so keep them few). The best
 feasible design wins; each result is checked again by a fresh evaluation.
@@ -390,7 +390,6 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
              progress: Callable[[str], None] | None = None, cancelled: Callable[[], bool] | None = None
              ) -> OptimizeResult:
     """The best design of ``problem`` (module docstring)."""
-    from scipy.stats import qmc
     check_problem(problem)
     n = len(problem.variables)
     sign = -1.0 if problem.maximize else 1.0
@@ -400,7 +399,7 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
     log: list[str] = []
     points = [np.full(n, 0.5)]
     if n and starts > 1:
-        points += list(qmc.Sobol(n, seed=seed).random(starts - 1))
+        points += list(np.random.default_rng(seed).random((starts - 1, n)))   # scipy.stats would take seconds to import
     combos = list(itertools.product(*(c.options for c in problem.choices)))
     for picks in combos:
         search = _Combination(problem, tuple(picks), cancelled)
