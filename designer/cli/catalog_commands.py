@@ -86,7 +86,7 @@ def cmd_size(args) -> int:
     cat = catalog_of(args.project, args.catalog)
     joints = explore_joints(model)
     try:
-        traj = read_trajectory(args.cycle, joints.n, joints.numbers if joints.closed else ())
+        traj = read_trajectory(args.cycle, joints.n, joints.numbers)
         result = size_cycle(model, traj, cat, args.inertia_ratio)
         stiffness = cycle_stiffness(model, traj, cat)
     except (ValueError, MissingParameterError) as exc:

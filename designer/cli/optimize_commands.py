@@ -58,7 +58,7 @@ def _problem(args, model):
     cycle = None
     if args.cycle:
         from ..explore.sizing import read_trajectory
-        cycle = read_trajectory(args.cycle, joints.n, joints.numbers if joints.closed else ())
+        cycle = read_trajectory(args.cycle, joints.n, joints.numbers)
         if not np.all(np.isfinite(cycle.q)):
             raise UserError(f"--cycle {args.cycle}: not finite")
     from .catalog_commands import catalog_of
