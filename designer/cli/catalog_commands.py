@@ -75,7 +75,7 @@ def cmd_size(args) -> int:
     from ..explore.joints import explore_joints
     from ..explore.sizing import read_trajectory
     from ..model import MissingParameterError
-    from ..optimize.sizing import cycle_stiffness, size_cycle
+    from ..optimize.sizing import current_pairs, cycle_stiffness, size_cycle
     from .explore_io import parse_sets
     model = load_model(args.project, closed=True)
     sets = parse_sets(args.set)
@@ -89,6 +89,7 @@ def cmd_size(args) -> int:
         traj = read_trajectory(args.cycle, joints.n, joints.numbers)
         result = size_cycle(model, traj, cat, args.inertia_ratio)
         stiffness = cycle_stiffness(model, traj, cat)
+        current = current_pairs(model, traj, cat, args.inertia_ratio)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"size: {exc}") from None
     if args.format == "json":
@@ -96,7 +97,8 @@ def cmd_size(args) -> int:
                 "inertia_ratio_limit": args.inertia_ratio,
                 "joints": [{"joint": j, "tried": r.tried, "feasible": len(r.ranked),
                             "pairs": [p.row() for p in r.ranked[:args.top]],
-                            "closest": None if r.closest is None else r.closest.row()} for j, r in result.items()],
+                            "closest": None if r.closest is None else r.closest.row(),
+                            "current": None if j not in current else current[j].row()} for j, r in result.items()],
                 "gearbox_stiffness": [asdict(k) for k in stiffness]}
         write_output(json.dumps(data, indent=1, default=_json_number) + "\n", args.out)
         return 0
@@ -106,6 +108,12 @@ def cmd_size(args) -> int:
     for j, r in result.items():
         ranked = r.ranked
         lines += ["", f"joint {j}: {len(ranked)} of {r.tried} pairs feasible"]
+        if j in current:
+            c = current[j]
+            lines.append(f"  the project's pair: {c.gearbox.name} with {c.motor.name}: "
+                         + (f"feasible, margin {c.margin:.1%} ({c.row()['limiting']})" if c.feasible else
+                            "fails: " + ", ".join(f"{k} at {1 / (1 + v):.0%} of its limit"
+                                                  for k, v in c.margins.items() if v < 0)))
         if r.closest is not None:
             c = r.closest
             lines.append(f"  closest: {c.gearbox.name} with {c.motor.name}: "

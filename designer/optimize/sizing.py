@@ -28,7 +28,7 @@ from ..explore.sizing import Trajectory
 from ..model.manipulator import Manipulator
 
 __all__ = ["JointLoad", "PairSizing", "JointSizing", "cycle_loads", "size_pair", "size_joint", "size_cycle",
-           "DEFAULT_INERTIA_RATIO", "CycleStiffness", "cycle_stiffness", "at_cycle_load"]
+           "DEFAULT_INERTIA_RATIO", "CycleStiffness", "cycle_stiffness", "at_cycle_load", "current_pairs"]
 
 DEFAULT_INERTIA_RATIO = 10.0
 
@@ -212,3 +212,16 @@ def at_cycle_load(model: Manipulator, traj: Trajectory, catalog: Catalog, overri
         if link.drive is not None and "stiffness" in link.drive.catalog_fields:
             links[s.joint - 1] = replace(link, drive=replace(link.drive, stiffness=s.at_cycle))
     return replace(model, links=tuple(links))
+
+
+def current_pairs(model: Manipulator, traj: Trajectory, catalog: Catalog,
+                  inertia_ratio_limit: float = DEFAULT_INERTIA_RATIO, overrides=None) -> dict[int, PairSizing]:
+    """The pair each driven joint's drive names now (a gearbox and a motor of the catalogs), sized along the
+    cycle: is the project's own choice feasible, and what limits it."""
+    out = {}
+    for load in cycle_loads(model, traj, overrides):
+        d = model.links[load.joint - 1].drive
+        if d is not None and d.gearbox in catalog.gearboxes and d.motor in catalog.motors:
+            out[load.joint] = size_pair(load, catalog.gearboxes[d.gearbox], catalog.motors[d.motor],
+                                        inertia_ratio_limit)
+    return out

@@ -87,3 +87,24 @@ def test_size_takes_a_closed_chains_actuated_joints(tmp_path, capsys):
     assert main(["size", str(robot_path("palletizer_parallelogram")), "--cycle", str(cycle), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [j["joint"] for j in data["joints"]] == list(joints.numbers)
+
+
+def test_size_checks_the_projects_own_pair(tmp_path, capsys):
+    project, cycle = _setup(tmp_path)
+    doc = json.loads(project.read_text())
+    doc["version"] = 4
+    doc["links"][1]["drive"] = {"gearbox": "NPS015-MF-7", "motor": "SGMSH-40A"}
+    doc["links"][0]["drive"] = {"gearbox": "NPS015-MF-3", "motor": "SGMP-01B"}
+    project.write_text(json.dumps(doc))
+    assert main(["size", str(project), "--cycle", str(cycle), "--format", "json", "--top", "1000"]) == 0
+    data = {j["joint"]: j for j in json.loads(capsys.readouterr().out)["joints"]}
+    for joint in (1, 2):
+        cur = data[joint]["current"]
+        ranked = {(p["gearbox"], p["motor"]) for p in data[joint]["pairs"]}
+        # the project's pair is feasible exactly when the ranking holds it
+        assert (min(cur["margins"].values()) >= 0) == ((cur["gearbox"], cur["motor"]) in ranked)
+    assert min(data[1]["current"]["margins"].values()) < 0 <= min(data[2]["current"]["margins"].values())
+    assert main(["size", str(project), "--cycle", str(cycle)]) == 0
+    text = capsys.readouterr().out
+    assert "the project's pair: NPS015-MF-3 with SGMP-01B: fails:" in text
+    assert "the project's pair: NPS015-MF-7 with SGMSH-40A: feasible" in text
