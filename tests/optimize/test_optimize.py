@@ -213,3 +213,27 @@ def test_the_exact_mass_gradient_against_finite_differences(robot, names, at):
         down = _mass(model.with_parameters({**at, name: at[name] - h}))
         assert exact[k] == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-9)
     assert np.any(exact != 0)
+
+
+def test_an_elastic_closed_chain_against_bisection(tmp_path):
+    # the palletizer with a gearbox spring at each motor: the lowest frequency falls as the load grows, so the
+    # heaviest load keeping it above a bound sits where the frequency equals the bound
+    doc = json.loads(robot_path("palletizer_parallelogram").read_text())
+    for link in doc["links"]:
+        if link.get("actuated", True):
+            link["drive"] = {"stiffness": 2e5, "gear_ratio": 100, "motor_inertia": 1e-4}
+    path = tmp_path / "elastic_palletizer.json"
+    path.write_text(json.dumps(doc))
+    model = load_project(path)
+    q = np.array([0.0, 0.4, 0.3, 0.0])
+    freq = lambda m: _metric(model.with_parameters({"m_load": m}), "frequency", q=q)  # noqa: E731
+    lo, hi = 10.0, 400.0
+    assert freq(lo) > freq(hi)
+    bound = 0.5 * (freq(lo) + freq(hi))
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if freq(mid) >= bound else (lo, mid)
+    result = optimize(Problem(model, (Variable("m_load", 10.0, 400.0),), "mass",
+                              (parse_requirement(f"frequency>={bound!r}"),), maximize=True, q=tuple(q)), starts=2)
+    assert result.best is not None
+    assert result.best.values["m_load"] == pytest.approx(lo, rel=1e-4)
