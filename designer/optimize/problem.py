@@ -342,6 +342,7 @@ class _Combination:
         self.sign = -1.0 if problem.maximize else 1.0
         self.cache: dict[tuple, Design] = {}
         self.scale = 1.0
+        self.cscale = [1.0 for _ in problem.requirements]
         self.model = chosen_model(problem, picks)
         # the mass (the catalog items' masses do not vary within a combination) has an exact gradient
         self.gradient = mass_gradient(self.model, self.names) if problem.objective.strip() == "mass" else None
@@ -370,8 +371,9 @@ class _Combination:
 
     def constraint(self, u, k: int, r: Requirement) -> float:
         v = self.design(u).quantities[k]
-        # scaled by the bound, aiming a little inside so that the result holds on a fresh evaluation
-        return r.margin(v) / max(abs(r.bound), 1e-12) - INSIDE if math.isfinite(v) else -1e6
+        # scaled by the bound (by the value at the start for a bound of 0), aiming a little inside so that the
+        # result holds on a fresh evaluation
+        return r.margin(v) / self.cscale[k] - INSIDE if math.isfinite(v) else -1e6
 
     def run(self, u0: np.ndarray, max_iterations: int) -> tuple[Design, int]:
         """(the design SLSQP ends at from ``u0``, its iterations)."""
@@ -403,8 +405,11 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
     combos = list(itertools.product(*(c.options for c in problem.choices)))
     for picks in combos:
         search = _Combination(problem, tuple(picks), cancelled)
-        first = search.design(points[0]).objective
+        start = search.design(points[0])
+        first = start.objective
         search.scale = abs(first) if math.isfinite(first) and first != 0 else 1.0
+        search.cscale = [abs(r.bound) if r.bound != 0 else (abs(v) if math.isfinite(v) and v != 0 else 1.0)
+                         for r, v in zip(problem.requirements, start.quantities)]
         for s, u0 in enumerate(points):
             found, nit = search.run(u0, max_iterations)
             iterations += nit

@@ -237,3 +237,14 @@ def test_an_elastic_closed_chain_against_bisection(tmp_path):
                               (parse_requirement(f"frequency>={bound!r}"),), maximize=True, q=tuple(q)), starts=2)
     assert result.best is not None
     assert result.best.values["m_load"] == pytest.approx(lo, rel=1e-4)
+
+
+def test_a_bound_of_zero():
+    # Duarte's two-link arm at q = (0.3, 0.2): gravity[2] = g m2 d2 cos(q1 + q2) >= 0 holds for d2 >= 0, and
+    # gravity[1] grows with d2, so its minimum under the requirement is at d2 = 0 (by hand)
+    model = load_project(robot_path("planar_two_link"))
+    result = optimize(Problem(model, (Variable("d2", -0.2, 0.4),), "gravity[1]", (parse_requirement("gravity[2]>=0"),),
+                              q=(0.3, 0.2)), starts=2)
+    assert result.best is not None and result.best.feasible
+    assert result.best.values["d2"] == pytest.approx(0.0, abs=1e-5)
+    assert result.best.quantities[0] >= 0
