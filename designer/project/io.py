@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
-from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
+from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.mechanism import uses_closed_chain_fields
 from ..model.parts import PartError, parts_of
@@ -24,6 +24,7 @@ from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_lin
     read_loops
 from ..model.validation import Problem, Severity, validate
 from .atomic import write_atomic
+from .catalog_drives import names_catalog_items, resolve_catalog_drives
 from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 from .parts_io import materials_json, part_json, read_materials, read_part
 from .requirements import V4_TOP_KEYS, absolute_cycle, check_sizes, read_requirements, relative_cycle, \
@@ -177,13 +178,19 @@ class _Reader:
         if not isinstance(value, dict):
             self.fail(where, "must be an object (" + ", ".join(DRIVE_FIELDS) + ")")
             return None
-        unknown = set(value) - set(DRIVE_FIELDS)
+        unknown = set(value) - set(DRIVE_FIELDS) - set(CATALOG_DRIVE_KEYS)
         if unknown:
             self.fail(where, "unknown key(s) " + ", ".join(sorted(map(str, unknown))) +
-                      " (use " + ", ".join(DRIVE_FIELDS) + ")")
+                      " (use " + ", ".join(DRIVE_FIELDS + CATALOG_DRIVE_KEYS) + ")")
             return None
         out: dict[str, Any] = {}
         for key, raw in value.items():
+            if key in CATALOG_DRIVE_KEYS:   # a catalog item's name (version 4, project/catalog_drives.py)
+                if not isinstance(raw, str) or not raw.strip() or len(raw) > 200:
+                    self.fail(f"{where}.{key}", "must be a catalog item's name (a text, docs/catalogs.md)")
+                else:
+                    out[key] = raw.strip()
+                continue
             named = _named_drive_field(self, key, raw, f"{where}.{key}")
             if named is not None:
                 if named is not _REFUSED:
@@ -398,6 +405,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                     reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(keys)) + " need format version 3")
     if version < 3:
         _elastic_fields_need_version_3(links_data, reader)
+    links = _catalog_drives(links, version, source, reader)
     loops = read_loops(reader, data.get("loops")) if version >= 3 else ()
     pms_data = data.get("point_masses") or []
     pms = []
@@ -447,6 +455,18 @@ def _elastic_fields_need_version_3(links_data, reader: _Reader) -> None:
         used = sorted(set(drive) & set(ELASTIC_DRIVE_FIELDS)) if isinstance(drive, dict) else []
         if used:
             reader.fail(f"links[{i}].drive", "field(s) " + ", ".join(used) + " need format version 3")
+
+
+def _catalog_drives(links: list, version: int, source: str, reader: _Reader) -> list:
+    """The links with the figures of the catalog items their drives name (version 4)."""
+    where = [(f"links[{i}].drive", link.drive if link is not None else None) for i, link in enumerate(links, start=1)]
+    if version < 4:
+        for w, d in where:
+            if names_catalog_items(d):
+                reader.fail(w, "field(s) gearbox, motor need format version 4")
+        return links
+    drives = resolve_catalog_drives(where, source, reader.fail)
+    return [link if link is None or link.drive is d else replace(link, drive=d) for link, d in zip(links, drives)]
 
 
 def _named_drive_field(reader: _Reader, key: str, raw, where: str):
@@ -545,10 +565,11 @@ def to_dict(model: Manipulator) -> dict:
 
 
 def written_version(model: Manipulator) -> int:
-    """The version a model is written as: 3 only when it uses a version-3 field, 4 when it holds requirements, so
-    that a project that does not can still be opened by the programs that read version 2."""
-    if model.requirements:
-        return 4
+    """The version a model is written as: 3 only when it uses a version-3 field, 4 when it holds requirements or a
+    drive names catalog items, so that a project that does not can still be opened by the programs that read
+    version 2."""
+    if model.requirements or any(names_catalog_items(link.drive) for link in model.links):
+        return 4   # requirements (project/requirements.py), catalog items (project/catalog_drives.py)
     if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) or uses_visuals(model) \
             or uses_closed_chain_fields(model):
         return 3
