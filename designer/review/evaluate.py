@@ -279,14 +279,32 @@ def _rating(values, what: str, metric: str) -> np.ndarray:
 
 
 def _payload(ctx: _Context, k: int, r: Requirement, s: _Samples, unit: str) -> Outcome:
-    from ..explore.sizing import payload_envelope
+    per = payload_per_sample(ctx, s)
+    i, _ = _worst(per, r.bound)
+    return Outcome(k, r, unit, float(per[i]), tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]))
+
+
+def payload_per_sample(ctx: _Context, s: _Samples) -> np.ndarray:
+    """The largest payload (kg) at the project's payload offset keeping every joint within its rated torque at
+    each sample on its own (:func:`designer.explore.sizing.payload_envelope` of that one sample): the arm alone
+    and the arm with 1 kg at the offset through the batch inverse dynamics once each, over every sample."""
+    from ..explore.sizing import _torque
     torque = _rating(ctx.drives["torque"], "rated_torque (or peak_torque)", "payload")
     payload = ctx.model.requirements.payload
     offset = np.zeros(3) if payload is None else np.asarray(payload.offset, float)
-    per = np.array([payload_envelope(ctx.bare, offset[None, :], torque, s.q[i:i + 1], s.qd[i:i + 1],
-                                     s.qdd[i:i + 1])[0] for i in range(len(s.q))])
-    i, _ = _worst(per, r.bound)
-    return Outcome(k, r, unit, float(per[i]), tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]))
+    T = np.broadcast_to(np.asarray(torque, float), (ctx.n,))
+    tau0 = _torque(ctx.bare, s.q, s.qd, s.qdd)
+    tau1 = _torque(_with_load(ctx.bare, 1.0, offset), s.q, s.qd, s.qdd) - tau0   # the dynamics are affine in it
+    mag = np.abs(tau1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        limit = np.where(mag > 1e-12 * (1 + np.abs(tau0)), (T - np.sign(tau1) * tau0) / mag, np.inf)
+    # NaN (a closed chain's loop that cannot close) bounds nothing; a sample with no bound at all gives 0, as
+    # payload_envelope's nanmin does
+    none = np.all(np.isnan(limit), axis=1)
+    per = np.maximum(0.0, np.where(np.isnan(limit), np.inf, limit).min(axis=1))
+    per = np.where(none, 0.0, per)
+    over = np.any(np.abs(tau0) > T * (1 + 1e-12), axis=1)   # the arm alone already exceeds a rating there
+    return np.where(over, 0.0, per)
 
 
 def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:

@@ -282,3 +282,27 @@ def test_requirements_are_no_part_of_the_mechanism_s_equality():
     model = load_project(TUBE)
     bare = replace(model, requirements=Requirements())
     assert bare == model and hash(bare) == hash(model) and bare.requirements != model.requirements
+
+
+def test_payload_capacity_per_sample_against_pinocchio():
+    """The payload capacity at every sample of the tube arm's cycle (all samples at once through the batch
+    dynamics): with that payload as a point mass, Pinocchio's RNEA puts the worst joint exactly at its rated
+    torque; and each sample agrees with explore payload's envelope of that sample alone."""
+    from designer.explore.sizing import payload_envelope
+    from designer.review.evaluate import _Context, payload_per_sample
+    model = load_project(TUBE)
+    ctx = _Context(model)
+    s = ctx.cycle()
+    per = payload_per_sample(ctx, s)
+    rated = np.array([150.0, 150.0, 60.0])
+    assert len(per) == len(s.q) == 301 and np.all(np.isfinite(per)) and np.all(per > 0)
+    base = pin_tau(model, s.q, s.qd, s.qdd)
+    one = pin_tau(replace(model, point_masses=model.point_masses + (PointMass(3, 1.0, (0.0, 0.0, 0.0)),)),
+                  s.q, s.qd, s.qdd)
+    # the rotors' reflected inertia does not count for the capacity (the envelope's inverse dynamics are the arm's)
+    loaded = base + per[:, None] * (one - base)    # the dynamics are affine in the point mass
+    ratio = np.abs(loaded) / rated
+    assert ratio.max(axis=1) == pytest.approx(np.ones(len(per)), rel=1e-7)
+    for i in (0, 57, 150, 300):
+        env = payload_envelope(ctx.bare, np.zeros((1, 3)), rated, s.q[i:i + 1], s.qd[i:i + 1], s.qdd[i:i + 1])
+        assert per[i] == pytest.approx(env[0], rel=1e-12)
