@@ -29,7 +29,10 @@ def register(sub) -> None:
     goal.add_argument("--minimize", metavar="QUANTITY", help="mass, peak_torque, rms_torque or an explore metric spec")
     goal.add_argument("--maximize", metavar="QUANTITY")
     p.add_argument("--require", action="append", default=[], metavar="QUANTITY<=VALUE",
-                   help="a requirement, QUANTITY<=VALUE or QUANTITY>=VALUE (repeatable)")
+                   help="a requirement, QUANTITY<=VALUE or QUANTITY>=VALUE (repeatable), besides the project's own")
+    p.add_argument("--no-project-requirements", action="store_true",
+                   help="leave out the project's own requirements (format version 4; by default each is a "
+                        "constraint, evaluated as `review` evaluates it)")
     p.add_argument("--payload", type=PAYLOAD, default=0.0, metavar="KG",
                    help="payload at the tool for the deflection, compliance and frequency metrics (kg)")
     p.add_argument("--q", nargs="+", metavar="Q", help="the metrics' pose (default: every joint at zero)")
@@ -45,7 +48,7 @@ def register(sub) -> None:
 def _problem(args, model):
     import numpy as np
     from ..explore.joints import explore_joints
-    from ..optimize.problem import Choice, Problem, Variable, parse_requirement
+    from ..optimize.problem import Choice, Problem, Requirement, Variable, parse_requirement
     variables = tuple(Variable(name, FINITE.parse(lo, f"--vary {name} LO"), FINITE.parse(hi, f"--vary {name} HI"))
                       for name, lo, hi in args.vary)
     choices = tuple(Choice(target, tuple(o.strip() for o in options.split(",") if o.strip()))
@@ -63,7 +66,8 @@ def _problem(args, model):
             raise UserError(f"--cycle {args.cycle}: not finite")
     from .catalog_commands import catalog_of
     return Problem(model, variables, args.minimize or args.maximize,
-                   tuple(parse_requirement(t) for t in args.require), choices, args.maximize is not None,
+                   (*(() if args.no_project_requirements else Requirement.of_project(model)),
+                    *(parse_requirement(t) for t in args.require)), choices, args.maximize is not None,
                    float(args.payload), q, cycle, catalog_of(args.project, []))
 
 
@@ -99,7 +103,8 @@ def cmd_optimize(args) -> int:
     except OSError as exc:
         raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
     best = result.best
-    rows = [{"requirement": r.text, "value": v, "bound": r.bound, "margin": r.margin(v)}
+    rows = [{"requirement": r.text, "source": "project" if r.project is not None else "--require", "value": v,
+             "bound": r.bound, "margin": r.margin(v)}
             for r, v in zip(problem.requirements, best.quantities)]
     if args.format == "json":
         write_output(json.dumps({"objective": {"quantity": problem.objective, "value": best.objective,
@@ -112,8 +117,10 @@ def cmd_optimize(args) -> int:
              *(f"  {name} = {value:.6g}" for name, value in best.values.items()),
              *(f"  {c.target} = {pick}" for c, pick in zip(problem.choices, best.picks))]
     if rows:
-        lines.append(f"{'requirement':<32} {'value':>12} {'bound':>10} {'margin':>12}")
-        lines += [f"{r['requirement']:<32} {r['value']:>12.6g} {r['bound']:>10.6g} {r['margin']:>12.3g}" for r in rows]
+        width = max(32, *(len(r["requirement"]) for r in rows))
+        lines.append(f"{'requirement':<{width}} {'value':>12} {'bound':>10} {'margin':>12}")
+        lines += [f"{r['requirement']:<{width}} {r['value']:>12.6g} {r['bound']:>10.6g} {r['margin']:>12.3g}"
+                  for r in rows]
     lines.append(f"how: {how['method']}; {how['starts']} start(s) x {how['combinations']} combination(s), "
                  f"{how['iterations']} iterations, {how['evaluations']} evaluations, {how['seconds']:.3g} s")
     lines.append(f"written: {args.out}")

@@ -23,6 +23,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -70,10 +71,24 @@ class Requirement:
     quantity: str
     upper: bool     # True: quantity <= bound
     bound: float
+    #: a requirement of the project itself (format version 4, evaluated as ``review`` evaluates it, where it
+    #: says: poses, box, cycle) and its 1-based place in the project's list; None: a ``--require``
+    project: Any = None
+    index: int = 0
 
     @property
     def text(self) -> str:
+        if self.project is not None:
+            label = f" {self.project.name}:" if self.project.name else ""
+            return (f"requirements[{self.index}]{label} {self.quantity}{'<=' if self.upper else '>='}{self.bound:g}"
+                    f" at {self.project.where.text}")
         return f"{self.quantity}{'<=' if self.upper else '>='}{self.bound:g}"
+
+    @staticmethod
+    def of_project(model: Manipulator) -> tuple[Requirement, ...]:
+        """The project's own requirements (``model.requirements``) as constraints."""
+        return tuple(Requirement(r.metric, r.bound == "<=", float(r.value), r, k)
+                     for k, r in enumerate(model.requirements.items, start=1))
 
     def margin(self, value: float) -> float:
         """bound - value for <=, value - bound for >= (in the quantity's unit); >= 0 holds."""
@@ -272,15 +287,36 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
     return out
 
 
+def project_values(problem: Problem, model: Manipulator, values: dict[str, float]) -> list[float]:
+    """The values of the project's own requirements among ``problem.requirements`` for one design (``model``
+    with its parameters at ``values``), as ``review`` gives them (the worst over where each holds)."""
+    from ..model.requirements import Requirements
+    from ..review import ReviewError, review
+    items = tuple(r.project for r in problem.requirements if r.project is not None)
+    if not items:
+        return []
+    reqs = model.requirements
+    design = replace(model.with_parameters(values), requirements=Requirements(items, reqs.payload, reqs.cycle))
+    try:
+        outcomes = review(design)
+    except ReviewError as exc:
+        raise OptimizeError(f"the project's requirements: {exc} (leave them out: --no-project-requirements)") from None
+    return [math.nan if o.value is None else float(o.value) for o in outcomes]
+
+
 def evaluate_design(problem: Problem, values: dict[str, float], picks: Sequence[str],
                     chosen: Manipulator | None = None) -> Design:
     """A fresh evaluation of one design (NaN values count as violating); ``chosen``: the model with the picks
     applied, when the caller has it."""
     model = chosen_model(problem, picks) if chosen is None else chosen
-    names = [problem.objective, *(r.quantity for r in problem.requirements)]
-    vals = quantities(problem, model, names, values)
-    req = tuple(vals[1:])
-    ok = all(math.isfinite(v) and r.margin(v) >= -TOLERANCE * max(abs(r.bound), 1e-12)
+    own = [r for r in problem.requirements if r.project is None]
+    vals = quantities(problem, model, [problem.objective, *(r.quantity for r in own)], values)
+    given = iter(vals[1:])
+    reviewed = iter(project_values(problem, model, values))
+    req = tuple(next(reviewed) if r.project is not None else next(given) for r in problem.requirements)
+    # a project requirement holds as `review` says it does (margin >= 0); a --require within TOLERANCE
+    ok = all(math.isfinite(v) and r.margin(v) >= (0.0 if r.project is not None else
+                                                   -TOLERANCE * max(abs(r.bound), 1e-12))
              for r, v in zip(problem.requirements, req))
     return Design(dict(values), tuple(picks), vals[0], req, ok and math.isfinite(vals[0]))
 

@@ -1,0 +1,104 @@
+"""`optimize` with the project's own requirements (format version 4) as constraints: the tube arm of the design
+story, its upper arm diameter varied, the mass minimised. The optimum against bisection on the review's own value
+of the binding requirement, every constraint listed with value and margin, the written project keeping its
+requirements, and `review BEST.json` passing (exit 0) exactly when optimize says feasible."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from designer.cli import main
+from designer.model.requirements import Requirement, Requirements
+from designer.project.io import load_project, save_project
+from designer.review import review
+
+pytestmark = pytest.mark.slow
+
+TUBE = Path(__file__).resolve().parents[2] / "robots" / "tube_arm_requirements.json"
+
+
+def _sag(model, D2: float) -> float:
+    """The review's value of requirement 1 (the tool sag at home, 5 kg payload) at the upper arm diameter D2."""
+    reqs = model.requirements
+    one = replace(model.with_parameters({"D2": D2}), requirements=Requirements(reqs.items[:1], reqs.payload, None))
+    return review(one)[0].value
+
+
+def test_the_project_requirements_as_constraints(tmp_path, capsys):
+    model = load_project(TUBE)
+    assert [r.metric for r in model.requirements.items][0] == "deflection"
+    bound = model.requirements.items[0].value
+    # the sag shrinks as the upper arm grows while the mass grows: the lightest design meeting every
+    # requirement sits where the sag equals its bound (the others hold with room: asserted below)
+    lo, hi = 0.06, 0.15
+    assert _sag(model, lo) > bound > _sag(model, hi)
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if _sag(model, mid) > bound else (lo, mid)
+    out = tmp_path / "best.json"
+    argv = ["optimize", str(TUBE), "--vary", "D2", "0.06", "0.15", "--minimize", "mass", "--require",
+            "frequency>=20", "--starts", "1", "--out", str(out), "--format", "json"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["values"]["D2"] == pytest.approx(hi, rel=1e-4)
+    rows = summary["requirements"]
+    # every constraint listed: the project's eight (by their place in the file) and the --require
+    assert [r["source"] for r in rows] == ["project"] * 8 + ["--require"]
+    assert [r["requirement"].split(" ")[0] for r in rows[:8]] == [f"requirements[{k}]" for k in range(1, 9)]
+    assert rows[8]["requirement"] == "frequency>=20"
+    # the written best project keeps its requirements, payload and cycle; review evaluates it independently
+    best = load_project(out)
+    assert best.requirements == model.requirements
+    assert best.parameter_values["D2"] == pytest.approx(summary["values"]["D2"], rel=1e-15)
+    outcomes = review(best)
+    for row, o in zip(rows, outcomes):
+        assert row["value"] == pytest.approx(o.value, rel=1e-9, abs=1e-12)
+        assert row["margin"] == pytest.approx(o.margin, rel=1e-9, abs=1e-12) and row["margin"] >= 0
+    assert main(["review", str(out)]) == 0      # optimize said feasible: the review passes
+    assert "8 of 8 requirement(s) pass" in capsys.readouterr().out
+    # the project as shipped fails its sag requirement
+    assert main(["review", str(TUBE)]) == 1
+    capsys.readouterr()
+
+
+def test_without_the_project_requirements(tmp_path, capsys):
+    # left out, nothing bounds the diameter from below: the lightest is the box's low end, and its review fails
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(TUBE), "--vary", "D2", "0.06", "0.15", "--minimize", "mass",
+                 "--no-project-requirements", "--starts", "1", "--out", str(out), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["values"]["D2"] == pytest.approx(0.06, abs=1e-9) and summary["requirements"] == []
+    assert load_project(out).requirements == load_project(TUBE).requirements   # kept in the file all the same
+    assert main(["review", str(out)]) == 1
+    capsys.readouterr()
+
+
+def test_an_unreachable_project_requirement_writes_nothing(tmp_path, capsys):
+    # below D2 = 0.1 the sag stays above its bound: no feasible design, the error names the requirement
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(TUBE), "--vary", "D2", "0.06", "0.1", "--minimize", "mass", "--starts", "1",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no design meets the requirements" in err and "requirements[1] tool sag at home" in err
+    assert not out.exists()
+
+
+def test_a_project_requirement_that_cannot_be_evaluated(tmp_path, capsys):
+    model = load_project(TUBE)
+    reqs = model.requirements
+    bad = replace(model, requirements=Requirements((*reqs.items, Requirement("nonsense", "<=", 1.0)),
+                                                   reqs.payload, reqs.cycle))
+    path = tmp_path / "bad.json"
+    save_project(bad, path)
+    assert main(["optimize", str(path), "--vary", "D2", "0.06", "0.15", "--minimize", "mass",
+                 "--out", str(tmp_path / "best.json")]) == 2
+    err = capsys.readouterr().err
+    assert "requirements[9]" in err and "nonsense" in err and "--no-project-requirements" in err
+    # left out, the same project optimises
+    assert main(["optimize", str(path), "--vary", "D2", "0.06", "0.15", "--minimize", "mass", "--starts", "1",
+                 "--no-project-requirements", "--out", str(tmp_path / "best.json")]) == 0
+    capsys.readouterr()
