@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHB
 
 from ..model.requirements import BOUNDS, Cycle, Payload, Requirement, Requirements, Where
 from .job_runner import JobRunner
+from .optimize_dialog import OptimizeDialog
 from .project_state import ProjectSlot
 
 __all__ = ["RequirementsPanel", "COLUMNS"]
@@ -64,7 +65,12 @@ class RequirementsPanel(QWidget):
         self.review_button = QPushButton("Review", self)
         self.review_button.setToolTip("Evaluate every requirement again (it runs by itself after each edit)")
         self.review_button.clicked.connect(self.start_review)
-        for b in (self.add_button, self.remove_button, self.review_button):
+        self.optimize_button = QPushButton("Optimize…", self)
+        self.optimize_button.setToolTip("Vary parameters of the project for the lightest (or best) design that meets "
+                                        "these requirements (docs/optimize.md)")
+        self.optimize_button.clicked.connect(self.open_optimize)
+        self.optimize_dialog: OptimizeDialog | None = None
+        for b in (self.add_button, self.remove_button, self.review_button, self.optimize_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         layout.addLayout(buttons)
@@ -121,6 +127,8 @@ class RequirementsPanel(QWidget):
     def forget_project(self) -> None:
         """Another project replaced the open one: its outcomes go (the new model arrives next)."""
         self.runner.cancel()
+        if self.optimize_dialog is not None:
+            self.optimize_dialog.forget_project()
         self.outcomes, self.reviewed_model = None, None
         self.table.setRowCount(0)
         self.summary.setText("")
@@ -315,6 +323,15 @@ class RequirementsPanel(QWidget):
         self.summary.setText(f"{passed} of {len(outcomes)} requirement(s) pass" if outcomes else
                              "No requirements: Add one, or open a project with some "
                              "(robots/tube_arm_requirements.json)")
+
+    def open_optimize(self):
+        """The Optimize… dialog (gui/optimize_dialog.py), its parameter list filled from the open project."""
+        if self.optimize_dialog is None:
+            self.optimize_dialog = OptimizeDialog(self.main, self)
+        self.optimize_dialog.refresh()
+        self.optimize_dialog.show()
+        self.optimize_dialog.raise_()
+        return self.optimize_dialog
 
     # -- the review ---------------------------------------------------------------------------
     def start_review(self):

@@ -35,7 +35,7 @@ from ..model.manipulator import Manipulator
 from .sizing import _trapezoid
 
 __all__ = ["Variable", "Choice", "Requirement", "Problem", "Design", "OptimizeResult", "OptimizeError",
-           "parse_requirement", "optimize", "evaluate_design", "DESIGN_QUANTITIES"]
+           "parse_requirement", "optimize", "optimize_job", "evaluate_design", "DESIGN_QUANTITIES"]
 
 DESIGN_QUANTITIES = ("mass", "peak_torque", "rms_torque")
 #: a requirement holds when its margin is at least -TOLERANCE times its bound; the search aims INSIDE within
@@ -471,3 +471,18 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
                           "multi-start"
                           + (", discrete choices enumerated" if problem.choices else ""),
                           iterations, evaluations, len(points) if n else 1, len(combos), closest, log)
+
+
+def optimize_job(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: int = 100,
+                 token=None):
+    """:func:`optimize` as a job (:mod:`designer.jobs`, for the window's worker): a :class:`~designer.jobs.Progress`
+    before the search, the :class:`OptimizeResult` returned; cancelling ``token`` stops the search at its next
+    evaluation (:class:`~designer.jobs.Cancelled`)."""
+    from ..jobs import Cancelled, Progress
+    combos = math.prod(len(c.options) for c in problem.choices)
+    yield Progress("optimize", None, f"{starts if problem.variables else 1} start(s) x {combos} combination(s)")
+    try:
+        return optimize(problem, starts, seed, max_iterations,
+                        cancelled=None if token is None else (lambda: token.cancelled))
+    except KeyboardInterrupt:   # what the search raises when cancelled
+        raise Cancelled("cancelled") from None
