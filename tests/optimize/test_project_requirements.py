@@ -102,3 +102,39 @@ def test_a_project_requirement_that_cannot_be_evaluated(tmp_path, capsys):
     assert main(["optimize", str(path), "--vary", "D2", "0.06", "0.15", "--minimize", "mass", "--starts", "1",
                  "--no-project-requirements", "--out", str(tmp_path / "best.json")]) == 0
     capsys.readouterr()
+
+
+def test_an_elastic_closed_chain_with_its_own_frequency_requirement(tmp_path, capsys):
+    """The palletizer with gearbox springs, its requirement in the file (a frequency bound at a pose): the heaviest
+    load against bisection on `explore metric frequency` at that pose, and the written design passes its review."""
+    import numpy as np
+
+    from tests.optimize.test_optimize import _metric
+    from tests.support import robot_path
+    doc = json.loads(robot_path("palletizer_parallelogram").read_text())
+    for link in doc["links"]:
+        if link.get("actuated", True):
+            link["drive"] = {"stiffness": 2e5, "gear_ratio": 100, "motor_inertia": 1e-4}
+    q = [0.0, 0.4, 0.3, 0.0]
+    base = tmp_path / "plain.json"
+    base.write_text(json.dumps(doc))
+    model = load_project(base)
+    freq = lambda m: _metric(model.with_parameters({"m_load": m}), "frequency", q=np.array(q))  # noqa: E731
+    lo, hi = 10.0, 400.0
+    bound = 0.5 * (freq(lo) + freq(hi))
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if freq(mid) >= bound else (lo, mid)
+    doc["version"] = 4
+    doc["requirements"] = [{"name": "stiff", "metric": "frequency", "bound": ">=", "value": bound,
+                            "where": {"poses": [q]}}]
+    path = tmp_path / "elastic_palletizer.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(path), "--vary", "m_load", "10", "400", "--maximize", "mass", "--starts", "2",
+                 "--out", str(out), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["values"]["m_load"] == pytest.approx(lo, rel=1e-4)
+    assert summary["requirements"][0]["requirement"].startswith("requirements[1] stiff: frequency>=")
+    assert main(["review", str(out)]) == 0
+    capsys.readouterr()
