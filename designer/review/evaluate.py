@@ -126,6 +126,7 @@ class _Context:
         self.speed = self.drives["speed"]
         self.ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
         self._cycle: _Samples | None = None
+        self._cycle_torques: np.ndarray | None = None
 
     def cycle(self) -> _Samples:
         if self._cycle is None:
@@ -151,9 +152,16 @@ class _Context:
         return _Samples(q, np.zeros_like(q), np.zeros_like(q), None)
 
     def torques(self, s: _Samples) -> np.ndarray:
+        """The joint torques at every sample (the batch's inverse dynamics plus the rotors' reflected inertia),
+        computed once for the cycle's samples however many requirements take them."""
         from ..explore.sizing import Trajectory, size_motors
+        if s is self._cycle and self._cycle_torques is not None:
+            return self._cycle_torques
         t = s.t if s.t is not None else np.arange(len(s.q), dtype=float)
-        return size_motors(self.arm, Trajectory(t, s.q, s.qd, s.qdd), self.drives["gear"], self.drives["rotor"]).torque
+        out = size_motors(self.arm, Trajectory(t, s.q, s.qd, s.qdd), self.drives["gear"], self.drives["rotor"]).torque
+        if s is self._cycle:
+            self._cycle_torques = out
+        return out
 
 
 def _every(drives, name: str) -> np.ndarray | None:
