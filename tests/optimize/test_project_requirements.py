@@ -63,6 +63,12 @@ def test_the_project_requirements_as_constraints(tmp_path, capsys):
     # the project as shipped fails its sag requirement
     assert main(["review", str(TUBE)]) == 1
     capsys.readouterr()
+    # the text summary: one row per constraint, the same values
+    assert main([*argv[:-2], "--out", str(tmp_path / "text.json")]) == 0
+    text = capsys.readouterr().out.splitlines()
+    for row in rows:
+        line = next(t for t in text if t.startswith(row["requirement"] + " "))
+        assert float(line.split()[-3]) == pytest.approx(row["value"], rel=1e-5)
 
 
 def test_without_the_project_requirements(tmp_path, capsys):
