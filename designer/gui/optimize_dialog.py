@@ -101,6 +101,11 @@ class OptimizeDialog(QDialog):
         self.use_requirements.setText(f"The project's {len(model.requirements.items)} requirement(s) as constraints"
                                       if has else "The project has no requirements (the Requirements tab)")
 
+    def reject(self) -> None:
+        """Close: a run in progress is cancelled (nothing of it is applied)."""
+        self.runner.cancel()
+        super().reject()
+
     def forget_project(self) -> None:
         """Another project replaced the open one: its run and result go, and its parameters."""
         self.runner.cancel()

@@ -92,3 +92,16 @@ def test_cancel_stops_the_search(qtbot, window):
     qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=120_000)
     assert dialog.message.text() == "Cancelled"
     assert dialog.found is None and not dialog.apply_button.isEnabled()
+
+
+def test_close_cancels_a_run(qtbot, window):
+    dialog = window.requirements.open_optimize()
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.add_parameter("D3", 0.05, 0.12)
+    dialog.starts.setValue(100)   # long by construction
+    dialog.start()
+    qtbot.waitUntil(lambda: dialog.runner.busy, timeout=60_000)
+    dialog.reject()
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=120_000)
+    assert not dialog.isVisible() and dialog.found is None
+    assert window.document.model.parameter_values["D2"] == 0.09
