@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -427,7 +427,20 @@ class _Combination:
 def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: int = 100,
              progress: Callable[[str], None] | None = None, cancelled: Callable[[], bool] | None = None
              ) -> OptimizeResult:
-    """The best design of ``problem`` (module docstring)."""
+    """The best design of ``problem`` (module docstring); ``progress`` gets a line after each start."""
+    steps = _search(problem, starts, seed, max_iterations, cancelled)
+    while True:
+        try:
+            _, line = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        if progress is not None:
+            progress(line)
+
+
+def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cancelled: Callable[[], bool] | None
+            ) -> Generator[tuple[float, str], None, OptimizeResult]:
+    """:func:`optimize`'s search, yielding (the fraction of the starts done, a line) after each start."""
     check_problem(problem)
     n = len(problem.variables)
     sign = -1.0 if problem.maximize else 1.0
@@ -439,6 +452,7 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
     if n and starts > 1:
         points += list(np.random.default_rng(seed).random((starts - 1, n)))   # scipy.stats would take seconds to import
     combos = list(itertools.product(*(c.options for c in problem.choices)))
+    done, total = 0, len(combos) * (len(points) if n else 1)
     for picks in combos:
         search = _Combination(problem, tuple(picks), cancelled)
         start = search.design(points[0])
@@ -452,8 +466,8 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
             line = (f"{'/'.join(picks) or 'start'} {s + 1}: objective {found.objective:.6g}, "
                     f"{'feasible' if found.feasible else 'infeasible'}")
             log.append(line)
-            if progress is not None:
-                progress(line)
+            done += 1
+            yield done / total, line
             if not n:
                 break
         evaluations += len(search.cache)
@@ -480,9 +494,14 @@ def optimize_job(problem: Problem, starts: int = 4, seed: int = 0, max_iteration
     evaluation (:class:`~designer.jobs.Cancelled`)."""
     from ..jobs import Cancelled, Progress
     combos = math.prod(len(c.options) for c in problem.choices)
-    yield Progress("optimize", None, f"{starts if problem.variables else 1} start(s) x {combos} combination(s)")
+    yield Progress("optimize", 0.0, f"{starts if problem.variables else 1} start(s) x {combos} combination(s)")
+    steps = _search(problem, starts, seed, max_iterations, None if token is None else (lambda: token.cancelled))
     try:
-        return optimize(problem, starts, seed, max_iterations,
-                        cancelled=None if token is None else (lambda: token.cancelled))
+        while True:
+            try:
+                fraction, line = next(steps)
+            except StopIteration as stop:
+                return stop.value
+            yield Progress("optimize", fraction, line)
     except KeyboardInterrupt:   # what the search raises when cancelled
         raise Cancelled("cancelled") from None

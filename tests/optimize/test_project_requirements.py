@@ -144,3 +144,18 @@ def test_an_elastic_closed_chain_with_its_own_frequency_requirement(tmp_path, ca
     assert summary["requirements"][0]["requirement"].startswith("requirements[1] stiff: frequency>=")
     assert main(["review", str(out)]) == 0
     capsys.readouterr()
+
+
+def test_the_job_reports_each_start_and_gives_the_same_result():
+    from designer.jobs import run
+    from designer.optimize.problem import Problem, Variable, optimize, optimize_job
+    from designer.optimize.problem import Requirement as Constraint
+    model = load_project(TUBE)
+    problem = Problem(model, (Variable("D2", 0.06, 0.15),), "mass", Constraint.of_project(model))
+    steps = []
+    result = run(optimize_job(problem, 3, 0, 100), steps.append)
+    assert [s.fraction for s in steps] == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0])
+    assert steps[-1].detail == result.log[-1] and len(result.log) == 3
+    direct = optimize(problem, 3, 0, 100)
+    assert result.best is not None and direct.best is not None
+    assert result.best.values == direct.best.values and result.evaluations == direct.evaluations
