@@ -1,4 +1,5 @@
-"""Build hook: ship the user guide (README.md and docs/) inside the package as ``designer/_docs``.
+"""Build hook: ship the user guide (README.md and docs/) inside the package as ``designer/_docs``, and the
+bundled catalogs (resources/catalogs/) as ``designer/_catalogs``.
 
 Help > User guide reads it from there through importlib.resources when the application runs from an
 installed wheel, which has no docs/ folder beside it; a source checkout reads README.md and docs/
@@ -32,6 +33,13 @@ class BuildWithGuide(build_py):
         for pattern in GUIDE_PATTERNS:
             for page in sorted((ROOT / "docs").glob(pattern)):
                 shutil.copy2(page, target / "docs" / page.name)
+        # the bundled catalogs of gearboxes and motors (designer/catalog/read.py reads them from there)
+        catalogs = Path(self.build_lib) / "designer" / "_catalogs"
+        if catalogs.exists():
+            shutil.rmtree(catalogs)
+        catalogs.mkdir(parents=True)
+        for path in sorted((ROOT / "resources" / "catalogs").glob("*.json")):
+            shutil.copy2(path, catalogs / path.name)
 
 
 setup(cmdclass={"build_py": BuildWithGuide})

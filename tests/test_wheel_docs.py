@@ -21,7 +21,7 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md"):
         shutil.copy2(ROOT / name, src / name)
-    for folder in ("designer", "docs"):
+    for folder in ("designer", "docs", "resources"):
         shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "_docs"))
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                             "-w", str(out), str(src)], capture_output=True, text=True, timeout=600)
@@ -55,3 +55,19 @@ def test_help_finds_the_guide_in_the_installed_package(wheel, tmp_path):
     assert Path(root) == site / "designer" / "_docs"
     assert not (Path(checkout) / "docs").exists()   # no docs/ beside the installed package: the shipped copy is used
     assert names.split("|")[0] == "README.md" and "metrics.md" in names.split("|")
+
+
+def test_the_wheel_carries_the_bundled_catalogs(wheel, tmp_path):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {f"designer/_catalogs/{p.name}" for p in (ROOT / "resources" / "catalogs").glob("*.json")}
+    assert expected and expected <= names, sorted(expected - names)
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    probe = "from designer.catalog import load_catalog; c = load_catalog(); print(len(c.gearboxes), len(c.motors))"
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
+    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    from designer.catalog import load_catalog
+    here = load_catalog()
+    assert run.stdout.split() == [str(len(here.gearboxes)), str(len(here.motors))]

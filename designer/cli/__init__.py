@@ -17,7 +17,8 @@ __all__ = ["main", "UserError", "COMMAND_MODULES"]
 
 # modules that register commands, in --help order
 COMMAND_MODULES = ["model_commands", "dynamics_commands", "numeric_commands", "explore_commands", "urdf_commands",
-                   "mjcf_commands", "control_commands", "modes_commands", "report_commands", "gui_command"]
+                   "mjcf_commands", "control_commands", "modes_commands", "report_commands", "review_commands",
+                   "catalog_commands", "optimize_commands", "gui_command"]
 
 
 class _Parser(argparse.ArgumentParser):

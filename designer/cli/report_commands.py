@@ -36,8 +36,12 @@ def cmd_design_report(args) -> int:
         if len(args.q) not in sizes:
             raise UserError(f"--q: give {' or '.join(str(s) for s in sorted(sizes))} joint values, not {len(args.q)}")
         pose = [FINITE.parse(t, f"--q[{k}]") for k, t in enumerate(args.q, start=1)]
+    review = None
+    if model.requirements.items:   # the design review (designer/review), a section of the report
+        from ..review import review as review_of
+        review = [o.as_dict() for o in review_of(model, strict=False)]
     try:
-        summary = write_design_report(args.out, model, [], None, None, pose)
+        summary = write_design_report(args.out, model, [], None, None, pose, review)
     except OSError as exc:
         raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
     print(summary)

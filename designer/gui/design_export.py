@@ -147,7 +147,10 @@ def export_design_report(window, fmt: str, path=None) -> bool:
     model = window.document.model
     # a closed chain's M_a, G_a and cut-joint forces at the pose on display (report/tables.py closed_chain_tables)
     pose = [float(v) for v in window.design.q]
-    job = ProcessJob(call_job, (write_design_report, (target, model, figures, eq, None, pose),
+    review = window.requirements.report_rows(model)   # the Requirements tab's review of this model, if any
+    if model.requirements.items and review is None:
+        notes.append("the design review of the requirements is still running: not included")
+    job = ProcessJob(call_job, (write_design_report, (target, model, figures, eq, None, pose, review),
                                 "Writing the design report", target.name))
 
     def done(summary: str) -> None:

@@ -125,7 +125,7 @@ class Document(QObject):
     # -- edits ---------------------------------------------------------------
     def apply(self, model: Manipulator, label: str) -> bool:
         """Push an undoable edit to ``model``; False (and no command) if nothing changes."""
-        if model == self.model:
+        if model == self.model and model.requirements == self.model.requirements:   # requirements: no part of ==
             return False
         self.undo_stack.push(ModelEdit(self, self.model, model, label))
         return True

@@ -23,7 +23,7 @@ SHIPPED = "_docs"   # the copy of README.md and docs/ that a built package carri
 #: the user guide's reading order (a page not named here follows, by name)
 GUIDE_ORDER = ("window.md", "command-line.md", "design-story.md", "closed-chains.md", "elastic.md", "metrics.md",
                "codegen.md", "urdf.md", "mjcf.md", "project-format.md", "option-ranges.md", "scaling.md",
-               "benchmarks.md", "layout.md", "architecture.md")
+               "benchmarks.md", "layout.md", "architecture.md", "catalogs.md", "optimize.md")
 LIBRARIES = ("PySide6-Essentials", "pyqtgraph", "sympy", "numpy", "matplotlib", "PyOpenGL")
 
 

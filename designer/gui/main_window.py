@@ -29,6 +29,7 @@ from .problems import ProblemsPanel
 from .readout import KinematicsReadout
 from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
+from .requirements import RequirementsPanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
 from .loop_pose import LoopPose
@@ -138,6 +139,8 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
         self.result_tabs.addTab(explore_scroll, "Explore")
         self.result_tabs.addTab(self.simulate, "Simulate")   # every mechanism's simulation: gui/simulate.py
+        self.requirements = RequirementsPanel(self)   # the project's requirements, reviewed live (gui/requirements.py)
+        self.result_tabs.addTab(self.requirements, "Requirements")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
 
@@ -179,7 +182,8 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self._observe_design()
         # what belongs to a project goes with it (issue 29): the views that keep results forget them
         # when the document replaces its ProjectState, before the new model is announced
-        for view in (self.derivation, self.explore, self.simulate, self.coupling, self.arm_view, self):
+        for view in (self.derivation, self.explore, self.simulate, self.coupling, self.arm_view, self.requirements,
+                     self):
             doc.add_project_view(view)
         doc.stateReplaced.connect(self._project_replaced)
         doc.modelChanged.connect(self.design.set_model)
@@ -192,6 +196,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.explore.poseRequested.connect(self.sliders.set_values)
         # playback shows what was simulated, outside the limits too (the sliders say so in red)
         self.simulate.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
+        self.requirements.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
         self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._watching_expose = False

@@ -15,7 +15,8 @@ import sympy as sp
 
 from .expr import format_expr, to_expr
 
-__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "pose_matrix", "rpy_from_matrix", "rpy_matrix"]
+__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "CATALOG_DRIVE_KEYS", "pose_matrix",
+           "rpy_from_matrix", "rpy_matrix"]
 
 ZERO = sp.Integer(0)
 
@@ -104,11 +105,18 @@ class Drive:
     coulomb: float | None = None
     stiffness: float | sp.Expr | None = None
     damping: float | sp.Expr | None = None
+    #: catalog items the drive names (format version 4, docs/catalogs.md): the figures they give fill the fields
+    #: above that the file leaves out; ``from_catalog`` holds those (field, figure) pairs, and a field still at its
+    #: catalog figure is not written back (an edited one is)
+    gearbox: str | None = None
+    motor: str | None = None
+    from_catalog: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self):
+        object.__setattr__(self, "from_catalog", tuple((str(k), float(v)) for k, v in self.from_catalog))
         for f in fields(self):
             v = getattr(self, f.name)
-            if v is None:
+            if v is None or f.name in _NOT_NUMBERS:
                 continue
             if f.name in ELASTIC_DRIVE_FIELDS:
                 v = _named_or_float(v)
@@ -148,8 +156,13 @@ class Drive:
         return self.map(value)
 
     @property
+    def catalog_fields(self) -> tuple[str, ...]:
+        """The fields still at the figure a catalog item gave them."""
+        return tuple(k for k, v in self.from_catalog if getattr(self, k) == v)
+
+    @property
     def is_empty(self) -> bool:
-        return all(getattr(self, f.name) is None for f in fields(self))
+        return all(getattr(self, name) is None for name in (*DRIVE_FIELDS, *CATALOG_DRIVE_KEYS))
 
     @property
     def reflected_inertia(self) -> float:
@@ -160,11 +173,18 @@ class Drive:
 
     def as_dict(self) -> dict[str, float | str]:
         """The fields that have a value, JSON-ready: numbers, and a named field's text."""
-        return {f.name: (format_expr(v) if isinstance(v, sp.Basic) else v)
-                for f in fields(self) if (v := getattr(self, f.name)) is not None}
+        given = dict(self.from_catalog)
+        out = {name: (format_expr(v) if isinstance(v, sp.Basic) else v)
+               for name in DRIVE_FIELDS if (v := getattr(self, name)) is not None and given.get(name) != v}
+        out.update({name: v for name in CATALOG_DRIVE_KEYS if (v := getattr(self, name)) is not None})
+        return out
 
 
-DRIVE_FIELDS = tuple(f.name for f in fields(Drive))
+#: a drive's keys naming catalog items (format version 4)
+CATALOG_DRIVE_KEYS = ("gearbox", "motor")
+_NOT_NUMBERS = (*CATALOG_DRIVE_KEYS, "from_catalog")
+#: the drive's figures (numbers, or a name for the elastic fields)
+DRIVE_FIELDS = tuple(f.name for f in fields(Drive) if f.name not in _NOT_NUMBERS)
 #: the drive fields that project format version 3 added (an elastic joint); they may be named
 ELASTIC_DRIVE_FIELDS = ("stiffness", "damping")
 

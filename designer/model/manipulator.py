@@ -19,6 +19,7 @@ from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
 from .mechanism import Loop, is_serial
+from .requirements import Requirements
 from .visual import Visual
 
 __all__ = [
@@ -238,6 +239,10 @@ class Manipulator:
     gravity_in_world: bool = False   # True: ``gravity`` is in the world, turned into frame 0 by the base rotation
     base_visuals: tuple[Visual, ...] = ()   # meshes fixed to DH frame 0 (the vendor's base); display only
     loops: tuple[Loop, ...] = ()     # closed chains (format version 3): cut joints closing loops of the tree
+    # format version 4: what the design must meet (requirements, payload, cycle). Not part of the mechanism's
+    # equality or hash: the equations, metrics and results computed for a model stay current when only its
+    # requirements change (compare ``requirements`` itself where it matters: the document's edits, the review)
+    requirements: Requirements = field(default=Requirements(), compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "links", tuple(self.links))

@@ -7,6 +7,7 @@ reports every problem of a file at once, each naming its field.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import os
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
-from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
+from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
 from ..model.mechanism import uses_closed_chain_fields
 from ..model.parts import PartError, parts_of
@@ -23,14 +24,17 @@ from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_lin
     read_loops
 from ..model.validation import Problem, Severity, validate
 from .atomic import write_atomic
+from .catalog_drives import names_catalog_items, resolve_catalog_drives
 from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 from .parts_io import materials_json, part_json, read_materials, read_part
+from .requirements import V4_TOP_KEYS, absolute_cycle, check_sizes, read_requirements, relative_cycle, \
+    requirements_json
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
            "from_dict", "to_dict", "save_project", "dumps_project"]
 
 FORMAT = "manipulator-designer"
-VERSION = 3
+VERSION = 4
 MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
@@ -43,6 +47,8 @@ _TOP_KEYS = {"format", "version", "name", "description", "convention", "gravity"
 # closed chains (version 3, project/closed_io.py): a link's parent, actuated flag and branching parameters; loops
 _LINK_KEYS |= V3_CLOSED_LINK_KEYS
 _TOP_KEYS |= V3_CLOSED_TOP_KEYS
+# requirements, payload and cycle (version 4, project/requirements.py)
+_TOP_KEYS |= V4_TOP_KEYS
 # fields that version 1 did not have: a version-1 file holding them is refused, as it was before
 _V2_LINK_KEYS = {"joint_name", "drive"}
 _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
@@ -172,13 +178,19 @@ class _Reader:
         if not isinstance(value, dict):
             self.fail(where, "must be an object (" + ", ".join(DRIVE_FIELDS) + ")")
             return None
-        unknown = set(value) - set(DRIVE_FIELDS)
+        unknown = set(value) - set(DRIVE_FIELDS) - set(CATALOG_DRIVE_KEYS)
         if unknown:
             self.fail(where, "unknown key(s) " + ", ".join(sorted(map(str, unknown))) +
-                      " (use " + ", ".join(DRIVE_FIELDS) + ")")
+                      " (use " + ", ".join(DRIVE_FIELDS + CATALOG_DRIVE_KEYS) + ")")
             return None
         out: dict[str, Any] = {}
         for key, raw in value.items():
+            if key in CATALOG_DRIVE_KEYS:   # a catalog item's name (version 4, project/catalog_drives.py)
+                if not isinstance(raw, str) or not raw.strip() or len(raw) > 200:
+                    self.fail(f"{where}.{key}", "must be a catalog item's name (a text, docs/catalogs.md)")
+                else:
+                    out[key] = raw.strip()
+                continue
             named = _named_drive_field(self, key, raw, f"{where}.{key}")
             if named is not None:
                 if named is not _REFUSED:
@@ -360,6 +372,9 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
         unknown |= set(data) & _V3_TOP_KEYS
     if version < 3 and set(data) & V3_CLOSED_TOP_KEYS:
         reader.fail("loops", "needs format version 3")
+    if version < 4 and set(data) & V4_TOP_KEYS:
+        reader.fail("(top level)", "field(s) " + ", ".join(sorted(set(data) & V4_TOP_KEYS)) +
+                    " need format version 4")
     if unknown:
         reader.fail("(top level)", "unknown field(s) " + ", ".join(sorted(map(str, unknown))))
     convention = data.get("convention", "standard")
@@ -390,6 +405,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                     reader.fail(f"links[{i}]", "field(s) " + ", ".join(sorted(keys)) + " need format version 3")
     if version < 3:
         _elastic_fields_need_version_3(links_data, reader)
+    links = _catalog_drives(links, version, source, reader)
     loops = read_loops(reader, data.get("loops")) if version >= 3 else ()
     pms_data = data.get("point_masses") or []
     pms = []
@@ -404,6 +420,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     base_visuals = read_visuals(data.get("base_visual"), "base_visual", reader.fail)
     # absent: "base" (frame 0), what every file written before this key meant
     gravity_frame = data.get("gravity_frame", "base")
+    requirements = read_requirements(reader.fail, data) if version >= 4 else None
     if gravity_frame not in ("base", "world"):
         reader.fail("gravity_frame", f"must be \"base\" (DH frame 0) or \"world\", not {json.dumps(gravity_frame)}")
     problems = list(reader.problems)
@@ -417,6 +434,9 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
                                 point_masses=tuple(PointMass(1, 0) if p is None else p for p in pms),
                                 base=base, tool=tool, gravity_in_world=gravity_frame == "world",
                                 base_visuals=base_visuals, loops=loops)
+            if requirements:
+                model = replace(model, requirements=requirements)
+                check_sizes(model, lambda where, message: problems.append(f"{where}: {message}"))
         except PartError as exc:
             raise ProjectError(problems + [str(exc)], source) from None
         problems += [str(p) for p in validate(model) if p.severity is Severity.ERROR]
@@ -435,6 +455,18 @@ def _elastic_fields_need_version_3(links_data, reader: _Reader) -> None:
         used = sorted(set(drive) & set(ELASTIC_DRIVE_FIELDS)) if isinstance(drive, dict) else []
         if used:
             reader.fail(f"links[{i}].drive", "field(s) " + ", ".join(used) + " need format version 3")
+
+
+def _catalog_drives(links: list, version: int, source: str, reader: _Reader) -> list:
+    """The links with the figures of the catalog items their drives name (version 4)."""
+    where = [(f"links[{i}].drive", link.drive if link is not None else None) for i, link in enumerate(links, start=1)]
+    if version < 4:
+        for w, d in where:
+            if names_catalog_items(d):
+                reader.fail(w, "field(s) gearbox, motor need format version 4")
+        return links
+    drives = resolve_catalog_drives(where, source, reader.fail)
+    return [link if link is None or link.drive is d else replace(link, drive=d) for link, d in zip(links, drives)]
 
 
 def _named_drive_field(reader: _Reader, key: str, raw, where: str):
@@ -528,12 +560,16 @@ def to_dict(model: Manipulator) -> dict:
     materials = materials_json(list(parts.values()))
     if materials:
         doc["materials"] = materials
+    doc.update(requirements_json(model.requirements))
     return doc
 
 
 def written_version(model: Manipulator) -> int:
-    """The version a model is written as: 3 only when it uses a version-3 field, so that a project
-    that does not can still be opened by the programs that read version 2."""
+    """The version a model is written as: 3 only when it uses a version-3 field, 4 when it holds requirements or a
+    drive names catalog items, so that a project that does not can still be opened by the programs that read
+    version 2."""
+    if model.requirements or any(names_catalog_items(link.drive) for link in model.links):
+        return 4   # requirements (project/requirements.py), catalog items (project/catalog_drives.py)
     if any(link.part is not None for link in model.links) or _uses_elastic_joints(model) or uses_visuals(model) \
             or uses_closed_chain_fields(model):
         return 3
@@ -604,7 +640,7 @@ def load_project(path: str | os.PathLike) -> Manipulator:
         raise ProjectError("is a folder, not a project file", source) from None
     except OSError as exc:
         raise ProjectError(f"cannot read: {exc.strerror or exc}", source) from None
-    return absolute_meshes(loads_project(raw, source), path.parent)
+    return absolute_cycle(absolute_meshes(loads_project(raw, source), path.parent), path.parent)
 
 
 def dumps_project(model: Manipulator) -> str:
@@ -620,7 +656,7 @@ def save_project(model: Manipulator, path: str | os.PathLike) -> None:
     (:mod:`designer.project.atomic`); mesh paths beside the file are written relative to its folder."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    write_atomic(path, dumps_project(relative_meshes(model, folder)))
+    write_atomic(path, dumps_project(relative_cycle(relative_meshes(model, folder), folder)))
 
 
 def problems_text(problems: list[Problem]) -> str:

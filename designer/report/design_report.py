@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import io
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -108,10 +108,18 @@ def _closed_tables(model: Manipulator, pose) -> list:
     return closed_chain_tables(model, pose)
 
 
+def _review_html(review: Sequence[Mapping]) -> str:
+    from .review_section import REVIEW_HEADER, review_rows, review_summary
+    return ('<h2 id="review">Design review</h2>\n<p>' + escape(review_summary(review)) + "</p>\n"
+            + _html_table(REVIEW_HEADER, review_rows(review)))
+
+
 def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | None = None,
-                title: str | None = None, pose: Sequence[float] | None = None) -> str:
+                title: str | None = None, pose: Sequence[float] | None = None,
+                review: Sequence[Mapping] | None = None) -> str:
     """One self-contained HTML page: the arm's DH and parameter tables (a closed chain's mechanism and
-    its numbers at ``pose``), the figures, the equations if given."""
+    its numbers at ``pose``), the design review (``review``: each requirement's ``Outcome.as_dict()``,
+    designer/review), the figures, the equations if given."""
     header, rows = _dh_table(model)
     closed = _closed_tables(model, pose)
     arm = ["<h2>The arm (design tables)</h2>", _html_table(header, rows),
@@ -119,6 +127,8 @@ def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | N
     if closed:
         arm.append('<h2 id="closed-chain">Closed chain</h2>')
         arm += [f"<h3>{escape(t)}</h3>\n" + _html_table(h, r) for t, h, r in closed]
+    if review:
+        arm.append(_review_html(review))
     arm.append(_figures_html(figures) if figures else "")
     block = "\n".join(arm) + "\n"
     if eq is not None:
@@ -200,8 +210,30 @@ def _closed_page(pdf, tables) -> None:
     pdf.savefig(fig)
 
 
+def _review_page(pdf, review: Sequence[Mapping]) -> None:
+    from matplotlib.figure import Figure as Page
+
+    from .review_section import REVIEW_HEADER, review_rows, review_summary
+    fig = Page(figsize=PAGE)
+    fig.text(0.5, 0.96, "Design review", ha="center", va="top", fontsize=13, weight="bold")
+    fig.text(0.5, 0.935, review_summary(review), ha="center", va="top", fontsize=9, color="#555555")
+    rows = [[textwrap.shorten(c, 48) for c in row] for row in review_rows(review)]
+    height = min(0.85, 0.025 * (len(rows) + 1))
+    ax = fig.add_axes((0.03, 0.9 - height, 0.94, height))
+    ax.axis("off")
+    table = ax.table(cellText=rows, colLabels=REVIEW_HEADER, loc="upper center", cellLoc="left")
+    table.auto_set_font_size(False)
+    table.set_fontsize(6.5)
+    table.auto_set_column_width(list(range(len(REVIEW_HEADER))))
+    for (r, _c), cell in table.get_celld().items():
+        if r > 0 and rows[r - 1][5] != "pass":
+            cell.set_facecolor("#ffd6d6")
+    pdf.savefig(fig)
+
+
 def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, eq: Equations | None = None,
-               title: str | None = None, pose: Sequence[float] | None = None) -> int:
+               title: str | None = None, pose: Sequence[float] | None = None,
+               review: Sequence[Mapping] | None = None) -> int:
     """Write the report as PDF to ``path``; returns its page count.
 
     Pages: the DH and parameter tables, one per figure, then the equations
@@ -219,9 +251,11 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
             _table_page(pdf, model, _title(model, title), eq)
             if closed:
                 _closed_page(pdf, closed)
+            if review:
+                _review_page(pdf, review)
             for k, figure in enumerate(figures, start=1):
                 _figure_page(pdf, k, figure)
-            pages = 1 + bool(closed) + len(figures)
+            pages = 1 + bool(closed) + bool(review) + len(figures)
             if eq is not None:
                 pages += equation_pages(pdf, "Equations of motion", items)
     return pages
@@ -229,12 +263,13 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
 
 def write_design_report(path: str | Path, model: Manipulator, figures: Sequence[Figure],
                         eq: Equations | None = None, title: str | None = None,
-                        pose: Sequence[float] | None = None) -> str:
+                        pose: Sequence[float] | None = None, review: Sequence[Mapping] | None = None) -> str:
     """Write the report to ``path``, PDF when its suffix is ``.pdf``, HTML otherwise; a one-line summary.
-    ``pose``: the joint values a closed chain's numbers are given at (every joint, or the actuated ones)."""
+    ``pose``: the joint values a closed chain's numbers are given at (every joint, or the actuated ones);
+    ``review``: the design review's outcomes as dicts (``Outcome.as_dict()``), a section of their own."""
     path = Path(path)
     if path.suffix.lower() == ".pdf":
-        pages = design_pdf(model, figures, path, eq, title, pose)
+        pages = design_pdf(model, figures, path, eq, title, pose, review)
         return f"Wrote {path} ({pages} pages, {len(figures)} figures)"
-    write_atomic(path, design_html(model, figures, eq, title, pose))
+    write_atomic(path, design_html(model, figures, eq, title, pose, review))
     return f"Wrote {path} ({len(figures)} figures)"

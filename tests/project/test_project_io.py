@@ -92,7 +92,7 @@ BAD = {
     "-Infinity": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": -Infinity'), "Infinity"),
     "1e400": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": 1e400'), "parameters.m1"),
     "huge int": (json.dumps(pendulum_doc()).replace('"m1": 2.0', '"m1": 1' + "0" * 5000), "not valid JSON"),
-    "newer version": (_mutated(lambda d: d.update(version=4)), "newer version"),
+    "newer version": (_mutated(lambda d: d.update(version=5)), "newer version"),
     "version 0": (_mutated(lambda d: d.update(version=0)), "version"),
     "version text": (_mutated(lambda d: d.update(version="1")), "version"),
     "no format": (_mutated(lambda d: d.pop("format")), "format"),

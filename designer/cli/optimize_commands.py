@@ -1,0 +1,128 @@
+"""``optimize PROJECT --vary NAME LO HI ... --minimize QUANTITY --require "QUANTITY<=VALUE" ... --out BEST.json``:
+the best design over parameters and materials, written as a project (docs/optimize.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from .common import UserError, load_model, write_output
+from .ranges import FINITE, PAYLOAD, Bounded
+
+__all__ = ["register"]
+
+STARTS = Bounded(int, 1, 1000)
+ITERATIONS = Bounded(int, 1, 100_000)
+SEED = Bounded(int, 0, 2**32 - 1)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("optimize", help="the best design: parameters and materials varied, an objective, requirements")
+    p.add_argument("project")
+    p.add_argument("--vary", nargs=3, action="append", default=[], metavar=("NAME", "LO", "HI"),
+                   help="a parameter varied between LO and HI (repeatable)")
+    p.add_argument("--choose", nargs=2, action="append", default=[], metavar=("TARGET", "A,B"),
+                   help="a discrete choice: LINK.material among materials, or JOINT.drive among catalog items "
+                        "(GEARBOX, MOTOR or GEARBOX+MOTOR); repeatable, every combination tried")
+    goal = p.add_mutually_exclusive_group(required=True)
+    goal.add_argument("--minimize", metavar="QUANTITY", help="mass, peak_torque, rms_torque or an explore metric spec")
+    goal.add_argument("--maximize", metavar="QUANTITY")
+    p.add_argument("--require", action="append", default=[], metavar="QUANTITY<=VALUE",
+                   help="a requirement, QUANTITY<=VALUE or QUANTITY>=VALUE (repeatable), besides the project's own")
+    p.add_argument("--no-project-requirements", action="store_true",
+                   help="leave out the project's own requirements (format version 4; by default each is a "
+                        "constraint, evaluated as `review` evaluates it)")
+    p.add_argument("--payload", type=PAYLOAD, default=0.0, metavar="KG",
+                   help="payload at the tool for the deflection, compliance and frequency metrics (kg)")
+    p.add_argument("--q", nargs="+", metavar="Q", help="the metrics' pose (default: every joint at zero)")
+    p.add_argument("--cycle", metavar="CSV", help="a cycle (t, q1..qn) for peak_torque and rms_torque")
+    p.add_argument("--starts", type=STARTS, default=4, help="starting points of the local search (default 4)")
+    p.add_argument("--iterations", type=ITERATIONS, default=100, help="iterations per start at most (default 100)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the random starting points")
+    p.add_argument("--out", required=True, metavar="BEST.json", help="the best design, written as a project")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="the summary on standard output")
+    p.set_defaults(func=cmd_optimize)
+
+
+def _problem(args, model):
+    import numpy as np
+    from ..explore.joints import explore_joints
+    from ..optimize.problem import Choice, Problem, Requirement, Variable, parse_requirement
+    variables = tuple(Variable(name, FINITE.parse(lo, f"--vary {name} LO"), FINITE.parse(hi, f"--vary {name} HI"))
+                      for name, lo, hi in args.vary)
+    choices = tuple(Choice(target, tuple(o.strip() for o in options.split(",") if o.strip()))
+                    for target, options in args.choose)
+    joints = explore_joints(model)
+    q = None
+    if args.q:
+        from .explore_io import pose_from
+        q = tuple(float(v) for v in pose_from(args.q, joints.n, "--q"))
+    cycle = None
+    if args.cycle:
+        from ..explore.sizing import read_trajectory
+        cycle = read_trajectory(args.cycle, joints.n, joints.numbers)
+        if not np.all(np.isfinite(cycle.q)):
+            raise UserError(f"--cycle {args.cycle}: not finite")
+    from .catalog_commands import catalog_of
+    return Problem(model, variables, args.minimize or args.maximize,
+                   (*(() if args.no_project_requirements else Requirement.of_project(model)),
+                    *(parse_requirement(t) for t in args.require)), choices, args.maximize is not None,
+                   float(args.payload), q, cycle, catalog_of(args.project, []))
+
+
+def _progress(line: str) -> None:
+    sys.stderr.write(f"optimize: {line}\n")
+
+
+def cmd_optimize(args) -> int:
+    from ..model import MissingParameterError
+    from ..optimize.problem import optimize
+    from ..project import save_project
+    model = load_model(args.project, closed=True)
+    started = time.perf_counter()
+    try:
+        problem = _problem(args, model)
+        result = optimize(problem, args.starts, args.seed, args.iterations,
+                          progress=_progress)
+    except (ValueError, MissingParameterError) as exc:
+        raise UserError(f"optimize: {exc}") from None
+    seconds = time.perf_counter() - started
+    how = {"method": result.method, "iterations": result.iterations, "evaluations": result.evaluations,
+           "starts": result.starts, "combinations": result.combinations, "seconds": round(seconds, 3)}
+    if result.best is None or result.model is None:
+        c = result.closest
+        detail = ""
+        if c is not None:
+            short = [f"{r.text} is {v:.6g}" for r, v in zip(problem.requirements, c.quantities) if not r.margin(v) >= 0]
+            detail = "; closest: " + ", ".join(short)
+        raise UserError(f"optimize: no design meets the requirements ({result.evaluations} evaluations){detail}; "
+                        f"{args.out} not written")
+    try:
+        save_project(result.model, args.out)
+    except OSError as exc:
+        raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    best = result.best
+    rows = [{"requirement": r.text, "source": "project" if r.project is not None else "--require", "value": v,
+             "bound": r.bound, "margin": r.margin(v)}
+            for r, v in zip(problem.requirements, best.quantities)]
+    if args.format == "json":
+        write_output(json.dumps({"objective": {"quantity": problem.objective, "value": best.objective,
+                                               "sense": "max" if problem.maximize else "min"},
+                                 "values": best.values, "choices": dict(zip((c.target for c in problem.choices),
+                                                                            best.picks)),
+                                 "requirements": rows, "how": how, "out": args.out}, indent=1) + "\n", None)
+        return 0
+    lines = [f"{'maximum' if problem.maximize else 'minimum'} {problem.objective}: {best.objective:.6g}",
+             *(f"  {name} = {value:.6g}" for name, value in best.values.items()),
+             *(f"  {c.target} = {pick}" for c, pick in zip(problem.choices, best.picks))]
+    if rows:
+        width = max(32, *(len(r["requirement"]) for r in rows))
+        lines.append(f"{'requirement':<{width}} {'value':>12} {'bound':>10} {'margin':>12}")
+        lines += [f"{r['requirement']:<{width}} {r['value']:>12.6g} {r['bound']:>10.6g} {r['margin']:>12.3g}"
+                  for r in rows]
+    lines.append(f"how: {how['method']}; {how['starts']} start(s) x {how['combinations']} combination(s), "
+                 f"{how['iterations']} iterations, {how['evaluations']} evaluations, {how['seconds']:.3g} s")
+    lines.append(f"written: {args.out}")
+    write_output("\n".join(lines) + "\n", None)
+    return 0

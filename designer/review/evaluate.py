@@ -1,0 +1,347 @@
+"""Evaluating requirements (docs/project-format.md, "Requirements, version 4").
+
+The arm is the one the explore metrics take (:func:`~designer.explore.joints.explore_arm`: a serial arm, a closed
+chain in its actuated joints), loaded with the project's payload (a point mass on the last link, as
+``explore payload`` places it). An ``explore metric`` spec is evaluated by :func:`designer.explore.metrics.evaluate`
+at every sample of where the requirement holds, with the ratings of the project's drive data (an elastic joint's
+stiffness, gear ratio and rotor inertia included); the review's own metrics (:data:`REVIEW_METRICS`) take the joint
+torques along the samples from the batch's inverse dynamics plus the rotors' reflected inertia
+(:func:`designer.explore.sizing.size_motors`), the speeds from the cycle. The value is the worst over the samples
+(the largest for a ``<=`` bound, the smallest for ``>=``), the margin is how far it is inside the bound (negative:
+failed), and the worst sample's pose and time are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import DesignerError
+from ..jobs import CancelToken, Job, Progress, run
+from ..model.requirements import Cycle, Requirement, Where
+
+__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "cycle_trajectory"]
+
+#: the review's own metrics: name -> (unit, needs a motion in time, description)
+REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
+    "peak_torque": ("N m or N", False, "largest |tau_i| (inverse dynamics with the rotors' reflected inertia)"),
+    "rms_torque": ("N m or N", True, "RMS of tau_i over the cycle"),
+    "peak_speed": ("rad/s or m/s", True, "largest |qd_i| along the cycle"),
+    "rms_speed": ("rad/s or m/s", True, "RMS of qd_i over the cycle"),
+    "torque_load": ("1", False, "largest |tau_i| / the drive's peak torque (its rated torque when no peak is given)"),
+    "thermal_load": ("1", True, "RMS tau_i / the drive's rated (continuous) torque"),
+    "speed_load": ("1", True, "largest |qd_i| / the drive's rated speed"),
+    "mass": ("kg", False, "total mass of the arm (links and point masses, without the payload)"),
+    "payload": ("kg", False, "largest payload at the project's payload offset within every drive's torque rating"),
+}
+#: samples per segment of a waypoint cycle
+CYCLE_STEPS = 101
+
+
+class ReviewError(DesignerError):
+    """A requirement that cannot be evaluated (unknown metric, a rating missing, no cycle): names it."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One requirement reviewed. ``value`` None when it could not be evaluated (``error`` says why)."""
+
+    index: int                 # 1-based, as the file's requirements[k]
+    requirement: Requirement
+    unit: str = ""
+    value: float | None = None
+    pose: tuple[float, ...] | None = None   # the metrics' joints where it is worst
+    time: float | None = None               # the cycle's time where it is worst
+    joint: int | None = None                # the joint (its metrics number) that is worst
+    error: str = ""
+
+    @property
+    def margin(self) -> float | None:
+        """How far inside the bound (value units); negative when failed."""
+        if self.value is None or not np.isfinite(self.value):
+            return None if self.value is None else -np.inf
+        r = self.requirement
+        return r.value - self.value if r.bound == "<=" else self.value - r.value
+
+    @property
+    def relative_margin(self) -> float | None:
+        m = self.margin
+        return None if m is None or self.requirement.value == 0 else m / abs(self.requirement.value)
+
+    @property
+    def passed(self) -> bool:
+        m = self.margin
+        return m is not None and m >= 0
+
+    @property
+    def where_text(self) -> str:
+        parts = []
+        if self.time is not None:
+            parts.append(f"t = {self.time:.3g} s")
+        if self.pose is not None:
+            parts.append("q = (" + ", ".join(f"{v:.3g}" for v in self.pose) + ")")
+        if self.joint is not None:
+            parts.append(f"joint {self.joint}")
+        return ", ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.requirement
+        return {"requirement": self.index, "name": r.name, "metric": r.metric, "bound": r.bound, "limit": r.value,
+                "where": r.where.text, "unit": self.unit, "value": self.value, "margin": self.margin,
+                "relative_margin": self.relative_margin, "passed": self.passed,
+                "worst": {"pose": None if self.pose is None else list(self.pose), "time": self.time,
+                          "joint": self.joint}, "worst_where": self.where_text, "error": self.error}
+
+
+@dataclass
+class _Samples:
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    t: np.ndarray | None   # None: poses (no motion in time)
+
+
+class _Context:
+    """What every requirement of one model shares: the loaded arm, the ratings, the drive data, the cycle."""
+
+    def __init__(self, model):
+        from ..explore.joints import explore_arm
+        from ..explore.metrics import Ratings, drive_ratings, explored_drive_values, joint_numbers
+        self.model = model
+        self.bare = explore_arm(model)
+        payload = model.requirements.payload
+        self.arm = self.bare if payload is None or payload.mass == 0 else _with_load(self.bare, payload.mass,
+                                                                                     payload.offset)
+        self.n = self.bare.n
+        self.numbers = joint_numbers(self.bare) or tuple(range(1, self.n + 1))
+        self.drives = explored_drive_values(model)
+        from ..model.drives import numeric_drives
+        act = [i for i, link in enumerate(model.links) if link.actuated]
+        every = numeric_drives(model)
+        drives = [every[i] for i in act]
+        self.peak = _every(drives, "peak_torque")
+        self.rated = _every(drives, "rated_torque")
+        self.speed = self.drives["speed"]
+        self.ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
+        self._cycle: _Samples | None = None
+        self._cycle_torques: np.ndarray | None = None
+
+    def cycle(self) -> _Samples:
+        if self._cycle is None:
+            c = self.model.requirements.cycle
+            if c is None:
+                raise ReviewError("holds along the cycle, but the project has no cycle")
+            tr = cycle_trajectory(c, self.n, self.numbers)
+            self._cycle = _Samples(tr.q, tr.qd, tr.qdd, tr.t)
+        return self._cycle
+
+    def samples(self, where: Where) -> _Samples:
+        if where.kind == "cycle":
+            return self.cycle()
+        if where.kind == "poses":
+            q = np.array(where.poses, float)
+        elif where.kind == "box":
+            from ..explore.maps import sample_configurations
+            q = sample_configurations(self.bare, where.samples, limits=np.column_stack([where.lo, where.hi]))
+        else:
+            q = np.zeros((1, self.n))
+        if q.shape[1] != self.n:
+            raise ReviewError(f"the poses have {q.shape[1]} joint values, the arm's metrics take {self.n}")
+        return _Samples(q, np.zeros_like(q), np.zeros_like(q), None)
+
+    def torques(self, s: _Samples) -> np.ndarray:
+        """The joint torques at every sample (the batch's inverse dynamics plus the rotors' reflected inertia),
+        computed once for the cycle's samples however many requirements take them."""
+        from ..explore.sizing import Trajectory, size_motors
+        if s is self._cycle and self._cycle_torques is not None:
+            return self._cycle_torques
+        t = s.t if s.t is not None else np.arange(len(s.q), dtype=float)
+        out = size_motors(self.arm, Trajectory(t, s.q, s.qd, s.qdd), self.drives["gear"], self.drives["rotor"]).torque
+        if s is self._cycle:
+            self._cycle_torques = out
+        return out
+
+
+def _every(drives, name: str) -> np.ndarray | None:
+    values = [getattr(d, name) if d is not None else None for d in drives]
+    return None if any(v is None for v in values) else np.array(values, float)
+
+
+def _with_load(arm, mass: float, offset):
+    from dataclasses import replace
+    if hasattr(arm, "with_load"):   # a closed chain's payload sits on its tool link (explore/closed.py)
+        return arm.with_load(mass, np.asarray(offset, float))
+    return replace(arm, point_masses=arm.point_masses + ((arm.n - 1, float(mass), np.asarray(offset, float)),))
+
+
+def cycle_trajectory(cycle: Cycle, n: int, numbers=()):
+    """The cycle as a sampled :class:`~designer.explore.sizing.Trajectory`: the waypoints joined by rest-to-rest
+    quintic moves sharing the cycle time equally, or the trajectory file read (``t, q1..qn``)."""
+    from ..explore.sizing import Trajectory, quintic, read_trajectory
+    if cycle.trajectory:
+        try:
+            tr = read_trajectory(cycle.trajectory, n, tuple(numbers) if tuple(numbers) != tuple(range(1, n + 1))
+                                 else ())
+        except ValueError as exc:
+            raise ReviewError(f"cycle.trajectory: {exc}") from None
+        return tr
+    wp = np.array(cycle.waypoints, float)
+    if wp.shape[1] != n:
+        raise ReviewError(f"cycle.waypoints: {wp.shape[1]} joint values each, the arm's metrics take {n}")
+    seg = cycle.time / (len(wp) - 1)
+    parts = [quintic(a, b, seg, CYCLE_STEPS) for a, b in zip(wp[:-1], wp[1:])]
+    keep = [slice(None)] + [slice(1, None)] * (len(parts) - 1)   # a segment's first sample is the last one's end
+    return Trajectory(np.concatenate([p.t[k] + j * seg for j, (p, k) in enumerate(zip(parts, keep))]),
+                      *(np.concatenate([getattr(p, a)[k] for p, k in zip(parts, keep)]) for a in ("q", "qd", "qdd")))
+
+
+def _split(metric: str) -> tuple[str, tuple[int, ...]]:
+    name, _, rest = metric.partition("[")
+    index = tuple(int(v) for v in rest.rstrip("]").split(",")) if rest else ()
+    return name, index
+
+
+def _rms(values: np.ndarray, t: np.ndarray) -> np.ndarray:
+    duration = t[-1] - t[0]
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]
+    return np.sqrt(trapezoid(values**2, t, axis=0) / duration)
+
+
+def _worst(per_sample: np.ndarray, bound: str) -> tuple[int, int | None]:
+    """(sample, joint) of the worst entry of per_sample (N,) or (N, k) for the bound (max for <=, min for >=)."""
+    a = np.asarray(per_sample, float)
+    flat = np.where(np.isnan(a), -np.inf if bound == "<=" else np.inf, a)
+    k = int(np.argmax(flat) if bound == "<=" else np.argmin(flat))
+    if a.ndim == 1:
+        return k, None
+    return np.unravel_index(k, a.shape)[0], np.unravel_index(k, a.shape)[1]   # type: ignore[return-value]
+
+
+def _joint_columns(ctx: _Context, index: tuple[int, ...], metric: str) -> list[int]:
+    if not index:
+        return list(range(ctx.n))
+    if len(index) != 1 or index[0] not in ctx.numbers:
+        raise ReviewError(f"metric '{metric}' takes one joint number, one of {', '.join(map(str, ctx.numbers))}")
+    return [ctx.numbers.index(index[0])]
+
+
+def _evaluate(ctx: _Context, k: int, r: Requirement) -> Outcome:
+    name, index = _split(r.metric)
+    if name in REVIEW_METRICS:
+        return _review_metric(ctx, k, r, name, index)
+    from ..explore.metrics import METRICS, MetricError, evaluate, parse_metric
+    if name not in METRICS:
+        raise ReviewError(f"unknown metric '{name}' (known: {', '.join([*METRICS, *REVIEW_METRICS])})")
+    try:
+        spec = parse_metric(r.metric, ctx.n, ctx.numbers if ctx.numbers != tuple(range(1, ctx.n + 1)) else ())
+    except MetricError as exc:
+        raise ReviewError(str(exc)) from None
+    s = ctx.samples(r.where)
+    values = evaluate(ctx.arm, s.q, spec, ctx.ratings)
+    i, _ = _worst(values, r.bound)
+    return Outcome(k, r, spec.metric.unit, float(values[i]), tuple(map(float, s.q[i])),
+                   None if s.t is None else float(s.t[i]))
+
+
+def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tuple[int, ...]) -> Outcome:
+    unit, timed, _ = REVIEW_METRICS[name]
+    if name == "mass":
+        return Outcome(k, r, unit, float(ctx.bare.total_mass()))
+    s = ctx.samples(r.where)
+    if timed and s.t is None:
+        raise ReviewError(f"metric '{name}' is a figure along a motion: give \"where\": \"cycle\"")
+    cols = _joint_columns(ctx, index, r.metric)
+    if name == "payload":
+        return _payload(ctx, k, r, s, unit)
+    if name in ("peak_speed", "rms_speed", "speed_load"):
+        series = np.abs(s.qd)
+        if name == "speed_load":
+            series = series / _rating(ctx.speed, "rated_speed", name)
+    else:
+        series = np.abs(ctx.torques(s))
+        if name == "torque_load":
+            series = series / _rating(ctx.peak if ctx.peak is not None else ctx.rated, "peak_torque or rated_torque",
+                                      name)
+        elif name == "thermal_load":
+            series = series / _rating(ctx.rated, "rated_torque", name)
+    series = series[:, cols]
+    if name in ("rms_torque", "rms_speed", "thermal_load"):
+        assert s.t is not None
+        per_joint = _rms(series, s.t)
+        _, j = _worst(per_joint[None, :], r.bound)
+        i = int(np.argmax(series[:, j]))   # where that joint is loaded most
+        value = float(per_joint[j])
+    else:
+        i, j = _worst(series, r.bound)
+        value = float(series[i, j])
+    return Outcome(k, r, unit, value, tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]),
+                   ctx.numbers[cols[int(j or 0)]])
+
+
+def _rating(values, what: str, metric: str) -> np.ndarray:
+    if values is None:
+        raise ReviewError(f"metric '{metric}' needs every joint's {what} (drive data)")
+    return values
+
+
+def _payload(ctx: _Context, k: int, r: Requirement, s: _Samples, unit: str) -> Outcome:
+    per = payload_per_sample(ctx, s)
+    i, _ = _worst(per, r.bound)
+    return Outcome(k, r, unit, float(per[i]), tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]))
+
+
+def payload_per_sample(ctx: _Context, s: _Samples) -> np.ndarray:
+    """The largest payload (kg) at the project's payload offset keeping every joint within its rated torque at
+    each sample on its own (:func:`designer.explore.sizing.payload_envelope` of that one sample): the arm alone
+    and the arm with 1 kg at the offset through the batch inverse dynamics once each, over every sample."""
+    from ..explore.sizing import _torque
+    torque = _rating(ctx.drives["torque"], "rated_torque (or peak_torque)", "payload")
+    payload = ctx.model.requirements.payload
+    offset = np.zeros(3) if payload is None else np.asarray(payload.offset, float)
+    T = np.broadcast_to(np.asarray(torque, float), (ctx.n,))
+    tau0 = _torque(ctx.bare, s.q, s.qd, s.qdd)
+    tau1 = _torque(_with_load(ctx.bare, 1.0, offset), s.q, s.qd, s.qdd) - tau0   # the dynamics are affine in it
+    mag = np.abs(tau1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        limit = np.where(mag > 1e-12 * (1 + np.abs(tau0)), (T - np.sign(tau1) * tau0) / mag, np.inf)
+    # NaN (a closed chain's loop that cannot close) bounds nothing; a sample with no bound at all gives 0, as
+    # payload_envelope's nanmin does
+    none = np.all(np.isnan(limit), axis=1)
+    per = np.maximum(0.0, np.where(np.isnan(limit), np.inf, limit).min(axis=1))
+    per = np.where(none, 0.0, per)
+    over = np.any(np.abs(tau0) > T * (1 + 1e-12), axis=1)   # the arm alone already exceeds a rating there
+    return np.where(over, 0.0, per)
+
+
+def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
+    """:func:`review` as a job (:mod:`designer.jobs`): a :class:`Progress` per requirement, the outcomes returned
+    (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled."""
+    items = model.requirements.items
+    yield Progress("review", 0.0, "preparing the arm")
+    try:
+        ctx = _Context(model)
+    except (DesignerError, ValueError) as exc:
+        return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
+    out: list[Outcome] = []
+    for k, r in enumerate(items, start=1):
+        if token is not None:
+            token.check()
+        yield Progress("review", (k - 1) / max(1, len(items)), f"requirement {k} of {len(items)}: {r.text}")
+        try:
+            out.append(_evaluate(ctx, k, r))
+        except (DesignerError, ValueError, np.linalg.LinAlgError) as exc:
+            out.append(Outcome(k, r, error=str(exc)))
+    return out
+
+
+def review(model, strict: bool = True) -> list[Outcome]:
+    """Every requirement of ``model`` reviewed. ``strict``: a requirement that cannot be evaluated raises
+    :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error."""
+    result = run(review_job(model))
+    if strict:
+        bad = [o for o in result if o.error]
+        if bad:
+            raise ReviewError("; ".join(f"requirements[{o.index}] ({o.requirement.metric}): {o.error}" for o in bad))
+    return result
