@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from ..dynamics.results import Equations, Form
-from ..dynamics.customized import custom_tau_steps
+from ..dynamics.standard_ne import custom_tau_steps
 from ..dynamics.tree import compact_job
 from ..model.angles import exact_angles
 from ..model.drives import drive_statement, symbolic_drive_terms
@@ -183,7 +183,7 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
 def compact_tau_function(built, model, params: dict, prefix: str, drive_tau: sp.Matrix | None = None,
                          token: CancelToken = NEVER) -> CodeFunction:
     """The tau function of the compact form: Khalil's customized Newton-Euler as named steps
-    (:func:`~designer.dynamics.customized.custom_tau_steps`) on ``built`` (``model`` with the numbers
+    (:func:`~designer.dynamics.standard_ne.custom_tau_steps`) on ``built`` (``model`` with the numbers
     written into the code), plus ``drive_tau``; PUMA 560 with symbolic lengths, g and inertial
     parameters: 621 operations (one graph: 649)."""
     step_prefix = temp_prefix(set(params) | {prefix + "0"})

@@ -31,7 +31,7 @@ from sympy.core.parameters import distribute
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Convention, Manipulator
 
-__all__ = ["custom_tau", "custom_tau_steps", "custom_mass_matrix"]
+__all__ = ["custom_tau", "custom_mass_matrix"]
 
 ZERO, ONE = sp.S.Zero, sp.S.One
 _IDENTITY = [[ONE, ZERO, ZERO], [ZERO, ONE, ZERO], [ZERO, ZERO, ONE]]
@@ -190,25 +190,6 @@ def custom_tau(model: Manipulator, token: CancelToken = NEVER, qd=None, qdd=None
     """
     with distribute(False):  # -(a + b) stays one negated sum, which cse can share
         return _tau(model, token, model.qd if qd is None else qd, model.qdd if qdd is None else qdd)
-
-
-def custom_tau_steps(model: Manipulator, symbols, token: CancelToken = NEVER) -> tuple[list, sp.Matrix]:
-    """(steps, tau): what ``codegen`` writes for tau, Khalil's customized model evaluated as named
-    steps (each vector of the recursion a ``(symbol, value)``, ``symbols`` giving the names) on the
-    bodies' mass, COM and inertia about the COM (:func:`link_wrench`, no conversion to first moments
-    paid), with the parallel-joint composition of :mod:`~designer.dynamics.standard_ne`. The first
-    joint's own part (the base at rest: w and wd along its axis) is collected on qdd_1, where
-    the qd_1^2 terms cancel. PUMA 560 symbolic tau: 649 -> 621 operations after CSE."""
-    from .standard_ne import tau_steps
-    chain = _chain(model)
-
-    def wrench(j, w, wd, vd, U):
-        F, N = link_wrench(chain[j].bodies, w, wd, vd, U)
-        if j == 0 and chain[0].revolute:
-            qdd = model.qdd[0]
-            N = [N[0], N[1], sp.collect(sp.expand(N[2]), qdd)]
-        return F, N
-    return tau_steps(model, wrench, symbols, token)
 
 
 def base_motion(model: Manipulator) -> tuple[list, list, list]:

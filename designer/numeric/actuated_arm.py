@@ -11,12 +11,10 @@ metric and the A/B comparison take either without asking which.
 from __future__ import annotations
 
 from dataclasses import replace
-
 import numpy as np
 
 from ..kinematics.closure import ClosureError
 from ..model.manipulator import PointMass
-from .closed import ClosedDynamics
 from .closed_batch import ClosedBatch
 
 __all__ = ["ActuatedArm"]
@@ -25,7 +23,7 @@ __all__ = ["ActuatedArm"]
 class ActuatedArm:
     """A closed chain's dynamics ``cd`` in the metrics' terms; ``n`` is the number of actuated joints."""
 
-    def __init__(self, cd: ClosedDynamics):
+    def __init__(self, cd):   # a ClosedDynamics (not imported: closed.py makes its arm here)
         self.cd = cd
         self.model, self.overrides = cd.model_, cd.overrides
         tree = self.cd.tree
@@ -45,7 +43,7 @@ class ActuatedArm:
         """This mechanism with a point mass (kg) at ``position`` (m) in the tool link's frame (a payload)."""
         x, y, z = (float(v) for v in position)
         load = PointMass(self.tool_link + 1, mass, (x, y, z))
-        return ClosedDynamics(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides).arm
+        return type(self.cd)(replace(self.model, point_masses=self.model.point_masses + (load,)), self.overrides).arm
 
     def flex(self, stiffness, segments: int):
         """The virtual-joint model of this mechanism (:class:`~designer.numeric.closed_flex.ClosedFlex`) with the

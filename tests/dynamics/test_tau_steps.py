@@ -1,4 +1,4 @@
-"""The named-step tau that ``codegen`` writes (designer.dynamics.customized.custom_tau_steps: Khalil's
+"""The named-step tau that ``codegen`` writes (designer.dynamics.standard_ne.custom_tau_steps: Khalil's
 customized Newton-Euler with every vector a step, the parallel-joint composition, the first joint's
 own part collected on qdd_1) against Pinocchio's rnea on random arms, and its operation count."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from designer.dynamics.customized import custom_tau_steps
+from designer.dynamics.standard_ne import custom_tau_steps
 from designer.model import Convention
 from designer.model.angles import exact_angles
 from tests.support.dyn_reference import pin_model, pin_rnea_crba, puma560

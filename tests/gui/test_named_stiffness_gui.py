@@ -13,7 +13,7 @@ from scipy.linalg import eigh
 from PySide6.QtCore import Qt
 
 from designer.model.expr import symbol
-from designer.model.extras import DRIVE_FIELDS
+from designer.gui.drives_frames import DRIVE_COLUMNS
 from designer.project import load_project, save_project
 from tests.support.windows import open_window
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("no_dialogs")
 
 
 def col(name: str) -> int:
-    return list(DRIVE_FIELDS).index(name)
+    return list(DRIVE_COLUMNS).index(name)   # the drive table's order
 
 
 def test_a_stiffness_cell_takes_a_parameter_name(qtbot, tmp_path):
