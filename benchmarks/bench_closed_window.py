@@ -8,7 +8,7 @@ drive stiffness on the joints that carry the motors):
   thread at every slider step: the closed chain's :func:`designer.gui.modes.elastic_summary` against
   the serial :func:`designer.gui.modes.elastic_summary`;
 - a 1 s move plus 1 s hold under the PD with gravity compensation along a quintic, 200 rows a second, as the
-  Simulate tab runs it in its worker (:func:`designer.gui.simulate.closed_job`), against the serial twin
+  Simulate tab runs it in its worker (:func:`designer.numeric.motion.passive_job` with a move), against the serial twin
   under the same law through the serial simulate (compiled equations);
 - the bundled four-bar's same move, the slowest closure (Newton on the loop in each right-hand side).
 """
@@ -62,7 +62,8 @@ def _serial_move(arm, q0, target, duration, hold, rows):
 
 
 def main(argv=None) -> int:
-    from designer.gui.simulate import ClosedMove, closed_job
+    from designer.numeric.mechanism import load_dynamics
+    from designer.numeric.motion import Move, passive_job
     from designer.gui.modes import elastic_summary
     from designer.kinematics import NumericArm
     from designer.numeric.closed import closed_dynamics
@@ -85,8 +86,10 @@ def main(argv=None) -> int:
           f"ratio {t_closed / t_serial:.1f}x   ({text})")
     target = np.radians([30.0, 20.0, 10.0, -40.0])
     rows = 401
-    move = ClosedMove(tuple(target), 1.0, 1.0)
-    t_move, result = timed(lambda: run(closed_job(closed, q_tree, 1.0, rows, NEVER, "warn", move)), args.runs)
+    move = Move(tuple(target), 1.0, 1.0)
+    rigid = load_dynamics(closed, springs=False)
+    t_move, result = timed(lambda: run(passive_job(rigid, q_tree, 1.0, rows, NEVER, "warn", move, cd.tree.arm)),
+                           args.runs)
     serial_target = target.copy()
     serial_target[2] = target[2] - target[1]
     t_twin, traj = timed(lambda: _serial_move(arm, q_serial, serial_target, 1.0, 1.0, rows), args.runs)
@@ -98,8 +101,9 @@ def main(argv=None) -> int:
     bar = load_project(ROOT / "robots" / "four_bar.json")
     bar_cd = closed_dynamics(bar)
     q_bar = bar_cd.positions(np.zeros(bar_cd.n))
-    bar_move = ClosedMove((0.4,) * bar_cd.n, 1.0, 1.0)
-    t_bar, _ = timed(lambda: run(closed_job(bar, q_bar, 1.0, rows, NEVER, "warn", bar_move)), args.runs)
+    bar_move = Move((0.4,) * bar_cd.n, 1.0, 1.0)
+    t_bar, _ = timed(lambda: run(passive_job(bar_cd, q_bar, 1.0, rows, NEVER, "warn", bar_move, bar_cd.tree.arm)),
+                     args.runs)
     print(f"  four-bar (robots/four_bar.json) the same move by 0.4 rad: {t_bar:.2f} s")
     return 0
 

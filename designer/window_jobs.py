@@ -8,7 +8,9 @@ this module, and with it no Qt, to run a job.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
 
 from .errors import DesignerError
 from .jobs import CancelToken, Job
@@ -18,7 +20,7 @@ if TYPE_CHECKING:   # the window imports this module at start; the derivations l
     from .model import Manipulator
 
 __all__ = ["PRELOAD", "window_derive_job", "window_code_files", "COMPACT_CODE_NOTE", "closed_chain_job",
-           "NOT_FOR_CLOSED"]
+           "NOT_FOR_CLOSED", "identification_table", "identification_condition", "identification_excitation"]
 
 # what the server process imports once, so that a job's process starts with it ready; with what the
 # derivations import on first use (each job's process is new: a PUMA 560 fast Lagrange derivation took
@@ -81,3 +83,38 @@ def closed_chain_job(func, args: tuple, token: CancelToken) -> Job:
         return (yield from func(*args, token))
     except NOT_FOR_CLOSED as exc:
         raise DesignerError(f"the core does not compute this for a closed chain yet ({exc})") from exc
+
+
+# -- the Identification dialog's three computations, for any mechanism. Where they differ is the mathematics: a
+# serial arm's base parameters are symbolic (report.identification: formulas of the standard parameters), a closed
+# chain's a numeric grouping of W^T Y_tree (control.excitation); the two sit in sibling layers, so the one place
+# that chooses is here, above both.
+def identification_table(model: Manipulator) -> tuple[Any, list[dict]]:
+    """(base parameters, one row each: name, formula, value): the Identification dialog's table, in a worker
+    process (symbolic for a serial arm: seconds to a minute for six joints)."""
+    if model.is_serial:
+        from .report.identification import base_parameter_table
+        return base_parameter_table(model)
+    from .control.excitation import closed_base_table
+    return closed_base_table(model)
+
+
+def identification_condition(model: Manipulator, bp, Q, QD, QDD) -> float:
+    """cond(Y_b) of the base regressor of ``bp`` (:func:`identification_table`'s) stacked over the states, rows of
+    Q, QD, QDD (N, actuated joints)."""
+    from .control.excitation import closed_condition_number, condition_number
+    if model.is_serial:
+        from .kinematics import NumericArm
+        return condition_number(bp, NumericArm.from_model(model), np.asarray(Q).T, np.asarray(QD).T,
+                                np.asarray(QDD).T)
+    return closed_condition_number(model, bp, Q, QD, QDD)
+
+
+def identification_excitation(model: Manipulator, bp, period: float, harmonics: int):
+    """The best conditioned Fourier excitation of the actuated joints within their limits, rated on ``bp``'s base
+    regressor (:class:`~designer.control.excitation.Excitation`)."""
+    from .control.excitation import closed_excitation, fourier_excitation
+    if model.is_serial:
+        from .kinematics import NumericArm
+        return fourier_excitation(bp, NumericArm.from_model(model), period, harmonics)
+    return closed_excitation(model, bp, period, harmonics)

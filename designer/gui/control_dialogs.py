@@ -9,7 +9,7 @@ the worker pool.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtGui import QFontDatabase
@@ -38,15 +38,6 @@ def build_menu(window, menu) -> None:
     window._action(menu, "&Linearize at this pose…",
                    lambda: _show(window, LinearizeDialog(window.document.model, window.sliders.values(), window)))
     window._action(menu, "&Identification (base parameters)…", lambda: _identification(window))
-
-
-def _closed_linear(model: Manipulator, q_tree, qd_a):
-    """A closed chain linearized in its actuated coordinates (the core's closed-chain linearize):
-    x = (q_a, qd_a), tau_a; ``q_tree`` the window's closed pose, ``qd_a`` one rate per actuated joint."""
-    from ..control.linearize import linearize_closed
-    from ..numeric.closed import closed_dynamics
-    cd = closed_dynamics(model)
-    return linearize_closed(cd, np.asarray(q_tree, float)[cd.act], qd_a)
 
 
 def _identification(window) -> None:
@@ -103,25 +94,27 @@ class LinearizeDialog(QDialog):
         self.compute()
 
     def compute(self) -> None:
-        from ..control import linearize
-        from ..kinematics import NumericArm
+        from ..control.linearize import linearize_dynamics
+        from ..numeric.mechanism import load_dynamics
         self.error.clear()
-        closed = not self.model.is_serial   # the core's linearize of a closed chain, in its actuated coordinates
-        try:
-            arm = NumericArm.from_model(self.model)
+        try:   # the core's one linearize, in the actuated coordinates (x = (q_a, qd_a), tau_a) of any mechanism
+            dyn = load_dynamics(self.model, springs=False)
+            act = list(dyn.actuated)
             text = self.qd.text().replace(",", " ").split()
             qd = np.array([float(v) for v in text]) if text else None
-            lm = _closed_linear(self.model, self.q, qd) if closed else linearize(arm, self.q, qd)
+            lm = linearize_dynamics(dyn, self.q[act], qd)
             dm = lm.discretize(float(self.dt.text()), self.method.currentText())
         except (ValueError, DesignerError) as exc:  # missing parameters, a bad number, a singular M or a loop
             # that cannot close: say so, keep the old text
             self.error.setText(str(exc).splitlines()[0])
             return
         self.models = (lm, dm)
-        actuated = ", ".join(f"q{i + 1}" for i, link in enumerate(self.model.links) if link.actuated)
+        actuated = ", ".join(f"q{i + 1}" for i in act)
+        passive = ", ".join(f"q{i + 1}" for i in range(len(self.q)) if i not in act)
         self.text.setPlainText(
-            (f"closed chain: q, tau over the actuated joints {actuated}\n" if closed else "")
-            + "x = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
+            f"q, tau over the actuated joints {actuated}"
+            + (f" (the passive joints {passive} follow the closed chain's loops)" if passive else "")
+            + "\nx = (q, qd): dx/dt = A x + B tau\n\n" + _matrix("A", lm.A) + "\n" + _matrix("B", lm.B)
             + "\neigenvalues of A\n" + _eigs(lm.eigenvalues)
             + f"\n{dm.method}, dt = {dm.dt:g} s: x[k+1] = Ad x[k] + Bd tau[k]\n\n" + _matrix("Ad", dm.Ad) + "\n"
             + _matrix("Bd", dm.Bd) + "\neigenvalues of Ad\n" + _eigs(dm.eigenvalues))
@@ -134,7 +127,6 @@ class IdentificationDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Identification: {model.name or 'the arm'}")
         self.model = model
-        self.closed = not model.is_serial   # a closed chain: its actuated joints, the numeric grouping
         self.bp: BaseParameters | ClosedBaseParameters | None = None
         self.runner = JobRunner(self, status_line=False, show_errors=False)   # progress and Cancel
         self.status = QLabel("finding the base parameters…")
@@ -179,12 +171,8 @@ class IdentificationDialog(QDialog):
         self.status.setText(f"error: {message}")
 
     def _base_job(self) -> ProcessJob:
-        from ..report.identification import base_parameter_table
-        table = base_parameter_table
-        if self.closed:
-            from ..control.excitation import closed_base_table
-            table = closed_base_table   # type: ignore[assignment]  # the same (parameters, rows) pair
-        return ProcessJob(call_job, (table, (self.model,), "base parameters", self.model.name or ""),
+        from ..window_jobs import identification_table
+        return ProcessJob(call_job, (identification_table, (self.model,), "base parameters", self.model.name or ""),
                           "base parameters")
 
     def _show_base(self, result) -> None:
@@ -199,56 +187,30 @@ class IdentificationDialog(QDialog):
         self.table.resizeColumnsToContents()
         bp = self.bp
         assert bp is not None   # set two lines up
-        if self.closed:
-            notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones: tau_a = W^T Y_tree pi "
-                     "grouped numerically (QR of W^T Y_tree over random closed states)."]
-        else:
-            rank = cast("BaseParameters", bp).rank   # a serial arm's symbolic base parameters
-            notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones (rank of Y: {rank})."]
+        rank = getattr(bp, "rank", None)   # symbolic base parameters say their rank; a numeric grouping its method
+        notes = [f"{bp.count} base parameters of {10 * self.model.n} standard ones "
+                 + (f"(rank of Y: {rank})." if rank is not None else
+                    ": tau_a = W^T Y_tree pi grouped numerically (QR of W^T Y_tree over random closed states).")]
         notes.append("Dropped: " + (", ".join(bp.dropped) or "none"))
         notes += [f"Numeric grouping: {g}" for g in getattr(bp, "numeric_groups", ())]
         self.status.setText("\n".join(notes))
         self.load.setEnabled(True)
         self.generate.setEnabled(True)
-        if self.closed:
-            self.generate.setToolTip("A Fourier series of the actuated joints within their limits, every sample "
-                                     "closing the loops (the best conditioned of 20 draws)")
-
-    def _arm(self):
-        from ..kinematics import NumericArm
-        try:
-            return NumericArm.from_model(self.model)
-        except ValueError as exc:
-            self.condition.setText(f"cond(Y_b): {exc}")
-            return None
+        self.generate.setToolTip("A Fourier series of the actuated joints within their limits, every sample "
+                                 "closing the loops of a closed chain (the best conditioned of 20 draws)")
 
     def excite(self) -> None:
-        from ..control.excitation import fourier_excitation
-        if self.closed:
-            return self._excite_closed()
-        arm = self._arm()
-        if arm is None or self.bp is None:
-            return
-        period, harmonics, bp = self.period.value(), self.harmonics.value(), cast("BaseParameters", self.bp)
-
-        def job(token):
-            yield Progress("excitation", None, "Fourier series")
-            return fourier_excitation(bp, arm, period, harmonics)
-        self.condition.setText("cond(Y_b): searching…")
-        self._start(job, self._show_excitation)
-
-    def _excite_closed(self) -> None:
-        """A closed chain's excitation in a worker (control/excitation.py): every draw's
-        samples close the loops and evaluate 10 n unit-parameter RNEAs."""
-        from ..control.excitation import closed_excitation
+        """The excitation search in a worker (the core's, :func:`~designer.window_jobs.identification_excitation`;
+        a closed chain's samples close the loops and evaluate 10 n unit-parameter RNEAs)."""
+        from ..window_jobs import identification_excitation
         if self.bp is None:
             return
-        model, bp = self.model, cast("ClosedBaseParameters", self.bp)
+        model, bp = self.model, self.bp
         period, harmonics = self.period.value(), self.harmonics.value()
 
         def job(token):
             yield Progress("excitation", None, "Fourier series of the actuated joints")
-            return closed_excitation(model, bp, period, harmonics)
+            return identification_excitation(model, bp, period, harmonics)
         self.condition.setText("cond(Y_b): searching…")
         self._start(job, self._show_excitation)
 
@@ -258,35 +220,19 @@ class IdentificationDialog(QDialog):
                                f"{ex.condition:.6g}")
 
     def load_csv(self, path: str | None = None) -> None:
+        """cond(Y_b) over a trajectory of the actuated joints (t, q, qd, qdd columns named by their links, as
+        `torques` reads them), in a worker; a bad file is named on the condition line."""
+        from ..control.excitation import read_actuated_trajectory
         from ..errors import UserError
-        from ..tables import read_trajectory
-        from ..control.excitation import condition_number
+        from ..window_jobs import identification_condition
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
             if not path:
                 return
             remember_folder(path)
-        if self.closed:
-            return self._load_closed(path)
-        arm = self._arm()
-        if arm is None or self.bp is None:
-            return
-        try:
-            _, Q, QD, QDD, _ = read_trajectory(path, self.model.n)
-        except UserError as exc:
-            self.condition.setText(f"cond(Y_b): {exc}")
-            return
-        cond = condition_number(cast("BaseParameters", self.bp), arm, Q.T, QD.T, QDD.T)   # a serial arm's
-        self.condition.setText(f"cond(Y_b) over {path} ({len(Q)} samples): {cond:.6g}")
-
-    def _load_closed(self, path: str) -> None:
-        """cond(Y_b) of a closed chain over a trajectory of its actuated joints (t, then one column each),
-        in a worker: every sample closes the loops and evaluates 10 n unit-parameter RNEAs."""
-        from ..control.excitation import closed_condition_number, read_actuated_trajectory
-        from ..errors import UserError
         if self.bp is None:
             return
-        try:   # columns named by the links, as `torques` reads them
+        try:
             columns, Q, QD, QDD = read_actuated_trajectory(path, self.model)
         except UserError as exc:
             self.condition.setText(f"cond(Y_b): {exc}")
@@ -296,7 +242,7 @@ class IdentificationDialog(QDialog):
 
         def job(token):
             yield Progress("cond(Y_b)", None, f"{len(Q)} samples")
-            return closed_condition_number(model, bp, Q, QD, QDD)   # type: ignore[arg-type]  # a closed chain's
+            return identification_condition(model, bp, Q, QD, QDD)
         self.condition.setText("cond(Y_b): computing…")
         self._start(job, lambda cond: self.condition.setText(
             f"cond(Y_b) over {path} ({len(Q)} samples of {names}): {cond:.6g}"))

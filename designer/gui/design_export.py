@@ -98,9 +98,8 @@ def grab_figures(window) -> tuple[list[Figure], list[str]]:
             notes.append("the simulation is out of date and was left out")
         else:
             r = simulate.result
-            from .simulate import ElasticMotionResult
             plotted = ("q, the tool's deviation from the rigid arm, the springs' deflection and energy"
-                       if isinstance(r, ElasticMotionResult) else "q, joint torques and energy")
+                       if getattr(r, "deviation", None) is not None else "q, joint torques and energy")
             figures.append(Figure("Simulation", _plot_png(simulate.plots), f"{r.kind}, {r.t[-1]:.3g} s: {plotted}"))
     map_view = window.explore.map_view
     if map_view.result is not None:

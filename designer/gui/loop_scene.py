@@ -18,8 +18,8 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
 from ..model.validation import Problem, Severity
 
-__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_problems",
-           "ClosureError"]
+__all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_parts", "loop_count",
+           "loop_problems", "ClosureError"]
 
 
 def tree_segments(tree: TreeArm, T: np.ndarray) -> np.ndarray:
@@ -56,12 +56,22 @@ def loop_bars(tree: TreeArm, T: np.ndarray) -> np.ndarray:
     link's far end, and a bar from there along the link (the palletizer's forearm extended back to
     the coupler's pin) would hide inside the link's own solid."""
     origins = tree.joint_axes(T)[0]
-    out = np.empty((len(tree.loops), 2, 2, 3))
-    for k, (i, j, Fi, Fj, _kind) in enumerate(tree.loops):
-        for side, (link, F) in enumerate(((i, Fi), (j, Fj))):
-            start = T[0, :3, 3] if link < 0 else origins[link]
-            out[k, side] = (start, (T[link + 1] @ F)[:3, 3])
-    return out
+    ends = [[(T[0, :3, 3] if link < 0 else origins[link], (T[link + 1] @ F)[:3, 3]) for link, F in ((i, Fi), (j, Fj))]
+            for i, j, Fi, Fj, _kind in tree.loops]
+    return np.array(ends, dtype=float).reshape(-1, 2, 2, 3)
+
+
+def loop_count(mechanism: Mechanism | None) -> int:
+    """How many loops the mechanism has (none without a :class:`Mechanism`)."""
+    return 0 if mechanism is None else len(mechanism.tree.loops)
+
+
+def loop_parts(mechanism: Mechanism | None, T: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """What the view draws of the mechanism's loops: their bars (:func:`loop_bars`) and each cut joint's frame in
+    the world (4, 4); none for a mechanism without loops (the window keeps no :class:`Mechanism` for it)."""
+    tree = None if mechanism is None else mechanism.tree
+    cuts = [] if tree is None else [T[i + 1] @ Fi for i, _j, Fi, _Fj, _kind in tree.loops]
+    return (np.zeros((0, 2, 2, 3)) if tree is None else loop_bars(tree, T)), cuts
 
 
 class Mechanism:

@@ -1,38 +1,34 @@
-"""The Simulate tab: a motion computed in the worker (:mod:`designer.numeric.motion`), played back
-in the 3D view with play/pause, a time slider and a speed, with plots of q, of the joint torques
-and of the energy.
+"""The Simulate tab: a motion of any mechanism computed in the worker, played back in the 3D view with
+play/pause, a time slider and a speed, with plots of q, of the joint torques and of the energy.
 
-Three motions: the arm let go at rest from the current pose under gravity alone (forward
-dynamics; the energy stays constant, the check that the motion is right); a quintic move from the
-current pose to a typed target in a given time; a trajectory read from CSV (t, q1..qn, optionally
-qd and qdd). The last two are driven: their torques come from inverse dynamics, and the energy
-changes by the torques' work, drawn beside it as the check. A project with drive stiffness can run the
-elastic-joint model instead (the "elastic joints" check box, :class:`ElasticControls`; the job
-:func:`elastic_job`, with the rigid arm's run beside it): the motor-side plots (tool deviation, spring
-deflection, :class:`ElasticPlots`) appear when the result has motor states. A closed chain falls or moves to a
-target of its actuated joints under PD, simulated with its loops closed (:class:`ClosedControls`, the jobs
-:func:`closed_job` and :func:`closed_driven_job`). Every run goes through the core's one simulation
-(:mod:`designer.numeric.simulate`). The plots are built when the tab is first shown.
+Four motions, the same for a serial arm and a closed chain (whose actuated joints are the coordinates, its passive
+ones following the loops): the mechanism let go at rest from the current pose under gravity alone (forward
+dynamics; the energy stays constant, the check that the motion is right); a PD move of the actuated joints to a
+typed target (simulated: the PD with gravity compensation tracks a quintic from the slider pose to the target, then
+holds it); a quintic move to the target in a given time and a trajectory read from CSV (t, q1..qn of the actuated
+joints, ``t, q1, q2, q4, q6`` for the palletizer, optionally qd and qdd). The last two are given: their torques
+come from inverse dynamics, and the energy changes by the torques' work, drawn beside it as the check. Every run
+goes through the core's one interface (:func:`~designer.numeric.mechanism.load_dynamics`) and its motions
+(:mod:`designer.numeric.motion`: ``passive_job``, with a ``Move`` for the PD, and ``driven_job``) and gives one
+result, :class:`~designer.numeric.motion.MotionResult`: the tree's pose per frame (what playback drives the
+sliders with), the torques over the actuated joints, and what the mechanism adds (the largest loop residual and
+the peak force each cut joint carried, when it has loops), drawn when present.
+End stops ("stop") act on every joint of the tree, the passive ones included; their work joins the energy check.
+The plots are built when the tab is first shown.
 
-The elastic motions (issue 23): the arm let go at rest from the pose with its springs holding gravity (no motor
-torque), and a quintic move to a target under the motor-side PD (:class:`~designer.numeric.simulate.PDControl`,
-on the motors). The rigid reference is the same run with every stiffness made infinite (the motors' reflected
-inertia then joins M). The result carries the tool's deviation from the rigid arm (mm), the springs' deflection
-theta/N - q per elastic joint, and the energy with rotors and springs beside the work of the motor torques less
-what the gearbox damping took (so E - E(0) = work is the check, and a passive undamped arm keeps its energy).
-
-A closed chain's motions (issue 22): the actuated joints are integrated, the passive ones follow the loops, and
-the result carries the whole tree's pose per frame (what the 3D view plays back) and the largest loop residual.
-Three motions, as for a serial arm: let go at rest, a move to a target of the actuated joints (simulated: the
-PD with gravity compensation tracks a quintic from the slider pose to the target, then holds it), and a CSV
-trajectory of the actuated joints (``t, q1, q2, q4, q6`` for the palletizer) with the torques that drive it
-(inverse dynamics). End stops ("stop") act on every joint of the tree, the passive ones included
-(:func:`~designer.numeric.closed_drive.closed_end_stops_for`); their work joins the energy check."""
+A project with drive stiffness can run the elastic-joint model instead (the "elastic joints" check box,
+:class:`ElasticControls`; the job :func:`elastic_job`, with the rigid arm's run beside it; issue 23): the arm let
+go at rest from the pose with its springs holding gravity (no motor torque), and a PD move to a target under the
+motor-side PD (:class:`~designer.numeric.simulate.PDControl`, on the motors). The rigid reference is the same run
+with every stiffness made infinite (the motors' reflected inertia then joins M). The result carries the tool's
+deviation from the rigid arm (mm), the springs' deflection theta/N - q per elastic joint (the plots
+:class:`ElasticPlots`, shown when the result holds them), and the energy with rotors and springs beside the work of
+the motor torques less what the gearbox damping took (so E - E(0) = work is the check, and a passive undamped arm
+keeps its energy)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,14 +38,15 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, Q
                                QSlider, QVBoxLayout, QWidget)
 
 from ..kinematics import NumericArm
+from ..kinematics.tree import TreeArm
 from ..model import Manipulator
 from ..numeric.closed_drive import SERVO_HZ
 from ..jobs import CancelToken, Job, Progress
 from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
-from ..numeric.end_stops import describe_passes, end_stops_for, limit_passes, starts_inside
-from ..numeric.engine import arm_dynamics
-from ..numeric.simulate import PDControl, simulate_job, tool_deviation
-from ..numeric.motion import MotionResult, driven_job, passive_job, work_done
+from ..numeric.end_stops import describe_passes, limit_passes, starts_inside
+from ..numeric.mechanism import load_dynamics
+from ..numeric.simulate import PDControl, simulate_job
+from ..numeric.motion import MotionResult, Move, driven_job, passive_job, work_done
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
@@ -59,21 +56,24 @@ from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
 
-__all__ = ["SimulatePanel", "SimulationResult", "passive_job", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots",
-           "ElasticMotionResult", "ClosedControls", "closed_plots", "gains_row", "elastic_job", "default_gains",
-           "samples_for", "ELASTIC_REFUSALS", "ClosedMotionResult", "ClosedMove", "closed_job", "closed_driven_job",
-           "closed_text", "given"]
+__all__ = ["SimulatePanel", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPlots", "PDControls", "gains_row",
+           "elastic_job", "default_gains", "samples_for", "ELASTIC_REFUSALS", "result_text", "tool_points"]
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
 
-SimulationResult = MotionResult   # the name this module gave it first
+PD_TIP = ("Move the actuated joints from the current pose to the target under PD with gravity compensation along a "
+          "quintic in the given time, then hold (simulated: the arm lags the reference; the passive joints of a "
+          "closed chain follow the loops)")
 MOTIONS = {"passive fall": "Release from this pose",
-           "quintic move": "Move to the target",
+           "PD move": "Move to the target under PD",
+           "quintic move": "Drive the quintic to the target",
            "trajectory CSV": "Drive along the CSV"}
-TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, gravity the only load",
+TIPS = {"passive fall": "Simulate the arm let go at rest from the current pose, gravity the only load; the passive "
+                        "joints of a closed chain follow the loops",
+        "PD move": PD_TIP,
         "quintic move": "Move rest to rest from the current pose to the target pose in the given time, with the "
                         "torques that drive it",
         "trajectory CSV": "Follow the CSV's trajectory, with the torques that drive it"}
@@ -105,7 +105,7 @@ class SimulatePanel(QWidget):
         self.model: Manipulator | None = None
         self.arm: NumericArm | None = None
         self.q0 = np.zeros(0)
-        self.result, self.result_model = None, None   # a SimulationResult and the Manipulator it is of
+        self.result, self.result_model = None, None   # a MotionResult and the Manipulator it is of
         self.duration = spin_box(self, 0.1, 60.0, 3.0, decimals=2, suffix=" s",
                                  tip="Time to simulate (passive fall) or of the move (quintic)")
         self.motion = QComboBox(self)
@@ -118,8 +118,8 @@ class SimulatePanel(QWidget):
             self.limits.addItem(f"Limits: {text}", mode)
             self.limits.setItemData(self.limits.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.limits.setToolTip("What a simulation does at the joint limits (Link tab): pass them and say so, or "
-                               "stop there (end stops; a passive fall, or a closed chain's PD move: a serial "
-                               "arm's driven motion is given)")
+                               "stop there (end stops; a passive fall or a PD move: a quintic or a CSV "
+                               "is given, nothing stops it)")
         narrow_combo(self.limits, 12)   # its longest entry made the tab too wide for a 1024 px window
         self.target = QLineEdit(self)
         self.target.setPlaceholderText(TARGET_TIP)
@@ -149,7 +149,7 @@ class SimulatePanel(QWidget):
         self._built: dict = {}
         self.elastic = ElasticControls(self, self.run_button)   # elastic joints: check box, PD gains, two plots
         self.elastic.check.toggled.connect(lambda _on: self._motion_changed(self.motion.currentText()))
-        self.closed = ClosedControls(self, self.run_button)   # a closed chain's move: PD gains, hold time
+        self.pd = PDControls(self, self.run_button)   # a PD move's gains and hold time
         self.duration.valueChanged.connect(self._duration_changed)
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
@@ -176,7 +176,7 @@ class SimulatePanel(QWidget):
         layout.addLayout(motion_row)
         layout.addLayout(run_row)
         layout.addWidget(self.elastic)
-        layout.addWidget(self.closed)
+        layout.addWidget(self.pd)
         layout.addWidget(self.runner)
         layout.addWidget(self.status)
         layout.addWidget(self.stale_banner)
@@ -256,15 +256,20 @@ class SimulatePanel(QWidget):
     def _motion_changed(self, name: str) -> None:
         self.run_button.setText(MOTIONS[name])
         self.run_button.setToolTip(TIPS[name])
-        self.target.setVisible(name == "quintic move")
+        self.target.setVisible(name in ("quintic move", "PD move"))
         self.csv_path.setVisible(name == "trajectory CSV")
         self.browse_button.setVisible(name == "trajectory CSV")
         self.duration.setEnabled(name != "trajectory CSV")
         self.elastic.set_motion(name)
-        if not self.closed.on:
-            self.target.setPlaceholderText(TARGET_TIP)
-            self.csv_path.setPlaceholderText(CSV_TIP)
-        self.closed.set_motion(name, self.target, self.csv_path)
+        self.pd.set_motion(name, not self.elastic.on)
+        names = ", ".join(f"q{i + 1}" for i in self.actuated())
+        self.target.setPlaceholderText(f"target of the actuated joints {names} (deg, or m for prismatic joints)")
+        self.csv_path.setPlaceholderText(f"trajectory CSV of the actuated joints: t, {names}[, qd…, qdd…] (rad or m, "
+                                         "SI)")
+
+    def actuated(self) -> list[int]:
+        """The actuated joints (0-based tree indices; every joint of a serial arm)."""
+        return [] if self.model is None else [i for i, link in enumerate(self.model.links) if link.actuated]
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Trajectory", str(last_folder()), "CSV (*.csv);;All files (*)")
@@ -276,7 +281,6 @@ class SimulatePanel(QWidget):
     def set_model(self, model: Manipulator, arm: NumericArm | None) -> None:
         self.model, self.arm = model, arm
         self.elastic.set_model(model)
-        self.closed.set_model(model)
         self._motion_changed(self.motion.currentText())
         stale = self.result is not None and model != self.result_model
         self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
@@ -337,7 +341,7 @@ class SimulatePanel(QWidget):
         self.status.setText("Simulating…")
         self.run_button.setEnabled(False)
 
-        def finished(result: SimulationResult) -> None:
+        def finished(result: MotionResult) -> None:
             self.run_button.setEnabled(True)
             self.show_result(result, model)
             self.finished.emit()
@@ -360,73 +364,80 @@ class SimulatePanel(QWidget):
         frames = int(duration * 1000 / FRAME_MS) + 1
         motion = self.motion.currentText()
         limits = self.limits.currentData()
-        if not model.is_serial:   # a closed chain: the core's closed-chain integration (closed_motion)
-            return self.closed.job(arm, q0, duration, frames, motion, limits, self.target.text(), self.csv_path.text())
+        act = self.actuated()
         if self.elastic.on:
-            target = self._target(model, arm.n) if motion == "quintic move" else q0
+            target = self._target(model, act) if motion == "PD move" else q0
             return self.elastic.job(arm, q0, duration, frames, motion, limits, target)
-        if motion == "passive fall":
-            if limits == "stop":
-                end_stops_for(arm, q0)   # a ValueError if the pose is outside the limits, before any work
-            return lambda token: passive_job(arm, q0, duration, frames, token, limits=limits)
+        if motion in ("passive fall", "PD move"):
+            if limits == "stop":   # a pose past a limit (passive ones included) is refused before any work
+                starts_inside(q0, arm.limits, arm.revolute)
+            move = None
+            if motion == "PD move":
+                move = self.pd.move_to(self._target(model, act), duration, len(act))
+                # RATE samples a second at least: the work's trapezoid sum over 40 ms frames was 0.4 J off E - E(0)
+                # in the middle of a 1 s palletizer move (of 90 J done); at 5 ms about 60 times less
+                span = duration + move.hold
+                frames = max(int(frames * span / duration) + 1, int(RATE * span) + 1)
+            names = self._loop_names()
+            return lambda token: passive_job(load_dynamics(model, springs=False), q0, duration, frames, token, limits,
+                                             move, arm, names)
         from ..explore.sizing import quintic, read_trajectory
         if motion == "quintic move":
-            traj = quintic(q0, self._target(model, arm.n), duration, max(frames, QUINTIC_STEPS))
+            traj = quintic(q0[act], self._target(model, act), duration, max(frames, QUINTIC_STEPS))
         else:
             path = self.csv_path.text().strip()
             if not path:
                 raise ValueError("Choose a trajectory CSV (Browse…).")
             if not Path(path).is_file():
                 raise ValueError(f"{path}: no such file")
-            traj = read_trajectory(path, arm.n)
-        return lambda token: driven_job(arm, traj.t, traj.q, traj.qd, traj.qdd, motion, token, limits=limits)
+            # columns named by the actuated joints' links (t, q1, q2, q4, q6 for the palletizer)
+            traj = read_trajectory(path, len(act), [i + 1 for i in act])
+        names = self._loop_names()
+        return lambda token: driven_job(load_dynamics(model, springs=False), traj.t, traj.q, traj.qd, traj.qdd, motion,
+                                        token, limits=limits, limits_of=arm, loop_names=names)
 
-    def _target(self, model: Manipulator, n: int) -> np.ndarray:
-        target = parse_values(self.target.text(), n, "target pose")
+    def _loop_names(self) -> list[str]:
+        """The model's loops as the status line names them (none without loops)."""
+        return [] if self.model is None else [loop.label(k) for k, loop in enumerate(self.model.loops, start=1)]
+
+    def _target(self, model: Manipulator, act: list[int]) -> np.ndarray:
+        """The typed target of the actuated joints (rad or m)."""
+        target = parse_values(self.target.text(), len(act), "target pose")
         if target is None:
-            raise ValueError("Type a target pose: one value per joint (deg, or m for prismatic joints).")
-        return target * np.array([math.pi / 180.0 if link.is_revolute else 1.0 for link in model.links])
+            raise ValueError("Type a target pose: one value per actuated joint "
+                             f"({', '.join(f'q{i + 1}' for i in act)}; deg, or m for prismatic joints).")
+        return target * np.array([math.pi / 180.0 if model.links[i].is_revolute else 1.0 for i in act])
 
     def cancel(self) -> None:
         self.runner.cancel()
 
-    def show_result(self, result: SimulationResult, model: Manipulator | None) -> None:
+    def show_result(self, result: MotionResult, model: Manipulator | None) -> None:
+        """Draw what the result holds: q of every tree joint, the torques of the actuated ones (or, for the elastic
+        model, its deviation and deflection plots), the energy and the work; the status line's words."""
         self.result, self.result_model = result, model
         self.stale_banner.hide()
-        elastic = isinstance(result, ElasticMotionResult)
+        elastic = result.deviation is not None
         self.elastic_plots.arrange(elastic)
         self._clear_plots()
-        # a closed chain's torques are over its actuated joints (named by their links), its q over the tree
-        torque_joints = result.actuated if isinstance(result, ClosedMotionResult) else range(result.q.shape[1])
+        revolute = self._revolute(result.q.shape[1])
         for i in range(result.q.shape[1]):
             self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2), name=f"q{i + 1}")
-        for k, i in enumerate(torque_joints):
-            if result.tau is not None and not elastic:
+        if result.tau is not None and not elastic:   # over the actuated joints, named by their links
+            for k, i in enumerate(result.actuated):
                 self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
                                    name=f"τ{i + 1}")
         e = result.energy
         self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
-        if isinstance(result, ElasticMotionResult):   # motor torques' work less the damping's (0: passive, undamped)
-            self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
+        dashed = pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine)
+        if elastic:   # motor torques' work less the damping's (0: passive, undamped)
+            self.e_plot.plot(result.t, result.work, pen=dashed,
                              name="work of τm − damping" if result.tau is not None else "work of the damping")
-            text = self.elastic_plots.show(result, self._revolute(result.q.shape[1]))
-        elif isinstance(result, ClosedMotionResult):   # a fall, a PD move or a CSV, with or without stops
-            text = closed_plots(result, self.tau_plot, self.e_plot, self._revolute(result.q.shape[1]))
-        elif result.work is None or result.tau is None:   # a passive fall has neither
-            self.tau_plot.setTitle("joint torques: none (the arm is let go)")
-            drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
-            text = (f"{result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
-                    "(no friction, no torques: it should stay constant)")
+            text = self.elastic_plots.show(result, revolute)
         else:
-            stops = result.kind.endswith("end stops")
-            self.tau_plot.setTitle("end-stop torques" if stops else "joint torques (inverse dynamics)")
-            self.e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                             name="work of the end stops" if stops else "work of τ")
-            peaks = ", ".join(f"{abs_max:.3g} {'N·m' if rev else 'N'}" for abs_max, rev in
-                              zip(np.abs(result.tau).max(axis=0), self._revolute(result.q.shape[1])))
-            gap = float(np.abs(e - e[0] - result.work).max())
-            text = (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; peak |τ| per joint: {peaks}. "
-                    f"Energy change and the {'stops' if stops else 'torques'}' work differ by at most {gap:.2g} J.")
+            self.tau_plot.setTitle(torque_title(result))
+            if result.work is not None:
+                self.e_plot.plot(result.t, result.work, pen=dashed, name=work_name(result))
+            text = result_text(result, revolute)
         if result.passes:
             text = text.rstrip(".") + "." + self._limits_text(result)
         self.status.setText(text)
@@ -440,16 +451,15 @@ class SimulatePanel(QWidget):
         self._set_playable(True)
         self._show_frame(0)
 
-    def _limits_text(self, result: SimulationResult) -> str:
+    def _limits_text(self, result: MotionResult) -> str:
         if not result.passes:
             return ""
         said = describe_passes(list(result.passes), self._revolute(result.q.shape[1]))
         if result.kind.endswith("end stops"):
             return f" At the end stops: {said}."
-        simulated = result.kind.startswith("passive") or isinstance(result, ClosedMotionResult) and not given(result)
-        why = ("the elastic model has no end stops" if isinstance(result, ElasticMotionResult) else
-               "no end stops: choose 'end stops at the limits' to model them" if simulated
-               else "the motion is given: nothing stops it")
+        why = ("the elastic model has no end stops" if result.deviation is not None else
+               "the motion is given: nothing stops it" if result.given
+               else "no end stops: choose 'end stops at the limits' to model them")
         return (f" Joint limits passed ({why}): {said}. "
                 "Playback shows the simulated values, red where outside the limits.")
 
@@ -509,16 +519,17 @@ class SimulatePanel(QWidget):
 # -- the elastic-joint parts (issue 23): the check box, the motor-side PD gains, the two plots an elastic result adds
 ELASTIC_TIPS = {"passive fall": "Simulate the elastic arm let go at rest from the current pose, its springs "
                                 "holding gravity at the start, no motor torque; and the rigid arm's fall beside it",
-        "quintic move": "Move from the current pose to the target along a quintic in the given time under the "
+        "PD move": "Move from the current pose to the target along a quintic in the given time under the "
                         "motor-side PD, then hold; and the rigid arm's run under the same control beside it"}
 
 
 class ElasticControls(QWidget):
-    """The check box (shown for a serial project with drive stiffness) and the PD gains row (a move only)."""
+    """The check box (shown for a project with drive stiffness) and the PD gains row (a move only)."""
 
     def __init__(self, parent: QWidget, run_button):
         super().__init__(parent)
         self.run_button = run_button   # its tool tip says what an elastic run does
+        self.model: Manipulator | None = None
         self.joints: ElasticJoints | None = None
         self._motion = ""
         self.check = QCheckBox("elastic joints", parent)
@@ -540,46 +551,48 @@ class ElasticControls(QWidget):
         return self.joints is not None and self.check.isChecked()
 
     def set_model(self, model) -> None:
-        self.joints = joints_or_none(model) if model is not None and model.is_serial else None
+        self.model, self.joints = model, joints_or_none(model)
         self.check.setVisible(self.joints is not None)   # the panel calls set_motion next
 
     def set_motion(self, name: str) -> None:
         """The gains row for an elastic move; the run button's tip for an elastic run (the panel sets the rigid
         one before it calls here, also when the check box changes)."""
         self._motion = name
-        self.setVisible(self.on and name == "quintic move")
+        self.setVisible(self.on and name == "PD move")
         if self.on and name in ELASTIC_TIPS:
             self.run_button.setToolTip(ELASTIC_TIPS[name])
 
     def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target):
-        """The job factory of the elastic motion (ValueError naming a bad input); ``target`` in rad or m. A move
-        lasts ``duration`` and the run the hold time more."""
-        joints = self.joints
-        if joints is None:
+        """The job factory of the elastic motion (ValueError naming a bad input); ``q0`` the tree's pose,
+        ``target`` of the actuated joints in rad or m. A move lasts ``duration`` and the run the hold time more."""
+        joints, model = self.joints, self.model
+        if joints is None or model is None:
             raise ValueError("Elastic joints: no joint has a drive stiffness.")
-        if motion not in ("passive fall", "quintic move"):
-            raise ValueError(ELASTIC_REFUSALS["trajectory CSV"])
+        if motion not in ("passive fall", "PD move"):
+            raise ValueError(ELASTIC_REFUSALS["given"])
         if limits == "stop":
             raise ValueError(ELASTIC_REFUSALS["stop"])
         E = joints.elastic
+        act = [i for i, link in enumerate(model.links) if link.actuated]   # the coordinates the joints are of
         if np.any(joints.rotor[E] <= 0):
-            names = ", ".join(f"q{i + 1}" for i in E if joints.rotor[i] <= 0)
+            names = ", ".join(f"q{act[i] + 1}" for i in E if joints.rotor[i] <= 0)
             raise ValueError(f"Elastic joints: {names} need the motor's rotor inertia (drive data, motor inertia) "
                              "for the motor side's dynamics.")
         control, span = None, duration
-        if motion == "quintic move":
-            kp0, kd0 = default_gains(arm, joints, q0)
-            kp = np.asarray(parse_values(self.kp.text(), arm.n, "Kp", kp0), dtype=float)
-            kd = np.asarray(parse_values(self.kd.text(), arm.n, "Kd", kd0), dtype=float)
+        if motion == "PD move":
+            q0_act = np.asarray(q0, float)[act]
+            kp0, kd0 = default_gains(load_dynamics(model, springs=False), joints, q0_act)
+            kp = np.asarray(parse_values(self.kp.text(), len(act), "Kp", kp0), dtype=float)
+            kd = np.asarray(parse_values(self.kd.text(), len(act), "Kd", kd0), dtype=float)
             # an empty field says what it stood for (the default depends on the pose)
             self.kp.setPlaceholderText(f"Kp (N·m/rad), default here {_short(kp0)}")
             self.kd.setPlaceholderText(f"Kd (N·m·s/rad), default here {_short(kd0)}")
             if not (np.all(kp > 0) and np.all(kd >= 0) and np.all(np.isfinite(kp)) and np.all(np.isfinite(kd))):
                 raise ValueError("Motor-side PD: Kp must be positive and Kd not negative, for every joint.")
-            control = PDControl(kp.tolist(), kd.tolist(), list(target), list(q0), duration)
+            control = PDControl(kp.tolist(), kd.tolist(), list(target), q0_act.tolist(), duration)
             span = duration + self.hold.value()
             frames = int(frames * span / duration) + 1
-        return lambda token: elastic_job(arm, joints, q0, span, frames, token, control, limits)
+        return lambda token: elastic_job(model, arm, joints, q0, span, frames, token, control, limits)
 
 
 class ElasticPlots:
@@ -619,7 +632,7 @@ class ElasticPlots:
     def plots(self) -> tuple:
         return (self.deviation, self.deflection) if self.shown else ()
 
-    def show(self, result: ElasticMotionResult, revolute: list[bool]) -> str:
+    def show(self, result: MotionResult, revolute: list[bool]) -> str:
         """Draw the result's deviation and deflections; the status line's words about them."""
         for plot, line in zip((self.deviation, self.deflection), self.lines):
             plot.clear()
@@ -681,115 +694,88 @@ def _short(values) -> str:
     return ", ".join(f"{v:.3g}" for v in values)
 
 
-# -- the closed chain's row (issue 22): the PD gains on the actuated joints and the hold time of a move
-RATE = 200   # samples per simulated second of a move
 
-CLOSED_TIPS = {"passive fall": "Simulate the mechanism let go at rest from the current pose, gravity the only "
-                               "load; the passive joints follow the loops",
-        "quintic move": "Move the actuated joints from the current pose to the target under PD with gravity "
-                        "compensation along a quintic in the given time, then hold; the passive joints follow "
-                        "the loops",
-        "trajectory CSV": "Follow the CSV's trajectory of the actuated joints (t, q1, q2, q4, q6 ... named by their "
-                          "links), with the torques that drive it; the passive joints follow the loops"}
+# -- the PD row: the gains on the actuated joints and the hold time of a PD move (every rigid mechanism)
+RATE = 200   # samples per simulated second of a PD move
 
 
-class ClosedControls(QWidget):
-    """Kp, Kd and the hold time of a closed chain's move (shown for a closed chain's "Move to the target")."""
+class PDControls(QWidget):
+    """Kp, Kd and the hold time of a PD move (shown for "PD move" of the rigid model)."""
 
     def __init__(self, parent: QWidget, run_button):
         super().__init__(parent)
         self.run_button = run_button
-        self.model = None
         self.kp, self.kd, self.hold = gains_row(
             self, "PD on the actuated joints:", f", empty: a {SERVO_HZ:g} Hz servo",
             "PD gain {what} on each actuated joint ({unit}; N/m, N·s/m for a prismatic joint): one value or one per "
-            f"actuated joint. Empty: Kp = M_a,ii (2π·{SERVO_HZ:g} Hz)², Kd 0.7 of critical damping, from the "
+            f"actuated joint. Empty: Kp = M_ii (2π·{SERVO_HZ:g} Hz)², Kd 0.7 of critical damping, from the "
             "diagonal of the mass matrix in the actuated joints",
             "Simulated time after the move, the target held: the settling")
         self.setVisible(False)
 
-    @property
-    def on(self) -> bool:
-        return self.model is not None and not self.model.is_serial
+    def set_motion(self, name: str, rigid: bool) -> None:
+        self.setVisible(rigid and name == "PD move")
 
-    def actuated(self) -> list[int]:
-        """The actuated joints (0-based tree indices)."""
-        return [] if self.model is None else [i for i, link in enumerate(self.model.links) if link.actuated]
-
-    def set_model(self, model) -> None:
-        self.model = model
-
-    def set_motion(self, name: str, target_edit: QLineEdit, csv_edit: QLineEdit) -> None:
-        """The gains row for a closed chain's move; the target's and the CSV's placeholders name the actuated
-        joints."""
-        self.setVisible(self.on and name == "quintic move")
-        if self.on:
-            names = ", ".join(f"q{i + 1}" for i in self.actuated())
-            target_edit.setPlaceholderText(f"target of the actuated joints {names} (deg, or m for prismatic joints)")
-            csv_edit.setPlaceholderText(f"trajectory CSV of the actuated joints: t, {names}[, qd…, qdd…] (rad or m, "
-                                        "SI)")
-            if name in CLOSED_TIPS:
-                self.run_button.setToolTip(CLOSED_TIPS[name])
-
-    def job(self, arm, q0, duration: float, frames: int, motion: str, limits: str, target_text: str,
-            csv_path: str = ""):
-        """The job factory of the motion (ValueError naming a bad input); ``arm``: the window's arm of the tree
-        (its joints' limits)."""
-        model = self.model
-        assert model is not None
-        if motion == "trajectory CSV":
-            return self._csv(model, csv_path, limits)
-        q0 = np.asarray(q0, float)
-        if limits == "stop":   # a pose past a limit (passive ones included) is refused before any work
-            starts_inside(q0, arm.limits, arm.revolute)
-        move = None
-        if motion == "quintic move":
-            act = self.actuated()
-            scale = np.array([math.pi / 180.0 if model.links[i].is_revolute else 1.0 for i in act])
-            target = parse_values(target_text, len(act), "target pose")
-            if target is None:
-                raise ValueError("Type a target pose: one value per actuated joint "
-                                 f"({', '.join(f'q{i + 1}' for i in act)}; deg, or m for prismatic joints).")
-            kp = parse_values(self.kp.text(), len(act), "Kp")
-            kd = parse_values(self.kd.text(), len(act), "Kd")
-            if (kp is not None and not np.all(np.isfinite(kp) & (kp > 0))) or \
-                    (kd is not None and not np.all(np.isfinite(kd) & (kd >= 0))):
-                raise ValueError("PD: Kp must be positive and Kd not negative, for every actuated joint.")
-            move = ClosedMove(tuple(target * scale), duration, self.hold.value(),
-                              None if kp is None else tuple(kp), None if kd is None else tuple(kd))
-            # RATE samples a second at least: the work's trapezoid sum over 40 ms frames was 0.4 J off E - E(0) in
-            # the middle of a 1 s palletizer move (of 90 J done); at 5 ms about 60 times less
-            span = duration + move.hold
-            frames = max(int(frames * span / duration) + 1, int(RATE * span) + 1)
-        return lambda token: closed_job(model, q0, duration, frames, token, limits, move)
-
-    def _csv(self, model, path: str, limits: str):
-        """A CSV trajectory of the actuated joints, named by their links (``t, q1, q2, q4, q6``)."""
-        from pathlib import Path
-
-        from ..explore.sizing import read_trajectory
-        path = path.strip()
-        if not path:
-            raise ValueError("Choose a trajectory CSV (Browse…).")
-        if not Path(path).is_file():
-            raise ValueError(f"{path}: no such file")
-        act = self.actuated()
-        traj = read_trajectory(path, len(act), [i + 1 for i in act])
-        return lambda token: closed_driven_job(model, traj.t, traj.q, traj.qd, traj.qdd, token, limits)
+    def move_to(self, target, duration: float, n: int) -> Move:
+        """The move the row and ``target`` (rad or m) describe (ValueError naming a bad gain)."""
+        kp = parse_values(self.kp.text(), n, "Kp")
+        kd = parse_values(self.kd.text(), n, "Kd")
+        if (kp is not None and not np.all(np.isfinite(kp) & (kp > 0))) or \
+                (kd is not None and not np.all(np.isfinite(kd) & (kd >= 0))):
+            raise ValueError("PD: Kp must be positive and Kd not negative, for every actuated joint.")
+        return Move(tuple(target), duration, self.hold.value(),
+                    None if kp is None else tuple(kp), None if kd is None else tuple(kd))
 
 
-def closed_plots(result: ClosedMotionResult, tau_plot, e_plot, revolute: list[bool]) -> str:
-    """The torque plot's title and the work's curve of a closed-chain result (the tab drew q, tau and E - E(0)
-    already); the status line's words."""
+# -- the one result of every run, and the status line's words about it -------------------------------------------
+def torque_title(result: MotionResult) -> str:
+    """The torque plot's title for a rigid result (its legend names the actuated joints: τ1, τ2, τ4, τ6 of the
+    palletizer)."""
+    if result.tau is None:
+        return "joint torques: none (the arm is let go)"
+    if result.target:
+        return "PD torques"
+    if result.given:
+        return "joint torques (inverse dynamics)"
+    return "end-stop torques"
+
+
+def work_name(result: MotionResult) -> str:
+    """The work curve's name (a result with work)."""
     stops = result.kind.endswith("end stops")
-    tau_plot.setTitle("PD torques, actuated joints" if result.target else
-                      "joint torques (inverse dynamics), actuated joints" if given(result) else
-                      "end-stop torques on the actuated joints" if stops else "joint torques: none (the arm is let go)")
-    if result.work is not None:
-        e_plot.plot(result.t, result.work, pen=pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine),
-                    name="work of τ" + (" and the stops" if stops else "") if result.target or given(result)
-                    else "work of the end stops")
-    return closed_text(result, revolute)
+    if result.target or result.given:
+        return "work of τ" + (" and the stops" if stops else "")
+    return "work of the end stops"
+
+
+def result_text(result: MotionResult, revolute: list[bool]) -> str:
+    """The status line's words about a rigid result: the energy check, the torques, and what the loops add (the
+    largest residual, the peak force each cut joint carried)."""
+    e = result.energy
+    text = f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; "
+    if result.work is None or result.tau is None:   # a fall without stops: nothing does work
+        drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
+        text += f"energy drift {drift:.2e} of its size (no friction, no torques: it should stay constant)"
+    else:
+        stops = result.kind.endswith("end stops")
+        what = ("the PD torques' and the stops'" if result.target and stops else "the PD torques'" if result.target
+                else "the torques'" if result.given else "the stops'")
+        act = list(result.actuated)
+        if result.target:
+            off = np.abs(result.q[-1, act] - np.asarray(result.target))
+            worst = int(np.argmax(off))
+            rev = revolute[act[worst]] if act[worst] < len(revolute) else True
+            miss = f"{np.degrees(off[worst]):.2g}°" if rev else f"{off[worst] * 1e3:.2g} mm"
+            text += f"at the end {miss} from the target (q{act[worst] + 1}); "
+        peaks = ", ".join(f"q{j + 1} {v:.3g} {'N·m' if j >= len(revolute) or revolute[j] else 'N'}"
+                          for j, v in zip(act, np.abs(result.tau).max(axis=0)))
+        gap = float(np.abs(e - e[0] - result.work).max())
+        text += f"peak |τ| per joint: {peaks}. Energy change and {what} work differ by at most {gap:.2g} J"
+    if result.residual is not None:
+        text += f"; largest loop residual {result.residual * 1000:.2g} mm"
+    for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
+        text += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
+    return text + "."
 
 
 # -- the elastic arm's job (module docstring) ------------------------------------------------------------------
@@ -803,39 +789,26 @@ MOST_SAMPLES = 20001   # 40 s at the full rate; longer runs are sampled more spa
 ELASTIC_SHARE = 1 / 3
 
 ELASTIC_REFUSALS = {
-    "trajectory CSV": "Elastic joints: the window releases the arm or moves it to a target under the motor-side "
-                      "PD; a CSV trajectory is for the rigid arm (untick 'elastic joints').",
+    "given": "Elastic joints: the window releases the arm or moves it to a target under the motor-side PD "
+             "('PD move'); a given motion (a quintic, a CSV trajectory) is for the rigid arm (untick "
+             "'elastic joints').",
     "stop": "Elastic joints: end stops are not part of the elastic model; choose another limits mode.",
 }
-
-
-@dataclass(frozen=True)
-class ElasticMotionResult(MotionResult):
-    """A :class:`MotionResult` of the elastic model: ``q`` the link side (what the 3D view plays back),
-    ``tau`` the motor torques at the joint side (N tau_m), ``work`` that of the motor torques less the damping's
-    dissipation, ``energy`` with rotors and springs."""
-
-    theta: np.ndarray | None = None        # (N, m) motor angles, motor side (rad)
-    deflection: np.ndarray | None = None   # (N, m) theta/N - q of the elastic joints (rad or m)
-    deviation: np.ndarray | None = None    # (N,) tool distance from the rigid arm's (m)
-    elastic: tuple = ()                    # the elastic joints' indices (0-based)
-    steps: int = 0                         # Radau's accepted steps (the elastic run)
-    gains: tuple = ()                      # (kp, kd) of a driven move, joint side
 
 
 def samples_for(duration: float, frames: int) -> int:
     return int(min(MOST_SAMPLES, max(frames, math.ceil(duration * ELASTIC_RATE) + 1)))
 
 
-def default_gains(arm: NumericArm, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarray]:
+def default_gains(link, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarray]:
     """Motor-side PD gains (joint side) a move can start from: Kp a tenth of the joint's stiffness (the
     position loop well below the spring; rigid joints the elastic ones' median), Kd damping the joint's own
-    inertia plus its reflected rotor at 0.7 of critical, 2 * 0.7 * sqrt(Kp J)."""
-    from ..numeric.engine import arm_dynamics
+    inertia plus its reflected rotor at 0.7 of critical, 2 * 0.7 * sqrt(Kp J). ``link``: the rigid link side's
+    :class:`~designer.numeric.protocol.Dynamics`, ``q0`` its coordinates."""
     k = joints.stiffness
     finite = k[np.isfinite(k)]
     kp = np.where(np.isfinite(k), 0.1 * k, 0.1 * float(np.median(finite)) if len(finite) else 1e3)
-    inertia = np.diag(arm_dynamics(arm).M(np.asarray(q0, float))) + joints.gear ** 2 * joints.rotor
+    inertia = np.diag(link.M(np.asarray(q0, float))) + joints.gear ** 2 * joints.rotor
     kd = 2 * 0.7 * np.sqrt(kp * np.maximum(inertia, 1e-9))
     return kp, kd
 
@@ -862,13 +835,21 @@ def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
     return work_done(t, power[:, None], np.ones((len(t), 1)))
 
 
-def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, frames: int, token: CancelToken,
-                control: PDControl | None = None, limits: str = "warn") -> Job[ElasticMotionResult]:
-    """The elastic arm from rest at ``q0`` (springs holding gravity), passive or under ``control``, sampled
-    at :func:`samples_for` times, and the rigid arm's same run for the tool's deviation."""
-    link = arm_dynamics(arm)
+def tool_points(tree: TreeArm, Q) -> np.ndarray:
+    """(N, 3) the tool point in frame 0 at the tree poses Q (N, n_tree)."""
+    return np.array([(tree.frames(q)[tree.tool_link + 1] @ tree.arm.tool)[:3, 3] for q in np.asarray(Q, float)])
+
+
+def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_tree, duration: float, frames: int,
+                token: CancelToken, control: PDControl | None = None, limits: str = "warn") -> Job[MotionResult]:
+    """The elastic model of any mechanism from rest at the actuated values of ``q0_tree`` (springs holding
+    gravity), passive or under ``control``, sampled at :func:`samples_for` times, and the rigid model's same run
+    for the tool's deviation; ``arm``: the one whose joint limits are checked (the tree's)."""
+    link = load_dynamics(model, springs=False)
+    act = list(link.actuated)
+    q0 = np.asarray(q0_tree, float)[act]
     dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
-    model = dyn.model
+    elastic = dyn.model
     t = np.linspace(0.0, duration, samples_for(duration, frames))
     traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
                             0.0, ELASTIC_SHARE, "elastic joints")
@@ -877,155 +858,17 @@ def elastic_job(arm: NumericArm, joints: ElasticJoints, q0, duration: float, fra
                                           control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
     token.check()
     yield Progress("energy", None, f"{len(traj.t)} states")
-    energy = np.atleast_1d(model.energy(traj.states()))
-    work = _work(model, traj.t, traj.q, traj.qd, traj.thetad, traj.tau_m)
-    deflection = traj.theta / model.NE - traj.q[:, model.E]
-    tau = None if traj.tau_m is None else traj.tau_m * model.N
-    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, traj.q, arm.limits))
+    energy = np.atleast_1d(elastic.energy(traj.states()))
+    work = _work(elastic, traj.t, traj.q, traj.qd, traj.thetad, traj.tau_m)
+    deflection = traj.theta / elastic.NE - traj.q[:, elastic.E]
+    tau = None if traj.tau_m is None else traj.tau_m * elastic.N
+    q_tree, rigid_tree = np.asarray(traj.q_tree), np.asarray(rigid.q_tree)
+    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, arm.limits))
     kind = "elastic passive fall" if control is None else "elastic move (motor-side PD)"
     gains = () if control is None else (tuple(control.kp), tuple(control.kd))
-    return ElasticMotionResult(traj.t, traj.q, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
-                               passes=passes, theta=traj.theta, deflection=deflection,
-                               deviation=tool_deviation(arm, traj.q, rigid.q), elastic=tuple(int(i) for i in model.E),
-                               steps=traj.steps, gains=gains)
-
-
-# -- a closed chain's jobs (module docstring) -------------------------------------------------------------------
-@dataclass(frozen=True)
-class ClosedMove:
-    """A move of the actuated joints: ``target`` (rad or m), the quintic's ``duration`` and the ``hold`` after it
-    (s), the gains (None: :func:`~designer.numeric.closed_drive.closed_gains` at the start)."""
-
-    target: tuple[float, ...]
-    duration: float
-    hold: float
-    kp: tuple[float, ...] | None = None
-    kd: tuple[float, ...] | None = None
-
-
-@dataclass(frozen=True)
-class ClosedMotionResult(MotionResult):
-    """A :class:`MotionResult` whose ``q`` is the tree's pose (every joint, the passive ones closed); ``tau`` (the
-    PD's, or the end stops' on a fall) and ``qd`` are over the actuated joints, ``actuated`` (0-based tree indices)."""
-
-    residual: float = 0.0          # the largest loop residual over the frames (m)
-    actuated: tuple = ()
-    gains: tuple = ()              # (kp, kd) of a move
-    target: tuple = ()             # a move's target (actuated joints)
-    cut_peaks: tuple = ()          # per loop (its name, the largest force its cut joint carried, N; at t, s)
-
-
-def closed_job(model: Manipulator, q0_tree, duration: float, frames: int, token: CancelToken,
-               limits: str = "warn", move: ClosedMove | None = None) -> Job[ClosedMotionResult]:
-    """The mechanism from rest at the actuated values of ``q0_tree``: released (``move`` None) or moved."""
-    from ..numeric.closed import closed_dynamics
-    from ..numeric.closed_drive import closed_end_stops_for, closed_gains
-    from ..numeric.simulate import PDControl, simulate_job
-    cd = closed_dynamics(model)
-    q0 = np.asarray(q0_tree, float)[cd.act]
-    stops = closed_end_stops_for(cd, q0) if limits == "stop" else None
-    control, span = None, duration
-    gains: tuple = ()
-    if move is not None:
-        kp, kd = closed_gains(cd, q0)
-        kp = kp if move.kp is None else np.asarray(move.kp, float)
-        kd = kd if move.kd is None else np.asarray(move.kd, float)
-        control = PDControl(kp.tolist(), kd.tolist(), list(move.target), q0.tolist(), move.duration)
-        gains, span = (tuple(kp), tuple(kd)), move.duration + move.hold
-    t = np.linspace(0.0, span, frames)
-    traj = yield from simulate_job(cd, q0, np.zeros(cd.n), (0.0, span), torque=control, t_eval=t, token=token,
-                                   end_stops=stops)
-    yield Progress("energy", None, f"{len(traj.t)} states")
-    assert traj.tau is not None and traj.kinetic is not None and traj.potential is not None   # a closed chain's run
-    assert traj.residual is not None
-    q_tree = np.asarray(traj.q_tree)
-    kind = "passive fall (closed chain)" if move is None else "PD move (closed chain)"
-    tau, work = None, None
-    if move is not None:
-        tau, work = traj.tau, work_done(traj.t, traj.tau, traj.qd)
-    if stops is not None:
-        kind += " with end stops"
-        tau = traj.stop_tau if tau is None else tau
-        work = traj.stop_work if work is None else work + traj.stop_work
-    passes = () if limits == "ignore" else tuple(limit_passes(traj.t, q_tree, cd.tree.arm.limits))
-    return ClosedMotionResult(np.asarray(traj.t), q_tree, traj.kinetic + traj.potential, qd=traj.qd, tau=tau,
-                              work=work, kind=kind, limits=limits, passes=passes,
-                              residual=float(np.max(traj.residual, initial=0.0)),
-                              actuated=tuple(int(i) for i in cd.act), gains=gains,
-                              target=() if move is None else tuple(move.target),
-                              cut_peaks=_cut_peaks(cd, traj.t, traj.cut_force))
-
-
-def _cut_peaks(cd, t, force) -> tuple:
-    """(loop name, largest |f| its cut joint carried (N), when (s)) per loop of the mechanism."""
-    if force is None or not len(t):
-        return ()
-    size = np.linalg.norm(np.asarray(force), axis=2)   # (rows, loops)
-    return tuple((name, float(size[:, k].max()), float(t[int(np.argmax(size[:, k]))]))
-                 for k, name in enumerate(cd.tree.loop_names))
-
-
-def closed_driven_job(model: Manipulator, t, q, qd, qdd, token: CancelToken, limits: str = "warn",
-                      chunk: int = 50) -> Job[ClosedMotionResult]:
-    """The torques that drive the actuated joints along (t, q, qd, qdd) (the serial arm's driven_job for a closed
-    chain: the loops closed row by row, tau_a = W^T tau_tree). The motion is given: end stops cannot change it,
-    so ``limits`` "stop" lists the passes as "warn" does. A row where the loops cannot close is named."""
-    from ..kinematics.closure import ClosureError
-    from ..numeric.closed import closed_dynamics
-    cd = closed_dynamics(model)
-    t, q, qd, qdd = (np.asarray(a, float) for a in (t, q, qd, qdd))
-    rows = len(t)
-    q_tree, tau = np.empty((rows, cd.n_tree)), np.empty((rows, cd.n))
-    energy, residual = np.empty(rows), np.empty(rows)
-    force = np.empty((rows, len(cd.tree.loops), 3))
-    follow = cd.following()
-    for r in range(rows):
-        if r % chunk == 0:
-            token.check()
-            yield Progress("torques", r / rows, f"{r} of {rows} states")
-        try:
-            q_tree[r] = follow.positions(q[r])
-        except ClosureError as exc:
-            raise ClosureError(f"trajectory row {r + 1} (t = {t[r]:.4g} s): {exc}") from None
-        tau[r] = follow.tau(q[r], qd[r], qdd[r])
-        force[r] = follow.cut_forces(q[r], qd[r], qdd[r]).force
-        energy[r] = sum(follow.energy(q[r], qd[r]))
-        residual[r] = follow.residual(q[r])
-    passes = () if limits == "ignore" else tuple(limit_passes(t, q_tree, cd.tree.arm.limits))
-    return ClosedMotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd),
-                              kind="trajectory CSV (closed chain)", limits=limits, passes=passes,
-                              residual=float(np.max(residual, initial=0.0)), actuated=tuple(int(i) for i in cd.act),
-                              cut_peaks=_cut_peaks(cd, t, force))
-
-
-def given(result: MotionResult) -> bool:
-    """A closed chain's motion that was given (a CSV trajectory), not simulated."""
-    return isinstance(result, ClosedMotionResult) and result.kind.startswith("trajectory")
-
-
-def closed_text(result: ClosedMotionResult, revolute: list[bool]) -> str:
-    """The status line's words about a closed-chain result (the energy check, the torques, the residual)."""
-    e = result.energy
-    residual = f"largest loop residual {result.residual * 1000:.2g} mm"
-    for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
-        residual += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
-    if result.work is None:   # a fall without stops: nothing does work
-        drift = float(np.ptp(e) / max(np.abs(e).max(), 1e-12)) if len(e) else 0.0
-        return (f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; energy drift {drift:.2e} of its size "
-                f"(no friction, no torques: it should stay constant); {residual}")
-    gap = float(np.abs(e - e[0] - result.work).max())
-    what = "the PD torques'" if result.target else "the torques'" if given(result) else "the stops'"
-    if result.target and result.kind.endswith("end stops"):
-        what = "the PD torques' and the stops'"
-    text = f"{result.kind}: {result.t[-1]:.3g} s, {len(result.t)} frames; "
-    if result.target:
-        units = [revolute[j] if j < len(revolute) else True for j in result.actuated]
-        off = np.abs(result.q[-1, list(result.actuated)] - np.asarray(result.target))
-        worst = int(np.argmax(off))
-        miss = f"{np.degrees(off[worst]):.2g}°" if units[worst] else f"{off[worst] * 1e3:.2g} mm"
-        text += f"at the end {miss} from the target (q{result.actuated[worst] + 1}); "
-    assert result.tau is not None
-    peaks = ", ".join(f"q{j + 1} {v:.3g}" for j, v in zip(result.actuated, np.abs(result.tau).max(axis=0)))
-    text += (f"peak |τ| {peaks} (N·m or N). Energy change and {what} work differ by at most {gap:.2g} J; "
-             f"{residual}.")
-    return text
+    tree = TreeArm.from_model(model)
+    deviation = np.linalg.norm(tool_points(tree, q_tree) - tool_points(tree, rigid_tree), axis=1)
+    return MotionResult(traj.t, q_tree, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
+                            passes=passes, theta=traj.theta, deflection=deflection, deviation=deviation,
+                            elastic=tuple(act[int(i)] for i in elastic.E), steps=traj.steps, gains=gains,
+                            actuated=tuple(act))

@@ -407,16 +407,12 @@ class ArmView(QWidget):
             self.message.hide()
 
     def _loops(self) -> int:
-        return len(self.mechanism.tree.loops) if self.mechanism else 0
+        return loop_scene.loop_count(self.mechanism)
 
     def _loop_matrices(self, T: np.ndarray, r: float) -> tuple[list, list]:
-        """A closed chain's extra bars (thinner than the links) and a joint body at each cut joint."""
-        mech = self.mechanism
-        if not mech or not mech.tree.loops:
-            self.loop_bar_ends = np.zeros((0, 2, 2, 3))
-            return [], []
-        bars = self.loop_bar_ends = loop_scene.loop_bars(mech.tree, T)   # (loops, 2 sides, 2 ends, 3) in the world
-        cuts = [T[i + 1] @ Fi for i, _j, Fi, _Fj, _kind in mech.tree.loops]
+        """The loops' extra bars (thinner than the links) and a joint body at each cut joint (none without loops)."""
+        bars, cuts = loop_scene.loop_parts(self.mechanism, T)
+        self.loop_bar_ends = bars   # (loops, 2 sides, 2 ends, 3) in the world
         return ([scene.segment_matrix(a, b, 0.7 * r) for a, b in bars.reshape(-1, 2, 3)],
                 [scene.axis_matrix(F[:3, 3], F[:3, 2], 1.3 * r, 1.8 * r) for F in cuts])
 

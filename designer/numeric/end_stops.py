@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LIMIT_MODES", "STOP_HZ", "ZETA", "EndStops", "LimitPass", "end_stops_for", "limit_passes",
-           "describe_passes", "starts_inside", "stops_on"]
+           "describe_passes", "starts_inside", "stops_on", "end_stops_of"]
 
 LIMIT_MODES = ("warn", "stop", "ignore")   # say where limits are passed / model end stops / say nothing
 STOP_HZ = 30.0     # the joint's inertia on its stop rings at this frequency (see the module's text)
@@ -116,6 +116,18 @@ def end_stops_for(arm, q0, hz: float = STOP_HZ, zeta: float = ZETA) -> EndStops:
     q0 = np.asarray(q0, float)
     starts_inside(q0, arm.limits, arm.revolute)
     return stops_on(arm.limits, np.diag(np.asarray(arm_dynamics(arm).M(q0), float)), hz, zeta)
+
+
+def end_stops_of(dyn, q0) -> EndStops:
+    """End stops at the tree joints' limits of any mechanism's :class:`~designer.numeric.protocol.Dynamics`,
+    ``q0`` its coordinates: a serial arm's as :func:`end_stops_for` tunes them, a closed chain's on every tree joint
+    (:func:`~designer.numeric.closed_drive.closed_end_stops_for`), what :func:`~designer.numeric.simulate.simulate_job`
+    takes for either; a ValueError names a joint that starts past its limit."""
+    from .closed import ClosedDynamics
+    if isinstance(dyn, ClosedDynamics):
+        from .closed_drive import closed_end_stops_for
+        return closed_end_stops_for(dyn, q0)
+    return end_stops_for(dyn.arm, q0)
 
 
 def starts_inside(q0, limits, revolute) -> None:

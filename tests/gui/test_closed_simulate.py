@@ -45,11 +45,11 @@ def _run(qtbot, sim, timeout=180_000):
 def test_a_closed_chain_moves_to_its_pd_target_with_the_loops_closed_in_every_frame(qtbot, tmp_path):
     w = _window(qtbot, tmp_path)
     sim, mech = w.simulate, w.closed.mechanism
-    sim.motion.setCurrentText("quintic move")
-    assert sim.closed.isVisibleTo(sim) and "q1, q2, q4, q6" in sim.target.placeholderText()
+    sim.motion.setCurrentText("PD move")
+    assert sim.pd.isVisibleTo(sim) and "q1, q2, q4, q6" in sim.target.placeholderText()
     sim.target.setText(" ".join(f"{v:g}" for v in TARGET_DEG))
     sim.duration.setValue(1.0)
-    sim.closed.hold.setValue(1.0)
+    sim.pd.hold.setValue(1.0)
     r = _run(qtbot, sim)
     act = list(mech.actuated)
     assert r.q.shape[1] == mech.tree.n and r.tau.shape[1] == len(act)
@@ -178,3 +178,41 @@ def test_a_falls_status_gives_the_peak_force_its_cut_joint_carried(qtbot, tmp_pa
         peak = max(peak, float(np.linalg.norm(cd.following(q_tree).cut_forces(q_tree[act], qd, qdd).force[0])))
     assert peak > 100.0                                   # the forearm's weight goes through the rod
     assert f"loops[1] (parallelogram): peak cut-joint force {peak:.3g} N" in sim.status.text()
+
+
+def test_a_closed_chains_elastic_joints_start_holding_gravity_as_pinocchio_says(qtbot, tmp_path):
+    """The elastic-joint model of a closed chain in the window: released at rest with its gearbox springs holding
+    gravity, the springs' deflection at the start is G_a / k, G_a the actuated torques that hold the pose found
+    from Pinocchio's constrained dynamics (q'' affine in tau: the torques that make the actuated q'' zero); every
+    played-back frame closes the loops, and without damping the energy (springs and rotors in) stays."""
+    pytest.importorskip("pinocchio")
+    from tests.gui.test_closed_modes import K, QA, with_stiffness
+    from tests.support.closed_reference import PinMechanism
+    model = with_stiffness(load_project(robot_path("palletizer_parallelogram")))
+    w = _window(qtbot, tmp_path, model)
+    sim, mech = w.simulate, w.closed.mechanism
+    q = np.array(w.sliders.values())
+    q[mech.actuated] = QA
+    w.sliders.set_values(q)
+    assert sim.elastic.check.isVisibleTo(sim)
+    sim.elastic.check.setChecked(True)
+    sim.duration.setValue(0.2)
+    r = _run(qtbot, sim)
+    act = list(mech.actuated)
+    assert r.q.shape[1] == mech.tree.n and r.elastic == tuple(act)
+    for row in r.q[:: max(1, len(r.q) // 8)]:
+        assert mech.closure.residual(row) < 1e-8
+    pin = PinMechanism(model)
+    q0, zero = r.q[0], np.zeros(mech.tree.n)
+    base = pin.constrained(q0, zero, zero)[act]
+    B = np.empty((len(act), len(act)))
+    for k, j in enumerate(act):
+        tau = zero.copy()
+        tau[j] = 1.0
+        B[:, k] = pin.constrained(q0, zero, tau)[act] - base
+    G_a = -np.linalg.solve(B, base)
+    np.testing.assert_allclose(r.deflection[0], G_a / np.array([K[j] for j in act]), rtol=1e-5, atol=1e-12)
+    assert np.ptp(r.energy) < 1e-5 * np.abs(r.energy).max()
+    assert r.deviation[0] < 1e-9 and "spring deflection up to" in sim.status.text()
+    sim.scrub.setValue(len(r.t) - 1)
+    np.testing.assert_allclose(w.arm_view.joint_values(), r.q[-1])

@@ -47,7 +47,8 @@ def test_identification_dialog_table_and_condition_numbers(qtbot, tmp_path):
     assert 1.0 <= dialog.excitation.condition < 1e6
     csv = tmp_path / "traj.csv"
     assert cli_main(["regressor", str(ROBOTS / "scara.json"), "--base", "--excite", "--excite-out", str(csv)]) == 0
-    dialog.load_csv(str(csv))
+    dialog.load_csv(str(csv))   # computed in a worker, as a closed chain's
+    qtbot.waitUntil(lambda: "computing" not in dialog.condition.text(), timeout=120_000)
     assert "200 samples" in dialog.condition.text()
     bad = tmp_path / "bad.csv"
     bad.write_text("q1,q2\n1,2\n")
