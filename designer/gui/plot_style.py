@@ -64,17 +64,7 @@ def place_legend(plot: pg.PlotItem) -> str | None:
     x_lo, x_hi = min(x.min() for x in xs), max(x.max() for x in xs)
     y_lo, y_hi = min(y.min() for y in ys), max(y.max() for y in ys)
     w, h = max(x_hi - x_lo, 1e-300), max(y_hi - y_lo, 1e-300)
-    view = plot.vb.boundingRect()
-    # a legend taller than a third of a short plot (six joints over a 70 px plot at 1366 x 768) goes into
-    # more columns, as wide as the view allows, so the headroom below can keep it off every curve
-    n_items = len(legend.items)
-    while (view.height() > 1 and legend.boundingRect().height() + 12 > view.height() / 3
-           and legend.columnCount < n_items):
-        legend.setColumnCount(legend.columnCount + 1)
-        if legend.boundingRect().width() + 12 > view.width():
-            legend.setColumnCount(legend.columnCount - 1)
-            break
-    box = legend.boundingRect()
+    view, box = plot.vb.boundingRect(), legend.boundingRect()
     # the legend's share of the view (its offset included), a third of it before the plot is laid out
     share_x = min((box.width() + 12) / view.width(), 1.0) if view.width() > 1 else 0.33
     share_y = min((box.height() + 12) / view.height(), 1.0) if view.height() > 1 else 0.33
@@ -89,7 +79,7 @@ def place_legend(plot: pg.PlotItem) -> str | None:
         return total
     scores = {name: crowd("right" in name, "top" in name) for name in _CORNERS}
     corner = min(_CORNERS, key=lambda name: (scores[name], list(_CORNERS).index(name)))
-    if scores[corner] > 0 and share_y < 0.75:
+    if scores[corner] > 0 and share_y < 0.5:
         # every corner has curve in it: make room above the data for the legend instead of covering a curve
         corner = "top right"
         top = y_hi + h * share_y / (1 - share_y)
