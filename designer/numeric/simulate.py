@@ -426,14 +426,20 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
             if native is None:
                 return fast(t, y)
             entry = getattr(native, name)
-        dy = np.empty(2 * n)
-        try:
-            if entry(y, par, dy):
-                return dy
-        except (TypeError, ValueError, BufferError):   # not a contiguous float64 state
-            pass
-        return fast(t, y)
+        return _native_call(entry, y, par, 2 * n, fast, t)
     return compiled
+
+
+def _native_call(entry, y, par, size: int, checked, t):
+    """[qd, qdd] from one call of a machine-code right-hand side ``entry``; a doubtful state (singular M, not finite:
+    the call says False) or one it cannot take (not a contiguous float64 array) goes the ``checked`` way."""
+    dy = np.empty(size)
+    try:
+        if entry(y, par, dy):
+            return dy
+    except (TypeError, ValueError, BufferError):
+        pass
+    return checked(t, y)
 
 
 def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: Torque = None,
@@ -647,13 +653,7 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         par = np.array(law, dtype=float)
 
         def derivative_checked(t, y):   # a doubtful state (singular M_a, not finite): the checked way
-            dy = np.empty(2 * n)
-            try:
-                if entry(y, par, dy):
-                    return dy
-            except (TypeError, ValueError, BufferError):   # not a contiguous float64 state
-                pass
-            return derivative_plain(t, y)
+            return _native_call(entry, y, par, 2 * n, derivative_plain, t)
         derivative_plain, derivative = derivative, derivative_checked
 
     def rhs(t, y):
