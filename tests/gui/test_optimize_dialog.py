@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from designer.optimize.problem import Problem, Requirement, Variable, optimize
-from designer.project import load_project
+from tests.support.windows import open_window
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -19,13 +18,7 @@ pytestmark = pytest.mark.usefixtures("no_dialogs")
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    from designer.gui.main_window import MainWindow
-    w = MainWindow(load_project(ROBOTS / "tube_arm_requirements.json"),
-                   settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
-                   recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
-    w.show()
-    return w
+    return open_window(qtbot, tmp_path, ROBOTS / "tube_arm_requirements.json")
 
 
 def test_optimize_in_the_worker_then_apply_and_undo(qtbot, window):
