@@ -64,6 +64,21 @@ def control() -> PDControl:
     return PDControl(KP, KD, TARGET, START, MOVE)
 
 
+def pin_jacobian(model, data, q, joints: ElasticJoints) -> np.ndarray:
+    """The peer's analytic Jacobian of the elastic PUMA under the motor PD at link angles q (Pinocchio's crba)."""
+    import pinocchio as pin
+    n, k, d, N, Jm = len(q), joints.stiffness, joints.damping, joints.gear, joints.rotor
+    M = pin.crba(model, data, q)
+    Minv = np.linalg.inv(np.triu(M) + np.triu(M, 1).T)
+    J = np.zeros((4 * n, 4 * n))
+    eye = np.eye(n)
+    J[:n, 2 * n:3 * n] = J[n:2 * n, 3 * n:] = eye
+    J[2 * n:3 * n] = np.hstack([-Minv * k, Minv * (k / N), -Minv * d, Minv * (d / N)])
+    J[3 * n:] = np.hstack([np.diag(k / N / Jm), np.diag(-(k + KP) / N ** 2 / Jm),
+                           np.diag(d / N / Jm), np.diag(-(d + KD) / N ** 2 / Jm)])
+    return J
+
+
 def pinocchio_run(arm: NumericArm, joints: ElasticJoints, T: float):
     """The peer: scipy's solve_ivp over pin.aba (link side) and the motor side by hand."""
     import pinocchio as pin
@@ -88,15 +103,7 @@ def pinocchio_run(arm: NumericArm, joints: ElasticJoints, T: float):
         return np.concatenate([qd, thd, qdd, thdd])
 
     def jac(t, y):
-        M = pin.crba(model, data, y[:n])
-        Minv = np.linalg.inv(np.triu(M) + np.triu(M, 1).T)
-        J = np.zeros((4 * n, 4 * n))
-        eye = np.eye(n)
-        J[:n, 2 * n:3 * n] = J[n:2 * n, 3 * n:] = eye
-        J[2 * n:3 * n] = np.hstack([-Minv * k, Minv * (k / N), -Minv * d, Minv * (d / N)])
-        J[3 * n:] = np.hstack([np.diag(k / N / Jm), np.diag(-(k + KP) / N ** 2 / Jm),
-                               np.diag(d / N / Jm), np.diag(-(d + KD) / N ** 2 / Jm)])
-        return J
+        return pin_jacobian(model, data, y[:n], joints)
 
     g0 = pin.computeGeneralizedGravity(model, data, START)
     y0 = np.concatenate([START, N * (START + g0 / k), np.zeros(2 * n)])
@@ -161,23 +168,12 @@ def per_call(runs: int, peer: bool) -> None:
     ours = statistics.median(_per_call(lambda: jac(q)) for _ in range(runs)) * 1e6
     line = f"Radau's Jacobian of the elastic PUMA (us): ours {ours:.1f}"
     if peer:
-        import pinocchio as pin
-
         from tests.support.pin_reference import pin_model
         pm = pin_model(parm)
         data = pm.createData()
-        k, d, N, Jm, n = joints.stiffness, joints.damping, joints.gear, joints.rotor, 6
 
-        def theirs_jac():   # as pinocchio_run's jac
-            M = pin.crba(pm, data, q)
-            Minv = np.linalg.inv(np.triu(M) + np.triu(M, 1).T)
-            J = np.zeros((4 * n, 4 * n))
-            eye = np.eye(n)
-            J[:n, 2 * n:3 * n] = J[n:2 * n, 3 * n:] = eye
-            J[2 * n:3 * n] = np.hstack([-Minv * k, Minv * (k / N), -Minv * d, Minv * (d / N)])
-            J[3 * n:] = np.hstack([np.diag(k / N / Jm), np.diag(-(k + KP) / N ** 2 / Jm),
-                                   np.diag(d / N / Jm), np.diag(-(d + KD) / N ** 2 / Jm)])
-            return J
+        def theirs_jac():   # pinocchio_run's jac
+            return pin_jacobian(pm, data, q, joints)
         np.testing.assert_allclose(jac(q), theirs_jac(), rtol=1e-9, atol=1e-9 * np.abs(theirs_jac()).max())
         theirs = statistics.median(_per_call(theirs_jac) for _ in range(runs)) * 1e6
         line += f", Pinocchio {theirs:.1f}, ratio {ours / theirs:.2f}"
