@@ -380,10 +380,12 @@ def build_menu(window, menu) -> None:
 
     def animate():
         bending = bends(design)
-        last = window.mode_animation.motors
-        chosen = choose_mode(window, lambda motors: modes_at(design, motors),
-                             "bending" if bending and not window.mode_animation.started else
-                             last if bending or last != "bending" else "locked", bending)
+        # the model animated last; at first the read-out's (with the links' bending where they bend). A model the
+        # dialog does not offer (bending, then an arm of rigid links) starts it on its first, motors locked
+        anim = window.mode_animation
+        first = "bending" if bending else "locked"
+        chosen = choose_mode(window, lambda motors: modes_at(design, motors), anim.motors if anim.started else first,
+                             bending)
         if chosen is None:
             return
         k, motors = chosen
