@@ -250,23 +250,42 @@ def _mass_matrix(fm: FlexModel, arm: NumericArm, q: np.ndarray) -> np.ndarray:
     return np.where(later, P, np.swapaxes(P, -1, -2))
 
 
+def _group_names(fm: FlexModel) -> tuple[str, ...]:
+    """The coordinate groups ("joints", "link 2", ...) in their first order."""
+    return tuple(sorted(set(fm.groups), key=fm.groups.index))
+
+
+def _lowest(fm: FlexModel, A: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(frequency (..., k) Hz, U (..., D, k) the modes in the scaled coordinates, energy (..., k, groups) their
+    strain energy's share per group) of the ``count`` lowest modes of A (..., D, D), lowest first."""
+    mu, U = np.linalg.eigh(A)
+    mu, U = mu[..., ::-1][..., :count], U[..., ::-1][..., :count]     # largest 1/w^2: lowest first
+    with np.errstate(divide="ignore"):
+        freq = 1.0 / (TWO_PI * np.sqrt(np.clip(mu, 0.0, None)))
+    share = np.stack([np.sum(U[..., [g == name for g in fm.groups], :] ** 2, axis=-2) for name in _group_names(fm)],
+                     -1)
+    return freq, U, share
+
+
+def _joint_part(fm: FlexModel, U: np.ndarray, n: int) -> np.ndarray:
+    """(..., n, k) the joints' deflection (rad or m) of the modes U (..., D, k): 1/sqrt(k) u, zero at a rigid joint."""
+    V = np.zeros(U.shape[:-2] + (n, U.shape[-1]))
+    V[..., fm.joint_index, :] = U[..., fm.joint_cols, :] * fm.joint_scale[:, None]
+    return V
+
+
 def flex_modes(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMENTS, count: int = 6) -> FlexModes:
     """The lowest ``count`` modes at poses q (..., n) with the links' bending (module docstring)."""
     fm = flex_model(arm, joints, segments)
     q = np.asarray(q, float)
     lead, flat = q.shape[:-1], q.reshape(-1, arm.n)
     freq, shape, energy = [], [], []
-    names = tuple(sorted(set(fm.groups), key=fm.groups.index))
+    names = _group_names(fm)
     for s in range(0, len(flat), CHUNK):
-        A = _mass_matrix(fm, arm, flat[s:s + CHUNK])
-        mu, U = np.linalg.eigh(A)
-        mu, U = mu[..., ::-1][..., :count], U[..., ::-1][..., :count]     # largest 1/w^2: lowest first
-        with np.errstate(divide="ignore"):
-            freq.append(1.0 / (TWO_PI * np.sqrt(np.clip(mu, 0.0, None))))
-        share = np.stack([np.sum(U[..., [g == name for g in fm.groups], :] ** 2, axis=-2) for name in names], -1)
+        f, U, share = _lowest(fm, _mass_matrix(fm, arm, flat[s:s + CHUNK]), count)
+        freq.append(f)
         energy.append(share)
-        V = np.zeros(U.shape[:1] + (arm.n, U.shape[-1]))
-        V[:, fm.joint_index, :] = U[:, fm.joint_cols, :] * fm.joint_scale[None, :, None]
+        V = _joint_part(fm, U, arm.n)
         big = np.take_along_axis(V, np.abs(V).argmax(axis=-2)[..., None, :], axis=-2)
         shape.append(np.divide(V, big, out=np.zeros_like(V), where=big != 0))
     k = min(count, fm.size)
@@ -301,13 +320,8 @@ def flex_mode_field(arm: NumericArm, joints: ElasticJoints, q, segments: int = S
     q = np.asarray(q, float).reshape(1, arm.n)
     T = dh_frames(arm, q)
     X = _twists(fm, arm, T)[0]                                            # (D, 6)
-    mu, U = np.linalg.eigh(_mass_matrix(fm, arm, q)[0])
-    k = min(count, fm.size)
-    mu, U = mu[::-1][:k], U[:, ::-1][:, :k]
-    with np.errstate(divide="ignore"):
-        freq = 1.0 / (TWO_PI * np.sqrt(np.clip(mu, 0.0, None)))
-    names = tuple(sorted(set(fm.groups), key=fm.groups.index))
-    energy = np.stack([np.sum(U[[g == name for g in fm.groups], :] ** 2, axis=0) for name in names], -1)
+    freq, U, energy = _lowest(fm, _mass_matrix(fm, arm, q)[0], count)
+    k = U.shape[-1]
     beams = {b.index: b for b in arm.beams}
     links = np.array(sorted(beams), int)
     pts, lev, slices = [], [], [0]
@@ -324,11 +338,10 @@ def flex_mode_field(arm: NumericArm, joints: ElasticJoints, q, segments: int = S
     moves = (fm.col_level[None, :] <= np.array(lev, int)[:, None]).astype(float)        # (P, D)
     per = X[None, :, :3] + np.cross(X[None, :, 3:], P[:, None, :])                     # (P, D, 3)
     D = np.einsum("pd,pdc,dk->pck", moves, per, U)                                     # (P, 3, k)
-    V = np.zeros((arm.n, k))
-    V[fm.joint_index, :] = U[fm.joint_cols, :] * fm.joint_scale[:, None]
+    V = _joint_part(fm, U, arm.n)
     big = np.linalg.norm(D, axis=1).max(axis=0) if len(P) else np.zeros(k)
     scale = np.divide(1.0, big, out=np.zeros(k), where=big > 0)
-    return FlexField(freq, V * scale, D * scale, P, links, np.array(slices, int), energy, names)
+    return FlexField(freq, V * scale, D * scale, P, links, np.array(slices, int), energy, _group_names(fm))
 
 
 def lowest_flex_frequency(arm: NumericArm, joints: ElasticJoints, q, segments: int = SEGMENTS) -> np.ndarray:
