@@ -79,6 +79,24 @@ class ClosedDynamics:
         from .actuated_arm import ActuatedArm
         return ActuatedArm(self)
 
+    def flat_law(self):
+        """A linear closure's forward dynamics in its actuated coordinates as a law (q, qd, tau, trig, armature)
+        -> qdd that flat code is traced from, and the store this mechanism's engines share (``store(key, make)``);
+        None for a nonlinear closure (Newton at every state: no flat code)."""
+        if self._affine is None:
+            return None
+        from .closed_flat import projected_forward
+        tm, (W, c) = self.tm, self._affine
+
+        def closed(q, qd, tau, trig, armature):
+            return projected_forward(tm, W, c, q, qd, tau, trig, True, armature)
+
+        def store(key, make):
+            if key not in self.shared:
+                self.shared[key] = make()
+            return self.shared[key]
+        return closed, store
+
     # -- tree quantities at a full (closed) state --------------------------
     def tree_M(self, q) -> np.ndarray:
         """The tree's mass matrix at a closed tree pose (n_tree, n_tree)."""

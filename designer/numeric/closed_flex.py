@@ -43,7 +43,7 @@ from ..kinematics.closure import SINGULAR, ClosureError
 from ..kinematics.numeric import cross_last
 from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.manipulator import Convention
-from .elastic import ElasticJoints
+from .joints import ElasticJoints
 from .flex_modes import SEGMENTS, FlexModel, flex_model
 
 __all__ = ["ClosedFlex", "ClosedFlexPose", "closed_flex"]

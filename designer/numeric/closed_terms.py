@@ -24,14 +24,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 import numpy as np
 
 from ..kinematics.numeric import cross_last
 from ..model.manipulator import Convention
-from .closed import ClosedDynamics
+from ..kinematics.closure import Closure
+from ..kinematics.tree import TreeArm
 
-__all__ = ["Bodies", "Kinematics", "bodies_of", "kinematics", "point_jacobians", "christoffel_symbols",
+
+
+class ClosedTree(Protocol):
+    """What these terms read of a closed chain's engine (:class:`~designer.numeric.closed.ClosedDynamics`):
+    its tree and its closure."""
+
+    @property
+    def tree(self) -> TreeArm: ...
+
+    @property
+    def closure(self) -> Closure: ...
+
+
+__all__ = ["ClosedTree", "Bodies", "Kinematics", "bodies_of", "kinematics", "point_jacobians", "christoffel_symbols",
            "polarization_rates"]
 
 
@@ -46,7 +61,7 @@ class Bodies:
     moves: np.ndarray     # (B, n) bool: joint k is on the path from body b's link to the base
 
 
-def bodies_of(cd: ClosedDynamics) -> Bodies:
+def bodies_of(cd: ClosedTree) -> Bodies:
     """The links, then the point masses (no inertia about their own centre), as the serial batch has them."""
     arm = cd.tree.arm
     pm = arm.point_masses
@@ -92,7 +107,7 @@ class Kinematics:
     D_rot: np.ndarray
 
 
-def kinematics(cd: ClosedDynamics, bodies: Bodies, q: np.ndarray, W: np.ndarray) -> Kinematics:
+def kinematics(cd: ClosedTree, bodies: Bodies, q: np.ndarray, W: np.ndarray) -> Kinematics:
     """The bodies' kinematics and Lee's parts at closed tree poses ``q`` (N, n_tree) with their W (N, n_tree, n),
     every state at once."""
     tree = cd.tree
@@ -118,7 +133,7 @@ def point_jacobians(tree, origins, z, p, moves, W) -> tuple[np.ndarray, np.ndarr
     return np.swapaxes(jv, -1, -2) @ W[:, None], np.swapaxes(jw, -1, -2) @ W[:, None]
 
 
-def christoffel_symbols(cd: ClosedDynamics, bodies: Bodies, kin: Kinematics, q: np.ndarray,
+def christoffel_symbols(cd: ClosedTree, bodies: Bodies, kin: Kinematics, q: np.ndarray,
                         W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(Gamma_tra, Gamma_rot), (N, n, n, n): the Christoffel symbols of D_tra and D_rot by polarization of
     their velocity torques (the module text); a ClosureError where a state's passive accelerations are
@@ -152,7 +167,7 @@ def _christoffel(H: np.ndarray, n: int, pairs) -> np.ndarray:
     return G
 
 
-def _body_motion(cd: ClosedDynamics, q, origins, z, qd, bodies: Bodies, p):
+def _body_motion(cd: ClosedTree, q, origins, z, qd, bodies: Bodies, p):
     """(a, w, al), each (N, R, B, 3): each body centre's acceleration and the body's angular velocity and
     acceleration at the tree rates qd (N, R, n), with the loops' passive accelerations at zero actuated ones.
     The outward recursion of :meth:`TreeArm.spatial` (spatial velocity (w, v at frame 0's origin)) over

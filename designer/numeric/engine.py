@@ -217,6 +217,15 @@ class ArmDynamics(BatchQuantities):
     def _width(self, quantity: str) -> int:
         return 2 if quantity == "energy" else self.n
 
+    def flat_law(self):
+        """The forward dynamics as a law (q, qd, tau, trig, armature) -> qdd that flat code is traced from, and
+        the store shared by this arm's engines: ``store(key, make)`` makes a value once (elastic.FlatElastic)."""
+        model = self.model
+
+        def serial(q, qd, tau, trig, armature):
+            return alg.forward(model, q, qd, tau, trig, True, armature)
+        return serial, lambda key, make: cached(self.arm, key, lambda arm: make())
+
     def M(self, q) -> np.ndarray:
         """Mass matrix (..., n, n) by composite rigid bodies."""
         vals, lead, _ = self._eval("M", (("q", q),))

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..kinematics.numeric import NumericArm, dh_frames
 from ..model.manipulator import Convention
-from .elastic import ElasticJoints
+from .joints import ElasticJoints
 
 __all__ = ["FlexModel", "FlexModes", "FlexField", "flex_model", "flex_modes", "flex_mode_field",
            "lowest_flex_frequency", "flex_tool_compliance", "SEGMENTS"]

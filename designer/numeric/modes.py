@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .elastic import ElasticJoints
+from .joints import ElasticJoints
 
 __all__ = ["Modes", "locked_modes", "free_modes", "lowest_frequency"]
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from .batch import BatchDynamics
 from .beams import tool_compliance_many
-from .elastic import ElasticJoints
+from .joints import ElasticJoints
 from .engine import arm_dynamics
 
 __all__ = ["links_compliance", "tool_compliance", "joint_compliance", "sag", "compliance_axes"]
