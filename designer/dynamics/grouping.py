@@ -13,9 +13,9 @@ from __future__ import annotations
 import sympy as sp
 
 from ..model.manipulator import Convention, Manipulator
-from .inertial import PARAMETER_KINDS, join, joint_frame_parameters, move_parameters, split
+from .inertial import PARAMETER_KINDS, join, joint_frame_parameters, move_parameters, split, standard_parameters
 
-__all__ = ["symbolic_grouping"]
+__all__ = ["symbolic_grouping", "grouped_parameters"]
 
 
 def _parent_transform(model: Manipulator, j: int) -> tuple[list, list]:
@@ -109,3 +109,25 @@ def symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], se
             moved = move_parameters(body, [[_scalar(x) for x in row] for row in R], [_scalar(x) for x in P])
             slots[j - 1] = [a + b for a, b in zip(slots[j - 1], moved)]
     return [[_expr(x) for x in slot] for slot in slots], emptied
+
+
+def grouped_parameters(model: Manipulator, symbols) -> tuple[list, list[list]]:
+    """(standard, slots): per joint the ten joint-frame parameters after the grouping rules
+    (``slots``, in :func:`~designer.dynamics.inertial.split` order), as sums over the standard
+    parameters; ``standard`` holds the ``(symbol, value)`` of those standard parameters that are
+    not atoms (``symbols`` gives their names; an atom, a number or a model symbol, stands in the
+    sums itself). Run the recursion with ``slots`` and compute ``standard`` first: the same tau for
+    every state as the model's own parameters."""
+    values = standard_parameters(model)
+    names = [sp.Dummy() for _ in values]
+    slots, _ = symbolic_grouping(model, names)
+    standard, subs = [], {}
+    for dummy, value in zip(names, values):
+        value = sp.sympify(value)
+        if value.args:
+            sym = next(symbols)
+            standard.append((sym, value))
+            subs[dummy] = sym
+        else:
+            subs[dummy] = value
+    return standard, [[sp.sympify(v).xreplace(subs) for v in slot] for slot in slots]
