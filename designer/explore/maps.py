@@ -10,6 +10,7 @@ import concurrent.futures as cf
 from dataclasses import dataclass
 from enum import Enum
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -141,15 +142,16 @@ def grid_values(arm: NumericArm, spec: MetricSpec, x: np.ndarray, y: np.ndarray,
     q[i], q[j] = np.asarray(x, float)[None, :], np.asarray(y, float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         upper = arm_dynamics(arm).vector_function("M")(q)
-        at = {}
-        for k, (r, c) in enumerate(zip(*np.triu_indices(n))):
+        at: dict[tuple[int, ...], Any] = {}
+        pairs = [(r, c) for r in range(n) for c in range(r, n)]   # M's upper triangle by rows
+        for k, (r, c) in enumerate(pairs):
             at[r, c] = at[c, r] = upper[k]
         shape = (len(y), len(x))
         if spec.metric.name == "M":
             if spec.index:
                 return np.broadcast_to(at[spec.index], shape).copy()
             return _max_abs_off(at, n, shape)
-        diag = [np.asarray(at[k, k], float) for k in range(n)]
+        diag: list[Any] = [np.asarray(at[k, k], dtype=float) for k in range(n)]
         # a joint that moves nothing (M_ii zero up to rounding) gives NaN, as explore/metrics.py's coupling
         scale = np.abs(diag[0])
         for v in diag[1:]:
