@@ -176,7 +176,8 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
     if steps:
         temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
         reduced = reduced[len(steps):]
-    if steps or (refine is None and name == "tau"):   # peephole passes: PUMA 560 symbolic tau 698 -> 654
+    # peephole passes (not on the prepare step: run once, it is not worth their time): PUMA 560 symbolic tau 698 -> 654
+    if name != "prepare" and (steps or (refine is None and name == "tau")):
         # operations (on M, G and h they would double a 7-joint plan's time for some 8% fewer)
         token.check()
         temps, reduced = polish(temps, reduced, symbols)
