@@ -16,9 +16,12 @@ machine slows both alike; medians.
 
 Operation counts (issue 31): ``count_ops`` of the tau function ``codegen`` writes with the
 project's parameters (m, c, I about the COM), after CSE and the peephole passes, for the PUMA 560 and
-the 7-joint arm, beside the same count of the single-graph form it replaced and, for the PUMA, the
-peer's symbolic ``rne`` tau after ``sympy.cse`` (computed in the run when roboticstoolbox is
-installed). Target: at most 500 on the PUMA. ``--ops-only`` prints these alone.
+the 7-joint arm: per call (the target) and its prepare step's, run once per parameter set (Khalil's
+grouped parameters and the other parameter-only pieces), beside the same tau computing everything
+per call (the form before) and, for the PUMA, the peers computed in the run: roboticstoolbox's
+symbolic ``rne`` tau after ``sympy.cse`` (when installed) and SymPyBotics' inverse-dynamics code
+(its own CSE; when importable: it is not on PyPI, ``--sympybotics PATH`` takes a source checkout).
+Target: at most 500 per call on the PUMA. ``--ops-only`` prints these alone.
 
 Targets (issue 9): the PUMA 560's whole ``codegen --functions tau,M`` (what the peer computes)
 under 0.5x the peer's tau and M (the default, all six functions, is printed beside it); the symbolic
@@ -71,30 +74,86 @@ def _child(code: str, args: list[str], tree: Path, timeout: float) -> tuple[floa
     return float(seconds), int(peak_kb) / 1024
 
 
+def sympybotics_ops() -> int:
+    """count_ops of SymPyBotics' inverse-dynamics code (its own common subexpressions) for the PUMA 560 of
+    :mod:`benchmarks.bench_derive` (symbolic lengths and g; its inputs are the barycentric parameters: first
+    moments and inertia about each link frame, m). ImportError when SymPyBotics is not importable."""
+    import warnings
+
+    import sympy as sp
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import sympybotics
+        from sympybotics.dynamics import Dynamics
+        from sympybotics.robotmodel import Geometry
+        from sympybotics.symcode import Subexprs
+    from benchmarks.bench_derive import DH
+    robot = sympybotics.RobotDef("puma", [(str(alpha), str(a), str(d), "q") for a, alpha, d in DH],
+                                 dh_convention="standard")
+    robot.frictionmodel = None
+    robot.gravityacc = sp.Matrix([0, 0, -sp.Symbol("g")])
+    dyn = Dynamics(robot, Geometry(robot))
+    found = Subexprs()
+    dyn.gen_invdyn(found.collect)
+    temps, outputs = found.get(dyn.invdyn)
+    return int(sum(sp.count_ops(e) for _, e in temps) + sum(sp.count_ops(e) for e in outputs))
+
+
 def operation_counts() -> None:
-    """Operations of the generated tau (ours: named steps; the single graph it replaced) and the peer's."""
+    """Operations of the generated tau per call and of its prepare step (once per parameter set), beside the
+    same tau computing everything per call (named steps on m, c, I about the COM; one graph) and the peers'."""
     from benchmarks.bench_derive import emitted_tau_ops, puma_symbolic, rtb_peer
-    from designer.codegen.plan import plan_function, temp_prefix
+    from designer.codegen.plan import compact_tau_function, plan_function, temp_prefix
     from designer.dynamics import count_ops_cse, tree_tau
+    from designer.dynamics.standard_ne import custom_tau_steps
     from designer.model.angles import exact_angles
     from tests.support.anyarm_arms import symbolic_arm
 
-    def one_graph(model) -> int:
+    def index_of(model) -> dict:
         names = set(model.symbol_names()) - {s.name for s in (*model.q, *model.qd, *model.qdd)}
-        index = {name: k for k, name in enumerate(sorted(names))}
-        return plan_function("tau", tree_tau(exact_angles(model).model), model, index, temp_prefix(names)).operations
+        return {name: k for k, name in enumerate(sorted(names))}
+
+    def one_graph(model) -> int:
+        index = index_of(model)
+        tau = tree_tau(exact_angles(model).model)
+        return plan_function("tau", tau, model, index, temp_prefix(set(index))).operations
+
+    def all_per_call(model) -> int:   # the named steps on m, c, I_c without a prepare step (the form before)
+        index = index_of(model)
+        step_prefix = temp_prefix(set(index), "s")
+        steps, named = custom_tau_steps(exact_angles(model).model, sp.numbered_symbols(step_prefix, real=True))
+        prefix = temp_prefix(set(index) | {step_prefix + "0"})
+        return plan_function("tau", named, model, index, prefix, steps=tuple(steps)).operations
+
+    def prepared(model) -> tuple[str, int]:
+        index = index_of(model)
+        func = compact_tau_function(model, model, index, temp_prefix(set(index)))
+        return (f"{func.operations} per call, prepare step {func.prepare_operations} once per parameter set "
+                f"({len(func.prepared)} values); everything per call: {all_per_call(model)}, one graph "
+                f"{one_graph(model)}"), func.operations
+
+    import sympy as sp
     print("generated tau, the project's parameters (m, c, I about the COM), operations after CSE:")
     puma = puma_symbolic()
-    ours = emitted_tau_ops(puma)
+    text, ours = prepared(puma)
+    assert ours == emitted_tau_ops(puma)
+    peers = []
     try:
         peer = count_ops_cse(rtb_peer()[0]())
-        versus = f"; roboticstoolbox rne tau {peer}, ratio {ours / peer:.2f}"
+        peers.append(f"roboticstoolbox rne tau (inputs m, r, I: all per call) after sympy.cse {peer}, "
+                     f"ratio {ours / peer:.2f}")
     except ImportError:
-        versus = "; roboticstoolbox not installed: no peer count"
-    print(f"  PUMA 560 symbolic: ours {ours} (single graph {one_graph(puma)}){versus} "
-          f"(target <= 500: {'met' if ours <= 500 else 'NOT met'})")
-    seven = symbolic_arm(7)
-    print(f"  7-joint symbolic arm: ours {emitted_tau_ops(seven)} (single graph {one_graph(seven)})")
+        peers.append("roboticstoolbox not installed (pip install roboticstoolbox-python): no count")
+    try:
+        peer = sympybotics_ops()
+        peers.append(f"SymPyBotics invdyn code (inputs the link-frame first moments and inertias) {peer}, "
+                     f"ratio {ours / peer:.2f}")
+    except ImportError:
+        peers.append("SymPyBotics not importable (not on PyPI: its repository on --sympybotics PATH): no count")
+    print(f"  PUMA 560 symbolic: ours {text}")
+    print(f"    peers: {'; '.join(peers)}")
+    print(f"    target (issue 31) <= 500 per call: {'met' if ours <= 500 else 'NOT met'}")
+    print(f"  7-joint symbolic arm: ours {prepared(symbolic_arm(7))[0]}")
 
 
 def main(argv=None) -> int:
@@ -104,8 +163,11 @@ def main(argv=None) -> int:
     ap.add_argument("--tree", type=Path, default=ROOT, help="checkout to measure (default: this one)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--ops-only", action="store_true", help="only the operation counts of the generated tau")
+    ap.add_argument("--sympybotics", type=Path, help="a SymPyBotics source checkout (not on PyPI) for its count")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    if args.sympybotics:
+        sys.path.insert(0, str(args.sympybotics))
     operation_counts()
     if args.ops_only:
         return 0

@@ -16,7 +16,7 @@ from sympy.printing.c import C99CodePrinter, get_math_macros
 
 from .plan import CodeFunction, CodePlan
 
-__all__ = ["emit_c", "c_identifier"]
+__all__ = ["emit_c", "c_identifier", "signature", "prepare_function", "prepared_functions", "prepare_prototypes"]
 
 
 class _Printer(C99CodePrinter):
@@ -57,16 +57,20 @@ def c_identifier(text: str, fallback: str = "arm") -> str:
     return f"{fallback}_{ident}" if ident[0].isdigit() else ident
 
 
-def _function(func: CodeFunction, prefix: str) -> list[str]:
-    args = [f"const double *{a}" for a in func.args] + ["const double *p", "double *out"]
+def _function(func: CodeFunction, prefix: str, name: str | None = None, p: str = "p") -> list[str]:
+    """The C function of ``func``, named ``<prefix>_<name>`` (default its own name); ``p``: the name of the
+    parameter array (``pp`` for the prepared parameters, :func:`prepared_functions`)."""
+    name = name or func.name
+    args = [f"const double *{a}" for a in func.args] + [f"const double *{p}", "double *out"]
     printer = _Printer(func.variable_names())
     shape = f"{func.shape[0]} x {func.shape[1]}, row-major" if func.shape[1] > 1 else f"{func.size} values"
     out = [f"/* {func.doc}; out: {shape} */",
-           f"void {prefix}_{func.name}({', '.join(args)})", "{"]
-    used = {arr for _, arr, _ in func.joints} | ({"p"} if func.params else set())
-    out += [f"    (void){a};" for a in (*func.args, "p") if a not in used]  # unused input, on purpose
+           f"void {prefix}_{name}({', '.join(args)})", "{"]
+    used = {arr for _, arr, _ in func.joints} | ({p} if func.params or func.prepared else set())
+    out += [f"    (void){a};" for a in (*func.args, p) if a not in used]  # unused input, on purpose
     out += [f"    const double {s.name} = {arr}[{k}];" for s, arr, k in func.joints]
-    out += [f"    const double p_{s.name} = p[{k}];" for s, k in func.params]
+    out += [f"    const double p_{s.name} = {p}[{k}];" for s, k in func.params]
+    out += [f"    const double {s.name} = {p}[{k}];" for s, k in func.prepared]
     out += [f"    const double {t.name} = {printer.expression(e)};" for t, e in func.temps]
     for targets, expr in func.outputs:
         value = printer.expression(sp.sympify(expr))
@@ -76,6 +80,56 @@ def _function(func: CodeFunction, prefix: str) -> list[str]:
             out.append(f"    out[{targets[0]}] = out[{targets[1]}] = {value};")
     out += ["}", ""]
     return out
+
+
+def signature(prefix: str, func: CodeFunction, name: str | None = None, p: str = "p") -> str:
+    args = ", ".join([f"const double *{a}" for a in func.args] + [f"const double *{p}", "double *out"])
+    return f"void {prefix}_{name or func.name}({args})"
+
+
+def prepared_functions(plan: CodePlan, func: CodeFunction, prefix: str, defaults: str | None = None) -> list[str]:
+    """``func`` as C when it reads prepared values: ``<prefix>_<name>_prepared`` taking the prepared
+    parameters ``pp`` (from ``<prefix>_prepare``), the work per call, and ``<prefix>_<name>`` taking ``p``,
+    which prepares them on the stack first (the same result, the parameter-only work paid at each call).
+    ``defaults``: the statement put first in the wrapper (``p == NULL`` handling)."""
+    size = len(plan.parameters) + plan.prepare.size if plan.prepare is not None else len(plan.parameters)
+    per_call = _function(func, prefix, f"{func.name}_prepared", "pp")
+    per_call[0] = (f"/* {func.doc}, from the prepared parameters pp ({prefix}_prepare: the parameters, then "
+                   f"{size - len(plan.parameters)} values of them alone): the work per call */")
+    reads = ", ".join(func.args)
+    wrapper = [f"/* {func.doc}: prepares p, then {prefix}_{func.name}_prepared */", signature(prefix, func), "{",
+               *([f"    {defaults}"] if defaults else []),
+               f"    double pp[{size}];",
+               f"    {prefix}_prepare(p, pp);",
+               f"    {prefix}_{func.name}_prepared({reads}, pp, out);",
+               "}", ""]
+    return per_call + wrapper
+
+
+def prepare_function(plan: CodePlan, prefix: str, defaults: str | None = None) -> list[str]:
+    """``<prefix>_prepare(p, pp)``: pp = the parameters, then the values that depend on them alone."""
+    func = plan.prepare
+    assert func is not None
+    k = len(plan.parameters)
+    lines = _function(func, prefix, "prepare", "p")
+    lines[0] = (f"/* {func.doc}: pp holds the {k} parameters, then {func.size} values of them alone "
+                f"({k + func.size} in all) */")
+    lines[1] = f"void {prefix}_prepare(const double *p, double *pp)"
+    body = [line.replace("    out[", f"    pp[{k} + ", 1) if line.startswith("    out[") else line for line in lines]
+    at = body.index("{") + 1
+    first = [f"    {defaults}"] if defaults else []
+    if k:
+        first += ["    int i;", f"    for (i = 0; i < {k}; i++) pp[i] = p[i];"]
+    body[at:at] = first
+    return body
+
+
+def prepare_prototypes(plan: CodePlan, prefix: str) -> list[str]:
+    """The prototypes of the prepare step and of the per-call functions (empty without a prepare step)."""
+    if plan.prepare is None:
+        return []
+    return [f"void {prefix}_prepare(const double *p, double *pp);",
+            *(signature(prefix, f, f"{f.name}_prepared", "pp") + ";" for f in plan.functions if f.prepared)]
 
 
 def emit_c(plan: CodePlan, prefix: str | None = None) -> str:
@@ -101,9 +155,12 @@ def emit_c(plan: CodePlan, prefix: str | None = None) -> str:
     for f in plan.functions:
         body += [f"void {prefix}_{f.name}({', '.join(f'const double *{a}' for a in f.args)}, const double *p, "
                  "double *out);"]
+    body += prepare_prototypes(plan, prefix)
     body.append("")
+    if plan.prepare is not None:
+        body += prepare_function(plan, prefix)
     for f in plan.functions:
-        body += _function(f, prefix)
+        body += prepared_functions(plan, f, prefix) if f.prepared else _function(f, prefix)
     return "\n".join(head + _macros("\n".join(body)) + body)
 
 

@@ -32,12 +32,14 @@ from typing import TYPE_CHECKING, cast
 import sympy as sp
 
 from ..dynamics.results import Equations, Form
-from ..dynamics.standard_ne import custom_tau_steps
+from ..dynamics.grouping import grouped_parameters
+from ..dynamics.standard_ne import standard_tau_steps
 from ..dynamics.tree import compact_job
 from ..model.angles import exact_angles
 from ..model.drives import drive_statement, symbolic_drive_terms
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from .bounded import bound_nesting
+from .prepare import hoist
 
 if TYPE_CHECKING:
     from ..dynamics.closed_compact import ClosedCompact
@@ -56,12 +58,15 @@ FUNCTION_ARGS = {
     "mass_matrix": ("q",),
     "gravity": ("q",),
     "bias": ("q", "qd"),
+    "prepare": (),
 }
 _DOC = {
     "tau": "joint torques/forces tau(q, qd, qdd)",
     "mass_matrix": "mass matrix M(q), row-major",
     "gravity": "gravity torques G(q)",
     "bias": "bias torques h(q, qd) = tau(q, qd, 0) - G(q): Coriolis and centrifugal (friction with drives)",
+    "prepare": "the values that depend on the parameters alone (grouped inertial parameters, their differences, "
+               "products of lengths and masses), computed once per parameter set",
 }
 
 
@@ -83,16 +88,27 @@ class CodeFunction:
     outputs: tuple[tuple[tuple[int, ...], sp.Expr], ...]
     joints: tuple[tuple[sp.Symbol, str, int], ...]
     params: tuple[tuple[sp.Symbol, int], ...]
+    #: the values it reads that depend on the parameters alone, (symbol, index in the prepared
+    #: parameters: the plan's parameters, then ``prepare``'s outputs), and the function computing them
+    prepared: tuple[tuple[sp.Symbol, int], ...] = ()
+    prepare: CodeFunction | None = None
 
     @property
     def operations(self) -> int:
-        """``count_ops`` of the body after CSE."""
+        """``count_ops`` of the body after CSE: the work per call (``prepare``'s is done once per parameter set)."""
         return int(sum(sp.count_ops(e) for _, e in self.temps) + sum(sp.count_ops(e) for _, e in self.outputs))
 
+    @property
+    def prepare_operations(self) -> int:
+        """``count_ops`` of :attr:`prepare`'s body (0 without one): the work done once per parameter set."""
+        return 0 if self.prepare is None else self.prepare.operations
+
     def variable_names(self) -> dict:
-        """The name each symbol the body reads has in emitted code: joints as is, parameters p_NAME, temporaries."""
+        """The name each symbol the body reads has in emitted code: joints as is, parameters p_NAME, prepared
+        values and temporaries as they are named."""
         names = {s: s.name for s, _, _ in self.joints}
         names.update({s: f"p_{s.name}" for s, _ in self.params})
+        names.update({s: s.name for s, _ in self.prepared})
         names.update({t: t.name for t, _ in self.temps})
         return names
 
@@ -109,6 +125,15 @@ class CodePlan:
     functions: tuple[CodeFunction, ...]
     temp_prefix: str
 
+    @property
+    def prepare(self) -> CodeFunction | None:
+        """What the functions read that depends on the parameters alone, computed once per parameter set
+        (outputs at index ``len(parameters)`` on in the prepared parameters); None when nothing is."""
+        blocks = [f.prepare for f in self.functions if f.prepare is not None]
+        if len(blocks) > 1:
+            raise ValueError("more than one function with a prepare step: emitters write one")
+        return blocks[0] if blocks else None
+
 
 def comment_text(text: str, limit: int = 120) -> str:
     """Free text (a model name from a project file) fit for a comment or docstring of generated code:
@@ -119,9 +144,9 @@ def comment_text(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def temp_prefix(names: set[str]) -> str:
+def temp_prefix(names: set[str], start: str = "x") -> str:
     """A prefix for CSE temporaries that no parameter name can collide with."""
-    prefix = "x"
+    prefix = start
     while any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
         prefix = "t" + prefix
     return prefix
@@ -151,7 +176,8 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
     if steps:
         temps = ordered_assignments(list(temps) + [(s, r) for (s, _), r in zip(steps, reduced)])
         reduced = reduced[len(steps):]
-    if steps or (refine is None and name == "tau"):   # peephole passes: PUMA 560 symbolic tau 698 -> 654
+    # peephole passes (not on the prepare step: run once, it is not worth their time): PUMA 560 symbolic tau 698 -> 654
+    if name != "prepare" and (steps or (refine is None and name == "tau")):
         # operations (on M, G and h they would double a 7-joint plan's time for some 8% fewer)
         token.check()
         temps, reduced = polish(temps, reduced, symbols)
@@ -183,13 +209,53 @@ def plan_function(name: str, mat: sp.Matrix, model, params: dict, prefix: str, r
 def compact_tau_function(built, model, params: dict, prefix: str, drive_tau: sp.Matrix | None = None,
                          token: CancelToken = NEVER) -> CodeFunction:
     """The tau function of the compact form: Khalil's customized Newton-Euler as named steps
-    (:func:`~designer.dynamics.standard_ne.custom_tau_steps`) on ``built`` (``model`` with the numbers
-    written into the code), plus ``drive_tau``; PUMA 560 with symbolic lengths, g and inertial
-    parameters: 621 operations (one graph: 649)."""
-    step_prefix = temp_prefix(set(params) | {prefix + "0"})
-    steps, named = custom_tau_steps(exact_angles(built).model, sp.numbered_symbols(step_prefix, real=True), token)
+    (:func:`~designer.dynamics.standard_ne.standard_tau_steps`) on ``built`` (``model`` with the numbers
+    written into the code), plus ``drive_tau``, reading the inertial parameters as Khalil's grouped
+    ones in joint frames (:func:`~designer.dynamics.grouping.grouped_parameters`: XXR = XX - YY, ...),
+    and every other parameter-only piece (:func:`~designer.codegen.prepare.hoist`), from a
+    ``prepare`` step computed once per parameter set (:attr:`CodeFunction.prepare`; with numbers for
+    the parameters they are numbers in the code). PUMA 560 with symbolic lengths, g and inertial
+    parameters: 494 operations per call (621 computing everything per call)."""
+    names = set(params) | {prefix + "0"}
+    step_prefix = temp_prefix(names)
+    names.add(step_prefix + "0")
+    standard_prefix = temp_prefix(names, "s")
+    names.add(standard_prefix + "0")
+    grouped_prefix = temp_prefix(names, "g")
+    names.add(grouped_prefix + "0")
+    hoisted_prefix = temp_prefix(names, "k")
+    exact = exact_angles(built).model
+    standard, slots = grouped_parameters(exact, sp.numbered_symbols(standard_prefix, real=True))
+    given = list(standard)
+    grouped = sp.numbered_symbols(grouped_prefix, real=True)
+    inputs = []
+    for slot in slots:
+        row = []
+        for v in slot:
+            if v.args:
+                sym = next(grouped)
+                given.append((sym, v))
+                v = sym
+            row.append(v)
+        inputs.append(row)
+    steps, named = standard_tau_steps(exact, inputs, sp.numbered_symbols(step_prefix, real=True), token)
     mat = named if drive_tau is None else named + drive_tau
-    return plan_function("tau", mat, model, params, prefix, steps=tuple(steps), token=token)
+    fixed = {s for s, _ in given}
+    hoisted, reduced = hoist([v for _, v in steps] + list(mat), lambda s: s.name in params or s in fixed,
+                             sp.numbered_symbols(hoisted_prefix, real=True))
+    steps = [(s, r) for (s, _), r in zip(steps, reduced)]
+    mat = sp.Matrix(reduced[len(steps):])
+    every = given + hoisted
+    index = dict(params)
+    index.update({s.name: len(params) + k for k, (s, _) in enumerate(every)})
+    func = plan_function("tau", mat, model, index, prefix, steps=tuple(steps), token=token)
+    read = [s for s, k in func.params if k >= len(params)]
+    if not read:
+        return func
+    token.check()
+    prepare = plan_function("prepare", sp.Matrix(read), model, params, prefix, steps=tuple(every), token=token)
+    return replace(func, params=tuple((s, k) for s, k in func.params if k < len(params)),
+                   prepared=tuple((s, len(params) + k) for k, s in enumerate(read)), prepare=prepare)
 
 
 #: significant digits kept of the numbers substituted by ``values``: a derivation in floating point

@@ -46,7 +46,8 @@ def _reads_and_temps(func: CodeFunction, printer, pairs: bool = False) -> list[s
     computed together by ``_cos_sin``, where the first of them is.
     """
     lines = ([f"    {s.name} = {arr}[{k}]" for s, arr, k in func.joints]
-             + [f"    p_{s.name} = p[{k}]" for s, k in func.params])
+             + [f"    p_{s.name} = p[{k}]" for s, k in func.params]
+             + [f"    {s.name} = p[{k}]" for s, k in func.prepared])
     trig: dict = {}
     if pairs:
         for k, (_, e) in enumerate(func.temps):
@@ -72,7 +73,7 @@ def _math_function(func: CodeFunction) -> list[str]:
     printer = _MathPrinter(func.variable_names())
     out = [f"def {func.name}({', '.join(func.args)}, p=None):",
            f'    """{func.doc[0].upper() + func.doc[1:]}: {func.size} floats, row-major (one state)."""',
-           "    p = _params(p)"]
+           "    p = _prepared(p)" if func.prepared else "    p = _params(p)"]
     out += _reads_and_temps(func, printer)
     out.append(f"    out = [0.0] * {func.size}")
     out += _writes(func, printer)
@@ -100,7 +101,8 @@ def _function(func: CodeFunction) -> list[str]:
            f"    out: optional array of shape ({rows * cols},) or ({rows * cols}, N) to write into (no allocation),",
            "    holding zeros or an earlier result of this function (entries that are always 0 are not written).",
            '    """',
-           "    p = _params(p)", f"    {func.args[0]} = numpy.asarray({func.args[0]}, dtype=float)",
+           "    p = _prepared(p)" if func.prepared else "    p = _params(p)",
+           f"    {func.args[0]} = numpy.asarray({func.args[0]}, dtype=float)",
            f"    shape = {func.args[0]}.shape[1:]"]
     for a in func.args[1:]:
         out.append(f"    {a} = numpy.asarray({a}, dtype=float)")
@@ -112,6 +114,31 @@ def _function(func: CodeFunction) -> list[str]:
     else:
         out.append("    return out")
     return out + ["", ""]
+
+
+def _prepare_function(plan: CodePlan, func: CodeFunction, printer) -> list[str]:
+    """``prepare(p)``: the parameters followed by the values that depend on them alone."""
+    out = ["class Prepared(tuple):",
+           '    """Parameters with the values computed from them alone appended (what prepare returns)."""',
+           "",
+           "",
+           "def prepare(p=None):",
+           f'    """The parameters p (PARAMETERS order, None for DEFAULTS) followed by the {func.size} values that',
+           "    depend on them alone (grouped inertial parameters, their differences, products of lengths and",
+           "    masses). Every function accepts the result as p and then skips that work: prepare once per",
+           '    parameter set, call many times. A plain p is prepared at each call."""',
+           "    p = _params(p)"]
+    out += _reads_and_temps(func, printer)
+    out.append(f"    values = [0.0] * {func.size}")
+    out += [line.replace("out[", "values[", 1) for line in _writes(func, printer)]
+    return out + ["    return Prepared(tuple(p) + tuple(values))", "", "",
+                  "def _prepared(p):",
+                  "    if isinstance(p, Prepared):",
+                  "        return p",
+                  "    if p is None and _DEFAULT is not None:",
+                  "        return _DEFAULT",
+                  "    return prepare(p)",
+                  "", ""]
 
 
 def emit_python(plan: CodePlan, flavour: str = "numpy") -> str:
@@ -146,6 +173,8 @@ def emit_python(plan: CodePlan, flavour: str = "numpy") -> str:
         "        if missing:",
         "            raise ValueError('no default value for parameter(s): ' + ', '.join(missing))",
         "        return DEFAULTS",
+        "    if isinstance(p, Prepared):",
+        "        return p",
         "    if len(p) != len(PARAMETERS):",
         "        raise ValueError(f'{len(PARAMETERS)} parameter values needed ({\", \".join(PARAMETERS)}), '",
         "                         f'{len(p)} given')",
@@ -165,7 +194,22 @@ def emit_python(plan: CodePlan, flavour: str = "numpy") -> str:
             "",
             "",
         ]
+    prepare = plan.prepare
+    if prepare is not None:
+        names_of = prepare.variable_names()
+        head += _prepare_function(plan, prepare, _Printer(names_of) if flavour == "numpy" else _MathPrinter(names_of))
+    else:
+        head += ["class Prepared(tuple):",
+                 '    """What prepare returns: the parameters (nothing here depends on them alone)."""',
+                 "", "",
+                 "def prepare(p=None):",
+                 '    """The parameters p (None: DEFAULTS); nothing to compute from them alone in this module."""',
+                 "    return Prepared(_params(p))", "", ""]
     body = []
     for f in plan.functions:
         body += _function(f) if flavour == "numpy" else _math_function(f)
-    return "\n".join(head + body).rstrip() + "\n"
+    tail = []
+    if prepare is not None:
+        tail = ["", "", "# the prepared defaults, once (None when some parameter has no default)",
+                "_DEFAULT = None if None in DEFAULTS else prepare()"]
+    return "\n".join(head + body).rstrip() + "\n" + ("\n".join(tail) + "\n" if tail else "")

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..dynamics.inertial import (PARAMETER_KINDS, drive_slots, join, joint_frame_offsets, joint_frame_parameters,
-                                 move_parameters, parameter_names, split)
+from ..dynamics.grouping import symbolic_grouping
+from ..dynamics.inertial import PARAMETER_KINDS, drive_slots, joint_frame_offsets, move_parameters, parameter_names
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
@@ -81,99 +81,6 @@ class BaseParameters:
             if kind in PARAMETER_KINDS:
                 out[j][PARAMETER_KINDS.index(kind)] = sp.Symbol(name, real=True)
         return out
-
-
-def _parent_transform(model: Manipulator, j: int) -> tuple[list, list]:
-    """(R, P) of joint frame j' in (j-1)' with the joint variable at zero (theta/d offsets kept)."""
-    link = model.links[j]
-    if model.convention is Convention.STANDARD:
-        prev = model.links[j - 1]
-        alpha, a = prev.alpha, prev.a
-    else:
-        alpha, a = link.alpha, link.a
-    ct, st, ca, sa = sp.cos(link.theta), sp.sin(link.theta), sp.cos(alpha), sp.sin(alpha)
-    R = [[ct, -st, 0], [ca * st, ca * ct, -sa], [sa * st, sa * ct, ca]]
-    return R, [a, -sa * link.d, ca * link.d]
-
-
-class _Linear:
-    """A linear combination of the standard parameters, {symbol: coefficient}: the grouping's sums
-    without sympy's evaluation of ever longer Adds (seconds per step on a 7-joint arm with float
-    geometry; coefficients that are floats stay Python floats)."""
-
-    __slots__ = ("terms",)
-
-    def __init__(self, terms: dict):
-        self.terms = terms
-
-    def __add__(self, other):
-        if not isinstance(other, _Linear):
-            if other == 0:
-                return self
-            return NotImplemented
-        out = dict(self.terms)
-        for sym, c in other.terms.items():
-            v = out.get(sym, 0) + c
-            if v == 0:
-                out.pop(sym, None)
-            else:
-                out[sym] = v
-        return _Linear(out)
-
-    __radd__ = __add__
-
-    def __mul__(self, c):
-        if isinstance(c, _Linear):
-            return NotImplemented
-        if c == 0:
-            return 0
-        return self if c == 1 else _Linear({sym: v * c for sym, v in self.terms.items()})
-
-    __rmul__ = __mul__
-
-    def __neg__(self):
-        return self * -1
-
-    def __sub__(self, other):
-        return self + (-other)
-
-    def __rsub__(self, other):
-        return (-self) + other
-
-    def expr(self) -> sp.Expr:
-        return sp.Add(*[sp.sympify(c) * sym for sym, c in self.terms.items()])
-
-
-def _expr(x) -> sp.Expr:
-    return x.expr() if isinstance(x, _Linear) else sp.sympify(x)
-
-
-def _scalar(x):
-    """A number as a Python float (fast products), an expression as it is."""
-    return float(x) if isinstance(x, sp.Float) else x
-
-
-def _symbolic_grouping(model: Manipulator, symbols: list) -> tuple[list[list], set]:
-    """Joint-frame slots after the grouping rules, and the (link, kind) slots emptied by them."""
-    slots = joint_frame_parameters(model, [_Linear({sym: 1}) for sym in symbols])
-    emptied: set = set()
-    for j in range(model.n - 1, -1, -1):
-        m, ms, J = split(slots[j])
-        if model.links[j].is_revolute:
-            body = join(m, [0, 0, ms[2]], [[J[1][1], 0, 0], [0, J[1][1], 0], [0, 0, 0]])
-            J[0][0] = J[0][0] - J[1][1]
-            slots[j] = join(0, [ms[0], ms[1], 0], [[J[0][0], J[0][1], J[0][2]], [J[0][1], 0, J[1][2]],
-                                                   [J[0][2], J[1][2], J[2][2]]])
-            emptied |= {(j, "m"), (j, "mz"), (j, "YY")}
-        else:
-            body = join(0, [0, 0, 0], J)
-            slots[j] = join(m, ms, [[0] * 3 for _ in range(3)])
-            emptied |= {(j, k) for k in PARAMETER_KINDS[4:]}
-        if j > 0:
-            R, P = _parent_transform(model, j)
-            moved = move_parameters(body, [[_scalar(x) for x in row] for row in R], [_scalar(x) for x in P])
-            slots[j - 1] = [a + b for a, b in zip(slots[j - 1], moved)]
-    return [[_expr(x) for x in slot] for slot in slots], emptied
 
 
 def _geometry(model: Manipulator, rng: np.random.Generator):
@@ -249,7 +156,7 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     extra = drive_slots(model) if drives else []
     names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]
     symbols = [sp.Symbol(s, real=True) for s in names]
-    slots, emptied = _symbolic_grouping(model, symbols[:10 * n])
+    slots, emptied = symbolic_grouping(model, symbols[:10 * n])
     slots.append(symbols[10 * n:])
     rng = np.random.default_rng(seed)
     arm, _ = _geometry(model, rng)

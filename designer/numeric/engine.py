@@ -185,6 +185,12 @@ class ArmDynamics(BatchQuantities):
         """
         return self._fn(quantity, False)
 
+    def vector_function(self, quantity: str) -> Callable:
+        """The raw function over arrays (no checks): a sequence of n values per argument, arrays that broadcast
+        together or floats, in; a tuple of outputs (M: its upper triangle by rows) out, each computed at the
+        shape of the joints it reads (a grid over two joints: what reads one of them, at that joint's length)."""
+        return self._fn(quantity, True)
+
     def _many(self, quantity: str, arrays: list[np.ndarray]) -> np.ndarray:
         """(N, width) outputs at the rows of the (N, n) arrays, block by block."""
         fn = self._fn(quantity, True)

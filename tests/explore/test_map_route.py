@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from designer.explore.maps import MASS_ONLY, RecursiveMass, grid_map, grid_states, mass_route, sample_summary
+from designer.explore.maps import (MASS_ONLY, RecursiveMass, grid_map, grid_routed, grid_states, mass_route,
+                                   sample_summary)
 from designer.explore.metrics import Ratings, evaluate, parse_metric
 from designer.kinematics import NumericArm
 from designer.model import Convention
@@ -67,3 +68,29 @@ def test_metrics_beyond_m_and_closed_chains_keep_the_jacobians():
     assert mass_route(arm, parse_metric("torque_bound", arm.n), speeds) is None   # its Coriolis term
     summary = sample_summary(arm, "cond", count=64)
     assert np.allclose(summary.values, evaluate(arm, summary.q, "cond"), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("seed,convention,joints", [(5, Convention.STANDARD, "RRRRRR"),
+                                                    (6, Convention.MODIFIED, "RPRRPR")])
+def test_the_grid_route_is_the_state_by_state_route_to_the_bit(seed, convention, joints):
+    """M and coupling over a joint grid (explore/maps.py's grid_values: the recursive engine's M code run once
+    on the grid's broadcast axes) against the same code state by state: the same numbers, NaN where a joint
+    moves nothing (the last link here: massless, no load)."""
+    arm = random_arm(np.random.default_rng(seed), len(joints), convention, joints)
+    arm = dataclasses.replace(arm, limits=np.tile([-0.5, 0.5], (arm.n, 1)))
+    light = dataclasses.replace(arm, mass=np.r_[arm.mass[:-1], 0.0],
+                                inertia=np.r_[arm.inertia[:-1], np.zeros((1, 3, 3))],
+                                point_masses=tuple(p for p in arm.point_masses if p[0] != arm.n - 1))
+    q0 = np.random.default_rng(seed + 20).uniform(-1.0, 1.0, arm.n)
+    ranges = [(-2.0, 2.0), (-1.5, 1.0)]
+    for model in (arm, light):
+        for metric in ("coupling", "coupling[1,3]", "coupling[2,2]", "coupling[4,6]", "M", "M[3,1]"):
+            spec = parse_metric(metric, model.n)
+            assert grid_routed(model, spec)
+            for pair in ((2, 3), (4, 1), (1, 6), (5, 6)):
+                gm = grid_map(model, spec, pair, q0, steps=(11, 7), ranges=ranges)
+                _, _, Q = grid_states(model, pair, q0, (11, 7), ranges)
+                ref = evaluate(model, Q, spec, compiled=RecursiveMass(model)).reshape(gm.values.shape)
+                assert np.array_equal(gm.values, ref, equal_nan=True), (metric, pair)
+    assert np.isnan(grid_map(light, "coupling", (2, 3), q0, steps=5).values).all()
+    assert not grid_routed(arm, parse_metric("cond", arm.n))
