@@ -133,3 +133,50 @@ def test_no_feasible_design_gives_an_empty_front_and_the_closest():
     assert front.closest is not None and not front.closest.feasible
     with pytest.raises(OptimizeError, match="empty"):
         front.pick()
+
+
+def _argv(tmp_path, *extra):
+    return ["optimize", str(robot_path("tube_arm")), "--vary", "D2", *map(str, BOX), "--vary", "D3", *map(str, BOX),
+            "--minimize", "mass", "--maximize", "frequency", "--require", "deflection<=3", "--payload", "5",
+            "--population", "12", "--generations", "4", "--out", str(tmp_path / "best.json"), *extra]
+
+
+def test_the_command_prints_and_writes_the_front_and_the_picked_design(tmp_path, capsys):
+    import csv
+    import json
+    from designer.cli import main
+    assert main(_argv(tmp_path, "--out-front", str(tmp_path / "front.json"), "--format", "json",
+                      "--pick", "mass")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["sense"] for o in out["objectives"]] == ["min", "max"]
+    rows = out["front"]
+    assert len(rows) >= 2 and out["how"]["evaluations"] == 48
+    written = json.loads((tmp_path / "front.json").read_text())
+    assert written["front"] == rows
+    # --pick mass: the lightest of the front, written as a project whose own mass and sag say so
+    lightest = min(range(len(rows)), key=lambda i: rows[i]["objectives"]["mass"])
+    assert out["picked"] == lightest
+    best = load_project(tmp_path / "best.json")
+    assert explore_arm(best).total_mass() == pytest.approx(rows[lightest]["objectives"]["mass"], rel=1e-12)
+    assert _metric(best, "deflection", 5.0) <= 3.0
+    for row in rows:
+        assert row["requirements"][0]["margin"] >= 0
+    # the CSV: the same designs, one row each
+    assert main(_argv(tmp_path, "--out-front", str(tmp_path / "front.csv"))) == 0
+    text = capsys.readouterr().out
+    assert "Pareto front" in text and "max frequency" in text and "* " in text
+    with open(tmp_path / "front.csv", newline="") as fh:
+        table = list(csv.reader(fh))
+    assert table[0] == ["mass", "frequency", "D2", "D3", "deflection<=3"]
+    assert [float(r[0]) for r in table[1:]] == pytest.approx([r["objectives"]["mass"] for r in rows], rel=1e-12)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--pick", "cost"), "--pick cost: ideal or one of the objectives"),
+    (("--out-front", "front.txt"), "name a .csv or .json file"),
+])
+def test_bad_front_options_are_named_before_any_work(tmp_path, capsys, extra, message):
+    from designer.cli import main
+    assert main(_argv(tmp_path, *extra)) != 0
+    err = capsys.readouterr().err
+    assert message in err and not (tmp_path / "best.json").exists()
