@@ -6,7 +6,7 @@ The continuous variables are scaled to [0, 1]; each discrete choice is one more 
 floor of ``u * len(options)`` picks the option (so crossover and mutation treat it like the others). A
 requirement is the constraint ``-margin / |bound| <= 0`` (a NaN value: violated). The front is the
 non-dominated set of EVERY feasible design evaluated during the run (an archive, so a good design found early
-and lost by the population still counts), each re-evaluated fresh; without a feasible design it is empty and
+and lost by the population still counts); without a feasible design it is empty and
 ``closest`` is the design violating the requirements least.
 """
 
@@ -221,12 +221,9 @@ def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...]
             seen.add(key)
             unique.append(d)
     designs: list[Design] = []
-    if unique:
+    if unique:   # each evaluated afresh at its own values already (no cache): not evaluated again
         f = np.array([d.objectives for d in unique]) * sign
-        for i in non_dominated(f):
-            fresh = safe_evaluate(problem, unique[i].values, unique[i].picks, objectives=names)   # checked again
-            if fresh.feasible:
-                designs.append(fresh)
+        designs = [unique[i] for i in non_dominated(f)]
     closest = None
     if not designs and archive:
         closest = min(archive, key=lambda d: _violation(problem, d))
