@@ -70,3 +70,31 @@ def test_an_optimization_on_exact_gradients_matches_bisection_in_fewer_evaluatio
     assert "finite differences for mass, inertia_locked[1]" in numeric.method
     assert numeric.best is not None and numeric.best.values["D2"] == pytest.approx(hi, rel=1e-4)
     assert exact.evaluations < numeric.evaluations
+
+
+def test_the_lightest_tube_meeting_a_tip_sag_is_beam_theorys():
+    # a steel tube cantilever (wall fixed, outer diameter D varied) with a point mass at its tip: its sag is
+    # P L^3 / 3EI + w L^4 / 8EI (P the tip's weight, w the tube's weight per length); the mass grows with D and
+    # the sag shrinks, so the lightest tube meeting the bound has the D where the closed form equals the bound
+    from scipy.optimize import brentq
+
+    from designer.model import Link, Manipulator
+    from designer.model.expr import symbol
+    from designer.model.manipulator import PointMass
+    from designer.model.parts import MATERIALS, Part
+    steel = MATERIALS["steel"]
+    L, t, tip, g, bound = 0.8, 0.003, 4.0, 9.81, 0.8      # m, m, kg, m/s^2, mm
+    model = Manipulator(links=(Link(a=L, part=Part("tube", steel, (("outer_diameter", symbol("D")), ("wall", t)))),),
+                        gravity=(0, 0, -g), parameters={"D": 0.05}, point_masses=(PointMass(1, tip, (0, 0, 0)),))
+
+    def sag_mm(D):
+        I = np.pi / 64 * (D**4 - (D - 2 * t) ** 4)
+        w = steel.density * np.pi / 4 * (D**2 - (D - 2 * t) ** 2) * g
+        return 1e3 * (tip * g * L**3 / 3 + w * L**4 / 8) / (steel.young * I)
+    D = brentq(lambda D: sag_mm(D) - bound, 0.02, 0.12, xtol=1e-14)
+    result = optimize(Problem(model, (Variable("D", 0.02, 0.12),), "mass",
+                              (parse_requirement(f"deflection_links<={bound}"),)), starts=2)
+    assert result.best is not None and result.best.feasible
+    assert result.best.values["D"] == pytest.approx(D, rel=1e-4)
+    tube = steel.density * np.pi / 4 * (D**2 - (D - 2 * t) ** 2) * L
+    assert result.best.objective == pytest.approx(tube + tip, rel=1e-4)
