@@ -201,7 +201,7 @@ def _cmd_front(args, model, started: float) -> int:
     from ..project import save_project
 
     def progress(step: Progress) -> None:
-        if step.detail:
+        if step.stage == "pareto" and step.detail:   # a line per generation, not per block of designs
             _progress(step.detail)
     if args.out_front and not args.out_front.lower().endswith((".csv", ".json")):
         raise UserError(f"--out-front {args.out_front}: name a .csv or .json file")

@@ -132,8 +132,8 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
                spawn: bool = False) -> Job[ParetoFront]:
     """The Pareto front of ``objectives`` (quantities, minimized, or :class:`Objective`) over ``problem``'s
     variables and choices under its requirements (``problem.objective`` and ``maximize`` are not used), as a
-    job (:mod:`designer.jobs`): a :class:`~designer.jobs.Progress` after each generation, the
-    :class:`ParetoFront` returned.
+    job (:mod:`designer.jobs`): a :class:`~designer.jobs.Progress` of stage ``pareto`` after each generation
+    (on workers also ``population`` ones as its blocks come back), the :class:`ParetoFront` returned.
 
     ``workers``: None evaluates each population in this process; N >= 1 on N worker processes (``spawn``:
     started fresh, for a process running Qt). Cancelling ``token`` (or closing the job) stops at the next
@@ -204,7 +204,7 @@ def _on_workers(problem: Problem, names: tuple[str, ...], rows: list[list[float]
     for step in ordered_blocks(lambda lo, hi: (evaluate_rows, (problem, names, rows[lo:hi])), len(rows), executor,
                                lambda first, results: out.extend(results), slots=slots, block=block, token=token,
                                stage="pareto", unit="designs"):
-        yield Progress("pareto", (gen + (step.fraction or 0.0)) / generations,
+        yield Progress("population", (gen + (step.fraction or 0.0)) / generations,
                        f"generation {gen + 1}: {step.detail}")
     return out
 
