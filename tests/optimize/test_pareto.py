@@ -180,3 +180,21 @@ def test_bad_front_options_are_named_before_any_work(tmp_path, capsys, extra, me
     assert main(_argv(tmp_path, *extra)) != 0
     err = capsys.readouterr().err
     assert message in err and not (tmp_path / "best.json").exists()
+
+
+def test_a_material_choice_on_the_front():
+    # the forearm's material as a discrete choice: a CFRP tube is lighter and stiffer than an aluminium one of
+    # the same size (docs/design-story.md's sweep), so every design of the mass-sag front picks CFRP; the
+    # aluminium forearm of the same sizes is heavier and sags more
+    from designer.optimize.problem import Choice, design_model
+    model, problem = _problem()
+    problem = Problem(model, problem.variables, "mass", problem.requirements,
+                      (Choice("3.material", ("aluminium 6061-T6", "CFRP")),), payload=5.0)
+    seen = []
+    front = pareto(problem, ["mass", "deflection"], population=12, generations=4, seed=2,
+                   progress=lambda step: seen.append(step))
+    assert front.designs and all(d.picks == ("CFRP",) for d in front.designs)
+    assert "generation 4" in seen[-1].detail
+    for d, f in zip(front.designs[::5], front.objectives[::5]):
+        alu = design_model(problem, d.values, ("aluminium 6061-T6",))
+        assert explore_arm(alu).total_mass() > f[0] and _metric(alu, "deflection", 5.0) > f[1]
