@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -152,7 +153,8 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
         check_problem(replace(problem, objective=name))
     n_var = len(problem.variables) + len(problem.choices)
     moo = MooProblem(n_var=n_var, n_obj=len(objs), n_ieq_constr=len(problem.requirements), xl=0.0, xu=1.0)
-    algorithm = NSGA2(pop_size=population, eliminate_duplicates=True)
+    algorithm = NSGA2(pop_size=population, sampling=_first_population(n_var, population, seed),
+                      eliminate_duplicates=True)
     algorithm.setup(moo, termination=("n_gen", generations), seed=seed, verbose=False)
     archive: list[Design] = []
     log: list[str] = []
@@ -193,6 +195,15 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
         except KeyboardInterrupt:
             raise Cancelled("cancelled") from None
     return _front(problem, objs, names, archive, gen, population, log, workers)
+
+
+def _first_population(n_var: int, population: int, seed: int) -> np.ndarray:
+    """The first generation: the box's corners (when they are at most half the population; a front often ends
+    on the box's edges, which random points only come near) and seeded random points."""
+    rng = np.random.default_rng(seed)
+    corners = np.array(list(itertools.product((0.0, 1.0), repeat=n_var))) if 2**n_var <= population // 2 \
+        else np.empty((0, n_var))
+    return np.vstack([corners, rng.random((population - len(corners), n_var))])
 
 
 def _on_workers(problem: Problem, names: tuple[str, ...], rows: list[list[float]], executor: cf.Executor,

@@ -191,10 +191,10 @@ def test_a_material_choice_on_the_front():
     problem = Problem(model, problem.variables, "mass", problem.requirements,
                       (Choice("3.material", ("aluminium 6061-T6", "CFRP")),), payload=5.0)
     seen = []
-    front = pareto(problem, ["mass", "deflection"], population=12, generations=4, seed=2,
+    front = pareto(problem, ["mass", "deflection"], population=16, generations=10, seed=2,
                    progress=lambda step: seen.append(step))
     assert front.designs and all(d.picks == ("CFRP",) for d in front.designs)
-    assert "generation 4" in seen[-1].detail
+    assert "generation 10" in seen[-1].detail
     for d, f in zip(front.designs[::5], front.objectives[::5]):
         alu = design_model(problem, d.values, ("aluminium 6061-T6",))
         assert explore_arm(alu).total_mass() > f[0] and _metric(alu, "deflection", 5.0) > f[1]
