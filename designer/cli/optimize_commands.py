@@ -9,7 +9,8 @@ import sys
 import time
 
 from .common import UserError, load_model, write_output
-from .ranges import FINITE, PAYLOAD, WORKERS, Bounded
+from .explore_sweep import add_compute
+from .ranges import FINITE, PAYLOAD, Bounded
 
 __all__ = ["register"]
 
@@ -47,8 +48,7 @@ def register(sub) -> None:
     front = p.add_argument_group("a Pareto front (two or more objectives)")
     front.add_argument("--population", type=POPULATION, default=40, help="NSGA-II's population (default 40)")
     front.add_argument("--generations", type=GENERATIONS, default=30, help="generations (default 30)")
-    front.add_argument("--workers", type=WORKERS, default=None,
-                       help="evaluate each population on N worker processes (default: in this process)")
+    add_compute(front, "none: each population in this process")
     front.add_argument("--pick", default="ideal", metavar="ideal|OBJECTIVE",
                        help="the design of the front --out writes: ideal (nearest the ideal point, each objective "
                             "scaled to the front's range; default) or an objective's name (the front's best in it)")
@@ -109,6 +109,9 @@ def cmd_optimize(args) -> int:
     started = time.perf_counter()
     if len(args.goals) > 1:
         return _cmd_front(args, model, started)
+    if args.workers is not None or args.threads or args.scheduler:
+        raise UserError("optimize: --workers, --threads and --scheduler evaluate a Pareto front's populations: "
+                        "give two or more objectives")
     try:
         problem = _problem(args, model)
         result = optimize(problem, args.starts, args.seed, args.iterations,
@@ -200,8 +203,10 @@ def _cmd_front(args, model, started: float) -> int:
     from ..optimize.problem import design_model
     from ..project import save_project
 
+    from .explore_sweep import compute_from
+
     def progress(step: Progress) -> None:
-        if step.stage == "pareto" and step.detail:   # a line per generation, not per block of designs
+        if step.stage == "pareto" and step.detail and not args.quiet:   # a line per generation, not per block
             _progress(step.detail)
     if args.out_front and not args.out_front.lower().endswith((".csv", ".json")):
         raise UserError(f"--out-front {args.out_front}: name a .csv or .json file")
@@ -211,7 +216,8 @@ def _cmd_front(args, model, started: float) -> int:
         if args.pick != "ideal" and args.pick not in [o.quantity.strip() for o in objectives]:
             raise UserError(f"--pick {args.pick}: ideal or one of the objectives "
                             f"({', '.join(o.quantity for o in objectives)})")
-        front = pareto(problem, objectives, args.population, args.generations, args.seed, args.workers, progress)
+        front = pareto(problem, objectives, args.population, args.generations, args.seed, progress=progress,
+                       compute=compute_from(args, default_workers=None))
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"optimize: {exc}") from None
     seconds = time.perf_counter() - started

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..explore.distribute import Compute
 from ..jobs import Cancelled, CancelToken, Job, Progress
 from .problem import Design, OptimizeError, Problem, _violation, check_problem, safe_evaluate
 
@@ -130,14 +131,16 @@ def _objectives(objectives: Sequence[str | Objective]) -> tuple[Objective, ...]:
 
 def pareto_job(problem: Problem, objectives: Sequence[str | Objective], population: int = 40,
                generations: int = 30, seed: int = 0, workers: int | None = None, token: CancelToken | None = None,
-               spawn: bool = False) -> Job[ParetoFront]:
+               spawn: bool = False, compute: Compute | None = None) -> Job[ParetoFront]:
     """The Pareto front of ``objectives`` (quantities, minimized, or :class:`Objective`) over ``problem``'s
     variables and choices under its requirements (``problem.objective`` and ``maximize`` are not used), as a
     job (:mod:`designer.jobs`): a :class:`~designer.jobs.Progress` of stage ``pareto`` after each generation
     (on workers also ``population`` ones as its blocks come back), the :class:`ParetoFront` returned.
 
     ``workers``: None evaluates each population in this process; N >= 1 on N worker processes (``spawn``:
-    started fresh, for a process running Qt). Cancelling ``token`` (or closing the job) stops at the next
+    started fresh, for a process running Qt). ``compute`` (instead): local processes, threads or the Dask
+    cluster ``explore sweep`` uses (:class:`~designer.explore.distribute.Compute`).
+    Cancelling ``token`` (or closing the job) stops at the next
     block of designs and cancels the blocks not started (:class:`~designer.jobs.Cancelled`)."""
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.core.evaluator import Evaluator
@@ -162,9 +165,11 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
 
     with contextlib.ExitStack() as stack:
         executor = slots = None
-        if workers is not None:
-            from ..explore.distribute import Compute, open_executor
-            executor, slots = stack.enter_context(open_executor(Compute("processes", int(workers)), spawn=spawn))
+        if compute is None and workers is not None:
+            compute = Compute("processes", int(workers))
+        if compute is not None:
+            from ..explore.distribute import open_executor
+            executor, slots = stack.enter_context(open_executor(compute, spawn=spawn))
         gen = 0
         try:
             while algorithm.has_next():
@@ -194,7 +199,7 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
                 yield Progress("pareto", gen / generations, line)
         except KeyboardInterrupt:
             raise Cancelled("cancelled") from None
-    return _front(problem, objs, names, archive, gen, population, log, workers)
+    return _front(problem, objs, names, archive, gen, population, log, compute)
 
 
 def _first_population(n_var: int, population: int, seed: int) -> np.ndarray:
@@ -221,7 +226,7 @@ def _on_workers(problem: Problem, names: tuple[str, ...], rows: list[list[float]
 
 
 def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...], archive: list[Design],
-           generations: int, population: int, log: list[str], workers: int | None) -> ParetoFront:
+           generations: int, population: int, log: list[str], compute: Compute | None) -> ParetoFront:
     sign = np.array([-1.0 if o.maximize else 1.0 for o in objs])
     feasible = [d for d in archive if d.feasible]
     seen: set[tuple] = set()
@@ -240,7 +245,7 @@ def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...]
         closest = min(archive, key=lambda d: _violation(problem, d))
     objectives = np.array([d.objectives for d in designs], float).reshape(len(designs), len(names))
     order = np.lexsort(objectives.T[::-1]) if len(designs) else np.array([], int)
-    where = "in this process" if workers is None else f"on {workers} worker process(es)"
+    where = "in this process" if compute is None else f"on {compute.describe()}"
     return ParetoFront([designs[i] for i in order], objectives[order], names, tuple(o.maximize for o in objs),
                        len(archive), generations, population,
                        f"NSGA-II (pymoo), the requirements as constraints, populations evaluated {where}; "
@@ -249,8 +254,9 @@ def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...]
 
 
 def pareto(problem: Problem, objectives: Sequence[str | Objective], population: int = 40, generations: int = 30,
-           seed: int = 0, workers: int | None = None, progress=None, token: CancelToken | None = None
-           ) -> ParetoFront:
+           seed: int = 0, workers: int | None = None, progress=None, token: CancelToken | None = None,
+           compute: Compute | None = None) -> ParetoFront:
     """:func:`pareto_job` run to its end here (``progress`` gets each :class:`~designer.jobs.Progress`)."""
     from ..jobs import run
-    return run(pareto_job(problem, objectives, population, generations, seed, workers, token), progress, token)
+    return run(pareto_job(problem, objectives, population, generations, seed, workers, token, compute=compute),
+               progress, token)

@@ -93,7 +93,16 @@ def test_workers_give_the_same_front_and_a_maximized_objective():
     there = pareto(problem, objectives, population=8, generations=3, seed=3, workers=2)
     assert here.evaluations == there.evaluations == 24
     np.testing.assert_allclose(there.objectives, here.objectives, rtol=1e-12)
-    assert "2 worker process" in there.method
+    assert "on 2 local processes" in there.method
+    # a Dask cluster (the one `explore sweep --scheduler` takes) gives it too
+    distributed = pytest.importorskip("dask.distributed")
+    from designer.explore.distribute import Compute
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        dask = pareto(problem, objectives, population=8, generations=3, seed=3,
+                      compute=Compute("dask", scheduler=cluster.scheduler_address))
+    np.testing.assert_allclose(dask.objectives, here.objectives, rtol=1e-12)
+    assert "Dask scheduler" in dask.method
     # maximized frequency: more mass buys frequency along the front
     order = np.argsort(here.objectives[:, 0])
     assert np.all(np.diff(here.objectives[order, 1]) >= 0)
@@ -169,6 +178,16 @@ def test_the_command_prints_and_writes_the_front_and_the_picked_design(tmp_path,
         table = list(csv.reader(fh))
     assert table[0] == ["mass", "frequency", "D2", "D3", "deflection<=3"]
     assert [float(r[0]) for r in table[1:]] == pytest.approx([r["objectives"]["mass"] for r in rows], rel=1e-12)
+
+
+def test_workers_for_one_objective_are_refused(tmp_path, capsys):
+    from designer.cli import main
+    argv = _argv(tmp_path, "--workers", "2")
+    argv.remove("--maximize")
+    argv.remove("frequency")
+    assert main(argv) != 0
+    assert "give two or more objectives" in capsys.readouterr().err
+    assert not (tmp_path / "best.json").exists()
 
 
 @pytest.mark.parametrize("extra, message", [
