@@ -85,19 +85,13 @@ def identification_table(model: Manipulator) -> tuple[Any, list[dict]]:
 def identification_condition(model: Manipulator, bp, Q, QD, QDD) -> float:
     """cond(Y_b) of the base regressor of ``bp`` (:func:`identification_table`'s) stacked over the states, rows of
     Q, QD, QDD (N, actuated joints)."""
-    from .control.excitation import closed_condition_number, condition_number
-    if model.is_serial:
-        from .kinematics import NumericArm
-        return condition_number(bp, NumericArm.from_model(model), np.asarray(Q).T, np.asarray(QD).T,
-                                np.asarray(QDD).T)
-    return closed_condition_number(model, bp, Q, QD, QDD)
+    from .control.excitation import condition_number
+    from .identification.base_params import MechanismRegressor
+    return condition_number(MechanismRegressor(model, bp), np.asarray(Q).T, np.asarray(QD).T, np.asarray(QDD).T)
 
 
 def identification_excitation(model: Manipulator, bp, period: float, harmonics: int):
     """The best conditioned Fourier excitation of the actuated joints within their limits, rated on ``bp``'s base
     regressor (:class:`~designer.control.excitation.Excitation`)."""
-    from .control.excitation import closed_excitation, fourier_excitation
-    if model.is_serial:
-        from .kinematics import NumericArm
-        return fourier_excitation(bp, NumericArm.from_model(model), period, harmonics)
-    return closed_excitation(model, bp, period, harmonics)
+    from .control.excitation import excitation
+    return excitation(model, bp, period, harmonics)

@@ -39,7 +39,8 @@ from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
-__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
+__all__ = ["BaseParameters", "base_parameters", "mechanism_base_parameters", "base_regressor", "MechanismRegressor",
+           "combination_text", "joint_frame_regressor",
            "joint_to_link_matrix", "BASE_DOC", "base_name", "grouping_text"]
 
 
@@ -229,6 +230,51 @@ def base_regressor(bp: BaseParameters, arm, q, qd, qdd) -> np.ndarray:
     return _full_regressor(bp.model, arm, q, qd, qdd, drives)[..., [_column(bp.model, s) for s in bp.slots]]
 
 
+class MechanismRegressor:
+    """The base regressor Y_b of any mechanism over states in its coordinates (a closed chain's: its actuated
+    joints), one interface for every mechanism: ``n``, ``limits`` (n, 2) and ``revolute`` of the coordinates,
+    ``numbers`` their links' numbers (1-based), and :meth:`rows`. ``bp`` is either set of base parameters: a serial
+    arm's :class:`BaseParameters` (the joint-frame regressor's columns, :func:`base_regressor`; the case W = I) or
+    a closed chain's grouping (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`: W^T Y_tree's
+    columns of the independent parameters, the loops closed on one branch along each run of states)."""
+
+    def __init__(self, model: Manipulator, bp):
+        self.bp = bp
+        if isinstance(bp, BaseParameters):   # the tree's own grouping: the arm's coordinates are its joints
+            self.arm = NumericArm.from_model(model)
+            self.n, self.limits, self.revolute = self.arm.n, self.arm.limits, self.arm.revolute
+            self.numbers = list(range(1, self.n + 1))
+            return
+        from ..numeric.closed import closed_dynamics
+        from ..numeric.closed_regressor import ClosedRegressor
+        self.cd = closed_dynamics(model)
+        act = list(self.cd.act)
+        self.n, self.numbers = len(act), [j + 1 for j in act]
+        self.limits = np.asarray(self.cd.tree.arm.limits, float)[act]
+        self.revolute = np.asarray(self.cd.tree.arm.revolute)[act]
+        self.closed = ClosedRegressor(self.cd.following(), bp.drives)
+        self.columns = [self.closed.names.index(name) for name, _combo in bp.base]
+
+    def rows(self, q, qd, qdd) -> np.ndarray:
+        """Y_b stacked over the states, the columns of ``q``, ``qd``, ``qdd`` (n, N): (N n, count); a DesignerError
+        names a state where the loops cannot close."""
+        q, qd, qdd = (np.asarray(v, float) for v in (q, qd, qdd))
+        if not hasattr(self, "closed"):
+            return base_regressor(self.bp, self.arm, q, qd, qdd).reshape(-1, self.bp.count)
+        from ..errors import DesignerError
+        from ..kinematics.closure import ClosureError
+        self.closed.cd = self.cd.following()   # each run of states on a branch of its own from the nominal pose
+        out = []
+        for k, state in enumerate(zip(q.T, qd.T, qdd.T)):
+            try:
+                out.append(self.closed.actuated(*state)[:, self.columns])
+            except ClosureError as exc:
+                raise DesignerError(f"sample {k + 1}: {exc}") from None
+        if not out:
+            raise DesignerError("the trajectory has no samples")
+        return np.vstack(out)
+
+
 def _stacked(model: Manipulator, arm, states: int, rng, drives: bool) -> np.ndarray:
     n = model.n
     Q = rng.uniform(-np.pi, np.pi, (n, states))
@@ -298,6 +344,11 @@ def base_name(name: str, combo: dict) -> str:
     return name if len(combo) == 1 else f"{name.rstrip('0123456789')}R{name[len(name.rstrip('0123456789')):]}"
 
 
+def combination_text(combo: dict[str, float]) -> str:
+    """``m3 + 0.380952 mx2 + ...``: a base parameter's standard parameters and their coefficients."""
+    return " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in combo.items())
+
+
 def grouping_text(betas, base) -> str:
     """The header's list of the grouped base parameters: ``ZZR1 = ZZ1 + 0.25 m2; ...``."""
     def term(k: str, c: float) -> str:
@@ -307,13 +358,24 @@ def grouping_text(betas, base) -> str:
 
 
 
+def mechanism_base_parameters(model: Manipulator, drives: bool = False):
+    """The base parameters of any mechanism as its regressor groups them, what ``regressor`` reports and
+    :class:`MechanismRegressor` reads: a serial arm's :class:`BaseParameters` (the symbolic grouping rules and the
+    numeric pass), a closed chain's numeric grouping of W^T Y_tree
+    (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`, its coefficients numbers). ClosureError for
+    a loop that cannot be posed, MissingParameterError."""
+    if not model.loops:   # the tree's grouping rules hold
+        return base_parameters(model, drives=drives)
+    from ..numeric.closed import ClosedDynamics
+    from ..numeric.closed_regressor import closed_base_parameters
+    return closed_base_parameters(ClosedDynamics(model), drives=drives)
+
+
 def _loop_base_parameters(model: Manipulator, drives: bool = False) -> BaseParameters:
     """The base parameters of a mechanism with loops (the module docstring); ``drives``: with the drive
     parameters of the tree's joints. Raises ClosureError (a loop that cannot be posed) or
     MissingParameterError."""
-    from ..numeric.closed import ClosedDynamics
-    from ..numeric.closed_regressor import closed_base_parameters
-    bp = closed_base_parameters(ClosedDynamics(model), drives=drives)
+    bp = mechanism_base_parameters(model, drives)
     standard = parameter_names(model.n) + ([f"{kind}{j + 1}" for j, kind in drive_slots(model)] if drives else [])
     symbols = tuple(sp.Symbol(name, real=True) for name in standard)
     by_name = {s.name: s for s in symbols}
