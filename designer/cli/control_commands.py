@@ -215,13 +215,6 @@ def elastic_dynamics(model, where: str):
     return dyn
 
 
-def _closed_chain_plan(args, eq, drives: bool, only):
-    """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
-    of the tree's joints projected by W on request (designer/codegen/control_plan.py)."""
-    from ..codegen.files import full_plan
-    return full_plan(eq, "derived", drives, only=only)
-
-
 def codegen_control(args, derive, progress) -> int:
     """``codegen``: C (source and header), Python, MATLAB (a folder of .m files), standard or base
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
@@ -251,10 +244,7 @@ def codegen_control(args, derive, progress) -> int:
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            if "closed_chain" in eq.extras:
-                plan = _closed_chain_plan(args, eq, drives, only)
-            else:
-                plan = full_plan(eq, args.form, drives, only=only)
+            plan = full_plan(eq, args.form, drives, only=only)   # a linear closure's: its closed forms
     except UserError:   # already one line naming the project
         raise
     except (ValueError, MissingParameterError) as exc:

@@ -39,9 +39,9 @@ from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
-__all__ = ["BaseParameters", "base_parameters", "mechanism_base_parameters", "base_regressor", "MechanismRegressor",
-           "combination_text", "joint_frame_regressor",
-           "joint_to_link_matrix", "BASE_DOC", "base_name", "grouping_text"]
+__all__ = ["BaseParameters", "base_parameters", "mechanism_base_parameters", "across_loops", "base_regressor",
+           "MechanismRegressor", "combination_text", "joint_frame_regressor", "joint_to_link_matrix", "BASE_DOC",
+           "base_name", "grouping_text"]
 
 
 @dataclass(frozen=True)
@@ -287,10 +287,22 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     """The base parameters of ``model`` (see the module docstring); ``drives``: with the drive
     parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
     have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
-    fixed vertical axis). A mechanism with loops: the closed-loop grouping (:func:`_loop_base_parameters`;
-    ClosureError for a loop that cannot be posed)."""
-    if model.loops:   # the tree's rules do not hold across a loop: the projected regressor's grouping
-        return _loop_base_parameters(model, drives)
+    fixed vertical axis). A mechanism with loops: the closed-loop grouping (:func:`mechanism_base_parameters`,
+    written as symbols by :func:`_loop_base_parameters`; ClosureError for a loop that cannot be posed)."""
+    if across_loops(model):
+        return _loop_base_parameters(model, mechanism_base_parameters(model, drives), drives)
+    return _tree_base_parameters(model, states, seed, tol, drives)
+
+
+def across_loops(model: Manipulator) -> bool:
+    """Whether the tree's grouping rules and recursions stop at a loop of ``model``: its base parameters are then
+    the projected regressor's numeric grouping (:func:`base_parameters`, and their code,
+    :func:`~designer.identification.code_plan.base_plan`)."""
+    return bool(model.loops)
+
+
+def _tree_base_parameters(model: Manipulator, states: int, seed: int, tol: float, drives: bool) -> BaseParameters:
+    """:func:`base_parameters` of a mechanism without loops: the grouping rules, then the numeric pass."""
     n = model.n
     extra = drive_slots(model) if drives else []
     names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]
@@ -358,24 +370,24 @@ def grouping_text(betas, base) -> str:
 
 
 
-def mechanism_base_parameters(model: Manipulator, drives: bool = False):
+def mechanism_base_parameters(model: Manipulator, drives: bool = False, states: int = 40, seed: int = 0,
+                              tol: float = 1e-9):
     """The base parameters of any mechanism as its regressor groups them, what ``regressor`` reports and
     :class:`MechanismRegressor` reads: a serial arm's :class:`BaseParameters` (the symbolic grouping rules and the
-    numeric pass), a closed chain's numeric grouping of W^T Y_tree
+    numeric pass), any other mechanism's (loops, branches, passive joints: :class:`~designer.numeric.closed
+    .ClosedDynamics`) numeric grouping of W^T Y_tree
     (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`, its coefficients numbers). ClosureError for
     a loop that cannot be posed, MissingParameterError."""
-    if not model.loops:   # the tree's grouping rules hold
-        return base_parameters(model, drives=drives)
+    if model.is_serial:   # the chain's grouping rules hold (a loop or a branch: the projected regressor's grouping)
+        return _tree_base_parameters(model, states, seed, tol, drives)
     from ..numeric.closed import ClosedDynamics
     from ..numeric.closed_regressor import closed_base_parameters
     return closed_base_parameters(ClosedDynamics(model), drives=drives)
 
 
-def _loop_base_parameters(model: Manipulator, drives: bool = False) -> BaseParameters:
-    """The base parameters of a mechanism with loops (the module docstring); ``drives``: with the drive
-    parameters of the tree's joints. Raises ClosureError (a loop that cannot be posed) or
-    MissingParameterError."""
-    bp = mechanism_base_parameters(model, drives)
+def _loop_base_parameters(model: Manipulator, bp, drives: bool) -> BaseParameters:
+    """The base parameters of a mechanism with loops from its numeric grouping ``bp`` (the module docstring);
+    ``drives``: with the drive parameters of the tree's joints."""
     standard = parameter_names(model.n) + ([f"{kind}{j + 1}" for j, kind in drive_slots(model)] if drives else [])
     symbols = tuple(sp.Symbol(name, real=True) for name in standard)
     by_name = {s.name: s for s in symbols}
