@@ -144,7 +144,8 @@ class LoopsTableModel(ExprTableModel):
             side = "frame_i" if col < 4 else "frame_j"
             pose = getattr(loop, side)
             pose = Pose(value, pose.rpy) if col in (2, 4) else Pose(pose.xyz, value)
-            new = dataclasses.replace(loop, **{side: pose})
+            changes: dict[str, Any] = {side: pose}
+            new = dataclasses.replace(loop, **changes)
         else:
             new = dataclasses.replace(loop, **{["link_i", "link_j"][col] if col < 2 else
                                                ("joint" if col == 6 else "name"): value})

@@ -12,7 +12,7 @@ motor angles); a rigid joint is the case without a spring, so a model without sp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
@@ -103,7 +103,8 @@ def forward_kinematics(model: Manipulator, q) -> dict:
                 "joint_axes": axes.tolist(),
                 "tool_position": arm.tool_in_base(q, T)[:3, 3].tolist(),   # the tool point, frame 0
                 "tool_pose": np.round(arm.tool_pose(q), 12).tolist()}      # the tool frame in the world (base)
-    arm = load_dynamics(model, springs=False).arm
+    rigid: Any = load_dynamics(model, springs=False)   # a closed chain's engine, its .arm the actuated joints'
+    arm = rigid.arm
     q_tree = arm.cd.positions(q)
     tree = arm.cd.tree
     T = tree.frames(q_tree)
