@@ -68,18 +68,13 @@ def window_code_files(eq: Equations, lang: str, target: str, prefix: str | None 
             for path, text in files.items()}
 
 
-# -- the Identification dialog's three computations, for any mechanism. Where they differ is the mathematics: a
-# serial arm's base parameters are symbolic (report.identification: formulas of the standard parameters), a closed
-# chain's a numeric grouping of W^T Y_tree (control.excitation); the two sit in sibling layers, so the one place
-# that chooses is here, above both.
+# -- the Identification dialog's three computations, for any mechanism (each core entry decides inside: a serial
+# arm's base parameters are symbolic, a closed chain's a numeric grouping of W^T Y_tree).
 def identification_table(model: Manipulator) -> tuple[Any, list[dict]]:
     """(base parameters, one row each: name, formula, value): the Identification dialog's table, in a worker
     process (symbolic for a serial arm: seconds to a minute for six joints)."""
-    if model.is_serial:
-        from .report.identification import base_parameter_table
-        return base_parameter_table(model)
-    from .control.excitation import closed_base_table
-    return closed_base_table(model)
+    from .report.identification import base_parameter_table
+    return base_parameter_table(model)
 
 
 def identification_condition(model: Manipulator, bp, Q, QD, QDD) -> float:

@@ -12,9 +12,9 @@ Every mechanism takes the same path, over its coordinates (a closed chain's actu
 and :func:`condition_number` read its base regressor through one interface
 (:class:`~designer.identification.base_params.MechanismRegressor`: a closed chain's is W^T Y_tree's columns of
 the independent parameters, the grouping being the core's numeric one,
-:func:`~designer.numeric.closed_regressor.closed_base_parameters`; a serial arm's is the case W = I). A closed
-chain's base parameters as a table: :func:`closed_base_table`. The window's Identification dialog and
-``regressor --base`` show the same table.
+:func:`~designer.numeric.closed_regressor.closed_base_parameters`; a serial arm's is the case W = I). Any
+mechanism's base parameters as a table: :func:`designer.report.identification.base_parameter_table` (the window's
+Identification dialog; ``regressor --base`` shows the same).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..numeric.closed_regressor import ClosedBaseParameters
 
 __all__ = ["Excitation", "fourier_excitation", "excitation", "condition_number", "combination_text",
-           "closed_base_table", "read_actuated_trajectory"]
+           "read_actuated_trajectory"]
 
 
 @dataclass(frozen=True)
@@ -115,17 +115,6 @@ def fourier_excitation(arm, period: float = 10.0, harmonics: int = 5, samples: i
         raise ValueError(f"none of the {draws} random trajectories stays where the loops close: narrow the "
                          "actuated joints' limits")
     return best
-
-
-def closed_base_table(model: Manipulator) -> tuple[ClosedBaseParameters, list[dict]]:
-    """The base parameters of a closed chain and one row each (name, formula text, value at the
-    model's defaults): the Identification dialog's table."""
-    from ..numeric.closed import closed_dynamics
-    from ..numeric.closed_regressor import closed_base_parameters
-    bp = closed_base_parameters(closed_dynamics(model))
-    rows = [{"name": name, "formula": combination_text(combo), "value": float(v)}
-            for (name, combo), v in zip(bp.base, bp.values)]
-    return bp, rows
 
 
 def read_actuated_trajectory(path: str, model: Manipulator) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -38,12 +39,17 @@ def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool =
             for name, f in zip(bp.names, bp.formulas)]
 
 
-def base_parameter_table(model: Manipulator) -> tuple[BaseParameters, list[dict]]:
-    """The base parameters of ``model`` and their :func:`parameter_rows` (the Identification dialog's table;
-    symbolic, seconds to a minute for six joints: the window computes it in a worker process)."""
-    from ..identification.base_params import base_parameters
-    bp = base_parameters(model)
-    return bp, parameter_rows(model, bp)
+def base_parameter_table(model: Manipulator) -> tuple[Any, list[dict]]:
+    """The base parameters of any mechanism (:func:`~designer.identification.base_params.mechanism_base_parameters`)
+    and one row each, name, formula and value: the Identification dialog's table. A serial arm's formulas are
+    expressions (:func:`parameter_rows`; symbolic, seconds to a minute for six joints: the window computes it in a
+    worker process), a closed chain's numeric grouping's a text."""
+    from ..identification.base_params import combination_text, mechanism_base_parameters
+    bp = mechanism_base_parameters(model)
+    if isinstance(bp, BaseParameters):
+        return bp, parameter_rows(model, bp)
+    return bp, [{"name": name, "formula": combination_text(combo), "value": float(v)}
+                for (name, combo), v in zip(bp.base, bp.values)]
 
 
 def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool = False,
