@@ -64,7 +64,7 @@ def to_parallelogram(Q, QD, QDD):
 
 def every_function(eq_para, eq_ser, runs: int) -> None:
     """codegen's plan of every function (tau, M, G, h, C, Y) from the derived closed forms, the
-    parallelogram (designer/codegen/control_plan.py closed_chain_plan) against its serial twin, and the
+    parallelogram (designer/codegen/control_plan.py control_plan) against its serial twin, and the
     operations of each."""
     from designer.codegen.files import full_plan
     for name, eq in (("parallelogram", eq_para), ("serial", eq_ser)):

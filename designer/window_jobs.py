@@ -68,36 +68,25 @@ def window_code_files(eq: Equations, lang: str, target: str, prefix: str | None 
             for path, text in files.items()}
 
 
-# -- the Identification dialog's three computations, for any mechanism. Where they differ is the mathematics: a
-# serial arm's base parameters are symbolic (report.identification: formulas of the standard parameters), a closed
-# chain's a numeric grouping of W^T Y_tree (control.excitation); the two sit in sibling layers, so the one place
-# that chooses is here, above both.
+# -- the Identification dialog's three computations, for any mechanism (each core entry decides inside: a serial
+# arm's base parameters are symbolic, a closed chain's a numeric grouping of W^T Y_tree).
 def identification_table(model: Manipulator) -> tuple[Any, list[dict]]:
     """(base parameters, one row each: name, formula, value): the Identification dialog's table, in a worker
     process (symbolic for a serial arm: seconds to a minute for six joints)."""
-    if model.is_serial:
-        from .report.identification import base_parameter_table
-        return base_parameter_table(model)
-    from .control.excitation import closed_base_table
-    return closed_base_table(model)
+    from .report.identification import base_parameter_table
+    return base_parameter_table(model)
 
 
 def identification_condition(model: Manipulator, bp, Q, QD, QDD) -> float:
     """cond(Y_b) of the base regressor of ``bp`` (:func:`identification_table`'s) stacked over the states, rows of
     Q, QD, QDD (N, actuated joints)."""
-    from .control.excitation import closed_condition_number, condition_number
-    if model.is_serial:
-        from .kinematics import NumericArm
-        return condition_number(bp, NumericArm.from_model(model), np.asarray(Q).T, np.asarray(QD).T,
-                                np.asarray(QDD).T)
-    return closed_condition_number(model, bp, Q, QD, QDD)
+    from .control.excitation import condition_number
+    from .identification.base_params import MechanismRegressor
+    return condition_number(MechanismRegressor(model, bp), np.asarray(Q).T, np.asarray(QD).T, np.asarray(QDD).T)
 
 
 def identification_excitation(model: Manipulator, bp, period: float, harmonics: int):
     """The best conditioned Fourier excitation of the actuated joints within their limits, rated on ``bp``'s base
     regressor (:class:`~designer.control.excitation.Excitation`)."""
-    from .control.excitation import closed_excitation, fourier_excitation
-    if model.is_serial:
-        from .kinematics import NumericArm
-        return fourier_excitation(bp, NumericArm.from_model(model), period, harmonics)
-    return closed_excitation(model, bp, period, harmonics)
+    from .control.excitation import excitation
+    return excitation(model, bp, period, harmonics)

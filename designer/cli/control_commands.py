@@ -56,15 +56,6 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_linearize)
 
 
-def _arm(model, where: str):
-    from ..model import MissingParameterError
-    from ..kinematics import NumericArm
-    try:
-        return NumericArm.from_model(model)
-    except (MissingParameterError, ValueError) as exc:
-        raise UserError(f"{where}: {exc}") from None
-
-
 def _limits(text: str | None, n: int, flag: str):
     import numpy as np
     if text is None:
@@ -76,48 +67,35 @@ def _limits(text: str | None, n: int, flag: str):
 
 
 def _condition(args, model, bp) -> dict | None:
+    """cond(Y_b) of any mechanism's base regressor (control/excitation.py) over ``--trajectory`` or a generated
+    ``--excite`` of its coordinates (a closed chain's actuated joints: the columns named by their links, as
+    ``torques`` reads them); ``--excite-out`` gets the trajectory."""
     if not (args.trajectory or args.excite):
         return None
     from ..control.excitation import condition_number, fourier_excitation
-    arm = _arm(model, args.project)
+    from ..identification.base_params import MechanismRegressor
+    from ..model import MissingParameterError
+    try:
+        reg = MechanismRegressor(model, bp)
+    except (MissingParameterError, DesignerError, ValueError) as exc:
+        raise UserError(f"{args.project}: {exc}") from None
     if args.trajectory:
         from ..tables import read_trajectory
-        _, Q, QD, QDD, _ = read_trajectory(args.trajectory, model.n)
-        return {"trajectory": args.trajectory, "samples": len(Q),
-                "condition": condition_number(bp, arm, Q.T, QD.T, QDD.T)}
+        _, Q, QD, QDD, _ = read_trajectory(args.trajectory, reg.n, numbers=reg.numbers)
+        try:
+            cond = condition_number(reg, Q.T, QD.T, QDD.T)
+        except DesignerError as exc:
+            raise UserError(f"{args.trajectory}: {exc}") from None
+        return {"trajectory": args.trajectory, "samples": len(Q), "condition": cond}
     try:
-        ex = fourier_excitation(bp, arm, args.period, args.harmonics, speed=_limits(args.speed, model.n, "--speed"),
-                                acceleration=_limits(args.acceleration, model.n, "--acceleration"))
-    except ValueError as exc:
-        raise UserError(f"--excite: {exc}") from None
-    if args.excite_out:
-        n = model.n
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "qdd") for j in range(1, n + 1)])
-        for k in range(len(ex.t)):
-            w.writerow([repr(float(x)) for x in (ex.t[k], *ex.q[:, k], *ex.qd[:, k], *ex.qdd[:, k])])
-        write_output(buf.getvalue(), args.excite_out)
-    return {"trajectory": f"Fourier series, {args.harmonics} harmonics, period {args.period:g} s",
-            "samples": len(ex.t), "condition": ex.condition}
-
-
-def _closed_excite(args, model, bp) -> dict:
-    """``regressor --base --excite`` of a closed chain: a Fourier series of the actuated joints whose
-    states all close (control/excitation.py); ``--excite-out`` gets it with the columns named
-    by the links, as ``--trajectory`` and ``torques`` read them."""
-    from ..control.excitation import closed_excitation
-    from ..model.mechanism import actuated_indices
-    act = actuated_indices(model)
-    try:
-        ex = closed_excitation(model, bp, args.period, args.harmonics, speed=_limits(args.speed, len(act), "--speed"),
-                               acceleration=_limits(args.acceleration, len(act), "--acceleration"))
+        ex = fourier_excitation(reg, args.period, args.harmonics, speed=_limits(args.speed, reg.n, "--speed"),
+                                acceleration=_limits(args.acceleration, reg.n, "--acceleration"))
     except ValueError as exc:
         raise UserError(f"--excite: {exc}") from None
     if args.excite_out:
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["t"] + [f"{p}{j + 1}" for p in ("q", "qd", "qdd") for j in act])
+        w.writerow(["t"] + [f"{p}{j}" for p in ("q", "qd", "qdd") for j in reg.numbers])
         for k in range(len(ex.t)):
             w.writerow([repr(float(x)) for x in (ex.t[k], *ex.q[:, k], *ex.qd[:, k], *ex.qdd[:, k])])
         write_output(buf.getvalue(), args.excite_out)
@@ -126,75 +104,23 @@ def _closed_excite(args, model, bp) -> dict:
 
 
 def cmd_regressor(args) -> int:
+    """The standard or base parameters of any mechanism (identification/base_params.py's grouping: a closed chain's
+    numeric one of W^T Y_tree) and cond(Y_b) over a trajectory."""
     from ..model import MissingParameterError
-    from ..identification.base_params import base_parameters
+    from ..identification.base_params import mechanism_base_parameters
     from ..report.identification import regressor_report
 
     model = load_model(args.project)
-    if not model.is_serial:
-        return _closed_regressor(args, model)
     try:
-        bp = base_parameters(model, drives=args.drives)
-    except (MissingParameterError, ValueError) as exc:
+        bp = mechanism_base_parameters(model, drives=args.drives)
+    except (MissingParameterError, DesignerError, ValueError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
     cond = _condition(args, model, bp)
-    write_output(regressor_report(model, bp if args.base else None, cond, args.format, args.drives), args.out)
-    return 0
-
-
-def _closed_regressor(args, model) -> int:
-    """A closed chain's standard and base parameters (numeric grouping of W^T Y_tree)."""
-    from ..control.excitation import combination_text
-    from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
-    from .numeric_commands import _dynamics
-    which = "--trajectory" if args.trajectory else "--excite" if args.excite else None
-    if which and not args.base:
-        raise UserError(f"{args.project}: regressor {which} of a closed chain: the condition number of Y_b "
-                        "needs --base")
-    if which and args.drives:
-        raise UserError(f"{args.project}: regressor {which} of a closed chain: without --drives (the condition "
-                        "number is of the rigid-body base parameters)")
-    if args.format not in ("json", "markdown"):
-        raise UserError(f"{args.project}: regressor of a closed chain: --format json or markdown")
-    cd = _dynamics(model, args.project)
-    reg = ClosedRegressor(cd, args.drives)
-    data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
-    if args.base:
-        bp = closed_base_parameters(cd, drives=args.drives)
-        data.update({"base_count": bp.count, "dropped": bp.dropped,
-                     "base": [{"name": name, "combination": combo, "value": float(v)}
-                              for (name, combo), v in zip(bp.base, bp.values)]})
-        if args.trajectory:   # cond(Y_b) over the actuated joints' trajectory (columns named by their links)
-            from ..control.excitation import closed_condition_number, read_actuated_trajectory
-            _names_, Q, QD, QDD = read_actuated_trajectory(args.trajectory, model)
-            try:
-                cond = closed_condition_number(model, bp, Q, QD, QDD)
-            except DesignerError as exc:
-                raise UserError(f"{args.trajectory}: {exc}") from None
-            data["condition"] = {"trajectory": args.trajectory, "samples": len(Q), "condition": cond}
-        elif args.excite:
-            data["condition"] = _closed_excite(args, model, bp)
-    if args.format == "json":
-        write_output(json.dumps(data, indent=1) + "\n", args.out)
-        return 0
-    lines = [f"# Inertial parameters of {model.name or args.project} (closed chain)", "",
-             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
-             + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
-                "W^T e_j times qdd_j, qd_j, sign(qd_j))." if args.drives else "."), ""]
-    if args.base:
-        lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
-                  "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
-        for row in data["base"]:
-            combo = combination_text(row["combination"])
-            lines.append(f"| {row['name']} | {combo} | {row['value']:.6g} |")
-        lines += ["", "Dropped: " + ", ".join(data["dropped"])]
-        if "condition" in data:
-            c = data["condition"]
-            lines += ["", f"Condition number of Y_b over {c['trajectory']} ({c['samples']} samples): "
-                          f"{c['condition']:.6g}"]
-    else:
-        lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
-    write_output("\n".join(lines) + "\n", args.out)
+    try:
+        text = regressor_report(model, bp, cond, args.format, args.drives, args.base, args.project)
+    except ValueError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    write_output(text, args.out)
     return 0
 
 
@@ -289,13 +215,6 @@ def elastic_dynamics(model, where: str):
     return dyn
 
 
-def _closed_chain_plan(args, eq, drives: bool, only):
-    """The code of a linearly closing closed chain's closed forms: every function, with the drive terms
-    of the tree's joints projected by W on request (designer/codegen/control_plan.py)."""
-    from ..codegen.files import full_plan
-    return full_plan(eq, "derived", drives, only=only)
-
-
 def codegen_control(args, derive, progress) -> int:
     """``codegen``: C (source and header), Python, MATLAB (a folder of .m files), standard or base
     parameters; every language with the Coriolis matrix and the regressor (:mod:`designer.codegen.files`)."""
@@ -325,10 +244,7 @@ def codegen_control(args, derive, progress) -> int:
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            if "closed_chain" in eq.extras:
-                plan = _closed_chain_plan(args, eq, drives, only)
-            else:
-                plan = full_plan(eq, args.form, drives, only=only)
+            plan = full_plan(eq, args.form, drives, only=only)   # a linear closure's: its closed forms
     except UserError:   # already one line naming the project
         raise
     except (ValueError, MissingParameterError) as exc:

@@ -120,9 +120,11 @@ def _mechanism_problems(project: str, model) -> None:
 
 
 def cmd_fk(args) -> int:
-    import numpy as np
-    from ..kinematics import NumericArm
+    """The forward kinematics of any mechanism at its coordinates (a closed chain's actuated joints, its loops
+    closed: numeric/mechanism.py's forward_kinematics)."""
+    from ..kinematics.closure import ClosureError
     from ..model import MissingParameterError
+    from ..numeric.mechanism import forward_kinematics
     model = load_model(args.project)
     texts = [part for item in args.q for part in item.split(",") if part.strip()]
     act = [k for k, link in enumerate(model.links, start=1) if link.actuated]
@@ -130,53 +132,9 @@ def cmd_fk(args) -> int:
         raise UserError(f"--q: {len(act)} joint values needed, {len(texts)} given"
                         + ("" if len(act) == model.n else f" (the actuated joints q{', q'.join(map(str, act))})"))
     q = [FINITE.parse(text, f"--q[{k}]") for k, text in enumerate(texts, start=1)]
-    if not model.is_serial:
-        return _closed_fk(args, model, q, act)
     try:
-        arm = NumericArm.from_model(model)
-    except MissingParameterError as exc:
-        raise UserError(str(exc)) from None
-    T = arm.frames(q)
-    origins, axes = arm.joint_axes(q, T)
-    result = {
-        "q": q,
-        "frames": [np.round(t, 12).tolist() for t in T],
-        "joint_origins": origins.tolist(),
-        "joint_axes": axes.tolist(),
-        "tool_position": arm.tool_in_base(q, T)[:3, 3].tolist(),   # the tool point, frame 0
-        "tool_pose": np.round(arm.tool_pose(q), 12).tolist(),      # the tool frame in the world (base)
-    }
-    print(json.dumps(result, indent=1))
-    return 0
-
-
-def _closed_fk(args, model, q_a: list[float], act: list[int]) -> int:
-    """A closed chain's forward kinematics: the loops closed at the actuated values, every frame of the tree,
-    the passive joints' values, and the tool (numeric/actuated_arm.py's ActuatedArm: on the deepest leaf, a link pinned
-    to the base or an ancestor left out)."""
-    import numpy as np
-    from ..model import MissingParameterError
-    from ..explore.joints import explore_arm
-    from ..kinematics.closure import ClosureError
-    try:
-        arm = explore_arm(model)
-        q = arm.cd.positions(q_a)
+        result = forward_kinematics(model, q)
     except (ClosureError, MissingParameterError) as exc:
         raise UserError(f"{args.project}: {exc}") from None
-    tree = arm.cd.tree
-    T = tree.frames(q)
-    origins, axes = tree.joint_axes(T)
-    tool = T[arm.tool_link + 1] @ arm.tool
-    result = {
-        "q": {f"q{k}": float(q[k - 1]) for k in act},
-        "passive": {f"q{k + 1}": float(q[k]) for k in tree.passive},
-        "frames": [np.round(t, 12).tolist() for t in T],
-        "joint_origins": origins.tolist(),
-        "joint_axes": axes.tolist(),
-        "tool_link": arm.tool_link + 1,
-        "tool_position": tool[:3, 3].tolist(),
-        "tool_pose": np.round(tree.arm.base @ tool, 12).tolist(),
-        "loop_residual": float(arm.cd.residual(q_a)),
-    }
     print(json.dumps(result, indent=1))
     return 0

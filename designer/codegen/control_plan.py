@@ -6,8 +6,8 @@ that dM/dt - 2C is skew; dM/dq_k by forward mode on M's shared graph, :mod:`.gra
 ``regressor`` Y(q, qd, qdd) (n x 10 n, standard parameters; with the drive terms, a column for each
 drive parameter after them, in the order of :func:`designer.dynamics.inertial.drive_slots`).
 
-The same plan for a linearly closing closed chain (parallelograms, :func:`closed_chain_plan`): every
-function a serial arm's code has.
+One plan for every mechanism (:func:`control_plan`): a linearly closing closed chain (parallelograms) gets
+every function a serial arm's code has.
 :mod:`designer.dynamics.closed_form` gives the closed forms in the actuated coordinates q_a (the
 closure q_p = A q_a + c substituted exactly), so tau, M, G and h are written like a serial arm's
 derived forms, and the Coriolis matrix is that derivation's Christoffel C (M_a' - 2 C_a skew).
@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from typing import cast
 
 import sympy as sp
 from sympy.core.parameters import distribute
 
 from ..dynamics.closed_form import rate_matrix
 from ..dynamics.inertial import drive_parameter_values, drive_slots
-from ..dynamics.results import Equations
+from ..dynamics.results import Equations, Form
 from ..dynamics.standard_ne import symbolic_regressor
 from ..dynamics.tree import tree_mass_matrix
 from ..jobs import NEVER, CancelToken
@@ -41,8 +42,8 @@ from ..model.manipulator import Manipulator
 from .graph_diff import graph_diff
 from .plan import BASIC_FUNCTIONS, CodeFunction, CodePlan, plan_code, plan_function
 
-__all__ = ["extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions", "closed_drive_terms",
-           "closed_chain_plan", "CLOSED_DRIVES_STATEMENT"]
+__all__ = ["control_plan", "extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions",
+           "projected_drive_terms"]
 
 _EXTRA_DOC = {
     "coriolis_matrix": "Coriolis matrix C(q, qd), h = C(q, qd) qd, dM/dt - 2C skew-symmetric; row-major",
@@ -143,7 +144,7 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
     return with_functions(plan, funcs)
 
 
-CLOSED_DRIVES_STATEMENT = ("drive terms of every joint of the tree added, projected by the constant W = "
+_PROJECTED_DRIVES = ("drive terms of every joint of the tree added, projected by the constant W = "
                            "d q_tree / d q_a: W^T diag(N^2 Jm) W in M, W^T (N^2 Jm W qdd + b W qd + fc sign(W qd)) "
                            "in tau, the friction in h")
 
@@ -155,7 +156,7 @@ def _tree_rates(W: list[list[int]], carrier: Manipulator) -> dict:
     return {"qd": [row(i, carrier.qd) for i in range(len(W))], "qdd": [row(i, carrier.qdd) for i in range(len(W))]}
 
 
-def closed_drive_terms(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
+def projected_drive_terms(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, sp.Matrix, sp.Matrix]:
     """(W^T diag(N^2 Jm) W for M_a, W^T N^2 Jm W qdd_a for tau_a, W^T friction(W qd_a)): the drive data
     of ``model``'s tree joints in the actuated symbols of ``carrier`` (the closed form's model)."""
     W = rate_matrix(model)
@@ -181,7 +182,7 @@ def closed_drive_terms(model: Manipulator, carrier: Manipulator) -> tuple[sp.Mat
     return dM, inertia, friction
 
 
-def closed_drive_columns(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, str]:
+def _projected_drive_columns(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, str]:
     """The regressor's drive-parameter columns of the tree's joints (:func:`~.control_plan.drive_columns`
     order), projected: W^T times the tree's columns at the tree rates W qd_a, W qdd_a."""
     W = rate_matrix(model)
@@ -194,27 +195,39 @@ def closed_drive_columns(model: Manipulator, carrier: Manipulator) -> tuple[sp.M
                                                                 "columns W_j^T times W_j qdd, W_j qd, sign(W_j qd)"))
 
 
-def closed_chain_plan(eq: Equations, model: Manipulator, drives: bool, only: Collection[str],
-                      token: CancelToken = NEVER) -> CodePlan:
-    """The code plan of a linearly closing ``model`` from its closed forms ``eq`` (in the actuated
-    coordinates): ``only`` any of tau, mass_matrix, gravity, bias, coriolis_matrix, regressor
-    (:func:`~.files.full_plan` passes them); ``drives``: with every tree joint's drive data projected
-    by W (see the module docstring)."""
+def control_plan(eq: Equations, form, drives: bool, only: Collection[str], token: CancelToken = NEVER) -> CodePlan:
+    """The code plan of any mechanism's equations ``eq``: ``only`` any of tau, mass_matrix, gravity, bias,
+    coriolis_matrix, regressor (:func:`~.files.full_plan` passes them) in ``form`` (a
+    :class:`~.plan.CodeForm`), ``drives``: with the drive terms. A serial arm's forms as derived, with the Coriolis
+    matrix of M's Christoffel symbols and the tree's symbolic regressor (:func:`extra_functions`); a linearly
+    closing closed chain's closed forms in the actuated coordinates (whatever ``form``), every tree joint's drive
+    data projected by W (see the module docstring)."""
+    from .plan import CodeForm
     chosen = tuple(only)
-    carrier = eq.model
+    basic = [f for f in chosen if f in BASIC_FUNCTIONS]
+    closed = eq.extras.get("closed_chain")
+    if closed is None:   # a mechanism without loops: W = I, the tree's own forms
+        # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
+        mass = eq.mass_matrix if eq.form is Form.COMPACT and CodeForm(form) is CodeForm.COMPACT else None
+        plan = plan_code(eq, form, drives, token=token, only=basic)
+        if "coriolis_matrix" not in chosen and "regressor" not in chosen:
+            return plan
+        return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
+                               regressor="regressor" in chosen, drives=drives)
+    model, carrier = cast("dict", closed)["mechanism"], eq.model
     statement = ""
     if drives:
-        dM, inertia, friction = closed_drive_terms(model, carrier)
+        dM, inertia, friction = projected_drive_terms(model, carrier)
         eq = replace(eq, mass_matrix=eq.mass_matrix + dM, tau=eq.tau + inertia + friction,
                      coriolis=eq.coriolis + friction)
-        statement = CLOSED_DRIVES_STATEMENT
+        statement = _PROJECTED_DRIVES
     elif has_drive_terms(model):
         statement = "drive terms of the project not added"
-    plan = plan_code(eq, "derived", False, token=token, only=[f for f in chosen if f in BASIC_FUNCTIONS])
+    plan = plan_code(eq, "derived", False, token=token, only=basic)
     plan = replace(plan, method="; ".join(filter(None, (f"{eq.method.value} (closed chain, closed form in the "
                                                         "actuated coordinates)", statement))))
     funcs = []
-    Y, doc = _closed_regressor(model, carrier, drives, token) if "regressor" in chosen else (None, "")
+    Y, doc = _projected_regressor(model, carrier, drives, token) if "regressor" in chosen else (None, "")
     if Y is not None:   # geometry only the regressor reads (the length of a massless bar): more inputs
         known = {name for name, _ in plan.parameters} | {s.name for s in (*carrier.q, *carrier.qd, *carrier.qdd)}
         more = sorted({s.name for s in Y.free_symbols} - known)
@@ -231,10 +244,12 @@ def closed_chain_plan(eq: Equations, model: Manipulator, drives: bool, only: Col
     return replace(plan, functions=plan.functions + tuple(funcs))
 
 
-def _closed_regressor(model, carrier, drives, token) -> tuple[sp.Matrix, str]:
+def _projected_regressor(model, carrier, drives, token) -> tuple[sp.Matrix, str]:
+    """A linearly closing chain's Y_a (tau_a = Y_a pi over the tree's standard parameters), with the drive
+    parameters' columns projected by W."""
     from ..dynamics.closed_regressor_form import closed_regressor_matrix
     Y = closed_regressor_matrix(model, token)
     if not drives:
         return Y, ""
-    columns, doc = closed_drive_columns(model, carrier)
+    columns, doc = _projected_drive_columns(model, carrier)
     return Y.row_join(columns), doc

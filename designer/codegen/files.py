@@ -2,7 +2,7 @@
 
 C: ``X.c`` and its header ``X.h`` (:mod:`.c_library`); Python: one module; MATLAB/Octave: a folder
 of ``<prefix>_<function>.m`` files (:mod:`.matlab_code`). Every language gets tau, M, G, the bias
-h, the Coriolis matrix C(q, qd) and the regressor (:func:`.control_plan.extra_functions`).
+h, the Coriolis matrix C(q, qd) and the regressor (:func:`.control_plan.control_plan`).
 
 With elastic joints the same files carry the coupling terms beside the rigid functions.
 
@@ -27,12 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import sympy as sp
 
-from ..dynamics.results import Equations, Form
+from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model.drives import drive_values, elastic_links, numeric_drives, passive_stiffness
 from ..model.manipulator import Manipulator
@@ -84,24 +83,14 @@ def full_plan(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives: bo
     """tau, M, G, h (``form``, with the drive terms on request), the Coriolis matrix and the
     regressor (with the drive terms: and the drive parameters' columns); ``only``: those of
     :data:`FUNCTIONS` named (default all)."""
-    from .control_plan import extra_functions
+    from .control_plan import control_plan
     chosen = FUNCTIONS if only is None else tuple(only)
     if "closed_compact" in eq.extras:   # the compact form of any closed chain: every function, over its steps
         return plan_code(eq, form, drives, token=token, only=chosen)
-    elif "loop_quantities" in eq.extras:
+    if "loop_quantities" in eq.extras:
         raise ValueError("a nonlinear loop's closed form reads loop quantities (qp, W, dW): its code is the "
                          "compact form's")
-    elif "closed_chain" in eq.extras:   # a linear closure's closed forms in the actuated coordinates, whatever ``form``
-        from .control_plan import closed_chain_plan
-        closed = cast("dict", eq.extras["closed_chain"])
-        return closed_chain_plan(eq, closed["mechanism"], drives, chosen, token)
-    # a compact derivation's M (without drive terms: they leave C alone) is the graph C is differentiated from
-    mass = eq.mass_matrix if eq.form is Form.COMPACT and CodeForm(form) is CodeForm.COMPACT else None
-    plan = plan_code(eq, form, drives, token=token, only=[f for f in chosen if f in BASIC_FUNCTIONS])
-    if "coriolis_matrix" not in chosen and "regressor" not in chosen:
-        return plan
-    return extra_functions(plan, eq.model, mass=mass, token=token, coriolis="coriolis_matrix" in chosen,
-                           regressor="regressor" in chosen, drives=drives)
+    return control_plan(eq, form, drives, chosen, token)   # a serial arm's, or a linear closure's closed forms
 
 
 def code_files(plan: CodePlan, lang: str, target: str | Path, prefix: str | None = None,

@@ -8,12 +8,13 @@ periodic in T = 2 pi / w, so its derivatives are exact and the trajectory can be
 coefficients are drawn at random and scaled so that position, speed and acceleration stay within
 the limits; of several draws the one whose base regressor is best conditioned is kept.
 
-A closed chain (issue 22) is the same path over its actuated joints: its base parameters as a table
-(:func:`closed_base_table`), the grouping being the core's numeric one
-(:func:`~designer.numeric.closed_regressor.closed_base_parameters`: QR with column pivoting of W^T Y_tree
-over random closed states), and the base regressor Y_b being W^T Y_tree's columns of the independent
-parameters (:func:`closed_condition_number`, :func:`closed_excitation`): the projected regressor is the
-serial one's case W != I. The window's Identification dialog and ``regressor --base`` show the same table.
+Every mechanism takes the same path, over its coordinates (a closed chain's actuated joints): :func:`excitation`
+and :func:`condition_number` read its base regressor through one interface
+(:class:`~designer.identification.base_params.MechanismRegressor`: a closed chain's is W^T Y_tree's columns of
+the independent parameters, the grouping being the core's numeric one,
+:func:`~designer.numeric.closed_regressor.closed_base_parameters`; a serial arm's is the case W = I). Any
+mechanism's base parameters as a table: :func:`designer.report.identification.base_parameter_table` (the window's
+Identification dialog; ``regressor --base`` shows the same).
 """
 
 from __future__ import annotations
@@ -25,15 +26,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import DesignerError
-from ..identification.base_params import BaseParameters, base_regressor
-from ..kinematics import NumericArm
+from ..identification.base_params import BaseParameters, MechanismRegressor, combination_text
 from ..model.manipulator import Manipulator
 
 if TYPE_CHECKING:
     from ..numeric.closed_regressor import ClosedBaseParameters
 
-__all__ = ["Excitation", "fourier_excitation", "condition_number", "combination_text", "closed_base_table",
-           "closed_condition_number", "closed_excitation", "read_actuated_trajectory"]
+__all__ = ["Excitation", "fourier_excitation", "excitation", "condition_number", "combination_text",
+           "read_actuated_trajectory"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +47,10 @@ class Excitation:
     condition: float
 
 
-def condition_number(bp: BaseParameters, arm: NumericArm, Q, QD, QDD) -> float:
-    """cond(Y_b) of the base regressor stacked over the states (columns of Q, QD, QDD)."""
-    Yb = base_regressor(bp, arm, np.asarray(Q, float), np.asarray(QD, float), np.asarray(QDD, float))
-    Yb = Yb.reshape(-1, bp.count)
-    s = np.linalg.svd(Yb, compute_uv=False)
+def condition_number(reg: MechanismRegressor, Q, QD, QDD) -> float:
+    """cond(Y_b) of any mechanism's base regressor stacked over the states (columns of Q, QD, QDD: its
+    coordinates, a closed chain's actuated joints); a DesignerError names a state where the loops cannot close."""
+    s = np.linalg.svd(reg.rows(Q, QD, QDD), compute_uv=False)
     return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
 
 
@@ -65,22 +64,21 @@ def _series(q0, a, b, w: float, t: np.ndarray):
     return q, qd, qdd
 
 
-def fourier_excitation(bp: BaseParameters | None, arm, period: float = 10.0, harmonics: int = 5,
-                       samples: int = 200, speed=None, acceleration=None, draws: int = 20,
-                       seed: int = 0, condition: Callable[..., float] | None = None) -> Excitation:
+def fourier_excitation(arm, period: float = 10.0, harmonics: int = 5, samples: int = 200, speed=None,
+                       acceleration=None, draws: int = 20, seed: int = 0,
+                       condition: Callable[..., float] | None = None) -> Excitation:
     """The best conditioned of ``draws`` random Fourier trajectories within the joint limits
     (arm.limits; +-pi or +-0.5 m where none), ``speed`` and ``acceleration`` (per joint or one value).
 
-    ``arm`` needs ``n``, ``limits`` and ``revolute``; ``condition(q, qd, qdd)`` (columns the states)
-    rates a draw, by default :func:`condition_number` of ``bp`` on ``arm`` (a closed chain passes its
-    own, over its actuated joints). A draw that ``condition`` refuses (a DesignerError: a state where a
-    loop cannot close) is passed over; when every draw is, a ValueError says so."""
+    ``arm`` needs ``n``, ``limits`` and ``revolute`` (a :class:`MechanismRegressor`: its coordinates);
+    ``condition(q, qd, qdd)`` (columns the states) rates a draw, by default :func:`condition_number` of ``arm``'s
+    base regressor. A draw that ``condition`` refuses (a DesignerError: a state where a loop cannot close) is
+    passed over; when every draw is, a ValueError says so."""
     if condition is None:
-        assert bp is not None
-        base = bp
+        reg = arm
 
         def condition(q, qd, qdd):
-            return condition_number(base, arm, q, qd, qdd)
+            return condition_number(reg, q, qd, qdd)
     n = arm.n
     if period <= 0 or harmonics < 1 or samples < 2 or draws < 1:
         raise ValueError("period must be positive; harmonics, samples and draws at least 1, 1, 2, 1")
@@ -119,22 +117,6 @@ def fourier_excitation(bp: BaseParameters | None, arm, period: float = 10.0, har
     return best
 
 
-def combination_text(combo: dict[str, float]) -> str:
-    """``m3 + 0.380952 mx2 + ...``: a base parameter's standard parameters and their coefficients."""
-    return " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in combo.items())
-
-
-def closed_base_table(model: Manipulator) -> tuple[ClosedBaseParameters, list[dict]]:
-    """The base parameters of a closed chain and one row each (name, formula text, value at the
-    model's defaults): the Identification dialog's table."""
-    from ..numeric.closed import closed_dynamics
-    from ..numeric.closed_regressor import closed_base_parameters
-    bp = closed_base_parameters(closed_dynamics(model))
-    rows = [{"name": name, "formula": combination_text(combo), "value": float(v)}
-            for (name, combo), v in zip(bp.base, bp.values)]
-    return bp, rows
-
-
 def read_actuated_trajectory(path: str, model: Manipulator) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """(names, Q, QD, QDD) of a trajectory CSV of a closed chain's actuated joints, its columns named by
     their links as ``torques`` reads them (``q1, q2, q4, q6, qd1, ...`` for the palletizer); a UserError
@@ -149,45 +131,11 @@ def read_actuated_trajectory(path: str, model: Manipulator) -> tuple[list[str], 
     return columns[:n], values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
 
 
-def closed_condition_number(model: Manipulator, bp: ClosedBaseParameters, Q, QD, QDD) -> float:
-    """cond(Y_b) of the closed chain's base regressor stacked over the actuated states (rows of Q, QD,
-    QDD: one column per actuated joint); a state whose loops cannot close is named."""
-    from ..kinematics.closure import ClosureError
-    from ..numeric.closed import closed_dynamics
-    from ..numeric.closed_regressor import ClosedRegressor
-    cd = closed_dynamics(model)
-    reg = ClosedRegressor(cd.following())
-    columns = [reg.names.index(name) for name, _combo in bp.base]
-    rows = []
-    for k, (q, qd, qdd) in enumerate(zip(np.asarray(Q, float), np.asarray(QD, float), np.asarray(QDD, float))):
-        try:
-            rows.append(reg.actuated(q, qd, qdd)[:, columns])
-        except ClosureError as exc:
-            raise DesignerError(f"sample {k + 1}: {exc}") from None
-    if not rows:
-        raise DesignerError("the trajectory has no samples")
-    s = np.linalg.svd(np.vstack(rows), compute_uv=False)
-    return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
-
-
-class _Actuated:
-    """The actuated joints' count, limits and kinds: what the Fourier excitation reads of an arm."""
-
-    def __init__(self, model: Manipulator):
-        from ..numeric.closed import closed_dynamics
-        cd = closed_dynamics(model)
-        act = list(cd.act)
-        self.n = len(act)
-        self.limits = np.asarray(cd.tree.arm.limits, float)[act]
-        self.revolute = np.asarray(cd.tree.arm.revolute)[act]
-
-
-def closed_excitation(model: Manipulator, bp: ClosedBaseParameters, period: float = 10.0, harmonics: int = 5,
-                      samples: int = 200, speed=None, acceleration=None, draws: int = 20, seed: int = 0):
-    """A closed chain's excitation: the best conditioned of ``draws`` random Fourier trajectories of the
-    actuated joints within their limits (:func:`~designer.control.excitation.fourier_excitation`), rated
-    by cond(Y_b) of the closed-loop base regressor; a draw passing where a loop cannot close is left out."""
-    def condition(q, qd, qdd) -> float:
-        return closed_condition_number(model, bp, q.T, qd.T, qdd.T)
-    return fourier_excitation(None, _Actuated(model), period, harmonics, samples, speed, acceleration, draws, seed,
-                              condition=condition)
+def excitation(model: Manipulator, bp: BaseParameters | ClosedBaseParameters, period: float = 10.0,
+               harmonics: int = 5, samples: int = 200, speed=None, acceleration=None, draws: int = 20,
+               seed: int = 0) -> Excitation:
+    """Any mechanism's excitation: the best conditioned of ``draws`` random Fourier trajectories of its coordinates
+    (a closed chain's actuated joints) within their limits (:func:`fourier_excitation`), rated by cond(Y_b) of
+    ``bp``'s base regressor (:class:`MechanismRegressor`); a draw passing where a loop cannot close is left out."""
+    return fourier_excitation(MechanismRegressor(model, bp), period, harmonics, samples, speed, acceleration, draws,
+                              seed)

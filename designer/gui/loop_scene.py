@@ -47,6 +47,11 @@ def tree_reach(tree: TreeArm) -> float:
     return float(max(np.abs(tree.arm.dh[path][:, [0, 2]]).sum(), 0.1))
 
 
+def _cuts(tree: TreeArm) -> list[tuple]:
+    """Per loop of the tree (none without): its two links (-1 the base) and the cut joint's frame on each."""
+    return [(i, j, Fi, Fj) for i, j, Fi, Fj, _kind in tree.loops]
+
+
 def loop_bars(tree: TreeArm, T: np.ndarray) -> np.ndarray:
     """(loops, 2, 2, 3): per loop the bar on link i (from its joint, where the link turns, to the cut
     joint's place on it) and the bar on link j likewise (the base: from frame 0's origin).
@@ -57,20 +62,20 @@ def loop_bars(tree: TreeArm, T: np.ndarray) -> np.ndarray:
     the coupler's pin) would hide inside the link's own solid."""
     origins = tree.joint_axes(T)[0]
     ends = [[(T[0, :3, 3] if link < 0 else origins[link], (T[link + 1] @ F)[:3, 3]) for link, F in ((i, Fi), (j, Fj))]
-            for i, j, Fi, Fj, _kind in tree.loops]
+            for i, j, Fi, Fj in _cuts(tree)]
     return np.array(ends, dtype=float).reshape(-1, 2, 2, 3)
 
 
 def loop_count(mechanism: Mechanism | None) -> int:
     """How many loops the mechanism has (none without a :class:`Mechanism`)."""
-    return 0 if mechanism is None else len(mechanism.tree.loops)
+    return 0 if mechanism is None else len(_cuts(mechanism.tree))
 
 
 def loop_parts(mechanism: Mechanism | None, T: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """What the view draws of the mechanism's loops: their bars (:func:`loop_bars`) and each cut joint's frame in
     the world (4, 4); none for a mechanism without loops (the window keeps no :class:`Mechanism` for it)."""
     tree = None if mechanism is None else mechanism.tree
-    cuts = [] if tree is None else [T[i + 1] @ Fi for i, _j, Fi, _Fj, _kind in tree.loops]
+    cuts = [] if tree is None else [T[i + 1] @ Fi for i, _j, Fi, _Fj in _cuts(tree)]
     return (np.zeros((0, 2, 2, 3)) if tree is None else loop_bars(tree, T)), cuts
 
 

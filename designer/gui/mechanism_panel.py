@@ -105,11 +105,16 @@ class LoopsTableModel(ExprTableModel):
     columns = ["link i", "link j", "at on i", "rpy on i", "at on j", "rpy on j", "cut joint", "name"]
     units = ["", "", "m", "rad", "m", "rad", "", ""]
 
+    @property
+    def rows(self) -> tuple[Loop, ...]:
+        """The model's loops, one row each."""
+        return self.document.model.loops
+
     def rowCount(self, parent=None) -> int:
-        return len(self.document.model.loops)
+        return len(self.rows)
 
     def cell_value(self, row: int, col: int) -> Any:
-        loop = self.document.model.loops[row]
+        loop = self.rows[row]
         return [str(loop.link_i), str(loop.link_j), _three_text(loop.frame_i.xyz), _three_text(loop.frame_i.rpy),
                 _three_text(loop.frame_j.xyz), _three_text(loop.frame_j.rpy), loop.joint.value, loop.name][col]
 
@@ -118,7 +123,7 @@ class LoopsTableModel(ExprTableModel):
         n = len(self.document.model.links)
         if col in (0, 1):
             value = _link_number(text, where, 0, n, f"links are numbered 1 to {n}, 0 is the base")
-            loop = self.document.model.loops[row]
+            loop = self.rows[row]
             other = loop.link_j if col == 0 else loop.link_i
             if value == other:
                 raise ExpressionError(f"would close link {value} on itself (a loop joins two different links)", where)
@@ -134,33 +139,34 @@ class LoopsTableModel(ExprTableModel):
 
     def commit(self, row: int, col: int, value: Any) -> None:
         model = self.document.model
-        loop = model.loops[row]
+        loop = self.rows[row]
         if col in (2, 3, 4, 5):
             side = "frame_i" if col < 4 else "frame_j"
             pose = getattr(loop, side)
             pose = Pose(value, pose.rpy) if col in (2, 4) else Pose(pose.xyz, value)
-            new = dataclasses.replace(loop, **{side: pose})
+            changes: dict[str, Any] = {side: pose}
+            new = dataclasses.replace(loop, **changes)
         else:
             new = dataclasses.replace(loop, **{["link_i", "link_j"][col] if col < 2 else
                                                ("joint" if col == 6 else "name"): value})
         if new == loop:
             return
-        loops = list(model.loops)
+        loops = list(self.rows)
         loops[row] = new
         self.document.apply(dataclasses.replace(model, loops=tuple(loops)),
                             f"Loop {row + 1} {self.columns[col]} = {self.typed or value}")
 
     def add_loop(self) -> None:
         """A new loop between the last link and the base, at both frames' origins (to be edited)."""
-        model = self.document.model
-        loop = Loop(len(model.links), 0, name=f"loop {len(model.loops) + 1}")
-        self.document.apply(dataclasses.replace(model, loops=model.loops + (loop,)), "Add loop")
+        model, loops = self.document.model, self.rows
+        loop = Loop(len(model.links), 0, name=f"loop {len(loops) + 1}")
+        self.document.apply(dataclasses.replace(model, loops=loops + (loop,)), "Add loop")
 
     def remove_loop(self, row: int) -> None:
-        model = self.document.model
-        if 0 <= row < len(model.loops):
-            loops = model.loops[:row] + model.loops[row + 1:]
-            self.document.apply(dataclasses.replace(model, loops=loops), f"Remove loop {row + 1}")
+        loops = self.rows
+        if 0 <= row < len(loops):
+            self.document.apply(dataclasses.replace(self.document.model, loops=loops[:row] + loops[row + 1:]),
+                                f"Remove loop {row + 1}")
 
 
 class MechanismPanel(QWidget):

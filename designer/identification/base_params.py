@@ -39,8 +39,9 @@ from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
 from .regressor import drive_regressor, regressor
 
-__all__ = ["BaseParameters", "base_parameters", "base_regressor", "joint_frame_regressor",
-           "joint_to_link_matrix", "BASE_DOC", "base_name", "grouping_text"]
+__all__ = ["BaseParameters", "base_parameters", "mechanism_base_parameters", "across_loops", "base_regressor",
+           "MechanismRegressor", "combination_text", "joint_frame_regressor", "joint_to_link_matrix", "BASE_DOC",
+           "base_name", "grouping_text"]
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,51 @@ def base_regressor(bp: BaseParameters, arm, q, qd, qdd) -> np.ndarray:
     return _full_regressor(bp.model, arm, q, qd, qdd, drives)[..., [_column(bp.model, s) for s in bp.slots]]
 
 
+class MechanismRegressor:
+    """The base regressor Y_b of any mechanism over states in its coordinates (a closed chain's: its actuated
+    joints), one interface for every mechanism: ``n``, ``limits`` (n, 2) and ``revolute`` of the coordinates,
+    ``numbers`` their links' numbers (1-based), and :meth:`rows`. ``bp`` is either set of base parameters: a serial
+    arm's :class:`BaseParameters` (the joint-frame regressor's columns, :func:`base_regressor`; the case W = I) or
+    a closed chain's grouping (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`: W^T Y_tree's
+    columns of the independent parameters, the loops closed on one branch along each run of states)."""
+
+    def __init__(self, model: Manipulator, bp):
+        self.bp = bp
+        if isinstance(bp, BaseParameters):   # the tree's own grouping: the arm's coordinates are its joints
+            self.arm = NumericArm.from_model(model)
+            self.n, self.limits, self.revolute = self.arm.n, self.arm.limits, self.arm.revolute
+            self.numbers = list(range(1, self.n + 1))
+            return
+        from ..numeric.closed import closed_dynamics
+        from ..numeric.closed_regressor import ClosedRegressor
+        self.cd = closed_dynamics(model)
+        act = list(self.cd.act)
+        self.n, self.numbers = len(act), [j + 1 for j in act]
+        self.limits = np.asarray(self.cd.tree.arm.limits, float)[act]
+        self.revolute = np.asarray(self.cd.tree.arm.revolute)[act]
+        self.closed = ClosedRegressor(self.cd.following(), bp.drives)
+        self.columns = [self.closed.names.index(name) for name, _combo in bp.base]
+
+    def rows(self, q, qd, qdd) -> np.ndarray:
+        """Y_b stacked over the states, the columns of ``q``, ``qd``, ``qdd`` (n, N): (N n, count); a DesignerError
+        names a state where the loops cannot close."""
+        q, qd, qdd = (np.asarray(v, float) for v in (q, qd, qdd))
+        if not hasattr(self, "closed"):
+            return base_regressor(self.bp, self.arm, q, qd, qdd).reshape(-1, self.bp.count)
+        from ..errors import DesignerError
+        from ..kinematics.closure import ClosureError
+        self.closed.cd = self.cd.following()   # each run of states on a branch of its own from the nominal pose
+        out = []
+        for k, state in enumerate(zip(q.T, qd.T, qdd.T)):
+            try:
+                out.append(self.closed.actuated(*state)[:, self.columns])
+            except ClosureError as exc:
+                raise DesignerError(f"sample {k + 1}: {exc}") from None
+        if not out:
+            raise DesignerError("the trajectory has no samples")
+        return np.vstack(out)
+
+
 def _stacked(model: Manipulator, arm, states: int, rng, drives: bool) -> np.ndarray:
     n = model.n
     Q = rng.uniform(-np.pi, np.pi, (n, states))
@@ -148,10 +194,22 @@ def base_parameters(model: Manipulator, states: int = 40, seed: int = 0, tol: fl
     """The base parameters of ``model`` (see the module docstring); ``drives``: with the drive
     parameters (reflected rotor inertia Ia, viscous fv and Coulomb fc friction) of the joints that
     have drive data, which the numeric pass groups (Ia1 goes into ZZR1 when joint 1 turns about a
-    fixed vertical axis). A mechanism with loops: the closed-loop grouping (:func:`_loop_base_parameters`;
-    ClosureError for a loop that cannot be posed)."""
-    if model.loops:   # the tree's rules do not hold across a loop: the projected regressor's grouping
-        return _loop_base_parameters(model, drives)
+    fixed vertical axis). A mechanism with loops: the closed-loop grouping (:func:`mechanism_base_parameters`,
+    written as symbols by :func:`_loop_base_parameters`; ClosureError for a loop that cannot be posed)."""
+    if across_loops(model):
+        return _loop_base_parameters(model, mechanism_base_parameters(model, drives), drives)
+    return _tree_base_parameters(model, states, seed, tol, drives)
+
+
+def across_loops(model: Manipulator) -> bool:
+    """Whether the tree's grouping rules and recursions stop at a loop of ``model``: its base parameters are then
+    the projected regressor's numeric grouping (:func:`base_parameters`, and their code,
+    :func:`~designer.identification.code_plan.base_plan`)."""
+    return bool(model.loops)
+
+
+def _tree_base_parameters(model: Manipulator, states: int, seed: int, tol: float, drives: bool) -> BaseParameters:
+    """:func:`base_parameters` of a mechanism without loops: the grouping rules, then the numeric pass."""
     n = model.n
     extra = drive_slots(model) if drives else []
     names = parameter_names(n) + [f"{kind}{j + 1}" for j, kind in extra]
@@ -205,6 +263,11 @@ def base_name(name: str, combo: dict) -> str:
     return name if len(combo) == 1 else f"{name.rstrip('0123456789')}R{name[len(name.rstrip('0123456789')):]}"
 
 
+def combination_text(combo: dict[str, float]) -> str:
+    """``m3 + 0.380952 mx2 + ...``: a base parameter's standard parameters and their coefficients."""
+    return " + ".join(f"{c:.6g} {k}" if c != 1 else k for k, c in combo.items())
+
+
 def grouping_text(betas, base) -> str:
     """The header's list of the grouped base parameters: ``ZZR1 = ZZ1 + 0.25 m2; ...``."""
     def term(k: str, c: float) -> str:
@@ -214,13 +277,24 @@ def grouping_text(betas, base) -> str:
 
 
 
-def _loop_base_parameters(model: Manipulator, drives: bool = False) -> BaseParameters:
-    """The base parameters of a mechanism with loops (the module docstring); ``drives``: with the drive
-    parameters of the tree's joints. Raises ClosureError (a loop that cannot be posed) or
-    MissingParameterError."""
+def mechanism_base_parameters(model: Manipulator, drives: bool = False, states: int = 40, seed: int = 0,
+                              tol: float = 1e-9):
+    """The base parameters of any mechanism as its regressor groups them, what ``regressor`` reports and
+    :class:`MechanismRegressor` reads: a serial arm's :class:`BaseParameters` (the symbolic grouping rules and the
+    numeric pass), any other mechanism's (loops, branches, passive joints: :class:`~designer.numeric.closed
+    .ClosedDynamics`) numeric grouping of W^T Y_tree
+    (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`, its coefficients numbers). ClosureError for
+    a loop that cannot be posed, MissingParameterError."""
+    if model.is_serial:   # the chain's grouping rules hold (a loop or a branch: the projected regressor's grouping)
+        return _tree_base_parameters(model, states, seed, tol, drives)
     from ..numeric.closed import ClosedDynamics
     from ..numeric.closed_regressor import closed_base_parameters
-    bp = closed_base_parameters(ClosedDynamics(model), drives=drives)
+    return closed_base_parameters(ClosedDynamics(model), drives=drives)
+
+
+def _loop_base_parameters(model: Manipulator, bp, drives: bool) -> BaseParameters:
+    """The base parameters of a mechanism with loops from its numeric grouping ``bp`` (the module docstring);
+    ``drives``: with the drive parameters of the tree's joints."""
     standard = parameter_names(model.n) + ([f"{kind}{j + 1}" for j, kind in drive_slots(model)] if drives else [])
     symbols = tuple(sp.Symbol(name, real=True) for name in standard)
     by_name = {s.name: s for s in symbols}

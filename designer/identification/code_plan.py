@@ -36,7 +36,7 @@ from ..model.angles import exact_angles
 from ..model.drives import drive_statement
 from ..model.manipulator import Manipulator
 from ..jobs import NEVER, CancelToken
-from .base_params import BASE_DOC, base_name, base_parameters, grouping_text
+from .base_params import BASE_DOC, across_loops, base_name, base_parameters, grouping_text
 
 __all__ = ["plan_base_code", "base_plan", "generate_base_files"]
 
@@ -113,7 +113,7 @@ def base_plan(model: Manipulator, drives: bool = False, only: Collection[str] | 
     (unless ``only`` leaves them out) h, the Coriolis matrix and the regressor; ``drives``: with the
     drive parameters (:func:`plan_base_code`). A mechanism with loops: its closed-loop base parameters
     (:func:`_loop_base_plan`; ValueError for a loop that cannot be posed)."""
-    if model.loops:   # the tree's recursions do not hold across a loop: the closed forms' parts
+    if across_loops(model):   # the tree's recursions do not hold across a loop: the closed forms' parts
         return _loop_base_plan(model, only, token, drives)
     extras = only is None or bool(set(only) - {"tau", "mass_matrix", "gravity"})
     plan, _ = plan_base_code(model, extras=extras, drives=drives)

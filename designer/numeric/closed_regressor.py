@@ -97,6 +97,7 @@ class ClosedBaseParameters:
     base: list
     dropped: list
     values: np.ndarray   # the base parameters' values at the model's defaults
+    drives: bool = False   # the drive parameters among the standard ones (:class:`ClosedRegressor`'s ``drives``)
 
 
 def closed_base_parameters(cd: ClosedDynamics, samples: int = 60, seed: int = 0,
@@ -126,4 +127,4 @@ def closed_base_parameters(cd: ClosedDynamics, samples: int = 60, seed: int = 0,
                 combo[names[piv[rank + c]]] = float(K[r, c])
         base.append((names[piv[r]], combo))
     values = np.array([sum(coef * reg.values[names.index(k)] for k, coef in combo.items()) for _, combo in base])
-    return ClosedBaseParameters(rank, base, sorted(names[i] for i in piv[rank:]), values)
+    return ClosedBaseParameters(rank, base, sorted(names[i] for i in piv[rank:]), values, drives)

@@ -12,7 +12,7 @@ motor angles); a rigid joint is the case without a spring, so a model without sp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
@@ -21,7 +21,8 @@ from .protocol import Dynamics
 if TYPE_CHECKING:
     from .end_stops import EndStops
 
-__all__ = ["load_dynamics", "has_springs", "with_drive_torques", "with_drive_parts", "mechanism_end_stops"]
+__all__ = ["load_dynamics", "has_springs", "with_drive_torques", "with_drive_parts", "mechanism_end_stops",
+           "forward_kinematics"]
 
 
 def load_dynamics(model: Manipulator, overrides: Mapping[str, float] | None = None, springs: bool = True) -> Dynamics:
@@ -86,3 +87,31 @@ def mechanism_end_stops(dyn, q0) -> EndStops:
         from .closed_drive import closed_end_stops_for
         return closed_end_stops_for(dyn, q0)
     return end_stops_for(tree_arm(dyn), q0)
+
+
+def forward_kinematics(model: Manipulator, q) -> dict:
+    """The forward kinematics of any mechanism at its coordinates ``q`` (a closed chain's actuated joints) as
+    ``fk`` prints them: every link frame (the base first), the joints' origins and axes, the tool point and pose
+    in the world; a closed chain's also its passive joints' values, the tool's link (:mod:`.actuated_arm`: the
+    deepest leaf) and the loops' residual. MissingParameterError, ClosureError where the loops cannot close."""
+    import numpy as np
+    if model.is_serial:   # the arm's own chain of frames
+        arm = NumericArm.from_model(model)
+        T = arm.frames(q)
+        origins, axes = arm.joint_axes(q, T)
+        return {"q": list(q), "frames": [np.round(t, 12).tolist() for t in T], "joint_origins": origins.tolist(),
+                "joint_axes": axes.tolist(),
+                "tool_position": arm.tool_in_base(q, T)[:3, 3].tolist(),   # the tool point, frame 0
+                "tool_pose": np.round(arm.tool_pose(q), 12).tolist()}      # the tool frame in the world (base)
+    rigid: Any = load_dynamics(model, springs=False)   # a closed chain's engine, its .arm the actuated joints'
+    arm = rigid.arm
+    q_tree = arm.cd.positions(q)
+    tree = arm.cd.tree
+    T = tree.frames(q_tree)
+    origins, axes = tree.joint_axes(T)
+    tool = T[arm.tool_link + 1] @ arm.tool
+    return {"q": {f"q{k + 1}": float(q_tree[k]) for k in tree.actuated},
+            "passive": {f"q{k + 1}": float(q_tree[k]) for k in tree.passive},
+            "frames": [np.round(t, 12).tolist() for t in T], "joint_origins": origins.tolist(),
+            "joint_axes": axes.tolist(), "tool_link": arm.tool_link + 1, "tool_position": tool[:3, 3].tolist(),
+            "tool_pose": np.round(tree.arm.base @ tool, 12).tolist(), "loop_residual": float(arm.cd.residual(q))}

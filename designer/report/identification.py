@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -38,16 +39,29 @@ def parameter_rows(model: Manipulator, bp: BaseParameters | None, drives: bool =
             for name, f in zip(bp.names, bp.formulas)]
 
 
-def base_parameter_table(model: Manipulator) -> tuple[BaseParameters, list[dict]]:
-    """The base parameters of ``model`` and their :func:`parameter_rows` (the Identification dialog's table;
-    symbolic, seconds to a minute for six joints: the window computes it in a worker process)."""
-    from ..identification.base_params import base_parameters
-    bp = base_parameters(model)
-    return bp, parameter_rows(model, bp)
+def base_parameter_table(model: Manipulator) -> tuple[Any, list[dict]]:
+    """The base parameters of any mechanism (:func:`~designer.identification.base_params.mechanism_base_parameters`)
+    and one row each, name, formula and value: the Identification dialog's table. A serial arm's formulas are
+    expressions (:func:`parameter_rows`; symbolic, seconds to a minute for six joints: the window computes it in a
+    worker process), a closed chain's numeric grouping's a text."""
+    from ..identification.base_params import combination_text, mechanism_base_parameters
+    bp = mechanism_base_parameters(model)
+    if isinstance(bp, BaseParameters):
+        return bp, parameter_rows(model, bp)
+    return bp, [{"name": name, "formula": combination_text(combo), "value": float(v)}
+                for (name, combo), v in zip(bp.base, bp.values)]
 
 
-def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: dict | None, fmt: str,
-                     drives: bool = False) -> str:
+def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool = False,
+                     base: bool = True, project: str = "the mechanism") -> str:
+    """What ``regressor`` writes of any mechanism: its standard parameters, or with ``base`` the base parameters
+    ``bp`` (:func:`~designer.identification.base_params.mechanism_base_parameters`'s), and the excitation's
+    ``condition``. A closed chain's grouping (numbers, :func:`_numeric_grouping_report`): JSON or Markdown; a
+    ValueError says so for the others."""
+    if not isinstance(bp, BaseParameters):   # a numeric grouping (W^T Y_tree's): its combinations are numbers
+        return _numeric_grouping_report(model, bp, condition, fmt, drives, base, project)
+    if not base:
+        bp = None
     rows = parameter_rows(model, bp, drives)
     kind = "base" if bp is not None else "standard"
     title = f"{kind.capitalize()} inertial parameters of {model.name or 'the arm'}"
@@ -92,6 +106,43 @@ def regressor_report(model: Manipulator, bp: BaseParameters | None, condition: d
     out += [f"{latex_escape(r['name'])} & ${to_latex(r['formula'])}$ & {value(r['value'])} \\\\" for r in rows]
     out += ["\\end{longtable}", "\\begin{itemize}"] + [f"\\item {latex_escape(n)}" for n in notes]
     return "\n".join(out + ["\\end{itemize}", "\\end{document}"]) + "\n"
+
+
+def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool,
+                             base: bool, project: str) -> str:
+    """A closed chain's standard parameters (per link of the tree, :class:`~designer.numeric.closed_regressor
+    .ClosedRegressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree)."""
+    from ..identification.base_params import combination_text
+    from ..numeric.closed import ClosedDynamics
+    from ..numeric.closed_regressor import ClosedRegressor
+    if fmt not in ("json", "markdown"):
+        raise ValueError("regressor of a closed chain: --format json or markdown")
+    reg = ClosedRegressor(ClosedDynamics(model), drives)
+    data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
+    if base:
+        data.update({"base_count": bp.count, "dropped": bp.dropped,
+                     "base": [{"name": name, "combination": combo, "value": float(v)}
+                              for (name, combo), v in zip(bp.base, bp.values)]})
+    if condition:
+        data["condition"] = condition
+    if fmt == "json":
+        return json.dumps(data, indent=1) + "\n"
+    lines = [f"# Inertial parameters of {model.name or project} (closed chain)", "",
+             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
+             + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
+                "W^T e_j times qdd_j, qd_j, sign(qd_j))." if drives else "."), ""]
+    if base:
+        lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
+                  "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
+        for row in data["base"]:
+            lines.append(f"| {row['name']} | {combination_text(row['combination'])} | {row['value']:.6g} |")
+        lines += ["", "Dropped: " + ", ".join(data["dropped"])]
+    else:
+        lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
+    if condition:
+        lines += ["", f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} samples): "
+                      f"{condition['condition']:.6g}"]
+    return "\n".join(lines) + "\n"
 
 
 def _section_notes(model: Manipulator, bp: BaseParameters) -> list[str]:

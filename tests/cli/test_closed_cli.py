@@ -128,7 +128,11 @@ def test_regressor_of_a_closed_chain(capsys):
     assert main(["regressor", str(robot_path("four_bar")), "--base"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["standard"]) == 30 and data["base_count"] == len(data["base"]) > 0
-    assert main(["regressor", str(robot_path("four_bar")), "--excite"]) == 2
+    capsys.readouterr()
+    # a closed chain's excitation without --base, as a serial arm's: the standard parameters and cond(Y_b)
+    assert main(["regressor", str(robot_path("four_bar")), "--excite", "--period", "4", "--harmonics", "2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "base" not in data and data["condition"]["samples"] == 200 and data["condition"]["condition"] >= 1
 
 
 def test_info_and_validate_show_the_tree_and_name_a_loop_that_cannot_close(tmp_path, capsys):

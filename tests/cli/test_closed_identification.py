@@ -52,8 +52,12 @@ def test_regressor_base_trajectory_of_a_closed_chain(tmp_path, capsys):
     assert main(["regressor", str(robot_path("palletizer_parallelogram")), "--base", "--trajectory", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "q6" in err
-    assert main(["regressor", str(robot_path("palletizer_parallelogram")), "--trajectory", str(path)]) == 2
-    assert "needs --base" in capsys.readouterr().err
+    # as for a serial arm, the standard parameters with the condition number of the base regressor on the trajectory
+    path.write_text(path.read_text().replace("q3", "q6"))
+    assert main(["regressor", str(robot_path("palletizer_parallelogram")), "--trajectory", str(path)]) == 0
+    standard = json.loads(capsys.readouterr().out)
+    assert "base" not in standard and len(standard["standard"]) == 10 * model.n
+    assert standard["condition"] == data["condition"]
 
 
 def test_regressor_base_excite_of_a_closed_chain(tmp_path, capsys):
@@ -80,20 +84,20 @@ def test_regressor_base_excite_of_a_closed_chain(tmp_path, capsys):
     assert main(["regressor", project, "--base", "--trajectory", str(out)]) == 0
     back = json.loads(capsys.readouterr().out)["condition"]
     assert back["condition"] == pytest.approx(cond["condition"], rel=1e-6)
-    assert main(["regressor", project, "--excite"]) == 2
-    assert "needs --base" in capsys.readouterr().err
+    assert main(["regressor", project, "--excite", "--period", "4", "--harmonics", "3"]) == 0
+    assert json.loads(capsys.readouterr().out)["condition"] == cond   # the same draws rated on the same Y_b
 
 
 def test_excitation_draws_that_cannot_close_are_left_out():
     """The four-bar's excitation closes at every sample; draws the rating refuses (a loop that cannot
     close) are passed over, and none left is a ValueError saying so, not a traceback."""
-    from designer.control.excitation import closed_excitation
+    from designer.control.excitation import excitation
     from designer.control.excitation import fourier_excitation
     from designer.kinematics.closure import ClosureError
     model = load_project(robot_path("four_bar"))
     cd = ClosedDynamics(model)
     bp = closed_base_parameters(cd)
-    ex = closed_excitation(model, bp, period=4, harmonics=2, draws=5)
+    ex = excitation(model, bp, period=4, harmonics=2, draws=5)
     cd.positions(ex.q.T)
     seen = []
 
@@ -103,7 +107,7 @@ def test_excitation_draws_that_cannot_close_are_left_out():
             raise ClosureError("cannot close")
         return float(len(seen))
     arm = type("A", (), {"n": 1, "limits": np.array([[-1.0, 1.0]]), "revolute": np.array([True])})()
-    assert fourier_excitation(None, arm, 4, 2, draws=4, condition=refuse).condition == 3.0
+    assert fourier_excitation(arm, 4, 2, draws=4, condition=refuse).condition == 3.0
     seen.clear()
     with pytest.raises(ValueError, match="none of the 2 random trajectories"):
-        fourier_excitation(None, arm, 4, 2, draws=2, condition=refuse)
+        fourier_excitation(arm, 4, 2, draws=2, condition=refuse)
