@@ -88,7 +88,7 @@ def register(sub) -> None:
 
 
 def _form_options(p) -> None:
-    from .dynamics_commands import add_budget_options
+    from .derivation import add_budget_options
     p.add_argument("--form", choices=FORMS, default="compact", help=_FORM_HELP)
     p.add_argument("--simplify", choices=["off", "fast", "full"], default="fast",
                    help="with --form closed: the simplification of the report to evaluate (default fast)")
@@ -141,7 +141,7 @@ def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
 
     from ..dynamics.methods import METHODS as STRATEGIES
     from ..dynamics.results import Form
-    from .dynamics_commands import derive_closed
+    from .derivation import derive_closed
     try:
         eq = derive_closed(args, model, progress, Form.CLOSED)
     except (ValueError, ArithmeticError) as exc:

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from ..dynamics.inertial import drive_parameter_values, drive_slots
 from ..model.drives import drive_arrays
 
 if TYPE_CHECKING:
     from ..dynamics.closed_compact import ClosedCompact
+    from ..model.manipulator import Manipulator
 
-__all__ = ["compact_drive_terms", "compact_drive_doc", "COMPACT_DRIVES_STATEMENT"]
+__all__ = ["drive_columns", "compact_drive_terms", "compact_drive_doc", "COMPACT_DRIVES_STATEMENT"]
 
 COMPACT_DRIVES_STATEMENT = ("drive terms of every joint of the tree added, projected by W = d q_tree / d q_a: "
                             "W^T diag(N^2 Jm) W in M, W^T (N^2 Jm qdd_tree + b qd_tree + fc sign(qd_tree)) in tau, "
@@ -68,9 +70,23 @@ def compact_drive_terms(cc: ClosedCompact) -> tuple[sp.Matrix, sp.Matrix, sp.Mat
     return dM, dtau, dh, rotor
 
 
+def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
+    """(columns, doc): the regressor's columns of the drive parameters (n x k; qdd_j, qd_j and
+    sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.dynamics.inertial.drive_slots` order,
+    as the numeric regressor has them) and what the header says about them ('' without drive data)."""
+    slots = drive_slots(model)
+    Y = sp.zeros(model.n, len(slots))
+    for c, (j, kind) in enumerate(slots):
+        Y[j, c] = {"Ia": model.qdd[j], "fv": model.qd[j], "fc": sp.sign(model.qd[j])}[kind]
+    if not slots:
+        return Y, ""
+    values = ", ".join(f"{kind}{j + 1} = {float(v):.15g}" for (j, kind), v in zip(slots, drive_parameter_values(model)))
+    return Y, (f"; then the {len(slots)} drive parameters (Ia reflected rotor inertia N^2 Jm, fv viscous and "
+               f"fc Coulomb friction of joint j; columns qdd_j, qd_j, sign(qd_j)), the project's values: {values}")
+
+
 def compact_drive_doc(cc: ClosedCompact) -> str:
     """What the regressor's header says of its drive-parameter columns ('' without drive data)."""
-    from .control_plan import drive_columns
     if cc.tree is None:
         return ""
     _, doc = drive_columns(cc.tree)

@@ -31,7 +31,6 @@ import sympy as sp
 from sympy.core.parameters import distribute
 
 from ..dynamics.closed_form import rate_matrix
-from ..dynamics.inertial import drive_parameter_values, drive_slots
 from ..dynamics.results import Equations, Form
 from ..dynamics.standard_ne import symbolic_regressor
 from ..dynamics.tree import tree_mass_matrix
@@ -39,10 +38,11 @@ from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
 from ..model.drives import drive_arrays, has_drive_terms
 from ..model.manipulator import Manipulator
+from .compact_drives import drive_columns
 from .graph_diff import graph_diff
 from .plan import BASIC_FUNCTIONS, CodeFunction, CodePlan, plan_code, plan_function
 
-__all__ = ["control_plan", "extra_functions", "drive_columns", "tree_coriolis_matrix", "with_functions",
+__all__ = ["control_plan", "extra_functions", "tree_coriolis_matrix", "with_functions",
            "projected_drive_terms"]
 
 _EXTRA_DOC = {
@@ -85,21 +85,6 @@ def _same(a: sp.Expr, b: sp.Expr) -> bool:
     """Structural equality, the cached hashes first (== alone walks two large sums that differ
     deep down: 40 s over a 12-joint Coriolis matrix)."""
     return a is b or (hash(a) == hash(b) and a == b)
-
-
-def drive_columns(model: Manipulator) -> tuple[sp.Matrix, str]:
-    """(columns, doc): the regressor's columns of the drive parameters (n x k; qdd_j, qd_j and
-    sign(qd_j) for Ia_j, fv_j and fc_j, in :func:`~designer.dynamics.inertial.drive_slots` order,
-    as the numeric regressor has them) and what the header says about them ('' without drive data)."""
-    slots = drive_slots(model)
-    Y = sp.zeros(model.n, len(slots))
-    for c, (j, kind) in enumerate(slots):
-        Y[j, c] = {"Ia": model.qdd[j], "fv": model.qd[j], "fc": sp.sign(model.qd[j])}[kind]
-    if not slots:
-        return Y, ""
-    values = ", ".join(f"{kind}{j + 1} = {float(v):.15g}" for (j, kind), v in zip(slots, drive_parameter_values(model)))
-    return Y, (f"; then the {len(slots)} drive parameters (Ia reflected rotor inertia N^2 Jm, fv viscous and "
-               f"fc Coulomb friction of joint j; columns qdd_j, qd_j, sign(qd_j)), the project's values: {values}")
 
 
 #: the Coriolis matrix and the regressor get sympy.cse's finer pass only up to this many shared nodes
@@ -183,7 +168,7 @@ def projected_drive_terms(model: Manipulator, carrier: Manipulator) -> tuple[sp.
 
 
 def _projected_drive_columns(model: Manipulator, carrier: Manipulator) -> tuple[sp.Matrix, str]:
-    """The regressor's drive-parameter columns of the tree's joints (:func:`~.control_plan.drive_columns`
+    """The regressor's drive-parameter columns of the tree's joints (:func:`~.compact_drives.drive_columns`
     order), projected: W^T times the tree's columns at the tree rates W qd_a, W qdd_a."""
     W = rate_matrix(model)
     Y, doc = drive_columns(model)

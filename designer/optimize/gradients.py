@@ -2,7 +2,7 @@
 allows, for SLSQP's objective and constraint gradients (docs/optimize.md):
 
 * ``mass``: the links' and point masses' symbolic expressions differentiated
-  (:func:`~designer.optimize.problem.mass_gradient`; the catalog items' masses are constant within one
+  (:func:`mass_gradient`; the catalog items' masses are constant within one
   combination of discrete picks);
 * ``M[i,j]``, ``inertia_locked[i]``, ``coupling[i,j]``, ``gravity[i]`` at the metrics' pose: the entry of the
   Lagrange equations' closed form, the pose put in, differentiated by each parameter, as ``explore
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["exact_gradient"]
+__all__ = ["exact_gradient", "mass_gradient"]
 
 Gradient = Callable[[dict[str, float]], np.ndarray]
 
@@ -32,7 +32,6 @@ def exact_gradient(model: Manipulator, quantity: str, names: Sequence[str], q: S
     """d ``quantity`` / d (parameters ``names``) as a function of the design's values, exact; None when the
     quantity has no exact derivative here (module docstring). ``q``: the metrics' pose (default: every joint
     at zero)."""
-    from .problem import mass_gradient
     if quantity.strip() == "mass":
         return mass_gradient(model, names)
     from ..explore.joint_names import model_joint_numbers
@@ -71,4 +70,22 @@ def _metric_gradient(model: Manipulator, spec, names: Sequence[str], q: Sequence
         value, *d = fn(*args)
         out = np.array([float(x) for x in d], dtype=float).reshape(len(names))
         return out * float(np.sign(value)) if absolute else out
+    return gradient
+
+
+def mass_gradient(model: Manipulator, names: Sequence[str]) -> Callable[[dict[str, float]], np.ndarray]:
+    """d(total mass)/d(parameters ``names``), exact: the links' mass expressions (a part's from its section and
+    material) and the point masses differentiated symbolically, evaluated at a design's values."""
+    import sympy as sp
+    from ..model.expr import symbol
+    total = sum((link.mass for link in model.links), sp.Integer(0)) + sum((p.mass for p in model.point_masses),
+                                                                          sp.Integer(0))
+    grads = [sp.diff(total, symbol(n)) for n in names]
+    free = sorted({s for g in grads for s in g.free_symbols}, key=lambda s: s.name)
+    fn = sp.lambdify(free, grads, modules="numpy")
+    fixed = model.parameter_values
+
+    def gradient(values: dict[str, float]) -> np.ndarray:
+        args = [values.get(s.name, fixed.get(s.name, math.nan)) for s in free]
+        return np.array(fn(*args), dtype=float).reshape(len(names))
     return gradient

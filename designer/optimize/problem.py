@@ -33,6 +33,7 @@ from ..errors import DesignerError
 from ..explore.sizing import Trajectory
 from ..model.extras import DRIVE_FIELDS
 from ..model.manipulator import Manipulator
+from .gradients import exact_gradient
 from .sizing import _trapezoid
 
 __all__ = ["Variable", "Choice", "Requirement", "Problem", "Design", "OptimizeResult", "OptimizeError",
@@ -370,24 +371,6 @@ def _violation(problem: Problem, d: Design) -> float:
     return out
 
 
-def mass_gradient(model: Manipulator, names: Sequence[str]) -> Callable[[dict[str, float]], np.ndarray]:
-    """d(total mass)/d(parameters ``names``), exact: the links' mass expressions (a part's from its section and
-    material) and the point masses differentiated symbolically, evaluated at a design's values."""
-    import sympy as sp
-    from ..model.expr import symbol
-    total = sum((link.mass for link in model.links), sp.Integer(0)) + sum((p.mass for p in model.point_masses),
-                                                                          sp.Integer(0))
-    grads = [sp.diff(total, symbol(n)) for n in names]
-    free = sorted({s for g in grads for s in g.free_symbols}, key=lambda s: s.name)
-    fn = sp.lambdify(free, grads, modules="numpy")
-    fixed = model.parameter_values
-
-    def gradient(values: dict[str, float]) -> np.ndarray:
-        args = [values.get(s.name, fixed.get(s.name, math.nan)) for s in free]
-        return np.array(fn(*args), dtype=float).reshape(len(names))
-    return gradient
-
-
 class _Combination:
     """The continuous search for one combination of discrete picks: evaluations cached by the scaled point."""
 
@@ -402,7 +385,6 @@ class _Combination:
         self.cscale = [1.0 for _ in problem.requirements]
         self.model = chosen_model(problem, picks)
         # exact gradients where the model has them (designer.optimize.gradients), else None: finite differences
-        from .gradients import exact_gradient
         self.gradient = exact_gradient(self.model, problem.objective, self.names, problem.q) if self.names else None
         self.gradients = [exact_gradient(self.model, r.quantity, self.names, problem.q)
                           if self.names and r.project is None else None for r in problem.requirements]

@@ -139,7 +139,7 @@ def test_closed_evaluates_the_report_and_agrees_with_pinocchio(tmp_path, capsys,
 @pytest.mark.parametrize("method", METHODS)
 def test_closed_is_the_methods_own_result_not_the_shared_graph(tmp_path, capsys, monkeypatch, method):
     """Change one printed matrix of the method's result: --form closed moves with it, compact does not."""
-    import designer.cli.dynamics_commands as commands
+    import designer.cli.derivation as commands
     project = str(ROBOTS / "double_pendulum.json")
     states_path, _ = _states(tmp_path, 2, count=1)
     before = {form: _eval(capsys, project, states_path, "--method", method, "--form", form)["results"][0]

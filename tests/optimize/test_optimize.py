@@ -205,7 +205,7 @@ def test_the_heaviest_forearm_within_a_peak_torque_along_a_cycle():
     ("palletizer_parallelogram", ("m3", "m_motor"), {"m3": 30.0, "m_motor": 20.0}),   # a closed chain's masses
 ])
 def test_the_exact_mass_gradient_against_finite_differences(robot, names, at):
-    from designer.optimize.problem import mass_gradient
+    from designer.optimize.gradients import mass_gradient
     model = load_project(robot_path(robot))
     exact = mass_gradient(model, names)(at)
     for k, name in enumerate(names):
