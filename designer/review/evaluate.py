@@ -13,7 +13,7 @@ failed), and the worst sample's pose and time are reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
     "speed_load": ("1", True, "largest |qd_i| / the drive's rated speed"),
     "mass": ("kg", False, "total mass of the arm (links and point masses, without the payload)"),
     "payload": ("kg", False, "largest payload at the project's payload offset within every drive's torque rating"),
+    "cycle_time": ("s", True, "duration of the cycle (the time-optimal one with \"timing\": \"time-optimal\")"),
 }
 #: samples per segment of a waypoint cycle
 CYCLE_STEPS = 101
@@ -56,6 +57,7 @@ class Outcome:
     time: float | None = None               # the cycle's time where it is worst
     joint: int | None = None                # the joint (its metrics number) that is worst
     error: str = ""
+    note: str = ""                          # what the value rests on (the cycle's timing, what a deflection holds)
 
     @property
     def margin(self) -> float | None:
@@ -92,7 +94,7 @@ class Outcome:
                 "where": r.where.text, "unit": self.unit, "value": self.value, "margin": self.margin,
                 "relative_margin": self.relative_margin, "passed": self.passed,
                 "worst": {"pose": None if self.pose is None else list(self.pose), "time": self.time,
-                          "joint": self.joint}, "worst_where": self.where_text, "error": self.error}
+                          "joint": self.joint}, "worst_where": self.where_text, "error": self.error, "note": self.note}
 
 
 @dataclass
@@ -115,6 +117,7 @@ class _Context:
         self.arm = self.bare if payload is None or payload.mass == 0 else _with_load(self.bare, payload.mass,
                                                                                      payload.offset)
         self.n = self.bare.n
+        self.revolute = [link.is_revolute for link in model.links if link.actuated]
         self.numbers = joint_numbers(self.bare) or tuple(range(1, self.n + 1))
         self.drives = explored_drive_values(model)
         from ..model.drives import numeric_drives
@@ -127,15 +130,41 @@ class _Context:
         self.ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
         self._cycle: _Samples | None = None
         self._cycle_torques: np.ndarray | None = None
+        self.timing = ""   # which timing the cycle's samples have (said in the outcomes along it)
 
     def cycle(self) -> _Samples:
         if self._cycle is None:
             c = self.model.requirements.cycle
             if c is None:
                 raise ReviewError("holds along the cycle, but the project has no cycle")
-            tr = cycle_trajectory(c, self.n, self.numbers)
+            if c.timing == "time-optimal":
+                tr = self._time_optimal(c)
+            else:
+                tr = cycle_trajectory(c, self.n, self.numbers)
+                self.timing = (f"cycle from {c.trajectory}" if c.trajectory else
+                               f"cycle of quintic moves sharing {c.time:g} s")
             self._cycle = _Samples(tr.q, tr.qd, tr.qdd, tr.t)
         return self._cycle
+
+    def _time_optimal(self, c: Cycle):
+        """The waypoints timed as fast as the drives' peak torques (their rated torques when a joint has no peak)
+        and rated speeds (where every joint has one) allow: :func:`designer.review.timing.time_optimal_cycle`."""
+        from .timing import TimingError, time_optimal_cycle
+        wp = np.array(c.waypoints, float)
+        if wp.shape[1] != self.n:
+            raise ReviewError(f"cycle.waypoints: {wp.shape[1]} joint values each, the arm's metrics take {self.n}")
+        peak = self.peak if self.peak is not None else self.rated
+        if peak is None:
+            raise ReviewError("the time-optimal cycle needs every joint's peak_torque or rated_torque (drive data)")
+        speed = None if self.speed is None or np.any(~np.isfinite(np.asarray(self.speed, float))) else self.speed
+        try:
+            tr = time_optimal_cycle(self.arm, wp, peak, speed, self.drives["gear"], self.drives["rotor"])
+        except TimingError as exc:
+            raise ReviewError(str(exc)) from None
+        self.timing = (f"time-optimal cycle, {tr.t[-1]:.3g} s: within the drives' "
+                       f"{'peak' if self.peak is not None else 'rated'} torques"
+                       f"{' and rated speeds' if speed is not None else ' (no rated speeds given)'}")
+        return tr
 
     def samples(self, where: Where) -> _Samples:
         if where.kind == "cycle":
@@ -164,13 +193,22 @@ class _Context:
         return out
 
 
+def _joint_unit(ctx: _Context, unit: str, cols) -> str:
+    """A per-joint unit ("N m or N", "rad/s or m/s") said for the joints it covers: the revolute one's or the
+    prismatic one's, both only when the joints are of both kinds."""
+    if " or " not in unit:
+        return unit
+    rot, lin = unit.split(" or ")
+    kinds = {ctx.revolute[c] for c in cols if c < len(ctx.revolute)}
+    return rot if kinds == {True} else lin if kinds == {False} else unit
+
+
 def _every(drives, name: str) -> np.ndarray | None:
     values = [getattr(d, name) if d is not None else None for d in drives]
     return None if any(v is None for v in values) else np.array(values, float)
 
 
 def _with_load(arm, mass: float, offset):
-    from dataclasses import replace
     if hasattr(arm, "with_load"):   # a closed chain's payload sits on its tool link (explore/closed.py)
         return arm.with_load(mass, np.asarray(offset, float))
     return replace(arm, point_masses=arm.point_masses + ((arm.n - 1, float(mass), np.asarray(offset, float)),))
@@ -241,8 +279,25 @@ def _evaluate(ctx: _Context, k: int, r: Requirement) -> Outcome:
     s = ctx.samples(r.where)
     values = evaluate(ctx.arm, s.q, spec, ctx.ratings)
     i, _ = _worst(values, r.bound)
-    return Outcome(k, r, spec.metric.unit, float(values[i]), tuple(map(float, s.q[i])),
-                   None if s.t is None else float(s.t[i]))
+    cols = list(spec.index[:1]) if spec.index else list(range(ctx.n))
+    return Outcome(k, r, _joint_unit(ctx, spec.metric.unit, cols), float(values[i]), tuple(map(float, s.q[i])),
+                   None if s.t is None else float(s.t[i]), note=_deflection_note(ctx, name))
+
+
+def _deflection_note(ctx: _Context, name: str) -> str:
+    """What a deflection holds: the window's read-out "tool sag" is the gearboxes' share under the arm's own
+    weight, the review's takes the payload too and, with links made as parts, their bending."""
+    if name not in ("deflection", "deflection_links"):
+        return ""
+    payload = ctx.model.requirements.payload
+    load = "gravity on the arm" + ("" if payload is None or payload.mass == 0 else
+                                   f" and the {payload.mass:g} kg payload")
+    beams = bool(getattr(ctx.bare, "beams", ()))
+    if name == "deflection_links":
+        return f"the links' bending under {load}"
+    return (f"tool sag under {load}: the gearboxes' share"
+            + (" plus the links' bending" if beams else " (no link made as a part bends)")
+            + "; the window's read-out says the gearboxes' share without the payload")
 
 
 def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tuple[int, ...]) -> Outcome:
@@ -252,6 +307,9 @@ def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tupl
     s = ctx.samples(r.where)
     if timed and s.t is None:
         raise ReviewError(f"metric '{name}' is a figure along a motion: give \"where\": \"cycle\"")
+    if name == "cycle_time":
+        assert s.t is not None
+        return Outcome(k, r, unit, float(s.t[-1] - s.t[0]), note=ctx.timing)
     cols = _joint_columns(ctx, index, r.metric)
     if name == "payload":
         return _payload(ctx, k, r, s, unit)
@@ -276,8 +334,8 @@ def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tupl
     else:
         i, j = _worst(series, r.bound)
         value = float(series[i, j])
-    return Outcome(k, r, unit, value, tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]),
-                   ctx.numbers[cols[int(j or 0)]])
+    return Outcome(k, r, _joint_unit(ctx, unit, [cols[int(j or 0)]]), value, tuple(map(float, s.q[i])),
+                   None if s.t is None else float(s.t[i]), ctx.numbers[cols[int(j or 0)]])
 
 
 def _rating(values, what: str, metric: str) -> np.ndarray:
@@ -330,7 +388,8 @@ def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
             token.check()
         yield Progress("review", (k - 1) / max(1, len(items)), f"requirement {k} of {len(items)}: {r.text}")
         try:
-            out.append(_evaluate(ctx, k, r))
+            o = _evaluate(ctx, k, r)
+            out.append(replace(o, note=o.note or ctx.timing) if r.where.kind == "cycle" else o)
         except (DesignerError, ValueError, np.linalg.LinAlgError) as exc:
             out.append(Outcome(k, r, error=str(exc)))
     return out
