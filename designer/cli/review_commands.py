@@ -39,8 +39,13 @@ def cmd_review(args) -> int:
     if not model.requirements.items:
         raise UserError(f"{args.project}: the project has no requirements (docs/project-format.md, "
                         "\"Requirements, version 4\")")
+    from ..catalog import CatalogError, load_catalog
     try:
-        outcomes = review(model)
+        catalog = load_catalog(args.project)   # the bundled catalogs and those beside the project: prices for cost
+    except CatalogError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    try:
+        outcomes = review(model, catalog=catalog)
     except ReviewError as exc:
         raise UserError(f"{args.project}: {exc}") from None
     if args.format == "json":

@@ -35,6 +35,7 @@ REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
     "speed_load": ("1", True, "largest |qd_i| / the drive's rated speed"),
     "mass": ("kg", False, "total mass of the arm (links and point masses, without the payload)"),
     "payload": ("kg", False, "largest payload at the project's payload offset within every drive's torque rating"),
+    "cost": ("", False, "the drives' catalog items' prices plus the links' material mass x price per kg"),
     "cycle_time": ("s", True, "duration of the cycle (the time-optimal one with \"timing\": \"time-optimal\")"),
 }
 #: samples per segment of a waypoint cycle
@@ -108,10 +109,11 @@ class _Samples:
 class _Context:
     """What every requirement of one model shares: the loaded arm, the ratings, the drive data, the cycle."""
 
-    def __init__(self, model):
+    def __init__(self, model, catalog=None):
         from ..explore.joints import explore_arm
         from ..explore.metrics import Ratings, drive_ratings, explored_drive_values, joint_numbers
         self.model = model
+        self._catalog = catalog
         self.bare = explore_arm(model)
         payload = model.requirements.payload
         self.arm = self.bare if payload is None or payload.mass == 0 else _with_load(self.bare, payload.mass,
@@ -145,6 +147,18 @@ class _Context:
                                f"cycle of quintic moves sharing {c.time:g} s")
             self._cycle = _Samples(tr.q, tr.qd, tr.qdd, tr.t)
         return self._cycle
+
+    @property
+    def catalog(self):
+        """The catalogs the review prices from: the caller's (the bundled ones and those beside the project), else
+        the bundled ones."""
+        if self._catalog is None:
+            from ..catalog import CatalogError, load_catalog
+            try:
+                self._catalog = load_catalog(None)
+            except CatalogError as exc:
+                raise ReviewError(str(exc)) from None
+        return self._catalog
 
     def _time_optimal(self, c: Cycle):
         """The waypoints timed as fast as the drives' peak torques (their rated torques when a joint has no peak)
@@ -304,6 +318,9 @@ def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tupl
     unit, timed, _ = REVIEW_METRICS[name]
     if name == "mass":
         return Outcome(k, r, unit, float(ctx.bare.total_mass()))
+    if name == "cost":
+        value, currency, note = cost(ctx.model, ctx.catalog)
+        return Outcome(k, r, currency, value, note=note)
     s = ctx.samples(r.where)
     if timed and s.t is None:
         raise ReviewError(f"metric '{name}' is a figure along a motion: give \"where\": \"cycle\"")
@@ -336,6 +353,51 @@ def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tupl
         value = float(series[i, j])
     return Outcome(k, r, _joint_unit(ctx, unit, [cols[int(j or 0)]]), value, tuple(map(float, s.q[i])),
                    None if s.t is None else float(s.t[i]), ctx.numbers[cols[int(j or 0)]])
+
+
+def cost(model, catalog) -> tuple[float, str, str]:
+    """(cost, currency, what it sums) of ``model``: the prices of the catalog items its drives name plus every
+    link's mass times its material's price per kg. ReviewError naming everything that has no price (an item
+    without one, a drive naming no item, a link not made as a part, a material without a price), never a
+    silent 0; and prices in more than one currency."""
+    from ..kinematics.numeric import NumericArm
+    masses = NumericArm.from_model(model).mass
+    terms: list[tuple[str, float, str]] = []   # (what, price, currency)
+    lacking: list[str] = []
+    for i, link in enumerate(model.links, start=1):
+        d = link.drive
+        if link.actuated:
+            if d is None or (d.gearbox is None and d.motor is None):
+                lacking.append(f"joint {i}'s drive names no catalog gearbox or motor")
+            for kind in ("gearbox", "motor"):
+                name = None if d is None else getattr(d, kind)
+                if name is None:
+                    continue
+                item = (catalog.gearboxes if kind == "gearbox" else catalog.motors).get(name)
+                if item is None or item.price is None:
+                    lacking.append(f"{kind} {name} (joint {i}) has no price in the catalogs")
+                else:
+                    terms.append((f"{kind} {name}", item.price, item.currency))
+        m = float(masses[i - 1])
+        if m == 0:
+            continue
+        if link.part is None:
+            lacking.append(f"link {i} is not made as a part (no material to price its {m:.3g} kg)")
+            continue
+        mat = link.part.material.name
+        price = catalog.materials.get(mat)
+        if price is None:
+            lacking.append(f"material '{mat}' (link {i}) has no price per kg in the catalogs")
+        else:
+            terms.append((f"link {i} ({m:.3g} kg of {mat})", m * price.price_per_kg, price.currency))
+    if lacking:
+        raise ReviewError("cost: no price for " + "; ".join(lacking) +
+                          " (prices: price_CUR fields of catalog items, materials' price_CUR_per_kg: docs/catalogs.md)")
+    currencies = sorted({c for _, _, c in terms})
+    if len(currencies) > 1:
+        raise ReviewError(f"cost: prices in {', '.join(currencies)}; give them in one currency")
+    total = float(sum(p for _, p, _ in terms))
+    return total, currencies[0] if currencies else "", "cost of " + ", ".join(f"{w} {p:.4g}" for w, p, _ in terms)
 
 
 def _rating(values, what: str, metric: str) -> np.ndarray:
@@ -373,13 +435,14 @@ def payload_per_sample(ctx: _Context, s: _Samples) -> np.ndarray:
     return np.where(over, 0.0, per)
 
 
-def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
+def review_job(model, token: CancelToken | None = None, catalog=None) -> Job[list[Outcome]]:
     """:func:`review` as a job (:mod:`designer.jobs`): a :class:`Progress` per requirement, the outcomes returned
-    (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled."""
+    (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled.
+    ``catalog``: the catalogs prices come from (``load_catalog(project)``; None: the bundled ones)."""
     items = model.requirements.items
     yield Progress("review", 0.0, "preparing the arm")
     try:
-        ctx = _Context(model)
+        ctx = _Context(model, catalog)
     except (DesignerError, ValueError) as exc:
         return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
     out: list[Outcome] = []
@@ -395,10 +458,10 @@ def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
     return out
 
 
-def review(model, strict: bool = True) -> list[Outcome]:
+def review(model, strict: bool = True, catalog=None) -> list[Outcome]:
     """Every requirement of ``model`` reviewed. ``strict``: a requirement that cannot be evaluated raises
     :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error."""
-    result = run(review_job(model))
+    result = run(review_job(model, catalog=catalog))
     if strict:
         bad = [o for o in result if o.error]
         if bad:

@@ -92,7 +92,8 @@ def test_cycle_time_is_a_requirement_and_the_motors_are_sized_on_the_time_optima
     waypoints = ((0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0))
     reqs = [Requirement("cycle_time", "<=", 1.2, Where("cycle")),
             Requirement("torque_load", "<=", 1.0, Where("cycle")),
-            Requirement("speed_load", "<=", 1.0, Where("cycle")), Requirement("peak_torque[2]", "<=", 1e4, Where("cycle"))]
+            Requirement("speed_load", "<=", 1.0, Where("cycle")),
+            Requirement("peak_torque[2]", "<=", 1e4, Where("cycle"))]
     fast = review(puma_with_drives(Cycle(waypoints=waypoints, timing="time-optimal"), *reqs))
     slow = review(puma_with_drives(Cycle(waypoints=waypoints, time=4.0), *reqs))
     # the time-optimal cycle: faster than the quintic one, the peak torques then used up (to the solver's tolerance)
