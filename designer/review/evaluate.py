@@ -129,7 +129,9 @@ class _Context:
         self.peak = _every(drives, "peak_torque")
         self.rated = _every(drives, "rated_torque")
         self.speed = self.drives["speed"]
-        self.ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
+        self._ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
+        self._at_cycle_load: bool | None = None
+        self.stiffness_note = ""   # the gearboxes' stiffness at the cycle's load, when taken
         self._cycle: _Samples | None = None
         self._cycle_torques: np.ndarray | None = None
         self.timing = ""   # which timing the cycle's samples have (said in the outcomes along it)
@@ -147,6 +149,50 @@ class _Context:
                                f"cycle of quintic moves sharing {c.time:g} s")
             self._cycle = _Samples(tr.q, tr.qd, tr.qdd, tr.t)
         return self._cycle
+
+    @property
+    def ratings(self):
+        """The ratings the explore metrics take: the drive data, a catalog gearbox's stiffness curve taken at the
+        load the cycle puts on it (:meth:`cycle_stiffness`)."""
+        if self._at_cycle_load is None:
+            self._at_cycle_load = False
+            stiffness = self.cycle_stiffness()
+            if stiffness is not None:
+                self._ratings = replace(self._ratings, stiffness=stiffness)
+                self._at_cycle_load = True
+        return self._ratings
+
+    def cycle_stiffness(self) -> np.ndarray | None:
+        """Every joint's stiffness with a catalog strain-wave curve taken at the largest torque the cycle puts on
+        its gearbox's output (the arm's inverse dynamics with the payload, without the rotor's own inertia,
+        which acts before the gearbox): the secant T/phi(T), from K1 at no load towards K3 (docs/catalogs.md);
+        None without a cycle or without such a joint. A stiffness the file gives itself stays."""
+        from ..explore.sizing import _torque
+        if self.model.requirements.cycle is None or self._ratings.stiffness is None:
+            return None
+        act = [i for i, link in enumerate(self.model.links) if link.actuated]
+        curves = {}
+        for j, i in enumerate(act):
+            d = self.model.links[i].drive
+            if d is None or d.gearbox is None or "stiffness" not in dict(d.from_catalog):
+                continue
+            g = self.catalog.gearboxes.get(d.gearbox)
+            if g is not None and g.stiffness is not None and not g.stiffness.is_linear:
+                curves[j] = g
+        if not curves:
+            return None
+        s = self.cycle()
+        peak = np.nanmax(np.abs(_torque(self.arm, s.q, s.qd, s.qdd)), axis=0)
+        out = np.array(self._ratings.stiffness, float)
+        parts = []
+        for j, g in curves.items():
+            assert g.stiffness is not None
+            out[j] = g.stiffness.secant(peak[j])
+            parts.append(f"joint {self.numbers[j]} {g.name}: {out[j]:.4g} N m/rad at {peak[j]:.4g} N m "
+                         f"(K1 {g.stiffness.k1:.4g}, at the rated {g.rated_torque:g} N m "
+                         f"{g.stiffness.secant(g.rated_torque):.4g})")
+        self.stiffness_note = "gearbox stiffness at the cycle's peak load: " + "; ".join(parts)
+        return out
 
     @property
     def catalog(self):
@@ -291,11 +337,22 @@ def _evaluate(ctx: _Context, k: int, r: Requirement) -> Outcome:
     except MetricError as exc:
         raise ReviewError(str(exc)) from None
     s = ctx.samples(r.where)
-    values = evaluate(ctx.arm, s.q, spec, ctx.ratings)
+    # only a metric that takes the stiffness needs the cycle's load (and evaluates the cycle for it)
+    values = evaluate(ctx.arm, s.q, spec, ctx.ratings if spec.metric.name in STIFFNESS_METRICS else ctx._ratings)
     i, _ = _worst(values, r.bound)
     cols = list(spec.index[:1]) if spec.index else list(range(ctx.n))
     return Outcome(k, r, _joint_unit(ctx, spec.metric.unit, cols), float(values[i]), tuple(map(float, s.q[i])),
-                   None if s.t is None else float(s.t[i]), note=_deflection_note(ctx, name))
+                   None if s.t is None else float(s.t[i]),
+                   note="; ".join(v for v in (_deflection_note(ctx, name), _stiffness_note(ctx, spec)) if v))
+
+
+#: the explore metrics that take the joints' stiffness
+STIFFNESS_METRICS = ("frequency", "frequency_links", "frequency_free", "deflection", "compliance")
+
+
+def _stiffness_note(ctx: _Context, spec) -> str:
+    """The gearboxes' stiffness at the cycle's load, said for a metric that takes the stiffness."""
+    return ctx.stiffness_note if ctx._at_cycle_load and spec.metric.name in STIFFNESS_METRICS else ""
 
 
 def _deflection_note(ctx: _Context, name: str) -> str:
