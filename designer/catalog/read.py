@@ -166,7 +166,7 @@ def _price(entry: dict, where: str, pattern=_PRICE) -> tuple[dict[str, Any], set
         raise CatalogError(f"{where}: give one price, not {', '.join(keys)}")
     if not keys:
         return {}, set()
-    code = pattern.match(keys[0]).group(1)   # type: ignore[union-attr]
+    code = pattern.match(keys[0]).group(1)
     return {"price": _number(entry[keys[0]], f"{where}.{keys[0]}", positive=False),
             "currency": code.upper()}, {keys[0]}
 
