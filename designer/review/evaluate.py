@@ -22,7 +22,7 @@ from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress, run
 from ..model.requirements import Cycle, Requirement, Where
 
-__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "cycle_trajectory"]
+__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "review_value", "cycle_trajectory"]
 
 #: the review's own metrics: name -> (unit, needs a motion in time, description)
 REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
@@ -513,6 +513,20 @@ def review_job(model, token: CancelToken | None = None, catalog=None) -> Job[lis
         except (DesignerError, ValueError, np.linalg.LinAlgError) as exc:
             out.append(Outcome(k, r, error=str(exc)))
     return out
+
+
+def review_value(model, metric: str, catalog=None) -> float:
+    """One of the review's own metrics (``cycle_time``, ``cost``, ``peak_torque[2]`` ...) of ``model``, as a
+    requirement gives it: along the project's cycle for a metric over a motion, else at every joint zero (an
+    objective the optimizer minimizes); ReviewError when it cannot be evaluated."""
+    name, _ = _split(metric)
+    if name not in REVIEW_METRICS:
+        raise ReviewError(f"'{metric}' is none of the review's own metrics ({', '.join(REVIEW_METRICS)})")
+    r = Requirement(metric.strip(), "<=", np.inf, Where("cycle") if REVIEW_METRICS[name][1] else Where())
+    one = replace(model, requirements=replace(model.requirements, items=(r,)))
+    value = review(one, catalog=catalog)[0].value
+    assert value is not None   # strict: an outcome without a value raised
+    return value
 
 
 def review(model, strict: bool = True, catalog=None) -> list[Outcome]:

@@ -126,3 +126,24 @@ def test_a_time_optimal_cycle_round_trips_and_says_what_it_lacks(tmp_path):
     bare = replace(model, links=tuple(replace(link, drive=None) for link in model.links))
     out = review(bare, strict=False)
     assert out[0].value is None and "peak_torque or rated_torque" in out[0].error
+
+
+def test_optimize_minimizes_the_time_optimal_cycle_time(tmp_path):
+    """`optimize --minimize cycle_time` through the review's metric: the design found is at least as fast as every
+    design of a sweep of the same parameter (each reviewed on its own)."""
+    import json
+
+    from designer.cli import main
+    from designer.project import load_project, loads_project
+    from designer.review import review_value
+    doc = json.loads((ROBOTS / "tube_arm_requirements.json").read_text())
+    doc["cycle"] = {"waypoints": doc["cycle"]["waypoints"], "timing": "time-optimal"}
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(path), "--vary", "D3", "0.04", "0.15", "--minimize", "cycle_time",
+                 "--no-project-requirements", "--starts", "2", "--out", str(out)]) == 0
+    best = review_value(load_project(out), "cycle_time")
+    model = loads_project(json.dumps(doc))
+    sweep = [review_value(model.with_parameters({"D3": d}), "cycle_time") for d in np.linspace(0.04, 0.15, 7)]
+    assert best <= min(sweep) + 1e-6 and max(sweep) > min(sweep)
