@@ -19,6 +19,9 @@ __all__ = ["TimingError", "time_optimal_cycle", "GRID"]
 
 #: grid points of each line (a segment's samples)
 GRID = 101
+#: the limits are imposed this much inside (relative), so that the solution's round-off (1e-15 relative) never
+#: puts a sample over a rating: a requirement ``torque_load <= 1`` holds on the time-optimal cycle
+SLACK = 1e-9
 
 
 class TimingError(DesignerError):
@@ -75,9 +78,9 @@ def time_optimal_cycle(arm, waypoints, torque_limit, speed_limit=None, gear=None
     if not np.all(np.isfinite(T)) or np.any(T <= 0):
         raise TimingError("time-optimal timing needs every joint's torque limit, positive")
     tau = _inverse_dynamics(arm, gear, rotor)
-    constraints = [_torque_constraint(tau, T)]
+    constraints = [_torque_constraint(tau, T * (1 - SLACK))]
     if speed_limit is not None:
-        V = np.broadcast_to(np.asarray(speed_limit, float), (n,))
+        V = np.broadcast_to(np.asarray(speed_limit, float), (n,)) * (1 - SLACK)
         constraints.append(JointVelocityConstraint(np.column_stack([-V, V])))
     toppra.setup_logging("CRITICAL")
     s = np.linspace(0.0, 1.0, grid)

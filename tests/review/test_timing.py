@@ -99,7 +99,8 @@ def test_cycle_time_is_a_requirement_and_the_motors_are_sized_on_the_time_optima
     # the time-optimal cycle: faster than the quintic one, the peak torques then used up (to the solver's tolerance)
     assert fast[0].value < slow[0].value == pytest.approx(4.0)
     assert fast[1].value == pytest.approx(1.0, abs=1e-3) and slow[1].value < 0.9
-    assert fast[2].value <= 1 + 1e-6
+    assert fast[1].passed and fast[2].passed   # the limits reached, never crossed by round-off
+    assert fast[2].value <= 1
     assert "time-optimal" in fast[0].note and "quintic" in slow[0].note and fast[3].unit == "N m"
     # the review's cycle time is the timing module's with the payload on the arm: without it, the arm is faster
     from designer.explore.joints import explore_arm
