@@ -448,7 +448,7 @@ def cost(model, catalog) -> tuple[float, str, str]:
         else:
             terms.append((f"link {i} ({m:.3g} kg of {mat})", m * price.price_per_kg, price.currency))
     if lacking:
-        raise ReviewError("cost: no price for " + "; ".join(lacking) +
+        raise ReviewError("cost: cannot price the design: " + "; ".join(lacking) +
                           " (prices: price_CUR fields of catalog items, materials' price_CUR_per_kg: docs/catalogs.md)")
     currencies = sorted({c for _, _, c in terms})
     if len(currencies) > 1:
