@@ -45,4 +45,4 @@ def review_notes(outcomes: Sequence[Mapping]) -> list[str]:
     for o in outcomes:
         if o.get("note"):
             notes.setdefault(o["note"], []).append(str(o["requirement"]))
-    return [f"({', '.join(ks)}) {note}" for note, ks in notes.items()]
+    return [f"note (requirement{'s' if len(ks) > 1 else ''} {', '.join(ks)}): {note}" for note, ks in notes.items()]
