@@ -40,3 +40,11 @@ def test_deflection_note_and_the_payload_s_share():
     assert "the 4 kg payload" in loaded.note and "read-out says the gearboxes' share without the payload" in loaded.note
     assert loaded.value > bare.value   # the payload adds sag
     assert np.isfinite(bare.value)
+
+
+def test_the_table_says_the_notes_once_with_their_requirements(capsys):
+    from designer.cli import main
+    main(["review", str(ROBOTS / "tube_arm_requirements.json")])
+    out = capsys.readouterr().out
+    assert "note (requirement 1): tool sag under gravity on the arm and the 5 kg payload" in out
+    assert out.count("cycle of quintic moves sharing 3 s") == 1
