@@ -109,11 +109,12 @@ class _Samples:
 class _Context:
     """What every requirement of one model shares: the loaded arm, the ratings, the drive data, the cycle."""
 
-    def __init__(self, model, catalog=None):
+    def __init__(self, model, catalog=None, project=None):
         from ..explore.joints import explore_arm
         from ..explore.metrics import Ratings, drive_ratings, explored_drive_values, joint_numbers
         self.model = model
         self._catalog = catalog
+        self._project = project
         self.bare = explore_arm(model)
         payload = model.requirements.payload
         self.arm = self.bare if payload is None or payload.mass == 0 else _with_load(self.bare, payload.mass,
@@ -196,12 +197,12 @@ class _Context:
 
     @property
     def catalog(self):
-        """The catalogs the review prices from: the caller's (the bundled ones and those beside the project), else
-        the bundled ones."""
+        """The catalogs the review prices from: the caller's, else the bundled ones and those beside the project
+        file (when the caller names it), read when first needed."""
         if self._catalog is None:
             from ..catalog import CatalogError, load_catalog
             try:
-                self._catalog = load_catalog(None)
+                self._catalog = load_catalog(self._project)
             except CatalogError as exc:
                 raise ReviewError(str(exc)) from None
         return self._catalog
@@ -492,14 +493,15 @@ def payload_per_sample(ctx: _Context, s: _Samples) -> np.ndarray:
     return np.where(over, 0.0, per)
 
 
-def review_job(model, token: CancelToken | None = None, catalog=None) -> Job[list[Outcome]]:
+def review_job(model, token: CancelToken | None = None, catalog=None, project=None) -> Job[list[Outcome]]:
     """:func:`review` as a job (:mod:`designer.jobs`): a :class:`Progress` per requirement, the outcomes returned
     (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled.
-    ``catalog``: the catalogs prices come from (``load_catalog(project)``; None: the bundled ones)."""
+    ``catalog``: the catalogs prices and stiffness curves come from; None: the bundled ones and those beside the
+    ``project`` file when given (:func:`designer.catalog.load_catalog`), read only when a requirement needs them."""
     items = model.requirements.items
     yield Progress("review", 0.0, "preparing the arm")
     try:
-        ctx = _Context(model, catalog)
+        ctx = _Context(model, catalog, project)
     except (DesignerError, ValueError) as exc:
         return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
     out: list[Outcome] = []

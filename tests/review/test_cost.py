@@ -81,3 +81,15 @@ def test_bad_price_fields_are_named(tmp_path, change, message):
     with pytest.raises(CatalogError) as info:
         read_catalog(path)
     assert message in str(info.value)
+
+
+def test_the_review_job_reads_the_catalogs_beside_the_project_it_is_told(tmp_path):
+    from designer.jobs import run
+    from designer.project import load_project
+    from designer.review import review_job
+    path = project(tmp_path)
+    model = load_project(path)
+    bundled_only = run(review_job(model))[0]
+    assert bundled_only.value is None and "gearbox TEST-G (joint 1) has no price" in bundled_only.error
+    beside = run(review_job(model, project=path))[0]
+    assert beside.value is not None and beside.unit == "EUR"
