@@ -531,10 +531,11 @@ def review_value(model, metric: str, catalog=None) -> float:
     return value
 
 
-def review(model, strict: bool = True, catalog=None) -> list[Outcome]:
+def review(model, strict: bool = True, catalog=None, project=None) -> list[Outcome]:
     """Every requirement of ``model`` reviewed. ``strict``: a requirement that cannot be evaluated raises
-    :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error."""
-    result = run(review_job(model, catalog=catalog))
+    :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error.
+    ``catalog``, ``project``: as :func:`review_job` takes them."""
+    result = run(review_job(model, catalog=catalog, project=project))
     if strict:
         bad = [o for o in result if o.error]
         if bad:
