@@ -302,7 +302,7 @@ def project_values(problem: Problem, model: Manipulator, values: dict[str, float
     reqs = model.requirements
     design = replace(model.with_parameters(values), requirements=Requirements(items, reqs.payload, reqs.cycle))
     try:
-        outcomes = review(design)
+        outcomes = review(design, catalog=problem.catalog)   # the choices' items: their prices (cost)
     except ReviewError as exc:
         raise OptimizeError(f"the project's requirements: {exc} (leave them out: --no-project-requirements)") from None
     return [math.nan if o.value is None else float(o.value) for o in outcomes]
