@@ -7,8 +7,8 @@ This package knows only the items; sizing along a cycle and the optimizer use th
 (:mod:`designer.optimize`), and a project's drive may name them (docs/project-format.md).
 """
 
-from .items import Catalog, CatalogError, Gearbox, Motor, StiffnessCurve
+from .items import Catalog, CatalogError, Gearbox, MaterialPrice, Motor, StiffnessCurve
 from .read import bundled_catalog_files, load_catalog, read_catalog, user_catalog_files
 
-__all__ = ["Catalog", "CatalogError", "Gearbox", "Motor", "StiffnessCurve", "load_catalog", "read_catalog",
-           "bundled_catalog_files", "user_catalog_files"]
+__all__ = ["Catalog", "CatalogError", "Gearbox", "MaterialPrice", "Motor", "StiffnessCurve", "load_catalog",
+           "read_catalog", "bundled_catalog_files", "user_catalog_files"]

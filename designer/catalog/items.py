@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UserError
 
-__all__ = ["CatalogError", "StiffnessCurve", "Gearbox", "Motor", "Catalog", "GEARBOX_KINDS"]
+__all__ = ["CatalogError", "StiffnessCurve", "Gearbox", "Motor", "MaterialPrice", "Catalog", "GEARBOX_KINDS"]
 
 GEARBOX_KINDS = ("strain-wave", "cycloidal", "planetary")
 
@@ -81,6 +81,8 @@ class Gearbox:
     series: str = ""
     source: str = ""
     date: str = ""
+    price: float | None = None   # in ``currency`` (a file's price_eur: "EUR"); None: no price given
+    currency: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,19 @@ class Motor:
     series: str = ""
     source: str = ""
     date: str = ""
+    price: float | None = None
+    currency: str = ""
+
+
+@dataclass(frozen=True)
+class MaterialPrice:
+    """A material's price per kg (``currency``/kg), by the material's name as a part names it."""
+
+    name: str
+    price_per_kg: float
+    currency: str
+    source: str = ""
+    date: str = ""
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,7 @@ class Catalog:
     gearboxes: dict[str, Gearbox] = field(default_factory=dict)
     motors: dict[str, Motor] = field(default_factory=dict)
     files: tuple[str, ...] = ()
+    materials: dict[str, MaterialPrice] = field(default_factory=dict)
 
     def gearbox(self, name: str, where: str = "") -> Gearbox:
         return _lookup(self.gearboxes, name, "gearbox", where)
@@ -118,7 +134,7 @@ class Catalog:
 
     def merged(self, other: Catalog) -> Catalog:
         return Catalog({**self.gearboxes, **other.gearboxes}, {**self.motors, **other.motors},
-                       self.files + other.files)
+                       self.files + other.files, {**self.materials, **other.materials})
 
 
 def _lookup(items: dict, name: str, what: str, where: str):

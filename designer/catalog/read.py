@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .items import ARCMIN, GEARBOX_KINDS, Catalog, CatalogError, Gearbox, Motor, StiffnessCurve, rpm
+import re
+
+from .items import ARCMIN, GEARBOX_KINDS, Catalog, CatalogError, Gearbox, MaterialPrice, Motor, StiffnessCurve, rpm
 
 __all__ = ["read_catalog", "load_catalog", "bundled_catalog_files", "user_catalog_files", "FORMAT", "MAX_BYTES"]
 
@@ -123,7 +125,8 @@ def _stiffness(entry: dict, where: str) -> StiffnessCurve | None:
 def _gearbox(entry: Any, where: str) -> Gearbox:
     if not isinstance(entry, dict):
         raise CatalogError(f"{where}: must be an object")
-    _check_keys(entry, {"name", "kind", *_GEARBOX, *_STIFFNESS, *_TEXT}, where)
+    price, keys = _price(entry, where)
+    _check_keys(entry, {"name", "kind", *_GEARBOX, *_STIFFNESS, *_TEXT, *keys}, where)
     name = _name(entry, where)
     kind = entry.get("kind")
     if kind not in GEARBOX_KINDS:
@@ -132,13 +135,15 @@ def _gearbox(entry: Any, where: str) -> Gearbox:
     if values["peak_torque"] < values["rated_torque"]:  # type: ignore[operator]
         raise CatalogError(f"{where}.peak_torque_Nm: below rated_torque_Nm")
     texts = {k: _text(entry[k], f"{where}.{k}") for k in _TEXT if k in entry}
-    return Gearbox(name=name, kind=kind, stiffness=_stiffness(entry, where), **values, **texts)  # type: ignore[arg-type]
+    return Gearbox(name=name, kind=kind, stiffness=_stiffness(entry, where), **values, **texts,  # type: ignore[arg-type]
+                   **price)
 
 
 def _motor(entry: Any, where: str) -> Motor:
     if not isinstance(entry, dict):
         raise CatalogError(f"{where}: must be an object")
-    _check_keys(entry, {"name", *_MOTOR, *_TEXT}, where)
+    price, keys = _price(entry, where)
+    _check_keys(entry, {"name", *_MOTOR, *_TEXT, *keys}, where)
     name = _name(entry, where)
     values = _fields(entry, _MOTOR, where)
     if values["peak_torque"] < values["rated_torque"]:  # type: ignore[operator]
@@ -146,7 +151,35 @@ def _motor(entry: Any, where: str) -> Motor:
     if values["max_speed"] < values["rated_speed"]:  # type: ignore[operator]
         raise CatalogError(f"{where}.max_speed_rpm: below rated_speed_rpm")
     texts = {k: _text(entry[k], f"{where}.{k}") for k in _TEXT if k in entry}
-    return Motor(name=name, **values, **texts)  # type: ignore[arg-type]
+    return Motor(name=name, **values, **texts, **price)  # type: ignore[arg-type]
+
+
+#: a price field: its currency's code in the name (price_eur, price_usd; a material's price_eur_per_kg)
+_PRICE = re.compile(r"^price_([a-z]{3})$")
+_PRICE_PER_KG = re.compile(r"^price_([a-z]{3})_per_kg$")
+
+
+def _price(entry: dict, where: str, pattern=_PRICE) -> tuple[dict[str, Any], set[str]]:
+    """(price and currency, the price key) of an entry: at most one price field."""
+    keys = [k for k in entry if isinstance(k, str) and pattern.match(k)]
+    if len(keys) > 1:
+        raise CatalogError(f"{where}: give one price, not {', '.join(keys)}")
+    if not keys:
+        return {}, set()
+    code = pattern.match(keys[0]).group(1)
+    return {"price": _number(entry[keys[0]], f"{where}.{keys[0]}", positive=False),
+            "currency": code.upper()}, {keys[0]}
+
+
+def _material(entry: Any, where: str) -> MaterialPrice:
+    if not isinstance(entry, dict):
+        raise CatalogError(f"{where}: must be an object")
+    price, keys = _price(entry, where, _PRICE_PER_KG)
+    _check_keys(entry, {"name", "source", "date", *keys}, where)
+    if not price:
+        raise CatalogError(f"{where}: missing a price per kg (a field price_CUR_per_kg, e.g. price_eur_per_kg)")
+    texts = {k: _text(entry[k], f"{where}.{k}") for k in ("source", "date") if k in entry}
+    return MaterialPrice(_name(entry, where), price["price"], price["currency"], **texts)
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -187,14 +220,14 @@ def read_catalog(path: str | os.PathLike) -> Catalog:
 def catalog_from_dict(data: Any, where: str) -> Catalog:
     if not isinstance(data, dict):
         raise CatalogError(f"{where}: must be a JSON object")
-    _check_keys(data, {"format", "version", "gearboxes", "motors", "description"}, where)
+    _check_keys(data, {"format", "version", "gearboxes", "motors", "materials", "description"}, where)
     if data.get("format") != FORMAT:
         raise CatalogError(f"{where}.format: must be \"{FORMAT}\"")
     if data.get("version") != VERSION:
         raise CatalogError(f"{where}.version: must be {VERSION}")
-    out: dict[str, dict] = {"gearboxes": {}, "motors": {}}
-    read: dict[str, Callable[[Any, str], Any]] = {"gearboxes": _gearbox, "motors": _motor}
-    for key in ("gearboxes", "motors"):
+    out: dict[str, dict] = {"gearboxes": {}, "motors": {}, "materials": {}}
+    read: dict[str, Callable[[Any, str], Any]] = {"gearboxes": _gearbox, "motors": _motor, "materials": _material}
+    for key in ("gearboxes", "motors", "materials"):
         items = data.get(key, [])
         if not isinstance(items, list):
             raise CatalogError(f"{where}.{key}: must be a list")
@@ -203,7 +236,7 @@ def catalog_from_dict(data: Any, where: str) -> Catalog:
             if item.name in out[key]:
                 raise CatalogError(f"{where}: {key}[{i}].name: '{item.name}' given twice in this file")
             out[key][item.name] = item
-    return Catalog(out["gearboxes"], out["motors"], (where,))
+    return Catalog(out["gearboxes"], out["motors"], (where,), out["materials"])
 
 
 def bundled_catalog_files() -> list[Path]:

@@ -39,7 +39,7 @@ def cmd_design_report(args) -> int:
     review = None
     if model.requirements.items:   # the design review (designer/review), a section of the report
         from ..review import review as review_of
-        review = [o.as_dict() for o in review_of(model, strict=False)]
+        review = [o.as_dict() for o in review_of(model, strict=False, project=args.project)]   # its catalogs: cost
     try:
         summary = write_design_report(args.out, model, [], None, None, pose, review)
     except OSError as exc:

@@ -25,12 +25,12 @@ def register(sub) -> None:
 
 def review_table(outcomes) -> str:
     """The review as a plain-text table (the design report's rows: report/review_section.py)."""
-    from ..report.review_section import REVIEW_HEADER, review_rows, review_summary
+    from ..report.review_section import REVIEW_HEADER, review_notes, review_rows, review_summary
     data = [o.as_dict() for o in outcomes]
     rows = review_rows(data)
     widths = [max(len(x) for x in col) for col in zip(REVIEW_HEADER, *rows)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in [REVIEW_HEADER, *rows]]
-    return "\n".join(lines + [review_summary(data)]) + "\n"
+    return "\n".join(lines + [review_summary(data)] + review_notes(data)) + "\n"
 
 
 def cmd_review(args) -> int:
@@ -39,8 +39,13 @@ def cmd_review(args) -> int:
     if not model.requirements.items:
         raise UserError(f"{args.project}: the project has no requirements (docs/project-format.md, "
                         "\"Requirements, version 4\")")
+    from ..catalog import CatalogError, load_catalog
     try:
-        outcomes = review(model)
+        catalog = load_catalog(args.project)   # the bundled catalogs and those beside the project: prices for cost
+    except CatalogError as exc:
+        raise UserError(f"{args.project}: {exc}") from None
+    try:
+        outcomes = review(model, catalog=catalog)
     except ReviewError as exc:
         raise UserError(f"{args.project}: {exc}") from None
     if args.format == "json":

@@ -244,12 +244,15 @@ class RequirementsPanel(QWidget):
             points = (tuple(self._metric_pose()),) * 2
         else:
             points = kept + (tuple(self._metric_pose()),)
-        self._apply(replace(req, cycle=Cycle(waypoints=points, time=time)), "Add cycle waypoint")
+        timing = c.timing if c is not None and not c.trajectory else ""   # a time-optimal cycle stays one
+        self._apply(replace(req, cycle=Cycle(waypoints=points, time=0.0 if timing else time, timing=timing)),
+                    "Add cycle waypoint")
 
     def _cycle_time_edited(self, value: float) -> None:
         c = self.requirements.cycle
         if not self._filling and c is not None and not c.trajectory and value != c.time:
-            self._apply(replace(self.requirements, cycle=replace(c, time=value)), "Cycle time")
+            # a time given: the cycle shares it (no longer time-optimal)
+            self._apply(replace(self.requirements, cycle=replace(c, time=value, timing="")), "Cycle time")
 
     def clear_cycle(self) -> None:
         req = self.requirements
@@ -287,6 +290,7 @@ class RequirementsPanel(QWidget):
             c = req.cycle
             self.cycle_label.setText("Cycle: none (a requirement along a cycle needs one in the project file)"
                                      if c is None else f"Cycle: {c.trajectory}" if c.trajectory else
+                                     f"Cycle: {len(c.waypoints)} waypoints, time-optimal" if c.timing else
                                      f"Cycle: {len(c.waypoints)} waypoints in {c.time:g} s")
             if c is not None and c.time > 0:
                 self.cycle_time.setValue(c.time)
@@ -347,7 +351,8 @@ class RequirementsPanel(QWidget):
                 self._show_outcomes()
                 self.reviewed.emit()
 
-        return self.runner.start("Review", lambda token: review_job(model, token), finished)
+        path = self.document.path   # the catalogs beside it: prices (cost), stiffness curves
+        return self.runner.start("Review", lambda token: review_job(model, token, project=path), finished)
 
     def _current(self, model, other=None) -> bool:
         """Whether ``model`` is ``other`` (default: the open model) with the same requirements (a model's == leaves

@@ -65,11 +65,14 @@ class Payload:
 @dataclass(frozen=True)
 class Cycle:
     """A task cycle: ``waypoints`` (poses of the metrics' joints) joined by rest-to-rest quintic moves sharing
-    ``time`` (s) equally, or a ``trajectory`` CSV (``t, q1..qn``; absolute once loaded)."""
+    ``time`` (s) equally, or, with ``timing`` ``"time-optimal"``, by straight lines timed as fast as the drives'
+    torque and speed limits allow (:mod:`designer.review.timing`); or a ``trajectory`` CSV (``t, q1..qn``; absolute
+    once loaded)."""
 
     waypoints: tuple[tuple[float, ...], ...] = ()
     time: float = 0.0
     trajectory: str = ""
+    timing: str = ""   # "" (the time shared by quintic moves) or "time-optimal"
 
 
 @dataclass(frozen=True)

@@ -282,6 +282,10 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
                 t = problem.cycle.t
                 out.append(max(float(np.sqrt(_trapezoid(ld.torque**2, t) / (t[-1] - t[0]))) for ld in rows))
             continue
+        if name.strip() in ("cycle_time", "cost"):   # the review's own, over the project's cycle and catalogs
+            from ..review import review_value
+            out.append(review_value(model.with_parameters(values), name, problem.catalog))
+            continue
         if name.partition("[")[0].strip() not in METRICS:
             raise OptimizeError(f"unknown quantity '{name}': mass, peak_torque, rms_torque or an explore metric "
                                 f"({', '.join(METRICS)})")
@@ -303,7 +307,7 @@ def project_values(problem: Problem, model: Manipulator, values: dict[str, float
     reqs = model.requirements
     design = replace(model.with_parameters(values), requirements=Requirements(items, reqs.payload, reqs.cycle))
     try:
-        outcomes = review(design)
+        outcomes = review(design, catalog=problem.catalog)   # the choices' items: their prices (cost)
     except ReviewError as exc:
         raise OptimizeError(f"the project's requirements: {exc} (leave them out: --no-project-requirements)") from None
     return [math.nan if o.value is None else float(o.value) for o in outcomes]

@@ -187,7 +187,7 @@ def read_requirements(fail, data: dict) -> Requirements:
 
 
 def _cycle(fail, value) -> Cycle | None:
-    c = _object(fail, value, "cycle", {"waypoints", "time", "trajectory"})
+    c = _object(fail, value, "cycle", {"waypoints", "time", "trajectory", "timing"})
     if c is None:
         return None
     if "trajectory" in c:
@@ -200,13 +200,20 @@ def _cycle(fail, value) -> Cycle | None:
             return None
         return Cycle(trajectory=path)
     waypoints = _poses(fail, c.get("waypoints"), "cycle.waypoints")
-    time = _number(fail, c.get("time"), "cycle.time", positive=True)
+    timing = c.get("timing", "")
+    if timing not in ("", "time-optimal"):
+        fail("cycle.timing", "must be \"time-optimal\" (or absent, with a \"time\")")
+        return None
+    if timing and "time" in c:
+        fail("cycle", "give a time, or \"timing\": \"time-optimal\", not both")
+        return None
+    time = 0.0 if timing else _number(fail, c.get("time"), "cycle.time", positive=True)
     if waypoints is not None and len(waypoints) < 2:
         fail("cycle.waypoints", "needs at least two waypoints")
         return None
     if waypoints is None or time is None:
         return None
-    return Cycle(waypoints=waypoints, time=time)
+    return Cycle(waypoints=waypoints, time=time, timing=timing)
 
 
 def check_sizes(model, fail) -> None:
@@ -235,7 +242,7 @@ def requirements_json(req: Requirements) -> dict[str, Any]:
     if req.cycle is not None:
         c = req.cycle
         out["cycle"] = {"trajectory": c.trajectory} if c.trajectory else \
-            {"waypoints": [list(p) for p in c.waypoints], "time": c.time}
+            {"waypoints": [list(p) for p in c.waypoints], **({"timing": c.timing} if c.timing else {"time": c.time})}
     if req.items:
         out["requirements"] = [_requirement_json(r) for r in req.items]
     return out

@@ -109,9 +109,10 @@ def _closed_tables(model: Manipulator, pose) -> list:
 
 
 def _review_html(review: Sequence[Mapping]) -> str:
-    from .review_section import REVIEW_HEADER, review_rows, review_summary
+    from .review_section import REVIEW_HEADER, review_notes, review_rows, review_summary
     return ('<h2 id="review">Design review</h2>\n<p>' + escape(review_summary(review)) + "</p>\n"
-            + _html_table(REVIEW_HEADER, review_rows(review)))
+            + _html_table(REVIEW_HEADER, review_rows(review))
+            + "".join(f"<p>{escape(note)}</p>\n" for note in review_notes(review)))
 
 
 def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | None = None,

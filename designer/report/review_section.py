@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-__all__ = ["REVIEW_HEADER", "review_rows", "review_summary"]
+__all__ = ["REVIEW_HEADER", "review_rows", "review_summary", "review_notes"]
 
 REVIEW_HEADER = ["#", "requirement", "value", "bound", "margin", "result", "worst where"]
 
@@ -36,3 +36,13 @@ def review_rows(outcomes: Sequence[Mapping]) -> list[list[str]]:
 
 def review_summary(outcomes: Sequence[Mapping]) -> str:
     return f"{sum(bool(o['passed']) for o in outcomes)} of {len(outcomes)} requirement(s) pass"
+
+
+def review_notes(outcomes: Sequence[Mapping]) -> list[str]:
+    """What the values rest on, each said once with the requirements it concerns: the cycle's timing (time-optimal,
+    quintic moves, a file), what a deflection includes."""
+    notes: dict[str, list[str]] = {}
+    for o in outcomes:
+        if o.get("note"):
+            notes.setdefault(o["note"], []).append(str(o["requirement"]))
+    return [f"note (requirement{'s' if len(ks) > 1 else ''} {', '.join(ks)}): {note}" for note, ks in notes.items()]

@@ -5,6 +5,6 @@
 margin, pass or fail, and where it is worst (pose, time, joint).
 """
 
-from .evaluate import REVIEW_METRICS, Outcome, ReviewError, cycle_trajectory, review, review_job
+from .evaluate import REVIEW_METRICS, Outcome, ReviewError, cycle_trajectory, review, review_job, review_value
 
-__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "cycle_trajectory", "review", "review_job"]
+__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "cycle_trajectory", "review", "review_job", "review_value"]

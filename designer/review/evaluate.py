@@ -9,11 +9,16 @@ torques along the samples from the batch's inverse dynamics plus the rotors' ref
 (:func:`designer.explore.sizing.size_motors`), the speeds from the cycle. The value is the worst over the samples
 (the largest for a ``<=`` bound, the smallest for ``>=``), the margin is how far it is inside the bound (negative:
 failed), and the worst sample's pose and time are reported.
+
+A waypoint cycle with ``"timing": "time-optimal"`` is timed by :mod:`designer.review.timing` within the drives'
+peak torques and rated speeds (``cycle_time`` its duration); ``cost`` prices the drives' catalog items and the
+links' materials (:func:`cost`); with a cycle, a catalog strain-wave stiffness is taken at the cycle's load
+(:meth:`_Context.cycle_stiffness`). Each outcome's ``note`` says what its value rests on.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -22,7 +27,7 @@ from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress, run
 from ..model.requirements import Cycle, Requirement, Where
 
-__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "cycle_trajectory"]
+__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "review_value", "cycle_trajectory"]
 
 #: the review's own metrics: name -> (unit, needs a motion in time, description)
 REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
@@ -35,6 +40,8 @@ REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
     "speed_load": ("1", True, "largest |qd_i| / the drive's rated speed"),
     "mass": ("kg", False, "total mass of the arm (links and point masses, without the payload)"),
     "payload": ("kg", False, "largest payload at the project's payload offset within every drive's torque rating"),
+    "cost": ("", False, "the drives' catalog items' prices plus the links' material mass x price per kg"),
+    "cycle_time": ("s", True, "duration of the cycle (the time-optimal one with \"timing\": \"time-optimal\")"),
 }
 #: samples per segment of a waypoint cycle
 CYCLE_STEPS = 101
@@ -56,6 +63,7 @@ class Outcome:
     time: float | None = None               # the cycle's time where it is worst
     joint: int | None = None                # the joint (its metrics number) that is worst
     error: str = ""
+    note: str = ""                          # what the value rests on (the cycle's timing, what a deflection holds)
 
     @property
     def margin(self) -> float | None:
@@ -92,7 +100,7 @@ class Outcome:
                 "where": r.where.text, "unit": self.unit, "value": self.value, "margin": self.margin,
                 "relative_margin": self.relative_margin, "passed": self.passed,
                 "worst": {"pose": None if self.pose is None else list(self.pose), "time": self.time,
-                          "joint": self.joint}, "worst_where": self.where_text, "error": self.error}
+                          "joint": self.joint}, "worst_where": self.where_text, "error": self.error, "note": self.note}
 
 
 @dataclass
@@ -106,15 +114,18 @@ class _Samples:
 class _Context:
     """What every requirement of one model shares: the loaded arm, the ratings, the drive data, the cycle."""
 
-    def __init__(self, model):
+    def __init__(self, model, catalog=None, project=None):
         from ..explore.joints import explore_arm
         from ..explore.metrics import Ratings, drive_ratings, explored_drive_values, joint_numbers
         self.model = model
+        self._catalog = catalog
+        self._project = project
         self.bare = explore_arm(model)
         payload = model.requirements.payload
         self.arm = self.bare if payload is None or payload.mass == 0 else _with_load(self.bare, payload.mass,
                                                                                      payload.offset)
         self.n = self.bare.n
+        self.revolute = [link.is_revolute for link in model.links if link.actuated]
         self.numbers = joint_numbers(self.bare) or tuple(range(1, self.n + 1))
         self.drives = explored_drive_values(model)
         from ..model.drives import numeric_drives
@@ -124,18 +135,102 @@ class _Context:
         self.peak = _every(drives, "peak_torque")
         self.rated = _every(drives, "rated_torque")
         self.speed = self.drives["speed"]
-        self.ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
+        self._ratings = Ratings.of(self.n, self.drives["torque"], self.speed, **drive_ratings(model))
+        self._at_cycle_load: bool | None = None
+        self.stiffness_note = ""   # the gearboxes' stiffness at the cycle's load, when taken
         self._cycle: _Samples | None = None
         self._cycle_torques: np.ndarray | None = None
+        self.timing = ""   # which timing the cycle's samples have (said in the outcomes along it)
 
     def cycle(self) -> _Samples:
         if self._cycle is None:
             c = self.model.requirements.cycle
             if c is None:
                 raise ReviewError("holds along the cycle, but the project has no cycle")
-            tr = cycle_trajectory(c, self.n, self.numbers)
+            if c.timing == "time-optimal":
+                tr = self._time_optimal(c)
+            else:
+                tr = cycle_trajectory(c, self.n, self.numbers)
+                self.timing = (f"cycle from {c.trajectory}" if c.trajectory else
+                               f"cycle of quintic moves sharing {c.time:g} s")
             self._cycle = _Samples(tr.q, tr.qd, tr.qdd, tr.t)
         return self._cycle
+
+    @property
+    def ratings(self):
+        """The ratings the explore metrics take: the drive data, a catalog gearbox's stiffness curve taken at the
+        load the cycle puts on it (:meth:`cycle_stiffness`)."""
+        if self._at_cycle_load is None:
+            self._at_cycle_load = False
+            stiffness = self.cycle_stiffness()
+            if stiffness is not None:
+                self._ratings = replace(self._ratings, stiffness=stiffness)
+                self._at_cycle_load = True
+        return self._ratings
+
+    def cycle_stiffness(self) -> np.ndarray | None:
+        """Every joint's stiffness with a catalog strain-wave curve taken at the largest torque the cycle puts on
+        its gearbox's output (the arm's inverse dynamics with the payload, without the rotor's own inertia,
+        which acts before the gearbox): the secant T/phi(T), from K1 at no load towards K3 (docs/catalogs.md);
+        None without a cycle or without such a joint. A stiffness the file gives itself stays."""
+        from ..explore.sizing import _torque
+        if self.model.requirements.cycle is None or self._ratings.stiffness is None:
+            return None
+        act = [i for i, link in enumerate(self.model.links) if link.actuated]
+        curves = {}
+        for j, i in enumerate(act):
+            d = self.model.links[i].drive
+            if d is None or d.gearbox is None or "stiffness" not in dict(d.from_catalog):
+                continue
+            g = self.catalog.gearboxes.get(d.gearbox)
+            if g is not None and g.stiffness is not None and not g.stiffness.is_linear:
+                curves[j] = g
+        if not curves:
+            return None
+        s = self.cycle()
+        peak = np.nanmax(np.abs(_torque(self.arm, s.q, s.qd, s.qdd)), axis=0)
+        out = np.array(self._ratings.stiffness, float)
+        parts = []
+        for j, g in curves.items():
+            assert g.stiffness is not None
+            out[j] = g.stiffness.secant(peak[j])
+            parts.append(f"joint {self.numbers[j]} {g.name}: {out[j]:.4g} N m/rad at {peak[j]:.4g} N m "
+                         f"(K1 {g.stiffness.k1:.4g}, at the rated {g.rated_torque:g} N m "
+                         f"{g.stiffness.secant(g.rated_torque):.4g})")
+        self.stiffness_note = "gearbox stiffness at the cycle's peak load: " + "; ".join(parts)
+        return out
+
+    @property
+    def catalog(self):
+        """The catalogs the review prices from: the caller's, else the bundled ones and those beside the project
+        file (when the caller names it), read when first needed."""
+        if self._catalog is None:
+            from ..catalog import CatalogError, load_catalog
+            try:
+                self._catalog = load_catalog(self._project)
+            except CatalogError as exc:
+                raise ReviewError(str(exc)) from None
+        return self._catalog
+
+    def _time_optimal(self, c: Cycle):
+        """The waypoints timed as fast as the drives' peak torques (their rated torques when a joint has no peak)
+        and rated speeds (where every joint has one) allow: :func:`designer.review.timing.time_optimal_cycle`."""
+        from .timing import TimingError, time_optimal_cycle
+        wp = np.array(c.waypoints, float)
+        if wp.shape[1] != self.n:
+            raise ReviewError(f"cycle.waypoints: {wp.shape[1]} joint values each, the arm's metrics take {self.n}")
+        peak = self.peak if self.peak is not None else self.rated
+        if peak is None:
+            raise ReviewError("the time-optimal cycle needs every joint's peak_torque or rated_torque (drive data)")
+        speed = None if self.speed is None or np.any(~np.isfinite(np.asarray(self.speed, float))) else self.speed
+        try:
+            tr = time_optimal_cycle(self.arm, wp, peak, speed, self.drives["gear"], self.drives["rotor"])
+        except TimingError as exc:
+            raise ReviewError(str(exc)) from None
+        self.timing = (f"time-optimal cycle, {tr.t[-1]:.3g} s: within the drives' "
+                       f"{'peak' if self.peak is not None else 'rated'} torques"
+                       f"{' and rated speeds' if speed is not None else ' (no rated speeds given)'}")
+        return tr
 
     def samples(self, where: Where) -> _Samples:
         if where.kind == "cycle":
@@ -164,13 +259,22 @@ class _Context:
         return out
 
 
+def _joint_unit(ctx: _Context, unit: str, cols) -> str:
+    """A per-joint unit ("N m or N", "rad/s or m/s") said for the joints it covers: the revolute one's or the
+    prismatic one's, both only when the joints are of both kinds."""
+    if " or " not in unit:
+        return unit
+    rot, lin = unit.split(" or ")
+    kinds = {ctx.revolute[c] for c in cols if c < len(ctx.revolute)}
+    return rot if kinds == {True} else lin if kinds == {False} else unit
+
+
 def _every(drives, name: str) -> np.ndarray | None:
     values = [getattr(d, name) if d is not None else None for d in drives]
     return None if any(v is None for v in values) else np.array(values, float)
 
 
 def _with_load(arm, mass: float, offset):
-    from dataclasses import replace
     if hasattr(arm, "with_load"):   # a closed chain's payload sits on its tool link (explore/closed.py)
         return arm.with_load(mass, np.asarray(offset, float))
     return replace(arm, point_masses=arm.point_masses + ((arm.n - 1, float(mass), np.asarray(offset, float)),))
@@ -239,19 +343,53 @@ def _evaluate(ctx: _Context, k: int, r: Requirement) -> Outcome:
     except MetricError as exc:
         raise ReviewError(str(exc)) from None
     s = ctx.samples(r.where)
-    values = evaluate(ctx.arm, s.q, spec, ctx.ratings)
+    # only a metric that takes the stiffness needs the cycle's load (and evaluates the cycle for it)
+    values = evaluate(ctx.arm, s.q, spec, ctx.ratings if spec.metric.name in STIFFNESS_METRICS else ctx._ratings)
     i, _ = _worst(values, r.bound)
-    return Outcome(k, r, spec.metric.unit, float(values[i]), tuple(map(float, s.q[i])),
-                   None if s.t is None else float(s.t[i]))
+    cols = list(spec.index[:1]) if spec.index else list(range(ctx.n))
+    return Outcome(k, r, _joint_unit(ctx, spec.metric.unit, cols), float(values[i]), tuple(map(float, s.q[i])),
+                   None if s.t is None else float(s.t[i]),
+                   note="; ".join(v for v in (_deflection_note(ctx, name), _stiffness_note(ctx, spec)) if v))
+
+
+#: the explore metrics that take the joints' stiffness
+STIFFNESS_METRICS = ("frequency", "frequency_links", "frequency_free", "deflection", "compliance")
+
+
+def _stiffness_note(ctx: _Context, spec) -> str:
+    """The gearboxes' stiffness at the cycle's load, said for a metric that takes the stiffness."""
+    return ctx.stiffness_note if ctx._at_cycle_load and spec.metric.name in STIFFNESS_METRICS else ""
+
+
+def _deflection_note(ctx: _Context, name: str) -> str:
+    """What a deflection holds: the window's read-out "tool sag" is the gearboxes' share under the arm's own
+    weight, the review's takes the payload too and, with links made as parts, their bending."""
+    if name not in ("deflection", "deflection_links"):
+        return ""
+    payload = ctx.model.requirements.payload
+    load = "gravity on the arm" + ("" if payload is None or payload.mass == 0 else
+                                   f" and the {payload.mass:g} kg payload")
+    beams = bool(getattr(ctx.bare, "beams", ()))
+    if name == "deflection_links":
+        return f"the links' bending under {load}"
+    return (f"tool sag under {load}: the gearboxes' share"
+            + (" plus the links' bending" if beams else " (no link made as a part bends)")
+            + "; the window's read-out says the gearboxes' share without the payload")
 
 
 def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tuple[int, ...]) -> Outcome:
     unit, timed, _ = REVIEW_METRICS[name]
     if name == "mass":
         return Outcome(k, r, unit, float(ctx.bare.total_mass()))
+    if name == "cost":
+        value, currency, note = cost(ctx.model, ctx.catalog)
+        return Outcome(k, r, currency, value, note=note)
     s = ctx.samples(r.where)
     if timed and s.t is None:
         raise ReviewError(f"metric '{name}' is a figure along a motion: give \"where\": \"cycle\"")
+    if name == "cycle_time":
+        assert s.t is not None
+        return Outcome(k, r, unit, float(s.t[-1] - s.t[0]), note=ctx.timing)
     cols = _joint_columns(ctx, index, r.metric)
     if name == "payload":
         return _payload(ctx, k, r, s, unit)
@@ -276,8 +414,53 @@ def _review_metric(ctx: _Context, k: int, r: Requirement, name: str, index: tupl
     else:
         i, j = _worst(series, r.bound)
         value = float(series[i, j])
-    return Outcome(k, r, unit, value, tuple(map(float, s.q[i])), None if s.t is None else float(s.t[i]),
-                   ctx.numbers[cols[int(j or 0)]])
+    return Outcome(k, r, _joint_unit(ctx, unit, [cols[int(j or 0)]]), value, tuple(map(float, s.q[i])),
+                   None if s.t is None else float(s.t[i]), ctx.numbers[cols[int(j or 0)]])
+
+
+def cost(model, catalog) -> tuple[float, str, str]:
+    """(cost, currency, what it sums) of ``model``: the prices of the catalog items its drives name plus every
+    link's mass times its material's price per kg. ReviewError naming everything that has no price (an item
+    without one, a drive naming no item, a link not made as a part, a material without a price), never a
+    silent 0; and prices in more than one currency."""
+    from ..kinematics.numeric import NumericArm
+    masses = NumericArm.from_model(model).mass
+    terms: list[tuple[str, float, str]] = []   # (what, price, currency)
+    lacking: list[str] = []
+    for i, link in enumerate(model.links, start=1):
+        d = link.drive
+        if link.actuated:
+            if d is None or (d.gearbox is None and d.motor is None):
+                lacking.append(f"joint {i}'s drive names no catalog gearbox or motor")
+            for kind in ("gearbox", "motor"):
+                name = None if d is None else getattr(d, kind)
+                if name is None:
+                    continue
+                item = (catalog.gearboxes if kind == "gearbox" else catalog.motors).get(name)
+                if item is None or item.price is None:
+                    lacking.append(f"{kind} {name} (joint {i}) has no price in the catalogs")
+                else:
+                    terms.append((f"{kind} {name}", item.price, item.currency))
+        m = float(masses[i - 1])
+        if m == 0:
+            continue
+        if link.part is None:
+            lacking.append(f"link {i} is not made as a part (no material to price its {m:.3g} kg)")
+            continue
+        mat = link.part.material.name
+        price = catalog.materials.get(mat)
+        if price is None:
+            lacking.append(f"material '{mat}' (link {i}) has no price per kg in the catalogs")
+        else:
+            terms.append((f"link {i} ({m:.3g} kg of {mat})", m * price.price_per_kg, price.currency))
+    if lacking:
+        raise ReviewError("cost: cannot price the design: " + "; ".join(lacking) +
+                          " (prices: price_CUR fields of catalog items, materials' price_CUR_per_kg: docs/catalogs.md)")
+    currencies = sorted({c for _, _, c in terms})
+    if len(currencies) > 1:
+        raise ReviewError(f"cost: prices in {', '.join(currencies)}; give them in one currency")
+    total = float(sum(p for _, p, _ in terms))
+    return total, currencies[0] if currencies else "", "cost of " + ", ".join(f"{w} {p:.4g}" for w, p, _ in terms)
 
 
 def _rating(values, what: str, metric: str) -> np.ndarray:
@@ -315,13 +498,15 @@ def payload_per_sample(ctx: _Context, s: _Samples) -> np.ndarray:
     return np.where(over, 0.0, per)
 
 
-def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
+def review_job(model, token: CancelToken | None = None, catalog=None, project=None) -> Job[list[Outcome]]:
     """:func:`review` as a job (:mod:`designer.jobs`): a :class:`Progress` per requirement, the outcomes returned
-    (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled."""
+    (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled.
+    ``catalog``: the catalogs prices and stiffness curves come from; None: the bundled ones and those beside the
+    ``project`` file when given (:func:`designer.catalog.load_catalog`), read only when a requirement needs them."""
     items = model.requirements.items
     yield Progress("review", 0.0, "preparing the arm")
     try:
-        ctx = _Context(model)
+        ctx = _Context(model, catalog, project)
     except (DesignerError, ValueError) as exc:
         return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
     out: list[Outcome] = []
@@ -330,16 +515,32 @@ def review_job(model, token: CancelToken | None = None) -> Job[list[Outcome]]:
             token.check()
         yield Progress("review", (k - 1) / max(1, len(items)), f"requirement {k} of {len(items)}: {r.text}")
         try:
-            out.append(_evaluate(ctx, k, r))
+            o = _evaluate(ctx, k, r)
+            out.append(replace(o, note=o.note or ctx.timing) if r.where.kind == "cycle" else o)
         except (DesignerError, ValueError, np.linalg.LinAlgError) as exc:
             out.append(Outcome(k, r, error=str(exc)))
     return out
 
 
-def review(model, strict: bool = True) -> list[Outcome]:
+def review_value(model, metric: str, catalog=None) -> float:
+    """One of the review's own metrics (``cycle_time``, ``cost``, ``peak_torque[2]`` ...) of ``model``, as a
+    requirement gives it: along the project's cycle for a metric over a motion, else at every joint zero (an
+    objective the optimizer minimizes); ReviewError when it cannot be evaluated."""
+    name, _ = _split(metric)
+    if name not in REVIEW_METRICS:
+        raise ReviewError(f"'{metric}' is none of the review's own metrics ({', '.join(REVIEW_METRICS)})")
+    r = Requirement(metric.strip(), "<=", np.inf, Where("cycle") if REVIEW_METRICS[name][1] else Where())
+    one = replace(model, requirements=replace(model.requirements, items=(r,)))
+    value = review(one, catalog=catalog)[0].value
+    assert value is not None   # strict: an outcome without a value raised
+    return value
+
+
+def review(model, strict: bool = True, catalog=None, project=None) -> list[Outcome]:
     """Every requirement of ``model`` reviewed. ``strict``: a requirement that cannot be evaluated raises
-    :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error."""
-    result = run(review_job(model))
+    :class:`ReviewError` naming it (``requirements[2]: ...``); otherwise its outcome carries the error.
+    ``catalog``, ``project``: as :func:`review_job` takes them."""
+    result = run(review_job(model, catalog=catalog, project=project))
     if strict:
         bad = [o for o in result if o.error]
         if bad:

@@ -198,6 +198,9 @@ def _doc(**top):
     ({"cycle": {"waypoints": [[0, 0, 0]], "time": 1}}, "cycle.waypoints: needs at least two waypoints"),
     ({"cycle": {"waypoints": [[0, 0, 0], [1, 1, 1]], "time": 0}}, "cycle.time: must be positive"),
     ({"cycle": {"trajectory": 5}}, "cycle.trajectory"),
+    ({"cycle": {"waypoints": [[0, 0, 0], [1, 1, 1]], "timing": "fast"}}, "cycle.timing: must be \"time-optimal\""),
+    ({"cycle": {"waypoints": [[0, 0, 0], [1, 1, 1]], "timing": "time-optimal", "time": 2}},
+     "cycle: give a time, or \"timing\": \"time-optimal\", not both"),
     ({"cycle": None}, "the project has no \"cycle\""),
     ({"version": 3}, "field(s) cycle, payload, requirements need format version 4"),
 ])

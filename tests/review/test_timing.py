@@ -1,0 +1,150 @@
+"""The cycle's time-optimal timing (designer/review/timing.py): a one-joint arm against the bang-bang closed form,
+and a PUMA 560 cycle whose every sample is within the drives' limits with at least one limit active."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from dataclasses import replace
+import pytest
+
+from designer.kinematics.numeric import NumericArm
+from designer.review.timing import time_optimal_cycle
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+def one_joint(inertia_zz: float, mass: float = 2.0) -> NumericArm:
+    """A revolute joint about z with gravity along z (no gravity torque): the joint sees Izz + m |c_xy|^2."""
+    inertia = np.diag([0.1, 0.1, inertia_zz])[None]
+    return NumericArm(convention="standard", revolute=np.array([True]), dh=np.array([[0.3, 0.0, 0.0, 0.0]]),
+                      mass=np.array([mass]), com=np.array([[-0.1, 0.0, 0.0]]), inertia=inertia,
+                      gravity=np.array([0.0, 0.0, -9.81]), limits=np.full((1, 2), np.nan), point_masses=())
+
+
+def bang_bang(distance, J, T, V):
+    """Rest to rest over ``distance`` with |J qdd| <= T and |qd| <= V: a triangle or a trapezoid of speed."""
+    a = T / J
+    if V is None or V * V / a >= distance:
+        return 2 * np.sqrt(distance / a)
+    return distance / V + V / a
+
+
+@pytest.mark.parametrize("speed", [None, 1.5])
+def test_one_joint_move_against_the_bang_bang_closed_form(speed):
+    arm = one_joint(0.05)
+    J = 0.05 + 2.0 * 0.1**2          # Izz about the COM + m d^2 (the COM 0.1 m from the axis)
+    gear, rotor = 50.0, 2e-5         # the rotor reflected: N^2 Jm = 0.05 kg m^2
+    T = 20.0
+    waypoints = [[0.0], [2.0], [0.5]]
+    tr = time_optimal_cycle(arm, waypoints, [T], None if speed is None else [speed], [gear], [rotor], grid=401)
+    Jt = J + gear**2 * rotor
+    expected = bang_bang(2.0, Jt, T, speed) + bang_bang(1.5, Jt, T, speed)
+    # TOPP-RA's grid and piecewise-constant acceleration cost a little time against the continuous optimum
+    assert tr.t[-1] == pytest.approx(expected, rel=1e-2)
+    assert tr.t[-1] >= expected * (1 - 1e-6)
+    assert np.allclose(tr.q[[0, 400, 800], 0], [0.0, 2.0, 0.5]) and np.allclose(tr.qd[[0, 400, 800]], 0)
+
+
+def test_every_sample_of_a_puma_cycle_within_the_limits_with_one_active():
+    from designer.explore.joints import explore_arm
+    from designer.explore.sizing import Trajectory, size_motors
+    from designer.project import load_project
+    arm = explore_arm(load_project(ROBOTS / "puma560.json"))
+    gear, rotor = np.array([62.6, 107.8, 53.7, 76.0, 71.9, 76.7]), np.full(6, 2e-4)
+    T, V = np.array([180.0, 300.0, 160.0, 25.0, 20.0, 16.0]), np.array([2.0, 1.5, 2.5, 4.0, 4.0, 5.0])
+    waypoints = [(0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0)]
+    tr = time_optimal_cycle(arm, waypoints, T, V, gear, rotor)
+    # the torques recomputed by the sizing's own path (not the timing's constraint coefficients)
+    tau = size_motors(arm, Trajectory(tr.t, tr.q, tr.qd, tr.qdd), gear, rotor).torque
+    load = np.maximum(np.abs(tau) / T, np.abs(tr.qd) / V)
+    assert np.all(load <= 1 + 1e-3)
+    # a limit active at each sample: exactly on the grid, but for the grid stage where the acceleration switches
+    # (from one limit to another), which TOPP-RA's piecewise-constant acceleration takes from one side
+    active = load.max(axis=1)
+    assert np.all(active >= 0.95), active.min()
+    assert np.count_nonzero(active < 1 - 1e-3) <= 4, np.flatnonzero(active < 1 - 1e-3)
+    assert np.all(np.diff(tr.t) > 0)
+    # scaled slower, the same path is feasible: halving the limits lengthens the cycle
+    slow = time_optimal_cycle(arm, waypoints, T / 2, V / 2, gear, rotor)
+    assert slow.t[-1] > tr.t[-1] * 1.3
+
+
+def puma_with_drives(cycle, *requirements):
+    from designer.model.extras import Drive
+    from designer.model.requirements import Payload, Requirements
+    from designer.project import load_project
+    puma = load_project(ROBOTS / "puma560.json")
+    N, rated = [62.6, 107.8, 53.7, 76.0, 71.9, 76.7], [90.0, 150.0, 80.0, 12.0, 10.0, 8.0]
+    peak, speed = [180.0, 300.0, 160.0, 25.0, 20.0, 16.0], [2.0, 1.5, 2.5, 4.0, 4.0, 5.0]
+    links = tuple(replace(link, drive=Drive(gear_ratio=n, motor_inertia=2e-4, rated_torque=r, peak_torque=p,
+                                            rated_speed=v))
+                  for link, n, r, p, v in zip(puma.links, N, rated, peak, speed))
+    return replace(puma, links=links, requirements=Requirements(tuple(requirements), Payload(3.0, (0, 0, 0.1)),
+                                                                cycle))
+
+
+def test_cycle_time_is_a_requirement_and_the_motors_are_sized_on_the_time_optimal_motion():
+    from designer.model.requirements import Cycle, Requirement, Where
+    from designer.review import review
+    from designer.review.timing import time_optimal_cycle
+    waypoints = ((0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0))
+    reqs = [Requirement("cycle_time", "<=", 1.2, Where("cycle")),
+            Requirement("torque_load", "<=", 1.0, Where("cycle")),
+            Requirement("speed_load", "<=", 1.0, Where("cycle")),
+            Requirement("peak_torque[2]", "<=", 1e4, Where("cycle"))]
+    fast = review(puma_with_drives(Cycle(waypoints=waypoints, timing="time-optimal"), *reqs))
+    slow = review(puma_with_drives(Cycle(waypoints=waypoints, time=4.0), *reqs))
+    # the time-optimal cycle: faster than the quintic one, the peak torques then used up (to the solver's tolerance)
+    assert fast[0].value < slow[0].value == pytest.approx(4.0)
+    assert fast[1].value == pytest.approx(1.0, abs=1e-3) and slow[1].value < 0.9
+    assert fast[1].passed and fast[2].passed   # the limits reached, never crossed by round-off
+    assert fast[2].value <= 1
+    assert "time-optimal" in fast[0].note and "quintic" in slow[0].note and fast[3].unit == "N m"
+    # the review's cycle time is the timing module's with the payload on the arm: without it, the arm is faster
+    from designer.explore.joints import explore_arm
+    bare = time_optimal_cycle(explore_arm(puma_with_drives(None)), waypoints, [180.0, 300.0, 160.0, 25.0, 20.0, 16.0],
+                              [2.0, 1.5, 2.5, 4.0, 4.0, 5.0], [62.6, 107.8, 53.7, 76.0, 71.9, 76.7], [2e-4] * 6)
+    assert bare.t[-1] <= fast[0].value
+
+
+def test_a_time_optimal_cycle_round_trips_and_says_what_it_lacks(tmp_path):
+    import json
+
+    from designer.project import load_project, save_project
+    from designer.review import review
+    doc = json.loads((ROBOTS / "tube_arm_requirements.json").read_text())
+    doc["cycle"] = {"waypoints": [[0, -0.6, 1.2], [1.5, -1.0, 1.6]], "timing": "time-optimal"}
+    doc["requirements"] = [{"metric": "cycle_time", "bound": "<=", "value": 1.2, "where": "cycle"}]
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(doc))
+    model = load_project(path)
+    assert model.requirements.cycle.timing == "time-optimal"
+    save_project(model, tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["cycle"] == doc["cycle"]
+    # without drives' torque ratings there is no time-optimal timing: the requirement says so, no silent value
+    bare = replace(model, links=tuple(replace(link, drive=None) for link in model.links))
+    out = review(bare, strict=False)
+    assert out[0].value is None and "peak_torque or rated_torque" in out[0].error
+
+
+def test_optimize_minimizes_the_time_optimal_cycle_time(tmp_path):
+    """`optimize --minimize cycle_time` through the review's metric: the design found is at least as fast as every
+    design of a sweep of the same parameter (each reviewed on its own)."""
+    import json
+
+    from designer.cli import main
+    from designer.project import load_project, loads_project
+    from designer.review import review_value
+    doc = json.loads((ROBOTS / "tube_arm_requirements.json").read_text())
+    doc["cycle"] = {"waypoints": doc["cycle"]["waypoints"], "timing": "time-optimal"}
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(path), "--vary", "D3", "0.04", "0.15", "--minimize", "cycle_time",
+                 "--no-project-requirements", "--starts", "2", "--out", str(out)]) == 0
+    best = review_value(load_project(out), "cycle_time")
+    model = loads_project(json.dumps(doc))
+    sweep = [review_value(model.with_parameters({"D3": d}), "cycle_time") for d in np.linspace(0.04, 0.15, 7)]
+    assert best <= min(sweep) + 1e-6 and max(sweep) > min(sweep)
