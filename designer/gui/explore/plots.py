@@ -123,16 +123,13 @@ class PlotBox(QWidget):
 
     # -- export -------------------------------------------------------------------
     def add_legend(self) -> None:
-        """A legend (when the plot is built) that keeps to the corner the curves leave emptiest."""
+        """A legend (when the plot is built) beside the plot, outside the data area."""
         self.on_build(PlotBox._legend)
 
     @staticmethod
     def _legend(box: PlotBox) -> None:
-        from ..plot_style import place_legend
-        plot = box.plot
-        plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
-        # new curves change the range: the legend moves to the corner they leave emptiest
-        plot.vb.sigRangeChanged.connect(lambda *_: place_legend(plot))
+        from ..plot_style import legend_beside
+        legend_beside(box.plot)
 
     def require_fresh(self) -> None:
         if self.stale:
