@@ -33,7 +33,7 @@ from .folders import last_folder, remember_folder
 from .job_runner import JobRunner
 from .message_line import MessageLine
 from .joint_sliders import joint_ranges
-from .plot_style import fit_y, new_plot, pen, same_legend_width, save_svg
+from .plot_style import fit_y, new_plot, pen, save_svg
 from .scroll_column import narrow_buttons
 
 __all__ = ["CouplingPanel"]
@@ -440,7 +440,6 @@ class CouplingPanel(CouplingWork, QWidget):
             self.plot_coefficients.plot(x, curve[quantity], pen=pen(n + 2, dashed=n >= 2), name=sweep.label(quantity))
         for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
             fit_y(plot)
-        same_legend_width((self.plot_coupling, self.plot_normalised, self.plot_coefficients))
         self.plot_coefficients.getAxis("bottom").setLabel(f"{self.swept_joint.itemText(k)} ({unit})")
         self.plot_coupling.getAxis("left").setLabel(with_unit(sweep.label(Quantity.COUPLING),
                                                               self._unit(Quantity.COUPLING, i, j)))

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-__all__ = ["COLORS", "pen", "new_plot", "fit_y", "SideLegend", "legend_beside", "same_legend_width", "plain_axes",
+__all__ = ["COLORS", "pen", "new_plot", "fit_y", "SideLegend", "legend_below", "plain_axes",
            "save_svg"]
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
@@ -23,11 +23,11 @@ def pen(k: int, dashed: bool = False):
 
 
 def new_plot(layout: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotItem:
-    """A plot in ``layout`` with grid, a legend beside it and dark text."""
+    """A plot in ``layout`` with grid, a legend under it and dark text."""
     plot = layout.addPlot(row=row, col=0)
     plot.setTitle(title, color="#222222")
     plot.showGrid(x=True, y=True, alpha=0.25)
-    legend_beside(plot)
+    legend_below(plot)
     plain_axes(plot)
     return plot
 
@@ -42,13 +42,16 @@ def plain_axes(plot: pg.PlotItem) -> None:
 
 
 class SideLegend(pg.LegendItem):
-    """A legend in a cell of its own in a graphics layout (beside a plot's view box, or a row under a tab's
-    plots), never over the data: the layout sizes the cell from the entries (issue 29: legends over curves)."""
+    """A legend in a cell of its own in a graphics layout (under a plot's view box, or a row under a tab's
+    plots), never over the data: the layout sizes the cell from the entries (issue 29: legends over curves).
+    Given a width (:meth:`wrap_to`), it puts as many entries a row as fit and the rest in further rows."""
 
     def __init__(self, columns: int = 1, **kwargs):
         kwargs.setdefault("labelTextColor", "#222222")
         super().__init__(offset=None, colCount=columns, **kwargs)
         self.layout.setContentsMargins(2, 2, 2, 2)   # Qt's default 6 px a side, twice a row's room again
+        self.width_limit: float | None = None
+        self._wrapped: tuple | None = None   # (width, entries) of the last wrap
 
     def updateSize(self) -> None:
         # the entries' layout's own size (LegendItem.updateSize reads the entries before they are laid out,
@@ -59,40 +62,42 @@ class SideLegend(pg.LegendItem):
         self.resize(size)
         self.updateGeometry()  # the layout gives the cell that size on its next pass
 
+    def addItem(self, item, name) -> None:
+        super().addItem(item, name)
+        self._rewrap()
+
+    def removeItem(self, item) -> None:
+        super().removeItem(item)
+        self._rewrap()
 
     def wrap_to(self, width: float) -> None:
         """As many entries a row as fit in ``width`` pixels, the rest in further rows (a legend wider than its
         layout would widen the whole scene past the window's edge)."""
-        for columns in range(len(self.items), 0, -1):   # the most that fit (ten entries at most: cheap)
+        self.width_limit = width
+        self._rewrap()
+
+    def _rewrap(self) -> None:
+        if self.width_limit is None or not self.items or self._wrapped == (self.width_limit, len(self.items)):
+            return
+        self._wrapped = (self.width_limit, len(self.items))
+        for columns in range(len(self.items), 0, -1):   # the most that fit (a handful of entries: cheap)
             self.setColumnCount(columns)
-            if self.layout.preferredWidth() <= width:
+            if self.layout.preferredWidth() <= self.width_limit:
                 break
         self.updateSize()
 
 
-def legend_beside(plot: pg.PlotItem, columns: int = 1) -> SideLegend:
-    """The plot's legend, right of its view box (outside the data area); curves plotted with a name join it."""
+def legend_below(plot: pg.PlotItem) -> SideLegend:
+    """The plot's legend, under its view box and bottom axis (outside the data area), wrapped to the view's
+    width; curves plotted with a name join it."""
     if isinstance(plot.legend, SideLegend):
         return plot.legend
-    legend = SideLegend(columns)
-    plot.layout.addItem(legend, 2, 3)
+    legend = SideLegend()
+    plot.layout.addItem(legend, 4, 1)
     plot.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
     plot.legend = legend
+    plot.vb.sigResized.connect(lambda *_: legend.wrap_to(plot.vb.width()))
     return legend
-
-
-def same_legend_width(plots) -> None:
-    """Stacked x-linked plots keep their view boxes one above the other: their side legends take the widest
-    one's width (call after the curves are plotted)."""
-    legends = [plot.legend for plot in plots if isinstance(plot.legend, SideLegend)]
-    if not legends:
-        return
-    width = max(legend.layout.preferredWidth() for legend in legends)
-    for legend in legends:
-        legend.setMinimumWidth(width)
-        legend.setMaximumWidth(width)
-        legend.resize(width, legend.height())
-        legend.updateGeometry()
 
 
 def fit_y(plot: pg.PlotItem) -> None:

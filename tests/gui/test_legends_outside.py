@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF
 
 from tests.gui.test_design_report import shown_window
 from tests.gui.test_explore_panel import run
@@ -33,6 +33,11 @@ def covered(plots, legend: pg.LegendItem) -> list:
     return out
 
 
+def whole(plot: pg.PlotItem, widget: pg.GraphicsView) -> bool:
+    """The plot (title, axes, view, legend) lies inside the widget's visible area: nothing cut at the edges."""
+    return QRectF(widget.viewport().rect()).contains(plot.sceneBoundingRect())
+
+
 def settled(qtbot, plots, legend) -> None:
     """Wait until the layout has given the legend its cell (its entries laid out, off every view box)."""
     def ready():
@@ -43,7 +48,7 @@ def settled(qtbot, plots, legend) -> None:
 
 
 @pytest.mark.parametrize("shape", ["rising", "falling", "hump", "oscillating"])
-def test_a_legend_beside_the_plot_leaves_every_curve_visible(qtbot, shape):
+def test_a_legend_under_the_plot_leaves_every_curve_visible(qtbot, shape):
     from designer.gui.plot_style import new_plot
     widget = pg.GraphicsLayoutWidget()
     qtbot.addWidget(widget)
@@ -92,6 +97,7 @@ def test_coupling_legends_cover_no_curve(qtbot, tmp_path):
         settled(qtbot, [plot], plot.legend)
         assert plot.listDataItems() and not covered([plot], plot.legend)
     # x-linked plots keep their view boxes aligned: the joint marker lines are one vertical line
+    assert all(whole(plot, coupling.joint_plots) for plot in plots)
     lefts = {round(plot.vb.sceneBoundingRect().left()) for plot in plots}
     rights = {round(plot.vb.sceneBoundingRect().right()) for plot in plots}
     assert len(lefts) == 1 and len(rights) == 1, (lefts, rights)
@@ -111,3 +117,6 @@ def test_the_sweep_legend_covers_no_curve(qtbot, tmp_path):
     plot = sweep.curves.plot
     settled(qtbot, [plot], plot.legend)
     assert plot.listDataItems() and not covered([plot], plot.legend)
+    # at 1366 x 768 the Sweep plot shows whole: its title, bottom axis and legend (it was clipped, issue 29)
+    assert whole(plot, sweep.curves.layout_widget)
+    assert plot.titleLabel.isVisible() and plot.getAxis("bottom").labelText

@@ -37,6 +37,14 @@ def empty_plot(plot: pg.PlotItem) -> None:
             plot.legend.removeItem(item)
         item.setData(x=[], y=[])
     plot.setTitle(None)
+    blank_range(plot)
+
+
+def blank_range(plot: pg.PlotItem) -> None:
+    """The axes' numbers back to a blank plot's (the old result's joint angles or parameter values stayed on
+    them: issue 29); the next result's data sets the range again."""
+    plot.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0)
+    plot.enableAutoRange()
 
 
 class PlotBox(QWidget):
@@ -123,13 +131,13 @@ class PlotBox(QWidget):
 
     # -- export -------------------------------------------------------------------
     def add_legend(self) -> None:
-        """A legend (when the plot is built) beside the plot, outside the data area."""
+        """A legend (when the plot is built) under the plot, outside the data area."""
         self.on_build(PlotBox._legend)
 
     @staticmethod
     def _legend(box: PlotBox) -> None:
-        from ..plot_style import legend_beside
-        legend_beside(box.plot)
+        from ..plot_style import legend_below
+        legend_below(box.plot)
 
     def require_fresh(self) -> None:
         if self.stale:
@@ -225,6 +233,7 @@ class HeatMap:
         self._colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.colormap, interactive=False, width=18)
         self._colorbar.setImageItem(self._image, insert_in=box.plot)
         self._colorbar.axis.enableAutoSIPrefix(False)   # "(x0.001)" beside a unit reads as part of it
+        self._colorbar.hide()   # until there is a map to read
 
     @property
     def image(self) -> pg.ImageItem:
@@ -247,6 +256,7 @@ class HeatMap:
             shown = np.where(np.isfinite(shown), 0.5 * (lo + hi), np.nan)
         self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
         self.colorbar.setLevels((lo, hi))
+        self.colorbar.show()
         dx = (x[-1] - x[0]) / (len(x) - 1) if len(x) > 1 else 1.0
         dy = (y[-1] - y[0]) / (len(y) - 1) if len(y) > 1 else 1.0
         self.image.setRect(QRectF(x[0] - dx / 2, y[0] - dy / 2, dx * len(x), dy * len(y)))
@@ -262,4 +272,9 @@ class HeatMap:
         if not self.box.built:
             return   # nothing drawn yet
         self.image.clear()
+        # no map, no colour bar: the last one's range belonged to another result (issue 29: it stayed on
+        # after opening another project, until Compute)
         self.colorbar.axis.setLabel("")
+        self.colorbar.setLevels((0.0, 1.0))
+        self.colorbar.hide()
+        blank_range(self.box.plot)

@@ -152,7 +152,7 @@ class SizingView(ExploreView):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.curves = PlotBox(self.curve_csv, self)
         self.curves.add_legend()
-        self.curves.on_build(lambda box: (box.plot.legend.setColumnCount(3), box.plot.setLabel("bottom", "t (s)")))
+        self.curves.on_build(lambda box: box.plot.setLabel("bottom", "t (s)"))
         self.load = PlotBox(self.payload_csv, self)
         self.heat = HeatMap(self.load)
         self.load.on_build(lambda box: (box.plot.setLabel("bottom", "offset along the flange's x (m)"),
