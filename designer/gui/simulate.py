@@ -214,6 +214,8 @@ class SimulatePanel(QWidget):
         e_plot.setLabel("bottom", "t (s)")
         for plot in (q_plot, tau_plot):   # one time axis, the bottom plot's: the others' rows go to their data
             plot.getAxis("bottom").setStyle(showValues=False)
+        for plot in (q_plot, tau_plot, e_plot):
+            plot.getAxis("left").setWidth(LEFT_AXIS)
         e_plot.setXLink(q_plot)
         # not "cursor": that name is QWidget.cursor()
         lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
@@ -622,6 +624,9 @@ class ElasticControls(QWidget):
         return lambda token: elastic_job(model, arm, joints, q0, span, frames, token, control, limits)
 
 
+LEFT_AXIS = 68   # px: every plot's left axis as wide, so the time axes (and the time lines) line up
+
+
 def small_title(plot: pg.PlotItem, text: str) -> None:
     """A 9 pt title in a 20 px row (pyqtgraph's is 30 px): four plots and the legend share a laptop's height."""
     plot.setTitle(text, size="9pt")
@@ -646,6 +651,7 @@ class ElasticPlots:
             plot.showGrid(x=True, y=True, alpha=0.25)
             plot.setXLink(x_link)
             plot.getAxis("bottom").setStyle(showValues=False)
+            plot.getAxis("left").setWidth(LEFT_AXIS)
             line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
             plot.addItem(line)
             self.lines.append(line)

@@ -81,6 +81,8 @@ def test_the_simulate_legend_covers_no_curve_after_a_puma_fall_at_1366x768(qtbot
     edge = panel.plots.viewport().width()
     assert panel.legend.sceneBoundingRect().right() <= edge
     assert all(plot.vb.sceneBoundingRect().right() <= edge for plot in plots)
+    # the x-linked plots' data areas line up (one time line down the tab): their left axes are as wide
+    assert len({round(plot.vb.sceneBoundingRect().left()) for plot in plots}) == 1
     # each plot keeps a useful height at 1366 x 768 (the legend takes a row, not the plots' room)
     assert min(plot.vb.sceneBoundingRect().height() for plot in plots) > 40
 
