@@ -48,3 +48,30 @@ def test_significance_and_map_tables_read_whole_or_say_it_in_a_tooltip(qtbot, tm
     assert run(qtbot, panel, mapping.compute, timeout=120_000) == "finished", panel.error_label.text()
     stats = [mapping.stats.item(0, c) for c in range(mapping.stats.columnCount())]
     assert all(item is not None and item.text() and item.toolTip() == item.text() for item in stats)
+
+
+def test_an_equation_entry_cut_by_its_column_reads_whole_in_its_tooltip(qtbot):
+    """A closed chain's Coriolis matrix is listed as coriolis_matrix_i,j: the 90 px Entry column showed
+    "coriolis_ma…", and no tooltip said the rest (issue 29 item 10)."""
+    from dataclasses import replace
+
+    import sympy as sp
+    from PySide6.QtCore import Qt
+
+    from designer.gui.equations_view import EquationsView
+    from tests.gui.test_equations_view import robmat_double_pendulum
+    eq = robmat_double_pendulum()
+    eq = replace(eq, extras={**eq.extras, "coriolis_matrix": sp.Matrix([[sp.Symbol("q1"), 0], [0, 1]])})
+    view = EquationsView()
+    qtbot.addWidget(view)
+    view.set_equations(eq)
+    view.hide_zero.setChecked(False)
+    model = view.table.model()
+    labels = [model.index(r, 0).data() for r in range(model.rowCount())]
+    long = [r for r, text in enumerate(labels) if text.startswith("coriolis_matrix")]
+    assert long
+    metrics = view.table.fontMetrics()
+    for r in long:
+        text = labels[r]
+        assert metrics.horizontalAdvance(text) > view.table.columnWidth(0)   # cut in its column, so:
+        assert model.index(r, 0).data(Qt.ItemDataRole.ToolTipRole) == text
