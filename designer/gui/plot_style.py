@@ -51,7 +51,7 @@ class SideLegend(pg.LegendItem):
         super().__init__(offset=None, colCount=columns, **kwargs)
         self.layout.setContentsMargins(2, 2, 2, 2)   # Qt's default 6 px a side, twice a row's room again
         self.width_limit: float | None = None
-        self._wrapped: tuple | None = None   # (width, entries) of the last wrap
+        self._wrapped: tuple | None = None   # (width, entries' names) of the last wrap
 
     def updateSize(self) -> None:
         # the entries' layout's own size (LegendItem.updateSize reads the entries before they are laid out,
@@ -77,9 +77,10 @@ class SideLegend(pg.LegendItem):
         self._rewrap()
 
     def _rewrap(self) -> None:
-        if self.width_limit is None or not self.items or self._wrapped == (self.width_limit, len(self.items)):
+        key = (self.width_limit, tuple(label.text for _sample, label in self.items))   # the same entries again
+        if self.width_limit is None or not self.items or self._wrapped == key:
             return
-        self._wrapped = (self.width_limit, len(self.items))
+        self._wrapped = key
         for columns in range(len(self.items), 0, -1):   # the most that fit (a handful of entries: cheap)
             self.setColumnCount(columns)
             if self.layout.preferredWidth() <= self.width_limit:

@@ -122,3 +122,24 @@ def test_the_sweep_legend_covers_no_curve(qtbot, tmp_path):
     # at 1366 x 768 the Sweep plot shows whole: its title, bottom axis and legend (it was clipped, issue 29)
     assert whole(plot, sweep.curves.layout_widget)
     assert plot.titleLabel.isVisible() and plot.getAxis("bottom").labelText
+
+
+def test_a_legend_rewraps_when_longer_names_replace_its_entries(qtbot):
+    """The next result's entries, as many as the last's but longer, go into more rows: the legend stays within
+    the plot's width (the wrap is not kept from the shorter names)."""
+    from designer.gui.plot_style import new_plot
+    widget = pg.GraphicsLayoutWidget()
+    qtbot.addWidget(widget)
+    widget.resize(420, 300)
+    plot = new_plot(widget, 0, "")
+    widget.show()
+    qtbot.waitExposed(widget)
+    t = np.linspace(0, 1, 50)
+    for names in (["a", "b", "c"], ["a rather long curve name " + k for k in "abc"]):
+        plot.clearPlots()
+        for k, name in enumerate(names):
+            plot.plot(t, t * k, pen=k, name=name)
+        settled(qtbot, [plot], plot.legend)
+        qtbot.waitUntil(lambda: plot.legend.sceneBoundingRect().right() <= widget.viewport().width(), timeout=60_000)
+        assert whole(plot, widget) and not covered([plot], plot.legend)
+    assert plot.legend.columnCount < 3
