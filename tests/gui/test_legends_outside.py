@@ -122,6 +122,10 @@ def test_the_sweep_legend_covers_no_curve(qtbot, tmp_path):
     # at 1366 x 768 the Sweep plot shows whole: its title, bottom axis and legend (it was clipped, issue 29)
     assert whole(plot, sweep.curves.layout_widget)
     assert plot.titleLabel.isVisible() and plot.getAxis("bottom").labelText
+    # the summary shown reads whole in its combo ("Inertial coupling, maximum" read "Inertial coupling, n")
+    combo = sweep.show_key
+    longest = max(combo.fontMetrics().horizontalAdvance(combo.itemText(k)) for k in range(combo.count()))
+    assert combo.width() >= longest + 30
 
 
 def test_a_legend_rewraps_when_longer_names_replace_its_entries(qtbot):
