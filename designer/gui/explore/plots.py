@@ -40,11 +40,13 @@ def empty_plot(plot: pg.PlotItem) -> None:
     blank_range(plot)
 
 
-def blank_range(plot: pg.PlotItem) -> None:
+def blank_range(plot: pg.PlotItem, follow_data: bool = True) -> None:
     """The axes' numbers back to a blank plot's (the old result's joint angles or parameter values stayed on
-    them: issue 29); the next result's data sets the range again."""
+    them: issue 29); with ``follow_data`` the next result's curves set the range again (a heat map sets its own:
+    its cleared image keeps the old placement, which autorange would centre on)."""
     plot.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0)
-    plot.enableAutoRange()
+    if follow_data:
+        plot.enableAutoRange()
 
 
 class PlotBox(QWidget):
@@ -277,4 +279,4 @@ class HeatMap:
         self.colorbar.axis.setLabel("")
         self.colorbar.setLevels((0.0, 1.0))
         self.colorbar.hide()
-        blank_range(self.box.plot)
+        blank_range(self.box.plot, follow_data=False)
