@@ -199,6 +199,8 @@ class _EntriesModel(QAbstractTableModel):
             return stats[1]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 0:
+            return entry.label   # whole: a 90 px column cuts "coriolis_matrix_1,2" to "coriolis_ma…" (issue 29)
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
             return "Select to see it typeset; right-click to copy"
         return None

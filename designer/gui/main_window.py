@@ -29,6 +29,7 @@ from .problems import ProblemsPanel
 from .readout import KinematicsReadout
 from .scroll_column import ScrollColumn
 from .simulate import SimulatePanel
+from .tab_titles import TabTitles
 from .requirements import RequirementsPanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
@@ -143,6 +144,15 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.result_tabs.addTab(self.requirements, "Requirements")
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
+        # titles read whole: short ones ("Eqs") when the full ones do not fit, the full name in the tooltip
+        self.tab_titles = TabTitles(self.result_tabs, {
+            self.derivation: ("Equations", "Eqs", "derive the dynamics, the equations' entries, export"),
+            self.coupling: ("Coupling", "Coupling", "an inertia-matrix entry and its coefficients over a sweep"),
+            explore_scroll: ("Explore", "Explore", "maps, sweeps, Pareto fronts, sizing over the design space"),
+            self.simulate: ("Simulate", "Sim", "a fall or a move in time, played back in the 3D view"),
+            self.requirements: ("Requirements", "Reqs", "the project's requirements, reviewed live"),
+            self.problems: ("Problems", "Problems", "what is wrong with the model, and where"),
+            self.history: ("History", "History", "every edit, for undo and redo")})
 
         main = QSplitter(Qt.Orientation.Horizontal, self)
         main.addWidget(left)
@@ -301,9 +311,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.setWindowModified(doc.dirty)
 
     def _problem_count(self, errors: int, warnings: int) -> None:
-        total = errors + warnings
-        index = self.result_tabs.indexOf(self.problems)
-        self.result_tabs.setTabText(index, f"Problems ({total})" if total else "Problems")
+        self.tab_titles.set_count(self.problems, errors + warnings)
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 10_000)

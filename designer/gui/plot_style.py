@@ -6,11 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-__all__ = ["COLORS", "pen", "new_plot", "fit_y", "place_legend", "plain_axes", "save_svg"]
+__all__ = ["COLORS", "pen", "new_plot", "fit_y", "SideLegend", "legend_below", "plain_axes",
+           "save_svg"]
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 
@@ -22,11 +23,11 @@ def pen(k: int, dashed: bool = False):
 
 
 def new_plot(layout: pg.GraphicsLayoutWidget, row: int, title: str) -> pg.PlotItem:
-    """A plot in ``layout`` with grid, legend and dark text."""
+    """A plot in ``layout`` with grid, a legend under it and dark text."""
     plot = layout.addPlot(row=row, col=0)
     plot.setTitle(title, color="#222222")
     plot.showGrid(x=True, y=True, alpha=0.25)
-    plot.addLegend(offset=(-10, 10), labelTextColor="#222222", brush=pg.mkBrush(255, 255, 255, 200))
+    legend_below(plot)
     plain_axes(plot)
     return plot
 
@@ -40,66 +41,71 @@ def plain_axes(plot: pg.PlotItem) -> None:
         axis.setPen("#777777")
 
 
-# the legend's corner: (its anchor on the legend, on the view box, offset in pixels)
-_CORNERS = {"top right": ((1, 0), (1, 0), (-10, 10)), "top left": ((0, 0), (0, 0), (10, 10)),
-            "bottom left": ((0, 1), (0, 1), (10, -10)), "bottom right": ((1, 1), (1, 1), (-10, -10))}
+class SideLegend(pg.LegendItem):
+    """A legend in a cell of its own in a graphics layout (under a plot's view box, or a row under a tab's
+    plots), never over the data: the layout sizes the cell from the entries (issue 29: legends over curves).
+    Given a width (:meth:`wrap_to`), it puts as many entries a row as fit and the rest in further rows."""
+
+    def __init__(self, columns: int = 1, **kwargs):
+        kwargs.setdefault("labelTextColor", "#222222")
+        super().__init__(offset=None, colCount=columns, **kwargs)
+        self.layout.setContentsMargins(2, 2, 2, 2)   # Qt's default 6 px a side, twice a row's room again
+        self.width_limit: float | None = None
+        self._wrapped: tuple | None = None   # (width, entries' names) of the last wrap
+
+    def updateSize(self) -> None:
+        # the entries' layout's own size (LegendItem.updateSize reads the entries before they are laid out,
+        # and moves the legend to its parent's corner)
+        size = self.layout.preferredSize()
+        self.setMinimumSize(size)
+        self.setMaximumSize(size)
+        self.resize(size)
+        self.updateGeometry()  # the layout gives the cell that size on its next pass
+
+    def addItem(self, item, name) -> None:
+        super().addItem(item, name)
+        self._rewrap()
+
+    def removeItem(self, item) -> None:
+        super().removeItem(item)
+        self._rewrap()
+
+    def wrap_to(self, width: float) -> None:
+        """As many entries a row as fit in ``width`` pixels, the rest in further rows (a legend wider than its
+        layout would widen the whole scene past the window's edge)."""
+        self.width_limit = width
+        self._rewrap()
+
+    def _rewrap(self) -> None:
+        key = (self.width_limit, tuple(label.text for _sample, label in self.items))   # the same entries again
+        if self.width_limit is None or not self.items or self._wrapped == key:
+            return
+        self._wrapped = key
+        for columns in range(len(self.items), 0, -1):   # the most that fit (a handful of entries: cheap)
+            self.setColumnCount(columns)
+            if self.layout.preferredWidth() <= self.width_limit:
+                break
+        self.updateSize()
 
 
-def place_legend(plot: pg.PlotItem) -> str | None:
-    """Put the plot's legend in the corner its curves cross least: the fraction of each curve's points in a
-    box of the legend's size (and offset) at each corner of the data's extent, summed; ties go to the top
-    right. When the curves cross every corner, the y range gets headroom above the data so the legend
-    (top right) covers none. Returns the corner chosen (None without legend or data)."""
-    legend = plot.legend
-    xs, ys = [], []
-    for item in plot.listDataItems():
-        x, y = item.getData()
-        if x is None or y is None or len(x) == 0:
-            continue
-        keep = np.isfinite(x) & np.isfinite(y)
-        xs.append(np.asarray(x, float)[keep])
-        ys.append(np.asarray(y, float)[keep])
-    if legend is None or not xs or not sum(len(x) for x in xs):
-        return None
-    x_lo, x_hi = min(x.min() for x in xs), max(x.max() for x in xs)
-    y_lo, y_hi = min(y.min() for y in ys), max(y.max() for y in ys)
-    w, h = max(x_hi - x_lo, 1e-300), max(y_hi - y_lo, 1e-300)
-    view, box = plot.vb.boundingRect(), legend.boundingRect()
-    # the legend's share of the view (its offset included), a third of it before the plot is laid out
-    share_x = min((box.width() + 12) / view.width(), 1.0) if view.width() > 1 else 0.33
-    share_y = min((box.height() + 12) / view.height(), 1.0) if view.height() > 1 else 0.33
-
-    def crowd(right: bool, top: bool) -> float:
-        total = 0.0
-        for x, y in zip(xs, ys):
-            u, v = (x - x_lo) / w, (y - y_lo) / h
-            inside = (((u >= 1 - share_x) if right else (u <= share_x))
-                      & ((v >= 1 - share_y) if top else (v <= share_y)))
-            total += float(inside.mean()) if len(u) else 0.0
-        return total
-    scores = {name: crowd("right" in name, "top" in name) for name in _CORNERS}
-    corner = min(_CORNERS, key=lambda name: (scores[name], list(_CORNERS).index(name)))
-    if scores[corner] > 0 and share_y < 0.5:
-        # every corner has curve in it: make room above the data for the legend instead of covering a curve
-        corner = "top right"
-        top = y_hi + h * share_y / (1 - share_y)
-        bottom = y_lo - 0.02 * h
-        (_, _), (now_lo, now_hi) = plot.vb.viewRange()
-        if not (np.isclose(now_lo, bottom, rtol=1e-9, atol=1e-12 * h)
-                and np.isclose(now_hi, top, rtol=1e-9, atol=1e-12 * h)):   # no loop via sigRangeChanged
-            plot.vb.setYRange(bottom, top, padding=0)
-    item_pos, parent_pos, offset = _CORNERS[corner]
-    legend.anchor(item_pos, parent_pos, offset)
-    return corner
+def legend_below(plot: pg.PlotItem) -> SideLegend:
+    """The plot's legend, under its view box and bottom axis (outside the data area), wrapped to the view's
+    width; curves plotted with a name join it."""
+    if isinstance(plot.legend, SideLegend):
+        return plot.legend
+    legend = SideLegend()
+    plot.layout.addItem(legend, 4, 1)
+    plot.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    plot.legend = legend
+    plot.vb.sigResized.connect(lambda *_: legend.wrap_to(plot.vb.width()))
+    return legend
 
 
 def fit_y(plot: pg.PlotItem) -> None:
-    """Autorange, except that a constant curve gets a sensible band instead of rounding noise; the legend
-    goes to the corner the curves leave emptiest (placed last: it may give the range headroom)."""
+    """Autorange, except that a constant curve gets a sensible band instead of rounding noise."""
     curves = [item.getData()[1] for item in plot.listDataItems()]
     ys = np.concatenate([y[np.isfinite(y)] for y in curves]) if curves else np.zeros(0)
     if len(ys) == 0:
-        place_legend(plot)
         return
     lo, hi = float(ys.min()), float(ys.max())
     if hi - lo <= 1e-9 * max(abs(lo), abs(hi), 1e-12):
@@ -108,7 +114,6 @@ def fit_y(plot: pg.PlotItem) -> None:
     else:
         plot.enableAutoRange(axis="y")
         plot.vb.updateAutoRange()
-    place_legend(plot)
 
 
 def save_svg(widget, path: str | Path, title: str = "") -> None:

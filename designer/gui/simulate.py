@@ -51,7 +51,7 @@ from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
 from .modes import joints_or_none
-from .plot_style import place_legend, plain_axes
+from .plot_style import SideLegend, plain_axes
 from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
@@ -194,24 +194,34 @@ class SimulatePanel(QWidget):
         if self._built:
             return self._built
         plots = self.plots
-        q_plot = plots.addPlot(row=0, col=0, title="joint positions")
-        tau_plot = plots.addPlot(row=1, col=0, title="joint torques (inverse dynamics)")
-        e_plot = plots.addPlot(row=3, col=0, title="energy change since the start")   # row 2: elastic
+        q_plot = plots.addPlot(row=0, col=0)
+        tau_plot = plots.addPlot(row=1, col=0)
+        e_plot = plots.addPlot(row=3, col=0)   # row 2: elastic
+        for plot, title in ((q_plot, "joint positions"), (tau_plot, "joint torques (inverse dynamics)"),
+                            (e_plot, "energy change since the start")):
+            small_title(plot, title)
         for plot in (q_plot, tau_plot, e_plot):
             plain_axes(plot)      # no "t (s) (x0.001)"
             plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+        # one legend under the plots, for all of them (a joint has the same colour in every plot): a legend
+        # over a 70 px plot at 1366 x 768 covered its curves (issue 29)
+        legend = SideLegend(columns=10)
+        plots.addItem(legend, row=4, col=0)
         q_plot.setLabel("left", "q (rad or m)")
         tau_plot.setLabel("left", "τ (N·m or N)")
         tau_plot.setXLink(q_plot)
         e_plot.setLabel("left", "E − E(0) (J)")
         e_plot.setLabel("bottom", "t (s)")
+        for plot in (q_plot, tau_plot):   # one time axis, the bottom plot's: the others' rows go to their data
+            plot.getAxis("bottom").setStyle(showValues=False)
+        for plot in (q_plot, tau_plot, e_plot):
+            plot.getAxis("left").setWidth(LEFT_AXIS)
         e_plot.setXLink(q_plot)
         # not "cursor": that name is QWidget.cursor()
         lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
         for plot, line in zip((q_plot, tau_plot, e_plot), lines):
             plot.addItem(line)
-        self._built.update(q_plot=q_plot, tau_plot=tau_plot, e_plot=e_plot, time_lines=lines,
+        self._built.update(q_plot=q_plot, tau_plot=tau_plot, e_plot=e_plot, time_lines=lines, legend=legend,
                            elastic_plots=ElasticPlots(plots, tau_plot, q_plot))
         self._empty_axes()
         return self._built
@@ -231,6 +241,11 @@ class SimulatePanel(QWidget):
     @property
     def time_lines(self) -> list:
         return self._build_plots()["time_lines"]
+
+    @property
+    def legend(self) -> SideLegend:
+        """The tab's one legend, under its plots: the joints' colours and the energy plot's curves."""
+        return self._build_plots()["legend"]
 
     @property
     def elastic_plots(self) -> ElasticPlots:
@@ -286,6 +301,14 @@ class SimulatePanel(QWidget):
         self.stale_banner.set_reason("the model changed after this simulation" if stale else "",
                                      self.run_button.text())
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._built:
+            self._wrap_legend()
+
+    def _wrap_legend(self) -> None:
+        self.legend.wrap_to(self.plots.viewport().width() - 24)
+
     def forget_project(self) -> None:
         """Another project replaced the open one: its simulation goes, with its plots, peaks and playback
         (issue 29: Play drove the palletizer with the PUMA's trajectory); its running job was cancelled
@@ -296,8 +319,6 @@ class SimulatePanel(QWidget):
         if self._built:
             self._clear_plots()
             self.elastic_plots.arrange(False)
-            for plot in self._plots():
-                place_legend(plot)
             self._empty_axes()
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, 0)
@@ -312,7 +333,8 @@ class SimulatePanel(QWidget):
         for plot, line in zip(self._plots(), self.time_lines):
             plot.clear()
             plot.addItem(line)
-        self.tau_plot.setTitle("joint torques (inverse dynamics)")
+        self.legend.clear()
+        small_title(self.tau_plot, "joint torques (inverse dynamics)")
 
     def set_joint_values(self, q) -> None:
         if not self.timer.isActive():
@@ -421,31 +443,36 @@ class SimulatePanel(QWidget):
         self._clear_plots()
         revolute = self._revolute(result.q.shape[1])
         for i in range(result.q.shape[1]):
-            self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2), name=f"q{i + 1}")
+            curve = self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
+                                     name=f"q{i + 1}")
+            self.legend.addItem(curve, f"joint {i + 1}")
         if result.tau is not None and not elastic:   # over the actuated joints, named by their links
             for k, i in enumerate(result.actuated):
                 self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
                                    name=f"τ{i + 1}")
         e = result.energy
-        self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
+        curve = self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
+        self.legend.addItem(curve, curve.name())
         dashed = pg.mkPen("#d62728", width=2, style=Qt.PenStyle.DashLine)
         if elastic:   # motor torques' work less the damping's (0: passive, undamped)
-            self.e_plot.plot(result.t, result.work, pen=dashed,
-                             name="work of τm − damping" if result.tau is not None else "work of the damping")
+            curve = self.e_plot.plot(result.t, result.work, pen=dashed,
+                                     name="work of τm − damping" if result.tau is not None else "work of the damping")
+            self.legend.addItem(curve, curve.name())
             text = self.elastic_plots.show(result, revolute)
         else:
-            self.tau_plot.setTitle(torque_title(result))
+            small_title(self.tau_plot, torque_title(result))
             if result.work is not None:
-                self.e_plot.plot(result.t, result.work, pen=dashed, name=work_name(result))
+                curve = self.e_plot.plot(result.t, result.work, pen=dashed, name=work_name(result))
+                self.legend.addItem(curve, curve.name())
             text = result_text(result, revolute)
         if result.passes:
             text = text.rstrip(".") + "." + self._limits_text(result)
         if result.integrator:   # which method integrated it, and why (numeric/integrate.py's choice)
             text = text.rstrip(".") + f". Integrator {result.integrator}."
         self.status.setText(text)
+        self._wrap_legend()
         for plot in self._shown_plots():
             plot.enableAutoRange()
-            place_legend(plot)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, len(result.t) - 1)
         self.scrub.setValue(0)
@@ -597,14 +624,25 @@ class ElasticControls(QWidget):
         return lambda token: elastic_job(model, arm, joints, q0, span, frames, token, control, limits)
 
 
+LEFT_AXIS = 68   # px: every plot's left axis as wide, so the time axes (and the time lines) line up
+
+
+def small_title(plot: pg.PlotItem, text: str) -> None:
+    """A 9 pt title in a 20 px row (pyqtgraph's is 30 px): four plots and the legend share a laptop's height."""
+    plot.setTitle(text, size="9pt")
+    plot.titleLabel.setMaximumHeight(20)
+    plot.layout.setRowFixedHeight(0, 20)
+
+
 class ElasticPlots:
     """The deviation and deflection plots, swapped into rows 1 and 2 of the tab's plot layout for an elastic
     result (the torque plot leaves row 1 meanwhile; a driven move's motor-torque peaks are in the status line)."""
 
     def __init__(self, layout: pg.GraphicsLayoutWidget, torque_plot: pg.PlotItem, x_link: pg.PlotItem):
         self.layout, self.torque_plot = layout, torque_plot
-        self.deviation = pg.PlotItem(title="tool deviation from the rigid arm")
-        self.deflection = pg.PlotItem(title="spring deflection θ/N − q")
+        self.deviation, self.deflection = pg.PlotItem(), pg.PlotItem()
+        small_title(self.deviation, "tool deviation from the rigid arm")
+        small_title(self.deflection, "spring deflection θ/N − q")
         self.deviation.setLabel("left", "mm")
         self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
         self.lines = []
@@ -612,7 +650,8 @@ class ElasticPlots:
             plain_axes(plot)
             plot.showGrid(x=True, y=True, alpha=0.25)
             plot.setXLink(x_link)
-            plot.addLegend(offset=(-10, 10), colCount=3, brush=pg.mkBrush(255, 255, 255, 200))
+            plot.getAxis("bottom").setStyle(showValues=False)
+            plot.getAxis("left").setWidth(LEFT_AXIS)
             line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
             plot.addItem(line)
             self.lines.append(line)
@@ -643,15 +682,16 @@ class ElasticPlots:
         deflection = np.asarray(result.deflection)
         self.deviation.plot(result.t, deviation, pen=pg.mkPen("#444444", width=2))
         spring_units = {i: "mrad" if revolute[i] else "mm" for i in result.elastic}
-        mixed = len(set(spring_units.values())) > 1   # each curve then names its own unit
-        self.deflection.setLabel("left", "mrad, mm" if mixed else next(iter(spring_units.values()), "mrad"))
+        mixed = len(set(spring_units.values())) > 1   # the axis then names each joint's unit
+        # the curves' names are the tab's legend's (joint k): with both kinds of spring the axis says which is which
+        self.deflection.setLabel("left", ", ".join(f"joint {i + 1} {unit}" for i, unit in spring_units.items())
+                                 if mixed else next(iter(spring_units.values()), "mrad"))
         for j, i in enumerate(result.elastic):
             pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
             self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen,
                                  name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
-            place_legend(plot)
         peak = float(deviation.max()) if len(deviation) else 0.0
         peaks: dict[str, float] = {}   # the largest deflection of each kind of spring (mrad, mm)
         for j, i in enumerate(result.elastic):

@@ -172,4 +172,4 @@ def test_the_tab_builds_its_plots_when_first_shown_not_with_the_window(qtbot, wi
     qtbot.waitExposed(window)
     window.result_tabs.setCurrentWidget(panel)
     qtbot.waitUntil(lambda: bool(panel._built), timeout=10000)
-    assert set(panel.plots.ci.items) == {panel.q_plot, panel.tau_plot, panel.e_plot}
+    assert set(panel.plots.ci.items) == {panel.q_plot, panel.tau_plot, panel.e_plot, panel.legend}

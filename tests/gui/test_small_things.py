@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QMessageBox
 
 from designer.gui import help as help_windows
 from designer.gui.main_window import MainWindow
-from designer.gui.plot_style import place_legend
 from designer.gui.projects import Recovery
 from designer.project import load_project, save_project
 from tests.gui.test_equations_view import robmat_double_pendulum
@@ -99,28 +98,6 @@ def _covered(plot: pg.PlotItem) -> int:
             if rect.contains(box.mapViewToScene(QPointF(float(px), float(py)))):
                 count += 1
     return count
-
-
-@pytest.mark.parametrize("shape", ["rising", "falling", "hump", "oscillating"])
-def test_a_legend_goes_where_the_curves_are_not(qtbot, shape):
-    widget = pg.GraphicsLayoutWidget()
-    qtbot.addWidget(widget)
-    widget.resize(500, 300)
-    plot = widget.addPlot()
-    plot.addLegend(offset=(-10, 10))
-    t = np.linspace(0, 1, 400)
-    y = {"rising": t, "falling": 1 - t, "hump": np.sin(np.pi * t),
-         "oscillating": np.sin(12 * np.pi * t)}[shape]      # crosses every corner: needs headroom
-    for k in range(3):
-        plot.plot(t, y + 0.02 * k, pen=k, name=f"q{k + 1}")
-    widget.show()
-    qtbot.waitExposed(widget)
-    place_legend(plot)
-    qtbot.wait(50)
-    assert _covered(plot) == 0
-    place_legend(plot)                       # again (as on a range change): the same place, no creeping range
-    qtbot.wait(50)
-    assert _covered(plot) == 0
 
 
 def test_empty_simulate_plots_show_the_duration_in_plain_seconds(window):

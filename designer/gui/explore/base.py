@@ -4,7 +4,8 @@ that also stops the view's plots and tables from exporting numbers of a model th
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QBoxLayout, QListWidget, QPlainTextEdit, QTableWidget, QTextEdit, QWidget
+from PySide6.QtWidgets import (QBoxLayout, QListWidget, QListWidgetItem, QPlainTextEdit, QTableWidget,
+                               QTableWidgetItem, QTextEdit, QWidget)
 
 from ...explore.joints import explore_joints
 from ...model import Manipulator
@@ -15,9 +16,23 @@ from .context import ExploreContext
 from .picker import display_name, metric_unit
 from .plots import HeatMap, PlotBox, empty_plot
 
-__all__ = ["ExploreView", "STALE_STYLE"]
+__all__ = ["ExploreView", "STALE_STYLE", "tip_whole_texts"]
 
 SIDES = ("left", "bottom")
+
+
+def tip_whole_texts(widget: QTableWidget | QListWidget) -> None:
+    """Every header and cell of a table, every item of a list, carries its whole text as its tooltip when it has
+    no tooltip of its own: a narrow column cuts a text ("coriolis_ma…", "_i (N m or N", issue 29)."""
+    items: list[QListWidgetItem | QTableWidgetItem | None]
+    if isinstance(widget, QListWidget):
+        items = [widget.item(r) for r in range(widget.count())]
+    else:
+        items = [widget.horizontalHeaderItem(c) for c in range(widget.columnCount())]
+        items += [widget.item(r, c) for r in range(widget.rowCount()) for c in range(widget.columnCount())]
+    for item in items:
+        if item is not None and item.text() and not item.toolTip():
+            item.setToolTip(item.text())
 
 
 class ExploreView(QWidget):

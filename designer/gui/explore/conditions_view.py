@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListW
 
 from ...jobs.process import ProcessJob
 from ...model import Manipulator
-from .base import ExploreView
+from .base import ExploreView, tip_whole_texts
 from .context import ExploreContext
 
 __all__ = ["ConditionsView", "parse_targets"]
@@ -156,6 +156,7 @@ class ConditionsView(ExploreView):
         self.list.clear()
         for c in result.conditions:
             self.list.addItem(c.text() + (f"   ({c.note})" if c.note else ""))
+        tip_whole_texts(self.list)
         if result.conditions:
             self.list.setCurrentRow(0)
         self.details.setPlainText(describe(result))

@@ -23,7 +23,7 @@ from ...model.manipulator import MissingParameterError
 from ..cells import reading
 from ..compute import load_compute
 from .jobs import MapResult, placed_map_job
-from .base import ExploreView
+from .base import ExploreView, tip_whole_texts
 from .context import ExploreContext
 from .controls import header_tips, labelled_row, spin_box
 from .picker import display_name
@@ -233,6 +233,7 @@ class MapView(ExploreView):
         for r, name in enumerate(STATS):
             value = result.samples.stats[name] if result.samples is not None else float("nan")
             self.stats.setItem(0, r, QTableWidgetItem("—" if math.isnan(value) else f"{value:.6g}"))
+        tip_whole_texts(self.stats)   # a narrow tab cuts "0.73254…"
         if result.samples is not None:
             v = result.samples.values
             bad = int(np.count_nonzero(~np.isfinite(v)))

@@ -37,6 +37,16 @@ def empty_plot(plot: pg.PlotItem) -> None:
             plot.legend.removeItem(item)
         item.setData(x=[], y=[])
     plot.setTitle(None)
+    blank_range(plot)
+
+
+def blank_range(plot: pg.PlotItem, follow_data: bool = True) -> None:
+    """The axes' numbers back to a blank plot's (the old result's joint angles or parameter values stayed on
+    them: issue 29); with ``follow_data`` the next result's curves set the range again (a heat map sets its own:
+    its cleared image keeps the old placement, which autorange would centre on)."""
+    plot.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0)
+    if follow_data:
+        plot.enableAutoRange()
 
 
 class PlotBox(QWidget):
@@ -123,16 +133,13 @@ class PlotBox(QWidget):
 
     # -- export -------------------------------------------------------------------
     def add_legend(self) -> None:
-        """A legend (when the plot is built) that keeps to the corner the curves leave emptiest."""
+        """A legend (when the plot is built) under the plot, outside the data area."""
         self.on_build(PlotBox._legend)
 
     @staticmethod
     def _legend(box: PlotBox) -> None:
-        from ..plot_style import place_legend
-        plot = box.plot
-        plot.addLegend(offset=(-10, 10), brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen("#c0c0c0"))
-        # new curves change the range: the legend moves to the corner they leave emptiest
-        plot.vb.sigRangeChanged.connect(lambda *_: place_legend(plot))
+        from ..plot_style import legend_below
+        legend_below(box.plot)
 
     def require_fresh(self) -> None:
         if self.stale:
@@ -228,6 +235,7 @@ class HeatMap:
         self._colorbar = pg.ColorBarItem(values=(0, 1), colorMap=self.colormap, interactive=False, width=18)
         self._colorbar.setImageItem(self._image, insert_in=box.plot)
         self._colorbar.axis.enableAutoSIPrefix(False)   # "(x0.001)" beside a unit reads as part of it
+        self._colorbar.hide()   # until there is a map to read
 
     @property
     def image(self) -> pg.ImageItem:
@@ -250,6 +258,7 @@ class HeatMap:
             shown = np.where(np.isfinite(shown), 0.5 * (lo + hi), np.nan)
         self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
         self.colorbar.setLevels((lo, hi))
+        self.colorbar.show()
         dx = (x[-1] - x[0]) / (len(x) - 1) if len(x) > 1 else 1.0
         dy = (y[-1] - y[0]) / (len(y) - 1) if len(y) > 1 else 1.0
         self.image.setRect(QRectF(x[0] - dx / 2, y[0] - dy / 2, dx * len(x), dy * len(y)))
@@ -265,4 +274,9 @@ class HeatMap:
         if not self.box.built:
             return   # nothing drawn yet
         self.image.clear()
+        # no map, no colour bar: the last one's range belonged to another result (issue 29: it stayed on
+        # after opening another project, until Compute)
         self.colorbar.axis.setLabel("")
+        self.colorbar.setLevels((0.0, 1.0))
+        self.colorbar.hide()
+        blank_range(self.box.plot, follow_data=False)

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QPus
 
 from ...explore.significance import SignificanceResult, significance_job
 from ...jobs.process import ProcessJob
-from .base import ExploreView
+from .base import ExploreView, tip_whole_texts
 from .context import ExploreContext
 from .controls import labelled_row, spin_box
 from .plots import PlotBox
@@ -68,9 +68,11 @@ class SignificanceView(ExploreView):
         for table in (self.joints, self.terms):
             table.verticalHeader().hide()
             table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.terms.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.terms.horizontalHeader().setStretchLastSection(True)
+            # every column as wide as its header and numbers ("T_i (N m or N)" read "_i (N m or N" stretched
+            # into a 470 px tab); the table scrolls sideways instead
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+            table.horizontalHeader().setStretchLastSection(True)
+            tip_whole_texts(table)
         self.box = PlotBox(self.csv_data, self)
         self.box.failed.connect(context.show_error)
         self.box.exported.connect(lambda p: context.show_status(f"Wrote {p}"))
@@ -138,6 +140,8 @@ class SignificanceView(ExploreView):
             for c, text in enumerate(cells):
                 self.terms.setItem(r, c, _item(text, "Lee: |D_tra| / (|D_tra| + |D_rot|) where the term is largest"
                                                if c == 4 else ""))
+        for table in (self.joints, self.terms):
+            tip_whole_texts(table)
         kept = len(sig.kept())
         text = (f"{kept} of {len(sig.terms)} terms reach {sig.threshold:.3%} of their joint's largest torque; "
                 f"the simplified model's error stays below the bounds E_i, sampled check: "

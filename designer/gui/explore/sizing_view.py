@@ -22,7 +22,7 @@ from ...kinematics import NumericArm
 from ...model import Manipulator
 from ..folders import last_folder, remember_folder
 from . import drive_defaults
-from .base import ExploreView
+from .base import ExploreView, tip_whole_texts
 from .context import ExploreContext
 from .controls import header_tips, parse_values, spin_box
 from .plots import HeatMap, PlotBox
@@ -152,7 +152,7 @@ class SizingView(ExploreView):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.curves = PlotBox(self.curve_csv, self)
         self.curves.add_legend()
-        self.curves.on_build(lambda box: (box.plot.legend.setColumnCount(3), box.plot.setLabel("bottom", "t (s)")))
+        self.curves.on_build(lambda box: box.plot.setLabel("bottom", "t (s)"))
         self.load = PlotBox(self.payload_csv, self)
         self.heat = HeatMap(self.load)
         self.load.on_build(lambda box: (box.plot.setLabel("bottom", "offset along the flange's x (m)"),
@@ -239,6 +239,7 @@ class SizingView(ExploreView):
             for c, (key, _title, _tip) in enumerate(COLUMNS, start=1):
                 v = row[key]
                 self.table.setItem(r, c, QTableWidgetItem("—" if not math.isfinite(v) else f"{v:.4g}"))
+        tip_whole_texts(self.table)
         self._draw()
         if result.payload is not None and result.radial is not None and result.axial is not None:
             self.load.show()

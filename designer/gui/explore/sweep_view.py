@@ -158,8 +158,7 @@ class SweepView(ExploreView):
         self.show_key.currentIndexChanged.connect(lambda _=0: self._draw())
         show = QHBoxLayout()
         show.addWidget(QLabel("show", self))
-        show.addWidget(self.show_key, 1)
-        show.addStretch(2)
+        show.addWidget(self.show_key, 1)   # the row's width: "Inertial coupling, maximum" read "…, n" at 1366
         self.curves = PlotBox(self.csv_data, self)
         self.curves.add_legend()
         self.heat_box = PlotBox(self.csv_data, self)
