@@ -142,10 +142,6 @@ class NumericArm:
     def n(self) -> int:
         return len(self.revolute)
 
-    def link_transforms(self, q: ArrayLike) -> list[np.ndarray]:
-        """A_i (4, 4) of each link at the joint values q (n,)."""
-        return list(_link_matrices(self, np.asarray(q, dtype=float)))
-
     def frames(self, q: ArrayLike) -> np.ndarray:
         """(n+1, 4, 4): T_0^i for i = 0..n (q of shape (n,); (..., n) gives (..., n+1, 4, 4))."""
         return dh_frames(self, q)
