@@ -10,7 +10,7 @@ from designer.numeric.simulate import Trajectory, energy, simulate, simulate_job
 from designer.jobs import CancelToken, Cancelled, run
 from designer.kinematics import NumericArm
 from designer.model import Convention
-from designer.numeric import recursive as rec
+from designer.numeric import arm_dynamics, recursive as rec
 from designer.project import from_dict, load_project
 
 from tests.support import robot_path
@@ -67,7 +67,7 @@ def _drift(system, arm, q0, t1):
     traj = simulate(system, q0, np.zeros(arm.n), (0, t1), rtol=1e-12, atol=1e-12)
     E = energy(arm, traj.q, traj.qd)
     # relative to the energy that moves between kinetic and potential over the run
-    swing = np.ptp([rec.kinetic_energy(arm, a, b) for a, b in zip(traj.q, traj.qd)])
+    swing = np.ptp(arm_dynamics(arm).energy(traj.q, traj.qd)[0])
     return np.max(np.abs(E - E[0])) / swing, traj
 
 
