@@ -31,24 +31,14 @@ import numpy as np
 from ..model.drives import numeric_drives
 from ..model.manipulator import Manipulator
 from ..model.mechanism import model_tool_link
-from ..urdf.exporter import exported
+from ..urdf.exporter import JOINT_RADIUS, LINK_RADIUS, _num, _vec, exported
 from .loops import loop_equalities
 from .source import MjcfError
 
 __all__ = ["mjcf_text"]
 
-JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 #: the smallest mass and principal moment written, relative to the arm's largest (module docstring)
 FLOOR = 1e-12
-
-
-def _num(x: float) -> str:
-    x = float(x)
-    return "0" if x == 0 else repr(x)
-
-
-def _vec(v) -> str:
-    return " ".join(_num(x) for x in v)
 
 
 def _quat(R: np.ndarray) -> str:
