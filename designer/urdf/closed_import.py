@@ -314,15 +314,6 @@ def closure_matches(model: Manipulator, relation: dict[int, dict[int, float]], e
     return None
 
 
-def axes_at(tree: UrdfTree, chain: Chain, poses) -> list[Axis]:
-    out = []
-    for j in chain.joints:
-        joint = tree.joints[j]
-        T = poses[joint.parent] @ joint.origin
-        out.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
-    return out
-
-
 def snap_tree(axes: list[Axis], parents: list[int], main: list[int], tip: np.ndarray, literal: bool = False):
     """(``axes`` with nearly parallel ones made parallel as :func:`.dh.snap_parallel` does, [(body, body,
     Snap)]): along the chain from base to tip, then each branch's axis to its parent's (a bar's axis
