@@ -91,5 +91,6 @@ def real_value(expr, values: Mapping[str, float]) -> float:
 
 def value_of(model, overrides: Mapping[str, float] | None = None) -> Callable[[object], float]:
     """expr -> :func:`real_value` at the model's parameter values, ``overrides`` replacing some."""
-    values = {**model.parameters, **(overrides or {})}
+    values = dict(model.parameters)   # (name, value) pairs
+    values.update(overrides or {})
     return lambda e: real_value(e, values)
