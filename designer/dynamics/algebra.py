@@ -23,7 +23,7 @@ from ..jobs import NEVER, CancelToken
 from .trigpoly import CHOP
 from .results import SimplifyMode
 
-__all__ = ["simplify_poly", "compact_coefficient", "fourier", "count_ops_cse"]
+__all__ = ["simplify_poly", "compact_coefficient", "count_ops_cse"]
 
 # size bounds (count_ops) of one coefficient for the costlier rewrites
 FAST_LIMIT = 80
@@ -114,11 +114,6 @@ def fourier_expr(tr, items) -> sp.Expr:
         arg = sp.Add(*[kk * ang for kk, ang in zip(k, angles) if kk])
         out.append(sp.Mul(c, f(arg)))
     return sp.Add(*out)
-
-
-def fourier(tr, terms: dict) -> sp.Expr:
-    """The sum-of-angles form of a trig polynomial (see :func:`fourier_terms`)."""
-    return fourier_expr(tr, fourier_terms(tr, terms))
 
 
 def compact_coefficient(tr, terms: dict, limit: int, thorough: bool) -> sp.Expr:

@@ -12,6 +12,7 @@ All entries are :class:`~designer.dynamics.trigpoly.TrigRing` elements.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from ..jobs import NEVER, CancelToken, Job, Progress
 from ..model.manipulator import Convention, Manipulator
@@ -45,17 +46,20 @@ def bodies(model: Manipulator, tr: TrigRing) -> list[Body]:
     return out
 
 
-def link_rotation(model: Manipulator, tr: TrigRing, j: int):
-    """(R, p) of link j (0-based): rotation frame j -> j-1 (nested lists) and origin of j in j-1."""
+def link_rotation(model: Manipulator, tr: TrigRing, j: int, trig: Callable | None = None,
+                  joint_value: Callable | None = None):
+    """(R, p) of link j (0-based): rotation frame j -> j-1 (nested lists) and origin of j in j-1.
+
+    ``trig(j)`` gives a revolute joint's (cos, sin) and ``joint_value(j)`` a prismatic joint's value as ring
+    elements (by default the joint's own generators; a closed chain's passive joints have the closure's)."""
+    from sympy import cos, sin
     link = model.links[j]
     if link.is_revolute:
-        ct, st = tr.joint_trig(j)
+        ct, st = (trig or tr.joint_trig)(j)
         d = tr.var(link.d)
     else:
-        from sympy import cos, sin
         ct, st = tr.var(cos(link.theta)), tr.var(sin(link.theta))
-        d = tr.var(link.d) + tr.gens[model.q[j]]
-    from sympy import cos, sin
+        d = tr.var(link.d) + (joint_value(j) if joint_value else tr.gens[model.q[j]])
     ca, sa, a = tr.var(cos(link.alpha)), tr.var(sin(link.alpha)), tr.var(link.a)
     m = tr.mul
     z = tr.zero

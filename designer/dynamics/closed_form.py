@@ -21,6 +21,7 @@ That model is a carrier of names: its links are not a serial arm (never hand it 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..errors import DesignerError
 from ..jobs import NEVER, CancelToken, Job, Progress, run
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import parents_of
-from .bodies import ArmFrames, bodies, rotate_back
+from .bodies import ArmFrames, bodies, link_rotation, rotate_back
 from .assemble import to_matrix_job
 from .results import Equations, Form, Method, SimplifyMode
 from .trigpoly import TrigRing
@@ -137,21 +138,8 @@ class _Tree:
 
     def placement(self, j: int):
         """(R, p): rotation frame j -> parent frame and origin of j there, after Rz(gamma) Tz(b)."""
-        tr, link = self.tr, self.model.links[j]
-        m, z = tr.mul, tr.zero
-        if link.is_revolute:
-            ct, st = self.trig(j)
-            d = tr.var(link.d)
-        else:
-            ct, st = tr.var(sp.cos(link.theta)), tr.var(sp.sin(link.theta))
-            d = tr.var(link.d) + self.joint_value(j)
-        ca, sa, a = tr.var(sp.cos(link.alpha)), tr.var(sp.sin(link.alpha)), tr.var(link.a)
-        if self.model.convention is Convention.STANDARD:
-            R = [[ct, -m(st, ca), m(st, sa)], [st, m(ct, ca), -m(ct, sa)], [z, sa, ca]]
-            p = [m(a, ct), m(a, st), d]
-        else:
-            R = [[ct, -st, z], [m(st, ca), m(ct, ca), -sa], [m(st, sa), m(ct, sa), ca]]
-            p = [a, -m(sa, d), m(ca, d)]
+        tr, link, z = self.tr, self.model.links[j], self.tr.zero
+        R, p = link_rotation(self.model, tr, j, self.trig, self.joint_value)
         if link.gamma != 0 or link.b != 0:
             cg, sg = tr.var(sp.cos(link.gamma)), tr.var(sp.sin(link.gamma))
             G = [[cg, -sg, z], [sg, cg, z], [z, z, tr.one]]
@@ -331,14 +319,17 @@ def method_rows(method: Method, M: list, G: list, c_all: list, lee: tuple, chris
     return rows
 
 
-def _christoffel(tr: TrigRing, M: list, act: list[int], token: CancelToken) -> list:
+def _christoffel(tr: TrigRing, M: list, act: list[int], token: CancelToken, diff: Callable | None = None) -> list:
+    """c[i][j][k] of M over the actuated joints; ``diff(p, k)`` is d p / d q_a[k] (by default the partial
+    derivative by joint act[k]; a nonlinear closure's is the total one along the closure)."""
     n = len(act)
+    diff = diff or (lambda p, k: tr.diff_q(p, act[k]))
     dM = {}
     for a in range(n):
         for b in range(a, n):
             for k in range(n):
                 token.check()
-                dM[a, b, k] = dM[b, a, k] = tr.diff_q(M[a][b], act[k])
+                dM[a, b, k] = dM[b, a, k] = diff(M[a][b], k)
     half = tr.domain.convert(1) / 2
     return [[[tr.chop((dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) * half) for k in range(n)]
              for j in range(n)] for i in range(n)]

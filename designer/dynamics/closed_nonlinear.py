@@ -237,15 +237,7 @@ def nonlinear_equations_job(model: Manipulator, method: Method = Method.LAGRANGE
     G = [tr.reduce(sum((tr.mul(Wf[i][k], G_t[i]) for i in range(n)), tr.zero)) for k in range(na)]
 
     def christoffel(Mx) -> list:
-        dM = {}
-        for a in range(na):
-            for b in range(a, na):
-                for k in range(na):
-                    token.check()
-                    dM[a, b, k] = dM[b, a, k] = total(Mx[a][b], k)
-        half = tr.domain.convert(1) / 2
-        return [[[tr.chop((dM[i, j, k] + dM[i, k, j] - dM[j, k, i]) * half) for k in range(na)]
-                 for j in range(na)] for i in range(na)]
+        return _christoffel(tr, Mx, act, token, total)
     qd = [tr.gens[exact.qd[i]] for i in act]
     qdd = [tr.gens[exact.qdd[i]] for i in act]
 

@@ -137,8 +137,6 @@ class _MonomialBound:
     A profile maps ("trig", joint) and ("poly", joint) to a degree, and the groups "qd", "qdd" and
     "par" (the parameters and any opaque function of them) to (their symbols, total degree)."""
 
-    GROUPS = ("qd", "qdd", "par")
-
     def __init__(self, q: Iterable, qd: Iterable, qdd: Iterable):
         self.q, self.qd, self.qdd = set(q), set(qd), set(qdd)
 

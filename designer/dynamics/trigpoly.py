@@ -77,15 +77,12 @@ class TrigRing:
         joint = list(model.q) + list(model.qd) + list(model.qdd)
         params = [a for a in atoms if a not in joint]
         gens = self.c_sym + self.s_sym + joint + params
-        self.n_variable_gens = 5 * n  # c, s, q, qd, qdd come first
         self.ring = PolyRing(gens, self.domain)
         self.gens = dict(zip(gens, self.ring.gens))
         self.zero, self.one = self.ring.zero, self.ring.one
-        self._ci = {i: gens.index(self.c_sym[i]) for i in range(n)}
         self._si = {i: gens.index(self.s_sym[i]) for i in range(n)}
         self._s_positions = [self._si[i] for i in range(n) if model.links[i].is_revolute]
         self._one_minus_c2 = {self._si[i]: self.one - self.gens[self.c_sym[i]] ** 2 for i in range(n)}
-        self._qpos = {i: gens.index(model.q[i]) for i in range(n)}
         self._atoms_out = [self.trig.get(g, g) for g in gens]
         # two generators with one base (m1 and 1/m1, after a design condition put m1 in a
         # denominator) multiply to a power sympy must combine: assemble through Mul then
@@ -158,14 +155,6 @@ class TrigRing:
             return sp.Add(*terms)
         _addsort(terms)
         return Add._from_args(terms)
-
-    def chop_expr(self, e: sp.Expr) -> sp.Expr:
-        """Drop float round-off terms of a sympy sum (float models only)."""
-        if self.domain is not RR or not e.is_Add:
-            return e
-        coeffs = [abs(float(t.as_coeff_Mul()[0])) for t in e.args]
-        big = max(coeffs)
-        return sp.Add(*[t for t, c in zip(e.args, coeffs) if c > CHOP * big])
 
     # -- arithmetic -----------------------------------------------------------------
     def reduce(self, p):

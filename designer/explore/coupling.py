@@ -28,7 +28,7 @@ from .batch import batch_of
 from .metric_error import MetricError
 
 __all__ = ["Quantity", "Sweep", "joint_numbers", "pair_quantities", "sweep_joint", "ParameterGrid",
-           "parameter_grid", "parameter_grid_job", "default_range", "sweep_parameter", "write_csv",
+           "parameter_grid", "parameter_grid_job", "default_range", "write_csv",
            "joints_moving_inertia", "default_map_joints"]
 
 
@@ -217,12 +217,6 @@ def parameter_grid_job(model: Manipulator, name: str, values, second: str | None
             arms.append(explore_arm(model, overrides))   # a closed chain's ActuatedArm
             yield Progress("designs", len(arms) / total, f"{len(arms)} of {total}")
     return ParameterGrid(name, values, second, seconds, tuple(arms))
-
-
-def sweep_parameter(model: Manipulator, q, i: int, j: int, name: str, values, second: str | None = None,
-                    second_values: Iterable[float] = ()) -> Sweep:
-    """The pair's quantities at joint values ``q`` with parameter ``name`` swept over ``values``."""
-    return parameter_grid(model, name, values, second, second_values).evaluate(q, i, j)
 
 
 def write_csv(sweep: Sweep, stream: TextIO, quantities: Sequence[Quantity] | None = None) -> None:

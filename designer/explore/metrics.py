@@ -33,7 +33,7 @@ from .joint_names import joint_label, joint_numbers, joint_position
 from .metric_error import MetricError
 
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
-           "compute", "evaluate_many", "metrics_at", "task_jacobian", "cartesian_inertia", "speed_corners",
+           "compute", "evaluate_many", "task_jacobian", "cartesian_inertia", "speed_corners",
            "MetricError", "joint_numbers", "joint_label", "joint_position", "ELASTIC_METRICS", "drive_ratings",
            "design_ratings", "joints_of", "explored_drive_values", "ElasticPose", "elastic_setup", "elastic_at"]
 
@@ -669,12 +669,3 @@ def evaluate_many(arm, q, specs: Sequence[MetricSpec], ratings: Ratings | None =
     return [np.concatenate(parts) for parts in out]
 
 
-def metrics_at(arm, q: Sequence[float], ratings: Ratings | None = None) -> dict[str, np.ndarray]:
-    """Every metric that the ratings allow, at one configuration (for tables and A/B comparison)."""
-    out = {}
-    for name in METRICS:
-        try:
-            out[name] = compute(arm, [q], name, ratings)[0]
-        except MetricError:
-            continue
-    return out

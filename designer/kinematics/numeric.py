@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..model.evaluate import NotANumber, real_value
+from ..model.evaluate import NotANumber, value_of
 from ..model.manipulator import Convention, Manipulator
 from ..model.parts import Beam, link_beams
 
@@ -107,13 +107,12 @@ class NumericArm:
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> NumericArm:
         """Raises :class:`~designer.model.MissingParameterError` naming symbols without values."""
         model.substitutions(overrides)  # raises MissingParameterError naming every missing symbol
-        values = dict(model.parameters)
-        values.update(overrides or {})
+        value = value_of(model, overrides)
 
         def f(e) -> float:
             # plain doubles: substituting into sympy could overflow in mpmath (exp(exp(100*L)))
             try:
-                return real_value(e, values)
+                return value(e)
             except NotANumber as exc:
                 raise ValueError(f"{e}: {exc.reason} with the parameter values given") from None
 
@@ -135,16 +134,12 @@ class NumericArm:
             point_masses=tuple((p.link - 1, f(p.mass), np.array([f(c) for c in p.position])) for p in num.point_masses),
             base=np.eye(4) if model.base is None else model.base.matrix(f),
             tool=np.eye(4) if model.tool is None else model.tool.matrix(f),
-            beams=link_beams(model, values) if any(l.part is not None for l in model.links) else (),
+            beams=link_beams(model, overrides) if any(l.part is not None for l in model.links) else (),
         )
 
     @property
     def n(self) -> int:
         return len(self.revolute)
-
-    def link_transforms(self, q: ArrayLike) -> list[np.ndarray]:
-        """A_i (4, 4) of each link at the joint values q (n,)."""
-        return list(_link_matrices(self, np.asarray(q, dtype=float)))
 
     def frames(self, q: ArrayLike) -> np.ndarray:
         """(n+1, 4, 4): T_0^i for i = 0..n (q of shape (n,); (..., n) gives (..., n+1, 4, 4))."""

@@ -9,22 +9,8 @@ import sympy as sp
 
 from ..model.manipulator import Convention, Link, Manipulator
 
-__all__ = ["rot_x", "rot_z", "trans", "link_transform", "frames", "JointAxis", "joint_axes",
+__all__ = ["link_transform", "frames", "JointAxis", "joint_axes",
            "com_positions", "point_jacobian", "com_jacobians", "tool_jacobian"]
-
-
-def rot_x(angle) -> sp.Matrix:
-    c, s = sp.cos(angle), sp.sin(angle)
-    return sp.Matrix([[1, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0], [0, 0, 0, 1]])
-
-
-def rot_z(angle) -> sp.Matrix:
-    c, s = sp.cos(angle), sp.sin(angle)
-    return sp.Matrix([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
-
-
-def trans(x, y, z) -> sp.Matrix:
-    return sp.Matrix([[1, 0, 0, x], [0, 1, 0, y], [0, 0, 1, z], [0, 0, 0, 1]])
 
 
 def link_transform(link: Link, q, convention: Convention) -> sp.Matrix:

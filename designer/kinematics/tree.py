@@ -60,12 +60,8 @@ class TreeArm:
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> TreeArm:
         arm = NumericArm.from_model(model, overrides)
-        values = dict(model.parameters)
-        values.update(overrides or {})
-        from ..model.evaluate import real_value
-
-        def f(e) -> float:
-            return real_value(e, values)
+        from ..model.evaluate import value_of
+        f = value_of(model, overrides)
         pre = np.array([_rz_tz(f(l.gamma), f(l.b)) for l in model.links]).reshape(-1, 4, 4)
         loops = tuple((lp.link_i - 1, lp.link_j - 1, lp.frame_i.matrix(f), lp.frame_j.matrix(f), lp.joint)
                       for lp in model.loops)

@@ -31,24 +31,14 @@ import numpy as np
 from ..model.drives import numeric_drives
 from ..model.manipulator import Manipulator
 from ..model.mechanism import model_tool_link
-from ..urdf.exporter import exported, write_text
+from ..urdf.exporter import JOINT_RADIUS, LINK_RADIUS, _num, _vec, exported
 from .loops import loop_equalities
 from .source import MjcfError
 
-__all__ = ["export_mjcf", "mjcf_text"]
+__all__ = ["mjcf_text"]
 
-JOINT_RADIUS, LINK_RADIUS = 0.03, 0.015
 #: the smallest mass and principal moment written, relative to the arm's largest (module docstring)
 FLOOR = 1e-12
-
-
-def _num(x: float) -> str:
-    x = float(x)
-    return "0" if x == 0 else repr(x)
-
-
-def _vec(v) -> str:
-    return " ".join(_num(x) for x in v)
 
 
 def _quat(R: np.ndarray) -> str:
@@ -234,6 +224,3 @@ def _gearbox_numbers(root: ET.Element, model: Manipulator, joint_names: list[str
             ET.SubElement(custom, "numeric", name=name, data=_num(value))
 
 
-def export_mjcf(model: Manipulator, path) -> None:
-    """Write ``model`` as an MJCF file."""
-    write_text(path, mjcf_text(model), MjcfError)

@@ -30,7 +30,7 @@ import numpy as np
 from ..errors import DesignerError
 # MAX_VALUE: one bound for every imported number
 from ..urdf.numbers import snap_direction, snap_rotation, snap_value
-from ..urdf.source import MAX_VALUE, SnappedAngle, UrdfInertial, UrdfJoint, UrdfTree, read_bounded, xml_problem
+from ..urdf.source import MAX_VALUE, SnappedAngle, UrdfInertial, UrdfJoint, UrdfTree, parse_xml, read_bounded
 
 __all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "OutsideFolder", "compile_mjcf", "file_format",
            "out_of_range", "prescan", "snap_spec", "tree_of", "with_site"]
@@ -55,18 +55,6 @@ class OutsideFolder(MjcfError):
 def _read(path: Path, budget: int, where: str) -> bytes:
     return read_bounded(path, budget, where, MjcfError, "an MJCF file",
                         f"the model with its includes is more than the {MAX_MJCF_BYTES} bytes an MJCF model may be")
-
-
-def _parse(raw: bytes, where: str):
-    from lxml import etree
-    if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
-        raise MjcfError(f"{where}: holds a document type declaration (<!DOCTYPE or <!ENTITY), which MJCF "
-                        "does not need; refused for safety")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
-    try:
-        return etree.fromstring(raw, parser=parser)
-    except etree.XMLSyntaxError as exc:
-        raise MjcfError(f"{where}: not valid XML: {xml_problem(exc)}") from None
 
 
 def file_format(path: str | os.PathLike) -> str:
@@ -141,7 +129,7 @@ def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
         where = str(path) if not stack else f"{path}: included file {file.name}"
         raw = _read(file, budget, where)
         budget -= len(raw)
-        root = _parse(raw, where)
+        root = parse_xml(raw, where, MjcfError, "MJCF")
         if not stack and root.tag != "mujoco":
             raise MjcfError(f"{where}: not an MJCF model (the top element is <{root.tag}>, not <mujoco>)")
         _check_numbers(root, where)

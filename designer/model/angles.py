@@ -17,7 +17,7 @@ import sympy as sp
 
 from .manipulator import Manipulator
 
-__all__ = ["ExactAngles", "exact_angle", "exact_angles", "nearly_equal", "REL_TOL"]
+__all__ = ["ExactAngles", "exact_angle", "exact_angles", "REL_TOL"]
 
 #: relative tolerance of "equal" for numbers that went through floating point (R D R^T, exports)
 REL_TOL = 1e-12
@@ -25,11 +25,6 @@ REL_TOL = 1e-12
 _STEP = math.pi / 12
 #: a double within this many units in the last place of k pi/12 is read as k pi/12
 _ULPS = 4
-
-
-def nearly_equal(a: float, b: float, rel: float = REL_TOL, abs_tol: float = 0.0) -> bool:
-    """|a - b| <= rel * max(|a|, |b|) (or <= abs_tol)."""
-    return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_tol)
 
 
 def exact_angle(value: sp.Expr) -> sp.Expr | None:

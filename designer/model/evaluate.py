@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import cmath
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import sympy as sp
 
 from ..errors import DesignerError
 from .manipulator import MissingParameterError
 
-__all__ = ["evaluate", "real_value", "NotANumber"]
+__all__ = ["evaluate", "real_value", "value_of", "NotANumber"]
 
 
 class NotANumber(DesignerError):
@@ -87,3 +87,10 @@ def real_value(expr, values: Mapping[str, float]) -> float:
     if abs(value.imag) > 1e-9 * max(1.0, abs(value.real)):
         raise NotANumber(f"not a real number ({value.real:.6g}{value.imag:+.6g}i)")
     return value.real
+
+
+def value_of(model, overrides: Mapping[str, float] | None = None) -> Callable[[object], float]:
+    """expr -> :func:`real_value` at the model's parameter values, ``overrides`` replacing some."""
+    values = dict(model.parameters)   # (name, value) pairs
+    values.update(overrides or {})
+    return lambda e: real_value(e, values)

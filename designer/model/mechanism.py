@@ -22,7 +22,7 @@ from enum import Enum
 
 from .extras import Pose
 
-__all__ = ["CutJoint", "Loop", "parents_of", "is_serial", "structure_lines", "actuated_indices", "passive_indices",
+__all__ = ["CutJoint", "Loop", "parents_of", "is_serial", "structure_lines", "actuated_indices",
            "structure_problems", "tool_link", "pinned_links", "model_tool_link",
            "uses_closed_chain_fields"]
 
@@ -135,11 +135,6 @@ def model_tool_link(model) -> int:
 def actuated_indices(model) -> tuple[int, ...]:
     """0-based indices of the actuated joints."""
     return tuple(i for i, l in enumerate(model.links) if l.actuated)
-
-
-def passive_indices(model) -> tuple[int, ...]:
-    """0-based indices of the passive joints."""
-    return tuple(i for i, l in enumerate(model.links) if not l.actuated)
 
 
 def uses_closed_chain_fields(model) -> bool:

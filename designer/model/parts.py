@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import DesignerError
-from .evaluate import real_value
+from .evaluate import real_value, value_of
 from .expr import to_expr
 from .manipulator import Convention, Inertia, Manipulator
 from .mechanism import model_tool_link, parents_of
@@ -346,12 +346,7 @@ class Beam:
 
 def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None) -> tuple[Beam, ...]:
     """The beams of the model's part-made links at the parameters' values (overridden)."""
-    values = dict(model.parameters)
-    values.update(overrides or {})
-
-    def f(e) -> float:
-        return real_value(e, values)
-
+    f = value_of(model, overrides)
     beams = []
     for i, part in parts_of(model):
         start, end = part_segment(model, i, part)

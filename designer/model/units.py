@@ -8,7 +8,7 @@ import sympy as sp
 
 from .manipulator import Manipulator
 
-__all__ = ["parameter_units", "joint_unit", "mass_length", "inertial_unit", "with_unit", "LENGTH", "MASS", "INERTIA",
+__all__ = ["parameter_units", "mass_length", "inertial_unit", "with_unit", "LENGTH", "MASS", "INERTIA",
            "ANGLE", "ACCELERATION", "ELASTIC_DRIVE_UNITS"]
 
 LENGTH, MASS, INERTIA, ANGLE, ACCELERATION = "m", "kg", "kg m²", "rad", "m/s²"
@@ -28,12 +28,6 @@ def _linear_symbols(expr, scaled: bool = True) -> list[sp.Symbol]:
         elif not (rest == 1 and coeff.is_Number):
             return []
     return out
-
-
-def joint_unit(model: Manipulator, i: int, rate: int = 0) -> str:
-    """Unit of joint ``i``'s (0-based) position (rate 0), speed (1) or acceleration (2)."""
-    base = "rad" if model.links[i].is_revolute else "m"
-    return base + ("", "/s", "/s²")[rate]
 
 
 def parameter_units(model: Manipulator) -> dict[str, str]:

@@ -28,8 +28,8 @@ from .model import ArmModel, arm_model
 from .adapter import CompiledAdapter
 from .protocol import MAX_CONDITION, Dynamics, SingularConfigurationError
 from .recursive import (bias, christoffel, coriolis_coefficients, coriolis_matrix, gravity_torque,
-                        kinetic_energy, lumped_bodies, mass_matrix, potential_energy, rnea)
+                        lumped_bodies, mass_matrix, rnea)
 
 __all__ = ["ArmDynamics", "ArmModel", "CompiledAdapter", "Dynamics", "MAX_CONDITION", "SingularConfigurationError",
            "arm_dynamics", "arm_model", "bias", "christoffel", "coriolis_coefficients", "coriolis_matrix",
-           "gravity_torque", "kinetic_energy", "lumped_bodies", "mass_matrix", "potential_energy", "rnea"]
+           "gravity_torque", "lumped_bodies", "mass_matrix", "rnea"]

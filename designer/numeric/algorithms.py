@@ -31,10 +31,6 @@ def _add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
 def _scale(k, a):
     return (k * a[0], k * a[1], k * a[2])
 

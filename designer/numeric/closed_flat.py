@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from .algorithms import energy, ldl_solve
 from .engine import PIVOT_RATIO
-from .native import CFunction, load, pivots_check, rhs_function
+from .native import CFunction, LazyNative, pivots_check, rhs_function
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
@@ -89,7 +88,7 @@ def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
     return tape, (qa, va, ta), x + d
 
 
-class FlatForward:
+class FlatForward(LazyNative):
     """q_a'' of a linear closure at one state, from traced flat code (C when a compiler is there)."""
 
     def __init__(self, tm: TreeModel, W: np.ndarray, c: np.ndarray):
@@ -115,7 +114,6 @@ class FlatForward:
         functions += [rhs_function("rhs_qdd", "fwd_of", self.n), rhs_function("rhs_free", "fwd_free_of", self.n)]
         support.append(pivots_check(self.n, PIVOT_RATIO))
         self._functions, self._support = functions, "\n".join(support)
-        self._native: ModuleType | None | bool = False
         self._vectorised: dict[str, Callable] = {}
 
     def rows(self, name: str, *arrays: np.ndarray) -> np.ndarray:
@@ -129,12 +127,8 @@ class FlatForward:
             values = fn(*(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in arrays))
         return np.stack([np.broadcast_to(v, (N,)) for v in values], axis=1)   # constant outputs broadcast
 
-    @property
-    def native(self) -> ModuleType | None:
-        """The C module (built on first use; None without a compiler or with DESIGNER_NATIVE=0)."""
-        if self._native is False:
-            self._native = load(self._functions, self._support)
-        return self._native  # type: ignore[return-value]
+    def _c_code(self) -> tuple[list[CFunction], str]:
+        return self._functions, self._support
 
     def mass(self, q_a, compiled: bool = True) -> np.ndarray:
         """M_a (n, n) at the actuated values q_a."""

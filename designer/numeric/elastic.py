@@ -33,21 +33,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cached_property
-from types import ModuleType
 
 import numpy as np
 
 from ..kinematics import NumericArm
 from .joints import ElasticJoints, ElasticModelError, elastic_joints
-from .engine import HOT_CALLS, PIVOT_RATIO, arm_dynamics
-from .native import CFunction, load, pivots_check
+from .engine import PIVOT_RATIO, arm_dynamics
+from .native import CFunction, LazyNative, pivots_check
 from .protocol import Dynamics
 from .trace import Tape, build
 
 __all__ = ["ElasticJoints", "ElasticArm", "ElasticDynamics", "ElasticModelError", "elastic_joints", "FlatElastic"]
 
 
-class FlatElastic:
+class FlatElastic(LazyNative):
     """A serial elastic arm's whole right-hand side dy/dt(y, tau_m) as one traced function (:mod:`.trace`), rigid
     joints with rotors included: the springs' torques, the forward dynamics with M + diag(N^2 Jm of the rigid
     joints) (:func:`~designer.numeric.algorithms.forward`'s armature), the motors' accelerations. Built as Python
@@ -94,24 +93,9 @@ class FlatElastic:
                                      "static int rhs(const double *y, const double *u, const double *p, double *dy)"
                                      f"\n{{\n{body}}}\n")]
         self._support = pivots_check(n, PIVOT_RATIO) + tape.c_source("elastic_of", args, inputs, out)
-        self._native: ModuleType | None | bool = False
-        self._calls = 0
 
-    @property
-    def native(self) -> ModuleType | None:
-        """The C module (built on first use; None without a compiler or with DESIGNER_NATIVE=0)."""
-        if self._native is False:
-            self._native = load(self._functions, self._support)
-        return self._native  # type: ignore[return-value]
-
-    def native_if_hot(self) -> ModuleType | None:
-        """The C module once this arm has had :data:`~designer.numeric.engine.HOT_CALLS` evaluations (a build
-        takes a second or two, once per arm and machine), else None."""
-        if self._native is False:
-            self._calls += 1
-            if self._calls < HOT_CALLS:
-                return None
-        return self.native
+    def _c_code(self) -> tuple[list[CFunction], str]:
+        return self._functions, self._support
 
 
 class ElasticArm:

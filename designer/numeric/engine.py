@@ -17,8 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cached_property
-from types import ModuleType
-from typing import Any
 
 import numpy as np
 
@@ -26,7 +24,7 @@ from ..kinematics import NumericArm
 from . import algorithms as alg
 from .model import ArmModel, arm_model, cached
 from .protocol import BatchQuantities, solve_checked, states
-from .native import CFunction, load, pivots_check, rhs_function
+from .native import _UNBUILT, HOT_CALLS, CFunction, LazyNative, pivots_check, rhs_function
 from .trace import Tape, build
 
 __all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO", "HOT_CALLS"]
@@ -36,10 +34,6 @@ BLOCK = 2048
 #: the ratio of the largest to the smallest LDL pivot is a lower bound of cond(M); above this one
 #: (four orders below MAX_CONDITION) the exact condition number decides
 PIVOT_RATIO = 1e8
-#: single-state calls after which the machine code is built (a build takes a second or two, once per
-#: arm and machine: the disk cache keeps it); :attr:`ArmDynamics.native` builds it at once
-HOT_CALLS = 1000
-_UNBUILT = object()
 
 _ARGS = {"M": ("q",), "G": ("q",), "h": ("q", "qd"), "tau": ("q", "qd", "qdd"),
          "qdd": ("q", "qd", "tau"), "qdd_free": ("q", "qd", "tau"), "energy": ("q", "qd")}
@@ -125,7 +119,7 @@ def _singular(*args):
     raise ZeroDivisionError("the mass matrix has a zero pivot at every state")
 
 
-class ArmDynamics(BatchQuantities):
+class ArmDynamics(BatchQuantities, LazyNative):
     """M, G, h, tau, forward dynamics and energy of one :class:`NumericArm` over states (..., n).
 
     Implements :class:`~designer.numeric.protocol.Dynamics`. Build it with :func:`arm_dynamics`
@@ -137,28 +131,12 @@ class ArmDynamics(BatchQuantities):
         self.model = arm_model(arm)
         self.n = self.model.n
         self._code: dict[str, tuple[str, int, int, Callable, Callable]] = {}
-        self._native: Any = _UNBUILT
-        self._calls = 0
 
-    @property
-    def native(self) -> ModuleType | None:
-        """The single-state functions as machine code (:mod:`.native`), built on first use; None without.
-
-        Entry points ``dyn_M``, ``dyn_G``, ``dyn_h``, ``dyn_tau``, ``dyn_energy``, ``dyn_qdd``, ``dyn_qdd_free``,
-        ``rhs_qdd`` and ``rhs_free`` (see :func:`_c_functions`): float64 arrays in, an output array filled,
-        True when the result is good.
-        """
-        if self._native is _UNBUILT:
-            self._native = load(*_c_functions(self.model))
-        return self._native
-
-    def native_if_hot(self) -> ModuleType | None:
-        """The machine code once this arm has had :data:`HOT_CALLS` single-state calls, else None."""
-        if self._native is _UNBUILT:
-            self._calls += 1
-            if self._calls < HOT_CALLS:
-                return None
-        return self.native
+    def _c_code(self) -> tuple[list[CFunction], str]:
+        """The single-state functions for :attr:`native`: ``dyn_M``, ``dyn_G``, ``dyn_h``, ``dyn_tau``, ``dyn_energy``,
+        ``dyn_qdd``, ``dyn_qdd_free``, ``rhs_qdd`` and ``rhs_free`` (see :func:`_c_functions`): float64 arrays in,
+        an output array filled, True when the result is good."""
+        return _c_functions(self.model)
 
     def _fn(self, quantity: str, vectorised: bool) -> Callable:
         if quantity not in self._code:

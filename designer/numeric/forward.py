@@ -1,4 +1,5 @@
-"""Forward dynamics (ROBMAT 4.4): q'' = M(q)^-1 (tau - h(q, q') - G(q)).
+"""What a simulation takes (:data:`System`) as the :class:`~designer.numeric.protocol.Dynamics` that answers
+forward dynamics (ROBMAT 4.4), ``qdd(q, qd, tau)`` = M(q)^-1 (tau - h(q, q') - G(q)).
 
 Solved with M, never by inverting it: by default with the generated recursive
 code of :class:`~designer.numeric.engine.ArmDynamics` (composite rigid bodies
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
@@ -18,7 +18,7 @@ from .engine import arm_dynamics
 from .adapter import CompiledAdapter
 from .protocol import MAX_CONDITION, Dynamics, SingularConfigurationError
 
-__all__ = ["SingularConfigurationError", "MAX_CONDITION", "System", "dynamics_of", "forward_dynamics"]
+__all__ = ["SingularConfigurationError", "MAX_CONDITION", "System", "dynamics_of"]
 
 #: an arm (model or numbers), compiled symbolic equations, or anything implementing Dynamics
 System = NumericArm | Manipulator | Dynamics | Any
@@ -39,17 +39,3 @@ def dynamics_of(system: System) -> Dynamics:
                     f"not {type(system).__name__}")
 
 
-def forward_dynamics(system: System, q, qd, tau=None) -> np.ndarray:
-    """Joint accelerations q'' under joint torques ``tau`` (zero when None), over states (..., n).
-
-    Raises
-    ------
-    SingularConfigurationError
-        When M(q) is singular or its condition number exceeds :data:`MAX_CONDITION`.
-    ValueError
-        When an array does not have n values per state.
-    """
-    dyn = dynamics_of(system)
-    if tau is None:
-        tau = np.zeros(np.shape(q)[:-1] + (dyn.n,)) if np.ndim(q) else np.zeros(dyn.n)
-    return dyn.qdd(q, qd, tau)

@@ -47,7 +47,7 @@ from pathlib import Path
 from types import ModuleType
 
 __all__ = ["CFunction", "load", "cache_folder", "cached_path", "module_source", "COMPILER_FLAGS", "pivots_check",
-           "rhs_function"]
+           "rhs_function", "LazyNative", "HOT_CALLS"]
 
 #: -ffp-contract=off: no fused multiply-adds, so the C rounds as the generated Python does
 COMPILER_FLAGS = ("-O2", "-shared", "-fPIC", "-ffp-contract=off")
@@ -208,6 +208,38 @@ def _path(functions: Sequence[CFunction], support: str, command: list[str]) -> P
     key_text = module_source("M", functions, support) + repr((command, COMPILER_FLAGS, sys.version, sys.platform))
     digest = hashlib.sha256(key_text.encode()).hexdigest()[:24]
     return cache_folder() / (f"designer_native_{digest}" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+
+
+#: single-state calls after which the machine code is built (a build takes a second or two, once per
+#: arm and machine: the disk cache keeps it); :attr:`LazyNative.native` builds it at once
+HOT_CALLS = 1000
+_UNBUILT = object()
+
+
+class LazyNative:
+    """Machine code of an engine's one-state calls, built on first use of :attr:`native` or once the engine
+    is hot (:meth:`native_if_hot`), from the C source :meth:`_c_code` gives."""
+
+    _native: ModuleType | None | object = _UNBUILT
+    _calls = 0
+
+    def _c_code(self) -> tuple[Sequence[CFunction], str]:
+        raise NotImplementedError
+
+    @property
+    def native(self) -> ModuleType | None:
+        """The C module (built on first use; None without a compiler or with DESIGNER_NATIVE=0)."""
+        if self._native is _UNBUILT:
+            self._native = load(*self._c_code())
+        return self._native  # type: ignore[return-value]
+
+    def native_if_hot(self) -> ModuleType | None:
+        """The C module once this engine has had :data:`HOT_CALLS` single-state calls, else None."""
+        if self._native is _UNBUILT:
+            self._calls += 1
+            if self._calls < HOT_CALLS:
+                return None
+        return self.native
 
 
 def cached_path(functions: Sequence[CFunction], support: str = "") -> Path:

@@ -19,8 +19,7 @@ from .engine import arm_dynamics
 from .model import LumpedBodies, lumped_bodies
 
 __all__ = ["LumpedBodies", "lumped_bodies", "rnea", "mass_matrix", "gravity_torque", "bias",
-           "coriolis_coefficients", "christoffel", "coriolis_matrix", "kinetic_energy",
-           "potential_energy"]
+           "coriolis_coefficients", "christoffel", "coriolis_matrix"]
 
 
 def _check(arm: NumericArm, name: str, v) -> np.ndarray:
@@ -106,12 +105,3 @@ def coriolis_matrix(arm: NumericArm, q, qd) -> np.ndarray:
     return np.einsum("ijk,k->ij", christoffel(arm, q), _check(arm, "qd", qd))
 
 
-def kinetic_energy(arm: NumericArm, q, qd) -> float:
-    """T = qd^T M(q) qd / 2."""
-    return float(arm_dynamics(arm).energy(_check(arm, "q", q), _check(arm, "qd", qd))[0])
-
-
-def potential_energy(arm: NumericArm, q) -> float:
-    """V = -sum of m g . c over the lumped bodies (zero with the COMs at the base origin)."""
-    q = _check(arm, "q", q)
-    return float(arm_dynamics(arm).energy(q, np.zeros(arm.n))[1])

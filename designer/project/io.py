@@ -22,7 +22,7 @@ from ..model.mechanism import uses_closed_chain_fields
 from ..model.parts import PartError, parts_of
 from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_link, closed_chain_link_json, loop_json, \
     read_loops
-from ..model.validation import Problem, Severity, validate
+from ..model.validation import Severity, validate
 from .atomic import write_atomic
 from .catalog_drives import names_catalog_items, resolve_catalog_drives
 from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
@@ -659,5 +659,3 @@ def save_project(model: Manipulator, path: str | os.PathLike) -> None:
     write_atomic(path, dumps_project(relative_cycle(relative_meshes(model, folder), folder)))
 
 
-def problems_text(problems: list[Problem]) -> str:
-    return "\n".join(f"{p.severity.value}: {p}" for p in problems)

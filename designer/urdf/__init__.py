@@ -1,8 +1,8 @@
 """URDF import and export (docs/urdf.md).
 
 ``import_urdf`` is the whole import (:func:`designer.urdf.pipeline.import_file`): xacro, the chain,
-inertia from meshes on request, the visual meshes; :func:`designer.urdf.importer.import_urdf` is
-the chain alone.
+inertia from meshes on request, the visual meshes; :func:`designer.urdf.importer.import_tree` is
+the chain alone, from a parsed tree.
 """
 
 from .exporter import export_urdf, urdf_text

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..project.io import MAX_LINKS
+from .dh import Axis
 from .source import MULTI_DOF, UrdfError, UrdfTree
 
 __all__ = ["Chain", "TipChoice", "chain_ends", "choose_tip", "default_tip", "moving_count", "select_chain",
-           "world_poses"]
+           "world_poses", "axes_at"]
 
 
 @dataclass
@@ -48,6 +49,16 @@ def world_poses(tree: UrdfTree, values: dict[str, float] | None = None) -> dict[
             poses[joint.child] = poses[link] @ joint.origin @ _motion(joint, (values or {}).get(j, 0.0))
             todo.append(joint.child)
     return poses
+
+
+def axes_at(tree: UrdfTree, chain: Chain, poses) -> list[Axis]:
+    """The chain's joint axes (point, direction) in the root link's frame at the link ``poses``."""
+    out = []
+    for j in chain.joints:
+        joint = tree.joints[j]
+        T = poses[joint.parent] @ joint.origin
+        out.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
+    return out
 
 
 def _motion(joint, value: float) -> np.ndarray:

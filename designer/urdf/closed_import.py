@@ -35,7 +35,6 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import CutJoint, Loop
 from .chain import Chain, walk_bodies
 from .dh import Axis, dh_frames, dh_numbers, snap_parallel
-from .rigid import Body
 from .source import MULTI_DOF, UrdfError, UrdfJoint, UrdfTree
 
 __all__ = ["merge_coaxial_mimics", "mechanism_chain", "relations", "find_loops", "kk_numbers", "closure_matches"]
@@ -313,19 +312,6 @@ def closure_matches(model: Manipulator, relation: dict[int, dict[int, float]], e
         if np.abs(row - want).max() > 1e-9 or abs(c) > 1e-9:
             return f"the loop gives joint {int(p) + 1} a relation other than its mimic's"
     return None
-
-
-def lumped_mass(tree: UrdfTree, links: list[str]) -> float:
-    return sum(Body(i.mass, i.com, i.inertia).mass for l in links if (i := tree.inertials[l]) is not None)
-
-
-def axes_at(tree: UrdfTree, chain: Chain, poses) -> list[Axis]:
-    out = []
-    for j in chain.joints:
-        joint = tree.joints[j]
-        T = poses[joint.parent] @ joint.origin
-        out.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
-    return out
 
 
 def snap_tree(axes: list[Axis], parents: list[int], main: list[int], tip: np.ndarray, literal: bool = False):

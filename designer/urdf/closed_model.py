@@ -15,7 +15,7 @@ from ..model.mechanism import model_tool_link
 from ..project.io import MAX_LINKS
 from . import closed_import as ci
 from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
-from .chain import default_tip, world_poses
+from .chain import axes_at, default_tip, world_poses
 from .closed_export import relation_text
 from .dh import dh_numbers
 from .numbers import tidy_angle, tidy_number
@@ -73,7 +73,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     index = {j: k for k, j in enumerate(chain.joints)}
     values = {j: off for j, (_, off) in rel.items()}
     poses = world_poses(tree, values)
-    axes, snaps = ci.snap_tree(ci.axes_at(tree, chain, poses), parents, main, poses[chain.tip][:3, 3], tree.literal)
+    axes, snaps = ci.snap_tree(axes_at(tree, chain, poses), parents, main, poses[chain.tip][:3, 3], tree.literal)
     leaf_poses = [poses[tree.joints[j].child] for j in chain.joints]
     frames = ci.branch_frames(axes, parents, main, poses[chain.base], poses[chain.tip], leaf_poses, convention)
     parallel, links = ParallelSnaps([(chain.joints[a], chain.joints[b], snap) for a, b, snap in snaps]), []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -12,34 +11,13 @@ import numpy as np
 from ..model.manipulator import Convention, Link, Manipulator
 from ..kinematics import NumericArm
 from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
-from .chain import Chain, select_chain, world_poses
+from .chain import Chain, axes_at, select_chain, world_poses
 from .check import CHECK_TOL, check_against_tree
 from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
 from .numbers import ANGLE_SNAP
-from .source import UrdfError, UrdfTree, read_urdf, written
+from .source import UrdfError, UrdfTree, written
 
-__all__ = ["ImportReport", "import_urdf", "import_tree"]
-
-
-def import_urdf(path: str | os.PathLike, *, base: str | None = None, tip: str | None = None,
-                convention: Convention | str = Convention.STANDARD, drop_rest: bool = False,
-                massless: bool = False, literal: bool = False) -> ImportReport:
-    """Read a URDF file and make a model of the chain from ``base`` to ``tip``.
-
-    Raises :class:`UrdfError` (one line naming the file and the joint or link) for what cannot
-    be represented. ``massless``: a moving body without any ``<inertial>`` gets mass 0 and a
-    warning instead of a refusal. ``literal``: the file's numbers as written (no angle read as an
-    exact one, no axes made parallel).
-    """
-    start = time.perf_counter()
-    tree = read_urdf(path, literal)
-    try:
-        report = import_tree(tree, base=base, tip=tip, convention=convention, drop_rest=drop_rest,
-                             massless=massless, source=str(path), literal=literal)
-    except UrdfError as exc:
-        raise UrdfError(f"{path}: {exc}") from None
-    report.seconds = time.perf_counter() - start
-    return report
+__all__ = ["ImportReport", "import_tree"]
 
 
 def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = None,
@@ -82,11 +60,7 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
                    source: str, gravity) -> ImportReport:
     chain = select_chain(tree, base, tip, drop_rest)
     poses = world_poses(tree)
-    axes = []
-    for j in chain.joints:
-        joint = tree.joints[j]
-        T = poses[joint.parent] @ joint.origin
-        axes.append(Axis(T[:3, 3].copy(), T[:3, :3] @ joint.axis))
+    axes = axes_at(tree, chain, poses)
     axes, snaps = snap_parallel(axes, [a.point for a in axes] + [poses[chain.tip][:3, 3]], tree.literal)
     frames = dh_frames(axes, poses[chain.base], poses[chain.tip], convention)
     far = _far_normals(tree, chain, axes, frames)

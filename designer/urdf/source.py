@@ -22,7 +22,7 @@ from .geometry import UrdfGeometry, link_geometry
 from .numbers import snap_direction, snap_value
 
 __all__ = ["MAX_URDF_BYTES", "MAX_VALUE", "MULTI_DOF", "SnappedAngle", "read_bounded", "UrdfError", "UrdfInertial",
-           "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf", "written"]
+           "UrdfJoint", "UrdfTree", "read_urdf", "parse_urdf", "parse_xml", "written"]
 
 MAX_URDF_BYTES = 20_000_000
 #: the largest magnitude of a number read (m, kg, kg m^2, rad, N m): beyond, a typo or an attack whose
@@ -198,6 +198,20 @@ def read_bounded(path: Path, limit: int, where: str, error: type[DesignerError],
     return raw
 
 
+def parse_xml(raw: bytes, where: str, error: type[Exception], kind: str):
+    """The root element of the XML text ``raw``, read without entities, a DTD or the network; a document type
+    declaration (which ``kind``, a URDF or MJCF, does not need) refused for safety. Failures: ``error``."""
+    from lxml import etree
+    if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
+        raise error(f"{where}: holds a document type declaration (<!DOCTYPE or <!ENTITY), which {kind} does not "
+                    "need; refused for safety")
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        return etree.fromstring(raw, parser=parser)
+    except etree.XMLSyntaxError as exc:
+        raise error(f"{where}: not valid XML: {xml_problem(exc)}") from None
+
+
 def parse_urdf(raw: bytes, source: str = "URDF", literal: bool = False) -> UrdfTree:
     """The tree of URDF text (bytes). Unless ``literal``, every ``rpy`` angle and joint ``axis`` within
     ANGLE_SNAP of an exact one (:func:`.numbers.snap_value`, :func:`.numbers.snap_direction`) is read as
@@ -206,14 +220,7 @@ def parse_urdf(raw: bytes, source: str = "URDF", literal: bool = False) -> UrdfT
     from lxml import etree  # yourdfpy's own dependency
     import yourdfpy
 
-    if re.search(rb"<!\s*(DOCTYPE|ENTITY)", raw[:1_000_000], re.IGNORECASE):
-        raise UrdfError(f"{source}: holds a document type declaration (<!DOCTYPE or <!ENTITY), "
-                        "which a URDF does not need; refused for safety")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
-    try:
-        root = etree.fromstring(raw, parser=parser)
-    except etree.XMLSyntaxError as exc:
-        raise UrdfError(f"{source}: not valid XML: {xml_problem(exc)}") from None
+    root = parse_xml(raw, source, UrdfError, "a URDF")
     if root.tag != "robot":
         raise UrdfError(f"{source}: not a URDF (the top element is <{root.tag}>, not <robot>)")
     if _uses_xacro(root):

@@ -27,7 +27,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .packages import PackageResolver
 from .source import MAX_URDF_BYTES, UrdfError
 
 __all__ = ["MEMORY_BYTES", "CPU_SECONDS", "WALL_SECONDS", "MAX_DEPTH", "is_xacro", "parse_package_options",
@@ -120,6 +119,3 @@ def run_xacro(path: str | os.PathLike, args: dict[str, str] | None = None, packa
     return done.stdout
 
 
-def resolver_for(path: str | os.PathLike, package_paths=(), packages: dict[str, str] | None = None) -> PackageResolver:
-    """The resolver that ``package://`` mesh names of a file at ``path`` are looked up with."""
-    return PackageResolver(path, package_paths, packages)

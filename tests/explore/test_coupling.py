@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from designer.explore.coupling import (Quantity, default_range, pair_quantities, parameter_grid,
-                                       sweep_joint, sweep_parameter, write_csv)
+                                       sweep_joint, write_csv)
 from designer.kinematics import NumericArm
 from designer.model import Convention, Link, Manipulator
 
@@ -94,7 +94,7 @@ def test_joint_sweep_of_two_link_arm_follows_textbook_formulas():
 def test_parameter_sweep_with_second_parameter():
     model = _two_link()
     L1 = np.linspace(0.5, 1.5, 11)
-    sweep = sweep_parameter(model, [0.0, 0.7], 0, 1, "L1", L1, "m2", [1.0, 2.0, 3.0])
+    sweep = parameter_grid(model, "L1", L1, "m2", [1.0, 2.0, 3.0]).evaluate([0.0, 0.7], 0, 1)
     assert list(sweep.curves) == ["m2 = 1", "m2 = 2", "m2 = 3"]
     for m2, curve in zip([1.0, 2.0, 3.0], sweep.curves.values()):
         np.testing.assert_allclose(curve[Quantity.COUPLING], m2 * (0.8**2 + L1 * 0.8 * np.cos(0.7)), atol=1e-12)
@@ -111,7 +111,7 @@ def test_bad_requests_give_clear_errors():
 
 def test_csv_has_a_column_per_curve_and_quantity():
     model = _two_link()
-    sweep = sweep_parameter(model, [0.0, 0.7], 0, 1, "L2", [0.5, 1.0], "m2", [1.0, 2.0])
+    sweep = parameter_grid(model, "L2", [0.5, 1.0], "m2", [1.0, 2.0]).evaluate([0.0, 0.7], 0, 1)
     out = io.StringIO()
     write_csv(sweep, out, [Quantity.COUPLING])
     rows = out.getvalue().splitlines()

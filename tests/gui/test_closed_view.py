@@ -217,7 +217,7 @@ def test_a_mechanism_that_cannot_close_is_not_drawn_and_comes_back_on_undo(windo
 def test_urdf_export_writes_the_spanning_tree_and_says_what_it_dropped(window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
     from designer.gui.urdf_dialogs import export_urdf_file
-    from designer.urdf.importer import import_urdf
+    from designer.urdf import import_urdf
     told = []
     monkeypatch.setattr(QMessageBox, "information", lambda _w, title, text: told.append(text))
     monkeypatch.setattr(QMessageBox, "critical", lambda _w, _title, text: pytest.fail(text))

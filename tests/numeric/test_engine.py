@@ -13,7 +13,7 @@ from designer.kinematics import NumericArm, dh_frames
 from designer.model import Convention
 from designer.numeric import ArmDynamics, CompiledAdapter, Dynamics, SingularConfigurationError, arm_dynamics
 from designer.numeric.batch import BatchDynamics
-from designer.numeric.forward import forward_dynamics
+from designer.numeric.forward import dynamics_of
 from designer.numeric.trace import DEPTH
 
 from tests.support.pin_reference import pin, pin_model, random_arm
@@ -51,7 +51,7 @@ def test_forward_dynamics_matches_aba(seed, convention, joints):
     for k in range(5):
         _close(dyn.qdd(Q[k], QD[k], TAU[k]), expected[k])
     _close(dyn.qdd(Q, QD, TAU), expected)                       # vectorised, (N, n)
-    _close(forward_dynamics(arm, Q.reshape(5, 1, -1), QD.reshape(5, 1, -1), TAU.reshape(5, 1, -1)),
+    _close(dynamics_of(arm).qdd(Q.reshape(5, 1, -1), QD.reshape(5, 1, -1), TAU.reshape(5, 1, -1)),
            expected.reshape(5, 1, -1))                           # any leading shape
 
 

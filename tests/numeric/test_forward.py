@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from designer.numeric.forward import SingularConfigurationError, forward_dynamics
+from designer.numeric.forward import SingularConfigurationError, dynamics_of
 from designer.numeric.simulate import Trajectory, energy, simulate, simulate_job
 from designer.jobs import CancelToken, Cancelled, run
 from designer.kinematics import NumericArm
 from designer.model import Convention
-from designer.numeric import recursive as rec
+from designer.numeric import arm_dynamics, recursive as rec
 from designer.project import from_dict, load_project
 
 from tests.support import robot_path
@@ -34,9 +34,9 @@ def test_forward_matches_pinocchio_aba(convention):
     data = model.createData()
     for _ in range(3):
         q, qd, tau = (rng.uniform(-2, 2, arm.n) for _ in range(3))
-        np.testing.assert_allclose(forward_dynamics(arm, q, qd, tau), pin.aba(model, data, q, qd, tau),
+        np.testing.assert_allclose(dynamics_of(arm).qdd(q, qd, tau), pin.aba(model, data, q, qd, tau),
                                    rtol=1e-9, atol=1e-9)
-        qdd = forward_dynamics(arm, q, qd, tau)
+        qdd = dynamics_of(arm).qdd(q, qd, tau)
         np.testing.assert_allclose(rec.rnea(arm, q, qd, qdd), tau, atol=1e-9)
 
 
@@ -46,7 +46,7 @@ def test_singular_mass_matrix_is_reported():
                       {"joint": "R", "a": 0.5, "alpha": 0, "d": 0, "theta": 0, "mass": 0}]}
     arm = NumericArm.from_model(from_dict(data))
     with pytest.raises(SingularConfigurationError, match=r"q = \[0.1, 0.2\].*condition number") as err:
-        forward_dynamics(arm, [0.1, 0.2], [0, 0])
+        dynamics_of(arm).qdd([0.1, 0.2], [0, 0], [0, 0])
     assert err.value.condition > 1e12 and np.allclose(err.value.q, [0.1, 0.2])
 
 
@@ -67,7 +67,7 @@ def _drift(system, arm, q0, t1):
     traj = simulate(system, q0, np.zeros(arm.n), (0, t1), rtol=1e-12, atol=1e-12)
     E = energy(arm, traj.q, traj.qd)
     # relative to the energy that moves between kinetic and potential over the run
-    swing = np.ptp([rec.kinetic_energy(arm, a, b) for a, b in zip(traj.q, traj.qd)])
+    swing = np.ptp(arm_dynamics(arm).energy(traj.q, traj.qd)[0])
     return np.max(np.abs(E - E[0])) / swing, traj
 
 
@@ -129,8 +129,8 @@ def test_compiled_and_recursive_simulations_agree():
     cd = compile_equations(derive(model.numeric(), Method.NEWTON_EULER, SimplifyMode.OFF))
     q0 = np.array([0.2, -0.3, 0.5, 0.1, 0.4, -0.2])[:arm.n]
     qd0 = np.linspace(-0.5, 0.5, arm.n)
-    np.testing.assert_allclose(forward_dynamics(cd, q0, qd0, np.ones(arm.n)),
-                               forward_dynamics(arm, q0, qd0, np.ones(arm.n)), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(dynamics_of(cd).qdd(q0, qd0, np.ones(arm.n)),
+                               dynamics_of(arm).qdd(q0, qd0, np.ones(arm.n)), rtol=1e-9, atol=1e-12)
     t = np.linspace(0, 0.3, 7)
     a = simulate(cd, q0, qd0, (0, 0.3), t_eval=t, rtol=1e-10, atol=1e-12)
     b = simulate(arm, q0, qd0, (0, 0.3), t_eval=t, rtol=1e-10, atol=1e-12)

@@ -12,7 +12,6 @@ import pytest
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.numeric import ArmDynamics, SingularConfigurationError, arm_dynamics, native
-from designer.numeric import engine
 from designer.numeric.engine import _c_functions
 from designer.numeric.simulate import PDControl, simulate
 
@@ -112,7 +111,7 @@ def test_without_a_compiler_one_line_and_the_same_results(monkeypatch, capsys):
     q, qd, tau = np.full(4, 0.3), np.full(4, -0.2), np.arange(4.0)
     _close(dyn.qdd(q, qd, tau), pin.aba(model, model.createData(), q, qd, tau), 1e-10)
     # a simulation past HOT_CALLS evaluations runs on the Python path
-    monkeypatch.setattr(engine, "HOT_CALLS", 10)
+    monkeypatch.setattr(native, "HOT_CALLS", 10)
     traj = simulate(arm, q, qd, (0.0, 0.2), torque=PDControl([50.0] * 4, [1.0] * 4, [0.0] * 4))
     assert traj.evaluations > 10 and np.all(np.isfinite(traj.q))
     assert capsys.readouterr().err == ""

@@ -14,7 +14,7 @@ import pytest
 from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.urdf.dh import Axis, dh_frames
-from designer.urdf.importer import import_urdf
+from designer.urdf import import_urdf
 from designer.urdf.source import read_urdf
 
 from tests.support.urdf_reference import PinChain, compare_with_pinocchio

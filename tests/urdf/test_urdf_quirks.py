@@ -6,7 +6,7 @@ import pytest
 
 from designer.project import dumps_project, loads_project
 from designer.urdf import UrdfError
-from designer.urdf.importer import import_urdf
+from designer.urdf import import_urdf
 
 _LINK = ('<link name="{n}"><inertial><origin xyz="0.1 0 0"/><mass value="1"/>'
          '<inertia ixx="{ixx}" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>')
