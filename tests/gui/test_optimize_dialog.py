@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.optimize.problem import Problem, Requirement, Variable, optimize
+from designer.optimize.problem import Choice, Problem, Requirement, Variable, optimize
 from tests.support.windows import open_window
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
@@ -98,3 +98,69 @@ def test_close_cancels_a_run(qtbot, window):
     qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=120_000)
     assert not dialog.isVisible() and dialog.found is None
     assert window.document.model.parameter_values["D2"] == 0.09
+
+
+def test_a_material_choice_with_a_parameter_then_apply_and_a_b(qtbot, window):
+    panel = window.requirements
+    doc = window.document
+    before = doc.model
+    dialog = panel.open_optimize()
+    targets = [dialog.target.itemData(i) for i in range(dialog.target.count())]
+    assert targets == ["1.material", "1.drive", "2.material", "2.drive", "3.material", "3.drive"]
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.add_choice("2.material")
+    assert dialog.choices.item(0, 1).text().startswith("aluminium 6061-T6, steel")   # the part's own first
+    dialog.choices.item(0, 1).setText("aluminium 6061-T6, steel")
+    dialog.starts.setValue(1)
+    assert dialog.start() is not None
+    qtbot.waitUntil(lambda: dialog.found is not None and not dialog.runner.busy, timeout=300_000)
+    core = optimize(Problem(before, (Variable("D2", 0.06, 0.15),), "mass", Requirement.of_project(before),
+                            choices=(Choice("2.material", ("aluminium 6061-T6", "steel")),)), 1)
+    best = dialog.found.best
+    assert core.best is not None and best is not None and best.picks == core.best.picks
+    assert best.values["D2"] == pytest.approx(core.best.values["D2"], rel=1e-9)
+    # the design table lists the objective, the variable, the choice and every requirement with its margin
+    rows = dialog.design_table.texts()
+    assert rows[0][:2] == ["objective", "mass"] and float(rows[0][2]) == pytest.approx(best.objective, rel=1e-5)
+    assert ["choice", "2.material", best.picks[0], ""] in rows
+    reqs = [r for r in rows if r[0] == "requirement"]
+    assert len(reqs) == 8 and all(float(r[3]) >= 0 for r in reqs)
+
+    # A/B: the current design against the found one; B's total mass is the mass the optimizer's review gave it
+    assert dialog.ab_button.isEnabled() and dialog.start_ab() is not None
+    qtbot.waitUntil(lambda: bool(dialog.ab_table.rows) and not dialog.runner.busy, timeout=300_000)
+    by = {(r["metric"], r["where"]): r for r in dialog.ab_table.rows}
+    mass = by[("total_mass", "design")]
+    k = [r.project.metric for r in dialog.found_problem.requirements].index("mass")
+    assert mass["B"] == pytest.approx(best.quantities[k], rel=1e-9)
+    panel_mass = next(o.value for o in panel.outcomes if o.requirement.metric == "mass")
+    assert mass["A"] == pytest.approx(panel_mass, rel=1e-9)
+    assert ("frequency", "pose") in by and dialog.ab_table.rowCount() == len(dialog.ab_table.rows)
+
+    # Apply: the parameter and the material in one undoable edit
+    depth = doc.undo_stack.count()
+    assert dialog.apply() and doc.undo_stack.count() == depth + 1
+    assert doc.model.links[1].part.material.name == best.picks[0]
+    assert doc.model.parameter_values["D2"] == pytest.approx(best.values["D2"], rel=1e-12)
+    doc.undo_stack.undo()
+    assert doc.model == before
+
+
+def test_a_bad_option_is_named_and_nothing_runs(qtbot, window):
+    dialog = window.requirements.open_optimize()
+    dialog.add_choice("2.material", ["steel", "unobtainium"])
+    assert dialog.start() is None and not dialog.runner.busy
+    assert "no material 'unobtainium'" in dialog.message.text()
+    dialog.choices.setRowCount(0)
+    dialog.add_choice("2.drive", ["NPT025-MF-10", "NOPE-1"])
+    assert dialog.start() is None
+    assert "'NOPE-1' is neither a gearbox nor a motor" in dialog.message.text()
+    dialog.choices.item(0, 1).setText(" , ")
+    assert dialog.start() is None and dialog.message.text().startswith("choice 1 (2.drive): give its options")
+    dialog.choices.setRowCount(0)
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.more_objectives.setText("max frequency, mass")
+    assert dialog.start() is None and dialog.message.text() == "objective 'mass' is given twice"
+    dialog.more_objectives.setText("fastest frequency")
+    assert dialog.start() is None and "write QUANTITY, max QUANTITY or min QUANTITY" in dialog.message.text()
+    assert not dialog.apply_button.isEnabled() and not dialog.ab_button.isEnabled()
