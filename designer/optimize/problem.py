@@ -35,7 +35,7 @@ from ..model.manipulator import Manipulator
 from .sizing import _trapezoid
 
 __all__ = ["Variable", "Choice", "Requirement", "Problem", "Design", "OptimizeResult", "OptimizeError",
-           "parse_requirement", "optimize", "optimize_job", "evaluate_design", "DESIGN_QUANTITIES"]
+           "parse_requirement", "optimize", "optimize_job", "evaluate_design", "safe_evaluate", "DESIGN_QUANTITIES"]
 
 DESIGN_QUANTITIES = ("mass", "peak_torque", "rms_torque")
 #: a requirement holds when its margin is at least -TOLERANCE times its bound; the search aims INSIDE within
@@ -132,6 +132,9 @@ class Design:
     objective: float
     quantities: tuple[float, ...]       # the requirements' values, in order
     feasible: bool
+    #: every objective's value when there are several (a Pareto front, :mod:`designer.optimize.pareto`);
+    #: ``objective`` is the first
+    objectives: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -305,20 +308,37 @@ def project_values(problem: Problem, model: Manipulator, values: dict[str, float
 
 
 def evaluate_design(problem: Problem, values: dict[str, float], picks: Sequence[str],
-                    chosen: Manipulator | None = None) -> Design:
+                    chosen: Manipulator | None = None, objectives: Sequence[str] | None = None) -> Design:
     """A fresh evaluation of one design (NaN values count as violating); ``chosen``: the model with the picks
-    applied, when the caller has it."""
+    applied, when the caller has it; ``objectives``: several objectives' quantities instead of
+    ``problem.objective`` (``Design.objectives`` holds them, ``Design.objective`` the first)."""
     model = chosen_model(problem, picks) if chosen is None else chosen
     own = [r for r in problem.requirements if r.project is None]
-    vals = quantities(problem, model, [problem.objective, *(r.quantity for r in own)], values)
-    given = iter(vals[1:])
+    names = [problem.objective] if objectives is None else list(objectives)
+    k = len(names)
+    vals = quantities(problem, model, [*names, *(r.quantity for r in own)], values)
+    given = iter(vals[k:])
     reviewed = iter(project_values(problem, model, values))
     req = tuple(next(reviewed) if r.project is not None else next(given) for r in problem.requirements)
     # a project requirement holds as `review` says it does (margin >= 0); a --require within TOLERANCE
     ok = all(math.isfinite(v) and r.margin(v) >= (0.0 if r.project is not None else
                                                    -TOLERANCE * max(abs(r.bound), 1e-12))
              for r, v in zip(problem.requirements, req))
-    return Design(dict(values), tuple(picks), vals[0], req, ok and math.isfinite(vals[0]))
+    return Design(dict(values), tuple(picks), vals[0], req, ok and all(math.isfinite(v) for v in vals[:k]),
+                  tuple(vals[:k]) if objectives is not None else ())
+
+
+def safe_evaluate(problem: Problem, values: dict[str, float], picks: Sequence[str],
+                  chosen: Manipulator | None = None, objectives: Sequence[str] | None = None) -> Design:
+    """:func:`evaluate_design`, a design the model cannot take (a singular matrix, a negative size ...) given
+    NaN values (infeasible) instead of an error."""
+    try:
+        return evaluate_design(problem, values, picks, chosen, objectives)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+        nan = tuple(math.nan for _ in problem.requirements)
+        k = 1 if objectives is None else len(objectives)
+        return Design(dict(values), tuple(picks), math.nan, nan, False,
+                      () if objectives is None else (math.nan,) * k)
 
 
 def check_problem(problem: Problem) -> None:
@@ -389,11 +409,7 @@ class _Combination:
             if self.cancelled is not None and self.cancelled():
                 raise KeyboardInterrupt
             values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
-            try:
-                self.cache[key] = evaluate_design(self.problem, values, self.picks, self.model)
-            except (ValueError, ArithmeticError, np.linalg.LinAlgError):   # a design the model cannot take
-                nan = tuple(math.nan for _ in self.problem.requirements)
-                self.cache[key] = Design(values, self.picks, math.nan, nan, False)
+            self.cache[key] = safe_evaluate(self.problem, values, self.picks, self.model)
         return self.cache[key]
 
     def objective(self, u) -> float:
