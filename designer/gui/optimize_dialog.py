@@ -4,10 +4,11 @@ gearbox, motor or GEARBOX+MOTOR pair), one objective or several, and the project
 (docs/optimize.md).
 
 One objective: the multi-start search (:func:`~designer.optimize.problem.optimize_job`), its best design shown.
-Two or more: the Pareto front (:func:`designer.optimize.pareto.pareto_job`, NSGA-II) plotted, each point a design
-to select (gui/optimize_front.py). The selected design's objectives, variables, choices and every requirement's
-value and margin are listed; Apply makes the project that design as one undoable edit; A/B sets it beside the
-current design, metric by metric (Explore's A/B rows).
+Two or more: the Pareto front (:func:`designer.optimize.pareto.pareto_job`, NSGA-II, in the worker thread)
+plotted, each point a design to select (gui/optimize_front.py), the one nearest the ideal point first. The
+selected design's objectives, variables, choices and every requirement's value and margin are listed; Apply
+makes the project that design as one undoable edit; A/B sets it beside the current design, metric by metric
+(Explore's A/B rows).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QGridLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QSplitter,
-                               QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QGridLayout,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
+                               QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from .job_runner import JobRunner
 from .optimize_front import CompareTable, DesignTable, FrontView, design_rows
@@ -149,6 +150,13 @@ class OptimizeDialog(QDialog):
         self.generations.setValue(10)
         front.addWidget(self.generations)
         goal.addLayout(front, 2, 2, 1, 2)
+        goal.addWidget(QLabel("payload (kg)", self), 3, 0)
+        self.payload = QDoubleSpinBox(self)
+        self.payload.setRange(0.0, 1e5)
+        self.payload.setDecimals(3)
+        self.payload.setToolTip("The payload at the tool for the objectives (deflection, frequency ...); at first "
+                                "the project's (the Requirements tab), which its own requirements always use")
+        goal.addWidget(self.payload, 3, 1)
         goal.setColumnStretch(1, 1)
         layout.addLayout(goal)
         self.use_requirements = QCheckBox("The project's requirements as constraints", self)
@@ -184,8 +192,10 @@ class OptimizeDialog(QDialog):
         self.ab_table = CompareTable(self)
         ab_layout.addWidget(self.ab_table, 1)
         self.tabs.addTab(ab, "A/B")
+        self.front.setMinimumHeight(180)
         results.setStretchFactor(0, 1)
         results.setStretchFactor(1, 1)
+        results.setSizes([340, 300])
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(setup)
@@ -225,6 +235,8 @@ class OptimizeDialog(QDialog):
                 self.target.addItem(f"link {i + 1}{name}: material", f"{i + 1}.material")
             if link.actuated:
                 self.target.addItem(f"joint {i + 1}{name}: catalog gearbox / motor", f"{i + 1}.drive")
+        payload = model.requirements.payload
+        self.payload.setValue(payload.mass if payload is not None else 0.0)
         has = bool(model.requirements.items)
         self.use_requirements.setEnabled(has)
         self.use_requirements.setText(f"The project's {len(model.requirements.items)} requirement(s) as constraints"
@@ -357,7 +369,7 @@ class OptimizeDialog(QDialog):
         reqs = Requirement.of_project(model) if self.use_requirements.isChecked() else ()
         (first, maximize), *_ = self.objectives()
         problem = Problem(model, variables, first, reqs, choices=choices, maximize=maximize,
-                          catalog=self._catalog())
+                          payload=self.payload.value(), catalog=self._catalog())
         for k, c in enumerate(choices):   # each option applied alone: a name the catalogs lack is said now
             for option in c.options:
                 picks = [cc.options[0] if j != k else option for j, cc in enumerate(choices)]
@@ -384,12 +396,7 @@ class OptimizeDialog(QDialog):
             self.message.setText("Cancelled")
 
         if len(objectives) > 1:
-            try:
-                from ..optimize.pareto import Objective, pareto_job
-            except ImportError:
-                self.message.setText("A Pareto front of several objectives needs designer.optimize.pareto, "
-                                     "which this build lacks: give one objective")
-                return None
+            from ..optimize.pareto import Objective, pareto_job
             objs = [Objective(name, maximize) for name, maximize in objectives]
             population, generations = self.population.value(), self.generations.value()
             self.message.setText(f"Pareto front of {len(objs)} objectives…")
@@ -459,8 +466,7 @@ class OptimizeDialog(QDialog):
             self.message.setText("No design meets the requirements: nothing to apply")
             return
         self.message.setText(f"Done: {len(self.designs)} design(s) on the front; click one, then Apply or A/B")
-        pick = getattr(front, "pick", None)
-        self.front.select(pick("ideal") if pick is not None else 0)
+        self.front.select(front.pick("ideal"))   # the design nearest the ideal point, to start with
 
     def select(self, index: int) -> None:
         """Show design ``index`` of the result (the front's point, or the best design) and offer Apply and A/B."""
@@ -512,27 +518,26 @@ class OptimizeDialog(QDialog):
             self.message.setText(f"A/B: {exc}")
             return None
         q = explore_joints(a).pose(self.window_.sliders.values())
-        label = f"design {self.chosen + 1}"
+        label, payload = f"design {self.chosen + 1}", self.found_problem.payload
         self.message.setText(f"A/B: the current design against {label}…")
 
         def shown(rows) -> None:
             self.ab_table.show_rows(rows, label)
             self.tabs.setCurrentIndex(2)
             self.message.setText(f"A/B: the current design (A) against {label} (B)")
-        return self.runner.start("A/B", lambda token: ab_job(a, b, q, AB_SAMPLES, token), shown,
+        return self.runner.start("A/B", lambda token: ab_job(a, b, q, payload, AB_SAMPLES, token), shown,
                                  on_failed=lambda m, _d: self.message.setText(f"A/B: {m}"))
 
 
-def ab_job(model_a, model_b, q, samples: int, token):
-    """Explore's A/B rows (:func:`designer.explore.compare.compare`) of two designs, each rated by its own drives
-    and the project's payload, as a job."""
+def ab_job(model_a, model_b, q, payload: float, samples: int, token):
+    """Explore's A/B rows (:func:`designer.explore.compare.compare`) of two designs, each rated by its own drives,
+    with ``payload`` (kg) at the tool, as a job."""
     from ..explore.compare import compare
     from ..explore.joints import explore_arm
     from ..jobs import Progress
     from ..optimize.problem import _ratings
     yield Progress("A/B", None, f"every metric at the pose and over {samples} samples")
     arm_a, arm_b = explore_arm(model_a), explore_arm(model_b)
-    payload = model_a.requirements.payload.mass if model_a.requirements.payload is not None else 0.0
     rows = compare(arm_a, arm_b, q, _ratings(model_a, arm_a, payload), samples, stats=("max", "mean", "min"),
                    ratings_b=_ratings(model_b, arm_b, payload))
     token.check()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from designer.optimize.problem import Choice, Problem, Requirement, Variable, optimize
@@ -164,3 +165,60 @@ def test_a_bad_option_is_named_and_nothing_runs(qtbot, window):
     dialog.more_objectives.setText("fastest frequency")
     assert dialog.start() is None and "write QUANTITY, max QUANTITY or min QUANTITY" in dialog.message.text()
     assert not dialog.apply_button.isEnabled() and not dialog.ab_button.isEnabled()
+
+
+def test_two_objectives_give_a_front_to_pick_apply_and_compare(qtbot, window):
+    from PySide6.QtCore import QPointF, Qt
+
+    from designer.optimize.problem import evaluate_design
+    doc = window.document
+    before = doc.model
+    dialog = window.requirements.open_optimize()
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.use_requirements.setChecked(False)
+    dialog.objective.setCurrentText("mass")
+    dialog.more_objectives.setText("deflection")
+    dialog.population.setValue(8)
+    dialog.generations.setValue(4)
+    assert dialog.start() is not None
+    qtbot.waitUntil(lambda: dialog.found is not None and not dialog.runner.busy, timeout=300_000)
+    front = dialog.found
+    assert front.names == ("mass", "deflection") and len(dialog.designs) >= 3
+    # each design's objectives evaluated again here, one by one
+    assert dialog.payload.value() == 5.0   # the project's payload
+    problem = Problem(before, (Variable("D2", 0.06, 0.15),), "mass", payload=5.0)
+    for d, row in zip(dialog.designs, dialog.objective_values):
+        fresh = evaluate_design(problem, d.values, d.picks, objectives=["mass", "deflection"])
+        np.testing.assert_allclose(row, fresh.objectives, rtol=1e-9)
+    # a thicker upper arm is heavier and sags less: along the front, mass up, deflection down, and D2 up
+    order = np.argsort(dialog.objective_values[:, 0])
+    f = dialog.objective_values[order]
+    d2 = np.array([dialog.designs[i].values["D2"] for i in order])
+    assert np.all(np.diff(f[:, 0]) > 0) and np.all(np.diff(f[:, 1]) < 0) and np.all(np.diff(d2) > 0)
+    # plotted: one point per design; clicking the heaviest one selects it, its figures listed
+    xy = dialog.front.points()
+    np.testing.assert_allclose(xy, dialog.objective_values)
+    dialog.tabs.setCurrentIndex(0)
+    heaviest = int(order[-1])
+    box = dialog.front.box
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: box.built and box.plot.vb.width() > 0, timeout=60_000)
+    view = box.layout_widget
+    pos = view.mapFromScene(box.plot.vb.mapViewToScene(QPointF(*xy[heaviest])))
+    qtbot.mouseMove(view.viewport(), pos)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    qtbot.waitUntil(lambda: dialog.chosen == heaviest, timeout=60_000)
+    rows = dialog.design_table.texts()
+    assert rows[0][:2] == ["objective", "mass"] and rows[1][:2] == ["objective", "deflection"]
+    assert ["variable", "D2", f"{dialog.designs[heaviest].values['D2']:.6g}", ""] in rows
+    # Apply: one undoable edit to that design
+    assert dialog.apply()
+    assert doc.model.parameter_values["D2"] == pytest.approx(dialog.designs[heaviest].values["D2"], rel=1e-12)
+    doc.undo_stack.undo()
+    assert doc.model == before
+    # A/B against the current design: B sags less at the pose (every joint at zero), as the front says
+    dialog.start_ab()
+    qtbot.waitUntil(lambda: bool(dialog.ab_table.rows) and not dialog.runner.busy, timeout=300_000)
+    by = {(r["metric"], r["where"]): r for r in dialog.ab_table.rows}
+    assert by[("deflection", "pose")]["B"] == pytest.approx(f[-1, 1], rel=1e-9)
+    assert by[("total_mass", "design")]["B"] == pytest.approx(f[-1, 0], rel=1e-9)
