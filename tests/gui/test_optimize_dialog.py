@@ -222,3 +222,18 @@ def test_two_objectives_give_a_front_to_pick_apply_and_compare(qtbot, window):
     by = {(r["metric"], r["where"]): r for r in dialog.ab_table.rows}
     assert by[("deflection", "pose")]["B"] == pytest.approx(f[-1, 1], rel=1e-9)
     assert by[("total_mass", "design")]["B"] == pytest.approx(f[-1, 0], rel=1e-9)
+
+
+def test_cancel_stops_a_front(qtbot, window):
+    # 200 generations of 100 designs: long by construction; Cancel ends it with nothing to apply or compare
+    dialog = window.requirements.open_optimize()
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.more_objectives.setText("max frequency")
+    dialog.population.setValue(100)
+    dialog.generations.setValue(200)
+    assert dialog.start() is not None
+    qtbot.waitUntil(lambda: dialog.runner.busy, timeout=60_000)
+    dialog.runner.cancel()
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=120_000)
+    assert dialog.message.text() == "Cancelled" and dialog.found is None and dialog.designs == []
+    assert not dialog.apply_button.isEnabled() and not dialog.ab_button.isEnabled() and not dialog.apply()
