@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..model.requirements import Requirements, Where
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
 
 __all__ = ["where_text", "where_field", "poses_text", "parse_poses", "checked", "DriveItemsEditor", "NONE",
            "drive_with_items"]
@@ -170,7 +173,7 @@ class DriveItemsEditor(QWidget):
     def __init__(self, document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
-        self.catalog = None
+        self.catalog: Catalog | None = None
         self.catalog_problem = ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -219,8 +222,10 @@ class DriveItemsEditor(QWidget):
                 label = QTableWidgetItem(f"{i + 1}" + (f" {link.name}" if link.name else ""))
                 self.table.setItem(row, JOINT, label)
                 drive = link.drive
-                for col, key, table in ((GEARBOX, "gearbox", self.catalog.gearboxes if self.catalog else {}),
-                                        (MOTOR, "motor", self.catalog.motors if self.catalog else {})):
+                tables: tuple[tuple[int, str, dict[str, Any]], ...] = (
+                    (GEARBOX, "gearbox", self.catalog.gearboxes if self.catalog else {}),
+                    (MOTOR, "motor", self.catalog.motors if self.catalog else {}))
+                for col, key, table in tables:
                     combo = QComboBox(self.table)
                     names = [NONE, *table]
                     current = getattr(drive, key) if drive is not None else None
@@ -261,7 +266,7 @@ class DriveItemsEditor(QWidget):
             self.message.emit(str(exc))
             self.fill(model)
             return False
-        words = ", ".join(n for n in (gearbox, motor) if n) or "no catalog items"
+        words = ", ".join(str(n) for n in (gearbox, motor) if n) or "no catalog items"
         return self.document.apply(new, f"Joint {joint + 1} drive: {words}")
 
     def _chosen(self, joint: int) -> None:
