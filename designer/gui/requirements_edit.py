@@ -178,7 +178,9 @@ class DriveItemsEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
-        self.title = QLabel("Drives from catalogs (gearbox, motor; their figures fill the drive's):", self)
+        self.title = QLabel("Drives from catalogs:", self)
+        self.title.setToolTip("Each driven joint's gearbox and motor from the catalogs: the figures they give "
+                              "(ratio, rotor inertia, ratings, stiffness) become the drive's (docs/catalogs.md)")
         head.addWidget(self.title, 1)
         self.reload_button = QPushButton("Reload catalogs", self)
         self.reload_button.setToolTip("Read the bundled catalogs and the *.catalog.json files beside the project "
