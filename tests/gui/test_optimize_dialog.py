@@ -237,3 +237,21 @@ def test_cancel_stops_a_front(qtbot, window):
     qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=120_000)
     assert dialog.message.text() == "Cancelled" and dialog.found is None and dialog.designs == []
     assert not dialog.apply_button.isEnabled() and not dialog.ab_button.isEnabled() and not dialog.apply()
+
+
+def test_the_dialog_is_usable_at_1366_by_768(qtbot, window):
+    from PySide6.QtCore import QPoint, QRect
+    dialog = window.requirements.open_optimize()
+    screen = QRect(0, 0, 1366, 768 - 60)   # less a task bar and the title bar
+    assert dialog.minimumSizeHint().width() <= screen.width()
+    assert dialog.minimumSizeHint().height() <= screen.height()
+    dialog.resize(min(1150, screen.width()), min(680, screen.height()))
+    qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: dialog.width() <= screen.width() and dialog.height() <= screen.height(), timeout=10_000)
+    for widget in (dialog.table, dialog.choices, dialog.add_button, dialog.add_choice_button, dialog.objective,
+                   dialog.more_objectives, dialog.population, dialog.generations, dialog.payload, dialog.run_button,
+                   dialog.runner, dialog.front.box, dialog.tabs, dialog.apply_button):
+        rect = QRect(widget.mapTo(dialog, QPoint(0, 0)), widget.size())
+        assert widget.isVisible() and dialog.rect().contains(rect), widget
+        assert widget.width() > 0 and widget.height() > 0
+    assert dialog.front.height() >= 180 and dialog.table.height() >= 60 and dialog.choices.height() >= 60
