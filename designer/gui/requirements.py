@@ -109,12 +109,13 @@ class RequirementsPanel(QWidget):
         payload.addWidget(self.payload_offset, 1)
         layout.addLayout(payload)
         cycle = QHBoxLayout()
-        self.cycle_label = QLabel(self)
+        self.cycle_label = QLabel("Cycle:", self)
         cycle.addWidget(self.cycle_label)
         self.waypoints_edit = QLineEdit(self)
         self.waypoints_edit.setPlaceholderText("none: type waypoints q1 q2 ..; q1 q2 .. (rad or m), or add the pose")
         self.waypoints_edit.setToolTip("The cycle's waypoints, poses of the metrics' joints (rad or m) separated by "
-                                       "';', joined by rest-to-rest moves sharing the cycle time")
+                                       "';', joined by rest-to-rest moves sharing the cycle time; or file: PATH.csv, "
+                                       "a trajectory t, q1..qn relative to the project's folder")
         self.waypoints_edit.editingFinished.connect(self._waypoints_typed)
         cycle.addWidget(self.waypoints_edit, 1)
         layout.addLayout(cycle)
@@ -300,12 +301,15 @@ class RequirementsPanel(QWidget):
             self.where_edit.setEnabled(bool(items))
 
     def set_waypoints_text(self, text: str) -> bool:
-        """The cycle's waypoints typed (``q1 q2 ..; q1 q2 ..``), at the cycle time shown: one undoable edit, or
-        refused; empty text clears the cycle (refused while a requirement holds along it)."""
+        """The cycle's waypoints typed (``q1 q2 ..; q1 q2 ..``), at the cycle time shown, or ``file: PATH.csv`` (a
+        trajectory ``t, q1..qn``, relative to the project's folder): one undoable edit, or refused; empty text
+        clears the cycle (refused while a requirement holds along it)."""
         if not text.strip():
             if self.requirements.cycle is None:
                 return False
             return self.clear_cycle()
+        if text.strip().lower().startswith("file:"):
+            return self.set_trajectory(text.strip()[5:].strip())
         try:
             points = parse_poses(text, "cycle waypoints")
         except ValueError as exc:
@@ -317,9 +321,34 @@ class RequirementsPanel(QWidget):
         data["cycle"] = {"waypoints": points, "time": time}
         return self.apply_fields(data, "Cycle waypoints")
 
+    def set_trajectory(self, name: str) -> bool:
+        """The cycle from the trajectory file ``name`` (relative to the project's folder), read now: one undoable
+        edit, or refused naming the file and what is wrong with it."""
+        from pathlib import Path
+
+        from ..model.requirements import Cycle
+        from ..review import ReviewError, cycle_trajectory
+        if not name:
+            self._refuse("cycle: after 'file:' give a CSV file of t, q1..qn")
+            return False
+        folder = self.document.path.parent if self.document.path is not None else Path.cwd()
+        path = (folder / name).resolve()
+        if not path.is_file():
+            self._refuse(f"cycle.trajectory: no file {path}")
+            return False
+        model = self.document.model
+        numbers = [i + 1 for i, link in enumerate(model.links) if link.actuated]
+        cycle = Cycle(trajectory=str(path))
+        try:
+            cycle_trajectory(cycle, len(numbers), numbers)
+        except ReviewError as exc:
+            self._refuse(str(exc))
+            return False
+        return self._apply(replace(self.requirements, cycle=cycle), f"Cycle: {path.name}")
+
     def _waypoints_typed(self) -> None:
         c = self.requirements.cycle
-        shown = poses_text(c.waypoints) if c is not None and not c.trajectory else ""
+        shown = "" if c is None else f"file: {c.trajectory}" if c.trajectory else poses_text(c.waypoints)
         if self.waypoints_edit.text().strip() != shown:
             self.set_waypoints_text(self.waypoints_edit.text())
 
@@ -388,9 +417,8 @@ class RequirementsPanel(QWidget):
             self.payload_mass.setValue(0.0 if p is None else p.mass)
             self.payload_offset.setText("" if p is None else " ".join(f"{v:g}" for v in p.offset))
             c = req.cycle
-            self.cycle_label.setText("Cycle:" if c is None or not c.trajectory else "Cycle (a trajectory file):")
-            self.waypoints_edit.setText("" if c is None else c.trajectory or poses_text(c.waypoints))
-            self.waypoints_edit.setReadOnly(c is not None and bool(c.trajectory))
+            self.waypoints_edit.setText("" if c is None else f"file: {c.trajectory}" if c.trajectory else
+                                        poses_text(c.waypoints))
             if c is not None and c.time > 0:
                 self.cycle_time.setValue(c.time)
             self._show_where(self.table.currentRow())

@@ -203,3 +203,40 @@ def test_user_catalogs_beside_the_project_and_a_bad_one(qtbot, window, tmp_path)
     assert doc.model == model and drives.combo(0, 1).currentText() == "MY-GEAR-50"
     assert not drives.choose(1, "NPT025-MF-10", None)
     assert doc.model == model and "no catalogs" in panel.summary.text()
+
+
+def test_a_trajectory_file_typed_as_the_cycle(qtbot, window, tmp_path):
+    from designer.review import review
+    panel = window.requirements
+    doc = window.document
+    project = tmp_path / "arm.json"
+    save_project(doc.model, project)
+    doc.mark_saved(project)
+    t = np.linspace(0.0, 2.0, 201)
+    s = 0.5 - 0.5 * np.cos(np.pi * t / 2.0)   # a rest-to-rest sweep of joint 1 over 2 s
+    rows = ["t,q1,q2,q3"] + [f"{a:.6f},{1.2 * b:.9f},-0.6,1.2" for a, b in zip(t, s)]
+    (tmp_path / "sweep.csv").write_text("\n".join(rows) + "\n")
+    wait_reviewed(qtbot, panel, doc.model)
+    assert panel.set_waypoints_text("file: sweep.csv")
+    assert doc.model.requirements.cycle.trajectory == str((tmp_path / "sweep.csv").resolve())
+    assert panel.waypoints_edit.text() == f"file: {(tmp_path / 'sweep.csv').resolve()}"
+    wait_reviewed(qtbot, panel, doc.model)
+    expected = review(doc.model, strict=False)   # the core's review of the same model, here
+    assert [o.value for o in panel.outcomes] == pytest.approx([o.value for o in expected], nan_ok=True)
+    row = 2   # torque load along the cycle: its worst sample lies on the sweep
+    assert panel.outcomes[row].time is not None and 0.0 <= panel.outcomes[row].time <= 2.0
+    # saved: the file names the trajectory relative to the project's folder
+    save_project(doc.model, project)
+    assert json.loads(project.read_text())["cycle"] == {"trajectory": "sweep.csv"}
+    before = doc.model.requirements
+    (tmp_path / "bad.csv").write_text("t,q1,q2,q3\n0,0,0,0\n1,x,0,0\n2,0,0,0\n")
+    for text, message in [("file: none.csv", f"cycle.trajectory: no file {(tmp_path / 'none.csv').resolve()}"),
+                          ("file: bad.csv", "cycle.trajectory: "),
+                          ("file:", "cycle: after 'file:' give a CSV file")]:
+        assert not panel.set_waypoints_text(text)
+        assert panel.summary.text().startswith(message), (text, panel.summary.text())
+        assert doc.model.requirements == before
+    assert "line 3, column q1: not a number" in (panel.set_waypoints_text("file: bad.csv") or panel.summary.text())
+    doc.undo_stack.undo()
+    assert doc.model.requirements.cycle.waypoints[0] == (0.0, -0.6, 1.2)
+    wait_reviewed(qtbot, panel, doc.model)
