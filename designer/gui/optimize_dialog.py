@@ -33,6 +33,7 @@ __all__ = ["OptimizeDialog", "parse_objectives"]
 NAME, LOW, HIGH = range(3)
 TARGET, OPTIONS = range(2)
 AB_SAMPLES = 300   # workspace samples of the A/B table's statistics
+PAIRS_OFFERED = 4  # a drive choice's options at first: this many of the lightest feasible pairs along the cycle
 
 
 def parse_objectives(first: str, maximize_first: bool, more: str) -> list[tuple[str, bool]]:
@@ -298,18 +299,43 @@ class OptimizeDialog(QDialog):
             return [g for g, item in catalog.gearboxes.items() if item.series == series]
         return list(catalog.gearboxes)
 
-    def add_choice(self, target: str, options: list[str] | None = None) -> None:
+    def add_choice(self, target: str, options: list[str] | None = None):
         """A row choosing ``target`` (``LINK.material`` or ``JOINT.drive``) among ``options`` (default:
-        :meth:`default_options`)."""
+        :meth:`default_options`). A joint's drive in a project with a cycle: the catalog pairs are then sized
+        along the cycle in the worker (:func:`designer.optimize.sizing.size_cycle`, as ``size`` does) and the
+        lightest feasible ones become the options; the worker is returned (None otherwise)."""
         if not target:
-            return
+            return None
+        given = options is not None
         options = self.default_options(target) if options is None else options
         row = self.choices.rowCount()
         self.choices.insertRow(row)
         item = QTableWidgetItem(target)
         item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
         self.choices.setItem(row, TARGET, item)
-        self.choices.setItem(row, OPTIONS, QTableWidgetItem(", ".join(options)))
+        cell = QTableWidgetItem(", ".join(options))
+        self.choices.setItem(row, OPTIONS, cell)
+        model, catalog = self.document.model, self._catalog()
+        if given or not target.endswith(".drive") or model.requirements.cycle is None or catalog is None:
+            return None
+        joint = int(target.partition(".")[0])
+
+        def sized(pairs: list[str]) -> None:
+            try:
+                k = cell.row()
+            except RuntimeError:   # the row was removed meanwhile
+                return
+            if k < 0:
+                return
+            if pairs:
+                cell.setText(", ".join(pairs))
+                self.message.setText(f"choice {k + 1}: the {len(pairs)} lightest gearbox+motor pairs that carry "
+                                     f"joint {joint}'s load along the cycle (sizing, docs/catalogs.md)")
+            else:
+                self.message.setText(f"choice {k + 1}: no catalog pair carries joint {joint}'s load along the "
+                                     "cycle; the options stay gearboxes")
+        return self.runner.start("Sizing", lambda token: pairs_job(model, catalog, joint, PAIRS_OFFERED, token),
+                                 sized, on_failed=lambda m, _d: self.message.setText(f"Sizing: {m}"))
 
     @staticmethod
     def _remove_row(table: QTableWidget) -> None:
@@ -527,6 +553,22 @@ class OptimizeDialog(QDialog):
             self.message.setText(f"A/B: the current design (A) against {label} (B)")
         return self.runner.start("A/B", lambda token: ab_job(a, b, q, payload, AB_SAMPLES, token), shown,
                                  on_failed=lambda m, _d: self.message.setText(f"A/B: {m}"))
+
+
+def pairs_job(model, catalog, joint: int, count: int, token):
+    """The ``count`` first gearbox+motor pairs of joint ``joint`` (its link number) ranked along the project's
+    cycle (lightest feasible first), as ``GEARBOX+MOTOR`` options, as a job."""
+    from ..explore.joints import explore_joints
+    from ..jobs import Progress
+    from ..optimize.sizing import size_cycle
+    from ..review import cycle_trajectory
+    yield Progress("sizing", None, f"joint {joint}: every catalog pair along the cycle")
+    joints = explore_joints(model)
+    traj = cycle_trajectory(model.requirements.cycle, joints.n, joints.numbers)
+    sizing = size_cycle(model, traj, catalog)
+    token.check()
+    ranked = sizing[joint].ranked if joint in sizing else []
+    return [f"{p.gearbox.name}+{p.motor.name}" for p in ranked[:count]]
 
 
 def ab_job(model_a, model_b, q, payload: float, samples: int, token):

@@ -255,3 +255,33 @@ def test_the_dialog_is_usable_at_1366_by_768(qtbot, window):
         assert widget.isVisible() and dialog.rect().contains(rect), widget
         assert widget.width() > 0 and widget.height() > 0
     assert dialog.front.height() >= 180 and dialog.table.height() >= 60 and dialog.choices.height() >= 60
+
+
+def test_a_drive_choice_offers_the_pairs_sized_along_the_cycle(qtbot, window):
+    from designer.catalog import load_catalog
+    from designer.optimize.sizing import size_cycle
+    from designer.review import cycle_trajectory
+    dialog = window.requirements.open_optimize()
+    model = window.document.model
+    traj = cycle_trajectory(model.requirements.cycle, 3, (1, 2, 3))
+    sizing = size_cycle(model, traj, load_catalog())   # the core's sizing of the same cycle, here
+    # joint 3: its lightest feasible pairs, in the core's order
+    assert dialog.add_choice("3.drive") is not None
+    qtbot.waitUntil(lambda: not dialog.runner.busy and dialog.message.text().startswith("choice 1"), timeout=120_000)
+    offered = [o.strip() for o in dialog.choices.item(0, 1).text().split(",")]
+    ranked = sizing[3].ranked
+    assert len(ranked) >= 4 and offered == [f"{p.gearbox.name}+{p.motor.name}" for p in ranked[:4]]
+    assert "4 lightest gearbox+motor pairs" in dialog.message.text()
+    for p in ranked[:4]:   # each carries the cycle's peak torque within the pair's peak rating at the joint
+        assert p.peak_torque <= min(p.gearbox.peak_torque, p.motor.peak_torque * p.gearbox.ratio)
+    # joint 2: the bundled catalogs hold no pair for its load; said, and the gearboxes stay the options
+    assert sizing[2].ranked == []
+    gearboxes = dialog.choices.rowCount()
+    assert dialog.add_choice("2.drive") is not None
+    qtbot.waitUntil(lambda: not dialog.runner.busy and dialog.message.text().startswith("choice 2"), timeout=120_000)
+    assert "no catalog pair carries joint 2's load" in dialog.message.text()
+    assert "+" not in dialog.choices.item(gearboxes, 1).text()
+    # the offered options make a valid problem: each applies to the project
+    dialog.choices.removeRow(gearboxes)
+    dialog.add_parameter("D2", 0.06, 0.15)
+    assert dialog.problem().choices[0].options == tuple(offered)
