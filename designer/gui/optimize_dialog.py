@@ -572,15 +572,26 @@ def pairs_job(model, catalog, joint: int, count: int, token):
 
 
 def ab_job(model_a, model_b, q, payload: float, samples: int, token):
-    """Explore's A/B rows (:func:`designer.explore.compare.compare`) of two designs, each rated by its own drives,
-    with ``payload`` (kg) at the tool, as a job."""
-    from ..explore.compare import compare
+    """The project's requirements reviewed for both designs (``where`` "requirement", the value each has where
+    the requirement is worst), then Explore's A/B rows (:func:`designer.explore.compare.compare`) of the two,
+    each rated by its own drives, with ``payload`` (kg) at the tool, as a job."""
+    from ..explore.compare import _diff, compare
     from ..explore.joints import explore_arm
     from ..jobs import Progress
     from ..optimize.problem import _ratings
-    yield Progress("A/B", None, f"every metric at the pose and over {samples} samples")
+    from ..review import review
+    rows = []
+    if model_a.requirements.items:
+        yield Progress("A/B", 0.0, "the requirements of both designs")
+        for oa, ob in zip(review(model_a, strict=False), review(model_b, strict=False)):
+            r = oa.requirement
+            a = math.nan if oa.value is None else float(oa.value)
+            b = math.nan if ob.value is None else float(ob.value)
+            rows.append({"metric": f"{r.name or r.metric} ({r.text})", "where": "requirement", **_diff(a, b)})
+        token.check()
+    yield Progress("A/B", 0.5, f"every metric at the pose and over {samples} samples")
     arm_a, arm_b = explore_arm(model_a), explore_arm(model_b)
-    rows = compare(arm_a, arm_b, q, _ratings(model_a, arm_a, payload), samples, stats=("max", "mean", "min"),
-                   ratings_b=_ratings(model_b, arm_b, payload))
+    rows += compare(arm_a, arm_b, q, _ratings(model_a, arm_a, payload), samples, stats=("max", "mean", "min"),
+                    ratings_b=_ratings(model_b, arm_b, payload))
     token.check()
     return rows

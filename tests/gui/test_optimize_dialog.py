@@ -127,6 +127,8 @@ def test_a_material_choice_with_a_parameter_then_apply_and_a_b(qtbot, window):
     reqs = [r for r in rows if r[0] == "requirement"]
     assert len(reqs) == 8 and all(float(r[3]) >= 0 for r in reqs)
 
+    qtbot.waitUntil(lambda: panel.outcomes is not None and panel._current(doc.model, panel.reviewed_model)
+                    and not panel.runner.busy, timeout=120_000)   # the tab's review of the current design
     # A/B: the current design against the found one; B's total mass is the mass the optimizer's review gave it
     assert dialog.ab_button.isEnabled() and dialog.start_ab() is not None
     qtbot.waitUntil(lambda: bool(dialog.ab_table.rows) and not dialog.runner.busy, timeout=300_000)
@@ -137,6 +139,11 @@ def test_a_material_choice_with_a_parameter_then_apply_and_a_b(qtbot, window):
     panel_mass = next(o.value for o in panel.outcomes if o.requirement.metric == "mass")
     assert mass["A"] == pytest.approx(panel_mass, rel=1e-9)
     assert ("frequency", "pose") in by and dialog.ab_table.rowCount() == len(dialog.ab_table.rows)
+    # the requirements first, A's as the tab's review has them, B's as the optimizer's
+    reqs = [r for r in dialog.ab_table.rows if r["where"] == "requirement"]
+    assert len(reqs) == 8 and dialog.ab_table.rows[:8] == reqs
+    assert [r["A"] for r in reqs] == pytest.approx([o.value for o in panel.outcomes], rel=1e-9)
+    assert [r["B"] for r in reqs] == pytest.approx(list(best.quantities), rel=1e-9)
 
     # Apply: the parameter and the material in one undoable edit
     depth = doc.undo_stack.count()
