@@ -213,6 +213,13 @@ class RequirementsPanel(QWidget):
             if not re.match(r"^[A-Za-z_]+(\[[0-9]+(,[0-9]+)?\])?$", text):
                 self._refuse(f"requirement {row + 1}: write a metric name, name[i] or name[i,j]")
                 return
+            from ..explore.metrics import METRICS
+            from ..review import REVIEW_METRICS
+            name = text.partition("[")[0]
+            if name not in METRICS and name not in REVIEW_METRICS:
+                self._refuse(f"requirement {row + 1}: unknown metric '{name}' (known: "
+                             f"{', '.join([*METRICS, *REVIEW_METRICS])})")
+                return
             self.set_requirement(row, replace(old, metric=text), f"Requirement {row + 1}: metric {text}")
         elif col == VALUE:
             try:

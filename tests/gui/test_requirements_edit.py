@@ -240,3 +240,19 @@ def test_a_trajectory_file_typed_as_the_cycle(qtbot, window, tmp_path):
     doc.undo_stack.undo()
     assert doc.model.requirements.cycle.waypoints[0] == (0.0, -0.6, 1.2)
     wait_reviewed(qtbot, panel, doc.model)
+
+
+def test_an_unknown_metric_is_refused_in_its_cell(qtbot, window):
+    panel = window.requirements
+    doc = window.document
+    before = doc.model.requirements
+    panel.table.item(1, 0).setText("frequncy")
+    assert doc.model.requirements == before and panel.table.item(1, 0).text() == "frequency"
+    assert panel.summary.text().startswith("requirement 2: unknown metric 'frequncy' (known: M, coupling")
+    panel.table.item(1, 0).setText("freq[")
+    assert doc.model.requirements == before
+    assert panel.summary.text() == "requirement 2: write a metric name, name[i] or name[i,j]"
+    panel.table.item(1, 0).setText("frequency_links")   # a known one: one undoable edit
+    assert doc.model.requirements.items[1].metric == "frequency_links"
+    doc.undo_stack.undo()
+    assert doc.model.requirements == before
