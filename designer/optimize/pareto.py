@@ -6,7 +6,7 @@ The continuous variables are scaled to [0, 1]; each discrete choice is one more 
 floor of ``u * len(options)`` picks the option (so crossover and mutation treat it like the others). A
 requirement is the constraint ``-margin / |bound| <= 0`` (a NaN value: violated). The front is the
 non-dominated set of EVERY feasible design evaluated during the run (an archive, so a good design found early
-and lost by the population still counts), each re-evaluated fresh; without a feasible design it is empty and
+and lost by the population still counts); without a feasible design it is empty and
 ``closest`` is the design violating the requirements least.
 """
 
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..explore.distribute import Compute
 from ..jobs import Cancelled, CancelToken, Job, Progress
 from .problem import Design, OptimizeError, Problem, _violation, check_problem, safe_evaluate
 
@@ -129,14 +131,16 @@ def _objectives(objectives: Sequence[str | Objective]) -> tuple[Objective, ...]:
 
 def pareto_job(problem: Problem, objectives: Sequence[str | Objective], population: int = 40,
                generations: int = 30, seed: int = 0, workers: int | None = None, token: CancelToken | None = None,
-               spawn: bool = False) -> Job[ParetoFront]:
+               spawn: bool = False, compute: Compute | None = None) -> Job[ParetoFront]:
     """The Pareto front of ``objectives`` (quantities, minimized, or :class:`Objective`) over ``problem``'s
     variables and choices under its requirements (``problem.objective`` and ``maximize`` are not used), as a
-    job (:mod:`designer.jobs`): a :class:`~designer.jobs.Progress` after each generation, the
-    :class:`ParetoFront` returned.
+    job (:mod:`designer.jobs`): a :class:`~designer.jobs.Progress` of stage ``pareto`` after each generation
+    (on workers also ``population`` ones as its blocks come back), the :class:`ParetoFront` returned.
 
     ``workers``: None evaluates each population in this process; N >= 1 on N worker processes (``spawn``:
-    started fresh, for a process running Qt). Cancelling ``token`` (or closing the job) stops at the next
+    started fresh, for a process running Qt). ``compute`` (instead): local processes, threads or the Dask
+    cluster ``explore sweep`` uses (:class:`~designer.explore.distribute.Compute`).
+    Cancelling ``token`` (or closing the job) stops at the next
     block of designs and cancels the blocks not started (:class:`~designer.jobs.Cancelled`)."""
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.core.evaluator import Evaluator
@@ -152,7 +156,8 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
         check_problem(replace(problem, objective=name))
     n_var = len(problem.variables) + len(problem.choices)
     moo = MooProblem(n_var=n_var, n_obj=len(objs), n_ieq_constr=len(problem.requirements), xl=0.0, xu=1.0)
-    algorithm = NSGA2(pop_size=population, eliminate_duplicates=True)
+    algorithm = NSGA2(pop_size=population, sampling=_first_population(n_var, population, seed),
+                      eliminate_duplicates=True)
     algorithm.setup(moo, termination=("n_gen", generations), seed=seed, verbose=False)
     archive: list[Design] = []
     log: list[str] = []
@@ -160,9 +165,11 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
 
     with contextlib.ExitStack() as stack:
         executor = slots = None
-        if workers is not None:
-            from ..explore.distribute import Compute, open_executor
-            executor, slots = stack.enter_context(open_executor(Compute("processes", int(workers)), spawn=spawn))
+        if compute is None and workers is not None:
+            compute = Compute("processes", int(workers))
+        if compute is not None:
+            from ..explore.distribute import open_executor
+            executor, slots = stack.enter_context(open_executor(compute, spawn=spawn))
         gen = 0
         try:
             while algorithm.has_next():
@@ -192,7 +199,16 @@ def pareto_job(problem: Problem, objectives: Sequence[str | Objective], populati
                 yield Progress("pareto", gen / generations, line)
         except KeyboardInterrupt:
             raise Cancelled("cancelled") from None
-    return _front(problem, objs, names, archive, gen, population, log, workers)
+    return _front(problem, objs, names, archive, gen, population, log, compute)
+
+
+def _first_population(n_var: int, population: int, seed: int) -> np.ndarray:
+    """The first generation: the box's corners (when they are at most half the population; a front often ends
+    on the box's edges, which random points only come near) and seeded random points."""
+    rng = np.random.default_rng(seed)
+    corners = np.array(list(itertools.product((0.0, 1.0), repeat=n_var))) if 2**n_var <= population // 2 \
+        else np.empty((0, n_var))
+    return np.vstack([corners, rng.random((population - len(corners), n_var))])
 
 
 def _on_workers(problem: Problem, names: tuple[str, ...], rows: list[list[float]], executor: cf.Executor,
@@ -204,13 +220,13 @@ def _on_workers(problem: Problem, names: tuple[str, ...], rows: list[list[float]
     for step in ordered_blocks(lambda lo, hi: (evaluate_rows, (problem, names, rows[lo:hi])), len(rows), executor,
                                lambda first, results: out.extend(results), slots=slots, block=block, token=token,
                                stage="pareto", unit="designs"):
-        yield Progress("pareto", (gen + (step.fraction or 0.0)) / generations,
+        yield Progress("population", (gen + (step.fraction or 0.0)) / generations,
                        f"generation {gen + 1}: {step.detail}")
     return out
 
 
 def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...], archive: list[Design],
-           generations: int, population: int, log: list[str], workers: int | None) -> ParetoFront:
+           generations: int, population: int, log: list[str], compute: Compute | None) -> ParetoFront:
     sign = np.array([-1.0 if o.maximize else 1.0 for o in objs])
     feasible = [d for d in archive if d.feasible]
     seen: set[tuple] = set()
@@ -221,18 +237,15 @@ def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...]
             seen.add(key)
             unique.append(d)
     designs: list[Design] = []
-    if unique:
+    if unique:   # each evaluated afresh at its own values already (no cache): not evaluated again
         f = np.array([d.objectives for d in unique]) * sign
-        for i in non_dominated(f):
-            fresh = safe_evaluate(problem, unique[i].values, unique[i].picks, objectives=names)   # checked again
-            if fresh.feasible:
-                designs.append(fresh)
+        designs = [unique[i] for i in non_dominated(f)]
     closest = None
     if not designs and archive:
         closest = min(archive, key=lambda d: _violation(problem, d))
     objectives = np.array([d.objectives for d in designs], float).reshape(len(designs), len(names))
     order = np.lexsort(objectives.T[::-1]) if len(designs) else np.array([], int)
-    where = "in this process" if workers is None else f"on {workers} worker process(es)"
+    where = "in this process" if compute is None else f"on {compute.describe()}"
     return ParetoFront([designs[i] for i in order], objectives[order], names, tuple(o.maximize for o in objs),
                        len(archive), generations, population,
                        f"NSGA-II (pymoo), the requirements as constraints, populations evaluated {where}; "
@@ -241,8 +254,9 @@ def _front(problem: Problem, objs: tuple[Objective, ...], names: tuple[str, ...]
 
 
 def pareto(problem: Problem, objectives: Sequence[str | Objective], population: int = 40, generations: int = 30,
-           seed: int = 0, workers: int | None = None, progress=None, token: CancelToken | None = None
-           ) -> ParetoFront:
+           seed: int = 0, workers: int | None = None, progress=None, token: CancelToken | None = None,
+           compute: Compute | None = None) -> ParetoFront:
     """:func:`pareto_job` run to its end here (``progress`` gets each :class:`~designer.jobs.Progress`)."""
     from ..jobs import run
-    return run(pareto_job(problem, objectives, population, generations, seed, workers, token), progress, token)
+    return run(pareto_job(problem, objectives, population, generations, seed, workers, token, compute=compute),
+               progress, token)

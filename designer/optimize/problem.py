@@ -11,7 +11,8 @@ joint at zero unless given), the drive data's ratings and the payload, through `
 
 Continuous variables are scaled to [0, 1]; SciPy's SLSQP starts from the middle
 of the box and from ``starts - 1`` seeded random points, with the requirements as inequality constraints scaled by their
-bounds (finite-difference gradients; the mass's exact, from its symbolic expression); every discrete combination
+bounds (exact gradients where the model has them, :mod:`designer.optimize.gradients`, else finite
+differences, the result's ``method`` says which); every discrete combination
 is optimised in turn (they are enumerated, so keep them few). The best
 feasible design wins; each result is checked again by a fresh evaluation.
 """
@@ -400,8 +401,11 @@ class _Combination:
         self.scale = 1.0
         self.cscale = [1.0 for _ in problem.requirements]
         self.model = chosen_model(problem, picks)
-        # the mass (the catalog items' masses do not vary within a combination) has an exact gradient
-        self.gradient = mass_gradient(self.model, self.names) if problem.objective.strip() == "mass" else None
+        # exact gradients where the model has them (designer.optimize.gradients), else None: finite differences
+        from .gradients import exact_gradient
+        self.gradient = exact_gradient(self.model, problem.objective, self.names, problem.q) if self.names else None
+        self.gradients = [exact_gradient(self.model, r.quantity, self.names, problem.q)
+                          if self.names and r.project is None else None for r in problem.requirements]
 
     def design(self, u: np.ndarray) -> Design:
         key = tuple(np.round(np.clip(u, 0, 1), 14))
@@ -427,12 +431,19 @@ class _Combination:
         # result holds on a fresh evaluation
         return r.margin(v) / self.cscale[k] - INSIDE if math.isfinite(v) else -1e6
 
+    def constraint_gradient(self, u, k: int, r: Requirement) -> np.ndarray:
+        gradient = self.gradients[k]
+        assert gradient is not None
+        values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))}
+        return (-1.0 if r.upper else 1.0) * gradient(values) * self.span / self.cscale[k]
+
     def run(self, u0: np.ndarray, max_iterations: int) -> tuple[Design, int]:
         """(the design SLSQP ends at from ``u0``, its iterations)."""
         from scipy.optimize import minimize
         if not self.names:
             return self.design(u0), 0
         cons = [{"type": "ineq", "fun": self.constraint, "args": (k, r)}
+                | ({"jac": self.constraint_gradient} if self.gradients[k] is not None else {})
                 for k, r in enumerate(self.problem.requirements)]
         jac = self.objective_gradient if self.gradient is not None else None
         res = minimize(self.objective, u0, jac=jac, method="SLSQP", bounds=[(0.0, 1.0)] * len(self.names),
@@ -469,8 +480,12 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
         points += list(np.random.default_rng(seed).random((starts - 1, n)))   # scipy.stats would take seconds to import
     combos = list(itertools.product(*(c.options for c in problem.choices)))
     done, total = 0, len(combos) * (len(points) if n else 1)
+    exact: list[str] = []
     for picks in combos:
         search = _Combination(problem, tuple(picks), cancelled)
+        if not exact:
+            exact = ([problem.objective] if search.gradient is not None else []) + \
+                [r.text for r, g in zip(problem.requirements, search.gradients) if g is not None]
         start = search.design(points[0])
         first = start.objective
         search.scale = abs(first) if math.isfinite(first) and first != 0 else 1.0
@@ -496,9 +511,16 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
     if best is not None:
         best = evaluate_design(problem, best.values, best.picks)   # checked again, fresh
         model = design_model(problem, best.values, best.picks)
-    gradients = "the mass's gradient exact, the requirements'" if problem.objective.strip() == "mass" and n else ""
-    return OptimizeResult(best, model, f"SLSQP (scipy.optimize), {gradients or 'gradients'} by finite differences, "
-                          "multi-start"
+    names = [problem.objective] + [r.text for r in problem.requirements]
+    numeric = [q for q in names if q not in exact]
+    if not n:
+        gradients = "no continuous variable"
+    elif not numeric:
+        gradients = "every gradient exact"
+    else:
+        gradients = (f"exact gradients of {', '.join(exact)}; " if exact else "") + \
+            f"finite differences for {', '.join(numeric)} (no exact derivative in the model)"
+    return OptimizeResult(best, model, f"SLSQP (scipy.optimize), {gradients}, multi-start"
                           + (", discrete choices enumerated" if problem.choices else ""),
                           iterations, evaluations, len(points) if n else 1, len(combos), closest, log)
 

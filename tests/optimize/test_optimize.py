@@ -55,7 +55,8 @@ def test_one_variable_against_bisection():
 def test_two_variables_against_a_brute_grid_and_every_requirement_holds(tmp_path, capsys):
     model = load_project(robot_path("tube_arm"))
     reqs = ("deflection_links<=0.5", "frequency>=48")
-    grid = np.linspace(0.04, 0.15, 12)
+    g = 22
+    grid = np.linspace(0.04, 0.15, g)
     best_grid = np.inf
     for D2 in grid:
         for D3 in grid:
@@ -71,7 +72,7 @@ def test_two_variables_against_a_brute_grid_and_every_requirement_holds(tmp_path
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["objective"]["value"] <= best_grid + 1e-9      # as light as the grid's best, or lighter
-    assert summary["how"]["evaluations"] < 144                      # fewer evaluations than the grid
+    assert 10 * summary["how"]["evaluations"] <= g * g              # at least ten times fewer evaluations
     # the written project, checked independently: its own mass and `explore metric` on the file
     best = load_project(out)
     assert _mass(best) == pytest.approx(summary["objective"]["value"], rel=1e-12)

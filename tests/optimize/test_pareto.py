@@ -93,7 +93,16 @@ def test_workers_give_the_same_front_and_a_maximized_objective():
     there = pareto(problem, objectives, population=8, generations=3, seed=3, workers=2)
     assert here.evaluations == there.evaluations == 24
     np.testing.assert_allclose(there.objectives, here.objectives, rtol=1e-12)
-    assert "2 worker process" in there.method
+    assert "on 2 local processes" in there.method
+    # a Dask cluster (the one `explore sweep --scheduler` takes) gives it too
+    distributed = pytest.importorskip("dask.distributed")
+    from designer.explore.distribute import Compute
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        dask = pareto(problem, objectives, population=8, generations=3, seed=3,
+                      compute=Compute("dask", scheduler=cluster.scheduler_address))
+    np.testing.assert_allclose(dask.objectives, here.objectives, rtol=1e-12)
+    assert "Dask scheduler" in dask.method
     # maximized frequency: more mass buys frequency along the front
     order = np.argsort(here.objectives[:, 0])
     assert np.all(np.diff(here.objectives[order, 1]) >= 0)
@@ -133,3 +142,78 @@ def test_no_feasible_design_gives_an_empty_front_and_the_closest():
     assert front.closest is not None and not front.closest.feasible
     with pytest.raises(OptimizeError, match="empty"):
         front.pick()
+
+
+def _argv(tmp_path, *extra):
+    return ["optimize", str(robot_path("tube_arm")), "--vary", "D2", *map(str, BOX), "--vary", "D3", *map(str, BOX),
+            "--minimize", "mass", "--maximize", "frequency", "--require", "deflection<=3", "--payload", "5",
+            "--population", "12", "--generations", "4", "--out", str(tmp_path / "best.json"), *extra]
+
+
+def test_the_command_prints_and_writes_the_front_and_the_picked_design(tmp_path, capsys):
+    import csv
+    import json
+    from designer.cli import main
+    assert main(_argv(tmp_path, "--out-front", str(tmp_path / "front.json"), "--format", "json",
+                      "--pick", "mass")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [o["sense"] for o in out["objectives"]] == ["min", "max"]
+    rows = out["front"]
+    assert len(rows) >= 2 and out["how"]["evaluations"] == 48
+    written = json.loads((tmp_path / "front.json").read_text())
+    assert written["front"] == rows
+    # --pick mass: the lightest of the front, written as a project whose own mass and sag say so
+    lightest = min(range(len(rows)), key=lambda i: rows[i]["objectives"]["mass"])
+    assert out["picked"] == lightest
+    best = load_project(tmp_path / "best.json")
+    assert explore_arm(best).total_mass() == pytest.approx(rows[lightest]["objectives"]["mass"], rel=1e-12)
+    assert _metric(best, "deflection", 5.0) <= 3.0
+    for row in rows:
+        assert row["requirements"][0]["margin"] >= 0
+    # the CSV: the same designs, one row each
+    assert main(_argv(tmp_path, "--out-front", str(tmp_path / "front.csv"))) == 0
+    text = capsys.readouterr().out
+    assert "Pareto front" in text and "max frequency" in text and "* " in text
+    with open(tmp_path / "front.csv", newline="") as fh:
+        table = list(csv.reader(fh))
+    assert table[0] == ["mass", "frequency", "D2", "D3", "deflection<=3"]
+    assert [float(r[0]) for r in table[1:]] == pytest.approx([r["objectives"]["mass"] for r in rows], rel=1e-12)
+
+
+def test_workers_for_one_objective_are_refused(tmp_path, capsys):
+    from designer.cli import main
+    argv = _argv(tmp_path, "--workers", "2")
+    argv.remove("--maximize")
+    argv.remove("frequency")
+    assert main(argv) != 0
+    assert "give two or more objectives" in capsys.readouterr().err
+    assert not (tmp_path / "best.json").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--pick", "cost"), "--pick cost: ideal or one of the objectives"),
+    (("--out-front", "front.txt"), "name a .csv or .json file"),
+])
+def test_bad_front_options_are_named_before_any_work(tmp_path, capsys, extra, message):
+    from designer.cli import main
+    assert main(_argv(tmp_path, *extra)) != 0
+    err = capsys.readouterr().err
+    assert message in err and not (tmp_path / "best.json").exists()
+
+
+def test_a_material_choice_on_the_front():
+    # the forearm's material as a discrete choice: a CFRP tube is lighter and stiffer than an aluminium one of
+    # the same size (docs/design-story.md's sweep), so every design of the mass-sag front picks CFRP; the
+    # aluminium forearm of the same sizes is heavier and sags more
+    from designer.optimize.problem import Choice, design_model
+    model, problem = _problem()
+    problem = Problem(model, problem.variables, "mass", problem.requirements,
+                      (Choice("3.material", ("aluminium 6061-T6", "CFRP")),), payload=5.0)
+    seen = []
+    front = pareto(problem, ["mass", "deflection"], population=16, generations=10, seed=2,
+                   progress=lambda step: seen.append(step))
+    assert front.designs and all(d.picks == ("CFRP",) for d in front.designs)
+    assert "generation 10" in seen[-1].detail
+    for d, f in zip(front.designs[::5], front.objectives[::5]):
+        alu = design_model(problem, d.values, ("aluminium 6061-T6",))
+        assert explore_arm(alu).total_mass() > f[0] and _metric(alu, "deflection", 5.0) > f[1]

@@ -1,0 +1,100 @@
+"""Exact gradients of the optimizer's quantities (designer/optimize/gradients.py) against central finite
+differences of the optimizer's own numeric evaluation, and an optimization that uses them: the same answer as
+bisection, in fewer evaluations than with finite differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from designer.optimize import gradients as gradients_module
+from designer.optimize.gradients import exact_gradient
+from designer.optimize.problem import Problem, Variable, optimize, parse_requirement, quantities
+from designer.project.io import load_project
+from tests.support import robot_path
+
+pytestmark = pytest.mark.slow
+
+
+def _central(model, quantity, names, at, q):
+    problem = Problem(model, (), quantity, q=q)
+    out = []
+    for n in names:
+        h = 1e-6 * max(1.0, abs(at[n]))
+        up = quantities(problem, model, [quantity], {**at, n: at[n] + h})[0]
+        down = quantities(problem, model, [quantity], {**at, n: at[n] - h})[0]
+        out.append((up - down) / (2 * h))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("robot, quantity, names, at, q", [
+    ("tube_arm", "gravity[2]", ("D2", "t3", "L2"), {"D2": 0.1, "t3": 0.004, "L2": 0.55}, (0.3, 0.4, -0.2)),
+    ("tube_arm", "inertia_locked[2]", ("D2", "t3", "L2"), {"D2": 0.1, "t3": 0.004, "L2": 0.55}, (0.3, 0.4, -0.2)),
+    ("tube_arm", "M[2,3]", ("D3", "t3", "L2"), {"D3": 0.08, "t3": 0.004, "L2": 0.55}, (0.3, 0.4, -0.2)),
+    ("tube_arm", "mass", ("D2", "t3"), {"D2": 0.1, "t3": 0.004}, None),
+    ("palletizer_parallelogram", "inertia_locked[1]", ("m3", "m_motor"), {"m3": 30.0, "m_motor": 20.0}, None),
+])
+def test_exact_gradients_against_central_differences(robot, quantity, names, at, q):
+    model = load_project(robot_path(robot))
+    gradient = exact_gradient(model, quantity, names, q)
+    assert gradient is not None
+    exact = gradient(at)
+    assert np.any(np.abs(exact) > 1e-6)
+    np.testing.assert_allclose(exact, _central(model, quantity, names, at, q), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("quantity", ["frequency", "deflection", "gravity", "peak_torque[2]"])
+def test_no_exact_gradient_where_the_model_has_none(quantity):
+    # eigenvalues and sags, the largest over the joints, a cycle's torque: finite differences
+    assert exact_gradient(load_project(robot_path("tube_arm")), quantity, ("D2",)) is None
+
+
+def test_an_optimization_on_exact_gradients_matches_bisection_in_fewer_evaluations(monkeypatch):
+    # the lightest upper arm (D2) whose locked inertia at joint 1 reaches a bound: the inertia grows with D2,
+    # so the answer is where it equals the bound; bisection finds that on the optimizer's own evaluation
+    model = load_project(robot_path("tube_arm"))
+    q = (0.0, 0.4, -0.2)
+    value = lambda D2: quantities(Problem(model, (), "mass", q=q), model, ["inertia_locked[1]"], {"D2": D2})[0]  # noqa: E731
+    lo, hi = 0.04, 0.15
+    bound = 0.5 * (value(lo) + value(hi))
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if value(mid) < bound else (lo, mid)
+    problem = Problem(model, (Variable("D2", 0.04, 0.15),), "mass",
+                      (parse_requirement(f"inertia_locked[1]>={bound!r}"),), q=q)
+    exact = optimize(problem, starts=2)
+    assert "every gradient exact" in exact.method
+    assert exact.best is not None and exact.best.values["D2"] == pytest.approx(hi, rel=1e-4)
+    monkeypatch.setattr(gradients_module, "exact_gradient", lambda *a, **k: None)
+    numeric = optimize(problem, starts=2)
+    assert "finite differences for mass, inertia_locked[1]" in numeric.method
+    assert numeric.best is not None and numeric.best.values["D2"] == pytest.approx(hi, rel=1e-4)
+    assert exact.evaluations < numeric.evaluations
+
+
+def test_the_lightest_tube_meeting_a_tip_sag_is_beam_theorys():
+    # a steel tube cantilever (wall fixed, outer diameter D varied) with a point mass at its tip: its sag is
+    # P L^3 / 3EI + w L^4 / 8EI (P the tip's weight, w the tube's weight per length); the mass grows with D and
+    # the sag shrinks, so the lightest tube meeting the bound has the D where the closed form equals the bound
+    from scipy.optimize import brentq
+
+    from designer.model import Link, Manipulator
+    from designer.model.expr import symbol
+    from designer.model.manipulator import PointMass
+    from designer.model.parts import MATERIALS, Part
+    steel = MATERIALS["steel"]
+    L, t, tip, g, bound = 0.8, 0.003, 4.0, 9.81, 0.8      # m, m, kg, m/s^2, mm
+    model = Manipulator(links=(Link(a=L, part=Part("tube", steel, (("outer_diameter", symbol("D")), ("wall", t)))),),
+                        gravity=(0, 0, -g), parameters={"D": 0.05}, point_masses=(PointMass(1, tip, (0, 0, 0)),))
+
+    def sag_mm(D):
+        I = np.pi / 64 * (D**4 - (D - 2 * t) ** 4)
+        w = steel.density * np.pi / 4 * (D**2 - (D - 2 * t) ** 2) * g
+        return 1e3 * (tip * g * L**3 / 3 + w * L**4 / 8) / (steel.young * I)
+    D = brentq(lambda D: sag_mm(D) - bound, 0.02, 0.12, xtol=1e-14)
+    result = optimize(Problem(model, (Variable("D", 0.02, 0.12),), "mass",
+                              (parse_requirement(f"deflection_links<={bound}"),)), starts=2)
+    assert result.best is not None and result.best.feasible
+    assert result.best.values["D"] == pytest.approx(D, rel=1e-4)
+    tube = steel.density * np.pi / 4 * (D**2 - (D - 2 * t) ** 2) * L
+    assert result.best.objective == pytest.approx(tube + tip, rel=1e-4)
