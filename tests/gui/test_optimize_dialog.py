@@ -292,3 +292,26 @@ def test_a_drive_choice_offers_the_pairs_sized_along_the_cycle(qtbot, window):
     dialog.choices.removeRow(gearboxes)
     dialog.add_parameter("D2", 0.06, 0.15)
     assert dialog.problem().choices[0].options == tuple(offered)
+
+
+def test_three_objectives_plot_any_two(qtbot, window):
+    dialog = window.requirements.open_optimize()
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.add_parameter("D3", 0.05, 0.12)
+    dialog.use_requirements.setChecked(False)
+    dialog.more_objectives.setText("deflection, max frequency_links")
+    dialog.population.setValue(8)
+    dialog.generations.setValue(2)
+    assert dialog.start() is not None
+    qtbot.waitUntil(lambda: dialog.found is not None and not dialog.runner.busy, timeout=300_000)
+    assert dialog.found.names == ("mass", "deflection", "frequency_links")
+    assert dialog.found.maximize == (False, False, True)
+    x, y = dialog.front.axis
+    assert x.isEnabled() and y.isEnabled() and y.itemText(2) == "max frequency_links"
+    y.setCurrentIndex(2)
+    np.testing.assert_allclose(dialog.front.points(), dialog.objective_values[:, [0, 2]])
+    assert dialog.front.box.plot.getAxis("left").labelText == "frequency_links"
+    # no design on the front is beaten in all three by another (minimize, minimize, maximize)
+    f = dialog.objective_values * np.array([1.0, 1.0, -1.0])
+    for i in range(len(f)):
+        assert not any(np.all(f[k] <= f[i]) and np.any(f[k] < f[i]) for k in range(len(f)))
