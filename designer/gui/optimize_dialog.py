@@ -4,10 +4,11 @@ gearbox, motor or GEARBOX+MOTOR pair), one objective or several, and the project
 (docs/optimize.md).
 
 One objective: the multi-start search (:func:`~designer.optimize.problem.optimize_job`), its best design shown.
-Two or more: the Pareto front (:func:`designer.optimize.pareto.pareto_job`, NSGA-II, in the worker thread)
-plotted, each point a design to select (gui/optimize_front.py), the one nearest the ideal point first. The
-selected design's objectives, variables, choices and every requirement's value and margin are listed; Apply
-makes the project that design as one undoable edit; A/B sets it beside the current design, metric by metric
+Two or more: the Pareto front (:func:`designer.optimize.pareto.pareto_job`, NSGA-II, its populations where the
+Compute preference says, as sweeps: threads, local processes or a Dask cluster) plotted, each point a design to
+select (gui/optimize_front.py), the one nearest the ideal point first. The selected design's objectives,
+variables, choices and every requirement's value and margin are listed; Apply makes the project that design as
+one undoable edit; A/B sets it beside the current design, requirement by requirement and metric by metric
 (Explore's A/B rows).
 """
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
                                QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
+from .compute import ComputeButton
 from .job_runner import JobRunner
 from .optimize_front import CompareTable, DesignTable, FrontView, design_rows
 
@@ -150,6 +152,8 @@ class OptimizeDialog(QDialog):
         self.generations.setRange(1, 1000)
         self.generations.setValue(10)
         front.addWidget(self.generations)
+        self.compute_button = ComputeButton(self)   # where a front's populations run (gui/compute.py), as sweeps
+        front.addWidget(self.compute_button)
         goal.addLayout(front, 2, 2, 1, 2)
         goal.addWidget(QLabel("payload (kg)", self), 3, 0)
         self.payload = QDoubleSpinBox(self)
@@ -425,13 +429,15 @@ class OptimizeDialog(QDialog):
             from ..optimize.pareto import Objective, pareto_job
             objs = [Objective(name, maximize) for name, maximize in objectives]
             population, generations = self.population.value(), self.generations.value()
+            compute = self.compute_button.compute()
             self.message.setText(f"Pareto front of {len(objs)} objectives…")
 
             def front_found(front) -> None:
                 self.found, self.found_model, self.found_problem = front, problem.model, problem
                 self._show_front(problem, front)
             return self.runner.start("Optimize", lambda token: pareto_job(problem, objs, population, generations,
-                                                                          0, None, token),
+                                                                          0, None, token, spawn=True,
+                                                                          compute=compute),
                                      front_found, on_failed=failed, on_cancelled=cancelled)
 
         self.message.setText("Optimizing…")

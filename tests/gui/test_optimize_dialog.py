@@ -315,3 +315,24 @@ def test_three_objectives_plot_any_two(qtbot, window):
     f = dialog.objective_values * np.array([1.0, 1.0, -1.0])
     for i in range(len(f)):
         assert not any(np.all(f[k] <= f[i]) and np.any(f[k] < f[i]) for k in range(len(f)))
+
+
+def test_a_front_on_threads_is_the_front_found_in_one_thread(qtbot, window, monkeypatch):
+    from designer.explore.distribute import Compute
+    from designer.optimize.pareto import pareto
+    doc = window.document
+    dialog = window.requirements.open_optimize()
+    monkeypatch.setattr(dialog.compute_button, "compute", lambda: Compute("threads", 2))
+    dialog.add_parameter("D2", 0.06, 0.15)
+    dialog.use_requirements.setChecked(False)
+    dialog.more_objectives.setText("deflection")
+    dialog.population.setValue(8)
+    dialog.generations.setValue(3)
+    assert dialog.start() is not None
+    qtbot.waitUntil(lambda: dialog.found is not None and not dialog.runner.busy, timeout=300_000)
+    assert "2 local threads" in " ".join(dialog.found.log + [dialog.found.method])
+    # the same problem, seed and sizes, every design evaluated in this thread
+    here = pareto(Problem(doc.model, (Variable("D2", 0.06, 0.15),), "mass", payload=5.0), ["mass", "deflection"],
+                  8, 3, seed=0)
+    np.testing.assert_allclose(dialog.objective_values, here.objectives, rtol=1e-12)
+    assert [d.values for d in dialog.designs] == [d.values for d in here.designs]
