@@ -152,8 +152,6 @@ class OptimizeDialog(QDialog):
         self.generations.setRange(1, 1000)
         self.generations.setValue(10)
         front.addWidget(self.generations)
-        self.compute_button = ComputeButton(self)   # where a front's populations run (gui/compute.py), as sweeps
-        front.addWidget(self.compute_button)
         goal.addLayout(front, 2, 2, 1, 2)
         goal.addWidget(QLabel("payload (kg)", self), 3, 0)
         self.payload = QDoubleSpinBox(self)
@@ -162,6 +160,8 @@ class OptimizeDialog(QDialog):
         self.payload.setToolTip("The payload at the tool for the objectives (deflection, frequency ...); at first "
                                 "the project's (the Requirements tab), which its own requirements always use")
         goal.addWidget(self.payload, 3, 1)
+        self.compute_button = ComputeButton(self)   # where a front's populations run (gui/compute.py), as sweeps
+        goal.addWidget(self.compute_button, 3, 2, 1, 2)
         goal.setColumnStretch(1, 1)
         layout.addLayout(goal)
         self.use_requirements = QCheckBox("The project's requirements as constraints", self)
@@ -207,6 +207,7 @@ class OptimizeDialog(QDialog):
         splitter.addWidget(results)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
+        splitter.setSizes([460, 690])
         outer = QVBoxLayout(self)
         outer.addWidget(splitter, 1)
         buttons = QDialogButtonBox(self)
