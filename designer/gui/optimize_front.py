@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
@@ -52,6 +52,7 @@ class FrontView(QWidget):
                                           pen=pg.mkPen("k", width=1), brush=pg.mkBrush("#1f77b4"))
         self.scatter.sigClicked.connect(self._clicked)
         self.mark = pg.ScatterPlotItem(size=16, pen=pg.mkPen("#d62728", width=2.5), brush=pg.mkBrush(None))
+        self.mark.setAcceptedMouseButtons(Qt.MouseButton.NoButton)   # a click goes through to the design under it
         self.box.on_build(lambda box: (box.plot.addItem(self.scatter), box.plot.addItem(self.mark),
                                        box.plot.showGrid(x=True, y=True, alpha=0.3)))
         layout = QVBoxLayout(self)
