@@ -5,6 +5,8 @@ document's model (format version 4: :mod:`designer.model.requirements`). After e
 review (:func:`designer.review.review_job`) runs in a worker through a :class:`~designer.gui.job_runner.JobRunner`
 (progress, Cancel); its outcomes belong to the open project (a :class:`ProjectSlot`). Clicking a requirement poses
 the arm where it is worst (``poseRequested``, the sliders' tree pose: a closed chain's passive joints follow).
+Where a requirement holds (typed poses, a box) and the cycle's waypoints are typed below the table, each edit checked
+as opening the file checks it (gui/requirements_edit.py); below them, each driven joint's catalog gearbox and motor.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..model.requirements import BOUNDS, Cycle, Payload, Requirement, Requirements, Where
 from .job_runner import JobRunner
 from .optimize_dialog import OptimizeDialog
 from .project_state import ProjectSlot
+from .requirements_edit import WHERE_HELP, DriveItemsEditor, checked, parse_poses, poses_text, where_field, where_text
 
 __all__ = ["RequirementsPanel", "COLUMNS"]
 
@@ -45,7 +48,13 @@ class RequirementsPanel(QWidget):
         super().__init__(parent or window)
         self.main = window
         self.document = window.document
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        outer.addWidget(self.splitter)
+        top = QWidget(self.splitter)
+        layout = QVBoxLayout(top)
+        layout.setContentsMargins(4, 4, 4, 0)
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -54,7 +63,17 @@ class RequirementsPanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.itemChanged.connect(self._item_changed)
         self.table.cellClicked.connect(lambda row, _col: self.show_worst(row))
+        self.table.currentCellChanged.connect(lambda row, *_: self._show_where(row))
         layout.addWidget(self.table, 1)
+        where = QHBoxLayout()
+        self.where_label = QLabel("Where:", self)
+        where.addWidget(self.where_label)
+        self.where_edit = QLineEdit(self)
+        self.where_edit.setPlaceholderText("select a requirement; then type where it holds")
+        self.where_edit.setToolTip("Where the selected requirement holds: " + WHERE_HELP)
+        self.where_edit.editingFinished.connect(self._where_typed)
+        where.addWidget(self.where_edit, 1)
+        layout.addLayout(where)
 
         buttons = QHBoxLayout()
         self.add_button = QPushButton("Add", self)
@@ -90,10 +109,19 @@ class RequirementsPanel(QWidget):
         payload.addWidget(self.payload_offset, 1)
         layout.addLayout(payload)
         cycle = QHBoxLayout()
-        self.cycle_label = QLabel(self)
-        self.cycle_label.setWordWrap(True)
-        cycle.addWidget(self.cycle_label, 1)
-        self.waypoint_button = QPushButton("Add pose as waypoint", self)
+        self.cycle_label = QLabel("Cycle:", self)
+        cycle.addWidget(self.cycle_label)
+        self.waypoints_edit = QLineEdit(self)
+        self.waypoints_edit.setPlaceholderText("none: type waypoints q1 q2 ..; q1 q2 .. (rad or m), or add the pose")
+        self.waypoints_edit.setToolTip("The cycle's waypoints, poses of the metrics' joints (rad or m) separated by "
+                                       "';', joined by rest-to-rest moves sharing the cycle time; or file: PATH.csv, "
+                                       "a trajectory t, q1..qn relative to the project's folder")
+        self.waypoints_edit.editingFinished.connect(self._waypoints_typed)
+        cycle.addWidget(self.waypoints_edit, 1)
+        layout.addLayout(cycle)
+        cycle = QHBoxLayout()
+        cycle.addStretch(1)
+        self.waypoint_button = QPushButton("+ pose", self)
         self.waypoint_button.setToolTip("Add the slider pose to the cycle's waypoints (a cycle from a trajectory "
                                         "file becomes one of waypoints)")
         self.waypoint_button.clicked.connect(self.add_waypoint)
@@ -114,6 +142,11 @@ class RequirementsPanel(QWidget):
         layout.addWidget(self.summary)
         self.runner = JobRunner(self, status_line=False)
         layout.addWidget(self.runner)
+        self.drives = DriveItemsEditor(self.document, self.splitter)
+        self.drives.message.connect(self.summary.setText)
+        self.document.pathChanged.connect(lambda _path: self.drives.reload())
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
 
         self._filling = False
         self._timer = QTimer(self)
@@ -142,6 +175,7 @@ class RequirementsPanel(QWidget):
 
     def _model_changed(self, model) -> None:
         self._fill(model.requirements)
+        self.drives.fill(model)
         if model.requirements.items:
             self._timer.start()
         else:
@@ -178,6 +212,13 @@ class RequirementsPanel(QWidget):
             import re
             if not re.match(r"^[A-Za-z_]+(\[[0-9]+(,[0-9]+)?\])?$", text):
                 self._refuse(f"requirement {row + 1}: write a metric name, name[i] or name[i,j]")
+                return
+            from ..explore.metrics import METRICS
+            from ..review import REVIEW_METRICS
+            name = text.partition("[")[0]
+            if name not in METRICS and name not in REVIEW_METRICS:
+                self._refuse(f"requirement {row + 1}: unknown metric '{name}' (known: "
+                             f"{', '.join([*METRICS, *REVIEW_METRICS])})")
                 return
             self.set_requirement(row, replace(old, metric=text), f"Requirement {row + 1}: metric {text}")
         elif col == VALUE:
@@ -220,6 +261,105 @@ class RequirementsPanel(QWidget):
             return   # the requirement's own poses or box, unchanged
         self.set_requirement(row, replace(old, where=where), f"Requirement {row + 1}: where {choice}")
 
+    def apply_fields(self, data: dict, label: str) -> bool:
+        """The project file's requirement fields ``data`` (requirements_json's form) checked as opening a file
+        checks them, then applied as one undoable edit; refused (a message, nothing changed) when one is bad."""
+        req, problem = checked(self.document.model, data)
+        if req is None:
+            self._refuse(problem)
+            return False
+        if req == self.requirements:
+            self._fill(req)
+            return False
+        return self._apply(req, label)
+
+    def _fields(self) -> dict:
+        from ..project.requirements import requirements_json
+        return requirements_json(self.requirements)
+
+    def set_where_text(self, row: int, text: str) -> bool:
+        """Requirement ``row`` holds where ``text`` says (:data:`WHERE_HELP`): one undoable edit, or refused."""
+        if not 0 <= row < len(self.requirements.items):
+            return False
+        try:
+            field = where_field(text, f"requirement {row + 1}, where")
+        except ValueError as exc:
+            self._refuse(str(exc))
+            return False
+        data = self._fields()
+        data["requirements"][row]["where"] = field
+        return self.apply_fields(data, f"Requirement {row + 1}: where {text.strip() or 'zero'}")
+
+    def _where_typed(self) -> None:
+        row = self.table.currentRow()
+        if 0 <= row < len(self.requirements.items) and \
+                self.where_edit.text().strip() != where_text(self.requirements.items[row].where):
+            self.set_where_text(row, self.where_edit.text())
+
+    def _show_where(self, row: int) -> None:
+        items = self.requirements.items
+        if 0 <= row < len(items):
+            self.where_label.setText(f"Where {row + 1}:")
+            self.where_edit.setText(where_text(items[row].where))
+            self.where_edit.setEnabled(True)
+        else:
+            self.where_label.setText("Where:")
+            self.where_edit.setText("")
+            self.where_edit.setEnabled(bool(items))
+
+    def set_waypoints_text(self, text: str) -> bool:
+        """The cycle's waypoints typed (``q1 q2 ..; q1 q2 ..``), at the cycle time shown, or ``file: PATH.csv`` (a
+        trajectory ``t, q1..qn``, relative to the project's folder): one undoable edit, or refused; empty text
+        clears the cycle (refused while a requirement holds along it)."""
+        if not text.strip():
+            if self.requirements.cycle is None:
+                return False
+            return self.clear_cycle()
+        if text.strip().lower().startswith("file:"):
+            return self.set_trajectory(text.strip()[5:].strip())
+        try:
+            points = parse_poses(text, "cycle waypoints")
+        except ValueError as exc:
+            self._refuse(str(exc))
+            return False
+        c = self.requirements.cycle
+        time = c.time if c is not None and c.time > 0 else self.cycle_time.value()
+        data = self._fields()
+        timing = c.timing if c is not None and not c.trajectory else ""   # a time-optimal cycle stays one
+        data["cycle"] = {"waypoints": points, "timing": timing} if timing else {"waypoints": points, "time": time}
+        return self.apply_fields(data, "Cycle waypoints")
+
+    def set_trajectory(self, name: str) -> bool:
+        """The cycle from the trajectory file ``name`` (relative to the project's folder), read now: one undoable
+        edit, or refused naming the file and what is wrong with it."""
+        from pathlib import Path
+
+        from ..model.requirements import Cycle
+        from ..review import ReviewError, cycle_trajectory
+        if not name:
+            self._refuse("cycle: after 'file:' give a CSV file of t, q1..qn")
+            return False
+        folder = self.document.path.parent if self.document.path is not None else Path.cwd()
+        path = (folder / name).resolve()
+        if not path.is_file():
+            self._refuse(f"cycle.trajectory: no file {path}")
+            return False
+        model = self.document.model
+        numbers = [i + 1 for i, link in enumerate(model.links) if link.actuated]
+        cycle = Cycle(trajectory=str(path))
+        try:
+            cycle_trajectory(cycle, len(numbers), numbers)
+        except ReviewError as exc:
+            self._refuse(str(exc))
+            return False
+        return self._apply(replace(self.requirements, cycle=cycle), f"Cycle: {path.name}")
+
+    def _waypoints_typed(self) -> None:
+        c = self.requirements.cycle
+        shown = "" if c is None else f"file: {c.trajectory}" if c.trajectory else poses_text(c.waypoints)
+        if self.waypoints_edit.text().strip() != shown:
+            self.set_waypoints_text(self.waypoints_edit.text())
+
     def _payload_edited(self) -> None:
         if self._filling:
             return
@@ -254,12 +394,12 @@ class RequirementsPanel(QWidget):
             # a time given: the cycle shares it (no longer time-optimal)
             self._apply(replace(self.requirements, cycle=replace(c, time=value, timing="")), "Cycle time")
 
-    def clear_cycle(self) -> None:
+    def clear_cycle(self) -> bool:
         req = self.requirements
         if any(r.where.kind == "cycle" for r in req.items):
             self._refuse("a requirement holds along the cycle: change its Where first")
-            return
-        self._apply(replace(req, cycle=None), "Clear cycle")
+            return False
+        return self._apply(replace(req, cycle=None), "Clear cycle")
 
     # -- the view ------------------------------------------------------------------------------
     def _fill(self, req: Requirements) -> None:
@@ -288,12 +428,12 @@ class RequirementsPanel(QWidget):
             self.payload_mass.setValue(0.0 if p is None else p.mass)
             self.payload_offset.setText("" if p is None else " ".join(f"{v:g}" for v in p.offset))
             c = req.cycle
-            self.cycle_label.setText("Cycle: none (a requirement along a cycle needs one in the project file)"
-                                     if c is None else f"Cycle: {c.trajectory}" if c.trajectory else
-                                     f"Cycle: {len(c.waypoints)} waypoints, time-optimal" if c.timing else
-                                     f"Cycle: {len(c.waypoints)} waypoints in {c.time:g} s")
+            self.cycle_label.setText("Cycle (time-optimal):" if c is not None and c.timing else "Cycle:")
+            self.waypoints_edit.setText("" if c is None else f"file: {c.trajectory}" if c.trajectory else
+                                        poses_text(c.waypoints))
             if c is not None and c.time > 0:
                 self.cycle_time.setValue(c.time)
+            self._show_where(self.table.currentRow())
         finally:
             self._filling = False
         if self.outcomes and self.reviewed_model is not None and self._current(self.reviewed_model):
