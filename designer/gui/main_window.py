@@ -191,6 +191,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
             doc.add_project_view(view)
         doc.stateReplaced.connect(self._project_replaced)
         doc.modelChanged.connect(self.design.set_model)
+        doc.modelChanged.connect(self._review_requirements)
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
         self.sliders.valuesChanged.connect(self.closed.sliders_moved)   # a closed chain's loops closed first
@@ -254,6 +255,15 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
     def built_panels(self) -> list[QWidget]:
         """The later result tabs' panels built so far (each built when its tab is first shown or used)."""
         return list(self._panels.values())
+
+    def _review_requirements(self, *_args) -> None:
+        """A project with requirements is reviewed in the background whether or not its tab was shown (the design
+        report takes the outcomes): the Requirements tab is built for it, once the window shows."""
+        if "requirements" in self._panels or not self.document.model.requirements.items:
+            return
+        if self.isVisible():
+            QTimer.singleShot(0, lambda: self._later_panel("requirements"))
+        # else showEvent calls here again
 
     def _tab_shown(self, index: int) -> None:
         page = self.result_tabs.widget(index)
@@ -366,6 +376,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._review_requirements()
         handle = self.windowHandle()
         if handle is not None and not self._watching_expose:
             handle.installEventFilter(self)
