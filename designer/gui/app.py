@@ -43,11 +43,11 @@ def settle_memory() -> None:
     allocates, holding the GIL: during a derivation it stopped the GUI thread
     for 200-600 ms, most of it spent walking the ~150,000 objects that exist
     from start-up on and never die. Frozen, they are skipped (``gc.freeze``).
-    Only the young generations are collected first: a full pass here found 35
-    unreachable objects among 145,000 and stopped the window for 70 ms (250 ms on
-    a loaded machine) just after it opened (issue 29).
+    Nothing is collected first: a full pass here found 35 unreachable objects
+    among 145,000 and stopped the window for 70 ms (250 ms on a loaded machine)
+    just after it opened (issue 29); with collection off during the start
+    (:func:`start`), a pass of the young generations would walk all of them too.
     """
-    gc.collect(1)
     gc.freeze()
 
 
@@ -81,6 +81,10 @@ def start(argv: list[str]):
     file, as :func:`designer.launch.main` checked them); (app, opening). ``opening.opened`` brings the window
     once its project is loaded (``opening.main_window``), when the event loop runs."""
     args = [a for a in argv if not a.startswith("-")]
+    # No automatic collection while the modules load and the window is built: importing sympy and the panels
+    # ran two full passes over the growing heap (importing the main window: 2.2 s with them, 1.8 s without, at
+    # load 7; the start makes almost no garbage). After the project shows, the GUI thread's collector takes over.
+    gc.disable()
     app = create_application([a for a in argv if a.startswith("-")])
     from .opening import Opening
 
