@@ -284,10 +284,11 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         tabs = self.result_tabs
         with QSignalBlocker(tabs):
             index, current = tabs.indexOf(page), tabs.currentIndex()
-            title = tabs.tabText(index)
+            title, geometry = tabs.tabText(index), tabs.currentWidget().geometry()   # a shown page's
             tabs.removeTab(index)
             tabs.insertTab(index, content, title)
             tabs.setCurrentIndex(current)
+        content.setGeometry(geometry)   # its page's size at once (a report grabs a tab never shown)
         page.deleteLater()
         self.document.add_project_view(panel)
         return panel
