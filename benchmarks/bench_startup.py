@@ -10,13 +10,16 @@ Every figure is a fresh process, timed from just before it is started to the mom
 - ``bare``: the peer. A QApplication, a 1560 x 960 window whose centre is a pyqtgraph ``GLViewWidget``
   with a grid; done when the GL view has painted and the event loop is idle again.
 - ``window, first paint``: ``designer.gui.app.start`` as ``main.py`` runs it; done when the first window
-  (the light placeholder, ``gui/opening.py``) has painted and the event loop is idle. Goal: within 1.3x of
-  the bare window.
+  (the light placeholder, ``gui/opening.py``) has painted and the event loop is idle.
 - ``window, project shown``: the same process, on to the main window with the PUMA 560 loaded
-  (``Opening.opened``) and its 3D view painted, the event loop idle: the arm the user sees.
-- the placeholder's longest block (a 5 ms heartbeat on its event loop): while the main window's modules load
-  (on a thread, the placeholder answering) and while the window is built and the project opened (the GUI
-  thread's own work).
+  (``Opening.opened``) and its 3D view painted, the event loop idle: the arm the user sees. Goal: within
+  1.3x of the bare window.
+- the longest block of the event loop (a 5 ms heartbeat): while the main window's modules load (on a
+  thread, the placeholder answering), and while the window is built, the project opened and for a second
+  after it is shown (the GUI thread's own work, and what the start leaves to after: settling the memory,
+  importing the later tabs' modules on a thread).
+- the CPU time of each process until it is done (``time.process_time``, every thread of it; the X server's
+  is not counted), which a loaded machine changes less than the wall-clock figures.
 - ``--help``: ``python -m designer --help`` (goal under 0.2 s), beside ``python -c pass``.
 
 Byte-code is written (PYTHONDONTWRITEBYTECODE is removed from the children's environment) and one
@@ -36,6 +39,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SETTLE_MS = 1000   # how long the heartbeat goes on after the project is shown
 
 
 def _child(kind: str, started: float) -> None:
@@ -48,6 +52,7 @@ def _child(kind: str, started: float) -> None:
         if name not in marks:
             marks[name] = time.time() - started
             print(f"{name} {marks[name]:.4f}", flush=True)
+            print(f"cpu-{name} {time.process_time():.4f}", flush=True)   # the process's CPU time, every thread
 
     def when_idle(name: str, then=None):
         def fire():
@@ -110,10 +115,16 @@ def _child(kind: str, started: float) -> None:
         for phase, ms in worst.items():
             print(f"block-{phase} {ms / 1000:.4f}", flush=True)
 
-    def opened(window):
+    def settled(window):
         blocks()
+        window.close()
+        app.quit()
+
+    def opened(window):
         window.document.undo_stack.setClean()
-        watch_gl(window.arm_view.view, "ready", lambda: (window.close(), app.quit()))
+        # the heartbeat goes on for SETTLE_MS after the arm is drawn: what the start does after (settling the
+        # memory, importing the later tabs' modules on a thread) counts among the blocks too
+        watch_gl(window.arm_view.view, "ready", lambda: QTimer.singleShot(SETTLE_MS, lambda: settled(window)))
         window.arm_view.view.update()
     opening.opened.connect(opened)
     app.exec()
@@ -126,7 +137,7 @@ def _run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     marks = {}
     for line in out.splitlines():
         name, _, value = line.partition(" ")
-        if name in ("first", "ready", "block-import", "block-build"):
+        if name in ("first", "ready", "block-import", "block-build", "cpu-ready"):
             marks[name] = float(value)
     return marks
 
@@ -153,7 +164,7 @@ def main() -> int:
                XDG_DATA_HOME=f"{home}/data", XDG_CACHE_HOME=env.get("XDG_CACHE_HOME", f"{Path.home()}/.cache"))
     me = [sys.executable, "-m", "benchmarks.bench_startup", "--child"]
     rows: dict[str, list[float]] = {"bare": [], "first": [], "ready": [], "help": [], "pass": [], "block-import": [],
-                                    "block-build": []}
+                                    "block-build": [], "cpu-bare": [], "cpu-ready": []}
     print(f"load average {os.getloadavg()[0]:.1f} at the start; {args.runs} runs (and one unmeasured)", flush=True)
     for run in range(args.runs + 1):
         bare = _run([*me, "bare"], env)
@@ -165,6 +176,8 @@ def main() -> int:
         rows["bare"].append(bare["ready"])
         rows["first"].append(window["first"])
         rows["ready"].append(window["ready"])
+        rows["cpu-bare"].append(bare["cpu-ready"])
+        rows["cpu-ready"].append(window["cpu-ready"])
         rows["help"].append(helped)
         rows["block-import"].append(window.get("block-import", 0.0))
         rows["block-build"].append(window.get("block-build", 0.0))
@@ -176,12 +189,15 @@ def main() -> int:
               f"ms); --help {helped:.3f} s, python -c pass {plain:.3f} s; load {os.getloadavg()[0]:.1f}", flush=True)
     med = {k: statistics.median(v) for k, v in rows.items()}
     print(f"medians of {args.runs}: bare PySide6 + pyqtgraph GL window {med['bare']:.2f} s")
-    print(f"  window, first paint    {med['first']:.2f} s = {med['first'] / med['bare']:.2f}x the bare window "
+    print(f"  window, first paint    {med['first']:.2f} s = {med['first'] / med['bare']:.2f}x the bare window")
+    print(f"  window, project shown  {med['ready']:.2f} s = {med['ready'] / med['bare']:.2f}x the bare window "
           f"(goal <= 1.3x)")
-    print(f"  window, project shown  {med['ready']:.2f} s = {med['ready'] / med['bare']:.2f}x the bare window")
+    print(f"  CPU time of the process until then (less sensitive to a loaded machine): bare window "
+          f"{med['cpu-bare']:.2f} s, window with its project {med['cpu-ready']:.2f} s = "
+          f"{med['cpu-ready'] / med['cpu-bare']:.2f}x")
     print(f"  the placeholder's longest block: while the modules load {1000 * max(rows['block-import']):.0f} ms, "
-          f"while the window is built and the project opened {1000 * max(rows['block-build']):.0f} ms "
-          "(worst of the runs)")
+          f"while the window is built and the project opened, and the second after "
+          f"{1000 * max(rows['block-build']):.0f} ms (worst of the runs; goal: none over 100 ms)")
     print(f"  python -m designer --help {med['help']:.3f} s (goal < 0.2 s); python -c pass {med['pass']:.3f} s")
     return 0
 

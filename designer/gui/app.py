@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import sys
 import threading
 import traceback
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
+from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -42,8 +43,11 @@ def settle_memory() -> None:
     allocates, holding the GIL: during a derivation it stopped the GUI thread
     for 200-600 ms, most of it spent walking the ~150,000 objects that exist
     from start-up on and never die. Frozen, they are skipped (``gc.freeze``).
+    Nothing is collected first: a full pass here found 35 unreachable objects
+    among 145,000 and stopped the window for 70 ms (250 ms on a loaded machine)
+    just after it opened (issue 29); with collection off during the start
+    (:func:`start`), a pass of the young generations would walk all of them too.
     """
-    gc.collect()
     gc.freeze()
 
 
@@ -77,6 +81,10 @@ def start(argv: list[str]):
     file, as :func:`designer.launch.main` checked them); (app, opening). ``opening.opened`` brings the window
     once its project is loaded (``opening.main_window``), when the event loop runs."""
     args = [a for a in argv if not a.startswith("-")]
+    # No automatic collection while the modules load and the window is built: importing sympy and the panels
+    # ran two full passes over the growing heap (importing the main window: 2.2 s with them, 1.8 s without, at
+    # load 7; the start makes almost no garbage). After the project shows, the GUI thread's collector takes over.
+    gc.disable()
     app = create_application([a for a in argv if a.startswith("-")])
     from .opening import Opening
 
@@ -86,52 +94,98 @@ def start(argv: list[str]):
     return app, opening
 
 
-def _import_answering(opening) -> None:
+def _import_answering(opening, modules: tuple[str, ...] = ("designer.gui.main_window",)) -> None:
     """Import the main window's modules (sympy, the panels: about a second) on a thread while the placeholder
     goes on answering (it repaints, moves, closes); an import that fails there is imported again by the
     caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
     Qt object is made on the thread."""
+    done = _import_on_thread(modules)
+    while not done.wait(0.01):
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+
+
+def _import_on_thread(modules: tuple[str, ...]) -> threading.Event:
+    """Import ``modules`` on a thread of their own; the event is set when it ends (a failure is left to the
+    GUI thread's own import, which raises it)."""
     done = threading.Event()
 
     def run() -> None:
         try:
-            import designer.gui.main_window  # noqa: F401
+            for module in modules:
+                importlib.import_module(module)
         except BaseException:  # noqa: BLE001 - imported again in the GUI thread, which raises it
             pass
         finally:
             done.set()
 
     threading.Thread(target=run, name="designer-window-import", daemon=True).start()
-    while not done.wait(0.01):
-        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+    return done
 
 
-def open_window(opening, args: list[str]):
+def open_window(opening, args: list[str]) -> None:
     """Build the main window in the placeholder's place and open its project (or the example, or the
-    recovered work); the heavy modules load here, after the placeholder's first paint."""
+    recovered work); the heavy modules load here, after the placeholder's first paint. Each step returns to
+    the event loop before the next (the placeholder answers between them: issue 29, no block over 100 ms);
+    ``opening.opened`` says when the window shows its project."""
     if opening.closed:
-        return None
+        return
     _import_answering(opening)
     if opening.closed:   # closed while loading
-        return None
-    from .main_window import MainWindow
-    from .projects import default_project
-
+        return
     opening.say("Building the window…")
-    window = MainWindow()
+    # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
+    # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
+    steps = iter((_build, _open_project, _show, _opened))
+    state: dict = {"opening": opening, "args": args}
+
+    def next_step() -> None:
+        step = next(steps, None)
+        if step is not None and not opening.closed and step(state):
+            QTimer.singleShot(0, next_step)
+    QTimer.singleShot(0, next_step)
+
+
+def _build(state: dict) -> bool:
+    from .main_window import MainWindow
+    state["window"] = window = MainWindow()
     sys.excepthook = _excepthook(window)
-    window.show()
-    opening.hide()
+    return True
+
+
+def _show(state: dict) -> bool:
+    state["window"].show()
+    state["opening"].hide()
+    return True
+
+
+def _open_project(state: dict) -> bool:
+    """The project: read and prepared off the GUI thread (a refusal is said in a box over the placeholder), or
+    the recovered work."""
+    from .projects import default_project
+    window, args = state["window"], state["args"]
+    state["opening"].say("Opening the project…")
     if not window.offer_recovery():
         if args:
-            window.open_file(Path(args[0]))   # read and prepared off the GUI thread; a refusal is said in a box
+            window.open_file(Path(args[0]))
         else:
             window.open_example(default_project())
-    settle_memory()
-    share_the_gil()
-    collect_in_gui_thread()
-    opening.finish(window)
-    return window
+    return True
+
+
+def _opened(state: dict) -> bool:
+    """The project is on screen; then, in the event loop's idle time, what only later work needs: the memory
+    settled, the GIL shared, the collector moved to the GUI thread, and the result tabs' modules imported on a
+    thread (each tab is built when first shown)."""
+    from .main_window import LATER_MODULES
+    state["opening"].finish(state["window"])
+
+    def settle() -> None:
+        settle_memory()
+        share_the_gil()
+        collect_in_gui_thread()
+        _import_on_thread(LATER_MODULES)
+    QTimer.singleShot(0, settle)
+    return False
 
 
 def main(argv: list[str]) -> int:

@@ -13,10 +13,15 @@ from PySide6.QtCore import QBuffer, QEventLoop, QIODevice
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from ..explore.coupling import joint_moving_entry
+from typing import TYPE_CHECKING
+
 from ..jobs.process import ProcessJob, call_job
-from ..report.design_report import Figure, write_design_report
 from .folders import remember_folder, safe_file_name
+
+if TYPE_CHECKING:
+    from ..report.design_report import Figure
+
+# the explore and report modules are imported when a report is written: 60 ms of the window's start (issue 29)
 
 __all__ = ["build_menu", "grab_figures", "export_design_report", "FORMATS", "png_bytes"]
 
@@ -58,6 +63,8 @@ def _pose_text(window) -> str:
 
 def grab_figures(window) -> tuple[list[Figure], list[str]]:
     """The figures the window can give now, and a note for each one left out."""
+    from ..explore.coupling import joint_moving_entry
+    from ..report.design_report import Figure
     figures: list[Figure] = []
     notes: list[str] = []
     view = window.arm_view
@@ -121,6 +128,7 @@ def _equations(window):
 
 def export_design_report(window, fmt: str, path=None) -> bool:
     """Grab the figures and write the report (``fmt`` "html" or "pdf") to ``path`` (asked when None)."""
+    from ..report.design_report import write_design_report
     from .export import export_busy
     if export_busy(window):
         return False

@@ -3,7 +3,6 @@ keyboard shortcuts, and About (version, licence, the libraries used)."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.resources
 import platform
 from pathlib import Path
@@ -216,6 +215,7 @@ class ShortcutsDialog(QDialog):
 
 
 def _version(name: str) -> str:
+    import importlib.metadata   # here: 40 ms of the window's start (issue 29)
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -229,6 +229,7 @@ def licence_status(root: Path = ROOT) -> str:
         if path.is_file():
             first = path.read_text(encoding="utf-8").strip().splitlines()
             return f"{first[0].strip() if first else name} (see {name})"
+    import importlib.metadata
     try:
         meta = importlib.metadata.metadata("manipulator-designer")
         licence = meta.json.get("license")   # PackageMetadata declares no get(); json is its dict view

@@ -7,6 +7,7 @@ Its menus are in :mod:`designer.gui.window_menus`, its project files and recover
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QEvent, QRect, QSettings, QSignalBlocker, Qt, QTimer, Signal
@@ -19,7 +20,6 @@ from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .drives_frames import DrivesPanel
-from .explore_panel import ExplorePanel
 from .document import Document
 from .inspector import LinkInspector
 from .job_runner import JobRunner
@@ -27,18 +27,20 @@ from .params import LoadsPanel, ParametersPanel
 from .prepared import PreparedDesign
 from .problems import ProblemsPanel
 from .readout import KinematicsReadout
-from .scroll_column import ScrollColumn
-from .simulate import SimulatePanel
 from .tab_titles import TabTitles
-from .requirements import RequirementsPanel
 from .projects import RecentFiles, Recovery
 from .view3d import ArmView
 from .loop_pose import LoopPose
 from .joint_sliders import JointSliders
 from .mechanism_panel import MechanismPanel
-from .coupling_plots import CouplingPanel
 from .window_files import FILE_FILTER, WindowFiles, new_model
 from .window_menus import WindowMenus
+
+if TYPE_CHECKING:
+    from .coupling_plots import CouplingPanel
+    from .explore_panel import ExplorePanel
+    from .requirements import RequirementsPanel
+    from .simulate import SimulatePanel
 
 __all__ = ["MainWindow", "new_model", "AUTOSAVE_MS", "BURST_MS", "FILE_FILTER"]
 
@@ -46,6 +48,11 @@ DEFAULT_SIZE = (1880, 1040)   # nearly all of a 1920 x 1080 screen; smaller scre
 FRAME = (16, 48)              # room for the window manager's frame and title bar (pixels)
 AUTOSAVE_MS = 30_000   # periodic recovery write while there are unsaved edits
 BURST_MS = 1_500       # and this long after the last edit of a burst
+# The result tabs not shown at start, built when first shown or first used (issue 29: the window opens in a
+# second), in their order after Equations: (attribute, tab title, the module that holds the panel)
+LATER_TABS = (("coupling", "Coupling", "coupling_plots"), ("explore", "Explore", "explore_panel"),
+              ("simulate", "Simulate", "simulate"), ("requirements", "Requirements", "requirements"))
+LATER_MODULES = tuple(f"designer.gui.{module}" for _name, _title, module in LATER_TABS)
 
 
 class MainWindow(WindowMenus, WindowFiles, QMainWindow):
@@ -89,9 +96,10 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.derivation = DerivationPanel(doc, derive, self)
         self.history = QUndoView(doc.undo_group, self)   # the open project's edits
         self.history.setEmptyLabel("<opened>")
-        self.arm_view, self.sliders, self.coupling = ArmView(self), JointSliders(self), CouplingPanel(self)
-        self.explore = ExplorePanel(self)
-        self.simulate = SimulatePanel(self)
+        self.arm_view, self.sliders = ArmView(self), JointSliders(self)
+        self._panels: dict[str, QWidget] = {}   # the later result tabs' panels, once built (LATER_TABS)
+        self._pages: dict[str, QWidget] = {}   # and the pages they stand in (Explore's scrolls)
+        self._later_pages: dict[str, QWidget] = {}   # the empty page holding each one's tab until then
         # A GL widget in a window makes Qt composite the whole window with OpenGL on every
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
         # The GL widget itself, not the ArmView: with the view's tool bar in the same native
@@ -135,22 +143,20 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.result_tabs.setUsesScrollButtons(False)
         self.result_tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.result_tabs.addTab(self.derivation, "Equations")
-        self.result_tabs.addTab(self.coupling, "Coupling")
-        # the explore controls are many: below their minimum size they scroll rather than widen the column
-        explore_scroll = self.explore_scroll = ScrollColumn(self.explore, self)
-        self.result_tabs.addTab(explore_scroll, "Explore")
-        self.result_tabs.addTab(self.simulate, "Simulate")   # every mechanism's simulation: gui/simulate.py
-        self.requirements = RequirementsPanel(self)   # the project's requirements, reviewed live (gui/requirements.py)
-        self.result_tabs.addTab(self.requirements, "Requirements")
+        for name, title, _module in LATER_TABS:   # built when first shown: _later_panel
+            self._later_pages[name] = QWidget(self.result_tabs)
+            self.result_tabs.addTab(self._later_pages[name], title)
+        self.result_tabs.currentChanged.connect(self._tab_shown)
         self.result_tabs.addTab(self.problems, "Problems")
         self.result_tabs.addTab(self.history, "History")
         # titles read whole: short ones ("Eqs") when the full ones do not fit, the full name in the tooltip
+        later = self._later_pages   # each later tab's page until it is built (then TabTitles.replace)
         self.tab_titles = TabTitles(self.result_tabs, {
             self.derivation: ("Equations", "Eqs", "derive the dynamics, the equations' entries, export"),
-            self.coupling: ("Coupling", "Coupling", "an inertia-matrix entry and its coefficients over a sweep"),
-            explore_scroll: ("Explore", "Explore", "maps, sweeps, Pareto fronts, sizing over the design space"),
-            self.simulate: ("Simulate", "Sim", "a fall or a move in time, played back in the 3D view"),
-            self.requirements: ("Requirements", "Reqs", "the project's requirements, reviewed live"),
+            later["coupling"]: ("Coupling", "Coupling", "an inertia-matrix entry and its coefficients over a sweep"),
+            later["explore"]: ("Explore", "Explore", "maps, sweeps, Pareto fronts, sizing over the design space"),
+            later["simulate"]: ("Simulate", "Sim", "a fall or a move in time, played back in the 3D view"),
+            later["requirements"]: ("Requirements", "Reqs", "the project's requirements, reviewed live"),
             self.problems: ("Problems", "Problems", "what is wrong with the model, and where"),
             self.history: ("History", "History", "every edit, for undo and redo")})
 
@@ -192,22 +198,15 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self._observe_design()
         # what belongs to a project goes with it (issue 29): the views that keep results forget them
         # when the document replaces its ProjectState, before the new model is announced
-        for view in (self.derivation, self.explore, self.simulate, self.coupling, self.arm_view, self.requirements,
-                     self):
+        for view in (self.derivation, self.arm_view, self):   # and each later tab's panel when it is built
             doc.add_project_view(view)
         doc.stateReplaced.connect(self._project_replaced)
         doc.modelChanged.connect(self.design.set_model)
-        self.explore.workspaceMapped.connect(self.arm_view.set_workspace_points)
+        doc.modelChanged.connect(self._review_requirements)
         doc.dirtyChanged.connect(self._update_title)
         doc.pathChanged.connect(self._update_title)
         self.sliders.valuesChanged.connect(self.closed.sliders_moved)   # a closed chain's loops closed first
         doc.undo_group.indexChanged.connect(self._edited)
-        self.explore.loadDesignRequested.connect(self._load_design)
-        self.explore.poseRequested.connect(self.sliders.set_values)
-        # playback shows what was simulated, outside the limits too (the sliders say so in red)
-        self.simulate.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
-        self.requirements.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
-        self.explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
 
         self._watching_expose = False
         self._build_menus()
@@ -235,16 +234,115 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
                        pose=lambda d: self.arm_view.set_joint_values(d.q))
         design.observe(model=lambda d: self.readout.set_model(d.model),
                        pose=lambda d: self.readout.update_pose(*self.closed.readout(d)))
-        design.observe(model=lambda d: self.coupling.set_model(d.model, d.arm),
-                       pose=lambda d: self.coupling.set_joint_values(d.q))
-        design.observe(model=lambda d: self.explore.set_model(d.model),
-                       pose=lambda d: self.explore.set_joint_values(d.q))
-        design.observe(model=lambda d: self.simulate.set_model(d.model, d.arm),
-                       pose=lambda d: self.simulate.set_joint_values(d.q))
+        # (the later result tabs' panels observe it once built: _later_panel)
         # the sliders keep their values (clamped) or start at zero: the pose is theirs after a model change
         design.observe(model=lambda d: self._sync_pose())
         design.observe(model=lambda d: self._update_title())
         design.observe(model=self.closed.after_model)   # last: over the views' own drawing and messages
+
+    # -- the result tabs built when first shown (issue 29) -----------------------------------
+    @property
+    def coupling(self) -> CouplingPanel:
+        return self._later_panel("coupling")   # type: ignore[return-value]
+
+    @property
+    def explore(self) -> ExplorePanel:
+        return self._later_panel("explore")   # type: ignore[return-value]
+
+    @property
+    def simulate(self) -> SimulatePanel:
+        return self._later_panel("simulate")   # type: ignore[return-value]
+
+    @property
+    def requirements(self) -> RequirementsPanel:
+        return self._later_panel("requirements")   # type: ignore[return-value]
+
+    @property
+    def explore_scroll(self) -> QWidget:
+        """The Explore tab's page: the panel in a scroll area."""
+        self._later_panel("explore")
+        return self._pages["explore"]
+
+    def built_panels(self) -> list[QWidget]:
+        """The later result tabs' panels built so far (each built when its tab is first shown or used)."""
+        return list(self._panels.values())
+
+    def _review_requirements(self, *_args) -> None:
+        """A project with requirements is reviewed in the background whether or not its tab was shown (the design
+        report takes the outcomes): the Requirements tab is built for it, once the window shows."""
+        if "requirements" in self._panels or not self.document.model.requirements.items:
+            return
+        if self.isVisible():
+            QTimer.singleShot(0, lambda: self._later_panel("requirements"))
+        # else showEvent calls here again
+
+    def _tab_shown(self, index: int) -> None:
+        page = self.result_tabs.widget(index)
+        for name, waiting in list(self._later_pages.items()):
+            if waiting is page:
+                self._later_panel(name)
+
+    def _later_panel(self, name: str) -> QWidget:
+        """The panel of the later result tab ``name``, built now if it is the first time: it takes its tab's
+        place, follows the design from now on (drawn at once for the open project and pose) and goes with the
+        project like the views built with the window."""
+        panel = self._panels.get(name)
+        if panel is not None:
+            return panel
+        page = self._later_pages.pop(name)
+        panel, content = getattr(self, f"_build_{name}")()   # the panel, and the page it stands in
+        self._panels[name], self._pages[name] = panel, content
+        tabs = self.result_tabs
+        with QSignalBlocker(tabs):
+            index, current = tabs.indexOf(page), tabs.currentIndex()
+            title, geometry = tabs.tabText(index), tabs.currentWidget().geometry()   # a shown page's
+            tabs.removeTab(index)
+            tabs.insertTab(index, content, title)
+            tabs.setCurrentIndex(current)
+        content.setGeometry(geometry)   # its page's size at once (a report grabs a tab never shown)
+        self.tab_titles.replace(page, content)
+        page.deleteLater()
+        self.document.add_project_view(panel)
+        return panel
+
+    def _follow(self, model, pose) -> None:
+        """A view built after the window follows the design from now on, drawn for its model and pose now."""
+        self.design.observe(model=model, pose=pose)
+        model(self.design)
+        pose(self.design)
+
+    def _build_coupling(self) -> tuple[QWidget, QWidget]:
+        from .coupling_plots import CouplingPanel
+        coupling = CouplingPanel(self)
+        self._follow(lambda d: coupling.set_model(d.model, d.arm), lambda d: coupling.set_joint_values(d.q))
+        return coupling, coupling
+
+    def _build_explore(self) -> tuple[QWidget, QWidget]:
+        from .explore_panel import ExplorePanel
+        from .scroll_column import ScrollColumn
+        explore = ExplorePanel(self)
+        # the explore controls are many: below their minimum size they scroll rather than widen the column
+        scroll = ScrollColumn(explore, self)
+        self._follow(lambda d: explore.set_model(d.model), lambda d: explore.set_joint_values(d.q))
+        explore.workspaceMapped.connect(self.arm_view.set_workspace_points)
+        explore.loadDesignRequested.connect(self._load_design)
+        explore.poseRequested.connect(self.sliders.set_values)
+        explore.metricHelpRequested.connect(lambda: self.show_user_guide("metrics.md"))
+        return explore, scroll
+
+    def _build_simulate(self) -> tuple[QWidget, QWidget]:
+        from .simulate import SimulatePanel
+        simulate = SimulatePanel(self)   # every mechanism's simulation: gui/simulate.py
+        self._follow(lambda d: simulate.set_model(d.model, d.arm), lambda d: simulate.set_joint_values(d.q))
+        # playback shows what was simulated, outside the limits too (the sliders say so in red)
+        simulate.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
+        return simulate, simulate
+
+    def _build_requirements(self) -> tuple[QWidget, QWidget]:
+        from .requirements import RequirementsPanel
+        requirements = RequirementsPanel(self)   # the project's requirements, reviewed live (gui/requirements.py)
+        requirements.poseRequested.connect(lambda q: self.sliders.set_values(q, clamp=False))
+        return requirements, requirements
 
     def _sliders_follow(self, design) -> None:
         # quietly: their valuesChanged here (n changed, or values clamped) would pose the views that have
@@ -291,6 +389,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self._review_requirements()
         handle = self.windowHandle()
         if handle is not None and not self._watching_expose:
             handle.installEventFilter(self)
@@ -382,8 +481,9 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
             event.ignore()
             return
         self.derivation.cancel()
-        self.explore.cancel()
-        self.simulate.cancel()
+        for name in ("explore", "simulate"):
+            if name in self._panels:
+                self._panels[name].cancel()   # type: ignore[attr-defined]
         self.export_jobs.cancel()
         self.autosave_timer.stop()
         self.burst_timer.stop()

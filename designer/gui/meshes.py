@@ -22,7 +22,6 @@ from shiboken6 import isValid
 from ..model import Manipulator
 from ..model.visual import Visual
 from ..model.validation import Problem, Severity
-from ..urdf.meshes import load_meshes_job
 from .gl_solids import LIT_SHADER
 from .worker import start_job
 
@@ -77,6 +76,7 @@ class MeshLayer(QObject):
         budget = max(MIN_FACES, FACE_BUDGET // len(wanted))
         jobs = [(v.mesh, v.scale, budget) for _, v in wanted]
         generation = self._generation
+        from ..urdf.meshes import load_meshes_job   # here: the URDF package is 50 ms of the window's start (issue 29)
         self._worker = start_job(lambda token: load_meshes_job(jobs, token),
                                  finished=lambda results: self._on_arrived(generation, results),
                                  failed=lambda message, _details: self._on_arrived(generation, [message] * len(jobs)))

@@ -6,12 +6,15 @@ file outside its folder is refused unless the user allows that folder (a questio
 
 from __future__ import annotations
 
-from ..mjcf import read_mjcf
-from ..mjcf.exporter import mjcf_text
-from ..mjcf.importer import import_read
-from ..mjcf.source import OutsideFolder
-from ..urdf.importer import ImportReport
+from typing import TYPE_CHECKING
+
 from .urdf_dialogs import allow_folder, export_file, import_file
+
+if TYPE_CHECKING:
+    from ..urdf.importer import ImportReport
+
+# the MJCF package is imported when a command runs: with the URDF pipeline it is 50 ms of the window's start
+# (issue 29)
 
 __all__ = ["MJCF_FILTER", "build_menu", "export_mjcf_file", "import_mjcf_file"]
 
@@ -22,6 +25,9 @@ def import_mjcf_file(window, path=None, options: dict | None = None, allow_roots
     """Import an MJCF file as a new unsaved project; None when cancelled or refused.
     ``options`` (as :meth:`ImportDialog.options`) skip the dialog; ``allow_roots``: folders outside the
     file's that its includes may come from without asking."""
+    from ..mjcf import read_mjcf
+    from ..mjcf.importer import import_read
+    from ..mjcf.source import OutsideFolder
     roots = list(allow_roots)
 
     def read(chosen_path):
@@ -41,6 +47,7 @@ def import_mjcf_file(window, path=None, options: dict | None = None, allow_roots
 
 def export_mjcf_file(window, path=None) -> bool:
     """Write the project as MJCF; errors (a symbol without a value) go to a message box."""
+    from ..mjcf.exporter import mjcf_text
     return export_file(window, "MJCF", MJCF_FILTER, ".xml", mjcf_text, path)
 
 

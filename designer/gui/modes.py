@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -27,8 +28,6 @@ from OpenGL import GL
 from pyqtgraph import opengl as gl
 
 from ..errors import DesignerError
-from ..explore.metrics import ElasticPose, elastic_at, elastic_setup
-from ..explore.joints import explore_joints
 from ..kinematics.closure import ClosureError
 from ..numeric.elastic import ElasticJoints, ElasticModelError, elastic_joints
 from ..numeric.flex_modes import FlexField
@@ -38,6 +37,9 @@ from . import arm_scene as scene
 from .gl_solids import HIDDEN, Solids
 from .loop_scene import tree_reach
 from .mode_dialog import MOTORS, choose_mode
+
+if TYPE_CHECKING:
+    from ..explore.metrics import ElasticPose
 
 __all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_problem", "elastic_summary", "joints_or_none", "build_menu",
            "modes_at", "elastic_pose", "elastic_lines", "per_model", "NO_STIFFNESS", "MOTORS"]
@@ -78,8 +80,14 @@ def unvalued_gravity(model) -> tuple[str, ...]:
     return tuple(sorted(names & set(model.unvalued_symbols())))
 
 
+def _setup(model):
+    # the explore package here, for an arm with elastic joints: 100 ms of the window's start (issue 29)
+    from ..explore.metrics import elastic_setup
+    return elastic_setup(model, overrides={name: 0.0 for name in unvalued_gravity(model)})
+
+
 #: (the metrics' arm, ElasticJoints) of a model, or the message
-_built = per_model(lambda model: elastic_setup(model, overrides={name: 0.0 for name in unvalued_gravity(model)}))
+_built = per_model(_setup)
 
 
 def joints_or_none(model) -> ElasticJoints | None:
@@ -109,6 +117,8 @@ def elastic_problem(model) -> str:
 def elastic_pose(model, q_tree) -> ElasticPose | str:
     """The elastic quantities at the tree pose ``q_tree``'s actuated values, or a one-line message (no stiffness,
     a passive joint given one, a mechanism that cannot be built, a pose where the loops cannot close)."""
+    from ..explore.joints import explore_joints
+    from ..explore.metrics import elastic_at
     built = _built(model)
     if isinstance(built, str):
         return built

@@ -1,6 +1,7 @@
 """What showing a model computes before any widget changes, done off the GUI thread when a project opens or an
 import ends (issue 29: opening the tube arm stopped the window for 0.4 to 0.7 s): the model read from its file,
-its display arm (with its part-made links' beams), its problems and the Explore map's default joints.
+its display arm (with its part-made links' beams) and its problems. (The Explore map's default joints are no part
+of it: the Explore tab is built when first shown and asks then, 6 to 25 ms; its module would slow the start.)
 
 :func:`prepare_design` runs in a worker thread (:func:`~designer.gui.off_thread.off_gui_thread`); the window then
 swaps the result in whole on the GUI thread (:meth:`~designer.gui.main_window.MainWindow.adopt`), each view taking
@@ -16,7 +17,6 @@ from ..kinematics import NumericArm
 from ..model import Manipulator
 from ..model.validation import Problem
 from ..numeric.checks import check_model
-from .explore.map_view import default_pair
 from .loop_scene import loop_problems
 
 __all__ = ["PreparedDesign", "prepare_design", "model_problems"]
@@ -36,14 +36,13 @@ class PreparedDesign:
     arm: NumericArm | None
     arm_error: str   # why there is no arm ("" when there is)
     problems: list[Problem]
-    map_joints: tuple[int, int]   # the joints a new Explore map shows
 
 
 def prepare_design(model: Manipulator) -> PreparedDesign:
     """Everything :class:`PreparedDesign` holds for ``model`` (no Qt: for a worker thread)."""
     model.free_symbols()   # kept on the model: every panel asks for its symbols when it opens
     arm, error = build_arm(model)
-    prepared = PreparedDesign(model, arm, error, model_problems(model), default_pair(model))
+    prepared = PreparedDesign(model, arm, error, model_problems(model))
     _warm_readout(model)
     return prepared
 

@@ -23,6 +23,15 @@ class TabTitles(QObject):
         tabs.installEventFilter(self)
         self.update()
 
+    def replace(self, old: QWidget, new: QWidget) -> None:
+        """``new`` holds ``old``'s tab now (a panel built when its tab is first shown)."""
+        self.titles[new] = self.titles.pop(old)
+        if old in self.counts:
+            self.counts[new] = self.counts.pop(old)
+        full, _short, tip = self.titles[new]
+        self.tabs.setTabToolTip(self.tabs.indexOf(new), f"{full}: {tip}")
+        self.update()
+
     def set_count(self, page: QWidget, count: int) -> None:
         self.counts[page] = count
         self.update()

@@ -184,3 +184,69 @@ def test_the_views_share_the_open_designs_arm_built_once_per_edit(qtbot, tmp_pat
     np.testing.assert_allclose(design.q, w.sliders.values())
     np.testing.assert_allclose(w.arm_view.joint_values(), design.q)
     np.testing.assert_allclose(w.coupling.q, design.q)
+
+
+def test_each_later_tab_shown_first_after_the_start_shows_the_opened_project(qtbot, isolated):
+    """Coupling, Explore, Simulate and Requirements are built when first shown (issue 29: the window opens sooner;
+    Requirements also once the window shows a project that has some); each, shown for the first time after the
+    start, shows the project the start opened: its coupling curve equals
+    Pinocchio's mass matrix, the map offers its joints, Simulate offers its elastic joints, the review its
+    requirements as the core's own review finds them."""
+    from designer.explore.joints import explore_joints
+    from designer.kinematics import NumericArm
+    from designer.review import review
+    from tests.support.pin_reference import pin, pin_model
+
+    window = run_main(qtbot, [str(ROBOTS / "tube_arm_requirements.json")])
+    model = window.document.model
+    assert model.name == load_project(ROBOTS / "tube_arm_requirements.json").name
+    tabs = window.result_tabs
+    titles = [tabs.tabText(k) for k in range(tabs.count())]
+    assert titles[:6] == ["Equations", "Coupling", "Explore", "Simulate", "Requirements", "Problems"]
+    # a project with requirements is reviewed once the window shows, its tab shown or not (the design report
+    # takes the outcomes); the other three are not built yet
+    qtbot.waitUntil(lambda: len(window.built_panels()) == 1, timeout=60_000)
+    panel = window.built_panels()[0]
+    assert tabs.indexOf(panel) == titles.index("Requirements") and not panel.isVisible()
+
+    tabs.setCurrentIndex(titles.index("Coupling"))
+    assert len(window.built_panels()) == 2
+    coupling = window.coupling
+    assert tabs.currentWidget() is coupling and coupling.isVisible() and coupling.model is model
+    qtbot.waitUntil(lambda: coupling.sweeps["joint"] is not None and bool(coupling.curve_data()), timeout=120_000)
+    sweep = coupling.sweeps["joint"]
+    i, j = sweep.pair
+    swept = int(sweep.x_label.split()[0][1:]) - 1   # "q3 (rad)": the swept joint
+    name = f"M_{i + 1}{j + 1}"
+    _x, y = coupling.curve_data()[name]
+    pm = pin_model(NumericArm.from_model(model))
+    data = pm.createData()
+    for value, shown in zip(sweep.x[::25], y[::25]):
+        q = np.array(coupling.q, float)
+        q[swept] = value
+        M = pin.crba(pm, data, q)
+        assert shown == pytest.approx((np.triu(M) + np.triu(M, 1).T)[i, j], rel=1e-9, abs=1e-12)
+
+    tabs.setCurrentIndex(titles.index("Explore"))
+    assert len(window.built_panels()) == 3 and tabs.currentWidget() is window.explore_scroll
+    explore = window.explore
+    assert explore.isVisible() and explore.model is model
+    combo = explore.map_view.joint_x
+    assert [combo.itemData(k) for k in range(combo.count())] == list(explore_joints(model).numbers)
+
+    tabs.setCurrentIndex(titles.index("Simulate"))
+    simulate = window.simulate
+    assert len(window.built_panels()) == 4 and tabs.currentWidget() is simulate and simulate.isVisible()
+    assert simulate.model is model
+    assert not simulate.elastic.check.isHidden()   # the tube arm's drives have springs: elastic joints offered
+
+    tabs.setCurrentIndex(titles.index("Requirements"))
+    assert window.requirements is panel and len(window.built_panels()) == 4
+    assert tabs.currentWidget() is panel and panel.isVisible()
+    assert panel.table.rowCount() == len(model.requirements.items) > 0
+    qtbot.waitUntil(lambda: panel.outcomes is not None and panel.reviewed_model is model and not panel.runner.busy,
+                    timeout=120_000)
+    expected = review(model, strict=False)   # the core's review, run here in the test's thread
+    assert [o.passed for o in panel.outcomes] == [o.passed for o in expected]
+    shown = [panel.table.item(r, 4).text() for r in range(panel.table.rowCount())]
+    assert [t.startswith("pass") for t in shown] == [o.passed for o in expected]

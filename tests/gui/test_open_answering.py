@@ -1,5 +1,5 @@
-"""Opening a project reads it and derives what showing it takes (its display arm, its problems, the Explore map's
-joints) off the GUI thread (issue 29: opening the tube arm stopped the window for 0.4 to 0.7 s); the views take
+"""Opening a project reads it and derives what showing it takes (its display arm, its problems) off the GUI thread
+(issue 29: opening the tube arm stopped the window for 0.4 to 0.7 s); the views take
 those results instead of computing them again, and Cancel in the busy box keeps the project on screen."""
 
 from __future__ import annotations

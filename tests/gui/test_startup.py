@@ -33,6 +33,20 @@ def test_importing_the_window_loads_neither_scipy_nor_matplotlib(tmp_path):
     assert "sympy" in loaded   # the probe sees the window's imports (the model layer is sympy)
 
 
+def test_the_later_tabs_and_the_commands_modules_load_after_the_window(tmp_path):
+    # the Coupling, Explore, Simulate and Requirements tabs are built when first shown, the MJCF import and the
+    # design report when first used: their modules are no part of the window's start
+    later = ("designer.gui.coupling_plots", "designer.gui.explore_panel", "designer.gui.simulate",
+             "designer.gui.requirements", "designer.explore", "designer.mjcf", "designer.review",
+             "designer.optimize")
+    code = ("import sys, json\nimport designer.gui.main_window as w\n"
+            f"print('PROBE', json.dumps({{'later': list(w.LATER_MODULES), 'loaded': sorted(m for m in sys.modules "
+            f"if m.startswith({later!r}))}}))")
+    seen = _probe(code, tmp_path)
+    assert seen["loaded"] == [], seen["loaded"]
+    assert sorted(seen["later"]) == sorted(later[:4])   # what the start imports on a thread once the project shows
+
+
 def test_the_placeholder_paints_first_then_the_window_opens_the_example(tmp_path):
     code = f"""
 import json, sys
