@@ -79,7 +79,7 @@ def test_codegen_matlab_folder_and_c_header(tmp_path):
     assert main(["codegen", TWO, "--lang", "matlab", "--prefix", "two", "--out", str(tmp_path / "m")]) == 0
     files = sorted(p.name for p in (tmp_path / "m").iterdir())
     assert files == ["two_bias.m", "two_coriolis_matrix.m", "two_gravity.m", "two_mass_matrix.m",
-                     "two_regressor.m", "two_tau.m"]
+                     "two_prepare.m", "two_regressor.m", "two_tau.m"]   # prepare: tau's parameter-only work
     assert main(["codegen", TWO, "--lang", "c", "--prefix", "two", "--parameters", "base",
                  "--out", str(tmp_path / "two.c")]) == 0
     header = (tmp_path / "two.h").read_text()
