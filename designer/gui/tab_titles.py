@@ -53,6 +53,8 @@ class TabTitles(QObject):
         return total
 
     def update(self) -> None:
+        # the short titles always fit: a page built when first shown has no size of its own to hold the column
+        self.tabs.setMinimumWidth(self.needed(True))
         self.short = self.needed(False) > self.tabs.width()
         for page in self.titles:
             k = self.tabs.indexOf(page)
