@@ -122,13 +122,7 @@ def cmd_optimize(args) -> int:
     how = {"method": result.method, "iterations": result.iterations, "evaluations": result.evaluations,
            "starts": result.starts, "combinations": result.combinations, "seconds": round(seconds, 3)}
     if result.best is None or result.model is None:
-        c = result.closest
-        detail = ""
-        if c is not None:
-            short = [f"{r.text} is {v:.6g}" for r, v in zip(problem.requirements, c.quantities) if not r.margin(v) >= 0]
-            detail = "; closest: " + ", ".join(short)
-        raise UserError(f"optimize: no design meets the requirements ({result.evaluations} evaluations){detail}; "
-                        f"{args.out} not written")
+        raise _none_meets(problem, result.closest, result.evaluations, args.out)
     try:
         save_project(result.model, args.out)
     except OSError as exc:
@@ -224,13 +218,7 @@ def _cmd_front(args, model, started: float) -> int:
     how = {"method": front.method, "population": front.population, "generations": front.generations,
            "evaluations": front.evaluations, "seconds": round(seconds, 3)}
     if not front.designs:
-        c = front.closest
-        detail = ""
-        if c is not None:
-            short = [f"{r.text} is {v:.6g}" for r, v in zip(problem.requirements, c.quantities) if not r.margin(v) >= 0]
-            detail = "; closest: " + ", ".join(short)
-        raise UserError(f"optimize: no design meets the requirements ({front.evaluations} evaluations){detail}; "
-                        f"{args.out} not written")
+        raise _none_meets(problem, front.closest, front.evaluations, args.out)
     k = front.pick(args.pick)
     best = front.designs[k]
     if args.out_front:
@@ -267,3 +255,14 @@ def _cmd_front(args, model, started: float) -> int:
     lines.append(f"written: {args.out}")
     write_output("\n".join(lines) + "\n", None)
     return 0
+
+
+def _none_meets(problem, closest, evaluations: int, out) -> UserError:
+    """The refusal when no design meets the requirements: the closest design's failing requirements named."""
+    detail = ""
+    if closest is not None:
+        short = [f"{r.text} is {v:.6g}" for r, v in zip(problem.requirements, closest.quantities)
+                 if not r.margin(v) >= 0]
+        detail = "; closest: " + ", ".join(short)
+    return UserError(f"optimize: no design meets the requirements ({evaluations} evaluations){detail}; "
+                     f"{out} not written")
