@@ -38,8 +38,9 @@ def register(sub) -> None:
     p.add_argument("--no-project-requirements", action="store_true",
                    help="leave out the project's own requirements (format version 4; by default each is a "
                         "constraint, evaluated as `review` evaluates it)")
-    p.add_argument("--payload", type=PAYLOAD, default=0.0, metavar="KG",
-                   help="payload at the tool for the deflection, compliance and frequency metrics (kg)")
+    p.add_argument("--payload", type=PAYLOAD, default=None, metavar="KG",
+                   help="payload at the tool for the deflection, compliance and frequency metrics (kg; default: "
+                        "the project's payload, as the window's Optimize dialog starts with; 0 without one)")
     p.add_argument("--q", nargs="+", metavar="Q", help="the metrics' pose (default: every joint at zero)")
     p.add_argument("--cycle", metavar="CSV", help="a cycle (t, q1..qn) for peak_torque and rms_torque")
     p.add_argument("--starts", type=STARTS, default=4, help="starting points of the local search (default 4)")
@@ -92,7 +93,15 @@ def _problem(args, model):
     return Problem(model, variables, objective,
                    (*(() if args.no_project_requirements else Requirement.of_project(model)),
                     *(parse_requirement(t) for t in args.require)), choices, maximize,
-                   float(args.payload), q, cycle, catalog_of(args.project, []))
+                   _payload(args.payload, model), q, cycle, catalog_of(args.project, []))
+
+
+def _payload(given: float | None, model) -> float:
+    """--payload, else the project's own payload (its requirements'), else none."""
+    if given is not None:
+        return float(given)
+    payload = model.requirements.payload
+    return 0.0 if payload is None else float(payload.mass)
 
 
 def _progress(line: str) -> None:

@@ -159,3 +159,18 @@ def test_the_job_reports_each_start_and_gives_the_same_result():
     direct = optimize(problem, 3, 0, 100)
     assert result.best is not None and direct.best is not None
     assert result.best.values == direct.best.values and result.evaluations == direct.evaluations
+
+
+def test_the_payload_defaults_to_the_projects_own(tmp_path, capsys):
+    # the objective's deflection carries the project's 5 kg unless --payload says otherwise (the window's dialog
+    # starts at the project's payload too): the default run equals --payload 5, and a lighter tool sags less
+    def deflection(*extra: str) -> float:
+        assert main(["optimize", str(TUBE), "--vary", "D2", "0.1", "0.1000001", "--minimize", "deflection",
+                     "--no-project-requirements", "--starts", "1", "--format", "json",
+                     "--out", str(tmp_path / "b.json"), *extra]) == 0
+        return json.loads(capsys.readouterr().out)["objective"]["value"]
+    stated = load_project(TUBE).requirements.payload
+    assert stated is not None and stated.mass == 5.0
+    default, five, none = deflection(), deflection("--payload", "5"), deflection("--payload", "0")
+    assert default == pytest.approx(five, rel=1e-9)
+    assert none < 0.9 * default
