@@ -52,6 +52,8 @@ class SideLegend(pg.LegendItem):
         self.layout.setContentsMargins(2, 2, 2, 2)   # Qt's default 6 px a side, twice a row's room again
         self.width_limit: float | None = None
         self._wrapped: tuple | None = None   # (width, entries' names) of the last wrap
+        self._followers: dict = {}   # an entry's curve -> the curves shown and hidden with it (follow)
+        self.sigSampleClicked.connect(self._sample_clicked)
 
     def updateSize(self) -> None:
         # the entries' layout's own size (LegendItem.updateSize reads the entries before they are laid out,
@@ -69,6 +71,19 @@ class SideLegend(pg.LegendItem):
     def removeItem(self, item) -> None:
         super().removeItem(item)
         self._rewrap()
+
+    def clear(self) -> None:
+        super().clear()
+        self._followers = {}
+
+    def follow(self, item, *others) -> None:
+        """Clicking ``item``'s entry shows or hides ``others`` with it (one legend entry for a joint's curves in
+        every plot of a tab)."""
+        self._followers.setdefault(item, []).extend(others)
+
+    def _sample_clicked(self, item) -> None:
+        for other in self._followers.get(item, ()):
+            other.setVisible(item.isVisible())
 
     def wrap_to(self, width: float) -> None:
         """As many entries a row as fit in ``width`` pixels, the rest in further rows (a legend wider than its

@@ -442,14 +442,17 @@ class SimulatePanel(QWidget):
         self.elastic_plots.arrange(elastic)
         self._clear_plots()
         revolute = self._revolute(result.q.shape[1])
+        joints = []   # each joint's q curve: its legend entry ("joint k") shows and hides its curves in every plot
         for i in range(result.q.shape[1]):
             curve = self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
                                      name=f"q{i + 1}")
             self.legend.addItem(curve, f"joint {i + 1}")
+            joints.append(curve)
         if result.tau is not None and not elastic:   # over the actuated joints, named by their links
             for k, i in enumerate(result.actuated):
-                self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
-                                   name=f"τ{i + 1}")
+                curve = self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
+                                           name=f"τ{i + 1}")
+                self.legend.follow(joints[i], curve)
         e = result.energy
         curve = self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
         self.legend.addItem(curve, curve.name())
@@ -459,6 +462,8 @@ class SimulatePanel(QWidget):
                                      name="work of τm − damping" if result.tau is not None else "work of the damping")
             self.legend.addItem(curve, curve.name())
             text = self.elastic_plots.show(result, revolute)
+            for i, curve in self.elastic_plots.joint_curves.items():
+                self.legend.follow(joints[i], curve)
         else:
             small_title(self.tau_plot, torque_title(result))
             if result.work is not None:
@@ -645,6 +650,7 @@ class ElasticPlots:
         small_title(self.deflection, "spring deflection θ/N − q")
         self.deviation.setLabel("left", "mm")
         self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
+        self.joint_curves: dict[int, pg.PlotDataItem] = {}   # each elastic joint's deflection curve (show)
         self.lines = []
         for plot in (self.deviation, self.deflection):
             plain_axes(plot)
@@ -686,10 +692,12 @@ class ElasticPlots:
         # the curves' names are the tab's legend's (joint k): with both kinds of spring the axis says which is which
         self.deflection.setLabel("left", ", ".join(f"joint {i + 1} {unit}" for i, unit in spring_units.items())
                                  if mixed else next(iter(spring_units.values()), "mrad"))
+        self.joint_curves = {}
         for j, i in enumerate(result.elastic):
             pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
-            self.deflection.plot(result.t, 1e3 * deflection[:, j], pen=pen,
-                                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
+            self.joint_curves[i] = self.deflection.plot(
+                result.t, 1e3 * deflection[:, j], pen=pen,
+                name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
         peak = float(deviation.max()) if len(deviation) else 0.0

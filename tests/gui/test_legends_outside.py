@@ -147,3 +147,36 @@ def test_a_legend_rewraps_when_longer_names_replace_its_entries(qtbot):
         qtbot.waitUntil(lambda: plot.legend.sceneBoundingRect().right() <= widget.viewport().width(), timeout=60_000)
         assert whole(plot, widget) and not covered([plot], plot.legend)
     assert plot.legend.columnCount < 3
+
+
+class _LeftClick:
+    """What a legend sample's mouseClickEvent reads of a left click."""
+
+    def button(self):
+        from PySide6.QtCore import Qt
+        return Qt.MouseButton.LeftButton
+
+    def accept(self):
+        pass
+
+
+def test_a_joints_legend_entry_hides_and_shows_its_curves_in_every_plot(qtbot, tmp_path):
+    # the Simulate tab's one legend names each joint once ("joint k"): clicking it hides that joint's position and
+    # torque curves together, the other joints' stay; a second click shows both again
+    w = shown_window(qtbot, tmp_path, "puma560")
+    w.result_tabs.setCurrentWidget(w.simulate)
+    panel = w.simulate
+    panel.motion.setCurrentText("PD move")
+    panel.target.setText("10 -20 30 0 15 0")   # degrees
+    panel.duration.setValue(0.3)
+    with qtbot.waitSignal(panel.finished, timeout=120_000):
+        assert panel.run() is not None
+    q_curves, tau_curves = panel.q_plot.listDataItems(), panel.tau_plot.listDataItems()
+    assert len(q_curves) == 6 and len(tau_curves) == 6
+    sample, label = panel.legend.items[1]
+    assert label.text == "joint 2"
+    sample.mouseClickEvent(_LeftClick())
+    assert [c.isVisible() for c in q_curves] == [True, False, True, True, True, True]
+    assert [c.isVisible() for c in tau_curves] == [True, False, True, True, True, True]
+    sample.mouseClickEvent(_LeftClick())
+    assert all(c.isVisible() for c in (*q_curves, *tau_curves))
