@@ -344,7 +344,7 @@ def _evaluate(ctx: _Context, k: int, r: Requirement) -> Outcome:
         raise ReviewError(str(exc)) from None
     s = ctx.samples(r.where)
     # only a metric that takes the stiffness needs the cycle's load (and evaluates the cycle for it)
-    values = evaluate(ctx.arm, s.q, spec, ctx.ratings if spec.metric.name in STIFFNESS_METRICS else ctx._ratings)
+    values = evaluate(ctx.arm, s.q, spec, ctx.ratings if _takes_stiffness(spec.metric.name) else ctx._ratings)
     i, _ = _worst(values, r.bound)
     cols = list(spec.index[:1]) if spec.index else list(range(ctx.n))
     return Outcome(k, r, _joint_unit(ctx, spec.metric.unit, cols), float(values[i]), tuple(map(float, s.q[i])),
@@ -352,13 +352,15 @@ def _evaluate(ctx: _Context, k: int, r: Requirement) -> Outcome:
                    note="; ".join(v for v in (_deflection_note(ctx, name), _stiffness_note(ctx, spec)) if v))
 
 
-#: the explore metrics that take the joints' stiffness
-STIFFNESS_METRICS = ("frequency", "frequency_links", "frequency_free", "deflection", "compliance")
+def _takes_stiffness(name: str) -> bool:
+    """Whether the explore metric ``name`` takes the joints' stiffness (explore.metrics' ELASTIC_METRICS)."""
+    from ..explore.metrics import ELASTIC_METRICS
+    return any(name == entry[0] for entry in ELASTIC_METRICS)
 
 
 def _stiffness_note(ctx: _Context, spec) -> str:
     """The gearboxes' stiffness at the cycle's load, said for a metric that takes the stiffness."""
-    return ctx.stiffness_note if ctx._at_cycle_load and spec.metric.name in STIFFNESS_METRICS else ""
+    return ctx.stiffness_note if ctx._at_cycle_load and _takes_stiffness(spec.metric.name) else ""
 
 
 def _deflection_note(ctx: _Context, name: str) -> str:
