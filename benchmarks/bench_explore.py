@@ -33,22 +33,10 @@ from designer.project import load_project  # noqa: E402
 def _pin():
     try:
         import pinocchio as pin
-        from tests.support.pin_reference import pin_model
-        return pin, pin_model
+        from tests.support.pin_reference import pin_coupling, pin_model
+        return pin, pin_model, pin_coupling
     except ImportError:
-        return None, None
-
-
-def _pin_coupling(pin, model, data, Q) -> np.ndarray:
-    out = np.empty(len(Q))
-    for k, q in enumerate(Q):
-        M = pin.crba(model, data, q)
-        M = np.triu(M) + np.triu(M, 1).T
-        d = np.sqrt(np.diag(M))
-        rho = np.abs(M / np.outer(d, d))
-        np.fill_diagonal(rho, 0.0)
-        out[k] = rho.max()
-    return out
+        return None, None, None
 
 
 def _medians(fn, repeats: int = 7) -> tuple[float, float, object]:
@@ -81,7 +69,7 @@ def bench_grid(model) -> None:
           f"CPU; ratio ours/Jacobians = {ours / before:.2f} (wall), {cpu / before_cpu:.2f} (CPU); max difference "
           f"{np.abs(old - gm.values.ravel()).max():.1e}")
     _bench_compiled(model, arm, q0, cpu)
-    pin, pin_model = _pin()
+    pin, pin_model, pin_coupling = _pin()
     if pin is None:
         print("  (Pinocchio not installed: no peer figure)")
         return
@@ -90,7 +78,7 @@ def bench_grid(model) -> None:
     Q[:, 1], Q[:, 2] = X.ravel(), Y.ravel()
     pm = pin_model(arm)
     t, c = time.perf_counter(), time.process_time()
-    ref = _pin_coupling(pin, pm, pm.createData(), Q)
+    ref = pin_coupling(pm, pm.createData(), Q)
     peer, peer_cpu = time.perf_counter() - t, time.process_time() - c
     err = np.abs(ref - gm.values.ravel()).max()
     print(f"  Pinocchio crba in a Python loop: {peer:.3f} s wall, {peer_cpu:.3f} s CPU; ratio peer/ours "
@@ -127,7 +115,7 @@ def bench_sweep(model) -> None:
     print(f"(machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"20 x 20 design sweep, 1,000 samples each, 2 processes: {ours:.2f} s (target < 10 s)"
           f"{'; errors: ' + str(len(res.errors)) if res.errors else ''}")
-    pin, pin_model = _pin()
+    pin, pin_model, pin_coupling = _pin()
     if pin is None:
         return
     t = time.perf_counter()
@@ -138,7 +126,7 @@ def bench_sweep(model) -> None:
             Q = sample_configurations(arm, spec.samples, spec.sampling, spec.seed)
             pm = pin_model(arm)
             data = pm.createData()
-            worst.append(_pin_coupling(pin, pm, data, Q).max())
+            worst.append(pin_coupling(pm, data, Q).max())
             for q in Q:
                 pin.computeGeneralizedGravity(pm, data, q)
     peer = time.perf_counter() - t

@@ -15,7 +15,7 @@ from designer.kinematics import NumericArm
 from designer.model import Convention
 from designer.project import load_project
 
-from tests.support.pin_reference import pin, pin_model, random_arm
+from tests.support.pin_reference import pin_coupling, pin_model, random_arm
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
@@ -49,15 +49,7 @@ def test_the_routed_coupling_map_is_pinocchios():
     gm = grid_map(arm, "coupling", (2, 3), np.zeros(6), steps=40)
     _, _, Q = grid_states(arm, (2, 3), np.zeros(6), 40)
     model = pin_model(arm)
-    data = model.createData()
-    ref = np.empty(len(Q))
-    for k, q in enumerate(Q):
-        M = pin.crba(model, data, q)
-        M = np.triu(M) + np.triu(M, 1).T
-        d = np.sqrt(np.diag(M))
-        rho = np.abs(M / np.outer(d, d))
-        np.fill_diagonal(rho, 0.0)
-        ref[k] = rho.max()
+    ref = pin_coupling(model, model.createData(), Q)
     assert np.abs(gm.values.ravel() - ref).max() <= 1e-12
 
 

@@ -48,6 +48,20 @@ def pin_model(arm: NumericArm):
     return model
 
 
+def pin_coupling(model, data, Q) -> np.ndarray:
+    """Pinocchio's worst inertial coupling at each state of ``Q``: max over i != j of |M_ij| / sqrt(M_ii M_jj),
+    M from crba (its upper triangle mirrored)."""
+    out = np.empty(len(Q))
+    for k, q in enumerate(Q):
+        M = pin.crba(model, data, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        d = np.sqrt(np.diag(M))
+        rho = np.abs(M / np.outer(d, d))
+        np.fill_diagonal(rho, 0.0)
+        out[k] = rho.max()
+    return out
+
+
 def random_inertia(rng) -> np.ndarray:
     """A physically valid, non-diagonal inertia tensor about the COM."""
     principal = rng.uniform(0.05, 0.5, 3)
