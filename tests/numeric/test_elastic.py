@@ -36,6 +36,18 @@ def _pin_2n(arm, joints):
     return model
 
 
+def _pin_accelerations(model, data, ours, joints, y, tau_m) -> np.ndarray:
+    """(q'', theta_E'') of the state ``y`` under motor torques ``tau_m`` from Pinocchio's aba on the 2n-body model:
+    the springs' torques on the links and on the rotors, a rigid joint driven through its gear."""
+    E, N = joints.elastic, joints.gear
+    q, th, qd, thd = ours.split(y)
+    ts = ours.spring(q, th, qd, thd)
+    tau = N * tau_m
+    tau[E] = ts
+    return pin.aba(model, data, np.concatenate([q, th]), np.concatenate([qd, thd]),
+                   np.concatenate([tau, tau_m[E] - ts / N[E]]))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_forward_dynamics_matches_pinocchio_aba_on_the_2n_body_model(seed):
     rng = np.random.default_rng(seed)
@@ -46,17 +58,11 @@ def test_forward_dynamics_matches_pinocchio_aba_on_the_2n_body_model(seed):
     ours = ElasticArm(arm, joints)
     model = _pin_2n(arm, joints)
     data = model.createData()
-    E, N = joints.elastic, joints.gear
     for _ in range(5):
         y = rng.normal(size=ours.size)
         tau_m = rng.normal(size=n)
         qdd, thdd = ours.accelerations(y, tau_m)
-        q, th, qd, thd = ours.split(y)
-        ts = ours.spring(q, th, qd, thd)
-        tau = N * tau_m
-        tau[E] = ts
-        a = pin.aba(model, data, np.concatenate([q, th]), np.concatenate([qd, thd]),
-                    np.concatenate([tau, tau_m[E] - ts / N[E]]))
+        a = _pin_accelerations(model, data, ours, joints, y, tau_m)
         np.testing.assert_allclose(np.concatenate([qdd, thdd]), a, rtol=1e-9, atol=1e-9 * np.abs(a).max())
 
 
@@ -74,18 +80,13 @@ def test_the_integrators_right_hand_side_matches_pinocchio_with_rigid_joints_car
     assert ours.flat is not None
     model = _pin_2n(arm, joints)
     data = model.createData()
-    E, N = joints.elastic, joints.gear
     native = ours.flat.native
     par = np.concatenate([ours.N, ours.reflected, ours.k, ours.d, ours.Jm])
     for _ in range(5):
         y = rng.normal(size=ours.size)
         tau_m = rng.normal(size=n)
-        q, th, qd, thd = ours.split(y)
-        ts = ours.spring(q, th, qd, thd)
-        tau = N * tau_m
-        tau[E] = ts
-        a = pin.aba(model, data, np.concatenate([q, th]), np.concatenate([qd, thd]),
-                    np.concatenate([tau, tau_m[E] - ts / N[E]]))
+        _, _, qd, thd = ours.split(y)
+        a = _pin_accelerations(model, data, ours, joints, y, tau_m)
         want = np.concatenate([qd, thd, a])
         law = tau_m.tolist()
         got = ours.scalar_rhs(lambda t, s, u=law: u)(0.0, y)   # a fresh arm's first call: the Python
