@@ -68,65 +68,69 @@ def _extend(sub, name: str, elastic, options) -> None:
     p.set_defaults(func=func)
 
 
-def _arm_and_joints(args, links_bend: bool = False):
-    """A serial arm's model, NumericArm and elastic joints (a closed chain went to its own path before)."""
-    from ..model import MissingParameterError
-    from ..kinematics import NumericArm
-    from ..numeric.elastic import ElasticModelError, elastic_joints
+def cmd_modes(args) -> int:
+    """Any mechanism's modes, tool compliance and sag at its coordinates (a closed chain's actuated joints, named by
+    their links): :func:`~designer.numeric.modes.elastic_at` over the metrics' arm and its elastic joints, the
+    links' bending where links are made as parts."""
+    import numpy as np
+    from ..explore.joints import explore_joints
+    from ..explore.metrics import elastic_setup
+    from ..numeric.modes import elastic_at
+    from .numeric_commands import _values
+    from .numeric_inputs import segments_of
     model = load_model(args.project)
     try:
-        arm = NumericArm.from_model(model)
-        joints = elastic_joints(model)
-    except (MissingParameterError, ValueError, ElasticModelError) as exc:
-        raise UserError(f"{args.project}: {exc}") from None
-    if joints.m == 0 and not (links_bend and arm.beams):
-        raise UserError(f"{args.project}: no joint has a drive stiffness (drive data 'stiffness', N m/rad)"
-                        + (" and no link is made as a part" if links_bend else ""))
-    return model, arm, joints
-
-
-def cmd_modes(args) -> int:
-    import numpy as np
-    from ..numeric.engine import arm_dynamics
-    from ..numeric.modes import free_modes, locked_modes
-    from ..numeric.stiffness import sag, tool_compliance
-    from .numeric_commands import _values
-    closed = load_model(args.project)
-    if not closed.is_serial:   # its actuated joints' gearboxes (closed_modes below)
-        return closed_modes(args, closed)
-    model, arm, joints = _arm_and_joints(args, links_bend=True)
-    q = np.array(_values(args.q, model.n, "--q", [0.0] * model.n))
+        arm, joints = elastic_setup(model, args.project)
+    except (DesignerError, ValueError) as exc:
+        text = str(exc)
+        raise UserError(text if text.startswith(args.project) else f"{args.project}: {text}") from None
+    if joints.m == 0 and not arm.beams:
+        raise UserError(f"{args.project}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad) "
+                        "and no link is made as a part")
+    segments = segments_of(args.segments)
+    names = list(explore_joints(model).names)
+    q = np.array(_values(args.q, arm.n, f"--q ({', '.join(names)})", [0.0] * arm.n))
     payload = PAYLOAD.parse(args.payload, "--payload")
-    M = arm_dynamics(arm).M(q)
-    locked = locked_modes(M, joints)
-    out = {"q": q.tolist(), "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
-    if arm.beams:
-        out["links"] = _link_modes(arm, joints, q, args.segments)
+    try:
+        at = elastic_at(arm, joints, q)
+    except DesignerError as exc:
+        raise UserError(f"{args.project}: --q: {exc}") from None
+    locked = at.locked()
+    out = {"joints": names, "q": q.tolist(),
+           "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
+    elastic = ", ".join(names[i] for i in joints.elastic)
     if joints.m and np.all(joints.rotor[joints.elastic] > 0):
-        free = free_modes(M, joints)
+        free = at.free()
         out["free"] = {"frequency_hz": free.frequency.tolist(), "shapes": free.shape.T.tolist(),
-                       "coordinates": "q1..qn, then theta/N of the elastic joints " +
-                       ", ".join(str(i + 1) for i in joints.elastic)}
-    C = tool_compliance(arm, joints, q)
+                       "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
+    C = at.compliance()
+    if arm.beams:   # the links' bending (a closed chain's with the loops closed over their slices)
+        out["links"], links_C = _link_modes(args.project, at, segments, payload)
+        C = C + links_C
     out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
-    out["sag_mm"] = (1e3 * sag(arm, joints, q, payload)).tolist()
+    out["sag_mm"] = (1e3 * at.sag(payload)).tolist()
     out["payload_kg"] = payload
+    out["note"] = ("the actuated joints' gearboxes" + (", and the part-made links' bending (compliance; their share "
+                   "of the sag: links.sag_mm)" if arm.beams else ", the links rigid"))
     write_output(json.dumps(out, indent=1) + "\n", args.out)
     return 0
 
 
-def _link_modes(arm, joints, q, segments: int | None) -> dict:
-    """The modes with the links' bending (motors locked): frequencies, the joints' part of each shape, and
-    where each mode's strain energy lies (gearboxes, each link)."""
-    from ..numeric.flex_modes import flex_modes
-    from .numeric_inputs import segments_of
-    segments = segments_of(segments)
-    modes = flex_modes(arm, joints, q, segments)
+def _link_modes(project: str, at, segments: int, payload: float) -> tuple[dict, np.ndarray]:
+    """The modes with the links' bending at the pose ``at`` (motors locked), and the links' share of the tool
+    compliance; their share of the sag under gravity and the payload in the dictionary."""
+    from ..kinematics.closure import ClosureError
+    try:
+        modes, C, sag_links = at.links(segments, payload)
+    except ClosureError as exc:
+        raise UserError(f"{project}: {exc}") from None
     return {"frequency_hz": modes.frequency.tolist(), "joint_shapes": modes.joint_shape.T.tolist(),
             "strain_energy": [dict(zip(modes.groups, map(float, row))) for row in modes.energy],
-            "segments": segments,
-            "note": "motors locked, elastic joints and the part-made links' bending (virtual joints); "
-                    "strain_energy: each mode's share in the gearboxes ('joints') and in each link"}
+            "segments": segments, "sag_mm": (1e3 * sag_links[:3]).tolist(),
+            "note": "motors locked, the actuated joints' gearboxes and the part-made links' bending (virtual joints), "
+                    "a closed chain's loops closed over the links' slices; joint_shapes over the actuated joints; "
+                    "strain_energy: each mode's share in the gearboxes ('joints') and in each link; sag_mm: the "
+                    "links' share"}, C
 
 
 def cmd_simulate_elastic(args) -> int:
@@ -284,81 +288,3 @@ def _accelerations(cd, joints, s, spring, where: str):
         except np.linalg.LinAlgError:
             raise UserError(f"{where}: the mass matrix is singular there") from None
     return qdd, (s["tau_m"][E] - spring / N[E]) / joints.rotor[E]
-
-
-# a closed chain's elastic joints: the actuated ones, named by their links (M_a, h_a, G_a with the loops
-# closed at every state, numeric/closed_elastic.py); a passive joint with a stiffness is refused
-
-def _joints(model, where: str):
-    from ..model import MissingParameterError
-    from ..numeric.elastic import elastic_joints
-    try:
-        joints = elastic_joints(model)
-    except (DesignerError, MissingParameterError, ValueError) as exc:
-        raise UserError(f"{where}: {exc}") from None
-    if joints.m == 0:
-        raise UserError(f"{where}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad)")
-    return joints
-
-
-def closed_modes(args, model) -> int:
-    import numpy as np
-    from ..explore.metrics import elastic_at, elastic_setup
-    from .numeric_commands import _values
-    from .numeric_inputs import segments_of
-    from .ranges import PAYLOAD
-    try:
-        arm, joints = elastic_setup(model, args.project)
-    except (DesignerError, ValueError) as exc:
-        text = str(exc)
-        raise UserError(text if text.startswith(args.project) else f"{args.project}: {text}") from None
-    if joints.m == 0 and not arm.beams:
-        raise UserError(f"{args.project}: no actuated joint has a drive stiffness (drive data 'stiffness', N m/rad) "
-                        "and no link is made as a part")
-    segments = segments_of(args.segments)
-    names = [f"q{i}" for i in arm.joint_numbers]
-    q = np.array(_values(args.q, arm.n, f"--q ({', '.join(names)})", [0.0] * arm.n))
-    payload = PAYLOAD.parse(args.payload, "--payload")
-    try:
-        at = elastic_at(arm, joints, q)
-    except DesignerError as exc:
-        raise UserError(f"{args.project}: --q: {exc}") from None
-    locked = at.locked()
-    out = {"joints": names, "q": q.tolist(),
-           "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
-    elastic = ", ".join(names[i] for i in joints.elastic)
-    if joints.m and np.all(joints.rotor[joints.elastic] > 0):
-        free = at.free()
-        out["free"] = {"frequency_hz": free.frequency.tolist(), "shapes": free.shape.T.tolist(),
-                       "coordinates": f"{', '.join(names)}, then theta/N of the elastic joints {elastic}"}
-    C = at.compliance()
-    if arm.beams:   # the links' bending, the loops closed over their slices (numeric/closed_flex.py)
-        q_tree = arm.batch(q).closed[0][0]
-        out["links"], links_C = _closed_link_modes(args.project, arm, joints, q_tree, segments, payload)
-        C = C + links_C
-    out["compliance"] = {"matrix": C.tolist(), "units": "m/N (translation rows and columns), rad/(N m) (rotation)"}
-    out["sag_mm"] = (1e3 * at.sag(payload)).tolist()
-    out["payload_kg"] = payload
-    out["note"] = ("closed chain: the actuated joints' gearboxes" + (", and the part-made links' bending (compliance; "
-                   "their share of the sag: links.sag_mm)" if arm.beams else ", the links rigid"))
-    write_output(json.dumps(out, indent=1) + "\n", args.out)
-    return 0
-
-
-def _closed_link_modes(project: str, arm, joints, q_tree, segments: int, payload: float) -> tuple[dict, np.ndarray]:
-    """The modes with the links' bending at the closed tree pose (motors locked), and the links' share of the
-    tool compliance; their share of the sag under gravity and the payload in the dictionary."""
-    from ..kinematics.closure import ClosureError
-    try:
-        model = arm.flex(joints.stiffness, segments)
-        freq, shape, energy, groups = model.modes(q_tree)
-        links = arm.flex(None, segments)
-        C, sag_links = links.compliance(q_tree), links.sag(q_tree, payload)
-    except ClosureError as exc:
-        raise UserError(f"{project}: {exc}") from None
-    return {"frequency_hz": freq.tolist(), "joint_shapes": shape.T.tolist(),
-            "strain_energy": [dict(zip(groups, map(float, row))) for row in energy],
-            "segments": segments, "sag_mm": (1e3 * sag_links[:3]).tolist(),
-            "note": "motors locked, the actuated joints' gearboxes and the part-made links' bending (virtual joints), "
-                    "the loops closed over the links' slices; joint_shapes over the actuated joints; strain_energy: "
-                    "each mode's share in the gearboxes ('joints') and in each link; sag_mm: the links' share"}, C

@@ -21,12 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..kinematics.closure import ClosureError
-from ..kinematics.numeric import NumericArm
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.elastic import ElasticJoints, ElasticModelError
-from ..numeric.flex_modes import SEGMENTS, FlexField, flex_mode_field
-from ..numeric.modes import Modes, free_modes, locked_modes, lowest_frequency
+from ..numeric.modes import ElasticPose, elastic_at, lowest_frequency
 from ..numeric.stiffness import compliance_axes, joint_compliance, sag
 from .batch import batch_of
 from .joint_names import joint_label, joint_numbers, joint_position
@@ -445,7 +442,7 @@ ELASTIC_METRICS = (
 # batch (a closed chain's with the loops closed on the nominal pose's branch, held to Pinocchio's CRBA and RNEA on
 # the spanning tree projected by W in the tests) gives M, G and the tool Jacobian in the actuated rates, and from
 # them the locked modes K v = w^2 M v, the free modes with the rotors, the tool compliance J K^-1 J^T and the sag
-# J_v K^-1 (J_v^T m_p g - G); the links' bending: :meth:`ElasticPose.frequency_links`.
+# J_v K^-1 (J_v^T m_p g - G); the links' bending: :meth:`ElasticPose.frequency_links` (numeric/modes.py: elastic_at).
 
 def elastic_setup(model, what: str = "the mechanism", overrides=None) -> tuple[Any, ElasticJoints]:
     """The arm the metrics take (:func:`~designer.explore.joints.explore_arm`) and its elastic joints (the actuated
@@ -456,70 +453,6 @@ def elastic_setup(model, what: str = "the mechanism", overrides=None) -> tuple[A
     arm = explore_arm(model, overrides)
     values = drive_ratings(model)
     return arm, ElasticJoints.of(arm.n, values["stiffness"], None, values["gear"], values["rotor"])
-
-
-@dataclass(frozen=True)
-class ElasticPose:
-    """The elastic quantities of a mechanism at actuated values ``q`` (n,)."""
-
-    arm: Any
-    joints: ElasticJoints
-    q: np.ndarray
-    M: np.ndarray   # (n, n)
-    J: np.ndarray   # (6, n) the tool's [v; w] in the actuated rates, frame 0
-    G: np.ndarray   # (n,)
-    tool: np.ndarray   # (3,) the tool point, frame 0
-
-    def locked(self, shapes: bool = True) -> Modes:
-        """Motors locked: K v = w^2 M v over the elastic joints."""
-        return locked_modes(self.M, self.joints, shapes=shapes)
-
-    def free(self) -> Modes:
-        """Motors free: the 2 n model with the rotors (ValueError when an elastic joint has no rotor inertia)."""
-        return free_modes(self.M, self.joints)
-
-    def compliance(self) -> np.ndarray:
-        """(6, 6) J K^-1 J^T (m/N in the translation block), frame 0."""
-        return (self.J * joint_compliance(self.joints)) @ self.J.T
-
-    def links_compliance(self) -> np.ndarray:
-        """(6, 6) the links' own share of the tool's compliance (links made as parts; zero without), frame 0."""
-        if not getattr(self.arm, "beams", ()):
-            return np.zeros((6, 6))
-        return batch_of(self.arm, self.q[None]).links_compliance(SEGMENTS)[0]
-
-    def sag(self, payload: float = 0.0) -> np.ndarray:
-        """(3,) the tool's static displacement (m) under gravity and ``payload`` kg at the tool, frame 0."""
-        return sag(self.arm, self.joints, self.q, payload, J=self.J, G=self.G)
-
-    def bending(self, segments: int = SEGMENTS) -> FlexField | str | None:
-        """The modes with the links' bending, motors locked, and how each moves the links' centre lines (for drawing
-        them); None when no link is made as a part; a one-line message where the engine cannot give the centre
-        lines (a closed chain's bending modes are in ``modes --segments``, not drawn)."""
-        if not getattr(self.arm, "beams", ()):
-            return None
-        if not isinstance(self.arm, NumericArm):
-            return "a closed chain's bending modes are listed by `modes --segments` on the command line; not drawn here"
-        return flex_mode_field(self.arm, self.joints, self.q, segments)
-
-    def frequency_links(self) -> float | None:
-        """The lowest natural frequency (Hz), motors locked, with the links' bending (links made as parts); None
-        when no link is one."""
-        if not getattr(self.arm, "beams", ()):
-            return None
-        return float(batch_of(self.arm, self.q[None]).frequency_links(self.joints, SEGMENTS)[0])
-
-
-def elastic_at(arm, joints: ElasticJoints, q) -> ElasticPose:
-    """:class:`ElasticPose` at actuated values ``q``; ClosureError (a DesignerError, one line) where the loops
-    cannot close or stand at a dead centre."""
-    q = np.asarray(q, dtype=float).ravel()
-    b = batch_of(arm, q[None])
-    M, J, G, tool = b.M[0], b.tool_jacobian[0], b.G[0], b.tool_position[0]
-    if not (np.isfinite(M).all() and np.isfinite(J).all() and np.isfinite(G).all()):
-        raise ClosureError(f"the loops cannot close at q = ({', '.join(f'{v:.4g}' for v in q)}) "
-                           "(or stand at a dead centre)")
-    return ElasticPose(arm, joints, q, M, J, G, tool)
 
 
 def _need_beams(b, name: str):

@@ -7,7 +7,7 @@ the translational compliance's eigenvalues (m/N) scaled so the largest is a fift
 The frequencies and shapes come from :mod:`designer.numeric.modes`: motors locked (rigid links on the
 joint springs), or free (the full elastic-joint model with the rotor inertias; the drawn arm is the link
 side, the motor angles theta/N are shown as numbers over the 3D view, :mod:`designer.gui.mode_dialog`).
-Every mechanism's come from the core's :func:`~designer.explore.metrics.elastic_at` (as ``modes`` has
+Every mechanism's come from the core's :func:`~designer.numeric.modes.elastic_at` (as ``modes`` has
 them) over its actuated joints (all of a serial arm's; a closed chain's motors, the loops closed at the pose):
 the mechanism and its joints are built once per model and kept, one pose then costs well under a millisecond
 (about 0.4 ms for the palletizer), so the read-out follows the sliders on the GUI thread. A closed chain's
@@ -39,7 +39,7 @@ from .loop_scene import tree_reach
 from .mode_dialog import MOTORS, choose_mode
 
 if TYPE_CHECKING:
-    from ..explore.metrics import ElasticPose
+    from ..numeric.modes import ElasticPose
 
 __all__ = ["ModeAnimation", "StiffnessEllipsoid", "elastic_problem", "elastic_summary", "joints_or_none", "build_menu",
            "modes_at", "elastic_pose", "elastic_lines", "per_model", "NO_STIFFNESS", "MOTORS"]
@@ -118,7 +118,7 @@ def elastic_pose(model, q_tree) -> ElasticPose | str:
     """The elastic quantities at the tree pose ``q_tree``'s actuated values, or a one-line message (no stiffness,
     a passive joint given one, a mechanism that cannot be built, a pose where the loops cannot close)."""
     from ..explore.joints import explore_joints
-    from ..explore.metrics import elastic_at
+    from ..numeric.modes import elastic_at
     built = _built(model)
     if isinstance(built, str):
         return built

@@ -30,7 +30,7 @@ from ..kinematics import NumericArm, dh_frames
 from ..model.manipulator import Convention
 from .protocol import NoLoops, solve_checked, states
 
-__all__ = ["Batch", "BatchDynamics", "batch_frames", "map_states", "CHUNK"]
+__all__ = ["Batch", "BatchDynamics", "batch_frames", "batch_of", "map_states", "CHUNK"]
 
 CHUNK = 2048  # states per block: bounds memory of the (N, bodies, 3, n, n) derivative arrays
 
@@ -282,6 +282,12 @@ class Batch:
         :class:`~designer.numeric.elastic.ElasticJoints`) and the links' bending in ``segments`` slices each."""
         from .flex_modes import lowest_flex_frequency
         return lowest_flex_frequency(self.arm, joints, self.q, segments)
+
+
+def batch_of(arm, q, compiled=None):
+    """The quantities of a block of states q (N, n) under :class:`Batch`'s names: a closed chain's arm makes its
+    own (:class:`~designer.numeric.closed_batch.ClosedBatch`); ``compiled`` takes over a serial arm's M and G."""
+    return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q, compiled)
 
 
 def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tuple[int, ...],

@@ -17,17 +17,29 @@ out: for the PUMA 560 it is below 60 N m/rad, against gearbox stiffnesses of 1e4
   m others. Solved through the Cholesky factor L of the mass: L^-1 Kf L^-T, batched.
 
 Frequencies in Hz, ascending; mode shapes as columns, scaled to a largest joint component of 1.
+
+One pose of any mechanism (:func:`elastic_at`, :class:`ElasticPose`): M, G and the tool Jacobian from the arm's
+batch (:func:`~designer.numeric.batch.batch_of`: a serial arm's, or a closed chain's in its actuated coordinates
+with the loops closed), and from them the modes above, the tool compliance and sag, and the links' bending
+(:meth:`ElasticPose.links`); what ``modes``, the window's read-out, mode animation and ellipsoid read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ..kinematics.closure import ClosureError
+from ..kinematics.numeric import NumericArm
+from .batch import batch_of
+from .beams import tool_compliance_many, tool_sag_many
+from .flex_modes import SEGMENTS, FlexField, FlexModes, flex_mode_field, flex_modes
 from .joints import ElasticJoints
+from .stiffness import joint_compliance, sag
 
-__all__ = ["Modes", "locked_modes", "free_modes", "lowest_frequency"]
+__all__ = ["Modes", "locked_modes", "free_modes", "lowest_frequency", "ElasticPose", "elastic_at"]
 
 TWO_PI = 2.0 * np.pi
 
@@ -127,3 +139,84 @@ def lowest_frequency(M: np.ndarray, joints: ElasticJoints, motors: str = "locked
         return np.full(np.shape(M)[:-2], np.inf)
     modes = (locked_modes if motors == "locked" else free_modes)(M, joints, shapes=False)
     return modes.frequency[..., 0]
+
+
+# -- one pose of any mechanism: what ``modes`` and the window (read-out, mode animation, compliance ellipsoid) read --
+@dataclass(frozen=True)
+class ElasticPose:
+    """The elastic quantities of a mechanism at actuated values ``q`` (n,)."""
+
+    arm: Any
+    joints: ElasticJoints
+    q: np.ndarray
+    M: np.ndarray   # (n, n)
+    J: np.ndarray   # (6, n) the tool's [v; w] in the actuated rates, frame 0
+    G: np.ndarray   # (n,)
+    tool: np.ndarray   # (3,) the tool point, frame 0
+
+    def locked(self, shapes: bool = True) -> Modes:
+        """Motors locked: K v = w^2 M v over the elastic joints."""
+        return locked_modes(self.M, self.joints, shapes=shapes)
+
+    def free(self) -> Modes:
+        """Motors free: the 2 n model with the rotors (ValueError when an elastic joint has no rotor inertia)."""
+        return free_modes(self.M, self.joints)
+
+    def compliance(self) -> np.ndarray:
+        """(6, 6) J K^-1 J^T (m/N in the translation block), frame 0."""
+        return (self.J * joint_compliance(self.joints)) @ self.J.T
+
+    def links_compliance(self) -> np.ndarray:
+        """(6, 6) the links' own share of the tool's compliance (links made as parts; zero without), frame 0."""
+        if not getattr(self.arm, "beams", ()):
+            return np.zeros((6, 6))
+        return batch_of(self.arm, self.q[None]).links_compliance(SEGMENTS)[0]
+
+    def sag(self, payload: float = 0.0) -> np.ndarray:
+        """(3,) the tool's static displacement (m) under gravity and ``payload`` kg at the tool, frame 0."""
+        return sag(self.arm, self.joints, self.q, payload, J=self.J, G=self.G)
+
+    def bending(self, segments: int = SEGMENTS) -> FlexField | str | None:
+        """The modes with the links' bending, motors locked, and how each moves the links' centre lines (for drawing
+        them); None when no link is made as a part; a one-line message where the engine cannot give the centre
+        lines (a closed chain's bending modes are in ``modes --segments``, not drawn)."""
+        if not getattr(self.arm, "beams", ()):
+            return None
+        if not isinstance(self.arm, NumericArm):
+            return "a closed chain's bending modes are listed by `modes --segments` on the command line; not drawn here"
+        return flex_mode_field(self.arm, self.joints, self.q, segments)
+
+    def links(self, segments: int = SEGMENTS, payload: float = 0.0) -> tuple[FlexModes, np.ndarray, np.ndarray]:
+        """The links' bending (links made as parts) in ``segments`` slices each: the modes with the elastic joints'
+        gearboxes, motors locked (:class:`~designer.numeric.flex_modes.FlexModes` at this pose; a closed chain's with
+        the loops closed over the slices, its joint shapes over the actuated joints), the links' share of the tool's
+        compliance (6, 6) and of its sag under gravity and ``payload`` kg (6,: [delta; theta]), frame 0. A serial
+        arm's shares are the beams' exact integral (the virtual joints' sum equals it for any ``segments``);
+        ClosureError at a closed chain's dead centre."""
+        if isinstance(self.arm, NumericArm):
+            q = self.q[None]
+            return (flex_modes(self.arm, self.joints, self.q, segments), tool_compliance_many(self.arm, q)[0],
+                    tool_sag_many(self.arm, q, payload)[0])
+        q_tree = self.arm.batch(self.q[None]).closed[0][0]   # the closed tree pose, the nominal pose's branch
+        modes = FlexModes(*self.arm.flex(self.joints.stiffness, segments).modes(q_tree))
+        links = self.arm.flex(None, segments)
+        return modes, links.compliance(q_tree), links.sag(q_tree, payload)
+
+    def frequency_links(self) -> float | None:
+        """The lowest natural frequency (Hz), motors locked, with the links' bending (links made as parts); None
+        when no link is one."""
+        if not getattr(self.arm, "beams", ()):
+            return None
+        return float(batch_of(self.arm, self.q[None]).frequency_links(self.joints, SEGMENTS)[0])
+
+
+def elastic_at(arm, joints: ElasticJoints, q) -> ElasticPose:
+    """:class:`ElasticPose` at actuated values ``q``; ClosureError (a DesignerError, one line) where the loops
+    cannot close or stand at a dead centre."""
+    q = np.asarray(q, dtype=float).ravel()
+    b = batch_of(arm, q[None])
+    M, J, G, tool = b.M[0], b.tool_jacobian[0], b.G[0], b.tool_position[0]
+    if not (np.isfinite(M).all() and np.isfinite(J).all() and np.isfinite(G).all()):
+        raise ClosureError(f"the loops cannot close at q = ({', '.join(f'{v:.4g}' for v in q)}) "
+                           "(or stand at a dead centre)")
+    return ElasticPose(arm, joints, q, M, J, G, tool)
