@@ -112,44 +112,27 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
 def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True, args=None):
     """Compile the model's equations at its default parameter values: the recursive forms (the same
     for every method, never expanded), or with ``args.form`` closed the closed form ``method``'s
-    report prints (:func:`closed_equations`)."""
+    report prints (:func:`~designer.numeric.evaluable.compiled_equations`)."""
     from ..model import MissingParameterError
-    from ..dynamics.engine import compact_equations_job
-    from ..dynamics.results import Method
-    from ..jobs import run
-    from ..numeric.compiled import compile_equations
-    try:
-        numeric = model.numeric()
-    except MissingParameterError as exc:
-        raise UserError(f"{where}: {exc}") from None
+    from ..numeric.evaluable import compiled_equations
     closed = args is not None and getattr(args, "form", "compact") == "closed"
     with job_bar(quiet, desc=f"derive ({method}, {'closed' if closed else 'compact'})") as progress:
-        if closed:
-            eq = closed_equations(model, args, progress)
-            progress(Progress("compile"))
-            return compile_equations(eq, form="derived")
-        eq = run(compact_equations_job(numeric, Method(method)), progress)
-        progress(Progress("compile"))
-        return compile_equations(eq)
+        try:
+            return compiled_equations(model, method, closed_equations(model, args, progress) if closed else None,
+                                      progress)
+        except MissingParameterError as exc:
+            raise UserError(f"{where}: {exc}") from None
 
 
-def closed_equations(model: Manipulator, args, progress, assemble: bool = True):
+def closed_equations(model: Manipulator, args, progress):
     """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
-    kept; derived through dynamics.derive, which decides serial or closed chain), with ``assemble`` tau, M, G
-    and h rebuilt from the method's printed matrices alone."""
-    from dataclasses import replace
-
-    from ..dynamics.methods import METHODS as STRATEGIES
+    kept; derived through dynamics.derive, which decides serial or closed chain)."""
     from ..dynamics.results import Form
     from .derivation import derive_closed
     try:
-        eq = derive_closed(args, model, progress, Form.CLOSED)
+        return derive_closed(args, model, progress, Form.CLOSED)
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
-    if not assemble:
-        return eq
-    tau, M, G, h = STRATEGIES[eq.method].assemble(model, eq.matrices)
-    return replace(eq, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
 
 
 def cmd_eval(args) -> int:
@@ -189,7 +172,7 @@ def cmd_eval(args) -> int:
     head = {"method": args.method, "form": args.form}
     if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
         head["simplify"] = args.simplify
-    elif closing:
+    elif source.numeric:
         head = {"method": "closed-chain numeric"}
     json.dump({**head, "drives": bool(args.drives), **({"actuated": _names(dyn.actuated, "q")} if closing else {}),
                "results": results}, sys.stdout)
@@ -198,30 +181,17 @@ def cmd_eval(args) -> int:
 
 
 def _eval_source(model: Manipulator, dyn, args):
-    """What ``eval`` evaluates, as ``(engine at the state, q, qd, qdd, tree pose) -> {tau, M, G, h}``: the equations
-    ``--method`` derives, compiled (in the form ``--form`` says), or, where they are not written in the
-    coordinates (a closed chain's compact form), the numeric dynamics itself; ``--form closed`` of a closed chain
-    evaluates its printed forms, a nonlinear loop's quantities from its numeric closure."""
-    from ..kinematics.closure import ClosureError
-    from ..model import MissingParameterError
-    closed = args.form == "closed"
-    if dyn.n_tree == dyn.n:
-        cd = compiled_for(model, args.method, args.project, args.quiet, args)
-        return lambda at, q, qd, qdd, q_tree: {"tau": cd.tau(q, qd, qdd), "M": cd.M(q), "G": cd.G(q), "h": cd.h(q, qd)}
-    if not closed:
-        if args.method != "lagrange":
-            raise UserError(f"{args.project}: a closed-chain project evaluates its numeric projected dynamics "
-                            "(no --method without --form closed)")
-        return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q),
-                                               "h": at.h(q, qd)}
-    from ..dynamics.closed_nonlinear_eval import LoopEvaluator
+    """What ``eval`` evaluates (:func:`~designer.numeric.evaluable.evaluable`: the equations ``--method`` derives in
+    the form ``--form`` says, at numbers; the numeric layer chooses the engine)."""
+    from ..numeric.evaluable import evaluable
     try:
-        with job_bar(args.quiet, desc=f"derive ({args.method}, closed)") as progress:
-            src = LoopEvaluator(closed_equations(model, args, progress, assemble=False))
-    except (MissingParameterError, ClosureError, ValueError) as exc:
+        with job_bar(args.quiet, desc=f"derive ({args.method}, {args.form})") as progress:
+            return evaluable(dyn, model, args.method, args.form, lambda: closed_equations(model, args, progress),
+                             progress)
+    except UserError:   # closed_equations' own, naming the limit that stopped a closed form
+        raise
+    except ValueError as exc:   # MissingParameterError, ClosureError: DesignerErrors
         raise UserError(f"{args.project}: {exc}") from None
-    return lambda at, q, qd, qdd, q_tree: {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree),
-                                           "G": src.G(q, q_tree), "h": src.h(q, qd, q_tree)}
 
 
 def cmd_torques(args) -> int:
