@@ -23,7 +23,7 @@ import numpy as np
 
 from ..numeric.batch import CHUNK, Batch
 from ..numeric.elastic import ElasticJoints, ElasticModelError
-from ..numeric.modes import ElasticPose, elastic_at, lowest_frequency
+from ..numeric.modes import lowest_frequency
 from ..numeric.stiffness import compliance_axes, joint_compliance, sag
 from .batch import batch_of
 from .joint_names import joint_label, joint_numbers, joint_position
@@ -32,7 +32,7 @@ from .metric_error import MetricError
 __all__ = ["Ratings", "Shape", "Reduce", "Metric", "METRICS", "MetricSpec", "parse_metric", "evaluate",
            "compute", "evaluate_many", "task_jacobian", "cartesian_inertia", "speed_corners",
            "MetricError", "joint_numbers", "joint_label", "joint_position", "ELASTIC_METRICS", "drive_ratings",
-           "design_ratings", "joints_of", "explored_drive_values", "ElasticPose", "elastic_setup", "elastic_at"]
+           "design_ratings", "joints_of", "explored_drive_values", "elastic_setup"]
 
 
 @dataclass(frozen=True)
