@@ -172,7 +172,7 @@ def cmd_eval(args) -> int:
     head = {"method": args.method, "form": args.form}
     if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
         head["simplify"] = args.simplify
-    elif source.numeric:
+    elif closing:   # the compact form of a mechanism with passive joints: its numeric dynamics
         head = {"method": "closed-chain numeric"}
     json.dump({**head, "drives": bool(args.drives), **({"actuated": _names(dyn.actuated, "q")} if closing else {}),
                "results": results}, sys.stdout)

@@ -15,7 +15,7 @@ The caller asks for a model's equations in a form and never for its kind; the en
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..dynamics.results import Equations, Form, Method
@@ -25,21 +25,8 @@ from .protocol import Dynamics
 
 __all__ = ["Evaluable", "evaluable", "compiled_equations"]
 
-#: (the dynamics closed at the state, q, qd, qdd, the tree pose) -> {"tau", "M", "G", "h"}
-Parts = Callable[[Any, Any, Any, Any, Any], dict]
-
-
-@dataclass(frozen=True)
-class Evaluable:
-    """tau, M, G and h at one state: ``evaluable(at, q, qd, qdd, q_tree)`` with ``at`` the numeric dynamics whose
-    loops are closed on the state's branch and ``q_tree`` its tree pose; ``numeric`` is True where the numbers are
-    the numeric dynamics itself (no derived equations in the coordinates: a closed chain's compact form)."""
-
-    parts: Parts
-    numeric: bool = False
-
-    def __call__(self, at, q, qd, qdd, q_tree) -> dict:
-        return self.parts(at, q, qd, qdd, q_tree)
+#: (the dynamics closed at the state's branch, q, qd, qdd, its tree pose) -> {"tau", "M", "G", "h"}
+Evaluable = Callable[[Any, Any, Any, Any, Any], dict]
 
 
 def compiled_equations(model: Manipulator, method: str, closed_form: Equations | None = None,
@@ -51,39 +38,35 @@ def compiled_equations(model: Manipulator, method: str, closed_form: Equations |
     from ..dynamics.engine import compact_equations_job
     from ..dynamics.methods import METHODS
     from .compiled import compile_equations
-    if closed_form is not None:
+    if closed_form is None:
+        eq = run(compact_equations_job(model.numeric(), Method(method)), progress)
+    else:
         tau, M, G, h = METHODS[closed_form.method].assemble(model, closed_form.matrices)
         eq = replace(closed_form, tau=tau, mass_matrix=M, gravity=G, coriolis=h)
-        if progress is not None:
-            progress(Progress("compile"))
-        return compile_equations(eq, form="derived")
-    eq = run(compact_equations_job(model.numeric(), Method(method)), progress)
     if progress is not None:
         progress(Progress("compile"))
-    return compile_equations(eq)
+    return compile_equations(eq, form=None if closed_form is None else "derived")
 
 
 def evaluable(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
               closed_form: Callable[[], Equations], progress: Callable[[Progress], None] | None = None) -> Evaluable:
     """The equations of ``model`` (whose numeric dynamics is ``dyn``) in ``form`` (compact or closed) at numbers (the
-    module's docstring); ``closed_form()`` derives ``method``'s closed form as printed, called only for that form.
-    A ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
+    module's docstring), called as ``(at, q, qd, qdd, q_tree)`` with ``at`` the numeric dynamics closed on the
+    state's branch; ``closed_form()`` derives ``method``'s closed form as printed, called only for that form. A
+    ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
     if Form(form) is Form.CLOSED:
         eq = closed_form()
         if "closed_chain" in eq.extras or "loop_quantities" in eq.extras:   # they read the passive positions
             from ..dynamics.closed_nonlinear_eval import LoopEvaluator
             src = LoopEvaluator(eq)
-            return Evaluable(lambda at, q, qd, qdd, q_tree: {
-                "tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree), "G": src.G(q, q_tree),
-                "h": src.h(q, qd, q_tree)})
+            return lambda at, q, qd, qdd, q_tree: {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree),
+                                                   "G": src.G(q, q_tree), "h": src.h(q, qd, q_tree)}
         cd = compiled_equations(model, method, eq, progress)
     elif dyn.n_tree > dyn.n:   # passive joints: no equations in the coordinates to compile, the numeric dynamics
         if Method(method) is not Method.LAGRANGE:
             raise ValueError("a closed-chain project evaluates its numeric projected dynamics "
                              "(no --method without --form closed)")
-        return Evaluable(lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q),
-                                                         "h": at.h(q, qd)}, numeric=True)
+        return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
     else:
         cd = compiled_equations(model, method, None, progress)
-    return Evaluable(lambda at, q, qd, qdd, q_tree: {"tau": cd.tau(q, qd, qdd), "M": cd.M(q), "G": cd.G(q),
-                                                     "h": cd.h(q, qd)})
+    return lambda at, q, qd, qdd, q_tree: {"tau": cd.tau(q, qd, qdd), "M": cd.M(q), "G": cd.G(q), "h": cd.h(q, qd)}
