@@ -126,3 +126,20 @@ def test_size_picks_a_strain_wave_unit_for_the_tube_arms_wrist():
     masses_known = [p.gearbox.mass is not None for p in wrist.ranked]
     assert masses_known == sorted(masses_known, reverse=True)
     assert any(p.gearbox.name == "RV-20E-81" for p in wrist.ranked)
+
+
+def test_a_drive_naming_the_cycloidal_unit_lives_without_the_figures_it_lacks():
+    # no stiffness, inertia or input speed printed: the drive keeps its own stiffness (or none: rigid), the rotor
+    # inertia is the motor's alone, the rated speed the motor's over N
+    from designer.model.extras import Drive
+    from designer.project.catalog_drives import drive_from_items
+    cat = load_catalog()
+    rv, motor = cat.gearbox("RV-20E-81"), cat.motor("SGMSH-10A")
+    d = drive_from_items(Drive(gearbox="RV-20E-81", motor="SGMSH-10A"), rv, motor)
+    assert d.stiffness is None and d.gear_ratio == 81
+    assert d.motor_inertia == motor.rotor_inertia and d.rated_speed == pytest.approx(motor.rated_speed / 81)
+    assert d.rated_torque == min(167, motor.rated_torque * 81) and d.peak_torque == min(412, motor.peak_torque * 81)
+    assert drive_from_items(Drive(gearbox="RV-20E-81", stiffness=5e5), rv, None).stiffness == 5e5
+    # a strain-wave unit with its single printed K3 gives that figure at its rated torque
+    csf = cat.gearbox("CSF-25-50-2UH")
+    assert drive_from_items(Drive(gearbox="CSF-25-50-2UH"), csf, None).stiffness == 4.4e4
