@@ -190,20 +190,21 @@ def _cycle(fail, value) -> Cycle | None:
     c = _object(fail, value, "cycle", {"waypoints", "time", "trajectory", "timing"})
     if c is None:
         return None
+    timing = c.get("timing", "")
+    if timing not in ("", "time-optimal"):
+        fail("cycle.timing", "must be \"time-optimal\" (or absent, with a \"time\" or a \"trajectory\")")
+        return None
     if "trajectory" in c:
-        if set(c) != {"trajectory"}:
-            fail("cycle", "give waypoints with a time, or a trajectory file, not both")
+        if not set(c) <= {"trajectory", "timing"}:
+            fail("cycle", "give waypoints with a time, or a trajectory file (optionally with \"timing\": "
+                          "\"time-optimal\"), not both")
             return None
         path = c["trajectory"]
         if not isinstance(path, str) or not path.strip() or len(path) > 4096 or "\x00" in path:
             fail("cycle.trajectory", "must be the path of a CSV file (t, q1..qn), relative to the project's folder")
             return None
-        return Cycle(trajectory=path)
+        return Cycle(trajectory=path, timing=timing)
     waypoints = _poses(fail, c.get("waypoints"), "cycle.waypoints")
-    timing = c.get("timing", "")
-    if timing not in ("", "time-optimal"):
-        fail("cycle.timing", "must be \"time-optimal\" (or absent, with a \"time\")")
-        return None
     if timing and "time" in c:
         fail("cycle", "give a time, or \"timing\": \"time-optimal\", not both")
         return None
@@ -241,7 +242,7 @@ def requirements_json(req: Requirements) -> dict[str, Any]:
         out["payload"] = {"mass": req.payload.mass, "offset": list(req.payload.offset)}
     if req.cycle is not None:
         c = req.cycle
-        out["cycle"] = {"trajectory": c.trajectory} if c.trajectory else \
+        out["cycle"] = {"trajectory": c.trajectory, **({"timing": c.timing} if c.timing else {})} if c.trajectory else \
             {"waypoints": [list(p) for p in c.waypoints], **({"timing": c.timing} if c.timing else {"time": c.time})}
     if req.items:
         out["requirements"] = [_requirement_json(r) for r in req.items]
