@@ -153,6 +153,9 @@ def _requirement(fail, value, where: str) -> Requirement | None:
     if not isinstance(name, str) or len(name) > MAX_NAME:
         fail(f"{where}.name", f"must be text of at most {MAX_NAME} characters")
         ok = False
+    elif any(ord(ch) < 32 or ord(ch) == 127 for ch in name) or name != name.strip():
+        fail(f"{where}.name", "must be one line of text, without control characters or spaces at its ends")
+        ok = False
     if not ok or number is None or place is None:
         return None
     return Requirement(str(metric).replace(" ", ""), str(bound), number, place, str(name))
@@ -170,6 +173,13 @@ def read_requirements(fail, data: dict) -> Requirements:
         else:
             read = [_requirement(fail, r, f"requirements[{k}]") for k, r in enumerate(raw, start=1)]
             items = [r for r in read if r is not None]
+            named: dict[str, int] = {}
+            for k, r in enumerate(read, start=1):
+                if r is not None and r.name:
+                    if r.name in named:
+                        fail(f"requirements[{k}].name", f"'{r.name}' names requirements[{named[r.name]}] already "
+                                                        "(each requirement's name is its own)")
+                    named.setdefault(r.name, k)
     payload = None
     if data.get("payload") is not None:
         p = _object(fail, data["payload"], "payload", {"mass", "offset"})
