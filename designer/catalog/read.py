@@ -122,11 +122,11 @@ def _stiffness(entry: dict, where: str) -> StiffnessCurve | None:
     return StiffnessCurve(**v)
 
 
-def _printed(entry: dict, where: str) -> dict[str, tuple[tuple[str, str], ...]]:
+def _printed(entry: dict, where: str) -> tuple[tuple[str, str], ...]:
     """The optional ``printed`` object: for a figure's field (or a curve's K1_Nm_per_rad ...), the text the
     source prints for it, kept so the figure can be checked against its source."""
     if "printed" not in entry:
-        return {}
+        return ()
     printed, pw = entry["printed"], f"{where}.printed"
     if not isinstance(printed, dict):
         raise CatalogError(f"{pw}: must be an object of field: printed text")
@@ -136,7 +136,7 @@ def _printed(entry: dict, where: str) -> dict[str, tuple[tuple[str, str], ...]]:
     unknown = sorted(set(printed) - figures)
     if unknown:
         raise CatalogError(f"{pw}: {', '.join(unknown)} is not a figure of this item")
-    return {"printed": tuple((k, _text(v, f"{pw}.{k}")) for k, v in printed.items())}
+    return tuple((k, _text(v, f"{pw}.{k}")) for k, v in printed.items())
 
 
 def _gearbox(entry: Any, where: str) -> Gearbox:
@@ -153,7 +153,7 @@ def _gearbox(entry: Any, where: str) -> Gearbox:
         raise CatalogError(f"{where}.peak_torque_Nm: below rated_torque_Nm")
     texts = {k: _text(entry[k], f"{where}.{k}") for k in _TEXT if k in entry}
     return Gearbox(name=name, kind=kind, stiffness=_stiffness(entry, where), **values, **texts,  # type: ignore[arg-type]
-                   **price, **_printed(entry, where))
+                   **price, printed=_printed(entry, where))
 
 
 def _motor(entry: Any, where: str) -> Motor:
@@ -168,7 +168,7 @@ def _motor(entry: Any, where: str) -> Motor:
     if values["max_speed"] < values["rated_speed"]:  # type: ignore[operator]
         raise CatalogError(f"{where}.max_speed_rpm: below rated_speed_rpm")
     texts = {k: _text(entry[k], f"{where}.{k}") for k in _TEXT if k in entry}
-    return Motor(name=name, **values, **texts, **price, **_printed(entry, where))  # type: ignore[arg-type]
+    return Motor(name=name, **values, **texts, **price, printed=_printed(entry, where))  # type: ignore[arg-type]
 
 
 #: a price field: its currency's code in the name (price_eur, price_usd; a material's price_eur_per_kg)
