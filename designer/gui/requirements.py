@@ -345,7 +345,7 @@ class RequirementsPanel(QWidget):
         c = self.requirements.cycle
         time = c.time if c is not None and c.time > 0 else self.cycle_time.value()
         data = self._fields()
-        timing = c.timing if c is not None and not c.trajectory else ""   # a time-optimal cycle stays one
+        timing = c.timing if c is not None else ""   # a time-optimal cycle (of waypoints or a file) stays one
         data["cycle"] = {"waypoints": points, "timing": timing} if timing else {"waypoints": points, "time": time}
         return self.apply_fields(data, "Cycle waypoints")
 
@@ -366,7 +366,8 @@ class RequirementsPanel(QWidget):
             return False
         model = self.document.model
         numbers = [i + 1 for i, link in enumerate(model.links) if link.actuated]
-        cycle = Cycle(trajectory=str(path))
+        c = self.requirements.cycle
+        cycle = Cycle(trajectory=str(path), timing=c.timing if c is not None else "")   # time-optimal stays so
         try:
             cycle_trajectory(cycle, len(numbers), numbers)
         except ReviewError as exc:
@@ -404,7 +405,7 @@ class RequirementsPanel(QWidget):
             points = (tuple(self._metric_pose()),) * 2
         else:
             points = kept + (tuple(self._metric_pose()),)
-        timing = c.timing if c is not None and not c.trajectory else ""   # a time-optimal cycle stays one
+        timing = c.timing if c is not None else ""   # a time-optimal cycle (of waypoints or a file) stays one
         self._apply(replace(req, cycle=Cycle(waypoints=points, time=0.0 if timing else time, timing=timing)),
                     "Add cycle waypoint")
 

@@ -10,10 +10,11 @@ torques along the samples from the batch's inverse dynamics plus the rotors' ref
 (the largest for a ``<=`` bound, the smallest for ``>=``), the margin is how far it is inside the bound (negative:
 failed), and the worst sample's pose and time are reported.
 
-A waypoint cycle with ``"timing": "time-optimal"`` is timed by :mod:`designer.review.timing` within the drives'
-peak torques and rated speeds (``cycle_time`` its duration); ``cost`` prices the drives' catalog items and the
-links' materials (:func:`cost`); with a cycle, a catalog strain-wave stiffness is taken at the cycle's load
-(:meth:`_Context.cycle_stiffness`). Each outcome's ``note`` says what its value rests on.
+A cycle with ``"timing": "time-optimal"`` (its waypoints' lines, or a trajectory file's path) is timed by
+:mod:`designer.review.timing` within the drives' peak torques and rated speeds (``cycle_time`` its duration);
+``cost`` prices the drives' catalog items and the links' materials (:func:`cost`); with a cycle, a catalog
+strain-wave stiffness is taken at the cycle's load (:meth:`_Context.cycle_stiffness`). Each outcome's ``note``
+says what its value rests on.
 """
 
 from __future__ import annotations
