@@ -83,6 +83,7 @@ class Gearbox:
     date: str = ""
     price: float | None = None   # in ``currency`` (a file's price_eur: "EUR"); None: no price given
     currency: str = ""
+    printed: tuple[tuple[str, str], ...] = ()   # (a field, the source's printed text of its figure)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class Motor:
     date: str = ""
     price: float | None = None
     currency: str = ""
+    printed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

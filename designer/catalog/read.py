@@ -122,11 +122,28 @@ def _stiffness(entry: dict, where: str) -> StiffnessCurve | None:
     return StiffnessCurve(**v)
 
 
+def _printed(entry: dict, where: str) -> tuple[tuple[str, str], ...]:
+    """The optional ``printed`` object: for a figure's field (or a curve's K1_Nm_per_rad ...), the text the
+    source prints for it, kept so the figure can be checked against its source."""
+    if "printed" not in entry:
+        return ()
+    printed, pw = entry["printed"], f"{where}.printed"
+    if not isinstance(printed, dict):
+        raise CatalogError(f"{pw}: must be an object of field: printed text")
+    curve = entry.get("stiffness_curve")
+    figures = {k for k, v in entry.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    figures |= set(curve) if isinstance(curve, dict) else set()
+    unknown = sorted(set(printed) - figures)
+    if unknown:
+        raise CatalogError(f"{pw}: {', '.join(unknown)} is not a figure of this item")
+    return tuple((k, _text(v, f"{pw}.{k}")) for k, v in printed.items())
+
+
 def _gearbox(entry: Any, where: str) -> Gearbox:
     if not isinstance(entry, dict):
         raise CatalogError(f"{where}: must be an object")
     price, keys = _price(entry, where)
-    _check_keys(entry, {"name", "kind", *_GEARBOX, *_STIFFNESS, *_TEXT, *keys}, where)
+    _check_keys(entry, {"name", "kind", "printed", *_GEARBOX, *_STIFFNESS, *_TEXT, *keys}, where)
     name = _name(entry, where)
     kind = entry.get("kind")
     if kind not in GEARBOX_KINDS:
@@ -136,14 +153,14 @@ def _gearbox(entry: Any, where: str) -> Gearbox:
         raise CatalogError(f"{where}.peak_torque_Nm: below rated_torque_Nm")
     texts = {k: _text(entry[k], f"{where}.{k}") for k in _TEXT if k in entry}
     return Gearbox(name=name, kind=kind, stiffness=_stiffness(entry, where), **values, **texts,  # type: ignore[arg-type]
-                   **price)
+                   **price, printed=_printed(entry, where))
 
 
 def _motor(entry: Any, where: str) -> Motor:
     if not isinstance(entry, dict):
         raise CatalogError(f"{where}: must be an object")
     price, keys = _price(entry, where)
-    _check_keys(entry, {"name", *_MOTOR, *_TEXT, *keys}, where)
+    _check_keys(entry, {"name", "printed", *_MOTOR, *_TEXT, *keys}, where)
     name = _name(entry, where)
     values = _fields(entry, _MOTOR, where)
     if values["peak_torque"] < values["rated_torque"]:  # type: ignore[operator]
@@ -151,7 +168,7 @@ def _motor(entry: Any, where: str) -> Motor:
     if values["max_speed"] < values["rated_speed"]:  # type: ignore[operator]
         raise CatalogError(f"{where}.max_speed_rpm: below rated_speed_rpm")
     texts = {k: _text(entry[k], f"{where}.{k}") for k in _TEXT if k in entry}
-    return Motor(name=name, **values, **texts, **price)  # type: ignore[arg-type]
+    return Motor(name=name, **values, **texts, **price, printed=_printed(entry, where))  # type: ignore[arg-type]
 
 
 #: a price field: its currency's code in the name (price_eur, price_usd; a material's price_eur_per_kg)

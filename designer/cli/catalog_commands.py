@@ -133,7 +133,8 @@ def cmd_size(args) -> int:
         lines += [f"  joint {k.joint} {k.gearbox}: {k.low_load:.4g}, {k.at_cycle:.4g} (at {k.peak_torque:.4g} N m), "
                   f"{k.at_rated:.4g}" for k in stiffness]
     if any(not p.mass_complete for r in result.values() for p in r.ranked[:args.top]):
-        lines += ["", "+: a datasheet gives no mass for an item of the pair; the mass shown is of the others"]
+        lines += ["", "+: a datasheet gives no mass for an item of the pair; the mass shown is of the others, and such "
+                      "pairs rank after those whose gearbox (then motor) mass is known"]
     write_output("\n".join(lines) + "\n", args.out)
     return 0
 

@@ -1,6 +1,6 @@
 """The Requirements tab: the project's requirements edited, each shown as a live pass or fail with its margin.
 
-Every edit (add, remove, a metric, a bound, a value, where it holds, the payload) is one undoable edit of the
+Every edit (add, remove, a metric, a bound, a value, where it holds, its name, the payload) is one undoable edit of the
 document's model (format version 4: :mod:`designer.model.requirements`). After each change of the model the
 review (:func:`designer.review.review_job`) runs in a worker through a :class:`~designer.gui.job_runner.JobRunner`
 (progress, Cancel); its outcomes belong to the open project (a :class:`ProjectSlot`). Clicking a requirement poses
@@ -27,8 +27,8 @@ from .requirements_edit import WHERE_HELP, DriveItemsEditor, checked, parse_pose
 
 __all__ = ["RequirementsPanel", "COLUMNS"]
 
-COLUMNS = ("Metric", "Bound", "Value", "Where", "Result", "Margin", "Worst where")
-METRIC, BOUND, VALUE, WHERE, RESULT, MARGIN, WORST = range(len(COLUMNS))
+COLUMNS = ("Metric", "Bound", "Value", "Where", "Result", "Margin", "Worst where", "Name")
+METRIC, BOUND, VALUE, WHERE, RESULT, MARGIN, WORST, NAME = range(len(COLUMNS))
 PASS_COLOUR, FAIL_COLOUR, ERROR_COLOUR = QColor("#d8f5d0"), QColor("#ffd6d6"), QColor("#fff3c4")
 REVIEW_DELAY_MS = 300   # one review after a burst of edits
 #: the choices of the Where column (the pose choices appear when the requirement has them)
@@ -208,7 +208,9 @@ class RequirementsPanel(QWidget):
         row, col = item.row(), item.column()
         old = self.requirements.items[row]
         text = item.text().strip().replace(" ", "")
-        if col == METRIC:
+        if col == NAME:
+            self.set_name(row, item.text())
+        elif col == METRIC:
             import re
             if not re.match(r"^[A-Za-z_]+(\[[0-9]+(,[0-9]+)?\])?$", text):
                 self._refuse(f"requirement {row + 1}: write a metric name, name[i] or name[i,j]")
@@ -230,6 +232,24 @@ class RequirementsPanel(QWidget):
                 self._refuse(f"requirement {row + 1}: the bound's value must be a finite number, not {item.text()!r}")
                 return
             self.set_requirement(row, replace(old, value=value), f"Requirement {row + 1}: value {value:g}")
+
+    def set_name(self, row: int, name: str) -> bool:
+        """Requirement ``row``'s name (empty: unnamed): one undoable edit, checked as opening the file checks it
+        (one line, at most 200 characters, not another requirement's name); refused with that message, the name
+        as it was shown again."""
+        if not 0 <= row < len(self.requirements.items):
+            return False
+        name = name.strip()
+        if name == self.requirements.items[row].name:
+            self._fill(self.requirements)
+            return False
+        data = self._fields()
+        entry = data["requirements"][row]
+        entry.pop("name", None)
+        if name:
+            entry["name"] = name
+        return self.apply_fields(data, f"Requirement {row + 1}: name {name!r}" if name else
+                                 f"Requirement {row + 1}: no name")
 
     def _refuse(self, message: str) -> None:
         """A refused entry: say so, and show the requirement as it was (nothing is lost)."""
@@ -325,7 +345,7 @@ class RequirementsPanel(QWidget):
         c = self.requirements.cycle
         time = c.time if c is not None and c.time > 0 else self.cycle_time.value()
         data = self._fields()
-        timing = c.timing if c is not None and not c.trajectory else ""   # a time-optimal cycle stays one
+        timing = c.timing if c is not None else ""   # a time-optimal cycle (of waypoints or a file) stays one
         data["cycle"] = {"waypoints": points, "timing": timing} if timing else {"waypoints": points, "time": time}
         return self.apply_fields(data, "Cycle waypoints")
 
@@ -346,7 +366,8 @@ class RequirementsPanel(QWidget):
             return False
         model = self.document.model
         numbers = [i + 1 for i, link in enumerate(model.links) if link.actuated]
-        cycle = Cycle(trajectory=str(path))
+        c = self.requirements.cycle
+        cycle = Cycle(trajectory=str(path), timing=c.timing if c is not None else "")   # time-optimal stays so
         try:
             cycle_trajectory(cycle, len(numbers), numbers)
         except ReviewError as exc:
@@ -384,7 +405,7 @@ class RequirementsPanel(QWidget):
             points = (tuple(self._metric_pose()),) * 2
         else:
             points = kept + (tuple(self._metric_pose()),)
-        timing = c.timing if c is not None and not c.trajectory else ""   # a time-optimal cycle stays one
+        timing = c.timing if c is not None else ""   # a time-optimal cycle (of waypoints or a file) stays one
         self._apply(replace(req, cycle=Cycle(waypoints=points, time=0.0 if timing else time, timing=timing)),
                     "Add cycle waypoint")
 
@@ -424,6 +445,10 @@ class RequirementsPanel(QWidget):
                     item = QTableWidgetItem("")
                     item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
                     self.table.setItem(row, col, item)
+                name = QTableWidgetItem(r.name)
+                name.setToolTip("The requirement's name, as the review and the report show it (optional; each "
+                                "requirement's own)")
+                self.table.setItem(row, NAME, name)
             p = req.payload
             self.payload_mass.setValue(0.0 if p is None else p.mass)
             self.payload_offset.setText("" if p is None else " ".join(f"{v:g}" for v in p.offset))

@@ -140,7 +140,10 @@ def size_pair(load: JointLoad, gearbox: Gearbox, motor: Motor,
 
 
 def _rank_key(p: PairSizing):
-    return (p.mass, -p.margin, p.inertia_ratio, p.gearbox.name, p.motor.name)
+    # an item whose datasheet gives no mass is not taken as light: pairs with a gearbox (then a motor) of unknown
+    # mass rank after those whose mass is known, and by the known part among themselves
+    return (p.gearbox.mass is None, p.motor.mass is None, p.mass, -p.margin, p.inertia_ratio, p.gearbox.name,
+            p.motor.name)
 
 
 @dataclass(frozen=True)

@@ -153,6 +153,9 @@ def _requirement(fail, value, where: str) -> Requirement | None:
     if not isinstance(name, str) or len(name) > MAX_NAME:
         fail(f"{where}.name", f"must be text of at most {MAX_NAME} characters")
         ok = False
+    elif any(ord(ch) < 32 or ord(ch) == 127 for ch in name) or name != name.strip():
+        fail(f"{where}.name", "must be one line of text, without control characters or spaces at its ends")
+        ok = False
     if not ok or number is None or place is None:
         return None
     return Requirement(str(metric).replace(" ", ""), str(bound), number, place, str(name))
@@ -170,6 +173,13 @@ def read_requirements(fail, data: dict) -> Requirements:
         else:
             read = [_requirement(fail, r, f"requirements[{k}]") for k, r in enumerate(raw, start=1)]
             items = [r for r in read if r is not None]
+            named: dict[str, int] = {}
+            for k, r in enumerate(read, start=1):
+                if r is not None and r.name:
+                    if r.name in named:
+                        fail(f"requirements[{k}].name", f"'{r.name}' names requirements[{named[r.name]}] already "
+                                                        "(each requirement's name is its own)")
+                    named.setdefault(r.name, k)
     payload = None
     if data.get("payload") is not None:
         p = _object(fail, data["payload"], "payload", {"mass", "offset"})
@@ -190,20 +200,21 @@ def _cycle(fail, value) -> Cycle | None:
     c = _object(fail, value, "cycle", {"waypoints", "time", "trajectory", "timing"})
     if c is None:
         return None
+    timing = c.get("timing", "")
+    if timing not in ("", "time-optimal"):
+        fail("cycle.timing", "must be \"time-optimal\" (or absent, with a \"time\" or a \"trajectory\")")
+        return None
     if "trajectory" in c:
-        if set(c) != {"trajectory"}:
-            fail("cycle", "give waypoints with a time, or a trajectory file, not both")
+        if not set(c) <= {"trajectory", "timing"}:
+            fail("cycle", "give waypoints with a time, or a trajectory file (optionally with \"timing\": "
+                          "\"time-optimal\"), not both")
             return None
         path = c["trajectory"]
         if not isinstance(path, str) or not path.strip() or len(path) > 4096 or "\x00" in path:
             fail("cycle.trajectory", "must be the path of a CSV file (t, q1..qn), relative to the project's folder")
             return None
-        return Cycle(trajectory=path)
+        return Cycle(trajectory=path, timing=timing)
     waypoints = _poses(fail, c.get("waypoints"), "cycle.waypoints")
-    timing = c.get("timing", "")
-    if timing not in ("", "time-optimal"):
-        fail("cycle.timing", "must be \"time-optimal\" (or absent, with a \"time\")")
-        return None
     if timing and "time" in c:
         fail("cycle", "give a time, or \"timing\": \"time-optimal\", not both")
         return None
@@ -241,7 +252,7 @@ def requirements_json(req: Requirements) -> dict[str, Any]:
         out["payload"] = {"mass": req.payload.mass, "offset": list(req.payload.offset)}
     if req.cycle is not None:
         c = req.cycle
-        out["cycle"] = {"trajectory": c.trajectory} if c.trajectory else \
+        out["cycle"] = {"trajectory": c.trajectory, **({"timing": c.timing} if c.timing else {})} if c.trajectory else \
             {"waypoints": [list(p) for p in c.waypoints], **({"timing": c.timing} if c.timing else {"time": c.time})}
     if req.items:
         out["requirements"] = [_requirement_json(r) for r in req.items]

@@ -10,10 +10,11 @@ torques along the samples from the batch's inverse dynamics plus the rotors' ref
 (the largest for a ``<=`` bound, the smallest for ``>=``), the margin is how far it is inside the bound (negative:
 failed), and the worst sample's pose and time are reported.
 
-A waypoint cycle with ``"timing": "time-optimal"`` is timed by :mod:`designer.review.timing` within the drives'
-peak torques and rated speeds (``cycle_time`` its duration); ``cost`` prices the drives' catalog items and the
-links' materials (:func:`cost`); with a cycle, a catalog strain-wave stiffness is taken at the cycle's load
-(:meth:`_Context.cycle_stiffness`). Each outcome's ``note`` says what its value rests on.
+A cycle with ``"timing": "time-optimal"`` (its waypoints' lines, or a trajectory file's path) is timed by
+:mod:`designer.review.timing` within the drives' peak torques and rated speeds (``cycle_time`` its duration);
+``cost`` prices the drives' catalog items and the links' materials (:func:`cost`); with a cycle, a catalog
+strain-wave stiffness is taken at the cycle's load (:meth:`_Context.cycle_stiffness`). Each outcome's ``note``
+says what its value rests on.
 """
 
 from __future__ import annotations
@@ -213,21 +214,28 @@ class _Context:
         return self._catalog
 
     def _time_optimal(self, c: Cycle):
-        """The waypoints timed as fast as the drives' peak torques (their rated torques when a joint has no peak)
-        and rated speeds (where every joint has one) allow: :func:`designer.review.timing.time_optimal_cycle`."""
-        from .timing import TimingError, time_optimal_cycle
-        wp = np.array(c.waypoints, float)
-        if wp.shape[1] != self.n:
-            raise ReviewError(f"cycle.waypoints: {wp.shape[1]} joint values each, the arm's metrics take {self.n}")
+        """The waypoints (or a trajectory file's path) timed as fast as the drives' peak torques (their rated
+        torques when a joint has no peak) and rated speeds (where every joint has one) allow:
+        :func:`designer.review.timing.time_optimal_cycle` (``time_optimal_path`` for a file)."""
+        from .timing import TimingError, time_optimal_cycle, time_optimal_path
+        if c.trajectory:
+            wp = cycle_trajectory(c, self.n, self.numbers).q
+        else:
+            wp = np.array(c.waypoints, float)
+            if wp.shape[1] != self.n:
+                raise ReviewError(f"cycle.waypoints: {wp.shape[1]} joint values each, the arm's metrics take "
+                                  f"{self.n}")
         peak = self.peak if self.peak is not None else self.rated
         if peak is None:
             raise ReviewError("the time-optimal cycle needs every joint's peak_torque or rated_torque (drive data)")
         speed = None if self.speed is None or np.any(~np.isfinite(np.asarray(self.speed, float))) else self.speed
+        timed = time_optimal_path if c.trajectory else time_optimal_cycle
         try:
-            tr = time_optimal_cycle(self.arm, wp, peak, speed, self.drives["gear"], self.drives["rotor"])
+            tr = timed(self.arm, wp, peak, speed, self.drives["gear"], self.drives["rotor"])
         except TimingError as exc:
             raise ReviewError(str(exc)) from None
-        self.timing = (f"time-optimal cycle, {tr.t[-1]:.3g} s: within the drives' "
+        self.timing = (f"time-optimal {'re-timing of the path in ' + c.trajectory if c.trajectory else 'cycle'}, "
+                       f"{tr.t[-1]:.3g} s: within the drives' "
                        f"{'peak' if self.peak is not None else 'rated'} torques"
                        f"{' and rated speeds' if speed is not None else ' (no rated speeds given)'}")
         return tr

@@ -256,3 +256,29 @@ def test_an_unknown_metric_is_refused_in_its_cell(qtbot, window):
     assert doc.model.requirements.items[1].metric == "frequency_links"
     doc.undo_stack.undo()
     assert doc.model.requirements == before
+
+
+def test_a_time_optimal_cycle_stays_time_optimal_when_a_file_is_typed(qtbot, window, tmp_path):
+    # the cycle re-timed from a trajectory file (review/timing.py: time_optimal_path) keeps "time-optimal"
+    from dataclasses import replace
+
+    from designer.review import review
+    panel = window.requirements
+    doc = window.document
+    req = doc.model.requirements
+    doc.apply(replace(doc.model, requirements=replace(req, cycle=replace(req.cycle, time=0.0,
+                                                                          timing="time-optimal"))), "time-optimal")
+    project = tmp_path / "arm.json"
+    save_project(doc.model, project)
+    doc.mark_saved(project)
+    (tmp_path / "line.csv").write_text("t,q1,q2,q3\n0,0,-0.6,1.2\n1,0.6,-0.8,1.4\n2,1.2,-1.0,1.6\n")
+    assert panel.set_waypoints_text("file: line.csv")
+    c = doc.model.requirements.cycle
+    assert c.trajectory.endswith("line.csv") and c.timing == "time-optimal"
+    assert panel.cycle_label.text() == "Cycle (time-optimal):"
+    wait_reviewed(qtbot, panel, doc.model)
+    expected = review(doc.model, strict=False)   # the core's review: the file's path re-timed
+    assert [o.value for o in panel.outcomes] == pytest.approx([o.value for o in expected], nan_ok=True)
+    assert any("re-timing of the path in" in o.note for o in panel.outcomes)
+    save_project(doc.model, project)
+    assert json.loads(project.read_text())["cycle"] == {"trajectory": "line.csv", "timing": "time-optimal"}
