@@ -1,30 +1,14 @@
 """The Simulate tab: a motion of any mechanism computed in the worker, played back in the 3D view with
 play/pause, a time slider and a speed, with plots of q, of the joint torques and of the energy.
 
-Four motions, the same for a serial arm and a closed chain (whose actuated joints are the coordinates, its passive
-ones following the loops): the mechanism let go at rest from the current pose under gravity alone (forward
-dynamics; the energy stays constant, the check that the motion is right); a PD move of the actuated joints to a
-typed target (simulated: the PD with gravity compensation tracks a quintic from the slider pose to the target, then
-holds it); a quintic move to the target in a given time and a trajectory read from CSV (t, q1..qn of the actuated
-joints, ``t, q1, q2, q4, q6`` for the palletizer, optionally qd and qdd). The last two are given: their torques
-come from inverse dynamics, and the energy changes by the torques' work, drawn beside it as the check. Every run
-goes through the core's one interface (:func:`~designer.numeric.mechanism.load_dynamics`) and its motions
-(:mod:`designer.numeric.motion`: ``passive_job``, with a ``Move`` for the PD, and ``driven_job``) and gives one
-result, :class:`~designer.numeric.motion.MotionResult`: the tree's pose per frame (what playback drives the
-sliders with), the torques over the actuated joints, and what the mechanism adds (the largest loop residual and
-the peak force each cut joint carried, when it has loops), drawn when present.
-End stops ("stop") act on every joint of the tree, the passive ones included; their work joins the energy check.
-The plots are built when the tab is first shown.
-
-A project with drive stiffness can run the elastic-joint model instead (the "elastic joints" check box,
-:class:`ElasticControls`; the job :func:`elastic_job`, with the rigid arm's run beside it; issue 23): the arm let
-go at rest from the pose with its springs holding gravity (no motor torque), and a PD move to a target under the
-motor-side PD (:class:`~designer.numeric.simulate.PDControl`, on the motors). The rigid reference is the same run
-with every stiffness made infinite (the motors' reflected inertia then joins M). The result carries the tool's
-deviation from the rigid arm (mm), the springs' deflection theta/N - q per elastic joint (the plots
-:class:`ElasticPlots`, shown when the result holds them), and the energy with rotors and springs beside the work of
-the motor torques less what the gearbox damping took (so E - E(0) = work is the check, and a passive undamped arm
-keeps its energy)."""
+What a user sees (the four motions, end stops, the elastic-joint model) is in docs/window.md, "Simulate".
+Every run goes through :func:`~designer.numeric.mechanism.load_dynamics` and the motions of
+:mod:`designer.numeric.motion` (``passive_job``, with a ``Move`` for the PD, and ``driven_job``) and gives
+one :class:`~designer.numeric.motion.MotionResult`: the tree's pose per frame (what playback drives the
+sliders with), the torques over the actuated joints, and the loop residual and cut-joint forces of a closed
+chain, drawn when present. The elastic-joint model runs as :func:`elastic_job` (with the rigid arm's run
+beside it, every stiffness made infinite), set up by :class:`ElasticControls` and drawn by
+:class:`ElasticPlots`. The plots are built when the tab is first shown."""
 
 from __future__ import annotations
 
