@@ -25,7 +25,7 @@ from ..kinematics import NumericArm
 from ..kinematics.tree import TreeArm
 from ..model import Manipulator
 from ..numeric.closed_drive import SERVO_HZ
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import CancelToken, Job, Progress, sub_job
 from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
 from ..numeric.end_stops import describe_passes, limit_passes, starts_inside
 from ..numeric.mechanism import load_dynamics
@@ -847,16 +847,6 @@ def default_gains(link, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarr
     return kp, kd
 
 
-def _part(job: Job, lo: float, hi: float, stage: str) -> Job:
-    """``job`` run inside another, its progress mapped to lo..hi of the whole and named ``stage``."""
-    while True:
-        try:
-            step = next(job)
-        except StopIteration as stop:
-            return stop.value
-        yield Progress(stage, None if step.fraction is None else lo + (hi - lo) * step.fraction, step.detail)
-
-
 def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
     """Cumulative work of the motor torques (at elastic joints on the rotor, at rigid ones N tau_m on the link)
     less the gearbox damping's dissipation, d (theta'/N - q')^2."""
@@ -885,11 +875,12 @@ def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_t
     dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
     elastic = dyn.model
     t = np.linspace(0.0, duration, samples_for(duration, frames))
-    traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
-                            0.0, ELASTIC_SHARE, "elastic joints")
+    traj = yield from sub_job(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
+                              0.0, ELASTIC_SHARE, "elastic joints")
     token.check()
-    rigid = yield from _part(simulate_job(ElasticDynamics(link, joints.stiffened(math.inf)), q0, None, (0.0, duration),
-                                          control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
+    stiff = ElasticDynamics(link, joints.stiffened(math.inf))
+    rigid = yield from sub_job(simulate_job(stiff, q0, None, (0.0, duration), control, t_eval=traj.t, token=token),
+                               ELASTIC_SHARE, 1.0 - ELASTIC_SHARE, "rigid arm")
     token.check()
     yield Progress("energy", None, f"{len(traj.t)} states")
     energy = np.atleast_1d(elastic.energy(traj.states()))
