@@ -57,6 +57,20 @@ _DOC = {
 }
 
 
+class NamedSymbols:
+    """Mixin for a sympy code printer: symbols printed by the names of :meth:`CodeFunction.variable_names`,
+    the printer made with the class's ``printer_settings``."""
+
+    printer_settings: dict = {}
+
+    def __init__(self, names: dict):
+        super().__init__(dict(self.printer_settings))  # type: ignore[call-arg]
+        self._names = names
+
+    def _print_Symbol(self, expr):
+        return self._names.get(expr, expr.name)
+
+
 @dataclass(frozen=True)
 class CodeFunction:
     """One function to emit.
