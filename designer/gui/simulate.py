@@ -181,30 +181,14 @@ class SimulatePanel(QWidget):
         q_plot = plots.addPlot(row=0, col=0)
         tau_plot = plots.addPlot(row=1, col=0)
         e_plot = plots.addPlot(row=3, col=0)   # row 2: elastic
-        for plot, title in ((q_plot, "joint positions"), (tau_plot, "joint torques (inverse dynamics)"),
-                            (e_plot, "energy change since the start")):
-            small_title(plot, title)
-        for plot in (q_plot, tau_plot, e_plot):
-            plain_axes(plot)      # no "t (s) (x0.001)"
-            plot.showGrid(x=True, y=True, alpha=0.25)
+        # not "cursor": that name is QWidget.cursor()
+        lines = [time_plot(q_plot, "joint positions", "q (rad or m)"),
+                 time_plot(tau_plot, "joint torques (inverse dynamics)", "τ (N·m or N)", q_plot),
+                 time_plot(e_plot, "energy change since the start", "E − E(0) (J)", q_plot, time_axis=True)]
         # one legend under the plots, for all of them (a joint has the same colour in every plot): a legend
         # over a 70 px plot at 1366 x 768 covered its curves (issue 29)
         legend = SideLegend(columns=10)
         plots.addItem(legend, row=4, col=0)
-        q_plot.setLabel("left", "q (rad or m)")
-        tau_plot.setLabel("left", "τ (N·m or N)")
-        tau_plot.setXLink(q_plot)
-        e_plot.setLabel("left", "E − E(0) (J)")
-        e_plot.setLabel("bottom", "t (s)")
-        for plot in (q_plot, tau_plot):   # one time axis, the bottom plot's: the others' rows go to their data
-            plot.getAxis("bottom").setStyle(showValues=False)
-        for plot in (q_plot, tau_plot, e_plot):
-            plot.getAxis("left").setWidth(LEFT_AXIS)
-        e_plot.setXLink(q_plot)
-        # not "cursor": that name is QWidget.cursor()
-        lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
-        for plot, line in zip((q_plot, tau_plot, e_plot), lines):
-            plot.addItem(line)
         self._built.update(q_plot=q_plot, tau_plot=tau_plot, e_plot=e_plot, time_lines=lines, legend=legend,
                            elastic_plots=ElasticPlots(plots, tau_plot, q_plot))
         self._empty_axes()
@@ -623,6 +607,27 @@ def small_title(plot: pg.PlotItem, text: str) -> None:
     plot.layout.setRowFixedHeight(0, 20)
 
 
+def time_plot(plot: pg.PlotItem, title: str, unit: str, x_link: pg.PlotItem | None = None,
+              time_axis: bool = False) -> pg.InfiniteLine:
+    """Set up one of the tab's plots over time: small title, plain SI axes, grid, the left axis ``LEFT_AXIS``
+    wide, time linked to ``x_link`` and shown on the bottom plot's axis only (``time_axis``: "t (s)"); returns
+    its time line (the playback's position)."""
+    small_title(plot, title)
+    plain_axes(plot)      # no "t (s) (x0.001)"
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.setLabel("left", unit)
+    plot.getAxis("left").setWidth(LEFT_AXIS)
+    if x_link is not None:
+        plot.setXLink(x_link)
+    if time_axis:
+        plot.setLabel("bottom", "t (s)")
+    else:   # one time axis, the bottom plot's: the others' rows go to their data
+        plot.getAxis("bottom").setStyle(showValues=False)
+    line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
+    plot.addItem(line)
+    return line
+
+
 class ElasticPlots:
     """The deviation and deflection plots, swapped into rows 1 and 2 of the tab's plot layout for an elastic
     result (the torque plot leaves row 1 meanwhile; a driven move's motor-torque peaks are in the status line)."""
@@ -630,21 +635,10 @@ class ElasticPlots:
     def __init__(self, layout: pg.GraphicsLayoutWidget, torque_plot: pg.PlotItem, x_link: pg.PlotItem):
         self.layout, self.torque_plot = layout, torque_plot
         self.deviation, self.deflection = pg.PlotItem(), pg.PlotItem()
-        small_title(self.deviation, "tool deviation from the rigid arm")
-        small_title(self.deflection, "spring deflection θ/N − q")
-        self.deviation.setLabel("left", "mm")
-        self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
+        # the deflection's unit is set per result: mm for a prismatic joint's spring
+        self.lines = [time_plot(self.deviation, "tool deviation from the rigid arm", "mm", x_link),
+                      time_plot(self.deflection, "spring deflection θ/N − q", "mrad", x_link)]
         self.joint_curves: dict[int, pg.PlotDataItem] = {}   # each elastic joint's deflection curve (show)
-        self.lines = []
-        for plot in (self.deviation, self.deflection):
-            plain_axes(plot)
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setXLink(x_link)
-            plot.getAxis("bottom").setStyle(showValues=False)
-            plot.getAxis("left").setWidth(LEFT_AXIS)
-            line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
-            plot.addItem(line)
-            self.lines.append(line)
         self.shown = False
 
     def arrange(self, elastic: bool) -> None:
