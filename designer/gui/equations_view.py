@@ -342,26 +342,20 @@ class EquationsView(QWidget):
 
     def copy_latex(self) -> str:
         """Put the selected entries on the clipboard as LaTeX (``M_{12} = ...``, one a line)."""
-        entries = self.selected_entries()
-        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in entries)
-        QGuiApplication.clipboard().setText(text)
-        self._copied(entries, "LaTeX")
-        return text
+        return self._copy("LaTeX", lambda e: f"{e.latex_label} = {latex_of(e.expr)}")
 
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
-        entries = self.selected_entries()
-        text = "\n".join(f"{e.label} = {sp.sstr(tidy_floats(e.expr))}" for e in entries)
-        QGuiApplication.clipboard().setText(text)
-        self._copied(entries, "text")
-        return text
+        return self._copy("text", lambda e: f"{e.label} = {sp.sstr(tidy_floats(e.expr))}")
 
-    def _copied(self, entries: list, form: str) -> None:
-        if not entries:
-            self.message.emit("Nothing copied: select the entries to copy first")
-            return
-        names = ", ".join(e.label for e in entries[:4]) + (f" and {len(entries) - 4} more" if len(entries) > 4 else "")
-        self.message.emit(f"Copied {names} to the clipboard as {form}")
+    def _copy(self, form: str, line_of) -> str:
+        entries = self.selected_entries()
+        text = "\n".join(line_of(e) for e in entries)
+        QGuiApplication.clipboard().setText(text)
+        more = f" and {len(entries) - 4} more" if len(entries) > 4 else ""
+        self.message.emit(f"Copied {', '.join(e.label for e in entries[:4])}{more} to the clipboard as {form}"
+                          if entries else "Nothing copied: select the entries to copy first")
+        return text
 
     # -- internals ------------------------------------------------------------
     def _symbol_names(self, k: int) -> frozenset[str]:
