@@ -35,7 +35,7 @@ from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
 from .modes import joints_or_none
-from .plot_style import SideLegend, plain_axes
+from .plot_style import SideLegend, pen, plain_axes
 from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
@@ -45,8 +45,6 @@ __all__ = ["SimulatePanel", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPl
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
-
 
 PD_TIP = ("Move the actuated joints from the current pose to the target under PD with gravity compensation along a "
           "quintic in the given time, then hold (simulated: the arm lags the reference; the passive joints of a "
@@ -412,14 +410,12 @@ class SimulatePanel(QWidget):
         revolute = self._revolute(result.q.shape[1])
         joints = []   # each joint's q curve: its legend entry ("joint k") shows and hides its curves in every plot
         for i in range(result.q.shape[1]):
-            curve = self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
-                                     name=f"q{i + 1}")
+            curve = self.q_plot.plot(result.t, result.q[:, i], pen=pen(i), name=f"q{i + 1}")
             self.legend.addItem(curve, f"joint {i + 1}")
             joints.append(curve)
         if result.tau is not None and not elastic:   # over the actuated joints, named by their links
             for k, i in enumerate(result.actuated):
-                curve = self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
-                                           name=f"τ{i + 1}")
+                curve = self.tau_plot.plot(result.t, result.tau[:, k], pen=pen(i), name=f"τ{i + 1}")
                 self.legend.follow(joints[i], curve)
         e = result.energy
         curve = self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
@@ -672,9 +668,8 @@ class ElasticPlots:
                                  if mixed else next(iter(spring_units.values()), "mrad"))
         self.joint_curves = {}
         for j, i in enumerate(result.elastic):
-            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
             self.joint_curves[i] = self.deflection.plot(
-                result.t, 1e3 * deflection[:, j], pen=pen,
+                result.t, 1e3 * deflection[:, j], pen=pen(i),
                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
