@@ -14,20 +14,15 @@ import re
 import sympy as sp
 from sympy.printing.c import C99CodePrinter, get_math_macros
 
-from .plan import CodeFunction, CodePlan
+from .plan import CodeFunction, CodePlan, NamedSymbols
 
 __all__ = ["emit_c", "c_identifier", "signature", "prepare_function", "prepared_functions", "prepare_prototypes"]
 
 
-class _Printer(C99CodePrinter):
+class _Printer(NamedSymbols, C99CodePrinter):
     """C99 with our variable names and small integer powers as products."""
 
-    def __init__(self, names: dict):
-        super().__init__({"precision": 17, "order": "none"})
-        self._names = names
-
-    def _print_Symbol(self, expr):
-        return self._names.get(expr, expr.name)
+    printer_settings = {"precision": 17, "order": "none"}
 
     def expression(self, expr) -> str:
         """``doprint(expr)`` for one expression without its per-call set-up (a walk for

@@ -4,24 +4,12 @@ C: ``X.c`` and its header ``X.h`` (:mod:`.c_library`); Python: one module; MATLA
 of ``<prefix>_<function>.m`` files (:mod:`.matlab_code`). Every language gets tau, M, G, the bias
 h, the Coriolis matrix C(q, qd) and the regressor (:func:`.control_plan.control_plan`).
 
-With elastic joints the same files carry the coupling terms beside the rigid functions.
-
-``codegen --elastic`` adds to the generated module (Python) or library (C) the function
-
-    elastic_forward(q, theta, qd, thetad, tau_m, p) -> (q'', theta'')
-
-of the reduced elastic-joint model (docs/elastic.md): the spring torques
-K (theta/N - q) + D (theta'/N - q') at the elastic joints, N tau_m at the rigid ones, the link side
-solved with the module's own ``mass_matrix``, ``gravity`` and ``bias`` (a Cholesky solve, the rigid
-joints' N^2 Jm on M's diagonal), the motor side Jm theta'' = tau_m - tau_s/N. The drive numbers
-(k, d, N, Jm per joint) are written in as constants from the project, except a stiffness or damping
-named by a parameter (``k2``): the function reads it from p like the rigid functions' parameters.
-theta and its rate hold the m elastic joints' motor angles (motor side) in joint order.
-
-A closed chain's code (the closed form of a linear closure, or the compact form of a four-bar) has its
-M_a, G_a, h_a in the actuated coordinates, whose joints are the elastic ones here (the gearboxes at the
-motors; a passive joint with a stiffness is refused): the same function over them.
-"""
+``codegen --elastic`` adds ``elastic_forward(q, theta, qd, thetad, tau_m, p) -> (q'', theta'')`` of the
+reduced elastic-joint model (docs/elastic.md): the link side solved with the module's own
+``mass_matrix``, ``gravity`` and ``bias`` (a Cholesky solve, the rigid joints' N^2 Jm on M's diagonal),
+the motor side Jm theta'' = tau_m - tau_s/N; the drive numbers written in as constants, except a
+stiffness or damping named by a parameter, read from p. A closed chain's code does the same over its
+M_a, G_a, h_a, the actuated joints being the elastic ones (a passive joint with a stiffness is refused)."""
 
 from __future__ import annotations
 

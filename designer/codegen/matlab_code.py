@@ -13,18 +13,13 @@ import sympy as sp
 from sympy.printing.octave import OctaveCodePrinter
 
 from .c_code import c_identifier
-from .plan import CodeFunction, CodePlan
+from .plan import CodeFunction, CodePlan, NamedSymbols
 
 __all__ = ["emit_matlab"]
 
 
-class _Printer(OctaveCodePrinter):
-    def __init__(self, names: dict):
-        super().__init__({"precision": 17, "inline": True})
-        self._names = names
-
-    def _print_Symbol(self, expr):
-        return self._names.get(expr, expr.name)
+class _Printer(NamedSymbols, OctaveCodePrinter):
+    printer_settings = {"precision": 17, "inline": True}
 
 
 def _number(value: float | None) -> str:

@@ -1,26 +1,13 @@
 """What every code emitter writes: the functions, their inputs, and the equations after CSE.
 
-Four functions, the same in every language:
+The four standard functions (tau, mass_matrix, gravity, bias; their inputs and outputs: docs/codegen.md)
+are the same in every language. Two forms: ``compact`` (default) writes the recursive forms of
+:mod:`designer.dynamics.tree` (customized Newton-Euler for tau, composite rigid bodies for M), whatever
+method derived ``eq``; ``derived`` writes the derivation's own expressions.
 
-============  ====================  ======================================
-function      inputs                output
-============  ====================  ======================================
-tau           q, qd, qdd, p         tau(q, qd, qdd), n values
-mass_matrix   q, p                  M(q), n x n, row-major
-gravity       q, p                  G(q), n values
-bias          q, qd, p              h(q, qd) = tau(q, qd, 0) - G(q)
-============  ====================  ======================================
-
-Two forms: ``compact`` (default) writes the recursive forms of
-:mod:`designer.dynamics.tree` (customized Newton-Euler for tau, composite rigid
-bodies for M; a few hundred operations for a six-link arm), whatever method
-derived ``eq``; ``derived`` writes the derivation's own expressions.
-
-``p`` holds the parameter values in :attr:`CodePlan.parameters` order (the
-names sorted). Common subexpressions are eliminated per function with
-``sympy.cse`` over the flat list of its entries (on nested output ``lambdify(cse=True)``
-silently eliminates nothing); a symmetric M is computed on its upper triangle.
-"""
+``p`` holds the parameter values in :attr:`CodePlan.parameters` order (the names sorted). Common
+subexpressions are eliminated per function with ``sympy.cse`` over the flat list of its entries (on nested
+output ``lambdify(cse=True)`` silently eliminates nothing); a symmetric M is computed on its upper triangle."""
 
 from __future__ import annotations
 
@@ -68,6 +55,20 @@ _DOC = {
     "prepare": "the values that depend on the parameters alone (grouped inertial parameters, their differences, "
                "products of lengths and masses), computed once per parameter set",
 }
+
+
+class NamedSymbols:
+    """Mixin for a sympy code printer: symbols printed by the names of :meth:`CodeFunction.variable_names`,
+    the printer made with the class's ``printer_settings``."""
+
+    printer_settings: dict = {}
+
+    def __init__(self, names: dict):
+        super().__init__(dict(self.printer_settings))  # type: ignore[call-arg]
+        self._names = names
+
+    def _print_Symbol(self, expr):
+        return self._names.get(expr, expr.name)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
-from .plan import CodeFunction, CodePlan
+from .plan import CodeFunction, CodePlan, NamedSymbols
 
 __all__ = ["emit_python", "FLAVOURS"]
 
@@ -21,22 +21,12 @@ __all__ = ["emit_python", "FLAVOURS"]
 FLAVOURS = ("numpy", "math")
 
 
-class _Printer(NumPyPrinter):
-    def __init__(self, names: dict):
-        super().__init__({"fully_qualified_modules": True, "order": "none"})
-        self._names = names
-
-    def _print_Symbol(self, expr):
-        return self._names.get(expr, expr.name)
+class _Printer(NamedSymbols, NumPyPrinter):
+    printer_settings = {"fully_qualified_modules": True, "order": "none"}
 
 
-class _MathPrinter(PythonCodePrinter):
-    def __init__(self, names: dict):
-        super().__init__({"fully_qualified_modules": True, "order": "none"})
-        self._names = names
-
-    def _print_Symbol(self, expr):
-        return self._names.get(expr, expr.name)
+class _MathPrinter(NamedSymbols, PythonCodePrinter):
+    printer_settings = _Printer.printer_settings
 
 
 def _reads_and_temps(func: CodeFunction, printer, pairs: bool = False) -> list[str]:

@@ -1,21 +1,9 @@
 """Design conditions: parameter relations that make a dynamic term vanish or stop depending on q.
 
-What only a symbolic tool can do. Every entry of M(q) and G(q) is a polynomial
-in cos q_i, sin q_i (revolute joints) and q_j (prismatic joints) with
-coefficients in the model's parameters. Reduced with sin^2 = 1 - cos^2 (no
-power of a sine above one), that form is unique, so
-
-* M_ij vanishes identically (joints i and j decoupled) iff every coefficient is 0;
-* M is configuration-invariant iff every coefficient but the constant one is 0;
-* G_i vanishes identically (static balance) iff every coefficient is 0.
-
-:func:`find_conditions` solves these coefficient equations for chosen unknowns
-(by default the inertial parameters: masses, centres of mass, inertias, loads)
-and keeps only physically admissible solutions: masses stay positive and the
-diagonal inertias of a link stay positive (non-negative where their value is
-0). When nothing is left it says so. :func:`apply_condition` makes the model
-that satisfies a solution.
-"""
+Every entry of M(q) and G(q), reduced with sin^2 = 1 - cos^2, is a unique polynomial in cos q_i, sin q_i
+and the prismatic q_j, so decoupling, invariance and static balance are coefficient equations
+(docs/metrics.md, "Design conditions"). :func:`find_conditions` solves them for chosen unknowns and keeps
+the physically admissible solutions; :func:`apply_condition` makes the model that satisfies one."""
 
 from __future__ import annotations
 

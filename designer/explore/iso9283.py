@@ -1,22 +1,11 @@
 """An ISO 9283-style test cube, its test plane and points, and a path through them for motor sizing.
 
-ISO 9283 (performance criteria of industrial robots) places a cube in the working space, where
-most use is expected, as large as fits, with edges parallel to the base axes. Its corners here:
-C1..C4 the lower face (z = zc - e/2) counter-clockwise seen from above starting at (-, -), so
-C1 = c + e/2 (-1, -1, -1), C2 = c + e/2 (1, -1, -1), C3 = c + e/2 (1, 1, -1), C4 = c + e/2 (-1, 1, -1);
-C5..C8 the upper face, C(k+4) above C(k). The test plane C1-C2-C7-C8 is a diagonal plane of the
-cube (a rectangle e by e sqrt 2); its diagonals C1-C7 and C2-C8 are body diagonals of length
-L = e sqrt 3. P1 is the centre of the cube; P2, P3, P4, P5 lie on those diagonals at 0.1 L from
-C1, C2, C7, C8 respectively, so P2 -> P3 -> P4 -> P5 goes round the plane.
-
-Positions are those of the tool point (the project's ``tool`` frame origin, the last frame's
-origin when there is none; the point of :meth:`~designer.kinematics.NumericArm.tool_jacobian`),
-in frame 0 coordinates; orientation is not controlled. Inverse
-kinematics is numeric (damped least squares, Levenberg-Marquardt damping) and stays within the
-joint limits. The path P1 -> P2 -> P3 -> P4 -> P5 -> P1 is made of straight segments, each a quintic
-rest-to-rest profile whose peak speed is the given tool speed; joint rates follow the minimum-norm
-solution qd = J+ xd (J+ = J^T (J J^T)^-1, J the translational rows), qdd its exact time derivative.
-"""
+The corners C1..C8, the test plane C1-C2-C7-C8, the points P1..P5 and the path P1 -> ... -> P5 -> P1 are
+defined in docs/metrics.md ("ISO 9283 test cube"). Positions are those of the tool point (the project's
+``tool`` frame origin, the last frame's origin when there is none; the point of
+:meth:`~designer.kinematics.NumericArm.tool_jacobian`) in frame 0; orientation is free. IK is damped
+least squares within the joint limits; joint rates are the minimum-norm qd = J+ xd, qdd its exact
+time derivative."""
 
 from __future__ import annotations
 

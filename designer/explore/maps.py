@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..kinematics import NumericArm
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import CancelToken, Job, Progress, sub_job
 from ..numeric.batch import Batch, batch_frames
 from ..numeric.engine import arm_dynamics
 from .distribute import ordered_blocks
@@ -274,17 +274,7 @@ def map_job(arm: NumericArm, metric: str, joints: tuple[int, int], q0: Sequence[
     def values_of(q: np.ndarray, stage: str, start: float, part: float) -> Job[np.ndarray]:
         if executor is None:
             return (yield from evaluate_chunked(arm, q, spec, ratings, token, stage, start, part))
-        blocks = states_job(arm, q, metric, ratings, executor, slots, token)
-        try:   # its progress, scaled to this part of the job
-            while True:
-                try:
-                    step = next(blocks)
-                except StopIteration as done:
-                    return done.value
-                fraction = None if step.fraction is None else start + part * step.fraction
-                yield Progress(stage, fraction, step.detail)
-        finally:
-            blocks.close()     # a cancelled map cancels its blocks not yet started
+        return (yield from sub_job(states_job(arm, q, metric, ratings, executor, slots, token), start, part, stage))
 
     if grid_routed(arm, spec):   # milliseconds: one step
         x, y, i, j, pose = grid_axes(arm, joints, q0, int(steps))

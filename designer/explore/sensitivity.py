@@ -1,21 +1,9 @@
-"""Sensitivities of a metric to the model's parameters.
+"""Sensitivities of a metric to the model's parameters (docs/metrics.md, "Sensitivities").
 
-At one configuration the derivative is exact and symbolic where the metric is
-a closed form of M or G (``M[i,j]``, ``inertia_locked[i]``, ``coupling[i,j]``,
-``gravity[i]``): the entry from the Lagrange derivation, with the joint values
-put in, is differentiated by the parameter and evaluated at the parameter values
-(a closed chain's closed form in its actuated joints where its loops close linearly,
-:mod:`designer.dynamics.closed_form`; a four-bar has none and gets a central difference).
-Other metrics (eigenvalues, inverses) get a central difference.
-
-Over the workspace every parameter with a value is ranked by its influence
-
-    I_p = mean over samples of |d metric / d p| * |p|,
-
-the first-order change of the metric for a 100 % change of p (in the metric's
-unit), from central differences with a relative step of 1e-6. A parameter whose
-value is 0 has I_p = 0 by this measure; its derivative per unit is reported too.
-"""
+At one configuration the derivative is exact and symbolic where the metric is a closed form of M or G (a
+closed chain's closed form in its actuated joints where its loops close linearly,
+:mod:`designer.dynamics.closed_form`; a four-bar has none and gets a central difference); other metrics
+get a central difference. Over the workspace the parameters are ranked by I_p = mean |d metric / d p| |p|."""
 
 from __future__ import annotations
 

@@ -1,23 +1,10 @@
 """Term significance and simplified models (Lee, Lee & Nigam section 3; Armstrong, Khatib & Burdick).
 
-The equations in ROBMAT's form tau = M qdd + 2 B [qd_j qd_k] + C [qd_j^2] + G have
-one term per entry of M, B, C and G. Over an envelope (joint positions within
-the limits, |qd_j| <= v_j, |qdd_j| <= a_j) each term's largest contribution to
-tau_i is
-
-    M_ij:      c = max_q |M_ij(q)| a_j
-    B_i,(jk):  c = max_q |2 Gamma_ijk(q)| v_j v_k        (j < k)
-    C_ij:      c = max_q |Gamma_ijj(q)| v_j^2
-    G_i:       c = max_q |G_i(q)|
-
-and the reference torque of joint i is T_i = max_q sum of |term(q)| at the
-envelope's extreme speeds and accelerations, the largest torque joint i can
-need there (reached when the terms' signs agree). A term is *significant* when
-c / T_i reaches the threshold (1 % in Armstrong, Khatib & Burdick's PUMA study).
-The simplified model drops the others; its error at joint i is then bounded by
-E_i = sum of the dropped c, stated relative to T_i. The maxima over q are taken
-over Sobol samples, so the bound is checked afterwards on fresh random states.
-"""
+Each term of tau = M qdd + 2 B [qd_j qd_k] + C [qd_j^2] + G gets its largest contribution c over an
+envelope, against the reference torque T_i of joint i; a term is significant when c / T_i reaches the
+threshold, and the simplified model's error bound is the sum of the dropped c (the formulas: docs/metrics.md,
+"Term significance"). The maxima over q are taken over Sobol samples, so the bound is checked afterwards on
+fresh random states."""
 
 from __future__ import annotations
 

@@ -1,19 +1,8 @@
-"""Motor sizing along a trajectory, and the payload envelope.
+"""Motor sizing along a trajectory, and the payload envelope (docs/metrics.md, "Motor sizing and payload").
 
-Trajectories are sampled joint motions (t, q, qd, qdd): a quintic
-point-to-point move between two poses (zero speed and acceleration at both
-ends), or read from CSV. Joint torques come from the inverse dynamics
-tau = M qdd + h + G of :class:`~designer.explore.batch.Batch` (checked against
-Pinocchio in the tests). With a gear ratio N_i and rotor inertia Jm_i the
-reflected rotor inertia N_i^2 Jm_i is added to M_ii, so the joint-side torque
-gains N_i^2 Jm_i qdd_i; the motor sees tau_i / N_i at speed N_i qd_i.
-
-The payload envelope is the load diagram arm makers publish: the largest point
-mass at an offset from the last frame's origin for which every joint stays
-within its rated torque at every state of a trajectory or region. Torque is
-affine in the payload mass, tau = tau0 + m tau1, so the limit is exact:
-m_max = min over states and joints with tau1 != 0 of (T_i - sign(tau1) tau0) / |tau1|.
-"""
+Trajectories are sampled joint motions (t, q, qd, qdd): a quintic rest-to-rest move or a CSV. Torques come
+from :class:`~designer.explore.batch.Batch` with the reflected rotor inertia N^2 Jm added to M_ii. Torque is
+affine in the payload mass, tau = tau0 + m tau1, so the payload limit is exact."""
 
 from __future__ import annotations
 

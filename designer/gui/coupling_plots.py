@@ -168,14 +168,12 @@ class CouplingPanel(CouplingWork, QWidget):
             plot.setXLink(self.plot_coupling)
         self.plot_coupling.getAxis("left").setLabel("kg m²")
         self.plot_coefficients.getAxis("left").setLabel("kg m²")
-        self.joint_markers = []
-        for plot in (self.plot_coupling, self.plot_normalised, self.plot_coefficients):
-            marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
-            plot.addItem(marker, ignoreBounds=True)
-            self.joint_markers.append(marker)
         self.plot_parameter = new_plot(self.parameter_plots, 0, "")
-        self.parameter_marker = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
-        self.plot_parameter.addItem(self.parameter_marker, ignoreBounds=True)
+        markers = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888", style=pg.QtCore.Qt.PenStyle.DotLine))
+                   for _ in range(4)]
+        for plot, marker in zip(self.plots_made(), markers):
+            plot.addItem(marker, ignoreBounds=True)
+        self.joint_markers, self.parameter_marker = markers[:3], markers[3]
 
     def plots_made(self) -> list:
         """The plots, once built (an empty list before: nothing to clear)."""

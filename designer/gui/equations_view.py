@@ -9,9 +9,8 @@ hundreds of long entries).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import cast
-from collections.abc import Iterator
 
 import sympy as sp
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
@@ -25,6 +24,7 @@ from .background import Background
 from .job_runner import StaleBanner
 from .mathtext import MAX_LINES, latex_of
 from .scroll_column import narrow_buttons
+from ..report.entries import iter_entries
 from ..report.loop_section import LOOP, loop_entries
 from ..report.typeset import PIXELS_PER_CHAR, tidy_floats
 
@@ -33,28 +33,6 @@ __all__ = ["EquationsView", "entries_of"]
 PREVIEW_CHARS = 160
 MAX_RENDERED = 12  # entries typeset at once when many rows are selected
 MIN_LINE_CHARS = 30  # a narrower pane scrolls rather than typesetting a term per line
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """Fallback entry (the report package's :class:`Entry` has the same fields)."""
-
-    matrix: str
-    indices: tuple[int, ...]
-    label: str
-    latex_label: str
-    expr: sp.Expr
-    mirror: tuple[int, ...] | None = None
-
-
-def _fallback_entries(eq: Equations) -> Iterator[_Entry]:
-    mats = dict(eq.matrices)
-    mats.update({k: v for k, v in eq.extras.items() if isinstance(v, sp.MatrixBase) and k not in mats})
-    for name, mat in mats.items():
-        for r in range(mat.rows):
-            for c in range(mat.cols):
-                sub = f"{r + 1}" if mat.cols == 1 else f"{r + 1},{c + 1}"
-                yield _Entry(name, (r + 1, c + 1), f"{name}_{sub}", f"{name}_{{{sub}}}", mat[r, c])
 
 
 def slider_numbers(eq: Equations) -> tuple[int, ...] | None:
@@ -91,7 +69,7 @@ def compact_title(eq: Equations) -> str:
 
 
 def entries_of(eq: Equations) -> list:
-    """The entries in display order, labelled by :mod:`designer.report.entries` when it is there.
+    """The entries in display order, labelled by :mod:`designer.report.entries`.
 
     Horn's per-link torques (``eq.extras["link_torques"]``, n x n) are listed last as T_ij. A closed chain's
     closed form, derived in its actuated joints renumbered q1..q_na, is shown with the sliders' names (the
@@ -101,10 +79,6 @@ def entries_of(eq: Equations) -> list:
     if isinstance(torques, sp.MatrixBase) and "T" not in eq.matrices and "T" not in eq.extras:
         extras = {k: v for k, v in eq.extras.items() if k != "link_torques"}
         eq = replace(eq, extras={**extras, "T": torques})
-    try:
-        from ..report.entries import iter_entries
-    except ImportError:
-        return loop_entries(eq, _Entry) + list(_fallback_entries(eq))
     numbers = slider_numbers(eq)
     if numbers is None:
         return loop_entries(eq) + list(iter_entries(eq))
@@ -368,26 +342,20 @@ class EquationsView(QWidget):
 
     def copy_latex(self) -> str:
         """Put the selected entries on the clipboard as LaTeX (``M_{12} = ...``, one a line)."""
-        entries = self.selected_entries()
-        text = "\n".join(f"{e.latex_label} = {latex_of(e.expr)}" for e in entries)
-        QGuiApplication.clipboard().setText(text)
-        self._copied(entries, "LaTeX")
-        return text
+        return self._copy("LaTeX", lambda e: f"{e.latex_label} = {latex_of(e.expr)}")
 
     def copy_text(self) -> str:
         """Put the selected entries on the clipboard as plain text (sympy syntax)."""
-        entries = self.selected_entries()
-        text = "\n".join(f"{e.label} = {sp.sstr(tidy_floats(e.expr))}" for e in entries)
-        QGuiApplication.clipboard().setText(text)
-        self._copied(entries, "text")
-        return text
+        return self._copy("text", lambda e: f"{e.label} = {sp.sstr(tidy_floats(e.expr))}")
 
-    def _copied(self, entries: list, form: str) -> None:
-        if not entries:
-            self.message.emit("Nothing copied: select the entries to copy first")
-            return
-        names = ", ".join(e.label for e in entries[:4]) + (f" and {len(entries) - 4} more" if len(entries) > 4 else "")
-        self.message.emit(f"Copied {names} to the clipboard as {form}")
+    def _copy(self, form: str, line_of) -> str:
+        entries = self.selected_entries()
+        text = "\n".join(line_of(e) for e in entries)
+        QGuiApplication.clipboard().setText(text)
+        more = f" and {len(entries) - 4} more" if len(entries) > 4 else ""
+        self.message.emit(f"Copied {', '.join(e.label for e in entries[:4])}{more} to the clipboard as {form}"
+                          if entries else "Nothing copied: select the entries to copy first")
+        return text
 
     # -- internals ------------------------------------------------------------
     def _symbol_names(self, k: int) -> frozenset[str]:

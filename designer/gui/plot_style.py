@@ -13,7 +13,7 @@ from PySide6.QtSvg import QSvgGenerator
 __all__ = ["COLORS", "pen", "new_plot", "fit_y", "SideLegend", "legend_below", "plain_axes",
            "save_svg"]
 
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 
 
 def pen(k: int, dashed: bool = False):

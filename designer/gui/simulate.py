@@ -1,30 +1,14 @@
 """The Simulate tab: a motion of any mechanism computed in the worker, played back in the 3D view with
 play/pause, a time slider and a speed, with plots of q, of the joint torques and of the energy.
 
-Four motions, the same for a serial arm and a closed chain (whose actuated joints are the coordinates, its passive
-ones following the loops): the mechanism let go at rest from the current pose under gravity alone (forward
-dynamics; the energy stays constant, the check that the motion is right); a PD move of the actuated joints to a
-typed target (simulated: the PD with gravity compensation tracks a quintic from the slider pose to the target, then
-holds it); a quintic move to the target in a given time and a trajectory read from CSV (t, q1..qn of the actuated
-joints, ``t, q1, q2, q4, q6`` for the palletizer, optionally qd and qdd). The last two are given: their torques
-come from inverse dynamics, and the energy changes by the torques' work, drawn beside it as the check. Every run
-goes through the core's one interface (:func:`~designer.numeric.mechanism.load_dynamics`) and its motions
-(:mod:`designer.numeric.motion`: ``passive_job``, with a ``Move`` for the PD, and ``driven_job``) and gives one
-result, :class:`~designer.numeric.motion.MotionResult`: the tree's pose per frame (what playback drives the
-sliders with), the torques over the actuated joints, and what the mechanism adds (the largest loop residual and
-the peak force each cut joint carried, when it has loops), drawn when present.
-End stops ("stop") act on every joint of the tree, the passive ones included; their work joins the energy check.
-The plots are built when the tab is first shown.
-
-A project with drive stiffness can run the elastic-joint model instead (the "elastic joints" check box,
-:class:`ElasticControls`; the job :func:`elastic_job`, with the rigid arm's run beside it; issue 23): the arm let
-go at rest from the pose with its springs holding gravity (no motor torque), and a PD move to a target under the
-motor-side PD (:class:`~designer.numeric.simulate.PDControl`, on the motors). The rigid reference is the same run
-with every stiffness made infinite (the motors' reflected inertia then joins M). The result carries the tool's
-deviation from the rigid arm (mm), the springs' deflection theta/N - q per elastic joint (the plots
-:class:`ElasticPlots`, shown when the result holds them), and the energy with rotors and springs beside the work of
-the motor torques less what the gearbox damping took (so E - E(0) = work is the check, and a passive undamped arm
-keeps its energy)."""
+What a user sees (the four motions, end stops, the elastic-joint model) is in docs/window.md, "Simulate".
+Every run goes through :func:`~designer.numeric.mechanism.load_dynamics` and the motions of
+:mod:`designer.numeric.motion` (``passive_job``, with a ``Move`` for the PD, and ``driven_job``) and gives
+one :class:`~designer.numeric.motion.MotionResult`: the tree's pose per frame (what playback drives the
+sliders with), the torques over the actuated joints, and the loop residual and cut-joint forces of a closed
+chain, drawn when present. The elastic-joint model runs as :func:`elastic_job` (with the rigid arm's run
+beside it, every stiffness made infinite), set up by :class:`ElasticControls` and drawn by
+:class:`ElasticPlots`. The plots are built when the tab is first shown."""
 
 from __future__ import annotations
 
@@ -41,7 +25,7 @@ from ..kinematics import NumericArm
 from ..kinematics.tree import TreeArm
 from ..model import Manipulator
 from ..numeric.closed_drive import SERVO_HZ
-from ..jobs import CancelToken, Job, Progress
+from ..jobs import CancelToken, Job, Progress, sub_job
 from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
 from ..numeric.end_stops import describe_passes, limit_passes, starts_inside
 from ..numeric.mechanism import load_dynamics
@@ -51,7 +35,7 @@ from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
 from .modes import joints_or_none
-from .plot_style import SideLegend, plain_axes
+from .plot_style import SideLegend, pen, plain_axes
 from .project_state import ProjectSlot
 from .scroll_column import narrow_combo
 from .worker import JobWorker, ProcessJobWorker
@@ -61,8 +45,6 @@ __all__ = ["SimulatePanel", "FRAME_MS", "MOTIONS", "ElasticControls", "ElasticPl
 
 FRAME_MS = 40          # playback frame interval
 SPEEDS = {"0.25x": 0.25, "0.5x": 0.5, "1x": 1.0, "2x": 2.0}
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
-
 
 PD_TIP = ("Move the actuated joints from the current pose to the target under PD with gravity compensation along a "
           "quintic in the given time, then hold (simulated: the arm lags the reference; the passive joints of a "
@@ -197,30 +179,14 @@ class SimulatePanel(QWidget):
         q_plot = plots.addPlot(row=0, col=0)
         tau_plot = plots.addPlot(row=1, col=0)
         e_plot = plots.addPlot(row=3, col=0)   # row 2: elastic
-        for plot, title in ((q_plot, "joint positions"), (tau_plot, "joint torques (inverse dynamics)"),
-                            (e_plot, "energy change since the start")):
-            small_title(plot, title)
-        for plot in (q_plot, tau_plot, e_plot):
-            plain_axes(plot)      # no "t (s) (x0.001)"
-            plot.showGrid(x=True, y=True, alpha=0.25)
+        # not "cursor": that name is QWidget.cursor()
+        lines = [time_plot(q_plot, "joint positions", "q (rad or m)"),
+                 time_plot(tau_plot, "joint torques (inverse dynamics)", "τ (N·m or N)", q_plot),
+                 time_plot(e_plot, "energy change since the start", "E − E(0) (J)", q_plot, time_axis=True)]
         # one legend under the plots, for all of them (a joint has the same colour in every plot): a legend
         # over a 70 px plot at 1366 x 768 covered its curves (issue 29)
         legend = SideLegend(columns=10)
         plots.addItem(legend, row=4, col=0)
-        q_plot.setLabel("left", "q (rad or m)")
-        tau_plot.setLabel("left", "τ (N·m or N)")
-        tau_plot.setXLink(q_plot)
-        e_plot.setLabel("left", "E − E(0) (J)")
-        e_plot.setLabel("bottom", "t (s)")
-        for plot in (q_plot, tau_plot):   # one time axis, the bottom plot's: the others' rows go to their data
-            plot.getAxis("bottom").setStyle(showValues=False)
-        for plot in (q_plot, tau_plot, e_plot):
-            plot.getAxis("left").setWidth(LEFT_AXIS)
-        e_plot.setXLink(q_plot)
-        # not "cursor": that name is QWidget.cursor()
-        lines = [pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888")) for _ in range(3)]
-        for plot, line in zip((q_plot, tau_plot, e_plot), lines):
-            plot.addItem(line)
         self._built.update(q_plot=q_plot, tau_plot=tau_plot, e_plot=e_plot, time_lines=lines, legend=legend,
                            elastic_plots=ElasticPlots(plots, tau_plot, q_plot))
         self._empty_axes()
@@ -444,14 +410,12 @@ class SimulatePanel(QWidget):
         revolute = self._revolute(result.q.shape[1])
         joints = []   # each joint's q curve: its legend entry ("joint k") shows and hides its curves in every plot
         for i in range(result.q.shape[1]):
-            curve = self.q_plot.plot(result.t, result.q[:, i], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
-                                     name=f"q{i + 1}")
+            curve = self.q_plot.plot(result.t, result.q[:, i], pen=pen(i), name=f"q{i + 1}")
             self.legend.addItem(curve, f"joint {i + 1}")
             joints.append(curve)
         if result.tau is not None and not elastic:   # over the actuated joints, named by their links
             for k, i in enumerate(result.actuated):
-                curve = self.tau_plot.plot(result.t, result.tau[:, k], pen=pg.mkPen(COLORS[i % len(COLORS)], width=2),
-                                           name=f"τ{i + 1}")
+                curve = self.tau_plot.plot(result.t, result.tau[:, k], pen=pen(i), name=f"τ{i + 1}")
                 self.legend.follow(joints[i], curve)
         e = result.energy
         curve = self.e_plot.plot(result.t, e - e[0], pen=pg.mkPen("#444444", width=2), name="E − E(0)")
@@ -639,6 +603,27 @@ def small_title(plot: pg.PlotItem, text: str) -> None:
     plot.layout.setRowFixedHeight(0, 20)
 
 
+def time_plot(plot: pg.PlotItem, title: str, unit: str, x_link: pg.PlotItem | None = None,
+              time_axis: bool = False) -> pg.InfiniteLine:
+    """Set up one of the tab's plots over time: small title, plain SI axes, grid, the left axis ``LEFT_AXIS``
+    wide, time linked to ``x_link`` and shown on the bottom plot's axis only (``time_axis``: "t (s)"); returns
+    its time line (the playback's position)."""
+    small_title(plot, title)
+    plain_axes(plot)      # no "t (s) (x0.001)"
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.setLabel("left", unit)
+    plot.getAxis("left").setWidth(LEFT_AXIS)
+    if x_link is not None:
+        plot.setXLink(x_link)
+    if time_axis:
+        plot.setLabel("bottom", "t (s)")
+    else:   # one time axis, the bottom plot's: the others' rows go to their data
+        plot.getAxis("bottom").setStyle(showValues=False)
+    line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
+    plot.addItem(line)
+    return line
+
+
 class ElasticPlots:
     """The deviation and deflection plots, swapped into rows 1 and 2 of the tab's plot layout for an elastic
     result (the torque plot leaves row 1 meanwhile; a driven move's motor-torque peaks are in the status line)."""
@@ -646,21 +631,10 @@ class ElasticPlots:
     def __init__(self, layout: pg.GraphicsLayoutWidget, torque_plot: pg.PlotItem, x_link: pg.PlotItem):
         self.layout, self.torque_plot = layout, torque_plot
         self.deviation, self.deflection = pg.PlotItem(), pg.PlotItem()
-        small_title(self.deviation, "tool deviation from the rigid arm")
-        small_title(self.deflection, "spring deflection θ/N − q")
-        self.deviation.setLabel("left", "mm")
-        self.deflection.setLabel("left", "mrad")   # set per result: mm for a prismatic joint's spring
+        # the deflection's unit is set per result: mm for a prismatic joint's spring
+        self.lines = [time_plot(self.deviation, "tool deviation from the rigid arm", "mm", x_link),
+                      time_plot(self.deflection, "spring deflection θ/N − q", "mrad", x_link)]
         self.joint_curves: dict[int, pg.PlotDataItem] = {}   # each elastic joint's deflection curve (show)
-        self.lines = []
-        for plot in (self.deviation, self.deflection):
-            plain_axes(plot)
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setXLink(x_link)
-            plot.getAxis("bottom").setStyle(showValues=False)
-            plot.getAxis("left").setWidth(LEFT_AXIS)
-            line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888888"))
-            plot.addItem(line)
-            self.lines.append(line)
         self.shown = False
 
     def arrange(self, elastic: bool) -> None:
@@ -694,9 +668,8 @@ class ElasticPlots:
                                  if mixed else next(iter(spring_units.values()), "mrad"))
         self.joint_curves = {}
         for j, i in enumerate(result.elastic):
-            pen = pg.mkPen(COLORS[i % len(COLORS)], width=2)
             self.joint_curves[i] = self.deflection.plot(
-                result.t, 1e3 * deflection[:, j], pen=pen,
+                result.t, 1e3 * deflection[:, j], pen=pen(i),
                 name=f"joint {i + 1}" + (f" ({spring_units[i]})" if mixed else ""))
         for plot in (self.deviation, self.deflection):
             plot.enableAutoRange()
@@ -863,16 +836,6 @@ def default_gains(link, joints: ElasticJoints, q0) -> tuple[np.ndarray, np.ndarr
     return kp, kd
 
 
-def _part(job: Job, lo: float, hi: float, stage: str) -> Job:
-    """``job`` run inside another, its progress mapped to lo..hi of the whole and named ``stage``."""
-    while True:
-        try:
-            step = next(job)
-        except StopIteration as stop:
-            return stop.value
-        yield Progress(stage, None if step.fraction is None else lo + (hi - lo) * step.fraction, step.detail)
-
-
 def _work(model: ElasticArm, t, q, qd, thetad, tau_m) -> np.ndarray:
     """Cumulative work of the motor torques (at elastic joints on the rotor, at rigid ones N tau_m on the link)
     less the gearbox damping's dissipation, d (theta'/N - q')^2."""
@@ -901,11 +864,12 @@ def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_t
     dyn = ElasticDynamics(link, joints)   # a missing rotor inertia fails here, before any work
     elastic = dyn.model
     t = np.linspace(0.0, duration, samples_for(duration, frames))
-    traj = yield from _part(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
-                            0.0, ELASTIC_SHARE, "elastic joints")
+    traj = yield from sub_job(simulate_job(dyn, q0, None, (0.0, duration), control, t_eval=t, token=token),
+                              0.0, ELASTIC_SHARE, "elastic joints")
     token.check()
-    rigid = yield from _part(simulate_job(ElasticDynamics(link, joints.stiffened(math.inf)), q0, None, (0.0, duration),
-                                          control, t_eval=traj.t, token=token), ELASTIC_SHARE, 1.0, "rigid arm")
+    stiff = ElasticDynamics(link, joints.stiffened(math.inf))
+    rigid = yield from sub_job(simulate_job(stiff, q0, None, (0.0, duration), control, t_eval=traj.t, token=token),
+                               ELASTIC_SHARE, 1.0 - ELASTIC_SHARE, "rigid arm")
     token.check()
     yield Progress("energy", None, f"{len(traj.t)} states")
     energy = np.atleast_1d(elastic.energy(traj.states()))

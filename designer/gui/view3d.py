@@ -271,10 +271,6 @@ class ArmView(QWidget):
         if changed:
             self.optionChanged.emit(name, on)
 
-    def item_count(self) -> int:
-        """GL items in the scene (the grid, the solids, the ellipsoids, the frame triads)."""
-        return len(self.view.items)
-
     # -- building and updating items -----------------------------------------
     def _show_message(self, text: str) -> None:
         self.meshes.set_model(None)   # no meshes floating where the arm was

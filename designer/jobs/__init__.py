@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 from collections.abc import Callable, Generator
 
-__all__ = ["Cancelled", "CancelToken", "Progress", "Job", "run", "NEVER"]
+__all__ = ["Cancelled", "CancelToken", "Progress", "Job", "run", "sub_job", "NEVER"]
 
 R = TypeVar("R")
 
@@ -61,6 +61,21 @@ class Progress:
 
 
 Job = Generator[Progress, None, R]
+
+
+def sub_job(job: Job[R], start: float, span: float, stage: str | None = None) -> Job[R]:
+    """``job`` run inside another: its progress mapped to start..start + span of the whole (and renamed
+    ``stage`` when given); closing the outer job closes ``job`` (a cancelled map cancels its blocks)."""
+    try:
+        while True:
+            try:
+                step = next(job)
+            except StopIteration as stop:
+                return stop.value
+            fraction = None if step.fraction is None else start + span * step.fraction
+            yield Progress(step.stage if stage is None else stage, fraction, step.detail)
+    finally:
+        job.close()
 
 
 def run(job: Job[R], progress: Callable[[Progress], None] | None = None,

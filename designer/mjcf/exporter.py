@@ -1,25 +1,11 @@
 """Project -> MJCF: one body per DH link, hinge or slide joints about z, inertials, drives, motors.
 
-The bodies are the URDF export's links (designer/urdf/exporter.py): the body of joint i is DH
-frame i in the modified convention and frame i-1 turned by q_i in the standard one, so every
-joint sits at its body's origin on z. The base is a fixed body ``dh_frame0`` at the base pose
-(inside a body ``base`` at the origin); the tool a massless body at the tool frame. Angles are
-radians (``<compiler angle="radian">``); geoms carry no mass (``inertiafromgeom="false"``);
-gravity is the model's own vector in the world (``<option gravity>``), so no base turn is needed
-as for URDF.
-
-Drive data: ``armature`` = N^2 Jm (the reflected motor inertia, joint side), ``damping`` = viscous,
-``frictionloss`` = Coulomb; a ``motor`` per joint with ``gear`` = N (1 without one) and, with a
-rated (else peak) torque T, ``ctrlrange`` = +-T / N, so the torque at the joint is at most T.
-An elastic joint's gearbox stiffness and damping are kept as ``<custom><numeric>`` data
-(:func:`_gearbox_numbers`).
-
-MuJoCo refuses a moving body whose mass or a principal moment is below 1e-15 (massless links of
-a spherical wrist, point masses): those get a floor of 1e-12 of the arm's largest (at least
-1e-14), which changes M by about that relative amount, and the file says so in a comment.
-An inertia that breaks the triangle inequality (MuJoCo refuses it) has its smallest principal
-moment raised until it holds, also said in a comment (:func:`_triangle`).
-"""
+The bodies are the URDF export's links (designer/urdf/exporter.py), every joint at its body's origin on z;
+the mapping of drive data (armature, damping, frictionloss, motor gear and ctrlrange) is in docs/mjcf.md.
+An elastic joint's gearbox numbers go to ``<custom><numeric>`` (:func:`_gearbox_numbers`). A mass or
+principal moment MuJoCo would refuse (below 1e-15) gets a floor of 1e-12 of the arm's largest (at least
+1e-14), and an inertia breaking the triangle inequality is raised until it holds (:func:`_triangle`); the
+file says so in a comment."""
 
 from __future__ import annotations
 

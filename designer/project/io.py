@@ -289,7 +289,7 @@ class _Reader:
         return Link(JointType(joint), mass=mass, com=com, inertia=inertia, name=name, limits=limits,
                     joint_name=joint_name, drive=drive, part=part, visuals=visuals, **fields, **closed)
 
-    def point_mass(self, data, k: int, n_links: int):
+    def point_mass(self, data, k: int):
         where = f"point_masses[{k}]"
         if not isinstance(data, dict):
             self.fail(where, "must be an object")
@@ -412,7 +412,7 @@ def from_dict(data: Any, source: str = "") -> Manipulator:
     if not isinstance(pms_data, list):
         reader.fail("point_masses", "must be a list")
     else:
-        pms = [reader.point_mass(p, k, len(links)) for k, p in enumerate(pms_data, start=1)]
+        pms = [reader.point_mass(p, k) for k, p in enumerate(pms_data, start=1)]
     name = reader.text(data.get("name"), "name")
     description = reader.text(data.get("description"), "description")
     base = reader.pose(data.get("base"), "base")

@@ -1,19 +1,8 @@
 """Reading and writing a project's requirements, payload and cycle (format version 4).
 
-The fields (docs/project-format.md, "Requirements, version 4"):
-
-    "payload": {"mass": 5, "offset": [0, 0, 0.1]},
-    "cycle": {"waypoints": [[0, 0, 0], [1.2, -0.4, 0.8]], "time": 2.0}   (or {"trajectory": "pick.csv"}),
-    "requirements": [
-        {"metric": "deflection", "bound": "<=", "value": 0.7},
-        {"metric": "peak_torque[2]", "bound": "<=", "value": 120, "where": "cycle"},
-        {"metric": "frequency", "bound": ">=", "value": 8, "where": {"poses": [[0, 0, 0], [0, 1, 0]]}},
-        {"metric": "gravity[2]", "bound": "<=", "value": 90, "where": {"box": {"lo": [..], "hi": [..], "samples": 64}}}
-    ]
-
-Every value is a plain JSON number (no expressions, nothing run). Each bad field is reported naming it
-(``requirements[2].bound: ...``) through the project reader's ``fail``, all in one pass.
-"""
+The fields are in docs/project-format.md, "Requirements, version 4". Every value is a plain JSON number
+(no expressions, nothing run). Each bad field is reported naming it (``requirements[2].bound: ...``)
+through the project reader's ``fail``, all in one pass."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
 """The version-3 ``visual`` fields of a project file (docs/project-format.md, "Visual meshes").
 
-``links[i].visual`` and ``base_visual`` are lists of meshes, each
-``{"mesh": PATH, "scale": [sx, sy, sz], "xyz": [...], "rpy": [...], "color": [r, g, b, a]}``
-(all but ``mesh`` optional). A relative ``mesh`` is relative to the project file's folder:
-:func:`absolute_meshes` turns it absolute on loading, :func:`relative_meshes` writes a mesh that
-lies in the project's folder (or below) relative again on saving, so a project moved together
-with its meshes still finds them. Nothing is loaded here: a missing mesh is the 3D view's
-warning, not a reason to refuse the project.
-"""
+A relative ``mesh`` is relative to the project file's folder: :func:`absolute_meshes` turns it absolute on
+loading, :func:`relative_meshes` writes a mesh in the project's folder (or below) relative again on saving,
+so a project moved with its meshes still finds them. Nothing is loaded here: a missing mesh is the 3D
+view's warning, not a reason to refuse the project."""
 
 from __future__ import annotations
 

@@ -33,17 +33,14 @@ def loop_items(eq: Equations) -> list[tuple[Any, Any, str]]:
 LOOP = "loop"
 
 
-def loop_entries(eq: Equations, make: Any = None) -> list:
-    """The loop quantities as entries ``make(LOOP, (k,), name, latex, definition)`` (default
-    :class:`~designer.report.entries.Entry`) in evaluation order, to stand before the matrices that read
-    them (the Equations view, the PDF design report); a quantity the closure gives only numerically reads
-    ``closure(q1, ...)``. [] for equations without loop quantities."""
+def loop_entries(eq: Equations) -> list:
+    """The loop quantities as :class:`~designer.report.entries.Entry` in evaluation order, to stand before the
+    matrices that read them (the Equations view, the PDF design report); a quantity the closure gives only
+    numerically reads ``closure(q1, ...)``. [] for equations without loop quantities."""
     import sympy as sp
-    if make is None:
-        from .entries import Entry
-        make = Entry
+    from .entries import Entry
     closure = sp.Function("closure")(*eq.model.q)
-    return [make(LOOP, (k,), s.name, sp.latex(s), closure if value is None else value)
+    return [Entry(LOOP, (k,), s.name, sp.latex(s), closure if value is None else value)
             for k, (s, value, _kind) in enumerate(loop_items(eq), start=1)]
 
 

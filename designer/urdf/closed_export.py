@@ -1,19 +1,10 @@
 """What a closed chain's URDF can say of its loops (docs/urdf.md, "Closed chains").
 
-URDF has no loops: the exporter writes the spanning tree (every link on the link it is mounted on)
-and drops the cut joints. A passive joint whose closure is linear in one actuated joint
-(q_p = m q_a, a parallelogram's bar) is written as a ``<mimic>`` of that joint, which is exactly
-the loop's relation wherever the loop closes. What no mimic can say is listed as a note:
-
-- a passive joint whose linear closure involves two or more actuated joints (the palletizer's
-  forearm, q3 = q4 - q2: a URDF mimic follows one joint) is written as a series of coaxial revolute
-  joints through massless links, each a mimic of one actuated joint: rotations about one axis add,
-  so the child link turns by exactly the sum (joint3 of joint4, then joint3_mimic2 of joint2 with
-  multiplier -1). Any URDF reader that follows mimic joints gets the loop's motion and dynamics; the
-  importer merges such a series back into one passive joint;
-- a passive joint of a non-linear closure (a four-bar) is written as an independent joint;
-- every cut joint (the loop's last pin) is dropped.
-"""
+URDF has no loops: the exporter writes the spanning tree and drops the cut joints. A passive joint whose
+closure is linear in one actuated joint is a ``<mimic>`` of it; one following several actuated joints (the
+palletizer's q3 = q4 - q2) a series of coaxial revolute mimic joints through massless links (rotations
+about one axis add; the importer merges them back); a passive joint of a non-linear closure an independent
+joint. What no mimic can say is listed as a note."""
 
 from __future__ import annotations
 

@@ -1,26 +1,10 @@
-"""URDF mimic joints that describe a loop -> a closed-chain project (docs/urdf.md, "Mimic joints").
+"""URDF mimic joints that describe a loop -> a closed-chain project (docs/urdf.md, "Mimic joints that close a loop").
 
-URDF has no loops; the usual ROS workaround for a parallelogram hangs the bars from the arm as a
-branch whose joints ``<mimic>`` the arm's joints. This module turns such a file back into the
-closed chain it describes, where that is exact:
-
-1. A series of coaxial revolute mimic joints through massless links (what the exporter writes for a
-   passive joint following several actuated ones) is merged into one joint following their sum.
-2. The mechanism: the chain from base to tip plus every branch hanging from it through a movable
-   mimic joint (the bars); every mimic joint is passive, every other movable joint actuated.
-3. Each bar branch's last body is searched for a pin: a body of the mechanism (the base first, then
-   the links in order) relative to which it turns about one fixed axis at random poses that follow
-   the mimic relations (the relative transforms X_k = T_a^-1 T_b then fix a line: (R_k - R_0) p =
-   t_0 - t_k has a solution, to 1e-9 of the arm's size). The pin becomes a revolute cut joint on
-   that line, at the foot of the bar's frame origin.
-4. The closure of the loops (designer/kinematics/closure.py) must be linear and reproduce the mimic
-   relations exactly (the same multipliers, to 1e-9); otherwise nothing is made a loop and the
-   serial importer decides (refusing a mimic joint on the chain, locking one off it), the report
-   saying why.
-
-A mimic's offset is taken into the passive joint's DH offset (q_project = q_urdf - offset, said in
-the report), so that the nominal pose (every project joint 0) is the file's closed pose.
-"""
+The steps, as the manual numbers them: coaxial mimic joints through massless links merged into one; the
+mechanism (the chain plus every branch hanging from it through a movable mimic joint, those passive); a pin
+found for each bar's last body (a fixed relative axis at random poses, to 1e-9 of the arm's size) made a
+revolute cut joint; the closure (designer/kinematics/closure.py) must be linear and reproduce the mimic
+relations, or the serial importer decides. A mimic's offset goes into the passive joint's DH offset."""
 
 from __future__ import annotations
 

@@ -1,23 +1,9 @@
 """DH frames from joint axes by the common-normal construction, and the DH numbers between them.
 
-Input: the joint axes of a serial chain as lines in the world at the zero pose (a point and a
-unit direction each, the direction being the URDF axis), the base link's frame and the tip
-link's frame. Output: the frames 0..n of the chosen convention at the zero pose, so that
-q_DH = q_URDF and the constant part of theta (revolute) or d (prismatic) is the offset.
-
-The choices the construction leaves open (docs/urdf.md):
-
-- z_i points along the URDF axis of the joint that the frame's z serves.
-- Frame 0: z along axis 1, origin at the foot of the base link's origin on axis 1, x along
-  the base link's x projected onto the plane normal to z (its y when x is along the axis).
-- Skew axes i, i+1: the common normal, x from axis i towards axis i+1 (a > 0).
-- Intersecting axes: x = z_i x z_{i+1} (normalised), the origin at the intersection.
-- Parallel axes: the common normal through the previous origin on axis i (so d_i = 0 in the
-  standard convention, d_i = 0 in the modified one), x towards axis i+1.
-- Coincident axes: x kept from the previous frame, a = 0, alpha = 0 or pi.
-- Frame n: z along axis n, origin at the foot of the tip link's origin on axis n, x along the
-  tip's x projected (the previous x when degenerate). The tool frame is what is left.
-"""
+Input: the joint axes at the zero pose (a point and the URDF axis direction each) and the base and tip
+links' frames; output: frames 0..n of the chosen convention, so that q_DH = q_URDF and the constant part
+of theta (R) or d (P) is the offset. The choices the construction leaves open (frame 0 and n, skew,
+intersecting, parallel and coincident axes) are listed in docs/urdf.md."""
 
 from __future__ import annotations
 

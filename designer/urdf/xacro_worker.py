@@ -252,13 +252,17 @@ def main() -> None:
         defined = [m.history[-1][-1] for m in reversed(xacro.macrostack or []) if m.history and m.history[-1]]
         return [*reversed(stack), *defined, *xacro.all_includes, main_file]
 
-    def safe_eval(expr, globals, locals=None):
+    def evaluate(*args, **kwargs):
+        """Our evaluator, its error naming the files xacro had open."""
         try:
-            return expressions.evaluate(expr, globals.__getitem__, functions, namespaces)
+            return expressions.evaluate(*args, **kwargs)
         except expressions.ExpressionError as exc:
             if not hasattr(exc, "files"):
                 exc.files = files_now()
             raise
+
+    def safe_eval(expr, globals, locals=None):
+        return evaluate(expr, globals.__getitem__, functions, namespaces)
 
     constants = {"true": True, "false": False, "True": True, "False": False,
                  **{k: v for k, v in expressions.MATH.items() if not callable(v)}}
@@ -275,12 +279,7 @@ def main() -> None:
                  "dirname": lambda: substitution_args._eval_dirname(context.get("filename")),
                  "find": find, "env": env_function, "optenv": env_function}
         subs_functions, subs_namespaces = expressions.standard_functions(extra)
-        try:
-            return str(expressions.evaluate(s, lookup, subs_functions, subs_namespaces, shown="$(eval {})"))
-        except expressions.ExpressionError as exc:
-            if not hasattr(exc, "files"):
-                exc.files = files_now()
-            raise
+        return str(evaluate(s, lookup, subs_functions, subs_namespaces, shown="$(eval {})"))
 
     xacro.safe_eval = safe_eval
     substitution_args._eval = eval_substitution

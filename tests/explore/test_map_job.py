@@ -43,3 +43,19 @@ def test_a_cancelled_map_job_stops_between_chunks():
     token.cancel()
     with pytest.raises(Cancelled):
         next(job)
+
+
+def test_map_job_on_an_executor_gives_the_same_numbers_with_its_progress_in_order():
+    from concurrent.futures import ThreadPoolExecutor
+    arm = random_arm(np.random.default_rng(3), 3, Convention.STANDARD, joints="RRR")
+    steps: list[Progress] = []
+    with ThreadPoolExecutor(2) as pool:
+        result = run(map_job(arm, "cond", (1, 2), np.zeros(3), 12, 64, Sampling.SOBOL, None, CancelToken(),
+                             executor=pool), steps.append)
+    ref = grid_map(arm, "cond", (1, 2), np.zeros(3), 12)
+    np.testing.assert_allclose(result.grid.values, ref.values, rtol=1e-12, equal_nan=True)
+    summary = sample_summary(arm, "cond", 64, Sampling.SOBOL, seed=0)
+    np.testing.assert_allclose(result.samples.values, summary.values, rtol=1e-12, equal_nan=True)
+    fractions = [s.fraction for s in steps if s.fraction is not None]
+    assert fractions == sorted(fractions) and 0.0 <= fractions[0] and fractions[-1] == pytest.approx(1.0)
+    assert {s.stage for s in steps} >= {"map"}
