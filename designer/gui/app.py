@@ -135,7 +135,7 @@ def open_window(opening, args: list[str]) -> None:
     opening.say("Building the window…")
     # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
     # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
-    steps = iter((_build, _open_project, _show, _opened))
+    steps = iter((_build, _open_project, _native, _show, _opened))
     state: dict = {"opening": opening, "args": args}
 
     def next_step() -> None:
@@ -149,6 +149,13 @@ def _build(state: dict) -> bool:
     from .main_window import MainWindow
     state["window"] = window = MainWindow()
     sys.excepthook = _excepthook(window)
+    return True
+
+
+def _native(state: dict) -> bool:
+    """The window's X windows (its own and the 3D view's) made before it shows: a step of its own, for show()
+    made them, laid out and painted the window in one block of 150-300 ms (issue 29: half of it here)."""
+    state["window"].winId()
     return True
 
 
