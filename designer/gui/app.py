@@ -135,21 +135,34 @@ def open_window(opening, args: list[str]) -> None:
     opening.say("Building the window…")
     # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
     # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
-    steps = iter((_build, _open_project, _native, _show, _opened))
+    steps = [_build, _build_next, _open_project, _native, _show, _opened]
     state: dict = {"opening": opening, "args": args}
 
-    def next_step() -> None:
-        step = next(steps, None)
-        if step is not None and not opening.closed and step(state):
+    def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
+        if not steps or opening.closed:
+            return
+        result = steps[0](state)
+        if result is not AGAIN:
+            steps.pop(0)
+        if result:
             QTimer.singleShot(0, next_step)
     QTimer.singleShot(0, next_step)
 
 
+AGAIN = "again"   # a step of open_window that is not done: it runs again in the next turn of the event loop
+
+
 def _build(state: dict) -> bool:
+    """The main window's panels; its other parts follow, each in a step of its own (:func:`_build_next`)."""
     from .main_window import MainWindow
-    state["window"] = window = MainWindow()
+    state["window"] = window = MainWindow(stepwise=True)
     sys.excepthook = _excepthook(window)
     return True
+
+
+def _build_next(state: dict) -> bool | str:
+    """One more part of the main window (laid out, wired, showing its model), AGAIN until it is whole."""
+    return AGAIN if state["window"].build_next() else True
 
 
 def _native(state: dict) -> bool:
