@@ -94,7 +94,14 @@ def start(argv: list[str]):
     return app, opening
 
 
-def _import_answering(opening, modules: tuple[str, ...] = ("designer.gui.main_window",)) -> None:
+# what the main window needs, imported on a thread while the placeholder answers: its modules, and PyOpenGL's
+# array handlers, which PyOpenGL imports at the 3D view's first draw (20-25 ms of the window's first paint, in
+# the GUI thread, most of it shiboken's import hook reading their sources)
+WINDOW_MODULES = ("designer.gui.main_window", "OpenGL.arrays.numpymodule", "OpenGL.arrays.ctypesarrays",
+                  "OpenGL.arrays.ctypespointers", "OpenGL.arrays.nones", "OpenGL.arrays.strings")
+
+
+def _import_answering(opening, modules: tuple[str, ...] = WINDOW_MODULES) -> None:
     """Import the main window's modules (sympy, the panels: about a second) on a thread while the placeholder
     goes on answering (it repaints, moves, closes); an import that fails there is imported again by the
     caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
