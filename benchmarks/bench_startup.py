@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SETTLE_MS = 1000   # how long the heartbeat goes on after the project is shown
 # designer.gui.app's steps of open_window, each timed (the GUI thread's block in it: which step is the longest)
-STEPS = ("_build", "_build_next", "_open_project", "_native", "_show", "_opened")
+STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show", "_opened")
 
 
 def _child(kind: str, started: float) -> None:

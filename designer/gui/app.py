@@ -142,7 +142,7 @@ def open_window(opening, args: list[str]) -> None:
     opening.say("Building the window…")
     # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
     # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
-    steps = [_build, _build_next, _open_project, _native, _show, _opened]
+    steps = [_build, _build_next, _open_project, _native, _draw_3d, _show, _opened]
     state: dict = {"opening": opening, "args": args}
 
     def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
@@ -176,6 +176,13 @@ def _native(state: dict) -> bool:
     """The window's X windows (its own and the 3D view's) made before it shows: a step of its own, for show()
     made them, laid out and painted the window in one block of 150-300 ms (issue 29: half of it here)."""
     state["window"].winId()
+    return True
+
+
+def _draw_3d(state: dict) -> bool:
+    """The 3D view drawn once off screen before the window shows: its OpenGL set up and pyqtgraph's shaders
+    compiled in a step of their own (70-100 ms), which the window's first paint did in the block of show()."""
+    state["window"].arm_view.view.grabFramebuffer()
     return True
 
 
