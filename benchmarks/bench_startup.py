@@ -18,6 +18,8 @@ Every figure is a fresh process, timed from just before it is started to the mom
   thread, the placeholder answering), and while the window is built, the project opened and for a second
   after it is shown (the GUI thread's own work, and what the start leaves to after: settling the memory,
   importing the later tabs' modules on a thread).
+- the longest call of each step of ``designer.gui.app.open_window`` (which step makes the longest block;
+  ``open_project`` includes the wait for the file, read on a thread while the event loop runs).
 - the CPU time of each process until it is done (``time.process_time``, every thread of it; the X server's
   is not counted), which a loaded machine changes less than the wall-clock figures.
 - ``--help``: ``python -m designer --help`` (goal under 0.2 s), beside ``python -c pass``.
@@ -40,6 +42,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTLE_MS = 1000   # how long the heartbeat goes on after the project is shown
+# designer.gui.app's steps of open_window, each timed (the GUI thread's block in it: which step is the longest)
+STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show", "_opened")
 
 
 def _child(kind: str, started: float) -> None:
@@ -87,8 +91,20 @@ def _child(kind: str, started: float) -> None:
         return
     from PySide6.QtCore import QElapsedTimer
 
-    from designer.gui.app import start
-    app, opening = start([])
+    from designer.gui import app as app_module
+    steps: dict[str, float] = {}   # each step of open_window: its longest call (a block of the GUI thread)
+
+    def timed(name: str, step):
+        def run(state):
+            t0 = time.perf_counter()
+            try:
+                return step(state)
+            finally:
+                steps[name] = max(steps.get(name, 0.0), time.perf_counter() - t0)
+        return run
+    for name in STEPS:
+        setattr(app_module, name, timed(name, getattr(app_module, name)))
+    app, opening = app_module.start([])
     original = opening.paintEvent
     clock, ticks = QElapsedTimer(), []   # a 5 ms heartbeat from the first paint: the placeholder's blocks
     heartbeat = QTimer()
@@ -114,6 +130,8 @@ def _child(kind: str, started: float) -> None:
             worst[phase] = max(worst.get(phase, 0.0), t1 - t0 - 5)
         for phase, ms in worst.items():
             print(f"block-{phase} {ms / 1000:.4f}", flush=True)
+        for name, seconds in steps.items():
+            print(f"step{name} {seconds:.4f}", flush=True)
 
     def settled(window):
         blocks()
@@ -137,7 +155,7 @@ def _run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     marks = {}
     for line in out.splitlines():
         name, _, value = line.partition(" ")
-        if name in ("first", "ready", "block-import", "block-build", "cpu-ready"):
+        if name in ("first", "ready", "block-import", "block-build", "cpu-ready") or name.startswith("step_"):
             marks[name] = float(value)
     return marks
 
@@ -182,6 +200,8 @@ def main() -> int:
         rows["block-import"].append(window.get("block-import", 0.0))
         rows["block-build"].append(window.get("block-build", 0.0))
         rows["pass"].append(plain)
+        for name in STEPS:
+            rows.setdefault(f"step{name}", []).append(window.get(f"step{name}", 0.0))
         print(f"run {run}: bare window {bare['ready']:.2f} s; window first paint {window['first']:.2f} s, project "
               f"shown {window['ready']:.2f} s (placeholder's longest block while the modules load "
               f"{1000 * rows['block-import'][-1]:.0f} ms, while the window is built "
@@ -198,6 +218,8 @@ def main() -> int:
     print(f"  the placeholder's longest block: while the modules load {1000 * max(rows['block-import']):.0f} ms, "
           f"while the window is built and the project opened, and the second after "
           f"{1000 * max(rows['block-build']):.0f} ms (worst of the runs; goal: none over 100 ms)")
+    print("  the longest call of each step of the start (a block of the GUI thread; worst of the runs): " + ", ".join(
+        f"{name.lstrip('_')} {1000 * max(rows[f'step{name}']):.0f} ms" for name in STEPS))
     print(f"  python -m designer --help {med['help']:.3f} s (goal < 0.2 s); python -c pass {med['pass']:.3f} s")
     return 0
 

@@ -94,7 +94,14 @@ def start(argv: list[str]):
     return app, opening
 
 
-def _import_answering(opening, modules: tuple[str, ...] = ("designer.gui.main_window",)) -> None:
+# what the main window needs, imported on a thread while the placeholder answers: its modules, and PyOpenGL's
+# array handlers, which PyOpenGL imports at the 3D view's first draw (20-25 ms of the window's first paint, in
+# the GUI thread, most of it shiboken's import hook reading their sources)
+WINDOW_MODULES = ("designer.gui.main_window", "OpenGL.arrays.numpymodule", "OpenGL.arrays.ctypesarrays",
+                  "OpenGL.arrays.ctypespointers", "OpenGL.arrays.nones", "OpenGL.arrays.strings")
+
+
+def _import_answering(opening, modules: tuple[str, ...] = WINDOW_MODULES) -> None:
     """Import the main window's modules (sympy, the panels: about a second) on a thread while the placeholder
     goes on answering (it repaints, moves, closes); an import that fails there is imported again by the
     caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
@@ -135,20 +142,47 @@ def open_window(opening, args: list[str]) -> None:
     opening.say("Building the window…")
     # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
     # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
-    steps = iter((_build, _open_project, _show, _opened))
+    steps = [_build, _build_next, _open_project, _native, _draw_3d, _show, _opened]
     state: dict = {"opening": opening, "args": args}
 
-    def next_step() -> None:
-        step = next(steps, None)
-        if step is not None and not opening.closed and step(state):
+    def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
+        if not steps or opening.closed:
+            return
+        result = steps[0](state)
+        if result is not AGAIN:
+            steps.pop(0)
+        if result:
             QTimer.singleShot(0, next_step)
     QTimer.singleShot(0, next_step)
 
 
+AGAIN = "again"   # a step of open_window that is not done: it runs again in the next turn of the event loop
+
+
 def _build(state: dict) -> bool:
+    """The main window's panels; its other parts follow, each in a step of its own (:func:`_build_next`)."""
     from .main_window import MainWindow
-    state["window"] = window = MainWindow()
+    state["window"] = window = MainWindow(stepwise=True)
     sys.excepthook = _excepthook(window)
+    return True
+
+
+def _build_next(state: dict) -> bool | str:
+    """One more part of the main window (laid out, wired, showing its model), AGAIN until it is whole."""
+    return AGAIN if state["window"].build_next() else True
+
+
+def _native(state: dict) -> bool:
+    """The window's X windows (its own and the 3D view's) made before it shows: a step of its own, for show()
+    made them, laid out and painted the window in one block of 150-300 ms (issue 29: half of it here)."""
+    state["window"].winId()
+    return True
+
+
+def _draw_3d(state: dict) -> bool:
+    """The 3D view drawn once off screen before the window shows: its OpenGL set up and pyqtgraph's shaders
+    compiled in a step of their own (70-100 ms), which the window's first paint did in the block of show()."""
+    state["window"].arm_view.view.grabFramebuffer()
     return True
 
 

@@ -68,12 +68,15 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         Folder of recovery files (AppDataLocation/recovery by default).
     derive:
         The derivation job factory (the core's ``derive_job`` by default).
+    stepwise:
+        Build only the panels; the caller calls :meth:`build_next` until it returns False, each call in a turn
+        of the event loop of its own (the start: no block over 100 ms, issue 29). Whole at once by default.
     """
 
     exported = Signal(str)   # path of a file the Export menu wrote
 
     def __init__(self, model: Manipulator | None = None, path=None, *, settings: QSettings | None = None,
-                 recovery_dir: Path | None = None, derive=None, parent=None):
+                 recovery_dir: Path | None = None, derive=None, parent=None, stepwise: bool = False):
         super().__init__(parent)
         self.resize(*DEFAULT_SIZE)
         self.document = Document(model or new_model(), path, self)
@@ -112,6 +115,21 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
+        self._build_rest = [self._lay_out, self._wire, self._show_model]
+        if not stepwise:
+            while self.build_next():
+                pass
+
+    def build_next(self) -> bool:
+        """Build the next part of the window (``stepwise``: one a turn of the event loop, issue 29); False
+        once the window is whole."""
+        if self._build_rest:
+            self._build_rest.pop(0)()
+        return bool(self._build_rest)
+
+    def _lay_out(self) -> None:
+        """The editors' tabs, the centre and the result tabs, in their splitters."""
+        doc = self.document
         self.editor_tabs = QTabWidget(self)
         self.mechanism = MechanismPanel(doc, self)   # closed chains: the tree and the loops
         # short titles, so that every tab shows in the left column at 1366 px (issue 29 item 10); the tooltip
@@ -179,6 +197,9 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.fit_to_screen()
         self._restore_layout()
 
+    def _wire(self) -> None:
+        """The panels' signals, the menus, the autosave."""
+        doc = self.document
         for source in (self.dh_table.table_model, self.inspector, self.parameters, self.loads, self.drives,
                        self.derivation, self.mechanism):
             source.message.connect(self.show_message)
@@ -220,6 +241,10 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.burst_timer.setInterval(BURST_MS)
         self.burst_timer.timeout.connect(self.autosave)
         self._autosaved_model = None
+
+    def _show_model(self) -> None:
+        """The views show the document's model."""
+        doc = self.document
         self.design.set_model(doc.model)
         self.problems.refresh(doc.model)
 

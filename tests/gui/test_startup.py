@@ -73,3 +73,36 @@ print("PROBE", json.dumps(seen))
     assert seen["first paint"] == [], seen   # the placeholder needs Qt's widgets only
     assert seen["opened"] == {"name": json.loads((ROOT / "robots" / "puma560.json").read_text())["name"],
                               "links": 6, "window shown": True, "placeholder shown": False, "same window": True}
+
+
+def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path):
+    """The start builds the main window in parts, a turn of the event loop each (MainWindow(stepwise=True),
+    build_next): once whole it has the same menus, tabs and views as one built at once, and follows an edit."""
+    from PySide6.QtCore import QSettings
+
+    from designer.gui.main_window import MainWindow
+    from designer.project import load_project
+
+    def made(name: str, stepwise: bool) -> MainWindow:
+        w = MainWindow(settings=QSettings(str(tmp_path / f"{name}.ini"), QSettings.Format.IniFormat),
+                       recovery_dir=tmp_path / name, stepwise=stepwise)
+        qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
+        return w
+
+    whole, parts = made("whole", False), made("parts", True)
+    assert not hasattr(parts, "result_tabs") and not parts.menuBar().actions()   # only the panels so far
+    calls = [parts.build_next() for _ in range(3)]
+    assert calls == [True, True, False] and parts.build_next() is False
+
+    def shape(w: MainWindow) -> dict:
+        return {"menus": [a.text() for a in w.menuBar().actions()],
+                "menu items": [[b.text() for b in a.menu().actions()] for a in w.menuBar().actions()],
+                "results": [w.result_tabs.tabText(k) for k in range(w.result_tabs.count())],
+                "editors": [w.editor_tabs.tabText(k) for k in range(w.editor_tabs.count())],
+                "sliders": list(w.sliders.values()), "title": w.windowTitle()}
+    assert shape(parts) == shape(whole)
+    for w in (whole, parts):   # wired: an opened project reaches the table, the sliders, the 3D view, the title
+        w.document.reset(load_project(ROOT / "robots" / "puma560.json"), ROOT / "robots" / "puma560.json")
+        assert w.dh_table.table_model.rowCount() == 6 and len(w.sliders.values()) == 6
+        assert w.arm_view.arm is w.design.arm and "puma560" in w.windowTitle()
+    assert shape(parts) == shape(whole)
