@@ -3,7 +3,7 @@
 pi holds the ten standard parameters of every link of the tree (m, m c, the inertia about the link
 frame's origin, in link frame j; passive links and bars too), then, with the drive data, the drive
 parameters Ia, fv, fc of the tree's joints that have drive data (:func:`~.inertial.drive_slots`
-order), as :class:`designer.numeric.closed_regressor.ClosedRegressor` numbers them.
+order), as :class:`designer.identification.regressor.Regressor` numbers them.
 
 The loop quantities are the compact form's steps, computed once (:mod:`.closed_compact`: passive
 positions, W_p, qd_p, qdd_p = W_p qdd_a + b) and so is the tree's outward pass (w, wd, vd, U of each

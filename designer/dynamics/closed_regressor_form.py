@@ -2,7 +2,7 @@
 
 pi holds the ten standard parameters of every link of the tree (m, m c, the inertia about the link
 frame's origin, in link frame j: :data:`~designer.dynamics.inertial.PARAMETER_KINDS`, passive links
-and bars too), as :mod:`designer.numeric.closed_regressor` numbers them. With the closure substituted
+and bars too), as :class:`designer.identification.regressor.Regressor` numbers them. With the closure substituted
 exactly (:mod:`.closed_form`), the link frame j's origin velocity V_j and angular velocity W_j are
 linear in qd_a, and a body's kinetic and potential energy are linear in its standard parameters:
 

@@ -9,7 +9,7 @@ it needs the base parameters (:mod:`.base_params`), whose numeric pass runs on t
 
 A linearly closing closed chain (parallelograms) takes the same front door, :func:`base_plan` (callers never
 choose; :func:`_loop_base_plan`): the closed-loop grouping is
-:func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with pivoting of W^T Y_tree over
+:func:`designer.identification.regressor.base_grouping`'s (QR with pivoting of W^T Y_tree over
 random closed states: beta = pi_B + K pi_D); the code is the closed forms' per-parameter parts
 (:class:`designer.dynamics.closed_regressor_form.ClosedRegressorParts`) summed over the base parameters:
 tau_a = Y_B beta, M_a = sum beta_k M^(k), G_a, h_a and the Coriolis matrix likewise, exact in q_a. K is
@@ -151,15 +151,15 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
     from ..dynamics.closed_form import NotLinearClosure, linear_closure
     from ..dynamics.closed_regressor_form import ClosedRegressorParts
     from ..numeric.closed import ClosedDynamics
-    from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    from .regressor import Regressor, base_grouping
     try:
         linear_closure(model)
     except NotLinearClosure:   # a four-bar, a general loop: the compact form's regressor (compact_base_plan.py)
         from .compact_base_plan import compact_base_plan
         return compact_base_plan(model, only, token, drives)
     cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd, drives=drives)
-    reg = ClosedRegressor(cd, drives)
+    bp = base_grouping(cd, drives=drives)
+    reg = Regressor(cd, drives)
     names = reg.names
     parts = ClosedRegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
     carrier = parts.carrier

@@ -1,6 +1,6 @@
 """``codegen --parameters base`` of a closed chain without a closed form (a four-bar, a general loop).
 
-The closed-loop grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with
+The closed-loop grouping is :func:`designer.identification.regressor.base_grouping`'s (QR with
 pivoting of W^T Y_tree over random closed states: tau_a = Y_B beta, Y_B the regressor's columns of the
 kept parameters pi_B, beta = pi_B + K pi_D), as for a linear closure (:func:`.code_plan.base_plan`). The code
 is the compact form's (:mod:`designer.dynamics.closed_compact`): the loop quantities as steps once, then
@@ -31,7 +31,7 @@ from ..dynamics.recursive_form import Assignment
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
-from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+from .regressor import Regressor, base_grouping
 from .base_params import BASE_DOC, base_name, grouping_text
 
 __all__ = ["compact_base_plan"]
@@ -43,8 +43,8 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
     ``model`` with its closed-loop base parameters as inputs (module docstring)."""
     from ..codegen.files import FUNCTIONS
     cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd, drives=drives)
-    names = ClosedRegressor(cd, drives).names
+    bp = base_grouping(cd, drives=drives)
+    names = Regressor(cd, drives).names
     cols = [names.index(name) for name, _ in bp.base]
     betas = sp.Matrix([sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base])
     rigid = [not name.startswith(("fv", "fc")) for name, _ in bp.base] if drives else [True] * len(cols)

@@ -110,14 +110,14 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
 
 def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool,
                              base: bool, project: str) -> str:
-    """A closed chain's standard parameters (per link of the tree, :class:`~designer.numeric.closed_regressor
-    .ClosedRegressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree)."""
+    """A closed chain's standard parameters (per link of the tree, :class:`~designer.identification.regressor
+    .Regressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree)."""
     from ..identification.base_params import combination_text
     from ..numeric.closed import ClosedDynamics
-    from ..numeric.closed_regressor import ClosedRegressor
+    from ..identification.regressor import Regressor
     if fmt not in ("json", "markdown"):
         raise ValueError("regressor of a closed chain: --format json or markdown")
-    reg = ClosedRegressor(ClosedDynamics(model), drives)
+    reg = Regressor(ClosedDynamics(model), drives)
     data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
     if base:
         data.update({"base_count": bp.count, "dropped": bp.dropped,
