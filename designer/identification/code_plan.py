@@ -11,7 +11,7 @@ A linearly closing closed chain (parallelograms) takes the same front door, :fun
 choose; :func:`_loop_base_plan`): the closed-loop grouping is
 :func:`designer.identification.regressor.base_grouping`'s (QR with pivoting of W^T Y_tree over
 random closed states: beta = pi_B + K pi_D); the code is the closed forms' per-parameter parts
-(:class:`designer.dynamics.closed_regressor_form.ClosedRegressorParts`) summed over the base parameters:
+(:class:`designer.dynamics.regressor_form.RegressorParts`) summed over the base parameters:
 tau_a = Y_B beta, M_a = sum beta_k M^(k), G_a, h_a and the Coriolis matrix likewise, exact in q_a. K is
 numeric at the project's geometry, so the geometry is written into the code as numbers (the code is the
 project's mechanism, with any inertial values). Other loops: :mod:`.compact_base_plan`.
@@ -29,7 +29,8 @@ from ..codegen.control_plan import extra_functions
 from ..codegen.files import code_files
 from ..codegen.plan import CodePlan, comment_text, plan_function, temp_prefix
 from ..dynamics.inertial import drive_parameter_values, standard_parameter_values
-from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
+from ..dynamics.regressor_form import regressor_form
+from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps
 from ..graphs.cse import graph_symbols
 from ..kinematics import NumericArm
 from ..model.angles import exact_angles
@@ -74,7 +75,7 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
     mass = mass + sp.diag(*inertia)
     joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     geometry = set()
-    Y = symbolic_regressor(model)[0] if extras else sp.zeros(1, 1)
+    Y = regressor_form(model) if extras else sp.zeros(1, 1)
     for mat in (tau, mass, Y):
         geometry |= {s.name for s in graph_symbols(list(mat))}
     geometry -= joints | set(bp.names)
@@ -149,7 +150,7 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
     parameters of the tree's joints among them (their terms through the constant W)."""
     from ..codegen.files import FUNCTIONS
     from ..dynamics.closed_form import NotLinearClosure, linear_closure
-    from ..dynamics.closed_regressor_form import ClosedRegressorParts
+    from ..dynamics.regressor_form import RegressorParts
     from ..numeric.closed import ClosedDynamics
     from .regressor import Regressor, base_grouping
     try:
@@ -161,7 +162,7 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
     bp = base_grouping(cd, drives=drives)
     reg = Regressor(cd, drives)
     names = reg.names
-    parts = ClosedRegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
+    parts = RegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
     carrier = parts.carrier
     betas = [sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base]
     rigid = len(parts.M)

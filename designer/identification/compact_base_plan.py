@@ -4,7 +4,7 @@ The closed-loop grouping is :func:`designer.identification.regressor.base_groupi
 pivoting of W^T Y_tree over random closed states: tau_a = Y_B beta, Y_B the regressor's columns of the
 kept parameters pi_B, beta = pi_B + K pi_D), as for a linear closure (:func:`.code_plan.base_plan`). The code
 is the compact form's (:mod:`designer.dynamics.closed_compact`): the loop quantities as steps once, then
-each function a regressor over them (:mod:`designer.dynamics.closed_compact_regressor`) times beta:
+each function a regressor over them (:mod:`designer.dynamics.regressor_form`) times beta:
 
 - tau_a = Y_B(q, qd, qdd) beta, the regressor Y_B itself, over the tau recursion's outward pass;
 - G_a: the outward pass at qd = qdd = 0 with gravity; h_a at the tree's rates and qdd_a = 0 (the passive
@@ -26,7 +26,7 @@ import sympy as sp
 from ..codegen.compact_coriolis import compact_coriolis
 from ..codegen.plan import CodePlan, closure_statement, comment_text, plan_function, temp_prefix
 from ..dynamics.closed_compact import closed_compact, needed_steps
-from ..dynamics.closed_compact_regressor import compact_regressor, compact_regressor_at, rate_matrix, tree_of
+from ..dynamics.regressor_form import compact_regressor, compact_regressor_at, rate_matrix, tree_of
 from ..dynamics.recursive_form import Assignment
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
