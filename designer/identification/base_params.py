@@ -159,7 +159,7 @@ class MechanismRegressor:
         self.limits = np.asarray(self.cd.tree.arm.limits, float)[act]
         self.revolute = np.asarray(self.cd.tree.arm.revolute)[act]
         self.closed = Regressor(self.cd.following(), bp.drives)
-        self.columns = [self.closed.names.index(name) for name, _combo in bp.base]
+        self.columns = bp.columns
 
     def rows(self, q, qd, qdd) -> np.ndarray:
         """Y_b stacked over the states, the columns of ``q``, ``qd``, ``qdd`` (n, N): (N n, count); a DesignerError

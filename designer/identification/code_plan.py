@@ -152,22 +152,20 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
     from ..dynamics.closed_form import NotLinearClosure, linear_closure
     from ..dynamics.regressor_form import RegressorParts
     from ..numeric.closed import ClosedDynamics
-    from .regressor import Regressor, base_grouping
+    from .regressor import base_grouping
     try:
         linear_closure(model)
     except NotLinearClosure:   # a four-bar, a general loop: the compact form's regressor (compact_base_plan.py)
         from .compact_base_plan import compact_base_plan
         return compact_base_plan(model, only, token, drives)
-    cd = ClosedDynamics(model)
-    bp = base_grouping(cd, drives=drives)
-    reg = Regressor(cd, drives)
-    names = reg.names
+    bp = base_grouping(ClosedDynamics(model), drives=drives)
+    names = list(bp.names)
     parts = RegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
     carrier = parts.carrier
     betas = [sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base]
     rigid = len(parts.M)
     weights = {names.index(name): beta for (name, _), beta in zip(bp.base, betas) if names.index(name) < rigid}
-    driven = [(reg.slots[names.index(name) - rigid], beta) for (name, _), beta in zip(bp.base, betas)
+    driven = [(bp.slots[names.index(name) - rigid], beta) for (name, _), beta in zip(bp.base, betas)
               if names.index(name) >= rigid]
 
     def drive_sum(q: str) -> sp.Matrix:
@@ -184,7 +182,7 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
         if name == "regressor":
             Y = parts.matrix("tau")
             cols = [Y[:, names.index(n)] if names.index(n) < rigid
-                    else _drive_parts(model, carrier, reg.slots[names.index(n) - rigid])["tau"] for n, _ in bp.base]
+                    else _drive_parts(model, carrier, bp.slots[names.index(n) - rigid])["tau"] for n, _ in bp.base]
             mat = sp.Matrix.hstack(*cols).xreplace(subs)
             func = plan_function("tau", mat, carrier, index, prefix, token=token)
         else:

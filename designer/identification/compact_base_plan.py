@@ -31,7 +31,7 @@ from ..dynamics.recursive_form import Assignment
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
-from .regressor import Regressor, base_grouping
+from .regressor import base_grouping
 from .base_params import BASE_DOC, base_name, grouping_text
 
 __all__ = ["compact_base_plan"]
@@ -42,10 +42,8 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
     """tau, mass_matrix, gravity, bias, coriolis_matrix and the base regressor (``only``: those named) of
     ``model`` with its closed-loop base parameters as inputs (module docstring)."""
     from ..codegen.files import FUNCTIONS
-    cd = ClosedDynamics(model)
-    bp = base_grouping(cd, drives=drives)
-    names = Regressor(cd, drives).names
-    cols = [names.index(name) for name, _ in bp.base]
+    bp = base_grouping(ClosedDynamics(model), drives=drives)
+    cols = bp.columns
     betas = sp.Matrix([sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base])
     rigid = [not name.startswith(("fv", "fc")) for name, _ in bp.base] if drives else [True] * len(cols)
     cc = closed_compact(model.numeric(), token)

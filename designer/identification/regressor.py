@@ -26,7 +26,7 @@ the upper arm and the forearm: the loops group further than the tree).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -230,13 +230,22 @@ class Regressor:
 @dataclass(frozen=True)
 class BaseGrouping:
     """:func:`base_grouping`'s ``count`` base parameters; ``base[k]`` = (name, {standard name: coefficient});
-    ``dropped``: the standard parameters grouped into others or without effect."""
+    ``dropped``: the standard parameters grouped into others or without effect; ``names``, ``standard``, ``slots``:
+    :class:`Regressor`'s columns, their values at the model's defaults and its drive slots."""
 
     count: int
     base: list
     dropped: list
     values: np.ndarray   # the base parameters' values at the model's defaults
     drives: bool = False   # the drive parameters among the standard ones (:class:`Regressor`'s ``drives``)
+    names: tuple = ()
+    standard: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    slots: tuple = ()
+
+    @property
+    def columns(self) -> list[int]:
+        """The regressor's columns of the base parameters (their kept standard parameters)."""
+        return [self.names.index(name) for name, _ in self.base]
 
 
 def base_grouping(cd: ClosedDynamics, samples: int = 60, seed: int = 0,
@@ -267,4 +276,5 @@ def base_grouping(cd: ClosedDynamics, samples: int = 60, seed: int = 0,
                 combo[names[piv[rank + c]]] = float(K[r, c])
         base.append((names[piv[r]], combo))
     values = np.array([sum(coef * reg.values[names.index(k)] for k, coef in combo.items()) for _, combo in base])
-    return BaseGrouping(rank, base, sorted(names[i] for i in piv[rank:]), values, drives)
+    return BaseGrouping(rank, base, sorted(names[i] for i in piv[rank:]), values, drives, tuple(names), reg.values,
+                        tuple(reg.slots))
