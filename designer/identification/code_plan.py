@@ -192,10 +192,18 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
         if name in BASE_DOC:
             func = replace(func, name=name, doc=BASE_DOC[name])
         funcs.append(func)
+    return grouping_plan(model, bp, betas, carrier.n, funcs, prefix,
+                         "closed chain, closed form in the actuated coordinates,")
+
+
+def grouping_plan(model: Manipulator, bp, betas, n: int, funcs: list, prefix: str, form: str,
+                  closure: str = "") -> CodePlan:
+    """The code plan of a numeric grouping ``bp`` (:func:`~.regressor.base_grouping`'s) with its base parameters
+    ``betas`` as inputs: the header says ``form``, the grouping and ``closure``."""
     groups = grouping_text(betas, bp.base)
-    method = (f"closed chain, closed form in the actuated coordinates, on its {bp.count} base parameters (closed-loop "
-              "grouping found numerically at the project's geometry, written in as numbers"
-              + (f": {groups}" if groups else "") + ")")
+    method = (f"{form} on its {bp.count} base parameters (closed-loop grouping found numerically at the project's "
+              "geometry, written in as numbers" + (f": {groups}" if groups else "") + ")"
+              + (f"; {closure}" if closure else ""))
     values = [float(v) if np.isfinite(v) else None for v in bp.values]
-    return CodePlan(comment_text(model.name), method, "none", carrier.n,
-                    tuple((b.name, v) for b, v in zip(betas, values)), tuple(funcs), prefix)
+    return CodePlan(comment_text(model.name), method, "none", n, tuple((b.name, v) for b, v in zip(betas, values)),
+                    tuple(funcs), prefix)

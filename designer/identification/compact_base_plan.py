@@ -20,11 +20,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-import numpy as np
 import sympy as sp
 
 from ..codegen.compact_coriolis import compact_coriolis
-from ..codegen.plan import CodePlan, closure_statement, comment_text, plan_function, temp_prefix
+from ..codegen.plan import CodePlan, closure_statement, plan_function, temp_prefix
 from ..dynamics.closed_compact import closed_compact, needed_steps
 from ..dynamics.regressor_form import compact_regressor, compact_regressor_at, rate_matrix, tree_of
 from ..dynamics.recursive_form import Assignment
@@ -32,7 +31,8 @@ from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
 from .regressor import base_grouping
-from .base_params import BASE_DOC, base_name, grouping_text
+from .base_params import BASE_DOC, base_name
+from .code_plan import grouping_plan
 
 __all__ = ["compact_base_plan"]
 
@@ -87,10 +87,5 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
         template = {"coriolis_matrix": "bias", "regressor": "tau"}.get(name, name)
         func = plan_function(template, mat, carrier, index, prefix, steps=tuple(need), token=token, inputs=inputs)
         funcs.append(replace(func, name=name, doc=BASE_DOC[name]) if name in BASE_DOC else func)
-    groups = grouping_text(betas, bp.base)
-    method = (f"compact closed-chain form (the tree's regressor projected by W) on its {bp.count} base parameters "
-              "(closed-loop grouping found numerically at the project's geometry, written in as numbers"
-              + (f": {groups}" if groups else "") + "); " + closure_statement(cc))
-    values = [float(v) if np.isfinite(v) else None for v in bp.values]
-    return CodePlan(comment_text(model.name), method, "none", carrier.n,
-                    tuple((b.name, v) for b, v in zip(betas, values)), tuple(funcs), prefix)
+    return grouping_plan(model, bp, betas, carrier.n, funcs, prefix,
+                         "compact closed-chain form (the tree's regressor projected by W)", closure_statement(cc))
