@@ -17,7 +17,7 @@ joints), so the drive data of every joint of the tree projects exactly, as const
 actuated rates: the reflected inertia N^2 Jm of tree joint i adds W_i^T N^2 Jm W_i to M_a (coupling
 the actuated joints when a passive joint has a rotor), its friction b (W_i qd_a) + fc sign(W_i qd_a)
 adds W_i^T times that to tau_a and h_a (a passive bearing's friction acts on every actuated joint
-that turns it). The regressor is :mod:`designer.dynamics.closed_regressor_form`'s Y_a (tau_a = Y_a pi,
+that turns it). The regressor is :func:`designer.dynamics.regressor_form.regressor_form`'s Y_a (tau_a = Y_a pi,
 pi the tree's standard parameters), with the drive parameters' columns projected the same way.
 """
 
@@ -32,7 +32,7 @@ from sympy.core.parameters import distribute
 
 from ..dynamics.closed_form import rate_matrix
 from ..dynamics.results import Equations, Form
-from ..dynamics.standard_ne import symbolic_regressor
+from ..dynamics.regressor_form import regressor_form
 from ..dynamics.tree import tree_mass_matrix
 from ..jobs import NEVER, CancelToken
 from ..model.angles import exact_angles
@@ -119,7 +119,7 @@ def extra_functions(plan: CodePlan, model: Manipulator, regressor: bool = True,
         funcs.append(_as("bias", "coriolis_matrix", C, model, index, plan.temp_prefix, token))
     if regressor:
         if Y is None:
-            Y, _ = symbolic_regressor(exact, token)
+            Y = regressor_form(model, token)
         doc = ""
         if drives:
             columns, doc = drive_columns(model)
@@ -232,8 +232,7 @@ def control_plan(eq: Equations, form, drives: bool, only: Collection[str], token
 def _projected_regressor(model, carrier, drives, token) -> tuple[sp.Matrix, str]:
     """A linearly closing chain's Y_a (tau_a = Y_a pi over the tree's standard parameters), with the drive
     parameters' columns projected by W."""
-    from ..dynamics.closed_regressor_form import closed_regressor_matrix
-    Y = closed_regressor_matrix(model, token)
+    Y = regressor_form(model, token)
     if not drives:
         return Y, ""
     columns, doc = _projected_drive_columns(model, carrier)

@@ -369,7 +369,7 @@ def plan_code_job(eq: Equations, form: CodeForm | str = CodeForm.COMPACT, drives
 # A pose where a four-bar cannot close (its bars do not reach) gives NaN through the square root.
 
 #: what a closed chain's compact code has (the Coriolis matrix: codegen/compact_coriolis.py; the regressor:
-#: dynamics/closed_compact_regressor.py)
+#: dynamics/regressor_form.py)
 CLOSED_COMPACT_FUNCTIONS = BASIC_FUNCTIONS + ("coriolis_matrix", "regressor")
 _REGRESSOR_DOC = ("joint-torque regressor Y(q, qd, qdd), tau = Y pi with pi the 10 standard parameters per link of "
                   "the tree, every joint's link, passive ones too (m, mx, my, mz, XX, XY, XZ, YY, YZ, ZZ in link "
@@ -407,8 +407,8 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
         added = {"tau": dtau, "mass_matrix": dM, "bias": dh, "coriolis_matrix": rotor}
         mats = {k: m if m is None or k not in added else m + added[k] for k, m in mats.items()}
     drive_doc = ""
-    if only and "regressor" in only:   # W^T Y_tree over the same steps (dynamics/closed_compact_regressor.py)
-        from ..dynamics.closed_compact_regressor import compact_regressor
+    if only and "regressor" in only:   # W^T Y_tree over the same steps (dynamics/regressor_form.py)
+        from ..dynamics.regressor_form import compact_regressor
         mats["regressor"] = compact_regressor(cc, drives, token)
         drive_doc = compact_drive_doc(cc) if drives else ""
     if values:

@@ -12,7 +12,7 @@ Every mechanism takes the same path, over its coordinates (a closed chain's actu
 and :func:`condition_number` read its base regressor through one interface
 (:class:`~designer.identification.base_params.MechanismRegressor`: a closed chain's is W^T Y_tree's columns of
 the independent parameters, the grouping being the core's numeric one,
-:func:`~designer.numeric.closed_regressor.closed_base_parameters`; a serial arm's is the case W = I). Any
+:func:`~designer.identification.regressor.base_grouping`; a serial arm's is the case W = I). Any
 mechanism's base parameters as a table: :func:`designer.report.identification.base_parameter_table` (the window's
 Identification dialog; ``regressor --base`` shows the same).
 """
@@ -30,7 +30,7 @@ from ..identification.base_params import BaseParameters, MechanismRegressor, com
 from ..model.manipulator import Manipulator
 
 if TYPE_CHECKING:
-    from ..numeric.closed_regressor import ClosedBaseParameters
+    from ..identification.regressor import BaseGrouping
 
 __all__ = ["Excitation", "fourier_excitation", "excitation", "condition_number", "combination_text",
            "read_actuated_trajectory"]
@@ -131,7 +131,7 @@ def read_actuated_trajectory(path: str, model: Manipulator) -> tuple[list[str], 
     return columns[:n], values[:, :n], values[:, n:2 * n], values[:, 2 * n:]
 
 
-def excitation(model: Manipulator, bp: BaseParameters | ClosedBaseParameters, period: float = 10.0,
+def excitation(model: Manipulator, bp: BaseParameters | BaseGrouping, period: float = 10.0,
                harmonics: int = 5, samples: int = 200, speed=None, acceleration=None, draws: int = 20,
                seed: int = 0) -> Excitation:
     """Any mechanism's excitation: the best conditioned of ``draws`` random Fourier trajectories of its coordinates

@@ -27,7 +27,7 @@ from .job_runner import JobRunner
 if TYPE_CHECKING:
     from ..control.linearize import DiscreteModel, LinearModel
     from ..identification.base_params import BaseParameters
-    from ..numeric.closed_regressor import ClosedBaseParameters
+    from ..identification.regressor import BaseGrouping
 
 __all__ = ["LinearizeDialog", "IdentificationDialog", "build_menu"]
 
@@ -127,7 +127,7 @@ class IdentificationDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Identification: {model.name or 'the arm'}")
         self.model = model
-        self.bp: BaseParameters | ClosedBaseParameters | None = None
+        self.bp: BaseParameters | BaseGrouping | None = None
         self.runner = JobRunner(self, status_line=False, show_errors=False)   # progress and Cancel
         self.status = QLabel("finding the base parameters…")
         self.status.setWordWrap(True)

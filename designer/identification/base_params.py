@@ -18,7 +18,7 @@ dependent on the others (QR with pivoting) is grouped with numeric coefficients.
 numerical rank of Y.
 
 A closed chain's base parameters are the same :class:`BaseParameters`, from the same :func:`base_parameters`
-(callers never choose): the grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR
+(callers never choose): the grouping is :func:`designer.identification.regressor.base_grouping`'s (QR
 with pivoting of W^T Y_tree over random closed states: the projected regressor, the serial case being W = I), its
 coefficients numbers at the project's geometry: each base parameter is written as that combination of the
 tree's standard parameter symbols (m1, mx1, ..., every link of the tree), so that ``derive
@@ -37,7 +37,7 @@ from ..dynamics.grouping import symbolic_grouping
 from ..dynamics.inertial import PARAMETER_KINDS, drive_slots, joint_frame_offsets, move_parameters, parameter_names
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
-from .regressor import drive_regressor, regressor
+from .regressor import Regressor, base_grouping, drive_regressor, regressor
 
 __all__ = ["BaseParameters", "base_parameters", "mechanism_base_parameters", "across_loops", "base_regressor",
            "MechanismRegressor", "combination_text", "joint_frame_regressor", "joint_to_link_matrix", "BASE_DOC",
@@ -142,7 +142,7 @@ class MechanismRegressor:
     joints), one interface for every mechanism: ``n``, ``limits`` (n, 2) and ``revolute`` of the coordinates,
     ``numbers`` their links' numbers (1-based), and :meth:`rows`. ``bp`` is either set of base parameters: a serial
     arm's :class:`BaseParameters` (the joint-frame regressor's columns, :func:`base_regressor`; the case W = I) or
-    a closed chain's grouping (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`: W^T Y_tree's
+    a closed chain's grouping (:class:`~designer.identification.regressor.BaseGrouping`: W^T Y_tree's
     columns of the independent parameters, the loops closed on one branch along each run of states)."""
 
     def __init__(self, model: Manipulator, bp):
@@ -153,14 +153,13 @@ class MechanismRegressor:
             self.numbers = list(range(1, self.n + 1))
             return
         from ..numeric.closed import closed_dynamics
-        from ..numeric.closed_regressor import ClosedRegressor
         self.cd = closed_dynamics(model)
         act = list(self.cd.act)
         self.n, self.numbers = len(act), [j + 1 for j in act]
         self.limits = np.asarray(self.cd.tree.arm.limits, float)[act]
         self.revolute = np.asarray(self.cd.tree.arm.revolute)[act]
-        self.closed = ClosedRegressor(self.cd.following(), bp.drives)
-        self.columns = [self.closed.names.index(name) for name, _combo in bp.base]
+        self.closed = Regressor(self.cd.following(), bp.drives)
+        self.columns = bp.columns
 
     def rows(self, q, qd, qdd) -> np.ndarray:
         """Y_b stacked over the states, the columns of ``q``, ``qd``, ``qdd`` (n, N): (N n, count); a DesignerError
@@ -283,13 +282,12 @@ def mechanism_base_parameters(model: Manipulator, drives: bool = False, states: 
     :class:`MechanismRegressor` reads: a serial arm's :class:`BaseParameters` (the symbolic grouping rules and the
     numeric pass), any other mechanism's (loops, branches, passive joints: :class:`~designer.numeric.closed
     .ClosedDynamics`) numeric grouping of W^T Y_tree
-    (:class:`~designer.numeric.closed_regressor.ClosedBaseParameters`, its coefficients numbers). ClosureError for
+    (:class:`~designer.identification.regressor.BaseGrouping`, its coefficients numbers). ClosureError for
     a loop that cannot be posed, MissingParameterError."""
     if model.is_serial:   # the chain's grouping rules hold (a loop or a branch: the projected regressor's grouping)
         return _tree_base_parameters(model, states, seed, tol, drives)
     from ..numeric.closed import ClosedDynamics
-    from ..numeric.closed_regressor import closed_base_parameters
-    return closed_base_parameters(ClosedDynamics(model), drives=drives)
+    return base_grouping(ClosedDynamics(model), drives=drives)
 
 
 def _loop_base_parameters(model: Manipulator, bp, drives: bool) -> BaseParameters:

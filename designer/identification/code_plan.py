@@ -9,9 +9,9 @@ it needs the base parameters (:mod:`.base_params`), whose numeric pass runs on t
 
 A linearly closing closed chain (parallelograms) takes the same front door, :func:`base_plan` (callers never
 choose; :func:`_loop_base_plan`): the closed-loop grouping is
-:func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with pivoting of W^T Y_tree over
+:func:`designer.identification.regressor.base_grouping`'s (QR with pivoting of W^T Y_tree over
 random closed states: beta = pi_B + K pi_D); the code is the closed forms' per-parameter parts
-(:class:`designer.dynamics.closed_regressor_form.ClosedRegressorParts`) summed over the base parameters:
+(:class:`designer.dynamics.regressor_form.RegressorParts`) summed over the base parameters:
 tau_a = Y_B beta, M_a = sum beta_k M^(k), G_a, h_a and the Coriolis matrix likewise, exact in q_a. K is
 numeric at the project's geometry, so the geometry is written into the code as numbers (the code is the
 project's mechanism, with any inertial values). Other loops: :mod:`.compact_base_plan`.
@@ -29,7 +29,8 @@ from ..codegen.control_plan import extra_functions
 from ..codegen.files import code_files
 from ..codegen.plan import CodePlan, comment_text, plan_function, temp_prefix
 from ..dynamics.inertial import drive_parameter_values, standard_parameter_values
-from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps, symbolic_regressor
+from ..dynamics.regressor_form import regressor_form
+from ..dynamics.standard_ne import standard_mass_matrix, standard_tau, standard_tau_steps
 from ..graphs.cse import graph_symbols
 from ..kinematics import NumericArm
 from ..model.angles import exact_angles
@@ -74,7 +75,7 @@ def plan_base_code(model: Manipulator, extras: bool = False, drives: bool = Fals
     mass = mass + sp.diag(*inertia)
     joints = {s.name for s in (*model.q, *model.qd, *model.qdd)}
     geometry = set()
-    Y = symbolic_regressor(model)[0] if extras else sp.zeros(1, 1)
+    Y = regressor_form(model) if extras else sp.zeros(1, 1)
     for mat in (tau, mass, Y):
         geometry |= {s.name for s in graph_symbols(list(mat))}
     geometry -= joints | set(bp.names)
@@ -149,24 +150,22 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
     parameters of the tree's joints among them (their terms through the constant W)."""
     from ..codegen.files import FUNCTIONS
     from ..dynamics.closed_form import NotLinearClosure, linear_closure
-    from ..dynamics.closed_regressor_form import ClosedRegressorParts
+    from ..dynamics.regressor_form import RegressorParts
     from ..numeric.closed import ClosedDynamics
-    from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    from .regressor import base_grouping
     try:
         linear_closure(model)
     except NotLinearClosure:   # a four-bar, a general loop: the compact form's regressor (compact_base_plan.py)
         from .compact_base_plan import compact_base_plan
         return compact_base_plan(model, only, token, drives)
-    cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd, drives=drives)
-    reg = ClosedRegressor(cd, drives)
-    names = reg.names
-    parts = ClosedRegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
+    bp = base_grouping(ClosedDynamics(model), drives=drives)
+    names = list(bp.names)
+    parts = RegressorParts(model.numeric(), token)   # numbers in the ring: each monomial's factor one sum
     carrier = parts.carrier
     betas = [sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base]
     rigid = len(parts.M)
     weights = {names.index(name): beta for (name, _), beta in zip(bp.base, betas) if names.index(name) < rigid}
-    driven = [(reg.slots[names.index(name) - rigid], beta) for (name, _), beta in zip(bp.base, betas)
+    driven = [(bp.slots[names.index(name) - rigid], beta) for (name, _), beta in zip(bp.base, betas)
               if names.index(name) >= rigid]
 
     def drive_sum(q: str) -> sp.Matrix:
@@ -183,7 +182,7 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
         if name == "regressor":
             Y = parts.matrix("tau")
             cols = [Y[:, names.index(n)] if names.index(n) < rigid
-                    else _drive_parts(model, carrier, reg.slots[names.index(n) - rigid])["tau"] for n, _ in bp.base]
+                    else _drive_parts(model, carrier, bp.slots[names.index(n) - rigid])["tau"] for n, _ in bp.base]
             mat = sp.Matrix.hstack(*cols).xreplace(subs)
             func = plan_function("tau", mat, carrier, index, prefix, token=token)
         else:
@@ -193,10 +192,18 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
         if name in BASE_DOC:
             func = replace(func, name=name, doc=BASE_DOC[name])
         funcs.append(func)
+    return grouping_plan(model, bp, betas, carrier.n, funcs, prefix,
+                         "closed chain, closed form in the actuated coordinates,")
+
+
+def grouping_plan(model: Manipulator, bp, betas, n: int, funcs: list, prefix: str, form: str,
+                  closure: str = "") -> CodePlan:
+    """The code plan of a numeric grouping ``bp`` (:func:`~.regressor.base_grouping`'s) with its base parameters
+    ``betas`` as inputs: the header says ``form``, the grouping and ``closure``."""
     groups = grouping_text(betas, bp.base)
-    method = (f"closed chain, closed form in the actuated coordinates, on its {bp.count} base parameters (closed-loop "
-              "grouping found numerically at the project's geometry, written in as numbers"
-              + (f": {groups}" if groups else "") + ")")
+    method = (f"{form} on its {bp.count} base parameters (closed-loop grouping found numerically at the project's "
+              "geometry, written in as numbers" + (f": {groups}" if groups else "") + ")"
+              + (f"; {closure}" if closure else ""))
     values = [float(v) if np.isfinite(v) else None for v in bp.values]
-    return CodePlan(comment_text(model.name), method, "none", carrier.n,
-                    tuple((b.name, v) for b, v in zip(betas, values)), tuple(funcs), prefix)
+    return CodePlan(comment_text(model.name), method, "none", n, tuple((b.name, v) for b, v in zip(betas, values)),
+                    tuple(funcs), prefix)

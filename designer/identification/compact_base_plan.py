@@ -1,10 +1,10 @@
 """``codegen --parameters base`` of a closed chain without a closed form (a four-bar, a general loop).
 
-The closed-loop grouping is :func:`designer.numeric.closed_regressor.closed_base_parameters`'s (QR with
+The closed-loop grouping is :func:`designer.identification.regressor.base_grouping`'s (QR with
 pivoting of W^T Y_tree over random closed states: tau_a = Y_B beta, Y_B the regressor's columns of the
 kept parameters pi_B, beta = pi_B + K pi_D), as for a linear closure (:func:`.code_plan.base_plan`). The code
 is the compact form's (:mod:`designer.dynamics.closed_compact`): the loop quantities as steps once, then
-each function a regressor over them (:mod:`designer.dynamics.closed_compact_regressor`) times beta:
+each function a regressor over them (:mod:`designer.dynamics.regressor_form`) times beta:
 
 - tau_a = Y_B(q, qd, qdd) beta, the regressor Y_B itself, over the tau recursion's outward pass;
 - G_a: the outward pass at qd = qdd = 0 with gravity; h_a at the tree's rates and qdd_a = 0 (the passive
@@ -20,19 +20,19 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-import numpy as np
 import sympy as sp
 
 from ..codegen.compact_coriolis import compact_coriolis
-from ..codegen.plan import CodePlan, closure_statement, comment_text, plan_function, temp_prefix
+from ..codegen.plan import CodePlan, closure_statement, plan_function, temp_prefix
 from ..dynamics.closed_compact import closed_compact, needed_steps
-from ..dynamics.closed_compact_regressor import compact_regressor, compact_regressor_at, rate_matrix, tree_of
+from ..dynamics.regressor_form import compact_regressor, compact_regressor_at, rate_matrix, tree_of
 from ..dynamics.recursive_form import Assignment
 from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
-from ..numeric.closed_regressor import ClosedRegressor, closed_base_parameters
-from .base_params import BASE_DOC, base_name, grouping_text
+from .regressor import base_grouping
+from .base_params import BASE_DOC, base_name
+from .code_plan import grouping_plan
 
 __all__ = ["compact_base_plan"]
 
@@ -42,10 +42,8 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
     """tau, mass_matrix, gravity, bias, coriolis_matrix and the base regressor (``only``: those named) of
     ``model`` with its closed-loop base parameters as inputs (module docstring)."""
     from ..codegen.files import FUNCTIONS
-    cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd, drives=drives)
-    names = ClosedRegressor(cd, drives).names
-    cols = [names.index(name) for name, _ in bp.base]
+    bp = base_grouping(ClosedDynamics(model), drives=drives)
+    cols = bp.columns
     betas = sp.Matrix([sp.Symbol(base_name(name, combo), real=True) for name, combo in bp.base])
     rigid = [not name.startswith(("fv", "fc")) for name, _ in bp.base] if drives else [True] * len(cols)
     cc = closed_compact(model.numeric(), token)
@@ -89,10 +87,5 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
         template = {"coriolis_matrix": "bias", "regressor": "tau"}.get(name, name)
         func = plan_function(template, mat, carrier, index, prefix, steps=tuple(need), token=token, inputs=inputs)
         funcs.append(replace(func, name=name, doc=BASE_DOC[name]) if name in BASE_DOC else func)
-    groups = grouping_text(betas, bp.base)
-    method = (f"compact closed-chain form (the tree's regressor projected by W) on its {bp.count} base parameters "
-              "(closed-loop grouping found numerically at the project's geometry, written in as numbers"
-              + (f": {groups}" if groups else "") + "); " + closure_statement(cc))
-    values = [float(v) if np.isfinite(v) else None for v in bp.values]
-    return CodePlan(comment_text(model.name), method, "none", carrier.n,
-                    tuple((b.name, v) for b, v in zip(betas, values)), tuple(funcs), prefix)
+    return grouping_plan(model, bp, betas, carrier.n, funcs, prefix,
+                         "compact closed-chain form (the tree's regressor projected by W)", closure_statement(cc))

@@ -11,18 +11,38 @@ about its origin is linear in its parameters,
 upward acceleration of the base), and joint i takes the projection of the wrenches of links
 j >= i onto its axis. Every operation is a product or a sum, so a complex state gives the exact
 complex-step derivative (used by :mod:`designer.control.linearize`).
+
+Every mechanism's regressor in its coordinates (a closed chain's actuated joints) is :class:`Regressor`:
+tau_a = W^T Y_tree pi, Y_tree the tree's rows, W = d q_tree / d q_a the loops' projection
+(:class:`~designer.numeric.closed.ClosedDynamics` closes them; a serial arm is the case W = I, where it equals
+:func:`regressor`). A column of Y_tree is the tree RNEA of a mechanism whose only non-zero parameter is that
+one: m = 1 alone; m c = e_k with m = 1 and the inertia about the COM chosen so that the inertia about the
+origin stays 0 (minus the column of m); an inertia entry alone. :func:`base_grouping` finds its base
+parameters numerically: QR with column pivoting of W^T Y_tree stacked over random states gives the rank,
+the independent columns pi_B and the grouping pi_B + K pi_D (a parallelogram's coupler and crank move with
+the upper arm and the forearm: the loops group further than the tree).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..dynamics.inertial import drive_slots
+from ..dynamics.inertial import (PARAMETER_KINDS, drive_parameter_values, drive_slots,
+                                 standard_parameter_values)
 from ..kinematics import NumericArm, dh_matrices
+from ..kinematics.closure import ClosureError
 from ..kinematics.numeric import cross_last
 from ..model.manipulator import Convention
+from ..numeric.tree_algorithms import TreeModel, tree_rnea
 
-__all__ = ["regressor", "frames_many", "drive_regressor"]
+if TYPE_CHECKING:
+    from ..numeric.closed import ClosedDynamics
+
+__all__ = ["regressor", "frames_many", "drive_regressor", "Regressor", "BaseGrouping", "base_grouping"]
 
 
 def frames_many(arm: NumericArm, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -112,6 +132,9 @@ def regressor(arm: NumericArm, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     return Y[0] if single else Y
 
 
+_SYM = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]   # the inertia entries XX XY XZ YY YZ ZZ
+
+
 def _wrench_columns(w: np.ndarray, dw: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Force and moment (about the origin) per unit of each of the ten parameters."""
     N = w.shape[0]
@@ -123,7 +146,7 @@ def _wrench_columns(w: np.ndarray, dw: np.ndarray, a: np.ndarray) -> tuple[np.nd
         e = np.broadcast_to(eye[k], (N, 3))
         F[:, 1 + k] = cross_last(dw, e) + cross_last(w, cross_last(w, e))
         Nm[:, 1 + k] = cross_last(e, a)
-    for col, (r, c) in enumerate([(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]):
+    for col, (r, c) in enumerate(_SYM):
         E = np.zeros((3, 3))
         E[r, c] = E[c, r] = 1.0
         Nm[:, 4 + col] = dw @ E.T + cross_last(w, w @ E.T)
@@ -136,8 +159,122 @@ def drive_regressor(model, qd, qdd) -> np.ndarray:
     qd, qdd = np.asarray(qd, dtype=float), np.asarray(qdd, dtype=float)
     single = qd.ndim == 1
     QD, QDD = (qd[:, None], qdd[:, None]) if single else (qd, qdd)
-    slots = drive_slots(model)
-    out = np.zeros((QD.shape[1], model.n, len(slots)))
+    out = _drive_columns(drive_slots(model), model.n, QD, QDD)
+    return out[0] if single else out
+
+
+def _drive_columns(slots, n: int, QD: np.ndarray, QDD: np.ndarray) -> np.ndarray:
+    """(N, n, len(slots)): the drive parameters' columns over the columns of QD, QDD (n, N)."""
+    out = np.zeros((QD.shape[1], n, len(slots)))
     for c, (j, kind) in enumerate(slots):
         out[:, j, c] = {"Ia": QDD[j], "fv": QD[j], "fc": np.sign(QD[j])}[kind]
-    return out[0] if single else out
+    return out
+
+
+def _trig(x):
+    return math.cos(x), math.sin(x)
+
+
+class Regressor:
+    """Y_tree and W^T Y_tree of any mechanism, ``cd`` its dynamics over the tree (10 columns a link, ``names``,
+    ``values`` at the model's defaults; ``drives``: then a column for each drive parameter Ia, fv, fc of the tree
+    joints with drive data, W^T e_j times qdd_j, qd_j, sign(qd_j)). The module docstring says how."""
+
+    def __init__(self, cd: ClosedDynamics, drives: bool = False):
+        self.cd = cd
+        tree, arm = cd.tree, cd.tree.arm
+        n = arm.n
+        self.names = [f"{k}{j + 1}" for j in range(n) for k in PARAMETER_KINDS]
+        self.values = standard_parameter_values(arm)
+        self.slots = drive_slots(cd.model_) if drives else []
+        if drives:
+            self.names += [f"{kind}{j + 1}" for j, kind in self.slots]
+            self.values = np.concatenate([self.values, drive_parameter_values(cd.model_)])
+        self.models: list[tuple[TreeModel, bool]] = []   # (model, subtract the column of m of that link)
+        for j in range(n):
+            for k in range(len(PARAMETER_KINDS)):
+                mass, com, inertia = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
+                if k == 0:
+                    mass[j] = 1.0
+                elif k <= 3:
+                    c = np.eye(3)[k - 1]
+                    mass[j], com[j], inertia[j] = 1.0, c, -(np.eye(3) - np.outer(c, c))
+                else:
+                    r, s = _SYM[k - 4]
+                    inertia[j][r, s] = inertia[j][s, r] = 1.0
+                unit = replace(tree, arm=replace(arm, mass=mass, com=com, inertia=inertia, point_masses=()))
+                self.models.append((TreeModel.from_tree(unit), 1 <= k <= 3))
+
+    def tree_columns(self, q, qd, qdd) -> np.ndarray:
+        """Y_tree (n, 10 n) at a state of the tree."""
+        q_, qd_, qdd_ = ([float(x) for x in v] for v in (q, qd, qdd))
+        cols: list[np.ndarray] = []
+        for index, (model, minus_m) in enumerate(self.models):
+            col = np.array(tree_rnea(model, q_, qd_, qdd_, True, _trig))
+            if minus_m:
+                col = col - cols[index - (index % len(PARAMETER_KINDS))]
+            cols.append(col)
+        return np.array(cols).T
+
+    def actuated(self, q_a, qd_a, qdd_a) -> np.ndarray:
+        """W^T Y_tree (n_a, 10 n) at the state of the mechanism's coordinates (the loops closed by ``self.cd``: a
+        following engine keeps a trajectory's branch)."""
+        q, qd, qdd, W = self.cd.state(q_a, qd_a, qdd_a)
+        Y = self.tree_columns(q, qd, qdd)
+        if self.slots:
+            Y = np.hstack([Y, _drive_columns(self.slots, len(q), np.asarray(qd, float)[:, None],
+                                             np.asarray(qdd, float)[:, None])[0]])
+        return W.T @ Y
+
+
+@dataclass(frozen=True)
+class BaseGrouping:
+    """:func:`base_grouping`'s ``count`` base parameters; ``base[k]`` = (name, {standard name: coefficient});
+    ``dropped``: the standard parameters grouped into others or without effect; ``names``, ``standard``, ``slots``:
+    :class:`Regressor`'s columns, their values at the model's defaults and its drive slots."""
+
+    count: int
+    base: list
+    dropped: list
+    values: np.ndarray   # the base parameters' values at the model's defaults
+    drives: bool = False   # the drive parameters among the standard ones (:class:`Regressor`'s ``drives``)
+    names: tuple = ()
+    standard: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    slots: tuple = ()
+
+    @property
+    def columns(self) -> list[int]:
+        """The regressor's columns of the base parameters (their kept standard parameters)."""
+        return [self.names.index(name) for name, _ in self.base]
+
+
+def base_grouping(cd: ClosedDynamics, samples: int = 60, seed: int = 0,
+                  spread: float = 0.5, drives: bool = False) -> BaseGrouping:
+    """The numeric grouping of :class:`Regressor`'s W^T Y_tree (the module docstring) from ``samples`` random
+    states where the loops close; ``drives``: with the drive parameters."""
+    from scipy.linalg import qr
+    reg = Regressor(cd, drives)
+    rng = np.random.default_rng(seed)
+    rows: list[np.ndarray] = []
+    while len(rows) < samples:
+        q_a = rng.uniform(-spread, spread, cd.n)
+        try:
+            rows.append(reg.actuated(q_a, rng.normal(size=cd.n), rng.normal(size=cd.n)))
+        except ClosureError:
+            continue
+    Y = np.vstack(rows)
+    _, R, piv = qr(Y, mode="economic", pivoting=True)
+    d = np.abs(np.diag(R))
+    rank = int(np.sum(d > 1e-9 * d[0])) if d.size and d[0] > 0 else 0
+    K = np.linalg.solve(R[:rank, :rank], R[:rank, rank:]) if rank else np.zeros((0, Y.shape[1]))
+    names = reg.names
+    base = []
+    for r in range(rank):
+        combo = {names[piv[r]]: 1.0}
+        for c in range(K.shape[1]):
+            if abs(K[r, c]) > 1e-9:
+                combo[names[piv[rank + c]]] = float(K[r, c])
+        base.append((names[piv[r]], combo))
+    values = np.array([sum(coef * reg.values[names.index(k)] for k, coef in combo.items()) for _, combo in base])
+    return BaseGrouping(rank, base, sorted(names[i] for i in piv[rank:]), values, drives, tuple(names), reg.values,
+                        tuple(reg.slots))

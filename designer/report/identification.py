@@ -110,15 +110,12 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
 
 def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool,
                              base: bool, project: str) -> str:
-    """A closed chain's standard parameters (per link of the tree, :class:`~designer.numeric.closed_regressor
-    .ClosedRegressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree)."""
+    """A closed chain's standard parameters (per link of the tree, :class:`~designer.identification.regressor
+    .Regressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree, which carries both)."""
     from ..identification.base_params import combination_text
-    from ..numeric.closed import ClosedDynamics
-    from ..numeric.closed_regressor import ClosedRegressor
     if fmt not in ("json", "markdown"):
         raise ValueError("regressor of a closed chain: --format json or markdown")
-    reg = ClosedRegressor(ClosedDynamics(model), drives)
-    data: dict = {"model": model.name, "standard": dict(zip(reg.names, reg.values.tolist()))}
+    data: dict = {"model": model.name, "standard": dict(zip(bp.names, bp.standard.tolist()))}
     if base:
         data.update({"base_count": bp.count, "dropped": bp.dropped,
                      "base": [{"name": name, "combination": combo, "value": float(v)}
@@ -132,7 +129,7 @@ def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt
              + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
                 "W^T e_j times qdd_j, qd_j, sign(qd_j))." if drives else "."), ""]
     if base:
-        lines += [f"{data['base_count']} base parameters of {len(reg.names)} standard ones (numeric grouping of "
+        lines += [f"{data['base_count']} base parameters of {len(bp.names)} standard ones (numeric grouping of "
                   "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
         for row in data["base"]:
             lines.append(f"| {row['name']} | {combination_text(row['combination'])} | {row['value']:.6g} |")

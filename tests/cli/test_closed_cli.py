@@ -242,14 +242,14 @@ def test_regressor_of_a_closed_chain_with_its_drive_parameters(tmp_path, capsys)
 def test_derive_base_parameters_of_a_closed_chain(capsys):
     """derive --base-parameters of the palletizer: the base parameters' values (the report's formulas at
     the project's standard parameters) times their columns of W^T Y_tree give Pinocchio's tau_a."""
-    from designer.numeric.closed_regressor import ClosedRegressor
+    from designer.identification.regressor import Regressor
     from designer.project import load_project
     from tests.support.closed_reference import PinMechanism
     assert main(["derive", PALLETIZER, "--base-parameters", "--format", "json", "--quiet"]) == 0
     section = json.loads(capsys.readouterr().out)["base_parameters"]
     model = load_project(robot_path("palletizer_parallelogram"))
     cd, ref = ClosedDynamics(model), PinMechanism(model)
-    reg = ClosedRegressor(cd)
+    reg = Regressor(cd)
     rows = section["parameters"]
     assert section["count"] == len(rows) == 25
     columns = [reg.names.index(r["name"].replace("R", "")) for r in rows]   # mxR4 starts from mx4

@@ -12,7 +12,7 @@ import pytest
 
 from designer.cli import main
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+from designer.identification.regressor import Regressor, base_grouping
 from designer.project import load_project
 from tests.support import robot_path
 
@@ -21,8 +21,8 @@ from tests.support import robot_path
 def test_the_base_regressor_times_the_base_parameters_is_the_torque(name):
     model = load_project(robot_path(name))
     cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd)
-    reg = ClosedRegressor(cd)
+    bp = base_grouping(cd)
+    reg = Regressor(cd)
     columns = [reg.names.index(n) for n, _ in bp.base]
     rng = np.random.default_rng(8)
     for _ in range(4):
@@ -42,7 +42,7 @@ def test_regressor_base_trajectory_of_a_closed_chain(tmp_path, capsys):
     assert main(["regressor", str(robot_path("palletizer_parallelogram")), "--base", "--trajectory", str(path)]) == 0
     data = json.loads(capsys.readouterr().out)
     cd = ClosedDynamics(model)
-    reg = ClosedRegressor(cd)
+    reg = Regressor(cd)
     columns = [reg.names.index(b["name"]) for b in data["base"]]
     s = np.linalg.svd(np.vstack([reg.actuated(Q[k], QD[k], QDD[k])[:, columns] for k in range(10)]), compute_uv=False)
     assert data["condition"]["samples"] == 10
@@ -96,7 +96,7 @@ def test_excitation_draws_that_cannot_close_are_left_out():
     from designer.kinematics.closure import ClosureError
     model = load_project(robot_path("four_bar"))
     cd = ClosedDynamics(model)
-    bp = closed_base_parameters(cd)
+    bp = base_grouping(cd)
     ex = excitation(model, bp, period=4, harmonics=2, draws=5)
     cd.positions(ex.q.T)
     seen = []

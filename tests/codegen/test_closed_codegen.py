@@ -5,7 +5,7 @@ independently of designer.kinematics and designer.numeric) at loop-consistent st
 W from central differences of the numeric closure; the drive terms by the same W from the project's
 drive data in the test (W^T diag(N^2 Jm) W, W^T (b W qd + fc sign(W qd))); the physical laws of the
 Coriolis matrix (C qd = h, M' - 2C skew); the regressor Y_a against tau_a = Y_a pi and the numeric
-W^T Y_tree (designer/numeric/closed_regressor.py, itself tested against Pinocchio's regressor).
+W^T Y_tree (designer/identification/regressor.py, itself tested against Pinocchio's regressor).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from designer.dynamics.inertial import drive_parameter_values
 from designer.model import Convention, Drive
 from designer.model.drives import drive_arrays
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_regressor import ClosedRegressor
+from designer.identification.regressor import Regressor
 from designer.project import load_project, save_project
 from tests.support import robot_path
 from tests.support.closed_reference import PinMechanism, parallelogram_arm
@@ -64,7 +64,7 @@ class Reference:
     def __init__(self, model):
         self.cd, self.pin = ClosedDynamics(model), PinMechanism(model)
         self.refl, self.visc, self.coul = drive_arrays(model)
-        self.reg = ClosedRegressor(self.cd)
+        self.reg = Regressor(self.cd)
         self.pi = np.concatenate([self.reg.values, drive_parameter_values(model)])
 
     def at(self, qa, qda, qdda, drives: bool):
@@ -243,7 +243,7 @@ def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind,
     """codegen --parameters base: as many inputs as Pinocchio's projected regressor has rank; with the
     base values of the project and of the same mechanism with other masses, tau, M, G, h are
     Pinocchio's, C qd = h and the base regressor times the base values is tau."""
-    from designer.numeric.closed_regressor import closed_base_parameters
+    from designer.identification.regressor import base_grouping
     model = mechanism(kind)
     save_project(model, tmp_path / "arm.json")
     assert main(["codegen", str(tmp_path / "arm.json"), "--lang", "python", "--parameters", "base",
@@ -253,7 +253,7 @@ def test_base_parameter_code_of_a_closed_chain_matches_pinocchio(tmp_path, kind,
         assert len(mod.PARAMETERS) == pinocchio_rank(model)
     other = reweighed(model, np.random.default_rng(3))
     for target in (model, other):
-        beta = closed_base_parameters(ClosedDynamics(target), drives=drives).values
+        beta = base_grouping(ClosedDynamics(target), drives=drives).values
 
         def call(name, q, qd, qdd, beta=beta):
             args = {"tau": (q, qd, qdd), "regressor": (q, qd, qdd), "bias": (q, qd), "coriolis_matrix": (q, qd)}
@@ -295,13 +295,13 @@ def test_the_windows_base_parameter_export_of_a_closed_chain(tmp_path):
     """File > Export with base parameters (generate_base_files) writes the closed-loop base parameters'
     code, not the serial grouping of the tree read as a chain."""
     from designer.identification.code_plan import generate_base_files
-    from designer.numeric.closed_regressor import closed_base_parameters
+    from designer.identification.regressor import base_grouping
     model = mechanism("standard")
     (text,) = generate_base_files(model, "python", str(tmp_path / "base.py")).values()
     (tmp_path / "base.py").write_text(text)
     mod = python_module(tmp_path / "base.py")
     cd = ClosedDynamics(model)
-    assert len(mod.PARAMETERS) == closed_base_parameters(cd).count
+    assert len(mod.PARAMETERS) == base_grouping(cd).count
     rng = np.random.default_rng(8)
     qa, qda, qdda = rng.uniform(-0.5, 0.5, cd.n), rng.normal(size=cd.n), rng.normal(size=cd.n)
     want = Reference(model).at(qa, qda, qdda, False)["tau"]

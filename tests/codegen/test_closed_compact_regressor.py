@@ -5,7 +5,7 @@ The reference is designer.numeric.closed.ClosedDynamics (the tree's numeric RNEA
 solved W; itself checked against Pinocchio in tests/dynamics/test_closed_numeric.py): Y_a pi must give its
 tau at random loop-consistent states, with pi the tree's standard parameters from the link data
 (standard_parameter_values) and, with --drives, the drive parameters and ClosedDynamics.drive_terms.
-Y_a against numeric/closed_regressor.py (unit-parameter RNEAs of the numeric tree, W^T numerically) is a
+Y_a against identification/regressor.py (unit-parameter RNEAs of the numeric tree, W^T numerically) is a
 second check of the same formula by a separate implementation, not an independent one.
 """
 
@@ -27,7 +27,7 @@ from designer.identification.code_plan import base_plan
 from designer.jobs import run
 from designer.model.manipulator import Convention
 from designer.numeric.closed import ClosedDynamics
-from designer.numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+from designer.identification.regressor import Regressor, base_grouping
 from designer.project import load_project
 from tests.codegen.test_closed_compact_drives import _drives_on_every_joint
 from tests.dynamics.test_closed_compact import fixed_cut_four_bar
@@ -51,9 +51,9 @@ def _states(cd, seed: int, count: int = 4):
 
 
 def _regressor_error(mod, model, drives: bool, qp_input: bool, seed: int = 3) -> float:
-    """Largest |Y_a pi - tau| (relative to tau) over random states; Y_a against ClosedRegressor asserted."""
+    """Largest |Y_a pi - tau| (relative to tau) over random states; Y_a against Regressor asserted."""
     cd = ClosedDynamics(model)
-    reg = ClosedRegressor(cd, drives)
+    reg = Regressor(cd, drives)
     worst = 0.0
     for qa, qda, qdda in _states(cd, seed):
         first = (qa, cd.positions(qa)[cd.pas]) if qp_input else (qa,)
@@ -74,7 +74,7 @@ def test_four_bar_regressor_from_the_command_line(tmp_path):
     mod = _module(tmp_path / "fb.py")
     model = load_project(path)
     assert _regressor_error(mod, model, False, False) < 1e-10
-    cd, reg = ClosedDynamics(model), ClosedRegressor(ClosedDynamics(model))
+    cd, reg = ClosedDynamics(model), Regressor(ClosedDynamics(model))
     for qa, qda, qdda in _states(cd, 1):   # the generated tau is the regressor's product too
         assert np.allclose(mod.tau(qa, qda, qdda), np.asarray(mod.regressor(qa, qda, qdda)).reshape(1, -1) @ reg.values,
                            rtol=1e-10, atol=1e-12)
@@ -161,7 +161,7 @@ def test_four_bar_base_parameter_code_from_the_command_line(tmp_path):
     bp = base_parameters(model)
     assert list(mod.PARAMETERS) == list(bp.names)
     defaults = dict(zip(mod.PARAMETERS, mod.DEFAULTS))
-    reg = ClosedRegressor(ClosedDynamics(model))
+    reg = Regressor(ClosedDynamics(model))
     standard = dict(zip(reg.names, reg.values))
     for name, formula in zip(bp.names, bp.formulas):
         value = float(formula.subs({s: standard[s.name] for s in formula.free_symbols}))
@@ -180,9 +180,9 @@ def test_base_code_takes_other_inertial_values(tmp_path):
     other = replace(model, links=tuple(replace(link, mass=float(link.mass) * rng.uniform(0.5, 2.0),
                                                com=tuple(float(c) + rng.uniform(-0.05, 0.05) for c in link.com))
                                        for link in model.links))
-    reg = ClosedRegressor(ClosedDynamics(other))
+    reg = Regressor(ClosedDynamics(other))
     pi = dict(zip(reg.names, reg.values))
-    bp = closed_base_parameters(ClosedDynamics(model))
+    bp = base_grouping(ClosedDynamics(model))
     p = [sum(c * pi[k] for k, c in combo.items()) for _, combo in bp.base]
     _base_check(mod, other, False, False, p=p)
 
@@ -210,8 +210,8 @@ def test_regressor_c_code_compiles_and_matches(tmp_path):
                                              "fb.h"), "fb")
     base = _compile(tmp_path, *emit_c_library(base_plan(model, only=("tau", "regressor")), "fbb", "fbb.h"), "fbb")
     cd = ClosedDynamics(model)
-    reg = ClosedRegressor(cd, True)
-    bp = closed_base_parameters(cd)
+    reg = Regressor(cd, True)
+    bp = base_grouping(cd)
     beta = np.array(bp.values)
     for qa, qda, qdda in _states(cd, 2):
         Y = _c_call(lib, "fb_regressor", (qa, qda, qdda), None, cd.n * len(reg.names)).reshape(cd.n, -1)
@@ -236,7 +236,7 @@ def test_regressor_matlab_code_under_octave(tmp_path):
     for name, text in emit_matlab(full_plan(eq, "compact", only=("regressor",)), "fb").items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     cd = ClosedDynamics(model)
-    reg = ClosedRegressor(cd)
+    reg = Regressor(cd)
     N, n, rng = 5, cd.n, np.random.default_rng(5)
     Q, QD, QDD = rng.uniform(-0.6, 0.6, (n, N)), rng.normal(size=(n, N)), rng.normal(size=(n, N))
     for name, a in (("Q", Q), ("QD", QD), ("QDD", QDD)):

@@ -238,10 +238,10 @@ def test_closed_loop_regressor_and_base_parameter_count_match_pinocchio(gen, con
     """W^T Y_tree pi = tau_a; the number of base parameters is the rank of Pinocchio's joint-torque
     regressor of the spanning tree projected by W from differences of the closure, over random states."""
     import pinocchio as pin
-    from designer.numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    from designer.identification.regressor import Regressor, base_grouping
     model = mechanism(gen, conv, seed)
     cd = ClosedDynamics(model)
-    reg = ClosedRegressor(cd)
+    reg = Regressor(cd)
     ref = PinMechanism(model)
     rng = np.random.default_rng(seed)
     stacked = []
@@ -256,4 +256,4 @@ def test_closed_loop_regressor_and_base_parameter_count_match_pinocchio(gen, con
         stacked.append(fd_W(cd, qa).T @ Y)
     S = np.vstack(stacked)
     s = np.linalg.svd(S, compute_uv=False)
-    assert closed_base_parameters(cd).count == int(np.sum(s > 1e-7 * s[0]))
+    assert base_grouping(cd).count == int(np.sum(s > 1e-7 * s[0]))

@@ -212,11 +212,11 @@ def test_the_window_s_payload_envelope_of_a_closed_chain_is_the_core_s(window, q
 
 def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(window, qtbot, tmp_path, cd):
     from designer.gui.control_dialogs import _identification
-    from designer.numeric.closed_regressor import ClosedRegressor, closed_base_parameters
+    from designer.identification.regressor import Regressor, base_grouping
     _identification(window)
     dialog = window.control_dialog
     qtbot.waitUntil(lambda: dialog.bp is not None, timeout=120_000)
-    bp = closed_base_parameters(cd)
+    bp = base_grouping(cd)
     assert dialog.table.rowCount() == bp.count == 25
     names = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
     assert names == [name for name, _ in bp.base]
@@ -232,7 +232,7 @@ def test_identification_of_a_closed_chain_gives_the_closed_loop_base_parameters(
         ",".join(repr(float(v)) for v in [k * 0.1, *Q[k], *QD[k], *QDD[k]]) for k in range(12)) + "\n")
     dialog.load_csv(str(path))
     qtbot.waitUntil(lambda: "computing" not in dialog.condition.text(), timeout=120_000)
-    reg = ClosedRegressor(cd)
+    reg = Regressor(cd)
     columns = [reg.names.index(name) for name, _ in bp.base]
     Y = np.vstack([reg.actuated(Q[k], QD[k], QDD[k])[:, columns] for k in range(12)])
     s = np.linalg.svd(Y, compute_uv=False)
