@@ -9,8 +9,14 @@ allows, for SLSQP's objective and constraint gradients (docs/optimize.md):
   sensitivity`` does it (:mod:`designer.explore.sensitivity`; a serial arm, or a closed chain whose loops
   close linearly).
 
-Every other quantity (eigenvalues, sags, frequencies, quantities along a cycle, the project's own requirements
-evaluated by ``review``) has none: SLSQP takes finite differences of it, and the result says which.
+* ``frequency`` (the lowest natural frequency with the motors locked, K v = w^2 M(q) v) at the metrics' pose, of
+  a serial arm whose every joint has a drive stiffness (:func:`frequency_gradient`): a simple eigenvalue's
+  derivative, d lambda = v^T (dK - lambda dM) v / v^T M v, with dM/dp from the Lagrange closed form (the
+  parts' mass properties in it) and dK/dp from the drives' stiffness expressions.
+
+Every other quantity (the other eigenvalues, sags, the links' bending frequencies, quantities along a cycle, the
+project's own requirements evaluated by ``review``) has none: SLSQP takes finite differences of it, and the
+result says which.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import numpy as np
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["exact_gradient", "mass_gradient"]
+__all__ = ["exact_gradient", "frequency_gradient", "mass_gradient"]
 
 Gradient = Callable[[dict[str, float]], np.ndarray]
 
@@ -34,6 +40,8 @@ def exact_gradient(model: Manipulator, quantity: str, names: Sequence[str], q: S
     at zero)."""
     if quantity.strip() == "mass":
         return mass_gradient(model, names)
+    if quantity.strip() == "frequency":
+        return frequency_gradient(model, names, q)
     from ..explore.joint_names import model_joint_numbers
     from ..explore.metrics import MetricError, parse_metric
     from ..explore.sensitivity import SYMBOLIC_METRICS
@@ -88,4 +96,63 @@ def mass_gradient(model: Manipulator, names: Sequence[str]) -> Callable[[dict[st
     def gradient(values: dict[str, float]) -> np.ndarray:
         args = [values.get(s.name, fixed.get(s.name, math.nan)) for s in free]
         return np.array(fn(*args), dtype=float).reshape(len(names))
+    return gradient
+
+
+def frequency_gradient(model: Manipulator, names: Sequence[str], q: Sequence[float] | None = None
+                       ) -> Gradient | None:
+    """d(lowest natural frequency, motors locked, Hz)/d(parameters ``names``) at the pose ``q`` (default: zero),
+    exact: lambda = w^2 is a generalized eigenvalue of (K, M(q)), K the drives' stiffness; for a simple one,
+    d lambda = v^T (dK - lambda dM) v / v^T M v (v any eigenvector), and f = sqrt(lambda) / 2 pi. M and dM/dp
+    from the Lagrange closed form (a part-made link's mass properties in it), K and dK/dp from the stiffness
+    expressions. None for a closed chain or a joint without a stiffness (rigid joints constrain the modes) and
+    where the closed form is not at hand."""
+    import sympy as sp
+    from scipy.linalg import eigh
+
+    from ..explore.sensitivity import _equations
+    from ..model.expr import symbol
+    links = model.links
+    if not model.is_serial or any(link.drive is None or link.drive.stiffness is None for link in links):
+        return None
+    eq = _equations(model)
+    if eq is None or len(eq.model.q) != len(links):
+        return None
+    n = len(links)
+    pose = np.zeros(n) if q is None else np.asarray(q, float)
+    qsubs = dict(zip(eq.model.q, (sp.Float(v) for v in pose)))
+    upper = [(i, j) for i in range(n) for j in range(i, n)]
+    m_entries = [sp.sympify(eq.mass_matrix[i, j]).xreplace(qsubs) for i, j in upper]
+    k_entries = [sp.sympify(link.drive.stiffness) for link in links]
+    syms = [symbol(nm) for nm in names]
+    dm = [[sp.diff(e, s) for e in m_entries] for s in syms]
+    dk = [[sp.diff(e, s) for e in k_entries] for s in syms]
+    exprs = [*m_entries, *k_entries, *(e for row in dm for e in row), *(e for row in dk for e in row)]
+    free = sorted({s for e in exprs for s in e.free_symbols}, key=lambda s: s.name)
+    fn = sp.lambdify(free, exprs, modules="numpy")
+    fixed = model.parameter_values
+    u = len(upper)
+
+    def symmetric(flat) -> np.ndarray:
+        out = np.zeros((n, n))
+        for (i, j), v in zip(upper, flat):
+            out[i, j] = out[j, i] = float(v)
+        return out
+
+    def gradient(values: dict[str, float]) -> np.ndarray:
+        args = [values.get(s.name, fixed.get(s.name, math.nan)) for s in free]
+        flat = list(fn(*args))
+        M = symmetric(flat[:u])
+        K = np.diag([float(v) for v in flat[u:u + n]])
+        rest = flat[u + n:]
+        lam, vec = eigh(K, M)
+        v = vec[:, 0]
+        lowest = float(lam[0])
+        out = np.empty(len(names))
+        for k in range(len(names)):
+            dM = symmetric(rest[k * u:(k + 1) * u])
+            dK = np.diag([float(x) for x in rest[len(names) * u + k * n:len(names) * u + (k + 1) * n]])
+            dlam = float(v @ (dK - lowest * dM) @ v / (v @ M @ v))
+            out[k] = dlam / (4.0 * math.pi * math.sqrt(lowest))
+        return out
     return gradient
