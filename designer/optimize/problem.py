@@ -390,8 +390,12 @@ class _Combination:
         self.model = chosen_model(problem, picks)
         # exact gradients where the model has them (designer.optimize.gradients), else None: finite differences
         self.gradient = exact_gradient(self.model, problem.objective, self.names, problem.q) if self.names else None
+        # a strain-wave gearbox's stiffness at the cycle's load (sizing.at_cycle_load) moves with the design:
+        # no exact frequency gradient then
+        loaded = problem.cycle is not None and problem.catalog is not None
         self.gradients = [exact_gradient(self.model, r.quantity, self.names, problem.q)
-                          if self.names and r.project is None else None for r in problem.requirements]
+                          if self.names and r.project is None and not (loaded and r.quantity.strip() == "frequency")
+                          else None for r in problem.requirements]
 
     def design(self, u: np.ndarray) -> Design:
         key = tuple(np.round(np.clip(u, 0, 1), 14))

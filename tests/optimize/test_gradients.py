@@ -103,3 +103,35 @@ def test_the_lightest_tube_meeting_a_tip_sag_is_beam_theorys():
     assert result.best.values["D"] == pytest.approx(D, rel=1e-4)
     tube = steel.density * np.pi / 4 * (D**2 - (D - 2 * t) ** 2) * L
     assert result.best.objective == pytest.approx(tube + tip, rel=1e-4)
+
+
+def test_the_frequency_gradient_of_a_tube_on_a_torsion_spring_is_the_closed_forms():
+    # one steel tube (length L, outer diameter D, wall t) swinging about a joint at its end (axis across the
+    # tube) on a gearbox of stiffness k, a point mass at its tip: f = sqrt(k / I) / 2 pi with I = m (L^2/3 +
+    # (ro^2 + ri^2)/4) + m_tip L^2 (a thin-walled tube's inertia about its end); df/dD and df/dk by central
+    # differences of that closed form, against the exact eigenvalue derivative through the model
+    from designer.model import Link, Manipulator
+    from designer.model.expr import symbol
+    from designer.model.extras import Drive
+    from designer.model.manipulator import PointMass
+    from designer.model.parts import MATERIALS, Part
+    steel = MATERIALS["steel"]
+    L, t, tip = 0.8, 0.003, 4.0
+    model = Manipulator(links=(Link(a=L, part=Part("tube", steel, (("outer_diameter", symbol("D")), ("wall", t))),
+                                    drive=Drive(stiffness=symbol("k"))),),
+                        gravity=(0, 0, -9.81), parameters={"D": 0.05, "k": 2e4},
+                        point_masses=(PointMass(1, tip, (0, 0, 0)),))
+
+    def f(D, k):
+        ro, ri = D / 2, D / 2 - t
+        m = steel.density * np.pi * (ro**2 - ri**2) * L
+        return np.sqrt(k / (m * (L**2 / 3 + (ro**2 + ri**2) / 4) + tip * L**2)) / (2 * np.pi)
+    at = {"D": 0.06, "k": 3e4}
+    gradient = exact_gradient(model, "frequency", ("D", "k"))
+    assert gradient is not None
+    hD, hk = 1e-7, 1e-2
+    closed = [(f(at["D"] + hD, at["k"]) - f(at["D"] - hD, at["k"])) / (2 * hD),
+              (f(at["D"], at["k"] + hk) - f(at["D"], at["k"] - hk)) / (2 * hk)]
+    np.testing.assert_allclose(gradient(at), closed, rtol=1e-6)
+    value = quantities(Problem(model, (), "frequency"), model, ["frequency"], at)[0]
+    assert value == pytest.approx(f(at["D"], at["k"]), rel=1e-9)
