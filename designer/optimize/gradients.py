@@ -12,9 +12,13 @@ allows, for SLSQP's objective and constraint gradients (docs/optimize.md):
 * ``frequency`` (the lowest natural frequency with the motors locked, K v = w^2 M(q) v) at the metrics' pose, of
   a serial arm whose every joint has a drive stiffness (:func:`frequency_gradient`): a simple eigenvalue's
   derivative, d lambda = v^T (dK - lambda dM) v / v^T M v, with dM/dp from the Lagrange closed form (the
-  parts' mass properties in it) and dK/dp from the drives' stiffness expressions.
+  parts' mass properties in it) and dK/dp from the drives' stiffness expressions;
+* ``peak_torque[j]``, ``rms_torque[j]`` (and the largest over the joints) along a fixed-timing cycle, of a serial
+  arm (:func:`cycle_gradient`): tau = M(q) qdd + h(q, qd) + G(q) of the closed form differentiated by each
+  parameter at every sample; the peak's derivative at its arg-max sample (sign(tau) dtau/dp), the RMS's
+  integral(tau dtau/dp) / (T rms).
 
-Every other quantity (the other eigenvalues, sags, the links' bending frequencies, quantities along a cycle, the
+Every other quantity (the other eigenvalues, sags, the links' bending frequencies, the
 project's own requirements evaluated by ``review``) has none: SLSQP takes finite differences of it, and the
 result says which.
 """
@@ -22,26 +26,33 @@ result says which.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["exact_gradient", "frequency_gradient", "mass_gradient"]
+__all__ = ["cycle_gradient", "exact_gradient", "frequency_gradient", "mass_gradient"]
 
 Gradient = Callable[[dict[str, float]], np.ndarray]
+#: a quantity along the cycle: peak_torque or rms_torque, of one joint (number) or the largest over them
+CYCLE_RE = re.compile(r"^\s*(peak_torque|rms_torque)\s*(?:\[\s*([0-9]+)\s*\])?\s*$")
 
 
-def exact_gradient(model: Manipulator, quantity: str, names: Sequence[str], q: Sequence[float] | None = None
-                   ) -> Gradient | None:
+def exact_gradient(model: Manipulator, quantity: str, names: Sequence[str], q: Sequence[float] | None = None,
+                   cycle=None) -> Gradient | None:
     """d ``quantity`` / d (parameters ``names``) as a function of the design's values, exact; None when the
     quantity has no exact derivative here (module docstring). ``q``: the metrics' pose (default: every joint
-    at zero)."""
+    at zero); ``cycle``: the trajectory the cycle's quantities are taken along."""
     if quantity.strip() == "mass":
         return mass_gradient(model, names)
     if quantity.strip() == "frequency":
         return frequency_gradient(model, names, q)
+    m = CYCLE_RE.match(quantity)
+    if m:
+        return None if cycle is None else cycle_gradient(model, names, cycle, m.group(1),
+                                                         None if m.group(2) is None else int(m.group(2)))
     from ..explore.joint_names import model_joint_numbers
     from ..explore.metrics import MetricError, parse_metric
     from ..explore.sensitivity import SYMBOLIC_METRICS
@@ -155,4 +166,53 @@ def frequency_gradient(model: Manipulator, names: Sequence[str], q: Sequence[flo
             dlam = float(v @ (dK - lowest * dM) @ v / (v @ M @ v))
             out[k] = dlam / (4.0 * math.pi * math.sqrt(lowest))
         return out
+    return gradient
+
+
+def cycle_gradient(model: Manipulator, names: Sequence[str], cycle, kind: str, joint: int | None = None
+                   ) -> Gradient | None:
+    """d(``kind``: ``peak_torque`` or ``rms_torque`` of joint number ``joint``, the largest over the joints when
+    None)/d(parameters ``names``) along ``cycle`` (a trajectory: t, q, qd, qdd), exact: the closed form's
+    tau = M qdd + h + G (the link dynamics the optimizer's cycle loads take) and its derivative by each parameter
+    evaluated at every sample; the peak's derivative is sign(tau) dtau/dp at its arg-max sample (a kink where two
+    samples tie), the RMS's integral(tau dtau/dp dt) / (T rms). None for a mechanism other than a serial arm."""
+    import sympy as sp
+
+    from ..explore.joints import explore_joints
+    from ..explore.sensitivity import _equations
+    from ..model.expr import symbol
+    from .sizing import _trapezoid as trapezoid
+    if not model.is_serial:
+        return None
+    eq = _equations(model)
+    if eq is None:
+        return None
+    numbers = list(explore_joints(model).numbers)
+    if joint is not None and joint not in numbers:
+        return None
+    rows = range(len(numbers)) if joint is None else [numbers.index(joint)]
+    mdl = eq.model
+    tau = [sp.sympify((eq.mass_matrix[j, :] * sp.Matrix(mdl.qdd))[0] + eq.coriolis[j] + eq.gravity[j])
+           for j in rows]
+    syms = [symbol(nm) for nm in names]
+    exprs = [*tau, *(sp.diff(e, s) for e in tau for s in syms)]
+    state = [*mdl.q, *mdl.qd, *mdl.qdd]
+    taken = set(state)
+    free = sorted({s for e in exprs for s in e.free_symbols} - taken, key=lambda s: s.name)
+    fn = sp.lambdify([*state, *free], exprs, modules="numpy")
+    fixed = model.parameter_values
+    t = np.asarray(cycle.t, float)
+    samples = [np.asarray(a, float)[:, i] for a in (cycle.q, cycle.qd, cycle.qdd) for i in range(a.shape[1])]
+    k, width = len(tau), len(names)
+
+    def gradient(values: dict[str, float]) -> np.ndarray:
+        args = [values.get(s.name, fixed.get(s.name, math.nan)) for s in free]
+        out = [np.broadcast_to(np.asarray(v, float), t.shape) for v in fn(*samples, *args)]
+        torque, d = np.array(out[:k]), np.array(out[k:]).reshape(k, width, len(t))
+        if kind == "peak_torque":
+            r, i = np.unravel_index(int(np.argmax(np.abs(torque))), torque.shape)
+            return float(np.sign(torque[r, i])) * d[r, :, i]
+        rms = np.sqrt(trapezoid(torque**2, t) / (t[-1] - t[0]))
+        r = int(np.argmax(rms))
+        return trapezoid(torque[r] * d[r], t) / ((t[-1] - t[0]) * rms[r])
     return gradient

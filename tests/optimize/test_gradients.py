@@ -16,8 +16,8 @@ from tests.support import robot_path
 pytestmark = pytest.mark.slow
 
 
-def _central(model, quantity, names, at, q, payload=0.0):
-    problem = Problem(model, (), quantity, q=q, payload=payload)
+def _central(model, quantity, names, at, q, payload=0.0, cycle=None):
+    problem = Problem(model, (), quantity, q=q, payload=payload, cycle=cycle)
     out = []
     for n in names:
         h = 1e-6 * max(1.0, abs(at[n]))
@@ -46,6 +46,25 @@ def test_exact_gradients_against_central_differences(robot, quantity, names, at,
     np.testing.assert_allclose(exact, _central(model, quantity, names, at, q), rtol=1e-6, atol=1e-7)
     if quantity == "frequency":     # the payload does not enter the locked frequency's M (docs/metrics.md)
         np.testing.assert_allclose(exact, _central(model, quantity, names, at, q, 5.0), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("quantity", ["peak_torque[2]", "rms_torque[3]", "peak_torque", "rms_torque"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_cycle_gradients_against_central_differences(quantity, seed):
+    # a random design of the tube arm (tube sizes and lengths) and a random quintic move: the torque along the
+    # cycle differentiated through the closed form, against the optimizer's own numeric cycle loads
+    from designer.explore.sizing import quintic
+    rng = np.random.default_rng(seed)
+    model = load_project(robot_path("tube_arm"))
+    names = ("D2", "t2", "D3", "L3")
+    at = dict(zip(names, (rng.uniform(0.05, 0.14), rng.uniform(0.002, 0.006), rng.uniform(0.05, 0.14),
+                          rng.uniform(0.3, 0.7))))
+    cycle = quintic(list(rng.uniform(-1, 1, 3)), list(rng.uniform(-1, 1, 3)), rng.uniform(0.5, 1.5), steps=61)
+    gradient = exact_gradient(model, quantity, names, cycle=cycle)
+    assert gradient is not None
+    exact = gradient(at)
+    assert abs(exact[2]) > 1e-3     # the forearm tube moves every joint's torque (the upper arm's not the elbow's)
+    np.testing.assert_allclose(exact, _central(model, quantity, names, at, None, cycle=cycle), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("quantity", ["frequency_links", "deflection", "gravity", "peak_torque[2]"])
