@@ -134,7 +134,7 @@ def frequency_gradient(model: Manipulator, names: Sequence[str], q: Sequence[flo
     qsubs = dict(zip(eq.model.q, (sp.Float(v) for v in pose)))
     upper = [(i, j) for i in range(n) for j in range(i, n)]
     m_entries = [sp.sympify(eq.mass_matrix[i, j]).xreplace(qsubs) for i, j in upper]
-    k_entries = [sp.sympify(link.drive.stiffness) for link in links]
+    k_entries = [sp.sympify(link.drive.stiffness) for link in links if link.drive is not None]
     syms = [symbol(nm) for nm in names]
     dm = [[sp.diff(e, s) for e in m_entries] for s in syms]
     dk = [[sp.diff(e, s) for e in k_entries] for s in syms]
@@ -210,8 +210,8 @@ def cycle_gradient(model: Manipulator, names: Sequence[str], cycle, kind: str, j
         out = [np.broadcast_to(np.asarray(v, float), t.shape) for v in fn(*samples, *args)]
         torque, d = np.array(out[:k]), np.array(out[k:]).reshape(k, width, len(t))
         if kind == "peak_torque":
-            r, i = np.unravel_index(int(np.argmax(np.abs(torque))), torque.shape)
-            return float(np.sign(torque[r, i])) * d[r, :, i]
+            row, i = np.unravel_index(int(np.argmax(np.abs(torque))), torque.shape)
+            return float(np.sign(torque[row, i])) * d[row, :, i]
         rms = np.sqrt(trapezoid(torque**2, t) / (t[-1] - t[0]))
         r = int(np.argmax(rms))
         return trapezoid(torque[r] * d[r], t) / ((t[-1] - t[0]) * rms[r])
