@@ -71,9 +71,9 @@ def exact_gradient(model: Manipulator, quantity: str, names: Sequence[str], q: S
 def _metric_gradient(model: Manipulator, spec, names: Sequence[str], q: Sequence[float] | None) -> Gradient | None:
     import sympy as sp
 
-    from ..explore.sensitivity import _equations, _symbolic_metric
+    from ..explore.sensitivity import _symbolic_metric
     from ..model.expr import symbol
-    eq = _equations(model)
+    eq = _closed_form(model)
     if eq is None:
         return None
     pose = np.zeros(len(eq.model.q)) if q is None else np.asarray(q, float)
@@ -90,6 +90,18 @@ def _metric_gradient(model: Manipulator, spec, names: Sequence[str], q: Sequence
         out = np.array([float(x) for x in d], dtype=float).reshape(len(names))
         return out * float(np.sign(value)) if absolute else out
     return gradient
+
+
+_LAST: list = []     # (model, its closed form): the last derivation, which one combination's gradients share
+
+
+def _closed_form(model: Manipulator):
+    """explore sensitivity's Lagrange closed form of ``model`` (None without one), derived once for the several
+    quantities of one search."""
+    from ..explore.sensitivity import _equations
+    if not (_LAST and _LAST[0] is model):
+        _LAST[:] = [model, _equations(model)]
+    return _LAST[1]
 
 
 def mass_gradient(model: Manipulator, names: Sequence[str]) -> Callable[[dict[str, float]], np.ndarray]:
@@ -121,12 +133,11 @@ def frequency_gradient(model: Manipulator, names: Sequence[str], q: Sequence[flo
     import sympy as sp
     from scipy.linalg import eigh
 
-    from ..explore.sensitivity import _equations
     from ..model.expr import symbol
     links = model.links
     if not model.is_serial or any(link.drive is None or link.drive.stiffness is None for link in links):
         return None
-    eq = _equations(model)
+    eq = _closed_form(model)
     if eq is None or len(eq.model.q) != len(links):
         return None
     n = len(links)
@@ -179,12 +190,11 @@ def cycle_gradient(model: Manipulator, names: Sequence[str], cycle, kind: str, j
     import sympy as sp
 
     from ..explore.joints import explore_joints
-    from ..explore.sensitivity import _equations
     from ..model.expr import symbol
     from .sizing import _trapezoid as trapezoid
     if not model.is_serial:
         return None
-    eq = _equations(model)
+    eq = _closed_form(model)
     if eq is None:
         return None
     numbers = list(explore_joints(model).numbers)
