@@ -33,6 +33,7 @@ from ..errors import DesignerError
 from ..explore.sizing import Trajectory
 from ..model.extras import DRIVE_FIELDS
 from ..model.manipulator import Manipulator
+from .gradients import CYCLE_RE as _CYCLE_RE
 from .gradients import exact_gradient
 from .sizing import _trapezoid
 
@@ -43,7 +44,6 @@ DESIGN_QUANTITIES = ("mass", "peak_torque", "rms_torque")
 #: a requirement holds when its margin is at least -TOLERANCE times its bound; the search aims INSIDE within
 TOLERANCE = 1e-6
 INSIDE = 2e-6
-_CYCLE_RE = re.compile(r"^\s*(peak_torque|rms_torque)\s*(?:\[\s*([0-9]+)\s*\])?\s*$")
 _REQ_RE = re.compile(r"^\s*([^<>=]+?)\s*(<=|>=)\s*([^<>=]+?)\s*$")
 
 
@@ -389,9 +389,14 @@ class _Combination:
         self.cscale = [1.0 for _ in problem.requirements]
         self.model = chosen_model(problem, picks)
         # exact gradients where the model has them (designer.optimize.gradients), else None: finite differences
-        self.gradient = exact_gradient(self.model, problem.objective, self.names, problem.q) if self.names else None
-        self.gradients = [exact_gradient(self.model, r.quantity, self.names, problem.q)
-                          if self.names and r.project is None else None for r in problem.requirements]
+        self.gradient = exact_gradient(self.model, problem.objective, self.names, problem.q, problem.cycle) \
+            if self.names else None
+        # a strain-wave gearbox's stiffness at the cycle's load (sizing.at_cycle_load) moves with the design:
+        # no exact frequency gradient then
+        loaded = problem.cycle is not None and problem.catalog is not None
+        self.gradients = [exact_gradient(self.model, r.quantity, self.names, problem.q, problem.cycle)
+                          if self.names and r.project is None and not (loaded and r.quantity.strip() == "frequency")
+                          else None for r in problem.requirements]
 
     def design(self, u: np.ndarray) -> Design:
         key = tuple(np.round(np.clip(u, 0, 1), 14))
