@@ -33,11 +33,24 @@ import numpy as np
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["cycle_gradient", "exact_gradient", "frequency_gradient", "mass_gradient"]
+__all__ = ["cycle_gradient", "exact_gradient", "exact_possible", "frequency_gradient", "mass_gradient"]
 
 Gradient = Callable[[dict[str, float]], np.ndarray]
 #: a quantity along the cycle: peak_torque or rms_torque, of one joint (number) or the largest over them
 CYCLE_RE = re.compile(r"^\s*(peak_torque|rms_torque)\s*(?:\[\s*([0-9]+)\s*\])?\s*$")
+
+
+def exact_possible(quantity: str, cycle=None) -> bool:
+    """Whether ``quantity`` may have an exact gradient here (cheap: nothing derived). One quantity without one
+    makes SLSQP evaluate the same extra designs for its finite differences, so the search builds the costly
+    symbolic gradients only when every quantity may have one."""
+    name = quantity.strip()
+    if name in ("mass", "frequency"):
+        return True
+    if CYCLE_RE.match(quantity):
+        return cycle is not None
+    from ..explore.sensitivity import SYMBOLIC_METRICS
+    return name.partition("[")[0].strip() in SYMBOLIC_METRICS
 
 
 def exact_gradient(model: Manipulator, quantity: str, names: Sequence[str], q: Sequence[float] | None = None,

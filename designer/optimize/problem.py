@@ -34,7 +34,7 @@ from ..explore.sizing import Trajectory
 from ..model.extras import DRIVE_FIELDS
 from ..model.manipulator import Manipulator
 from .gradients import CYCLE_RE as _CYCLE_RE
-from .gradients import exact_gradient
+from .gradients import exact_gradient, exact_possible
 from .sizing import _trapezoid
 
 __all__ = ["Variable", "Choice", "Requirement", "Problem", "Design", "OptimizeResult", "OptimizeError",
@@ -388,15 +388,27 @@ class _Combination:
         self.scale = 1.0
         self.cscale = [1.0 for _ in problem.requirements]
         self.model = chosen_model(problem, picks)
-        # exact gradients where the model has them (designer.optimize.gradients), else None: finite differences
-        self.gradient = exact_gradient(self.model, problem.objective, self.names, problem.q, problem.cycle) \
-            if self.names else None
-        # a strain-wave gearbox's stiffness at the cycle's load (sizing.at_cycle_load) moves with the design:
-        # no exact frequency gradient then
+        # exact gradients where the model has them (designer.optimize.gradients), else None: finite differences.
+        # A strain-wave gearbox's stiffness at the cycle's load (sizing.at_cycle_load) moves with the design: no
+        # exact frequency gradient then. When one quantity has none, SLSQP's finite differences of it evaluate
+        # the designs the others' would need anyway: only the cheap mass gradient is built then.
         loaded = problem.cycle is not None and problem.catalog is not None
-        self.gradients = [exact_gradient(self.model, r.quantity, self.names, problem.q, problem.cycle)
-                          if self.names and r.project is None and not (loaded and r.quantity.strip() == "frequency")
-                          else None for r in problem.requirements]
+
+        def possible(quantity: str, project=None) -> bool:
+            return project is None and exact_possible(quantity, problem.cycle) and \
+                not (loaded and quantity.strip() == "frequency")
+        every = possible(problem.objective) and all(possible(r.quantity, r.project) for r in problem.requirements)
+        #: the quantities whose exact derivative was not built: another has none, so it would save no evaluation
+        self.skipped = [] if every else \
+            ([problem.objective] if possible(problem.objective) and problem.objective.strip() != "mass" else []) + \
+            [r.text for r in problem.requirements if possible(r.quantity, r.project) and r.quantity.strip() != "mass"]
+
+        def gradient(quantity: str, project=None):
+            if not self.names or not possible(quantity, project) or not (every or quantity.strip() == "mass"):
+                return None
+            return exact_gradient(self.model, quantity, self.names, problem.q, problem.cycle)
+        self.gradient = gradient(problem.objective)
+        self.gradients = [gradient(r.quantity, r.project) for r in problem.requirements]
 
     def design(self, u: np.ndarray) -> Design:
         key = tuple(np.round(np.clip(u, 0, 1), 14))
@@ -472,8 +484,10 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
     combos = list(itertools.product(*(c.options for c in problem.choices)))
     done, total = 0, len(combos) * (len(points) if n else 1)
     exact: list[str] = []
+    skipped: list[str] = []
     for picks in combos:
         search = _Combination(problem, tuple(picks), cancelled)
+        skipped = search.skipped
         if not exact:
             exact = ([problem.objective] if search.gradient is not None else []) + \
                 [r.text for r, g in zip(problem.requirements, search.gradients) if g is not None]
@@ -509,8 +523,10 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
     elif not numeric:
         gradients = "every gradient exact"
     else:
+        others = [q for q in numeric if q in skipped]
         gradients = (f"exact gradients of {', '.join(exact)}; " if exact else "") + \
-            f"finite differences for {', '.join(numeric)} (no exact derivative in the model)"
+            f"finite differences for {', '.join(q for q in numeric if q not in skipped)} (no exact derivative in " \
+            "the model)" + (f" and so for {', '.join(others)} (exact ones would save no evaluation)" if others else "")
     return OptimizeResult(best, model, f"SLSQP (scipy.optimize), {gradients}, multi-start"
                           + (", discrete choices enumerated" if problem.choices else ""),
                           iterations, evaluations, len(points) if n else 1, len(combos), closest, log)

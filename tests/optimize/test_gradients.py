@@ -154,3 +154,27 @@ def test_the_frequency_gradient_of_a_tube_on_a_torsion_spring_is_the_closed_form
     np.testing.assert_allclose(gradient(at), closed, rtol=1e-6)
     value = quantities(Problem(model, (), "frequency"), model, ["frequency"], at)[0]
     assert value == pytest.approx(f(at["D"], at["k"]), rel=1e-9)
+
+
+def test_with_one_quantity_without_an_exact_derivative_only_the_mass_gradient_is_built(monkeypatch):
+    # the sag has no exact derivative: SLSQP's finite differences of it evaluate the designs the frequency's
+    # would need, so the frequency's (a symbolic derivation) is not built, and the result says so
+    model = load_project(robot_path("tube_arm"))
+    asked: list[str] = []
+    real = problem_module.exact_gradient
+
+    def recording(model, quantity, *args, **kwargs):
+        asked.append(quantity.strip())
+        return real(model, quantity, *args, **kwargs)
+    monkeypatch.setattr(problem_module, "exact_gradient", recording)
+    problem = Problem(model, (Variable("D2", 0.06, 0.15),), "mass",
+                      (parse_requirement("deflection<=5"), parse_requirement("frequency>=10")), payload=1.0)
+    result = optimize(problem, starts=1, max_iterations=3)
+    assert set(asked) == {"mass"}
+    assert "finite differences for deflection<=5 (no exact derivative in the model) and so for frequency>=10" \
+        in result.method
+    asked.clear()
+    problem = Problem(model, (Variable("D2", 0.06, 0.15),), "mass", (parse_requirement("frequency>=10"),),
+                      payload=1.0)
+    optimize(problem, starts=1, max_iterations=3)
+    assert set(asked) == {"mass", "frequency"}
