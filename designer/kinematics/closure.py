@@ -107,11 +107,25 @@ class Closure:
         self.act = np.array(tree.actuated, dtype=int)
         self.pas = np.array(tree.passive, dtype=int)
         self.size = _size(tree)
+        #: the loops' terms (no rates) at the last pose asked: Newton's final check, W and the rates of a forward-
+        #: dynamics call share them (one pose, one evaluation of the frames and Jacobians)
+        self._memo: tuple[bytes, object] | None = None
         self.linear = self._detect_linear()
         self.four_bar = None
         if closed_form and self.linear is None:
             from .four_bar import four_bar_of
             self.four_bar = four_bar_of(tree, np.zeros(tree.n))
+
+    def _terms(self, q):
+        """The tree's loop terms (no rate term) at q, from the one-pose memo when q is the last pose asked."""
+        q = np.asarray(q, dtype=float)
+        key = q.tobytes()
+        memo = self._memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        terms = self.tree.loop_terms(q)
+        self._memo = (key, terms)
+        return terms
 
     # -- W and the passive rates -------------------------------------------
     def _split(self, J):
@@ -134,7 +148,7 @@ class Closure:
         if self.linear is not None:
             W[self.pas] = self.linear.A
             return W
-        J = self.tree.loop_terms(q).jacobian if J is None else J
+        J = self._terms(q).jacobian if J is None else J
         Ja, Jp = self._split(J)
         W[self.pas] = -self._solve_passive(Jp, Ja, q)
         return W
@@ -149,8 +163,7 @@ class Closure:
             qd = W @ np.asarray(qd_a, dtype=float)
             qdd = None if qdd_a is None else W @ np.asarray(qdd_a, dtype=float)
             return qd, qdd, W, terms
-        terms = self.tree.loop_terms(q, qd)   # the rate term needs qd: the passive part first
-        W = self.W(q, terms.jacobian)
+        W = self.W(q)   # the Jacobian does not depend on the rates: the rate term needs the passive ones first
         qd = W @ np.asarray(qd_a, dtype=float)
         terms = self.tree.loop_terms(q, qd)
         qdd = None
@@ -206,7 +219,7 @@ class Closure:
     def _newton(self, q) -> np.ndarray:
         tol = TOL * self.size
         for _ in range(MAX_NEWTON):
-            terms = self.tree.loop_terms(q)
+            terms = self._terms(q)
             r = terms.residual
             err = float(np.abs(r).max(initial=0.0))
             if err <= tol:
@@ -229,7 +242,7 @@ class Closure:
 
     def residual(self, q) -> float:
         """The largest loop residual at q (m, or the sine of an angle)."""
-        return float(np.abs(self.tree.loop_terms(q).residual).max(initial=0.0))
+        return float(np.abs(self._terms(q).residual).max(initial=0.0))
 
     # -- a linear closure (parallelogram) ----------------------------------
     def _detect_linear(self) -> Linear | None:
