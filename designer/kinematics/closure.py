@@ -163,9 +163,10 @@ class Closure:
             qd = W @ np.asarray(qd_a, dtype=float)
             qdd = None if qdd_a is None else W @ np.asarray(qdd_a, dtype=float)
             return qd, qdd, W, terms
-        W = self.W(q)   # the Jacobian does not depend on the rates: the rate term needs the passive ones first
+        at = self._terms(q)   # the Jacobian does not depend on the rates: the rate term needs the passive ones first
+        W = self.W(q, at.jacobian)
         qd = W @ np.asarray(qd_a, dtype=float)
-        terms = self.tree.loop_terms(q, qd)
+        terms = self.tree.loop_terms(q, qd, (at.T, at.axes))
         qdd = None
         if qdd_a is not None:
             Ja, Jp = self._split(terms.jacobian)
