@@ -131,12 +131,13 @@ class Closure:
     def _split(self, J):
         return J[:, self.act], J[:, self.pas]
 
-    def _solve_passive(self, Jp, rhs, q):
-        """Least-squares solution of Jp x = rhs; ClosureError where Jp loses column rank."""
+    def _solve_passive(self, Jp, rhs, q, checked: bool = False):
+        """Least-squares solution of Jp x = rhs; ClosureError where Jp loses column rank (``checked``: this Jp's rank
+        was checked already)."""
         if not len(self.pas):
             return np.zeros((0,) + rhs.shape[1:])
-        s = np.linalg.svd(Jp, compute_uv=False)
-        if s[-1] <= SINGULAR * max(s[0], 1e-300):
+        s = None if checked else np.linalg.svd(Jp, compute_uv=False)
+        if s is not None and s[-1] <= SINGULAR * max(s[0], 1e-300):
             raise ClosureError(f"singular pose of {', '.join(self.tree.loop_names)} at q = "
                                f"{_fmt(q)}: the passive joints are not determined there (a dead centre)")
         return np.linalg.lstsq(Jp, rhs, rcond=None)[0]
@@ -171,7 +172,7 @@ class Closure:
         if qdd_a is not None:
             Ja, Jp = self._split(terms.jacobian)
             qdd = W @ np.asarray(qdd_a, dtype=float)
-            qdd[self.pas] -= self._solve_passive(Jp, terms.rate, q)
+            qdd[self.pas] -= self._solve_passive(Jp, terms.rate, q, True)   # W's Jp: the same, checked
         return qd, qdd, W, terms
 
     def bias(self, q, qd) -> np.ndarray:
