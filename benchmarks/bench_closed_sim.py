@@ -10,6 +10,13 @@ of each, and the closed chain's with the interpreted path (the tree's RNEA/CRBA 
 rows' extras (tree positions, residuals, energies, cut forces) are computed when first read, as a serial run's:
 printed apart, the closed run with its extras read, and the extras of the same rows row by row on the
 interpreted path (the closure, RNEA and frames per row, as a nonlinear closure's are).
+
+Then the nonlinear closures (issue 30's measurement before their compiled path): the four-bar
+(robots/four_bar.json) and a slider-crank (tests/dynamics/test_closed_compact.slider_crank, a passive prismatic
+joint), each falling passively for 1 s from its nominal closed pose beside its serial twin (the open tree of the same
+links, every joint free, from the same tree pose at rest) and beside Pinocchio's constraintDynamics integrated over
+the tree's coordinates (the same DOP853 tolerances; tests/support/closed_reference.PinMechanism). Printed: the
+medians, the ratios, and one forward-dynamics call of each.
 """
 
 from __future__ import annotations
@@ -21,6 +28,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from dataclasses import replace
+
+from scipy.integrate import solve_ivp
 
 from designer.numeric.closed import ClosedDynamics
 from designer.numeric.mechanism import load_dynamics
@@ -87,7 +98,51 @@ def main(argv=None) -> int:
     f, s, i = (statistics.median(x) * 1e6 for x in zip(*one))
     print(f"one forward-dynamics call, median of {args.runs}: closed {f:.1f} us (interpreted path {i:.1f} us), "
           f"serial twin {s:.1f} us")
+    from tests.dynamics.test_closed_compact import slider_crank
+    four_bar = load_project(ROOT / "robots" / "four_bar.json")
+    for name, model in (("four-bar", four_bar), ("slider-crank", slider_crank(0))):
+        _nonlinear_rows(name, model, args.runs, args.t)
     return 0
+
+
+def _nonlinear_rows(name: str, model, runs: int, t: float) -> None:
+    """A nonlinear closure's 1 s passive fall beside its serial twin's and Pinocchio's constrained one's."""
+    from tests.support.closed_reference import PinMechanism
+    cd = ClosedDynamics(model)
+    twin_model = replace(model, loops=(), links=tuple(replace(link, actuated=True) for link in model.links))
+    twin = load_dynamics(twin_model)
+    qa, va = np.zeros(cd.n), np.zeros(cd.n)
+    q_tree = cd.close(qa)
+    zero_tree = np.zeros(cd.n_tree)
+    pm = PinMechanism(model)
+
+    def pin_fall():
+        def rhs(_, y):
+            return np.concatenate([y[cd.n_tree:], pm.constrained(y[:cd.n_tree], y[cd.n_tree:], zero_tree)])
+        return solve_ivp(rhs, (0.0, t), np.concatenate([q_tree, zero_tree]), method="DOP853", rtol=1e-8, atol=1e-10)
+
+    a = simulate(cd, qa, va, (0.0, t))   # warm up, and the motions compared
+    simulate(twin, q_tree, zero_tree, (0.0, t))
+    ref = pin_fall()
+    gap = float(np.abs(a.q[-1] - ref.y[:cd.n_tree, -1][cd.act]).max())
+    closed, serial, pin = [], [], []
+    for _ in range(runs):
+        closed.append(_timed(lambda: simulate(cd, qa, va, (0.0, t))))
+        serial.append(_timed(lambda: simulate(twin, q_tree, zero_tree, (0.0, t))))
+        pin.append(_timed(pin_fall))
+    mc, ms, mp = (statistics.median(x) for x in (closed, serial, pin))
+    print(f"{name} (nonlinear closure, {len(a.t)} rows): {t:g} s passive fall, median of {runs}: closed "
+          f"{mc * 1e3:.1f} ms, serial twin {ms * 1e3:.1f} ms, ratio {mc / ms:.2f} (target <= 2); Pinocchio "
+          f"constraintDynamics {mp * 1e3:.1f} ms, ratio {mc / mp:.2f}; final actuated positions vs Pinocchio's "
+          f"{gap:.1e} rad")
+    rng = np.random.default_rng(1)
+    qd, tau = rng.uniform(-1, 1, (2, cd.n))
+    qt, qdt, taut = q_tree, rng.uniform(-1, 1, cd.n_tree), rng.uniform(-1, 1, cd.n_tree)
+    one = [(_per_call(lambda: cd.qdd(qa, qd, tau), 300), _per_call(lambda: twin.qdd(qt, qdt, taut)),
+            _per_call(lambda: pm.constrained(qt, qdt, taut), 300)) for _ in range(runs)]
+    f, s, p = (statistics.median(x) * 1e6 for x in zip(*one))
+    print(f"{name}: one forward-dynamics call, median of {runs}: closed {f:.1f} us, serial twin {s:.1f} us, "
+          f"Pinocchio constraintDynamics {p:.1f} us")
 
 
 if __name__ == "__main__":

@@ -107,22 +107,37 @@ class Closure:
         self.act = np.array(tree.actuated, dtype=int)
         self.pas = np.array(tree.passive, dtype=int)
         self.size = _size(tree)
+        #: the loops' terms (no rates) at the last pose asked: Newton's final check, W and the rates of a forward-
+        #: dynamics call share them (one pose, one evaluation of the frames and Jacobians)
+        self._memo: tuple[bytes, object] | None = None
         self.linear = self._detect_linear()
         self.four_bar = None
         if closed_form and self.linear is None:
             from .four_bar import four_bar_of
             self.four_bar = four_bar_of(tree, np.zeros(tree.n))
 
+    def _terms(self, q):
+        """The tree's loop terms (no rate term) at q, from the one-pose memo when q is the last pose asked."""
+        q = np.asarray(q, dtype=float)
+        key = q.tobytes()
+        memo = self._memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        terms = self.tree.loop_terms(q)
+        self._memo = (key, terms)
+        return terms
+
     # -- W and the passive rates -------------------------------------------
     def _split(self, J):
         return J[:, self.act], J[:, self.pas]
 
-    def _solve_passive(self, Jp, rhs, q):
-        """Least-squares solution of Jp x = rhs; ClosureError where Jp loses column rank."""
+    def _solve_passive(self, Jp, rhs, q, checked: bool = False):
+        """Least-squares solution of Jp x = rhs; ClosureError where Jp loses column rank (``checked``: this Jp's rank
+        was checked already)."""
         if not len(self.pas):
             return np.zeros((0,) + rhs.shape[1:])
-        s = np.linalg.svd(Jp, compute_uv=False)
-        if s[-1] <= SINGULAR * max(s[0], 1e-300):
+        s = None if checked else np.linalg.svd(Jp, compute_uv=False)
+        if s is not None and s[-1] <= SINGULAR * max(s[0], 1e-300):
             raise ClosureError(f"singular pose of {', '.join(self.tree.loop_names)} at q = "
                                f"{_fmt(q)}: the passive joints are not determined there (a dead centre)")
         return np.linalg.lstsq(Jp, rhs, rcond=None)[0]
@@ -134,7 +149,7 @@ class Closure:
         if self.linear is not None:
             W[self.pas] = self.linear.A
             return W
-        J = self.tree.loop_terms(q).jacobian if J is None else J
+        J = self._terms(q).jacobian if J is None else J
         Ja, Jp = self._split(J)
         W[self.pas] = -self._solve_passive(Jp, Ja, q)
         return W
@@ -149,15 +164,15 @@ class Closure:
             qd = W @ np.asarray(qd_a, dtype=float)
             qdd = None if qdd_a is None else W @ np.asarray(qdd_a, dtype=float)
             return qd, qdd, W, terms
-        terms = self.tree.loop_terms(q, qd)   # the rate term needs qd: the passive part first
-        W = self.W(q, terms.jacobian)
+        at = self._terms(q)   # the Jacobian does not depend on the rates: the rate term needs the passive ones first
+        W = self.W(q, at.jacobian)
         qd = W @ np.asarray(qd_a, dtype=float)
-        terms = self.tree.loop_terms(q, qd)
+        terms = self.tree.loop_terms(q, qd, (at.T, at.axes))
         qdd = None
         if qdd_a is not None:
             Ja, Jp = self._split(terms.jacobian)
             qdd = W @ np.asarray(qdd_a, dtype=float)
-            qdd[self.pas] -= self._solve_passive(Jp, terms.rate, q)
+            qdd[self.pas] -= self._solve_passive(Jp, terms.rate, q, True)   # W's Jp: the same, checked
         return qd, qdd, W, terms
 
     def bias(self, q, qd) -> np.ndarray:
@@ -206,7 +221,7 @@ class Closure:
     def _newton(self, q) -> np.ndarray:
         tol = TOL * self.size
         for _ in range(MAX_NEWTON):
-            terms = self.tree.loop_terms(q)
+            terms = self._terms(q)
             r = terms.residual
             err = float(np.abs(r).max(initial=0.0))
             if err <= tol:
@@ -229,7 +244,7 @@ class Closure:
 
     def residual(self, q) -> float:
         """The largest loop residual at q (m, or the sine of an angle)."""
-        return float(np.abs(self.tree.loop_terms(q).residual).max(initial=0.0))
+        return float(np.abs(self._terms(q).residual).max(initial=0.0))
 
     # -- a linear closure (parallelogram) ----------------------------------
     def _detect_linear(self) -> Linear | None:

@@ -54,8 +54,8 @@ class FourBar:
         Pi, Pj = (T[i + 1] @ Fi)[:3, 3], (T[j + 1] @ Fj)[:3, 3]
         return origins[self.p1], origins[self.p2], Pi, Pj, axes[self.p1], T
 
-    def _circles(self, q):
-        A, B, Pi, Pj, n, _ = self._points(q)
+    def _circles(self, q, points=None):
+        A, B, Pi, Pj, n, _ = self._points(q) if points is None else points
         if self.same_side:   # X = B: on circle(A, |B - A|) and circle(P_j, |P_i - B|)
             return (A, _norm(B - A, n)), (Pj, _norm(Pi - B, n)), B, n
         # X = the cut point: circle(A, |P - A|) (the side of p1) and circle(B, |P - B|) (the side of p2)
@@ -69,7 +69,8 @@ class FourBar:
 
     def solve(self, q) -> np.ndarray:
         """q with p1 and p2 replaced so that the loop closes (the nominal pose's branch)."""
-        (c1, r1), (c2, r2), X, n = self._circles(q)
+        points = self._points(q)   # at q: the circles', and the first joint's below (q unchanged until then)
+        (c1, r1), (c2, r2), X, n = self._circles(q, points)
         c2p = c1 + _planar(c2 - c1, n)   # the centres in one plane normal to n
         d = float(np.linalg.norm(c2p - c1))
         if d == 0.0 or d > r1 + r2 or d < abs(r1 - r2):
@@ -84,12 +85,12 @@ class FourBar:
         target = target + np.dot(X - c1, n) * n   # back to the moving point's plane
         q = np.array(q, dtype=float)
         if self.same_side:
-            A = self._points(q)[0]
+            A = points[0]
             q[self.p1] += _angle(X - A, target - A, n)
             A, B, Pi, Pj, n2, _ = self._points(q)
             q[self.p2] += _angle(Pi - B, Pj - B, n2)
         else:
-            A, B, Pi, Pj, n2, _ = self._points(q)
+            A, B, Pi, Pj, n2, _ = points
             side_i = self.p1 in _side(self.tree, self.tree.loops[0][0])
             Pa, Pb = (Pi, Pj) if side_i else (Pj, Pi)
             q[self.p1] += _angle(Pa - A, target - A, n2)

@@ -144,10 +144,11 @@ class TreeArm:
             V[i + 1] = V[p] + Sq
         return V, A
 
-    def loop_terms(self, q, qd=None) -> LoopTerms:
-        """Residual, Jacobian and (with ``qd``) the rate term J'qd of every loop, stacked."""
-        T = self.frames(q)
-        axes = self.joint_axes(T)
+    def loop_terms(self, q, qd=None, at: tuple | None = None) -> LoopTerms:
+        """Residual, Jacobian and (with ``qd``) the rate term J'qd of every loop, stacked; ``at``: the frames and
+        joint axes (T, axes) at q when the caller has them (another LoopTerms' of the same pose)."""
+        T = self.frames(q) if at is None else at[0]
+        axes = self.joint_axes(T) if at is None else at[1]
         V: np.ndarray | None = None
         A = np.zeros((self.n + 1, 6))
         if qd is not None:

@@ -109,8 +109,13 @@ class ClosedDynamics:
 
     def close(self, q_a) -> np.ndarray:
         """The tree's joint values (n_tree,) closing the loops at one actuated state, continuing from the last
-        state when following; ClosureError where a loop cannot close."""
-        q = self.closure.solve(q_a, self.last if self._follow else None)
+        state when following; ClosureError where a loop cannot close. A following engine asked again at the
+        actuated values it closed last (a simulation's right-hand side closes its state, then its forward dynamics
+        does) answers its last pose: the loops are not solved twice."""
+        last = self.last
+        if self._follow and last is not None and np.array_equal(last[self.act], q_a):
+            return last
+        q = self.closure.solve(q_a, last if self._follow else None)
         if self._follow:
             self.last = q
         return q
