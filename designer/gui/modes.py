@@ -135,18 +135,16 @@ def elastic_pose(model, q_tree) -> ElasticPose | str:
 
 
 def elastic_lines(low: float, droop_mm: float, rigid: float | None = None) -> str:
-    """The read-out's two elastic lines (each short enough for the centre column at 1366 px; the read-out's
-    tooltip says the motors are locked): the lowest natural frequency, then the sag (and, with links that bend,
-    the frequency with rigid links)."""
-    second = f"tool sag {droop_mm:.3g} mm"
-    if rigid is not None:
-        second = f"{rigid:.3g} Hz with rigid links; {second}"
-    return f"lowest natural frequency {low:.3g} Hz\n{second}"
+    """The read-out's elastic lines (each short enough for the centre column at 1366 px; the read-out's
+    tooltip says the motors are locked): the lowest natural frequency, with links that bend the frequency with
+    rigid links on a line of its own, then the sag."""
+    rigid_line = "" if rigid is None else f"{rigid:.3g} Hz with rigid links\n"
+    return f"lowest natural frequency {low:.3g} Hz\n{rigid_line}tool sag {droop_mm:.3g} mm"
 
 
 def elastic_summary(model, q_tree) -> str:
     """The read-out's words: the lowest natural frequency and the tool's sag at the pose, motors locked (with
-    part-made links: their bending first, the rigid links' figure beside the sag), two lines, or why not, in one."""
+    part-made links: their bending first, then the rigid links' figure), two or three lines, or why not, in one."""
     at = elastic_pose(model, q_tree)
     if isinstance(at, str):
         return f"elastic joints: {at}\n"

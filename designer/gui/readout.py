@@ -106,7 +106,9 @@ class KinematicsReadout(MessageLine):
         self.model, self.joints = model, joints_or_none(model)
         # a stiffness given that makes no elastic joints (a name without its value): why, on a line of its own
         self.elastic_problem = "" if self.joints is not None else elastic_problem(model)
-        rows = 2 + has_cut_joints(model) + 2 * (self.joints is not None) + bool(self.elastic_problem)
+        # the elastic lines: frequency, sag, and with links made as parts the rigid links' frequency
+        elastic = 2 + any(link.part is not None for link in model.links) if self.joints is not None else 0
+        rows = 2 + has_cut_joints(model) + elastic + bool(self.elastic_problem)
         if rows != self.rows:
             self.rows = rows
             self._fix_height()
