@@ -136,7 +136,7 @@ class KinematicsReadout(MessageLine):
         if self.elastic_problem:
             lines.append(f"no natural frequency: {self.elastic_problem}")
         text = "\n".join(lines)
-        style = "QLabel { color: #8a2a00; font-weight: bold; }" if self.near_singular else ""
+        style = "QLabel { color: #8a2a00; }" if self.near_singular else ""   # not bold: the tool line would be cut
         if style != self.styleSheet():
             self.setStyleSheet(style)
         self.setText(text)
