@@ -131,6 +131,8 @@ def closed_equations(model: Manipulator, args, progress):
     from .derivation import derive_closed
     try:
         return derive_closed(args, model, progress, Form.CLOSED)
+    except UserError:   # derive_closed's own, already naming the project and the limit
+        raise
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
