@@ -186,10 +186,15 @@ def _eval_source(model: Manipulator, dyn, args):
     """What ``eval`` evaluates (:func:`~designer.numeric.evaluable.evaluable`: the equations ``--method`` derives in
     the form ``--form`` says, at numbers; the numeric layer chooses the engine)."""
     from ..numeric.evaluable import evaluable
+    return _source(model, args, lambda progress: evaluable(dyn, model, args.method, args.form,
+                                                           lambda: closed_equations(model, args, progress), progress))
+
+
+def _source(model: Manipulator, args, build):
+    """``build(progress)`` under the derivation's progress bar, its ValueErrors one line naming the project."""
     try:
         with job_bar(args.quiet, desc=f"derive ({args.method}, {args.form})") as progress:
-            return evaluable(dyn, model, args.method, args.form, lambda: closed_equations(model, args, progress),
-                             progress)
+            return build(progress)
     except UserError:   # closed_equations' own, naming the limit that stopped a closed form
         raise
     except ValueError as exc:   # MissingParameterError, ClosureError: DesignerErrors
@@ -201,26 +206,24 @@ def cmd_torques(args) -> int:
     joints, named by their links), then the cut joints' forces where the mechanism has loops."""
     import numpy as np
     from ..kinematics.closure import ClosureError
+    from ..numeric.evaluable import torques
     from ..numeric.mechanism import with_drive_torques
     from ..tables import read_trajectory
     from ..model.mechanism import actuated_indices
     model = load_model(args.project)
     act = actuated_indices(model)
     n = len(act)
-    if args.method != "rnea" and n < model.n:   # no compiled equations in the actuated coordinates yet
-        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
     if args.method == "rnea" and args.form == "closed":
         raise UserError("--form closed: rnea is numeric and has no closed form; choose --method lagrange, "
                         "newton-euler or dalembert")
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict, [j + 1 for j in act])
     dyn = _dynamics(model, args.project)
+    along = _source(model, args, lambda progress: torques(dyn, model, args.method, args.form,
+                                                          lambda: closed_equations(model, args, progress), progress))
     follow = dyn.following()   # the rows on one branch of the loops
     try:
         with np.errstate(all="ignore"):
-            if args.method == "rnea":
-                tau = follow.tau(Q, QD, QDD)   # every row at once
-            else:
-                tau = compiled_for(model, args.method, args.project, args.quiet, args).tau_many(Q, QD, QDD)
+            tau = along(follow, Q, QD, QDD)
             if args.drives:
                 _drive_note(model, True)
                 tau = with_drive_torques(follow, model, tau, Q, QD, QDD)
