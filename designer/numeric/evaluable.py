@@ -23,7 +23,7 @@ from ..jobs import Progress, run
 from ..model.manipulator import Manipulator
 from .protocol import Dynamics
 
-__all__ = ["Evaluable", "evaluable", "torques", "compiled_equations"]
+__all__ = ["Evaluable", "evaluable", "torques", "elastic_accelerations", "compiled_equations"]
 
 #: (the dynamics closed at the state's branch, q, qd, qdd, its tree pose) -> {"tau", "M", "G", "h"}
 Evaluable = Callable[[Any, Any, Any, Any, Any], dict]
@@ -95,3 +95,46 @@ def torques(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
     if not hasattr(src, "tau_many"):   # a LoopEvaluator: row by row, the passive positions from the closure
         return lambda at, Q, QD, QDD: np.array([src.tau(q, qd, qdd, at.positions(q)) for q, qd, qdd in zip(Q, QD, QDD)])
     return lambda at, Q, QD, QDD: src.tau_many(Q, QD, QDD)
+
+
+def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callable[[Progress], None] | None = None):
+    """(q'', theta'', tau_s) of the elastic-joint model ``dyn`` (an :class:`~designer.numeric.elastic.ElasticDynamics`)
+    at one state, called as ``(q, theta, qd, thetad, tau_m)``: over ``method``'s compiled M, G and h with the rigid
+    joints' reflected rotors added and solved directly where the equations are written in the coordinates (a serial
+    arm), over the numeric dynamics in the actuated coordinates otherwise (a closed chain's, the same for every
+    method). A ValueError (ElasticModelError, MissingParameterError, a singular mass matrix) says why not."""
+    import numpy as np
+    from .elastic import ElasticArm
+    link, joints = dyn.link, dyn.joints
+    if link.n_tree > link.n and Method(method) is not Method.LAGRANGE:
+        raise ValueError("the elastic model of a closed chain evaluates its numeric projected dynamics, the same for "
+                         "every method (no --method)")
+    arm = ElasticArm(None, joints, link)   # the drive data checked: every elastic joint's rotor inertia
+    src = _engine(link, model, method, Form.COMPACT, _no_closed_form, progress)
+    E, N = joints.elastic, joints.gear
+
+    def numeric(q, theta, qd, thetad, tau_m):
+        try:
+            qdd, thetadd = arm.accelerations(np.concatenate([q, theta, qd, thetad]), tau_m)
+        except np.linalg.LinAlgError:
+            raise ValueError("the mass matrix is singular there") from None
+        return qdd, thetadd, arm.spring(q, theta, qd, thetad)
+
+    def compiled(q, theta, qd, thetad, tau_m):
+        spring = arm.spring(q, theta, qd, thetad)
+        tau = N * tau_m
+        tau[E] = spring
+        with np.errstate(all="ignore"):
+            M = np.asarray(src.M(q)) + np.diag(joints.reflected)
+            rhs = tau - np.asarray(src.G(q)) - np.asarray(src.h(q, qd))
+            try:
+                qdd = np.linalg.solve(M, rhs)
+            except np.linalg.LinAlgError:
+                raise ValueError("the mass matrix is singular there") from None
+        return qdd, (tau_m[E] - spring / N[E]) / joints.rotor[E], spring
+
+    return numeric if src is None else compiled
+
+
+def _no_closed_form() -> Equations:
+    raise AssertionError("the compact form derives nothing here")
