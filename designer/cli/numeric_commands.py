@@ -246,17 +246,12 @@ def cmd_torques(args) -> int:
     rms = np.sqrt(np.mean(tau**2, axis=0))
     drives = "added (--drives)" if args.drives else "not added"
     method = args.method if args.method == "rnea" else f"{args.method} ({args.form} form)"
-    if dyn.n_tree > n:
-        lines = [f"{tau.shape[0]} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in act)}), drive "
-                 f"terms {drives}; N m for revolute joints, N for prismatic",
-                 f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
-        lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(act)]
-    else:
-        lines = [f"{tau.shape[0]} rows, method {method}, drive terms {drives}; N m for revolute joints, "
-                 "N for prismatic",
-                 f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
-        lines += [f"{j + 1:<6} {model.links[j].joint.value:<4} {peak[k]:>14.6g} {rms[k]:>14.6g}"
-                  for k, j in enumerate(act)]
+    chain = f"closed chain (actuated joints {', '.join(str(j + 1) for j in act)}), " if loops else ""
+    lines = [f"{tau.shape[0]} rows, {chain}method {method}, drive terms {drives}; N m for revolute joints, "
+             "N for prismatic",
+             f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
+    lines += [f"{j + 1:<6} {model.links[j].joint.value:<4} {peak[k]:>14.6g} {rms[k]:>14.6g}"
+              for k, j in enumerate(act)]
     for k, name in enumerate(_loop_names(dyn, loops)):
         lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
     print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
