@@ -284,10 +284,7 @@ def cmd_simulate(args) -> int:
     dyn = _dynamics(model, args.project)
     act, n = dyn.actuated, dyn.n
     closing = dyn.n_tree > n   # passive joints closing loops: their columns, the residual, the cut forces
-    drives = bool(getattr(args, "drives", False))
-    if drives and not closing:
-        raise UserError(f"{args.project}: simulate --drives: closed chains only so far (a serial arm simulates its "
-                        "rigid bodies)")
+    drives = bool(getattr(args, "drives", False))   # simulate_job says which mechanisms take them
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n, [j + 1 for j in act])
     stops = None
     if args.limits == "stop":   # on every joint of the tree, the passive ones included
@@ -305,7 +302,7 @@ def cmd_simulate(args) -> int:
         with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
             traj = run(simulate_job(dyn, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
                                     t_eval=t_eval, end_stops=stops, drives=drives, method=integrator(args)), follow)
-    except (SingularConfigurationError, SimulationError, ClosureError) as exc:
+    except (SingularConfigurationError, SimulationError, ValueError) as exc:   # ClosureError, the inputs refused
         raise UserError(f"{args.project}: {exc}") from None
     except KeyboardInterrupt:
         # the bar is gone by now: one line; nothing was written (the rows are written at the end)

@@ -336,3 +336,13 @@ def test_torques_method_of_a_closed_chain_is_its_closed_form_and_agrees_with_the
         assert main(["torques", project, str(traj), "--method", method, "--quiet"]) == 2
         err = capsys.readouterr().err
         assert err.count(project) == 1 and "--method rnea" in err and "--form closed" in err
+
+
+def test_simulate_drives_of_a_serial_arm_is_refused_below_the_command_line(capsys):
+    """The numeric simulate says which mechanisms take --drives (a closed chain's); the command line passes it on
+    in one line naming the project, and runs the closed chain's."""
+    serial = str(robot_path("planar_two_link"))
+    assert main(["simulate", serial, "--drives", "--q0", "0", "0", "--t", "0.05", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and serial in err and "drives" in err and "closed chain" in err
+    assert main(["simulate", str(robot_path("four_bar")), "--drives", "--q0", "0", "--t", "0.05", "--quiet"]) == 0
