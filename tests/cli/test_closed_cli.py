@@ -318,7 +318,8 @@ def test_torques_method_of_a_closed_chain_is_its_closed_form_and_agrees_with_the
         tmp_path, capsys, robot, names, method):
     """torques --method M --form closed evaluates the closed form M derives for the closed chain (derive decides
     serial or closed); it agrees with the numeric projected dynamics (Pinocchio-checked, tests/numeric) row by row,
-    on one branch of the loops. The compact form of a method other than lagrange is refused with the methods that work."""
+    on one branch of the loops. The compact form of a method other than lagrange is refused naming the ones that
+    work."""
     project = str(robot_path(robot))
     n = len(names)
     rng = np.random.default_rng(7)
