@@ -109,21 +109,6 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
                          "nothing is added\n")
 
 
-def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True, args=None):
-    """Compile the model's equations at its default parameter values: the recursive forms (the same
-    for every method, never expanded), or with ``args.form`` closed the closed form ``method``'s
-    report prints (:func:`~designer.numeric.evaluable.compiled_equations`)."""
-    from ..model import MissingParameterError
-    from ..numeric.evaluable import compiled_equations
-    closed = args is not None and getattr(args, "form", "compact") == "closed"
-    with job_bar(quiet, desc=f"derive ({method}, {'closed' if closed else 'compact'})") as progress:
-        try:
-            return compiled_equations(model, method, closed_equations(model, args, progress) if closed else None,
-                                      progress)
-        except MissingParameterError as exc:
-            raise UserError(f"{where}: {exc}") from None
-
-
 def closed_equations(model: Manipulator, args, progress):
     """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
     kept; derived through dynamics.derive, which decides serial or closed chain)."""
