@@ -226,65 +226,31 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 
 def cmd_eval_elastic(args) -> int:
-    """q'' and theta'' (and the springs' torques) of any mechanism's elastic joints at each state: over the equations
-    ``--method`` derives, compiled, or where they are not written in the coordinates (a closed chain's actuated
-    joints, named by their links), over the numeric M_a, h_a, G_a with the loops closed at every state."""
+    """q'' and theta'' (and the springs' torques) of any mechanism's elastic joints at each state
+    (:func:`~designer.numeric.evaluable.elastic_accelerations`: over the equations ``--method`` derives, compiled,
+    or a closed chain's numeric dynamics in its actuated coordinates, named by their links)."""
     import numpy as np
-    from ..numeric.elastic import ElasticArm
+    from ..numeric.evaluable import elastic_accelerations
     from .control_commands import elastic_dynamics
-    from .numeric_commands import _names, compiled_for
+    from .numeric_commands import _names, _source
     model = load_model(args.project)
     dyn = elastic_dynamics(model, args.project)
     link, joints = dyn.link, dyn.joints
-    closing = link.n_tree > link.n
-    E, N = joints.elastic, joints.gear
-    if closing:
-        if args.method != "lagrange":
-            raise UserError(f"{args.project}: eval --elastic of a closed chain evaluates its numeric projected "
-                            "dynamics (no --method)")
-        try:
-            ea = ElasticArm(None, joints, link)
-        except DesignerError as exc:
-            raise UserError(f"{args.project}: {exc}") from None
-    elif np.any(joints.rotor[E] <= 0):
-        raise UserError(f"{args.project}: eval --elastic needs every elastic joint's motor_inertia")
     states = _elastic_states(args.states, link.n, joints.m)
-    cd = None if closing else compiled_for(model, args.method, args.project, args.quiet)
+    at = _source(model, args, lambda progress: elastic_accelerations(dyn, model, args.method, progress))
     results = []
     for i, s in enumerate(states):
-        spring = (joints.stiffness[E] * (s["theta"] / N[E] - s["q"][E])
-                  + joints.damping[E] * (s["thetad"] / N[E] - s["qd"][E]))
-        if cd is None:   # the numeric dynamics in the actuated coordinates
-            y = np.concatenate([s["q"], s["theta"], s["qd"], s["thetad"]])
-            try:
-                qdd, thetadd = ea.accelerations(y, s["tau_m"])
-            except DesignerError as exc:
-                raise UserError(f"{args.states}: states[{i}]: {exc}") from None
-            spring = ea.spring(s["q"], s["theta"], s["qd"], s["thetad"])
-        else:
-            qdd, thetadd = _accelerations(cd, joints, s, spring, f"{args.states}: states[{i}]")
+        try:
+            qdd, thetadd, spring = at(s["q"], s["theta"], s["qd"], s["thetad"], s["tau_m"])
+        except ValueError as exc:   # a DesignerError (the loops at the state), a singular mass matrix
+            raise UserError(f"{args.states}: states[{i}]: {exc}") from None
         if not (np.all(np.isfinite(qdd)) and np.all(np.isfinite(thetadd))):
             raise UserError(f"{args.states}: states[{i}]: the accelerations are not finite there (numbers too large?)")
         results.append({"qdd": qdd.tolist(), "thetadd": thetadd.tolist(), "spring": spring.tolist()})
+    closing = link.n_tree > link.n   # what the numbers are of: the head says
     head = {"method": "closed-chain numeric" if closing else args.method, "elastic": True}
     if closing:
         head["actuated"] = _names(link.actuated, "q")
-    json.dump({**head, "joints": [int(link.actuated[i]) + 1 for i in E], "results": results}, sys.stdout)
+    json.dump({**head, "joints": [int(link.actuated[i]) + 1 for i in joints.elastic], "results": results}, sys.stdout)
     sys.stdout.write("\n")
     return 0
-
-
-def _accelerations(cd, joints, s, spring, where: str):
-    """(q'', theta'') of Spong's model over compiled equations' M, G, h at one state ``s``."""
-    import numpy as np
-    E, N = joints.elastic, joints.gear
-    tau = N * s["tau_m"]
-    tau[E] = spring
-    with np.errstate(all="ignore"):
-        M = np.asarray(cd.M(s["q"])) + np.diag(joints.reflected)
-        rhs = tau - np.asarray(cd.G(s["q"])) - np.asarray(cd.h(s["q"], s["qd"]))
-        try:
-            qdd = np.linalg.solve(M, rhs)
-        except np.linalg.LinAlgError:
-            raise UserError(f"{where}: the mass matrix is singular there") from None
-    return qdd, (s["tau_m"][E] - spring / N[E]) / joints.rotor[E]

@@ -109,21 +109,6 @@ def _drive_note(model: Manipulator, drives: bool) -> None:
                          "nothing is added\n")
 
 
-def compiled_for(model: Manipulator, method: str, where: str, quiet: bool = True, args=None):
-    """Compile the model's equations at its default parameter values: the recursive forms (the same
-    for every method, never expanded), or with ``args.form`` closed the closed form ``method``'s
-    report prints (:func:`~designer.numeric.evaluable.compiled_equations`)."""
-    from ..model import MissingParameterError
-    from ..numeric.evaluable import compiled_equations
-    closed = args is not None and getattr(args, "form", "compact") == "closed"
-    with job_bar(quiet, desc=f"derive ({method}, {'closed' if closed else 'compact'})") as progress:
-        try:
-            return compiled_equations(model, method, closed_equations(model, args, progress) if closed else None,
-                                      progress)
-        except MissingParameterError as exc:
-            raise UserError(f"{where}: {exc}") from None
-
-
 def closed_equations(model: Manipulator, args, progress):
     """The closed form of ``args.method`` as ``derive --form closed`` writes it (the project's symbols
     kept; derived through dynamics.derive, which decides serial or closed chain)."""
@@ -131,6 +116,8 @@ def closed_equations(model: Manipulator, args, progress):
     from .derivation import derive_closed
     try:
         return derive_closed(args, model, progress, Form.CLOSED)
+    except UserError:   # derive_closed's own, already naming the project and the limit
+        raise
     except (ValueError, ArithmeticError) as exc:
         raise UserError(f"{args.project}: cannot derive the equations: {exc}") from None
 
@@ -184,10 +171,15 @@ def _eval_source(model: Manipulator, dyn, args):
     """What ``eval`` evaluates (:func:`~designer.numeric.evaluable.evaluable`: the equations ``--method`` derives in
     the form ``--form`` says, at numbers; the numeric layer chooses the engine)."""
     from ..numeric.evaluable import evaluable
+    return _source(model, args, lambda progress: evaluable(dyn, model, args.method, args.form,
+                                                           lambda: closed_equations(model, args, progress), progress))
+
+
+def _source(model: Manipulator, args, build):
+    """``build(progress)`` under the derivation's progress bar, its ValueErrors one line naming the project."""
     try:
         with job_bar(args.quiet, desc=f"derive ({args.method}, {args.form})") as progress:
-            return evaluable(dyn, model, args.method, args.form, lambda: closed_equations(model, args, progress),
-                             progress)
+            return build(progress)
     except UserError:   # closed_equations' own, naming the limit that stopped a closed form
         raise
     except ValueError as exc:   # MissingParameterError, ClosureError: DesignerErrors
@@ -199,26 +191,24 @@ def cmd_torques(args) -> int:
     joints, named by their links), then the cut joints' forces where the mechanism has loops."""
     import numpy as np
     from ..kinematics.closure import ClosureError
+    from ..numeric.evaluable import torques
     from ..numeric.mechanism import with_drive_torques
     from ..tables import read_trajectory
     from ..model.mechanism import actuated_indices
     model = load_model(args.project)
     act = actuated_indices(model)
     n = len(act)
-    if args.method != "rnea" and n < model.n:   # no compiled equations in the actuated coordinates yet
-        raise UserError(f"{args.project}: a closed-chain project takes the numeric method only")
     if args.method == "rnea" and args.form == "closed":
         raise UserError("--form closed: rnea is numeric and has no closed form; choose --method lagrange, "
                         "newton-euler or dalembert")
     _, Q, QD, QDD, others = read_trajectory(args.trajectory, n, args.strict, [j + 1 for j in act])
     dyn = _dynamics(model, args.project)
+    along = _source(model, args, lambda progress: torques(dyn, model, args.method, args.form,
+                                                          lambda: closed_equations(model, args, progress), progress))
     follow = dyn.following()   # the rows on one branch of the loops
     try:
         with np.errstate(all="ignore"):
-            if args.method == "rnea":
-                tau = follow.tau(Q, QD, QDD)   # every row at once
-            else:
-                tau = compiled_for(model, args.method, args.project, args.quiet, args).tau_many(Q, QD, QDD)
+            tau = along(follow, Q, QD, QDD)
             if args.drives:
                 _drive_note(model, True)
                 tau = with_drive_torques(follow, model, tau, Q, QD, QDD)
@@ -241,17 +231,12 @@ def cmd_torques(args) -> int:
     rms = np.sqrt(np.mean(tau**2, axis=0))
     drives = "added (--drives)" if args.drives else "not added"
     method = args.method if args.method == "rnea" else f"{args.method} ({args.form} form)"
-    if dyn.n_tree > n:
-        lines = [f"{tau.shape[0]} rows, closed chain (actuated joints {', '.join(str(j + 1) for j in act)}), drive "
-                 f"terms {drives}; N m for revolute joints, N for prismatic",
-                 f"{'joint':<6} {'peak |tau|':>14} {'RMS tau':>14}"]
-        lines += [f"{j + 1:<6} {peak[k]:>14.6g} {rms[k]:>14.6g}" for k, j in enumerate(act)]
-    else:
-        lines = [f"{tau.shape[0]} rows, method {method}, drive terms {drives}; N m for revolute joints, "
-                 "N for prismatic",
-                 f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
-        lines += [f"{j + 1:<6} {model.links[j].joint.value:<4} {peak[k]:>14.6g} {rms[k]:>14.6g}"
-                  for k, j in enumerate(act)]
+    chain = f"closed chain (actuated joints {', '.join(str(j + 1) for j in act)}), " if loops else ""
+    lines = [f"{tau.shape[0]} rows, {chain}method {method}, drive terms {drives}; N m for revolute joints, "
+             "N for prismatic",
+             f"{'joint':<6} {'type':<4} {'peak |tau|':>14} {'RMS tau':>14}"]
+    lines += [f"{j + 1:<6} {model.links[j].joint.value:<4} {peak[k]:>14.6g} {rms[k]:>14.6g}"
+              for k, j in enumerate(act)]
     for k, name in enumerate(_loop_names(dyn, loops)):
         lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
     print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
@@ -284,10 +269,7 @@ def cmd_simulate(args) -> int:
     dyn = _dynamics(model, args.project)
     act, n = dyn.actuated, dyn.n
     closing = dyn.n_tree > n   # passive joints closing loops: their columns, the residual, the cut forces
-    drives = bool(getattr(args, "drives", False))
-    if drives and not closing:
-        raise UserError(f"{args.project}: simulate --drives: closed chains only so far (a serial arm simulates its "
-                        "rigid bodies)")
+    drives = bool(getattr(args, "drives", False))   # simulate_job says which mechanisms take them
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n, [j + 1 for j in act])
     stops = None
     if args.limits == "stop":   # on every joint of the tree, the passive ones included
@@ -305,7 +287,7 @@ def cmd_simulate(args) -> int:
         with job_bar(args.quiet, desc="simulate") as bar, np.errstate(over="ignore", invalid="ignore"):
             traj = run(simulate_job(dyn, q0, qd0, (0.0, duration), torque=torque, rtol=rtol, atol=atol,
                                     t_eval=t_eval, end_stops=stops, drives=drives, method=integrator(args)), follow)
-    except (SingularConfigurationError, SimulationError, ClosureError) as exc:
+    except (SingularConfigurationError, SimulationError, ValueError) as exc:   # ClosureError, the inputs refused
         raise UserError(f"{args.project}: {exc}") from None
     except KeyboardInterrupt:
         # the bar is gone by now: one line; nothing was written (the rows are written at the end)

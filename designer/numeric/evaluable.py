@@ -23,7 +23,7 @@ from ..jobs import Progress, run
 from ..model.manipulator import Manipulator
 from .protocol import Dynamics
 
-__all__ = ["Evaluable", "evaluable", "compiled_equations"]
+__all__ = ["Evaluable", "evaluable", "torques", "elastic_accelerations", "compiled_equations"]
 
 #: (the dynamics closed at the state's branch, q, qd, qdd, its tree pose) -> {"tau", "M", "G", "h"}
 Evaluable = Callable[[Any, Any, Any, Any, Any], dict]
@@ -48,25 +48,93 @@ def compiled_equations(model: Manipulator, method: str, closed_form: Equations |
     return compile_equations(eq, form=None if closed_form is None else "derived")
 
 
+def _engine(dyn: Dynamics, model: Manipulator, method: str, form: Form | str, closed_form: Callable[[], Equations],
+            progress: Callable[[Progress], None] | None):
+    """What evaluates ``method``'s equations in ``form`` (the module's docstring): a LoopEvaluator (a closed chain's
+    printed closed form), compiled equations, or None for the numeric dynamics itself."""
+    if Form(form) is Form.CLOSED:
+        eq = closed_form()
+        if "closed_chain" in eq.extras or "loop_quantities" in eq.extras:   # they read the passive positions
+            from ..dynamics.closed_nonlinear_eval import LoopEvaluator
+            return LoopEvaluator(eq)
+        return compiled_equations(model, method, eq, progress)
+    if dyn.n_tree > dyn.n:   # passive joints: no equations in the coordinates to compile, the numeric dynamics
+        if Method(method) is not Method.LAGRANGE:
+            raise ValueError("a closed chain's compact form is its numeric projected dynamics, the same for every "
+                             "method: use --method rnea (torques) or lagrange (eval), or --form closed to evaluate "
+                             f"{method}'s own closed form")
+        return None
+    return compiled_equations(model, method, None, progress)
+
+
 def evaluable(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
               closed_form: Callable[[], Equations], progress: Callable[[Progress], None] | None = None) -> Evaluable:
     """The equations of ``model`` (whose numeric dynamics is ``dyn``) in ``form`` (compact or closed) at numbers (the
     module's docstring), called as ``(at, q, qd, qdd, q_tree)`` with ``at`` the numeric dynamics closed on the
     state's branch; ``closed_form()`` derives ``method``'s closed form as printed, called only for that form. A
     ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
-    if Form(form) is Form.CLOSED:
-        eq = closed_form()
-        if "closed_chain" in eq.extras or "loop_quantities" in eq.extras:   # they read the passive positions
-            from ..dynamics.closed_nonlinear_eval import LoopEvaluator
-            src = LoopEvaluator(eq)
-            return lambda at, q, qd, qdd, q_tree: {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree),
-                                                   "G": src.G(q, q_tree), "h": src.h(q, qd, q_tree)}
-        cd = compiled_equations(model, method, eq, progress)
-    elif dyn.n_tree > dyn.n:   # passive joints: no equations in the coordinates to compile, the numeric dynamics
-        if Method(method) is not Method.LAGRANGE:
-            raise ValueError("a closed-chain project evaluates its numeric projected dynamics "
-                             "(no --method without --form closed)")
+    src = _engine(dyn, model, method, form, closed_form, progress)
+    if src is None:
         return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
-    else:
-        cd = compiled_equations(model, method, None, progress)
-    return lambda at, q, qd, qdd, q_tree: {"tau": cd.tau(q, qd, qdd), "M": cd.M(q), "G": cd.G(q), "h": cd.h(q, qd)}
+    if not hasattr(src, "tau_many"):   # a LoopEvaluator: the passive positions from the numeric closure
+        return lambda at, q, qd, qdd, q_tree: {"tau": src.tau(q, qd, qdd, q_tree), "M": src.M(q, q_tree),
+                                               "G": src.G(q, q_tree), "h": src.h(q, qd, q_tree)}
+    return lambda at, q, qd, qdd, q_tree: {"tau": src.tau(q, qd, qdd), "M": src.M(q), "G": src.G(q),
+                                           "h": src.h(q, qd)}
+
+
+def torques(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
+            closed_form: Callable[[], Equations], progress: Callable[[Progress], None] | None = None):
+    """tau along a trajectory of any mechanism: ``(at, Q, QD, QDD) -> (rows, n)`` with ``at`` the numeric dynamics
+    following the rows' branch; ``method`` "rnea" is the numeric dynamics itself, a derivation its equations in
+    ``form`` as :func:`evaluable` chooses them (compiled equations every row at once)."""
+    import numpy as np
+    src = None if method == "rnea" else _engine(dyn, model, method, form, closed_form, progress)
+    if src is None:
+        return lambda at, Q, QD, QDD: at.tau(Q, QD, QDD)
+    if not hasattr(src, "tau_many"):   # a LoopEvaluator: row by row, the passive positions from the closure
+        return lambda at, Q, QD, QDD: np.array([src.tau(q, qd, qdd, at.positions(q)) for q, qd, qdd in zip(Q, QD, QDD)])
+    return lambda at, Q, QD, QDD: src.tau_many(Q, QD, QDD)
+
+
+def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callable[[Progress], None] | None = None):
+    """(q'', theta'', tau_s) of the elastic-joint model ``dyn`` (an :class:`~designer.numeric.elastic.ElasticDynamics`)
+    at one state, called as ``(q, theta, qd, thetad, tau_m)``: over ``method``'s compiled M, G and h with the rigid
+    joints' reflected rotors added and solved directly where the equations are written in the coordinates (a serial
+    arm), over the numeric dynamics in the actuated coordinates otherwise (a closed chain's, the same for every
+    method). A ValueError (ElasticModelError, MissingParameterError, a singular mass matrix) says why not."""
+    import numpy as np
+    from .elastic import ElasticArm
+    link, joints = dyn.link, dyn.joints
+    if link.n_tree > link.n and Method(method) is not Method.LAGRANGE:
+        raise ValueError("the elastic model of a closed chain evaluates its numeric projected dynamics, the same for "
+                         "every method (no --method)")
+    arm = ElasticArm(None, joints, link)   # the drive data checked: every elastic joint's rotor inertia
+    src = _engine(link, model, method, Form.COMPACT, _no_closed_form, progress)
+    E, N = joints.elastic, joints.gear
+
+    def numeric(q, theta, qd, thetad, tau_m):
+        try:
+            qdd, thetadd = arm.accelerations(np.concatenate([q, theta, qd, thetad]), tau_m)
+        except np.linalg.LinAlgError:
+            raise ValueError("the mass matrix is singular there") from None
+        return qdd, thetadd, arm.spring(q, theta, qd, thetad)
+
+    def compiled(q, theta, qd, thetad, tau_m):
+        spring = arm.spring(q, theta, qd, thetad)
+        tau = N * tau_m
+        tau[E] = spring
+        with np.errstate(all="ignore"):
+            M = np.asarray(src.M(q)) + np.diag(joints.reflected)
+            rhs = tau - np.asarray(src.G(q)) - np.asarray(src.h(q, qd))
+            try:
+                qdd = np.linalg.solve(M, rhs)
+            except np.linalg.LinAlgError:
+                raise ValueError("the mass matrix is singular there") from None
+        return qdd, (tau_m[E] - spring / N[E]) / joints.rotor[E], spring
+
+    return numeric if src is None else compiled
+
+
+def _no_closed_form() -> Equations:
+    raise AssertionError("the compact form derives nothing here")

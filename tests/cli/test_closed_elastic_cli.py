@@ -231,3 +231,17 @@ def test_bad_inputs_give_one_line_and_exit_2(tmp_path, capsys):
         assert main(argv + ["--quiet"] if argv[0] != "linearize" else argv) == 2, argv
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and words in err, (argv, err)
+
+
+def test_eval_elastic_of_a_closed_chain_names_why_no_method(tmp_path, capsys):
+    """eval --elastic asks one function (numeric/evaluable.py); a closed chain's elastic model is its numeric
+    projected dynamics, the same for every method: another --method is refused in one line saying so."""
+    path = write(tmp_path, palletizer(), "p.json")
+    states = tmp_path / "s.json"
+    states.write_text(json.dumps({"states": [{"q": [0.1] * 4, "qd": [0.0] * 4, "theta": [0.0] * 4,
+                                              "thetad": [0.0] * 4}]}))
+    assert main(["eval", path, "--elastic", "--states", str(states), "--method", "dalembert", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and path in err and "the same for every method (no --method)" in err
+    assert main(["eval", path, "--elastic", "--states", str(states), "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["actuated"] == ["q1", "q2", "q4", "q6"]

@@ -206,3 +206,14 @@ def test_torques_closed_agrees_with_pinocchio_and_rnea_has_no_closed_form(tmp_pa
         assert _close(tau, want, 1e-9)
     code, _, err = _run(capsys, "torques", project, path, "--form", "closed")
     assert code == 2 and "rnea is numeric and has no closed form" in err
+
+
+def test_a_closed_form_over_the_limit_says_so_once(tmp_path, capsys):
+    """derive_closed's own message (the limit that stopped the closed form) reaches the user with one prefix."""
+    project = str(ROBOTS / "puma560_three_link.json")
+    states, _ = _states(tmp_path, 3, count=1)
+    code, _, err = _run(capsys, "eval", project, "--states", states, "--form", "closed", "--max-terms", "1",
+                        "--quiet")
+    assert code == 2
+    assert "--max-terms to raise the limit" in err
+    assert err.count(project) == 1 and "cannot derive the equations" not in err

@@ -43,7 +43,7 @@ def _assert_matches_pinocchio(model: Manipulator, cd, seed: int, states: int = 3
 
 
 def _eval(model: Manipulator, method: Method):
-    """What ``eval --method`` runs (designer.cli.numeric_commands.compiled_for): the compact graphs of
+    """What ``eval --method`` runs (designer.numeric.evaluable.compiled_equations): the compact graphs of
     the method, compiled."""
     return compile_equations(run(compact_equations_job(model, method)))
 
