@@ -72,3 +72,21 @@ def test_size_takes_the_projects_time_optimal_cycle(tmp_path, capsys, kind):
     seconds = float(re.search(r"\(([0-9.e+-]+) s,", head).group(1))
     assert seconds == pytest.approx(2 * np.sqrt(DISTANCE * joint1_inertia() / T1), rel=1e-2)
     assert "time-optimal" in head
+
+
+@pytest.mark.parametrize("kind", ["waypoints", "file"])
+def test_optimize_takes_peak_torque_along_the_projects_time_optimal_cycle(tmp_path, kind):
+    """Without --cycle the optimizer's ``peak_torque`` is taken along the project's cycle as the review times it:
+    on the bang-bang move the link side carries its share of joint 1's peak, T1 (J - N^2 Jm) / J."""
+    from designer.optimize.problem import Problem, quantities
+    cycle = (Cycle(waypoints=((0.0, 0.0), (DISTANCE, 0.0)), timing="time-optimal") if kind == "waypoints" else
+             Cycle(trajectory=str(slow_file(tmp_path)), timing="time-optimal"))
+    model = arm(cycle)
+    J = joint1_inertia()
+    [peak] = quantities(Problem(model, (), "peak_torque[1]"), model, ["peak_torque[1]"])
+    assert peak == pytest.approx(T1 * (J - N**2 * JM) / J, rel=1e-6)
+    if kind == "file":   # the file's own timing: the slow quintic's far smaller peak
+        own = arm(replace(cycle, timing=""))
+        [slow] = quantities(Problem(own, (), "peak_torque[1]"), own, ["peak_torque[1]"])
+        quintic_peak = (J - N**2 * JM) * DISTANCE * 10 / np.sqrt(3) / 10.0**2   # max |s''| = 10/sqrt(3) / T^2
+        assert slow == pytest.approx(quintic_peak, rel=1e-3)
