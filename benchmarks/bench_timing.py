@@ -8,6 +8,11 @@ ratios and rotor inertias as tests/review/test_timing.py) with TOPP-RA on the sa
 constraint's coefficients from three batch inverse dynamics over the grid, the peer calls ``pin.rnea`` three times
 per grid point. Printed: the median time of each, their ratio, and the two cycle times (they must agree to the
 solver's tolerance: the dynamics are the same). Target: ours no slower than the peer.
+
+The trajectory-file route (``time_optimal_path``: a file's path cut at its corners, each piece a spline through
+its samples, re-timed) over the same poses: the two lines sampled as a file would give them (``--grid`` samples
+per line, so the same grid), timed in the same run against the waypoint route. Printed: the median time of each,
+their ratio and the two cycle times (the same lines, so the same cycle time to the solver's tolerance).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from designer.explore.joints import explore_arm  # noqa: E402
 from designer.project import load_project  # noqa: E402
-from designer.review.timing import time_optimal_cycle  # noqa: E402
+from designer.review.timing import time_optimal_cycle, time_optimal_path  # noqa: E402
 
 GEAR = np.array([62.6, 107.8, 53.7, 76.0, 71.9, 76.7])
 ROTOR = np.full(6, 2e-4)
@@ -62,6 +67,14 @@ def peer(model, grid: int) -> float:
     return total
 
 
+def file_path(grid: int) -> np.ndarray:
+    """The waypoints' straight lines sampled ``grid`` points each (a line's first sample the last one's end), as a
+    trajectory file's ``q1..q6`` columns would give the same poses."""
+    u = np.linspace(0.0, 1.0, grid)[:, None]
+    lines = [a + u * (b - a) for a, b in zip(WAYPOINTS[:-1], WAYPOINTS[1:])]
+    return np.vstack([lines[0], *[line[1:] for line in lines[1:]]])
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=5)
@@ -86,6 +99,22 @@ def main() -> None:
     print(f"  ours (batch inverse dynamics): {1e3 * o:8.1f} ms   cycle time {ours_T:.6f} s")
     print(f"  peer (toppra + pin.rnea/pt):   {1e3 * q:8.1f} ms   cycle time {peer_T:.6f} s")
     print(f"  ratio peer/ours {q / o:.2f}; cycle times differ by {abs(ours_T - peer_T) / peer_T:.2e} (relative)")
+    path = file_path(args.grid)
+    line_t, file_t = [], []
+    line_T = file_T = 0.0
+    for _ in range(args.repeat):   # interleaved
+        t0 = time.perf_counter()
+        line_T = float(time_optimal_cycle(arm, WAYPOINTS, PEAK, SPEED, GEAR, ROTOR, args.grid).t[-1])
+        t1 = time.perf_counter()
+        file_T = float(time_optimal_path(arm, path, PEAK, SPEED, GEAR, ROTOR).t[-1])
+        t2 = time.perf_counter()
+        line_t.append(t1 - t0)
+        file_t.append(t2 - t1)
+    w, f = statistics.median(line_t), statistics.median(file_t)
+    print(f"trajectory-file route: the same two lines as a file path of {len(path)} samples, {args.repeat} runs")
+    print(f"  waypoints (time_optimal_cycle): {1e3 * w:8.1f} ms   cycle time {line_T:.6f} s")
+    print(f"  file path (time_optimal_path):  {1e3 * f:8.1f} ms   cycle time {file_T:.6f} s")
+    print(f"  ratio file/waypoints {f / w:.2f}; cycle times differ by {abs(file_T - line_T) / line_T:.2e} (relative)")
 
 
 if __name__ == "__main__":

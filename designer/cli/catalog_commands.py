@@ -24,8 +24,9 @@ def register(sub) -> None:
 
     p = sub.add_parser("size", help="motor-gearbox pairs per joint that carry a cycle, ranked by mass and margin")
     p.add_argument("project")
-    p.add_argument("--cycle", required=True, metavar="CSV",
-                   help="the cycle: t, q1..qn (optionally qd1.., qdd1..), as explore sizing --trajectory reads it")
+    p.add_argument("--cycle", metavar="CSV",
+                   help="the cycle: t, q1..qn (optionally qd1.., qdd1..), as explore sizing --trajectory reads it; "
+                        "default: the project's cycle as review takes it (time-optimal when the project says so)")
     p.add_argument("--catalog", action="append", default=[], metavar="FILE",
                    help="a catalog file read after the bundled ones and those beside the project (repeatable)")
     p.add_argument("--inertia-ratio", type=INERTIA_RATIO, default=10.0, metavar="R",
@@ -66,6 +67,17 @@ def cmd_catalog(args) -> int:
     return 0
 
 
+def _project_cycle(model, cat, project: str):
+    """The project's own cycle, timed as the review times it (:func:`designer.review.cycle_motion`)."""
+    from ..review import ReviewError, cycle_motion
+    if model.requirements.cycle is None:
+        raise UserError(f"size: {project} has no cycle: give --cycle CSV")
+    try:
+        return cycle_motion(model, cat, project)
+    except ReviewError as exc:
+        raise UserError(f"size: {exc}") from None
+
+
 def _opt(v) -> str:
     return "-" if v is None else f"{v:g}"
 
@@ -86,14 +98,17 @@ def cmd_size(args) -> int:
     cat = catalog_of(args.project, args.catalog)
     joints = explore_joints(model)
     try:
-        traj = read_trajectory(args.cycle, joints.n, joints.numbers)
+        if args.cycle:
+            traj, cycle = read_trajectory(args.cycle, joints.n, joints.numbers), args.cycle
+        else:
+            traj, cycle = _project_cycle(model, cat, args.project)
         result = size_cycle(model, traj, cat, args.inertia_ratio)
         stiffness = cycle_stiffness(model, traj, cat)
         current = current_pairs(model, traj, cat, args.inertia_ratio)
     except (ValueError, MissingParameterError) as exc:
         raise UserError(f"size: {exc}") from None
     if args.format == "json":
-        data = {"project": args.project, "cycle": args.cycle, "catalogs": list(cat.files),
+        data = {"project": args.project, "cycle": cycle, "catalogs": list(cat.files),
                 "inertia_ratio_limit": args.inertia_ratio,
                 "joints": [{"joint": j, "tried": r.tried, "feasible": len(r.ranked),
                             "pairs": [p.row() for p in r.ranked[:args.top]],
@@ -102,7 +117,7 @@ def cmd_size(args) -> int:
                 "gearbox_stiffness": [asdict(k) for k in stiffness]}
         write_output(json.dumps(data, indent=1, default=_json_number) + "\n", args.out)
         return 0
-    lines = [f"sizing along {args.cycle} ({traj.t[-1] - traj.t[0]:g} s, {len(traj.t)} samples); "
+    lines = [f"sizing along {cycle} ({traj.t[-1] - traj.t[0]:g} s, {len(traj.t)} samples); "
              f"inertia ratio at most {args.inertia_ratio:g}; catalogs: {len(cat.gearboxes)} gearboxes, "
              f"{len(cat.motors)} motors"]
     for j, r in result.items():

@@ -565,13 +565,11 @@ class OptimizeDialog(QDialog):
 def pairs_job(model, catalog, joint: int, count: int, token):
     """The ``count`` first gearbox+motor pairs of joint ``joint`` (its link number) ranked along the project's
     cycle (lightest feasible first), as ``GEARBOX+MOTOR`` options, as a job."""
-    from ..explore.joints import explore_joints
     from ..jobs import Progress
     from ..optimize.sizing import size_cycle
-    from ..review import cycle_trajectory
+    from ..review import cycle_motion
     yield Progress("sizing", None, f"joint {joint}: every catalog pair along the cycle")
-    joints = explore_joints(model)
-    traj = cycle_trajectory(model.requirements.cycle, joints.n, joints.numbers)
+    traj, _timing = cycle_motion(model, catalog)   # time-optimal when the project says so, as the review
     sizing = size_cycle(model, traj, catalog)
     token.check()
     ranked = sizing[joint].ranked if joint in sizing else []

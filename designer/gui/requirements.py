@@ -16,8 +16,9 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from ..model.requirements import BOUNDS, Cycle, Payload, Requirement, Requirements, Where
 from .job_runner import JobRunner
@@ -133,10 +134,19 @@ class RequirementsPanel(QWidget):
         self.cycle_time.setKeyboardTracking(False)
         self.cycle_time.valueChanged.connect(self._cycle_time_edited)
         cycle.addWidget(self.cycle_time)
+        self.time_optimal = QCheckBox("time-optimal", self)
+        self.time_optimal.setToolTip("Time the cycle (its waypoints' lines, or a trajectory file's path) as fast as "
+                                     "the drives' peak torques and rated speeds allow, instead of its own timing "
+                                     "(the cycle time above, or the file's times): docs/project-format.md, cycle")
+        self.time_optimal.toggled.connect(self._time_optimal_toggled)
+        cycle.addWidget(self.time_optimal)
         self.clear_cycle_button = QPushButton("Clear cycle", self)
         self.clear_cycle_button.clicked.connect(self.clear_cycle)
         cycle.addWidget(self.clear_cycle_button)
         layout.addLayout(cycle)
+        self.cycle_info = QLabel(self)   # the reviewed cycle's duration and timing
+        self.cycle_info.setWordWrap(True)
+        layout.addWidget(self.cycle_info)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
@@ -415,6 +425,26 @@ class RequirementsPanel(QWidget):
             # a time given: the cycle shares it (no longer time-optimal)
             self._apply(replace(self.requirements, cycle=replace(c, time=value, timing="")), "Cycle time")
 
+    def set_time_optimal(self, on: bool) -> bool:
+        """The cycle timed as fast as the drives allow (``on``) or by its own timing (a waypoints cycle then shares
+        the cycle time shown, a file keeps its times): one undoable edit; refused without a cycle."""
+        c = self.requirements.cycle
+        if c is None:
+            self._refuse("time-optimal: the project has no cycle: type its waypoints or a file first")
+            return False
+        if (c.timing == "time-optimal") == on:
+            return False
+        if on:
+            cycle = replace(c, timing="time-optimal", time=0.0)
+        else:
+            cycle = replace(c, timing="", time=0.0 if c.trajectory else self.cycle_time.value())
+        return self._apply(replace(self.requirements, cycle=cycle),
+                           "Cycle: time-optimal" if on else "Cycle: its own timing")
+
+    def _time_optimal_toggled(self, on: bool) -> None:
+        if not self._filling and not self.set_time_optimal(on):
+            self._fill(self.requirements)   # refused: show the cycle as it is
+
     def clear_cycle(self) -> bool:
         req = self.requirements
         if any(r.where.kind == "cycle" for r in req.items):
@@ -458,6 +488,10 @@ class RequirementsPanel(QWidget):
                                         poses_text(c.waypoints))
             if c is not None and c.time > 0:
                 self.cycle_time.setValue(c.time)
+            self.time_optimal.setChecked(c is not None and c.timing == "time-optimal")
+            self.time_optimal.setEnabled(c is not None)
+            if c is None:
+                self.cycle_info.setText("")
             self._show_where(self.table.currentRow())
         finally:
             self._filling = False
@@ -504,20 +538,21 @@ class RequirementsPanel(QWidget):
 
     # -- the review ---------------------------------------------------------------------------
     def start_review(self):
-        from ..review import review_job
         model = self.document.model
         if not model.requirements.items:
             return None
         self.summary.setText("Reviewing…")
 
-        def finished(outcomes) -> None:
+        def finished(result) -> None:
+            outcomes, timing = result
             self.outcomes, self.reviewed_model = outcomes, model
             if self._current(model):
+                self.cycle_info.setText(timing)
                 self._show_outcomes()
                 self.reviewed.emit()
 
         path = self.document.path   # the catalogs beside it: prices (cost), stiffness curves
-        return self.runner.start("Review", lambda token: review_job(model, token, project=path), finished)
+        return self.runner.start("Review", lambda token: _review_and_cycle(model, token, path), finished)
 
     def _current(self, model, other=None) -> bool:
         """Whether ``model`` is ``other`` (default: the open model) with the same requirements (a model's == leaves
@@ -547,3 +582,18 @@ class RequirementsPanel(QWidget):
         q = joints.tree_pose(outcomes[row].pose, self.main.sliders.values())
         self.poseRequested.emit([float(v) for v in q])
         return True
+
+
+def _review_and_cycle(model, token, path):
+    """The review's outcomes and a sentence on the cycle's motion as the review takes it (its duration and timing,
+    :func:`designer.review.cycle_motion`; "" without a cycle), as a job."""
+    from ..review import ReviewError, cycle_motion, review_job
+    outcomes = yield from review_job(model, token, project=path)
+    if model.requirements.cycle is None:
+        return outcomes, ""
+    token.check()
+    try:
+        traj, timing = cycle_motion(model, project=path)
+    except ReviewError as exc:
+        return outcomes, f"Cycle: {exc}"
+    return outcomes, f"Cycle time {traj.t[-1] - traj.t[0]:.4g} s ({timing})"

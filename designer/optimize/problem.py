@@ -268,18 +268,17 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
             continue
         m = _CYCLE_RE.match(name)
         if m:
-            if problem.cycle is None:
-                raise OptimizeError(f"'{name}' is taken along a cycle: give --cycle")
             if loads is None:
                 from .sizing import cycle_loads
-                loads = cycle_loads(model, problem.cycle, values)
+                cycle = _cycle(problem, model, values, name)
+                loads = cycle_loads(model, cycle, values)
             rows = loads if m.group(2) is None else [ld for ld in loads if ld.joint == int(m.group(2))]
             if not rows:
                 raise OptimizeError(f"'{name}': the driven joints are {', '.join(str(ld.joint) for ld in loads)}")
             if m.group(1) == "peak_torque":
                 out.append(max(float(np.max(np.abs(ld.torque))) for ld in rows))
             else:
-                t = problem.cycle.t
+                t = cycle.t
                 out.append(max(float(np.sqrt(_trapezoid(ld.torque**2, t) / (t[-1] - t[0]))) for ld in rows))
             continue
         if name.strip() in ("cycle_time", "cost"):   # the review's own, over the project's cycle and catalogs
@@ -294,6 +293,20 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
         spec = parse_metric(name, arm.n, joint_numbers(arm))
         out.append(float(evaluate(arm, [q], spec, ratings)[0]))
     return out
+
+
+def _cycle(problem: Problem, model: Manipulator, values: dict[str, float], name: str) -> Trajectory:
+    """The cycle a quantity along it takes: ``--cycle`` as given, else the project's own as the review times it
+    for this design (:func:`designer.review.cycle_motion`: a time-optimal cycle re-timed for the design's drives)."""
+    if problem.cycle is not None:
+        return problem.cycle
+    if model.requirements.cycle is None:
+        raise OptimizeError(f"'{name}' is taken along a cycle: give --cycle or a cycle in the project")
+    from ..review import ReviewError, cycle_motion
+    try:
+        return cycle_motion(model.with_parameters(values), problem.catalog)[0]
+    except ReviewError as exc:
+        raise OptimizeError(f"'{name}': {exc}") from None
 
 
 def project_values(problem: Problem, model: Manipulator, values: dict[str, float]) -> list[float]:

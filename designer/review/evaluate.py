@@ -28,7 +28,8 @@ from ..errors import DesignerError
 from ..jobs import CancelToken, Job, Progress, run
 from ..model.requirements import Cycle, Requirement, Where
 
-__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "review_value", "cycle_trajectory"]
+__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "review", "review_job", "review_value", "cycle_trajectory",
+           "cycle_motion"]
 
 #: the review's own metrics: name -> (unit, needs a motion in time, description)
 REVIEW_METRICS: dict[str, tuple[str, bool, str]] = {
@@ -307,6 +308,19 @@ def cycle_trajectory(cycle: Cycle, n: int, numbers=()):
     keep = [slice(None)] + [slice(1, None)] * (len(parts) - 1)   # a segment's first sample is the last one's end
     return Trajectory(np.concatenate([p.t[k] + j * seg for j, (p, k) in enumerate(zip(parts, keep))]),
                       *(np.concatenate([getattr(p, a)[k] for p, k in zip(parts, keep)]) for a in ("q", "qd", "qdd")))
+
+
+def cycle_motion(model, catalog=None, project=None):
+    """The motion along the project's cycle as the review takes it, a :class:`~designer.explore.sizing.Trajectory`:
+    its own timing (quintic moves, or a trajectory file's samples), or with ``"timing": "time-optimal"`` the
+    waypoints or the file's path re-timed for the drives (:mod:`designer.review.timing`), with the payload on
+    the arm; and the sentence saying which. Sizing takes this motion, so that the motors are sized on what the
+    review checks. Raises ReviewError (no cycle, no ratings for the time-optimal timing ...)."""
+    from ..explore.sizing import Trajectory
+    ctx = _Context(model, catalog, project)
+    s = ctx.cycle()
+    assert s.t is not None
+    return Trajectory(s.t, s.q, s.qd, s.qdd), ctx.timing
 
 
 def _split(metric: str) -> tuple[str, tuple[int, ...]]:

@@ -282,3 +282,57 @@ def test_a_time_optimal_cycle_stays_time_optimal_when_a_file_is_typed(qtbot, win
     assert any("re-timing of the path in" in o.note for o in panel.outcomes)
     save_project(doc.model, project)
     assert json.loads(project.read_text())["cycle"] == {"trajectory": "line.csv", "timing": "time-optimal"}
+
+
+@pytest.mark.parametrize("kind", ["waypoints", "file"])
+def test_the_time_optimal_switch_is_one_undoable_edit_the_review_times(qtbot, window, tmp_path, kind):
+    """The cycle (waypoints, or a trajectory file) switched to time-optimal and back: one undoable edit each, the
+    review's cycle time the core's (review.cycle_motion, the file's path re-timed), the project file round-trips."""
+    from designer.review import cycle_motion
+    panel = window.requirements
+    doc = window.document
+    project = tmp_path / "arm.json"
+    save_project(doc.model, project)
+    doc.mark_saved(project)
+    if kind == "file":
+        (tmp_path / "line.csv").write_text("t,q1,q2,q3\n0,0,-0.6,1.2\n5,0.6,-0.8,1.4\n10,1.2,-1.0,1.6\n")
+        assert panel.set_waypoints_text("file: line.csv")
+    wait_reviewed(qtbot, panel, doc.model)
+    before = doc.model.requirements
+    assert before.cycle.timing == "" and not panel.time_optimal.isChecked()
+    own = cycle_motion(doc.model, project=project)[0].t[-1]
+    panel.time_optimal.click()   # as the user does
+    c = doc.model.requirements.cycle
+    assert c.timing == "time-optimal" and panel.time_optimal.isChecked()
+    assert panel.cycle_label.text() == "Cycle (time-optimal):"
+    wait_reviewed(qtbot, panel, doc.model)
+    fast = cycle_motion(doc.model, project=project)[0].t[-1]
+    assert fast < own
+    assert panel.cycle_info.text().startswith(f"Cycle time {fast:.4g} s (time-optimal")
+    save_project(doc.model, project)
+    saved = json.loads(project.read_text())["cycle"]
+    assert saved["timing"] == "time-optimal" and "time" not in saved
+    assert load_project(project).requirements.cycle == c
+    doc.undo_stack.undo()   # one edit: back to the cycle's own timing
+    assert doc.model.requirements == before and not panel.time_optimal.isChecked()
+    wait_reviewed(qtbot, panel, doc.model)
+    assert panel.cycle_info.text().startswith(f"Cycle time {own:.4g} s")
+    panel.time_optimal.click()
+    panel.time_optimal.click()   # and off again by the switch: the own timing, the cycle time shown kept
+    assert doc.model.requirements.cycle.timing == ""
+    if kind == "waypoints":
+        assert doc.model.requirements.cycle.time == pytest.approx(panel.cycle_time.value())
+
+
+def test_the_time_optimal_switch_without_a_cycle_is_refused(qtbot, window):
+    from dataclasses import replace
+    panel = window.requirements
+    doc = window.document
+    req = doc.model.requirements
+    doc.apply(replace(doc.model, requirements=replace(req, items=tuple(r for r in req.items
+                                                                       if r.where.kind != "cycle"))), "no cycle reqs")
+    assert panel.clear_cycle()
+    assert not panel.time_optimal.isEnabled()
+    before = doc.model.requirements
+    assert not panel.set_time_optimal(True)
+    assert doc.model.requirements == before and "no cycle" in panel.summary.text()
