@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..numeric.batch import CHUNK
+from ..numeric.batch import CHUNK, inverse_dynamics
 from .metrics import batch_of
 
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz
@@ -88,10 +88,7 @@ def _is_number(text) -> bool:
 
 
 def _torque(arm: NumericArm, q, qd, qdd) -> np.ndarray:
-    out = np.empty_like(np.asarray(q, float))
-    for s in range(0, len(q), CHUNK):
-        out[s:s + CHUNK] = batch_of(arm, q[s:s + CHUNK]).torque(qd[s:s + CHUNK], qdd[s:s + CHUNK])
-    return out
+    return inverse_dynamics(arm, q, np.asarray(qd, float), np.asarray(qdd, float))
 
 
 @dataclass(frozen=True)
