@@ -39,6 +39,19 @@ SPEED = np.array([2.0, 1.5, 2.5, 4.0, 4.0, 5.0])
 WAYPOINTS = np.array([(0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0)], float)
 
 
+def interleaved(repeat: int, first, second) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(median seconds, last value) of ``first()`` and of ``second()``, run in turn ``repeat`` times (a busy
+    machine slows both alike), after one unmeasured run of each (ours generates its code on the first call)."""
+    times: tuple[list[float], list[float]] = ([], [])
+    values = [first(), second()]
+    for _ in range(repeat):
+        for k, fn in enumerate((first, second)):
+            t0 = time.perf_counter()
+            values[k] = fn()
+            times[k].append(time.perf_counter() - t0)
+    return (statistics.median(times[0]), values[0]), (statistics.median(times[1]), values[1])
+
+
 def peer(model, grid: int) -> float:
     """toppra's JointTorqueConstraint with Pinocchio's RNEA per grid point, plus N^2 Jm qdd; the cycle's time."""
     import pinocchio as pin
@@ -84,33 +97,17 @@ def main() -> None:
     toppra.setup_logging("CRITICAL")
     model = load_project(ROOT / "robots" / "puma560.json")
     arm = explore_arm(model)
-    ours_t, peer_t = [], []
-    ours_T = peer_T = 0.0
-    for _ in range(args.repeat):   # interleaved
-        t0 = time.perf_counter()
-        ours_T = float(time_optimal_cycle(arm, WAYPOINTS, PEAK, SPEED, GEAR, ROTOR, args.grid).t[-1])
-        t1 = time.perf_counter()
-        peer_T = peer(model, args.grid)
-        t2 = time.perf_counter()
-        ours_t.append(t1 - t0)
-        peer_t.append(t2 - t1)
-    o, q = statistics.median(ours_t), statistics.median(peer_t)
+    (o, ours_T), (q, peer_T) = interleaved(
+        args.repeat, lambda: float(time_optimal_cycle(arm, WAYPOINTS, PEAK, SPEED, GEAR, ROTOR, args.grid).t[-1]),
+        lambda: peer(model, args.grid))
     print(f"PUMA 560, 3 waypoints, {args.grid} grid points per line, {args.repeat} runs (medians)")
     print(f"  ours (batch inverse dynamics): {1e3 * o:8.1f} ms   cycle time {ours_T:.6f} s")
     print(f"  peer (toppra + pin.rnea/pt):   {1e3 * q:8.1f} ms   cycle time {peer_T:.6f} s")
     print(f"  ratio peer/ours {q / o:.2f}; cycle times differ by {abs(ours_T - peer_T) / peer_T:.2e} (relative)")
     path = file_path(args.grid)
-    line_t, file_t = [], []
-    line_T = file_T = 0.0
-    for _ in range(args.repeat):   # interleaved
-        t0 = time.perf_counter()
-        line_T = float(time_optimal_cycle(arm, WAYPOINTS, PEAK, SPEED, GEAR, ROTOR, args.grid).t[-1])
-        t1 = time.perf_counter()
-        file_T = float(time_optimal_path(arm, path, PEAK, SPEED, GEAR, ROTOR).t[-1])
-        t2 = time.perf_counter()
-        line_t.append(t1 - t0)
-        file_t.append(t2 - t1)
-    w, f = statistics.median(line_t), statistics.median(file_t)
+    (w, line_T), (f, file_T) = interleaved(
+        args.repeat, lambda: float(time_optimal_cycle(arm, WAYPOINTS, PEAK, SPEED, GEAR, ROTOR, args.grid).t[-1]),
+        lambda: float(time_optimal_path(arm, path, PEAK, SPEED, GEAR, ROTOR).t[-1]))
     print(f"trajectory-file route: the same two lines as a file path of {len(path)} samples, {args.repeat} runs")
     print(f"  waypoints (time_optimal_cycle): {1e3 * w:8.1f} ms   cycle time {line_T:.6f} s")
     print(f"  file path (time_optimal_path):  {1e3 * f:8.1f} ms   cycle time {file_T:.6f} s")
