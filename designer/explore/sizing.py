@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from ..kinematics import NumericArm
-from ..numeric.batch import CHUNK, inverse_dynamics
+from ..numeric.batch import CHUNK
+from ..numeric.engine import inverse_dynamics
 from .metrics import batch_of
 
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz

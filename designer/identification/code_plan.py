@@ -37,7 +37,7 @@ from ..model.angles import exact_angles
 from ..model.drives import drive_statement
 from ..model.manipulator import Manipulator
 from ..jobs import NEVER, CancelToken
-from .base_params import BASE_DOC, across_loops, base_name, base_parameters, grouping_text
+from .base_params import BASE_DOC, across_loops, base_name, base_parameters
 
 __all__ = ["plan_base_code", "base_plan", "generate_base_files"]
 
@@ -152,11 +152,11 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
     from ..dynamics.closed_form import NotLinearClosure, linear_closure
     from ..dynamics.regressor_form import RegressorParts
     from ..numeric.closed import ClosedDynamics
+    from .compact_base_plan import compact_base_plan, grouping_plan
     from .regressor import base_grouping
     try:
         linear_closure(model)
     except NotLinearClosure:   # a four-bar, a general loop: the compact form's regressor (compact_base_plan.py)
-        from .compact_base_plan import compact_base_plan
         return compact_base_plan(model, only, token, drives)
     bp = base_grouping(ClosedDynamics(model), drives=drives)
     names = list(bp.names)
@@ -194,16 +194,3 @@ def _loop_base_plan(model: Manipulator, only: Collection[str] | None = None,
         funcs.append(func)
     return grouping_plan(model, bp, betas, carrier.n, funcs, prefix,
                          "closed chain, closed form in the actuated coordinates,")
-
-
-def grouping_plan(model: Manipulator, bp, betas, n: int, funcs: list, prefix: str, form: str,
-                  closure: str = "") -> CodePlan:
-    """The code plan of a numeric grouping ``bp`` (:func:`~.regressor.base_grouping`'s) with its base parameters
-    ``betas`` as inputs: the header says ``form``, the grouping and ``closure``."""
-    groups = grouping_text(betas, bp.base)
-    method = (f"{form} on its {bp.count} base parameters (closed-loop grouping found numerically at the project's "
-              "geometry, written in as numbers" + (f": {groups}" if groups else "") + ")"
-              + (f"; {closure}" if closure else ""))
-    values = [float(v) if np.isfinite(v) else None for v in bp.values]
-    return CodePlan(comment_text(model.name), method, "none", n, tuple((b.name, v) for b, v in zip(betas, values)),
-                    tuple(funcs), prefix)

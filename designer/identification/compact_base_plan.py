@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
+import numpy as np
 import sympy as sp
 
 from ..codegen.compact_coriolis import compact_coriolis
-from ..codegen.plan import CodePlan, closure_statement, plan_function, temp_prefix
+from ..codegen.plan import CodePlan, closure_statement, comment_text, plan_function, temp_prefix
 from ..dynamics.closed_compact import closed_compact, needed_steps
 from ..dynamics.regressor_form import compact_regressor, compact_regressor_at, rate_matrix, tree_of
 from ..dynamics.recursive_form import Assignment
@@ -31,8 +32,7 @@ from ..jobs import NEVER, CancelToken
 from ..model.manipulator import Manipulator
 from ..numeric.closed import ClosedDynamics
 from .regressor import base_grouping
-from .base_params import BASE_DOC, base_name
-from .code_plan import grouping_plan
+from .base_params import BASE_DOC, base_name, grouping_text
 
 __all__ = ["compact_base_plan"]
 
@@ -89,3 +89,16 @@ def compact_base_plan(model: Manipulator, only: Collection[str] | None = None, t
         funcs.append(replace(func, name=name, doc=BASE_DOC[name]) if name in BASE_DOC else func)
     return grouping_plan(model, bp, betas, carrier.n, funcs, prefix,
                          "compact closed-chain form (the tree's regressor projected by W)", closure_statement(cc))
+
+
+def grouping_plan(model: Manipulator, bp, betas, n: int, funcs: list, prefix: str, form: str,
+                  closure: str = "") -> CodePlan:
+    """The code plan of a numeric grouping ``bp`` (:func:`~.regressor.base_grouping`'s) with its base parameters
+    ``betas`` as inputs: the header says ``form``, the grouping and ``closure``."""
+    groups = grouping_text(betas, bp.base)
+    method = (f"{form} on its {bp.count} base parameters (closed-loop grouping found numerically at the project's "
+              "geometry, written in as numbers" + (f": {groups}" if groups else "") + ")"
+              + (f"; {closure}" if closure else ""))
+    values = [float(v) if np.isfinite(v) else None for v in bp.values]
+    return CodePlan(comment_text(model.name), method, "none", n, tuple((b.name, v) for b, v in zip(betas, values)),
+                    tuple(funcs), prefix)

@@ -290,20 +290,6 @@ def batch_of(arm, q, compiled=None):
     return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q, compiled)
 
 
-def inverse_dynamics(arm, q, qd, qdd) -> np.ndarray:
-    """tau (N, n) over the states' rows: a serial arm's generated code (:func:`~designer.numeric.engine.arm_dynamics`,
-    an order of magnitude faster than the Christoffel route of :meth:`Batch.torque`), a closed chain's arm's own
-    batch in blocks of :data:`CHUNK`."""
-    q = np.asarray(q, float)
-    if not hasattr(arm, "batch"):
-        from .engine import arm_dynamics
-        return arm_dynamics(arm).tau(q, qd, qdd)
-    out = np.empty_like(q)
-    for s in range(0, len(q), CHUNK):
-        out[s:s + CHUNK] = arm.batch(q[s:s + CHUNK]).torque(qd[s:s + CHUNK], qdd[s:s + CHUNK])
-    return out
-
-
 def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tuple[int, ...],
                compiled=None) -> np.ndarray:
     """``get(batch)`` over states q (..., n) in blocks of :data:`CHUNK`, shaped (...) + ``tail``."""

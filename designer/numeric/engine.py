@@ -27,7 +27,7 @@ from .protocol import BatchQuantities, solve_checked, states
 from .native import _UNBUILT, HOT_CALLS, CFunction, LazyNative, pivots_check, rhs_function
 from .trace import Tape, build
 
-__all__ = ["ArmDynamics", "arm_dynamics", "BLOCK", "PIVOT_RATIO", "HOT_CALLS"]
+__all__ = ["ArmDynamics", "arm_dynamics", "inverse_dynamics", "BLOCK", "PIVOT_RATIO", "HOT_CALLS"]
 
 #: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
 BLOCK = 2048
@@ -325,3 +325,16 @@ def arm_dynamics(arm: NumericArm) -> ArmDynamics:
     """The :class:`ArmDynamics` of ``arm``, one per arm object."""
     return cached(arm, "dynamics", ArmDynamics)
 
+
+def inverse_dynamics(arm, q, qd, qdd) -> np.ndarray:
+    """tau (N, n) over the states' rows: a serial arm's generated code (:func:`arm_dynamics`, an order of magnitude
+    faster than the Christoffel route of :meth:`~designer.numeric.batch.Batch.torque`), a closed chain's arm's own
+    batch in blocks of :data:`~designer.numeric.batch.CHUNK`."""
+    q = np.asarray(q, float)
+    if not hasattr(arm, "batch"):
+        return arm_dynamics(arm).tau(q, qd, qdd)
+    from .batch import CHUNK
+    out = np.empty_like(q)
+    for s in range(0, len(q), CHUNK):
+        out[s:s + CHUNK] = arm.batch(q[s:s + CHUNK]).torque(qd[s:s + CHUNK], qdd[s:s + CHUNK])
+    return out

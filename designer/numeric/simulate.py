@@ -503,8 +503,8 @@ def simulate_job(system: System, q0, qd0, t_span: tuple[float, float], torque: T
         return (yield from _closed_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method,
                                        interval, token, drives, end_stops))
     if drives:
-        raise ValueError("drives: the rigid serial arm's drive data act through its model (eval --drives); "
-                         "here they are for a closed chain")
+        raise ValueError("drives: the drive terms of a simulation are for closed chains only; a serial arm's "
+                         "drive data act through its model (eval --drives)")
     return (yield from _serial_job(dyn, q0, qd0, t_span, torque, rtol, atol, t_eval, method, max_step,
                                    interval, token, end_stops))
 
