@@ -47,14 +47,24 @@ def test_one_joint_move_against_the_bang_bang_closed_form(speed):
     assert np.allclose(tr.q[[0, 400, 800], 0], [0.0, 2.0, 0.5]) and np.allclose(tr.qd[[0, 400, 800]], 0)
 
 
-def test_every_sample_of_a_puma_cycle_within_the_limits_with_one_active():
+#: three poses of the PUMA 560 a cycle joins (the benchmark's, benchmarks/bench_timing.py)
+PUMA_WAYPOINTS = [(0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0)]
+
+
+def puma_drives():
+    """(the PUMA 560's metrics arm, gear ratios, rotor inertias, peak torques, rated speeds) of the timing tests."""
     from designer.explore.joints import explore_arm
-    from designer.explore.sizing import Trajectory, size_motors
     from designer.project import load_project
     arm = explore_arm(load_project(ROBOTS / "puma560.json"))
     gear, rotor = np.array([62.6, 107.8, 53.7, 76.0, 71.9, 76.7]), np.full(6, 2e-4)
     T, V = np.array([180.0, 300.0, 160.0, 25.0, 20.0, 16.0]), np.array([2.0, 1.5, 2.5, 4.0, 4.0, 5.0])
-    waypoints = [(0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0)]
+    return arm, gear, rotor, T, V
+
+
+def test_every_sample_of_a_puma_cycle_within_the_limits_with_one_active():
+    from designer.explore.sizing import Trajectory, size_motors
+    arm, gear, rotor, T, V = puma_drives()
+    waypoints = PUMA_WAYPOINTS
     tr = time_optimal_cycle(arm, waypoints, T, V, gear, rotor)
     # the torques recomputed by the sizing's own path (not the timing's constraint coefficients)
     tau = size_motors(arm, Trajectory(tr.t, tr.q, tr.qd, tr.qdd), gear, rotor).torque

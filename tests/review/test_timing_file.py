@@ -14,7 +14,7 @@ import pytest
 
 from designer.explore.sizing import quintic
 from designer.review.timing import TimingError, path_pieces, time_optimal_cycle, time_optimal_path
-from tests.review.test_timing import ROBOTS, bang_bang, one_joint, puma_with_drives
+from tests.review.test_timing import PUMA_WAYPOINTS, ROBOTS, bang_bang, one_joint, puma_drives, puma_with_drives
 
 
 def _lines(waypoints, steps=61, seconds=1.0):
@@ -38,12 +38,8 @@ def test_one_joint_back_and_forth_against_the_bang_bang_closed_form():
 
 
 def test_a_file_of_straight_lines_takes_the_waypoint_cycles_time():
-    from designer.explore.joints import explore_arm
-    from designer.project import load_project
-    arm = explore_arm(load_project(ROBOTS / "puma560.json"))
-    gear, rotor = np.array([62.6, 107.8, 53.7, 76.0, 71.9, 76.7]), np.full(6, 2e-4)
-    T, V = np.array([180.0, 300.0, 160.0, 25.0, 20.0, 16.0]), np.array([2.0, 1.5, 2.5, 4.0, 4.0, 5.0])
-    waypoints = [(0, 0, 0, 0, 0, 0), (1.0, -0.7, 0.5, 0.3, -0.4, 0.9), (0.2, 0.3, -0.6, 0, 0.5, 0)]
+    arm, gear, rotor, T, V = puma_drives()
+    waypoints = PUMA_WAYPOINTS
     lines = time_optimal_cycle(arm, waypoints, T, V, gear, rotor)
     filed = time_optimal_path(arm, _lines(waypoints, steps=101), T, V, gear, rotor)
     # the same straight lines at rest at the same corners (the file's samples on them, its timing not used)
@@ -51,12 +47,8 @@ def test_a_file_of_straight_lines_takes_the_waypoint_cycles_time():
 
 
 def test_a_curved_path_is_retimed_within_the_limits_and_stays_on_the_files_path():
-    from designer.explore.joints import explore_arm
     from designer.explore.sizing import Trajectory, size_motors
-    from designer.project import load_project
-    arm = explore_arm(load_project(ROBOTS / "puma560.json"))
-    gear, rotor = np.array([62.6, 107.8, 53.7, 76.0, 71.9, 76.7]), np.full(6, 2e-4)
-    T, V = np.array([180.0, 300.0, 160.0, 25.0, 20.0, 16.0]), np.array([2.0, 1.5, 2.5, 4.0, 4.0, 5.0])
+    arm, gear, rotor, T, V = puma_drives()
     u = np.linspace(0.0, 1.0, 300)
     q = np.column_stack([np.sin(np.pi * u), -0.5 * (1 - np.cos(np.pi * u)), 0.4 * u, 0.2 * np.sin(2 * np.pi * u),
                          0.3 * u, np.zeros_like(u)])
