@@ -251,13 +251,15 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
                values: dict[str, float] | None = None) -> list[float]:
     """The values of ``names`` for one design: ``model`` with its parameters at ``values`` (module docstring).
     The values are overrides, as a sweep's designs are (the model is not rebuilt per design)."""
-    from ..explore.joints import explore_arm
     from ..explore.metrics import METRICS, design_ratings, evaluate, joint_numbers, parse_metric
+    from ..numeric.mechanism import load_dynamics
     values = dict(values or {})
     if problem.cycle is not None and problem.catalog is not None:
         from .sizing import at_cycle_load
         model = at_cycle_load(model, problem.cycle, problem.catalog, values)   # a strain-wave curve at its load
-    arm = explore_arm(model, values)
+    # the rigid dynamics built once per design: their arm is the metrics' (explore_arm), the cycle's loads use both
+    dyn: Any = load_dynamics(model, values, springs=False)   # a serial or closed engine, both with .arm
+    arm = dyn.arm
     ratings = None
     loads = None
     q = np.zeros(arm.n) if problem.q is None else np.asarray(problem.q, float)
@@ -271,7 +273,7 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
             if loads is None:
                 from .sizing import cycle_loads
                 cycle = _cycle(problem, model, values, name)
-                loads = cycle_loads(model, cycle, values)
+                loads = cycle_loads(model, cycle, values, dyn)
             rows = loads if m.group(2) is None else [ld for ld in loads if ld.joint == int(m.group(2))]
             if not rows:
                 raise OptimizeError(f"'{name}': the driven joints are {', '.join(str(ld.joint) for ld in loads)}")

@@ -48,12 +48,14 @@ class JointLoad:
     inertia: np.ndarray
 
 
-def cycle_loads(model: Manipulator, traj: Trajectory, overrides=None) -> list[JointLoad]:
+def cycle_loads(model: Manipulator, traj: Trajectory, overrides=None, dyn=None) -> list[JointLoad]:
     """The load of every joint the trajectory drives (a closed chain's actuated joints), from the mechanism's
-    numeric dynamics; the trajectory's branch is kept (``following``)."""
+    numeric dynamics (``dyn``: the rigid ones of ``model`` at ``overrides``, when the caller has them already);
+    the trajectory's branch is kept (``following``)."""
     from ..explore.joints import explore_joints
     from ..numeric.mechanism import load_dynamics
-    dyn = load_dynamics(model, overrides, springs=False)
+    if dyn is None:
+        dyn = load_dynamics(model, overrides, springs=False)
     if traj.q.shape[1] != dyn.n:
         raise ValueError(f"the cycle has {traj.q.shape[1]} joints, the mechanism {dyn.n}")
     follow = dyn.following()
