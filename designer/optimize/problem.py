@@ -44,6 +44,9 @@ DESIGN_QUANTITIES = ("mass", "peak_torque", "rms_torque")
 #: a requirement holds when its margin is at least -TOLERANCE times its bound; the search aims INSIDE within
 TOLERANCE = 1e-6
 INSIDE = 2e-6
+#: a start whose iterate comes this close (in the box scaled to [0, 1]) to an optimum an earlier start ended at
+#: is stopped there: it is falling into that optimum (multi-level single linkage's idea, with a fixed radius)
+SAME_OPTIMUM = 0.01
 _REQ_RE = re.compile(r"^\s*([^<>=]+?)\s*(<=|>=)\s*([^<>=]+?)\s*$")
 
 
@@ -455,18 +458,26 @@ class _Combination:
         values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))}
         return (-1.0 if r.upper else 1.0) * gradient(values) * self.span / self.cscale[k]
 
-    def run(self, u0: np.ndarray, max_iterations: int) -> tuple[Design, int]:
-        """(the design SLSQP ends at from ``u0``, its iterations)."""
+    def run(self, u0: np.ndarray, max_iterations: int, found: Sequence[np.ndarray] = ()) -> tuple[Design, int, bool]:
+        """(the design SLSQP ends at from ``u0``, its iterations, whether it was stopped on reaching one of the
+        optima ``found`` by earlier starts: within :data:`SAME_OPTIMUM` of one after an iteration)."""
         from scipy.optimize import minimize
         if not self.names:
-            return self.design(u0), 0
+            return self.design(u0), 0, False
+        joined = [False]
+
+        def known(xk: np.ndarray) -> None:
+            if any(np.linalg.norm(np.clip(xk, 0, 1) - u) <= SAME_OPTIMUM for u in found):
+                joined[0] = True
+                raise StopIteration
         cons = [{"type": "ineq", "fun": self.constraint, "args": (k, r)}
                 | ({"jac": self.constraint_gradient} if self.gradients[k] is not None else {})
                 for k, r in enumerate(self.problem.requirements)]
         jac = self.objective_gradient if self.gradient is not None else None
         res = minimize(self.objective, u0, jac=jac, method="SLSQP", bounds=[(0.0, 1.0)] * len(self.names),
-                       constraints=cons, options={"maxiter": max_iterations, "ftol": 1e-10, "eps": 1e-7})
-        return self.design(np.clip(res.x, 0, 1)), int(res.nit)
+                       constraints=cons, options={"maxiter": max_iterations, "ftol": 1e-10, "eps": 1e-7},
+                       callback=known if found else None)
+        return self.design(np.clip(res.x, 0, 1)), int(res.nit), joined[0]
 
 
 def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: int = 100,
@@ -511,11 +522,15 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
         search.scale = abs(first) if math.isfinite(first) and first != 0 else 1.0
         search.cscale = [abs(r.bound) if r.bound != 0 else (abs(v) if math.isfinite(v) and v != 0 else 1.0)
                          for r, v in zip(problem.requirements, start.quantities)]
+        optima: list[np.ndarray] = []     # where this combination's starts ended (scaled)
         for s, u0 in enumerate(points):
-            found, nit = search.run(u0, max_iterations)
+            found, nit, joined = search.run(u0, max_iterations, optima)
             iterations += nit
+            if not joined:
+                optima.append((np.array([found.values[v] for v in search.names]) - search.lo) / search.span)
             line = (f"{'/'.join(picks) or 'start'} {s + 1}: objective {found.objective:.6g}, "
-                    f"{'feasible' if found.feasible else 'infeasible'}")
+                    f"{'feasible' if found.feasible else 'infeasible'}"
+                    + (", stopped: falling into an earlier start's optimum" if joined else ""))
             log.append(line)
             done += 1
             yield done / total, line

@@ -249,3 +249,38 @@ def test_a_bound_of_zero():
     assert result.best is not None and result.best.feasible
     assert result.best.values["d2"] == pytest.approx(0.0, abs=1e-5)
     assert result.best.quantities[0] >= 0
+
+
+def test_a_start_falling_into_an_optimum_already_found_is_stopped():
+    # multi-start: a later start whose iterate comes within SAME_OPTIMUM of an earlier start's optimum stops there
+    # (it would end at that optimum, at a dozen more evaluations); one far from every optimum found runs to its end
+    from designer.optimize.problem import SAME_OPTIMUM, _Combination
+    model = load_project(robot_path("tube_arm"))
+    problem = Problem(model, (Variable("D2", 0.04, 0.15), Variable("D3", 0.04, 0.15)), "mass",
+                      (parse_requirement("deflection_links<=0.5"), parse_requirement("frequency>=48")), payload=5.0)
+
+    def fresh():
+        search = _Combination(problem, (), None)
+        first = search.design(np.full(2, 0.5))
+        search.scale = first.objective
+        search.cscale = [abs(r.bound) for r in problem.requirements]
+        return search
+
+    alone = fresh()
+    end, _, joined = alone.run(np.full(2, 0.5), 100)
+    assert not joined and end.feasible
+    optimum = (np.array([end.values["D2"], end.values["D3"]]) - alone.lo) / alone.span
+    u0 = np.array([0.9, 0.8])
+    full = fresh()
+    ended, _, joined = full.run(u0, 100, [np.array([0.0, 0.0])])          # a point far from its path: no stop
+    assert not joined
+    assert ended.objective == pytest.approx(end.objective, rel=1e-7)
+    stopped = fresh()
+    near, _, joined = stopped.run(u0, 100, [optimum])
+    assert joined
+    assert np.linalg.norm((np.array([near.values["D2"], near.values["D3"]]) - stopped.lo) / stopped.span
+                          - optimum) <= SAME_OPTIMUM
+    assert len(stopped.cache) < len(full.cache)
+    result = optimize(problem, starts=4)
+    assert result.best is not None and result.best.objective <= end.objective * (1 + 1e-9)
+    assert sum("stopped: falling into an earlier start's optimum" in line for line in result.log) >= 1
