@@ -72,7 +72,36 @@ def parameter_units(model: Manipulator) -> dict[str, str]:
                 v = getattr(link.drive, name)
                 if isinstance(v, sp.Basic):
                     note((v,), revolute if link.is_revolute else prismatic)
+    # an inertia that is a mass times a quadratic form in other symbols (m2*(L2**2 + w**2)/12): those are lengths
+    masses = {name for name, units in found.items() if units == {MASS}}
+    for link in model.links:
+        inertia = link.inertia
+        for e in (inertia.xx, inertia.yy, inertia.zz, inertia.xy, inertia.xz, inertia.yz):
+            for name in _lengths_in_inertia(e, masses):
+                found.setdefault(name, set()).add(LENGTH)
     return {name: units.pop() for name, units in found.items() if len(units) == 1}
+
+
+def _lengths_in_inertia(expr, masses: set[str]) -> list[str]:
+    """The symbols of ``expr`` that are lengths because ``expr`` (an inertia, kg m²) is a product of one
+    mass symbol (of ``masses``) and a homogeneous quadratic polynomial in the others in which each appears
+    squared; [] for any other shape."""
+    expr = sp.sympify(expr)
+    if not isinstance(expr, sp.Expr):
+        return []
+    for m in (s for s in expr.free_symbols if s.name in masses):
+        rest = sp.cancel(expr / m)
+        others = sorted(rest.free_symbols, key=lambda s: s.name)
+        if not others or m in rest.free_symbols:
+            continue
+        try:
+            poly = sp.Poly(rest, *others)
+        except sp.PolynomialError:
+            continue
+        squares = {others[i] for monomial in poly.monoms() for i, k in enumerate(monomial) if k == 2}
+        if poly.is_homogeneous and poly.total_degree() == 2 and squares == set(others):
+            return [s.name for s in others]
+    return []
 
 
 def mass_length(power: int) -> str:

@@ -51,7 +51,9 @@ def test_units_from_a_scaled_inertia_a_cut_joint_and_a_part(qtbot):
     length squared: not a second unit), the four-bar's ground length L0 (only in the cut joint's frame) and the
     tube arm's diameters and walls (only in the links' sections) had "-"; the sweep axis "D2" none."""
     pal = parameter_units(load_project(ROBOTS / "palletizer_parallelogram.json"))
-    assert pal["m1"] == pal["m6"] == "kg" and "w" not in pal   # w only in products: nothing certain
+    assert pal["m1"] == pal["m6"] == "kg"
+    # w and wr only in inertias m2*(L2**2 + w**2)/12: a mass times a quadratic form, so lengths (the "-" left over)
+    assert pal["w"] == pal["wr"] == "m"
     assert parameter_units(load_project(ROBOTS / "four_bar.json"))["L0"] == "m"
     tube = load_project(ROBOTS / "tube_arm.json")
     units = parameter_units(tube)
@@ -222,3 +224,15 @@ def test_sweep_and_sizing_exports_name_units(qtbot, tmp_path):
     assert header[:3] == ["t (s)", "q1 (rad)", "q2 (rad)"] and "tau1 (N m)" in header
     titles = [sizing.table.horizontalHeaderItem(c).text() for c in range(sizing.table.columnCount())]
     assert "peak q̇" in titles
+
+
+def test_lengths_are_read_from_an_inertia_only_when_it_is_a_mass_times_squares_of_lengths():
+    from designer.model.units import _lengths_in_inertia
+    m, a, b, k = (sp.Symbol(n) for n in ("m", "a", "b", "k"))
+    assert sorted(_lengths_in_inertia(m * (a**2 + b**2) / 12, {"m"})) == ["a", "b"]
+    assert sorted(_lengths_in_inertia(m * (a**2 + a * b + b**2), {"m"})) == ["a", "b"]
+    assert _lengths_in_inertia(m * a * b, {"m"}) == []            # a cross term alone: a could be m², b 1
+    assert _lengths_in_inertia(m * a**3 / b, {"m"}) == []         # not a quadratic form
+    assert _lengths_in_inertia(m * (a**2 + b), {"m"}) == []       # not homogeneous
+    assert _lengths_in_inertia(k * (a**2 + b**2), {"m"}) == []    # k is no known mass
+    assert _lengths_in_inertia(m * a**2 + k, {"m"}) == []
