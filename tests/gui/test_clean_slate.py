@@ -23,7 +23,8 @@ from designer.gui.job_runner import JobRunner
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 EXAMPLES = sorted(p.name for p in ROBOTS.glob("*.json"))
 # the kinds of project a user leaves behind: a serial arm, a closed chain, elastic joints
-PREVIOUS = ("puma560.json", "four_bar.json", "tube_arm.json")
+# (the tube arm with the README's requirements: elastic joints, a review and an optimizer's result left behind too)
+PREVIOUS = ("puma560.json", "four_bar.json", "tube_arm_requirements.json")
 LONG = 120_000   # ms: waits are for states, this only bounds a hung run on a very busy machine
 
 
@@ -109,7 +110,16 @@ def state(w) -> dict:
             "tabs": [w.result_tabs.tabText(k) for k in range(w.result_tabs.count())],
             "simulate": w.simulate.status.text(), "history": w.document.undo_stack.count(),
             "ratings": [edit.text() for edit in (*w.explore.ratings_edits.values(), w.explore.payload.edit)],
-            "explore axes": axis_titles(w.explore)}
+            "explore axes": axis_titles(w.explore),
+            "requirements": listed(w.requirements), "review": w.requirements.summary.text(),
+            "cycle": w.requirements.cycle_info.text()}
+
+
+def reviewed(qtbot, w) -> None:
+    """A project with requirements is reviewed on opening: wait for it to be shown (its words and colours)."""
+    panel, model = w.requirements, w.document.model
+    if model.requirements.items:
+        qtbot.waitUntil(lambda: panel.reviewed_model is model and not panel.runner.busy, timeout=LONG)
 
 
 def assert_clean_slate(w, reference: dict) -> None:
@@ -125,6 +135,10 @@ def assert_clean_slate(w, reference: dict) -> None:
     assert listed(w.explore) == []
     assert w.derivation.shown is None and not w.derivation.cache and w.derivation.view.entry_count() == 0
     assert w.arm_view.workspace_point_count() == 0
+    dialog = w.requirements.optimize_dialog
+    if dialog is not None:   # the Optimize dialog of the project before: its run, result and rows are gone
+        assert dialog.found is None and not dialog.designs and not dialog.runner.busy
+        assert dialog.summary.toPlainText() == "" and listed(dialog) == [] and not dialog.apply_button.isEnabled()
     assert not [r.title for r in w.findChildren(JobRunner) if r.busy and r is not w.coupling.runner]
 
 
@@ -180,6 +194,15 @@ def leave_results(qtbot, w) -> None:
     explore.ratings_edits["speed"].setText("2")   # what-ifs of this project's joints
     explore.ratings_edits["acceleration"].setText("5")
     explore.payload.edit.setText("0.5")
+    if model.requirements.items:   # the review shown, and an optimizer's design found in the Optimize dialog
+        reviewed(qtbot, w)
+        assert listed(w.requirements)
+        dialog = w.requirements.open_optimize()
+        dialog.add_parameter("D2", 0.1, 0.15)
+        dialog.starts.setValue(1)
+        dialog.start()
+        qtbot.waitUntil(lambda: dialog.found is not None and not dialog.runner.busy, timeout=LONG)
+        assert dialog.summary.toPlainText() and listed(dialog)
     assert drawn(explore) and (listed(explore) or not model.is_serial)   # the A/B table, the map's statistics
     # the equations of a quick derivation on display, and a slow one still running when the project goes
     w.derivation.set_method(Method.LAGRANGE, SimplifyMode.OFF)
@@ -200,6 +223,7 @@ def test_an_example_opens_the_same_after_any_kind_of_project(qtbot, window, ques
     w = window
     w.new_project()
     assert w.open_example(ROBOTS / example)
+    reviewed(qtbot, w)
     reference = state(w)
     assert reference["sliders"] == w.document.model.n and not reference["modified"]
     for previous in PREVIOUS:
@@ -209,6 +233,7 @@ def test_an_example_opens_the_same_after_any_kind_of_project(qtbot, window, ques
         asked = len(questions.asked)
         assert w.open_example(ROBOTS / example)
         assert len(questions.asked) == asked + 1   # the unsaved edit was asked about (and discarded)
+        reviewed(qtbot, w)
         assert_clean_slate(w, reference)
         # the previous project's derivation was cancelled; when it ends (a worker process's end is handled
         # by the time it is done), nothing of it is shown
