@@ -94,7 +94,8 @@ class Entry:
         ``qdd2`` for an M entry), or None for vectors.
     mirror:
         For an entry below the diagonal of a symmetric matrix that equals its
-        partner above it: the partner's indices; else None.
+        partner above it: the partner's indices as its label names them (the joint
+        numbers: a closed chain's actuated joints keep the sliders' numbers); else None.
     """
 
     matrix: str
@@ -191,5 +192,6 @@ def iter_entries(eq: Equations, names: Sequence[str] | None = None,
                     sub = _index_text((row, col_text), wide)
                 mirror = None
                 if info.symmetric and j < i and mat.shape[0] == mat.shape[1] and expr == mat[j, i]:
-                    mirror = (j + 1, i + 1)
+                    # as the labels name it: a closed chain's M_42 is the partner of M_24, not of its row 2, column 3
+                    mirror = (joint[j] if j < len(joint) else j + 1, joint[i] if i < len(joint) else i + 1)
                 yield Entry(name, idx, f"{name}_{sub}", f"{tex}_{{{sub}}}", expr, factor, mirror)

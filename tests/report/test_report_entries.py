@@ -73,3 +73,21 @@ def test_dalembert_and_newton_euler_labels():
     labels = [e.latex_label for e in iter_entries(eq)]
     assert labels[0] == r"D^{\mathrm{rot}}_{11}" and r"H^{\mathrm{tra}}_{2}" in labels
     assert [e.label for e in iter_entries(robmat_double_pendulum(Method.NEWTON_EULER))] == ["tau_1", "tau_2"]
+
+
+def test_a_mirror_entry_names_its_partner_as_the_labels_do():
+    """Issue 29 item 6's numbering: a closed chain's actuated joints keep the sliders' numbers (the palletizer's
+    q1, q2, q4, q6), so M_42's partner is M_24, not its row 2, column 3 (the window showed "M_42 (= M_23)")."""
+    q = sp.symbols("q1:5")
+    M = sp.Matrix(4, 4, lambda i, j: sp.cos(q[min(i, j)] - q[max(i, j)]) + (i + 1) * (j + 1))
+    model = Manipulator(links=tuple(Link(a=symbol(f"l{i}"), mass=symbol(f"m{i}")) for i in range(1, 5)))
+    eq = Equations(Method.LAGRANGE, model, SimplifyMode.OFF, {"M": M}, sp.zeros(4, 1), M, sp.zeros(4, 1),
+                   sp.zeros(4, 1))
+    for numbers in (None, (1, 2, 4, 6)):
+        entries = {e.label: e for e in iter_entries(eq, names=["M"], numbers=numbers)}
+        mirrored = [e for e in entries.values() if e.mirror is not None]
+        assert len(mirrored) == 6
+        for e in mirrored:
+            partner = entries[f"M_{''.join(map(str, e.mirror))}"]
+            assert partner.mirror is None and partner.expr == e.expr
+            assert e.label == f"M_{''.join(map(str, e.mirror[::-1]))}"
