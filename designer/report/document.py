@@ -92,3 +92,249 @@ def form_text(eq: Equations) -> str:
     if eq.method is Method.DALEMBERT:
         return "τ = (Dʳᵒᵗ(q) + Dᵗʳᵃ(q)) q̈ + Hʳᵒᵗ(q, q̇) + Hᵗʳᵃ(q, q̇) + G(q)"
     return "τ = τ(q, q̇, q̈)"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The section model: a report is a list of typed blocks built once from the equations (:func:`equations_document`);
+# html_report, markdown_report and latex_report each only render blocks. Inline text is a tuple of spans.
+
+@dataclass(frozen=True)
+class Var:
+    """An italic one-letter variable in running text (*i*)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A mathematical symbol written once for every format: ``base`` a letter or a Greek letter's name
+    ("alpha", "tau"), with an upright subscript and superscript (a_{i-1}, D^{rot})."""
+
+    base: str
+    sub: str = ""
+    sup: str = ""
+
+
+@dataclass(frozen=True)
+class Math:
+    """A sympy expression inline."""
+
+    expr: Any
+
+
+@dataclass(frozen=True)
+class Vec:
+    """(x, y, z) of sympy expressions, transposed when a column."""
+
+    items: tuple
+    transposed: bool = False
+
+
+@dataclass(frozen=True)
+class InertiaCell:
+    """An inertia tensor (xx yy zz xy xz yz) in a table cell: 0, diag(...) or the full matrix."""
+
+    entries: tuple
+
+
+@dataclass(frozen=True)
+class Dims:
+    """A matrix's size, rows x columns."""
+
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True)
+class Code:
+    """A program's name (sympy.count_ops), in a fixed-width font."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class EntryLabel:
+    """An entry's name as its matrix writes it (M_11, tau_2; see entries.Entry); with ``equals``, "M_21 = M_12"
+    (a symmetric matrix's entry below the diagonal and its partner)."""
+
+    entry: Entry
+    equals: Entry | None = None
+
+
+Span = str | Var | Sym | Math | Vec | InertiaCell | Dims | Code | EntryLabel
+Text = tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A section (level 2) or subsection (level 3) heading; ``anchor`` an id for links into the page."""
+
+    level: int
+    text: Text
+    anchor: str = ""
+
+
+@dataclass(frozen=True)
+class Para:
+    """A paragraph; ``compact`` for the short lines under a matrix's entries."""
+
+    text: Text
+    compact: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table; ``align`` one letter a column (l, r), ``cls`` the HTML class tests and styles find it by."""
+
+    header: tuple[Text, ...]
+    rows: tuple[tuple[Text, ...], ...]
+    align: str
+    cls: str = ""
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[Text, ...]
+
+
+@dataclass(frozen=True)
+class Formula:
+    """The form of the equations: LaTeX for the mathematical formats, Unicode text for HTML, and the
+    definitions of the velocity vectors it names (LaTeX rows)."""
+
+    latex: str
+    text: str
+    definitions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Entries:
+    """The non-zero entries of one matrix, each on its own lines, with its operation count."""
+
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Definitions:
+    """Named quantities defined in order (a nonlinear loop's): (symbol, value or None when the closure gives it
+    numerically, what it is)."""
+
+    items: tuple[tuple[Any, Any, str], ...]
+
+
+Block = Heading | Para | Table | Bullets | Formula | Entries | Definitions
+
+
+@dataclass(frozen=True)
+class Document:
+    """A report: its title, what made it (method, simplification), the model's description, the blocks."""
+
+    title: str
+    method: str
+    simplify: str
+    description: str
+    blocks: tuple[Block, ...]
+
+
+def _t(*spans: Span) -> Text:
+    return tuple(spans)
+
+
+def _arm_blocks(eq: Equations) -> list[Block]:
+    from ..model.expr import symbol
+    from ..model.manipulator import Convention
+    from .tables import dh_rows, mass_rows, parameter_rows
+    model = eq.model
+    modified = model.convention is Convention.MODIFIED
+    i = Var("i")
+    a, alpha = (Sym("a", "i-1"), Sym("alpha", "i-1")) if modified else (Sym("a", "i"), Sym("alpha", "i"))
+    conv = (_t("modified (Craig): frame ", i, " at joint ", i, "; row ", i, " holds ", a, " and ", alpha) if modified
+            else _t("standard: frame ", i, " at the distal end of link ", i))
+    out: list[Block] = [
+        Heading(2, _t("The arm")),
+        Para(_t(f"{model.n} links, Denavit–Hartenberg convention ", *conv, ". Joint variables ", Sym("q", "i"),
+                " appear in ", Sym("theta", "i"), " (revolute) or ", Sym("d", "i"), " (prismatic).")),
+        Heading(3, _t("Denavit–Hartenberg parameters")),
+        Table((_t(i), _t("link"), _t("joint"), _t(a), _t(alpha), _t(Sym("d", "i")), _t(Sym("theta", "i"))),
+              tuple((_t(str(r.index)), _t(r.name), _t("revolute" if r.joint == "R" else "prismatic"),
+                     _t(Math(r.a)), _t(Math(r.alpha)), _t(Math(r.d)), _t(Math(r.theta))) for r in dh_rows(model)),
+              "rllllll", "dh"),
+        Heading(3, _t("Masses")),
+        Para(_t("Centre of mass and inertia about it, in the axes of link frame ", i, ".")),
+        Table((_t(i), _t("mass"), _t("centre of mass"), _t("inertia")),
+              tuple((_t(str(r.index)), _t(Math(r.mass)), _t(Vec(tuple(r.com))), _t(InertiaCell(tuple(r.inertia))))
+                    for r in mass_rows(model)), "rlll")]
+    if model.point_masses:
+        out += [Heading(3, _t("Point masses")),
+                Bullets(tuple(_t(Math(p.mass), f" on link {p.link} at ", Vec(tuple(p.position)))
+                              for p in model.point_masses))]
+    out += [Heading(3, _t("Gravity")),
+            Para(_t("Gravitational acceleration in the base frame: ", Vec(tuple(model.gravity_frame0), True), "."))]
+    params = parameter_rows(model)
+    if params:
+        out += [Heading(3, _t("Parameters")),
+                Table((_t("symbol"), _t("name"), _t("default value")),
+                      tuple((_t(Math(symbol(name))), _t(Code(name)),
+                             _t(f"{value:g}" if value is not None else "symbolic")) for name, value in params),
+                      "lll")]
+    return out
+
+
+def _loop_blocks(eq: Equations) -> list[Block]:
+    from .loop_section import LOOP_INTRO, loop_items
+    items = loop_items(eq)
+    if not items:
+        return []
+    return [Heading(2, _t("Loop quantities")), Para(_t(LOOP_INTRO)), Definitions(tuple(items))]
+
+
+#: a matrix's symbol by name (others upright, by their name)
+MATRIX_SYMBOL = {"tau": Sym("tau"), "D_rot": Sym("D", sup="rot"), "D_tra": Sym("D", sup="tra"),
+                 "H_rot": Sym("H", sup="rot"), "H_tra": Sym("H", sup="tra")}
+
+
+def matrix_symbol(name: str) -> Sym:
+    return MATRIX_SYMBOL.get(name, Sym(name))
+
+
+def _equation_blocks(eq: Equations) -> list[Block]:
+    secs = sections(eq)
+    out: list[Block] = [
+        Heading(2, _t("Equations of motion")),
+        Formula(form_latex(eq), form_text(eq), tuple(vector_definitions_latex(eq))),
+        Para(_t("Joint positions ", Sym("q", "i"), ", velocities ", Sym("qd", "i"), ", accelerations ",
+                Sym("qdd", "i"), ".")),
+        Table((_t("matrix"), _t("size"), _t("non-zero entries"), _t("operations")),
+              tuple((_t(matrix_symbol(s.name)), _t(Dims(*s.shape)), _t(str(len(s.shown) + len(s.mirrors))),
+                     _t(str(s.ops))) for s in secs), "lrrr"),
+        Para(_t("Operations: ", Code("sympy.count_ops"), " of the distinct entries, before common-subexpression "
+                "elimination. Numbers are shown to 6 significant digits (the JSON export keeps full precision)."))]
+    for sec in secs:
+        out += [Heading(3, _t(matrix_symbol(sec.name), ": " + sec.info.description), f"matrix-{sec.name}"),
+                Para(_t("Size ", Dims(*sec.shape), "." + (" Symmetric." if sec.info.symmetric else "")))]
+        if sec.shown:
+            out.append(Entries(tuple(sec.shown)))
+        if sec.mirrors:
+            pairs: list[Span] = []
+            for k, (e, p) in enumerate(sec.mirrors):
+                pairs += ([", "] if k else []) + [EntryLabel(e, p)]
+            out.append(Para(_t("By symmetry: ", *pairs, "."), compact=True))
+        if sec.zeros:
+            if sec.shown or sec.mirrors:
+                zeros: list[Span] = []
+                for k, e in enumerate(sec.zeros):
+                    zeros += ([", "] if k else []) + [EntryLabel(e)]
+                out.append(Para(_t("Zero: ", *zeros, "."), compact=True))
+            else:
+                out.append(Para(_t("All entries are zero."), compact=True))
+    return out
+
+
+def equations_document(eq: Equations, title: str | None = None) -> Document:
+    """The readable report of ``eq`` (closed form) as blocks: the arm, a nonlinear loop's quantities, the
+    equations matrix by matrix."""
+    model = eq.model
+    return Document(title or f"Equations of motion: {model.name or 'unnamed arm'}",
+                    METHOD_TITLE.get(eq.method, eq.method.value),
+                    SIMPLIFY_TEXT.get(eq.simplify.value, eq.simplify.value), model.description or "",
+                    tuple(_arm_blocks(eq) + _loop_blocks(eq) + _equation_blocks(eq)))
