@@ -12,11 +12,12 @@ from html import escape
 
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
-from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Heading,
+from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Formulas,
+                       Heading, Preformatted,
                        InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .entries import Entry
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
-from .printing import to_mathml
+from .printing import to_mathml, to_text
 from .tables import inertia_cells
 
 __all__ = ["render_html", "entry_mathml_lines", "label_mathml", "html_blocks"]
@@ -172,6 +173,11 @@ def _block(block: Block) -> list[str]:
             out.append(f"<tr><td>{_math(to_mathml(sym) + '<mo>=</mo>' + lines[0])}"
                        + "".join(f"<br/>{_math(line)}" for line in lines[1:]) + f"</td><td>{escape(kind)}</td></tr>")
         return out + ["</table>"]
+    if isinstance(block, Formulas):
+        return _table([(h,) for h in block.header],
+                      [((name,), (Code(to_text(f)),), (value,)) for name, f, value in block.rows])
+    if isinstance(block, Preformatted):
+        return ["<pre>" + escape("\n".join(block.lines)) + "</pre>"]
     raise TypeError(f"no HTML for {type(block).__name__}")
 
 
@@ -183,8 +189,10 @@ def html_blocks(blocks: Iterable[Block]) -> list[str]:
 def html_document(doc: Document) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8"/>',
            f"<title>{escape(doc.title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
-           f"<h1>{escape(doc.title)}</h1>",
-           f'<p class="subtitle">{escape(doc.method)}; {escape(doc.simplify)}. Made by Manipulator Designer.</p>']
+           f"<h1>{escape(doc.title)}</h1>"]
+    if doc.method:
+        out.append(f'<p class="subtitle">{escape(doc.method)}; {escape(doc.simplify)}. '
+                   "Made by Manipulator Designer.</p>")
     if doc.description:
         out.append(f"<p>{escape(doc.description)}</p>")
     return "\n".join(out + html_blocks(doc.blocks) + ["</body>", "</html>"]) + "\n"

@@ -4,7 +4,6 @@ JSON, LaTeX, Markdown or HTML."""
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
@@ -14,7 +13,7 @@ import sympy as sp
 from ..identification.base_params import BaseParameters
 from ..dynamics.inertial import parameter_names, standard_parameters
 from ..model.manipulator import Manipulator
-from .printing import latex_escape, to_latex, to_text
+from .printing import to_text
 
 __all__ = ["regressor_report", "parameter_rows", "base_parameter_section", "with_base_parameters"]
 
@@ -88,24 +87,14 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
             data["excitation"] = {k: (v if not isinstance(v, (float, np.floating)) or np.isfinite(v) else None)
                                   for k, v in condition.items()}
         return json.dumps(data, indent=1) + "\n"
-    value = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
-    if fmt == "markdown":
-        out = [f"# {title}", "", "| parameter | formula | value |", "|---|---|---|"]
-        out += [f"| {r['name']} | `{to_text(r['formula'])}` | {value(r['value'])} |" for r in rows]
-        return "\n".join(out + [""] + [f"- {n}" for n in notes]) + "\n"
-    if fmt == "html":
-        body = "".join(f"<tr><td>{html.escape(r['name'])}</td><td><code>{html.escape(to_text(r['formula']))}</code>"
-                       f"</td><td>{value(r['value'])}</td></tr>" for r in rows)
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-        return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
-                f"<body><h1>{html.escape(title)}</h1><table border=\"1\"><tr><th>parameter</th><th>formula</th>"
-                f"<th>value</th></tr>{body}</table><ul>{items}</ul></body></html>\n")
-    out = ["\\documentclass{article}", "\\usepackage{amsmath,longtable}", "\\begin{document}",
-           f"\\section*{{{latex_escape(title)}}}", "\\begin{longtable}{lll}",
-           "parameter & formula & value \\\\ \\hline"]
-    out += [f"{latex_escape(r['name'])} & ${to_latex(r['formula'])}$ & {value(r['value'])} \\\\" for r in rows]
-    out += ["\\end{longtable}", "\\begin{itemize}"] + [f"\\item {latex_escape(n)}" for n in notes]
-    return "\n".join(out + ["\\end{itemize}", "\\end{document}"]) + "\n"
+    from .document import Bullets, Document, Math, Table, write
+    table = Table((("parameter",), ("formula",), ("value",)),
+                  tuple(((r["name"],), (Math(r["formula"]),), (_value_text(r["value"]),)) for r in rows), "lll")
+    return write(Document(title, "", "", "", (table, Bullets(tuple((n,) for n in notes)))), fmt)
+
+
+def _value_text(v: float | None) -> str:
+    return "" if v is None else f"{v:.6g}"
 
 
 def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool,
@@ -159,40 +148,14 @@ def base_parameter_section(model: Manipulator, bp: BaseParameters, fmt: str):
                 "parameters": [{"name": r["name"], "formula": to_text(r["formula"]), "value": r["value"]}
                                for r in rows],
                 "dropped": list(bp.dropped), "numeric_groups": list(bp.numeric_groups)}
-    value = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
-    if fmt == "markdown":
-        out = ["## Base parameters", "", "| parameter | grouping formula | value |", "|---|---|---|"]
-        out += [f"| {r['name']} | `{to_text(r['formula'])}` | {value(r['value'])} |" for r in rows]
-        return "\n".join(out + [""] + [f"- {n}" for n in notes] + [""])
-    if fmt == "html":
-        body = "".join(f"<tr><td>{html.escape(r['name'])}</td><td><code>{html.escape(to_text(r['formula']))}</code>"
-                       f"</td><td>{value(r['value'])}</td></tr>" for r in rows)
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-        return (f"<h2>Base parameters</h2>\n<table border=\"1\"><tr><th>parameter</th><th>grouping formula</th>"
-                f"<th>value</th></tr>{body}</table>\n<ul>{items}</ul>\n")
-    from .latex_report import continuation, entry_latex_lines
-    out = [r"\section*{Base parameters}", r"\begin{align*}"]
-    lines = []
-    for r in rows:
-        formula = entry_latex_lines(r["formula"])
-        label = r"\mathrm{" + latex_escape(r["name"]) + "}"
-        lines += [f"{label} &= {formula[0]}"] + [continuation(x) for x in formula[1:]]
-    out += [" \\\\\n".join(lines), r"\end{align*}", r"\begin{itemize}"]
-    out += [rf"\item {latex_escape(n)}" for n in notes]
-    return "\n".join(out + [r"\end{itemize}", ""])
+    from .document import Bullets, Formulas, Heading, write
+    return write([Heading(2, ("Base parameters",), numbered=False),
+                  Formulas(("parameter", "grouping formula", "value"),
+                           tuple((r["name"], r["formula"], _value_text(r["value"])) for r in rows)),
+                  Bullets(tuple((n,) for n in notes))], fmt)
 
 
 def with_base_parameters(text: str, fmt: str, model: Manipulator, bp: BaseParameters) -> str:
     """An equations report ``text`` in ``fmt`` with the base-parameter section added at its end."""
-    section = base_parameter_section(model, bp, fmt)
-    if fmt == "json":
-        doc = json.loads(text)
-        doc["base_parameters"] = section
-        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        return text.rstrip("\n") + "\n\n" + section
-    closing = "</body>" if fmt == "html" else r"\end{document}"
-    at = text.rfind(closing)
-    if at < 0:
-        raise ValueError(f"{fmt} report without {closing}")
-    return text[:at] + section + text[at:]
+    from .document import with_section
+    return with_section(text, fmt, "base_parameters", base_parameter_section(model, bp, fmt))

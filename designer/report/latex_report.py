@@ -11,7 +11,8 @@ from collections.abc import Iterable
 
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
-from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Heading,
+from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Formulas,
+                       Heading, Preformatted,
                        InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
 from .printing import latex_escape, to_latex
@@ -103,7 +104,8 @@ def text_latex(text: Iterable[Span]) -> str:
 
 def _block(block: Block) -> list[str]:
     if isinstance(block, Heading):
-        return [(r"\section{" if block.level <= 2 else r"\subsection*{") + text_latex(block.text) + "}"]
+        command = r"\section" if block.level <= 2 else r"\subsection"
+        return [command + ("" if block.numbered and block.level <= 2 else "*") + "{" + text_latex(block.text) + "}"]
     if isinstance(block, Para):
         return ["", text_latex(block.text), ""]
     if isinstance(block, Table):
@@ -132,6 +134,15 @@ def _block(block: Block) -> list[str]:
                 lines[-1] += r"\qquad\text{(" + latex_escape(kind) + ")}"
                 rows += lines
         return [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
+    if isinstance(block, Formulas):
+        rows = []
+        for name, formula, value in block.rows:
+            lines = align_rows(r"\mathrm{" + latex_escape(name) + "}", entry_latex_lines(formula))
+            lines[-1] += r"\qquad\text{(= " + latex_escape(value) + ")}" if value else ""
+            rows += lines
+        return [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
+    if isinstance(block, Preformatted):
+        return [r"\begin{verbatim}", *block.lines, r"\end{verbatim}"]
     raise TypeError(f"no LaTeX for {type(block).__name__}")
 
 
@@ -142,7 +153,7 @@ def latex_blocks(blocks: Iterable[Block]) -> list[str]:
 
 def latex_document(doc: Document) -> str:
     body = [PREAMBLE, rf"\title{{{latex_escape(doc.title)}}}",
-            rf"\author{{{latex_escape(doc.method)}, {latex_escape(doc.simplify)}}}",
+            rf"\author{{{latex_escape(doc.method)}, {latex_escape(doc.simplify)}}}" if doc.method else r"\author{}",
             r"\date{Manipulator Designer}", r"\begin{document}", r"\maketitle"]
     if doc.description:
         body += [latex_escape(doc.description), ""]

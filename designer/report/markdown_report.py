@@ -11,10 +11,10 @@ from collections.abc import Iterable
 
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
-from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, Formula, Heading, InertiaCell, Para,
-                       Span, Table, Var, equations_document)
+from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, Formula, Formulas, Heading,
+                       InertiaCell, Para, Preformatted, Span, Table, Var, equations_document)
 from .latex_report import continuation, entry_latex_lines, math_latex
-from .printing import to_latex
+from .printing import to_latex, to_text
 from .tables import inertia_cells
 
 __all__ = ["render_markdown", "markdown_blocks"]
@@ -92,6 +92,11 @@ def _block(block: Block) -> list[str]:
             else:
                 out += [f"*{kind}*", ""] + _display(to_latex(sym), entry_latex_lines(value))
         return out
+    if isinstance(block, Formulas):
+        return _block(Table(tuple((h,) for h in block.header),
+                            tuple(((name,), (Code(to_text(f)),), (value,)) for name, f, value in block.rows), "lll"))
+    if isinstance(block, Preformatted):
+        return ["```", *block.lines, "```", ""]
     raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
@@ -101,7 +106,9 @@ def markdown_blocks(blocks: Iterable[Block]) -> list[str]:
 
 
 def markdown_document(doc: Document) -> str:
-    out = [f"# {_esc(doc.title)}", "", f"*{doc.method}; {doc.simplify}. Made by Manipulator Designer.*", ""]
+    out = [f"# {_esc(doc.title)}", ""]
+    if doc.method:
+        out += [f"*{doc.method}; {doc.simplify}. Made by Manipulator Designer.*", ""]
     if doc.description:
         out += [_esc(doc.description), ""]
     return "\n".join(out + markdown_blocks(doc.blocks))
