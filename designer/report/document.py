@@ -100,64 +100,46 @@ def form_text(eq: Equations) -> str:
 # html_report, markdown_report and latex_report each only render blocks. Inline text is a tuple of spans.
 
 @dataclass(frozen=True)
-class Var:
-    """An italic one-letter variable in running text (*i*)."""
-
+class Var:   # an italic one-letter variable in running text (*i*)
     name: str
 
 
 @dataclass(frozen=True)
-class Sym:
-    """A mathematical symbol written once for every format: ``base`` a letter or a Greek letter's name
-    ("alpha", "tau"), with an upright subscript and superscript (a_{i-1}, D^{rot})."""
-
+class Sym:   # a symbol: a letter or a Greek letter's name ("alpha"), upright sub- and superscripts (a_{i-1}, D^rot)
     base: str
     sub: str = ""
     sup: str = ""
 
 
 @dataclass(frozen=True)
-class Math:
-    """A sympy expression inline."""
-
+class Math:   # a sympy expression inline
     expr: Any
 
 
 @dataclass(frozen=True)
-class Vec:
-    """(x, y, z) of sympy expressions, transposed when a column."""
-
+class Vec:   # (x, y, z) of sympy expressions, transposed when a column
     items: tuple
     transposed: bool = False
 
 
 @dataclass(frozen=True)
-class InertiaCell:
-    """An inertia tensor (xx yy zz xy xz yz) in a table cell: 0, diag(...) or the full matrix."""
-
+class InertiaCell:   # an inertia tensor's (xx yy zz xy xz yz): 0, diag(...) or the full matrix
     entries: tuple
 
 
 @dataclass(frozen=True)
-class Dims:
-    """A matrix's size, rows x columns."""
-
+class Dims:   # a matrix's size, rows x columns
     rows: int
     cols: int
 
 
 @dataclass(frozen=True)
-class Code:
-    """A program's name (sympy.count_ops), in a fixed-width font."""
-
+class Code:   # a program's name, in a fixed-width font
     text: str
 
 
 @dataclass(frozen=True)
-class EntryLabel:
-    """An entry's name as its matrix writes it (M_11, tau_2; see entries.Entry); with ``equals``, "M_21 = M_12"
-    (a symmetric matrix's entry below the diagonal and its partner)."""
-
+class EntryLabel:   # an entry's name (M_11, tau_2); with ``equals`` "M_21 = M_12" (a symmetric matrix's mirror)
     entry: Entry
     equals: Entry | None = None
 
@@ -167,27 +149,21 @@ Text = tuple[Span, ...]
 
 
 @dataclass(frozen=True)
-class Heading:
-    """A section (level 2) or subsection (level 3) heading; ``anchor`` an id for links into the page."""
-
+class Heading:   # level 2 a section, 3 a subsection; ``anchor`` an id to link to; LaTeX: \section or \section*
     level: int
     text: Text
     anchor: str = ""
-    numbered: bool = True   # LaTeX: \section or \section* (a section added after the equations)
+    numbered: bool = True
 
 
 @dataclass(frozen=True)
-class Para:
-    """A paragraph; ``compact`` for the short lines under a matrix's entries."""
-
+class Para:   # ``compact``: the short lines under a matrix's entries
     text: Text
     compact: bool = False
 
 
 @dataclass(frozen=True)
-class Table:
-    """A table; ``align`` one letter a column (l, r), ``cls`` the HTML class tests and styles find it by."""
-
+class Table:   # ``align`` a letter a column (l, r); ``cls`` the HTML class styles and tests find it by
     header: tuple[Text, ...]
     rows: tuple[tuple[Text, ...], ...]
     align: str
@@ -200,54 +176,33 @@ class Bullets:
 
 
 @dataclass(frozen=True)
-class Formula:
-    """The form of the equations: LaTeX for the mathematical formats, Unicode text for HTML, and the
-    definitions of the velocity vectors it names (LaTeX rows)."""
-
+class Formula:   # the form of the equations: LaTeX, Unicode text (HTML), the LaTeX rows defining its vectors
     latex: str
     text: str
     definitions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
-class Entries:
-    """The non-zero entries of one matrix, each on its own lines, with its operation count."""
-
+class Entries:   # the non-zero entries of one matrix, each broken into lines, with its operation count
     entries: tuple[Entry, ...]
 
 
 @dataclass(frozen=True)
-class Definitions:
-    """Named quantities defined in order (a nonlinear loop's): (symbol, value or None when the closure gives it
-    numerically, what it is)."""
-
+class Definitions:   # quantities defined in order (a nonlinear loop's): (symbol, value or None: numeric, what)
     items: tuple[tuple[Any, Any, str], ...]
 
 
 @dataclass(frozen=True)
-class Formulas:
-    """Named formulas with their values (base parameters): LaTeX aligns them as equations, the others tabulate
-    them as text sympy reads back."""
-
-    header: tuple[str, str, str]
-    rows: tuple[tuple[str, Any, str], ...]
+class Formulas:   # (name, LaTeX name, formula, its text, value): LaTeX aligns them as equations, the others write
+    header: tuple[str, ...]   # the text in a table of this header (name, formula, value), or without one as lines
+    rows: tuple[tuple[str, str, Any, str, str], ...]
 
 
-@dataclass(frozen=True)
-class Preformatted:
-    """Lines of plain text kept as they are (equations written as sympy writes them)."""
-
-    lines: tuple[str, ...]
-
-
-Block = Heading | Para | Table | Bullets | Formula | Entries | Definitions | Formulas | Preformatted
+Block = Heading | Para | Table | Bullets | Formula | Entries | Definitions | Formulas
 
 
 @dataclass(frozen=True)
-class Document:
-    """A report: its title, what made it (method, simplification; empty for other reports), the model's
-    description, the blocks."""
-
+class Document:   # title, what made it (method, simplification; empty for other reports), description, blocks
     title: str
     method: str
     simplify: str

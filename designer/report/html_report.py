@@ -13,11 +13,11 @@ from html import escape
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
 from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Formulas,
-                       Heading, Preformatted,
+                       Heading,
                        InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .entries import Entry
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
-from .printing import to_mathml, to_text
+from .printing import to_mathml
 from .tables import inertia_cells
 
 __all__ = ["render_html", "entry_mathml_lines", "label_mathml", "html_blocks"]
@@ -174,10 +174,10 @@ def _block(block: Block) -> list[str]:
                        + "".join(f"<br/>{_math(line)}" for line in lines[1:]) + f"</td><td>{escape(kind)}</td></tr>")
         return out + ["</table>"]
     if isinstance(block, Formulas):
+        if not block.header:
+            return ["<pre>" + escape("\n".join(f"{name} = {text}" for name, _, _, text, _ in block.rows)) + "</pre>"]
         return _table([(h,) for h in block.header],
-                      [((name,), (Code(to_text(f)),), (value,)) for name, f, value in block.rows])
-    if isinstance(block, Preformatted):
-        return ["<pre>" + escape("\n".join(block.lines)) + "</pre>"]
+                      [((name,), (Code(text),), (value,)) for name, _, _, text, value in block.rows])
     raise TypeError(f"no HTML for {type(block).__name__}")
 
 

@@ -13,7 +13,7 @@ import sympy as sp
 from ..identification.base_params import BaseParameters
 from ..dynamics.inertial import parameter_names, standard_parameters
 from ..model.manipulator import Manipulator
-from .printing import to_text
+from .printing import latex_escape, to_text
 
 __all__ = ["regressor_report", "parameter_rows", "base_parameter_section", "with_base_parameters"]
 
@@ -151,7 +151,8 @@ def base_parameter_section(model: Manipulator, bp: BaseParameters, fmt: str):
     from .document import Bullets, Formulas, Heading, write
     return write([Heading(2, ("Base parameters",), numbered=False),
                   Formulas(("parameter", "grouping formula", "value"),
-                           tuple((r["name"], r["formula"], _value_text(r["value"])) for r in rows)),
+                           tuple((r["name"], r"\mathrm{" + latex_escape(r["name"]) + "}", r["formula"],
+                                  to_text(r["formula"]), _value_text(r["value"])) for r in rows)),
                   Bullets(tuple((n,) for n in notes))], fmt)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
 from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Formulas,
-                       Heading, Preformatted,
+                       Heading,
                        InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
 from .printing import latex_escape, to_latex
@@ -136,13 +136,11 @@ def _block(block: Block) -> list[str]:
         return [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
     if isinstance(block, Formulas):
         rows = []
-        for name, formula, value in block.rows:
-            lines = align_rows(r"\mathrm{" + latex_escape(name) + "}", entry_latex_lines(formula))
+        for _name, label, formula, _text, value in block.rows:   # one source line a formula
+            lines = align_rows(label, entry_latex_lines(formula))
             lines[-1] += r"\qquad\text{(= " + latex_escape(value) + ")}" if value else ""
-            rows += lines
+            rows.append(" \\\\ ".join(lines))
         return [r"\begin{align*}", " \\\\\n".join(rows), r"\end{align*}"]
-    if isinstance(block, Preformatted):
-        return [r"\begin{verbatim}", *block.lines, r"\end{verbatim}"]
     raise TypeError(f"no LaTeX for {type(block).__name__}")
 
 

@@ -7,24 +7,25 @@ which GitHub, GitLab, pandoc and most editors render.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
 from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, Formula, Formulas, Heading,
-                       InertiaCell, Para, Preformatted, Span, Table, Var, equations_document)
+                       InertiaCell, Para, Span, Table, Var, equations_document)
 from .latex_report import continuation, entry_latex_lines, math_latex
-from .printing import to_latex, to_text
+from .printing import to_latex
 from .tables import inertia_cells
 
 __all__ = ["render_markdown", "markdown_blocks"]
 
 
 def _esc(text: str) -> str:
-    """Plain text safe in Markdown paragraphs and table cells."""
-    for ch in "\\`*_[]<>|#":
+    """Plain text safe in Markdown paragraphs and table cells (an underscore inside a word, W_p, is safe)."""
+    for ch in "\\`*[]<>|#":
         text = text.replace(ch, "\\" + ch)
-    return text
+    return re.sub(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])", r"\\_", text)
 
 
 def _math(latex: str) -> str:
@@ -93,10 +94,10 @@ def _block(block: Block) -> list[str]:
                 out += [f"*{kind}*", ""] + _display(to_latex(sym), entry_latex_lines(value))
         return out
     if isinstance(block, Formulas):
+        if not block.header:
+            return ["```", *(f"{name} = {text}" for name, _, _, text, _ in block.rows), "```", ""]
         return _block(Table(tuple((h,) for h in block.header),
-                            tuple(((name,), (Code(to_text(f)),), (value,)) for name, f, value in block.rows), "lll"))
-    if isinstance(block, Preformatted):
-        return ["```", *block.lines, "```", ""]
+                            tuple(((name,), (Code(text),), (value,)) for name, _, _, text, value in block.rows), "lll"))
     raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
