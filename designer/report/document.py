@@ -123,7 +123,7 @@ class Vec:   # (x, y, z) of sympy expressions, transposed when a column
 
 
 @dataclass(frozen=True)
-class InertiaCell:   # an inertia tensor's (xx yy zz xy xz yz): 0, diag(...) or the full matrix
+class InertiaCell:   # an inertia tensor with products of inertia (xx yy zz xy xz yz): the full matrix
     entries: tuple
 
 
@@ -267,6 +267,15 @@ def _t(*spans: Span) -> Text:
     return tuple(spans)
 
 
+def _inertia(entries) -> Text:
+    """An inertia as a table cell: 0, diag (xx, yy, zz) or the full matrix."""
+    from .tables import inertia_cells
+    kind, cells = inertia_cells(entries)
+    if kind == "full":
+        return _t(InertiaCell(tuple(cells)))
+    return _t("diag ", Vec(tuple(cells))) if cells else _t("0")
+
+
 def _arm_blocks(eq: Equations) -> list[Block]:
     from ..model.expr import symbol
     from ..model.manipulator import Convention
@@ -289,7 +298,7 @@ def _arm_blocks(eq: Equations) -> list[Block]:
         Heading(3, _t("Masses")),
         Para(_t("Centre of mass and inertia about it, in the axes of link frame ", i, ".")),
         Table((_t(i), _t("mass"), _t("centre of mass"), _t("inertia")),
-              tuple((_t(str(r.index)), _t(Math(r.mass)), _t(Vec(tuple(r.com))), _t(InertiaCell(tuple(r.inertia))))
+              tuple((_t(str(r.index)), _t(Math(r.mass)), _t(Vec(tuple(r.com))), _inertia(r.inertia))
                     for r in mass_rows(model)), "rlll")]
     if model.point_masses:
         out += [Heading(3, _t("Point masses")),

@@ -18,7 +18,6 @@ from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entrie
 from .entries import Entry
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
 from .printing import to_mathml
-from .tables import inertia_cells
 
 __all__ = ["render_html", "entry_mathml_lines", "label_mathml", "html_blocks"]
 
@@ -84,12 +83,7 @@ def entry_mathml_lines(expr, width: int = DEFAULT_WIDTH) -> list[str]:
 
 
 def _inertia(cell: InertiaCell) -> str:
-    kind, cells = inertia_cells(cell.entries)
-    if kind == "zero":
-        return "0"
-    if kind == "diag":
-        return "diag " + _math(_vector(cells))
-    xx, yy, zz, xy, xz, yz = (to_mathml(c) for c in cells)
+    xx, yy, zz, xy, xz, yz = (to_mathml(c) for c in cell.entries)
     rows = [(xx, xy, xz), (xy, yy, yz), (xz, yz, zz)]
     body = "".join("<mtr>" + "".join(f"<mtd>{c}</mtd>" for c in r) + "</mtr>" for r in rows)
     return _math(f"<mrow><mo>(</mo><mtable>{body}</mtable><mo>)</mo></mrow>")

@@ -7,7 +7,8 @@ package (breqn) is needed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
@@ -16,7 +17,6 @@ from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entrie
                        InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
 from .printing import latex_escape, to_latex
-from .tables import inertia_cells
 
 __all__ = ["render_latex", "entry_latex_lines", "continuation", "latex_blocks", "sym_latex"]
 
@@ -77,29 +77,23 @@ def math_latex(span: Span) -> str | None:
 
 
 def _inertia(cell: InertiaCell) -> str:
-    kind, cells = inertia_cells(cell.entries)
-    if kind == "zero":
-        return "0"
-    if kind == "diag":
-        return r"$\mathrm{diag}(" + ", ".join(to_latex(c) for c in cells) + ")$"
-    xx, yy, zz, xy, xz, yz = (to_latex(c) for c in cells)
+    xx, yy, zz, xy, xz, yz = (to_latex(c) for c in cell.entries)
     # the strut gives the table row the height of the matrix (it would overlap the rules)
     return (r"\rule[-1.1em]{0pt}{2.6em}$\left(\begin{smallmatrix}"
             + rf"{xx} & {xy} & {xz} \\ {xy} & {yy} & {yz} \\ {xz} & {yz} & {zz}" + r"\end{smallmatrix}\right)$")
 
 
+def join_spans(text: Iterable[Span], plain: Callable[[str], str], math: Callable[[str], str],
+               special: Mapping[type, Callable[[Any], str]]) -> str:
+    """``text`` written out: strings through ``plain``, a span of a type in ``special`` through its function, the
+    others as LaTeX mathematics through ``math`` (Markdown writes its text this way too)."""
+    return "".join(plain(s) if isinstance(s, str) else special[type(s)](s) if type(s) in special
+                   else math(math_latex(s) or "") for s in text)
+
+
 def text_latex(text: Iterable[Span]) -> str:
-    out = []
-    for span in text:
-        if isinstance(span, str):
-            out.append(latex_escape(span))
-        elif isinstance(span, Code):
-            out.append(r"\texttt{" + latex_escape(span.text) + "}")
-        elif isinstance(span, InertiaCell):
-            out.append(_inertia(span))
-        else:
-            out.append(f"${math_latex(span)}$")
-    return "".join(out)
+    return join_spans(text, latex_escape, lambda m: f"${m}$",
+                      {Code: lambda c: r"\texttt{" + latex_escape(c.text) + "}", InertiaCell: _inertia})
 
 
 def _block(block: Block) -> list[str]:

@@ -14,9 +14,8 @@ from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
 from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, Formula, Formulas, Heading,
                        InertiaCell, Para, Span, Table, Var, equations_document)
-from .latex_report import continuation, entry_latex_lines, math_latex
+from .latex_report import continuation, entry_latex_lines, join_spans
 from .printing import to_latex
-from .tables import inertia_cells
 
 __all__ = ["render_markdown", "markdown_blocks"]
 
@@ -33,31 +32,12 @@ def _math(latex: str) -> str:
 
 
 def _inertia(cell: InertiaCell) -> str:
-    kind, cells = inertia_cells(cell.entries)
-    if kind == "zero":
-        return "0"
-    if kind == "diag":
-        return "$\\mathrm{diag}(" + ", ".join(to_latex(c) for c in cells) + ")$"
-    names = ("xx", "yy", "zz", "xy", "xz", "yz")
-    return ", ".join(f"{k}: {_math(to_latex(c))}" for k, c in zip(names, cells))
+    return ", ".join(f"{k}: {_math(to_latex(c))}" for k, c in zip(("xx", "yy", "zz", "xy", "xz", "yz"), cell.entries))
 
 
 def text_markdown(text: Iterable[Span]) -> str:
-    out = []
-    for span in text:
-        if isinstance(span, str):
-            out.append(_esc(span))
-        elif isinstance(span, Var):
-            out.append(f"*{span.name}*")
-        elif isinstance(span, Code):
-            out.append(f"`{span.text}`")
-        elif isinstance(span, Dims):
-            out.append(f"{span.rows} × {span.cols}")
-        elif isinstance(span, InertiaCell):
-            out.append(_inertia(span))
-        else:
-            out.append(_math(math_latex(span) or ""))
-    return "".join(out)
+    return join_spans(text, _esc, _math, {Var: lambda v: f"*{v.name}*", Code: lambda c: f"`{c.text}`",
+                                          Dims: lambda d: f"{d.rows} × {d.cols}", InertiaCell: _inertia})
 
 
 def _display(label: str, lines: list[str]) -> list[str]:
