@@ -173,7 +173,8 @@ def cmd_simulate_elastic(args) -> int:
                                  (0.0, duration), control, **{**options, "t_eval": traj.t}))
         energy = np.atleast_1d(dyn.model.energy(traj.states()))
         follow = link.following()
-        loops = np.shape(traj.cut_force)[1]   # the loops' residual, a column where there are loops
+        assert traj.cut_force is not None   # a row per loop: the loops' residual, a column where there are loops
+        loops = traj.cut_force.shape[1]
         residual = np.array([follow.residual(q) for q in traj.q]) if loops else None
         arm = explore_arm(model)
         deviation = 1e3 * np.linalg.norm(arm.tool_points(traj.q) - arm.tool_points(rigid.q), axis=1)
