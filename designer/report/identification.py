@@ -55,8 +55,7 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
                      base: bool = True, project: str = "the mechanism") -> str:
     """What ``regressor`` writes of any mechanism: its standard parameters, or with ``base`` the base parameters
     ``bp`` (:func:`~designer.identification.base_params.mechanism_base_parameters`'s), and the excitation's
-    ``condition``. A closed chain's grouping (numbers, :func:`_numeric_grouping_report`): JSON or Markdown; a
-    ValueError says so for the others."""
+    ``condition``. A closed chain's grouping: numbers (:func:`_numeric_grouping_report`), in every format."""
     if not isinstance(bp, BaseParameters):   # a numeric grouping (W^T Y_tree's): its combinations are numbers
         return _numeric_grouping_report(model, bp, condition, fmt, drives, base, project)
     if not base:
@@ -102,8 +101,7 @@ def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt
     """A closed chain's standard parameters (per link of the tree, :class:`~designer.identification.regressor
     .Regressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree, which carries both)."""
     from ..identification.base_params import combination_text
-    if fmt not in ("json", "markdown"):
-        raise ValueError("regressor of a closed chain: --format json or markdown")
+    from .document import Document, Para, Table, write
     data: dict = {"model": model.name, "standard": dict(zip(bp.names, bp.standard.tolist()))}
     if base:
         data.update({"base_count": bp.count, "dropped": bp.dropped,
@@ -113,22 +111,24 @@ def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt
         data["condition"] = condition
     if fmt == "json":
         return json.dumps(data, indent=1) + "\n"
-    lines = [f"# Inertial parameters of {model.name or project} (closed chain)", "",
-             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
-             + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
-                "W^T e_j times qdd_j, qd_j, sign(qd_j))." if drives else "."), ""]
+    blocks: list = [Para(("tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
+                          + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; "
+                             "columns W^T e_j times qdd_j, qd_j, sign(qd_j))." if drives else "."),))]
     if base:
-        lines += [f"{data['base_count']} base parameters of {len(bp.names)} standard ones (numeric grouping of "
-                  "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
-        for row in data["base"]:
-            lines.append(f"| {row['name']} | {combination_text(row['combination'])} | {row['value']:.6g} |")
-        lines += ["", "Dropped: " + ", ".join(data["dropped"])]
+        blocks += [Para((f"{data['base_count']} base parameters of {len(bp.names)} standard ones (numeric grouping "
+                         "of W^T Y_tree over random closed states):",)),
+                   Table((("base",), ("combination",), ("value",)),
+                         tuple(((r["name"],), (combination_text(r["combination"]),), (f"{r['value']:.6g}",))
+                               for r in data["base"]), "lll"),
+                   Para(("Dropped: " + ", ".join(data["dropped"]),))]
     else:
-        lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
+        blocks.append(Table((("parameter",), ("value",)),
+                            tuple(((k,), (f"{v:.6g}",)) for k, v in data["standard"].items()), "lr"))
     if condition:
-        lines += ["", f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} samples): "
-                      f"{condition['condition']:.6g}"]
-    return "\n".join(lines) + "\n"
+        blocks.append(Para((f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} "
+                            f"samples): {condition['condition']:.6g}",)))
+    title = f"Inertial parameters of {model.name or project} (closed chain)"
+    return write(Document(title, "", "", "", tuple(blocks)), fmt)
 
 
 def _section_notes(model: Manipulator, bp: BaseParameters) -> list[str]:
