@@ -155,26 +155,30 @@ def _table_page(pdf, model: Manipulator, title: str, eq: Equations | None) -> No
         note += f"; equations by {eq.method.value}"
     fig.text(0.5, 0.935, note, ha="center", va="top", fontsize=9, color="#555555")
     header, rows = _dh_table(model)
-    ax = fig.add_axes((0.06, 0.62, 0.88, 0.28))
-    ax.axis("off")
-    ax.set_title("DH table", loc="left", fontsize=11)
-    table = ax.table(cellText=rows, colLabels=header, loc="upper center", cellLoc="left")
-    table.auto_set_font_size(False)
-    table.set_fontsize(8)
+    _pdf_table(fig, (0.06, 0.62, 0.88, 0.28), header, rows, 8).axes.set_title("DH table", loc="left", fontsize=11)
     params = _parameter_table(model)
     rows_per_column = 36
     columns = [params[k:k + rows_per_column] for k in range(0, len(params), rows_per_column)]
     fig.text(0.06, 0.585, "Parameter values (SI)", fontsize=11)
     for c, column in enumerate(columns[:2]):
-        ax2 = fig.add_axes((0.06 + 0.45 * c, 0.05, 0.42, 0.52))
-        ax2.axis("off")
-        t2 = ax2.table(cellText=column, colLabels=["parameter", "value"], loc="upper center", cellLoc="left")
-        t2.auto_set_font_size(False)
-        t2.set_fontsize(8)
+        _pdf_table(fig, (0.06 + 0.45 * c, 0.05, 0.42, 0.52), ["parameter", "value"], column, 8)
     if len(columns) > 2:
         fig.text(0.06, 0.03, f"… and {len(params) - 2 * rows_per_column} more parameters (in the HTML report)",
                  fontsize=8)
     pdf.savefig(fig)
+
+
+def _pdf_table(fig, rect, header: Sequence[str], rows, size: float, fit: bool = False):
+    """A table of text in the axes ``rect`` of the page ``fig``, at ``size`` points; ``fit``: columns as wide as
+    their text."""
+    ax = fig.add_axes(rect)
+    ax.axis("off")
+    table = ax.table(cellText=rows, colLabels=list(header), loc="upper center", cellLoc="left")
+    table.auto_set_font_size(False)
+    table.set_fontsize(size)
+    if fit:
+        table.auto_set_column_width(list(range(len(header))))
+    return table
 
 
 def _figure_page(pdf, k: int, figure: Figure) -> None:
@@ -199,12 +203,8 @@ def _closed_page(pdf, tables) -> None:
         height = 0.022 * (len(rows) + 1)
         fig.text(0.06, top, textwrap.fill(title, 110), fontsize=8.5, va="top")
         lines = textwrap.fill(title, 110).count("\n") + 1
-        ax = fig.add_axes((0.06, top - 0.016 * lines - height - 0.005, 0.88, height))
-        ax.axis("off")
-        table = ax.table(cellText=rows, colLabels=header, loc="upper center", cellLoc="left")
-        table.auto_set_font_size(False)
-        table.set_fontsize(7)
-        table.auto_set_column_width(list(range(len(header))))   # the pose column is long, the loop's short
+        # widths to fit: the pose column is long, the loop's short
+        _pdf_table(fig, (0.06, top - 0.016 * lines - height - 0.005, 0.88, height), header, rows, 7, fit=True)
         top -= 0.016 * lines + height + 0.04
     pdf.savefig(fig)
 
@@ -218,12 +218,7 @@ def _review_page(pdf, review: Sequence[Mapping]) -> None:
     fig.text(0.5, 0.935, review_summary(review), ha="center", va="top", fontsize=9, color="#555555")
     rows = [[textwrap.shorten(c, 48) for c in row] for row in review_rows(review)]
     height = min(0.85, 0.025 * (len(rows) + 1))
-    ax = fig.add_axes((0.03, 0.9 - height, 0.94, height))
-    ax.axis("off")
-    table = ax.table(cellText=rows, colLabels=REVIEW_HEADER, loc="upper center", cellLoc="left")
-    table.auto_set_font_size(False)
-    table.set_fontsize(6.5)
-    table.auto_set_column_width(list(range(len(REVIEW_HEADER))))
+    table = _pdf_table(fig, (0.03, 0.9 - height, 0.94, height), REVIEW_HEADER, rows, 6.5, fit=True)
     for (r, _c), cell in table.get_celld().items():
         if r > 0 and rows[r - 1][5] != "pass":
             cell.set_facecolor("#ffd6d6")
