@@ -16,8 +16,6 @@ from .progress import add_quiet, job_bar
 from .ranges import (CHECKS, CHOOSE, COUNT, DURATION, FINITE, FRACTION, LENGTH, MOVE_STEPS, NON_NEGATIVE, SAMPLES,
                      SPEED, check_states)
 
-WHATS = ("metric", "map", "sweep", "conditions", "significance", "sizing", "payload", "sensitivity", "compare")
-
 
 def register(sub) -> None:
     p = sub.add_parser("explore", help="design exploration: metrics, maps, sweeps, design conditions, sizing",

@@ -151,7 +151,6 @@ def cmd_simulate_elastic(args) -> int:
     link, joints = dyn.link, dyn.joints
     names = _names(link.actuated, "q")
     n = len(names)
-    closing = link.n_tree > n   # the loops' residual: a column
     if args.torque:
         raise UserError("simulate --elastic: --torque is for the rigid arm; use --pd KP KD --target Q (motor side)")
     if args.qd0 is not None:
@@ -174,7 +173,9 @@ def cmd_simulate_elastic(args) -> int:
                                  (0.0, duration), control, **{**options, "t_eval": traj.t}))
         energy = np.atleast_1d(dyn.model.energy(traj.states()))
         follow = link.following()
-        residual = np.array([follow.residual(q) for q in traj.q]) if closing else None
+        assert traj.cut_force is not None   # a row per loop: the loops' residual, a column where there are loops
+        loops = traj.cut_force.shape[1]
+        residual = np.array([follow.residual(q) for q in traj.q]) if loops else None
         arm = explore_arm(model)
         deviation = 1e3 * np.linalg.norm(arm.tool_points(traj.q) - arm.tool_points(rigid.q), axis=1)
     except (DesignerError, ValueError) as exc:

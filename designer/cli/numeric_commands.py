@@ -132,7 +132,6 @@ def cmd_eval(args) -> int:
     model = load_model(args.project)
     states = read_states(args.states, len(actuated_indices(model)))   # before the numbers: a bad file first
     dyn = _dynamics(model, args.project)
-    closing = dyn.n_tree > dyn.n
     source = _eval_source(model, dyn, args)
     _drive_note(model, args.drives)
     results = []
@@ -152,10 +151,11 @@ def cmd_eval(args) -> int:
         if bad is not None:  # JSON has no inf or NaN: refuse rather than write an unreadable file
             raise UserError(f"{args.states}: states[{i}]: {bad} is not finite there (numbers too large?)")
         result = {k: np.asarray(v).tolist() for k, v in parts.items()}
-        if closing:   # what the bearings carry (the rigid bodies'), where the passive joints stand
-            result.update(q_tree=q_tree.tolist(), cut_forces=at.cut_forces(q, qd, qdd).as_lists(),
-                          residual=float(at.residual(q)))
+        cut = at.cut_forces(q, qd, qdd)   # a row per loop: what the bearings carry, where the passive joints stand
+        if len(cut.force):
+            result.update(q_tree=q_tree.tolist(), cut_forces=cut.as_lists(), residual=float(at.residual(q)))
         results.append(result)
+    closing = any("cut_forces" in r for r in results)
     head = {"method": args.method, "form": args.form}
     if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
         head["simplify"] = args.simplify
@@ -268,7 +268,6 @@ def cmd_simulate(args) -> int:
     model = load_model(args.project)
     dyn = _dynamics(model, args.project)
     act, n = dyn.actuated, dyn.n
-    closing = dyn.n_tree > n   # passive joints closing loops: their columns, the residual, the cut forces
     drives = bool(getattr(args, "drives", False))   # simulate_job says which mechanisms take them
     q0, qd0, duration, rtol, atol, t_eval, torque = simulation_inputs(args, n, [j + 1 for j in act])
     stops = None
@@ -298,8 +297,10 @@ def cmd_simulate(args) -> int:
     kinetic, potential = traj.kinetic, traj.potential
     energy = kinetic + potential
     tau = traj.tau if traj.tau is not None else np.zeros_like(traj.q)
-    passive = [j for j in range(dyn.n_tree) if j not in act]
+    # what the mechanism's loops add, present or not: the passive joints' columns, the residual, the cut forces
+    passive = [j for j in range(traj.q_tree.shape[1]) if j not in act]
     loops = traj.cut_force.shape[1]
+    closing = loops > 0
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["t"] + [name for p in ("q", "qd", "tau") for name in _names(act, p)]

@@ -9,13 +9,12 @@ per joint i (numbered from 1):
     tau_s_i   = k_i (theta_i / N_i - q_i) + d_i (theta_i' / N_i - q_i')      (spring, joint side)
     motor_i:    Jm_i theta_i'' + tau_s_i / N_i = taum_i                        (motor side)
 
-``derive --elastic`` adds them to the report with the drive data's values of k, d, N, Jm; the
-numeric model (designer/numeric/elastic.py) and ``codegen --elastic`` use the same equations.
+``derive --elastic`` adds them to the report (report.document.elastic_section) with the drive data's
+values of k, d, N, Jm; the numeric model (designer/numeric/elastic.py) and ``codegen --elastic`` use the same equations.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 
@@ -23,7 +22,7 @@ import sympy as sp
 
 from ..model.manipulator import Manipulator
 
-__all__ = ["ElasticTerms", "elastic_terms", "elastic_section"]
+__all__ = ["ElasticTerms", "elastic_terms"]
 
 
 @dataclass(frozen=True)
@@ -78,36 +77,3 @@ def _named(model: Manipulator, value, default: sp.Symbol, values: dict[str, floa
     if value:
         values[default.name] = value
     return default
-
-
-def elastic_section(model: Manipulator, fmt: str) -> tuple[str, dict | None]:
-    """(text to append to a report in ``fmt``, or the JSON object for ``fmt`` "json")."""
-    t = elastic_terms(model)
-    note = ("elastic joints (reduced model, docs/elastic.md): tau_i is the derivation's joint torque "
-            "tau(q, qd, qdd); theta_i the motor angle (motor side), taum_i the motor torque")
-    if fmt == "json":
-        return "", {"note": note, "joints": [i + 1 for i in t.joints],
-                    "spring": [str(s) for s in t.spring], "motor": [f"{m} = 0" for m in t.motor],
-                    "link": [f"{e.lhs} = {e.rhs}" for e in t.link], "values": t.values}
-    values = ", ".join(f"{k} = {v:.6g}" if math.isfinite(v) else k for k, v in t.values.items())
-    if fmt == "latex":
-        rows = [sp.latex(e) for e in t.link] + [sp.latex(sp.Eq(m, 0)) for m in t.motor]
-        body = " \\\\\n".join(rows)
-        return (f"\n\\section*{{Elastic joints}}\n{note.replace('_', ' ')}.\n"
-                f"\\begin{{align*}}\n{body}\n\\end{{align*}}\n{values.replace('_', chr(92) + '_')}\n"), None
-    lines = [f"{e.lhs} = {e.rhs}" for e in t.link] + [f"{m} = 0" for m in t.motor]
-    if fmt == "html":
-        return ("\n<h2>Elastic joints</h2>\n<p>" + note + "</p>\n<pre>" + "\n".join(lines) + "</pre>\n<p>"
-                + values + "</p>\n"), None
-    return "\n## Elastic joints\n\n" + note + ".\n\n" + "\n".join(f"    {x}" for x in lines) + "\n\n" + values + "\n", \
-        None
-
-
-def with_elastic_section(text: str, model: Manipulator, fmt: str) -> str:
-    """A rendered report with the elastic section added (JSON: an ``elastic`` key)."""
-    extra, obj = elastic_section(model, fmt)
-    if fmt == "json":
-        data = json.loads(text)
-        data["elastic"] = obj
-        return json.dumps(data, indent=1)
-    return text + extra

@@ -85,12 +85,6 @@ def equation_lines(eq: Equations, width: int = LINE_WIDTH) -> list[str]:
     return out
 
 
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    head = "<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>"
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="design">{head}{body}</table>'
-
-
 def _figures_html(figures: Sequence[Figure]) -> str:
     parts = ['<h2 id="figures">Figures</h2>']
     for k, f in enumerate(figures, start=1):
@@ -108,11 +102,27 @@ def _closed_tables(model: Manipulator, pose) -> list:
     return closed_chain_tables(model, pose)
 
 
-def _review_html(review: Sequence[Mapping]) -> str:
-    from .review_section import REVIEW_HEADER, review_notes, review_rows, review_summary
-    return ('<h2 id="review">Design review</h2>\n<p>' + escape(review_summary(review)) + "</p>\n"
-            + _html_table(REVIEW_HEADER, review_rows(review))
-            + "".join(f"<p>{escape(note)}</p>\n" for note in review_notes(review)))
+def _tables_html(model: Manipulator, closed: list, review: Sequence[Mapping] | None) -> str:
+    """The design tables as HTML blocks: DH and parameter values, a closed chain's loop tables, the review."""
+    from .document import Block, Heading, Para, Table
+    from .html_report import html_blocks
+
+    def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+        return Table(tuple((h,) for h in header), tuple(tuple((c,) for c in row) for row in rows),
+                     "l" * len(header), "design")
+    header, rows = _dh_table(model)
+    blocks: list[Block] = [Heading(2, ("The arm (design tables)",)), table(header, rows),
+                           Heading(3, ("Parameter values",)),
+                           table(["parameter", "value (SI)"], _parameter_table(model))]
+    if closed:
+        blocks.append(Heading(2, ("Closed chain",), "closed-chain"))
+        for t, h, r in closed:
+            blocks += [Heading(3, (t,)), table(h, r)]
+    if review:
+        from .review_section import REVIEW_HEADER, review_notes, review_rows, review_summary
+        blocks += [Heading(2, ("Design review",), "review"), Para((review_summary(review),)),
+                   table(REVIEW_HEADER, review_rows(review)), *(Para((note,)) for note in review_notes(review))]
+    return "\n".join(html_blocks(blocks))
 
 
 def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | None = None,
@@ -121,17 +131,8 @@ def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | N
     """One self-contained HTML page: the arm's DH and parameter tables (a closed chain's mechanism and
     its numbers at ``pose``), the design review (``review``: each requirement's ``Outcome.as_dict()``,
     designer/review), the figures, the equations if given."""
-    header, rows = _dh_table(model)
-    closed = _closed_tables(model, pose)
-    arm = ["<h2>The arm (design tables)</h2>", _html_table(header, rows),
-           "<h3>Parameter values</h3>", _html_table(["parameter", "value (SI)"], _parameter_table(model))]
-    if closed:
-        arm.append('<h2 id="closed-chain">Closed chain</h2>')
-        arm += [f"<h3>{escape(t)}</h3>\n" + _html_table(h, r) for t, h, r in closed]
-    if review:
-        arm.append(_review_html(review))
-    arm.append(_figures_html(figures) if figures else "")
-    block = "\n".join(arm) + "\n"
+    block = _tables_html(model, _closed_tables(model, pose), review) + "\n"
+    block += (_figures_html(figures) if figures else "") + "\n"
     if eq is not None:
         from . import render   # the dispatcher: every form of the equations has its HTML
         page = render(eq, "html", title=_title(model, title))
@@ -139,13 +140,10 @@ def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | N
         at = page.find(marker)
         at = at if at >= 0 else page.rfind("</body>")
         return page[:at] + block + page[at:]
-    name = escape(_title(model, title))
-    return ("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\"/>\n"
-            f"<title>{name}</title>\n<style>body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; }}"
-            " table { border-collapse: collapse; } th, td { border-bottom: 1px solid #ccc; padding: 0.2em 0.7em; }"
-            "</style>\n</head>\n<body>\n"
-            f"<h1>{name}</h1>\n<p>Made by Manipulator Designer. Derive the equations to add them here.</p>\n"
-            + block + "</body>\n</html>\n")
+    from .document import Document
+    from .html_report import html_document
+    return html_document(Document(_title(model, title), "", "", "Made by Manipulator Designer. Derive the equations "
+                                  "to add them here.", ())).replace("</body>", block + "</body>")
 
 
 def _table_page(pdf, model: Manipulator, title: str, eq: Equations | None) -> None:
@@ -157,26 +155,30 @@ def _table_page(pdf, model: Manipulator, title: str, eq: Equations | None) -> No
         note += f"; equations by {eq.method.value}"
     fig.text(0.5, 0.935, note, ha="center", va="top", fontsize=9, color="#555555")
     header, rows = _dh_table(model)
-    ax = fig.add_axes((0.06, 0.62, 0.88, 0.28))
-    ax.axis("off")
-    ax.set_title("DH table", loc="left", fontsize=11)
-    table = ax.table(cellText=rows, colLabels=header, loc="upper center", cellLoc="left")
-    table.auto_set_font_size(False)
-    table.set_fontsize(8)
+    _pdf_table(fig, (0.06, 0.62, 0.88, 0.28), header, rows, 8).axes.set_title("DH table", loc="left", fontsize=11)
     params = _parameter_table(model)
     rows_per_column = 36
     columns = [params[k:k + rows_per_column] for k in range(0, len(params), rows_per_column)]
     fig.text(0.06, 0.585, "Parameter values (SI)", fontsize=11)
     for c, column in enumerate(columns[:2]):
-        ax2 = fig.add_axes((0.06 + 0.45 * c, 0.05, 0.42, 0.52))
-        ax2.axis("off")
-        t2 = ax2.table(cellText=column, colLabels=["parameter", "value"], loc="upper center", cellLoc="left")
-        t2.auto_set_font_size(False)
-        t2.set_fontsize(8)
+        _pdf_table(fig, (0.06 + 0.45 * c, 0.05, 0.42, 0.52), ["parameter", "value"], column, 8)
     if len(columns) > 2:
         fig.text(0.06, 0.03, f"… and {len(params) - 2 * rows_per_column} more parameters (in the HTML report)",
                  fontsize=8)
     pdf.savefig(fig)
+
+
+def _pdf_table(fig, rect, header: Sequence[str], rows, size: float, fit: bool = False):
+    """A table of text in the axes ``rect`` of the page ``fig``, at ``size`` points; ``fit``: columns as wide as
+    their text."""
+    ax = fig.add_axes(rect)
+    ax.axis("off")
+    table = ax.table(cellText=rows, colLabels=list(header), loc="upper center", cellLoc="left")
+    table.auto_set_font_size(False)
+    table.set_fontsize(size)
+    if fit:
+        table.auto_set_column_width(list(range(len(header))))
+    return table
 
 
 def _figure_page(pdf, k: int, figure: Figure) -> None:
@@ -201,12 +203,8 @@ def _closed_page(pdf, tables) -> None:
         height = 0.022 * (len(rows) + 1)
         fig.text(0.06, top, textwrap.fill(title, 110), fontsize=8.5, va="top")
         lines = textwrap.fill(title, 110).count("\n") + 1
-        ax = fig.add_axes((0.06, top - 0.016 * lines - height - 0.005, 0.88, height))
-        ax.axis("off")
-        table = ax.table(cellText=rows, colLabels=header, loc="upper center", cellLoc="left")
-        table.auto_set_font_size(False)
-        table.set_fontsize(7)
-        table.auto_set_column_width(list(range(len(header))))   # the pose column is long, the loop's short
+        # widths to fit: the pose column is long, the loop's short
+        _pdf_table(fig, (0.06, top - 0.016 * lines - height - 0.005, 0.88, height), header, rows, 7, fit=True)
         top -= 0.016 * lines + height + 0.04
     pdf.savefig(fig)
 
@@ -220,12 +218,7 @@ def _review_page(pdf, review: Sequence[Mapping]) -> None:
     fig.text(0.5, 0.935, review_summary(review), ha="center", va="top", fontsize=9, color="#555555")
     rows = [[textwrap.shorten(c, 48) for c in row] for row in review_rows(review)]
     height = min(0.85, 0.025 * (len(rows) + 1))
-    ax = fig.add_axes((0.03, 0.9 - height, 0.94, height))
-    ax.axis("off")
-    table = ax.table(cellText=rows, colLabels=REVIEW_HEADER, loc="upper center", cellLoc="left")
-    table.auto_set_font_size(False)
-    table.set_fontsize(6.5)
-    table.auto_set_column_width(list(range(len(REVIEW_HEADER))))
+    table = _pdf_table(fig, (0.03, 0.9 - height, 0.94, height), REVIEW_HEADER, rows, 6.5, fit=True)
     for (r, _c), cell in table.get_celld().items():
         if r > 0 and rows[r - 1][5] != "pass":
             cell.set_facecolor("#ffd6d6")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from ..dynamics.results import Equations, Method
@@ -92,3 +93,284 @@ def form_text(eq: Equations) -> str:
     if eq.method is Method.DALEMBERT:
         return "τ = (Dʳᵒᵗ(q) + Dᵗʳᵃ(q)) q̈ + Hʳᵒᵗ(q, q̇) + Hᵗʳᵃ(q, q̇) + G(q)"
     return "τ = τ(q, q̇, q̈)"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The section model: a report is a list of typed blocks built once from the equations (:func:`equations_document`);
+# html_report, markdown_report and latex_report each only render blocks. Inline text is a tuple of spans.
+
+@dataclass(frozen=True)
+class Var:   # an italic one-letter variable in running text (*i*)
+    name: str
+
+
+@dataclass(frozen=True)
+class Sym:   # a symbol: a letter or a Greek letter's name ("alpha"), upright sub- and superscripts (a_{i-1}, D^rot)
+    base: str
+    sub: str = ""
+    sup: str = ""
+
+
+@dataclass(frozen=True)
+class Math:   # a sympy expression inline
+    expr: Any
+
+
+@dataclass(frozen=True)
+class Vec:   # (x, y, z) of sympy expressions, transposed when a column
+    items: tuple
+    transposed: bool = False
+
+
+@dataclass(frozen=True)
+class InertiaCell:   # an inertia tensor with products of inertia (xx yy zz xy xz yz): the full matrix
+    entries: tuple
+
+
+@dataclass(frozen=True)
+class Dims:   # a matrix's size, rows x columns
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True)
+class Code:   # a program's name, in a fixed-width font
+    text: str
+
+
+@dataclass(frozen=True)
+class EntryLabel:   # an entry's name (M_11, tau_2); with ``equals`` "M_21 = M_12" (a symmetric matrix's mirror)
+    entry: Entry
+    equals: Entry | None = None
+
+
+Span = str | Var | Sym | Math | Vec | InertiaCell | Dims | Code | EntryLabel
+Text = tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Heading:   # level 2 a section, 3 a subsection; ``anchor`` an id to link to; LaTeX: \section or \section*
+    level: int
+    text: Text
+    anchor: str = ""
+    numbered: bool = True
+
+
+@dataclass(frozen=True)
+class Para:   # ``compact``: the short lines under a matrix's entries
+    text: Text
+    compact: bool = False
+
+
+@dataclass(frozen=True)
+class Table:   # ``align`` a letter a column (l, r); ``cls`` the HTML class styles and tests find it by
+    header: tuple[Text, ...]
+    rows: tuple[tuple[Text, ...], ...]
+    align: str
+    cls: str = ""
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[Text, ...]
+
+
+@dataclass(frozen=True)
+class Formula:   # the form of the equations: LaTeX, Unicode text (HTML), the LaTeX rows defining its vectors
+    latex: str
+    text: str
+    definitions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Entries:   # the non-zero entries of one matrix, each broken into lines, with its operation count
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Definitions:   # quantities defined in order (a nonlinear loop's): (symbol, value or None: numeric, what)
+    items: tuple[tuple[Any, Any, str], ...]
+
+
+@dataclass(frozen=True)
+class Formulas:   # (name, LaTeX name, formula, its text, value): LaTeX aligns them as equations, the others write
+    header: tuple[str, ...]   # the text in a table of this header (name, formula, value), or without one as lines
+    rows: tuple[tuple[str, str, Any, str, str], ...]
+
+
+Block = Heading | Para | Table | Bullets | Formula | Entries | Definitions | Formulas
+
+
+@dataclass(frozen=True)
+class Document:   # title, what made it (method, simplification; empty for other reports), description, blocks
+    title: str
+    method: str
+    simplify: str
+    description: str
+    blocks: tuple[Block, ...]
+
+
+def write(doc: Document | Sequence[Block], fmt: str) -> str:
+    """``doc`` in ``fmt`` (latex, markdown, html): a whole document, or blocks to add to one."""
+    from .html_report import html_blocks, html_document
+    from .latex_report import latex_blocks, latex_document
+    from .markdown_report import markdown_blocks, markdown_document
+    whole, part = {"latex": (latex_document, latex_blocks), "markdown": (markdown_document, markdown_blocks),
+                   "html": (html_document, html_blocks)}[fmt]
+    if isinstance(doc, Document):
+        return whole(doc)
+    return "\n".join(part(doc)) + "\n"
+
+
+def with_section(text: str, fmt: str, key: str, section) -> str:
+    """A rendered report ``text`` with a section added at its end: ``section`` the rendered blocks (:func:`write`),
+    for JSON an object under ``key``."""
+    if fmt == "json":
+        import json
+        doc = json.loads(text)
+        doc[key] = section
+        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return text.rstrip("\n") + "\n\n" + section
+    closing = "</body>" if fmt == "html" else r"\end{document}"
+    at = text.rfind(closing)
+    if at < 0:
+        raise ValueError(f"{fmt} report without {closing}")
+    return text[:at] + section + text[at:]
+
+
+def elastic_section(model, fmt: str):
+    """The elastic joints' coupling terms (dynamics/elastic.py) as a section: rendered in ``fmt``, for JSON an
+    object. ValueError for an arm without a drive stiffness."""
+    import math
+    from ..dynamics.elastic import elastic_terms
+    t = elastic_terms(model)
+    note = ("elastic joints (reduced model, docs/elastic.md): tau_i is the derivation's joint torque "
+            "tau(q, qd, qdd); theta_i the motor angle (motor side), taum_i the motor torque")
+    if fmt == "json":
+        return {"note": note, "joints": [i + 1 for i in t.joints], "spring": [str(s) for s in t.spring],
+                "motor": [f"{m} = 0" for m in t.motor], "link": [f"{e.lhs} = {e.rhs}" for e in t.link],
+                "values": t.values}
+    import sympy as sp
+    values = ", ".join(f"{k} = {v:.6g}" if math.isfinite(v) else k for k, v in t.values.items())
+    equations = [*t.link, *(sp.Eq(m, 0) for m in t.motor)]
+    return write([Heading(2, _t("Elastic joints"), numbered=False), Para(_t(note + ".")),
+                  Bullets(tuple(_t(Math(e)) for e in equations)), Para(_t(values))], fmt)
+
+
+def with_elastic_section(text: str, model, fmt: str) -> str:
+    """A rendered report with the elastic section added (JSON: an ``elastic`` key)."""
+    return with_section(text, fmt, "elastic", elastic_section(model, fmt))
+
+
+def _t(*spans: Span) -> Text:
+    return tuple(spans)
+
+
+def _inertia(entries) -> Text:
+    """An inertia as a table cell: 0, diag (xx, yy, zz) or the full matrix."""
+    from .tables import inertia_cells
+    kind, cells = inertia_cells(entries)
+    if kind == "full":
+        return _t(InertiaCell(tuple(cells)))
+    return _t("diag ", Vec(tuple(cells))) if cells else _t("0")
+
+
+def _arm_blocks(eq: Equations) -> list[Block]:
+    from ..model.expr import symbol
+    from ..model.manipulator import Convention
+    from .tables import dh_rows, mass_rows, parameter_rows
+    model = eq.model
+    modified = model.convention is Convention.MODIFIED
+    i = Var("i")
+    a, alpha = (Sym("a", "i-1"), Sym("alpha", "i-1")) if modified else (Sym("a", "i"), Sym("alpha", "i"))
+    conv = (_t("modified (Craig): frame ", i, " at joint ", i, "; row ", i, " holds ", a, " and ", alpha) if modified
+            else _t("standard: frame ", i, " at the distal end of link ", i))
+    out: list[Block] = [
+        Heading(2, _t("The arm")),
+        Para(_t(f"{model.n} links, Denavit–Hartenberg convention ", *conv, ". Joint variables ", Sym("q", "i"),
+                " appear in ", Sym("theta", "i"), " (revolute) or ", Sym("d", "i"), " (prismatic).")),
+        Heading(3, _t("Denavit–Hartenberg parameters")),
+        Table((_t(i), _t("link"), _t("joint"), _t(a), _t(alpha), _t(Sym("d", "i")), _t(Sym("theta", "i"))),
+              tuple((_t(str(r.index)), _t(r.name), _t("revolute" if r.joint == "R" else "prismatic"),
+                     _t(Math(r.a)), _t(Math(r.alpha)), _t(Math(r.d)), _t(Math(r.theta))) for r in dh_rows(model)),
+              "rllllll", "dh"),
+        Heading(3, _t("Masses")),
+        Para(_t("Centre of mass and inertia about it, in the axes of link frame ", i, ".")),
+        Table((_t(i), _t("mass"), _t("centre of mass"), _t("inertia")),
+              tuple((_t(str(r.index)), _t(Math(r.mass)), _t(Vec(tuple(r.com))), _inertia(r.inertia))
+                    for r in mass_rows(model)), "rlll")]
+    if model.point_masses:
+        out += [Heading(3, _t("Point masses")),
+                Bullets(tuple(_t(Math(p.mass), f" on link {p.link} at ", Vec(tuple(p.position)))
+                              for p in model.point_masses))]
+    out += [Heading(3, _t("Gravity")),
+            Para(_t("Gravitational acceleration in the base frame: ", Vec(tuple(model.gravity_frame0), True), "."))]
+    params = parameter_rows(model)
+    if params:
+        out += [Heading(3, _t("Parameters")),
+                Table((_t("symbol"), _t("name"), _t("default value")),
+                      tuple((_t(Math(symbol(name))), _t(Code(name)),
+                             _t(f"{value:g}" if value is not None else "symbolic")) for name, value in params),
+                      "lll")]
+    return out
+
+
+def _loop_blocks(eq: Equations) -> list[Block]:
+    from .loop_section import LOOP_INTRO, loop_items
+    items = loop_items(eq)
+    if not items:
+        return []
+    return [Heading(2, _t("Loop quantities")), Para(_t(LOOP_INTRO)), Definitions(tuple(items))]
+
+
+#: a matrix's symbol by name (others upright, by their name)
+MATRIX_SYMBOL = {"tau": Sym("tau"), "D_rot": Sym("D", sup="rot"), "D_tra": Sym("D", sup="tra"),
+                 "H_rot": Sym("H", sup="rot"), "H_tra": Sym("H", sup="tra")}
+
+
+def matrix_symbol(name: str) -> Sym:
+    return MATRIX_SYMBOL.get(name, Sym(name))
+
+
+def _equation_blocks(eq: Equations) -> list[Block]:
+    secs = sections(eq)
+    out: list[Block] = [
+        Heading(2, _t("Equations of motion")),
+        Formula(form_latex(eq), form_text(eq), tuple(vector_definitions_latex(eq))),
+        Para(_t("Joint positions ", Sym("q", "i"), ", velocities ", Sym("qd", "i"), ", accelerations ",
+                Sym("qdd", "i"), ".")),
+        Table((_t("matrix"), _t("size"), _t("non-zero entries"), _t("operations")),
+              tuple((_t(matrix_symbol(s.name)), _t(Dims(*s.shape)), _t(str(len(s.shown) + len(s.mirrors))),
+                     _t(str(s.ops))) for s in secs), "lrrr"),
+        Para(_t("Operations: ", Code("sympy.count_ops"), " of the distinct entries, before common-subexpression "
+                "elimination. Numbers are shown to 6 significant digits (the JSON export keeps full precision)."))]
+    for sec in secs:
+        out += [Heading(3, _t(matrix_symbol(sec.name), ": " + sec.info.description), f"matrix-{sec.name}"),
+                Para(_t("Size ", Dims(*sec.shape), "." + (" Symmetric." if sec.info.symmetric else "")))]
+        if sec.shown:
+            out.append(Entries(tuple(sec.shown)))
+        if sec.mirrors:
+            pairs: list[Span] = []
+            for k, (e, p) in enumerate(sec.mirrors):
+                pairs += ([", "] if k else []) + [EntryLabel(e, p)]
+            out.append(Para(_t("By symmetry: ", *pairs, "."), compact=True))
+        if sec.zeros:
+            if sec.shown or sec.mirrors:
+                zeros: list[Span] = []
+                for k, e in enumerate(sec.zeros):
+                    zeros += ([", "] if k else []) + [EntryLabel(e)]
+                out.append(Para(_t("Zero: ", *zeros, "."), compact=True))
+            else:
+                out.append(Para(_t("All entries are zero."), compact=True))
+    return out
+
+
+def equations_document(eq: Equations, title: str | None = None) -> Document:
+    """The readable report of ``eq`` (closed form) as blocks: the arm, a nonlinear loop's quantities, the
+    equations matrix by matrix."""
+    model = eq.model
+    return Document(title or f"Equations of motion: {model.name or 'unnamed arm'}",
+                    METHOD_TITLE.get(eq.method, eq.method.value),
+                    SIMPLIFY_TEXT.get(eq.simplify.value, eq.simplify.value), model.description or "",
+                    tuple(_arm_blocks(eq) + _loop_blocks(eq) + _equation_blocks(eq)))

@@ -7,20 +7,19 @@ every element is closed and only numeric character references are used.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from html import escape
 
-from ..dynamics.results import Equations
-from ..model.expr import symbol
-from ..model.manipulator import Convention
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
-from .loop_section import LOOP_INTRO, loop_items
-from .document import METHOD_TITLE, SIMPLIFY_TEXT, form_text, sections
+from ..dynamics.results import Equations
+from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Formulas,
+                       Heading,
+                       InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .entries import Entry
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
 from .printing import to_mathml
-from .tables import dh_rows, inertia_cells, mass_rows, parameter_rows
 
-__all__ = ["render_html", "entry_mathml_lines", "label_mathml"]
+__all__ = ["render_html", "entry_mathml_lines", "label_mathml", "html_blocks"]
 
 STYLE = """
 body { font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-serif; max-width: 60em;
@@ -41,8 +40,23 @@ table.entries td.ops { color: #777; font-size: 0.85em; white-space: nowrap; text
 .compact { margin: 0.3em 0 1em; }
 """
 
-_BASES = {"tau": ("<mi>&#x3c4;</mi>", ""), "D_rot": ("<mi>D</mi>", "rot"), "D_tra": ("<mi>D</mi>", "tra"),
-          "H_rot": ("<mi>H</mi>", "rot"), "H_tra": ("<mi>H</mi>", "tra")}
+GREEK = {"alpha": "&#x3b1;", "beta": "&#x3b2;", "gamma": "&#x3b3;", "theta": "&#x3b8;", "tau": "&#x3c4;",
+         "omega": "&#x3c9;"}
+
+
+def sym_mathml(s: Sym) -> str:
+    """MathML of a symbol: Greek by name, qd/qdd dotted, upright sub- and superscripts."""
+    if s.base in ("qd", "qdd"):
+        mark = "&#x2d9;" if s.base == "qd" else "&#xa8;"
+        base = f'<mover accent="true"><mi>q</mi><mo>{mark}</mo></mover>'
+    else:
+        base = f"<mi>{GREEK.get(s.base, escape(s.base))}</mi>"
+    sub, sup = (f"<mtext>{escape(x).replace('-', '&#x2212;')}</mtext>" for x in (s.sub, s.sup))
+    if s.sub and s.sup:
+        return f"<msubsup>{base}{sub}{sup}</msubsup>"
+    if s.sub:
+        return f"<msub>{base}{sub}</msub>"
+    return f"<msup>{base}{sup}</msup>" if s.sup else base
 
 
 def _math(content: str, cls: str = "") -> str:
@@ -54,11 +68,9 @@ def _math(content: str, cls: str = "") -> str:
 
 def label_mathml(entry: Entry) -> str:
     """MathML of an entry's label, e.g. M with subscript 11."""
-    base, sup = _BASES.get(entry.matrix, (f"<mi>{escape(entry.matrix)}</mi>", ""))
-    sub = escape(entry.label[len(entry.matrix) + 1:])
-    if sup:
-        return f"<msubsup>{base}<mtext>{sub}</mtext><mtext>{sup}</mtext></msubsup>"
-    return f"<msub>{base}<mtext>{sub}</mtext></msub>"
+    from dataclasses import replace
+    from .document import matrix_symbol
+    return sym_mathml(replace(matrix_symbol(entry.matrix), sub=entry.label[len(entry.matrix) + 1:]))
 
 
 def entry_mathml_lines(expr, width: int = DEFAULT_WIDTH) -> list[str]:
@@ -68,62 +80,45 @@ def entry_mathml_lines(expr, width: int = DEFAULT_WIDTH) -> list[str]:
                         close='<mo stretchy="false">)</mo>', times="<mo>&#x2062;</mo>")
 
 
-def _m(expr) -> str:
-    return _math(to_mathml(expr))
 
 
-def _vector(items) -> str:
-    return _math("<mo>(</mo>" + "<mo>,</mo>".join(to_mathml(c) for c in items) + "<mo>)</mo>")
-
-
-def _table(header: list[str], rows: list[list[str]], cls: str = "") -> list[str]:
-    attr = f' class="{cls}"' if cls else ""
-    out = [f"<table{attr}>", "<tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
-    return out + ["</table>"]
-
-
-def _inertia(entries) -> str:
-    kind, cells = inertia_cells(entries)
-    if kind == "zero":
-        return "0"
-    if kind == "diag":
-        return "diag " + _vector(cells)
-    xx, yy, zz, xy, xz, yz = (to_mathml(c) for c in cells)
+def _inertia(cell: InertiaCell) -> str:
+    xx, yy, zz, xy, xz, yz = (to_mathml(c) for c in cell.entries)
     rows = [(xx, xy, xz), (xy, yy, yz), (xz, yz, zz)]
     body = "".join("<mtr>" + "".join(f"<mtd>{c}</mtd>" for c in r) + "</mtr>" for r in rows)
     return _math(f"<mrow><mo>(</mo><mtable>{body}</mtable><mo>)</mo></mrow>")
 
 
-def _arm(eq: Equations) -> list[str]:
-    model = eq.model
-    modified = model.convention is Convention.MODIFIED
-    conv = ("modified (Craig): frame <i>i</i> at joint <i>i</i>; row <i>i</i> holds a<sub>i&#x2212;1</sub> and "
-            "&#x3b1;<sub>i&#x2212;1</sub>" if modified else
-            "standard: frame <i>i</i> at the distal end of link <i>i</i>")
-    a, alpha = (("a<sub>i&#x2212;1</sub>", "&#x3b1;<sub>i&#x2212;1</sub>") if modified
-                else ("a<sub>i</sub>", "&#x3b1;<sub>i</sub>"))
-    out = ["<h2>The arm</h2>", f"<p>{model.n} links, Denavit-Hartenberg convention {conv}.</p>",
-           "<h3>Denavit-Hartenberg parameters</h3>"]
-    out += _table(["<i>i</i>", "link", "joint", a, alpha, "d<sub>i</sub>", "&#x3b8;<sub>i</sub>"],
-                  [[str(r.index), escape(r.name), "revolute" if r.joint == "R" else "prismatic",
-                    _m(r.a), _m(r.alpha), _m(r.d), _m(r.theta)] for r in dh_rows(model)], "dh")
-    out += ["<h3>Masses</h3>", "<p>Centre of mass and inertia about it, in the axes of link frame <i>i</i>.</p>"]
-    out += _table(["<i>i</i>", "mass", "centre of mass", "inertia"],
-                  [[str(r.index), _m(r.mass), _vector(r.com), _inertia(r.inertia)] for r in mass_rows(model)])
-    if model.point_masses:
-        out += ["<h3>Point masses</h3>", "<ul>"]
-        out += [f"<li>{_m(p.mass)} on link {p.link} at {_vector(p.position)}</li>" for p in model.point_masses]
-        out.append("</ul>")
-    out += ["<h3>Gravity</h3>",
-            f"<p>Gravitational acceleration in the base frame: {_vector(model.gravity_frame0)}</p>"]
-    params = parameter_rows(model)
-    if params:
-        out += ["<h3>Parameters</h3>"]
-        out += _table(["symbol", "name", "default value"],
-                      [[_m(symbol(name)), f"<code>{escape(name)}</code>",
-                        f"{value:g}" if value is not None else "symbolic"] for name, value in params])
-    return out
+def _vector(items, transposed: bool = False) -> str:
+    row = "<mrow><mo>(</mo>" + "<mo>,</mo>".join(to_mathml(c) for c in items) + "<mo>)</mo></mrow>"
+    return f"<msup>{row}<mi>T</mi></msup>" if transposed else row
+
+
+def _span(span: Span) -> str:
+    if isinstance(span, str):
+        return escape(span)
+    if isinstance(span, Var):
+        return f"<i>{escape(span.name)}</i>"
+    if isinstance(span, Code):
+        return f"<code>{escape(span.text)}</code>"
+    if isinstance(span, InertiaCell):
+        return _inertia(span)
+    if isinstance(span, Dims):
+        return f"{span.rows} &#xd7; {span.cols}"
+    if isinstance(span, Sym):
+        return _math(sym_mathml(span))
+    if isinstance(span, Math):
+        return _math(to_mathml(span.expr))
+    if isinstance(span, Vec):
+        return _math(_vector(span.items, span.transposed))
+    if isinstance(span, EntryLabel):
+        equals = "" if span.equals is None else "<mo>=</mo>" + label_mathml(span.equals)
+        return _math(label_mathml(span.entry) + equals)
+    raise TypeError(f"no HTML for {type(span).__name__}")
+
+
+def text_html(text: Iterable[Span]) -> str:
+    return "".join(_span(span) for span in text)
 
 
 def _entry_row(entry: Entry) -> str:
@@ -143,51 +138,60 @@ def _entry_row(entry: Entry) -> str:
             f'<td class="ops">{entry.ops} ops</td></tr>')
 
 
-def _loops(eq: Equations) -> list[str]:
-    items = loop_items(eq)
-    if not items:
-        return []
-    out = ["<h2>Loop quantities</h2>", f"<p>{escape(LOOP_INTRO)}</p>", '<table class="entries">']
-    for sym, value, kind in items:
-        lines = [f"<mtext>{escape(NUMERIC_CLOSURE)}</mtext>"] if value is None else entry_mathml_lines(value)
-        out.append(f"<tr><td>{_math(to_mathml(sym) + '<mo>=</mo>' + lines[0])}"
-                   + "".join(f"<br/>{_math(line)}" for line in lines[1:]) + f"</td><td>{escape(kind)}</td></tr>")
+def _table(header, rows, cls: str = "") -> list[str]:
+    attr = f' class="{cls}"' if cls else ""
+    out = [f"<table{attr}>", "<tr>" + "".join(f"<th>{text_html(h)}</th>" for h in header) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{text_html(c)}</td>" for c in row) + "</tr>" for row in rows]
     return out + ["</table>"]
+
+
+def _block(block: Block) -> list[str]:
+    if isinstance(block, Heading):
+        tag = f"h{block.level}"
+        anchor = f' id="{escape(block.anchor)}"' if block.anchor else ""
+        return [f"<{tag}{anchor}>{text_html(block.text)}</{tag}>"]
+    if isinstance(block, Para):
+        return [('<p class="compact">' if block.compact else "<p>") + text_html(block.text) + "</p>"]
+    if isinstance(block, Table):
+        return _table(block.header, block.rows, block.cls)
+    if isinstance(block, Bullets):
+        return ["<ul>"] + [f"<li>{text_html(item)}</li>" for item in block.items] + ["</ul>"]
+    if isinstance(block, Formula):
+        return [f"<p>{escape(block.text)}</p>"]
+    if isinstance(block, Entries):
+        return ['<table class="entries">'] + [_entry_row(e) for e in block.entries] + ["</table>"]
+    if isinstance(block, Definitions):
+        out = ['<table class="entries">']
+        for sym, value, kind in block.items:
+            lines = [f"<mtext>{escape(NUMERIC_CLOSURE)}</mtext>"] if value is None else entry_mathml_lines(value)
+            out.append(f"<tr><td>{_math(to_mathml(sym) + '<mo>=</mo>' + lines[0])}"
+                       + "".join(f"<br/>{_math(line)}" for line in lines[1:]) + f"</td><td>{escape(kind)}</td></tr>")
+        return out + ["</table>"]
+    if isinstance(block, Formulas):
+        if not block.header:
+            return ["<pre>" + escape("\n".join(f"{name} = {text}" for name, _, _, text, _ in block.rows)) + "</pre>"]
+        return _table([(h,) for h in block.header],
+                      [((name,), (Code(text),), (value,)) for name, _, _, text, value in block.rows])
+    raise TypeError(f"no HTML for {type(block).__name__}")
+
+
+def html_blocks(blocks: Iterable[Block]) -> list[str]:
+    """The lines of ``blocks`` in an HTML page's body."""
+    return [line for block in blocks for line in _block(block)]
+
+
+def html_document(doc: Document) -> str:
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8"/>',
+           f"<title>{escape(doc.title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
+           f"<h1>{escape(doc.title)}</h1>"]
+    if doc.method:
+        out.append(f'<p class="subtitle">{escape(doc.method)}; {escape(doc.simplify)}. '
+                   "Made by Manipulator Designer.</p>")
+    if doc.description:
+        out.append(f"<p>{escape(doc.description)}</p>")
+    return "\n".join(out + html_blocks(doc.blocks) + ["</body>", "</html>"]) + "\n"
 
 
 def render_html(eq: Equations, title: str | None = None) -> str:
     """A self-contained HTML page of the equations of ``eq``."""
-    model = eq.model
-    title = title or f"Equations of motion: {model.name or 'unnamed arm'}"
-    secs = sections(eq)
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8"/>',
-           f"<title>{escape(title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
-           f"<h1>{escape(title)}</h1>",
-           f'<p class="subtitle">{escape(METHOD_TITLE.get(eq.method, eq.method.value))}; '
-           f"{escape(SIMPLIFY_TEXT.get(eq.simplify.value, eq.simplify.value))}. Made by Manipulator Designer.</p>"]
-    if model.description:
-        out.append(f"<p>{escape(model.description)}</p>")
-    out += _arm(eq)
-    out += _loops(eq)
-    out += ["<h2>Equations of motion</h2>", f"<p>{escape(form_text(eq))}</p>",
-            "<p>Joint positions q<sub>i</sub>, velocities q&#x307;<sub>i</sub>, "
-            "accelerations q&#x308;<sub>i</sub>. Operations: <code>sympy.count_ops</code> of each entry, "
-            "before common-subexpression elimination. Numbers are shown to 6 significant digits (the JSON "
-            "export keeps full precision).</p>"]
-    out += _table(["matrix", "size", "non-zero entries", "operations"],
-                  [[escape(s.name), f"{s.shape[0]} &#xd7; {s.shape[1]}", str(len(s.shown) + len(s.mirrors)),
-                    str(s.ops)] for s in secs])
-    for sec in secs:
-        out.append(f'<h3 id="matrix-{escape(sec.name)}">{escape(sec.name)}: {escape(sec.info.description)}</h3>')
-        if sec.shown:
-            out.append('<table class="entries">')
-            out += [_entry_row(e) for e in sec.shown]
-            out.append("</table>")
-        if sec.mirrors:
-            out.append('<p class="compact">By symmetry: ' + ", ".join(
-                _math(label_mathml(e) + "<mo>=</mo>" + label_mathml(p)) for e, p in sec.mirrors) + ".</p>")
-        if sec.zeros:
-            out.append('<p class="compact">' + ("Zero: " + ", ".join(_math(label_mathml(e)) for e in sec.zeros)
-                                                if sec.shown or sec.mirrors else "All entries are zero") + ".</p>")
-    out += ["</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    return html_document(equations_document(eq, title))

@@ -4,7 +4,6 @@ JSON, LaTeX, Markdown or HTML."""
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
@@ -14,7 +13,7 @@ import sympy as sp
 from ..identification.base_params import BaseParameters
 from ..dynamics.inertial import parameter_names, standard_parameters
 from ..model.manipulator import Manipulator
-from .printing import latex_escape, to_latex, to_text
+from .printing import latex_escape, to_text
 
 __all__ = ["regressor_report", "parameter_rows", "base_parameter_section", "with_base_parameters"]
 
@@ -56,8 +55,7 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
                      base: bool = True, project: str = "the mechanism") -> str:
     """What ``regressor`` writes of any mechanism: its standard parameters, or with ``base`` the base parameters
     ``bp`` (:func:`~designer.identification.base_params.mechanism_base_parameters`'s), and the excitation's
-    ``condition``. A closed chain's grouping (numbers, :func:`_numeric_grouping_report`): JSON or Markdown; a
-    ValueError says so for the others."""
+    ``condition``. A closed chain's grouping: numbers (:func:`_numeric_grouping_report`), in every format."""
     if not isinstance(bp, BaseParameters):   # a numeric grouping (W^T Y_tree's): its combinations are numbers
         return _numeric_grouping_report(model, bp, condition, fmt, drives, base, project)
     if not base:
@@ -88,24 +86,14 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
             data["excitation"] = {k: (v if not isinstance(v, (float, np.floating)) or np.isfinite(v) else None)
                                   for k, v in condition.items()}
         return json.dumps(data, indent=1) + "\n"
-    value = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
-    if fmt == "markdown":
-        out = [f"# {title}", "", "| parameter | formula | value |", "|---|---|---|"]
-        out += [f"| {r['name']} | `{to_text(r['formula'])}` | {value(r['value'])} |" for r in rows]
-        return "\n".join(out + [""] + [f"- {n}" for n in notes]) + "\n"
-    if fmt == "html":
-        body = "".join(f"<tr><td>{html.escape(r['name'])}</td><td><code>{html.escape(to_text(r['formula']))}</code>"
-                       f"</td><td>{value(r['value'])}</td></tr>" for r in rows)
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-        return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title></head>"
-                f"<body><h1>{html.escape(title)}</h1><table border=\"1\"><tr><th>parameter</th><th>formula</th>"
-                f"<th>value</th></tr>{body}</table><ul>{items}</ul></body></html>\n")
-    out = ["\\documentclass{article}", "\\usepackage{amsmath,longtable}", "\\begin{document}",
-           f"\\section*{{{latex_escape(title)}}}", "\\begin{longtable}{lll}",
-           "parameter & formula & value \\\\ \\hline"]
-    out += [f"{latex_escape(r['name'])} & ${to_latex(r['formula'])}$ & {value(r['value'])} \\\\" for r in rows]
-    out += ["\\end{longtable}", "\\begin{itemize}"] + [f"\\item {latex_escape(n)}" for n in notes]
-    return "\n".join(out + ["\\end{itemize}", "\\end{document}"]) + "\n"
+    from .document import Bullets, Document, Math, Table, write
+    table = Table((("parameter",), ("formula",), ("value",)),
+                  tuple(((r["name"],), (Math(r["formula"]),), (_value_text(r["value"]),)) for r in rows), "lll")
+    return write(Document(title, "", "", "", (table, Bullets(tuple((n,) for n in notes)))), fmt)
+
+
+def _value_text(v: float | None) -> str:
+    return "" if v is None else f"{v:.6g}"
 
 
 def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt: str, drives: bool,
@@ -113,8 +101,7 @@ def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt
     """A closed chain's standard parameters (per link of the tree, :class:`~designer.identification.regressor
     .Regressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree, which carries both)."""
     from ..identification.base_params import combination_text
-    if fmt not in ("json", "markdown"):
-        raise ValueError("regressor of a closed chain: --format json or markdown")
+    from .document import Document, Para, Table, write
     data: dict = {"model": model.name, "standard": dict(zip(bp.names, bp.standard.tolist()))}
     if base:
         data.update({"base_count": bp.count, "dropped": bp.dropped,
@@ -124,22 +111,24 @@ def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt
         data["condition"] = condition
     if fmt == "json":
         return json.dumps(data, indent=1) + "\n"
-    lines = [f"# Inertial parameters of {model.name or project} (closed chain)", "",
-             "tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
-             + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; columns "
-                "W^T e_j times qdd_j, qd_j, sign(qd_j))." if drives else "."), ""]
+    blocks: list = [Para(("tau_a = W^T Y_tree pi: per link, in link frame j about its origin: m, m c, inertia entries"
+                          + ("; then the drive parameters of the tree joints with drive data (Ia = N^2 Jm, fv, fc; "
+                             "columns W^T e_j times qdd_j, qd_j, sign(qd_j))." if drives else "."),))]
     if base:
-        lines += [f"{data['base_count']} base parameters of {len(bp.names)} standard ones (numeric grouping of "
-                  "W^T Y_tree over random closed states):", "", "| base | combination | value |", "|---|---|---|"]
-        for row in data["base"]:
-            lines.append(f"| {row['name']} | {combination_text(row['combination'])} | {row['value']:.6g} |")
-        lines += ["", "Dropped: " + ", ".join(data["dropped"])]
+        blocks += [Para((f"{data['base_count']} base parameters of {len(bp.names)} standard ones (numeric grouping "
+                         "of W^T Y_tree over random closed states):",)),
+                   Table((("base",), ("combination",), ("value",)),
+                         tuple(((r["name"],), (combination_text(r["combination"]),), (f"{r['value']:.6g}",))
+                               for r in data["base"]), "lll"),
+                   Para(("Dropped: " + ", ".join(data["dropped"]),))]
     else:
-        lines += ["| parameter | value |", "|---|---|"] + [f"| {k} | {v:.6g} |" for k, v in data["standard"].items()]
+        blocks.append(Table((("parameter",), ("value",)),
+                            tuple(((k,), (f"{v:.6g}",)) for k, v in data["standard"].items()), "lr"))
     if condition:
-        lines += ["", f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} samples): "
-                      f"{condition['condition']:.6g}"]
-    return "\n".join(lines) + "\n"
+        blocks.append(Para((f"Condition number of Y_b over {condition['trajectory']} ({condition['samples']} "
+                            f"samples): {condition['condition']:.6g}",)))
+    title = f"Inertial parameters of {model.name or project} (closed chain)"
+    return write(Document(title, "", "", "", tuple(blocks)), fmt)
 
 
 def _section_notes(model: Manipulator, bp: BaseParameters) -> list[str]:
@@ -159,40 +148,15 @@ def base_parameter_section(model: Manipulator, bp: BaseParameters, fmt: str):
                 "parameters": [{"name": r["name"], "formula": to_text(r["formula"]), "value": r["value"]}
                                for r in rows],
                 "dropped": list(bp.dropped), "numeric_groups": list(bp.numeric_groups)}
-    value = lambda v: "" if v is None else f"{v:.6g}"  # noqa: E731
-    if fmt == "markdown":
-        out = ["## Base parameters", "", "| parameter | grouping formula | value |", "|---|---|---|"]
-        out += [f"| {r['name']} | `{to_text(r['formula'])}` | {value(r['value'])} |" for r in rows]
-        return "\n".join(out + [""] + [f"- {n}" for n in notes] + [""])
-    if fmt == "html":
-        body = "".join(f"<tr><td>{html.escape(r['name'])}</td><td><code>{html.escape(to_text(r['formula']))}</code>"
-                       f"</td><td>{value(r['value'])}</td></tr>" for r in rows)
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-        return (f"<h2>Base parameters</h2>\n<table border=\"1\"><tr><th>parameter</th><th>grouping formula</th>"
-                f"<th>value</th></tr>{body}</table>\n<ul>{items}</ul>\n")
-    from .latex_report import continuation, entry_latex_lines
-    out = [r"\section*{Base parameters}", r"\begin{align*}"]
-    lines = []
-    for r in rows:
-        formula = entry_latex_lines(r["formula"])
-        label = r"\mathrm{" + latex_escape(r["name"]) + "}"
-        lines += [f"{label} &= {formula[0]}"] + [continuation(x) for x in formula[1:]]
-    out += [" \\\\\n".join(lines), r"\end{align*}", r"\begin{itemize}"]
-    out += [rf"\item {latex_escape(n)}" for n in notes]
-    return "\n".join(out + [r"\end{itemize}", ""])
+    from .document import Bullets, Formulas, Heading, write
+    return write([Heading(2, ("Base parameters",), numbered=False),
+                  Formulas(("parameter", "grouping formula", "value"),
+                           tuple((r["name"], r"\mathrm{" + latex_escape(r["name"]) + "}", r["formula"],
+                                  to_text(r["formula"]), _value_text(r["value"])) for r in rows)),
+                  Bullets(tuple((n,) for n in notes))], fmt)
 
 
 def with_base_parameters(text: str, fmt: str, model: Manipulator, bp: BaseParameters) -> str:
     """An equations report ``text`` in ``fmt`` with the base-parameter section added at its end."""
-    section = base_parameter_section(model, bp, fmt)
-    if fmt == "json":
-        doc = json.loads(text)
-        doc["base_parameters"] = section
-        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        return text.rstrip("\n") + "\n\n" + section
-    closing = "</body>" if fmt == "html" else r"\end{document}"
-    at = text.rfind(closing)
-    if at < 0:
-        raise ValueError(f"{fmt} report without {closing}")
-    return text[:at] + section + text[at:]
+    from .document import with_section
+    return with_section(text, fmt, "base_parameters", base_parameter_section(model, bp, fmt))

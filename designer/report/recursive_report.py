@@ -7,7 +7,6 @@ run to millions of terms.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import cast
@@ -17,7 +16,7 @@ import sympy as sp
 
 from ..dynamics.recursive_form import KINDS, RecursiveForm
 from ..dynamics.results import Equations
-from .printing import for_display, latex_escape, to_latex, to_text
+from .printing import for_display, to_latex, to_text
 
 __all__ = ["render_recursive"]
 
@@ -103,7 +102,6 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
                            "qdd": [s.name for s in model.qdd],
                            "parameters": _parameters(eq) if closed else model.symbol_names()}}
         return json.dumps(doc, indent=1) + "\n"
-    taus = [(f"tau{j}", t) for j, t in enumerate(rf.tau, start=1)]
     intro = ("Customized recursive Newton-Euler algorithm in joint frames; every line uses only "
              "joint variables, parameters and names defined above it.")
     if closed:
@@ -111,36 +109,14 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
                  f"q{model.n}, then the customized recursive Newton-Euler algorithm on the spanning tree "
                  "(passive joints qp<i>, qdp<i>, qddp<i> with the tree's index i; the tree's torques taut<j>); "
                  "every line uses only joint variables, parameters and names defined above it.")
-    if fmt == "markdown":
-        lines = [f"# {title}", "", intro, ""]
-        lines += [f"- {n}" for n in notes] + ([""] if notes else [])
-        lines += [f"- `{k}`: {v}" for k, v in legend] + [""]
-        for heading, items in groups:
-            lines += [f"## {heading}", "", "```"]
-            lines += [f"{a.symbol.name} = {_short(a.value)}" for a in items]
-            lines += ["```", ""]
-        lines += ["## Joint torques", "", "```"] + [f"{n} = {to_text(t)}" for n, t in taus] + ["```", ""]
-        return "\n".join(lines)
-    if fmt == "latex":
-        lines = [r"\documentclass{article}", r"\usepackage{amsmath}", r"\usepackage[margin=2cm]{geometry}",
-                 r"\allowdisplaybreaks", r"\begin{document}", rf"\section*{{{latex_escape(title)}}}",
-                 latex_escape(intro), ""]
-        lines += [latex_escape(n) + r"\\" for n in notes]
-        for heading, items in groups:
-            lines += [rf"\subsection*{{{latex_escape(heading)}}}", r"\begin{align*}"]
-            lines += [rf"{to_latex(a.symbol)} &= {to_latex(a.value)}\\" for a in items]  # as the right sides name it
-            lines += [r"\end{align*}"]
-        lines += [r"\subsection*{Joint torques}", r"\begin{align*}"]
-        lines += [rf"\tau_{{{j}}} &= {to_latex(t)}\\" for j, (_, t) in enumerate(taus, start=1)]
-        lines += [r"\end{align*}", r"\end{document}", ""]
-        return "\n".join(lines)
-    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
-    body += [f"<p>{html.escape(n)}</p>" for n in notes]
-    body.append("<dl>" + "".join(f"<dt>{k}</dt><dd>{html.escape(v)}</dd>" for k, v in legend) + "</dl>")
-    for heading, items in groups:
-        text = "\n".join(f"{a.symbol.name} = {_short(a.value)}" for a in items)
-        body += [f"<h2>{html.escape(heading)}</h2>", f"<pre>{html.escape(text)}</pre>"]
-    body += ["<h2>Joint torques</h2>", "<pre>" + html.escape("\n".join(f"{n} = {to_text(t)}" for n, t in taus))
-             + "</pre>"]
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html.escape(title)
-            + "</title></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    from .document import Block, Bullets, Code, Document, Formulas, Heading, Para, write
+    blocks: list[Block] = [Para((intro,)), *([Bullets(tuple((n,) for n in notes))] if notes else []),
+                           Bullets(tuple((Code(k), f": {v}") for k, v in legend))]
+    for heading, items in groups:   # as the right sides name them
+        blocks += [Heading(2, (heading,), numbered=False),
+                   Formulas((), tuple((a.symbol.name, to_latex(a.symbol), a.value, _short(a.value), "")
+                                      for a in items))]
+    blocks += [Heading(2, ("Joint torques",), numbered=False),
+               Formulas((), tuple((f"tau{j}", rf"\tau_{{{j}}}", t, to_text(t), "")
+                                  for j, t in enumerate(rf.tau, start=1)))]
+    return write(Document(title, "", "", "", tuple(blocks)), fmt)
