@@ -151,7 +151,7 @@ def cmd_derive(args) -> int:
             closed = cast("dict | None", eq.extras.get("closed_chain"))   # its tree, not the actuated carrier
             text = _with_base_parameters(text, fmt, closed["mechanism"] if closed else eq.model, args.project)
         if args.elastic:
-            from ..report.document import with_elastic_section
+            from ..report.writing import with_elastic_section
             try:
                 text = with_elastic_section(text, eq.model, fmt)
             except ValueError as exc:

@@ -9,7 +9,7 @@ per joint i (numbered from 1):
     tau_s_i   = k_i (theta_i / N_i - q_i) + d_i (theta_i' / N_i - q_i')      (spring, joint side)
     motor_i:    Jm_i theta_i'' + tau_s_i / N_i = taum_i                        (motor side)
 
-``derive --elastic`` adds them to the report (report.document.elastic_section) with the drive data's
+``derive --elastic`` adds them to the report (report.writing.elastic_section) with the drive data's
 values of k, d, N, Jm; the numeric model (designer/numeric/elastic.py) and ``codegen --elastic`` use the same equations.
 """
 

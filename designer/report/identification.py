@@ -86,7 +86,8 @@ def regressor_report(model: Manipulator, bp, condition: dict | None, fmt: str, d
             data["excitation"] = {k: (v if not isinstance(v, (float, np.floating)) or np.isfinite(v) else None)
                                   for k, v in condition.items()}
         return json.dumps(data, indent=1) + "\n"
-    from .document import Bullets, Document, Math, Table, write
+    from .document import Bullets, Document, Math, Table
+    from .writing import write
     table = Table((("parameter",), ("formula",), ("value",)),
                   tuple(((r["name"],), (Math(r["formula"]),), (_value_text(r["value"]),)) for r in rows), "lll")
     return write(Document(title, "", "", "", (table, Bullets(tuple((n,) for n in notes)))), fmt)
@@ -101,7 +102,8 @@ def _numeric_grouping_report(model: Manipulator, bp, condition: dict | None, fmt
     """A closed chain's standard parameters (per link of the tree, :class:`~designer.identification.regressor
     .Regressor`'s) or its base parameters ``bp`` (numeric grouping of W^T Y_tree, which carries both)."""
     from ..identification.base_params import combination_text
-    from .document import Document, Para, Table, write
+    from .document import Document, Para, Table
+    from .writing import write
     data: dict = {"model": model.name, "standard": dict(zip(bp.names, bp.standard.tolist()))}
     if base:
         data.update({"base_count": bp.count, "dropped": bp.dropped,
@@ -148,7 +150,8 @@ def base_parameter_section(model: Manipulator, bp: BaseParameters, fmt: str):
                 "parameters": [{"name": r["name"], "formula": to_text(r["formula"]), "value": r["value"]}
                                for r in rows],
                 "dropped": list(bp.dropped), "numeric_groups": list(bp.numeric_groups)}
-    from .document import Bullets, Formulas, Heading, write
+    from .document import Bullets, Formulas, Heading
+    from .writing import write
     return write([Heading(2, ("Base parameters",), numbered=False),
                   Formulas(("parameter", "grouping formula", "value"),
                            tuple((r["name"], r"\mathrm{" + latex_escape(r["name"]) + "}", r["formula"],
@@ -158,5 +161,5 @@ def base_parameter_section(model: Manipulator, bp: BaseParameters, fmt: str):
 
 def with_base_parameters(text: str, fmt: str, model: Manipulator, bp: BaseParameters) -> str:
     """An equations report ``text`` in ``fmt`` with the base-parameter section added at its end."""
-    from .document import with_section
+    from .writing import with_section
     return with_section(text, fmt, "base_parameters", base_parameter_section(model, bp, fmt))

@@ -109,7 +109,8 @@ def render_recursive(eq: Equations, fmt: str, title: str | None = None) -> str:
                  f"q{model.n}, then the customized recursive Newton-Euler algorithm on the spanning tree "
                  "(passive joints qp<i>, qdp<i>, qddp<i> with the tree's index i; the tree's torques taut<j>); "
                  "every line uses only joint variables, parameters and names defined above it.")
-    from .document import Block, Bullets, Code, Document, Formulas, Heading, Para, write
+    from .document import Block, Bullets, Code, Document, Formulas, Heading, Para
+    from .writing import write
     blocks: list[Block] = [Para((intro,)), *([Bullets(tuple((n,) for n in notes))] if notes else []),
                            Bullets(tuple((Code(k), f": {v}") for k, v in legend))]
     for heading, items in groups:   # as the right sides name them
