@@ -249,3 +249,20 @@ def test_a_bound_of_zero():
     assert result.best is not None and result.best.feasible
     assert result.best.values["d2"] == pytest.approx(0.0, abs=1e-5)
     assert result.best.quantities[0] >= 0
+
+
+def test_later_starts_joining_an_earlier_optimum_stop_there(monkeypatch):
+    # the tube arm's two diameters under a sag and a frequency bound: every start ends at one optimum, so the later
+    # starts are stopped on joining it; the result is the one every start run to its end finds, in fewer evaluations
+    import designer.optimize.problem as problem_module
+    model = load_project(robot_path("tube_arm"))
+    problem = Problem(model, (Variable("D2", 0.04, 0.15), Variable("D3", 0.04, 0.15)), "mass",
+                      (parse_requirement("deflection_links<=0.5"), parse_requirement("frequency>=48")), payload=5.0)
+    joined = optimize(problem, starts=3)
+    monkeypatch.setattr(problem_module, "JOIN", 0.0)     # no start ever joins: each runs to its end
+    full = optimize(problem, starts=3)
+    assert not any("joining" in line for line in full.log)
+    assert any("joining" in line for line in joined.log)
+    assert joined.best is not None and full.best is not None and joined.best.feasible
+    assert joined.best.objective == pytest.approx(full.best.objective, rel=1e-6)
+    assert joined.evaluations < full.evaluations
