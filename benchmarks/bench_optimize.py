@@ -6,7 +6,8 @@ The lightest tube arm (upper arm and forearm tube diameters D2, D3) for a 5 kg p
 0.7 mm at home (``deflection``), keeps its lowest frequency at or above 45 Hz and whose elbow stays within a
 planetary gearbox's repeated peak torque over a pick-and-place cycle (a quintic move of 1 s): the
 optimizer (SLSQP, multi-start, docs/optimize.md) against every design of a G x G grid over the same box,
-each design checked the same way, after one unmeasured evaluation and SciPy's import. Printed: each one's mass, evaluations and time, and the ratio of the times.
+each design checked the same way, after one unmeasured evaluation and SciPy's import. Printed: each one's
+mass, evaluations and time, and the ratio of the times.
 Target: as light as the grid's best or lighter, at least ten times faster.
 
 Then the two-objective story (``optimize --minimize mass --minimize deflection``): the Pareto front of mass
