@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from ..kinematics import NumericArm
 from ..jobs import CancelToken, Job, Progress, sub_job
-from ..numeric.batch import Batch, batch_frames
+from ..numeric.batch import Batch, batch_frames, own_batch
 from ..numeric.engine import arm_dynamics
 from .distribute import ordered_blocks
 from .joint_names import joint_numbers
@@ -112,7 +112,7 @@ def mass_route(arm: NumericArm, spec: MetricSpec, ratings: Ratings | None = None
         return compiled
     name = spec.metric.name
     wanted = name in MASS_ONLY or (name == "torque_bound" and (ratings is None or ratings.speed is None))
-    if not wanted or hasattr(arm, "batch"):
+    if not wanted or own_batch(arm):
         return None
     return RecursiveMass(arm)
 
@@ -124,7 +124,7 @@ GRID_ROUTED = frozenset({"M", "coupling"})
 def grid_routed(arm: NumericArm, spec: MetricSpec, compiled=None) -> bool:
     """Whether a joint grid of ``spec`` goes through :func:`grid_values`: M or coupling of a serial arm without
     ``compiled`` dynamics given."""
-    return compiled is None and spec.metric.name in GRID_ROUTED and arm.n > 1 and not hasattr(arm, "batch")
+    return compiled is None and spec.metric.name in GRID_ROUTED and arm.n > 1 and not own_batch(arm)
 
 
 def grid_values(arm: NumericArm, spec: MetricSpec, x: np.ndarray, y: np.ndarray, i: int, j: int,

@@ -284,10 +284,16 @@ class Batch:
         return lowest_flex_frequency(self.arm, joints, self.q, segments)
 
 
+def own_batch(arm) -> bool:
+    """Whether ``arm`` makes its own batch of states (a closed chain's arm,
+    :class:`~designer.numeric.closed_batch.ClosedBatch`) rather than a serial arm's :class:`Batch`."""
+    return hasattr(arm, "batch")
+
+
 def batch_of(arm, q, compiled=None):
     """The quantities of a block of states q (N, n) under :class:`Batch`'s names: a closed chain's arm makes its
-    own (:class:`~designer.numeric.closed_batch.ClosedBatch`); ``compiled`` takes over a serial arm's M and G."""
-    return arm.batch(q) if hasattr(arm, "batch") else Batch(arm, q, compiled)
+    own (:func:`own_batch`); ``compiled`` takes over a serial arm's M and G."""
+    return arm.batch(q) if own_batch(arm) else Batch(arm, q, compiled)
 
 
 def map_states(arm: NumericArm, q, get: Callable[[Batch], np.ndarray], tail: tuple[int, ...],

@@ -330,10 +330,10 @@ def inverse_dynamics(arm, q, qd, qdd) -> np.ndarray:
     """tau (N, n) over the states' rows: a serial arm's generated code (:func:`arm_dynamics`, an order of magnitude
     faster than the Christoffel route of :meth:`~designer.numeric.batch.Batch.torque`), a closed chain's arm's own
     batch in blocks of :data:`~designer.numeric.batch.CHUNK`."""
+    from .batch import CHUNK, own_batch
     q = np.asarray(q, float)
-    if not hasattr(arm, "batch"):
+    if not own_batch(arm):
         return arm_dynamics(arm).tau(q, qd, qdd)
-    from .batch import CHUNK
     out = np.empty_like(q)
     for s in range(0, len(q), CHUNK):
         out[s:s + CHUNK] = arm.batch(q[s:s + CHUNK]).torque(qd[s:s + CHUNK], qdd[s:s + CHUNK])

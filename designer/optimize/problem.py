@@ -44,9 +44,9 @@ DESIGN_QUANTITIES = ("mass", "peak_torque", "rms_torque")
 #: a requirement holds when its margin is at least -TOLERANCE times its bound; the search aims INSIDE within
 TOLERANCE = 1e-6
 INSIDE = 2e-6
-#: a start whose iterate comes this close (in the box scaled to [0, 1]) to an optimum an earlier start ended at
-#: is stopped there: it is falling into that optimum (multi-level single linkage's idea, with a fixed radius)
-SAME_OPTIMUM = 0.01
+#: a later start whose SLSQP iterate comes within JOIN (in the [0, 1]-scaled box, every variable) of where an earlier
+#: start of the same combination ended is stopped there: it would end at the same optimum (its designs count)
+JOIN = 1e-2
 _REQ_RE = re.compile(r"^\s*([^<>=]+?)\s*(<=|>=)\s*([^<>=]+?)\s*$")
 
 
@@ -403,6 +403,8 @@ class _Combination:
         self.span = np.array([v.high for v in problem.variables]) - self.lo
         self.sign = -1.0 if problem.maximize else 1.0
         self.cache: dict[tuple, Design] = {}
+        self.ends: list[np.ndarray] = []    # where the finished starts ended (scaled)
+        self.joins = 0                      # starts stopped on joining one of them
         self.scale = 1.0
         self.cscale = [1.0 for _ in problem.requirements]
         self.model = chosen_model(problem, picks)
@@ -416,13 +418,18 @@ class _Combination:
             return project is None and exact_possible(quantity, problem.cycle) and \
                 not (loaded and quantity.strip() == "frequency")
         every = possible(problem.objective) and all(possible(r.quantity, r.project) for r in problem.requirements)
-        #: the quantities whose exact derivative was not built: another has none, so it would save no evaluation
-        self.skipped = [] if every else \
-            ([problem.objective] if possible(problem.objective) and problem.objective.strip() != "mass" else []) + \
-            [r.text for r in problem.requirements if possible(r.quantity, r.project) and r.quantity.strip() != "mass"]
+
+        def built(quantity: str, project=None) -> bool:
+            """The rule, once: a possible exact gradient is built when every quantity has one, and mass's always."""
+            return possible(quantity, project) and (every or quantity.strip() == "mass")
+        labelled = [(problem.objective, problem.objective, None)] + \
+            [(r.text, r.quantity, r.project) for r in problem.requirements]
+        #: the possible quantities whose exact gradient was not built (by ``built``: it would save no evaluation)
+        self.skipped = [label for label, quantity, project in labelled
+                        if possible(quantity, project) and not built(quantity, project)]
 
         def gradient(quantity: str, project=None):
-            if not self.names or not possible(quantity, project) or not (every or quantity.strip() == "mass"):
+            if not self.names or not built(quantity, project):
                 return None
             return exact_gradient(self.model, quantity, self.names, problem.q, problem.cycle)
         self.gradient = gradient(problem.objective)
@@ -458,26 +465,28 @@ class _Combination:
         values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))}
         return (-1.0 if r.upper else 1.0) * gradient(values) * self.span / self.cscale[k]
 
-    def run(self, u0: np.ndarray, max_iterations: int, found: Sequence[np.ndarray] = ()) -> tuple[Design, int, bool]:
-        """(the design SLSQP ends at from ``u0``, its iterations, whether it was stopped on reaching one of the
-        optima ``found`` by earlier starts: within :data:`SAME_OPTIMUM` of one after an iteration)."""
+    def run(self, u0: np.ndarray, max_iterations: int) -> tuple[Design, int]:
+        """(the design SLSQP ends at from ``u0``, its iterations)."""
         from scipy.optimize import minimize
         if not self.names:
-            return self.design(u0), 0, False
-        joined = [False]
-
-        def known(xk: np.ndarray) -> None:
-            if any(np.linalg.norm(np.clip(xk, 0, 1) - u) <= SAME_OPTIMUM for u in found):
-                joined[0] = True
-                raise StopIteration
+            return self.design(u0), 0
         cons = [{"type": "ineq", "fun": self.constraint, "args": (k, r)}
                 | ({"jac": self.constraint_gradient} if self.gradients[k] is not None else {})
                 for k, r in enumerate(self.problem.requirements)]
         jac = self.objective_gradient if self.gradient is not None else None
+
+        def joined(xk: np.ndarray) -> None:
+            """A start whose iterate comes within JOIN of an earlier start's end converges there: stop it."""
+            if any(float(np.max(np.abs(np.clip(xk, 0, 1) - end))) < JOIN for end in self.ends):
+                self.joins += 1
+                raise StopIteration
         res = minimize(self.objective, u0, jac=jac, method="SLSQP", bounds=[(0.0, 1.0)] * len(self.names),
                        constraints=cons, options={"maxiter": max_iterations, "ftol": 1e-10, "eps": 1e-7},
-                       callback=known if found else None)
-        return self.design(np.clip(res.x, 0, 1)), int(res.nit), joined[0]
+                       callback=joined if self.ends else None)
+        end = np.clip(res.x, 0, 1)
+        if res.status != 99:    # scipy's status when the callback stopped the start
+            self.ends.append(end)
+        return self.design(end), int(res.nit)
 
 
 def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: int = 100,
@@ -522,15 +531,13 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
         search.scale = abs(first) if math.isfinite(first) and first != 0 else 1.0
         search.cscale = [abs(r.bound) if r.bound != 0 else (abs(v) if math.isfinite(v) and v != 0 else 1.0)
                          for r, v in zip(problem.requirements, start.quantities)]
-        optima: list[np.ndarray] = []     # where this combination's starts ended (scaled)
         for s, u0 in enumerate(points):
-            found, nit, joined = search.run(u0, max_iterations, optima)
+            joins = search.joins
+            found, nit = search.run(u0, max_iterations)
             iterations += nit
-            if not joined:
-                optima.append((np.array([found.values[v] for v in search.names]) - search.lo) / search.span)
             line = (f"{'/'.join(picks) or 'start'} {s + 1}: objective {found.objective:.6g}, "
                     f"{'feasible' if found.feasible else 'infeasible'}"
-                    + (", stopped: falling into an earlier start's optimum" if joined else ""))
+                    + (", stopped on joining an earlier start's optimum" if search.joins > joins else ""))
             log.append(line)
             done += 1
             yield done / total, line

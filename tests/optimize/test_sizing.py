@@ -105,3 +105,21 @@ def test_a_closed_chain_is_sized_in_its_actuated_joints():
     power = sum(ld.torque * ld.speed for ld in loads)
     work = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(traj.t))])
     np.testing.assert_allclose(work, E - E[0], atol=2e-3 * max(1.0, np.abs(E - E[0]).max()))
+
+
+@pytest.mark.parametrize("robot", ["tube_arm", "puma560"])
+def test_a_serial_arms_cycle_loads_equal_its_engines(robot):
+    # the recursive algorithms run once on the cycle's columns (cycle_loads' serial path) against the engine's
+    # generated code (the mechanism's tau and M), on random quintic moves
+    from designer.numeric.mechanism import load_dynamics
+    from designer.optimize.sizing import _loads, _serial
+    model = load_project(robot_path(robot))
+    dyn = load_dynamics(model, springs=False)
+    assert _serial(dyn)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        traj = quintic(list(rng.uniform(-2, 2, dyn.n)), list(rng.uniform(-2, 2, dyn.n)), 0.7, steps=41)
+        tau, diagonal = _loads(dyn, traj)
+        loads = cycle_loads(model, traj, dyn=dyn)
+        np.testing.assert_allclose(np.array([ld.torque for ld in loads]).T, tau, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(np.array([ld.inertia for ld in loads]).T, diagonal, rtol=1e-9, atol=1e-12)
