@@ -119,6 +119,37 @@ def test_cycle_time_is_a_requirement_and_the_motors_are_sized_on_the_time_optima
     assert bare.t[-1] <= fast[0].value
 
 
+def test_the_review_returns_its_timing_so_a_time_optimal_cycle_is_timed_once(monkeypatch):
+    """review_cycle_job gives the motion the review took (the Requirements tab shows its duration): one call of the
+    timing for the review and the sentence together, and that motion is cycle_motion's, computed on its own."""
+    import designer.review.timing as timing
+    from designer.jobs import run
+    from designer.model.requirements import Cycle, Requirement, Where
+    from designer.review import cycle_motion, review_cycle_job
+    model = puma_with_drives(Cycle(waypoints=tuple(PUMA_WAYPOINTS), timing="time-optimal"),
+                             Requirement("cycle_time", "<=", 1.2, Where("cycle")),
+                             Requirement("torque_load", "<=", 1.0, Where("cycle")))
+    alone, alone_timing = cycle_motion(model)
+    calls = []
+    real = timing.time_optimal_cycle
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(timing, "time_optimal_cycle", counted)
+    outcomes, motion, said = run(review_cycle_job(model))
+    assert len(calls) == 1
+    assert motion.t[-1] == pytest.approx(outcomes[0].value) and motion.t[-1] == pytest.approx(alone.t[-1])
+    assert np.allclose(motion.q, alone.q) and said == alone_timing and "time-optimal" in said
+    # a cycle no requirement holds along is timed (once) for the sentence; no cycle: no motion
+    calls.clear()
+    only_pose = replace(model, requirements=replace(model.requirements, items=(Requirement("mass", "<=", 1e3),)))
+    _, motion2, _ = run(review_cycle_job(only_pose))
+    assert len(calls) == 1 and motion2.t[-1] == pytest.approx(alone.t[-1])
+    no_cycle = replace(only_pose, requirements=replace(only_pose.requirements, cycle=None))
+    assert run(review_cycle_job(no_cycle))[1:] == (None, "")
+
+
 def test_a_time_optimal_cycle_round_trips_and_says_what_it_lacks(tmp_path):
     import json
 
