@@ -189,3 +189,54 @@ def test_optimize_minimizes_the_time_optimal_cycle_time(tmp_path):
     model = loads_project(json.dumps(doc))
     sweep = [review_value(model.with_parameters({"D3": d}), "cycle_time") for d in np.linspace(0.04, 0.15, 7)]
     assert best <= min(sweep) + 1e-6 and max(sweep) > min(sweep)
+
+
+def test_optimize_cycle_file_made_time_optimal_as_a_project_cycle_is(tmp_path, capsys):
+    """`optimize --cycle CSV --time-optimal`: the file's path re-timed for each design's drives, as the project's
+    `"timing": "time-optimal"` times it (the review of such a project, computed on its own); without the flag the
+    file's own timing; the written project keeps its own cycle."""
+    import json
+
+    from designer.cli import main
+    from designer.project import load_project, loads_project
+    from designer.review import cycle_motion
+    doc = json.loads((ROBOTS / "tube_arm_requirements.json").read_text())
+    own, _ = cycle_motion(loads_project(json.dumps(doc)))
+    csv = tmp_path / "cycle.csv"
+    np.savetxt(csv, np.column_stack([own.t, own.q]), delimiter=",", header="t,q1,q2,q3", comments="")
+
+    def optimized(*flags):
+        out = tmp_path / "best.json"
+        args = ["optimize", str(tmp_path / "arm.json"), "--vary", "D3", "0.08", "0.0800001", "--minimize", "mass",
+                "--no-project-requirements", "--require", "peak_torque[2]<=1e9", "--starts", "1",
+                "--cycle", str(csv), *flags, "--format", "json", "--out", str(out)]
+        (tmp_path / "arm.json").write_text(json.dumps(doc))
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(args) == 0
+        return json.loads(buf.getvalue())["requirements"][0]["value"], load_project(out)
+
+    fast, written = optimized("--time-optimal")
+    slow, _ = optimized()
+    from designer.optimize.sizing import cycle_loads
+
+    def peak2(project: dict) -> float:   # optimize's peak_torque[2]: the mechanism's loads along the review's motion
+        model = loads_project(json.dumps(project)).with_parameters({"D3": 0.08})
+        return float(np.max(np.abs(cycle_loads(model, cycle_motion(model)[0])[1].torque)))
+    expected = peak2(dict(doc, cycle={"trajectory": str(csv), "timing": "time-optimal"}))
+    assert fast == pytest.approx(expected, rel=1e-3) and \
+        slow == pytest.approx(peak2(dict(doc, cycle={"trajectory": str(csv)})), rel=1e-3)
+    assert fast > 1.5 * slow   # the drives' peak torques used up, against a 3 s quintic cycle
+    assert written.requirements.cycle == loads_project(json.dumps(doc)).requirements.cycle
+    # a file that is not there, a project without a cycle: one message each, nothing written
+    common = ["--vary", "D3", "0.05", "0.1", "--minimize", "mass", "--out", str(tmp_path / "x.json")]
+    assert main(["optimize", str(tmp_path / "arm.json"), "--cycle", str(tmp_path / "none.csv"), "--time-optimal",
+                 *common]) != 0
+    assert "none.csv: no such file" in capsys.readouterr().err
+    bare = {k: v for k, v in doc.items() if k not in ("cycle", "requirements")}
+    (tmp_path / "bare.json").write_text(json.dumps(bare))
+    assert main(["optimize", str(tmp_path / "bare.json"), "--time-optimal", *common]) != 0
+    assert "--time-optimal times a cycle: give --cycle CSV or a cycle in the project" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
