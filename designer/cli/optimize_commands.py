@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 
 from .common import UserError, load_model, write_output
 from .explore_sweep import add_compute
@@ -42,7 +43,12 @@ def register(sub) -> None:
                    help="payload at the tool for the deflection, compliance and frequency metrics (kg; default: "
                         "the project's payload, as the window's Optimize dialog starts with; 0 without one)")
     p.add_argument("--q", nargs="+", metavar="Q", help="the metrics' pose (default: every joint at zero)")
-    p.add_argument("--cycle", metavar="CSV", help="a cycle (t, q1..qn) for peak_torque and rms_torque")
+    p.add_argument("--cycle", metavar="CSV", help="a cycle (t, q1..qn) for peak_torque and rms_torque, taken with "
+                                                  "the file's own timing (see --time-optimal)")
+    p.add_argument("--time-optimal", action="store_true",
+                   help="time the cycle (--cycle's path, else the project's cycle) as fast as each design's drives "
+                        "allow, as a project cycle's \"timing\": \"time-optimal\" does (docs/optimize.md); the "
+                        "written project keeps its own cycle")
     p.add_argument("--starts", type=STARTS, default=4, help="starting points of the local search (default 4)")
     p.add_argument("--iterations", type=ITERATIONS, default=100, help="iterations per start at most (default 100)")
     p.add_argument("--seed", type=SEED, default=0, help="seed of the random starting points")
@@ -83,7 +89,9 @@ def _problem(args, model):
         from .explore_io import pose_from
         q = tuple(float(v) for v in pose_from(args.q, joints.n, "--q"))
     cycle = None
-    if args.cycle:
+    if args.time_optimal:
+        model = _time_optimal(model, args.cycle)   # the review's timing, per design (optimize/problem.py: _cycle)
+    elif args.cycle:
         from ..explore.sizing import read_trajectory
         cycle = read_trajectory(args.cycle, joints.n, joints.numbers)
         if not np.all(np.isfinite(cycle.q)):
@@ -94,6 +102,28 @@ def _problem(args, model):
                    (*(() if args.no_project_requirements else Requirement.of_project(model)),
                     *(parse_requirement(t) for t in args.require)), choices, maximize,
                    _payload(args.payload, model), q, cycle, catalog_of(args.project, []))
+
+
+def _time_optimal(model, csv: str | None):
+    """``model`` with its cycle timed as fast as the drives allow: ``--cycle``'s path (the file's samples joined
+    as the project's trajectory file is) or the project's own cycle, ``"timing": "time-optimal"``."""
+    import os
+    from ..model.requirements import Cycle
+    reqs = model.requirements
+    if csv:
+        if not os.path.isfile(csv):
+            raise UserError(f"--cycle {csv}: no such file")
+        cycle = Cycle(trajectory=os.path.abspath(csv), timing="time-optimal")
+    elif reqs.cycle is None:
+        raise UserError("optimize: --time-optimal times a cycle: give --cycle CSV or a cycle in the project")
+    else:
+        cycle = replace(reqs.cycle, timing="time-optimal", time=0.0 if not reqs.cycle.trajectory else reqs.cycle.time)
+    return replace(model, requirements=replace(reqs, cycle=cycle))
+
+
+def _own_cycle(design, model):
+    """The design as written: the project's own cycle (not the one --time-optimal timed)."""
+    return replace(design, requirements=replace(design.requirements, cycle=model.requirements.cycle))
 
 
 def _payload(given: float | None, model) -> float:
@@ -133,7 +163,7 @@ def cmd_optimize(args) -> int:
     if result.best is None or result.model is None:
         raise _none_meets(problem, result.closest, result.evaluations, args.out)
     try:
-        save_project(result.model, args.out)
+        save_project(_own_cycle(result.model, model), args.out)
     except OSError as exc:
         raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
     best = result.best
@@ -233,7 +263,7 @@ def _cmd_front(args, model, started: float) -> int:
     if args.out_front:
         _write_front(args.out_front, problem, front)
     try:
-        save_project(design_model(problem, best.values, best.picks), args.out)
+        save_project(_own_cycle(design_model(problem, best.values, best.picks), model), args.out)
     except OSError as exc:
         raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
     if args.format == "json":

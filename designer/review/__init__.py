@@ -5,8 +5,8 @@
 margin, pass or fail, and where it is worst (pose, time, joint).
 """
 
-from .evaluate import (REVIEW_METRICS, Outcome, ReviewError, cycle_motion, cycle_trajectory, review, review_job,
-                       review_value)
+from .evaluate import (REVIEW_METRICS, Outcome, ReviewError, cycle_motion, cycle_trajectory, review, review_cycle_job,
+                       review_job, review_value)
 
-__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "cycle_motion", "cycle_trajectory", "review", "review_job",
-           "review_value"]
+__all__ = ["REVIEW_METRICS", "Outcome", "ReviewError", "cycle_motion", "cycle_trajectory", "review", "review_cycle_job",
+           "review_job", "review_value"]

@@ -527,12 +527,39 @@ def review_job(model, token: CancelToken | None = None, catalog=None, project=No
     (each carrying its error when it cannot be evaluated); stops between requirements when ``token`` is cancelled.
     ``catalog``: the catalogs prices and stiffness curves come from; None: the bundled ones and those beside the
     ``project`` file when given (:func:`designer.catalog.load_catalog`), read only when a requirement needs them."""
+    outcomes, _ctx = yield from _review_ctx_job(model, token, catalog, project)
+    return outcomes
+
+
+def review_cycle_job(model, token: CancelToken | None = None, catalog=None,
+                     project=None) -> Job[tuple[list[Outcome], Any, str]]:
+    """:func:`review_job` and the cycle's motion as that review took it, in one pass: ``(outcomes, motion,
+    timing)``, ``motion`` the :class:`~designer.explore.sizing.Trajectory` :func:`cycle_motion` gives and
+    ``timing`` its sentence; ``(outcomes, None, "")`` without a cycle, ``(outcomes, None, message)`` when the cycle
+    cannot be timed. A time-optimal cycle is timed once (the review's own timing is returned, not redone)."""
+    from ..explore.sizing import Trajectory
+    outcomes, ctx = yield from _review_ctx_job(model, token, catalog, project)
+    if model.requirements.cycle is None:
+        return outcomes, None, ""
+    try:
+        if ctx is None:
+            raise ReviewError(outcomes[0].error if outcomes and outcomes[0].error else "the arm cannot be loaded")
+        if token is not None:
+            token.check()
+        s = ctx.cycle()   # the samples the review already took, when a requirement holds along the cycle
+    except (DesignerError, ValueError) as exc:
+        return outcomes, None, str(exc)
+    assert s.t is not None
+    return outcomes, Trajectory(s.t, s.q, s.qd, s.qdd), ctx.timing
+
+
+def _review_ctx_job(model, token, catalog, project) -> Job[tuple[list[Outcome], _Context | None]]:
     items = model.requirements.items
     yield Progress("review", 0.0, "preparing the arm")
     try:
         ctx = _Context(model, catalog, project)
     except (DesignerError, ValueError) as exc:
-        return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)]
+        return [Outcome(k, r, error=str(exc)) for k, r in enumerate(items, start=1)], None
     out: list[Outcome] = []
     for k, r in enumerate(items, start=1):
         if token is not None:
@@ -543,7 +570,7 @@ def review_job(model, token: CancelToken | None = None, catalog=None, project=No
             out.append(replace(o, note=o.note or ctx.timing) if r.where.kind == "cycle" else o)
         except (DesignerError, ValueError, np.linalg.LinAlgError) as exc:
             out.append(Outcome(k, r, error=str(exc)))
-    return out
+    return out, ctx
 
 
 def review_value(model, metric: str, catalog=None) -> float:

@@ -89,6 +89,10 @@ def test_by_hand_a_few_figures_from_the_cited_pages():
     assert (rv.kind, rv.ratio, rv.rated_torque, rv.peak_torque, rv.momentary_torque) == ("cycloidal", 81, 167, 412,
                                                                                          833)
     assert rv.mass is None and rv.stiffness is None and rv.inertia is None
+    rv40 = cat.gearbox("RV-40E-105")   # "| 额定扭矩 | 412 N·m |", "| 重量 | 9.3 kg |" (a second cycloidal size)
+    assert (rv40.ratio, rv40.rated_torque, rv40.peak_torque, rv40.momentary_torque, rv40.mass) == (105, 412, 1029,
+                                                                                                 2058, 9.3)
+    assert rv40.stiffness is None   # no torsional rigidity printed in the transcription: none made up
 
 
 def test_a_bad_printed_text_is_refused(tmp_path):

@@ -39,6 +39,31 @@ def test_torsion_angle_matches_the_makers_worked_example(tmp_path):
     assert 6.7e4 < g.stiffness.secant(60.0) < g.stiffness.secant(500.0) < 1.2e5
 
 
+#: the CHA manual's worked example (1018854 12/2015, 4.2), the one curve printed with all five figures here
+CHA_CURVE = {"K1_Nm_per_rad": 6.7e4, "T1_Nm": 29, "K2_Nm_per_rad": 1.1e5, "T2_Nm": 108, "K3_Nm_per_rad": 1.2e5}
+
+
+def test_tangent_and_secant_stiffness_in_each_region_are_the_cited_figures(tmp_path):
+    """Read from a file (the curve's fields and each one's printed text round-trip), the slope dT/dphi of the
+    torsion angle, by central differences, is K1 below T1, K2 between T1 and T2 and K3 above T2; the secant T/phi
+    is K1 up to T1 and, at T2, T2 over the angle summed by hand from the two first segments."""
+    printed = {"K1_Nm_per_rad": "K1 = 6,7 . 10^4 Nm/rad", "T1_Nm": "T1 = 29 Nm",
+               "K2_Nm_per_rad": "K2 = 1,1 . 10^5 Nm/rad", "T2_Nm": "T2 = 108 Nm",
+               "K3_Nm_per_rad": "K3 = 1,2 . 10^5 Nm/rad"}
+    g = read_catalog(_write(tmp_path / "c.json", [dict(GEAR, stiffness_curve=CHA_CURVE, printed=printed)])).gearbox(
+        "G-1")
+    c = g.stiffness
+    assert (c.k1, c.t1, c.k2, c.t2, c.k3) == (6.7e4, 29.0, 1.1e5, 108.0, 1.2e5) and not c.is_linear
+    assert dict(g.printed) == printed
+    h = 1e-3
+    for T, k in ((5.0, 6.7e4), (20.0, 6.7e4), (40.0, 1.1e5), (100.0, 1.1e5), (150.0, 1.2e5), (-150.0, 1.2e5)):
+        slope = 2 * h / (float(c.angle(T + h)) - float(c.angle(T - h)))
+        assert slope == pytest.approx(k, rel=1e-6), T
+    assert c.secant(10.0) == c.secant(29.0) == 6.7e4
+    assert c.secant(108.0) == pytest.approx(108.0 / (29 / 6.7e4 + 79 / 1.1e5), rel=1e-12)
+    assert c.secant(-108.0) == c.secant(108.0)
+
+
 def test_the_curve_is_continuous_at_its_corners():
     c = StiffnessCurve(1e4, 2e4, 3e4, 10.0, 50.0)
     for T in (10.0, 50.0):

@@ -31,7 +31,7 @@ def test_size_ranks_with_a_user_catalog_beside_the_project(tmp_path, capsys):
                        "peak_torque_Nm": 400, "mass_kg": 2.0, "max_input_speed_rpm": 6000}],
         "motors": [{"name": "TINY", "rated_torque_Nm": 0.5, "peak_torque_Nm": 1.5, "rated_speed_rpm": 3000,
                     "max_speed_rpm": 6000, "rotor_inertia_kgcm2": 0.3, "mass_kg": 0.6}]}))
-    assert main(["size", str(project), "--cycle", str(cycle), "--format", "json", "--top", "100"]) == 0
+    assert main(["size", str(project), "--cycle", str(cycle), "--format", "json", "--top", "1000"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [j["joint"] for j in data["joints"]] == [1, 2]
     first = data["joints"][0]

@@ -119,6 +119,37 @@ def test_cycle_time_is_a_requirement_and_the_motors_are_sized_on_the_time_optima
     assert bare.t[-1] <= fast[0].value
 
 
+def test_the_review_returns_its_timing_so_a_time_optimal_cycle_is_timed_once(monkeypatch):
+    """review_cycle_job gives the motion the review took (the Requirements tab shows its duration): one call of the
+    timing for the review and the sentence together, and that motion is cycle_motion's, computed on its own."""
+    import designer.review.timing as timing
+    from designer.jobs import run
+    from designer.model.requirements import Cycle, Requirement, Where
+    from designer.review import cycle_motion, review_cycle_job
+    model = puma_with_drives(Cycle(waypoints=tuple(PUMA_WAYPOINTS), timing="time-optimal"),
+                             Requirement("cycle_time", "<=", 1.2, Where("cycle")),
+                             Requirement("torque_load", "<=", 1.0, Where("cycle")))
+    alone, alone_timing = cycle_motion(model)
+    calls = []
+    real = timing.time_optimal_cycle
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(timing, "time_optimal_cycle", counted)
+    outcomes, motion, said = run(review_cycle_job(model))
+    assert len(calls) == 1
+    assert motion.t[-1] == pytest.approx(outcomes[0].value) and motion.t[-1] == pytest.approx(alone.t[-1])
+    assert np.allclose(motion.q, alone.q) and said == alone_timing and "time-optimal" in said
+    # a cycle no requirement holds along is timed (once) for the sentence; no cycle: no motion
+    calls.clear()
+    only_pose = replace(model, requirements=replace(model.requirements, items=(Requirement("mass", "<=", 1e3),)))
+    _, motion2, _ = run(review_cycle_job(only_pose))
+    assert len(calls) == 1 and motion2.t[-1] == pytest.approx(alone.t[-1])
+    no_cycle = replace(only_pose, requirements=replace(only_pose.requirements, cycle=None))
+    assert run(review_cycle_job(no_cycle))[1:] == (None, "")
+
+
 def test_a_time_optimal_cycle_round_trips_and_says_what_it_lacks(tmp_path):
     import json
 
@@ -158,3 +189,54 @@ def test_optimize_minimizes_the_time_optimal_cycle_time(tmp_path):
     model = loads_project(json.dumps(doc))
     sweep = [review_value(model.with_parameters({"D3": d}), "cycle_time") for d in np.linspace(0.04, 0.15, 7)]
     assert best <= min(sweep) + 1e-6 and max(sweep) > min(sweep)
+
+
+def test_optimize_cycle_file_made_time_optimal_as_a_project_cycle_is(tmp_path, capsys):
+    """`optimize --cycle CSV --time-optimal`: the file's path re-timed for each design's drives, as the project's
+    `"timing": "time-optimal"` times it (the review of such a project, computed on its own); without the flag the
+    file's own timing; the written project keeps its own cycle."""
+    import json
+
+    from designer.cli import main
+    from designer.project import load_project, loads_project
+    from designer.review import cycle_motion
+    doc = json.loads((ROBOTS / "tube_arm_requirements.json").read_text())
+    own, _ = cycle_motion(loads_project(json.dumps(doc)))
+    csv = tmp_path / "cycle.csv"
+    np.savetxt(csv, np.column_stack([own.t, own.q]), delimiter=",", header="t,q1,q2,q3", comments="")
+
+    def optimized(*flags):
+        out = tmp_path / "best.json"
+        args = ["optimize", str(tmp_path / "arm.json"), "--vary", "D3", "0.08", "0.0800001", "--minimize", "mass",
+                "--no-project-requirements", "--require", "peak_torque[2]<=1e9", "--starts", "1",
+                "--cycle", str(csv), *flags, "--format", "json", "--out", str(out)]
+        (tmp_path / "arm.json").write_text(json.dumps(doc))
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert main(args) == 0
+        return json.loads(buf.getvalue())["requirements"][0]["value"], load_project(out)
+
+    fast, written = optimized("--time-optimal")
+    slow, _ = optimized()
+    from designer.optimize.sizing import cycle_loads
+
+    def peak2(project: dict) -> float:   # optimize's peak_torque[2]: the mechanism's loads along the review's motion
+        model = loads_project(json.dumps(project)).with_parameters({"D3": 0.08})
+        return float(np.max(np.abs(cycle_loads(model, cycle_motion(model)[0])[1].torque)))
+    expected = peak2(dict(doc, cycle={"trajectory": str(csv), "timing": "time-optimal"}))
+    assert fast == pytest.approx(expected, rel=1e-3) and \
+        slow == pytest.approx(peak2(dict(doc, cycle={"trajectory": str(csv)})), rel=1e-3)
+    assert fast > 1.5 * slow   # the drives' peak torques used up, against a 3 s quintic cycle
+    assert written.requirements.cycle == loads_project(json.dumps(doc)).requirements.cycle
+    # a file that is not there, a project without a cycle: one message each, nothing written
+    common = ["--vary", "D3", "0.05", "0.1", "--minimize", "mass", "--out", str(tmp_path / "x.json")]
+    assert main(["optimize", str(tmp_path / "arm.json"), "--cycle", str(tmp_path / "none.csv"), "--time-optimal",
+                 *common]) != 0
+    assert "none.csv: no such file" in capsys.readouterr().err
+    bare = {k: v for k, v in doc.items() if k not in ("cycle", "requirements")}
+    (tmp_path / "bare.json").write_text(json.dumps(bare))
+    assert main(["optimize", str(tmp_path / "bare.json"), "--time-optimal", *common]) != 0
+    assert "--time-optimal times a cycle: give --cycle CSV or a cycle in the project" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
