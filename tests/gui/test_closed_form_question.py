@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from designer.dynamics import derive_job
 from designer.dynamics.results import Form
@@ -20,38 +19,16 @@ from designer.project import load_project
 from designer.dynamics.engine import AUTO_LIMIT
 
 from tests.support.anyarm_arms import generic_arm, symbolic_arm
+from tests.support.questions import answer_question
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
 pytestmark = pytest.mark.usefixtures("no_dialogs")
 
 
-def _answer(qtbot, button: QMessageBox.StandardButton) -> list[str]:
-    """Click ``button`` of the next closed-form question; returns [its text] once it was answered. The look
-    ends with the test and clicks no other box: a chain left running would answer a later test's question."""
-    seen: list[str] = []
-    done = [False]
-
-    def look() -> None:
-        if done[0]:
-            return
-        box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox) and "show the recursive form instead?" in box.text():
-            done[0] = True
-            seen.append(box.text())
-            box.button(button).click()
-        else:
-            QTimer.singleShot(20, look)
-    QTimer.singleShot(0, look)
-    qtbot._closed_form_answers = getattr(qtbot, "_closed_form_answers", []) + [done]
-    return seen
-
-
-@pytest.fixture(autouse=True)
-def _stop_answering(qtbot):
-    yield
-    for done in getattr(qtbot, "_closed_form_answers", []):
-        done[0] = True
+def _answer(owner, button: QMessageBox.StandardButton) -> list[str]:
+    """Click ``button`` of the next closed-form question (a look owned by ``owner``: it ends with it)."""
+    return answer_question(owner, button, "show the recursive form instead?")
 
 
 @pytest.fixture
@@ -77,7 +54,7 @@ def _question(seen: list[str]) -> None:
 
 
 def test_yes_shows_the_recursive_form(qtbot, panel):
-    seen = _answer(qtbot, QMessageBox.StandardButton.Yes)
+    seen = _answer(panel, QMessageBox.StandardButton.Yes)
     with qtbot.waitSignal(panel.derivationFinished, timeout=120_000):
         panel.start()
     _question(seen)
@@ -89,7 +66,7 @@ def test_yes_shows_the_recursive_form(qtbot, panel):
 
 def test_no_keeps_the_equations_on_display(qtbot, panel):
     before = panel.shown[1]
-    seen = _answer(qtbot, QMessageBox.StandardButton.No)
+    seen = _answer(panel, QMessageBox.StandardButton.No)
     messages: list[str] = []
     panel.message.connect(messages.append)
     panel.start()
@@ -110,7 +87,7 @@ def test_a_closed_form_past_its_time_budget_asks_too(qtbot):
     p = DerivationPanel(doc, lambda model, method, simplify, token: derive_job(model, method, simplify, token,
                                                                               time_limit=0.0))
     qtbot.addWidget(p)
-    seen = _answer(qtbot, QMessageBox.StandardButton.Yes)
+    seen = _answer(p, QMessageBox.StandardButton.Yes)
     with qtbot.waitSignal(p.derivationFinished, timeout=120_000):
         p.start()
     assert len(seen) == 1 and re.fullmatch(r"The closed form did not finish within 0 s \(it had reached .*\); "

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 
 from designer.dynamics import derive_job
 from designer.gui.derivation import DerivationPanel
@@ -18,6 +17,7 @@ from designer.project import load_project
 from tests.gui.test_equations_view import robmat_double_pendulum
 from tests.support.anyarm_arms import symbolic_arm
 from tests.support.windows import open_window
+from tests.support.questions import answer_question
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -53,16 +53,6 @@ def test_a_new_project_clears_the_filter(qtbot, window):
     assert window.derivation.view.search.text() == ""
 
 
-def _answer_no(qtbot) -> None:
-    def look() -> None:
-        box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox):
-            box.button(QMessageBox.StandardButton.No).click()
-        else:
-            QTimer.singleShot(20, look)
-    QTimer.singleShot(0, look)
-
-
 @pytest.mark.usefixtures("no_dialogs")
 def test_declining_the_recursive_form_with_nothing_shown_does_not_claim_equations_are_kept(qtbot):
     doc = Document(symbolic_arm(6))      # about 5e10 terms expanded: the derivation offers the recursive form
@@ -71,7 +61,7 @@ def test_declining_the_recursive_form_with_nothing_shown_does_not_claim_equation
     panel.show()
     messages: list[str] = []
     panel.message.connect(messages.append)
-    _answer_no(qtbot)
+    answer_question(panel, QMessageBox.StandardButton.No, "show the recursive form instead?")
     panel.start()
     qtbot.waitUntil(lambda: not panel.busy and bool(messages), timeout=120_000)
     assert panel.shown is None
