@@ -53,46 +53,18 @@ def cycle_loads(model: Manipulator, traj: Trajectory, overrides=None, dyn=None) 
     numeric dynamics (``dyn``: the rigid ones of ``model`` at ``overrides``, when the caller has them already);
     the trajectory's branch is kept (``following``)."""
     from ..explore.joints import explore_joints
+    from ..numeric.engine import tau_and_inertia
     from ..numeric.mechanism import load_dynamics
     if dyn is None:
         dyn = load_dynamics(model, overrides, springs=False)
     if traj.q.shape[1] != dyn.n:
         raise ValueError(f"the cycle has {traj.q.shape[1]} joints, the mechanism {dyn.n}")
-    tau, diagonal = _serial_loads(dyn, traj) if _serial(dyn) else _loads(dyn, traj)
+    tau, diagonal = tau_and_inertia(dyn, traj.q, traj.qd, traj.qdd)
     if not (np.all(np.isfinite(tau)) and np.all(np.isfinite(diagonal))):
         raise ValueError("the dynamics are not finite along the cycle (a pose where the loops cannot close?)")
     numbers = explore_joints(model).numbers
     return [JointLoad(numbers[j], traj.t, tau[:, j], traj.qd[:, j], traj.qdd[:, j], diagonal[:, j])
             for j in range(dyn.n)]
-
-
-def _serial(dyn) -> bool:
-    from ..numeric.engine import ArmDynamics
-    return isinstance(dyn, ArmDynamics)
-
-
-def _loads(dyn, traj: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """(tau, M's diagonal), each (N, n), through the mechanism's dynamics (a closed chain following its branch)."""
-    tau = np.asarray(dyn.following().tau(traj.q, traj.qd, traj.qdd), float)
-    M = np.asarray(dyn.M(traj.q), float)
-    return tau, np.diagonal(M, axis1=-2, axis2=-1)
-
-
-def _serial_loads(dyn, traj: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_loads` of a serial arm's engine, its recursive algorithms (RNEA, CRBA) run once on the cycle's
-    sample columns: one design's cycle is taken once, so generating and compiling the engine's code for it
-    (what ``dyn.tau`` does on first use, about 2.5 ms for the tube arm) costs eight times the arithmetic."""
-    from ..numeric import algorithms as alg
-
-    def trig(x):
-        return np.cos(x), np.sin(x)
-    N, n = traj.q.shape
-    q = list(traj.q.T)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tau = alg.rnea(dyn.model, q, list(traj.qd.T), list(traj.qdd.T), True, trig)
-        M = alg.crba(dyn.model, q, trig)
-    return (np.stack([np.broadcast_to(np.asarray(t, float), (N,)) for t in tau], axis=1),
-            np.stack([np.broadcast_to(np.asarray(M[j][j], float), (N,)) for j in range(n)], axis=1))
 
 
 def _rms(values: np.ndarray, t: np.ndarray) -> float:

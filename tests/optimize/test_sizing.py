@@ -111,15 +111,16 @@ def test_a_closed_chain_is_sized_in_its_actuated_joints():
 def test_a_serial_arms_cycle_loads_equal_its_engines(robot):
     # the recursive algorithms run once on the cycle's columns (cycle_loads' serial path) against the engine's
     # generated code (the mechanism's tau and M), on random quintic moves
+    from designer.numeric.engine import ArmDynamics
     from designer.numeric.mechanism import load_dynamics
-    from designer.optimize.sizing import _loads, _serial
     model = load_project(robot_path(robot))
     dyn = load_dynamics(model, springs=False)
-    assert _serial(dyn)
+    assert isinstance(dyn, ArmDynamics)
     rng = np.random.default_rng(3)
     for _ in range(3):
         traj = quintic(list(rng.uniform(-2, 2, dyn.n)), list(rng.uniform(-2, 2, dyn.n)), 0.7, steps=41)
-        tau, diagonal = _loads(dyn, traj)
+        tau = dyn.tau(traj.q, traj.qd, traj.qdd)
+        diagonal = np.diagonal(dyn.M(traj.q), axis1=-2, axis2=-1)
         loads = cycle_loads(model, traj, dyn=dyn)
         np.testing.assert_allclose(np.array([ld.torque for ld in loads]).T, tau, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(np.array([ld.inertia for ld in loads]).T, diagonal, rtol=1e-9, atol=1e-12)
