@@ -297,18 +297,21 @@ def _equation_blocks(eq: Equations) -> list[Block]:
         if sec.shown:
             out.append(Entries(tuple(sec.shown)))
         if sec.mirrors:
-            pairs: list[Span] = []
-            for k, (e, p) in enumerate(sec.mirrors):
-                pairs += ([", "] if k else []) + [EntryLabel(e, p)]
-            out.append(Para(_t("By symmetry: ", *pairs, "."), compact=True))
+            out.append(Para(_t("By symmetry: ", *_comma_list([EntryLabel(e, p) for e, p in sec.mirrors]), "."),
+                            compact=True))
         if sec.zeros:
             if sec.shown or sec.mirrors:
-                zeros: list[Span] = []
-                for k, e in enumerate(sec.zeros):
-                    zeros += ([", "] if k else []) + [EntryLabel(e)]
-                out.append(Para(_t("Zero: ", *zeros, "."), compact=True))
+                out.append(Para(_t("Zero: ", *_comma_list([EntryLabel(e) for e in sec.zeros]), "."), compact=True))
             else:
                 out.append(Para(_t("All entries are zero."), compact=True))
+    return out
+
+
+def _comma_list(spans: list[Span]) -> list[Span]:
+    """``spans`` separated by ", "."""
+    out: list[Span] = []
+    for k, span in enumerate(spans):
+        out += ([", "] if k else []) + [span]
     return out
 
 

@@ -13,8 +13,7 @@ from html import escape
 from ..dynamics.closed_nonlinear import NUMERIC_CLOSURE
 from ..dynamics.results import Equations
 from .document import (Block, Bullets, Code, Definitions, Dims, Document, Entries, EntryLabel, Formula, Formulas,
-                       Heading,
-                       InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
+                       Heading, InertiaCell, Math, Para, Span, Sym, Table, Var, Vec, equations_document)
 from .entries import Entry
 from .layout import DEFAULT_WIDTH, break_lines, render_lines
 from .printing import to_mathml
