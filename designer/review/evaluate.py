@@ -541,11 +541,11 @@ def review_cycle_job(model, token: CancelToken | None = None, catalog=None,
     outcomes, ctx = yield from _review_ctx_job(model, token, catalog, project)
     if model.requirements.cycle is None:
         return outcomes, None, ""
+    if ctx is None:   # the arm could not be loaded: every outcome carries why
+        return outcomes, None, outcomes[0].error if outcomes and outcomes[0].error else "the arm cannot be loaded"
+    if token is not None:
+        token.check()
     try:
-        if ctx is None:
-            raise ReviewError(outcomes[0].error if outcomes and outcomes[0].error else "the arm cannot be loaded")
-        if token is not None:
-            token.check()
         s = ctx.cycle()   # the samples the review already took, when a requirement holds along the cycle
     except (DesignerError, ValueError) as exc:
         return outcomes, None, str(exc)
