@@ -356,7 +356,7 @@ def tau_and_inertia(dyn, q, qd, qdd) -> tuple[np.ndarray, np.ndarray]:
     N, n = q.shape
     columns = list(q.T)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tau = alg.rnea(dyn.model, columns, list(qd.T), list(qdd.T), True, trig)
-        M = alg.crba(dyn.model, columns, trig)
-    return (np.stack([np.broadcast_to(np.asarray(t, float), (N,)) for t in tau], axis=1),
-            np.stack([np.broadcast_to(np.asarray(M[j][j], float), (N,)) for j in range(n)], axis=1))
+        torques = alg.rnea(dyn.model, columns, list(qd.T), list(qdd.T), True, trig)
+        inertia = alg.crba(dyn.model, columns, trig)
+    return (np.stack([np.broadcast_to(np.asarray(t, float), (N,)) for t in torques], axis=1),
+            np.stack([np.broadcast_to(np.asarray(inertia[j][j], float), (N,)) for j in range(n)], axis=1))
