@@ -75,3 +75,21 @@ def test_an_arm_with_rigid_links_is_not_offered_the_bending(qtbot, tmp_path, mon
     _animate_action(w).trigger()
     assert shown["models"] == ["locked", "free"]
     assert isinstance(modes_at(w.design, "bending"), str)   # nothing to list: one line why
+
+
+def test_each_mode_reads_whole(qtbot, tmp_path):
+    """The list is as wide as its longest line (the strain-energy shares were cut at the dialog's default width),
+    and each line's tooltip is its text."""
+    w = open_window(qtbot, tmp_path, robot_path("tube_arm"))
+    dialog = ModeDialog(lambda motors: modes_at(w.design, motors), w, "bending", bending=True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    lines = [dialog.modes.item(i) for i in range(dialog.modes.count())]
+    assert len(lines) >= 3 and all("%" in item.text() for item in lines)
+    viewport = dialog.modes.viewport().width()
+    for item in lines:
+        assert dialog.modes.visualItemRect(item).width() <= viewport
+        assert dialog.modes.fontMetrics().horizontalAdvance(item.text()) <= viewport, item.text()
+        assert item.toolTip() == item.text()
+    assert dialog.modes.horizontalScrollBar().maximum() == 0
