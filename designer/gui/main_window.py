@@ -414,6 +414,8 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if hasattr(self, "_table_room"):   # the table's room, now that the columns have their real widths
+            self._table_room.start()
         self._review_requirements()
         handle = self.windowHandle()
         if handle is not None and not self._watching_expose:
@@ -459,7 +461,10 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         the editors: the table gets its whole width and every row (up to 45 % of the height), the
         result tabs every tab title (History was behind scroll arrows), the arm the rest."""
         left = max(int(0.27 * width), self.dh_table.full_width(), self.editor_tabs.tabBar().sizeHint().width() + 8)
-        right = max(int(0.33 * width), self.result_tabs.tabBar().sizeHint().width() + 8)
+        # every full title ("Requirements", not "Reqs") where the arm keeps 30 % with them, else the short ones
+        full = self.tab_titles.needed(False) + 8
+        right = max(int(0.33 * width), min(full, width - left - int(0.3 * width)),
+                    self.tab_titles.needed(True) + 8)
         centre = max(width - left - right, int(0.3 * width))
         self.splitters["main"].setSizes([left, centre, right])
         table = min(self.dh_table.full_height(), int(0.45 * height))
@@ -470,6 +475,11 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         the left column takes the width from the arm's, as long as the arm keeps 30 % of the window,
         and the table the height of every row, rather than scrolling (a layout saved by an older
         version left five of the PUMA's six rows)."""
+        if not self.isVisible():
+            # not laid out yet: the splitters' sizes are placeholders (about 30 px each), and setting sizes from
+            # them replaced the columns share_columns asked for (the arm had 21 % of the window, not 40 %); the
+            # first show starts this again
+            return
         main = self.splitters["main"]
         sizes = main.sizes()
         need = self.dh_table.full_width() - sizes[0]

@@ -364,3 +364,29 @@ def test_a_layout_saved_by_an_older_version_still_shows_every_dh_row(qtbot, tmp_
     view = window.dh_table.view
     assert view.rowViewportPosition(5) + view.rowHeight(5) <= view.viewport().height()
     assert not view.horizontalScrollBar().isVisible()
+
+
+@pytest.mark.parametrize("size", SCREENS)
+def test_the_arm_keeps_its_column_when_the_project_opens_before_the_window_shows(qtbot, tmp_path, size):
+    """The start builds the window, opens the project (its DH table's columns size themselves) and only then shows
+    it: the table's room was taken from splitter sizes not laid out yet (about 30 px each) and replaced the shares
+    asked for, leaving the arm 21 % of the window at both sizes. It keeps the share the window was laid out with."""
+    from PySide6.QtWidgets import QApplication
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                   recovery_dir=tmp_path / "recovery", stepwise=True)
+    qtbot.addWidget(w, before_close_func=lambda win: win.document.undo_stack.setClean())
+    while w.build_next():
+        pass
+    screen = QRect(0, 0, size[0], size[1] - 30)
+    w.fit_to_screen(screen)
+    w.document.reset(load_project(ROBOTS / "tube_arm.json"), ROBOTS / "tube_arm.json")
+    for _ in range(5):   # the start's steps: turns of the event loop before show (the table's columns resize)
+        QApplication.processEvents()
+    w.show()
+    qtbot.waitExposed(w)
+    main = w.splitters["main"]
+    qtbot.waitUntil(lambda: main.sizes()[1] > 100, timeout=60_000)
+    QApplication.processEvents()
+    sizes = main.sizes()
+    assert sizes[1] >= 0.3 * sum(sizes), sizes   # the arm's column: 21 % before
+    assert sizes[0] >= w.dh_table.full_width() or sizes[1] <= 0.3 * sum(sizes) + 2, sizes   # the table whole
