@@ -4,8 +4,9 @@ Both are tables of :class:`~designer.gui.cells.ExprTableModel`: a bad entry stay
 listed under Problems) while the model keeps its last good value; every good entry is one undoable command.
 
 The drive table has one column per field of :class:`~designer.model.Drive` (``DRIVE_FIELDS``): a field added
-there appears here by itself, and :data:`DRIVE_COLUMNS` gives it a label, its units (revolute, prismatic) and
-whether zero is allowed, one line each. An empty cell is "not known" (the field is left out of the file).
+there appears here by itself, and :data:`~designer.model.extras.DRIVE_COLUMNS` gives it a label, its units
+(revolute, prismatic) and whether zero is allowed, one line each (the design report reads it too). An empty
+cell is "not known" (the field is left out of the file).
 """
 
 from __future__ import annotations
@@ -17,26 +18,12 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableView, QVBoxL
 
 from ..model import Drive, ExpressionError, Pose
 from ..model.expr import parse_expr
-from ..model.extras import DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS
+from ..model.extras import DRIVE_COLUMNS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, drive_column
 from .cells import MISSING_COLOR, ExprTableModel, parse_number
 from .params import _table as table_view
 
 __all__ = ["DRIVE_COLUMNS", "DriveTableModel", "FramesTableModel", "DrivesPanel"]
 
-#: field: (label, unit of a revolute joint, unit of a prismatic joint, zero allowed), in the table's order: the
-#: gearbox (ratio, stiffness, damping) and the motor first, what an elastic arm's designer reads, then the ratings
-#: and the friction (issue 29 item 10: the stiffness was beyond a horizontal scroll)
-DRIVE_COLUMNS: dict[str, tuple[str, str, str, bool]] = {
-    "gear_ratio": ("gear ratio", "motor:joint", "motor:joint", False),
-    "stiffness": ("torsional stiffness", "N·m/rad", "N/m", False),   # an elastic joint (format version 3)
-    "damping": ("torsional damping", "N·m·s/rad", "N·s/m", True),
-    "motor_inertia": ("motor inertia", "kg·m², motor side", "kg·m², motor side", True),
-    "rated_torque": ("rated torque", "N·m", "N", False),
-    "peak_torque": ("peak torque", "N·m", "N", False),
-    "rated_speed": ("rated speed", "rad/s", "m/s", False),
-    "viscous": ("viscous friction", "N·m·s/rad", "N·s/m", True),
-    "coulomb": ("Coulomb friction", "N·m", "N", True),
-}
 
 
 def header_text(label: str, unit: str) -> str:
@@ -48,9 +35,6 @@ def header_text(label: str, unit: str) -> str:
     return f"{head}\n({unit})" if unit else head
 
 
-def drive_column(name: str) -> tuple[str, str, str, bool]:
-    """The label and units of a drive field; a field not in :data:`DRIVE_COLUMNS` shows its own name."""
-    return DRIVE_COLUMNS.get(name, (name.replace("_", " "), "", "", True))
 
 
 class DriveTableModel(ExprTableModel):

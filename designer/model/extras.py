@@ -15,7 +15,8 @@ import sympy as sp
 
 from .expr import format_expr, to_expr
 
-__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "CATALOG_DRIVE_KEYS", "pose_matrix",
+__all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "CATALOG_DRIVE_KEYS", "DRIVE_COLUMNS",
+           "drive_column", "pose_matrix",
            "rpy_from_matrix", "rpy_matrix"]
 
 ZERO = sp.Integer(0)
@@ -187,6 +188,27 @@ _NOT_NUMBERS = (*CATALOG_DRIVE_KEYS, "from_catalog")
 DRIVE_FIELDS = tuple(f.name for f in fields(Drive) if f.name not in _NOT_NUMBERS)
 #: the drive fields that project format version 3 added (an elastic joint); they may be named
 ELASTIC_DRIVE_FIELDS = ("stiffness", "damping")
+
+#: field: (label, unit of a revolute joint, unit of a prismatic joint, zero allowed), in the table's order: the
+#: gearbox (ratio, stiffness, damping) and the motor first, what an elastic arm's designer reads, then the ratings
+#: and the friction (issue 29 item 10: the stiffness was beyond a horizontal scroll); the
+#: window's drive table and the design report read it
+DRIVE_COLUMNS: dict[str, tuple[str, str, str, bool]] = {
+    "gear_ratio": ("gear ratio", "motor:joint", "motor:joint", False),
+    "stiffness": ("torsional stiffness", "N·m/rad", "N/m", False),   # an elastic joint (format version 3)
+    "damping": ("torsional damping", "N·m·s/rad", "N·s/m", True),
+    "motor_inertia": ("motor inertia", "kg·m², motor side", "kg·m², motor side", True),
+    "rated_torque": ("rated torque", "N·m", "N", False),
+    "peak_torque": ("peak torque", "N·m", "N", False),
+    "rated_speed": ("rated speed", "rad/s", "m/s", False),
+    "viscous": ("viscous friction", "N·m·s/rad", "N·s/m", True),
+    "coulomb": ("Coulomb friction", "N·m", "N", True),
+}
+
+
+def drive_column(name: str) -> tuple[str, str, str, bool]:
+    """The label and units of a drive field; a field not in :data:`DRIVE_COLUMNS` shows its own name."""
+    return DRIVE_COLUMNS.get(name, (name.replace("_", " "), "", "", True))
 
 
 def _named_or_float(v) -> float | sp.Expr:

@@ -8,7 +8,8 @@ script can pass any images), so this module needs no Qt:
 
 HTML embeds the figures as base64 ``data:`` URLs (one self-contained file,
 with the equations as MathML when given). PDF is written by matplotlib (no
-LaTeX): a page with the DH and parameter tables, one page per figure, then
+LaTeX): a page with the DH and parameter tables, one with the links (mass, COM, inertia, what each is made
+of), the loads, the total mass and the drives, one page per figure, then
 the equations typeset by mathtext as images (:mod:`designer.report.pdf_equations`),
 as many pages as they need.
 """
@@ -28,7 +29,7 @@ import sympy as sp
 from ..dynamics.results import Equations
 from ..model.manipulator import Manipulator
 from ..project.atomic import atomic_file, write_atomic
-from .tables import dh_headers, dh_rows, parameter_rows
+from .tables import design_tables, dh_headers, dh_rows, parameter_rows
 
 __all__ = ["Figure", "design_html", "design_pdf", "write_design_report", "equation_lines", "PNG_SIGNATURE"]
 
@@ -114,6 +115,8 @@ def _tables_html(model: Manipulator, closed: list, review: Sequence[Mapping] | N
     blocks: list[Block] = [Heading(2, ("The arm (design tables)",)), table(header, rows),
                            Heading(3, ("Parameter values",)),
                            table(["parameter", "value (SI)"], _parameter_table(model))]
+    for t, h, r in design_tables(model):   # what it is made of: links, loads, total mass, drives
+        blocks += [Heading(3, (t,)), table(h, r)]
     if closed:
         blocks.append(Heading(2, ("Closed chain",), "closed-chain"))
         for t, h, r in closed:
@@ -194,18 +197,31 @@ def _figure_page(pdf, k: int, figure: Figure) -> None:
     pdf.savefig(fig)
 
 
-def _closed_page(pdf, tables) -> None:
+def _wrapped(rows: Sequence[Sequence[str]], width: int) -> tuple[list[list[str]], list[int]]:
+    """The cells wrapped at ``width`` characters, and each row's line count."""
+    out = [[textwrap.fill(str(c), width, break_on_hyphens=False) or "" for c in row] for row in rows]
+    return out, [max((c.count("\n") + 1 for c in row), default=1) for row in out]
+
+
+def _closed_page(pdf, tables, heading: str = "Closed chain") -> None:
+    """A page of (title, header, rows) tables under ``heading``: a closed chain's, or what the arm is made of. Long
+    cells and titles are wrapped so that every table stays within the page, each row as tall as its lines."""
     from matplotlib.figure import Figure as Page
     fig = Page(figsize=PAGE)
-    fig.text(0.5, 0.96, "Closed chain", ha="center", va="top", fontsize=13, weight="bold")
-    top = 0.92
+    fig.text(0.5, 0.96, heading, ha="center", va="top", fontsize=13, weight="bold")
+    top, line = 0.92, 0.0125
     for title, header, rows in tables:
-        height = 0.022 * (len(rows) + 1)
+        (head,), head_lines = _wrapped([header], 16)
+        body, lines = _wrapped(rows, 34)
+        heights = [line * (n + 0.6) for n in head_lines + lines]
+        height = sum(heights)
         fig.text(0.06, top, textwrap.fill(title, 110), fontsize=8.5, va="top")
-        lines = textwrap.fill(title, 110).count("\n") + 1
+        below = 0.016 * (textwrap.fill(title, 110).count("\n") + 1)
         # widths to fit: the pose column is long, the loop's short
-        _pdf_table(fig, (0.06, top - 0.016 * lines - height - 0.005, 0.88, height), header, rows, 7, fit=True)
-        top -= 0.016 * lines + height + 0.04
+        table = _pdf_table(fig, (0.06, top - below - height - 0.005, 0.88, height), head, body, 7, fit=True)
+        for (r, _c), cell in table.get_celld().items():
+            cell.set_height(heights[r] / height)
+        top -= below + height + 0.04
     pdf.savefig(fig)
 
 
@@ -230,7 +246,7 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
                review: Sequence[Mapping] | None = None) -> int:
     """Write the report as PDF to ``path``; returns its page count.
 
-    Pages: the DH and parameter tables, one per figure, then the equations
+    Pages: the DH and parameter tables, the links' mass properties and the drives, one per figure, then the equations
     (when given), typeset (plain text for the longest entries).
     """
     import matplotlib
@@ -243,13 +259,14 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
     with matplotlib.rc_context({"pdf.fonttype": 42}), atomic_file(path) as fh:
         with PdfPages(fh, metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
             _table_page(pdf, model, _title(model, title), eq)
+            _closed_page(pdf, design_tables(model), "Links, loads and drives")
             if closed:
                 _closed_page(pdf, closed)
             if review:
                 _review_page(pdf, review)
             for k, figure in enumerate(figures, start=1):
                 _figure_page(pdf, k, figure)
-            pages = 1 + bool(closed) + bool(review) + len(figures)
+            pages = 2 + bool(closed) + bool(review) + len(figures)
             if eq is not None:
                 pages += equation_pages(pdf, "Equations of motion", items)
     return pages

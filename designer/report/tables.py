@@ -28,7 +28,7 @@ from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import parents_of
 
 __all__ = ["DHRow", "MassRow", "dh_rows", "mass_rows", "dh_headers", "parameter_rows", "inertia_cells", "Table",
-           "closed_chain_tables", "SAMPLES"]
+           "closed_chain_tables", "design_tables", "SAMPLES"]
 
 
 @dataclass(frozen=True)
@@ -193,3 +193,79 @@ def _holding_forces(cd, samples: int, loops: int) -> list[tuple[float, float, np
     F = np.array(forces)
     return [(float(np.median(F[:, k])), float(F[:, k].max()), poses[int(F[:, k].argmax())])
             for k in range(F.shape[1])]
+
+
+# -- what the arm is made of: the design report's links, loads and drives ---------------------------------------
+def _number(expr, values) -> str:
+    """An expression's value at the parameters' values ("4.095"), or the expression itself where one is missing."""
+    from ..model.evaluate import real_value
+    try:
+        return _g(real_value(expr, values))
+    except (ValueError, TypeError, ArithmeticError):
+        return sp.sstr(expr)
+
+
+def _made_of(link, values) -> str:
+    """"tube, cast aluminium: outer diameter D2 = 0.09, wall t2 = 0.004 m" for a part; "typed values" else."""
+    part = link.part
+    if part is None:
+        return "typed values"
+    dims = getattr(part, "dims", ())
+    words = []
+    for name, expr in dims:
+        value = _number(expr, values)
+        shown = sp.sstr(expr)
+        words.append(f"{name.replace('_', ' ')} {shown}" + ("" if shown == value else f" = {value}"))
+    material = getattr(getattr(part, "material", None), "name", "")
+    head = ", ".join(w for w in (getattr(part, "shape", "part").replace("_", " "), material) if w)
+    return head + (f": {', '.join(words)} m" if words else "")
+
+
+def design_tables(model: Manipulator) -> list[Table]:
+    """The arm's mass properties and drives as numbers at the parameters' values, the tables a designer hands on
+    beside the DH table: each link's mass, COM and inertia (and what it is made of), the loads, the total mass,
+    and each joint's drive data and catalog items (the fields :data:`~designer.model.extras.DRIVE_COLUMNS` names).
+    A value whose parameters have no value is shown as its expression."""
+    from ..model.evaluate import real_value
+    from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_COLUMNS, DRIVE_FIELDS, drive_column
+    values = model.parameter_values
+    rows = []
+    for i, link in enumerate(model.links, start=1):
+        kind, cells = inertia_cells(link.inertia.entries())
+        inertia = "0" if kind == "zero" else ", ".join(_number(e, values) for e in cells)
+        rows.append([str(i), link.name, _made_of(link, values), _number(link.mass, values),
+                     "(" + ", ".join(_number(c, values) for c in link.com) + ")",
+                     inertia + {"zero": "", "diag": " (xx, yy, zz)", "full": " (xx, yy, zz, xy, xz, yz)"}[kind]])
+    tables: list[Table] = [("Links: mass (kg), centre of mass in the link frame (m), inertia about it (kg m^2)",
+                            ["link", "name", "made of", "mass", "COM", "inertia"], rows)]
+    if model.point_masses:
+        tables.append(("Loads (point masses)", ["link", "mass (kg)", "position in the link frame (m)"],
+                       [[str(pm.link), _number(pm.mass, values),
+                         "(" + ", ".join(_number(c, values) for c in pm.position) + ")"]
+                        for pm in model.point_masses]))
+    parts = ([link.mass for link in model.links], [pm.mass for pm in model.point_masses])
+    try:
+        sums = [sum(real_value(m, values) for m in group) for group in parts]
+        cells = [_g(v) for v in (*sums, sum(sums))]
+    except (ValueError, TypeError, ArithmeticError):   # a mass without a value: the sums as expressions
+        cells = [sp.sstr(sp.Add(*group)) for group in (*parts, parts[0] + parts[1])]
+    tables.append(("Total mass (kg)", ["links", "loads", "total"], [cells]))
+    drives = [(i, link) for i, link in enumerate(model.links, start=1) if link.drive is not None]
+    if drives:
+        fields = [f for f in DRIVE_COLUMNS if f in DRIVE_FIELDS] + [f for f in DRIVE_FIELDS if f not in DRIVE_COLUMNS]
+        keys = [k for k in CATALOG_DRIVE_KEYS if any(getattr(link.drive, k, None) for _, link in drives)]
+        shown = [f for f in fields if any(getattr(link.drive, f) is not None for _, link in drives)]
+
+        kinds = {link.is_revolute for _, link in drives}
+
+        def unit(f: str) -> str:
+            """The label with the unit of the drives' joints ("N·m/rad"; "N·m/rad or N/m" for both kinds)."""
+            label, rev, pri = drive_column(f)[:3]
+            units = list(dict.fromkeys(u for u, kind in ((rev, True), (pri, False)) if kind in kinds and u))
+            return f"{label} ({' or '.join(units)})" if units else label
+        header = ["joint", *keys, *(unit(f) for f in shown)]
+        body = [[str(i), *(str(getattr(link.drive, k, None) or "") for k in keys),
+                 *("" if getattr(link.drive, f) is None else _number(getattr(link.drive, f), values) for f in shown)]
+                for i, link in drives]
+        tables.append(("Drives (joint side unless said; empty: not known)", header, body))
+    return tables

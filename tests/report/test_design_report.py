@@ -80,9 +80,9 @@ def test_pdf_has_a_table_page_a_page_per_figure_and_the_equations(tmp_path):
     assert data.startswith(b"%PDF")
     lines = equation_lines(eq)
     assert any(line.startswith("M_11 = ") for line in lines)
-    assert pages == pdf_pages(data) >= 1 + len(figs) + 1
-    pages_plain = design_pdf(model, [], tmp_path / "plain.pdf")
-    assert pages_plain == 1 == pdf_pages((tmp_path / "plain.pdf").read_bytes())
+    assert pages == pdf_pages(data) >= 2 + len(figs) + 1
+    pages_plain = design_pdf(model, [], tmp_path / "plain.pdf")   # the DH and parameters; the links and drives
+    assert pages_plain == 2 == pdf_pages((tmp_path / "plain.pdf").read_bytes())
 
 
 def test_pdf_equations_are_typeset_images_one_per_nonzero_entry(tmp_path):
@@ -156,8 +156,91 @@ def test_reports_are_written_atomically(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.pdf"]
     monkeypatch.setattr(backend_pdf.PdfPages, "savefig", real)
     write_design_report(path, model, figures)
-    assert pdf_pages(path.read_bytes()) == 3
+    assert pdf_pages(path.read_bytes()) == 4
     html = tmp_path / "r.html"
     write_design_report(html, model, figures)
     assert html.read_text(encoding="utf-8").rstrip().endswith("</html>")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.pdf"]
+
+
+# -- what the arm is made of ---------------------------------------------------------------------------------
+def _tube_mass(density: float, D: float, t: float, L: float) -> float:
+    """A thin-walled tube's mass from its section, written out here (not the parts module's)."""
+    import math
+    return density * math.pi / 4 * (D ** 2 - (D - 2 * t) ** 2) * L
+
+
+def test_the_report_lists_each_links_mass_the_loads_the_total_and_the_drives():
+    """The tube arm with its requirements: each tube's mass as the section's closed form gives it from the file's
+    numbers, the loads and the drive data as the file writes them (the named stiffness k2 at its value), and the
+    total their sum; in the HTML page."""
+    import json
+
+    from designer.model.parts import MATERIALS
+    from designer.report.tables import design_tables
+    path = robot_path("tube_arm_requirements")
+    raw = json.loads(path.read_text())
+    p = raw["parameters"]
+    model = load_project(path)
+    tables = {title.split(":")[0].split(" (")[0]: (header, rows) for title, header, rows in design_tables(model)}
+    header, rows = tables["Links"]
+    lengths = {1: p["d1"], 2: p["L2"], 3: p["L3"]}
+    expected = []
+    for (k, link), row in zip(enumerate(raw["links"], start=1), rows):
+        part = link["part"]
+        material = MATERIALS[part["material"]] if isinstance(part["material"], str) else None
+        assert material is not None
+        D, t = (p[part[key]] for key in ("outer_diameter", "wall"))
+        expected.append(_tube_mass(material.density, D, t, lengths[k]))
+        assert float(row[header.index("mass")]) == pytest.approx(expected[-1], rel=1e-4), row
+        assert material.name in row[header.index("made of")] and part["outer_diameter"] in row[2]
+    loads = [pm["mass"] for pm in raw["point_masses"]]
+    assert [float(r[1]) for r in tables["Loads"][1]] == pytest.approx(loads)
+    links, load, total = (float(c) for c in tables["Total mass"][1][0])
+    assert links == pytest.approx(sum(expected), rel=1e-4) and load == pytest.approx(sum(loads))
+    assert total == pytest.approx(links + load, rel=1e-4)   # each shown to 5 digits
+    header, rows = tables["Drives"]
+    for row, link in zip(rows, raw["links"]):
+        drive = link["drive"]
+        for key, word in (("gear_ratio", "gear ratio"), ("stiffness", "torsional stiffness"),
+                          ("rated_torque", "rated torque")):
+            column = next(k for k, h in enumerate(header) if h.startswith(word))
+            given = drive[key]
+            assert float(row[column]) == pytest.approx(p[given] if isinstance(given, str) else given, rel=1e-4)
+    assert any("(N·m/rad)" in h for h in header) and not any("N/m)" in h for h in header)   # revolute joints only
+    html = design_html(model, [])
+    for title in ("Links: mass", "Loads (point masses)", "Total mass", "Drives"):
+        assert title in html
+
+
+def test_every_table_of_the_pdf_pages_stays_on_the_page():
+    """The links' and drives' tables (long cells: what a link is made of, the inertia, the drive headers) and a
+    closed chain's are wrapped to the page's width: every cell lies inside the A4 page (they ran off both sides)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from designer.report.design_report import _closed_page
+    from designer.report.tables import closed_chain_tables, design_tables
+
+    class Pages:
+        def __init__(self):
+            self.figures = []
+
+        def savefig(self, fig):
+            self.figures.append(fig)
+    for name in ("tube_arm_requirements", "palletizer_parallelogram", "puma560"):
+        model = load_project(robot_path(name))
+        pages = Pages()
+        _closed_page(pages, design_tables(model), "Links, loads and drives")
+        if not model.is_serial:
+            _closed_page(pages, closed_chain_tables(model, None, samples=16))
+        for fig in pages.figures:
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
+            page = fig.bbox
+            renderer = canvas.get_renderer()
+            for ax in fig.axes:
+                for table in ax.tables:
+                    for cell in table.get_celld().values():
+                        box = cell.get_window_extent(renderer)
+                        assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5, (name, cell.get_text().get_text())
+                        assert page.y0 - 0.5 <= box.y0 and box.y1 <= page.y1 + 0.5, (name, cell.get_text().get_text())
