@@ -465,7 +465,9 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         full = self.tab_titles.needed(False) + 8
         right = max(int(0.33 * width), min(full, width - left - int(0.3 * width)),
                     self.tab_titles.needed(True) + 8)
-        centre = max(width - left - right, int(0.3 * width))
+        # what is left for the arm; on a narrow screen (1024) the table's width and the short titles come first, the
+        # arm keeping at least a fifth (more asked than there is would shrink every column, the table's names too)
+        centre = max(width - left - right, int(0.2 * width))
         self.splitters["main"].setSizes([left, centre, right])
         table = min(self.dh_table.full_height(), int(0.45 * height))
         self.splitters["left"].setSizes([table, max(height - table, 1)])
