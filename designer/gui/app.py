@@ -129,6 +129,20 @@ def _import_on_thread(modules: tuple[str, ...]) -> threading.Event:
     return done
 
 
+def _warm_gl() -> tuple:
+    """An OpenGL context made current once, while the placeholder shows: the system's OpenGL driver loaded and
+    set up here (35-45 ms, in the GUI thread: Qt needs an off-screen surface made there), not in the window's
+    :func:`_native` step, which made the 3D view's native window 40 ms later (issue 29: that step was the longest
+    block of the start). The (surface, context) are kept until the window shows; nothing is drawn with them."""
+    from PySide6.QtGui import QOffscreenSurface, QOpenGLContext
+    surface = QOffscreenSurface()
+    surface.create()
+    context = QOpenGLContext()
+    if context.create() and context.makeCurrent(surface):   # no OpenGL: the 3D view says so when it is made
+        context.doneCurrent()
+    return surface, context
+
+
 def open_window(opening, args: list[str]) -> None:
     """Build the main window in the placeholder's place and open its project (or the example, or the
     recovered work); the heavy modules load here, after the placeholder's first paint. Each step returns to
@@ -136,6 +150,7 @@ def open_window(opening, args: list[str]) -> None:
     ``opening.opened`` says when the window shows its project."""
     if opening.closed:
         return
+    warm = _warm_gl()
     _import_answering(opening)
     if opening.closed:   # closed while loading
         return
@@ -143,7 +158,7 @@ def open_window(opening, args: list[str]) -> None:
     # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
     # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
     steps = [_build, _build_next, _open_project, _native, _draw_3d, _show, _opened]
-    state: dict = {"opening": opening, "args": args}
+    state: dict = {"opening": opening, "args": args, "warm_gl": warm}
 
     def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
         if not steps or opening.closed:
@@ -211,6 +226,7 @@ def _opened(state: dict) -> bool:
     settled, the GIL shared, the collector moved to the GUI thread, and the result tabs' modules imported on a
     thread (each tab is built when first shown)."""
     from .main_window import LATER_MODULES
+    state.pop("warm_gl", None)   # the window has its own OpenGL context now
     state["opening"].finish(state["window"])
 
     def settle() -> None:

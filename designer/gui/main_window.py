@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, 
 
 from ..design_state import OpenDesign
 from ..model import Manipulator
-from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .drives_frames import DrivesPanel
@@ -37,6 +36,7 @@ from .window_files import FILE_FILTER, WindowFiles, new_model
 from .window_menus import WindowMenus
 
 if TYPE_CHECKING:
+    from . import help as help_windows
     from .coupling_plots import CouplingPanel
     from .explore_panel import ExplorePanel
     from .requirements import RequirementsPanel
