@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SETTLE_MS = 1000   # how long the heartbeat goes on after the project is shown
 # designer.gui.app's steps of open_window, each timed (the GUI thread's block in it: which step is the longest)
-STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show", "_opened")
+STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show", "_show_3d", "_opened")
 
 
 def _child(kind: str, started: float) -> None:
@@ -107,6 +107,12 @@ def _child(kind: str, started: float) -> None:
         return run
     for name in STEPS:
         setattr(app_module, name, timed(name, getattr(app_module, name)))
+    settle = app_module.settle_memory
+
+    def settling() -> None:   # what the start does once the window shows: from here the later modules load
+        where[0] = "settled (later modules loading)"
+        settle()
+    app_module.settle_memory = settling
     app, opening = app_module.start([])
     original = opening.paintEvent
     clock, ticks = QElapsedTimer(), []   # a 5 ms heartbeat from the first paint: the placeholder's blocks
