@@ -194,11 +194,25 @@ def _native(state: dict) -> bool:
     return True
 
 
-def _draw_3d(state: dict) -> bool:
-    """The 3D view drawn once off screen before the window shows: its OpenGL set up and pyqtgraph's shaders
-    compiled in a step of their own (70-100 ms), which the window's first paint did in the block of show()."""
-    state["window"].arm_view.view.grabFramebuffer()
-    return True
+def _draw_3d(state: dict) -> bool | str:
+    """The 3D view drawn off screen before the window shows: its OpenGL set up and pyqtgraph's shaders compiled
+    in steps of their own, which the window's first paint did in the block of show(). One draw was 35-45 ms on
+    a quiet machine and up to 160 ms on a loaded one (issue 29); in three it is the view with nothing shown
+    (the view's OpenGL set up), then its first item (the grid: the first draw), then all (the arm's shaders),
+    AGAIN until the last, each item as it was."""
+    view = state["window"].arm_view.view
+    if "drawn" not in state:   # the first call: every item hidden, the items shown kept to show them again
+        state["drawn"] = [item for item in view.items if item.visible()]
+        for item in state["drawn"]:
+            item.hide()
+    elif len(state["drawn"]) > 1 and not state.get("first drawn"):
+        state["first drawn"] = True
+        state["drawn"][0].show()
+    else:
+        for item in state.pop("drawn"):
+            item.show()
+    view.grabFramebuffer()
+    return AGAIN if "drawn" in state else True
 
 
 def _show(state: dict) -> bool:
