@@ -99,9 +99,10 @@ def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path
         return w
 
     whole, parts = made("whole", False), made("parts", True)
-    assert not hasattr(parts, "result_tabs") and not parts.menuBar().actions()   # only the panels so far
-    calls = [parts.build_next() for _ in range(3)]
-    assert calls == [True, True, False] and parts.build_next() is False
+    # only the editors' panels so far; then the views, the layout, the wiring, the model shown
+    assert not hasattr(parts, "arm_view") and not hasattr(parts, "result_tabs") and not parts.menuBar().actions()
+    calls = [parts.build_next() for _ in range(4)]
+    assert calls == [True, True, True, False] and parts.build_next() is False
 
     def shape(w: MainWindow) -> dict:
         return {"menus": [a.text() for a in w.menuBar().actions()],
