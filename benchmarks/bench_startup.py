@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SETTLE_MS = 1000   # how long the heartbeat goes on after the project is shown
 # designer.gui.app's steps of open_window, each timed (the GUI thread's block in it: which step is the longest)
-STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show", "_opened")
+STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show", "_show_3d", "_opened")
 
 
 def _child(kind: str, started: float) -> None:
@@ -93,24 +93,33 @@ def _child(kind: str, started: float) -> None:
 
     from designer.gui import app as app_module
     steps: dict[str, float] = {}   # each step of open_window: its longest call (a block of the GUI thread)
+    where = ["modules"]   # the step running, or the last one ended ("after ..."): where a block falls
 
     def timed(name: str, step):
         def run(state):
             t0 = time.perf_counter()
+            where[0] = name.lstrip("_")
             try:
                 return step(state)
             finally:
+                where[0] = f"after {name.lstrip('_')}"
                 steps[name] = max(steps.get(name, 0.0), time.perf_counter() - t0)
         return run
     for name in STEPS:
         setattr(app_module, name, timed(name, getattr(app_module, name)))
+    settle = app_module.settle_memory
+
+    def settling() -> None:   # what the start does once the window shows: from here the later modules load
+        where[0] = "settled (later modules loading)"
+        settle()
+    app_module.settle_memory = settling
     app, opening = app_module.start([])
     original = opening.paintEvent
     clock, ticks = QElapsedTimer(), []   # a 5 ms heartbeat from the first paint: the placeholder's blocks
     heartbeat = QTimer()
     heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
     heartbeat.setInterval(5)
-    heartbeat.timeout.connect(lambda: ticks.append((clock.nsecsElapsed() / 1e6, opening.step.text())))
+    heartbeat.timeout.connect(lambda: ticks.append((clock.nsecsElapsed() / 1e6, opening.step.text(), where[0])))
 
     def painted(event):
         if not clock.isValid():
@@ -123,13 +132,15 @@ def _child(kind: str, started: float) -> None:
     def blocks() -> None:
         """The longest gap between heartbeats (less 5 ms) while the modules load, and after (the build)."""
         heartbeat.stop()
-        ticks.append((clock.nsecsElapsed() / 1e6, opening.step.text()))   # up to now: the build is one block
-        worst: dict[str, float] = {}
-        for (t0, _), (t1, step) in zip(ticks, ticks[1:]):
+        ticks.append((clock.nsecsElapsed() / 1e6, opening.step.text(), where[0]))   # up to now: one block
+        worst: dict[str, tuple[float, str]] = {}
+        for (t0, _, _), (t1, step, at) in zip(ticks, ticks[1:]):
             phase = "import" if step.startswith("Loading") else "build"
-            worst[phase] = max(worst.get(phase, 0.0), t1 - t0 - 5)
-        for phase, ms in worst.items():
+            if t1 - t0 - 5 > worst.get(phase, (0.0, ""))[0]:
+                worst[phase] = (t1 - t0 - 5, at)
+        for phase, (ms, at) in worst.items():
             print(f"block-{phase} {ms / 1000:.4f}", flush=True)
+            print(f"where-{phase} {at.replace(' ', '_')}", flush=True)
         for name, seconds in steps.items():
             print(f"step{name} {seconds:.4f}", flush=True)
 
@@ -148,14 +159,16 @@ def _child(kind: str, started: float) -> None:
     app.exec()
 
 
-def _run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
+def _run(argv: list[str], env: dict[str, str]) -> dict:
     started = time.time()
     out = subprocess.run([*argv, f"{started!r}"], capture_output=True, text=True, env=env, cwd=ROOT,
                          timeout=300).stdout
-    marks = {}
+    marks: dict = {}
     for line in out.splitlines():
         name, _, value = line.partition(" ")
-        if name in ("first", "ready", "block-import", "block-build", "cpu-ready") or name.startswith("step_"):
+        if name.startswith("where-"):
+            marks[name] = value.replace("_", " ")
+        elif name in ("first", "ready", "block-import", "block-build", "cpu-ready") or name.startswith("step_"):
             marks[name] = float(value)
     return marks
 
@@ -205,8 +218,8 @@ def main() -> int:
         print(f"run {run}: bare window {bare['ready']:.2f} s; window first paint {window['first']:.2f} s, project "
               f"shown {window['ready']:.2f} s (placeholder's longest block while the modules load "
               f"{1000 * rows['block-import'][-1]:.0f} ms, while the window is built "
-              f"{1000 * rows['block-build'][-1]:.0f} "
-              f"ms); --help {helped:.3f} s, python -c pass {plain:.3f} s; load {os.getloadavg()[0]:.1f}", flush=True)
+              f"{1000 * rows['block-build'][-1]:.0f} ms, {window.get('where-build', '?')}"
+              f"); --help {helped:.3f} s, python -c pass {plain:.3f} s; load {os.getloadavg()[0]:.1f}", flush=True)
     med = {k: statistics.median(v) for k, v in rows.items()}
     print(f"medians of {args.runs}: bare PySide6 + pyqtgraph GL window {med['bare']:.2f} s")
     print(f"  window, first paint    {med['first']:.2f} s = {med['first'] / med['bare']:.2f}x the bare window")

@@ -129,6 +129,20 @@ def _import_on_thread(modules: tuple[str, ...]) -> threading.Event:
     return done
 
 
+def _warm_gl() -> tuple:
+    """An OpenGL context made current once, while the placeholder shows: the system's OpenGL driver loaded and
+    set up here (35-45 ms, in the GUI thread: Qt needs an off-screen surface made there), not in the window's
+    :func:`_native` step, which made the 3D view's native window 40 ms later (issue 29: that step was the longest
+    block of the start). The (surface, context) are kept until the window shows; nothing is drawn with them."""
+    from PySide6.QtGui import QOffscreenSurface, QOpenGLContext
+    surface = QOffscreenSurface()
+    surface.create()
+    context = QOpenGLContext()
+    if context.create() and context.makeCurrent(surface):   # no OpenGL: the 3D view says so when it is made
+        context.doneCurrent()
+    return surface, context
+
+
 def open_window(opening, args: list[str]) -> None:
     """Build the main window in the placeholder's place and open its project (or the example, or the
     recovered work); the heavy modules load here, after the placeholder's first paint. Each step returns to
@@ -136,14 +150,15 @@ def open_window(opening, args: list[str]) -> None:
     ``opening.opened`` says when the window shows its project."""
     if opening.closed:
         return
+    warm = _warm_gl()
     _import_answering(opening)
     if opening.closed:   # closed while loading
         return
     opening.say("Building the window…")
     # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
     # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
-    steps = [_build, _build_next, _open_project, _native, _draw_3d, _show, _opened]
-    state: dict = {"opening": opening, "args": args}
+    steps = [_build, _build_next, _open_project, _native, _draw_3d, _show, _show_3d, _opened]
+    state: dict = {"opening": opening, "args": args, "warm_gl": warm}
 
     def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
         if not steps or opening.closed:
@@ -179,16 +194,49 @@ def _native(state: dict) -> bool:
     return True
 
 
-def _draw_3d(state: dict) -> bool:
-    """The 3D view drawn once off screen before the window shows: its OpenGL set up and pyqtgraph's shaders
-    compiled in a step of their own (70-100 ms), which the window's first paint did in the block of show()."""
-    state["window"].arm_view.view.grabFramebuffer()
-    return True
+def _draw_3d(state: dict) -> bool | str:
+    """The 3D view drawn off screen before the window shows: its OpenGL set up and pyqtgraph's shaders compiled
+    in steps of their own, which the window's first paint did in the block of show(). One draw was 35-45 ms on
+    a quiet machine and up to 160 ms on a loaded one (issue 29); in three it is the view with nothing shown
+    (the view's OpenGL set up), then its first item (the grid: the first draw), then all (the arm's shaders),
+    AGAIN until the last, each item as it was."""
+    view = state["window"].arm_view.view
+    if "drawn" not in state:   # the first call: every item hidden, the items shown kept to show them again
+        state["drawn"] = [item for item in view.items if item.visible()]
+        for item in state["drawn"]:
+            item.hide()
+    elif len(state["drawn"]) > 1 and not state.get("first drawn"):
+        state["first drawn"] = True
+        state["drawn"][0].show()
+    else:
+        for item in state.pop("drawn"):
+            item.show()
+    view.grabFramebuffer()
+    return AGAIN if "drawn" in state else True
 
 
 def _show(state: dict) -> bool:
+    """The window shown, its 3D view the next step: the window's first paint with it was one block of 90-150 ms
+    (issue 29), some 45 ms the widgets and the rest the 3D view's first frame on screen (Qt sets up how it
+    composes the view's native window then). The view keeps its place meanwhile: nothing moves when it comes."""
+    view = state["window"].arm_view.view
+    policy = view.sizePolicy()
+    state["retained"] = policy.retainSizeWhenHidden()
+    policy.setRetainSizeWhenHidden(True)
+    view.setSizePolicy(policy)
+    view.hide()
     state["window"].show()
     state["opening"].hide()
+    return True
+
+
+def _show_3d(state: dict) -> bool:
+    """The 3D view shown in the window (see :func:`_show`)."""
+    view = state["window"].arm_view.view
+    view.show()
+    policy = view.sizePolicy()
+    policy.setRetainSizeWhenHidden(state.pop("retained"))
+    view.setSizePolicy(policy)
     return True
 
 
@@ -211,6 +259,7 @@ def _opened(state: dict) -> bool:
     settled, the GIL shared, the collector moved to the GUI thread, and the result tabs' modules imported on a
     thread (each tab is built when first shown)."""
     from .main_window import LATER_MODULES
+    state.pop("warm_gl", None)   # the window has its own OpenGL context now
     state["opening"].finish(state["window"])
 
     def settle() -> None:

@@ -15,12 +15,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from ..identification.code_plan import generate_base_files
 from ..jobs.process import ProcessJob, call_job
 from ..project.atomic import write_atomic
 from ..report import SUFFIX as REPORT_SUFFIX
 from ..report import ReportFormat, render
-from ..window_jobs import window_code_files
 from .export_options import CodeOptions, ask_code_options
 from .folders import remember_folder, safe_file_name
 
@@ -139,12 +137,14 @@ def export_code(window, lang: str, path=None, options: CodeOptions | None = None
     make: Callable[..., dict[str, str]]
     source: object
     if options.parameters == "base":
+        from ..identification.code_plan import generate_base_files   # 14 ms of the window's start (issue 29)
         source = window.document.model
         make = generate_base_files
     else:
         source = _equations(window)
         if source is None:
             return False
+        from ..window_jobs import window_code_files
         make = window_code_files   # a nonlinear loop's closed form: the compact form's code, saying so
     if lang != "matlab":
         target = _target(window, "Export code", suffix, file_filter, path)

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, 
 
 from ..design_state import OpenDesign
 from ..model import Manipulator
-from . import help as help_windows
 from .derivation import DerivationPanel
 from .dh_table import DHTable
 from .drives_frames import DrivesPanel
@@ -37,6 +36,7 @@ from .window_files import FILE_FILTER, WindowFiles, new_model
 from .window_menus import WindowMenus
 
 if TYPE_CHECKING:
+    from . import help as help_windows
     from .coupling_plots import CouplingPanel
     from .explore_panel import ExplorePanel
     from .requirements import RequirementsPanel
@@ -95,14 +95,31 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.parameters = ParametersPanel(doc, self)
         self.loads = LoadsPanel(doc, self)
         self.drives = DrivesPanel(doc, self)
-        self.problems = ProblemsPanel(doc, self)
-        self.derivation = DerivationPanel(doc, derive, self)
-        self.history = QUndoView(doc.undo_group, self)   # the open project's edits
-        self.history.setEmptyLabel("<opened>")
-        self.arm_view, self.sliders = ArmView(self), JointSliders(self)
+        self._derive = derive
         self._panels: dict[str, QWidget] = {}   # the later result tabs' panels, once built (LATER_TABS)
         self._pages: dict[str, QWidget] = {}   # and the pages they stand in (Explore's scrolls)
         self._later_pages: dict[str, QWidget] = {}   # the empty page holding each one's tab until then
+        self._build_rest = [self._make_views, self._lay_out, self._wire, self._show_model]
+        if not stepwise:
+            while self.build_next():
+                pass
+
+    def build_next(self) -> bool:
+        """Build the next part of the window (``stepwise``: one a turn of the event loop, issue 29); False
+        once the window is whole."""
+        if self._build_rest:
+            self._build_rest.pop(0)()
+        return bool(self._build_rest)
+
+    def _make_views(self) -> None:
+        """The result panels, the history and the 3D view with its sliders: a step of their own (stepwise, the
+        panels above and these were one block of 55-65 ms on a quiet machine, issue 29)."""
+        doc = self.document
+        self.problems = ProblemsPanel(doc, self)
+        self.derivation = DerivationPanel(doc, self._derive, self)
+        self.history = QUndoView(doc.undo_group, self)   # the open project's edits
+        self.history.setEmptyLabel("<opened>")
+        self.arm_view, self.sliders = ArmView(self), JointSliders(self)
         # A GL widget in a window makes Qt composite the whole window with OpenGL on every
         # repaint (over 100 ms a frame with software GL); in its own native window it does not.
         # The GL widget itself, not the ArmView: with the view's tool bar in the same native
@@ -114,18 +131,6 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
         self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
-
-        self._build_rest = [self._lay_out, self._wire, self._show_model]
-        if not stepwise:
-            while self.build_next():
-                pass
-
-    def build_next(self) -> bool:
-        """Build the next part of the window (``stepwise``: one a turn of the event loop, issue 29); False
-        once the window is whole."""
-        if self._build_rest:
-            self._build_rest.pop(0)()
-        return bool(self._build_rest)
 
     def _lay_out(self) -> None:
         """The editors' tabs, the centre and the result tabs, in their splitters."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
@@ -19,18 +20,18 @@ from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QDia
 
 from ..errors import DesignerError
 from ..model import Convention
-from ..urdf import UrdfError, chain_ends, urdf_text
-from ..urdf.exporter import export_notes
-from ..urdf.closed_model import proposed_tip
-from ..urdf.importer import ImportReport
-from ..urdf.pipeline import FileOptions, import_prepared, read_any
-from ..urdf.source import UrdfTree
-from ..urdf.xacro_run import is_xacro, parse_package_options, parse_xacro_args
 from .folders import remember_folder, safe_file_name
 from .off_thread import ABANDONED as _ABANDONED  # noqa: F401 - the tests wait on it here
 from .off_thread import Abandoned as _Abandoned
 from .off_thread import off_gui_thread
 from .prepared import PreparedDesign, prepare_design
+
+if TYPE_CHECKING:
+    from ..urdf.importer import ImportReport
+    from ..urdf.pipeline import FileOptions
+    from ..urdf.source import UrdfTree
+
+# the URDF package is imported when a command runs (12 ms of the window's start, issue 29)
 
 __all__ = ["ImportDialog", "allow_folder", "build_menu", "outside_folder", "export_file", "import_file",
            "import_urdf_file", "export_urdf_file", "URDF_FILTER"]
@@ -93,6 +94,8 @@ class ImportDialog(QDialog):
         self._fill_tips(self.base.currentText())
 
     def _fill_tips(self, base: str) -> None:
+        from ..urdf import chain_ends
+        from ..urdf.closed_model import proposed_tip
         ends = chain_ends(self.tree, base) if base in self.tree.inertials else []
         tip, closed = proposed_tip(self.tree, base) if base in self.tree.inertials else (None, False)
         below = [l for l in self.tree.subtree(base) if l != base] if base in self.tree.inertials else []
@@ -111,6 +114,7 @@ class ImportDialog(QDialog):
 
     def density_value(self) -> float | None:
         """The density typed (None when empty); a :class:`UrdfError` for text that is not a number."""
+        from ..urdf import UrdfError
         text = self.density.text().strip()
         if not text:
             return None
@@ -162,6 +166,8 @@ def allow_folder(window, message: str, folder: Path) -> bool:
 
 def ask_file_options(window, path, previous: FileOptions | None = None) -> FileOptions | None:
     """Package folders and xacro arguments for a ``.xacro`` file (one line each); None when cancelled."""
+    from ..urdf.pipeline import FileOptions
+    from ..urdf.xacro_run import parse_package_options, parse_xacro_args
     previous = previous or FileOptions()
     dialog = QDialog(window)
     dialog.setWindowTitle(f"Run xacro — {Path(path).name}")
@@ -250,6 +256,9 @@ def import_urdf_file(window, path=None, options: dict | None = None,
     ``options`` (as :meth:`ImportDialog.options`) skip the dialog, ``file_options`` the xacro
     question (package folders, arguments) and give the density.
     """
+    from ..urdf import UrdfError
+    from ..urdf.pipeline import FileOptions, import_prepared, read_any
+    from ..urdf.xacro_run import is_xacro
     given = file_options or FileOptions()
 
     def ask(chosen_path) -> bool:
@@ -312,6 +321,7 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
     except OSError as exc:
         _refuse(window, f"Cannot export {kind}", f"{path}: cannot write: {exc.strerror or exc}")
         return False
+    from ..urdf.exporter import export_notes
     notes = export_notes(text)
     window.show_message(f"Exported {path}" + (f" ({'; '.join(notes)})" if notes else ""))
     if notes and not model.is_serial:   # what the file cannot say of the loops: worth more than a status line
@@ -323,6 +333,7 @@ def export_file(window, kind: str, file_filter: str, suffix: str, text_of, path=
 
 def export_urdf_file(window, path=None) -> bool:
     """Write the project as URDF; errors (a symbol without a value) go to a message box."""
+    from ..urdf import urdf_text
     return export_file(window, "URDF", URDF_FILTER, ".urdf", urdf_text, path)
 
 

@@ -11,16 +11,22 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 
 from . import design_export, export, mjcf_dialogs, preferences, urdf_dialogs
-from . import help as help_windows
 from .projects import examples
 
 if TYPE_CHECKING:
+    from . import help as help_windows
     # the menus call the files mixin's commands; MainWindow lists WindowMenus first
     from .window_files import WindowFiles as _MenusBase
 else:
     _MenusBase = object
 
 __all__ = ["WindowMenus"]
+
+
+def _help():
+    """The Help windows' module, imported when one is first opened (11 ms of the window's start, issue 29)."""
+    from . import help as help_windows
+    return help_windows
 
 
 def menu_text(text: str) -> str:
@@ -115,7 +121,7 @@ class WindowMenus(_MenusBase):
         self._action(help_menu, "&Metric definitions", lambda: self.show_user_guide("metrics.md"))
         self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts)
         help_menu.addSeparator()
-        self._action(help_menu, "&About Manipulator Designer", lambda: help_windows.show_about(self))
+        self._action(help_menu, "&About Manipulator Designer", lambda: _help().show_about(self))
 
     def menu_actions(self) -> list[tuple[str, QAction]]:
         """(menu title, action) of every command in the menu bar, sub-menus included."""
@@ -135,7 +141,7 @@ class WindowMenus(_MenusBase):
     def show_user_guide(self, page: str | None = None) -> help_windows.DocsWindow:
         """Open the user guide (README and docs/*.md) in a window, at ``page`` (a file name) if given."""
         if self.docs_window is None:
-            self.docs_window = help_windows.DocsWindow(self)
+            self.docs_window = _help().DocsWindow(self)
         if page:
             self.docs_window.show_page(page)
         self.docs_window.show()
@@ -143,7 +149,7 @@ class WindowMenus(_MenusBase):
         return self.docs_window
 
     def show_shortcuts(self) -> help_windows.ShortcutsDialog:
-        dialog = help_windows.ShortcutsDialog(self.menu_actions(), self)
+        dialog = _help().ShortcutsDialog(self.menu_actions(), self)
         dialog.show()
         return dialog
 

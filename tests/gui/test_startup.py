@@ -33,12 +33,16 @@ def test_importing_the_window_loads_neither_scipy_nor_matplotlib(tmp_path):
     assert "sympy" in loaded   # the probe sees the window's imports (the model layer is sympy)
 
 
+# the Help windows, the URDF package and the base-parameter code's plan: imported when a command first needs them
+FIRST_USE = ("designer.gui.help", "designer.urdf", "designer.identification.code_plan")
+
+
 def test_the_later_tabs_and_the_commands_modules_load_after_the_window(tmp_path):
     # the Coupling, Explore, Simulate and Requirements tabs are built when first shown, the MJCF import and the
     # design report when first used: their modules are no part of the window's start
     later = ("designer.gui.coupling_plots", "designer.gui.explore_panel", "designer.gui.simulate",
              "designer.gui.requirements", "designer.explore", "designer.mjcf", "designer.review",
-             "designer.optimize")
+             "designer.optimize", *FIRST_USE)
     code = ("import sys, json\nimport designer.gui.main_window as w\n"
             f"print('PROBE', json.dumps({{'later': list(w.LATER_MODULES), 'loaded': sorted(m for m in sys.modules "
             f"if m.startswith({later!r}))}}))")
@@ -61,7 +65,10 @@ opening.paintEvent = painted
 def opened(window):
     seen["opened"] = {{"name": window.document.model.name, "links": window.document.model.n,
                       "window shown": window.isVisible(), "placeholder shown": opening.isVisible(),
-                      "same window": opening.main_window is window}}
+                      "same window": opening.main_window is window,
+                      "3D view shown": window.arm_view.view.isVisible(),
+                      "view keeps no place when hidden": not window.arm_view.view.sizePolicy().retainSizeWhenHidden(),
+                      "first-use modules loaded": sorted(m for m in sys.modules if m.startswith({FIRST_USE!r}))}}
     window.document.undo_stack.setClean()
     window.close()
     app.quit()
@@ -72,7 +79,9 @@ print("PROBE", json.dumps(seen))
     seen = _probe(code, tmp_path)
     assert seen["first paint"] == [], seen   # the placeholder needs Qt's widgets only
     assert seen["opened"] == {"name": json.loads((ROOT / "robots" / "puma560.json").read_text())["name"],
-                              "links": 6, "window shown": True, "placeholder shown": False, "same window": True}
+                              "links": 6, "window shown": True, "placeholder shown": False, "same window": True,
+                              "3D view shown": True, "view keeps no place when hidden": True,
+                              "first-use modules loaded": []}
 
 
 def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path):
@@ -90,9 +99,10 @@ def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path
         return w
 
     whole, parts = made("whole", False), made("parts", True)
-    assert not hasattr(parts, "result_tabs") and not parts.menuBar().actions()   # only the panels so far
-    calls = [parts.build_next() for _ in range(3)]
-    assert calls == [True, True, False] and parts.build_next() is False
+    # only the editors' panels so far; then the views, the layout, the wiring, the model shown
+    assert not hasattr(parts, "arm_view") and not hasattr(parts, "result_tabs") and not parts.menuBar().actions()
+    calls = [parts.build_next() for _ in range(4)]
+    assert calls == [True, True, True, False] and parts.build_next() is False
 
     def shape(w: MainWindow) -> dict:
         return {"menus": [a.text() for a in w.menuBar().actions()],
