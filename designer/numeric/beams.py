@@ -43,13 +43,14 @@ def _placed(arm: NumericArm, beams, q):
     return T, tool, out
 
 
-def _sections(placed, tool: np.ndarray, points: int):
+def _sections(placed, tool: np.ndarray, points: int, flexibilities=None):
     """Per beam and Gauss point: (beam, its base-frame start, s along it, the weight, S in frame-0 axes,
-    X(s) carrying the tool's wrench to the section)."""
+    X(s) carrying the tool's wrench to the section); ``flexibilities``: per beam, its section's figures in place
+    of its own (:meth:`~designer.model.parts.Beam.section_compliance`)."""
     nodes, weights = np.polynomial.legendre.leggauss(points)
-    for b, x0, x1, R in placed:
+    for k, (b, x0, x1, R) in enumerate(placed):
         S = np.zeros((6, 6))
-        Sl = b.section_compliance()
+        Sl = b.section_compliance(None if flexibilities is None else flexibilities[k])
         S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
         L = b.length
         for t, w in zip(nodes, weights):
@@ -68,22 +69,31 @@ def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
     return C
 
 
-def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0) -> np.ndarray:
+def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0, *, masses=None,
+              per_length=None, points: bool = True, flexibilities=None) -> np.ndarray:
     """The tool's displacement and rotation [delta; theta] (6,) from the links' bending under gravity:
     each link's own weight (distributed along its beam, or at its COM for a link without part), the
-    point masses and a payload (kg) at the tool. Frame-0 axes."""
+    point masses and a payload (kg) at the tool. Frame-0 axes.
+
+    The sag is linear in the loads and, apart, in the sections' flexibilities, so its derivative by a
+    parameter is this sum taken twice (:mod:`designer.optimize.design_gradients`): with the flexibilities'
+    derivatives (``flexibilities``, per beam: d(1/EA), d(1/GJ), d(1/EI1), d(1/EI2)), and with the loads'
+    (``masses``: the links' masses, for those without a beam; ``per_length``: per beam; ``points``: False
+    leaves out the point masses; ``payload``)."""
     T, tool, placed = _placed(arm, beams, q)
     g = arm.gravity
     coms = arm.com_positions(q, T)
     by_index = {b.index for b in beams}
+    mass = arm.mass if masses is None else masses
+    along = [b.mass_per_length for b in beams] if per_length is None else per_length
     # point loads: links without a beam at their COM, point masses, the payload
-    loads = [(arm.mass[i] * g, coms[i], i) for i in range(arm.n) if i not in by_index]
-    for link, m, pos in arm.point_masses:
+    loads = [(mass[i] * g, coms[i], i) for i in range(arm.n) if i not in by_index]
+    for link, m, pos in arm.point_masses if points else ():
         Tl = T[link + 1]
         loads.append((m * g, Tl[:3, :3] @ pos + Tl[:3, 3], link))
     loads.append((payload * g, tool, arm.n - 1))
     out = np.zeros(6)
-    for b, x0, x1, s, weight, S, X in _sections(placed, tool, 3):
+    for b, x0, x1, s, weight, S, X in _sections(placed, tool, 3, flexibilities):
         L = b.length
         x, axis = x0 + (x1 - x0) * s / L, (x1 - x0) / L
         # internal wrench at x: every load outboard of the section, about x
@@ -93,11 +103,11 @@ def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
             if link > b.index or (link == b.index and float(np.dot(p - x0, axis)) > s):
                 F += f
                 M += np.cross(p - x, f)
-        for other, y0, y1, _ in placed:   # distributed weight of outboard beams and of this one beyond s
+        for k, (other, y0, y1, _) in enumerate(placed):   # the weight of outboard beams and of this one beyond s
             lo = s / L if other is b else 0.0
             if other.index < b.index or lo >= 1.0:
                 continue
-            f = other.mass_per_length * other.length * (1 - lo) * g
+            f = along[k] * other.length * (1 - lo) * g
             F += f
             M += np.cross(y0 + (y1 - y0) * (1 + lo) / 2 - x, f)
         out += weight * X.T @ S @ np.concatenate([F, M])

@@ -1,0 +1,224 @@
+"""Exact gradients of the optimizer's quantities from the numeric model, with a set-up of a few symbolic
+derivatives only (docs/optimize.md): for a serial arm whose varied parameters (part dimensions, a link's own
+mass properties, a drive's stiffness) leave its kinematics alone.
+
+The joint torques are linear in the links' standard inertial parameters pi (ten per link, point masses folded
+in: tau = Y(q, qd, qdd) pi, :func:`designer.identification.regressor.regressor`), so with dpi/dp from the
+links' mass, centre-of-mass and inertia expressions differentiated once per search:
+
+* ``mass``: the sum of d m / dp;
+* ``M(q)``, ``G(q)`` and the cycle's torques: Y dpi/dp (the drives' rotor and friction terms do not move);
+* ``frequency`` (lowest, motors locked, K v = lambda M v): d lambda = v^T (dK - lambda dM) v / v^T M v;
+* ``deflection`` (mm, the tool's sag: the gearboxes' J_v dq, dq = -K^-1 (G - J_v^T m_p g), plus the links'
+  bending, :func:`designer.numeric.beams.beams_sag`): d dq = K^-1 dK K^-1 hold - K^-1 dG, and the links' sag
+  taken twice, once with the sections' flexibilities' derivatives d(1/EI) = -d(EI)/EI^2 (EI, EA, GJ from the
+  section's closed form, :func:`designer.model.parts.section_properties`) and once with the loads' derivatives
+  (links' masses, masses per length); the norm's derivative is t . dt / |t|;
+* ``peak_torque[j]`` / ``rms_torque[j]`` along a given cycle: the peak's at its arg-max sample, the RMS's
+  integral(tau dtau) / (T rms).
+
+Each design's value and gradient come from one numeric arm: :class:`DesignGradients` takes the arm, the pose's
+tool Jacobian and the cycle's torques the evaluation built (``designer.optimize.problem.quantities``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import sympy as sp
+
+from ..model.evaluate import real_value
+from ..model.expr import symbol
+from ..model.manipulator import Manipulator
+from .gradients import CYCLE_RE
+
+__all__ = ["DesignGradients", "supported"]
+
+_DEFLECTION = re.compile(r"^\s*deflection\s*$")
+
+
+def supported(quantity: str, cycle) -> bool:
+    """Whether :class:`DesignGradients` differentiates ``quantity`` (``cycle``: the search's given cycle)."""
+    name = quantity.strip()
+    if name in ("mass", "frequency") or _DEFLECTION.match(name):
+        return True
+    return bool(CYCLE_RE.match(name)) and cycle is not None
+
+
+def _standard(link) -> list[sp.Expr]:
+    """A link's ten standard parameters (m, m c, inertia about the link's origin) as expressions."""
+    c = sp.Matrix(link.com)
+    m = link.mass
+    J = link.inertia.matrix() + m * ((c.T * c)[0] * sp.eye(3) - c * c.T)
+    return [m, *(m * c), J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
+
+
+class DesignGradients:
+    """The set-up (symbolic derivatives, once per search) and the gradients at each design."""
+
+    def __init__(self, model: Manipulator, names: Sequence[str], beams: bool):
+        from ..model.parts import parts_of, section_properties
+        self.model, self.names = model, list(names)
+        self.fixed = dict(model.parameters)
+        syms = [symbol(n) for n in names]
+        self.k = len(syms)
+
+        def derivatives(exprs) -> list[list[sp.Expr]]:
+            exprs = [sp.sympify(e) for e in exprs]
+            return [[sp.diff(e, s) if s in e.free_symbols else sp.Integer(0) for e in exprs] for s in syms]
+        self.dpi = derivatives([e for link in model.links for e in _standard(link)])
+        self.dk = derivatives([link.drive.stiffness if link.drive is not None and link.drive.stiffness is not None
+                               else 0 for link in model.links])
+        self.dsection: list[list[sp.Expr]] = [[] for _ in syms]
+        self.section: list[sp.Expr] = []
+        if beams:
+            for _, part in parts_of(model):
+                sec = section_properties(part)
+                E, G, rho = part.material.young, part.material.shear, part.material.density
+                self.section += [E * sec.area, G * sec.torsion, E * sec.i1, E * sec.i2, rho * sec.area]
+            self.dsection = derivatives(self.section)
+
+    @staticmethod
+    def refusal(model: Manipulator, names: Sequence[str]) -> str | None:
+        """Why the numeric path cannot take ``names`` (None: it can): a closed chain, or a parameter in the
+        kinematics, the parts' segments, the point masses, the drives' other figures or the links' centre of
+        mass without a part (the links' sag puts their weight there)."""
+        from ..model.extras import DRIVE_FIELDS
+        from ..model.parts import parts_of, part_segment
+        if not model.is_serial:
+            return "a closed chain"
+        wanted = {symbol(n) for n in names}
+        exprs: list = [*model.gravity_frame0]
+        parts = dict(parts_of(model))
+        for i, link in enumerate(model.links):
+            exprs += [link.a, link.alpha, link.d, link.theta]
+            if i in parts:
+                start, end = part_segment(model, i, parts[i])
+                exprs += [*start, *end]
+            else:
+                exprs += list(link.com)
+            if link.drive is not None:
+                exprs += [getattr(link.drive, f) for f in DRIVE_FIELDS
+                          if f != "stiffness" and isinstance(getattr(link.drive, f), sp.Basic)]
+        for p in model.point_masses:
+            exprs += [p.mass, *p.position]
+        if model.tool is not None:
+            exprs += list(model.tool.expressions())
+        used = set().union(*(sp.sympify(e).free_symbols for e in exprs))
+        hit = sorted(s.name for s in wanted & used)
+        return f"{', '.join(hit)} move the kinematics or loads" if hit else None
+
+    def stiffness(self, values: dict[str, float]) -> np.ndarray | None:
+        """The joints' drive stiffness at ``values`` (inf where a joint has none; None: no joint has one)."""
+        links = self.model.links
+        if all(link.drive is None or link.drive.stiffness is None for link in links):
+            return None
+        env = {**self.fixed, **values}
+        return np.array([math.inf if link.drive is None or link.drive.stiffness is None
+                         else real_value(sp.sympify(link.drive.stiffness), env) for link in links])
+
+    def _values(self, rows: list[list[sp.Expr]], values: dict[str, float]) -> np.ndarray:
+        env = {**self.fixed, **values}
+        return np.array([[0.0 if e == 0 else real_value(e, env) for e in row] for row in rows], dtype=float)
+
+    def at(self, arm, values: dict[str, float], q: np.ndarray, payload: float, stiffness, cycle=None,
+           torques=None) -> Design:
+        """The design's derivative data: ``arm`` the numeric arm its evaluation built, ``stiffness`` the joints'
+        (n,) (inf where rigid; None: no drive stiffness), ``torques`` the cycle's (N, n) when one is asked."""
+        return Design(self, arm, values, q, payload, stiffness, cycle, torques)
+
+
+class Design:
+    """One design's gradients (each a (k,) array over the search's variables)."""
+
+    def __init__(self, setup: DesignGradients, arm, values, q, payload, stiffness, cycle, torques):
+        from ..dynamics.inertial import standard_parameter_values
+        from ..identification.regressor import regressor
+        self.setup, self.arm, self.values, self.payload = setup, arm, values, payload
+        self.q = np.asarray(q, float)
+        self.stiffness = None if stiffness is None else np.asarray(stiffness, float)
+        self.cycle, self.torques = cycle, torques
+        n = arm.n
+        self.pi = standard_parameter_values(arm)
+        self.dpi = setup._values(setup.dpi, values)           # (k, 10 n)
+        # one regressor over n + 1 states at q: qdd = e_j (M's column j plus G) and at rest (G)
+        Q = np.repeat(self.q[:, None], n + 1, axis=1)
+        acc = np.hstack([np.eye(n), np.zeros((n, 1))])
+        Y = regressor(arm, Q, np.zeros_like(Q), acc)           # (n + 1, n, 10 n)
+        self.YG = Y[n]
+        self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
+
+    def _M(self, p: np.ndarray) -> np.ndarray:
+        return np.einsum("jik,k->ij", self.YM, p)
+
+    def mass(self) -> np.ndarray:
+        return self.dpi[:, 0::10].sum(axis=1)
+
+    def frequency(self) -> np.ndarray | None:
+        """d(lowest frequency, Hz), motors locked; None unless every joint has a stiffness."""
+        from scipy.linalg import eigh
+        K = self.stiffness
+        if K is None or not np.all(np.isfinite(K)):
+            return None
+        dK = self.setup._values(self.setup.dk, self.values)
+        M = self._M(self.pi)
+        lam, vec = eigh(np.diag(K), M)
+        v, lowest = vec[:, 0], float(lam[0])
+        out = np.empty(self.setup.k)
+        for k in range(self.setup.k):
+            dM = self._M(self.dpi[k])
+            out[k] = float(v @ (np.diag(dK[k]) - lowest * dM) @ v / (v @ M @ v)) / (4 * math.pi * math.sqrt(lowest))
+        return out
+
+    def deflection(self) -> np.ndarray:
+        """d(the tool's sag, mm) at the pose: the gearboxes' share and the links' bending."""
+        from ..numeric.beams import beams_sag
+        arm, setup = self.arm, self.setup
+        J = arm.tool_jacobian(self.q)[:3]
+        G = self.YG @ self.pi
+        hold = G - J.T @ (self.payload * np.asarray(arm.gravity, float))
+        if self.stiffness is None:
+            c, dc = np.zeros(arm.n), np.zeros((setup.k, arm.n))
+        else:
+            finite = np.isfinite(self.stiffness)
+            c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
+            dc = -setup._values(setup.dk, self.values) * c**2
+        total = J @ (-c * hold)
+        dtotal = np.array([J @ (-dc[k] * hold - c * (self.YG @ self.dpi[k])) for k in range(setup.k)])
+        beams = arm.beams
+        if beams:
+            total = total + beams_sag(arm, beams, self.q, self.payload)[:3]
+            sec = np.array([[real_value(e, {**setup.fixed, **self.values}) for e in setup.section]])
+            sec = sec.reshape(len(beams), 5)
+            dsec = setup._values(setup.dsection, self.values).reshape(setup.k, len(beams), 5)
+            for k in range(setup.k):
+                flex = [tuple(-dsec[k, b, f] / sec[b, f] ** 2 for f in range(4)) for b in range(len(beams))]
+                dm = self.dpi[k, 0::10]
+                dtotal[k] += beams_sag(arm, beams, self.q, self.payload, flexibilities=flex)[:3] \
+                    + beams_sag(arm, beams, self.q, 0.0, masses=dm, per_length=dsec[k, :, 4], points=False)[:3]
+        norm = float(np.linalg.norm(total))
+        return 1e3 * dtotal @ total / norm
+
+    def cycle_quantity(self, kind: str, joint: int | None, numbers: Sequence[int]) -> np.ndarray:
+        """d(peak or RMS torque of joint number ``joint``, the largest over the joints when None) along the
+        cycle; ``numbers``: the joints' numbers (the torques' columns)."""
+        from ..identification.regressor import regressor
+        from .sizing import _trapezoid
+        c = self.cycle
+        tau = np.asarray(self.torques, float)                   # (N, n)
+        cols = list(range(tau.shape[1])) if joint is None else [list(numbers).index(joint)]
+        Y = regressor(self.arm, np.asarray(c.q, float).T, np.asarray(c.qd, float).T, np.asarray(c.qdd, float).T)
+        t = np.asarray(c.t, float)
+        if kind == "peak_torque":
+            part = np.abs(tau[:, cols])
+            i, j = np.unravel_index(int(np.argmax(part)), part.shape)
+            col = cols[j]
+            return float(np.sign(tau[i, col])) * (Y[i, col] @ self.dpi.T)
+        duration = t[-1] - t[0]
+        rms = [math.sqrt(_trapezoid(tau[:, j] ** 2, t) / duration) for j in cols]
+        col = cols[int(np.argmax(rms))]
+        dtau = Y[:, col] @ self.dpi.T                            # (N, k)
+        return _trapezoid(tau[:, col, None] * dtau, t, axis=0) / (duration * max(rms))
