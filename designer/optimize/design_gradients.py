@@ -35,7 +35,7 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .gradients import CYCLE_RE
 
-__all__ = ["DesignGradients", "supported"]
+__all__ = ["DesignGradients", "rows", "setup_for", "supported"]
 
 _DEFLECTION = re.compile(r"^\s*deflection\s*$")
 
@@ -141,6 +141,7 @@ class Design:
         self.q = np.asarray(q, float)
         self.stiffness = None if stiffness is None else np.asarray(stiffness, float)
         self.cycle, self.torques = cycle, torques
+        self._dk_values: np.ndarray | None = None
         n = arm.n
         self.pi = standard_parameter_values(arm)
         self.dpi = setup._values(setup.dpi, values)           # (k, 10 n)
@@ -150,6 +151,11 @@ class Design:
         Y = regressor(arm, Q, np.zeros_like(Q), acc)           # (n + 1, n, 10 n)
         self.YG = Y[n]
         self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
+
+    def _dk(self) -> np.ndarray:
+        if self._dk_values is None:
+            self._dk_values = self.setup._values(self.setup.dk, self.values)
+        return self._dk_values
 
     def _M(self, p: np.ndarray) -> np.ndarray:
         return np.einsum("jik,k->ij", self.YM, p)
@@ -163,7 +169,7 @@ class Design:
         K = self.stiffness
         if K is None or not np.all(np.isfinite(K)):
             return None
-        dK = self.setup._values(self.setup.dk, self.values)
+        dK = self._dk()
         M = self._M(self.pi)
         lam, vec = eigh(np.diag(K), M)
         v, lowest = vec[:, 0], float(lam[0])
@@ -185,20 +191,18 @@ class Design:
         else:
             finite = np.isfinite(self.stiffness)
             c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
-            dc = -setup._values(setup.dk, self.values) * c**2
+            dc = -self._dk() * c**2
         total = J @ (-c * hold)
         dtotal = np.array([J @ (-dc[k] * hold - c * (self.YG @ self.dpi[k])) for k in range(setup.k)])
         beams = arm.beams
         if beams:
+            from ..numeric.beams import beams_sag_derivatives
             total = total + beams_sag(arm, beams, self.q, self.payload)[:3]
-            sec = np.array([[real_value(e, {**setup.fixed, **self.values}) for e in setup.section]])
-            sec = sec.reshape(len(beams), 5)
+            sec = np.array([[b.ea, b.gj, b.ei1, b.ei2] for b in beams])
             dsec = setup._values(setup.dsection, self.values).reshape(setup.k, len(beams), 5)
-            for k in range(setup.k):
-                flex = [tuple(-dsec[k, b, f] / sec[b, f] ** 2 for f in range(4)) for b in range(len(beams))]
-                dm = self.dpi[k, 0::10]
-                dtotal[k] += beams_sag(arm, beams, self.q, self.payload, flexibilities=flex)[:3] \
-                    + beams_sag(arm, beams, self.q, 0.0, masses=dm, per_length=dsec[k, :, 4], points=False)[:3]
+            flex = -dsec[:, :, :4] / sec**2                     # d(1/EA) ... d(1/EI2)
+            loads = np.hstack([self.dpi[:, 0::10], dsec[:, :, 4], np.zeros((setup.k, len(arm.point_masses) + 1))])
+            dtotal += beams_sag_derivatives(arm, beams, self.q, self.payload, flex, loads)[:, :3]
         norm = float(np.linalg.norm(total))
         return 1e3 * dtotal @ total / norm
 
@@ -222,3 +226,46 @@ class Design:
         col = cols[int(np.argmax(rms))]
         dtau = Y[:, col] @ self.dpi.T                            # (N, k)
         return _trapezoid(tau[:, col, None] * dtau, t, axis=0) / (duration * max(rms))
+
+
+def setup_for(model: Manipulator, names: Sequence[str], quantities: Sequence[str], cycle) -> DesignGradients | None:
+    """The set-up when every one of ``quantities`` has a gradient here (None otherwise: the search takes another
+    path): :func:`supported`, :meth:`DesignGradients.refusal`, and for ``frequency`` a stiffness at every joint."""
+    if not names or not all(supported(q, cycle) for q in quantities):
+        return None
+    if DesignGradients.refusal(model, names) is not None:
+        return None
+    if any(q.strip() == "frequency" for q in quantities) and \
+            any(link.drive is None or link.drive.stiffness is None for link in model.links):
+        return None
+    return DesignGradients(model, names, any(link.part is not None for link in model.links))
+
+
+def rows(setup: DesignGradients, quantities: Sequence[str], kept: dict, values: dict[str, float],
+         q: Sequence[float] | None, payload: float, cycle) -> np.ndarray:
+    """(len(quantities), k): the gradients of ``quantities`` at one design, from what its evaluation built
+    (``kept``: :func:`designer.optimize.problem.quantities`' ``keep``)."""
+    arm = kept["arm"]
+    ratings = kept.get("ratings")
+    loads = kept.get("loads")
+    torques = None if loads is None else np.stack([ld.torque for ld in loads], axis=1)
+    pose = np.zeros(arm.n) if q is None else np.asarray(q, float)
+    stiffness = None if ratings is None or ratings.stiffness is None else ratings.stiffness
+    d = setup.at(arm, values, pose, payload, stiffness, cycle, torques)
+    out = []
+    for quantity in quantities:
+        name = quantity.strip()
+        m = CYCLE_RE.match(name)
+        if name == "mass":
+            g = d.mass()
+        elif name == "frequency":
+            g = d.frequency()
+        elif m:
+            g = d.cycle_quantity(m.group(1), None if m.group(2) is None else int(m.group(2)),
+                                 [ld.joint for ld in loads or ()])
+        else:
+            g = d.deflection()
+        if g is None:
+            raise ValueError(f"no gradient of {quantity} at this design")
+        out.append(np.asarray(g, float))
+    return np.array(out)
