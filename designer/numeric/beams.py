@@ -145,8 +145,8 @@ def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
 
 
 def beams_sag_derivatives(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float, flexibilities,
-                          loads) -> np.ndarray:
-    """(m, 6): the derivatives of :func:`beams_sag` by m parameters, given theirs of the sections'
+                          loads) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`beams_sag` (6,), its derivatives (m, 6) by m parameters) given theirs of the sections'
     flexibilities (``flexibilities`` (m, beams, 4): d(1/EA), d(1/GJ), d(1/EI1), d(1/EI2)) and of the sources
     (``loads`` (m, sources), :func:`sag_loads`' columns). The sag is bilinear in the two: S dw + dS w at each
     section, from one set of terms."""
@@ -156,12 +156,13 @@ def beams_sag_derivatives(arm: NumericArm, beams: tuple[Beam, ...], q, payload: 
     loads = np.asarray(loads, float)
     S = [np.tensordot(b.flexibilities(), basis, axes=1) for b, basis in zip(beams, bases)]
     dS = [np.tensordot(flexibilities[:, k], basis, axes=1) for k, basis in enumerate(bases)]   # (m, 6, 6) each
-    out = np.zeros((len(loads), 6))
+    value, out = np.zeros(6), np.zeros((len(loads), 6))
     for k, weight, X, B in terms:
         w = B @ base                            # the section's internal wrench
         dw = B @ loads.T                        # (6, m)
+        value += weight * X.T @ (S[k] @ w)
         out += weight * (X.T @ (S[k] @ dw + np.einsum("mij,j->im", dS[k], w))).T
-    return out
+    return value, out
 
 
 def tool_sag_many(arm: NumericArm, q, payload: float = 0.0) -> np.ndarray:

@@ -1,10 +1,11 @@
-"""Exact gradients of the optimizer's quantities from the numeric model, with a set-up of a few symbolic
-derivatives only (docs/optimize.md): for a serial arm whose varied parameters (part dimensions, a link's own
-mass properties, a drive's stiffness) leave its kinematics alone.
+"""Exact gradients of the optimizer's quantities from the numeric model, with no symbolic derivative to set up
+(docs/optimize.md): for a serial arm whose varied parameters (part dimensions, a link's own mass properties, a
+drive's stiffness) leave its kinematics alone.
 
 The joint torques are linear in the links' standard inertial parameters pi (ten per link, point masses folded
 in: tau = Y(q, qd, qdd) pi, :func:`designer.identification.regressor.regressor`), so with dpi/dp from the
-links' mass, centre-of-mass and inertia expressions differentiated once per search:
+links' mass, centre-of-mass and inertia expressions (forward-mode differentiation over their trees at each
+design, :func:`dual`):
 
 * ``mass``: the sum of d m / dp;
 * ``M(q)``, ``G(q)`` and the cycle's torques: Y dpi/dp (the drives' rotor and friction terms do not move);
@@ -30,12 +31,11 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-from ..model.evaluate import real_value
 from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .gradients import CYCLE_RE
 
-__all__ = ["DesignGradients", "rows", "setup_for", "supported"]
+__all__ = ["DesignGradients", "dual", "rows", "setup_for", "supported"]
 
 _DEFLECTION = re.compile(r"^\s*deflection\s*$")
 
@@ -56,30 +56,94 @@ def _standard(link) -> list[sp.Expr]:
     return [m, *(m * c), J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
 
 
+def dual(expr, env: dict[str, float], index: dict[str, int], k: int, memo: dict) -> tuple[float, np.ndarray]:
+    """(value, gradient (k,)) of a model expression at ``env``, the gradient by the parameters ``index`` names
+    (name -> place): forward-mode differentiation over the expression's tree (the nodes
+    :func:`designer.model.evaluate.evaluate` takes), exact, without a symbolic derivative; ``memo``: the
+    sub-expressions already done at this design (sympy shares them)."""
+    if expr in memo:
+        return memo[expr]
+    e = expr
+    zero = np.zeros(k)
+    if e.is_Number or e.is_NumberSymbol:
+        out = (float(e), zero)
+    elif e.is_Symbol:
+        if e.name not in env:
+            raise ValueError(f"no value for {e.name}")
+        g = zero.copy()
+        if e.name in index:
+            g[index[e.name]] = 1.0
+        out = (float(env[e.name]), g)
+    elif e.is_Add:
+        parts = [dual(a, env, index, k, memo) for a in e.args]
+        out = (math.fsum(v for v, _ in parts), sum((g for _, g in parts), zero))
+    elif e.is_Mul:
+        v, g = 1.0, zero
+        for a in e.args:
+            va, ga = dual(a, env, index, k, memo)
+            v, g = v * va, g * va + v * ga
+        out = (v, g)
+    elif e.is_Pow:
+        b, gb = dual(e.base, env, index, k, memo)
+        if e.exp.is_Number:
+            n = float(e.exp)
+            if b < 0 and n != int(n):
+                raise ValueError("a negative number to a fractional power")
+            if b == 0 and n < 1:
+                raise ZeroDivisionError
+            out = (b**n, n * b ** (n - 1) * gb)
+        else:
+            x, gx = dual(e.exp, env, index, k, memo)
+            if b <= 0:
+                raise ValueError("a power of a number not positive")
+            v = b**x
+            out = (v, v * (gx * math.log(b) + x * gb / b))
+    elif isinstance(e, sp.Abs):
+        v, g = dual(e.args[0], env, index, k, memo)
+        out = (abs(v), math.copysign(1.0, v) * g)
+    elif e.func in (sp.sin, sp.cos, sp.tan, sp.exp):
+        v, g = dual(e.args[0], env, index, k, memo)
+        if e.func is sp.sin:
+            out = (math.sin(v), math.cos(v) * g)
+        elif e.func is sp.cos:
+            out = (math.cos(v), -math.sin(v) * g)
+        elif e.func is sp.tan:
+            out = (math.tan(v), g / math.cos(v) ** 2)
+        else:
+            out = (math.exp(v), math.exp(v) * g)
+    else:
+        raise ValueError(f"cannot differentiate {type(e).__name__}")
+    memo[expr] = out
+    return out
+
+
 class DesignGradients:
-    """The set-up (symbolic derivatives, once per search) and the gradients at each design."""
+    """The set-up (the expressions to differentiate, no derivative taken) and the gradients at each design."""
 
     def __init__(self, model: Manipulator, names: Sequence[str], beams: bool):
         from ..model.parts import parts_of, section_properties
         self.model, self.names = model, list(names)
         self.fixed = dict(model.parameters)
-        syms = [symbol(n) for n in names]
-        self.k = len(syms)
-
-        def derivatives(exprs) -> list[list[sp.Expr]]:
-            exprs = [sp.sympify(e) for e in exprs]
-            return [[sp.diff(e, s) if s in e.free_symbols else sp.Integer(0) for e in exprs] for s in syms]
-        self.dpi = derivatives([e for link in model.links for e in _standard(link)])
-        self.dk = derivatives([link.drive.stiffness if link.drive is not None and link.drive.stiffness is not None
-                               else 0 for link in model.links])
-        self.dsection: list[list[sp.Expr]] = [[] for _ in syms]
+        self.index = {n: i for i, n in enumerate(names)}
+        self.k = len(names)
+        self.pi = [sp.sympify(e) for link in model.links for e in _standard(link)]
+        self.stiffness = [sp.sympify(link.drive.stiffness if link.drive is not None and
+                                     link.drive.stiffness is not None else 0) for link in model.links]
         self.section: list[sp.Expr] = []
         if beams:
             for _, part in parts_of(model):
                 sec = section_properties(part)
                 E, G, rho = part.material.young, part.material.shear, part.material.density
-                self.section += [E * sec.area, G * sec.torsion, E * sec.i1, E * sec.i2, rho * sec.area]
-            self.dsection = derivatives(self.section)
+                self.section += [sp.sympify(e) for e in
+                                 (E * sec.area, G * sec.torsion, E * sec.i1, E * sec.i2, rho * sec.area)]
+
+    def derivatives(self, exprs: Sequence[sp.Expr], values: dict[str, float], memo: dict | None = None
+                    ) -> np.ndarray:
+        """(k, len(exprs)): the expressions' gradients at ``values`` (:func:`dual`)."""
+        env = {**self.fixed, **values}
+        memo = {} if memo is None else memo
+        return np.array([dual(e, env, self.index, self.k, memo)[1] for e in exprs], dtype=float).reshape(
+            len(exprs), self.k).T
 
     @staticmethod
     def refusal(model: Manipulator, names: Sequence[str]) -> str | None:
@@ -111,19 +175,6 @@ class DesignGradients:
         hit = sorted(s.name for s in wanted & used)
         return f"{', '.join(hit)} move the kinematics or loads" if hit else None
 
-    def stiffness(self, values: dict[str, float]) -> np.ndarray | None:
-        """The joints' drive stiffness at ``values`` (inf where a joint has none; None: no joint has one)."""
-        links = self.model.links
-        if all(link.drive is None or link.drive.stiffness is None for link in links):
-            return None
-        env = {**self.fixed, **values}
-        return np.array([math.inf if link.drive is None or link.drive.stiffness is None
-                         else real_value(sp.sympify(link.drive.stiffness), env) for link in links])
-
-    def _values(self, rows: list[list[sp.Expr]], values: dict[str, float]) -> np.ndarray:
-        env = {**self.fixed, **values}
-        return np.array([[0.0 if e == 0 else real_value(e, env) for e in row] for row in rows], dtype=float)
-
     def at(self, arm, values: dict[str, float], q: np.ndarray, payload: float, stiffness, cycle=None,
            torques=None) -> Design:
         """The design's derivative data: ``arm`` the numeric arm its evaluation built, ``stiffness`` the joints'
@@ -144,17 +195,25 @@ class Design:
         self._dk_values: np.ndarray | None = None
         n = arm.n
         self.pi = standard_parameter_values(arm)
-        self.dpi = setup._values(setup.dpi, values)           # (k, 10 n)
-        # one regressor over n + 1 states at q: qdd = e_j (M's column j plus G) and at rest (G)
+        self.memo: dict = {}
+        self.dpi = setup.derivatives(setup.pi, values, self.memo)     # (k, 10 n)
+        # one regressor over n + 1 states at q: qdd = e_j (M's column j plus G) and at rest (G); with a cycle, also
+        # at each joint's peak sample (its arg-max of |tau|)
         Q = np.repeat(self.q[:, None], n + 1, axis=1)
-        acc = np.hstack([np.eye(n), np.zeros((n, 1))])
-        Y = regressor(arm, Q, np.zeros_like(Q), acc)           # (n + 1, n, 10 n)
+        QD, QDD = np.zeros_like(Q), np.hstack([np.eye(n), np.zeros((n, 1))])
+        self.peaks: list[int] = []
+        if torques is not None and cycle is not None:
+            self.peaks = [int(i) for i in np.argmax(np.abs(np.asarray(torques, float)), axis=0)]
+            Q, QD, QDD = (np.hstack([X, np.asarray(a, float)[self.peaks].T])
+                          for X, a in ((Q, cycle.q), (QD, cycle.qd), (QDD, cycle.qdd)))
+        Y = regressor(arm, Q, QD, QDD)                          # (n + 1 [+ n], n, 10 n)
         self.YG = Y[n]
         self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
+        self.Ypeak = Y[n + 1:]                                  # row j: at joint j's peak sample
 
     def _dk(self) -> np.ndarray:
         if self._dk_values is None:
-            self._dk_values = self.setup._values(self.setup.dk, self.values)
+            self._dk_values = self.setup.derivatives(self.setup.stiffness, self.values, self.memo)
         return self._dk_values
 
     def _M(self, p: np.ndarray) -> np.ndarray:
@@ -181,7 +240,7 @@ class Design:
 
     def deflection(self) -> np.ndarray:
         """d(the tool's sag, mm) at the pose: the gearboxes' share and the links' bending."""
-        from ..numeric.beams import beams_sag
+        from ..numeric.beams import beams_sag_derivatives
         arm, setup = self.arm, self.setup
         J = arm.tool_jacobian(self.q)[:3]
         G = self.YG @ self.pi
@@ -196,13 +255,13 @@ class Design:
         dtotal = np.array([J @ (-dc[k] * hold - c * (self.YG @ self.dpi[k])) for k in range(setup.k)])
         beams = arm.beams
         if beams:
-            from ..numeric.beams import beams_sag_derivatives
-            total = total + beams_sag(arm, beams, self.q, self.payload)[:3]
             sec = np.array([[b.ea, b.gj, b.ei1, b.ei2] for b in beams])
-            dsec = setup._values(setup.dsection, self.values).reshape(setup.k, len(beams), 5)
+            dsec = setup.derivatives(setup.section, self.values, self.memo).reshape(setup.k, len(beams), 5)
             flex = -dsec[:, :, :4] / sec**2                     # d(1/EA) ... d(1/EI2)
             loads = np.hstack([self.dpi[:, 0::10], dsec[:, :, 4], np.zeros((setup.k, len(arm.point_masses) + 1))])
-            dtotal += beams_sag_derivatives(arm, beams, self.q, self.payload, flex, loads)[:, :3]
+            value, derivatives = beams_sag_derivatives(arm, beams, self.q, self.payload, flex, loads)
+            total = total + value[:3]
+            dtotal += derivatives[:, :3]
         norm = float(np.linalg.norm(total))
         return 1e3 * dtotal @ total / norm
 
@@ -214,13 +273,12 @@ class Design:
         c = self.cycle
         tau = np.asarray(self.torques, float)                   # (N, n)
         cols = list(range(tau.shape[1])) if joint is None else [list(numbers).index(joint)]
-        Y = regressor(self.arm, np.asarray(c.q, float).T, np.asarray(c.qd, float).T, np.asarray(c.qdd, float).T)
+        states = [np.asarray(a, float) for a in (c.q, c.qd, c.qdd)]
         t = np.asarray(c.t, float)
-        if kind == "peak_torque":
-            part = np.abs(tau[:, cols])
-            i, j = np.unravel_index(int(np.argmax(part)), part.shape)
-            col = cols[j]
-            return float(np.sign(tau[i, col])) * (Y[i, col] @ self.dpi.T)
+        if kind == "peak_torque":   # the regressor at the arg-max sample alone (taken with the pose's)
+            col = cols[int(np.argmax([abs(tau[self.peaks[j], j]) for j in cols]))]
+            return float(np.sign(tau[self.peaks[col], col])) * (self.Ypeak[col][col] @ self.dpi.T)
+        Y = regressor(self.arm, *(a.T for a in states))
         duration = t[-1] - t[0]
         rms = [math.sqrt(_trapezoid(tau[:, j] ** 2, t) / duration) for j in cols]
         col = cols[int(np.argmax(rms))]
@@ -238,7 +296,12 @@ def setup_for(model: Manipulator, names: Sequence[str], quantities: Sequence[str
     if any(q.strip() == "frequency" for q in quantities) and \
             any(link.drive is None or link.drive.stiffness is None for link in model.links):
         return None
-    return DesignGradients(model, names, any(link.part is not None for link in model.links))
+    setup = DesignGradients(model, names, any(link.part is not None for link in model.links))
+    try:    # every expression differentiable (a node dual() does not know: no numeric path)
+        setup.derivatives([*setup.pi, *setup.stiffness, *setup.section], {})
+    except (ValueError, ArithmeticError):
+        return None
+    return setup
 
 
 def rows(setup: DesignGradients, quantities: Sequence[str], kept: dict, values: dict[str, float],
