@@ -5,7 +5,7 @@ drive's stiffness) leave its kinematics alone.
 The joint torques are linear in the links' standard inertial parameters pi (ten per link, point masses folded
 in: tau = Y(q, qd, qdd) pi, :func:`designer.identification.regressor.regressor`), so with dpi/dp from the
 links' mass, centre-of-mass and inertia expressions (forward-mode differentiation over their trees at each
-design, :func:`dual`):
+design, :class:`Tape`):
 
 * ``mass``: the sum of d m / dp;
 * ``M(q)``, ``G(q)`` and the cycle's torques: Y dpi/dp (the drives' rotor and friction terms do not move);
@@ -35,7 +35,7 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .gradients import CYCLE_RE
 
-__all__ = ["DesignGradients", "dual", "rows", "setup_for", "supported"]
+__all__ = ["DesignGradients", "Tape", "rows", "setup_for", "supported"]
 
 _DEFLECTION = re.compile(r"^\s*deflection\s*$")
 
@@ -56,65 +56,101 @@ def _standard(link) -> list[sp.Expr]:
     return [m, *(m * c), J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
 
 
-def dual(expr, env: dict[str, float], index: dict[str, int], k: int, memo: dict) -> tuple[float, np.ndarray]:
-    """(value, gradient (k,)) of a model expression at ``env``, the gradient by the parameters ``index`` names
-    (name -> place): forward-mode differentiation over the expression's tree (the nodes
-    :func:`designer.model.evaluate.evaluate` takes), exact, without a symbolic derivative; ``memo``: the
-    sub-expressions already done at this design (sympy shares them)."""
-    if expr in memo:
-        return memo[expr]
-    e = expr
-    zero = np.zeros(k)
-    if e.is_Number or e.is_NumberSymbol:
-        out = (float(e), zero)
-    elif e.is_Symbol:
-        if e.name not in env:
-            raise ValueError(f"no value for {e.name}")
-        g = zero.copy()
-        if e.name in index:
-            g[index[e.name]] = 1.0
-        out = (float(env[e.name]), g)
-    elif e.is_Add:
-        parts = [dual(a, env, index, k, memo) for a in e.args]
-        out = (math.fsum(v for v, _ in parts), sum((g for _, g in parts), zero))
-    elif e.is_Mul:
-        v, g = 1.0, zero
-        for a in e.args:
-            va, ga = dual(a, env, index, k, memo)
-            v, g = v * va, g * va + v * ga
-        out = (v, g)
-    elif e.is_Pow:
-        b, gb = dual(e.base, env, index, k, memo)
-        if e.exp.is_Number:
-            n = float(e.exp)
-            if b < 0 and n != int(n):
-                raise ValueError("a negative number to a fractional power")
-            if b == 0 and n < 1:
-                raise ZeroDivisionError
-            out = (b**n, n * b ** (n - 1) * gb)
+class Tape:
+    """Expressions compiled once into a list of operations (shared sub-expressions once), then run at each
+    design with their gradients by the parameters ``names``: forward-mode differentiation, exact, without a
+    symbolic derivative (the nodes :func:`designer.model.evaluate.evaluate` takes: numbers, symbols, sums,
+    products, powers, Abs, sin, cos, tan, exp; any other raises ValueError when compiled)."""
+
+    _FUNCS = {sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.exp: "exp", sp.Abs: "abs"}
+
+    def __init__(self, exprs: Sequence, names: Sequence[str]):
+        self.names = list(names)
+        self.ops: list[tuple] = []
+        self._slots: dict = {}
+        self.outs = [self._compile(sp.sympify(e)) for e in exprs]
+
+    def _compile(self, e) -> int:
+        if e in self._slots:
+            return self._slots[e]
+        if e.is_Number or e.is_NumberSymbol:
+            op: tuple = ("c", float(e))
+        elif e.is_Symbol:
+            op = ("s", e.name)
+        elif e.is_Add or e.is_Mul:
+            op = ("+" if e.is_Add else "*", [self._compile(a) for a in e.args])
+        elif e.is_Pow:
+            base = self._compile(e.base)
+            op = ("^", base, float(e.exp)) if e.exp.is_Number else ("^^", base, self._compile(e.exp))
+        elif e.func in self._FUNCS:
+            op = (self._FUNCS[e.func], self._compile(e.args[0]))
         else:
-            x, gx = dual(e.exp, env, index, k, memo)
-            if b <= 0:
-                raise ValueError("a power of a number not positive")
-            v = b**x
-            out = (v, v * (gx * math.log(b) + x * gb / b))
-    elif isinstance(e, sp.Abs):
-        v, g = dual(e.args[0], env, index, k, memo)
-        out = (abs(v), math.copysign(1.0, v) * g)
-    elif e.func in (sp.sin, sp.cos, sp.tan, sp.exp):
-        v, g = dual(e.args[0], env, index, k, memo)
-        if e.func is sp.sin:
-            out = (math.sin(v), math.cos(v) * g)
-        elif e.func is sp.cos:
-            out = (math.cos(v), -math.sin(v) * g)
-        elif e.func is sp.tan:
-            out = (math.tan(v), g / math.cos(v) ** 2)
-        else:
-            out = (math.exp(v), math.exp(v) * g)
-    else:
-        raise ValueError(f"cannot differentiate {type(e).__name__}")
-    memo[expr] = out
-    return out
+            raise ValueError(f"cannot differentiate {type(e).__name__}")
+        self.ops.append(op)
+        self._slots[e] = len(self.ops) - 1
+        return len(self.ops) - 1
+
+    def run(self, env: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """(values (outs,), gradients (k, outs)) at ``env`` (every symbol's value)."""
+        k = len(self.names)
+        unit = {n: tuple(1.0 if j == i else 0.0 for j in range(k)) for i, n in enumerate(self.names)}
+        v: list[float] = []
+        g: list = []        # None: a zero gradient (most nodes: constants, parameters not varied)
+        for op in self.ops:
+            code = op[0]
+            if code == "c":
+                v.append(op[1])
+                g.append(None)
+            elif code == "s":
+                if op[1] not in env:
+                    raise ValueError(f"no value for {op[1]}")
+                v.append(float(env[op[1]]))
+                g.append(unit.get(op[1]))
+            elif code == "+":
+                v.append(math.fsum(v[a] for a in op[1]))
+                parts = [g[a] for a in op[1] if g[a] is not None]
+                g.append(tuple(map(sum, zip(*parts))) if parts else None)
+            elif code == "*":
+                x, gx = 1.0, None
+                for a in op[1]:
+                    va, ga = v[a], g[a]
+                    if gx is None:
+                        gx = None if ga is None else tuple(x * d for d in ga)
+                    elif ga is None:
+                        gx = tuple(va * d for d in gx)
+                    else:
+                        gx = tuple(va * d + x * e for d, e in zip(gx, ga))
+                    x *= va
+                v.append(x)
+                g.append(gx)
+            elif code == "^":
+                b, n = v[op[1]], op[2]
+                if b < 0 and n != int(n):
+                    raise ValueError("a negative number to a fractional power")
+                if b == 0 and n < 1:
+                    raise ZeroDivisionError
+                v.append(b**n)
+                gb = g[op[1]]
+                g.append(None if gb is None else tuple(n * b ** (n - 1) * d for d in gb))
+            elif code == "^^":
+                b, x = v[op[1]], v[op[2]]
+                if b <= 0:
+                    raise ValueError("a power of a number not positive")
+                value = b**x
+                gb = g[op[1]] or (0.0,) * k
+                gx = g[op[2]] or (0.0,) * k
+                v.append(value)
+                g.append(tuple(value * (e * math.log(b) + x * d / b) for d, e in zip(gb, gx)))
+            else:
+                x, gx = v[op[1]], g[op[1]]
+                value, slope = {"sin": (math.sin(x), math.cos(x)), "cos": (math.cos(x), -math.sin(x)),
+                                "tan": (math.tan(x), 1.0 / math.cos(x) ** 2), "exp": (math.exp(x), math.exp(x)),
+                                "abs": (abs(x), math.copysign(1.0, x))}[code]
+                v.append(value)
+                g.append(None if gx is None else tuple(slope * d for d in gx))
+        values = np.array([v[i] for i in self.outs])
+        grads = np.array([g[i] or (0.0,) * k for i in self.outs], dtype=float).reshape(len(self.outs), k).T
+        return values, grads
 
 
 class DesignGradients:
@@ -124,7 +160,6 @@ class DesignGradients:
         from ..model.parts import parts_of, section_properties
         self.model, self.names = model, list(names)
         self.fixed = dict(model.parameters)
-        self.index = {n: i for i, n in enumerate(names)}
         self.k = len(names)
         self.pi = [sp.sympify(e) for link in model.links for e in _standard(link)]
         self.stiffness = [sp.sympify(link.drive.stiffness if link.drive is not None and
@@ -136,14 +171,14 @@ class DesignGradients:
                 E, G, rho = part.material.young, part.material.shear, part.material.density
                 self.section += [sp.sympify(e) for e in
                                  (E * sec.area, G * sec.torsion, E * sec.i1, E * sec.i2, rho * sec.area)]
+        self.tape = Tape([*self.pi, *self.stiffness, *self.section], names)
 
-    def derivatives(self, exprs: Sequence[sp.Expr], values: dict[str, float], memo: dict | None = None
-                    ) -> np.ndarray:
-        """(k, len(exprs)): the expressions' gradients at ``values`` (:func:`dual`)."""
-        env = {**self.fixed, **values}
-        memo = {} if memo is None else memo
-        return np.array([dual(e, env, self.index, self.k, memo)[1] for e in exprs], dtype=float).reshape(
-            len(exprs), self.k).T
+    def derivatives(self, values: dict[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The gradients (k, ...) at ``values`` of the links' standard parameters (10 n), the drives'
+        stiffness (n) and the beams' section figures (EA, GJ, EI1, EI2, mass per length: 5 a beam)."""
+        _, grads = self.tape.run({**self.fixed, **values})
+        a, b = len(self.pi), len(self.pi) + len(self.stiffness)
+        return grads[:, :a], grads[:, a:b], grads[:, b:]
 
     @staticmethod
     def refusal(model: Manipulator, names: Sequence[str]) -> str | None:
@@ -192,11 +227,9 @@ class Design:
         self.q = np.asarray(q, float)
         self.stiffness = None if stiffness is None else np.asarray(stiffness, float)
         self.cycle, self.torques = cycle, torques
-        self._dk_values: np.ndarray | None = None
         n = arm.n
         self.pi = standard_parameter_values(arm)
-        self.memo: dict = {}
-        self.dpi = setup.derivatives(setup.pi, values, self.memo)     # (k, 10 n)
+        self.dpi, self.dk, self.dsection = setup.derivatives(values)      # (k, 10 n), (k, n), (k, 5 beams)
         # one regressor over n + 1 states at q: qdd = e_j (M's column j plus G) and at rest (G); with a cycle, also
         # at each joint's peak sample (its arg-max of |tau|)
         Q = np.repeat(self.q[:, None], n + 1, axis=1)
@@ -211,11 +244,6 @@ class Design:
         self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
         self.Ypeak = Y[n + 1:]                                  # row j: at joint j's peak sample
 
-    def _dk(self) -> np.ndarray:
-        if self._dk_values is None:
-            self._dk_values = self.setup.derivatives(self.setup.stiffness, self.values, self.memo)
-        return self._dk_values
-
     def _M(self, p: np.ndarray) -> np.ndarray:
         return np.einsum("jik,k->ij", self.YM, p)
 
@@ -228,7 +256,7 @@ class Design:
         K = self.stiffness
         if K is None or not np.all(np.isfinite(K)):
             return None
-        dK = self._dk()
+        dK = self.dk
         M = self._M(self.pi)
         lam, vec = eigh(np.diag(K), M)
         v, lowest = vec[:, 0], float(lam[0])
@@ -250,13 +278,13 @@ class Design:
         else:
             finite = np.isfinite(self.stiffness)
             c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
-            dc = -self._dk() * c**2
+            dc = -self.dk * c**2
         total = J @ (-c * hold)
         dtotal = np.array([J @ (-dc[k] * hold - c * (self.YG @ self.dpi[k])) for k in range(setup.k)])
         beams = arm.beams
         if beams:
             sec = np.array([[b.ea, b.gj, b.ei1, b.ei2] for b in beams])
-            dsec = setup.derivatives(setup.section, self.values, self.memo).reshape(setup.k, len(beams), 5)
+            dsec = self.dsection.reshape(setup.k, len(beams), 5)
             flex = -dsec[:, :, :4] / sec**2                     # d(1/EA) ... d(1/EI2)
             loads = np.hstack([self.dpi[:, 0::10], dsec[:, :, 4], np.zeros((setup.k, len(arm.point_masses) + 1))])
             value, derivatives = beams_sag_derivatives(arm, beams, self.q, self.payload, flex, loads)
@@ -296,10 +324,9 @@ def setup_for(model: Manipulator, names: Sequence[str], quantities: Sequence[str
     if any(q.strip() == "frequency" for q in quantities) and \
             any(link.drive is None or link.drive.stiffness is None for link in model.links):
         return None
-    setup = DesignGradients(model, names, any(link.part is not None for link in model.links))
-    try:    # every expression differentiable (a node dual() does not know: no numeric path)
-        setup.derivatives([*setup.pi, *setup.stiffness, *setup.section], {})
-    except (ValueError, ArithmeticError):
+    try:    # every expression compiled (a node the tape does not know: no numeric path)
+        setup = DesignGradients(model, names, any(link.part is not None for link in model.links))
+    except ValueError:
         return None
     return setup
 
