@@ -379,9 +379,10 @@ def safe_evaluate(problem: Problem, values: dict[str, float], picks: Sequence[st
                       () if objectives is None else (math.nan,) * k)
 
 
-def check_problem(problem: Problem) -> None:
+def check_problem(problem: Problem, keep: dict | None = None) -> Design:
     """Refuse what cannot be evaluated, naming it, before any work: unknown parameters, empty ranges, bad
-    quantities (evaluated once at the project's own values)."""
+    quantities (evaluated once at the middle of the box, the first options picked: that design is returned, the
+    search's first; ``keep`` as :func:`quantities` takes it)."""
     names = set(problem.model.symbol_names())
     for v in problem.variables:
         if v.name not in names:
@@ -395,8 +396,8 @@ def check_problem(problem: Problem) -> None:
     for c in problem.choices:
         if not c.options:
             raise OptimizeError(f"--choose {c.target}: no options")
-    start = {v.name: 0.5 * (v.low + v.high) for v in problem.variables}
-    evaluate_design(problem, start, [c.options[0] for c in problem.choices])
+    start = {v.name: v.low + (v.high - v.low) * 0.5 for v in problem.variables}   # as _Combination.design has it
+    return evaluate_design(problem, start, [c.options[0] for c in problem.choices], keep=keep)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -561,7 +562,8 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
 def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cancelled: Callable[[], bool] | None
             ) -> Generator[tuple[float, str], None, OptimizeResult]:
     """:func:`optimize`'s search, yielding (the fraction of the starts done, a line) after each start."""
-    check_problem(problem)
+    kept: dict = {}
+    checked = check_problem(problem, kept)
     n = len(problem.variables)
     sign = -1.0 if problem.maximize else 1.0
     evaluations = iterations = gradient_evaluations = 0
@@ -582,6 +584,11 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
         if not exact:
             exact = ([problem.objective] if search.gradient is not None else []) + \
                 [r.text for r, g in zip(problem.requirements, search.gradients) if g is not None]
+        if picks == combos[0]:   # the design check_problem evaluated: the search's first
+            key = search._key(points[0])
+            search.cache[key] = checked
+            if search.numeric is not None:
+                search.kept[key] = kept
         start = search.design(points[0])
         first = start.objective
         search.scale = abs(first) if math.isfinite(first) and first != 0 else 1.0
