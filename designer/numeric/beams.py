@@ -24,7 +24,7 @@ import numpy as np
 from ..kinematics.numeric import NumericArm, cross3
 from ..model.parts import Beam
 
-__all__ = ["beams_compliance", "beams_sag", "beams_sag_derivatives", "sag_loads", "tool_sag_many",
+__all__ = ["beams_compliance", "beams_sag", "beams_sag_derivatives", "sag_loads", "sag_terms", "tool_sag_many",
            "tool_compliance_many"]
 
 
@@ -70,7 +70,7 @@ def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
     return C
 
 
-def _sag_terms(arm: NumericArm, beams: tuple[Beam, ...], q):
+def sag_terms(arm: NumericArm, beams: tuple[Beam, ...], q):
     """The sag's terms, per Gauss point of every beam (3 a beam: the internal moment is quadratic in s):
     (the beam's place in ``beams``, the weight, X(s), B) with the section's internal wrench B @ loads
     (:func:`sag_loads`: every load outboard of the section, about it, per unit of each source); and per beam
@@ -125,7 +125,7 @@ def _sag_terms(arm: NumericArm, beams: tuple[Beam, ...], q):
 
 
 def sag_loads(arm: NumericArm, beams: tuple[Beam, ...], payload: float = 0.0) -> np.ndarray:
-    """The sag's sources (kg, kg/m) in :func:`_sag_terms`' columns: the links' masses (used for the links
+    """The sag's sources (kg, kg/m) in :func:`sag_terms`' columns: the links' masses (used for the links
     without a beam), the beams' masses per length, the point masses, the payload."""
     return np.concatenate([arm.mass, [b.mass_per_length for b in beams], [m for _, m, _ in arm.point_masses],
                            [payload]])
@@ -135,7 +135,7 @@ def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
     """The tool's displacement and rotation [delta; theta] (6,) from the links' bending under gravity:
     each link's own weight (distributed along its beam, or at its COM for a link without part), the
     point masses and a payload (kg) at the tool. Frame-0 axes."""
-    terms, bases = _sag_terms(arm, beams, q)
+    terms, bases = sag_terms(arm, beams, q)
     loads = sag_loads(arm, beams, payload)
     S = [np.tensordot(b.flexibilities(), basis, axes=1) for b, basis in zip(beams, bases)]
     out = np.zeros(6)
@@ -145,12 +145,13 @@ def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
 
 
 def beams_sag_derivatives(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float, flexibilities,
-                          loads) -> tuple[np.ndarray, np.ndarray]:
+                          loads, terms=None) -> tuple[np.ndarray, np.ndarray]:
     """(:func:`beams_sag` (6,), its derivatives (m, 6) by m parameters) given theirs of the sections'
     flexibilities (``flexibilities`` (m, beams, 4): d(1/EA), d(1/GJ), d(1/EI1), d(1/EI2)) and of the sources
     (``loads`` (m, sources), :func:`sag_loads`' columns). The sag is bilinear in the two: S dw + dS w at each
-    section, from one set of terms."""
-    terms, bases = _sag_terms(arm, beams, q)
+    section, from one set of terms (``terms``: :func:`sag_terms` of this arm at q, when the caller has them: they
+    depend on the kinematics and the beams' geometry alone)."""
+    terms, bases = sag_terms(arm, beams, q) if terms is None else terms
     base = sag_loads(arm, beams, payload)
     flexibilities = np.asarray(flexibilities, float)
     loads = np.asarray(loads, float)

@@ -172,6 +172,7 @@ class DesignGradients:
                 self.section += [sp.sympify(e) for e in
                                  (E * sec.area, G * sec.torsion, E * sec.i1, E * sec.i2, rho * sec.area)]
         self.tape = Tape([*self.pi, *self.stiffness, *self.section], names)
+        self._fixed: Fixed | None = None
 
     def derivatives(self, values: dict[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The gradients (k, ...) at ``values`` of the links' standard parameters (10 n), the drives'
@@ -210,6 +211,12 @@ class DesignGradients:
         hit = sorted(s.name for s in wanted & used)
         return f"{', '.join(hit)} move the kinematics or loads" if hit else None
 
+    def kinematics(self, arm, q: np.ndarray, cycle) -> Fixed:
+        """The kinematic part (:class:`Fixed`), computed once for the search (again if it ever differs)."""
+        if self._fixed is None or not self._fixed.same(arm, q, cycle):
+            self._fixed = Fixed(arm, q, cycle)
+        return self._fixed
+
     def at(self, arm, values: dict[str, float], q: np.ndarray, payload: float, stiffness, cycle=None,
            torques=None) -> Design:
         """The design's derivative data: ``arm`` the numeric arm its evaluation built, ``stiffness`` the joints'
@@ -222,27 +229,14 @@ class Design:
 
     def __init__(self, setup: DesignGradients, arm, values, q, payload, stiffness, cycle, torques):
         from ..dynamics.inertial import standard_parameter_values
-        from ..identification.regressor import regressor
         self.setup, self.arm, self.values, self.payload = setup, arm, values, payload
         self.q = np.asarray(q, float)
         self.stiffness = None if stiffness is None else np.asarray(stiffness, float)
         self.cycle, self.torques = cycle, torques
-        n = arm.n
         self.pi = standard_parameter_values(arm)
         self.dpi, self.dk, self.dsection = setup.derivatives(values)      # (k, 10 n), (k, n), (k, 5 beams)
-        # one regressor over n + 1 states at q: qdd = e_j (M's column j plus G) and at rest (G); with a cycle, also
-        # at each joint's peak sample (its arg-max of |tau|)
-        Q = np.repeat(self.q[:, None], n + 1, axis=1)
-        QD, QDD = np.zeros_like(Q), np.hstack([np.eye(n), np.zeros((n, 1))])
-        self.peaks: list[int] = []
-        if torques is not None and cycle is not None:
-            self.peaks = [int(i) for i in np.argmax(np.abs(np.asarray(torques, float)), axis=0)]
-            Q, QD, QDD = (np.hstack([X, np.asarray(a, float)[self.peaks].T])
-                          for X, a in ((Q, cycle.q), (QD, cycle.qd), (QDD, cycle.qdd)))
-        Y = regressor(arm, Q, QD, QDD)                          # (n + 1 [+ n], n, 10 n)
-        self.YG = Y[n]
-        self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
-        self.Ypeak = Y[n + 1:]                                  # row j: at joint j's peak sample
+        self.fixed = setup.kinematics(arm, self.q, cycle)
+        self.YG, self.YM = self.fixed.YG, self.fixed.YM
 
     def _M(self, p: np.ndarray) -> np.ndarray:
         return np.einsum("jik,k->ij", self.YM, p)
@@ -270,7 +264,7 @@ class Design:
         """d(the tool's sag, mm) at the pose: the gearboxes' share and the links' bending."""
         from ..numeric.beams import beams_sag_derivatives
         arm, setup = self.arm, self.setup
-        J = arm.tool_jacobian(self.q)[:3]
+        J = self.fixed.J
         G = self.YG @ self.pi
         hold = G - J.T @ (self.payload * np.asarray(arm.gravity, float))
         if self.stiffness is None:
@@ -287,7 +281,8 @@ class Design:
             dsec = self.dsection.reshape(setup.k, len(beams), 5)
             flex = -dsec[:, :, :4] / sec**2                     # d(1/EA) ... d(1/EI2)
             loads = np.hstack([self.dpi[:, 0::10], dsec[:, :, 4], np.zeros((setup.k, len(arm.point_masses) + 1))])
-            value, derivatives = beams_sag_derivatives(arm, beams, self.q, self.payload, flex, loads)
+            value, derivatives = beams_sag_derivatives(arm, beams, self.q, self.payload, flex, loads,
+                                                       self.fixed.sag_terms())
             total = total + value[:3]
             dtotal += derivatives[:, :3]
         norm = float(np.linalg.norm(total))
@@ -296,22 +291,64 @@ class Design:
     def cycle_quantity(self, kind: str, joint: int | None, numbers: Sequence[int]) -> np.ndarray:
         """d(peak or RMS torque of joint number ``joint``, the largest over the joints when None) along the
         cycle; ``numbers``: the joints' numbers (the torques' columns)."""
-        from ..identification.regressor import regressor
         from .sizing import _trapezoid
         c = self.cycle
         tau = np.asarray(self.torques, float)                   # (N, n)
         cols = list(range(tau.shape[1])) if joint is None else [list(numbers).index(joint)]
-        states = [np.asarray(a, float) for a in (c.q, c.qd, c.qdd)]
+        Y = self.fixed.cycle()                                  # (N, n, 10 n)
+        if kind == "peak_torque":   # at the arg-max sample
+            part = np.abs(tau[:, cols])
+            i, j = np.unravel_index(int(np.argmax(part)), part.shape)
+            col = cols[j]
+            return float(np.sign(tau[i, col])) * (Y[i, col] @ self.dpi.T)
         t = np.asarray(c.t, float)
-        if kind == "peak_torque":   # the regressor at the arg-max sample alone (taken with the pose's)
-            col = cols[int(np.argmax([abs(tau[self.peaks[j], j]) for j in cols]))]
-            return float(np.sign(tau[self.peaks[col], col])) * (self.Ypeak[col][col] @ self.dpi.T)
-        Y = regressor(self.arm, *(a.T for a in states))
         duration = t[-1] - t[0]
         rms = [math.sqrt(_trapezoid(tau[:, j] ** 2, t) / duration) for j in cols]
         col = cols[int(np.argmax(rms))]
         dtau = Y[:, col] @ self.dpi.T                            # (N, k)
         return _trapezoid(tau[:, col, None] * dtau, t, axis=0) / (duration * max(rms))
+
+
+class Fixed:
+    """What the varied parameters leave alone (:meth:`DesignGradients.refusal`: the kinematics, gravity, the
+    beams' geometry), computed at the search's first design and reused at every other: the regressor at the
+    pose (M's columns and G), the tool Jacobian, along the cycle, and the links' sag terms."""
+
+    def __init__(self, arm, q: np.ndarray, cycle):
+        from ..identification.regressor import regressor
+        self.arm, self.q, self._cycle = arm, q, cycle
+        n = arm.n
+        # one regressor over n + 1 states at q: qdd = e_j (M's column j plus G) and at rest (G)
+        Q = np.repeat(q[:, None], n + 1, axis=1)
+        Y = regressor(arm, Q, np.zeros_like(Q), np.hstack([np.eye(n), np.zeros((n, 1))]))
+        self.YG = Y[n]
+        self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
+        self.J = arm.tool_jacobian(q)[:3]
+        self._Y: np.ndarray | None = None
+        self._terms = None
+
+    def same(self, arm, q: np.ndarray, cycle) -> bool:
+        """Whether ``arm`` at ``q`` along ``cycle`` has this kinematics (checked, not assumed)."""
+        a = self.arm
+        return cycle is self._cycle and np.array_equal(q, self.q) and np.array_equal(arm.dh, a.dh) and \
+            np.array_equal(arm.gravity, a.gravity) and np.array_equal(arm.tool, a.tool) and \
+            np.array_equal(arm.revolute, a.revolute) and len(arm.beams) == len(a.beams) and \
+            all(np.array_equal(b.start, c.start) and np.array_equal(b.end, c.end) and np.array_equal(b.axes, c.axes)
+                for b, c in zip(arm.beams, a.beams))
+
+    def cycle(self) -> np.ndarray:
+        """(N, n, 10 n): the regressor at the cycle's samples."""
+        if self._Y is None:
+            from ..identification.regressor import regressor
+            c = self._cycle
+            self._Y = regressor(self.arm, *(np.asarray(x, float).T for x in (c.q, c.qd, c.qdd)))
+        return self._Y
+
+    def sag_terms(self):
+        if self._terms is None:
+            from ..numeric.beams import sag_terms
+            self._terms = sag_terms(self.arm, self.arm.beams, self.q)
+        return self._terms
 
 
 def setup_for(model: Manipulator, names: Sequence[str], quantities: Sequence[str], cycle) -> DesignGradients | None:
