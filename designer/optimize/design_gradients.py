@@ -341,7 +341,8 @@ class Fixed:
         if self._Y is None:
             from ..identification.regressor import regressor
             c = self._cycle
-            self._Y = regressor(self.arm, *(np.asarray(x, float).T for x in (c.q, c.qd, c.qdd)))
+            q, qd, qdd = (np.asarray(x, float).T for x in (c.q, c.qd, c.qdd))
+            self._Y = regressor(self.arm, q, qd, qdd)
         return self._Y
 
     def sag_terms(self):
@@ -380,6 +381,7 @@ def rows(setup: DesignGradients, quantities: Sequence[str], kept: dict, values: 
     stiffness = None if ratings is None or ratings.stiffness is None else ratings.stiffness
     d = setup.at(arm, values, pose, payload, stiffness, cycle, torques)
     out = []
+    g: np.ndarray | None
     for quantity in quantities:
         name = quantity.strip()
         m = CYCLE_RE.match(name)

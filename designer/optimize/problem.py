@@ -477,7 +477,7 @@ class _Combination:
                 p = self.problem
                 values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
                 try:
-                    if kept is None or "arm" not in kept:
+                    if kept is None or "arm" not in kept or self.numeric is None:
                         raise ValueError("the design was not evaluated")
                     self.rows[key] = rows(self.numeric, [p.objective, *(r.quantity for r in p.requirements)],
                                           kept, values, p.q, p.payload, p.cycle)
