@@ -18,8 +18,10 @@ design, :class:`Tape`):
 * ``peak_torque[j]`` / ``rms_torque[j]`` along a given cycle: the peak's at its arg-max sample, the RMS's
   integral(tau dtau) / (T rms).
 
-Each design's value and gradient come from one numeric arm: :class:`DesignGradients` takes the arm, the pose's
-tool Jacobian and the cycle's torques the evaluation built (``designer.optimize.problem.quantities``).
+Each design's value and gradient come from one numeric arm: :class:`DesignGradients` takes the arm, the
+cycle's torques and the ratings the evaluation built (``designer.optimize.problem.quantities``' ``keep``); what
+the varied parameters leave alone (:class:`Fixed`: the regressor at the pose and along the cycle, the tool
+Jacobian, the links' sag terms) is computed once per search and checked at each design.
 """
 
 from __future__ import annotations
