@@ -127,3 +127,35 @@ def test_the_search_on_numeric_gradients_finds_the_differenced_searchs_optimum_i
     assert exact.evaluations < differenced.evaluations
     again = quantities(problem, model, ["deflection", "frequency", "peak_torque[2]"], exact.best.values)
     assert again[0] <= 0.7 * (1 + 1e-6) and again[1] >= 45 * (1 - 1e-6) and again[2] <= 600
+
+
+def test_the_command_on_the_numeric_route_against_a_brute_grid_every_requirement_checked_on_the_file(tmp_path,
+                                                                                                      capsys):
+    # issue 32's "two variables against a brute grid of the same space": the lightest tubes for 5 kg that sag at
+    # most 0.7 mm at home and keep the locked frequency at or above 45 Hz; the grid on the optimizer's own
+    # evaluation, the written design checked by `explore metric` on the file
+    import json
+
+    from designer.cli import main
+    model = load_project(robot_path("tube_arm"))
+    problem = Problem(model, (), "mass", payload=5.0)
+    g = 16
+    axis = np.linspace(0.04, 0.15, g)
+    best_grid = min((v[0] for v in (quantities(problem, model, ["mass", "deflection", "frequency"],
+                                               {"D2": float(a), "D3": float(b)}) for a in axis for b in axis)
+                     if v[1] <= 0.7 and v[2] >= 45), default=np.inf)
+    assert np.isfinite(best_grid)
+    out = tmp_path / "best.json"
+    assert main(["optimize", str(robot_path("tube_arm")), "--vary", "D2", "0.04", "0.15", "--vary", "D3", "0.04",
+                 "0.15", "--minimize", "mass", "--payload", "5", "--starts", "3", "--require", "deflection<=0.7",
+                 "--require", "frequency>=45", "--out", str(out), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    how = summary["how"]
+    assert "every gradient exact (from each design's numeric model)" in how["method"]
+    assert 0 < how["gradient_evaluations"] <= how["evaluations"]
+    assert summary["objective"]["value"] <= best_grid + 1e-9
+    assert 10 * how["evaluations"] <= g * g
+    assert main(["explore", str(out), "metric", "--metric", "deflection", "--metric", "frequency", "--payload", "5",
+                 "--format", "json"]) == 0
+    values = {row["metric"]: row["value"] for row in json.loads(capsys.readouterr().out)["metrics"]}
+    assert values["deflection"] <= 0.7 * (1 + 1e-6) and values["frequency"] >= 45
