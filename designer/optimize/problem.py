@@ -471,14 +471,15 @@ class _Combination:
         units: one computation per design for all quantities, from the arm its evaluation built."""
         def gradient(u: np.ndarray) -> np.ndarray:
             key = self._key(u)
-            self.design(u)
+            design = self.design(u)
             if key not in self.rows:
                 kept = self.kept.get(key)
                 p = self.problem
                 values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
                 try:
-                    if kept is None or "arm" not in kept or self.numeric is None:
-                        raise ValueError("the design was not evaluated")
+                    if kept is None or "arm" not in kept or self.numeric is None or \
+                            not all(map(math.isfinite, (design.objective, *design.quantities))):
+                        raise ValueError("the design has no values (the model cannot take it)")
                     self.rows[key] = rows(self.numeric, [p.objective, *(r.quantity for r in p.requirements)],
                                           kept, values, p.q, p.payload, p.cycle)
                 except (ValueError, ArithmeticError, np.linalg.LinAlgError):

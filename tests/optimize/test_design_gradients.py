@@ -159,3 +159,32 @@ def test_the_command_on_the_numeric_route_against_a_brute_grid_every_requirement
                  "--format", "json"]) == 0
     values = {row["metric"]: row["value"] for row in json.loads(capsys.readouterr().out)["metrics"]}
     assert values["deflection"] <= 0.7 * (1 + 1e-6) and values["frequency"] >= 45
+
+
+def test_a_design_the_model_cannot_take_has_no_gradient_and_stops_nothing(monkeypatch):
+    # a design whose evaluation fails after its arm was built (a singular matrix, a negative size ...): no values
+    # (infeasible, as safe_evaluate has it) and a zero gradient rather than an error
+    from designer.optimize import problem as problem_module
+    from designer.optimize.problem import _Combination
+    real = problem_module.quantities
+
+    def failing(problem, model, names, values=None, keep=None):
+        out = real(problem, model, names, values, keep)
+        if values and values.get("D3", 1.0) < 0.01:
+            raise np.linalg.LinAlgError("not positive definite")
+        return out
+    monkeypatch.setattr(problem_module, "quantities", failing)
+    model = load_project(robot_path("tube_arm"))
+    cycle = quintic([0.0, 0.3, -0.6], [1.2, -0.2, 0.4], 1.0, steps=41)
+    problem = Problem(model, (Variable("D2", 0.06, 0.15), Variable("D3", 0.005, 0.12)), "mass",
+                      (parse_requirement("deflection<=0.7"), parse_requirement("peak_torque[2]<=600")),
+                      payload=5.0, cycle=cycle)
+    search = _Combination(problem, (), None)
+    assert search.numeric is not None
+    bad = np.array([0.5, 0.0])
+    assert not search.design(bad).feasible and not np.isfinite(search.design(bad).objective)
+    assert np.all(search.objective_gradient(bad) == 0)
+    assert np.all(search.constraint_gradient(bad, 1, problem.requirements[1]) == 0)
+    good = np.array([0.5, 0.5])
+    assert search.design(good).feasible in (True, False) and np.isfinite(search.design(good).objective)
+    assert np.all(np.isfinite(search.objective_gradient(good))) and np.any(search.objective_gradient(good) != 0)
