@@ -61,11 +61,13 @@ def _sections(placed, tool: np.ndarray, points: int, flexibilities=None):
             yield b, x0, x1, s, w * L / 2, S, X
 
 
-def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
-    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]."""
+def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q, flexibilities=None) -> np.ndarray:
+    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]. Linear in the sections'
+    flexibilities: ``flexibilities`` (per beam: 1/EA, 1/GJ, 1/EI1, 1/EI2, or their derivatives by a parameter,
+    which give C's) in place of the beams' own."""
     _, tool, placed = _placed(arm, beams, q)
     C = np.zeros((6, 6))
-    for *_, weight, S, X in _sections(placed, tool, 2):
+    for *_, weight, S, X in _sections(placed, tool, 2, flexibilities):
         C += weight * X.T @ S @ X
     return C
 

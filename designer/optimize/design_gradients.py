@@ -10,6 +10,8 @@ design, :class:`Tape`):
 * ``mass``: the sum of d m / dp;
 * ``M(q)``, ``G(q)`` and the cycle's torques: Y dpi/dp (the drives' rotor and friction terms do not move);
 * ``frequency`` (lowest, motors locked, K v = lambda M v): d lambda = v^T (dK - lambda dM) v / v^T M v;
+* ``compliance`` (mm/N, the largest translational one): the top eigenvalue of (J K^-1 J^T + C_links)_vv, d lambda =
+  v^T dC_vv v, C_links linear in the sections' flexibilities;
 * ``deflection`` (mm, the tool's sag: the gearboxes' J_v dq, dq = -K^-1 (G - J_v^T m_p g), plus the links'
   bending, :func:`designer.numeric.beams.beams_sag`): d dq = K^-1 dK K^-1 hold - K^-1 dG, and the links' sag
   taken twice, once with the sections' flexibilities' derivatives d(1/EI) = -d(EI)/EI^2 (EI, EA, GJ from the
@@ -27,7 +29,6 @@ Jacobian, the links' sag terms) is computed once per search and checked at each 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,13 +40,12 @@ from .gradients import CYCLE_RE
 
 __all__ = ["DesignGradients", "Tape", "rows", "setup_for", "supported"]
 
-_DEFLECTION = re.compile(r"^\s*deflection\s*$")
 
 
 def supported(quantity: str, cycle) -> bool:
     """Whether :class:`DesignGradients` differentiates ``quantity`` (``cycle``: the search's given cycle)."""
     name = quantity.strip()
-    if name in ("mass", "frequency") or _DEFLECTION.match(name):
+    if name in ("mass", "frequency", "deflection", "compliance"):
         return True
     return bool(CYCLE_RE.match(name)) and cycle is not None
 
@@ -290,6 +290,30 @@ class Design:
         norm = float(np.linalg.norm(total))
         return 1e3 * dtotal @ total / norm
 
+    def compliance(self) -> np.ndarray:
+        """d(the tool's largest translational compliance, mm/N) at the pose: the top eigenvalue of
+        (J K^-1 J^T + C_links)_vv, d lambda = v^T dC_vv v (C_links linear in the sections' flexibilities)."""
+        from ..numeric.beams import beams_compliance
+        arm, setup = self.arm, self.setup
+        J = self.fixed.J6
+        if self.stiffness is None:
+            c, dc = np.zeros(arm.n), np.zeros((setup.k, arm.n))
+        else:
+            finite = np.isfinite(self.stiffness)
+            c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
+            dc = -self.dk * c**2
+        C = (J * c) @ J.T
+        dC = np.array([(J * dc[k]) @ J.T for k in range(setup.k)])
+        beams = arm.beams
+        if beams:
+            sec = np.array([[b.ea, b.gj, b.ei1, b.ei2] for b in beams])
+            flex = -self.dsection.reshape(setup.k, len(beams), 5)[:, :, :4] / sec**2
+            C = C + beams_compliance(arm, beams, self.q)
+            dC += np.array([beams_compliance(arm, beams, self.q, flex[k]) for k in range(setup.k)])
+        w, V = np.linalg.eigh(C[:3, :3])
+        v = V[:, -1]
+        return 1e3 * np.einsum("i,kij,j->k", v, dC[:, :3, :3], v)
+
     def cycle_quantity(self, kind: str, joint: int | None, numbers: Sequence[int]) -> np.ndarray:
         """d(peak or RMS torque of joint number ``joint``, the largest over the joints when None) along the
         cycle; ``numbers``: the joints' numbers (the torques' columns)."""
@@ -325,7 +349,8 @@ class Fixed:
         Y = regressor(arm, Q, np.zeros_like(Q), np.hstack([np.eye(n), np.zeros((n, 1))]))
         self.YG = Y[n]
         self.YM = Y[:n] - Y[n]                                  # row j: M[:, j]'s regressor
-        self.J = arm.tool_jacobian(q)[:3]
+        self.J6 = arm.tool_jacobian(q)
+        self.J = self.J6[:3]
         self._Y: np.ndarray | None = None
         self._terms = None
 
@@ -391,6 +416,8 @@ def rows(setup: DesignGradients, quantities: Sequence[str], kept: dict, values: 
             g = d.mass()
         elif name == "frequency":
             g = d.frequency()
+        elif name == "compliance":
+            g = d.compliance()
         elif m:
             g = d.cycle_quantity(m.group(1), None if m.group(2) is None else int(m.group(2)),
                                  [ld.joint for ld in loads or ()])

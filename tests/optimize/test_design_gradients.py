@@ -22,7 +22,8 @@ from tests.support import robot_path
 
 pytestmark = pytest.mark.slow
 
-QUANTITIES = ["mass", "frequency", "deflection", "peak_torque[2]", "rms_torque[3]", "peak_torque", "rms_torque"]
+QUANTITIES = ["mass", "frequency", "deflection", "compliance", "peak_torque[2]", "rms_torque[3]", "peak_torque",
+              "rms_torque"]
 
 
 def _solid_arm(elastic: bool) -> Manipulator:
