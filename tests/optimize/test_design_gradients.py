@@ -26,19 +26,22 @@ QUANTITIES = ["mass", "frequency", "deflection", "compliance", "peak_torque[2]",
               "rms_torque"]
 
 
-def _solid_arm(elastic: bool) -> Manipulator:
-    """A three-axis arm of solid sections: a steel cylinder column (diameter Dc), an aluminium box upper arm
-    (W x H) and a steel cylinder forearm (Df); gearboxes with stiffness k1..k3 (named) or rigid joints."""
+def _solid_arm(elastic: bool, upper: str = "box") -> Manipulator:
+    """A three-axis arm: a steel cylinder column (diameter Dc), an aluminium box upper arm (W x H; ``upper``
+    "box_section": hollow, wall tw) and a steel cylinder forearm (Df); gearboxes with stiffness k1..k3 (named) or
+    rigid joints."""
     al, steel = MATERIALS["aluminium 6061-T6"], MATERIALS["steel"]
 
     def drive(i):
         return Drive(stiffness=symbol(f"k{i}")) if elastic else None
     links = (Link(d=0.35, alpha=sp_half_pi(), part=Part("cylinder", steel, (("diameter", symbol("Dc")),)),
                   drive=drive(1)),
-             Link(a=0.5, part=Part("box", al, (("width", symbol("W")), ("height", symbol("H")))), drive=drive(2)),
+             Link(a=0.5, part=Part(upper, al, (("width", symbol("W")), ("height", symbol("H")))
+                                   + ((("wall", symbol("tw")),) if upper == "box_section" else ())), drive=drive(2)),
              Link(a=0.4, part=Part("cylinder", steel, (("diameter", symbol("Df")),)), drive=drive(3)))
     return Manipulator(links=links, gravity=(0, 0, -9.81),
-                       parameters={"Dc": 0.12, "W": 0.05, "H": 0.08, "Df": 0.04, "k1": 4e5, "k2": 2e5, "k3": 8e4},
+                       parameters={"Dc": 0.12, "W": 0.05, "H": 0.08, "tw": 0.004, "Df": 0.04, "k1": 4e5, "k2": 2e5,
+                                   "k3": 8e4},
                        point_masses=(PointMass(2, 3.0, (0, 0, 0)), PointMass(3, 1.0, (0, 0, 0))))
 
 
@@ -83,15 +86,15 @@ def test_the_tube_arms_gradients_against_central_differences(seed):
         _check(model, names, at, q, rng.uniform(0.0, 8.0), cycle, QUANTITIES)
 
 
-@pytest.mark.parametrize("elastic", [True, False])
-def test_solid_sections_gradients_against_central_differences(elastic):
-    # cylinders and a box (its two bending stiffnesses differ), gearboxes or rigid joints (then the sag is the
-    # links' bending alone and there is no locked frequency)
+@pytest.mark.parametrize("elastic, upper", [(True, "box"), (False, "box"), (True, "box_section")])
+def test_solid_sections_gradients_against_central_differences(elastic, upper):
+    # cylinders and a box (its two bending stiffnesses differ) or a box section (Bredt's torsion), gearboxes or
+    # rigid joints (then the sag is the links' bending alone and there is no locked frequency)
     rng = np.random.default_rng(7)
-    model = _solid_arm(elastic)
-    names = ("Dc", "W", "H", "Df") + (("k2", "k3") if elastic else ())
+    model = _solid_arm(elastic, upper)
+    names = ("Dc", "W", "H", "Df") + (("k2", "k3") if elastic else ()) + (("tw",) if upper == "box_section" else ())
     at = {"Dc": 0.12, "W": rng.uniform(0.03, 0.07), "H": rng.uniform(0.05, 0.1), "Df": rng.uniform(0.03, 0.06),
-          "k1": 4e5, "k2": rng.uniform(1e5, 4e5), "k3": rng.uniform(5e4, 2e5)}
+          "k1": 4e5, "k2": rng.uniform(1e5, 4e5), "k3": rng.uniform(5e4, 2e5), "tw": rng.uniform(0.002, 0.006)}
     cycle = quintic([0.2, -0.4, 0.9], [-0.8, 0.5, -0.3], 0.8, steps=41)
     wanted = QUANTITIES if elastic else [w for w in QUANTITIES if w != "frequency"]
     for q in rng.uniform(-1.2, 1.2, (3, 3)):
