@@ -159,7 +159,8 @@ def cmd_optimize(args) -> int:
         raise UserError(f"optimize: {exc}") from None
     seconds = time.perf_counter() - started
     how = {"method": result.method, "iterations": result.iterations, "evaluations": result.evaluations,
-           "starts": result.starts, "combinations": result.combinations, "seconds": round(seconds, 3)}
+           "gradient_evaluations": result.gradient_evaluations, "starts": result.starts,
+           "combinations": result.combinations, "seconds": round(seconds, 3)}
     if result.best is None or result.model is None:
         raise _none_meets(problem, result.closest, result.evaluations, args.out)
     try:
@@ -186,7 +187,9 @@ def cmd_optimize(args) -> int:
         lines += [f"{r['requirement']:<{width}} {r['value']:>12.6g} {r['bound']:>10.6g} {r['margin']:>12.3g}"
                   for r in rows]
     lines.append(f"how: {how['method']}; {how['starts']} start(s) x {how['combinations']} combination(s), "
-                 f"{how['iterations']} iterations, {how['evaluations']} evaluations, {how['seconds']:.3g} s")
+                 f"{how['iterations']} iterations, {how['evaluations']} evaluations"
+                 + (f" + {how['gradient_evaluations']} gradient evaluations" if how["gradient_evaluations"] else "")
+                 + f", {how['seconds']:.3g} s")
     lines.append(f"written: {args.out}")
     write_output("\n".join(lines) + "\n", None)
     return 0

@@ -334,11 +334,17 @@ class Beam:
     def length(self) -> float:
         return float(np.linalg.norm(self.end - self.start))
 
-    def section_compliance(self) -> np.ndarray:
-        """S (6, 6) in link-frame axes: [axial strain, 0, 0; twist, curvatures] per internal [F; M]."""
+    def flexibilities(self) -> tuple[float, float, float, float]:
+        """(1/EA, 1/GJ, 1/EI1, 1/EI2): the section's compliance figures."""
+        return 1.0 / self.ea, 1.0 / self.gj, 1.0 / self.ei1, 1.0 / self.ei2
+
+    def section_compliance(self, flexibilities: tuple[float, float, float, float] | None = None) -> np.ndarray:
+        """S (6, 6) in link-frame axes: [axial strain, 0, 0; twist, curvatures] per internal [F; M]; with
+        ``flexibilities`` given (1/EA, 1/GJ, 1/EI1, 1/EI2, or their derivatives) in place of the beam's own."""
         u, e1, e2 = self.axes
-        force = np.outer(u, u) / self.ea
-        moment = np.outer(u, u) / self.gj + np.outer(e1, e1) / self.ei1 + np.outer(e2, e2) / self.ei2
+        a, t, b1, b2 = self.flexibilities() if flexibilities is None else flexibilities
+        force = np.outer(u, u) * a
+        moment = np.outer(u, u) * t + np.outer(e1, e1) * b1 + np.outer(e2, e2) * b2
         S = np.zeros((6, 6))
         S[:3, :3], S[3:, 3:] = force, moment
         return S

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics.numeric import NumericArm
+from ..kinematics.numeric import NumericArm, cross3
 from ..model.parts import Beam
 
-__all__ = ["beams_compliance", "beams_sag", "tool_sag_many", "tool_compliance_many"]
+__all__ = ["beams_compliance", "beams_sag", "beams_sag_derivatives", "sag_loads", "sag_terms", "tool_sag_many",
+           "tool_compliance_many"]
 
 
 def _skew(v: np.ndarray) -> np.ndarray:
@@ -43,13 +44,14 @@ def _placed(arm: NumericArm, beams, q):
     return T, tool, out
 
 
-def _sections(placed, tool: np.ndarray, points: int):
+def _sections(placed, tool: np.ndarray, points: int, flexibilities=None):
     """Per beam and Gauss point: (beam, its base-frame start, s along it, the weight, S in frame-0 axes,
-    X(s) carrying the tool's wrench to the section)."""
+    X(s) carrying the tool's wrench to the section); ``flexibilities``: per beam, its section's figures in place
+    of its own (:meth:`~designer.model.parts.Beam.section_compliance`)."""
     nodes, weights = np.polynomial.legendre.leggauss(points)
-    for b, x0, x1, R in placed:
+    for k, (b, x0, x1, R) in enumerate(placed):
         S = np.zeros((6, 6))
-        Sl = b.section_compliance()
+        Sl = b.section_compliance(None if flexibilities is None else flexibilities[k])
         S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
         L = b.length
         for t, w in zip(nodes, weights):
@@ -59,49 +61,111 @@ def _sections(placed, tool: np.ndarray, points: int):
             yield b, x0, x1, s, w * L / 2, S, X
 
 
-def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q) -> np.ndarray:
-    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]."""
+def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q, flexibilities=None) -> np.ndarray:
+    """(6, 6) compliance at the tool point, frame-0 axes: [delta; theta] = C [F; M]. Linear in the sections'
+    flexibilities: ``flexibilities`` (per beam: 1/EA, 1/GJ, 1/EI1, 1/EI2, or their derivatives by a parameter,
+    which give C's) in place of the beams' own."""
     _, tool, placed = _placed(arm, beams, q)
     C = np.zeros((6, 6))
-    for *_, weight, S, X in _sections(placed, tool, 2):
+    for *_, weight, S, X in _sections(placed, tool, 2, flexibilities):
         C += weight * X.T @ S @ X
     return C
+
+
+def sag_terms(arm: NumericArm, beams: tuple[Beam, ...], q):
+    """The sag's terms, per Gauss point of every beam (3 a beam: the internal moment is quadratic in s):
+    (the beam's place in ``beams``, the weight, X(s), B) with the section's internal wrench B @ loads
+    (:func:`sag_loads`: every load outboard of the section, about it, per unit of each source); and per beam
+    the four frame-0 matrices whose sum weighted by 1/EA, 1/GJ, 1/EI1, 1/EI2 is its section compliance S."""
+    T, tool, placed = _placed(arm, beams, q)
+    g = np.asarray(arm.gravity, float)
+    coms = arm.com_positions(q, T)
+    by_index = {b.index for b in beams}
+    n, nb = arm.n, len(beams)
+    # point sources: links without a beam at their COM (column i), point masses, the payload (the last column);
+    # a beam's weight per unit length is column n + its place
+    points = [(i, coms[i], i) for i in range(n) if i not in by_index]
+    for j, (link, _, pos) in enumerate(arm.point_masses):
+        Tl = T[link + 1]
+        points.append((n + nb + j, Tl[:3, :3] @ pos + Tl[:3, 3], link))
+    width = n + nb + len(arm.point_masses) + 1
+    points.append((width - 1, tool, n - 1))
+    nodes, weights = np.polynomial.legendre.leggauss(3)
+    terms = []
+    for k, (b, x0, x1, _) in enumerate(placed):
+        L = b.length
+        axis = (x1 - x0) / L
+        for t, w in zip(nodes, weights):
+            s = L * (t + 1) / 2
+            x = x0 + axis * s
+            X = np.eye(6)
+            X[3:, :3] = _skew(tool - x)
+            B = np.zeros((6, width))
+            for col, p, link in points:
+                # carried by this section: loads on outboard links, and those of this link beyond s
+                if link > b.index or (link == b.index and float(np.dot(p - x0, axis)) > s):
+                    B[:3, col] = g
+                    B[3:, col] = cross3(p - x, g)
+            for m, (other, y0, y1, _) in enumerate(placed):   # outboard beams' weight and this one's beyond s
+                lo = s / L if other is b else 0.0
+                if other.index < b.index or lo >= 1.0:
+                    continue
+                f = other.length * (1 - lo) * g
+                B[:3, n + m] = f
+                B[3:, n + m] = cross3(y0 + (y1 - y0) * (1 + lo) / 2 - x, f)
+            terms.append((k, w * L / 2, X, B))
+    bases = []
+    for b, _, _, R in placed:
+        u, e1, e2 = (R @ v for v in b.axes)
+        basis = np.zeros((4, 6, 6))
+        basis[0, :3, :3] = np.outer(u, u)
+        basis[1, 3:, 3:] = np.outer(u, u)
+        basis[2, 3:, 3:] = np.outer(e1, e1)
+        basis[3, 3:, 3:] = np.outer(e2, e2)
+        bases.append(basis)
+    return terms, bases
+
+
+def sag_loads(arm: NumericArm, beams: tuple[Beam, ...], payload: float = 0.0) -> np.ndarray:
+    """The sag's sources (kg, kg/m) in :func:`sag_terms`' columns: the links' masses (used for the links
+    without a beam), the beams' masses per length, the point masses, the payload."""
+    return np.concatenate([arm.mass, [b.mass_per_length for b in beams], [m for _, m, _ in arm.point_masses],
+                           [payload]])
 
 
 def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0) -> np.ndarray:
     """The tool's displacement and rotation [delta; theta] (6,) from the links' bending under gravity:
     each link's own weight (distributed along its beam, or at its COM for a link without part), the
     point masses and a payload (kg) at the tool. Frame-0 axes."""
-    T, tool, placed = _placed(arm, beams, q)
-    g = arm.gravity
-    coms = arm.com_positions(q, T)
-    by_index = {b.index for b in beams}
-    # point loads: links without a beam at their COM, point masses, the payload
-    loads = [(arm.mass[i] * g, coms[i], i) for i in range(arm.n) if i not in by_index]
-    for link, m, pos in arm.point_masses:
-        Tl = T[link + 1]
-        loads.append((m * g, Tl[:3, :3] @ pos + Tl[:3, 3], link))
-    loads.append((payload * g, tool, arm.n - 1))
+    terms, bases = sag_terms(arm, beams, q)
+    loads = sag_loads(arm, beams, payload)
+    S = [np.tensordot(b.flexibilities(), basis, axes=1) for b, basis in zip(beams, bases)]
     out = np.zeros(6)
-    for b, x0, x1, s, weight, S, X in _sections(placed, tool, 3):
-        L = b.length
-        x, axis = x0 + (x1 - x0) * s / L, (x1 - x0) / L
-        # internal wrench at x: every load outboard of the section, about x
-        F, M = np.zeros(3), np.zeros(3)
-        for f, p, link in loads:
-            # carried by this section: loads on outboard links, and those of this link beyond s
-            if link > b.index or (link == b.index and float(np.dot(p - x0, axis)) > s):
-                F += f
-                M += np.cross(p - x, f)
-        for other, y0, y1, _ in placed:   # distributed weight of outboard beams and of this one beyond s
-            lo = s / L if other is b else 0.0
-            if other.index < b.index or lo >= 1.0:
-                continue
-            f = other.mass_per_length * other.length * (1 - lo) * g
-            F += f
-            M += np.cross(y0 + (y1 - y0) * (1 + lo) / 2 - x, f)
-        out += weight * X.T @ S @ np.concatenate([F, M])
+    for k, weight, X, B in terms:
+        out += weight * X.T @ (S[k] @ (B @ loads))
     return out
+
+
+def beams_sag_derivatives(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float, flexibilities,
+                          loads, terms=None) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`beams_sag` (6,), its derivatives (m, 6) by m parameters) given theirs of the sections'
+    flexibilities (``flexibilities`` (m, beams, 4): d(1/EA), d(1/GJ), d(1/EI1), d(1/EI2)) and of the sources
+    (``loads`` (m, sources), :func:`sag_loads`' columns). The sag is bilinear in the two: S dw + dS w at each
+    section, from one set of terms (``terms``: :func:`sag_terms` of this arm at q, when the caller has them: they
+    depend on the kinematics and the beams' geometry alone)."""
+    terms, bases = sag_terms(arm, beams, q) if terms is None else terms
+    base = sag_loads(arm, beams, payload)
+    flexibilities = np.asarray(flexibilities, float)
+    loads = np.asarray(loads, float)
+    S = [np.tensordot(b.flexibilities(), basis, axes=1) for b, basis in zip(beams, bases)]
+    dS = [np.tensordot(flexibilities[:, k], basis, axes=1) for k, basis in enumerate(bases)]   # (m, 6, 6) each
+    value, out = np.zeros(6), np.zeros((len(loads), 6))
+    for k, weight, X, B in terms:
+        w = B @ base                            # the section's internal wrench
+        dw = B @ loads.T                        # (6, m)
+        value += weight * X.T @ (S[k] @ w)
+        out += weight * (X.T @ (S[k] @ dw + np.einsum("mij,j->im", dS[k], w))).T
+    return value, out
 
 
 def tool_sag_many(arm: NumericArm, q, payload: float = 0.0) -> np.ndarray:

@@ -34,6 +34,7 @@ from ..explore.sizing import Trajectory
 from ..model.extras import DRIVE_FIELDS
 from ..model.manipulator import Manipulator
 from .gradients import CYCLE_RE as _CYCLE_RE
+from .design_gradients import rows, setup_for
 from .gradients import exact_gradient, exact_possible
 from .sizing import _trapezoid
 
@@ -153,6 +154,8 @@ class OptimizeResult:
     combinations: int
     closest: Design | None = None   # without a feasible design: the one violating the requirements least
     log: list[str] = field(default_factory=list)
+    #: the designs at which the gradients were computed from the numeric model (each also among ``evaluations``)
+    gradient_evaluations: int = 0
 
 
 # -- designs ---------------------------------------------------------------------------------------------
@@ -251,9 +254,11 @@ def _ratings(model: Manipulator, arm, payload: float):
 
 
 def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
-               values: dict[str, float] | None = None) -> list[float]:
+               values: dict[str, float] | None = None, keep: dict | None = None) -> list[float]:
     """The values of ``names`` for one design: ``model`` with its parameters at ``values`` (module docstring).
-    The values are overrides, as a sweep's designs are (the model is not rebuilt per design)."""
+    The values are overrides, as a sweep's designs are (the model is not rebuilt per design). ``keep``: a dict
+    that gets what the evaluation built (``arm``, the cycle's ``loads``, the metrics' ``ratings``), for the
+    design's gradients (:mod:`designer.optimize.design_gradients`)."""
     from ..explore.metrics import METRICS, design_ratings, evaluate, joint_numbers, parse_metric
     from ..numeric.mechanism import load_dynamics
     values = dict(values or {})
@@ -265,6 +270,8 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
     arm = dyn.arm
     ratings = None
     loads = None
+    if keep is not None:
+        keep["arm"] = arm
     q = np.zeros(arm.n) if problem.q is None else np.asarray(problem.q, float)
     out = []
     for name in names:
@@ -277,6 +284,8 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
                 from .sizing import cycle_loads
                 cycle = _cycle(problem, model, values, name)
                 loads = cycle_loads(model, cycle, values, dyn)
+                if keep is not None:
+                    keep["loads"] = loads
             rows = loads if m.group(2) is None else [ld for ld in loads if ld.joint == int(m.group(2))]
             if not rows:
                 raise OptimizeError(f"'{name}': the driven joints are {', '.join(str(ld.joint) for ld in loads)}")
@@ -295,6 +304,8 @@ def quantities(problem: Problem, model: Manipulator, names: Sequence[str],
                                 f"({', '.join(METRICS)})")
         if ratings is None:   # a named stiffness (k2) at the design's value
             ratings = design_ratings(model, _ratings(model, arm, problem.payload), values)
+            if keep is not None:
+                keep["ratings"] = ratings
         spec = parse_metric(name, arm.n, joint_numbers(arm))
         out.append(float(evaluate(arm, [q], spec, ratings)[0]))
     return out
@@ -332,15 +343,17 @@ def project_values(problem: Problem, model: Manipulator, values: dict[str, float
 
 
 def evaluate_design(problem: Problem, values: dict[str, float], picks: Sequence[str],
-                    chosen: Manipulator | None = None, objectives: Sequence[str] | None = None) -> Design:
+                    chosen: Manipulator | None = None, objectives: Sequence[str] | None = None,
+                    keep: dict | None = None) -> Design:
     """A fresh evaluation of one design (NaN values count as violating); ``chosen``: the model with the picks
     applied, when the caller has it; ``objectives``: several objectives' quantities instead of
-    ``problem.objective`` (``Design.objectives`` holds them, ``Design.objective`` the first)."""
+    ``problem.objective`` (``Design.objectives`` holds them, ``Design.objective`` the first); ``keep``: as
+    :func:`quantities` takes it."""
     model = chosen_model(problem, picks) if chosen is None else chosen
     own = [r for r in problem.requirements if r.project is None]
     names = [problem.objective] if objectives is None else list(objectives)
     k = len(names)
-    vals = quantities(problem, model, [*names, *(r.quantity for r in own)], values)
+    vals = quantities(problem, model, [*names, *(r.quantity for r in own)], values, keep)
     given = iter(vals[k:])
     reviewed = iter(project_values(problem, model, values))
     req = tuple(next(reviewed) if r.project is not None else next(given) for r in problem.requirements)
@@ -353,11 +366,12 @@ def evaluate_design(problem: Problem, values: dict[str, float], picks: Sequence[
 
 
 def safe_evaluate(problem: Problem, values: dict[str, float], picks: Sequence[str],
-                  chosen: Manipulator | None = None, objectives: Sequence[str] | None = None) -> Design:
+                  chosen: Manipulator | None = None, objectives: Sequence[str] | None = None,
+                  keep: dict | None = None) -> Design:
     """:func:`evaluate_design`, a design the model cannot take (a singular matrix, a negative size ...) given
     NaN values (infeasible) instead of an error."""
     try:
-        return evaluate_design(problem, values, picks, chosen, objectives)
+        return evaluate_design(problem, values, picks, chosen, objectives, keep)
     except (ValueError, ArithmeticError, np.linalg.LinAlgError):
         nan = tuple(math.nan for _ in problem.requirements)
         k = 1 if objectives is None else len(objectives)
@@ -365,9 +379,10 @@ def safe_evaluate(problem: Problem, values: dict[str, float], picks: Sequence[st
                       () if objectives is None else (math.nan,) * k)
 
 
-def check_problem(problem: Problem) -> None:
+def check_problem(problem: Problem, keep: dict | None = None) -> Design:
     """Refuse what cannot be evaluated, naming it, before any work: unknown parameters, empty ranges, bad
-    quantities (evaluated once at the project's own values)."""
+    quantities (evaluated once at the middle of the box, the first options picked: that design is returned, the
+    search's first; ``keep`` as :func:`quantities` takes it)."""
     names = set(problem.model.symbol_names())
     for v in problem.variables:
         if v.name not in names:
@@ -381,8 +396,8 @@ def check_problem(problem: Problem) -> None:
     for c in problem.choices:
         if not c.options:
             raise OptimizeError(f"--choose {c.target}: no options")
-    start = {v.name: 0.5 * (v.low + v.high) for v in problem.variables}
-    evaluate_design(problem, start, [c.options[0] for c in problem.choices])
+    start = {v.name: v.low + (v.high - v.low) * 0.5 for v in problem.variables}   # as _Combination.design has it
+    return evaluate_design(problem, start, [c.options[0] for c in problem.choices], keep=keep)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -427,6 +442,18 @@ class _Combination:
         #: the possible quantities whose exact gradient was not built (by ``built``: it would save no evaluation)
         self.skipped = [label for label, quantity, project in labelled
                         if possible(quantity, project) and not built(quantity, project)]
+        #: every quantity's exact gradient from each design's own numeric arm, when the model allows
+        #: (:mod:`designer.optimize.design_gradients`: a few symbolic derivatives set up, none per design)
+        self.numeric = None
+        self.kept: dict[tuple, dict] = {}        # what each design's evaluation built, for its gradients
+        self.rows: dict[tuple, np.ndarray] = {}  # each design's gradients (objective, requirements), computed once
+        if not loaded and all(r.project is None for r in problem.requirements):
+            self.numeric = setup_for(self.model, self.names, [q for _, q, _ in labelled], problem.cycle)
+        if self.numeric is not None:
+            self.skipped = []
+            self.gradient = self._row(0)
+            self.gradients = [self._row(k + 1) for k in range(len(problem.requirements))]
+            return
 
         def gradient(quantity: str, project=None):
             if not self.names or not built(quantity, project):
@@ -435,14 +462,46 @@ class _Combination:
         self.gradient = gradient(problem.objective)
         self.gradients = [gradient(r.quantity, r.project) for r in problem.requirements]
 
+    @staticmethod
+    def _key(u: np.ndarray) -> tuple:
+        return tuple(np.round(np.clip(u, 0, 1), 14))
+
+    def _row(self, i: int) -> Callable[[np.ndarray], np.ndarray]:
+        """The numeric path's gradient of quantity ``i`` (0: the objective) at a scaled point, in the variables'
+        units: one computation per design for all quantities, from the arm its evaluation built."""
+        def gradient(u: np.ndarray) -> np.ndarray:
+            key = self._key(u)
+            design = self.design(u)
+            if key not in self.rows:
+                kept = self.kept.get(key)
+                p = self.problem
+                values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
+                try:
+                    if kept is None or "arm" not in kept or self.numeric is None or \
+                            not all(map(math.isfinite, (design.objective, *design.quantities))):
+                        raise ValueError("the design has no values (the model cannot take it)")
+                    self.rows[key] = rows(self.numeric, [p.objective, *(r.quantity for r in p.requirements)],
+                                          kept, values, p.q, p.payload, p.cycle)
+                except (ValueError, ArithmeticError, np.linalg.LinAlgError):
+                    self.rows[key] = np.zeros((1 + len(p.requirements), len(self.names)))
+            return self.rows[key][i]
+        return gradient
+
     def design(self, u: np.ndarray) -> Design:
-        key = tuple(np.round(np.clip(u, 0, 1), 14))
+        key = self._key(u)
         if key not in self.cache:
             if self.cancelled is not None and self.cancelled():
                 raise KeyboardInterrupt
             values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
-            self.cache[key] = safe_evaluate(self.problem, values, self.picks, self.model)
+            kept = None if self.numeric is None else self.kept.setdefault(key, {})
+            self.cache[key] = safe_evaluate(self.problem, values, self.picks, self.model, keep=kept)
         return self.cache[key]
+
+    def _at(self, gradient, u) -> np.ndarray:
+        """A gradient at the scaled point u: the numeric path's takes u, the symbolic one the values."""
+        if self.numeric is not None:
+            return gradient(u)
+        return gradient({n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))})
 
     def objective(self, u) -> float:
         v = self.design(u).objective
@@ -450,8 +509,7 @@ class _Combination:
 
     def objective_gradient(self, u) -> np.ndarray:
         assert self.gradient is not None
-        values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))}
-        return self.sign * self.gradient(values) * self.span / self.scale
+        return self.sign * self._at(self.gradient, u) * self.span / self.scale
 
     def constraint(self, u, k: int, r: Requirement) -> float:
         v = self.design(u).quantities[k]
@@ -462,8 +520,7 @@ class _Combination:
     def constraint_gradient(self, u, k: int, r: Requirement) -> np.ndarray:
         gradient = self.gradients[k]
         assert gradient is not None
-        values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))}
-        return (-1.0 if r.upper else 1.0) * gradient(values) * self.span / self.cscale[k]
+        return (-1.0 if r.upper else 1.0) * self._at(gradient, u) * self.span / self.cscale[k]
 
     def run(self, u0: np.ndarray, max_iterations: int) -> tuple[Design, int]:
         """(the design SLSQP ends at from ``u0``, its iterations)."""
@@ -506,10 +563,12 @@ def optimize(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: i
 def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cancelled: Callable[[], bool] | None
             ) -> Generator[tuple[float, str], None, OptimizeResult]:
     """:func:`optimize`'s search, yielding (the fraction of the starts done, a line) after each start."""
-    check_problem(problem)
+    kept: dict = {}
+    checked = check_problem(problem, kept)
     n = len(problem.variables)
     sign = -1.0 if problem.maximize else 1.0
-    evaluations = iterations = 0
+    evaluations = iterations = gradient_evaluations = 0
+    numeric = False
     best: Design | None = None
     closest: Design | None = None
     log: list[str] = []
@@ -526,6 +585,11 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
         if not exact:
             exact = ([problem.objective] if search.gradient is not None else []) + \
                 [r.text for r, g in zip(problem.requirements, search.gradients) if g is not None]
+        if picks == combos[0]:   # the design check_problem evaluated: the search's first
+            key = search._key(points[0])
+            search.cache[key] = checked
+            if search.numeric is not None:
+                search.kept[key] = kept
         start = search.design(points[0])
         first = start.objective
         search.scale = abs(first) if math.isfinite(first) and first != 0 else 1.0
@@ -544,6 +608,8 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
             if not n:
                 break
         evaluations += len(search.cache)
+        gradient_evaluations += len(search.rows)
+        numeric = numeric or search.numeric is not None
         for d in search.cache.values():
             if d.feasible and (best is None or sign * d.objective < sign * best.objective):
                 best = d
@@ -554,19 +620,21 @@ def _search(problem: Problem, starts: int, seed: int, max_iterations: int, cance
         best = evaluate_design(problem, best.values, best.picks)   # checked again, fresh
         model = design_model(problem, best.values, best.picks)
     names = [problem.objective] + [r.text for r in problem.requirements]
-    numeric = [q for q in names if q not in exact]
+    differenced = [q for q in names if q not in exact]
     if not n:
         gradients = "no continuous variable"
-    elif not numeric:
-        gradients = "every gradient exact"
+    elif not differenced:
+        gradients = "every gradient exact" + (" (from each design's numeric model)" if numeric else "")
     else:
-        others = [q for q in numeric if q in skipped]
+        others = [q for q in differenced if q in skipped]
         gradients = (f"exact gradients of {', '.join(exact)}; " if exact else "") + \
-            f"finite differences for {', '.join(q for q in numeric if q not in skipped)} (no exact derivative in " \
-            "the model)" + (f" and so for {', '.join(others)} (exact ones would save no evaluation)" if others else "")
+            f"finite differences for {', '.join(q for q in differenced if q not in skipped)} (no exact " \
+            "derivative in the model)" + \
+            (f" and so for {', '.join(others)} (exact ones would save no evaluation)" if others else "")
     return OptimizeResult(best, model, f"SLSQP (scipy.optimize), {gradients}, multi-start"
                           + (", discrete choices enumerated" if problem.choices else ""),
-                          iterations, evaluations, len(points) if n else 1, len(combos), closest, log)
+                          iterations, evaluations, len(points) if n else 1, len(combos), closest, log,
+                          gradient_evaluations)
 
 
 def optimize_job(problem: Problem, starts: int = 4, seed: int = 0, max_iterations: int = 100,

@@ -157,8 +157,8 @@ def test_the_frequency_gradient_of_a_tube_on_a_torsion_spring_is_the_closed_form
 
 
 def test_with_one_quantity_without_an_exact_derivative_only_the_mass_gradient_is_built(monkeypatch):
-    # the sag has no exact derivative: SLSQP's finite differences of it evaluate the designs the frequency's
-    # would need, so the frequency's (a symbolic derivation) is not built, and the result says so
+    # the links' bending frequency has no exact derivative: SLSQP's finite differences of it evaluate the designs
+    # the frequency's would need, so the frequency's (a symbolic derivation) is not built, and the result says so
     model = load_project(robot_path("tube_arm"))
     asked: list[str] = []
     real = problem_module.exact_gradient
@@ -168,13 +168,20 @@ def test_with_one_quantity_without_an_exact_derivative_only_the_mass_gradient_is
         return real(model, quantity, *args, **kwargs)
     monkeypatch.setattr(problem_module, "exact_gradient", recording)
     problem = Problem(model, (Variable("D2", 0.06, 0.15),), "mass",
-                      (parse_requirement("deflection<=5"), parse_requirement("frequency>=10")), payload=1.0)
+                      (parse_requirement("frequency_links>=5"), parse_requirement("frequency>=10")), payload=1.0)
     result = optimize(problem, starts=1, max_iterations=3)
     assert set(asked) == {"mass"}
-    assert "finite differences for deflection<=5 (no exact derivative in the model) and so for frequency>=10" \
-        in result.method
+    assert "finite differences for frequency_links>=5 (no exact derivative in the model) and so for " \
+        "frequency>=10" in result.method
+    # the sag and the frequency both have one from each design's numeric model (design_gradients.py): no
+    # symbolic derivation at all
     asked.clear()
-    problem = Problem(model, (Variable("D2", 0.06, 0.15),), "mass", (parse_requirement("frequency>=10"),),
-                      payload=1.0)
+    problem = Problem(model, (Variable("D2", 0.06, 0.15),), "mass",
+                      (parse_requirement("deflection<=5"), parse_requirement("frequency>=10")), payload=1.0)
+    result = optimize(problem, starts=1, max_iterations=3)
+    assert asked == [] and "every gradient exact (from each design's numeric model)" in result.method
+    # with a DH length varied the numeric path is out: the symbolic one, for every quantity that has one
+    problem = Problem(model, (Variable("D2", 0.06, 0.15), Variable("L2", 0.5, 0.6)), "mass",
+                      (parse_requirement("frequency>=10"),), payload=1.0)
     optimize(problem, starts=1, max_iterations=3)
     assert set(asked) == {"mass", "frequency"}
