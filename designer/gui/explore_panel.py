@@ -40,6 +40,7 @@ from .explore.sizing_view import SizingView
 from .explore.sweep_view import ParetoView, SweepView
 from .explore.workspace_view import WorkspaceView
 from .job_runner import JobRunner, plain_message
+from .tab_titles import TabTitles
 from .worker import JobWorker, ProcessJobWorker
 
 __all__ = ["ExplorePanel", "ExploreInputError", "plain_message"]
@@ -111,9 +112,19 @@ class ExplorePanel(QWidget):
         self.conditions_view = ConditionsView(context, self)
         self.significance_view = SignificanceView(context, self)
         self.sizing_view = SizingView(context, self)
-        titles = ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")
-        for view, title in zip(self.views(), titles):
+        # (full, short, what it holds): the short titles where the full ones do not fit the column (at 1366 px
+        # "Sizing" was behind scroll arrows); each tab's tooltip names it in full
+        titles = (("Map", "Map", "a metric over two joints, with its statistics"),
+                  ("Workspace", "Workspace", "the tool's reachable points coloured by the metric, in the 3D view"),
+                  ("Sweep", "Sweep", "a metric over one or two parameters or materials"),
+                  ("Pareto", "Pareto", "the sweep's designs that no other beats on both objectives"),
+                  ("A/B", "A/B", "two designs side by side"),
+                  ("Conditions", "Cond.", "where the metric meets a bound, over the design space"),
+                  ("Significance", "Signif.", "which parameters move the metric most"),
+                  ("Sizing", "Sizing", "the drives' torque and speed needs against their ratings"))
+        for view, (title, _short, _tip) in zip(self.views(), titles):
             self.tabs.addTab(view, title)
+        self.tab_titles = TabTitles(self.tabs, dict(zip(self.views(), titles)), hold=False)
         self.sweep_view.finished.connect(lambda r: self.pareto_view.set_result(r, self.sweep_view.result_model))
         # tool positions coloured by the metric, for a 3D view to show: (positions (N, 3), values (N,), label)
         self.workspace_view.mapped.connect(lambda r: self.workspaceMapped.emit(r.positions, r.values, r.label))

@@ -13,9 +13,11 @@ class TabTitles(QObject):
     """Keeps ``tabs``' titles whole. ``titles`` maps each page to (full title, short title, what it holds);
     :meth:`set_count` adds a count to a title ("Problems (3)")."""
 
-    def __init__(self, tabs: QTabWidget, titles: dict[QWidget, tuple[str, str, str]]):
+    def __init__(self, tabs: QTabWidget, titles: dict[QWidget, tuple[str, str, str]], hold: bool = True):
+        """``hold``: the tab widget is at least as wide as the short titles (the result tabs: every title reads);
+        without, a column narrower still shows scroll arrows (Explore's tabs inside the results column at 1024)."""
         super().__init__(tabs)
-        self.tabs, self.titles = tabs, titles
+        self.tabs, self.titles, self.hold = tabs, titles, hold
         self.counts: dict[QWidget, int] = {}
         self.short = False
         for page, (full, _short, tip) in titles.items():
@@ -54,7 +56,8 @@ class TabTitles(QObject):
 
     def update(self) -> None:
         # the short titles always fit: a page built when first shown has no size of its own to hold the column
-        self.tabs.setMinimumWidth(self.needed(True))
+        if self.hold:
+            self.tabs.setMinimumWidth(self.needed(True))
         self.short = self.needed(False) > self.tabs.width()
         for page in self.titles:
             k = self.tabs.indexOf(page)

@@ -390,3 +390,29 @@ def test_the_arm_keeps_its_column_when_the_project_opens_before_the_window_shows
     sizes = main.sizes()
     assert sizes[1] >= 0.3 * sum(sizes), sizes   # the arm's column: 21 % before
     assert sizes[0] >= w.dh_table.full_width() or sizes[1] <= 0.3 * sum(sizes) + 2, sizes   # the table whole
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1366, 768)])
+def test_explores_tabs_read_whole_and_the_panel_fits_its_column(qtbot, window, size):
+    """Explore's eight tabs: at 1366 every title whole ("Sizing" was behind scroll arrows), at 1024 the short ones
+    (Cond., Signif.) with scroll arrows rather than a panel wider than its column; each tab's tooltip names it."""
+    screen = QRect(0, 0, size[0], size[1] - 30)
+    window.fit_to_screen(screen)
+    window.show()
+    qtbot.waitExposed(window)
+    scroll = _explore_scroll(window)
+    window.result_tabs.setCurrentWidget(scroll)
+    explore = window.explore
+    qtbot.waitUntil(lambda: explore.isVisible() and explore.tabs.tabBar().width() > 0, timeout=60_000)
+    qtbot.wait(20)
+    bar = explore.tabs.tabBar()
+    assert not scroll.horizontalScrollBar().isVisible() and explore.width() <= scroll.viewport().width()
+    titles = [bar.tabText(k) for k in range(bar.count())]
+    assert all(bar.tabToolTip(k).startswith(full) for k, full in enumerate(
+        ("Map", "Workspace", "Sweep", "Pareto", "A/B", "Conditions", "Significance", "Sizing")))
+    if size[0] >= 1366:
+        assert "Conditions" in titles and "Sizing" in titles
+        for k in range(bar.count()):
+            assert bar.rect().contains(bar.tabRect(k)), bar.tabText(k)
+    else:
+        assert "Cond." in titles and "Signif." in titles
