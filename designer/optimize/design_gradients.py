@@ -262,6 +262,15 @@ class Design:
             out[k] = float(v @ (np.diag(dK[k]) - lowest * dM) @ v / (v @ M @ v)) / (4 * math.pi * math.sqrt(lowest))
         return out
 
+    def _joint_compliance(self) -> tuple[np.ndarray, np.ndarray]:
+        """(1/k per joint, its derivatives (k_vars, n)): zero where a joint is rigid (no or infinite stiffness)."""
+        n, k = self.arm.n, self.setup.k
+        if self.stiffness is None:
+            return np.zeros(n), np.zeros((k, n))
+        finite = np.isfinite(self.stiffness)
+        c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
+        return c, -self.dk * c**2
+
     def deflection(self) -> np.ndarray:
         """d(the tool's sag, mm) at the pose: the gearboxes' share and the links' bending."""
         from ..numeric.beams import beams_sag_derivatives
@@ -269,12 +278,7 @@ class Design:
         J = self.fixed.J
         G = self.YG @ self.pi
         hold = G - J.T @ (self.payload * np.asarray(arm.gravity, float))
-        if self.stiffness is None:
-            c, dc = np.zeros(arm.n), np.zeros((setup.k, arm.n))
-        else:
-            finite = np.isfinite(self.stiffness)
-            c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
-            dc = -self.dk * c**2
+        c, dc = self._joint_compliance()
         total = J @ (-c * hold)
         dtotal = np.array([J @ (-dc[k] * hold - c * (self.YG @ self.dpi[k])) for k in range(setup.k)])
         beams = arm.beams
@@ -296,12 +300,7 @@ class Design:
         from ..numeric.beams import beams_compliance
         arm, setup = self.arm, self.setup
         J = self.fixed.J6
-        if self.stiffness is None:
-            c, dc = np.zeros(arm.n), np.zeros((setup.k, arm.n))
-        else:
-            finite = np.isfinite(self.stiffness)
-            c = np.where(finite, 1.0 / np.where(finite, self.stiffness, 1.0), 0.0)
-            dc = -self.dk * c**2
+        c, dc = self._joint_compliance()
         C = (J * c) @ J.T
         dC = np.array([(J * dc[k]) @ J.T for k in range(setup.k)])
         beams = arm.beams
