@@ -67,6 +67,7 @@ class ClosedDynamics:
         stays continuous), first from the closed tree pose ``start`` (the nominal pose's branch without one);
         shares everything else (the flat code too: traced once per mechanism)."""
         self._flat  # noqa: B018  (built here so that every following engine shares it)
+        self._newton  # noqa: B018  (a nonlinear closure's flat code, likewise)
         other = copy.copy(self)
         other._follow = True
         other.last = None if start is None else np.array(start, dtype=float)
@@ -115,7 +116,11 @@ class ClosedDynamics:
         last = self.last
         if self._follow and last is not None and np.array_equal(last[self.act], q_a):
             return last
-        q = self.closure.solve(q_a, last if self._follow else None)
+        q = None
+        if self._newton is not None:   # Newton in C from the last pose, or from the nominal one (every joint 0)
+            q = self._newton.close(q_a, last if self._follow and last is not None else np.zeros(self.n_tree))
+        if q is None:
+            q = self.closure.solve(q_a, last if self._follow else None)
         if self._follow:
             self.last = q
         return q
@@ -143,8 +148,10 @@ class ClosedDynamics:
             return np.asarray(fn(self.close(arrays[0]), *arrays[1:]), dtype=float)
         guess = self.last if self._follow else None
         out = np.empty((int(np.prod(lead)),) + width)
+        newton = self._newton
         for k, row in enumerate(zip(*(a.reshape(-1, self.n) for a in arrays))):
-            guess = self.closure.solve(row[0], guess)
+            found = None if newton is None or guess is None else newton.close(row[0], guess)
+            guess = self.closure.solve(row[0], guess) if found is None else found
             out[k] = fn(guess, *row[1:])
         if self._follow:
             self.last = guess
@@ -215,10 +222,23 @@ class ClosedDynamics:
         from .closed_flat import flat_forward
         return flat_forward(self.tm, *self._affine)
 
+    @cached_property
+    def _newton(self):
+        """A nonlinear closure's Newton step and forward dynamics as flat code, :mod:`.closed_newton`; else None."""
+        if self._affine is not None:
+            return None
+        from .closed_newton import newton_flat
+        return newton_flat(self.closure, self.tm)
+
     def _forward(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
         flat = self._flat
         if flat is not None:
             x = flat(p[self.act], qd_a, tau_a, gravity)
+            if x is not None:
+                return x
+        newton = self._newton
+        if newton is not None:
+            x = newton(p, qd_a, tau_a, gravity)
             if x is not None:
                 return x
         return self._forward_checked(p, qd_a, tau_a, gravity)
@@ -246,11 +266,21 @@ class ClosedDynamics:
 
     def _one_flat(self, q, qd, tau, gravity: bool):
         """A linear closure's q_a'' at one state straight from its flat code (no closure to solve: the code holds
-        q_tree = W q_a + c); None (the caller's checked way) for anything else or a doubtful state."""
-        flat = self._flat
-        if flat is None or np.shape(q) != (self.n,) or np.shape(qd) != (self.n,) or np.shape(tau) != (self.n,):
+        q_tree = W q_a + c), a following nonlinear closure's from its machine code closing the loops from its last
+        pose (:mod:`.closed_newton`); None (the caller's checked way) for anything else or a doubtful state."""
+        if np.shape(q) != (self.n,) or np.shape(qd) != (self.n,) or np.shape(tau) != (self.n,):
             return None
-        return flat(q, qd, tau, gravity)
+        flat = self._flat
+        if flat is not None:
+            return flat(q, qd, tau, gravity)
+        newton = self._newton
+        if newton is None or not self._follow or self.last is None:
+            return None
+        found = newton.close_forward(q, qd, tau, self.last, gravity)
+        if found is None:
+            return None
+        self.last = found[1]
+        return found[0]
 
     def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
         """(kinetic, potential), each (...), of the whole mechanism; potential zero with every COM at frame 0's

@@ -264,13 +264,14 @@ class NewtonFlat(LazyNative):
                                    "static int close_pose(const double *qa, const double *guess, double *q)\n{\n"
                                    f"    memcpy(q, guess, {nt} * sizeof(double));\n"
                                    "    return close_loops(qa, q);\n}\n"))
-        functions.append(CFunction("fwd_close", (n, n, n, nt), 2 * n + nt,
-                                   "static int fwd_close(const double *qa, const double *qd, const double *tau, "
-                                   "const double *guess, double *w)\n{\n"
-                                   f"    double *q = w + {2 * n};\n"
-                                   f"    memcpy(q, guess, {nt} * sizeof(double));\n"
-                                   "    if (!close_loops(qa, q)) return 0;\n"
-                                   "    fwd_of(q, qd, tau, w);\n    return good(w);\n}\n"))
+        for fwd in ("fwd", "fwd_free"):
+            functions.append(CFunction(f"{fwd}_close", (n, n, n, nt), 2 * n + nt,
+                                       f"static int {fwd}_close(const double *qa, const double *qd, const double *tau, "
+                                       "const double *guess, double *w)\n{\n"
+                                       f"    double *q = w + {2 * n};\n"
+                                       f"    memcpy(q, guess, {nt} * sizeof(double));\n"
+                                       "    if (!close_loops(qa, q)) return 0;\n"
+                                       f"    {fwd}_of(q, qd, tau, w);\n    return good(w);\n}}\n"))
         for name, fwd in (("rhs_qdd", "fwd_of"), ("rhs_free", "fwd_free_of")):
             functions.append(CFunction(name, (2 * n, 4 * n, nt), 2 * n + nt, self._rhs_c(name, fwd)))
         self._functions, self._support = functions, "\n".join(support)
@@ -326,6 +327,50 @@ class NewtonFlat(LazyNative):
 
     def _c_code(self) -> tuple[list[CFunction], str]:
         return self._functions, self._support
+
+    def __call__(self, q, qd_a, tau_a, gravity: bool = True, compiled: bool = True) -> np.ndarray | None:
+        """q_a'' (n,) at the closed tree pose q, or None when M_a's pivots are doubtful (not positive, spread above
+        PIVOT_RATIO, not finite); ``compiled`` False: the generated Python (the same operations)."""
+        n = self.n
+        native = self.native if compiled else None
+        args = [np.ascontiguousarray(v, dtype=float) for v in (q, qd_a, tau_a)]
+        if native is not None:
+            w = np.empty(2 * n)
+            if not getattr(native, "fwd" if gravity else "fwd_free")(*args, w):
+                return None
+            return w[:n]
+        try:
+            w = np.array(self.python["fwd" if gravity else "fwd_free"](*(a.tolist() for a in args)))
+        except ZeroDivisionError:
+            return None
+        d = w[n:]
+        if not (d.min() > 0 and d.max() <= PIVOT_RATIO * d.min() and np.all(np.isfinite(w[:n]))):
+            return None
+        return w[:n]
+
+    def close_forward(self, q_a, qd_a, tau_a, guess, gravity: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
+        """(q_a'', the closed tree pose) with the loops closed by Newton from the closed pose ``guess`` nearby, in
+        one call of the machine code; None without it or at a doubtful state (the module text)."""
+        native = self.native
+        if native is None:
+            return None
+        w = np.empty(2 * self.n + self.n_tree)
+        try:
+            ok = getattr(native, "fwd_close" if gravity else "fwd_free_close")(
+                *(np.ascontiguousarray(v, dtype=float) for v in (q_a, qd_a, tau_a, guess)), w)
+        except (TypeError, ValueError, BufferError):
+            return None
+        return (w[:self.n], w[2 * self.n:]) if ok else None
+
+    def close(self, q_a, guess) -> np.ndarray | None:
+        """The tree pose closing the loops at q_a by Newton from the closed pose ``guess`` nearby (machine code);
+        None without it or where it is doubtful."""
+        native = self.native
+        if native is None:
+            return None
+        q = np.empty(self.n_tree)
+        ok = native.close_pose(np.ascontiguousarray(q_a, dtype=float), np.ascontiguousarray(guess, dtype=float), q)
+        return q if ok else None
 
 
 def newton_flat(closure: Closure, tm: TreeModel) -> NewtonFlat | None:
