@@ -36,7 +36,7 @@ import numpy as np
 from ..kinematics.closure import MAX_NEWTON, STEP, TOL, Closure
 from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.manipulator import Convention
-from .algorithms import ldl_solve
+from .algorithms import Trig, ldl_solve
 from .engine import PIVOT_RATIO
 from .native import CFunction, LazyNative, pivots_check
 from .trace import Tape, build
@@ -47,9 +47,6 @@ __all__ = ["NewtonFlat", "newton_flat", "loop_terms", "NEWTON_PIVOT_RATIO"]
 #: J_p^T J_p's pivots spread above this: a pose near a dead centre, left to the interpreted closure (which
 #: names it when singular, :data:`~designer.kinematics.closure.SINGULAR`)
 NEWTON_PIVOT_RATIO = 1e10
-
-Trig = Callable[[object], tuple]
-
 
 def _matmul(X, Y):
     return [[sum((X[r][k] * Y[k][c] for k in range(4)), 0.0) for c in range(4)] for r in range(4)]
@@ -75,7 +72,11 @@ def _const(M) -> list[list[float]]:
     return [[float(x) for x in row] for row in np.asarray(M)]
 
 
-def frames(tree: TreeArm, q: Sequence, trig: Trig, fixed: Trig = lambda x: (math.cos(x), math.sin(x))) -> list:
+def _fixed(x: float) -> tuple[float, float]:
+    return math.cos(x), math.sin(x)
+
+
+def frames(tree: TreeArm, q: Sequence, trig: Trig, fixed: Callable[[float], tuple[float, float]] = _fixed) -> list:
     """T_0^i (i = 0..n, 4 x 4 lists) of :meth:`TreeArm.frames` over any scalar."""
     arm = tree.arm
     T = [_const(np.eye(4))]
@@ -279,7 +280,7 @@ class NewtonFlat(LazyNative):
     def _close_c(self) -> str:
         """C of ``static int close_loops(const double *qa, double *q)``: q's actuated joints set to qa, Newton's
         iterations on the passive ones from q's own (1: closed to the tolerance; 0: doubtful, see the module)."""
-        m, n_p, nt = self.m, self.n_p, self.n_tree
+        m, n_p = self.m, self.n_p
         act = ", ".join(map(str, self.act))
         pas = ", ".join(map(str, self.pas)) or "0"
         return f"""static int close_loops(const double *qa, double *q)
