@@ -11,7 +11,7 @@ rows' extras (tree positions, residuals, energies, cut forces) are computed when
 printed apart, the closed run with its extras read, and the extras of the same rows row by row on the
 interpreted path (the closure, RNEA and frames per row, as a nonlinear closure's are).
 
-Then the nonlinear closures (issue 30's measurement before their compiled path): the four-bar
+Then the nonlinear closures (their compiled path: :mod:`designer.numeric.closed_newton`): the four-bar
 (robots/four_bar.json) and a slider-crank (tests/dynamics/test_closed_compact.slider_crank, a passive prismatic
 joint), each falling passively for 1 s from its nominal closed pose beside its serial twin (the open tree of the same
 links, every joint free, from the same tree pose at rest) and beside Pinocchio's constraintDynamics integrated over

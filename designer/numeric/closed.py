@@ -16,7 +16,9 @@ states (..., n_a) as every engine does, with the extras (passive positions, loop
 that a serial engine answers trivially. Positions: the actuated values q_a; the passive ones come from
 the closure, the states of one call each continuing from the one before, the first from the nominal
 pose's branch, or, for the engine :meth:`ClosedDynamics.following` gives (a simulation), from its last
-state.
+state. A nonlinear closure closes by Newton's iterations in C from that pose (from the nominal pose within one
+continuation step of it) and solves its forward dynamics from flat code (:mod:`.closed_newton`); a state that
+code finds doubtful takes the interpreted way below, which gives the same numbers or names the loop.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ class ClosedDynamics:
     def flat_law(self):
         """A linear closure's forward dynamics in its actuated coordinates as a law (q, qd, tau, trig, armature)
         -> qdd that flat code is traced from, and the store this mechanism's engines share (``store(key, make)``);
-        None for a nonlinear closure (Newton at every state: no flat code)."""
+        None for a nonlinear closure (its flat code, :mod:`.closed_newton`, takes the closed pose too)."""
         if self._affine is None:
             return None
         from .closed_flat import projected_forward

@@ -11,7 +11,8 @@ y = [q_a, qd_a] and the law's parameters [Kp, Kd, target, tau0] in, [qd_a, q_a''
 The same tape gives the rows of a run at once (vectorised over numpy arrays): the energies (the tree's
 kinetic and potential energy, :func:`~designer.numeric.algorithms.energy` along the parents) and the tree's
 joint torques tau_tree(q, W qd_a, W qdd_a) the cut forces are solved from.
-A nonlinear closure keeps the interpreted path (W and W' depend on the pose through the loops).
+A nonlinear closure (W and W' depend on the pose through the loops) has its own flat code,
+:mod:`.closed_newton`.
 """
 
 from __future__ import annotations

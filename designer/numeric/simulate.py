@@ -23,7 +23,9 @@ every reported row is recorded (the closure solves it to 1e-12 of the mechanism'
 whole mechanism and the cut joints' forces at the row's own accelerations. A linear closure's (a parallelogram's)
 right-hand side under constant torques or a standing PD is one call of its flat machine code
 (:mod:`designer.numeric.closed_flat`), and its rows' extras are computed from that code when first read, as a
-serial run's; a nonlinear closure's follow the run state by state. With ``drives`` the project's drive
+serial run's. A nonlinear closure's (a four-bar's) is one call too: Newton's iterations in C from the last closed
+pose, then the projected forward dynamics (:mod:`designer.numeric.closed_newton`); its rows' extras, computed when
+first read, close the rows again one after the other from the start's branch. With ``drives`` the project's drive
 data of every tree joint acts, as ``eval --drives`` adds it: a rotor's reflected inertia R_i = N_i^2 Jm_i is
 inertia on its joint's coordinate (the tree's M + R, projected: M_a = W^T (M + R) W, and R W' qd_a among the
 velocity terms), a joint's friction b qd_i + fc sign(qd_i) is a torque on that joint, W^T of it on the actuated
