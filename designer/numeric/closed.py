@@ -324,14 +324,16 @@ class ClosedDynamics:
         ``positions`` (..., n_tree), ``residual`` (...), ``energy`` (..., 2: kinetic, potential) and ``cut``
         (..., 2, loops, 3: forces, moments) at the accelerations qdd. A linear closure's come from its flat code
         for all rows at once, with one evaluation of the loops' terms per row for the residual and the cut forces
-        both; a nonlinear closure's from the protocol's methods, row by row."""
+        both; a nonlinear closure's likewise from its own flat code (:mod:`.closed_newton`) at the rows' tree poses,
+        closed one after another from the nominal pose's branch (the protocol's methods row by row without it)."""
         arrays = states(self.n, ("q", q), ("qd", qd), ("qdd", qdd))
         lead = arrays[0].shape[:-1]
         Q, QD, QDD = (a.reshape(-1, self.n) for a in arrays)
         loops = len(self.tree.loops)
         out: dict[str, np.ndarray] = {}
         flat = self._flat
-        if flat is None:
+        newton = self._newton
+        if flat is None and newton is None:
             fresh = self.following
             if "positions" in what:
                 out["positions"] = fresh().positions(Q)
@@ -342,14 +344,15 @@ class ClosedDynamics:
             if "cut" in what:
                 forces = fresh().cut_forces(Q, QD, QDD)
                 out["cut"] = np.stack([forces.force, forces.moment], axis=1)
-        else:
-            P = self.positions(Q)
+        else:   # a linear closure's flat code takes the actuated values, a nonlinear one's the closed tree poses
+            P = self.positions(Q) if flat is not None else self.following().positions(Q)
+            rows_of, first = (flat.rows, Q) if flat is not None else (newton.rows, P)
             if "positions" in what:
                 out["positions"] = P
             if "energy" in what:
-                out["energy"] = flat.rows("energy", Q, QD)
+                out["energy"] = rows_of("energy", first, QD)
             if "residual" in what or "cut" in what:
-                tau_tree = flat.rows("tree_tau", Q, QD, QDD) if "cut" in what else None
+                tau_tree = rows_of("tree_tau", first, QD, QDD) if "cut" in what else None
                 key = P.tobytes()   # residual and cut forces of one run's rows, asked apart: the terms once
                 memo = self.shared.get("loop_terms")
                 if memo is not None and memo[0] == key:

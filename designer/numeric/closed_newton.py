@@ -36,7 +36,7 @@ import numpy as np
 from ..kinematics.closure import MAX_NEWTON, STEP, TOL, Closure
 from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.manipulator import Convention
-from .algorithms import Trig, ldl_solve
+from .algorithms import Trig, energy, ldl_solve
 from .engine import PIVOT_RATIO
 from .native import CFunction, LazyNative, pivots_check
 from .trace import Tape, build
@@ -197,9 +197,8 @@ def newton_step(tree: TreeArm, q: Sequence, trig: Trig) -> list:
     return res + dx + d
 
 
-def closed_forward(tree: TreeArm, tm: TreeModel, q: Sequence, qd_a: Sequence, tau_a: Sequence, trig: Trig,
-                   gravity: bool = True) -> tuple[list, list]:
-    """(q_a'', M_a's pivots) at a closed tree pose q (the module text), over any scalar."""
+def _rates(tree: TreeArm, q: Sequence, qd_a: Sequence, trig: Trig) -> tuple[list, list, list]:
+    """(W (n_tree lists of n_a), qd = W qd_a, the tree's accelerations at zero actuated ones) at a closed pose q."""
     act, pas = tree.actuated, tree.passive
     n_tree, n = tree.n, len(act)
     _, jac, _ = loop_terms(tree, q, trig)
@@ -216,6 +215,14 @@ def closed_forward(tree: TreeArm, tm: TreeModel, q: Sequence, qd_a: Sequence, ta
     qdd0: list = [0.0] * n_tree
     for p, x in zip(pas, g):
         qdd0[p] = x
+    return W, qd, qdd0
+
+
+def closed_forward(tree: TreeArm, tm: TreeModel, q: Sequence, qd_a: Sequence, tau_a: Sequence, trig: Trig,
+                   gravity: bool = True) -> tuple[list, list]:
+    """(q_a'', M_a's pivots) at a closed tree pose q (the module text), over any scalar."""
+    n_tree, n = tree.n, len(tree.actuated)
+    W, qd, qdd0 = _rates(tree, q, qd_a, trig)
     M = tree_crba(tm, q, trig)
     MW = [[sum((M[i][j] * W[j][b] for j in range(n_tree)), 0.0) for b in range(n)] for i in range(n_tree)]
     Ma = [[sum((W[i][a] * MW[i][b] for i in range(n_tree)), 0.0) for b in range(n)] for a in range(n)]
@@ -234,7 +241,14 @@ def _trace(tree: TreeArm, tm: TreeModel, kind: str):
     if kind == "newton":
         return tape, (q,), newton_step(tree, q, trig)
     va = [tape.input(f"qd_{i}") for i in range(n)]
+    if kind == "energy":
+        _, qd, _ = _rates(tree, q, va, trig)
+        return tape, (q, va), list(energy(tm, q, qd, trig, tm.parent))
     ta = [tape.input(f"tau_{i}") for i in range(n)]
+    if kind == "tree_tau":   # the tree's torques at qd = W qd_a, qdd = W qdd_a + the loops' part (ta: qdd_a)
+        W, qd, qdd0 = _rates(tree, q, va, trig)
+        qdd = [sum((w * a for w, a in zip(W[i], ta)), qdd0[i]) for i in range(tree.n)]
+        return tape, (q, va, ta), tree_rnea(tm, q, qd, qdd, True, trig)
     x, d = closed_forward(tree, tm, q, va, ta, trig, kind == "fwd")
     return tape, (q, va, ta), x + d
 
@@ -249,11 +263,16 @@ class NewtonFlat(LazyNative):
         self.act, self.pas = tuple(tree.actuated), tuple(tree.passive)
         self.tol = TOL * size
         self.python: dict[str, Callable] = {}
+        self._sources: dict[str, str] = {}
+        self._vectorised: dict[str, Callable] = {}
         support, functions = [], []
-        for name in ("newton", "fwd", "fwd_free"):
+        for name in ("newton", "fwd", "fwd_free", "energy", "tree_tau"):
             tape, inputs, out = _trace(tree, tm, name)
             args = ("q", "qd", "tau")[:len(inputs)]
-            self.python[name] = build(f"{name}_of", tape.source(f"{name}_of", args, inputs, out), False)
+            self._sources[name] = tape.source(f"{name}_of", args, inputs, out)
+            if name in ("energy", "tree_tau"):   # the rows of a run, over numpy columns (:meth:`rows`)
+                continue
+            self.python[name] = build(f"{name}_of", self._sources[name], False)
             support.append(tape.c_source(f"{name}_of", args, inputs, out))
         support += [pivots_check(self.n, PIVOT_RATIO), self._close_c()]
         n, nt = self.n, self.n_tree
@@ -328,6 +347,17 @@ class NewtonFlat(LazyNative):
 
     def _c_code(self) -> tuple[list[CFunction], str]:
         return self._functions, self._support
+
+    def rows(self, name: str, *arrays: np.ndarray) -> np.ndarray:
+        """(N, width) of ``name`` ("energy": kinetic, potential of (q, qd_a); "tree_tau": the tree's torques of (q,
+        qd_a, qdd_a)) at N closed tree poses q (N, n_tree) and actuated rates (N, n), all rows at once."""
+        fn = self._vectorised.get(name)
+        if fn is None:
+            fn = self._vectorised[name] = build(f"{name}_of", self._sources[name], True)
+        N = arrays[0].shape[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = fn(*(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in arrays))
+        return np.stack([np.broadcast_to(v, (N,)) for v in values], axis=1)   # constant outputs broadcast
 
     def __call__(self, q, qd_a, tau_a, gravity: bool = True, compiled: bool = True) -> np.ndarray | None:
         """q_a'' (n,) at the closed tree pose q, or None when M_a's pivots are doubtful (not positive, spread above

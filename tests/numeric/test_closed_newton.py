@@ -120,3 +120,25 @@ def test_a_passive_closed_chain_falls_keeping_its_energy_and_its_loops_closed(na
     assert run.residual.max() <= TOL * cd.closure.size
     slow = simulate(_without_flat_code(model), qa, np.zeros(cd.n), (0.0, 1.0), rtol=1e-10, atol=1e-12)
     assert np.allclose(run.q[-1], slow.q[-1], rtol=0, atol=1e-8), (run.q[-1], slow.q[-1])
+
+
+@pytest.mark.parametrize("name", ["spatial (mounted) four-bar, standard", "slider-crank",
+                                  "four-bar cut at a fixed joint", "planar four-bar cut at a ball joint"])
+def test_a_runs_rows_extras_equal_the_interpreted_protocol_row_by_row(name):
+    model = CASES[name](3)
+    cd = _engine(model)
+    rng = np.random.default_rng(7)
+    Q = np.cumsum(rng.uniform(-0.04, 0.04, (12, cd.n)), axis=0)   # a path from near the nominal pose
+    QD, QDD = rng.uniform(-1, 1, (2, 12, cd.n))
+    rows = cd.rows_extras(Q, QD, QDD)
+    slow = _without_flat_code(model)   # the interpreted closure, numpy W, rates, frames and RNEA, row by row
+    follow = slow.following()
+    for r in range(len(Q)):
+        p = follow.close(Q[r])
+        assert np.allclose(rows["positions"][r], p, rtol=0, atol=1e-10)
+        assert rows["residual"][r] <= TOL * cd.closure.size
+        kinetic, potential = slow._energy(p, QD[r])
+        assert np.allclose(rows["energy"][r], [kinetic, potential], rtol=0, atol=1e-10 * max(1.0, abs(potential)))
+        cut = slow._cut(p, QD[r], QDD[r])
+        assert np.allclose(rows["cut"][r], cut, rtol=0, atol=1e-9 * max(1.0, np.abs(cut).max())), (r, rows["cut"][r],
+                                                                                                    cut)
