@@ -14,16 +14,17 @@ as two flat functions of the tree pose:
   actuated ones g_p = -(J_p^T J_p)^-1 J_p^T (J' qd), M_a = W^T M W and bias = W^T tau_tree(q, qd, g):
   q_a'' = M_a^-1 (tau_a - bias) and M_a's pivots (``fwd_free``: without gravity).
 
-The C module (:mod:`.native`, built once per mechanism and cached) adds the loop around them: ``close_pose`` runs
-Newton's iterations from a closed pose nearby (the last state of a following engine) to the closure's own
-tolerance, ``fwd_close`` closes and solves one state, and ``rhs_qdd`` / ``rhs_free`` are a simulation's whole
-right-hand side [qd_a, q_a''] (and the closed pose reached) under constant torques or a standing PD, as a
-serial arm's and a linear closure's are. Each returns False when a state is doubtful: an actuated joint
-moved more than :data:`~designer.kinematics.closure.STEP` from the guess (the interpreted closure continues
-in steps there), Newton did not converge, J_p^T J_p or M_a is near singular, or a value is not finite; the
-caller then takes the interpreted path (:class:`~designer.kinematics.closure.Closure` and numpy), which
-gives the same numbers or the closure's own error. Without a C compiler (:mod:`.native` says so once) the
-interpreted path runs throughout.
+The C module (:mod:`.native`, built once per mechanism and cached) adds the loop around them: ``close_pose``
+runs Newton's iterations from a closed pose (the last state of a following engine, or the nominal pose) to the
+closure's own tolerance, by continuation in steps of at most :data:`~designer.kinematics.closure.STEP` of the
+actuated joints as :class:`~designer.kinematics.closure.Closure` does; ``fwd_close`` closes and solves one
+state, and ``rhs_qdd`` / ``rhs_free`` are a simulation's whole right-hand side [qd_a, q_a''] (and the closed
+pose reached) under constant torques or a standing PD, as a serial arm's and a linear closure's are. Each
+returns False when a state is doubtful: Newton did not converge, J_p^T J_p or M_a is near singular, or a value
+is not finite; the caller then takes the interpreted path (:class:`~designer.kinematics.closure.Closure` and
+numpy), which gives the same numbers or the closure's own error. The rows of a run (energies, the tree's
+torques for the cut forces) come from the same tape over numpy columns. Without a C compiler (:mod:`.native`
+says so once) the forward dynamics run as the generated Python and the loops close in numpy.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
 __all__ = ["NewtonFlat", "newton_flat", "loop_terms", "NEWTON_PIVOT_RATIO"]
 
+#: the most continuation steps one closing takes in C (farther: the interpreted closure)
+MAX_STEPS = 10000
 #: J_p^T J_p's pivots spread above this: a pose near a dead centre, left to the interpreted closure (which
 #: names it when singular, :data:`~designer.kinematics.closure.SINGULAR`)
 NEWTON_PIVOT_RATIO = 1e10
@@ -297,20 +300,38 @@ class NewtonFlat(LazyNative):
         self._functions, self._support = functions, "\n".join(support)
 
     def _close_c(self) -> str:
-        """C of ``static int close_loops(const double *qa, double *q)``: q's actuated joints set to qa, Newton's
-        iterations on the passive ones from q's own (1: closed to the tolerance; 0: doubtful, see the module)."""
+        """C of ``static int close_loops(const double *qa, double *q)``: from the closed pose q to the actuated
+        values qa by continuation, as :meth:`Closure.solve` does (steps of at most STEP, Newton's iterations on the
+        passive joints at each); 1: closed to the tolerance, 0: doubtful (see the module)."""
         m, n_p = self.m, self.n_p
         act = ", ".join(map(str, self.act))
         pas = ", ".join(map(str, self.pas)) or "0"
-        return f"""static int close_loops(const double *qa, double *q)
+        return f"""static int newton_loops(double *q);
+
+static int close_loops(const double *qa, double *q)
 {{
     static const int act[{max(self.n, 1)}] = {{{act or "0"}}};
+    double from[{max(self.n, 1)}], span = 0.0;
+    for (int k = 0; k < {self.n}; k++) {{
+        from[k] = q[act[k]];
+        double d = fabs(qa[k] - from[k]);
+        if (!isfinite(d)) return 0;
+        if (d > span) span = d;
+    }}
+    int steps = span > 0.0 ? (int)ceil(span / {STEP!r}) : 1;
+    if (steps > {MAX_STEPS}) return 0;
+    for (int s = 1; s <= steps; s++) {{
+        for (int k = 0; k < {self.n}; k++)
+            q[act[k]] = s == steps ? qa[k] : from[k] + (qa[k] - from[k]) * ((double)s / (double)steps);
+        if (!newton_loops(q)) return 0;
+    }}
+    return 1;
+}}
+
+static int newton_loops(double *q)
+{{
     static const int pas[{max(n_p, 1)}] = {{{pas}}};
     double w[{m + 2 * n_p}];
-    for (int k = 0; k < {self.n}; k++) {{
-        if (!(fabs(qa[k] - q[act[k]]) <= {STEP!r})) return 0;
-        q[act[k]] = qa[k];
-    }}
     for (int it = 0; it < {MAX_NEWTON}; it++) {{
         newton_of(q, w);
         double err = 0.0;

@@ -93,8 +93,10 @@ def test_compiled_nonlinear_path_equals_the_interpreted_one(name, seed):
                 both = flat.close_forward(qa, qd, tau, q_c, gravity)   # closed already: Newton checks and stops
                 assert both is not None and np.array_equal(both[1], q_c)
                 assert np.allclose(both[0], ref, rtol=0, atol=1e-10 * scale)
-    if native is not None:   # a guess farther than a continuation step: left to the interpreted closure
-        assert flat.close(np.full(cd.n, 0.5), np.zeros(cd.n_tree)) is None
+    if native is not None:   # from the nominal pose by continuation in C, as the interpreted closure does
+        far = 0.4 * direction
+        found = flat.close(far, np.zeros(cd.n_tree))
+        assert found is not None and np.allclose(found, ClosedDynamics(model).closure.solve(far), rtol=0, atol=1e-10)
 
 
 def _without_flat_code(model) -> ClosedDynamics:
