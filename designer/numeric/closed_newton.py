@@ -16,7 +16,8 @@ as two flat functions of the tree pose:
 
 The C module (:mod:`.native`, built once per mechanism and cached) adds the loop around them: ``close_pose``
 runs Newton's iterations from a closed pose (the last state of a following engine, or the nominal pose) to the
-closure's own tolerance, by continuation in steps of at most :data:`~designer.kinematics.closure.STEP` of the
+closure's own tolerance and one step more (a residual at rounding, as the four-bar's closed form leaves; a pose
+closed already is kept as it is), by continuation in steps of at most :data:`~designer.kinematics.closure.STEP` of the
 actuated joints as :class:`~designer.kinematics.closure.Closure` does; ``fwd_close`` closes and solves one
 state, and ``rhs_qdd`` / ``rhs_free`` are a simulation's whole right-hand side [qd_a, q_a''] (and the closed
 pose reached) under constant torques or a standing PD, as a serial arm's and a linear closure's are. Each
@@ -339,7 +340,7 @@ static int newton_loops(double *q)
             if (!isfinite(w[r])) return 0;
             if (fabs(w[r]) > err) err = fabs(w[r]);
         }}
-        if (err <= {self.tol!r}) return 1;
+        if (err <= {self.tol!r} && it == 0) return 1;
         double lo = w[{m + n_p}], hi = lo;
         for (int p = 0; p < {n_p}; p++) {{
             double d = w[{m + n_p} + p];
@@ -349,6 +350,7 @@ static int newton_loops(double *q)
         }}
         if (!(hi <= {NEWTON_PIVOT_RATIO!r} * lo)) return 0;
         for (int p = 0; p < {n_p}; p++) q[pas[p]] -= w[{m} + p];
+        if (err <= {self.tol!r}) return 1;   /* converged: that step polished it (as the four-bar's closed form is) */
     }}
     return 0;
 }}
