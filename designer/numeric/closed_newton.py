@@ -40,6 +40,7 @@ from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.manipulator import Convention
 from .algorithms import Trig, energy, ldl_solve
 from .engine import PIVOT_RATIO
+from .closed_flat import TracedRows
 from .native import CFunction, LazyNative, pivots_check
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
@@ -257,8 +258,10 @@ def _trace(tree: TreeArm, tm: TreeModel, kind: str):
     return tape, (q, va, ta), x + d
 
 
-class NewtonFlat(LazyNative):
-    """A nonlinear closure's Newton step and forward dynamics as traced flat code (C when a compiler is there)."""
+class NewtonFlat(TracedRows, LazyNative):
+    """A nonlinear closure's Newton step and forward dynamics as traced flat code (C when a compiler is there); its
+    :meth:`rows`: "energy" (kinetic, potential) of (q, qd_a), "tree_tau" (the tree's torques) of (q, qd_a, qdd_a),
+    at N closed tree poses q (N, n_tree) and actuated rates (N, n)."""
 
     def __init__(self, tree: TreeArm, tm: TreeModel, size: float):
         self.n_tree, self.n = tree.n, len(tree.actuated)
@@ -370,17 +373,6 @@ static int newton_loops(double *q)
 
     def _c_code(self) -> tuple[list[CFunction], str]:
         return self._functions, self._support
-
-    def rows(self, name: str, *arrays: np.ndarray) -> np.ndarray:
-        """(N, width) of ``name`` ("energy": kinetic, potential of (q, qd_a); "tree_tau": the tree's torques of (q,
-        qd_a, qdd_a)) at N closed tree poses q (N, n_tree) and actuated rates (N, n), all rows at once."""
-        fn = self._vectorised.get(name)
-        if fn is None:
-            fn = self._vectorised[name] = build(f"{name}_of", self._sources[name], True)
-        N = arrays[0].shape[0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = fn(*(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in arrays))
-        return np.stack([np.broadcast_to(v, (N,)) for v in values], axis=1)   # constant outputs broadcast
 
     def __call__(self, q, qd_a, tau_a, gravity: bool = True, compiled: bool = True) -> np.ndarray | None:
         """q_a'' (n,) at the closed tree pose q, or None when M_a's pivots are doubtful (not positive, spread above
