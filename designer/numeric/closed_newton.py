@@ -41,7 +41,7 @@ from ..model.manipulator import Convention
 from .algorithms import Trig, energy, ldl_solve
 from .engine import PIVOT_RATIO
 from .closed_flat import TracedRows
-from .native import CFunction, LazyNative, pivots_check
+from .native import CFunction, LazyNative, cached_path, pivots_check
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
@@ -270,6 +270,7 @@ class NewtonFlat(TracedRows, LazyNative):
         self.act, self.pas = tuple(tree.actuated), tuple(tree.passive)
         self.tol = TOL * size
         self.python: dict[str, Callable] = {}
+        self._on_disk: bool | None = None
         self._sources: dict[str, str] = {}
         self._vectorised: dict[str, Callable] = {}
         support, functions = [], []
@@ -378,7 +379,7 @@ static int newton_loops(double *q)
         """q_a'' (n,) at the closed tree pose q, or None when M_a's pivots are doubtful (not positive, spread above
         PIVOT_RATIO, not finite); ``compiled`` False: the generated Python (the same operations)."""
         n = self.n
-        native = self.native if compiled else None
+        native = self._ready() if compiled else None
         args = [np.ascontiguousarray(v, dtype=float) for v in (q, qd_a, tau_a)]
         if native is not None:
             w = np.empty(2 * n)
@@ -396,8 +397,8 @@ static int newton_loops(double *q)
 
     def close_forward(self, q_a, qd_a, tau_a, guess, gravity: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
         """(q_a'', the closed tree pose) with the loops closed by Newton from the closed pose ``guess`` nearby, in
-        one call of the machine code; None without it or at a doubtful state (the module text)."""
-        native = self.native
+        one call of the machine code (when :meth:`_ready`); None without it or at a doubtful state (the module text)."""
+        native = self._ready()
         if native is None:
             return None
         w = np.empty(2 * self.n + self.n_tree)
@@ -408,10 +409,20 @@ static int newton_loops(double *q)
             return None
         return (w[:self.n], w[2 * self.n:]) if ok else None
 
+    def _ready(self):
+        """The machine code when it is at hand (built, or in the disk cache) or this engine is hot, else None: a
+        mechanism posed or evaluated by hand right after an edit compiles nothing (a simulation builds it at its
+        start, :attr:`native`)."""
+        if "_native" in vars(self):
+            return self.native
+        if self._on_disk is None:   # asked once: the hash of the source is not free
+            self._on_disk = cached_path(*self._c_code()).exists()
+        return self.native if self._on_disk else self.native_if_hot()
+
     def close(self, q_a, guess) -> np.ndarray | None:
-        """The tree pose closing the loops at q_a by Newton from the closed pose ``guess`` nearby (machine code);
-        None without it or where it is doubtful."""
-        native = self.native
+        """The tree pose closing the loops at q_a by Newton from the closed pose ``guess`` (machine code, when
+        :meth:`_ready`); None without it or where it is doubtful."""
+        native = self._ready()
         if native is None:
             return None
         q = np.empty(self.n_tree)
