@@ -17,8 +17,9 @@ as two flat functions of the tree pose:
 The C module (:mod:`.native`, built once per mechanism and cached) adds the loop around them: ``close_pose``
 runs Newton's iterations from a closed pose (the last state of a following engine, or the nominal pose) to the
 closure's own tolerance and one step more (a residual at rounding, as the four-bar's closed form leaves; a pose
-closed already is kept as it is), by continuation in steps of at most :data:`~designer.kinematics.closure.STEP` of the
-actuated joints as :class:`~designer.kinematics.closure.Closure` does; ``fwd_close`` closes and solves one
+closed already is kept as it is), by continuation in steps of at most
+:data:`~designer.kinematics.closure.STEP` of the actuated joints as :class:`~designer.kinematics.closure.Closure`
+does; ``fwd_close`` closes and solves one
 state, and ``rhs_qdd`` / ``rhs_free`` are a simulation's whole right-hand side [qd_a, q_a''] (and the closed
 pose reached) under constant torques or a standing PD, as a serial arm's and a linear closure's are. Each
 returns False when a state is doubtful: Newton did not converge, J_p^T J_p or M_a is near singular, or a value
@@ -52,6 +53,7 @@ MAX_STEPS = 10000
 #: J_p^T J_p's pivots spread above this: a pose near a dead centre, left to the interpreted closure (which
 #: names it when singular, :data:`~designer.kinematics.closure.SINGULAR`)
 NEWTON_PIVOT_RATIO = 1e10
+
 
 def _matmul(X, Y):
     return [[sum((X[r][k] * Y[k][c] for k in range(4)), 0.0) for c in range(4)] for r in range(4)]

@@ -664,7 +664,7 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         par_nl = np.array(law, dtype=float)
         width = 2 * n + cd.n_tree
 
-        def derivative_closing(t, y):   # a doubtful state (far from the last pose, singular): the checked way
+        def derivative_closing(t, y):   # a doubtful state (Newton stuck, singular, not finite): the checked way
             dy = np.empty(width)
             last = dyn.last
             try:
