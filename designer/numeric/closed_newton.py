@@ -270,7 +270,7 @@ class NewtonFlat(TracedRows, LazyNative):
         self.m = sum(3 + len(_PAIRS[kind]) for *_, kind in tree.loops)
         self.n_p = len(tree.passive)
         self.act, self.pas = tuple(tree.actuated), tuple(tree.passive)
-        self.tol = TOL * size
+        self.tol = float(TOL * size)   # a Python float: its repr is a C literal
         self.python: dict[str, Callable] = {}
         self._on_disk: bool | None = None
         self._sources: dict[str, str] = {}

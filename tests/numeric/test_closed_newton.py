@@ -13,6 +13,7 @@ and runs as the interpreted path does.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from designer.kinematics.closure import TOL
 from designer.model import Convention
 from designer.numeric.closed import ClosedDynamics
+from designer.numeric.native import CFunction, load
 from designer.numeric.simulate import simulate
 from tests.dynamics.test_closed_compact import fixed_cut_four_bar, slider_crank
 from tests.support.closed_reference import four_bar
@@ -52,9 +54,18 @@ CASES = {
 }
 
 
+@lru_cache(maxsize=1)
+def _compiler_works() -> bool:
+    """Whether this machine builds machine code at all (a one-line module): then every mechanism's must build."""
+    return load([CFunction("one", (1,), 1, "static int one(const double *x, double *y)\n{\n    y[0] = x[0];\n"
+                                           "    return 1;\n}\n")]) is not None
+
+
 def _engine(model) -> ClosedDynamics:
     cd = ClosedDynamics(model)
     assert cd.closure.linear is None and cd._newton is not None, "a nonlinear closure has its flat code"
+    if _compiler_works():
+        assert cd._newton.native is not None, "the mechanism's machine code builds where a compiler works"
     return cd
 
 
