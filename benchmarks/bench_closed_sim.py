@@ -11,7 +11,7 @@ rows' extras (tree positions, residuals, energies, cut forces) are computed when
 printed apart, the closed run with its extras read, and the extras of the same rows row by row on the
 interpreted path (the closure, RNEA and frames per row, as a nonlinear closure's are).
 
-Then the nonlinear closures (issue 30's measurement before their compiled path): the four-bar
+Then the nonlinear closures (their compiled path: :mod:`designer.numeric.closed_newton`): the four-bar
 (robots/four_bar.json) and a slider-crank (tests/dynamics/test_closed_compact.slider_crank, a passive prismatic
 joint), each falling passively for 1 s from its nominal closed pose beside its serial twin (the open tree of the same
 links, every joint free, from the same tree pose at rest) and beside Pinocchio's constraintDynamics integrated over
@@ -125,24 +125,27 @@ def _nonlinear_rows(name: str, model, runs: int, t: float) -> None:
     simulate(twin, q_tree, zero_tree, (0.0, t))
     ref = pin_fall()
     gap = float(np.abs(a.q[-1] - ref.y[:cd.n_tree, -1][cd.act]).max())
-    closed, serial, pin = [], [], []
+    closed, serial, pin, read = [], [], [], []
     for _ in range(runs):
         closed.append(_timed(lambda: simulate(cd, qa, va, (0.0, t))))
         serial.append(_timed(lambda: simulate(twin, q_tree, zero_tree, (0.0, t))))
         pin.append(_timed(pin_fall))
-    mc, ms, mp = (statistics.median(x) for x in (closed, serial, pin))
+        read.append(_timed(lambda: simulate(cd, qa, va, (0.0, t)).cut_force))
+    mc, ms, mp, mr = (statistics.median(x) for x in (closed, serial, pin, read))
     print(f"{name} (nonlinear closure, {len(a.t)} rows): {t:g} s passive fall, median of {runs}: closed "
           f"{mc * 1e3:.1f} ms, serial twin {ms * 1e3:.1f} ms, ratio {mc / ms:.2f} (target <= 2); Pinocchio "
           f"constraintDynamics {mp * 1e3:.1f} ms, ratio {mc / mp:.2f}; final actuated positions vs Pinocchio's "
-          f"{gap:.1e} rad")
+          f"{gap:.1e} rad; with its rows' extras read {mr * 1e3:.1f} ms (largest loop residual "
+          f"{float(a.residual.max()):.1e})")
     rng = np.random.default_rng(1)
     qd, tau = rng.uniform(-1, 1, (2, cd.n))
     qt, qdt, taut = q_tree, rng.uniform(-1, 1, cd.n_tree), rng.uniform(-1, 1, cd.n_tree)
     one = [(_per_call(lambda: cd.qdd(qa, qd, tau), 300), _per_call(lambda: twin.qdd(qt, qdt, taut)),
-            _per_call(lambda: pm.constrained(qt, qdt, taut), 300)) for _ in range(runs)]
-    f, s, p = (statistics.median(x) * 1e6 for x in zip(*one))
-    print(f"{name}: one forward-dynamics call, median of {runs}: closed {f:.1f} us, serial twin {s:.1f} us, "
-          f"Pinocchio constraintDynamics {p:.1f} us")
+            _per_call(lambda: pm.constrained(qt, qdt, taut), 300),
+            _per_call(lambda: cd._forward_checked(q_tree, qd, tau), 300)) for _ in range(runs)]
+    f, s, p, i = (statistics.median(x) * 1e6 for x in zip(*one))
+    print(f"{name}: one forward-dynamics call, median of {runs}: closed {f:.1f} us (the interpreted projection at "
+          f"the closed pose {i:.1f} us), serial twin {s:.1f} us, Pinocchio constraintDynamics {p:.1f} us")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ states (..., n_a) as every engine does, with the extras (passive positions, loop
 that a serial engine answers trivially. Positions: the actuated values q_a; the passive ones come from
 the closure, the states of one call each continuing from the one before, the first from the nominal
 pose's branch, or, for the engine :meth:`ClosedDynamics.following` gives (a simulation), from its last
-state.
+state. A nonlinear closure closes by Newton's iterations in C from that pose (from the nominal pose within one
+continuation step of it) and solves its forward dynamics from flat code (:mod:`.closed_newton`); a state that
+code finds doubtful takes the interpreted way below, which gives the same numbers or names the loop.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ class ClosedDynamics:
         stays continuous), first from the closed tree pose ``start`` (the nominal pose's branch without one);
         shares everything else (the flat code too: traced once per mechanism)."""
         self._flat  # noqa: B018  (built here so that every following engine shares it)
+        self._newton  # noqa: B018  (a nonlinear closure's flat code, likewise)
         other = copy.copy(self)
         other._follow = True
         other.last = None if start is None else np.array(start, dtype=float)
@@ -82,7 +85,7 @@ class ClosedDynamics:
     def flat_law(self):
         """A linear closure's forward dynamics in its actuated coordinates as a law (q, qd, tau, trig, armature)
         -> qdd that flat code is traced from, and the store this mechanism's engines share (``store(key, make)``);
-        None for a nonlinear closure (Newton at every state: no flat code)."""
+        None for a nonlinear closure (its flat code, :mod:`.closed_newton`, takes the closed pose too)."""
         if self._affine is None:
             return None
         from .closed_flat import projected_forward
@@ -115,7 +118,11 @@ class ClosedDynamics:
         last = self.last
         if self._follow and last is not None and np.array_equal(last[self.act], q_a):
             return last
-        q = self.closure.solve(q_a, last if self._follow else None)
+        q = None
+        if self._newton is not None:   # Newton in C from the last pose, or from the nominal one (every joint 0)
+            q = self._newton.close(q_a, last if self._follow and last is not None else np.zeros(self.n_tree))
+        if q is None:
+            q = self.closure.solve(q_a, last if self._follow else None)
         if self._follow:
             self.last = q
         return q
@@ -143,8 +150,10 @@ class ClosedDynamics:
             return np.asarray(fn(self.close(arrays[0]), *arrays[1:]), dtype=float)
         guess = self.last if self._follow else None
         out = np.empty((int(np.prod(lead)),) + width)
+        newton = self._newton
         for k, row in enumerate(zip(*(a.reshape(-1, self.n) for a in arrays))):
-            guess = self.closure.solve(row[0], guess)
+            found = None if newton is None or guess is None else newton.close(row[0], guess)
+            guess = self.closure.solve(row[0], guess) if found is None else found
             out[k] = fn(guess, *row[1:])
         if self._follow:
             self.last = guess
@@ -215,10 +224,23 @@ class ClosedDynamics:
         from .closed_flat import flat_forward
         return flat_forward(self.tm, *self._affine)
 
+    @cached_property
+    def _newton(self):
+        """A nonlinear closure's Newton step and forward dynamics as flat code, :mod:`.closed_newton`; else None."""
+        if self._affine is not None:
+            return None
+        from .closed_newton import newton_flat
+        return newton_flat(self.closure, self.tm)
+
     def _forward(self, p, qd_a, tau_a, gravity: bool = True) -> np.ndarray:
         flat = self._flat
         if flat is not None:
             x = flat(p[self.act], qd_a, tau_a, gravity)
+            if x is not None:
+                return x
+        newton = self._newton
+        if newton is not None:
+            x = newton(p, qd_a, tau_a, gravity)
             if x is not None:
                 return x
         return self._forward_checked(p, qd_a, tau_a, gravity)
@@ -246,11 +268,21 @@ class ClosedDynamics:
 
     def _one_flat(self, q, qd, tau, gravity: bool):
         """A linear closure's q_a'' at one state straight from its flat code (no closure to solve: the code holds
-        q_tree = W q_a + c); None (the caller's checked way) for anything else or a doubtful state."""
-        flat = self._flat
-        if flat is None or np.shape(q) != (self.n,) or np.shape(qd) != (self.n,) or np.shape(tau) != (self.n,):
+        q_tree = W q_a + c), a following nonlinear closure's from its machine code closing the loops from its last
+        pose (:mod:`.closed_newton`); None (the caller's checked way) for anything else or a doubtful state."""
+        if np.shape(q) != (self.n,) or np.shape(qd) != (self.n,) or np.shape(tau) != (self.n,):
             return None
-        return flat(q, qd, tau, gravity)
+        flat = self._flat
+        if flat is not None:
+            return flat(q, qd, tau, gravity)
+        newton = self._newton
+        if newton is None or not self._follow or self.last is None:
+            return None
+        found = newton.close_forward(q, qd, tau, self.last, gravity)
+        if found is None:
+            return None
+        self.last = found[1]
+        return found[0]
 
     def energy(self, q, qd) -> tuple[np.ndarray, np.ndarray]:
         """(kinetic, potential), each (...), of the whole mechanism; potential zero with every COM at frame 0's
@@ -292,14 +324,16 @@ class ClosedDynamics:
         ``positions`` (..., n_tree), ``residual`` (...), ``energy`` (..., 2: kinetic, potential) and ``cut``
         (..., 2, loops, 3: forces, moments) at the accelerations qdd. A linear closure's come from its flat code
         for all rows at once, with one evaluation of the loops' terms per row for the residual and the cut forces
-        both; a nonlinear closure's from the protocol's methods, row by row."""
+        both; a nonlinear closure's likewise from its own flat code (:mod:`.closed_newton`) at the rows' tree poses,
+        closed one after another from the nominal pose's branch (the protocol's methods row by row without it)."""
         arrays = states(self.n, ("q", q), ("qd", qd), ("qdd", qdd))
         lead = arrays[0].shape[:-1]
         Q, QD, QDD = (a.reshape(-1, self.n) for a in arrays)
         loops = len(self.tree.loops)
         out: dict[str, np.ndarray] = {}
         flat = self._flat
-        if flat is None:
+        newton = self._newton
+        if flat is None and newton is None:
             fresh = self.following
             if "positions" in what:
                 out["positions"] = fresh().positions(Q)
@@ -310,14 +344,15 @@ class ClosedDynamics:
             if "cut" in what:
                 forces = fresh().cut_forces(Q, QD, QDD)
                 out["cut"] = np.stack([forces.force, forces.moment], axis=1)
-        else:
-            P = self.positions(Q)
+        else:   # a linear closure's flat code takes the actuated values, a nonlinear one's the closed tree poses
+            P = self.positions(Q) if flat is not None else self.following().positions(Q)
+            rows_of, first = (flat.rows, Q) if flat is not None else (newton.rows, P)
             if "positions" in what:
                 out["positions"] = P
             if "energy" in what:
-                out["energy"] = flat.rows("energy", Q, QD)
+                out["energy"] = rows_of("energy", first, QD)
             if "residual" in what or "cut" in what:
-                tau_tree = flat.rows("tree_tau", Q, QD, QDD) if "cut" in what else None
+                tau_tree = rows_of("tree_tau", first, QD, QDD) if "cut" in what else None
                 key = P.tobytes()   # residual and cut forces of one run's rows, asked apart: the terms once
                 memo = self.shared.get("loop_terms")
                 if memo is not None and memo[0] == key:

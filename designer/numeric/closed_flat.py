@@ -11,7 +11,8 @@ y = [q_a, qd_a] and the law's parameters [Kp, Kd, target, tau0] in, [qd_a, q_a''
 The same tape gives the rows of a run at once (vectorised over numpy arrays): the energies (the tree's
 kinetic and potential energy, :func:`~designer.numeric.algorithms.energy` along the parents) and the tree's
 joint torques tau_tree(q, W qd_a, W qdd_a) the cut forces are solved from.
-A nonlinear closure keeps the interpreted path (W and W' depend on the pose through the loops).
+A nonlinear closure (W and W' depend on the pose through the loops) has its own flat code,
+:mod:`.closed_newton`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .native import CFunction, LazyNative, pivots_check, rhs_function
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
-__all__ = ["FlatForward", "flat_forward", "projected_forward"]
+__all__ = ["FlatForward", "TracedRows", "flat_forward", "projected_forward"]
 
 
 def _mix(row, v, const=0.0):
@@ -88,7 +89,25 @@ def _trace(tm: TreeModel, W: np.ndarray, c: np.ndarray, kind: str):
     return tape, (qa, va, ta), x + d
 
 
-class FlatForward(LazyNative):
+class TracedRows:
+    """The rows of a run from traced sources (``_sources``: name -> the tape's Python), over numpy columns."""
+
+    _sources: dict[str, str]
+    _vectorised: dict[str, Callable]
+
+    def rows(self, name: str, *arrays: np.ndarray) -> np.ndarray:
+        """(N, width) of ``name`` at the rows of the (N, k) input arrays, all at once (the traced lines over numpy
+        columns; a linear closure's "energy": kinetic, potential; "tree_tau": the tree's torques)."""
+        fn = self._vectorised.get(name)
+        if fn is None:
+            fn = self._vectorised[name] = build(f"{name}_of", self._sources[name], True)
+        N = arrays[0].shape[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = fn(*(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in arrays))
+        return np.stack([np.broadcast_to(v, (N,)) for v in values], axis=1)   # constant outputs broadcast
+
+
+class FlatForward(TracedRows, LazyNative):
     """q_a'' of a linear closure at one state, from traced flat code (C when a compiler is there)."""
 
     def __init__(self, tm: TreeModel, W: np.ndarray, c: np.ndarray):
@@ -115,17 +134,6 @@ class FlatForward(LazyNative):
         support.append(pivots_check(self.n, PIVOT_RATIO))
         self._functions, self._support = functions, "\n".join(support)
         self._vectorised: dict[str, Callable] = {}
-
-    def rows(self, name: str, *arrays: np.ndarray) -> np.ndarray:
-        """(N, width) of ``name`` ("energy": kinetic, potential; "tree_tau": the tree's torques) at the rows of
-        the (N, n) actuated arrays, all at once (the traced lines over numpy columns)."""
-        fn = self._vectorised.get(name)
-        if fn is None:
-            fn = self._vectorised[name] = build(f"{name}_of", self._sources[name], True)
-        N = arrays[0].shape[0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = fn(*(np.ascontiguousarray(np.asarray(a, dtype=float).T) for a in arrays))
-        return np.stack([np.broadcast_to(v, (N,)) for v in values], axis=1)   # constant outputs broadcast
 
     def _c_code(self) -> tuple[list[CFunction], str]:
         return self._functions, self._support

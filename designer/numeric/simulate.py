@@ -23,7 +23,9 @@ every reported row is recorded (the closure solves it to 1e-12 of the mechanism'
 whole mechanism and the cut joints' forces at the row's own accelerations. A linear closure's (a parallelogram's)
 right-hand side under constant torques or a standing PD is one call of its flat machine code
 (:mod:`designer.numeric.closed_flat`), and its rows' extras are computed from that code when first read, as a
-serial run's; a nonlinear closure's follow the run state by state. With ``drives`` the project's drive
+serial run's. A nonlinear closure's (a four-bar's) is one call too: Newton's iterations in C from the last closed
+pose, then the projected forward dynamics (:mod:`designer.numeric.closed_newton`); its rows' extras, computed when
+first read, close the rows again one after the other from the start's branch. With ``drives`` the project's drive
 data of every tree joint acts, as ``eval --drives`` adds it: a rotor's reflected inertia R_i = N_i^2 Jm_i is
 inertia on its joint's coordinate (the tree's M + R, projected: M_a = W^T (M + R) W, and R W' qd_a among the
 velocity terms), a joint's friction b qd_i + fc sign(qd_i) is a torque on that joint, W^T of it on the actuated
@@ -655,6 +657,24 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
         def derivative_checked(t, y):   # a doubtful state (singular M_a, not finite): the checked way
             return _native_call(entry, y, par, 2 * n, derivative_plain, t)
         derivative_plain, derivative = derivative, derivative_checked
+    newton = cd._newton if law is not None else None
+    closing = newton.native if newton is not None else None
+    if closing is not None:   # a nonlinear closure's: Newton from the last closed pose, then q_a'', in one call
+        entry_nl = closing.rhs_free if compensated else closing.rhs_qdd
+        par_nl = np.array(law, dtype=float)
+        width = 2 * n + cd.n_tree
+
+        def derivative_closing(t, y):   # a doubtful state (Newton stuck, singular, not finite): the checked way
+            dy = np.empty(width)
+            last = dyn.last
+            try:
+                if last is not None and entry_nl(y, par_nl, last, dy):
+                    dyn.last = dy[2 * n:]
+                    return dy[:2 * n]
+            except (TypeError, ValueError, BufferError):
+                pass
+            return derivative_plain(t, y)
+        derivative_plain, derivative = derivative, derivative_closing
 
     def rhs(t, y):
         token.check()
@@ -679,10 +699,9 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
     stop_tau = np.zeros((rows, n)) if end_stops is not None else None
     dyn.last = None   # the rows from the start's branch on
     for r in range(rows):
-        g = dyn.close(Q[r])
         tau[r] = tau_of(sol.t[r], Q[r].tolist(), QD[r].tolist())
         if stop_tau is not None:
-            stop_tau[r] = stops_at(g, QD[r])[0]
+            stop_tau[r] = stops_at(dyn.close(Q[r]), QD[r])[0]
     stop_work = sol.y[:, 2 * n] if end_stops is not None else None
 
     def extras() -> dict:
@@ -698,10 +717,9 @@ def _closed_job(cd: ClosedDynamics, q0, qd0, t_span, torque, rtol, atol, t_eval,
             kinetic = kinetic + np.array([driven.rotor_energy(q, qd) for q, qd in zip(Q, QD)])
         return dict(q_tree=rows_["positions"], residual=rows_["residual"], kinetic=kinetic,
                     potential=rows_["energy"][:, 1], cut_force=rows_["cut"][:, 0], cut_moment=rows_["cut"][:, 1])
-    # a linear closure's rows are computed when first read, as a serial arm's (its loops have one branch); a
-    # nonlinear closure's here, while its closure still follows the run
-    return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work,
-                      extras=extras if cd.closure.linear is not None else extras(), **_chosen(sol))
+    # the rows' extras are computed when first read, as a serial arm's: a nonlinear closure's rows close again
+    # from the start's branch on, row by row (extras() starts its engines afresh)
+    return Trajectory(sol.t, Q, QD, tau, sol.steps, evaluations, stop_tau, stop_work, extras=extras, **_chosen(sol))
 
 
 # -- elastic joints ----------------------------------------------------------------------------------------------
