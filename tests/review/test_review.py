@@ -261,7 +261,7 @@ def test_the_design_report_includes_the_review(tmp_path, capsys):
     assert html.count("<td>FAIL</td>") == sum(not o.passed for o in expected) == 1
     pdf = tmp_path / "report.pdf"
     assert main(["design-report", str(TUBE), "--out", str(pdf)]) == 0
-    assert "2 pages" in capsys.readouterr().out    # the tables and the review
+    assert "3 pages" in capsys.readouterr().out    # the tables, what the arm is made of, the review
 
 
 def test_peak_torque_of_a_closed_chain_along_a_cycle_matches_its_dynamics():
