@@ -17,14 +17,13 @@ A nonlinear closure (W and W' depend on the pose through the loops) has its own 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from .algorithms import energy, ldl_solve
-from .engine import PIVOT_RATIO
+from .engine import PIVOT_RATIO, trusted
 from .native import CFunction, LazyNative, pivots_check, rhs_function
 from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
@@ -161,12 +160,8 @@ class FlatForward(TracedRows, LazyNative):
                 w = np.array(self.python[gravity](*(np.asarray(v, dtype=float).tolist() for v in (q_a, qd_a, tau_a))))
             except ZeroDivisionError:
                 return None
-        d = w[n:].tolist()   # a few floats: Python's min/max are cheaper than numpy's reductions
-        dmin = min(d)
-        # a sum of finite numbers is finite (an overflow just takes the checked path)
-        if not (dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(float(w[:n].sum()))):
-            return None
-        return w[:n]
+        values = w.tolist()
+        return w[:n] if trusted(values[:n], values[n:]) else None
 
 
 def flat_forward(tm: TreeModel, W: np.ndarray, c: np.ndarray) -> FlatForward | None:

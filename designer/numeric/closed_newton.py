@@ -40,7 +40,7 @@ from ..kinematics.closure import MAX_NEWTON, STEP, TOL, Closure
 from ..kinematics.tree import _PAIRS, TreeArm
 from ..model.manipulator import Convention
 from .algorithms import Trig, energy, ldl_solve
-from .engine import PIVOT_RATIO
+from .engine import PIVOT_RATIO, trusted
 from .closed_flat import TracedRows
 from .native import CFunction, LazyNative, cached_path, pivots_check
 from .trace import Tape, build
@@ -389,13 +389,10 @@ static int newton_loops(double *q)
                 return None
             return w[:n]
         try:
-            w = np.array(self.python["fwd" if gravity else "fwd_free"](*(a.tolist() for a in args)))
+            values = list(self.python["fwd" if gravity else "fwd_free"](*(a.tolist() for a in args)))
         except ZeroDivisionError:
             return None
-        d = w[n:]
-        if not (d.min() > 0 and d.max() <= PIVOT_RATIO * d.min() and np.all(np.isfinite(w[:n]))):
-            return None
-        return w[:n]
+        return np.array(values[:n]) if trusted(values[:n], values[n:]) else None
 
     def close_forward(self, q_a, qd_a, tau_a, guess, gravity: bool = True) -> tuple[np.ndarray, np.ndarray] | None:
         """(q_a'', the closed tree pose) with the loops closed by Newton from the closed pose ``guess`` nearby, in

@@ -30,7 +30,6 @@ gearboxes sit at the motors), so Spong's model keeps its form in the actuated co
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import cached_property
 
@@ -38,7 +37,7 @@ import numpy as np
 
 from ..kinematics import NumericArm
 from .joints import ElasticJoints, ElasticModelError, elastic_joints
-from .engine import PIVOT_RATIO, arm_dynamics
+from .engine import PIVOT_RATIO, arm_dynamics, trusted
 from .native import CFunction, LazyNative, pivots_check
 from .protocol import Dynamics
 from .trace import Tape, build
@@ -241,8 +240,7 @@ class ElasticArm:
                 out = flat.python(s, tau_m, par_list)
             except ZeroDivisionError:
                 return checked(t, y, tau_m)
-            piv = out[n:2 * n]
-            if not (min(piv) > 0 and max(piv) <= PIVOT_RATIO * min(piv)) or not all(map(math.isfinite, out[:n])):
+            if not trusted(out[:n], out[n:2 * n]):
                 return checked(t, y, tau_m)
             return np.array(s[n + m:] + list(out[:n]) + list(out[2 * n:]))
         return rhs

@@ -27,13 +27,22 @@ from .protocol import BatchQuantities, solve_checked, states
 from .native import _UNBUILT, HOT_CALLS, CFunction, LazyNative, pivots_check, rhs_function
 from .trace import Tape, build
 
-__all__ = ["ArmDynamics", "arm_dynamics", "inverse_dynamics", "tau_and_inertia", "BLOCK", "PIVOT_RATIO", "HOT_CALLS"]
+__all__ = ["ArmDynamics", "arm_dynamics", "inverse_dynamics", "tau_and_inertia", "trusted", "BLOCK", "PIVOT_RATIO",
+           "HOT_CALLS"]
 
 #: rows per block in the vectorised functions: temporaries of this size stay in the CPU cache
 BLOCK = 2048
 #: the ratio of the largest to the smallest LDL pivot is a lower bound of cond(M); above this one
 #: (four orders below MAX_CONDITION) the exact condition number decides
 PIVOT_RATIO = 1e8
+
+
+def trusted(x, d) -> bool:
+    """Whether a flat LDL^T solve's result ``x`` is taken as it is: its pivots ``d`` all positive and within
+    PIVOT_RATIO of each other, and ``x`` finite (a sum of finite numbers is finite: an overflow only takes the
+    caller's checked path). Sequences of floats: Python's min and max are cheaper than numpy's on a few values."""
+    dmin = min(d)
+    return dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(sum(x))
 
 _ARGS = {"M": ("q",), "G": ("q",), "h": ("q", "qd"), "tau": ("q", "qd", "qdd"),
          "qdd": ("q", "qd", "tau"), "qdd_free": ("q", "qd", "tau"), "energy": ("q", "qd")}
@@ -297,9 +306,7 @@ class ArmDynamics(BatchQuantities, LazyNative):
             out = None
         if out is not None:
             x, d = out[:n], out[n:]
-            dmin = min(d)
-            # a sum of finite numbers is finite (an overflow just takes the checked path)
-            if dmin > 0 and max(d) <= PIVOT_RATIO * dmin and math.isfinite(sum(x)):
+            if trusted(x, d):
                 return np.array(x)
         Q, QD, TAU = (np.array(v) for v in args)
         return self._checked(Q, QD, TAU)

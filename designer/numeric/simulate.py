@@ -77,7 +77,7 @@ from ..jobs import CancelToken, Job, run
 from ..kinematics import NumericArm
 from ..model.manipulator import Manipulator
 from .end_stops import EndStops
-from .engine import PIVOT_RATIO, ArmDynamics, arm_dynamics
+from .engine import ArmDynamics, arm_dynamics, trusted
 from .closed import ClosedDynamics, ClosureError
 from .elastic import ElasticArm, ElasticDynamics
 from .forward import System, dynamics_of
@@ -403,12 +403,10 @@ def _right_hand_side(dyn, n: int, tau_of) -> Callable[[float, np.ndarray], np.nd
         q, qd = state[:n], state[n:]
         try:
             out = raw(q, qd, tau_of(t, q, qd))
-            d = out[n:]
-            dmin = min(d)
-            ok = dmin > 0 and max(d) <= PIVOT_RATIO * dmin
+            ok = trusted(out[:n], out[n:])
         except ZeroDivisionError:
             ok = False
-        if not ok or not all(map(math.isfinite, out[:n])):
+        if not ok:
             _finite_state(t, y)
             # the checked path raises SingularConfigurationError where M is singular
             return np.concatenate([y[n:], dyn.qdd(y[:n], y[n:], np.asarray(full(t, q, qd)))])
