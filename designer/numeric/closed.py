@@ -118,14 +118,20 @@ class ClosedDynamics:
         last = self.last
         if self._follow and last is not None and np.array_equal(last[self.act], q_a):
             return last
-        q = None
-        if self._newton is not None:   # Newton in C from the last pose, or from the nominal one (every joint 0)
-            q = self._newton.close(q_a, last if self._follow and last is not None else np.zeros(self.n_tree))
-        if q is None:
-            q = self.closure.solve(q_a, last if self._follow else None)
+        q = self._solve(q_a, last if self._follow else None)
         if self._follow:
             self.last = q
         return q
+
+    def _solve(self, q_a, guess) -> np.ndarray:
+        """The tree pose closing the loops at q_a from the closed pose ``guess`` (None: the nominal pose's branch):
+        a nonlinear closure's Newton in C from it (from every joint 0 without one), else, or where that is doubtful,
+        the interpreted closure."""
+        if self._newton is not None:
+            q = self._newton.close(q_a, np.zeros(self.n_tree) if guess is None else guess)
+            if q is not None:
+                return q
+        return self.closure.solve(q_a, guess)
 
     def state(self, q_a, qd_a, qdd_a=None):
         """(q, qd, qdd or None, W) of the tree at one actuated state, consistent with the loops."""
@@ -150,10 +156,8 @@ class ClosedDynamics:
             return np.asarray(fn(self.close(arrays[0]), *arrays[1:]), dtype=float)
         guess = self.last if self._follow else None
         out = np.empty((int(np.prod(lead)),) + width)
-        newton = self._newton
         for k, row in enumerate(zip(*(a.reshape(-1, self.n) for a in arrays))):
-            found = None if newton is None or guess is None else newton.close(row[0], guess)
-            guess = self.closure.solve(row[0], guess) if found is None else found
+            guess = self._solve(row[0], guess)
             out[k] = fn(guess, *row[1:])
         if self._follow:
             self.last = guess
