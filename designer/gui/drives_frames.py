@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableView, QVBoxL
 
 from ..model import Drive, ExpressionError, Pose
 from ..model.expr import parse_expr
-from ..model.extras import DRIVE_COLUMNS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, drive_column
+from ..model.extras import DRIVE_COLUMNS, DRIVE_ORDER, ELASTIC_DRIVE_FIELDS, drive_column
 from .cells import MISSING_COLOR, ExprTableModel, parse_number
 from .params import _table as table_view
 
@@ -35,15 +35,12 @@ def header_text(label: str, unit: str) -> str:
     return f"{head}\n({unit})" if unit else head
 
 
-
-
 class DriveTableModel(ExprTableModel):
     """One row per joint, one column per drive field; numbers, never negative; the stiffness and damping may
     be a parameter's name (``k2``: its value in the Parameters table, sweepable)."""
 
     def __init__(self, document, parent=None):
-        self.fields = [f for f in DRIVE_COLUMNS if f in DRIVE_FIELDS] + [f for f in DRIVE_FIELDS
-                                                                        if f not in DRIVE_COLUMNS]
+        self.fields = list(DRIVE_ORDER)
         self.columns = [drive_column(f)[0] for f in self.fields]
         super().__init__(document, parent)
 

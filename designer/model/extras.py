@@ -16,7 +16,7 @@ import sympy as sp
 from .expr import format_expr, to_expr
 
 __all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "CATALOG_DRIVE_KEYS", "DRIVE_COLUMNS",
-           "drive_column", "pose_matrix",
+           "DRIVE_ORDER", "drive_column", "pose_matrix",
            "rpy_from_matrix", "rpy_matrix"]
 
 ZERO = sp.Integer(0)
@@ -204,6 +204,11 @@ DRIVE_COLUMNS: dict[str, tuple[str, str, str, bool]] = {
     "viscous": ("viscous friction", "N·m·s/rad", "N·s/m", True),
     "coulomb": ("Coulomb friction", "N·m", "N", True),
 }
+
+
+#: the drive's figures in the table's order: those :data:`DRIVE_COLUMNS` names first, in its order, then any other
+DRIVE_ORDER = tuple(f for f in DRIVE_COLUMNS if f in DRIVE_FIELDS) + tuple(f for f in DRIVE_FIELDS
+                                                                         if f not in DRIVE_COLUMNS)
 
 
 def drive_column(name: str) -> tuple[str, str, str, bool]:

@@ -199,11 +199,11 @@ def _figure_page(pdf, k: int, figure: Figure) -> None:
 
 def _wrapped(rows: Sequence[Sequence[str]], width: int) -> tuple[list[list[str]], list[int]]:
     """The cells wrapped at ``width`` characters, and each row's line count."""
-    out = [[textwrap.fill(str(c), width, break_on_hyphens=False) or "" for c in row] for row in rows]
+    out = [[textwrap.fill(str(c), width, break_on_hyphens=False) for c in row] for row in rows]
     return out, [max((c.count("\n") + 1 for c in row), default=1) for row in out]
 
 
-def _closed_page(pdf, tables, heading: str = "Closed chain") -> None:
+def _tables_page(pdf, tables, heading: str = "Closed chain") -> None:
     """A page of (title, header, rows) tables under ``heading``: a closed chain's, or what the arm is made of. Long
     cells and titles are wrapped so that every table stays within the page, each row as tall as its lines."""
     from matplotlib.figure import Figure as Page
@@ -259,9 +259,9 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
     with matplotlib.rc_context({"pdf.fonttype": 42}), atomic_file(path) as fh:
         with PdfPages(fh, metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
             _table_page(pdf, model, _title(model, title), eq)
-            _closed_page(pdf, design_tables(model), "Links, loads and drives")
+            _tables_page(pdf, design_tables(model), "Links, loads and drives")
             if closed:
-                _closed_page(pdf, closed)
+                _tables_page(pdf, closed)
             if review:
                 _review_page(pdf, review)
             for k, figure in enumerate(figures, start=1):

@@ -227,7 +227,7 @@ def design_tables(model: Manipulator) -> list[Table]:
     and each joint's drive data and catalog items (the fields :data:`~designer.model.extras.DRIVE_COLUMNS` names).
     A value whose parameters have no value is shown as its expression."""
     from ..model.evaluate import real_value
-    from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_COLUMNS, DRIVE_FIELDS, drive_column
+    from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_ORDER, drive_column
     values = model.parameter_values
     rows = []
     for i, link in enumerate(model.links, start=1):
@@ -252,10 +252,8 @@ def design_tables(model: Manipulator) -> list[Table]:
     tables.append(("Total mass (kg)", ["links", "loads", "total"], [cells]))
     drives = [(i, link) for i, link in enumerate(model.links, start=1) if link.drive is not None]
     if drives:
-        fields = [f for f in DRIVE_COLUMNS if f in DRIVE_FIELDS] + [f for f in DRIVE_FIELDS if f not in DRIVE_COLUMNS]
         keys = [k for k in CATALOG_DRIVE_KEYS if any(getattr(link.drive, k, None) for _, link in drives)]
-        shown = [f for f in fields if any(getattr(link.drive, f) is not None for _, link in drives)]
-
+        shown = [f for f in DRIVE_ORDER if any(getattr(link.drive, f) is not None for _, link in drives)]
         kinds = {link.is_revolute for _, link in drives}
 
         def unit(f: str) -> str:

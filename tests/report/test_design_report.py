@@ -218,7 +218,7 @@ def test_every_table_of_the_pdf_pages_stays_on_the_page():
     closed chain's are wrapped to the page's width: every cell lies inside the A4 page (they ran off both sides)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from designer.report.design_report import _closed_page
+    from designer.report.design_report import _tables_page
     from designer.report.tables import closed_chain_tables, design_tables
 
     class Pages:
@@ -230,9 +230,9 @@ def test_every_table_of_the_pdf_pages_stays_on_the_page():
     for name in ("tube_arm_requirements", "palletizer_parallelogram", "puma560"):
         model = load_project(robot_path(name))
         pages = Pages()
-        _closed_page(pages, design_tables(model), "Links, loads and drives")
+        _tables_page(pages, design_tables(model), "Links, loads and drives")
         if not model.is_serial:
-            _closed_page(pages, closed_chain_tables(model, None, samples=16))
+            _tables_page(pages, closed_chain_tables(model, None, samples=16))
         for fig in pages.figures:
             canvas = FigureCanvasAgg(fig)
             canvas.draw()
