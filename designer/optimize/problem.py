@@ -466,6 +466,10 @@ class _Combination:
     def _key(u: np.ndarray) -> tuple:
         return tuple(np.round(np.clip(u, 0, 1), 14))
 
+    def _values(self, point) -> dict[str, float]:
+        """The variables' values at a point of the box scaled to [0, 1] (a design's key, or a clipped iterate)."""
+        return {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.asarray(point, dtype=float))}
+
     def _row(self, i: int) -> Callable[[np.ndarray], np.ndarray]:
         """The numeric path's gradient of quantity ``i`` (0: the objective) at a scaled point, in the variables'
         units: one computation per design for all quantities, from the arm its evaluation built."""
@@ -475,7 +479,7 @@ class _Combination:
             if key not in self.rows:
                 kept = self.kept.get(key)
                 p = self.problem
-                values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
+                values = self._values(key)
                 try:
                     if kept is None or "arm" not in kept or self.numeric is None or \
                             not all(map(math.isfinite, (design.objective, *design.quantities))):
@@ -492,7 +496,7 @@ class _Combination:
         if key not in self.cache:
             if self.cancelled is not None and self.cancelled():
                 raise KeyboardInterrupt
-            values = {n: float(x) for n, x in zip(self.names, self.lo + self.span * np.array(key))}
+            values = self._values(key)
             kept = None if self.numeric is None else self.kept.setdefault(key, {})
             self.cache[key] = safe_evaluate(self.problem, values, self.picks, self.model, keep=kept)
         return self.cache[key]
@@ -501,7 +505,7 @@ class _Combination:
         """A gradient at the scaled point u: the numeric path's takes u, the symbolic one the values."""
         if self.numeric is not None:
             return gradient(u)
-        return gradient({n: float(x) for n, x in zip(self.names, self.lo + self.span * np.clip(u, 0, 1))})
+        return gradient(self._values(np.clip(u, 0, 1)))
 
     def objective(self, u) -> float:
         v = self.design(u).objective
