@@ -20,9 +20,9 @@ import sympy as sp
 from ..kinematics import NumericArm
 from ..model.manipulator import Convention, Manipulator
 
-__all__ = ["PARAMETER_KINDS", "parameter_names", "standard_parameters", "move_parameters", "split", "join",
-           "joint_frame_offsets", "joint_frame_parameters", "standard_parameter_values", "DRIVE_KINDS", "drive_slots",
-           "drive_parameter_values"]
+__all__ = ["PARAMETER_KINDS", "parameter_names", "standard_parameters", "link_parameters", "move_parameters", "split",
+           "join", "joint_frame_offsets", "joint_frame_parameters", "standard_parameter_values", "DRIVE_KINDS",
+           "drive_slots", "drive_parameter_values"]
 
 PARAMETER_KINDS = ("m", "mx", "my", "mz", "XX", "XY", "XZ", "YY", "YZ", "ZZ")
 _INDEX = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
@@ -53,12 +53,18 @@ def _body(mass, c, I) -> list:
     return join(mass, ms, J)
 
 
+def link_parameters(link) -> list:
+    """The ten standard parameters of one link's own body (m, m c, inertia about the link frame's origin) as
+    expressions in the model's symbols, unexpanded; its loads not included."""
+    I = link.inertia.matrix()
+    return _body(link.mass, list(link.com), [[I[r, k] for k in range(3)] for r in range(3)])
+
+
 def standard_parameters(model: Manipulator) -> list[sp.Expr]:
     """The 10 n standard parameters of ``model`` as expressions in its symbols (loads included)."""
     out: list[sp.Expr] = []
     for j, link in enumerate(model.links):
-        I = link.inertia.matrix()
-        total = _body(link.mass, list(link.com), [[I[r, k] for k in range(3)] for r in range(3)])
+        total = link_parameters(link)
         for p in model.point_masses_on(j + 1):
             total = [a + b for a, b in zip(total, _body(p.mass, list(p.position), None))]
         out += [sp.expand(x) for x in total]

@@ -50,14 +50,6 @@ def supported(quantity: str, cycle) -> bool:
     return bool(CYCLE_RE.match(name)) and cycle is not None
 
 
-def _standard(link) -> list[sp.Expr]:
-    """A link's ten standard parameters (m, m c, inertia about the link's origin) as expressions."""
-    c = sp.Matrix(link.com)
-    m = link.mass
-    J = link.inertia.matrix() + m * ((c.T * c)[0] * sp.eye(3) - c * c.T)
-    return [m, *(m * c), J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]]
-
-
 class Tape:
     """Expressions compiled once into a list of operations (shared sub-expressions once), then run at each
     design with their gradients by the parameters ``names``: forward-mode differentiation, exact, without a
@@ -163,7 +155,8 @@ class DesignGradients:
         self.model, self.names = model, list(names)
         self.fixed = dict(model.parameters)
         self.k = len(names)
-        self.pi = [sp.sympify(e) for link in model.links for e in _standard(link)]
+        from ..dynamics.inertial import link_parameters
+        self.pi = [sp.sympify(e) for link in model.links for e in link_parameters(link)]
         self.stiffness = [sp.sympify(link.drive.stiffness if link.drive is not None and
                                      link.drive.stiffness is not None else 0) for link in model.links]
         self.section: list[sp.Expr] = []
