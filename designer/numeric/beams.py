@@ -44,15 +44,22 @@ def _placed(arm: NumericArm, beams, q):
     return T, tool, out
 
 
+def _frame0_compliance(b: Beam, R: np.ndarray, flexibilities=None) -> np.ndarray:
+    """The beam's section compliance S (6, 6) in frame-0 axes (its link frame turned by R); linear in the section's
+    flexibilities, so that given their derivatives (``flexibilities``, :meth:`Beam.section_compliance`) it is S's."""
+    Sl = b.section_compliance(flexibilities)
+    S = np.zeros((6, 6))
+    S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
+    return S
+
+
 def _sections(placed, tool: np.ndarray, points: int, flexibilities=None):
     """Per beam and Gauss point: (beam, its base-frame start, s along it, the weight, S in frame-0 axes,
     X(s) carrying the tool's wrench to the section); ``flexibilities``: per beam, its section's figures in place
     of its own (:meth:`~designer.model.parts.Beam.section_compliance`)."""
     nodes, weights = np.polynomial.legendre.leggauss(points)
     for k, (b, x0, x1, R) in enumerate(placed):
-        S = np.zeros((6, 6))
-        Sl = b.section_compliance(None if flexibilities is None else flexibilities[k])
-        S[:3, :3], S[3:, 3:] = R @ Sl[:3, :3] @ R.T, R @ Sl[3:, 3:] @ R.T
+        S = _frame0_compliance(b, R, None if flexibilities is None else flexibilities[k])
         L = b.length
         for t, w in zip(nodes, weights):
             s = L * (t + 1) / 2
@@ -75,8 +82,8 @@ def beams_compliance(arm: NumericArm, beams: tuple[Beam, ...], q, flexibilities=
 def sag_terms(arm: NumericArm, beams: tuple[Beam, ...], q):
     """The sag's terms, per Gauss point of every beam (3 a beam: the internal moment is quadratic in s):
     (the beam's place in ``beams``, the weight, X(s), B) with the section's internal wrench B @ loads
-    (:func:`sag_loads`: every load outboard of the section, about it, per unit of each source); and per beam
-    the four frame-0 matrices whose sum weighted by 1/EA, 1/GJ, 1/EI1, 1/EI2 is its section compliance S."""
+    (:func:`sag_loads`: every load outboard of the section, about it, per unit of each source); and per beam the
+    rotation of its link frame (its section compliance in frame-0 axes: :func:`_frame0_compliance`)."""
     T, tool, placed = _placed(arm, beams, q)
     g = np.asarray(arm.gravity, float)
     coms = arm.com_positions(q, T)
@@ -114,16 +121,7 @@ def sag_terms(arm: NumericArm, beams: tuple[Beam, ...], q):
                 B[:3, n + m] = f
                 B[3:, n + m] = cross3(y0 + (y1 - y0) * (1 + lo) / 2 - x, f)
             terms.append((k, w * L / 2, X, B))
-    bases = []
-    for b, _, _, R in placed:
-        u, e1, e2 = (R @ v for v in b.axes)
-        basis = np.zeros((4, 6, 6))
-        basis[0, :3, :3] = np.outer(u, u)
-        basis[1, 3:, 3:] = np.outer(u, u)
-        basis[2, 3:, 3:] = np.outer(e1, e1)
-        basis[3, 3:, 3:] = np.outer(e2, e2)
-        bases.append(basis)
-    return terms, bases
+    return terms, [R for *_, R in placed]
 
 
 def sag_loads(arm: NumericArm, beams: tuple[Beam, ...], payload: float = 0.0) -> np.ndarray:
@@ -137,9 +135,9 @@ def beams_sag(arm: NumericArm, beams: tuple[Beam, ...], q, payload: float = 0.0)
     """The tool's displacement and rotation [delta; theta] (6,) from the links' bending under gravity:
     each link's own weight (distributed along its beam, or at its COM for a link without part), the
     point masses and a payload (kg) at the tool. Frame-0 axes."""
-    terms, bases = sag_terms(arm, beams, q)
+    terms, rotations = sag_terms(arm, beams, q)
     loads = sag_loads(arm, beams, payload)
-    S = [np.tensordot(b.flexibilities(), basis, axes=1) for b, basis in zip(beams, bases)]
+    S = [_frame0_compliance(b, R) for b, R in zip(beams, rotations)]
     out = np.zeros(6)
     for k, weight, X, B in terms:
         out += weight * X.T @ (S[k] @ (B @ loads))
@@ -153,12 +151,13 @@ def beams_sag_derivatives(arm: NumericArm, beams: tuple[Beam, ...], q, payload: 
     (``loads`` (m, sources), :func:`sag_loads`' columns). The sag is bilinear in the two: S dw + dS w at each
     section, from one set of terms (``terms``: :func:`sag_terms` of this arm at q, when the caller has them: they
     depend on the kinematics and the beams' geometry alone)."""
-    terms, bases = sag_terms(arm, beams, q) if terms is None else terms
+    terms, rotations = sag_terms(arm, beams, q) if terms is None else terms
     base = sag_loads(arm, beams, payload)
     flexibilities = np.asarray(flexibilities, float)
     loads = np.asarray(loads, float)
-    S = [np.tensordot(b.flexibilities(), basis, axes=1) for b, basis in zip(beams, bases)]
-    dS = [np.tensordot(flexibilities[:, k], basis, axes=1) for k, basis in enumerate(bases)]   # (m, 6, 6) each
+    S = [_frame0_compliance(b, R) for b, R in zip(beams, rotations)]
+    dS = [np.array([_frame0_compliance(b, R, tuple(d)) for d in flexibilities[:, k]])   # (m, 6, 6) each
+          for k, (b, R) in enumerate(zip(beams, rotations))]
     value, out = np.zeros(6), np.zeros((len(loads), 6))
     for k, weight, X, B in terms:
         w = B @ base                            # the section's internal wrench
