@@ -75,7 +75,11 @@ class Solids(gl.GLMeshItem):
         """Move part k by ``matrices[k]`` (4x4, may scale); normals follow the inverse transpose."""
         A, t = matrices[:, :3, :3], matrices[:, :3, 3]
         verts = np.einsum("vij,vj->vi", A[self._part], self._unit_verts) + t[self._part]
-        normals = np.einsum("vji,vj->vi", np.linalg.inv(A)[self._part], self._unit_normals)
+        # a part scaled to nothing (a point mass of zero mass, a link of zero length) has no inverse: it shows as a
+        # point, its normals are those of the unit part
+        flat = ~(np.abs(np.linalg.det(A)) > 1e-30)
+        inverse = np.linalg.inv(np.where(flat[:, None, None], np.eye(3), A))
+        normals = np.einsum("vji,vj->vi", inverse[self._part], self._unit_normals)
         normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
         self.vertexes = verts.astype(np.float32)
         self.normals = normals.astype(np.float32)

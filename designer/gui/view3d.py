@@ -421,7 +421,7 @@ class ArmView(QWidget):
         com_parts = [_sphere_matrix(coms[i], np.eye(3), np.full(3, radius(arm.mass[i]))) if arm.mass[i] > 0 else None
                      for i in range(arm.n)]
         load_parts = [_sphere_matrix(T[k + 1, :3, :3] @ p + T[k + 1, :3, 3], np.eye(3), np.full(3, radius(m)))
-                      for k, m, p in arm.point_masses]
+                      if m > 0 else None for k, m, p in arm.point_masses]
         return com_parts, load_parts
 
     def _ellipsoid_matrices(self, arm: NumericArm, T: np.ndarray) -> np.ndarray:

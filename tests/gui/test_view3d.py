@@ -223,3 +223,35 @@ def test_many_signal_emissions_do_not_exhaust_true(qtbot):
     # earlier tests may drop a few of their own meanwhile (9 seen), so the bound is half the emits.
     # Under the pinned 6.12.0, far too many remain to ever run out.
     assert sys.getrefcount(True) > before - 500 or sys.getrefcount(True) > 1 << 39
+
+
+def test_a_load_of_zero_mass_is_not_drawn_and_the_view_goes_on(arm_view):
+    """A point mass of zero mass (legal in a project) gave a sphere of radius zero, whose normal matrix has no
+    inverse: the view raised LinAlgError on every pose (found by fuzzing the window's open)."""
+    from designer.model import PointMass
+    links = (Link("R", a=1, mass=1), Link("R", a=0.5, mass=1))
+    loads = (PointMass(link=2, mass=0, position=(0.1, 0, 0)), PointMass(link=2, mass=2, position=(0, 0, 0)))
+    arm_view.set_model(Manipulator(links=links, point_masses=loads))
+    arm_view.set_joint_values([0.3, -0.2])
+    from designer.gui.gl_solids import HIDDEN
+    assert np.array_equal(arm_view.parts["loads"][0], HIDDEN)
+    assert not np.array_equal(arm_view.parts["loads"][1], HIDDEN)
+    assert np.isfinite(arm_view._items["solids"].normals).all()
+
+
+def test_solids_place_a_part_scaled_to_nothing():
+    """Any part scaled to nothing is drawn as a point with finite normals; the others keep theirs."""
+    from designer.gui import arm_scene as scene
+    from designer.gui.gl_solids import Solids
+    solids = Solids()
+    sphere = scene.sphere_mesh(6, 8)
+    solids.set_parts([sphere, sphere], [(1, 0, 0, 1), (0, 1, 0, 1)])
+    flat, turned = np.eye(4), np.eye(4)
+    flat[:3, :3] = np.diag([0.0, 0.0, 0.0])
+    turned[:3, :3] = np.diag([2.0, 1.0, 1.0])
+    solids.place(np.array([flat, turned]))
+    n = len(sphere[0])
+    assert np.isfinite(solids.normals).all() and np.allclose(solids.vertexes[:n], 0)
+    expected = sphere[1] * [0.5, 1.0, 1.0]   # the inverse transpose of diag(2, 1, 1)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(solids.normals[n:], expected, atol=1e-6)
