@@ -246,7 +246,9 @@ class _Converter:
 
     def call(self, node: ast.Call, depth: int) -> sp.Expr:
         if not isinstance(node.func, ast.Name):
-            raise ExpressionError(f"{_describe(node.func)} is not allowed (only {', '.join(FUNCTIONS)} can be called)")
+            called = {ast.Call: "calling what a call gives", ast.Constant: "calling a value"}.get(type(node.func))
+            raise ExpressionError(f"{called or _describe(node.func)} is not allowed "
+                                  f"(only {', '.join(FUNCTIONS)} can be called)")
         fname = node.func.id
         if fname not in FUNCTIONS:
             raise ExpressionError(f"unknown function '{fname}'")

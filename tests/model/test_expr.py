@@ -93,6 +93,9 @@ HOSTILE = [
     ("sin(*a)", "exactly one argument"),
     ("sin", "without arguments"),
     ("foo(1)", "unknown function 'foo'"),
+    ("__import__('os').system('x')(1)", "calling what a call gives is not allowed"),   # not the AST's 'Call'
+    ("sin(1)(2)", "calling what a call gives is not allowed"),
+    ("(1)(2)", "calling a value is not allowed"),
     ("eval('1')", "unknown function 'eval'"),
     ("a if b else 1", "conditional"),
     ("a < b", "comparison"),
