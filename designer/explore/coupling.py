@@ -86,7 +86,10 @@ def _quantities(b, i: int, j: int, gamma: np.ndarray) -> dict[Quantity, np.ndarr
     coupling = _zero_round_off(M[:, i, j], diagonal)
     with np.errstate(divide="ignore", invalid="ignore"):
         normalised = coupling / np.sqrt(M[:, i, i] * M[:, j, j])
-        largest = np.nanmax(np.abs(gamma).reshape(len(gamma), -1), axis=1) if gamma.size else np.zeros(len(M))
+        # the largest Christoffel symbol at each state, NaNs left out (all NaN: a closed chain whose symbols the
+        # core does not give, _pair; np.nanmax warned for each such state)
+        flat = np.abs(gamma).reshape(len(gamma), -1)
+        largest = np.where(np.isnan(flat), 0.0, flat).max(axis=1) if flat.size else np.zeros(len(M))
 
     def christoffel(g: np.ndarray) -> np.ndarray:
         return _zero_round_off(g, largest)
