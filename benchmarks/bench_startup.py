@@ -23,6 +23,10 @@ Every figure is a fresh process, timed from just before it is started to the mom
 - the CPU time of each process until it is done (``time.process_time``, every thread of it; the X server's
   is not counted), which a loaded machine changes less than the wall-clock figures.
 - ``--help``: ``python -m designer --help`` (goal under 0.2 s), beside ``python -c pass``.
+- with ``--without-sympy``, also ``window, sympy free``: the same start in a process that imported sympy before it
+  and takes that import's time off its clock: what taking sympy out of the start altogether would give, the
+  rest of the start being as it is (what is left is the window's own work: its modules, pyqtgraph's, the window
+  built and the project shown).
 
 Byte-code is written (PYTHONDONTWRITEBYTECODE is removed from the children's environment) and one
 unmeasured run of each comes first, as a user's second start; settings and recovery files go to a
@@ -48,6 +52,11 @@ STEPS = ("_build", "_build_next", "_open_project", "_native", "_draw_3d", "_show
 
 def _child(kind: str, started: float) -> None:
     """In the child process: build ``kind``, print 'first <s>' and 'ready <s>' since ``started``, exit."""
+    if kind == "window-sympy-free":   # sympy imported first, its time taken off the clock
+        before = time.time()
+        import sympy  # noqa: F401
+        started += time.time() - before
+        kind = "window"
     from PySide6.QtCore import QCoreApplication, Qt, QTimer
 
     marks: dict[str, float] = {}
@@ -182,7 +191,9 @@ def _timed(argv: list[str], env: dict[str, str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--child", choices=["bare", "window"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["bare", "window", "window-sympy-free"], help=argparse.SUPPRESS)
+    parser.add_argument("--without-sympy", action="store_true",
+                        help="also time the start with sympy's import taken off its clock (what it costs)")
     parser.add_argument("started", nargs="?", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -200,6 +211,7 @@ def main() -> int:
     for run in range(args.runs + 1):
         bare = _run([*me, "bare"], env)
         window = _run([*me, "window"], env)
+        free = _run([*me, "window-sympy-free"], env) if args.without_sympy else {}
         helped = _timed([sys.executable, "-m", "designer", "--help"], env)
         plain = _timed([sys.executable, "-c", "pass"], env)
         if run == 0:
@@ -207,6 +219,8 @@ def main() -> int:
         rows["bare"].append(bare["ready"])
         rows["first"].append(window["first"])
         rows["ready"].append(window["ready"])
+        if free:
+            rows.setdefault("free", []).append(free["ready"])
         rows["cpu-bare"].append(bare["cpu-ready"])
         rows["cpu-ready"].append(window["cpu-ready"])
         rows["help"].append(helped)
@@ -225,6 +239,9 @@ def main() -> int:
     print(f"  window, first paint    {med['first']:.2f} s = {med['first'] / med['bare']:.2f}x the bare window")
     print(f"  window, project shown  {med['ready']:.2f} s = {med['ready'] / med['bare']:.2f}x the bare window "
           f"(goal <= 1.3x)")
+    if "free" in med:
+        print(f"  window, sympy free     {med['free']:.2f} s = {med['free'] / med['bare']:.2f}x the bare window "
+              f"(sympy's import taken off the clock: what it costs the start, {med['ready'] - med['free']:.2f} s)")
     print(f"  CPU time of the process until then (less sensitive to a loaded machine): bare window "
           f"{med['cpu-bare']:.2f} s, window with its project {med['cpu-ready']:.2f} s = "
           f"{med['cpu-ready'] / med['cpu-bare']:.2f}x")
