@@ -151,22 +151,24 @@ class TreeArm:
         args = [np.asarray(q, dtype=float)] + ([] if qd is None else [np.asarray(qd, dtype=float)])
         m, n = len(self.loop_rows), self.n
         if not m:
-            return LoopTerms(np.zeros(0), np.zeros((0, n)), None if qd is None else np.zeros(0), ())
+            return LoopTerms(np.zeros(0), np.zeros((0, n)), None if qd is None else np.zeros(0), (), np.zeros((0, 3)))
         finite = all(np.isfinite(a).all() for a in args)
         key = (qd is not None, not finite)
         fn = self._code.get(key)
         if fn is None:
             tape = Tape()
             inputs = [[tape.input(f"{name}_{i}") for i in range(n)] for name in ("q", "qd")[:len(args)]]
-            res, jac, rate = scalar_loop_terms(self, inputs[0], lambda x: (tape.call("cos", x), tape.call("sin", x)),
-                                               inputs[1] if qd is not None else None)
-            out = [*res, *(x for row in jac for x in row), *rate]
+            res, jac, rate, axes = scalar_loop_terms(self, inputs[0], lambda x: (tape.call("cos", x),
+                                                                                 tape.call("sin", x)),
+                                                     inputs[1] if qd is not None else None)
+            out = [*res, *(x for row in jac for x in row), *(x for axis in axes for x in axis), *rate]
             names = ("q", "qd")[:len(args)]
             fn = self._code[key] = build("loop_terms", tape.source("loop_terms", names, inputs, out), not finite)
         with np.errstate(invalid="ignore", over="ignore"):
             values = np.array(fn(*(a.tolist() if finite else a for a in args)), dtype=float)
-        return LoopTerms(values[:m], values[m:m + m * n].reshape(m, n), None if qd is None else values[m + m * n:],
-                         self.loop_rows)
+        at = m + m * n
+        return LoopTerms(values[:m], values[m:at].reshape(m, n), None if qd is None else values[at + 3 * m:],
+                         self.loop_rows, values[at:at + 3 * m].reshape(m, 3))
 
     def com_positions(self, T) -> np.ndarray:
         return np.einsum("nij,nj->ni", T[1:, :3, :3], self.arm.com) + T[1:, :3, 3]
@@ -176,12 +178,14 @@ class TreeArm:
 class LoopTerms:
     """The loops' stacked residual r (m,), Jacobian J (m, n), rate term J'qd (m,) or None, and what
     each row is: (loop, "force", axis) for the cut point's position, (loop, "moment", pair) for the
-    orientation rows (pair: the axes u of frame j and v of frame i whose dot product the row holds)."""
+    orientation rows (pair: the axes u of frame j and v of frame i whose dot product the row holds), and u x v of
+    each orientation row (m, 3; zero for the others): the direction of the moment its multiplier stands for."""
 
     residual: np.ndarray
     jacobian: np.ndarray
     rate: np.ndarray | None
     rows: tuple
+    moment_axes: np.ndarray
 
 
 TreeState = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -273,15 +277,17 @@ def _spatial(tree: TreeArm, origins, z, qd) -> tuple[list, list]:
     return V, A
 
 
-def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig, qd: Sequence | None = None) -> tuple[list, list, list]:
-    """(r (m), J (m lists of n), J' qd (m) or []) of the loops (the module text) over any scalar, rows in
+def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig,
+                      qd: Sequence | None = None) -> tuple[list, list, list, list]:
+    """(r (m), J (m lists of n), J' qd (m) or [], the moment rows' axes u x v (m lists of 3, zero for the
+    position rows)) of the loops (the module text) over any scalar, rows in
     :attr:`TreeArm.loop_rows`' order: traced for :meth:`TreeArm.loop_terms` and, with the tree's dynamics, for a
     nonlinear closure's flat code (:mod:`designer.numeric.closed_newton`)."""
     T = _frames(tree, q, trig)
     origins, z = _axes(tree, T)
     if qd is not None:
         V, A = _spatial(tree, origins, z, qd)
-    res, jac, rate = [], [], []
+    res, jac, rate, axes = [], [], [], []
     n = tree.n
 
     def row(cols: dict, sign: float, out: list) -> None:
@@ -294,6 +300,7 @@ def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig, qd: Sequence | Non
         vi, wi = _point_jacobian(tree, origins, z, pi, i)
         vj, wj = _point_jacobian(tree, origins, z, pj, j)
         res += _sub(pi, pj)
+        axes += [[0.0] * 3 for _ in range(3)]
         for c in range(3):
             r_: list = [0.0] * n
             row({k: v[c] for k, v in vi.items()}, 1.0, r_)
@@ -308,6 +315,7 @@ def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig, qd: Sequence | Non
         for a, b in _PAIRS[kind]:
             u, v = [Tj[r][a] for r in range(3)], [Ti[r][b] for r in range(3)]
             axis = _cross(u, v)
+            axes.append(axis)
             res.append(_dot(u, v))
             r_ = [0.0] * n
             row({k: _dot(axis, w) for k, w in wj.items()}, 1.0, r_)
@@ -318,4 +326,4 @@ def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig, qd: Sequence | Non
                 dw, dal = _sub(wj_, wi_), _sub(A[j + 1][:3], A[i + 1][:3])
                 daxis = _add(_cross(_cross(wj_, u), v), _cross(u, _cross(wi_, v)))
                 rate.append(_dot(daxis, dw) + _dot(axis, dal))
-    return res, jac, rate
+    return res, jac, rate, axes

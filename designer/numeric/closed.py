@@ -367,15 +367,15 @@ class ClosedDynamics:
                 if "residual" in what:
                     out["residual"] = np.array([np.abs(t.residual).max(initial=0.0) for t in terms], dtype=float)
                 if tau_tree is not None:
-                    out["cut"] = self._cuts_from(P, terms, tau_tree).reshape(len(Q), 2, loops, 3)
+                    out["cut"] = self._cuts_from(terms, tau_tree).reshape(len(Q), 2, loops, 3)
         widths = {"positions": (self.n_tree,), "residual": (), "energy": (2,), "cut": (2, loops, 3)}
         return {k: v.reshape(lead + widths[k]) for k, v in out.items()}
 
     def _cut(self, p, qd_a, qdd_a) -> np.ndarray:
-        return self._cuts_from([p], [self.tree.loop_terms(p)], self._at(p, qd_a, qdd_a)[2][None])[0]
+        return self._cuts_from([self.tree.loop_terms(p)], self._at(p, qd_a, qdd_a)[2][None])[0]
 
-    def _cuts_from(self, P, terms: list, tau_tree: np.ndarray) -> np.ndarray:
-        """(N, 2, loops, 3) the cut joints' forces and moments from the loops' terms at N closed poses P and the tree's
+    def _cuts_from(self, terms: list, tau_tree: np.ndarray) -> np.ndarray:
+        """(N, 2, loops, 3) the cut joints' forces and moments from the loops' terms at N closed poses and the tree's
         joint torques there (N, n_tree): the least-squares lambda of the module docstring, pose by pose, and the
         moments of its rows for all poses at once."""
         N, loops = len(terms), self.tree.loops
@@ -384,18 +384,11 @@ class ClosedDynamics:
             for r, t in enumerate(terms):
                 lam[r] = np.linalg.lstsq(t.jacobian[:, self.pas].T, tau_tree[r, self.pas], rcond=None)[0]
         out = np.zeros((N, 2, len(loops), 3))
-        T = np.array([self.tree.frames(p) for p in P]).reshape(N, -1, 4, 4) if N and any(
-            kind == "moment" for _, kind, _ in terms[0].rows) else None
         for c, (k, kind, which) in enumerate(terms[0].rows if N else ()):
             if kind == "force":
                 out[:, 0, k, which] += lam[:, c]
             else:
-                i, j, Fi, Fj = loops[k][:4]
-                a, b = which
-                assert T is not None
-                u = (T[:, j + 1] @ Fj)[:, :3, a]
-                v = (T[:, i + 1] @ Fi)[:, :3, b]
-                out[:, 1, k] -= lam[:, c, None] * np.cross(u, v)
+                out[:, 1, k] -= lam[:, c, None] * np.array([t.moment_axes[c] for t in terms])
         return out
 
     # -- from the batch of closed states (numeric/closed_batch.py) ------------

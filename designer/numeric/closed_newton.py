@@ -65,7 +65,7 @@ def _least_squares(jac: list, pas: Sequence[int], rhs: Sequence) -> tuple[list, 
 
 def newton_step(tree: TreeArm, q: Sequence, trig: Trig) -> list:
     """[r (m), dx (n_p), pivots (n_p)] at the tree pose q: q_p - dx is Newton's next guess."""
-    res, jac, _ = scalar_loop_terms(tree, q, trig)
+    res, jac, _, _ = scalar_loop_terms(tree, q, trig)
     dx, d = _least_squares(jac, tree.passive, res)
     return res + dx + d
 
@@ -74,7 +74,7 @@ def _rates(tree: TreeArm, q: Sequence, qd_a: Sequence, trig: Trig) -> tuple[list
     """(W (n_tree lists of n_a), qd = W qd_a, the tree's accelerations at zero actuated ones) at a closed pose q."""
     act, pas = tree.actuated, tree.passive
     n_tree, n = tree.n, len(act)
-    _, jac, _ = scalar_loop_terms(tree, q, trig)
+    _, jac, _, _ = scalar_loop_terms(tree, q, trig)
     W = [[0.0] * n for _ in range(n_tree)]
     for k, i in enumerate(act):
         W[i][k] = 1.0
@@ -83,7 +83,7 @@ def _rates(tree: TreeArm, q: Sequence, qd_a: Sequence, trig: Trig) -> tuple[list
         for p, x in zip(pas, col):
             W[p][k] = x
     qd = [sum((w * v for w, v in zip(W[i], qd_a)), 0.0) for i in range(n_tree)]
-    _, _, rate = scalar_loop_terms(tree, q, trig, qd)
+    _, _, rate, _ = scalar_loop_terms(tree, q, trig, qd)
     g, _ = _least_squares(jac, pas, [-x for x in rate])
     qdd0: list = [0.0] * n_tree
     for p, x in zip(pas, g):

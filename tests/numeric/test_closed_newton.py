@@ -82,12 +82,14 @@ def test_loop_terms_are_the_cut_frames_gap_and_its_derivatives(name):
         q, qd = rng.uniform(-1, 1, (2, tree.n))   # open poses: the terms hold away from closure too
         terms = tree.loop_terms(q, qd)
         T = tree.frames(q)
-        expected = []
+        expected, axes = [], []
         for k, kind, which in terms.rows:
             i, j, Fi, Fj, _ = tree.loops[k]
             Ti, Tj = T[i + 1] @ Fi, T[j + 1] @ Fj
             expected.append((Ti - Tj)[which, 3] if kind == "force" else Tj[:3, which[0]] @ Ti[:3, which[1]])
+            axes.append(np.zeros(3) if kind == "force" else np.cross(Tj[:3, which[0]], Ti[:3, which[1]]))
         assert np.allclose(terms.residual, expected, rtol=0, atol=1e-12), name
+        assert np.allclose(terms.moment_axes, axes, rtol=0, atol=1e-12), name
         assert np.array_equal(tree.loop_terms(q).residual, terms.residual)
         size = max(1.0, float(np.abs(terms.jacobian).max()))
         fd = np.array([(tree.loop_terms(q + h * e).residual - tree.loop_terms(q - h * e).residual) / (2 * h)
