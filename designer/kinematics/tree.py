@@ -23,7 +23,7 @@ machine code (:mod:`designer.numeric.closed_newton`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -153,22 +153,28 @@ class TreeArm:
         if not m:
             return LoopTerms(np.zeros(0), np.zeros((0, n)), None if qd is None else np.zeros(0), (), np.zeros((0, 3)))
         finite = all(np.isfinite(a).all() for a in args)
-        key = (qd is not None, not finite)
-        fn = self._code.get(key)
-        if fn is None:
-            tape = Tape()
-            inputs = [[tape.input(f"{name}_{i}") for i in range(n)] for name in ("q", "qd")[:len(args)]]
-            res, jac, rate, axes = scalar_loop_terms(self, inputs[0], lambda x: (tape.call("cos", x),
-                                                                                 tape.call("sin", x)),
-                                                     inputs[1] if qd is not None else None)
-            out = [*res, *(x for row in jac for x in row), *(x for axis in axes for x in axis), *rate]
-            names = ("q", "qd")[:len(args)]
-            fn = self._code[key] = build("loop_terms", tape.source("loop_terms", names, inputs, out), not finite)
+        fn = self._code.get((len(args), finite)) or self._trace(len(args), finite)
         with np.errstate(invalid="ignore", over="ignore"):
             values = np.array(fn(*(a.tolist() if finite else a for a in args)), dtype=float)
         at = m + m * n
         return LoopTerms(values[:m], values[m:at].reshape(m, n), None if qd is None else values[at + 3 * m:],
                          self.loop_rows, values[at:at + 3 * m].reshape(m, 3))
+
+    def _trace(self, inputs: int, floats: bool) -> Callable:
+        """The flat function of (q) or (q, qd) giving r, J, the moment axes and (with qd) J'qd, over floats or numpy."""
+        tape = Tape()
+        names = ("q", "qd")[:inputs]
+        values = [[tape.input(f"{name}_{i}") for i in range(self.n)] for name in names]
+        res, jac, rate, axes = scalar_loop_terms(self, values[0], lambda x: (tape.call("cos", x), tape.call("sin", x)),
+                                                 values[1] if inputs == 2 else None)
+        out = [*res, *(x for row in jac for x in row), *(x for axis in axes for x in axis), *rate]
+        fn = self._code[inputs, floats] = build("loop_terms", tape.source("loop_terms", names, values, out), not floats)
+        return fn
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_code"] = {}   # generated functions do not pickle: traced again where asked
+        return state
 
     def com_positions(self, T) -> np.ndarray:
         return np.einsum("nij,nj->ni", T[1:, :3, :3], self.arm.com) + T[1:, :3, 3]

@@ -15,6 +15,7 @@ and runs as the interpreted path does.
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import replace
 from functools import lru_cache
 
@@ -97,6 +98,8 @@ def test_loop_terms_are_the_cut_frames_gap_and_its_derivatives(name):
         assert np.allclose(terms.jacobian, fd, rtol=0, atol=1e-8 * size), (name, np.abs(terms.jacobian - fd).max())
         rate = (tree.loop_terms(q + h * qd).jacobian - tree.loop_terms(q - h * qd).jacobian) / (2 * h) @ qd
         assert np.abs(terms.rate).max() > 1e-3 and np.allclose(terms.rate, rate, rtol=0, atol=1e-7 * size), name
+    clone = pickle.loads(pickle.dumps(tree))   # to a worker process after use: its flat code is traced again there
+    assert np.array_equal(clone.loop_terms(q, qd).jacobian, tree.loop_terms(q, qd).jacobian)
     q[0] = np.nan   # not finite: NaN out, no exception
     assert np.isnan(tree.loop_terms(q, qd).residual).any()
 
