@@ -199,10 +199,11 @@ TOP, BOTTOM, LINE = 0.92, 0.04, 0.0125
 
 
 def _tables_page(pdf, tables, heading: str = "Closed chain", note: str = "") -> int:
-    """Pages of (title, header, rows) tables under ``heading`` (and ``note``): a closed chain's, what the arm is made
-    of, its DH and parameter values. Long cells and titles are wrapped so that every table stays within the page's
-    width, each row as tall as its lines; a table longer than what is left of a page goes on at the top of the next,
-    under the heading, its title (continued) and its header again. Returns the number of pages."""
+    """Pages of (title, header, rows[, the indices of rows to shade]) tables under ``heading`` (and ``note``): a closed
+    chain's, what the arm is made of, its DH and parameter values, the design review. Long cells and titles are
+    wrapped so that every table stays within the page's width, each row as tall as its lines; a table longer than
+    what is left of a page goes on at the top of the next, under the heading, its title (continued) and its header
+    again. Returns the number of pages."""
     from matplotlib.figure import Figure as Page
     pages: list = []
     top, fresh = BOTTOM, False   # where the next table goes; whether the page has none yet
@@ -216,7 +217,7 @@ def _tables_page(pdf, tables, heading: str = "Closed chain", note: str = "") -> 
         if note:
             fig.text(0.5, 0.935, note, ha="center", va="top", fontsize=9, color="#555555")
         top, fresh = TOP - (0.01 if note else 0.0), True
-    for title, header, rows in tables:
+    for title, header, rows, *shaded in tables:
         (head,), head_lines = _wrapped([header], 16)
         body, lines = _wrapped(rows, 34)
         heights = [LINE * (n + 0.6) for n in lines]
@@ -241,6 +242,8 @@ def _tables_page(pdf, tables, heading: str = "Closed chain", note: str = "") -> 
                                fit=True)
             for (r, _c), cell in table.get_celld().items():
                 cell.set_height(part[r] / height)
+                if r and shaded and start + r - 1 in shaded[0]:
+                    cell.set_facecolor("#ffd6d6")
             top, fresh, start = top - below - height - 0.04, False, end
             if start >= len(body):
                 break
@@ -249,20 +252,12 @@ def _tables_page(pdf, tables, heading: str = "Closed chain", note: str = "") -> 
     return len(pages)
 
 
-def _review_page(pdf, review: Sequence[Mapping]) -> None:
-    from matplotlib.figure import Figure as Page
-
+def _review_page(pdf, review: Sequence[Mapping]) -> int:
+    """The design review's table (a requirement that does not pass shaded) over as many pages as it needs."""
     from .review_section import REVIEW_HEADER, review_rows, review_summary
-    fig = Page(figsize=PAGE)
-    fig.text(0.5, 0.96, "Design review", ha="center", va="top", fontsize=13, weight="bold")
-    fig.text(0.5, 0.935, review_summary(review), ha="center", va="top", fontsize=9, color="#555555")
     rows = [[textwrap.shorten(c, 48) for c in row] for row in review_rows(review)]
-    height = min(0.85, 0.025 * (len(rows) + 1))
-    table = _pdf_table(fig, (0.03, 0.9 - height, 0.94, height), REVIEW_HEADER, rows, 6.5, fit=True)
-    for (r, _c), cell in table.get_celld().items():
-        if r > 0 and rows[r - 1][5] != "pass":
-            cell.set_facecolor("#ffd6d6")
-    pdf.savefig(fig)
+    failed = {k for k, row in enumerate(rows) if row[5] != "pass"}
+    return _tables_page(pdf, [("Requirements", REVIEW_HEADER, rows, failed)], "Design review", review_summary(review))
 
 
 def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, eq: Equations | None = None,
@@ -287,10 +282,10 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
             if closed:
                 pages += _tables_page(pdf, closed)
             if review:
-                _review_page(pdf, review)
+                pages += _review_page(pdf, review)
             for k, figure in enumerate(figures, start=1):
                 _figure_page(pdf, k, figure)
-            pages += bool(review) + len(figures)
+            pages += len(figures)
             if eq is not None:
                 pages += equation_pages(pdf, "Equations of motion", items)
     return pages

@@ -309,3 +309,33 @@ def test_html_tables_keep_their_header_on_every_printed_page():
     dh_rows = re.findall(r"<tr>.*?</tr>", re.search(r"<tbody>(.*?)</tbody>", tables[0], re.S).group(1), re.S)
     assert len(dh_rows) == 24
     assert re.search(r"@media print \{ thead \{ display: table-header-group; \}", html)
+
+
+def test_a_long_design_review_goes_on_over_pages_with_its_failures_shaded():
+    """60 requirements (every third failing): the review's table goes on over pages (it was squeezed into one page,
+    its rows overlapping), every cell inside the page, every row once, exactly the failing ones shaded."""
+    from designer.report.design_report import _review_page
+    from designer.report.review_section import review_rows
+    outcomes = [{"requirement": k + 1, "name": f"req {k + 1}", "metric": "peak_torque[2]", "where": "cycle",
+                 "unit": "N*m", "value": 10.0 + k, "bound": "<=", "limit": 40.0, "margin": 30.0 - k,
+                 "relative_margin": (30.0 - k) / 40.0, "passed": k % 3 != 0, "worst_where": "t = 0.5 s"}
+                for k in range(60)]
+    pages = _Pages()
+    assert _review_page(pages, outcomes) == len(pages.figures) > 1
+    drawn = _cells(pages)
+    rows, shaded = [], []
+    for page, _, tables in drawn:
+        for cells, boxes in tables:
+            for box in boxes:
+                assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5
+                assert page.y0 - 0.5 <= box.y0 and box.y1 <= page.y1 + 0.5
+            rows += cells[1:]
+    for fig in pages.figures:
+        for ax in fig.axes:
+            for table in ax.tables:
+                cells = table.get_celld()
+                shaded += [cells[r, 0].get_facecolor()[:3] != (1.0, 1.0, 1.0)
+                           for r in range(1, 1 + max(r for r, _ in cells))]
+    assert [_words(r[0]) for r in rows] == [str(k + 1) for k in range(60)]
+    assert len(rows) == len(review_rows(outcomes))
+    assert shaded == [k % 3 == 0 for k in range(60)]
