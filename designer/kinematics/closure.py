@@ -164,10 +164,9 @@ class Closure:
             qd = W @ np.asarray(qd_a, dtype=float)
             qdd = None if qdd_a is None else W @ np.asarray(qdd_a, dtype=float)
             return qd, qdd, W, terms
-        at = self._terms(q)   # the Jacobian does not depend on the rates: the rate term needs the passive ones first
-        W = self.W(q, at.jacobian)
+        W = self.W(q)   # the Jacobian does not depend on the rates: the rate term needs the passive ones first
         qd = W @ np.asarray(qd_a, dtype=float)
-        terms = self.tree.loop_terms(q, qd, (at.T, at.axes))
+        terms = self.tree.loop_terms(q, qd)
         qdd = None
         if qdd_a is not None:
             Ja, Jp = self._split(terms.jacobian)

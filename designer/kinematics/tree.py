@@ -13,20 +13,28 @@ share one set of axes:
 Velocities and the rate terms come from one outward pass of spatial velocities in frame 0
 (Featherstone's motion vectors at the origin): the joint subspace of a revolute joint is
 (z, o x z), of a prismatic one (0, z), and at zero joint accelerations A_k = A_parent + V_parent x S qd.
+
+The loops' terms are written once, over any scalar (:func:`scalar_loop_terms`, 4 x 4 lists): traced on a
+:class:`~designer.trace.Tape` once per mechanism, their flat code is :meth:`TreeArm.loop_terms` (the interpreted
+closure's Newton, W and rates, a run's residuals and cut forces), and with the tree's dynamics a nonlinear closure's
+machine code (:mod:`designer.numeric.closed_newton`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import CutJoint, parents_of, pinned_links, tool_link
+from ..trace import Tape, Trig, build
 from .numeric import NumericArm, cross3, dh_matrices
 
-__all__ = ["TreeArm", "TreeState", "LoopTerms"]
+__all__ = ["TreeArm", "TreeState", "LoopTerms", "scalar_loop_terms"]
 
 
 def _rz_tz(gamma: float, b: float) -> np.ndarray:
@@ -56,6 +64,8 @@ class TreeArm:
     passive: tuple[int, ...]
     loops: tuple[tuple[int, int, np.ndarray, np.ndarray, CutJoint], ...]
     loop_names: tuple[str, ...]
+    #: the traced :meth:`loop_terms` (with the rates or not, on floats or numpy), built when first asked
+    _code: dict = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> TreeArm:
@@ -128,62 +138,43 @@ class TreeArm:
                 J[:3, k] = z[k]
         return J
 
-    def spatial(self, T, axes, qd) -> tuple[np.ndarray, np.ndarray]:
-        """(V (n+1, 6), A (n+1, 6)): spatial velocity (w, v_origin) of each body and its spatial
-        acceleration at zero joint accelerations, frame 0, index 0 the base."""
-        origins, z = axes
-        V = np.zeros((self.n + 1, 6))
-        A = np.zeros((self.n + 1, 6))
-        for i in range(self.n):
-            p = self.parent[i] + 1
-            S = np.concatenate([z[i], cross3(origins[i], z[i])]) if self.arm.revolute[i] \
-                else np.concatenate([np.zeros(3), z[i]])
-            Sq = S * qd[i]
-            w, v = V[p, :3], V[p, 3:]
-            A[i + 1] = A[p] + np.concatenate([cross3(w, Sq[:3]), cross3(w, Sq[3:]) + cross3(v, Sq[:3])])
-            V[i + 1] = V[p] + Sq
-        return V, A
+    @cached_property
+    def loop_rows(self) -> tuple:
+        """What each row of :meth:`loop_terms` is (:class:`LoopTerms`' ``rows``)."""
+        return tuple(row for k, (*_, kind) in enumerate(self.loops)
+                     for row in [(k, "force", c) for c in range(3)] + [(k, "moment", pair) for pair in _PAIRS[kind]])
 
-    def loop_terms(self, q, qd=None, at: tuple | None = None) -> LoopTerms:
-        """Residual, Jacobian and (with ``qd``) the rate term J'qd of every loop, stacked; ``at``: the frames and
-        joint axes (T, axes) at q when the caller has them (another LoopTerms' of the same pose)."""
-        T = self.frames(q) if at is None else at[0]
-        axes = self.joint_axes(T) if at is None else at[1]
-        V: np.ndarray | None = None
-        A = np.zeros((self.n + 1, 6))
-        if qd is not None:
-            V, A = self.spatial(T, axes, np.asarray(qd, dtype=float))
-        res: list = []
-        jac: list = []
-        rate: list = []
-        rows: list[tuple] = []
-        for k, (i, j, Fi, Fj, kind) in enumerate(self.loops):
-            Ti, Tj = T[i + 1] @ Fi, T[j + 1] @ Fj
-            pi, pj = Ti[:3, 3], Tj[:3, 3]
-            Ji, Jj = self.point_jacobian(T, axes, pi, i), self.point_jacobian(T, axes, pj, j)
-            res.extend(pi - pj)
-            jac.extend(Ji[:3] - Jj[:3])
-            rows.extend((k, "force", c) for c in range(3))
-            if V is not None:
-                res_rate = []
-                for body, point in ((i + 1, pi), (j + 1, pj)):
-                    w, v0, al, a0 = V[body, :3], V[body, 3:], A[body, :3], A[body, 3:]
-                    res_rate.append(a0 + cross3(al, point) + cross3(w, v0 + cross3(w, point)))
-                rate.extend(res_rate[0] - res_rate[1])
-            pairs = _PAIRS[kind]
-            for a, b in pairs:
-                u, v = Tj[:3, a], Ti[:3, b]
-                axis = cross3(u, v)
-                res.append(float(u @ v))
-                jac.append(axis @ (Jj[3:] - Ji[3:]))
-                rows.append((k, "moment", (a, b)))
-                if V is not None:
-                    wi, wj = V[i + 1, :3], V[j + 1, :3]
-                    dw, dal = wj - wi, A[j + 1, :3] - A[i + 1, :3]
-                    daxis = cross3(cross3(wj, u), v) + cross3(u, cross3(wi, v))
-                    rate.append(float(daxis @ dw + axis @ dal))
-        return LoopTerms(np.array(res), np.array(jac).reshape(-1, self.n),
-                         None if V is None else np.array(rate), tuple(rows), T, axes)
+    def loop_terms(self, q, qd=None) -> LoopTerms:
+        """Residual, Jacobian and (with ``qd``) the rate term J'qd of every loop, stacked: :func:`scalar_loop_terms`
+        traced once per mechanism into flat code (its constants folded) and run on floats (numpy where a value is not
+        finite: NaN out, as the arithmetic gives)."""
+        args = [np.asarray(q, dtype=float)] + ([] if qd is None else [np.asarray(qd, dtype=float)])
+        m, n = len(self.loop_rows), self.n
+        if not m:
+            return LoopTerms(np.zeros(0), np.zeros((0, n)), None if qd is None else np.zeros(0), (), np.zeros((0, 3)))
+        finite = all(np.isfinite(a).all() for a in args)
+        fn = self._code.get((len(args), finite)) or self._trace(len(args), finite)
+        with np.errstate(invalid="ignore", over="ignore"):
+            values = np.array(fn(*(a.tolist() if finite else a for a in args)), dtype=float)
+        at = m + m * n
+        return LoopTerms(values[:m], values[m:at].reshape(m, n), None if qd is None else values[at + 3 * m:],
+                         self.loop_rows, values[at:at + 3 * m].reshape(m, 3))
+
+    def _trace(self, inputs: int, floats: bool) -> Callable:
+        """The flat function of (q) or (q, qd) giving r, J, the moment axes and (with qd) J'qd, over floats or numpy."""
+        tape = Tape()
+        names = ("q", "qd")[:inputs]
+        values = [[tape.input(f"{name}_{i}") for i in range(self.n)] for name in names]
+        res, jac, rate, axes = scalar_loop_terms(self, values[0], lambda x: (tape.call("cos", x), tape.call("sin", x)),
+                                                 values[1] if inputs == 2 else None)
+        out = [*res, *(x for row in jac for x in row), *(x for axis in axes for x in axis), *rate]
+        fn = self._code[inputs, floats] = build("loop_terms", tape.source("loop_terms", names, values, out), not floats)
+        return fn
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_code"] = {}   # generated functions do not pickle: traced again where asked
+        return state
 
     def com_positions(self, T) -> np.ndarray:
         return np.einsum("nij,nj->ni", T[1:, :3, :3], self.arm.com) + T[1:, :3, 3]
@@ -193,14 +184,152 @@ class TreeArm:
 class LoopTerms:
     """The loops' stacked residual r (m,), Jacobian J (m, n), rate term J'qd (m,) or None, and what
     each row is: (loop, "force", axis) for the cut point's position, (loop, "moment", pair) for the
-    orientation rows (pair: the axes u of frame j and v of frame i whose dot product the row holds)."""
+    orientation rows (pair: the axes u of frame j and v of frame i whose dot product the row holds), and u x v of
+    each orientation row (m, 3; zero for the others): the direction of the moment its multiplier stands for."""
 
     residual: np.ndarray
     jacobian: np.ndarray
     rate: np.ndarray | None
     rows: tuple
-    T: np.ndarray
-    axes: tuple[np.ndarray, np.ndarray]
+    moment_axes: np.ndarray
 
 
 TreeState = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _matmul(X, Y):
+    return [[sum((X[r][k] * Y[k][c] for k in range(4)), 0.0) for c in range(4)] for r in range(4)]
+
+
+def _cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _sub(a, b):
+    return [x - y for x, y in zip(a, b)]
+
+
+def _add(a, b):
+    return [x + y for x, y in zip(a, b)]
+
+
+def _const(M) -> list[list[float]]:
+    return [[float(x) for x in row] for row in np.asarray(M)]
+
+
+def _fixed(x: float) -> tuple[float, float]:
+    return math.cos(x), math.sin(x)
+
+
+def _frames(tree: TreeArm, q: Sequence, trig: Trig) -> list:
+    """T_0^i (i = 0..n, 4 x 4 lists) of :meth:`TreeArm.frames` over any scalar."""
+    arm = tree.arm
+    T = [_const(np.eye(4))]
+    for i in range(tree.n):
+        a, alpha, d, theta = (float(x) for x in arm.dh[i])
+        if arm.revolute[i]:
+            ct, st = trig(q[i] + theta)
+        else:
+            ct, st = _fixed(theta)
+            d = q[i] + d
+        ca, sa = _fixed(alpha)
+        if tree.convention is Convention.STANDARD:
+            A = [[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0.0, sa, ca, d],
+                 [0.0, 0.0, 0.0, 1.0]]
+        else:
+            A = [[ct, -st, 0.0, a], [st * ca, ct * ca, -sa, -sa * d], [st * sa, ct * sa, ca, ca * d],
+                 [0.0, 0.0, 0.0, 1.0]]
+        T.append(_matmul(T[tree.parent[i] + 1], _matmul(_const(tree.pre[i]), A)))
+    return T
+
+
+def _axes(tree: TreeArm, T: list) -> tuple[list, list]:
+    """(origins, unit axes) of every joint in frame 0 (:meth:`TreeArm.joint_axes`)."""
+    origins, z = [], []
+    for i in range(tree.n):
+        F = _matmul(T[tree.parent[i] + 1], _const(tree.pre[i])) if tree.convention is Convention.STANDARD \
+            else T[i + 1]
+        origins.append([F[r][3] for r in range(3)])
+        z.append([F[r][2] for r in range(3)])
+    return origins, z
+
+
+def _point_jacobian(tree: TreeArm, origins, z, point, link: int) -> tuple[dict, dict]:
+    """{joint: v column}, {joint: w column} of a frame-0 point moving with ``link``."""
+    jv, jw = {}, {}
+    for k in tree.path(link):
+        if tree.arm.revolute[k]:
+            jv[k], jw[k] = _cross(z[k], _sub(point, origins[k])), z[k]
+        else:
+            jv[k] = z[k]
+    return jv, jw
+
+
+def _spatial(tree: TreeArm, origins, z, qd) -> tuple[list, list]:
+    """:meth:`TreeArm.spatial` over any scalar: V, A (n+1 lists of 6)."""
+    zero = [0.0] * 6
+    V, A = [zero], [zero]
+    for i in range(tree.n):
+        p = tree.parent[i] + 1
+        S = z[i] + _cross(origins[i], z[i]) if tree.arm.revolute[i] else [0.0, 0.0, 0.0] + z[i]
+        Sq = [s * qd[i] for s in S]
+        w, v = V[p][:3], V[p][3:]
+        A.append(_add(A[p], _cross(w, Sq[:3]) + _add(_cross(w, Sq[3:]), _cross(v, Sq[:3]))))
+        V.append(_add(V[p], Sq))
+    return V, A
+
+
+def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig,
+                      qd: Sequence | None = None) -> tuple[list, list, list, list]:
+    """(r (m), J (m lists of n), J' qd (m) or [], the moment rows' axes u x v (m lists of 3, zero for the
+    position rows)) of the loops (the module text) over any scalar, rows in
+    :attr:`TreeArm.loop_rows`' order: traced for :meth:`TreeArm.loop_terms` and, with the tree's dynamics, for a
+    nonlinear closure's flat code (:mod:`designer.numeric.closed_newton`)."""
+    T = _frames(tree, q, trig)
+    origins, z = _axes(tree, T)
+    if qd is not None:
+        V, A = _spatial(tree, origins, z, qd)
+    res, jac, rate, axes = [], [], [], []
+    n = tree.n
+
+    def row(cols: dict, sign: float, out: list) -> None:
+        for k, x in cols.items():
+            out[k] = out[k] + sign * x
+
+    for i, j, Fi, Fj, kind in tree.loops:
+        Ti, Tj = _matmul(T[i + 1], _const(Fi)), _matmul(T[j + 1], _const(Fj))
+        pi, pj = [Ti[r][3] for r in range(3)], [Tj[r][3] for r in range(3)]
+        vi, wi = _point_jacobian(tree, origins, z, pi, i)
+        vj, wj = _point_jacobian(tree, origins, z, pj, j)
+        res += _sub(pi, pj)
+        axes += [[0.0] * 3 for _ in range(3)]
+        for c in range(3):
+            r_: list = [0.0] * n
+            row({k: v[c] for k, v in vi.items()}, 1.0, r_)
+            row({k: v[c] for k, v in vj.items()}, -1.0, r_)
+            jac.append(r_)
+        if qd is not None:
+            acc = []
+            for body, point in ((i + 1, pi), (j + 1, pj)):
+                w, v0, al, a0 = V[body][:3], V[body][3:], A[body][:3], A[body][3:]
+                acc.append(_add(_add(a0, _cross(al, point)), _cross(w, _add(v0, _cross(w, point)))))
+            rate += _sub(acc[0], acc[1])
+        for a, b in _PAIRS[kind]:
+            u, v = [Tj[r][a] for r in range(3)], [Ti[r][b] for r in range(3)]
+            axis = _cross(u, v)
+            axes.append(axis)
+            res.append(_dot(u, v))
+            r_ = [0.0] * n
+            row({k: _dot(axis, w) for k, w in wj.items()}, 1.0, r_)
+            row({k: _dot(axis, w) for k, w in wi.items()}, -1.0, r_)
+            jac.append(r_)
+            if qd is not None:
+                wi_, wj_ = V[i + 1][:3], V[j + 1][:3]
+                dw, dal = _sub(wj_, wi_), _sub(A[j + 1][:3], A[i + 1][:3])
+                daxis = _add(_cross(_cross(wj_, u), v), _cross(u, _cross(wi_, v)))
+                rate.append(_dot(daxis, dw) + _dot(axis, dal))
+    return res, jac, rate, axes

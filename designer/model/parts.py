@@ -29,8 +29,8 @@ from .manipulator import Convention, Inertia, Manipulator
 from .mechanism import model_tool_link, parents_of
 
 __all__ = ["PartError", "Material", "MATERIALS", "SHAPES", "Part", "SectionProperties", "section_properties",
-           "wall_problem", "segment_from_dh", "part_segment", "part_body", "parts_of", "section_axes", "Beam",
-           "link_beams", "material_table"]
+           "wall_problem", "segment_from_dh", "part_segment", "part_body", "parts_of", "section_axes",
+           "section_axes_at", "Beam", "link_beams", "material_table"]
 
 
 class PartError(DesignerError):
@@ -269,6 +269,15 @@ def section_axes(r: sp.Matrix, length: sp.Expr | None = None) -> tuple[sp.Matrix
     return u, e1, e2
 
 
+def section_axes_at(r: np.ndarray) -> np.ndarray:
+    """(3, 3): the rows u, e1, e2 of :func:`section_axes` for a segment ``r`` at numbers (a beam's at the parameters'
+    values: numpy, no SymPy matrices in a sweep's or a design's evaluation)."""
+    u = r / np.linalg.norm(r)
+    e1 = np.array([1.0, 0.0, 0.0]) if r[0] == 0 and r[1] == 0 else np.array([0.0, 0.0, 1.0]) - u * u[2]
+    e1 = e1 / np.linalg.norm(e1)
+    return np.array([u, e1, np.cross(u, e1)])
+
+
 def part_body(model: Manipulator, index: int, part: Part):
     """(mass, COM, inertia about the COM) of ``part`` on link ``index``, in the link's frame."""
     start, end = part_segment(model, index, part)
@@ -357,8 +366,7 @@ def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None)
     for i, part in parts_of(model):
         start, end = part_segment(model, i, part)
         s, e = np.array([f(c) for c in start], float), np.array([f(c) for c in end], float)
-        u, e1, e2 = section_axes(sp.Matrix(e - s))
-        axes = np.array([[float(c) for c in v] for v in (u, e1, e2)])
+        axes = section_axes_at(e - s)
         sec = section_properties(part)
         E, G, rho = part.material.young, part.material.shear, part.material.density
         area = f(sec.area)

@@ -5,7 +5,7 @@ joint frame i (see :mod:`designer.numeric.model`), where the joint axis is
 z = (0, 0, 1), so a joint torque is the z component of the moment (revolute)
 or force (prismatic) it carries. Plain tuples, not numpy arrays: a 3-vector in
 numpy costs about a microsecond per operation, a float product 30 ns, and on a
-:class:`~designer.numeric.trace.Tape` the constants of the model fold away.
+:class:`~designer.trace.Tape` the constants of the model fold away.
 
 - :func:`rnea`: inverse dynamics, recursive Newton-Euler (Luh, Walker & Paul)
 - :func:`crba`: mass matrix, composite rigid bodies (Walker & Orin)
@@ -16,14 +16,14 @@ numpy costs about a microsecond per operation, a float product 30 ns, and on a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..trace import Trig
 from .model import ArmModel
 
 __all__ = ["rnea", "crba", "ldl_solve", "forward", "energy"]
 
-Trig = Callable[[Any], tuple[Any, Any]]  # x -> (cos x, sin x)
 ZERO = (0.0, 0.0, 0.0)
 
 

@@ -384,16 +384,11 @@ class ClosedDynamics:
             for r, t in enumerate(terms):
                 lam[r] = np.linalg.lstsq(t.jacobian[:, self.pas].T, tau_tree[r, self.pas], rcond=None)[0]
         out = np.zeros((N, 2, len(loops), 3))
-        T = np.array([t.T for t in terms]).reshape(N, -1, 4, 4)
         for c, (k, kind, which) in enumerate(terms[0].rows if N else ()):
             if kind == "force":
                 out[:, 0, k, which] += lam[:, c]
             else:
-                i, j, Fi, Fj = loops[k][:4]
-                a, b = which
-                u = (T[:, j + 1] @ Fj)[:, :3, a]
-                v = (T[:, i + 1] @ Fi)[:, :3, b]
-                out[:, 1, k] -= lam[:, c, None] * np.cross(u, v)
+                out[:, 1, k] -= lam[:, c, None] * np.array([t.moment_axes[c] for t in terms])
         return out
 
     # -- from the batch of closed states (numeric/closed_batch.py) ------------

@@ -3,7 +3,7 @@
 For a linear closure (a parallelogram: q_tree = W q_a + c with W constant and integer,
 :mod:`designer.kinematics.closure`) the tree's CRBA and RNEA (:mod:`.tree_algorithms`), the projection
 M_a = W^T M W, bias_a = W^T tau_tree(q, W qd_a, 0) and the LDL^T solve are run once on a
-:class:`~designer.numeric.trace.Tape`; the constants of W fold away. The recorded lines are built as
+:class:`~designer.trace.Tape`; the constants of W fold away. The recorded lines are built as
 Python over floats and, as for a serial arm (:mod:`.engine`), as C (:mod:`.native`). Outputs: q_a''
 and the n_a pivots of M_a (the caller checks them and takes its checked path when doubtful). The C module
 also has the simulation's whole right-hand side, ``rhs_qdd`` / ``rhs_free`` (:func:`.native.rhs_function`:
@@ -25,7 +25,7 @@ import numpy as np
 from .algorithms import energy, ldl_solve
 from .engine import PIVOT_RATIO, trusted
 from .native import CFunction, LazyNative, pivots_check, rhs_function
-from .trace import Tape, build
+from ..trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
 __all__ = ["FlatForward", "TracedRows", "flat_forward", "projected_forward"]

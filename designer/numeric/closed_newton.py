@@ -2,10 +2,10 @@
 
 A loop that does not close linearly (a four-bar, a slider-crank, a general loop) has W = d q_tree / d q_a and
 its rate term depending on the pose, so :mod:`.closed_flat`'s constant projection does not apply. Here the
-same quantities :mod:`designer.kinematics.tree` computes with numpy 4 x 4 matrices (the loops' residual r,
-Jacobian J and rate term J' qd) are written once more over any scalar (:func:`loop_terms`), so that a
-:class:`~designer.numeric.trace.Tape` records them, with the tree's CRBA and RNEA (:mod:`.tree_algorithms`),
-as two flat functions of the tree pose:
+loops' residual r, Jacobian J and rate term J' qd, written once over any scalar
+(:func:`designer.kinematics.tree.scalar_loop_terms`, which the interpreted closure runs traced too), are recorded on
+a :class:`~designer.trace.Tape` with the tree's CRBA and RNEA (:mod:`.tree_algorithms`) as two flat functions of
+the tree pose:
 
 - ``newton(q)``: r (m), the Newton step dx = (J_p^T J_p)^-1 J_p^T r on the passive joints (the least-squares
   step of :class:`~designer.kinematics.closure.Closure`: a planar loop's out-of-plane rows are zero) and the
@@ -31,160 +31,26 @@ says so once) the forward dynamics run as the generated Python and the loops clo
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..kinematics.closure import MAX_NEWTON, STEP, TOL, Closure
-from ..kinematics.tree import _PAIRS, TreeArm
-from ..model.manipulator import Convention
+from ..kinematics.tree import _PAIRS, TreeArm, scalar_loop_terms
 from .algorithms import Trig, energy, ldl_solve
 from .engine import PIVOT_RATIO, trusted
+from ..trace import Tape, build
 from .closed_flat import TracedRows
 from .native import CFunction, LazyNative, cached_path, pivots_check
-from .trace import Tape, build
 from .tree_algorithms import TreeModel, tree_crba, tree_rnea
 
-__all__ = ["NewtonFlat", "newton_flat", "loop_terms", "NEWTON_PIVOT_RATIO"]
+__all__ = ["NewtonFlat", "newton_flat", "NEWTON_PIVOT_RATIO"]
 
 #: the most continuation steps one closing takes in C (farther: the interpreted closure)
 MAX_STEPS = 10000
 #: J_p^T J_p's pivots spread above this: a pose near a dead centre, left to the interpreted closure (which
 #: names it when singular, :data:`~designer.kinematics.closure.SINGULAR`)
 NEWTON_PIVOT_RATIO = 1e10
-
-
-def _matmul(X, Y):
-    return [[sum((X[r][k] * Y[k][c] for k in range(4)), 0.0) for c in range(4)] for r in range(4)]
-
-
-def _cross(a, b):
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _sub(a, b):
-    return [x - y for x, y in zip(a, b)]
-
-
-def _add(a, b):
-    return [x + y for x, y in zip(a, b)]
-
-
-def _const(M) -> list[list[float]]:
-    return [[float(x) for x in row] for row in np.asarray(M)]
-
-
-def _fixed(x: float) -> tuple[float, float]:
-    return math.cos(x), math.sin(x)
-
-
-def frames(tree: TreeArm, q: Sequence, trig: Trig, fixed: Callable[[float], tuple[float, float]] = _fixed) -> list:
-    """T_0^i (i = 0..n, 4 x 4 lists) of :meth:`TreeArm.frames` over any scalar."""
-    arm = tree.arm
-    T = [_const(np.eye(4))]
-    for i in range(tree.n):
-        a, alpha, d, theta = (float(x) for x in arm.dh[i])
-        if arm.revolute[i]:
-            ct, st = trig(q[i] + theta)
-        else:
-            ct, st = fixed(theta)
-            d = q[i] + d
-        ca, sa = fixed(alpha)
-        if tree.convention is Convention.STANDARD:
-            A = [[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0.0, sa, ca, d],
-                 [0.0, 0.0, 0.0, 1.0]]
-        else:
-            A = [[ct, -st, 0.0, a], [st * ca, ct * ca, -sa, -sa * d], [st * sa, ct * sa, ca, ca * d],
-                 [0.0, 0.0, 0.0, 1.0]]
-        T.append(_matmul(T[tree.parent[i] + 1], _matmul(_const(tree.pre[i]), A)))
-    return T
-
-
-def _axes(tree: TreeArm, T: list) -> tuple[list, list]:
-    """(origins, unit axes) of every joint in frame 0 (:meth:`TreeArm.joint_axes`)."""
-    origins, z = [], []
-    for i in range(tree.n):
-        F = _matmul(T[tree.parent[i] + 1], _const(tree.pre[i])) if tree.convention is Convention.STANDARD \
-            else T[i + 1]
-        origins.append([F[r][3] for r in range(3)])
-        z.append([F[r][2] for r in range(3)])
-    return origins, z
-
-
-def _point_jacobian(tree: TreeArm, origins, z, point, link: int) -> tuple[dict, dict]:
-    """{joint: v column}, {joint: w column} of a frame-0 point moving with ``link``."""
-    jv, jw = {}, {}
-    for k in tree.path(link):
-        if tree.arm.revolute[k]:
-            jv[k], jw[k] = _cross(z[k], _sub(point, origins[k])), z[k]
-        else:
-            jv[k] = z[k]
-    return jv, jw
-
-
-def _spatial(tree: TreeArm, origins, z, qd) -> tuple[list, list]:
-    """:meth:`TreeArm.spatial` over any scalar: V, A (n+1 lists of 6)."""
-    zero = [0.0] * 6
-    V, A = [zero], [zero]
-    for i in range(tree.n):
-        p = tree.parent[i] + 1
-        S = z[i] + _cross(origins[i], z[i]) if tree.arm.revolute[i] else [0.0, 0.0, 0.0] + z[i]
-        Sq = [s * qd[i] for s in S]
-        w, v = V[p][:3], V[p][3:]
-        A.append(_add(A[p], _cross(w, Sq[:3]) + _add(_cross(w, Sq[3:]), _cross(v, Sq[:3]))))
-        V.append(_add(V[p], Sq))
-    return V, A
-
-
-def loop_terms(tree: TreeArm, q: Sequence, trig: Trig, qd: Sequence | None = None) -> tuple[list, list, list]:
-    """(r (m), J (m lists of n), J' qd (m) or []) of :meth:`TreeArm.loop_terms` over any scalar, rows in its order."""
-    T = frames(tree, q, trig)
-    origins, z = _axes(tree, T)
-    if qd is not None:
-        V, A = _spatial(tree, origins, z, qd)
-    res, jac, rate = [], [], []
-    n = tree.n
-
-    def row(cols: dict, sign: float, out: list) -> None:
-        for k, x in cols.items():
-            out[k] = out[k] + sign * x
-
-    for i, j, Fi, Fj, kind in tree.loops:
-        Ti, Tj = _matmul(T[i + 1], _const(Fi)), _matmul(T[j + 1], _const(Fj))
-        pi, pj = [Ti[r][3] for r in range(3)], [Tj[r][3] for r in range(3)]
-        vi, wi = _point_jacobian(tree, origins, z, pi, i)
-        vj, wj = _point_jacobian(tree, origins, z, pj, j)
-        res += _sub(pi, pj)
-        for c in range(3):
-            r_: list = [0.0] * n
-            row({k: v[c] for k, v in vi.items()}, 1.0, r_)
-            row({k: v[c] for k, v in vj.items()}, -1.0, r_)
-            jac.append(r_)
-        if qd is not None:
-            acc = []
-            for body, point in ((i + 1, pi), (j + 1, pj)):
-                w, v0, al, a0 = V[body][:3], V[body][3:], A[body][:3], A[body][3:]
-                acc.append(_add(_add(a0, _cross(al, point)), _cross(w, _add(v0, _cross(w, point)))))
-            rate += _sub(acc[0], acc[1])
-        for a, b in _PAIRS[kind]:
-            u, v = [Tj[r][a] for r in range(3)], [Ti[r][b] for r in range(3)]
-            axis = _cross(u, v)
-            res.append(_dot(u, v))
-            r_ = [0.0] * n
-            row({k: _dot(axis, w) for k, w in wj.items()}, 1.0, r_)
-            row({k: _dot(axis, w) for k, w in wi.items()}, -1.0, r_)
-            jac.append(r_)
-            if qd is not None:
-                wi_, wj_ = V[i + 1][:3], V[j + 1][:3]
-                dw, dal = _sub(wj_, wi_), _sub(A[j + 1][:3], A[i + 1][:3])
-                daxis = _add(_cross(_cross(wj_, u), v), _cross(u, _cross(wi_, v)))
-                rate.append(_dot(daxis, dw) + _dot(axis, dal))
-    return res, jac, rate
 
 
 def _normal(jac: list, pas: Sequence[int]) -> list[list]:
@@ -199,7 +65,7 @@ def _least_squares(jac: list, pas: Sequence[int], rhs: Sequence) -> tuple[list, 
 
 def newton_step(tree: TreeArm, q: Sequence, trig: Trig) -> list:
     """[r (m), dx (n_p), pivots (n_p)] at the tree pose q: q_p - dx is Newton's next guess."""
-    res, jac, _ = loop_terms(tree, q, trig)
+    res, jac, _, _ = scalar_loop_terms(tree, q, trig)
     dx, d = _least_squares(jac, tree.passive, res)
     return res + dx + d
 
@@ -208,7 +74,7 @@ def _rates(tree: TreeArm, q: Sequence, qd_a: Sequence, trig: Trig) -> tuple[list
     """(W (n_tree lists of n_a), qd = W qd_a, the tree's accelerations at zero actuated ones) at a closed pose q."""
     act, pas = tree.actuated, tree.passive
     n_tree, n = tree.n, len(act)
-    _, jac, _ = loop_terms(tree, q, trig)
+    _, jac, _, _ = scalar_loop_terms(tree, q, trig)
     W = [[0.0] * n for _ in range(n_tree)]
     for k, i in enumerate(act):
         W[i][k] = 1.0
@@ -217,7 +83,7 @@ def _rates(tree: TreeArm, q: Sequence, qd_a: Sequence, trig: Trig) -> tuple[list
         for p, x in zip(pas, col):
             W[p][k] = x
     qd = [sum((w * v for w, v in zip(W[i], qd_a)), 0.0) for i in range(n_tree)]
-    _, _, rate = loop_terms(tree, q, trig, qd)
+    _, _, rate, _ = scalar_loop_terms(tree, q, trig, qd)
     g, _ = _least_squares(jac, pas, [-x for x in rate])
     qdd0: list = [0.0] * n_tree
     for p, x in zip(pas, g):

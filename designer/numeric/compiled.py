@@ -26,7 +26,7 @@ from ..codegen.python_code import emit_python
 from ..dynamics.results import Equations
 from ..jobs import NEVER, CancelToken
 from ..model import MissingParameterError
-from .loader import load_source
+from ..trace import load_source
 from .trigpoly import nested_matrix
 
 __all__ = ["CompiledDynamics", "compile_equations"]

@@ -40,14 +40,14 @@ from .joints import ElasticJoints, ElasticModelError, elastic_joints
 from .engine import PIVOT_RATIO, arm_dynamics, trusted
 from .native import CFunction, LazyNative, pivots_check
 from .protocol import Dynamics
-from .trace import Tape, build
+from ..trace import Tape, build
 
 __all__ = ["ElasticJoints", "ElasticArm", "ElasticDynamics", "ElasticModelError", "elastic_joints", "FlatElastic"]
 
 
 class FlatElastic(LazyNative):
-    """A serial elastic arm's whole right-hand side dy/dt(y, tau_m) as one traced function (:mod:`.trace`), rigid
-    joints with rotors included: the springs' torques, the forward dynamics with M + diag(N^2 Jm of the rigid
+    """A serial elastic arm's whole right-hand side dy/dt(y, tau_m) as one traced function (:mod:`designer.trace`),
+    rigid joints with rotors included: the springs' torques, the forward dynamics with M + diag(N^2 Jm of the rigid
     joints) (:func:`~designer.numeric.algorithms.forward`'s armature), the motors' accelerations. Built as Python
     over floats and as C (:mod:`.native`, entry point ``rhs(y, tau_m, par, dy)``, False when M's pivots are
     doubtful). The joints' numbers are an input, par = [N (n), N^2 Jm of the rigid joints (n), k, d, Jm (m each)],

@@ -1,7 +1,7 @@
 """The numeric engine: the recursive algorithms generated as flat code for one arm.
 
 :class:`ArmDynamics` runs :mod:`designer.numeric.algorithms` once on a
-:class:`~designer.numeric.trace.Tape` per quantity and compiles the recorded
+:class:`~designer.trace.Tape` per quantity and compiles the recorded
 lines twice: over Python floats for one state (PUMA 560 forward dynamics about
 25 us a call, against about 2 ms for numpy's small-array calls) and over numpy
 arrays for many states at once, in blocks of rows that stay in the CPU cache.
@@ -25,7 +25,7 @@ from . import algorithms as alg
 from .model import ArmModel, arm_model, cached
 from .protocol import BatchQuantities, solve_checked, states
 from .native import _UNBUILT, HOT_CALLS, CFunction, LazyNative, pivots_check, rhs_function
-from .trace import Tape, build
+from ..trace import Tape, build
 
 __all__ = ["ArmDynamics", "arm_dynamics", "inverse_dynamics", "tau_and_inertia", "trusted", "BLOCK", "PIVOT_RATIO",
            "HOT_CALLS"]

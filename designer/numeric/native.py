@@ -1,7 +1,7 @@
 """Machine code for one state: traced functions emitted as C, built at run time, cached on disk.
 
-The numeric algorithms traced on a :class:`~designer.numeric.trace.Tape` are written out a second
-time as C (:meth:`~designer.numeric.trace.Tape.c_source`), wrapped in a small CPython extension
+The numeric algorithms traced on a :class:`~designer.trace.Tape` are written out a second
+time as C (:meth:`~designer.trace.Tape.c_source`), wrapped in a small CPython extension
 module and built with the C compiler found on the machine (``$CC``, else ``cc``:
 ``cc -O2 -shared -fPIC``). The module is cached under the user's cache folder
 (``$XDG_CACHE_HOME/designer/native``, else ``~/.cache/designer/native``) by a hash of its source,

@@ -5,7 +5,7 @@ The serial algorithms of :mod:`designer.numeric.algorithms` with each link's pre
 velocities and accelerations, the inward pass adds each body's wrench to its parent's, and the
 composite-rigid-body algorithm carries a unit-acceleration wrench down the path to the base.
 Same joint frames and constants (:class:`TreeModel` is an :class:`ArmModel` with the parents),
-same scalar-generic style, so a :class:`~designer.numeric.trace.Tape` can trace them too.
+same scalar-generic style, so a :class:`~designer.trace.Tape` can trace them too.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ drive's stiffness) leave its kinematics alone.
 The joint torques are linear in the links' standard inertial parameters pi (ten per link, point masses folded
 in: tau = Y(q, qd, qdd) pi, :func:`designer.identification.regressor.regressor`), so with dpi/dp from the
 links' mass, centre-of-mass and inertia expressions (forward-mode differentiation over their trees at each
-design, :class:`Tape`):
+design, :class:`ForwardDiff`):
 
 * ``mass``: the sum of d m / dp;
 * ``M(q)``, ``G(q)`` and the cycle's torques: Y dpi/dp (the drives' rotor and friction terms do not move);
@@ -38,7 +38,7 @@ from ..model.expr import symbol
 from ..model.manipulator import Manipulator
 from .gradients import CYCLE_RE
 
-__all__ = ["DesignGradients", "Tape", "rows", "setup_for", "supported"]
+__all__ = ["DesignGradients", "ForwardDiff", "rows", "setup_for", "supported"]
 
 
 
@@ -50,7 +50,7 @@ def supported(quantity: str, cycle) -> bool:
     return bool(CYCLE_RE.match(name)) and cycle is not None
 
 
-class Tape:
+class ForwardDiff:
     """Expressions compiled once into a list of operations (shared sub-expressions once), then run at each
     design with their gradients by the parameters ``names``: forward-mode differentiation, exact, without a
     symbolic derivative (the nodes :func:`designer.model.evaluate.evaluate` takes: numbers, symbols, sums,
@@ -166,13 +166,13 @@ class DesignGradients:
                 E, G, rho = part.material.young, part.material.shear, part.material.density
                 self.section += [sp.sympify(e) for e in
                                  (E * sec.area, G * sec.torsion, E * sec.i1, E * sec.i2, rho * sec.area)]
-        self.tape = Tape([*self.pi, *self.stiffness, *self.section], names)
+        self.forward = ForwardDiff([*self.pi, *self.stiffness, *self.section], names)
         self._fixed: Fixed | None = None
 
     def derivatives(self, values: dict[str, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The gradients (k, ...) at ``values`` of the links' standard parameters (10 n), the drives'
         stiffness (n) and the beams' section figures (EA, GJ, EI1, EI2, mass per length: 5 a beam)."""
-        _, grads = self.tape.run({**self.fixed, **values})
+        _, grads = self.forward.run({**self.fixed, **values})
         a, b = len(self.pi), len(self.pi) + len(self.stiffness)
         return grads[:, :a], grads[:, a:b], grads[:, b:]
 
@@ -381,7 +381,7 @@ def setup_for(model: Manipulator, names: Sequence[str], quantities: Sequence[str
     if any(q.strip() == "frequency" for q in quantities) and \
             any(link.drive is None or link.drive.stiffness is None for link in model.links):
         return None
-    try:    # every expression compiled (a node the tape does not know: no numeric path)
+    try:    # every expression compiled (a node ForwardDiff does not know: no numeric path)
         setup = DesignGradients(model, names, any(link.part is not None for link in model.links))
     except ValueError:
         return None

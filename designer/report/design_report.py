@@ -7,11 +7,12 @@ script can pass any images), so this module needs no Qt:
     >>> pages = design_pdf(model, [Figure("3D view", png)], "arm.pdf", eq)
 
 HTML embeds the figures as base64 ``data:`` URLs (one self-contained file,
-with the equations as MathML when given). PDF is written by matplotlib (no
-LaTeX): a page with the DH and parameter tables, one with the links (mass, COM, inertia, what each is made
-of), the loads, the total mass and the drives, one page per figure, then
+with the equations as MathML when given; printed, a long table repeats its header row on each page). PDF is
+written by matplotlib (no LaTeX): pages with the DH and parameter tables, then with the links (mass, COM,
+inertia, what each is made of), the loads, the total mass and the drives, one page per figure, then
 the equations typeset by mathtext as images (:mod:`designer.report.pdf_equations`),
-as many pages as they need.
+as many pages as they need. A table longer than what is left of a page (an arm of 12 links and more) goes on
+at the top of the next under its title (continued) and its header again: no row is left out or runs off.
 """
 
 from __future__ import annotations
@@ -149,26 +150,16 @@ def design_html(model: Manipulator, figures: Sequence[Figure], eq: Equations | N
                                   "to add them here.", ())).replace("</body>", block + "</body>")
 
 
-def _table_page(pdf, model: Manipulator, title: str, eq: Equations | None) -> None:
-    from matplotlib.figure import Figure as Page
-    fig = Page(figsize=PAGE)
-    fig.text(0.5, 0.96, title, ha="center", va="top", fontsize=15, weight="bold")
+def _table_page(pdf, model: Manipulator, title: str, eq: Equations | None) -> int:
+    """The DH table and the parameter values (two pairs of columns) under the report's title; their page count."""
     note = f"{model.n} joints, {model.convention.value} DH convention"
     if eq is not None:
         note += f"; equations by {eq.method.value}"
-    fig.text(0.5, 0.935, note, ha="center", va="top", fontsize=9, color="#555555")
-    header, rows = _dh_table(model)
-    _pdf_table(fig, (0.06, 0.62, 0.88, 0.28), header, rows, 8).axes.set_title("DH table", loc="left", fontsize=11)
     params = _parameter_table(model)
-    rows_per_column = 36
-    columns = [params[k:k + rows_per_column] for k in range(0, len(params), rows_per_column)]
-    fig.text(0.06, 0.585, "Parameter values (SI)", fontsize=11)
-    for c, column in enumerate(columns[:2]):
-        _pdf_table(fig, (0.06 + 0.45 * c, 0.05, 0.42, 0.52), ["parameter", "value"], column, 8)
-    if len(columns) > 2:
-        fig.text(0.06, 0.03, f"… and {len(params) - 2 * rows_per_column} more parameters (in the HTML report)",
-                 fontsize=8)
-    pdf.savefig(fig)
+    half = (len(params) + 1) // 2   # two columns of parameters side by side: the first half, then the second
+    paired = [params[k] + (params[k + half] if k + half < len(params) else ["", ""]) for k in range(half)]
+    return _tables_page(pdf, [("DH table", *_dh_table(model)),
+                              ("Parameter values (SI)", ["parameter", "value"] * 2, paired)], title, note)
 
 
 def _pdf_table(fig, rect, header: Sequence[str], rows, size: float, fit: bool = False):
@@ -203,42 +194,70 @@ def _wrapped(rows: Sequence[Sequence[str]], width: int) -> tuple[list[list[str]]
     return out, [max((c.count("\n") + 1 for c in row), default=1) for row in out]
 
 
-def _tables_page(pdf, tables, heading: str = "Closed chain") -> None:
-    """A page of (title, header, rows) tables under ``heading``: a closed chain's, or what the arm is made of. Long
-    cells and titles are wrapped so that every table stays within the page, each row as tall as its lines."""
+#: the band a table page writes in (fractions of the page's height) and the height of one line of 7 pt text
+TOP, BOTTOM, LINE = 0.92, 0.04, 0.0125
+
+
+def _tables_page(pdf, tables, heading: str = "Closed chain", note: str = "") -> int:
+    """Pages of (title, header, rows[, the indices of rows to shade]) tables under ``heading`` (and ``note``): a closed
+    chain's, what the arm is made of, its DH and parameter values, the design review. Long cells and titles are
+    wrapped so that every table stays within the page's width, each row as tall as its lines; a table longer than
+    what is left of a page goes on at the top of the next, under the heading, its title (continued) and its header
+    again. Returns the number of pages."""
     from matplotlib.figure import Figure as Page
-    fig = Page(figsize=PAGE)
-    fig.text(0.5, 0.96, heading, ha="center", va="top", fontsize=13, weight="bold")
-    top, line = 0.92, 0.0125
-    for title, header, rows in tables:
+    pages: list = []
+    top, fresh = BOTTOM, False   # where the next table goes; whether the page has none yet
+
+    def new_page() -> None:
+        nonlocal top, fresh
+        fig = Page(figsize=PAGE)
+        pages.append(fig)
+        fig.text(0.5, 0.96, heading + (" (continued)" if len(pages) > 1 else ""), ha="center", va="top",
+                 fontsize=13, weight="bold")
+        if note:
+            fig.text(0.5, 0.935, note, ha="center", va="top", fontsize=9, color="#555555")
+        top, fresh = TOP - (0.01 if note else 0.0), True
+    for title, header, rows, *shaded in tables:
         (head,), head_lines = _wrapped([header], 16)
         body, lines = _wrapped(rows, 34)
-        heights = [line * (n + 0.6) for n in head_lines + lines]
-        height = sum(heights)
-        fig.text(0.06, top, textwrap.fill(title, 110), fontsize=8.5, va="top")
-        below = 0.016 * (textwrap.fill(title, 110).count("\n") + 1)
-        # widths to fit: the pose column is long, the loop's short
-        table = _pdf_table(fig, (0.06, top - below - height - 0.005, 0.88, height), head, body, 7, fit=True)
-        for (r, _c), cell in table.get_celld().items():
-            cell.set_height(heights[r] / height)
-        top -= below + height + 0.04
-    pdf.savefig(fig)
+        heights = [LINE * (n + 0.6) for n in lines]
+        start = 0
+        while True:   # a part of the table a page, at least its header
+            text = textwrap.fill(title + (" (continued)" if start else ""), 110)
+            below = 0.016 * (text.count("\n") + 1)
+            room = top - below - 0.005 - BOTTOM - LINE * (head_lines[0] + 0.6)
+            end = start
+            while end < len(body) and sum(heights[start:end + 1]) <= room:
+                end += 1
+            if end == start and (body or room < 0) and not fresh:
+                new_page()   # not even one row here: the table starts (or goes on) on a page of its own
+                continue
+            end = max(end, min(start + 1, len(body)))   # a row taller than a whole page: alone on it
+            part = [LINE * (head_lines[0] + 0.6)] + heights[start:end]
+            height = sum(part)
+            fig = pages[-1]
+            fig.text(0.06, top, text, fontsize=8.5, va="top")
+            # widths to fit: the pose column is long, the loop's short
+            table = _pdf_table(fig, (0.06, top - below - height - 0.005, 0.88, height), head, body[start:end], 7,
+                               fit=True)
+            for (r, _c), cell in table.get_celld().items():
+                cell.set_height(part[r] / height)
+                if r and shaded and start + r - 1 in shaded[0]:
+                    cell.set_facecolor("#ffd6d6")
+            top, fresh, start = top - below - height - 0.04, False, end
+            if start >= len(body):
+                break
+    for fig in pages:
+        pdf.savefig(fig)
+    return len(pages)
 
 
-def _review_page(pdf, review: Sequence[Mapping]) -> None:
-    from matplotlib.figure import Figure as Page
-
+def _review_page(pdf, review: Sequence[Mapping]) -> int:
+    """The design review's table (a requirement that does not pass shaded) over as many pages as it needs."""
     from .review_section import REVIEW_HEADER, review_rows, review_summary
-    fig = Page(figsize=PAGE)
-    fig.text(0.5, 0.96, "Design review", ha="center", va="top", fontsize=13, weight="bold")
-    fig.text(0.5, 0.935, review_summary(review), ha="center", va="top", fontsize=9, color="#555555")
     rows = [[textwrap.shorten(c, 48) for c in row] for row in review_rows(review)]
-    height = min(0.85, 0.025 * (len(rows) + 1))
-    table = _pdf_table(fig, (0.03, 0.9 - height, 0.94, height), REVIEW_HEADER, rows, 6.5, fit=True)
-    for (r, _c), cell in table.get_celld().items():
-        if r > 0 and rows[r - 1][5] != "pass":
-            cell.set_facecolor("#ffd6d6")
-    pdf.savefig(fig)
+    failed = {k for k, row in enumerate(rows) if row[5] != "pass"}
+    return _tables_page(pdf, [("Requirements", REVIEW_HEADER, rows, failed)], "Design review", review_summary(review))
 
 
 def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, eq: Equations | None = None,
@@ -258,15 +277,15 @@ def design_pdf(model: Manipulator, figures: Sequence[Figure], path: str | Path, 
     # written atomically: the PDF takes its name complete, never half-written (a job may take 10 s or fail)
     with matplotlib.rc_context({"pdf.fonttype": 42}), atomic_file(path) as fh:
         with PdfPages(fh, metadata={"Title": _title(model, title), "Creator": "Manipulator Designer"}) as pdf:
-            _table_page(pdf, model, _title(model, title), eq)
-            _tables_page(pdf, design_tables(model), "Links, loads and drives")
+            pages = _table_page(pdf, model, _title(model, title), eq)
+            pages += _tables_page(pdf, design_tables(model), "Links, loads and drives")
             if closed:
-                _tables_page(pdf, closed)
+                pages += _tables_page(pdf, closed)
             if review:
-                _review_page(pdf, review)
+                pages += _review_page(pdf, review)
             for k, figure in enumerate(figures, start=1):
                 _figure_page(pdf, k, figure)
-            pages = 2 + bool(closed) + bool(review) + len(figures)
+            pages += len(figures)
             if eq is not None:
                 pages += equation_pages(pdf, "Equations of motion", items)
     return pages

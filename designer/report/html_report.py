@@ -37,6 +37,8 @@ table.entries td.rhs div.cont { padding-left: 2em; }
 table.entries td.rhs div.lead { padding-left: 3.1em; }
 table.entries td.ops { color: #777; font-size: 0.85em; white-space: nowrap; text-align: right; }
 .compact { margin: 0.3em 0 1em; }
+@media print { thead { display: table-header-group; } tr, h2, h3 { break-inside: avoid; }
+               h2, h3 { break-after: avoid; } }
 """
 
 GREEK = {"alpha": "&#x3b1;", "beta": "&#x3b2;", "gamma": "&#x3b3;", "theta": "&#x3b8;", "tau": "&#x3c4;",
@@ -139,9 +141,10 @@ def _entry_row(entry: Entry) -> str:
 
 def _table(header, rows, cls: str = "") -> list[str]:
     attr = f' class="{cls}"' if cls else ""
-    out = [f"<table{attr}>", "<tr>" + "".join(f"<th>{text_html(h)}</th>" for h in header) + "</tr>"]
+    out = [f"<table{attr}>", "<thead><tr>" + "".join(f"<th>{text_html(h)}</th>" for h in header) + "</tr></thead>",
+           "<tbody>"]
     out += ["<tr>" + "".join(f"<td>{text_html(c)}</td>" for c in row) + "</tr>" for row in rows]
-    return out + ["</table>"]
+    return out + ["</tbody>", "</table>"]
 
 
 def _block(block: Block) -> list[str]:

@@ -70,7 +70,7 @@ def test_forward_dynamics_and_cut_forces_match_pinocchio(gen, conv, seed):
         forces = cd.cut_forces(qa, qda, qdda)
         terms = cd.tree.loop_terms(q)
         i, _, Fi, _, _ = cd.tree.loops[0]
-        R = (terms.T[i + 1] @ Fi)[:3, :3]
+        R = (cd.tree.frames(q)[i + 1] @ Fi)[:3, :3]
         mine_local = R.T @ forces.force[0]
         J_local = R.T @ terms.jacobian[:3]          # joint directions each force component acts on
         P = np.linalg.pinv(J_local.T) @ J_local.T    # projector onto the determined components

@@ -31,7 +31,7 @@ def test_sr400_loop_jacobian_has_opensymoros_active_entry():
         q_a = rng.uniform(-0.6, 0.6, len(t.actuated))
         q = closure.solve(q_a)
         terms = t.loop_terms(q)
-        R1 = terms.T[1][:3, :3]
+        R1 = t.frames(q)[1][:3, :3]
         J1 = R1.T @ terms.jacobian[:3]          # the position rows in frame 1
         th = np.array([0, 0, 0, 0, 0, 0, -np.pi / 2, np.pi / 2]) + q   # SYMORO's th_j
         expected = p["D3"] * np.sin(th[1]) - p["D8"] * np.cos(th[1] + th[2])

@@ -223,3 +223,23 @@ def test_deflection_and_compliance_add_the_gearboxes_and_the_links():
     C_links = evaluate(arm, q, "compliance_links", rigid)[0]
     assert C_links == pytest.approx(1e3 * L**3 / (3 * EI), rel=1e-10)   # mm/N: a tip force across
     assert evaluate(arm, q, "compliance", springy)[0] == pytest.approx(C_links + 1e3 * L**2 / k, rel=1e-9)
+
+
+def test_a_beams_section_axes_at_numbers_are_the_symbolic_ones():
+    """link_beams takes a beam's axes from numpy (section_axes_at, no SymPy matrix per evaluation): the same axes as
+    the symbolic section_axes of the part's body, on random segments, along each axis and along z (e1 then x)."""
+    from designer.model.parts import section_axes, section_axes_at
+    rng = np.random.default_rng(3)
+    segments = list(rng.uniform(-1, 1, (20, 3))) + [np.array(v, float) for v in
+                                                     ((0, 0, 0.4), (0, 0, -2), (0.3, 0, 0), (0, -0.2, 0), (1e-9, 0, 1))]
+    for r in segments:
+        expected = np.array([[float(c) for c in v] for v in section_axes(sp.Matrix(r))])
+        axes = section_axes_at(r)
+        assert np.allclose(axes, expected, rtol=0, atol=1e-15), r
+        assert np.allclose(axes @ axes.T, np.eye(3), atol=1e-8) and np.linalg.det(axes) == pytest.approx(1)
+    from designer.project import load_project
+    from tests.support import robot_path
+    model = load_project(robot_path("tube_arm_requirements"))
+    for beam in link_beams(model, {"L2": 0.45}):   # the beams' axes are the symbolic ones at those values
+        expected = np.array([[float(c) for c in v] for v in section_axes(sp.Matrix(beam.end - beam.start))])
+        assert np.allclose(beam.axes, expected, rtol=0, atol=1e-15)

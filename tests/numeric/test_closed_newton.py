@@ -1,17 +1,21 @@
 """A nonlinear closure's flat code (numeric/closed_newton.py) against the interpreted path it replaces.
 
-Independent sides: the interpreted closure (kinematics/closure.py: the four-bar's closed form or Newton on numpy's
-4 x 4 loop terms of kinematics/tree.py, continuation from the nominal pose) and the interpreted projected dynamics
-(ClosedDynamics._forward_checked: numpy W, rates, the tree's CRBA/RNEA, Cholesky) against the traced scalar port
-run as C and as generated Python, on random mechanisms of every nonlinear kind the format has: planar and spatial
-(mounted) four-bars in both conventions, a loop named from the ground, slider-cranks (a passive prismatic joint), a
-four-bar cut at a fixed joint (three passive joints) and four-bars cut at a ball joint. Then a physical law: a passive
+The loops' terms are written once (kinematics/tree.py: scalar_loop_terms, traced for both paths): they are held first
+to what they are, independently, on random (open) poses of every mechanism below: the residual to the cut frames
+of numpy's TreeArm.frames, the Jacobian to central differences of the residual, the rate term J' qd to central
+differences of J along qd. Then the interpreted closure (kinematics/closure.py: the four-bar's closed form or
+Newton on numpy's least squares, continuation from the nominal pose) and the interpreted projected dynamics
+(ClosedDynamics._forward_checked: numpy W, rates, the tree's CRBA/RNEA, Cholesky) against the traced code run as C
+and as generated Python, on random mechanisms of every nonlinear kind the format has: planar and spatial (mounted)
+four-bars in both conventions, a loop named from the ground, slider-cranks (a passive prismatic joint), a four-bar
+cut at a fixed joint (three passive joints) and four-bars cut at a ball joint. Then a physical law: a passive
 closed chain falling for 1 s on the compiled path keeps its energy to the integrator's tolerance, its loops closed,
 and runs as the interpreted path does.
 """
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import replace
 from functools import lru_cache
 
@@ -19,6 +23,7 @@ import numpy as np
 import pytest
 
 from designer.kinematics.closure import TOL
+from designer.kinematics.tree import TreeArm
 from designer.model import Convention
 from designer.numeric.closed import ClosedDynamics
 from designer.numeric.native import CFunction, load
@@ -67,6 +72,36 @@ def _engine(model) -> ClosedDynamics:
     if _compiler_works():
         assert cd._newton.native is not None, "the mechanism's machine code builds where a compiler works"
     return cd
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_loop_terms_are_the_cut_frames_gap_and_its_derivatives(name):
+    tree = TreeArm.from_model(CASES[name](4))
+    rng = np.random.default_rng(5)
+    h = 1e-6
+    for _ in range(3):
+        q, qd = rng.uniform(-1, 1, (2, tree.n))   # open poses: the terms hold away from closure too
+        terms = tree.loop_terms(q, qd)
+        T = tree.frames(q)
+        expected, axes = [], []
+        for k, kind, which in terms.rows:
+            i, j, Fi, Fj, _ = tree.loops[k]
+            Ti, Tj = T[i + 1] @ Fi, T[j + 1] @ Fj
+            expected.append((Ti - Tj)[which, 3] if kind == "force" else Tj[:3, which[0]] @ Ti[:3, which[1]])
+            axes.append(np.zeros(3) if kind == "force" else np.cross(Tj[:3, which[0]], Ti[:3, which[1]]))
+        assert np.allclose(terms.residual, expected, rtol=0, atol=1e-12), name
+        assert np.allclose(terms.moment_axes, axes, rtol=0, atol=1e-12), name
+        assert np.array_equal(tree.loop_terms(q).residual, terms.residual)
+        size = max(1.0, float(np.abs(terms.jacobian).max()))
+        fd = np.array([(tree.loop_terms(q + h * e).residual - tree.loop_terms(q - h * e).residual) / (2 * h)
+                       for e in np.eye(tree.n)]).T
+        assert np.allclose(terms.jacobian, fd, rtol=0, atol=1e-8 * size), (name, np.abs(terms.jacobian - fd).max())
+        rate = (tree.loop_terms(q + h * qd).jacobian - tree.loop_terms(q - h * qd).jacobian) / (2 * h) @ qd
+        assert np.abs(terms.rate).max() > 1e-3 and np.allclose(terms.rate, rate, rtol=0, atol=1e-7 * size), name
+    clone = pickle.loads(pickle.dumps(tree))   # to a worker process after use: its flat code is traced again there
+    assert np.array_equal(clone.loop_terms(q, qd).jacobian, tree.loop_terms(q, qd).jacobian)
+    q[0] = np.nan   # not finite: NaN out, no exception
+    assert np.isnan(tree.loop_terms(q, qd).residual).any()
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -14,7 +14,7 @@ from designer.model import Convention
 from designer.numeric import ArmDynamics, CompiledAdapter, Dynamics, SingularConfigurationError, arm_dynamics
 from designer.numeric.batch import BatchDynamics
 from designer.numeric.forward import dynamics_of
-from designer.numeric.trace import DEPTH
+from designer.trace import DEPTH
 
 from tests.support.pin_reference import pin, pin_model, random_arm
 
@@ -204,7 +204,7 @@ def test_numeric_layer_does_not_load_the_symbolic_dynamics():
 def test_traced_code_holds_constants_beyond_the_float_range():
     """A constant that overflows while tracing is written 'inf' in the generated source, which must
     evaluate (to inf) instead of raising NameError."""
-    from designer.numeric.trace import build
+    from designer.trace import build
     f = build("f", "def f(x):\n    return x * inf + nan * 0\n", vectorised=False)
     assert math.isnan(f(1.0))
     g = build("g", "def g(x):\n    return x * inf\n", vectorised=False)

@@ -7,6 +7,7 @@ import base64
 import re
 import struct
 import zlib
+from dataclasses import replace
 
 import pytest
 
@@ -213,34 +214,128 @@ def test_the_report_lists_each_links_mass_the_loads_the_total_and_the_drives():
         assert title in html
 
 
-def test_every_table_of_the_pdf_pages_stays_on_the_page():
-    """The links' and drives' tables (long cells: what a link is made of, the inertia, the drive headers) and a
-    closed chain's are wrapped to the page's width: every cell lies inside the A4 page (they ran off both sides)."""
+def _longer(name: str, n: int):
+    """The project ``name`` with its links repeated to ``n`` (parts, drives, parameters and loads kept): long tables."""
+    model = load_project(robot_path(name))
+    return replace(model, links=(model.links * n)[:n])
+
+
+class _Pages:
+    """Stands for PdfPages: keeps the pages' figures."""
+
+    def __init__(self):
+        self.figures = []
+
+    def savefig(self, fig):
+        self.figures.append(fig)
+
+
+def _cells(pages):
+    """Per page: [(the table's rows as text, each cell's window box)] after drawing it, and the page's box."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    out = []
+    for fig in pages.figures:
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        tables = []
+        for ax in fig.axes:
+            for table in ax.tables:
+                cells = table.get_celld()
+                rows = [[cells[r, c].get_text().get_text() for c in range(1 + max(c for _, c in cells))]
+                        for r in range(1 + max(r for r, _ in cells))]
+                tables.append((rows, [cell.get_window_extent(renderer) for cell in cells.values()]))
+        titles = [t.get_text() for t in fig.texts if t.get_position()[0] == 0.06]   # the tables', left of each
+        out.append((fig.bbox, titles, tables))
+    return out
 
-    from designer.report.design_report import _tables_page
+
+def _words(text) -> str:
+    return " ".join(str(text).split())   # a cell or title as its words (wrapped at spaces)
+
+
+@pytest.mark.parametrize("case", [("tube_arm_requirements", None), ("puma560", None),
+                                  ("palletizer_parallelogram", None), ("tube_arm_requirements", 6),
+                                  ("tube_arm_requirements", 14), ("tube_arm_requirements", 24)])
+def test_every_table_of_the_pdf_pages_stays_on_the_page(case):
+    """The DH and parameter tables, the links' and drives' tables (long cells: what a link is made of, the inertia,
+    the drive headers) and a closed chain's are wrapped to the page's width (they ran off both sides) and go on over
+    as many pages as they need, each part under its title and header again (a 14- or 24-link arm's ran off the
+    bottom): every cell lies inside the A4 page, and every row is there once."""
+    from designer.report.design_report import _dh_table, _table_page, _tables_page
     from designer.report.tables import closed_chain_tables, design_tables
+    name, n = case
+    model = load_project(robot_path(name)) if n is None else _longer(name, n)
+    groups = [("DH table", [_dh_table(model)[0]], _dh_table(model)[1])]
+    groups += [(title, [header], rows) for title, header, rows in design_tables(model)]
+    pages = _Pages()
+    count = _table_page(pages, model, "Design report", None)
+    count += _tables_page(pages, design_tables(model), "Links, loads and drives")
+    if not model.is_serial:
+        closed = closed_chain_tables(model, None, samples=16)
+        groups += [(title, [header], rows) for title, header, rows in closed]
+        count += _tables_page(pages, closed)
+    assert count == len(pages.figures)
+    drawn = _cells(pages)
+    for page, _, tables in drawn:
+        for _, boxes in tables:
+            for box in boxes:
+                assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5, case
+                assert page.y0 - 0.5 <= box.y0 and box.y1 <= page.y1 + 0.5, case
+    parts = []
+    for _, titles, tables in drawn:
+        assert len(titles) == len(tables)
+        parts += [(_words(title), rows) for title, (rows, _) in zip(titles, tables)]
+    for title, (header,), rows in groups:
+        mine = [r for text, r in parts if text in (_words(title), _words(title + " (continued)"))]
+        assert mine and all([_words(c) for c in part[0]] == [_words(h) for h in header] for part in mine), case
+        assert [[_words(c) for c in r] for part in mine for r in part[1:]] == [[_words(c) for c in r] for r in rows]
+    if n is not None and n >= 14:   # a long arm's tables go on over pages (24 links: the links' table over two)
+        assert len(pages.figures) > 2 and (n < 24 or any(text.endswith("(continued)") for text, _ in parts))
 
-    class Pages:
-        def __init__(self):
-            self.figures = []
 
-        def savefig(self, fig):
-            self.figures.append(fig)
-    for name in ("tube_arm_requirements", "palletizer_parallelogram", "puma560"):
-        model = load_project(robot_path(name))
-        pages = Pages()
-        _tables_page(pages, design_tables(model), "Links, loads and drives")
-        if not model.is_serial:
-            _tables_page(pages, closed_chain_tables(model, None, samples=16))
-        for fig in pages.figures:
-            canvas = FigureCanvasAgg(fig)
-            canvas.draw()
-            page = fig.bbox
-            renderer = canvas.get_renderer()
-            for ax in fig.axes:
-                for table in ax.tables:
-                    for cell in table.get_celld().values():
-                        box = cell.get_window_extent(renderer)
-                        assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5, (name, cell.get_text().get_text())
-                        assert page.y0 - 0.5 <= box.y0 and box.y1 <= page.y1 + 0.5, (name, cell.get_text().get_text())
+def test_html_tables_keep_their_header_on_every_printed_page():
+    """In the HTML a table's header row is its <thead> and its rows the <tbody>, and the print style repeats the
+    header at the top of every printed page a long table runs over (a 24-link arm's DH, links and drives)."""
+    from designer.report.tables import design_tables
+    model = _longer("tube_arm_requirements", 24)
+    html = design_html(model, [])
+    tables = re.findall(r"<table[^>]*>(.*?)</table>", html, re.S)
+    assert len(tables) == 2 + len(design_tables(model))   # the DH table, the parameters, what the arm is made of
+    for table in tables:
+        head, body = re.fullmatch(r"\s*<thead>(<tr>(?:<th>.*?</th>)+</tr>)</thead>\s*<tbody>(.*)</tbody>\s*", table,
+                                  re.S).groups()
+        assert "<th>" not in body and "<thead>" not in body
+    dh_rows = re.findall(r"<tr>.*?</tr>", re.search(r"<tbody>(.*?)</tbody>", tables[0], re.S).group(1), re.S)
+    assert len(dh_rows) == 24
+    assert re.search(r"@media print \{ thead \{ display: table-header-group; \}", html)
+
+
+def test_a_long_design_review_goes_on_over_pages_with_its_failures_shaded():
+    """60 requirements (every third failing): the review's table goes on over pages (it was squeezed into one page,
+    its rows overlapping), every cell inside the page, every row once, exactly the failing ones shaded."""
+    from designer.report.design_report import _review_page
+    from designer.report.review_section import review_rows
+    outcomes = [{"requirement": k + 1, "name": f"req {k + 1}", "metric": "peak_torque[2]", "where": "cycle",
+                 "unit": "N*m", "value": 10.0 + k, "bound": "<=", "limit": 40.0, "margin": 30.0 - k,
+                 "relative_margin": (30.0 - k) / 40.0, "passed": k % 3 != 0, "worst_where": "t = 0.5 s"}
+                for k in range(60)]
+    pages = _Pages()
+    assert _review_page(pages, outcomes) == len(pages.figures) > 1
+    drawn = _cells(pages)
+    rows, shaded = [], []
+    for page, _, tables in drawn:
+        for cells, boxes in tables:
+            for box in boxes:
+                assert page.x0 - 0.5 <= box.x0 and box.x1 <= page.x1 + 0.5
+                assert page.y0 - 0.5 <= box.y0 and box.y1 <= page.y1 + 0.5
+            rows += cells[1:]
+    for fig in pages.figures:
+        for ax in fig.axes:
+            for table in ax.tables:
+                cells = table.get_celld()
+                shaded += [cells[r, 0].get_facecolor()[:3] != (1.0, 1.0, 1.0)
+                           for r in range(1, 1 + max(r for r, _ in cells))]
+    assert [_words(r[0]) for r in rows] == [str(k + 1) for k in range(60)]
+    assert len(rows) == len(review_rows(outcomes))
+    assert shaded == [k % 3 == 0 for k in range(60)]

@@ -112,7 +112,7 @@ def test_html_is_well_formed_offline_and_counts_operations(make):
         assert ops == f"{sp.count_ops(e.expr)} ops"
         assert rows[e.label].find(".//math") is not None
     dh = [t for t in root.iter("table") if t.get("class") == "dh"][0]
-    assert len(dh.findall("tr")) == eq.n + 1
+    assert len(dh.findall(".//tr")) == eq.n + 1
 
 
 def test_html_shows_dotted_joint_symbols():

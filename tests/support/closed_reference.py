@@ -246,7 +246,7 @@ def felt(cd, q_tree, force) -> tuple[np.ndarray, np.ndarray]:
     compares (``P @ lambda_c[:3]`` the other side)."""
     terms = cd.tree.loop_terms(q_tree)
     i, _, Fi, _, _ = cd.tree.loops[0]
-    R = (terms.T[i + 1] @ Fi)[:3, :3]
+    R = (cd.tree.frames(q_tree)[i + 1] @ Fi)[:3, :3]
     J_local = R.T @ terms.jacobian[:3]
     P = np.linalg.pinv(J_local.T) @ J_local.T
     return P @ (R.T @ np.asarray(force, float)), P

@@ -16,20 +16,28 @@ state, the fastest way for arrays of six, and on numpy arrays for many.
 It is the second Python code writer beside :mod:`designer.codegen.python_code`, and stays one: that
 one prints sympy expressions after CSE, this one records float operations while the algorithm runs,
 so the numeric layer builds an arm's code in milliseconds without loading sympy's derivations
-(``test_numeric_layer_does_not_load_the_symbolic_dynamics``). Both load through :mod:`.loader`.
+(``test_numeric_layer_does_not_load_the_symbolic_dynamics``). Both load through :func:`load_source`.
+
+It sits below every layer that traces (kinematics traces a mechanism's loop terms, :mod:`designer.kinematics.tree`;
+the numeric layer its dynamics) and imports nothing of the project.
 """
 
 from __future__ import annotations
 
+import itertools
+import linecache
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
-from .loader import load_source
+__all__ = ["Tape", "Var", "Scalar", "Trig", "build", "load_source"]
 
-__all__ = ["Tape", "Var", "Scalar", "build"]
+#: x -> (cos x, sin x): how an algorithm written over any scalar takes its angles (math's on floats, a tape's calls)
+Trig = Callable[[Any], tuple[Any, Any]]
 
 #: the deepest nesting of operations in one generated line
 DEPTH = 4
@@ -288,3 +296,20 @@ def build(name: str, source: str, vectorised: bool) -> Callable:
     # a constant beyond the float range (a length of 1e308 squared) is written as repr gives it: inf
     namespace = {"sin": lib.sin, "cos": lib.cos, "cos_sin": _cos_sin_arrays, "inf": math.inf, "nan": math.nan}
     return getattr(load_source(source, f"numeric-{name}", namespace), name)
+
+
+_counter = itertools.count()
+
+
+def load_source(source: str, tag: str, namespace: Mapping[str, Any] | None = None) -> ModuleType:
+    """A module made by running ``source`` (file name ``<designer-TAG-k>``), with ``namespace``'s names defined
+    before it runs: the one exec for both code writers of the numeric layer (the tape's lines and the compiled
+    equations of :mod:`designer.numeric.compiled`). The text is registered with :mod:`linecache` under a unique
+    file name, so that ``inspect.getsource`` and tracebacks show the generated lines."""
+    filename = f"<designer-{tag}-{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = ModuleType(filename)
+    module.__file__ = filename
+    module.__dict__.update(namespace or {})
+    exec(compile(source, filename, "exec"), module.__dict__)
+    return module
