@@ -1,8 +1,9 @@
 """Loop closure: the passive joints from the actuated ones, and W = d q_tree / d q_actuated.
 
 - Validation names the loop (:func:`mechanism_problems`): a loop that cannot close at the nominal
-  pose (every joint 0; the residual in mm), a mobility (n - rank of the loop Jacobian) that differs
-  from the number of actuated joints, passive joints the loops do not determine.
+  pose (every joint 0; the residual in mm; a file's rounding, up to :data:`NOMINAL_GAP`, is no gap), a
+  mobility (n - rank of the loop Jacobian) that differs from the number of actuated joints, passive joints
+  the loops do not determine.
 - A linear closure (a parallelogram: q_p = A q_a + c with integer A, such as q3p = q3 - q2) is
   detected exactly: W is the same integer matrix at the nominal pose and at random poses, and the
   closure residual of the linear guess vanishes there (to 1e-10 of the mechanism's size). It is then
@@ -36,6 +37,9 @@ STEP = 0.1
 SINGULAR = 1e-9
 #: closure tolerance, relative to the mechanism's size (its largest length, at least 1 m)
 TOL = 1e-12
+#: how far the nominal pose's loops may be from closed (relative to the mechanism's size, and the sine of the angle
+#: between the cut joint's axes): a file's rounding, which the closure's Newton steps close
+NOMINAL_GAP = 1e-3
 MAX_NEWTON = 30
 
 
@@ -57,7 +61,9 @@ def mechanism_problems(tree: TreeArm) -> list[tuple[str, str]]:
         return out
     q0 = np.zeros(tree.n)
     terms = tree.loop_terms(q0)
-    tol = 1e-6 * _size(tree)   # a micrometre per metre of mechanism: a drawing's rounding
+    # a file's rounding: a millimetre per metre of mechanism (the four-bar's theta offsets to four decimals leave
+    # its loop 0.012 mm open), a milliradian; the closure closes the loops exactly from there
+    tol = NOMINAL_GAP * _size(tree)
     rows = np.array([r[0] for r in terms.rows])
     for k, name in enumerate(tree.loop_names):
         sel = rows == k
@@ -67,7 +73,7 @@ def mechanism_problems(tree: TreeArm) -> list[tuple[str, str]]:
         if pos > tol:
             out.append((name, f"cannot close at the nominal pose (every joint 0): the cut joint's two frames "
                         f"are {pos * 1000:.4g} mm apart"))
-        elif rot > 1e-6:
+        elif rot > NOMINAL_GAP:
             out.append((name, f"cannot close at the nominal pose (every joint 0): the cut joint's axes are "
                         f"{np.degrees(np.arcsin(min(1.0, rot))):.4g} degrees apart"))
     if out:
