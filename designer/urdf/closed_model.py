@@ -89,8 +89,10 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
                 gamma, b, numbers = ci.kk_numbers(np.linalg.solve(frames[p + 1], frames[k + 1]))
                 extra.update(gamma=tidy_angle(gamma), b=tidy_number(b))
         except ValueError:
+            # the way out is the other convention, which only a standard import still has to try
+            hint = " (import with --convention modified)" if convention is Convention.STANDARD else ""
             return (f"joint {j!r} does not turn about the z axis of the frame of the link it hangs from, as the "
-                    f"{convention.value} convention needs for a branch (import with --convention modified)")
+                    f"{convention.value} convention needs for a branch{hint}")
         shift = values.get(j, 0.0)
         links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, lumped, warnings, massless,
                                actuated=j not in passive, shift=shift, **extra))
