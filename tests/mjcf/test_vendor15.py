@@ -118,3 +118,47 @@ def test_command_line_import_validate_eval_simulate(tmp_path):
     start, end = map(float, re.search(r"energy (\S+) J at the start, (\S+) J at the end",
                                       run.stdout + run.stderr).groups())
     assert abs(end - start) < 1e-6 * abs(start), (start, end)
+
+
+# Rounded files: every number to 3 or 4 significant digits (tests/support/rounding.py). The Lite 6's
+# quaternion "-2.6e-06 -0.707 -0.707 -2.6e-06" still lies within 1e-5 rad of a quarter turn: read as it,
+# and --literal refused as for the original; the SO-ARM100's euler "1.57 0 0" (8e-4 rad off) is kept.
+ROUNDED = [("lite6.xml", 3, 7.3e-6), ("lite6.xml", 4, 7.3e-6), ("so_arm100.xml", 3, None), ("so_arm100.xml", 4, None),
+           ("piper.xml", 3, 4e-13), ("piper.xml", 4, 4e-13)]
+
+
+@pytest.mark.parametrize("name,digits,as_written", ROUNDED, ids=[f"{r[0]}-{r[1]}" for r in ROUNDED])
+def test_rounded_vendor_mjcf(name, digits, as_written, tmp_path):
+    """The file rounded to ``digits`` significant digits imports; equals MuJoCo on the rounded file
+    (with its angles within 1e-5 rad of a multiple of pi/12 written in full; ``literal`` as written)
+    to 1e-12, and lies within the rounding's reach of MuJoCo on the original."""
+    from tests.support.rounding import significant
+    text = (FOLDER / name).read_text()
+    rounded = tmp_path / "rounded.xml"
+    rounded.write_text(significant(text, digits))
+    exact = tmp_path / "exact.xml"
+    exact.write_text(exact_mjcf(rounded.read_text()))
+    original = tmp_path / "original.xml"
+    original.write_text(exact_mjcf(text))
+    report = import_mjcf(rounded)
+    worst, pose = compare_with_mujoco(report.model, MujocoChain(exact, report.chain.joints, report.chain.dropped),
+                                      report.chain.tip)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
+    if as_written is None:
+        assert report.as_written is None, report.text()
+    else:
+        assert as_written / 3 < report.as_written < as_written * 3, report.text()
+    if name in LITERAL_REFUSED:
+        with pytest.raises(MjcfError) as info:
+            import_mjcf(rounded, literal=True)
+        assert "joints 'joint2' and 'joint3'" in str(info.value) and "\n" not in str(info.value)
+    else:
+        literal = import_mjcf(rounded, literal=True)
+        worst, pose = compare_with_mujoco(literal.model, MujocoChain(rounded, literal.chain.joints,
+                                                                     literal.chain.dropped), literal.chain.tip)
+        assert worst < 1e-12 and pose < 1e-12, (worst, pose, literal.text())
+    # every number moved by up to 5e-3 (3 digits) or 5e-4 (4): the dynamics by about as much
+    worst, pose = compare_with_mujoco(report.model, MujocoChain(original, report.chain.joints, report.chain.dropped),
+                                      report.chain.tip)
+    reach = 4 * 10.0 ** (1 - digits)
+    assert 1e-10 < worst < reach and pose < reach, (worst, pose)

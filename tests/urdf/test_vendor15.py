@@ -54,7 +54,8 @@ MATCHED = [(*UR10E, False, "wrist_3_link", 5e-10), (*FR3, False, "fr3_hand", Non
 LITERAL_REFUSED = {GEN3_6[0]: "joints 'joint_2' and 'joint_3': axes 7.3e-06 rad from parallel",
                    GEN3_LITE[0]: "joints 'J1' and 'J2': axes 7.3e-06 rad from parallel"}
 # files without <inertial> on a moving link: refused unless --massless, the message names link and joint
-REFUSED = [(*GEN3_LITE, "link 'END_EFFECTOR' (moved by joint 'J5')"), (*IRB2400, "link 'link_1' (moved by joint 'joint_1')"),
+REFUSED = [(*GEN3_LITE, "link 'END_EFFECTOR' (moved by joint 'J5')"),
+           (*IRB2400, "link 'link_1' (moved by joint 'joint_1')"), 
            (*IRB2400_X, "link 'link_1' (moved by joint 'joint_1')"),
            (*LRMATE, "link 'link_1' (moved by joint 'joint_1')")]
 XACROS = [UR10E, FR3, GEN3, IRB2400_X, LRMATE,
@@ -93,9 +94,8 @@ def test_vendor_urdf_matches_pinocchio(relative, args, massless, tip, rounded, c
     against the file with its rounded angles written in full, ``literal`` against the file as written."""
     report = import_file(FOLDER / relative, _options(args), convention=convention, massless=massless)
     assert report.chain.tip == tip, report.text()
-    worst, pose = compare_with_pinocchio(NumericArm.from_model(report.model),
-                                         PinChain(reference_file(relative, args, tmp_path, True), report.chain.joints),
-                                         report.chain.tip, states=60)
+    exact = PinChain(reference_file(relative, args, tmp_path, True), report.chain.joints)
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(report.model), exact, report.chain.tip, states=60)
     assert worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
     if rounded is None:
         assert report.as_written is None, report.text()
@@ -107,9 +107,8 @@ def test_vendor_urdf_matches_pinocchio(relative, args, massless, tip, rounded, c
         assert LITERAL_REFUSED[relative] in str(info.value) and "\n" not in str(info.value), str(info.value)
         return
     literal = import_file(FOLDER / relative, _options(args), convention=convention, massless=massless, literal=True)
-    worst, pose = compare_with_pinocchio(NumericArm.from_model(literal.model),
-                                         PinChain(reference_file(relative, args, tmp_path, False), literal.chain.joints),
-                                         literal.chain.tip, states=60)
+    written = PinChain(reference_file(relative, args, tmp_path, False), literal.chain.joints)
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(literal.model), written, literal.chain.tip, states=60)
     assert worst < 1e-12 and pose < 1e-12, (worst, pose, literal.text())
     if massless:
         assert any("has no <inertial>: imported massless" in w for w in report.warnings), report.warnings
@@ -180,5 +179,51 @@ def test_command_line_import_validate_eval_simulate(tmp_path):
     assert np.abs(np.array(result["tau"]) - ref).max() < 1e-10 * max(1.0, np.abs(ref).max())
     run = cli("simulate", str(project), "--q0", *["0.3"] * 6, "--t", "0.2", "--dt", "0.05",
               "--out", str(tmp_path / "sim.csv"))
-    start, end = map(float, re.search(r"energy (\S+) J at the start, (\S+) J at the end", run.stdout + run.stderr).groups())
+    start, end = map(float, re.search(r"energy (\S+) J at the start, (\S+) J at the end",
+                                      run.stdout + run.stderr).groups())
     assert abs(end - start) < 1e-6 * abs(start), (start, end)
+
+
+# Rounded files: every number of the URDF to 3 or 4 significant digits (tests/support/rounding.py).
+# (file, xacro args, digits, how close the import must equal Pinocchio on the rounded file, the
+# lost-digits warning expected). "3.142" for pi leaves the Gen3's joints 2 and 3 4.1e-4 rad from parallel,
+# their common normal 1 km out: kept skew as written (past SNAP_TOL, docs/urdf.md), the numbers lose
+# about 1e-9, and the import says so; "3.14" (1.6e-3 rad, 250 m out) loses 1.1e-10 and is not warned of.
+ROUNDED = [(*UR10E, 3, 1e-12, None), (*UR10E, 4, 1e-12, None), (*GEN3_6, 3, 3e-10, None),
+           (*GEN3_6, 4, 3e-9, "joints 'joint_2' and 'joint_3': axes 0.00041 rad from parallel put their common "
+                              "normal 1.01e+03 m out; numbers computed with these DH frames lose digits (about 1e-09"),
+           (*FR3, 3, 1e-12, None), (*FR3, 4, 1e-12, None)]
+
+
+@pytest.mark.parametrize("relative,args,digits,tolerance,warned", ROUNDED,
+                         ids=[f"{Path(r[0]).name}-{r[2]}" for r in ROUNDED])
+def test_rounded_vendor_urdf(relative, args, digits, tolerance, warned, tmp_path):
+    """The URDF rounded to ``digits`` significant digits imports; equals Pinocchio on the rounded file
+    (with the angles within 1e-5 rad of a multiple of pi/12 written in full, as the import reads them;
+    ``literal`` on the file as written); lies within the rounding's reach of the original file's
+    dynamics; a 1.57 written for pi/2 (8e-4 rad off) is kept as written, not read as pi/2."""
+    from tests.support.rounding import significant
+    text = shipped_urdf(relative, args) if relative.endswith(".xacro") else (FOLDER / relative).read_text()
+    rounded = tmp_path / "rounded.urdf"
+    rounded.write_text(significant(text, digits))
+    exact = tmp_path / "exact.urdf"
+    exact.write_text(exact_urdf(rounded.read_text()))
+    original = tmp_path / "original.urdf"
+    original.write_text(exact_urdf(text))
+    report = import_file(rounded)
+    arm = NumericArm.from_model(report.model)
+    worst, pose = compare_with_pinocchio(arm, PinChain(exact, report.chain.joints), report.chain.tip, states=40)
+    assert worst < tolerance and pose < tolerance, (worst, pose, report.text())
+    lost = [w for w in report.warnings if "lose digits" in w]
+    assert (lost[0].startswith(warned) if warned else not lost), report.warnings
+    literal = import_file(rounded, literal=True)
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(literal.model), PinChain(rounded, literal.chain.joints),
+                                         literal.chain.tip, states=40)
+    assert worst < tolerance and pose < tolerance, (worst, pose, literal.text())
+    # the rounding moved every number by up to 5e-3 (3 digits) or 5e-4 (4): the dynamics by about as much
+    worst, pose = compare_with_pinocchio(arm, PinChain(original, report.chain.joints), report.chain.tip, states=40)
+    reach = 4 * 10.0 ** (1 - digits)
+    assert 10 * tolerance < worst < reach and pose < reach, (worst, pose)
+    if relative == UR10E[0] and digits == 3:   # rpy "1.57 0 0": twists kept 8e-4 rad from pi/2, never snapped
+        near = [float(l.alpha) for l in report.model.links if abs(abs(float(l.alpha)) - np.pi / 2) < 1e-2]
+        assert near and all(abs(abs(t) - np.pi / 2) > 5e-4 for t in near), near
