@@ -55,7 +55,7 @@ LITERAL_REFUSED = {GEN3_6[0]: "joints 'joint_2' and 'joint_3': axes 7.3e-06 rad 
                    GEN3_LITE[0]: "joints 'J1' and 'J2': axes 7.3e-06 rad from parallel"}
 # files without <inertial> on a moving link: refused unless --massless, the message names link and joint
 REFUSED = [(*GEN3_LITE, "link 'END_EFFECTOR' (moved by joint 'J5')"),
-           (*IRB2400, "link 'link_1' (moved by joint 'joint_1')"), 
+           (*IRB2400, "link 'link_1' (moved by joint 'joint_1')"),
            (*IRB2400_X, "link 'link_1' (moved by joint 'joint_1')"),
            (*LRMATE, "link 'link_1' (moved by joint 'joint_1')")]
 XACROS = [UR10E, FR3, GEN3, IRB2400_X, LRMATE,
