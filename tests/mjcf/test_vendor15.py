@@ -1,6 +1,7 @@
-"""MuJoCo Menagerie arms the suite had not seen (tests/mjcf/files/vendor15, sources in its README):
-UFACTORY Lite 6 and xArm7 (a gripper closed by connects), Unitree Z1, AgileX PiPER (slide fingers,
-joint springs), SO-ARM100, the Low-Cost Robot Arm. Meshes left out, every inertial as written.
+"""MJCF arms the suite had not seen (tests/mjcf/files/vendor15, sources in its README): MuJoCo
+Menagerie's UFACTORY Lite 6 and xArm7 (a gripper closed by connects), Unitree Z1, AgileX PiPER (slide
+fingers, joint springs), SO-ARM100, the Low-Cost Robot Arm (meshes left out, every inertial as
+written); Gymnasium's Reacher and Pusher (masses from primitive geoms, a target on slides).
 
 Each import equals MuJoCo's compiled model of the file: mj_fullM (with the armature as the drives'
 N^2 Jm) and qfrc_bias at random states and the tip's pose, to 1e-12; the import that reads rounded
@@ -36,7 +37,9 @@ CASES = [("lite6.xml", None, "link6", 6, 9.8e-6), ("lite6.xml", "attachment_site
          ("so_arm100.xml", None, "Moving_Jaw", 6, 1.1e-5), ("so_arm100.xml", "Fixed_Jaw", "Fixed_Jaw", 5, 1.2e-5),
          ("low_cost_robot_arm.xml", None, "gripper_moving_finger", 6, None),
          ("xarm7.xml", None, "xarm_gripper_base_link", 7, None), ("xarm7.xml", "link_tcp", "link_tcp", 7, None),
-         ("xarm7.xml", "left_finger", "left_finger", 9, None)]
+         ("xarm7.xml", "left_finger", "left_finger", 9, None),
+         # Gymnasium: masses from capsules and spheres (inertiafromgeom), a target on slides beside the arm
+         ("reacher.xml", "fingertip", "fingertip", 2, None), ("pusher_v5.xml", None, "tips_arm", 7, None)]
 # --literal refused: the Lite 6 writes link3's quat to six digits, leaving joints 2 and 3 7.3e-6 rad from
 # parallel, their common normal 2.7e4 m away
 LITERAL_REFUSED = {"lite6.xml": "joints 'joint2' and 'joint3': axes 7.3e-06 rad from parallel"}
@@ -67,6 +70,15 @@ def test_vendor_mjcf_matches_mujoco(name, tip, taken, n, rounded, convention, tm
     ref = MujocoChain(FOLDER / name, literal.chain.joints, literal.chain.dropped)
     worst, pose = compare_with_mujoco(literal.model, ref, literal.chain.tip)
     assert worst < 1e-12 and pose < 1e-12, (worst, pose, literal.text())
+
+
+def test_reacher_without_a_tip_is_refused_naming_the_ends():
+    """Gymnasium's Reacher: its arm and its target (two slides) are equally long chains from the world;
+    the refusal names both ends and the option that picks one."""
+    with pytest.raises(MjcfError) as info:
+        import_mjcf(FOLDER / "reacher.xml")
+    message = str(info.value)
+    assert "\n" not in message and "'fingertip', 'target'" in message and "--tip fingertip or --tip target" in message
 
 
 def test_piper_springs_and_xarm7_connects_are_named():
