@@ -1,6 +1,7 @@
 """Vendor descriptions the suite had not seen (tests/urdf/files/vendor15, sources in its README):
 Universal Robots' ROS 2 xacro (parameters loaded from YAML), Franka's FR3 xacro, Kinova's Gen3
-xacro and URDFs, ABB's and FANUC's ROS-Industrial descriptions (no <inertial> at all).
+xacro and URDFs and Jaco2 xacro, UFACTORY's xArm7 ROS 2 xacro (with its gripper's mimic joints),
+Doosan's M1013 xacro, ABB's and FANUC's ROS-Industrial descriptions (no <inertial> at all).
 
 Each file is either imported and equal to Pinocchio reading the URDF (the URDF of a xacro file made
 by the shipped ``xacro`` package, not by ours), or refused in one line that names the link and the
@@ -42,12 +43,18 @@ GEN3_LITE = ("kortex_description/arms/gen3_lite/6dof/urdf/GEN3-LITE.urdf", {})
 IRB2400 = ("abb_irb2400_support/urdf/irb2400.urdf", {})
 IRB2400_X = ("abb_irb2400_support/urdf/irb2400.xacro", {})
 LRMATE = ("fanuc_lrmate200ic_support/urdf/lrmate200ic.xacro", {})
+JACO2 = ("kinova_description/urdf/j2n6s300_standalone.xacro", {})
+XARM7 = ("xarm_description/urdf/xarm_device.urdf.xacro", {"dof": "7"})
+XARM7_GRIPPER = ("xarm_description/urdf/xarm_device.urdf.xacro", {"dof": "7", "add_gripper": "true"})
+M1013 = ("dsr_description2/xacro/m1013.urdf.xacro", {})
 
 # (file, xacro args, massless, the tip the import takes, the file's rounding of angles (M, G, pose relative))
 MATCHED = [(*UR10E, False, "wrist_3_link", 5e-10), (*FR3, False, "fr3_hand", None),
            (*GEN3, False, "end_effector_link", 1.3e-5), (*GEN3_6, False, "end_effector_link", 2.9e-5),
            (*GEN3_LITE, True, "DUMMY", 9.6e-6), (*IRB2400, True, "tool0", 2.6e-12),
-           (*IRB2400_X, True, "tool0", 2.6e-12), (*LRMATE, True, "tool0", None)]
+           (*IRB2400_X, True, "tool0", 2.6e-12), (*LRMATE, True, "tool0", None),
+           (*JACO2, False, "j2n6s300_link_6", 4.5e-15), (*XARM7, False, "link_eef", 1.15e-5),
+           (*XARM7_GRIPPER, False, "xarm_gripper_base_link", 1.15e-5), (*M1013, False, "link6", None)]
 # --literal (the numbers as written) refused: the Gen3 6-DOF file writes joint_1's rpy as "-3.1416 0 0", which
 # leaves joints 2 and 3 7.3e-6 rad from parallel, their common normal 5.6e4 m away: no DH table holds that
 # (the Gen3 Lite likewise, joints J1 and J2)
@@ -58,7 +65,7 @@ REFUSED = [(*GEN3_LITE, "link 'END_EFFECTOR' (moved by joint 'J5')"),
            (*IRB2400, "link 'link_1' (moved by joint 'joint_1')"),
            (*IRB2400_X, "link 'link_1' (moved by joint 'joint_1')"),
            (*LRMATE, "link 'link_1' (moved by joint 'joint_1')")]
-XACROS = [UR10E, FR3, GEN3, IRB2400_X, LRMATE,
+XACROS = [UR10E, FR3, GEN3, IRB2400_X, LRMATE, JACO2, XARM7, XARM7_GRIPPER, M1013,
           # other arguments of the same files: a UR3e, the FR3 without its hand, the Gen3 with 6 joints
           ("ur_description/urdf/ur.urdf.xacro", {"ur_type": "ur10e", "name": "ur", "safety_limits": "true"}),
           ("franka_description/robots/fr3/fr3.urdf.xacro", {"hand": "false"}),
@@ -121,6 +128,19 @@ def test_vendor_urdf_without_inertials_is_refused_in_one_line(relative, args, wh
     message = str(info.value)
     assert "\n" not in message and where in message and "--massless" in message, message
     assert str(FOLDER / relative) in message
+
+
+def test_xarm7_gripper_loop_refused_in_one_line():
+    """The xArm gripper's mimic joints close a loop whose inner knuckle the DH branch frames cannot hold:
+    naming a finger as the tip is refused in one line naming the joints, in both conventions (only the
+    standard import is pointed at the modified one)."""
+    for convention in Convention:
+        with pytest.raises(UrdfError) as info:
+            import_file(FOLDER / XARM7_GRIPPER[0], _options(XARM7_GRIPPER[1]), tip="left_finger", convention=convention)
+        message = str(info.value)
+        assert "\n" not in message and "joint 'left_finger_joint' mimics joint 'drive_joint'" in message, message
+        assert "joint 'right_inner_knuckle_joint' does not turn about the z axis" in message, message
+        assert ("--convention modified" in message) == (convention is Convention.STANDARD), message
 
 
 @pytest.mark.parametrize("relative,args", XACROS, ids=[f"{Path(x[0]).name}-{'-'.join(x[1].values()) or 'default'}"
