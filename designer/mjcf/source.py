@@ -155,21 +155,64 @@ def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
 
 
 def compile_mjcf(path: str | os.PathLike, snap: bool = False, *, allow_roots=()):
-    """(spec, compiled model, angles read as exact ones) of a pre-scanned file (:func:`prescan`,
-    ``allow_roots`` for its includes); MuJoCo's errors as :class:`MjcfError`. With ``snap``, the angles
-    MuJoCo read are read as exact ones first (:func:`snap_spec`), else as written (and the list is empty)."""
+    """(spec, compiled model, angles read as exact ones, lines on meshes left out) of a pre-scanned file
+    (:func:`prescan`, ``allow_roots`` for its includes); MuJoCo's errors as :class:`MjcfError`. With
+    ``snap``, the angles MuJoCo read are read as exact ones first (:func:`snap_spec`), else as written (and
+    the list is empty). Geoms whose mesh file is not there are left out where they carry no mass
+    (:func:`without_missing_meshes`)."""
     import mujoco
     prescan(path, allow_roots=allow_roots)
     try:
         with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
             warnings.simplefilter("ignore")
             spec = mujoco.MjSpec.from_file(str(path))
+            left_out = without_missing_meshes(spec, str(path))
             snaps = snap_spec(spec) if snap else []
             model = spec.compile()
     except (ValueError, RuntimeError, OSError) as exc:   # what MuJoCo's bindings raise for a file it cannot use
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None
-    return spec, model, snaps
+    return spec, model, snaps, left_out
+
+
+def _mesh_file(spec, mesh) -> Path | None:
+    """Where MuJoCo looks for a ``<mesh>``'s file (None: the mesh has no file, its vertices are given)."""
+    if not mesh.file:
+        return None
+    name = os.path.basename(mesh.file) if spec.strippath else mesh.file
+    return Path(spec.modelfiledir or ".", spec.meshdir or "", name)
+
+
+def without_missing_meshes(spec, source: str) -> list[str]:
+    """Leave out of ``spec`` the geoms whose mesh file is not there (a model copied without its assets
+    folder, as a vendor's MJCF usually is) where they give no body its mass, and those meshes; one line
+    saying so (empty when nothing is missing). A geom that does give its body mass (the body has no
+    ``<inertial>``, or the compiler takes inertias from geoms) is refused naming the body and the file."""
+    import mujoco
+    missing = {m.name: f for m in spec.meshes if (f := _mesh_file(spec, m)) is not None and not f.is_file()}
+    if not missing:
+        return []
+    from_geoms = spec.compiler.inertiafromgeom
+    dropped = 0
+    for body in spec.bodies:
+        weighs = from_geoms == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE or (
+            from_geoms == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_AUTO and not body.explicitinertial)
+        for geom in list(body.geoms):
+            if geom.meshname not in missing:
+                continue
+            massless = geom.mass == 0 or (math.isnan(geom.mass) and geom.density == 0)
+            if weighs and body.name != "world" and not massless:
+                raise MjcfError(f"{source}: body {body.name!r} takes its mass from its mesh geom "
+                                f"{geom.name or geom.meshname!r}, whose file {missing[geom.meshname]} is not there: "
+                                "put the model's mesh files where its meshdir says, or give the body an <inertial>")
+            spec.delete(geom)
+            dropped += 1
+    for mesh in list(spec.meshes):
+        if mesh.name in missing:
+            spec.delete(mesh)
+    first = sorted(map(str, missing.values()))[0]
+    return [f"{len(missing)} mesh file(s) not there (the first {first}): their {dropped} geom(s) left out, "
+            "which give no body its mass (each has an <inertial>)"]
 
 
 def _numbers(values) -> str:

@@ -39,10 +39,13 @@ CASES = [("lite6.xml", None, "link6", 6, 9.8e-6), ("lite6.xml", "attachment_site
          ("xarm7.xml", None, "xarm_gripper_base_link", 7, None), ("xarm7.xml", "link_tcp", "link_tcp", 7, None),
          ("xarm7.xml", "left_finger", "left_finger", 9, None),
          # Gymnasium: masses from capsules and spheres (inertiafromgeom), a target on slides beside the arm
-         ("reacher.xml", "fingertip", "fingertip", 2, None), ("pusher_v5.xml", None, "tips_arm", 7, None)]
+         ("reacher.xml", "fingertip", "fingertip", 2, None), ("pusher_v5.xml", None, "tips_arm", 7, None),
+         # Menagerie's scene.xml: the arm by <include>, a floor, lights and textures beside it
+         ("scene_lite6.xml", None, "link6", 6, 9.8e-6)]
 # --literal refused: the Lite 6 writes link3's quat to six digits, leaving joints 2 and 3 7.3e-6 rad from
 # parallel, their common normal 2.7e4 m away
-LITERAL_REFUSED = {"lite6.xml": "joints 'joint2' and 'joint3': axes 7.3e-06 rad from parallel"}
+LITERAL_REFUSED = {"lite6.xml": "joints 'joint2' and 'joint3': axes 7.3e-06 rad from parallel",
+                   "scene_lite6.xml": "joints 'joint2' and 'joint3': axes 7.3e-06 rad from parallel"}
 
 
 @pytest.mark.parametrize("convention", list(Convention), ids=lambda c: c.value)
@@ -53,6 +56,8 @@ def test_vendor_mjcf_matches_mujoco(name, tip, taken, n, rounded, convention, tm
     assert report.chain.tip == taken and len(report.model.links) == n, report.text()
     exact = tmp_path / "exact.xml"
     exact.write_text(exact_mjcf((FOLDER / name).read_text()))
+    for included in re.findall(r'<include file="([^"]+)"', exact.read_text()):   # the scene's arm, likewise
+        (tmp_path / included).write_text(exact_mjcf((FOLDER / included).read_text()))
     worst, pose = compare_with_mujoco(report.model, MujocoChain(exact, report.chain.joints, report.chain.dropped),
                                       report.chain.tip)
     assert worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
@@ -70,6 +75,36 @@ def test_vendor_mjcf_matches_mujoco(name, tip, taken, n, rounded, convention, tm
     ref = MujocoChain(FOLDER / name, literal.chain.joints, literal.chain.dropped)
     worst, pose = compare_with_mujoco(literal.model, ref, literal.chain.tip)
     assert worst < 1e-12 and pose < 1e-12, (worst, pose, literal.text())
+
+
+def test_menagerie_file_without_its_assets_folder(tmp_path):
+    """The Lite 6 exactly as Menagerie ships it, without its assets/ folder (as one copies a model
+    file): its 14 mesh geoms give no body mass (every body has an <inertial>), so they are left out with
+    one warning, and the import equals MuJoCo compiling the copy whose mesh geoms were taken out by
+    hand (lite6.xml). It was refused ("MuJoCo cannot read it: Error opening file 'assets/visual/
+    link_base.stl'"). A mesh that does give a body its mass is still refused, naming body and file."""
+    report = import_mjcf(FOLDER / "lite6_with_meshes.xml")
+    [line] = [w for w in report.warnings if "mesh file(s) not there" in w]
+    assert line.startswith("14 mesh file(s) not there") and "their 14 geom(s) left out" in line, line
+    exact = tmp_path / "exact.xml"
+    exact.write_text(exact_mjcf((FOLDER / "lite6.xml").read_text()))
+    worst, pose = compare_with_mujoco(report.model, MujocoChain(exact, report.chain.joints), report.chain.tip)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose)
+    text = (FOLDER / "lite6_with_meshes.xml").read_text()
+    # link3 without its <inertial>: MuJoCo would take its mass from the (missing) mesh
+    start = text.index("<inertial", text.index('<body name="link3"'))
+    no_inertial = tmp_path / "no_inertial.xml"
+    no_inertial.write_text(text[:start] + text[text.index("/>", start) + 2:])
+    # the compiler told to take every inertia from the geoms
+    from_geoms = tmp_path / "from_geoms.xml"
+    from_geoms.write_text(text.replace('autolimits="true"', 'autolimits="true" inertiafromgeom="true"'))
+    for path, body, mesh in ((no_inertial, "link3", "visual/link3.stl"),
+                             (from_geoms, "link_base", "visual/link_base.stl")):
+        with pytest.raises(MjcfError) as info:
+            import_mjcf(path)
+        message = str(info.value)
+        assert "\n" not in message and f"body {body!r} takes its mass from its mesh geom" in message, message
+        assert str(tmp_path / "assets" / mesh) in message and "give the body an <inertial>" in message, message
 
 
 def test_reacher_without_a_tip_is_refused_naming_the_ends():
