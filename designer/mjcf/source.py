@@ -175,22 +175,24 @@ def compile_mjcf(path: str | os.PathLike, snap: bool = False, *, allow_roots=())
     return spec, model, snaps, left_out
 
 
-def _mesh_file(spec, mesh) -> Path | None:
-    """Where MuJoCo looks for a ``<mesh>``'s file (None: the mesh has no file, its vertices are given)."""
-    if not mesh.file:
-        return None
-    name = os.path.basename(mesh.file) if spec.strippath else mesh.file
-    return Path(spec.modelfiledir or ".", spec.meshdir or "", name)
+def _asset_file(spec, folder: str, name: str) -> Path:
+    """Where MuJoCo looks for an asset's file ``name`` (below ``folder``, the compiler's meshdir or texturedir)."""
+    return Path(spec.modelfiledir or ".", folder or "", os.path.basename(name) if spec.strippath else name)
 
 
 def without_missing_meshes(spec, source: str) -> list[str]:
-    """Leave out of ``spec`` the geoms whose mesh file is not there (a model copied without its assets
-    folder, as a vendor's MJCF usually is) where they give no body its mass, and those meshes; one line
-    saying so (empty when nothing is missing). A geom that does give its body mass (the body has no
+    """Leave out of ``spec`` what refers to a mesh or texture file that is not there (a model copied
+    without its assets folder, as a vendor's MJCF usually is): the geoms of such meshes where they give
+    no body its mass, the meshes, such textures and the materials' references to them; one line saying
+    so (empty when nothing is missing). A geom that does give its body mass (the body has no
     ``<inertial>``, or the compiler takes inertias from geoms) is refused naming the body and the file."""
     import mujoco
-    missing = {m.name: f for m in spec.meshes if (f := _mesh_file(spec, m)) is not None and not f.is_file()}
-    if not missing:
+    missing = {m.name: f for m in spec.meshes
+               if m.file and not (f := _asset_file(spec, spec.meshdir, m.file)).is_file()}
+    textures = {t.name: f for t in spec.textures
+                for f in [_asset_file(spec, spec.texturedir, n) for n in [t.file, *t.cubefiles] if n]
+                if not f.is_file()}
+    if not missing and not textures:
         return []
     from_geoms = spec.compiler.inertiafromgeom
     dropped = 0
@@ -207,12 +209,18 @@ def without_missing_meshes(spec, source: str) -> list[str]:
                                 "put the model's mesh files where its meshdir says, or give the body an <inertial>")
             spec.delete(geom)
             dropped += 1
-    for mesh in list(spec.meshes):
-        if mesh.name in missing:
-            spec.delete(mesh)
-    first = sorted(map(str, missing.values()))[0]
-    return [f"{len(missing)} mesh file(s) not there (the first {first}): their {dropped} geom(s) left out, "
-            "which give no body its mass (each has an <inertial>)"]
+    for material in spec.materials:   # a material without its texture is drawn in its colour
+        if any(name in textures for name in material.textures):
+            material.textures = ["" if name in textures else name for name in material.textures]
+    for element in [*spec.meshes, *spec.textures]:
+        if element.name in missing or element.name in textures:
+            spec.delete(element)
+    first = sorted(map(str, [*missing.values(), *textures.values()]))[0]
+    parts = [f"{len(missing)} mesh file(s)"] if missing else []
+    parts += [f"{len(textures)} texture file(s)"] if textures else []
+    left = [f"{dropped} geom(s) left out, which give no body its mass (each has an <inertial>)"] if missing else []
+    left += ["the textures left out"] if textures else []
+    return [f"{' and '.join(parts)} not there (the first {first}): {', '.join(left)}"]
 
 
 def _numbers(values) -> str:

@@ -85,12 +85,22 @@ def test_menagerie_file_without_its_assets_folder(tmp_path):
     link_base.stl'"). A mesh that does give a body its mass is still refused, naming body and file."""
     report = import_mjcf(FOLDER / "lite6_with_meshes.xml")
     [line] = [w for w in report.warnings if "mesh file(s) not there" in w]
-    assert line.startswith("14 mesh file(s) not there") and "their 14 geom(s) left out" in line, line
+    assert line.startswith("14 mesh file(s) not there") and ": 14 geom(s) left out" in line, line
     exact = tmp_path / "exact.xml"
     exact.write_text(exact_mjcf((FOLDER / "lite6.xml").read_text()))
     worst, pose = compare_with_mujoco(report.model, MujocoChain(exact, report.chain.joints), report.chain.tip)
     assert worst < 1e-12 and pose < 1e-12, (worst, pose)
     text = (FOLDER / "lite6_with_meshes.xml").read_text()
+    # a texture file not there either: a material drawn in its colour, the dynamics unchanged
+    textured = tmp_path / "textured.xml"
+    textured.write_text(text.replace('<material name="white" rgba="1 1 1 1"/>',
+                                     '<texture name="wood" type="2d" file="wood.png"/>'
+                                     '<material name="white" rgba="1 1 1 1" texture="wood"/>'))
+    report = import_mjcf(textured)
+    [line] = [w for w in report.warnings if "not there" in w]
+    assert line.startswith("14 mesh file(s) and 1 texture file(s) not there") and "textures left out" in line, line
+    worst, pose = compare_with_mujoco(report.model, MujocoChain(exact, report.chain.joints), report.chain.tip)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose)
     # link3 without its <inertial>: MuJoCo would take its mass from the (missing) mesh
     start = text.index("<inertial", text.index('<body name="link3"'))
     no_inertial = tmp_path / "no_inertial.xml"
