@@ -1,6 +1,6 @@
 """A copy of an XML text with every number of its attribute values rounded to a few significant
 digits (0.707105 -> 0.707, 1.570796327 -> 1.57, -2.59734e-06 -> -2.6e-06), as a hand-edited or
-exported vendor file may write them. Names, versions, element text and comments are left alone."""
+exported vendor file may write them. Names, versions, integers, element text and comments are left alone."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ _KEPT = {"version", "name"}   # a robot's version="1.0" is a format, not a quant
 
 def significant(text: str, digits: int) -> str:
     def number(m: re.Match) -> str:
+        if m.group(0).lstrip("-").isdigit():   # an integer: a count or a flag (iterations="20"), kept
+            return m.group(0)
         x = float(m.group(0))
         return m.group(0) if x == 0 else f"{x:.{digits}g}"
 
