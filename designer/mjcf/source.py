@@ -170,8 +170,10 @@ def compile_mjcf(path: str | os.PathLike, snap: bool = False, *, allow_roots=())
             snaps = snap_spec(spec) if snap else []
             model = spec.compile()
     except (ValueError, RuntimeError, OSError) as exc:   # what MuJoCo's bindings raise for a file it cannot use
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None
+        # MuJoCo says what on its first line and where (the element, its name, the line) on the next
+        lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()] or [type(exc).__name__]
+        where = f" ({'; '.join(lines[1:])})" if len(lines) > 1 else ""
+        raise MjcfError(f"{path}: MuJoCo cannot read it: {lines[0]}{where}") from None
     return spec, model, snaps, left_out
 
 

@@ -219,3 +219,17 @@ def test_rounded_vendor_mjcf(name, digits, as_written, tmp_path):
                                       report.chain.tip)
     reach = 4 * 10.0 ** (1 - digits)
     assert 1e-10 < worst < reach and pose < reach, (worst, pose)
+
+
+def test_rounded_too_far_is_refused_naming_the_body(tmp_path):
+    """Z1 rounded to one significant digit: link03's principal moments break the triangle inequality,
+    which MuJoCo refuses; the one line keeps where MuJoCo says it is (the body and its line), which the
+    import used to cut off with MuJoCo's second line."""
+    from tests.support.rounding import significant
+    path = tmp_path / "z1.xml"
+    path.write_text(significant((FOLDER / "z1.xml").read_text(), 1))
+    with pytest.raises(MjcfError) as info:
+        import_mjcf(path)
+    message = str(info.value)
+    assert "\n" not in message and "inertia must satisfy A + B >= C" in message, message
+    assert "(Element name 'link03', id 4, line 24)" in message, message
