@@ -247,3 +247,29 @@ def test_rounded_vendor_urdf(relative, args, digits, tolerance, warned, tmp_path
     if relative == UR10E[0] and digits == 3:   # rpy "1.57 0 0": twists kept 8e-4 rad from pi/2, never snapped
         near = [float(l.alpha) for l in report.model.links if abs(abs(float(l.alpha)) - np.pi / 2) < 1e-2]
         assert near and all(abs(abs(t) - np.pi / 2) > 5e-4 for t in near), near
+
+
+def test_xacro_failure_says_where(tmp_path):
+    """Kinova's gen3.xacro with dof:=5 includes arms/gen3/5dof/..., which does not exist, from inside its
+    macro load_robot (robots/kortex_robot.xacro): the one line names the file missing, the macro and the
+    file that defines it, as the shipped xacro prints below its message (it said only the missing path,
+    twice, with Python's "[Errno 2]"); an include missing in an included file names both files."""
+    with pytest.raises(UrdfError) as info:
+        run_xacro(FOLDER / GEN3[0], {"dof": "5"}, package_paths=[str(FOLDER)])
+    message = str(info.value)
+    robots = FOLDER.resolve() / "kortex_description" / "robots"
+    assert "\n" not in message and "[Errno" not in message, message
+    assert message.endswith(f"No such file or directory: {FOLDER.resolve()}/kortex_description/arms/gen3/5dof/urdf/"
+                            f"gen3_macro.xacro (in macro 'load_robot' of {robots}/kortex_robot.xacro)"), message
+    shipped = subprocess.run([sys.executable, str(REFERENCE)], capture_output=True, text=True, timeout=300,
+                             input=json.dumps({"file": str(FOLDER / GEN3[0]), "args": {"dof": "5"},
+                                               "packages": PACKAGES}))
+    assert shipped.returncode != 0 and "5dof/urdf/gen3_macro.xacro" in shipped.stderr
+    (tmp_path / "arm.urdf.xacro").write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                                             '<xacro:include filename="parts.xacro"/></robot>')
+    (tmp_path / "parts.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                                          '<xacro:include filename="gone.xacro"/></robot>')
+    with pytest.raises(UrdfError) as info:
+        run_xacro(tmp_path / "arm.urdf.xacro")
+    assert str(info.value).endswith(f"No such file or directory: {tmp_path}/gone.xacro (in {tmp_path}/parts.xacro "
+                                    f"included from {tmp_path}/arm.urdf.xacro)"), str(info.value)
