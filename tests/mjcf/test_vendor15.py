@@ -117,6 +117,23 @@ def test_menagerie_file_without_its_assets_folder(tmp_path):
         assert str(tmp_path / "assets" / mesh) in message and "give the body an <inertial>" in message, message
 
 
+@pytest.mark.parametrize("convention", list(Convention), ids=lambda c: c.value)
+@pytest.mark.parametrize("tip", [None, "attachment_site"])
+def test_ur10e_as_shipped_without_assets(tip, convention, tmp_path):
+    """Menagerie's UR10e exactly as shipped (20 .obj meshes in assets/, not here; capsule collision
+    geoms of density 1000 beside explicit inertials; a light aimed at a body): equal to MuJoCo on the
+    copy whose mesh lines are deleted as text, to 1e-12, as written and with --literal."""
+    text = (FOLDER / "ur10e.xml").read_text()
+    stripped = tmp_path / "stripped.xml"
+    stripped.write_text("\n".join(line for line in text.splitlines() if "<mesh " not in line and 'mesh="' not in line))
+    for literal in (False, True):
+        report = import_mjcf(FOLDER / "ur10e.xml", tip=tip, convention=convention, literal=literal)
+        assert len(report.model.links) == 6 and report.as_written is None
+        assert any(w.startswith("20 mesh file(s) not there") for w in report.warnings), report.warnings
+        worst, pose = compare_with_mujoco(report.model, MujocoChain(stripped, report.chain.joints), report.chain.tip)
+        assert worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
+
+
 def test_reacher_without_a_tip_is_refused_naming_the_ends():
     """Gymnasium's Reacher: its arm and its target (two slides) are equally long chains from the world;
     the refusal names both ends and the option that picks one."""
