@@ -130,6 +130,17 @@ def test_vendor_urdf_without_inertials_is_refused_in_one_line(relative, args, wh
     assert str(FOLDER / relative) in message
 
 
+@pytest.mark.parametrize("ur_type", ["ur3", "ur3e", "ur5", "ur5e", "ur10", "ur16e", "ur20", "ur30"])
+def test_every_ur_type_of_the_ros2_description(ur_type, tmp_path):
+    """The UR ROS 2 xacro makes every UR from its type's four YAML files: each imports and equals
+    Pinocchio on the shipped xacro's URDF (its 10-digit pi/2 written in full), 1e-12."""
+    args = {"ur_type": ur_type, "name": "ur"}
+    report = import_file(FOLDER / UR10E[0], _options(args))
+    exact = PinChain(reference_file(UR10E[0], args, tmp_path, True), report.chain.joints)
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(report.model), exact, report.chain.tip, states=30)
+    assert len(report.model.links) == 6 and worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
+
+
 def test_xarm7_gripper_loop_refused_in_one_line():
     """The xArm gripper's mimic joints close a loop whose inner knuckle the DH branch frames cannot hold:
     naming a finger as the tip is refused in one line naming the joints, in both conventions (only the
