@@ -220,7 +220,7 @@ def without_missing_meshes(spec, source: str) -> list[str]:
     first = sorted(map(str, [*missing.values(), *textures.values()]))[0]
     parts = [f"{len(missing)} mesh file(s)"] if missing else []
     parts += [f"{len(textures)} texture file(s)"] if textures else []
-    left = [f"{dropped} geom(s) left out, which give no body its mass (each has an <inertial>)"] if missing else []
+    left = [f"{dropped} geom(s) left out, which give no body its mass"] if missing else []
     left += ["the textures left out"] if textures else []
     return [f"{' and '.join(parts)} not there (the first {first}): {', '.join(left)}"]
 
