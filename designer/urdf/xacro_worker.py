@@ -311,7 +311,10 @@ def main() -> None:
             name = missing.group(1)
             message = f"undefined argument {name!r} (set it with --xacro-arg {name}:=VALUE)"
         else:   # xacro's "No such file or directory: F" is followed by the OSError saying it again
-            message = re.sub(r" \[Errno \d+\] .*$", "", message, flags=re.S) + _where(xacro, main_file)
+            message = re.sub(r" \[Errno \d+\] .*$", "", message, flags=re.S)
+            # a wrapped exception: "<class 'x.y.E'>: text text" -> "E: text"
+            message = re.sub(r"^<class '(?:[\w.]+\.)?(\w+)'>: ", r"\1: ", message)
+            message = re.sub(r"^(.*?)(\S.*) \2$", r"\1\2", message, flags=re.S) + _where(xacro, main_file)
         _fail(f"xacro: {message}")
     if len(text.encode("utf-8")) > max_bytes:
         _fail(f"xacro: the URDF it made is larger than {max_bytes} bytes")

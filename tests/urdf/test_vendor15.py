@@ -284,3 +284,11 @@ def test_xacro_failure_says_where(tmp_path):
         run_xacro(tmp_path / "arm.urdf.xacro")
     assert str(info.value).endswith(f"No such file or directory: {tmp_path}/gone.xacro (in {tmp_path}/parts.xacro "
                                     f"included from {tmp_path}/arm.urdf.xacro)"), str(info.value)
+    # a wrapped exception said once, by its class's name ("<class 'xacro.substitution_args.Substitution
+    # Exception'>: Cannot substitute $(dirname), ... Cannot substitute $(dirname), ..." before)
+    (tmp_path / "dirname.urdf.xacro").write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                                                 '<link name="a" tag="$(dirname)"/></robot>')
+    with pytest.raises(UrdfError) as info:
+        run_xacro(tmp_path / "dirname.urdf.xacro")
+    assert str(info.value).endswith("xacro: SubstitutionException: Cannot substitute $(dirname),no file/directory "
+                                    "information available."), str(info.value)
