@@ -121,7 +121,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     why = ci.closure_matches(model, relation, exact=not tree.cuts)
     if why:
         return why
-    refuse_invalid(model)
+    warnings += refuse_invalid(model)
     deepest = model_tool_link(model)
     if deepest != len(links) - 1:
         warnings.append(f"the tool is on {links[-1].name!r} (the tip), but the closed-chain views and metrics put "

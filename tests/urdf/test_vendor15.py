@@ -141,6 +141,24 @@ def test_every_ur_type_of_the_ros2_description(ur_type, tmp_path):
     assert len(report.model.links) == 6 and worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
 
 
+def test_rounded_to_one_digit_says_which_inertias_no_body_has(tmp_path):
+    """Doosan's M1013 with every number rounded to one significant digit: links 2 and 5 get principal
+    moments that break the triangle inequality. The import keeps the file's numbers (equal to Pinocchio
+    on that file) and says so in its report, naming link and joint, where before only a later
+    ``validate`` said it."""
+    from tests.support.rounding import significant
+    rounded = tmp_path / "m1013.urdf"
+    rounded.write_text(significant(shipped_urdf(*M1013), 1))
+    report = import_file(rounded)
+    broken = [w for w in report.warnings if "breaks the triangle inequality" in w]
+    assert [w.split(":")[0] for w in broken] == ["link 'link2' (moved by joint 'joint2'), inertia",
+                                                 "link 'link5' (moved by joint 'joint5'), inertia"], report.warnings
+    worst, pose = compare_with_pinocchio(NumericArm.from_model(report.model), PinChain(rounded, report.chain.joints),
+                                         report.chain.tip, states=30)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose)
+    assert not any("triangle" in w for w in import_file(FOLDER / M1013[0], _options({})).warnings)
+
+
 def test_xarm7_gripper_loop_refused_in_one_line():
     """The xArm gripper's mimic joints close a loop whose inner knuckle the DH branch frames cannot hold:
     naming a finger as the tip is refused in one line naming the joints, in both conventions (only the
