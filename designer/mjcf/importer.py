@@ -32,14 +32,16 @@ def read_mjcf(path: str | os.PathLike, literal: bool = False, *, allow_roots=())
     ``allow_roots``: folders besides the file's that its includes may come from. Unless ``literal``, the
     angles MuJoCo read within ANGLE_SNAP of exact ones are read as those (:func:`.source.snap_spec`): the
     tree is the arm the file means, and its ``as_written`` (with its own ``reader_model``) the file as written."""
-    spec, model, snaps = compile_mjcf(path, snap=not literal, allow_roots=allow_roots)
+    spec, model, snaps, left_out = compile_mjcf(path, snap=not literal, allow_roots=allow_roots)
     name = spec.modelname or Path(path).stem
     tree = tree_of(model, name, str(path))
     tree.reader_model, tree.literal = model, literal
+    tree.notes += left_out   # the import report's warnings (import_read)
     if snaps:
-        _, as_read, _ = compile_mjcf(path, allow_roots=allow_roots)
+        _, as_read, _, _ = compile_mjcf(path, allow_roots=allow_roots)
         tree.snaps, tree.as_written = snaps, tree_of(as_read, name, str(path))
         tree.as_written.reader_model, tree.as_written.literal = as_read, True
+        tree.as_written.notes += left_out
     return tree, model
 
 
@@ -80,7 +82,7 @@ def import_read(tree, mj, source: str, *, base: str | None = None, tip: str | No
     report.checked = max(report.checked or 0.0, against)
     report.checked_by = "the file's own kinematic tree and MuJoCo's model of the file" if report.model.is_serial \
         else "MuJoCo's model of the file (the tree's M and G; the loops: the closure)"
-    report.warnings += _not_imported(report, mj)
+    report.warnings += tree.notes + _not_imported(report, mj)
     report.notes += ignored
     return report
 

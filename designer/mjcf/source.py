@@ -155,21 +155,74 @@ def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
 
 
 def compile_mjcf(path: str | os.PathLike, snap: bool = False, *, allow_roots=()):
-    """(spec, compiled model, angles read as exact ones) of a pre-scanned file (:func:`prescan`,
-    ``allow_roots`` for its includes); MuJoCo's errors as :class:`MjcfError`. With ``snap``, the angles
-    MuJoCo read are read as exact ones first (:func:`snap_spec`), else as written (and the list is empty)."""
+    """(spec, compiled model, angles read as exact ones, lines on meshes left out) of a pre-scanned file
+    (:func:`prescan`, ``allow_roots`` for its includes); MuJoCo's errors as :class:`MjcfError`. With
+    ``snap``, the angles MuJoCo read are read as exact ones first (:func:`snap_spec`), else as written (and
+    the list is empty). Geoms whose mesh file is not there are left out where they carry no mass
+    (:func:`without_missing_meshes`)."""
     import mujoco
     prescan(path, allow_roots=allow_roots)
     try:
         with warnings.catch_warnings():   # its warnings (a nearly singular inertia) are the check's to judge
             warnings.simplefilter("ignore")
             spec = mujoco.MjSpec.from_file(str(path))
+            left_out = without_missing_meshes(spec, str(path))
             snaps = snap_spec(spec) if snap else []
             model = spec.compile()
     except (ValueError, RuntimeError, OSError) as exc:   # what MuJoCo's bindings raise for a file it cannot use
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise MjcfError(f"{path}: MuJoCo cannot read it: {first}") from None
-    return spec, model, snaps
+        # MuJoCo says what on its first line and where (the element, its name, the line) on the next
+        lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()] or [type(exc).__name__]
+        where = f" ({'; '.join(lines[1:])})" if len(lines) > 1 else ""
+        raise MjcfError(f"{path}: MuJoCo cannot read it: {lines[0]}{where}") from None
+    return spec, model, snaps, left_out
+
+
+def _asset_file(spec, folder: str, name: str) -> Path:
+    """Where MuJoCo looks for an asset's file ``name`` (below ``folder``, the compiler's meshdir or texturedir)."""
+    return Path(spec.modelfiledir or ".", folder or "", os.path.basename(name) if spec.strippath else name)
+
+
+def without_missing_meshes(spec, source: str) -> list[str]:
+    """Leave out of ``spec`` what refers to a mesh or texture file that is not there (a model copied
+    without its assets folder, as a vendor's MJCF usually is): the geoms of such meshes where they give
+    no body its mass, the meshes, such textures and the materials' references to them; one line saying
+    so (empty when nothing is missing). A geom that does give its body mass (the body has no
+    ``<inertial>``, or the compiler takes inertias from geoms) is refused naming the body and the file."""
+    import mujoco
+    missing = {m.name: f for m in spec.meshes
+               if m.file and not (f := _asset_file(spec, spec.meshdir, m.file)).is_file()}
+    textures = {t.name: f for t in spec.textures
+                for f in [_asset_file(spec, spec.texturedir, n) for n in [t.file, *t.cubefiles] if n]
+                if not f.is_file()}
+    if not missing and not textures:
+        return []
+    from_geoms = spec.compiler.inertiafromgeom
+    dropped = 0
+    for body in spec.bodies:
+        weighs = from_geoms == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE or (
+            from_geoms == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_AUTO and not body.explicitinertial)
+        for geom in list(body.geoms):
+            if geom.meshname not in missing:
+                continue
+            massless = geom.mass == 0 or (math.isnan(geom.mass) and geom.density == 0)
+            if weighs and body.name != "world" and not massless:
+                raise MjcfError(f"{source}: body {body.name!r} takes its mass from its mesh geom "
+                                f"{geom.name or geom.meshname!r}, whose file {missing[geom.meshname]} is not there: "
+                                "put the model's mesh files where its meshdir says, or give the body an <inertial>")
+            spec.delete(geom)
+            dropped += 1
+    for material in spec.materials:   # a material without its texture is drawn in its colour
+        if any(name in textures for name in material.textures):
+            material.textures = ["" if name in textures else name for name in material.textures]
+    for element in [*spec.meshes, *spec.textures]:
+        if element.name in missing or element.name in textures:
+            spec.delete(element)
+    first = sorted(map(str, [*missing.values(), *textures.values()]))[0]
+    parts = [f"{len(missing)} mesh file(s)"] if missing else []
+    parts += [f"{len(textures)} texture file(s)"] if textures else []
+    left = [f"{dropped} geom(s) left out, which give no body its mass"] if missing else []
+    left += ["the textures left out"] if textures else []
+    return [f"{' and '.join(parts)} not there (the first {first}): {', '.join(left)}"]
 
 
 def _numbers(values) -> str:

@@ -168,16 +168,21 @@ def gravity_fields(gravity: tuple[float, float, float] | None) -> dict:
     return {"gravity": tuple(tidy_number(v) for v in (gx, gy, gz)), "parameters": ()}
 
 
-def refuse_invalid(model: Manipulator) -> None:
+def refuse_invalid(model: Manipulator) -> list[str]:
     """A model the project loader would refuse (an inertia that is not positive semi-definite...)
-    is refused here, naming the URDF link, instead of being written to a file that cannot be opened."""
+    is refused here, naming the URDF link, instead of being written to a file that cannot be opened.
+    Returns the lines of the inertias the loader warns of (the triangle inequality broken), so named:
+    the import report says so, not only a later ``validate``."""
+    lines: list[str] = []
     for problem in validate(model):
-        if problem.severity is not Severity.ERROR:
-            continue
         where = problem.where
         match = re.match(r"links\[(\d+)\]", where)
         if match:
             k = int(match.group(1)) - 1
             where = f"link {model.links[k].name!r} (moved by joint {model.links[k].joint_name!r})" + \
                 where[match.end():].replace(".", ", ", 1)
-        raise UrdfError(f"{where}: {problem.message}")
+        if problem.severity is Severity.ERROR:
+            raise UrdfError(f"{where}: {problem.message}")
+        if match and problem.where.endswith(".inertia"):
+            lines.append(f"{where}: {problem.message}")
+    return lines

@@ -89,8 +89,10 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
                 gamma, b, numbers = ci.kk_numbers(np.linalg.solve(frames[p + 1], frames[k + 1]))
                 extra.update(gamma=tidy_angle(gamma), b=tidy_number(b))
         except ValueError:
+            # the way out is the other convention, which only a standard import still has to try
+            hint = " (import with --convention modified)" if convention is Convention.STANDARD else ""
             return (f"joint {j!r} does not turn about the z axis of the frame of the link it hangs from, as the "
-                    f"{convention.value} convention needs for a branch (import with --convention modified)")
+                    f"{convention.value} convention needs for a branch{hint}")
         shift = values.get(j, 0.0)
         links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, lumped, warnings, massless,
                                actuated=j not in passive, shift=shift, **extra))
@@ -119,7 +121,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     why = ci.closure_matches(model, relation, exact=not tree.cuts)
     if why:
         return why
-    refuse_invalid(model)
+    warnings += refuse_invalid(model)
     deepest = model_tool_link(model)
     if deepest != len(links) - 1:
         warnings.append(f"the tool is on {links[-1].name!r} (the tip), but the closed-chain views and metrics put "

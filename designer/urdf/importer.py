@@ -80,7 +80,7 @@ def _import_serial(tree: UrdfTree, base, tip, convention: Convention, drop_rest:
         description=f"Imported from {os.path.basename(source)}: {chain.base} to {chain.tip}",
         gravity_in_world=True, **gravity_fields(gravity),
         base=pose_of(frames[0]), tool=pose_of(tool))
-    refuse_invalid(model)
+    warnings += refuse_invalid(model)
     try:
         return check_import(ImportReport(model, source, chain, lumped, warnings, notes=parallel.notes,
                                          moved=parallel.moved), tree)

@@ -90,7 +90,9 @@ def run_xacro(path: str | os.PathLike, args: dict[str, str] | None = None, packa
         raise UrdfError(f"{path}: {what}")
     with tempfile.TemporaryDirectory(prefix="designer-xacro-") as tmp:
         request = {"file": str(path.resolve()), "args": dict(args or {}),
-                   "package_paths": [str(p) for p in package_paths], "packages": dict(packages or {}),
+                   # the child runs in ``tmp``: folders named relative to ours must reach it whole
+                   "package_paths": [str(Path(p).resolve()) for p in package_paths],
+                   "packages": {name: str(Path(folder).resolve()) for name, folder in (packages or {}).items()},
                    "packages_module": str(_PACKAGES), "eval_module": str(_EVAL), "max_bytes": MAX_URDF_BYTES,
                    "max_depth": MAX_DEPTH, "tmp": tmp}
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "TMPDIR": tmp}

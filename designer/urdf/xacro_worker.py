@@ -310,10 +310,31 @@ def main() -> None:
         if missing:
             name = missing.group(1)
             message = f"undefined argument {name!r} (set it with --xacro-arg {name}:=VALUE)"
+        else:   # xacro's "No such file or directory: F" is followed by the OSError saying it again
+            message = re.sub(r" \[Errno \d+\] .*$", "", message, flags=re.S)
+            # a wrapped exception: "<class 'x.y.E'>: text text" -> "E: text"
+            message = re.sub(r"^<class '(?:[\w.]+\.)?(\w+)'>: ", r"\1: ", message)
+            message = re.sub(r"^(.*?)(\S.*) \2$", r"\1\2", message, flags=re.S) + _where(xacro, main_file)
         _fail(f"xacro: {message}")
     if len(text.encode("utf-8")) > max_bytes:
         _fail(f"xacro: the URDF it made is larger than {max_bytes} bytes")
     sys.stdout.write(text)
+
+
+def _where(xacro, main_file: str) -> str:
+    """`` (in macro 'm' of FILE, in FILE included from FILE)``: where xacro was when it failed, as its own
+    command prints it below the message (its stacks of macros and files still hold the place); empty in
+    the main file outside macros."""
+    files = [f for f in (getattr(xacro, "filestack", None) or []) if f]
+    macros = list(getattr(xacro, "macrostack", None) or [])
+    parts = []
+    if macros:
+        history = getattr(macros[-1], "history", None) or [[None]]
+        defined = history[-1][-1] if history[-1] else None
+        parts.append(f"in macro {macros[-1].body.getAttribute('name')!r}" + (f" of {defined}" if defined else ""))
+    if files and files[-1] != main_file:   # the main file the message names already
+        parts.append(f"in {files[-1]}" + (f" included from {files[-2]}" if len(files) > 1 else ""))
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _chain(exc: BaseException | None):

@@ -85,6 +85,9 @@ def test_an_include_inside_the_folder_is_read(tmp_path):
 def test_broken_files(tmp_path):
     _refused(_arm(tmp_path, pos="0 0 1e308"), '<body name="a"> pos="0 0 1e308"', "line 1")
     _refused(_arm(tmp_path, pos="0 0 zz"), "MuJoCo cannot read it")
+    # MuJoCo's second line says where: the element and its line, kept in the one line of the refusal
+    _refused(_arm(tmp_path, extra='<option iterations="2e+01"/>'), "MuJoCo cannot read it: XML Error: bad format in "
+             "attribute 'iterations' (Element 'option', line 1)")
     (tmp_path / "robot.xml").write_text('<robot name="r"><link name="a"/></robot>')
     _refused(tmp_path / "robot.xml", "not an MJCF model")
     (tmp_path / "bad.xml").write_text("<mujoco><worldbody>")

@@ -1,0 +1,26 @@
+"""A copy of an XML text with every number of its attribute values rounded to a few significant
+digits (0.707105 -> 0.707, 1.570796327 -> 1.57, -2.59734e-06 -> -2.6e-06), as a hand-edited or
+exported vendor file may write them. Names, versions, integers, element text and comments are left alone."""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+_ATTRIBUTE = re.compile(r'([\w:]+)="([^"]*)"')
+_KEPT = {"version", "name"}   # a robot's version="1.0" is a format, not a quantity
+
+
+def significant(text: str, digits: int) -> str:
+    def number(m: re.Match) -> str:
+        if m.group(0).lstrip("-").isdigit():   # an integer: a count or a flag (iterations="20"), kept
+            return m.group(0)
+        x = float(m.group(0))
+        return m.group(0) if x == 0 else f"{x:.{digits}g}"
+
+    head, rest = re.match(r"(\s*<\?xml[^>]*\?>)?(.*)", text, re.S).groups()   # the declaration's version stays
+
+    def attribute(a: re.Match) -> str:
+        return a.group(0) if a.group(1) in _KEPT else f'{a.group(1)}="{_NUMBER.sub(number, a.group(2))}"'
+
+    return (head or "") + _ATTRIBUTE.sub(attribute, rest)
