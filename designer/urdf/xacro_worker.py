@@ -314,7 +314,9 @@ def main() -> None:
             message = re.sub(r" \[Errno \d+\] .*$", "", message, flags=re.S)
             # a wrapped exception: "<class 'x.y.E'>: text text" -> "E: text"
             message = re.sub(r"^<class '(?:[\w.]+\.)?(\w+)'>: ", r"\1: ", message)
-            message = re.sub(r"^(.*?)(\S.*) \2$", r"\1\2", message, flags=re.S) + _where(xacro, main_file)
+            if len(message) <= 2000:   # the back-reference costs the square of the length: a message said twice
+                message = re.sub(r"^(.*?)(\S.*) \2$", r"\1\2", message, flags=re.S)
+            message += _where(xacro, main_file)
         _fail(f"xacro: {message}")
     if len(text.encode("utf-8")) > max_bytes:
         _fail(f"xacro: the URDF it made is larger than {max_bytes} bytes")
