@@ -10,6 +10,7 @@ kept. Export writes the project as URDF; a symbol without a value is named in th
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -215,6 +216,7 @@ def import_file(window, kind: str, file_filter: str, read, make, path=None, opti
             _refuse(window, f"Cannot import {kind}", str(exc))
             return None
     # the first read loads the parser (about 2 s for URDF); later imports take tens of milliseconds
+    started = time.perf_counter()
     try:
         data = off_gui_thread(window, f"Reading {Path(path).name}", lambda: read(path))
     except _Abandoned:
@@ -223,6 +225,7 @@ def import_file(window, kind: str, file_filter: str, read, make, path=None, opti
         _refuse(window, f"Cannot import {kind}", str(exc))
         return None
     tree = data[0] if isinstance(data, tuple) else data
+    read_seconds = time.perf_counter() - started
     while True:
         if options is None:
             dialog = ImportDialog(tree, str(path), window, kind=kind)
@@ -232,8 +235,11 @@ def import_file(window, kind: str, file_filter: str, read, make, path=None, opti
             chosen = dialog.options() if options is None else options   # a bad density raises here
             # meshes may be read for the density; the model's expressions are parsed; then what showing the
             # arm takes (its display arm, its problems: gui/prepared.py), all off the GUI thread
+            started = time.perf_counter()
             report, prepared = off_gui_thread(window, f"Importing {Path(path).name}",
                                               lambda chosen=chosen: _made(make(data, str(path), chosen)))
+            # what the report says it took: reading and importing, not the time the dialog was open
+            report.seconds = read_seconds + time.perf_counter() - started
             break
         except _Abandoned:
             return None

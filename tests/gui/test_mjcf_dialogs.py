@@ -134,3 +134,16 @@ def test_the_literal_box_takes_the_numbers_as_written(window, boxes, monkeypatch
     assert window.document.model == import_mjcf(path, literal=True).model != import_mjcf(path).model
     first, second = boxes.of("information")[-2:]
     assert "--literal" in first and "--literal" not in second
+
+
+def test_the_report_says_how_long_reading_and_importing_took(window, boxes, monkeypatch):
+    """The window's import said "in 0.00 s" (only the command line's import timed itself): it is the read and the
+    import, not the time the dialog stood open."""
+    path = FILES / "panda.xml"
+    open_file_returns(monkeypatch, path)
+    ScriptedDialog(monkeypatch, lambda d: None)   # the dialog accepted as it opens
+    report = mjcf_dialogs.import_mjcf_file(window)
+    assert report is not None and report.seconds > 0
+    seconds = float(boxes.of("information")[-1].splitlines()[0].rsplit(" in ", 1)[1].split()[0])
+    assert seconds == pytest.approx(report.seconds, abs=0.006)
+    window.document.undo_stack.setClean()
