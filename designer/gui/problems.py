@@ -51,7 +51,8 @@ class ProblemsPanel(QListWidget):
         self._sources.append(source)
         signal = source.errorsChanged if hasattr(source, "errorsChanged") else source.errorChanged
         signal.connect(lambda: self.refresh(self.document.model))
-        self.refresh(self.document.model)
+        if source.refused():   # an editor with nothing refused adds nothing: the start watches some twenty
+            self.refresh(self.document.model)
 
     def set_extra(self, problems: list) -> None:
         """Problems the view found (a mesh that cannot be loaded), listed after the model's own."""
