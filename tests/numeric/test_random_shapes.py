@@ -23,7 +23,7 @@ from designer.model import Convention
 from designer.numeric.mechanism import load_dynamics
 from designer.project.io import load_project, save_project
 from tests.support import examples
-from tests.support.closed_reference import PinMechanism, pin_actuated_terms, pin_tree_terms
+from tests.support.closed_reference import PinMechanism, pin_actuated_terms, pin_close, pin_tree_terms
 from tests.support.random_models import Shapes, random_project
 
 pytest.importorskip("pinocchio")
@@ -43,6 +43,26 @@ def _relative(a, b) -> float:
 
 
 SEEDS = st.integers(0, 2**32 - 1)
+
+
+def closable_state(rng, model, dyn, span: float = 0.2):
+    """Actuated values within ``span`` of the nominal pose where the loops close, and the tree pose there: where
+    ``dyn`` says a loop cannot close, an independent solver (Pinocchio's frames, scipy's least squares along the
+    same path) must fail too, and a smaller span is drawn; the closed pose must be the independent solver's."""
+    from designer.kinematics.closure import ClosureError
+    for _ in range(6):
+        qa = rng.uniform(-span, span, dyn.n)
+        ref = pin_close(model, qa)
+        try:
+            q_tree = dyn.positions(qa)
+        except ClosureError:
+            assert ref is None, f"the loops close at {qa} (Pinocchio's frames), ClosedDynamics says they cannot"
+            span /= 2
+            continue
+        if ref is not None:
+            assert np.abs(q_tree - ref).max() < 1e-7
+        return qa, q_tree
+    raise AssertionError("no state where the loops close near the nominal pose")
 
 
 @settings(max_examples=examples(25), deadline=None)
@@ -81,11 +101,82 @@ def test_closed_mechanisms_match_pinocchio(tmp_path_factory, cut, planar, seed):
     dyn = load_dynamics(model, springs=False)
     ref = PinMechanism(model, exact_cuts=True)
     for _ in range(2):
-        qa, qd = rng.uniform(-0.2, 0.2, dyn.n), rng.normal(size=dyn.n)
-        q_tree = dyn.positions(qa)
+        qa, q_tree = closable_state(rng, model, dyn)
+        qd = rng.normal(size=dyn.n)
         assert dyn.residual(qa) < 1e-9
         M_ref, G_ref, h_ref = pin_actuated_terms(ref, dyn, q_tree, qd)
         scale = max(1.0, np.abs(M_ref).max())
         assert np.abs(dyn.M(qa) - M_ref).max() < 1e-8 * scale
         assert _relative(dyn.G(qa), G_ref) < 1e-8
         assert _relative(dyn.h(qa, qd), h_ref) < 1e-7
+
+
+def _laws_state(rng, model, dyn):
+    """A state to check at: a closed chain's where its loops close, an elastic arm's links and motors."""
+    if dyn.n_tree != model.n or any(not link.actuated for link in model.links):
+        link = getattr(dyn, "link", dyn)
+        qa, _ = closable_state(rng, model, link, 0.1)
+        if link is dyn:
+            return qa
+        return np.concatenate([qa, rng.uniform(-0.1, 0.1, dyn.n - link.n)])
+    return rng.uniform(-1.5, 1.5, dyn.n)
+
+
+@settings(max_examples=examples(12), deadline=None)
+@given(seed=SEEDS)
+def test_every_shape_keeps_the_laws_of_mechanics(tmp_path_factory, seed):
+    """Any shape (serial, tree, closed; the rigid link side): M symmetric positive definite, dM/dt - 2C skew-symmetric with C
+    from the Christoffel symbols and dM/dt by central differences along qd, and h = C qd."""
+    rng = np.random.default_rng(seed)
+    model = _saved(tmp_path_factory, random_project(rng, Shapes.every(rng)))
+    dyn = load_dynamics(model, springs=False)   # the elastic joints' springs and dampers: the fall below
+    q = _laws_state(rng, model, dyn)
+    qd = rng.normal(size=dyn.n)
+    M = dyn.M(q)
+    assert np.allclose(M, M.T, rtol=0, atol=1e-12 * np.abs(M).max())
+    assert np.linalg.eigvalsh(M).min() > 0
+    gamma = dyn.christoffel(q)             # h_i = sum_jk Gamma_ijk qd_j qd_k
+    C = np.einsum("ijk,k->ij", gamma, qd)
+    assert _relative(C @ qd, dyn.h(q, qd)) < 1e-8
+    eps = 1e-6
+    Mdot = (dyn.M(q + eps * qd) - dyn.M(q - eps * qd)) / (2 * eps)
+    # Gamma here need not be the symmetric Christoffel symbols of the first kind; the skew property holds for
+    # those: C_ij = sum_k 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) qd_k
+    Cs = np.einsum("ijk,k->ij", 0.5 * (gamma + gamma.transpose(0, 2, 1)), qd)
+    S = Mdot - 2 * Cs
+    assert np.abs(S + S.T).max() < 1e-6 * max(1.0, np.abs(Mdot).max())
+
+
+KINDS = {"serial": {}, "tree": {"branches": 2}, "closed": {"loops": ("R", "S")},
+         "elastic": {"elastic": True, "joints": "RRPR"}, "closed-elastic": {"elastic": True, "loops": ("F",)}}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=examples(2), deadline=None)
+@given(seed=SEEDS)
+def test_a_passive_fall_keeps_its_energy(tmp_path_factory, kind, seed):
+    """Let go at rest from a random pose, any shape: kinetic plus potential energy (springs and rotors of elastic
+    joints included) stays what it was, to the integrator's tolerance, relative to the energy that moves; with
+    the gearboxes' damping it only falls."""
+    from designer.numeric.elastic import ElasticDynamics
+    from designer.numeric.simulate import simulate
+    rng = np.random.default_rng(seed)
+    shapes = Shapes.every(rng)
+    shapes = Shapes(**{**shapes.__dict__, "drives": False, "elastic": False, "loops": (), "branches": 0,
+                       "joints": None, **KINDS[kind]})
+    model = _saved(tmp_path_factory, random_project(rng, shapes))
+    dyn = load_dynamics(model)
+    assert isinstance(dyn, ElasticDynamics) == ("elastic" in kind)
+    q0 = _laws_state(rng, model, dyn)
+    traj = simulate(dyn, q0, np.zeros(dyn.n), (0, 0.3), rtol=1e-10, atol=1e-12)
+    x, xd = traj.q, traj.qd
+    if traj.theta is not None:   # an elastic arm's run: its links' coordinates, then the motors'
+        x, xd = np.hstack([x, traj.theta]), np.hstack([xd, traj.thetad])
+    kinetic, potential = dyn.energy(x, xd)
+    E = kinetic + potential
+    assert np.ptp(kinetic) > 1e-3
+    tol = 1e-6 * np.ptp(kinetic)
+    if any(link.drive is not None and link.drive.damping for link in model.links):   # the gearboxes' dampers
+        assert np.all(np.diff(E) < tol) and E[-1] < E[0]
+    else:
+        assert np.max(np.abs(E - E[0])) < tol

@@ -13,6 +13,7 @@ nothing of designer.kinematics or designer.numeric is used.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -229,38 +230,69 @@ def pin_mechanism(model: Manipulator, exact_cuts: bool = False):
     return pm, constraints + axes, order
 
 
+@functools.lru_cache(maxsize=8)
+def _pin_tree_of(model: Manipulator):
+    return _pin_tree(model.numeric())
+
+
 def tree_frames(model: Manipulator, q=None) -> list[np.ndarray]:
     """Every link's frame in frame 0 (index 0 the base) at the tree pose ``q`` (ours' order; default 0), by
     Pinocchio's forward kinematics of :func:`pin_mechanism`'s tree."""
     import pinocchio as pin
-    m = model.numeric()
-    pm, joint_id, link_in_joint, order = _pin_tree(m)
+    m = model
+    pm, joint_id, link_in_joint, order = _pin_tree_of(model)
     data = pm.createData()
     q = np.zeros(m.n) if q is None else np.asarray(q, float)
     pin.forwardKinematics(pm, data, q[order])
     return [np.eye(4)] + [data.oMi[joint_id[i]].homogeneous @ link_in_joint[i] for i in range(1, m.n + 1)]
 
 
+def loop_conditions(m: Manipulator, q) -> np.ndarray:
+    """The loops' closure conditions at the tree pose q (zero when closed), by :func:`tree_frames`: per loop the
+    cut frames' origins' difference (3 rows), for "R" also their z axes', for "F" their rotations' (rows that are
+    dependent stay: the rank is what counts). ``m``: a numeric model."""
+    T = tree_frames(m, q)
+    out = []
+    for loop in m.loops:
+        Ti = T[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy)
+        Tj = T[loop.link_j] @ _rpy(loop.frame_j.xyz, loop.frame_j.rpy)
+        out.append(Ti[:3, 3] - Tj[:3, 3])
+        if loop.joint.value == "R":
+            out.append(Ti[:3, 2] - Tj[:3, 2])
+        if loop.joint.value == "F":
+            out.append((Ti[:3, :3] - Tj[:3, :3]).ravel())
+    return np.concatenate(out)
+
+
 def loop_jacobian(model: Manipulator, q=None, eps: float = 1e-6) -> np.ndarray:
-    """The loops' closure conditions' Jacobian over every tree joint (ours' order) by central differences of
-    :func:`tree_frames`: per loop the cut frames' origins (3 rows), for "R" also two points on their z axes, for
-    "F" the rotation's difference too (rows that are dependent stay: the rank is what counts)."""
+    """:func:`loop_conditions`' Jacobian over every tree joint (ours' order) by central differences."""
     m = model.numeric()
     q = np.zeros(m.n) if q is None else np.asarray(q, float)
+    return np.array([(loop_conditions(m, q + e) - loop_conditions(m, q - e)) / (2 * eps)
+                     for e in np.eye(m.n) * eps]).T
 
-    def conditions(x):
-        T = tree_frames(m, x)
-        out = []
-        for loop in m.loops:
-            Ti = T[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy)
-            Tj = T[loop.link_j] @ _rpy(loop.frame_j.xyz, loop.frame_j.rpy)
-            out.append(Ti[:3, 3] - Tj[:3, 3])
-            if loop.joint.value == "R":
-                out.append(Ti[:3, 2] - Tj[:3, 2])
-            if loop.joint.value == "F":
-                out.append((Ti[:3, :3] - Tj[:3, :3]).ravel())
-        return np.concatenate(out)
-    return np.array([(conditions(q + e) - conditions(q - e)) / (2 * eps) for e in np.eye(m.n) * eps]).T
+
+def pin_close(model: Manipulator, q_a, steps: int = 8) -> np.ndarray | None:
+    """The tree pose at the actuated values ``q_a`` on the branch of the nominal pose, by scipy's least squares
+    over :func:`loop_conditions` along a straight path from 0 (a homotopy of ``steps`` steps), or None where the
+    path leaves the mechanism's reach (the residual stays above 1e-9 m)."""
+    from scipy.optimize import least_squares
+    m = model.numeric()
+    act = [i for i, link in enumerate(m.links) if link.actuated]
+    pas = [i for i, link in enumerate(m.links) if not link.actuated]
+    x = np.zeros(m.n)
+    for t in np.linspace(0.0, 1.0, steps + 1)[1:]:
+        x[act] = t * np.asarray(q_a, float)
+
+        def f(p, x=x):
+            y = x.copy()
+            y[pas] = p
+            return loop_conditions(m, y)
+        fit = least_squares(f, x[pas], xtol=1e-15, ftol=1e-15, gtol=1e-15)
+        if np.abs(fit.fun).max() > 1e-9:
+            return None
+        x[pas] = fit.x
+    return x
 
 
 class PinMechanism:

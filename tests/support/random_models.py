@@ -167,7 +167,7 @@ def _chain_link(rng, s: Shapes, i: int, kind: str, params: dict, *, parent=None,
     if s.limits and rng.random() < 0.7:
         link["limits"] = (float(rng.uniform(-3, -1)), float(rng.uniform(1, 3))) if kind == "R" else \
             (float(rng.uniform(-0.5, -0.2)), float(rng.uniform(0.2, 0.5)))
-    link["drive"] = _drive(rng, s, i, params, s.elastic and rng.random() < 0.5)
+    link["drive"] = _drive(rng, s, i, params, s.elastic and (i == 1 or rng.random() < 0.5))
     if parent is not None and rng.random() < 0.6:   # Khalil-Kleinfinger's branching parameters
         link["gamma"], link["b"] = float(rng.uniform(-np.pi, np.pi)), float(rng.uniform(-0.2, 0.2))
     return Link(**link)
@@ -223,8 +223,6 @@ def random_project(rng: np.random.Generator, s: Shapes | None = None) -> Manipul
     if s.frames:
         model = replace(model, base=_random_pose(rng), tool=_random_pose(rng, 0.2),
                         gravity_in_world=bool(rng.random() < 0.5))
-    if s.parts:
-        model = _with_parts(model, rng, s, params)
     model = replace(model, parameters=params)
     loops = []
     for cut in s.loops:
@@ -232,6 +230,8 @@ def random_project(rng: np.random.Generator, s: Shapes | None = None) -> Manipul
         loops.append(loop)
     if loops:
         model = _choose_passive(replace(model, loops=tuple(loops), parameters=params))
+    if s.parts:   # last: a part's segment runs to the first link mounted on its link
+        model = _with_parts(model, rng, s, params)
     return replace(model, parameters=params)
 
 
@@ -272,7 +272,10 @@ def _choose_passive(model: Manipulator) -> Manipulator:
 
     from tests.support.closed_reference import loop_jacobian
     J = loop_jacobian(model)
-    _, R, piv = scipy.linalg.qr(J, pivoting=True)
+    # an elastic joint's column last among equals: its spring stays on an actuated joint where it can
+    springs = np.array([1e-3 if link.drive is not None and link.drive.stiffness is not None else 1.0
+                        for link in model.links])
+    _, R, piv = scipy.linalg.qr(J * springs, pivoting=True)
     diag = np.abs(np.diag(R))
     rank = int(np.sum(diag > 1e-9 * diag[0]))
     passive = set(int(k) for k in piv[:rank])
