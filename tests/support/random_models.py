@@ -50,7 +50,7 @@ def random_model(rng: np.random.Generator, n: int, convention: Convention, right
 
 #: the format's shapes, each a flag of :class:`Shapes` (the report's list; tests name them)
 SHAPE_NAMES = ("modified", "prismatic", "degenerate", "offsets", "named", "frames", "limits", "drives", "elastic",
-               "parts", "loads", "branches", "loops")
+               "parts", "loads", "branches", "loops", "requirements")
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,7 @@ class Shapes:
     branches: int = 0          # moving side branches (a tree, gamma and b)
     loops: tuple[str, ...] = ()
     planar: bool = True
+    requirements: bool = False   # a payload, a cycle and requirements at the zero pose, at poses, along the cycle
 
     @classmethod
     def every(cls, rng: np.random.Generator) -> Shapes:
@@ -83,7 +84,7 @@ class Shapes:
                    named=flip(), frames=flip(), limits=flip(), drives=flip(), elastic=flip(0.3), parts=flip(0.4),
                    loads=flip(), branches=int(rng.integers(1, 3)) if kind >= 1 else 0,
                    loops=tuple(rng.choice(["R", "S", "F"], int(rng.integers(1, 3)))) if kind == 2 else (),
-                   planar=flip(0.6))
+                   planar=flip(0.6), requirements=flip(0.3))
 
 
 def _twist(rng, degenerate: bool) -> float:
@@ -232,7 +233,21 @@ def random_project(rng: np.random.Generator, s: Shapes | None = None) -> Manipul
         model = _choose_passive(replace(model, loops=tuple(loops), parameters=params))
     if s.parts:   # last: a part's segment runs to the first link mounted on its link
         model = _with_parts(model, rng, s, params)
+    if s.requirements:
+        model = replace(model, requirements=_requirements(rng, sum(link.actuated for link in model.links)))
     return replace(model, parameters=params)
+
+
+def _requirements(rng, n: int):
+    """Loose requirements (every one passes) over the metrics' ``n`` joints: the arm's mass, a gravity torque at
+    two poses, the peak torque along a quintic cycle, with a payload."""
+    from designer.model.requirements import Cycle, Payload, Requirement, Requirements, Where
+    pose = tuple(float(v) for v in rng.uniform(-0.05, 0.05, n))
+    zero = (0.0,) * n
+    return Requirements(items=(Requirement("mass", "<=", 1e4, name="light enough"),
+                               Requirement("gravity[1]", "<=", 1e6, Where("poses", poses=(zero, pose))),
+                               Requirement("peak_torque", "<=", 1e7, Where("cycle"))),
+                        payload=Payload(float(rng.uniform(0.1, 2.0))), cycle=Cycle(waypoints=(zero, pose), time=2.0))
 
 
 def _closed_branch(rng, s: Shapes, model: Manipulator, cut: str, params: dict):

@@ -1,0 +1,182 @@
+"""Random projects of every shape the format allows (tests/support/random_models.py: random_project), saved by the
+project writer, through the command line: in process for many (validate, info, fk, eval, simulate, modes, review:
+each exits 0, or 2 with one line naming what and where, never a traceback), as subprocesses for a few; eval's
+numbers against Pinocchio, the compact form's and each derivation's closed form (Lagrange, Newton-Euler)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from designer.cli import main
+from designer.model import Convention
+from designer.numeric.mechanism import load_dynamics
+from designer.project.io import save_project
+from tests.support import ROOT, examples
+from tests.support.closed_reference import PinMechanism, pin_actuated_terms, pin_tree_terms
+from tests.support.random_models import Shapes, random_project
+
+pytest.importorskip("pinocchio")
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    """One command in process: exit 0, or 2 with one line on standard error."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2), code
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("error: "), err
+    return code, out, err
+
+
+def _project(tmp_path, model, name="p.json"):
+    path = tmp_path / name
+    save_project(model, path)
+    return path
+
+
+def _states_file(path, rng, n: int, count: int = 2, span: float = 0.05) -> list[dict]:
+    states = [{"q": rng.uniform(-span, span, n).tolist(), "qd": rng.normal(size=n).tolist(),
+               "qdd": rng.normal(size=n).tolist()} for _ in range(count)]
+    path.write_text(json.dumps({"states": states}))
+    return states
+
+
+def _reference(model, dyn, result, state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pinocchio's M, G, h at an eval state: the tree's, or the actuated ones at the tree pose eval reports."""
+    q, qd = np.array(state["q"]), np.array(state["qd"])
+    if "q_tree" not in result:
+        return pin_tree_terms(model, q, qd)
+    return pin_actuated_terms(PinMechanism(model, exact_cuts=True), dyn, np.array(result["q_tree"]), qd)
+
+
+def _check_eval(model, dyn, out: str, states, rtol: float) -> float:
+    """eval's M, G, h against Pinocchio, and tau = M qdd + h + G: the worst relative error."""
+    worst = 0.0
+    for result, state in zip(json.loads(out)["results"], states):
+        M_ref, G_ref, h_ref = _reference(model, dyn, result, state)
+        for got, ref in ((result["M"], M_ref), (result["G"], G_ref), (result["h"], h_ref),
+                         (result["tau"], M_ref @ state["qdd"] + h_ref + G_ref)):
+            err = float(np.abs(np.array(got) - ref).max() / max(1.0, np.abs(ref).max()))
+            assert err < rtol, (got, ref)
+            worst = max(worst, err)
+    return worst
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(seed=SEEDS)
+def test_random_projects_through_every_command(tmp_path_factory, capsys, seed):
+    rng = np.random.default_rng(seed)
+    tmp = tmp_path_factory.mktemp("cli")
+    model = random_project(rng, Shapes.every(rng))
+    project = _project(tmp, model)
+    assert _run(capsys, "validate", project)[0] == 0
+    code, out, _ = _run(capsys, "info", project)
+    assert code == 0 and out.count("\n") >= model.n
+    dyn = load_dynamics(model, springs=False)
+    states = _states_file(tmp / "states.json", rng, dyn.n)
+    q = [f"{v!r}" for v in states[0]["q"]]
+    code, out, _ = _run(capsys, "fk", project, "--q", *q)
+    assert code == 0 and json.loads(out)
+    code, out, _ = _run(capsys, "eval", project, "--states", tmp / "states.json", "--quiet")
+    assert code == 0
+    _check_eval(model, dyn, out, states, 1e-8 if model.loops else 1e-10)
+    code, _, err = _run(capsys, "simulate", project, "--q0", *q, "--t", "0.05", "--quiet", "--out", tmp / "run.csv")
+    assert code == 0, err
+    with open(tmp / "run.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) > 2 and all(np.isfinite(float(r["energy"])) for r in rows)
+    code, out, err = _run(capsys, "modes", project, "--quiet")
+    springs = any(link.drive is not None and link.drive.stiffness is not None and link.actuated
+                  for link in model.links)
+    if springs or any(link.part is not None for link in model.links):
+        assert code == 0, err
+        assert all(f > 0 for f in json.loads(out)["frequencies_hz"])
+    else:
+        assert code == 2 and "no actuated joint has a drive stiffness" in err
+    code, out, err = _run(capsys, "review", project)
+    if model.requirements.items:
+        assert code == 0, err + out   # loose requirements: every one passes
+        assert "light enough" in out
+    else:
+        assert code == 2 and "no requirements" in err
+
+
+def test_a_tree_without_loops_evaluates_in_both_forms(tmp_path, capsys):
+    """A tree (branches, gamma and b, a prismatic joint) without loops: eval's compact form (it said "a closed
+    chain has no compact (recursive) form yet") and each method's closed form (a prismatic joint's unused
+    cos/sin generators broke the closure check: TypeError) against Pinocchio."""
+    rng = np.random.default_rng(6)
+    model = random_project(rng, Shapes(joints="RP", convention=Convention.MODIFIED, branches=1, named=True,
+                                       loads=True, offsets=True))
+    assert not model.is_serial and not model.loops
+    project = _project(tmp_path, model)
+    dyn = load_dynamics(model)
+    states = _states_file(tmp_path / "states.json", rng, model.n, span=2.0)
+    code, out, err = _run(capsys, "eval", project, "--states", tmp_path / "states.json", "--quiet")
+    assert code == 0, err
+    _check_eval(model, dyn, out, states, 1e-10)
+    for method in ("lagrange", "newton-euler"):
+        code, out, err = _run(capsys, "eval", project, "--states", tmp_path / "states.json", "--form", "closed",
+                              "--method", method, "--quiet")
+        assert code == 0, err
+        _check_eval(model, dyn, out, states, 1e-9)
+
+
+SYMBOLIC = {"serial": Shapes(joints="PRP", named=True, loads=True, frames=True, degenerate=True),
+            "tree": Shapes(joints="RR", branches=1, loads=True),
+            "four-bar": Shapes(joints="R", loops=("R",), planar=True),
+            "ball-cut": Shapes(joints="R", loops=("S",), planar=True)}
+
+
+@pytest.mark.parametrize("kind", SYMBOLIC)
+@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
+def test_derived_equations_equal_pinocchio(tmp_path, capsys, kind, method):
+    """Symbolic against numeric, computed independently: each derivation's closed form as printed (sympy, our
+    DH) evaluated by eval --form closed, against Pinocchio's crba and rnea (its own kinematics from the DH
+    numbers; a closed chain's constrained dynamics)."""
+    rng = np.random.default_rng(list(SYMBOLIC).index(kind) + 11)
+    model = random_project(rng, SYMBOLIC[kind])
+    project = _project(tmp_path, model)
+    dyn = load_dynamics(model)
+    states = _states_file(tmp_path / "states.json", rng, dyn.n, span=0.1 if model.loops else 2.0)
+    code, out, err = _run(capsys, "eval", project, "--states", tmp_path / "states.json", "--form", "closed",
+                          "--method", method, "--quiet")
+    assert code == 0, err
+    _check_eval(model, dyn, out, states, 1e-8 if model.loops else 1e-9)
+
+
+KINDS = {"serial": Shapes(joints="RPRR", named=True, frames=True, limits=True, drives=True, parts=True, loads=True),
+         "closed": Shapes(joints="RR", loops=("R", "F"), planar=True, branches=1),
+         "elastic": Shapes(joints="RRR", elastic=True, drives=True, requirements=True)}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_commands_as_processes(tmp_path, kind):
+    """python -m designer as a user runs it, one project of each kind: every command exits 0."""
+    rng = np.random.default_rng(5)
+    model = random_project(rng, KINDS[kind])
+    project = _project(tmp_path, model)
+    n = load_dynamics(model, springs=False).n
+    _states_file(tmp_path / "states.json", rng, n)
+    q = ["0.01"] * n
+    commands = [["validate"], ["info"], ["fk", "--q", *q], ["eval", "--states", tmp_path / "states.json"],
+                ["simulate", "--q0", *q, "--t", "0.05", "--out", tmp_path / "run.csv"], ["modes"]]
+    if model.requirements.items:
+        commands.append(["review"])
+    for cmd in commands:
+        done = subprocess.run([sys.executable, "-m", "designer", cmd[0], str(project), *map(str, cmd[1:])],
+                              capture_output=True, text=True, cwd=ROOT, timeout=300)
+        if cmd[0] == "modes" and kind == "closed" and not any(l.part for l in model.links):
+            assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+            continue
+        assert done.returncode == 0, (cmd, done.stderr)
+        assert "Traceback" not in done.stderr
