@@ -23,7 +23,7 @@ from designer.model import Convention
 from designer.numeric.mechanism import load_dynamics
 from designer.project.io import load_project, save_project
 from tests.support import examples
-from tests.support.closed_reference import PinMechanism, pin_actuated_terms, pin_close, pin_tree_terms
+from tests.support.closed_reference import PinMechanism, closable_state, pin_actuated_terms, pin_tree_terms
 from tests.support.random_models import Shapes, random_project
 
 pytest.importorskip("pinocchio")
@@ -43,26 +43,6 @@ def _relative(a, b) -> float:
 
 
 SEEDS = st.integers(0, 2**32 - 1)
-
-
-def closable_state(rng, model, dyn, span: float = 0.2):
-    """Actuated values within ``span`` of the nominal pose where the loops close, and the tree pose there: where
-    ``dyn`` says a loop cannot close, an independent solver (Pinocchio's frames, scipy's least squares along the
-    same path) must fail too, and a smaller span is drawn; the closed pose must be the independent solver's."""
-    from designer.kinematics.closure import ClosureError
-    for _ in range(6):
-        qa = rng.uniform(-span, span, dyn.n)
-        ref = pin_close(model, qa)
-        try:
-            q_tree = dyn.positions(qa)
-        except ClosureError:
-            assert ref is None, f"the loops close at {qa} (Pinocchio's frames), ClosedDynamics says they cannot"
-            span /= 2
-            continue
-        if ref is not None:
-            assert np.abs(q_tree - ref).max() < 1e-7
-        return qa, q_tree
-    raise AssertionError("no state where the loops close near the nominal pose")
 
 
 @settings(max_examples=examples(25), deadline=None)

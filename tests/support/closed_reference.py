@@ -330,6 +330,26 @@ class PinMechanism:
         return self.data.lambda_c
 
 
+def closable_state(rng, model: Manipulator, dyn, span: float = 0.2):
+    """Actuated values within ``span`` of the nominal pose where the loops close, and the tree pose there: where
+    ``dyn`` says a loop cannot close, the independent solver :func:`pin_close` must fail too, and a smaller span
+    is drawn; the closed pose must be the independent solver's."""
+    from designer.kinematics.closure import ClosureError
+    for _ in range(6):
+        qa = rng.uniform(-span, span, dyn.n)
+        ref = pin_close(model, qa)
+        try:
+            q_tree = dyn.positions(qa)
+        except ClosureError:
+            assert ref is None, f"the loops close at {qa} (Pinocchio's frames), ClosedDynamics says they cannot"
+            span /= 2
+            continue
+        if ref is not None:
+            assert np.abs(q_tree - ref).max() < 1e-7
+        return qa, q_tree
+    raise AssertionError("no state where the loops close near the nominal pose")
+
+
 def pin_accelerations(ref: PinMechanism, dyn, q, qd_a, tau_a) -> np.ndarray:
     """Pinocchio's actuated accelerations at the closed tree pose q, the actuated rates qd_a (the passive ones
     from Pinocchio's own constraint Jacobian: J_c qd_tree = 0) and the actuated torques tau_a."""

@@ -225,9 +225,18 @@ def random_project(rng: np.random.Generator, s: Shapes | None = None) -> Manipul
         model = replace(model, base=_random_pose(rng), tool=_random_pose(rng, 0.2),
                         gravity_in_world=bool(rng.random() < 0.5))
     model = replace(model, parameters=params)
-    loops = []
+    loops: list = []
+    rank = 0
     for cut in s.loops:
-        model, loop = _closed_branch(rng, s, model, str(cut), params)
+        # a branch whose loop is singular at the nominal pose (zero-length links lining up, axes meeting) has a
+        # loop Jacobian of lower rank there than the cut's conditions: its mobility is not what the rank says,
+        # so draw again (such a mechanism is legal, and its message is tests/cli's; not a random shape here)
+        for _ in range(20):
+            trial, loop = _closed_branch(rng, s, model, str(cut), params)
+            trial_rank = _loop_rank(replace(trial, loops=(*loops, loop), parameters=params))
+            if trial_rank - rank == _CUT_RANK[s.planar][str(cut)]:
+                break
+        model, rank = trial, trial_rank
         loops.append(loop)
     if loops:
         model = _choose_passive(replace(model, loops=tuple(loops), parameters=params))
@@ -248,6 +257,16 @@ def _requirements(rng, n: int):
                                Requirement("gravity[1]", "<=", 1e6, Where("poses", poses=(zero, pose))),
                                Requirement("peak_torque", "<=", 1e7, Where("cycle"))),
                         payload=Payload(float(rng.uniform(0.1, 2.0))), cycle=Cycle(waypoints=(zero, pose), time=2.0))
+
+
+#: the rank of a cut's conditions on a generic loop: planar (the branch's axes parallel to the cut's z), spatial
+_CUT_RANK = {True: {"R": 2, "S": 2, "F": 3}, False: {"S": 3, "R": 5, "F": 6}}
+
+
+def _loop_rank(model: Manipulator) -> int:
+    from tests.support.closed_reference import loop_jacobian
+    J = loop_jacobian(model)
+    return int(np.linalg.matrix_rank(J, 1e-7 * max(1.0, np.abs(J).max())))
 
 
 def _closed_branch(rng, s: Shapes, model: Manipulator, cut: str, params: dict):
