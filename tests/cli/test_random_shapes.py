@@ -185,3 +185,53 @@ def test_commands_as_processes(tmp_path, kind):
             continue
         assert done.returncode == 0, (cmd, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def _bodies(model, **fields):
+    from dataclasses import replace
+    return replace(model, links=tuple(replace(link, **fields) for link in model.links))
+
+
+def _degenerate(kind: str):
+    from dataclasses import replace
+
+    from designer.model import Inertia
+    model = random_project(np.random.default_rng(1), Shapes(joints="RRPR", offsets=False, elastic=True,
+                                                            drives=True, loads=True))
+    return {"zero inertia": lambda: _bodies(model, inertia=Inertia()),
+            "1e-9 m links": lambda: _bodies(model, a=1e-9, d=1e-9),
+            "1e6 kg links": lambda: _bodies(model, mass=1e6),
+            "1e6 kg on 1e-9 m": lambda: _bodies(model, mass=1e6, a=1e-9, d=0, inertia=Inertia(1e-12, 1e-12, 1e-12)),
+            "stretched out": lambda: _bodies(model, alpha=0, theta=0, d=0, a=0.5),   # planar, at a singular pose
+            "zero masses": lambda: replace(_bodies(model, mass=0, inertia=Inertia(), com=(0, 0, 0)),
+                                           point_masses=())}[kind]()
+
+
+DEGENERATE = ["zero inertia", "1e-9 m links", "1e6 kg links", "1e6 kg on 1e-9 m", "stretched out", "zero masses"]
+
+
+@pytest.mark.parametrize("kind", DEGENERATE)
+def test_degenerate_but_legal_arms_give_results_or_one_message(tmp_path, capsys, kind):
+    """fk, eval, simulate and modes on arms at the edges of the format: a result (eval's against Pinocchio) or, where
+    none exists (a massless arm has no forward dynamics and no natural frequencies), one line saying so."""
+    model = _degenerate(kind)
+    project = _project(tmp_path, model)
+    dyn = load_dynamics(model, springs=False)
+    states = _states_file(tmp_path / "states.json", np.random.default_rng(2), model.n, span=1.0)
+    states[0]["q"] = [0.0] * model.n
+    (tmp_path / "states.json").write_text(json.dumps({"states": states}))
+    assert _run(capsys, "fk", project, "--q", *["0"] * model.n)[0] == 0
+    code, out, err = _run(capsys, "eval", project, "--states", tmp_path / "states.json", "--quiet")
+    assert code == 0, err
+    _check_eval(model, dyn, out, states, 1e-9)
+    massless = kind == "zero masses"
+    code, _, err = _run(capsys, "simulate", project, "--q0", *["0"] * model.n, "--t", "0.05", "--quiet",
+                        "--out", tmp_path / "run.csv")
+    assert code == (2 if massless else 0), err
+    assert not massless or "mass matrix singular" in err
+    code, out, err = _run(capsys, "modes", project, "--quiet")   # a traceback (LinAlgError) for the massless arm
+    assert code == (2 if massless else 0), err
+    if massless:
+        assert "--q: the mass matrix is singular at q = [0.0, 0.0, 0.0, 0.0]" in err
+    else:
+        assert np.all(np.isfinite(json.loads(out)["locked"]["frequency_hz"]))
