@@ -235,3 +235,39 @@ def test_degenerate_but_legal_arms_give_results_or_one_message(tmp_path, capsys,
         assert "--q: the mass matrix is singular at q = [0.0, 0.0, 0.0, 0.0]" in err
     else:
         assert np.all(np.isfinite(json.loads(out)["locked"]["frequency_hz"]))
+
+
+def test_a_four_bar_at_its_dead_centre(tmp_path, capsys):
+    """Turned up to its dead centre (coupler and rocker in line; found by bisection on the numeric closure): just
+    inside, fk, eval and simulate give results (eval's M_a symmetric positive definite); past it, each says in one
+    line that the loop cannot close there, naming the loop and the actuated value."""
+    from designer.kinematics.closure import ClosureError
+    from tests.support.closed_reference import four_bar
+    model = four_bar(np.random.default_rng(3))
+    project = _project(tmp_path, model)
+    inside, outside = 0.0, 3.0
+
+    def closes(a: float) -> bool:
+        follow = load_dynamics(model).following()
+        try:
+            for x in np.linspace(0.0, a, 50):
+                follow.positions(np.array([x]))
+        except ClosureError:
+            return False
+        return True
+    assert not closes(outside)
+    for _ in range(30):
+        mid = 0.5 * (inside + outside)
+        inside, outside = (mid, outside) if closes(mid) else (inside, mid)
+    for q, ok in ((inside - 1e-4, True), (outside + 1e-3, False)):
+        (tmp_path / "s.json").write_text(json.dumps({"states": [{"q": [q], "qd": [0.1], "qdd": [0.0]}]}))
+        for argv in (["fk", project, "--q", repr(q)], ["eval", project, "--states", tmp_path / "s.json", "--quiet"],
+                     ["simulate", project, "--q0", repr(q), "--t", "0.01", "--quiet", "--out", tmp_path / "r.csv"]):
+            code, out, err = _run(capsys, *argv)
+            if ok:
+                assert code == 0, err
+                if argv[0] == "eval":
+                    M = np.array(json.loads(out)["results"][0]["M"])
+                    assert M[0, 0] > 0
+            else:
+                assert code == 2 and "loops[1] (four-bar) cannot close" in err, err
