@@ -105,8 +105,8 @@ def _laws_state(rng, model, dyn):
 @settings(max_examples=examples(12), deadline=None)
 @given(seed=SEEDS)
 def test_every_shape_keeps_the_laws_of_mechanics(tmp_path_factory, seed):
-    """Any shape (serial, tree, closed; the rigid link side): M symmetric positive definite, dM/dt - 2C skew-symmetric with C
-    from the Christoffel symbols and dM/dt by central differences along qd, and h = C qd."""
+    """Any shape (serial, tree, closed; the rigid link side): M symmetric positive definite, dM/dt - 2C
+    skew-symmetric with C from the Christoffel symbols and dM/dt by central differences along qd, and h = C qd."""
     rng = np.random.default_rng(seed)
     model = _saved(tmp_path_factory, random_project(rng, Shapes.every(rng)))
     dyn = load_dynamics(model, springs=False)   # the elastic joints' springs and dampers: the fall below

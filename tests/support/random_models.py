@@ -197,7 +197,6 @@ def random_project(rng: np.random.Generator, s: Shapes | None = None) -> Manipul
     ``s.branches`` moving side branches, then one branch per loop closed by its cut joint."""
     from dataclasses import replace
 
-    from designer.model import Loop
     s = s or Shapes.every(rng)
     conv = s.convention or list(Convention)[int(rng.integers(2))]
     joints = s.joints or "".join(rng.choice(["R", "P"], int(rng.integers(2, 7)), p=[0.65, 0.35]))
