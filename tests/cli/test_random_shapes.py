@@ -75,7 +75,7 @@ def _check_eval(model, dyn, out: str, states, rtol: float) -> float:
     return worst
 
 
-@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=SEEDS)   # capsys: each command's output is read (and so cleared) after it
 def test_random_projects_through_every_command(tmp_path_factory, capsys, seed):
     rng = np.random.default_rng(seed)

@@ -45,7 +45,7 @@ def _relative(a, b) -> float:
 SEEDS = st.integers(0, 2**32 - 1)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=SEEDS, loops=st.booleans())
 def test_open_mechanisms_match_pinocchio(tmp_path_factory, seed, loops):
     """Serial arms and trees of random shapes: M, G, h at random states against Pinocchio's tree."""
@@ -102,7 +102,7 @@ def _laws_state(rng, model, dyn):
     return rng.uniform(-1.5, 1.5, dyn.n)
 
 
-@settings(max_examples=examples(12), deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(seed=SEEDS)
 def test_every_shape_keeps_the_laws_of_mechanics(tmp_path_factory, seed):
     """Any shape (serial, tree, closed; the rigid link side): M symmetric positive definite, dM/dt - 2C
