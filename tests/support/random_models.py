@@ -253,7 +253,7 @@ def _requirements(rng, n: int):
     pose = tuple(float(v) for v in rng.uniform(-0.05, 0.05, n))
     zero = (0.0,) * n
     return Requirements(items=(Requirement("mass", "<=", 1e4, name="light enough"),
-                               Requirement("gravity[1]", "<=", 1e6, Where("poses", poses=(zero, pose))),
+                               Requirement("gravity", "<=", 1e6, Where("poses", poses=(zero, pose))),
                                Requirement("peak_torque", "<=", 1e7, Where("cycle"))),
                         payload=Payload(float(rng.uniform(0.1, 2.0))), cycle=Cycle(waypoints=(zero, pose), time=2.0))
 
