@@ -74,3 +74,65 @@ def test_random_projects_save_read_back_and_validate(tmp_path_factory, seed):
     again = load_project(path)
     assert again == model and again.requirements == model.requirements
     assert not [p for p in validate(again) if p.severity is Severity.ERROR]
+
+
+def _closed_doc(tmp_path):
+    model = random_project(np.random.default_rng(3), Shapes(joints="RRP", loops=("R",), planar=True, parts=True,
+                                                            elastic=True, drives=True))
+    path = tmp_path / "ok.json"
+    save_project(model, path)
+    return model, json.loads(path.read_text())
+
+
+def _passive_spring(doc, model):
+    i = next(k for k, link in enumerate(model.links) if not link.actuated)
+    doc["links"][i]["drive"] = {"stiffness": 1e4, "gear_ratio": 10, "motor_inertia": 1e-4}
+    return f"links[{i + 1}].drive.stiffness: a passive joint's stiffness"
+
+
+def _open_loop(doc, model):
+    frame = doc["loops"][0]["frame_j"]
+    frame["xyz"] = [v + 0.1 for v in frame["xyz"]]
+    return "loops[1] (cut R): cannot close at the nominal pose (every joint 0)"
+
+
+def _all_actuated(doc, model):
+    for link in doc["links"]:
+        link.pop("actuated", None)
+    return "loops: the mechanism has 4 degree(s) of freedom"
+
+
+def _no_such_link(doc, model):
+    doc["loops"][0]["link_j"] = 42
+    return "loops[1].link_j: no link 42"
+
+
+def _fat_wall(doc, model):
+    i, part = next((k, link["part"]) for k, link in enumerate(doc["links"]) if "wall" in link.get("part", {}))
+    part["wall"] = 1.0
+    return f"links[{i + 1}].part.wall: must be less than half"
+
+
+def _cut_kind(doc, model):
+    doc["loops"][0]["joint"] = "Q"
+    return 'loops[1].joint: must be "R"'
+
+
+ILLEGAL = [_passive_spring, _open_loop, _all_actuated, _no_such_link, _fat_wall, _cut_kind]
+
+
+@pytest.mark.parametrize("edit", ILLEGAL, ids=[f.__name__.strip("_") for f in ILLEGAL])
+def test_an_edited_closed_project_gets_one_message_naming_the_field(tmp_path, capsys, edit):
+    """A closed chain's project broken by hand in one place: validate says what and where in one line (a passive
+    joint's spring is a warning: validate passed it silently, the elastic commands refuse it)."""
+    from designer.cli import main
+    model, doc = _closed_doc(tmp_path)
+    want = edit(doc, model)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    code = main(["validate", str(path)])
+    out, err = capsys.readouterr()
+    assert want in out + err
+    assert code == (0 if edit is _passive_spring else 2)
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("error: ")
