@@ -1,5 +1,6 @@
 """Random arms as models (for the regressor, base-parameter and linearization tests): both DH
-conventions, R and P joints, twists that are and are not multiples of 90 degrees, loads."""
+conventions, R and P joints, twists that are and are not multiples of 90 degrees, loads; and
+:func:`random_project`, random projects of every shape the project format allows (:class:`Shapes`)."""
 
 from __future__ import annotations
 
