@@ -96,6 +96,10 @@ def cmd_modes(args) -> int:
     except DesignerError as exc:
         raise UserError(f"{args.project}: --q: {exc}") from None
     locked = at.locked()
+    if not np.all(np.isfinite(locked.frequency)) or (joints.m and np.all(joints.rotor[joints.elastic] > 0)
+                                                     and not np.all(np.isfinite(at.free().frequency))):
+        raise UserError(f"{args.project}: --q: the mass matrix is singular at q = {q.tolist()} (a massless link or "
+                        "joint?): no natural frequencies there")
     out = {"joints": names, "q": q.tolist(),
            "locked": {"frequency_hz": locked.frequency.tolist(), "shapes": locked.shape.T.tolist()}}
     elastic = ", ".join(names[i] for i in joints.elastic)

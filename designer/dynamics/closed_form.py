@@ -257,7 +257,9 @@ def _points(tr: TrigRing, model: Manipulator, count: int = 3) -> list[list[float
             d = defaults.get(name)
             subs[sp.Symbol(name, real=True)] = float(d * rng.uniform(0.5, 1.5) if d else rng.uniform(0.3, 1.3))
         floats = {k: sp.Float(v) for k, v in subs.items()}
-        out.append([complex(sp.sympify(a).xreplace(floats).evalf()).real for a in tr._atoms_out])
+        # a prismatic joint's cos and sin generators stay dummies (they never occur): any value
+        out.append([0.0 if isinstance(a, sp.Dummy) else complex(sp.sympify(a).xreplace(floats).evalf()).real
+                    for a in tr._atoms_out])
     return out
 
 

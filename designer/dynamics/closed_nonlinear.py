@@ -216,9 +216,13 @@ def nonlinear_equations_job(model: Manipulator, method: Method = Method.LAGRANGE
         for k in range(j, na):
             token.check()
             yield Progress("dW/dq", 0.2, f"column {j + 1}, q{k + 1}")
-            rhs = [tr.reduce(sum((tr.mul(total(Jp[s][p], k, False), Wg[p][j]) for p in range(npas)), tr.zero)
-                             + total(Ja[s][j], k, False)) for s in range(npas)]
+            rhs = []
+            for s in range(npas):   # a check per row: one pair of a large loop's takes minutes
+                token.check()
+                rhs.append(tr.reduce(sum((tr.mul(total(Jp[s][p], k, False), Wg[p][j]) for p in range(npas)),
+                                         tr.zero) + total(Ja[s][j], k, False)))
             for r in range(npas):
+                token.check()
                 num_dW[r, j, k] = tr.reduce(-sum((tr.mul(adj[r][s], rhs[s]) for s in range(npas)), tr.zero))
     frames = yield from _frames_job(t, token)
     Mr_t, Mt_t, G_t = yield from tree_mass_gravity_job(t, frames, token)

@@ -207,6 +207,9 @@ def _elastic_drives(model: Manipulator, err, warn, num: dict[str, float | None])
             pass   # named, no value yet: the missing parameter is reported as such
         elif k is not None and not (np.isfinite(k) and k > 0):
             err(f"{where}.stiffness", f"must be a positive number (N m/rad), is {k:g}")
+        elif drive.stiffness is not None and not link.actuated:   # the elastic commands refuse it (numeric/joints.py)
+            warn(f"{where}.stiffness", "a passive joint's stiffness: only actuated joints (the motors' gearboxes) "
+                 "can be elastic; the rigid commands leave it out, the elastic ones (modes, --elastic) refuse it")
         elif k is not None and not drive.motor_inertia:
             warn(f"{where}.stiffness", "elastic joint without motor_inertia: its natural frequencies with "
                  "locked motors are defined, the elastic simulation needs the rotor inertia")

@@ -58,9 +58,9 @@ def _engine(dyn: Dynamics, model: Manipulator, method: str, form: Form | str, cl
             from ..dynamics.closed_nonlinear_eval import LoopEvaluator
             return LoopEvaluator(eq)
         return compiled_equations(model, method, eq, progress)
-    if dyn.n_tree > dyn.n:   # passive joints: no equations in the coordinates to compile, the numeric dynamics
+    if not model.is_serial:   # a tree or loops: no recursive form to compile (dynamics/tree.py), the numeric dynamics
         if Method(method) is not Method.LAGRANGE:
-            raise ValueError("a closed chain's compact form is its numeric projected dynamics, the same for every "
+            raise ValueError("a tree's or closed chain's compact form is its numeric dynamics, the same for every "
                              "method: use --method rnea (torques) or lagrange (eval), or --form closed to evaluate "
                              f"{method}'s own closed form")
         return None

@@ -116,7 +116,11 @@ def free_modes(M: np.ndarray, joints: ElasticJoints, servo=None, shapes: bool = 
         Kf[joints.rigid, joints.rigid] += kp[joints.rigid]
         zero_modes = int(np.sum(kp <= 0))
     bad = np.asarray(~np.isfinite(Mf).all(axis=(-2, -1)))
-    L = np.linalg.cholesky(np.where(bad[..., None, None], np.eye(size), Mf))
+    try:
+        L = np.linalg.cholesky(np.where(bad[..., None, None], np.eye(size), Mf))
+    except np.linalg.LinAlgError:   # a singular M (a massless link on a rigid joint): NaN there, as for NaN poses
+        bad = bad | (np.linalg.eigvalsh(np.where(bad[..., None, None], np.eye(size), Mf))[..., 0] <= 0)
+        L = np.linalg.cholesky(np.where(bad[..., None, None], np.eye(size), Mf))
     Linv = np.linalg.inv(L)
     A = Linv @ Kf @ np.swapaxes(Linv, -1, -2)
     A = 0.5 * (A + np.swapaxes(A, -1, -2))

@@ -23,7 +23,7 @@ from designer.numeric.closed import ClosedDynamics
 from designer.numeric.engine import ArmDynamics
 from designer.numeric.mechanism import load_dynamics
 from designer.numeric.protocol import Dynamics
-from tests.support.closed_reference import PinMechanism, four_bar, parallelogram_arm
+from tests.support.closed_reference import PinMechanism, four_bar, parallelogram_arm, pin_accelerations
 from tests.support.random_models import random_model
 
 
@@ -118,23 +118,6 @@ def test_a_following_engine_keeps_its_branch_and_the_plain_one_starts_from_the_n
     assert np.allclose(cd.positions(angles[5]), before, atol=0)
 
 
-def _pin_accelerations(ref, dyn, q, qd_a, tau_a):
-    """Pinocchio's actuated accelerations at the closed tree pose q, the actuated rates qd_a (the passive ones
-    from Pinocchio's own constraint Jacobian: J_c qd_tree = 0) and the actuated torques tau_a."""
-    import pinocchio as pin
-    pin.computeAllTerms(ref.model, ref.data, q[ref.order], np.zeros(dyn.n_tree))
-    Jc = np.vstack([pin.getConstraintJacobian(ref.model, ref.data, c, cd)
-                    for c, cd in zip(ref.constraints, ref.cdatas)])
-    Jc_ours = np.empty_like(Jc)
-    Jc_ours[:, ref.order] = Jc
-    act = list(dyn.actuated)
-    pas = [i for i in range(dyn.n_tree) if i not in act]
-    qd_tree, tree_tau = np.zeros(dyn.n_tree), np.zeros(dyn.n_tree)
-    qd_tree[act], tree_tau[act] = qd_a, tau_a
-    qd_tree[pas] = -np.linalg.lstsq(Jc_ours[:, pas], Jc_ours[:, act] @ qd_a, rcond=None)[0]
-    return ref.constrained(q, qd_tree, tree_tau)[act]
-
-
 CLOSED = [(k, s) for k in ("four_bar", "parallelogram") for s in range(3)]
 
 
@@ -161,7 +144,7 @@ def test_closed_chain_protocol_answers_match_pinocchio_over_a_batch(kind, seed):
         q = q_tree[k]
 
         def accel(qd_a, tau_a, q=q):
-            return _pin_accelerations(ref, dyn, q, qd_a, tau_a)
+            return pin_accelerations(ref, dyn, q, qd_a, tau_a)
 
         zero = np.zeros(n)
         a0 = accel(zero, zero)

@@ -6,7 +6,8 @@ and M, G, h for the exploration tests; ``report_equations``: equations built by 
 and code generation tests; ``arms``: the PUMA 560 built in code for the GUI tests; ``urdf_reference``:
 Pinocchio models of URDF chains for the URDF import and export tests; ``codegen``: one source text
 of generated code (single-file C, a Python module) for the code generation tests; ``closed_reference``:
-random four-bars and parallelogram arms and their Pinocchio models with loop constraints (closed chains).
+random four-bars and parallelogram arms and their Pinocchio models with loop constraints (closed chains);
+``random_models``: random arms, and random projects of every shape the format allows (``random_project``).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ nothing of designer.kinematics or designer.numeric is used.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -158,15 +159,15 @@ def _depth_first(parents: list[int]) -> list[int]:
     return out
 
 
-def pin_mechanism(model: Manipulator):
-    """(pin model, constraint models, order): the spanning tree with revolute/prismatic z joints added
-    depth first, and a CONTACT_3D constraint per loop (the cut points coincide; planar loops need no
-    more). ``order[k]`` is the 0-based link of Pinocchio's k-th joint: ``x[order]`` is a vector of
-    ours in Pinocchio's order."""
+def _pin_tree(m: Manipulator):
+    """(pin model, joint id of each link (0 the base), each link's frame in its joint's frame, order) of the
+    numeric model ``m``'s spanning tree, gravity in frame 0 (turned from the world by the base's rpy)."""
     import pinocchio as pin
-    m = model.numeric()
     pm = pin.Model()
-    pm.gravity = pin.Motion(np.array([float(g) for g in m.gravity]), np.zeros(3))
+    g = np.array([float(v) for v in m.gravity])
+    if m.gravity_in_world and m.base is not None:
+        g = _rpy((0, 0, 0), m.base.rpy)[:3, :3].T @ g
+    pm.gravity = pin.Motion(g, np.zeros(3))
     parents = [i - 1 if l.parent is None else l.parent for i, l in enumerate(m.links, start=1)]
     link_in_joint = {0: np.eye(4)}   # link frame i in joint frame i; 0 the base
     joint_id = {0: 0}
@@ -194,24 +195,114 @@ def pin_mechanism(model: Manipulator):
                                  pin.SE3.Identity())
         joint_id[i] = jid
         link_in_joint[i] = after
-    constraints = []
+    return pm, joint_id, link_in_joint, [i - 1 for i in _depth_first(parents)]
+
+
+def _cut_frames(link_in_joint, loop) -> tuple[np.ndarray, np.ndarray]:
+    """The cut joint's frame on link i and on link j, each in its link's joint frame."""
+    return (link_in_joint[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy),
+            link_in_joint[loop.link_j] @ _rpy(loop.frame_j.xyz, loop.frame_j.rpy))
+
+
+def pin_mechanism(model: Manipulator, exact_cuts: bool = False):
+    """(pin model, constraint models, order): the spanning tree with revolute/prismatic z joints added
+    depth first, and a CONTACT_3D constraint per loop (the cut points coincide; planar loops need no
+    more). ``order[k]`` is the 0-based link of Pinocchio's k-th joint: ``x[order]`` is a vector of
+    ours in Pinocchio's order. With ``exact_cuts`` each cut joint's own conditions, for spatial loops: a
+    fixed cut ("F") a CONTACT_6D constraint, and a revolute one a second CONTACT_3D one at the point one metre
+    along both frames' z axes after all the loops' first ones (two points of the axis coincide: the origins
+    and the z axes; the loops' first constraints keep their places in ``lambda_c``)."""
+    import pinocchio as pin
+    m = model.numeric()
+    pm, joint_id, link_in_joint, order = _pin_tree(m)
+    constraints, axes = [], []
     for loop in m.loops:
-        Fi = link_in_joint[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy)
-        Fj = link_in_joint[loop.link_j] @ _rpy(loop.frame_j.xyz, loop.frame_j.rpy)
+        Fi, Fj = _cut_frames(link_in_joint, loop)
+        kind = pin.ContactType.CONTACT_6D if exact_cuts and loop.joint.value == "F" else pin.ContactType.CONTACT_3D
         constraints.append(pin.RigidConstraintModel(
-            pin.ContactType.CONTACT_3D, pm, joint_id[loop.link_i], pin.SE3(Fi[:3, :3], Fi[:3, 3]),
+            kind, pm, joint_id[loop.link_i], pin.SE3(Fi[:3, :3], Fi[:3, 3]),
             joint_id[loop.link_j], pin.SE3(Fj[:3, :3], Fj[:3, 3]), pin.ReferenceFrame.LOCAL))
-    order = [i - 1 for i in _depth_first(parents)]
-    return pm, constraints, order
+        if exact_cuts and loop.joint.value == "R":
+            Fi, Fj = Fi @ _tr(z=1.0), Fj @ _tr(z=1.0)
+            axes.append(pin.RigidConstraintModel(
+                pin.ContactType.CONTACT_3D, pm, joint_id[loop.link_i], pin.SE3(Fi[:3, :3], Fi[:3, 3]),
+                joint_id[loop.link_j], pin.SE3(Fj[:3, :3], Fj[:3, 3]), pin.ReferenceFrame.LOCAL))
+    return pm, constraints + axes, order
+
+
+@functools.lru_cache(maxsize=8)
+def _pin_tree_of(model: Manipulator):
+    return _pin_tree(model.numeric())
+
+
+def tree_frames(model: Manipulator, q=None) -> list[np.ndarray]:
+    """Every link's frame in frame 0 (index 0 the base) at the tree pose ``q`` (ours' order; default 0), by
+    Pinocchio's forward kinematics of :func:`pin_mechanism`'s tree."""
+    import pinocchio as pin
+    m = model
+    pm, joint_id, link_in_joint, order = _pin_tree_of(model)
+    data = pm.createData()
+    q = np.zeros(m.n) if q is None else np.asarray(q, float)
+    pin.forwardKinematics(pm, data, q[order])
+    return [np.eye(4)] + [data.oMi[joint_id[i]].homogeneous @ link_in_joint[i] for i in range(1, m.n + 1)]
+
+
+def loop_conditions(m: Manipulator, q) -> np.ndarray:
+    """The loops' closure conditions at the tree pose q (zero when closed), by :func:`tree_frames`: per loop the
+    cut frames' origins' difference (3 rows), for "R" also their z axes', for "F" their rotations' (rows that are
+    dependent stay: the rank is what counts). ``m``: a numeric model."""
+    T = tree_frames(m, q)
+    out = []
+    for loop in m.loops:
+        Ti = T[loop.link_i] @ _rpy(loop.frame_i.xyz, loop.frame_i.rpy)
+        Tj = T[loop.link_j] @ _rpy(loop.frame_j.xyz, loop.frame_j.rpy)
+        out.append(Ti[:3, 3] - Tj[:3, 3])
+        if loop.joint.value == "R":
+            out.append(Ti[:3, 2] - Tj[:3, 2])
+        if loop.joint.value == "F":
+            out.append((Ti[:3, :3] - Tj[:3, :3]).ravel())
+    return np.concatenate(out)
+
+
+def loop_jacobian(model: Manipulator, q=None, eps: float = 1e-6) -> np.ndarray:
+    """:func:`loop_conditions`' Jacobian over every tree joint (ours' order) by central differences."""
+    m = model.numeric()
+    q = np.zeros(m.n) if q is None else np.asarray(q, float)
+    return np.array([(loop_conditions(m, q + e) - loop_conditions(m, q - e)) / (2 * eps)
+                     for e in np.eye(m.n) * eps]).T
+
+
+def pin_close(model: Manipulator, q_a, steps: int = 8) -> np.ndarray | None:
+    """The tree pose at the actuated values ``q_a`` on the branch of the nominal pose, by scipy's least squares
+    over :func:`loop_conditions` along a straight path from 0 (a homotopy of ``steps`` steps), or None where the
+    path leaves the mechanism's reach (the residual stays above 1e-9 m)."""
+    from scipy.optimize import least_squares
+    m = model.numeric()
+    act = [i for i, link in enumerate(m.links) if link.actuated]
+    pas = [i for i, link in enumerate(m.links) if not link.actuated]
+    x = np.zeros(m.n)
+    for t in np.linspace(0.0, 1.0, steps + 1)[1:]:
+        x[act] = t * np.asarray(q_a, float)
+
+        def f(p, x=x):
+            y = x.copy()
+            y[pas] = p
+            return loop_conditions(m, y)
+        fit = least_squares(f, x[pas], xtol=1e-15, ftol=1e-15, gtol=1e-15)
+        if np.abs(fit.fun).max() > 1e-9:
+            return None
+        x[pas] = fit.x
+    return x
 
 
 class PinMechanism:
     """Pinocchio's side of a mechanism, taking and giving vectors in our joint order."""
 
-    def __init__(self, model: Manipulator, accuracy: float = 1e-14, mu: float = 1e-12, iterations: int = 500):
+    def __init__(self, model: Manipulator, accuracy: float = 1e-14, mu: float = 1e-12, iterations: int = 500,
+                 exact_cuts: bool = False):
         import pinocchio as pin
         self.pin = pin
-        self.model, self.constraints, order = pin_mechanism(model)
+        self.model, self.constraints, order = pin_mechanism(model, exact_cuts)
         self.order = np.array(order)
         self.data = self.model.createData()
         self.cdatas = [c.createData() for c in self.constraints]
@@ -237,6 +328,70 @@ class PinMechanism:
     @property
     def lambda_c(self):
         return self.data.lambda_c
+
+
+def closable_state(rng, model: Manipulator, dyn, span: float = 0.2):
+    """Actuated values within ``span`` of the nominal pose where the loops close, and the tree pose there: where
+    ``dyn`` says a loop cannot close, the independent solver :func:`pin_close` must fail too, and a smaller span
+    is drawn; the closed pose must be the independent solver's."""
+    from designer.kinematics.closure import ClosureError
+    for _ in range(6):
+        qa = rng.uniform(-span, span, dyn.n)
+        ref = pin_close(model, qa)
+        try:
+            q_tree = dyn.positions(qa)
+        except ClosureError:
+            assert ref is None, f"the loops close at {qa} (Pinocchio's frames), ClosedDynamics says they cannot"
+            span /= 2
+            continue
+        if ref is not None:
+            assert np.abs(q_tree - ref).max() < 1e-7
+        return qa, q_tree
+    raise AssertionError("no state where the loops close near the nominal pose")
+
+
+def pin_accelerations(ref: PinMechanism, dyn, q, qd_a, tau_a) -> np.ndarray:
+    """Pinocchio's actuated accelerations at the closed tree pose q, the actuated rates qd_a (the passive ones
+    from Pinocchio's own constraint Jacobian: J_c qd_tree = 0) and the actuated torques tau_a."""
+    import pinocchio as pin
+    pin.computeAllTerms(ref.model, ref.data, q[ref.order], np.zeros(dyn.n_tree))
+    Jc = np.vstack([pin.getConstraintJacobian(ref.model, ref.data, c, cd)
+                    for c, cd in zip(ref.constraints, ref.cdatas)])
+    Jc_ours = np.empty_like(Jc)
+    Jc_ours[:, ref.order] = Jc
+    act = list(dyn.actuated)
+    pas = [i for i in range(dyn.n_tree) if i not in act]
+    qd_tree, tree_tau = np.zeros(dyn.n_tree), np.zeros(dyn.n_tree)
+    qd_tree[act], tree_tau[act] = qd_a, tau_a
+    qd_tree[pas] = -np.linalg.lstsq(Jc_ours[:, pas], Jc_ours[:, act] @ qd_a, rcond=None)[0]
+    return ref.constrained(q, qd_tree, tree_tau)[act]
+
+
+def pin_actuated_terms(ref: PinMechanism, dyn, q, qd_a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M_a, G_a, h_a) in the actuated coordinates at the closed tree pose q and actuated rates qd_a, from
+    Pinocchio's constrained accelerations alone: its responses to unit torques give M_a^-1, its accelerations at
+    rest and at zero torque G_a, at qd_a h_a."""
+    n = len(dyn.actuated)
+    zero = np.zeros(n)
+    a0 = pin_accelerations(ref, dyn, q, zero, zero)
+    M = np.linalg.inv(np.array([pin_accelerations(ref, dyn, q, zero, e) - a0 for e in np.eye(n)]).T)
+    G = -M @ a0
+    return M, G, -M @ pin_accelerations(ref, dyn, q, qd_a, zero) - G
+
+
+def pin_tree_terms(model: Manipulator, q, qd) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, G, h) of a mechanism's spanning tree (its loops ignored) at the tree state q, qd in our joint order:
+    Pinocchio's crba and rnea."""
+    import pinocchio as pin
+    pm, _, _, order = _pin_tree(model.numeric())
+    data, o = pm.createData(), np.array(order)
+    M = pin.crba(pm, data, np.asarray(q, float)[o])
+    M = np.triu(M) + np.triu(M, 1).T
+    G = pin.rnea(pm, data, q[o], np.zeros(len(o)), np.zeros(len(o))).copy()
+    h = pin.rnea(pm, data, q[o], qd[o], np.zeros(len(o))) - G
+    back = np.empty(len(o), int)
+    back[o] = np.arange(len(o))
+    return M[np.ix_(back, back)], G[back], h[back]
 
 
 def felt(cd, q_tree, force) -> tuple[np.ndarray, np.ndarray]:
