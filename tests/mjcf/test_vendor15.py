@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from designer.mjcf import import_mjcf
 from designer.mjcf.source import MjcfError
 from designer.model import Convention
 
+from tests.support.cli_lines import designer_command, energy_kept
 from tests.support.exact_angles import exact_mjcf
 from tests.support.mjcf_reference import MujocoChain, compare_with_mujoco
 
@@ -166,32 +165,24 @@ def test_command_line_import_validate_eval_simulate(tmp_path):
     name = "low_cost_robot_arm.xml"
     project = tmp_path / "arm.json"
 
-    def cli(*argv):
-        run = subprocess.run([sys.executable, "-m", "designer", *argv], capture_output=True, text=True, cwd=ROOT,
-                             timeout=300)
-        assert run.returncode == 0, (argv, run.stderr)
-        return run
-
-    cli("import", str(FOLDER / name), "--out", str(project))
-    assert "valid (6 links" in cli("validate", str(project)).stdout
-    info = cli("info", str(project)).stdout
+    designer_command("import", str(FOLDER / name), "--out", str(project))
+    assert "valid (6 links" in designer_command("validate", str(project)).stdout
+    info = designer_command("info", str(project)).stdout
     assert "6 links" in info and "gripper_moving_finger" in info, info
     rng = np.random.default_rng(4)
     q, qd = rng.uniform(-np.pi, np.pi, 6), rng.normal(size=6)
     states = tmp_path / "states.json"
     states.write_text(json.dumps({"states": [{"q": q.tolist(), "qd": qd.tolist(), "qdd": [0.0] * 6}]}))
-    [result] = json.loads(cli("eval", str(project), "--states", str(states), "--quiet").stdout)["results"]
+    [result] = json.loads(designer_command("eval", str(project), "--states", str(states), "--quiet").stdout)["results"]
     report = import_mjcf(FOLDER / name)
     ref = MujocoChain(FOLDER / name, report.chain.joints)
     ref.forward(q, qd)
     bias, M = ref.bias(), ref.M() - np.diag(ref.armature())
     assert np.abs(np.array(result["tau"]) - bias).max() < 1e-10 * np.abs(bias).max()
     assert np.abs(np.array(result["M"]) - M).max() < 1e-10 * np.abs(M).max()
-    run = cli("simulate", str(project), "--q0", *["0.3"] * 6, "--t", "0.2", "--dt", "0.05",
+    run = designer_command("simulate", str(project), "--q0", *["0.3"] * 6, "--t", "0.2", "--dt", "0.05",
               "--out", str(tmp_path / "sim.csv"))
-    start, end = map(float, re.search(r"energy (\S+) J at the start, (\S+) J at the end",
-                                      run.stdout + run.stderr).groups())
-    assert abs(end - start) < 1e-6 * abs(start), (start, end)
+    energy_kept(run)
 
 
 # Rounded files: every number to 3 or 4 significant digits (tests/support/rounding.py). The Lite 6's

@@ -11,7 +11,6 @@ joint. Our xacro expansion itself is compared with the shipped xacro's text.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from designer.urdf import UrdfError
 from designer.urdf.pipeline import FileOptions, import_file
 from designer.urdf.xacro_run import run_xacro
 
+from tests.support.cli_lines import designer_command, energy_kept
 from tests.support.exact_angles import exact_urdf
 from tests.support.urdf_reference import PinChain, compare_with_pinocchio
 
@@ -205,32 +205,24 @@ def test_command_line_import_validate_eval_simulate(tmp_path):
     relative, args = UR10E
     project = tmp_path / "ur10e.json"
 
-    def cli(*argv):
-        run = subprocess.run([sys.executable, "-m", "designer", *argv], capture_output=True, text=True, cwd=ROOT,
-                             timeout=300)
-        assert run.returncode == 0, (argv, run.stderr)
-        return run
-
-    cli("import", str(FOLDER / relative), "--package-path", str(FOLDER), *sum((["--xacro-arg", f"{k}:={v}"]
+    designer_command("import", str(FOLDER / relative), "--package-path", str(FOLDER), *sum((["--xacro-arg", f"{k}:={v}"]
                                                                                for k, v in args.items()), []),
         "--literal", "--out", str(project))
-    assert "valid (6 links" in cli("validate", str(project)).stdout
-    info = cli("info", str(project)).stdout
+    assert "valid (6 links" in designer_command("validate", str(project)).stdout
+    info = designer_command("info", str(project)).stdout
     assert "6 links" in info and "wrist_3_link" in info, info
     rng = np.random.default_rng(2)
     q, qd, qdd = rng.uniform(-np.pi, np.pi, 6), rng.normal(size=6), rng.normal(size=6)
     states = tmp_path / "states.json"
     states.write_text(json.dumps({"states": [{"q": q.tolist(), "qd": qd.tolist(), "qdd": qdd.tolist()}]}))
-    [result] = json.loads(cli("eval", str(project), "--states", str(states), "--quiet").stdout)["results"]
+    [result] = json.loads(designer_command("eval", str(project), "--states", str(states), "--quiet").stdout)["results"]
     report = import_file(FOLDER / relative, _options(args), literal=True)
     pin_chain = PinChain(reference_file(relative, args, tmp_path, False), report.chain.joints)
     ref = pin_chain.tau(q, qd, qdd)
     assert np.abs(np.array(result["tau"]) - ref).max() < 1e-10 * max(1.0, np.abs(ref).max())
-    run = cli("simulate", str(project), "--q0", *["0.3"] * 6, "--t", "0.2", "--dt", "0.05",
+    run = designer_command("simulate", str(project), "--q0", *["0.3"] * 6, "--t", "0.2", "--dt", "0.05",
               "--out", str(tmp_path / "sim.csv"))
-    start, end = map(float, re.search(r"energy (\S+) J at the start, (\S+) J at the end",
-                                      run.stdout + run.stderr).groups())
-    assert abs(end - start) < 1e-6 * abs(start), (start, end)
+    energy_kept(run)
 
 
 # Rounded files: every number of the URDF to 3 or 4 significant digits (tests/support/rounding.py).
