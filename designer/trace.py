@@ -34,10 +34,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Tape", "Var", "Scalar", "Trig", "build", "load_source"]
+__all__ = ["Tape", "Var", "Scalar", "Trig", "build", "load_source", "dot", "cross"]
 
 #: x -> (cos x, sin x): how an algorithm written over any scalar takes its angles (math's on floats, a tape's calls)
 Trig = Callable[[Any], tuple[Any, Any]]
+
+
+def dot(a, b):
+    """a . b of two 3-vectors over any scalar (floats, numpy columns, a tape's variables)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a, b):
+    """a x b of two 3-vectors over any scalar, as a tuple: the algorithms traced on a :class:`Tape` share it."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 #: the deepest nesting of operations in one generated line
 DEPTH = 4

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import CutJoint, parents_of, pinned_links, tool_link
-from ..trace import Tape, Trig, build
+from ..trace import Tape, Trig, build, cross, dot
 from .numeric import NumericArm, cross3, dh_matrices
 
 __all__ = ["TreeArm", "TreeState", "LoopTerms", "scalar_loop_terms"]
@@ -201,14 +201,6 @@ def _matmul(X, Y):
     return [[sum((X[r][k] * Y[k][c] for k in range(4)), 0.0) for c in range(4)] for r in range(4)]
 
 
-def _cross(a, b):
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
 def _sub(a, b):
     return [x - y for x, y in zip(a, b)]
 
@@ -263,7 +255,7 @@ def _point_jacobian(tree: TreeArm, origins, z, point, link: int) -> tuple[dict, 
     jv, jw = {}, {}
     for k in tree.path(link):
         if tree.arm.revolute[k]:
-            jv[k], jw[k] = _cross(z[k], _sub(point, origins[k])), z[k]
+            jv[k], jw[k] = cross(z[k], _sub(point, origins[k])), z[k]
         else:
             jv[k] = z[k]
     return jv, jw
@@ -275,10 +267,10 @@ def _spatial(tree: TreeArm, origins, z, qd) -> tuple[list, list]:
     V, A = [zero], [zero]
     for i in range(tree.n):
         p = tree.parent[i] + 1
-        S = z[i] + _cross(origins[i], z[i]) if tree.arm.revolute[i] else [0.0, 0.0, 0.0] + z[i]
+        S = [*z[i], *cross(origins[i], z[i])] if tree.arm.revolute[i] else [0.0, 0.0, 0.0, *z[i]]
         Sq = [s * qd[i] for s in S]
         w, v = V[p][:3], V[p][3:]
-        A.append(_add(A[p], _cross(w, Sq[:3]) + _add(_cross(w, Sq[3:]), _cross(v, Sq[:3]))))
+        A.append(_add(A[p], [*cross(w, Sq[:3]), *_add(cross(w, Sq[3:]), cross(v, Sq[:3]))]))
         V.append(_add(V[p], Sq))
     return V, A
 
@@ -316,20 +308,20 @@ def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig,
             acc = []
             for body, point in ((i + 1, pi), (j + 1, pj)):
                 w, v0, al, a0 = V[body][:3], V[body][3:], A[body][:3], A[body][3:]
-                acc.append(_add(_add(a0, _cross(al, point)), _cross(w, _add(v0, _cross(w, point)))))
+                acc.append(_add(_add(a0, cross(al, point)), cross(w, _add(v0, cross(w, point)))))
             rate += _sub(acc[0], acc[1])
         for a, b in _PAIRS[kind]:
             u, v = [Tj[r][a] for r in range(3)], [Ti[r][b] for r in range(3)]
-            axis = _cross(u, v)
+            axis = cross(u, v)
             axes.append(axis)
-            res.append(_dot(u, v))
+            res.append(dot(u, v))
             r_ = [0.0] * n
-            row({k: _dot(axis, w) for k, w in wj.items()}, 1.0, r_)
-            row({k: _dot(axis, w) for k, w in wi.items()}, -1.0, r_)
+            row({k: dot(axis, w) for k, w in wj.items()}, 1.0, r_)
+            row({k: dot(axis, w) for k, w in wi.items()}, -1.0, r_)
             jac.append(r_)
             if qd is not None:
                 wi_, wj_ = V[i + 1][:3], V[j + 1][:3]
                 dw, dal = _sub(wj_, wi_), _sub(A[j + 1][:3], A[i + 1][:3])
-                daxis = _add(_cross(_cross(wj_, u), v), _cross(u, _cross(wi_, v)))
-                rate.append(_dot(daxis, dw) + _dot(axis, dal))
+                daxis = _add(cross(cross(wj_, u), v), cross(u, cross(wi_, v)))
+                rate.append(dot(daxis, dw) + dot(axis, dal))
     return res, jac, rate, axes

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..trace import Trig
+from ..trace import Trig, cross, dot
 from .model import ArmModel
 
 __all__ = ["rnea", "crba", "ldl_solve", "forward", "energy"]
@@ -35,16 +35,8 @@ def _scale(k, a):
     return (k * a[0], k * a[1], k * a[2])
 
 
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
 def _mv(A, v):
-    return (_dot(A[0], v), _dot(A[1], v), _dot(A[2], v))
+    return (dot(A[0], v), dot(A[1], v), dot(A[2], v))
 
 
 def _mtv(A, v):
@@ -86,7 +78,7 @@ def outward(jt: _Joints, i: int, w, dw, a, qd: Sequence, qdd: Sequence):
     model = jt.model
     p = jt.p[i]
     # acceleration of the new origin as a point of the previous body, then in joint axes
-    a = jt.down(i, _add(a, _add(_cross(dw, p), _cross(w, _cross(w, p)))))
+    a = jt.down(i, _add(a, _add(cross(dw, p), cross(w, cross(w, p)))))
     w, dw = jt.down(i, w), jt.down(i, dw)
     if model.revolute[i]:
         dw = (dw[0] + w[1] * qd[i], dw[1] - w[0] * qd[i], dw[2] + qdd[i])  # + w x qd z + qdd z
@@ -100,10 +92,10 @@ def outward(jt: _Joints, i: int, w, dw, a, qd: Sequence, qdd: Sequence):
 def body_wrench(model: ArmModel, i: int, w, dw, a):
     """(force, moment about the joint frame's origin) that body i needs for its motion."""
     c, m, I = model.com[i], model.mass[i], model.inertia[i]
-    ac = _add(a, _add(_cross(dw, c), _cross(w, _cross(w, c))))
+    ac = _add(a, _add(cross(dw, c), cross(w, cross(w, c))))
     # moment about the COM, then about the joint frame's origin
     F = _scale(m, ac)
-    return F, _add(_add(_mv(I, dw), _cross(w, _mv(I, w))), _cross(c, F))
+    return F, _add(_add(_mv(I, dw), cross(w, _mv(I, w))), cross(c, F))
 
 
 def rnea(model: ArmModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: bool, trig: Trig) -> list:
@@ -123,7 +115,7 @@ def rnea(model: ArmModel, q: Sequence, qd: Sequence, qdd: Sequence, gravity: boo
         f, n_ = _add(forces[i], f), _add(moments[i], n_)
         tau[i] = n_[2] if model.revolute[i] else f[2]
         f_up = jt.up(i, f)
-        f, n_ = f_up, _add(jt.up(i, n_), _cross(jt.p[i], f_up))
+        f, n_ = f_up, _add(jt.up(i, n_), cross(jt.p[i], f_up))
     return tau
 
 
@@ -142,7 +134,7 @@ def composites(model: ArmModel) -> tuple[list, list, list]:
     first = [_scale(m, c) for m, c in zip(model.mass, model.com)]
     rot = []
     for m, c, I in zip(model.mass, model.com, model.inertia):
-        cc = _dot(c, c)
+        cc = dot(c, c)
         rot.append(tuple(tuple(I[j][k] + m * ((cc if j == k else 0.0) - c[j] * c[k]) for k in range(3))
                          for j in range(3)))
     return mass, first, rot
@@ -165,7 +157,7 @@ def absorb(jt: _Joints, i: int, parent: int, mass: list, first: list, rot: list)
     p, m = jt.p[i], mass[i]
     hr = jt.up(i, first[i])
     RIo = _rotate_sym(jt, i, rot[i])
-    hp, pp = _dot(hr, p), _dot(p, p)
+    hp, pp = dot(hr, p), dot(p, p)
     old = rot[parent]
     new = [[0.0] * 3 for _ in range(3)]
     for j in range(3):
@@ -187,7 +179,7 @@ def crba(model: ArmModel, q: Sequence, trig: Trig) -> list[list]:
         f, mo, M[i][i] = unit_wrench(model, i, mass, first, rot)
         for j in range(i, 0, -1):
             f_up = jt.up(j, f)
-            f, mo = f_up, _add(jt.up(j, mo), _cross(jt.p[j], f_up))
+            f, mo = f_up, _add(jt.up(j, mo), cross(jt.p[j], f_up))
             M[j - 1][i] = M[i][j - 1] = mo[2] if model.revolute[j - 1] else f[2]
         if i == 0:
             break
@@ -249,8 +241,8 @@ def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig,
         par = i - 1 if parent is None else parent[i]
         w, v, g, height = base if par < 0 else state[par]
         p = jt.p[i]
-        v = jt.down(i, _add(v, _cross(w, p)))
-        height = height + _dot(g, p)
+        v = jt.down(i, _add(v, cross(w, p)))
+        height = height + dot(g, p)
         w, g = jt.down(i, w), jt.down(i, g)
         if model.revolute[i]:
             w = (w[0], w[1], w[2] + qd[i])
@@ -258,7 +250,7 @@ def energy(model: ArmModel, q: Sequence, qd: Sequence, trig: Trig,
             v = (v[0], v[1], v[2] + qd[i])
         state.append((w, v, g, height))
         c, m, I = model.com[i], model.mass[i], model.inertia[i]
-        vc = _add(v, _cross(w, c))
-        kinetic = kinetic + 0.5 * (m * _dot(vc, vc) + _dot(w, _mv(I, w)))
-        potential = potential - m * (height + _dot(g, c))
+        vc = _add(v, cross(w, c))
+        kinetic = kinetic + 0.5 * (m * dot(vc, vc) + dot(w, _mv(I, w)))
+        potential = potential - m * (height + dot(g, c))
     return kinetic, potential

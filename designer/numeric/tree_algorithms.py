@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from ..kinematics.tree import TreeArm
 from . import algorithms as alg
-from .algorithms import ZERO, Trig, _add, _cross, _scale
+from ..trace import cross
+from .algorithms import ZERO, Trig, _add, _scale
 from .model import ArmModel, placements
 
 __all__ = ["TreeModel", "tree_rnea", "tree_crba"]
@@ -59,7 +60,7 @@ def tree_rnea(model: TreeModel, q: Sequence, qd: Sequence, qdd: Sequence, gravit
         if par >= 0:
             f_up = jt.up(i, f)
             forces[par] = _add(forces[par], f_up)
-            moments[par] = _add(moments[par], _add(jt.up(i, n_), _cross(jt.p[i], f_up)))
+            moments[par] = _add(moments[par], _add(jt.up(i, n_), cross(jt.p[i], f_up)))
     return tau
 
 
@@ -74,7 +75,7 @@ def tree_crba(model: TreeModel, q: Sequence, trig: Trig) -> list[list]:
         j = i
         while model.parent[j] >= 0:   # carried down the path to the base
             f_up = jt.up(j, f)
-            f, mo = f_up, _add(jt.up(j, mo), _cross(jt.p[j], f_up))
+            f, mo = f_up, _add(jt.up(j, mo), cross(jt.p[j], f_up))
             j = model.parent[j]
             M[j][i] = M[i][j] = mo[2] if model.revolute[j] else f[2]
         if model.parent[i] >= 0:
