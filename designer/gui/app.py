@@ -246,11 +246,10 @@ def _open_project(state: dict) -> bool:
     from .projects import default_project
     window, args = state["window"], state["args"]
     state["opening"].say("Opening the project…")
-    if not window.offer_recovery():
-        if args:
-            window.open_file(Path(args[0]))
-        else:
-            window.open_example(default_project())
+    opened = window.offer_recovery() or (window.open_file(Path(args[0])) if args
+                                         else window.open_example(default_project()))
+    if not opened:   # refused: the window shows the new arm it was built with
+        window.show_model()
     return True
 
 

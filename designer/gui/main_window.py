@@ -70,7 +70,9 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         The derivation job factory (the core's ``derive_job`` by default).
     stepwise:
         Build only the panels; the caller calls :meth:`build_next` until it returns False, each call in a turn
-        of the event loop of its own (the start: no block over 100 ms, issue 29). Whole at once by default.
+        of the event loop of its own (the start: no block over 100 ms, issue 29), and then opens a project
+        (``document.reset``) or calls :meth:`show_model`: the views are not filled with the new arm a project
+        replaces at once (20 ms of the start). Whole at once, the new arm shown, by default.
     """
 
     exported = Signal(str)   # path of a file the Export menu wrote
@@ -99,10 +101,11 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self._panels: dict[str, QWidget] = {}   # the later result tabs' panels, once built (LATER_TABS)
         self._pages: dict[str, QWidget] = {}   # and the pages they stand in (Explore's scrolls)
         self._later_pages: dict[str, QWidget] = {}   # the empty page holding each one's tab until then
-        self._build_rest = [self._make_views, self._lay_out, self._wire, self._show_model]
+        self._build_rest = [self._make_views, self._lay_out, self._wire]
         if not stepwise:
             while self.build_next():
                 pass
+            self.show_model()
 
     def build_next(self) -> bool:
         """Build the next part of the window (``stepwise``: one a turn of the event loop, issue 29); False
@@ -247,8 +250,8 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.burst_timer.timeout.connect(self.autosave)
         self._autosaved_model = None
 
-    def _show_model(self) -> None:
-        """The views show the document's model."""
+    def show_model(self) -> None:
+        """The views show the document's model (what opening a project does through ``document.reset``)."""
         doc = self.document
         self.design.set_model(doc.model)
         self.problems.refresh(doc.model)

@@ -68,6 +68,11 @@ def test_main_with_a_bad_file_says_so_and_still_opens(qtbot, isolated, tmp_path)
     window = run_main(qtbot, [str(bad)])
     assert len(isolated) == 1 and "broken.json" in isolated[0] and "links[1].joint" in isolated[0]
     assert window.isVisible() and window.document.model.n >= 1   # a window with some arm is up
+    # and it is shown: the start fills the views only with the project it opens, so a refused one leaves the
+    # new arm the window was built with to be shown, sliders, 3D arm and problems
+    n = window.document.model.n
+    assert len(window.sliders.values()) == n and window.design.model is window.document.model
+    assert window.arm_view.arm is window.design.arm and window.design.arm is not None and window.design.arm.n == n
 
 
 def test_main_opens_the_given_project(qtbot, isolated):

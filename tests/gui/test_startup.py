@@ -101,8 +101,10 @@ def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path
     whole, parts = made("whole", False), made("parts", True)
     # only the editors' panels so far; then the views, the layout, the wiring, the model shown
     assert not hasattr(parts, "arm_view") and not hasattr(parts, "result_tabs") and not parts.menuBar().actions()
-    calls = [parts.build_next() for _ in range(4)]
-    assert calls == [True, True, True, False] and parts.build_next() is False
+    calls = [parts.build_next() for _ in range(3)]
+    assert calls == [True, True, False] and parts.build_next() is False
+    assert parts.sliders.values() == [] and parts.arm_view.arm is None   # no arm shown until asked (or opened)
+    parts.show_model()
 
     def shape(w: MainWindow) -> dict:
         return {"menus": [a.text() for a in w.menuBar().actions()],
