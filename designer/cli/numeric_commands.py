@@ -128,6 +128,7 @@ def cmd_eval(args) -> int:
     import numpy as np
     from ..kinematics.closure import ClosureError
     from ..numeric.mechanism import with_drive_parts
+    from ..numeric.near_singular import near_singular
     from ..model.mechanism import actuated_indices
     model = load_model(args.project)
     states = read_states(args.states, len(actuated_indices(model)))   # before the numbers: a bad file first
@@ -135,6 +136,7 @@ def cmd_eval(args) -> int:
     source = _eval_source(model, dyn, args)
     _drive_note(model, args.drives)
     results = []
+    closed: list = []   # (state, tree pose, cut forces): which are near a singular pose is said once the bar is gone
     for i, (q, qd, qdd) in enumerate(loop_bar(states, args.quiet, unit="state", desc="eval")):
         try:
             q_tree = dyn.positions(q)
@@ -154,8 +156,13 @@ def cmd_eval(args) -> int:
         cut = at.cut_forces(q, qd, qdd)   # a row per loop: what the bearings carry, where the passive joints stand
         if len(cut.force):
             result.update(q_tree=q_tree.tolist(), cut_forces=cut.as_lists(), residual=float(at.residual(q)))
+            closed.append((i, q_tree, cut.force))
         results.append(result)
     closing = any("cut_forces" in r for r in results)
+    if closed:
+        index, poses, forces = zip(*closed)
+        for w in near_singular(dyn, np.array(poses), lambda r: f"states[{index[r]}]", np.array(forces)):
+            print(f"warning: {w.text()}", file=sys.stderr)
     head = {"method": args.method, "form": args.form}
     if args.form == "closed":   # the report these numbers check: derive --method M --simplify S --form closed
         head["simplify"] = args.simplify
@@ -193,6 +200,7 @@ def cmd_torques(args) -> int:
     from ..kinematics.closure import ClosureError
     from ..numeric.evaluable import torques
     from ..numeric.mechanism import with_drive_torques
+    from ..numeric.near_singular import near_singular
     from ..tables import read_trajectory
     from ..model.mechanism import actuated_indices
     model = load_model(args.project)
@@ -213,6 +221,8 @@ def cmd_torques(args) -> int:
                 _drive_note(model, True)
                 tau = with_drive_torques(follow, model, tau, Q, QD, QDD)
         forces = dyn.following().cut_forces(Q, QD, QDD).force
+        near = near_singular(dyn, dyn.following().positions(Q), lambda r: f"data row {r + 1}", forces) \
+            if forces.shape[1] else []
     except ClosureError as exc:
         raise UserError(f"{args.trajectory}: data row {_unclosed_row(dyn, Q) + 1}: {exc}") from None
     bad = np.flatnonzero(~np.all(np.isfinite(tau), axis=1))
@@ -239,6 +249,7 @@ def cmd_torques(args) -> int:
               for k, j in enumerate(act)]
     for k, name in enumerate(_loop_names(dyn, loops)):
         lines.append(f"{name}: peak cut-joint force {np.linalg.norm(forces[:, k], axis=1).max():.6g} N")
+    lines += [f"warning: {w.text()}" for w in near]
     print("\n".join(lines), file=sys.stdout if args.out else sys.stderr)
     return 0
 
@@ -264,6 +275,7 @@ def cmd_simulate(args) -> int:
     from ..kinematics.closure import ClosureError
     from ..numeric import SingularConfigurationError
     from ..numeric.mechanism import mechanism_end_stops
+    from ..numeric.near_singular import near_singular
     from ..numeric.simulate import SimulationError, simulate_job
     model = load_model(args.project)
     dyn = _dynamics(model, args.project)
@@ -329,6 +341,8 @@ def cmd_simulate(args) -> int:
     for k, name in enumerate(_loop_names(dyn, loops)):
         size = np.linalg.norm(traj.cut_force[:, k], axis=1)
         print(f"{name}: peak cut-joint force {size.max():.6g} N at t = {traj.t[int(np.argmax(size))]:.4g} s", file=out)
+    for w in near_singular(dyn, traj.q_tree, lambda r: f"t = {traj.t[r]:.4g} s", traj.cut_force) if closing else ():
+        print(f"warning: {w.text()}", file=out)
     _say_limits(args.limits, dyn, traj, energy, out)
     return 0
 

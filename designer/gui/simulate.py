@@ -798,6 +798,8 @@ def result_text(result: MotionResult, revolute: list[bool]) -> str:
         text += f"; largest loop residual {result.residual * 1000:.2g} mm"
     for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
         text += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
+    for line in result.warnings:   # where those peaks are a dead centre's, not a load (numeric/near_singular.py)
+        text += f". Warning: {line}"
     return text + "."
 
 

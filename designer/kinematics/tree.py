@@ -34,7 +34,7 @@ from ..model.mechanism import CutJoint, parents_of, pinned_links, tool_link
 from ..trace import Tape, Trig, build, cross, dot
 from .numeric import NumericArm, cross3, dh_matrices
 
-__all__ = ["TreeArm", "TreeState", "LoopTerms", "scalar_loop_terms"]
+__all__ = ["TreeArm", "TreeState", "LoopTerms", "scalar_loop_terms", "spatial_motion", "point_acceleration"]
 
 
 def _rz_tz(gamma: float, b: float) -> np.ndarray:
@@ -261,8 +261,11 @@ def _point_jacobian(tree: TreeArm, origins, z, point, link: int) -> tuple[dict, 
     return jv, jw
 
 
-def _spatial(tree: TreeArm, origins, z, qd) -> tuple[list, list]:
-    """:meth:`TreeArm.spatial` over any scalar: V, A (n+1 lists of 6)."""
+def spatial_motion(tree: TreeArm, origins, z, qd, qdd=None) -> tuple[list, list]:
+    """Every link's spatial velocity V and acceleration A (n + 1 lists of 6: w, then v at frame 0's origin; index 0
+    the base, at rest) from the joints' origins and unit axes in frame 0 and their rates, over any scalar (floats,
+    a tape's variables, numpy arrays of many states and rates at once): the outward pass of the module text,
+    A_k = A_parent + S qdd_k + V_parent x S qd_k, the joints' accelerations ``qdd`` zero when None."""
     zero = [0.0] * 6
     V, A = [zero], [zero]
     for i in range(tree.n):
@@ -270,9 +273,17 @@ def _spatial(tree: TreeArm, origins, z, qd) -> tuple[list, list]:
         S = [*z[i], *cross(origins[i], z[i])] if tree.arm.revolute[i] else [0.0, 0.0, 0.0, *z[i]]
         Sq = [s * qd[i] for s in S]
         w, v = V[p][:3], V[p][3:]
-        A.append(_add(A[p], [*cross(w, Sq[:3]), *_add(cross(w, Sq[3:]), cross(v, Sq[:3]))]))
+        a = _add(A[p], [*cross(w, Sq[:3]), *_add(cross(w, Sq[3:]), cross(v, Sq[:3]))])
+        A.append(a if qdd is None else _add(a, [s * qdd[i] for s in S]))
         V.append(_add(V[p], Sq))
     return V, A
+
+
+def point_acceleration(V: list, A: list, body: int, point) -> list:
+    """The acceleration of a frame-0 point moving with ``body`` (its index in V and A of :func:`spatial_motion`),
+    a0 + al x p + w x (v0 + w x p), over any scalar."""
+    w, v0, al, a0 = V[body][:3], V[body][3:], A[body][:3], A[body][3:]
+    return _add(_add(a0, cross(al, point)), cross(w, _add(v0, cross(w, point))))
 
 
 def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig,
@@ -284,7 +295,7 @@ def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig,
     T = _frames(tree, q, trig)
     origins, z = _axes(tree, T)
     if qd is not None:
-        V, A = _spatial(tree, origins, z, qd)
+        V, A = spatial_motion(tree, origins, z, qd)
     res, jac, rate, axes = [], [], [], []
     n = tree.n
 
@@ -305,11 +316,7 @@ def scalar_loop_terms(tree: TreeArm, q: Sequence, trig: Trig,
             row({k: v[c] for k, v in vj.items()}, -1.0, r_)
             jac.append(r_)
         if qd is not None:
-            acc = []
-            for body, point in ((i + 1, pi), (j + 1, pj)):
-                w, v0, al, a0 = V[body][:3], V[body][3:], A[body][:3], A[body][3:]
-                acc.append(_add(_add(a0, cross(al, point)), cross(w, _add(v0, cross(w, point)))))
-            rate += _sub(acc[0], acc[1])
+            rate += _sub(point_acceleration(V, A, i + 1, pi), point_acceleration(V, A, j + 1, pj))
         for a, b in _PAIRS[kind]:
             u, v = [Tj[r][a] for r in range(3)], [Ti[r][b] for r in range(3)]
             axis = cross(u, v)

@@ -357,19 +357,25 @@ class ClosedDynamics:
                 out["energy"] = rows_of("energy", first, QD)
             if "residual" in what or "cut" in what:
                 tau_tree = rows_of("tree_tau", first, QD, QDD) if "cut" in what else None
-                key = P.tobytes()   # residual and cut forces of one run's rows, asked apart: the terms once
-                memo = self.shared.get("loop_terms")
-                if memo is not None and memo[0] == key:
-                    terms = memo[1]
-                else:
-                    terms = [self.tree.loop_terms(p) for p in P]
-                    self.shared["loop_terms"] = (key, terms)
+                terms = self.terms_at(P)
                 if "residual" in what:
                     out["residual"] = np.array([np.abs(t.residual).max(initial=0.0) for t in terms], dtype=float)
                 if tau_tree is not None:
                     out["cut"] = self._cuts_from(terms, tau_tree).reshape(len(Q), 2, loops, 3)
         widths = {"positions": (self.n_tree,), "residual": (), "energy": (2,), "cut": (2, loops, 3)}
         return {k: v.reshape(lead + widths[k]) for k, v in out.items()}
+
+    def terms_at(self, P: np.ndarray) -> list:
+        """The loops' terms (:meth:`TreeArm.loop_terms`, no rates) at closed tree poses P (N, n_tree): a run's rows'
+        residuals, cut forces and conditioning (:mod:`.near_singular`), asked apart, evaluate them once."""
+        P = np.asarray(P, dtype=float)
+        key = P.tobytes()
+        memo = self.shared.get("loop_terms")
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        terms = [self.tree.loop_terms(p) for p in P]
+        self.shared["loop_terms"] = (key, terms)
+        return terms
 
     def _cut(self, p, qd_a, qdd_a) -> np.ndarray:
         return self._cuts_from([self.tree.loop_terms(p)], self._at(p, qd_a, qdd_a)[2][None])[0]

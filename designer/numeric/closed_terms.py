@@ -31,7 +31,7 @@ import numpy as np
 from ..kinematics.numeric import cross_last
 from ..model.manipulator import Convention
 from ..kinematics.closure import Closure
-from ..kinematics.tree import TreeArm
+from ..kinematics.tree import TreeArm, point_acceleration, spatial_motion
 
 
 
@@ -169,27 +169,23 @@ def _christoffel(H: np.ndarray, n: int, pairs) -> np.ndarray:
 
 def _body_motion(cd: ClosedTree, q, origins, z, qd, bodies: Bodies, p):
     """(a, w, al), each (N, R, B, 3): each body centre's acceleration and the body's angular velocity and
-    acceleration at the tree rates qd (N, R, n), with the loops' passive accelerations at zero actuated ones.
-    The outward recursion of :meth:`TreeArm.spatial` (spatial velocity (w, v at frame 0's origin)) over
-    every state and rate at once, plus each joint's S qdd."""
+    acceleration at the tree rates qd (N, R, n), with the loops' passive accelerations at zero actuated ones:
+    :func:`~designer.kinematics.tree.spatial_motion` and :func:`~designer.kinematics.tree.point_acceleration` run
+    on numpy arrays, every state and rate at once (a joint's axis and origin (N, 1) per component against its
+    rates (N, R))."""
     tree = cd.tree
     N, R, n = qd.shape
-    qdd = np.zeros((N, R, n))
+    qdd = None
     if cd.closure.linear is None:   # a loop that closes nonlinearly: W' v from its second-order terms
+        qdd = np.zeros((N, R, n))
         for s in range(N):
             qdd[s] = [cd.closure.bias(q[s], v) for v in qd[s]]
-    V, A = np.zeros((N, R, n + 1, 6)), np.zeros((N, R, n + 1, 6))
-    for i in range(n):                 # parents come before their children
-        par = tree.parent[i] + 1
-        S = np.concatenate([z[:, i], cross_last(origins[:, i], z[:, i])], axis=-1) if tree.arm.revolute[i] \
-            else np.concatenate([np.zeros_like(z[:, i]), z[:, i]], axis=-1)                 # (N, 6)
-        Sq = S[:, None, :] * qd[:, :, i, None]                                              # (N, R, 6)
-        w, v = V[:, :, par, :3], V[:, :, par, 3:]
-        A[:, :, i + 1] = A[:, :, par] + S[:, None, :] * qdd[:, :, i, None]
-        A[:, :, i + 1, :3] += cross_last(w, Sq[..., :3])
-        A[:, :, i + 1, 3:] += cross_last(w, Sq[..., 3:]) + cross_last(v, Sq[..., :3])
-        V[:, :, i + 1] = V[:, :, par] + Sq
-    body = bodies.link + 1
-    w, v0, al, a0 = V[:, :, body, :3], V[:, :, body, 3:], A[:, :, body, :3], A[:, :, body, 3:]
-    a = a0 + cross_last(al, p[:, None]) + cross_last(w, v0 + cross_last(w, p[:, None]))
-    return a, w, al
+    # one array per component: (N, n, 3) -> (3, N, n, 1), a joint's (N, 1) against its rates (N, R)
+    o, u, at = (np.moveaxis(x, -1, 0)[..., None] for x in (origins, z, p))
+    V, A = spatial_motion(tree, [o[:, :, i] for i in range(n)], [u[:, :, i] for i in range(n)],
+                          [qd[:, :, i] for i in range(n)], None if qdd is None else [qdd[:, :, i] for i in range(n)])
+    # the bodies' spatial motion, each component (N, R, B), then their centres' accelerations in one call
+    body = [int(link) + 1 for link in bodies.link]
+    Vb, Ab = ([np.stack([np.broadcast_to(X[k][c], (N, R)) for k in body], axis=-1) for c in range(6)] for X in (V, A))
+    a = point_acceleration([Vb], [Ab], 0, [at[c][:, None, :, 0] for c in range(3)])
+    return tuple(np.stack(vec, axis=-1) for vec in (a, Vb[:3], Ab[:3]))

@@ -6,9 +6,10 @@ cancel; the window plays them back.
 Every mechanism the numeric :class:`~designer.numeric.protocol.Dynamics` describes goes the same way: the
 coordinates are its actuated joints, the result's ``q`` its tree's pose (a closed chain's passive joints where the
 loops put them), and what the mechanism adds (the largest loop residual, the peak force each cut joint carried)
-is in the result when it has loops. The energy of a driven motion changes by the work of the torques,
-``E(t) - E(0) = integral of tau . qd dt``, and :class:`MotionResult` carries both, so that a plot of the two is
-its own check (they stay on top of each other when the torques are right).
+is in the result when it has loops, with a line for each stretch of frames near a singular pose of a loop (its cut
+forces there no real load, :mod:`designer.numeric.near_singular`). The energy of a driven motion changes by the work
+of the torques, ``E(t) - E(0) = integral of tau . qd dt``, and :class:`MotionResult` carries both, so that a plot of
+the two is its own check (they stay on top of each other when the torques are right).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from ..jobs import CancelToken, Job, Progress
 from .end_stops import LIMIT_MODES, limit_passes
 from .mechanism import mechanism_end_stops
+from .near_singular import near_singular
 
 __all__ = ["MotionResult", "Move", "passive_job", "driven_job", "work_done"]
 
@@ -54,6 +56,9 @@ class MotionResult:
     deviation: np.ndarray | None = None    # (N,) tool distance from the rigid model's (m)
     elastic: tuple = ()                    # the elastic joints (0-based tree indices)
     steps: int = 0                         # the integrator's accepted steps
+    #: one line per loop and stretch of frames near a singular pose, where the cut forces are no real load
+    #: (:mod:`designer.numeric.near_singular`)
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,13 @@ def _passes(limits_of, t, q, limits: str) -> tuple:
     if limits not in LIMIT_MODES:
         raise ValueError(f"joint limits: {limits!r} is not one of {', '.join(LIMIT_MODES)}")
     return () if limits == "ignore" else tuple(limit_passes(t, q, limits_of.limits))
+
+
+def _near_singular(dyn, t, q_tree, force) -> tuple[str, ...]:
+    """The lines of :func:`~designer.numeric.near_singular.near_singular` over the frames (none without loops)."""
+    if force is None or not np.shape(force)[1]:
+        return ()
+    return tuple(w.text() for w in near_singular(dyn, q_tree, lambda r: f"t = {t[r]:.3g} s", force))
 
 
 def _loops(names: Sequence[str], t, force) -> tuple[bool, tuple]:
@@ -141,7 +153,8 @@ def passive_job(system, q0, duration: float, frames: int, token: CancelToken, li
                         tau=tau, work=work, kind=kind, limits=limits, passes=_passes(limits_of, traj.t, q_tree, limits),
                         actuated=tuple(act), residual=float(np.max(traj.residual, initial=0.0)) if loops else None,
                         cut_peaks=peaks, gains=gains, target=() if move is None else tuple(move.target),
-                        steps=traj.steps, integrator=traj.integrator)
+                        steps=traj.steps, integrator=traj.integrator,
+                        warnings=_near_singular(dyn, traj.t, q_tree, traj.cut_force))
 
 
 def driven_job(system, t, q, qd, qdd, kind: str, token: CancelToken, chunk: int = 200, limits: str = "warn",
@@ -176,8 +189,9 @@ def driven_job(system, t, q, qd, qdd, kind: str, token: CancelToken, chunk: int 
         residual[part] = dyn.following(q_tree[start]).residual(q[part])
         forces.append(dyn.following(q_tree[start]).cut_forces(q[part], qd[part], qdd[part]).force)
         yield Progress("torques", stop / rows, f"{stop} of {rows} states")
-    loops, peaks = _loops(loop_names, t, np.concatenate(forces) if forces else None)
+    force = np.concatenate(forces) if forces else None
+    loops, peaks = _loops(loop_names, t, force)
     return MotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd), kind=kind,
                         limits=limits, passes=_passes(limits_of, t, q_tree, limits), actuated=tuple(dyn.actuated),
                         given=True, residual=float(np.max(residual, initial=0.0)) if loops else None,
-                        cut_peaks=peaks)
+                        cut_peaks=peaks, warnings=_near_singular(dyn, t, q_tree, force))

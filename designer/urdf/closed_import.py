@@ -21,7 +21,8 @@ from .chain import Chain, walk_bodies
 from .dh import Axis, dh_frames, dh_numbers, snap_parallel
 from .source import MULTI_DOF, UrdfError, UrdfJoint, UrdfTree
 
-__all__ = ["merge_coaxial_mimics", "mechanism_chain", "relations", "find_loops", "kk_numbers", "closure_matches"]
+__all__ = ["merge_coaxial_mimics", "mechanism_chain", "relations", "find_loops", "kk_numbers", "closure_matches",
+           "free_passive"]
 
 #: a pin is accepted when the relative motion fixes a line to this share of the arm's size
 PIN_TOL = 1e-9
@@ -216,7 +217,8 @@ def find_loops(model: Manipulator, leaves: list[int], relation: dict[int, dict[i
                seed: int = 0) -> list[Loop]:
     """A revolute cut joint for each bar branch's last link (0-based ``leaves``): the first body (base,
     then the links in order) relative to which it turns about a fixed line when the passive joints
-    follow ``relation`` ({passive: {actuated: multiplier}}) at random actuated poses."""
+    follow ``relation`` ({passive: {actuated: multiplier}}) at random actuated poses; a leaf pinned already by
+    an earlier leaf (two branches ending at one pin) gets none."""
     tree = TreeArm.from_model(model)
     rng = np.random.default_rng(seed)
     size = max(1.0, float(np.abs(tree.frames(np.zeros(tree.n))[:, :3, 3]).max()))
@@ -228,8 +230,10 @@ def find_loops(model: Manipulator, leaves: list[int], relation: dict[int, dict[i
             q[p] = sum(m * q[a] for a, m in terms.items())
         samples.append(tree.frames(q))
     T0 = tree.frames(np.zeros(tree.n))
-    loops = []
+    loops: list[Loop] = []
     for leaf in leaves:
+        if any(lp.link_j == leaf + 1 and lp.link_i - 1 in leaves for lp in loops):
+            continue   # the bar's far end, pinned to it already: one loop, not the same cut joint twice
         for other in [-1] + list(range(tree.n)):
             if other in (leaf, tree.parent[leaf]):
                 continue
@@ -296,6 +300,21 @@ def closure_matches(model: Manipulator, relation: dict[int, dict[int, float]], e
         if np.abs(row - want).max() > 1e-9 or abs(c) > 1e-9:
             return f"the loop gives joint {int(p) + 1} a relation other than its mimic's"
     return None
+
+
+def free_passive(model: Manipulator) -> list[int]:
+    """The passive joints (0-based) that the loops leave free at the nominal pose: those moving in the null space
+    of the loops' Jacobian over the passive joints (a coupling the file states otherwise, a mimic between two
+    loops or an MJCF joint equality, is no loop: a project cannot hold it)."""
+    tree = TreeArm.from_model(model)
+    pas = list(tree.passive)
+    if not pas:
+        return []
+    J = tree.loop_terms(np.zeros(tree.n)).jacobian[:, pas]
+    _, s, Vt = np.linalg.svd(J) if len(J) else (None, np.zeros(0), np.eye(len(pas)))
+    tol = 1e-9 * max(1.0, float(s[0]) if len(s) else 1.0)
+    free = Vt[int(np.sum(s > tol)):]
+    return [p for p, col in zip(pas, free.T) if np.abs(col).max(initial=0.0) > 1e-6]
 
 
 def snap_tree(axes: list[Axis], parents: list[int], main: list[int], tip: np.ndarray, literal: bool = False):

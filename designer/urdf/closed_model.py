@@ -46,7 +46,7 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
                    source: str, gravity) -> ImportReport | str:
     """The closed chain the file's mimic joints (or an MJCF's connects) describe (:mod:`.closed_import`),
     or why there is none."""
-    tree = ci.merge_coaxial_mimics(tree)
+    original, tree = tree, ci.merge_coaxial_mimics(tree)
     base = base or tree.root
     note = ""
     if tip is None:
@@ -82,17 +82,23 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     for k, j in enumerate(chain.joints):
         p = parents[k]
         extra = {} if p == k - 1 else {"parent": p + 1}
+        # a branch's first link (the one after a link of the chain from base to tip may start one) hangs from a
+        # frame made for another joint: plain DH from it only in the standard convention, whose refusal says so
+        continues = p == k - 1 and not (p in main and k not in main)
         try:
-            if p == k - 1 or convention is Convention.STANDARD:
+            if continues or convention is Convention.STANDARD:
                 numbers = dh_numbers(frames[p + 1], frames[k + 1], convention)
             else:
                 gamma, b, numbers = ci.kk_numbers(np.linalg.solve(frames[p + 1], frames[k + 1]))
                 extra.update(gamma=tidy_angle(gamma), b=tidy_number(b))
         except ValueError:
-            # the way out is the other convention, which only a standard import still has to try
-            hint = " (import with --convention modified)" if convention is Convention.STANDARD else ""
-            return (f"joint {j!r} does not turn about the z axis of the frame of the link it hangs from, as the "
-                    f"{convention.value} convention needs for a branch{hint}")
+            branch = (f"joint {j!r} does not turn about the z axis of the frame of the link it hangs from, as the "
+                      f"{convention.value} convention needs for a branch")
+            if convention is Convention.MODIFIED:
+                return branch
+            # the way out is the modified convention where it makes the mechanism; else what stops that stops both
+            other = import_closed(original, base, tip, Convention.MODIFIED, drop_rest, massless, source, gravity)
+            return f"{branch} (import with --convention modified)" if isinstance(other, ImportReport) else other
         shift = values.get(j, 0.0)
         links.append(make_link(tree, chain, k, numbers, frames[k + 1], poses, lumped, warnings, massless,
                                actuated=j not in passive, shift=shift, **extra))
@@ -112,15 +118,15 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     else:
         leaves = [k for k in range(len(chain.joints)) if k not in main and k not in parents]
         loops = ci.find_loops(model, leaves, relation)
-        if len(loops) < len(leaves) or not loops:
-            found = {lp.link_i - 1 for lp in loops}
-            lost = [chain.joints[k] for k in leaves if k not in found]
+        found = {lp.link_i - 1 for lp in loops} | {lp.link_j - 1 for lp in loops}
+        lost = [chain.joints[k] for k in leaves if k not in found]
+        if lost or not loops:
             return "no pin found for the branch ending at joint(s) " + ", ".join(repr(j) for j in lost) + \
                 " (no link it turns about a fixed axis with when the mimic relations hold)"
     model = replace(model, loops=tuple(loops))
     why = ci.closure_matches(model, relation, exact=not tree.cuts)
     if why:
-        return why
+        return _coupled(tree, chain, base, model, len(loops)) or why
     warnings += refuse_invalid(model)
     deepest = model_tool_link(model)
     if deepest != len(links) - 1:
@@ -137,3 +143,20 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
                      + (repr(links[lp.link_j - 1].name) if lp.link_j else "the base")
                      + ("; its closure reproduces the mimic relations exactly" if rel else " (the file's connects)"))
     return ImportReport(model, source, chain, lumped, warnings, notes=notes, moved=parallel.moved)
+
+
+def _coupled(tree: UrdfTree, chain, base: str, model: Manipulator, loops: int) -> str | None:
+    """Why the mechanism cannot be a project when its loops leave passive joints free (the file ties them by a
+    coupling of their own: a mimic across two loops, an MJCF joint equality or tendon), naming them and the tip
+    to import the arm to without them; None when the loops determine every passive joint."""
+    free = [chain.joints[k] for k in ci.free_passive(model)]
+    if not free:
+        return None
+    masters = sorted({str(tree.joints[j].mimic) for j in free if tree.joints[j].mimic is not None})
+    tied = (f"which the file ties to joint(s) {', '.join(map(repr, masters))} by <mimic> alone" if masters else
+            "which no actuator of the file drives directly (a joint equality or tendon does)")
+    # the arm to import instead: up to the link these joints hang from nearest the base (the rest locked and lumped)
+    hangs = min((tree.joints[j].parent for j in free), key=lambda link: len(tree.path(base, link) or []))
+    return (f"the {loops} loop(s) leave joint(s) {', '.join(map(repr, free))} free to move, {tied}: a coupling "
+            f"with no loop is not a project element; import the arm to {hangs!r} with those joints locked and "
+            f"lumped (--tip {hangs})")

@@ -216,3 +216,29 @@ def test_a_closed_chains_elastic_joints_start_holding_gravity_as_pinocchio_says(
     assert r.deviation[0] < 1e-9 and "spring deflection up to" in sim.status.text()
     sim.scrub.setValue(len(r.t) - 1)
     np.testing.assert_allclose(w.arm_view.joint_values(), r.q[-1])
+
+
+def test_a_motion_through_the_parallelograms_fold_is_warned_on_the_status_line(qtbot, tmp_path):
+    """The crank driven (trajectory CSV) until the forearm stands at pi/2, where the parallelogram folds flat: the
+    status line says the cut force there is a near-singular pose's, naming the loop and the condition number
+    numpy's SVD of Pinocchio's loop Jacobian gives at the last frame (designer/numeric/near_singular.py)."""
+    pytest.importorskip("pinocchio")
+    from designer.numeric.closed import ClosedDynamics
+    from tests.numeric.test_near_singular import pin_condition
+    w = _window(qtbot, tmp_path)
+    cd = ClosedDynamics(w.document.model)
+    t = np.linspace(0.0, 1.0, 51)
+    q4 = 1.5705 * t   # q3 = q4 - q2 follows
+    path = tmp_path / "fold.csv"
+    names = [f"{p}{j}" for p in ("q", "qd", "qdd") for j in (1, 2, 4, 6)]
+    path.write_text("\n".join([",".join(["t", *names])] + [
+        ",".join(repr(float(v)) for v in (ti, 0, 0, qi, 0, 0, 0, 1.5705, 0, 0, 0, 0, 0)) for ti, qi in zip(t, q4)])
+        + "\n")
+    sim = w.simulate
+    sim.motion.setCurrentText("trajectory CSV")
+    sim.csv_path.setText(str(path))
+    r = _run(qtbot, sim)
+    kappa = pin_condition(w.document.model, r.q[-1], list(cd.pas))
+    text = sim.status.text()
+    assert "Warning: loops[1] (parallelogram) is near a singular pose at t = 1 s" in text, text
+    assert f"condition number {kappa:.3g}" in text and "not a real load" in text, text

@@ -142,19 +142,42 @@ def test_reacher_without_a_tip_is_refused_naming_the_ends():
     assert "\n" not in message and "'fingertip', 'target'" in message and "--tip fingertip or --tip target" in message
 
 
+def connects_leave_free(held=()) -> list[str]:
+    """The xArm7 gripper's joints that MuJoCo's constraint Jacobian of the file's connects (efc_J rows of the
+    connect equalities, at the keyframe-free qpos0) leaves free to move with the arm's joints and ``held`` fixed:
+    those with a part in its null space over the other gripper joints."""
+    import mujoco
+    m = mujoco.MjModel.from_xml_path(str(FOLDER / "xarm7.xml"))
+    m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    rows = [r for r in range(d.nefc) if d.efc_type[r] == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+            and m.eq_type[d.efc_id[r]] == mujoco.mjtEq.mjEQ_CONNECT]
+    names = [m.joint(j).name for j in range(m.njnt)]
+    gripper = [j for j, name in enumerate(names) if not name.startswith("joint") and name not in held]
+    J = d.efc_J.reshape(d.nefc, m.nv)[np.ix_(rows, [m.jnt_dofadr[j] for j in gripper])]
+    _, s, Vt = np.linalg.svd(J)
+    null = Vt[int(np.sum(s > 1e-9 * s[0])):]
+    return [names[j] for j, col in zip(gripper, null.T) if np.abs(col).max(initial=0.0) > 1e-6]
+
+
 def test_piper_springs_and_xarm7_connects_are_named():
     """What the import leaves out it says, once per joint or constraint: PiPER's joint springs
-    (stiffness 1), the xArm7 gripper's connects (a loop the DH branch frames cannot hold)."""
+    (stiffness 1), the xArm7 gripper's connects (two four-bars whose drivers a tendon and a joint equality
+    couple: the joints the note names free are those MuJoCo's connect rows leave free)."""
     piper = import_mjcf(FOLDER / "piper.xml")
     springs = [w for w in piper.warnings if "stiffness 1 (a spring to springref) not imported" in w]
     assert [w.split("'")[1] for w in springs] == [f"joint{k}" for k in range(1, 7)], piper.warnings
-    for convention, hint in ((Convention.STANDARD, True), (Convention.MODIFIED, False)):
+    # the gripper's six joints: the connects close two four-bars, the drivers follow a tendon and a joint equality
+    free = connects_leave_free()
+    assert len(free) == 6
+    for convention in Convention:
         xarm = import_mjcf(FOLDER / "xarm7.xml", tip="left_finger", convention=convention)
         [note] = [n for n in xarm.notes if n.startswith("connects (equality constraints) not imported as a loop")]
-        assert "joint 'right_inner_knuckle_joint'" in note and f"the {convention.value} convention" in note
-        # the way out offered only where it is one: a modified import was told "import with --convention
-        # modified" as well
-        assert ("--convention modified" in note) == hint, note
+        named = note.split("leave joint(s) ")[1].split(" free to move")[0]
+        assert sorted(x.strip("'") for x in named.split(", ")) == sorted(free), note
+        # the same in both conventions: the modified one holds the branches, the couplings stop both
+        assert "the 2 loop(s)" in note and "--convention" not in note and "(--tip xarm_gripper_base_link)" in note
         assert any("2 equality constraint(s) (connect, joint) not imported" in w for w in xarm.warnings)
 
 

@@ -48,9 +48,19 @@ def four_bar(rng, convention: Convention = Convention.STANDARD, massless: bool =
         dists = [np.linalg.norm(D - L1 * np.array([math.cos(phi + e), math.sin(phi + e)]))
                  for e in np.linspace(-0.7, 0.7, 15)]
         if all(abs(L2 - L3) + 0.05 < x < L2 + L3 - 0.05 for x in dists):
-            B = np.array([L1 * math.cos(phi), L1 * math.sin(phi)])
-            dist = float(np.linalg.norm(D - B))
             break
+    return four_bar_at(rng, (L0, L1, L2, L3), phi, convention, massless, mounted)
+
+
+def four_bar_at(rng, lengths, phi: float, convention: Convention = Convention.STANDARD, massless: bool = False,
+                mounted: bool = False) -> Manipulator:
+    """:func:`four_bar` of the ground, crank, coupler and rocker ``lengths`` (L0, L1, L2, L3) with the crank at
+    ``phi`` (rad from the ground line) at the nominal pose, the rocker's joint C on the upper branch; random bodies
+    from ``rng``."""
+    L0, L1, L2, L3 = (float(x) for x in lengths)
+    D = np.array([L0, 0.0])
+    B = np.array([L1 * math.cos(phi), L1 * math.sin(phi)])
+    dist = float(np.linalg.norm(D - B))
     # C on both circles (|C - B| = L2, |C - D| = L3), the upper solution
     a = (L2**2 - L3**2 + dist**2) / (2 * dist)
     h = math.sqrt(max(L2**2 - a**2, 0.0))

@@ -123,7 +123,7 @@ def test_gripper_mimic_is_no_loop_and_imports_as_before():
     assert set(report.chain.locked) == {"finger1", "finger2"}
     assert "not imported as a loop: no pin found" in report.text()
     # a finger mimicking a chain joint cannot be locked: refused as before, saying why it is no loop
-    with pytest.raises(UrdfError, match="cannot be locked.*describe no loop"):
+    with pytest.raises(UrdfError, match="cannot be locked.*make no closed chain"):
         import_tree(tree, tip="left")
     dropped = import_tree(tree, tip="left", drop_rest=True)   # the other finger left out
     assert dropped.model.is_serial and "right" in dropped.chain.dropped
@@ -153,10 +153,10 @@ def test_random_closed_chain_round_trip(seed, convention):
 BAD_MIMICS = {   # what each does to the crank's mimic of j3 -> the reason the report or the refusal gives
     "cycle": ('<mimic joint="jr" multiplier="1"/>', "cycle"),
     "missing": ('<mimic joint="nope" multiplier="1"/>', "'nope' is followed by a mimic joint"),
-    "zero": ('<mimic joint="j3" multiplier="0"/>', "describe no loop"),
-    "wrong multiplier": ('<mimic joint="j3" multiplier="2"/>', "describe no loop"),
-    "another master": ('<mimic joint="j4" multiplier="1"/>', "describe no loop"),
-    "huge": ('<mimic joint="j3" multiplier="1e8" offset="1e8"/>', "describe no loop"),
+    "zero": ('<mimic joint="j3" multiplier="0"/>', "make no closed chain"),
+    "wrong multiplier": ('<mimic joint="j3" multiplier="2"/>', "make no closed chain"),
+    "another master": ('<mimic joint="j4" multiplier="1"/>', "make no closed chain"),
+    "huge": ('<mimic joint="j3" multiplier="1e8" offset="1e8"/>', "make no closed chain"),
 }
 
 

@@ -159,17 +159,58 @@ def test_rounded_to_one_digit_says_which_inertias_no_body_has(tmp_path):
     assert not any("triangle" in w for w in import_file(FOLDER / M1013[0], _options({})).warnings)
 
 
+#: the xArm gripper's right side in the URDF (outer knuckle, finger, inner knuckle) and in Menagerie's MJCF
+RIGHT_URDF = ("right_inner_knuckle_joint", "right_outer_knuckle_joint", "right_finger_joint")
+RIGHT_MJCF = {"right_inner_knuckle_joint": "right_inner_knuckle_joint",
+              "right_outer_knuckle_joint": "right_driver_joint", "right_finger_joint": "right_finger_joint"}
+
+
 def test_xarm7_gripper_loop_refused_in_one_line():
-    """The xArm gripper's mimic joints close a loop whose inner knuckle the DH branch frames cannot hold:
-    naming a finger as the tip is refused in one line naming the joints, in both conventions (only the
-    standard import is pointed at the modified one)."""
+    """The xArm gripper is two four-bars (outer knuckle, finger, inner knuckle), each closed by the mimic
+    joints, and a right side that follows the left by <mimic> alone (a gear in the gripper, no loop): a project
+    cannot hold that coupling. Naming a finger as the tip is refused in one line, in both conventions alike,
+    naming the joints the loops leave free and the tip to import to instead; those are the joints MuJoCo's
+    constraint Jacobian of the same gripper's connects leaves free with the left driver held (Menagerie's
+    xArm7, tests/mjcf/files/vendor15)."""
+    from tests.mjcf.test_vendor15 import connects_leave_free
+    free = connects_leave_free(held=("left_driver_joint",))
+    assert sorted(free) == sorted(RIGHT_MJCF.values())
     for convention in Convention:
         with pytest.raises(UrdfError) as info:
             import_file(FOLDER / XARM7_GRIPPER[0], _options(XARM7_GRIPPER[1]), tip="left_finger", convention=convention)
         message = str(info.value)
         assert "\n" not in message and "joint 'left_finger_joint' mimics joint 'drive_joint'" in message, message
-        assert "joint 'right_inner_knuckle_joint' does not turn about the z axis" in message, message
-        assert ("--convention modified" in message) == (convention is Convention.STANDARD), message
+        named = message.split("leave joint(s) ")[1].split(" free to move")[0]
+        assert sorted(x.strip("'") for x in named.split(", ")) == sorted(RIGHT_URDF), message
+        assert [RIGHT_MJCF[j] for j in RIGHT_URDF if j in named] == [RIGHT_MJCF[j] for j in RIGHT_URDF]
+        assert "by <mimic> alone" in message and "(--tip xarm_gripper_base_link)" in message, message
+        assert "the 2 loop(s)" in message and "--convention" not in message, message   # the same refusal in both
+
+
+def test_xarm7_gripper_left_four_bar_imports_as_a_closed_chain(tmp_path):
+    """The shipped xArm7 URDF with the gripper's right side deleted: the left four-bar (drive joint actuated,
+    finger and inner knuckle its mimics) hangs from the gripper base across the arm's last axis, a branch only
+    the modified convention's gamma and b can hold; it imports as a closed chain whose M_a and G_a equal
+    Pinocchio's reduced mimic model, and the standard import points at the modified one. (Before, the branch's
+    first link took plain DH numbers from the frame the arm made for its next joint: refused in both.)"""
+    import xml.etree.ElementTree as ET
+    from tests.urdf.test_mimic_import import compare_with_pinocchio as compare_mimic_with_pinocchio
+    root = ET.fromstring(shipped_urdf(*XARM7_GRIPPER))
+    for joint in [j for j in root.findall("joint") if j.get("name").startswith("right_")]:
+        root.remove(joint)
+        root.remove(root.find(f"link[@name='{joint.find('child').get('link')}']"))
+    for element in root.findall("gazebo") + root.findall("transmission") + root.findall("ros2_control"):
+        root.remove(element)
+    text = ET.tostring(root, encoding="unicode")
+    path = tmp_path / "xarm7_left_four_bar.urdf"
+    path.write_text(text)
+    report = import_file(path, tip="left_finger", convention=Convention.MODIFIED)
+    model = report.model
+    assert len(model.links) == 10 and len(model.loops) == 1, report.text()
+    compare_mimic_with_pinocchio(exact_urdf(text), model, tol=1e-9)   # the angles it reads as exact, in full
+    with pytest.raises(UrdfError, match=r"the standard convention needs for a branch \(import with --convention "
+                                        r"modified\)"):
+        import_file(path, tip="left_finger", convention=Convention.STANDARD)
 
 
 @pytest.mark.parametrize("relative,args", XACROS, ids=[f"{Path(x[0]).name}-{'-'.join(x[1].values()) or 'default'}"
