@@ -136,5 +136,8 @@ def test_a_loop_that_cannot_close_is_refused_not_written():
     from designer.model.extras import Pose
     model = MODELS["four_bar"]
     broken = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
-    with pytest.raises(MjcfError, match="cannot close at the nominal pose"):
-        mjcf_text(broken)
+    with pytest.raises(MjcfError, match="does not close at the nominal pose.*MuJoCo's connects hold the loops"):
+        mjcf_text(broken)   # assembled elsewhere (a warning), but MuJoCo's connects would hold the gap
+    off_plane = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0, 0, 0.1), (0, 0, 0))),))
+    with pytest.raises(MjcfError, match="cannot be assembled"):
+        mjcf_text(off_plane)
