@@ -26,16 +26,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..errors import DesignerError
+from ..model.manipulator import Manipulator
 from ..model.validation import Problem, Severity
 from .tree import TreeArm
 
-__all__ = ["Assembly", "AssemblyError", "Closure", "ClosureError", "assemble", "loop_joints", "mechanism_problems",
-           "STEP", "SINGULAR"]
+__all__ = ["Assembly", "AssemblyError", "Closure", "ClosureError", "assemble", "assembled_model", "loop_joints",
+           "mechanism_problems", "STEP", "SINGULAR"]
 
 #: largest change of an actuated joint per continuation step (rad or m): Newton converges from
 #: a start this close for any loop whose passive Jacobian is well conditioned
@@ -120,7 +121,8 @@ def _gap_text(gap: tuple[float, float], tol: float) -> str:
 
 def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | None, tol: float) -> np.ndarray:
     """q0 with its passive joints moved to minimise |r(q) - target| (r the stacked loop residual; target None: 0):
-    Levenberg-Marquardt's damped Gauss-Newton steps, from q0."""
+    Levenberg-Marquardt's damped Gauss-Newton steps, from q0, until the loops close or the progress stalls (a
+    minimum of the gap, approached slowly where the gap is large: :func:`_smallest_gap` then)."""
     pas = list(tree.passive)
     q = np.array(q0, dtype=float)
     shift = 0.0 if target is None else target
@@ -148,8 +150,8 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
                 q, r, lam = trial, r_new, max(lam / 4, 1e-12)
                 break
             lam *= 4
-        if not improved or cost - cost_new <= 1e-10 * cost:
-            break   # (nearly) no progress: a minimum of the gap, the loop does not close from here
+        if not improved or cost - cost_new <= 1e-4 * cost:
+            break   # slow progress (a zero gap is approached quadratically): a minimum of the gap, no closure here
         cost = cost_new
     return q
 
@@ -181,6 +183,7 @@ def assemble(tree: TreeArm) -> Assembly:
     if not _closed(tree, q, tol):   # a local minimum of the gap: from seeded starts over the passive joints' range
         q = _from_starts(tree, q, tol, size)
     if not _closed(tree, q, tol):
+        q = _smallest_gap(tree, q)   # the gap at best, to report
         best = _loop_gaps(tree, q)
         worst = int(np.nanargmax([max(g) if np.all(np.isfinite(g)) else np.inf for g in best]))
         found = [(tree.loop_names[k], f"cannot be assembled with the actuated joints at 0: "
@@ -189,6 +192,25 @@ def assemble(tree: TreeArm) -> Assembly:
                  for k in range(len(tree.loops)) if _open(best[k], ASSEMBLED * size, ASSEMBLED) or k == worst]
         raise AssemblyError("; ".join(f"{w}: {m}" for w, m in found), found)
     return Assembly(q, tuple(gaps), opened)
+
+
+def _smallest_gap(tree: TreeArm, q0: np.ndarray) -> np.ndarray:
+    """q0 moved (passive joints) to the nearest minimum of |r|^2 by quasi-Newton steps (BFGS: the gap's curvature,
+    which Gauss-Newton leaves out and misses where the gap is large): the gap at best that the error gives."""
+    from scipy.optimize import minimize
+    pas = list(tree.passive)
+
+    def full(p):
+        q = q0.copy()
+        q[pas] = p
+        return q
+
+    def cost(p):
+        terms = tree.loop_terms(full(p))
+        r = terms.residual
+        return 0.5 * float(r @ r), terms.jacobian[:, pas].T @ r
+    fit = minimize(cost, q0[pas], jac=True, method="BFGS", options={"gtol": 1e-12, "maxiter": 500})
+    return full(fit.x) if np.isfinite(fit.fun) and fit.fun <= cost(q0[pas])[0] else q0
 
 
 def _from_starts(tree: TreeArm, best: np.ndarray, tol: float, size: float) -> np.ndarray:
@@ -208,6 +230,28 @@ def _from_starts(tree: TreeArm, best: np.ndarray, tol: float, size: float) -> np
         if _worst(tree, q) < _worst(tree, best):
             best = q
     return best
+
+
+def assembled_model(model: Manipulator) -> tuple[Manipulator, Assembly]:
+    """(``model`` with each passive joint's zero moved to its reference value, the assembly): a revolute joint's
+    theta, a prismatic one's d, gains the value, its limits lose it. The same mechanism, whose nominal pose closes
+    its loops (for a file format that needs that: MuJoCo's connects hold the bodies as they are at qpos0); its
+    passive joints' values are this model's minus the reference's. ``model`` itself where nothing was assembled.
+    ClosureError as :func:`assemble`."""
+    import sympy as sp
+    assembly = assemble(TreeArm.from_model(model))
+    if not assembly.assembled:
+        return model, assembly
+    links = list(model.links)
+    for i, link in enumerate(links):
+        value = float(assembly.q[i])
+        if link.actuated or value == 0.0:
+            continue
+        shift = sp.Float(value, 17)
+        key = "theta" if link.is_revolute else "d"
+        limits = None if link.limits is None else tuple(sp.sympify(v) - shift for v in link.limits)
+        links[i] = replace(link, **{key: sp.sympify(getattr(link, key)) + shift, "limits": limits})
+    return replace(model, links=tuple(links)), assembly
 
 
 def _worst(tree: TreeArm, q) -> float:
@@ -258,8 +302,10 @@ def _assembly_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
 
 
 def _rank_problems(tree: TreeArm, q0) -> list[Problem]:
-    """The mobility and the passive joints' rank at the reference pose."""
+    """The mobility and the passive joints' rank at the reference pose (nothing for a tree without loops)."""
     out: list[Problem] = []
+    if not tree.loops:
+        return out
     J = tree.loop_terms(q0).jacobian
     rank = np.linalg.matrix_rank(J, tol=SINGULAR * max(1.0, np.abs(J).max()))
     mobility = tree.n - rank

@@ -17,7 +17,6 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ..kinematics.closure import mechanism_problems
-from ..model.validation import Severity
 from ..kinematics.tree import TreeArm
 from ..model.manipulator import Manipulator
 from ..model.mechanism import CutJoint
@@ -43,14 +42,9 @@ def loop_equalities(root: ET.Element, model: Manipulator, out, link_names: list[
     ``offsets[i]`` in the standard convention, at the identity in the modified one). Returns the
     loops' names, for the file's note."""
     tree = TreeArm.from_model(model)
-    # MuJoCo holds the bodies where they are at qpos0, closed or not: a loop the closure assembles from a nominal pose
-    # that does not close (a warning elsewhere) would be held open here, so it is refused as an error is
-    problems = mechanism_problems(tree)
-    if problems:
-        raise MjcfError("cannot export: " + "; ".join(map(str, problems))
-                        + ("" if all(p.severity is Severity.ERROR for p in problems) else
-                           " (MuJoCo's connects hold the loops as they are at the nominal pose, every joint 0: "
-                           "make the file's nominal pose close)"))
+    problems = mechanism_problems(tree)   # the exporter wrote an assembled loop at its assembled pose: none here
+    if problems:   # MuJoCo would hold the bodies where they are at qpos0, closed or not
+        raise MjcfError("cannot export: " + "; ".join(map(str, problems)))
     equality = ET.SubElement(root, "equality")
     for k, (i, j, Fi, _, kind) in enumerate(tree.loops):
         to_body = out.offsets[i] if out.standard and i >= 0 else np.eye(4)
