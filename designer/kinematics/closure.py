@@ -172,7 +172,7 @@ def assemble(tree: TreeArm) -> Assembly:
         return Assembly(q0, tuple(gaps))
     tol = TOL * size
     q = _passive_least_squares(tree, q0, None, tol)
-    if not _closed(tree, q, tol):   # stalled: continuation on the gap, r(q) = (1 - s) r(0) for s from 0 to 1
+    if tree.passive and not _closed(tree, q, tol):   # stalled: continuation on the gap, r(q) = (1 - s) r(0)
         r0 = tree.loop_terms(q0).residual
         if np.all(np.isfinite(r0)):
             path = q0
@@ -180,10 +180,10 @@ def assemble(tree: TreeArm) -> Assembly:
                 path = _passive_least_squares(tree, path, (1.0 - s) * r0, tol)
             if _closed(tree, path, tol) or _worst(tree, path) < _worst(tree, q):
                 q = path
-    if not _closed(tree, q, tol):   # a local minimum of the gap: from seeded starts over the passive joints' range
+    if tree.passive and not _closed(tree, q, tol):   # a local minimum of the gap: from seeded starts
         q = _from_starts(tree, q, tol, size)
     if not _closed(tree, q, tol):
-        q = _smallest_gap(tree, q)   # the gap at best, to report
+        q = _smallest_gap(tree, q) if tree.passive else q   # the gap at best, to report
         best = _loop_gaps(tree, q)
         worst = int(np.nanargmax([max(g) if np.all(np.isfinite(g)) else np.inf for g in best]))
         found = [(tree.loop_names[k], f"cannot be assembled with the actuated joints at 0: "
