@@ -345,3 +345,31 @@ def test_a_four_bar_whose_nominal_pose_does_not_close_opens_assembled_with_a_war
     assert np.allclose(w.design.q[mech.actuated], 0.0)
     ends = w.arm_view.loop_bar_ends
     assert ends.shape[0] == 1 and np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
+
+
+def test_the_explore_panel_sweeps_the_four_bar_s_coupler_over_designs_that_must_be_assembled(qtbot):
+    """The Sweep view on the bundled four-bar, its coupler from 0.05 to 0.55 m in 11 designs: the one too short to
+    reach the rocker (0.05 m: 0.05 + 0.35 < 0.4272 m from the crank's tip to the rocker's pivot) is the only design
+    without numbers, and the others are the core's sweep of the same spec (on main: every design but the nominal
+    one refused, "cannot close at the nominal pose")."""
+    import concurrent.futures as cf
+
+    from designer.explore.sweep import sweep
+    from designer.gui.explore_panel import ExplorePanel
+    from designer.jobs import run as run_job
+    from tests.support.sweeps import one_axis_sweep
+    panel = ExplorePanel()
+    qtbot.addWidget(panel)
+    panel.set_model(load_project(ROBOTS / "four_bar.json"))
+    panel.picker.set_metric("gravity")
+    view = panel.sweep_view
+    one_axis_sweep(view, "L2", 0.05, 0.55, 11, samples=16)
+    with qtbot.waitSignal(panel.jobEnded, timeout=120_000) as blocker:
+        assert view.run() is not None, panel.error_label.text()
+    assert blocker.args[1] == "finished", panel.error_label.text()
+    result = view.result
+    assert sorted(result.errors) == [0] and "cannot be assembled" in result.errors[0]
+    with cf.ThreadPoolExecutor(1) as pool:
+        core = run_job(sweep(panel.model, view.spec(), executor=pool))
+    got, want = result.column("gravity:max"), core.column("gravity:max")
+    assert np.all(np.isfinite(got[1:])) and np.allclose(got[1:], want[1:], rtol=1e-9)
