@@ -132,6 +132,7 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
     r = res(q)
     cost = float(r @ r)
     lam = 1e-3
+    slow = 0
     for _ in range(ASSEMBLY_STEPS):
         if not np.isfinite(cost) or np.abs(r).max(initial=0.0) <= tol:
             break
@@ -150,7 +151,8 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
                 q, r, lam = trial, r_new, max(lam / 4, 1e-12)
                 break
             lam *= 4
-        if not improved or cost - cost_new <= 1e-4 * cost:
+        slow = slow + 1 if improved and cost - cost_new <= 1e-4 * cost else 0
+        if not improved or slow == 5:
             break   # slow progress (a zero gap is approached quadratically): a minimum of the gap, no closure here
         cost = cost_new
     return q
