@@ -101,22 +101,27 @@ def cmd_validate(args) -> int:
     if failed:   # the checks of the numbers (designer/numeric/checks.py): the file reads, the arm is wrong
         raise UserError(f"{args.project}: not valid: {failed[0]}")
     if not model.unvalued_symbols():   # the loops' closure and mobility need numbers (nothing to check without loops)
-        _mechanism_problems(args.project, model)
+        problems += _mechanism_problems(args.project, model)
     print(f"{args.project}: valid ({model.n} links, {len(problems)} warning(s))")
     return 0
 
 
-def _mechanism_problems(project: str, model) -> None:
-    """The loops' geometric checks (closure at the nominal pose, mobility): a UserError naming the loop."""
-    from ..model import MissingParameterError
+def _mechanism_problems(project: str, model) -> list:
+    """The loops' geometric checks (assembly from the nominal pose, mobility): a UserError naming the loop for an
+    error; the warnings (a loop assembled from a nominal pose that does not close) printed and returned."""
     from ..kinematics.closure import mechanism_problems
+    from ..model import MissingParameterError, Severity
     from ..kinematics.tree import TreeArm
     try:
         problems = mechanism_problems(TreeArm.from_model(model))
     except (MissingParameterError, ValueError) as exc:
         raise UserError(f"{project}: {exc}") from None
-    if problems:
-        raise UserError(f"{project}: " + "; ".join(f"{w}: {m}" for w, m in problems))
+    failed = [p for p in problems if p.severity is Severity.ERROR]
+    if failed:
+        raise UserError(f"{project}: " + "; ".join(map(str, failed)))
+    for p in problems:
+        print(f"{p.severity.value}: {p}")
+    return problems
 
 
 def cmd_fk(args) -> int:

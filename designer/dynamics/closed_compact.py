@@ -111,13 +111,14 @@ def needed_steps(steps, exprs) -> list:
 
 
 def _row_choice(model: Manipulator, pas: list[int]):
-    """(rows, pivot order, nominal J_p) chosen numerically at the nominal pose: n_p independent rows of
+    """(rows, pivot order, nominal J_p) chosen numerically at the reference pose (the nominal pose, assembled where
+    its loops do not close: :func:`designer.kinematics.closure.assemble`): n_p independent rows of
     the stacked loop Jacobian (greedy Gram-Schmidt), then partial pivoting's order on them."""
     from ..kinematics.closure import Closure
     from ..kinematics.tree import TreeArm
     tree = TreeArm.from_model(model)
-    Closure(tree)   # the mechanism's checks: a loop that cannot close, mobility (ClosureError)
-    J = tree.loop_terms(np.zeros(tree.n)).jacobian[:, pas]
+    closure = Closure(tree)   # the mechanism's checks: loops that cannot be assembled, mobility (ClosureError)
+    J = tree.loop_terms(closure.reference).jacobian[:, pas]
     scale = max(1.0, float(np.abs(J).max(initial=0.0)))
     chosen: list[int] = []
     basis: list[np.ndarray] = []

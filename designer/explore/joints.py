@@ -77,7 +77,8 @@ def explore_joints(model: Manipulator) -> ExploreJoints:
 
 def explore_arm(model: Manipulator, overrides=None):
     """The arm the metrics take: the rigid dynamics' ``arm`` (:func:`~designer.numeric.mechanism.load_dynamics`;
-    over the actuated joints, a serial arm's every joint); ClosureError when its loops cannot close at the
-    nominal pose, MissingParameterError for a symbol without a value."""
+    over the actuated joints, a serial arm's every joint); ClosureError when its loops cannot be assembled
+    (kinematics/closure.py: a nominal pose that does not close is assembled), MissingParameterError for a symbol
+    without a value."""
     dynamics: Any = load_dynamics(model, overrides, springs=False)   # rigid: a serial or closed engine, both with .arm
     return dynamics.arm

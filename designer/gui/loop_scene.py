@@ -16,7 +16,7 @@ from ..kinematics.closure import Closure, ClosureError, mechanism_problems
 from ..kinematics.tree import TreeArm
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import structure_problems, uses_closed_chain_fields
-from ..model.validation import Problem, Severity
+from ..model.validation import Problem
 
 __all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_parts", "loop_count",
            "loop_problems", "ClosureError"]
@@ -125,13 +125,13 @@ def mechanism_of(model: Manipulator | None) -> Mechanism | str | None:
 
 def loop_problems(model: Manipulator | None) -> list[Problem]:
     """The loops' geometric checks for the Problems panel, which ``check_model`` (the model layer's,
-    without kinematics) leaves to the core's closure: a loop that cannot close at the nominal pose
-    (the residual in mm), a mobility that differs from the number of actuated joints. Nothing while
-    the tree itself is wrong (``check_model`` names that) or for a serial arm."""
+    without kinematics) leaves to the core's closure: a warning for a loop that does not close at the nominal
+    pose and was assembled (the gap in mm, the passive joints' assembled values), an error for one that cannot be
+    assembled, a mobility that differs from the number of actuated joints. Nothing while the tree itself is wrong
+    (``check_model`` names that) or for a serial arm."""
     if model is None or not uses_closed_chain_fields(model) or structure_problems(model):
         return []
     try:
-        found = mechanism_problems(TreeArm.from_model(model))
+        return mechanism_problems(TreeArm.from_model(model))
     except (ValueError, TypeError, ZeroDivisionError, KeyError):
         return []   # a missing or bad value: check_model names it
-    return [Problem(Severity.ERROR, where, message) for where, message in found]

@@ -14,6 +14,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ..kinematics.closure import ClosureError, assembled_model
+from ..kinematics.tree import TreeArm
+from ..model import MissingParameterError
 from ..model.drives import numeric_drives
 from ..model.manipulator import Manipulator
 from ..model.mechanism import model_tool_link
@@ -101,13 +104,38 @@ def _triangle(I: np.ndarray) -> tuple[np.ndarray, float]:
     return V @ np.diag(w) @ V.T, float(short)
 
 
+def _assembled(model: Manipulator) -> tuple[Manipulator, str] | None:
+    """(the model with its passive joints' zero at the assembled pose, the file's note) for a closed chain whose
+    nominal pose the closure assembles (:func:`designer.kinematics.closure.assembled_model`); None otherwise (and
+    where the loops cannot be assembled or a value is missing: the export's checks name that)."""
+    if not model.loops:
+        return None
+    try:
+        shifted, assembly = assembled_model(model)
+    except (ClosureError, MissingParameterError, ValueError, TypeError):
+        return None
+    if not assembly.assembled:
+        return None
+    tree = TreeArm.from_model(model)
+    values = ", ".join(f"{model.links[i].joint_name or f'joint{i + 1}'} {_num(assembly.q[i])}"
+                       for i in tree.passive if assembly.q[i] != 0.0)
+    loops = ", ".join(tree.loop_names[k] for k in assembly.assembled)
+    return shifted, (f"not closed at the project's nominal pose (every joint 0): {loops}; written at the pose the "
+                     f"closure assembles, the passive joints' zero moved by {values} (rad or m; MuJoCo's value = the "
+                     "project's minus that)")
+
+
 def _massless(body: ET.Element) -> None:
     """An explicit empty inertial: Pinocchio's MJCF reader wants one on every body (geoms carry no mass)."""
     ET.SubElement(body, "inertial", pos="0 0 0", mass="0", diaginertia="0 0 0")
 
 
 def mjcf_text(model: Manipulator) -> str:
-    """The MJCF document of ``model``; a symbol without a value raises :class:`MjcfError` naming it."""
+    """The MJCF document of ``model``; a symbol without a value raises :class:`MjcfError` naming it. A closed chain
+    whose nominal pose does not close is written at the pose the closure assembles (MuJoCo's connects hold the
+    bodies as they are at qpos0): its passive joints' zero moved there, a comment says by how much."""
+    moved = _assembled(model)
+    model = model if moved is None else moved[0]
     out = exported(model, MjcfError, tree=True)
     arm, bodies, standard, M = out.arm, out.bodies, out.standard, out.offsets
     link_names, joint_names = out.link_names, out.joint_names
@@ -174,6 +202,8 @@ def mjcf_text(model: Manipulator) -> str:
         loops = loop_equalities(root, model, out, link_names)
         root.insert(0, ET.Comment(f" closed chain: the loops {loops} closed by MuJoCo's soft equality constraints at "
                                   "their cut joints (a revolute: two connects on its axis) "))
+        if moved is not None:
+            root.insert(1, ET.Comment(f" {moved[1]} "))
     actuator = ET.SubElement(root, "actuator")
     for i, link in enumerate(model.links):
         if not link.actuated:   # a closed chain's passive joint has no motor

@@ -42,9 +42,9 @@ def loop_equalities(root: ET.Element, model: Manipulator, out, link_names: list[
     ``offsets[i]`` in the standard convention, at the identity in the modified one). Returns the
     loops' names, for the file's note."""
     tree = TreeArm.from_model(model)
-    problems = mechanism_problems(tree)
+    problems = mechanism_problems(tree)   # the exporter wrote an assembled loop at its assembled pose: none here
     if problems:   # MuJoCo would hold the bodies where they are at qpos0, closed or not
-        raise MjcfError("cannot export: " + "; ".join(f"{where}: {what}" for where, what in problems))
+        raise MjcfError("cannot export: " + "; ".join(map(str, problems)))
     equality = ET.SubElement(root, "equality")
     for k, (i, j, Fi, _, kind) in enumerate(tree.loops):
         to_body = out.offsets[i] if out.standard and i >= 0 else np.eye(4)

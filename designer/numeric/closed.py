@@ -125,10 +125,10 @@ class ClosedDynamics:
 
     def _solve(self, q_a, guess) -> np.ndarray:
         """The tree pose closing the loops at q_a from the closed pose ``guess`` (None: the nominal pose's branch):
-        a nonlinear closure's Newton in C from it (from every joint 0 without one), else, or where that is doubtful,
-        the interpreted closure."""
+        a nonlinear closure's Newton in C from it (from the closure's reference pose without one: the nominal pose,
+        assembled where its loops do not close), else, or where that is doubtful, the interpreted closure."""
         if self._newton is not None:
-            q = self._newton.close(q_a, np.zeros(self.n_tree) if guess is None else guess)
+            q = self._newton.close(q_a, self.closure.reference if guess is None else guess)
             if q is not None:
                 return q
         return self.closure.solve(q_a, guess)
@@ -218,7 +218,7 @@ class ClosedDynamics:
             return None
         c = np.zeros(self.n_tree)
         c[self.pas] = lin.c
-        return self.closure.W(np.zeros(self.n_tree)), c
+        return self.closure.W(self.closure.reference), c
 
     @cached_property
     def _flat(self):

@@ -36,7 +36,7 @@ def _relation(names: list[str], passive: int, row: np.ndarray, act: np.ndarray) 
 def mimic_plan(model: Manipulator, joint_names: list[str]) -> tuple[dict[int, list[tuple[int, float]]], list[str]]:
     """({passive joint: [(actuated joint, multiplier), ...]} for the ``<mimic>`` joints (0-based; more
     than one term: coaxial mimic joints), notes on what the URDF drops or how it says it); a mechanism
-    that cannot close at its nominal pose raises :class:`UrdfError`."""
+    whose loops cannot be assembled raises :class:`UrdfError`."""
     try:
         closure = Closure(TreeArm.from_model(model))
     except ClosureError as exc:
@@ -48,8 +48,12 @@ def mimic_plan(model: Manipulator, joint_names: list[str]) -> tuple[dict[int, li
         notes.append("passive joint(s) " + ", ".join(joint_names[p] for p in closure.pas)
                      + " follow a non-linear loop closure (no mimic can say it): written as independent joints")
     else:
-        for row, p in zip(closure.linear.A, closure.pas):
+        for row, p, c in zip(closure.linear.A, closure.pas, closure.linear.c):
             used = np.flatnonzero(row)
+            if abs(c) > 1e-12:   # an assembled loop's passive joint at c when the actuated ones are at 0
+                notes.append(f"passive joint {joint_names[p]} is {c:.6g} at the reference pose (the loop assembled): "
+                             "written as an independent joint")
+                continue
             if len(used) == 0:   # a loop holding the joint at its nominal value: a mimic of nothing
                 notes.append(f"passive joint {joint_names[p]} stays at 0 (written as an independent joint)")
                 continue
@@ -62,6 +66,10 @@ def mimic_plan(model: Manipulator, joint_names: list[str]) -> tuple[dict[int, li
                 series = ", ".join([joint_names[p]] + [f"{joint_names[p]}_mimic{k}" for k in range(2, len(used) + 1)])
                 notes.append(f"{_relation(joint_names, int(p), row, act)} written as coaxial mimic joints {series} "
                              "through massless links (a URDF mimic follows one joint)")
+    if closure.assembly.assembled:
+        open_loops = ", ".join(closure.tree.loop_names[k] for k in closure.assembly.assembled)
+        notes.append(f"{open_loops} do(es) not close at the nominal pose (the closure assembles it by moving the "
+                     "passive joints): the URDF's zero pose is the project's nominal pose, the loop open there")
     names = [lp.name or f"loops[{k}]" for k, lp in enumerate(model.loops, start=1)]
     if names:
         notes.append("cut joint(s) of " + ", ".join(names) + " dropped (URDF has no loops)")

@@ -173,10 +173,16 @@ def test_a_loop_that_cannot_close_names_itself():
     from designer.kinematics.closure import ClosureError
     model = four_bar(np.random.default_rng(4), Convention.STANDARD)
     loop = model.loops[0]
-    shifted = replace(loop.frame_j, xyz=(loop.frame_j.xyz[0] + 0.01, 0, 0))
+    # 10 mm out of the four-bar's plane: no turn of its joints (axes normal to the plane) closes that
+    shifted = replace(loop.frame_j, xyz=(loop.frame_j.xyz[0], 0, 0.01))
     moved = replace(model, loops=(replace(loop, frame_j=shifted),))
-    with pytest.raises(ClosureError, match=r"loops\[1\] \(four-bar\): cannot close at the nominal pose.*10 mm"):
+    with pytest.raises(ClosureError, match=r"loops\[1\] \(four-bar\): cannot be assembled .*: the cut joint's two "
+                       r"frames are 10 mm apart at best"):
         ClosedDynamics(moved)
+    # 10 mm along the ground (in the plane): assembled (tests/kinematics/test_assembly.py), its loop closed there
+    shifted = replace(loop.frame_j, xyz=(loop.frame_j.xyz[0] + 0.01, 0, 0))
+    cd = ClosedDynamics(replace(model, loops=(replace(loop, frame_j=shifted),)))
+    assert cd.closure.residual(cd.positions(np.zeros(1))) < 1e-12
     wrong = replace(model, links=(model.links[0], replace(model.links[1], actuated=True), model.links[2]))
     with pytest.raises(ClosureError, match="1 degree\\(s\\) of freedom .* but 2 actuated"):
         ClosedDynamics(wrong)

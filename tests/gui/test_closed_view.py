@@ -205,8 +205,12 @@ def test_simulate_lets_a_closed_chain_fall_through_the_core_and_asks_a_move_for_
 
 def test_a_mechanism_that_cannot_close_is_not_drawn_and_comes_back_on_undo(window):
     loops = window.mechanism.loops_model
-    loops.set_text(0, 2, "0.1, 0, 0")            # the cut joint 100 mm off on link 5
-    assert window.closed.mechanism is None and "100 mm apart" in window.closed.problem
+    loops.set_text(0, 2, "0.1, 0, 0")            # the cut joint 100 mm off on link 5, in the parallelogram's plane:
+    assert window.closed.mechanism is not None   # assembled (a warning in the Problems panel), drawn closed
+    assert window.arm_view.loop_bar_ends.shape[0] == 1
+    window.document.undo_stack.undo()
+    loops.set_text(0, 2, "0, 0, 0.1")            # 100 mm out of its plane: no turn of its joints closes it
+    assert window.closed.mechanism is None and "100 mm apart at best" in window.closed.problem
     assert not window.arm_view.message.isHidden() and "100 mm" in window.arm_view.message.text()
     assert window.arm_view.arm is None and not window.arm_view.parts and window.readout.text() == ""   # no arm drawn
     window.document.undo_stack.undo()
@@ -313,3 +317,59 @@ def test_the_read_out_gives_what_the_cut_joint_carries_holding_the_pose(window):
         assert shown and float(shown.group(1).replace(",", "")) == pytest.approx(force, rel=5e-3, abs=0.5), text
         seen.add(shown.group(1))
     assert len(seen) == 2                                   # it follows the pose
+
+
+def test_a_four_bar_whose_nominal_pose_does_not_close_opens_assembled_with_a_warning(qtbot, tmp_path):
+    """The bundled four-bar with a 20 mm longer coupler (refused before: "The mechanism cannot be posed"): the
+    Problems panel has a warning naming the loop and no error, and the view shows the loop closed at the home pose
+    with the passive joints where the two circles meet (the crank's tip B at 90 degrees, 0.15 m up; the rocker
+    pinned at D = (0.4, 0); the coupler's end C 0.47 m from B and 0.35 m from D, on the upper side)."""
+    from designer.gui.main_window import MainWindow
+    model = load_project(ROBOTS / "four_bar.json")
+    model = model.with_parameters({"L2": 0.47})
+    w = MainWindow(model, recovery_dir=tmp_path)
+    qtbot.addWidget(w, before_close_func=lambda w: w.document.undo_stack.setClean())
+    texts = [w.problems.item(k).text() for k in range(w.problems.count())]
+    loop = [t for t in texts if "loops[1]" in t]
+    assert len(loop) == 1 and loop[0].startswith("warning:") and "20 mm apart" in loop[0], texts
+    assert not any(t.startswith("error") for t in texts), texts
+    mech = w.closed.mechanism
+    assert isinstance(mech, loop_scene.Mechanism)
+    B, D = np.array([0.0, 0.15]), np.array([0.4, 0.0])
+    d = np.linalg.norm(D - B)
+    a = (0.47**2 - 0.35**2 + d**2) / (2 * d)
+    u = (D - B) / d
+    C = B + a * u + np.sqrt(0.47**2 - a**2) * np.array([-u[1], u[0]])
+    T = mech.tree.frames(w.design.q)
+    assert np.allclose(T[2][:2, 3], C, atol=1e-9)          # the coupler's end (frame 2, standard DH)
+    assert np.allclose(w.design.q[mech.actuated], 0.0)
+    ends = w.arm_view.loop_bar_ends
+    assert ends.shape[0] == 1 and np.allclose(ends[:, 0, 1], ends[:, 1, 1], atol=1e-9)
+
+
+def test_the_explore_panel_sweeps_the_four_bar_s_coupler_over_designs_that_must_be_assembled(qtbot):
+    """The Sweep view on the bundled four-bar, its coupler from 0.05 to 0.55 m in 11 designs: the one too short to
+    reach the rocker (0.05 m: 0.05 + 0.35 < 0.4272 m from the crank's tip to the rocker's pivot) is the only design
+    without numbers, and the others are the core's sweep of the same spec (on main: every design but the nominal
+    one refused, "cannot close at the nominal pose")."""
+    import concurrent.futures as cf
+
+    from designer.explore.sweep import sweep
+    from designer.gui.explore_panel import ExplorePanel
+    from designer.jobs import run as run_job
+    from tests.support.sweeps import one_axis_sweep
+    panel = ExplorePanel()
+    qtbot.addWidget(panel)
+    panel.set_model(load_project(ROBOTS / "four_bar.json"))
+    panel.picker.set_metric("gravity")
+    view = panel.sweep_view
+    one_axis_sweep(view, "L2", 0.05, 0.55, 11, samples=16)
+    with qtbot.waitSignal(panel.jobEnded, timeout=120_000) as blocker:
+        assert view.run() is not None, panel.error_label.text()
+    assert blocker.args[1] == "finished", panel.error_label.text()
+    result = view.result
+    assert sorted(result.errors) == [0] and "cannot be assembled" in result.errors[0]
+    with cf.ThreadPoolExecutor(1) as pool:
+        core = run_job(sweep(panel.model, view.spec(), executor=pool))
+    got, want = result.column("gravity:max"), core.column("gravity:max")
+    assert np.all(np.isfinite(got[1:])) and np.allclose(got[1:], want[1:], rtol=1e-9)

@@ -129,12 +129,47 @@ def test_mjcf_export_then_import_gives_the_same_closed_chain(name, convention, t
     assert_same_closed_chain(model, back, seed=2, spread=0.4)
 
 
-def test_a_loop_that_cannot_close_is_refused_not_written():
-    """MuJoCo would take the bodies' places at qpos0 as closed: a cut joint 0.1 m off is refused."""
+def test_a_loop_that_cannot_be_assembled_is_refused_not_written():
+    """MuJoCo would take the bodies' places at qpos0 as closed: a cut joint 0.1 m out of the four-bar's plane (no turn
+    of its joints closes that) is refused."""
     from dataclasses import replace
     from designer.mjcf.source import MjcfError
     from designer.model.extras import Pose
     model = MODELS["four_bar"]
-    broken = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
-    with pytest.raises(MjcfError, match="cannot close at the nominal pose"):
-        mjcf_text(broken)
+    off_plane = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0, 0, 0.1), (0, 0, 0))),))
+    with pytest.raises(MjcfError, match="cannot be assembled.*100 mm apart at best"):
+        mjcf_text(off_plane)
+
+
+def test_an_assembled_loop_is_written_at_its_assembled_pose():
+    """The four-bar's cut joint 0.1 m along the rocker (its nominal pose 0.1 m open; refused before): written with the
+    passive joints' zero at the assembled pose (a comment says by how much), MuJoCo's loops are closed at qpos0 and
+    at closed states (qpos = ours minus the reference values), and its constrained accelerations are
+    ClosedDynamics' of the project as in the test above."""
+    from dataclasses import replace
+    from designer.model.extras import Pose
+    model = MODELS["four_bar"]
+    moved = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
+    text = mjcf_text(moved)
+    assert "not closed at the project's nominal pose (every joint 0): loops[1] (ground pin)" in text
+    mm = mujoco.MjModel.from_xml_string(text)
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    assert np.abs(md.efc_pos[:md.nefc]).max(initial=0.0) < 1e-12   # closed at qpos0
+    addr = _addresses(mm, moved)
+    closed = ClosedDynamics(moved)
+    act, ref = closed.closure.act, closed.closure.reference
+    assert np.abs(ref).max() > 0.05
+    rng = np.random.default_rng(8)
+    for _ in range(4):
+        qa, qda, ta = rng.uniform(-0.5, 0.5, len(act)), rng.uniform(-1, 1, len(act)), rng.uniform(-5, 5, len(act))
+        q = closed.positions(qa)
+        md.qpos[addr], md.qvel[addr] = q - ref, closed.closure.rates(q, qda)[0]
+        md.qfrc_applied[:] = 0.0
+        md.qfrc_applied[addr[act]] = ta
+        mujoco.mj_forward(mm, md)
+        assert np.abs(md.efc_pos[:md.nefc]).max(initial=0.0) < 1e-12
+        want = closed.qdd(qa, qda, ta)
+        share = float(np.abs(md.qacc - md.qacc_smooth).max())
+        err = float(np.abs(md.qacc[addr[act]] - want).max())
+        assert err < 3e-4 * share + 1e-9 * np.abs(want).max(), (err, share)

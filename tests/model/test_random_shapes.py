@@ -93,7 +93,7 @@ def _passive_spring(doc, model):
 def _open_loop(doc, model):
     frame = doc["loops"][0]["frame_j"]
     frame["xyz"] = [v + 0.1 for v in frame["xyz"]]
-    return "loops[1] (cut R): cannot close at the nominal pose (every joint 0)"
+    return "loops[1] (cut R): cannot be assembled with the actuated joints at 0"   # 0.1 m out of its plane
 
 
 def _all_actuated(doc, model):

@@ -69,7 +69,11 @@ def test_a_loop_that_cannot_close_gets_its_structure_and_one_line():
     tables = closed_chain_tables(broken)
     assert [t.split(":")[0] for t, _h, _r in tables] == ["Tree", "Loops", "Dynamics in the actuated joints"]
     (line,), = tables[2][2]
-    assert line.startswith("not computed: loops[1] (ground pin): cannot close")
+    assert line.startswith("not computed: loops[1] (ground pin): cannot be assembled")
+    # the bars stretched along one line at best: 50 m of coupler less 0.35 m of rocker and the 0.4272 m from the
+    # crank's tip (0.15 m up, the crank at 90 degrees) to the rocker's pivot (0.4 m along the ground)
+    best = float(line.split(" apart at best")[0].split(" are ")[-1].removesuffix(" mm"))
+    assert best == pytest.approx((50.0 - 0.35 - np.hypot(0.4, 0.15)) * 1000, rel=1e-3)
 
 
 def test_design_report_command(tmp_path, capsys):

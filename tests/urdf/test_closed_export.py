@@ -100,7 +100,37 @@ def test_a_loop_that_cannot_close_is_refused_in_one_line():
     from designer.model.extras import Pose
     from designer.urdf.source import UrdfError
     model = load_project(ROBOTS / "four_bar.json")
-    broken = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
-    with pytest.raises(UrdfError, match="cannot export: .*100 mm apart") as info:
+    # 100 mm out of the four-bar's plane: no turn of its joints closes it
+    broken = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0, 0, 0.1), (0, 0, 0))),))
+    with pytest.raises(UrdfError, match="cannot export: .*cannot be assembled.*100 mm apart at best") as info:
         urdf_document(broken)
     assert "\n" not in str(info.value)
+
+
+def test_a_loop_assembled_from_an_open_nominal_pose_is_exported_with_a_note():
+    """100 mm along the rocker (in the plane): the closure assembles the four-bar; the URDF (no loops) is its tree
+    at the nominal pose, and the notes say the loop is open there."""
+    from dataclasses import replace
+    from designer.model.extras import Pose
+    from designer.urdf.closed_export import mimic_plan
+    model = load_project(ROBOTS / "four_bar.json")
+    moved = replace(model, loops=(replace(model.loops[0], frame_i=Pose((0.1, 0, 0), (0, 0, 0))),))
+    mimics, notes = mimic_plan(moved, [f"joint{k}" for k in range(1, 4)])
+    assert not mimics and any("do(es) not close at the nominal pose" in n for n in notes), notes
+    text, written = urdf_document(moved)
+    assert "<robot" in text and written == notes
+
+
+def test_a_parallelogram_assembled_with_an_offset_writes_that_joint_without_a_mimic():
+    """The palletizer's passive q3 with 0.1 rad more theta offset: the loop still closes linearly, q3 = q4 - q2 - 0.1
+    (the parallelogram's angle, the offset undone), which a mimic without offset would not say: q3 is written as an
+    independent joint and the note gives its value; q5 keeps its mimic."""
+    from dataclasses import replace
+    import sympy as sp
+    from designer.urdf.closed_export import mimic_plan
+    model = load_project(ROBOTS / "palletizer_parallelogram.json")
+    links = list(model.links)
+    links[2] = replace(links[2], theta=sp.sympify(links[2].theta) + sp.Rational(1, 10))
+    mimics, notes = mimic_plan(replace(model, links=tuple(links)), [f"j{k}" for k in range(1, 7)])
+    assert 2 not in mimics and mimics[4] == [(1, 1.0), (3, -1.0)]
+    assert any(n.startswith("passive joint j3 is -0.1 at the reference pose") for n in notes), notes
