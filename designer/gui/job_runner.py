@@ -39,7 +39,7 @@ MESSAGE_MS = 15_000   # a message on a job line stays this long (the status bar'
 # exception names of input mistakes: their messages are shown without the name
 _USER_ERRORS = ("ValueError", "DesignerError", "MetricError", "ConditionError", "MissingParameterError",
                 "ExploreInputError", "ProjectError", "ExpressionError", "IKError", "SingularConfigurationError",
-                "TrajectoryError", "SizingError", "ComputeError")
+                "TrajectoryError", "SizingError", "ComputeError", "ClosureError", "AssemblyError")
 
 
 def plain_message(message: str) -> str:

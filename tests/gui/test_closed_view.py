@@ -369,6 +369,10 @@ def test_the_explore_panel_sweeps_the_four_bar_s_coupler_over_designs_that_must_
     assert blocker.args[1] == "finished", panel.error_label.text()
     result = view.result
     assert sorted(result.errors) == [0] and "cannot be assembled" in result.errors[0]
+    # said in words, naming the design: not the exception's class name
+    said = panel.error_label.text()
+    assert "1 of 11 designs" in said and "L2 = 0.05:" in said and "cannot be assembled" in said, said
+    assert "Error:" not in said, said
     with cf.ThreadPoolExecutor(1) as pool:
         core = run_job(sweep(panel.model, view.spec(), executor=pool))
     got, want = result.column("gravity:max"), core.column("gravity:max")

@@ -17,6 +17,7 @@ from ...explore.sweep import SweepAxis, SweepResult, SweepSpec, better_larger, c
 from ...model import Manipulator
 from ...model.parts import material_table, parts_of
 from ..compute import ComputeButton
+from ..job_runner import plain_message
 from .jobs import sweep_job
 from .base import ExploreView
 from .context import ExploreContext
@@ -277,9 +278,12 @@ class SweepView(ExploreView):
         self.show_key.blockSignals(False)
         self._draw()
         if result.errors:
-            first = next(iter(result.errors.values()))
+            k, first = next(iter(result.errors.items()))
+            axes = {axis.name: axis for axis in result.spec.axes}
+            design = ", ".join(f"{name} = {_value_text(axes[name], value) if name in axes else f'{value:.6g}'}"
+                               for name, value in result.designs[k].items())
             self.context.show_error(f"Sweep: {len(result.errors)} of {len(result.designs)} designs have no values "
-                                    f"(first: {first})")
+                                    f"(first, {design}: {plain_message(first)})")
         self.finished.emit(result)
 
     def _draw(self) -> None:
