@@ -2,10 +2,12 @@
 
 The caller asks for a model's equations in a form and never for its kind; the engine is chosen here:
 
-- the compact form: a mechanism whose coordinates are its tree's joints (a serial arm) gets its recursive forms
-  compiled (:func:`compiled_equations`, the same for every method); one whose loops leave passive joints gets its
-  numeric dynamics in the actuated coordinates at the state (:class:`~designer.numeric.closed.ClosedDynamics`, the
-  tree's recursions projected by W), which no method changes;
+- the compact form: numbers only, so :func:`evaluable` gives any mechanism's numeric dynamics at the state (a serial
+  arm's recursive Newton-Euler and composite rigid bodies; a closed chain's in the actuated coordinates,
+  :class:`~designer.numeric.closed.ClosedDynamics`, the tree's recursions projected by W), which no method changes
+  (a 30-link arm's symbolic recursive forms took some 28 s to compile for the same numbers). :func:`torques` with
+  a method, which asks for the derivation itself, still compiles a serial arm's recursive forms
+  (:func:`compiled_equations`, the same for every method);
 - the closed form: the method's printed matrices, derived by the caller (its budgets, its progress). Equations in
   the coordinates themselves are assembled and compiled; a closed chain's, which read the passive positions (and a
   nonlinear loop's named quantities), are evaluated as printed with the passive positions from the numeric closure
@@ -73,7 +75,9 @@ def evaluable(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
     module's docstring), called as ``(at, q, qd, qdd, q_tree)`` with ``at`` the numeric dynamics closed on the
     state's branch; ``closed_form()`` derives ``method``'s closed form as printed, called only for that form. A
     ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
-    src = _engine(dyn, model, method, form, closed_form, progress)
+    # the compact form: the numeric dynamics (any mechanism's; the method checked as _engine checks it)
+    src = None if Form(form) is Form.COMPACT and model.is_serial else _engine(dyn, model, method, form, closed_form,
+                                                                           progress)
     if src is None:
         return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
     if not hasattr(src, "tau_many"):   # a LoopEvaluator: the passive positions from the numeric closure
