@@ -103,10 +103,10 @@ def torques(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
 
 def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callable[[Progress], None] | None = None):
     """(q'', theta'', tau_s) of the elastic-joint model ``dyn`` (an :class:`~designer.numeric.elastic.ElasticDynamics`)
-    at one state, called as ``(q, theta, qd, thetad, tau_m)``: over ``method``'s compiled M, G and h with the rigid
-    joints' reflected rotors added and solved directly where the equations are written in the coordinates (a serial
-    arm), over the numeric dynamics in the actuated coordinates otherwise (a closed chain's, the same for every
-    method). A ValueError (ElasticModelError, MissingParameterError, a singular mass matrix) says why not."""
+    at one state, called as ``(q, theta, qd, thetad, tau_m)``: numbers only, so over the numeric dynamics of the
+    link side (a serial arm's recursions at the parameter values, a closed chain's in its actuated coordinates; the
+    same for every method: a closed chain's takes no other), the rigid joints' reflected rotors added. A ValueError
+    (ElasticModelError, a singular mass matrix) says why not."""
     import numpy as np
     from .elastic import ElasticArm
     link, joints = dyn.link, dyn.joints
@@ -114,8 +114,6 @@ def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callab
         raise ValueError("the elastic model of a closed chain evaluates its numeric projected dynamics, the same for "
                          "every method (no --method)")
     arm = ElasticArm(None, joints, link)   # the drive data checked: every elastic joint's rotor inertia
-    src = _engine(link, model, method, Form.COMPACT, _no_closed_form, progress)
-    E, N = joints.elastic, joints.gear
 
     def numeric(q, theta, qd, thetad, tau_m):
         try:
@@ -123,22 +121,4 @@ def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callab
         except np.linalg.LinAlgError:
             raise ValueError("the mass matrix is singular there") from None
         return qdd, thetadd, arm.spring(q, theta, qd, thetad)
-
-    def compiled(q, theta, qd, thetad, tau_m):
-        spring = arm.spring(q, theta, qd, thetad)
-        tau = N * tau_m
-        tau[E] = spring
-        with np.errstate(all="ignore"):
-            M = np.asarray(src.M(q)) + np.diag(joints.reflected)
-            rhs = tau - np.asarray(src.G(q)) - np.asarray(src.h(q, qd))
-            try:
-                qdd = np.linalg.solve(M, rhs)
-            except np.linalg.LinAlgError:
-                raise ValueError("the mass matrix is singular there") from None
-        return qdd, (tau_m[E] - spring / N[E]) / joints.rotor[E], spring
-
-    return numeric if src is None else compiled
-
-
-def _no_closed_form() -> Equations:
-    raise AssertionError("the compact form derives nothing here")
+    return numeric
