@@ -225,6 +225,7 @@ def codegen_control(args, derive, progress) -> int:
     from ..identification.code_plan import base_plan
     from ..dynamics.results import SimplifyMode
     from ..jobs import NEVER, Progress
+    from ..jobs.interrupt import interruptible
 
     if args.lang == "matlab" and not args.out:
         raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
@@ -239,13 +240,15 @@ def codegen_control(args, derive, progress) -> int:
         if args.parameters == "base":
             model = load_model(args.project)
             progress(Progress("base parameters"))
-            plan = base_plan(model, drives, only, token)   # a closed chain's: its closed-loop base parameters
+            with interruptible(token):   # stopped at the limit also inside one long sympy call (the plan is pure)
+                plan = base_plan(model, drives, only, token)   # a closed chain's: its closed-loop base parameters
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
             progress(Progress("common subexpressions"))
-            plan = full_plan(eq, args.form, drives, token, only)   # a linear closure's: its closed forms
+            with interruptible(token):
+                plan = full_plan(eq, args.form, drives, token, only)   # a linear closure's: its closed forms
     except UserError:   # already one line naming the project
         raise
     except (ValueError, MissingParameterError) as exc:

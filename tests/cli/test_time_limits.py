@@ -101,6 +101,33 @@ def test_codegen_checks_its_limit_inside_the_common_subexpressions(monkeypatch, 
     assert not out.exists() and not out.with_suffix(".h").exists()
 
 
+def test_codegen_stops_inside_a_long_call_without_checks(monkeypatch, capsys, tmp_path):
+    """The plan's passes include long sympy calls with no check (the peephole pass over a large tau): the limit
+    passing inside one (made long here) stops codegen there, with the one line and nothing written."""
+    import designer.codegen.plan as plan
+    state = {"expired": False, "finished": False}
+
+    class Budget(size.Deadline):
+        @property
+        def expired(self) -> bool:
+            return state["expired"]
+    monkeypatch.setattr(size, "Deadline", Budget)
+    polish = plan.polish
+
+    def long_polish(*args):
+        state["expired"] = True   # the limit passes now, inside the call
+        for _ in range(50_000_000):   # work without a check (a safety net: stopped long before its end)
+            pass
+        state["finished"] = True
+        return polish(*args)
+    monkeypatch.setattr(plan, "polish", long_polish)
+    out = tmp_path / "arm.c"
+    code, _, err = _run(capsys, "codegen", ROBOTS / "double_pendulum.json", "--lang", "c", "--out", out, "--quiet")
+    assert code == 2 and "stopped at common subexpressions" in err, err
+    assert state["expired"] and not state["finished"]
+    assert not out.exists() and not out.with_suffix(".h").exists()
+
+
 def test_a_linear_closures_closed_form_keeps_the_time_limit():
     """A parallelogram closes linearly: its closed form had no time budget at all (a large one ran minutes past
     --time-limit). Now auto falls back to the compact form and says why; closed refuses."""
