@@ -246,6 +246,7 @@ def codegen_control(args, derive, progress) -> int:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
+            args.derived_form = eq.form.value   # what a time limit's message suggests instead depends on it
             progress(Progress("common subexpressions"))
             with interruptible(token):
                 plan = full_plan(eq, args.form, drives, token, only)   # a linear closure's: its closed forms

@@ -236,7 +236,12 @@ class _Reached:
 def _instead(args) -> str:
     """What to ask for when codegen runs out of time: a smaller job, or the numeric engine."""
     ways = []
-    if args.form != "compact" or not args.compact_asked:
+    # --form compact helps where the closed form was asked for (--form derived) or is a closed chain's default and
+    # was being derived or written; not where the compact form is what ran out (a serial arm's default, a closed
+    # chain's after its closed form gave way)
+    closed_default = not args.compact_asked and getattr(args, "derived_form", None) != "compact" \
+        and not load_model(args.project).is_serial
+    if args.form == "derived" or closed_default:
         ways.append("--form compact (a closed chain's recursive form)")
     if not getattr(args, "functions", None):
         ways.append("--functions tau,M,G,h (no Coriolis matrix or regressor)")

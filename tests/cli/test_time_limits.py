@@ -81,7 +81,9 @@ def test_codegen_past_its_limit_says_so_in_one_line_and_writes_nothing(capsys, t
     assert code == 2 and not text
     assert len(err.strip().splitlines()) == 1, err
     assert "codegen did not finish within 1e-09 s (--time-limit" in err
-    assert "--form compact" in err and "--functions" in err and "--time-limit 0" in err
+    assert "--functions" in err and "--time-limit 0" in err
+    # the compact form is the way out where the closed form was being derived, not where it is the default
+    assert ("--form compact" in err) is (robot == "palletizer_parallelogram")
     assert not out.exists() and not out.with_suffix(".h").exists()
 
 
