@@ -118,7 +118,7 @@ def test_codegen_stops_inside_a_long_call_without_checks(monkeypatch, capsys, tm
 
     def long_polish(*args):
         state["expired"] = True   # the limit passes now, inside the call
-        for _ in range(50_000_000):   # work without a check (a safety net: stopped long before its end)
+        for _ in range(200_000_000):   # work without a check (a safety net: stopped long before its end)
             pass
         state["finished"] = True
         return polish(*args)
@@ -181,7 +181,7 @@ def test_a_closed_form_stops_inside_a_step_without_checks(monkeypatch):
 
     def long_det_adj(tr, A):
         state["expired"] = True   # the limit passes now, inside the step
-        for _ in range(50_000_000):   # work without a check (a safety net: stopped long before its end)
+        for _ in range(200_000_000):   # work without a check (a safety net: stopped long before its end)
             pass
         state["finished"] = True
         return det_adj(tr, A)
