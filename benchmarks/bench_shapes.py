@@ -6,7 +6,9 @@ Timed: ``load_dynamics`` and its first M (the engine's flat numpy code generated
 one state's M, G and h (the numeric engine, medians of R runs) against Pinocchio's crba and two rnea calls on the
 same state, the ratio ours / peer; a passive fall of 0.2 s (``simulate``, DOP853 at the default tolerances); and
 the symbolic side: ``derive`` in the compact (recursive) form, and the size estimate that makes the closed form
-give way to it. The errors of M, G, h against Pinocchio are printed beside.
+give way to it. The errors of M, G, h against Pinocchio are printed beside. Last, what ``eval`` (compact form)
+spends before its first numbers: the numeric engine it uses now against the compiled symbolic recursive form it
+used before (``compiled_equations``), both in this run, and their difference.
 """
 
 from __future__ import annotations
@@ -67,11 +69,36 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     eq = derive(model, form=Form.AUTO)
     derived = time.perf_counter() - t0
+    # what `eval` (compact form) does before its first number: the numeric engine now, the old path compiled the
+    # symbolic recursive forms (compiled_equations), both from the model and each followed by one state's tau, M,
+    # G, h; then one state's evaluation by each
+    from designer.numeric.evaluable import compiled_equations, evaluable
+    qdd = rng.normal(size=model.n)
+
+    def numeric_eval():
+        d = load_dynamics(model, springs=False)
+        src = evaluable(d, model, "lagrange", "compact", lambda: None)
+        return src, d.following(q)
+    t0 = time.perf_counter()
+    src, at = numeric_eval()
+    now = src(at, q, qd, qdd, q)
+    setup_new = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    comp = compiled_equations(model, "lagrange")
+    old = {"tau": comp.tau(q, qd, qdd), "M": comp.M(q), "G": comp.G(q), "h": comp.h(q, qd)}
+    setup_old = time.perf_counter() - t0
+    state_new = _median(lambda: src(at, q, qd, qdd, q), args.runs)
+    state_old = _median(lambda: (comp.tau(q, qd, qdd), comp.M(q), comp.G(q), comp.h(q, qd)), args.runs)
+    apart = max(float(np.abs(np.asarray(now[k]) - np.asarray(old[k])).max() / np.abs(np.asarray(old[k])).max())
+                for k in old)
     print(f"30-link arm: load_dynamics + first M {first * 1e3:.0f} ms")
     print(f"one state's M, G, h: ours {ours * 1e3:.3f} ms, Pinocchio {peer * 1e3:.3f} ms, ratio {ours / peer:.1f}")
     print(f"relative errors against Pinocchio: M {errors[0]:.1e}, G {errors[1]:.1e}, h {errors[2]:.1e}")
     print(f"passive fall of 0.2 s: {fall:.2f} s wall, {run.steps} steps, {run.method}")
     print(f"derive (auto): {derived:.1f} s, the {eq.form.value} form (the closed form's size estimate is too large)")
+    print(f"eval (compact) to its first state: numeric engine {setup_new:.2f} s, compiled symbolic form (the old "
+          f"path) {setup_old:.1f} s, ratio {setup_old / setup_new:.0f}; one state's tau, M, G, h: "
+          f"{state_new * 1e3:.3f} ms against {state_old * 1e3:.3f} ms; largest relative difference {apart:.1e}")
     return 0
 
 

@@ -224,7 +224,8 @@ def codegen_control(args, derive, progress) -> int:
     from ..codegen.files import code_files, full_plan, parse_functions
     from ..identification.code_plan import base_plan
     from ..dynamics.results import SimplifyMode
-    from ..jobs import Progress
+    from ..jobs import NEVER, Progress
+    from ..jobs.interrupt import interruptible
 
     if args.lang == "matlab" and not args.out:
         raise UserError("codegen --lang matlab: give --out DIRECTORY for the .m files")
@@ -234,17 +235,21 @@ def codegen_control(args, derive, progress) -> int:
     except ValueError as exc:
         raise UserError(f"codegen --functions: {exc}") from None
     args.only = only   # parsed once: the compact derivation reads it too
+    token = getattr(args, "deadline", None) or NEVER   # codegen's --time-limit (cmd_codegen says what ran out)
     try:
         if args.parameters == "base":
             model = load_model(args.project)
             progress(Progress("base parameters"))
-            plan = base_plan(model, drives, only)   # a closed chain's: its closed-loop base parameters
+            with interruptible(token):   # stopped at the limit also inside one long sympy call (the plan is pure)
+                plan = base_plan(model, drives, only, token)   # a closed chain's: its closed-loop base parameters
         else:
             if args.form == "compact":
                 args.simplify = SimplifyMode.OFF.value
             eq = derive(args, progress)
+            args.derived_form = eq.form.value   # what a time limit's message suggests instead depends on it
             progress(Progress("common subexpressions"))
-            plan = full_plan(eq, args.form, drives, only=only)   # a linear closure's: its closed forms
+            with interruptible(token):
+                plan = full_plan(eq, args.form, drives, token, only)   # a linear closure's: its closed forms
     except UserError:   # already one line naming the project
         raise
     except (ValueError, MissingParameterError) as exc:

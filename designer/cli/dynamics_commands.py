@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +20,9 @@ _FORMATS = ("json", "latex", "markdown", "html")
 METHODS = ("lagrange", "newton-euler", "dalembert")
 SIMPLIFY_MODES = ("off", "fast", "full")
 FORMS = ("auto", "closed", "compact")
+#: codegen's default --time-limit, for the whole run (derivation, common subexpressions, writing): a 7-joint
+#: arm's code takes seconds, a closed chain of 19 links' compact code minutes (docs/codegen.md)
+CODEGEN_SECONDS = 300.0
 _BY_SUFFIX = {".json": "json", ".tex": "latex", ".md": "markdown", ".markdown": "markdown", ".html": "html",
               ".htm": "html"}
 
@@ -70,7 +72,10 @@ def register(sub) -> None:
     p.add_argument("--method", choices=methods, default="lagrange",
                    help="derivation used with --form derived (default lagrange)")
     p.add_argument("--simplify", choices=SIMPLIFY_MODES, default="fast")
-    add_budget_options(p)   # for --form derived
+    add_budget_options(p, time_help=f"give up when the code is not written within this many seconds in all "
+                                    f"(default {CODEGEN_SECONDS:g}; 0: no limit); a closed chain's closed form is "
+                                    f"tried for at most 30 s of them (then its compact form), except with --form "
+                                    f"derived, which may take them all")
     p.add_argument("--prefix", help="C function name prefix (default: from the model name)")
     p.add_argument("--drives", action="store_true",
                    help="add the project's drive terms: N^2 Jm on the diagonal of M, N^2 Jm qdd and viscous and "
@@ -92,7 +97,7 @@ def _derive(args, progress) -> Equations:
     model = load_model(args.project)
     form = getattr(args, "form", Form.AUTO.value)
     form = Form(Form.CLOSED.value if form == "derived" else form)  # codegen --form derived: the closed forms
-    return _derived(args, form, lambda: derive_closed(args, model, progress, form))
+    return _derived(args, form, lambda: derive_closed(args, model, progress, form, getattr(args, "deadline", None)))
 
 
 def _compact(args, progress) -> Equations:
@@ -102,16 +107,15 @@ def _compact(args, progress) -> Equations:
     from ..codegen.files import graphs_for
     from ..dynamics.engine import AUTO_LIMIT, code_equations_job
     from ..dynamics.results import Form, Method, SimplifyMode
-    from ..jobs import run
+    from ..jobs import NEVER, run
 
     model = load_model(args.project)
     need = graphs_for(getattr(args, "only", None))  # codegen --functions: only the graphs those read
     form = Form.COMPACT if getattr(args, "compact_asked", False) else None
-    seconds = getattr(args, "time_limit", None)
+    deadline = getattr(args, "deadline", None)   # codegen's --time-limit, for the whole run
     return _derived(args, form, lambda: run(code_equations_job(
-        model, Method(args.method), SimplifyMode(args.simplify), form, need,
-        max_terms=getattr(args, "max_terms", None) or AUTO_LIMIT,
-        time_limit=math.inf if seconds == 0 else seconds), progress))
+        model, Method(args.method), SimplifyMode(args.simplify), form, need, token=deadline or NEVER,
+        max_terms=getattr(args, "max_terms", None) or AUTO_LIMIT), progress, deadline))
 
 
 def _derived(args, form: Form | None, make: Callable[[], Equations]) -> Equations:
@@ -188,9 +192,58 @@ def _with_base_parameters(text: str, fmt: str, model, where: str) -> str:
 
 
 def cmd_codegen(args) -> int:
+    """``codegen`` within its --time-limit (:data:`CODEGEN_SECONDS` by default): the derivation and the common
+    subexpressions check it in their loops; on expiry one line says where it stopped and what to ask for instead,
+    and nothing is written (the files are written at the end)."""
+    from ..dynamics.size import Deadline
+    from ..jobs import Cancelled
     from .control_commands import codegen_control
 
     args.compact_asked = args.form == "compact"   # a closed chain's compact form, asked for by name
     args.form = args.form or "compact"
-    with job_bar(args.quiet, desc="codegen") as progress:
-        return codegen_control(args, _compact if args.form == "compact" else _derive, progress)
+    seconds = CODEGEN_SECONDS if args.time_limit is None else args.time_limit
+    args.deadline = Deadline(seconds=None if seconds == 0 else seconds)
+    with job_bar(args.quiet, desc="codegen") as bar:
+        progress = _Reached(bar)
+        try:
+            return codegen_control(args, _compact if args.form == "compact" else _derive, progress)
+        except Cancelled:
+            if not args.deadline.expired:
+                raise
+    raise UserError(f"{args.project}: codegen did not finish within {seconds:g} s (--time-limit; stopped at "
+                    f"{progress.where()}): the mechanism is too large for code in this form; "
+                    + _instead(args)) from None
+
+
+class _Reached:
+    """A progress callback that remembers the last step (where a time limit stopped the run)."""
+
+    def __init__(self, feed: Callable):
+        self.feed, self.last = feed, None
+
+    def __call__(self, step) -> None:
+        self.last = step
+        self.feed(step)
+
+    def done(self) -> None:
+        """Nothing to finish (the bar goes with its ``with`` block)."""
+
+    def where(self) -> str:
+        step = self.last
+        return ", ".join(t for t in (step.stage, step.detail) if t) if step is not None else "the start"
+
+
+def _instead(args) -> str:
+    """What to ask for when codegen runs out of time: a smaller job, or the numeric engine."""
+    ways = []
+    # --form compact helps where the closed form was asked for (--form derived) or is a closed chain's default and
+    # was being derived or written; not where the compact form is what ran out (a serial arm's default, a closed
+    # chain's after its closed form gave way)
+    closed_default = not args.compact_asked and getattr(args, "derived_form", None) != "compact" \
+        and not load_model(args.project).is_serial
+    if args.form == "derived" or closed_default:
+        ways.append("--form compact (a closed chain's recursive form)")
+    if not getattr(args, "functions", None):
+        ways.append("--functions tau,M,G,h (no Coriolis matrix or regressor)")
+    ways.append("the numeric engine ('eval', 'torques', 'simulate') for numbers")
+    return "try " + ", or ".join(ways) + "; or --time-limit 0 to wait without limit"

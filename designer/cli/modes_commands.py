@@ -232,8 +232,8 @@ def _elastic_states(path: str, n: int, m: int) -> list[dict[str, np.ndarray]]:
 
 def cmd_eval_elastic(args) -> int:
     """q'' and theta'' (and the springs' torques) of any mechanism's elastic joints at each state
-    (:func:`~designer.numeric.evaluable.elastic_accelerations`: over the equations ``--method`` derives, compiled,
-    or a closed chain's numeric dynamics in its actuated coordinates, named by their links)."""
+    (:func:`~designer.numeric.evaluable.elastic_accelerations`: over the numeric dynamics of the link side, a closed
+    chain's in its actuated coordinates, named by their links)."""
     import numpy as np
     from ..numeric.evaluable import elastic_accelerations
     from .control_commands import elastic_dynamics

@@ -23,8 +23,9 @@ FORMS = ["compact", "closed"]
 #: simulate --method: auto (numeric.integrate.choose_method) or one of numeric.integrate.SOLVERS (named here: the
 #: numeric layer is not imported before a command runs)
 INTEGRATORS = ["auto", "DOP853", "RK45", "RK23", "Radau", "BDF", "LSODA"]
-_FORM_HELP = ("compact (default): the recursive Newton-Euler and composite-rigid-body graphs, the same for every "
-              "--method (which then changes nothing); closed: the expanded matrices --method's report prints "
+_FORM_HELP = ("compact (default): the recursive Newton-Euler and composite-rigid-body algorithms (eval: numeric, at "
+              "the parameter values; torques: the graphs compiled), the same for every --method (which then changes "
+              "nothing); closed: the expanded matrices --method's report prints "
               "('derive --form closed': lagrange M, B, C, G; newton-euler tau; dalembert D, H, G), evaluated as "
               "printed with the parameter values put in, to check a report against")
 

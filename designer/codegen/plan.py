@@ -30,7 +30,7 @@ from .prepare import hoist
 
 if TYPE_CHECKING:
     from ..dynamics.closed_compact import ClosedCompact
-from ..graphs.cse import cse_graph, drop_unused, ordered_assignments, polish
+from ..graphs.cse import cse_graph, drop_unused, graph_symbols, ordered_assignments, polish
 
 __all__ = ["CodePlan", "CodeFunction", "CodeForm", "plan_code", "plan_code_job", "CLOSED_COMPACT_FUNCTIONS",
            "FUNCTION_ARGS", "plan_function", "compact_tau_function", "temp_prefix", "is_symmetric", "comment_text"]
@@ -412,16 +412,16 @@ def closed_compact_plan_job(eq: Equations, drives: bool = False, values: Mapping
         mats["regressor"] = compact_regressor(cc, drives, token)
         drive_doc = compact_drive_doc(cc) if drives else ""
     if values:
-        every = set().union(*(sp.sympify(v).free_symbols for _, v in steps))
+        every = graph_symbols([v for _, v in steps])
         subs = {s: sp.Float(values[s.name], 17) for s in every if s.name in values}
         steps = [(s, _substitute(sp.Matrix([v]), subs)[0]) for s, v in steps]
-        every = set().union(*(m.free_symbols for m in mats.values() if m is not None))
+        every = graph_symbols([e for m in mats.values() if m is not None for e in m])
         subs.update({s: sp.Float(values[s.name], 17) for s in every if s.name in values})
         mats = {k: None if m is None else _substitute(m, subs) for k, m in mats.items()}
     names_read = set(parameter_names(cc))
     if "regressor" in mats:   # geometry only the regressor reads (a massless bar's length): more inputs
         defined = {s for s, _ in steps} | set(cc.inputs) | {*model.q, *model.qd, *model.qdd}
-        names_read |= {s.name for s in mats["regressor"].free_symbols if s not in defined}
+        names_read |= {s.name for s in graph_symbols(list(mats["regressor"])) if s not in defined}
     ordered = sorted(name for name in names_read if name not in (values or {}))
     names = set(ordered)
     index = {name: k for k, name in enumerate(ordered)}

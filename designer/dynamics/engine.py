@@ -122,9 +122,9 @@ def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode,
                      form: Form, nonlinear: bool = True, time_limit: float | None = None,
                      max_terms: int | None = None) -> Job[Equations]:
     """A closed chain: compact, the tree's recursion with the projection as steps (closed_compact.py);
-    closed, the closed form of a linear closure (closed_form.py), else (``nonlinear``) the closed form in
-    the actuated joints and named loop quantities (closed_nonlinear.py); auto, a closed form where there
-    is one within ``time_limit`` (None: :data:`AUTO_SECONDS`), else the compact form
+    closed, the closed form of a linear closure (closed_form.py; within ``time_limit`` as a nonlinear one's),
+    else (``nonlinear``) the closed form in the actuated joints and named loop quantities (closed_nonlinear.py);
+    auto, a closed form where there is one within ``time_limit`` (None: :data:`AUTO_SECONDS`), else the compact form
     (``extras["no_closed_form"]``, ``extras["too_slow"]`` or ``extras["too_large"]`` says why). The
     nonlinear closed form's tau_i may have at most ``max_terms`` terms (counted once derived: no bound
     is known beforehand; closed: ExpansionTooLarge above it). ``nonlinear`` False (code generation): a
@@ -135,12 +135,18 @@ def closed_chain_job(model: Manipulator, method: Method, simplify: SimplifyMode,
     from .closed_nonlinear import nonlinear_equations_job
     if form is Form.COMPACT:
         return (yield from closed_compact_equations_job(model, method, token))
-    try:
-        return (yield from closed_chain_equations_job(model, method, simplify, token))
+    try:   # a linear closure's closed form under the same budget as a nonlinear one's (a large one takes minutes)
+        eq, too_slow = yield from _within_budget(
+            lambda budget: closed_chain_equations_job(model, method, simplify, budget), token, form, time_limit)
     except NotLinearClosure as exc:
         if form is Form.CLOSED and not nonlinear:
             raise
         why = str(exc)
+    else:
+        if too_slow is None:
+            return eq
+        eq = yield from closed_compact_equations_job(model, method, token)
+        return replace(eq, extras={**eq.extras, "too_slow": too_slow})
     extras: dict = {"no_closed_form": why}
     if nonlinear:
         try:
@@ -174,7 +180,7 @@ def _within_budget(make_job: Callable[[CancelToken], Job[Any]], token: CancelTok
     budget = Deadline(token, None if seconds is None or seconds == math.inf else seconds)
     reached: list[Progress] = []
     try:
-        return (yield from _watched(make_job(budget), reached)), None
+        return (yield from _watched(make_job(budget), reached, budget)), None
     except Cancelled:
         if token.cancelled or not budget.expired:
             raise
@@ -184,11 +190,16 @@ def _within_budget(make_job: Callable[[CancelToken], Job[Any]], token: CancelTok
         return None, (budget.seconds, stage)
 
 
-def _watched(job: Job[Any], reached: list[Progress]) -> Job[Any]:
-    """``job``, keeping its last progress in ``reached`` (the step a time budget stopped it at)."""
+def _watched(job: Job[Any], reached: list[Progress], budget: CancelToken = NEVER) -> Job[Any]:
+    """``job``, keeping its last progress in ``reached`` (the step a time budget stopped it at); each of its steps
+    stops within :data:`~designer.jobs.interrupt.POLL` seconds of ``budget`` running out, also inside one ring
+    product or list of them with no ``check()`` (a random spatial loop's W numerators ran 400 s past a 20 s
+    limit in one step)."""
+    from ..jobs.interrupt import interruptible
     while True:
         try:
-            progress = next(job)
+            with interruptible(budget):
+                progress = next(job)
         except StopIteration as stop:
             return stop.value
         reached[:] = [progress]

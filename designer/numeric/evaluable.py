@@ -2,10 +2,12 @@
 
 The caller asks for a model's equations in a form and never for its kind; the engine is chosen here:
 
-- the compact form: a mechanism whose coordinates are its tree's joints (a serial arm) gets its recursive forms
-  compiled (:func:`compiled_equations`, the same for every method); one whose loops leave passive joints gets its
-  numeric dynamics in the actuated coordinates at the state (:class:`~designer.numeric.closed.ClosedDynamics`, the
-  tree's recursions projected by W), which no method changes;
+- the compact form: numbers only, so :func:`evaluable` gives any mechanism's numeric dynamics at the state (a serial
+  arm's recursive Newton-Euler and composite rigid bodies; a closed chain's in the actuated coordinates,
+  :class:`~designer.numeric.closed.ClosedDynamics`, the tree's recursions projected by W), which no method changes
+  (a 30-link arm's symbolic recursive forms took some 28 s to compile for the same numbers). :func:`torques` with
+  a method, which asks for the derivation itself, still compiles a serial arm's recursive forms
+  (:func:`compiled_equations`, the same for every method);
 - the closed form: the method's printed matrices, derived by the caller (its budgets, its progress). Equations in
   the coordinates themselves are assembled and compiled; a closed chain's, which read the passive positions (and a
   nonlinear loop's named quantities), are evaluated as printed with the passive positions from the numeric closure
@@ -73,7 +75,9 @@ def evaluable(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
     module's docstring), called as ``(at, q, qd, qdd, q_tree)`` with ``at`` the numeric dynamics closed on the
     state's branch; ``closed_form()`` derives ``method``'s closed form as printed, called only for that form. A
     ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
-    src = _engine(dyn, model, method, form, closed_form, progress)
+    # the compact form: the numeric dynamics (any mechanism's; the method checked as _engine checks it)
+    src = None if Form(form) is Form.COMPACT and model.is_serial else _engine(dyn, model, method, form, closed_form,
+                                                                           progress)
     if src is None:
         return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
     if not hasattr(src, "tau_many"):   # a LoopEvaluator: the passive positions from the numeric closure
@@ -99,10 +103,10 @@ def torques(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
 
 def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callable[[Progress], None] | None = None):
     """(q'', theta'', tau_s) of the elastic-joint model ``dyn`` (an :class:`~designer.numeric.elastic.ElasticDynamics`)
-    at one state, called as ``(q, theta, qd, thetad, tau_m)``: over ``method``'s compiled M, G and h with the rigid
-    joints' reflected rotors added and solved directly where the equations are written in the coordinates (a serial
-    arm), over the numeric dynamics in the actuated coordinates otherwise (a closed chain's, the same for every
-    method). A ValueError (ElasticModelError, MissingParameterError, a singular mass matrix) says why not."""
+    at one state, called as ``(q, theta, qd, thetad, tau_m)``: numbers only, so over the numeric dynamics of the
+    link side (a serial arm's recursions at the parameter values, a closed chain's in its actuated coordinates; the
+    same for every method: a closed chain's takes no other), the rigid joints' reflected rotors added. A ValueError
+    (ElasticModelError, a singular mass matrix) says why not."""
     import numpy as np
     from .elastic import ElasticArm
     link, joints = dyn.link, dyn.joints
@@ -110,8 +114,6 @@ def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callab
         raise ValueError("the elastic model of a closed chain evaluates its numeric projected dynamics, the same for "
                          "every method (no --method)")
     arm = ElasticArm(None, joints, link)   # the drive data checked: every elastic joint's rotor inertia
-    src = _engine(link, model, method, Form.COMPACT, _no_closed_form, progress)
-    E, N = joints.elastic, joints.gear
 
     def numeric(q, theta, qd, thetad, tau_m):
         try:
@@ -119,22 +121,4 @@ def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callab
         except np.linalg.LinAlgError:
             raise ValueError("the mass matrix is singular there") from None
         return qdd, thetadd, arm.spring(q, theta, qd, thetad)
-
-    def compiled(q, theta, qd, thetad, tau_m):
-        spring = arm.spring(q, theta, qd, thetad)
-        tau = N * tau_m
-        tau[E] = spring
-        with np.errstate(all="ignore"):
-            M = np.asarray(src.M(q)) + np.diag(joints.reflected)
-            rhs = tau - np.asarray(src.G(q)) - np.asarray(src.h(q, qd))
-            try:
-                qdd = np.linalg.solve(M, rhs)
-            except np.linalg.LinAlgError:
-                raise ValueError("the mass matrix is singular there") from None
-        return qdd, (tau_m[E] - spring / N[E]) / joints.rotor[E], spring
-
-    return numeric if src is None else compiled
-
-
-def _no_closed_form() -> Equations:
-    raise AssertionError("the compact form derives nothing here")
+    return numeric

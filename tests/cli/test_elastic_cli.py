@@ -68,11 +68,22 @@ def test_linearize_elastic_about_the_hanging_arm_is_a_conservative_oscillator(tm
     assert np.abs(eig[:, 0]).max() < 1e-6 * np.abs(eig[:, 1]).max() and np.abs(eig[:, 1]).max() > 10
 
 
-def test_eval_elastic_over_the_derived_equations_matches_the_numeric_engine(tmp_path, capsys):
+def test_eval_elastic_matches_pinocchios_link_side(tmp_path, capsys, monkeypatch):
+    """eval --elastic gives numbers from the numeric engine (compiling the symbolic form is refused here): the link
+    side solved over Pinocchio's M, G, h with the rigid joints' N^2 Jm on M's diagonal, the motor side
+    Jm theta'' = tau_m - tau_s / N (the spring torque tau_s the model's own)."""
+    import designer.numeric.evaluable as evaluable
     from designer.numeric.elastic import ElasticArm, elastic_joints
+
+    def refused(*args, **kwargs):
+        raise AssertionError("eval --elastic compiled the symbolic form to give numbers")
+    monkeypatch.setattr(evaluable, "compiled_equations", refused)
     path = _path(tmp_path)
     model = _elastic_two_link()
-    ours = ElasticArm(NumericArm.from_model(model), elastic_joints(model))
+    joints = elastic_joints(model)
+    ours = ElasticArm(NumericArm.from_model(model), joints)
+    peer = PinArm(NumericArm.from_model(model))
+    E = joints.elastic
     rng = np.random.default_rng(4)
     ys, us = rng.normal(size=(3, ours.size)), rng.normal(size=(3, 2))
     states = [{"q": y[:2].tolist(), "theta": y[2:4].tolist(), "qd": y[4:6].tolist(), "thetad": y[6:].tolist(),
@@ -83,7 +94,12 @@ def test_eval_elastic_over_the_derived_equations_matches_the_numeric_engine(tmp_
                      "--method", method, "--quiet"]) == 0
         out = json.loads(capsys.readouterr().out)
         for r, y, u in zip(out["results"], ys, us):
-            qdd, thdd = ours.accelerations(y, u)
+            q, theta, qd, thetad = y[:2], y[2:4], y[4:6], y[6:]
+            spring = ours.spring(q, theta, qd, thetad)
+            tau = joints.gear * u
+            tau[E] = spring
+            qdd = np.linalg.solve(peer.M(q) + np.diag(joints.reflected), tau - peer.G(q) - peer.h(q, qd))
+            thdd = (u[E] - spring / joints.gear[E]) / joints.rotor[E]
             np.testing.assert_allclose(r["qdd"], qdd, rtol=1e-9, atol=1e-9)
             np.testing.assert_allclose(r["thetadd"], thdd, rtol=1e-9, atol=1e-9)
     (tmp_path / "bad.json").write_text(json.dumps({"states": [{"q": [0, 0], "qd": [0, 0], "theta": [1]}]}))
