@@ -135,7 +135,8 @@ def _row_choice(model: Manipulator, pas: list[int]):
             if np.linalg.norm(v) > best_norm:
                 best, best_norm, best_vec = r, float(np.linalg.norm(v)), v
         if best < 0:
-            raise ClosedCompactError("the loops do not determine the passive joints at the nominal pose")
+            raise ClosedCompactError("the loops do not determine the passive joints at the reference pose "
+                                     "(every actuated joint 0, the loops closed; docs/closed-chains.md)")
         chosen.append(best)
         basis.append(best_vec / best_norm)
     A = J[chosen].copy()

@@ -321,7 +321,9 @@ def _rank_problems(tree: TreeArm, q0) -> list[Problem]:
     if tree.passive and np.linalg.matrix_rank(Jp, tol=SINGULAR * max(1.0, np.abs(J).max())) < len(tree.passive):
         out.append(Problem(Severity.ERROR, "loops", "the loops do not determine the passive joints "
                            + ", ".join(f"q{i + 1}" for i in tree.passive)
-                           + " at the nominal pose (choose other joints to actuate)"))
+                           + (" at the assembled pose (every actuated joint 0)" if np.any(np.asarray(q0) != 0)
+                              else " at the nominal pose (every joint 0)")
+                           + " (choose other joints to actuate)"))
     return out
 
 
