@@ -127,16 +127,15 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
     q = np.array(q0, dtype=float)
     shift = 0.0 if target is None else target
 
-    def res(x):
-        return tree.loop_terms(x).residual - shift
-    r = res(q)
+    terms = tree.loop_terms(q)   # at q: its residual, and the Jacobian of the next step
+    r = terms.residual - shift
     cost = float(r @ r)
     lam = 1e-3
     slow = 0
     for _ in range(ASSEMBLY_STEPS):
         if not np.isfinite(cost) or np.abs(r).max(initial=0.0) <= tol:
             break
-        J = tree.loop_terms(q).jacobian[:, pas]
+        J = terms.jacobian[:, pas]
         A, g = J.T @ J, J.T @ r
         scale = np.diag(A) + 1e-12 * max(1.0, float(np.abs(A).max(initial=0.0)))
         improved = False
@@ -144,11 +143,12 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
             step = np.linalg.solve(A + lam * np.diag(scale), -g)
             trial = q.copy()
             trial[pas] += step
-            r_new = res(trial)
+            trial_terms = tree.loop_terms(trial)
+            r_new = trial_terms.residual - shift
             cost_new = float(r_new @ r_new)
             if np.isfinite(cost_new) and cost_new < cost:
                 improved = True
-                q, r, lam = trial, r_new, max(lam / 4, 1e-12)
+                q, r, terms, lam = trial, r_new, trial_terms, max(lam / 4, 1e-12)
                 break
             lam *= 4
         slow = slow + 1 if improved and cost - cost_new <= 1e-4 * cost else 0
@@ -222,15 +222,17 @@ def _from_starts(tree: TreeArm, best: np.ndarray, tol: float, size: float) -> np
     pas = list(tree.passive)
     revolute = np.asarray(tree.arm.revolute, dtype=bool)[pas]
     rng = np.random.default_rng(0)
+    best_gap = _worst(tree, best)
     for _ in range(ASSEMBLY_STARTS):
         start = np.zeros(tree.n)
         start[pas] = np.where(revolute, rng.uniform(-np.pi, np.pi, len(pas)), rng.uniform(-0.5, 0.5, len(pas)) * size)
         q = _passive_least_squares(tree, start, None, tol)
-        if _closed(tree, q, tol):
+        gap = _worst(tree, q)
+        if _closes(gap, tol):
             q[pas] = np.where(revolute, (q[pas] + np.pi) % (2 * np.pi) - np.pi, q[pas])
             return q
-        if _worst(tree, q) < _worst(tree, best):
-            best = q
+        if gap < best_gap:
+            best, best_gap = q, gap
     return best
 
 
@@ -261,8 +263,13 @@ def _worst(tree: TreeArm, q) -> float:
     return float(np.abs(r).max(initial=0.0)) if np.all(np.isfinite(r)) else np.inf
 
 
+def _closes(gap: float, tol: float) -> bool:
+    """Whether a largest loop residual ``gap`` (:func:`_worst`) counts as closed."""
+    return gap <= tol * ASSEMBLED / TOL
+
+
 def _closed(tree: TreeArm, q, tol: float) -> bool:
-    return _worst(tree, q) <= tol * ASSEMBLED / TOL
+    return _closes(_worst(tree, q), tol)
 
 
 def loop_joints(tree: TreeArm, k: int) -> list[int]:
