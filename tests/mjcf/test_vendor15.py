@@ -220,14 +220,8 @@ def test_rounded_vendor_mjcf(name, digits, as_written, tmp_path):
     """The file rounded to ``digits`` significant digits imports; equals MuJoCo on the rounded file
     (with its angles within 1e-5 rad of a multiple of pi/12 written in full; ``literal`` as written)
     to 1e-12, and lies within the rounding's reach of MuJoCo on the original."""
-    from tests.support.rounding import significant
-    text = (FOLDER / name).read_text()
-    rounded = tmp_path / "rounded.xml"
-    rounded.write_text(significant(text, digits))
-    exact = tmp_path / "exact.xml"
-    exact.write_text(exact_mjcf(rounded.read_text()))
-    original = tmp_path / "original.xml"
-    original.write_text(exact_mjcf(text))
+    from tests.support.rounding import rounded_files
+    rounded, exact, original = rounded_files((FOLDER / name).read_text(), digits, exact_mjcf, tmp_path, ".xml")
     report = import_mjcf(rounded)
     worst, pose = compare_with_mujoco(report.model, MujocoChain(exact, report.chain.joints, report.chain.dropped),
                                       report.chain.tip)

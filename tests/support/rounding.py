@@ -5,6 +5,8 @@ exported vendor file may write them. Names, versions, integers, element text and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 _NUMBER = re.compile(r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 _ATTRIBUTE = re.compile(r'([\w:]+)="([^"]*)"')
@@ -24,3 +26,15 @@ def significant(text: str, digits: int) -> str:
         return a.group(0) if a.group(1) in _KEPT else f'{a.group(1)}="{_NUMBER.sub(number, a.group(2))}"'
 
     return (head or "") + _ATTRIBUTE.sub(attribute, rest)
+
+
+def rounded_files(text: str, digits: int, exact: Callable[[str], str], folder: Path,
+                  suffix: str) -> tuple[Path, Path, Path]:
+    """A vendor file's text rounded to ``digits`` significant digits, written in ``folder`` as the three files a
+    rounded-file test reads: (the rounded file, the reference's reading of it: ``exact`` of the rounded text, the
+    reference's reading of the original: ``exact`` of ``text``)."""
+    rounded, exact_rounded, original = (folder / f"{name}{suffix}" for name in ("rounded", "exact", "original"))
+    rounded.write_text(significant(text, digits))
+    exact_rounded.write_text(exact(rounded.read_text()))
+    original.write_text(exact(text))
+    return rounded, exact_rounded, original

@@ -284,14 +284,9 @@ def test_rounded_vendor_urdf(relative, args, digits, tolerance, warned, tmp_path
     (with the angles within 1e-5 rad of a multiple of pi/12 written in full, as the import reads them;
     ``literal`` on the file as written); lies within the rounding's reach of the original file's
     dynamics; a 1.57 written for pi/2 (8e-4 rad off) is kept as written, not read as pi/2."""
-    from tests.support.rounding import significant
+    from tests.support.rounding import rounded_files
     text = shipped_urdf(relative, args) if relative.endswith(".xacro") else (FOLDER / relative).read_text()
-    rounded = tmp_path / "rounded.urdf"
-    rounded.write_text(significant(text, digits))
-    exact = tmp_path / "exact.urdf"
-    exact.write_text(exact_urdf(rounded.read_text()))
-    original = tmp_path / "original.urdf"
-    original.write_text(exact_urdf(text))
+    rounded, exact, original = rounded_files(text, digits, exact_urdf, tmp_path, ".urdf")
     report = import_file(rounded)
     arm = NumericArm.from_model(report.model)
     worst, pose = compare_with_pinocchio(arm, PinChain(exact, report.chain.joints), report.chain.tip, states=40)
