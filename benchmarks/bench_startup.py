@@ -27,6 +27,11 @@ Every figure is a fresh process, timed from just before it is started to the mom
   and takes that import's time off its clock: what taking sympy out of the start altogether would give, the
   rest of the start being as it is (what is left is the window's own work: its modules, pyqtgraph's, the window
   built and the project shown).
+- with ``--floor``, also ``the floor``: a window laid out as ours (menus, tabs with the PUMA 560's DH table as
+  its file writes it, the GL view with the grid and the arm, a slider a joint), the arm's frames computed from the
+  file's numbers, with no sympy and no module of the designer: what any start that shows this much pays over
+  the bare window, and so how near 1.3x a start that leaves sympy and the rest of the window to after its first
+  paint could come.
 
 Byte-code is written (PYTHONDONTWRITEBYTECODE is removed from the children's environment) and one
 unmeasured run of each comes first, as a user's second start; settings and recovery files go to a
@@ -84,6 +89,9 @@ def _child(kind: str, started: float) -> None:
             return result
         view.paintGL = counting   # the instance attribute is what Qt's virtual call finds
 
+    if kind == "floor":
+        _floor(watch_gl, mark)
+        return
     if kind == "bare":
         QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
         import pyqtgraph.opengl as gl
@@ -168,6 +176,81 @@ def _child(kind: str, started: float) -> None:
     app.exec()
 
 
+def _floor(watch_gl, mark) -> None:
+    """The floor: a window laid out as the designer's (menus, tabs with the PUMA 560's DH table as the file
+    writes it, the GL view with its grid and the arm, a slider a joint), the arm's frames computed from the
+    file's numbers (standard DH, its parameters put in by a few lines here), with no sympy and no module of the
+    designer: what any start that shows this much pays over the bare window."""
+    import ast
+    import json
+    import math
+
+    import numpy as np
+    from PySide6.QtCore import QCoreApplication, Qt
+    from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMainWindow, QSlider, QSplitter, QTableWidget,
+                                   QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+    import pyqtgraph.opengl as gl
+    app = QApplication([])
+    project = json.loads((ROOT / "robots" / "puma560.json").read_text())
+    values = {**project["parameters"], "pi": math.pi}
+    operations = {ast.Add: float.__add__, ast.Sub: float.__sub__, ast.Mult: float.__mul__, ast.Div: float.__truediv__}
+
+    def number(node) -> float:   # the PUMA's cells: numbers, names, pi, + - * / and a sign
+        if isinstance(node, ast.Constant):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            return float(values[node.id])
+        if isinstance(node, ast.UnaryOp):
+            return -number(node.operand)
+        return operations[type(node.op)](number(node.left), number(node.right))
+
+    def cell(value) -> float:
+        return number(ast.parse(value, mode="eval").body) if isinstance(value, str) else float(value)
+    keys = ("joint", "a", "alpha", "d", "theta", "mass", "com", "inertia")
+    frame, origins = np.eye(4), [np.zeros(3)]
+    for link in project["links"]:
+        a, alpha, d, theta = (cell(link.get(k, 0)) for k in ("a", "alpha", "d", "theta"))
+        ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
+        frame = frame @ np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st], [0, sa, ca, d],
+                                  [0, 0, 0, 1]])
+        origins.append(frame[:3, 3].copy())
+    window = QMainWindow()
+    for menu in ("File", "Edit", "View", "Examples", "Derive", "Export", "Help"):
+        window.menuBar().addMenu(menu)
+    table = QTableWidget(len(project["links"]), len(keys))
+    table.setHorizontalHeaderLabels(list(keys))
+    for row, link in enumerate(project["links"]):
+        for column, key in enumerate(keys):
+            table.setItem(row, column, QTableWidgetItem(str(link.get(key, ""))))
+    tabs = QTabWidget()
+    for title, page in (("DH table", table), ("Parameters", QWidget()), ("Drives & frames", QWidget())):
+        tabs.addTab(page, title)
+    view = gl.GLViewWidget()
+    view.addItem(gl.GLGridItem())
+    view.addItem(gl.GLLinePlotItem(pos=np.array(origins), width=6, color=(0.9, 0.6, 0.2, 1)))
+    for origin in origins:
+        joint = gl.GLMeshItem(meshdata=gl.MeshData.sphere(rows=8, cols=12, radius=0.03), smooth=True, shader="shaded")
+        joint.translate(*origin)
+        view.addItem(joint)
+    right = QWidget()
+    column = QVBoxLayout(right)
+    column.addWidget(view, 1)
+    for number_ in range(1, len(project["links"]) + 1):
+        line = QHBoxLayout()
+        line.addWidget(QLabel(f"q{number_}"))
+        line.addWidget(QSlider(Qt.Orientation.Horizontal))
+        column.addLayout(line)
+    splitter = QSplitter()
+    splitter.addWidget(tabs)
+    splitter.addWidget(right)
+    window.setCentralWidget(splitter)
+    window.resize(1560, 960)
+    watch_gl(view, "first", lambda: (mark("ready"), app.quit()))
+    window.show()
+    app.exec()
+
+
 def _run(argv: list[str], env: dict[str, str]) -> dict:
     started = time.time()
     out = subprocess.run([*argv, f"{started!r}"], capture_output=True, text=True, env=env, cwd=ROOT,
@@ -191,9 +274,12 @@ def _timed(argv: list[str], env: dict[str, str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--child", choices=["bare", "window", "window-sympy-free"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["bare", "floor", "window", "window-sympy-free"], help=argparse.SUPPRESS)
     parser.add_argument("--without-sympy", action="store_true",
                         help="also time the start with sympy's import taken off its clock (what it costs)")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time the floor: a window laid out as ours, the arm drawn from the file's numbers, "
+                             "no sympy and no designer module")
     parser.add_argument("started", nargs="?", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -212,6 +298,7 @@ def main() -> int:
         bare = _run([*me, "bare"], env)
         window = _run([*me, "window"], env)
         free = _run([*me, "window-sympy-free"], env) if args.without_sympy else {}
+        floor = _run([*me, "floor"], env) if args.floor else {}
         helped = _timed([sys.executable, "-m", "designer", "--help"], env)
         plain = _timed([sys.executable, "-c", "pass"], env)
         if run == 0:
@@ -221,6 +308,8 @@ def main() -> int:
         rows["ready"].append(window["ready"])
         if free:
             rows.setdefault("free", []).append(free["ready"])
+        if floor:
+            rows.setdefault("floor", []).append(floor["ready"])
         rows["cpu-bare"].append(bare["cpu-ready"])
         rows["cpu-ready"].append(window["cpu-ready"])
         rows["help"].append(helped)
@@ -242,6 +331,9 @@ def main() -> int:
     if "free" in med:
         print(f"  window, sympy free     {med['free']:.2f} s = {med['free'] / med['bare']:.2f}x the bare window "
               f"(sympy's import taken off the clock: what it costs the start, {med['ready'] - med['free']:.2f} s)")
+    if "floor" in med:
+        print(f"  the floor              {med['floor']:.2f} s = {med['floor'] / med['bare']:.2f}x the bare window "
+              f"(a window laid out as ours, the PUMA's table and arm from its numbers, no sympy, no designer module)")
     print(f"  CPU time of the process until then (less sensitive to a loaded machine): bare window "
           f"{med['cpu-bare']:.2f} s, window with its project {med['cpu-ready']:.2f} s = "
           f"{med['cpu-ready'] / med['cpu-bare']:.2f}x")
