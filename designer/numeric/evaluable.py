@@ -60,12 +60,8 @@ def _engine(dyn: Dynamics, model: Manipulator, method: str, form: Form | str, cl
             from ..dynamics.closed_nonlinear_eval import LoopEvaluator
             return LoopEvaluator(eq)
         return compiled_equations(model, method, eq, progress)
-    if not model.is_serial:   # a tree or loops: no recursive form to compile (dynamics/tree.py), the numeric dynamics
-        if Method(method) is not Method.LAGRANGE:
-            raise ValueError("a tree's or closed chain's compact form is its numeric dynamics, the same for every "
-                             "method: use --method rnea (torques) or lagrange (eval), or --form closed to evaluate "
-                             f"{method}'s own closed form")
-        return None
+    if not model.is_serial:   # a tree or loops: no recursive form to compile (dynamics/tree.py), the numeric dynamics,
+        return None           # the same for every method, as a serial arm's compact form is
     return compiled_equations(model, method, None, progress)
 
 
@@ -75,7 +71,7 @@ def evaluable(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
     module's docstring), called as ``(at, q, qd, qdd, q_tree)`` with ``at`` the numeric dynamics closed on the
     state's branch; ``closed_form()`` derives ``method``'s closed form as printed, called only for that form. A
     ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
-    # the compact form: the numeric dynamics (any mechanism's; the method checked as _engine checks it)
+    # the compact form: the numeric dynamics (any mechanism's, the same for every method)
     src = None if Form(form) is Form.COMPACT and model.is_serial else _engine(dyn, model, method, form, closed_form,
                                                                            progress)
     if src is None:
@@ -105,14 +101,11 @@ def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callab
     """(q'', theta'', tau_s) of the elastic-joint model ``dyn`` (an :class:`~designer.numeric.elastic.ElasticDynamics`)
     at one state, called as ``(q, theta, qd, thetad, tau_m)``: numbers only, so over the numeric dynamics of the
     link side (a serial arm's recursions at the parameter values, a closed chain's in its actuated coordinates; the
-    same for every method: a closed chain's takes no other), the rigid joints' reflected rotors added. A ValueError
+    same for every method, which changes nothing here), the rigid joints' reflected rotors added. A ValueError
     (ElasticModelError, a singular mass matrix) says why not."""
     import numpy as np
     from .elastic import ElasticArm
     link, joints = dyn.link, dyn.joints
-    if link.n_tree > link.n and Method(method) is not Method.LAGRANGE:
-        raise ValueError("the elastic model of a closed chain evaluates its numeric projected dynamics, the same for "
-                         "every method (no --method)")
     arm = ElasticArm(None, joints, link)   # the drive data checked: every elastic joint's rotor inertia
 
     def numeric(q, theta, qd, thetad, tau_m):
