@@ -147,7 +147,7 @@ def cmd_simulate_elastic(args) -> int:
     from ..numeric.elastic import ElasticDynamics
     from ..numeric.simulate import PDControl, simulate_job
     from .control_commands import elastic_dynamics
-    from .numeric_commands import _names
+    from .numeric_commands import _names, say_run
     from .numeric_inputs import _values, integrator, simulation_times
     from .progress import job_bar
     model = load_model(args.project)
@@ -159,6 +159,9 @@ def cmd_simulate_elastic(args) -> int:
         raise UserError("simulate --elastic: --torque is for the rigid arm; use --pd KP KD --target Q (motor side)")
     if args.qd0 is not None:
         raise UserError("simulate --elastic: starts at rest (--qd0 is for the rigid arm)")
+    if args.limits == "stop":
+        raise UserError("simulate --elastic: no end stops (--limits stop is for the rigid arm); --limits warn lists "
+                        "the joints that passed their limits")
     q0 = _values(args.q0, n, "--q0 (" + ", ".join(names) + ")")
     duration, rtol, atol, t_eval = simulation_times(args)
     control = None
@@ -202,6 +205,7 @@ def cmd_simulate_elastic(args) -> int:
           f"energy {energy[0]:.6g} J at the start, "
           f"{energy[-1]:.6g} J at the end; tool deviation from the rigid arm up to {deviation.max():.4g} mm{loops}",
           file=sys.stdout if args.out else sys.stderr)
+    say_run(args.limits, dyn, traj, energy, sys.stdout if args.out else sys.stderr)
     return 0
 
 

@@ -276,7 +276,6 @@ def cmd_simulate(args) -> int:
     from ..kinematics.closure import ClosureError
     from ..numeric import SingularConfigurationError
     from ..numeric.mechanism import mechanism_end_stops
-    from ..numeric.near_singular import near_singular
     from ..numeric.simulate import SimulationError, simulate_job
     model = load_model(args.project)
     dyn = _dynamics(model, args.project)
@@ -339,13 +338,22 @@ def cmd_simulate(args) -> int:
         print(f"simulated {duration:g} s: {traj.steps} time steps, {traj.evaluations} evaluations of the forward "
               f"dynamics, {len(traj.t)} rows; energy {energy[0]:.6g} J at the start, {energy[-1]:.6g} J at the end; "
               f"{traj.method}: {traj.method_reason}", file=out)
+    say_run(args.limits, dyn, traj, energy, out)
+    return 0
+
+
+def say_run(limits: str, dyn, traj, energy, out) -> None:
+    """What a run of any mechanism's engine (rigid or elastic) adds to its summary line: each loop's peak cut-joint
+    force, each stretch of rows near a singular pose of a loop, the joints past their limits."""
+    import numpy as np
+    from ..numeric.near_singular import near_singular
+    loops = traj.cut_force.shape[1]
     for k, name in enumerate(_loop_names(dyn, loops)):
         size = np.linalg.norm(traj.cut_force[:, k], axis=1)
         print(f"{name}: peak cut-joint force {size.max():.6g} N at t = {traj.t[int(np.argmax(size))]:.4g} s", file=out)
-    for w in near_singular(dyn, traj.q_tree, lambda r: f"t = {traj.t[r]:.4g} s", traj.cut_force) if closing else ():
+    for w in near_singular(dyn, traj.q_tree, lambda r: f"t = {traj.t[r]:.4g} s", traj.cut_force) if loops else ():
         print(f"warning: {w.text()}", file=out)
-    _say_limits(args.limits, dyn, traj, energy, out)
-    return 0
+    _say_limits(limits, dyn, traj, energy, out)
 
 
 def _say_limits(mode: str, dyn, traj, energy, out) -> None:

@@ -30,7 +30,7 @@ from ..numeric.elastic import ElasticArm, ElasticDynamics, ElasticJoints
 from ..numeric.end_stops import describe_passes, limit_passes, starts_inside
 from ..numeric.mechanism import load_dynamics
 from ..numeric.simulate import PDControl, simulate_job
-from ..numeric.motion import MotionResult, Move, driven_job, passive_job, work_done
+from ..numeric.motion import MotionResult, Move, driven_job, loop_fields, passive_job, work_done
 from .explore.controls import parse_values, spin_box
 from .folders import last_folder, remember_folder
 from .job_runner import JobRunner, StaleBanner
@@ -887,4 +887,5 @@ def elastic_job(model: Manipulator, arm: NumericArm, joints: ElasticJoints, q0_t
     return MotionResult(traj.t, q_tree, energy, qd=traj.qd, tau=tau, work=work, kind=kind, limits=limits,
                         passes=passes, theta=traj.theta, deflection=deflection, deviation=deviation,
                         elastic=tuple(act[int(i)] for i in elastic.E), steps=traj.steps, gains=gains,
-                        actuated=tuple(act), integrator=traj.integrator)
+                        actuated=tuple(act), integrator=traj.integrator,
+                        **loop_fields(dyn, traj.t, q_tree, traj.cut_force, traj.residual, tree.loop_names))

@@ -413,6 +413,25 @@ class ElasticDynamics:
     def actuated(self) -> tuple[int, ...]:
         return self.link.actuated
 
+    @property
+    def tree(self):
+        """The link side's tree (a closed chain's; None for a serial arm): its loops, their names and the joints'
+        limits, for what is said of a run (numeric/near_singular.py, end_stops.tree_limits)."""
+        return getattr(self.link, "tree", None)
+
+    @property
+    def arm(self):
+        """The link side's arm (a serial engine's, whose joint limits count there)."""
+        return self.link.arm  # type: ignore[attr-defined]  # every engine load_dynamics makes has one
+
+    @property
+    def pas(self) -> tuple[int, ...]:
+        return tuple(getattr(self.link, "pas", ()))
+
+    def terms_at(self, q_tree) -> list:
+        """The loops' terms at closed tree poses (the link side's: springs change no loop)."""
+        return self.link.terms_at(q_tree)  # type: ignore[attr-defined]  # asked only where tree is not None
+
     def positions(self, x) -> np.ndarray:
         return self.link.positions(self._parts(self._x("q", x))[0])
 

@@ -24,7 +24,7 @@ from .end_stops import LIMIT_MODES, limit_passes
 from .mechanism import mechanism_end_stops
 from .near_singular import near_singular
 
-__all__ = ["MotionResult", "Move", "passive_job", "driven_job", "work_done"]
+__all__ = ["MotionResult", "Move", "passive_job", "driven_job", "loop_fields", "work_done"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,15 @@ def _near_singular(dyn, t, q_tree, force) -> tuple[str, ...]:
     return tuple(w.text() for w in near_singular(dyn, q_tree, lambda r: f"t = {t[r]:.3g} s", force))
 
 
+def loop_fields(dyn, t, q_tree, force, residual, names: Sequence[str] = ()) -> dict:
+    """The fields of a :class:`MotionResult` that a mechanism's loops add to a run of any of its engines (rigid or
+    elastic; none without loops): the largest loop residual, each cut joint's peak force (``names`` the loops'),
+    a line for each stretch of frames near a singular pose of a loop."""
+    loops, peaks = _loops(names, t, force)
+    return dict(residual=float(np.max(residual, initial=0.0)) if loops else None, cut_peaks=peaks,
+                warnings=_near_singular(dyn, t, q_tree, force))
+
+
 def _loops(names: Sequence[str], t, force) -> tuple[bool, tuple]:
     """(whether there are loops, the peaks: (loop name, largest |f| its cut joint carried (N), when (s)) per loop)."""
     if force is None or not len(t) or not np.shape(force)[1]:
@@ -148,13 +157,11 @@ def passive_job(system, q0, duration: float, frames: int, token: CancelToken, li
         kind += " with end stops"
         tau = traj.stop_tau if tau is None else tau
         work = traj.stop_work if work is None else work + traj.stop_work
-    loops, peaks = _loops(loop_names, traj.t, traj.cut_force)
     return MotionResult(np.asarray(traj.t), q_tree, np.asarray(traj.kinetic + traj.potential), qd=np.asarray(traj.qd),
                         tau=tau, work=work, kind=kind, limits=limits, passes=_passes(limits_of, traj.t, q_tree, limits),
-                        actuated=tuple(act), residual=float(np.max(traj.residual, initial=0.0)) if loops else None,
-                        cut_peaks=peaks, gains=gains, target=() if move is None else tuple(move.target),
+                        actuated=tuple(act), gains=gains, target=() if move is None else tuple(move.target),
                         steps=traj.steps, integrator=traj.integrator,
-                        warnings=_near_singular(dyn, traj.t, q_tree, traj.cut_force))
+                        **loop_fields(dyn, traj.t, q_tree, traj.cut_force, traj.residual, loop_names))
 
 
 def driven_job(system, t, q, qd, qdd, kind: str, token: CancelToken, chunk: int = 200, limits: str = "warn",
@@ -190,8 +197,6 @@ def driven_job(system, t, q, qd, qdd, kind: str, token: CancelToken, chunk: int 
         forces.append(dyn.following(q_tree[start]).cut_forces(q[part], qd[part], qdd[part]).force)
         yield Progress("torques", stop / rows, f"{stop} of {rows} states")
     force = np.concatenate(forces) if forces else None
-    loops, peaks = _loops(loop_names, t, force)
     return MotionResult(t, q_tree, energy, qd=qd, qdd=qdd, tau=tau, work=work_done(t, tau, qd), kind=kind,
                         limits=limits, passes=_passes(limits_of, t, q_tree, limits), actuated=tuple(dyn.actuated),
-                        given=True, residual=float(np.max(residual, initial=0.0)) if loops else None,
-                        cut_peaks=peaks, warnings=_near_singular(dyn, t, q_tree, force))
+                        given=True, **loop_fields(dyn, t, q_tree, force, residual, loop_names))

@@ -116,3 +116,54 @@ def test_driven_motion_carries_the_warning_for_the_window():
         result = run(driven_job(cd, t, q, qd, np.zeros_like(q), "given", CancelToken(), limits="ignore"))
         assert len(result.warnings) == expected, result.warnings
         assert all("t = 1 s" in w and "parallelogram" in w for w in result.warnings)
+
+
+def test_elastic_runs_of_a_closed_chain_say_what_rigid_runs_say(tmp_path, capsys):
+    """simulate --elastic and the window's elastic run (gui/simulate.elastic_job) add what a rigid run of a closed
+    chain adds: each loop's peak cut-joint force, and the stretch near a singular pose, whose condition number is the
+    largest of Pinocchio's loop Jacobian over the run's tree poses; a start away from the fold says nothing of it.
+    --limits stop (no end stops in the elastic model) is refused in one line."""
+    from designer.gui.modes import joints_or_none
+    from designer.gui.simulate import elastic_job
+    from designer.kinematics.tree import TreeArm
+    from tests.cli.test_closed_elastic_cli import palletizer, write
+    model = palletizer()
+    path = write(tmp_path, model)
+    cd = ClosedDynamics(model)
+    start = cd.positions(np.array([0.0, 0.0, 1.5705, 0.0]))   # the crank 1e-4 rad from the parallelogram's fold
+    result = run(elastic_job(model, TreeArm.from_model(model).arm, joints_or_none(model), start, 0.2, 11,
+                             CancelToken()))
+    kappa = max(pin_condition(model, q, list(cd.pas)) for q in result.q)
+    [line] = result.warnings
+    assert "loops[1] (parallelogram)" in line and f"condition number {kappa:.3g}" in line, line
+    [(name, peak, _when)] = result.cut_peaks
+    assert name == "loops[1] (parallelogram)" and peak > 1e5 and result.residual < 1e-9
+    calm = run(elastic_job(model, TreeArm.from_model(model).arm, joints_or_none(model),
+                           cd.positions(np.array([0.0, 0.0, 0.3, 0.0])), 0.2, 11, CancelToken()))
+    assert calm.warnings == () and len(calm.cut_peaks) == 1
+    for q0, warned in (("1.5705", True), ("0.3", False)):
+        assert main(["simulate", "--quiet", "--elastic", "--q0", "0", "0", q0, "0", "--t", "0.2", "--dt", "0.02",
+                     "--out", str(tmp_path / "run.csv"), path]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert any(x.startswith("loops[1] (parallelogram): peak cut-joint force") for x in out), out
+        said = [x for x in out if "near a singular pose" in x]
+        assert len(said) == warned and all(x.startswith("warning: loops[1] (parallelogram)") for x in said), out
+    assert main(["simulate", "--quiet", "--elastic", "--limits", "stop", "--q0", "0", "0", "0.3", "0", "--t", "0.1",
+                 path]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--limits stop" in err and "elastic" in err
+
+
+def test_elastic_run_of_a_serial_arm_names_the_joints_past_their_limits(tmp_path, capsys):
+    """simulate --elastic lists a joint that passed its limit as simulate does (the tube arm's elbow falling past
+    -149 degrees): the time it gives is the first row of the run's own table past the limit."""
+    project = str(ROOT / "robots" / "tube_arm.json")
+    out = tmp_path / "run.csv"
+    assert main(["simulate", "--quiet", "--elastic", "--q0", "0", "-0.3", "2.0", "--t", "1", "--dt", "0.002",
+                 "--out", str(out), project]) == 0
+    said = [x for x in capsys.readouterr().out.splitlines() if x.startswith("warning:")]
+    assert len(said) == 1 and said[0].startswith("warning: q3 passed its lower limit (-149°) at t = "), said
+    rows = np.genfromtxt(out, delimiter=",", names=True)
+    lower = -2.6   # the file's limit of q3, in rad
+    first = float(rows["t"][np.argmax(rows["q3"] < lower)])
+    assert (rows["q3"] < lower).any() and f"at t = {first:.4g} s" in said[0], (said, first)
