@@ -425,7 +425,7 @@ class SimulatePanel(QWidget):
             curve = self.e_plot.plot(result.t, result.work, pen=dashed,
                                      name="work of τm − damping" if result.tau is not None else "work of the damping")
             self.legend.addItem(curve, curve.name())
-            text = self.elastic_plots.show(result, revolute)
+            text = self.elastic_plots.show(result, revolute).rstrip(".") + loop_text(result) + "."
             for i, curve in self.elastic_plots.joint_curves.items():
                 self.legend.follow(joints[i], curve)
         else:
@@ -794,13 +794,20 @@ def result_text(result: MotionResult, revolute: list[bool]) -> str:
                           for j, v in zip(act, np.abs(result.tau).max(axis=0)))
         gap = float(np.abs(e - e[0] - result.work).max())
         text += f"peak |τ| per joint: {peaks}. Energy change and {what} work differ by at most {gap:.2g} J"
+    return text + loop_text(result) + "."
+
+
+def loop_text(result: MotionResult) -> str:
+    """What a mechanism's loops add to the status line of any run (rigid or elastic): the largest residual, the peak
+    force each cut joint carried, the stretches near a singular pose; empty without loops."""
+    text = ""
     if result.residual is not None:
         text += f"; largest loop residual {result.residual * 1000:.2g} mm"
     for name, peak, when in result.cut_peaks:   # what the bearings must take (issue 22)
         text += f"; {name}: peak cut-joint force {peak:.3g} N (t = {when:.3g} s)"
     for line in result.warnings:   # where those peaks are a dead centre's, not a load (numeric/near_singular.py)
         text += f". Warning: {line}"
-    return text + "."
+    return text
 
 
 # -- the elastic arm's job (module docstring) ------------------------------------------------------------------

@@ -242,3 +242,27 @@ def test_a_motion_through_the_parallelograms_fold_is_warned_on_the_status_line(q
     text = sim.status.text()
     assert "Warning: loops[1] (parallelogram) is near a singular pose at t = 1 s" in text, text
     assert f"condition number {kappa:.3g}" in text and "not a real load" in text, text
+
+
+def test_an_elastic_run_at_the_parallelograms_fold_is_warned_on_the_status_line(qtbot, tmp_path):
+    """The elastic palletizer released with its crank 1e-4 rad from the fold: the status line gives what a rigid run's
+    gives (the residual, the cut joint's peak, the near-singular warning with the condition number of Pinocchio's
+    loop Jacobian, the largest over the run's frames) after the elastic run's own words."""
+    pytest.importorskip("pinocchio")
+    from designer.numeric.closed import ClosedDynamics
+    from tests.gui.test_closed_modes import with_stiffness
+    from tests.numeric.test_near_singular import pin_condition
+    model = with_stiffness(load_project(robot_path("palletizer_parallelogram")))
+    w = _window(qtbot, tmp_path, model)
+    cd = ClosedDynamics(model)
+    w.sliders.set_values(cd.positions(np.array([0.0, 0.0, 1.5705, 0.0])))
+    sim = w.simulate
+    sim.elastic.check.setChecked(True)
+    sim.duration.setValue(0.1)
+    r = _run(qtbot, sim)
+    kappa = max(pin_condition(model, q, list(cd.pas)) for q in r.q)
+    text = sim.status.text()
+    assert text.startswith("elastic passive fall") and "spring deflection up to" in text, text
+    assert "largest loop residual" in text and "loops[1] (parallelogram): peak cut-joint force" in text, text
+    assert "Warning: loops[1] (parallelogram) is near a singular pose" in text, text
+    assert f"condition number {kappa:.3g}" in text, text
