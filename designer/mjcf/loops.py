@@ -46,12 +46,22 @@ def loop_equalities(root: ET.Element, model: Manipulator, out, link_names: list[
     if problems:   # MuJoCo would hold the bodies where they are at qpos0, closed or not
         raise MjcfError("cannot export: " + "; ".join(map(str, problems)))
     equality = ET.SubElement(root, "equality")
+    taken: set[str] = set()   # MuJoCo refuses a file whose equalities share a name; loops may share a label
+
+    def unique(name: str) -> str:
+        candidate, count = name, 1
+        while candidate in taken:
+            count += 1
+            candidate = f"{name} #{count}"
+        taken.add(candidate)
+        return candidate
+    labels = [lp.name or f"loop{k + 1}" for k, lp in enumerate(model.loops)]
     for k, (i, j, Fi, _, kind) in enumerate(tree.loops):
         to_body = out.offsets[i] if out.standard and i >= 0 else np.eye(4)
         cut = to_body @ Fi   # the cut frame in body i's frame
         body1 = link_names[i] if i >= 0 else "dh_frame0"
         body2 = link_names[j] if j >= 0 else "dh_frame0"
-        name = model.loops[k].name or f"loop{k + 1}"
+        name = labels[k] if labels.count(labels[k]) == 1 else f"{labels[k]}, loops[{k + 1}]"
         common = {"body1": body1, "body2": body2, "solref": SOLREF, "solimp": SOLIMP}
         points = [cut[:3, 3]]
         if kind is CutJoint.REVOLUTE:   # a second point on the axis: a hinge
@@ -59,6 +69,6 @@ def loop_equalities(root: ET.Element, model: Manipulator, out, link_names: list[
         elif kind is CutJoint.FIXED:    # three points not on a line: rigid
             points += [cut[:3, 3] + AXIS_SPAN * cut[:3, 0], cut[:3, 3] + AXIS_SPAN * cut[:3, 1]]
         for n, point in enumerate(points):
-            ET.SubElement(equality, "connect", attrib={"name": name if n == 0 else f"{name} ({n + 1})",
+            ET.SubElement(equality, "connect", attrib={"name": unique(name if n == 0 else f"{name} ({n + 1})"),
                                                        "anchor": _vec(point), **common})
     return ", ".join(lp.name or f"loop{k}" for k, lp in enumerate(model.loops, start=1))
