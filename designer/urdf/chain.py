@@ -202,10 +202,10 @@ def walk_bodies(tree: UrdfTree, chain: Chain, on_path: set[str], drop_rest: bool
             if j in on_path:
                 todo.append((joint.child, index.get(j, owner)))
                 continue
-            if branch is not None and joint.movable and owner is not None and branch(j):
+            if branch is not None and joint.movable and branch(j):   # a bar, on a body or on the base itself
                 chain.joints.append(j)
                 chain.bodies.append([])
-                chain.parents.append(owner)
+                chain.parents.append(-1 if owner is None else owner)
                 todo.append((joint.child, len(chain.joints) - 1))
                 continue
             if joint.movable or joint.type in MULTI_DOF:

@@ -82,9 +82,10 @@ def import_closed(tree: UrdfTree, base, tip, convention: Convention, drop_rest: 
     for k, j in enumerate(chain.joints):
         p = parents[k]
         extra = {} if p == k - 1 else {"parent": p + 1}
-        # a branch's first link (the one after a link of the chain from base to tip may start one) hangs from a
-        # frame made for another joint: plain DH from it only in the standard convention, whose refusal says so
-        continues = p == k - 1 and not (p in main and k not in main)
+        # a branch's first link (the one after a link of the chain from base to tip, or the base's, may start
+        # one) hangs from a frame made for another joint: plain DH from it only in the standard convention,
+        # whose refusal says so
+        continues = p == k - 1 and not ((p in main or p == -1) and k not in main)
         try:
             if continues or convention is Convention.STANDARD:
                 numbers = dh_numbers(frames[p + 1], frames[k + 1], convention)

@@ -50,7 +50,9 @@ def _import(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, 
     try:
         serial = _import_serial(tree, base, tip, convention, drop_rest, massless, source, gravity)
     except UrdfError as exc:
-        raise UrdfError(f"{exc} (the {what} make no closed chain: {why})" if why else str(exc)) from None
+        # the closed chain's reason, unless it is the same refusal (a tip to name)
+        raise UrdfError(f"{exc} (the {what} make no closed chain: {why})" if why and why != str(exc)
+                        else str(exc)) from None
     if why:
         serial.notes.append(f"{what} not imported as a loop: {why}")
     return serial

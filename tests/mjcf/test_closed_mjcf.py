@@ -217,3 +217,43 @@ def test_loops_that_share_a_name_are_written_as_equalities_mujoco_reads():
         back = import_mjcf(path, convention="modified").model
     assert len(back.loops) == 2
     assert_same_closed_chain(model, back, seed=3, spread=0.3)
+
+
+def _random_closed(seed: int, joints: str, convention: str):
+    from dataclasses import replace
+    from designer.model import Convention
+    from tests.support.random_models import Shapes, random_project
+    model = random_project(np.random.default_rng(seed), Shapes(joints=joints, loops=("R", "R"), planar=True,
+                                                               convention=Convention(convention)))
+    return replace(model, links=tuple(replace(link, joint_name=f"joint{i + 1}") for i, link in enumerate(model.links)))
+
+
+@pytest.mark.parametrize("convention", ["standard", "modified"])
+def test_a_loop_through_a_branch_on_the_base_comes_back_from_mjcf(convention, tmp_path):
+    """A random closed chain one of whose loops runs from the base through a branch of three joints back to the base
+    (links 6 to 8 on the base, the cut joint between link 8 and the base): written to MJCF and read back, that branch
+    is part of the mechanism (it was fixed to the base, and its loop refused as closing the base on itself), and
+    the closed chain is the same (M_a, G_a)."""
+    from designer.mjcf.importer import import_mjcf
+    model = _random_closed(11, "RR", convention)
+    assert model.links[5].parent == 0 and (model.loops[1].link_i, model.loops[1].link_j) == (8, 0)
+    path = tmp_path / "base_branch.xml"
+    path.write_text(mjcf_text(model))
+    back = import_mjcf(path, convention=convention).model
+    assert len(back.links) == len(model.links) and len(back.loops) == 2
+    assert_same_closed_chain(model, back, seed=3, spread=0.3)
+
+
+def test_two_equally_long_chains_ask_for_the_tip_once(tmp_path):
+    """Two loops of three joints each on the base: the import asks which chain ends at the tool, in one line that says
+    it once; with the tip named the loops come back."""
+    from designer.mjcf.importer import import_mjcf
+    from designer.mjcf.source import MjcfError
+    model = _random_closed(8, "R", "modified")
+    path = tmp_path / "two_chains.xml"
+    path.write_text(mjcf_text(model))
+    with pytest.raises(MjcfError) as caught:
+        import_mjcf(path, convention="modified")
+    text = str(caught.value)
+    assert text.count("equally long chains") == 1 and "--tip link4" in text and "\n" not in text, text
+    assert len(import_mjcf(path, convention="modified", tip="link4").model.loops) == 2
