@@ -1,0 +1,118 @@
+"""MJCF arms from MuJoCo Menagerie the suite had not seen (tests/mjcf/files/vendor17, sources in its
+README), each exactly as shipped, without its assets/ folder: the KUKA LBR iiwa 14 (sphere collision
+geoms beside explicit inertials), the Franka FR3 (its link0, fixed to the world, weighed only by its
+meshes), the ARX L5 (a base weighed by a capsule fitted to a mesh, slide fingers coupled by a joint
+equality, gravcomp on the fingers).
+
+Each import equals MuJoCo's compiled model of the file with its mesh lines deleted as text: mj_fullM
+(the armature as the drives' N^2 Jm) and qfrc_bias at random states and the tip's pose, to 1e-12, in both
+conventions; the import that reads rounded angles as exact against MuJoCo on that copy with those
+angles written in full, ``literal`` against it as written. The export is read back by MuJoCo, equal again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from designer.mjcf import import_mjcf
+from designer.mjcf.exporter import mjcf_text
+from designer.mjcf.source import MjcfError
+from designer.model import Convention
+
+from tests.support.exact_angles import exact_mjcf
+from tests.support.mjcf_reference import MujocoChain, compare_with_mujoco
+
+FOLDER = Path(__file__).parent / "files" / "vendor17"
+
+# (file, tip asked, tip taken, joints, the file's rounding of angles (M, G, pose relative) or None,
+#  mesh files not there, geoms left out, bodies fixed to the world weighed by geoms left out)
+CASES = [("iiwa14.xml", None, "link7", 7, None, 13, 15, ()),
+         ("iiwa14.xml", "attachment_site", "attachment_site", 7, None, 13, 15, ()),
+         ("fr3.xml", None, "fr3_link7", 7, None, 36, 36, ("fr3_link0",)),
+         ("fr3.xml", "attachment_site", "attachment_site", 7, None, 36, 36, ("fr3_link0",)),
+         # the fingers (slides, gravcomp 1) locked and lumped into link6; or the left finger the tip
+         ("arx_l5.xml", None, "link6", 6, 1.4e-5, 10, 18, ("base_link",)),
+         ("arx_l5.xml", "link7", "link7", 7, 1.0e-5, 10, 18, ("base_link",))]
+
+
+def stripped(name: str, folder: Path, exact: bool) -> Path:
+    """The file with every line naming a mesh deleted (as MuJoCo's reference can read it without the
+    assets); ``exact``: its angles within 1e-5 rad of a multiple of pi/12 written in full."""
+    text = "\n".join(line for line in (FOLDER / name).read_text().splitlines()
+                     if "<mesh " not in line and 'mesh="' not in line)
+    path = folder / ("exact.xml" if exact else "written.xml")
+    path.write_text(exact_mjcf(text) if exact else text)
+    return path
+
+
+@pytest.mark.parametrize("convention", list(Convention), ids=lambda c: c.value)
+@pytest.mark.parametrize("name,tip,taken,n,rounded,meshes,geoms,fixed", CASES,
+                         ids=[f"{c[0]}{'-' + c[1] if c[1] else ''}" for c in CASES])
+def test_menagerie_arm_as_shipped_matches_mujoco(name, tip, taken, n, rounded, meshes, geoms, fixed, convention,
+                                                 tmp_path):
+    report = import_mjcf(FOLDER / name, tip=tip, convention=convention)
+    assert report.chain.tip == taken and len(report.model.links) == n, report.text()
+    [line] = [w for w in report.warnings if "mesh file(s) not there" in w]
+    assert line.startswith(f"{meshes} mesh file(s) not there") and f": {geoms} geom(s) left out" in line, line
+    assert all(f"{body!r}" in line for body in fixed) and ("fixed to the world" in line) == bool(fixed), line
+    exact = MujocoChain(stripped(name, tmp_path, True), report.chain.joints, report.chain.dropped)
+    worst, pose = compare_with_mujoco(report.model, exact, report.chain.tip)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose, report.text())
+    assert report.checked is not None and report.checked < 1e-12
+    if rounded is None:
+        assert report.as_written is None, report.text()
+    else:   # the report says how far the numbers as written lie from the arm imported
+        assert rounded / 3 < report.as_written < rounded * 3, report.text()
+    literal = import_mjcf(FOLDER / name, tip=tip, convention=convention, literal=True)
+    written = MujocoChain(stripped(name, tmp_path, False), literal.chain.joints, literal.chain.dropped)
+    worst, pose = compare_with_mujoco(literal.model, written, literal.chain.tip)
+    assert worst < 1e-12 and pose < 1e-12, (worst, pose, literal.text())
+
+
+@pytest.mark.parametrize("name", ["iiwa14.xml", "fr3.xml", "arx_l5.xml"])
+def test_menagerie_arm_exports_back_to_mujoco(name, tmp_path):
+    """The imported arm written as MJCF: MuJoCo reading the export equals MuJoCo on the original (mesh
+    lines deleted, angles written in full), and importing the export gives the arm again."""
+    for convention in Convention:
+        report = import_mjcf(FOLDER / name, convention=convention)
+        out = tmp_path / f"{convention.value}.xml"
+        out.write_text(mjcf_text(report.model))
+        back = import_mjcf(out, convention=convention)
+        joints = [link.joint_name for link in back.model.links]
+        assert len(joints) == len(report.model.links)
+        exported = MujocoChain(out, joints)
+        worst, _ = compare_with_mujoco(report.model, exported, None)
+        assert worst < 1e-9, (convention, worst)
+        original = MujocoChain(stripped(name, tmp_path, True), report.chain.joints, report.chain.dropped)
+        worst, _ = compare_with_mujoco(back.model, original, None)
+        assert worst < 1e-9, (convention, worst)
+
+
+def test_fixed_body_weighed_by_missing_meshes(tmp_path):
+    """Menagerie's FR3 as shipped: fr3_link0 has no <inertial> and takes its mass from its visual meshes,
+    whose files are not there; it hangs from the world by no joint, so its mass weighs on no joint and its
+    geoms are left out like the others (the import was refused: "body 'fr3_link0' takes its mass from its
+    mesh geom 'link0_0' ..."). The same body below a joint (a slide rail under the arm) still is refused
+    in one line naming it and the file."""
+    report = import_mjcf(FOLDER / "fr3.xml")
+    [line] = [w for w in report.warnings if "not there" in w]
+    assert "which give no moving body its mass (those of 'fr3_link0', fixed to the world, weigh on no joint)" in line
+    text = (FOLDER / "fr3.xml").read_text()
+    rail = tmp_path / "fr3_on_a_rail.xml"
+    rail.write_text(text.replace('<body name="base" childclass="fr3">',
+                                 '<body name="base" childclass="fr3"><joint name="rail" type="slide" axis="1 0 0"/>'))
+    with pytest.raises(MjcfError) as info:
+        import_mjcf(rail)
+    message = str(info.value)
+    assert "\n" not in message and "body 'fr3_link0' takes its mass from its mesh geom 'link0_0'" in message, message
+    assert str(tmp_path / "assets" / "link0_0.obj") in message, message
+
+
+def test_arx_l5_says_what_it_leaves_out():
+    """The ARX L5's fingers: MuJoCo compensates their gravity (gravcomp 1) and a joint equality mirrors
+    joint8 on joint7; the import says it imports neither, naming the bodies."""
+    report = import_mjcf(FOLDER / "arx_l5.xml", tip="link7")
+    assert "gravcomp (gravity compensation by MuJoCo) not imported for link7, link8" in report.warnings
+    assert any(w.startswith("1 equality constraint(s) (joint) not imported") for w in report.warnings), report.warnings
