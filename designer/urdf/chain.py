@@ -142,13 +142,22 @@ def default_tip(tree: UrdfTree, base: str) -> str | None:
     return choose_tip(tree, base).tip
 
 
+def check_names(tree: UrdfTree, base: str | None, tip: str | None) -> None:
+    """Refuse a base or tip that names no link, naming the links nearest in spelling (else the first ten)."""
+    import difflib
+    links = list(tree.inertials)
+    for name, what in ((base, "base"), (tip, "tip")):
+        if name is not None and name not in links:
+            near = difflib.get_close_matches(name, links, n=5, cutoff=0.6)
+            shown = (f"the nearest: {', '.join(map(repr, near))}; {len(links)} links" if near else
+                     "links: " + ", ".join(links[:10]) + (", ..." if len(links) > 10 else ""))
+            raise UrdfError(f"no link named {name!r} for the {what} ({shown})")
+
+
 def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None,
                  drop_rest: bool = False) -> Chain:
     base = base or tree.root
-    for name, what in ((base, "base"), (tip, "tip")):
-        if name is not None and name not in tree.inertials:
-            raise UrdfError(f"no link named {name!r} for the {what} (links: " +
-                            ", ".join(list(tree.inertials)[:10]) + (", ..." if len(tree.inertials) > 10 else "") + ")")
+    check_names(tree, base, tip)
     choice = choose_tip(tree, base)
     if tip is None:
         if choice.tip is None:
