@@ -1,8 +1,9 @@
-"""MJCF arms from MuJoCo Menagerie the suite had not seen (tests/mjcf/files/vendor17, sources in its
-README), each exactly as shipped, without its assets/ folder: the KUKA LBR iiwa 14 (sphere collision
-geoms beside explicit inertials), the Franka FR3 (its link0, fixed to the world, weighed only by its
-meshes), the ARX L5 (a base weighed by a capsule fitted to a mesh, slide fingers coupled by a joint
-equality, gravcomp on the fingers).
+"""MJCF arms the suite had not seen (tests/mjcf/files/vendor17, sources in its README), each exactly as
+shipped, without its meshes: from MuJoCo Menagerie the KUKA LBR iiwa 14 (sphere collision geoms beside
+explicit inertials), the Franka FR3 (its link0, fixed to the world, weighed only by its meshes), the ARX
+L5 (a base weighed by a capsule fitted to a mesh, slide fingers coupled by a joint equality, gravcomp on
+the fingers); from robosuite the AUBO i10 and the Rainbow RB3 (a force/torque sensor, a default class
+no body uses).
 
 Each import equals MuJoCo's compiled model of the file with its mesh lines deleted as text: mj_fullM
 (the armature as the drives' N^2 Jm) and qfrc_bias at random states and the tip's pose, to 1e-12, in both
@@ -34,7 +35,11 @@ CASES = [("iiwa14.xml", None, "link7", 7, None, 13, 15, ()),
          ("fr3.xml", "attachment_site", "attachment_site", 7, None, 36, 36, ("fr3_link0",)),
          # the fingers (slides, gravcomp 1) locked and lumped into link6; or the left finger the tip
          ("arx_l5.xml", None, "link6", 6, 1.4e-5, 10, 18, ("base_link",)),
-         ("arx_l5.xml", "link7", "link7", 7, 1.0e-5, 10, 18, ("base_link",))]
+         ("arx_l5.xml", "link7", "link7", 7, 1.0e-5, 10, 18, ("base_link",)),
+         # robosuite: its eef sites' quats "0.707105 0.707108 0 0" read as quarter turns, which move nothing
+         # of the arm (0.0: below 1e-14); mesh geoms of density 0, or beside explicit inertials
+         ("aubo_i10_robosuite.xml", None, "right_hand", 6, 0.0, 7, 7, ()),
+         ("rb3_robosuite.xml", None, "right_hand", 6, 0.0, 7, 14, ())]
 
 
 def stripped(name: str, folder: Path, exact: bool) -> Path:
@@ -63,6 +68,8 @@ def test_menagerie_arm_as_shipped_matches_mujoco(name, tip, taken, n, rounded, m
     assert report.checked is not None and report.checked < 1e-12
     if rounded is None:
         assert report.as_written is None, report.text()
+    elif rounded == 0.0:   # angles read as exact that move no frame of the arm
+        assert report.as_written is not None and report.as_written < 1e-14, report.text()
     else:   # the report says how far the numbers as written lie from the arm imported
         assert rounded / 3 < report.as_written < rounded * 3, report.text()
     literal = import_mjcf(FOLDER / name, tip=tip, convention=convention, literal=True)
@@ -71,7 +78,7 @@ def test_menagerie_arm_as_shipped_matches_mujoco(name, tip, taken, n, rounded, m
     assert worst < 1e-12 and pose < 1e-12, (worst, pose, literal.text())
 
 
-@pytest.mark.parametrize("name", ["iiwa14.xml", "fr3.xml", "arx_l5.xml"])
+@pytest.mark.parametrize("name", ["iiwa14.xml", "fr3.xml", "arx_l5.xml", "rb3_robosuite.xml"])
 def test_menagerie_arm_exports_back_to_mujoco(name, tmp_path):
     """The imported arm written as MJCF: MuJoCo reading the export equals MuJoCo on the original (mesh
     lines deleted, angles written in full), and importing the export gives the arm again."""
