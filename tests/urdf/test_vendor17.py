@@ -142,6 +142,30 @@ def test_open_manipulator_x_gripper_refused_in_one_line():
         assert "\n" not in message and "mimic joints cannot be imported" in message, message
 
 
+def test_open_manipulator_x_left_finger_with_drop_rest(tmp_path):
+    """--drop-rest, as the refusal says: 5 joints to the left finger (a slide last), the right finger's link
+    left out and said so; equal to Pinocchio on the shipped xacro's URDF with the right finger deleted (1e-12),
+    and not on the whole file (the finger's mass is gone: 2.7e-3 relative), in both conventions."""
+    import xml.etree.ElementTree as ET
+    text = shipped_xacro(FOLDER / OMX, {}, FOLDER)
+    root = ET.fromstring(text)
+    root.remove(root.find("joint[@name='gripper_right_joint']"))
+    root.remove(root.find("link[@name='gripper_right_link']"))
+    without = tmp_path / "omx_without_right_finger.urdf"
+    without.write_text(ET.tostring(root, encoding="unicode"))
+    whole = tmp_path / "omx.urdf"
+    whole.write_text(text)
+    for convention in Convention:
+        report = import_file(FOLDER / OMX, _options(), tip="gripper_left_link", drop_rest=True, convention=convention)
+        assert report.chain.joints[-1] == "gripper_left_joint" and len(report.model.links) == 5, report.text()
+        assert report.chain.dropped == ["gripper_right_link"], report.text()
+        arm = NumericArm.from_model(report.model)
+        worst, pose = compare_with_pinocchio(arm, PinChain(without, report.chain.joints), report.chain.tip, states=30)
+        assert worst < 1e-12 and pose < 1e-12, (worst, pose)
+        worst, _ = compare_with_pinocchio(arm, PinChain(whole, report.chain.joints), None, states=30)
+        assert worst > 1e-4, worst
+
+
 def test_misspelt_tip_is_said_alone_with_the_nearest_names():
     """Baxter's hand is 'right_hand_link' (its 60-link tree holds mimic joints); '--tip right_hand' was
     refused listing the first ten links (base, torso, ...) and "(the mimic joints make no closed chain:
