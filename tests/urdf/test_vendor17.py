@@ -1,8 +1,9 @@
 """Vendor descriptions the suite had not seen (tests/urdf/files/vendor17, sources in its README):
 ROS-Industrial's KUKA KR 210 L150, KR 16-2, KR 5 arc and LBR iiwa 14 R820 xacro files (the iiwa without
-any <inertial>), ROBOTIS' OpenMANIPULATOR-Y (OMY-3M) and OpenMANIPULATOR-X ROS 2 xacro files (with
-ros2_control and Gazebo includes, a prismatic gripper whose right finger mimics the left); and from
-example-robot-data (installed) the arms of Baxter, PR2 and TIAGo Pro, each from its torso.
+any <inertial>), Motoman SIA10D and Staubli RX160 / RX160L xacro files; ROBOTIS' OpenMANIPULATOR-Y
+(OMY-3M) and OpenMANIPULATOR-X ROS 2 xacro files (with ros2_control and Gazebo includes, a prismatic
+gripper whose right finger mimics the left); and from example-robot-data (installed) the arms of
+Baxter, PR2 and TIAGo Pro, each from its torso.
 
 Each file is either imported and equal to Pinocchio reading the URDF (the URDF of a xacro file made by
 the shipped ``xacro`` package, not by ours), or refused in one line that says what and where. Our
@@ -32,6 +33,9 @@ KR210 = "kuka_kr210_support/urdf/kr210l150.xacro"
 KR16 = "kuka_kr16_support/urdf/kr16_2.xacro"
 KR5 = "kuka_kr5_support/urdf/kr5_arc.xacro"
 IIWA = "kuka_lbr_iiwa_support/urdf/lbr_iiwa_14_r820.xacro"
+SIA10D = "motoman_sia10d_support/urdf/sia10d.xacro"
+RX160 = "staubli_rx160_support/urdf/rx160.xacro"
+RX160L = "staubli_rx160_support/urdf/rx160l.xacro"
 OMY = "open_manipulator_description/urdf/omy_3m/omy_3m.urdf.xacro"
 OMX = "open_manipulator_description/urdf/open_manipulator_x/open_manipulator_x.urdf.xacro"
 BAXTER = "baxter_description/urdf/baxter.urdf"
@@ -43,6 +47,8 @@ ERD = (BAXTER, PR2, TIAGO_PRO)   # from the installed example-robot-data, not co
 #  0.0: angles read as exact that move nothing above 1e-14))
 MATCHED = [(KR210, None, None, False, "tool0", 6, None), (KR16, None, None, False, "tool0", 6, None),
            (KR5, None, None, False, "tool0", 6, None), (IIWA, None, None, True, "tool0", 7, None),
+           (SIA10D, None, None, False, "link_t", 7, 0.0), (RX160, None, None, False, "tool0", 6, None),
+           (RX160L, None, None, False, "tool0", 6, None),
            (OMY, None, None, False, "end_effector_link", 6, None),
            # the arm ends where the two fingers part (locked and lumped), or at the end effector frame
            (OMX, None, None, False, "link5", 4, None),
@@ -189,12 +195,13 @@ def test_misspelt_tip_is_said_alone_with_the_nearest_names():
         import_file(erd(BAXTER), tip="zz")
 
 
-XACROS = [KR210, KR16, KR5, IIWA, OMY, OMX]
+XACROS = [KR210, KR16, KR5, IIWA, SIA10D, RX160, RX160L, OMY, OMX]
 
 
 @pytest.mark.parametrize("relative", XACROS, ids=[Path(x).name for x in XACROS])
 def test_vendor_xacro_gives_the_urdf_of_the_shipped_xacro(relative):
-    """KUKA's files name xacro's namespace http://wiki.ros.org/xacro (not www.ros.org); ROBOTIS' include
+    """KUKA's files name xacro's namespace http://wiki.ros.org/xacro (not www.ros.org); Motoman's macro
+    includes its materials from inside the macro body; ROBOTIS' include
     ros2_control and Gazebo macros and $(find) a package (open_manipulator_bringup) of which only the
     package.xml is here: the same URDF text as the shipped xacro (comments aside)."""
     from tests.urdf.test_xacro_safety import _without_comments
