@@ -11,7 +11,7 @@ import numpy as np
 from ..model.manipulator import Convention, Link, Manipulator
 from ..kinematics import NumericArm
 from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
-from .chain import Chain, axes_at, check_names, select_chain, world_poses
+from .chain import Chain, TipNeeded, axes_at, check_names, select_chain, world_poses
 from .check import CHECK_TOL, check_against_tree
 from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
 from .numbers import ANGLE_SNAP
@@ -51,6 +51,8 @@ def _import(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, 
     try:
         serial = _import_serial(tree, base, tip, convention, drop_rest, massless, source, gravity)
     except UrdfError as exc:
+        if isinstance(exc, TipNeeded) and why and "name the tip" in why:   # the loop search found no tip either:
+            raise UrdfError(str(exc)) from None                              # one request to name it, not two
         raise UrdfError(f"{exc} (the {what} make no closed chain: {why})" if why else str(exc)) from None
     if why:
         serial.notes.append(f"{what} not imported as a loop: {why}")

@@ -172,6 +172,34 @@ def test_open_manipulator_x_left_finger_with_drop_rest(tmp_path):
         assert worst > 1e-4, worst
 
 
+# (file, base, the hands the refusal offers): two arms from the torso, each hand with two fingers
+TWO_ARMS = [(BAXTER, None, ("left_gripper_base_link", "right_gripper_base_link")),
+            (PR2, "torso_lift_link", ("l_gripper_palm_link", "r_gripper_palm_link")),
+            (TIAGO_PRO, "torso_lift_link", ("gripper_left_base_link", "gripper_right_base_link"))]
+
+
+@pytest.mark.parametrize("relative,base,hands", TWO_ARMS, ids=[Path(t[0]).stem for t in TWO_ARMS])
+def test_two_arms_without_a_tip_offer_each_hand(relative, base, hands, tmp_path):
+    """Two arms, each ending in a gripper whose fingers mimic each other: without --tip the import is refused
+    offering each arm's hand (where its fingers part, as the one rule picks on one arm), and either offer
+    imports, equal to Pinocchio. It offered two finger tips of one hand ("--tip l_gripper_l_finger_tip or
+    --tip l_gripper_r_finger_tip"), each of them refused in turn for the finger mimic joints, and appended
+    the loop search's own, different, request to name the tip ("(the mimic joints make no closed chain:
+    the tree below 'base' holds 2 equally long chains ...: name the tip (...))")."""
+    with pytest.raises(UrdfError) as info:
+        import_file(erd(relative), base=base)
+    message = str(info.value)
+    assert "\n" not in message and "closed chain" not in message, message
+    assert message.endswith(f"name the tip (--tip {hands[0]} or --tip {hands[1]})"), message
+    assert message.count("name the tip") == 1, message
+    for hand in hands:
+        report = import_file(erd(relative), base=base, tip=hand)
+        assert report.chain.tip == hand and len(report.model.links) == 7, report.text()
+        exact = PinChain(reference_file(relative, tmp_path, True), report.chain.joints)
+        worst, pose = compare_with_pinocchio(NumericArm.from_model(report.model), exact, hand, states=20)
+        assert worst < 1e-12 and pose < 1e-12, (worst, pose)
+
+
 def test_misspelt_tip_is_said_alone_with_the_nearest_names():
     """Baxter's hand is 'right_hand_link' (its 60-link tree holds mimic joints); '--tip right_hand' was
     refused listing the first ten links (base, torso, ...) and "(the mimic joints make no closed chain:
