@@ -1,9 +1,9 @@
 """MJCF arms the suite had not seen (tests/mjcf/files/vendor17, sources in its README), each exactly as
 shipped, without its meshes: from MuJoCo Menagerie the KUKA LBR iiwa 14 (sphere collision geoms beside
-explicit inertials), the Franka FR3 (its link0, fixed to the world, weighed only by its meshes), the ARX
-L5 (a base weighed by a capsule fitted to a mesh, slide fingers coupled by a joint equality, gravcomp on
-the fingers); from robosuite the AUBO i10 and the Rainbow RB3 (a force/torque sensor, a default class
-no body uses).
+explicit inertials), the Franka Panda (fullinertia, a hand at -pi/4 to seven digits), the Franka FR3
+(its link0, fixed to the world, weighed only by its meshes), the ARX L5 (a base weighed by a capsule
+fitted to a mesh, slide fingers coupled by a joint equality, gravcomp on the fingers); from robosuite
+the AUBO i10 and the Rainbow RB3 (a force/torque sensor, a default class no body uses).
 
 Each import equals MuJoCo's compiled model of the file with its mesh lines deleted as text: mj_fullM
 (the armature as the drives' N^2 Jm) and qfrc_bias at random states and the tip's pose, to 1e-12, in both
@@ -36,6 +36,10 @@ CASES = [("iiwa14.xml", None, "link7", 7, None, 13, 15, ()),
          # the fingers (slides, gravcomp 1) locked and lumped into link6; or the left finger the tip
          ("arx_l5.xml", None, "link6", 6, 1.4e-5, 10, 18, ("base_link",)),
          ("arx_l5.xml", "link7", "link7", 7, 1.0e-5, 10, 18, ("base_link",)),
+         # Panda: the hand's quat "0.9238795 0 0 -0.3826834" read as -pi/4 (3.5e-8 rad off); fingers a joint
+         # equality and a tendon couple: locked and lumped into the hand, or the left finger the tip (a slide)
+         ("panda.xml", None, "hand", 7, 3.4e-8, 67, 71, ()),
+         ("panda.xml", "left_finger", "left_finger", 8, 2.8e-8, 67, 71, ()),
          # robosuite: its eef sites' quats "0.707105 0.707108 0 0" read as quarter turns, which move nothing
          # of the arm (0.0: below 1e-14); mesh geoms of density 0, or beside explicit inertials
          ("aubo_i10_robosuite.xml", None, "right_hand", 6, 0.0, 7, 7, ()),
