@@ -124,6 +124,24 @@ def test_vendor_urdf_exports_back_to_pinocchio(relative, tmp_path):
         assert worst < 1e-9 and again < 1e-9, (convention, worst, again)
 
 
+def test_meshes_not_there_are_said_in_one_line():
+    """A vendor package copied without its meshes folder (every file here): the KR 210's seven visual meshes
+    are said in one warning naming the first file and the links drawn as sticks, as the MJCF import says its
+    mesh files (it said seven lines, each with its full path); one or a few stay a line each."""
+    report = import_file(FOLDER / KR210, _options())
+    lines = [w for w in report.warnings if "mesh" in w]
+    folder = FOLDER / "kuka_kr210_support" / "meshes" / "kr210l150" / "visual"
+    assert lines == [f"7 mesh file(s) not there (the first {folder / 'link_1.dae'}, of link 'link_1'): 'link_1', "
+                     "'link_2', 'link_3', 'link_4', 'link_5', 'link_6', ... (7 links) drawn as sticks"], lines
+    # as many as the shipped xacro's URDF names visual meshes (the fingers' too: lumped into link5)
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(shipped_xacro(FOLDER / OMX, {}, FOLDER))
+    files = {m.get("filename") for m in root.findall("link/visual/geometry/mesh")}
+    omx = import_file(FOLDER / OMX, _options(), tip="end_effector_link")
+    lines = [w for w in omx.warnings if "mesh" in w]
+    assert len(lines) == 1 and lines[0].startswith(f"{len(files)} mesh file(s) not there"), (lines, files)
+
+
 def test_lbr_iiwa_without_inertials_is_refused_in_one_line():
     with pytest.raises(UrdfError) as info:
         import_file(FOLDER / IIWA, _options())
