@@ -127,3 +127,30 @@ def test_arx_l5_says_what_it_leaves_out():
     report = import_mjcf(FOLDER / "arx_l5.xml", tip="link7")
     assert "gravcomp (gravity compensation by MuJoCo) not imported for link7, link8" in report.warnings
     assert any(w.startswith("1 equality constraint(s) (joint) not imported") for w in report.warnings), report.warnings
+
+
+def test_command_line_import_validate_eval(tmp_path):
+    """The FR3 as shipped, as a user would take it: import (the one warning on the command line), validate,
+    eval at a state: the bias forces against MuJoCo's qfrc_bias and M against mj_fullM less the armature
+    (0.195 and 0.074 in the file, the drives' N^2 Jm in the project)."""
+    import json
+
+    import numpy as np
+
+    from tests.support.cli_lines import designer_command
+    project = tmp_path / "fr3.json"
+    run = designer_command("import", str(FOLDER / "fr3.xml"), "--out", str(project))
+    assert "(those of 'fr3_link0', fixed to the world, weigh on no joint)" in run.stdout + run.stderr
+    assert "valid (7 links" in designer_command("validate", str(project)).stdout
+    rng = np.random.default_rng(7)
+    q, qd = rng.uniform(-np.pi, np.pi, 7), rng.normal(size=7)
+    states = tmp_path / "states.json"
+    states.write_text(json.dumps({"states": [{"q": q.tolist(), "qd": qd.tolist(), "qdd": [0.0] * 7}]}))
+    [result] = json.loads(designer_command("eval", str(project), "--states", str(states), "--quiet").stdout)["results"]
+    report = import_mjcf(FOLDER / "fr3.xml")
+    ref = MujocoChain(stripped("fr3.xml", tmp_path, True), report.chain.joints)
+    ref.forward(q, qd)
+    bias, M = ref.bias(), ref.M() - np.diag(ref.armature())
+    assert np.allclose(ref.armature(), [0.195] * 4 + [0.074] * 3)
+    assert np.abs(np.array(result["tau"]) - bias).max() < 1e-10 * np.abs(bias).max()
+    assert np.abs(np.array(result["M"]) - M).max() < 1e-10 * np.abs(M).max()
