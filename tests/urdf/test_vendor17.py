@@ -148,6 +148,13 @@ def test_lbr_iiwa_without_inertials_is_refused_in_one_line():
     message = str(info.value)
     assert "\n" not in message and "link 'link_1' (moved by joint 'joint_a1')" in message, message
     assert "--massless" in message and str(FOLDER / IIWA) in message, message
+    # --density takes each link's inertia from its collision mesh: those files are not here either
+    with pytest.raises(UrdfError) as info:
+        import_file(FOLDER / IIWA, FileOptions(package_paths=[str(FOLDER)], density=2700))
+    message = str(info.value)
+    mesh = FOLDER / "kuka_lbr_iiwa_support" / "meshes" / "lbr_iiwa_14_r820" / "collision" / "link_1.stl"
+    assert "\n" not in message and message.endswith(f"link 'link_1': cannot compute its inertia from its collision "
+                                                    f"geometry: {mesh}: no such file"), message
 
 
 def test_open_manipulator_x_gripper_refused_in_one_line():
@@ -241,15 +248,17 @@ def test_misspelt_tip_is_said_alone_with_the_nearest_names():
         import_file(erd(BAXTER), tip="zz")
 
 
-XACROS = [KR210, KR16, KR5, IIWA, SIA10D, RX160, RX160L, OMY, OMX]
+XACROS = [(KR210, {}), (KR16, {}), (KR5, {}), (IIWA, {}), (SIA10D, {}), (RX160, {}), (RX160L, {}), (OMY, {}),
+          (OMX, {}), (OMY, {"prefix": "left_", "use_sim": "true"})]
 
 
-@pytest.mark.parametrize("relative", XACROS, ids=[Path(x).name for x in XACROS])
-def test_vendor_xacro_gives_the_urdf_of_the_shipped_xacro(relative):
+@pytest.mark.parametrize("relative,args", XACROS,
+                         ids=[f"{Path(x).name}-{'-'.join(a.values()) or 'default'}" for x, a in XACROS])
+def test_vendor_xacro_gives_the_urdf_of_the_shipped_xacro(relative, args):
     """KUKA's files name xacro's namespace http://wiki.ros.org/xacro (not www.ros.org); Motoman's macro
     includes its materials from inside the macro body; ROBOTIS' include
     ros2_control and Gazebo macros and $(find) a package (open_manipulator_bringup) of which only the
     package.xml is here: the same URDF text as the shipped xacro (comments aside)."""
     from tests.urdf.test_xacro_safety import _without_comments
-    ours = run_xacro(FOLDER / relative, {}, package_paths=[str(FOLDER)]).decode()
-    assert _without_comments(ours) == _without_comments(shipped_xacro(FOLDER / relative, {}, FOLDER))
+    ours = run_xacro(FOLDER / relative, args, package_paths=[str(FOLDER)]).decode()
+    assert _without_comments(ours) == _without_comments(shipped_xacro(FOLDER / relative, args, FOLDER))
