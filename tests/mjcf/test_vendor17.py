@@ -1,8 +1,8 @@
 """MJCF arms the suite had not seen (tests/mjcf/files/vendor17, sources in its README), each exactly as
 shipped, without its meshes: from MuJoCo Menagerie the KUKA LBR iiwa 14 (sphere collision geoms beside
-explicit inertials), the Franka Panda (fullinertia, a hand at -pi/4 to seven digits), the Franka FR3
-(its link0, fixed to the world, weighed only by its meshes), the ARX L5 (a base weighed by a capsule
-fitted to a mesh, slide fingers coupled by a joint equality, gravcomp on the fingers); from robosuite
+explicit inertials), the Franka Panda (fullinertia, a hand at -pi/4 to seven digits), the Kinova Gen3,
+the Franka FR3 (its link0, fixed to the world, weighed only by its meshes), the ARX L5 (a base weighed
+by a capsule fitted to a mesh, slide fingers coupled by a joint equality, gravcomp on the fingers); from robosuite
 the AUBO i10 and the Rainbow RB3 (a force/torque sensor, a default class no body uses).
 
 Each import equals MuJoCo's compiled model of the file with its mesh lines deleted as text: mj_fullM
@@ -40,6 +40,9 @@ CASES = [("iiwa14.xml", None, "link7", 7, None, 13, 15, ()),
          # equality and a tendon couple: locked and lumped into the hand, or the left finger the tip (a slide)
          ("panda.xml", None, "hand", 7, 3.4e-8, 67, 71, ()),
          ("panda.xml", "left_finger", "left_finger", 8, 2.8e-8, 67, 71, ()),
+         # Kinova Gen3: joints with no range (continuous), a camera and a pinch site on the bracelet
+         ("gen3.xml", None, "bracelet_link", 7, None, 8, 16, ()),
+         ("gen3.xml", "pinch_site", "pinch_site", 7, None, 8, 16, ()),
          # robosuite: its eef sites' quats "0.707105 0.707108 0 0" read as quarter turns, which move nothing
          # of the arm (0.0: below 1e-14); mesh geoms of density 0, or beside explicit inertials
          ("aubo_i10_robosuite.xml", None, "right_hand", 6, 0.0, 7, 7, ()),
@@ -154,3 +157,28 @@ def test_command_line_import_validate_eval(tmp_path):
     assert np.allclose(ref.armature(), [0.195] * 4 + [0.074] * 3)
     assert np.abs(np.array(result["tau"]) - bias).max() < 1e-10 * np.abs(bias).max()
     assert np.abs(np.array(result["M"]) - M).max() < 1e-10 * np.abs(M).max()
+
+
+def test_gen3_mjcf_is_the_arm_of_kinovas_xacro():
+    """Menagerie made its Gen3 from Kinova's gen3.xacro (its README: xacro, then MuJoCo's saved MJCF, the
+    end effector link replaced by pinch_site); the xacro is in tests/urdf/files/vendor15. Read by the two
+    importers, the two files give the same arm: tool pose and G to 1e-12 (the MJCF keeps the positions and
+    masses as written), M within the six digits MuJoCo writes principal inertias and their frames with."""
+    from designer.kinematics import NumericArm
+    from designer.numeric.recursive import gravity_torque, mass_matrix
+    from designer.urdf.pipeline import FileOptions, import_file
+    import numpy as np
+    vendor15 = Path(__file__).parents[1] / "urdf" / "files" / "vendor15"
+    xacro = import_file(vendor15 / "kortex_description" / "robots" / "gen3.xacro",
+                        FileOptions(package_paths=[str(vendor15)]))
+    mjcf = import_mjcf(FOLDER / "gen3.xml", tip="pinch_site")
+    assert xacro.chain.joints == mjcf.chain.joints == [f"joint_{k}" for k in range(1, 8)]
+    a, b = NumericArm.from_model(xacro.model), NumericArm.from_model(mjcf.model)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        q = rng.uniform(-np.pi, np.pi, 7)
+        M = mass_matrix(b, q)
+        assert np.abs(mass_matrix(a, q) - M).max() < 1e-6 * np.abs(M).max()
+        G = gravity_torque(b, q)
+        assert np.abs(gravity_torque(a, q) - G).max() < 1e-12 * np.abs(G).max()
+        assert np.abs(a.tool_pose(q) - b.tool_pose(q)).max() < 1e-12
