@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from designer.mjcf import import_mjcf
@@ -138,8 +139,6 @@ def test_command_line_import_validate_eval(tmp_path):
     (0.195 and 0.074 in the file, the drives' N^2 Jm in the project)."""
     import json
 
-    import numpy as np
-
     from tests.support.cli_lines import designer_command
     project = tmp_path / "fr3.json"
     run = designer_command("import", str(FOLDER / "fr3.xml"), "--out", str(project))
@@ -159,26 +158,33 @@ def test_command_line_import_validate_eval(tmp_path):
     assert np.abs(np.array(result["M"]) - M).max() < 1e-10 * np.abs(M).max()
 
 
-def test_gen3_mjcf_is_the_arm_of_kinovas_xacro():
-    """Menagerie made its Gen3 from Kinova's gen3.xacro (its README: xacro, then MuJoCo's saved MJCF, the
-    end effector link replaced by pinch_site); the xacro is in tests/urdf/files/vendor15. Read by the two
-    importers, the two files give the same arm: tool pose and G to 1e-12 (the MJCF keeps the positions and
-    masses as written), M within the six digits MuJoCo writes principal inertias and their frames with."""
+# (Menagerie file, its tip, the xacro it was made from (tests/urdf/files/vendor15), its arguments, the
+#  largest relative difference of M and G allowed: the digits MuJoCo wrote)
+SAME_ARM = [("gen3.xml", "pinch_site", "kortex_description/robots/gen3.xacro", {}, 1e-6, 1e-12),
+            ("fr3.xml", "attachment_site", "franka_description/robots/fr3/fr3.urdf.xacro", {"hand": "false"}, 2e-6,
+             2e-6)]
+
+
+@pytest.mark.parametrize("name,tip,xacro,args,m_tol,g_tol", SAME_ARM, ids=[a[0] for a in SAME_ARM])
+def test_menagerie_mjcf_is_the_arm_of_the_vendors_xacro(name, tip, xacro, args, m_tol, g_tol):
+    """Menagerie made its Gen3 from Kinova's gen3.xacro and its FR3 from Franka's fr3 URDF (their READMEs:
+    the URDF, then MuJoCo's saved MJCF; the Gen3's end effector link made a site, pinch_site); both xacro
+    files are in tests/urdf/files/vendor15. Read by the two importers, each pair gives the same arm: the
+    tool pose to 1e-12, M and G within the six digits MuJoCo wrote (measured: Gen3 M 9e-8 and G equal,
+    the FR3's masses rounded too, M 6.4e-7, G 8.4e-7)."""
     from designer.kinematics import NumericArm
     from designer.numeric.recursive import gravity_torque, mass_matrix
     from designer.urdf.pipeline import FileOptions, import_file
-    import numpy as np
     vendor15 = Path(__file__).parents[1] / "urdf" / "files" / "vendor15"
-    xacro = import_file(vendor15 / "kortex_description" / "robots" / "gen3.xacro",
-                        FileOptions(package_paths=[str(vendor15)]))
-    mjcf = import_mjcf(FOLDER / "gen3.xml", tip="pinch_site")
-    assert xacro.chain.joints == mjcf.chain.joints == [f"joint_{k}" for k in range(1, 8)]
-    a, b = NumericArm.from_model(xacro.model), NumericArm.from_model(mjcf.model)
+    urdf = import_file(vendor15 / xacro, FileOptions(xacro_args=args, package_paths=[str(vendor15)]))
+    mjcf = import_mjcf(FOLDER / name, tip=tip)
+    assert urdf.chain.joints == mjcf.chain.joints and len(mjcf.chain.joints) == 7
+    a, b = NumericArm.from_model(urdf.model), NumericArm.from_model(mjcf.model)
     rng = np.random.default_rng(1)
     for _ in range(20):
         q = rng.uniform(-np.pi, np.pi, 7)
         M = mass_matrix(b, q)
-        assert np.abs(mass_matrix(a, q) - M).max() < 1e-6 * np.abs(M).max()
+        assert np.abs(mass_matrix(a, q) - M).max() < m_tol * np.abs(M).max()
         G = gravity_torque(b, q)
-        assert np.abs(gravity_torque(a, q) - G).max() < 1e-12 * np.abs(G).max()
+        assert np.abs(gravity_torque(a, q) - G).max() < g_tol * np.abs(G).max()
         assert np.abs(a.tool_pose(q) - b.tool_pose(q)).max() < 1e-12
