@@ -38,6 +38,7 @@ RX160 = "staubli_rx160_support/urdf/rx160.xacro"
 RX160L = "staubli_rx160_support/urdf/rx160l.xacro"
 OMY = "open_manipulator_description/urdf/omy_3m/omy_3m.urdf.xacro"
 OMX = "open_manipulator_description/urdf/open_manipulator_x/open_manipulator_x.urdf.xacro"
+OMY_F3M = "open_manipulator_description/urdf/omy_f3m/omy_f3m.urdf.xacro"
 BAXTER = "baxter_description/urdf/baxter.urdf"
 PR2 = "pr2_description/urdf/pr2.urdf"
 TIAGO_PRO = "tiago_pro_description/robots/tiago_pro.urdf"
@@ -50,6 +51,8 @@ MATCHED = [(KR210, None, None, False, "tool0", 6, None), (KR16, None, None, Fals
            (SIA10D, None, None, False, "link_t", 7, 0.0), (RX160, None, None, False, "tool0", 6, None),
            (RX160L, None, None, False, "tool0", 6, None),
            (OMY, None, None, False, "end_effector_link", 6, None),
+           # with ROBOTIS' RH-P12-RN-A gripper: its four finger joints (three mimic the first) locked and lumped
+           (OMY_F3M, None, None, False, "rh_p12_rn_base", 6, None),
            # the arm ends where the two fingers part (locked and lumped), or at the end effector frame
            (OMX, None, None, False, "link5", 4, None),
            (OMX, None, "end_effector_link", False, "end_effector_link", 4, None),
@@ -173,6 +176,18 @@ def test_open_manipulator_x_gripper_refused_in_one_line():
         assert "\n" not in message and "mimic joints cannot be imported" in message, message
 
 
+def test_rh_p12_rn_a_finger_refused_in_one_line():
+    """The RH-P12-RN-A's fingers are two serial pairs whose three other joints mimic rh_r1_joint: no loop closes,
+    so a finger as the tip is refused in one line, in both conventions, naming the mimic joint on the way."""
+    for convention in Convention:
+        for tip, joint in (("rh_p12_rn_r2", "rh_r2"), ("rh_p12_rn_l2", "rh_l1")):
+            with pytest.raises(UrdfError) as info:
+                import_file(FOLDER / OMY_F3M, _options(), tip=tip, convention=convention)
+            message = str(info.value)
+            assert "\n" not in message, message
+            assert f"joint {joint!r} mimics joint 'rh_r1_joint': mimic joints cannot be imported" in message, message
+
+
 def test_open_manipulator_x_left_finger_with_drop_rest(tmp_path):
     """--drop-rest, as the refusal says: 5 joints to the left finger (a slide last), the right finger's link
     left out and said so; equal to Pinocchio on the shipped xacro's URDF with the right finger deleted (1e-12),
@@ -249,7 +264,7 @@ def test_misspelt_tip_is_said_alone_with_the_nearest_names():
 
 
 XACROS = [(KR210, {}), (KR16, {}), (KR5, {}), (IIWA, {}), (SIA10D, {}), (RX160, {}), (RX160L, {}), (OMY, {}),
-          (OMX, {}), (OMY, {"prefix": "left_", "use_sim": "true"})]
+          (OMX, {}), (OMY, {"prefix": "left_", "use_sim": "true"}), (OMY_F3M, {})]
 
 
 @pytest.mark.parametrize("relative,args", XACROS,
