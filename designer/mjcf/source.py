@@ -182,12 +182,23 @@ def _asset_file(spec, folder: str, name: str) -> Path:
     return Path(spec.modelfiledir or ".", folder or "", os.path.basename(name) if spec.strippath else name)
 
 
+def _fixed_to_world(body) -> bool:
+    """Whether no joint lies on ``body`` or between it and the world (the world itself included)."""
+    while body is not None and body.name != "world":
+        if len(body.joints):
+            return False
+        body = body.parent
+    return True
+
+
 def without_missing_meshes(spec, source: str) -> list[str]:
     """Leave out of ``spec`` what refers to a mesh or texture file that is not there (a model copied
     without its assets folder, as a vendor's MJCF usually is): the geoms of such meshes where they give
     no body its mass, the meshes, such textures and the materials' references to them; one line saying
     so (empty when nothing is missing). A geom that does give its body mass (the body has no
-    ``<inertial>``, or the compiler takes inertias from geoms) is refused naming the body and the file."""
+    ``<inertial>``, or the compiler takes inertias from geoms) is refused naming the body and the file,
+    unless that body is fixed to the world (no joint on it or above it: a pedestal, a vendor's link0),
+    whose mass no joint ever moves: its geoms are left out too, and the line names those bodies."""
     import mujoco
     missing = {m.name: f for m in spec.meshes
                if m.file and not (f := _asset_file(spec, spec.meshdir, m.file)).is_file()}
@@ -198,6 +209,7 @@ def without_missing_meshes(spec, source: str) -> list[str]:
         return []
     from_geoms = spec.compiler.inertiafromgeom
     dropped = 0
+    fixed: list[str] = []   # bodies fixed to the world whose mass a geom left out would have given
     for body in spec.bodies:
         weighs = from_geoms == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_TRUE or (
             from_geoms == mujoco.mjtInertiaFromGeom.mjINERTIAFROMGEOM_AUTO and not body.explicitinertial)
@@ -205,7 +217,9 @@ def without_missing_meshes(spec, source: str) -> list[str]:
             if geom.meshname not in missing:
                 continue
             massless = geom.mass == 0 or (math.isnan(geom.mass) and geom.density == 0)
-            if weighs and body.name != "world" and not massless:
+            if weighs and not massless and _fixed_to_world(body):
+                fixed += [] if body.name in fixed else [body.name]
+            elif weighs and not massless:
                 raise MjcfError(f"{source}: body {body.name!r} takes its mass from its mesh geom "
                                 f"{geom.name or geom.meshname!r}, whose file {missing[geom.meshname]} is not there: "
                                 "put the model's mesh files where its meshdir says, or give the body an <inertial>")
@@ -220,7 +234,10 @@ def without_missing_meshes(spec, source: str) -> list[str]:
     first = sorted(map(str, [*missing.values(), *textures.values()]))[0]
     parts = [f"{len(missing)} mesh file(s)"] if missing else []
     parts += [f"{len(textures)} texture file(s)"] if textures else []
-    left = [f"{dropped} geom(s) left out, which give no body its mass"] if missing else []
+    moving = f"{dropped} geom(s) left out, which give no {'moving ' if fixed else ''}body its mass"
+    if fixed:   # the mass of a body no joint moves enters none of the arm's dynamics
+        moving += (" (those of " + ", ".join(map(repr, fixed)) + ", fixed to the world, weigh on no joint)")
+    left = [moving] if missing else []
     left += ["the textures left out"] if textures else []
     return [f"{' and '.join(parts)} not there (the first {first}): {', '.join(left)}"]
 

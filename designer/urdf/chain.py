@@ -88,6 +88,10 @@ def moving_count(tree: UrdfTree, joints) -> int:
     return sum(tree.joints[j].movable for j in joints)
 
 
+class TipNeeded(UrdfError):
+    """The tree names no end by the one rule (two arms): the user names the tip."""
+
+
 @dataclass
 class TipChoice:
     """The arm's end below a base by the one rule (:func:`choose_tip`), or why there is none."""
@@ -131,10 +135,21 @@ def choose_tip(tree: UrdfTree, base: str, ends: list[str] | None = None) -> TipC
                          note=f"the arm ends at {parting!r}, where {len(top)} equally long chains of moving joints "
                               f"part (to {ends_text}, {longest - before} joint(s) beyond it each): locked at zero and "
                               "lumped in (--tip names another end)")
+    offer = _branch_tips(tree, base, top, paths, common)
     return TipChoice(None, longest=longest, to=named[0],
                      refusal=f"the tree below {base!r} holds {len(top)} equally long chains of {longest} moving "
                              f"joint{'s' if longest != 1 else ''}, parting at {parting!r}, to {ends_text}: name the "
-                             f"tip (--tip {named[0]} or --tip {named[1]})")
+                             f"tip (--tip {offer[0]} or --tip {offer[1]})")
+
+
+def _branch_tips(tree: UrdfTree, base: str, top: list[str], paths: dict, common: int) -> list[str]:
+    """A tip to offer on each branch where the longest chains part (two arms): the branch's own end by the
+    one rule (its hand, where its fingers part), else its first end by name; sorted."""
+    branches: dict[str, list[str]] = {}
+    for leaf in top:
+        branches.setdefault(paths[leaf][common], []).append(leaf)
+    offers = sorted({choose_tip(tree, base, ends).tip or min(ends) for ends in branches.values()})
+    return offers if len(offers) > 1 else sorted(top)[:2]
 
 
 def default_tip(tree: UrdfTree, base: str) -> str | None:
@@ -142,17 +157,26 @@ def default_tip(tree: UrdfTree, base: str) -> str | None:
     return choose_tip(tree, base).tip
 
 
+def check_names(tree: UrdfTree, base: str | None, tip: str | None) -> None:
+    """Refuse a base or tip that names no link, naming the links nearest in spelling (else the first ten)."""
+    import difflib
+    links = list(tree.inertials)
+    for name, what in ((base, "base"), (tip, "tip")):
+        if name is not None and name not in links:
+            near = difflib.get_close_matches(name, links, n=5, cutoff=0.6)
+            shown = (f"the nearest: {', '.join(map(repr, near))}; {len(links)} links" if near else
+                     "links: " + ", ".join(links[:10]) + (", ..." if len(links) > 10 else ""))
+            raise UrdfError(f"no link named {name!r} for the {what} ({shown})")
+
+
 def select_chain(tree: UrdfTree, base: str | None = None, tip: str | None = None,
                  drop_rest: bool = False) -> Chain:
     base = base or tree.root
-    for name, what in ((base, "base"), (tip, "tip")):
-        if name is not None and name not in tree.inertials:
-            raise UrdfError(f"no link named {name!r} for the {what} (links: " +
-                            ", ".join(list(tree.inertials)[:10]) + (", ..." if len(tree.inertials) > 10 else "") + ")")
+    check_names(tree, base, tip)
     choice = choose_tip(tree, base)
     if tip is None:
         if choice.tip is None:
-            raise UrdfError(choice.refusal)
+            raise TipNeeded(choice.refusal)
         tip = choice.tip
     notes = [choice.note] if choice.note and tip == choice.tip else []
     path = tree.path(base, tip)

@@ -11,7 +11,7 @@ import numpy as np
 from ..model.manipulator import Convention, Link, Manipulator
 from ..kinematics import NumericArm
 from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
-from .chain import Chain, axes_at, select_chain, world_poses
+from .chain import Chain, TipNeeded, axes_at, check_names, select_chain, world_poses
 from .check import CHECK_TOL, check_against_tree
 from .dh import FAR, Axis, dh_frames, dh_numbers, snap_parallel
 from .numbers import ANGLE_SNAP
@@ -38,6 +38,7 @@ def import_tree(tree: UrdfTree, *, base: str | None = None, tip: str | None = No
 
 def _import(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, massless: bool, source: str,
             gravity) -> ImportReport:
+    check_names(tree, base, tip)   # a name that is not there is said alone, not as why no loop was found
     why = None
     what = "connects (equality constraints)" if tree.cuts else "mimic joints"
     below = tree.subtree(base or tree.root)
@@ -50,7 +51,8 @@ def _import(tree: UrdfTree, base, tip, convention: Convention, drop_rest: bool, 
     try:
         serial = _import_serial(tree, base, tip, convention, drop_rest, massless, source, gravity)
     except UrdfError as exc:
-        # the closed chain's reason, unless it is the same refusal (a tip to name)
+        if isinstance(exc, TipNeeded) and why and "name the tip" in why:   # the loop search found no tip either:
+            raise UrdfError(str(exc)) from None                              # one request to name it, not two
         raise UrdfError(f"{exc} (the {what} make no closed chain: {why})" if why and why != str(exc)
                         else str(exc)) from None
     if why:

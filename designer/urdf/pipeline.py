@@ -81,7 +81,7 @@ def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder,
         from ..kinematics.tree import TreeArm
         frames = arm.base @ TreeArm.from_model(model).frames(np.zeros(arm.n))
     poses = world_poses(tree)
-    warnings: list[str] = []
+    problems: list[tuple[str, str]] = []   # (link, what is wrong with its mesh), each file once
     missing: set[str] = set()
 
     def visuals_of(links, frame: np.ndarray) -> tuple[Visual, ...]:
@@ -100,7 +100,7 @@ def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder,
                 except MeshError as exc:
                     if g.filename not in missing:
                         missing.add(g.filename)
-                        warnings.append(f"link {link!r}: {exc} (drawn as a stick)")
+                        problems.append((link, str(exc)))
                     continue
                 out.append(Visual(str(path), g.scale, color=g.rgba, **_pose_fields(inv @ poses[link] @ g.origin)))
         return tuple(out)
@@ -108,7 +108,27 @@ def attach_visuals(model: Manipulator, tree: UrdfTree, chain: Chain, folder,
     links = tuple(replace(link, visuals=visuals_of(chain.bodies[k], frames[k + 1]))
                   for k, link in enumerate(model.links))
     base = visuals_of([chain.base, *chain.fixed_to_base], frames[0])
-    return replace(model, links=links, base_visuals=base), warnings
+    return replace(model, links=links, base_visuals=base), _mesh_warnings(problems)
+
+
+#: more mesh files than this not there (a vendor's description copied without its meshes) are said in one line
+MESH_LINES = 3
+
+
+def _mesh_warnings(problems: list[tuple[str, str]]) -> list[str]:
+    """One line per mesh that cannot be drawn; mesh files simply not there, when more than
+    :data:`MESH_LINES`, in one line naming the first and the links drawn as sticks."""
+    absent = [(link, what) for link, what in problems if what.endswith(": no such mesh file")]
+    if len(absent) <= MESH_LINES:
+        absent = []
+    lines = [f"link {link!r}: {what} (drawn as a stick)" for link, what in problems if (link, what) not in absent]
+    if absent:
+        links = list(dict.fromkeys(link for link, _ in absent))
+        named = ", ".join(map(repr, links[:6])) + (f", ... ({len(links)} links)" if len(links) > 6 else "")
+        first = absent[0][1].removesuffix(": no such mesh file")
+        lines.append(f"{len(absent)} mesh file(s) not there (the first {first}, of link {absent[0][0]!r}): "
+                     f"{named} drawn as sticks")
+    return lines
 
 
 def import_prepared(tree: UrdfTree, source: str | os.PathLike, options: FileOptions | None = None,

@@ -27,6 +27,20 @@ def erd_folder() -> Path:
     return folder
 
 
+def shipped_xacro(path: Path, args: dict, folder: Path) -> str:
+    """The URDF the ``xacro`` package makes of ``path`` as its authors ship it, ``$(find NAME)`` giving
+    the folders of ``folder`` that hold a package.xml (tests/support/xacro_reference.py, a child process)."""
+    import json
+    import subprocess
+    import sys
+    packages = {p.parent.name: str(p.parent) for p in Path(folder).glob("*/package.xml")}
+    script = Path(__file__).parent / "xacro_reference.py"
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                         input=json.dumps({"file": str(path), "args": args, "packages": packages}))
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
 def erd(relative: str) -> Path:
     return erd_folder() / relative
 

@@ -26,7 +26,7 @@ from designer.urdf.xacro_run import run_xacro
 
 from tests.support.cli_lines import designer_command, energy_kept
 from tests.support.exact_angles import exact_urdf
-from tests.support.urdf_reference import PinChain, compare_with_pinocchio
+from tests.support.urdf_reference import PinChain, compare_with_pinocchio, shipped_xacro
 
 pytest.importorskip("xacro")
 
@@ -78,11 +78,7 @@ def _options(args) -> FileOptions:
 
 def shipped_urdf(relative: str, args: dict) -> str:
     """The URDF of the xacro package as its authors ship it ($(find) given the vendor15 packages)."""
-    request = {"file": str(FOLDER / relative), "args": args, "packages": PACKAGES}
-    run = subprocess.run([sys.executable, str(REFERENCE)], input=json.dumps(request), capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
+    return shipped_xacro(FOLDER / relative, args, FOLDER)
 
 
 def reference_file(relative: str, args: dict, folder: Path, exact: bool) -> Path:
