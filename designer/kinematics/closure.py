@@ -4,8 +4,10 @@
   nominal pose (every joint 0) leaves a loop open by more than a file's rounding (:data:`NOMINAL_GAP`: a four-bar
   whose coupler was made longer, a design of a length sweep), the mechanism is *assembled*, as a CAD assembly is:
   damped least squares on the passive joints from the nominal pose (with continuation on the gap where that
-  stalls), the actuated ones kept at 0. The reference pose is then the nominal pose of everything below: the
-  linear detection, the four-bar's branch, the continuation start, the mobility check.
+  stalls), the actuated ones kept at 0. A loop open within a file's rounding is closed from the nominal pose by the
+  same steps (no warning: a few Gauss-Newton steps). The reference pose, closed either way, is then the nominal pose
+  of everything below: the linear detection, the four-bar's branch, the continuation start, the mobility check
+  (which at an open pose can count a rank too many).
 - Validation names the loop (:func:`mechanism_problems`): a warning for a loop that had to be assembled (the gap
   at the nominal pose in mm, the passive joints' assembled values), an error for a loop that cannot be assembled
   (its gap at best), a mobility (n - rank of the loop Jacobian) that differs from the number of actuated joints,
@@ -83,8 +85,8 @@ def _size(tree: TreeArm) -> float:
 class Assembly:
     """The reference pose of a mechanism (:func:`assemble`)."""
 
-    #: (n,) every actuated joint 0, the passive joints closing the loops (every joint 0 where the nominal pose closes
-    #: to a file's rounding: the closure's Newton steps close that)
+    #: (n,) every actuated joint 0, the passive joints closing the loops (every joint 0 where the nominal pose closes;
+    #: moved by a rounding's worth where a file's rounding leaves it open)
     q: np.ndarray
     #: per loop, (position gap in m, sine of the angle between the cut joint's axes) at the nominal pose
     gaps: tuple[tuple[float, float], ...]
@@ -159,21 +161,21 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
 
 
 def assemble(tree: TreeArm) -> Assembly:
-    """The mechanism's reference pose (see the module): the nominal pose where every loop closes to a file's rounding,
-    else the passive joints moved until the loops close (the actuated ones kept at 0). ClosureError naming the loop
-    and its remaining gap where the loops cannot be assembled."""
+    """The mechanism's reference pose (see the module): the passive joints moved until the loops close, the actuated
+    ones kept at 0 (the nominal pose itself where its loops close). ``assembled``: the loops open beyond a file's
+    rounding there. ClosureError naming the loop and its remaining gap where the loops cannot be assembled."""
     q0 = np.zeros(tree.n)
     if not tree.loops:
         return Assembly(q0, ())
     size = _size(tree)
     # a file's rounding: a millimetre per metre of mechanism (the four-bar's theta offsets to four decimals leave
-    # its loop 0.012 mm open), a milliradian; the closure closes the loops exactly from there
+    # its loop 0.012 mm open), a milliradian: closed below with no warning, as an assembly is
     gaps = _loop_gaps(tree, q0)
     opened = tuple(k for k, gap in enumerate(gaps) if _open(gap, NOMINAL_GAP * size, NOMINAL_GAP))
-    if not opened:
-        return Assembly(q0, tuple(gaps))
     tol = TOL * size
-    q = _passive_least_squares(tree, q0, None, tol)
+    if _closed(tree, q0, tol) or not (opened or tree.passive):
+        return Assembly(q0, tuple(gaps))
+    q = _passive_least_squares(tree, q0, None, tol)   # within a file's rounding: a few Gauss-Newton steps close it
     if tree.passive and not _closed(tree, q, tol):   # stalled: continuation on the gap, r(q) = (1 - s) r(0)
         r0 = tree.loop_terms(q0).residual
         if np.all(np.isfinite(r0)):
@@ -311,7 +313,8 @@ def _assembly_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
 
 
 def _rank_problems(tree: TreeArm, q0) -> list[Problem]:
-    """The mobility and the passive joints' rank at the reference pose (nothing for a tree without loops)."""
+    """The mobility and the passive joints' rank at the reference pose ``q0`` (:func:`assemble`'s: the loops closed,
+    not the nominal pose a file's rounding leaves open; nothing for a tree without loops)."""
     out: list[Problem] = []
     if not tree.loops:
         return out
@@ -328,8 +331,8 @@ def _rank_problems(tree: TreeArm, q0) -> list[Problem]:
     if tree.passive and np.linalg.matrix_rank(Jp, tol=SINGULAR * max(1.0, np.abs(J).max())) < len(tree.passive):
         out.append(Problem(Severity.ERROR, "loops", "the loops do not determine the passive joints "
                            + ", ".join(f"q{i + 1}" for i in tree.passive)
-                           + (" at the assembled pose (every actuated joint 0)" if np.any(np.asarray(q0) != 0)
-                              else " at the nominal pose (every joint 0)")
+                           + (" at the reference pose (every actuated joint 0, the loops closed)"
+                              if np.any(np.asarray(q0) != 0) else " at the nominal pose (every joint 0)")
                            + " (choose other joints to actuate)"))
     return out
 

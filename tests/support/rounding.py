@@ -38,3 +38,16 @@ def rounded_files(text: str, digits: int, exact: Callable[[str], str], folder: P
     exact_rounded.write_text(exact(rounded.read_text()))
     original.write_text(exact(text))
     return rounded, exact_rounded, original
+
+
+def significant_numbers(node, digits: int, kept: Callable[[str], bool] = lambda key: False):
+    """A project file's JSON (as json.loads gives it) with every fractional number rounded to ``digits`` significant
+    digits, as :func:`significant` does an XML file's; the values of the keys ``kept`` says are left alone (whole
+    subtrees). Integers (link numbers, versions) and texts (expressions, names) stay."""
+    if isinstance(node, dict):
+        return {k: v if kept(k) else significant_numbers(v, digits, kept) for k, v in node.items()}
+    if isinstance(node, list):
+        return [significant_numbers(v, digits, kept) for v in node]
+    if isinstance(node, float) and node != 0 and node != round(node):
+        return float(f"{node:.{digits}g}")
+    return node
