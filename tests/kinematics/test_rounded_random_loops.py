@@ -17,40 +17,11 @@ import pytest
 from designer.cli import main
 from designer.kinematics.closure import mechanism_problems
 from designer.kinematics.tree import TreeArm
-from designer.model import Convention
 from designer.numeric.closed import ClosedDynamics
-from designer.project import load_project, save_project
 from tests.support.closed_reference import (PinMechanism, closable_state, loop_conditions, pin_actuated_terms)
-from tests.support.random_models import Shapes, random_project
-from tests.support.rounding import significant_numbers
+from tests.support.rounding import rounded_planar_loop
 
 pytest.importorskip("pinocchio")
-
-
-def _out_of_plane(key: str) -> bool:
-    """The numbers a planar loop's plane depends on (lengths and twists along and about the joints' parallel axes,
-    the cut frames' height and tilt): left exact, so the rounded design is still planar."""
-    return key in ("d", "b", "alpha", "frame_i", "frame_j")
-
-
-def _rounded(tmp_path, seed: int, cut: str, digits: int):
-    """(the random planar project of ``seed`` with a ``cut`` loop, rounded to ``digits`` (the loop frames' in-plane
-    position and angle too), and the path of its rounded file)."""
-    rng = np.random.default_rng(seed)
-    model = random_project(rng, Shapes(loops=(cut,), planar=True, convention=list(Convention)[seed % 2],
-                                       frames=seed % 4 < 2))
-    save_project(model, tmp_path / "exact.json")
-    doc = json.loads((tmp_path / "exact.json").read_text())
-    rounded = significant_numbers(doc, digits, _out_of_plane)
-    for loop in rounded["loops"]:   # in the plane: the cut frames' x, y and their angle about z
-        for frame in ("frame_i", "frame_j"):
-            xyz, rpy = loop[frame]["xyz"], loop[frame]["rpy"]
-            loop[frame] = {"xyz": significant_numbers(xyz[:2], digits) + xyz[2:],
-                           "rpy": rpy[:2] + significant_numbers(rpy[2:], digits)}
-    assert rounded != doc
-    path = tmp_path / "rounded.json"
-    path.write_text(json.dumps(rounded))
-    return load_project(path), path
 
 
 # (seed, cut joint, digits): each refused before with a mobility one short of the actuated joints
@@ -59,7 +30,7 @@ CASES = [(101, "R", 4), (27, "R", 3), (28, "S", 4), (22, "S", 6), (23, "F", 5), 
 
 @pytest.mark.parametrize(("seed", "cut", "digits"), CASES, ids=[f"{s}-{c}-{d}" for s, c, d in CASES])
 def test_a_rounded_planar_loop_opens_and_has_pinocchios_dynamics(tmp_path, seed, cut, digits):
-    model, _ = _rounded(tmp_path, seed, cut, digits)
+    model, _ = rounded_planar_loop(tmp_path, seed, cut, digits)
     tree = TreeArm.from_model(model)
     assert [p for p in mechanism_problems(tree) if p.severity.name == "ERROR"] == []
     cd = ClosedDynamics(model)
@@ -78,7 +49,7 @@ def test_a_rounded_planar_loop_opens_and_has_pinocchios_dynamics(tmp_path, seed,
 def test_validate_and_eval_open_a_rounded_planar_loop(tmp_path, capsys):
     """validate exits 0 with no word of the loops (open by a rounding: nothing to warn of); eval's torques at the
     home pose are Pinocchio's constrained dynamics' (tau_a = M_a qdd_a + h_a + G_a at the tree pose eval gives)."""
-    model, path = _rounded(tmp_path, 101, "R", 4)
+    model, path = rounded_planar_loop(tmp_path, 101, "R", 4)
     assert main(["validate", str(path)]) == 0
     out = capsys.readouterr().out
     assert "valid" in out and "loops" not in out
