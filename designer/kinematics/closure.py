@@ -192,10 +192,28 @@ def assemble(tree: TreeArm) -> Assembly:
         worst = int(np.nanargmax([max(g) if np.all(np.isfinite(g)) else np.inf for g in best]))
         found = [(tree.loop_names[k], f"cannot be assembled with the actuated joints at 0: "
                   f"{_gap_text(best[k], ASSEMBLED * size)} at best ({_gap_text(gaps[k], 0.0)} at the nominal pose, "
-                  "every joint 0)")
+                  "every joint 0)" + _unmoved(tree, q, k, best[k], size))
                  for k in range(len(tree.loops)) if _open(best[k], ASSEMBLED * size, ASSEMBLED) or k == worst]
         raise AssemblyError("; ".join(f"{w}: {m}" for w, m in found), found)
     return Assembly(q, tuple(gaps), opened)
+
+
+def _unmoved(tree: TreeArm, q: np.ndarray, k: int, gap: tuple[float, float], size: float) -> str:
+    """For loop k's gap at best (at q): where it is a file's rounding (:data:`NOMINAL_GAP`) with a share that none of
+    the loop's joints moves (beyond the closure's tolerance, out of the span of their Jacobian columns: a planar
+    loop's cut point out of its plane, its axes out of parallel), the words that say so; else nothing."""
+    if _open(gap, NOMINAL_GAP * size, NOMINAL_GAP):
+        return ""
+    terms = tree.loop_terms(q)
+    rows = [r for r, row in enumerate(terms.rows) if row[0] == k]
+    r, J = terms.residual[rows], terms.jacobian[np.ix_(rows, loop_joints(tree, k))]
+    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(J))):
+        return ""
+    moved = J @ np.linalg.lstsq(J, r, rcond=None)[0]   # the gap's share the loop's joints can move
+    if np.linalg.norm(r - moved) <= ASSEMBLED * size:
+        return ""
+    return ("; a rounding's worth that no joint of the loop moves (the cut joint out of a planar loop's plane, or "
+            "its axes out of parallel: are numbers across the plane rounded? they must close it exactly)")
 
 
 def _smallest_gap(tree: TreeArm, q0: np.ndarray) -> np.ndarray:

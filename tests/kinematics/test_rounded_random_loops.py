@@ -64,3 +64,19 @@ def test_validate_and_eval_open_a_rounded_planar_loop(tmp_path, capsys):
                                  np.array(state["qd"]))
     tau = M @ state["qdd"] + h + G
     assert np.abs(np.array(result["tau"]) - tau).max() < 1e-7 * max(1.0, float(np.abs(tau).max()))
+
+
+@pytest.mark.parametrize(("seed", "cut"), [(101, "R"), (28, "S"), (23, "F")])
+def test_a_planar_loop_a_rounding_out_of_its_plane_is_refused_saying_why(tmp_path, capsys, seed, cut):
+    """The cut frame on the loop's root link moved 0.2 mm along that link's z (the normal of the loop's plane: the
+    branch's axes are parallel to it), a rounding's worth: no joint of the loop moves the cut point across the plane,
+    so the gap at best is those 0.2 mm, and the message says it is a rounding no joint moves (before: the gap
+    alone, no word of why it stays)."""
+    _, path = rounded_planar_loop(tmp_path, seed, cut, 6)
+    doc = json.loads((tmp_path / "exact.json").read_text())
+    doc["loops"][0]["frame_j"]["xyz"][2] += 2e-4
+    path.write_text(json.dumps(doc))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be assembled" in err and "0.2 mm apart at best" in err, err
+    assert "a rounding's worth that no joint of the loop moves" in err, err
