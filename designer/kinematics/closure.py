@@ -7,7 +7,9 @@
   stalls), the actuated ones kept at 0. A loop open within a file's rounding is closed from the nominal pose by the
   same steps (no warning: a few Gauss-Newton steps). The reference pose, closed either way, is then the nominal pose
   of everything below: the linear detection, the four-bar's branch, the continuation start, the mobility check
-  (which at an open pose can count a rank too many).
+  (which at an open pose can count a rank too many). What a file's rounding leaves open that no joint moves (a
+  planar loop's cut point out of its plane: :attr:`Assembly.across`) stays, with a warning; Newton's iterations
+  then stop where their step no longer moves the residual.
 - Validation names the loop (:func:`mechanism_problems`): a warning for a loop that had to be assembled (the gap
   at the nominal pose in mm, the passive joints' assembled values), an error for a loop that cannot be assembled
   (its gap at best), a mobility (n - rank of the loop Jacobian) that differs from the number of actuated joints,
@@ -92,6 +94,9 @@ class Assembly:
     gaps: tuple[tuple[float, float], ...]
     #: the loops (indices) open beyond a file's rounding at the nominal pose: the passive joints moved to close them
     assembled: tuple[int, ...] = ()
+    #: the loops (indices) left open at ``q`` by a rounding's worth that none of the mechanism's joints moves (a
+    #: planar loop's cut point out of its plane): closed where the joints move them, the rest as the file has it
+    across: tuple[int, ...] = ()
 
 
 def _loop_gaps(tree: TreeArm, q) -> list[tuple[float, float]]:
@@ -184,6 +189,11 @@ def assemble(tree: TreeArm) -> Assembly:
                 path = _passive_least_squares(tree, path, (1.0 - s) * r0, tol)
             if _closed(tree, path, tol) or _worst(tree, path) < _worst(tree, q):
                 q = path
+    if tree.passive and not _closed(tree, q, tol):   # a rounding across the loop's moves: closed where they move it
+        across = _closed_across(tree, q0, tol, size) or _closed_across(tree, q, tol, size)
+        if across is not None:
+            q, loops = across
+            return Assembly(q, tuple(gaps), tuple(k for k in opened if k not in loops), loops)
     if tree.passive and not _closed(tree, q, tol):   # a local minimum of the gap: from seeded starts
         q = _from_starts(tree, q, tol, size)
     if not _closed(tree, q, tol):
@@ -196,6 +206,30 @@ def assemble(tree: TreeArm) -> Assembly:
                  for k in range(len(tree.loops)) if _open(best[k], ASSEMBLED * size, ASSEMBLED) or k == worst]
         raise AssemblyError("; ".join(f"{w}: {m}" for w, m in found), found)
     return Assembly(q, tuple(gaps), opened)
+
+
+def _closed_across(tree: TreeArm, q: np.ndarray, tol: float, size: float) -> tuple[np.ndarray, tuple[int, ...]] | None:
+    """(q polished by Newton's least-squares steps on the passive joints, the loops left open) where what the loops
+    leave open there is a file's rounding (:data:`NOMINAL_GAP`) that no joint of the mechanism moves (its share in
+    the span of the loop Jacobian's columns within the closure's tolerance); else None."""
+    pas = list(tree.passive)
+    for _ in range(MAX_NEWTON):
+        terms = tree.loop_terms(q)
+        r, J = terms.residual, terms.jacobian
+        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(J))):
+            return None
+        step = np.linalg.lstsq(J[:, pas], r, rcond=None)[0]
+        if np.abs(J[:, pas] @ step).max(initial=0.0) <= tol:
+            break
+        q = q.copy()
+        q[pas] -= step
+    else:
+        return None
+    moved = J @ np.linalg.lstsq(J, r, rcond=None)[0]   # the residual's share any joint moves
+    gaps = _loop_gaps(tree, q)
+    if np.abs(moved).max(initial=0.0) > tol or any(_open(g, NOMINAL_GAP * size, NOMINAL_GAP) for g in gaps):
+        return None
+    return q, tuple(k for k, g in enumerate(gaps) if _open(g, ASSEMBLED * size, ASSEMBLED))
 
 
 def _unmoved(tree: TreeArm, q: np.ndarray, k: int, gap: tuple[float, float], size: float) -> str:
@@ -212,8 +246,8 @@ def _unmoved(tree: TreeArm, q: np.ndarray, k: int, gap: tuple[float, float], siz
     moved = J @ np.linalg.lstsq(J, r, rcond=None)[0]   # the gap's share the loop's joints can move
     if np.linalg.norm(r - moved) <= ASSEMBLED * size:
         return ""
-    return ("; a rounding's worth that no joint of the loop moves (the cut joint out of a planar loop's plane, or "
-            "its axes out of parallel: are numbers across the plane rounded? they must close it exactly)")
+    return ("; a rounding's worth of it no joint of the loop moves (the cut joint out of a planar loop's plane, or "
+            "its axes out of parallel: are numbers across the plane rounded?)")
 
 
 def _smallest_gap(tree: TreeArm, q0: np.ndarray) -> np.ndarray:
@@ -314,7 +348,16 @@ def mechanism_problems(tree: TreeArm) -> list[Problem]:
         assembly = assemble(tree)
     except AssemblyError as exc:
         return [Problem(Severity.ERROR, where, message) for where, message in exc.problems]
-    return _assembly_warnings(tree, assembly) + _rank_problems(tree, assembly.q)
+    return _assembly_warnings(tree, assembly) + _across_warnings(tree, assembly) + _rank_problems(tree, assembly.q)
+
+
+def _across_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
+    gaps = _loop_gaps(tree, assembly.q)
+    return [Problem(Severity.WARNING, tree.loop_names[k],
+                    f"stays open by a rounding's worth that no joint of the loop moves: {_gap_text(gaps[k], 0.0)} "
+                    "with the loop closed where its joints move it (the cut joint out of a planar loop's plane, or "
+                    "its axes out of parallel: are numbers across the plane rounded?); left as the file has it")
+            for k in assembly.across]
 
 
 def _assembly_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
@@ -371,6 +414,8 @@ class Closure:
         #: continuation's start and the linear detection's pose
         self.assembly = assemble(tree)
         self.reference = self.assembly.q
+        #: what Newton's iterations may leave open (:attr:`Assembly.across`: a rounding no joint moves), else 0
+        self.across = NOMINAL_GAP * _size(tree) if self.assembly.across else 0.0
         problems = _rank_problems(tree, self.reference)
         if problems:
             raise ClosureError("; ".join(map(str, problems)))
@@ -497,8 +542,11 @@ class Closure:
             if err <= tol:
                 return q
             Jp = self._split(terms.jacobian)[1]
+            step = self._solve_passive(Jp, r, q)
+            if err <= self.across and np.abs(Jp @ step).max(initial=0.0) <= tol:
+                return q   # closed where the joints move it: the rest a rounding across the loop (assemble)
             q = q.copy()
-            q[self.pas] -= self._solve_passive(Jp, r, q)
+            q[self.pas] -= step
             if not np.all(np.isfinite(q)):
                 break
         worst = self._worst_loop(q)
