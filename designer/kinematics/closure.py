@@ -4,8 +4,12 @@
   nominal pose (every joint 0) leaves a loop open by more than a file's rounding (:data:`NOMINAL_GAP`: a four-bar
   whose coupler was made longer, a design of a length sweep), the mechanism is *assembled*, as a CAD assembly is:
   damped least squares on the passive joints from the nominal pose (with continuation on the gap where that
-  stalls), the actuated ones kept at 0. The reference pose is then the nominal pose of everything below: the
-  linear detection, the four-bar's branch, the continuation start, the mobility check.
+  stalls), the actuated ones kept at 0. A loop open within a file's rounding is closed from the nominal pose by the
+  same steps (no warning: a few Gauss-Newton steps). The reference pose, closed either way, is then the nominal pose
+  of everything below: the linear detection, the four-bar's branch, the continuation start, the mobility check
+  (which at an open pose can count a rank too many). What a file's rounding leaves open that no joint moves (a
+  planar loop's cut point out of its plane: :attr:`Assembly.across`) stays, with a warning; Newton's iterations
+  then stop where their step no longer moves the residual.
 - Validation names the loop (:func:`mechanism_problems`): a warning for a loop that had to be assembled (the gap
   at the nominal pose in mm, the passive joints' assembled values), an error for a loop that cannot be assembled
   (its gap at best), a mobility (n - rank of the loop Jacobian) that differs from the number of actuated joints,
@@ -83,13 +87,16 @@ def _size(tree: TreeArm) -> float:
 class Assembly:
     """The reference pose of a mechanism (:func:`assemble`)."""
 
-    #: (n,) every actuated joint 0, the passive joints closing the loops (every joint 0 where the nominal pose closes
-    #: to a file's rounding: the closure's Newton steps close that)
+    #: (n,) every actuated joint 0, the passive joints closing the loops (every joint 0 where the nominal pose closes;
+    #: moved by a rounding's worth where a file's rounding leaves it open)
     q: np.ndarray
     #: per loop, (position gap in m, sine of the angle between the cut joint's axes) at the nominal pose
     gaps: tuple[tuple[float, float], ...]
     #: the loops (indices) open beyond a file's rounding at the nominal pose: the passive joints moved to close them
     assembled: tuple[int, ...] = ()
+    #: the loops (indices) left open at ``q`` by a rounding's worth that none of the mechanism's joints moves (a
+    #: planar loop's cut point out of its plane): closed where the joints move them, the rest as the file has it
+    across: tuple[int, ...] = ()
 
 
 def _loop_gaps(tree: TreeArm, q) -> list[tuple[float, float]]:
@@ -159,21 +166,21 @@ def _passive_least_squares(tree: TreeArm, q0: np.ndarray, target: np.ndarray | N
 
 
 def assemble(tree: TreeArm) -> Assembly:
-    """The mechanism's reference pose (see the module): the nominal pose where every loop closes to a file's rounding,
-    else the passive joints moved until the loops close (the actuated ones kept at 0). ClosureError naming the loop
-    and its remaining gap where the loops cannot be assembled."""
+    """The mechanism's reference pose (see the module): the passive joints moved until the loops close, the actuated
+    ones kept at 0 (the nominal pose itself where its loops close). ``assembled``: the loops open beyond a file's
+    rounding there. ClosureError naming the loop and its remaining gap where the loops cannot be assembled."""
     q0 = np.zeros(tree.n)
     if not tree.loops:
         return Assembly(q0, ())
     size = _size(tree)
     # a file's rounding: a millimetre per metre of mechanism (the four-bar's theta offsets to four decimals leave
-    # its loop 0.012 mm open), a milliradian; the closure closes the loops exactly from there
+    # its loop 0.012 mm open), a milliradian: closed below with no warning, as an assembly is
     gaps = _loop_gaps(tree, q0)
     opened = tuple(k for k, gap in enumerate(gaps) if _open(gap, NOMINAL_GAP * size, NOMINAL_GAP))
-    if not opened:
-        return Assembly(q0, tuple(gaps))
     tol = TOL * size
-    q = _passive_least_squares(tree, q0, None, tol)
+    if _closed(tree, q0, tol) or not (opened or tree.passive):
+        return Assembly(q0, tuple(gaps))
+    q = _passive_least_squares(tree, q0, None, tol)   # within a file's rounding: a few Gauss-Newton steps close it
     if tree.passive and not _closed(tree, q, tol):   # stalled: continuation on the gap, r(q) = (1 - s) r(0)
         r0 = tree.loop_terms(q0).residual
         if np.all(np.isfinite(r0)):
@@ -182,6 +189,11 @@ def assemble(tree: TreeArm) -> Assembly:
                 path = _passive_least_squares(tree, path, (1.0 - s) * r0, tol)
             if _closed(tree, path, tol) or _worst(tree, path) < _worst(tree, q):
                 q = path
+    if tree.passive and not _closed(tree, q, tol):   # a rounding across the loop's moves: closed where they move it
+        across = _closed_across(tree, q0, tol, size) or _closed_across(tree, q, tol, size)
+        if across is not None:
+            q, loops = across
+            return Assembly(q, tuple(gaps), tuple(k for k in opened if k not in loops), loops)
     if tree.passive and not _closed(tree, q, tol):   # a local minimum of the gap: from seeded starts
         q = _from_starts(tree, q, tol, size)
     if not _closed(tree, q, tol):
@@ -190,10 +202,52 @@ def assemble(tree: TreeArm) -> Assembly:
         worst = int(np.nanargmax([max(g) if np.all(np.isfinite(g)) else np.inf for g in best]))
         found = [(tree.loop_names[k], f"cannot be assembled with the actuated joints at 0: "
                   f"{_gap_text(best[k], ASSEMBLED * size)} at best ({_gap_text(gaps[k], 0.0)} at the nominal pose, "
-                  "every joint 0)")
+                  "every joint 0)" + _unmoved(tree, q, k, best[k], size))
                  for k in range(len(tree.loops)) if _open(best[k], ASSEMBLED * size, ASSEMBLED) or k == worst]
         raise AssemblyError("; ".join(f"{w}: {m}" for w, m in found), found)
     return Assembly(q, tuple(gaps), opened)
+
+
+def _closed_across(tree: TreeArm, q: np.ndarray, tol: float, size: float) -> tuple[np.ndarray, tuple[int, ...]] | None:
+    """(q polished by Newton's least-squares steps on the passive joints, the loops left open) where what the loops
+    leave open there is a file's rounding (:data:`NOMINAL_GAP`) that no joint of the mechanism moves (its share in
+    the span of the loop Jacobian's columns within the closure's tolerance); else None."""
+    pas = list(tree.passive)
+    for _ in range(MAX_NEWTON):
+        terms = tree.loop_terms(q)
+        r, J = terms.residual, terms.jacobian
+        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(J))):
+            return None
+        step = np.linalg.lstsq(J[:, pas], r, rcond=None)[0]
+        if np.abs(J[:, pas] @ step).max(initial=0.0) <= tol:
+            break
+        q = q.copy()
+        q[pas] -= step
+    else:
+        return None
+    moved = J @ np.linalg.lstsq(J, r, rcond=None)[0]   # the residual's share any joint moves
+    gaps = _loop_gaps(tree, q)
+    if np.abs(moved).max(initial=0.0) > tol or any(_open(g, NOMINAL_GAP * size, NOMINAL_GAP) for g in gaps):
+        return None
+    return q, tuple(k for k, g in enumerate(gaps) if _open(g, ASSEMBLED * size, ASSEMBLED))
+
+
+def _unmoved(tree: TreeArm, q: np.ndarray, k: int, gap: tuple[float, float], size: float) -> str:
+    """For loop k's gap at best (at q): where it is a file's rounding (:data:`NOMINAL_GAP`) with a share that none of
+    the loop's joints moves (beyond the closure's tolerance, out of the span of their Jacobian columns: a planar
+    loop's cut point out of its plane, its axes out of parallel), the words that say so; else nothing."""
+    if _open(gap, NOMINAL_GAP * size, NOMINAL_GAP):
+        return ""
+    terms = tree.loop_terms(q)
+    rows = [r for r, row in enumerate(terms.rows) if row[0] == k]
+    r, J = terms.residual[rows], terms.jacobian[np.ix_(rows, loop_joints(tree, k))]
+    if not (np.all(np.isfinite(r)) and np.all(np.isfinite(J))):
+        return ""
+    moved = J @ np.linalg.lstsq(J, r, rcond=None)[0]   # the gap's share the loop's joints can move
+    if np.linalg.norm(r - moved) <= ASSEMBLED * size:
+        return ""
+    return ("; a rounding's worth of it no joint of the loop moves (the cut joint out of a planar loop's plane, or "
+            "its axes out of parallel: are numbers across the plane rounded?)")
 
 
 def _smallest_gap(tree: TreeArm, q0: np.ndarray) -> np.ndarray:
@@ -294,7 +348,16 @@ def mechanism_problems(tree: TreeArm) -> list[Problem]:
         assembly = assemble(tree)
     except AssemblyError as exc:
         return [Problem(Severity.ERROR, where, message) for where, message in exc.problems]
-    return _assembly_warnings(tree, assembly) + _rank_problems(tree, assembly.q)
+    return _assembly_warnings(tree, assembly) + _across_warnings(tree, assembly) + _rank_problems(tree, assembly.q)
+
+
+def _across_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
+    gaps = _loop_gaps(tree, assembly.q)
+    return [Problem(Severity.WARNING, tree.loop_names[k],
+                    f"stays open by a rounding's worth that no joint of the loop moves: {_gap_text(gaps[k], 0.0)} "
+                    "with the loop closed where its joints move it (the cut joint out of a planar loop's plane, or "
+                    "its axes out of parallel: are numbers across the plane rounded?); left as the file has it")
+            for k in assembly.across]
 
 
 def _assembly_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
@@ -311,7 +374,8 @@ def _assembly_warnings(tree: TreeArm, assembly: Assembly) -> list[Problem]:
 
 
 def _rank_problems(tree: TreeArm, q0) -> list[Problem]:
-    """The mobility and the passive joints' rank at the reference pose (nothing for a tree without loops)."""
+    """The mobility and the passive joints' rank at the reference pose ``q0`` (:func:`assemble`'s: the loops closed,
+    not the nominal pose a file's rounding leaves open; nothing for a tree without loops)."""
     out: list[Problem] = []
     if not tree.loops:
         return out
@@ -328,8 +392,8 @@ def _rank_problems(tree: TreeArm, q0) -> list[Problem]:
     if tree.passive and np.linalg.matrix_rank(Jp, tol=SINGULAR * max(1.0, np.abs(J).max())) < len(tree.passive):
         out.append(Problem(Severity.ERROR, "loops", "the loops do not determine the passive joints "
                            + ", ".join(f"q{i + 1}" for i in tree.passive)
-                           + (" at the assembled pose (every actuated joint 0)" if np.any(np.asarray(q0) != 0)
-                              else " at the nominal pose (every joint 0)")
+                           + (" at the reference pose (every actuated joint 0, the loops closed)"
+                              if np.any(np.asarray(q0) != 0) else " at the nominal pose (every joint 0)")
                            + " (choose other joints to actuate)"))
     return out
 
@@ -350,6 +414,8 @@ class Closure:
         #: continuation's start and the linear detection's pose
         self.assembly = assemble(tree)
         self.reference = self.assembly.q
+        #: what Newton's iterations may leave open (:attr:`Assembly.across`: a rounding no joint moves), else 0
+        self.across = NOMINAL_GAP * _size(tree) if self.assembly.across else 0.0
         problems = _rank_problems(tree, self.reference)
         if problems:
             raise ClosureError("; ".join(map(str, problems)))
@@ -476,8 +542,11 @@ class Closure:
             if err <= tol:
                 return q
             Jp = self._split(terms.jacobian)[1]
+            step = self._solve_passive(Jp, r, q)
+            if err <= self.across and np.abs(Jp @ step).max(initial=0.0) <= tol:
+                return q   # closed where the joints move it: the rest a rounding across the loop (assemble)
             q = q.copy()
-            q[self.pas] -= self._solve_passive(Jp, r, q)
+            q[self.pas] -= step
             if not np.all(np.isfinite(q)):
                 break
         worst = self._worst_loop(q)
