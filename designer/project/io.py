@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DesignerError, one_line
+from ..errors import DesignerError
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
@@ -71,12 +71,12 @@ MAX_PROBLEM_CHARS = 300
 
 
 def _clipped(problem: str) -> str:
-    """``problem`` on one line of about MAX_PROBLEM_CHARS characters: its start (the field) and end (the hint)
-    kept, a line break or control character of a name the file gave escaped."""
-    if len(problem) > MAX_PROBLEM_CHARS:
-        keep = (MAX_PROBLEM_CHARS - 5) // 2
-        problem = f"{problem[:keep]} ... {problem[-keep:]}"
-    return one_line(problem)
+    """``problem`` in about MAX_PROBLEM_CHARS characters: its start (the field) and end (the hint) kept (a line
+    break in it is escaped by DesignerError)."""
+    if len(problem) <= MAX_PROBLEM_CHARS:
+        return problem
+    keep = (MAX_PROBLEM_CHARS - 5) // 2
+    return f"{problem[:keep]} ... {problem[-keep:]}"
 
 
 class ProjectError(DesignerError):
