@@ -159,3 +159,21 @@ def test_a_line_break_or_long_value_a_file_gives_comes_back_escaped_and_short(tm
         import_file(path)
     message = str(info.value)
     assert "unknown joint type 'aaaa" in message and " ... " in message and len(message) < 1000, message[:1200]
+
+
+def test_a_xacro_macro_that_doubles_each_level_is_stopped_by_its_element_count(tmp_path):
+    """A macro calling itself twice per level, 40 levels (2^40 elements): stopped when it has expanded more
+    than 20,000 elements (xacro_worker.MAX_ELEMENTS; the worker is not imported here), one line naming the
+    macro. It ran into the 30 s wall-clock limit before, or the CPU limit, whichever a busy machine reached
+    first."""
+    pytest.importorskip("xacro")
+    from designer.urdf import UrdfError
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="base"/>'
+                    '<xacro:macro name="m" params="n"><xacro:if value="${n > 0}"><xacro:m n="${n-1}"/>'
+                    '<xacro:m n="${n-1}"/></xacro:if></xacro:macro><xacro:m n="40"/></robot>')
+    with pytest.raises(UrdfError) as info:
+        import_file(path)
+    message = str(info.value)
+    assert "more than 20000 elements expanded" in message and "in macro 'm'" in message, message
+    assert str(path) in message
