@@ -177,3 +177,22 @@ def test_a_xacro_macro_that_doubles_each_level_is_stopped_by_its_element_count(t
     message = str(info.value)
     assert "more than 20000 elements expanded" in message and "in macro 'm'" in message, message
     assert str(path) in message
+
+
+@pytest.mark.parametrize("trajectory, words", [
+    ("/dev/zero", "not a regular file"),          # read until the memory ran out (24 GB, killed) before
+    ("long.csv", "not a CSV table"),              # a field over the csv module's limit: csv.Error, a traceback
+    ("latin1.csv", "not UTF-8 text"),
+], ids=["device", "long field", "not UTF-8"])
+def test_a_cycle_trajectory_that_is_no_csv_is_one_line(tmp_path, capsys, trajectory, words):
+    from designer.cli import main
+    doc = json.loads((ROOT / "robots" / "tube_arm_requirements.json").read_text())
+    doc["cycle"] = {"trajectory": trajectory}
+    (tmp_path / "long.csv").write_text("t,q1,q2,q3\n" + "1" * 200_000 + ",0,0,0\n")
+    (tmp_path / "latin1.csv").write_bytes("t,q1,q2,q3\n0,0,0,0\n# \xe9\n".encode("latin-1"))
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(doc))
+    code = main(["review", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"error: {path}: "), err[:500]
+    assert "cycle.trajectory" in err and words in err, err[:500]
