@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DesignerError
+from ..tables import json_problem
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
@@ -619,17 +620,6 @@ def _other_format(text: str) -> str:
         return ""
     return ("; it is XML: a URDF, xacro or MJCF file is imported into a project (the import command, "
             "File > Import URDF… or Import MJCF…)")
-
-
-def json_problem(exc: Exception) -> str:
-    """What the json module's non-syntax failures mean, in the reader's words (not Python's advice
-    to call sys.set_int_max_str_digits)."""
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    text = str(exc)
-    if "integer string conversion" in text:
-        return "a number of more than 4300 digits"
-    return text
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:

@@ -196,3 +196,25 @@ def test_a_cycle_trajectory_that_is_no_csv_is_one_line(tmp_path, capsys, traject
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and err.startswith(f"error: {path}: "), err[:500]
     assert "cycle.trajectory" in err and words in err, err[:500]
+
+
+def test_a_catalog_beside_the_project_with_a_number_of_5000_digits_is_one_line(tmp_path, capsys):
+    """json's ValueError for a number beyond 4300 digits came out of the catalog reader as a traceback."""
+    from designer.cli import main
+    doc = json.loads((ROOT / "robots" / "tube_arm_requirements.json").read_text())
+    doc["links"][0]["drive"] = {"gearbox": "NPT025-MF-5", "motor": "SGMSH-10A"}
+    path = tmp_path / "arm.json"
+    path.write_text(json.dumps(doc))
+    (tmp_path / "big.catalog.json").write_text('{"format": "manipulator-designer catalog", "version": 1, '
+                                               '"gearboxes": [{"name": "G", "ratio": ' + "9" * 5000 + "}]}")
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "big.catalog.json: not JSON: a number of more than 4300 digits" in err, err
+
+
+def test_a_catalog_that_is_a_device_is_one_line(capsys):
+    """``catalog --catalog /dev/zero``: its size is 0, and it was read without end."""
+    from designer.cli import main
+    assert main(["catalog", "--catalog", "/dev/zero"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: /dev/zero: the catalog is not a regular file (a device or a pipe)\n", err
