@@ -70,10 +70,14 @@ def read_trajectory(path: str | Path, n: int, numbers: Sequence[int] = ()) -> Tr
 
     def col(name):
         try:
-            return np.array([float(r[name]) for r in rows])
+            values = np.array([float(r[name]) for r in rows])
         except (TypeError, ValueError):
             bad = next(k for k, r in enumerate(rows, start=2) if not _is_number(r.get(name)))
             raise ValueError(f"{path}: line {bad}, column {name}: not a number") from None
+        if not np.all(np.isfinite(values)):   # nan, inf, and 1e999 or 5000 digits, which float() reads as inf
+            bad = 2 + int(np.flatnonzero(~np.isfinite(values))[0])
+            raise ValueError(f"{path}: line {bad}, column {name}: not a finite number")
+        return values
     t = col("t")
     if len(t) < 3 or np.any(np.diff(t) <= 0):
         raise ValueError(f"{path}: t must increase strictly, with at least 3 rows")

@@ -218,3 +218,17 @@ def test_a_catalog_that_is_a_device_is_one_line(capsys):
     assert main(["catalog", "--catalog", "/dev/zero"]) == 2
     err = capsys.readouterr().err
     assert err == "error: /dev/zero: the catalog is not a regular file (a device or a pipe)\n", err
+
+
+@pytest.mark.parametrize("value", ["nan", "1e999", "9" * 5000], ids=["nan", "1e999", "5000 digits"])
+def test_a_trajectory_value_that_is_not_finite_is_refused_naming_line_and_column(tmp_path, capsys, value):
+    """float() reads these as nan or inf: explore sizing went on with them, printed numpy's RuntimeWarnings
+    (five more lines) and exited 0 with a table of nan."""
+    from designer.cli import main
+    csv_path = tmp_path / "traj.csv"
+    csv_path.write_text(f"t,q1,q2,q3\n0,0,0,0\n1,{value},0,0\n2,0,0,0\n")
+    code = main(["explore", str(ROOT / "robots" / "tube_arm_requirements.json"), "sizing", "--trajectory",
+                 str(csv_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err[:600]
+    assert f"{csv_path}: line 3, column q1: not a finite number" in err, err
