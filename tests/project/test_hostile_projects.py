@@ -223,3 +223,14 @@ def test_files_that_are_not_projects_on_disk(tmp_path):
         with pytest.raises(ProjectError) as info:
             load_project(tmp_path / name)
         _one_line(info.value, str(tmp_path / name))
+
+
+@pytest.mark.parametrize("key, field", [("base", "xyz"), ("tool", "rpy")])
+def test_a_base_or_tool_beyond_the_largest_quantity_is_refused_naming_it(key, field):
+    """A base at x = 1e308 was read, and fk overflowed on it (numpy's RuntimeWarning on the terminal, then inf):
+    base and tool are quantities of the arm like the others, at most 1e50 in size."""
+    doc = _everything()
+    doc[key] = {"xyz": [0, 0, 0], "rpy": [0, 0, 0]}
+    doc[key][field][0] = 1e308
+    result = _read(json.dumps(doc))
+    assert isinstance(result, ProjectError) and f"{key}.{field}[0]: 1e+308 is too large" in str(result), result
