@@ -18,11 +18,22 @@ import numpy as np
 
 from .errors import UserError
 
-__all__ = ["MAX_TEXT_BYTES", "read_text", "read_columns", "read_trajectory"]
+__all__ = ["MAX_TEXT_BYTES", "json_problem", "read_text", "read_columns", "read_trajectory"]
 
 
 #: states, trajectories and torque tables larger than this are refused (a device such as /dev/zero never ends)
 MAX_TEXT_BYTES = 200_000_000
+
+
+def json_problem(exc: Exception) -> str:
+    """What the json module's non-syntax failures mean, in the reader's words (not Python's advice
+    to call sys.set_int_max_str_digits)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    text = str(exc)
+    if "integer string conversion" in text:
+        return "a number of more than 4300 digits"
+    return text
 
 
 def read_text(path: str, what: str) -> str:

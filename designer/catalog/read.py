@@ -16,6 +16,8 @@ from typing import Any
 
 import re
 
+from ..errors import UserError
+from ..tables import json_problem, read_text
 from .items import ARCMIN, GEARBOX_KINDS, Catalog, CatalogError, Gearbox, MaterialPrice, Motor, StiffnessCurve, rpm
 
 __all__ = ["read_catalog", "load_catalog", "bundled_catalog_files", "user_catalog_files", "FORMAT", "MAX_BYTES"]
@@ -218,19 +220,20 @@ def read_catalog(path: str | os.PathLike) -> Catalog:
     try:
         if os.path.getsize(path) > MAX_BYTES:
             raise CatalogError(f"{where}: larger than {MAX_BYTES // 1_000_000} MB, not a catalog")
-        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise CatalogError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise CatalogError(f"{where}: not UTF-8 text") from None
+    try:   # bounded, a device (--catalog /dev/zero, size 0, read without end before) refused, UTF-8 checked
+        text = read_text(where, "the catalog")
+    except UserError as exc:
+        raise CatalogError(str(exc)) from None
     try:
         data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{where}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except CatalogError as exc:
         raise CatalogError(f"{where}: {exc}") from None
-    except RecursionError:
-        raise CatalogError(f"{where}: nested too deeply") from None
+    except (RecursionError, ValueError) as exc:   # ValueError: a number of more than 4300 digits
+        raise CatalogError(f"{where}: not JSON: {json_problem(exc)}") from None
     return catalog_from_dict(data, where)
 
 

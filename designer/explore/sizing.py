@@ -7,6 +7,7 @@ affine in the payload mass, tau = tau0 + m tau1, so the payload limit is exact."
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 from ..kinematics import NumericArm
 from ..numeric.batch import CHUNK
 from ..numeric.engine import inverse_dynamics
+from ..tables import read_text
 from .metrics import batch_of
 
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz  # type: ignore[attr-defined]  # numpy < 2 has only trapz
@@ -51,11 +53,13 @@ def read_trajectory(path: str | Path, n: int, numbers: Sequence[int] = ()) -> Tr
     """CSV with a header: ``t, q1..qn`` and optionally ``qd1..qdn, qdd1..qddn``; rates that are
     missing are differentiated numerically (second-order central differences). ``numbers``: the
     joints' names when not 1..n (a closed chain's actuated links: ``t, q1, q2, q4, q6``)."""
+    # bounded, a device (/dev/zero) or folder refused, UTF-8 checked: a project's cycle.trajectory is the
+    # file's to name, and /dev/zero was read until the memory ran out
+    text = read_text(str(path), "the trajectory")
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    except csv.Error as exc:   # a field over the csv module's limit (131,072 characters)
+        raise ValueError(f"{path}: not a CSV table ({exc})") from None
     if not rows:
         raise ValueError(f"{path}: no rows")
     names = list(numbers) or list(range(1, n + 1))
@@ -66,10 +70,14 @@ def read_trajectory(path: str | Path, n: int, numbers: Sequence[int] = ()) -> Tr
 
     def col(name):
         try:
-            return np.array([float(r[name]) for r in rows])
+            values = np.array([float(r[name]) for r in rows])
         except (TypeError, ValueError):
             bad = next(k for k, r in enumerate(rows, start=2) if not _is_number(r.get(name)))
             raise ValueError(f"{path}: line {bad}, column {name}: not a number") from None
+        if not np.all(np.isfinite(values)):   # nan, inf, and 1e999 or 5000 digits, which float() reads as inf
+            bad = 2 + int(np.flatnonzero(~np.isfinite(values))[0])
+            raise ValueError(f"{path}: line {bad}, column {name}: not a finite number")
+        return values
     t = col("t")
     if len(t) < 3 or np.any(np.diff(t) <= 0):
         raise ValueError(f"{path}: t must increase strictly, with at least 3 rows")

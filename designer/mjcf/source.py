@@ -37,6 +37,14 @@ __all__ = ["MAX_INCLUDES", "MAX_MJCF_BYTES", "MjcfError", "OutsideFolder", "comp
 
 MAX_MJCF_BYTES = 20_000_000
 MAX_INCLUDES = 100
+#: the most elements a file may stand for once its ``<replicate>``s are repeated (a robot arm has hundreds):
+#: ``count="100000000"`` kept MuJoCo's parser busy for minutes, nested ones multiply
+MAX_REPLICATED = 100_000
+#: the most samples of a height field or pixels of a texture MuJoCo is asked to allocate (4096 x 4096):
+#: ``<hfield nrow="100000" ncol="100000">`` kept it busy past a minute (40 GB)
+MAX_SAMPLES = 4096 * 4096
+#: the attributes whose product MuJoCo allocates, per element
+_ALLOCATED = {"hfield": ("nrow", "ncol"), "texture": ("width", "height")}
 
 
 class MjcfError(DesignerError):
@@ -115,6 +123,38 @@ def _check_numbers(root, where: str) -> None:
                                 "be finite" + (f" and of size at most {MAX_VALUE:g}" if bound == MAX_VALUE else ""))
 
 
+def _check_replicates(root, where: str) -> None:
+    """The elements the file stands for with every ``<replicate count>`` repeated are at most
+    :data:`MAX_REPLICATED` (nested ones multiply), counted before MuJoCo repeats anything."""
+    def size(el) -> int:
+        inside = sum(size(child) for child in el if isinstance(child.tag, str))
+        if el.tag != "replicate":
+            return 1 + inside
+        text = (el.get("count") or "").strip()
+        if not text.isdigit():
+            return inside   # not a whole number: MuJoCo says what it thinks of it
+        total = int(text) * inside
+        if total > MAX_REPLICATED:
+            raise MjcfError(f"{where}: line {el.sourceline}: <replicate count=\"{text[:20]}\"> repeats its "
+                            f"{inside} element(s) into {total:.3g}, more than the {MAX_REPLICATED} a model may "
+                            "stand for; refused")
+        return total
+    if next(root.iter("replicate"), None) is not None:
+        size(root)
+
+
+def _check_allocations(root, where: str) -> None:
+    """A height field's rows times columns and a texture's width times height are at most
+    :data:`MAX_SAMPLES`."""
+    for tag, names in _ALLOCATED.items():
+        for el in root.iter(tag):
+            texts = [(el.get(n) or "").strip() for n in names]
+            if all(t.isdigit() for t in texts) and math.prod(int(t) for t in texts) > MAX_SAMPLES:
+                given = " ".join(f'{n}="{t[:20]}"' for n, t in zip(names, texts))
+                raise MjcfError(f"{where}: line {el.sourceline}: <{tag} {given}> is more than the {MAX_SAMPLES} "
+                                "samples a model may ask for; refused")
+
+
 def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
     """Refuse what must not reach MuJoCo's parser (module docstring); returns when the file may go.
     ``allow_roots``: folders besides the model's own that includes may come from (``--allow-root``)."""
@@ -133,6 +173,8 @@ def prescan(path: str | os.PathLike, *, allow_roots=()) -> None:
         if not stack and root.tag != "mujoco":
             raise MjcfError(f"{where}: not an MJCF model (the top element is <{root.tag}>, not <mujoco>)")
         _check_numbers(root, where)
+        _check_replicates(root, where)
+        _check_allocations(root, where)
         for el in root.iter("include"):
             name = el.get("file")
             if not name:

@@ -58,6 +58,11 @@ def _fields(model: Manipulator):
             yield from ((f"{w}.drive.{k}", v) for k in ("stiffness", "damping")
                         if isinstance(v := getattr(link.drive, k), sp.Basic))
     yield from _loop_fields(model)
+    for key in ("base", "tool"):   # a base at x = 1e308 overflowed in fk (numpy's warning, then inf)
+        pose = getattr(model, key)
+        if pose is not None:
+            yield from ((f"{key}.xyz[{j}]", v) for j, v in enumerate(pose.xyz))
+            yield from ((f"{key}.rpy[{j}]", v) for j, v in enumerate(pose.rpy))
     yield from ((f"gravity[{k}]", g) for k, g in enumerate(model.gravity))
     for k, pm in enumerate(model.point_masses, start=1):
         yield f"point_masses[{k}].mass", pm.mass

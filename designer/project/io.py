@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DesignerError
+from ..tables import json_problem
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
@@ -64,6 +65,21 @@ _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 MAX_DRIVE_VALUE = 1e9
 
 
+#: a message shows this many of a file's problems (the rest counted) and this many characters of each: a
+#: value the file repeats back (an unknown key of 30,000 characters) would otherwise make a line nobody reads
+MAX_PROBLEMS_SHOWN = 10
+MAX_PROBLEM_CHARS = 300
+
+
+def _clipped(problem: str) -> str:
+    """``problem`` in about MAX_PROBLEM_CHARS characters: its start (the field) and end (the hint) kept (a line
+    break in it is escaped by DesignerError)."""
+    if len(problem) <= MAX_PROBLEM_CHARS:
+        return problem
+    keep = (MAX_PROBLEM_CHARS - 5) // 2
+    return f"{problem[:keep]} ... {problem[-keep:]}"
+
+
 class ProjectError(DesignerError):
     """A project that cannot be used; ``problems`` lists every error found (field: message)."""
 
@@ -71,10 +87,12 @@ class ProjectError(DesignerError):
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         self.source = source
         head = f"{source}: " if source else ""
+        shown = [_clipped(p) for p in self.problems[:MAX_PROBLEMS_SHOWN]]
         if len(self.problems) == 1:
-            msg = head + self.problems[0]
+            msg = head + shown[0]
         else:
-            msg = head + f"{len(self.problems)} problems: " + "; ".join(self.problems)
+            more = len(self.problems) - len(shown)
+            msg = head + f"{len(self.problems)} problems: " + "; ".join(shown) + (f"; and {more} more" if more else "")
         super().__init__(msg)
 
 
@@ -166,7 +184,9 @@ class _Reader:
             return None
         T = np.array(value, dtype=float)
         R = T[:3, :3]
-        if not np.all(np.isfinite(T)) or np.abs(R.T @ R - np.eye(3)).max() > 1e-9 or np.linalg.det(R) < 0 \
+        # a rotation's entries are within [-1, 1]: a larger one is refused before R^T R could overflow (1e308)
+        if not np.all(np.isfinite(T)) or np.abs(R).max() > 1 + 1e-9 or np.abs(R.T @ R - np.eye(3)).max() > 1e-9 \
+                or np.linalg.det(R) < 0 \
                 or np.abs(T[3] - [0, 0, 0, 1]).max() > 0:
             self.fail(where, "not a rigid transform (the 3x3 part must be a rotation, the last row 0 0 0 1)")
             return None
@@ -587,21 +607,19 @@ def loads_project(text: str | bytes, source: str = "") -> Manipulator:
     try:
         data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise ProjectError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", source) from None
+        raise ProjectError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                           + _other_format(text), source) from None
     except (ValueError, RecursionError) as exc:
         raise ProjectError(f"not valid JSON: {json_problem(exc)}", source) from None
     return from_dict(data, source)
 
 
-def json_problem(exc: Exception) -> str:
-    """What the json module's non-syntax failures mean, in the reader's words (not Python's advice
-    to call sys.set_int_max_str_digits)."""
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    text = str(exc)
-    if "integer string conversion" in text:
-        return "a number of more than 4300 digits"
-    return text
+def _other_format(text: str) -> str:
+    """What to do with a robot description given where a project goes (it starts with an XML tag)."""
+    if text.lstrip()[:1] != "<":
+        return ""
+    return ("; it is XML: a URDF, xacro or MJCF file is imported into a project (the import command, "
+            "File > Import URDF… or Import MJCF…)")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:

@@ -57,7 +57,7 @@ def read_part(reader, value, where: str, materials: dict[str, Material],
         reader.fail(where, "must be an object with shape, material and the shape's dimensions")
         return None
     shape = value.get("shape")
-    if shape not in SHAPES:
+    if not isinstance(shape, str) or shape not in SHAPES:   # a list or object is no shape's name (nor hashable)
         reader.fail(f"{where}.shape", "must be one of " + ", ".join(f'"{s}"' for s in SHAPES)
                     + (f", not {shape!r}" if shape is not None else " (missing)"))
         return None

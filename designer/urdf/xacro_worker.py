@@ -17,7 +17,8 @@ What it changes in xacro, and why:
 - Every file xacro opens (the main file, includes, ``load_yaml``) must lie below the main file's
   folder, its package, a folder the user named, or a package found there; at most ``max_bytes``
   each; no ``<!DOCTYPE``/``<!ENTITY`` (entity expansion); includes nested at most ``max_depth``
-  deep (an include loop would otherwise recurse until the memory limit).
+  deep (an include loop would otherwise recurse until the memory limit); at most :data:`MAX_ELEMENTS`
+  elements expanded (a macro calling itself twice per level doubles them each level).
 - Where the kernel has Landlock, the process then can read only below those folders, write only
   its own temporary folder ``tmp``, run no program and open no network connection
   (:func:`sandbox`); a line ``sandbox: ...`` on standard error says when it could not.
@@ -33,6 +34,9 @@ import re
 import sys
 
 SANDBOX_PREFIX = "sandbox: "
+#: the most elements xacro may expand (macro calls and the elements they make; a robot's description expands
+#: a few thousand)
+MAX_ELEMENTS = 20_000
 
 
 def _fail(message: str) -> None:
@@ -283,6 +287,19 @@ def main() -> None:
 
     xacro.safe_eval = safe_eval
     substitution_args._eval = eval_substitution
+
+    # xacro asks handle_macro_call about every element it expands: counting those bounds a macro that calls
+    # itself twice per level (2^40 elements ran into the wall-clock limit) in element work, not seconds
+    expanded = [0]
+    handle_macro_call = xacro.handle_macro_call
+
+    def counted_macro_call(node, macros, symbols):
+        expanded[0] += 1
+        if expanded[0] > MAX_ELEMENTS:
+            raise Ours(f"more than {MAX_ELEMENTS} elements expanded (a macro that expands without end?)")
+        return handle_macro_call(node, macros, symbols)
+
+    xacro.handle_macro_call = counted_macro_call
 
     write_root = request["tmp"]
     off = sandbox(roots, write_root)
