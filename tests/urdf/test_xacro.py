@@ -175,9 +175,9 @@ def test_command_line_runs_xacro(workspace, tmp_path):
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "nowhere" in bad.stderr
 
 
-def test_expansion_without_end_stops_at_the_cpu_limit(tmp_path, monkeypatch):
-    """Macros calling macros ten-fold six levels deep (a million links): stopped at the CPU limit
-    (2 s here instead of 15) with one line, not left running."""
+def test_expansion_without_end_stops_before_the_cpu_limit(tmp_path, monkeypatch):
+    """Macros calling macros ten-fold six levels deep (a million links): stopped by the count of elements expanded
+    (xacro_worker.MAX_ELEMENTS), within a CPU limit of 2 s here (instead of 15), with one line, not left running."""
     from designer.urdf import xacro_run
     monkeypatch.setattr(xacro_run, "CPU_SECONDS", 2)
     macros = ['<xacro:macro name="m0"><link name="a"/></xacro:macro>']
@@ -186,6 +186,6 @@ def test_expansion_without_end_stops_at_the_cpu_limit(tmp_path, monkeypatch):
     path = tmp_path / "bomb.xacro"
     path.write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">' + "".join(macros)
                     + "<xacro:m6/></robot>")
-    with pytest.raises(UrdfError, match="limit of 2 s CPU") as info:
+    with pytest.raises(UrdfError, match="more than 20000 elements expanded") as info:
         import_file(path)
     assert "\n" not in str(info.value)
