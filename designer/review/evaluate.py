@@ -593,7 +593,10 @@ def review(model, strict: bool = True, catalog=None, project=None) -> list[Outco
     ``catalog``, ``project``: as :func:`review_job` takes them."""
     result = run(review_job(model, catalog=catalog, project=project))
     if strict:
-        bad = [o for o in result if o.error]
-        if bad:
-            raise ReviewError("; ".join(f"requirements[{o.index}] ({o.requirement.metric}): {o.error}" for o in bad))
+        shared: dict[str, list[str]] = {}   # one error (a bad cycle file) said once, naming every requirement it stops
+        for o in result:
+            if o.error:
+                shared.setdefault(o.error, []).append(f"requirements[{o.index}] ({o.requirement.metric})")
+        if shared:
+            raise ReviewError("; ".join(f"{', '.join(names)}: {error}" for error, names in shared.items()))
     return result

@@ -309,3 +309,25 @@ def test_payload_capacity_per_sample_against_pinocchio():
     for i in (0, 57, 150, 300):
         env = payload_envelope(ctx.bare, np.zeros((1, 3)), rated, s.q[i:i + 1], s.qd[i:i + 1], s.qdd[i:i + 1])
         assert per[i] == pytest.approx(env[0], rel=1e-12)
+
+
+def test_a_bad_cycle_file_is_said_once_naming_every_requirement_it_stops(tmp_path, capsys):
+    """The tube arm's cycle given as a trajectory CSV with one joint's column: every requirement along the cycle
+    fails on that file. review says the file's problem once, after the requirements it stops, in one line; the
+    requirements that do not read the cycle are not named."""
+    from designer.review.evaluate import review
+    data = json.loads(TUBE.read_text())
+    (tmp_path / "cycle.csv").write_text("t,q1\n0,0.1\n1,0.2\n")
+    data["cycle"] = {"trajectory": str(tmp_path / "cycle.csv")}
+    path = tmp_path / "bad_cycle.json"
+    path.write_text(json.dumps(data))
+    stopped = [f"requirements[{o.index}] ({o.requirement.metric})"
+               for o in review(load_project(path), strict=False) if o.error]
+    assert len(stopped) >= 3
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.count("missing column(s) q2, q3") == 1, err
+    assert ", ".join(stopped) + ": cycle.trajectory: " in err, err
+    others = [f"requirements[{k}]" for k in range(len(data["requirements"]))
+              if not any(name.startswith(f"requirements[{k}] ") for name in stopped)]
+    assert others and not any(f"{name} (" in err for name in others), err
