@@ -241,12 +241,15 @@ def cmd_eval_elastic(args) -> int:
     import numpy as np
     from ..numeric.evaluable import elastic_accelerations
     from .control_commands import elastic_dynamics
-    from .numeric_commands import _names, _source
+    from .numeric_commands import _names
     model = load_model(args.project)
     dyn = elastic_dynamics(model, args.project)
     link, joints = dyn.link, dyn.joints
     states = _elastic_states(args.states, link.n, joints.m)
-    at = _source(model, args, lambda progress: elastic_accelerations(dyn, model, args.method, progress))
+    try:   # numbers only: nothing is derived (no derivation's bar)
+        at = elastic_accelerations(dyn)
+    except ValueError as exc:   # the drive data (a rotor inertia missing)
+        raise UserError(f"{args.project}: {exc}") from None
     results = []
     for i, s in enumerate(states):
         try:

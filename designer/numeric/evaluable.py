@@ -72,8 +72,7 @@ def evaluable(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
     state's branch; ``closed_form()`` derives ``method``'s closed form as printed, called only for that form. A
     ValueError (MissingParameterError, ClosureError, a DesignerError) says why they cannot be evaluated."""
     # the compact form: the numeric dynamics (any mechanism's, the same for every method)
-    src = None if Form(form) is Form.COMPACT and model.is_serial else _engine(dyn, model, method, form, closed_form,
-                                                                           progress)
+    src = None if Form(form) is Form.COMPACT else _engine(dyn, model, method, form, closed_form, progress)
     if src is None:
         return lambda at, q, qd, qdd, q_tree: {"tau": at.tau(q, qd, qdd), "M": at.M(q), "G": at.G(q), "h": at.h(q, qd)}
     if not hasattr(src, "tau_many"):   # a LoopEvaluator: the passive positions from the numeric closure
@@ -97,11 +96,11 @@ def torques(dyn: Dynamics, model: Manipulator, method: str, form: Form | str,
     return lambda at, Q, QD, QDD: src.tau_many(Q, QD, QDD)
 
 
-def elastic_accelerations(dyn, model: Manipulator, method: str, progress: Callable[[Progress], None] | None = None):
+def elastic_accelerations(dyn):
     """(q'', theta'', tau_s) of the elastic-joint model ``dyn`` (an :class:`~designer.numeric.elastic.ElasticDynamics`)
     at one state, called as ``(q, theta, qd, thetad, tau_m)``: numbers only, so over the numeric dynamics of the
     link side (a serial arm's recursions at the parameter values, a closed chain's in its actuated coordinates; the
-    same for every method, which changes nothing here), the rigid joints' reflected rotors added. A ValueError
+    same for every method), the rigid joints' reflected rotors added. A ValueError
     (ElasticModelError, a singular mass matrix) says why not."""
     import numpy as np
     from .elastic import ElasticArm
