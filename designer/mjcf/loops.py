@@ -71,4 +71,4 @@ def loop_equalities(root: ET.Element, model: Manipulator, out, link_names: list[
         for n, point in enumerate(points):
             ET.SubElement(equality, "connect", attrib={"name": unique(name if n == 0 else f"{name} ({n + 1})"),
                                                        "anchor": _vec(point), **common})
-    return ", ".join(lp.name or f"loop{k}" for k, lp in enumerate(model.loops, start=1))
+    return ", ".join(labels)

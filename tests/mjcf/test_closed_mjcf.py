@@ -195,26 +195,20 @@ def test_an_assembled_loop_exported_and_imported_is_the_same_closed_chain(conven
     assert_same_closed_chain(moved, back, seed=5, spread=0.4)
 
 
-def test_loops_that_share_a_name_are_written_as_equalities_mujoco_reads():
+def test_loops_that_share_a_name_are_written_as_equalities_mujoco_reads(tmp_path):
     """A project's loop names are labels (two loops may both be "cut R"); MuJoCo refuses a file whose equalities share
     a name, so each connect gets a name of its own. The file reads back as the same closed chain."""
     from dataclasses import replace
     from designer.mjcf.importer import import_mjcf
-    from designer.model import Convention
-    from tests.support.random_models import Shapes, random_project
-    model = random_project(np.random.default_rng(10), Shapes(joints="RR", loops=("R", "R"), planar=True,
-                                                           convention=Convention.MODIFIED))
-    model = replace(model, loops=tuple(replace(loop, name="cut R") for loop in model.loops),
-                    links=tuple(replace(link, joint_name=f"joint{i + 1}") for i, link in enumerate(model.links)))
+    model = _random_closed(10, "RR", "modified")
+    model = replace(model, loops=tuple(replace(loop, name="cut R") for loop in model.loops))
     text = mjcf_text(model)
     mm = mujoco.MjModel.from_xml_string(text)
     names = [mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_EQUALITY, e) for e in range(mm.neq)]
     assert len(set(names)) == len(names) == 4 and all("cut R" in name for name in names), names
-    import tempfile
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "two.xml"
-        path.write_text(text)
-        back = import_mjcf(path, convention="modified").model
+    path = tmp_path / "two.xml"
+    path.write_text(text)
+    back = import_mjcf(path, convention="modified").model
     assert len(back.loops) == 2
     assert_same_closed_chain(model, back, seed=3, spread=0.3)
 
