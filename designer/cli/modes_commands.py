@@ -179,10 +179,9 @@ def cmd_simulate_elastic(args) -> int:
         rigid = run(simulate_job(ElasticDynamics(link.following(), joints.stiffened(np.inf)), q0, None,
                                  (0.0, duration), control, **{**options, "t_eval": traj.t}))
         energy = np.atleast_1d(dyn.model.energy(traj.states()))
-        follow = link.following()
         assert traj.cut_force is not None   # a row per loop: the loops' residual, a column where there are loops
         loops = traj.cut_force.shape[1]
-        residual = np.array([follow.residual(q) for q in traj.q]) if loops else None
+        residual = traj.residual if loops else None   # the run's own rows' (computed with the cut forces)
         arm = explore_arm(model)
         deviation = 1e3 * np.linalg.norm(arm.tool_points(traj.q) - arm.tool_points(rigid.q), axis=1)
     except (DesignerError, ValueError) as exc:

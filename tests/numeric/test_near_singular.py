@@ -130,16 +130,17 @@ def test_elastic_runs_of_a_closed_chain_say_what_rigid_runs_say(tmp_path, capsys
     model = palletizer()
     path = write(tmp_path, model)
     cd = ClosedDynamics(model)
-    start = cd.positions(np.array([0.0, 0.0, 1.5705, 0.0]))   # the crank 1e-4 rad from the parallelogram's fold
-    result = run(elastic_job(model, TreeArm.from_model(model).arm, joints_or_none(model), start, 0.2, 11,
-                             CancelToken()))
+    arm, joints = TreeArm.from_model(model).arm, joints_or_none(model)
+
+    def released(q_a):
+        return run(elastic_job(model, arm, joints, cd.positions(np.array(q_a)), 0.2, 11, CancelToken()))
+    result = released([0.0, 0.0, 1.5705, 0.0])   # the crank 1e-4 rad from the parallelogram's fold
     kappa = max(pin_condition(model, q, list(cd.pas)) for q in result.q)
     [line] = result.warnings
     assert "loops[1] (parallelogram)" in line and f"condition number {kappa:.3g}" in line, line
     [(name, peak, _when)] = result.cut_peaks
     assert name == "loops[1] (parallelogram)" and peak > 1e5 and result.residual < 1e-9
-    calm = run(elastic_job(model, TreeArm.from_model(model).arm, joints_or_none(model),
-                           cd.positions(np.array([0.0, 0.0, 0.3, 0.0])), 0.2, 11, CancelToken()))
+    calm = released([0.0, 0.0, 0.3, 0.0])
     assert calm.warnings == () and len(calm.cut_peaks) == 1
     for q0, warned in (("1.5705", True), ("0.3", False)):
         assert main(["simulate", "--quiet", "--elastic", "--q0", "0", "0", q0, "0", "--t", "0.2", "--dt", "0.02",
