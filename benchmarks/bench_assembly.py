@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,15 +26,9 @@ from designer.kinematics.closure import ClosureError, assemble  # noqa: E402
 from designer.kinematics.tree import TreeArm  # noqa: E402
 from designer.numeric.closed import ClosedDynamics  # noqa: E402
 from designer.project import load_project  # noqa: E402
+from benchmarks.clock import median_seconds  # noqa: E402
 
 
-def median_time(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
 
 
 def scipy_peer(tree: TreeArm):
@@ -79,8 +72,8 @@ def main() -> None:
     print(f"assemble (median of {args.runs}) beside scipy least_squares from the nominal pose:")
     for name, tree in cases:
         ours(tree)   # traced loop terms, warm
-        t_ours = median_time(lambda tree=tree: ours(tree), args.runs)
-        t_peer = median_time(lambda tree=tree: scipy_peer(tree), args.runs)
+        t_ours = median_seconds(lambda tree=tree: ours(tree), args.runs)
+        t_peer = median_seconds(lambda tree=tree: scipy_peer(tree), args.runs)
         gap = scipy_peer(tree)
         try:
             left = "assembled"
@@ -90,7 +83,7 @@ def main() -> None:
         print(f"  {name}: {t_ours * 1e3:.2f} ms ({left}); scipy {t_peer * 1e3:.2f} ms (gap left {gap:.2e}); "
               f"ratio {t_ours / t_peer:.2f}")
     for label, values in (("nominal", {}), ("assembled (L2 = 0.47 m)", {"L2": 0.47})):
-        t = median_time(lambda values=values: ClosedDynamics(four_bar, values), args.runs)
+        t = median_seconds(lambda values=values: ClosedDynamics(four_bar, values), args.runs)
         print(f"ClosedDynamics of the four-bar, {label}: {t * 1e3:.2f} ms")
 
 

@@ -8,20 +8,13 @@ Run: ``.venv/bin/python -m benchmarks.bench_mjcf [--repeat N]`` (needs mujoco, a
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from pathlib import Path
+
+from benchmarks.clock import median_seconds
 
 FILES = Path(__file__).resolve().parents[1] / "tests" / "mjcf" / "files"
 
 
-def _median(f, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> int:
@@ -40,13 +33,13 @@ def main() -> int:
     print(f"{'file':<14} {'import ms':>9} {'MuJoCo load ms':>14} {'ratio':>6} {'without checks ms':>17}")
     for name, tip in cases:
         path = FILES / name
-        ours = _median(lambda p=path, t=tip: import_mjcf(p, tip=t), args.repeat)
-        peer = _median(lambda p=path: mujoco.MjModel.from_xml_path(str(p)), args.repeat)
+        ours = median_seconds(lambda p=path, t=tip: import_mjcf(p, tip=t), args.repeat)
+        peer = median_seconds(lambda p=path: mujoco.MjModel.from_xml_path(str(p)), args.repeat)
         saved = urdf_importer.check_against_tree, importer.check_against_mujoco
         urdf_importer.check_against_tree = lambda *a, **k: 0.0
         importer.check_against_mujoco = lambda *a, **k: 0.0
         try:
-            bare = _median(lambda p=path, t=tip: import_mjcf(p, tip=t), args.repeat)
+            bare = median_seconds(lambda p=path, t=tip: import_mjcf(p, tip=t), args.repeat)
         finally:
             urdf_importer.check_against_tree, importer.check_against_mujoco = saved
         print(f"{name:<14} {1000 * ours:>9.1f} {1000 * peer:>14.2f} {ours / peer:>6.0f} {1000 * bare:>17.1f}")

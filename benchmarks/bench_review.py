@@ -29,17 +29,11 @@ from designer.explore.sizing import payload_envelope  # noqa: E402
 from designer.project import load_project  # noqa: E402
 from designer.review import review  # noqa: E402
 from designer.review.evaluate import _Context, _evaluate, payload_per_sample  # noqa: E402
+from benchmarks.clock import median_seconds  # noqa: E402
 
 PROJECT = ROOT / "robots" / "tube_arm_requirements.json"
 
 
-def _median(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:
@@ -48,7 +42,7 @@ def main() -> int:
     args = ap.parse_args()
     model = load_project(PROJECT)
     review(model, strict=False)    # warm: imports, the box's Sobol engine
-    whole = _median(lambda: review(model, strict=False), args.repeat)
+    whole = median_seconds(lambda: review(model, strict=False), args.repeat)
     items = model.requirements.items
     times: list[list[float]] = [[] for _ in items]
     for _ in range(args.repeat):    # in the review's order, on a fresh context (the cycle's torques computed once)
@@ -66,8 +60,8 @@ def main() -> int:
         return np.array([payload_envelope(ctx.bare, offset[None, :], torque, s.q[i:i + 1], s.qd[i:i + 1],
                                           s.qdd[i:i + 1])[0] for i in range(len(s.q))])
 
-    batch = _median(lambda: payload_per_sample(ctx, s), args.repeat)
-    loop = _median(per_sample, args.repeat)
+    batch = median_seconds(lambda: payload_per_sample(ctx, s), args.repeat)
+    loop = median_seconds(per_sample, args.repeat)
     diff = float(np.max(np.abs(payload_per_sample(ctx, s) - per_sample())))
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "designer", "review", str(PROJECT)], cwd=ROOT, capture_output=True,

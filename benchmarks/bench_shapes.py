@@ -14,7 +14,6 @@ used before (``compiled_equations``), both in this run, and their difference.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -29,15 +28,9 @@ from designer.dynamics.engine import derive  # noqa: E402
 from designer.dynamics.results import Form  # noqa: E402
 from designer.numeric.mechanism import load_dynamics  # noqa: E402
 from designer.numeric.simulate import simulate  # noqa: E402
+from benchmarks.clock import median_seconds  # noqa: E402
 
 
-def _median(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main(argv=None) -> int:
@@ -55,10 +48,10 @@ def main(argv=None) -> int:
     dyn = load_dynamics(model)
     dyn.M(q)
     first = time.perf_counter() - t0
-    ours = _median(lambda: (dyn.M(q), dyn.G(q), dyn.h(q, qd)), args.runs)
+    ours = median_seconds(lambda: (dyn.M(q), dyn.G(q), dyn.h(q, qd)), args.runs)
     pm, _, _, order = _pin_tree(model.numeric())
     data, o, zero = pm.createData(), np.array(order), np.zeros(model.n)
-    peer = _median(lambda: (pin.crba(pm, data, q[o]), pin.rnea(pm, data, q[o], zero, zero),
+    peer = median_seconds(lambda: (pin.crba(pm, data, q[o]), pin.rnea(pm, data, q[o], zero, zero),
                             pin.rnea(pm, data, q[o], qd[o], zero)), args.runs)
     M_ref, G_ref, h_ref = pin_tree_terms(model, q, qd)
     errors = [float(np.abs(a - b).max() / np.abs(b).max()) for a, b in
@@ -87,8 +80,8 @@ def main(argv=None) -> int:
     comp = compiled_equations(model, "lagrange")
     old = {"tau": comp.tau(q, qd, qdd), "M": comp.M(q), "G": comp.G(q), "h": comp.h(q, qd)}
     setup_old = time.perf_counter() - t0
-    state_new = _median(lambda: src(at, q, qd, qdd, q), args.runs)
-    state_old = _median(lambda: (comp.tau(q, qd, qdd), comp.M(q), comp.G(q), comp.h(q, qd)), args.runs)
+    state_new = median_seconds(lambda: src(at, q, qd, qdd, q), args.runs)
+    state_old = median_seconds(lambda: (comp.tau(q, qd, qdd), comp.M(q), comp.G(q), comp.h(q, qd)), args.runs)
     apart = max(float(np.abs(np.asarray(now[k]) - np.asarray(old[k])).max() / np.abs(np.asarray(old[k])).max())
                 for k in old)
     print(f"30-link arm: load_dynamics + first M {first * 1e3:.0f} ms")
