@@ -1,4 +1,4 @@
-"""Geometry of the 3D arm picture, in plain numpy (no Qt, no OpenGL).
+"""Geometry of the 3D arm picture, in plain numpy (no Qt, no OpenGL, no sympy).
 
 :mod:`designer.gui.view3d` turns these numbers into item transforms; keeping
 them apart lets tests check the geometry without a display.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kinematics import NumericArm, display_arm
-from ..model.manipulator import Convention
+from ..kinematics.numeric import NumericArm, display_arm
+from ..model.kinds import Convention
 
 __all__ = ["arm_reach", "link_segments", "link_matrices", "box_part_matrix", "ellipsoid_axes", "segment_matrix",
            "axis_matrix", "gravity_arrow"]

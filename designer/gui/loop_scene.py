@@ -6,17 +6,24 @@ actuated sliders give the actuated joints, the closure the passive ones. The pic
 link from the frame of the link it is mounted on, and each loop's two extra bars: from link i's
 frame to the cut joint's place on link i, and from link j's frame to its place on link j. At a
 closed pose the two bars' far ends coincide (the cut joint is one joint again); tests check that.
+
+The drawing's functions need numpy only: the module imports without sympy (the 3D view draws a serial
+arm before sympy loads, issue 29); :class:`Mechanism` and the checks import the core's closure.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
-from ..kinematics.closure import Closure, ClosureError, mechanism_problems
-from ..kinematics.tree import TreeArm
-from ..model.manipulator import Convention, Manipulator
-from ..model.mechanism import structure_problems, uses_closed_chain_fields
-from ..model.validation import Problem
+from ..model.kinds import Convention
+
+if TYPE_CHECKING:
+    from ..kinematics.closure import ClosureError
+    from ..kinematics.tree import TreeArm
+    from ..model.manipulator import Manipulator
+    from ..model.validation import Problem
 
 __all__ = ["Mechanism", "mechanism_of", "tree_segments", "tree_reach", "loop_bars", "loop_parts", "loop_count",
            "loop_problems", "ClosureError"]
@@ -88,6 +95,9 @@ class Mechanism:
     """
 
     def __init__(self, model: Manipulator):
+        from ..kinematics.closure import Closure
+        from ..kinematics.tree import TreeArm
+
         self.tree = TreeArm.from_model(model)
         self.closure = Closure(self.tree)     # ClosureError when the mechanism cannot be used at all
         self.actuated = np.array(self.tree.actuated, dtype=int)
@@ -96,6 +106,8 @@ class Mechanism:
         self.last = self.closure.solve(np.zeros(len(self.actuated)))
 
     def pose(self, q) -> np.ndarray:
+        from ..kinematics.closure import ClosureError
+
         q = np.asarray(q, dtype=float).ravel()
         if len(q) != self.tree.n:
             raise ClosureError(f"{len(q)} joint values for a mechanism of {self.tree.n} joints")
@@ -113,6 +125,9 @@ class Mechanism:
 def mechanism_of(model: Manipulator | None) -> Mechanism | str | None:
     """None for a serial arm; the :class:`Mechanism` of a closed-chain (or branched) one; or the
     one-line reason it cannot be posed (a loop that cannot close, a missing parameter)."""
+    from ..kinematics.closure import ClosureError
+    from ..model.mechanism import uses_closed_chain_fields
+
     if model is None or not uses_closed_chain_fields(model):
         return None
     try:
@@ -129,9 +144,22 @@ def loop_problems(model: Manipulator | None) -> list[Problem]:
     pose and was assembled (the gap in mm, the passive joints' assembled values), an error for one that cannot be
     assembled, a mobility that differs from the number of actuated joints. Nothing while the tree itself is wrong
     (``check_model`` names that) or for a serial arm."""
+    from ..kinematics.closure import mechanism_problems
+    from ..kinematics.tree import TreeArm
+    from ..model.mechanism import structure_problems, uses_closed_chain_fields
+
     if model is None or not uses_closed_chain_fields(model) or structure_problems(model):
         return []
     try:
         return mechanism_problems(TreeArm.from_model(model))
     except (ValueError, TypeError, ZeroDivisionError, KeyError):
         return []   # a missing or bad value: check_model names it
+
+
+if not TYPE_CHECKING:   # mypy reads the import above; a module __getattr__ would make any name pass
+    def __getattr__(name: str) -> Any:
+        """``ClosureError``, the core's, loaded on first use (its module imports sympy)."""
+        if name == "ClosureError":
+            from ..kinematics.closure import ClosureError
+            return ClosureError
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

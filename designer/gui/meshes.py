@@ -10,7 +10,7 @@ loaded is listed in :attr:`MeshLayer.problems` and its link falls back to the st
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph.opengl as gl
@@ -19,11 +19,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QMatrix4x4
 from shiboken6 import isValid
 
-from ..model import Manipulator
-from ..model.visual import Visual
-from ..model.validation import Problem, Severity
 from .gl_solids import LIT_SHADER
 from .worker import start_job
+
+if TYPE_CHECKING:   # the model's modules import sympy, which the window's first picture does without (issue 29)
+    from ..model import Manipulator
+    from ..model.validation import Problem
+    from ..model.visual import Visual
 
 __all__ = ["FACE_BUDGET", "MIN_FACES", "MeshLayer"]
 
@@ -86,6 +88,8 @@ class MeshLayer(QObject):
             return
         if not isValid(self.view):   # the window closed while loading: a late result is dropped
             return
+        from ..model.validation import Problem, Severity
+
         self.pending = False
         self.problems = []
         parts: dict[int, list] = {}

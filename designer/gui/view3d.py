@@ -11,7 +11,7 @@ number or the types of the joints change.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -20,13 +20,15 @@ from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QVector3D
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ..kinematics import NumericArm
-from ..model import Manipulator, MissingParameterError
+from ..kinematics.numeric import NumericArm
 from . import arm_scene as scene
 from . import loop_scene
 from .gl_solids import HIDDEN, Solids
 from .meshes import MeshLayer
 from .view3d_controls import DEFAULT_ANGLES, OPTIONS, PRESETS, ViewBar, fit_distance, load_options, save_option
+
+if TYPE_CHECKING:   # the model imports sympy: the view's module imports without it (issue 29)
+    from ..model import Manipulator
 
 __all__ = ["ArmView"]
 
@@ -104,6 +106,8 @@ class ArmView(QWidget):
     def set_model(self, model: Manipulator | None, arm: NumericArm | None = None) -> None:
         """Show ``model`` (symbols at their default values; ``arm``: its numeric arm when already built,
         e.g. by :class:`~designer.design_state.OpenDesign`); a message replaces it when it cannot be drawn."""
+        from ..model import MissingParameterError
+
         if model != self.model:  # a map of another arm would mislead
             self.clear_workspace_points()
         self.model = model

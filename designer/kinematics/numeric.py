@@ -1,20 +1,26 @@
 """Numeric kinematics with numpy, for the 3D view and numeric checks.
 
 :class:`NumericArm` resolves a model's symbols to floats once; its methods
-then cost only a few small matrix products per call.
+then cost only a few small matrix products per call. The module imports
+without sympy (the window draws a project's arm before sympy loads, issue 29):
+only :meth:`NumericArm.from_model` and :func:`display_arm`, which read a model,
+import the model's modules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..model.evaluate import NotANumber, value_of
-from ..model.manipulator import Convention, Manipulator
-from ..model.parts import Beam, link_beams
+from ..model.kinds import Convention
+
+if TYPE_CHECKING:
+    from ..model.manipulator import Manipulator
+    from ..model.parts import Beam
 
 __all__ = ["NumericArm", "cross3", "cross_last", "dh_frames", "dh_matrices", "dh_transform", "display_arm"]
 
@@ -106,6 +112,9 @@ class NumericArm:
     @classmethod
     def from_model(cls, model: Manipulator, overrides: Mapping[str, float] | None = None) -> NumericArm:
         """Raises :class:`~designer.model.MissingParameterError` naming symbols without values."""
+        from ..model.evaluate import NotANumber, value_of
+        from ..model.parts import link_beams
+
         model.substitutions(overrides)  # raises MissingParameterError naming every missing symbol
         value = value_of(model, overrides)
 

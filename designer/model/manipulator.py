@@ -9,7 +9,6 @@ helpers), which is what the GUI's undo stack swaps.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
@@ -18,6 +17,7 @@ import sympy as sp
 from ..errors import DesignerError
 from .expr import symbol, to_expr
 from .extras import Drive, Pose
+from .kinds import Convention, JointType
 from .mechanism import Loop, is_serial
 from .requirements import Requirements
 from .visual import Visual
@@ -37,20 +37,6 @@ __all__ = [
 ]
 
 ZERO = sp.Integer(0)
-
-
-class JointType(str, Enum):
-    """What moves at a joint."""
-
-    REVOLUTE = "R"
-    PRISMATIC = "P"
-
-
-class Convention(str, Enum):
-    """Denavit-Hartenberg convention (see docs/project-format.md)."""
-
-    STANDARD = "standard"
-    MODIFIED = "modified"
 
 
 class MissingParameterError(DesignerError):
