@@ -27,7 +27,7 @@ from .gl_solids import HIDDEN, Solids
 from .meshes import MeshLayer
 from .view3d_controls import DEFAULT_ANGLES, OPTIONS, PRESETS, ViewBar, fit_distance, load_options, save_option
 
-if TYPE_CHECKING:   # the model imports sympy: the view's module imports without it (issue 29)
+if TYPE_CHECKING:   # the model imports sympy: the view draws a NumericArm without it (set_arm, issue 29)
     from ..model import Manipulator
 
 __all__ = ["ArmView"]
@@ -122,8 +122,31 @@ class ArmView(QWidget):
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             self._clear()
             return self._show_message(f"Cannot draw the arm: {exc}")
-        self.message.hide()
         self.meshes.set_model(model)
+        self._show_arm(arm)
+
+    def set_arm(self, arm: NumericArm, q=None) -> None:
+        """Show ``arm`` without a model (the window's first picture, drawn before sympy is imported:
+        issue 29), at joint values ``q`` (SI units; None keeps the current ones when they fit, else zeros).
+        The picture is :meth:`set_model`'s for a serial model whose numeric arm is ``arm``: sticks and
+        parts, no meshes, no loops; the camera is fitted the same way."""
+        if q is not None:
+            q = np.asarray(q, dtype=float).ravel()
+            if len(q) != arm.n:
+                raise ValueError(f"set_arm: {len(q)} joint values for an arm of {arm.n} joints")
+        if self.model is not None or self.arm is not arm:   # a map of another arm would mislead
+            self.clear_workspace_points()
+        self.model = None
+        self.mechanism = None
+        self.meshes.set_model(None)
+        if q is not None:
+            self._q = q
+        self._show_arm(arm)
+
+    def _show_arm(self, arm: NumericArm) -> None:
+        """Draw ``arm`` (set_model's and set_arm's one path): items rebuilt when its joints or parts changed,
+        the camera fitted for the first arm and when the reach changed by more than :data:`REFIT_SHARE`."""
+        self.message.hide()
         old_reach = None if self.arm is None else scene.arm_reach(self.arm)
         self.arm = arm
         signature = (arm.n, tuple(arm.revolute), len(arm.point_masses), self._loops(),
