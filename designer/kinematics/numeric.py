@@ -20,7 +20,7 @@ from ..model.kinds import Convention
 
 if TYPE_CHECKING:
     from ..model.manipulator import Manipulator
-    from ..model.parts import Beam
+    from ..model.beam import Beam
 
 __all__ = ["NumericArm", "cross3", "cross_last", "dh_frames", "dh_matrices", "dh_transform", "display_arm"]
 

@@ -23,6 +23,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import DesignerError
+from .beam import Beam, section_axes_at
 from .evaluate import real_value, value_of
 from .expr import to_expr
 from .manipulator import Convention, Inertia, Manipulator
@@ -269,15 +270,6 @@ def section_axes(r: sp.Matrix, length: sp.Expr | None = None) -> tuple[sp.Matrix
     return u, e1, e2
 
 
-def section_axes_at(r: np.ndarray) -> np.ndarray:
-    """(3, 3): the rows u, e1, e2 of :func:`section_axes` for a segment ``r`` at numbers (a beam's at the parameters'
-    values: numpy, no SymPy matrices in a sweep's or a design's evaluation)."""
-    u = r / np.linalg.norm(r)
-    e1 = np.array([1.0, 0.0, 0.0]) if r[0] == 0 and r[1] == 0 else np.array([0.0, 0.0, 1.0]) - u * u[2]
-    e1 = e1 / np.linalg.norm(e1)
-    return np.array([u, e1, np.cross(u, e1)])
-
-
 def part_body(model: Manipulator, index: int, part: Part):
     """(mass, COM, inertia about the COM) of ``part`` on link ``index``, in the link's frame."""
     start, end = part_segment(model, index, part)
@@ -320,43 +312,6 @@ def material_table(model: Manipulator) -> dict[str, Material]:
     for _, part in parts_of(model):
         table[part.material.name] = part.material
     return table
-
-
-@dataclass(frozen=True, eq=False)
-class Beam:
-    """A part-made link as a beam: index (0-based), segment in the link frame, section axes
-    (u along the segment, e1, e2) in the link frame, and the section's stiffness figures (SI)."""
-
-    index: int
-    start: np.ndarray
-    end: np.ndarray
-    axes: np.ndarray          # (3, 3): rows u, e1, e2
-    ea: float
-    gj: float
-    ei1: float
-    ei2: float
-    mass_per_length: float
-    round: bool = True                 # a tube or cylinder; else a box or box section
-    size: tuple[float, float] = (0.0, 0.0)   # outer extent along e1 and e2 (m), for drawing
-
-    @property
-    def length(self) -> float:
-        return float(np.linalg.norm(self.end - self.start))
-
-    def flexibilities(self) -> tuple[float, float, float, float]:
-        """(1/EA, 1/GJ, 1/EI1, 1/EI2): the section's compliance figures."""
-        return 1.0 / self.ea, 1.0 / self.gj, 1.0 / self.ei1, 1.0 / self.ei2
-
-    def section_compliance(self, flexibilities: tuple[float, float, float, float] | None = None) -> np.ndarray:
-        """S (6, 6) in link-frame axes: [axial strain, 0, 0; twist, curvatures] per internal [F; M]; with
-        ``flexibilities`` given (1/EA, 1/GJ, 1/EI1, 1/EI2, or their derivatives) in place of the beam's own."""
-        u, e1, e2 = self.axes
-        a, t, b1, b2 = self.flexibilities() if flexibilities is None else flexibilities
-        force = np.outer(u, u) * a
-        moment = np.outer(u, u) * t + np.outer(e1, e1) * b1 + np.outer(e2, e2) * b2
-        S = np.zeros((6, 6))
-        S[:3, :3], S[3:, 3:] = force, moment
-        return S
 
 
 def link_beams(model: Manipulator, overrides: Mapping[str, float] | None = None) -> tuple[Beam, ...]:

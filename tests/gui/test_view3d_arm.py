@@ -93,29 +93,40 @@ from PySide6.QtWidgets import QApplication
 from designer.gui.view3d import ArmView
 from designer.kinematics.numeric import NumericArm
 from designer.model import Convention
+from designer.model.beam import Beam
 
 app = QApplication([])
 given = json.loads({fields!r})
+beams = tuple(Beam(**{{k: np.array(v) if isinstance(v, list) and k != "size" else v for k, v in b.items()}})
+              for b in given.pop("beams"))
+loads = tuple((link, mass, np.array(p)) for link, mass, p in given.pop("point_masses"))
 arm = NumericArm(convention=Convention(given.pop("convention")), revolute=np.array(given.pop("revolute"), bool),
-                 point_masses=(), **{{k: np.array(v, float) for k, v in given.items()}})
+                 point_masses=loads, beams=beams, **{{k: np.array(v, float) for k, v in given.items()}})
 view = ArmView()
 view.resize(480, 360)
 view.set_arm(arm, {q})
 result({{kind: M.tolist() for kind, M in view.parts.items()}})
 """
 
+_BEAM_FIELDS = ("index", "start", "end", "axes", "ea", "gj", "ei1", "ei2", "mass_per_length", "round", "size")
 
-def test_set_arm_draws_in_a_process_without_sympy(qtbot, tmp_path):
-    """The PUMA 560's numbers handed over as plain lists: the drawing there is the drawing of its model here."""
-    model = six_link()
+
+@pytest.mark.parametrize("make", [six_link, _box_and_tube_arm], ids=["puma560", "box_and_tubes"])
+def test_set_arm_draws_in_a_process_without_sympy(qtbot, tmp_path, make):
+    """The arm's numbers handed over as plain lists (its beams and loads too): the drawing there is its model's here."""
+    model = make()
     arm = display_arm(model)
-    assert not arm.point_masses and not arm.beams
-    fields = {"convention": arm.convention.value, **{k: getattr(arm, k).tolist() for k in (
-        "revolute", "dh", "mass", "com", "inertia", "gravity", "limits", "base", "tool")}}
-    parts = run_without_sympy(_DRAW.format(fields=json.dumps(fields), q=Q.tolist()), tmp_path)
+    plain = lambda v: v.tolist() if isinstance(v, np.ndarray) else v  # noqa: E731
+    fields = {"convention": arm.convention.value,
+              "beams": [{k: plain(getattr(b, k)) for k in _BEAM_FIELDS} for b in arm.beams],
+              "point_masses": [(link, mass, p.tolist()) for link, mass, p in arm.point_masses],
+              **{k: getattr(arm, k).tolist() for k in ("revolute", "dh", "mass", "com", "inertia", "gravity",
+                                                       "limits", "base", "tool")}}
+    q = Q[:arm.n]
+    parts = run_without_sympy(_DRAW.format(fields=json.dumps(fields), q=q.tolist()), tmp_path)
     here = _view(qtbot)
     here.set_model(model)
-    here.set_joint_values(Q)
+    here.set_joint_values(q)
     assert parts.keys() == here.parts.keys()
     for kind, M in here.parts.items():
         np.testing.assert_allclose(np.array(parts[kind]).reshape(M.shape), M, rtol=0, atol=1e-12, err_msg=kind)

@@ -19,6 +19,7 @@ _SCRIPT = f"""
 import numpy as np
 import designer.kinematics.numeric as numeric
 import designer.model.kinds as kinds
+import designer.model.beam
 import designer.gui.arm_scene
 import designer.gui.view3d
 from designer.model import Convention
