@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QLabel, QPushButton, QSlider, QVBoxLayout,
                                QWidget)
 
-from ..kinematics import NumericArm
-from ..model import Manipulator
+from ..kinematics.numeric import NumericArm
 from .arm_scene import arm_reach, numeric_arm
+
+if TYPE_CHECKING:   # the model imports sympy, which the window's first picture does without (issue 29)
+    from ..model import Manipulator
 
 __all__ = ["JointSliders", "joint_ranges"]
 

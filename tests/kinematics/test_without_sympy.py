@@ -1,7 +1,7 @@
 """The window draws a project's arm before sympy is imported (issue 29): the numeric kinematics, the model's
-enums and the 3D view's modules import, and compute an arm's frames, in a process where sympy cannot be imported
-(the frames checked against the DH product written out here). designer.model and designer.kinematics load their
-names on first use: each is still there, the same object as its module's."""
+enums and beams, the 3D view's modules and the joint sliders import, and compute an arm's frames, in a process
+where sympy cannot be imported (the frames checked against the DH product written out here). designer.model and
+designer.kinematics load their names on first use: each is still there, the same object as its module's."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import designer.model.kinds as kinds
 import designer.model.beam
 import designer.gui.arm_scene
 import designer.gui.view3d
+import designer.gui.joint_sliders
 from designer.model import Convention
 
 arm = numeric.NumericArm(
