@@ -59,14 +59,18 @@ __all__ = [
     "symbol",
     "to_expr",
     "format_expr",
+    # the checker's (expr_tree.py) names, re-exported as this module had them
+    "JOINT_NAME_RE",
+    "MAX_MAGNITUDE",
+    "NAME_RE",
+    "NOT_FINITE_WORDS",
 ]
 
-# the names the checker (expr_tree.py) holds, re-exported: importers of this module keep working
-_REEXPORTED = (JOINT_NAME_RE, MAX_MAGNITUDE, NAME_RE, NOT_FINITE_WORDS, is_valid_name)
-
 _SYMPY_FUNCTIONS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "sqrt": sp.sqrt, "exp": sp.exp}
+_SYMPY_CONSTANTS = {"pi": sp.pi}
+#: the checker's functions and constants in sympy
 FUNCTIONS = {name: _SYMPY_FUNCTIONS[name] for name in FUNCTION_NAMES}
-CONSTANTS = {name: {"pi": sp.pi}[name] for name in CONSTANT_NAMES}
+CONSTANTS = {name: _SYMPY_CONSTANTS[name] for name in CONSTANT_NAMES}
 
 
 @lru_cache(maxsize=4096)
