@@ -1,26 +1,51 @@
 """Safe expression parser: text to sympy through a whitelist over Python's ``ast``.
 
 Project files come from strangers, so no text is ever handed to ``eval``,
-``sympify`` or ``parse_expr`` (they execute Python). Only numbers, names,
+``sympify`` or ``parse_expr`` (they execute Python). The text is checked by
+:mod:`designer.model.expr_tree` (no sympy there: the one whitelist of numbers, names,
 ``+ - * / **``, unary signs, parentheses, ``pi`` and the functions in
-:data:`FUNCTIONS` are accepted, and the cost of a hostile text is bounded by
-its length, its nesting depth and the size of integer exponents.
+:data:`FUNCTIONS`, bounded by length, nesting depth and the size of exponents and
+values), and the checked tree is built here in sympy; ``expr_tree.evaluate`` is its
+float back end.
 """
 
 from __future__ import annotations
 
-import ast
-import keyword
 import math
-import re
-import warnings
+from collections.abc import Callable
 from functools import lru_cache
-from numbers import Real
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from ..errors import DesignerError
+from .expr_tree import (
+    BOUNDED_FUNCTIONS,
+    CONSTANT_NAMES,
+    FUNCTION_NAMES,
+    JOINT_NAME_RE,
+    MAX_DEPTH,
+    MAX_EXPONENT,
+    MAX_LENGTH,
+    MAX_MAGNITUDE,
+    NAME_RE,
+    NOT_FINITE_WORDS,
+    RESERVED_NAMES,
+    Call,
+    Chain,
+    Constant,
+    ExpressionError,
+    Name,
+    Negate,
+    Node,
+    Num,
+    Power,
+    check,
+    check_call,
+    check_power,
+    check_size,
+    check_value,
+    is_valid_name,
+)
 
 __all__ = [
     "ExpressionError",
@@ -34,63 +59,24 @@ __all__ = [
     "symbol",
     "to_expr",
     "format_expr",
+    # the checker's (expr_tree.py) names, re-exported as this module had them
+    "JOINT_NAME_RE",
+    "MAX_MAGNITUDE",
+    "NAME_RE",
+    "NOT_FINITE_WORDS",
 ]
 
-MAX_LENGTH = 2000
-MAX_DEPTH = 40
-MAX_EXPONENT = 64
-# numbers beyond 10**MAX_MAGNITUDE are not doubles; they would turn into inf in numeric work
-MAX_MAGNITUDE = 300
-
-FUNCTIONS = {
-    "sin": sp.sin,
-    "cos": sp.cos,
-    "tan": sp.tan,
-    "sqrt": sp.sqrt,
-    "exp": sp.exp,
-}
-CONSTANTS = {"pi": sp.pi}
-
-NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-# q1, qd1, qdd1 are the joint variables of the equations (project-format.md).
-_BAD_CHAR = re.compile(r"[^\t\x20-\x7e]")
-JOINT_NAME_RE = re.compile(r"^q(d|dd)?[0-9]+$")
-# Python keywords ("lambda", "in", "None") cannot stand in an expression, so they are no names either.
-RESERVED_NAMES = (frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {"t", "E", "I", "oo", "zoo", "nan"}
-                  | frozenset(keyword.kwlist))
-
-
-class ExpressionError(DesignerError):
-    """A text that is not an allowed expression; ``str()`` says what and where."""
-
-    def __init__(self, message: str, where: str = ""):
-        self.message = message
-        self.where = where
-        super().__init__(f"{where}: {message}" if where else message)
+_SYMPY_FUNCTIONS = {"sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "sqrt": sp.sqrt, "exp": sp.exp}
+_SYMPY_CONSTANTS = {"pi": sp.pi}
+#: the checker's functions and constants in sympy
+FUNCTIONS = {name: _SYMPY_FUNCTIONS[name] for name in FUNCTION_NAMES}
+CONSTANTS = {name: _SYMPY_CONSTANTS[name] for name in CONSTANT_NAMES}
 
 
 @lru_cache(maxsize=4096)
 def symbol(name: str) -> sp.Symbol:
     """The one sympy symbol used for ``name`` everywhere (real-valued)."""
     return sp.Symbol(name, real=True)
-
-
-#: words that mean a value that is not a finite number, in any case: never a parameter name
-NOT_FINITE_WORDS = frozenset({"nan", "inf", "infinity"})
-
-
-def is_valid_name(name: str) -> bool:
-    """A parameter name: Python-style identifier, not reserved, not a joint variable."""
-    return (bool(NAME_RE.match(name)) and name not in RESERVED_NAMES and name.lower() not in NOT_FINITE_WORDS
-            and not JOINT_NAME_RE.match(name))
-
-
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-}
 
 
 def _short(value: sp.Expr) -> str:
@@ -103,7 +89,7 @@ def _short(value: sp.Expr) -> str:
     return text[:16] + "..."
 
 
-def _check_real(value: sp.Expr, what) -> None:
+def _check_real(value: sp.Expr, what: Callable[[], str]) -> None:
     """Refuse what sympy made infinite (tan(pi/2), 0**-x) or complex (sqrt(-exp(a))).
 
     ``what()`` names the culprit; it is called only for the message (printing is costly).
@@ -114,85 +100,57 @@ def _check_real(value: sp.Expr, what) -> None:
         raise ExpressionError(f"{what()} is not a real number")
 
 
-def _check_size(value: sp.Expr) -> sp.Expr:
+def _sized(value: sp.Expr) -> sp.Expr:
     """``value`` unless it is a plain number too large to be a double (1e300*1e300)."""
-    if value.is_Number and not value.is_zero and abs(value) > sp.Integer(10) ** MAX_MAGNITUDE:
-        raise ExpressionError(f"number too large ({_short(value)})")
+    if value.is_Number:
+        check_size(value, lambda: _short(value))
     return value
 
 
-def _number(value) -> sp.Expr:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ExpressionError(f"not a number: {value!r}")
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ExpressionError(f"number is not finite: {value!r}")
-        if value == int(value) and abs(value) < 2**53:
-            return sp.Integer(int(value))
-        return sp.Float(value)
-    if abs(value) > 10**30:
-        raise ExpressionError("integer too large")
-    return sp.Integer(value)
+def _number(value: int | float) -> sp.Expr:
+    return sp.Integer(value) if isinstance(value, int) else sp.Float(value)
 
 
-class _Converter:
-    def __init__(self, allow_joint_names: bool):
-        self.allow_joint_names = allow_joint_names
+class _Builder:
+    """The sympy back end: a checked tree (expr_tree.check) as a sympy expression.
 
-    def convert(self, node: ast.AST, depth: int) -> sp.Expr:
-        if depth > MAX_DEPTH:
-            raise ExpressionError(f"nested more than {MAX_DEPTH} levels deep")
-        if isinstance(node, ast.Constant):
-            if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-                return _number(node.value)
-            raise ExpressionError(f"only numbers are allowed, not {type(node.value).__name__} {node.value!r}")
-        if isinstance(node, ast.Name):
-            return self.name(node.id)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            operand = self.convert(node.operand, depth + 1)
-            return -operand if isinstance(node.op, ast.USub) else operand
-        if isinstance(node, ast.BinOp):
-            if isinstance(node.op, ast.Pow):
-                return self.power(node, depth)
-            return self.chain(node, depth)
-        if isinstance(node, ast.Call):
-            return self.call(node, depth)
-        raise ExpressionError(f"{_describe(node)} is not allowed")
+    The checker has applied the rules to every part without names; sympy folds further (``b - b`` is 0,
+    ``(x**64)**64`` is x**4096), so the same rules (expr_tree.check_power, check_call, check_size) are
+    applied here to what sympy makes a number where the checker could not, and sympy's infinities and
+    imaginary unit are refused."""
 
-    def chain(self, node: ast.expr, depth: int) -> sp.Expr:
-        """``a + b - c * d / e ...``: a long flat sum or product is not deep nesting.
+    def build(self, node: Node) -> sp.Expr:
+        if isinstance(node, Num):
+            return _number(node.value)
+        if isinstance(node, Name):
+            return symbol(node.name)
+        if isinstance(node, Constant):
+            return CONSTANTS[node.name]
+        if isinstance(node, Negate):
+            return -self.build(node.operand)
+        if isinstance(node, Chain):
+            return self.chain(node)
+        if isinstance(node, Power):
+            return self.power(node)
+        if isinstance(node, Call):
+            return self.call(node)
+        raise TypeError(f"not a checked expression: {node!r}")
 
-        Python nests such chains down the left operand; walking that spine in a
-        loop keeps the depth limit for real parentheses and builds each run of
-        terms with one ``Add``/``Mul`` (linear, where pairwise sums are quadratic).
-        """
-        ops = []
-        while isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Pow):
-            if type(node.op) not in _BINOPS:
-                raise ExpressionError(f"operator '{_OPS.get(type(node.op), type(node.op).__name__)}' is not allowed")
-            ops.append((type(node.op), node.right))
-            node = node.left
-        negative = False
-        if ops and ops[-1][0] in (ast.Mult, ast.Div):
-            # ``-(a + b)/c`` is (-1)*(a + b)/c, as sympy prints it: negating the sum first
-            # would distribute the sign (-a - b)/c, equal but not the same expression, so a
-            # saved model would not read back identical.
-            while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-                negative ^= isinstance(node.op, ast.USub)
-                node = node.operand
-                depth += 1
-        acc = self.convert(node, depth + 1)
-        terms: list[sp.Expr] = [sp.Integer(-1), acc] if negative else [acc]
+    def chain(self, node: Chain) -> sp.Expr:
+        """Each run of terms of the same kind becomes one ``Add``/``Mul`` (linear, where pairwise sums
+        are quadratic)."""
+        acc = self.build(node.first)
+        terms: list[sp.Expr] = [sp.Integer(-1), acc] if node.negative else [acc]
         additive = None  # whether ``terms`` are summands (True) or factors (False)
-        for op, right_node in reversed(ops):
-            right = self.convert(right_node, depth + 1)
-            is_add = op in (ast.Add, ast.Sub)
+        for op, right_node in node.steps:
+            right = self.build(right_node)
+            is_add = op in "+-"
             if additive is not None and is_add != additive:
-                terms = [_check_size(sp.Add(*terms) if additive else sp.Mul(*terms))]
+                terms = [_sized(sp.Add(*terms) if additive else sp.Mul(*terms))]
             additive = is_add
-            if op is ast.Sub:
+            if op == "-":
                 right = -right
-            elif op is ast.Div:
+            elif op == "/":
                 if right == 0:
                     raise ExpressionError("division by zero")
                 right = 1 / right
@@ -200,93 +158,43 @@ class _Converter:
             terms.append(right)
         if additive is None:
             return acc
-        return _check_size(sp.Add(*terms) if additive else sp.Mul(*terms))
+        return _sized(sp.Add(*terms) if additive else sp.Mul(*terms))
 
-    def name(self, name: str) -> sp.Expr:
-        if name in CONSTANTS:
-            return CONSTANTS[name]
-        if name in FUNCTIONS:
-            raise ExpressionError(f"function '{name}' used without arguments")
-        if not NAME_RE.match(name):
-            raise ExpressionError(f"invalid name '{name}'")
-        if name.lower() in NOT_FINITE_WORDS:   # nan was 'a reserved name', inf a new parameter
-            raise ExpressionError(f"'{name}' is not a finite number: every value must be finite")
-        if name in RESERVED_NAMES:
-            raise ExpressionError(f"'{name}' is a reserved name")
-        if JOINT_NAME_RE.match(name) and not self.allow_joint_names:
-            raise ExpressionError(f"'{name}' is a joint variable and cannot be used here")
-        return symbol(name)
-
-    def power(self, node: ast.BinOp, depth: int) -> sp.Expr:
-        base = self.convert(node.left, depth + 1)
-        exponent = self.convert(node.right, depth + 1)
-        if exponent.is_number:
-            value = complex(exponent.evalf())
-            if abs(value) > MAX_EXPONENT:
-                raise ExpressionError(f"exponent {_short(exponent)} is larger than {MAX_EXPONENT} in size")
-            if base.is_number:
-                # estimate before computing: (10**30)**64 nested a few times would never finish
-                b = complex(base.evalf())
-                if b == 0:
-                    if value.real < 0:
-                        raise ExpressionError("division by zero")
-                elif math.log10(abs(b)) * value.real > MAX_MAGNITUDE:
-                    raise ExpressionError(f"number too large (({_short(base)})**({_short(exponent)}))")
-                if b.real < 0 and not exponent.is_integer:
-                    raise ExpressionError("negative number to a fractional power is not real "
-                                          f"(({_short(base)})**({_short(exponent)}))")
-        if base == 0 and not (exponent.is_number and exponent.is_nonnegative):
-            raise ExpressionError(f"0**({_short(exponent)}) is not defined for every value")
+    def power(self, node: Power) -> sp.Expr:
+        base = self.build(node.base)
+        exponent = self.build(node.exponent)
+        if ((node.exponent.const is None and exponent.is_number)
+                or (node.base.const is None and base.is_number)):
+            # sympy knows a value where the checker saw names (b - b is 0): the checker's rules on it
+            e = complex(exponent.evalf()) if exponent.is_number else None
+            b = complex(base.evalf()) if base.is_number else None
+            check_power(b, e, bool(exponent.is_integer),
+                        lambda which: _short(base if which == "base" else exponent))
         result = base**exponent
         # sympy folds (x**64)**64 into x**4096, which expands without end
         if result.is_Pow and result.exp.is_number and abs(complex(result.exp.evalf())) > MAX_EXPONENT:
             raise ExpressionError(f"exponent {_short(result.exp)} is larger than {MAX_EXPONENT} in size")
         _check_real(result, lambda: f"({_short(base)})**({_short(exponent)})")
-        return _check_size(result)
+        return _sized(result)
 
-    def call(self, node: ast.Call, depth: int) -> sp.Expr:
-        if not isinstance(node.func, ast.Name):
-            called = {ast.Call: "calling what a call gives", ast.Constant: "calling a value"}.get(type(node.func))
-            raise ExpressionError(f"{called or _describe(node.func)} is not allowed "
-                                  f"(only {', '.join(FUNCTIONS)} can be called)")
-        fname = node.func.id
-        if fname not in FUNCTIONS:
-            raise ExpressionError(f"unknown function '{fname}'")
-        if node.keywords or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
-            raise ExpressionError(f"function '{fname}' takes exactly one argument")
-        arg = self.convert(node.args[0], depth + 1)
+    def call(self, node: Call) -> sp.Expr:
+        fname = node.function
+        arg = self.build(node.arg)
         # Only numbers: asking sympy about the sign of a long symbolic sum costs too much for
         # hostile text; sqrt(-a**2 - 1) is caught by validation with the parameter values.
-        if fname == "sqrt" and arg.is_number and arg.is_negative:
-            raise ExpressionError("square root of a negative number")
-        if fname == "exp" and arg.is_number and complex(arg.evalf()).real > MAX_MAGNITUDE * math.log(10):
-            # exp(exp(exp(100))) would make sympy's evaluation run for ever
-            raise ExpressionError(f"number too large (exp({arg}))")
+        if fname in BOUNDED_FUNCTIONS and node.arg.const is None and arg.is_number:
+            # sympy knows a value where the checker saw names: the checker's rules on it
+            check_call(fname, complex(arg.evalf()).real, lambda: str(arg))
         result = FUNCTIONS[fname](arg)
         _check_real(result, lambda: f"{fname}({_short(arg)})")
         return result
 
 
-_OPS = {ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
-        ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
-
-
-def _describe(node: ast.AST) -> str:
-    kinds = {
-        ast.Attribute: "attribute access", ast.Subscript: "indexing", ast.Lambda: "a lambda",
-        ast.ListComp: "a comprehension", ast.GeneratorExp: "a comprehension",
-        ast.SetComp: "a comprehension", ast.DictComp: "a comprehension", ast.Compare: "a comparison",
-        ast.BoolOp: "a logical operator", ast.IfExp: "a conditional", ast.List: "a list",
-        ast.Tuple: "a tuple", ast.Dict: "a dict", ast.Set: "a set", ast.JoinedStr: "a string",
-        ast.NamedExpr: "an assignment", ast.Await: "await", ast.Starred: "unpacking",
-    }
-    if isinstance(node, ast.UnaryOp):
-        return f"operator '{ {ast.Not: 'not', ast.Invert: '~'}.get(type(node.op), type(node.op).__name__)}'"
-    return kinds.get(type(node), f"'{type(node).__name__}'")
-
-
 def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -> sp.Expr:
     """Parse expression text into sympy, or raise :class:`ExpressionError`.
+
+    The text is checked by :func:`designer.model.expr_tree.check` (the one whitelist and its bounds),
+    and the checked tree built in sympy.
 
     Parameters
     ----------
@@ -297,45 +205,12 @@ def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -
     allow_joint_names:
         Accept ``q1``, ``qd1``, ``qdd1`` as names (for equations read back, not for model data).
     """
-    if not isinstance(text, str):
-        raise ExpressionError(f"expected text, got {type(text).__name__}", where)
-    if len(text) > MAX_LENGTH:
-        raise ExpressionError(f"expression longer than {MAX_LENGTH} characters", where)
-    stripped = text.strip()
-    if not stripped:
-        raise ExpressionError("empty expression", where)
-    # Python folds look-alike letters (NFKC: fullwidth 'ａ' is 'a', 'ℌ' is 'H'), which would make
-    # a name silently mean another; only printable ASCII is allowed.
-    bad = _BAD_CHAR.search(stripped)
-    if bad:
-        ch = bad.group()
-        raise ExpressionError(f"character {ch!r} (U+{ord(ch):04X}) at column {bad.start() + 1} is not allowed "
-                              "(only ASCII letters, digits, operators and parentheses)", where)
-    # Cheap nesting bound before ast.parse, whose own recursion could be driven deep.
-    level = deepest = 0
-    for ch in stripped:
-        if ch in "([{":
-            level += 1
-            deepest = max(deepest, level)
-        elif ch in ")]}":
-            level -= 1
-    if deepest > MAX_DEPTH:
-        raise ExpressionError(f"nested more than {MAX_DEPTH} levels deep", where)
+    return _built(check(text, where, allow_joint_names=allow_joint_names), where)
+
+
+def _built(tree: Node, where: str) -> sp.Expr:
     try:
-        with warnings.catch_warnings():  # "1if" would print a SyntaxWarning on stderr
-            warnings.simplefilter("ignore")
-            tree = ast.parse(stripped, mode="eval")
-    except SyntaxError as exc:
-        word = next((w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", stripped) if keyword.iskeyword(w)), None)
-        if word:
-            raise ExpressionError(f"'{word}' is a reserved word, not a name", where) from None
-        col = f" at column {exc.offset}" if exc.offset else ""
-        shown = stripped if len(stripped) <= 60 else stripped[:57] + "..."
-        raise ExpressionError(f"syntax error{col} in '{shown}'", where) from None
-    except (ValueError, RecursionError, MemoryError):
-        raise ExpressionError(f"cannot read '{stripped[:40]}'", where) from None
-    try:
-        return _check_value(_Converter(allow_joint_names).convert(tree.body, 0))
+        return _check_value(_Builder().build(tree))
     except ExpressionError as exc:
         raise ExpressionError(exc.message, where) from None
     except RecursionError:
@@ -357,20 +232,11 @@ def to_expr(value, where: str = "", *, allow_joint_names: bool = False) -> sp.Ex
     """A JSON value (number or expression text) or a sympy expression as a sympy expression."""
     if isinstance(value, sp.Basic):
         return value
-    if isinstance(value, str):
-        return parse_expr(value, where, allow_joint_names=allow_joint_names)
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ExpressionError(f"expected a number or an expression, got {_json_type(value)}", where)
-    try:
-        return _number(float(value) if not isinstance(value, int) else value)
-    except ExpressionError as exc:
-        raise ExpressionError(exc.message, where) from None
-
-
-def _json_type(value) -> str:
-    if value is None:
-        return "null"
-    return {bool: "true/false", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    if not isinstance(value, str):
+        tree = check_value(value, where)
+        assert isinstance(tree, Num)
+        return _number(tree.value)
+    return _built(check_value(value, where, allow_joint_names=allow_joint_names), where)
 
 
 def format_expr(expr: sp.Expr):
