@@ -314,7 +314,6 @@ def test_module_and_its_imports_run_without_sympy():
     assert out.returncode == 0 and out.stdout.strip() == "5.0", out.stderr
 
 
-@pytest.mark.xfail(reason="designer.model's __init__ imports sympy until lightkin's change is merged", strict=False)
 def test_package_import_without_sympy():
     out = _run_without_sympy("")
     assert out.returncode == 0 and out.stdout.strip() == "5.0", out.stderr
