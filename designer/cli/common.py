@@ -40,7 +40,7 @@ def number(text: str, what: str) -> float:
 
 
 def read_json(path: str, what: str):
-    from ..project.io import json_problem
+    from ..tables import json_problem
     from ..tables import read_text
     text = read_text(path, what)
     try:

@@ -14,8 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DesignerError
-from ..tables import json_problem
 from ..model.expr import ExpressionError, format_expr, to_expr
 from ..model.extras import CATALOG_DRIVE_KEYS, DRIVE_FIELDS, ELASTIC_DRIVE_FIELDS, Drive, Pose, rpy_from_matrix
 from ..model.manipulator import Convention, Inertia, JointType, Link, Manipulator, PointMass
@@ -25,6 +23,8 @@ from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_lin
     read_loops
 from ..model.validation import Severity, validate
 from .atomic import write_atomic
+from .source import (FORMAT, MAX_EXPRESSION_CHARS, MAX_FILE_BYTES, MAX_LINKS, MAX_PARAMETERS, VERSION, ProjectError,
+                     check_header, parse_document, read_bytes)
 from .catalog_drives import names_catalog_items, resolve_catalog_drives
 from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 from .parts_io import materials_json, part_json, read_materials, read_part
@@ -34,12 +34,6 @@ from .requirements import V4_TOP_KEYS, absolute_cycle, check_sizes, read_require
 __all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "load_project", "loads_project",
            "from_dict", "to_dict", "save_project", "dumps_project"]
 
-FORMAT = "manipulator-designer"
-VERSION = 4
-MAX_FILE_BYTES = 5_000_000
-MAX_LINKS = 64
-MAX_PARAMETERS = 2000
-MAX_EXPRESSION_CHARS = 100_000
 
 _LINK_KEYS = {"name", "joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "limits",
               "joint_name", "drive", "part", "visual"}
@@ -65,35 +59,6 @@ _INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
 MAX_DRIVE_VALUE = 1e9
 
 
-#: a message shows this many of a file's problems (the rest counted) and this many characters of each: a
-#: value the file repeats back (an unknown key of 30,000 characters) would otherwise make a line nobody reads
-MAX_PROBLEMS_SHOWN = 10
-MAX_PROBLEM_CHARS = 300
-
-
-def _clipped(problem: str) -> str:
-    """``problem`` in about MAX_PROBLEM_CHARS characters: its start (the field) and end (the hint) kept (a line
-    break in it is escaped by DesignerError)."""
-    if len(problem) <= MAX_PROBLEM_CHARS:
-        return problem
-    keep = (MAX_PROBLEM_CHARS - 5) // 2
-    return f"{problem[:keep]} ... {problem[-keep:]}"
-
-
-class ProjectError(DesignerError):
-    """A project that cannot be used; ``problems`` lists every error found (field: message)."""
-
-    def __init__(self, problems: list[str] | str, source: str = ""):
-        self.problems = [problems] if isinstance(problems, str) else list(problems)
-        self.source = source
-        head = f"{source}: " if source else ""
-        shown = [_clipped(p) for p in self.problems[:MAX_PROBLEMS_SHOWN]]
-        if len(self.problems) == 1:
-            msg = head + shown[0]
-        else:
-            more = len(self.problems) - len(shown)
-            msg = head + f"{len(self.problems)} problems: " + "; ".join(shown) + (f"; and {more} more" if more else "")
-        super().__init__(msg)
 
 
 class _Reader:
@@ -369,19 +334,7 @@ def _nearly_equal(m: list, r: int, c: int) -> bool:
 
 def from_dict(data: Any, source: str = "") -> Manipulator:
     """A model from a parsed project document; raises :class:`ProjectError` listing every error."""
-    if not isinstance(data, dict):
-        raise ProjectError("the file must hold a JSON object", source)
-    fmt, version = data.get("format"), data.get("version")
-    if fmt != FORMAT:
-        raise ProjectError("format: not a Manipulator Designer project "
-                           f"(expected \"{FORMAT}\", found {json.dumps(fmt)})", source)
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise ProjectError(f"version: must be a whole number, found {json.dumps(version)}", source)
-    if version > VERSION:
-        raise ProjectError(f"version: made by a newer version of Manipulator Designer (file version {version}, "
-                           f"this program reads up to {VERSION}); please update", source)
-    if version < 1:
-        raise ProjectError(f"version: unknown version {version}", source)
+    version = check_header(data, source)
     data = migrate(data)
 
     reader = _Reader()
@@ -598,67 +551,13 @@ def written_version(model: Manipulator) -> int:
 
 def loads_project(text: str | bytes, source: str = "") -> Manipulator:
     """A model from project text."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")  # a byte-order mark (Windows editors) is harmless
-        except UnicodeDecodeError as exc:
-            raise ProjectError(f"not UTF-8 text (byte {exc.start})", source) from None
-    text = text.removeprefix("\ufeff")
-    try:
-        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
-    except json.JSONDecodeError as exc:
-        raise ProjectError(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-                           + _other_format(text), source) from None
-    except (ValueError, RecursionError) as exc:
-        raise ProjectError(f"not valid JSON: {json_problem(exc)}", source) from None
-    return from_dict(data, source)
-
-
-def _other_format(text: str) -> str:
-    """What to do with a robot description given where a project goes (it starts with an XML tag)."""
-    if text.lstrip()[:1] != "<":
-        return ""
-    return ("; it is XML: a URDF, xacro or MJCF file is imported into a project (the import command, "
-            "File > Import URDF… or Import MJCF…)")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    # json keeps the last of repeated keys without a word: a hand-edited file with two "mass"
-    # entries would load a value the author may not have meant
-    data = dict(pairs)
-    if len(data) != len(pairs):
-        seen = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
-            seen.add(key)
-    return data
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
+    return from_dict(parse_document(text, source), source)
 
 
 def load_project(path: str | os.PathLike) -> Manipulator:
     """Read a project file; every failure is a :class:`ProjectError` naming the file."""
     path = Path(path)
-    source = str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ProjectError(f"file is {size} bytes, larger than the {MAX_FILE_BYTES} a project may be", source)
-        with path.open("rb") as fh:
-            # bounded: a device such as /dev/zero reports size 0 and never ends
-            raw = fh.read(MAX_FILE_BYTES + 1)
-        if len(raw) > MAX_FILE_BYTES:
-            raise ProjectError(f"file is larger than the {MAX_FILE_BYTES} bytes a project may be", source)
-    except FileNotFoundError:
-        raise ProjectError("no such file", source) from None
-    except IsADirectoryError:
-        raise ProjectError("is a folder, not a project file", source) from None
-    except OSError as exc:
-        raise ProjectError(f"cannot read: {exc.strerror or exc}", source) from None
-    return absolute_cycle(absolute_meshes(loads_project(raw, source), path.parent), path.parent)
+    return absolute_cycle(absolute_meshes(loads_project(read_bytes(path), str(path)), path.parent), path.parent)
 
 
 def dumps_project(model: Manipulator) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..project.io import MAX_LINKS
+from ..project.source import MAX_LINKS
 from .dh import Axis
 from .source import MULTI_DOF, UrdfError, UrdfTree
 

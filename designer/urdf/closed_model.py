@@ -12,7 +12,7 @@ import numpy as np
 
 from ..model.manipulator import Convention, Manipulator
 from ..model.mechanism import model_tool_link
-from ..project.io import MAX_LINKS
+from ..project.source import MAX_LINKS
 from . import closed_import as ci
 from .building import ImportReport, ParallelSnaps, gravity_fields, make_link, pose_of, refuse_invalid
 from .chain import axes_at, default_tip, world_poses

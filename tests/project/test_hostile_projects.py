@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from designer.project import ProjectError, load_project, loads_project
-from designer.project.io import MAX_PROBLEM_CHARS, MAX_PROBLEMS_SHOWN
+from designer.project.source import MAX_PROBLEM_CHARS, MAX_PROBLEMS_SHOWN
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the longest message: MAX_PROBLEMS_SHOWN problems of MAX_PROBLEM_CHARS characters (escapes may make a
