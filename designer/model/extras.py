@@ -14,28 +14,13 @@ import numpy as np
 import sympy as sp
 
 from .expr import format_expr, to_expr
+from .poses import pose_matrix, rpy_matrix
 
 __all__ = ["Drive", "Pose", "DRIVE_FIELDS", "ELASTIC_DRIVE_FIELDS", "CATALOG_DRIVE_KEYS", "DRIVE_COLUMNS",
            "DRIVE_ORDER", "drive_column", "pose_matrix",
            "rpy_from_matrix", "rpy_matrix"]
 
 ZERO = sp.Integer(0)
-
-
-def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """Rz(yaw) Ry(pitch) Rx(roll), the URDF ``rpy`` convention."""
-    cr, sr, cp, sp_, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
-    return np.array([[cy * cp, cy * sp_ * sr - sy * cr, cy * sp_ * cr + sy * sr],
-                     [sy * cp, sy * sp_ * sr + cy * cr, sy * sp_ * cr - cy * sr],
-                     [-sp_, cp * sr, cp * cr]])
-
-
-def pose_matrix(xyz, rpy) -> np.ndarray:
-    """The 4x4 homogeneous transform of a translation and roll-pitch-yaw angles (floats)."""
-    T = np.eye(4)
-    T[:3, :3] = rpy_matrix(*(float(v) for v in rpy))
-    T[:3, 3] = [float(v) for v in xyz]
-    return T
 
 
 @dataclass(frozen=True)
