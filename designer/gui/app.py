@@ -85,41 +85,54 @@ def start(argv: list[str]):
     # ran two full passes over the growing heap (importing the main window: 2.2 s with them, 1.8 s without, at
     # load 7; the start makes almost no garbage). After the project shows, the GUI thread's collector takes over.
     gc.disable()
+    # the first look's modules (pyqtgraph, PyOpenGL) imported and the project's numbers read on a thread from here,
+    # while Qt starts and the placeholder paints (it began after that paint: 0.2 s later)
+    share_the_gil()
+    look = _read_first_look(args)
     app = create_application([a for a in argv if a.startswith("-")])
     from .opening import Opening
 
     opening = Opening(Path(args[0]).name if args else "the example PUMA 560")
     opening.show()
-    opening.after_first_paint(lambda: open_window(opening, args))
+    opening.after_first_paint(lambda: open_window(opening, args, look))
     return app, opening
 
 
 # what the main window needs, imported on a thread while the placeholder answers: its modules, and PyOpenGL's
 # array handlers, which PyOpenGL imports at the 3D view's first draw (20-25 ms of the window's first paint, in
 # the GUI thread, most of it shiboken's import hook reading their sources)
-WINDOW_MODULES = ("designer.gui.main_window", "OpenGL.arrays.numpymodule", "OpenGL.arrays.ctypesarrays",
-                  "OpenGL.arrays.ctypespointers", "OpenGL.arrays.nones", "OpenGL.arrays.strings")
+GL_ARRAYS = ("OpenGL.arrays.numpymodule", "OpenGL.arrays.ctypesarrays", "OpenGL.arrays.ctypespointers",
+             "OpenGL.arrays.nones", "OpenGL.arrays.strings")
+WINDOW_MODULES = ("designer.gui.main_window", *GL_ARRAYS)
+# what the first look needs: the 3D view (pyqtgraph, PyOpenGL) and the project's numbers without sympy
+FIRST_LOOK_MODULES = ("designer.gui.view3d", "designer.glance", *GL_ARRAYS)
 
 
 def _import_answering(opening, modules: tuple[str, ...] = WINDOW_MODULES) -> None:
-    """Import the main window's modules (sympy, the panels: about a second) on a thread while the placeholder
-    goes on answering (it repaints, moves, closes); an import that fails there is imported again by the
-    caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
+    """Import ``modules`` (the main window's: sympy, the panels, about a second) on a thread while the
+    placeholder goes on answering (it repaints, moves, closes); an import that fails there is imported again by
+    the caller, in the GUI thread, and raises its error there. The modules define classes only: no widget and no
     Qt object is made on the thread."""
-    done = _import_on_thread(modules)
+    _wait_answering(_import_on_thread(modules))
+
+
+def _wait_answering(done: threading.Event) -> None:
+    """Wait for ``done``, the event loop running meanwhile (the placeholder answers)."""
     while not done.wait(0.01):
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
 
 
-def _import_on_thread(modules: tuple[str, ...]) -> threading.Event:
-    """Import ``modules`` on a thread of their own; the event is set when it ends (a failure is left to the
-    GUI thread's own import, which raises it)."""
+def _import_on_thread(modules: tuple[str, ...], then=None) -> threading.Event:
+    """Import ``modules`` on a thread of their own, then call ``then`` (which makes no Qt object); the event is
+    set when it ends (a failed import is left to the GUI thread's own import, which raises it)."""
     done = threading.Event()
 
     def run() -> None:
         try:
             for module in modules:
                 importlib.import_module(module)
+            if then is not None:
+                then()
         except BaseException:  # noqa: BLE001 - imported again in the GUI thread, which raises it
             pass
         finally:
@@ -143,22 +156,28 @@ def _warm_gl() -> tuple:
     return surface, context
 
 
-def open_window(opening, args: list[str]) -> None:
-    """Build the main window in the placeholder's place and open its project (or the example, or the
-    recovered work); the heavy modules load here, after the placeholder's first paint. Each step returns to
-    the event loop before the next (the placeholder answers between them: issue 29, no block over 100 ms);
-    ``opening.opened`` says when the window shows its project."""
+def open_window(opening, args: list[str], look: tuple | None = None) -> None:
+    """Show the project's first look, then build the main window in the placeholder's place and open its
+    project (or the example, or the recovered work); the heavy modules load here, after the placeholder's first
+    paint. Each step returns to the event loop before the next (the placeholder answers between them: issue 29,
+    no block over 100 ms); ``opening.opened`` says when the window shows its project.
+
+    The first look (issue 29: the arm on screen before sympy loads): the project's arm, drawn from its numbers
+    (:mod:`designer.glance`), and its DH table in the placeholder, while the main window's modules load;
+    none for recovered work or a file the glance does not read (a closed chain, a link made of a part). ``look``:
+    its reading as :func:`_read_first_look` started it (None: no first look)."""
     if opening.closed:
         return
-    warm = _warm_gl()
-    _import_answering(opening)
-    if opening.closed:   # closed while loading
+    state: dict = {"opening": opening, "args": args}
+    look = _first_look(opening, look)
+    if opening.closed:
         return
-    opening.say("Building the window…")
-    # the project is opened before the window shows: it shows once, laid out for the arm (shown first, it was
-    # laid out and its 3D view painted some twenty times while the sliders and the read-out of the arm came)
-    steps = [_build, _build_next, _open_project, _native, _draw_3d, _show, _show_3d, _opened]
-    state: dict = {"opening": opening, "args": args, "warm_gl": warm}
+    first_look = [_look_build, _draw_3d, _look_show, _look_show_3d, _look_painted] if look is not None else []
+    # with a first look, its 3D view sets up the system's OpenGL when it is made (_look_build: 65-75 ms with it);
+    # without, an off-screen context does, as before (_warm)
+    steps = [*(first_look or [_warm]),
+             _import_window, _build, _build_next, _open_project, _native, _draw_3d, _show, _show_3d, _opened]
+    state["look"] = look
 
     def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
         if not steps or opening.closed:
@@ -171,7 +190,79 @@ def open_window(opening, args: list[str]) -> None:
     QTimer.singleShot(0, next_step)
 
 
+def _read_first_look(args: list[str]) -> tuple[threading.Event, list]:
+    """Start reading the first look on a thread: its modules imported, then the project's glance
+    (:func:`designer.glance.glance`: the file given or the example) read; (the event set when done, a list
+    holding the glance or None)."""
+    from .projects import default_project
+    path = Path(args[0]) if args else default_project()
+    result: list = [None]
+
+    def read() -> None:
+        from ..glance import glance
+        result[0] = glance(path)
+    return _import_on_thread(FIRST_LOOK_MODULES, then=read), result
+
+
+def _first_look(opening, look: tuple | None):
+    """The glance that :func:`_read_first_look` reads, once read (the placeholder answering meanwhile); None
+    without one, or when unsaved work of an earlier session is waiting to be offered (it opens instead)."""
+    from .projects import Recovery
+    if look is None or Recovery().orphan_files():
+        return None
+    done, result = look
+    _wait_answering(done)
+    return result[0]
+
+
 AGAIN = "again"   # a step of open_window that is not done: it runs again in the next turn of the event loop
+
+
+def _warm(state: dict) -> bool:
+    """The system's OpenGL set up (:func:`_warm_gl`) in a step of its own, before any 3D view is made."""
+    state["warm_gl"] = _warm_gl()
+    return True
+
+
+def _look_build(state: dict) -> bool:
+    """The first look's table and 3D view, hidden: the view is drawn off screen (:func:`_draw_3d`), then shown."""
+    state["arm_view"] = state["opening"].first_look(state["look"])
+    state["arm_view"].view.winId()   # its native window (see _native)
+    return True
+
+
+def _look_show(state: dict) -> bool:
+    """The first look shown in the placeholder, its 3D view the next step (as :func:`_show`)."""
+    state["opening"].show_first_look()
+    return True
+
+
+def _look_show_3d(state: dict) -> bool:
+    """The first look's 3D view shown; the next steps wait for its first frame on screen (:func:`_look_painted`)."""
+    view = state["arm_view"].view
+    state["look painted"] = painted = []
+    view.frameSwapped.connect(lambda: painted.append(True))
+    state["opening"].show_first_look_arm()
+    return True
+
+
+def _look_painted(state: dict) -> bool | str:
+    """AGAIN until the first look's 3D view has put its first frame on screen: the main window's modules then
+    load on a thread (:func:`_import_window`) without that frame in the GUI thread waiting on them for the GIL
+    (a block of 70-110 ms with them, 50 ms without)."""
+    if state["look painted"] or state["opening"].isHidden():
+        return True
+    return AGAIN
+
+
+def _import_window(state: dict) -> bool:
+    """The main window's modules, on a thread while the placeholder answers."""
+    opening = state["opening"]
+    _import_answering(opening)
+    if opening.closed:   # closed while loading
+        return False
+    opening.say("Building the window…")
+    return True
 
 
 def _build(state: dict) -> bool:
@@ -184,7 +275,10 @@ def _build(state: dict) -> bool:
 
 def _build_next(state: dict) -> bool | str:
     """One more part of the main window (laid out, wired, showing its model), AGAIN until it is whole."""
-    return AGAIN if state["window"].build_next() else True
+    if state["window"].build_next():
+        return AGAIN
+    state["arm_view"] = state["window"].arm_view   # the view _draw_3d draws from now on
+    return True
 
 
 def _native(state: dict) -> bool:
@@ -200,7 +294,7 @@ def _draw_3d(state: dict) -> bool | str:
     a quiet machine and up to 160 ms on a loaded one (issue 29); in three it is the view with nothing shown
     (the view's OpenGL set up), then its first item (the grid: the first draw), then all (the arm's shaders),
     AGAIN until the last, each item as it was."""
-    view = state["window"].arm_view.view
+    view = state["arm_view"].view
     if "drawn" not in state:   # the first call: every item hidden, the items shown kept to show them again
         state["drawn"] = [item for item in view.items if item.visible()]
         for item in state["drawn"]:
@@ -209,6 +303,7 @@ def _draw_3d(state: dict) -> bool | str:
         state["first drawn"] = True
         state["drawn"][0].show()
     else:
+        state.pop("first drawn", None)   # for the next view drawn (the first look's, then the window's)
         for item in state.pop("drawn"):
             item.show()
     view.grabFramebuffer()

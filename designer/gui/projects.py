@@ -8,11 +8,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
-from ..model import Manipulator
-from ..project import ProjectError, from_dict, to_dict
+if TYPE_CHECKING:
+    from ..model import Manipulator
 
 __all__ = ["ROBOTS_DIR", "RecentFiles", "Recovery", "RecoveredSession", "default_project", "examples",
            "default_recovery_dir"]
@@ -108,6 +109,7 @@ class Recovery:
         self.file = self.folder / f"session-{self.pid}.json"
 
     def write(self, model: Manipulator, path: Path | None, origin: str = "") -> None:
+        from ..project import to_dict
         doc = {"format": RECOVERY_FORMAT, "saved_at": time.time(), "path": str(path) if path else None,
                "origin": origin, "project": to_dict(model)}
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -123,21 +125,28 @@ class Recovery:
     def discard(self) -> None:
         self.file.unlink(missing_ok=True)
 
-    def orphans(self) -> list[RecoveredSession]:
-        """Sessions left by processes that ended without a clean exit, newest first.
-
-        Files of other running processes are left alone; unreadable files are deleted.
-        """
-        found: list[RecoveredSession] = []
+    def orphan_files(self) -> list[Path]:
+        """The recovery files of processes that are no longer running (not read: :meth:`orphans` reads them)."""
         if not self.folder.is_dir():
-            return found
+            return []
+        files = []
         for file in self.folder.glob("session-*.json"):
             try:
                 pid = int(file.stem.split("-", 1)[1])
             except ValueError:
                 continue
-            if pid != self.pid and _alive(pid):
-                continue
+            if pid == self.pid or not _alive(pid):
+                files.append(file)
+        return files
+
+    def orphans(self) -> list[RecoveredSession]:
+        """Sessions left by processes that ended without a clean exit, newest first.
+
+        Files of other running processes are left alone; unreadable files are deleted.
+        """
+        from ..project import ProjectError, from_dict
+        found: list[RecoveredSession] = []
+        for file in self.orphan_files():
             try:
                 doc = json.loads(file.read_text(encoding="utf-8"))
                 if doc.get("format") != RECOVERY_FORMAT:
