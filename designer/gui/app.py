@@ -173,9 +173,7 @@ def open_window(opening, args: list[str], look: tuple | None = None) -> None:
     if opening.closed:
         return
     first_look = [_look_build, _draw_3d, _look_show, _look_show_3d, _look_painted] if look is not None else []
-    # with a first look, its 3D view sets up the system's OpenGL when it is made (_look_build: 65-75 ms with it);
-    # without, an off-screen context does, as before (_warm)
-    steps = [*(first_look or [_warm]),
+    steps = [_warm, *first_look,
              _import_window, _build, _build_next, _open_project, _native, _draw_3d, _show, _show_3d, _opened]
     state["look"] = look
 
