@@ -85,9 +85,10 @@ def start(argv: list[str]):
     # ran two full passes over the growing heap (importing the main window: 2.2 s with them, 1.8 s without, at
     # load 7; the start makes almost no garbage). After the project shows, the GUI thread's collector takes over.
     gc.disable()
+    # from the start the modules load on threads while the GUI thread answers: it takes the GIL back after 1 ms
+    share_the_gil()
     # the first look's modules (pyqtgraph, PyOpenGL) imported and the project's numbers read on a thread from here,
     # while Qt starts and the placeholder paints (it began after that paint: 0.2 s later)
-    share_the_gil()
     look = _read_first_look(args)
     app = create_application([a for a in argv if a.startswith("-")])
     from .opening import Opening
@@ -348,7 +349,7 @@ def _open_project(state: dict) -> bool:
 
 def _opened(state: dict) -> bool:
     """The project is on screen; then, in the event loop's idle time, what only later work needs: the memory
-    settled, the GIL shared, the collector moved to the GUI thread, and the result tabs' modules imported on a
+    settled, the collector moved to the GUI thread, and the result tabs' modules imported on a
     thread (each tab is built when first shown)."""
     from .main_window import LATER_MODULES
     state.pop("warm_gl", None)   # the window has its own OpenGL context now
@@ -356,7 +357,6 @@ def _opened(state: dict) -> bool:
 
     def settle() -> None:
         settle_memory()
-        share_the_gil()
         collect_in_gui_thread()
         _import_on_thread(LATER_MODULES)
     QTimer.singleShot(0, settle)
