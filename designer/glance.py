@@ -70,7 +70,8 @@ def _read(data: dict) -> Glance:
     convention = data.get("convention", "standard")
     if convention not in ("standard", "modified"):
         raise _NotShown
-    numbers = _Numbers(_parameters(data.get("parameters")))
+    numbers = _Numbers({})
+    numbers.values = _parameters(numbers, data.get("parameters"))
     rows, revolute, dh, mass, com, inertia, limits = [], [], [], [], [], [], []
     for link in links:
         joint = link.get("joint")
@@ -154,12 +155,13 @@ def _number(value: Any, values: Mapping[str, float]) -> float:
     return number
 
 
-def _parameters(data: Any) -> dict[str, float]:
+def _parameters(numbers: _Numbers, data: Any) -> dict[str, float]:
+    """The parameters' values (numbers: no names), their text counted with the rest of the file's."""
     if data is None:
         return {}
     if not isinstance(data, dict) or len(data) > MAX_PARAMETERS:
         raise _NotShown
-    return {name: _number(value, {}) for name, value in data.items()}
+    return {name: numbers(value) for name, value in data.items()}
 
 
 def _inertia(numbers: _Numbers, value: Any) -> list[list[float]]:

@@ -138,3 +138,19 @@ def test_the_glance_imports_no_sympy():
     arm = display_arm(load_project(ROOT / "robots" / "puma560.json"))
     assert int(n) == 6
     np.testing.assert_allclose(json.loads(tip), arm.frames([0.1] * 6)[-1][:3, 3], atol=1e-6)
+
+
+def test_the_files_expression_text_is_bounded_in_all_as_the_model_reader_bounds_it(tmp_path):
+    # sixty parameters of 1,999 characters each: every text within the parser's bound, the file's beyond the
+    # 100,000 characters a project's expressions may hold in all (its parameters' too)
+    doc = json.loads((ROOT / "robots" / "puma560.json").read_text())
+    long = "+".join(["1"] * 1000)[:1999]
+    doc["parameters"].update({f"p{k}": long for k in range(60)})
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ProjectError, match="longer than 100000 characters"):
+        load_project(path)
+    assert glance(path) is None
+    doc["parameters"] = {k: v for k, v in doc["parameters"].items() if not k.startswith("p") or k == "p0"}
+    path.write_text(json.dumps(doc))   # one such parameter: both read the file
+    assert glance(path) is not None and load_project(path).n == 6
