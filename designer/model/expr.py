@@ -193,17 +193,8 @@ class _Builder:
 def parse_expr(text: str, where: str = "", *, allow_joint_names: bool = False) -> sp.Expr:
     """Parse expression text into sympy, or raise :class:`ExpressionError`.
 
-    The text is checked by :func:`designer.model.expr_tree.check` (the one whitelist and its bounds),
-    and the checked tree built in sympy.
-
-    Parameters
-    ----------
-    text:
-        The expression, e.g. ``"L1/2 + 0.1*cos(pi/6)"``.
-    where:
-        The field the text comes from (``"links[2].a"``), prefixed to error messages.
-    allow_joint_names:
-        Accept ``q1``, ``qd1``, ``qdd1`` as names (for equations read back, not for model data).
+    The text is checked by :func:`designer.model.expr_tree.check` (the one whitelist and its bounds; its
+    parameters are these), and the checked tree built in sympy.
     """
     return _built(check(text, where, allow_joint_names=allow_joint_names), where)
 

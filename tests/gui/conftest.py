@@ -56,6 +56,20 @@ def boxes(monkeypatch):
 
 
 @pytest.fixture
+def make_arm_view(qtbot):
+    """Makes a 3D view (ArmView) of a size, shown and exposed, closed with the test."""
+    def make(width: int = 480, height: int = 360):
+        from designer.gui.view3d import ArmView
+        view = ArmView()
+        view.resize(width, height)
+        qtbot.addWidget(view)
+        view.show()
+        qtbot.waitExposed(view)
+        return view
+    return make
+
+
+@pytest.fixture
 def window(qtbot, tmp_path, boxes):
     """A main window with its own settings and recovery folder, message boxes recorded (the import
     and export dialog tests)."""

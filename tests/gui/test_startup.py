@@ -4,24 +4,17 @@ from ``sys.modules`` of a fresh process (not timing tests; benchmarks/bench_star
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
+
+from tests.support.no_sympy import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _probe(code: str, tmp_path: Path) -> dict:
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
-               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                         timeout=600)
-    lines = [x for x in run.stdout.splitlines() if x.startswith("PROBE ")]
-    assert run.returncode == 0 and lines, run.stdout + run.stderr
-    return json.loads(lines[-1][len("PROBE "):])
+    return run_script(code, tmp_path, "PROBE")
 
 
 _LOADED = "sorted({m.split('.')[0] for m in sys.modules} & {'sympy', 'scipy', 'matplotlib', 'numpy', 'pyqtgraph'})"

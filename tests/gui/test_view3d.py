@@ -19,14 +19,8 @@ Q1 = np.array([0.3, -0.6, 0.4, 0.2, 0.5, 0.1])
 
 
 @pytest.fixture
-def arm_view(qtbot):
-    from designer.gui.view3d import ArmView
-    view = ArmView()
-    view.resize(480, 360)
-    qtbot.addWidget(view)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+def arm_view(make_arm_view):
+    return make_arm_view()
 
 
 def _apply(M: np.ndarray, p) -> np.ndarray:

@@ -21,16 +21,6 @@ from designer.project import load_project
 Q = np.array([0.3, -0.6, 0.4, 0.2, 0.5, 0.1])
 
 
-def _view(qtbot):
-    from designer.gui.view3d import ArmView
-    view = ArmView()
-    view.resize(480, 360)
-    qtbot.addWidget(view)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
-
-
 def _box_and_tube_arm():
     """robots/tube_arm.json with its second link's tube made a box (its other links stay tubes)."""
     model = load_project(ROBOTS / "tube_arm.json")
@@ -50,12 +40,12 @@ def _assert_same_drawing(a, b) -> None:
 
 
 @pytest.mark.parametrize("make", [six_link, _box_and_tube_arm], ids=["puma560", "box_and_tubes"])
-def test_set_arm_draws_what_set_model_draws(qtbot, make):
+def test_set_arm_draws_what_set_model_draws(make_arm_view, make):
     model = make()
     arm = display_arm(model)
     if make is _box_and_tube_arm:   # the arm has both kinds of part: a box is drawn as a box, a tube as a bar
         assert sorted(b.round for b in arm.beams) == [False, True, True]
-    by_model, by_arm = _view(qtbot), _view(qtbot)
+    by_model, by_arm = make_arm_view(), make_arm_view()
     by_model.set_model(model)
     by_arm.set_arm(arm)
     assert by_arm.model is None and not by_arm.message.isVisible()
@@ -67,10 +57,10 @@ def test_set_arm_draws_what_set_model_draws(qtbot, make):
     np.testing.assert_array_equal(by_arm.joint_values(), q)
 
 
-def test_the_model_after_its_arm_keeps_the_items_and_the_camera(qtbot):
+def test_the_model_after_its_arm_keeps_the_items_and_the_camera(make_arm_view):
     """The window's start: the arm first (set_arm), the model once sympy is there (set_model) changes nothing."""
     model = six_link()
-    view = _view(qtbot)
+    view = make_arm_view()
     view.set_arm(display_arm(model), Q)
     items, camera = list(view.view.items), view.camera()
     parts = {k: v.copy() for k, v in view.parts.items()}
@@ -81,8 +71,8 @@ def test_the_model_after_its_arm_keeps_the_items_and_the_camera(qtbot):
     assert view.camera()["distance"] == camera["distance"]
 
 
-def test_set_arm_names_a_wrong_number_of_joint_values(qtbot):
-    view = _view(qtbot)
+def test_set_arm_names_a_wrong_number_of_joint_values(make_arm_view):
+    view = make_arm_view()
     with pytest.raises(ValueError, match="set_arm: 2 joint values for an arm of 6 joints"):
         view.set_arm(display_arm(six_link()), [0.1, 0.2])
 
@@ -112,7 +102,7 @@ _BEAM_FIELDS = ("index", "start", "end", "axes", "ea", "gj", "ei1", "ei2", "mass
 
 
 @pytest.mark.parametrize("make", [six_link, _box_and_tube_arm], ids=["puma560", "box_and_tubes"])
-def test_set_arm_draws_in_a_process_without_sympy(qtbot, tmp_path, make):
+def test_set_arm_draws_in_a_process_without_sympy(make_arm_view, tmp_path, make):
     """The arm's numbers handed over as plain lists (its beams and loads too): the drawing there is its model's here."""
     model = make()
     arm = display_arm(model)
@@ -124,7 +114,7 @@ def test_set_arm_draws_in_a_process_without_sympy(qtbot, tmp_path, make):
                                                        "limits", "base", "tool")}}
     q = Q[:arm.n]
     parts = run_without_sympy(_DRAW.format(fields=json.dumps(fields), q=q.tolist()), tmp_path)
-    here = _view(qtbot)
+    here = make_arm_view()
     here.set_model(model)
     here.set_joint_values(q)
     assert parts.keys() == here.parts.keys()

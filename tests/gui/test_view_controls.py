@@ -21,14 +21,8 @@ pytestmark = pytest.mark.usefixtures("no_dialogs")
 
 
 @pytest.fixture
-def arm_view(qtbot):
-    from designer.gui.view3d import ArmView
-    view = ArmView()
-    view.resize(520, 400)
-    qtbot.addWidget(view)
-    view.show()
-    qtbot.waitExposed(view)
-    return view
+def arm_view(make_arm_view):
+    return make_arm_view(520, 400)
 
 
 def _ndc(view, points) -> np.ndarray:

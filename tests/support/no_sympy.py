@@ -30,13 +30,19 @@ def run_without_sympy(code: str, tmp_path: Path) -> dict:
     user's settings out of reach (XDG folders under ``tmp_path``); the dict it gave, after checking that the
     process exited 0 and that sympy was not imported."""
     epilogue = "\nprint('RESULT', json.dumps({**_result, 'sympy_loaded': 'sympy' in sys.modules}))\n"
-    script = _BLOCK + "import json\n_result = {}\nresult = _result.update\n" + code + epilogue
+    out = run_script(_BLOCK + "import json\n_result = {}\nresult = _result.update\n" + code + epilogue, tmp_path,
+                     "RESULT")
+    assert out.pop("sympy_loaded") is False
+    return out
+
+
+def run_script(script: str, tmp_path: Path, marker: str) -> dict:
+    """Run ``script`` in a fresh process with this repository's designer and the user's settings out of reach
+    (XDG folders under ``tmp_path``); the JSON it printed last after ``marker``, once the process exited 0."""
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
                PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                          timeout=600)
-    lines = [x for x in run.stdout.splitlines() if x.startswith("RESULT ")]
+    lines = [x for x in run.stdout.splitlines() if x.startswith(f"{marker} ")]
     assert run.returncode == 0 and lines, run.stdout + run.stderr
-    out = json.loads(lines[-1][len("RESULT "):])
-    assert out.pop("sympy_loaded") is False
-    return out
+    return json.loads(lines[-1][len(marker) + 1:])
