@@ -81,7 +81,7 @@ def test_random_serial_projects_of_every_shape_are_glanced_as_the_model_reads_th
         assert look is not None, k
         _same_arm(look.arm, display_arm(model))
         seen += 1
-    assert seen >= 30   # most of them serial arms without parts
+    assert seen >= 30, seen   # most of them serial arms without parts
 
 
 def test_a_file_the_model_refuses_or_cannot_read_is_no_glance(tmp_path):
