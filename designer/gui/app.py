@@ -6,6 +6,7 @@ import gc
 import importlib
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import cast
@@ -240,16 +241,22 @@ def _look_show_3d(state: dict) -> bool:
     """The first look's 3D view shown; the next steps wait for its first frame on screen (:func:`_look_painted`)."""
     view = state["arm_view"].view
     state["look painted"] = painted = []
+    state["look shown at"] = time.monotonic()
     view.frameSwapped.connect(lambda: painted.append(True))
     state["opening"].show_first_look_arm()
     return True
 
 
+LOOK_PAINT_WAIT = 1.0   # seconds the start waits at most for the first look's first frame (a minimised window has none)
+
+
 def _look_painted(state: dict) -> bool | str:
     """AGAIN until the first look's 3D view has put its first frame on screen: the main window's modules then
     load on a thread (:func:`_import_window`) without that frame in the GUI thread waiting on them for the GIL
-    (a block of 70-110 ms with them, 50 ms without)."""
-    if state["look painted"] or state["opening"].isHidden():
+    (a block of 70-110 ms with them, 50 ms without). A window that is not painted (minimised, hidden) waits
+    LOOK_PAINT_WAIT at most."""
+    if state["look painted"] or state["opening"].isHidden() \
+            or time.monotonic() - state["look shown at"] > LOOK_PAINT_WAIT:
         return True
     return AGAIN
 

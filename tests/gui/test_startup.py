@@ -158,3 +158,26 @@ def test_a_closed_chain_opens_without_a_first_look(tmp_path):
     # the glance reads serial arms only: the four-bar's window opens as it did, from the placeholder
     seen = _probe(_FIRST_LOOK.format(args=[str(ROOT / "robots" / "four_bar.json")], loaded=_LOADED), tmp_path)
     assert "looked" not in seen and seen["opened"]["links"] == 3 and seen["opened"]["parts"]
+
+
+def test_the_window_opens_when_the_first_looks_frame_never_comes(tmp_path):
+    # a minimised placeholder paints nothing: the start waits for the first look's first frame a while, not forever
+    code = """
+import json
+from designer.gui import app as start_module
+from designer.gui.opening import Opening
+start_module.LOOK_PAINT_WAIT = 0.2
+Opening.show_first_look_arm = lambda self: self.looked.emit(self.arm_view)   # its view never shown: no frame
+app, opening = start_module.start([])
+seen = {}
+opening.looked.connect(lambda view: seen.update(looked=True))
+def opened(window):
+    seen["links"] = window.document.model.n
+    window.document.undo_stack.setClean()
+    window.close()
+    app.quit()
+opening.opened.connect(opened)
+app.exec()
+print("PROBE", json.dumps(seen))
+"""
+    assert _probe(code, tmp_path) == {"looked": True, "links": 6}
