@@ -120,6 +120,7 @@ def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path
 _FIRST_LOOK = """
 import json, sys
 from designer.gui.app import start
+{prelude}
 app, opening = start({args!r})
 seen = {{}}
 def parts(view):
@@ -141,11 +142,16 @@ print("PROBE", json.dumps(seen))
 """
 
 
+def _look_probe(tmp_path: Path, args: list[str] | None = None, prelude: str = "") -> dict:
+    """What a start with ``args`` saw at its first look and once opened (_FIRST_LOOK), ``prelude`` run first."""
+    return _probe(_FIRST_LOOK.format(args=args or [], loaded=_LOADED, prelude=prelude), tmp_path)
+
+
 def test_the_first_look_draws_the_arm_before_sympy_loads_as_the_window_then_draws_it(tmp_path):
     """The example opens with a first look: the PUMA 560 drawn from its file's numbers (designer/glance.py) and
     its DH table, shown before sympy is imported; the whole window then draws the same arm from its model (its
     own reading, sympy's): every link, joint, COM marker and frame placed where the first look placed it."""
-    seen = _probe(_FIRST_LOOK.format(args=[], loaded=_LOADED), tmp_path)
+    seen = _look_probe(tmp_path)
     look, opened = seen["looked"], seen["opened"]
     assert "sympy" not in look["loaded"] and "pyqtgraph" in look["loaded"], look["loaded"]
     assert look["rows"] == 6 and look["shown"] and opened["links"] == 6 and opened["first look gone"]
@@ -156,28 +162,14 @@ def test_the_first_look_draws_the_arm_before_sympy_loads_as_the_window_then_draw
 
 def test_a_closed_chain_opens_without_a_first_look(tmp_path):
     # the glance reads serial arms only: the four-bar's window opens as it did, from the placeholder
-    seen = _probe(_FIRST_LOOK.format(args=[str(ROOT / "robots" / "four_bar.json")], loaded=_LOADED), tmp_path)
+    seen = _look_probe(tmp_path, [str(ROOT / "robots" / "four_bar.json")])
     assert "looked" not in seen and seen["opened"]["links"] == 3 and seen["opened"]["parts"]
 
 
 def test_the_window_opens_when_the_first_looks_frame_never_comes(tmp_path):
     # a minimised placeholder paints nothing: the start waits for the first look's first frame a while, not forever
-    code = """
-import json
-from designer.gui import app as start_module
-from designer.gui.opening import Opening
-start_module.LOOK_PAINT_WAIT = 0.2
-Opening.show_first_look_arm = lambda self: self.looked.emit(self.arm_view)   # its view never shown: no frame
-app, opening = start_module.start([])
-seen = {}
-opening.looked.connect(lambda view: seen.update(looked=True))
-def opened(window):
-    seen["links"] = window.document.model.n
-    window.document.undo_stack.setClean()
-    window.close()
-    app.quit()
-opening.opened.connect(opened)
-app.exec()
-print("PROBE", json.dumps(seen))
-"""
-    assert _probe(code, tmp_path) == {"looked": True, "links": 6}
+    prelude = ("import designer.gui.app\nfrom designer.gui.opening import Opening\n"
+               "designer.gui.app.LOOK_PAINT_WAIT = 0.2\n"
+               "Opening.show_first_look_arm = lambda self: self.looked.emit(self.arm_view)")   # never shown: no frame
+    seen = _look_probe(tmp_path, prelude=prelude)
+    assert "sympy" not in seen["looked"]["loaded"] and seen["opened"]["links"] == 6
