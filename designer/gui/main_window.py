@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QEvent, QRect, QSettings, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QUndoView, QVBoxLayout, QWidget
 
 from ..design_state import OpenDesign
 from ..model import Manipulator
@@ -123,17 +123,7 @@ class MainWindow(WindowMenus, WindowFiles, QMainWindow):
         self.history = QUndoView(doc.undo_group, self)   # the open project's edits
         self.history.setEmptyLabel("<opened>")
         self.arm_view, self.sliders = ArmView(self), JointSliders(self)
-        # A GL widget in a window makes Qt composite the whole window with OpenGL on every
-        # repaint (over 100 ms a frame with software GL); in its own native window it does not.
-        # The GL widget itself, not the ArmView: with the view's tool bar in the same native
-        # window the slider drag fell from about 30 to 15 frames/s (benchmarks/bench_gui.py).
-        # Only the GL widget: by default Qt makes a native widget's siblings and ancestors native too
-        # (the splitters, the tab widget, the sliders: fourteen X windows), and the gaps between
-        # children of a native window were never repainted on expose, so the text of a closed
-        # pop-up or of the user guide stayed painted beside the 3D view (issue 20, item 9).
-        QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
-        self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
-        self.arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
+        self.arm_view.in_native_window()
 
     def _lay_out(self) -> None:
         """The editors' tabs, the centre and the result tabs, in their splitters."""

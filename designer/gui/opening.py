@@ -99,10 +99,7 @@ class Opening(QWidget):
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         arm_view = ArmView(self)
-        # as in the main window (_make_views): the GL widget alone in a native window of its own
-        QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
-        arm_view.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
-        arm_view.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
+        arm_view.in_native_window()   # as the main window's view
         arm_view.set_arm(look.arm)
         for widget in (table, arm_view):
             widget.hide()

@@ -18,7 +18,7 @@ import pyqtgraph as pg
 import pyqtgraph.opengl as gl
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QVector3D
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from ..kinematics.numeric import NumericArm
 from . import arm_scene as scene
@@ -98,6 +98,21 @@ class ArmView(QWidget):
         self.meshes = MeshLayer(self.view)   # the project's visual meshes (gui/meshes.py), loaded on a thread
         self.meshes.set_visible(self._options["show_meshes"])
         self.meshes.loaded.connect(self._update_items)
+
+    def in_native_window(self) -> None:
+        """The GL widget in a native window of its own, and nothing else made native (the main window's view and
+        the start's first look).
+
+        A GL widget in a window makes Qt composite the whole window with OpenGL on every repaint (over 100 ms a
+        frame with software GL); in its own native window it does not. The GL widget itself, not the ArmView:
+        with the view's tool bar in the same native window the slider drag fell from about 30 to 15 frames/s
+        (benchmarks/bench_gui.py). Only the GL widget: by default Qt makes a native widget's siblings and
+        ancestors native too (the splitters, the tab widget, the sliders: fourteen X windows), and the gaps
+        between children of a native window were never repainted on expose, so the text of a closed pop-up or of
+        the user guide stayed painted beside the 3D view (issue 20, item 9)."""
+        QApplication.setAttribute(Qt.ApplicationAttribute.AA_DontCreateNativeWidgetSiblings)
+        self.view.setAttribute(Qt.WidgetAttribute.WA_DontCreateNativeAncestors)
+        self.view.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
 
     def sizeHint(self):
         return QSize(640, 480)
