@@ -27,7 +27,7 @@ from .kinematics.numeric import NumericArm
 from .model.expr_tree import ExpressionError, value_of
 from .model.kinds import Convention
 from .model.poses import pose_matrix
-from .project.source import MAX_EXPRESSION_CHARS, MAX_LINKS, MAX_PARAMETERS, read_document
+from .project.source import INERTIA_KEYS, MAX_EXPRESSION_CHARS, MAX_LINKS, MAX_PARAMETERS, read_document
 
 __all__ = ["Glance", "TABLE_COLUMNS", "glance"]
 
@@ -122,12 +122,14 @@ class _Numbers:
             if self.chars > MAX_EXPRESSION_CHARS:
                 raise _NotShown
         try:
-            return _number(value, self.values)
+            # a JSON number or a text, as a finite float (value_of refuses any other value and any result that is
+            # not a finite real)
+            return value_of(value, self.values)
         except ExpressionError:
             if not unvalued_zero:
                 raise
         # gravity's own names (g) may lack a value: the arm is drawn without them (display_arm's rule)
-        return _number(value, _Zeros(self.values))
+        return value_of(value, _Zeros(self.values))
 
     def vector(self, value: Any, size: int, unvalued_zero: bool = False) -> list[float]:
         if not isinstance(value, list) or len(value) != size:
@@ -138,21 +140,8 @@ class _Numbers:
 class _Zeros(dict):
     """The parameters' values, and 0 for any other name."""
 
-    def __init__(self, values: Mapping[str, float]):
-        super().__init__(values)
-
     def __missing__(self, key: str) -> float:
         return 0.0
-
-
-def _number(value: Any, values: Mapping[str, float]) -> float:
-    """A JSON number, or an expression's text evaluated with ``values``, as a finite float."""
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise _NotShown
-    number = value_of(value, values)
-    if not np.isfinite(number):
-        raise _NotShown
-    return number
 
 
 def _parameters(numbers: _Numbers, data: Any) -> dict[str, float]:
@@ -169,16 +158,16 @@ def _inertia(numbers: _Numbers, value: Any) -> list[list[float]]:
     if value is None:
         return [[0.0] * 3 for _ in range(3)]
     if isinstance(value, dict):
-        if set(value) - {"xx", "yy", "zz", "xy", "xz", "yz"}:
+        if set(value) - set(INERTIA_KEYS):
             raise _NotShown
-        xx, yy, zz, xy, xz, yz = (numbers(value.get(k, 0)) for k in ("xx", "yy", "zz", "xy", "xz", "yz"))
+        xx, yy, zz, xy, xz, yz = (numbers(value.get(k, 0)) for k in INERTIA_KEYS)
     else:
         if not isinstance(value, list) or len(value) != 3:
             raise _NotShown
         m = [numbers.vector(row, 3) for row in value]
         # the model keeps the mean of a tensor's two products (equal to rounding), as the reader does
         xx, yy, zz = m[0][0], m[1][1], m[2][2]
-        xy, xz, yz = ((m[r][c] + m[c][r]) / 2 if m[r][c] != m[c][r] else m[r][c] for r, c in ((0, 1), (0, 2), (1, 2)))
+        xy, xz, yz = ((m[r][c] + m[c][r]) / 2 for r, c in ((0, 1), (0, 2), (1, 2)))
     return [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
 
 

@@ -23,8 +23,8 @@ from .closed_io import V3_CLOSED_LINK_KEYS, V3_CLOSED_TOP_KEYS, closed_chain_lin
     read_loops
 from ..model.validation import Severity, validate
 from .atomic import write_atomic
-from .source import (FORMAT, MAX_EXPRESSION_CHARS, MAX_FILE_BYTES, MAX_LINKS, MAX_PARAMETERS, VERSION, ProjectError,
-                     check_header, parse_document, read_bytes)
+from .source import (FORMAT, INERTIA_KEYS, MAX_EXPRESSION_CHARS, MAX_FILE_BYTES, MAX_LINKS, MAX_PARAMETERS, VERSION,
+                     ProjectError, check_header, parse_document, read_bytes)
 from .catalog_drives import names_catalog_items, resolve_catalog_drives
 from .visuals import absolute_meshes, read_visuals, relative_meshes, uses_visuals, visuals_json
 from .parts_io import materials_json, part_json, read_materials, read_part
@@ -51,7 +51,7 @@ _V2_TOP_KEYS = {"base", "tool", "gravity_frame"}
 # (parts and materials: project/parts_io.py; visual meshes: project/visuals.py)
 _V3_LINK_KEYS = {"part", "visual"}
 _V3_TOP_KEYS = {"materials", "base_visual"}
-_INERTIA_KEYS = {"xx", "yy", "zz", "xy", "xz", "yz"}
+_INERTIA_KEYS = set(INERTIA_KEYS)
 
 
 #: the largest drive value read: N^2 Jm and the friction terms multiply them (a gear ratio of 1e308

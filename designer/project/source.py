@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import DesignerError
 from ..tables import json_problem
 
-__all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "ProjectError", "read_bytes", "parse_document",
+__all__ = ["FORMAT", "VERSION", "MAX_FILE_BYTES", "INERTIA_KEYS", "ProjectError", "read_bytes", "parse_document",
            "check_header", "read_document"]
 
 FORMAT = "manipulator-designer"
@@ -25,6 +25,8 @@ MAX_FILE_BYTES = 5_000_000
 MAX_LINKS = 64
 MAX_PARAMETERS = 2000
 MAX_EXPRESSION_CHARS = 100_000
+#: an inertia written as an object: its keys, in the order of Inertia's entries (xx, yy, zz, xy, xz, yz)
+INERTIA_KEYS = ("xx", "yy", "zz", "xy", "xz", "yz")
 
 #: a message shows this many of a file's problems (the rest counted) and this many characters of each: a
 #: value the file repeats back (an unknown key of 30,000 characters) would otherwise make a line nobody reads
