@@ -255,7 +255,7 @@ def _look_painted(state: dict) -> bool | str:
     load on a thread (:func:`_import_window`) without that frame in the GUI thread waiting on them for the GIL
     (a block of 70-110 ms with them, 50 ms without). A window that is not painted (minimised, hidden) waits
     LOOK_PAINT_WAIT at most."""
-    if state["look painted"] or state["opening"].isHidden() \
+    if state["look painted"] or state["opening"].front().isHidden() \
             or time.monotonic() - state["look shown at"] > LOOK_PAINT_WAIT:
         return True
     return AGAIN
@@ -327,7 +327,7 @@ def _show(state: dict) -> bool:
     view.setSizePolicy(policy)
     view.hide()
     state["window"].show()
-    state["opening"].hide()
+    state["opening"].leave()
     return True
 
 

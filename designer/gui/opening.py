@@ -39,7 +39,8 @@ class Opening(QWidget):
 
     The first look (:meth:`first_look`): before the main window's modules load, the project's arm drawn from its
     numbers in the 3D view and its DH table as the file writes it, where the main window will show them (its
-    columns), read only; ``looked(arm_view)`` is emitted when they are shown.
+    columns), read only, in a window of its own that takes this one's place (:attr:`look`; :meth:`front` is the
+    one on screen); ``looked(arm_view)`` is emitted when they are shown.
     """
 
     opened = Signal(object)
@@ -53,43 +54,27 @@ class Opening(QWidget):
         self.arm_view: ArmView | None = None   # the first look's 3D view, once made
         self.table: QTableWidget | None = None
         self.setWindowTitle(f"Manipulator Designer — opening {what}")
-        self.columns = QHBoxLayout(self)
-        self.columns.setContentsMargins(0, 0, 0, 0)
-        self.info = QWidget(self)   # the name, the step and the busy bar: the whole window until the first look
-        self.columns.addWidget(self.info)
-        layout = QVBoxLayout(self.info)
-        layout.addStretch(2)
-        title = QLabel(f"Opening {what}", self.info)
-        font = title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.6)
-        title.setFont(font)
-        self.step = QLabel("Loading the window…", self.info)
-        self.bar = QProgressBar(self.info)
-        self.bar.setRange(0, 0)   # busy: the steps take unknown times
-        self.bar.setMaximumWidth(360)
-        for widget in (title, self.step, self.bar):
-            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addStretch(3)
-        self._place(settings)
-
-    def _place(self, settings: QSettings | None) -> None:
-        """Where the main window will stand: its saved geometry, else its default size centred on the screen."""
-        saved = (settings or QSettings()).value("window/geometry")
-        if isinstance(saved, QByteArray | bytes) and self.restoreGeometry(saved):
-            return
-        screen = QGuiApplication.primaryScreen()
-        available = screen.availableGeometry() if screen is not None else QRect(0, 0, *SIZE)
-        width = max(640, min(SIZE[0], available.width() - FRAME[0]))
-        height = max(480, min(SIZE[1], available.height() - FRAME[1]))
-        self.setGeometry(available.x() + (available.width() - width) // 2,
-                         available.y() + max(0, (available.height() - height - FRAME[1]) // 2), width, height)
+        self.what = what
+        self.look: _LookWindow | None = None   # the first look's window, once made
+        self.info, self.step, self.bar = _info(self, what)   # the whole window
+        columns = QHBoxLayout(self)
+        columns.setContentsMargins(0, 0, 0, 0)
+        columns.addWidget(self.info)
+        _place(self, settings)
 
     def first_look(self, look: Glance) -> ArmView:
-        """Make the first look of ``look`` (the module :mod:`designer.gui.view3d` imported by now), hidden: its
-        3D view drawn off screen first (:func:`designer.gui.app.open_window`), then :meth:`show_first_look`."""
+        """Make the first look of ``look`` (the module :mod:`designer.gui.view3d` imported by now) in a window of
+        its own, hidden: its 3D view drawn off screen first (:func:`designer.gui.app.open_window`), then
+        :meth:`show_first_look`.
+
+        A window of its own, made with its 3D view in it, not this one: a GL view added to a window that is on
+        screen makes Qt destroy that window's X window and make another for OpenGL, and repaint it all (a block
+        of 40-55 ms in Qt after the view was made, the window unmapped and mapped again; issue 29)."""
         from .view3d import ArmView
         from ..glance import TABLE_COLUMNS
-        table = QTableWidget(len(look.rows), len(TABLE_COLUMNS), self)
+        window = _LookWindow(self)
+        window.setWindowTitle(self.windowTitle())
+        table = QTableWidget(len(look.rows), len(TABLE_COLUMNS), window)
         table.setHorizontalHeaderLabels(list(TABLE_COLUMNS))
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setToolTip("the project's DH table as its file writes it: it can be edited once the window has loaded")
@@ -98,27 +83,31 @@ class Opening(QWidget):
                 table.setItem(row, column, QTableWidgetItem(text))
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        arm_view = ArmView(self)
+        arm_view = ArmView(window)
         arm_view.in_native_window()   # as the main window's view
         arm_view.set_arm(look.arm)
-        for widget in (table, arm_view):
-            widget.hide()
-        self.table, self.arm_view = table, arm_view
+        policy = arm_view.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)   # its place kept: nothing moves when it comes
+        arm_view.setSizePolicy(policy)
+        arm_view.hide()
+        window.info, window.step, _bar = _info(window, self.what)
+        window.step.setText(self.step.text())
+        columns = QHBoxLayout(window)
+        columns.setContentsMargins(0, 0, 0, 0)
+        for widget, stretch in zip((table, arm_view, window.info), COLUMNS):
+            columns.addWidget(widget, stretch)
+        window.setGeometry(self.geometry())   # where this one stands now (moved or resized by the user)
+        window.setWindowState(self.windowState())
+        self.look, self.table, self.arm_view = window, table, arm_view
         return arm_view
 
     def show_first_look(self) -> None:
-        """The first look in the window's columns: the table, the arm's place (its view a turn later:
-        :meth:`show_first_look_arm`), then the name and the step as before."""
-        if self.table is None or self.arm_view is None:
+        """The first look's window in this one's place, with its table and the arm's place (its view a turn
+        later: :meth:`show_first_look_arm`), the name and the step."""
+        if self.look is None or self.closed:
             return
-        policy = self.arm_view.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)   # its place kept: nothing moves when it comes
-        self.arm_view.setSizePolicy(policy)
-        self.columns.insertWidget(0, self.table, COLUMNS[0])
-        self.columns.insertWidget(1, self.arm_view, COLUMNS[1])
-        self.columns.setStretch(2, COLUMNS[2])
-        self.arm_view.hide()
-        self.table.show()
+        self.look.show()
+        self.hide()
 
     def show_first_look_arm(self) -> None:
         """The first look's 3D view shown in its place: its first frame on screen in a block of its own (as the
@@ -128,11 +117,23 @@ class Opening(QWidget):
         self.arm_view.show()
         self.looked.emit(self.arm_view)
 
+    def front(self) -> QWidget:
+        """The window the user sees while the main window loads: the first look's, once shown, else this one."""
+        return self.look if self.look is not None and self.look.isVisible() else self
+
     def say(self, text: str) -> None:
         """Show the step that runs now (painted at once: the steps block the event loop)."""
         self.step.setText(text)
-        self.step.repaint()
+        if self.look is not None:
+            self.look.step.setText(text)
+        self.front().repaint()
         QApplication.processEvents()
+
+    def leave(self) -> None:
+        """Hide this window and the first look's: the main window stands in their place."""
+        self.hide()
+        if self.look is not None:
+            self.look.hide()
 
     def after_first_paint(self, callback) -> None:
         self._painted.append(callback)
@@ -152,8 +153,56 @@ class Opening(QWidget):
     def finish(self, window: QWidget) -> None:
         """The main window stands in its place: hide this one and say so."""
         self.main_window = window
-        self.hide()
-        if self.arm_view is not None:   # the first look's GL resources go with it
-            self.arm_view.deleteLater()
-            self.arm_view = None
+        self.leave()
+        if self.look is not None:   # the first look's window and its GL resources go
+            self.look.deleteLater()
+            self.look = self.table = self.arm_view = None
         self.opened.emit(window)
+
+
+class _LookWindow(QWidget):
+    """The first look's window (:meth:`Opening.first_look`): closing it closes the start, as closing the
+    placeholder does."""
+
+    def __init__(self, opening: Opening):
+        super().__init__()
+        self.opening = opening
+        self.info: QWidget | None = None
+        self.step = QLabel()
+
+    def closeEvent(self, event) -> None:
+        if self.opening.main_window is None:
+            self.opening.closed = True   # closed by the user while loading: the start stops there
+        super().closeEvent(event)
+
+def _info(parent: QWidget, what: str) -> tuple[QWidget, QLabel, QProgressBar]:
+    """The name of what opens, the step that runs and a busy bar, centred in a column: (the column, the step's
+    line, the bar)."""
+    info = QWidget(parent)
+    layout = QVBoxLayout(info)
+    layout.addStretch(2)
+    title = QLabel(f"Opening {what}", info)
+    font = title.font()
+    font.setPointSizeF(font.pointSizeF() * 1.6)
+    title.setFont(font)
+    step = QLabel("Loading the window…", info)
+    bar = QProgressBar(info)
+    bar.setRange(0, 0)   # busy: the steps take unknown times
+    bar.setMaximumWidth(360)
+    for widget in (title, step, bar):
+        layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
+    layout.addStretch(3)
+    return info, step, bar
+
+
+def _place(window: QWidget, settings: QSettings | None) -> None:
+    """Where the main window will stand: its saved geometry, else its default size centred on the screen."""
+    saved = (settings or QSettings()).value("window/geometry")
+    if isinstance(saved, QByteArray | bytes) and window.restoreGeometry(saved):
+        return
+    screen = QGuiApplication.primaryScreen()
+    available = screen.availableGeometry() if screen is not None else QRect(0, 0, *SIZE)
+    width = max(640, min(SIZE[0], available.width() - FRAME[0]))
+    height = max(480, min(SIZE[1], available.height() - FRAME[1]))
+    window.setGeometry(available.x() + (available.width() - width) // 2,
+                       available.y() + max(0, (available.height() - height - FRAME[1]) // 2), width, height)

@@ -49,6 +49,7 @@ def test_the_later_tabs_and_the_commands_modules_load_after_the_window(tmp_path)
 def test_the_placeholder_paints_first_then_the_window_opens_the_example(tmp_path):
     code = f"""
 import json, sys
+from PySide6.QtCore import Qt
 from designer.gui.app import start
 app, opening = start([])
 seen = {{}}
@@ -119,6 +120,7 @@ def test_a_window_built_step_by_step_is_the_window_built_at_once(qtbot, tmp_path
 
 _FIRST_LOOK = """
 import json, sys
+from PySide6.QtCore import Qt
 from designer.gui.app import start
 {prelude}
 app, opening = start({args!r})
@@ -127,10 +129,17 @@ def parts(view):
     return {{kind: [[round(float(v), 9) for v in m.ravel()] for m in matrices]
             for kind, matrices in view.parts.items()}}
 def looked(arm_view):
+    look = arm_view.window()   # the first look's own window, in the placeholder's place
     seen["looked"] = {{"loaded": {loaded}, "parts": parts(arm_view), "rows": opening.table.rowCount(),
-                      "shown": arm_view.isVisible() and opening.isVisible(), "title": opening.windowTitle()}}
+                      "shown": arm_view.isVisible() and look.isVisible() and opening.front() is look,
+                      "placeholder hidden": opening.isHidden(), "title": look.windowTitle(),
+                      "same place": look.geometry().getRect() == opening.geometry().getRect(),
+                      "headers": [opening.table.horizontalHeaderItem(k).text() for k in range(7)]}}
 def opened(window):
-    seen["opened"] = {{"parts": parts(window.arm_view), "first look gone": opening.arm_view is None,
+    seen["opened"] = {{"parts": parts(window.arm_view), "first look gone": opening.arm_view is None
+                       and opening.look is None and opening.front() is opening and opening.isHidden(),
+                      "headers": [window.dh_table.table_model.headerData(k, Qt.Orientation.Horizontal)
+                                  for k in range(7)],
                       "links": window.document.model.n}}
     window.document.undo_stack.setClean()
     window.close()
@@ -155,6 +164,8 @@ def test_the_first_look_draws_the_arm_before_sympy_loads_as_the_window_then_draw
     look, opened = seen["looked"], seen["opened"]
     assert "sympy" not in look["loaded"] and "pyqtgraph" in look["loaded"], look["loaded"]
     assert look["rows"] == 6 and look["shown"] and opened["links"] == 6 and opened["first look gone"]
+    # in a window of its own where the placeholder stood, the placeholder hidden (test_first_look_window)
+    assert look["placeholder hidden"] and look["same place"] and "opening" in look["title"]
     assert sorted(look["parts"]) == sorted(opened["parts"]) and look["parts"]
     for kind, matrices in look["parts"].items():
         np.testing.assert_allclose(np.array(matrices), np.array(opened["parts"][kind]), atol=1e-8, err_msg=kind)
@@ -173,3 +184,20 @@ def test_the_window_opens_when_the_first_looks_frame_never_comes(tmp_path):
                "Opening.show_first_look_arm = lambda self: self.looked.emit(self.arm_view)")   # never shown: no frame
     seen = _look_probe(tmp_path, prelude=prelude)
     assert "sympy" not in seen["looked"]["loaded"] and seen["opened"]["links"] == 6
+
+
+def test_closing_the_first_look_stops_the_start(tmp_path):
+    """The first look stands in a window of its own (made with its 3D view in it: adding the view to the
+    placeholder on screen made Qt remake the placeholder's X window); closing it while the window loads ends the
+    start as closing the placeholder does: no main window is built and the program ends."""
+    prelude = ("import designer.gui.app as start_module\nbuilt = []\n"
+               "build = start_module._build\n"
+               "start_module._build = lambda state: (built.append(True), build(state))[1]")
+    code = _FIRST_LOOK.format(args=[], loaded=_LOADED, prelude=prelude).replace(
+        "opening.looked.connect(looked)",
+        "opening.looked.connect(lambda view: (looked(view), view.window().close()))").replace(
+        'print("PROBE", json.dumps(seen))',
+        'seen["built"] = bool(built)\nseen["closed"] = opening.closed\nprint("PROBE", json.dumps(seen))')
+    seen = _probe(code, tmp_path)
+    assert seen["looked"]["shown"] and seen["closed"]
+    assert "opened" not in seen and not seen["built"]
