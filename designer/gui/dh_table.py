@@ -15,14 +15,11 @@ from ..model import Convention, ExpressionError, JointType, Link, Manipulator
 from .cells import ExprTableModel, expr_text
 from .part_editor import part_mass_text
 from .scroll_column import narrow_combo
+from .table_headers import DH_HEADERS
 
 __all__ = ["DHTableModel", "DHTable", "COLUMNS", "edit_links"]
 
 COLUMNS = ["name", "joint", "a", "alpha", "d", "theta", "mass"]
-_HEADERS = {
-    Convention.STANDARD: ["name", "joint", "a_i", "α_i", "d_i", "θ_i", "mass"],
-    Convention.MODIFIED: ["name", "joint", "a_(i-1)", "α_(i-1)", "d_i", "θ_i", "mass"],
-}
 _HEADER_TIPS = {
     "a": "link length (m); {conv}",
     "alpha": "link twist (rad); {conv}",
@@ -48,7 +45,7 @@ class DHTableModel(ExprTableModel):
         conv = self.document.model.convention
         if orientation == Qt.Orientation.Horizontal:
             if role == Qt.ItemDataRole.DisplayRole:
-                return _HEADERS[conv][section]
+                return DH_HEADERS[conv][section]
             if role == Qt.ItemDataRole.ToolTipRole:
                 return _HEADER_TIPS[COLUMNS[section]].format(conv=CONVENTION_TEXT[conv])
         return super().headerData(section, orientation, role)

@@ -72,10 +72,11 @@ class Opening(QWidget):
         of 40-55 ms in Qt after the view was made, the window unmapped and mapped again; issue 29)."""
         from .view3d import ArmView
         from ..glance import TABLE_COLUMNS
+        from .table_headers import DH_HEADERS
         window = _LookWindow(self)
         window.setWindowTitle(self.windowTitle())
         table = QTableWidget(len(look.rows), len(TABLE_COLUMNS), window)
-        table.setHorizontalHeaderLabels(list(TABLE_COLUMNS))
+        table.setHorizontalHeaderLabels(DH_HEADERS[look.arm.convention])   # as the main window's table
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setToolTip("the project's DH table as its file writes it: it can be edited once the window has loaded")
         for row, cells in enumerate(look.rows):

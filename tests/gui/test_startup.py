@@ -166,6 +166,7 @@ def test_the_first_look_draws_the_arm_before_sympy_loads_as_the_window_then_draw
     assert look["rows"] == 6 and look["shown"] and opened["links"] == 6 and opened["first look gone"]
     # in a window of its own where the placeholder stood, the placeholder hidden (test_first_look_window)
     assert look["placeholder hidden"] and look["same place"] and "opening" in look["title"]
+    assert look["headers"] == opened["headers"] and "α_i" in look["headers"]
     assert sorted(look["parts"]) == sorted(opened["parts"]) and look["parts"]
     for kind, matrices in look["parts"].items():
         np.testing.assert_allclose(np.array(matrices), np.array(opened["parts"][kind]), atol=1e-8, err_msg=kind)
