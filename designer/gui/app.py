@@ -174,9 +174,12 @@ def open_window(opening, args: list[str], look: tuple | None = None) -> None:
     look = _first_look(opening, look)
     if opening.closed:
         return
+    # the main window's 3D view is drawn once the window shows, hidden in its place: at its size (drawn before,
+    # it was drawn at its size hint and made again when shown: blocks of 63-92 ms after it, 49-67 ms now); the first
+    # look's before its window shows: drawn in a window on screen, the arm came later (1.27-1.40x against 1.13x)
     first_look = [_look_build, _draw_3d, _look_show, _look_show_3d, _look_painted] if look is not None else []
     steps = [_warm, *first_look,
-             _import_window, _build, _build_next, _open_project, _native, _draw_3d, _show, _show_3d, _opened]
+             _import_window, _build, _build_next, _open_project, _native, _show, _draw_3d, _show_3d, _opened]
     state["look"] = look
 
     def next_step() -> None:   # a step returns True for the next, AGAIN to run once more, False to stop
@@ -232,7 +235,7 @@ def _look_build(state: dict) -> bool:
 
 
 def _look_show(state: dict) -> bool:
-    """The first look shown in the placeholder, its 3D view the next step (as :func:`_show`)."""
+    """The first look's window shown in the placeholder's place, its 3D view the next step (as :func:`_show`)."""
     state["opening"].show_first_look()
     return True
 
@@ -295,8 +298,9 @@ def _native(state: dict) -> bool:
 
 
 def _draw_3d(state: dict) -> bool | str:
-    """The 3D view drawn off screen before the window shows: its OpenGL set up and pyqtgraph's shaders compiled
-    in steps of their own, which the window's first paint did in the block of show(). One draw was 35-45 ms on
+    """The 3D view drawn off screen before it shows (the main window's hidden in its place once the window shows,
+    the first look's before its window shows): its OpenGL set up and pyqtgraph's shaders compiled in steps of
+    their own, which the window's first paint did in the block of show(). One draw was 35-45 ms on
     a quiet machine and up to 160 ms on a loaded one (issue 29); in three it is the view with nothing shown
     (the view's OpenGL set up), then its first item (the grid: the first draw), then all (the arm's shaders),
     AGAIN until the last, each item as it was."""
@@ -317,9 +321,10 @@ def _draw_3d(state: dict) -> bool | str:
 
 
 def _show(state: dict) -> bool:
-    """The window shown, its 3D view the next step: the window's first paint with it was one block of 90-150 ms
-    (issue 29), some 45 ms the widgets and the rest the 3D view's first frame on screen (Qt sets up how it
-    composes the view's native window then). The view keeps its place meanwhile: nothing moves when it comes."""
+    """The window shown, its 3D view hidden until it is drawn (:func:`_draw_3d`) and shown (:func:`_show_3d`): the
+    window's first paint with it was one block of 90-150 ms (issue 29), some 45 ms the widgets and the rest the
+    3D view's first frame on screen (Qt sets up how it composes the view's native window then). The view keeps
+    its place meanwhile, so it is drawn at its size, and nothing moves when it comes."""
     view = state["window"].arm_view.view
     policy = view.sizePolicy()
     state["retained"] = policy.retainSizeWhenHidden()

@@ -87,10 +87,11 @@ class Opening(QWidget):
         arm_view = ArmView(window)
         arm_view.in_native_window()   # as the main window's view
         arm_view.set_arm(look.arm)
-        policy = arm_view.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)   # its place kept: nothing moves when it comes
-        arm_view.setSizePolicy(policy)
-        arm_view.hide()
+        view = arm_view.view   # hidden, its place kept (it is drawn there off screen): nothing moves when it comes
+        policy = view.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        view.setSizePolicy(policy)
+        view.hide()
         window.info, window.step, _bar = _info(window, self.what)
         window.step.setText(self.step.text())
         columns = QHBoxLayout(window)
@@ -115,7 +116,7 @@ class Opening(QWidget):
         main window's, designer.gui.app._show_3d)."""
         if self.arm_view is None:
             return
-        self.arm_view.show()
+        self.arm_view.view.show()
         self.looked.emit(self.arm_view)
 
     def front(self) -> QWidget:

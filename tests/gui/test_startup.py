@@ -202,3 +202,21 @@ def test_closing_the_first_look_stops_the_start(tmp_path):
     seen = _probe(code, tmp_path)
     assert seen["looked"]["shown"] and seen["closed"]
     assert "opened" not in seen and not seen["built"]
+
+
+def test_the_windows_3d_view_is_drawn_off_screen_at_the_size_it_shows(tmp_path):
+    """The main window's 3D view is drawn off screen (its OpenGL and shaders set up in steps of their own) once the
+    window shows with the view hidden in its place: at the size it then shows at. Drawn before the window showed,
+    it was drawn at its size hint (640 x 480) and drawn again when shown."""
+    prelude = ("import designer.gui.app as start_module\nsizes = []\n"
+               "draw = start_module._draw_3d\n"
+               "start_module._draw_3d = lambda state: (sizes.append((state['arm_view'].view.width(), "
+               "state['arm_view'].view.height(), 'window' in state)), draw(state))[1]")
+    code = _FIRST_LOOK.format(args=[], loaded=_LOADED, prelude=prelude).replace(
+        "    window.document.undo_stack.setClean()",
+        "    seen['shown at'] = [window.arm_view.view.width(), window.arm_view.view.height()]\n"
+        "    seen['drawn at'] = [s[:2] for s in sizes if s[2]]\n"
+        "    window.document.undo_stack.setClean()")
+    seen = _probe(code, tmp_path)
+    assert len(seen["drawn at"]) == 3 and seen["shown at"] != [640, 480], seen
+    assert all(size == seen["shown at"] for size in seen["drawn at"]), seen
