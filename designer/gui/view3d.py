@@ -255,8 +255,13 @@ class ArmView(QWidget):
         if watched is self.view and event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
             self._auto_fit = False
         elif watched is self.view and event.type() == QEvent.Type.Resize and self._auto_fit:
-            QTimer.singleShot(0, self.fit_camera)   # after the new size is in place
+            QTimer.singleShot(0, self._follow_size)   # after the new size is in place
         return super().eventFilter(watched, event)
+
+    def _follow_size(self) -> None:
+        """The camera fitted to the view's new size, unless the user has moved it since the size changed."""
+        if self._auto_fit:
+            self.fit_camera()
 
     def fit_points(self) -> np.ndarray:
         """What Fit keeps in view: the arm's reach sphere (every pose it can take, so moving a joint
@@ -288,6 +293,16 @@ class ArmView(QWidget):
         """The default direction, with the arm fitted in the view."""
         self.view.setCameraPosition(elevation=DEFAULT_ANGLES[0], azimuth=DEFAULT_ANGLES[1])
         self.fit_camera()
+
+    def follow_camera(self, other: ArmView) -> None:
+        """Look from where ``other`` looks when its user has moved its camera (drag, wheel), and keep that camera
+        as the user's; else keep this view's own (the start's first look, whose place this view takes)."""
+        if other._auto_fit:
+            return
+        c = other.camera()
+        self.view.setCameraPosition(pos=QVector3D(*map(float, c["center"])), distance=c["distance"],
+                                    elevation=c["elevation"], azimuth=c["azimuth"])
+        self._auto_fit = False
 
     def camera(self) -> dict:
         """Centre (x, y, z), distance, elevation and azimuth of the camera."""

@@ -89,6 +89,27 @@ def test_an_edit_refits_only_when_the_reach_changes_much(qtbot, arm_view):
     assert (after["elevation"], after["azimuth"]) == (before["elevation"], before["azimuth"])
 
 
+def test_a_camera_moved_after_a_resize_stays_where_the_user_put_it(qtbot, arm_view):
+    """A resize fits the camera to the new size in the next turn of the event loop, unless the user moves the
+    camera first: the move is kept, and the view stops following its size."""
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+    arm_view.set_model(load_project(ROBOTS / "puma560.json"))
+    arm_view.view.resize(300, 500)   # the fit for this size is queued
+    press = QMouseEvent(QEvent.Type.MouseButtonPress, QPointF(10, 10), QPointF(10, 10), Qt.MouseButton.LeftButton,
+                        Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(arm_view.view, press)
+    arm_view.view.setCameraPosition(distance=9.0, elevation=55.0, azimuth=12.0)
+    moved = _camera(arm_view)
+    qtbot.waitUntil(lambda: arm_view.view.width() == 300)
+    QApplication.processEvents()
+    assert _camera(arm_view) == moved
+    arm_view.view.resize(320, 520)   # not followed any more
+    QApplication.processEvents()
+    assert _camera(arm_view) == moved
+
+
 def test_presets_look_along_the_named_axes(arm_view):
     arm_view.set_model(six_link())
     arm_view.set_view("front")
