@@ -331,6 +331,8 @@ def _show(state: dict) -> bool:
     policy.setRetainSizeWhenHidden(True)
     view.setSizePolicy(policy)
     view.hide()
+    if state["opening"].arm_view is not None:   # the camera the user turned in the first look, if any
+        state["window"].arm_view.follow_camera(state["opening"].arm_view)
     state["window"].show()
     state["opening"].leave()
     return True

@@ -220,3 +220,26 @@ def test_the_windows_3d_view_is_drawn_off_screen_at_the_size_it_shows(tmp_path):
     seen = _probe(code, tmp_path)
     assert len(seen["drawn at"]) == 3 and seen["shown at"] != [640, 480], seen
     assert all(size == seen["shown at"] for size in seen["drawn at"]), seen
+
+
+def test_the_camera_turned_in_the_first_look_is_the_windows(tmp_path):
+    """A user who turns the first look's 3D view (a press, then a drag) finds the window's view looking from
+    there; untouched, the window's view fits the arm itself, as before."""
+    turn = ("from PySide6.QtTest import QTest\n"
+            "def turn_once(view):\n"   # once its first frame is on screen, as a user would
+            "    view.view.frameSwapped.connect(lambda: 'look camera' in seen or turn(view))\n"
+            "def turn(view):\n"
+            "    QTest.mousePress(view.view, Qt.MouseButton.LeftButton)\n"
+            "    QTest.mouseRelease(view.view, Qt.MouseButton.LeftButton)\n"
+            "    view.view.setCameraPosition(distance=7.5, elevation=62.0, azimuth=-33.0)\n"
+            "    seen['look camera'] = [float(v) for k, v in view.camera().items() if k != 'center']\n")
+    camera = ("    seen['camera'] = [float(v) for k, v in window.arm_view.camera().items() if k != 'center']\n"
+              "    window.document.undo_stack.setClean()")
+    moved = _FIRST_LOOK.format(args=[], loaded=_LOADED, prelude=turn).replace(
+        "opening.looked.connect(looked)", "opening.looked.connect(lambda view: (looked(view), turn_once(view)))")
+    moved = moved.replace("    window.document.undo_stack.setClean()", camera)
+    seen = _probe(moved, tmp_path)
+    assert seen["camera"] == seen["look camera"] == [7.5, 62.0, -33.0]
+    untouched = _FIRST_LOOK.format(args=[], loaded=_LOADED, prelude="").replace(
+        "    window.document.undo_stack.setClean()", camera)
+    assert _probe(untouched, tmp_path)["camera"][1:] != [62.0, -33.0]
