@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtWidgets import QApplication
 
 from designer.explore.coupling import default_map_joints
 from designer.explore.joints import explore_arm
@@ -97,3 +98,28 @@ def test_every_hostile_project_file_is_one_box_naming_it_and_keeps_the_project(w
         assert str(path) in texts[0] and "\n" not in texts[0], (case, texts[0][:300])
         assert window.document.model is before and window.windowTitle() == title, case
         assert str(path) not in window.recent.paths(), case
+
+
+def test_opening_another_arm_lays_the_3d_view_out_once(window, qtbot):
+    """The joint sliders for another number of joints come as one widget: added row by row to the shown window,
+    each label, slider and spin box laid the window out again, and the 3D view above resized and drew itself each
+    time (27 times opening the tube arm after the PUMA 560; issue 29: blocks of 80-140 ms)."""
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.open_file(ROBOTS / "puma560.json")
+    view = window.arm_view.view
+    qtbot.waitUntil(lambda: len(window.sliders.values()) == 6 and window.sliders.isVisible())
+    for _ in range(5):   # whatever the open left queued, laid out and painted
+        QApplication.processEvents()
+    sizes: list[tuple[int, int]] = []
+    resize = view.resizeGL
+    view.resizeGL = lambda w, h: (sizes.append((w, h)), resize(w, h))[1]
+    before = (view.width(), view.height())
+    window.document.undo_stack.setClean()
+    assert window.open_file(ROBOTS / "tube_arm.json")
+    qtbot.waitUntil(lambda: len(window.sliders.values()) == 3 and all(s.isVisible() for s in window.sliders.sliders))
+    qtbot.waitUntil(lambda: (view.width(), view.height()) != before)   # three rows fewer: the view grows
+    for _ in range(5):   # whatever the open left queued, laid out and painted
+        QApplication.processEvents()
+    assert len(sizes) == 1 and sizes[0][1] > before[1], (before, sizes)
