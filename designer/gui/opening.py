@@ -128,7 +128,7 @@ class Opening(QWidget):
         self.step.setText(text)
         if self.look is not None:
             self.look.step.setText(text)
-        self.front().repaint()
+        (self.look.step if self.front() is self.look else self.step).repaint()   # the line alone, not the window
         QApplication.processEvents()
 
     def leave(self) -> None:
@@ -176,6 +176,7 @@ class _LookWindow(QWidget):
         if self.opening.main_window is None:
             self.opening.closed = True   # closed by the user while loading: the start stops there
         super().closeEvent(event)
+
 
 def _info(parent: QWidget, what: str) -> tuple[QWidget, QLabel, QProgressBar]:
     """The name of what opens, the step that runs and a busy bar, centred in a column: (the column, the step's
