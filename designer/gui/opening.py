@@ -56,7 +56,7 @@ class Opening(QWidget):
         self.setWindowTitle(f"Manipulator Designer — opening {what}")
         self.what = what
         self.look: _LookWindow | None = None   # the first look's window, once made
-        self.info, self.step, self.bar = _info(self, what)   # the whole window
+        self.info, self.step = _info(self, what)   # the whole window
         columns = QHBoxLayout(self)
         columns.setContentsMargins(0, 0, 0, 0)
         columns.addWidget(self.info)
@@ -74,7 +74,6 @@ class Opening(QWidget):
         from ..glance import TABLE_COLUMNS
         from .table_headers import DH_HEADERS
         window = _LookWindow(self)
-        window.setWindowTitle(self.windowTitle())
         table = QTableWidget(len(look.rows), len(TABLE_COLUMNS), window)
         table.setHorizontalHeaderLabels(DH_HEADERS[look.arm.convention])   # as the main window's table
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -92,8 +91,6 @@ class Opening(QWidget):
         policy.setRetainSizeWhenHidden(True)
         view.setSizePolicy(policy)
         view.hide()
-        window.info, window.step, _bar = _info(window, self.what)
-        window.step.setText(self.step.text())
         columns = QHBoxLayout(window)
         columns.setContentsMargins(0, 0, 0, 0)
         for widget, stretch in zip((table, arm_view, window.info), COLUMNS):
@@ -119,7 +116,7 @@ class Opening(QWidget):
         self.arm_view.view.show()
         self.looked.emit(self.arm_view)
 
-    def front(self) -> QWidget:
+    def front(self) -> Opening | _LookWindow:
         """The window the user sees while the main window loads: the first look's, once shown, else this one."""
         return self.look if self.look is not None and self.look.isVisible() else self
 
@@ -128,7 +125,7 @@ class Opening(QWidget):
         self.step.setText(text)
         if self.look is not None:
             self.look.step.setText(text)
-        (self.look.step if self.front() is self.look else self.step).repaint()   # the line alone, not the window
+        self.front().step.repaint()   # the line alone, not the window
         QApplication.processEvents()
 
     def leave(self) -> None:
@@ -169,8 +166,9 @@ class _LookWindow(QWidget):
     def __init__(self, opening: Opening):
         super().__init__()
         self.opening = opening
-        self.info: QWidget | None = None
-        self.step = QLabel()
+        self.setWindowTitle(opening.windowTitle())
+        self.info, self.step = _info(self, opening.what)   # the placeholder's column, on in its place
+        self.step.setText(opening.step.text())
 
     def closeEvent(self, event) -> None:
         if self.opening.main_window is None:
@@ -178,9 +176,9 @@ class _LookWindow(QWidget):
         super().closeEvent(event)
 
 
-def _info(parent: QWidget, what: str) -> tuple[QWidget, QLabel, QProgressBar]:
+def _info(parent: QWidget, what: str) -> tuple[QWidget, QLabel]:
     """The name of what opens, the step that runs and a busy bar, centred in a column: (the column, the step's
-    line, the bar)."""
+    line)."""
     info = QWidget(parent)
     layout = QVBoxLayout(info)
     layout.addStretch(2)
@@ -195,7 +193,7 @@ def _info(parent: QWidget, what: str) -> tuple[QWidget, QLabel, QProgressBar]:
     for widget in (title, step, bar):
         layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
     layout.addStretch(3)
-    return info, step, bar
+    return info, step
 
 
 def _place(window: QWidget, settings: QSettings | None) -> None:
