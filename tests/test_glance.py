@@ -84,6 +84,24 @@ def test_random_serial_projects_of_every_shape_are_glanced_as_the_model_reads_th
     assert seen >= 30, seen   # most of them serial arms without parts
 
 
+def test_a_file_without_parameters_is_glanced_with_gravitys_g_as_zero(tmp_path):
+    """Numbers only, no parameters, gravity left at its default (0, 0, -g) without a value for g: the model draws
+    the arm without gravity's names (display_arm), and so does the glance. The empty parameter list once turned
+    the glance's zeros for such names into no values at all, and the file had no first look."""
+    rng = random.Random(7)
+    links = [{"name": f"j{i + 1}", "joint": "P" if i == 3 else "R", "a": round(rng.uniform(0, 0.3), 4),
+              "alpha": round(rng.uniform(-1.6, 1.6), 6), "d": round(rng.uniform(0, 0.25), 4), "theta": 0,
+              "mass": round(rng.uniform(0.5, 5), 3), "com": [0.01, 0, 0.02],
+              "inertia": {"xx": 0.01, "yy": 0.01, "zz": 0.005, "xy": 0, "xz": 0, "yz": 0}} for i in range(8)]
+    path = tmp_path / "eight.json"
+    path.write_text(json.dumps({"format": "manipulator-designer", "version": 1, "name": "eight joints",
+                                "convention": "modified", "links": links}))
+    model = load_project(path)
+    look = glance(path)
+    assert look is not None and look.arm.n == 8
+    _same_arm(look.arm, display_arm(model))
+
+
 def test_a_file_the_model_refuses_or_cannot_read_is_no_glance(tmp_path):
     cases = {"missing": None, "a folder": tmp_path, "not json": "{", "other format": {"format": "x", "version": 1},
              "future": {"format": "manipulator-designer", "version": 99, "links": []}}

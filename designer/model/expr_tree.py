@@ -604,7 +604,9 @@ def evaluate(tree: Node, values: Mapping[str, float], where: str = "") -> float:
 def value_of(value, values: Mapping[str, float] | None = None, where: str = "", *,
              allow_joint_names: bool = False) -> float:
     """A JSON value (number or expression text) as a float with ``values`` for its names: check and evaluate."""
-    return evaluate(check_value(value, where, allow_joint_names=allow_joint_names), values or {}, where)
+    # {} only for None: an empty mapping may still give values (the glance's zeros for names without one)
+    return evaluate(check_value(value, where, allow_joint_names=allow_joint_names),
+                    {} if values is None else values, where)
 
 
 def _shown_float(x) -> Callable[[], str]:
